@@ -1,7 +1,57 @@
 package io.tsdbwriter.cli;
 
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/**
+ * {@code tsdb-writer}: Kafka → VictoriaMetrics writer with M × N amplification and an efficiency report.
+ * Exit codes: 0 success, 1 the work failed, 2 bad flags.
+ */
+@CommandLine.Command(name = "tsdb-writer", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = {"Reads time-series points from Kafka and writes them into VictoriaMetrics through /api/v1/import,",
+                "optionally amplifying each point M times in time and N times across instances, and reports efficiency",
+                "(samples written per minute / samples expected per minute).",
+                "Every option can also be set by an environment variable: TSDB_WRITER_<OPTION>, e.g. TSDB_WRITER_TIME_MULTIPLIER."},
+        subcommands = {RunCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
+
+    /** Exit code for bad flags. */
+    public static final int EXIT_USAGE = 2;
+
     public static void main(String[] args) {
-        System.out.println("tsdb-writer");
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit code (does not exit). */
+    public static int execute(String... args) {
+        CommandLine cl = commandLine();
+        return cl.execute(args);
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setDefaultValueProvider(new EnvironmentDefaults(System.getenv()));
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setParameterExceptionHandler((ex, args) -> {
+            PrintWriter err = ex.getCommandLine().getErr();
+            err.println("tsdb-writer: " + ex.getMessage() + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
+            return EXIT_USAGE;
+        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            if (ex instanceof IllegalArgumentException) {
+                commandLine.getErr().println("tsdb-writer: " + ex.getMessage());
+                return EXIT_USAGE;
+            }
+            throw ex;
+        });
+        return cl;
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"tsdb-writer " + (v == null ? "dev" : v)};
+        }
     }
 }

@@ -1,0 +1,80 @@
+package io.tsdbwriter.amplify;
+
+import java.time.Duration;
+
+/**
+ * The load model of DESIGN §3: every source point {@code (t, v, labels)} becomes {@code M × N} samples.
+ *
+ * <ul>
+ *   <li>time: sample {@code i ∈ [0, M)} has timestamp {@code t + i × sourceInterval / M} (integer milliseconds,
+ *       computed as {@code t + (i × sourceIntervalMs) / M}, so rounding never accumulates);</li>
+ *   <li>instances: variant {@code j ∈ [0, N)} replaces label {@code instanceNo} by the original value for
+ *       {@code j = 0} and by {@code <original>-<j>} for {@code j > 0}; a point without {@code instanceNo} uses
+ *       {@value #UNKNOWN_INSTANCE};</li>
+ *   <li>values are unchanged; {@code M = N = 1} is a plain relay.</li>
+ * </ul>
+ *
+ * Immutable and thread-safe.
+ *
+ * @param timeMultiplier     M, samples per source point in time, 1..3600
+ * @param instanceMultiplier N, instance variants per series, 1..100000
+ * @param sourceIntervalMs   the interval between source points of one series, in milliseconds (default 60000)
+ */
+public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long sourceIntervalMs) {
+
+    /** Label whose value is varied across instances. */
+    public static final String INSTANCE_LABEL = "instanceNo";
+    /** Base instance value for points that carry no {@code instanceNo}. */
+    public static final String UNKNOWN_INSTANCE = "unknown";
+    /** Default source interval: 1-minute metrics. */
+    public static final Duration DEFAULT_SOURCE_INTERVAL = Duration.ofSeconds(60);
+
+    /** @throws IllegalArgumentException when a multiplier or the interval is out of range */
+    public AmplificationPlan {
+        if (timeMultiplier < 1 || timeMultiplier > 3600) {
+            throw new IllegalArgumentException("time multiplier must be in 1..3600, got " + timeMultiplier);
+        }
+        if (instanceMultiplier < 1 || instanceMultiplier > 100_000) {
+            throw new IllegalArgumentException("instance multiplier must be in 1..100000, got " + instanceMultiplier);
+        }
+        if (sourceIntervalMs < 1) {
+            throw new IllegalArgumentException("source interval must be positive, got " + sourceIntervalMs + " ms");
+        }
+    }
+
+    /** A plan from a {@link Duration} interval. */
+    public static AmplificationPlan of(int timeMultiplier, int instanceMultiplier, Duration sourceInterval) {
+        return new AmplificationPlan(timeMultiplier, instanceMultiplier, sourceInterval.toMillis());
+    }
+
+    /** Plain relay: M = N = 1. */
+    public static AmplificationPlan relay() {
+        return new AmplificationPlan(1, 1, DEFAULT_SOURCE_INTERVAL.toMillis());
+    }
+
+    /** Samples produced per source point: {@code M × N}. */
+    public long samplesPerPoint() {
+        return (long) timeMultiplier * instanceMultiplier;
+    }
+
+    /** Timestamp in epoch ms of time sample {@code i} of a point at {@code sourceTimestampMs}. */
+    public long sampleTimestampMs(long sourceTimestampMs, int i) {
+        return sourceTimestampMs + (i * sourceIntervalMs) / timeMultiplier;
+    }
+
+    /**
+     * The N instance values for a series whose original {@code instanceNo} is {@code original} (null = absent).
+     * Called once per series, never per sample.
+     *
+     * @return a new array of length N; element 0 is the original (or {@value #UNKNOWN_INSTANCE})
+     */
+    public String[] instanceVariants(String original) {
+        String base = original == null || original.isEmpty() ? UNKNOWN_INSTANCE : original;
+        String[] variants = new String[instanceMultiplier];
+        variants[0] = base;
+        for (int j = 1; j < instanceMultiplier; j++) {
+            variants[j] = base + "-" + j;
+        }
+        return variants;
+    }
+}

@@ -1,0 +1,59 @@
+package io.tsdbwriter.cli;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+
+/** picocli converters for durations ({@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}, ISO {@code PT1M}) and byte sizes ({@code 256MiB}). */
+final class Converters {
+
+    private Converters() {
+    }
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|KB|MB|GB)?", Pattern.CASE_INSENSITIVE);
+
+    /** Duration with a unit: ms, s, m, h; or ISO-8601. */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            String v = value.trim();
+            Matcher m = DURATION.matcher(v);
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                return switch (m.group(2)) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "s" -> Duration.ofSeconds(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    default -> Duration.ofHours(n);
+                };
+            }
+            try {
+                return Duration.parse(v.toUpperCase(Locale.ROOT));
+            } catch (RuntimeException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (use e.g. 500ms, 60s, 5m, 1h)");
+            }
+        }
+    }
+
+    /** Byte size: a number with an optional unit B, KiB, MiB, GiB (KB/MB/GB are read as powers of 1024 too). */
+    static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            Matcher m = SIZE.matcher(value.trim());
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a size (use e.g. 1048576, 512KiB, 256MiB)");
+            }
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT);
+            return switch (unit) {
+                case "KIB", "KB" -> n * 1024;
+                case "MIB", "MB" -> n * 1024 * 1024;
+                case "GIB", "GB" -> n * 1024 * 1024 * 1024;
+                default -> n;
+            };
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package io.tsdbwriter.cli;
+
+import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+/** {@code tsdb-writer run}: consume, amplify, write, commit, report. */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics and commit",
+                "only what VictoriaMetrics acknowledged. SIGTERM/SIGINT: stop reading, drain in-flight writes (up to",
+                "--drain-timeout), commit the watermark, print the final report; exit 0 when nothing was left unwritten.",
+                "Every option can be set by environment: TSDB_WRITER_ + the option name in capitals with _ for -",
+                "(e.g. TSDB_WRITER_TIME_MULTIPLIER=12). Durations take a unit: 500ms, 60s, 5m, 1h."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:all consumed records written (or counted as rejected) and committed",
+                "1:stopped with writes unfinished, or a fatal error", "2:invalid flags"})
+final class RunCommand implements Callable<Integer> {
+
+    private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+
+    @Option(names = "--bootstrap-servers", defaultValue = "localhost:9092", paramLabel = "HOST:PORT[,…]",
+            description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
+    String bootstrapServers;
+
+    @Option(names = "--topic", required = true, split = ",", paramLabel = "TOPIC[,…]", description = "Topic(s) to consume (required)")
+    List<String> topics;
+
+    @Option(names = "--group-id", defaultValue = "tsdb-writer", description = "Consumer group; processes with the same group share the partitions (default: ${DEFAULT-VALUE})")
+    String groupId;
+
+    @Option(names = "--vm-url", defaultValue = "http://localhost:8428", split = ",", paramLabel = "URL[,…]",
+            description = {"VictoriaMetrics base URL(s); /api/v1/import is appended. Single-node: http://vm:8428;",
+                    "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least in-flight first (default: ${DEFAULT-VALUE})"})
+    List<String> vmUrls;
+
+    @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
+            description = "Samples per source point in time: t + i*source-interval/M for i in [0,M) (default: ${DEFAULT-VALUE})")
+    int timeMultiplier;
+
+    @Option(names = "--instance-multiplier", defaultValue = "1", paramLabel = "N",
+            description = "Instance variants per series: instanceNo, instanceNo-1 … instanceNo-(N-1) (default: ${DEFAULT-VALUE})")
+    int instanceMultiplier;
+
+    @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Interval between source points of a series (default: ${DEFAULT-VALUE})")
+    Duration sourceInterval;
+
+    @Option(names = "--parallelism", defaultValue = "1", paramLabel = "P",
+            description = "SegmentConsumers per partition, each with its own Kafka consumer (default: ${DEFAULT-VALUE})")
+    int parallelism;
+
+    @Option(names = "--segment-size", defaultValue = "10000", paramLabel = "RECORDS",
+            description = "Offsets per segment; commits happen at segment ends; a crash replays at most P segments (default: ${DEFAULT-VALUE})")
+    long segmentSize;
+
+    @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
+            description = {"Write permits (concurrent import requests). 0 = the sum of vm_concurrent_insert_capacity read from",
+                    "each --vm-url's /metrics (" + WriterService.FALLBACK_PERMITS + " for a target where it cannot be read) (default: auto)"})
+    int maxConcurrentWrites;
+
+    @Option(names = "--max-retries", defaultValue = "5", description = "Retries of a failing write before --on-write-failure applies (default: ${DEFAULT-VALUE})")
+    int maxRetries;
+
+    @Option(names = "--on-write-failure", defaultValue = "pause", paramLabel = "pause|dead-letter", converter = FailurePolicyConverter.class,
+            description = "After --max-retries: pause = keep the batch and keep probing; dead-letter = send its records to --dead-letter-topic (default: ${DEFAULT-VALUE})")
+    OnWriteFailure onWriteFailure;
+
+    @Option(names = "--dead-letter-topic", paramLabel = "TOPIC", description = "Topic for rejected records and given-up batches (default: none)")
+    String deadLetterTopic;
+
+    @Option(names = "--batch-samples", defaultValue = "10000", description = "Samples per import request (default: ${DEFAULT-VALUE})")
+    int batchSamples;
+
+    @Option(names = "--max-inflight-bytes", defaultValue = "256MiB", converter = Converters.SizeConverter.class, paramLabel = "SIZE",
+            description = "Request bytes buffered or in flight at most; poll threads wait beyond it (default: ${DEFAULT-VALUE})")
+    long maxInflightBytes;
+
+    @Option(names = "--max-record-bytes", defaultValue = "1MiB", converter = Converters.SizeConverter.class, paramLabel = "SIZE",
+            description = "Larger records are rejected as too_large (default: ${DEFAULT-VALUE})")
+    long maxRecordBytes;
+
+    @Option(names = "--compression", defaultValue = "none", paramLabel = "none|gzip", description = "Request body compression (default: ${DEFAULT-VALUE})")
+    String compression;
+
+    @Option(names = "--call-timeout", defaultValue = "90s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Whole import request timeout; keep it above vminsert's 60s insert queue (default: ${DEFAULT-VALUE})")
+    Duration callTimeout;
+
+    @Option(names = "--commit-interval", defaultValue = "5s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Longest time between commits of the watermark; it is also committed at every segment end (default: ${DEFAULT-VALUE})")
+    Duration commitInterval;
+
+    @Option(names = "--drain-timeout", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "On shutdown or revocation, how long in-flight writes may finish before the watermark is committed (default: ${DEFAULT-VALUE})")
+    Duration drainTimeout;
+
+    @Option(names = "--stop-at-end", description = "Consume up to the end offsets seen at start, wait for every write, commit, print the final report, exit")
+    boolean stopAtEnd;
+
+    @Option(names = "--report-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "How often a report line is printed (default: ${DEFAULT-VALUE})")
+    Duration reportInterval;
+
+    @Option(names = "--summary-json", paramLabel = "FILE", description = "Write the final counters as JSON to FILE")
+    Path summaryJson;
+
+    @Option(names = "--metrics-port", defaultValue = "9464", paramLabel = "PORT",
+            description = "Port of /metrics, /health/live, /health/ready; 0 = any free port, -1 = off (default: ${DEFAULT-VALUE})")
+    int metricsPort;
+
+    @Option(names = "--series-cache-size", defaultValue = "1000000", paramLabel = "SERIES",
+            description = "Series whose prepared label lines each SegmentConsumer keeps (default: ${DEFAULT-VALUE})")
+    int seriesCacheSize;
+
+    RunConfig toConfig() {
+        if (!compression.equals("none") && !compression.equals("gzip")) {
+            throw new IllegalArgumentException("--compression must be none or gzip, got '" + compression + "'");
+        }
+        if (maxRecordBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--max-record-bytes must be below 2GiB");
+        }
+        return new RunConfig(bootstrapServers, topics.stream().map(String::trim).toList(), groupId,
+                vmUrls.stream().map(String::trim).toList(), timeMultiplier, instanceMultiplier, sourceInterval, parallelism,
+                segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
+                commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
+                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        RunConfig cfg = toConfig();
+        cfg.vmUrls().forEach(io.tsdbwriter.sink.victoriametrics.VmEndpoint::new); // validate URLs before starting
+        WriterService service = new WriterService(cfg, System.out);
+        for (String sig : Arrays.asList("TERM", "INT")) {
+            Signal.handle(new Signal(sig), s -> {
+                log.info("SIG{} received", s.getName());
+                Thread.ofPlatform().name("shutdown").start(service::shutdown);
+            });
+        }
+        return service.run();
+    }
+
+    /** Accepts pause / dead-letter (and the enum names). */
+    static final class FailurePolicyConverter implements picocli.CommandLine.ITypeConverter<OnWriteFailure> {
+        @Override
+        public OnWriteFailure convert(String value) {
+            return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "pause" -> OnWriteFailure.PAUSE;
+                case "dead-letter", "dead_letter", "deadletter" -> OnWriteFailure.DEAD_LETTER;
+                default -> throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not pause or dead-letter");
+            };
+        }
+    }
+}

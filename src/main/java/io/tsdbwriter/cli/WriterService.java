@@ -1,0 +1,170 @@
+package io.tsdbwriter.cli;
+
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.kafka.DecodeErrorLog;
+import io.tsdbwriter.kafka.GroupMember;
+import io.tsdbwriter.kafka.PartitionWorkers;
+import io.tsdbwriter.metrics.EfficiencyReport;
+import io.tsdbwriter.metrics.MetricsServer;
+import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.sink.victoriametrics.BatchWriter;
+import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
+import io.tsdbwriter.sink.victoriametrics.InsertCapacityProbe;
+import io.tsdbwriter.sink.victoriametrics.RetryPolicy;
+import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
+import io.tsdbwriter.sink.victoriametrics.VmImportClient;
+import io.tsdbwriter.sink.victoriametrics.WritePermits;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires one {@code run}: meters, the VictoriaMetrics write path, the consumer-group member and its segment
+ * consumers, the report. {@link #run()} blocks until the work ends ({@code --stop-at-end}) or {@link #shutdown()}
+ * is called (SIGTERM). Shutdown order: stop intake (readers) → drain in-flight writes (up to the drain timeout) →
+ * commit the watermark → close the writer and HTTP client → final report → close metrics.
+ */
+final class WriterService {
+
+    private static final Logger log = LoggerFactory.getLogger(WriterService.class);
+    /** Write permits per target whose {@code vm_concurrent_insert_capacity} cannot be read. */
+    static final int FALLBACK_PERMITS = 8;
+
+    private final RunConfig cfg;
+    private final PrintStream out;
+    private final AtomicBoolean shutdownCalled = new AtomicBoolean();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile GroupMember member;
+    private volatile boolean ready;
+
+    WriterService(RunConfig cfg, PrintStream out) {
+        this.cfg = cfg;
+        this.out = out;
+    }
+
+    /** @return the exit code: 0 when everything consumed was written (or counted) and committed, 1 otherwise */
+    int run() throws IOException, InterruptedException {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        WriterMeters meters = new WriterMeters(registry);
+        MetricsServer metricsServer = null;
+        ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
+        List<VmEndpoint> endpoints = cfg.vmUrls().stream().map(VmEndpoint::new).toList();
+        VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip());
+        BatchWriter writer = null;
+        try {
+            if (cfg.metricsPort() >= 0) {
+                metricsServer = new MetricsServer(cfg.metricsPort(), registry, () -> ready);
+                log.info("metrics on http://0.0.0.0:{}/metrics", metricsServer.port());
+            }
+            int capacity = writePermits(client, endpoints, meters);
+            WritePermits permits = new WritePermits(capacity, (int) cfg.maxInflightBytes());
+            meters.gauge("write.permits.capacity", "Write permits: concurrent import requests allowed", Tags.of("endpoint", "all"), permits, WritePermits::capacity);
+            meters.gauge("write.permits.in.use", "Write permits held by requests in flight", Tags.of("endpoint", "all"), permits, WritePermits::inUse);
+            writer = new BatchWriter(endpoints, client, permits, RetryPolicy.of(cfg.maxRetries()), cfg.onWriteFailure(), meters);
+            AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval());
+            Map<String, Object> kafka = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers(),
+                    ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
+            BatchWriter w = writer;
+            PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
+                    cfg.maxRecordBytes(), cfg.seriesCacheSize(), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), () -> { });
+            member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd()), ws);
+            EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
+            log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), cfg.vmUrls(),
+                    cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
+            long period = cfg.reportInterval().toMillis();
+            reporter.scheduleAtFixedRate(() -> out.println(report.tick()), period, period, TimeUnit.MILLISECONDS);
+            Thread memberThread = Thread.ofPlatform().name("group-member").start(member);
+            if (shutdownCalled.get()) {
+                member.stop(); // SIGTERM arrived while starting
+            }
+            ready = true;
+            memberThread.join();
+            ready = false;
+            reporter.shutdownNow();
+            boolean clean = member.cleanStop();
+            writer.close();
+            report.printFinal(out);
+            if (cfg.summaryJson() != null) {
+                report.writeSummary(cfg.summaryJson());
+            }
+            return clean ? 0 : 1;
+        } finally {
+            reporter.shutdownNow();
+            if (writer != null) {
+                writer.close();
+            }
+            client.close();
+            if (metricsServer != null) {
+                metricsServer.close();
+            }
+            gc.close();
+            registry.close();
+            finished.countDown();
+        }
+    }
+
+    private int writePermits(VmImportClient client, List<VmEndpoint> endpoints, WriterMeters meters) {
+        if (cfg.maxConcurrentWrites() > 0) {
+            log.info("write permits: {} (--max-concurrent-writes)", cfg.maxConcurrentWrites());
+            return cfg.maxConcurrentWrites();
+        }
+        int sum = 0;
+        List<String> parts = new ArrayList<>();
+        for (VmEndpoint e : endpoints) {
+            OptionalInt cap = InsertCapacityProbe.read(client.http(), e);
+            if (cap.isPresent()) {
+                sum += cap.getAsInt();
+                parts.add(e.metricsUrl() + " " + InsertCapacityProbe.METRIC + "=" + cap.getAsInt());
+            } else {
+                sum += FALLBACK_PERMITS;
+                parts.add(e.metricsUrl() + " unreadable, using " + FALLBACK_PERMITS);
+            }
+        }
+        log.info("write permits: {} ({})", sum, String.join("; ", parts));
+        return sum;
+    }
+
+    /**
+     * Stops consuming, drains, commits and returns once {@link #run()} has finished (at most the drain timeout plus
+     * a margin). Idempotent; called from the SIGTERM hook.
+     */
+    void shutdown() {
+        if (!shutdownCalled.compareAndSet(false, true)) {
+            return;
+        }
+        GroupMember m = member;
+        if (m != null) {
+            log.info("shutting down: stop intake, drain in-flight writes (up to {}), commit", cfg.drainTimeout());
+            m.stop();
+        }
+        try {
+            finished.await(cfg.drainTimeout().toMillis() + 20_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.tsdbwriter.config;
+
+import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything {@code tsdb-writer run} needs, validated when built (compact constructor): a bad value fails here
+ * with an {@link IllegalArgumentException} naming the flag, never later in a worker thread.
+ *
+ * @param bootstrapServers     Kafka bootstrap servers ({@code host:port,…})
+ * @param topics               topics to consume (≥ 1)
+ * @param groupId              consumer group
+ * @param vmUrls               VictoriaMetrics base URLs (DESIGN §6), ≥ 1
+ * @param timeMultiplier       M (1..3600)
+ * @param instanceMultiplier   N (1..100000)
+ * @param sourceInterval       interval of the source points (default 60 s)
+ * @param parallelism          P, SegmentConsumers per partition (1..64)
+ * @param segmentSize          offsets per segment (≥ 1)
+ * @param maxConcurrentWrites  write permits; 0 = read {@code vm_concurrent_insert_capacity} from each target
+ * @param maxRetries           retries per batch before the failure policy (0..100)
+ * @param batchSamples         samples per import request (≥ 1)
+ * @param reportInterval       report period (≥ 1 s)
+ * @param stopAtEnd            consume up to the end offsets seen at start, then exit
+ * @param summaryJson          where to write the final counters, or null
+ * @param commitInterval       longest time between commits (≥ 100 ms)
+ * @param drainTimeout         how long shutdown and revocation wait for in-flight writes
+ * @param callTimeout          whole import request timeout (above vminsert's 60 s queue by default)
+ * @param gzip                 compress request bodies
+ * @param metricsPort          Prometheus endpoint port; 0 = any free port; -1 = off
+ * @param onWriteFailure       policy once retries run out
+ * @param deadLetterTopic      topic for rejected records and given-up batches, or null
+ * @param maxInflightBytes     request bytes buffered or in flight at most
+ * @param maxRecordBytes       larger records are rejected
+ * @param seriesCacheSize      series whose prepared lines each SegmentConsumer keeps
+ */
+public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
+                        int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
+                        long segmentSize, int maxConcurrentWrites, int maxRetries, int batchSamples,
+                        Duration reportInterval, boolean stopAtEnd, Path summaryJson, Duration commitInterval,
+                        Duration drainTimeout, Duration callTimeout, boolean gzip, int metricsPort,
+                        OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
+                        int maxRecordBytes, int seriesCacheSize) {
+
+    /** @throws IllegalArgumentException naming the flag whose value is out of range */
+    public RunConfig {
+        require(bootstrapServers != null && !bootstrapServers.isBlank(), "--bootstrap-servers must not be empty");
+        topics = List.copyOf(Objects.requireNonNull(topics));
+        require(!topics.isEmpty() && topics.stream().noneMatch(String::isBlank), "--topic must name at least one topic");
+        require(groupId != null && !groupId.isBlank(), "--group-id must not be empty");
+        vmUrls = List.copyOf(Objects.requireNonNull(vmUrls));
+        require(!vmUrls.isEmpty(), "--vm-url must name at least one URL");
+        require(timeMultiplier >= 1 && timeMultiplier <= 3600, "--time-multiplier must be in 1..3600");
+        require(instanceMultiplier >= 1 && instanceMultiplier <= 100_000, "--instance-multiplier must be in 1..100000");
+        require(sourceInterval.toMillis() >= 1, "--source-interval must be positive");
+        require(parallelism >= 1 && parallelism <= 64, "--parallelism must be in 1..64");
+        require(segmentSize >= 1, "--segment-size must be >= 1");
+        require(maxConcurrentWrites >= 0 && maxConcurrentWrites <= 10_000, "--max-concurrent-writes must be in 0..10000 (0 = auto)");
+        require(maxRetries >= 0 && maxRetries <= 100, "--max-retries must be in 0..100");
+        require(batchSamples >= 1 && batchSamples <= 10_000_000, "--batch-samples must be in 1..10000000");
+        require(reportInterval.toMillis() >= 1000, "--report-interval must be >= 1s");
+        require(commitInterval.toMillis() >= 100, "--commit-interval must be >= 100ms");
+        require(!drainTimeout.isNegative(), "--drain-timeout must not be negative");
+        require(callTimeout.toMillis() >= 100, "--call-timeout must be >= 100ms");
+        require(metricsPort >= -1 && metricsPort <= 65535, "--metrics-port must be in -1..65535");
+        Objects.requireNonNull(onWriteFailure, "--on-write-failure");
+        require(onWriteFailure != OnWriteFailure.DEAD_LETTER || (deadLetterTopic != null && !deadLetterTopic.isBlank()),
+                "--on-write-failure=dead-letter needs --dead-letter-topic");
+        require(maxInflightBytes >= 1024 * 1024 && maxInflightBytes <= Integer.MAX_VALUE, "--max-inflight-bytes must be in 1MiB..2GiB");
+        require(maxRecordBytes >= 1, "--max-record-bytes must be >= 1");
+        require(seriesCacheSize >= 1, "series cache size must be >= 1");
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

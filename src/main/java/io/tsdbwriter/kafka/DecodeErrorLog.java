@@ -1,0 +1,42 @@
+package io.tsdbwriter.kafka;
+
+import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.record.DecodeError;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Counts rejected records by reason and logs them with topic/partition/offset, rate-limited per reason: the first
+ * {@value #LOG_FIRST} of each reason, then one in every {@value #LOG_EVERY}. Thread-safe.
+ */
+public final class DecodeErrorLog {
+
+    /** Records of a reason logged in full before rate limiting starts. */
+    public static final int LOG_FIRST = 10;
+    /** After that, one record in this many is logged. */
+    public static final int LOG_EVERY = 1000;
+
+    private static final Logger log = LoggerFactory.getLogger(DecodeErrorLog.class);
+
+    private final WriterMeters meters;
+    private final Map<DecodeError, AtomicLong> counts = new EnumMap<>(DecodeError.class);
+
+    public DecodeErrorLog(WriterMeters meters) {
+        this.meters = meters;
+        for (DecodeError e : DecodeError.values()) {
+            counts.put(e, new AtomicLong());
+        }
+    }
+
+    /** Counts and (rate-limited) logs one rejected record. */
+    public void rejected(String topic, int partition, long offset, DecodeError reason, String detail) {
+        meters.decodeError(reason.tag());
+        long n = counts.get(reason).incrementAndGet();
+        if (n <= LOG_FIRST || n % LOG_EVERY == 0) {
+            log.warn("rejected record {}-{}@{}: {} ({}) [{} so far with this reason]", topic, partition, offset, reason.tag(), detail, n);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.tsdbwriter.kafka;
+
+import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.record.PointDecoder;
+import io.tsdbwriter.sink.victoriametrics.BatchWriter;
+import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
+import io.tsdbwriter.sink.victoriametrics.SeriesLines;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The P SegmentConsumers of one assigned partition and their ack trackers: starts them from the committed offset,
+ * computes the partition's {@link Watermark}, and stops them. Thread-safe.
+ */
+public final class PartitionWorkers {
+
+    /** What each SegmentConsumer needs, shared by all partitions. */
+    public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
+                    int maxRecordBytes, int seriesCacheCapacity, ImportLineEncoder encoder, BatchWriter writer,
+                    WriterMeters meters, DecodeErrorLog decodeErrors, Runnable onAck) {
+    }
+
+    private final TopicPartition tp;
+    private final long startOffset;
+    private final long stopOffset;
+    private final List<AckTracker> trackers = new ArrayList<>();
+    private final List<SegmentConsumer> consumers = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+
+    PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s) {
+        this.tp = tp;
+        this.startOffset = startOffset;
+        this.stopOffset = stopOffset;
+        SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
+        for (int i = 0; i < s.parallelism(); i++) {
+            AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
+            RecordProcessor processor = new RecordProcessor(new PointDecoder(s.maxRecordBytes()), s.encoder(),
+                    new SeriesCache<SeriesLines>(s.seriesCacheCapacity()), s.batchSamples(), s.writer(), s.meters(), tracker,
+                    s.decodeErrors(), s.onAck());
+            trackers.add(tracker);
+            consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters()));
+        }
+    }
+
+    void start() {
+        for (int i = 0; i < consumers.size(); i++) {
+            threads.add(Thread.ofPlatform().name("segment-" + tp + "-" + i).start(consumers.get(i)));
+        }
+    }
+
+    TopicPartition partition() {
+        return tp;
+    }
+
+    long startOffset() {
+        return startOffset;
+    }
+
+    long stopOffset() {
+        return stopOffset;
+    }
+
+    /** The lowest offset not yet durable; everything below it may be committed. */
+    long watermark() {
+        return Watermark.of(trackers, stopOffset);
+    }
+
+    /** With a stop offset: every reader is done and everything up to it is acked. */
+    boolean finished() {
+        for (SegmentConsumer c : consumers) {
+            if (!c.finished()) {
+                return false;
+            }
+        }
+        return watermark() >= stopOffset;
+    }
+
+    /** Batches handed to the writer and not yet done. */
+    int pendingBatches() {
+        int n = 0;
+        for (AckTracker t : trackers) {
+            n += t.pendingBatches();
+        }
+        return n;
+    }
+
+    /** Stops reading (closes the SegmentConsumers) and waits for their threads, at most {@code timeout}. */
+    void stopReading(Duration timeout) throws InterruptedException {
+        consumers.forEach(SegmentConsumer::close);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Thread t : threads) {
+            long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+            t.join(left);
+            if (t.isAlive()) {
+                t.interrupt(); // blocked handing a batch to the writer
+                t.join(1000);
+            }
+        }
+    }
+
+    /** Waits until no batch is pending, at most {@code timeout}; returns true when drained. */
+    boolean awaitDrained(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (pendingBatches() > 0) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    /** Freezes the watermark: completions arriving after this never move it (partition revoked). */
+    void abandon() {
+        trackers.forEach(AckTracker::abandon);
+    }
+}

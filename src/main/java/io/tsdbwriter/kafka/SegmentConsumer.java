@@ -1,0 +1,153 @@
+package io.tsdbwriter.kafka;
+
+import io.tsdbwriter.metrics.WriterMeters;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One of the P readers of a partition (DESIGN §4). It owns its own {@link KafkaConsumer} (assign + seek, no group
+ * membership, no commits), reads the segments {@code k ≡ index (mod P)} in turn, and feeds their records to its
+ * {@link RecordProcessor}. A segment is read when the consumer's position reaches its end (offset gaps are
+ * normal); at the log end {@code poll} waits for data (live tail), it does not spin. With a stop offset it ends
+ * after the last segment below it.
+ *
+ * <p>Threading follows {@code KafkaConsumer}: one thread owns the consumer; {@link #close()} from any thread sets
+ * the closed flag and calls {@code wakeup()}; the consumer is closed in {@code finally} on its own thread.
+ */
+final class SegmentConsumer implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(SegmentConsumer.class);
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final TopicPartition tp;
+    private final int index;
+    private final SegmentPlan plan;
+    private final long stopOffset;
+    private final Map<String, Object> consumerProps;
+    private final RecordProcessor processor;
+    private final AckTracker tracker;
+    private final WriterMeters meters;
+    private volatile boolean closed;
+    private volatile boolean finished;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+
+    SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
+                    RecordProcessor processor, AckTracker tracker, WriterMeters meters) {
+        this.tp = tp;
+        this.index = index;
+        this.plan = plan;
+        this.stopOffset = stopOffset;
+        this.consumerProps = consumerProps;
+        this.processor = processor;
+        this.tracker = tracker;
+        this.meters = meters;
+    }
+
+    /** Kafka consumer settings of a segment reader: no group, no commits, bytes in, committed data only. */
+    static Map<String, Object> readerProps(Map<String, Object> base, String clientId) {
+        Map<String, Object> p = new HashMap<>(base);
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
+        p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        return p;
+    }
+
+    @Override
+    public void run() {
+        String clientId = "tsdb-writer-" + tp + "-" + index;
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(readerProps(consumerProps, clientId))) {
+            consumer = c;
+            if (closed) {
+                return;
+            }
+            c.assign(List.of(tp));
+            long k = plan.firstSegment(index);
+            while (!closed) {
+                long start = plan.start(k);
+                if (start >= stopOffset) {
+                    break;
+                }
+                tracker.readTo(start);
+                c.seek(tp, start);
+                readSegment(c, k, start);
+                k = plan.nextSegment(k);
+            }
+            if (!closed) {
+                tracker.readTo(stopOffset);
+            }
+        } catch (WakeupException | InterruptException e) {
+            // closing
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.error("segment consumer {}#{} failed; its unacked offsets stay uncommitted", tp, index, e);
+        } finally {
+            finished = true;
+        }
+    }
+
+    private void readSegment(KafkaConsumer<byte[], byte[]> c, long k, long start) throws InterruptedException {
+        long end = Math.min(plan.end(k), stopOffset);
+        long t0 = System.nanoTime();
+        while (!closed) {
+            ConsumerRecords<byte[], byte[]> records = c.poll(POLL_TIMEOUT);
+            boolean passedEnd = false;
+            for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+                if (r.offset() >= end) {
+                    passedEnd = true;
+                    break;
+                }
+                if (r.offset() < start) {
+                    continue;
+                }
+                processor.process(r);
+            }
+            long position = c.position(tp);
+            if (passedEnd || plan.isRead(k, position, stopOffset)) {
+                processor.flush();
+                tracker.readTo(plan.start(plan.nextSegment(k)));
+                meters.segmentDuration.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+                return;
+            }
+            tracker.readTo(Math.min(position, end));
+            if (records.isEmpty() || processor.openBatchAgeNanos() > LINGER_NANOS) {
+                processor.flush();
+            }
+        }
+    }
+
+    /** True once the thread has left its loop (done, closed or failed). */
+    boolean finished() {
+        return finished;
+    }
+
+    /** Stops reading: sets the closed flag and wakes the consumer. Idempotent; callable from any thread. */
+    void close() {
+        closed = true;
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+    }
+}

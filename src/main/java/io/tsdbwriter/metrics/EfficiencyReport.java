@@ -1,0 +1,132 @@
+package io.tsdbwriter.metrics;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * The efficiency report of DESIGN §7: one line every report interval and a final block at exit, from the
+ * {@link WriterMeters} counters. Efficiency over an interval is samples written per minute ÷ samples expected
+ * per minute (expected = points decoded × M × N); the final efficiency is samples written ÷ samples expected.
+ * The live expected rate from the input (growth of the log end offsets × points per record × M × N) is printed
+ * too when the input grows.
+ *
+ * <p>Thread-safe ({@link #tick()} is synchronized).
+ */
+public final class EfficiencyReport {
+
+    private final WriterMeters meters;
+    private final long samplesPerPoint;
+    private final LongSupplier logEndTotal;
+    private final LongSupplier inFlightBatches;
+    private final long startNanos = System.nanoTime();
+    private long lastNanos = startNanos;
+    private double lastWritten;
+    private double lastExpected;
+    private long lastLogEnd = -1;
+    private volatile double inputRecordsPerSecond;
+    private volatile double expectedSamplesPerSecond;
+    private volatile double efficiency = Double.NaN;
+
+    /**
+     * @param samplesPerPoint M × N
+     * @param logEndTotal     sum of the assigned partitions' log end offsets
+     * @param inFlightBatches batches handed to the writer and not finished
+     */
+    public EfficiencyReport(WriterMeters meters, long samplesPerPoint, LongSupplier logEndTotal, LongSupplier inFlightBatches) {
+        this.meters = meters;
+        this.samplesPerPoint = samplesPerPoint;
+        this.logEndTotal = logEndTotal;
+        this.inFlightBatches = inFlightBatches;
+        meters.gauge("input.rate.records.per.second", "Growth rate of the input log end offsets", io.micrometer.core.instrument.Tags.empty(),
+                this, r -> r.inputRecordsPerSecond);
+        meters.gauge("expected.samples.per.second", "Samples per second the input demands: input rate x points per record x M x N",
+                io.micrometer.core.instrument.Tags.empty(), this, r -> r.expectedSamplesPerSecond);
+        meters.gauge("efficiency.ratio", "Samples written per minute / samples expected per minute over the last report interval",
+                io.micrometer.core.instrument.Tags.empty(), this, r -> r.efficiency);
+    }
+
+    /** Computes the interval figures and returns the report line. */
+    public synchronized String tick() {
+        long now = System.nanoTime();
+        double seconds = Math.max(1e-3, (now - lastNanos) / 1e9);
+        double written = meters.samplesWritten.count();
+        double expected = meters.samplesExpected.count();
+        double writtenPerMin = (written - lastWritten) / seconds * 60;
+        double expectedPerMin = (expected - lastExpected) / seconds * 60;
+        long logEnd = logEndTotal.getAsLong();
+        if (lastLogEnd >= 0 && logEnd >= lastLogEnd) {
+            inputRecordsPerSecond = (logEnd - lastLogEnd) / seconds;
+            double records = meters.recordsConsumed.count();
+            double pointsPerRecord = records > 0 ? meters.pointsDecoded.count() / records : 1;
+            expectedSamplesPerSecond = inputRecordsPerSecond * pointsPerRecord * samplesPerPoint;
+        }
+        lastLogEnd = logEnd;
+        efficiency = expectedPerMin > 0 ? writtenPerMin / expectedPerMin : (writtenPerMin > 0 ? 1 : Double.NaN);
+        lastNanos = now;
+        lastWritten = written;
+        lastExpected = expected;
+        return String.format(Locale.ROOT,
+                "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d failed=%d dead_lettered=%d"
+                        + " in_flight=%d batches | samples/s=%.0f samples/min=%.0f expected/min=%.0f input_expected/min=%.0f efficiency=%s",
+                (now - startNanos) / 1e9, (long) meters.recordsConsumed.count(), (long) meters.pointsDecoded.count(),
+                meters.decodeErrors(), (long) expected, (long) written, (long) meters.samplesFailed.count(),
+                (long) meters.samplesDeadLettered.count(), inFlightBatches.getAsLong(), writtenPerMin / 60, writtenPerMin,
+                expectedPerMin, expectedSamplesPerSecond * 60, percent(efficiency));
+    }
+
+    /** Final counters, as written to {@code --summary-json}. */
+    public Map<String, Object> summary() {
+        double elapsed = (System.nanoTime() - startNanos) / 1e9;
+        double expected = meters.samplesExpected.count();
+        double written = meters.samplesWritten.count();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("records", (long) meters.recordsConsumed.count());
+        m.put("points", (long) meters.pointsDecoded.count());
+        m.put("decode_errors", meters.decodeErrors());
+        m.put("samples_expected", (long) expected);
+        m.put("samples_written", (long) written);
+        m.put("samples_failed", (long) meters.samplesFailed.count());
+        m.put("samples_dead_lettered", (long) meters.samplesDeadLettered.count());
+        m.put("retries", (long) meters.retries.count());
+        m.put("elapsed_seconds", round(elapsed));
+        m.put("samples_per_second", round(written / Math.max(elapsed, 1e-3)));
+        m.put("efficiency", expected > 0 ? round(written / expected) : 0.0);
+        return m;
+    }
+
+    /** Prints the final block. */
+    public void printFinal(PrintStream out) {
+        Map<String, Object> s = summary();
+        double elapsed = (double) s.get("elapsed_seconds");
+        out.println("=== tsdb-writer final report ===");
+        s.forEach((k, v) -> out.printf(Locale.ROOT, "%-22s %s%n", k, v));
+        out.printf(Locale.ROOT, "%-22s %.0f%n", "samples_per_minute", (long) s.get("samples_written") / Math.max(elapsed, 1e-3) * 60);
+        out.printf(Locale.ROOT, "%-22s %.0f%n", "expected_per_minute", (long) s.get("samples_expected") / Math.max(elapsed, 1e-3) * 60);
+        out.printf(Locale.ROOT, "%-22s %d%n", "in_flight_batches", inFlightBatches.getAsLong());
+    }
+
+    /** Writes {@link #summary()} as JSON. */
+    public void writeSummary(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), summary());
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 1000.0) / 1000.0;
+    }
+
+    private static String percent(double ratio) {
+        return Double.isNaN(ratio) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", ratio * 100);
+    }
+}

@@ -1,0 +1,118 @@
+package io.tsdbwriter.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The catalogue of every meter tsdb-writer exports: each is declared here once, with its description, under one
+ * name with tags (Micrometer naming; Prometheus names in brackets). Counters feed the efficiency report
+ * (DESIGN §7) and the {@code --summary-json} file.
+ *
+ * <p>Thread-safe: meters are Micrometer's; tagged meters are created on first use and cached.
+ */
+public final class WriterMeters {
+
+    /** Prefix of every tsdb-writer meter. */
+    public static final String PREFIX = "tsdbwriter.";
+
+    private final MeterRegistry registry;
+
+    /** [tsdbwriter_records_consumed_total] Kafka records consumed. */
+    public final Counter recordsConsumed;
+    /** [tsdbwriter_points_decoded_total] valid source points decoded. */
+    public final Counter pointsDecoded;
+    /** [tsdbwriter_samples_expected_total] points decoded × M × N. */
+    public final Counter samplesExpected;
+    /** [tsdbwriter_samples_written_total] samples VictoriaMetrics answered 2xx for. */
+    public final Counter samplesWritten;
+    /** [tsdbwriter_samples_failed_total] samples VictoriaMetrics rejected as not retryable (400/413/415). */
+    public final Counter samplesFailed;
+    /** [tsdbwriter_samples_dead_lettered_total] samples whose source records went to the dead-letter topic. */
+    public final Counter samplesDeadLettered;
+    /** [tsdbwriter_write_retries_total] write attempts retried. */
+    public final Counter retries;
+    /** [tsdbwriter_write_latency_seconds] duration of one import request. */
+    public final Timer writeLatency;
+    /** [tsdbwriter_write_permit_wait_seconds] time a poll thread waited for a write permit. */
+    public final Timer permitWait;
+    /** [tsdbwriter_segment_duration_seconds] time from a segment's first read to its completion. */
+    public final Timer segmentDuration;
+    /** [tsdbwriter_inflight_bytes] request bytes buffered or in flight. */
+    public final AtomicLong inflightBytes = new AtomicLong();
+
+    private final AtomicLong decodeErrorsTotal = new AtomicLong();
+    private final ConcurrentHashMap<String, Counter> decodeErrors = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> writeRequests = new ConcurrentHashMap<>();
+
+    /** Registers the fixed meters on {@code registry}. */
+    public WriterMeters(MeterRegistry registry) {
+        this.registry = registry;
+        recordsConsumed = Counter.builder(PREFIX + "records.consumed").description("Kafka records consumed").register(registry);
+        pointsDecoded = Counter.builder(PREFIX + "points.decoded").description("Valid source points decoded from records").register(registry);
+        samplesExpected = Counter.builder(PREFIX + "samples.expected").description("Samples expected: points decoded x time multiplier x instance multiplier").register(registry);
+        samplesWritten = Counter.builder(PREFIX + "samples.written").description("Samples VictoriaMetrics acknowledged with 2xx").register(registry);
+        samplesFailed = Counter.builder(PREFIX + "samples.failed").description("Samples rejected by VictoriaMetrics as not retryable (400/413/415)").register(registry);
+        samplesDeadLettered = Counter.builder(PREFIX + "samples.dead.lettered").description("Samples whose source records were sent to the dead-letter topic").register(registry);
+        retries = Counter.builder(PREFIX + "write.retries").description("Import requests retried (429, 5xx, I/O errors, timeouts)").register(registry);
+        writeLatency = Timer.builder(PREFIX + "write.latency").description("Duration of one /api/v1/import request")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(120))
+                .register(registry);
+        permitWait = Timer.builder(PREFIX + "write.permit.wait").description("Time a poll thread waited for a write permit (backpressure)")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(120))
+                .register(registry);
+        segmentDuration = Timer.builder(PREFIX + "segment.duration").description("Time from a segment's first read to its completion")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(10)).maximumExpectedValue(Duration.ofMinutes(30))
+                .register(registry);
+        Gauge.builder(PREFIX + "inflight", inflightBytes, AtomicLong::get).baseUnit("bytes")
+                .description("Import request bytes buffered or in flight").register(registry);
+    }
+
+    /** The registry the meters live in. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** Counts one rejected record: [tsdbwriter_decode_errors_total{reason}]. */
+    public void decodeError(String reason) {
+        decodeErrorsTotal.incrementAndGet();
+        decodeErrors.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "decode.errors")
+                .description("Records rejected by the record contract, by reason").tag("reason", r).register(registry)).increment();
+    }
+
+    /** Records rejected so far, all reasons. */
+    public long decodeErrors() {
+        return decodeErrorsTotal.get();
+    }
+
+    /**
+     * Counts one import request: [tsdbwriter_write_requests_total{outcome,status}].
+     *
+     * @param outcome {@code success}, {@code retry} or {@code failed}
+     * @param status  HTTP status code, or {@code io} / {@code timeout}
+     */
+    public void writeRequest(String outcome, String status) {
+        writeRequests.computeIfAbsent(outcome + '|' + status, k -> Counter.builder(PREFIX + "write.requests")
+                .description("Import requests by outcome and HTTP status").tags(Tags.of("outcome", outcome, "status", status))
+                .register(registry)).increment();
+    }
+
+    /** Registers a gauge under the catalogue's prefix (used for per-endpoint and per-partition gauges). */
+    public <T> void gauge(String name, String description, Tags tags, T obj, ToDoubleFunction<T> f) {
+        Gauge.builder(PREFIX + name, obj, f).description(description).tags(tags).strongReference(true).register(registry);
+    }
+
+    /** Removes a gauge registered with {@link #gauge} (e.g. for a revoked partition). */
+    public void removeGauge(String name, Tags tags) {
+        var g = registry.find(PREFIX + name).tags(tags).gauge();
+        if (g != null) {
+            registry.remove(g);
+        }
+    }
+}

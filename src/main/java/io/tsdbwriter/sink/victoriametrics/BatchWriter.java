@@ -1,0 +1,192 @@
+package io.tsdbwriter.sink.victoriametrics;
+
+import io.tsdbwriter.metrics.WriterMeters;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write path of DESIGN §6. {@link #submit} runs on a poll thread: it takes a write permit (blocking — the
+ * backpressure) and hands the batch to a virtual thread, which posts it to the least-loaded endpoint, retries
+ * retryable outcomes per {@link RetryPolicy}, applies the {@link OnWriteFailure} policy once retries run out,
+ * releases the permit and tells the {@link WriteListener}. Nothing is dropped: a batch is written, rejected with a
+ * counted reason, dead-lettered, or abandoned at shutdown (and then never acked).
+ *
+ * <p>Thread-safe. Shutdown: {@link #drain(Duration)} then {@link #close()}.
+ */
+public final class BatchWriter implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
+
+    private final List<VmEndpoint> endpoints;
+    private final VmImportClient client;
+    private final WritePermits permits;
+    private final RetryPolicy retry;
+    private final OnWriteFailure onFailure;
+    private final WriterMeters meters;
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vm-write-", 0).factory());
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Object drainLock = new Object();
+    private volatile boolean closed;
+
+    /**
+     * @param endpoints targets; each request goes to the one with the fewest requests in flight
+     * @param permits   the write permits shared by all poll threads
+     */
+    public BatchWriter(List<VmEndpoint> endpoints, VmImportClient client, WritePermits permits, RetryPolicy retry,
+                       OnWriteFailure onFailure, WriterMeters meters) {
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("at least one VictoriaMetrics endpoint is required");
+        }
+        this.endpoints = List.copyOf(endpoints);
+        this.client = client;
+        this.permits = permits;
+        this.retry = retry;
+        this.onFailure = onFailure;
+        this.meters = meters;
+    }
+
+    /**
+     * Takes a permit (waiting while none is free) and starts the write of {@code batch} on a virtual thread.
+     *
+     * @throws InterruptedException when interrupted while waiting for a permit (the batch was not started)
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public void submit(ImportBatch batch, WriteListener listener) throws InterruptedException {
+        if (closed) {
+            throw new IllegalStateException("writer is closed");
+        }
+        int bytes = batch.body().length();
+        long t0 = System.nanoTime();
+        int budget = permits.acquire(bytes);
+        meters.permitWait.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+        inFlight.incrementAndGet();
+        meters.inflightBytes.addAndGet(bytes);
+        try {
+            executor.execute(() -> run(batch, listener, budget, bytes));
+        } catch (RuntimeException e) { // rejected: closed meanwhile
+            finish(budget, bytes);
+            listener.abandoned(batch);
+        }
+    }
+
+    private void run(ImportBatch batch, WriteListener listener, int budget, int bytes) {
+        WriteOutcome outcome = null;
+        try {
+            byte[] gzipped = client.payload(batch.body());
+            outcome = writeWithRetries(batch, gzipped);
+            while (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
+                log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
+                        batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
+                retry.sleeper().sleep(retry.maxBackoff().toMillis());
+                outcome = writeWithRetries(batch, gzipped);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            outcome = null;
+        } catch (RuntimeException e) {
+            log.error("write task failed unexpectedly; batch stays unacked", e);
+            outcome = null;
+        } finally {
+            finish(budget, bytes);
+        }
+        if (outcome == null) {
+            listener.abandoned(batch);
+        } else if (outcome.isSuccess()) {
+            meters.samplesWritten.increment(batch.samples());
+            listener.written(batch);
+        } else if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
+            listener.rejected(batch, outcome);
+        } else {
+            listener.gaveUp(batch, outcome);
+        }
+    }
+
+    private void finish(int budget, int bytes) {
+        permits.release(budget);
+        meters.inflightBytes.addAndGet(-bytes);
+        if (inFlight.decrementAndGet() == 0) {
+            synchronized (drainLock) {
+                drainLock.notifyAll();
+            }
+        }
+    }
+
+    /** One bounded round: the first attempt plus up to maxRetries retries. */
+    private WriteOutcome writeWithRetries(ImportBatch batch, byte[] gzipped) throws InterruptedException {
+        for (int attempt = 0; ; attempt++) {
+            if (closed) {
+                throw new InterruptedException("writer closed");
+            }
+            VmEndpoint endpoint = leastLoaded();
+            long t0 = System.nanoTime();
+            WriteOutcome outcome = client.post(endpoint, batch.body(), gzipped);
+            meters.writeLatency.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+            if (outcome.kind() != WriteOutcome.Kind.RETRYABLE) {
+                meters.writeRequest(outcome.isSuccess() ? "success" : "failed", outcome.statusTag());
+                return outcome;
+            }
+            if (attempt >= retry.maxRetries()) {
+                meters.writeRequest("failed", outcome.statusTag());
+                return outcome;
+            }
+            meters.writeRequest("retry", outcome.statusTag());
+            meters.retries.increment();
+            long delay = retry.delayMs(attempt + 1, outcome.retryAfterMs());
+            log.debug("retrying write to {} in {} ms after {} {}", endpoint, delay, outcome.statusTag(), outcome.detail());
+            retry.sleeper().sleep(delay);
+        }
+    }
+
+    private VmEndpoint leastLoaded() {
+        VmEndpoint best = endpoints.get(0);
+        for (int i = 1; i < endpoints.size(); i++) {
+            VmEndpoint e = endpoints.get(i);
+            if (e.inFlight() < best.inFlight()) {
+                best = e;
+            }
+        }
+        return best;
+    }
+
+    /** Batches submitted and not yet finished. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /**
+     * Waits until every submitted batch has finished, at most {@code timeout}.
+     *
+     * @return true when nothing is in flight any more
+     */
+    public boolean drain(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (drainLock) {
+            while (inFlight.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(drainLock, left);
+            }
+        }
+        return true;
+    }
+
+    /** Stops: writes still running are interrupted and reported {@link WriteListener#abandoned}. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

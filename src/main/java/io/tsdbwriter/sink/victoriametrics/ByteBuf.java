@@ -1,0 +1,86 @@
+package io.tsdbwriter.sink.victoriametrics;
+
+import java.util.Arrays;
+
+/**
+ * A growable byte array for request bodies: appends bytes and ASCII-formatted longs without allocating per call.
+ * Not thread-safe; handed from the poll thread to one writer thread, never shared.
+ */
+public final class ByteBuf {
+
+    private byte[] bytes;
+    private int length;
+
+    /** @param initialCapacity initial size in bytes */
+    public ByteBuf(int initialCapacity) {
+        this.bytes = new byte[Math.max(16, initialCapacity)];
+    }
+
+    /** The backing array; valid content is {@code [0, length())}. */
+    public byte[] array() {
+        return bytes;
+    }
+
+    /** Bytes written. */
+    public int length() {
+        return length;
+    }
+
+    /** Forgets the content, keeps the capacity. */
+    public void reset() {
+        length = 0;
+    }
+
+    private void ensure(int extra) {
+        int need = length + extra;
+        if (need > bytes.length) {
+            bytes = Arrays.copyOf(bytes, Math.max(need, bytes.length * 2));
+        }
+    }
+
+    /** Appends one byte. */
+    public ByteBuf put(byte b) {
+        ensure(1);
+        bytes[length++] = b;
+        return this;
+    }
+
+    /** Appends all of {@code src}. */
+    public ByteBuf put(byte[] src) {
+        ensure(src.length);
+        System.arraycopy(src, 0, bytes, length, src.length);
+        length += src.length;
+        return this;
+    }
+
+    /** Appends {@code src[off, off+len)}. */
+    public ByteBuf put(byte[] src, int off, int len) {
+        ensure(len);
+        System.arraycopy(src, off, bytes, length, len);
+        length += len;
+        return this;
+    }
+
+    /** Appends the decimal ASCII form of {@code v} (as {@link Long#toString(long)} would, without the String). */
+    public ByteBuf putLong(long v) {
+        ensure(20);
+        if (v == Long.MIN_VALUE) {
+            return put("-9223372036854775808".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        if (v < 0) {
+            bytes[length++] = '-';
+            v = -v;
+        }
+        int digits = 1;
+        for (long x = v; x >= 10; x /= 10) {
+            digits++;
+        }
+        int pos = length + digits;
+        length = pos;
+        do {
+            bytes[--pos] = (byte) ('0' + (v % 10));
+            v /= 10;
+        } while (v != 0);
+        return this;
+    }
+}

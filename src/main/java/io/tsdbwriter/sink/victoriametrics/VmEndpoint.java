@@ -1,0 +1,71 @@
+package io.tsdbwriter.sink.victoriametrics;
+
+import java.net.URI;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One VictoriaMetrics write target (DESIGN §6). {@code baseUrl} is what the import path is appended to:
+ * {@code http://vm:8428} for single-node or {@code http://vminsert:8480/insert/<accountID>/prometheus} for a
+ * cluster. Its own {@code /metrics} (for {@code vm_concurrent_insert_capacity}) is at the root of the same host.
+ * Thread-safe.
+ */
+public final class VmEndpoint {
+
+    private final String baseUrl;
+    private final String importUrl;
+    private final String metricsUrl;
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    /** @throws IllegalArgumentException when {@code baseUrl} is not an absolute http(s) URL */
+    public VmEndpoint(String baseUrl) {
+        String b = baseUrl.trim();
+        while (b.endsWith("/")) {
+            b = b.substring(0, b.length() - 1);
+        }
+        URI uri;
+        try {
+            uri = URI.create(b);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid VictoriaMetrics URL '" + baseUrl + "': " + e.getMessage());
+        }
+        if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
+            throw new IllegalArgumentException("invalid VictoriaMetrics URL '" + baseUrl + "': expected http(s)://host[:port][/path]");
+        }
+        this.baseUrl = b;
+        this.importUrl = b + "/api/v1/import";
+        this.metricsUrl = uri.getScheme() + "://" + uri.getRawAuthority() + "/metrics";
+    }
+
+    /** The base URL as given, without a trailing slash. */
+    public String baseUrl() {
+        return baseUrl;
+    }
+
+    /** {@code <base>/api/v1/import}. */
+    public String importUrl() {
+        return importUrl;
+    }
+
+    /** {@code scheme://host:port/metrics} of the target process (vminsert or single-node). */
+    public String metricsUrl() {
+        return metricsUrl;
+    }
+
+    /** Requests now in flight to this endpoint. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    void begin() {
+        inFlight.incrementAndGet();
+    }
+
+    void end() {
+        inFlight.decrementAndGet();
+    }
+
+    @Override
+    public String toString() {
+        return baseUrl;
+    }
+}
