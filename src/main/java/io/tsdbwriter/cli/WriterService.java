@@ -9,6 +9,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.kafka.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.GroupMember;
 import io.tsdbwriter.kafka.PartitionWorkers;
@@ -75,6 +76,7 @@ final class WriterService {
         List<VmEndpoint> endpoints = cfg.vmUrls().stream().map(VmEndpoint::new).toList();
         VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip());
         BatchWriter writer = null;
+        DeadLetterQueue deadLetters = null;
         try {
             if (cfg.metricsPort() >= 0) {
                 metricsServer = new MetricsServer(cfg.metricsPort(), registry, () -> ready);
@@ -89,8 +91,12 @@ final class WriterService {
             Map<String, Object> kafka = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers(),
                     ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
             BatchWriter w = writer;
+            if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
+                deadLetters = new DeadLetterQueue(cfg.bootstrapServers(), cfg.deadLetterTopic());
+                log.info("dead-letter topic: {}", cfg.deadLetterTopic());
+            }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
-                    cfg.maxRecordBytes(), cfg.seriesCacheSize(), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), () -> { });
+                    cfg.maxRecordBytes(), cfg.seriesCacheSize(), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), () -> { }, deadLetters);
             member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
             log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), cfg.vmUrls(),
@@ -118,6 +124,9 @@ final class WriterService {
                 writer.close();
             }
             client.close();
+            if (deadLetters != null) {
+                deadLetters.close();
+            }
             if (metricsServer != null) {
                 metricsServer.close();
             }

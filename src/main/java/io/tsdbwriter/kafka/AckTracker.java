@@ -5,8 +5,8 @@ import java.util.ArrayDeque;
 /**
  * Tracks, for one SegmentConsumer, which offsets are durable in VictoriaMetrics. Batches are registered in
  * offset order by the poll thread and completed in any order by writer threads; the first unacked offset is
- * the first offset of the oldest batch still pending, else of the batch still being filled, else the read
- * position. Records that produced no batch (rejected records, handled at read time) are covered by whatever
+ * the lowest of: the first offset of the oldest batch still pending, of the batch still being filled, and the
+ * read position. Records that produced no batch (rejected records, handled at read time) are covered by whatever
  * comes after them.
  *
  * <p>Thread-safe (all methods synchronized; calls are per batch, not per sample).
@@ -90,13 +90,26 @@ public final class AckTracker {
     }
 
     private long firstUnackedLocked() {
-        if (!pending.isEmpty()) {
-            return pending.peekFirst().firstOffset;
+        long min = readPosition;
+        for (Pending p : pending) { // a record registered while a batch was open sits before that batch
+            if (!p.done) {
+                min = Math.min(min, p.firstOffset);
+            }
         }
         if (openFirstOffset >= 0) {
-            return openFirstOffset;
+            min = Math.min(min, openFirstOffset);
         }
-        return readPosition;
+        return min;
+    }
+
+    /**
+     * Registers work on a single record outside any batch (a rejected record on its way to the dead-letter topic).
+     * Its offset may lie after the first offset of the batch still being filled; the watermark takes the minimum.
+     */
+    public synchronized Pending registerRecord(long offset) {
+        Pending p = new Pending(offset);
+        pending.addLast(p);
+        return p;
     }
 
     /** Batches registered and not yet done. */

@@ -21,7 +21,7 @@ public final class PartitionWorkers {
     /** What each SegmentConsumer needs, shared by all partitions. */
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
                     int maxRecordBytes, int seriesCacheCapacity, ImportLineEncoder encoder, BatchWriter writer,
-                    WriterMeters meters, DecodeErrorLog decodeErrors, Runnable onAck) {
+                    WriterMeters meters, DecodeErrorLog decodeErrors, Runnable onAck, DeadLetterQueue deadLetters) {
     }
 
     private final TopicPartition tp;
@@ -40,7 +40,7 @@ public final class PartitionWorkers {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             RecordProcessor processor = new RecordProcessor(new PointDecoder(s.maxRecordBytes()), s.encoder(),
                     new SeriesCache<SeriesLines>(s.seriesCacheCapacity()), s.batchSamples(), s.writer(), s.meters(), tracker,
-                    s.decodeErrors(), s.onAck());
+                    s.decodeErrors(), s.onAck(), s.deadLetters());
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters()));
         }

@@ -11,6 +11,11 @@ import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
 import io.tsdbwriter.sink.victoriametrics.SeriesLines;
 import io.tsdbwriter.sink.victoriametrics.WriteListener;
 import io.tsdbwriter.sink.victoriametrics.WriteOutcome;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +41,7 @@ final class RecordProcessor implements WriteListener {
     private final AckTracker tracker;
     private final DecodeErrorLog decodeErrors;
     private final Runnable onAck;
+    private final DeadLetterQueue deadLetters;
     private final DecodedPoints points = new DecodedPoints();
     private final StringBuilder key = new StringBuilder(256);
     private final long samplesPerPoint;
@@ -44,7 +50,8 @@ final class RecordProcessor implements WriteListener {
     private int initialBatchBytes = 64 * 1024;
 
     RecordProcessor(PointDecoder decoder, ImportLineEncoder encoder, SeriesCache<SeriesLines> seriesCache, int batchSamples,
-                    BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck) {
+                    BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
+                    DeadLetterQueue deadLetters) {
         this.decoder = decoder;
         this.encoder = encoder;
         this.seriesCache = seriesCache;
@@ -54,6 +61,7 @@ final class RecordProcessor implements WriteListener {
         this.tracker = tracker;
         this.decodeErrors = decodeErrors;
         this.onAck = onAck;
+        this.deadLetters = deadLetters;
         this.samplesPerPoint = encoder.plan().samplesPerPoint();
     }
 
@@ -63,6 +71,10 @@ final class RecordProcessor implements WriteListener {
         DecodeError error = decoder.decode(record.value(), points);
         if (error != null) {
             decodeErrors.rejected(record.topic(), record.partition(), record.offset(), error, decoder.lastErrorDetail());
+            if (deadLetters != null) {
+                AckTracker.Pending pending = tracker.registerRecord(record.offset());
+                deadLetters.send(record, error.tag(), decoder.lastErrorDetail(), () -> complete(pending));
+            }
             return;
         }
         int n = points.count();
@@ -83,7 +95,7 @@ final class RecordProcessor implements WriteListener {
                 tracker.openBatchAt(record.offset());
             }
             byte[] value = ImportLineEncoder.formatValue(points.value(p));
-            open.addPoint(encoder.encodePoint(lines, points.timestampMs(p), value, open.body()));
+            open.addPoint(encoder.encodePoint(lines, points.timestampMs(p), value, open.body()), record);
             if (open.samples() >= batchSamples) {
                 flush();
             }
@@ -118,16 +130,56 @@ final class RecordProcessor implements WriteListener {
     }
 
     @Override
-    public void rejected(ImportBatch batch, WriteOutcome outcome) {
-        meters.samplesFailed.increment(batch.samples());
-        log.error("VictoriaMetrics refused a batch of {} samples ({} {}): counted as failed", batch.samples(), outcome.status(), outcome.detail());
-        ack(batch);
+    public void rejected(ImportBatch batch, List<Rejection> rejections) {
+        int samples = 0;
+        Map<ConsumerRecord<?, ?>, Rejection> records = new IdentityHashMap<>();
+        for (Rejection r : rejections) {
+            samples += r.samples();
+            records.putIfAbsent((ConsumerRecord<?, ?>) r.source(), r);
+        }
+        Rejection first = rejections.get(0);
+        if (deadLetters == null) {
+            meters.samplesFailed.increment(samples);
+            log.error("VictoriaMetrics refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as failed",
+                    samples, records.size(), first.outcome().status(), first.outcome().detail());
+            ack(batch);
+            return;
+        }
+        meters.samplesDeadLettered.increment(samples);
+        log.warn("VictoriaMetrics refused {} samples of {} record(s) ({} {}); dead-lettering them", samples, records.size(),
+                first.outcome().status(), first.outcome().detail());
+        deadLetterAll(batch, records.keySet(), "vm_rejected", first.outcome().status() + " " + first.outcome().detail());
     }
 
     @Override
     public void gaveUp(ImportBatch batch, WriteOutcome outcome) {
-        // Without a dead-letter producer the batch must not be acked: it stays pending and is never committed past.
-        log.error("write of {} samples gave up after retries ({} {}); its offsets stay uncommitted", batch.samples(), outcome.statusTag(), outcome.detail());
+        if (deadLetters == null) {
+            // cannot happen (config requires a dead-letter topic for this policy); never ack what was not stored
+            log.error("write of {} samples gave up ({} {}) without a dead-letter topic; offsets stay uncommitted",
+                    batch.samples(), outcome.statusTag(), outcome.detail());
+            return;
+        }
+        Map<ConsumerRecord<?, ?>, Boolean> records = new IdentityHashMap<>();
+        for (int i = 0; i < batch.points(); i++) {
+            records.put((ConsumerRecord<?, ?>) batch.source(i), Boolean.TRUE);
+        }
+        meters.samplesDeadLettered.increment(batch.samples());
+        log.warn("write of {} samples failed after retries ({} {}); dead-lettering {} record(s)", batch.samples(),
+                outcome.statusTag(), outcome.detail(), records.size());
+        deadLetterAll(batch, records.keySet(), "write_failed", outcome.statusTag() + " " + outcome.detail());
+    }
+
+    /** Dead-letters every record, then acks the batch once all are stored. */
+    @SuppressWarnings("unchecked")
+    private void deadLetterAll(ImportBatch batch, Set<ConsumerRecord<?, ?>> records, String reason, String error) {
+        AtomicInteger left = new AtomicInteger(records.size());
+        for (ConsumerRecord<?, ?> r : records) {
+            deadLetters.send((ConsumerRecord<byte[], byte[]>) r, reason, error, () -> {
+                if (left.decrementAndGet() == 0) {
+                    ack(batch);
+                }
+            });
+        }
     }
 
     @Override
@@ -136,7 +188,11 @@ final class RecordProcessor implements WriteListener {
     }
 
     private void ack(ImportBatch batch) {
-        if (tracker.complete((AckTracker.Pending) batch.origin())) {
+        complete((AckTracker.Pending) batch.origin());
+    }
+
+    private void complete(AckTracker.Pending pending) {
+        if (tracker.complete(pending)) {
             onAck.run();
         }
     }

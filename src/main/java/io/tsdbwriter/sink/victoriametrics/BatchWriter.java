@@ -2,6 +2,7 @@ package io.tsdbwriter.sink.victoriametrics;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -77,14 +78,12 @@ public final class BatchWriter implements AutoCloseable {
 
     private void run(ImportBatch batch, WriteListener listener, int budget, int bytes) {
         WriteOutcome outcome = null;
+        List<WriteListener.Rejection> rejections = null;
         try {
-            byte[] gzipped = client.payload(batch.body());
-            outcome = writeWithRetries(batch, gzipped);
-            while (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
-                log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
-                        batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
-                retry.sleeper().sleep(retry.maxBackoff().toMillis());
-                outcome = writeWithRetries(batch, gzipped);
+            outcome = writeUntilDecided(batch);
+            if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
+                rejections = new ArrayList<>();
+                isolate(batch, outcome, rejections);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -100,10 +99,53 @@ public final class BatchWriter implements AutoCloseable {
         } else if (outcome.isSuccess()) {
             meters.samplesWritten.increment(batch.samples());
             listener.written(batch);
-        } else if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
-            listener.rejected(batch, outcome);
+        } else if (rejections != null) {
+            listener.rejected(batch, rejections);
         } else {
             listener.gaveUp(batch, outcome);
+        }
+    }
+
+    /**
+     * Writes with bounded retries; under {@link OnWriteFailure#PAUSE} keeps probing after they run out (holding
+     * the permit, so the poll threads stop when every permit is held) until the answer is success or rejection.
+     */
+    private WriteOutcome writeUntilDecided(ImportBatch batch) throws InterruptedException {
+        byte[] gzipped = client.payload(batch.body());
+        WriteOutcome outcome = writeWithRetries(batch, gzipped);
+        while (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
+            log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
+                    batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
+            retry.sleeper().sleep(retry.maxBackoff().toMillis());
+            outcome = writeWithRetries(batch, gzipped);
+        }
+        return outcome;
+    }
+
+    /**
+     * Splits a refused batch in halves and writes each, recursively, until every refused point stands alone
+     * (DESIGN §6: 400/413/415 split the batch, dead-letter what still fails). Counts what gets written.
+     */
+    private void isolate(ImportBatch batch, WriteOutcome refusal, List<WriteListener.Rejection> out) throws InterruptedException {
+        if (batch.points() <= 1) {
+            for (int i = 0; i < batch.points(); i++) {
+                out.add(new WriteListener.Rejection(batch.source(i), batch.samples(), refusal));
+            }
+            return;
+        }
+        int mid = batch.points() / 2;
+        for (ImportBatch half : List.of(batch.slice(0, mid), batch.slice(mid, batch.points()))) {
+            WriteOutcome o = writeUntilDecided(half);
+            if (o.isSuccess()) {
+                meters.samplesWritten.increment(half.samples());
+            } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
+                isolate(half, o, out);
+            } else {
+                // retries ran out under dead-letter policy while splitting: the half goes as refused too
+                for (int i = 0; i < half.points(); i++) {
+                    out.add(new WriteListener.Rejection(half.source(i), half.slice(i, i + 1).samples(), o));
+                }
+            }
         }
     }
 

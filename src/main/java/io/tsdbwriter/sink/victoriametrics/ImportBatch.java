@@ -1,15 +1,23 @@
 package io.tsdbwriter.sink.victoriametrics;
 
+import java.util.Arrays;
+
 /**
- * One {@code /api/v1/import} request body under construction or in flight: JSON lines, the samples and source
- * points they carry, and an opaque {@code origin} the creator uses to ack the source offsets when the write ends.
- * Filled by one poll thread, then handed to one writer thread; never shared at the same time.
+ * One {@code /api/v1/import} request body: JSON lines, and for each source point the end of its lines in the
+ * body, its sample count and an opaque reference to its source (the Kafka record), so that a batch VictoriaMetrics
+ * refuses can be split until the refused points are isolated, and their sources dead-lettered. {@code origin} is
+ * the creator's handle for acking the source offsets.
+ *
+ * <p>Filled by one poll thread, then handed to one writer thread; never used by two threads at once.
  */
 public final class ImportBatch {
 
     private final ByteBuf body;
     private int samples;
     private int points;
+    private int[] pointEnds = new int[64];
+    private int[] pointSamples = new int[64];
+    private Object[] pointSources = new Object[64];
     private Object origin;
 
     /** @param initialBytes initial body capacity */
@@ -32,10 +40,50 @@ public final class ImportBatch {
         return points;
     }
 
-    /** Adds one encoded source point's sample count. */
-    public void addPoint(int pointSamples) {
-        samples += pointSamples;
+    /**
+     * Records that the lines just appended to {@link #body()} belong to one source point.
+     *
+     * @param pointSamples samples in those lines
+     * @param source       the point's source (e.g. its Kafka record), kept for dead-lettering
+     */
+    public void addPoint(int pointSamples, Object source) {
+        if (points == pointEnds.length) {
+            int n = points * 2;
+            pointEnds = Arrays.copyOf(pointEnds, n);
+            this.pointSamples = Arrays.copyOf(this.pointSamples, n);
+            pointSources = Arrays.copyOf(pointSources, n);
+        }
+        pointEnds[points] = body.length();
+        this.pointSamples[points] = pointSamples;
+        pointSources[points] = source;
         points++;
+        samples += pointSamples;
+    }
+
+    /** The source of point {@code i}. */
+    public Object source(int i) {
+        return pointSources[i];
+    }
+
+    /** A new batch holding points {@code [from, to)} (bytes copied; same origin). */
+    public ImportBatch slice(int from, int to) {
+        int start = from == 0 ? 0 : pointEnds[from - 1];
+        int end = pointEnds[to - 1];
+        int n = to - from;
+        ImportBatch b = new ImportBatch(end - start);
+        b.body.put(body.array(), start, end - start);
+        b.pointEnds = new int[Math.max(n, 1)];
+        b.pointSamples = new int[Math.max(n, 1)];
+        b.pointSources = new Object[Math.max(n, 1)];
+        for (int i = 0; i < n; i++) {
+            b.pointEnds[i] = pointEnds[from + i] - start;
+            b.pointSamples[i] = pointSamples[from + i];
+            b.pointSources[i] = pointSources[from + i];
+            b.samples += pointSamples[from + i];
+        }
+        b.points = n;
+        b.origin = origin;
+        return b;
     }
 
     /** True when nothing was encoded. */
@@ -43,7 +91,7 @@ public final class ImportBatch {
         return samples == 0;
     }
 
-    /** The creator's handle (offsets to ack, records to dead-letter). */
+    /** The creator's handle (offsets to ack). */
     public Object origin() {
         return origin;
     }

@@ -1,18 +1,27 @@
 package io.tsdbwriter.sink.victoriametrics;
 
+import java.util.List;
+
 /**
- * Told how a submitted batch ended. Called once per batch, on the writer's virtual thread; implementations must
- * be thread-safe and quick (no blocking I/O).
+ * Told how a submitted batch ended. Exactly one method is called once per batch, on the writer's virtual thread;
+ * implementations must be thread-safe and must not block for long.
  */
 public interface WriteListener {
 
-    /** VictoriaMetrics answered 2xx. */
+    /** A source point VictoriaMetrics refused even alone (400/413/415). */
+    record Rejection(Object source, int samples, WriteOutcome outcome) {
+    }
+
+    /** VictoriaMetrics answered 2xx for the whole batch. */
     void written(ImportBatch batch);
 
-    /** VictoriaMetrics refused the body as not retryable (400/413/415). */
-    void rejected(ImportBatch batch, WriteOutcome outcome);
+    /**
+     * VictoriaMetrics refused the batch as not retryable; it was split until the refused points were isolated.
+     * Every point not listed in {@code rejections} was written.
+     */
+    void rejected(ImportBatch batch, List<Rejection> rejections);
 
-    /** Retries ran out under {@link OnWriteFailure#DEAD_LETTER}. */
+    /** Retries ran out under {@link OnWriteFailure#DEAD_LETTER}: nothing of the batch is known to be written. */
     void gaveUp(ImportBatch batch, WriteOutcome outcome);
 
     /** The writer stopped before the batch got an answer it could act on: its offsets must stay uncommitted. */
