@@ -1,11 +1,8 @@
 package io.tsdbwriter.kafka;
 
-import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.record.PointDecoder;
 import io.tsdbwriter.sink.victoriametrics.BatchWriter;
 import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
-import io.tsdbwriter.sink.victoriametrics.SeriesLines;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,8 +35,8 @@ public final class PartitionWorkers {
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
-            RecordProcessor processor = new RecordProcessor(new PointDecoder(s.maxRecordBytes()), s.encoder(),
-                    new SeriesCache<SeriesLines>(s.seriesCacheCapacity()), s.batchSamples(), s.writer(), s.meters(), tracker,
+            RecordProcessor processor = new RecordProcessor(new PointAmplifier(s.maxRecordBytes(), s.encoder(), s.seriesCacheCapacity()),
+                    s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), s.onAck(), s.deadLetters());
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters()));

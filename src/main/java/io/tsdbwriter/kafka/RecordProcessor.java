@@ -1,14 +1,9 @@
 package io.tsdbwriter.kafka;
 
-import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.record.DecodeError;
-import io.tsdbwriter.record.DecodedPoints;
-import io.tsdbwriter.record.PointDecoder;
 import io.tsdbwriter.sink.victoriametrics.BatchWriter;
 import io.tsdbwriter.sink.victoriametrics.ImportBatch;
-import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
-import io.tsdbwriter.sink.victoriametrics.SeriesLines;
 import io.tsdbwriter.sink.victoriametrics.WriteListener;
 import io.tsdbwriter.sink.victoriametrics.WriteOutcome;
 import java.util.IdentityHashMap;
@@ -32,9 +27,7 @@ final class RecordProcessor implements WriteListener {
 
     private static final Logger log = LoggerFactory.getLogger(RecordProcessor.class);
 
-    private final PointDecoder decoder;
-    private final ImportLineEncoder encoder;
-    private final SeriesCache<SeriesLines> seriesCache;
+    private final PointAmplifier amplifier;
     private final int batchSamples;
     private final BatchWriter writer;
     private final WriterMeters meters;
@@ -42,19 +35,15 @@ final class RecordProcessor implements WriteListener {
     private final DecodeErrorLog decodeErrors;
     private final Runnable onAck;
     private final DeadLetterQueue deadLetters;
-    private final DecodedPoints points = new DecodedPoints();
-    private final StringBuilder key = new StringBuilder(256);
     private final long samplesPerPoint;
     private ImportBatch open;
     private long openedAtNanos;
     private int initialBatchBytes = 64 * 1024;
 
-    RecordProcessor(PointDecoder decoder, ImportLineEncoder encoder, SeriesCache<SeriesLines> seriesCache, int batchSamples,
+    RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters) {
-        this.decoder = decoder;
-        this.encoder = encoder;
-        this.seriesCache = seriesCache;
+        this.amplifier = amplifier;
         this.batchSamples = batchSamples;
         this.writer = writer;
         this.meters = meters;
@@ -62,40 +51,31 @@ final class RecordProcessor implements WriteListener {
         this.decodeErrors = decodeErrors;
         this.onAck = onAck;
         this.deadLetters = deadLetters;
-        this.samplesPerPoint = encoder.plan().samplesPerPoint();
+        this.samplesPerPoint = amplifier.samplesPerPoint();
     }
 
     /** Decodes and amplifies one record; may block handing a full batch to the writer. */
     void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
         meters.recordsConsumed.increment();
-        DecodeError error = decoder.decode(record.value(), points);
+        DecodeError error = amplifier.decode(record.value());
         if (error != null) {
-            decodeErrors.rejected(record.topic(), record.partition(), record.offset(), error, decoder.lastErrorDetail());
+            decodeErrors.rejected(record.topic(), record.partition(), record.offset(), error, amplifier.lastErrorDetail());
             if (deadLetters != null) {
                 AckTracker.Pending pending = tracker.registerRecord(record.offset());
-                deadLetters.send(record, error.tag(), decoder.lastErrorDetail(), () -> complete(pending));
+                deadLetters.send(record, error.tag(), amplifier.lastErrorDetail(), () -> complete(pending));
             }
             return;
         }
-        int n = points.count();
+        int n = amplifier.pointCount();
         meters.pointsDecoded.increment(n);
         meters.samplesExpected.increment(n * samplesPerPoint);
         for (int p = 0; p < n; p++) {
-            key.setLength(0);
-            points.appendSeriesKey(p, key);
-            String k = key.toString();
-            SeriesLines lines = seriesCache.get(k);
-            if (lines == null) {
-                lines = encoder.prepare(points.metric(p), points.labelNames(), points.labelValues(), points.labelStart(p), points.labelEnd(p));
-                seriesCache.put(k, lines);
-            }
             if (open == null) {
                 open = new ImportBatch(initialBatchBytes);
                 openedAtNanos = System.nanoTime();
                 tracker.openBatchAt(record.offset());
             }
-            byte[] value = ImportLineEncoder.formatValue(points.value(p));
-            open.addPoint(encoder.encodePoint(lines, points.timestampMs(p), value, open.body()), record);
+            open.addPoint(amplifier.encodePoint(p, open.body()), record);
             if (open.samples() >= batchSamples) {
                 flush();
             }

@@ -1,7 +1,12 @@
 package io.tsdbwriter.sink.victoriametrics;
 
 import io.tsdbwriter.metrics.WriterMeters;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -23,6 +28,8 @@ import org.slf4j.LoggerFactory;
 public final class BatchWriter implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
+    /** How often a write waiting on open circuit breakers checks them again. */
+    static final long PERMISSION_POLL_MS = 250;
 
     private final List<VmEndpoint> endpoints;
     private final VmImportClient client;
@@ -33,6 +40,7 @@ public final class BatchWriter implements AutoCloseable {
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vm-write-", 0).factory());
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Object drainLock = new Object();
+    private final Map<VmEndpoint, CircuitBreaker> breakers = new IdentityHashMap<>();
     private volatile boolean closed;
 
     /**
@@ -50,6 +58,18 @@ public final class BatchWriter implements AutoCloseable {
         this.retry = retry;
         this.onFailure = onFailure;
         this.meters = meters;
+        CircuitBreakerConfig cb = CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(retry.maxBackoff())
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .maxWaitDurationInHalfOpenState(Duration.ZERO)
+                .build();
+        for (VmEndpoint e : this.endpoints) {
+            breakers.put(e, CircuitBreaker.of("vm-import " + e.baseUrl(), cb));
+        }
     }
 
     /**
@@ -159,16 +179,24 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    /** One bounded round: the first attempt plus up to maxRetries retries. */
+    /**
+     * One bounded round: the first attempt plus up to maxRetries retries. Each attempt goes through its endpoint's
+     * resilience4j circuit breaker: while every endpoint's breaker is open (VictoriaMetrics keeps failing), attempts
+     * wait instead of hammering it, and one probe per open interval decides when writing resumes.
+     */
     private WriteOutcome writeWithRetries(ImportBatch batch, byte[] gzipped) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {
-            if (closed) {
-                throw new InterruptedException("writer closed");
-            }
-            VmEndpoint endpoint = leastLoaded();
+            VmEndpoint endpoint = awaitEndpoint();
+            CircuitBreaker breaker = breakers.get(endpoint);
             long t0 = System.nanoTime();
             WriteOutcome outcome = client.post(endpoint, batch.body(), gzipped);
-            meters.writeLatency.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+            long took = System.nanoTime() - t0;
+            meters.writeLatency.record(took, TimeUnit.NANOSECONDS);
+            if (outcome.kind() == WriteOutcome.Kind.RETRYABLE) {
+                breaker.onError(took, TimeUnit.NANOSECONDS, new IOException(outcome.statusTag() + " " + outcome.detail()));
+            } else {
+                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            }
             if (outcome.kind() != WriteOutcome.Kind.RETRYABLE) {
                 meters.writeRequest(outcome.isSuccess() ? "success" : "failed", outcome.statusTag());
                 return outcome;
@@ -185,15 +213,29 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    private VmEndpoint leastLoaded() {
-        VmEndpoint best = endpoints.get(0);
-        for (int i = 1; i < endpoints.size(); i++) {
-            VmEndpoint e = endpoints.get(i);
-            if (e.inFlight() < best.inFlight()) {
-                best = e;
+    /** The least-loaded endpoint whose breaker permits a call; waits while none does. */
+    private VmEndpoint awaitEndpoint() throws InterruptedException {
+        while (true) {
+            if (closed) {
+                throw new InterruptedException("writer closed");
             }
+            VmEndpoint best = null;
+            for (VmEndpoint e : endpoints) {
+                if (breakers.get(e).getState() != CircuitBreaker.State.OPEN && (best == null || e.inFlight() < best.inFlight())) {
+                    best = e;
+                }
+            }
+            if (best == null) { // all open: let the breakers move to half-open when their wait is over
+                for (VmEndpoint e : endpoints) {
+                    if (breakers.get(e).tryAcquirePermission()) {
+                        return e;
+                    }
+                }
+            } else if (breakers.get(best).tryAcquirePermission()) {
+                return best;
+            }
+            retry.sleeper().sleep(PERMISSION_POLL_MS);
         }
-        return best;
     }
 
     /** Batches submitted and not yet finished. */

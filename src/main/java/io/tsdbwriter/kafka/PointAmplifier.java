@@ -1,0 +1,75 @@
+package io.tsdbwriter.kafka;
+
+import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.record.DecodeError;
+import io.tsdbwriter.record.DecodedPoints;
+import io.tsdbwriter.record.PointDecoder;
+import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
+import io.tsdbwriter.sink.victoriametrics.SeriesLines;
+
+/**
+ * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
+ * {@link #encodePoint} each of its points as M × N samples into a request body. Per point it allocates the series
+ * key and the value text; per sample nothing (series line prefixes come from a {@link SeriesCache}).
+ * Used by every SegmentConsumer and by the JMH benchmark.
+ *
+ * <p>Not thread-safe: one instance per consuming thread.
+ */
+public final class PointAmplifier {
+
+    private final PointDecoder decoder;
+    private final ImportLineEncoder encoder;
+    private final SeriesCache<SeriesLines> seriesCache;
+    private final DecodedPoints points = new DecodedPoints();
+    private final StringBuilder key = new StringBuilder(256);
+
+    /**
+     * @param maxRecordBytes      larger records are rejected
+     * @param encoder             encodes for the run's amplification plan
+     * @param seriesCacheCapacity series whose prepared lines are kept
+     */
+    public PointAmplifier(int maxRecordBytes, ImportLineEncoder encoder, int seriesCacheCapacity) {
+        this.decoder = new PointDecoder(maxRecordBytes);
+        this.encoder = encoder;
+        this.seriesCache = new SeriesCache<>(seriesCacheCapacity);
+    }
+
+    /** Decodes a record value; null when valid (then {@link #pointCount()} ≥ 1), else why it is rejected. */
+    public DecodeError decode(byte[] value) {
+        return decoder.decode(value, points);
+    }
+
+    /** Detail of the last rejection. */
+    public String lastErrorDetail() {
+        return decoder.lastErrorDetail();
+    }
+
+    /** Points of the last decoded record. */
+    public int pointCount() {
+        return points.count();
+    }
+
+    /** Samples each point becomes: M × N. */
+    public long samplesPerPoint() {
+        return encoder.plan().samplesPerPoint();
+    }
+
+    /**
+     * Appends point {@code p}'s N lines of M samples to {@code out}.
+     *
+     * @return samples appended
+     */
+    public int encodePoint(int p, ByteBuf out) {
+        key.setLength(0);
+        points.appendSeriesKey(p, key);
+        String k = key.toString();
+        SeriesLines lines = seriesCache.get(k);
+        if (lines == null) {
+            lines = encoder.prepare(points.metric(p), points.labelNames(), points.labelValues(), points.labelStart(p), points.labelEnd(p));
+            seriesCache.put(k, lines);
+        }
+        byte[] value = ImportLineEncoder.formatValue(points.value(p));
+        return encoder.encodePoint(lines, points.timestampMs(p), value, out);
+    }
+}

@@ -1,0 +1,86 @@
+package io.tsdbwriter.bench;
+
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.kafka.PointAmplifier;
+import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * JMH benchmark of the hot path decode → amplify → encode on node_exporter-shaped point records, single-threaded.
+ * The score is <b>samples per second per core</b> (each operation is one sample; one invocation decodes
+ * {@value #RECORDS} records of one point each and encodes M × N samples per point).
+ *
+ * <p>Run: {@code scripts/jmh.sh} (or {@code java -cp target/test-classes:<test classpath> org.openjdk.jmh.Main HotPath}).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class HotPathBenchmark {
+
+    static final int RECORDS = 1000;
+
+    @Param({"12"})
+    int timeMultiplier;
+
+    @Param({"1"})
+    int instanceMultiplier;
+
+    private byte[][] records;
+    private PointAmplifier amplifier;
+    private ByteBuf out;
+
+    @Setup
+    public void setUp() {
+        records = new byte[RECORDS][];
+        String[] modes = {"idle", "user", "system", "iowait", "irq", "softirq", "steal", "nice"};
+        for (int i = 0; i < RECORDS; i++) {
+            String json = "{\"metric\":\"node_cpu_seconds_total\",\"timestamp\":" + (1795300857000L + (i / 100) * 60_000L)
+                    + ",\"value\":" + (12345.67 + i) + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"" + (i % 100 / 8)
+                    + "\",\"mode\":\"" + modes[i % 8] + "\",\"job\":\"node\"},\"productKey\":\"node\"}";
+            records[i] = json.getBytes(StandardCharsets.UTF_8);
+        }
+        AmplificationPlan plan = new AmplificationPlan(timeMultiplier, instanceMultiplier, 60_000);
+        amplifier = new PointAmplifier(1 << 20, new ImportLineEncoder(plan), 100_000);
+        out = new ByteBuf(1 << 20);
+    }
+
+    /** Operations = samples: RECORDS × M × N (the annotation assumes M=12, N=1; see {@link #samplesPerInvocation}). */
+    @Benchmark
+    @OperationsPerInvocation(RECORDS * 12)
+    public int decodeAmplifyEncode() {
+        int samples = 0;
+        for (byte[] r : records) {
+            amplifier.decode(r);
+            for (int p = 0; p < amplifier.pointCount(); p++) {
+                samples += amplifier.encodePoint(p, out);
+            }
+            if (out.length() > (1 << 20)) {
+                out.reset();
+            }
+        }
+        out.reset();
+        return samples;
+    }
+
+    /** Samples one invocation produces. */
+    public int samplesPerInvocation() {
+        return RECORDS * timeMultiplier * instanceMultiplier;
+    }
+}
