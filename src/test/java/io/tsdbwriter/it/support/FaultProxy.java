@@ -1,0 +1,149 @@
+package io.tsdbwriter.it.support;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A small HTTP fault proxy on a free loopback port in front of a real VictoriaMetrics: passes requests through,
+ * or answers import requests with a status (503 as vminsert's queue timeout, 429 with Retry-After), or holds them
+ * longer than the writer's call timeout. Only {@code /api/v1/import} is faulted; {@code /metrics} and the rest
+ * always pass. Thread-safe; switch modes at any time.
+ */
+public final class FaultProxy implements AutoCloseable {
+
+    /** What the proxy does with an import request. */
+    public sealed interface Mode permits Pass, Status, Slow {
+    }
+
+    /** Forward unchanged. */
+    public record Pass() implements Mode {
+    }
+
+    /** Answer {@code code} without forwarding; {@code retryAfterSeconds} ≥ 0 adds a Retry-After header. */
+    public record Status(int code, int retryAfterSeconds) implements Mode {
+    }
+
+    /** Hold the request for {@code delay}, then answer 503 without forwarding. */
+    public record Slow(Duration delay) implements Mode {
+    }
+
+    private final HttpServer server;
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String target;
+    private final AtomicReference<Mode> mode = new AtomicReference<>(new Pass());
+    private final AtomicInteger faulted = new AtomicInteger();
+    private final AtomicInteger passed = new AtomicInteger();
+
+    /** @param targetUrl the real VictoriaMetrics base URL, e.g. http://127.0.0.1:8428 */
+    public FaultProxy(String targetUrl) throws IOException {
+        this.target = targetUrl.endsWith("/") ? targetUrl.substring(0, targetUrl.length() - 1) : targetUrl;
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** The proxy's base URL. */
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** Switches what import requests get from now on. */
+    public void mode(Mode m) {
+        mode.set(m);
+    }
+
+    /** Import requests answered with a fault so far. */
+    public int faulted() {
+        return faulted.get();
+    }
+
+    /** Import requests passed through so far. */
+    public int passed() {
+        return passed.get();
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            byte[] body;
+            try (InputStream in = ex.getRequestBody()) {
+                body = in.readAllBytes();
+            }
+            boolean isImport = ex.getRequestURI().getPath().endsWith("/api/v1/import");
+            Mode m = isImport ? mode.get() : new Pass();
+            switch (m) {
+                case Status s -> {
+                    faulted.incrementAndGet();
+                    if (s.retryAfterSeconds() >= 0) {
+                        ex.getResponseHeaders().set("Retry-After", Integer.toString(s.retryAfterSeconds()));
+                    }
+                    send(ex, s.code(), ("injected " + s.code() + "\n").getBytes());
+                }
+                case Slow s -> {
+                    faulted.incrementAndGet();
+                    try {
+                        Thread.sleep(s.delay().toMillis());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    send(ex, 503, "slow\n".getBytes());
+                }
+                case Pass p -> {
+                    if (isImport) {
+                        passed.incrementAndGet();
+                    }
+                    forward(ex, body);
+                }
+            }
+        }
+    }
+
+    private void forward(HttpExchange ex, byte[] body) throws IOException {
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(target + ex.getRequestURI()))
+                .timeout(Duration.ofSeconds(60))
+                .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
+        String enc = ex.getRequestHeaders().getFirst("Content-Encoding");
+        if (enc != null) {
+            req.header("Content-Encoding", enc);
+        }
+        try {
+            HttpResponse<byte[]> resp = client.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
+            send(ex, resp.statusCode(), resp.body());
+        } catch (IOException e) {
+            send(ex, 502, ("proxy: " + e.getMessage() + "\n").getBytes());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            send(ex, 502, "proxy interrupted\n".getBytes());
+        }
+    }
+
+    private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
+        if (status == 204) {
+            ex.sendResponseHeaders(204, -1);
+            return;
+        }
+        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+        if (body.length > 0) {
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
