@@ -51,10 +51,10 @@ public final class ExportComparison {
     private long withinTolerance;
     private long unexpectedSeries;
     private final HashSet<String> unexpectedKeys = new HashSet<>();
-    private final List<String> unexpectedSeriesExamples = new ArrayList<>();
-    private final List<String> unexpectedSampleExamples = new ArrayList<>();
-    private final List<String> duplicateExamples = new ArrayList<>();
-    private final List<String> mismatchExamples = new ArrayList<>();
+    private final Examples unexpectedSeriesExamples = new Examples();
+    private final Examples unexpectedSampleExamples = new Examples();
+    private final Examples duplicateExamples = new Examples();
+    private final Examples mismatchExamples = new Examples();
 
     // reused per line
     private final TreeMap<String, String> labels = new TreeMap<>();
@@ -134,8 +134,8 @@ public final class ExportComparison {
             }
             if (isNew) {
                 unexpectedSeries++;
-                if (unexpectedSeriesExamples.size() < VerificationResult.MAX_EXAMPLES) {
-                    unexpectedSeriesExamples.add(key + " (" + count + " sample" + (count == 1 ? "" : "s")
+                if (unexpectedSeriesExamples.wants(key)) {
+                    unexpectedSeriesExamples.add(key, key + " (" + count + " sample" + (count == 1 ? "" : "s")
                             + (count > 0 ? ", first " + sample(timestampsMs[0], values[0]) : "") + ")");
                 }
             }
@@ -153,12 +153,16 @@ public final class ExportComparison {
             int idx = Arrays.binarySearch(tl.timestamps, t);
             if (idx < 0) {
                 unexpectedSamples++;
-                example(unexpectedSampleExamples, key + " " + sample(t, v) + ": timestamp not expected");
+                if (unexpectedSampleExamples.wants(key)) {
+                    unexpectedSampleExamples.add(key, key + " " + sample(t, v) + ": timestamp not expected");
+                }
                 continue;
             }
             if (bits.get(idx)) {
                 duplicateSamples++;
-                example(duplicateExamples, key + " " + sample(t, v) + ": timestamp read back more than once");
+                if (duplicateExamples.wants(key)) {
+                    duplicateExamples.add(key, key + " " + sample(t, v) + ": timestamp read back more than once");
+                }
                 continue;
             }
             bits.set(idx);
@@ -176,8 +180,10 @@ public final class ExportComparison {
                 continue;
             }
             valueMismatches++;
-            example(mismatchExamples, key + " @" + t + " (" + Instant.ofEpochMilli(t) + "): expected " + e
-                    + (alts == null ? "" : " (or " + Arrays.toString(alts) + ")") + ", found " + v);
+            if (mismatchExamples.wants(key)) {
+                mismatchExamples.add(key, key + " @" + t + " (" + Instant.ofEpochMilli(t) + "): expected " + e
+                        + (alts == null ? "" : " (or " + Arrays.toString(alts) + ")") + ", found " + v);
+            }
         }
     }
 
@@ -185,6 +191,24 @@ public final class ExportComparison {
     public VerificationResult result() {
         long missingSeries = 0;
         List<String> missingExamples = new ArrayList<>();
+        // first pass: one example per series; second pass fills up from series with several missing samples
+        for (int pass = 0; pass < 2 && missingExamples.size() < VerificationResult.MAX_EXAMPLES; pass++) {
+            for (ExpectedSamples.Series s : expected.seriesById()) {
+                if (missingExamples.size() == VerificationResult.MAX_EXAMPLES) {
+                    break;
+                }
+                BitSet bits = found[s.id()];
+                int first = bits == null ? 0 : bits.nextClearBit(0);
+                int idx = pass == 0 ? first : (bits == null ? 1 : bits.nextClearBit(first + 1));
+                while (idx < s.timeline().size() && missingExamples.size() < VerificationResult.MAX_EXAMPLES) {
+                    missingExamples.add(s.key() + " " + sample(s.timeline().timestamps[idx], s.timeline().values[idx]));
+                    if (pass == 0) {
+                        break;
+                    }
+                    idx = bits == null ? idx + 1 : bits.nextClearBit(idx + 1);
+                }
+            }
+        }
         for (ExpectedSamples.Series s : expected.seriesById()) {
             BitSet bits = found[s.id()];
             int size = s.timeline().size();
@@ -193,19 +217,12 @@ public final class ExportComparison {
                     missingSeries++;
                 }
             }
-            if (missingExamples.size() < VerificationResult.MAX_EXAMPLES) {
-                int idx = bits == null ? 0 : bits.nextClearBit(0);
-                while (idx < size && missingExamples.size() < VerificationResult.MAX_EXAMPLES) {
-                    missingExamples.add(s.key() + " " + sample(s.timeline().timestamps[idx], s.timeline().values[idx]));
-                    idx = bits == null ? idx + 1 : bits.nextClearBit(idx + 1);
-                }
-            }
         }
         return new VerificationResult(expected.sampleCount(), expected.seriesCount(), expected.sourcePointCount(),
                 expected.timeMultiplier(), expected.instanceMultiplier(), readSamples, foundSamples,
                 expected.sampleCount() - foundSamples, missingSeries, unexpectedSeries, unexpectedSamples, duplicateSamples,
-                valueMismatches, withinTolerance, tolerance, missingExamples, unexpectedSeriesExamples, unexpectedSampleExamples,
-                duplicateExamples, mismatchExamples);
+                valueMismatches, withinTolerance, tolerance, missingExamples, unexpectedSeriesExamples.items(), unexpectedSampleExamples.items(),
+                duplicateExamples.items(), mismatchExamples.items());
     }
 
     private void readSeries(JsonParser p) throws IOException {
@@ -310,9 +327,35 @@ public final class ExportComparison {
         return false;
     }
 
-    private static void example(List<String> list, String text) {
-        if (list.size() < VerificationResult.MAX_EXAMPLES) {
-            list.add(text);
+    /** Up to {@link VerificationResult#MAX_EXAMPLES} examples, preferring different series, filled up with more of the same. */
+    private static final class Examples {
+        private final List<String> distinct = new ArrayList<>();
+        private final List<String> more = new ArrayList<>();
+        private final HashSet<String> keys = new HashSet<>();
+
+        /** True when an example of {@code key} would be kept. */
+        boolean wants(String key) {
+            return distinct.size() < VerificationResult.MAX_EXAMPLES
+                    && (!keys.contains(key) || distinct.size() + more.size() < VerificationResult.MAX_EXAMPLES);
+        }
+
+        void add(String key, String text) {
+            if (keys.add(key)) {
+                distinct.add(text);
+            } else {
+                more.add(text);
+            }
+        }
+
+        List<String> items() {
+            List<String> all = new ArrayList<>(distinct);
+            for (String m : more) {
+                if (all.size() == VerificationResult.MAX_EXAMPLES) {
+                    break;
+                }
+                all.add(m);
+            }
+            return all;
         }
     }
 

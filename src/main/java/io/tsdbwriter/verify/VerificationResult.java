@@ -71,7 +71,7 @@ public record VerificationResult(long expectedSamples, long expectedSeries, long
         examples(b, unexpectedSampleExamples);
         line(b, "duplicate samples", duplicateSamples, null);
         examples(b, duplicateExamples);
-        String tol = relativeTolerance == 0 ? "bit-exact" : String.format(Locale.ROOT, "relative tolerance %g; %d values within it, not bit-identical",
+        String tol = relativeTolerance == 0 ? "bit-exact" : String.format(Locale.ROOT, "relative tolerance %s; %d values within it, not bit-identical",
                 relativeTolerance, valuesWithinTolerance);
         line(b, "value mismatches", valueMismatches, tol);
         examples(b, valueMismatchExamples);

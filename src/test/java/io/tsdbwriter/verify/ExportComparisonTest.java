@@ -190,6 +190,22 @@ class ExportComparisonTest {
     }
 
     @Test
+    void prefersExamplesFromDifferentSeries() throws Exception {
+        List<SourcePoint> points = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            points.add(new SourcePoint("a", Map.of("instanceNo", "h"), null, T + k * 60_000L, 1));
+        }
+        points.add(new SourcePoint("b", Map.of("instanceNo", "h"), null, T, 1));
+        ExpectedSamples e = ExpectedSamples.of(points, 1, 1, 60_000);
+
+        VerificationResult r = ReadBackVerifier.compare(e, List.<String>of().iterator(), 0);
+
+        assertThat(r.missingSamples()).isEqualTo(11);
+        assertThat(r.missingExamples()).hasSize(5).anySatisfy(x -> assertThat(x).startsWith("b{"))
+                .filteredOn(x -> x.startsWith("a{")).hasSize(4);
+    }
+
+    @Test
     void rejectsMalformedExportLines() {
         assertThatThrownBy(() -> compare(List.of("[1,2]"), 0)).isInstanceOf(IOException.class);
         assertThatThrownBy(() -> compare(List.of(line("{\"__name__\":\"m\"}", "1,2", Long.toString(T))), 0))
