@@ -39,6 +39,8 @@ import picocli.CommandLine.Spec;
  * {@code kafka-producer-perf-test}, one line to stdout:
  * {@code N records sent, X records/sec (Y MB/sec), points=P}, counting only records the broker acknowledged.
  * Exit codes: 0 all records acknowledged; 1 a send failed or input could not be read; 2 bad flags.
+ *
+ * <p>Not thread-safe: picocli makes one instance per execution.
  */
 @Command(name = "produce", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Send source points to Kafka as point records: real Prometheus scrapes (files) or --synthetic series.",
@@ -101,7 +103,7 @@ public final class ProduceCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!(rate >= 0) || Double.isInfinite(rate)) {
@@ -113,7 +115,14 @@ public final class ProduceCommand implements Callable<Integer> {
         if (topic.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--topic must not be empty");
         }
-        SourceOptions.Source src = source.open(System.currentTimeMillis());
+        SourceOptions.Source src;
+        try {
+            src = source.open(System.currentTimeMillis());
+        } catch (IOException e) {
+            err.println("produce: cannot read the input: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
         err.println("produce: " + src.description() + " -> topic " + topic + " at " + bootstrapServers);
         if (!source.synthetic && source.timestampMs != null && source.files.size() > 1) {
             err.println("produce: note: --timestamp gives all " + source.files.size()

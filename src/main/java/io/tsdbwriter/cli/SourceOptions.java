@@ -25,9 +25,9 @@ import picocli.CommandLine.Spec;
  * The options that say which source points there are, shared by {@code produce} (which sends them) and
  * {@code verify} (which computes what VictoriaMetrics must then hold), so both read the same points from the same
  * flags: exposition files, or {@code --synthetic} series; {@code --instance}, {@code --product-key},
- * {@code --timestamp}, {@code --source-interval}.
+ * {@code --timestamp}, {@code --source-interval}. A picocli mixin; not thread-safe.
  */
-public final class SourceOptions {
+final class SourceOptions {
 
     /** Timestamps below this look like seconds, not milliseconds (10^11 ms is March 1973), as the writer's decoder judges. */
     static final long MIN_TIMESTAMP_MS = 100_000_000_000L;

@@ -20,7 +20,10 @@ import picocli.CommandLine.Spec;
  *
  * <p>Prints a summary ({@code expected samples}, {@code found}, {@code missing}, {@code unexpected series},
  * {@code value mismatches}, … with up to 5 examples of each problem) to stdout. Exit codes: 0 VictoriaMetrics
- * holds exactly the expected samples; 1 it does not, or it could not be read; 2 bad flags.
+ * holds exactly the expected samples; 1 it does not, or it (or the input) could not be read; 2 bad flags.
+ *
+ * <p>Not thread-safe: picocli makes one instance per execution. For the check as a library call see
+ * {@link ReadBackVerifier}.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Read back VictoriaMetrics and compare it sample by sample with the source points (same flags as produce)",
@@ -63,7 +66,7 @@ public final class VerifyCommand implements Callable<Integer> {
     Duration wait;
 
     @Override
-    public Integer call() throws IOException, InterruptedException {
+    public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!(valueTolerance >= 0 && valueTolerance < 1)) {
@@ -83,6 +86,10 @@ public final class VerifyCommand implements Callable<Integer> {
             expected = builder.addAll(src.points()).build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        } catch (IOException e) {
+            err.println("verify: cannot read the input: " + e.getMessage());
+            err.flush();
+            return 1;
         }
         if (expected.collapsedSamples() > 0) {
             err.println("verify: note: " + expected.collapsedSamples()

@@ -157,6 +157,18 @@ class ProduceCommandTest {
     }
 
     @Test
+    void exitsOneWithTheLineWhenAFileIsNotExpositionText(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path bad = dir.resolve("node-exporter-1795300857.prom");
+        java.nio.file.Files.writeString(bad, "up 1\nbroken{ 1\n");
+
+        int code = run("--topic", "t", bad.toString());
+
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot read the input").contains(bad + ":line 2: ");
+        assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
     void exitsTwoOnBadFlags() {
         assertThat(run(NodeExporterFiles.first().toString())).as("no --topic").isEqualTo(2);
         assertThat(err.toString()).contains("Missing required option: '--topic=TOPIC'");
