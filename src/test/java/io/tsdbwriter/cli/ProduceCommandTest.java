@@ -1,0 +1,190 @@
+package io.tsdbwriter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.produce.NodeExporterFiles;
+import io.tsdbwriter.produce.PointRecords;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class ProduceCommandTest {
+
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    private final List<Properties> configs = new ArrayList<>();
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(MockProducer<byte[], byte[]> p, String... args) {
+        CommandLine cl = new CommandLine(new ProduceCommand(props -> {
+            configs.add(props);
+            return p;
+        }));
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    private int run(String... args) {
+        return run(producer, args);
+    }
+
+    private static List<String> files() {
+        return NodeExporterFiles.all().stream().map(Path::toString).toList();
+    }
+
+    private String lastOutLine() {
+        String[] lines = out.toString().strip().split("\n");
+        return lines[lines.length - 1];
+    }
+
+    @Test
+    void sendsOnePointRecordPerSampleOfTheRealScrapes() throws Exception {
+        List<String> args = new ArrayList<>(List.of("--topic", "points", "--instance", "node-0001"));
+        args.addAll(files());
+
+        int code = run(args.toArray(String[]::new));
+
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(producer.history()).hasSize(10_140);
+        assertThat(lastOutLine()).matches("10140 records sent, [0-9.]+ records/sec \\([0-9.]+ MB/sec\\), points=10140");
+        ProducerRecord<byte[], byte[]> first = producer.history().get(0);
+        assertThat(first.topic()).isEqualTo("points");
+        assertThat(first.key()).isNull();
+        JsonNode record = PointRecords.objectMapper().readTree(first.value());
+        assertThat(record.get("metric").asText()).isEqualTo("go_gc_duration_seconds");
+        assertThat(record.get("timestamp").asLong()).isEqualTo(1795300857000L);
+        assertThat(record.get("value").asDouble()).isEqualTo(1.5943e-05);
+        assertThat(record.get("dimensions").get("instanceNo").asText()).isEqualTo("node-0001");
+        assertThat(record.get("dimensions").get("quantile").asText()).isEqualTo("0");
+        assertThat(record.get("productKey").asText()).isEqualTo("node");
+        assertThat(err.toString()).contains("10140 points from 20 files");
+    }
+
+    @Test
+    void configuresAnIdempotentLz4ProducerWithAcksAll() {
+        run("--topic", "t", "--bootstrap-servers", "k1:9092,k2:9092", NodeExporterFiles.first().toString());
+
+        Properties p = configs.get(0);
+        assertThat(p).containsEntry("bootstrap.servers", "k1:9092,k2:9092").containsEntry("acks", "all")
+                .containsEntry("enable.idempotence", "true").containsEntry("linger.ms", "20")
+                .containsEntry("batch.size", "262144").containsEntry("compression.type", "lz4");
+    }
+
+    @Test
+    void packsSeveralPointsIntoArrayRecords() throws Exception {
+        int code = run("--topic", "t", "--points-per-record", "100", NodeExporterFiles.first().toString());
+
+        assertThat(code).isZero();
+        assertThat(producer.history()).hasSize(6); // 507 points
+        assertThat(PointRecords.objectMapper().readTree(producer.history().get(0).value())).hasSize(100);
+        assertThat(PointRecords.objectMapper().readTree(producer.history().get(5).value())).hasSize(7);
+        assertThat(lastOutLine()).startsWith("6 records sent, ").endsWith("points=507");
+    }
+
+    @Test
+    void keysRecordsByTheSeriesOfTheirFirstPoint() {
+        run("--topic", "t", "--keyed", "--instance", "h", NodeExporterFiles.first().toString());
+
+        assertThat(new String(producer.history().get(0).key(), StandardCharsets.UTF_8))
+                .isEqualTo("go_gc_duration_seconds{instanceNo=\"h\",productKey=\"node\",quantile=\"0\"}");
+    }
+
+    @Test
+    void generatesSyntheticSeriesEndingAtTheTimestamp() throws Exception {
+        int code = run("--topic", "t", "--synthetic", "--series", "5", "--points-per-series", "3", "--instance", "h",
+                "--timestamp", "1795305000000", "--source-interval", "10s");
+
+        assertThat(code).isZero();
+        assertThat(producer.history()).hasSize(15);
+        JsonNode last = PointRecords.objectMapper().readTree(producer.history().get(14).value());
+        assertThat(last.get("metric").asText()).isEqualTo("synthetic_metric");
+        assertThat(last.get("timestamp").asLong()).isEqualTo(1795305000000L);
+        assertThat(last.get("dimensions").get("series").asText()).isEqualTo("4");
+        JsonNode firstRecord = PointRecords.objectMapper().readTree(producer.history().get(0).value());
+        assertThat(firstRecord.get("timestamp").asLong()).isEqualTo(1795305000000L - 20_000);
+    }
+
+    @Test
+    void syntheticTimestampsGoBackFromNow() throws Exception {
+        long before = System.currentTimeMillis();
+        run("--topic", "t", "--synthetic", "--series", "1", "--points-per-series", "2");
+
+        long newest = PointRecords.objectMapper().readTree(producer.history().get(1).value()).get("timestamp").asLong();
+        assertThat(newest).isLessThanOrEqualTo(System.currentTimeMillis()).isGreaterThan(before - 60_000);
+        assertThat(newest % 60_000).isZero();
+    }
+
+    @Test
+    void limitsTheRecordRate() {
+        long start = System.nanoTime();
+        int code = run("--topic", "t", "--synthetic", "--series", "11", "--points-per-series", "1", "--rate", "50");
+
+        assertThat(code).isZero();
+        assertThat((System.nanoTime() - start) / 1e6).as("11 records at 50/s take 200 ms").isGreaterThanOrEqualTo(190);
+    }
+
+    @Test
+    void exitsOneWhenASendFails() {
+        MockProducer<byte[], byte[]> failing = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+            @Override
+            public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
+                callback.onCompletion(null, new TimeoutException("Topic t not present in metadata after 60000 ms."));
+                return CompletableFuture.failedFuture(new TimeoutException("no broker"));
+            }
+        };
+
+        int code = run(failing, "--topic", "t", NodeExporterFiles.first().toString());
+
+        assertThat(code).isEqualTo(1);
+        assertThat(lastOutLine()).startsWith("0 records sent, ");
+        assertThat(err.toString()).contains("first error").contains("not present in metadata");
+    }
+
+    @Test
+    void exitsOneWithTheLineWhenAFileIsNotExpositionText(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path bad = dir.resolve("node-exporter-1795300857.prom");
+        java.nio.file.Files.writeString(bad, "up 1\nbroken{ 1\n");
+
+        int code = run("--topic", "t", bad.toString());
+
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot read the input").contains(bad + ":line 2: ");
+        assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
+    void exitsTwoOnBadFlags() {
+        assertThat(run(NodeExporterFiles.first().toString())).as("no --topic").isEqualTo(2);
+        assertThat(err.toString()).contains("Missing required option: '--topic=TOPIC'");
+        assertThat(run("--topic", "t")).as("no input").isEqualTo(2);
+        assertThat(run("--topic", "t", "--synthetic", NodeExporterFiles.first().toString())).as("both inputs").isEqualTo(2);
+        assertThat(run("--topic", "t", "--timestamp", "1795300857", NodeExporterFiles.first().toString())).as("seconds").isEqualTo(2);
+        assertThat(run("--topic", "t", "--points-per-record", "0", "--synthetic")).isEqualTo(2);
+        assertThat(run("--topic", "t", "--rate", "-1", "--synthetic")).isEqualTo(2);
+        assertThat(run("--topic", "t", "--source-interval", "soon", "--synthetic")).isEqualTo(2);
+        assertThat(run("--topic", "t", "/no/such/file.prom")).isEqualTo(2);
+        assertThat(run("--topic", "t", "--bogus")).isEqualTo(2);
+        assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
+    void formatsTheSummaryLikeTheKafkaPerfTest() {
+        assertThat(ProduceCommand.summary(1000, 2 * 1024 * 1024, 5000, 2.0)).isEqualTo("1000 records sent, 500.0 records/sec (1.00 MB/sec), points=5000");
+    }
+}

@@ -1,0 +1,116 @@
+package io.tsdbwriter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import okhttp3.mockwebserver.MockResponse;
+import okhttp3.mockwebserver.MockWebServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class VerifyCommandTest {
+
+    private static final long T = 1795300857000L;
+
+    @TempDir
+    Path dir;
+    private Path scrape;
+    private MockWebServer vm;
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @BeforeEach
+    void setUp() throws IOException {
+        scrape = dir.resolve("node-exporter-1795300857.prom");
+        Files.writeString(scrape, "# TYPE node_load1 gauge\nnode_load1 0.25\n");
+        vm = new MockWebServer();
+        vm.start();
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        vm.shutdown();
+    }
+
+    private int run(String... args) {
+        CommandLine cl = new CommandLine(new VerifyCommand());
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    private static String line(String instance, String values, long... ts) {
+        StringBuilder t = new StringBuilder();
+        for (long x : ts) {
+            t.append(t.isEmpty() ? "" : ",").append(x);
+        }
+        return "{\"metric\":{\"__name__\":\"node_load1\",\"instanceNo\":\"" + instance + "\",\"productKey\":\"node\"},\"values\":["
+                + values + "],\"timestamps\":[" + t + "]}\n";
+    }
+
+    private void serveExport(String body) {
+        vm.enqueue(new MockResponse().setResponseCode(204));
+        vm.enqueue(new MockResponse().setBody(body));
+    }
+
+    @Test
+    void exitsZeroWhenVictoriaMetricsHoldsExactlyTheAmplifiedSamples() {
+        serveExport(line("h", "0.25,0.25", T, T + 30_000) + line("h-1", "0.25,0.25", T, T + 30_000));
+
+        int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--time-multiplier", "2", "--instance-multiplier", "2",
+                scrape.toString());
+
+        assertThat(code).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).contains("expected samples:   4 (2 series; 1 source points x M=2 x N=2)")
+                .contains("found:              4").contains("missing:            0").contains("unexpected series:  0")
+                .contains("value mismatches:   0").endsWith("result: PASSED\n");
+    }
+
+    @Test
+    void exitsOneAndShowsExamplesWhenSamplesAreMissing() {
+        serveExport(line("h", "0.25", T) + line("h-1", "0.25,0.25", T, T + 30_000));
+
+        int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--time-multiplier", "2", "--instance-multiplier", "2",
+                scrape.toString());
+
+        assertThat(code).isEqualTo(1);
+        assertThat(out.toString()).contains("missing:            1")
+                .contains("e.g. node_load1{instanceNo=\"h\",productKey=\"node\"} @" + (T + 30_000)).endsWith("result: FAILED\n");
+    }
+
+    @Test
+    void exitsOneWhenVictoriaMetricsCannotBeReached() throws IOException {
+        String url = vm.url("/").toString();
+        vm.shutdown();
+
+        int code = run("--vm-url", url, "--instance", "h", scrape.toString());
+
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot read back from");
+    }
+
+    @Test
+    void demandsBitExactValuesWithToleranceZero() {
+        serveExport(line("h", "0.25000000000000006", T));
+        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", "--value-tolerance", "0", scrape.toString())).isEqualTo(1);
+        serveExport(line("h", "0.25000000000000006", T));
+        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", scrape.toString())).isZero();
+    }
+
+    @Test
+    void exitsTwoOnBadFlags() {
+        assertThat(run("--time-multiplier", "0", scrape.toString())).isEqualTo(2);
+        assertThat(run("--instance-multiplier", "100001", scrape.toString())).isEqualTo(2);
+        assertThat(run("--vm-url", "localhost:8428", scrape.toString())).isEqualTo(2);
+        assertThat(run("--value-tolerance", "2", scrape.toString())).isEqualTo(2);
+        assertThat(run()).isEqualTo(2);
+        assertThat(vm.getRequestCount()).isZero();
+    }
+}
