@@ -1,0 +1,140 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.produce.NodeExporterFiles;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.RealInput;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.verify.ExpectedSamples;
+import io.tsdbwriter.verify.ReadBackVerifier;
+import io.tsdbwriter.verify.VerificationResult;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * What the integration tests share: the real input (the 20 node_exporter scrapes), producing it into a topic,
+ * the exact read-back from VictoriaMetrics and the committed offsets read back from Kafka.
+ */
+public final class Scenario {
+
+    /** The instance the real scrapes are attributed to. */
+    public static final String INSTANCE = "node-0001";
+
+    private Scenario() {
+    }
+
+    /** Every point of the 20 real scrapes (10140 points). */
+    public static List<SourcePoint> realPoints() throws IOException {
+        return RealInput.load(NodeExporterFiles.all(), INSTANCE, "node", OptionalLong.empty());
+    }
+
+    /** Produces {@code points} in order, {@code pointsPerRecord} per record (1 = one object, more = a JSON array). */
+    public static int produce(String bootstrap, String topic, List<SourcePoint> points, int pointsPerRecord) {
+        List<byte[]> values = new ArrayList<>();
+        for (int i = 0; i < points.size(); i += pointsPerRecord) {
+            List<SourcePoint> chunk = points.subList(i, Math.min(points.size(), i + pointsPerRecord));
+            values.add(pointsPerRecord == 1 ? PointRecords.encode(chunk.get(0)) : PointRecords.encode(chunk));
+        }
+        produceRaw(bootstrap, topic, values);
+        return values.size();
+    }
+
+    /** Produces raw record values in order (round-robin over partitions by the default partitioner). */
+    public static void produceRaw(String bootstrap, String topic, List<byte[]> values) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (byte[] v : values) {
+                producer.send(new ProducerRecord<>(topic, v));
+            }
+            producer.flush();
+        }
+    }
+
+    /** The expected samples of {@code points} amplified M × N at a 60 s source interval. */
+    public static ExpectedSamples expected(List<SourcePoint> points, int m, int n) {
+        return ReadBackVerifier.expected(points, m, n, 60_000);
+    }
+
+    /** force_flush + export + exact comparison; fails the test with the verifier's summary on any difference. */
+    public static VerificationResult assertExactReadBack(String vmUrl, ExpectedSamples expected) throws IOException {
+        VerificationResult r = new ReadBackVerifier(vmUrl).verify(expected);
+        assertThat(r.passed()).as(r.summary()).isTrue();
+        assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
+        assertThat(r.unexpectedSeries()).isZero();
+        return r;
+    }
+
+    /** Log end offsets of every partition of {@code topic}. */
+    public static Map<TopicPartition, Long> endOffsets(String bootstrap, String topic) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            Set<TopicPartition> tps = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toSet());
+            Map<TopicPartition, OffsetSpec> req = tps.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
+            return admin.listOffsets(req).all().get().entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        }
+    }
+
+    /** Offsets the group committed for {@code topic}'s partitions (absent partitions left out). */
+    public static Map<TopicPartition, Long> committedOffsets(String bootstrap, String group, String topic) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, Long> out = new HashMap<>();
+            m.forEach((tp, om) -> {
+                if (tp.topic().equals(topic) && om != null) {
+                    out.put(tp, om.offset());
+                }
+            });
+            return out;
+        }
+    }
+
+    /** The writer's {@code --summary-json}. */
+    public static JsonNode summary(Path file) throws IOException {
+        return PointRecords.objectMapper().readTree(Files.readAllBytes(file));
+    }
+
+    /** Standard {@code run} arguments against a stack. */
+    public static List<String> runArgs(String bootstrap, String vmUrl, String topic, String group, int m, int n, int p,
+                                       String... more) {
+        List<String> a = new ArrayList<>(List.of("run", "--bootstrap-servers", bootstrap, "--topic", topic, "--group-id", group,
+                "--vm-url", vmUrl, "--time-multiplier", Integer.toString(m), "--instance-multiplier", Integer.toString(n),
+                "--parallelism", Integer.toString(p), "--metrics-port", "-1", "--report-interval", "5s"));
+        a.addAll(List.of(more));
+        return a;
+    }
+
+    private static Admin admin(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return Admin.create(p);
+    }
+
+    /** A generous bound for a child process in these tests. */
+    public static final Duration PROCESS_TIMEOUT = Duration.ofMinutes(2);
+}
