@@ -70,6 +70,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--max-retries", defaultValue = "5", description = "Retries of a failing write before --on-write-failure applies (default: ${DEFAULT-VALUE})")
     int maxRetries;
 
+    @Option(names = "--max-backoff", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Longest delay between retries (exponential from 200ms with jitter; Retry-After honoured up to it); also how long a tripped circuit breaker waits before probing again (default: ${DEFAULT-VALUE})")
+    Duration maxBackoff;
+
     @Option(names = "--on-write-failure", defaultValue = "pause", paramLabel = "pause|dead-letter", converter = FailurePolicyConverter.class,
             description = "After --max-retries: pause = keep the batch and keep probing; dead-letter = send its records to --dead-letter-topic (default: ${DEFAULT-VALUE})")
     OnWriteFailure onWriteFailure;
@@ -132,7 +136,7 @@ final class RunCommand implements Callable<Integer> {
                 vmUrls.stream().map(String::trim).toList(), timeMultiplier, instanceMultiplier, sourceInterval, parallelism,
                 segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
                 commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
-                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize);
+                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff);
     }
 
     @Override

@@ -35,6 +35,7 @@ import java.util.Objects;
  * @param maxInflightBytes     request bytes buffered or in flight at most
  * @param maxRecordBytes       larger records are rejected
  * @param seriesCacheSize      series whose prepared lines each SegmentConsumer keeps
+ * @param maxBackoff           cap of a retry delay, and how long a tripped circuit breaker waits before probing
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -42,7 +43,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         Duration reportInterval, boolean stopAtEnd, Path summaryJson, Duration commitInterval,
                         Duration drainTimeout, Duration callTimeout, boolean gzip, int metricsPort,
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
-                        int maxRecordBytes, int seriesCacheSize) {
+                        int maxRecordBytes, int seriesCacheSize, Duration maxBackoff) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -71,6 +72,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(maxInflightBytes >= 1024 * 1024 && maxInflightBytes <= Integer.MAX_VALUE, "--max-inflight-bytes must be in 1MiB..2GiB");
         require(maxRecordBytes >= 1, "--max-record-bytes must be >= 1");
         require(seriesCacheSize >= 1, "series cache size must be >= 1");
+        require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms");
     }
 
     private static void require(boolean ok, String message) {

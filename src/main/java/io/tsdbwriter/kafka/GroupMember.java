@@ -166,7 +166,13 @@ public final class GroupMember implements Runnable {
         }
         try {
             c.commitSync(offsets, Duration.ofSeconds(30));
-            offsets.forEach((tp, om) -> committed.put(tp, om.offset()));
+            offsets.forEach((tp, om) -> {
+                committed.put(tp, om.offset());
+                PartitionWorkers w = workers.get(tp);
+                if (w != null) {
+                    w.committed(om.offset());
+                }
+            });
             log.debug("committed {}", offsets);
         } catch (WakeupException e) {
             throw e;

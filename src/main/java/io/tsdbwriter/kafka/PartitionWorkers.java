@@ -27,11 +27,15 @@ public final class PartitionWorkers {
     private final List<AckTracker> trackers = new ArrayList<>();
     private final List<SegmentConsumer> consumers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
+    private final Object commitLock = new Object();
+    private long committed;
+    private boolean stopping;
 
     PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s) {
         this.tp = tp;
         this.startOffset = startOffset;
         this.stopOffset = stopOffset;
+        this.committed = startOffset;
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
@@ -39,7 +43,7 @@ public final class PartitionWorkers {
                     s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), s.onAck(), s.deadLetters());
             trackers.add(tracker);
-            consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters()));
+            consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitCommitted));
         }
     }
 
@@ -85,8 +89,38 @@ public final class PartitionWorkers {
         return n;
     }
 
+    /** Records the offset committed for this partition and wakes readers waiting for it. */
+    void committed(long offset) {
+        synchronized (commitLock) {
+            if (offset > committed) {
+                committed = offset;
+                commitLock.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits until the committed offset is at least {@code offset}: a SegmentConsumer may start segment k only once
+     * segment k − P is committed, so a crash replays at most P segments of a partition (DESIGN §4) and readers never
+     * run unboundedly ahead of the writes.
+     *
+     * @return false when the partition is being stopped
+     */
+    boolean awaitCommitted(long offset) throws InterruptedException {
+        synchronized (commitLock) {
+            while (committed < offset && !stopping) {
+                commitLock.wait(1000);
+            }
+            return !stopping;
+        }
+    }
+
     /** Stops reading (closes the SegmentConsumers) and waits for their threads, at most {@code timeout}. */
     void stopReading(Duration timeout) throws InterruptedException {
+        synchronized (commitLock) {
+            stopping = true;
+            commitLock.notifyAll();
+        }
         consumers.forEach(SegmentConsumer::close);
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Thread t : threads) {

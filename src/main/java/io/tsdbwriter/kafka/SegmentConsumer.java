@@ -41,12 +41,13 @@ final class SegmentConsumer implements Runnable {
     private final RecordProcessor processor;
     private final AckTracker tracker;
     private final WriterMeters meters;
+    private final CommitGate commitGate;
     private volatile boolean closed;
     private volatile boolean finished;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
 
     SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
-                    RecordProcessor processor, AckTracker tracker, WriterMeters meters) {
+                    RecordProcessor processor, AckTracker tracker, WriterMeters meters, CommitGate commitGate) {
         this.tp = tp;
         this.index = index;
         this.plan = plan;
@@ -55,6 +56,14 @@ final class SegmentConsumer implements Runnable {
         this.processor = processor;
         this.tracker = tracker;
         this.meters = meters;
+        this.commitGate = commitGate;
+    }
+
+    /** Waits until the partition's committed offset reaches an offset. */
+    @FunctionalInterface
+    interface CommitGate {
+        /** @return false when the partition is stopping */
+        boolean await(long offset) throws InterruptedException;
     }
 
     /** Kafka consumer settings of a segment reader: no group, no commits, bytes in, committed data only. */
@@ -89,6 +98,10 @@ final class SegmentConsumer implements Runnable {
                     break;
                 }
                 tracker.readTo(start);
+                long mustBeCommitted = plan.end(k - plan.parallelism());
+                if (k - plan.parallelism() >= 0 && mustBeCommitted > plan.committedOffset() && !commitGate.await(mustBeCommitted)) {
+                    break;
+                }
                 c.seek(tp, start);
                 readSegment(c, k, start);
                 k = plan.nextSegment(k);
