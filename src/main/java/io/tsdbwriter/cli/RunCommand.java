@@ -42,6 +42,10 @@ final class RunCommand implements Callable<Integer> {
                     "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least in-flight first (default: ${DEFAULT-VALUE})"})
     List<String> vmUrls;
 
+    @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
+            description = "Extra Kafka consumer setting (repeatable), e.g. security.protocol=SSL or session.timeout.ms=10000")
+    java.util.Map<String, String> consumerProperties = new java.util.LinkedHashMap<>();
+
     @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
             description = "Samples per source point in time: t + i*source-interval/M for i in [0,M) (default: ${DEFAULT-VALUE})")
     int timeMultiplier;
@@ -136,7 +140,7 @@ final class RunCommand implements Callable<Integer> {
                 vmUrls.stream().map(String::trim).toList(), timeMultiplier, instanceMultiplier, sourceInterval, parallelism,
                 segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
                 commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
-                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff);
+                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties);
     }
 
     @Override

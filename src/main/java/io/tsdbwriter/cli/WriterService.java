@@ -88,8 +88,9 @@ final class WriterService {
             meters.gauge("write.permits.in.use", "Write permits held by requests in flight", Tags.of("endpoint", "all"), permits, WritePermits::inUse);
             writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters);
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval());
-            Map<String, Object> kafka = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers(),
-                    ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
+            Map<String, Object> kafka = new java.util.HashMap<>(cfg.consumerProperties());
+            kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
+            kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
             BatchWriter w = writer;
             if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
                 deadLetters = new DeadLetterQueue(cfg.bootstrapServers(), cfg.deadLetterTopic());

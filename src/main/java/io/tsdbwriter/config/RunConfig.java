@@ -36,6 +36,9 @@ import java.util.Objects;
  * @param maxRecordBytes       larger records are rejected
  * @param seriesCacheSize      series whose prepared lines each SegmentConsumer keeps
  * @param maxBackoff           cap of a retry delay, and how long a tripped circuit breaker waits before probing
+ * @param consumerProperties   extra Kafka consumer settings (e.g. security, session.timeout.ms), applied to the group
+ *                             member and every SegmentConsumer; the writer's own settings (no auto-commit, byte
+ *                             deserializers, assignor) win
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -43,7 +46,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         Duration reportInterval, boolean stopAtEnd, Path summaryJson, Duration commitInterval,
                         Duration drainTimeout, Duration callTimeout, boolean gzip, int metricsPort,
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
-                        int maxRecordBytes, int seriesCacheSize, Duration maxBackoff) {
+                        int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
+                        java.util.Map<String, String> consumerProperties) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -73,6 +77,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(maxRecordBytes >= 1, "--max-record-bytes must be >= 1");
         require(seriesCacheSize >= 1, "series cache size must be >= 1");
         require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms");
+        consumerProperties = java.util.Map.copyOf(consumerProperties);
     }
 
     private static void require(boolean ok, String message) {

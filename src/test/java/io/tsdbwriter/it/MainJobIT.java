@@ -43,7 +43,7 @@ class MainJobIT {
     void realScrapesAmplifiedSixByTenWithThreeSegmentConsumersReadBackExactly() throws Exception {
         String topic = "node-metrics";
         stack.kafka().createTopic(topic, 3);
-        int records = Scenario.produce(stack.bootstrapServers(), topic, points, 1);
+        int records = Scenario.produce(stack.bootstrapServers(), topic, 3, points, 1);
         Path summary = work.resolve("main-summary.json");
 
         WriterProcess writer = WriterProcess.start(work.resolve("main-writer.log"), Scenario.runArgs(stack.bootstrapServers(),

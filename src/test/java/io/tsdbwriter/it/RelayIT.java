@@ -39,7 +39,7 @@ class RelayIT {
         List<SourcePoint> points = Scenario.realPoints();
         String topic = "relay";
         stack.kafka().createTopic(topic, 2);
-        int records = Scenario.produce(stack.bootstrapServers(), topic, points, 7);
+        int records = Scenario.produce(stack.bootstrapServers(), topic, 2, points, 7);
         assertThat(records).isEqualTo((points.size() + 6) / 7);
         Path summary = work.resolve("relay-summary.json");
 

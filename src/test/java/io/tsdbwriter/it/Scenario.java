@@ -49,30 +49,55 @@ public final class Scenario {
         return RealInput.load(NodeExporterFiles.all(), INSTANCE, "node", OptionalLong.empty());
     }
 
-    /** Produces {@code points} in order, {@code pointsPerRecord} per record (1 = one object, more = a JSON array). */
-    public static int produce(String bootstrap, String topic, List<SourcePoint> points, int pointsPerRecord) {
+    /**
+     * Produces {@code points} in order, {@code pointsPerRecord} per record (1 = one object, more = a JSON array),
+     * record i to partition i % partitions.
+     */
+    public static int produce(String bootstrap, String topic, int partitions, List<SourcePoint> points, int pointsPerRecord) {
         List<byte[]> values = new ArrayList<>();
         for (int i = 0; i < points.size(); i += pointsPerRecord) {
             List<SourcePoint> chunk = points.subList(i, Math.min(points.size(), i + pointsPerRecord));
             values.add(pointsPerRecord == 1 ? PointRecords.encode(chunk.get(0)) : PointRecords.encode(chunk));
         }
-        produceRaw(bootstrap, topic, values);
+        produceRaw(bootstrap, topic, partitions, values);
         return values.size();
     }
 
-    /** Produces raw record values in order (round-robin over partitions by the default partitioner). */
-    public static void produceRaw(String bootstrap, String topic, List<byte[]> values) {
+    /**
+     * Produces raw record values in order, record {@code i} to partition {@code i % partitions}, so that record i
+     * has offset {@code i / partitions} in its partition (see {@link #recordsBelow}).
+     */
+    public static void produceRaw(String bootstrap, String topic, int partitions, List<byte[]> values) {
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            for (byte[] v : values) {
-                producer.send(new ProducerRecord<>(topic, v));
+            for (int i = 0; i < values.size(); i++) {
+                producer.send(new ProducerRecord<>(topic, i % partitions, null, values.get(i)));
             }
             producer.flush();
         }
+    }
+
+    /** Indices of the records (as produced by {@link #produceRaw}) whose offsets lie below the committed offsets. */
+    public static List<Integer> recordsBelow(Map<TopicPartition, Long> committed, int partitions, int records) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < records; i++) {
+            Long c = committed.get(new TopicPartition(committed.keySet().iterator().next().topic(), i % partitions));
+            if (c != null && i / partitions < c) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /** Everything of {@code expected} is in VictoriaMetrics (other series and samples may be there too). */
+    public static void assertPresent(String vmUrl, ExpectedSamples expected) throws IOException {
+        VerificationResult r = new ReadBackVerifier(vmUrl).verify(expected);
+        assertThat(r.missingSamples()).as(r.summary()).isZero();
+        assertThat(r.missingSeries()).as(r.summary()).isZero();
     }
 
     /** The expected samples of {@code points} amplified M × N at a 60 s source interval. */

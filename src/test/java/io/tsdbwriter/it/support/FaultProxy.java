@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class FaultProxy implements AutoCloseable {
 
     /** What the proxy does with an import request. */
-    public sealed interface Mode permits Pass, Status, Slow {
+    public sealed interface Mode permits Pass, Status, Slow, RejectContaining, Delay {
     }
 
     /** Forward unchanged. */
@@ -37,6 +37,14 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Hold the request for {@code delay}, then answer 503 without forwarding. */
     public record Slow(Duration delay) implements Mode {
+    }
+
+    /** Answer 400 (as VictoriaMetrics does for a body it refuses) when the body contains {@code marker}; else pass. */
+    public record RejectContaining(String marker) implements Mode {
+    }
+
+    /** Forward every import request after holding it for {@code delay} (a slow but healthy VictoriaMetrics). */
+    public record Delay(Duration delay) implements Mode {
     }
 
     private final HttpServer server;
@@ -99,6 +107,24 @@ public final class FaultProxy implements AutoCloseable {
                         Thread.currentThread().interrupt();
                     }
                     send(ex, 503, "slow\n".getBytes());
+                }
+                case RejectContaining r -> {
+                    if (new String(body, java.nio.charset.StandardCharsets.UTF_8).contains(r.marker())) {
+                        faulted.incrementAndGet();
+                        send(ex, 400, "cannot parse: injected rejection\n".getBytes());
+                    } else {
+                        passed.incrementAndGet();
+                        forward(ex, body);
+                    }
+                }
+                case Delay d -> {
+                    try {
+                        Thread.sleep(d.delay().toMillis());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    passed.incrementAndGet();
+                    forward(ex, body);
                 }
                 case Pass p -> {
                     if (isImport) {
