@@ -1,0 +1,446 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.FaultProxy;
+import io.tsdbwriter.it.support.LocalStack;
+import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.verify.ExpectedSamples;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Never lose a point (issue "crashes, outages, bad input and rebalances"): fault injection with real processes —
+ * a Kafka broker, VictoriaMetrics, the writer jar — and a fault proxy on loopback. Each scenario ends with the
+ * exact read-back of the real input and the group's committed offsets at the end offsets.
+ */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+class DeliveryGuaranteesIT {
+
+    static final int PARTITIONS = 3;
+    static final int M = 2;
+    static final int N = 3;
+
+    @TempDir
+    static Path work;
+
+    static LocalStack stack;
+    static List<SourcePoint> points;
+    static final AtomicInteger names = new AtomicInteger();
+
+    @BeforeAll
+    static void startStack() throws Exception {
+        stack = LocalStack.start(work.resolve("stack"));
+        points = Scenario.realPoints();
+    }
+
+    @AfterAll
+    static void stopStack() {
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    /** A fresh topic with the real input, and a fresh metric namespace: each scenario reads back only its own samples. */
+    private record Fixture(String topic, String group, int records) {
+    }
+
+    private Fixture realInput(String name) {
+        String topic = name + "-" + names.incrementAndGet();
+        stack.kafka().createTopic(topic, PARTITIONS);
+        int records = Scenario.produce(stack.bootstrapServers(), topic, PARTITIONS, points, 1);
+        return new Fixture(topic, "g-" + topic, records);
+    }
+
+    private void deleteAllSeries() {
+        stack.vm().get("/api/v1/admin/tsdb/delete_series?match%5B%5D=%7B__name__!=%22%22%7D");
+        stack.vm().forceFlush();
+    }
+
+    private WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
+        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vmUrl, f.topic(), f.group(), M, N, 3, more);
+        args.addAll(List.of("--segment-size", "300", "--commit-interval", "500ms"));
+        return WriterProcess.start(work.resolve(name + ".log"), args);
+    }
+
+    private void finishAndVerifyAll(Fixture f, String name) throws Exception {
+        Path summary = work.resolve(name + "-finish.json");
+        WriterProcess finish = writer(f, name + "-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
+        assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
+        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        assertCommittedAtEnd(f);
+    }
+
+    private void assertCommittedAtEnd(Fixture f) throws Exception {
+        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()))
+                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), f.topic()));
+    }
+
+    /** Everything below the committed offsets is in VictoriaMetrics. */
+    private Map<TopicPartition, Long> assertCommittedIsDurable(Fixture f) throws Exception {
+        Map<TopicPartition, Long> committed = Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic());
+        List<SourcePoint> below = new ArrayList<>();
+        if (!committed.isEmpty()) {
+            for (int i : Scenario.recordsBelow(committed, PARTITIONS, f.records())) {
+                below.add(points.get(i));
+            }
+        }
+        if (!below.isEmpty()) {
+            Scenario.assertPresent(stack.vmUrl(), Scenario.expected(below, M, N));
+        }
+        return committed;
+    }
+
+    private Map<TopicPartition, Long> awaitSomeCommitted(Fixture f, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<TopicPartition, Long> c = Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic());
+            if (c.values().stream().mapToLong(Long::longValue).sum() > 0) {
+                return c;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("nothing committed within " + timeout);
+    }
+
+    @Test
+    void sigtermDrainsCommitsTheWatermarkAndExitsZero() throws Exception {
+        deleteAllSeries();
+        Fixture f = realInput("sigterm");
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
+            slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
+            WriterProcess w = writer(f, "sigterm", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
+            awaitSomeCommitted(f, Duration.ofSeconds(60));
+            w.sigterm();
+            assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isZero();
+            assertThat(w.output()).contains("final report");
+        }
+        Map<TopicPartition, Long> committed = assertCommittedIsDurable(f);
+        assertThat(committed.values().stream().mapToLong(Long::longValue).sum()).isLessThan(f.records());
+        finishAndVerifyAll(f, "sigterm");
+    }
+
+    @Test
+    void killMinusNineThenRestartLeavesEveryExpectedSampleAndNothingElse() throws Exception {
+        deleteAllSeries();
+        Fixture f = realInput("crash");
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
+            slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
+            WriterProcess w = writer(f, "crash", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
+            awaitSomeCommitted(f, Duration.ofSeconds(60));
+            Thread.sleep(500);
+            w.kill();
+            w.waitFor(Duration.ofSeconds(10));
+        }
+        Map<TopicPartition, Long> committed = assertCommittedIsDurable(f);
+        assertThat(committed.values().stream().mapToLong(Long::longValue).sum()).isLessThan(f.records());
+        Path summary = work.resolve("crash-finish.json");
+        WriterProcess finish = writer(f, "crash-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
+        assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
+        // the restart reads exactly what was not committed
+        long uncommitted = 0;
+        for (Map.Entry<TopicPartition, Long> e : Scenario.endOffsets(stack.bootstrapServers(), f.topic()).entrySet()) {
+            uncommitted += e.getValue() - committed.getOrDefault(e.getKey(), 0L);
+        }
+        assertThat(Scenario.summary(summary).get("records").asLong()).isEqualTo(uncommitted);
+        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        assertCommittedAtEnd(f);
+    }
+
+    @Test
+    void victoriaMetricsDownThenBackIsRetriedUntilEverythingIsWritten() throws Exception {
+        deleteAllSeries();
+        Fixture f = realInput("vm-down");
+        stack.vm().stop();
+        Path summary = work.resolve("vm-down.json");
+        WriterProcess w = writer(f, "vm-down", stack.vmUrl(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
+                "--summary-json", summary.toString());
+        Thread.sleep(6000);
+        assertThat(w.isAlive()).as(w.output()).isTrue();
+        stack.vm().restart();
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        JsonNode s = Scenario.summary(summary);
+        assertThat(s.get("retries").asLong()).isPositive();
+        assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
+        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        assertCommittedAtEnd(f);
+    }
+
+    @Test
+    void answers503And429WithRetryAfterAndSlowAnswersAreRetried() throws Exception {
+        deleteAllSeries();
+        Fixture f = realInput("flaky");
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
+            proxy.mode(new FaultProxy.Status(503, -1));
+            Path summary = work.resolve("flaky.json");
+            WriterProcess w = writer(f, "flaky", proxy.url(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
+                    "--call-timeout", "1s", "--summary-json", summary.toString());
+            Thread.sleep(3000);
+            proxy.mode(new FaultProxy.Status(429, 1));
+            Thread.sleep(3000);
+            proxy.mode(new FaultProxy.Slow(Duration.ofSeconds(3)));
+            Thread.sleep(4000);
+            assertThat(w.isAlive()).as(w.output()).isTrue();
+            proxy.mode(new FaultProxy.Pass());
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            assertThat(proxy.faulted()).isPositive();
+            assertThat(Scenario.summary(summary).get("retries").asLong()).isPositive();
+        }
+        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        assertCommittedAtEnd(f);
+    }
+
+    @Test
+    void deadLetterPolicySendsEveryRecordOfAFailingBatchToTheDeadLetterTopic() throws Exception {
+        deleteAllSeries();
+        Fixture f = realInput("dlq-write");
+        String dlq = f.topic() + "-dlq";
+        stack.kafka().createTopic(dlq, 1);
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
+            proxy.mode(new FaultProxy.Status(503, -1));
+            Path summary = work.resolve("dlq-write.json");
+            WriterProcess w = writer(f, "dlq-write", proxy.url(), "--stop-at-end", "--max-retries", "1", "--max-backoff", "200ms",
+                    "--on-write-failure", "dead-letter", "--dead-letter-topic", dlq, "--batch-samples", "20000",
+                    "--summary-json", summary.toString());
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            JsonNode s = Scenario.summary(summary);
+            assertThat(s.get("samples_dead_lettered").asLong()).isEqualTo(points.size() * (long) M * N);
+            assertThat(s.get("samples_written").asLong()).isZero();
+        }
+        List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq, f.records());
+        assertThat(dead).hasSize(f.records());
+        assertThat(dead).allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("write_failed"));
+        assertThat(sortedValues(dead)).isEqualTo(sortedValues(produced(f)));
+        assertCommittedAtEnd(f);
+    }
+
+    @Test
+    void malformedRecordsAreCountedDeadLetteredWithHeadersAndTheValidPointsAroundThemAreWritten() throws Exception {
+        deleteAllSeries();
+        String topic = "bad-input-" + names.incrementAndGet();
+        String dlq = topic + "-dlq";
+        stack.kafka().createTopic(topic, PARTITIONS);
+        stack.kafka().createTopic(dlq, 1);
+        Map<String, byte[]> malformed = new java.util.LinkedHashMap<>();
+        malformed.put("invalid_json", "{not json".getBytes(StandardCharsets.UTF_8));
+        malformed.put("invalid_value", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":\"NaN\"}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("missing_metric", "{\"timestamp\":1795300857000,\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("missing_value", "{\"metric\":\"m\",\"timestamp\":1795300857000}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("invalid_metric", "{\"metric\":\"1bad\",\"timestamp\":1795300857000,\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("invalid_label_name", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a-b\":\"x\"}}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("reserved_label_name", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"__x\":\"x\"}}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("invalid_timestamp", "{\"metric\":\"m\",\"timestamp\":\"soon\",\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("timestamp_in_seconds", "{\"metric\":\"m\",\"timestamp\":1795300857,\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("empty_array", "[]".getBytes(StandardCharsets.UTF_8));
+        malformed.put("invalid_dimensions", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a\":1}}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("invalid_utf8", new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'});
+        malformed.put("too_large", ("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"pad\":\"" + "x".repeat(5000) + "\"}}")
+                .getBytes(StandardCharsets.UTF_8));
+        malformed.put("not_an_object", "[{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1}, 7]".getBytes(StandardCharsets.UTF_8));
+        List<byte[]> values = new ArrayList<>();
+        List<byte[]> bad = new ArrayList<>(malformed.values());
+        int every = points.size() / bad.size();
+        int b = 0;
+        for (int i = 0; i < points.size(); i++) {
+            values.add(PointRecords.encode(points.get(i)));
+            if (i % every == every / 2 && b < bad.size()) {
+                values.add(bad.get(b++));
+            }
+        }
+        assertThat(b).isEqualTo(bad.size());
+        Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
+        Path summary = work.resolve("bad-input.json");
+        List<String> args = Scenario.runArgs(stack.bootstrapServers(), stack.vmUrl(), topic, "g-" + topic, M, N, 3,
+                "--stop-at-end", "--dead-letter-topic", dlq, "--max-record-bytes", "4KiB", "--summary-json", summary.toString(),
+                "--segment-size", "300");
+        WriterProcess w = WriterProcess.start(work.resolve("bad-input.log"), args);
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+
+        JsonNode s = Scenario.summary(summary);
+        assertThat(s.get("decode_errors").asLong()).isEqualTo(bad.size());
+        assertThat(s.get("records").asLong()).isEqualTo(values.size());
+        List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq, bad.size());
+        assertThat(dead).hasSize(bad.size());
+        assertThat(sortedValues(dead)).isEqualTo(sortedValues(bad));
+        for (ConsumerRecord<byte[], byte[]> r : dead) {
+            String reason = header(r, "tsdbwriter.reason");
+            assertThat(malformed.get(reason)).as("record dead-lettered with reason %s", reason).isEqualTo(r.value());
+            assertThat(header(r, "tsdbwriter.source.topic")).isEqualTo(topic);
+            assertThat(header(r, "tsdbwriter.source.partition")).isNotBlank();
+            assertThat(header(r, "tsdbwriter.source.offset")).isNotBlank();
+            assertThat(header(r, "tsdbwriter.error")).isNotBlank();
+        }
+        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), "g-" + topic, topic))
+                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), topic));
+    }
+
+    @Test
+    void aBatchVictoriaMetricsRefusesIsSplitUntilTheRefusedRecordsAreDeadLettered() throws Exception {
+        deleteAllSeries();
+        String topic = "refused-" + names.incrementAndGet();
+        String dlq = topic + "-dlq";
+        stack.kafka().createTopic(topic, PARTITIONS);
+        stack.kafka().createTopic(dlq, 1);
+        List<byte[]> values = new ArrayList<>();
+        List<byte[]> poisoned = new ArrayList<>();
+        for (int i = 0; i < points.size(); i++) {
+            values.add(PointRecords.encode(points.get(i)));
+            if (i % 3000 == 1500) {
+                byte[] p = ("{\"metric\":\"poisoned_metric\",\"timestamp\":1795300857000,\"value\":" + i
+                        + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}").getBytes(StandardCharsets.UTF_8);
+                values.add(p);
+                poisoned.add(p);
+            }
+        }
+        Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
+        Path summary = work.resolve("refused.json");
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
+            proxy.mode(new FaultProxy.RejectContaining("\"poison\""));
+            List<String> args = Scenario.runArgs(stack.bootstrapServers(), proxy.url(), topic, "g-" + topic, M, N, 3,
+                    "--stop-at-end", "--dead-letter-topic", dlq, "--summary-json", summary.toString());
+            WriterProcess w = WriterProcess.start(work.resolve("refused.log"), args);
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        }
+        JsonNode s = Scenario.summary(summary);
+        assertThat(s.get("samples_dead_lettered").asLong()).isEqualTo(poisoned.size() * (long) M * N);
+        assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
+        List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq, poisoned.size());
+        assertThat(sortedValues(dead)).isEqualTo(sortedValues(poisoned));
+        assertThat(dead).allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("vm_rejected"));
+        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+    }
+
+    @Test
+    void brokerRestartMidRunLosesNothing() throws Exception {
+        deleteAllSeries();
+        Fixture f = realInput("broker-restart");
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
+            slow.mode(new FaultProxy.Delay(Duration.ofMillis(20)));
+            WriterProcess w = writer(f, "broker-restart", slow.url(), "--stop-at-end", "--batch-samples", "600",
+                    "--max-concurrent-writes", "2");
+            awaitSomeCommitted(f, Duration.ofSeconds(60));
+            stack.kafka().kill();
+            Thread.sleep(3000);
+            stack.kafka().restart();
+            slow.mode(new FaultProxy.Pass());
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        }
+        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        assertCommittedAtEnd(f);
+    }
+
+    @Test
+    void membersJoiningAndDyingInOneGroupLoseNothing() throws Exception {
+        deleteAllSeries();
+        String topic = "rebalance-" + names.incrementAndGet();
+        stack.kafka().createTopic(topic, 6);
+        int records = Scenario.produce(stack.bootstrapServers(), topic, 6, points, 1);
+        Fixture f = new Fixture(topic, "g-" + topic, records);
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
+            slow.mode(new FaultProxy.Delay(Duration.ofMillis(15)));
+            String[] fast = {"--batch-samples", "600", "--max-concurrent-writes", "2",
+                    "--consumer-property", "session.timeout.ms=6000", "--consumer-property", "heartbeat.interval.ms=1000"};
+            WriterProcess w1 = writer(f, "member-1", slow.url(), fast);
+            WriterProcess w2 = writer(f, "member-2", slow.url(), fast);
+            awaitSomeCommitted(f, Duration.ofSeconds(60));
+            WriterProcess w3 = writer(f, "member-3", slow.url(), fast);
+            Thread.sleep(4000);
+            w1.kill();
+            slow.mode(new FaultProxy.Pass());
+            awaitCommittedAtEnd(f, Duration.ofSeconds(90));
+            w2.sigterm();
+            w3.sigterm();
+            assertThat(w2.waitFor(Duration.ofSeconds(60))).as(w2.output()).isZero();
+            assertThat(w3.waitFor(Duration.ofSeconds(60))).as(w3.output()).isZero();
+        }
+        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        assertCommittedAtEnd(f);
+    }
+
+    private void awaitCommittedAtEnd(Fixture f, Duration timeout) throws Exception {
+        Map<TopicPartition, Long> end = Scenario.endOffsets(stack.bootstrapServers(), f.topic());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<TopicPartition, Long> c = Map.of();
+        while (System.nanoTime() < deadline) {
+            c = Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic());
+            if (c.equals(end)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("committed " + c + " never reached " + end);
+    }
+
+    private List<byte[]> produced(Fixture f) {
+        List<byte[]> out = new ArrayList<>();
+        for (SourcePoint p : points) {
+            out.add(PointRecords.encode(p));
+        }
+        return out;
+    }
+
+    private List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = c.endOffsets(tps);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+                boolean atEnd = tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp));
+                if (atEnd && out.size() >= expected) {
+                    break;
+                }
+                if (atEnd) {
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        var h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    private static List<String> sortedValues(List<?> valuesOrRecords) {
+        List<String> out = new ArrayList<>();
+        for (Object o : valuesOrRecords) {
+            byte[] v = o instanceof ConsumerRecord<?, ?> r ? (byte[]) r.value() : (byte[]) o;
+            out.add(Arrays.toString(v));
+        }
+        out.sort(null);
+        return out;
+    }
+
+}
