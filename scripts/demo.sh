@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# THE main-job command: real node_exporter data -> real Kafka -> tsdb-writer (M=6 in time, N=10 instances,
+# 3 consumers per partition) -> real VictoriaMetrics, then an exact read-back check.
+#
+# Steps: build; start a real Kafka broker + VictoriaMetrics on free loopback ports (LocalStack, the same code the
+# integration tests use) with the 3-partition topic node-metrics; produce the *.prom files; run the writer to the
+# end of the topic; verify that VictoriaMetrics holds exactly the expected samples. The stack is stopped on exit,
+# whatever happens. Exit code: 0 when every step succeeded, else the failing step's exit code.
+#
+# Environment: DATA_DIR (default: <repo>/../shared/data/node-exporter), WRITER_JAVA_OPTS (extra JVM flags for the
+# writer, word-split), STACK_START_TIMEOUT seconds (default 240).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
+if [ -d "$DATA_DIR" ]; then
+  DATA_DIR="$(cd "$DATA_DIR" && pwd)"
+fi
+TOPIC=node-metrics
+PARTITIONS=3
+DEMO_DIR="$REPO_ROOT/target/demo"
+STACK_DIR="$DEMO_DIR/stack"
+ENV_FILE="$DEMO_DIR/stack.env"
+STACK_LOG="$DEMO_DIR/stack.log"
+STACK_START_TIMEOUT="${STACK_START_TIMEOUT:-240}"
+
+STEP=0
+STEPS=6
+header() {
+  STEP=$((STEP + 1))
+  printf '\n==== [%d/%d] %s\n' "$STEP" "$STEPS" "$*"
+}
+
+# run_step "title" cmd args...: prints the header and the command, runs it (without the stack's fd 3), and stops the
+# demo with the command's exit code when it fails.
+run_step() {
+  local title=$1 rc=0
+  shift
+  header "$title"
+  # echo the command with the input files folded into one glob
+  local arg shown=() files=0
+  for arg in "$@"; do
+    if [[ "$arg" == "$DATA_DIR"/*.prom ]]; then
+      files=$((files + 1))
+      [ "$files" -eq 1 ] && shown+=("$DATA_DIR/*.prom")
+    else
+      shown+=("$arg")
+    fi
+  done
+  printf '+ %s\n' "${shown[*]}"
+  "$@" 3>&- || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    log "==== FAILED: $title (exit $rc)"
+    exit "$rc"
+  fi
+}
+
+STACK_PID=""
+STACK_FIFO=""
+cleanup() {
+  local rc=$?
+  if [ -n "$STACK_PID" ] && kill -0 "$STACK_PID" 2>/dev/null; then
+    log "==== stopping Kafka and VictoriaMetrics (LocalStack pid $STACK_PID)"
+    exec 3>&-                                   # end of its stdin ...
+    kill -TERM "$STACK_PID" 2>/dev/null || true  # ... and SIGTERM; its shutdown hook stops both servers
+    local _
+    for _ in $(seq 1 120); do
+      kill -0 "$STACK_PID" 2>/dev/null || break
+      sleep 0.5
+    done
+    if kill -0 "$STACK_PID" 2>/dev/null; then
+      log "LocalStack did not stop in 60 s: kill -9 (its children die with it)"
+      kill -KILL "$STACK_PID" 2>/dev/null || true
+    fi
+    wait "$STACK_PID" 2>/dev/null || true
+  fi
+  if [ -n "$STACK_FIFO" ]; then
+    rm -f "$STACK_FIFO"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---- prerequisites -------------------------------------------------------------------------------------------------
+find_java
+ensure_maven
+ensure_victoria_metrics
+shopt -s nullglob
+FILES=("$DATA_DIR"/*.prom)
+shopt -u nullglob
+if [ "${#FILES[@]}" -eq 0 ]; then
+  die "no *.prom files in $DATA_DIR (set DATA_DIR to a directory of node_exporter scrapes)"
+fi
+JAVA="$JAVA_HOME/bin/java"
+# shellcheck disable=SC2206 # word splitting of WRITER_JAVA_OPTS is intended
+WRITER=("$JAVA" ${WRITER_JAVA_OPTS:-} -jar "$REPO_ROOT/target/tsdb-writer.jar")
+
+# ---- 1. build ------------------------------------------------------------------------------------------------------
+header "build: mvn package (jar + test fixtures) and the test classpath"
+BUILD_LOG="$REPO_ROOT/target/demo-build.log"
+mkdir -p "$REPO_ROOT/target"
+build() {
+  printf '+ mvn %s\n' "$*"
+  if ! mvn -B -ntp "$@" >"$BUILD_LOG" 2>&1 3>&-; then
+    tail -n 80 "$BUILD_LOG" >&2
+    log "==== FAILED: mvn $* (full log: $BUILD_LOG)"
+    exit 1
+  fi
+}
+build package -DskipTests
+build dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath
+[ -f target/tsdb-writer.jar ] || die "target/tsdb-writer.jar was not built"
+
+# ---- 2. real stack -------------------------------------------------------------------------------------------------
+header "start a real Kafka broker (KRaft) and VictoriaMetrics on free loopback ports; topic $TOPIC ($PARTITIONS partitions)"
+rm -rf "$DEMO_DIR"
+mkdir -p "$DEMO_DIR"
+# LocalStack runs until its stdin ends: feed it from a FIFO that only this script holds open (fd 3), so the stack
+# goes away with this script even on kill -9; --exit-with-parent covers a writer child that still holds fd 3.
+STACK_FIFO="$DEMO_DIR/stack.stdin"
+mkfifo "$STACK_FIFO"
+exec 3<>"$STACK_FIFO"
+"$JAVA" -Xmx256m -cp "$REPO_ROOT/target/test-classes:$(cat target/test.classpath)" \
+  io.tsdbwriter.it.support.LocalStack "$STACK_DIR" "$ENV_FILE" --topic "$TOPIC:$PARTITIONS" --exit-with-parent \
+  <"$STACK_FIFO" >"$STACK_LOG" 2>&1 3>&- &
+STACK_PID=$!
+deadline=$((SECONDS + STACK_START_TIMEOUT))
+until [ -f "$ENV_FILE" ]; do
+  if ! kill -0 "$STACK_PID" 2>/dev/null; then
+    log "==== FAILED: the local stack exited before it was ready; $STACK_LOG:"
+    tail -n 60 "$STACK_LOG" >&2 || true
+    exit 1
+  fi
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    log "==== FAILED: the local stack was not ready after ${STACK_START_TIMEOUT}s; $STACK_LOG:"
+    tail -n 60 "$STACK_LOG" >&2 || true
+    exit 1
+  fi
+  sleep 0.2
+done
+B=$(sed -n 's/^BOOTSTRAP_SERVERS=//p' "$ENV_FILE")
+VM=$(sed -n 's/^VM_URL=//p' "$ENV_FILE")
+if [ -z "$B" ] || [ -z "$VM" ]; then die "incomplete $ENV_FILE"; fi
+printf 'Kafka:           %s   (log: %s)\n' "$B" "$STACK_DIR/kafka/broker.log"
+printf 'VictoriaMetrics: %s   (log: %s)\n' "$VM" "$STACK_DIR/victoria-metrics.log"
+printf 'input:           %d files in %s\n' "${#FILES[@]}" "$DATA_DIR"
+
+# ---- 3..5. produce, run, verify ------------------------------------------------------------------------------------
+run_step "produce the node_exporter scrapes to $TOPIC" \
+  "${WRITER[@]}" produce --bootstrap-servers "$B" --topic "$TOPIC" --instance node-0001 --product-key node "${FILES[@]}"
+
+run_step "run the writer: M=6 (10 s samples), N=10 instances, 3 consumers per partition, until the end of the topic" \
+  "${WRITER[@]}" run --bootstrap-servers "$B" --topic "$TOPIC" --vm-url "$VM" \
+  --time-multiplier 6 --instance-multiplier 10 --parallelism 3 --stop-at-end --report-interval 5s \
+  --summary-json "$DEMO_DIR/summary.json"
+
+run_step "verify: every expected sample is in VictoriaMetrics, and nothing else" \
+  "${WRITER[@]}" verify --vm-url "$VM" --time-multiplier 6 --instance-multiplier 10 --instance node-0001 \
+  --product-key node "${FILES[@]}"
+
+header "done"
+if [ -f "$DEMO_DIR/summary.json" ]; then
+  printf 'summary: %s\n' "$DEMO_DIR/summary.json"
+  cat "$DEMO_DIR/summary.json"
+  echo
+fi
+echo "DEMO OK"

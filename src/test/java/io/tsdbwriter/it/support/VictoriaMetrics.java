@@ -1,0 +1,332 @@
+package io.tsdbwriter.it.support;
+
+import io.tsdbwriter.it.support.LocalStack.ChildProcesses;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * A real single-node VictoriaMetrics ({@code /usr/bin/victoria-metrics}, the Debian package, 1.79.5 here) running as a
+ * child process.
+ *
+ * <p>What it starts: {@code victoria-metrics -httpListenAddr=127.0.0.1:<port> -storageDataPath=<workDir>/vm-data
+ * -retentionPeriod=100y -dedup.minScrapeInterval=1ms -search.disableCache -loggerLevel=ERROR <extraFlags...>}, with
+ * stdout+stderr appended to {@code <workDir>/victoria-metrics.log}. The binary can be overridden with
+ * {@code -Dtsdbwriter.vm.binary=/path}. An existing {@code vm-data} directory is reused.
+ *
+ * <p>Ports: one free loopback port reserved with {@link FreePorts}; {@link #url()} is {@code http://127.0.0.1:<port>}.
+ * It is kept across {@link #stop()}, {@link #kill()} and {@link #restart()} (same data dir too) and released by
+ * {@link #close()}.
+ *
+ * <p>Read-your-writes: a 204 from {@code /api/v1/import} means buffered. {@link #forceFlush()} calls
+ * {@code /internal/force_flush}, but in 1.79.5 that is not a strict barrier: shortly after a (re)start the first
+ * samples sometimes become visible only up to ~1 s after the flush (and without a flush, after ~10 s). Use
+ * {@link #awaitExport(String, Predicate, Duration)} when a test must see what it wrote. {@link #export(String)} asks
+ * for the whole time range ({@code start=0}, {@code end=now+2d}): VictoriaMetrics' default end is "now", which would
+ * hide samples with timestamps in the near future.
+ *
+ * <p>Process hygiene as for {@link KafkaBroker}: {@code setpriv --pdeathsig KILL} when available, a shutdown hook, and
+ * {@link #close()}.
+ *
+ * <p>Thread-safety: lifecycle methods are synchronized; the HTTP helpers may be called from any thread (a call racing
+ * a restart may fail with an I/O error).
+ */
+public final class VictoriaMetrics implements AutoCloseable {
+
+    /** The Debian package's binary. */
+    public static final String DEFAULT_BINARY = "/usr/bin/victoria-metrics";
+    private static final Duration START_TIMEOUT =
+            Duration.parse(System.getProperty("tsdbwriter.vm.startTimeout", "PT1M"));
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+    private static final int START_ATTEMPTS = 3;
+
+    private final Path binary;
+    private final Path dataDir;
+    private final Path logFile;
+    private final List<String> extraFlags;
+    private final FreePorts.Reservation port;
+    private final String url;
+    private volatile HttpClient http;
+    private Process process;
+    private boolean closed;
+
+    private VictoriaMetrics(Path binary, Path workDir, FreePorts.Reservation port, List<String> extraFlags) {
+        this.binary = binary;
+        this.dataDir = workDir.resolve("vm-data");
+        this.logFile = workDir.resolve("victoria-metrics.log");
+        this.port = port;
+        this.extraFlags = List.copyOf(extraFlags);
+        this.url = "http://127.0.0.1:" + port.port();
+    }
+
+    /**
+     * Starts VictoriaMetrics with its data in {@code <workDir>/vm-data} and returns once {@code /health} answers
+     * {@code OK}. {@code extraFlags} are appended to the command line, e.g. {@code -promscrape.config=/path}.
+     *
+     * @throws IllegalStateException when the binary is missing (with the apt-get command to install it) or the
+     *     server does not become healthy (with the tail of its log)
+     */
+    public static VictoriaMetrics start(Path workDir, String... extraFlags) {
+        Path binary = Path.of(System.getProperty("tsdbwriter.vm.binary", DEFAULT_BINARY));
+        if (!Files.isExecutable(binary)) {
+            throw new IllegalStateException("VictoriaMetrics binary " + binary + " not found: install it with "
+                    + "`apt-get install -y victoria-metrics` (scripts/test.sh does) or point -Dtsdbwriter.vm.binary at one");
+        }
+        Path dir = workDir.toAbsolutePath();
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        RuntimeException last = null;
+        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+            VictoriaMetrics vm = new VictoriaMetrics(binary, dir, FreePorts.reserve(), List.of(extraFlags));
+            long logOffset = ChildProcesses.size(vm.logFile);
+            try {
+                synchronized (vm) {
+                    vm.launchAndAwait();
+                }
+                return vm;
+            } catch (RuntimeException e) {
+                last = e;
+                vm.close();
+                String log = ChildProcesses.readFrom(vm.logFile, logOffset);
+                if (!log.contains("address already in use")) {
+                    throw e;
+                }
+            }
+        }
+        throw last;
+    }
+
+    /** Base URL, {@code http://127.0.0.1:<port>} (no trailing slash). */
+    public String url() {
+        return url;
+    }
+
+    /** The HTTP port. */
+    public int port() {
+        return port.port();
+    }
+
+    /** {@code -storageDataPath}. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** stdout+stderr of every start, appended. */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /** True while the process is alive. */
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Pid of the current process. */
+    public synchronized long pid() {
+        if (process == null) {
+            throw new IllegalStateException("victoria-metrics not started");
+        }
+        return process.pid();
+    }
+
+    /** GET {@code /internal/force_flush}: converts buffered rows into searchable parts (see the class doc). */
+    public void forceFlush() {
+        HttpResponse<String> response = get("/internal/force_flush");
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException("force_flush answered " + response.statusCode() + ": " + response.body());
+        }
+    }
+
+    /**
+     * GET {@code /api/v1/export?match[]=<match>&start=0&end=<now+2d>}: the JSON lines, one per series, exactly as
+     * VictoriaMetrics prints them. Does not flush first. {@code match} is a series selector such as {@code x},
+     * {@code {__name__="x",a="b"}} or {@code {__name__=~".+"}}.
+     */
+    public List<String> export(String match) {
+        long end = Instant.now().plus(Duration.ofDays(2)).getEpochSecond();
+        HttpResponse<String> response = get("/api/v1/export?match%5B%5D=" + URLEncoder.encode(match, StandardCharsets.UTF_8)
+                + "&start=0&end=" + end);
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("export answered " + response.statusCode() + ": " + response.body());
+        }
+        List<String> lines = new ArrayList<>();
+        for (String line : response.body().split("\n")) {
+            if (!line.isBlank()) {
+                lines.add(line);
+            }
+        }
+        return lines;
+    }
+
+    /**
+     * Force-flushes and exports until {@code done} accepts the exported lines, or the timeout passes; returns the last
+     * export either way (assert on it).
+     */
+    public List<String> awaitExport(String match, Predicate<List<String>> done, Duration timeout) {
+        Instant deadline = Instant.now().plus(timeout);
+        while (true) {
+            forceFlush();
+            List<String> lines = export(match);
+            if (done.test(lines) || Instant.now().isAfter(deadline)) {
+                return lines;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return lines;
+            }
+        }
+    }
+
+    /**
+     * POSTs JSON lines to {@code /api/v1/import} and returns the HTTP status (204 when accepted into the buffer).
+     */
+    public int importLines(String jsonLines) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/api/v1/import"))
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(jsonLines, StandardCharsets.UTF_8))
+                .build();
+        return send(request).statusCode();
+    }
+
+    /** GET {@code url() + pathAndQuery}, e.g. {@code /metrics}. */
+    public HttpResponse<String> get(String pathAndQuery) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url + pathAndQuery))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build();
+        return send(request);
+    }
+
+    /** Graceful stop: SIGTERM (VictoriaMetrics flushes to disk), waits up to 30 s (then kill -9). No-op when not running. */
+    public synchronized void stop() {
+        if (process != null) {
+            ChildProcesses.terminate(process, STOP_TIMEOUT);
+        }
+    }
+
+    /** Crash: kill -9 and wait until the process is gone. Port and data are kept. */
+    public synchronized void kill() {
+        if (process != null) {
+            ChildProcesses.kill(process);
+        }
+    }
+
+    /** Starts again on the same port with the same data dir (stopping it cleanly first if it runs); waits for health. */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("victoria-metrics closed");
+        }
+        stop();
+        launchAndAwait();
+    }
+
+    /** Stops the process cleanly and releases the port; data stay in the work dir. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            stop();
+        } finally {
+            port.close();
+            HttpClient client = http;
+            if (client != null) {
+                client.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "VictoriaMetrics[" + url + ", " + dataDir + "]";
+    }
+
+    // ----------------------------------------------------------------------------------------------------------------
+
+    private void launchAndAwait() {
+        List<String> cmd = new ArrayList<>(List.of(
+                binary.toString(),
+                "-httpListenAddr=127.0.0.1:" + port.port(),
+                "-storageDataPath=" + dataDir,
+                "-retentionPeriod=100y",
+                "-dedup.minScrapeInterval=1ms",
+                "-search.disableCache",
+                "-loggerLevel=ERROR"));
+        cmd.addAll(extraFlags);
+        ChildProcesses.appendMarker(logFile, "starting " + String.join(" ", cmd));
+        // A fresh client per start: pooled connections to the previous process are dead.
+        HttpClient old = http;
+        http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        if (old != null) {
+            old.close();
+        }
+        process = ChildProcesses.start(cmd, logFile, true);
+        Instant deadline = Instant.now().plus(START_TIMEOUT);
+        String last = "no answer yet";
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("victoria-metrics exited with code " + process.exitValue()
+                        + " while starting on " + url + "; " + ChildProcesses.tailMessage(logFile));
+            }
+            try {
+                HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(url + "/health"))
+                        .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                if (health.statusCode() == 200 && health.body().trim().equals("OK")) {
+                    return;
+                }
+                last = health.statusCode() + " " + health.body();
+            } catch (IOException e) {
+                last = e.toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                ChildProcesses.kill(process);
+                throw new IllegalStateException("interrupted while waiting for victoria-metrics", e);
+            }
+            if (Instant.now().isAfter(deadline)) {
+                ChildProcesses.kill(process);
+                throw new IllegalStateException("victoria-metrics on " + url + " not healthy after " + START_TIMEOUT
+                        + " (" + last + "); " + ChildProcesses.tailMessage(logFile));
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                ChildProcesses.kill(process);
+                throw new IllegalStateException("interrupted while waiting for victoria-metrics", e);
+            }
+        }
+    }
+
+    private HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(request.method() + " " + request.uri() + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + request.method() + " " + request.uri(), e);
+        }
+    }
+}
