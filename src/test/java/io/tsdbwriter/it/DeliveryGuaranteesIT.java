@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.LocalStack;
+import io.tsdbwriter.it.support.VictoriaMetrics;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
@@ -25,6 +26,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,6 +51,8 @@ class DeliveryGuaranteesIT {
 
     static LocalStack stack;
     static List<SourcePoint> points;
+    /** A fresh VictoriaMetrics per scenario, so each reads back only its own samples. */
+    VictoriaMetrics vm;
     static final AtomicInteger names = new AtomicInteger();
 
     @BeforeAll
@@ -73,9 +79,16 @@ class DeliveryGuaranteesIT {
         return new Fixture(topic, "g-" + topic, records);
     }
 
-    private void deleteAllSeries() {
-        stack.vm().get("/api/v1/admin/tsdb/delete_series?match%5B%5D=%7B__name__!=%22%22%7D");
-        stack.vm().forceFlush();
+    @BeforeEach
+    void freshVictoriaMetrics(TestInfo test) {
+        vm = VictoriaMetrics.start(work.resolve("vm-" + test.getTestMethod().orElseThrow().getName()));
+    }
+
+    @AfterEach
+    void stopVictoriaMetrics() {
+        if (vm != null) {
+            vm.close();
+        }
     }
 
     private WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
@@ -86,9 +99,9 @@ class DeliveryGuaranteesIT {
 
     private void finishAndVerifyAll(Fixture f, String name) throws Exception {
         Path summary = work.resolve(name + "-finish.json");
-        WriterProcess finish = writer(f, name + "-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
+        WriterProcess finish = writer(f, name + "-finish", vm.url(), "--stop-at-end", "--summary-json", summary.toString());
         assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
-        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
         assertCommittedAtEnd(f);
     }
 
@@ -107,7 +120,7 @@ class DeliveryGuaranteesIT {
             }
         }
         if (!below.isEmpty()) {
-            Scenario.assertPresent(stack.vmUrl(), Scenario.expected(below, M, N));
+            Scenario.assertPresent(vm.url(), Scenario.expected(below, M, N));
         }
         return committed;
     }
@@ -126,9 +139,8 @@ class DeliveryGuaranteesIT {
 
     @Test
     void sigtermDrainsCommitsTheWatermarkAndExitsZero() throws Exception {
-        deleteAllSeries();
         Fixture f = realInput("sigterm");
-        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
+        try (FaultProxy slow = new FaultProxy(vm.url())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
             WriterProcess w = writer(f, "sigterm", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
             awaitSomeCommitted(f, Duration.ofSeconds(60));
@@ -143,9 +155,8 @@ class DeliveryGuaranteesIT {
 
     @Test
     void killMinusNineThenRestartLeavesEveryExpectedSampleAndNothingElse() throws Exception {
-        deleteAllSeries();
         Fixture f = realInput("crash");
-        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
+        try (FaultProxy slow = new FaultProxy(vm.url())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
             WriterProcess w = writer(f, "crash", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
             awaitSomeCommitted(f, Duration.ofSeconds(60));
@@ -156,7 +167,7 @@ class DeliveryGuaranteesIT {
         Map<TopicPartition, Long> committed = assertCommittedIsDurable(f);
         assertThat(committed.values().stream().mapToLong(Long::longValue).sum()).isLessThan(f.records());
         Path summary = work.resolve("crash-finish.json");
-        WriterProcess finish = writer(f, "crash-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
+        WriterProcess finish = writer(f, "crash-finish", vm.url(), "--stop-at-end", "--summary-json", summary.toString());
         assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
         // the restart reads exactly what was not committed
         long uncommitted = 0;
@@ -164,34 +175,32 @@ class DeliveryGuaranteesIT {
             uncommitted += e.getValue() - committed.getOrDefault(e.getKey(), 0L);
         }
         assertThat(Scenario.summary(summary).get("records").asLong()).isEqualTo(uncommitted);
-        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
         assertCommittedAtEnd(f);
     }
 
     @Test
     void victoriaMetricsDownThenBackIsRetriedUntilEverythingIsWritten() throws Exception {
-        deleteAllSeries();
         Fixture f = realInput("vm-down");
-        stack.vm().stop();
+        vm.stop();
         Path summary = work.resolve("vm-down.json");
-        WriterProcess w = writer(f, "vm-down", stack.vmUrl(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
+        WriterProcess w = writer(f, "vm-down", vm.url(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
                 "--summary-json", summary.toString());
         Thread.sleep(6000);
         assertThat(w.isAlive()).as(w.output()).isTrue();
-        stack.vm().restart();
+        vm.restart();
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("retries").asLong()).isPositive();
         assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
-        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
         assertCommittedAtEnd(f);
     }
 
     @Test
     void answers503And429WithRetryAfterAndSlowAnswersAreRetried() throws Exception {
-        deleteAllSeries();
         Fixture f = realInput("flaky");
-        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
+        try (FaultProxy proxy = new FaultProxy(vm.url())) {
             proxy.mode(new FaultProxy.Status(503, -1));
             Path summary = work.resolve("flaky.json");
             WriterProcess w = writer(f, "flaky", proxy.url(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
@@ -207,17 +216,16 @@ class DeliveryGuaranteesIT {
             assertThat(proxy.faulted()).isPositive();
             assertThat(Scenario.summary(summary).get("retries").asLong()).isPositive();
         }
-        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
         assertCommittedAtEnd(f);
     }
 
     @Test
     void deadLetterPolicySendsEveryRecordOfAFailingBatchToTheDeadLetterTopic() throws Exception {
-        deleteAllSeries();
         Fixture f = realInput("dlq-write");
         String dlq = f.topic() + "-dlq";
         stack.kafka().createTopic(dlq, 1);
-        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
+        try (FaultProxy proxy = new FaultProxy(vm.url())) {
             proxy.mode(new FaultProxy.Status(503, -1));
             Path summary = work.resolve("dlq-write.json");
             WriterProcess w = writer(f, "dlq-write", proxy.url(), "--stop-at-end", "--max-retries", "1", "--max-backoff", "200ms",
@@ -237,7 +245,6 @@ class DeliveryGuaranteesIT {
 
     @Test
     void malformedRecordsAreCountedDeadLetteredWithHeadersAndTheValidPointsAroundThemAreWritten() throws Exception {
-        deleteAllSeries();
         String topic = "bad-input-" + names.incrementAndGet();
         String dlq = topic + "-dlq";
         stack.kafka().createTopic(topic, PARTITIONS);
@@ -271,7 +278,7 @@ class DeliveryGuaranteesIT {
         assertThat(b).isEqualTo(bad.size());
         Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
         Path summary = work.resolve("bad-input.json");
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), stack.vmUrl(), topic, "g-" + topic, M, N, 3,
+        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vm.url(), topic, "g-" + topic, M, N, 3,
                 "--stop-at-end", "--dead-letter-topic", dlq, "--max-record-bytes", "4KiB", "--summary-json", summary.toString(),
                 "--segment-size", "300");
         WriterProcess w = WriterProcess.start(work.resolve("bad-input.log"), args);
@@ -291,14 +298,13 @@ class DeliveryGuaranteesIT {
             assertThat(header(r, "tsdbwriter.source.offset")).isNotBlank();
             assertThat(header(r, "tsdbwriter.error")).isNotBlank();
         }
-        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
         assertThat(Scenario.committedOffsets(stack.bootstrapServers(), "g-" + topic, topic))
                 .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), topic));
     }
 
     @Test
     void aBatchVictoriaMetricsRefusesIsSplitUntilTheRefusedRecordsAreDeadLettered() throws Exception {
-        deleteAllSeries();
         String topic = "refused-" + names.incrementAndGet();
         String dlq = topic + "-dlq";
         stack.kafka().createTopic(topic, PARTITIONS);
@@ -316,7 +322,7 @@ class DeliveryGuaranteesIT {
         }
         Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
         Path summary = work.resolve("refused.json");
-        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
+        try (FaultProxy proxy = new FaultProxy(vm.url())) {
             proxy.mode(new FaultProxy.RejectContaining("\"poison\""));
             List<String> args = Scenario.runArgs(stack.bootstrapServers(), proxy.url(), topic, "g-" + topic, M, N, 3,
                     "--stop-at-end", "--dead-letter-topic", dlq, "--summary-json", summary.toString());
@@ -329,14 +335,13 @@ class DeliveryGuaranteesIT {
         List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq, poisoned.size());
         assertThat(sortedValues(dead)).isEqualTo(sortedValues(poisoned));
         assertThat(dead).allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("vm_rejected"));
-        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
     }
 
     @Test
     void brokerRestartMidRunLosesNothing() throws Exception {
-        deleteAllSeries();
         Fixture f = realInput("broker-restart");
-        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
+        try (FaultProxy slow = new FaultProxy(vm.url())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(20)));
             WriterProcess w = writer(f, "broker-restart", slow.url(), "--stop-at-end", "--batch-samples", "600",
                     "--max-concurrent-writes", "2");
@@ -347,18 +352,17 @@ class DeliveryGuaranteesIT {
             slow.mode(new FaultProxy.Pass());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         }
-        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
         assertCommittedAtEnd(f);
     }
 
     @Test
     void membersJoiningAndDyingInOneGroupLoseNothing() throws Exception {
-        deleteAllSeries();
         String topic = "rebalance-" + names.incrementAndGet();
         stack.kafka().createTopic(topic, 6);
         int records = Scenario.produce(stack.bootstrapServers(), topic, 6, points, 1);
         Fixture f = new Fixture(topic, "g-" + topic, records);
-        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
+        try (FaultProxy slow = new FaultProxy(vm.url())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(15)));
             String[] fast = {"--batch-samples", "600", "--max-concurrent-writes", "2",
                     "--consumer-property", "session.timeout.ms=6000", "--consumer-property", "heartbeat.interval.ms=1000"};
@@ -375,7 +379,7 @@ class DeliveryGuaranteesIT {
             assertThat(w2.waitFor(Duration.ofSeconds(60))).as(w2.output()).isZero();
             assertThat(w3.waitFor(Duration.ofSeconds(60))).as(w3.output()).isZero();
         }
-        Scenario.assertExactReadBack(stack.vmUrl(), Scenario.expected(points, M, N));
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
         assertCommittedAtEnd(f);
     }
 

@@ -95,7 +95,18 @@ public final class Scenario {
 
     /** Everything of {@code expected} is in VictoriaMetrics (other series and samples may be there too). */
     public static void assertPresent(String vmUrl, ExpectedSamples expected) throws IOException {
-        VerificationResult r = new ReadBackVerifier(vmUrl).verify(expected);
+        ReadBackVerifier verifier = new ReadBackVerifier(vmUrl);
+        long deadline = System.nanoTime() + READ_BACK_TIMEOUT.toNanos();
+        VerificationResult r = verifier.verify(expected);
+        while ((r.missingSamples() > 0 || r.missingSeries() > 0) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+            r = verifier.verify(expected);
+        }
         assertThat(r.missingSamples()).as(r.summary()).isZero();
         assertThat(r.missingSeries()).as(r.summary()).isZero();
     }
@@ -107,7 +118,14 @@ public final class Scenario {
 
     /** force_flush + export + exact comparison; fails the test with the verifier's summary on any difference. */
     public static VerificationResult assertExactReadBack(String vmUrl, ExpectedSamples expected) throws IOException {
-        VerificationResult r = new ReadBackVerifier(vmUrl).verify(expected);
+        // force_flush on VictoriaMetrics 1.79 does not always make samples searchable at once: poll briefly
+        VerificationResult r;
+        try {
+            r = new ReadBackVerifier(vmUrl).verifyWithin(expected, READ_BACK_TIMEOUT, Duration.ofMillis(500));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
         assertThat(r.passed()).as(r.summary()).isTrue();
         assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
         assertThat(r.unexpectedSeries()).isZero();
@@ -159,6 +177,9 @@ public final class Scenario {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         return Admin.create(p);
     }
+
+    /** How long a read-back may poll for samples to become searchable. */
+    public static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(30);
 
     /** A generous bound for a child process in these tests. */
     public static final Duration PROCESS_TIMEOUT = Duration.ofMinutes(2);
