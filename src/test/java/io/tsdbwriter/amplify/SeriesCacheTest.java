@@ -1,0 +1,93 @@
+package io.tsdbwriter.amplify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class SeriesCacheTest {
+
+    @Test
+    void missReturnsNullAndCountsMiss() {
+        SeriesCache<String> cache = new SeriesCache<>(2);
+
+        assertThat(cache.get("a")).isNull();
+        assertThat(cache.misses()).isEqualTo(1);
+        assertThat(cache.hits()).isZero();
+    }
+
+    @Test
+    void hitReturnsStateAndCountsHit() {
+        SeriesCache<String> cache = new SeriesCache<>(2);
+        cache.put("a", "A");
+
+        assertThat(cache.get("a")).isEqualTo("A");
+        assertThat(cache.get("a")).isEqualTo("A");
+        assertThat(cache.hits()).isEqualTo(2);
+        assertThat(cache.misses()).isZero();
+    }
+
+    @Test
+    void putDoesNotCountAsLookup() {
+        SeriesCache<String> cache = new SeriesCache<>(2);
+        cache.put("a", "A");
+
+        assertThat(cache.hits()).isZero();
+        assertThat(cache.misses()).isZero();
+        assertThat(cache.size()).isEqualTo(1);
+    }
+
+    @Test
+    void evictsLeastRecentlyInsertedWhenNotRead() {
+        SeriesCache<String> cache = new SeriesCache<>(2);
+        cache.put("a", "A");
+        cache.put("b", "B");
+        cache.put("c", "C");
+
+        assertThat(cache.size()).isEqualTo(2);
+        assertThat(cache.get("a")).isNull();
+        assertThat(cache.get("b")).isEqualTo("B");
+        assertThat(cache.get("c")).isEqualTo("C");
+    }
+
+    @Test
+    void readRefreshesRecency() {
+        SeriesCache<String> cache = new SeriesCache<>(2);
+        cache.put("a", "A");
+        cache.put("b", "B");
+        cache.get("a"); // a is now the most recently used
+        cache.put("c", "C");
+
+        assertThat(cache.get("b")).isNull();
+        assertThat(cache.get("a")).isEqualTo("A");
+        assertThat(cache.get("c")).isEqualTo("C");
+    }
+
+    @Test
+    void replacingKeepsSizeAndTakesNewState() {
+        SeriesCache<String> cache = new SeriesCache<>(2);
+        cache.put("a", "A");
+        cache.put("a", "A2");
+
+        assertThat(cache.size()).isEqualTo(1);
+        assertThat(cache.get("a")).isEqualTo("A2");
+    }
+
+    @Test
+    void capacityOneKeepsOnlyLatest() {
+        SeriesCache<String> cache = new SeriesCache<>(1);
+        cache.put("a", "A");
+        cache.put("b", "B");
+
+        assertThat(cache.size()).isEqualTo(1);
+        assertThat(cache.get("a")).isNull();
+        assertThat(cache.get("b")).isEqualTo("B");
+        assertThat(cache.hits()).isEqualTo(1);
+        assertThat(cache.misses()).isEqualTo(1);
+    }
+
+    @Test
+    void rejectsCapacityBelowOne() {
+        assertThatThrownBy(() -> new SeriesCache<String>(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,249 @@
+package io.tsdbwriter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The command line: help, usage errors (exit 2, one line on stderr), environment defaults. Never calls Main.main. */
+class MainTest {
+
+    /** Every flag of {@code run}, as the operator's documentation lists them. */
+    private static final List<String> RUN_FLAGS = List.of("--bootstrap-servers", "--topic", "--group-id", "--vm-url",
+            "--time-multiplier", "--instance-multiplier", "--source-interval", "--parallelism", "--segment-size",
+            "--max-concurrent-writes", "--max-retries", "--on-write-failure", "--dead-letter-topic", "--batch-samples",
+            "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
+            "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
+            "--series-cache-size", "--help", "--version");
+
+    private record Result(int exitCode, String out, String err) {
+    }
+
+    private static Result execute(String... args) {
+        CommandLine cl = Main.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private static void assertUsageError(Result r, String expectedFragment) {
+        assertThat(r.exitCode()).isEqualTo(Main.EXIT_USAGE).isEqualTo(2);
+        List<String> lines = r.err().lines().toList();
+        assertThat(lines).hasSize(1);
+        assertThat(lines.get(0)).startsWith("tsdb-writer:").contains(expectedFragment);
+        assertThat(r.out()).isEmpty();
+    }
+
+    private static RunConfig parse(Map<String, String> env, String... args) {
+        RunCommand cmd = new RunCommand();
+        new CommandLine(cmd).setDefaultValueProvider(new EnvironmentDefaults(env)).parseArgs(args);
+        return cmd.toConfig();
+    }
+
+    // ---- help ----
+
+    @Test
+    void runHelpExitsZero() {
+        Result r = execute("run", "--help");
+
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.err()).isEmpty();
+        assertThat(r.out()).startsWith("Usage: tsdb-writer run");
+    }
+
+    @Test
+    void runHelpListsEveryFlag() {
+        Result r = execute("run", "--help");
+
+        assertThat(r.out()).contains(RUN_FLAGS);
+    }
+
+    @Test
+    void runHelpListsEveryOptionOfTheCommandSpec() {
+        List<String> specFlags = new CommandLine(new RunCommand()).getCommandSpec().options().stream()
+                .map(CommandLine.Model.OptionSpec::longestName).collect(Collectors.toList());
+
+        assertThat(specFlags).containsExactlyInAnyOrderElementsOf(RUN_FLAGS);
+        assertThat(execute("run", "--help").out()).contains(specFlags);
+    }
+
+    @Test
+    void runHelpListsExitCodes() {
+        assertThat(execute("run", "--help").out()).contains("Exit codes:", "2", "invalid flags");
+    }
+
+    @Test
+    void topLevelHelpExitsZeroAndNamesRun() {
+        Result r = execute("--help");
+
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).startsWith("Usage: tsdb-writer").contains("run", "TSDB_WRITER_");
+    }
+
+    @Test
+    void missingSubcommandIsUsageError() {
+        assertUsageError(execute(), "subcommand");
+    }
+
+    // ---- usage errors ----
+
+    @Test
+    void unknownFlagExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--bogus"), "--bogus");
+    }
+
+    @Test
+    void missingTopicExitsTwo() {
+        assertUsageError(execute("run"), "--topic");
+    }
+
+    @Test
+    void timeMultiplierZeroExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--time-multiplier", "0"), "--time-multiplier");
+    }
+
+    @Test
+    void nonNumericTimeMultiplierExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--time-multiplier", "x"), "--time-multiplier");
+    }
+
+    @Test
+    void badSourceIntervalExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--source-interval", "5x"), "'5x' is not a duration");
+    }
+
+    @Test
+    void unknownCompressionExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--compression", "zip"), "--compression must be none or gzip");
+    }
+
+    @Test
+    void unknownWriteFailurePolicyExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--on-write-failure", "drop"), "'drop' is not pause or dead-letter");
+    }
+
+    @Test
+    void deadLetterPolicyWithoutTopicExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--on-write-failure", "dead-letter"), "--dead-letter-topic");
+    }
+
+    @Test
+    void badSizeExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--max-inflight-bytes", "lots"), "'lots' is not a size");
+    }
+
+    // ---- toConfig and defaults ----
+
+    @Test
+    void builtInDefaults() {
+        RunConfig cfg = parse(Map.of(), "--topic", "t");
+
+        assertThat(cfg.topics()).containsExactly("t");
+        assertThat(cfg.bootstrapServers()).isEqualTo("localhost:9092");
+        assertThat(cfg.groupId()).isEqualTo("tsdb-writer");
+        assertThat(cfg.vmUrls()).containsExactly("http://localhost:8428");
+        assertThat(cfg.timeMultiplier()).isEqualTo(1);
+        assertThat(cfg.instanceMultiplier()).isEqualTo(1);
+        assertThat(cfg.sourceInterval()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(cfg.parallelism()).isEqualTo(1);
+        assertThat(cfg.segmentSize()).isEqualTo(10_000);
+        assertThat(cfg.maxConcurrentWrites()).isZero();
+        assertThat(cfg.maxRetries()).isEqualTo(5);
+        assertThat(cfg.onWriteFailure()).isEqualTo(OnWriteFailure.PAUSE);
+        assertThat(cfg.maxInflightBytes()).isEqualTo(256L * 1024 * 1024);
+        assertThat(cfg.maxRecordBytes()).isEqualTo(1024 * 1024);
+        assertThat(cfg.gzip()).isFalse();
+        assertThat(cfg.callTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(cfg.stopAtEnd()).isFalse();
+    }
+
+    @Test
+    void flagsReachTheConfig() {
+        RunConfig cfg = parse(Map.of(), "--topic", "a, b", "--vm-url", "http://x:8428,http://y:8428", "--time-multiplier", "12",
+                "--instance-multiplier", "3", "--source-interval", "30s", "--compression", "gzip", "--on-write-failure", "dead-letter",
+                "--dead-letter-topic", "dlq", "--stop-at-end");
+
+        assertThat(cfg.topics()).containsExactly("a", "b");
+        assertThat(cfg.vmUrls()).containsExactly("http://x:8428", "http://y:8428");
+        assertThat(cfg.timeMultiplier()).isEqualTo(12);
+        assertThat(cfg.instanceMultiplier()).isEqualTo(3);
+        assertThat(cfg.sourceInterval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(cfg.gzip()).isTrue();
+        assertThat(cfg.onWriteFailure()).isEqualTo(OnWriteFailure.DEAD_LETTER);
+        assertThat(cfg.deadLetterTopic()).isEqualTo("dlq");
+        assertThat(cfg.stopAtEnd()).isTrue();
+    }
+
+    // ---- environment ----
+
+    @Test
+    void variableNameForTimeMultiplier() {
+        assertThat(EnvironmentDefaults.variableFor("--time-multiplier")).isEqualTo("TSDB_WRITER_TIME_MULTIPLIER");
+    }
+
+    @Test
+    void variableNameForVmUrl() {
+        assertThat(EnvironmentDefaults.variableFor("--vm-url")).isEqualTo("TSDB_WRITER_VM_URL");
+    }
+
+    @Test
+    void environmentSetsOption() {
+        RunConfig cfg = parse(Map.of("TSDB_WRITER_TIME_MULTIPLIER", "12"), "--topic", "t");
+
+        assertThat(cfg.timeMultiplier()).isEqualTo(12);
+    }
+
+    @Test
+    void flagWinsOverEnvironment() {
+        RunConfig cfg = parse(Map.of("TSDB_WRITER_TIME_MULTIPLIER", "12"), "--topic", "t", "--time-multiplier", "3");
+
+        assertThat(cfg.timeMultiplier()).isEqualTo(3);
+    }
+
+    @Test
+    void environmentValuesUseConverters() {
+        RunConfig cfg = parse(Map.of("TSDB_WRITER_SOURCE_INTERVAL", "10s", "TSDB_WRITER_MAX_INFLIGHT_BYTES", "64MiB"), "--topic", "t");
+
+        assertThat(cfg.sourceInterval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(cfg.maxInflightBytes()).isEqualTo(64L * 1024 * 1024);
+    }
+
+    @Test
+    void environmentCanSupplyRequiredTopic() {
+        RunConfig cfg = parse(Map.of("TSDB_WRITER_TOPIC", "points"));
+
+        assertThat(cfg.topics()).containsExactly("points");
+    }
+
+    @Test
+    void environmentListIsSplitOnCommas() {
+        RunConfig cfg = parse(Map.of("TSDB_WRITER_VM_URL", "http://a:8428,http://b:8428"), "--topic", "t");
+
+        assertThat(cfg.vmUrls()).containsExactly("http://a:8428", "http://b:8428");
+    }
+
+    @Test
+    void environmentSetsBooleanFlag() {
+        RunConfig cfg = parse(Map.of("TSDB_WRITER_STOP_AT_END", "true"), "--topic", "t");
+
+        assertThat(cfg.stopAtEnd()).isTrue();
+    }
+
+    @Test
+    void unrelatedVariablesAreIgnored() {
+        RunConfig cfg = parse(Map.of("TIME_MULTIPLIER", "12", "TSDB_WRITER_TIME_MULTIPLER", "7"), "--topic", "t");
+
+        assertThat(cfg.timeMultiplier()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,97 @@
+package io.tsdbwriter.sink.victoriametrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ByteBufTest {
+
+    private static String text(ByteBuf b) {
+        return new String(b.array(), 0, b.length(), StandardCharsets.US_ASCII);
+    }
+
+    private static String putLong(long v) {
+        return text(new ByteBuf(1).putLong(v));
+    }
+
+    @Test
+    void putLongZero() {
+        assertThat(putLong(0)).isEqualTo("0");
+    }
+
+    @Test
+    void putLongPositive() {
+        assertThat(putLong(7)).isEqualTo("7");
+        assertThat(putLong(10)).isEqualTo("10");
+        assertThat(putLong(1_795_300_857_000L)).isEqualTo("1795300857000");
+    }
+
+    @Test
+    void putLongNegative() {
+        assertThat(putLong(-1)).isEqualTo("-1");
+        assertThat(putLong(-10)).isEqualTo("-10");
+        assertThat(putLong(-1_234_567_890_123L)).isEqualTo("-1234567890123");
+    }
+
+    @Test
+    void putLongMaxValue() {
+        assertThat(putLong(Long.MAX_VALUE)).isEqualTo("9223372036854775807");
+    }
+
+    @Test
+    void putLongMinValue() {
+        assertThat(putLong(Long.MIN_VALUE)).isEqualTo("-9223372036854775808");
+    }
+
+    @Test
+    void putLongMatchesLongToStringAtPowersOfTen() {
+        long v = 1;
+        for (int i = 0; i < 19; i++) {
+            assertThat(putLong(v)).isEqualTo(Long.toString(v));
+            assertThat(putLong(v - 1)).isEqualTo(Long.toString(v - 1));
+            assertThat(putLong(-v)).isEqualTo(Long.toString(-v));
+            v *= 10;
+        }
+    }
+
+    @Test
+    void putLongAppendsAfterExistingContent() {
+        ByteBuf b = new ByteBuf(16);
+        b.put((byte) '[').putLong(-5).put((byte) ',').putLong(Long.MIN_VALUE).put((byte) ',').putLong(Long.MAX_VALUE).put((byte) ']');
+
+        assertThat(text(b)).isEqualTo("[-5,-9223372036854775808,9223372036854775807]");
+    }
+
+    @Test
+    void growsBeyondInitialCapacity() {
+        ByteBuf b = new ByteBuf(16);
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < 1000; i++) {
+            b.putLong(i).put((byte) ' ');
+            expected.append(i).append(' ');
+        }
+
+        assertThat(text(b)).isEqualTo(expected.toString());
+    }
+
+    @Test
+    void putsArraySlice() {
+        ByteBuf b = new ByteBuf(16);
+        b.put("abcdef".getBytes(StandardCharsets.US_ASCII), 1, 3).put("XY".getBytes(StandardCharsets.US_ASCII));
+
+        assertThat(text(b)).isEqualTo("bcdXY");
+    }
+
+    @Test
+    void resetForgetsContentAndKeepsCapacity() {
+        ByteBuf b = new ByteBuf(16);
+        b.putLong(123456);
+        byte[] before = b.array();
+        b.reset();
+
+        assertThat(b.length()).isZero();
+        assertThat(b.array()).isSameAs(before);
+        assertThat(text(b.putLong(9))).isEqualTo("9");
+    }
+}
