@@ -46,14 +46,18 @@ final class Converters {
             if (!m.matches()) {
                 throw new CommandLine.TypeConversionException("'" + value + "' is not a size (use e.g. 1048576, 512KiB, 256MiB)");
             }
-            long n = Long.parseLong(m.group(1));
             String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT);
-            return switch (unit) {
-                case "KIB", "KB" -> n * 1024;
-                case "MIB", "MB" -> n * 1024 * 1024;
-                case "GIB", "GB" -> n * 1024 * 1024 * 1024;
-                default -> n;
+            long factor = switch (unit) {
+                case "KIB", "KB" -> 1024L;
+                case "MIB", "MB" -> 1024L * 1024;
+                case "GIB", "GB" -> 1024L * 1024 * 1024;
+                default -> 1L;
             };
+            try {
+                return Math.multiplyExact(Long.parseLong(m.group(1)), factor);
+            } catch (ArithmeticException | NumberFormatException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is too large a size");
+            }
         }
     }
 }

@@ -11,7 +11,7 @@ public enum DecodeError {
     EMPTY_RECORD,
     /** Record value is larger than {@code --max-record-bytes}. */
     TOO_LARGE,
-    /** Bytes are not valid UTF-8. */
+    /** Bytes are not well-formed UTF-8 (RFC 3629), or a string escapes an unpaired UTF-16 surrogate. */
     INVALID_UTF8,
     /** Not parseable JSON (includes NaN/Infinity tokens, which are not JSON numbers). */
     INVALID_JSON,

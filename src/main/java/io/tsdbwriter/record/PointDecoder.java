@@ -58,6 +58,9 @@ public final class PointDecoder {
         if (value.length > maxRecordBytes) {
             return fail(out, DecodeError.TOO_LARGE, value.length + " bytes > max " + maxRecordBytes);
         }
+        if (!Utf8.isValid(value)) {
+            return fail(out, DecodeError.INVALID_UTF8, "record value is not well-formed UTF-8");
+        }
         try (JsonParser parser = JSON.createParser(value)) {
             JsonToken first = parser.nextToken();
             DecodeError error;
@@ -165,6 +168,9 @@ public final class PointDecoder {
                         return detail(DecodeError.INVALID_PRODUCT_KEY, "productKey is " + vt);
                     }
                     productKey = parser.getText();
+                    if (Utf8.hasUnpairedSurrogate(productKey)) {
+                        return detail(DecodeError.INVALID_UTF8, "productKey holds an unpaired surrogate escape");
+                    }
                 }
                 default -> parser.skipChildren();
             }
@@ -207,6 +213,9 @@ public final class PointDecoder {
                 return detail(DecodeError.INVALID_DIMENSIONS, "dimension '" + clip(name) + "' is " + vt);
             }
             String v = parser.getText();
+            if (Utf8.hasUnpairedSurrogate(v)) {
+                return detail(DecodeError.INVALID_UTF8, "dimension '" + name + "' holds an unpaired surrogate escape");
+            }
             if (!v.isEmpty()) {
                 out.addLabel(p, name, v);
             }

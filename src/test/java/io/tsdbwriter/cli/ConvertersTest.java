@@ -129,7 +129,6 @@ class ConvertersTest {
     }
 
     @Test
-    @Disabled("bug: Converters.SizeConverter multiplies without overflow check: 17179869185GiB wraps to 1GiB and is accepted")
     void sizeRejectsOverflow() {
         assertThatThrownBy(() -> size.convert("17179869185GiB")).isInstanceOf(CommandLine.TypeConversionException.class);
     }

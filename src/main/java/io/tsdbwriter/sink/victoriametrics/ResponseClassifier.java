@@ -50,9 +50,9 @@ public final class ResponseClassifier {
         }
         String v = value.trim();
         long ms;
-        try {
-            ms = Long.parseLong(v) * 1000L;
-        } catch (NumberFormatException e) {
+        if (v.chars().allMatch(ch -> ch >= '0' && ch <= '9')) { // delay-seconds = 1*DIGIT
+            ms = v.length() > 9 ? Long.MAX_VALUE : Long.parseLong(v) * 1000L;
+        } else {
             try {
                 ms = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli() - nowMs;
             } catch (DateTimeParseException e2) {

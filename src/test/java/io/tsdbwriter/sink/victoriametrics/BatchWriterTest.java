@@ -77,7 +77,7 @@ class BatchWriterTest {
     private static ImportBatch batch(String lines, int samples) {
         ImportBatch b = new ImportBatch(64);
         b.body().put(lines.getBytes(StandardCharsets.UTF_8));
-        b.addPoint(samples);
+        b.addPoint(samples, "point-0");
         return b;
     }
 
@@ -93,10 +93,13 @@ class BatchWriterTest {
             how.complete("written");
         }
 
+        volatile List<Rejection> rejections;
+
         @Override
-        public void rejected(ImportBatch b, WriteOutcome o) {
+        public void rejected(ImportBatch b, List<Rejection> r) {
             batch = b;
-            outcome = o;
+            rejections = r;
+            outcome = r.get(0).outcome();
             how.complete("rejected");
         }
 
@@ -239,6 +242,28 @@ class BatchWriterTest {
         assertThat(delays.get(0)).isBetween(100L, 300L); // 200 ms ± 50 %
         assertThat(delays.get(1)).isBetween(200L, 600L); // 400 ms ± 50 %
         assertThat(delays.get(2)).isBetween(400L, 1200L); // 800 ms ± 50 %
+    }
+
+    @Test
+    void refusedBatchIsSplitUntilTheRefusedPointStandsAlone() throws Exception {
+        // 3 points: all → 400; [0,1) → 204; [1,3) → 400; [1,2) → 204; [2,3) → 400
+        for (int code : new int[] {400, 204, 400, 204, 400}) {
+            server.enqueue(new MockResponse().setResponseCode(code));
+        }
+        ImportBatch b = new ImportBatch(64);
+        for (int i = 0; i < 3; i++) {
+            b.body().put(("{\"metric\":{\"__name__\":\"m" + i + "\"},\"values\":[1],\"timestamps\":[1]}\n").getBytes(StandardCharsets.UTF_8));
+            b.addPoint(1, "point-" + i);
+        }
+        Listener l = new Listener();
+        writer(recordingRetry(3), OnWriteFailure.PAUSE).submit(b, l);
+
+        assertThat(l.await()).isEqualTo("rejected");
+        assertThat(l.rejections).extracting(WriteListener.Rejection::source).containsExactly("point-2");
+        assertThat(server.getRequestCount()).isEqualTo(5);
+        assertThat(meters.samplesWritten.count()).isEqualTo(2.0);
+        server.takeRequest();
+        assertThat(server.takeRequest().getBody().readUtf8()).contains("\"m0\"").doesNotContain("\"m1\"");
     }
 
     @Test
