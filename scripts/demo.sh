@@ -159,7 +159,7 @@ run_step "run the writer: M=6 (10 s samples), N=10 instances, 3 consumers per pa
   --summary-json "$DEMO_DIR/summary.json"
 
 run_step "verify: every expected sample is in VictoriaMetrics, and nothing else" \
-  "${WRITER[@]}" verify --vm-url "$VM" --time-multiplier 6 --instance-multiplier 10 --instance node-0001 \
+  "${WRITER[@]}" verify --wait 30s --vm-url "$VM" --time-multiplier 6 --instance-multiplier 10 --instance node-0001 \
   --product-key node "${FILES[@]}"
 
 header "done"

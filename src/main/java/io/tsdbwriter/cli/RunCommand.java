@@ -129,7 +129,14 @@ final class RunCommand implements Callable<Integer> {
             description = "Series whose prepared label lines each SegmentConsumer keeps (default: ${DEFAULT-VALUE})")
     int seriesCacheSize;
 
+    @Option(names = "--write-mode", defaultValue = "async", paramLabel = "async|sync",
+            description = "async: writes run on virtual threads while polling goes on; sync: on the poll thread, as the proof of concept did (for benchmarks) (default: ${DEFAULT-VALUE})")
+    String writeMode;
+
     RunConfig toConfig() {
+        if (!writeMode.equals("async") && !writeMode.equals("sync")) {
+            throw new IllegalArgumentException("--write-mode must be async or sync, got '" + writeMode + "'");
+        }
         if (!compression.equals("none") && !compression.equals("gzip")) {
             throw new IllegalArgumentException("--compression must be none or gzip, got '" + compression + "'");
         }
@@ -140,7 +147,7 @@ final class RunCommand implements Callable<Integer> {
                 vmUrls.stream().map(String::trim).toList(), timeMultiplier, instanceMultiplier, sourceInterval, parallelism,
                 segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
                 commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
-                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties);
+                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties, writeMode.equals("sync"));
     }
 
     @Override

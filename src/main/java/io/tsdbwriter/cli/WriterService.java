@@ -86,7 +86,7 @@ final class WriterService {
             WritePermits permits = new WritePermits(capacity, (int) cfg.maxInflightBytes());
             meters.gauge("write.permits.capacity", "Write permits: concurrent import requests allowed", Tags.of("endpoint", "all"), permits, WritePermits::capacity);
             meters.gauge("write.permits.in.use", "Write permits held by requests in flight", Tags.of("endpoint", "all"), permits, WritePermits::inUse);
-            writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters);
+            writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval());
             Map<String, Object> kafka = new java.util.HashMap<>(cfg.consumerProperties());
             kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());

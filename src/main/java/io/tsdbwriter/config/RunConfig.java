@@ -39,6 +39,7 @@ import java.util.Objects;
  * @param consumerProperties   extra Kafka consumer settings (e.g. security, session.timeout.ms), applied to the group
  *                             member and every SegmentConsumer; the writer's own settings (no auto-commit, byte
  *                             deserializers, assignor) win
+ * @param syncWrites           write on the poll thread (benchmark comparison only)
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -47,7 +48,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         Duration drainTimeout, Duration callTimeout, boolean gzip, int metricsPort,
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
-                        java.util.Map<String, String> consumerProperties) {
+                        java.util.Map<String, String> consumerProperties, boolean syncWrites) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -99,6 +102,8 @@ public final class EfficiencyReport {
         m.put("elapsed_seconds", round(elapsed));
         m.put("samples_per_second", round(written / Math.max(elapsed, 1e-3)));
         m.put("efficiency", expected > 0 ? round(written / expected) : 0.0);
+        m.put("cpu_seconds", round(processCpuSeconds()));
+        m.put("peak_heap_bytes", peakHeapBytes());
         return m;
     }
 
@@ -111,6 +116,7 @@ public final class EfficiencyReport {
         out.printf(Locale.ROOT, "%-22s %.0f%n", "samples_per_minute", (long) s.get("samples_written") / Math.max(elapsed, 1e-3) * 60);
         out.printf(Locale.ROOT, "%-22s %.0f%n", "expected_per_minute", (long) s.get("samples_expected") / Math.max(elapsed, 1e-3) * 60);
         out.printf(Locale.ROOT, "%-22s %d%n", "in_flight_batches", inFlightBatches.getAsLong());
+        out.printf(Locale.ROOT, "%-22s %.2f%n", "cpu_s_per_million", (double) s.get("cpu_seconds") / Math.max(1e-9, (long) s.get("samples_written") / 1e6));
     }
 
     /** Writes {@link #summary()} as JSON. */
@@ -120,6 +126,26 @@ public final class EfficiencyReport {
             Files.createDirectories(parent);
         }
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), summary());
+    }
+
+    /** CPU time this process has used, in seconds (all threads), or NaN where the JVM cannot tell. */
+    public static double processCpuSeconds() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            long ns = os.getProcessCpuTime();
+            return ns < 0 ? Double.NaN : ns / 1e9;
+        }
+        return Double.NaN;
+    }
+
+    /** Sum of the heap memory pools' peak usage since start, in bytes. */
+    public static long peakHeapBytes() {
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) {
+                sum += pool.getPeakUsage().getUsed();
+            }
+        }
+        return sum;
     }
 
     private static double round(double v) {

@@ -42,6 +42,7 @@ public final class BatchWriter implements AutoCloseable {
     private final Object drainLock = new Object();
     private final Map<VmEndpoint, CircuitBreaker> breakers = new IdentityHashMap<>();
     private volatile boolean closed;
+    private final boolean synchronous;
 
     /**
      * @param endpoints targets; each request goes to the one with the fewest requests in flight
@@ -49,6 +50,16 @@ public final class BatchWriter implements AutoCloseable {
      */
     public BatchWriter(List<VmEndpoint> endpoints, VmImportClient client, WritePermits permits, RetryPolicy retry,
                        OnWriteFailure onFailure, WriterMeters meters) {
+        this(endpoints, client, permits, retry, onFailure, meters, false);
+    }
+
+    /**
+     * @param synchronous write on the calling (poll) thread instead of a virtual thread: the proof of concept's
+     *                    "before", kept for the benchmark's comparison ({@code --write-mode sync})
+     */
+    public BatchWriter(List<VmEndpoint> endpoints, VmImportClient client, WritePermits permits, RetryPolicy retry,
+                       OnWriteFailure onFailure, WriterMeters meters, boolean synchronous) {
+        this.synchronous = synchronous;
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("at least one VictoriaMetrics endpoint is required");
         }
@@ -88,6 +99,10 @@ public final class BatchWriter implements AutoCloseable {
         meters.permitWait.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         inFlight.incrementAndGet();
         meters.inflightBytes.addAndGet(bytes);
+        if (synchronous) {
+            run(batch, listener, budget, bytes);
+            return;
+        }
         try {
             executor.execute(() -> run(batch, listener, budget, bytes));
         } catch (RuntimeException e) { // rejected: closed meanwhile
