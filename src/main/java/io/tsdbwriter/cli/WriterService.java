@@ -49,6 +49,8 @@ final class WriterService {
     private static final Logger log = LoggerFactory.getLogger(WriterService.class);
     /** Write permits per target whose {@code vm_concurrent_insert_capacity} cannot be read. */
     static final int FALLBACK_PERMITS = 8;
+    /** How often each target's insert capacity is read again. */
+    static final java.time.Duration CAPACITY_REFRESH = java.time.Duration.ofMinutes(1);
 
     private final RunConfig cfg;
     private final PrintStream out;
@@ -82,10 +84,17 @@ final class WriterService {
                 metricsServer = new MetricsServer(cfg.metricsPort(), registry, () -> ready);
                 log.info("metrics on http://0.0.0.0:{}/metrics", metricsServer.port());
             }
-            int capacity = writePermits(client, endpoints, meters);
-            WritePermits permits = new WritePermits(capacity, (int) cfg.maxInflightBytes());
-            meters.gauge("write.permits.capacity", "Write permits: concurrent import requests allowed", Tags.of("endpoint", "all"), permits, WritePermits::capacity);
-            meters.gauge("write.permits.in.use", "Write permits held by requests in flight", Tags.of("endpoint", "all"), permits, WritePermits::inUse);
+            WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
+            int capacity = applyCapacities(client, endpoints, permits, true);
+            for (VmEndpoint e : endpoints) {
+                Tags tags = Tags.of("endpoint", e.baseUrl());
+                meters.gauge("write.permits.capacity", "Write permits: concurrent import requests allowed to the endpoint", tags, permits, p -> p.capacity(e));
+                meters.gauge("write.permits.in.use", "Write permits held by requests in flight to the endpoint", tags, permits, p -> p.inUse(e));
+            }
+            if (cfg.maxConcurrentWrites() == 0) {
+                reporter.scheduleWithFixedDelay(() -> applyCapacities(client, endpoints, permits, false),
+                        CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+            }
             writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval());
             Map<String, Object> kafka = new java.util.HashMap<>(cfg.consumerProperties());
@@ -137,25 +146,41 @@ final class WriterService {
         }
     }
 
-    private int writePermits(VmImportClient client, List<VmEndpoint> endpoints, WriterMeters meters) {
-        if (cfg.maxConcurrentWrites() > 0) {
-            log.info("write permits: {} (--max-concurrent-writes)", cfg.maxConcurrentWrites());
-            return cfg.maxConcurrentWrites();
-        }
-        int sum = 0;
+    /**
+     * Sets each endpoint's write permits: {@code --max-concurrent-writes} split evenly, or the endpoint's
+     * {@code vm_concurrent_insert_capacity} ({@value #FALLBACK_PERMITS} where it cannot be read). At start it logs
+     * every endpoint's figure and where it came from; later (every minute) only changes.
+     *
+     * @return the total
+     */
+    private int applyCapacities(VmImportClient client, List<VmEndpoint> endpoints, WritePermits permits, boolean atStart) {
+        int total = 0;
         List<String> parts = new ArrayList<>();
         for (VmEndpoint e : endpoints) {
-            OptionalInt cap = InsertCapacityProbe.read(client.http(), e);
-            if (cap.isPresent()) {
-                sum += cap.getAsInt();
-                parts.add(e.metricsUrl() + " " + InsertCapacityProbe.METRIC + "=" + cap.getAsInt());
+            int cap;
+            String source;
+            if (cfg.maxConcurrentWrites() > 0) {
+                cap = Math.max(1, (cfg.maxConcurrentWrites() + endpoints.size() - 1) / endpoints.size());
+                source = "--max-concurrent-writes";
             } else {
-                sum += FALLBACK_PERMITS;
-                parts.add(e.metricsUrl() + " unreadable, using " + FALLBACK_PERMITS);
+                OptionalInt read = InsertCapacityProbe.read(client.http(), e);
+                if (read.isEmpty() && !atStart) {
+                    continue; // keep the last known capacity while the endpoint cannot be read
+                }
+                cap = read.orElse(FALLBACK_PERMITS);
+                source = read.isPresent() ? InsertCapacityProbe.METRIC + " from " + e.metricsUrl()
+                        : e.metricsUrl() + " unreadable, fallback";
             }
+            if (atStart || permits.capacity(e) != cap) {
+                parts.add(e.baseUrl() + "=" + cap + " (" + source + ")");
+            }
+            permits.capacity(e, cap);
+            total += cap;
         }
-        log.info("write permits: {} ({})", sum, String.join("; ", parts));
-        return sum;
+        if (!parts.isEmpty()) {
+            log.info("write permits{}: {}", atStart ? "" : " changed", String.join("; ", parts));
+        }
+        return total;
     }
 
     /**

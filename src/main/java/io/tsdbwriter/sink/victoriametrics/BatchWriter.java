@@ -17,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The write path of DESIGN §6. {@link #submit} runs on a poll thread: it takes a write permit (blocking — the
- * backpressure) and hands the batch to a virtual thread, which posts it to the least-loaded endpoint, retries
+ * The write path of DESIGN §6. {@link #submit} runs on a poll thread: it takes a write permit of the least-loaded
+ * endpoint (blocking — the backpressure) and hands the batch to a virtual thread, which posts it there, retries
  * retryable outcomes per {@link RetryPolicy}, applies the {@link OnWriteFailure} policy once retries run out,
  * releases the permit and tells the {@link WriteListener}. Nothing is dropped: a batch is written, rejected with a
  * counted reason, dead-lettered, or abandoned at shutdown (and then never acked).
@@ -95,7 +95,7 @@ public final class BatchWriter implements AutoCloseable {
         }
         int bytes = batch.body().length();
         long t0 = System.nanoTime();
-        int budget = permits.acquire(bytes);
+        WritePermits.Permit budget = permits.acquire(endpoints, bytes, e -> breakers.get(e).getState() != CircuitBreaker.State.OPEN);
         meters.permitWait.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         inFlight.incrementAndGet();
         meters.inflightBytes.addAndGet(bytes);
@@ -111,14 +111,14 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    private void run(ImportBatch batch, WriteListener listener, int budget, int bytes) {
+    private void run(ImportBatch batch, WriteListener listener, WritePermits.Permit budget, int bytes) {
         WriteOutcome outcome = null;
         List<WriteListener.Rejection> rejections = null;
         try {
-            outcome = writeUntilDecided(batch);
+            outcome = writeUntilDecided(batch, budget.endpoint());
             if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
                 rejections = new ArrayList<>();
-                isolate(batch, outcome, rejections);
+                isolate(batch, outcome, rejections, budget.endpoint());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -145,14 +145,14 @@ public final class BatchWriter implements AutoCloseable {
      * Writes with bounded retries; under {@link OnWriteFailure#PAUSE} keeps probing after they run out (holding
      * the permit, so the poll threads stop when every permit is held) until the answer is success or rejection.
      */
-    private WriteOutcome writeUntilDecided(ImportBatch batch) throws InterruptedException {
+    private WriteOutcome writeUntilDecided(ImportBatch batch, VmEndpoint endpoint) throws InterruptedException {
         byte[] gzipped = client.payload(batch.body());
-        WriteOutcome outcome = writeWithRetries(batch, gzipped);
+        WriteOutcome outcome = writeWithRetries(batch, gzipped, endpoint);
         while (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
             log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
                     batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
             retry.sleeper().sleep(retry.maxBackoff().toMillis());
-            outcome = writeWithRetries(batch, gzipped);
+            outcome = writeWithRetries(batch, gzipped, endpoint);
         }
         return outcome;
     }
@@ -161,7 +161,7 @@ public final class BatchWriter implements AutoCloseable {
      * Splits a refused batch in halves and writes each, recursively, until every refused point stands alone
      * (DESIGN §6: 400/413/415 split the batch, dead-letter what still fails). Counts what gets written.
      */
-    private void isolate(ImportBatch batch, WriteOutcome refusal, List<WriteListener.Rejection> out) throws InterruptedException {
+    private void isolate(ImportBatch batch, WriteOutcome refusal, List<WriteListener.Rejection> out, VmEndpoint endpoint) throws InterruptedException {
         if (batch.points() <= 1) {
             for (int i = 0; i < batch.points(); i++) {
                 out.add(new WriteListener.Rejection(batch.source(i), batch.samples(), refusal));
@@ -170,11 +170,11 @@ public final class BatchWriter implements AutoCloseable {
         }
         int mid = batch.points() / 2;
         for (ImportBatch half : List.of(batch.slice(0, mid), batch.slice(mid, batch.points()))) {
-            WriteOutcome o = writeUntilDecided(half);
+            WriteOutcome o = writeUntilDecided(half, endpoint);
             if (o.isSuccess()) {
                 meters.samplesWritten.increment(half.samples());
             } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
-                isolate(half, o, out);
+                isolate(half, o, out, endpoint);
             } else {
                 // retries ran out under dead-letter policy while splitting: the half goes as refused too
                 for (int i = 0; i < half.points(); i++) {
@@ -184,7 +184,7 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    private void finish(int budget, int bytes) {
+    private void finish(WritePermits.Permit budget, int bytes) {
         permits.release(budget);
         meters.inflightBytes.addAndGet(-bytes);
         if (inFlight.decrementAndGet() == 0) {
@@ -199,10 +199,10 @@ public final class BatchWriter implements AutoCloseable {
      * resilience4j circuit breaker: while every endpoint's breaker is open (VictoriaMetrics keeps failing), attempts
      * wait instead of hammering it, and one probe per open interval decides when writing resumes.
      */
-    private WriteOutcome writeWithRetries(ImportBatch batch, byte[] gzipped) throws InterruptedException {
+    private WriteOutcome writeWithRetries(ImportBatch batch, byte[] gzipped, VmEndpoint endpoint) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {
-            VmEndpoint endpoint = awaitEndpoint();
             CircuitBreaker breaker = breakers.get(endpoint);
+            awaitPermission(breaker);
             long t0 = System.nanoTime();
             WriteOutcome outcome = client.post(endpoint, batch.body(), gzipped);
             long took = System.nanoTime() - t0;
@@ -228,28 +228,16 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    /** The least-loaded endpoint whose breaker permits a call; waits while none does. */
-    private VmEndpoint awaitEndpoint() throws InterruptedException {
-        while (true) {
+    /** Waits while the endpoint's breaker is open (VictoriaMetrics failing); it lets one probe through per open interval. */
+    private void awaitPermission(CircuitBreaker breaker) throws InterruptedException {
+        while (!breaker.tryAcquirePermission()) {
             if (closed) {
                 throw new InterruptedException("writer closed");
             }
-            VmEndpoint best = null;
-            for (VmEndpoint e : endpoints) {
-                if (breakers.get(e).getState() != CircuitBreaker.State.OPEN && (best == null || e.inFlight() < best.inFlight())) {
-                    best = e;
-                }
-            }
-            if (best == null) { // all open: let the breakers move to half-open when their wait is over
-                for (VmEndpoint e : endpoints) {
-                    if (breakers.get(e).tryAcquirePermission()) {
-                        return e;
-                    }
-                }
-            } else if (breakers.get(best).tryAcquirePermission()) {
-                return best;
-            }
             retry.sleeper().sleep(PERMISSION_POLL_MS);
+        }
+        if (closed) {
+            throw new InterruptedException("writer closed");
         }
     }
 

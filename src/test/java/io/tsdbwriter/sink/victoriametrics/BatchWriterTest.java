@@ -16,7 +16,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
 import java.util.zip.GZIPInputStream;
 import okhttp3.mockwebserver.Dispatcher;
@@ -428,11 +427,11 @@ class BatchWriterTest {
         poll.join();
     }
 
-    /** Waits (without sleeping) until {@code t} is parked in the permits' semaphore after a failed try-acquire. */
+    /** Waits (without sleeping) until {@code t} is parked waiting for a write permit after a failed fast path. */
     private static void awaitParkedOnPermits(Thread t, WritePermits permits) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
         while (!(permits.limitReached() == 1 && t.getState() == Thread.State.WAITING
-                && LockSupport.getBlocker(t) instanceof AbstractQueuedSynchronizer)) {
+                && LockSupport.getBlocker(t) != null)) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("thread " + t.getName() + " never blocked on a write permit: state " + t.getState());
             }
