@@ -104,6 +104,10 @@ dockerfile_rules() {
     [ "$(grep -c '^FROM ' Dockerfile)" -ge 2 ] || { echo "not multi-stage"; bad=1; }
     local user
     user=$(grep -E '^USER ' Dockerfile | tail -n 1 | awk '{print $2}')
+    # USER ${UID}:${UID} with ARG UID=10001: resolve the ARG's default.
+    local uid_default
+    uid_default=$(sed -n 's/^ARG UID=\([0-9]*\).*/\1/p' Dockerfile | tail -n 1)
+    user=${user//\$\{UID\}/$uid_default}
     case "$user" in ''|root|0|0:*|root:*) echo "last USER is '${user:-none}', not a non-root user"; bad=1 ;; esac
     grep -q 'MaxRAMPercentage' Dockerfile || { echo "JVM not sized from the container limit (-XX:MaxRAMPercentage)"; bad=1; }
     grep -Eq '^EXPOSE 9464' Dockerfile || { echo "metrics port 9464 not exposed"; bad=1; }
