@@ -1,0 +1,537 @@
+#!/usr/bin/env python3
+"""Checks of the deployment files, run by scripts/check-deploy.sh (which provides the tools and the venv).
+
+Each subcommand prints one line per finding and exits 0 when everything holds, 1 otherwise:
+
+  compose RESOLVED_FILE          docker-compose stack: images pinned, one VictoriaMetrics release, dedup 1ms on
+                                 vmstorage/vmselect, bind mounts exist, writer and producer services present.
+  provisioning FILE...           YAML files parse; Grafana datasource and dashboard provider as compose expects.
+  dashboard FILE                 Grafana dashboard: parses, fixed uid, schemaVersion >= 39, ${datasource} variable,
+                                 every panel described and querying through ${datasource}, known metric names only.
+  promql FILE VM_URL             every query of the dashboard is accepted by a running VictoriaMetrics.
+  k8s NAME FILE [--versions ..]  kustomize output: strict schema validation (kubernetes-validate; VMPodScrape against
+                                 scripts/schemas), and the rules of the deployment (replicas, probes, grace period).
+  flags COMPOSE_RESOLVED K8S_FILE... --java JAVA --jar JAR
+                                 every flag / TSDB_WRITER_* variable used by compose and k8s exists in
+                                 `tsdb-writer run --help` / `produce --help`.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DASHBOARD_UID = "tsdb-writer-efficiency"
+DATASOURCE_REF = "${datasource}"
+ENV_PREFIX = "TSDB_WRITER_"
+
+# Metric names the dashboard may use: the writer's (Micrometer, Prometheus exposition), the JVM/process binders',
+# and vminsert's insert concurrency. A name outside this list is a typo or a metric nobody exports.
+KNOWN_METRICS = {
+    "tsdbwriter_records_consumed_total", "tsdbwriter_points_decoded_total", "tsdbwriter_decode_errors_total",
+    "tsdbwriter_samples_expected_total", "tsdbwriter_samples_written_total", "tsdbwriter_samples_failed_total",
+    "tsdbwriter_samples_dead_lettered_total", "tsdbwriter_write_requests_total", "tsdbwriter_write_retries_total",
+    "tsdbwriter_write_latency_seconds_bucket", "tsdbwriter_write_latency_seconds_count",
+    "tsdbwriter_write_latency_seconds_sum", "tsdbwriter_write_latency_seconds_max",
+    "tsdbwriter_write_permit_wait_seconds_bucket", "tsdbwriter_write_permit_wait_seconds_count",
+    "tsdbwriter_write_permit_wait_seconds_sum", "tsdbwriter_write_permit_wait_seconds_max",
+    "tsdbwriter_segment_duration_seconds_bucket", "tsdbwriter_segment_duration_seconds_count",
+    "tsdbwriter_segment_duration_seconds_sum", "tsdbwriter_segment_duration_seconds_max",
+    "tsdbwriter_write_permits_capacity", "tsdbwriter_write_permits_in_use", "tsdbwriter_inflight_bytes",
+    "tsdbwriter_consumer_lag_records", "tsdbwriter_committed_offset", "tsdbwriter_input_rate_records_per_second",
+    "tsdbwriter_expected_samples_per_second", "tsdbwriter_efficiency_ratio",
+    "jvm_memory_used_bytes", "jvm_gc_pause_seconds_sum", "jvm_gc_pause_seconds_count", "jvm_gc_pause_seconds_max",
+    "process_cpu_usage", "system_cpu_count",
+    "vm_concurrent_insert_current", "vm_concurrent_insert_capacity",
+}
+# What the issue asks the dashboard to show, as the metric each subject needs.
+REQUIRED_METRICS = {
+    "samples expected": "tsdbwriter_expected_samples_per_second",
+    "samples written": "tsdbwriter_samples_written_total",
+    "efficiency": "tsdbwriter_efficiency_ratio",
+    "consumer lag": "tsdbwriter_consumer_lag_records",
+    "write latency": "tsdbwriter_write_latency_seconds_bucket",
+    "write permits in use": "tsdbwriter_write_permits_in_use",
+    "write permits capacity": "tsdbwriter_write_permits_capacity",
+    "vminsert concurrent inserts": "vm_concurrent_insert_current",
+    "vminsert insert capacity": "vm_concurrent_insert_capacity",
+    "retries and failures by status": "tsdbwriter_write_requests_total",
+    "retries": "tsdbwriter_write_retries_total",
+    "decode errors": "tsdbwriter_decode_errors_total",
+    "dead-lettered samples": "tsdbwriter_samples_dead_lettered_total",
+    "JVM heap": "jvm_memory_used_bytes",
+    "GC": "jvm_gc_pause_seconds_sum",
+    "CPU": "process_cpu_usage",
+}
+PROMQL_WORDS = {
+    "sum", "min", "max", "avg", "count", "rate", "irate", "increase", "histogram_quantile", "by", "without", "on",
+    "ignoring", "group_left", "group_right", "and", "or", "unless", "offset", "bool", "deriv", "delta", "abs",
+    "clamp_min", "clamp_max", "label_values", "topk", "bottomk", "quantile", "vector", "scalar", "time",
+    "avg_over_time", "max_over_time", "min_over_time", "sum_over_time", "le", "inf", "nan",
+}
+
+
+def load_yaml_docs(path):
+    import yaml  # from the venv (kubernetes-validate depends on PyYAML)
+    with open(path) as f:
+        return [d for d in yaml.safe_load_all(f) if d]
+
+
+# ------------------------------------------------------------------------------------------------------- compose
+
+def check_compose(path):
+    """Rules of the compose stack on `docker-compose config` output (variables resolved, paths absolute)."""
+    import yaml
+    with open(path) as f:
+        compose = yaml.safe_load(f)
+    services = compose.get("services") or {}
+    problems = []
+    vm_tags = {}
+    for name, svc in services.items():
+        image = str(svc.get("image", ""))
+        if "build" in svc:
+            continue
+        repo, _, tag = image.rpartition(":")
+        if not repo or "/" in tag or tag in ("", "latest"):
+            problems.append(f"{name}: image {image!r} is not pinned to a tag")
+        if repo.startswith("victoriametrics/"):
+            vm_tags[name] = tag.removesuffix("-cluster")
+            if repo.split("/")[1] in ("vmstorage", "vminsert", "vmselect") and not tag.endswith("-cluster"):
+                problems.append(f"{name}: {image} is not a -cluster image")
+        for vol in svc.get("volumes") or []:
+            src = vol.get("source") if isinstance(vol, dict) else str(vol).split(":")[0]
+            kind = vol.get("type") if isinstance(vol, dict) else ("bind" if src.startswith(("/", ".")) else "volume")
+            if kind == "bind" and not os.path.exists(src):
+                problems.append(f"{name}: bind mount source {src} does not exist")
+    if len(set(vm_tags.values())) > 1:
+        problems.append(f"VictoriaMetrics components on different releases: {vm_tags}")
+    for name in services:
+        if name.startswith(("vmstorage", "vmselect")):
+            cmd = as_text(services[name].get("command"))
+            if "-dedup.minScrapeInterval=1ms" not in cmd:
+                problems.append(f"{name}: no -dedup.minScrapeInterval=1ms")
+    kinds = {n: str(s.get("image", "")).split(":")[0].split("/")[-1] for n, s in services.items()}
+    for needed in ("kafka", "vmstorage", "vminsert", "vmselect", "vmagent", "grafana"):
+        if needed not in kinds.values():
+            problems.append(f"no {needed} service")
+    if sum(1 for k in kinds.values() if k == "vmstorage") < 2:
+        problems.append("fewer than two vmstorage services")
+    writers = dict(writer_services(compose))
+    producers = [n for n, s in writers.items() if re.search(r"\bproduce\b", as_text(s.get("command")))]
+    runners = [n for n in writers if n not in producers]
+    if not producers:
+        problems.append("no producer service running `tsdb-writer produce`")
+    if not runners:
+        problems.append("no writer service running `tsdb-writer run`")
+    for n in runners:
+        env = writers[n].get("environment") or {}
+        for var in ("TIME_MULTIPLIER", "INSTANCE_MULTIPLIER", "PARALLELISM"):
+            if ENV_PREFIX + var not in env:
+                problems.append(f"{n}: {ENV_PREFIX}{var} not set by the environment")
+    for pr in problems:
+        print(pr)
+    if not problems:
+        print(f"{len(services)} services; images pinned; VictoriaMetrics {sorted(set(vm_tags.values()))}; "
+              f"dedup 1ms on vmstorage/vmselect; writer {runners}, producer {producers}")
+    return 1 if problems else 0
+
+
+# -------------------------------------------------------------------------------------------------- provisioning
+
+def check_provisioning(files):
+    """The vmagent scrape config and Grafana provisioning files parse; the datasource is the one the issue names."""
+    import yaml
+    for f in files:
+        with open(f) as fh:
+            yaml.safe_load(fh)
+    problems = []
+    with open(os.path.join(HERE, "..", "grafana", "provisioning", "datasources", "victoriametrics.yml")) as fh:
+        ds = yaml.safe_load(fh)["datasources"][0]
+    if ds.get("type") != "prometheus":
+        problems.append(f"datasource type {ds.get('type')!r}, expected prometheus")
+    if ds.get("url") != "http://vmselect:8481/select/0/prometheus":
+        problems.append(f"datasource url {ds.get('url')!r}, expected http://vmselect:8481/select/0/prometheus")
+    if not ds.get("uid"):
+        problems.append("datasource has no fixed uid")
+    with open(os.path.join(HERE, "..", "grafana", "provisioning", "dashboards", "tsdb-writer.yml")) as fh:
+        prov = yaml.safe_load(fh)["providers"][0]
+    if prov.get("options", {}).get("path") != "/var/lib/grafana/dashboards":
+        problems.append(f"dashboard provider path {prov.get('options', {}).get('path')!r} is not where compose mounts grafana/dashboards")
+    for pr in problems:
+        print(pr)
+    if not problems:
+        print(f"{len(files)} files parse; datasource uid {ds['uid']} -> {ds['url']}")
+    return 1 if problems else 0
+
+
+# ----------------------------------------------------------------------------------------------------- dashboard
+
+def panels_of(dashboard):
+    for p in dashboard.get("panels", []):
+        yield p
+        for inner in p.get("panels", []) or []:  # collapsed rows keep their panels inside
+            yield inner
+
+
+def metric_names(expr):
+    # Drop label matchers, strings and template variables, then take identifiers that are not PromQL words and
+    # are not followed by '(' (functions).
+    e = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)
+    e = re.sub(r"\{[^}]*\}", "", e)
+    e = re.sub(r"\[[^\]]*\]", "", e)
+    e = re.sub(r"\$\{?\w+\}?", "", e)
+    e = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", "", e)
+    names = set()
+    for m in re.finditer(r"[a-zA-Z_:][a-zA-Z0-9_:]*", e):
+        word = m.group(0)
+        rest = e[m.end():].lstrip()
+        if rest.startswith("("):
+            continue
+        if word.lower() in PROMQL_WORDS or re.fullmatch(r"[0-9.e]+", word):
+            continue
+        names.add(word)
+    return names
+
+
+def check_dashboard(path):
+    problems = []
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"dashboard does not parse: {e}")
+        return 1
+    if d.get("uid") != DASHBOARD_UID:
+        problems.append(f"uid is {d.get('uid')!r}, expected the fixed {DASHBOARD_UID!r}")
+    if not isinstance(d.get("schemaVersion"), int) or d["schemaVersion"] < 39:
+        problems.append(f"schemaVersion {d.get('schemaVersion')!r} is below 39")
+    variables = {v.get("name"): v for v in d.get("templating", {}).get("list", [])}
+    ds_var = variables.get("datasource")
+    if not ds_var or ds_var.get("type") != "datasource" or ds_var.get("query") != "prometheus":
+        problems.append("no template variable 'datasource' of type datasource/prometheus")
+    for name, v in variables.items():
+        if v.get("type") == "query" and (v.get("datasource") or {}).get("uid") != DATASOURCE_REF:
+            problems.append(f"variable {name!r} does not query through {DATASOURCE_REF}")
+    ids, used = set(), set()
+    panels = [p for p in panels_of(d) if p.get("type") != "row"]
+    if not panels:
+        problems.append("no panels")
+    for p in panels:
+        title = p.get("title") or f"panel id {p.get('id')}"
+        if p.get("id") in ids:
+            problems.append(f"{title}: duplicate panel id {p.get('id')}")
+        ids.add(p.get("id"))
+        if not (p.get("description") or "").strip():
+            problems.append(f"{title}: no description")
+        if (p.get("datasource") or {}).get("uid") != DATASOURCE_REF:
+            problems.append(f"{title}: panel datasource is not {DATASOURCE_REF}")
+        targets = p.get("targets") or []
+        if not targets:
+            problems.append(f"{title}: no targets")
+        for t in targets:
+            if (t.get("datasource") or {}).get("uid") != DATASOURCE_REF:
+                problems.append(f"{title} [{t.get('refId')}]: target datasource is not {DATASOURCE_REF}")
+            expr = t.get("expr") or ""
+            if not expr.strip():
+                problems.append(f"{title} [{t.get('refId')}]: empty expr")
+            names = metric_names(expr)
+            unknown = names - KNOWN_METRICS
+            if unknown:
+                problems.append(f"{title} [{t.get('refId')}]: unknown metric(s) {sorted(unknown)}")
+            used |= names
+    for subject, metric in REQUIRED_METRICS.items():
+        if metric not in used:
+            problems.append(f"nothing shows {subject} ({metric})")
+    for pr in problems:
+        print(pr)
+    if not problems:
+        print(f"{len(panels)} panels, uid {d['uid']}, schemaVersion {d['schemaVersion']}, "
+              f"{len(used)} metric names, all known")
+    return 1 if problems else 0
+
+
+def check_promql(path, vm_url):
+    """Sends every dashboard query, template variables filled in, to VictoriaMetrics' query API."""
+    with open(path) as f:
+        d = json.load(f)
+    subst = {"$__rate_interval": "1m", "$__range": "30m", "$__interval": "15s"}
+    failures, count = 0, 0
+    for p in panels_of(d):
+        for t in p.get("targets") or []:
+            expr = t.get("expr") or ""
+            for k, v in subst.items():
+                expr = expr.replace(k, v)
+            expr = re.sub(r"\$\{?(\w+)\}?", ".*", expr)
+            url = vm_url.rstrip("/") + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+            count += 1
+            try:
+                with urllib.request.urlopen(url, timeout=10) as r:
+                    status = json.load(r).get("status")
+            except urllib.error.HTTPError as e:
+                status = f"HTTP {e.code}: {e.read().decode(errors='replace')[:300]}"
+            except OSError as e:
+                status = f"request failed: {e}"
+            if status != "success":
+                failures += 1
+                print(f"{p.get('title')} [{t.get('refId')}]: {status}")
+    if not failures:
+        print(f"{count} queries accepted")
+    return 1 if failures else 0
+
+
+# ----------------------------------------------------------------------------------------------------------- k8s
+
+def parse_duration_seconds(text):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)?", str(text).strip())
+    if not m:
+        return None
+    n = float(m.group(1))
+    return n * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)]
+
+
+def validate_crd(doc, schema_dir):
+    import jsonschema
+    api_version, kind = doc.get("apiVersion", ""), doc.get("kind", "")
+    schema_file = os.path.join(schema_dir, f"{kind.lower()}-{api_version.split('/')[-1]}.schema.json")
+    if not os.path.exists(schema_file):
+        return [f"{kind} {api_version}: no schema in {schema_dir} (custom resource not validated)"]
+    with open(schema_file) as f:
+        schema = json.load(f)
+    v = jsonschema.Draft7Validator(schema)
+    return [f"{kind}/{doc.get('metadata', {}).get('name')}: {'.'.join(map(str, e.absolute_path)) or '<root>'}: "
+            f"{e.message}" for e in sorted(v.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))]
+
+
+def check_k8s(name, path, versions, schema_dir, expect_vm_url):
+    import kubernetes_validate
+    problems = []
+    docs = load_yaml_docs(path)
+    kinds, crds = {}, set()
+    for doc in docs:
+        kinds.setdefault(doc.get("kind"), []).append(doc)
+        label = f"{doc.get('kind')}/{doc.get('metadata', {}).get('name')}"
+        for version in versions:
+            try:
+                kubernetes_validate.validate(doc, version, strict=True)
+            except kubernetes_validate.ValidationError as e:
+                problems.append(f"{label} (k8s {version}): {'.'.join(map(str, e.path)) or '<root>'}: {e.message}")
+            except kubernetes_validate.SchemaNotFoundError:
+                # A custom resource (kubernetes-validate ships the built-in kinds only): our own strict schema.
+                problems += validate_crd(doc, schema_dir)
+                crds.add(label)
+                break
+
+    # The deployment rules of the issue.
+    deployments = kinds.get("Deployment", [])
+    configmaps = kinds.get("ConfigMap", [])
+    if len(deployments) != 1:
+        problems.append(f"expected one Deployment, found {len(deployments)}")
+    for kind in ("ConfigMap", "Service", "PodDisruptionBudget", "VMPodScrape"):
+        if not kinds.get(kind):
+            problems.append(f"no {kind}")
+    env = {}
+    for cm in configmaps:
+        for k, v in (cm.get("data") or {}).items():
+            if not k.startswith(ENV_PREFIX):
+                problems.append(f"ConfigMap {cm['metadata']['name']}: {k} is not a {ENV_PREFIX}* variable")
+            env[k] = v
+    for dep in deployments:
+        spec = dep["spec"]
+        pod = spec["template"]["spec"]
+        if spec.get("replicas") != 3:
+            problems.append(f"Deployment replicas {spec.get('replicas')}, expected 3")
+        containers = pod.get("containers", [])
+        c = containers[0] if containers else {}
+        res = c.get("resources", {})
+        for part in ("requests", "limits"):
+            for r in ("cpu", "memory"):
+                if r not in res.get(part, {}):
+                    problems.append(f"container has no {part}.{r}")
+        ports = {p.get("name"): p.get("containerPort") for p in c.get("ports", [])}
+        metrics_port = int(env.get(ENV_PREFIX + "METRICS_PORT", 9464))
+        if ports.get("metrics") != metrics_port:
+            problems.append(f"container port 'metrics' is {ports.get('metrics')}, the writer listens on {metrics_port}")
+        for probe, path_ in (("livenessProbe", "/health/live"), ("readinessProbe", "/health/ready")):
+            got = (c.get(probe) or {}).get("httpGet", {}).get("path")
+            if got != path_:
+                problems.append(f"{probe} path is {got!r}, expected {path_}")
+        drain = parse_duration_seconds(env.get(ENV_PREFIX + "DRAIN_TIMEOUT", "30s"))
+        grace = pod.get("terminationGracePeriodSeconds", 30)
+        if drain is None:
+            problems.append(f"cannot read {ENV_PREFIX}DRAIN_TIMEOUT={env.get(ENV_PREFIX + 'DRAIN_TIMEOUT')!r}")
+        elif not grace > drain:
+            problems.append(f"terminationGracePeriodSeconds {grace} is not longer than the drain timeout {drain:g}s")
+        refs = [e.get("configMapRef", {}).get("name") for e in c.get("envFrom", [])]
+        names = {cm["metadata"]["name"] for cm in configmaps}
+        if not any(r in names for r in refs):
+            problems.append(f"container envFrom {refs} names none of the ConfigMaps {sorted(names)}")
+    for pdb in kinds.get("PodDisruptionBudget", []):
+        dep_labels = deployments[0]["spec"]["template"]["metadata"].get("labels", {}) if deployments else {}
+        sel = pdb["spec"].get("selector", {}).get("matchLabels", {})
+        if not sel or any(dep_labels.get(k) != v for k, v in sel.items()):
+            problems.append(f"PodDisruptionBudget selector {sel} does not select the writer pods")
+    for ps in kinds.get("VMPodScrape", []):
+        dep_labels = deployments[0]["spec"]["template"]["metadata"].get("labels", {}) if deployments else {}
+        sel = ps["spec"].get("selector", {}).get("matchLabels", {})
+        if not sel or any(dep_labels.get(k) != v for k, v in sel.items()):
+            problems.append(f"VMPodScrape selector {sel} does not select the writer pods")
+        ports = [e.get("port") for e in ps["spec"].get("podMetricsEndpoints", [])]
+        if "metrics" not in ports:
+            problems.append(f"VMPodScrape scrapes ports {ports}, not 'metrics'")
+    if expect_vm_url:
+        url = env.get(ENV_PREFIX + "VM_URL", "")
+        if not re.fullmatch(expect_vm_url, url):
+            problems.append(f"{ENV_PREFIX}VM_URL={url!r} does not match {expect_vm_url}")
+
+    for pr in problems:
+        print(pr)
+    if not problems:
+        print(f"{name}: {len(docs)} objects ({', '.join(sorted(k for k in kinds))}) valid against Kubernetes "
+              f"{', '.join(versions)} (strict), custom resources {sorted(crds)} against scripts/schemas; "
+              f"grace {grace}s > drain {drain:g}s")
+    return 1 if problems else 0
+
+
+# --------------------------------------------------------------------------------------------------------- flags
+
+def flag_for_env(name):
+    return "--" + name[len(ENV_PREFIX):].lower().replace("_", "-")
+
+
+def flags_in(text):
+    return set(re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", text))
+
+
+def writer_services(compose):
+    """Services running the tsdb-writer image: built from this repository or named tsdb-writer."""
+    for name, svc in (compose.get("services") or {}).items():
+        image = str(svc.get("image", ""))
+        if "build" in svc or image.split(":")[0].split("/")[-1] == "tsdb-writer":
+            yield name, svc
+
+
+def as_text(value):
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else " ".join(str(v) for v in value)
+
+
+def usages(compose_file, k8s_files):
+    """(where, subcommand, flag) for every flag and TSDB_WRITER_* variable the deployment files use."""
+    import yaml
+    out = []
+    with open(compose_file) as f:
+        compose = yaml.safe_load(f)
+    for name, svc in writer_services(compose):
+        text = as_text(svc.get("command"))
+        m = re.search(r"(?<![\w/-])(run|produce)(?![\w-])", text)
+        sub = m.group(1) if m else "run"  # the image's default command is `run`
+        after = text[m.end():] if m else text
+        for fl in sorted(flags_in(after)):
+            out.append((f"compose service {name} (command)", sub, fl))
+        env = svc.get("environment") or {}
+        keys = env.keys() if isinstance(env, dict) else [e.split("=", 1)[0] for e in env]
+        for k in sorted(keys):
+            if k.startswith(ENV_PREFIX):
+                out.append((f"compose service {name} (env {k})", sub, flag_for_env(k)[2:]))
+    for path in k8s_files:
+        for doc in load_yaml_docs(path):
+            where = f"{os.path.basename(path)} {doc.get('kind')}/{doc.get('metadata', {}).get('name')}"
+            if doc.get("kind") == "ConfigMap":
+                for k in sorted((doc.get("data") or {}).keys()):
+                    if k.startswith(ENV_PREFIX):
+                        out.append((f"{where} ({k})", "run", flag_for_env(k)[2:]))
+            if doc.get("kind") == "Deployment":
+                for c in doc["spec"]["template"]["spec"].get("containers", []):
+                    text = as_text(c.get("command")) + " " + as_text(c.get("args"))
+                    for fl in sorted(flags_in(text)):
+                        out.append((f"{where} (args)", "run", fl))
+                    for e in c.get("env", []) or []:
+                        if e.get("name", "").startswith(ENV_PREFIX):
+                            out.append((f"{where} (env {e['name']})", "run", flag_for_env(e["name"])[2:]))
+    return out
+
+
+def help_flags(java, jar, sub):
+    p = subprocess.run([java, "-jar", jar, sub, "--help"], capture_output=True, text=True, timeout=120,
+                       env={k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX)})
+    if p.returncode != 0:
+        return None, (p.stdout + p.stderr).strip().splitlines()[-3:]
+    return flags_in(p.stdout + p.stderr), None
+
+
+def check_flags(compose_file, k8s_files, java, jar):
+    uses = usages(compose_file, k8s_files)
+    if not jar:
+        print(f"{len(uses)} flags/variables found; not verified (no jar)")
+        return 0
+    known, problems = {}, []
+    for sub in sorted({u[1] for u in uses} | {"run"}):
+        flags, err = help_flags(java, jar, sub)
+        if flags is None:
+            problems.append(f"`{os.path.basename(jar)} {sub} --help` failed: {' / '.join(err)}")
+        elif not flags - {"help", "version"}:
+            problems.append(f"`{os.path.basename(jar)} {sub} --help` lists no options: no `{sub}` command in this jar?")
+        else:
+            known[sub] = flags
+    for where, sub, fl in uses:
+        if sub in known and fl not in known[sub]:
+            problems.append(f"{where}: --{fl} is not a flag of `tsdb-writer {sub}`")
+    for pr in problems:
+        print(pr)
+    if not problems:
+        by_sub = {}
+        for _, sub, fl in uses:
+            by_sub.setdefault(sub, set()).add(fl)
+        print("; ".join(f"{sub}: {len(f)} distinct flags all in `{sub} --help`" for sub, f in sorted(by_sub.items()))
+              + f" ({len(uses)} uses)")
+    return 1 if problems else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sp = ap.add_subparsers(dest="cmd", required=True)
+    a = sp.add_parser("compose")
+    a.add_argument("file")
+    a = sp.add_parser("provisioning")
+    a.add_argument("files", nargs="+")
+    a = sp.add_parser("dashboard")
+    a.add_argument("file")
+    a = sp.add_parser("promql")
+    a.add_argument("file")
+    a.add_argument("vm_url")
+    a = sp.add_parser("k8s")
+    a.add_argument("name")
+    a.add_argument("file")
+    a.add_argument("--versions", default="1.37")
+    a.add_argument("--schemas", default=os.path.join(HERE, "schemas"))
+    a.add_argument("--expect-vm-url", default=None, help="regular expression the TSDB_WRITER_VM_URL must match")
+    a = sp.add_parser("flags")
+    a.add_argument("compose")
+    a.add_argument("k8s", nargs="*")
+    a.add_argument("--java")
+    a.add_argument("--jar")
+    args = ap.parse_args()
+    if args.cmd == "compose":
+        return check_compose(args.file)
+    if args.cmd == "provisioning":
+        return check_provisioning(args.files)
+    if args.cmd == "dashboard":
+        return check_dashboard(args.file)
+    if args.cmd == "promql":
+        return check_promql(args.file, args.vm_url)
+    if args.cmd == "k8s":
+        return check_k8s(args.name, args.file, args.versions.split(","), args.schemas, args.expect_vm_url)
+    if args.cmd == "flags":
+        return check_flags(args.compose, args.k8s, args.java, args.jar)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
