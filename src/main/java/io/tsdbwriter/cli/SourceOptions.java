@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -53,7 +51,7 @@ final class SourceOptions {
                     "with --synthetic: the time of the newest point (default: now, rounded down to the source interval)"})
     Long timestampMs;
 
-    @Option(names = "--source-interval", defaultValue = "60s", converter = DurationConverter.class, paramLabel = "DURATION",
+    @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
             description = "Interval between the source points of a series: spacing of synthetic points; the base of M (default: ${DEFAULT-VALUE})")
     Duration sourceInterval;
 
@@ -164,28 +162,4 @@ final class SourceOptions {
         return "localhost";
     }
 
-    /** Durations with a unit ({@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}) or ISO-8601 ({@code PT1M}). */
-    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-        private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
-
-        @Override
-        public Duration convert(String value) {
-            String v = value.trim();
-            Matcher m = DURATION.matcher(v);
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                return switch (m.group(2)) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "s" -> Duration.ofSeconds(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    default -> Duration.ofHours(n);
-                };
-            }
-            try {
-                return Duration.parse(v.toUpperCase(Locale.ROOT));
-            } catch (RuntimeException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (use e.g. 500ms, 60s, 5m, 1h)");
-            }
-        }
-    }
 }

@@ -61,7 +61,7 @@ public final class VerifyCommand implements Callable<Integer> {
                     "fails doubles like 41.178000000000004 (default: ${DEFAULT-VALUE})"})
     double valueTolerance;
 
-    @Option(names = "--wait", defaultValue = "0s", converter = SourceOptions.DurationConverter.class, paramLabel = "DURATION",
+    @Option(names = "--wait", defaultValue = "0s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
             description = "Retry every 2 s until the check passes or this time has passed, for a writer still catching up (default: ${DEFAULT-VALUE})")
     Duration wait;
 

@@ -1,5 +1,7 @@
 package io.tsdbwriter.produce;
 
+import io.tsdbwriter.record.PointDecoder;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -112,33 +114,13 @@ public record SourcePoint(String metric, Map<String, String> labels, String prod
         }
     }
 
-    /** True when {@code s} matches {@code [a-zA-Z_:][a-zA-Z0-9_:]*}. */
+    /** True when {@code s} matches {@code [a-zA-Z_:][a-zA-Z0-9_:]*} (the record contract's rule). */
     public static boolean isMetricName(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' || (i > 0 && c >= '0' && c <= '9');
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        return PointDecoder.isMetricName(s);
     }
 
-    /** True when {@code s} matches {@code [a-zA-Z_][a-zA-Z0-9_]*}. */
+    /** True when {@code s} matches {@code [a-zA-Z_][a-zA-Z0-9_]*} (the record contract's rule). */
     public static boolean isLabelName(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        return PointDecoder.isLabelName(s);
     }
 }
