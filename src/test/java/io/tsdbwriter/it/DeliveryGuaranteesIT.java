@@ -154,6 +154,26 @@ class DeliveryGuaranteesIT {
     }
 
     @Test
+    void sigtermWhileWritesStillFailExitsNonZeroAndCommitsNothingUnwritten() throws Exception {
+        Fixture f = realInput("sigterm-failing");
+        try (FaultProxy proxy = new FaultProxy(vm.url())) {
+            proxy.mode(new FaultProxy.Status(503, -1));
+            WriterProcess w = writer(f, "sigterm-failing", proxy.url(), "--max-retries", "1", "--max-backoff", "500ms",
+                    "--drain-timeout", "2s");
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (proxy.faulted() < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(proxy.faulted()).isGreaterThanOrEqualTo(5);
+            w.sigterm();
+            assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1);
+            assertThat(proxy.passed()).isZero();
+        }
+        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()).values()).allMatch(o -> o == 0L);
+        finishAndVerifyAll(f, "sigterm-failing");
+    }
+
+    @Test
     void killMinusNineThenRestartLeavesEveryExpectedSampleAndNothingElse() throws Exception {
         Fixture f = realInput("crash");
         try (FaultProxy slow = new FaultProxy(vm.url())) {

@@ -71,6 +71,12 @@ public final class Scenario {
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
+        // In order without the idempotent producer: on a broker just restarted after kill -9 the idempotent producer
+        // was seen looping on OUT_OF_ORDER_SEQUENCE_NUMBER for a new topic; one request in flight keeps the order.
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
@@ -78,6 +84,19 @@ public final class Scenario {
                 producer.send(new ProducerRecord<>(topic, i % partitions, null, values.get(i)));
             }
             producer.flush();
+        }
+        for (int part = 0; part < partitions; part++) { // exactly what was produced, once: the offset mapping holds
+            long expected = (values.size() - part + partitions - 1) / partitions;
+            try {
+                long end = endOffsets(bootstrap, topic).get(new TopicPartition(topic, part));
+                if (end != expected) {
+                    throw new AssertionError(topic + "-" + part + " holds " + end + " records, expected " + expected);
+                }
+            } catch (AssertionError e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 
