@@ -92,22 +92,24 @@ final class SegmentConsumer implements Runnable {
             }
             c.assign(List.of(tp));
             long k = plan.firstSegment(index);
+            boolean reachedStop = false;
             while (!closed) {
                 long start = plan.start(k);
                 if (start >= stopOffset) {
+                    reachedStop = true;
                     break;
                 }
                 tracker.readTo(start);
                 long mustBeCommitted = plan.end(k - plan.parallelism());
                 if (k - plan.parallelism() >= 0 && mustBeCommitted > plan.committedOffset() && !commitGate.await(mustBeCommitted)) {
-                    break;
+                    break; // partition stopping: segment k was not read, the tracker stays at its start
                 }
                 c.seek(tp, start);
                 readSegment(c, k, start);
                 k = plan.nextSegment(k);
             }
-            if (!closed) {
-                tracker.readTo(stopOffset);
+            if (reachedStop) {
+                tracker.readTo(stopOffset); // only a reader that read everything below the stop offset may say so
             }
         } catch (WakeupException | InterruptException e) {
             // closing
