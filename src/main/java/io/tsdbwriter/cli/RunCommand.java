@@ -125,6 +125,10 @@ final class RunCommand implements Callable<Integer> {
             description = "Port of /metrics, /health/live, /health/ready; 0 = any free port, -1 = off (default: ${DEFAULT-VALUE})")
     int metricsPort;
 
+    @Option(names = "--metrics-address", defaultValue = "0.0.0.0", paramLabel = "ADDRESS",
+            description = "Address the metrics endpoint binds, e.g. 127.0.0.1 for loopback only (default: ${DEFAULT-VALUE})")
+    String metricsAddress;
+
     @Option(names = "--series-cache-size", defaultValue = "1000000", paramLabel = "SERIES",
             description = "Series whose prepared label lines each SegmentConsumer keeps (default: ${DEFAULT-VALUE})")
     int seriesCacheSize;
@@ -147,7 +151,8 @@ final class RunCommand implements Callable<Integer> {
                 vmUrls.stream().map(String::trim).toList(), timeMultiplier, instanceMultiplier, sourceInterval, parallelism,
                 segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
                 commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
-                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties, writeMode.equals("sync"));
+                deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties, writeMode.equals("sync"),
+                metricsAddress);
     }
 
     @Override

@@ -81,8 +81,8 @@ final class WriterService {
         DeadLetterQueue deadLetters = null;
         try {
             if (cfg.metricsPort() >= 0) {
-                metricsServer = new MetricsServer(cfg.metricsPort(), registry, () -> ready);
-                log.info("metrics on http://0.0.0.0:{}/metrics", metricsServer.port());
+                metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, () -> ready);
+                log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), metricsServer.port());
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
             int capacity = applyCapacities(client, endpoints, permits, true);

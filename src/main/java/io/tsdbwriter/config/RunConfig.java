@@ -40,6 +40,7 @@ import java.util.Objects;
  *                             member and every SegmentConsumer; the writer's own settings (no auto-commit, byte
  *                             deserializers, assignor) win
  * @param syncWrites           write on the poll thread (benchmark comparison only)
+ * @param metricsAddress       address the metrics endpoint binds (default 0.0.0.0: every interface)
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -48,7 +49,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         Duration drainTimeout, Duration callTimeout, boolean gzip, int metricsPort,
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
-                        java.util.Map<String, String> consumerProperties, boolean syncWrites) {
+                        java.util.Map<String, String> consumerProperties, boolean syncWrites,
+                        String metricsAddress) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -79,6 +81,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(seriesCacheSize >= 1, "series cache size must be >= 1");
         require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms");
         consumerProperties = java.util.Map.copyOf(consumerProperties);
+        require(metricsAddress != null && !metricsAddress.isBlank(), "--metrics-address must not be empty");
     }
 
     private static void require(boolean ok, String message) {

@@ -19,12 +19,13 @@ public final class MetricsServer implements AutoCloseable {
     private final HttpServer server;
 
     /**
-     * @param port  port to bind on all interfaces; 0 picks a free one
+     * @param address address to bind (0.0.0.0 = every interface)
+     * @param port    port to bind; 0 picks a free one
      * @param ready readiness: true once the writer is consuming
      * @throws IOException when the port cannot be bound
      */
-    public MetricsServer(int port, PrometheusMeterRegistry registry, BooleanSupplier ready) throws IOException {
-        server = HttpServer.create(new InetSocketAddress(port), 0);
+    public MetricsServer(String address, int port, PrometheusMeterRegistry registry, BooleanSupplier ready) throws IOException {
+        server = HttpServer.create(new InetSocketAddress(address, port), 0);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
         server.createContext("/health/live", ex -> respond(ex, 200, "text/plain", "OK\n"));

@@ -112,7 +112,7 @@ class DashboardIT {
                             "--group-id", "dashboard", "--vm-url", proxy.url(),
                             "--time-multiplier", Integer.toString(M), "--instance-multiplier", Integer.toString(N),
                             "--parallelism", "2", "--segment-size", "100", "--commit-interval", "1s",
-                            "--batch-samples", "2000", "--metrics-port", Integer.toString(metricsPort.port()),
+                            "--batch-samples", "2000", "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(metricsPort.port()),
                             "--report-interval", "2s", "--dead-letter-topic", dlq,
                             "--max-retries", "2", "--max-backoff", "1s", "--call-timeout", "5s"));
                     Thread producer = null;
