@@ -15,11 +15,12 @@ import sun.misc.Signal;
 
 /** {@code tsdb-writer run}: consume, amplify, write, commit, report. */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics and commit",
-                "only what VictoriaMetrics acknowledged. SIGTERM/SIGINT: stop reading, drain in-flight writes (up to",
-                "--drain-timeout), commit the watermark, print the final report; exit 0 when nothing was left unwritten.",
-                "Every option can be set by environment: TSDB_WRITER_ + the option name in capitals with _ for -",
-                "(e.g. TSDB_WRITER_TIME_MULTIPLIER=12). Durations take a unit: 500ms, 60s, 5m, 1h."},
+        description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics and commit "
+                + "only what VictoriaMetrics acknowledged.",
+                "SIGTERM/SIGINT: stop reading, drain in-flight writes (up to --drain-timeout), commit the watermark, print "
+                + "the final report; exit 0 when nothing was left unwritten.",
+                "Every option can be set by environment: TSDB_WRITER_ + the option name in capitals with _ for - "
+                + "(e.g. TSDB_WRITER_TIME_MULTIPLIER=12). Durations take a unit: 500ms, 60s, 5m, 1h.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:all consumed records written (or counted as rejected) and committed",
                 "1:stopped with writes unfinished, or a fatal error", "2:invalid flags"})
@@ -31,15 +32,15 @@ final class RunCommand implements Callable<Integer> {
             description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
     String bootstrapServers;
 
-    @Option(names = "--topic", required = true, split = ",", paramLabel = "TOPIC[,…]", description = "Topic(s) to consume (required)")
+    @Option(names = "--topic", required = true, split = ",", splitSynopsisLabel = ",", paramLabel = "TOPIC", description = "Topic(s) to consume (required)")
     List<String> topics;
 
     @Option(names = "--group-id", defaultValue = "tsdb-writer", description = "Consumer group; processes with the same group share the partitions (default: ${DEFAULT-VALUE})")
     String groupId;
 
-    @Option(names = "--vm-url", defaultValue = "http://localhost:8428", split = ",", paramLabel = "URL[,…]",
-            description = {"VictoriaMetrics base URL(s); /api/v1/import is appended. Single-node: http://vm:8428;",
-                    "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least in-flight first (default: ${DEFAULT-VALUE})"})
+    @Option(names = "--vm-url", defaultValue = "http://localhost:8428", split = ",", splitSynopsisLabel = ",", paramLabel = "URL",
+            description = "VictoriaMetrics base URL(s); /api/v1/import is appended. Single-node: http://vm:8428; "
+                    + "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least loaded first (default: ${DEFAULT-VALUE})")
     List<String> vmUrls;
 
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
@@ -67,8 +68,9 @@ final class RunCommand implements Callable<Integer> {
     long segmentSize;
 
     @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
-            description = {"Write permits (concurrent import requests). 0 = the sum of vm_concurrent_insert_capacity read from",
-                    "each --vm-url's /metrics (" + WriterService.FALLBACK_PERMITS + " for a target where it cannot be read) (default: auto)"})
+            description = "Write permits (concurrent import requests), split across the --vm-url targets. 0 = each target's "
+                    + "vm_concurrent_insert_capacity read from its /metrics at start and every minute ("
+                    + WriterService.FALLBACK_PERMITS + " where it cannot be read) (default: auto)")
     int maxConcurrentWrites;
 
     @Option(names = "--max-retries", defaultValue = "5", description = "Retries of a failing write before --on-write-failure applies (default: ${DEFAULT-VALUE})")
