@@ -51,6 +51,7 @@ log "VictoriaMetrics: $VM_URL"
 log "load: $(cut -d' ' -f1-3 /proc/loadavg) (other processes on this machine skew the figures; the table's CSV has each cell's load)"
 
 # defaults, each dropped when the same flag is among the arguments
+# shellcheck disable=SC2054 # the commas are inside values (1,3,6)
 DEFAULTS=(--parallelism 1,3,6 --time-multiplier 1,6,12 --instance-multiplier 1 --write-mode async,sync
   --source real --data-dir "$DATA_DIR" --records 1000000 --ceiling-seconds 10s
   --csv "$OUT/bench.csv" --chart "$OUT/bench.png" --work-dir "$OUT/work")
