@@ -69,7 +69,7 @@ public final class BenchRunner {
             if (!liveOnly) {
                 preload(kafka);
             }
-            CeilingMeter meter = new CeilingMeter(client, endpoint, vm, s.settleMax());
+            CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax());
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
                     s.cellTimeout(), s.settleMax()), vm);

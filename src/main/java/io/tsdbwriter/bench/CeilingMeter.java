@@ -33,13 +33,11 @@ final class CeilingMeter {
     /** Unmeasured warm-up before the window (connections, VictoriaMetrics' caches for the series). */
     static final Duration WARM_UP = Duration.ofSeconds(2);
 
-    private final VmImportClient client;
     private final VmEndpoint endpoint;
     private final VmProbe vm;
     private final Duration settleMax;
 
-    CeilingMeter(VmImportClient client, VmEndpoint endpoint, VmProbe vm, Duration settleMax) {
-        this.client = client;
+    CeilingMeter(VmEndpoint endpoint, VmProbe vm, Duration settleMax) {
         this.endpoint = endpoint;
         this.vm = vm;
         this.settleMax = settleMax;
@@ -85,12 +83,20 @@ final class CeilingMeter {
 
     /**
      * Posts {@code bodies} round-robin from {@code concurrency} threads: {@link #WARM_UP}, then {@code window}
-     * measured, then waits for VictoriaMetrics to settle.
+     * measured, then waits for VictoriaMetrics to settle. A fresh client (the writer's, same settings) per
+     * measurement, so no connection left idle by an earlier step is reused.
      */
     CeilingResult measure(BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window) throws IOException, InterruptedException {
         if (bodies.isEmpty()) {
             throw new IllegalArgumentException("no bodies to post");
         }
+        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), concurrency, false)) {
+            return measure(client, shape, bodies, concurrency, window);
+        }
+    }
+
+    private CeilingResult measure(VmImportClient client, BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window)
+            throws IOException, InterruptedException {
         AtomicLong next = new AtomicLong();
         AtomicLong samples = new AtomicLong();
         AtomicLong requests = new AtomicLong();

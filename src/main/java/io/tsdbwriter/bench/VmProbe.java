@@ -21,20 +21,30 @@ final class VmProbe {
     private final OkHttpClient http;
     private final VmEndpoint endpoint;
 
+    /**
+     * @param http a client to derive from; the probe retries on connection failures (VictoriaMetrics closes
+     *             keep-alive connections that stayed idle while a long cell ran)
+     */
     VmProbe(OkHttpClient http, VmEndpoint endpoint) {
-        this.http = http;
+        this.http = http.newBuilder().retryOnConnectionFailure(true).build();
         this.endpoint = endpoint;
     }
 
-    /** The {@code /metrics} page. @throws IOException when it cannot be read */
+    /** The {@code /metrics} page (three attempts). @throws IOException when it cannot be read */
     String metrics() throws IOException {
         Request req = new Request.Builder().url(endpoint.metricsUrl()).get().build();
-        try (Response resp = http.newCall(req).execute()) {
-            if (!resp.isSuccessful() || resp.body() == null) {
-                throw new IOException(endpoint.metricsUrl() + " answered " + resp.code());
+        IOException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try (Response resp = http.newCall(req).execute()) {
+                if (!resp.isSuccessful() || resp.body() == null) {
+                    throw new IOException(endpoint.metricsUrl() + " answered " + resp.code());
+                }
+                return resp.body().string();
+            } catch (IOException e) {
+                last = e;
             }
-            return resp.body().string();
         }
+        throw last;
     }
 
     /** VictoriaMetrics' CPU-seconds so far. @throws IOException when unreadable */
