@@ -82,8 +82,8 @@ public final class BenchRunner {
                         s.ceilingPoolBytes() >> 20, s.batchSamples());
                 List<CeilingMeter.Body> bodies = CeilingMeter.serialize(s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(),
                         s.ceilingPoolBytes());
-                progress("ceiling %s: %d bodies; posting them from %d concurrent requests for %s after a %s warm-up ...", shape.label(),
-                        bodies.size(), permits, human(s.ceilingSeconds()), human(CeilingMeter.WARM_UP));
+                progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
+                        + " concurrent requests for %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
                 CeilingResult c = meter.measure(shape, bodies, permits, s.ceilingSeconds());
                 bodies = null;
                 ceilings.add(c);

@@ -26,12 +26,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The bodies come from the start of the same feed the backlog holds, up to {@code poolBytes}; the client cycles
  * through them (a repeated body is ingested again in full: VictoriaMetrics deduplicates only when it merges).
- * A short warm-up precedes the measured window. Not thread-safe; one measurement at a time.
+ * One unmeasured pass over all bodies precedes the measured window: it registers the series, which the writer cells
+ * that follow find registered too. Not thread-safe; one measurement at a time.
  */
 final class CeilingMeter {
-
-    /** Unmeasured warm-up before the window (connections, VictoriaMetrics' caches for the series). */
-    static final Duration WARM_UP = Duration.ofSeconds(2);
 
     private final VmEndpoint endpoint;
     private final VmProbe vm;
@@ -82,15 +80,24 @@ final class CeilingMeter {
     }
 
     /**
-     * Posts {@code bodies} round-robin from {@code concurrency} threads: {@link #WARM_UP}, then {@code window}
-     * measured, then waits for VictoriaMetrics to settle. A fresh client (the writer's, same settings) per
-     * measurement, so no connection left idle by an earlier step is reused.
+     * Posts every body once, unmeasured (so VictoriaMetrics has registered the series, as the writer cells that follow
+     * find them), waits for VictoriaMetrics to settle, then posts {@code bodies} round-robin from {@code concurrency}
+     * threads for {@code window}, measured, and waits for it to settle again. A fresh client (the writer's, same
+     * settings) per measurement, so no connection left idle by an earlier step is reused.
      */
     CeilingResult measure(BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window) throws IOException, InterruptedException {
         if (bodies.isEmpty()) {
             throw new IllegalArgumentException("no bodies to post");
         }
         try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), concurrency, false)) {
+            AtomicLong next = new AtomicLong();
+            run(concurrency, () -> {
+                long i;
+                while ((i = next.getAndIncrement()) < bodies.size()) {
+                    client.post(endpoint, bodies.get((int) i).bytes(), null);
+                }
+            });
+            vm.settle(settleMax);
             return measure(client, shape, bodies, concurrency, window);
         }
     }
@@ -102,54 +109,39 @@ final class CeilingMeter {
         AtomicLong requests = new AtomicLong();
         AtomicLong failures = new AtomicLong();
         AtomicLong lastEnd = new AtomicLong();
-        long start = System.nanoTime();
-        long measureFrom = start + WARM_UP.toNanos();
-        long stopAt = measureFrom + window.toNanos();
         long poolSamples = bodies.stream().mapToLong(Body::samples).sum();
-        double[] vmAtStart = {Double.NaN};
-        double[] cpuAtStart = {Double.NaN};
-        Thread marker = Thread.ofPlatform().name("ceiling-marker").start(() -> {
-            try {
-                long wait = measureFrom - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+        double cpuAtStart = EfficiencyReport.processCpuSeconds();
+        double vmAtStart = vm.cpuSeconds();
+        long start = System.nanoTime();
+        long stopAt = start + window.toNanos();
+        run(concurrency, () -> {
+            while (System.nanoTime() < stopAt) {
+                Body b = bodies.get((int) (next.getAndIncrement() % bodies.size()));
+                WriteOutcome o = client.post(endpoint, b.bytes(), null);
+                if (o.isSuccess()) {
+                    samples.addAndGet(b.samples());
+                    requests.incrementAndGet();
+                } else {
+                    failures.incrementAndGet();
                 }
-                cpuAtStart[0] = EfficiencyReport.processCpuSeconds();
-                vmAtStart[0] = vm.cpuSeconds();
-            } catch (IOException | InterruptedException e) {
-                vmAtStart[0] = Double.NaN;
+                lastEnd.accumulateAndGet(System.nanoTime(), Math::max);
             }
         });
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < concurrency; i++) {
-            threads.add(Thread.ofPlatform().name("ceiling-" + i).start(() -> {
-                while (true) {
-                    long t0 = System.nanoTime();
-                    if (t0 >= stopAt) {
-                        return;
-                    }
-                    Body b = bodies.get((int) (next.getAndIncrement() % bodies.size()));
-                    WriteOutcome o = client.post(endpoint, b.bytes(), null);
-                    if (t0 >= measureFrom) {
-                        if (o.isSuccess()) {
-                            samples.addAndGet(b.samples());
-                            requests.incrementAndGet();
-                        } else {
-                            failures.incrementAndGet();
-                        }
-                        lastEnd.accumulateAndGet(System.nanoTime(), Math::max);
-                    }
-                }
-            }));
+        double clientCpu = EfficiencyReport.processCpuSeconds() - cpuAtStart;
+        double seconds = (lastEnd.get() - start) / 1e9;
+        double vmEnd = vm.settle(settleMax);
+        return new CeilingResult(shape, concurrency, samples.get(), requests.get(), failures.get(), seconds, vmEnd - vmAtStart, clientCpu,
+                bodies.size(), poolSamples);
+    }
+
+    /** Runs {@code task} on {@code threads} platform threads and waits for all. */
+    private static void run(int threads, Runnable task) throws InterruptedException {
+        List<Thread> started = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            started.add(Thread.ofPlatform().name("ceiling-" + i).start(task));
         }
-        marker.join();
-        for (Thread t : threads) {
+        for (Thread t : started) {
             t.join();
         }
-        double clientCpu = EfficiencyReport.processCpuSeconds() - cpuAtStart[0];
-        double seconds = (lastEnd.get() - measureFrom) / 1e9;
-        double vmEnd = vm.settle(settleMax);
-        return new CeilingResult(shape, concurrency, samples.get(), requests.get(), failures.get(), seconds, vmEnd - vmAtStart[0], clientCpu,
-                bodies.size(), poolSamples);
     }
 }

@@ -98,7 +98,7 @@ public final class BenchCommand implements Callable<Integer> {
     Duration liveGrace;
 
     @Option(names = "--ceiling-seconds", defaultValue = "10s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Measured window of each ceiling, after a 2 s warm-up (default: ${DEFAULT-VALUE})")
+            description = "Measured window of each ceiling, after one unmeasured pass over its bodies (default: ${DEFAULT-VALUE})")
     Duration ceilingSeconds;
 
     @Option(names = "--ceiling-pool", defaultValue = "256MiB", converter = Converters.SizeConverter.class, paramLabel = "SIZE",
