@@ -17,7 +17,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code tsdb-writer bench}: pre-loads a topic, measures each batch shape's ceiling, runs every grid cell as its own
@@ -141,8 +140,7 @@ public final class BenchRunner {
         long max = (long) Math.ceil(rate * s.duration().toMillis() / 1000.0);
         return runner.live(cell, topic, group(index), String.format(Locale.ROOT, "cell-%02d-live", index), () -> {
             long deadline = System.nanoTime() + s.duration().toNanos();
-            AtomicBoolean stop = new AtomicBoolean();
-            return kafka.produce(topic, points, max, rate, () -> stop.get() || System.nanoTime() > deadline).acked.get();
+            return kafka.produce(topic, points, max, rate, () -> System.nanoTime() > deadline).acked.get();
         }, s.duration(), s.liveGrace());
     }
 

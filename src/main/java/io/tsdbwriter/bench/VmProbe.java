@@ -58,7 +58,8 @@ final class VmProbe {
 
     /**
      * {@code vm_app_version}'s version label; when empty (distribution builds such as Debian's leave it so), the
-     * {@code /usr/bin/victoria-metrics} package version from dpkg when that binary is what runs here; else "unknown".
+     * version of the {@code victoria-metrics} Debian package installed on this machine, marked as such (right for
+     * the local stack, which runs that binary); else "unknown".
      */
     String version() {
         try {
