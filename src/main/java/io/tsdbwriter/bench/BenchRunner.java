@@ -134,8 +134,8 @@ public final class BenchRunner {
             throws IOException, InterruptedException {
         String topic = s.topic() + "-live-" + index;
         kafka.create(topic, s.partitions());
-        progress("[%d/%d] %s live: producing %,.0f points/s (%s) to %s for %s while the writer runs ...", index, total, cell.label(), rate,
-                s.inputRate(), topic, human(s.duration()));
+        progress("[%d/%d] %s live: producing %,.0f points/s%s to %s for %s while the writer runs ...", index, total, cell.label(), rate,
+                s.inputRate().relative() ? " (" + s.inputRate() + ")" : "", topic, human(s.duration()));
         Iterator<SourcePoint> points = s.feed().cycle();
         long max = (long) Math.ceil(rate * s.duration().toMillis() / 1000.0);
         return runner.live(cell, topic, group(index), String.format(Locale.ROOT, "cell-%02d-live", index), () -> {
