@@ -36,7 +36,8 @@ ensure_maven
 ensure_victoria_metrics
 [ -d "$DATA_DIR" ] || die "no directory $DATA_DIR (set DATA_DIR to a directory of node_exporter scrapes)"
 if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list 2>/dev/null | head -n 1)" ] && _can_root; then
-  apt_install fonts-dejavu-core fontconfig || true   # the PNG chart needs one font; without, the chart is skipped
+  # the PNG chart needs one font; without one the bench skips the chart (a subshell: apt_install exits on failure)
+  (apt_install fonts-dejavu-core fontconfig) || log "no font installed: the chart will be skipped"
 fi
 
 log "== build: mvn package and the test classpath (for the local stack)"
