@@ -22,9 +22,6 @@ TOPIC=node-metrics
 PARTITIONS=3
 DEMO_DIR="$REPO_ROOT/target/demo"
 STACK_DIR="$DEMO_DIR/stack"
-ENV_FILE="$DEMO_DIR/stack.env"
-STACK_LOG="$DEMO_DIR/stack.log"
-STACK_START_TIMEOUT="${STACK_START_TIMEOUT:-240}"
 
 STEP=0
 STEPS=6
@@ -57,28 +54,9 @@ run_step() {
   fi
 }
 
-STACK_PID=""
-STACK_FIFO=""
 cleanup() {
   local rc=$?
-  if [ -n "$STACK_PID" ] && kill -0 "$STACK_PID" 2>/dev/null; then
-    log "==== stopping Kafka and VictoriaMetrics (LocalStack pid $STACK_PID)"
-    exec 3>&-                                   # end of its stdin ...
-    kill -TERM "$STACK_PID" 2>/dev/null || true  # ... and SIGTERM; its shutdown hook stops both servers
-    local _
-    for _ in $(seq 1 120); do
-      kill -0 "$STACK_PID" 2>/dev/null || break
-      sleep 0.5
-    done
-    if kill -0 "$STACK_PID" 2>/dev/null; then
-      log "LocalStack did not stop in 60 s: kill -9 (its children die with it)"
-      kill -KILL "$STACK_PID" 2>/dev/null || true
-    fi
-    wait "$STACK_PID" 2>/dev/null || true
-  fi
-  if [ -n "$STACK_FIFO" ]; then
-    rm -f "$STACK_FIFO"
-  fi
+  stop_local_stack
   exit "$rc"
 }
 trap cleanup EXIT
@@ -101,50 +79,15 @@ WRITER=("$JAVA" ${WRITER_JAVA_OPTS:-} -jar "$REPO_ROOT/target/tsdb-writer.jar")
 
 # ---- 1. build ------------------------------------------------------------------------------------------------------
 header "build: mvn package (jar + test fixtures) and the test classpath"
-BUILD_LOG="$REPO_ROOT/target/demo-build.log"
-mkdir -p "$REPO_ROOT/target"
-build() {
-  printf '+ mvn %s\n' "$*"
-  if ! mvn -B -ntp "$@" >"$BUILD_LOG" 2>&1 3>&-; then
-    tail -n 80 "$BUILD_LOG" >&2
-    log "==== FAILED: mvn $* (full log: $BUILD_LOG)"
-    exit 1
-  fi
-}
-build package -DskipTests
-build dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath
-[ -f target/tsdb-writer.jar ] || die "target/tsdb-writer.jar was not built"
+build_test_classpath "$REPO_ROOT/target/demo-build.log"
 
 # ---- 2. real stack -------------------------------------------------------------------------------------------------
 header "start a real Kafka broker (KRaft) and VictoriaMetrics on free loopback ports; topic $TOPIC ($PARTITIONS partitions)"
 rm -rf "$DEMO_DIR"
 mkdir -p "$DEMO_DIR"
-# LocalStack runs until its stdin ends: feed it from a FIFO that only this script holds open (fd 3), so the stack
-# goes away with this script even on kill -9; --exit-with-parent covers a writer child that still holds fd 3.
-STACK_FIFO="$DEMO_DIR/stack.stdin"
-mkfifo "$STACK_FIFO"
-exec 3<>"$STACK_FIFO"
-"$JAVA" -Xmx256m -cp "$REPO_ROOT/target/test-classes:$(cat target/test.classpath)" \
-  io.tsdbwriter.it.support.LocalStack "$STACK_DIR" "$ENV_FILE" --topic "$TOPIC:$PARTITIONS" --exit-with-parent \
-  <"$STACK_FIFO" >"$STACK_LOG" 2>&1 3>&- &
-STACK_PID=$!
-deadline=$((SECONDS + STACK_START_TIMEOUT))
-until [ -f "$ENV_FILE" ]; do
-  if ! kill -0 "$STACK_PID" 2>/dev/null; then
-    log "==== FAILED: the local stack exited before it was ready; $STACK_LOG:"
-    tail -n 60 "$STACK_LOG" >&2 || true
-    exit 1
-  fi
-  if [ "$SECONDS" -ge "$deadline" ]; then
-    log "==== FAILED: the local stack was not ready after ${STACK_START_TIMEOUT}s; $STACK_LOG:"
-    tail -n 60 "$STACK_LOG" >&2 || true
-    exit 1
-  fi
-  sleep 0.2
-done
-B=$(sed -n 's/^BOOTSTRAP_SERVERS=//p' "$ENV_FILE")
-VM=$(sed -n 's/^VM_URL=//p' "$ENV_FILE")
-if [ -z "$B" ] || [ -z "$VM" ]; then die "incomplete $ENV_FILE"; fi
+start_local_stack "$DEMO_DIR" "$TOPIC:$PARTITIONS"
+B=$BOOTSTRAP_SERVERS
+VM=$VM_URL
 printf 'Kafka:           %s   (log: %s)\n' "$B" "$STACK_DIR/kafka/broker.log"
 printf 'VictoriaMetrics: %s   (log: %s)\n' "$VM" "$STACK_DIR/victoria-metrics.log"
 printf 'input:           %d files in %s\n' "${#FILES[@]}" "$DATA_DIR"

@@ -1,10 +1,17 @@
 # shellcheck shell=bash
-# Helpers sourced by scripts/test.sh and scripts/demo.sh (and .ci/run through test.sh).
+# Helpers sourced by scripts/test.sh, demo.sh, bench.sh and jmh.sh (and .ci/run through test.sh).
 #
 #   find_java                 JAVA_HOME := a JDK >= 21 (JAVA_HOME if good, else the newest under /usr/lib/jvm; tries
 #                             apt-get for one when none is there); exports JAVA_HOME, PATH, MAVEN_OPTS. Exit 2 if none.
 #   ensure_maven              apt-get install -y maven when mvn is missing
 #   ensure_victoria_metrics   apt-get install -y victoria-metrics when /usr/bin/victoria-metrics is missing
+#   quiet_jvm_flags           prints JVM flags that silence JDK >= 24 warnings about libraries' Unsafe/native use
+#   build_test_classpath LOG  mvn package -DskipTests + target/test.classpath (test scope); tail of LOG on failure
+#   start_local_stack DIR TOPIC:PARTITIONS
+#                             starts Kafka + VictoriaMetrics (LocalStack) on free loopback ports, waits until ready
+#                             (STACK_START_TIMEOUT, default 240 s), sets BOOTSTRAP_SERVERS, VM_URL, STACK_PID; the
+#                             stack lives while fd 3 (a FIFO only this script holds) is open: stop_local_stack
+#                             (installed as an EXIT trap by the caller) closes it and stops the stack
 #
 # Every install goes through Debian's apt (sudo only when not root); nothing is downloaded from elsewhere.
 
@@ -128,4 +135,95 @@ ensure_victoria_metrics() {
     apt_install victoria-metrics
   fi
   [ -x "$VICTORIA_METRICS_BIN" ] || die "$VICTORIA_METRICS_BIN still missing after installing victoria-metrics"
+}
+
+quiet_jvm_flags() {
+  local v
+  v=$(java_major "$JAVA_HOME/bin/java")
+  if [ "$v" -ge 24 ]; then
+    echo "--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
+  fi
+}
+
+# mvn package -DskipTests, then the test-scope classpath into target/test.classpath (for LocalStack and JMH).
+# Offline (-o) when MVN_OFFLINE=1. Output goes to $1; its tail is printed when a step fails.
+build_test_classpath() {
+  local build_log=$1 offline=()
+  [ "${MVN_OFFLINE:-0}" = 1 ] && offline=(-o)
+  mkdir -p "$(dirname "$build_log")"
+  : >"$build_log"
+  local args
+  for args in "package -DskipTests" "dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath"; do
+    printf '+ mvn %s\n' "$args" >&2
+    # shellcheck disable=SC2086 # args is a fixed word list
+    if ! mvn -B -ntp "${offline[@]}" $args >>"$build_log" 2>&1 3>&-; then
+      tail -n 80 "$build_log" >&2
+      die "mvn $args failed (full log: $build_log)"
+    fi
+  done
+  [ -f target/tsdb-writer.jar ] || die "target/tsdb-writer.jar was not built"
+}
+
+STACK_PID=""
+STACK_FIFO=""
+# start_local_stack WORK_DIR TOPIC:PARTITIONS...: see the header. Needs find_java and build_test_classpath first.
+start_local_stack() {
+  local dir=$1 topic_args=() t
+  shift
+  for t in "$@"; do topic_args+=(--topic "$t"); done
+  local env_file="$dir/stack.env" stack_log="$dir/stack.log" timeout="${STACK_START_TIMEOUT:-240}"
+  mkdir -p "$dir"
+  rm -f "$env_file"
+  # LocalStack runs until its stdin ends: feed it from a FIFO that only this script holds open (fd 3), so the stack
+  # goes away with this script even on kill -9; --exit-with-parent covers a child that still holds fd 3.
+  STACK_FIFO="$dir/stack.stdin"
+  rm -f "$STACK_FIFO"
+  mkfifo "$STACK_FIFO"
+  exec 3<>"$STACK_FIFO"
+  "$JAVA_HOME/bin/java" -Xmx256m -cp "$REPO_ROOT/target/test-classes:$(cat "$REPO_ROOT/target/test.classpath")" \
+    io.tsdbwriter.it.support.LocalStack "$dir/stack" "$env_file" "${topic_args[@]}" --exit-with-parent \
+    <"$STACK_FIFO" >"$stack_log" 2>&1 3>&- &
+  STACK_PID=$!
+  local deadline=$((SECONDS + timeout))
+  until [ -f "$env_file" ]; do
+    if ! kill -0 "$STACK_PID" 2>/dev/null; then
+      log "==== FAILED: the local stack exited before it was ready; $stack_log:"
+      tail -n 60 "$stack_log" >&2 || true
+      exit 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      log "==== FAILED: the local stack was not ready after ${timeout}s; $stack_log:"
+      tail -n 60 "$stack_log" >&2 || true
+      exit 1
+    fi
+    sleep 0.2
+  done
+  BOOTSTRAP_SERVERS=$(sed -n 's/^BOOTSTRAP_SERVERS=//p' "$env_file")
+  VM_URL=$(sed -n 's/^VM_URL=//p' "$env_file")
+  if [ -z "$BOOTSTRAP_SERVERS" ] || [ -z "$VM_URL" ]; then die "incomplete $env_file"; fi
+  export BOOTSTRAP_SERVERS VM_URL
+}
+
+# Stops the stack started by start_local_stack (idempotent): end of its stdin, SIGTERM, up to 60 s, then kill -9.
+stop_local_stack() {
+  if [ -n "$STACK_PID" ] && kill -0 "$STACK_PID" 2>/dev/null; then
+    log "==== stopping Kafka and VictoriaMetrics (LocalStack pid $STACK_PID)"
+    exec 3>&-                                   # end of its stdin ...
+    kill -TERM "$STACK_PID" 2>/dev/null || true  # ... and SIGTERM; its shutdown hook stops both servers
+    local _
+    for _ in $(seq 1 120); do
+      kill -0 "$STACK_PID" 2>/dev/null || break
+      sleep 0.5
+    done
+    if kill -0 "$STACK_PID" 2>/dev/null; then
+      log "LocalStack did not stop in 60 s: kill -9 (its children die with it)"
+      kill -KILL "$STACK_PID" 2>/dev/null || true
+    fi
+    wait "$STACK_PID" 2>/dev/null || true
+  fi
+  STACK_PID=""
+  if [ -n "$STACK_FIFO" ]; then
+    rm -f "$STACK_FIFO"
+    STACK_FIFO=""
+  fi
 }

@@ -90,7 +90,7 @@ public final class ProduceCommand implements Callable<Integer> {
     }
 
     /** The producer configuration: idempotent, acks=all, linger.ms=20, batch.size=256 KiB, lz4. */
-    static Properties producerConfig(String bootstrapServers) {
+    public static Properties producerConfig(String bootstrapServers) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.ACKS_CONFIG, "all");

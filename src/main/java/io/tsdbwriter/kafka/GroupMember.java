@@ -54,6 +54,9 @@ public final class GroupMember implements Runnable {
     private volatile boolean cleanStop = true;
     private volatile boolean assignedOnce;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
+    /** Set by writer threads when an ack moved a watermark; the member loop then commits at once. */
+    private final Object ackSignal = new Object();
+    private boolean acked; // guarded by ackSignal
 
     /**
      * @param settings       membership and commit settings
@@ -61,7 +64,33 @@ public final class GroupMember implements Runnable {
      */
     public GroupMember(Settings settings, PartitionWorkers.Settings workerSettings) {
         this.settings = settings;
-        this.workerSettings = workerSettings;
+        PartitionWorkers.Settings w = workerSettings;
+        Runnable onAck = w.onAck();
+        // every ack that moves a watermark also wakes this member's loop, so a segment end is committed at once
+        // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
+        this.workerSettings = new PartitionWorkers.Settings(w.consumerProps(), w.parallelism(), w.segmentSize(), w.batchSamples(),
+                w.maxRecordBytes(), w.seriesCacheCapacity(), w.encoder(), w.writer(), w.meters(), w.decodeErrors(),
+                () -> {
+                    onAck.run();
+                    signalAck();
+                }, w.deadLetters());
+    }
+
+    private void signalAck() {
+        synchronized (ackSignal) {
+            acked = true;
+            ackSignal.notifyAll();
+        }
+    }
+
+    /** Waits until an ack is signalled or {@code timeout} passes; clears the signal. */
+    private void awaitAck(Duration timeout) throws InterruptedException {
+        synchronized (ackSignal) {
+            if (!acked) {
+                ackSignal.wait(timeout.toMillis());
+            }
+            acked = false;
+        }
     }
 
     static Map<String, Object> memberProps(Map<String, Object> base) {
@@ -84,8 +113,16 @@ public final class GroupMember implements Runnable {
             long lastEndOffsets = 0;
             while (!closed) {
                 try {
-                    c.poll(POLL); // paused partitions: returns nothing, keeps membership
+                    if (workers.isEmpty()) {
+                        c.poll(POLL); // joining or nothing assigned: let the poll wait
+                    } else {
+                        c.poll(Duration.ZERO); // paused partitions: returns nothing, keeps membership
+                        awaitAck(POLL);        // ... and the wait is for acks, so commits follow them closely
+                    }
                 } catch (WakeupException e) {
+                    break;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                     break;
                 }
                 if (System.nanoTime() - lastEndOffsets > END_OFFSETS_EVERY.toNanos()) {
@@ -317,6 +354,7 @@ public final class GroupMember implements Runnable {
     /** Asks the member to stop: its loop then stops readers, drains, commits and leaves the group. Idempotent. */
     public void stop() {
         closed = true;
+        signalAck();
         KafkaConsumer<byte[], byte[]> c = consumer;
         if (c != null) {
             c.wakeup();

@@ -61,7 +61,21 @@ public final class ByteBuf {
         return this;
     }
 
-    /** Appends the decimal ASCII form of {@code v} (as {@link Long#toString(long)} would, without the String). */
+    /** "00".."99": tens digit of {@code i} at {@code 2i}, ones digit at {@code 2i+1}. */
+    private static final byte[] DIGIT_PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
+            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
+
+    /**
+     * Appends the decimal ASCII form of {@code v} (as {@link Long#toString(long)} would, without the String).
+     * Hot: called for every sample's timestamp, so it counts digits by multiplication and writes two digits per
+     * division by the constant 100 (which the JIT turns into a multiplication).
+     */
     public ByteBuf putLong(long v) {
         ensure(20);
         if (v == Long.MIN_VALUE) {
@@ -72,15 +86,26 @@ public final class ByteBuf {
             v = -v;
         }
         int digits = 1;
-        for (long x = v; x >= 10; x /= 10) {
+        for (long p = 10; digits < 19 && v >= p; p *= 10) {
             digits++;
         }
         int pos = length + digits;
         length = pos;
-        do {
-            bytes[--pos] = (byte) ('0' + (v % 10));
-            v /= 10;
-        } while (v != 0);
+        byte[] b = bytes;
+        while (v >= 100) {
+            long q = v / 100;
+            int r = (int) (v - q * 100) << 1;
+            b[--pos] = DIGIT_PAIRS[r + 1];
+            b[--pos] = DIGIT_PAIRS[r];
+            v = q;
+        }
+        if (v >= 10) {
+            int r = (int) v << 1;
+            b[--pos] = DIGIT_PAIRS[r + 1];
+            b[--pos] = DIGIT_PAIRS[r];
+        } else {
+            b[--pos] = (byte) ('0' + v);
+        }
         return this;
     }
 }

@@ -24,10 +24,16 @@ public final class ImportLineEncoder {
     private static final byte[] LINE_END = "]}\n".getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
+    /** {@code plan.sampleTimestampMs(t, i) - t} for each i: the per-sample offsets, computed once. */
+    private final long[] offsets;
 
     /** @param plan the amplification plan whose M and N lines are encoded for */
     public ImportLineEncoder(AmplificationPlan plan) {
         this.plan = plan;
+        this.offsets = new long[plan.timeMultiplier()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = plan.sampleTimestampMs(0, i);
+        }
     }
 
     /** The plan this encoder follows. */
@@ -84,7 +90,8 @@ public final class ImportLineEncoder {
      * @return samples written (M × N)
      */
     public int encodePoint(SeriesLines series, long timestampMs, byte[] valueText, ByteBuf out) {
-        int m = plan.timeMultiplier();
+        long[] offs = offsets;
+        int m = offs.length;
         byte[][] prefixes = series.prefixes;
         for (byte[] prefix : prefixes) {
             out.put(prefix);
@@ -99,7 +106,7 @@ public final class ImportLineEncoder {
                 if (i > 0) {
                     out.put((byte) ',');
                 }
-                out.putLong(plan.sampleTimestampMs(timestampMs, i));
+                out.putLong(timestampMs + offs[i]);
             }
             out.put(LINE_END);
         }

@@ -16,6 +16,29 @@ class ByteBufTest {
     }
 
     @Test
+    void putLongMatchesLongToStringAtEveryDigitCountBoundaryAndRandomly() {
+        java.util.List<Long> values = new java.util.ArrayList<>();
+        for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10 * 10; p *= 10) {
+            values.addAll(java.util.List.of(p - 1, p, p + 1, -p, -(p - 1), -(p + 1)));
+            if (p > Long.MAX_VALUE / 10) {
+                break;
+            }
+        }
+        java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        for (int i = 0; i < 10_000; i++) {
+            values.add(random.nextLong());
+            values.add(random.nextLong(1_000_000_000_000L, 10_000_000_000_000L));
+        }
+        ByteBuf buf = new ByteBuf(1);
+        StringBuilder expected = new StringBuilder();
+        for (long v : values) {
+            buf.putLong(v).put((byte) ',');
+            expected.append(v).append(',');
+        }
+        assertThat(text(buf)).isEqualTo(expected.toString());
+    }
+
+    @Test
     void putLongZero() {
         assertThat(putLong(0)).isEqualTo("0");
     }

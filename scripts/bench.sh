@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The efficiency table of issue 4 from one command: build; start a real Kafka broker + VictoriaMetrics on free
+# loopback ports (LocalStack, as demo.sh does); run `tsdb-writer bench` against them, which pre-loads a topic with the
+# real node_exporter scrapes replicated across instances, measures the ceiling (VictoriaMetrics ingesting
+# pre-serialized bodies of the same shape at the same concurrency), runs every grid cell as its own writer process and
+# prints the table. Writes target/bench/bench.csv, target/bench/bench.png and target/bench/bench.txt (the console
+# output); each writer's log and summary are in target/bench/work/. The stack is stopped on exit, whatever happens.
+#
+# Defaults finish in about 10 minutes on 2 cores: --parallelism 1,3,6 --time-multiplier 1,6,12 --write-mode
+# async,sync --records 1000000 --ceiling-seconds 10s. A flag given as an argument replaces its default; other
+# arguments are passed on, e.g.:
+#   bash scripts/bench.sh --parallelism 6 --time-multiplier 12 --write-mode async --records 10000000
+#   bash scripts/bench.sh --parallelism 6 --time-multiplier 12 --write-mode async --input-rate 80% --duration 5m
+# Environment: DATA_DIR (default <repo>/../shared/data/node-exporter), BENCH_JAVA_OPTS (JVM flags of the bench
+# process), STACK_START_TIMEOUT seconds (default 240), MVN_OFFLINE=1 (build with mvn -o).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
+OUT="$REPO_ROOT/target/bench"
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+  local rc=$?
+  stop_local_stack
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+find_java
+ensure_maven
+ensure_victoria_metrics
+[ -d "$DATA_DIR" ] || die "no directory $DATA_DIR (set DATA_DIR to a directory of node_exporter scrapes)"
+if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list 2>/dev/null | head -n 1)" ] && _can_root; then
+  # the PNG chart needs one font; without one the bench skips the chart (a subshell: apt_install exits on failure)
+  (apt_install fonts-dejavu-core fontconfig) || log "no font installed: the chart will be skipped"
+fi
+
+log "== build: mvn package and the test classpath (for the local stack)"
+build_test_classpath "$REPO_ROOT/target/bench-build.log"
+
+log "== start a real Kafka broker (KRaft) and VictoriaMetrics on free loopback ports"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+start_local_stack "$OUT"
+log "Kafka:           $BOOTSTRAP_SERVERS"
+log "VictoriaMetrics: $VM_URL"
+log "load: $(cut -d' ' -f1-3 /proc/loadavg) (other processes on this machine skew the figures; the table's CSV has each cell's load)"
+
+# defaults, each dropped when the same flag is among the arguments
+# shellcheck disable=SC2054 # the commas are inside values (1,3,6)
+DEFAULTS=(--parallelism 1,3,6 --time-multiplier 1,6,12 --instance-multiplier 1 --write-mode async,sync
+  --source real --data-dir "$DATA_DIR" --records 1000000 --ceiling-seconds 10s
+  --csv "$OUT/bench.csv" --chart "$OUT/bench.png" --work-dir "$OUT/work")
+has_flag() {
+  local flag=$1 arg
+  shift
+  for arg in "$@"; do
+    if [ "$arg" = "$flag" ] || [[ "$arg" == "$flag="* ]]; then return 0; fi
+  done
+  return 1
+}
+ARGS=()
+for ((i = 0; i < ${#DEFAULTS[@]}; i += 2)); do
+  if ! has_flag "${DEFAULTS[i]}" "$@"; then ARGS+=("${DEFAULTS[i]}" "${DEFAULTS[i + 1]}"); fi
+done
+for flag in $(quiet_jvm_flags); do ARGS+=("--writer-jvm-option=$flag"); done
+
+# shellcheck disable=SC2046,SC2086 # word splitting of the JVM flags is intended
+"$JAVA_HOME/bin/java" $(quiet_jvm_flags) -Xmx2g ${BENCH_JAVA_OPTS:-} -jar "$REPO_ROOT/target/tsdb-writer.jar" bench \
+  --bootstrap-servers "$BOOTSTRAP_SERVERS" --vm-url "$VM_URL" "${ARGS[@]}" "$@" 3>&- 2>&1 | tee "$OUT/bench.txt"
+exit "${PIPESTATUS[0]}"

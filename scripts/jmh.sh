@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# JMH benchmark of the hot path decode -> amplify -> encode (src/test/java/io/tsdbwriter/bench/HotPathBenchmark.java):
+# builds the test classes (the JMH annotation processor generates the harness), runs the benchmark single-threaded
+# and prints samples/s per core. The benchmark counts one operation per sample (M=12, N=1), so its single-thread
+# throughput IS samples/s per core. Extra arguments go to JMH (e.g. -f 2 -wi 5 -i 10, or -prof gc).
+# Result: target/jmh/hotpath.json (JMH JSON) and target/jmh/hotpath.txt (its console output).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+find_java
+ensure_maven
+
+OUT="$REPO_ROOT/target/jmh"
+mkdir -p "$OUT"
+log "== mvn test-compile (with the JMH annotation processor) and the test classpath"
+build_test_classpath "$OUT/build.log"
+
+log "== JMH: HotPathBenchmark (single thread; M=12, N=1)"
+# shellcheck disable=SC2046
+"$JAVA_HOME/bin/java" $(quiet_jvm_flags) -cp "target/test-classes:target/classes:$(cat target/test.classpath)" \
+  org.openjdk.jmh.Main HotPathBenchmark -rf json -rff "$OUT/hotpath.json" "$@" | tee "$OUT/hotpath.txt"
+
+score=$(sed -n 's/^ *"score" : \([0-9.E+-]*\),*$/\1/p' "$OUT/hotpath.json" | head -n 1)
+error=$(sed -n 's/^ *"scoreError" : \([0-9.E+-]*\),*$/\1/p' "$OUT/hotpath.json" | head -n 1)
+[ -n "$score" ] || die "no score in $OUT/hotpath.json"
+echo
+awk -v s="$score" -v e="$error" -v n="$(nproc)" 'BEGIN {
+  printf "hot path (decode -> amplify -> encode, M=12, N=1): %.2fM samples/s per core (+/- %.2fM, 99.9%% CI); %d cores on this machine\n", s/1e6, e/1e6, n
+  printf "target >= 5M samples/s per core: %s\n", (s >= 5e6 ? "met" : "NOT met")
+}'

@@ -1,0 +1,100 @@
+package io.tsdbwriter.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The grid of a benchmark run: the flags' comma-separated lists ({@code --parallelism 1,3,6},
+ * {@code --time-multiplier 1,6,12}, {@code --instance-multiplier 1}, {@code --write-mode async,sync}) and the cells
+ * they span. Cells are ordered by N, then M, then P, then write mode, so the cells of one batch shape run together,
+ * right after that shape's ceiling. Stateless; thread-safe.
+ */
+public final class BenchGrid {
+
+    /** Largest M the writer accepts (see {@link io.tsdbwriter.amplify.AmplificationPlan}). */
+    static final int MAX_TIME_MULTIPLIER = 3600;
+    /** Largest N the writer accepts. */
+    static final int MAX_INSTANCE_MULTIPLIER = 100_000;
+
+    private BenchGrid() {
+    }
+
+    /**
+     * Parses {@code 1,3,6} into distinct positive integers in the given order.
+     *
+     * @throws IllegalArgumentException naming {@code flag} when the list is empty, has a non-number, a value below 1
+     *     or above {@code max}, or a duplicate
+     */
+    public static List<Integer> parsePositiveInts(String flag, String text, int max) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException(flag + " needs at least one value");
+        }
+        Set<Integer> values = new LinkedHashSet<>();
+        for (String part : text.split(",", -1)) {
+            String p = part.trim();
+            int v;
+            try {
+                v = Integer.parseInt(p);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(flag + ": '" + p + "' is not a whole number (expected e.g. 1,3,6)");
+            }
+            if (v < 1 || v > max) {
+                throw new IllegalArgumentException(flag + ": " + v + " is out of range 1.." + max);
+            }
+            if (!values.add(v)) {
+                throw new IllegalArgumentException(flag + ": " + v + " is listed twice");
+            }
+        }
+        return List.copyOf(values);
+    }
+
+    /**
+     * Parses {@code async,sync}: the write modes of {@code run --write-mode}, distinct, case-insensitive.
+     *
+     * @throws IllegalArgumentException when a mode is neither async nor sync, or repeated
+     */
+    public static List<String> parseWriteModes(String text) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("--write-mode needs at least one of async, sync");
+        }
+        Set<String> modes = new LinkedHashSet<>();
+        for (String part : text.split(",", -1)) {
+            String m = part.trim().toLowerCase(Locale.ROOT);
+            if (!m.equals("async") && !m.equals("sync")) {
+                throw new IllegalArgumentException("--write-mode: '" + part.trim() + "' is neither async nor sync");
+            }
+            if (!modes.add(m)) {
+                throw new IllegalArgumentException("--write-mode: " + m + " is listed twice");
+            }
+        }
+        return List.copyOf(modes);
+    }
+
+    /** Every combination, ordered by N, M, P, then write mode (each list in its given order). */
+    public static List<BenchCell> cells(List<Integer> parallelism, List<Integer> timeMultipliers, List<Integer> instanceMultipliers,
+                                        List<String> writeModes) {
+        List<BenchCell> cells = new ArrayList<>();
+        for (int n : instanceMultipliers) {
+            for (int m : timeMultipliers) {
+                for (int p : parallelism) {
+                    for (String mode : writeModes) {
+                        cells.add(new BenchCell(p, m, n, mode));
+                    }
+                }
+            }
+        }
+        return List.copyOf(cells);
+    }
+
+    /** The distinct batch shapes of {@code cells}, in first-seen order. */
+    public static List<BenchCell.Shape> shapes(List<BenchCell> cells) {
+        Set<BenchCell.Shape> shapes = new LinkedHashSet<>();
+        for (BenchCell c : cells) {
+            shapes.add(c.shape());
+        }
+        return List.copyOf(shapes);
+    }
+}

@@ -1,0 +1,214 @@
+package io.tsdbwriter.bench;
+
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.sink.victoriametrics.InsertCapacityProbe;
+import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
+import io.tsdbwriter.sink.victoriametrics.VmImportClient;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+
+/**
+ * {@code tsdb-writer bench}: pre-loads a topic, measures each batch shape's ceiling, runs every grid cell as its own
+ * writer process, and prints the table; writes CSV and a PNG chart. Progress lines go to {@code out} as it runs.
+ * Not thread-safe; one run per instance.
+ */
+public final class BenchRunner {
+
+    /** Everything a run needs (the flags of {@code bench}). */
+    public record Settings(String bootstrapServers, String vmUrl, String topic, int partitions, List<BenchCell> cells,
+                           SourceFeed feed, long sourceIntervalMs, InputRate inputRate, Duration duration, Duration liveGrace,
+                           Duration ceilingSeconds, long ceilingPoolBytes, int writePermits, int batchSamples, long segmentSize,
+                           Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
+                           List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine) {
+    }
+
+    private final Settings s;
+    private final PrintStream out;
+    private final String runId = Long.toString(System.currentTimeMillis() / 1000, 36);
+
+    public BenchRunner(Settings settings, PrintStream out) {
+        this.s = settings;
+        this.out = out;
+    }
+
+    /** The results of a run. */
+    public record Results(String machine, List<CeilingResult> ceilings, List<CellResult> cells) {
+    }
+
+    /** Runs the whole benchmark; returns 0 when every writer exited cleanly and wrote everything, else 1. */
+    public int run() throws IOException, InterruptedException {
+        Files.createDirectories(s.workDir());
+        VmEndpoint endpoint = new VmEndpoint(s.vmUrl());
+        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), 64, false);
+             KafkaFeeder kafka = new KafkaFeeder(s.bootstrapServers())) {
+            VmProbe vm = new VmProbe(client.http(), endpoint);
+            int permits = s.writePermits();
+            if (permits <= 0) {
+                OptionalInt cap = InsertCapacityProbe.read(client.http(), endpoint);
+                permits = cap.orElse(8);
+                progress("concurrency: %d write permits (%s)", permits, cap.isPresent() ? InsertCapacityProbe.METRIC + " of " + endpoint.metricsUrl()
+                        : "unreadable " + InsertCapacityProbe.METRIC + ", default");
+            }
+            String machine = machine(vm.version());
+            progress("machine: %s", machine);
+            progress("input: %s", s.feed().description());
+
+            boolean liveOnly = s.inputRate() != null && !s.inputRate().relative();
+            if (!liveOnly) {
+                preload(kafka);
+            }
+            CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax());
+            WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
+                    s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
+                    s.cellTimeout(), s.settleMax()), vm);
+            List<CeilingResult> ceilings = new ArrayList<>();
+            List<CellResult> results = new ArrayList<>();
+            int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));
+            int done = 0;
+            for (BenchCell.Shape shape : BenchGrid.shapes(s.cells())) {
+                progress("ceiling %s: serializing up to %d MiB of import bodies (%d samples each) ...", shape.label(),
+                        s.ceilingPoolBytes() >> 20, s.batchSamples());
+                List<CeilingMeter.Body> bodies = CeilingMeter.serialize(s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(),
+                        s.ceilingPoolBytes());
+                progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
+                        + " concurrent requests for %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
+                CeilingResult c = meter.measure(shape, bodies, permits, s.ceilingSeconds());
+                bodies = null;
+                ceilings.add(c);
+                progress("ceiling %s: %s samples/s (%s samples/min), VictoriaMetrics %.2f CPU-s per million samples, %d failed requests; load %.2f",
+                        shape.label(), millions(c.samplesPerSecond()), BenchTable.count(c.perMinute()), c.vmCpuPerMillion(), c.failures(),
+                        SystemCpu.loadAverage());
+                System.gc();
+                for (BenchCell cell : s.cells()) {
+                    if (!cell.shape().equals(shape)) {
+                        continue;
+                    }
+                    CellResult backlog = null;
+                    if (!liveOnly) {
+                        done++;
+                        progress("[%d/%d] %s: consuming the backlog of %,d records ...", done, total, cell.label(), s.feed().records());
+                        backlog = runner.backlog(cell, s.topic(), group(done), String.format(Locale.ROOT, "cell-%02d", done));
+                        results.add(backlog);
+                        report(done, total, backlog, c);
+                    }
+                    if (s.inputRate() != null) {
+                        done++;
+                        double rate = s.inputRate().pointsPerSecond(backlog == null ? 0 : backlog.pointsPerSecond());
+                        CellResult live = live(kafka, runner, cell, rate, done, total);
+                        results.add(live);
+                        report(done, total, live, c);
+                    }
+                }
+            }
+            return finish(machine, ceilings, results);
+        }
+    }
+
+    private void preload(KafkaFeeder kafka) throws InterruptedException {
+        if (kafka.exists(s.topic())) {
+            long size = kafka.size(s.topic());
+            progress("backlog: topic %s exists with %,d records: using it as it is (not pre-loading)", s.topic(), size);
+            return;
+        }
+        kafka.create(s.topic(), s.partitions());
+        progress("backlog: producing %,d records (one point each) to %s (%d partition%s) ...", s.feed().records(), s.topic(),
+                s.partitions(), s.partitions() == 1 ? "" : "s");
+        long t0 = System.nanoTime();
+        KafkaFeeder.Sent sent = kafka.produce(s.topic(), s.feed().iterator(), s.feed().records(), 0, () -> false);
+        double sec = (System.nanoTime() - t0) / 1e9;
+        progress("backlog: %,d records (%.1f MiB) in %.1f s", sent.acked.get(), sent.bytes.get() / 1048576.0, sec);
+    }
+
+    private CellResult live(KafkaFeeder kafka, WriterCellRunner runner, BenchCell cell, double rate, int index, int total)
+            throws IOException, InterruptedException {
+        String topic = s.topic() + "-live-" + index;
+        kafka.create(topic, s.partitions());
+        progress("[%d/%d] %s live: producing %,.0f points/s%s to %s for %s while the writer runs ...", index, total, cell.label(), rate,
+                s.inputRate().relative() ? " (" + s.inputRate() + ")" : "", topic, human(s.duration()));
+        Iterator<SourcePoint> points = s.feed().cycle();
+        long max = (long) Math.ceil(rate * s.duration().toMillis() / 1000.0);
+        return runner.live(cell, topic, group(index), String.format(Locale.ROOT, "cell-%02d-live", index), () -> {
+            long deadline = System.nanoTime() + s.duration().toNanos();
+            return kafka.produce(topic, points, max, rate, () -> System.nanoTime() > deadline).acked.get();
+        }, s.duration(), s.liveGrace());
+    }
+
+    private String group(int index) {
+        return "tsdb-writer-bench-" + runId + "-" + index;
+    }
+
+    private void report(int index, int total, CellResult r, CeilingResult ceiling) {
+        progress("[%d/%d] %s%s: %s samples/s written (%s/min of %s/min expected, efficiency %s), %s of the ceiling; writer %s CPU-s/M,"
+                        + " VM %s CPU-s/M, peak heap %s; exit %d; load %.2f, other CPU %.1f s",
+                index, total, r.cell().label(), r.live() ? " live" : "", millions(r.samplesPerSecond()), BenchTable.count(r.actualPerMinute()),
+                BenchTable.count(r.expectedPerMinute()), BenchTable.percent(r.efficiency()), BenchTable.percent(Ceilings.ratio(r, ceiling)),
+                BenchTable.decimal(r.writerCpuPerMillion(), 2), BenchTable.decimal(r.vmCpuPerMillion(), 2),
+                BenchTable.mebibytes(r.peakHeapBytes()), r.exitCode(), r.loadAverage(), r.otherCpuSeconds());
+    }
+
+    private int finish(String machine, List<CeilingResult> ceilings, List<CellResult> results) throws IOException {
+        String table = BenchTable.format(ceilings, results);
+        out.println();
+        out.println("machine: " + machine);
+        out.println("command: " + s.commandLine());
+        out.println();
+        out.print(table);
+        out.flush();
+        if (s.csv() != null) {
+            Path parent = s.csv().toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(s.csv(), BenchTable.csv(ceilings, results), StandardCharsets.UTF_8);
+            out.println("csv:   " + s.csv());
+        }
+        if (s.chart() != null) {
+            try {
+                BenchChart.write(s.chart(), "tsdb-writer bench: samples/s written vs. the VictoriaMetrics ceiling", machine, ceilings, results);
+                out.println("chart: " + s.chart());
+            } catch (IOException | RuntimeException | Error e) { // e.g. no fonts on a bare machine
+                out.println("chart: not drawn (" + e + ")");
+            }
+        }
+        out.flush();
+        boolean ok = results.stream().allMatch(r -> r.ok() && (r.live() || r.samplesWritten() == r.samplesExpected()));
+        return ok ? 0 : 1;
+    }
+
+    /** One line describing the machine: cores, memory, JDK of the writer, VictoriaMetrics version, load. */
+    static String machine(String vmVersion) {
+        long mem = 0;
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            mem = os.getTotalMemorySize();
+        }
+        return String.format(Locale.ROOT, "%d cores, %.1f GiB, %s %s (%s), Java %s, VictoriaMetrics %s, load %.2f at %s",
+                Runtime.getRuntime().availableProcessors(), mem / (1024.0 * 1024 * 1024), System.getProperty("os.name"),
+                System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.version(), vmVersion, SystemCpu.loadAverage(),
+                Instant.now().toString().substring(0, 19) + "Z");
+    }
+
+    private void progress(String format, Object... args) {
+        out.printf(Locale.ROOT, "%s bench: %s%n", java.time.LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
+        out.flush();
+    }
+
+    private static String millions(double perSecond) {
+        return Double.isFinite(perSecond) ? String.format(Locale.ROOT, "%.2fM", perSecond / 1e6) : "–";
+    }
+
+    private static String human(Duration d) {
+        long ms = d.toMillis();
+        return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    }
+}

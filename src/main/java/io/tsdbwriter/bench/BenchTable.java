@@ -1,0 +1,160 @@
+package io.tsdbwriter.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The benchmark's table, as text (a Markdown table, so it pastes into docs as is) and as CSV. One row per
+ * ceiling (before the cells of its shape) and one per cell. Stateless; thread-safe.
+ */
+public final class BenchTable {
+
+    /** Columns of the printed table. */
+    static final List<String> HEADER = List.of("mode", "P", "M", "N", "samples/min expected", "samples/min actual", "efficiency",
+            "writer CPU-s / M samples", "VM CPU-s / M samples", "writer/VM CPU", "peak heap", "vs ceiling");
+
+    /** Columns of the CSV. */
+    static final List<String> CSV_HEADER = List.of("kind", "mode", "parallelism", "time_multiplier", "instance_multiplier",
+            "exit_code", "points", "samples_expected", "samples_written", "seconds", "samples_per_min_expected",
+            "samples_per_min_actual", "efficiency", "writer_cpu_seconds", "vm_cpu_seconds", "writer_cpu_s_per_million",
+            "vm_cpu_s_per_million", "writer_to_vm_cpu", "peak_heap_bytes", "ceiling_samples_per_min", "ratio_to_ceiling",
+            "input_points_per_second", "other_cpu_seconds", "load_average", "concurrency", "client_cpu_s_per_million");
+
+    private BenchTable() {
+    }
+
+    /** The rows in print order: each shape's ceiling, then that shape's cells in run order. */
+    static List<List<String>> rows(List<CeilingResult> ceilings, List<CellResult> cells) {
+        List<List<String>> rows = new ArrayList<>();
+        List<BenchCell.Shape> shapes = new ArrayList<>();
+        ceilings.forEach(c -> shapes.add(c.shape()));
+        cells.forEach(r -> {
+            if (!shapes.contains(r.cell().shape())) {
+                shapes.add(r.cell().shape());
+            }
+        });
+        for (BenchCell.Shape shape : shapes) {
+            CeilingResult ceiling = null;
+            for (CeilingResult c : ceilings) {
+                if (c.shape().equals(shape)) {
+                    ceiling = c;
+                    rows.add(List.of("ceiling (C=" + c.concurrency() + ")", "–", Integer.toString(shape.timeMultiplier()),
+                            Integer.toString(shape.instanceMultiplier()), "–", count(c.perMinute()), "–", "–",
+                            decimal(c.vmCpuPerMillion(), 2), "–", "–", "100%"));
+                }
+            }
+            for (CellResult r : cells) {
+                if (!r.cell().shape().equals(shape)) {
+                    continue;
+                }
+                BenchCell cell = r.cell();
+                rows.add(List.of(r.modeLabel() + (r.ok() ? "" : " (exit " + r.exitCode() + ")"), Integer.toString(cell.parallelism()),
+                        Integer.toString(cell.timeMultiplier()), Integer.toString(cell.instanceMultiplier()),
+                        count(r.expectedPerMinute()), count(r.actualPerMinute()), percent(r.efficiency()),
+                        decimal(r.writerCpuPerMillion(), 2), decimal(r.vmCpuPerMillion(), 2), decimal(r.writerToVmCpu(), 2),
+                        mebibytes(r.peakHeapBytes()), percent(Ceilings.ratio(r, ceiling))));
+            }
+        }
+        return rows;
+    }
+
+    /** The table as aligned Markdown (header, separator, rows), numbers right-aligned. */
+    public static String format(List<CeilingResult> ceilings, List<CellResult> cells) {
+        List<List<String>> rows = rows(ceilings, cells);
+        int[] width = new int[HEADER.size()];
+        for (int i = 0; i < width.length; i++) {
+            width[i] = HEADER.get(i).length();
+            for (List<String> row : rows) {
+                width[i] = Math.max(width[i], row.get(i).length());
+            }
+        }
+        StringBuilder b = new StringBuilder();
+        line(b, HEADER, width, false);
+        b.append('|');
+        for (int i = 0; i < width.length; i++) {
+            b.append(i == 0 ? ":" : "").append("-".repeat(width[i] + 1)).append(i == 0 ? "" : ":").append('|');
+        }
+        b.append('\n');
+        for (List<String> row : rows) {
+            line(b, row, width, true);
+        }
+        return b.toString();
+    }
+
+    private static void line(StringBuilder b, List<String> cells, int[] width, boolean alignNumbers) {
+        b.append('|');
+        for (int i = 0; i < width.length; i++) {
+            String c = cells.get(i);
+            String pad = " ".repeat(width[i] - c.length());
+            b.append(' ');
+            if (alignNumbers && i > 0) {
+                b.append(pad).append(c);
+            } else {
+                b.append(c).append(pad);
+            }
+            b.append(" |");
+        }
+        b.append('\n');
+    }
+
+    /** The CSV: a header line, then one line per ceiling and per cell, raw numbers (NaN as empty). */
+    public static String csv(List<CeilingResult> ceilings, List<CellResult> cells) {
+        StringBuilder b = new StringBuilder(String.join(",", CSV_HEADER)).append('\n');
+        for (CeilingResult c : ceilings) {
+            BenchCell.Shape s = c.shape();
+            csvLine(b, List.of("ceiling", "preserialized", "", Integer.toString(s.timeMultiplier()), Integer.toString(s.instanceMultiplier()),
+                    "", "", "", Long.toString(c.samples()), raw(c.seconds()), "", raw(c.perMinute()), "", "", raw(c.vmCpuSeconds()), "",
+                    raw(c.vmCpuPerMillion()), "", "", raw(c.perMinute()), "1", "", "", "", Integer.toString(c.concurrency()),
+                    raw(c.clientCpuPerMillion())));
+        }
+        for (CellResult r : cells) {
+            BenchCell cell = r.cell();
+            CeilingResult ceiling = Ceilings.forCell(cell, ceilings);
+            csvLine(b, List.of(r.live() ? "live" : "backlog", cell.writeMode(), Integer.toString(cell.parallelism()),
+                    Integer.toString(cell.timeMultiplier()), Integer.toString(cell.instanceMultiplier()), Integer.toString(r.exitCode()),
+                    Long.toString(r.points()), Long.toString(r.samplesExpected()), Long.toString(r.samplesWritten()), raw(r.seconds()),
+                    raw(r.expectedPerMinute()), raw(r.actualPerMinute()), raw(r.efficiency()), raw(r.writerCpuSeconds()),
+                    raw(r.vmCpuSeconds()), raw(r.writerCpuPerMillion()), raw(r.vmCpuPerMillion()), raw(r.writerToVmCpu()),
+                    Long.toString(r.peakHeapBytes()), ceiling == null ? "" : raw(ceiling.perMinute()), raw(Ceilings.ratio(r, ceiling)),
+                    raw(r.inputPointsPerSecond()), raw(r.otherCpuSeconds()), raw(r.loadAverage()),
+                    ceiling == null ? "" : Integer.toString(ceiling.concurrency()), ""));
+        }
+        return b.toString();
+    }
+
+    private static void csvLine(StringBuilder b, List<String> fields) {
+        b.append(String.join(",", fields)).append('\n');
+    }
+
+    /** A number for CSV: up to 4 decimals, no grouping; empty for NaN/Inf. */
+    static String raw(double v) {
+        if (!Double.isFinite(v)) {
+            return "";
+        }
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+            return Long.toString((long) v);
+        }
+        return String.format(Locale.ROOT, "%.4f", v);
+    }
+
+    /** A count with thousands separators ({@code 12,345,678}); {@code –} for NaN. */
+    static String count(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%,.0f", v) : "–";
+    }
+
+    /** {@code 97.5%}; {@code –} for NaN. */
+    static String percent(double ratio) {
+        return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.1f%%", ratio * 100) : "–";
+    }
+
+    /** Fixed decimals; {@code –} for NaN. */
+    static String decimal(double v, int decimals) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%." + decimals + "f", v) : "–";
+    }
+
+    /** {@code 512 MiB}; {@code –} for unknown (≤ 0). */
+    static String mebibytes(long bytes) {
+        return bytes > 0 ? String.format(Locale.ROOT, "%.0f MiB", bytes / (1024.0 * 1024.0)) : "–";
+    }
+}

@@ -1,0 +1,147 @@
+package io.tsdbwriter.bench;
+
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.kafka.PointAmplifier;
+import io.tsdbwriter.metrics.EfficiencyReport;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
+import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
+import io.tsdbwriter.sink.victoriametrics.VmImportClient;
+import io.tsdbwriter.sink.victoriametrics.WriteOutcome;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Measures the ceiling of a batch shape: VictoriaMetrics ingesting import bodies that were serialized beforehand
+ * with the writer's own code path ({@link PointAmplifier} → {@link ImportLineEncoder}, cut every
+ * {@code batchSamples} samples exactly as the writer cuts its batches), posted with the writer's HTTP client
+ * ({@link VmImportClient}) from as many concurrent requests as the writer has write permits. The client does
+ * nothing else, so what limits it is VictoriaMetrics (and the machine).
+ *
+ * <p>The bodies come from the start of the same feed the backlog holds, up to {@code poolBytes}; the client cycles
+ * through them (a repeated body is ingested again in full: VictoriaMetrics deduplicates only when it merges).
+ * One unmeasured pass over all bodies precedes the measured window: it registers the series, which the writer cells
+ * that follow find registered too. Not thread-safe; one measurement at a time.
+ */
+final class CeilingMeter {
+
+    private final VmEndpoint endpoint;
+    private final VmProbe vm;
+    private final Duration settleMax;
+
+    CeilingMeter(VmEndpoint endpoint, VmProbe vm, Duration settleMax) {
+        this.endpoint = endpoint;
+        this.vm = vm;
+        this.settleMax = settleMax;
+    }
+
+    /** A pre-serialized body and its samples. */
+    record Body(ByteBuf bytes, int samples) {
+    }
+
+    /** Serializes the feed's first points into bodies of {@code batchSamples} samples, up to {@code poolBytes} in all. */
+    static List<Body> serialize(Iterator<SourcePoint> points, BenchCell.Shape shape, long sourceIntervalMs, int batchSamples, long poolBytes) {
+        AmplificationPlan plan = new AmplificationPlan(shape.timeMultiplier(), shape.instanceMultiplier(), sourceIntervalMs);
+        PointAmplifier amplifier = new PointAmplifier(1 << 20, new ImportLineEncoder(plan), 1_000_000);
+        List<Body> bodies = new ArrayList<>();
+        long total = 0;
+        ByteBuf buf = new ByteBuf(1 << 20);
+        int samples = 0;
+        while (points.hasNext() && total < poolBytes) {
+            if (amplifier.decode(PointRecords.encode(points.next())) != null) {
+                throw new IllegalStateException("the writer's decoder refused a bench point: " + amplifier.lastErrorDetail());
+            }
+            for (int p = 0; p < amplifier.pointCount(); p++) {
+                samples += amplifier.encodePoint(p, buf);
+                if (samples >= batchSamples) {
+                    total += buf.length();
+                    bodies.add(new Body(copy(buf), samples));
+                    buf.reset();
+                    samples = 0;
+                }
+            }
+        }
+        if (samples > 0) {
+            bodies.add(new Body(copy(buf), samples));
+        }
+        return bodies;
+    }
+
+    private static ByteBuf copy(ByteBuf b) {
+        ByteBuf c = new ByteBuf(b.length());
+        c.put(b.array(), 0, b.length());
+        return c;
+    }
+
+    /**
+     * Posts every body once, unmeasured (so VictoriaMetrics has registered the series, as the writer cells that follow
+     * find them), waits for VictoriaMetrics to settle, then posts {@code bodies} round-robin from {@code concurrency}
+     * threads for {@code window}, measured, and waits for it to settle again. A fresh client (the writer's, same
+     * settings) per measurement, so no connection left idle by an earlier step is reused.
+     */
+    CeilingResult measure(BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window) throws IOException, InterruptedException {
+        if (bodies.isEmpty()) {
+            throw new IllegalArgumentException("no bodies to post");
+        }
+        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), concurrency, false)) {
+            AtomicLong next = new AtomicLong();
+            run(concurrency, () -> {
+                long i;
+                while ((i = next.getAndIncrement()) < bodies.size()) {
+                    client.post(endpoint, bodies.get((int) i).bytes(), null);
+                }
+            });
+            vm.settle(settleMax);
+            return measure(client, shape, bodies, concurrency, window);
+        }
+    }
+
+    private CeilingResult measure(VmImportClient client, BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window)
+            throws IOException, InterruptedException {
+        AtomicLong next = new AtomicLong();
+        AtomicLong samples = new AtomicLong();
+        AtomicLong requests = new AtomicLong();
+        AtomicLong failures = new AtomicLong();
+        AtomicLong lastEnd = new AtomicLong();
+        long poolSamples = bodies.stream().mapToLong(Body::samples).sum();
+        double cpuAtStart = EfficiencyReport.processCpuSeconds();
+        double vmAtStart = vm.cpuSeconds();
+        long start = System.nanoTime();
+        long stopAt = start + window.toNanos();
+        run(concurrency, () -> {
+            while (System.nanoTime() < stopAt) {
+                Body b = bodies.get((int) (next.getAndIncrement() % bodies.size()));
+                WriteOutcome o = client.post(endpoint, b.bytes(), null);
+                if (o.isSuccess()) {
+                    samples.addAndGet(b.samples());
+                    requests.incrementAndGet();
+                } else {
+                    failures.incrementAndGet();
+                }
+                lastEnd.accumulateAndGet(System.nanoTime(), Math::max);
+            }
+        });
+        double clientCpu = EfficiencyReport.processCpuSeconds() - cpuAtStart;
+        double seconds = (lastEnd.get() - start) / 1e9;
+        double vmEnd = vm.settle(settleMax);
+        return new CeilingResult(shape, concurrency, samples.get(), requests.get(), failures.get(), seconds, vmEnd - vmAtStart, clientCpu,
+                bodies.size(), poolSamples);
+    }
+
+    /** Runs {@code task} on {@code threads} platform threads and waits for all. */
+    private static void run(int threads, Runnable task) throws InterruptedException {
+        List<Thread> started = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            started.add(Thread.ofPlatform().name("ceiling-" + i).start(task));
+        }
+        for (Thread t : started) {
+            t.join();
+        }
+    }
+}

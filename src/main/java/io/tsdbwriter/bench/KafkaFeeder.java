@@ -1,0 +1,139 @@
+package io.tsdbwriter.bench;
+
+import io.tsdbwriter.cli.ProduceCommand;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.SourcePoint;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The bench's Kafka side: creates topics and produces point records (one point per record, as {@code produce}
+ * does with its defaults and the same producer settings), either as fast as possible (the pre-loaded backlog) or at
+ * a fixed rate while a writer runs (live mode). Not thread-safe; one feeder per thread.
+ */
+final class KafkaFeeder implements AutoCloseable {
+
+    private final String bootstrapServers;
+    private final Admin admin;
+
+    KafkaFeeder(String bootstrapServers) {
+        this.bootstrapServers = bootstrapServers;
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-bench-admin");
+        this.admin = Admin.create(p);
+    }
+
+    /** True when the topic exists. */
+    boolean exists(String topic) throws InterruptedException {
+        try {
+            return admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("cannot list the topics of " + bootstrapServers + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Creates a topic with the broker's default replication factor. */
+    void create(String topic, int partitions) throws InterruptedException {
+        try {
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("cannot create topic " + topic + " on " + bootstrapServers + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Records in a topic: the sum over partitions of end − beginning offsets. */
+    long size(String topic) throws InterruptedException {
+        try {
+            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> earliest = new java.util.HashMap<>();
+            desc.partitions().forEach(pi -> {
+                var tp = new org.apache.kafka.common.TopicPartition(topic, pi.partition());
+                latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest());
+                earliest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest());
+            });
+            long end = 0;
+            for (var e : admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values()) {
+                end += e.offset();
+            }
+            long begin = 0;
+            for (var e : admin.listOffsets(earliest).all().get(30, TimeUnit.SECONDS).values()) {
+                begin += e.offset();
+            }
+            return end - begin;
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("cannot read the offsets of " + topic + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Counters of one produce: records acknowledged and the first failure. */
+    static final class Sent {
+        final AtomicLong acked = new AtomicLong();
+        final AtomicLong bytes = new AtomicLong();
+        final AtomicReference<Exception> failure = new AtomicReference<>();
+    }
+
+    /**
+     * Sends {@code max} points from {@code points} (or until {@code stop} says so), one per record, at
+     * {@code ratePerSecond} (0 = as fast as possible), and waits for every acknowledgement.
+     *
+     * @throws IllegalStateException when a send failed
+     */
+    Sent produce(String topic, Iterator<SourcePoint> points, long max, double ratePerSecond, BooleanSupplier stop) {
+        Properties props = ProduceCommand.producerConfig(bootstrapServers);
+        props.put("client.id", "tsdb-writer-bench");
+        Sent sent = new Sent();
+        long start = System.nanoTime();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            long n = 0;
+            while (n < max && points.hasNext() && sent.failure.get() == null && !stop.getAsBoolean()) {
+                if (ratePerSecond > 0) {
+                    long due = start + (long) (n * 1e9 / ratePerSecond);
+                    long wait;
+                    while ((wait = due - System.nanoTime()) > 0) {
+                        LockSupport.parkNanos(wait);
+                    }
+                    if (stop.getAsBoolean()) {
+                        break;
+                    }
+                }
+                byte[] value = PointRecords.encode(points.next());
+                producer.send(new ProducerRecord<>(topic, value), (md, e) -> {
+                    if (e == null) {
+                        sent.acked.incrementAndGet();
+                        sent.bytes.addAndGet(value.length);
+                    } else {
+                        sent.failure.compareAndSet(null, e);
+                    }
+                });
+                n++;
+            }
+            producer.flush();
+        }
+        if (sent.failure.get() != null) {
+            throw new IllegalStateException("producing to " + topic + " failed: " + sent.failure.get(), sent.failure.get());
+        }
+        return sent;
+    }
+
+    @Override
+    public void close() {
+        admin.close();
+    }
+}

@@ -1,0 +1,216 @@
+package io.tsdbwriter.bench;
+
+import io.tsdbwriter.produce.RealInput;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.produce.SyntheticInput;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.OptionalLong;
+
+/**
+ * The source points of a benchmark: the backlog it pre-loads (one point per record), the points its ceiling
+ * pre-serializes, and the endless stream live mode produces.
+ *
+ * <ul>
+ *   <li><b>real</b>: the node_exporter scrapes, replicated across instances {@code node-0001}, {@code node-0002} …
+ *       until {@code records} points: scrape by scrape (time order), and within a scrape instance by instance, so a
+ *       prefix of the feed covers many series;</li>
+ *   <li><b>synthetic</b>: {@link SyntheticInput} with {@code series} series and as many points per series as needed,
+ *       one source interval apart, ending at the given time.</li>
+ * </ul>
+ * {@link #cycle()} repeats the feed endlessly, shifting the timestamps of round {@code r} by {@code r × span} so no
+ * sample repeats. Immutable; each iterator is independent and not thread-safe.
+ */
+public final class SourceFeed implements Iterable<SourcePoint> {
+
+    private final long records;
+    private final String description;
+    private final long spanMs;
+    private final java.util.function.Supplier<Iterator<SourcePoint>> points;
+
+    private SourceFeed(long records, String description, long spanMs, java.util.function.Supplier<Iterator<SourcePoint>> points) {
+        this.records = records;
+        this.description = description;
+        this.spanMs = spanMs;
+        this.points = points;
+    }
+
+    /**
+     * Real scrapes replicated across instances up to {@code records} points.
+     *
+     * @throws IOException when a file cannot be read or parsed
+     */
+    public static SourceFeed real(List<Path> files, long records, String productKey) throws IOException {
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("no exposition files for --source real");
+        }
+        if (records < 1) {
+            throw new IllegalArgumentException("--records must be >= 1");
+        }
+        // one list of points per scrape, in scrape-time order, with the scrape's instanceNo as a placeholder
+        List<List<SourcePoint>> scrapes = new ArrayList<>();
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        long perRound = 0;
+        List<Path> sorted = new ArrayList<>(files);
+        sorted.sort((a, b) -> Long.compare(RealInput.timestampFromFileName(a).orElse(0), RealInput.timestampFromFileName(b).orElse(0)));
+        for (Path f : sorted) {
+            List<SourcePoint> pts = RealInput.read(List.of(f), instanceName(0), productKey, OptionalLong.empty()).points();
+            if (pts.isEmpty()) {
+                continue;
+            }
+            scrapes.add(pts);
+            perRound += pts.size();
+            min = Math.min(min, pts.get(0).timestampMs());
+            max = Math.max(max, pts.get(0).timestampMs());
+        }
+        if (perRound == 0) {
+            throw new IllegalArgumentException("the exposition files hold no usable samples");
+        }
+        long instances = (records + perRound - 1) / perRound;
+        long interval = scrapes.size() > 1 ? (max - min) / (scrapes.size() - 1) : 60_000;
+        long span = max - min + interval;
+        String desc = String.format(java.util.Locale.ROOT, "real: %d node_exporter scrapes (%d points) replicated across %d instance(s) = %,d points",
+                scrapes.size(), perRound, instances, records);
+        return new SourceFeed(records, desc, span, () -> new RealIterator(scrapes, instances, records));
+    }
+
+    /** Synthetic series: {@code records} points over {@code series} series, the newest at {@code newestMs}. */
+    public static SourceFeed synthetic(int series, long records, long newestMs, long intervalMs) {
+        if (records < 1 || series < 1) {
+            throw new IllegalArgumentException("--records and --series must be >= 1");
+        }
+        int s = (int) Math.min(series, records);
+        long perSeries = (records + s - 1) / s;
+        if (perSeries > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("too many points per series: use more --series");
+        }
+        SyntheticInput input = new SyntheticInput(s, (int) perSeries, instanceName(0), "node", newestMs, intervalMs);
+        String desc = String.format(java.util.Locale.ROOT, "synthetic: %,d series x %,d points = %,d points", s, perSeries, records);
+        return new SourceFeed(records, desc, perSeries * intervalMs, () -> limit(input.iterator(), records));
+    }
+
+    /** {@code node-0001} for instance 0. */
+    static String instanceName(long k) {
+        return String.format(java.util.Locale.ROOT, "node-%04d", k + 1);
+    }
+
+    /** Points (= records) of one pass. */
+    public long records() {
+        return records;
+    }
+
+    /** How long one pass spans in time; {@link #cycle()} shifts each round by it. */
+    public long spanMs() {
+        return spanMs;
+    }
+
+    /** One line describing the feed. */
+    public String description() {
+        return description;
+    }
+
+    /** One pass: exactly {@link #records()} points. */
+    @Override
+    public Iterator<SourcePoint> iterator() {
+        return points.get();
+    }
+
+    /** Endless: pass after pass, round r's timestamps shifted by r × {@link #spanMs()}. */
+    public Iterator<SourcePoint> cycle() {
+        return new Iterator<>() {
+            private long round;
+            private Iterator<SourcePoint> pass = points.get();
+
+            @Override
+            public boolean hasNext() {
+                return true;
+            }
+
+            @Override
+            public SourcePoint next() {
+                if (!pass.hasNext()) {
+                    round++;
+                    pass = points.get();
+                }
+                SourcePoint p = pass.next();
+                return round == 0 ? p : new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + round * spanMs, p.value());
+            }
+        };
+    }
+
+    private static Iterator<SourcePoint> limit(Iterator<SourcePoint> it, long n) {
+        return new Iterator<>() {
+            private long left = n;
+
+            @Override
+            public boolean hasNext() {
+                return left > 0 && it.hasNext();
+            }
+
+            @Override
+            public SourcePoint next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                left--;
+                return it.next();
+            }
+        };
+    }
+
+    /** Scrape by scrape, instance by instance, point by point, up to a total. */
+    private static final class RealIterator implements Iterator<SourcePoint> {
+        private final List<List<SourcePoint>> scrapes;
+        private final long instances;
+        private long left;
+        private int scrape;
+        private long instance;
+        private int point;
+        private String instanceName = instanceName(0);
+
+        RealIterator(List<List<SourcePoint>> scrapes, long instances, long total) {
+            this.scrapes = scrapes;
+            this.instances = instances;
+            this.left = total;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return left > 0;
+        }
+
+        @Override
+        public SourcePoint next() {
+            if (left <= 0) {
+                throw new NoSuchElementException();
+            }
+            List<SourcePoint> pts = scrapes.get(scrape);
+            SourcePoint base = pts.get(point);
+            SourcePoint p;
+            if (instance == 0) {
+                p = base;
+            } else {
+                Map<String, String> labels = new LinkedHashMap<>(base.labels());
+                labels.put(SourcePoint.INSTANCE_LABEL, instanceName);
+                p = new SourcePoint(base.metric(), labels, base.productKey(), base.timestampMs(), base.value());
+            }
+            left--;
+            if (++point == pts.size()) {
+                point = 0;
+                if (++instance == instances) {
+                    instance = 0;
+                    scrape = (scrape + 1) % scrapes.size();
+                }
+                instanceName = instanceName(instance);
+            }
+            return p;
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.tsdbwriter.bench;
+
+import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.OptionalDouble;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * Reads VictoriaMetrics' own {@code /metrics}: its CPU time ({@code process_cpu_seconds_total}), its version, its
+ * insert capacity, and waits for it to settle (background merges done) after a cell. Thread-safe.
+ */
+final class VmProbe {
+
+    /** VictoriaMetrics counts as settled when it used less than this many cores over {@link #SETTLE_WINDOW}. */
+    static final double SETTLED_CORES = 0.05;
+    static final Duration SETTLE_WINDOW = Duration.ofSeconds(1);
+
+    private final OkHttpClient http;
+    private final VmEndpoint endpoint;
+
+    /**
+     * @param http a client to derive from; the probe retries on connection failures (VictoriaMetrics closes
+     *             keep-alive connections that stayed idle while a long cell ran)
+     */
+    VmProbe(OkHttpClient http, VmEndpoint endpoint) {
+        this.http = http.newBuilder().retryOnConnectionFailure(true).build();
+        this.endpoint = endpoint;
+    }
+
+    /** The {@code /metrics} page (three attempts). @throws IOException when it cannot be read */
+    String metrics() throws IOException {
+        Request req = new Request.Builder().url(endpoint.metricsUrl()).get().build();
+        IOException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try (Response resp = http.newCall(req).execute()) {
+                if (!resp.isSuccessful() || resp.body() == null) {
+                    throw new IOException(endpoint.metricsUrl() + " answered " + resp.code());
+                }
+                return resp.body().string();
+            } catch (IOException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    /** VictoriaMetrics' CPU-seconds so far. @throws IOException when unreadable */
+    double cpuSeconds() throws IOException {
+        OptionalDouble v = PromText.value(metrics(), "process_cpu_seconds_total");
+        if (v.isEmpty()) {
+            throw new IOException(endpoint.metricsUrl() + " has no process_cpu_seconds_total");
+        }
+        return v.getAsDouble();
+    }
+
+    /**
+     * {@code vm_app_version}'s version label; when empty (distribution builds such as Debian's leave it so), the
+     * version of the {@code victoria-metrics} Debian package installed on this machine, marked as such (right for
+     * the local stack, which runs that binary); else "unknown".
+     */
+    String version() {
+        try {
+            String v = PromText.label(metrics(), "vm_app_version", "version");
+            if (v != null && !v.isEmpty()) {
+                return v;
+            }
+        } catch (IOException e) {
+            return "unknown";
+        }
+        return DpkgVersion.of("victoria-metrics").map(d -> d + " (Debian package)").orElse("unknown");
+    }
+
+    /**
+     * Waits until VictoriaMetrics' CPU use drops below {@link #SETTLED_CORES} over {@link #SETTLE_WINDOW}, at most
+     * {@code max}; returns its CPU-seconds then.
+     */
+    double settle(Duration max) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        double last = cpuSeconds();
+        while (true) {
+            Thread.sleep(SETTLE_WINDOW.toMillis());
+            double now = cpuSeconds();
+            if (now - last < SETTLED_CORES * SETTLE_WINDOW.toMillis() / 1000.0 || System.nanoTime() > deadline) {
+                return now;
+            }
+            last = now;
+        }
+    }
+}

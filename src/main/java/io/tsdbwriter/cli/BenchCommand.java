@@ -1,0 +1,212 @@
+package io.tsdbwriter.cli;
+
+import io.tsdbwriter.bench.BenchCell;
+import io.tsdbwriter.bench.BenchGrid;
+import io.tsdbwriter.bench.BenchRunner;
+import io.tsdbwriter.bench.InputRate;
+import io.tsdbwriter.bench.SourceFeed;
+import io.tsdbwriter.produce.SyntheticInput;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tsdb-writer bench}: the efficiency table of issue 4, from one command, every figure measured side by side
+ * in one run. The logic is in {@link io.tsdbwriter.bench}; this class only maps flags.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Benchmark the writer against a Kafka broker and VictoriaMetrics (use an otherwise idle VictoriaMetrics: its",
+                "CPU is read from its /metrics). Pre-loads a topic, measures the ceiling (VictoriaMetrics ingesting pre-serialized",
+                "bodies of the same shape at the same concurrency), runs each grid cell as its own writer process",
+                "(java -jar <this jar> run ... --stop-at-end) with a fresh consumer group, and prints the table:",
+                "mode | P | M | N | samples/min expected | actual | efficiency | writer and VictoriaMetrics CPU-s per million",
+                "samples | peak heap | ratio to the ceiling. Live mode (--input-rate) produces at a rate while the writer runs."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every cell ran and wrote every expected sample (live: the writer exited cleanly)",
+                "1:a cell failed or a step could not run", "2:invalid flags"})
+public final class BenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--bootstrap-servers", defaultValue = "localhost:9092", paramLabel = "HOST:PORT[,…]",
+            description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
+    String bootstrapServers;
+
+    @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
+            description = "VictoriaMetrics base URL; its /metrics must be reachable (default: ${DEFAULT-VALUE})")
+    String vmUrl;
+
+    @Option(names = "--parallelism", defaultValue = "1,3,6", paramLabel = "P[,P…]", description = "SegmentConsumers per partition (default: ${DEFAULT-VALUE})")
+    String parallelism;
+
+    @Option(names = "--time-multiplier", defaultValue = "1,6,12", paramLabel = "M[,M…]", description = "Time multipliers (default: ${DEFAULT-VALUE})")
+    String timeMultipliers;
+
+    @Option(names = "--instance-multiplier", defaultValue = "1", paramLabel = "N[,N…]", description = "Instance multipliers (default: ${DEFAULT-VALUE})")
+    String instanceMultipliers;
+
+    @Option(names = "--write-mode", defaultValue = "async,sync", paramLabel = "async|sync[,…]",
+            description = "Write modes: async (virtual-thread writes) and/or sync (on the poll thread, the proof of concept's before) (default: ${DEFAULT-VALUE})")
+    String writeModes;
+
+    @Option(names = "--source", defaultValue = "real", paramLabel = "real|synthetic",
+            description = "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
+    String source;
+
+    @Option(names = "--data-dir", defaultValue = "../shared/data/node-exporter", paramLabel = "DIR",
+            description = "With --source real: directory of *.prom scrapes (default: ${DEFAULT-VALUE})")
+    Path dataDir;
+
+    @Option(names = "--series", defaultValue = "10000", paramLabel = "S", description = "With --source synthetic: series (default: ${DEFAULT-VALUE})")
+    int series;
+
+    @Option(names = "--records", defaultValue = "1000000", paramLabel = "R", description = "Backlog size in records, one point each (default: ${DEFAULT-VALUE})")
+    long records;
+
+    @Option(names = "--topic", paramLabel = "TOPIC",
+            description = "Backlog topic; created and pre-loaded when missing, used as it is when it exists (default: a new tsdb-writer-bench-<time>)")
+    String topic;
+
+    @Option(names = "--partitions", defaultValue = "1", paramLabel = "N",
+            description = "Partitions of the topics the bench creates; P is per partition (default: ${DEFAULT-VALUE})")
+    int partitions;
+
+    @Option(names = "--input-rate", paramLabel = "R|PCT%",
+            description = {"Live mode: produce R points/s while the writer runs (--duration), efficiency = written / expected.",
+                    "PCT% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs",
+                    "on the backlog first, then live). Default: backlog only"})
+    String inputRate;
+
+    @Option(names = "--duration", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Live mode: how long input is produced (default: ${DEFAULT-VALUE})")
+    Duration duration;
+
+    @Option(names = "--live-grace", defaultValue = "1s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Live mode: time after the input stops before the writer gets SIGTERM (default: ${DEFAULT-VALUE})")
+    Duration liveGrace;
+
+    @Option(names = "--ceiling-seconds", defaultValue = "10s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Measured window of each ceiling, after one unmeasured pass over its bodies (default: ${DEFAULT-VALUE})")
+    Duration ceilingSeconds;
+
+    @Option(names = "--ceiling-pool", defaultValue = "256MiB", converter = Converters.SizeConverter.class, paramLabel = "SIZE",
+            description = "Pre-serialized bodies the ceiling cycles through, at most (default: ${DEFAULT-VALUE})")
+    long ceilingPool;
+
+    @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
+            description = "Write permits of every writer and concurrency of the ceiling; 0 = vm_concurrent_insert_capacity (default: auto)")
+    int maxConcurrentWrites;
+
+    @Option(names = "--batch-samples", defaultValue = "10000", description = "Samples per import request, writer and ceiling (default: ${DEFAULT-VALUE})")
+    int batchSamples;
+
+    @Option(names = "--segment-size", defaultValue = "10000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
+    long segmentSize;
+
+    @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Interval of the source points (synthetic spacing; base of M) (default: ${DEFAULT-VALUE})")
+    Duration sourceInterval;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "Write the results as CSV")
+    Path csv;
+
+    @Option(names = "--chart", paramLabel = "FILE.png", description = "Draw the results as a PNG chart")
+    Path chart;
+
+    @Option(names = "--work-dir", defaultValue = "target/bench", paramLabel = "DIR",
+            description = "Each writer's log and summary go here (default: ${DEFAULT-VALUE})")
+    Path workDir;
+
+    @Option(names = "--writer-jar", paramLabel = "JAR", description = "Jar to run the writers from (default: the jar this command runs from)")
+    Path writerJar;
+
+    @Option(names = "--writer-jvm-option", paramLabel = "OPTION", description = "JVM option for every writer process (repeatable), e.g. -Xmx512m")
+    List<String> writerJvmOptions = new ArrayList<>();
+
+    @Option(names = "--writer-arg", paramLabel = "ARG", description = "Extra argument for every writer's run command (repeatable)")
+    List<String> writerArgs = new ArrayList<>();
+
+    @Option(names = "--cell-timeout", defaultValue = "15m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "A writer still running after this is stopped and its cell marked failed (default: ${DEFAULT-VALUE})")
+    Duration cellTimeout;
+
+    @Option(names = "--settle-timeout", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "After each cell, wait at most this long for VictoriaMetrics to go idle; its CPU meanwhile counts for the cell (default: ${DEFAULT-VALUE})")
+    Duration settleTimeout;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        List<BenchCell> cells = BenchGrid.cells(
+                BenchGrid.parsePositiveInts("--parallelism", parallelism, 1000),
+                BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, 3600),
+                BenchGrid.parsePositiveInts("--instance-multiplier", instanceMultipliers, 100_000),
+                BenchGrid.parseWriteModes(writeModes));
+        InputRate rate = inputRate == null ? null : InputRate.parse(inputRate);
+        if (records < 1) {
+            throw new ParameterException(spec.commandLine(), "--records must be >= 1");
+        }
+        if (partitions < 1 || batchSamples < 1 || segmentSize < 1) {
+            throw new ParameterException(spec.commandLine(), "--partitions, --batch-samples and --segment-size must be >= 1");
+        }
+        new io.tsdbwriter.sink.victoriametrics.VmEndpoint(vmUrl);
+        SourceFeed feed = switch (source) {
+            case "real" -> SourceFeed.real(promFiles(), records, "node");
+            case "synthetic" -> SourceFeed.synthetic(series, records,
+                    SyntheticInput.alignedNow(System.currentTimeMillis(), sourceInterval.toMillis()), sourceInterval.toMillis());
+            default -> throw new ParameterException(spec.commandLine(), "--source must be real or synthetic, got '" + source + "'");
+        };
+        Path jar = writerJar != null ? writerJar.toAbsolutePath() : ownJar();
+        List<String> java = List.of(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        String t = topic != null ? topic : "tsdb-writer-bench-" + System.currentTimeMillis() / 1000;
+        List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        if (!args.isEmpty() && args.get(0).equals("bench")) {
+            args.remove(0); // the parse result of a subcommand lists the command line from the top
+        }
+        String commandLine = "tsdb-writer bench " + String.join(" ", args);
+        BenchRunner.Settings settings = new BenchRunner.Settings(bootstrapServers, vmUrl, t, partitions, cells, feed, sourceInterval.toMillis(),
+                rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, segmentSize, csv, chart,
+                workDir.toAbsolutePath(), jar, java, writerJvmOptions, writerArgs, cellTimeout, settleTimeout, commandLine);
+        return new BenchRunner(settings, System.out).run();
+    }
+
+    private List<Path> promFiles() throws IOException {
+        if (!Files.isDirectory(dataDir)) {
+            throw new ParameterException(spec.commandLine(), "--data-dir " + dataDir + " is not a directory");
+        }
+        try (Stream<Path> s = Files.list(dataDir)) {
+            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
+            if (files.isEmpty()) {
+                throw new ParameterException(spec.commandLine(), "no *.prom files in " + dataDir);
+            }
+            return files;
+        }
+    }
+
+    /** The jar this class was loaded from. */
+    private Path ownJar() {
+        try {
+            Path p = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (!Files.isRegularFile(p) || !p.toString().endsWith(".jar")) {
+                throw new ParameterException(spec.commandLine(), "not running from a jar (" + p + "): give --writer-jar target/tsdb-writer.jar");
+            }
+            return p;
+        } catch (URISyntaxException | RuntimeException e) {
+            if (e instanceof ParameterException pe) {
+                throw pe;
+            }
+            throw new ParameterException(spec.commandLine(), "cannot locate this jar: give --writer-jar (" + e.getMessage() + ")");
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.tsdbwriter.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchGridTest {
+
+    @Test
+    void parsesCommaSeparatedPositiveIntsInOrder() {
+        assertThat(BenchGrid.parsePositiveInts("--parallelism", "1,3,6", 1000)).containsExactly(1, 3, 6);
+        assertThat(BenchGrid.parsePositiveInts("--parallelism", " 6 , 1 ", 1000)).containsExactly(6, 1);
+        assertThat(BenchGrid.parsePositiveInts("--time-multiplier", "12", 3600)).containsExactly(12);
+    }
+
+    @Test
+    void refusesBadIntListsNamingTheFlag() {
+        assertThatThrownBy(() -> BenchGrid.parsePositiveInts("--parallelism", "", 10)).hasMessageContaining("--parallelism");
+        assertThatThrownBy(() -> BenchGrid.parsePositiveInts("--parallelism", "1,,3", 10)).hasMessageContaining("'' is not a whole number");
+        assertThatThrownBy(() -> BenchGrid.parsePositiveInts("--parallelism", "1,x", 10)).hasMessageContaining("'x'");
+        assertThatThrownBy(() -> BenchGrid.parsePositiveInts("--time-multiplier", "0", 3600)).hasMessageContaining("out of range 1..3600");
+        assertThatThrownBy(() -> BenchGrid.parsePositiveInts("--time-multiplier", "3601", 3600)).hasMessageContaining("out of range");
+        assertThatThrownBy(() -> BenchGrid.parsePositiveInts("--parallelism", "3,3", 10)).hasMessageContaining("listed twice");
+    }
+
+    @Test
+    void parsesWriteModesCaseInsensitively() {
+        assertThat(BenchGrid.parseWriteModes("async,sync")).containsExactly("async", "sync");
+        assertThat(BenchGrid.parseWriteModes("SYNC")).containsExactly("sync");
+        assertThatThrownBy(() -> BenchGrid.parseWriteModes("async,batch")).hasMessageContaining("'batch'");
+        assertThatThrownBy(() -> BenchGrid.parseWriteModes("sync,sync")).hasMessageContaining("twice");
+        assertThatThrownBy(() -> BenchGrid.parseWriteModes(" ")).hasMessageContaining("--write-mode");
+    }
+
+    @Test
+    void cellsSpanTheGridOrderedByNThenMThenPThenMode() {
+        List<BenchCell> cells = BenchGrid.cells(List.of(1, 6), List.of(1, 12), List.of(1, 10), List.of("async", "sync"));
+        assertThat(cells).hasSize(16);
+        assertThat(cells.subList(0, 4)).containsExactly(
+                new BenchCell(1, 1, 1, "async"), new BenchCell(1, 1, 1, "sync"),
+                new BenchCell(6, 1, 1, "async"), new BenchCell(6, 1, 1, "sync"));
+        assertThat(cells.get(4)).isEqualTo(new BenchCell(1, 12, 1, "async"));
+        assertThat(cells.get(8)).isEqualTo(new BenchCell(1, 1, 10, "async"));
+        assertThat(cells.get(15)).isEqualTo(new BenchCell(6, 12, 10, "sync"));
+    }
+
+    @Test
+    void shapesAreTheDistinctMAndNInRunOrder() {
+        List<BenchCell> cells = BenchGrid.cells(List.of(1, 3), List.of(12, 1), List.of(1), List.of("async"));
+        assertThat(BenchGrid.shapes(cells)).containsExactly(new BenchCell.Shape(12, 1), new BenchCell.Shape(1, 1));
+    }
+
+    @Test
+    void cellLabelsAndSamplesPerPoint() {
+        BenchCell c = new BenchCell(3, 12, 10, "sync");
+        assertThat(c.label()).isEqualTo("sync P=3 M=12 N=10");
+        assertThat(c.samplesPerPoint()).isEqualTo(120);
+        assertThat(c.shape().label()).isEqualTo("M=12 N=10");
+    }
+
+    @Test
+    void inputRateIsAbsoluteOrAShareOfCapacity() {
+        InputRate abs = InputRate.parse("50000");
+        assertThat(abs.relative()).isFalse();
+        assertThat(abs.pointsPerSecond(1e9)).isEqualTo(50000);
+        InputRate pct = InputRate.parse("80%");
+        assertThat(pct.relative()).isTrue();
+        assertThat(pct.pointsPerSecond(100_000)).isEqualTo(80_000, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(pct.toString()).isEqualTo("80% of capacity");
+        assertThatThrownBy(() -> InputRate.parse("0")).hasMessageContaining("positive");
+        assertThatThrownBy(() -> InputRate.parse("-5%")).hasMessageContaining("positive");
+        assertThatThrownBy(() -> InputRate.parse("fast")).hasMessageContaining("'fast'");
+    }
+}

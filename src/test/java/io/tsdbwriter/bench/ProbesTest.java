@@ -1,0 +1,60 @@
+package io.tsdbwriter.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.produce.SourcePoint;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ProbesTest {
+
+    private static final String METRICS = """
+            # HELP x
+            process_cpu_seconds_total_extra 9
+            process_cpu_seconds_total 12.34
+            vm_rows_inserted_total{type="vmimport"} 5 1700000000000
+            vm_app_version{version="victoria-metrics-20230404-v1.79.5", short_version="v1.79.5"} 1
+            """;
+
+    @Test
+    void readsOneSeriesOutOfExpositionText() {
+        assertThat(PromText.value(METRICS, "process_cpu_seconds_total")).hasValue(12.34);
+        assertThat(PromText.value(METRICS, "vm_rows_inserted_total{type=\"vmimport\"}")).hasValue(5);
+        assertThat(PromText.value(METRICS, "missing")).isEmpty();
+        assertThat(PromText.label(METRICS, "vm_app_version", "version")).isEqualTo("victoria-metrics-20230404-v1.79.5");
+        assertThat(PromText.label(METRICS, "vm_app_version", "nope")).isNull();
+        assertThat(PromText.label("vm_app_version{version=\"\"} 1", "vm_app_version", "version")).isEmpty();
+    }
+
+    @Test
+    void busySecondsFromProcStat() {
+        String stat = "cpu  100 20 30 4000 50 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n";
+        // user+nice+system+irq+softirq+steal = 100+20+30+6+7+8 = 171 ticks
+        assertThat(SystemCpu.busySeconds(stat)).isEqualTo(1.71);
+        assertThat(SystemCpu.busySeconds("nothing")).isNaN();
+    }
+
+    @Test
+    void syntheticFeedHasExactlyTheRecordsAndCyclesWithShiftedTimestamps() {
+        SourceFeed feed = SourceFeed.synthetic(3, 7, 1_800_000_000_000L, 60_000);
+        List<SourcePoint> pass = new ArrayList<>();
+        feed.forEach(pass::add);
+        assertThat(pass).hasSize(7);
+        assertThat(feed.spanMs()).isEqualTo(3 * 60_000);
+        Iterator<SourcePoint> cycle = feed.cycle();
+        for (int i = 0; i < 7; i++) {
+            assertThat(cycle.next()).isEqualTo(pass.get(i));
+        }
+        SourcePoint again = cycle.next();
+        assertThat(again.timestampMs()).isEqualTo(pass.get(0).timestampMs() + feed.spanMs());
+        assertThat(again.labels()).isEqualTo(pass.get(0).labels());
+    }
+
+    @Test
+    void instanceNamesCountFromOne() {
+        assertThat(SourceFeed.instanceName(0)).isEqualTo("node-0001");
+        assertThat(SourceFeed.instanceName(41)).isEqualTo("node-0042");
+    }
+}
