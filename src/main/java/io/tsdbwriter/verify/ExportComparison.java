@@ -135,8 +135,7 @@ public final class ExportComparison {
             if (isNew) {
                 unexpectedSeries++;
                 if (unexpectedSeriesExamples.wants(key)) {
-                    unexpectedSeriesExamples.add(key, key + " (" + count + " sample" + (count == 1 ? "" : "s")
-                            + (count > 0 ? ", first " + sample(timestampsMs[0], values[0]) : "") + ")");
+                    unexpectedSeriesExamples.add(key, key + (count > 0 ? " first read back " + sample(timestampsMs[0], values[0]) : ""));
                 }
             }
             return;
