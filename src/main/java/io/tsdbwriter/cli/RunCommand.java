@@ -132,7 +132,7 @@ final class RunCommand implements Callable<Integer> {
     String metricsAddress;
 
     @Option(names = "--series-cache-size", defaultValue = "1000000", paramLabel = "SERIES",
-            description = "Series whose prepared label lines each SegmentConsumer keeps (default: ${DEFAULT-VALUE})")
+            description = "Series whose prepared label lines the process keeps (one cache shared by every SegmentConsumer) (default: ${DEFAULT-VALUE})")
     int seriesCacheSize;
 
     @Option(names = "--write-mode", defaultValue = "async", paramLabel = "async|sync",

@@ -34,7 +34,7 @@ import java.util.Objects;
  * @param deadLetterTopic      topic for rejected records and given-up batches, or null
  * @param maxInflightBytes     request bytes buffered or in flight at most
  * @param maxRecordBytes       larger records are rejected
- * @param seriesCacheSize      series whose prepared lines each SegmentConsumer keeps
+ * @param seriesCacheSize      series whose prepared lines the process keeps (one cache for all SegmentConsumers)
  * @param maxBackoff           cap of a retry delay, and how long a tripped circuit breaker waits before probing
  * @param consumerProperties   extra Kafka consumer settings (e.g. security, session.timeout.ms), applied to the group
  *                             member and every SegmentConsumer; the writer's own settings (no auto-commit, byte

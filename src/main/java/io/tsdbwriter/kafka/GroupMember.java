@@ -69,7 +69,7 @@ public final class GroupMember implements Runnable {
         // every ack that moves a watermark also wakes this member's loop, so a segment end is committed at once
         // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
         this.workerSettings = new PartitionWorkers.Settings(w.consumerProps(), w.parallelism(), w.segmentSize(), w.batchSamples(),
-                w.maxRecordBytes(), w.seriesCacheCapacity(), w.encoder(), w.writer(), w.meters(), w.decodeErrors(),
+                w.maxRecordBytes(), w.seriesCache(), w.encoder(), w.writer(), w.meters(), w.decodeErrors(),
                 () -> {
                     onAck.run();
                     signalAck();

@@ -1,6 +1,8 @@
 package io.tsdbwriter.kafka;
 
+import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.sink.victoriametrics.SeriesLines;
 import io.tsdbwriter.sink.victoriametrics.BatchWriter;
 import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
 import java.time.Duration;
@@ -17,7 +19,7 @@ public final class PartitionWorkers {
 
     /** What each SegmentConsumer needs, shared by all partitions. */
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
-                    int maxRecordBytes, int seriesCacheCapacity, ImportLineEncoder encoder, BatchWriter writer,
+                    int maxRecordBytes, SeriesCache<SeriesLines> seriesCache, ImportLineEncoder encoder, BatchWriter writer,
                     WriterMeters meters, DecodeErrorLog decodeErrors, Runnable onAck, DeadLetterQueue deadLetters) {
     }
 
@@ -39,7 +41,7 @@ public final class PartitionWorkers {
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
-            RecordProcessor processor = new RecordProcessor(new PointAmplifier(s.maxRecordBytes(), s.encoder(), s.seriesCacheCapacity()),
+            RecordProcessor processor = new RecordProcessor(new PointAmplifier(s.maxRecordBytes(), s.encoder(), s.seriesCache()),
                     s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), s.onAck(), s.deadLetters());
             trackers.add(tracker);

@@ -14,7 +14,7 @@ import io.tsdbwriter.sink.victoriametrics.SeriesLines;
  * key and the value text; per sample nothing (series line prefixes come from a {@link SeriesCache}).
  * Used by every SegmentConsumer and by the JMH benchmark.
  *
- * <p>Not thread-safe: one instance per consuming thread.
+ * <p>Not thread-safe: one instance per consuming thread (the series cache it uses may be shared).
  */
 public final class PointAmplifier {
 
@@ -27,12 +27,19 @@ public final class PointAmplifier {
     /**
      * @param maxRecordBytes      larger records are rejected
      * @param encoder             encodes for the run's amplification plan
-     * @param seriesCacheCapacity series whose prepared lines are kept
+     * @param seriesCacheCapacity series whose prepared lines are kept (a cache of its own)
      */
     public PointAmplifier(int maxRecordBytes, ImportLineEncoder encoder, int seriesCacheCapacity) {
+        this(maxRecordBytes, encoder, new SeriesCache<>(seriesCacheCapacity));
+    }
+
+    /**
+     * @param seriesCache prepared series lines, shared with the process's other consumers (same encoder)
+     */
+    public PointAmplifier(int maxRecordBytes, ImportLineEncoder encoder, SeriesCache<SeriesLines> seriesCache) {
         this.decoder = new PointDecoder(maxRecordBytes);
         this.encoder = encoder;
-        this.seriesCache = new SeriesCache<>(seriesCacheCapacity);
+        this.seriesCache = seriesCache;
     }
 
     /** Decodes a record value; null when valid (then {@link #pointCount()} ≥ 1), else why it is rejected. */

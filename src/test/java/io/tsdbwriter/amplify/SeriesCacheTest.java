@@ -90,4 +90,28 @@ class SeriesCacheTest {
     void rejectsCapacityBelowOne() {
         assertThatThrownBy(() -> new SeriesCache<String>(0)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void largeCacheIsStripedAndStillBoundedAndShareableAcrossThreads() throws Exception {
+        SeriesCache<Integer> cache = new SeriesCache<>(SeriesCache.STRIPE_THRESHOLD);
+        Thread[] threads = new Thread[4];
+        for (int t = 0; t < threads.length; t++) {
+            int base = t * 100_000;
+            threads[t] = Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < 50_000; i++) {
+                    String k = "s" + (base + i);
+                    if (cache.get(k) == null) {
+                        cache.put(k, i);
+                    }
+                }
+            });
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+
+        assertThat(cache.size()).isLessThanOrEqualTo(SeriesCache.STRIPE_THRESHOLD).isGreaterThan(SeriesCache.STRIPE_THRESHOLD / 2);
+        assertThat(cache.misses()).isEqualTo(200_000);
+        assertThat(cache.get("s" + (3 * 100_000 + 49_999))).isEqualTo(49_999);
+    }
 }
