@@ -64,16 +64,7 @@ public final class GroupMember implements Runnable {
      */
     public GroupMember(Settings settings, PartitionWorkers.Settings workerSettings) {
         this.settings = settings;
-        PartitionWorkers.Settings w = workerSettings;
-        Runnable onAck = w.onAck();
-        // every ack that moves a watermark also wakes this member's loop, so a segment end is committed at once
-        // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
-        this.workerSettings = new PartitionWorkers.Settings(w.consumerProps(), w.parallelism(), w.segmentSize(), w.batchSamples(),
-                w.maxRecordBytes(), w.seriesCache(), w.encoder(), w.writer(), w.meters(), w.decodeErrors(),
-                () -> {
-                    onAck.run();
-                    signalAck();
-                }, w.deadLetters());
+        this.workerSettings = workerSettings;
     }
 
     private void signalAck() {
@@ -246,7 +237,9 @@ public final class GroupMember implements Runnable {
                     stop = Math.max(stop, start);
                 }
                 committed.put(tp, start);
-                PartitionWorkers w = new PartitionWorkers(tp, start, stop, workerSettings);
+                // every ack that moves a watermark wakes this member's loop, so a segment end is committed at once
+                // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
+                PartitionWorkers w = new PartitionWorkers(tp, start, stop, workerSettings, GroupMember.this::signalAck);
                 workers.put(tp, w);
                 registerGauges(tp);
                 w.start();

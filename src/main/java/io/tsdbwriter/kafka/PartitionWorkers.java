@@ -20,7 +20,7 @@ public final class PartitionWorkers {
     /** What each SegmentConsumer needs, shared by all partitions. */
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
                     int maxRecordBytes, SeriesCache<SeriesLines> seriesCache, ImportLineEncoder encoder, BatchWriter writer,
-                    WriterMeters meters, DecodeErrorLog decodeErrors, Runnable onAck, DeadLetterQueue deadLetters) {
+                    WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters) {
     }
 
     private final TopicPartition tp;
@@ -33,7 +33,8 @@ public final class PartitionWorkers {
     private long committed;
     private boolean stopping;
 
-    PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s) {
+    /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
+    PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s, Runnable onAck) {
         this.tp = tp;
         this.startOffset = startOffset;
         this.stopOffset = stopOffset;
@@ -43,7 +44,7 @@ public final class PartitionWorkers {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             RecordProcessor processor = new RecordProcessor(new PointAmplifier(s.maxRecordBytes(), s.encoder(), s.seriesCache()),
                     s.batchSamples(), s.writer(), s.meters(), tracker,
-                    s.decodeErrors(), s.onAck(), s.deadLetters());
+                    s.decodeErrors(), onAck, s.deadLetters());
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitCommitted));
         }

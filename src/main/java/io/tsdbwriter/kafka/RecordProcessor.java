@@ -82,11 +82,6 @@ final class RecordProcessor implements WriteListener {
         }
     }
 
-    /** True when a batch is being filled. */
-    boolean hasOpenBatch() {
-        return open != null;
-    }
-
     /** Age of the open batch in nanoseconds (0 when none). */
     long openBatchAgeNanos() {
         return open == null ? 0 : System.nanoTime() - openedAtNanos;
