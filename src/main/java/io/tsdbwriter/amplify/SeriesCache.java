@@ -1,18 +1,29 @@
 package io.tsdbwriter.amplify;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A bounded, least-recently-used cache of per-series state that is expensive to build (dimension variants, the
- * serialized label prefix), keyed by the series' canonical identity. The same series recurs every source
- * interval, so the state is built once per series and reused for every later point — once per process: all
- * SegmentConsumers share one cache, so P consumers of a partition do not each hold every series.
+ * A bounded cache of per-series state that is expensive to build (dimension variants, the serialized label
+ * prefix), keyed by the series' canonical identity in bytes. The same series recurs every source interval, so the
+ * state is built once per series and reused for every later point — once per process: all SegmentConsumers share
+ * one cache, so P consumers of a partition do not each hold every series.
  *
- * <p>Thread-safe. Large caches are split into lock stripes by key hash (each stripe an access-ordered LRU of
- * {@code capacity / stripes} entries) so consumers on different threads rarely contend; caches below
- * {@value #STRIPE_THRESHOLD} entries are one exact LRU.
+ * <p>Built for a lookup per point over hundreds of thousands of series, where the cost is memory latency, not
+ * instructions: an open-addressing table (linear probing, load ≤ ½) of 64-bit key hashes beside the keys and
+ * states, so a hit reads the hash slot, the key and the state, and nothing is allocated or relinked. A hit is
+ * always verified against the stored key bytes: a hash collision can never hand one series another's state.
+ * Eviction is CLOCK (second chance): a lookup sets the entry's reference bit (in its hash word, no extra memory
+ * access); beyond capacity the clock hand clears set bits and evicts the first entry found unreferenced since it
+ * last passed — an approximation of least-recently-used that needs no list.
+ *
+ * <p>Thread-safe. Caches of {@value #STRIPE_THRESHOLD} entries or more are split into {@value #STRIPES} lock stripes
+ * by key hash, each a table of {@code capacity / stripes} entries, so consumers on different threads rarely
+ * contend; smaller caches are one table. Keys are copied on {@link #put}; callers may reuse their key buffer.
  *
  * @param <V> the per-series state
  */
@@ -23,29 +34,17 @@ public final class SeriesCache<V> {
     private static final int STRIPES = 16;
 
     private final Stripe<V>[] stripes;
+    private final int capacity;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
 
-    private static final class Stripe<V> extends LinkedHashMap<String, V> {
-        private final int capacity;
-
-        Stripe(int capacity) {
-            super(Math.min(capacity, 1 << 12), 0.75f, true);
-            this.capacity = capacity;
-        }
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
-            return size() > capacity;
-        }
-    }
-
-    /** @param capacity maximum series held; the least recently used is evicted beyond it (must be ≥ 1) */
+    /** @param capacity maximum series held; beyond it CLOCK evicts (must be ≥ 1) */
     @SuppressWarnings("unchecked")
     public SeriesCache(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("series cache capacity must be >= 1, got " + capacity);
         }
+        this.capacity = capacity;
         int n = capacity >= STRIPE_THRESHOLD ? STRIPES : 1;
         stripes = new Stripe[n];
         for (int i = 0; i < n; i++) {
@@ -53,16 +52,25 @@ public final class SeriesCache<V> {
         }
     }
 
-    private Stripe<V> stripe(String key) {
-        return stripes.length == 1 ? stripes[0] : stripes[(key.hashCode() & 0x7fffffff) % stripes.length];
+    /** Maximum series held. */
+    public int capacity() {
+        return capacity;
     }
 
-    /** The cached state of {@code seriesKey}, or null when absent (counted as a miss). */
-    public V get(String seriesKey) {
-        Stripe<V> s = stripe(seriesKey);
+    private Stripe<V> stripe(long hash) {
+        return stripes.length == 1 ? stripes[0] : stripes[(int) (hash >>> 60) & (STRIPES - 1)];
+    }
+
+    /**
+     * The cached state of the series whose key is {@code key[0, length)}, or null when absent (counted as a miss).
+     *
+     * @param hash {@link #hash(byte[], int)} of the key
+     */
+    public V get(byte[] key, int length, long hash) {
+        Stripe<V> s = stripe(hash);
         V v;
         synchronized (s) {
-            v = s.get(seriesKey);
+            v = s.get(key, length, hash);
         }
         if (v == null) {
             misses.increment();
@@ -72,12 +80,27 @@ public final class SeriesCache<V> {
         return v;
     }
 
-    /** Caches {@code state} for {@code seriesKey}, evicting the least recently used series beyond capacity. */
-    public void put(String seriesKey, V state) {
-        Stripe<V> s = stripe(seriesKey);
+    /**
+     * Caches {@code state} for the key {@code key[0, length)} (copied), replacing the state of an equal key;
+     * beyond capacity evicts one series first.
+     */
+    public void put(byte[] key, int length, long hash, V state) {
+        Stripe<V> s = stripe(hash);
         synchronized (s) {
-            s.put(seriesKey, state);
+            s.put(key, length, hash, state);
         }
+    }
+
+    /** {@link #get(byte[], int, long)} with a string key in UTF-8 (allocates; for tests and cold paths). */
+    public V get(String key) {
+        byte[] b = key.getBytes(StandardCharsets.UTF_8);
+        return get(b, b.length, hash(b, b.length));
+    }
+
+    /** {@link #put(byte[], int, long, Object)} with a string key in UTF-8 (allocates; for tests and cold paths). */
+    public void put(String key, V state) {
+        byte[] b = key.getBytes(StandardCharsets.UTF_8);
+        put(b, b.length, hash(b, b.length), state);
     }
 
     /** Series currently cached. */
@@ -85,7 +108,7 @@ public final class SeriesCache<V> {
         int n = 0;
         for (Stripe<V> s : stripes) {
             synchronized (s) {
-                n += s.size();
+                n += s.size;
             }
         }
         return n;
@@ -99,5 +122,185 @@ public final class SeriesCache<V> {
     /** Lookups that did not. */
     public long misses() {
         return misses.sum();
+    }
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long C1 = 0x9E3779B97F4A7C15L;
+    private static final long C2 = 0xC2B2AE3D27D4EB4FL;
+
+    /**
+     * A 64-bit hash of {@code key[0, length)}: eight bytes per step, then MurmurHash3's 64-bit finalizer, so every
+     * bit of the result depends on every input bit (the top bits pick the stripe, the low bits the slot).
+     */
+    public static long hash(byte[] key, int length) {
+        long h = C1 ^ length;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            long k = (long) LONGS.get(key, i);
+            h = Long.rotateLeft(h ^ (k * C2), 31) * C1;
+        }
+        long k = 0;
+        for (int shift = 0; i < length; i++, shift += 8) {
+            k |= (key[i] & 0xFFL) << shift;
+        }
+        h = Long.rotateLeft(h ^ (k * C2), 31) * C1;
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        h ^= h >>> 33;
+        return h;
+    }
+
+    /**
+     * One table: {@code words[slot]} is 0 when the slot is empty, else the key's hash with bit 1 set (never 0) and
+     * bit 0 the CLOCK reference bit; {@code entries[2 × slot]} the key bytes and {@code entries[2 × slot + 1]} the
+     * state. Guarded by its own monitor.
+     */
+    private static final class Stripe<V> {
+        private static final int INITIAL_SLOTS = 1024;
+
+        private final int capacity;
+        private final int maxSlots;
+        private long[] words;
+        private Object[] entries;
+        private int mask;
+        private int size;
+        private int hand;
+
+        Stripe(int capacity) {
+            this.capacity = capacity;
+            this.maxSlots = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1; // ≥ 2 × capacity
+            int slots = Math.min(INITIAL_SLOTS, maxSlots);
+            words = new long[slots];
+            entries = new Object[slots * 2];
+            mask = slots - 1;
+        }
+
+        private static long word(long hash) {
+            return (hash | 2L) & ~1L;
+        }
+
+        private int home(long word) {
+            return (int) (word >>> 2) & mask;
+        }
+
+        @SuppressWarnings("unchecked")
+        V get(byte[] key, int length, long hash) {
+            int slot = find(key, length, word(hash));
+            if (slot < 0) {
+                return null;
+            }
+            long w = words[slot];
+            if ((w & 1L) == 0) {
+                words[slot] = w | 1L;
+            }
+            return (V) entries[2 * slot + 1];
+        }
+
+        private int find(byte[] key, int length, long word) {
+            long[] ws = words;
+            int m = mask;
+            for (int slot = home(word); ; slot = (slot + 1) & m) {
+                long w = ws[slot];
+                if (w == 0) {
+                    return -1;
+                }
+                if ((w & ~1L) == word) {
+                    byte[] k = (byte[]) entries[2 * slot];
+                    if (k.length == length && Arrays.equals(k, 0, length, key, 0, length)) {
+                        return slot;
+                    }
+                }
+            }
+        }
+
+        void put(byte[] key, int length, long hash, V state) {
+            long word = word(hash);
+            int slot = find(key, length, word);
+            if (slot >= 0) {
+                entries[2 * slot + 1] = state;
+                return;
+            }
+            if (size >= capacity) {
+                evictOne();
+            }
+            if ((size + 1) * 2 > words.length && words.length < maxSlots) {
+                resize(words.length * 2);
+            }
+            slot = home(word);
+            while (words[slot] != 0) {
+                slot = (slot + 1) & mask;
+            }
+            words[slot] = word;
+            entries[2 * slot] = Arrays.copyOf(key, length);
+            entries[2 * slot + 1] = state;
+            size++;
+        }
+
+        /** CLOCK: clears reference bits until it meets an unreferenced entry, and removes that one. */
+        private void evictOne() {
+            while (true) {
+                int slot = hand;
+                hand = (hand + 1) & mask;
+                long w = words[slot];
+                if (w == 0) {
+                    continue;
+                }
+                if ((w & 1L) != 0) {
+                    words[slot] = w & ~1L;
+                    continue;
+                }
+                remove(slot);
+                return;
+            }
+        }
+
+        /** Removes a slot by backward-shift deletion, so probe sequences stay unbroken without tombstones. */
+        private void remove(int hole) {
+            int slot = hole;
+            while (true) {
+                slot = (slot + 1) & mask;
+                long w = words[slot];
+                if (w == 0) {
+                    break;
+                }
+                int h = home(w);
+                // the entry at slot may move to the hole unless its home lies cyclically in (hole, slot]
+                boolean stays = hole <= slot ? (hole < h && h <= slot) : (hole < h || h <= slot);
+                if (stays) {
+                    continue;
+                }
+                words[hole] = w;
+                entries[2 * hole] = entries[2 * slot];
+                entries[2 * hole + 1] = entries[2 * slot + 1];
+                hole = slot;
+            }
+            words[hole] = 0;
+            entries[2 * hole] = null;
+            entries[2 * hole + 1] = null;
+            size--;
+        }
+
+        private void resize(int slots) {
+            long[] oldWords = words;
+            Object[] oldEntries = entries;
+            words = new long[slots];
+            entries = new Object[slots * 2];
+            mask = slots - 1;
+            hand = 0;
+            for (int i = 0; i < oldWords.length; i++) {
+                long w = oldWords[i];
+                if (w != 0) {
+                    int slot = home(w);
+                    while (words[slot] != 0) {
+                        slot = (slot + 1) & mask;
+                    }
+                    words[slot] = w;
+                    entries[2 * slot] = oldEntries[2 * i];
+                    entries[2 * slot + 1] = oldEntries[2 * i + 1];
+                }
+            }
+        }
     }
 }

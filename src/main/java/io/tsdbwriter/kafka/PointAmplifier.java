@@ -10,8 +10,9 @@ import io.tsdbwriter.sink.victoriametrics.SeriesLines;
 
 /**
  * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
- * {@link #encodePoint} each of its points as M × N samples into a request body. Per point it allocates the series
- * key and the value text; per sample nothing (series line prefixes come from a {@link SeriesCache}).
+ * {@link #encodePoint} each of its points as M × N samples into a request body. Per point it looks the series up
+ * by its identity bytes (no {@code String}) and allocates only the value text; per sample nothing (series line
+ * prefixes come from a {@link SeriesCache}, built once per series).
  * Used by every SegmentConsumer and by the JMH benchmark.
  *
  * <p>Not thread-safe: one instance per consuming thread (the series cache it uses may be shared).
@@ -22,7 +23,6 @@ public final class PointAmplifier {
     private final ImportLineEncoder encoder;
     private final SeriesCache<SeriesLines> seriesCache;
     private final DecodedPoints points = new DecodedPoints();
-    private final StringBuilder key = new StringBuilder(256);
 
     /**
      * @param maxRecordBytes      larger records are rejected
@@ -68,15 +68,28 @@ public final class PointAmplifier {
      * @return samples appended
      */
     public int encodePoint(int p, ByteBuf out) {
-        key.setLength(0);
-        points.appendSeriesKey(p, key);
-        String k = key.toString();
-        SeriesLines lines = seriesCache.get(k);
+        int keyLength = points.seriesKey(p);
+        byte[] key = points.seriesKeyBytes();
+        long hash = SeriesCache.hash(key, keyLength);
+        SeriesLines lines = seriesCache.get(key, keyLength, hash);
         if (lines == null) {
-            lines = encoder.prepare(points.metric(p), points.labelNames(), points.labelValues(), points.labelStart(p), points.labelEnd(p));
-            seriesCache.put(k, lines);
+            lines = prepare(p);
+            seriesCache.put(key, keyLength, hash, lines);
         }
         byte[] value = ImportLineEncoder.formatValue(points.value(p));
         return encoder.encodePoint(lines, points.timestampMs(p), value, out);
+    }
+
+    /** A series seen for the first time (or evicted since): its label strings, then its N line prefixes. */
+    private SeriesLines prepare(int p) {
+        int from = points.labelStart(p);
+        int n = points.labelEnd(p) - from;
+        String[] names = new String[n];
+        String[] values = new String[n];
+        for (int i = 0; i < n; i++) {
+            names[i] = points.labelName(from + i);
+            values[i] = points.labelValue(from + i);
+        }
+        return encoder.prepare(points.metric(p), names, values, 0, n);
     }
 }

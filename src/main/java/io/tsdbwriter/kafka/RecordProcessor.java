@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The hot path of one SegmentConsumer: decode a record's points, look up (or build once) each series' line
  * prefixes, amplify each point into M × N samples straight into the open batch, and hand full batches to the
- * {@link BatchWriter}. Per point it allocates the series key and the value text; per sample nothing.
+ * {@link BatchWriter}. Per point it allocates at most the value text; per sample nothing.
  *
  * <p>Not thread-safe: confined to its SegmentConsumer's poll thread. Completions arrive on writer threads and
  * only touch the (thread-safe) {@link AckTracker}.

@@ -1,98 +1,178 @@
 package io.tsdbwriter.record;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A reusable buffer of the points decoded from one Kafka record: parallel arrays, no object per point.
- * Labels of point {@code p} are {@code labelNames[labelStart(p) .. labelEnd(p))} (with values alongside),
- * sorted by name and free of duplicates after {@link PointDecoder#decode}; {@code productKey} is already one of
- * them when present.
+ * A reusable buffer of the points decoded from one Kafka record: parallel arrays and one byte arena, no object
+ * per point. Metric names, label names and label values are UTF-8 byte ranges of the arena (already unescaped);
+ * labels of point {@code p} are the indices {@code [labelStart(p), labelEnd(p))}, sorted by name and free of
+ * duplicates after {@link PointDecoder#decode}; {@code productKey} is already one of them when present.
+ *
+ * <p>The hot path reads a point's canonical series identity with {@link #seriesKey(int)} (bytes, no
+ * {@code String}); the {@code String} accessors allocate and are meant for a series seen for the first time and
+ * for tests.
  *
  * <p>Not thread-safe; owned by one decoding thread and overwritten by every decode.
  */
 public final class DecodedPoints {
 
     private int count;
-    private String[] metric = new String[4];
+    private int[] metricOff = new int[4];
+    private int[] metricLen = new int[4];
     private long[] timestampMs = new long[4];
     private double[] value = new double[4];
     private int[] labelStart = new int[4];
     private int[] labelEnd = new int[4];
-    private String[] labelNames = new String[32];
-    private String[] labelValues = new String[32];
+
+    private int[] nameOff = new int[32];
+    private int[] nameLen = new int[32];
+    private int[] valueOff = new int[32];
+    private int[] valueLen = new int[32];
     private int labelCount;
+
+    private byte[] arena = new byte[1024];
+    private int arenaLength;
+
+    private byte[] key = new byte[256];
 
     void clear() {
         count = 0;
         labelCount = 0;
+        arenaLength = 0;
     }
 
     int begin() {
-        if (count == metric.length) {
+        if (count == metricOff.length) {
             int n = count * 2;
-            metric = Arrays.copyOf(metric, n);
+            metricOff = Arrays.copyOf(metricOff, n);
+            metricLen = Arrays.copyOf(metricLen, n);
             timestampMs = Arrays.copyOf(timestampMs, n);
             value = Arrays.copyOf(value, n);
             labelStart = Arrays.copyOf(labelStart, n);
             labelEnd = Arrays.copyOf(labelEnd, n);
         }
         int p = count++;
-        metric[p] = null;
+        metricLen[p] = 0;
         labelStart[p] = labelCount;
         labelEnd[p] = labelCount;
         return p;
     }
 
-    void drop(int p) {
-        // only the last begun point can be dropped
-        count = p;
-        labelCount = labelStart[p];
+    /** Copies {@code len} bytes of {@code src} into the arena; returns their offset there. */
+    int copy(byte[] src, int off, int len) {
+        ensureArena(len);
+        System.arraycopy(src, off, arena, arenaLength, len);
+        int at = arenaLength;
+        arenaLength += len;
+        return at;
     }
 
-    void set(int p, String metricName, long ts, double v) {
-        metric[p] = metricName;
+    /** Appends {@code s} in UTF-8 to the arena (slow path only: allocates); returns its offset, length via {@link #lastLength}. */
+    int copy(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        lastLength = b.length;
+        return copy(b, 0, b.length);
+    }
+
+    private int lastLength;
+
+    int lastLength() {
+        return lastLength;
+    }
+
+    private void ensureArena(int more) {
+        if (arenaLength + more > arena.length) {
+            arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaLength + more));
+        }
+    }
+
+    void setMetric(int p, int off, int len) {
+        metricOff[p] = off;
+        metricLen[p] = len;
+    }
+
+    void set(int p, long ts, double v) {
         timestampMs[p] = ts;
         value[p] = v;
     }
 
-    void addLabel(int p, String name, String v) {
-        if (labelCount == labelNames.length) {
-            labelNames = Arrays.copyOf(labelNames, labelCount * 2);
-            labelValues = Arrays.copyOf(labelValues, labelCount * 2);
+    /** Adds a label whose name and value are arena ranges. */
+    void addLabel(int p, int nOff, int nLen, int vOff, int vLen) {
+        if (labelCount == nameOff.length) {
+            int n = labelCount * 2;
+            nameOff = Arrays.copyOf(nameOff, n);
+            nameLen = Arrays.copyOf(nameLen, n);
+            valueOff = Arrays.copyOf(valueOff, n);
+            valueLen = Arrays.copyOf(valueLen, n);
         }
-        labelNames[labelCount] = name;
-        labelValues[labelCount] = v;
+        nameOff[labelCount] = nOff;
+        nameLen[labelCount] = nLen;
+        valueOff[labelCount] = vOff;
+        valueLen[labelCount] = vLen;
         labelCount++;
         labelEnd[p] = labelCount;
     }
 
-    /** Sorts point p's labels by name (stable) and keeps the last of duplicate names. */
-    void canonicalize(int p) {
+    /** Adds a label from strings (slow path: copies them into the arena in UTF-8). */
+    void addLabel(int p, String name, String v) {
+        int nOff = copy(name);
+        int nLen = lastLength;
+        int vOff = copy(v);
+        addLabel(p, nOff, nLen, vOff, lastLength);
+    }
+
+    /** Sorts point p's labels by name (stable, bytewise = by code point for the ASCII label names). */
+    void sortLabels(int p) {
         int from = labelStart[p];
         int to = labelEnd[p];
         for (int i = from + 1; i < to; i++) {
-            String n = labelNames[i];
-            String v = labelValues[i];
+            int no = nameOff[i];
+            int nl = nameLen[i];
+            int vo = valueOff[i];
+            int vl = valueLen[i];
             int k = i - 1;
-            while (k >= from && labelNames[k].compareTo(n) > 0) {
-                labelNames[k + 1] = labelNames[k];
-                labelValues[k + 1] = labelValues[k];
+            while (k >= from && compareNames(nameOff[k], nameLen[k], no, nl) > 0) {
+                nameOff[k + 1] = nameOff[k];
+                nameLen[k + 1] = nameLen[k];
+                valueOff[k + 1] = valueOff[k];
+                valueLen[k + 1] = valueLen[k];
                 k--;
             }
-            labelNames[k + 1] = n;
-            labelValues[k + 1] = v;
+            nameOff[k + 1] = no;
+            nameLen[k + 1] = nl;
+            valueOff[k + 1] = vo;
+            valueLen[k + 1] = vl;
         }
+    }
+
+    /** Sorts point p's labels by name (stable) and keeps the last of duplicate names. */
+    void canonicalize(int p) {
+        sortLabels(p);
+        int from = labelStart[p];
+        int to = labelEnd[p];
         int w = from;
         for (int i = from; i < to; i++) {
-            if (i + 1 < to && labelNames[i + 1].equals(labelNames[i])) {
+            if (i + 1 < to && sameName(i, i + 1)) {
                 continue; // a later duplicate wins
             }
-            labelNames[w] = labelNames[i];
-            labelValues[w] = labelValues[i];
+            nameOff[w] = nameOff[i];
+            nameLen[w] = nameLen[i];
+            valueOff[w] = valueOff[i];
+            valueLen[w] = valueLen[i];
             w++;
         }
         labelEnd[p] = w;
         labelCount = w;
+    }
+
+    private boolean sameName(int i, int j) {
+        return nameLen[i] == nameLen[j]
+                && Arrays.equals(arena, nameOff[i], nameOff[i] + nameLen[i], arena, nameOff[j], nameOff[j] + nameLen[j]);
+    }
+
+    private int compareNames(int aOff, int aLen, int bOff, int bLen) {
+        return Arrays.compareUnsigned(arena, aOff, aOff + aLen, arena, bOff, bOff + bLen);
     }
 
     /** Points decoded from the record. */
@@ -100,9 +180,9 @@ public final class DecodedPoints {
         return count;
     }
 
-    /** Metric name of point p. */
+    /** Metric name of point p (allocates). */
     public String metric(int p) {
-        return metric[p];
+        return new String(arena, metricOff[p], metricLen[p], StandardCharsets.UTF_8);
     }
 
     /** Timestamp of point p in epoch milliseconds. */
@@ -125,36 +205,53 @@ public final class DecodedPoints {
         return labelEnd[p];
     }
 
-    /** Label name at index i. */
+    /** Label name at index i (allocates). */
     public String labelName(int i) {
-        return labelNames[i];
+        return new String(arena, nameOff[i], nameLen[i], StandardCharsets.US_ASCII);
     }
 
-    /** Label value at index i. */
+    /** Label value at index i (allocates). */
     public String labelValue(int i) {
-        return labelValues[i];
-    }
-
-    /** The label names array (shared, read-only use; valid indices from labelStart/labelEnd). */
-    public String[] labelNames() {
-        return labelNames;
-    }
-
-    /** The label values array (shared, read-only use). */
-    public String[] labelValues() {
-        return labelValues;
+        return new String(arena, valueOff[i], valueLen[i], StandardCharsets.UTF_8);
     }
 
     /**
-     * Appends point p's canonical series identity (metric name and sorted labels, length-prefixed so no value
-     * can be confused with a separator) to {@code sb}.
+     * Writes point p's canonical series identity — metric name, then each sorted label's name and value, each as
+     * an unsigned LEB128 byte length followed by its UTF-8 bytes (so no value can be mistaken for a separator) —
+     * into an internal buffer, {@link #seriesKeyBytes()}. Allocates nothing once the buffer has grown.
+     *
+     * @return the key's length in bytes
      */
-    public void appendSeriesKey(int p, StringBuilder sb) {
-        sb.append(metric[p]).append('{');
+    public int seriesKey(int p) {
+        int need = 5 + metricLen[p];
         for (int i = labelStart[p]; i < labelEnd[p]; i++) {
-            String v = labelValues[i];
-            sb.append(labelNames[i]).append('=').append(v.length()).append(':').append(v);
+            need += 10 + nameLen[i] + valueLen[i];
         }
-        sb.append('}');
+        if (need > key.length) {
+            key = new byte[Math.max(need, key.length * 2)];
+        }
+        int w = put(metricOff[p], metricLen[p], 0);
+        for (int i = labelStart[p]; i < labelEnd[p]; i++) {
+            w = put(nameOff[i], nameLen[i], w);
+            w = put(valueOff[i], valueLen[i], w);
+        }
+        return w;
+    }
+
+    /** The buffer {@link #seriesKey(int)} wrote into (valid up to the returned length; overwritten by the next call). */
+    public byte[] seriesKeyBytes() {
+        return key;
+    }
+
+    private int put(int off, int len, int w) {
+        byte[] k = key;
+        int n = len;
+        while (n >= 0x80) {
+            k[w++] = (byte) (n | 0x80);
+            n >>>= 7;
+        }
+        k[w++] = (byte) n;
+        System.arraycopy(arena, off, k, w, len);
+        return w + len;
     }
 }

@@ -57,10 +57,10 @@ class PointDecoderTest {
         return l;
     }
 
+    /** Point p's series key bytes as ISO-8859-1 text (one char per byte). */
     private String seriesKey(int p) {
-        StringBuilder sb = new StringBuilder();
-        out.appendSeriesKey(p, sb);
-        return sb.toString();
+        int n = out.seriesKey(p);
+        return new String(out.seriesKeyBytes(), 0, n, StandardCharsets.ISO_8859_1);
     }
 
     private void assertRejected(DecodeError actual, DecodeError expected) {
@@ -641,8 +641,8 @@ class PointDecoderTest {
     }
 
     @Test
-    void seriesKeyCannotBeForgedBySeparatorsInValues() {
-        assertThat(decode(withDimensions("{\"a\":\"1b=1:2\"}"))).isNull();
+    void seriesKeyCannotBeForgedByLengthBytesInValues() {
+        assertThat(decode(withDimensions("{\"a\":\"1\\u0001b\\u00012\"}"))).isNull();
         String one = seriesKey(0);
         assertThat(decode(withDimensions("{\"a\":\"1\",\"b\":\"2\"}"))).isNull();
 
@@ -653,6 +653,23 @@ class PointDecoderTest {
     void seriesKeyFormat() {
         assertThat(decode(withDimensions("{\"b\":\"xy\",\"a\":\"1\"}"))).isNull();
 
-        assertThat(seriesKey(0)).isEqualTo("m{a=1:1b=2:xy}");
+        assertThat(seriesKey(0)).isEqualTo("\u0001m\u0001a\u00011\u0001b\u0002xy");
+    }
+
+    @Test
+    void seriesKeyPrefixesLongComponentsWithMultiByteLengths() {
+        String v = "x".repeat(300);
+        assertThat(decode(withDimensions("{\"a\":\"" + v + "\"}"))).isNull();
+
+        assertThat(seriesKey(0)).isEqualTo("\u0001m\u0001a\u00ac\u0002" + v); // 300 = 0b10_0101100: 0xAC 0x02
+    }
+
+    @Test
+    void seriesKeyOfEscapedAndPlainSpellingsOfOneSeriesIsTheSame() {
+        assertThat(decode(withDimensions("{\"a\":\"x/\u00e9\"}"))).isNull();
+        String plain = seriesKey(0);
+        assertThat(decode(withDimensions("{\"a\":\"x\\/\\u00e9\"}"))).isNull(); // Jackson path: escapes
+
+        assertThat(seriesKey(0)).isEqualTo(plain);
     }
 }
