@@ -9,37 +9,37 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A bounded cache of per-series state that is expensive to build (dimension variants, the serialized label
- * prefix), keyed by the series' canonical identity in bytes. The same series recurs every source interval, so the
+ * prefixes), keyed by the series' canonical identity in bytes, the state itself in bytes. The same series recurs every source interval, so the
  * state is built once per series and reused for every later point — once per process: all SegmentConsumers share
  * one cache, so P consumers of a partition do not each hold every series.
  *
  * <p>Built for a lookup per point over hundreds of thousands of series, where the cost is memory latency, not
- * instructions: an open-addressing table (linear probing, load ≤ ½) of 64-bit key hashes beside the keys and
- * states, so a hit reads the hash slot, the key and the state, and nothing is allocated or relinked. A hit is
- * always verified against the stored key bytes: a hash collision can never hand one series another's state.
+ * instructions: an open-addressing table (linear probing, load ≤ ½) of 64-bit key hashes beside one array per
+ * series, the <em>entry</em> {@code [key length: 4 bytes, big-endian][key][state]}. A hit reads the hash slot, the
+ * entry reference and the entry — whose key it verifies and whose state the caller reads next, from the same
+ * memory — and allocates or relinks nothing. A hit is always verified against the stored key bytes: a hash
+ * collision can never hand one series another's state.
  * Eviction is CLOCK (second chance): a lookup sets the entry's reference bit (in its hash word, no extra memory
  * access); beyond capacity the clock hand clears set bits and evicts the first entry found unreferenced since it
  * last passed — an approximation of least-recently-used that needs no list.
  *
  * <p>Thread-safe. Caches of {@value #STRIPE_THRESHOLD} entries or more are split into {@value #STRIPES} lock stripes
  * by key hash, each a table of {@code capacity / stripes} entries, so consumers on different threads rarely
- * contend; smaller caches are one table. Keys are copied on {@link #put}; callers may reuse their key buffer.
- *
- * @param <V> the per-series state
+ * contend; smaller caches are one table. Keys and states are copied on {@link #put}; callers may reuse their
+ * buffers. Entries are never modified after {@link #put} returns them.
  */
-public final class SeriesCache<V> {
+public final class SeriesCache {
 
     /** Capacity from which the cache is split into stripes. */
     public static final int STRIPE_THRESHOLD = 65_536;
     private static final int STRIPES = 16;
 
-    private final Stripe<V>[] stripes;
+    private final Stripe[] stripes;
     private final int capacity;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
 
     /** @param capacity maximum series held; beyond it CLOCK evicts (must be ≥ 1) */
-    @SuppressWarnings("unchecked")
     public SeriesCache(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("series cache capacity must be >= 1, got " + capacity);
@@ -48,7 +48,7 @@ public final class SeriesCache<V> {
         int n = capacity >= STRIPE_THRESHOLD ? STRIPES : 1;
         stripes = new Stripe[n];
         for (int i = 0; i < n; i++) {
-            stripes[i] = new Stripe<>((capacity + n - 1) / n);
+            stripes[i] = new Stripe((capacity + n - 1) / n);
         }
     }
 
@@ -57,18 +57,19 @@ public final class SeriesCache<V> {
         return capacity;
     }
 
-    private Stripe<V> stripe(long hash) {
+    private Stripe stripe(long hash) {
         return stripes.length == 1 ? stripes[0] : stripes[(int) (hash >>> 60) & (STRIPES - 1)];
     }
 
     /**
-     * The cached state of the series whose key is {@code key[0, length)}, or null when absent (counted as a miss).
+     * The entry of the series whose key is {@code key[0, length)}, or null when absent (counted as a miss); its
+     * state starts at {@link #stateOffset(byte[])}.
      *
      * @param hash {@link #hash(byte[], int)} of the key
      */
-    public V get(byte[] key, int length, long hash) {
-        Stripe<V> s = stripe(hash);
-        V v;
+    public byte[] get(byte[] key, int length, long hash) {
+        Stripe s = stripe(hash);
+        byte[] v;
         synchronized (s) {
             v = s.get(key, length, hash);
         }
@@ -81,24 +82,44 @@ public final class SeriesCache<V> {
     }
 
     /**
-     * Caches {@code state} for the key {@code key[0, length)} (copied), replacing the state of an equal key;
-     * beyond capacity evicts one series first.
+     * Caches {@code state} for the key {@code key[0, length)} (both copied into one new entry), replacing the entry
+     * of an equal key; beyond capacity evicts one series first.
+     *
+     * @return the new entry; its state starts at {@link #stateOffset(byte[])}
      */
-    public void put(byte[] key, int length, long hash, V state) {
-        Stripe<V> s = stripe(hash);
+    public byte[] put(byte[] key, int length, long hash, byte[] state) {
+        byte[] entry = new byte[4 + length + state.length];
+        entry[0] = (byte) (length >>> 24);
+        entry[1] = (byte) (length >>> 16);
+        entry[2] = (byte) (length >>> 8);
+        entry[3] = (byte) length;
+        System.arraycopy(key, 0, entry, 4, length);
+        System.arraycopy(state, 0, entry, 4 + length, state.length);
+        Stripe s = stripe(hash);
         synchronized (s) {
-            s.put(key, length, hash, state);
+            s.put(entry, length, hash);
         }
+        return entry;
     }
 
-    /** {@link #get(byte[], int, long)} with a string key in UTF-8 (allocates; for tests and cold paths). */
-    public V get(String key) {
+    /** Where the state begins in an entry from {@link #get} or {@link #put}. */
+    public static int stateOffset(byte[] entry) {
+        return 4 + keyLength(entry);
+    }
+
+    private static int keyLength(byte[] entry) {
+        return (entry[0] & 0xFF) << 24 | (entry[1] & 0xFF) << 16 | (entry[2] & 0xFF) << 8 | (entry[3] & 0xFF);
+    }
+
+    /** The state cached for a string key in UTF-8, or null (allocates; for tests and cold paths). */
+    public byte[] getState(String key) {
         byte[] b = key.getBytes(StandardCharsets.UTF_8);
-        return get(b, b.length, hash(b, b.length));
+        byte[] entry = get(b, b.length, hash(b, b.length));
+        return entry == null ? null : Arrays.copyOfRange(entry, stateOffset(entry), entry.length);
     }
 
-    /** {@link #put(byte[], int, long, Object)} with a string key in UTF-8 (allocates; for tests and cold paths). */
-    public void put(String key, V state) {
+    /** {@link #put(byte[], int, long, byte[])} with a string key in UTF-8 (allocates; for tests and cold paths). */
+    public void putState(String key, byte[] state) {
         byte[] b = key.getBytes(StandardCharsets.UTF_8);
         put(b, b.length, hash(b, b.length), state);
     }
@@ -106,7 +127,7 @@ public final class SeriesCache<V> {
     /** Series currently cached. */
     public int size() {
         int n = 0;
-        for (Stripe<V> s : stripes) {
+        for (Stripe s : stripes) {
             synchronized (s) {
                 n += s.size;
             }
@@ -154,16 +175,15 @@ public final class SeriesCache<V> {
 
     /**
      * One table: {@code words[slot]} is 0 when the slot is empty, else the key's hash with bit 1 set (never 0) and
-     * bit 0 the CLOCK reference bit; {@code entries[2 × slot]} the key bytes and {@code entries[2 × slot + 1]} the
-     * state. Guarded by its own monitor.
+     * bit 0 the CLOCK reference bit; {@code entries[slot]} the entry. Guarded by its own monitor.
      */
-    private static final class Stripe<V> {
+    private static final class Stripe {
         private static final int INITIAL_SLOTS = 1024;
 
         private final int capacity;
         private final int maxSlots;
         private long[] words;
-        private Object[] entries;
+        private byte[][] entries;
         private int mask;
         private int size;
         private int hand;
@@ -173,7 +193,7 @@ public final class SeriesCache<V> {
             this.maxSlots = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1; // ≥ 2 × capacity
             int slots = Math.min(INITIAL_SLOTS, maxSlots);
             words = new long[slots];
-            entries = new Object[slots * 2];
+            entries = new byte[slots][];
             mask = slots - 1;
         }
 
@@ -185,8 +205,7 @@ public final class SeriesCache<V> {
             return (int) (word >>> 2) & mask;
         }
 
-        @SuppressWarnings("unchecked")
-        V get(byte[] key, int length, long hash) {
+        byte[] get(byte[] key, int length, long hash) {
             int slot = find(key, length, word(hash));
             if (slot < 0) {
                 return null;
@@ -195,7 +214,7 @@ public final class SeriesCache<V> {
             if ((w & 1L) == 0) {
                 words[slot] = w | 1L;
             }
-            return (V) entries[2 * slot + 1];
+            return entries[slot];
         }
 
         private int find(byte[] key, int length, long word) {
@@ -207,19 +226,19 @@ public final class SeriesCache<V> {
                     return -1;
                 }
                 if ((w & ~1L) == word) {
-                    byte[] k = (byte[]) entries[2 * slot];
-                    if (k.length == length && Arrays.equals(k, 0, length, key, 0, length)) {
+                    byte[] e = entries[slot];
+                    if (keyLength(e) == length && Arrays.equals(e, 4, 4 + length, key, 0, length)) {
                         return slot;
                     }
                 }
             }
         }
 
-        void put(byte[] key, int length, long hash, V state) {
+        void put(byte[] entry, int keyLength, long hash) {
             long word = word(hash);
-            int slot = find(key, length, word);
+            int slot = findEntry(entry, keyLength, word);
             if (slot >= 0) {
-                entries[2 * slot + 1] = state;
+                entries[slot] = entry;
                 return;
             }
             if (size >= capacity) {
@@ -233,9 +252,22 @@ public final class SeriesCache<V> {
                 slot = (slot + 1) & mask;
             }
             words[slot] = word;
-            entries[2 * slot] = Arrays.copyOf(key, length);
-            entries[2 * slot + 1] = state;
+            entries[slot] = entry;
             size++;
+        }
+
+        /** {@link #find} for a key that sits in an entry at offset 4. */
+        private int findEntry(byte[] entry, int length, long word) {
+            for (int slot = home(word); ; slot = (slot + 1) & mask) {
+                long w = words[slot];
+                if (w == 0) {
+                    return -1;
+                }
+                byte[] e = entries[slot];
+                if ((w & ~1L) == word && keyLength(e) == length && Arrays.equals(e, 4, 4 + length, entry, 4, 4 + length)) {
+                    return slot;
+                }
+            }
         }
 
         /** CLOCK: clears reference bits until it meets an unreferenced entry, and removes that one. */
@@ -272,21 +304,19 @@ public final class SeriesCache<V> {
                     continue;
                 }
                 words[hole] = w;
-                entries[2 * hole] = entries[2 * slot];
-                entries[2 * hole + 1] = entries[2 * slot + 1];
+                entries[hole] = entries[slot];
                 hole = slot;
             }
             words[hole] = 0;
-            entries[2 * hole] = null;
-            entries[2 * hole + 1] = null;
+            entries[hole] = null;
             size--;
         }
 
         private void resize(int slots) {
             long[] oldWords = words;
-            Object[] oldEntries = entries;
+            byte[][] oldEntries = entries;
             words = new long[slots];
-            entries = new Object[slots * 2];
+            entries = new byte[slots][];
             mask = slots - 1;
             hand = 0;
             for (int i = 0; i < oldWords.length; i++) {
@@ -297,8 +327,7 @@ public final class SeriesCache<V> {
                         slot = (slot + 1) & mask;
                     }
                     words[slot] = w;
-                    entries[2 * slot] = oldEntries[2 * i];
-                    entries[2 * slot + 1] = oldEntries[2 * i + 1];
+                    entries[slot] = oldEntries[i];
                 }
             }
         }

@@ -9,7 +9,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.sink.victoriametrics.SeriesLines;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.kafka.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
@@ -108,7 +107,7 @@ final class WriterService {
                 log.info("dead-letter topic: {}", cfg.deadLetterTopic());
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
-                    cfg.maxRecordBytes(), new SeriesCache<SeriesLines>(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters);
+                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters);
             member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
             log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), cfg.vmUrls(),

@@ -2,7 +2,6 @@ package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.sink.victoriametrics.SeriesLines;
 import io.tsdbwriter.sink.victoriametrics.BatchWriter;
 import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
 import java.time.Duration;
@@ -19,7 +18,7 @@ public final class PartitionWorkers {
 
     /** What each SegmentConsumer needs, shared by all partitions. */
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
-                    int maxRecordBytes, SeriesCache<SeriesLines> seriesCache, ImportLineEncoder encoder, BatchWriter writer,
+                    int maxRecordBytes, SeriesCache seriesCache, ImportLineEncoder encoder, BatchWriter writer,
                     WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters) {
     }
 

@@ -6,7 +6,6 @@ import io.tsdbwriter.record.DecodedPoints;
 import io.tsdbwriter.record.PointDecoder;
 import io.tsdbwriter.sink.victoriametrics.ByteBuf;
 import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
-import io.tsdbwriter.sink.victoriametrics.SeriesLines;
 
 /**
  * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
@@ -21,8 +20,10 @@ public final class PointAmplifier {
 
     private final PointDecoder decoder;
     private final ImportLineEncoder encoder;
-    private final SeriesCache<SeriesLines> seriesCache;
+    private final SeriesCache seriesCache;
     private final DecodedPoints points = new DecodedPoints();
+    /** N = 1: JSON-safe points are written verbatim, without a series lookup. */
+    private final boolean verbatim;
 
     /**
      * @param maxRecordBytes      larger records are rejected
@@ -30,16 +31,17 @@ public final class PointAmplifier {
      * @param seriesCacheCapacity series whose prepared lines are kept (a cache of its own)
      */
     public PointAmplifier(int maxRecordBytes, ImportLineEncoder encoder, int seriesCacheCapacity) {
-        this(maxRecordBytes, encoder, new SeriesCache<>(seriesCacheCapacity));
+        this(maxRecordBytes, encoder, new SeriesCache(seriesCacheCapacity));
     }
 
     /**
      * @param seriesCache prepared series lines, shared with the process's other consumers (same encoder)
      */
-    public PointAmplifier(int maxRecordBytes, ImportLineEncoder encoder, SeriesCache<SeriesLines> seriesCache) {
+    public PointAmplifier(int maxRecordBytes, ImportLineEncoder encoder, SeriesCache seriesCache) {
         this.decoder = new PointDecoder(maxRecordBytes);
         this.encoder = encoder;
         this.seriesCache = seriesCache;
+        this.verbatim = encoder.plan().instanceMultiplier() == 1;
     }
 
     /** Decodes a record value; null when valid (then {@link #pointCount()} ≥ 1), else why it is rejected. */
@@ -68,20 +70,22 @@ public final class PointAmplifier {
      * @return samples appended
      */
     public int encodePoint(int p, ByteBuf out) {
+        byte[] value = ImportLineEncoder.formatValue(points.value(p));
+        if (verbatim && points.jsonSafe()) {
+            return encoder.encodePointVerbatim(points, p, value, out);
+        }
         int keyLength = points.seriesKey(p);
         byte[] key = points.seriesKeyBytes();
         long hash = SeriesCache.hash(key, keyLength);
-        SeriesLines lines = seriesCache.get(key, keyLength, hash);
-        if (lines == null) {
-            lines = prepare(p);
-            seriesCache.put(key, keyLength, hash, lines);
+        byte[] entry = seriesCache.get(key, keyLength, hash);
+        if (entry == null) {
+            entry = seriesCache.put(key, keyLength, hash, prepare(p));
         }
-        byte[] value = ImportLineEncoder.formatValue(points.value(p));
-        return encoder.encodePoint(lines, points.timestampMs(p), value, out);
+        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), value, out);
     }
 
     /** A series seen for the first time (or evicted since): its label strings, then its N line prefixes. */
-    private SeriesLines prepare(int p) {
+    private byte[] prepare(int p) {
         int from = points.labelStart(p);
         int n = points.labelEnd(p) - from;
         String[] names = new String[n];
@@ -90,6 +94,6 @@ public final class PointAmplifier {
             names[i] = points.labelName(from + i);
             values[i] = points.labelValue(from + i);
         }
-        return encoder.prepare(points.metric(p), names, values, 0, n);
+        return encoder.prepareLines(points.metric(p), names, values, 0, n);
     }
 }

@@ -35,11 +35,61 @@ public final class DecodedPoints {
     private int arenaLength;
 
     private byte[] key = new byte[256];
+    private boolean jsonSafe;
 
     void clear() {
         count = 0;
         labelCount = 0;
         arenaLength = 0;
+        jsonSafe = false;
+    }
+
+    void jsonSafe(boolean safe) {
+        jsonSafe = safe;
+    }
+
+    /**
+     * True when every metric name, label name and label value of this record is, byte for byte, valid JSON string
+     * content (no character needs escaping: no {@code "}, no {@code \}, no control character) — records decoded by
+     * the fast path. Such points can be written out verbatim from {@link #arena()}.
+     */
+    public boolean jsonSafe() {
+        return jsonSafe;
+    }
+
+    /** The arena the offsets below index into (shared, read-only use; overwritten by the next decode). */
+    public byte[] arena() {
+        return arena;
+    }
+
+    /** Arena offset of point p's metric name. */
+    public int metricOffset(int p) {
+        return metricOff[p];
+    }
+
+    /** Byte length of point p's metric name. */
+    public int metricLength(int p) {
+        return metricLen[p];
+    }
+
+    /** Arena offset of label i's name. */
+    public int nameOffset(int i) {
+        return nameOff[i];
+    }
+
+    /** Byte length of label i's name. */
+    public int nameLength(int i) {
+        return nameLen[i];
+    }
+
+    /** Arena offset of label i's value. */
+    public int valueOffset(int i) {
+        return valueOff[i];
+    }
+
+    /** Byte length of label i's value (≥ 1: empty values are dropped). */
+    public int valueLength(int i) {
+        return valueLen[i];
     }
 
     int begin() {

@@ -116,7 +116,11 @@ final class FastPointScanner {
         } else {
             return false;
         }
-        return ws(b, i) == n;
+        if (ws(b, i) != n) {
+            return false;
+        }
+        out.jsonSafe(true); // no escapes and no control bytes were let through
+        return true;
     }
 
     /** One point object at b[i] == '{'; on success pos is just after its '}'. */

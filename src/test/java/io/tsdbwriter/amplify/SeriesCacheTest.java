@@ -8,30 +8,40 @@ import org.junit.jupiter.api.Test;
 
 class SeriesCacheTest {
 
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The state of an entry as text, or null. */
+    private static String state(byte[] entry) {
+        return entry == null ? null
+                : new String(entry, SeriesCache.stateOffset(entry), entry.length - SeriesCache.stateOffset(entry), StandardCharsets.UTF_8);
+    }
+
     @Test
     void missReturnsNullAndCountsMiss() {
-        SeriesCache<String> cache = new SeriesCache<>(2);
+        SeriesCache cache = new SeriesCache(2);
 
-        assertThat(cache.get("a")).isNull();
+        assertThat(cache.getState("a")).isNull();
         assertThat(cache.misses()).isEqualTo(1);
         assertThat(cache.hits()).isZero();
     }
 
     @Test
     void hitReturnsStateAndCountsHit() {
-        SeriesCache<String> cache = new SeriesCache<>(2);
-        cache.put("a", "A");
+        SeriesCache cache = new SeriesCache(2);
+        cache.putState("a", b("A"));
 
-        assertThat(cache.get("a")).isEqualTo("A");
-        assertThat(cache.get("a")).isEqualTo("A");
+        assertThat(cache.getState("a")).isEqualTo(b("A"));
+        assertThat(cache.getState("a")).isEqualTo(b("A"));
         assertThat(cache.hits()).isEqualTo(2);
         assertThat(cache.misses()).isZero();
     }
 
     @Test
     void putDoesNotCountAsLookup() {
-        SeriesCache<String> cache = new SeriesCache<>(2);
-        cache.put("a", "A");
+        SeriesCache cache = new SeriesCache(2);
+        cache.putState("a", b("A"));
 
         assertThat(cache.hits()).isZero();
         assertThat(cache.misses()).isZero();
@@ -40,53 +50,53 @@ class SeriesCacheTest {
 
     @Test
     void evictsOneEntryBeyondCapacityWhenNothingWasRead() {
-        SeriesCache<String> cache = new SeriesCache<>(2);
-        cache.put("a", "A");
-        cache.put("b", "B");
-        cache.put("c", "C");
+        SeriesCache cache = new SeriesCache(2);
+        cache.putState("a", b("A"));
+        cache.putState("b", b("B"));
+        cache.putState("c", b("C"));
 
         assertThat(cache.size()).isEqualTo(2);
-        assertThat(cache.get("c")).isEqualTo("C");
-        assertThat(cache.get("a") == null ^ cache.get("b") == null).isTrue();
+        assertThat(cache.getState("c")).isEqualTo(b("C"));
+        assertThat(cache.getState("a") == null ^ cache.getState("b") == null).isTrue();
     }
 
     @Test
     void readEntryGetsASecondChanceOverUnreadOne() {
-        SeriesCache<String> cache = new SeriesCache<>(2);
-        cache.put("a", "A");
-        cache.put("b", "B");
-        cache.get("a"); // referenced since the clock hand last passed
-        cache.put("c", "C");
+        SeriesCache cache = new SeriesCache(2);
+        cache.putState("a", b("A"));
+        cache.putState("b", b("B"));
+        cache.getState("a"); // referenced since the clock hand last passed
+        cache.putState("c", b("C"));
 
-        assertThat(cache.get("b")).isNull();
-        assertThat(cache.get("a")).isEqualTo("A");
-        assertThat(cache.get("c")).isEqualTo("C");
+        assertThat(cache.getState("b")).isNull();
+        assertThat(cache.getState("a")).isEqualTo(b("A"));
+        assertThat(cache.getState("c")).isEqualTo(b("C"));
     }
 
     @Test
     void hitIsVerifiedAgainstTheKeyBytesNotOnlyTheHash() {
-        SeriesCache<String> cache = new SeriesCache<>(4);
+        SeriesCache cache = new SeriesCache(4);
         byte[] one = "series-one".getBytes(StandardCharsets.UTF_8);
         byte[] two = "series-two".getBytes(StandardCharsets.UTF_8);
-        cache.put(one, one.length, 42L, "ONE");
+        cache.put(one, one.length, 42L, b("ONE"));
 
         assertThat(cache.get(two, two.length, 42L)).isNull();
-        cache.put(two, two.length, 42L, "TWO");
-        assertThat(cache.get(one, one.length, 42L)).isEqualTo("ONE");
-        assertThat(cache.get(two, two.length, 42L)).isEqualTo("TWO");
+        cache.put(two, two.length, 42L, b("TWO"));
+        assertThat(state(cache.get(one, one.length, 42L))).isEqualTo("ONE");
+        assertThat(state(cache.get(two, two.length, 42L))).isEqualTo("TWO");
         assertThat(cache.size()).isEqualTo(2);
     }
 
     @Test
     void keyIsCopiedSoTheCallerMayReuseItsBuffer() {
-        SeriesCache<String> cache = new SeriesCache<>(4);
+        SeriesCache cache = new SeriesCache(4);
         byte[] buffer = "abc-and-more".getBytes(StandardCharsets.UTF_8);
         long hash = SeriesCache.hash(buffer, 3);
-        cache.put(buffer, 3, hash, "ABC");
+        cache.put(buffer, 3, hash, b("ABC"));
         buffer[0] = 'x';
 
         byte[] abc = "abc".getBytes(StandardCharsets.UTF_8);
-        assertThat(cache.get(abc, 3, SeriesCache.hash(abc, 3))).isEqualTo("ABC");
+        assertThat(state(cache.get(abc, 3, SeriesCache.hash(abc, 3)))).isEqualTo("ABC");
     }
 
     @Test
@@ -104,45 +114,45 @@ class SeriesCacheTest {
 
     @Test
     void evictionKeepsProbeChainsOfCollidingKeysIntact() {
-        SeriesCache<Integer> cache = new SeriesCache<>(8);
+        SeriesCache cache = new SeriesCache(8);
         byte[][] keys = new byte[40][];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = ("k" + i).getBytes(StandardCharsets.UTF_8);
-            cache.put(keys[i], keys[i].length, 7L, i); // one hash: one home slot, one probe chain
+            cache.put(keys[i], keys[i].length, 7L, b(Integer.toString(i))); // one hash: one home slot, one probe chain
             for (int j = 0; j <= i; j++) {
-                Integer v = cache.get(keys[j], keys[j].length, 7L);
-                assertThat(v == null || v == j).as("key %d after %d puts", j, i + 1).isTrue();
+                String v = state(cache.get(keys[j], keys[j].length, 7L));
+                assertThat(v == null || v.equals(Integer.toString(j))).as("key %d after %d puts", j, i + 1).isTrue();
             }
-            assertThat(cache.get(keys[i], keys[i].length, 7L)).isEqualTo(i);
+            assertThat(state(cache.get(keys[i], keys[i].length, 7L))).isEqualTo(Integer.toString(i));
             assertThat(cache.size()).isEqualTo(Math.min(i + 1, 8));
         }
     }
 
     @Test
     void holdsEveryEntryUpToCapacityAcrossTableGrowth() {
-        SeriesCache<Integer> cache = new SeriesCache<>(50_000);
+        SeriesCache cache = new SeriesCache(50_000);
         for (int i = 0; i < 50_000; i++) {
-            cache.put("series-" + i, i);
+            cache.putState("series-" + i, b(Integer.toString(i)));
         }
 
         assertThat(cache.size()).isEqualTo(50_000);
         for (int i = 0; i < 50_000; i++) {
-            assertThat(cache.get("series-" + i)).isEqualTo(i);
+            assertThat(cache.getState("series-" + i)).isEqualTo(b(Integer.toString(i)));
         }
         assertThat(cache.misses()).isZero();
     }
 
     @Test
     void randomWorkloadNeverReturnsAnotherKeysStateAndStaysBounded() {
-        SeriesCache<Integer> cache = new SeriesCache<>(100);
+        SeriesCache cache = new SeriesCache(100);
         java.util.Random random = new java.util.Random(1);
         for (int step = 0; step < 200_000; step++) {
             int k = random.nextInt(300);
-            Integer v = cache.get("key" + k);
+            byte[] v = cache.getState("key" + k);
             if (v == null) {
-                cache.put("key" + k, k);
+                cache.putState("key" + k, b(Integer.toString(k)));
             } else {
-                assertThat(v).isEqualTo(k);
+                assertThat(v).isEqualTo(b(Integer.toString(k)));
             }
             assertThat(cache.size()).isLessThanOrEqualTo(100);
         }
@@ -151,43 +161,43 @@ class SeriesCacheTest {
 
     @Test
     void replacingKeepsSizeAndTakesNewState() {
-        SeriesCache<String> cache = new SeriesCache<>(2);
-        cache.put("a", "A");
-        cache.put("a", "A2");
+        SeriesCache cache = new SeriesCache(2);
+        cache.putState("a", b("A"));
+        cache.putState("a", b("A2"));
 
         assertThat(cache.size()).isEqualTo(1);
-        assertThat(cache.get("a")).isEqualTo("A2");
+        assertThat(cache.getState("a")).isEqualTo(b("A2"));
     }
 
     @Test
     void capacityOneKeepsOnlyLatest() {
-        SeriesCache<String> cache = new SeriesCache<>(1);
-        cache.put("a", "A");
-        cache.put("b", "B");
+        SeriesCache cache = new SeriesCache(1);
+        cache.putState("a", b("A"));
+        cache.putState("b", b("B"));
 
         assertThat(cache.size()).isEqualTo(1);
-        assertThat(cache.get("a")).isNull();
-        assertThat(cache.get("b")).isEqualTo("B");
+        assertThat(cache.getState("a")).isNull();
+        assertThat(cache.getState("b")).isEqualTo(b("B"));
         assertThat(cache.hits()).isEqualTo(1);
         assertThat(cache.misses()).isEqualTo(1);
     }
 
     @Test
     void rejectsCapacityBelowOne() {
-        assertThatThrownBy(() -> new SeriesCache<String>(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new SeriesCache(0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void largeCacheIsStripedAndStillBoundedAndShareableAcrossThreads() throws Exception {
-        SeriesCache<Integer> cache = new SeriesCache<>(SeriesCache.STRIPE_THRESHOLD);
+        SeriesCache cache = new SeriesCache(SeriesCache.STRIPE_THRESHOLD);
         Thread[] threads = new Thread[4];
         for (int t = 0; t < threads.length; t++) {
             int base = t * 100_000;
             threads[t] = Thread.ofPlatform().start(() -> {
                 for (int i = 0; i < 50_000; i++) {
                     String k = "s" + (base + i);
-                    if (cache.get(k) == null) {
-                        cache.put(k, i);
+                    if (cache.getState(k) == null) {
+                        cache.putState(k, b(Integer.toString(i)));
                     }
                 }
             });
@@ -200,8 +210,8 @@ class SeriesCacheTest {
         assertThat(cache.misses()).isEqualTo(200_000);
         for (int t = 0; t < threads.length; t++) {
             for (int i = 0; i < 50_000; i += 7) {
-                Integer v = cache.get("s" + (t * 100_000 + i));
-                assertThat(v == null || v == i).isTrue();
+                byte[] v = cache.getState("s" + (t * 100_000 + i));
+                assertThat(v == null || new String(v, StandardCharsets.UTF_8).equals(Integer.toString(i))).isTrue();
             }
         }
     }

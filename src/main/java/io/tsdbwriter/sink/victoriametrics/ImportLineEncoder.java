@@ -3,7 +3,9 @@ package io.tsdbwriter.sink.victoriametrics;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import java.io.ByteArrayOutputStream;
+import io.tsdbwriter.record.DecodedPoints;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Encodes amplified samples as VictoriaMetrics JSON lines for {@code /api/v1/import}
@@ -22,6 +24,12 @@ public final class ImportLineEncoder {
 
     private static final byte[] VALUES_END_TIMESTAMPS_START = "],\"timestamps\":[".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LINE_END = "]}\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] METRIC_START = "{\"metric\":{\"__name__\":\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NAME_VALUE_SEPARATOR = "\":\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LABELS_END_VALUES_START = "},\"values\":[".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] INSTANCE_NAME = AmplificationPlan.INSTANCE_LABEL.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] UNKNOWN_INSTANCE_LABEL = (",\"" + AmplificationPlan.INSTANCE_LABEL + "\":\""
+            + AmplificationPlan.UNKNOWN_INSTANCE + "\"").getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i: the per-sample offsets, computed once. */
@@ -49,6 +57,15 @@ public final class ImportLineEncoder {
      * @param labelValues label values alongside
      */
     public SeriesLines prepare(String metric, String[] labelNames, String[] labelValues, int from, int to) {
+        return new SeriesLines(prepareLines(metric, labelNames, labelValues, from, to), 0);
+    }
+
+    /**
+     * {@link #prepare} as bytes, to be kept with the series' key in one array (see
+     * {@link io.tsdbwriter.amplify.SeriesCache}): {@code [N: 4 bytes][length of prefix 0: 4 bytes][prefix 0]…},
+     * integers big-endian. Read by {@link #encodePoint(byte[], int, long, byte[], ByteBuf)}.
+     */
+    public byte[] prepareLines(String metric, String[] labelNames, String[] labelValues, int from, int to) {
         String original = null;
         for (int i = from; i < to; i++) {
             if (AmplificationPlan.INSTANCE_LABEL.equals(labelNames[i])) {
@@ -56,31 +73,33 @@ public final class ImportLineEncoder {
             }
         }
         String[] variants = plan.instanceVariants(original);
-        byte[][] prefixes = new byte[variants.length][];
-        ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(128 * variants.length);
+        writeInt(out, variants.length);
+        ByteArrayOutputStream line = new ByteArrayOutputStream(128);
         for (int j = 0; j < variants.length; j++) {
-            out.reset();
-            write(out, "{\"metric\":{\"__name__\":");
-            writeString(out, metric);
+            line.reset();
+            write(line, "{\"metric\":{\"__name__\":");
+            writeString(line, metric);
             boolean instanceWritten = false;
             for (int i = from; i < to; i++) {
                 String name = labelNames[i];
                 if (!instanceWritten && name.compareTo(AmplificationPlan.INSTANCE_LABEL) >= 0) {
-                    writeLabel(out, AmplificationPlan.INSTANCE_LABEL, variants[j]);
+                    writeLabel(line, AmplificationPlan.INSTANCE_LABEL, variants[j]);
                     instanceWritten = true;
                     if (name.equals(AmplificationPlan.INSTANCE_LABEL)) {
                         continue;
                     }
                 }
-                writeLabel(out, name, labelValues[i]);
+                writeLabel(line, name, labelValues[i]);
             }
             if (!instanceWritten) {
-                writeLabel(out, AmplificationPlan.INSTANCE_LABEL, variants[j]);
+                writeLabel(line, AmplificationPlan.INSTANCE_LABEL, variants[j]);
             }
-            write(out, "},\"values\":[");
-            prefixes[j] = out.toByteArray();
+            write(line, "},\"values\":[");
+            writeInt(out, line.size());
+            out.writeBytes(line.toByteArray());
         }
-        return new SeriesLines(prefixes);
+        return out.toByteArray();
     }
 
     /**
@@ -90,27 +109,97 @@ public final class ImportLineEncoder {
      * @return samples written (M × N)
      */
     public int encodePoint(SeriesLines series, long timestampMs, byte[] valueText, ByteBuf out) {
+        return encodePoint(series.bytes, series.offset, timestampMs, valueText, out);
+    }
+
+    /**
+     * Appends the N lines (M samples each) of one source point to {@code out}, its series' line prefixes read from
+     * {@code lines} at {@code at} (the layout of {@link #prepareLines}).
+     *
+     * @param valueText the point's value as a JSON number in ASCII, from {@link #formatValue(double)}
+     * @return samples written (M × N)
+     */
+    public int encodePoint(byte[] lines, int at, long timestampMs, byte[] valueText, ByteBuf out) {
+        int n = readInt(lines, at);
+        int pos = at + 4;
+        for (int j = 0; j < n; j++) {
+            int len = readInt(lines, pos);
+            out.put(lines, pos + 4, len);
+            pos += 4 + len;
+            writeSamples(timestampMs, valueText, out);
+        }
+        return offsets.length * n;
+    }
+
+    /**
+     * At N = 1, appends point {@code p}'s one line of M samples to {@code out}, its metric name and labels copied
+     * verbatim from the decoded record — no series lookup: at N = 1 the only variant is the point's own labels
+     * (plus {@code instanceNo="unknown"} when it has none), so the line prefix costs one copy of bytes the decoder
+     * just read, less than a lookup over hundreds of thousands of series (docs/benchmarks.md).
+     *
+     * @throws IllegalStateException when N ≠ 1 or the record's strings are not {@link DecodedPoints#jsonSafe()}
+     * @return samples written (M)
+     */
+    public int encodePointVerbatim(DecodedPoints points, int p, byte[] valueText, ByteBuf out) {
+        if (plan.instanceMultiplier() != 1 || !points.jsonSafe()) {
+            throw new IllegalStateException("verbatim encoding needs N = 1 and JSON-safe strings");
+        }
+        byte[] a = points.arena();
+        out.put(METRIC_START);
+        out.put(a, points.metricOffset(p), points.metricLength(p));
+        out.put((byte) '"');
+        boolean instanceWritten = false;
+        for (int i = points.labelStart(p); i < points.labelEnd(p); i++) {
+            int no = points.nameOffset(i);
+            int nl = points.nameLength(i);
+            if (!instanceWritten) {
+                int c = Arrays.compareUnsigned(a, no, no + nl, INSTANCE_NAME, 0, INSTANCE_NAME.length);
+                if (c >= 0) {
+                    instanceWritten = true;
+                    if (c > 0) {
+                        out.put(UNKNOWN_INSTANCE_LABEL);
+                    }
+                }
+            }
+            out.put((byte) ',').put((byte) '"').put(a, no, nl).put(NAME_VALUE_SEPARATOR);
+            out.put(a, points.valueOffset(i), points.valueLength(i)).put((byte) '"');
+        }
+        if (!instanceWritten) {
+            out.put(UNKNOWN_INSTANCE_LABEL);
+        }
+        out.put(LABELS_END_VALUES_START);
+        writeSamples(points.timestampMs(p), valueText, out);
+        return offsets.length;
+    }
+
+    private void writeSamples(long timestampMs, byte[] valueText, ByteBuf out) {
         long[] offs = offsets;
         int m = offs.length;
-        byte[][] prefixes = series.prefixes;
-        for (byte[] prefix : prefixes) {
-            out.put(prefix);
-            for (int i = 0; i < m; i++) {
-                if (i > 0) {
-                    out.put((byte) ',');
-                }
-                out.put(valueText);
+        for (int i = 0; i < m; i++) {
+            if (i > 0) {
+                out.put((byte) ',');
             }
-            out.put(VALUES_END_TIMESTAMPS_START);
-            for (int i = 0; i < m; i++) {
-                if (i > 0) {
-                    out.put((byte) ',');
-                }
-                out.putLong(timestampMs + offs[i]);
-            }
-            out.put(LINE_END);
+            out.put(valueText);
         }
-        return m * prefixes.length;
+        out.put(VALUES_END_TIMESTAMPS_START);
+        for (int i = 0; i < m; i++) {
+            if (i > 0) {
+                out.put((byte) ',');
+            }
+            out.putLong(timestampMs + offs[i]);
+        }
+        out.put(LINE_END);
+    }
+
+    static int readInt(byte[] b, int at) {
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
+    }
+
+    private static void writeInt(ByteArrayOutputStream out, int v) {
+        out.write(v >>> 24);
+        out.write(v >>> 16);
+        out.write(v >>> 8);
+        out.write(v);
     }
 
     /**

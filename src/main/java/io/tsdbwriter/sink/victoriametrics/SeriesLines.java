@@ -2,29 +2,29 @@ package io.tsdbwriter.sink.victoriametrics;
 
 /**
  * The serialized JSON-line prefixes of one source series' N instance variants, built once per series by
- * {@link ImportLineEncoder#prepare} and reused every time the series recurs. Prefix {@code j} is
- * {@code {"metric":{"__name__":"…",<labels with instanceNo = variant j>},"values":[} in UTF-8.
+ * {@link ImportLineEncoder#prepare}: a view of {@code bytes} from {@code offset} in the layout of
+ * {@link ImportLineEncoder#prepareLines}. Prefix {@code j} is
+ * {@code {"metric":{"__name__":"…",<labels with instanceNo = variant j>},"values":[} in UTF-8. The hot path keeps
+ * the bytes in the series cache's entry instead (no object per series); this view is for everything else.
  * Immutable after construction; safe to share.
  */
 public final class SeriesLines {
 
-    final byte[][] prefixes;
+    final byte[] bytes;
+    final int offset;
 
-    SeriesLines(byte[][] prefixes) {
-        this.prefixes = prefixes;
+    SeriesLines(byte[] bytes, int offset) {
+        this.bytes = bytes;
+        this.offset = offset;
     }
 
     /** Number of instance variants (N). */
     public int variants() {
-        return prefixes.length;
+        return ImportLineEncoder.readInt(bytes, offset);
     }
 
-    /** Bytes held, for cache sizing. */
+    /** Bytes held (the prefixes and their 4-byte lengths, and N), for cache sizing. */
     public long sizeBytes() {
-        long n = 0;
-        for (byte[] p : prefixes) {
-            n += p.length;
-        }
-        return n;
+        return bytes.length - offset;
     }
 }

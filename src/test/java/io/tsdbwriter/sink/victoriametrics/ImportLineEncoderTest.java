@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.record.DecodedPoints;
+import io.tsdbwriter.record.PointDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -196,7 +198,8 @@ class ImportLineEncoderTest {
 
         String p0 = "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\"},\"values\":[";
         String p1 = "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h-1\"},\"values\":[";
-        assertThat(lines.sizeBytes()).isEqualTo(p0.length() + p1.length());
+        assertThat(lines.variants()).isEqualTo(2);
+        assertThat(lines.sizeBytes()).isEqualTo(4 + 4 + p0.length() + 4 + p1.length()); // N, then each length + prefix
     }
 
     @Test
@@ -283,5 +286,67 @@ class ImportLineEncoderTest {
             assertThat(node.get("timestamps").get(11).asLong()).isEqualTo(T + 55_000);
         }
         assertThat(Arrays.stream(split).map(l -> l.substring(0, l.indexOf("},\"values\""))).distinct()).hasSize(10);
+    }
+
+    // ---- verbatim (N = 1, JSON-safe records) ----
+
+    /** Every point of the record, encoded verbatim and from prepared lines: the same bytes. */
+    private static void assertVerbatimEqualsPrepared(ImportLineEncoder encoder, String record) {
+        DecodedPoints points = new DecodedPoints();
+        assertThat(new PointDecoder(1 << 20).decode(record.getBytes(StandardCharsets.UTF_8), points)).as(record).isNull();
+        assertThat(points.jsonSafe()).as("fast path took %s", record).isTrue();
+        for (int p = 0; p < points.count(); p++) {
+            int from = points.labelStart(p);
+            int n = points.labelEnd(p) - from;
+            String[] names = new String[n];
+            String[] values = new String[n];
+            for (int i = 0; i < n; i++) {
+                names[i] = points.labelName(from + i);
+                values[i] = points.labelValue(from + i);
+            }
+            byte[] value = ImportLineEncoder.formatValue(points.value(p));
+            ByteBuf prepared = new ByteBuf(16);
+            int samples = encoder.encodePoint(encoder.prepare(points.metric(p), names, values, 0, n), points.timestampMs(p), value, prepared);
+            ByteBuf verbatim = new ByteBuf(16);
+
+            assertThat(encoder.encodePointVerbatim(points, p, value, verbatim)).isEqualTo(samples);
+            assertThat(new String(verbatim.array(), 0, verbatim.length(), StandardCharsets.UTF_8))
+                    .isEqualTo(new String(prepared.array(), 0, prepared.length(), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void verbatimLineEqualsPreparedLine() {
+        ImportLineEncoder relay = new ImportLineEncoder(AmplificationPlan.relay());
+        ImportLineEncoder m12 = new ImportLineEncoder(AmplificationPlan.of(12, 1, Duration.ofSeconds(60)));
+        String head = "\"metric\":\"node_cpu_seconds_total\",\"timestamp\":" + T + ",\"value\":1234.5";
+        String[] records = {
+            "{" + head + "}",
+            "{" + head + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"0\",\"mode\":\"idle\"},\"productKey\":\"node\"}",
+            "{" + head + ",\"dimensions\":{\"cpu\":\"0\",\"mode\":\"idle\"}}",            // instanceNo="unknown" in the middle
+            "{" + head + ",\"dimensions\":{\"a\":\"0\"}}",                                  // ... at the end
+            "{" + head + ",\"dimensions\":{\"z\":\"0\"}}",                                  // ... at the start
+            "{" + head + ",\"dimensions\":{\"instanceNo\":\"\",\"job\":\"j\"}}",              // empty instanceNo: dropped
+            "{" + head + ",\"dimensions\":{\"instanceNoX\":\"x\",\"instance\":\"y\",\"Z\":\"z\"}}",
+            "{" + head + ",\"dimensions\":{\"city\":\"Z\u00fcrich \u6771\u4eac \uD83D\uDE00\",\"path\":\"/a b/c\"}}",
+            "[{" + head + ",\"dimensions\":{\"a\":\"1\"}},{\"metric\":\"up\",\"timestamp\":" + T + ",\"value\":0}]",
+        };
+        for (String r : records) {
+            assertVerbatimEqualsPrepared(relay, r);
+            assertVerbatimEqualsPrepared(m12, r);
+        }
+    }
+
+    @Test
+    void verbatimRefusesInstanceVariantsAndEscapedRecords() {
+        DecodedPoints points = new DecodedPoints();
+        new PointDecoder(1 << 20).decode(("{\"metric\":\"m\",\"timestamp\":" + T + ",\"value\":1,\"dimensions\":{\"a\":\"x\\ty\"}}")
+                .getBytes(StandardCharsets.UTF_8), points);
+
+        assertThat(points.jsonSafe()).isFalse();
+        assertThatThrownBy(() -> new ImportLineEncoder(AmplificationPlan.relay()).encodePointVerbatim(points, 0, new byte[] {'1'}, new ByteBuf(16)))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> m3n2.encodePointVerbatim(points, 0, new byte[] {'1'}, new ByteBuf(16)))
+                .isInstanceOf(IllegalStateException.class);
     }
 }
