@@ -108,4 +108,70 @@ public final class ByteBuf {
         }
         return this;
     }
+
+    private final byte[] high = new byte[20];
+
+    /**
+     * Appends {@code base + offsets[i]} for every i, comma-separated: the M timestamps of one line. Hot (every
+     * sample's timestamp): values that share their digits above the low six with {@code base} — all of a line's but
+     * those that cross a multiple of 10^6 — are written as those digits, formatted once per call, and three digit
+     * pairs. Same text as {@link #putLong} per value.
+     */
+    public ByteBuf putLongs(long base, long[] offsets) {
+        int m = offsets.length;
+        if (base < 1_000_000L || base > Long.MAX_VALUE / 2) {
+            for (int i = 0; i < m; i++) {
+                if (i > 0) {
+                    put((byte) ',');
+                }
+                putLong(base + offsets[i]);
+            }
+            return this;
+        }
+        long hi = base / 1_000_000L;
+        int lo = (int) (base - hi * 1_000_000L);
+        int highLength = digits(hi, high);
+        ensure(m * 21);
+        for (int i = 0; i < m; i++) {
+            if (i > 0) {
+                bytes[length++] = ',';
+            }
+            long off = offsets[i];
+            if (off < 0 || off >= 1_000_000L - lo) {
+                putLong(base + off);
+                continue;
+            }
+            int v = lo + (int) off;
+            byte[] b = bytes;
+            int pos = length;
+            System.arraycopy(high, 0, b, pos, highLength);
+            pos += highLength;
+            int p1 = v / 10_000;
+            int rest = v - p1 * 10_000;
+            int p2 = rest / 100;
+            int p3 = rest - p2 * 100;
+            b[pos] = DIGIT_PAIRS[2 * p1];
+            b[pos + 1] = DIGIT_PAIRS[2 * p1 + 1];
+            b[pos + 2] = DIGIT_PAIRS[2 * p2];
+            b[pos + 3] = DIGIT_PAIRS[2 * p2 + 1];
+            b[pos + 4] = DIGIT_PAIRS[2 * p3];
+            b[pos + 5] = DIGIT_PAIRS[2 * p3 + 1];
+            length = pos + 6;
+        }
+        return this;
+    }
+
+    /** Writes the decimal digits of {@code v} (≥ 0) to {@code dst}; returns how many. */
+    private static int digits(long v, byte[] dst) {
+        int n = 1;
+        for (long p = 10; n < 19 && v >= p; p *= 10) {
+            n++;
+        }
+        for (int i = n - 1; i >= 0; i--) {
+            long q = v / 10;
+            dst[i] = (byte) ('0' + (v - q * 10));
+            v = q;
+        }
+        return n;
+    }
 }

@@ -182,12 +182,7 @@ public final class ImportLineEncoder {
             out.put(valueText);
         }
         out.put(VALUES_END_TIMESTAMPS_START);
-        for (int i = 0; i < m; i++) {
-            if (i > 0) {
-                out.put((byte) ',');
-            }
-            out.putLong(timestampMs + offs[i]);
-        }
+        out.putLongs(timestampMs, offs);
         out.put(LINE_END);
     }
 

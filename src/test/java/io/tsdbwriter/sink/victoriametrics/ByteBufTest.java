@@ -117,4 +117,39 @@ class ByteBufTest {
         assertThat(b.array()).isSameAs(before);
         assertThat(text(b.putLong(9))).isEqualTo("9");
     }
+
+    private static String joined(long base, long[] offsets) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < offsets.length; i++) {
+            sb.append(i > 0 ? "," : "").append(base + offsets[i]);
+        }
+        return sb.toString();
+    }
+
+    private static String putLongs(long base, long[] offsets) {
+        ByteBuf b = new ByteBuf(4);
+        b.put((byte) '[').putLongs(base, offsets);
+        return new String(b.array(), 1, b.length() - 1, java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void putLongsWritesEachSumLikeLongToStringIncludingAcrossCarries() {
+        long[] m12 = new long[12];
+        for (int i = 0; i < 12; i++) {
+            m12[i] = i * 5_000L;
+        }
+        long[][] offsetSets = {m12, {0}, {0, 1}, {0, 999_999, 1_000_000, 1_000_001, 5_000_000}, {-1, 0, 7}, {0, 30_000}};
+        long[] bases = {1_795_300_857_000L, 1_795_300_999_999L, 1_795_300_945_000L, 1_999_999_999_000L, 9_999_999_990_000L,
+            99_999_999_999L, 100_000_000_000L, 1_000_000L, 999_999L, 0L, 5L, 1_000_000_000_000_000_000L};
+        for (long[] offsets : offsetSets) {
+            for (long base : bases) {
+                assertThat(putLongs(base, offsets)).as("%d + %s", base, java.util.Arrays.toString(offsets)).isEqualTo(joined(base, offsets));
+            }
+        }
+        java.util.Random random = new java.util.Random(3);
+        for (int i = 0; i < 20_000; i++) {
+            long base = 100_000_000_000L + (random.nextLong() & Long.MAX_VALUE) % 9_900_000_000_000L;
+            assertThat(putLongs(base, m12)).isEqualTo(joined(base, m12));
+        }
+    }
 }
