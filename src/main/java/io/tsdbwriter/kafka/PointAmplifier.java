@@ -6,11 +6,12 @@ import io.tsdbwriter.record.DecodedPoints;
 import io.tsdbwriter.record.PointDecoder;
 import io.tsdbwriter.sink.victoriametrics.ByteBuf;
 import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
+import io.tsdbwriter.sink.victoriametrics.ValueText;
 
 /**
  * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
  * {@link #encodePoint} each of its points as M × N samples into a request body. Per point it looks the series up
- * by its identity bytes (no {@code String}) and allocates only the value text; per sample nothing (series line
+ * by its identity bytes (no {@code String}) and allocates nothing once warm; per sample nothing (series line
  * prefixes come from a {@link SeriesCache}, built once per series).
  * Used by every SegmentConsumer and by the JMH benchmark.
  *
@@ -22,6 +23,7 @@ public final class PointAmplifier {
     private final ImportLineEncoder encoder;
     private final SeriesCache seriesCache;
     private final DecodedPoints points = new DecodedPoints();
+    private final ValueText valueText = new ValueText();
     /** N = 1: JSON-safe points are written verbatim, without a series lookup. */
     private final boolean verbatim;
 
@@ -70,9 +72,9 @@ public final class PointAmplifier {
      * @return samples appended
      */
     public int encodePoint(int p, ByteBuf out) {
-        byte[] value = ImportLineEncoder.formatValue(points.value(p));
+        ValueText value = valueText.set(points.value(p));
         if (verbatim && points.jsonSafe()) {
-            return encoder.encodePointVerbatim(points, p, value, out);
+            return encoder.encodePointVerbatim(points, p, value.bytes(), value.length(), out);
         }
         int keyLength = points.seriesKey(p);
         byte[] key = points.seriesKeyBytes();
@@ -81,7 +83,7 @@ public final class PointAmplifier {
         if (entry == null) {
             entry = seriesCache.put(key, keyLength, hash, prepare(p));
         }
-        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), value, out);
+        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), value.bytes(), value.length(), out);
     }
 
     /** A series seen for the first time (or evicted since): its label strings, then its N line prefixes. */

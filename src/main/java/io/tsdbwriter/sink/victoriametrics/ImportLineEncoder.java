@@ -109,24 +109,25 @@ public final class ImportLineEncoder {
      * @return samples written (M × N)
      */
     public int encodePoint(SeriesLines series, long timestampMs, byte[] valueText, ByteBuf out) {
-        return encodePoint(series.bytes, series.offset, timestampMs, valueText, out);
+        return encodePoint(series.bytes, series.offset, timestampMs, valueText, valueText.length, out);
     }
 
     /**
      * Appends the N lines (M samples each) of one source point to {@code out}, its series' line prefixes read from
      * {@code lines} at {@code at} (the layout of {@link #prepareLines}).
      *
-     * @param valueText the point's value as a JSON number in ASCII, from {@link #formatValue(double)}
+     * @param valueText   the point's value as a JSON number in ASCII ({@link ValueText}, {@link #formatValue(double)})
+     * @param valueLength its length in bytes
      * @return samples written (M × N)
      */
-    public int encodePoint(byte[] lines, int at, long timestampMs, byte[] valueText, ByteBuf out) {
+    public int encodePoint(byte[] lines, int at, long timestampMs, byte[] valueText, int valueLength, ByteBuf out) {
         int n = readInt(lines, at);
         int pos = at + 4;
         for (int j = 0; j < n; j++) {
             int len = readInt(lines, pos);
             out.put(lines, pos + 4, len);
             pos += 4 + len;
-            writeSamples(timestampMs, valueText, out);
+            writeSamples(timestampMs, valueText, valueLength, out);
         }
         return offsets.length * n;
     }
@@ -140,7 +141,7 @@ public final class ImportLineEncoder {
      * @throws IllegalStateException when N ≠ 1 or the record's strings are not {@link DecodedPoints#jsonSafe()}
      * @return samples written (M)
      */
-    public int encodePointVerbatim(DecodedPoints points, int p, byte[] valueText, ByteBuf out) {
+    public int encodePointVerbatim(DecodedPoints points, int p, byte[] valueText, int valueLength, ByteBuf out) {
         if (plan.instanceMultiplier() != 1 || !points.jsonSafe()) {
             throw new IllegalStateException("verbatim encoding needs N = 1 and JSON-safe strings");
         }
@@ -168,18 +169,18 @@ public final class ImportLineEncoder {
             out.put(UNKNOWN_INSTANCE_LABEL);
         }
         out.put(LABELS_END_VALUES_START);
-        writeSamples(points.timestampMs(p), valueText, out);
+        writeSamples(points.timestampMs(p), valueText, valueLength, out);
         return offsets.length;
     }
 
-    private void writeSamples(long timestampMs, byte[] valueText, ByteBuf out) {
+    private void writeSamples(long timestampMs, byte[] valueText, int valueLength, ByteBuf out) {
         long[] offs = offsets;
         int m = offs.length;
         for (int i = 0; i < m; i++) {
             if (i > 0) {
                 out.put((byte) ',');
             }
-            out.put(valueText);
+            out.put(valueText, 0, valueLength);
         }
         out.put(VALUES_END_TIMESTAMPS_START);
         out.putLongs(timestampMs, offs);
@@ -209,12 +210,17 @@ public final class ImportLineEncoder {
             throw new IllegalArgumentException("not a JSON number: " + v);
         }
         String s;
-        if (v == Math.rint(v) && Math.abs(v) < 9.007199254740992E15 && !(v == 0 && 1 / v < 0)) {
+        if (isPlainInteger(v)) {
             s = Long.toString((long) v);
         } else {
             s = Double.toString(v);
         }
         return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Integral, within ±2^53 and not -0.0: written without a fraction. */
+    static boolean isPlainInteger(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 9.007199254740992E15 && !(v == 0 && 1 / v < 0);
     }
 
     private static void writeLabel(ByteArrayOutputStream out, String name, String value) {

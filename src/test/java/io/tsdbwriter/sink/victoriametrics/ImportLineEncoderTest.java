@@ -309,7 +309,7 @@ class ImportLineEncoderTest {
             int samples = encoder.encodePoint(encoder.prepare(points.metric(p), names, values, 0, n), points.timestampMs(p), value, prepared);
             ByteBuf verbatim = new ByteBuf(16);
 
-            assertThat(encoder.encodePointVerbatim(points, p, value, verbatim)).isEqualTo(samples);
+            assertThat(encoder.encodePointVerbatim(points, p, value, value.length, verbatim)).isEqualTo(samples);
             assertThat(new String(verbatim.array(), 0, verbatim.length(), StandardCharsets.UTF_8))
                     .isEqualTo(new String(prepared.array(), 0, prepared.length(), StandardCharsets.UTF_8));
         }
@@ -344,9 +344,31 @@ class ImportLineEncoderTest {
                 .getBytes(StandardCharsets.UTF_8), points);
 
         assertThat(points.jsonSafe()).isFalse();
-        assertThatThrownBy(() -> new ImportLineEncoder(AmplificationPlan.relay()).encodePointVerbatim(points, 0, new byte[] {'1'}, new ByteBuf(16)))
+        assertThatThrownBy(() -> new ImportLineEncoder(AmplificationPlan.relay()).encodePointVerbatim(points, 0, new byte[] {'1'}, 1, new ByteBuf(16)))
                 .isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> m3n2.encodePointVerbatim(points, 0, new byte[] {'1'}, new ByteBuf(16)))
+        assertThatThrownBy(() -> m3n2.encodePointVerbatim(points, 0, new byte[] {'1'}, 1, new ByteBuf(16)))
                 .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void valueTextIsFormatValueWithoutAllocation() {
+        ValueText text = new ValueText();
+        double[] values = {0, -0.0, 1, -7, 42.5, 1e-9, 1e21, -1.7976931348623157E308, 4.9E-324, 9_007_199_254_740_991.0,
+            9_007_199_254_740_992.0, 0.1 + 0.2, 1234.56, 123456789.125};
+        java.util.Random random = new java.util.Random(5);
+        java.util.List<Double> all = new ArrayList<>();
+        for (double v : values) {
+            all.add(v);
+        }
+        for (int i = 0; i < 10_000; i++) {
+            double v = Double.longBitsToDouble(random.nextLong());
+            all.add(Double.isFinite(v) ? v : i);
+            all.add((double) random.nextInt());
+        }
+        for (double v : all) {
+            text.set(v);
+            assertThat(ascii(Arrays.copyOf(text.bytes(), text.length()))).as("%s", v).isEqualTo(ascii(ImportLineEncoder.formatValue(v)));
+        }
+        assertThatThrownBy(() -> text.set(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
     }
 }
