@@ -11,12 +11,13 @@ import java.nio.charset.StandardCharsets;
  * <p>It is conservative by construction: it answers only "decoded, valid" ({@code true}) or "not mine"
  * ({@code false}), never "invalid". On anything it does not take on — an escape, an unknown field, a duplicate key,
  * a name that breaks a rule, a timestamp below {@link PointDecoder#MIN_TIMESTAMP_MS}, a number that is not finite or
- * longer than {@value #MAX_NUMBER_CHARS} characters, trailing content, a byte order mark — it returns {@code false}
+ * longer than {@value #MAX_NUMBER_CHARS} characters, trailing content, a byte order mark, malformed UTF-8 — it returns {@code false}
  * and the record goes to Jackson, which decodes it or names the rejection. Numbers follow Jackson's reading: an
  * integer token becomes the {@code double} of its {@code long} (so {@code -0} is {@code +0.0}); a fraction or
  * exponent of at most 15 significant digits and a power of ten up to 10^22 is one exact IEEE multiplication or
  * division (Clinger's fast path, correctly rounded like {@link Double#parseDouble}); longer ones go through
- * {@link Double#parseDouble}. The input must already be well-formed UTF-8 ({@link Utf8#isValid}).
+ * {@link Double#parseDouble}. It checks UTF-8 itself, as strictly as {@link Utf8#isValid}: every byte of an accepted
+ * record is read once, and a byte ≥ 0x80 is accepted only inside a string, as part of a well-formed sequence.
  *
  * <p>Not thread-safe: one per {@link PointDecoder}.
  */
@@ -431,16 +432,29 @@ final class FastPointScanner {
         return i + 3 < b.length && b[i + 1] == 'u' && b[i + 2] == 'l' && b[i + 3] == 'l';
     }
 
-    /** Index of the closing quote of a string whose content starts at s; -1 on an escape, a control byte or the end. */
+    /**
+     * Index of the closing quote of a string whose content starts at s; -1 on an escape, a control byte, malformed
+     * UTF-8 or the end. Strings are the only place a byte ≥ 0x80 is accepted, so this is where the fast path checks
+     * UTF-8 ({@link Utf8#sequenceEnd}) — in the same pass, instead of a second one over the whole record.
+     */
     private static int stringEnd(byte[] b, int s) {
-        for (int i = s; i < b.length; i++) {
-            int c = b[i] & 0xFF;
+        int i = s;
+        while (i < b.length) {
+            byte c = b[i];
+            if (c < 0) {
+                i = Utf8.sequenceEnd(b, i);
+                if (i < 0) {
+                    return -1;
+                }
+                continue;
+            }
             if (c == '"') {
                 return i;
             }
             if (c == '\\' || c < 0x20) {
                 return -1;
             }
+            i++;
         }
         return -1;
     }

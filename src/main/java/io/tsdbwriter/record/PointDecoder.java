@@ -74,11 +74,11 @@ public final class PointDecoder {
         if (value.length > maxRecordBytes) {
             return fail(out, DecodeError.TOO_LARGE, value.length + " bytes > max " + maxRecordBytes);
         }
+        if (fastPath && fast.decode(value, out)) {
+            return null; // the fast path checked UTF-8 as it scanned
+        }
         if (!Utf8.isValid(value)) {
             return fail(out, DecodeError.INVALID_UTF8, "record value is not well-formed UTF-8");
-        }
-        if (fastPath && fast.decode(value, out)) {
-            return null;
         }
         out.clear();
         try (JsonParser parser = JSON.createParser(value)) {

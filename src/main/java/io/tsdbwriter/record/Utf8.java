@@ -14,40 +14,41 @@ public final class Utf8 {
         int i = 0;
         int n = b.length;
         while (i < n) {
-            int c = b[i];
-            if (c >= 0) {
+            if (b[i] >= 0) {
                 i++;
-                continue;
-            }
-            c &= 0xFF;
-            if (c >= 0xC2 && c <= 0xDF) {
-                if (i + 1 >= n || !cont(b[i + 1])) {
-                    return false;
-                }
-                i += 2;
-            } else if (c >= 0xE0 && c <= 0xEF) {
-                if (i + 2 >= n || !cont(b[i + 1]) || !cont(b[i + 2])) {
-                    return false;
-                }
-                int c1 = b[i + 1] & 0xFF;
-                if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F)) {
-                    return false; // overlong, or a UTF-16 surrogate
-                }
-                i += 3;
-            } else if (c >= 0xF0 && c <= 0xF4) {
-                if (i + 3 >= n || !cont(b[i + 1]) || !cont(b[i + 2]) || !cont(b[i + 3])) {
-                    return false;
-                }
-                int c1 = b[i + 1] & 0xFF;
-                if ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)) {
-                    return false; // overlong, or above U+10FFFF
-                }
-                i += 4;
-            } else {
-                return false; // continuation byte first, C0/C1 overlong lead, or F5..FF
+            } else if ((i = sequenceEnd(b, i)) < 0) {
+                return false;
             }
         }
         return true;
+    }
+
+    /**
+     * The index just after the well-formed multi-byte sequence that starts at {@code b[i]} (a byte ≥ 0x80), or -1
+     * when it is malformed: a continuation byte first, an overlong form, an encoded surrogate, a code point above
+     * U+10FFFF or a sequence cut off by the end of {@code b}.
+     */
+    static int sequenceEnd(byte[] b, int i) {
+        int n = b.length;
+        int c = b[i] & 0xFF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            return i + 1 < n && cont(b[i + 1]) ? i + 2 : -1;
+        }
+        if (c >= 0xE0 && c <= 0xEF) {
+            if (i + 2 >= n || !cont(b[i + 1]) || !cont(b[i + 2])) {
+                return -1;
+            }
+            int c1 = b[i + 1] & 0xFF;
+            return (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) ? -1 : i + 3; // overlong, or a UTF-16 surrogate
+        }
+        if (c >= 0xF0 && c <= 0xF4) {
+            if (i + 3 >= n || !cont(b[i + 1]) || !cont(b[i + 2]) || !cont(b[i + 3])) {
+                return -1;
+            }
+            int c1 = b[i + 1] & 0xFF;
+            return (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F) ? -1 : i + 4; // overlong, or above U+10FFFF
+        }
+        return -1; // continuation byte first, C0/C1 overlong lead, or F5..FF
     }
 
     /** True when {@code s} holds a UTF-16 surrogate without its partner (possible through JSON \\u escapes). */

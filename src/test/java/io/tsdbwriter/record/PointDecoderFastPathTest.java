@@ -153,6 +153,39 @@ class PointDecoderFastPathTest {
     }
 
     @Test
+    void malformedUtf8InAnyStringIsRejectedAlike() {
+        String[] bad = {"\\xC3", "\\xC3\\x28", "\\xC0\\xAF", "\\xE0\\x80\\xAF", "\\xED\\xA0\\x80", "\\xF4\\x90\\x80\\x80",
+            "\\xF8\\x88\\x80\\x80\\x80", "\\x80", "\\xE2\\x82", "\\xF0\\x9F\\x98", "\\xFF", "\\xC3\\xA9", "\\xF0\\x9F\\x98\\x80"};
+        for (String b : bad) {
+            byte[] seq = hex(b);
+            for (String template : new String[] {
+                "{\"metric\":\"m\",\"timestamp\":" + TS + ",\"value\":1,\"dimensions\":{\"a\":\"x@y\"}}",
+                "{\"metric\":\"m\",\"timestamp\":" + TS + ",\"value\":1,\"productKey\":\"@\"}",
+                "{\"metric\":\"m@\",\"timestamp\":" + TS + ",\"value\":1}",
+                "{\"metric\":\"m\",\"timestamp\":" + TS + ",\"value\":1,\"dimensions\":{\"a@\":\"x\"}}",
+                "{\"metric\":\"m\",\"timestamp\":" + TS + ",\"value\":1}@",
+                "{\"metric\":\"m\",\"timestamp\":" + TS + ",\"value\":1,\"dimensions\":{\"a\":\"@"}) {
+                byte[] t = template.getBytes(StandardCharsets.UTF_8);
+                int at = template.indexOf('@');
+                byte[] r = new byte[t.length - 1 + seq.length];
+                System.arraycopy(t, 0, r, 0, at);
+                System.arraycopy(seq, 0, r, at, seq.length);
+                System.arraycopy(t, at + 1, r, at + seq.length, t.length - at - 1);
+                assertSameDecoding(r);
+            }
+        }
+    }
+
+    private static byte[] hex(String escaped) {
+        String[] parts = escaped.split("\\\\x");
+        byte[] b = new byte[parts.length - 1];
+        for (int i = 1; i < parts.length; i++) {
+            b[i - 1] = (byte) Integer.parseInt(parts[i], 16);
+        }
+        return b;
+    }
+
+    @Test
     void mutatedRecordsDecodeAlike() throws Exception {
         List<byte[]> seeds = realRecords().subList(0, 200);
         byte[] alphabet = "{}[]\":,.-+eE0123456789 \\u\tnull\u00e9abc_".getBytes(StandardCharsets.UTF_8);
