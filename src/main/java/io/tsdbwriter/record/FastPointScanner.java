@@ -1,5 +1,8 @@
 package io.tsdbwriter.record;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -35,11 +38,19 @@ final class FastPointScanner {
     private static final int PRODUCT_KEY = 16;
     private static final int REQUIRED = METRIC | TIMESTAMP | VALUE;
 
-    private static final byte[] F_METRIC = ascii("metric");
-    private static final byte[] F_TIMESTAMP = ascii("timestamp");
-    private static final byte[] F_VALUE = ascii("value");
-    private static final byte[] F_DIMENSIONS = ascii("dimensions");
-    private static final byte[] F_PRODUCT_KEY = ascii("productKey");
+    /** Eight bytes of a {@code byte[]} as one little-endian {@code long}: byte {@code i} is the lowest. */
+    private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
+    // the first eight bytes of each field name, as WORDS reads them (names shorter than eight: the rest masked off)
+    private static final long W_METRIC = prefix("metric");
+    private static final long W_TIMESTAMP = prefix("timestamp");
+    private static final long W_VALUE = prefix("value");
+    private static final long W_DIMENSIONS = prefix("dimensions");
+    private static final long W_PRODUCT_KEY = prefix("productKey");
+    private static final long MASK_5 = 0xFF_FFFF_FFFFL;
+    private static final long MASK_6 = 0xFFFF_FFFF_FFFFL;
     private static final byte[] PRODUCT_KEY_LABEL = ascii(PointDecoder.PRODUCT_KEY_LABEL);
 
     private static final double[] POW10 = {
@@ -162,8 +173,8 @@ final class FastPointScanner {
                         return false;
                     }
                     s = i + 1;
-                    e = stringEnd(b, s);
-                    if (e < 0 || !isName(b, s, e, 1, 2)) {
+                    e = nameEnd(b, s, 1, 2);
+                    if (e < 0) {
                         return false;
                     }
                     out.setMetric(p, out.copy(b, s, e - s), e - s);
@@ -273,8 +284,8 @@ final class FastPointScanner {
                 return false;
             }
             int s = i + 1;
-            int e = stringEnd(b, s);
-            if (e < 0 || !isName(b, s, e, 4, 8) || (e - s >= 2 && b[s] == '_' && b[s + 1] == '_')) {
+            int e = nameEnd(b, s, 4, 8);
+            if (e < 0 || (e - s >= 2 && b[s] == '_' && b[s + 1] == '_')) {
                 return false; // invalid or reserved label name: Jackson names it
             }
             if (names == MAX_DIMENSIONS) {
@@ -435,12 +446,28 @@ final class FastPointScanner {
     /**
      * Index of the closing quote of a string whose content starts at s; -1 on an escape, a control byte, malformed
      * UTF-8 or the end. Strings are the only place a byte ≥ 0x80 is accepted, so this is where the fast path checks
-     * UTF-8 ({@link Utf8#sequenceEnd}) — in the same pass, instead of a second one over the whole record.
+     * UTF-8 ({@link Utf8#sequenceEnd}) — in the same pass, instead of a second one over the whole record. Eight bytes
+     * at a time while none of them is special ({@link #special}); the special one is then looked at alone.
      */
     private static int stringEnd(byte[] b, int s) {
+        int n = b.length;
         int i = s;
-        while (i < b.length) {
+        while (true) {
+            while (i + Long.BYTES <= n) {
+                long m = special((long) WORDS.get(b, i));
+                if (m != 0) {
+                    i += Long.numberOfTrailingZeros(m) >>> 3;
+                    break;
+                }
+                i += Long.BYTES;
+            }
+            if (i >= n) {
+                return -1;
+            }
             byte c = b[i];
+            if (c == '"') {
+                return i;
+            }
             if (c < 0) {
                 i = Utf8.sequenceEnd(b, i);
                 if (i < 0) {
@@ -448,41 +475,71 @@ final class FastPointScanner {
                 }
                 continue;
             }
-            if (c == '"') {
-                return i;
-            }
             if (c == '\\' || c < 0x20) {
                 return -1;
             }
             i++;
         }
-        return -1;
     }
 
-    private static boolean isName(byte[] b, int s, int e, int first, int rest) {
-        if (e == s || (NAME_CLASS[b[s] & 0xFF] & first) == 0) {
-            return false;
-        }
-        for (int i = s + 1; i < e; i++) {
-            if ((NAME_CLASS[b[i] & 0xFF] & rest) == 0) {
-                return false;
-            }
-        }
-        return true;
+    /**
+     * The bytes of {@code w} that end a plain run of string content — a quote, a backslash, a control byte (below
+     * 0x20) or a byte ≥ 0x80 — each flagged by its high bit; 0 when there is none. The lowest flagged byte is always
+     * one of them (the zero-byte tests of Hacker's Delight 6-1 may flag a byte above a true one by a borrow, never
+     * below), which is the only one {@link #stringEnd} uses.
+     */
+    static long special(long w) {
+        long quote = w ^ 0x2222222222222222L;
+        long backslash = w ^ 0x5C5C5C5C5C5C5C5CL;
+        long quoteZero = (quote - ONES) & ~quote;
+        long backslashZero = (backslash - ONES) & ~backslash;
+        long control = (w - 0x2020202020202020L) & ~w;
+        return (quoteZero | backslashZero | control | w) & HIGHS;
     }
 
+    /**
+     * Index of the quote that closes a metric or label name starting at s, in one pass that also checks its bytes:
+     * the first of class {@code first}, the others of class {@code rest} ({@link #NAME_CLASS}); -1 when the name is
+     * empty, breaks the rule, or is not closed by a quote right after its last name byte (an escape, a byte ≥ 0x80).
+     */
+    private static int nameEnd(byte[] b, int s, int first, int rest) {
+        int n = b.length;
+        if (s >= n || (NAME_CLASS[b[s] & 0xFF] & first) == 0) {
+            return -1;
+        }
+        int i = s + 1;
+        while (i < n && (NAME_CLASS[b[i] & 0xFF] & rest) != 0) {
+            i++;
+        }
+        return i < n && b[i] == '"' ? i : -1;
+    }
+
+    /**
+     * The field named by the {@code len} bytes at s, or 0 for none of the five. A valid record has at least
+     * {@code ":0}} after a field name, so eight bytes from s are there whenever the record can be valid; when they
+     * are not, 0 sends the record to Jackson.
+     */
     private static int field(byte[] b, int s, int len) {
+        if (s + Long.BYTES > b.length) {
+            return 0;
+        }
+        long w = (long) WORDS.get(b, s);
         return switch (len) {
-            case 6 -> same(b, s, F_METRIC) ? METRIC : 0;
-            case 9 -> same(b, s, F_TIMESTAMP) ? TIMESTAMP : 0;
-            case 5 -> same(b, s, F_VALUE) ? VALUE : 0;
-            case 10 -> same(b, s, F_DIMENSIONS) ? DIMENSIONS : same(b, s, F_PRODUCT_KEY) ? PRODUCT_KEY : 0;
+            case 5 -> (w & MASK_5) == W_VALUE ? VALUE : 0;
+            case 6 -> (w & MASK_6) == W_METRIC ? METRIC : 0;
+            case 9 -> w == W_TIMESTAMP && b[s + 8] == 'p' ? TIMESTAMP : 0;
+            case 10 -> w == W_DIMENSIONS && b[s + 8] == 'n' && b[s + 9] == 's' ? DIMENSIONS
+                    : w == W_PRODUCT_KEY && b[s + 8] == 'e' && b[s + 9] == 'y' ? PRODUCT_KEY : 0;
             default -> 0;
         };
     }
 
-    private static boolean same(byte[] b, int s, byte[] name) {
-        return java.util.Arrays.equals(b, s, s + name.length, name, 0, name.length);
+    /** The first (up to) eight bytes of an ASCII field name as {@link #WORDS} reads them. */
+    private static long prefix(String name) {
+        byte[] padded = new byte[Long.BYTES];
+        byte[] a = ascii(name);
+        System.arraycopy(a, 0, padded, 0, Math.min(a.length, Long.BYTES));
+        return (long) WORDS.get(padded, 0);
     }
 
     private static int ws(byte[] b, int i) {

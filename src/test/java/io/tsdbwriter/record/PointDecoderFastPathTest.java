@@ -176,6 +176,60 @@ class PointDecoderFastPathTest {
         }
     }
 
+    @Test
+    void everyByteAtEveryPlaceOfAWordDecodesAlike() {
+        // the scanner reads strings eight bytes at a time: put each byte value at each place of two words, in a
+        // field name, a metric name, a label name, a label value and the productKey
+        String[] templates = {
+            "{\"metric\":\"m\",\"timestamp\":" + TS + ",\"value\":1,\"dimensions\":{\"a\":\"@\"}}",
+            "{\"metric\":\"m\",\"timestamp\":" + TS + ",\"value\":1,\"productKey\":\"@\"}",
+            "{\"metric\":\"@\",\"timestamp\":" + TS + ",\"value\":1}",
+            "{\"metric\":\"m\",\"timestamp\":" + TS + ",\"value\":1,\"dimensions\":{\"@\":\"x\"}}",
+            "{\"@\":\"m\",\"timestamp\":" + TS + ",\"value\":1}"};
+        FastPointScanner scanner = new FastPointScanner();
+        for (String template : templates) {
+            int at = template.indexOf('@');
+            for (int place = 0; place < 2 * Long.BYTES; place++) {
+                for (int v = 0; v < 256; v++) {
+                    byte[] content = "abcdefghijklmnop".getBytes(StandardCharsets.US_ASCII);
+                    content[place] = (byte) v;
+                    byte[] t = template.getBytes(StandardCharsets.UTF_8);
+                    byte[] r = new byte[t.length - 1 + content.length];
+                    System.arraycopy(t, 0, r, 0, at);
+                    System.arraycopy(content, 0, r, at, content.length);
+                    System.arraycopy(t, at + 1, r, at + content.length, t.length - at - 1);
+                    assertSameDecoding(r);
+                    if (v >= 'a' && v <= 'z' && !template.startsWith("{\"@")) {
+                        assertThat(scanner.decode(r, new DecodedPoints())).as("fast path takes %s", new String(r,
+                                StandardCharsets.UTF_8)).isTrue();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void specialFlagsTheFirstQuoteBackslashControlOrHighByteOfAWord() {
+        for (int place = 0; place < Long.BYTES; place++) {
+            for (int v = 0; v < 256; v++) {
+                byte[] word = "abcdefgh".getBytes(StandardCharsets.US_ASCII);
+                word[place] = (byte) v;
+                for (int after = place + 1; after < Long.BYTES; after++) {
+                    word[after] = (byte) (after * 37 + v); // anything above the place may be flagged too
+                }
+                long w = java.nio.ByteBuffer.wrap(word).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+                boolean special = v == '"' || v == '\\' || v < 0x20 || v >= 0x80;
+                long m = FastPointScanner.special(w);
+                if (special) {
+                    assertThat(Long.numberOfTrailingZeros(m) >>> 3).as("byte %02x at %d", v, place).isEqualTo(place);
+                } else {
+                    assertThat(m == 0 || Long.numberOfTrailingZeros(m) >>> 3 > place).as("byte %02x at %d", v, place)
+                            .isTrue();
+                }
+            }
+        }
+    }
+
     private static byte[] hex(String escaped) {
         String[] parts = escaped.split("\\\\x");
         byte[] b = new byte[parts.length - 1];
