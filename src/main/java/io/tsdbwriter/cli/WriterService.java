@@ -92,6 +92,7 @@ final class WriterService {
                 meters.gauge("write.permits.capacity", "Write permits: concurrent import requests allowed to the endpoint", tags, permits, p -> p.capacity(e));
                 meters.gauge("write.permits.in.use", "Write permits held by requests in flight to the endpoint", tags, permits, p -> p.inUse(e));
             }
+            meters.permitLimitReached(permits, WritePermits::limitReached);
             if (cfg.maxConcurrentWrites() == 0) {
                 reporter.scheduleWithFixedDelay(() -> applyCapacities(client, endpoints, permits, false),
                         CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);

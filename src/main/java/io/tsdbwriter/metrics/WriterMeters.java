@@ -1,6 +1,7 @@
 package io.tsdbwriter.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -106,6 +107,18 @@ public final class WriterMeters {
     /** Registers a gauge under the catalogue's prefix (used for per-endpoint and per-partition gauges). */
     public <T> void gauge(String name, String description, Tags tags, T obj, ToDoubleFunction<T> f) {
         Gauge.builder(PREFIX + name, obj, f).description(description).tags(tags).strongReference(true).register(registry);
+    }
+
+    /**
+     * Registers [tsdbwriter_write_permits_limit_reached_total]: acquisitions of a write permit that found every permit
+     * (or the in-flight byte budget) taken and waited — how often vminsert's concurrency limit, kept on our side,
+     * held a poll thread back (as VictoriaMetrics' {@code vm_concurrent_insert_limit_reached_total} does inside it).
+     * The count is read from {@code obj} at scrape time; thread-safe as {@code count} is.
+     */
+    public <T> void permitLimitReached(T obj, ToDoubleFunction<T> count) {
+        FunctionCounter.builder(PREFIX + "write.permits.limit.reached", obj, count)
+                .description("Write permit acquisitions that found every permit or the in-flight byte budget taken and waited")
+                .register(registry);
     }
 
     /** Removes a gauge registered with {@link #gauge} (e.g. for a revoked partition). */

@@ -1,0 +1,46 @@
+package io.tsdbwriter.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
+import io.tsdbwriter.sink.victoriametrics.WritePermits;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class WriterMetersTest {
+
+    @Test
+    void permitLimitReachedCountsAcquisitionsThatWaited() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        WriterMeters meters = new WriterMeters(registry);
+        WritePermits permits = new WritePermits(1, 1 << 20);
+        meters.permitLimitReached(permits, WritePermits::limitReached);
+        VmEndpoint vm = new VmEndpoint("http://127.0.0.1:8428");
+        FunctionCounter counter = registry.get("tsdbwriter.write.permits.limit.reached").functionCounter();
+
+        WritePermits.Permit first = permits.acquire(vm, 100);
+        assertThat(counter.count()).isZero();
+
+        CountDownLatch acquired = new CountDownLatch(1);
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                permits.release(permits.acquire(vm, 100));
+                acquired.countDown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (permits.limitReached() == 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait(); // until the waiter finds the one permit taken
+        }
+        assertThat(counter.count()).isEqualTo(1.0);
+        permits.release(first);
+        assertThat(acquired.await(10, TimeUnit.SECONDS)).isTrue();
+        waiter.join();
+        assertThat(counter.count()).isEqualTo(1.0);
+    }
+}
