@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: confined to its SegmentConsumer's poll thread. Completions arrive on writer threads and
  * only touch the (thread-safe) {@link AckTracker}.
  */
-final class RecordProcessor implements WriteListener {
+final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
 
     private static final Logger log = LoggerFactory.getLogger(RecordProcessor.class);
 
@@ -55,7 +55,8 @@ final class RecordProcessor implements WriteListener {
     }
 
     /** Decodes and amplifies one record; may block handing a full batch to the writer. */
-    void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
+    @Override
+    public void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
         meters.recordsConsumed.increment();
         DecodeError error = amplifier.decode(record.value());
         if (error != null) {
@@ -83,12 +84,14 @@ final class RecordProcessor implements WriteListener {
     }
 
     /** Age of the open batch in nanoseconds (0 when none). */
-    long openBatchAgeNanos() {
+    @Override
+    public long openBatchAgeNanos() {
         return open == null ? 0 : System.nanoTime() - openedAtNanos;
     }
 
     /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */
-    void flush() throws InterruptedException {
+    @Override
+    public void flush() throws InterruptedException {
         if (open == null) {
             return;
         }

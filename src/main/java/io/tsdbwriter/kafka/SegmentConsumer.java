@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -24,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * normal); at the log end {@code poll} waits for data (live tail), it does not spin. With a stop offset it ends
  * after the last segment below it.
  *
+ * <p>It seeks to a segment's start, except when the segment starts where the previous one ended (always so at P=1):
+ * then the records the last {@code poll} returned past that end are kept and read first, and the consumer goes on
+ * from where it is — no seek, which would drop the consumer's fetched data and fetch it again.
+ *
  * <p>Threading follows {@code KafkaConsumer}: one thread owns the consumer; {@link #close()} from any thread sets
  * the closed flag and calls {@code wakeup()}; the consumer is closed in {@code finally} on its own thread.
  */
@@ -38,16 +44,44 @@ final class SegmentConsumer implements Runnable {
     private final SegmentPlan plan;
     private final long stopOffset;
     private final Map<String, Object> consumerProps;
-    private final RecordProcessor processor;
+    private final Sink processor;
     private final AckTracker tracker;
     private final WriterMeters meters;
     private final CommitGate commitGate;
+    private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
     private volatile boolean closed;
     private volatile boolean finished;
-    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private volatile Consumer<byte[], byte[]> consumer;
+    /** Records the last poll returned at or past the end of the segment just read: {@code carried[carriedFrom..]}. */
+    private List<ConsumerRecord<byte[], byte[]>> carried = List.of();
+    private int carriedFrom;
+    /**
+     * The offset from which the consumer's stream (carried records, then its own position) goes on unbroken, i.e. the
+     * end of the segment just read; -1 when unknown (before the first seek).
+     */
+    private long continuesAt = -1;
+
+    /** What a SegmentConsumer feeds: {@link RecordProcessor} (an interface so the read loop is testable alone). */
+    interface Sink {
+        /** Decodes, amplifies and batches one record; may block on a write permit. */
+        void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException;
+
+        /** Hands the open batch (if any) to the writer; may block on a write permit. */
+        void flush() throws InterruptedException;
+
+        /** Age of the open batch in nanoseconds (0 when none). */
+        long openBatchAgeNanos();
+    }
 
     SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
-                    RecordProcessor processor, AckTracker tracker, WriterMeters meters, CommitGate commitGate) {
+                    Sink processor, AckTracker tracker, WriterMeters meters, CommitGate commitGate) {
+        this(tp, index, plan, stopOffset, consumerProps, processor, tracker, meters, commitGate, KafkaConsumer::new);
+    }
+
+    /** As above, with the consumer made by {@code consumerFactory} from the reader's properties (tests). */
+    SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
+                    Sink processor, AckTracker tracker, WriterMeters meters, CommitGate commitGate,
+                    Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
         this.tp = tp;
         this.index = index;
         this.plan = plan;
@@ -57,6 +91,7 @@ final class SegmentConsumer implements Runnable {
         this.tracker = tracker;
         this.meters = meters;
         this.commitGate = commitGate;
+        this.consumerFactory = consumerFactory;
     }
 
     /** Waits until the partition's committed offset reaches an offset. */
@@ -85,7 +120,7 @@ final class SegmentConsumer implements Runnable {
     @Override
     public void run() {
         String clientId = "tsdb-writer-" + tp + "-" + index;
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(readerProps(consumerProps, clientId))) {
+        try (Consumer<byte[], byte[]> c = consumerFactory.apply(readerProps(consumerProps, clientId))) {
             consumer = c;
             if (closed) {
                 return;
@@ -104,7 +139,11 @@ final class SegmentConsumer implements Runnable {
                 if (k - plan.parallelism() >= 0 && mustBeCommitted > plan.committedOffset() && !commitGate.await(mustBeCommitted)) {
                     break; // partition stopping: segment k was not read, the tracker stays at its start
                 }
-                c.seek(tp, start);
+                if (start != continuesAt) {
+                    carried = List.of();
+                    carriedFrom = 0;
+                    c.seek(tp, start);
+                }
                 readSegment(c, k, start);
                 k = plan.nextSegment(k);
             }
@@ -122,15 +161,30 @@ final class SegmentConsumer implements Runnable {
         }
     }
 
-    private void readSegment(KafkaConsumer<byte[], byte[]> c, long k, long start) throws InterruptedException {
+    private void readSegment(Consumer<byte[], byte[]> c, long k, long start) throws InterruptedException {
         long end = Math.min(plan.end(k), stopOffset);
         long t0 = System.nanoTime();
+        continuesAt = -1;
         while (!closed) {
-            ConsumerRecords<byte[], byte[]> records = c.poll(POLL_TIMEOUT);
+            List<ConsumerRecord<byte[], byte[]>> records;
+            int from;
+            if (carriedFrom < carried.size()) {
+                records = carried;
+                from = carriedFrom;
+            } else {
+                ConsumerRecords<byte[], byte[]> polled = c.poll(POLL_TIMEOUT);
+                records = polled.records(tp);
+                from = 0;
+            }
+            carried = List.of();
+            carriedFrom = 0;
             boolean passedEnd = false;
-            for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+            for (int i = from, n = records.size(); i < n; i++) {
+                ConsumerRecord<byte[], byte[]> r = records.get(i);
                 if (r.offset() >= end) {
                     passedEnd = true;
+                    carried = records; // the next segment may start here: keep them instead of fetching them again
+                    carriedFrom = i;
                     break;
                 }
                 if (r.offset() < start) {
@@ -140,13 +194,14 @@ final class SegmentConsumer implements Runnable {
             }
             long position = c.position(tp);
             if (passedEnd || plan.isRead(k, position, stopOffset)) {
+                continuesAt = end;
                 processor.flush();
                 tracker.readTo(plan.start(plan.nextSegment(k)));
                 meters.segmentDuration.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
                 return;
             }
             tracker.readTo(Math.min(position, end));
-            if (records.isEmpty() || processor.openBatchAgeNanos() > LINGER_NANOS) {
+            if (from == records.size() || processor.openBatchAgeNanos() > LINGER_NANOS) {
                 processor.flush();
             }
         }
@@ -160,7 +215,7 @@ final class SegmentConsumer implements Runnable {
     /** Stops reading: sets the closed flag and wakes the consumer. Idempotent; callable from any thread. */
     void close() {
         closed = true;
-        KafkaConsumer<byte[], byte[]> c = consumer;
+        Consumer<byte[], byte[]> c = consumer;
         if (c != null) {
             c.wakeup();
         }

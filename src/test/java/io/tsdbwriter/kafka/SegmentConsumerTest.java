@@ -1,0 +1,159 @@
+package io.tsdbwriter.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tsdbwriter.metrics.WriterMeters;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.LongStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The read loop of a SegmentConsumer against a fake partition log (offsets with gaps; each poll returns up to a fixed
+ * number of records from the position, and a seek moves the position back or forth, as a real consumer does). The
+ * real broker is exercised by the integration tests; this checks which records reach the processor and when the
+ * consumer seeks.
+ */
+class SegmentConsumerTest {
+
+    private static final TopicPartition TP = new TopicPartition("points", 0);
+    /** Offsets 0..99 without 25, 26 (a segment end of size 25 falls in the gap) and 50. */
+    private static final List<Long> LOG = LongStream.range(0, 100).filter(o -> o != 25 && o != 26 && o != 50).boxed().toList();
+    private static final long LOG_END = 100;
+
+    /** A partition log read the way KafkaConsumer reads it: poll from the position, seek moves it. */
+    static final class FakeLog extends MockConsumer<byte[], byte[]> {
+        final int maxPollRecords;
+        long position;
+        final List<Long> seeks = new ArrayList<>();
+
+        FakeLog(int maxPollRecords) {
+            super("earliest");
+            this.maxPollRecords = maxPollRecords;
+        }
+
+        @Override
+        public synchronized void assign(Collection<TopicPartition> partitions) {
+            assertThat(partitions).containsExactly(TP);
+        }
+
+        @Override
+        public synchronized void seek(TopicPartition partition, long offset) {
+            seeks.add(offset);
+            position = offset;
+        }
+
+        @Override
+        public synchronized long position(TopicPartition partition) {
+            return position;
+        }
+
+        @Override
+        public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+            for (long offset : LOG) {
+                if (offset >= position && out.size() < maxPollRecords) {
+                    out.add(new ConsumerRecord<>(TP.topic(), TP.partition(), offset, new byte[0], new byte[0]));
+                }
+            }
+            if (!out.isEmpty()) {
+                position = out.get(out.size() - 1).offset() + 1;
+            }
+            return new ConsumerRecords<>(Map.of(TP, out), Map.of());
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** Records the offsets handed to it. */
+    static final class Offsets implements SegmentConsumer.Sink {
+        final List<Long> processed = new ArrayList<>();
+        int flushes;
+
+        @Override
+        public void process(ConsumerRecord<byte[], byte[]> record) {
+            processed.add(record.offset());
+        }
+
+        @Override
+        public void flush() {
+            flushes++;
+        }
+
+        @Override
+        public long openBatchAgeNanos() {
+            return 0;
+        }
+    }
+
+    private static Offsets read(FakeLog log, SegmentPlan plan, int index) {
+        Offsets sink = new Offsets();
+        AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(index)));
+        new SegmentConsumer(TP, index, plan, LOG_END, Map.of(), sink, tracker, new WriterMeters(new SimpleMeterRegistry()),
+                offset -> true, props -> log).run();
+        return sink;
+    }
+
+    @Test
+    void singleReaderSeeksOnceAndReadsEveryRecordOnceWhatEverAPollReturns() {
+        for (int maxPollRecords : new int[] {1, 7, 25, 1000}) {
+            for (long segmentSize : new long[] {1, 10, 25, 33}) {
+                FakeLog log = new FakeLog(maxPollRecords);
+
+                Offsets sink = read(log, new SegmentPlan(segmentSize, 1, 0), 0);
+
+                assertThat(sink.processed).as("poll %d, segment %d", maxPollRecords, segmentSize).isEqualTo(LOG);
+                assertThat(log.seeks).as("poll %d, segment %d", maxPollRecords, segmentSize).containsExactly(0L);
+            }
+        }
+    }
+
+    @Test
+    void singleReaderStartsAtCommittedOffsetInsideASegment() {
+        FakeLog log = new FakeLog(7);
+
+        Offsets sink = read(log, new SegmentPlan(10, 1, 43), 0);
+
+        assertThat(sink.processed).isEqualTo(LOG.stream().filter(o -> o >= 43).toList());
+        assertThat(log.seeks).containsExactly(43L);
+    }
+
+    @Test
+    void readerOfEveryThirdSegmentSeeksToEachOfItsSegmentsAndReadsOnlyThem() {
+        for (int maxPollRecords : new int[] {1, 7, 1000}) {
+            for (int index = 0; index < 3; index++) {
+                FakeLog log = new FakeLog(maxPollRecords);
+                SegmentPlan plan = new SegmentPlan(10, 3, 0);
+
+                Offsets sink = read(log, plan, index);
+
+                int i = index;
+                assertThat(sink.processed).as("poll %d, reader %d", maxPollRecords, index)
+                        .isEqualTo(LOG.stream().filter(o -> (o / 10) % 3 == i).toList());
+                assertThat(log.seeks).as("poll %d, reader %d", maxPollRecords, index)
+                        .isEqualTo(LongStream.range(0, 10).filter(k -> k % 3 == i).map(k -> k * 10).boxed().toList());
+            }
+        }
+    }
+
+    @Test
+    void everyReadSegmentEndsWithAFlush() {
+        FakeLog log = new FakeLog(1000);
+
+        Offsets sink = read(log, new SegmentPlan(10, 1, 0), 0);
+
+        assertThat(sink.flushes).isGreaterThanOrEqualTo(10);
+        assertThat(Set.copyOf(sink.processed)).hasSize(LOG.size());
+    }
+}
