@@ -222,6 +222,9 @@ public final class DecodedPoints {
     }
 
     private int compareNames(int aOff, int aLen, int bOff, int bLen) {
+        if (aLen > 0 && bLen > 0 && arena[aOff] != arena[bOff]) {
+            return (arena[aOff] & 0xFF) - (arena[bOff] & 0xFF); // most label names differ in their first byte
+        }
         return Arrays.compareUnsigned(arena, aOff, aOff + aLen, arena, bOff, bOff + bLen);
     }
 

@@ -258,12 +258,13 @@ final class FastPointScanner {
         if ((seen & REQUIRED) != REQUIRED) {
             return false;
         }
-        out.sortLabels(p);
         if (pkLen > 0) {
             int nameAt = out.copy(PRODUCT_KEY_LABEL, 0, PRODUCT_KEY_LABEL.length);
             int valueAt = out.copy(b, pkStart, pkLen);
             out.addLabel(p, nameAt, PRODUCT_KEY_LABEL.length, valueAt, pkLen); // added last: wins over a dimension
-            out.canonicalize(p);
+            out.canonicalize(p); // sorts (stable) and keeps the last of equal names
+        } else {
+            out.sortLabels(p);
         }
         out.set(p, ts, v);
         pos = i;

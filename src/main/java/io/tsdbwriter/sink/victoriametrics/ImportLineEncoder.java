@@ -154,7 +154,9 @@ public final class ImportLineEncoder {
             int no = points.nameOffset(i);
             int nl = points.nameLength(i);
             if (!instanceWritten) {
-                int c = Arrays.compareUnsigned(a, no, no + nl, INSTANCE_NAME, 0, INSTANCE_NAME.length);
+                // labels are sorted by name: instanceNo="unknown" goes before the first name above "instanceNo"
+                int c = nl > 0 && a[no] != INSTANCE_NAME[0] ? (a[no] & 0xFF) - (INSTANCE_NAME[0] & 0xFF)
+                        : Arrays.compareUnsigned(a, no, no + nl, INSTANCE_NAME, 0, INSTANCE_NAME.length);
                 if (c >= 0) {
                     instanceWritten = true;
                     if (c > 0) {

@@ -328,6 +328,8 @@ class ImportLineEncoderTest {
             "{" + head + ",\"dimensions\":{\"z\":\"0\"}}",                                  // ... at the start
             "{" + head + ",\"dimensions\":{\"instanceNo\":\"\",\"job\":\"j\"}}",              // empty instanceNo: dropped
             "{" + head + ",\"dimensions\":{\"instanceNoX\":\"x\",\"instance\":\"y\",\"Z\":\"z\"}}",
+            // names that share the first byte with instanceNo or not, on either side of it
+            "{" + head + ",\"dimensions\":{\"j_\":\"1\",\"i\":\"2\",\"inst\":\"3\",\"hx\":\"4\",\"_x\":\"5\",\"Instance\":\"6\",\"io\":\"7\"}}",
             "{" + head + ",\"dimensions\":{\"city\":\"Z\u00fcrich \u6771\u4eac \uD83D\uDE00\",\"path\":\"/a b/c\"}}",
             "[{" + head + ",\"dimensions\":{\"a\":\"1\"}},{\"metric\":\"up\",\"timestamp\":" + T + ",\"value\":0}]",
         };
