@@ -25,8 +25,11 @@ log "== JMH: HotPathBenchmark (single thread; M=12, N=1)"
 score=$(sed -n 's/^ *"score" : \([0-9.E+-]*\),*$/\1/p' "$OUT/hotpath.json" | head -n 1)
 error=$(sed -n 's/^ *"scoreError" : \([0-9.E+-]*\),*$/\1/p' "$OUT/hotpath.json" | head -n 1)
 [ -n "$score" ] || die "no score in $OUT/hotpath.json"
+m=$(sed -n 's/^ *"timeMultiplier" : "\([0-9]*\)",*$/\1/p' "$OUT/hotpath.json" | head -n 1)
+nm=$(sed -n 's/^ *"instanceMultiplier" : "\([0-9]*\)",*$/\1/p' "$OUT/hotpath.json" | head -n 1)
 echo
-awk -v s="$score" -v e="$error" -v n="$(nproc)" 'BEGIN {
-  printf "hot path (decode -> amplify -> encode, M=12, N=1): %.2fM samples/s per core (+/- %.2fM, 99.9%% CI); %d cores on this machine\n", s/1e6, e/1e6, n
-  printf "target >= 5M samples/s per core: %s\n", (s >= 5e6 ? "met" : "NOT met")
+# the first benchmark of the run (with -p timeMultiplier=1,12 JMH runs both; see the table above for the others)
+awk -v s="$score" -v e="$error" -v n="$(nproc)" -v m="${m:-12}" -v nm="${nm:-1}" 'BEGIN {
+  printf "hot path (decode -> amplify -> encode, M=%s, N=%s): %.2fM samples/s per core (+/- %.2fM, 99.9%% CI); %d cores on this machine\n", m, nm, s/1e6, e/1e6, n
+  if (m == 12 && nm == 1) printf "target >= 5M samples/s per core at M=12: %s\n", (s >= 5e6 ? "met" : "NOT met")
 }'
