@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# A/B of writer builds: one local stack (Kafka + VictoriaMetrics, as bench.sh starts it), one topic pre-loaded once,
+# and `tsdb-writer bench` run by each given jar in turn for several rounds, so the builds are measured minutes apart on
+# the same data. On a machine whose speed drifts (docs/benchmarks.md, "Machines") this is how a change is measured;
+# two separate bench.sh runs are not comparable to better than ~15 %.
+#
+#   bash scripts/bench-ab.sh [--rounds N] OLD.jar NEW.jar [...] [-- BENCH-ARGS...]
+#
+# Default bench arguments: the relay at P=1 on 10,000,000 real records with -Xmx512m (`--parallelism 1
+# --time-multiplier 1 --write-mode async --records 10000000 --ceiling-seconds 3s --cell-timeout 10m`); a flag among
+# BENCH-ARGS replaces its default (e.g. `-- --time-multiplier 12 --parallelism 3`). Output: target/bench-ab/<jar>-<round>.{txt,csv} and one summary line per cell.
+# Build an older jar with: git worktree add /tmp/old <commit> && (cd /tmp/old && mvn -q package -DskipTests).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+rounds=3
+jars=()
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) [ $# -ge 2 ] || die "--rounds needs a number"; rounds=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) [ -f "$1" ] || { log "error: no jar $1"; exit 2; }; jars+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"); shift ;;
+  esac
+done
+[ "${#jars[@]}" -ge 1 ] || { log "usage: bash scripts/bench-ab.sh [--rounds N] OLD.jar NEW.jar [...] [-- BENCH-ARGS...]"; exit 2; }
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { log "error: --rounds must be a positive number, not '$rounds'"; exit 2; }
+
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
+OUT="$REPO_ROOT/target/bench-ab"
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+  local rc=$?
+  stop_local_stack
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+find_java
+ensure_maven
+ensure_victoria_metrics
+[ -d "$DATA_DIR" ] || die "no directory $DATA_DIR (set DATA_DIR to a directory of node_exporter scrapes)"
+log "== build the test classpath (for the local stack)"
+build_test_classpath "$REPO_ROOT/target/bench-build.log"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+start_local_stack "$OUT"
+log "Kafka $BOOTSTRAP_SERVERS, VictoriaMetrics $VM_URL"
+
+# the first bench pre-loads this new topic; the others find it and use it as it is
+args=(--bootstrap-servers "$BOOTSTRAP_SERVERS" --vm-url "$VM_URL" --topic "tsdb-writer-ab-$$"
+  --writer-jvm-option=-Xmx512m)
+# shellcheck disable=SC2054 # no commas to split here
+DEFAULTS=(--source real --data-dir "$DATA_DIR" --parallelism 1 --time-multiplier 1 --write-mode async
+  --records 10000000 --ceiling-seconds 3s --cell-timeout 10m)
+has_flag() {
+  local flag=$1 arg
+  shift
+  for arg in "$@"; do
+    if [ "$arg" = "$flag" ] || [[ "$arg" == "$flag="* ]]; then return 0; fi
+  done
+  return 1
+}
+for ((i = 0; i < ${#DEFAULTS[@]}; i += 2)); do
+  if ! has_flag "${DEFAULTS[i]}" "${extra[@]}"; then args+=("${DEFAULTS[i]}" "${DEFAULTS[i + 1]}"); fi
+done
+for flag in $(quiet_jvm_flags); do args+=("--writer-jvm-option=$flag"); done
+for ((r = 1; r <= rounds; r++)); do
+  for jar in "${jars[@]}"; do
+    name="$(basename "$jar" .jar)-$r"
+    # shellcheck disable=SC2046 # word splitting of the JVM flags is intended
+    "$JAVA_HOME/bin/java" $(quiet_jvm_flags) -Xmx2g -jar "$jar" bench "${args[@]}" "${extra[@]}" \
+      --csv "$OUT/$name.csv" --work-dir "$OUT/work-$name" >"$OUT/$name.txt" 2>&1 </dev/null 3>&- \
+      || die "bench of $jar failed (round $r); see $OUT/$name.txt"
+    printf 'round %d %s: %s\n' "$r" "$(basename "$jar")" \
+      "$(grep 'bench: \[[0-9]*/[0-9]*\].*written' "$OUT/$name.txt" | sed 's/^.*bench: //' | tr '\n' ' ')"
+  done
+done
