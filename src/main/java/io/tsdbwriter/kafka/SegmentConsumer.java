@@ -55,11 +55,6 @@ final class SegmentConsumer implements Runnable {
     /** Records the last poll returned at or past the end of the segment just read: {@code carried[carriedFrom..]}. */
     private List<ConsumerRecord<byte[], byte[]>> carried = List.of();
     private int carriedFrom;
-    /**
-     * The offset from which the consumer's stream (carried records, then its own position) goes on unbroken, i.e. the
-     * end of the segment just read; -1 when unknown (before the first seek).
-     */
-    private long continuesAt = -1;
 
     /** What a SegmentConsumer feeds: {@link RecordProcessor} (an interface so the read loop is testable alone). */
     interface Sink {
@@ -127,6 +122,7 @@ final class SegmentConsumer implements Runnable {
             }
             c.assign(List.of(tp));
             long k = plan.firstSegment(index);
+            long continuesAt = -1; // where the stream of carried records, then the consumer's position, goes on unbroken
             boolean reachedStop = false;
             while (!closed) {
                 long start = plan.start(k);
@@ -144,7 +140,7 @@ final class SegmentConsumer implements Runnable {
                     carriedFrom = 0;
                     c.seek(tp, start);
                 }
-                readSegment(c, k, start);
+                continuesAt = readSegment(c, k, start);
                 k = plan.nextSegment(k);
             }
             if (reachedStop) {
@@ -161,10 +157,13 @@ final class SegmentConsumer implements Runnable {
         }
     }
 
-    private void readSegment(Consumer<byte[], byte[]> c, long k, long start) throws InterruptedException {
+    /**
+     * Reads segment k from {@code start}; returns its end — from there the carried records, then the consumer's
+     * position, go on without a gap — or -1 when closed before the segment was read.
+     */
+    private long readSegment(Consumer<byte[], byte[]> c, long k, long start) throws InterruptedException {
         long end = Math.min(plan.end(k), stopOffset);
         long t0 = System.nanoTime();
-        continuesAt = -1;
         while (!closed) {
             List<ConsumerRecord<byte[], byte[]>> records;
             int from;
@@ -194,17 +193,17 @@ final class SegmentConsumer implements Runnable {
             }
             long position = c.position(tp);
             if (passedEnd || plan.isRead(k, position, stopOffset)) {
-                continuesAt = end;
                 processor.flush();
                 tracker.readTo(plan.start(plan.nextSegment(k)));
                 meters.segmentDuration.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-                return;
+                return end;
             }
             tracker.readTo(Math.min(position, end));
-            if (from == records.size() || processor.openBatchAgeNanos() > LINGER_NANOS) {
+            if (records.isEmpty() || processor.openBatchAgeNanos() > LINGER_NANOS) {
                 processor.flush();
             }
         }
+        return -1;
     }
 
     /** True once the thread has left its loop (done, closed or failed). */

@@ -82,6 +82,14 @@ public final class DecodedPoints {
         return nameLen[i];
     }
 
+    /**
+     * Compares label i's name with {@code name} as unsigned bytes — the order {@link #sortLabels} puts names in:
+     * negative, zero or positive as label i's name sorts before, equal to or after {@code name}.
+     */
+    public int compareName(int i, byte[] name) {
+        return compareUnsigned(arena, nameOff[i], nameLen[i], name, 0, name.length);
+    }
+
     /** Arena offset of label i's value. */
     public int valueOffset(int i) {
         return valueOff[i];
@@ -182,7 +190,7 @@ public final class DecodedPoints {
             int vo = valueOff[i];
             int vl = valueLen[i];
             int k = i - 1;
-            while (k >= from && compareNames(nameOff[k], nameLen[k], no, nl) > 0) {
+            while (k >= from && compareUnsigned(arena, nameOff[k], nameLen[k], arena, no, nl) > 0) {
                 nameOff[k + 1] = nameOff[k];
                 nameLen[k + 1] = nameLen[k];
                 valueOff[k + 1] = valueOff[k];
@@ -221,11 +229,11 @@ public final class DecodedPoints {
                 && Arrays.equals(arena, nameOff[i], nameOff[i] + nameLen[i], arena, nameOff[j], nameOff[j] + nameLen[j]);
     }
 
-    private int compareNames(int aOff, int aLen, int bOff, int bLen) {
-        if (aLen > 0 && bLen > 0 && arena[aOff] != arena[bOff]) {
-            return (arena[aOff] & 0xFF) - (arena[bOff] & 0xFF); // most label names differ in their first byte
+    private static int compareUnsigned(byte[] a, int aOff, int aLen, byte[] b, int bOff, int bLen) {
+        if (aLen > 0 && bLen > 0 && a[aOff] != b[bOff]) {
+            return (a[aOff] & 0xFF) - (b[bOff] & 0xFF); // most label names differ in their first byte
         }
-        return Arrays.compareUnsigned(arena, aOff, aOff + aLen, arena, bOff, bOff + bLen);
+        return Arrays.compareUnsigned(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
     }
 
     /** Points decoded from the record. */

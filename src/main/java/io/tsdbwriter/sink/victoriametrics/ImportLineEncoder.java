@@ -5,7 +5,6 @@ import io.tsdbwriter.amplify.AmplificationPlan;
 import java.io.ByteArrayOutputStream;
 import io.tsdbwriter.record.DecodedPoints;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * Encodes amplified samples as VictoriaMetrics JSON lines for {@code /api/v1/import}
@@ -155,8 +154,7 @@ public final class ImportLineEncoder {
             int nl = points.nameLength(i);
             if (!instanceWritten) {
                 // labels are sorted by name: instanceNo="unknown" goes before the first name above "instanceNo"
-                int c = nl > 0 && a[no] != INSTANCE_NAME[0] ? (a[no] & 0xFF) - (INSTANCE_NAME[0] & 0xFF)
-                        : Arrays.compareUnsigned(a, no, no + nl, INSTANCE_NAME, 0, INSTANCE_NAME.length);
+                int c = points.compareName(i, INSTANCE_NAME);
                 if (c >= 0) {
                     instanceWritten = true;
                     if (c > 0) {
