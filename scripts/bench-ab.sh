@@ -32,15 +32,7 @@ done
 DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
 OUT="$REPO_ROOT/target/bench-ab"
 
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-  local rc=$?
-  stop_local_stack
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+stop_local_stack_on_exit
 
 find_java
 ensure_maven
@@ -59,14 +51,6 @@ args=(--bootstrap-servers "$BOOTSTRAP_SERVERS" --vm-url "$VM_URL" --topic "tsdb-
 # shellcheck disable=SC2054 # no commas to split here
 DEFAULTS=(--source real --data-dir "$DATA_DIR" --parallelism 1 --time-multiplier 1 --write-mode async
   --records 10000000 --ceiling-seconds 3s --cell-timeout 10m)
-has_flag() {
-  local flag=$1 arg
-  shift
-  for arg in "$@"; do
-    if [ "$arg" = "$flag" ] || [[ "$arg" == "$flag="* ]]; then return 0; fi
-  done
-  return 1
-}
 for ((i = 0; i < ${#DEFAULTS[@]}; i += 2)); do
   if ! has_flag "${DEFAULTS[i]}" "${extra[@]}"; then args+=("${DEFAULTS[i]}" "${DEFAULTS[i + 1]}"); fi
 done

@@ -21,15 +21,7 @@ cd "$REPO_ROOT"
 DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
 OUT="$REPO_ROOT/target/bench"
 
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-  local rc=$?
-  stop_local_stack
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+stop_local_stack_on_exit
 
 find_java
 ensure_maven
@@ -56,14 +48,6 @@ log "load: $(cut -d' ' -f1-3 /proc/loadavg) (other processes on this machine ske
 DEFAULTS=(--parallelism 1,3,6 --time-multiplier 1,6,12 --instance-multiplier 1 --write-mode async,sync
   --source real --data-dir "$DATA_DIR" --records 1000000 --ceiling-seconds 10s
   --csv "$OUT/bench.csv" --chart "$OUT/bench.png" --work-dir "$OUT/work")
-has_flag() {
-  local flag=$1 arg
-  shift
-  for arg in "$@"; do
-    if [ "$arg" = "$flag" ] || [[ "$arg" == "$flag="* ]]; then return 0; fi
-  done
-  return 1
-}
 ARGS=()
 for ((i = 0; i < ${#DEFAULTS[@]}; i += 2)); do
   if ! has_flag "${DEFAULTS[i]}" "$@"; then ARGS+=("${DEFAULTS[i]}" "${DEFAULTS[i + 1]}"); fi

@@ -54,14 +54,7 @@ run_step() {
   fi
 }
 
-cleanup() {
-  local rc=$?
-  stop_local_stack
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+stop_local_stack_on_exit
 
 # ---- prerequisites -------------------------------------------------------------------------------------------------
 find_java

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Helpers sourced by scripts/test.sh, demo.sh, bench.sh and jmh.sh (and .ci/run through test.sh).
+# Helpers sourced by scripts/test.sh, demo.sh, bench.sh, bench-ab.sh and jmh.sh (and .ci/run through test.sh).
 #
 #   find_java                 JAVA_HOME := a JDK >= 21 (JAVA_HOME if good, else the newest under /usr/lib/jvm; tries
 #                             apt-get for one when none is there); exports JAVA_HOME, PATH, MAVEN_OPTS. Exit 2 if none.
@@ -12,6 +12,8 @@
 #                             (STACK_START_TIMEOUT, default 240 s), sets BOOTSTRAP_SERVERS, VM_URL, STACK_PID; the
 #                             stack lives while fd 3 (a FIFO only this script holds) is open: stop_local_stack
 #                             (installed as an EXIT trap by the caller) closes it and stops the stack
+#   stop_local_stack_on_exit  installs that EXIT trap (keeping the exit code), and exit 130/143 on SIGINT/SIGTERM
+#   has_flag FLAG ARGS...     true when ARGS hold FLAG (as `FLAG` or `FLAG=value`)
 #
 # Every install goes through Debian's apt (sudo only when not root); nothing is downloaded from elsewhere.
 
@@ -226,4 +228,29 @@ stop_local_stack() {
     rm -f "$STACK_FIFO"
     STACK_FIFO=""
   fi
+}
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+_stop_local_stack_and_exit() {
+  local rc=$?
+  stop_local_stack
+  exit "$rc"
+}
+
+# Stops the local stack whenever the calling script ends, with the script's exit code; SIGINT/SIGTERM end it with
+# 130/143 (which runs the EXIT trap).
+stop_local_stack_on_exit() {
+  trap _stop_local_stack_and_exit EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+# has_flag FLAG ARGS...: true when ARGS hold FLAG, as `FLAG` or `FLAG=value` (a default is dropped when given).
+has_flag() {
+  local flag=$1 arg
+  shift
+  for arg in "$@"; do
+    if [ "$arg" = "$flag" ] || [[ "$arg" == "$flag="* ]]; then return 0; fi
+  done
+  return 1
 }
