@@ -14,6 +14,7 @@ import io.tsdbwriter.kafka.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.GroupMember;
 import io.tsdbwriter.kafka.PartitionWorkers;
+import io.tsdbwriter.kafka.ThreadDeaths;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.MetricsServer;
 import io.tsdbwriter.metrics.WriterMeters;
@@ -59,6 +60,9 @@ final class WriterService {
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile GroupMember member;
     private volatile boolean ready;
+    /** Every thread's uncaught Throwable ends the run (issue 18). */
+    private final ThreadDeaths deaths = new ThreadDeaths();
+    private volatile DeadLetterQueue deadLetterQueue;
 
     WriterService(RunConfig cfg, PrintStream out) {
         this.cfg = cfg;
@@ -75,6 +79,7 @@ final class WriterService {
         gc.bindTo(registry);
         WriterMeters meters = new WriterMeters(registry);
         MetricsServer metricsServer = null;
+        installThreadDeaths();
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
         List<VmEndpoint> endpoints = cfg.vmUrls().stream().map(VmEndpoint::new).toList();
         VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip());
@@ -82,7 +87,7 @@ final class WriterService {
         DeadLetterQueue deadLetters = null;
         try {
             if (cfg.metricsPort() >= 0) {
-                metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, () -> ready);
+                metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
                 log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), metricsServer.port());
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
@@ -104,8 +109,12 @@ final class WriterService {
             kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
             BatchWriter w = writer;
             if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
-                deadLetters = new DeadLetterQueue(cfg.bootstrapServers(), cfg.deadLetterTopic());
-                log.info("dead-letter topic: {}", cfg.deadLetterTopic());
+                // the common Kafka client settings (issue 13 replaces this map with the full client config)
+                Map<String, Object> clientProps = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
+                deadLetters = new DeadLetterQueue(clientProps, cfg.deadLetterTopic(), cfg.maxRecordBytes(),
+                        new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep),
+                        meters, this::deadLetterStuck);
+                deadLetterQueue = deadLetters;
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters);
@@ -123,7 +132,13 @@ final class WriterService {
             memberThread.join();
             ready = false;
             reporter.shutdownNow();
-            boolean clean = member.cleanStop();
+            boolean clean = member.cleanStop() && !deaths.anyDied() && (deadLetters == null || deadLetters.stuckRecords() == 0);
+            if (deaths.anyDied()) {
+                log.error("exit 1: a thread died ({}); committed only the watermark", deaths.firstDeath());
+            } else if (deadLetters != null && deadLetters.stuckRecords() > 0) {
+                log.error("exit 1: {} record(s) could not be dead-lettered to {}; nothing past them is committed",
+                        deadLetters.stuckRecords(), deadLetters.topic());
+            }
             writer.close();
             report.printFinal(out);
             if (cfg.summaryJson() != null) {
@@ -146,6 +161,55 @@ final class WriterService {
             registry.close();
             finished.countDown();
         }
+    }
+
+    /** Ready: consuming, no thread died and no record stuck on its way to the dead-letter topic. */
+    private boolean ready() {
+        DeadLetterQueue d = deadLetterQueue;
+        return ready && !deaths.anyDied() && (d == null || d.stuckRecords() == 0);
+    }
+
+    /**
+     * A record cannot be dead-lettered: its partition is held below it (not ready). With {@code --stop-at-end} the job
+     * cannot finish, so the writer stops: drain (up to {@code --drain-timeout}), commit the watermark, exit 1.
+     */
+    private void deadLetterStuck(String reason, String line) {
+        if (cfg.stopAtEnd()) {
+            GroupMember m = member;
+            log.error("--stop-at-end cannot finish ({}): stopping; exit 1 after draining (up to {})", reason, cfg.drainTimeout());
+            if (m != null) {
+                m.stop();
+            } else {
+                shutdownCalled.set(true); // still starting: run() stops the member as soon as it exists
+            }
+        }
+    }
+
+    /**
+     * Any thread's uncaught Throwable stops the run: the member stops intake, drains and commits the watermark, and
+     * {@link #run()} returns 1. Should that not end within the drain timeout plus a minute, the process halts (exit 1):
+     * never a process that looks alive and does no work.
+     */
+    private void installThreadDeaths() {
+        Thread.setDefaultUncaughtExceptionHandler(deaths);
+        deaths.onFirstDeath(() -> {
+            GroupMember m = member;
+            if (m != null) {
+                m.stop();
+            } else {
+                shutdownCalled.set(true);
+            }
+            Thread.ofPlatform().daemon().name("death-watch").start(() -> {
+                try {
+                    if (!finished.await(cfg.drainTimeout().toMillis() + 60_000, TimeUnit.MILLISECONDS)) {
+                        log.error("the writer did not stop within the drain timeout after a thread died: halting (exit 1)");
+                        Runtime.getRuntime().halt(1);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        });
     }
 
     /**

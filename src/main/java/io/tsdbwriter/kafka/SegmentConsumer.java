@@ -151,7 +151,9 @@ final class SegmentConsumer implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            log.error("segment consumer {}#{} failed; its unacked offsets stay uncommitted", tp, index, e);
+            // a dying thread is a dying process: the uncaught-exception handler (ThreadDeaths) stops the writer
+            log.error("segment consumer {}#{} failed; its unacked offsets stay uncommitted", tp, index);
+            throw e;
         } finally {
             finished = true;
         }
@@ -188,6 +190,9 @@ final class SegmentConsumer implements Runnable {
                 }
                 if (r.offset() < start) {
                     continue;
+                }
+                if (TestHooks.ARMED) {
+                    TestHooks.beforeRecord(r.partition(), r.offset());
                 }
                 processor.process(r);
             }

@@ -51,6 +51,8 @@ public final class WriterMeters {
     private final AtomicLong decodeErrorsTotal = new AtomicLong();
     private final ConcurrentHashMap<String, Counter> decodeErrors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> writeRequests = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> deadLetters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> deadLetterFailures = new ConcurrentHashMap<>();
 
     /** Registers the fixed meters on {@code registry}. */
     public WriterMeters(MeterRegistry registry) {
@@ -102,6 +104,29 @@ public final class WriterMeters {
         writeRequests.computeIfAbsent(outcome + '|' + status, k -> Counter.builder(PREFIX + "write.requests")
                 .description("Import requests by outcome and HTTP status").tags(Tags.of("outcome", outcome, "status", status))
                 .register(registry)).increment();
+    }
+
+    /**
+     * Counts one record stored in the dead-letter topic: [tsdbwriter_dead_letters_total{form}].
+     *
+     * @param form {@code whole} (key and value unchanged) or {@code stub} (value cut to fit, {@code truncated} header)
+     */
+    public void deadLettered(String form) {
+        deadLetters.computeIfAbsent(form, f -> Counter.builder(PREFIX + "dead.letters")
+                .description("Records stored in the dead-letter topic, whole or as a stub").tag("form", f).register(registry)).increment();
+    }
+
+    /**
+     * Counts one record that could not be dead-lettered (its partition is held below it):
+     * [tsdbwriter_dead_letter_failures_total{reason}].
+     *
+     * @param reason {@code unknown_topic}, {@code authorization}, {@code authentication}, {@code invalid_config},
+     *               {@code invalid_topic}, {@code too_large}, {@code retries_exhausted} or {@code error}
+     */
+    public void deadLetterFailure(String reason) {
+        deadLetterFailures.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "dead.letter.failures")
+                .description("Records that could not be sent to the dead-letter topic, by reason (their partition is held below them)")
+                .tag("reason", r).register(registry)).increment();
     }
 
     /** Registers a gauge under the catalogue's prefix (used for per-endpoint and per-partition gauges). */

@@ -123,9 +123,10 @@ public final class BatchWriter implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             outcome = null;
-        } catch (RuntimeException e) {
-            log.error("write task failed unexpectedly; batch stays unacked", e);
-            outcome = null;
+        } catch (RuntimeException | Error e) {
+            // a dying write thread is a dying process: the uncaught-exception handler stops the writer
+            log.error("write task failed unexpectedly; batch stays unacked");
+            throw e; // finish() below still releases the permit
         } finally {
             finish(budget, bytes);
         }
