@@ -82,7 +82,8 @@ final class WriterService {
         DeadLetterQueue deadLetters = null;
         try {
             if (cfg.metricsPort() >= 0) {
-                metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, () -> ready);
+                metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry,
+                        () -> ready && member != null && member.kafkaReachable()); // not ready while Kafka is unreachable
                 log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), metricsServer.port());
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
@@ -109,7 +110,8 @@ final class WriterService {
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters);
-            member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd()), ws);
+            member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
+                    cfg.membership()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
             log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), cfg.vmUrls(),
                     cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
@@ -124,6 +126,9 @@ final class WriterService {
             ready = false;
             reporter.shutdownNow();
             boolean clean = member.cleanStop();
+            if (member.startFailed()) {
+                return 1; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
+            }
             writer.close();
             report.printFinal(out);
             if (cfg.summaryJson() != null) {
