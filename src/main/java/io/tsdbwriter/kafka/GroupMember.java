@@ -230,23 +230,34 @@ public final class GroupMember implements Runnable {
         kafkaReachable = false;
         long now = System.nanoTime();
         long downNanos = now - lastKafkaOkNanos;
-        if (settings.stopAtEnd() && downNanos >= settings.membership().kafkaTimeout().toNanos()) {
-            throw new KafkaGaveUp("Kafka bootstrap servers " + bootstrap() + " unreachable for "
-                    + settings.membership().kafkaTimeout() + " (--kafka-timeout) with --stop-at-end: giving up ("
-                    + reason(e) + ")");
-        }
         if (!unreachableLogged || now - lastUnreachableLogNanos >= UNREACHABLE_LOG_EVERY.toNanos()) {
             log.warn("Kafka bootstrap servers {} unreachable ({}); retrying{}", bootstrap(), reason(e),
-                    settings.stopAtEnd() ? ", giving up after --kafka-timeout " + settings.membership().kafkaTimeout()
+                    settings.stopAtEnd() ? ", giving up after --kafka-timeout " + human(settings.membership().kafkaTimeout())
                             : " (this line repeats at most once a minute)");
             unreachableLogged = true;
             lastUnreachableLogNanos = now;
         }
+        if (settings.stopAtEnd() && downNanos >= settings.membership().kafkaTimeout().toNanos()) {
+            throw new KafkaGaveUp("Kafka bootstrap servers " + bootstrap() + " unreachable for "
+                    + human(settings.membership().kafkaTimeout()) + " (--kafka-timeout) with --stop-at-end: giving up ("
+                    + reason(e) + ")");
+        }
+    }
+
+    private static String human(Duration d) {
+        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT); // PT2M -> 2m
     }
 
     private static String reason(Throwable e) {
-        String m = e.getMessage();
-        return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return "no answer within " + human(ADMIN_TIMEOUT);
+        }
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause(); // e.g. "No resolvable bootstrap urls given in bootstrap.servers"
+        }
+        String m = root.getMessage();
+        return m == null ? root.getClass().getSimpleName() : m;
     }
 
     /**
