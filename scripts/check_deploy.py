@@ -329,10 +329,11 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
                 break
 
     # The deployment rules of the issue.
-    deployments = kinds.get("Deployment", [])
+    # The writer workload: a StatefulSet (stable pod names = static group membership) or a Deployment.
+    deployments = kinds.get("Deployment", []) + kinds.get("StatefulSet", [])
     configmaps = kinds.get("ConfigMap", [])
     if len(deployments) != 1:
-        problems.append(f"expected one Deployment, found {len(deployments)}")
+        problems.append(f"expected one writer workload (StatefulSet or Deployment), found {len(deployments)}")
     for kind in ("ConfigMap", "Service", "PodDisruptionBudget", "VMPodScrape"):
         if not kinds.get(kind):
             problems.append(f"no {kind}")
@@ -346,7 +347,7 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
         spec = dep["spec"]
         pod = spec["template"]["spec"]
         if spec.get("replicas") != 3:
-            problems.append(f"Deployment replicas {spec.get('replicas')}, expected 3")
+            problems.append(f"{dep['kind']} replicas {spec.get('replicas')}, expected 3")
         containers = pod.get("containers", [])
         c = containers[0] if containers else {}
         res = c.get("resources", {})
@@ -448,7 +449,7 @@ def usages(compose_file, k8s_files):
                 for k in sorted((doc.get("data") or {}).keys()):
                     if k.startswith(ENV_PREFIX):
                         out.append((f"{where} ({k})", "run", flag_for_env(k)[2:]))
-            if doc.get("kind") == "Deployment":
+            if doc.get("kind") in ("Deployment", "StatefulSet"):
                 for c in doc["spec"]["template"]["spec"].get("containers", []):
                     text = as_text(c.get("command")) + " " + as_text(c.get("args"))
                     for fl in sorted(flags_in(text)):

@@ -23,7 +23,7 @@ import sun.misc.Signal;
                 + "(e.g. TSDB_WRITER_TIME_MULTIPLIER=12). Durations take a unit: 500ms, 60s, 5m, 1h.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:all consumed records written (or counted as rejected) and committed",
-                "1:stopped with writes unfinished, or a fatal error", "2:invalid flags"})
+                "1:stopped with writes unfinished, or a fatal error (a missing topic; Kafka unreachable longer than --kafka-timeout with --stop-at-end)", "2:invalid flags"})
 final class RunCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
@@ -113,7 +113,9 @@ final class RunCommand implements Callable<Integer> {
             description = "On shutdown or revocation, how long in-flight writes may finish before the watermark is committed (default: ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
-    @Option(names = "--stop-at-end", description = "Consume up to the end offsets seen at start, wait for every write, commit, print the final report, exit")
+    @Option(names = "--stop-at-end", description = "Record the end offset of every partition of the topic(s) at start, write up to them, "
+            + "and exit once the group's committed offset of every partition reached its recorded end (whichever member "
+            + "wrote it); until then keep the membership and take over what a rebalance hands this process")
     boolean stopAtEnd;
 
     @Option(names = "--report-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
@@ -141,6 +143,23 @@ final class RunCommand implements Callable<Integer> {
             description = "async: writes run on virtual threads while polling goes on; sync: on the poll thread, as the proof of concept did (for benchmarks) (default: ${DEFAULT-VALUE})")
     String writeMode;
 
+    @Option(names = "--group-instance-id", paramLabel = "ID",
+            description = "Static group membership (KIP-345, group.instance.id): a process restarted with the same id gets its "
+                    + "partitions back at once instead of after the session timeout. Unique per process, stable across restarts "
+                    + "(Kubernetes: the StatefulSet pod name) (default: none, a dynamic member)")
+    String groupInstanceId;
+
+    @Option(names = "--group-protocol", defaultValue = "classic", paramLabel = "classic|consumer",
+            description = "Consumer group protocol (group.protocol): classic, or consumer = Kafka 4's KIP-848 protocol, where the "
+                    + "broker assigns partitions and owns session timeouts (then session.timeout.ms, heartbeat.interval.ms and "
+                    + "partition.assignment.strategy are refused; group.remote.assignor picks the broker's assignor) (default: ${DEFAULT-VALUE})")
+    String groupProtocol;
+
+    @Option(names = "--kafka-timeout", defaultValue = "2m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "With --stop-at-end: how long Kafka may stay unreachable before the run exits 1; without it the writer "
+                    + "keeps retrying (default: ${DEFAULT-VALUE})")
+    Duration kafkaTimeout;
+
     RunConfig toConfig() {
         if (!writeMode.equals("async") && !writeMode.equals("sync")) {
             throw new IllegalArgumentException("--write-mode must be async or sync, got '" + writeMode + "'");
@@ -156,7 +175,9 @@ final class RunCommand implements Callable<Integer> {
                 segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
                 commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
                 deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties, writeMode.equals("sync"),
-                metricsAddress);
+                metricsAddress, new io.tsdbwriter.config.GroupMembership(
+                        groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
+                        io.tsdbwriter.config.GroupMembership.protocol(groupProtocol), kafkaTimeout));
     }
 
     @Override

@@ -118,7 +118,8 @@ final class WriterService {
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters);
-            member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd()), ws);
+            member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
+                    cfg.membership()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
             log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), cfg.vmUrls(),
                     cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
@@ -132,6 +133,9 @@ final class WriterService {
             memberThread.join();
             ready = false;
             reporter.shutdownNow();
+            if (member.startFailed()) {
+                return 1; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
+            }
             boolean clean = member.cleanStop() && !deaths.anyDied() && (deadLetters == null || deadLetters.stuckRecords() == 0);
             if (deaths.anyDied()) {
                 log.error("exit 1: a thread died ({}); committed only the watermark", deaths.firstDeath());
@@ -163,10 +167,12 @@ final class WriterService {
         }
     }
 
-    /** Ready: consuming, no thread died and no record stuck on its way to the dead-letter topic. */
+    /** Ready: consuming, Kafka reachable, no thread died and no record stuck on its way to the dead-letter topic. */
     private boolean ready() {
         DeadLetterQueue d = deadLetterQueue;
-        return ready && !deaths.anyDied() && (d == null || d.stuckRecords() == 0);
+        GroupMember m = member;
+        return ready && m != null && m.kafkaReachable() // not ready while Kafka is unreachable
+                && !deaths.anyDied() && (d == null || d.stuckRecords() == 0);
     }
 
     /**

@@ -13,7 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import io.tsdbwriter.config.GroupMembership;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -38,9 +40,19 @@ public final class GroupMember implements Runnable {
     private static final Duration POLL = Duration.ofMillis(100);
     private static final Duration END_OFFSETS_EVERY = Duration.ofSeconds(5);
 
+    /** How often, with {@code --stop-at-end}, the group's committed offsets are read back (and Kafka's reachability checked). */
+    private static final Duration GROUP_CHECK_EVERY = Duration.ofSeconds(2);
+    /** How often reachability is checked without {@code --stop-at-end}. */
+    private static final Duration REACHABILITY_CHECK_EVERY = Duration.ofSeconds(10);
+    /** One Admin request's bound. */
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
+    /** The "still waiting for …" line and the "unreachable" line are logged at most this often. */
+    private static final Duration WAITING_LOG_EVERY = Duration.ofSeconds(15);
+    private static final Duration UNREACHABLE_LOG_EVERY = Duration.ofMinutes(1);
+
     /** How this member behaves. */
     public record Settings(Map<String, Object> consumerProps, List<String> topics, Duration commitInterval,
-                           Duration drainTimeout, boolean stopAtEnd) {
+                           Duration drainTimeout, boolean stopAtEnd, GroupMembership membership) {
     }
 
     private final Settings settings;
@@ -53,6 +65,13 @@ public final class GroupMember implements Runnable {
     private volatile boolean closed;
     private volatile boolean cleanStop = true;
     private volatile boolean assignedOnce;
+    private volatile boolean kafkaReachable;
+    private volatile boolean startFailed;
+    private GroupProgress progress; // member thread only
+    private long lastKafkaOkNanos = System.nanoTime();
+    private long lastUnreachableLogNanos;
+    private boolean unreachableLogged;
+    private long lastWaitingLogNanos = System.nanoTime();
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     /** Set by writer threads when an ack moved a watermark; the member loop then commits at once. */
     private final Object ackSignal = new Object();
@@ -84,11 +103,19 @@ public final class GroupMember implements Runnable {
         }
     }
 
-    static Map<String, Object> memberProps(Map<String, Object> base) {
+    static Map<String, Object> memberProps(Map<String, Object> base, GroupMembership membership) {
         Map<String, Object> p = new HashMap<>(base);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the writer never creates topics
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, membership.protocol().name().toLowerCase(java.util.Locale.ROOT));
+        if (membership.protocol() == GroupProtocol.CLASSIC) {
+            // under KIP-848 the broker assigns (group.remote.assignor); the client may not name an assignor
+            p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        }
+        if (membership.groupInstanceId() != null) {
+            p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, membership.groupInstanceId());
+        }
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -97,11 +124,185 @@ public final class GroupMember implements Runnable {
 
     @Override
     public void run() {
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(memberProps(settings.consumerProps()))) {
+        try {
+            progress = connect();
+            if (progress != null) {
+                stopOffsets.putAll(progress.recordedEnds());
+                runMember();
+            }
+        } catch (GroupProgress.MissingTopicException e) {
+            log.error(e.getMessage());
+            fail();
+        } catch (KafkaGaveUp e) {
+            log.error(e.getMessage());
+            fail();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            cleanStop = false;
+        } finally {
+            if (progress != null) {
+                progress.close();
+            }
+            closed = true;
+        }
+    }
+
+    private void fail() {
+        startFailed = !assignedOnce;
+        cleanStop = false;
+        workers.values().forEach(PartitionWorkers::abandon);
+    }
+
+    /** Kafka stayed unreachable longer than {@code --kafka-timeout} under {@code --stop-at-end}, or refused us. */
+    private static final class KafkaGaveUp extends RuntimeException {
+        KafkaGaveUp(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Before joining: checks every topic exists and, with {@code --stop-at-end}, records the end offset of every
+     * partition. While Kafka cannot be reached it logs one line naming the bootstrap servers at most once a minute
+     * and retries — until {@code --kafka-timeout} under {@code --stop-at-end}, for ever otherwise.
+     *
+     * @return the progress view, or null when stopped before Kafka answered
+     */
+    private GroupProgress connect() throws InterruptedException {
+        GroupProgress p = null;
+        try {
+            while (!closed) {
+                try {
+                    if (p == null) {
+                        p = new GroupProgress(settings.consumerProps(), groupId(), settings.topics());
+                    }
+                    if (settings.stopAtEnd()) {
+                        p.recordEnds(ADMIN_TIMEOUT);
+                        log.info("stop-at-end: recorded the end offsets of {} partition(s) of {}; the run ends once the group "
+                                + "committed every one of them, whichever member writes it", p.recordedEnds().size(), settings.topics());
+                    } else {
+                        p.partitions(ADMIN_TIMEOUT);
+                    }
+                    kafkaOk();
+                    GroupProgress done = p;
+                    p = null;
+                    return done;
+                } catch (GroupProgress.MissingTopicException e) {
+                    throw e;
+                } catch (org.apache.kafka.common.errors.AuthenticationException | org.apache.kafka.common.errors.AuthorizationException e) {
+                    throw new KafkaGaveUp("Kafka at " + bootstrap() + " refused this client: " + e.getMessage()
+                            + " (credentials or ACLs, not an outage)");
+                } catch (org.apache.kafka.common.KafkaException e) {
+                    kafkaUnreachable(e);
+                    synchronized (ackSignal) {
+                        if (!closed) {
+                            ackSignal.wait(1000);
+                        }
+                    }
+                }
+            }
+            return null;
+        } finally {
+            if (p != null) {
+                p.close();
+            }
+        }
+    }
+
+    private String groupId() {
+        return String.valueOf(settings.consumerProps().get(ConsumerConfig.GROUP_ID_CONFIG));
+    }
+
+    private String bootstrap() {
+        return String.valueOf(settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
+    }
+
+    private void kafkaOk() {
+        if (unreachableLogged) {
+            log.info("Kafka bootstrap servers {} reachable again", bootstrap());
+            unreachableLogged = false;
+        }
+        kafkaReachable = true;
+        lastKafkaOkNanos = System.nanoTime();
+    }
+
+    /** One line naming the servers, at most once a minute; gives up after --kafka-timeout under --stop-at-end. */
+    private void kafkaUnreachable(RuntimeException e) {
+        kafkaReachable = false;
+        long now = System.nanoTime();
+        long downNanos = now - lastKafkaOkNanos;
+        if (!unreachableLogged || now - lastUnreachableLogNanos >= UNREACHABLE_LOG_EVERY.toNanos()) {
+            log.warn("Kafka bootstrap servers {} unreachable ({}); retrying{}", bootstrap(), reason(e),
+                    settings.stopAtEnd() ? ", giving up after --kafka-timeout " + human(settings.membership().kafkaTimeout())
+                            : " (this line repeats at most once a minute)");
+            unreachableLogged = true;
+            lastUnreachableLogNanos = now;
+        }
+        if (settings.stopAtEnd() && downNanos >= settings.membership().kafkaTimeout().toNanos()) {
+            throw new KafkaGaveUp("Kafka bootstrap servers " + bootstrap() + " unreachable for "
+                    + human(settings.membership().kafkaTimeout()) + " (--kafka-timeout) with --stop-at-end: giving up ("
+                    + reason(e) + ")");
+        }
+    }
+
+    private static String human(Duration d) {
+        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT); // PT2M -> 2m
+    }
+
+    private static String reason(Throwable e) {
+        if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return "no answer within " + human(ADMIN_TIMEOUT);
+        }
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause(); // e.g. "No resolvable bootstrap urls given in bootstrap.servers"
+        }
+        String m = root.getMessage();
+        return m == null ? root.getClass().getSimpleName() : m;
+    }
+
+    /**
+     * With {@code --stop-at-end}: reads the group's committed offsets back and answers whether every recorded
+     * partition reached its recorded end; logs (every 15 s at most) what it still waits
+     * for and who holds it. Without: only checks that Kafka answers.
+     */
+    private boolean groupDone() throws InterruptedException {
+        try {
+            if (!settings.stopAtEnd()) {
+                progress.partitions(ADMIN_TIMEOUT);
+                kafkaOk();
+                return false;
+            }
+            Map<TopicPartition, Long> behind = progress.behind(ADMIN_TIMEOUT);
+            kafkaOk();
+            if (behind.isEmpty()) {
+                log.info("stop-at-end: the group's committed offset of every partition ({}) reached its recorded end",
+                        progress.recordedEnds().size());
+                return true;
+            }
+            long now = System.nanoTime();
+            if (now - lastWaitingLogNanos >= WAITING_LOG_EVERY.toNanos()) {
+                lastWaitingLogNanos = now;
+                log.info("stop-at-end: {}; waiting for {} partition(s) of the group: {}",
+                        allFinished() ? "this process's partitions are written" : "still writing " + GroupProgress.names(workers.keySet()),
+                        behind.size(), progress.describeWaiting(behind, ADMIN_TIMEOUT));
+            }
+            return false;
+        } catch (GroupProgress.MissingTopicException e) {
+            throw e;
+        } catch (org.apache.kafka.common.KafkaException e) {
+            kafkaUnreachable(e);
+            return false;
+        }
+    }
+
+    private void runMember() {
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(memberProps(settings.consumerProps(), settings.membership()))) {
             consumer = c;
             c.subscribe(settings.topics(), new Rebalance(c));
             long lastCommit = System.nanoTime();
             long lastEndOffsets = 0;
+            long lastGroupCheck = System.nanoTime();
+            Duration groupCheckEvery = settings.stopAtEnd() ? GROUP_CHECK_EVERY : REACHABILITY_CHECK_EVERY;
             while (!closed) {
                 try {
                     if (workers.isEmpty()) {
@@ -125,20 +326,27 @@ public final class GroupMember implements Runnable {
                 if (due) {
                     lastCommit = System.nanoTime();
                 }
-                if (settings.stopAtEnd() && assignedOnce && allFinished()) {
-                    log.info("stop-at-end: every assigned partition is written up to its end offset");
-                    break;
+                if (System.nanoTime() - lastGroupCheck >= groupCheckEvery.toNanos()) {
+                    lastGroupCheck = System.nanoTime();
+                    try {
+                        if (groupDone()) {
+                            break; // the whole topic is written (DESIGN §5), not merely this process's share
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
                 }
             }
             revokeAll(c, true);
         } catch (WakeupException e) {
             // closed while starting
+        } catch (KafkaGaveUp e) {
+            throw e;
         } catch (RuntimeException e) {
             log.error("group member failed", e);
             cleanStop = false;
             workers.values().forEach(PartitionWorkers::abandon);
-        } finally {
-            closed = true;
         }
     }
 
@@ -233,6 +441,7 @@ public final class GroupMember implements Runnable {
                 long start = Math.max(om == null ? 0 : om.offset(), begin.getOrDefault(tp, 0L));
                 long stop = Long.MAX_VALUE;
                 if (settings.stopAtEnd()) {
+                    // the end recorded at start, also for a partition handed over later: never read past it
                     stop = stopOffsets.computeIfAbsent(tp, t -> ends.get(t));
                     stop = Math.max(stop, start);
                 }
@@ -337,6 +546,16 @@ public final class GroupMember implements Runnable {
     /** True when shutdown drained everything (no write abandoned, no failure). */
     public boolean cleanStop() {
         return cleanStop;
+    }
+
+    /** False while Kafka cannot be reached (before the first answer, and after a failed check); feeds /health/ready. */
+    public boolean kafkaReachable() {
+        return kafkaReachable && !closed;
+    }
+
+    /** True when the run failed before any partition was assigned (missing topic, Kafka unreachable): nothing to report. */
+    public boolean startFailed() {
+        return startFailed;
     }
 
     /** Whether the member loop has ended. */

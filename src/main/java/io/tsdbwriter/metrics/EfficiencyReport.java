@@ -21,6 +21,10 @@ import java.util.function.LongSupplier;
  * The live expected rate from the input (growth of the log end offsets × points per record × M × N) is printed
  * too when the input grows.
  *
+ * <p>A figure without meaning is never printed: with nothing expected the final efficiency is absent ({@code null}
+ * in {@code --summary-json}, "n/a" in the text), and CPU seconds per million samples is left out when none was
+ * written.
+ *
  * <p>Thread-safe ({@link #tick()} is synchronized).
  */
 public final class EfficiencyReport {
@@ -101,7 +105,7 @@ public final class EfficiencyReport {
         m.put("retries", (long) meters.retries.count());
         m.put("elapsed_seconds", round(elapsed));
         m.put("samples_per_second", round(written / Math.max(elapsed, 1e-3)));
-        m.put("efficiency", expected > 0 ? round(written / expected) : 0.0);
+        m.put("efficiency", expected > 0 ? round(written / expected) : null); // nothing expected: no meaningful ratio
         m.put("cpu_seconds", round(processCpuSeconds()));
         m.put("peak_heap_bytes", peakHeapBytes());
         return m;
@@ -112,11 +116,14 @@ public final class EfficiencyReport {
         Map<String, Object> s = summary();
         double elapsed = (double) s.get("elapsed_seconds");
         out.println("=== tsdb-writer final report ===");
-        s.forEach((k, v) -> out.printf(Locale.ROOT, "%-22s %s%n", k, v));
+        s.forEach((k, v) -> out.printf(Locale.ROOT, "%-22s %s%n", k, v == null ? "n/a (nothing expected)" : v));
         out.printf(Locale.ROOT, "%-22s %.0f%n", "samples_per_minute", (long) s.get("samples_written") / Math.max(elapsed, 1e-3) * 60);
         out.printf(Locale.ROOT, "%-22s %.0f%n", "expected_per_minute", (long) s.get("samples_expected") / Math.max(elapsed, 1e-3) * 60);
         out.printf(Locale.ROOT, "%-22s %d%n", "in_flight_batches", inFlightBatches.getAsLong());
-        out.printf(Locale.ROOT, "%-22s %.2f%n", "cpu_s_per_million", (double) s.get("cpu_seconds") / Math.max(1e-9, (long) s.get("samples_written") / 1e6));
+        long writtenSamples = (long) s.get("samples_written");
+        if (writtenSamples > 0) { // with no sample written the ratio has no meaning: left out
+            out.printf(Locale.ROOT, "%-22s %.2f%n", "cpu_s_per_million", (double) s.get("cpu_seconds") / (writtenSamples / 1e6));
+        }
     }
 
     /** Writes {@link #summary()} as JSON. */

@@ -22,7 +22,8 @@ class MainTest {
             "--max-concurrent-writes", "--max-retries", "--on-write-failure", "--dead-letter-topic", "--batch-samples",
             "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
             "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
-            "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address", "--help", "--version");
+            "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address",
+            "--group-instance-id", "--group-protocol", "--kafka-timeout", "--help", "--version");
 
     private record Result(int exitCode, String out, String err) {
     }

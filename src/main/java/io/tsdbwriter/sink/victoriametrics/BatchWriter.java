@@ -31,6 +31,7 @@ public final class BatchWriter implements AutoCloseable {
     /** How often a write waiting on open circuit breakers checks them again. */
     static final long PERMISSION_POLL_MS = 250;
 
+    private final CredentialsRefusedLog credentialsRefused = new CredentialsRefusedLog();
     private final List<VmEndpoint> endpoints;
     private final VmImportClient client;
     private final WritePermits permits;
@@ -208,6 +209,7 @@ public final class BatchWriter implements AutoCloseable {
             WriteOutcome outcome = client.post(endpoint, batch.body(), gzipped);
             long took = System.nanoTime() - t0;
             meters.writeLatency.record(took, TimeUnit.NANOSECONDS);
+            credentialsRefused.refused(endpoint, outcome.status()); // 401/403: one clear line, retried as any failure
             if (outcome.kind() == WriteOutcome.Kind.RETRYABLE) {
                 breaker.onError(took, TimeUnit.NANOSECONDS, new IOException(outcome.statusTag() + " " + outcome.detail()));
             } else {

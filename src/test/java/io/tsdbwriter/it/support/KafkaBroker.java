@@ -295,6 +295,14 @@ public final class KafkaBroker implements AutoCloseable {
                     "share.coordinator.state.topic.replication.factor=1",
                     "share.coordinator.state.topic.min.isr=1",
                     "group.initial.rebalance.delay.ms=0",
+                    // KIP-848 (--group-protocol consumer): enabled by default in Kafka 4.x KRaft (group.version feature;
+                    // group.coordinator.rebalance.protocols defaults to classic,consumer,streams). Its session timeout is
+                    // the broker's (45 s, minimum 45 s by default): 6 s here, as tests give classic members, so a
+                    // killed member's partitions move on quickly; heartbeats every second carry assignments promptly.
+                    "group.consumer.min.session.timeout.ms=6000",
+                    "group.consumer.session.timeout.ms=6000",
+                    "group.consumer.min.heartbeat.interval.ms=1000",
+                    "group.consumer.heartbeat.interval.ms=1000",
                     "log.retention.ms=-1",
                     "num.network.threads=2",
                     "num.io.threads=4",

@@ -1,0 +1,213 @@
+package io.tsdbwriter.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * The group-wide view a process needs for {@code --stop-at-end} (DESIGN §5): the end offsets of every partition of
+ * every subscribed topic recorded once at start, the group's committed offsets read back from Kafka (whoever
+ * committed them), and who holds the partitions still behind. Everything goes through one Kafka {@link Admin}
+ * client; no consumer-group membership of its own.
+ *
+ * <p>Not thread-safe: used by the group-member thread only. Every call may block up to the given timeout.
+ */
+final class GroupProgress implements AutoCloseable {
+
+    /** A topic named by {@code --topic} does not exist (the writer never creates topics). */
+    static final class MissingTopicException extends RuntimeException {
+        MissingTopicException(String topic) {
+            super("topic '" + topic + "' does not exist (the writer never creates topics): check --topic");
+        }
+    }
+
+    private final Admin admin;
+    private final String groupId;
+    private final List<String> topics;
+    private final Map<TopicPartition, Long> recordedEnd = new HashMap<>();
+    private final Map<TopicPartition, Long> recordedBegin = new HashMap<>();
+
+    /**
+     * @param consumerProps the member's consumer settings; those an Admin client knows (bootstrap, security, …) are used
+     * @throws KafkaException when the client cannot be made (e.g. no bootstrap server resolves)
+     */
+    GroupProgress(Map<String, Object> consumerProps, String groupId, List<String> topics) {
+        Map<String, Object> p = new HashMap<>();
+        Set<String> known = AdminClientConfig.configNames();
+        consumerProps.forEach((k, v) -> {
+            if (known.contains(k)) {
+                p.put(k, v);
+            }
+        });
+        p.remove(AdminClientConfig.CLIENT_ID_CONFIG);
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-group-progress");
+        p.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        this.admin = Admin.create(p);
+        this.groupId = groupId;
+        this.topics = List.copyOf(topics);
+    }
+
+    /**
+     * Checks that every topic exists and returns its partitions.
+     *
+     * @throws MissingTopicException naming the first topic that does not exist
+     * @throws KafkaException        (or a timeout) when Kafka cannot be reached within {@code timeout}
+     */
+    Set<TopicPartition> partitions(Duration timeout) throws InterruptedException {
+        Map<String, TopicDescription> d;
+        try {
+            d = admin.describeTopics(topics).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                for (String t : topics) { // which one: ask one by one
+                    try {
+                        admin.describeTopics(List.of(t)).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    } catch (ExecutionException e2) {
+                        if (e2.getCause() instanceof UnknownTopicOrPartitionException) {
+                            throw new MissingTopicException(t);
+                        }
+                        throw unwrap(e2);
+                    } catch (java.util.concurrent.TimeoutException e2) {
+                        throw new org.apache.kafka.common.errors.TimeoutException("describeTopics timed out", e2);
+                    }
+                }
+                throw new MissingTopicException(String.join(",", topics));
+            }
+            throw unwrap(e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new org.apache.kafka.common.errors.TimeoutException("describeTopics timed out after " + timeout, e);
+        }
+        return d.values().stream().flatMap(td -> td.partitions().stream().map(pi -> new TopicPartition(td.name(), pi.partition())))
+                .collect(Collectors.toSet());
+    }
+
+    /**
+     * Records the end offset (read_committed: the last stable offset) and the log start offset of every partition of
+     * every topic; {@code --stop-at-end} reads every partition up to its recorded end and never beyond, whichever
+     * member ends up reading it.
+     */
+    void recordEnds(Duration timeout) throws InterruptedException {
+        Set<TopicPartition> tps = partitions(timeout);
+        recordedEnd.putAll(offsets(tps, OffsetSpec.latest(), timeout));
+        recordedBegin.putAll(offsets(tps, OffsetSpec.earliest(), timeout));
+    }
+
+    private Map<TopicPartition, Long> offsets(Set<TopicPartition> tps, OffsetSpec spec, Duration timeout) throws InterruptedException {
+        Map<TopicPartition, OffsetSpec> req = new HashMap<>();
+        tps.forEach(tp -> req.put(tp, spec));
+        try {
+            return admin.listOffsets(req, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        } catch (ExecutionException e) {
+            throw unwrap(e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new org.apache.kafka.common.errors.TimeoutException("listOffsets timed out after " + timeout, e);
+        }
+    }
+
+    /** The end offsets recorded at start, by partition (empty before {@link #recordEnds}). */
+    Map<TopicPartition, Long> recordedEnds() {
+        return Map.copyOf(recordedEnd);
+    }
+
+    /** The recorded end of {@code tp}, or null when it was not recorded (a partition added later). */
+    Long recordedEnd(TopicPartition tp) {
+        return recordedEnd.get(tp);
+    }
+
+    /**
+     * The partitions whose group-committed offset is still below the recorded end, with that committed offset
+     * (−1 = nothing committed). Empty = the whole topic is written.
+     *
+     * @throws KafkaException (or a timeout) when Kafka cannot be asked
+     */
+    Map<TopicPartition, Long> behind(Duration timeout) throws InterruptedException {
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        try {
+            committed = admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw unwrap(e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new org.apache.kafka.common.errors.TimeoutException("listConsumerGroupOffsets timed out after " + timeout, e);
+        }
+        Map<TopicPartition, Long> out = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::topic)
+                .thenComparingInt(TopicPartition::partition));
+        recordedEnd.forEach((tp, end) -> {
+            OffsetAndMetadata om = committed.get(tp);
+            long c = om == null ? -1 : om.offset();
+            boolean done = c >= end || (c < 0 && end <= recordedBegin.getOrDefault(tp, 0L));
+            if (!done) {
+                out.put(tp, c);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * One line naming each partition still behind, its committed and recorded end offsets, and the member that
+     * holds it (client id, host, instance id) or "unassigned" — from {@code describeConsumerGroups}.
+     */
+    String describeWaiting(Map<TopicPartition, Long> behind, Duration timeout) {
+        Map<TopicPartition, String> holders = new HashMap<>();
+        try {
+            ConsumerGroupDescription g = admin.describeConsumerGroups(List.of(groupId)).describedGroups().get(groupId)
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            for (MemberDescription m : g.members()) {
+                String who = m.clientId() + " on " + m.host() + m.groupInstanceId().map(i -> " instance " + i).orElse("")
+                        + " (member " + m.consumerId() + ")";
+                for (TopicPartition tp : m.assignment().topicPartitions()) {
+                    holders.put(tp, who);
+                }
+            }
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            // the holders are a courtesy: without them the line still names the partitions
+        }
+        List<String> parts = new ArrayList<>();
+        behind.forEach((tp, c) -> parts.add(tp + " committed " + (c < 0 ? "none" : c) + " of " + recordedEnd.get(tp)
+                + ", held by " + holders.getOrDefault(tp, "no member (unassigned or a dead member's session not yet expired)")));
+        return String.join("; ", parts);
+    }
+
+    private static RuntimeException unwrap(ExecutionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof RuntimeException r) {
+            return r;
+        }
+        return new KafkaException(c);
+    }
+
+    /** Partitions of {@code tps} that are recorded (for logs). */
+    static String names(Collection<TopicPartition> tps) {
+        return tps.stream().map(TopicPartition::toString).sorted().collect(Collectors.joining(","));
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(2));
+    }
+}

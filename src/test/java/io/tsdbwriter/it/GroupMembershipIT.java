@@ -1,0 +1,316 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.it.support.FaultProxy;
+import io.tsdbwriter.it.support.FreePorts;
+import io.tsdbwriter.it.support.KafkaBroker;
+import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.SourcePoint;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 12, "a job is done only when the whole group's work is done": real writer processes killed with
+ * {@code kill -9} at seeded random moments (some during the group join) under both group protocols, static
+ * membership, a group of three {@code --stop-at-end} processes losing one member, and configuration mistakes
+ * (missing topic, unreachable Kafka, VictoriaMetrics refusing credentials). One broker for the class, a fresh
+ * VictoriaMetrics and topic per scenario; each ends with the exact read-back and committed == end offsets.
+ */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+class GroupMembershipIT {
+
+    static final int PARTITIONS = 3;
+    static final int M = 2;
+    static final int N = 1;
+    /** Seeds per protocol of the repeated-kill scenario. */
+    static final long[] SEEDS = {11, 23, 37};
+
+    @TempDir
+    static Path work;
+
+    static KafkaBroker kafka;
+    /** The first few real scrapes (small data, so each scenario stays short). */
+    static List<SourcePoint> points;
+    static final AtomicInteger names = new AtomicInteger();
+    final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        kafka = KafkaBroker.start(work.resolve("kafka"));
+        List<SourcePoint> all = Scenario.realPoints();
+        points = List.copyOf(all.subList(0, all.size() * 3 / 20)); // 3 of the 20 scrapes' worth of points
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @AfterEach
+    void closeAll() {
+        for (AutoCloseable c : toClose.reversed()) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+    }
+
+    private record Fixture(String topic, String group, VictoriaMetrics vm) {
+    }
+
+    private Fixture fixture(String name) {
+        String topic = name + "-" + names.incrementAndGet();
+        kafka.createTopic(topic, PARTITIONS);
+        Scenario.produce(kafka.bootstrapServers(), topic, PARTITIONS, points, 1);
+        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-" + topic));
+        toClose.add(vm);
+        return new Fixture(topic, "g-" + topic, vm);
+    }
+
+    /** A proxy that slows every write, so a run takes several seconds and kills land mid-work. */
+    private FaultProxy slow(Fixture f, Duration delay) throws Exception {
+        FaultProxy proxy = new FaultProxy(f.vm().url());
+        proxy.mode(new FaultProxy.Delay(delay));
+        toClose.add(proxy);
+        return proxy;
+    }
+
+    private WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
+        List<String> args = Scenario.runArgs(kafka.bootstrapServers(), vmUrl, f.topic(), f.group(), M, N, 2, more);
+        args.addAll(List.of("--segment-size", "50", "--commit-interval", "500ms", "--batch-samples", "50",
+                "--max-concurrent-writes", "1"));
+        WriterProcess w = WriterProcess.start(work.resolve(name + ".log"), args);
+        toClose.add(w);
+        return w;
+    }
+
+    private void assertEverythingWrittenAndCommitted(Fixture f) throws Exception {
+        Scenario.assertExactReadBack(f.vm().url(), Scenario.expected(points, M, N));
+        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), f.group(), f.topic()))
+                .isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), f.topic()));
+    }
+
+    static Stream<Arguments> killSeeds() {
+        List<Arguments> out = new ArrayList<>();
+        for (String protocol : List.of("classic", "consumer")) {
+            for (long seed : SEEDS) {
+                out.add(Arguments.of(protocol, seed));
+            }
+        }
+        return out.stream();
+    }
+
+    /**
+     * The crash pattern of the issue: four kill -9 at seeded moments 1–6 s after each start (several while the
+     * process is still joining), then one --stop-at-end run, which must exit 0 only once the group committed every
+     * partition at its end — the dead members still hold partitions until their sessions expire.
+     */
+    @ParameterizedTest(name = "{0} seed {1}")
+    @MethodSource("killSeeds")
+    void repeatedKillsThenStopAtEndWriteEverySampleOnce(String protocol, long seed) throws Exception {
+        Fixture f = fixture("kills-" + protocol);
+        FaultProxy proxy = slow(f, Duration.ofMillis(100));
+        String[] group = protocol.equals("classic")
+                ? new String[] {"--group-protocol", "classic", "--consumer-property", "session.timeout.ms=6000",
+                        "--consumer-property", "heartbeat.interval.ms=1000"}
+                : new String[] {"--group-protocol", "consumer"}; // session timeout is the broker's (6 s in KafkaBroker)
+        Random random = new Random(seed);
+        for (int i = 1; i <= 4; i++) {
+            WriterProcess w = writer(f, "kills-" + protocol + "-" + seed + "-" + i, proxy.url(), group);
+            Thread.sleep(1000 + random.nextInt(5001));
+            w.kill();
+        }
+        List<String> finish = new ArrayList<>(List.of(group));
+        finish.add("--stop-at-end");
+        WriterProcess last = writer(f, "kills-" + protocol + "-" + seed + "-final", proxy.url(), finish.toArray(String[]::new));
+        assertThat(last.waitFor(Scenario.PROCESS_TIMEOUT)).as(last.output()).isZero();
+        assertThat(last.output()).contains("stop-at-end: the group's committed offset of every partition (3) reached its recorded end");
+        assertEverythingWrittenAndCommitted(f);
+    }
+
+    /**
+     * Static membership: a process killed with kill -9 and restarted with the same --group-instance-id gets its
+     * partitions back within seconds although session.timeout.ms is 45 s.
+     */
+    @Test
+    void staticMemberRestartedAfterKillGetsItsPartitionsBackAtOnce() throws Exception {
+        Fixture f = fixture("static");
+        FaultProxy proxy = slow(f, Duration.ofMillis(100));
+        String[] member = {"--group-instance-id", "writer-0", "--consumer-property", "session.timeout.ms=45000"};
+        WriterProcess first = writer(f, "static-1", proxy.url(), member);
+        awaitOutput(first, "assigned " + f.topic(), Duration.ofSeconds(60));
+        awaitSomeCommitted(f, Duration.ofSeconds(60));
+        first.kill();
+        long t0 = System.nanoTime();
+        List<String> again = new ArrayList<>(List.of(member));
+        again.add("--stop-at-end");
+        WriterProcess second = writer(f, "static-2", proxy.url(), again.toArray(String[]::new));
+        awaitOutput(second, "assigned " + f.topic(), Duration.ofSeconds(40));
+        Duration reassigned = Duration.ofNanos(System.nanoTime() - t0);
+        System.out.println("static member: partitions back " + reassigned.toMillis() + " ms after the restart (JVM start included)");
+        assertThat(reassigned).as("partitions back after the restart with the same group.instance.id")
+                .isLessThan(Duration.ofSeconds(15));
+        assertThat(second.waitFor(Scenario.PROCESS_TIMEOUT)).as(second.output()).isZero();
+        assertEverythingWrittenAndCommitted(f);
+    }
+
+    /**
+     * Three --stop-at-end processes in one group (KIP-848 protocol, so paused partitions, commits and revocation
+     * drains run under it), one killed midway: the other two take over its partitions and both exit 0 only once
+     * every partition is committed at its end.
+     */
+    @Test
+    void groupOfThreeWithStopAtEndLosingOneExitsOnlyWhenTheWholeTopicIsWritten() throws Exception {
+        Fixture f = fixture("three");
+        FaultProxy proxy = slow(f, Duration.ofMillis(100));
+        String[] args = {"--group-protocol", "consumer", "--stop-at-end"};
+        WriterProcess w1 = writer(f, "three-1", proxy.url(), args);
+        WriterProcess w2 = writer(f, "three-2", proxy.url(), args);
+        WriterProcess w3 = writer(f, "three-3", proxy.url(), args);
+        awaitSomeCommitted(f, Duration.ofSeconds(60));
+        w1.kill();
+        assertThat(w2.waitFor(Scenario.PROCESS_TIMEOUT)).as(w2.output()).isZero();
+        Map<TopicPartition, Long> end = Scenario.endOffsets(kafka.bootstrapServers(), f.topic());
+        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), f.group(), f.topic()))
+                .as("committed when the first survivor exited").isEqualTo(end);
+        assertThat(w3.waitFor(Scenario.PROCESS_TIMEOUT)).as(w3.output()).isZero();
+        assertEverythingWrittenAndCommitted(f);
+    }
+
+    @Test
+    void missingTopicIsOneLineAndExitOneAndTheTopicIsNotCreated() throws Exception {
+        String topic = "no-such-topic-" + names.incrementAndGet();
+        List<String> args = Scenario.runArgs(kafka.bootstrapServers(), "http://127.0.0.1:9", topic, "g-" + topic, M, N, 1,
+                "--stop-at-end");
+        WriterProcess w = WriterProcess.start(work.resolve("missing-topic.log"), args);
+        toClose.add(w);
+        assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1);
+        assertThat(w.output()).contains("topic '" + topic + "' does not exist").doesNotContain("Exception", "\tat ");
+        try (Admin admin = Admin.create(kafka.adminProperties())) {
+            assertThat(admin.listTopics().names().get()).doesNotContain(topic);
+        }
+    }
+
+    @Test
+    void unreachableBootstrapIsOneLineNotReadyAndWithStopAtEndExitOneAfterTheKafkaTimeout() throws Exception {
+        String servers;
+        try (FreePorts.Reservation nothing = FreePorts.reserve()) {
+            servers = "127.0.0.1:" + nothing.port();
+        }
+        int metricsPort = FreePorts.pick();
+        List<String> base = List.of("run", "--bootstrap-servers", servers, "--topic", "t", "--group-id", "g",
+                "--vm-url", "http://127.0.0.1:9", "--report-interval", "5s");
+        // without --stop-at-end: keeps retrying, not ready
+        List<String> service = new ArrayList<>(base);
+        service.addAll(List.of("--metrics-port", Integer.toString(metricsPort), "--metrics-address", "127.0.0.1"));
+        WriterProcess w = WriterProcess.start(work.resolve("unreachable-service.log"), service);
+        toClose.add(w);
+        awaitOutput(w, "unreachable", Duration.ofSeconds(30));
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(ready.statusCode()).isEqualTo(503);
+        Thread.sleep(4000);
+        assertThat(w.isAlive()).isTrue();
+        assertThat(lines(w.output(), servers)).as(w.output()).hasSize(1);
+        w.sigterm();
+        w.waitFor(Duration.ofSeconds(30));
+
+        // with --stop-at-end: exit 1 within --kafka-timeout (plus start and one attempt)
+        List<String> job = new ArrayList<>(base);
+        job.addAll(List.of("--metrics-port", "-1", "--stop-at-end", "--kafka-timeout", "5s"));
+        long t0 = System.nanoTime();
+        WriterProcess j = WriterProcess.start(work.resolve("unreachable-job.log"), job);
+        toClose.add(j);
+        assertThat(j.waitFor(Duration.ofSeconds(40))).as(j.output()).isEqualTo(1);
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(25));
+        List<String> named = lines(j.output(), servers);
+        assertThat(named).as(j.output()).hasSize(2); // "unreachable … retrying" once, then "giving up"
+        assertThat(named.get(1)).contains("unreachable for 5s (--kafka-timeout)");
+        assertThat(j.output()).doesNotContain("NetworkClient", "\tat ");
+    }
+
+    /**
+     * VictoriaMetrics with basic auth the writer lacks answers 401: one clear line naming the endpoint and status,
+     * counted by status, the data kept (nothing committed), the partitions paused and probing.
+     */
+    @Test
+    void victoriaMetricsAnswering401IsACredentialsLineAndNothingIsCommitted() throws Exception {
+        String topic = "auth-" + names.incrementAndGet();
+        kafka.createTopic(topic, PARTITIONS);
+        Scenario.produce(kafka.bootstrapServers(), topic, PARTITIONS, points, 1);
+        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-auth"), "-httpAuth.username=writer", "-httpAuth.password=s3cret");
+        toClose.add(vm);
+        int metricsPort = FreePorts.pick();
+        List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", topic,
+                "--group-id", "g-" + topic, "--vm-url", vm.url(), "--metrics-port", Integer.toString(metricsPort),
+                "--metrics-address", "127.0.0.1", "--max-retries", "1", "--max-backoff", "500ms", "--drain-timeout", "2s",
+                "--stop-at-end", "--report-interval", "5s"));
+        WriterProcess w = WriterProcess.start(work.resolve("auth.log"), args);
+        toClose.add(w);
+        awaitOutput(w, "answered 401 Unauthorized: credentials, not an outage", Duration.ofSeconds(60));
+        assertThat(w.output()).contains(vm.url() + "/api/v1/import");
+        Thread.sleep(3000);
+        assertThat(w.isAlive()).as(w.output()).isTrue();
+        assertThat(lines(w.output(), "answered 401")).hasSize(1); // at most once a minute
+        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).containsPattern("tsdbwriter_write_requests_total\\{[^}]*status=\"401\"[^}]*\\} [1-9]");
+        w.sigterm();
+        assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1);
+        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic).values()).allMatch(o -> o == 0L);
+    }
+
+    private void awaitSomeCommitted(Fixture f, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<TopicPartition, Long> c = Scenario.committedOffsets(kafka.bootstrapServers(), f.group(), f.topic());
+            if (c.values().stream().mapToLong(Long::longValue).sum() > 0) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("nothing committed within " + timeout);
+    }
+
+    private static void awaitOutput(WriterProcess w, String text, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!w.output().contains(text)) {
+            if (System.nanoTime() > deadline || !w.isAlive() && !w.output().contains(text)) {
+                throw new AssertionError("no '" + text + "' in the output" + (w.isAlive() ? "" : " (exited)") + ":\n" + w.output());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static List<String> lines(String output, String containing) {
+        return output.lines().filter(l -> l.contains(containing)).toList();
+    }
+}
