@@ -40,11 +40,19 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", split = ",", splitSynopsisLabel = ",", paramLabel = "URL",
             description = "VictoriaMetrics base URL(s); /api/v1/import is appended. Single-node: http://vm:8428; "
-                    + "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least loaded first (default: ${DEFAULT-VALUE})")
+                    + "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least loaded first. "
+                    + "http://user:password@host is basic auth for that URL (never printed) (default: http://localhost:8428)")
     List<String> vmUrls;
 
+    @picocli.CommandLine.Mixin
+    VmHttpOptions vmHttp = new VmHttpOptions();
+
+    @picocli.CommandLine.Mixin
+    KafkaClientOptions kafkaClient = new KafkaClientOptions();
+
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
-            description = "Extra Kafka consumer setting (repeatable), e.g. security.protocol=SSL or session.timeout.ms=10000")
+            description = "Extra Kafka consumer setting (repeatable), e.g. session.timeout.ms=10000; settings for every client "
+                    + "(security) go in --kafka-config / --kafka-property")
     java.util.Map<String, String> consumerProperties = new java.util.LinkedHashMap<>();
 
     @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
@@ -156,7 +164,7 @@ final class RunCommand implements Callable<Integer> {
                 segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
                 commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
                 deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties, writeMode.equals("sync"),
-                metricsAddress);
+                metricsAddress, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
     }
 
     @Override

@@ -77,7 +77,8 @@ final class WriterService {
         MetricsServer metricsServer = null;
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
         List<VmEndpoint> endpoints = cfg.vmUrls().stream().map(VmEndpoint::new).toList();
-        VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip());
+        VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(),
+                io.tsdbwriter.sink.http.HttpClientSecurity.of(cfg.vmHttp(), cfg.vmUrls()));
         BatchWriter writer = null;
         DeadLetterQueue deadLetters = null;
         try {
@@ -99,19 +100,20 @@ final class WriterService {
             }
             writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval());
-            Map<String, Object> kafka = new java.util.HashMap<>(cfg.consumerProperties());
+            Map<String, Object> kafka = cfg.kafkaClient().clientProperties();
+            kafka.putAll(cfg.consumerProperties());
             kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
             kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
             BatchWriter w = writer;
             if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
-                deadLetters = new DeadLetterQueue(cfg.bootstrapServers(), cfg.deadLetterTopic());
+                deadLetters = new DeadLetterQueue(cfg.kafkaClient().clientProperties(), cfg.deadLetterTopic());
                 log.info("dead-letter topic: {}", cfg.deadLetterTopic());
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters);
             member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
-            log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), cfg.vmUrls(),
+            log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), endpoints,
                     cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
             long period = cfg.reportInterval().toMillis();
             reporter.scheduleAtFixedRate(() -> out.println(report.tick()), period, period, TimeUnit.MILLISECONDS);

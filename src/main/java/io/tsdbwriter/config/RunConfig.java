@@ -41,6 +41,10 @@ import java.util.Objects;
  *                             deserializers, assignor) win
  * @param syncWrites           write on the poll thread (benchmark comparison only)
  * @param metricsAddress       address the metrics endpoint binds (default 0.0.0.0: every interface)
+ * @param kafkaClient          settings of every Kafka client of the process ({@code --kafka-config},
+ *                             {@code --kafka-property}); its bootstrap servers equal {@code bootstrapServers}
+ * @param vmHttp               authentication and TLS of every request to the {@code vmUrls} (which may carry
+ *                             {@code user:password@}; never print them, print {@link io.tsdbwriter.sink.http.SafeUrl#redact})
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -50,7 +54,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
                         java.util.Map<String, String> consumerProperties, boolean syncWrites,
-                        String metricsAddress) {
+                        String metricsAddress, KafkaClientConfig kafkaClient,
+                        io.tsdbwriter.sink.http.HttpAuthConfig vmHttp) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -82,6 +87,9 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms");
         consumerProperties = java.util.Map.copyOf(consumerProperties);
         require(metricsAddress != null && !metricsAddress.isBlank(), "--metrics-address must not be empty");
+        Objects.requireNonNull(kafkaClient, "kafkaClient");
+        require(kafkaClient.bootstrapServers().equals(bootstrapServers), "kafkaClient must use --bootstrap-servers");
+        Objects.requireNonNull(vmHttp, "vmHttp");
     }
 
     private static void require(boolean ok, String message) {

@@ -35,11 +35,14 @@ public final class DeadLetterQueue implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private volatile boolean closed;
 
-    /** @param topic the dead-letter topic (must exist or be auto-creatable) */
-    public DeadLetterQueue(String bootstrapServers, String topic) {
+    /**
+     * @param clientProps the settings every Kafka client of the process shares (bootstrap.servers, security, …);
+     *                    the producer's own settings below win
+     * @param topic       the dead-letter topic (must exist or be auto-creatable)
+     */
+    public DeadLetterQueue(Map<String, Object> clientProps, String topic) {
         this.topic = topic;
-        Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Map<String, Object> p = new HashMap<>(clientProps);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "tsdb-writer-dead-letter");
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
