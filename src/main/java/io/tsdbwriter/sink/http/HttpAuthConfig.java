@@ -40,8 +40,7 @@ public record HttpAuthConfig(String basicAuthUsername, Path basicAuthPasswordFil
         for (String h : headers) {
             int colon = h.indexOf(':');
             if (colon <= 0 || h.substring(0, colon).isBlank() || !h.substring(0, colon).strip().matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
-                throw new IllegalArgumentException("--vm-header needs NAME:VALUE with a valid header name, got a value starting '"
-                        + h.substring(0, Math.max(0, Math.min(colon < 0 ? h.length() : colon, 40))) + "'");
+                throw new IllegalArgumentException("--vm-header needs NAME:VALUE with a valid header name (the value given is not shown: it may be a secret)");
             }
         }
         if (basicAuthPasswordFile != null && (basicAuthUsername == null || basicAuthUsername.isEmpty())) {
