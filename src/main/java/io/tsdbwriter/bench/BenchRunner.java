@@ -30,7 +30,8 @@ public final class BenchRunner {
                            SourceFeed feed, long sourceIntervalMs, InputRate inputRate, Duration duration, Duration liveGrace,
                            Duration ceilingSeconds, long ceilingPoolBytes, int writePermits, int batchSamples, long segmentSize,
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
-                           List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine) {
+                           List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
+                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.sink.http.HttpAuthConfig vmHttp) {
     }
 
     private final Settings s;
@@ -50,8 +51,9 @@ public final class BenchRunner {
     public int run() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
         VmEndpoint endpoint = new VmEndpoint(s.vmUrl());
-        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), 64, false);
-             KafkaFeeder kafka = new KafkaFeeder(s.bootstrapServers())) {
+        io.tsdbwriter.sink.http.HttpClientSecurity security = io.tsdbwriter.sink.http.HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
+        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), 64, false, security);
+             KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();
             if (permits <= 0) {
@@ -68,7 +70,7 @@ public final class BenchRunner {
             if (!liveOnly) {
                 preload(kafka);
             }
-            CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax());
+            CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax(), security);
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
                     s.cellTimeout(), s.settleMax()), vm);

@@ -34,8 +34,15 @@ final class CeilingMeter {
     private final VmEndpoint endpoint;
     private final VmProbe vm;
     private final Duration settleMax;
+    private final io.tsdbwriter.sink.http.HttpClientSecurity security;
 
     CeilingMeter(VmEndpoint endpoint, VmProbe vm, Duration settleMax) {
+        this(endpoint, vm, settleMax, io.tsdbwriter.sink.http.HttpClientSecurity.of(io.tsdbwriter.sink.http.HttpAuthConfig.NONE));
+    }
+
+    /** @param security authentication and TLS of the ceiling's requests (the writers' settings) */
+    CeilingMeter(VmEndpoint endpoint, VmProbe vm, Duration settleMax, io.tsdbwriter.sink.http.HttpClientSecurity security) {
+        this.security = security;
         this.endpoint = endpoint;
         this.vm = vm;
         this.settleMax = settleMax;
@@ -89,7 +96,7 @@ final class CeilingMeter {
         if (bodies.isEmpty()) {
             throw new IllegalArgumentException("no bodies to post");
         }
-        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), concurrency, false)) {
+        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), concurrency, false, security)) {
             AtomicLong next = new AtomicLong();
             run(concurrency, () -> {
                 long i;

@@ -29,12 +29,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class KafkaFeeder implements AutoCloseable {
 
     private final String bootstrapServers;
+    private final io.tsdbwriter.config.KafkaClientConfig kafka;
     private final Admin admin;
 
-    KafkaFeeder(String bootstrapServers) {
-        this.bootstrapServers = bootstrapServers;
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaFeeder(io.tsdbwriter.config.KafkaClientConfig kafka) {
+        this.kafka = kafka;
+        this.bootstrapServers = kafka.bootstrapServers();
+        Properties p = kafka.clientPropertiesAsProperties();
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-bench-admin");
         this.admin = Admin.create(p);
     }
@@ -96,7 +97,7 @@ final class KafkaFeeder implements AutoCloseable {
      * @throws IllegalStateException when a send failed
      */
     Sent produce(String topic, Iterator<SourcePoint> points, long max, double ratePerSecond, BooleanSupplier stop) {
-        Properties props = ProduceCommand.producerConfig(bootstrapServers);
+        Properties props = ProduceCommand.producerConfig(kafka);
         props.put("client.id", "tsdb-writer-bench");
         Sent sent = new Sent();
         long start = System.nanoTime();

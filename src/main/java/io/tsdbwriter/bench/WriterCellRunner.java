@@ -87,7 +87,7 @@ final class WriterCellRunner {
         Path log = s.workDir().resolve(name + ".log");
         Files.deleteIfExists(summary);
         List<String> cmd = command(cell, topic, groupId, summary, live == null);
-        Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(log, "# " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

@@ -45,8 +45,14 @@ public final class BenchCommand implements Callable<Integer> {
     String bootstrapServers;
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
-            description = "VictoriaMetrics base URL; its /metrics must be reachable (default: ${DEFAULT-VALUE})")
+            description = "VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth (default: http://localhost:8428)")
     String vmUrl;
+
+    @picocli.CommandLine.Mixin
+    VmHttpOptions vmHttp = new VmHttpOptions();
+
+    @picocli.CommandLine.Mixin
+    KafkaClientOptions kafkaClient = new KafkaClientOptions();
 
     @Option(names = "--parallelism", defaultValue = "1,3,6", paramLabel = "P[,P…]", description = "SegmentConsumers per partition (default: ${DEFAULT-VALUE})")
     String parallelism;
@@ -174,10 +180,14 @@ public final class BenchCommand implements Callable<Integer> {
         if (!args.isEmpty() && args.get(0).equals("bench")) {
             args.remove(0); // the parse result of a subcommand lists the command line from the top
         }
-        String commandLine = "tsdb-writer bench " + String.join(" ", args);
+        String commandLine = "tsdb-writer bench " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args));
+        List<String> runArgs = new ArrayList<>(kafkaClient.asArgs());
+        runArgs.addAll(vmHttp.asArgs());
+        runArgs.addAll(writerArgs);
         BenchRunner.Settings settings = new BenchRunner.Settings(bootstrapServers, vmUrl, t, partitions, cells, feed, sourceInterval.toMillis(),
                 rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, segmentSize, csv, chart,
-                workDir.toAbsolutePath(), jar, java, writerJvmOptions, writerArgs, cellTimeout, settleTimeout, commandLine);
+                workDir.toAbsolutePath(), jar, java, writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
+                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
         return new BenchRunner(settings, System.out).run();
     }
 

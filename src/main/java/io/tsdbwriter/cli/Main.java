@@ -34,7 +34,12 @@ public final class Main {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
-            err.println("tsdb-writer: " + ex.getMessage() + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
+            String message = ex.getMessage();
+            if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o
+                    && java.util.Set.of("--kafka-property", "--consumer-property", "--vm-header").contains(o.longestName())) {
+                message = "invalid value for " + o.longestName() + " (value not shown: it may be a secret); expected " + o.paramLabel();
+            }
+            err.println("tsdb-writer: " + message + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
             return EXIT_USAGE;
         });
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {

@@ -62,6 +62,9 @@ public final class ProduceCommand implements Callable<Integer> {
             description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
     String bootstrapServers;
 
+    @Mixin
+    KafkaClientOptions kafkaClient = new KafkaClientOptions();
+
     @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic to send the point records to (required)")
     String topic;
 
@@ -91,8 +94,12 @@ public final class ProduceCommand implements Callable<Integer> {
 
     /** The producer configuration: idempotent, acks=all, linger.ms=20, batch.size=256 KiB, lz4. */
     public static Properties producerConfig(String bootstrapServers) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return producerConfig(io.tsdbwriter.config.KafkaClientConfig.of(bootstrapServers));
+    }
+
+    /** As {@link #producerConfig(String)}, on top of the shared client settings (security, …). */
+    public static Properties producerConfig(io.tsdbwriter.config.KafkaClientConfig kafka) {
+        Properties p = kafka.clientPropertiesAsProperties();
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
@@ -132,7 +139,7 @@ public final class ProduceCommand implements Callable<Integer> {
 
         Producer<byte[], byte[]> created;
         try {
-            created = producerFactory.apply(producerConfig(bootstrapServers));
+            created = producerFactory.apply(producerConfig(kafkaClient.toConfig(bootstrapServers)));
         } catch (ConfigException e) {
             throw new ParameterException(spec.commandLine(), "--bootstrap-servers '" + bootstrapServers + "': " + e.getMessage(), e);
         }

@@ -40,11 +40,19 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", split = ",", splitSynopsisLabel = ",", paramLabel = "URL",
             description = "VictoriaMetrics base URL(s); /api/v1/import is appended. Single-node: http://vm:8428; "
-                    + "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least loaded first (default: ${DEFAULT-VALUE})")
+                    + "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least loaded first. "
+                    + "http://user:password@host is basic auth for that URL (never printed) (default: http://localhost:8428)")
     List<String> vmUrls;
 
+    @picocli.CommandLine.Mixin
+    VmHttpOptions vmHttp = new VmHttpOptions();
+
+    @picocli.CommandLine.Mixin
+    KafkaClientOptions kafkaClient = new KafkaClientOptions();
+
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
-            description = "Extra Kafka consumer setting (repeatable), e.g. security.protocol=SSL or session.timeout.ms=10000")
+            description = "Extra Kafka consumer setting (repeatable), e.g. session.timeout.ms=10000; settings for every client "
+                    + "(security) go in --kafka-config / --kafka-property")
     java.util.Map<String, String> consumerProperties = new java.util.LinkedHashMap<>();
 
     @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
@@ -177,7 +185,8 @@ final class RunCommand implements Callable<Integer> {
                 deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties, writeMode.equals("sync"),
                 metricsAddress, new io.tsdbwriter.config.GroupMembership(
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
-                        io.tsdbwriter.config.GroupMembership.protocol(groupProtocol), kafkaTimeout));
+                        io.tsdbwriter.config.GroupMembership.protocol(groupProtocol), kafkaTimeout),
+                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
     }
 
     @Override

@@ -49,8 +49,11 @@ public final class VerifyCommand implements Callable<Integer> {
     int instanceMultiplier;
 
     @Option(names = "--vm-url", defaultValue = ReadBackVerifier.DEFAULT_VM_URL, paramLabel = "URL",
-            description = "VictoriaMetrics single-node base URL (default: ${DEFAULT-VALUE})")
+            description = "VictoriaMetrics single-node base URL; user:password@ is basic auth (default: " + ReadBackVerifier.DEFAULT_VM_URL + ")")
     String vmUrl;
+
+    @Mixin
+    VmHttpOptions vmHttp = new VmHttpOptions();
 
     @Option(names = "--match", defaultValue = ReadBackVerifier.ALL_SERIES, paramLabel = "SELECTOR",
             description = "Series selector to read back; any other series is ignored (default: every series, ${DEFAULT-VALUE})")
@@ -78,7 +81,9 @@ public final class VerifyCommand implements Callable<Integer> {
         ReadBackVerifier verifier;
         ExpectedSamples expected;
         try {
-            verifier = new ReadBackVerifier(vmUrl, match, valueTolerance, ReadBackVerifier.defaultClient());
+            okhttp3.OkHttpClient client = io.tsdbwriter.sink.http.HttpClientSecurity.of(vmHttp.toConfig(), java.util.List.of(vmUrl))
+                    .configure(ReadBackVerifier.defaultClient().newBuilder()).build();
+            verifier = new ReadBackVerifier(io.tsdbwriter.sink.http.SafeUrl.parse(vmUrl).url(), match, valueTolerance, client);
             ExpectedSamples.Builder builder = ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());
             err.println("verify: " + src.description());

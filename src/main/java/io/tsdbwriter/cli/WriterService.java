@@ -82,7 +82,8 @@ final class WriterService {
         installThreadDeaths();
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
         List<VmEndpoint> endpoints = cfg.vmUrls().stream().map(VmEndpoint::new).toList();
-        VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip());
+        VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(),
+                io.tsdbwriter.sink.http.HttpClientSecurity.of(cfg.vmHttp(), cfg.vmUrls()));
         BatchWriter writer = null;
         DeadLetterQueue deadLetters = null;
         try {
@@ -104,14 +105,13 @@ final class WriterService {
             }
             writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval());
-            Map<String, Object> kafka = new java.util.HashMap<>(cfg.consumerProperties());
+            Map<String, Object> kafka = cfg.kafkaClient().clientProperties();
+            kafka.putAll(cfg.consumerProperties());
             kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
             kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
             BatchWriter w = writer;
             if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
-                // the common Kafka client settings (issue 13 replaces this map with the full client config)
-                Map<String, Object> clientProps = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
-                deadLetters = new DeadLetterQueue(clientProps, cfg.deadLetterTopic(), cfg.maxRecordBytes(),
+                deadLetters = new DeadLetterQueue(cfg.kafkaClient().clientProperties(), cfg.deadLetterTopic(), cfg.maxRecordBytes(),
                         new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep),
                         meters, this::deadLetterStuck);
                 deadLetterQueue = deadLetters;
@@ -121,7 +121,7 @@ final class WriterService {
             member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
                     cfg.membership()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
-            log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), cfg.vmUrls(),
+            log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), endpoints,
                     cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
             long period = cfg.reportInterval().toMillis();
             reporter.scheduleAtFixedRate(() -> out.println(report.tick()), period, period, TimeUnit.MILLISECONDS);

@@ -43,6 +43,10 @@ import java.util.Objects;
  * @param metricsAddress       address the metrics endpoint binds (default 0.0.0.0: every interface)
  * @param membership           static membership id, group protocol and Kafka timeout (DESIGN §5); the
  *                             {@code consumerProperties} are checked against its protocol
+ * @param kafkaClient          settings of every Kafka client of the process ({@code --kafka-config},
+ *                             {@code --kafka-property}); its bootstrap servers equal {@code bootstrapServers}
+ * @param vmHttp               authentication and TLS of every request to the {@code vmUrls} (which may carry
+ *                             {@code user:password@}; never print them, print {@link io.tsdbwriter.sink.http.SafeUrl#redact})
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -52,7 +56,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
                         java.util.Map<String, String> consumerProperties, boolean syncWrites,
-                        String metricsAddress, GroupMembership membership) {
+                        String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
+                        io.tsdbwriter.sink.http.HttpAuthConfig vmHttp) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -86,6 +91,9 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(metricsAddress != null && !metricsAddress.isBlank(), "--metrics-address must not be empty");
         Objects.requireNonNull(membership, "membership");
         membership.checkConsumerProperties(consumerProperties);
+        Objects.requireNonNull(kafkaClient, "kafkaClient");
+        require(kafkaClient.bootstrapServers().equals(bootstrapServers), "kafkaClient must use --bootstrap-servers");
+        Objects.requireNonNull(vmHttp, "vmHttp");
     }
 
     private static void require(boolean ok, String message) {

@@ -23,7 +23,10 @@ class MainTest {
             "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
             "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
             "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address",
-            "--group-instance-id", "--group-protocol", "--kafka-timeout", "--help", "--version");
+            "--group-instance-id", "--group-protocol", "--kafka-timeout", "--help", "--version",
+            "--vm-basic-auth-username", "--vm-basic-auth-password-file", "--vm-bearer-token-file", "--vm-header", "--vm-tls-ca-file",
+            "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
+            "--kafka-property");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -77,6 +80,16 @@ class MainTest {
 
         assertThat(specFlags).containsExactlyInAnyOrderElementsOf(RUN_FLAGS);
         assertThat(execute("run", "--help").out()).contains(specFlags);
+    }
+
+    @Test
+    void badSecretFlagValuesAreNotEchoed() {
+        Result r = execute("run", "--topic", "t", "--kafka-property", "sasl.jaas.config-NO-EQUALS-Sekr1t");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--kafka-property").doesNotContain("Sekr1t");
+        r = execute("run", "--topic", "t", "--vm-header", "NoColonSekr1t");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--vm-header").doesNotContain("Sekr1t");
     }
 
     @Test

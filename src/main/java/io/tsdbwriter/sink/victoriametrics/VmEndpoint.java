@@ -7,7 +7,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One VictoriaMetrics write target (DESIGN §6). {@code baseUrl} is what the import path is appended to:
  * {@code http://vm:8428} for single-node or {@code http://vminsert:8480/insert/<accountID>/prometheus} for a
  * cluster. Its own {@code /metrics} (for {@code vm_concurrent_insert_capacity}) is at the root of the same host.
- * Thread-safe.
+ * A {@code user:password@} in the given URL is taken out ({@link io.tsdbwriter.sink.http.SafeUrl}): every URL this
+ * class returns is without it, so it can be logged and used as a meter tag; the credentials reach requests through
+ * {@link io.tsdbwriter.sink.http.HttpClientSecurity}. Thread-safe.
  */
 public final class VmEndpoint {
 
@@ -16,9 +18,9 @@ public final class VmEndpoint {
     private final String metricsUrl;
     private final AtomicInteger inFlight = new AtomicInteger();
 
-    /** @throws IllegalArgumentException when {@code baseUrl} is not an absolute http(s) URL */
+    /** @throws IllegalArgumentException when {@code baseUrl} is not an absolute http(s) URL (the message shows no userinfo) */
     public VmEndpoint(String baseUrl) {
-        String b = baseUrl.trim();
+        String b = io.tsdbwriter.sink.http.SafeUrl.parse(baseUrl).url();
         while (b.endsWith("/")) {
             b = b.substring(0, b.length() - 1);
         }
@@ -26,17 +28,17 @@ public final class VmEndpoint {
         try {
             uri = URI.create(b);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid VictoriaMetrics URL '" + baseUrl + "': " + e.getMessage());
+            throw new IllegalArgumentException("invalid VictoriaMetrics URL '" + b + "'");
         }
         if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-            throw new IllegalArgumentException("invalid VictoriaMetrics URL '" + baseUrl + "': expected http(s)://host[:port][/path]");
+            throw new IllegalArgumentException("invalid VictoriaMetrics URL '" + b + "': expected http(s)://host[:port][/path]");
         }
         this.baseUrl = b;
         this.importUrl = b + "/api/v1/import";
         this.metricsUrl = uri.getScheme() + "://" + uri.getRawAuthority() + "/metrics";
     }
 
-    /** The base URL as given, without a trailing slash. */
+    /** The base URL as given, without userinfo and a trailing slash. */
     public String baseUrl() {
         return baseUrl;
     }

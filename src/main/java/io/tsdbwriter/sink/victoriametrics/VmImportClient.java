@@ -33,7 +33,17 @@ public final class VmImportClient implements AutoCloseable {
      * @param gzip          compress bodies ({@code Content-Encoding: gzip})
      */
     public VmImportClient(Duration callTimeout, int maxIdle, boolean gzip) {
-        this.http = new OkHttpClient.Builder()
+        this(callTimeout, maxIdle, gzip, io.tsdbwriter.sink.http.HttpClientSecurity.of(io.tsdbwriter.sink.http.HttpAuthConfig.NONE));
+    }
+
+    /**
+     * As {@link #VmImportClient(Duration, int, boolean)}, with authentication and TLS applied to every request of the
+     * client (imports and {@code /metrics} probes alike).
+     *
+     * @throws IllegalArgumentException when the TLS files cannot be read
+     */
+    public VmImportClient(Duration callTimeout, int maxIdle, boolean gzip, io.tsdbwriter.sink.http.HttpClientSecurity security) {
+        this.http = security.configure(new OkHttpClient.Builder())
                 .connectTimeout(Duration.ofSeconds(5))
                 .readTimeout(callTimeout)
                 .writeTimeout(callTimeout)

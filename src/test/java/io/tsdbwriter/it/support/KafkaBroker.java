@@ -69,8 +69,22 @@ public final class KafkaBroker implements AutoCloseable {
     private final FreePorts.Reservation brokerPort;
     private final FreePorts.Reservation controllerPort;
     private final String bootstrapServers;
+    private SaslSsl saslSsl;
+    private FreePorts.Reservation saslSslPort;
     private Process process;
     private boolean closed;
+
+    /**
+     * An extra {@code SASL_SSL} listener on 127.0.0.1 (its own free port): SCRAM-SHA-512 with the given users created
+     * at storage format time ({@code kafka-storage format --add-scram}), TLS with the given PKCS#12 key store. The
+     * PLAINTEXT listener stays for the fixtures and inter-broker traffic.
+     *
+     * @param keyStore         PKCS#12 with the broker's key and certificate chain
+     * @param keyStorePassword its password (also the key's)
+     * @param scramUsers       user → password
+     */
+    public record SaslSsl(Path keyStore, String keyStorePassword, Map<String, String> scramUsers) {
+    }
 
     private KafkaBroker(Path dir, FreePorts.Reservation brokerPort, FreePorts.Reservation controllerPort) {
         this.dir = dir;
@@ -92,6 +106,11 @@ public final class KafkaBroker implements AutoCloseable {
      * @throws IllegalStateException with the tail of the broker log when the broker does not come up
      */
     public static KafkaBroker start(Path workDir) {
+        return start(workDir, null);
+    }
+
+    /** As {@link #start(Path)}, with a {@code SASL_SSL} listener when {@code saslSsl} is not null. */
+    public static KafkaBroker start(Path workDir, SaslSsl saslSsl) {
         Path dir = workDir.toAbsolutePath().resolve("kafka");
         if (Files.exists(dir)) {
             throw new IllegalStateException(dir + " already exists: KafkaBroker.start needs a fresh directory"
@@ -102,6 +121,10 @@ public final class KafkaBroker implements AutoCloseable {
             FreePorts.Reservation broker = FreePorts.reserve();
             FreePorts.Reservation controller = FreePorts.reserve();
             KafkaBroker kafka = new KafkaBroker(dir, broker, controller);
+            if (saslSsl != null) {
+                kafka.saslSsl = saslSsl;
+                kafka.saslSslPort = FreePorts.reserve();
+            }
             try {
                 kafka.prepare();
                 kafka.format();
@@ -125,6 +148,14 @@ public final class KafkaBroker implements AutoCloseable {
     /** {@code 127.0.0.1:<port>} of the PLAINTEXT listener. */
     public String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /** {@code 127.0.0.1:<port>} of the SASL_SSL listener. @throws IllegalStateException when started without one */
+    public String saslSslBootstrapServers() {
+        if (saslSslPort == null) {
+            throw new IllegalStateException("broker started without a SASL_SSL listener");
+        }
+        return "127.0.0.1:" + saslSslPort.port();
     }
 
     /** The PLAINTEXT (client) port. */
@@ -262,6 +293,9 @@ public final class KafkaBroker implements AutoCloseable {
         } finally {
             brokerPort.close();
             controllerPort.close();
+            if (saslSslPort != null) {
+                saslSslPort.close();
+            }
         }
     }
 
@@ -308,6 +342,22 @@ public final class KafkaBroker implements AutoCloseable {
                     "num.io.threads=4",
                     "num.recovery.threads.per.data.dir=1",
                     "");
+            if (saslSsl != null) {
+                String sasl = "127.0.0.1:" + saslSslPort.port();
+                props = props.replace("listeners=PLAINTEXT://127.0.0.1:" + brokerPort.port() + ",",
+                                "listeners=PLAINTEXT://127.0.0.1:" + brokerPort.port() + ",SASL_SSL://" + sasl + ",")
+                        .replace("advertised.listeners=PLAINTEXT://127.0.0.1:" + brokerPort.port(),
+                                "advertised.listeners=PLAINTEXT://127.0.0.1:" + brokerPort.port() + ",SASL_SSL://" + sasl)
+                        .replace("listener.security.protocol.map=PLAINTEXT:PLAINTEXT,", "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,")
+                        + String.join("\n",
+                        "sasl.enabled.mechanisms=SCRAM-SHA-512",
+                        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;",
+                        "ssl.keystore.type=PKCS12",
+                        "ssl.keystore.location=" + saslSsl.keyStore().toAbsolutePath(),
+                        "ssl.keystore.password=" + saslSsl.keyStorePassword(),
+                        "ssl.key.password=" + saslSsl.keyStorePassword(),
+                        "");
+            }
             Files.writeString(propsFile, props);
             Files.writeString(logbackFile, """
                     <configuration>
@@ -346,6 +396,12 @@ public final class KafkaBroker implements AutoCloseable {
         String clusterId = Uuid.randomUuid().toString();
         List<String> cmd = javaCommand("-Xmx256m", "kafka.tools.StorageTool",
                 "format", "-t", clusterId, "-c", propsFile.toString(), "--standalone");
+        if (saslSsl != null) {
+            saslSsl.scramUsers().forEach((user, password) -> {
+                cmd.add("--add-scram");
+                cmd.add("SCRAM-SHA-512=[name=" + user + ",password=" + password + "]");
+            });
+        }
         cmd.add(1, "-XX:TieredStopAtLevel=1");
         Process format = ChildProcesses.start(cmd, formatLog, false);
         try {

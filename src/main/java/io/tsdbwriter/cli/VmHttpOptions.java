@@ -1,0 +1,82 @@
+package io.tsdbwriter.cli;
+
+import io.tsdbwriter.sink.http.HttpAuthConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * VictoriaMetrics authentication and TLS flags, named after vmagent's {@code -remoteWrite.*} flags; shared by
+ * {@code run}, {@code bench} and {@code verify}. Only wires; {@link HttpAuthConfig} and
+ * {@link io.tsdbwriter.sink.http.HttpClientSecurity} hold the logic. No secret is ever a flag value: passwords and
+ * tokens come from files. Not thread-safe (picocli fills it once per execution).
+ */
+public final class VmHttpOptions {
+
+    @Option(names = "--vm-basic-auth-username", paramLabel = "USER",
+            description = "Basic auth user for every --vm-url (vmagent -remoteWrite.basicAuth.username). A URL's own user:password@ wins for that URL")
+    String basicAuthUsername;
+
+    @Option(names = "--vm-basic-auth-password-file", paramLabel = "FILE",
+            description = "File holding the basic auth password (vmagent -remoteWrite.basicAuth.passwordFile); re-read when it changes")
+    Path basicAuthPasswordFile;
+
+    @Option(names = "--vm-bearer-token-file", paramLabel = "FILE",
+            description = "File holding a bearer token sent as Authorization: Bearer (vmagent -remoteWrite.bearerTokenFile); re-read when it changes (token rotation)")
+    Path bearerTokenFile;
+
+    @Option(names = "--vm-header", paramLabel = "NAME:VALUE",
+            description = "HTTP header for every request (repeatable; vmagent -remoteWrite.headers), e.g. a tenant or vmauth routing header. Values are never printed")
+    List<String> headers = new ArrayList<>();
+
+    @Option(names = "--vm-tls-ca-file", paramLabel = "FILE",
+            description = "PEM CA certificate(s) to verify the server with instead of the JDK's trust store (vmagent -remoteWrite.tlsCAFile)")
+    Path tlsCaFile;
+
+    @Option(names = "--vm-tls-cert-file", paramLabel = "FILE",
+            description = "PEM client certificate for mutual TLS (vmagent -remoteWrite.tlsCertFile); needs --vm-tls-key-file")
+    Path tlsCertFile;
+
+    @Option(names = "--vm-tls-key-file", paramLabel = "FILE",
+            description = "PEM private key of the client certificate, PKCS#8 or PKCS#1 RSA, unencrypted (vmagent -remoteWrite.tlsKeyFile)")
+    Path tlsKeyFile;
+
+    @Option(names = "--vm-tls-server-name", paramLabel = "NAME",
+            description = "Server name sent as SNI and checked against the server certificate instead of the URL's host (vmagent -remoteWrite.tlsServerName)")
+    String tlsServerName;
+
+    @Option(names = "--vm-tls-insecure-skip-verify",
+            description = "Accept any server certificate (vmagent -remoteWrite.tlsInsecureSkipVerify); for tests only")
+    boolean tlsInsecureSkipVerify;
+
+    /** @throws IllegalArgumentException naming the inconsistent flag */
+    public HttpAuthConfig toConfig() {
+        return new HttpAuthConfig(basicAuthUsername, basicAuthPasswordFile, bearerTokenFile, headers, tlsCaFile, tlsCertFile,
+                tlsKeyFile, tlsServerName, tlsInsecureSkipVerify);
+    }
+
+    /** The same flags as arguments for a child {@code run} (the bench's writers). */
+    public List<String> asArgs() {
+        List<String> a = new ArrayList<>();
+        add(a, "--vm-basic-auth-username", basicAuthUsername);
+        add(a, "--vm-basic-auth-password-file", basicAuthPasswordFile);
+        add(a, "--vm-bearer-token-file", bearerTokenFile);
+        headers.forEach(h -> add(a, "--vm-header", h));
+        add(a, "--vm-tls-ca-file", tlsCaFile);
+        add(a, "--vm-tls-cert-file", tlsCertFile);
+        add(a, "--vm-tls-key-file", tlsKeyFile);
+        add(a, "--vm-tls-server-name", tlsServerName);
+        if (tlsInsecureSkipVerify) {
+            a.add("--vm-tls-insecure-skip-verify");
+        }
+        return a;
+    }
+
+    private static void add(List<String> a, String flag, Object value) {
+        if (value != null) {
+            a.add(flag);
+            a.add(value instanceof Path p ? p.toAbsolutePath().toString() : value.toString());
+        }
+    }
+}

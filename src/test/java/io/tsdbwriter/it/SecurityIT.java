@@ -1,0 +1,417 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.ChildServer;
+import io.tsdbwriter.it.support.KafkaBroker;
+import io.tsdbwriter.it.support.MtlsProxy;
+import io.tsdbwriter.it.support.TestPki;
+import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.NodeExporterFiles;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.sink.http.HttpAuthConfig;
+import io.tsdbwriter.sink.http.HttpClientSecurity;
+import io.tsdbwriter.verify.ExpectedSamples;
+import io.tsdbwriter.verify.ReadBackVerifier;
+import io.tsdbwriter.verify.VerificationResult;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Connecting to production (issue 13), all with real components on loopback: a Kafka broker with a SASL_SSL
+ * listener (SCRAM-SHA-512 users created at format time, TLS from a CA made by {@link TestPki}); VictoriaMetrics
+ * with {@code -httpAuth.*}, with {@code -tls}; {@code vmauth} routing by bearer token; a TLS proxy requiring a client
+ * certificate. Each scenario ends with the exact read-back and committed == end offsets. The last test scans every
+ * writer output, summary and {@code /metrics} body of the class for the secrets used.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SecurityIT {
+
+    static final String KAFKA_PASSWORD = "kafka-Pw-4f1c9e";
+    static final String VM_PASSWORD = "vm-Pw-8a2d71";
+    static final String WRONG_PASSWORD = "wrong-Pw-33b0aa";
+    static final String TOKEN_1 = "token-one-5e7f20";
+    static final String TOKEN_2 = "token-two-c4d913";
+    static final List<String> SECRETS = List.of(KAFKA_PASSWORD, VM_PASSWORD, WRONG_PASSWORD, TOKEN_1, TOKEN_2);
+
+    @TempDir
+    static Path work;
+
+    static TestPki pki;
+    static KafkaBroker kafka;
+    static List<SourcePoint> points;
+    static Path secrets;
+    static Path kafkaConfig;
+    /** Writer outputs, summaries and /metrics bodies to scan for secrets at the end. */
+    static final List<Path> outputs = new CopyOnWriteArrayList<>();
+    static final List<String> metricsBodies = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        pki = TestPki.create(work.resolve("pki"));
+        kafka = KafkaBroker.start(work.resolve("broker"),
+                new KafkaBroker.SaslSsl(pki.serverP12(), TestPki.STORE_PASSWORD, Map.of("writer", KAFKA_PASSWORD)));
+        points = Scenario.realPoints();
+        secrets = Files.createDirectories(work.resolve("secrets"));
+        Files.writeString(secrets.resolve("kafka.properties"), "kafka.password=" + KAFKA_PASSWORD + "\n");
+        // the writer's Kafka settings: no secret in the file itself, Kafka's FileConfigProvider reads it
+        kafkaConfig = work.resolve("kafka-client.properties");
+        Files.writeString(kafkaConfig, String.join("\n",
+                "security.protocol=SASL_SSL",
+                "sasl.mechanism=SCRAM-SHA-512",
+                "config.providers=file,env",
+                "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
+                "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"writer\" password=\"${file:"
+                        + secrets.resolve("kafka.properties") + ":kafka.password}\";",
+                "ssl.truststore.type=PEM",
+                "ssl.truststore.location=" + pki.caPem(),
+                ""));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private static List<String> runArgs(String vmUrl, String topic, String... more) {
+        List<String> a = new ArrayList<>(List.of("run", "--bootstrap-servers", kafka.saslSslBootstrapServers(), "--kafka-config",
+                kafkaConfig.toString(), "--topic", topic, "--group-id", "g-" + topic, "--vm-url", vmUrl,
+                "--metrics-port", "0", "--metrics-address", "127.0.0.1", "--report-interval", "5s", "--segment-size", "2000"));
+        a.addAll(List.of(more));
+        return a;
+    }
+
+    private static WriterProcess writer(String name, List<String> args) {
+        Path log = work.resolve(name + "-writer.log");
+        outputs.add(log);
+        return WriterProcess.start(log, args);
+    }
+
+    /** Produces the real points (one per record) over PLAINTEXT. */
+    private static void produce(String topic, List<SourcePoint> pts) {
+        List<byte[]> values = pts.stream().map(PointRecords::encode).toList();
+        produceValues(topic, values);
+    }
+
+    private static void produceValues(String topic, List<byte[]> values) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            values.forEach(v -> producer.send(new ProducerRecord<>(topic, v)));
+            producer.flush();
+        }
+    }
+
+    private static OkHttpClient client(HttpAuthConfig auth, String... urls) {
+        return HttpClientSecurity.of(auth, List.of(urls)).configure(new OkHttpClient.Builder().readTimeout(Duration.ofMinutes(1))).build();
+    }
+
+    private static HttpAuthConfig ca() {
+        return new HttpAuthConfig(null, null, null, List.of(), pki.caPem(), null, null, null, false);
+    }
+
+    private static void assertExactReadBack(String vmUrl, OkHttpClient http, ExpectedSamples expected) throws Exception {
+        VerificationResult r = new ReadBackVerifier(vmUrl, ReadBackVerifier.ALL_SERIES, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE, http)
+                .verifyWithin(expected, Scenario.READ_BACK_TIMEOUT, Duration.ofMillis(500));
+        assertThat(r.passed()).as(r.summary()).isTrue();
+        assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
+    }
+
+    private static void assertCommittedAtEnd(String topic) throws Exception {
+        Map<TopicPartition, Long> end = Scenario.endOffsets(kafka.bootstrapServers(), topic);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Map<TopicPartition, Long> c = Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic);
+        while (!c.equals(end) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            c = Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic);
+        }
+        assertThat(c).isEqualTo(end);
+    }
+
+    private static void awaitOutput(WriterProcess w, String text, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!w.output().contains(text)) {
+            if (System.nanoTime() > deadline || !w.isAlive()) {
+                throw new AssertionError("writer never printed '" + text + "': " + w.output());
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** GET the writer's own /metrics (port from its log line) and keep the body for the secret scan. */
+    private static String scrapeWriterMetrics(WriterProcess w) throws Exception {
+        awaitOutput(w, "/metrics", Duration.ofSeconds(30));
+        Matcher m = Pattern.compile("metrics on (http://[0-9.:]+)/metrics").matcher(w.output());
+        assertThat(m.find()).as(w.output()).isTrue();
+        try (Response r = new OkHttpClient().newCall(new Request.Builder().url(m.group(1) + "/metrics").build()).execute()) {
+            String body = r.body().string();
+            metricsBodies.add(body);
+            return body;
+        }
+    }
+
+    private static void replaceAtomically(Path file, String content) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, content);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static VictoriaMetrics vm(String name, String... flags) {
+        return VictoriaMetrics.start(work.resolve("vm-" + name), flags);
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+
+    @Test
+    @Order(1)
+    void saslSslScramWithConfigProvidersProduceRunAndDeadLetterTopic() throws Exception {
+        String topic = "sec-sasl";
+        String dlq = topic + "-dlq";
+        kafka.createTopic(topic, 2);
+        kafka.createTopic(dlq, 1);
+        // produce's producer over SASL_SSL with the same --kafka-config
+        Path produceLog = work.resolve("sasl-produce.log");
+        outputs.add(produceLog);
+        List<String> produceArgs = new ArrayList<>(List.of("produce", "--bootstrap-servers", kafka.saslSslBootstrapServers(),
+                "--kafka-config", kafkaConfig.toString(), "--topic", topic, "--instance", Scenario.INSTANCE, "--product-key", "node"));
+        NodeExporterFiles.all().forEach(f -> produceArgs.add(f.toString()));
+        WriterProcess producer = WriterProcess.start(produceLog, produceArgs);
+        assertThat(producer.waitFor(Scenario.PROCESS_TIMEOUT)).as(producer.output()).isZero();
+        List<byte[]> malformed = List.of("{not json".getBytes(StandardCharsets.UTF_8),
+                "{\"timestamp\":1795300857000,\"value\":1}".getBytes(StandardCharsets.UTF_8),
+                "[]".getBytes(StandardCharsets.UTF_8));
+        produceValues(topic, malformed);
+
+        try (VictoriaMetrics vm = vm("sasl")) {
+            Path summary = work.resolve("sasl-summary.json");
+            outputs.add(summary);
+            WriterProcess w = writer("sasl", runArgs(vm.url(), topic, "--stop-at-end", "--dead-letter-topic", dlq,
+                    "--summary-json", summary.toString()));
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            assertExactReadBack(vm.url(), client(HttpAuthConfig.NONE), Scenario.expected(points, 1, 1));
+            JsonNode s = Scenario.summary(summary);
+            assertThat(s.get("decode_errors").asLong()).isEqualTo(malformed.size());
+        }
+        assertThat(readAll(dlq)).hasSize(malformed.size());
+        assertCommittedAtEnd(topic);
+    }
+
+    @Test
+    @Order(2)
+    void basicAuthFromTheUrlsUserinfoForWritesAndTheCapacityProbe() throws Exception {
+        String topic = "sec-basic";
+        kafka.createTopic(topic, 1);
+        produce(topic, points);
+        try (VictoriaMetrics vm = vm("basic", "-httpAuth.username=writer", "-httpAuth.password=" + VM_PASSWORD)) {
+            String url = vm.url().replace("http://", "http://writer:" + VM_PASSWORD + "@");
+            Path summary = work.resolve("basic-summary.json");
+            outputs.add(summary);
+            WriterProcess w = writer("basic", runArgs(url, topic, "--summary-json", summary.toString()));
+            assertExactReadBack(vm.url(), client(HttpAuthConfig.NONE, url), Scenario.expected(points, 1, 1));
+            assertCommittedAtEnd(topic);
+            String metrics = scrapeWriterMetrics(w);
+            assertThat(metrics).contains("endpoint=\"" + vm.url() + "\"");
+            w.sigterm();
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            assertThat(w.output()).contains(vm.url());
+        }
+    }
+
+    @Test
+    @Order(3)
+    void wrongPasswordWritesNothingAndCommitsNothingThenTheRightPasswordFileWritesEverything() throws Exception {
+        String topic = "sec-wrong";
+        kafka.createTopic(topic, 1);
+        produce(topic, points);
+        Path pw = secrets.resolve("vm-password");
+        Files.writeString(pw, WRONG_PASSWORD + "\n");
+        try (VictoriaMetrics vm = vm("wrong", "-httpAuth.username=writer", "-httpAuth.password=" + VM_PASSWORD)) {
+            WriterProcess w = writer("wrong", runArgs(vm.url(), topic, "--vm-basic-auth-username", "writer",
+                    "--vm-basic-auth-password-file", pw.toString(), "--max-retries", "1", "--max-backoff", "1s"));
+            awaitOutput(w, "401", Duration.ofSeconds(60));
+            Thread.sleep(1500); // a commit interval would have passed
+            assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic).values()).allMatch(o -> o == 0);
+            scrapeWriterMetrics(w);
+            replaceAtomically(pw, VM_PASSWORD + "\n");
+            HttpAuthConfig right = new HttpAuthConfig("writer", pw, null, List.of(), null, null, null, null, false);
+            assertExactReadBack(vm.url(), client(right), Scenario.expected(points, 1, 1));
+            assertCommittedAtEnd(topic);
+            w.sigterm();
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        }
+    }
+
+    @Test
+    @Order(4)
+    void bearerTokenFileRotatedMidRunThroughVmauthRoutingByToken() throws Exception {
+        String topic = "sec-token";
+        kafka.createTopic(topic, 1);
+        List<SourcePoint> first = points.subList(0, points.size() / 2);
+        List<SourcePoint> second = points.subList(points.size() / 2, points.size());
+        produce(topic, first);
+        Path token = secrets.resolve("vm-token");
+        Files.writeString(token, TOKEN_1 + "\n");
+        Path authConfig = work.resolve("vmauth.yml");
+        try (VictoriaMetrics vm = vm("token")) {
+            String routes = "users:\n- bearer_token: \"%s\"\n  url_prefix: \"" + vm.url() + "\"\n";
+            Files.writeString(authConfig, routes.formatted(TOKEN_1));
+            try (ChildServer vmauth = ChildServer.start(ChildServer.VMAUTH, work.resolve("vmauth"), "vmauth", false, new OkHttpClient(),
+                    port -> List.of("-auth.config=" + authConfig))) {
+                WriterProcess w = writer("token", runArgs(vmauth.url(), topic, "--vm-bearer-token-file", token.toString(),
+                        "--max-retries", "1", "--max-backoff", "1s"));
+                OkHttpClient direct = client(HttpAuthConfig.NONE);
+                Scenario.assertPresent(vm.url(), Scenario.expected(first, 1, 1));
+                // rotate: the new token in the file, vmauth accepts only the new one from now on
+                replaceAtomically(token, TOKEN_2 + "\n");
+                replaceAtomically(authConfig, routes.formatted(TOKEN_2));
+                vmauth.sighup();
+                OkHttpClient old = client(new HttpAuthConfig(null, null, null, List.of("Authorization: Bearer " + TOKEN_1), null, null, null, null, false));
+                long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (true) {
+                    try (Response r = old.newCall(new Request.Builder().url(vmauth.url() + "/api/v1/export?match[]=x").build()).execute()) {
+                        if (r.code() == 401 || System.nanoTime() > deadline) {
+                            assertThat(r.code()).as("vmauth still accepts the old token").isEqualTo(401);
+                            break;
+                        }
+                    }
+                    Thread.sleep(200);
+                }
+                produce(topic, second);
+                assertExactReadBack(vm.url(), direct, Scenario.expected(points, 1, 1));
+                assertCommittedAtEnd(topic);
+                scrapeWriterMetrics(w);
+                w.sigterm();
+                assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            }
+        }
+    }
+
+    @Test
+    @Order(5)
+    void tlsWithACaFileForWritesAndTheCapacityProbe() throws Exception {
+        String topic = "sec-tls";
+        kafka.createTopic(topic, 1);
+        produce(topic, points);
+        OkHttpClient https = client(ca());
+        Path data = work.resolve("vm-tls-data");
+        try (ChildServer vm = ChildServer.start(Path.of(System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY)),
+                work.resolve("vm-tls"), "victoria-metrics", true, https,
+                port -> List.of("-storageDataPath=" + data, "-retentionPeriod=100y", "-dedup.minScrapeInterval=1ms", "-search.disableCache",
+                        "-tls", "-tlsCertFile=" + pki.serverPem(), "-tlsKeyFile=" + pki.serverKey()))) {
+            WriterProcess w = writer("tls", runArgs(vm.url(), topic, "--stop-at-end", "--vm-tls-ca-file", pki.caPem().toString()));
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            assertThat(w.output()).contains("vm_concurrent_insert_capacity from " + vm.url() + "/metrics");
+            assertExactReadBack(vm.url(), https, Scenario.expected(points, 1, 1));
+        }
+        assertCommittedAtEnd(topic);
+    }
+
+    @Test
+    @Order(6)
+    void clientCertificateRequiredByATlsProxyWithServerNameOverride() throws Exception {
+        String topic = "sec-mtls";
+        kafka.createTopic(topic, 1);
+        produce(topic, points);
+        try (VictoriaMetrics vm = vm("mtls"); MtlsProxy proxy = new MtlsProxy(pki, vm.port())) {
+            assertThatThrownBy(() -> client(ca()).newCall(new Request.Builder().url(proxy.url() + "/health").build()).execute().close())
+                    .isInstanceOf(IOException.class);
+            WriterProcess w = writer("mtls", runArgs(proxy.url().replace("127.0.0.1", "127.0.0.1"), topic, "--stop-at-end",
+                    "--vm-tls-ca-file", pki.caPem().toString(), "--vm-tls-cert-file", pki.clientPem().toString(),
+                    "--vm-tls-key-file", pki.clientKey().toString(), "--vm-tls-server-name", "localhost"));
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            assertThat(w.output()).contains("vm_concurrent_insert_capacity from " + proxy.url() + "/metrics");
+            assertExactReadBack(vm.url(), client(HttpAuthConfig.NONE), Scenario.expected(points, 1, 1));
+            assertThat(proxy.refusedHandshakes()).isPositive();
+        }
+        assertCommittedAtEnd(topic);
+    }
+
+    @Test
+    @Order(7)
+    void noSecretInAnyOutputLogMetricsBodySummaryOrHelp() throws Exception {
+        // --help with a secret in the environment default of --vm-url
+        ProcessBuilder pb = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-jar",
+                WriterProcess.jar().toString(), "run", "--help").redirectErrorStream(true)
+                .redirectOutput(work.resolve("help-writer.log").toFile());
+        pb.environment().put("TSDB_WRITER_VM_URL", "http://writer:" + VM_PASSWORD + "@127.0.0.1:1");
+        Process p = pb.start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        outputs.add(work.resolve("help-writer.log"));
+        assertThat(Files.readString(work.resolve("help-writer.log"))).contains("--vm-url");
+
+        assertThat(outputs).hasSizeGreaterThanOrEqualTo(9);
+        assertThat(metricsBodies).hasSizeGreaterThanOrEqualTo(3);
+        List<String> leaks = new ArrayList<>();
+        for (Path f : outputs) {
+            if (Files.exists(f)) {
+                String text = Files.readString(f);
+                SECRETS.stream().filter(text::contains).forEach(s -> leaks.add(f.getFileName() + " contains " + s));
+            }
+        }
+        for (String body : metricsBodies) {
+            SECRETS.stream().filter(body::contains).forEach(s -> leaks.add("/metrics contains " + s));
+        }
+        assertThat(leaks).isEmpty();
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = c.endOffsets(tps);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < deadline && !tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp))) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+}
