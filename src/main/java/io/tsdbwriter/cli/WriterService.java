@@ -98,7 +98,8 @@ final class WriterService {
                         CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
             }
             writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
-            AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval());
+            AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
+                    .withInstanceLabel(cfg.input().instanceLabel());
             Map<String, Object> kafka = new java.util.HashMap<>(cfg.consumerProperties());
             kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
             kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
@@ -108,7 +109,7 @@ final class WriterService {
                 log.info("dead-letter topic: {}", cfg.deadLetterTopic());
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
-                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters);
+                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters, cfg.input());
             member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
             log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), cfg.vmUrls(),

@@ -41,6 +41,7 @@ import java.util.Objects;
  *                             deserializers, assignor) win
  * @param syncWrites           write on the poll thread (benchmark comparison only)
  * @param metricsAddress       address the metrics endpoint binds (default 0.0.0.0: every interface)
+ * @param input                record formats per topic and the instance label ({@link InputConfig})
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -50,7 +51,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
                         java.util.Map<String, String> consumerProperties, boolean syncWrites,
-                        String metricsAddress) {
+                        String metricsAddress, InputConfig input) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -82,6 +83,10 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms");
         consumerProperties = java.util.Map.copyOf(consumerProperties);
         require(metricsAddress != null && !metricsAddress.isBlank(), "--metrics-address must not be empty");
+        Objects.requireNonNull(input, "input");
+        for (String t : input.topicFormats().keySet()) {
+            require(topics.contains(t), "--topic-format names topic '" + t + "', which is not a --topic");
+        }
     }
 
     private static void require(boolean ok, String message) {

@@ -22,7 +22,8 @@ class MainTest {
             "--max-concurrent-writes", "--max-retries", "--on-write-failure", "--dead-letter-topic", "--batch-samples",
             "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
             "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
-            "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address", "--help", "--version");
+            "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address",
+            "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--help", "--version");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -121,6 +122,22 @@ class MainTest {
     @Test
     void badSourceIntervalExitsTwo() {
         assertUsageError(execute("run", "--topic", "t", "--source-interval", "5x"), "'5x' is not a duration");
+    }
+
+    @Test
+    void unknownInputFormatExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--input-format", "csv"), "--input-format 'csv' is not one of json, influx");
+    }
+
+    @Test
+    void topicFormatForAnUnknownTopicExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--topic-format", "u=influx"), "--topic-format names topic 'u'");
+    }
+
+    @Test
+    void badInfluxPrecisionAndInstanceLabelExitTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--influx-precision", "m"), "--influx-precision must be ns, us, ms or s");
+        assertUsageError(execute("run", "--topic", "t", "--instance-label", "__x"), "--instance-label must be a label name");
     }
 
     @Test
