@@ -14,6 +14,10 @@
 #                             (installed as an EXIT trap by the caller) closes it and stops the stack
 #   stop_local_stack_on_exit  installs that EXIT trap (keeping the exit code), and exit 130/143 on SIGINT/SIGTERM
 #   has_flag FLAG ARGS...     true when ARGS hold FLAG (as `FLAG` or `FLAG=value`)
+#   ensure_telegraf           builds Telegraf 1.37.2 with only the plugins the input-format tests use into
+#                             $HOME/.cache/tsdb-writer/bin (go install; the Go module cache makes reruns quick) and
+#                             exports TSDBWRITER_TELEGRAF_BINARY; without go it says so in one line and the tests
+#                             that need Telegraf are skipped
 #
 # Every install goes through Debian's apt (sudo only when not root); nothing is downloaded from elsewhere.
 
@@ -137,6 +141,27 @@ ensure_victoria_metrics() {
     apt_install victoria-metrics
   fi
   [ -x "$VICTORIA_METRICS_BIN" ] || die "$VICTORIA_METRICS_BIN still missing after installing victoria-metrics"
+}
+
+TELEGRAF_VERSION=v1.37.2
+TELEGRAF_TAGS="custom,inputs.file,inputs.kafka_consumer,outputs.kafka,outputs.influxdb,parsers.prometheus,parsers.influx,parsers.json,serializers.influx,serializers.prometheusremotewrite,serializers.graphite"
+ensure_telegraf() {
+  local bin_dir="$HOME/.cache/tsdb-writer/bin"
+  local bin="$bin_dir/telegraf"
+  # go install leaves the version unset (`telegraf --version` says "unknown"): a stamp file records what was built
+  local stamp="$bin_dir/telegraf.built"
+  if [ ! -x "$bin" ] || { [ -f "$stamp" ] && [ "$(cat "$stamp")" != "$TELEGRAF_VERSION $TELEGRAF_TAGS" ]; }; then
+    if ! command -v go >/dev/null 2>&1; then
+      log "go not found: Telegraf $TELEGRAF_VERSION cannot be built; the input-format tests that need it are skipped"
+      return 0
+    fi
+    log "== building Telegraf $TELEGRAF_VERSION into $bin_dir (go install, about a minute the first time)"
+    mkdir -p "$bin_dir"
+    GOBIN="$bin_dir" go install -tags "$TELEGRAF_TAGS" "github.com/influxdata/telegraf/cmd/telegraf@$TELEGRAF_VERSION" \
+      || die "go install of Telegraf $TELEGRAF_VERSION failed"
+    printf '%s\n' "$TELEGRAF_VERSION $TELEGRAF_TAGS" > "$stamp"
+  fi
+  export TSDBWRITER_TELEGRAF_BINARY="$bin"
 }
 
 quiet_jvm_flags() {

@@ -19,10 +19,11 @@ import java.time.Duration;
  * @param timeMultiplier     M, samples per source point in time, 1..3600
  * @param instanceMultiplier N, instance variants per series, 1..100000
  * @param sourceIntervalMs   the interval between source points of one series, in milliseconds (default 60000)
+ * @param instanceLabel      the label varied across instances ({@code --instance-label}, default {@value #INSTANCE_LABEL})
  */
-public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long sourceIntervalMs) {
+public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long sourceIntervalMs, String instanceLabel) {
 
-    /** Label whose value is varied across instances. */
+    /** Default label whose value is varied across instances. */
     public static final String INSTANCE_LABEL = "instanceNo";
     /** Base instance value for points that carry no {@code instanceNo}. */
     public static final String UNKNOWN_INSTANCE = "unknown";
@@ -40,6 +41,19 @@ public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long
         if (sourceIntervalMs < 1) {
             throw new IllegalArgumentException("source interval must be positive, got " + sourceIntervalMs + " ms");
         }
+        if (instanceLabel == null || instanceLabel.isEmpty()) {
+            throw new IllegalArgumentException("instance label must not be empty");
+        }
+    }
+
+    /** A plan varying the default instance label {@value #INSTANCE_LABEL}. */
+    public AmplificationPlan(int timeMultiplier, int instanceMultiplier, long sourceIntervalMs) {
+        this(timeMultiplier, instanceMultiplier, sourceIntervalMs, INSTANCE_LABEL);
+    }
+
+    /** This plan with another instance label. */
+    public AmplificationPlan withInstanceLabel(String label) {
+        return new AmplificationPlan(timeMultiplier, instanceMultiplier, sourceIntervalMs, label);
     }
 
     /** A plan from a {@link Duration} interval. */

@@ -167,6 +167,45 @@ final class RunCommand implements Callable<Integer> {
             description = "With --stop-at-end: how long Kafka may stay unreachable before the run exits 1; without it the writer "
                     + "keeps retrying (default: ${DEFAULT-VALUE})")
     Duration kafkaTimeout;
+    @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite",
+            description = "How record values are read (README \"Input formats\"): json = the point records of DESIGN §2; influx = InfluxDB line "
+                    + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
+                    + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "
+                    + "path[;tag=v] value [timestamp] (default: ${DEFAULT-VALUE})")
+    String inputFormat;
+
+    @Option(names = "--topic-format", paramLabel = "TOPIC=FORMAT",
+            description = "The format of one topic when it differs from --input-format (repeatable)")
+    java.util.Map<String, String> topicFormats = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--influx-precision", defaultValue = "ns", paramLabel = "ns|us|ms|s",
+            description = "Unit of influx line timestamps, as InfluxDB's precision parameter; a line without one takes the record's Kafka timestamp (default: ${DEFAULT-VALUE})")
+    String influxPrecision;
+
+    @Option(names = "--instance-label", defaultValue = "instanceNo", paramLabel = "NAME",
+            description = "Label whose value becomes the N instance variants (Prometheus data: instance, Telegraf: host); a series "
+                    + "without it gets NAME=\"unknown\" (default: ${DEFAULT-VALUE})")
+    String instanceLabel;
+
+    /** The input settings of the flags above. */
+    io.tsdbwriter.config.InputConfig toInputConfig() {
+        java.util.Map<String, io.tsdbwriter.decode.InputFormat> perTopic = new java.util.LinkedHashMap<>();
+        topicFormats.forEach((t, f) -> {
+            try {
+                perTopic.put(t.trim(), io.tsdbwriter.decode.InputFormat.parse(f));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--topic-format " + t + "=" + f + ": " + e.getMessage());
+            }
+        });
+        io.tsdbwriter.decode.InputFormat format;
+        try {
+            format = io.tsdbwriter.decode.InputFormat.parse(inputFormat);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--input-format " + e.getMessage());
+        }
+        return new io.tsdbwriter.config.InputConfig(format, perTopic,
+                io.tsdbwriter.decode.influx.InfluxDecoder.Precision.parse(influxPrecision), instanceLabel);
+    }
 
     RunConfig toConfig() {
         if (!writeMode.equals("async") && !writeMode.equals("sync")) {
@@ -186,7 +225,7 @@ final class RunCommand implements Callable<Integer> {
                 metricsAddress, new io.tsdbwriter.config.GroupMembership(
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
                         io.tsdbwriter.config.GroupMembership.protocol(groupProtocol), kafkaTimeout),
-                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
+                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig());
     }
 
     @Override

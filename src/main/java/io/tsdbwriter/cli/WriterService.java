@@ -104,7 +104,8 @@ final class WriterService {
                         CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
             }
             writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
-            AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval());
+            AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
+                    .withInstanceLabel(cfg.input().instanceLabel());
             Map<String, Object> kafka = cfg.kafkaClient().clientProperties();
             kafka.putAll(cfg.consumerProperties());
             kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
@@ -117,7 +118,7 @@ final class WriterService {
                 deadLetterQueue = deadLetters;
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
-                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters);
+                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters, cfg.input());
             member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
                     cfg.membership()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);

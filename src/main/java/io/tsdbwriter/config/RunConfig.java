@@ -47,6 +47,7 @@ import java.util.Objects;
  *                             {@code --kafka-property}); its bootstrap servers equal {@code bootstrapServers}
  * @param vmHttp               authentication and TLS of every request to the {@code vmUrls} (which may carry
  *                             {@code user:password@}; never print them, print {@link io.tsdbwriter.sink.http.SafeUrl#redact})
+ * @param input                record formats per topic and the instance label ({@link InputConfig})
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -57,7 +58,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
                         java.util.Map<String, String> consumerProperties, boolean syncWrites,
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
-                        io.tsdbwriter.sink.http.HttpAuthConfig vmHttp) {
+                        io.tsdbwriter.sink.http.HttpAuthConfig vmHttp, InputConfig input) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -94,6 +95,10 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         Objects.requireNonNull(kafkaClient, "kafkaClient");
         require(kafkaClient.bootstrapServers().equals(bootstrapServers), "kafkaClient must use --bootstrap-servers");
         Objects.requireNonNull(vmHttp, "vmHttp");
+        Objects.requireNonNull(input, "input");
+        for (String t : input.topicFormats().keySet()) {
+            require(topics.contains(t), "--topic-format names topic '" + t + "', which is not a --topic");
+        }
     }
 
     private static void require(boolean ok, String message) {

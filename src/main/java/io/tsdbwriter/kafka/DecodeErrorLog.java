@@ -31,6 +31,28 @@ public final class DecodeErrorLog {
         }
     }
 
+    /**
+     * Counts what one record had refused, by format and reason, and logs it (rate-limited per reason) with its
+     * topic/partition/offset and the first reason's detail.
+     */
+    public void rejected(String topic, int partition, long offset, io.tsdbwriter.decode.InputFormat format,
+                         io.tsdbwriter.decode.Rejections rejections) {
+        for (DecodeError reason : io.tsdbwriter.decode.Rejections.reasons()) {
+            int c = rejections.count(reason);
+            if (c == 0) {
+                continue;
+            }
+            meters.decodeErrors(format.tag(), reason.tag(), c);
+            long before = counts.get(reason).getAndAdd(c);
+            long after = before + c;
+            if (before < LOG_FIRST || after / LOG_EVERY != before / LOG_EVERY) {
+                String detail = reason == rejections.first() ? rejections.firstDetail() : "";
+                log.warn("rejected {} {}-{}@{}: {} x{} ({}) [{} so far with this reason]", c == 1 && format.tag().equals("json") ? "record" : "in record",
+                        topic, partition, offset, reason.tag(), c, detail, after);
+            }
+        }
+    }
+
     /** Counts and (rate-limited) logs one rejected record. */
     public void rejected(String topic, int partition, long offset, DecodeError reason, String detail) {
         meters.decodeError(reason.tag());

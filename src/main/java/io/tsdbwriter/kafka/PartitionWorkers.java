@@ -19,7 +19,8 @@ public final class PartitionWorkers {
     /** What each SegmentConsumer needs, shared by all partitions. */
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
                     int maxRecordBytes, SeriesCache seriesCache, ImportLineEncoder encoder, BatchWriter writer,
-                    WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters) {
+                    WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
+                    io.tsdbwriter.config.InputConfig input) {
     }
 
     private final TopicPartition tp;
@@ -41,7 +42,8 @@ public final class PartitionWorkers {
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
-            RecordProcessor processor = new RecordProcessor(new PointAmplifier(s.maxRecordBytes(), s.encoder(), s.seriesCache()),
+            RecordProcessor processor = new RecordProcessor(new PointAmplifier(io.tsdbwriter.decode.RecordDecoders.create(
+                            s.input().formatOf(tp.topic()), s.maxRecordBytes(), s.input().influxPrecision()), s.encoder(), s.seriesCache()),
                     s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), onAck, s.deadLetters());
             trackers.add(tracker);

@@ -1,9 +1,12 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.RecordDecoder;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.json.JsonDecoder;
 import io.tsdbwriter.record.DecodeError;
 import io.tsdbwriter.record.DecodedPoints;
-import io.tsdbwriter.record.PointDecoder;
 import io.tsdbwriter.sink.victoriametrics.ByteBuf;
 import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
 import io.tsdbwriter.sink.victoriametrics.ValueText;
@@ -19,7 +22,8 @@ import io.tsdbwriter.sink.victoriametrics.ValueText;
  */
 public final class PointAmplifier {
 
-    private final PointDecoder decoder;
+    private final RecordDecoder decoder;
+    private final Rejections rejections = new Rejections();
     private final ImportLineEncoder encoder;
     private final SeriesCache seriesCache;
     private final DecodedPoints points = new DecodedPoints();
@@ -40,20 +44,46 @@ public final class PointAmplifier {
      * @param seriesCache prepared series lines, shared with the process's other consumers (same encoder)
      */
     public PointAmplifier(int maxRecordBytes, ImportLineEncoder encoder, SeriesCache seriesCache) {
-        this.decoder = new PointDecoder(maxRecordBytes);
+        this(new JsonDecoder(maxRecordBytes), encoder, seriesCache);
+    }
+
+    /**
+     * @param decoder reads the records of one {@link InputFormat} (the topic's)
+     */
+    public PointAmplifier(RecordDecoder decoder, ImportLineEncoder encoder, SeriesCache seriesCache) {
+        this.decoder = decoder;
         this.encoder = encoder;
         this.seriesCache = seriesCache;
         this.verbatim = encoder.plan().instanceMultiplier() == 1;
     }
 
-    /** Decodes a record value; null when valid (then {@link #pointCount()} ≥ 1), else why it is rejected. */
+    /**
+     * Decodes a json record value (the Kafka timestamp is not needed); null when valid (then
+     * {@link #pointCount()} ≥ 1), else why it is rejected.
+     */
     public DecodeError decode(byte[] value) {
-        return decoder.decode(value, points);
+        return decode(value, 0).first();
+    }
+
+    /**
+     * Decodes a record value of this amplifier's format; the valid points are then {@link #pointCount()}, what was
+     * refused is in the returned {@link Rejections} (valid until the next decode).
+     *
+     * @param kafkaTimestampMs the record's timestamp: the timestamp of samples that carry none
+     */
+    public Rejections decode(byte[] value, long kafkaTimestampMs) {
+        decoder.decode(value, kafkaTimestampMs, points, rejections);
+        return rejections;
+    }
+
+    /** The format this amplifier decodes. */
+    public InputFormat format() {
+        return decoder.format();
     }
 
     /** Detail of the last rejection. */
     public String lastErrorDetail() {
-        return decoder.lastErrorDetail();
+        return rejections.firstDetail();
     }
 
     /** Points of the last decoded record. */

@@ -1,7 +1,7 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.record.DecodeError;
+import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.sink.victoriametrics.BatchWriter;
 import io.tsdbwriter.sink.victoriametrics.ImportBatch;
 import io.tsdbwriter.sink.victoriametrics.WriteListener;
@@ -58,14 +58,14 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     @Override
     public void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
         meters.recordsConsumed.increment();
-        DecodeError error = amplifier.decode(record.value());
-        if (error != null) {
-            decodeErrors.rejected(record.topic(), record.partition(), record.offset(), error, amplifier.lastErrorDetail());
-            if (deadLetters != null) {
+        Rejections rejected = amplifier.decode(record.value(), record.timestamp());
+        if (rejected.total() > 0) {
+            decodeErrors.rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
+            if (deadLetters != null && rejected.malformed()) {
+                // the whole record goes to the dead-letter topic; its valid lines (if any) are written below
                 AckTracker.Pending pending = tracker.registerRecord(record.offset());
-                deadLetters.send(record, error.tag(), amplifier.lastErrorDetail(), () -> complete(pending));
+                deadLetters.send(record, rejected.first().tag(), rejected.firstDetail(), () -> complete(pending));
             }
-            return;
         }
         int n = amplifier.pointCount();
         meters.pointsDecoded.increment(n);

@@ -82,11 +82,21 @@ public final class WriterMeters {
         return registry;
     }
 
-    /** Counts one rejected record: [tsdbwriter_decode_errors_total{reason}]. */
+    /** Counts one rejected json record: [tsdbwriter_decode_errors_total{format="json",reason}]. */
     public void decodeError(String reason) {
-        decodeErrorsTotal.incrementAndGet();
-        decodeErrors.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "decode.errors")
-                .description("Records rejected by the record contract, by reason").tag("reason", r).register(registry)).increment();
+        decodeErrors("json", reason, 1);
+    }
+
+    /**
+     * Counts {@code n} rejected records or lines of one input format:
+     * [tsdbwriter_decode_errors_total{format,reason}] (a line-based format counts each broken line; a skipped
+     * non-finite sample counts under {@code non_finite_value}).
+     */
+    public void decodeErrors(String format, String reason, long n) {
+        decodeErrorsTotal.addAndGet(n);
+        decodeErrors.computeIfAbsent(format + '|' + reason, k -> Counter.builder(PREFIX + "decode.errors")
+                .description("Records (json, promremotewrite) or lines (influx, prometheus, jsonline, graphite) refused by the input format, by format and reason")
+                .tags(Tags.of("format", format, "reason", reason)).register(registry)).increment(n);
     }
 
     /** Records rejected so far, all reasons. */

@@ -40,7 +40,17 @@ public enum DecodeError {
     /** A label name starting with {@code __} (reserved by Prometheus/VictoriaMetrics). */
     RESERVED_LABEL_NAME,
     /** {@code productKey} present but not a string. */
-    INVALID_PRODUCT_KEY;
+    INVALID_PRODUCT_KEY,
+    /** A line (influx, prometheus, graphite, jsonline) that does not follow its format's syntax. */
+    INVALID_LINE,
+    /** A sample whose value is NaN, ±Inf or a Prometheus staleness marker: skipped (the import API carries finite values only). */
+    NON_FINITE_VALUE,
+    /** A remote write body that is neither a snappy block nor a zstd frame, or does not decompress. */
+    INVALID_COMPRESSION,
+    /** A remote write body that is not a well-formed {@code WriteRequest}. */
+    INVALID_PROTOBUF,
+    /** A record that decodes cleanly but holds no sample (only comments, blank lines or series without samples). */
+    NO_SAMPLES;
 
     private final String tag = name().toLowerCase(Locale.ROOT);
 

@@ -37,7 +37,8 @@ public final class DecodedPoints {
     private byte[] key = new byte[256];
     private boolean jsonSafe;
 
-    void clear() {
+    /** Empties the buffer (every decode starts with it). */
+    public void clear() {
         count = 0;
         labelCount = 0;
         arenaLength = 0;
@@ -100,7 +101,8 @@ public final class DecodedPoints {
         return valueLen[i];
     }
 
-    int begin() {
+    /** Starts a new point; returns its index. Its labels are the ones added until the next {@code begin}. */
+    public int begin() {
         if (count == metricOff.length) {
             int n = count * 2;
             metricOff = Arrays.copyOf(metricOff, n);
@@ -118,7 +120,7 @@ public final class DecodedPoints {
     }
 
     /** Copies {@code len} bytes of {@code src} into the arena; returns their offset there. */
-    int copy(byte[] src, int off, int len) {
+    public int copy(byte[] src, int off, int len) {
         ensureArena(len);
         System.arraycopy(src, off, arena, arenaLength, len);
         int at = arenaLength;
@@ -127,7 +129,7 @@ public final class DecodedPoints {
     }
 
     /** Appends {@code s} in UTF-8 to the arena (slow path only: allocates); returns its offset, length via {@link #lastLength}. */
-    int copy(String s) {
+    public int copy(String s) {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         lastLength = b.length;
         return copy(b, 0, b.length);
@@ -135,8 +137,41 @@ public final class DecodedPoints {
 
     private int lastLength;
 
-    int lastLength() {
+    /** Byte length of what the last {@link #copy(String)} appended. */
+    public int lastLength() {
         return lastLength;
+    }
+
+    /**
+     * Drops the points from index {@code pointCount} on (a line found broken after {@link #begin}); their arena
+     * bytes stay until the next {@link #clear}.
+     */
+    public void truncate(int pointCount) {
+        if (pointCount < count) {
+            count = pointCount;
+            labelCount = labelStart[pointCount];
+        }
+    }
+
+    /** Arena bytes in use (for decoders that write into {@link #arenaForWrite}). */
+    public int arenaLength() {
+        return arenaLength;
+    }
+
+    /**
+     * Makes room for {@code more} bytes after {@link #arenaLength()} and returns the arena to write them into;
+     * {@link #commitArena} then claims what was written. For decoders that unescape straight into the arena.
+     */
+    public byte[] arenaForWrite(int more) {
+        ensureArena(more);
+        return arena;
+    }
+
+    /** Claims {@code len} bytes written at {@link #arenaLength()}; returns their offset. */
+    public int commitArena(int len) {
+        int at = arenaLength;
+        arenaLength += len;
+        return at;
     }
 
     private void ensureArena(int more) {
@@ -145,18 +180,20 @@ public final class DecodedPoints {
         }
     }
 
-    void setMetric(int p, int off, int len) {
+    /** Sets point p's metric name to an arena range. */
+    public void setMetric(int p, int off, int len) {
         metricOff[p] = off;
         metricLen[p] = len;
     }
 
-    void set(int p, long ts, double v) {
+    /** Sets point p's timestamp (epoch ms) and value. */
+    public void set(int p, long ts, double v) {
         timestampMs[p] = ts;
         value[p] = v;
     }
 
     /** Adds a label whose name and value are arena ranges. */
-    void addLabel(int p, int nOff, int nLen, int vOff, int vLen) {
+    public void addLabel(int p, int nOff, int nLen, int vOff, int vLen) {
         if (labelCount == nameOff.length) {
             int n = labelCount * 2;
             nameOff = Arrays.copyOf(nameOff, n);
@@ -173,7 +210,7 @@ public final class DecodedPoints {
     }
 
     /** Adds a label from strings (slow path: copies them into the arena in UTF-8). */
-    void addLabel(int p, String name, String v) {
+    public void addLabel(int p, String name, String v) {
         int nOff = copy(name);
         int nLen = lastLength;
         int vOff = copy(v);
@@ -205,7 +242,7 @@ public final class DecodedPoints {
     }
 
     /** Sorts point p's labels by name (stable) and keeps the last of duplicate names. */
-    void canonicalize(int p) {
+    public void canonicalize(int p) {
         sortLabels(p);
         int from = labelStart[p];
         int to = labelEnd[p];
@@ -268,7 +305,7 @@ public final class DecodedPoints {
 
     /** Label name at index i (allocates). */
     public String labelName(int i) {
-        return new String(arena, nameOff[i], nameLen[i], StandardCharsets.US_ASCII);
+        return new String(arena, nameOff[i], nameLen[i], StandardCharsets.UTF_8); // ASCII for json; any UTF-8 for other formats
     }
 
     /** Label value at index i (allocates). */

@@ -23,6 +23,19 @@ public final class Utf8 {
         return true;
     }
 
+    /** True when every byte of {@code b[from, to)} belongs to a well-formed UTF-8 sequence ending before {@code to}. */
+    public static boolean isValid(byte[] b, int from, int to) {
+        int i = from;
+        while (i < to) {
+            if (b[i] >= 0) {
+                i++;
+            } else if ((i = sequenceEnd(b, i)) < 0 || i > to) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * The index just after the well-formed multi-byte sequence that starts at {@code b[i]} (a byte ≥ 0x80), or -1
      * when it is malformed: a continuation byte first, an overlong form, an encoded surrogate, a code point above

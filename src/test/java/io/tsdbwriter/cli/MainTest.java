@@ -26,7 +26,8 @@ class MainTest {
             "--group-instance-id", "--group-protocol", "--kafka-timeout", "--help", "--version",
             "--vm-basic-auth-username", "--vm-basic-auth-password-file", "--vm-bearer-token-file", "--vm-header", "--vm-tls-ca-file",
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
-            "--kafka-property");
+            "--kafka-property",
+            "--input-format", "--topic-format", "--influx-precision", "--instance-label");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -135,6 +136,22 @@ class MainTest {
     @Test
     void badSourceIntervalExitsTwo() {
         assertUsageError(execute("run", "--topic", "t", "--source-interval", "5x"), "'5x' is not a duration");
+    }
+
+    @Test
+    void unknownInputFormatExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--input-format", "csv"), "--input-format 'csv' is not one of json, influx");
+    }
+
+    @Test
+    void topicFormatForAnUnknownTopicExitsTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--topic-format", "u=influx"), "--topic-format names topic 'u'");
+    }
+
+    @Test
+    void badInfluxPrecisionAndInstanceLabelExitTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--influx-precision", "m"), "--influx-precision must be ns, us, ms or s");
+        assertUsageError(execute("run", "--topic", "t", "--instance-label", "__x"), "--instance-label must be a label name");
     }
 
     @Test

@@ -26,17 +26,23 @@ public final class ImportLineEncoder {
     private static final byte[] METRIC_START = "{\"metric\":{\"__name__\":\"".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NAME_VALUE_SEPARATOR = "\":\"".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LABELS_END_VALUES_START = "},\"values\":[".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] INSTANCE_NAME = AmplificationPlan.INSTANCE_LABEL.getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] UNKNOWN_INSTANCE_LABEL = (",\"" + AmplificationPlan.INSTANCE_LABEL + "\":\""
-            + AmplificationPlan.UNKNOWN_INSTANCE + "\"").getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
+    /** The plan's instance label ({@code --instance-label}), its UTF-8 bytes and its "unknown" label text. */
+    private final String instanceLabel;
+    private final byte[] instanceName;
+    private final byte[] unknownInstanceLabel;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i: the per-sample offsets, computed once. */
     private final long[] offsets;
 
     /** @param plan the amplification plan whose M and N lines are encoded for */
     public ImportLineEncoder(AmplificationPlan plan) {
         this.plan = plan;
+        this.instanceLabel = plan.instanceLabel();
+        this.instanceName = instanceLabel.getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream unknown = new ByteArrayOutputStream();
+        writeLabel(unknown, instanceLabel, AmplificationPlan.UNKNOWN_INSTANCE);
+        this.unknownInstanceLabel = unknown.toByteArray();
         this.offsets = new long[plan.timeMultiplier()];
         for (int i = 0; i < offsets.length; i++) {
             offsets[i] = plan.sampleTimestampMs(0, i);
@@ -67,7 +73,7 @@ public final class ImportLineEncoder {
     public byte[] prepareLines(String metric, String[] labelNames, String[] labelValues, int from, int to) {
         String original = null;
         for (int i = from; i < to; i++) {
-            if (AmplificationPlan.INSTANCE_LABEL.equals(labelNames[i])) {
+            if (instanceLabel.equals(labelNames[i])) {
                 original = labelValues[i];
             }
         }
@@ -82,17 +88,17 @@ public final class ImportLineEncoder {
             boolean instanceWritten = false;
             for (int i = from; i < to; i++) {
                 String name = labelNames[i];
-                if (!instanceWritten && name.compareTo(AmplificationPlan.INSTANCE_LABEL) >= 0) {
-                    writeLabel(line, AmplificationPlan.INSTANCE_LABEL, variants[j]);
+                if (!instanceWritten && name.compareTo(instanceLabel) >= 0) {
+                    writeLabel(line, instanceLabel, variants[j]);
                     instanceWritten = true;
-                    if (name.equals(AmplificationPlan.INSTANCE_LABEL)) {
+                    if (name.equals(instanceLabel)) {
                         continue;
                     }
                 }
                 writeLabel(line, name, labelValues[i]);
             }
             if (!instanceWritten) {
-                writeLabel(line, AmplificationPlan.INSTANCE_LABEL, variants[j]);
+                writeLabel(line, instanceLabel, variants[j]);
             }
             write(line, "},\"values\":[");
             writeInt(out, line.size());
@@ -154,11 +160,11 @@ public final class ImportLineEncoder {
             int nl = points.nameLength(i);
             if (!instanceWritten) {
                 // labels are sorted by name: instanceNo="unknown" goes before the first name above "instanceNo"
-                int c = points.compareName(i, INSTANCE_NAME);
+                int c = points.compareName(i, instanceName);
                 if (c >= 0) {
                     instanceWritten = true;
                     if (c > 0) {
-                        out.put(UNKNOWN_INSTANCE_LABEL);
+                        out.put(unknownInstanceLabel);
                     }
                 }
             }
@@ -166,7 +172,7 @@ public final class ImportLineEncoder {
             out.put(a, points.valueOffset(i), points.valueLength(i)).put((byte) '"');
         }
         if (!instanceWritten) {
-            out.put(UNKNOWN_INSTANCE_LABEL);
+            out.put(unknownInstanceLabel);
         }
         out.put(LABELS_END_VALUES_START);
         writeSamples(points.timestampMs(p), valueText, valueLength, out);

@@ -1,0 +1,40 @@
+package io.tsdbwriter.config;
+
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.influx.InfluxDecoder;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How record values are read and which label amplification varies (DESIGN §2, §3; README "Input formats").
+ *
+ * @param defaultFormat  {@code --input-format}: the format of every topic without an override (default json)
+ * @param topicFormats   {@code --topic-format TOPIC=FORMAT} overrides; unmodifiable
+ * @param influxPrecision {@code --influx-precision}: unit of influx line timestamps (default ns)
+ * @param instanceLabel  {@code --instance-label}: the label whose value becomes the N instance variants (default
+ *                       {@code instanceNo}); {@code [a-zA-Z_][a-zA-Z0-9_]*}, not starting with {@code __}
+ */
+public record InputConfig(InputFormat defaultFormat, Map<String, InputFormat> topicFormats,
+                          InfluxDecoder.Precision influxPrecision, String instanceLabel) {
+
+    /** @throws IllegalArgumentException naming the flag whose value is wrong */
+    public InputConfig {
+        Objects.requireNonNull(defaultFormat, "--input-format");
+        topicFormats = Map.copyOf(topicFormats);
+        Objects.requireNonNull(influxPrecision, "--influx-precision");
+        if (instanceLabel == null || !instanceLabel.matches("[a-zA-Z_][a-zA-Z0-9_]*") || instanceLabel.startsWith("__")) {
+            throw new IllegalArgumentException("--instance-label must be a label name [a-zA-Z_][a-zA-Z0-9_]* not starting with __, got '"
+                    + instanceLabel + "'");
+        }
+    }
+
+    /** json records, ns influx timestamps, {@code instanceNo}: the behaviour before input formats existed. */
+    public static InputConfig defaults() {
+        return new InputConfig(InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo");
+    }
+
+    /** The format of {@code topic}. */
+    public InputFormat formatOf(String topic) {
+        return topicFormats.getOrDefault(topic, defaultFormat);
+    }
+}

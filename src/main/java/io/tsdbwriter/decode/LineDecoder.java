@@ -1,0 +1,118 @@
+package io.tsdbwriter.decode;
+
+import io.tsdbwriter.record.DecodeError;
+import io.tsdbwriter.record.DecodedPoints;
+import io.tsdbwriter.record.Utf8;
+
+/**
+ * The record loop of the line-based formats: a record value is UTF-8 text of lines ended by {@code \n} (a
+ * trailing {@code \r} is dropped; the last line needs no end); empty lines are skipped, each other line is decoded
+ * by {@link #decodeLine}. A broken line is counted and dropped with every point it had begun; the lines around it
+ * are kept. Records empty or larger than the limit are rejected whole; a record without any sample counts as
+ * {@link DecodeError#NO_SAMPLES}.
+ *
+ * <p>Not thread-safe.
+ */
+public abstract class LineDecoder implements RecordDecoder {
+
+    private final int maxRecordBytes;
+    /** 1-based number of the line being decoded. */
+    protected int lineNumber;
+    /** Set by {@link #decodeLine} when it returns a reason. */
+    protected String detail = "";
+    /** Number parsing shared by subclasses. */
+    protected final Numbers numbers = new Numbers();
+
+    /** @param maxRecordBytes larger records are rejected as {@link DecodeError#TOO_LARGE} */
+    protected LineDecoder(int maxRecordBytes) {
+        if (maxRecordBytes < 1) {
+            throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
+        }
+        this.maxRecordBytes = maxRecordBytes;
+    }
+
+    @Override
+    public final void decode(byte[] value, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
+        out.clear();
+        rejections.clear();
+        if (!admit(value, maxRecordBytes, rejections)) {
+            return;
+        }
+        int n = value.length;
+        int i = 0;
+        lineNumber = 0;
+        while (i < n) {
+            int end = i;
+            boolean ascii = true;
+            while (end < n && value[end] != '\n') {
+                ascii &= value[end] >= 0;
+                end++;
+            }
+            lineNumber++;
+            int to = end > i && value[end - 1] == '\r' ? end - 1 : end;
+            if (to > i && !skip(value, i, to)) {
+                int before = out.count();
+                DecodeError error;
+                if (!ascii && !Utf8.isValid(value, i, to)) {
+                    error = DecodeError.INVALID_UTF8;
+                    detail = "not well-formed UTF-8";
+                } else {
+                    detail = "";
+                    error = decodeLine(value, i, to, kafkaTimestampMs, out, rejections);
+                }
+                if (error != null) {
+                    out.truncate(before);
+                    rejections.add(error, "line " + lineNumber + ": " + detail);
+                }
+            }
+            i = end + 1;
+        }
+        if (out.count() == 0 && rejections.total() == 0) {
+            rejections.add(DecodeError.NO_SAMPLES, "no sample in " + lineNumber + " line(s)");
+        }
+    }
+
+    /** True for a line that holds no sample by the format's rules (a comment); the default skips none. */
+    protected boolean skip(byte[] b, int from, int to) {
+        return false;
+    }
+
+    /**
+     * Decodes one line {@code b[from, to)} (not empty, no line end, well-formed UTF-8) into points of {@code out}.
+     * A sample that is well-formed but not finite is counted in {@code rejections} by the line itself and skipped.
+     *
+     * @return null when the line is valid, else the reason (with {@link #detail} set); the caller drops the points
+     *     the line had begun
+     */
+    protected abstract DecodeError decodeLine(byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out,
+                                              Rejections rejections);
+
+    /**
+     * The checks every format makes first: a null or empty value is {@link DecodeError#EMPTY_RECORD}, a value above
+     * the limit {@link DecodeError#TOO_LARGE}.
+     *
+     * @return true when the record may be decoded
+     */
+    public static boolean admit(byte[] value, int maxRecordBytes, Rejections rejections) {
+        if (value == null || value.length == 0) {
+            rejections.add(DecodeError.EMPTY_RECORD, "record value is empty");
+            return false;
+        }
+        if (value.length > maxRecordBytes) {
+            rejections.add(DecodeError.TOO_LARGE, value.length + " bytes > max " + maxRecordBytes);
+            return false;
+        }
+        return true;
+    }
+
+    /** Counts a skipped non-finite sample. */
+    protected final void nonFinite(Rejections rejections, double v) {
+        rejections.add(DecodeError.NON_FINITE_VALUE, "line " + lineNumber + ": value " + v + " skipped");
+    }
+
+    /** Sets {@link #detail} and returns {@code reason}. */
+    protected final DecodeError fail(DecodeError reason, String message) {
+        detail = message;
+        return reason;
+    }
+}

@@ -1,0 +1,325 @@
+package io.tsdbwriter.decode.promremotewrite;
+
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdInputStream;
+import com.google.protobuf.CodedInputStream;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.RecordDecoder;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.record.DecodeError;
+import io.tsdbwriter.record.DecodedPoints;
+import io.tsdbwriter.record.Utf8;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import org.xerial.snappy.Snappy;
+
+/**
+ * Reads one Prometheus remote write 1.0 {@code WriteRequest} per record (Prometheus "Remote-Write 1.0"
+ * specification: protobuf, snappy block format), or VictoriaMetrics' zstd-compressed variant, told apart by its
+ * bytes as vmagent and VictoriaMetrics do: a body that starts with the zstd frame magic {@code 28 B5 2F FD} is
+ * decompressed as zstd (falling back to snappy if that fails), any other as a snappy block.
+ *
+ * <p>Each sample of each {@code TimeSeries} is a point: the {@code __name__} label is the metric name, the other
+ * labels (empty values dropped) its labels, the sample's timestamp (epoch ms) and value its own. Exemplars,
+ * native histograms and metadata are skipped. Counted per sample and skipped: NaN values including the staleness
+ * marker ({@link DecodeError#NON_FINITE_VALUE}), negative timestamps; per series: a series without
+ * {@code __name__} ({@link DecodeError#MISSING_METRIC}). A record whose bytes do not decompress
+ * ({@link DecodeError#INVALID_COMPRESSION}), decompress to more than {@link #maxDecompressedBytes} or are not a
+ * well-formed {@code WriteRequest} ({@link DecodeError#INVALID_PROTOBUF}, {@link DecodeError#INVALID_UTF8}) is
+ * rejected whole. Parsing uses protobuf-java's {@link CodedInputStream} straight over the decompressed bytes;
+ * label bytes are copied into the arena without a {@code String}.
+ *
+ * <p>Not thread-safe: one per consuming thread (it reuses its decompression buffer).
+ */
+public final class RemoteWriteDecoder implements RecordDecoder {
+
+    private static final int MIN_DECOMPRESSED_LIMIT = 32 << 20;
+
+    private final int maxRecordBytes;
+    private final int maxDecompressedBytes;
+    private byte[] buf = new byte[64 * 1024];
+    private int length;
+    private String detail;
+
+    private int[] labels = new int[64]; // nameOff, nameLen, valueOff, valueLen in the arena
+    private int labelCount;
+    private double[] values = new double[64];
+    private long[] timestamps = new long[64];
+    private int sampleCount;
+
+    /**
+     * @param maxRecordBytes larger records are rejected whole; a record may decompress to at most
+     *                       {@code max(32 MiB, maxRecordBytes × 8)} bytes
+     */
+    public RemoteWriteDecoder(int maxRecordBytes) {
+        if (maxRecordBytes < 1) {
+            throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
+        }
+        this.maxRecordBytes = maxRecordBytes;
+        this.maxDecompressedBytes = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(MIN_DECOMPRESSED_LIMIT, maxRecordBytes * 8L));
+    }
+
+    /** Most bytes a record may decompress to. */
+    public int maxDecompressedBytes() {
+        return maxDecompressedBytes;
+    }
+
+    @Override
+    public InputFormat format() {
+        return InputFormat.PROMREMOTEWRITE;
+    }
+
+    @Override
+    public void decode(byte[] value, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
+        out.clear();
+        rejections.clear();
+        if (!LineDecoder.admit(value, maxRecordBytes, rejections)) {
+            return;
+        }
+        if (!decompress(value)) {
+            rejections.add(DecodeError.INVALID_COMPRESSION, detail);
+            return;
+        }
+        try {
+            DecodeError e = parse(out, rejections);
+            if (e != null) {
+                out.clear();
+                rejections.add(e, detail);
+                return;
+            }
+        } catch (IOException | RuntimeException e) {
+            out.clear();
+            rejections.add(DecodeError.INVALID_PROTOBUF, "not a WriteRequest: " + e.getMessage());
+            return;
+        }
+        if (out.count() == 0 && rejections.total() == 0) {
+            rejections.add(DecodeError.NO_SAMPLES, "WriteRequest holds no sample");
+        }
+    }
+
+    private static boolean isZstd(byte[] v) {
+        return v.length >= 4 && (v[0] & 0xFF) == 0x28 && (v[1] & 0xFF) == 0xB5 && (v[2] & 0xFF) == 0x2F && (v[3] & 0xFF) == 0xFD;
+    }
+
+    private boolean decompress(byte[] value) {
+        if (isZstd(value) && zstd(value)) {
+            return true;
+        }
+        String zstdError = detail;
+        try {
+            if (!Snappy.isValidCompressedBuffer(value)) {
+                detail = zstdError != null && isZstd(value) ? zstdError : "neither a snappy block nor a zstd frame";
+                return false;
+            }
+            int n = Snappy.uncompressedLength(value);
+            if (n < 0 || n > maxDecompressedBytes) {
+                detail = "snappy block decompresses to " + n + " bytes > max " + maxDecompressedBytes;
+                return false;
+            }
+            ensure(n);
+            length = Snappy.uncompress(value, 0, value.length, buf, 0);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            detail = "snappy: " + e.getMessage();
+            return false;
+        }
+    }
+
+    private boolean zstd(byte[] value) {
+        try {
+            long size = Zstd.getFrameContentSize(value);
+            if (size > maxDecompressedBytes) {
+                detail = "zstd frame decompresses to " + size + " bytes > max " + maxDecompressedBytes;
+                return false;
+            }
+            if (size >= 0) {
+                ensure((int) size);
+                long n = Zstd.decompressByteArray(buf, 0, (int) size, value, 0, value.length);
+                if (Zstd.isError(n)) {
+                    detail = "zstd: " + Zstd.getErrorName(n);
+                    return false;
+                }
+                length = (int) n;
+                return true;
+            }
+            // no content size in the frame header: stream it, bounded
+            try (InputStream in = new ZstdInputStream(new ByteArrayInputStream(value))) {
+                int n = 0;
+                int r;
+                while ((r = in.read(buf, n, buf.length - n)) > 0 || (r == 0 && n == buf.length)) {
+                    n += Math.max(r, 0);
+                    if (n == buf.length) {
+                        if (n >= maxDecompressedBytes) {
+                            detail = "zstd frame decompresses to more than " + maxDecompressedBytes + " bytes";
+                            return false;
+                        }
+                        buf = Arrays.copyOf(buf, (int) Math.min(maxDecompressedBytes, buf.length * 2L));
+                    }
+                }
+                length = n;
+                return true;
+            }
+        } catch (IOException | RuntimeException e) {
+            detail = "zstd: " + e.getMessage();
+            return false;
+        }
+    }
+
+    private void ensure(int n) {
+        if (buf.length < n) {
+            buf = new byte[Math.max(n, buf.length * 2)];
+        }
+    }
+
+    private DecodeError parse(DecodedPoints out, Rejections rejections) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(buf, 0, length);
+        in.setSizeLimit(Integer.MAX_VALUE);
+        while (!in.isAtEnd()) {
+            int tag = in.readTag();
+            if (tag == (1 << 3 | 2)) { // repeated TimeSeries timeseries = 1
+                int len = in.readRawVarint32();
+                int limit = in.pushLimit(len);
+                DecodeError e = series(in, out, rejections);
+                if (e != null) {
+                    return e;
+                }
+                in.popLimit(limit);
+            } else if (!in.skipField(tag)) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    private DecodeError series(CodedInputStream in, DecodedPoints out, Rejections rejections) throws IOException {
+        labelCount = 0;
+        sampleCount = 0;
+        int metricOff = -1;
+        int metricLen = 0;
+        while (!in.isAtEnd()) {
+            int tag = in.readTag();
+            switch (tag) {
+                case 1 << 3 | 2 -> { // repeated Label labels = 1
+                    int limit = in.pushLimit(in.readRawVarint32());
+                    int nameOff = 0;
+                    int nameLen = 0;
+                    int valueOff = 0;
+                    int valueLen = 0;
+                    while (!in.isAtEnd()) {
+                        int t = in.readTag();
+                        if (t == (1 << 3 | 2) || t == (2 << 3 | 2)) {
+                            int len = in.readRawVarint32();
+                            int pos = in.getTotalBytesRead();
+                            if (len < 0 || pos + len > length) {
+                                detail = "label string runs past the end";
+                                return DecodeError.INVALID_PROTOBUF;
+                            }
+                            if (!Utf8.isValid(buf, pos, pos + len)) {
+                                detail = "label string is not UTF-8";
+                                return DecodeError.INVALID_UTF8;
+                            }
+                            in.skipRawBytes(len);
+                            if (t == (1 << 3 | 2)) {
+                                nameOff = pos;
+                                nameLen = len;
+                            } else {
+                                valueOff = pos;
+                                valueLen = len;
+                            }
+                        } else if (!in.skipField(t)) {
+                            break;
+                        }
+                    }
+                    in.popLimit(limit);
+                    if (valueLen == 0 || nameLen == 0) {
+                        continue;
+                    }
+                    if (nameLen == 8 && isName(nameOff)) {
+                        metricOff = out.copy(buf, valueOff, valueLen);
+                        metricLen = valueLen;
+                    } else {
+                        if (labelCount * 4 == labels.length) {
+                            labels = Arrays.copyOf(labels, labels.length * 2);
+                        }
+                        int[] l = labels;
+                        int k = labelCount * 4;
+                        l[k] = out.copy(buf, nameOff, nameLen);
+                        l[k + 1] = nameLen;
+                        l[k + 2] = out.copy(buf, valueOff, valueLen);
+                        l[k + 3] = valueLen;
+                        labelCount++;
+                    }
+                }
+                case 2 << 3 | 2 -> { // repeated Sample samples = 2
+                    int limit = in.pushLimit(in.readRawVarint32());
+                    double v = 0;
+                    long ts = 0;
+                    while (!in.isAtEnd()) {
+                        int t = in.readTag();
+                        if (t == (1 << 3 | 1)) {
+                            v = in.readDouble();
+                        } else if (t == (2 << 3)) {
+                            ts = in.readInt64();
+                        } else if (!in.skipField(t)) {
+                            break;
+                        }
+                    }
+                    in.popLimit(limit);
+                    if (sampleCount == values.length) {
+                        values = Arrays.copyOf(values, sampleCount * 2);
+                        timestamps = Arrays.copyOf(timestamps, sampleCount * 2);
+                    }
+                    values[sampleCount] = v;
+                    timestamps[sampleCount] = ts;
+                    sampleCount++;
+                }
+                default -> {
+                    if (!in.skipField(tag)) {
+                        return null;
+                    }
+                }
+            }
+        }
+        if (sampleCount == 0) {
+            return null;
+        }
+        if (metricOff < 0) {
+            rejections.add(DecodeError.MISSING_METRIC, "a series without __name__ (" + sampleCount + " samples skipped)");
+            return null;
+        }
+        for (int i = 0; i < sampleCount; i++) {
+            double v = values[i];
+            if (!Double.isFinite(v)) {
+                rejections.add(DecodeError.NON_FINITE_VALUE, "value " + (isStaleMarker(v) ? "stale marker" : v) + " skipped");
+                continue;
+            }
+            if (timestamps[i] < 0) {
+                rejections.add(DecodeError.INVALID_TIMESTAMP, "negative timestamp " + timestamps[i]);
+                continue;
+            }
+            int p = out.begin();
+            out.setMetric(p, metricOff, metricLen);
+            int[] l = labels;
+            for (int k = 0; k < labelCount * 4; k += 4) {
+                out.addLabel(p, l[k], l[k + 1], l[k + 2], l[k + 3]);
+            }
+            out.set(p, timestamps[i], v);
+            out.canonicalize(p);
+        }
+        return null;
+    }
+
+    private static final byte[] NAME = "__name__".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private boolean isName(int off) {
+        return Arrays.equals(buf, off, off + 8, NAME, 0, 8);
+    }
+
+    /** Prometheus' staleness marker: the NaN with bits 0x7ff0000000000002. */
+    public static boolean isStaleMarker(double v) {
+        return Double.doubleToRawLongBits(v) == 0x7ff0000000000002L;
+    }
+}

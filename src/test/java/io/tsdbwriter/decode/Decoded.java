@@ -1,0 +1,35 @@
+package io.tsdbwriter.decode;
+
+import io.tsdbwriter.record.DecodedPoints;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Test helper: decodes with a decoder and renders points as {@code metric{a="b"} value @ts}. */
+public final class Decoded {
+
+    public final List<String> points = new ArrayList<>();
+    public final Rejections rejections = new Rejections();
+
+    public static Decoded of(RecordDecoder decoder, String text, long kafkaTs) {
+        return of(decoder, text.getBytes(StandardCharsets.UTF_8), kafkaTs);
+    }
+
+    public static Decoded of(RecordDecoder decoder, byte[] bytes, long kafkaTs) {
+        Decoded d = new Decoded();
+        DecodedPoints out = new DecodedPoints();
+        decoder.decode(bytes, kafkaTs, out, d.rejections);
+        for (int p = 0; p < out.count(); p++) {
+            StringBuilder sb = new StringBuilder(out.metric(p)).append('{');
+            for (int i = out.labelStart(p); i < out.labelEnd(p); i++) {
+                if (i > out.labelStart(p)) {
+                    sb.append(',');
+                }
+                sb.append(out.labelName(i)).append("=\"").append(out.labelValue(i)).append('"');
+            }
+            sb.append("} ").append(out.value(p)).append(" @").append(out.timestampMs(p));
+            d.points.add(sb.toString());
+        }
+        return d;
+    }
+}

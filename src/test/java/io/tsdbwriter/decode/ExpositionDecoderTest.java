@@ -1,0 +1,63 @@
+package io.tsdbwriter.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
+import io.tsdbwriter.record.DecodeError;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class ExpositionDecoderTest {
+
+    private final ExpositionDecoder d = new ExpositionDecoder(1 << 20);
+
+    @Test
+    void samplesWithAndWithoutTimestamp() {
+        Decoded r = Decoded.of(d, "# HELP x y\n# TYPE x gauge\nx 1\nx{a=\"b\",c=\"d\",} 2.5e-3 1795300857000\n  y\t7 1795300857\n", 42);
+        assertThat(r.points).containsExactly("x{} 1.0 @42", "x{a=\"b\",c=\"d\"} 0.0025 @1795300857000", "y{} 7.0 @1795300857000");
+        assertThat(r.rejections.total()).isZero();
+    }
+
+    @Test
+    void escapesInLabelValuesAndEmptyValuesDropped() {
+        Decoded r = Decoded.of(d, "m{path=\"C:\\\\x\",q=\"say \\\"hi\\\"\",nl=\"a\\nb\",other=\"\\t\",e=\"\"} 1 5", 0);
+        assertThat(r.points).containsExactly("m{nl=\"a\nb\",other=\"\\t\",path=\"C:\\x\",q=\"say \"hi\"\"} 1.0 @5000");
+    }
+
+    @Test
+    void labelValuesMayHoldBracesHashesAndCommas() {
+        Decoded r = Decoded.of(d, "m{a=\"}{#,\"} 3 # {trace_id=\"x\"} 1", 9);
+        assertThat(r.points).containsExactly("m{a=\"}{#,\"} 3.0 @9");
+    }
+
+    @Test
+    void nanAndInfSkippedAndCounted() {
+        Decoded r = Decoded.of(d, "a NaN\nb +Inf\nc -inf\nd 1", 9);
+        assertThat(r.points).containsExactly("d{} 1.0 @9");
+        assertThat(r.rejections.count(DecodeError.NON_FINITE_VALUE)).isEqualTo(3);
+        assertThat(r.rejections.malformed()).isFalse();
+    }
+
+    @Test
+    void brokenLinesCountedOthersKept() {
+        Decoded r = Decoded.of(d, "ok 1\nnovalue\nm{a=\"x} 1\nm{a=b} 1\nbad abc\nm 1 xyz\nok 2", 9);
+        assertThat(r.points).containsExactly("ok{} 1.0 @9", "ok{} 2.0 @9");
+        assertThat(r.rejections.total()).isEqualTo(5);
+        assertThat(r.rejections.count(DecodeError.INVALID_LINE)).isEqualTo(3);
+    }
+
+    @Test
+    void aWholeNodeExporterScrape() throws Exception {
+        Path dir = Path.of(System.getProperty("user.dir")).resolve("../shared/data/node-exporter").normalize();
+        Path file;
+        try (var files = Files.list(dir)) {
+            file = files.filter(f -> f.toString().endsWith(".prom")).sorted().findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        long samples = Files.readAllLines(file).stream().filter(l -> !l.isBlank() && !l.startsWith("#")).count();
+        Decoded r = Decoded.of(new ExpositionDecoder(8 << 20), bytes, 1);
+        assertThat(r.rejections.total()).isZero();
+        assertThat(r.points).hasSize((int) samples);
+    }
+}

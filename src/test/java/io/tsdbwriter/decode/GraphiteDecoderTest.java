@@ -1,0 +1,35 @@
+package io.tsdbwriter.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.decode.graphite.GraphiteDecoder;
+import io.tsdbwriter.record.DecodeError;
+import org.junit.jupiter.api.Test;
+
+class GraphiteDecoderTest {
+
+    private final GraphiteDecoder d = new GraphiteDecoder(1 << 20);
+
+    @Test
+    void pathValueTimestampAndTags() {
+        Decoded r = Decoded.of(d, "foo.bar.baz 1.5 1795300857\nfoo.bar;host=a;dc=x;empty=;=v;novalue 2 1795300858\r\n", 0);
+        assertThat(r.points).containsExactly("foo.bar.baz{} 1.5 @1795300857000", "foo.bar{dc=\"x\",host=\"a\"} 2.0 @1795300858000");
+    }
+
+    @Test
+    void missingOrMinusOneTimestampTakesKafkaSecondsAndTabsWork() {
+        Decoded r = Decoded.of(d, "a 1\nb\t2\t-1\nc 3 0\n", 1_795_300_857_999L);
+        assertThat(r.points).containsExactly("a{} 1.0 @1795300857000", "b{} 2.0 @1795300857000", "c{} 3.0 @1795300857000");
+    }
+
+    @Test
+    void brokenLines() {
+        Decoded r = Decoded.of(d, "lonely\na x 1\na 1 y\n;t=1 1 1\nok 1 1\nnan NaN 1", 0);
+        assertThat(r.points).containsExactly("ok{} 1.0 @1000");
+        assertThat(r.rejections.count(DecodeError.INVALID_LINE)).isEqualTo(1);
+        assertThat(r.rejections.count(DecodeError.INVALID_VALUE)).isEqualTo(1);
+        assertThat(r.rejections.count(DecodeError.INVALID_TIMESTAMP)).isEqualTo(1);
+        assertThat(r.rejections.count(DecodeError.INVALID_METRIC)).isEqualTo(1);
+        assertThat(r.rejections.count(DecodeError.NON_FINITE_VALUE)).isEqualTo(1);
+    }
+}

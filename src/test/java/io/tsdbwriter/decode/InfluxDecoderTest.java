@@ -1,0 +1,113 @@
+package io.tsdbwriter.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.decode.influx.InfluxDecoder;
+import io.tsdbwriter.record.DecodeError;
+import org.junit.jupiter.api.Test;
+
+class InfluxDecoderTest {
+
+    private static final long KAFKA_TS = 1_795_300_857_123L;
+    private final InfluxDecoder ns = new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS);
+
+    @Test
+    void eachFieldIsAMeasurementUnderscoreFieldSample() {
+        Decoded d = Decoded.of(ns, "cpu,host=a,cpu=cpu0 usage_idle=99.5,usage_user=0.5 1795300857000000000\n", KAFKA_TS);
+        assertThat(d.points).containsExactly(
+                "cpu_usage_idle{cpu=\"cpu0\",host=\"a\"} 99.5 @1795300857000",
+                "cpu_usage_user{cpu=\"cpu0\",host=\"a\"} 0.5 @1795300857000");
+        assertThat(d.rejections.total()).isZero();
+    }
+
+    @Test
+    void fieldTypesAsVictoriaMetricsStoresThem() {
+        Decoded d = Decoded.of(ns, "m i=-12i,u=18446744073709551615u,t=t,T=TRUE,f=false,F=F,s=\"3.5\",str=\"hello, world\",e=1e3 5000000", KAFKA_TS);
+        assertThat(d.points).containsExactly(
+                "m_i{} -12.0 @5", "m_u{} 1.8446744073709552E19 @5", "m_t{} 1.0 @5", "m_T{} 1.0 @5", "m_f{} 0.0 @5",
+                "m_F{} 0.0 @5", "m_s{} 3.5 @5", "m_str{} 0.0 @5", "m_e{} 1000.0 @5");
+    }
+
+    @Test
+    void escapesInMeasurementTagsAndFieldKeys() {
+        Decoded d = Decoded.of(ns, "my\\ meas\\,ure,ta\\=g=va\\ l\\,ue,path=C:\\dir f\\ k\\=1=1 1000000", KAFKA_TS);
+        assertThat(d.points).containsExactly("my meas,ure_f k=1{path=\"C:\\dir\",ta=g=\"va l,ue\"} 1.0 @1");
+    }
+
+    @Test
+    void quotedFieldValuesMayHoldSpacesCommasAndEscapedQuotes() {
+        Decoded d = Decoded.of(ns, "m,h=x msg=\"a b, \\\"c\\\" d=e\",v=2 3000000", KAFKA_TS);
+        assertThat(d.points).containsExactly("m_msg{h=\"x\"} 0.0 @3", "m_v{h=\"x\"} 2.0 @3");
+    }
+
+    @Test
+    void noTimestampTakesTheKafkaTimestampAndEmptyTagSetIsFine() {
+        Decoded d = Decoded.of(ns, "m v=1\nm v=2 0\n", KAFKA_TS);
+        assertThat(d.points).containsExactly("m_v{} 1.0 @" + KAFKA_TS, "m_v{} 2.0 @" + KAFKA_TS);
+    }
+
+    @Test
+    void precision() {
+        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.S), "m v=1 1795300857", 0).points)
+                .containsExactly("m_v{} 1.0 @1795300857000");
+        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.MS), "m v=1 1795300857001", 0).points)
+                .containsExactly("m_v{} 1.0 @1795300857001");
+        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.US), "m v=1 1795300857001999", 0).points)
+                .containsExactly("m_v{} 1.0 @1795300857001");
+    }
+
+    @Test
+    void emptyTagValuesDroppedCommentsAndBlankLinesSkippedCrlf() {
+        Decoded d = Decoded.of(ns, "# comment\r\n\r\nm,a=,b=x v=1 1000000\r\n", KAFKA_TS);
+        assertThat(d.points).containsExactly("m_v{b=\"x\"} 1.0 @1");
+    }
+
+    @Test
+    void brokenLinesAreCountedAndTheLinesAroundThemKept() {
+        Decoded d = Decoded.of(ns, "m v=1 1000000\nnospace\nm v=abc 1000000\nm v=2 notatime\nm,tag v=3\nm v=4 2000000", KAFKA_TS);
+        assertThat(d.points).containsExactly("m_v{} 1.0 @1", "m_v{} 4.0 @2");
+        assertThat(d.rejections.count(DecodeError.INVALID_LINE)).isEqualTo(2);
+        assertThat(d.rejections.count(DecodeError.INVALID_VALUE)).isEqualTo(1);
+        assertThat(d.rejections.count(DecodeError.INVALID_TIMESTAMP)).isEqualTo(1);
+        assertThat(d.rejections.first()).isEqualTo(DecodeError.INVALID_LINE);
+        assertThat(d.rejections.firstDetail()).startsWith("line 2:");
+        assertThat(d.rejections.malformed()).isTrue();
+    }
+
+    @Test
+    void aBrokenFieldDropsTheWholeLine() {
+        Decoded d = Decoded.of(ns, "m a=1,b=x 1000000", KAFKA_TS);
+        assertThat(d.points).isEmpty();
+        assertThat(d.rejections.count(DecodeError.INVALID_VALUE)).isEqualTo(1);
+    }
+
+    @Test
+    void nonFiniteValuesAreSkippedAndCountedNotMalformed() {
+        Decoded d = Decoded.of(ns, "m a=NaN,b=+Inf,c=1 1000000", KAFKA_TS);
+        assertThat(d.points).containsExactly("m_c{} 1.0 @1");
+        assertThat(d.rejections.count(DecodeError.NON_FINITE_VALUE)).isEqualTo(2);
+        assertThat(d.rejections.malformed()).isFalse();
+    }
+
+    @Test
+    void emptyTooLargeAndInvalidUtf8() {
+        assertThat(Decoded.of(ns, new byte[0], 0).rejections.first()).isEqualTo(DecodeError.EMPTY_RECORD);
+        assertThat(Decoded.of(new InfluxDecoder(4, InfluxDecoder.Precision.NS), "m v=1", 0).rejections.first()).isEqualTo(DecodeError.TOO_LARGE);
+        Decoded d = Decoded.of(ns, new byte[] {'m', ',', 'a', '=', (byte) 0xC3, ' ', 'v', '=', '1', '\n', 'm', ' ', 'v', '=', '2'}, 7);
+        assertThat(d.points).containsExactly("m_v{} 2.0 @7");
+        assertThat(d.rejections.count(DecodeError.INVALID_UTF8)).isEqualTo(1);
+        assertThat(Decoded.of(ns, "# only a comment\n", 0).rejections.first()).isEqualTo(DecodeError.NO_SAMPLES);
+    }
+
+    @Test
+    void hugeRecordOfManyLines() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 50_000; i++) {
+            sb.append("disk,host=h").append(i % 7).append(",dev=sd").append(i).append(" used=").append(i).append("i,free=1.5 ")
+                    .append(1_795_300_857_000_000_000L + i * 1_000_000L).append('\n');
+        }
+        Decoded d = Decoded.of(new InfluxDecoder(64 << 20, InfluxDecoder.Precision.NS), sb.toString(), 0);
+        assertThat(d.points).hasSize(100_000);
+        assertThat(d.points.get(99_999)).isEqualTo("disk_free{dev=\"sd49999\",host=\"h5\"} 1.5 @1795300906999");
+    }
+}

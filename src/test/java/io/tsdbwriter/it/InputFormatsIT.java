@@ -1,0 +1,462 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tsdbwriter.it.support.FreePorts;
+import io.tsdbwriter.it.support.KafkaBroker;
+import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.NodeExporterFiles;
+import io.tsdbwriter.produce.SourcePoint;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every input format against VictoriaMetrics itself (issue 14's oracle): the same record payloads go (a) through the
+ * writer at M = N = 1 into VictoriaMetrics A and (b) straight into VictoriaMetrics B through B's own endpoint for the
+ * format ({@code /write}, {@code /api/v1/write}, {@code /api/v1/import/prometheus}, {@code /api/v1/import}, Graphite
+ * plaintext on {@code -graphiteListenAddr}); the exports of A and B must be identical, series for series, sample for
+ * sample. Then the same records at M = 6, N = 3 into VictoriaMetrics C must read back exactly B's samples amplified.
+ *
+ * <p>Payloads come from real producers: Telegraf 1.37.2 ({@code inputs.file} reading a node_exporter scrape of
+ * {@code ../shared/data}, {@code outputs.kafka} in influx, prometheusremotewrite and graphite formats; built by
+ * scripts/test.sh's ensure_telegraf, found through {@code TSDBWRITER_TELEGRAF_BINARY} or
+ * {@code -Dtsdbwriter.telegraf.binary}); the scrape files themselves (prometheus); what VictoriaMetrics'
+ * {@code /api/v1/export} returns for the demo's points (jsonline). One broker, four VictoriaMetrics (A, B, C and a
+ * scratch one the jsonline payloads are exported from).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class InputFormatsIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final int M = 6;
+    private static final int N = 3;
+
+    @TempDir
+    static Path work;
+
+    static KafkaBroker kafka;
+    static VictoriaMetrics relay;
+    static VictoriaMetrics direct;
+    static VictoriaMetrics amplified;
+    static FreePorts.Reservation graphitePort;
+    static Path telegraf;
+
+    /** Per format: its topic, the instance label its data carries, and the records (value + Kafka timestamp). */
+    record Feed(String format, String topic, String instanceLabel, List<ConsumerRecord<byte[], byte[]>> records) {
+    }
+
+    static final Map<String, Feed> feeds = new LinkedHashMap<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = KafkaBroker.start(work.resolve("kafka"));
+        graphitePort = FreePorts.reserve();
+        int gport = graphitePort.port();
+        graphitePort.close();
+        relay = VictoriaMetrics.start(work.resolve("vm-relay"));
+        direct = VictoriaMetrics.start(work.resolve("vm-direct"), "-graphiteListenAddr=127.0.0.1:" + gport);
+        amplified = VictoriaMetrics.start(work.resolve("vm-amplified"));
+        String bin = System.getProperty("tsdbwriter.telegraf.binary", System.getenv("TSDBWRITER_TELEGRAF_BINARY"));
+        if (bin == null) {
+            Path cached = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/telegraf");
+            bin = Files.isExecutable(cached) ? cached.toString() : null;
+        }
+        telegraf = bin == null ? null : Path.of(bin);
+
+        if (telegraf != null) {
+            feeds.putAll(telegrafFeeds());
+        } else {
+            System.err.println("InputFormatsIT: no Telegraf (go missing, see scripts/lib.sh ensure_telegraf): influx, promremotewrite and graphite skipped");
+        }
+        feeds.put("prometheus", prometheusFeed());
+        feeds.put("jsonline", jsonlineFeed());
+    }
+
+    @AfterAll
+    static void stop() {
+        for (AutoCloseable c : new AutoCloseable[] {relay, direct, amplified, kafka}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the oracle
+
+    @Test
+    @Order(1)
+    void relayReadsBackExactlyWhatVictoriaMetricsStoresFromItsOwnEndpoints() throws Exception {
+        assumeTrue(telegraf != null, "Telegraf not built (go missing): influx/promremotewrite/graphite not tested");
+        long expectedSamples = 0;
+        for (Feed f : feeds.values()) {
+            JsonNode s = runWriter(f, relay, 1, 1, "relay");
+            assertThat(s.get("decode_errors").asLong()).as(f.format()).isZero();
+            assertThat(s.get("samples_written").asLong()).as(f.format()).isEqualTo(s.get("points").asLong());
+            expectedSamples += s.get("points").asLong();
+            writeDirect(f);
+        }
+        final long total = expectedSamples;
+        Map<String, TreeMap<Long, String>> viaWriter = normalize(relay.awaitExport("{__name__=~\".+\"}",
+                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> viaVm = normalize(direct.awaitExport("{__name__=~\".+\"}",
+                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        assertThat(samples(viaWriter)).isEqualTo(total);
+        assertIdentical(viaWriter, viaVm);
+        System.err.printf("InputFormatsIT: relay == VictoriaMetrics' own endpoints: %d series, %d samples over %s%n",
+                viaVm.size(), total, feeds.keySet());
+    }
+
+    @Test
+    @Order(2)
+    void amplifiedReadBackIsExactlyTheOracleTimesMTimesN() throws Exception {
+        assumeTrue(telegraf != null, "Telegraf not built (go missing): influx/promremotewrite/graphite not tested");
+        long points = 0;
+        for (Feed f : feeds.values()) {
+            JsonNode s = runWriter(f, amplified, M, N, "amplified");
+            assertThat(s.get("samples_written").asLong()).as(f.format()).isEqualTo(s.get("points").asLong() * M * N);
+            points += s.get("points").asLong();
+        }
+        Map<String, TreeMap<Long, String>> oracle = normalize(direct.export("{__name__=~\".+\"}"));
+        Map<String, TreeMap<Long, String>> expected = new TreeMap<>();
+        for (Map.Entry<String, TreeMap<Long, String>> e : oracle.entrySet()) {
+            Map<String, String> labels = parseKey(e.getKey());
+            String label = instanceLabelOf(labels);
+            String base = labels.getOrDefault(label, "unknown");
+            for (int j = 0; j < N; j++) {
+                Map<String, String> variant = new TreeMap<>(labels);
+                variant.put(label, j == 0 ? base : base + "-" + j);
+                TreeMap<Long, String> samples = expected.computeIfAbsent(key(variant), k -> new TreeMap<>());
+                for (Map.Entry<Long, String> s : e.getValue().entrySet()) {
+                    for (int i = 0; i < M; i++) {
+                        samples.put(s.getKey() + i * 60_000L / M, s.getValue());
+                    }
+                }
+            }
+        }
+        final long total = points * M * N;
+        assertThat(samples(expected)).isEqualTo(total);
+        Map<String, TreeMap<Long, String>> actual = normalize(amplified.awaitExport("{__name__=~\".+\"}",
+                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        assertIdentical(actual, expected);
+        System.err.printf("InputFormatsIT: M=%d N=%d read back exactly: %d samples%n", M, N, total);
+    }
+
+    /** Which instance label a series of the oracle belongs to: the feeds' labels, by the one the series carries. */
+    private static String instanceLabelOf(Map<String, String> labels) {
+        for (String l : List.of("host", "instanceNo", "instance")) {
+            if (labels.containsKey(l)) {
+                return l;
+            }
+        }
+        throw new AssertionError("series without an instance label: " + labels);
+    }
+
+    // ---------------------------------------------------------------- payloads from real producers
+
+    private static Map<String, Feed> telegrafFeeds() throws Exception {
+        Path scrape = NodeExporterFiles.first();
+        Map<String, String> topics = Map.of("influx", "tg-influx", "promremotewrite", "tg-rw", "graphite", "tg-graphite");
+        for (String t : topics.values()) {
+            kafka.createTopic(t, 1);
+        }
+        String conf = """
+                [agent]
+                  hostname = "node-a"
+                  omit_hostname = false
+                  quiet = true
+                [[inputs.file]]
+                  files = ["%s"]
+                  data_format = "prometheus"
+                [[outputs.kafka]]
+                  brokers = ["%s"]
+                  topic = "tg-influx"
+                  data_format = "influx"
+                [[outputs.kafka]]
+                  brokers = ["%s"]
+                  topic = "tg-rw"
+                  data_format = "prometheusremotewrite"
+                [[outputs.kafka]]
+                  brokers = ["%s"]
+                  topic = "tg-graphite"
+                  data_format = "graphite"
+                  graphite_tag_support = true
+                """.formatted(scrape, kafka.bootstrapServers(), kafka.bootstrapServers(), kafka.bootstrapServers());
+        Path confFile = work.resolve("telegraf.conf");
+        Files.writeString(confFile, conf);
+        Path log = work.resolve("telegraf.log");
+        Process p = new ProcessBuilder(telegraf.toString(), "--config", confFile.toString(), "--once")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(90, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("telegraf --once did not finish: " + Files.readString(log));
+        }
+        assertThat(p.exitValue()).as(Files.readString(log)).isZero();
+        Map<String, Feed> out = new LinkedHashMap<>();
+        for (String format : List.of("influx", "promremotewrite", "graphite")) {
+            String topic = topics.get(format);
+            List<ConsumerRecord<byte[], byte[]>> records = consumeAll(topic);
+            assertThat(records).as(topic + ": " + Files.readString(log)).isNotEmpty();
+            out.put(format, new Feed(format, topic, "host", records));
+        }
+        return out;
+    }
+
+    /** The scrape files themselves, one record each, timestamped with the scrape's time (samples carry none). */
+    private static Feed prometheusFeed() throws Exception {
+        String topic = "prom";
+        kafka.createTopic(topic, 1);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (Path f : NodeExporterFiles.all().subList(0, 2)) {
+            String name = f.getFileName().toString(); // node-exporter-<epoch seconds>.prom
+            long ts = Long.parseLong(name.replaceAll("\\D", "")) * 1000;
+            records.add(new ProducerRecord<>(topic, 0, ts, null, Files.readAllBytes(f)));
+        }
+        produce(records);
+        return new Feed("prometheus", topic, "instance", consumeAll(topic));
+    }
+
+    /** What /api/v1/export returns for the demo's points (2 scrapes, instanceNo and productKey), 40 lines a record. */
+    private static Feed jsonlineFeed() throws Exception {
+        List<SourcePoint> points = Scenario.realPoints().stream()
+                .filter(p -> p.timestampMs() < 1_795_300_857_000L + 120_000).toList();
+        StringBuilder lines = new StringBuilder();
+        for (SourcePoint p : points) {
+            ObjectNode line = JSON.createObjectNode();
+            ObjectNode metric = line.putObject("metric");
+            metric.put("__name__", p.metric());
+            p.labels().forEach(metric::put);
+            if (p.productKey() != null) {
+                metric.put("productKey", p.productKey());
+            }
+            line.putArray("values").add(p.value());
+            line.putArray("timestamps").add(p.timestampMs());
+            lines.append(JSON.writeValueAsString(line)).append('\n');
+        }
+        List<String> exported;
+        try (VictoriaMetrics scratch = VictoriaMetrics.start(work.resolve("vm-scratch"))) {
+            assertThat(scratch.importLines(lines.toString())).isEqualTo(204);
+            exported = scratch.awaitExport("{__name__=~\".+\"}", l -> samples(normalize(l)) >= points.size(), Duration.ofSeconds(30));
+        }
+        assertThat(samples(normalize(exported))).isEqualTo(points.size());
+        String topic = "jsonl";
+        kafka.createTopic(topic, 1);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < exported.size(); i += 40) {
+            String value = String.join("\n", exported.subList(i, Math.min(exported.size(), i + 40))) + "\n";
+            records.add(new ProducerRecord<>(topic, 0, System.currentTimeMillis(), null, value.getBytes(StandardCharsets.UTF_8)));
+        }
+        produce(records);
+        return new Feed("jsonline", topic, "instanceNo", consumeAll(topic));
+    }
+
+    // ---------------------------------------------------------------- (b): straight into VictoriaMetrics
+
+    private static void writeDirect(Feed f) throws Exception {
+        switch (f.format()) {
+            case "influx" -> post("/write", joinLines(f.records()), null);
+            case "jsonline" -> post("/api/v1/import", joinLines(f.records()), null);
+            case "promremotewrite" -> {
+                for (ConsumerRecord<byte[], byte[]> r : f.records()) {
+                    post("/api/v1/write", r.value(), "snappy");
+                }
+            }
+            case "prometheus" -> {
+                for (ConsumerRecord<byte[], byte[]> r : f.records()) {
+                    // the writer gives samples without a timestamp the record's; series without the instance label get
+                    // instance="unknown" (DESIGN §3): the same through VictoriaMetrics' own query args
+                    post("/api/v1/import/prometheus?timestamp=" + r.timestamp() + "&extra_label="
+                            + URLEncoder.encode(f.instanceLabel() + "=unknown", StandardCharsets.UTF_8), r.value(), null);
+                }
+            }
+            case "graphite" -> {
+                try (Socket s = new Socket("127.0.0.1", graphiteListenPort())) {
+                    OutputStream out = s.getOutputStream();
+                    out.write(joinLines(f.records()));
+                    out.flush();
+                }
+            }
+            default -> throw new IllegalArgumentException(f.format());
+        }
+    }
+
+    private static int graphiteListenPort() {
+        return graphitePort.port();
+    }
+
+    private static byte[] joinLines(List<ConsumerRecord<byte[], byte[]>> records) {
+        StringBuilder sb = new StringBuilder();
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            String v = new String(r.value(), StandardCharsets.UTF_8);
+            sb.append(v);
+            if (!v.endsWith("\n")) {
+                sb.append('\n');
+            }
+        }
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void post(String pathAndQuery, byte[] body, String contentEncoding) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(direct.url() + pathAndQuery)).timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        if (contentEncoding != null) {
+            b.header("Content-Encoding", contentEncoding).header("Content-Type", "application/x-protobuf")
+                    .header("X-Prometheus-Remote-Write-Version", "0.1.0");
+        }
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(pathAndQuery + ": " + r.body()).isBetween(200, 299);
+    }
+
+    // ---------------------------------------------------------------- (a): through the writer
+
+    private static JsonNode runWriter(Feed f, VictoriaMetrics vm, int m, int n, String name) throws Exception {
+        Path summary = work.resolve(name + "-" + f.format() + "-summary.json");
+        WriterProcess writer = WriterProcess.start(work.resolve(name + "-" + f.format() + ".log"),
+                Scenario.runArgs(kafka.bootstrapServers(), vm.url(), f.topic(), name + "-" + f.format(), m, n, 1,
+                        "--input-format", f.format(), "--instance-label", f.instanceLabel(), "--stop-at-end",
+                        "--summary-json", summary.toString()));
+        assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
+        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), name + "-" + f.format(), f.topic()))
+                .isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), f.topic()));
+        return Scenario.summary(summary);
+    }
+
+    // ---------------------------------------------------------------- Kafka
+
+    private static void produce(List<ProducerRecord<byte[], byte[]>> records) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 << 20);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            records.forEach(producer::send);
+            producer.flush();
+        }
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> consumeAll(String topic) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, 0);
+        long end = Scenario.endOffsets(kafka.bootstrapServers(), topic).get(tp);
+        Map<String, Object> p = new HashMap<>();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            Instant deadline = Instant.now().plusSeconds(30);
+            while (c.position(tp) < end && Instant.now().isBefore(deadline)) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        assertThat((long) out.size()).as(topic).isEqualTo(end);
+        return out;
+    }
+
+    // ---------------------------------------------------------------- export comparison
+
+    /** Export lines → series key (sorted labels) → timestamp → value text as VictoriaMetrics printed it. */
+    static Map<String, TreeMap<Long, String>> normalize(List<String> lines) {
+        Map<String, TreeMap<Long, String>> out = new TreeMap<>();
+        for (String line : lines) {
+            try {
+                JsonNode n = JSON.readTree(line);
+                Map<String, String> labels = new TreeMap<>();
+                for (Iterator<Map.Entry<String, JsonNode>> it = n.get("metric").fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    labels.put(e.getKey(), e.getValue().asText());
+                }
+                TreeMap<Long, String> samples = out.computeIfAbsent(key(labels), k -> new TreeMap<>());
+                JsonNode values = n.get("values");
+                JsonNode timestamps = n.get("timestamps");
+                for (int i = 0; i < values.size(); i++) {
+                    samples.put(timestamps.get(i).asLong(), values.get(i).asText());
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException(line, e);
+            }
+        }
+        return out;
+    }
+
+    static long samples(Map<String, TreeMap<Long, String>> series) {
+        return series.values().stream().mapToLong(Map::size).sum();
+    }
+
+    private static String key(Map<String, String> labels) {
+        try {
+            return JSON.writeValueAsString(labels);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> parseKey(String key) throws IOException {
+        return new TreeMap<>(JSON.readValue(key, Map.class));
+    }
+
+    private static void assertIdentical(Map<String, TreeMap<Long, String>> actual, Map<String, TreeMap<Long, String>> expected) {
+        List<String> diff = new ArrayList<>();
+        for (String k : expected.keySet()) {
+            if (!actual.containsKey(k)) {
+                diff.add("missing " + k + " " + expected.get(k));
+            } else if (!actual.get(k).equals(expected.get(k))) {
+                diff.add("differs " + k + " expected " + expected.get(k) + " got " + actual.get(k));
+            }
+        }
+        for (String k : actual.keySet()) {
+            if (!expected.containsKey(k)) {
+                diff.add("extra " + k + " " + actual.get(k));
+            }
+        }
+        assertThat(diff).as(diff.size() + " series differ; first ones").isEmpty();
+    }
+}
