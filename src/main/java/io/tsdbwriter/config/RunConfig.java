@@ -1,5 +1,6 @@
 package io.tsdbwriter.config;
 
+import io.tsdbwriter.encode.Output;
 import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,6 +42,9 @@ import java.util.Objects;
  *                             deserializers, assignor) win
  * @param syncWrites           write on the poll thread (benchmark comparison only)
  * @param metricsAddress       address the metrics endpoint binds (default 0.0.0.0: every interface)
+ * @param output               the output protocol ({@code --output}, default {@link Output#IMPORT})
+ * @param remoteWriteUrls      whole remote write URLs ({@code --remote-write-url}); ≥ 1 with {@link Output#REMOTE_WRITE},
+ *                             ignored otherwise
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -50,7 +54,24 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
                         java.util.Map<String, String> consumerProperties, boolean syncWrites,
-                        String metricsAddress) {
+                        String metricsAddress, Output output, List<String> remoteWriteUrls) {
+
+    /** The import output, as before {@code --output} existed. */
+    public RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
+                     int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
+                     long segmentSize, int maxConcurrentWrites, int maxRetries, int batchSamples,
+                     Duration reportInterval, boolean stopAtEnd, Path summaryJson, Duration commitInterval,
+                     Duration drainTimeout, Duration callTimeout, boolean gzip, int metricsPort,
+                     OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
+                     int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
+                     java.util.Map<String, String> consumerProperties, boolean syncWrites,
+                     String metricsAddress) {
+        this(bootstrapServers, topics, groupId, vmUrls, timeMultiplier, instanceMultiplier, sourceInterval, parallelism,
+                segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
+                commitInterval, drainTimeout, callTimeout, gzip, metricsPort, onWriteFailure, deadLetterTopic,
+                maxInflightBytes, maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties, syncWrites,
+                metricsAddress, Output.IMPORT, List.of());
+    }
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -82,6 +103,15 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms");
         consumerProperties = java.util.Map.copyOf(consumerProperties);
         require(metricsAddress != null && !metricsAddress.isBlank(), "--metrics-address must not be empty");
+        Objects.requireNonNull(output, "--output");
+        remoteWriteUrls = List.copyOf(Objects.requireNonNull(remoteWriteUrls));
+        require(output != Output.REMOTE_WRITE || !remoteWriteUrls.isEmpty(), "--output remote-write needs --remote-write-url");
+        require(output != Output.REMOTE_WRITE || !gzip, "--compression gzip applies to --output import only (remote write is always snappy)");
+    }
+
+    /** Where writes go: the {@code --remote-write-url}s for remote write, else the {@code --vm-url}s. */
+    public List<String> writeUrls() {
+        return output == Output.REMOTE_WRITE ? remoteWriteUrls : vmUrls;
     }
 
     private static void require(boolean ok, String message) {
