@@ -21,7 +21,7 @@ final class WriterCellRunner {
     /** What every cell's writer gets. */
     record Settings(List<String> javaCommand, Path jar, List<String> jvmOptions, String bootstrapServers, String vmUrl,
                     int writePermits, int batchSamples, long segmentSize, List<String> extraRunArgs, Path workDir,
-                    Duration cellTimeout, Duration settleMax) {
+                    Duration cellTimeout, Duration settleMax, String remoteWriteUrl) {
     }
 
     /** A live cell's input: called once the writer is ready; returns the points produced (blocks for the window). */
@@ -59,6 +59,9 @@ final class WriterCellRunner {
                 "--metrics-port", "-1", "--report-interval", "10s", "--summary-json", summary.toString()));
         if (stopAtEnd) {
             cmd.add("--stop-at-end");
+        }
+        if (cell.remoteWrite()) {
+            cmd.addAll(List.of("--output", "remote-write", "--remote-write-url", s.remoteWriteUrl()));
         }
         cmd.addAll(s.extraRunArgs());
         return cmd;

@@ -22,7 +22,8 @@ class MainTest {
             "--max-concurrent-writes", "--max-retries", "--on-write-failure", "--dead-letter-topic", "--batch-samples",
             "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
             "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
-            "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address", "--help", "--version");
+            "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address", "--help", "--version",
+            "--output", "--remote-write-url");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -245,5 +246,15 @@ class MainTest {
         RunConfig cfg = parse(Map.of("TIME_MULTIPLIER", "12", "TSDB_WRITER_TIME_MULTIPLER", "7"), "--topic", "t");
 
         assertThat(cfg.timeMultiplier()).isEqualTo(1);
+    }
+
+    @Test
+    void badOutputFlagsAreOneLineAndExitTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--output", "json"), "--output must be import or remote-write");
+        assertUsageError(execute("run", "--topic", "t", "--output", "remote-write"), "--output remote-write needs --remote-write-url");
+        assertUsageError(execute("run", "--topic", "t", "--output", "remote-write", "--remote-write-url", "http://p:9090/api/v1/write",
+                "--compression", "gzip"), "--compression gzip applies to --output import only");
+        assertUsageError(execute("run", "--topic", "t", "--output", "remote-write", "--remote-write-url", "p:9090/api/v1/write"),
+                "invalid remote write URL");
     }
 }

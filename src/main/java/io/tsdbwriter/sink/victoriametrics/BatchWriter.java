@@ -209,6 +209,7 @@ public final class BatchWriter implements AutoCloseable {
             awaitPermission(breaker);
             long t0 = System.nanoTime();
             WriteOutcome outcome = client.post(endpoint, payload);
+            meters.requestBytes.increment(payload.length());
             long took = System.nanoTime() - t0;
             meters.writeLatency.record(took, TimeUnit.NANOSECONDS);
             if (outcome.kind() == WriteOutcome.Kind.RETRYABLE) {
