@@ -72,7 +72,8 @@ public final class BenchRunner {
             CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax());
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
-                    s.cellTimeout(), s.settleMax(), s.remoteWriteUrl()), vm);
+                    s.cellTimeout(), s.settleMax(), s.remoteWriteUrl()), vm,
+                    new VmProbe(client.http(), VmEndpoint.remoteWrite(s.remoteWriteUrl())));
             List<CeilingResult> ceilings = new ArrayList<>();
             List<CellResult> results = new ArrayList<>();
             int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));

@@ -32,11 +32,14 @@ final class WriterCellRunner {
 
     private final Settings s;
     private final VmProbe vm;
+    /** The receiver of the remote-write cells (its own {@code /metrics}: CPU of Prometheus or VictoriaMetrics). */
+    private final VmProbe remoteWriteReceiver;
     private volatile Process current;
 
-    WriterCellRunner(Settings settings, VmProbe vm) {
+    WriterCellRunner(Settings settings, VmProbe vm, VmProbe remoteWriteReceiver) {
         this.s = settings;
         this.vm = vm;
+        this.remoteWriteReceiver = remoteWriteReceiver;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             Process p = current;
             if (p != null && p.isAlive()) {
@@ -91,6 +94,7 @@ final class WriterCellRunner {
         Files.deleteIfExists(summary);
         List<String> cmd = command(cell, topic, groupId, summary, live == null);
         Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
+        VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver : this.vm;
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

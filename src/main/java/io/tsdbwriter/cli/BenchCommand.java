@@ -68,7 +68,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--remote-write-url", paramLabel = "URL",
             description = "Remote write URL of the remote-write cells (default: <vm-url>/api/v1/write); e.g. a Prometheus "
-                    + "http://127.0.0.1:9090/api/v1/write. Ceilings and receiver CPU are measured at --vm-url")
+                    + "http://127.0.0.1:9090/api/v1/write. Ceilings are measured at --vm-url (import bodies); the receiver CPU of "
+                    + "remote-write cells is process_cpu_seconds_total of this URL host's /metrics")
     String remoteWriteUrl;
 
     @Option(names = "--source", defaultValue = "real", paramLabel = "real|synthetic",
