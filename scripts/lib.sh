@@ -5,6 +5,7 @@
 #                             apt-get for one when none is there); exports JAVA_HOME, PATH, MAVEN_OPTS. Exit 2 if none.
 #   ensure_maven              apt-get install -y maven when mvn is missing
 #   ensure_victoria_metrics   apt-get install -y victoria-metrics when /usr/bin/victoria-metrics is missing
+#   ensure_prometheus         apt-get install -y prometheus when /usr/bin/prometheus is missing (remote write receiver)
 #   quiet_jvm_flags           prints JVM flags that silence JDK >= 24 warnings about libraries' Unsafe/native use
 #   build_test_classpath LOG  mvn package -DskipTests + target/test.classpath (test scope); tail of LOG on failure
 #   start_local_stack DIR TOPIC:PARTITIONS
@@ -162,6 +163,14 @@ ensure_telegraf() {
     printf '%s\n' "$TELEGRAF_VERSION $TELEGRAF_TAGS" > "$stamp"
   fi
   export TSDBWRITER_TELEGRAF_BINARY="$bin"
+}
+
+PROMETHEUS_BIN=/usr/bin/prometheus
+ensure_prometheus() {
+  if [ ! -x "$PROMETHEUS_BIN" ]; then
+    apt_install prometheus
+  fi
+  [ -x "$PROMETHEUS_BIN" ] || die "$PROMETHEUS_BIN still missing after installing prometheus"
 }
 
 quiet_jvm_flags() {

@@ -13,6 +13,7 @@ find_java
 ensure_maven
 ensure_victoria_metrics
 ensure_telegraf
+ensure_prometheus
 
 log "== mvn -B verify $*"
 mvn -B -ntp verify "$@"

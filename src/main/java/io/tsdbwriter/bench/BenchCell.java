@@ -7,8 +7,19 @@ package io.tsdbwriter.bench;
  * @param timeMultiplier     M ({@code run --time-multiplier})
  * @param instanceMultiplier N ({@code run --instance-multiplier})
  * @param writeMode          {@code async} or {@code sync} ({@code run --write-mode})
+ * @param output             {@code import} or {@code remote-write} ({@code run --output})
  */
-public record BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode) {
+public record BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output) {
+
+    /** A cell of the import output. */
+    public BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode) {
+        this(parallelism, timeMultiplier, instanceMultiplier, writeMode, "import");
+    }
+
+    /** True for {@code --output remote-write}. */
+    public boolean remoteWrite() {
+        return "remote-write".equals(output);
+    }
 
     /** Samples per source point: M × N. */
     public long samplesPerPoint() {
@@ -22,7 +33,7 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
 
     /** {@code async P=3 M=12 N=1}. */
     public String label() {
-        return writeMode + " P=" + parallelism + " M=" + timeMultiplier + " N=" + instanceMultiplier;
+        return writeMode + (remoteWrite() ? " remote-write" : "") + " P=" + parallelism + " M=" + timeMultiplier + " N=" + instanceMultiplier;
     }
 
     /**

@@ -73,6 +73,37 @@ public final class BenchGrid {
         return List.copyOf(modes);
     }
 
+    /**
+     * Parses {@code import,remote-write}: the outputs of {@code run --output}, distinct.
+     *
+     * @throws IllegalArgumentException when an output is neither, or repeated
+     */
+    public static List<String> parseOutputs(String text) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("--output needs at least one of import, remote-write");
+        }
+        Set<String> outputs = new LinkedHashSet<>();
+        for (String part : text.split(",", -1)) {
+            String o = io.tsdbwriter.encode.Output.parse(part).flag();
+            if (!outputs.add(o)) {
+                throw new IllegalArgumentException("--output: " + o + " is listed twice");
+            }
+        }
+        return List.copyOf(outputs);
+    }
+
+    /** Every combination, ordered by N, M, P, write mode, then output (each list in its given order). */
+    public static List<BenchCell> cells(List<Integer> parallelism, List<Integer> timeMultipliers, List<Integer> instanceMultipliers,
+                                        List<String> writeModes, List<String> outputs) {
+        List<BenchCell> cells = new ArrayList<>();
+        for (BenchCell c : cells(parallelism, timeMultipliers, instanceMultipliers, writeModes)) {
+            for (String o : outputs) {
+                cells.add(new BenchCell(c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o));
+            }
+        }
+        return List.copyOf(cells);
+    }
+
     /** Every combination, ordered by N, M, P, then write mode (each list in its given order). */
     public static List<BenchCell> cells(List<Integer> parallelism, List<Integer> timeMultipliers, List<Integer> instanceMultipliers,
                                         List<String> writeModes) {

@@ -31,7 +31,8 @@ public final class BenchRunner {
                            Duration ceilingSeconds, long ceilingPoolBytes, int writePermits, int batchSamples, long segmentSize,
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
                            List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
-                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.sink.http.HttpAuthConfig vmHttp) {
+                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.sink.http.HttpAuthConfig vmHttp,
+                           String remoteWriteUrl) {
     }
 
     private final Settings s;
@@ -73,7 +74,8 @@ public final class BenchRunner {
             CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax(), security);
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
-                    s.cellTimeout(), s.settleMax()), vm);
+                    s.cellTimeout(), s.settleMax(), s.remoteWriteUrl()), vm,
+                    new VmProbe(client.http(), VmEndpoint.remoteWrite(s.remoteWriteUrl())));
             List<CeilingResult> ceilings = new ArrayList<>();
             List<CellResult> results = new ArrayList<>();
             int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));
@@ -103,6 +105,7 @@ public final class BenchRunner {
                         backlog = runner.backlog(cell, s.topic(), group(done), String.format(Locale.ROOT, "cell-%02d", done));
                         results.add(backlog);
                         report(done, total, backlog, c);
+                        wire(String.format(Locale.ROOT, "cell-%02d", done), backlog);
                     }
                     if (s.inputRate() != null) {
                         done++;
@@ -144,6 +147,20 @@ public final class BenchRunner {
             long deadline = System.nanoTime() + s.duration().toNanos();
             return kafka.produce(topic, points, max, rate, () -> System.nanoTime() > deadline).acked.get();
         }, s.duration(), s.liveGrace());
+    }
+
+    /** Bytes on the wire per million samples written, from the writer's summary ({@code request_bytes}). */
+    private void wire(String name, CellResult r) {
+        Path summary = s.workDir().resolve(name + ".json");
+        try {
+            if (Files.exists(summary) && r.samplesWritten() > 0) {
+                long bytes = new com.fasterxml.jackson.databind.ObjectMapper().readTree(summary.toFile()).path("request_bytes").asLong();
+                progress("%s: %,d request bytes on the wire, %.2f MB per million samples", r.cell().label(), bytes,
+                        bytes / 1e6 / (r.samplesWritten() / 1e6));
+            }
+        } catch (IOException e) {
+            progress("%s: summary unreadable (%s)", r.cell().label(), e.getMessage());
+        }
     }
 
     private String group(int index) {

@@ -21,7 +21,7 @@ final class WriterCellRunner {
     /** What every cell's writer gets. */
     record Settings(List<String> javaCommand, Path jar, List<String> jvmOptions, String bootstrapServers, String vmUrl,
                     int writePermits, int batchSamples, long segmentSize, List<String> extraRunArgs, Path workDir,
-                    Duration cellTimeout, Duration settleMax) {
+                    Duration cellTimeout, Duration settleMax, String remoteWriteUrl) {
     }
 
     /** A live cell's input: called once the writer is ready; returns the points produced (blocks for the window). */
@@ -32,11 +32,14 @@ final class WriterCellRunner {
 
     private final Settings s;
     private final VmProbe vm;
+    /** The receiver of the remote-write cells (its own {@code /metrics}: CPU of Prometheus or VictoriaMetrics). */
+    private final VmProbe remoteWriteReceiver;
     private volatile Process current;
 
-    WriterCellRunner(Settings settings, VmProbe vm) {
+    WriterCellRunner(Settings settings, VmProbe vm, VmProbe remoteWriteReceiver) {
         this.s = settings;
         this.vm = vm;
+        this.remoteWriteReceiver = remoteWriteReceiver;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             Process p = current;
             if (p != null && p.isAlive()) {
@@ -59,6 +62,9 @@ final class WriterCellRunner {
                 "--metrics-port", "-1", "--report-interval", "10s", "--summary-json", summary.toString()));
         if (stopAtEnd) {
             cmd.add("--stop-at-end");
+        }
+        if (cell.remoteWrite()) {
+            cmd.addAll(List.of("--output", "remote-write", "--remote-write-url", s.remoteWriteUrl()));
         }
         cmd.addAll(s.extraRunArgs());
         return cmd;
@@ -88,6 +94,7 @@ final class WriterCellRunner {
         Files.deleteIfExists(summary);
         List<String> cmd = command(cell, topic, groupId, summary, live == null);
         Files.writeString(log, "# " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
+        VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver : this.vm;
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

@@ -67,6 +67,17 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Write modes: async (virtual-thread writes) and/or sync (on the poll thread, the proof of concept's before) (default: ${DEFAULT-VALUE})")
     String writeModes;
 
+    @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write[,…]",
+            description = "Write protocols, a grid dimension: import (JSON lines to --vm-url) and/or remote-write (Prometheus "
+                    + "Remote-Write to --remote-write-url) (default: ${DEFAULT-VALUE})")
+    String outputs;
+
+    @Option(names = "--remote-write-url", paramLabel = "URL",
+            description = "Remote write URL of the remote-write cells (default: <vm-url>/api/v1/write); e.g. a Prometheus "
+                    + "http://127.0.0.1:9090/api/v1/write. Ceilings are measured at --vm-url (import bodies); the receiver CPU of "
+                    + "remote-write cells is process_cpu_seconds_total of this URL host's /metrics")
+    String remoteWriteUrl;
+
     @Option(names = "--source", defaultValue = "real", paramLabel = "real|synthetic",
             description = "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
     String source;
@@ -158,7 +169,7 @@ public final class BenchCommand implements Callable<Integer> {
                 BenchGrid.parsePositiveInts("--parallelism", parallelism, 1000),
                 BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, 3600),
                 BenchGrid.parsePositiveInts("--instance-multiplier", instanceMultipliers, 100_000),
-                BenchGrid.parseWriteModes(writeModes));
+                BenchGrid.parseWriteModes(writeModes), BenchGrid.parseOutputs(outputs));
         InputRate rate = inputRate == null ? null : InputRate.parse(inputRate);
         if (records < 1) {
             throw new ParameterException(spec.commandLine(), "--records must be >= 1");
@@ -187,7 +198,8 @@ public final class BenchCommand implements Callable<Integer> {
         BenchRunner.Settings settings = new BenchRunner.Settings(bootstrapServers, vmUrl, t, partitions, cells, feed, sourceInterval.toMillis(),
                 rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, segmentSize, csv, chart,
                 workDir.toAbsolutePath(), jar, java, writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
-                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
+                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
+                remoteWriteUrl != null ? remoteWriteUrl : vmUrl.replaceAll("/+$", "") + "/api/v1/write");
         return new BenchRunner(settings, System.out).run();
     }
 

@@ -49,6 +49,17 @@ final class RunCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     KafkaClientOptions kafkaClient = new KafkaClientOptions();
+    @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
+            description = "Write protocol. import: VictoriaMetrics JSON lines to <vm-url>/api/v1/import; remote-write: "
+                    + "Prometheus Remote-Write 1.0 (protobuf, snappy) to each --remote-write-url, for any Prometheus-compatible "
+                    + "receiver (default: ${DEFAULT-VALUE})")
+    String output;
+
+    @Option(names = "--remote-write-url", paramLabel = "URL",
+            description = "Whole remote write URL (repeatable; several: least loaded first), used with --output remote-write: "
+                    + "VictoriaMetrics http://vm:8428/api/v1/write, vminsert http://vminsert:8480/insert/<accountID>/prometheus/api/v1/write, "
+                    + "Prometheus http://prom:9090/api/v1/write (--web.enable-remote-write-receiver), Mimir http://mimir/api/v1/push, Thanos Receive")
+    List<String> remoteWriteUrls = new java.util.ArrayList<>();
 
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
             description = "Extra Kafka consumer setting (repeatable), e.g. session.timeout.ms=10000; settings for every client "
@@ -78,7 +89,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
             description = "Write permits (concurrent import requests), split across the --vm-url targets. 0 = each target's "
                     + "vm_concurrent_insert_capacity read from its /metrics at start and every minute ("
-                    + WriterService.FALLBACK_PERMITS + " where it cannot be read) (default: auto)")
+                    + WriterService.FALLBACK_PERMITS + " where it cannot be read, e.g. Prometheus, Mimir, Thanos Receive: "
+                    + "8 requests of --batch-samples keep a receiver's ingest busy without queueing much inside it; "
+                    + "Prometheus' own remote write starts with 1 shard and grows to what its receiver sustains) (default: auto)")
     int maxConcurrentWrites;
 
     @Option(names = "--max-retries", defaultValue = "5", description = "Retries of a failing write before --on-write-failure applies (default: ${DEFAULT-VALUE})")
@@ -225,13 +238,15 @@ final class RunCommand implements Callable<Integer> {
                 metricsAddress, new io.tsdbwriter.config.GroupMembership(
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
                         io.tsdbwriter.config.GroupMembership.protocol(groupProtocol), kafkaTimeout),
-                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig());
+                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
+                io.tsdbwriter.encode.Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList());
     }
 
     @Override
     public Integer call() throws Exception {
         RunConfig cfg = toConfig();
         cfg.vmUrls().forEach(io.tsdbwriter.sink.victoriametrics.VmEndpoint::new); // validate URLs before starting
+        cfg.remoteWriteUrls().forEach(io.tsdbwriter.sink.victoriametrics.VmEndpoint::remoteWrite);
         WriterService service = new WriterService(cfg, System.out);
         for (String sig : Arrays.asList("TERM", "INT")) {
             Signal.handle(new Signal(sig), s -> {

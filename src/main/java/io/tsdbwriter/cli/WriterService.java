@@ -10,6 +10,10 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.encode.ImportSampleEncoder;
+import io.tsdbwriter.encode.Output;
+import io.tsdbwriter.encode.SampleEncoder;
+import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.kafka.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.GroupMember;
@@ -81,9 +85,11 @@ final class WriterService {
         MetricsServer metricsServer = null;
         installThreadDeaths();
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
-        List<VmEndpoint> endpoints = cfg.vmUrls().stream().map(VmEndpoint::new).toList();
-        VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(),
-                io.tsdbwriter.sink.http.HttpClientSecurity.of(cfg.vmHttp(), cfg.vmUrls()));
+        List<VmEndpoint> endpoints = cfg.output() == Output.REMOTE_WRITE
+                ? cfg.remoteWriteUrls().stream().map(VmEndpoint::remoteWrite).toList()
+                : cfg.vmUrls().stream().map(VmEndpoint::new).toList();
+        VmImportClient client = new VmImportClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(), cfg.output(),
+                io.tsdbwriter.sink.http.HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()));
         BatchWriter writer = null;
         DeadLetterQueue deadLetters = null;
         try {
@@ -118,11 +124,11 @@ final class WriterService {
                 deadLetterQueue = deadLetters;
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
-                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), new ImportLineEncoder(plan), writer, meters, new DecodeErrorLog(meters), deadLetters, cfg.input());
+                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters), deadLetters, cfg.input());
             member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
                     cfg.membership()), ws);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
-            log.info("tsdb-writer run: topics={} vm={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.topics(), endpoints,
+            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.output(), cfg.topics(), endpoints,
                     cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
             long period = cfg.reportInterval().toMillis();
             reporter.scheduleAtFixedRate(() -> out.println(report.tick()), period, period, TimeUnit.MILLISECONDS);
@@ -217,6 +223,15 @@ final class WriterService {
                 }
             });
         });
+    }
+
+    /** Per-thread encoders for the run's output (the seam of DESIGN §6). */
+    private SampleEncoder.Factory encoders(AmplificationPlan plan) {
+        if (cfg.output() == Output.REMOTE_WRITE) {
+            return RemoteWriteEncoder.factory(plan);
+        }
+        ImportLineEncoder lines = new ImportLineEncoder(plan);
+        return () -> new ImportSampleEncoder(lines);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.tsdbwriter.config;
 
+import io.tsdbwriter.encode.Output;
 import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,6 +49,9 @@ import java.util.Objects;
  * @param vmHttp               authentication and TLS of every request to the {@code vmUrls} (which may carry
  *                             {@code user:password@}; never print them, print {@link io.tsdbwriter.sink.http.SafeUrl#redact})
  * @param input                record formats per topic and the instance label ({@link InputConfig})
+ * @param output               the output protocol ({@code --output}, default {@link Output#IMPORT})
+ * @param remoteWriteUrls      whole remote write URLs ({@code --remote-write-url}); ≥ 1 with {@link Output#REMOTE_WRITE},
+ *                             ignored otherwise
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -58,7 +62,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
                         java.util.Map<String, String> consumerProperties, boolean syncWrites,
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
-                        io.tsdbwriter.sink.http.HttpAuthConfig vmHttp, InputConfig input) {
+                        io.tsdbwriter.sink.http.HttpAuthConfig vmHttp, InputConfig input, Output output,
+                        List<String> remoteWriteUrls) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -99,6 +104,15 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         for (String t : input.topicFormats().keySet()) {
             require(topics.contains(t), "--topic-format names topic '" + t + "', which is not a --topic");
         }
+        Objects.requireNonNull(output, "--output");
+        remoteWriteUrls = List.copyOf(Objects.requireNonNull(remoteWriteUrls));
+        require(output != Output.REMOTE_WRITE || !remoteWriteUrls.isEmpty(), "--output remote-write needs --remote-write-url");
+        require(output != Output.REMOTE_WRITE || !gzip, "--compression gzip applies to --output import only (remote write is always snappy)");
+    }
+
+    /** Where writes go: the {@code --remote-write-url}s for remote write, else the {@code --vm-url}s. */
+    public List<String> writeUrls() {
+        return output == Output.REMOTE_WRITE ? remoteWriteUrls : vmUrls;
     }
 
     private static void require(boolean ok, String message) {

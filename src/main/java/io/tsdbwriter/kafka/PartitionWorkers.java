@@ -3,7 +3,7 @@ package io.tsdbwriter.kafka;
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.sink.victoriametrics.BatchWriter;
-import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
+import io.tsdbwriter.encode.SampleEncoder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +18,7 @@ public final class PartitionWorkers {
 
     /** What each SegmentConsumer needs, shared by all partitions. */
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
-                    int maxRecordBytes, SeriesCache seriesCache, ImportLineEncoder encoder, BatchWriter writer,
+                    int maxRecordBytes, SeriesCache seriesCache, SampleEncoder.Factory encoders, BatchWriter writer,
                     WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
                     io.tsdbwriter.config.InputConfig input) {
     }
@@ -43,7 +43,7 @@ public final class PartitionWorkers {
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             RecordProcessor processor = new RecordProcessor(new PointAmplifier(io.tsdbwriter.decode.RecordDecoders.create(
-                            s.input().formatOf(tp.topic()), s.maxRecordBytes(), s.input().influxPrecision()), s.encoder(), s.seriesCache()),
+                            s.input().formatOf(tp.topic()), s.maxRecordBytes(), s.input().influxPrecision()), s.encoders().newEncoder(), s.seriesCache()),
                     s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), onAck, s.deadLetters());
             trackers.add(tracker);

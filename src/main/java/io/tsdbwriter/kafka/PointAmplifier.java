@@ -5,11 +5,12 @@ import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.RecordDecoder;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.json.JsonDecoder;
+import io.tsdbwriter.encode.ImportSampleEncoder;
+import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.record.DecodeError;
 import io.tsdbwriter.record.DecodedPoints;
 import io.tsdbwriter.sink.victoriametrics.ByteBuf;
 import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
-import io.tsdbwriter.sink.victoriametrics.ValueText;
 
 /**
  * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
@@ -24,12 +25,9 @@ public final class PointAmplifier {
 
     private final RecordDecoder decoder;
     private final Rejections rejections = new Rejections();
-    private final ImportLineEncoder encoder;
+    private final SampleEncoder encoder;
     private final SeriesCache seriesCache;
     private final DecodedPoints points = new DecodedPoints();
-    private final ValueText valueText = new ValueText();
-    /** N = 1: JSON-safe points are written verbatim, without a series lookup. */
-    private final boolean verbatim;
 
     /**
      * @param maxRecordBytes      larger records are rejected
@@ -44,17 +42,33 @@ public final class PointAmplifier {
      * @param seriesCache prepared series lines, shared with the process's other consumers (same encoder)
      */
     public PointAmplifier(int maxRecordBytes, ImportLineEncoder encoder, SeriesCache seriesCache) {
+        this(new JsonDecoder(maxRecordBytes), new ImportSampleEncoder(encoder), seriesCache);
+    }
+
+    /**
+     * @param encoder     this thread's encoder for the run's output protocol (the seam of DESIGN §6)
+     * @param seriesCache prepared series, shared with the process's other consumers (encoders of the same output)
+     */
+    public PointAmplifier(int maxRecordBytes, SampleEncoder encoder, SeriesCache seriesCache) {
         this(new JsonDecoder(maxRecordBytes), encoder, seriesCache);
     }
 
     /**
-     * @param decoder reads the records of one {@link InputFormat} (the topic's)
+     * @param decoder reads the records of one {@link InputFormat} (the topic's); the output is the import API's
      */
     public PointAmplifier(RecordDecoder decoder, ImportLineEncoder encoder, SeriesCache seriesCache) {
+        this(decoder, new ImportSampleEncoder(encoder), seriesCache);
+    }
+
+    /**
+     * @param decoder     reads the records of one {@link InputFormat} (the topic's)
+     * @param encoder     this thread's encoder for the run's output protocol (the seam of DESIGN §6)
+     * @param seriesCache prepared series, shared with the process's other consumers (encoders of the same output)
+     */
+    public PointAmplifier(RecordDecoder decoder, SampleEncoder encoder, SeriesCache seriesCache) {
         this.decoder = decoder;
         this.encoder = encoder;
         this.seriesCache = seriesCache;
-        this.verbatim = encoder.plan().instanceMultiplier() == 1;
     }
 
     /**
@@ -102,9 +116,8 @@ public final class PointAmplifier {
      * @return samples appended
      */
     public int encodePoint(int p, ByteBuf out) {
-        ValueText value = valueText.set(points.value(p));
-        if (verbatim && points.jsonSafe()) {
-            return encoder.encodePointVerbatim(points, p, value.bytes(), value.length(), out);
+        if (encoder.canEncodeVerbatim(points)) {
+            return encoder.encodePointVerbatim(points, p, out);
         }
         int keyLength = points.seriesKey(p);
         byte[] key = points.seriesKeyBytes();
@@ -113,7 +126,7 @@ public final class PointAmplifier {
         if (entry == null) {
             entry = seriesCache.put(key, keyLength, hash, prepare(p));
         }
-        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), value.bytes(), value.length(), out);
+        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
     }
 
     /** A series seen for the first time (or evicted since): its label strings, then its N line prefixes. */
@@ -126,6 +139,6 @@ public final class PointAmplifier {
             names[i] = points.labelName(from + i);
             values[i] = points.labelValue(from + i);
         }
-        return encoder.prepareLines(points.metric(p), names, values, 0, n);
+        return encoder.prepareSeries(points.metric(p), names, values, 0, n);
     }
 }

@@ -39,6 +39,8 @@ public final class WriterMeters {
     public final Counter samplesDeadLettered;
     /** [tsdbwriter_write_retries_total] write attempts retried. */
     public final Counter retries;
+    /** Request body bytes sent, as on the wire (after compression), every attempt. */
+    public final Counter requestBytes;
     /** [tsdbwriter_write_latency_seconds] duration of one import request. */
     public final Timer writeLatency;
     /** [tsdbwriter_write_permit_wait_seconds] time a poll thread waited for a write permit. */
@@ -63,6 +65,8 @@ public final class WriterMeters {
         samplesWritten = Counter.builder(PREFIX + "samples.written").description("Samples VictoriaMetrics acknowledged with 2xx").register(registry);
         samplesFailed = Counter.builder(PREFIX + "samples.failed").description("Samples rejected by VictoriaMetrics as not retryable (400/413/415)").register(registry);
         samplesDeadLettered = Counter.builder(PREFIX + "samples.dead.lettered").description("Samples whose source records were sent to the dead-letter topic").register(registry);
+        requestBytes = Counter.builder(PREFIX + "write.request.bytes").baseUnit("bytes")
+                .description("Request body bytes sent, as on the wire (after gzip/snappy), every attempt").register(registry);
         retries = Counter.builder(PREFIX + "write.retries").description("Import requests retried (429, 5xx, I/O errors, timeouts)").register(registry);
         writeLatency = Timer.builder(PREFIX + "write.latency").description("Duration of one /api/v1/import request")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(120))

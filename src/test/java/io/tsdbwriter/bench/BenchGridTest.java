@@ -73,4 +73,16 @@ class BenchGridTest {
         assertThatThrownBy(() -> InputRate.parse("-5%")).hasMessageContaining("positive");
         assertThatThrownBy(() -> InputRate.parse("fast")).hasMessageContaining("'fast'");
     }
+
+    @Test
+    void outputsAreAGridDimensionInnermostSoOneShapesCellsRunTogether() {
+        List<BenchCell> cells = BenchGrid.cells(List.of(1), List.of(1, 12), List.of(1), List.of("async"),
+                BenchGrid.parseOutputs("import,remote-write"));
+        assertThat(cells).containsExactly(new BenchCell(1, 1, 1, "async", "import"), new BenchCell(1, 1, 1, "async", "remote-write"),
+                new BenchCell(1, 12, 1, "async", "import"), new BenchCell(1, 12, 1, "async", "remote-write"));
+        assertThat(cells.get(1).label()).isEqualTo("async remote-write P=1 M=1 N=1");
+        assertThat(new BenchCell(1, 1, 1, "async")).isEqualTo(cells.get(0));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchGrid.parseOutputs("import,import")).hasMessageContaining("twice");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchGrid.parseOutputs("json")).hasMessageContaining("--output");
+    }
 }

@@ -1,6 +1,9 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.encode.Output;
+import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.kafka.PointAmplifier;
 import io.tsdbwriter.sink.victoriametrics.ByteBuf;
 import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
@@ -22,7 +25,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * JMH benchmark of the hot path decode → amplify → encode on node_exporter-shaped point records, single-threaded.
  * The score is <b>samples per second per core</b> (each operation is one sample; one invocation decodes
- * {@value #RECORDS} records of one point each and encodes M × N samples per point).
+ * {@value #RECORDS} records of one point each and encodes M × N samples per point). {@code output} picks the encoder
+ * behind the seam ({@link io.tsdbwriter.encode.SampleEncoder}): {@code import} (VictoriaMetrics JSON lines) or
+ * {@code remote-write} (Prometheus Remote-Write protobuf; snappy compression happens per request on the writer
+ * thread and is not part of this figure).
  *
  * <p>Run: {@code scripts/jmh.sh} (or {@code java -cp target/test-classes:<test classpath> org.openjdk.jmh.Main HotPath}).
  */
@@ -42,6 +48,9 @@ public class HotPathBenchmark {
     @Param({"1"})
     int instanceMultiplier;
 
+    @Param({"import", "remote-write"})
+    String output;
+
     private byte[][] records;
     private PointAmplifier amplifier;
     private ByteBuf out;
@@ -57,7 +66,9 @@ public class HotPathBenchmark {
             records[i] = json.getBytes(StandardCharsets.UTF_8);
         }
         AmplificationPlan plan = new AmplificationPlan(timeMultiplier, instanceMultiplier, 60_000);
-        amplifier = new PointAmplifier(1 << 20, new ImportLineEncoder(plan), 100_000);
+        amplifier = Output.parse(output) == Output.REMOTE_WRITE
+                ? new PointAmplifier(1 << 20, new RemoteWriteEncoder(plan), new SeriesCache(100_000))
+                : new PointAmplifier(1 << 20, new ImportLineEncoder(plan), 100_000);
         out = new ByteBuf(1 << 20);
     }
 

@@ -27,7 +27,8 @@ class MainTest {
             "--vm-basic-auth-username", "--vm-basic-auth-password-file", "--vm-bearer-token-file", "--vm-header", "--vm-tls-ca-file",
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
             "--kafka-property",
-            "--input-format", "--topic-format", "--influx-precision", "--instance-label");
+            "--input-format", "--topic-format", "--influx-precision", "--instance-label",
+            "--output", "--remote-write-url");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -276,5 +277,15 @@ class MainTest {
         RunConfig cfg = parse(Map.of("TIME_MULTIPLIER", "12", "TSDB_WRITER_TIME_MULTIPLER", "7"), "--topic", "t");
 
         assertThat(cfg.timeMultiplier()).isEqualTo(1);
+    }
+
+    @Test
+    void badOutputFlagsAreOneLineAndExitTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--output", "json"), "--output must be import or remote-write");
+        assertUsageError(execute("run", "--topic", "t", "--output", "remote-write"), "--output remote-write needs --remote-write-url");
+        assertUsageError(execute("run", "--topic", "t", "--output", "remote-write", "--remote-write-url", "http://p:9090/api/v1/write",
+                "--compression", "gzip"), "--compression gzip applies to --output import only");
+        assertUsageError(execute("run", "--topic", "t", "--output", "remote-write", "--remote-write-url", "p:9090/api/v1/write"),
+                "invalid remote write URL");
     }
 }

@@ -148,15 +148,19 @@ public final class BatchWriter implements AutoCloseable {
      * the permit, so the poll threads stop when every permit is held) until the answer is success or rejection.
      */
     private WriteOutcome writeUntilDecided(ImportBatch batch, VmEndpoint endpoint) throws InterruptedException {
-        byte[] gzipped = client.payload(batch.body());
-        WriteOutcome outcome = writeWithRetries(batch, gzipped, endpoint);
-        while (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
-            log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
-                    batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
-            retry.sleeper().sleep(retry.maxBackoff().toMillis());
-            outcome = writeWithRetries(batch, gzipped, endpoint);
+        VmImportClient.Payload payload = client.prepare(batch.body());
+        try {
+            WriteOutcome outcome = writeWithRetries(batch, payload, endpoint);
+            while (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
+                log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
+                        batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
+                retry.sleeper().sleep(retry.maxBackoff().toMillis());
+                outcome = writeWithRetries(batch, payload, endpoint);
+            }
+            return outcome;
+        } finally {
+            client.release(payload);
         }
-        return outcome;
     }
 
     /**
@@ -201,12 +205,13 @@ public final class BatchWriter implements AutoCloseable {
      * resilience4j circuit breaker: while every endpoint's breaker is open (VictoriaMetrics keeps failing), attempts
      * wait instead of hammering it, and one probe per open interval decides when writing resumes.
      */
-    private WriteOutcome writeWithRetries(ImportBatch batch, byte[] gzipped, VmEndpoint endpoint) throws InterruptedException {
+    private WriteOutcome writeWithRetries(ImportBatch batch, VmImportClient.Payload payload, VmEndpoint endpoint) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {
             CircuitBreaker breaker = breakers.get(endpoint);
             awaitPermission(breaker);
             long t0 = System.nanoTime();
-            WriteOutcome outcome = client.post(endpoint, batch.body(), gzipped);
+            WriteOutcome outcome = client.post(endpoint, payload);
+            meters.requestBytes.increment(payload.length());
             long took = System.nanoTime() - t0;
             meters.writeLatency.record(took, TimeUnit.NANOSECONDS);
             credentialsRefused.refused(endpoint, outcome.status()); // 401/403: one clear line, retried as any failure

@@ -3,8 +3,9 @@ package io.tsdbwriter.sink.victoriametrics;
 import java.util.Arrays;
 
 /**
- * One {@code /api/v1/import} request body: JSON lines, and for each source point the end of its lines in the
- * body, its sample count and an opaque reference to its source (the Kafka record), so that a batch VictoriaMetrics
+ * One write request body — JSON lines for {@code /api/v1/import}, or the concatenated {@code TimeSeries} of a
+ * Prometheus remote write {@code WriteRequest} (uncompressed; see {@link io.tsdbwriter.encode.SampleEncoder}) — and
+ * for each source point the end of its chunk in the body, its sample count and an opaque reference to its source (the Kafka record), so that a batch VictoriaMetrics
  * refuses can be split until the refused points are isolated, and their sources dead-lettered. {@code origin} is
  * the creator's handle for acking the source offsets.
  *
@@ -25,7 +26,7 @@ public final class ImportBatch {
         this.body = new ByteBuf(initialBytes);
     }
 
-    /** The body: JSON lines, each ending in a newline. */
+    /** The body: JSON lines each ending in a newline, or remote write {@code TimeSeries} entries. */
     public ByteBuf body() {
         return body;
     }

@@ -19,6 +19,18 @@ public final class ResponseClassifier {
     }
 
     /**
+     * Classifies for the run's output protocol: the import API as {@link #classify(int, String, String)}; Prometheus
+     * Remote-Write 1.0 per its specification — 2xx done, 429 and 5xx retryable (honouring Retry-After), every other
+     * 4xx not retryable (the receiver refuses the data: split the batch, dead-letter what still fails).
+     */
+    public static WriteOutcome classify(io.tsdbwriter.encode.Output output, int status, String retryAfter, String detail) {
+        if (output == io.tsdbwriter.encode.Output.REMOTE_WRITE && status >= 400 && status < 500 && status != 429) {
+            return new WriteOutcome(WriteOutcome.Kind.REJECTED, status, -1, detail);
+        }
+        return classify(status, retryAfter, detail);
+    }
+
+    /**
      * @param status     HTTP status code
      * @param retryAfter the Retry-After header value, or null
      * @param detail     short text for logs

@@ -20,6 +20,23 @@ public final class VmEndpoint {
 
     /** @throws IllegalArgumentException when {@code baseUrl} is not an absolute http(s) URL (the message shows no userinfo) */
     public VmEndpoint(String baseUrl) {
+        this(baseUrl, false);
+    }
+
+    /**
+     * A remote write target given by its whole URL ({@code --remote-write-url}), e.g. VictoriaMetrics
+     * {@code http://vm:8428/api/v1/write}, vminsert {@code http://vminsert:8480/insert/0/prometheus/api/v1/write},
+     * Prometheus {@code http://prom:9090/api/v1/write}, Mimir {@code http://mimir/api/v1/push}: requests go to it
+     * unchanged, and its capacity is read from {@code scheme://host:port/metrics} (VictoriaMetrics single-node and
+     * vminsert serve {@code vm_concurrent_insert_capacity} there; other receivers do not, and get the fallback).
+     *
+     * @throws IllegalArgumentException when {@code url} is not an absolute http(s) URL
+     */
+    public static VmEndpoint remoteWrite(String url) {
+        return new VmEndpoint(url, true);
+    }
+
+    private VmEndpoint(String baseUrl, boolean wholeUrl) {
         String b = io.tsdbwriter.sink.http.SafeUrl.parse(baseUrl).url();
         while (b.endsWith("/")) {
             b = b.substring(0, b.length() - 1);
@@ -28,13 +45,13 @@ public final class VmEndpoint {
         try {
             uri = URI.create(b);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid VictoriaMetrics URL '" + b + "'");
+            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + b + "'");
         }
         if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-            throw new IllegalArgumentException("invalid VictoriaMetrics URL '" + b + "': expected http(s)://host[:port][/path]");
+            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + b + "': expected http(s)://host[:port][/path]");
         }
         this.baseUrl = b;
-        this.importUrl = b + "/api/v1/import";
+        this.importUrl = wholeUrl ? b : b + "/api/v1/import";
         this.metricsUrl = uri.getScheme() + "://" + uri.getRawAuthority() + "/metrics";
     }
 
@@ -45,6 +62,11 @@ public final class VmEndpoint {
 
     /** {@code <base>/api/v1/import}. */
     public String importUrl() {
+        return importUrl;
+    }
+
+    /** Where write requests go: {@link #importUrl()}, or the whole URL of a {@link #remoteWrite} target. */
+    public String writeUrl() {
         return importUrl;
     }
 

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.zip.GZIPOutputStream;
+import io.tsdbwriter.encode.Output;
+import io.tsdbwriter.encode.remotewrite.SnappyBlock;
 import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -14,17 +16,29 @@ import okhttp3.Response;
 import okhttp3.ResponseBody;
 
 /**
- * The VictoriaMetrics import client: one shared {@link OkHttpClient} posting JSON lines to
- * {@code /api/v1/import} (VictoriaMetrics docs, "How to import data in JSON line format"). Each call is
- * synchronous and meant to run on a virtual thread; it never throws for HTTP or I/O failures, it returns a
- * classified {@link WriteOutcome}. Thread-safe.
+ * The write client: one shared {@link OkHttpClient} posting request bodies in the run's {@link Output} protocol —
+ * JSON lines to {@code /api/v1/import} (VictoriaMetrics docs, "How to import data in JSON line format"), or
+ * Prometheus Remote-Write 1.0 (a snappy block-compressed protobuf {@code WriteRequest} with the specification's
+ * headers) to a whole remote write URL. Both outputs are built by the same constructor, so every HTTP setting
+ * (timeouts, pool, and the authentication/TLS settings) applies to both unchanged. Each call is synchronous and
+ * meant to run on a virtual thread; it never throws for HTTP or I/O failures, it returns a {@link WriteOutcome}
+ * classified by {@link ResponseClassifier} for the protocol. Thread-safe.
  */
 public final class VmImportClient implements AutoCloseable {
 
     private static final MediaType JSON_LINES = MediaType.get("application/stream+json");
+    private static final MediaType PROTOBUF = MediaType.get("application/x-protobuf");
+    /** {@code X-Prometheus-Remote-Write-Version} of Remote-Write 1.0. */
+    public static final String REMOTE_WRITE_VERSION = "0.1.0";
 
     private final OkHttpClient http;
     private final boolean gzip;
+    private final Output output;
+    private final SnappyBlock snappy;
+
+    /** A body ready to send: {@code bytes[0, length)}, compressed once for all attempts of a batch. */
+    public record Payload(byte[] bytes, int length, SnappyBlock.Compressed pooled) {
+    }
 
     /**
      * @param callTimeout   whole-request timeout; keep it above vminsert's {@code -insert.maxQueueDuration} (60 s)
@@ -33,16 +47,37 @@ public final class VmImportClient implements AutoCloseable {
      * @param gzip          compress bodies ({@code Content-Encoding: gzip})
      */
     public VmImportClient(Duration callTimeout, int maxIdle, boolean gzip) {
-        this(callTimeout, maxIdle, gzip, io.tsdbwriter.sink.http.HttpClientSecurity.of(io.tsdbwriter.sink.http.HttpAuthConfig.NONE));
+        this(callTimeout, maxIdle, gzip, Output.IMPORT, io.tsdbwriter.sink.http.HttpClientSecurity.of(io.tsdbwriter.sink.http.HttpAuthConfig.NONE));
     }
 
     /**
-     * As {@link #VmImportClient(Duration, int, boolean)}, with authentication and TLS applied to every request of the
-     * client (imports and {@code /metrics} probes alike).
+     * As {@link #VmImportClient(Duration, int, boolean)}, in the import protocol, with authentication and TLS applied
+     * to every request of the client (imports and {@code /metrics} probes alike).
      *
      * @throws IllegalArgumentException when the TLS files cannot be read
      */
     public VmImportClient(Duration callTimeout, int maxIdle, boolean gzip, io.tsdbwriter.sink.http.HttpClientSecurity security) {
+        this(callTimeout, maxIdle, gzip, Output.IMPORT, security);
+    }
+
+    /** As {@link #VmImportClient(Duration, int, boolean)}, in the protocol {@code output}, without authentication or TLS settings. */
+    public VmImportClient(Duration callTimeout, int maxIdle, boolean gzip, Output output) {
+        this(callTimeout, maxIdle, gzip, output, io.tsdbwriter.sink.http.HttpClientSecurity.of(io.tsdbwriter.sink.http.HttpAuthConfig.NONE));
+    }
+
+    /**
+     * @param output   the protocol requests are sent in; {@link Output#REMOTE_WRITE} always compresses with snappy
+     *                 ({@code gzip} must then be false)
+     * @param security authentication and TLS applied to every request of the client (writes and {@code /metrics}
+     *                 probes alike)
+     * @throws IllegalArgumentException when gzip is asked for remote write, or the TLS files cannot be read
+     */
+    public VmImportClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, io.tsdbwriter.sink.http.HttpClientSecurity security) {
+        if (gzip && output == Output.REMOTE_WRITE) {
+            throw new IllegalArgumentException("remote write bodies are snappy-compressed; --compression gzip applies to --output import only");
+        }
+        this.output = output;
+        this.snappy = output == Output.REMOTE_WRITE ? new SnappyBlock(Math.max(8, maxIdle)) : null;
         this.http = security.configure(new OkHttpClient.Builder())
                 .connectTimeout(Duration.ofSeconds(5))
                 .readTimeout(callTimeout)
@@ -62,6 +97,31 @@ public final class VmImportClient implements AutoCloseable {
     /** Whether bodies are gzip-compressed. */
     public boolean gzip() {
         return gzip;
+    }
+
+    /** The protocol requests are sent in. */
+    public Output output() {
+        return output;
+    }
+
+    /**
+     * Prepares the bytes to send for a body, once for every attempt: snappy-compressed for remote write (into a
+     * pooled buffer: give it back with {@link #release}), gzip-compressed for import with gzip on, else the body.
+     */
+    public Payload prepare(ByteBuf body) {
+        if (snappy != null) {
+            SnappyBlock.Compressed c = snappy.compress(body.array(), body.length());
+            return new Payload(c.array(), c.length(), c);
+        }
+        byte[] gz = payload(body);
+        return gz != null ? new Payload(gz, gz.length, null) : new Payload(body.array(), body.length(), null);
+    }
+
+    /** Returns a payload's pooled buffer (if any) once its batch is done. */
+    public void release(Payload p) {
+        if (p != null && p.pooled() != null) {
+            snappy.release(p.pooled());
+        }
     }
 
     /** Prepares the bytes to send for a body (compressing once when gzip is on). */
@@ -84,12 +144,34 @@ public final class VmImportClient implements AutoCloseable {
      * @param gzipped the result of {@link #payload} when gzip is on, else null (the raw body is sent)
      */
     public WriteOutcome post(VmEndpoint endpoint, ByteBuf body, byte[] gzipped) {
-        RequestBody rb = gzipped != null
-                ? RequestBody.create(gzipped, JSON_LINES, 0, gzipped.length)
-                : RequestBody.create(body.array(), JSON_LINES, 0, body.length());
-        Request.Builder req = new Request.Builder().url(endpoint.importUrl()).post(rb);
-        if (gzipped != null) {
-            req.header("Content-Encoding", "gzip");
+        if (output == Output.REMOTE_WRITE) {
+            Payload p = prepare(body);
+            try {
+                return post(endpoint, p);
+            } finally {
+                release(p);
+            }
+        }
+        return post(endpoint, gzipped != null ? new Payload(gzipped, gzipped.length, null) : new Payload(body.array(), body.length(), null));
+    }
+
+    /**
+     * Posts one prepared body ({@link #prepare}) to the endpoint's write URL with the protocol's headers: for remote
+     * write {@code Content-Encoding: snappy}, {@code Content-Type: application/x-protobuf},
+     * {@code X-Prometheus-Remote-Write-Version: 0.1.0} and {@code User-Agent: tsdb-writer/<version>}.
+     */
+    public WriteOutcome post(VmEndpoint endpoint, Payload payload) {
+        Request.Builder req = new Request.Builder().url(endpoint.writeUrl());
+        if (output == Output.REMOTE_WRITE) {
+            req.post(RequestBody.create(payload.bytes(), PROTOBUF, 0, payload.length()))
+                    .header("Content-Encoding", "snappy")
+                    .header("X-Prometheus-Remote-Write-Version", REMOTE_WRITE_VERSION)
+                    .header("User-Agent", USER_AGENT);
+        } else {
+            req.post(RequestBody.create(payload.bytes(), JSON_LINES, 0, payload.length()));
+            if (gzip) {
+                req.header("Content-Encoding", "gzip");
+            }
         }
         endpoint.begin();
         try (Response resp = http.newCall(req.build()).execute()) {
@@ -98,7 +180,7 @@ public final class VmImportClient implements AutoCloseable {
                 ResponseBody b = resp.body();
                 detail = b == null ? "" : excerpt(b.string());
             }
-            return ResponseClassifier.classify(resp.code(), resp.header("Retry-After"), detail);
+            return ResponseClassifier.classify(output, resp.code(), resp.header("Retry-After"), detail);
         } catch (InterruptedIOException e) {
             return ResponseClassifier.noResponse(new IOException("timeout: " + e.getMessage(), e));
         } catch (IOException | RuntimeException e) {
@@ -107,6 +189,10 @@ public final class VmImportClient implements AutoCloseable {
             endpoint.end();
         }
     }
+
+    /** {@code tsdb-writer/<version>} ({@code dev} when run from classes, not the jar). */
+    public static final String USER_AGENT = "tsdb-writer/" + java.util.Objects.requireNonNullElse(
+            VmImportClient.class.getPackage().getImplementationVersion(), "dev");
 
     private static String excerpt(String s) {
         String t = s.strip();

@@ -18,13 +18,14 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * A small HTTP fault proxy on a free loopback port in front of a real VictoriaMetrics: passes requests through,
  * or answers import requests with a status (503 as vminsert's queue timeout, 429 with Retry-After), or holds them
- * longer than the writer's call timeout. Only {@code /api/v1/import} is faulted; {@code /metrics} and the rest
- * always pass. Thread-safe; switch modes at any time.
+ * longer than the writer's call timeout. Only write requests are faulted — {@code /api/v1/import} and remote write
+ * ({@code /api/v1/write}, {@code /api/v1/push}); {@code /metrics} and the rest always pass. Thread-safe; switch modes at
+ * any time.
  */
 public final class FaultProxy implements AutoCloseable {
 
     /** What the proxy does with an import request. */
-    public sealed interface Mode permits Pass, Status, Slow, RejectContaining, Delay {
+    public sealed interface Mode permits Pass, Status, Slow, RejectContaining, Delay, RejectLabel {
     }
 
     /** Forward unchanged. */
@@ -41,6 +42,14 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Answer 400 (as VictoriaMetrics does for a body it refuses) when the body contains {@code marker}; else pass. */
     public record RejectContaining(String marker) implements Mode {
+    }
+
+    /**
+     * Answer 400 (as Prometheus and VictoriaMetrics do for data they refuse) when any series of the request carries
+     * label {@code name="value"}; else pass. Remote write bodies are decoded (snappy, then the protobuf
+     * {@code WriteRequest}, {@link RemoteWriteBodies}); import bodies are searched for {@code "name":"value"}.
+     */
+    public record RejectLabel(String name, String value) implements Mode {
     }
 
     /** Forward every import request after holding it for {@code delay} (a slow but healthy VictoriaMetrics). */
@@ -89,7 +98,8 @@ public final class FaultProxy implements AutoCloseable {
             try (InputStream in = ex.getRequestBody()) {
                 body = in.readAllBytes();
             }
-            boolean isImport = ex.getRequestURI().getPath().endsWith("/api/v1/import");
+            String path = ex.getRequestURI().getPath();
+            boolean isImport = path.endsWith("/api/v1/import") || path.endsWith("/api/v1/write") || path.endsWith("/api/v1/push");
             Mode m = isImport ? mode.get() : new Pass();
             switch (m) {
                 case Status s -> {
@@ -117,6 +127,15 @@ public final class FaultProxy implements AutoCloseable {
                         forward(ex, body);
                     }
                 }
+                case RejectLabel r -> {
+                    if (carries(ex, body, r)) {
+                        faulted.incrementAndGet();
+                        send(ex, 400, ("out of bounds: injected rejection of " + r.name() + "=" + r.value() + "\n").getBytes());
+                    } else {
+                        passed.incrementAndGet();
+                        forward(ex, body);
+                    }
+                }
                 case Delay d -> {
                     try {
                         Thread.sleep(d.delay().toMillis());
@@ -136,6 +155,18 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    private static boolean carries(HttpExchange ex, byte[] body, RejectLabel r) throws IOException {
+        if ("snappy".equals(ex.getRequestHeaders().getFirst("Content-Encoding"))) {
+            for (RemoteWriteBodies.Series s : RemoteWriteBodies.decodeSnappy(body)) {
+                if (r.value().equals(s.label(r.name()))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return new String(body, java.nio.charset.StandardCharsets.UTF_8).contains("\"" + r.name() + "\":\"" + r.value() + "\"");
+    }
+
     private void forward(HttpExchange ex, byte[] body) throws IOException {
         HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(target + ex.getRequestURI()))
                 .timeout(Duration.ofSeconds(60))
@@ -143,6 +174,12 @@ public final class FaultProxy implements AutoCloseable {
         String enc = ex.getRequestHeaders().getFirst("Content-Encoding");
         if (enc != null) {
             req.header("Content-Encoding", enc);
+        }
+        for (String h : new String[] {"Content-Type", "X-Prometheus-Remote-Write-Version", "User-Agent"}) {
+            String v = ex.getRequestHeaders().getFirst(h);
+            if (v != null) {
+                req.header(h, v);
+            }
         }
         try {
             HttpResponse<byte[]> resp = client.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());

@@ -1,0 +1,67 @@
+package io.tsdbwriter.encode;
+
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.record.DecodedPoints;
+import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+
+/**
+ * The one seam between amplification and the wire (DESIGN §6): decoded points → amplification → an encoder per
+ * output protocol. An encoder appends the M × N samples of one source point to a request body as one or more
+ * self-contained chunks, so that a body is the concatenation of its points' chunks and any run of whole points
+ * is itself a valid body (the write path splits refused batches at point boundaries). Implementations:
+ * {@link ImportSampleEncoder} (VictoriaMetrics JSON lines for {@code /api/v1/import}) and
+ * {@link io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder} (Prometheus Remote-Write 1.0 {@code TimeSeries}).
+ *
+ * <p>Per series, {@link #prepareSeries} builds the N variants' label encodings once (cached by the caller in a
+ * {@link io.tsdbwriter.amplify.SeriesCache}); {@link #encodePoint} allocates nothing per point or sample.
+ *
+ * <p>Thread-safety: {@link #prepareSeries} and {@link #plan} are thread-safe and their results may be shared between
+ * encoders of the same {@link #output()} and plan; {@link #encodePoint} and {@link #encodePointVerbatim} use per-instance
+ * scratch state: one instance per consuming thread ({@link Factory#newEncoder()}).
+ */
+public interface SampleEncoder {
+
+    /** Creates the per-thread encoders of one run; thread-safe. */
+    @FunctionalInterface
+    interface Factory {
+        /** A new encoder for one consuming thread. */
+        SampleEncoder newEncoder();
+    }
+
+    /** The output protocol this encoder writes. */
+    Output output();
+
+    /** The amplification plan whose M and N it encodes for. */
+    AmplificationPlan plan();
+
+    /**
+     * The encoded labels of a series' N instance variants, built once per series: {@code [N: 4 bytes]} then per
+     * variant {@code [length: 4 bytes][bytes]} (integers big-endian), read back by {@link #encodePoint}.
+     *
+     * @param metric      metric name (a valid Prometheus name; becomes {@code __name__})
+     * @param labelNames  label names, sorted, valid and unique in {@code [from, to)}
+     * @param labelValues label values alongside
+     */
+    byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to);
+
+    /**
+     * Appends the N × M samples of one source point to {@code out}, the series' variants read from {@code series}
+     * at {@code at} (the layout of {@link #prepareSeries}); per variant the M samples in ascending timestamp order.
+     *
+     * @param timestampMs the source point's timestamp, epoch milliseconds
+     * @param value       its value (finite: the decoders reject NaN and infinities)
+     * @return samples appended (M × N)
+     */
+    int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out);
+
+    /** Whether {@link #encodePointVerbatim} can encode point records of {@code points} without a series lookup. */
+    boolean canEncodeVerbatim(DecodedPoints points);
+
+    /**
+     * At N = 1, appends point {@code p}'s M samples with its labels copied straight from the decoded record.
+     *
+     * @return samples appended (M)
+     * @throws IllegalStateException when {@link #canEncodeVerbatim} is false
+     */
+    int encodePointVerbatim(DecodedPoints points, int p, ByteBuf out);
+}

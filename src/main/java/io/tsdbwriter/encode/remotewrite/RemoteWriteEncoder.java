@@ -1,0 +1,222 @@
+package io.tsdbwriter.encode.remotewrite;
+
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.WireFormat;
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.encode.Output;
+import io.tsdbwriter.encode.SampleEncoder;
+import io.tsdbwriter.record.DecodedPoints;
+import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Encodes amplified samples as Prometheus Remote-Write 1.0 (https://prometheus.io/docs/specs/remote_write_spec/):
+ * the body of one request is a protobuf {@code prometheus.WriteRequest} whose {@code timeseries} (field 1) are one
+ * {@code TimeSeries} per series variant and source point, carrying that point's M samples:
+ * <pre>
+ * message WriteRequest { repeated TimeSeries timeseries = 1; }
+ * message TimeSeries   { repeated Label labels = 1; repeated Sample samples = 2; }
+ * message Label        { string name = 1; string value = 2; }
+ * message Sample       { double value = 1; int64 timestamp = 2; }   // timestamp: epoch milliseconds
+ * </pre>
+ * A repeated field's entries are concatenated on the wire, so a body is the concatenation of its points' chunks and
+ * any run of whole points is a valid {@code WriteRequest} (the write path splits refused batches there). Labels are
+ * sorted by name in byte order ({@code __name__} included, where that order puts it), as the specification requires;
+ * the samples of a {@code TimeSeries} ascend by timestamp ({@code t + i × interval / M}). The body is compressed
+ * with snappy's block format by the write path ({@link SnappyBlock}), not here.
+ *
+ * <p>Wire format by protobuf-java's {@link CodedOutputStream} (tags, varints, little-endian doubles), without
+ * generated classes: the label part of each variant is encoded once per series ({@link #prepareSeries}) and copied
+ * per point; per sample the encoder writes 2 tags, 2 lengths, 8 bytes of value and a varint timestamp through one
+ * {@code CodedOutputStream} kept for the life of this encoder, which flushes into the caller's {@link ByteBuf}
+ * once per point. Nothing is allocated per point or sample.
+ *
+ * <p>Not thread-safe: one instance per consuming thread ({@link #factory}); prepared series may be shared.
+ */
+public final class RemoteWriteEncoder implements SampleEncoder {
+
+    static final int TIMESERIES = 1;
+    static final int TS_LABELS = 1;
+    static final int TS_SAMPLES = 2;
+    static final int LABEL_NAME = 1;
+    static final int LABEL_VALUE = 2;
+    static final int SAMPLE_VALUE = 1;
+    static final int SAMPLE_TIMESTAMP = 2;
+    private static final int LEN_TAG_TIMESERIES = TIMESERIES << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+    private static final int LEN_TAG_SAMPLES = TS_SAMPLES << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+    private static final String NAME_LABEL = "__name__";
+
+    private final AmplificationPlan plan;
+    /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
+    private final long[] offsets;
+    private final Sink sink = new Sink();
+    private final CodedOutputStream cos = CodedOutputStream.newInstance(sink, 8192);
+
+    /** @param plan the amplification plan whose M and N it encodes for */
+    public RemoteWriteEncoder(AmplificationPlan plan) {
+        this.plan = plan;
+        this.offsets = new long[plan.timeMultiplier()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = plan.sampleTimestampMs(0, i);
+        }
+    }
+
+    /** A factory of per-thread encoders for {@code plan}. */
+    public static SampleEncoder.Factory factory(AmplificationPlan plan) {
+        return () -> new RemoteWriteEncoder(plan);
+    }
+
+    @Override
+    public Output output() {
+        return Output.REMOTE_WRITE;
+    }
+
+    @Override
+    public AmplificationPlan plan() {
+        return plan;
+    }
+
+    /**
+     * The N variants' {@code TimeSeries.labels} entries (each a {@code Label} message under field 1), labels sorted
+     * by name in byte order; layout as {@link SampleEncoder#prepareSeries}. Called once per series.
+     */
+    @Override
+    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to) {
+        String original = null;
+        int n = 0;
+        String[] names = new String[to - from + 2];
+        String[] values = new String[names.length];
+        int instanceAt = -1;
+        names[n] = NAME_LABEL;
+        values[n++] = metric;
+        for (int i = from; i < to; i++) {
+            if (AmplificationPlan.INSTANCE_LABEL.equals(labelNames[i])) {
+                original = labelValues[i];
+                instanceAt = n;
+            }
+            names[n] = labelNames[i];
+            values[n++] = labelValues[i];
+        }
+        if (instanceAt < 0) {
+            instanceAt = n;
+            names[n] = AmplificationPlan.INSTANCE_LABEL;
+            values[n++] = null;
+        }
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> names[a].compareTo(names[b])); // names are ASCII: UTF-16 order = byte order
+        String[] variants = plan.instanceVariants(original);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 160 * variants.length);
+        writeInt(out, variants.length);
+        ByteArrayOutputStream labels = new ByteArrayOutputStream(160);
+        for (String variant : variants) {
+            labels.reset();
+            try {
+                CodedOutputStream c = CodedOutputStream.newInstance(labels, 256);
+                for (int k = 0; k < n; k++) {
+                    int i = order[k];
+                    byte[] name = names[i].getBytes(StandardCharsets.UTF_8);
+                    byte[] value = (i == instanceAt ? variant : values[i]).getBytes(StandardCharsets.UTF_8);
+                    int labelSize = CodedOutputStream.computeByteArraySize(LABEL_NAME, name)
+                            + CodedOutputStream.computeByteArraySize(LABEL_VALUE, value);
+                    c.writeTag(TS_LABELS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+                    c.writeUInt32NoTag(labelSize);
+                    c.writeByteArray(LABEL_NAME, name);
+                    c.writeByteArray(LABEL_VALUE, value);
+                }
+                c.flush();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e); // into memory: cannot happen
+            }
+            writeInt(out, labels.size());
+            out.writeBytes(labels.toByteArray());
+        }
+        return out.toByteArray();
+    }
+
+    @Override
+    public int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out) {
+        int n = readInt(series, at);
+        int pos = at + 4;
+        long[] offs = offsets;
+        int m = offs.length;
+        int samplesSize = 0;
+        for (int i = 0; i < m; i++) {
+            int inner = sampleSize(timestampMs + offs[i]);
+            samplesSize += 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
+        }
+        sink.target = out;
+        try {
+            CodedOutputStream c = cos;
+            for (int j = 0; j < n; j++) {
+                int len = readInt(series, pos);
+                c.writeUInt32NoTag(LEN_TAG_TIMESERIES);
+                c.writeUInt32NoTag(len + samplesSize);
+                c.writeRawBytes(series, pos + 4, len);
+                pos += 4 + len;
+                for (int i = 0; i < m; i++) {
+                    long t = timestampMs + offs[i];
+                    c.writeUInt32NoTag(LEN_TAG_SAMPLES);
+                    c.writeUInt32NoTag(sampleSize(t));
+                    c.writeDouble(SAMPLE_VALUE, value);
+                    c.writeInt64(SAMPLE_TIMESTAMP, t);
+                }
+            }
+            c.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // into memory: cannot happen
+        } finally {
+            sink.target = null;
+        }
+        return m * n;
+    }
+
+    /** Bytes of one {@code Sample} message with both fields present. */
+    private static int sampleSize(long timestampMs) {
+        return 1 + 8 + 1 + CodedOutputStream.computeInt64SizeNoTag(timestampMs);
+    }
+
+    /** Remote write keeps no verbatim path: every point goes through the series cache (labels must be re-sorted). */
+    @Override
+    public boolean canEncodeVerbatim(DecodedPoints points) {
+        return false;
+    }
+
+    @Override
+    public int encodePointVerbatim(DecodedPoints points, int p, ByteBuf out) {
+        throw new IllegalStateException("remote write has no verbatim encoding");
+    }
+
+    private static int readInt(byte[] b, int at) {
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
+    }
+
+    private static void writeInt(ByteArrayOutputStream out, int v) {
+        out.write(v >>> 24);
+        out.write(v >>> 16);
+        out.write(v >>> 8);
+        out.write(v);
+    }
+
+    /** The OutputStream the CodedOutputStream flushes into: the current point's body. */
+    private static final class Sink extends OutputStream {
+        ByteBuf target;
+
+        @Override
+        public void write(int b) {
+            target.put((byte) b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            target.put(b, off, len);
+        }
+    }
+}

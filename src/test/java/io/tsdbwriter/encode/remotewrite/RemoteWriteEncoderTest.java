@@ -1,0 +1,114 @@
+package io.tsdbwriter.encode.remotewrite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.encode.SampleEncoder;
+import io.tsdbwriter.it.support.RemoteWriteBodies;
+import io.tsdbwriter.it.support.RemoteWriteBodies.Label;
+import io.tsdbwriter.it.support.RemoteWriteBodies.Sample;
+import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
+import io.tsdbwriter.kafka.PointAmplifier;
+import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RemoteWriteEncoderTest {
+
+    private static final long T = 1_795_300_857_000L;
+
+    private static List<Series> encode(AmplificationPlan plan, String metric, String[] names, String[] values, long t, double v) throws Exception {
+        RemoteWriteEncoder e = new RemoteWriteEncoder(plan);
+        byte[] series = e.prepareSeries(metric, names, values, 0, names.length);
+        ByteBuf out = new ByteBuf(16);
+        int n = e.encodePoint(series, 0, t, v, out);
+        assertThat(n).isEqualTo(plan.samplesPerPoint());
+        return RemoteWriteBodies.decode(Arrays.copyOf(out.array(), out.length()));
+    }
+
+    @Test
+    void oneTimeSeriesPerVariantWithItsMSamplesAscendingAndLabelsSortedByName() throws Exception {
+        List<Series> got = encode(new AmplificationPlan(3, 2, 60_000), "node_load1",
+                new String[] {"cpu", "instanceNo", "productKey"}, new String[] {"0", "node-0001", "node"}, T, 1.5);
+        assertThat(got).hasSize(2);
+        assertThat(got.get(0).labels()).containsExactly(new Label("__name__", "node_load1"), new Label("cpu", "0"),
+                new Label("instanceNo", "node-0001"), new Label("productKey", "node"));
+        assertThat(got.get(1).label("instanceNo")).isEqualTo("node-0001-1");
+        for (Series s : got) {
+            assertThat(s.samples()).containsExactly(new Sample(1.5, T), new Sample(1.5, T + 20_000), new Sample(1.5, T + 40_000));
+        }
+    }
+
+    @Test
+    void nameLabelTakesItsPlaceInByteOrderAndAMissingInstanceIsUnknown() throws Exception {
+        List<Series> got = encode(AmplificationPlan.relay(), "up", new String[] {"Zone", "a_b", "job"}, new String[] {"z", "x", "j"}, 0, -0.0);
+        List<String> names = got.get(0).labels().stream().map(Label::name).toList();
+        assertThat(names).containsExactly("Zone", "__name__", "a_b", "instanceNo", "job");
+        assertThat(got.get(0).label("instanceNo")).isEqualTo("unknown");
+        assertThat(got.get(0).samples()).containsExactly(new Sample(-0.0, 0));
+    }
+
+    @Test
+    void utf8ValuesAndNegativeAndLargeTimestampsRoundTrip() throws Exception {
+        List<Series> got = encode(new AmplificationPlan(2, 1, 60_000), "m", new String[] {"k"}, new String[] {"ünïcödé \"q\""}, -5_000, 1e300);
+        assertThat(got.get(0).label("k")).isEqualTo("ünïcödé \"q\"");
+        assertThat(got.get(0).samples()).containsExactly(new Sample(1e300, -5_000), new Sample(1e300, 25_000));
+    }
+
+    @Test
+    void concatenatedPointsFormOneWriteRequestThatSnappyRoundTrips() throws Exception {
+        AmplificationPlan plan = new AmplificationPlan(12, 3, 60_000);
+        SampleEncoder e = RemoteWriteEncoder.factory(plan).newEncoder();
+        PointAmplifier amp = new PointAmplifier(1 << 20, e, new SeriesCache(100));
+        ByteBuf body = new ByteBuf(16);
+        int samples = 0;
+        for (int minute = 0; minute < 5; minute++) {
+            String rec = "[{\"metric\":\"a\",\"timestamp\":" + (T + minute * 60_000L) + ",\"value\":" + minute
+                    + ",\"dimensions\":{\"instanceNo\":\"n1\"}},{\"metric\":\"b\",\"timestamp\":" + (T + minute * 60_000L)
+                    + ",\"value\":2.25,\"productKey\":\"p\"}]";
+            assertThat(amp.decode(rec.getBytes(StandardCharsets.UTF_8))).isNull();
+            for (int p = 0; p < amp.pointCount(); p++) {
+                samples += amp.encodePoint(p, body);
+            }
+        }
+        assertThat(samples).isEqualTo(5 * 2 * 36);
+        SnappyBlock snappy = new SnappyBlock(2);
+        SnappyBlock.Compressed c = snappy.compress(body.array(), body.length());
+        List<Series> got = RemoteWriteBodies.decodeSnappy(Arrays.copyOf(c.array(), c.length()));
+        snappy.release(c);
+        assertThat(got).hasSize(5 * 2 * 3);
+        assertThat(got.stream().mapToInt(s -> s.samples().size()).sum()).isEqualTo(samples);
+        // per series, timestamps ascend across the whole request
+        java.util.Map<List<Label>, Long> last = new java.util.HashMap<>();
+        for (Series s : got) {
+            for (Sample x : s.samples()) {
+                Long prev = last.put(s.labels(), x.timestampMs());
+                assertThat(prev == null || prev < x.timestampMs()).isTrue();
+            }
+        }
+        assertThat(got.get(1).labels()).containsExactly(new Label("__name__", "a"), new Label("instanceNo", "n1-1"));
+        assertThat(got.get(3).labels()).containsExactly(new Label("__name__", "b"), new Label("instanceNo", "unknown"),
+                new Label("productKey", "p"));
+    }
+
+    @Test
+    void encodingAPointAllocatesNothingOnceWarm() {
+        RemoteWriteEncoder e = new RemoteWriteEncoder(new AmplificationPlan(12, 1, 60_000));
+        byte[] series = e.prepareSeries("m", new String[] {"instanceNo"}, new String[] {"x"}, 0, 1);
+        ByteBuf out = new ByteBuf(1 << 20);
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 20_000; i++) {
+            out.reset();
+            e.encodePoint(series, 0, T + i, i, out);
+        }
+        long before = mx.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 1000; i++) {
+            out.reset();
+            e.encodePoint(series, 0, T + i, i, out);
+        }
+        assertThat(mx.getCurrentThreadAllocatedBytes() - before).isLessThan(1024);
+    }
+}

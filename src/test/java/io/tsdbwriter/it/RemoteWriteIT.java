@@ -1,0 +1,251 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.FaultProxy;
+import io.tsdbwriter.it.support.LocalStack;
+import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.verify.ExpectedSamples;
+import io.tsdbwriter.verify.VerificationResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --output remote-write} end to end (issue 15): the main job on the real scrapes (M=6, N=3, P=3,
+ * {@code --stop-at-end}) into real receivers — Prometheus 2.42 ({@code --web.enable-remote-write-receiver}, out-of-order
+ * window on) and VictoriaMetrics {@code /api/v1/write} (Debian 1.79.5, and the current release when built) — with
+ * exact read-back and committed == end offsets; a receiver refusing some series with 400 (only those are
+ * dead-lettered); and the delivery scenarios that depend on response codes (503, 429 + Retry-After, an outage).
+ * One Kafka broker for all; a fresh receiver per scenario, so each reads back only its own samples.
+ */
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+class RemoteWriteIT {
+
+    static final int PARTITIONS = 3;
+    static final int M = 6;
+    static final int N = 3;
+    static final int P = 3;
+    /** The current VictoriaMetrics release, built by {@code go install} (see HELPERS / DESIGN §8). */
+    static final Path CURRENT_VM = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/victoria-metrics");
+
+    @TempDir
+    static Path work;
+
+    static LocalStack stack;
+    static List<SourcePoint> points;
+    static final AtomicInteger names = new AtomicInteger();
+
+    @BeforeAll
+    static void startStack() throws Exception {
+        stack = LocalStack.start(work.resolve("stack"));
+        points = Scenario.realPoints();
+    }
+
+    @AfterAll
+    static void stopStack() {
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    private record Fixture(String topic, String group, int records) {
+    }
+
+    private static Fixture realInput(String name) {
+        String topic = name + "-" + names.incrementAndGet();
+        stack.kafka().createTopic(topic, PARTITIONS);
+        int records = Scenario.produce(stack.bootstrapServers(), topic, PARTITIONS, points, 1);
+        return new Fixture(topic, "g-" + topic, records);
+    }
+
+    private static WriterProcess writer(Fixture f, String name, String remoteWriteUrl, String... more) {
+        List<String> args = Scenario.runArgs(stack.bootstrapServers(), "http://127.0.0.1:1", f.topic(), f.group(), M, N, P, more);
+        args.addAll(List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl, "--segment-size", "500",
+                "--commit-interval", "500ms"));
+        return WriterProcess.start(work.resolve(name + ".log"), args);
+    }
+
+    private static void assertCommittedAtEnd(Fixture f) throws Exception {
+        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()))
+                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), f.topic()));
+    }
+
+    /** Runs the main job into {@code url} and checks the summary and the committed offsets. */
+    private static void mainJob(String name, String url) throws Exception {
+        Fixture f = realInput(name);
+        Path summary = work.resolve(name + ".json");
+        WriterProcess w = writer(f, name, url, "--stop-at-end", "--summary-json", summary.toString());
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        assertThat(w.output()).contains("output=remote-write");
+        JsonNode s = Scenario.summary(summary);
+        long expected = points.size() * (long) M * N;
+        assertThat(s.get("samples_expected").asLong()).isEqualTo(expected);
+        assertThat(s.get("samples_written").asLong()).isEqualTo(expected);
+        assertThat(s.get("samples_failed").asLong()).isZero();
+        assertCommittedAtEnd(f);
+    }
+
+    @Test
+    void mainJobIntoPrometheusReadsBackExactly() throws Exception {
+        try (PrometheusServer prom = PrometheusServer.start(work.resolve("prom-main"), Duration.ofDays(30))) {
+            mainJob("prom-main", prom.remoteWriteUrl());
+            ExpectedSamples expected = Scenario.expected(points, M, N);
+            VerificationResult r = prom.readBackWithin("{productKey=\"node\"}", expected, Duration.ofSeconds(20));
+            assertThat(r.passed()).as(r.summary()).isTrue();
+            assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
+            assertThat(r.unexpectedSeries()).isZero();
+        }
+    }
+
+    @Test
+    void mainJobIntoVictoriaMetricsRemoteWriteReadsBackExactly() throws Exception {
+        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-main"));
+        try (vm) {
+            mainJob("vm-main", vm.url() + "/api/v1/write");
+            Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
+        }
+    }
+
+    @Test
+    void mainJobIntoCurrentVictoriaMetricsRemoteWriteReadsBackExactly() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(CURRENT_VM), CURRENT_VM + " not built (go install …@v1.150.0)");
+        String before = System.getProperty("tsdbwriter.vm.binary");
+        VictoriaMetrics vm;
+        System.setProperty("tsdbwriter.vm.binary", CURRENT_VM.toString());
+        try {
+            vm = VictoriaMetrics.start(work.resolve("vm-current"));
+        } finally {
+            if (before == null) {
+                System.clearProperty("tsdbwriter.vm.binary");
+            } else {
+                System.setProperty("tsdbwriter.vm.binary", before);
+            }
+        }
+        try (vm) {
+            mainJob("vm-current", vm.url() + "/api/v1/write");
+            Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
+        }
+    }
+
+    @Test
+    void seriesTheReceiverRefusesWith400AreIsolatedAndOnlyTheyAreDeadLettered() throws Exception {
+        String topic = "rw-refused-" + names.incrementAndGet();
+        String dlq = topic + "-dlq";
+        stack.kafka().createTopic(topic, PARTITIONS);
+        stack.kafka().createTopic(dlq, 1);
+        List<byte[]> values = new ArrayList<>();
+        List<byte[]> poisoned = new ArrayList<>();
+        for (int i = 0; i < points.size(); i++) {
+            values.add(PointRecords.encode(points.get(i)));
+            if (i % 3000 == 1500) {
+                byte[] p = ("{\"metric\":\"poisoned_metric\",\"timestamp\":1795300857000,\"value\":" + i
+                        + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}").getBytes(StandardCharsets.UTF_8);
+                values.add(p);
+                poisoned.add(p);
+            }
+        }
+        Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
+        Fixture f = new Fixture(topic, "g-" + topic, values.size());
+        Path summary = work.resolve("rw-refused.json");
+        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-refused"));
+        try (vm; FaultProxy proxy = new FaultProxy(vm.url())) {
+            proxy.mode(new FaultProxy.RejectLabel("marker", "poison"));
+            WriterProcess w = writer(f, "rw-refused", proxy.url() + "/api/v1/write", "--stop-at-end", "--dead-letter-topic", dlq,
+                    "--summary-json", summary.toString());
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            assertThat(proxy.faulted()).isPositive();
+            JsonNode s = Scenario.summary(summary);
+            assertThat(s.get("samples_dead_lettered").asLong()).isEqualTo(poisoned.size() * (long) M * N);
+            assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
+            List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq);
+            assertThat(sorted(dead.stream().map(ConsumerRecord::value).toList())).isEqualTo(sorted(poisoned));
+            assertThat(dead).allSatisfy(r -> assertThat(new String(r.headers().lastHeader("tsdbwriter.reason").value(),
+                    StandardCharsets.UTF_8)).isEqualTo("vm_rejected"));
+            Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
+            assertCommittedAtEnd(f);
+        }
+    }
+
+    @Test
+    void answers503And429WithRetryAfterAndAnOutageAreRetriedUntilEverythingIsWritten() throws Exception {
+        Fixture f = realInput("rw-flaky");
+        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-flaky"));
+        try (vm; FaultProxy proxy = new FaultProxy(vm.url())) {
+            proxy.mode(new FaultProxy.Status(503, -1));
+            Path summary = work.resolve("rw-flaky.json");
+            WriterProcess w = writer(f, "rw-flaky", proxy.url() + "/api/v1/write", "--stop-at-end", "--max-retries", "2",
+                    "--max-backoff", "1s", "--summary-json", summary.toString());
+            Thread.sleep(3000);
+            int after503 = proxy.faulted();
+            proxy.mode(new FaultProxy.Status(429, 1));
+            Thread.sleep(3000);
+            int before = proxy.faulted();
+            vm.stop(); // outage: the proxy answers 502 (connection refused behind it)
+            proxy.mode(new FaultProxy.Pass());
+            Thread.sleep(3000);
+            assertThat(w.isAlive()).as(w.output()).isTrue();
+            vm.restart();
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            assertThat(after503).isPositive();
+            assertThat(before).as("429s answered").isGreaterThan(after503);
+            JsonNode s = Scenario.summary(summary);
+            assertThat(s.get("retries").asLong()).isPositive();
+            assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
+            assertThat(s.get("samples_dead_lettered").asLong()).isZero();
+            Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
+            assertCommittedAtEnd(f);
+        }
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            var end = c.endOffsets(tps);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < deadline && !tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp))) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+    private static List<String> sorted(List<byte[]> values) {
+        List<String> out = new ArrayList<>();
+        for (byte[] v : values) {
+            out.add(Arrays.toString(v));
+        }
+        out.sort(null);
+        return out;
+    }
+}

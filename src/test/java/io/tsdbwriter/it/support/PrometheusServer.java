@@ -1,0 +1,225 @@
+package io.tsdbwriter.it.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.it.support.LocalStack.ChildProcesses;
+import io.tsdbwriter.verify.ExpectedSamples;
+import io.tsdbwriter.verify.ExportComparison;
+import io.tsdbwriter.verify.VerificationResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A real Prometheus (Debian {@code /usr/bin/prometheus}, 2.42) as a remote write receiver on a free loopback port:
+ * {@code --web.enable-remote-write-receiver}, its own data directory ({@code <workDir>/prom-data}), log
+ * {@code <workDir>/prometheus.log}, no scrape targets, and a config enabling the out-of-order window
+ * ({@code storage.tsdb.out_of_order_time_window}, Prometheus ≥ 2.39) — amplified backfills with P > 1 arrive out of
+ * order per series. Samples are read back with range-vector queries at the newest expected timestamp.
+ *
+ * <p>Thread-safety: lifecycle methods are synchronized; queries may run from any thread.
+ */
+public final class PrometheusServer implements AutoCloseable {
+
+    /** The Debian package's binary ({@code scripts/lib.sh ensure_prometheus} installs it). */
+    public static final String DEFAULT_BINARY = "/usr/bin/prometheus";
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path workDir;
+    private final Path logFile;
+    private final FreePorts.Reservation port;
+    private final String url;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private Process process;
+    private boolean closed;
+
+    private PrometheusServer(Path workDir, FreePorts.Reservation port) {
+        this.workDir = workDir;
+        this.logFile = workDir.resolve("prometheus.log");
+        this.port = port;
+        this.url = "http://127.0.0.1:" + port.port();
+    }
+
+    /**
+     * Starts Prometheus in {@code workDir} with {@code out_of_order_time_window} set to {@code outOfOrderWindow}
+     * (null = not set) and returns once {@code /-/ready} answers 200.
+     *
+     * @throws IllegalStateException when the binary is missing or it does not become ready (with its log's tail)
+     */
+    public static PrometheusServer start(Path workDir, Duration outOfOrderWindow) {
+        Path binary = Path.of(System.getProperty("tsdbwriter.prometheus.binary", DEFAULT_BINARY));
+        if (!Files.isExecutable(binary)) {
+            throw new IllegalStateException("Prometheus binary " + binary + " not found: install it with "
+                    + "`apt-get install -y prometheus` (scripts/test.sh does) or point -Dtsdbwriter.prometheus.binary at one");
+        }
+        Path dir = workDir.toAbsolutePath();
+        PrometheusServer p = new PrometheusServer(dir, FreePorts.reserve());
+        try {
+            Files.createDirectories(dir);
+            String config = "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
+                    + (outOfOrderWindow == null ? "" : "storage:\n  tsdb:\n    out_of_order_time_window: " + outOfOrderWindow.toSeconds() + "s\n");
+            Files.writeString(dir.resolve("prometheus.yml"), config);
+            synchronized (p) {
+                p.launchAndAwait(binary);
+            }
+            return p;
+        } catch (IOException e) {
+            p.close();
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            p.close();
+            throw e;
+        }
+    }
+
+    private void launchAndAwait(Path binary) {
+        List<String> cmd = List.of(binary.toString(),
+                "--config.file=" + workDir.resolve("prometheus.yml"),
+                "--storage.tsdb.path=" + workDir.resolve("prom-data"),
+                "--storage.tsdb.retention.time=100y",
+                "--web.listen-address=127.0.0.1:" + port.port(),
+                "--web.enable-remote-write-receiver",
+                "--log.level=warn");
+        ChildProcesses.appendMarker(logFile, "starting " + String.join(" ", cmd));
+        process = ChildProcesses.start(cmd, logFile, true);
+        Instant deadline = Instant.now().plus(START_TIMEOUT);
+        String last = "no answer yet";
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("prometheus exited with code " + process.exitValue() + "; " + ChildProcesses.tailMessage(logFile));
+            }
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/-/ready")).timeout(Duration.ofSeconds(2)).GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+                last = r.statusCode() + " " + r.body();
+            } catch (IOException e) {
+                last = e.toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                ChildProcesses.kill(process);
+                throw new IllegalStateException("interrupted while waiting for prometheus", e);
+            }
+            if (Instant.now().isAfter(deadline)) {
+                ChildProcesses.kill(process);
+                throw new IllegalStateException("prometheus on " + url + " not ready after " + START_TIMEOUT + " (" + last + "); "
+                        + ChildProcesses.tailMessage(logFile));
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                ChildProcesses.kill(process);
+                throw new IllegalStateException("interrupted while waiting for prometheus", e);
+            }
+        }
+    }
+
+    /** Base URL, {@code http://127.0.0.1:<port>}. */
+    public String url() {
+        return url;
+    }
+
+    /** The remote write receiver's URL, {@code <url>/api/v1/write}. */
+    public String remoteWriteUrl() {
+        return url + "/api/v1/write";
+    }
+
+    /** The log file. */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /**
+     * Reads every sample of the series matching {@code selector} (e.g. {@code {productKey="node"}}) with a
+     * range-vector query {@code selector[range]} evaluated just after {@code expected}'s newest timestamp, and
+     * compares them exactly with {@code expected} (as the VictoriaMetrics read-back does with its export).
+     */
+    public VerificationResult readBack(String selector, ExpectedSamples expected) throws IOException, InterruptedException {
+        long end = expected.maxTimestampMs() + 1;
+        long rangeSeconds = (end - expected.minTimestampMs()) / 1000 + 60;
+        String query = selector + "[" + rangeSeconds + "s]";
+        String q = url + "/api/v1/query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
+                + "&time=" + new BigDecimal(end).movePointLeft(3).toPlainString();
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(q)).timeout(Duration.ofSeconds(60)).GET().build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        if (r.statusCode() != 200) {
+            throw new IOException("query " + query + " answered " + r.statusCode() + ": " + r.body());
+        }
+        JsonNode root = JSON.readTree(r.body());
+        ExportComparison comparison = new ExportComparison(expected, 0);
+        for (JsonNode series : root.path("data").path("result")) {
+            Map<String, String> labels = new TreeMap<>();
+            String metric = "";
+            for (Iterator<Map.Entry<String, JsonNode>> it = series.path("metric").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                if (e.getKey().equals("__name__")) {
+                    metric = e.getValue().asText();
+                } else {
+                    labels.put(e.getKey(), e.getValue().asText());
+                }
+            }
+            JsonNode values = series.path("values");
+            long[] ts = new long[values.size()];
+            double[] vs = new double[values.size()];
+            for (int i = 0; i < values.size(); i++) {
+                ts[i] = values.get(i).get(0).decimalValue().movePointRight(3).longValueExact();
+                vs[i] = Double.parseDouble(values.get(i).get(1).asText());
+            }
+            comparison.acceptSeries(metric, labels, ts, vs, ts.length);
+        }
+        return comparison.result();
+    }
+
+    /** {@link #readBack} until it passes or {@code timeout} elapses; returns the last result. */
+    public VerificationResult readBackWithin(String selector, ExpectedSamples expected, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            VerificationResult r = readBack(selector, expected);
+            if (r.passed() || System.nanoTime() > deadline) {
+                return r;
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** Stops the process (SIGTERM, then kill) and releases the port. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (process != null) {
+                ChildProcesses.terminate(process, Duration.ofSeconds(20));
+            }
+        } finally {
+            port.close();
+            http.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Prometheus[" + url + ", " + workDir + "]";
+    }
+}
