@@ -74,6 +74,7 @@ public final class CapacitySearch {
     private final String runId = Long.toString(System.currentTimeMillis() / 1000, 36);
     private final MetricsScraper scraper;
     private volatile Process current;
+    private String machine = "-";
 
     public CapacitySearch(Settings settings, PrintStream out) {
         this.s = settings;
@@ -97,13 +98,9 @@ public final class CapacitySearch {
     public Result search() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
         VmEndpoint endpoint = new VmEndpoint(s.vmUrl());
-        List<String> targets = new ArrayList<>();
-        targets.add(endpoint.metricsUrl());
-        for (String u : s.targetMetricsUrls()) {
-            if (!targets.contains(u)) {
-                targets.add(u);
-            }
-        }
+        // the pages given, else the --vm-url host's (both would count one process twice when they are the same)
+        List<String> targets = s.targetMetricsUrls().isEmpty() ? List.of(endpoint.metricsUrl())
+                : s.targetMetricsUrls().stream().distinct().toList();
         try (VmImportClient client = new VmImportClient(Duration.ofSeconds(30), 8, false);
              KafkaFeeder kafka = new KafkaFeeder(s.bootstrapServers())) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
@@ -113,7 +110,8 @@ public final class CapacitySearch {
                 progress("write permits: automatic (%s)", cap.isPresent() ? InsertCapacityProbe.METRIC + " = " + cap.getAsInt()
                         : InsertCapacityProbe.METRIC + " unreadable: the writer falls back to its default");
             }
-            progress("machine: %s", BenchRunner.machine(vm.version()));
+            machine = BenchRunner.machine(vm.version());
+            progress("machine: %s", machine);
             progress("input: %s", s.feed().description());
             progress("targets' /metrics: %s", String.join(", ", targets));
             for (int i = 0; i < targets.size(); i++) {
@@ -377,6 +375,7 @@ public final class CapacitySearch {
 
     private int finish(Result r) throws IOException {
         out.println();
+        out.println("machine: " + machine);
         out.println("command: " + s.commandLine());
         out.println();
         out.print(CapacityTable.format(r.steps()));
@@ -405,7 +404,7 @@ public final class CapacitySearch {
             try {
                 CapacityChart.write(s.chart(), "tsdb-writer capacity: " + (r.best() == null ? "no passing step"
                         : BenchTable.count(r.capacityPerMinute()) + " samples/min") + (r.edge() == null ? "" : ", limited by "
-                        + r.edge().verdict().resource().label()), BenchRunner.machine("-"), r.steps());
+                        + r.edge().verdict().resource().label()), machine, r.steps());
                 out.println("chart: " + s.chart());
             } catch (IOException | RuntimeException | Error e) {
                 out.println("chart: not drawn (" + e + ")");

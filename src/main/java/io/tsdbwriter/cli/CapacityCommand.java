@@ -47,12 +47,13 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
             description = {"The writers' --vm-url: single-node http://vm:8428 or cluster http://vminsert:8480/insert/0/prometheus;",
-                    "its host's /metrics is read as a target's (default: ${DEFAULT-VALUE})"})
+                    "its host's /metrics is the target's unless --target-metrics-url is given (default: ${DEFAULT-VALUE})"})
     String vmUrl;
 
     @Option(names = "--target-metrics-url", paramLabel = "URL",
-            description = {"Another /metrics page of the target to read each step (repeatable): vminsert, vmstorage, …,",
-                    "e.g. http://vmstorage-1:8482/metrics. Figures no readable page exports are 'unknown'"})
+            description = {"A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every",
+                    "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics.",
+                    "Figures no readable page exports are 'unknown', never guessed"})
     List<String> targetMetricsUrls = new ArrayList<>();
 
     @Option(names = "--topic", paramLabel = "PREFIX",
