@@ -50,6 +50,7 @@ KNOWN_METRICS = {
     "jvm_memory_used_bytes", "jvm_gc_pause_seconds_sum", "jvm_gc_pause_seconds_count", "jvm_gc_pause_seconds_max",
     "process_cpu_usage", "system_cpu_count",
     "vm_concurrent_insert_current", "vm_concurrent_insert_capacity",
+    "tsdbwriter_limited_by",
 }
 # What the issue asks the dashboard to show, as the metric each subject needs.
 REQUIRED_METRICS = {
@@ -61,6 +62,7 @@ REQUIRED_METRICS = {
     "write permits in use": "tsdbwriter_write_permits_in_use",
     "write permits capacity": "tsdbwriter_write_permits_capacity",
     "vminsert concurrent inserts": "vm_concurrent_insert_current",
+    "what limits throughput now": "tsdbwriter_limited_by",
     "vminsert insert capacity": "vm_concurrent_insert_capacity",
     "retries and failures by status": "tsdbwriter_write_requests_total",
     "retries": "tsdbwriter_write_retries_total",

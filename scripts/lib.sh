@@ -207,6 +207,7 @@ start_local_stack() {
   local dir=$1 topic_args=() t
   shift
   for t in "$@"; do topic_args+=(--topic "$t"); done
+  for t in ${VM_EXTRA_FLAGS:-}; do topic_args+=(--vm-flag "$t"); done # e.g. VM_EXTRA_FLAGS=-maxConcurrentInserts=4
   local env_file="$dir/stack.env" stack_log="$dir/stack.log" timeout="${STACK_START_TIMEOUT:-240}"
   mkdir -p "$dir"
   rm -f "$env_file"

@@ -50,6 +50,11 @@ final class WriterCellRunner {
 
     /** The writer's command line for a cell. */
     List<String> command(BenchCell cell, String topic, String groupId, Path summary, boolean stopAtEnd) {
+        return command(cell, topic, groupId, summary, stopAtEnd, -1);
+    }
+
+    /** The writer's command line for a cell, its {@code /metrics} on {@code metricsPort} (-1 = off; capacity reads it). */
+    List<String> command(BenchCell cell, String topic, String groupId, Path summary, boolean stopAtEnd, int metricsPort) {
         List<String> cmd = new ArrayList<>(s.javaCommand());
         cmd.addAll(s.jvmOptions());
         cmd.addAll(List.of("-jar", s.jar().toString(), "run",
@@ -59,7 +64,7 @@ final class WriterCellRunner {
                 "--parallelism", Integer.toString(cell.parallelism()), "--write-mode", cell.writeMode(),
                 "--max-concurrent-writes", Integer.toString(s.writePermits()), "--batch-samples", Integer.toString(s.batchSamples()),
                 "--segment-size", Long.toString(s.segmentSize()),
-                "--metrics-port", "-1", "--report-interval", "10s", "--summary-json", summary.toString()));
+                "--metrics-port", Integer.toString(metricsPort), "--metrics-address", "127.0.0.1", "--report-interval", "10s", "--summary-json", summary.toString()));
         if (stopAtEnd) {
             cmd.add("--stop-at-end");
         }
@@ -149,7 +154,7 @@ final class WriterCellRunner {
     }
 
     /** Waits until the writer has logged that it runs (its consumers are about to start), at most 60 s. */
-    private static void awaitReady(Process p, Path log) throws IOException, InterruptedException {
+    static void awaitReady(Process p, Path log) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline && p.isAlive()) {
             String text = Files.readString(log, StandardCharsets.UTF_8);

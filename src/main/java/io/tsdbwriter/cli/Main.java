@@ -12,7 +12,8 @@ import picocli.CommandLine;
                 "optionally amplifying each point M times in time and N times across instances, and reports efficiency",
                 "(samples written per minute / samples expected per minute).",
                 "Every option can also be set by an environment variable: TSDB_WRITER_<OPTION>, e.g. TSDB_WRITER_TIME_MULTIPLIER."},
-        subcommands = {RunCommand.class, ProduceCommand.class, VerifyCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, ProduceCommand.class, VerifyCommand.class, BenchCommand.class, CapacityCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main {
 
     /** Exit code for bad flags. */

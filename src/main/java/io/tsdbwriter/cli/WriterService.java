@@ -131,7 +131,22 @@ final class WriterService {
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.output(), cfg.topics(), endpoints,
                     cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
             long period = cfg.reportInterval().toMillis();
-            reporter.scheduleAtFixedRate(() -> out.println(report.tick()), period, period, TimeUnit.MILLISECONDS);
+            io.tsdbwriter.capacity.LiveAttribution limits = new io.tsdbwriter.capacity.LiveAttribution(
+                    new io.tsdbwriter.capacity.MetricsScraper(client.http(), java.time.Duration.ofSeconds(2)),
+                    endpoints.stream().map(VmEndpoint::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
+                    () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
+                    meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds);
+            meters.limitedBy(limits::current);
+            reporter.scheduleWithFixedDelay(limits::sample, 0, io.tsdbwriter.capacity.LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
+            reporter.scheduleAtFixedRate(() -> {
+                String line = report.tick();
+                try {
+                    line = io.tsdbwriter.capacity.LiveAttribution.annotate(line, limits.evaluate(report.efficiency()));
+                } catch (RuntimeException e) {
+                    log.warn("bottleneck attribution failed: {}", e.toString());
+                }
+                out.println(line);
+            }, period, period, TimeUnit.MILLISECONDS);
             Thread memberThread = Thread.ofPlatform().name("group-member").start(member);
             if (shutdownCalled.get()) {
                 member.stop(); // SIGTERM arrived while starting

@@ -89,6 +89,11 @@ public final class EfficiencyReport {
                 expectedPerMin, expectedSamplesPerSecond * 60, percent(efficiency));
     }
 
+    /** Efficiency over the last report interval (NaN before the first or when nothing was expected nor written). */
+    public double efficiency() {
+        return efficiency;
+    }
+
     /** Final counters, as written to {@code --summary-json}. */
     public Map<String, Object> summary() {
         double elapsed = (System.nanoTime() - startNanos) / 1e9;

@@ -160,6 +160,20 @@ public final class WriterMeters {
                 .register(registry);
     }
 
+    /**
+     * Registers [tsdbwriter_limited_by{resource}]: 1 for the resource that binds throughput now, 0 for the others
+     * (one series per {@link io.tsdbwriter.capacity.Bottleneck.Resource}, so every one exists from the start; rules in
+     * docs/capacity.md). Read from {@code current} at scrape time.
+     */
+    public void limitedBy(java.util.function.Supplier<io.tsdbwriter.capacity.Bottleneck.Resource> current) {
+        for (io.tsdbwriter.capacity.Bottleneck.Resource r : io.tsdbwriter.capacity.Bottleneck.Resource.values()) {
+            Gauge.builder(PREFIX + "limited.by", current, c -> c.get() == r ? 1 : 0)
+                    .description("1 for the resource that limits throughput now (writer-cpu, writer-permits, target-insert-concurrency,"
+                            + " target-cpu, storage, kafka-fetch, input, unknown), else 0")
+                    .tag("resource", r.label()).strongReference(true).register(registry);
+        }
+    }
+
     /** Removes a gauge registered with {@link #gauge} (e.g. for a revoked partition). */
     public void removeGauge(String name, Tags tags) {
         var g = registry.find(PREFIX + name).tags(tags).gauge();

@@ -1,0 +1,262 @@
+package io.tsdbwriter.capacity;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Names the resource that binds throughput, from one window of evidence (DESIGN §9; the rules, thresholds and
+ * their reasoning are in {@code docs/capacity.md}). Pure logic: no I/O, no clock. Stateless; thread-safe.
+ *
+ * <p>Rules, in this order (the first that holds decides; a resource found saturated too is listed as "also"):
+ * <ol>
+ *   <li>efficiency unknown (NaN: nothing was expected in the window) → {@link Resource#UNKNOWN};</li>
+ *   <li>keeping up (efficiency ≥ the minimum and the consumer lag not growing) → {@link Resource#INPUT}: the input
+ *       itself limits; the verdict still prints every resource's use (the headroom);</li>
+ *   <li>the target's CPU ≥ {@link #CPU_BUSY} of its cores → {@link Resource#TARGET_CPU} (when the writer's CPU is
+ *       busy too, the higher share of cores wins; equal → the target);</li>
+ *   <li>storage: slow row inserts ≥ {@link #SLOW_INSERTS} of rows inserted → {@link Resource#STORAGE};</li>
+ *   <li>the target's concurrent inserts ≥ {@link #SATURATED} of its capacity with its CPU below {@link #CPU_LOW}
+ *       → {@link Resource#TARGET_INSERT_CONCURRENCY} (the proof of concept's finding); with its CPU unknown →
+ *       {@link Resource#UNKNOWN};</li>
+ *   <li>the writer's CPU ≥ {@link #CPU_BUSY} of its cores → {@link Resource#WRITER_CPU};</li>
+ *   <li>the writer's permits in use ≥ {@link #SATURATED} of its permits while the target's inserts are below
+ *       {@link #SATURATED} of capacity (the target idles) → {@link Resource#WRITER_PERMITS}; target unknown →
+ *       {@link Resource#UNKNOWN};</li>
+ *   <li>nothing above saturated, the lag growing, and every figure known → {@link Resource#KAFKA_FETCH} (the readers
+ *       wait on poll); anything unknown → {@link Resource#UNKNOWN};</li>
+ *   <li>otherwise (falling behind, the lag not growing, nothing saturated) → {@link Resource#UNKNOWN}.</li>
+ * </ol>
+ * A missing figure is NaN; a rule that needs it never fires on a guess.
+ */
+public final class Bottleneck {
+
+    /** Permits or inserts in use, averaged over the window, at or above this share of capacity: saturated. */
+    public static final double SATURATED = 0.90;
+    /** CPU used at or above this share of the process's cores: busy. */
+    public static final double CPU_BUSY = 0.85;
+    /** Target CPU below this share of its cores: low (the insert limiter, not the CPU, holds requests back). */
+    public static final double CPU_LOW = 0.50;
+    /** Slow row inserts per row inserted at or above this: storage binds (VictoriaMetrics' own alert uses 5 %). */
+    public static final double SLOW_INSERTS = 0.05;
+
+    /** What can bind; {@link #label()} is the {@code resource} tag of {@code tsdbwriter_limited_by}. */
+    public enum Resource {
+        WRITER_CPU("writer-cpu"),
+        WRITER_PERMITS("writer-permits"),
+        TARGET_INSERT_CONCURRENCY("target-insert-concurrency"),
+        TARGET_CPU("target-cpu"),
+        STORAGE("storage"),
+        KAFKA_FETCH("kafka-fetch"),
+        INPUT("input"),
+        UNKNOWN("unknown");
+
+        private final String label;
+
+        Resource(String label) {
+            this.label = label;
+        }
+
+        /** The lower-case hyphenated name printed and exported. */
+        public String label() {
+            return label;
+        }
+    }
+
+    /**
+     * The figures of one window. NaN = not known (not measured, target's {@code /metrics} unreadable).
+     *
+     * @param efficiency          samples written ÷ samples expected in the window (0..1, may exceed 1 while a backlog drains)
+     * @param minEfficiency       the efficiency a run must reach to keep up (e.g. 0.99)
+     * @param lagGrowing          1 when the consumer lag grew over the window, 0 when not, NaN when unknown
+     * @param writerCpuCores      cores the writer used (CPU-seconds per second)
+     * @param writerCores         cores available to the writer
+     * @param permitsInUse        write permits held, averaged over the window
+     * @param permitsCapacity     write permits in all
+     * @param targetInsertCurrent the target's {@code vm_concurrent_insert_current}, averaged (summed over targets)
+     * @param targetInsertCapacity the target's {@code vm_concurrent_insert_capacity} (summed over targets)
+     * @param targetCpuCores      the busiest target's CPU (rate of {@code process_cpu_seconds_total})
+     * @param targetCores         that target's cores ({@code process_cpu_cores_available})
+     * @param slowInsertRatio     {@code vm_slow_row_inserts_total} ÷ {@code vm_rows_inserted_total} over the window
+     */
+    public record Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
+                           double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
+                           double targetCpuCores, double targetCores, double slowInsertRatio) {
+
+        /** Writer CPU as a share of its cores, or NaN. */
+        public double writerCpuShare() {
+            return share(writerCpuCores, writerCores);
+        }
+
+        /** Permits in use as a share of all permits, or NaN. */
+        public double permitShare() {
+            return share(permitsInUse, permitsCapacity);
+        }
+
+        /** Target inserts as a share of its insert capacity, or NaN. */
+        public double insertShare() {
+            return share(targetInsertCurrent, targetInsertCapacity);
+        }
+
+        /** Target CPU as a share of its cores, or NaN. */
+        public double targetCpuShare() {
+            return share(targetCpuCores, targetCores);
+        }
+
+        private static double share(double used, double of) {
+            return Double.isFinite(used) && Double.isFinite(of) && of > 0 ? used / of : Double.NaN;
+        }
+
+        /** The figures, printed: every verdict rests on these. */
+        public String describe() {
+            return String.format(Locale.ROOT,
+                    "efficiency %s (min %s), lag %s, writer CPU %s of %s cores (%s), permits %s of %s (%s), target inserts %s of %s (%s),"
+                            + " target CPU %s of %s cores (%s), slow inserts %s",
+                    pct(efficiency), pct(minEfficiency), Double.isNaN(lagGrowing) ? "n/a" : (lagGrowing > 0 ? "growing" : "steady"),
+                    num(writerCpuCores), num(writerCores), pct(writerCpuShare()), num(permitsInUse), num(permitsCapacity), pct(permitShare()),
+                    num(targetInsertCurrent), num(targetInsertCapacity), pct(insertShare()), num(targetCpuCores), num(targetCores),
+                    pct(targetCpuShare()), pct(slowInsertRatio));
+        }
+    }
+
+    /**
+     * The verdict.
+     *
+     * @param resource what binds
+     * @param reason   the rule that decided, with its numbers
+     * @param advice   what to change, or empty
+     * @param also     other resources found saturated in the same window (ties, in rule order)
+     * @param evidence every figure of the window ({@link Evidence#describe()})
+     */
+    public record Verdict(Resource resource, String reason, String advice, List<Resource> also, String evidence) {
+
+        /** One line: {@code limited by <resource>: <reason>[; also <…>][ → <advice>] [<evidence>]}. */
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder("limited by ").append(resource.label()).append(": ").append(reason);
+            if (!also.isEmpty()) {
+                b.append("; also saturated: ").append(String.join(", ", also.stream().map(Resource::label).toList()));
+            }
+            if (!advice.isEmpty()) {
+                b.append(" -> ").append(advice);
+            }
+            return b.append(" [").append(evidence).append(']').toString();
+        }
+    }
+
+    private Bottleneck() {
+    }
+
+    /** Applies the rules of the class comment to one window. */
+    public static Verdict attribute(Evidence e) {
+        String ev = e.describe();
+        if (Double.isNaN(e.efficiency())) {
+            return new Verdict(Resource.UNKNOWN, "no samples were expected in the window", "", List.of(), ev);
+        }
+        boolean keepingUp = e.efficiency() >= e.minEfficiency() && !(e.lagGrowing() > 0);
+        double wCpu = e.writerCpuShare();
+        double tCpu = e.targetCpuShare();
+        double ins = e.insertShare();
+        double per = e.permitShare();
+        boolean wCpuBusy = wCpu >= CPU_BUSY;
+        boolean tCpuBusy = tCpu >= CPU_BUSY;
+        boolean storage = e.slowInsertRatio() >= SLOW_INSERTS;
+        boolean insSat = ins >= SATURATED;
+        boolean perSat = per >= SATURATED;
+        if (keepingUp) {
+            return new Verdict(Resource.INPUT, String.format(Locale.ROOT, "efficiency %s with the lag steady: the writer keeps up with its input",
+                    pct(e.efficiency())), "", saturated(tCpuBusy, storage, insSat, wCpuBusy, perSat, null), ev);
+        }
+        if (tCpuBusy && !(wCpuBusy && wCpu > tCpu)) {
+            return new Verdict(Resource.TARGET_CPU, String.format(Locale.ROOT, "the target's CPU %s of %s cores (%s >= %s)",
+                    num(e.targetCpuCores()), num(e.targetCores()), pct(tCpu), pct(CPU_BUSY)),
+                    "give the target more cores or add vminsert/vmstorage nodes",
+                    saturated(false, storage, insSat, wCpuBusy, perSat, Resource.TARGET_CPU), ev);
+        }
+        if (storage) {
+            return new Verdict(Resource.STORAGE, String.format(Locale.ROOT, "slow row inserts %s of rows inserted (>= %s)",
+                    pct(e.slowInsertRatio()), pct(SLOW_INSERTS)),
+                    "vmstorage misses its caches (new series, too little memory): give vmstorage memory or add vmstorage nodes",
+                    saturated(tCpuBusy, false, insSat, wCpuBusy, perSat, Resource.STORAGE), ev);
+        }
+        if (insSat) {
+            if (Double.isNaN(tCpu)) {
+                return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT,
+                        "the target's inserts %s of %s (%s) are at capacity but its CPU is unknown: the limiter or the CPU",
+                        num(e.targetInsertCurrent()), num(e.targetInsertCapacity()), pct(ins)), "give the target's /metrics",
+                        List.of(), ev);
+            }
+            if (tCpu < CPU_LOW) {
+                return new Verdict(Resource.TARGET_INSERT_CONCURRENCY, String.format(Locale.ROOT,
+                        "the target's concurrent inserts %s of %s (%s >= %s) while its CPU is %s of its cores (< %s)",
+                        num(e.targetInsertCurrent()), num(e.targetInsertCapacity()), pct(ins), pct(SATURATED), pct(tCpu), pct(CPU_LOW)),
+                        "raise -maxConcurrentInserts or add vminsert nodes",
+                        saturated(false, false, false, wCpuBusy, perSat, null), ev);
+            }
+        }
+        if (wCpuBusy) {
+            return new Verdict(Resource.WRITER_CPU, String.format(Locale.ROOT, "the writer's CPU %s of %s cores (%s >= %s)",
+                    num(e.writerCpuCores()), num(e.writerCores()), pct(wCpu), pct(CPU_BUSY)),
+                    "give the writer more cores or run more writer instances (partitions permitting)",
+                    saturated(tCpuBusy, false, insSat, false, perSat, null), ev);
+        }
+        if (insSat) { // the target's CPU is between low and busy: its inserts are full and it works hard
+            return new Verdict(Resource.TARGET_INSERT_CONCURRENCY, String.format(Locale.ROOT,
+                    "the target's concurrent inserts %s of %s (%s >= %s); its CPU %s is neither low nor busy",
+                    num(e.targetInsertCurrent()), num(e.targetInsertCapacity()), pct(ins), pct(SATURATED), pct(tCpu)),
+                    "raise -maxConcurrentInserts a little, watching the target's CPU, or add vminsert nodes",
+                    saturated(false, false, false, false, perSat, null), ev);
+        }
+        if (perSat) {
+            if (Double.isNaN(ins)) {
+                return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT,
+                        "every write permit is in use (%s of %s) but the target's inserts are unknown: the permits or the target",
+                        num(e.permitsInUse()), num(e.permitsCapacity())), "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+            }
+            return new Verdict(Resource.WRITER_PERMITS, String.format(Locale.ROOT,
+                    "write permits %s of %s in use (%s >= %s) while the target's inserts are %s of its capacity",
+                    num(e.permitsInUse()), num(e.permitsCapacity()), pct(per), pct(SATURATED), pct(ins)),
+                    "raise --max-concurrent-writes (0 = match vm_concurrent_insert_capacity) or look at the network between writer and target",
+                    List.of(), ev);
+        }
+        if (e.lagGrowing() > 0) {
+            if (Double.isNaN(wCpu) || Double.isNaN(tCpu) || Double.isNaN(ins) || Double.isNaN(per)) {
+                return new Verdict(Resource.UNKNOWN, "the lag grows and no known resource is saturated, but some figures are missing",
+                        "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+            }
+            return new Verdict(Resource.KAFKA_FETCH, String.format(Locale.ROOT,
+                    "the lag grows while writer CPU (%s), permits (%s), target inserts (%s) and target CPU (%s) all have room:"
+                            + " the readers wait on poll", pct(wCpu), pct(per), pct(ins), pct(tCpu)),
+                    "raise --parallelism, fetch.max.bytes / max.partition.fetch.bytes, or add partitions", List.of(), ev);
+        }
+        return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT, "efficiency %s below %s with the lag not growing and nothing saturated",
+                pct(e.efficiency()), pct(e.minEfficiency())), "", List.of(), ev);
+    }
+
+    private static List<Resource> saturated(boolean tCpu, boolean storage, boolean ins, boolean wCpu, boolean per, Resource except) {
+        List<Resource> l = new ArrayList<>();
+        add(l, tCpu, Resource.TARGET_CPU, except);
+        add(l, storage, Resource.STORAGE, except);
+        add(l, ins, Resource.TARGET_INSERT_CONCURRENCY, except);
+        add(l, wCpu, Resource.WRITER_CPU, except);
+        add(l, per, Resource.WRITER_PERMITS, except);
+        return List.copyOf(l);
+    }
+
+    private static void add(List<Resource> l, boolean on, Resource r, Resource except) {
+        if (on && r != except) {
+            l.add(r);
+        }
+    }
+
+    static String pct(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.1f%%", v * 100) : "n/a";
+    }
+
+    static String num(double v) {
+        if (!Double.isFinite(v)) {
+            return "n/a";
+        }
+        return v == Math.rint(v) && Math.abs(v) < 1e9 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.2f", v);
+    }
+}

@@ -1,0 +1,161 @@
+package io.tsdbwriter.capacity;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One scrape of a Prometheus text exposition page ({@code /metrics}), kept as (name, labels, value) samples, with the
+ * sums and histogram quantiles {@code capacity} and {@code run} read from it. Comment lines are skipped; a line that
+ * does not parse is ignored. Immutable; thread-safe.
+ */
+public final class PromSnapshot {
+
+    /** One sample: {@code labels} is the text between the braces, as printed (empty when none). */
+    record Sample(String name, String labels, double value) {
+    }
+
+    private final List<Sample> samples;
+    private final long nanos;
+
+    private PromSnapshot(List<Sample> samples, long nanos) {
+        this.samples = samples;
+        this.nanos = nanos;
+    }
+
+    /** Parses a page taken at {@code nanos} ({@link System#nanoTime()}). */
+    public static PromSnapshot parse(String text, long nanos) {
+        List<Sample> out = new ArrayList<>();
+        int from = 0;
+        int n = text.length();
+        while (from < n) {
+            int end = text.indexOf('\n', from);
+            if (end < 0) {
+                end = n;
+            }
+            String line = text.substring(from, end).trim();
+            from = end + 1;
+            if (line.isEmpty() || line.charAt(0) == '#') {
+                continue;
+            }
+            int brace = line.indexOf('{');
+            int space;
+            String name;
+            String labels = "";
+            if (brace >= 0 && brace < line.indexOf(' ')) {
+                int close = line.lastIndexOf('}');
+                if (close < brace) {
+                    continue;
+                }
+                name = line.substring(0, brace);
+                labels = line.substring(brace + 1, close);
+                space = close + 1;
+            } else {
+                space = line.indexOf(' ');
+                if (space < 0) {
+                    continue;
+                }
+                name = line.substring(0, space);
+            }
+            String rest = line.substring(space).trim();
+            int sp = rest.indexOf(' ');
+            if (sp > 0) {
+                rest = rest.substring(0, sp); // a timestamp follows
+            }
+            try {
+                out.add(new Sample(name, labels, Double.parseDouble(rest)));
+            } catch (NumberFormatException e) {
+                // not a sample line
+            }
+        }
+        return new PromSnapshot(List.copyOf(out), nanos);
+    }
+
+    /** When it was taken ({@link System#nanoTime()}). */
+    public long nanos() {
+        return nanos;
+    }
+
+    /** Whether any sample of {@code name} is present. */
+    public boolean has(String name) {
+        return samples.stream().anyMatch(s -> s.name().equals(name));
+    }
+
+    /** Sum over every series of {@code name}; NaN when there is none. */
+    public double sum(String name) {
+        return sum(name, "");
+    }
+
+    /** Sum over the series of {@code name} whose labels contain {@code labelText} (e.g. {@code type="storage"}); NaN when none. */
+    public double sum(String name, String labelText) {
+        double sum = 0;
+        boolean any = false;
+        for (Sample s : samples) {
+            if (s.name().equals(name) && s.labels().contains(labelText)) {
+                sum += s.value();
+                any = true;
+            }
+        }
+        return any ? sum : Double.NaN;
+    }
+
+    /** The first value of {@code a}, else of {@code b}; NaN when neither is present. */
+    public double first(String a, String b) {
+        double v = sum(a);
+        return Double.isNaN(v) ? sum(b) : v;
+    }
+
+    /** Cumulative bucket counts of histogram {@code name} ({@code name_bucket{le=…}}), summed over series, by upper bound. */
+    TreeMap<Double, Double> buckets(String name) {
+        TreeMap<Double, Double> m = new TreeMap<>();
+        String bucket = name + "_bucket";
+        for (Sample s : samples) {
+            if (!s.name().equals(bucket)) {
+                continue;
+            }
+            int le = s.labels().indexOf("le=\"");
+            if (le < 0) {
+                continue;
+            }
+            int close = s.labels().indexOf('"', le + 4);
+            String bound = s.labels().substring(le + 4, close);
+            double b = bound.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(bound);
+            m.merge(b, s.value(), Double::sum);
+        }
+        return m;
+    }
+
+    /**
+     * The {@code q} quantile of histogram {@code name} over the observations between {@code before} and {@code after}, as
+     * Prometheus' {@code histogram_quantile} computes it (linear within the bucket; the highest finite bound when it
+     * falls into +Inf). NaN when nothing was observed or the histogram is missing.
+     */
+    public static double quantile(double q, String name, PromSnapshot before, PromSnapshot after) {
+        TreeMap<Double, Double> b = after.buckets(name);
+        TreeMap<Double, Double> a = before.buckets(name);
+        if (b.isEmpty()) {
+            return Double.NaN;
+        }
+        double total = b.lastEntry().getValue() - a.getOrDefault(b.lastKey(), 0.0);
+        if (!(total > 0)) {
+            return Double.NaN;
+        }
+        double rank = q * total;
+        double lowerBound = 0;
+        double lowerCount = 0;
+        for (Map.Entry<Double, Double> e : b.entrySet()) {
+            double count = e.getValue() - a.getOrDefault(e.getKey(), 0.0);
+            if (count >= rank) {
+                if (Double.isInfinite(e.getKey())) {
+                    return lowerBound;
+                }
+                double inBucket = count - lowerCount;
+                return inBucket <= 0 ? e.getKey() : lowerBound + (e.getKey() - lowerBound) * (rank - lowerCount) / inBucket;
+            }
+            lowerBound = e.getKey();
+            lowerCount = count;
+        }
+        return lowerBound;
+    }
+}

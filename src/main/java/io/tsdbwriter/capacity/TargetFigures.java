@@ -1,0 +1,85 @@
+package io.tsdbwriter.capacity;
+
+import java.util.List;
+
+/**
+ * The targets' figures the attribution needs, from their {@code /metrics} (VictoriaMetrics' metric names; vminsert,
+ * vmstorage and single-node expose the same process and insert metrics). Lists hold one snapshot per target, null
+ * where a page was unreadable; a figure no readable target exports is NaN. Stateless; thread-safe.
+ */
+public final class TargetFigures {
+
+    /** Concurrent inserts running now. */
+    public static final String INSERT_CURRENT = "vm_concurrent_insert_current";
+    /** The insert limiter's size ({@code -maxConcurrentInserts}). */
+    public static final String INSERT_CAPACITY = "vm_concurrent_insert_capacity";
+
+    private TargetFigures() {
+    }
+
+    /** Sum over targets of {@code name}; NaN when no readable target exports it. */
+    public static double sum(List<PromSnapshot> targets, String name) {
+        double sum = 0;
+        boolean any = false;
+        for (PromSnapshot t : targets) {
+            double v = t == null ? Double.NaN : t.sum(name);
+            if (!Double.isNaN(v)) {
+                sum += v;
+                any = true;
+            }
+        }
+        return any ? sum : Double.NaN;
+    }
+
+    /**
+     * The busiest target's CPU between two scrapes: {@code {cores used, cores available, index}}, all NaN when no target
+     * is readable at both ends with {@code process_cpu_seconds_total} and a core count
+     * ({@code process_cpu_cores_available}, else {@code vm_available_cpu_cores}).
+     */
+    public static double[] busiestCpu(List<PromSnapshot> before, List<PromSnapshot> after) {
+        double[] best = {Double.NaN, Double.NaN, Double.NaN};
+        double bestShare = -1;
+        for (int i = 0; i < Math.min(before.size(), after.size()); i++) {
+            PromSnapshot a = before.get(i);
+            PromSnapshot b = after.get(i);
+            if (a == null || b == null || b.nanos() <= a.nanos()) {
+                continue;
+            }
+            double used = (b.sum("process_cpu_seconds_total") - a.sum("process_cpu_seconds_total")) / ((b.nanos() - a.nanos()) / 1e9);
+            double cores = b.first("process_cpu_cores_available", "vm_available_cpu_cores");
+            if (!Double.isFinite(used) || !(cores > 0)) {
+                continue;
+            }
+            if (used / cores > bestShare) {
+                bestShare = used / cores;
+                best = new double[] {used, cores, i};
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Slow row inserts per row inserted between two scrapes, over every target exporting both
+     * ({@code vm_slow_row_inserts_total}, {@code vm_rows_inserted_total}); NaN when none does or nothing was inserted.
+     */
+    public static double slowInsertRatio(List<PromSnapshot> before, List<PromSnapshot> after) {
+        double slow = 0;
+        double rows = 0;
+        boolean any = false;
+        for (int i = 0; i < Math.min(before.size(), after.size()); i++) {
+            PromSnapshot a = before.get(i);
+            PromSnapshot b = after.get(i);
+            if (a == null || b == null) {
+                continue;
+            }
+            double s = b.sum("vm_slow_row_inserts_total") - a.sum("vm_slow_row_inserts_total");
+            double r = b.sum("vm_rows_inserted_total") - a.sum("vm_rows_inserted_total");
+            if (Double.isFinite(s) && Double.isFinite(r)) {
+                slow += s;
+                rows += r;
+                any = true;
+            }
+        }
+        return any && rows > 0 ? slow / rows : Double.NaN;
+    }
+}

@@ -1,0 +1,256 @@
+package io.tsdbwriter.cli;
+
+import io.tsdbwriter.bench.CapacitySearch;
+import io.tsdbwriter.bench.InputRate;
+import io.tsdbwriter.bench.SourceFeed;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tsdb-writer capacity}: the highest input a writer and its target sustain, found with a live step load, and
+ * what binds there. The logic is in {@link CapacitySearch} and {@link io.tsdbwriter.capacity.Bottleneck}; this class
+ * only maps flags.
+ */
+@Command(name = "capacity", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Find the maximum sustainable samples/min of a writer and its TSDB, and name the bottleneck.",
+                "Each step runs a writer process (java -jar <this jar> run) on a fresh topic that is fed with real node_exporter",
+                "points at a rising input rate (or, with --vary time-multiplier, a fixed rate and a rising M). After the warm-up it",
+                "measures expected vs written samples/min, efficiency, write latency p50/p99, permit wait, the consumer-lag trend,",
+                "the writer's CPU and the targets' own /metrics (CPU, concurrent inserts vs capacity, slow inserts), and names",
+                "what binds (docs/capacity.md). It stops at the first step below --min-efficiency, above --max-p99-latency or",
+                "with the lag growing, refines between the last good and the first bad step, and prints the capacity, the",
+                "verdict and the table of steps; writes CSV and a PNG chart. Local stack: scripts/capacity.sh."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:a capacity was found and every produced sample was written",
+                "1:no step passed, a step failed to run, or samples were not written", "2:invalid flags"})
+public final class CapacityCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--bootstrap-servers", defaultValue = "localhost:9092", paramLabel = "HOST:PORT[,…]",
+            description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
+    String bootstrapServers;
+
+    @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
+            description = {"The writers' --vm-url: single-node http://vm:8428 or cluster http://vminsert:8480/insert/0/prometheus;",
+                    "its host's /metrics is the target's unless --target-metrics-url is given (default: ${DEFAULT-VALUE})"})
+    String vmUrl;
+
+    @Option(names = "--target-metrics-url", paramLabel = "URL",
+            description = {"A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every",
+                    "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics.",
+                    "Figures no readable page exports are 'unknown', never guessed"})
+    List<String> targetMetricsUrls = new ArrayList<>();
+
+    @Option(names = "--topic", paramLabel = "PREFIX",
+            description = "Prefix of the topics the search creates (<PREFIX>-probe, <PREFIX>-step-01, …) (default: tsdb-writer-capacity-<time>)")
+    String topic;
+
+    @Option(names = "--partitions", defaultValue = "1", paramLabel = "N", description = "Partitions of each topic (default: ${DEFAULT-VALUE})")
+    int partitions;
+
+    @Option(names = "--vary", defaultValue = "rate", paramLabel = "rate|time-multiplier",
+            description = {"What rises step by step: the input rate, or M at the fixed --start-rate (the proof of concept's way)",
+                    "(default: ${DEFAULT-VALUE})"})
+    String vary;
+
+    @Option(names = "--start-rate", defaultValue = "60%", paramLabel = "R|PCT%",
+            description = {"Input of the first step in points/s, or PCT% of the throughput a writer reaches on a pre-loaded",
+                    "backlog of --probe-records points (measured first) (default: ${DEFAULT-VALUE})"})
+    String startRate;
+
+    @Option(names = "--step-factor", defaultValue = "1.25", paramLabel = "F",
+            description = "Each step's rate (or M) is the previous one's × F, > 1 (default: ${DEFAULT-VALUE})")
+    double stepFactor;
+
+    @Option(names = "--step-duration", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "How long each step's input runs, warm-up included (default: ${DEFAULT-VALUE})")
+    Duration stepDuration;
+
+    @Option(names = "--warm-up", defaultValue = "15s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Unmeasured start of each step, < --step-duration (default: ${DEFAULT-VALUE})")
+    Duration warmUp;
+
+    @Option(names = "--max-steps", defaultValue = "7", paramLabel = "N",
+            description = "Rising steps at most, refinement not counted (default: ${DEFAULT-VALUE})")
+    int maxSteps;
+
+    @Option(names = "--refine-steps", defaultValue = "1", paramLabel = "N",
+            description = "Steps between the last good and the first bad step (geometric mean each time) (default: ${DEFAULT-VALUE})")
+    int refineSteps;
+
+    @Option(names = "--min-efficiency", defaultValue = "99%", paramLabel = "PCT%",
+            description = "A step passes with written/expected at least this (default: ${DEFAULT-VALUE})")
+    String minEfficiency;
+
+    @Option(names = "--max-p99-latency", defaultValue = "5s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "A step passes with its p99 write latency at most this (default: ${DEFAULT-VALUE})")
+    Duration maxP99Latency;
+
+    @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
+            description = "The writers' M (with --vary time-multiplier: the first step's) (default: ${DEFAULT-VALUE})")
+    int timeMultiplier;
+
+    @Option(names = "--instance-multiplier", defaultValue = "1", paramLabel = "N", description = "The writers' N (default: ${DEFAULT-VALUE})")
+    int instanceMultiplier;
+
+    @Option(names = "--parallelism", defaultValue = "3", paramLabel = "P", description = "The writers' --parallelism (default: ${DEFAULT-VALUE})")
+    int parallelism;
+
+    @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
+            description = "The writers' write permits; 0 = automatic, matched to vm_concurrent_insert_capacity (default: ${DEFAULT-VALUE})")
+    int maxConcurrentWrites;
+
+    @Option(names = "--batch-samples", defaultValue = "10000", description = "The writers' --batch-samples (default: ${DEFAULT-VALUE})")
+    int batchSamples;
+
+    @Option(names = "--segment-size", defaultValue = "10000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
+    long segmentSize;
+
+    @Option(names = "--data-dir", defaultValue = "../shared/data/node-exporter", paramLabel = "DIR",
+            description = "Directory of *.prom node_exporter scrapes, replicated across instances (default: ${DEFAULT-VALUE})")
+    Path dataDir;
+
+    @Option(names = "--records", defaultValue = "1000000", paramLabel = "R",
+            description = "Points of one pass over the replicated scrapes (sets the series count); passes repeat shifted in time (default: ${DEFAULT-VALUE})")
+    long records;
+
+    @Option(names = "--probe-records", defaultValue = "500000", paramLabel = "R",
+            description = "With a PCT% --start-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
+    long probeRecords;
+
+    @Option(names = "--drain-timeout", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "After each step's input, wait at most this for the writer to write everything (default: ${DEFAULT-VALUE})")
+    Duration drainTimeout;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "Write the steps as CSV")
+    Path csv;
+
+    @Option(names = "--chart", paramLabel = "FILE.png", description = "Draw the steps as a PNG chart")
+    Path chart;
+
+    @Option(names = "--work-dir", defaultValue = "target/capacity", paramLabel = "DIR",
+            description = "Each step's writer log and summary go here (default: ${DEFAULT-VALUE})")
+    Path workDir;
+
+    @Option(names = "--writer-jar", paramLabel = "JAR", description = "Jar to run the writers from (default: the jar this command runs from)")
+    Path writerJar;
+
+    @Option(names = "--writer-jvm-option", paramLabel = "OPTION", description = "JVM option for every writer process (repeatable), e.g. -Xmx512m")
+    List<String> writerJvmOptions = new ArrayList<>();
+
+    @Option(names = "--writer-arg", paramLabel = "ARG", description = "Extra argument for every writer's run command (repeatable)")
+    List<String> writerArgs = new ArrayList<>();
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        CapacitySearch.Vary v = switch (vary) {
+            case "rate" -> CapacitySearch.Vary.RATE;
+            case "time-multiplier" -> CapacitySearch.Vary.TIME_MULTIPLIER;
+            default -> throw bad("--vary must be rate or time-multiplier, got '" + vary + "'");
+        };
+        InputRate start;
+        try {
+            start = InputRate.parse(startRate);
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage().replace("--input-rate", "--start-rate"));
+        }
+        double minEff = parseRatio("--min-efficiency", minEfficiency);
+        if (!(stepFactor > 1) || Double.isInfinite(stepFactor)) {
+            throw bad("--step-factor must be > 1, got " + stepFactor);
+        }
+        if (stepDuration.isZero() || warmUp.compareTo(stepDuration) >= 0) {
+            throw bad("--warm-up (" + warmUp + ") must be shorter than --step-duration (" + stepDuration + ")");
+        }
+        if (maxSteps < 1 || refineSteps < 0 || partitions < 1 || batchSamples < 1 || segmentSize < 1 || records < 1 || probeRecords < 1) {
+            throw bad("--max-steps, --partitions, --batch-samples, --segment-size, --records and --probe-records must be >= 1,"
+                    + " --refine-steps >= 0");
+        }
+        if (timeMultiplier < 1 || instanceMultiplier < 1 || parallelism < 1 || maxConcurrentWrites < 0) {
+            throw bad("--time-multiplier, --instance-multiplier and --parallelism must be >= 1, --max-concurrent-writes >= 0");
+        }
+        try {
+            new io.tsdbwriter.sink.victoriametrics.VmEndpoint(vmUrl);
+            for (String u : targetMetricsUrls) {
+                new io.tsdbwriter.sink.victoriametrics.VmEndpoint(u);
+            }
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
+        SourceFeed feed = SourceFeed.real(promFiles(), records, "node");
+        Path jar = writerJar != null ? writerJar.toAbsolutePath() : ownJar();
+        List<String> java = List.of(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        String prefix = topic != null ? topic : "tsdb-writer-capacity-" + System.currentTimeMillis() / 1000;
+        List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        if (!args.isEmpty() && args.get(0).equals("capacity")) {
+            args.remove(0);
+        }
+        CapacitySearch.Settings settings = new CapacitySearch.Settings(bootstrapServers, vmUrl, targetMetricsUrls, prefix, partitions, feed,
+                start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
+                maxConcurrentWrites, batchSamples, segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart,
+                workDir.toAbsolutePath(), jar, java, writerJvmOptions, writerArgs, "tsdb-writer capacity " + String.join(" ", args));
+        return new CapacitySearch(settings, System.out).run();
+    }
+
+    /** {@code 99%}, {@code 99.5%} or {@code 0.99} → a ratio in (0, 1]. */
+    private double parseRatio(String flag, String text) {
+        String t = text.trim();
+        boolean pct = t.endsWith("%");
+        try {
+            double v = Double.parseDouble(pct ? t.substring(0, t.length() - 1) : t);
+            double r = pct || v > 1 ? v / 100 : v;
+            if (r > 0 && r <= 1) {
+                return r;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw bad(String.format(Locale.ROOT, "%s must be a percentage in (0, 100%%], e.g. 99%%, got '%s'", flag, text));
+    }
+
+    private ParameterException bad(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    private List<Path> promFiles() throws IOException {
+        if (!Files.isDirectory(dataDir)) {
+            throw bad("--data-dir " + dataDir + " is not a directory");
+        }
+        try (Stream<Path> s = Files.list(dataDir)) {
+            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
+            if (files.isEmpty()) {
+                throw bad("no *.prom files in " + dataDir);
+            }
+            return files;
+        }
+    }
+
+    private Path ownJar() {
+        try {
+            Path p = Path.of(CapacityCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (!Files.isRegularFile(p) || !p.toString().endsWith(".jar")) {
+                throw bad("not running from a jar (" + p + "): give --writer-jar target/tsdb-writer.jar");
+            }
+            return p;
+        } catch (URISyntaxException | RuntimeException e) {
+            if (e instanceof ParameterException pe) {
+                throw pe;
+            }
+            throw bad("cannot locate this jar: give --writer-jar (" + e.getMessage() + ")");
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.tsdbwriter.capacity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.capacity.Bottleneck.Evidence;
+import io.tsdbwriter.capacity.Bottleneck.Resource;
+import io.tsdbwriter.capacity.Bottleneck.Verdict;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The attribution rules on recorded snapshots: one per verdict, ties, and missing metrics. The figures are those a
+ * step of {@code capacity} records (cores, permits and inserts averaged over the window).
+ */
+class BottleneckTest {
+
+    private static final double NA = Double.NaN;
+
+    /** A 2-core writer and a 2-core target, nothing busy, keeping up: the base every case changes. */
+    private static Evidence base(double efficiency, double lagGrowing) {
+        return new Evidence(efficiency, 0.99, lagGrowing, 0.3, 2, 2, 16, 1, 16, 0.2, 2, 0.0);
+    }
+
+    private static Evidence with(Evidence e, double writerCpu, double permitsInUse, double insertCurrent, double targetCpu, double slow) {
+        return new Evidence(e.efficiency(), e.minEfficiency(), e.lagGrowing(), writerCpu, e.writerCores(), permitsInUse,
+                e.permitsCapacity(), insertCurrent, e.targetInsertCapacity(), targetCpu, e.targetCores(), slow);
+    }
+
+    @Test
+    void keepingUpIsTheInput() {
+        Verdict v = Bottleneck.attribute(base(1.0, 0));
+        assertThat(v.resource()).isEqualTo(Resource.INPUT);
+        assertThat(v.also()).isEmpty();
+        assertThat(v.toString()).contains("limited by input", "efficiency 100.0%", "permits 2 of 16 (12.5%)");
+    }
+
+    @Test
+    void theProofOfConceptsFindingIsTheTargetsInsertConcurrency() {
+        // vminsert running 16 inserts of 16 with its CPU at 30 %, 200 writer connections waiting
+        Evidence e = new Evidence(0.62, 0.99, 1, 0.5, 2, 200, 200, 16, 16, 0.6, 2, 0.0);
+        Verdict v = Bottleneck.attribute(e);
+        assertThat(v.resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
+        assertThat(v.advice()).isEqualTo("raise -maxConcurrentInserts or add vminsert nodes");
+        assertThat(v.reason()).contains("16 of 16 (100.0% >= 90.0%)", "30.0%");
+        assertThat(v.also()).containsExactly(Resource.WRITER_PERMITS); // the tie: permits full because the target queues
+    }
+
+    @Test
+    void writerPermitsWhenAllInUseAndTheTargetIdles() {
+        Verdict v = Bottleneck.attribute(with(base(0.7, 1), 0.2, 1.0 * 16, 0.5, 0.1, 0));
+        assertThat(v.resource()).isEqualTo(Resource.WRITER_PERMITS);
+        assertThat(v.reason()).contains("16 of 16", "3.1%");
+    }
+
+    @Test
+    void writerCpu() {
+        Verdict v = Bottleneck.attribute(with(base(0.8, 1), 1.9, 5, 2, 0.3, 0));
+        assertThat(v.resource()).isEqualTo(Resource.WRITER_CPU);
+        assertThat(v.reason()).contains("1.90 of 2 cores (95.0% >= 85.0%)");
+    }
+
+    @Test
+    void targetCpu() {
+        Verdict v = Bottleneck.attribute(with(base(0.8, 1), 0.4, 16, 16, 1.9, 0));
+        assertThat(v.resource()).isEqualTo(Resource.TARGET_CPU);
+        assertThat(v.also()).containsExactly(Resource.TARGET_INSERT_CONCURRENCY, Resource.WRITER_PERMITS);
+    }
+
+    @Test
+    void storage() {
+        Verdict v = Bottleneck.attribute(with(base(0.8, 1), 0.4, 10, 8, 0.8, 0.2));
+        assertThat(v.resource()).isEqualTo(Resource.STORAGE);
+        assertThat(v.reason()).contains("20.0%");
+    }
+
+    @Test
+    void kafkaFetchWhenTheLagGrowsAndEverythingElseIdles() {
+        Verdict v = Bottleneck.attribute(with(base(0.9, 1), 0.3, 3, 1, 0.2, 0));
+        assertThat(v.resource()).isEqualTo(Resource.KAFKA_FETCH);
+        assertThat(v.reason()).contains("readers wait on poll");
+    }
+
+    @Test
+    void tieOfBothCpusGoesToTheBusierThenToTheTarget() {
+        Verdict writerBusier = Bottleneck.attribute(with(base(0.8, 1), 1.95, 5, 2, 1.8, 0));
+        assertThat(writerBusier.resource()).isEqualTo(Resource.WRITER_CPU);
+        assertThat(writerBusier.also()).containsExactly(Resource.TARGET_CPU);
+        Verdict equal = Bottleneck.attribute(with(base(0.8, 1), 1.9, 5, 2, 1.9, 0));
+        assertThat(equal.resource()).isEqualTo(Resource.TARGET_CPU);
+        assertThat(equal.also()).containsExactly(Resource.WRITER_CPU);
+    }
+
+    @Test
+    void missingTargetMetricsNeverGuess() {
+        // a target without /metrics access: permits full, target unknown
+        Evidence noTarget = new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, NA, NA, NA, NA, NA);
+        Verdict v = Bottleneck.attribute(noTarget);
+        assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(v.toString()).contains("target inserts n/a of n/a");
+        // lag growing, nothing saturated, target unknown: not "kafka-fetch"
+        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA)).resource()).isEqualTo(Resource.UNKNOWN);
+        // inserts at capacity, CPU unknown: the limiter or the CPU, not said which
+        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, 16, 16, NA, NA, NA)).resource()).isEqualTo(Resource.UNKNOWN);
+        // nothing expected
+        assertThat(Bottleneck.attribute(base(NA, 0)).resource()).isEqualTo(Resource.UNKNOWN);
+    }
+
+    @Test
+    void fallingBehindWithoutLagGrowthOrSaturationIsUnknown() {
+        assertThat(Bottleneck.attribute(base(0.9, 0)).resource()).isEqualTo(Resource.UNKNOWN);
+    }
+
+    @Test
+    void keepingUpWithASaturatedResourceIsStillTheInputAndNamesIt() {
+        Verdict v = Bottleneck.attribute(with(base(1.0, 0), 0.3, 15, 1, 0.2, 0));
+        assertThat(v.resource()).isEqualTo(Resource.INPUT);
+        assertThat(v.also()).containsExactly(Resource.WRITER_PERMITS);
+    }
+}

@@ -1,0 +1,66 @@
+package io.tsdbwriter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/** {@code capacity}'s command line: help explains every flag; bad flags give one line and exit 2 (before any I/O). */
+class CapacityCommandTest {
+
+    private record Result(int exitCode, String out, String err) {
+    }
+
+    private static Result execute(String... args) {
+        CommandLine cl = Main.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private static void assertUsageError(Result r, String fragment) {
+        assertThat(r.exitCode()).isEqualTo(2);
+        List<String> lines = r.err().lines().toList();
+        assertThat(lines).hasSize(1);
+        assertThat(lines.get(0)).startsWith("tsdb-writer:").contains(fragment);
+    }
+
+    @Test
+    void helpExplainsEveryFlag() {
+        Result r = execute("capacity", "--help");
+        assertThat(r.exitCode()).isZero();
+        CommandLine capacity = Main.commandLine().getSubcommands().get("capacity");
+        for (OptionSpec o : capacity.getCommandSpec().options()) {
+            assertThat(r.out()).contains(o.longestName());
+            assertThat(String.join(" ", o.description())).as(o.longestName()).isNotBlank();
+        }
+        assertThat(r.out()).contains("--target-metrics-url", "--vary", "--min-efficiency", "--max-p99-latency", "Exit codes");
+    }
+
+    @Test
+    void topLevelHelpNamesCapacity() {
+        assertThat(execute("--help").out()).contains("capacity");
+    }
+
+    @Test
+    void badFlagsExitTwoWithOneLine() {
+        assertUsageError(execute("capacity", "--step-factor", "1"), "--step-factor must be > 1");
+        assertUsageError(execute("capacity", "--vary", "speed"), "--vary must be rate or time-multiplier");
+        assertUsageError(execute("capacity", "--min-efficiency", "150%"), "--min-efficiency");
+        assertUsageError(execute("capacity", "--min-efficiency", "x"), "--min-efficiency");
+        assertUsageError(execute("capacity", "--warm-up", "60s"), "--warm-up");
+        assertUsageError(execute("capacity", "--start-rate", "fast"), "--start-rate");
+        assertUsageError(execute("capacity", "--max-steps", "0"), "--max-steps");
+        assertUsageError(execute("capacity", "--vm-url", "vm:8428"), "vm:8428");
+        assertUsageError(execute("capacity", "--no-such-flag"), "--no-such-flag");
+        assertUsageError(execute("capacity", "--step-duration", "soon"), "soon");
+        assertUsageError(execute("capacity", "--data-dir", "/nonexistent-dir"), "/nonexistent-dir");
+    }
+}
