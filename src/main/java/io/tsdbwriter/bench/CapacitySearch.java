@@ -102,7 +102,7 @@ public final class CapacitySearch {
         List<String> targets = s.targetMetricsUrls().isEmpty() ? List.of(endpoint.metricsUrl())
                 : s.targetMetricsUrls().stream().distinct().toList();
         try (VmImportClient client = new VmImportClient(Duration.ofSeconds(30), 8, false);
-             KafkaFeeder kafka = new KafkaFeeder(s.bootstrapServers())) {
+             KafkaFeeder kafka = new KafkaFeeder(io.tsdbwriter.config.KafkaClientConfig.of(s.bootstrapServers()))) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();
             if (permits <= 0) {
@@ -121,7 +121,7 @@ public final class CapacitySearch {
             }
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), Math.max(0, s.writePermits()), s.batchSamples(), s.segmentSize(), s.extraRunArgs(),
-                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5)), vm);
+                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null), vm, vm);
             Iterator<SourcePoint> points = s.feed().cycle();
             double rate = s.startRate().relative() ? probe(kafka, runner, points) * s.startRate().value() : s.startRate().value();
             int m = s.timeMultiplier();
