@@ -263,6 +263,56 @@ class DeadLetterIT {
     }
 
     @Test
+    void whileARecordCannotBeDeadLetteredTheWriterIsNotReadyAndItGoesOnOnceTheTopicExists() throws Exception {
+        Input in = input("held");
+        String dlq = in.topic() + "-dlq";
+        int port = io.tsdbwriter.it.support.FreePorts.pick();
+        List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", in.topic(),
+                "--group-id", in.group(), "--vm-url", vm.url(), "--time-multiplier", Integer.toString(M), "--instance-multiplier",
+                Integer.toString(N), "--parallelism", "3", "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(port),
+                "--report-interval", "5s", "--segment-size", "500", "--commit-interval", "500ms", "--max-backoff", "1s",
+                "--dead-letter-topic", dlq));
+        WriterProcess w = WriterProcess.start(work.resolve(in.topic() + ".log"), args);
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!w.output().contains("cannot store record") && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            assertThat(w.output()).contains("cannot store record");
+            assertThat(httpStatus(port, "/health/ready")).isEqualTo(503);
+            assertThat(httpBody(port, "/metrics")).contains("tsdbwriter_dead_letter_failures_total{reason=\"unknown_topic\"}");
+            assertThat(w.isAlive()).isTrue();
+            stack.kafka().createTopic(dlq, 1);
+            Map<TopicPartition, Long> end = Scenario.endOffsets(stack.bootstrapServers(), in.topic());
+            deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (!(Scenario.committedOffsets(stack.bootstrapServers(), in.group(), in.topic()).equals(end)
+                    && httpStatus(port, "/health/ready") == 200) && System.nanoTime() < deadline) {
+                Thread.sleep(300);
+            }
+            assertThat(httpStatus(port, "/health/ready")).as(w.output()).isEqualTo(200);
+            w.sigterm();
+            assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isZero();
+        } finally {
+            w.close();
+        }
+        assertDeadLetters(in, dlq);
+        assertDone(in);
+    }
+
+    private static int httpStatus(int port, String path) throws Exception {
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        return r.statusCode();
+    }
+
+    private static String httpBody(int port, String path) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    @Test
     void aSegmentThreadDyingOfStackOverflowStopsTheProcessAndARestartFinishesExactly() throws Exception {
         String topic = "thread-death-" + names.incrementAndGet();
         stack.kafka().createTopic(topic, PARTITIONS);
