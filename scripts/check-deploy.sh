@@ -174,7 +174,7 @@ BUILT=()
 if [ ${#KUSTOMIZE[@]} -eq 0 ]; then
     fail "k8s: kustomize build" "no kustomize: install Go (go install) or kubectl"
 else
-    for dir in k8s/base k8s/overlays/vmcluster; do
+    for dir in k8s/base k8s/overlays/vmcluster k8s/overlays/secured; do
         name=$(basename "$dir")
         out=$WORK/k8s-$name.yaml
         if check "k8s: kustomize build $dir" kbuild "$dir" "$out"; then

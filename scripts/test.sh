@@ -12,6 +12,7 @@ cd "$REPO_ROOT"
 find_java
 ensure_maven
 ensure_victoria_metrics
+ensure_victoria_metrics_current
 
 log "== mvn -B verify $*"
 mvn -B -ntp verify "$@"

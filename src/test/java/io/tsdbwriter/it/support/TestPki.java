@@ -41,8 +41,15 @@ public final class TestPki {
             pki.keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=tsdb-writer test CA",
                     "-ext", "bc:c", "-validity", "2", "-keystore", "ca.p12", "-storetype", "PKCS12", "-storepass", STORE_PASSWORD);
             pki.keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", "ca.p12", "-storepass", STORE_PASSWORD, "-file", "ca.pem");
+            java.util.concurrent.CompletableFuture<Void> client = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    pki.leaf("client", "CN=writer", "san=dns:writer", "clientAuth");
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
             pki.leaf("server", "CN=localhost", "san=ip:127.0.0.1,dns:localhost", "serverAuth");
-            pki.leaf("client", "CN=writer", "san=dns:writer", "clientAuth");
+            client.join();
             return pki;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -71,19 +78,23 @@ public final class TestPki {
         }
     }
 
+    private synchronized void log(String line) throws IOException {
+        Files.writeString(dir.resolve("keytool.log"), line + "\n", java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    }
+
     private void keytool(String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(ChildProcesses.javaBinary()).resolveSibling("keytool").toString());
         cmd.add("-J-XX:TieredStopAtLevel=1");
         cmd.addAll(List.of(args));
         try {
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("keytool.log").toFile())).start();
+            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
-                throw new IllegalStateException("keytool failed: " + String.join(" ", cmd) + "; "
-                        + ChildProcesses.tailMessage(dir.resolve("keytool.log")));
+                throw new IllegalStateException("keytool failed: " + String.join(" ", cmd) + "; " + output);
             }
+            log(String.join(" ", args) + "\n" + output);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
