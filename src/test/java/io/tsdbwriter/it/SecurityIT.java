@@ -51,7 +51,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Connecting to production (issue 13), all with real components on loopback: a Kafka broker with a SASL_SSL
@@ -68,9 +67,13 @@ class SecurityIT {
     static final String WRONG_PASSWORD = "wrong-Pw-33b0aa";
     static final String TOKEN_1 = "token-one-5e7f20";
     static final String TOKEN_2 = "token-two-c4d913";
-    static final List<String> SECRETS = List.of(KAFKA_PASSWORD, VM_PASSWORD, WRONG_PASSWORD, TOKEN_1, TOKEN_2);
+    static final String WRONG_KAFKA_PASSWORD = "wrong-kafka-Pw-9d1e07";
+    static final List<String> SECRETS = List.of(KAFKA_PASSWORD, VM_PASSWORD, WRONG_PASSWORD, TOKEN_1, TOKEN_2, WRONG_KAFKA_PASSWORD);
 
-    @TempDir
+    /** Live scenarios wait this long for the writer to catch up (a loaded 2-core machine is slow). */
+    static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(90);
+
+    /** Under target/ (kept after the run, for the logs), fresh per run. */
     static Path work;
 
     static TestPki pki;
@@ -84,6 +87,7 @@ class SecurityIT {
 
     @BeforeAll
     static void start() throws Exception {
+        work = Files.createDirectories(Path.of("target", "it-work", "SecurityIT-" + System.currentTimeMillis()).toAbsolutePath());
         pki = TestPki.create(work.resolve("pki"));
         kafka = KafkaBroker.start(work.resolve("broker"),
                 new KafkaBroker.SaslSsl(pki.serverP12(), TestPki.STORE_PASSWORD, Map.of("writer", KAFKA_PASSWORD)));
@@ -153,9 +157,20 @@ class SecurityIT {
 
     private static void assertExactReadBack(String vmUrl, OkHttpClient http, ExpectedSamples expected) throws Exception {
         VerificationResult r = new ReadBackVerifier(vmUrl, ReadBackVerifier.ALL_SERIES, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE, http)
-                .verifyWithin(expected, Scenario.READ_BACK_TIMEOUT, Duration.ofMillis(500));
+                .verifyWithin(expected, READ_BACK_TIMEOUT, Duration.ofMillis(500));
         assertThat(r.passed()).as(r.summary()).isTrue();
         assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
+    }
+
+    private static void assertPresent(String vmUrl, ExpectedSamples expected) throws Exception {
+        ReadBackVerifier verifier = new ReadBackVerifier(vmUrl);
+        long deadline = System.nanoTime() + READ_BACK_TIMEOUT.toNanos();
+        VerificationResult r = verifier.verify(expected);
+        while (r.missingSamples() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            r = verifier.verify(expected);
+        }
+        assertThat(r.missingSamples()).as(r.summary()).isZero();
     }
 
     private static void assertCommittedAtEnd(String topic) throws Exception {
@@ -208,7 +223,7 @@ class SecurityIT {
     void saslSslScramWithConfigProvidersProduceRunAndDeadLetterTopic() throws Exception {
         String topic = "sec-sasl";
         String dlq = topic + "-dlq";
-        kafka.createTopic(topic, 2);
+        kafka.createTopic(topic, 1);
         kafka.createTopic(dlq, 1);
         // produce's producer over SASL_SSL with the same --kafka-config
         Path produceLog = work.resolve("sasl-produce.log");
@@ -304,7 +319,7 @@ class SecurityIT {
                 try (WriterProcess w = writer("token", runArgs(vmauth.url(), topic, "--vm-bearer-token-file", token.toString(),
                         "--max-retries", "1", "--max-backoff", "1s"))) {
                     OkHttpClient direct = client(HttpAuthConfig.NONE);
-                    Scenario.assertPresent(vm.url(), Scenario.expected(first, 1, 1));
+                    assertPresent(vm.url(), Scenario.expected(first, 1, 1));
                     // rotate: the new token in the file, vmauth accepts only the new one from now on
                     replaceAtomically(token, TOKEN_2 + "\n");
                     replaceAtomically(authConfig, routes.formatted(TOKEN_2));
@@ -387,7 +402,16 @@ class SecurityIT {
         outputs.add(work.resolve("help-writer.log"));
         assertThat(Files.readString(work.resolve("help-writer.log"))).contains("--vm-url");
 
-        assertThat(outputs).hasSizeGreaterThanOrEqualTo(9);
+        // wrong Kafka credentials given on the command line: one clear line, exit 1, the password never printed
+        kafka.createTopic("sec-wrong-kafka", 1);
+        try (WriterProcess w = writer("wrong-kafka", runArgs("http://127.0.0.1:1", "sec-wrong-kafka", "--kafka-property",
+                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"writer\" password=\""
+                        + WRONG_KAFKA_PASSWORD + "\";"))) {
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
+            assertThat(w.output()).contains("Kafka refused this client").doesNotContain("\tat org.apache.kafka");
+        }
+
+        assertThat(outputs).hasSizeGreaterThanOrEqualTo(10);
         assertThat(metricsBodies).hasSizeGreaterThanOrEqualTo(3);
         List<String> leaks = new ArrayList<>();
         for (Path f : outputs) {
