@@ -130,6 +130,17 @@ else
 fi
 [ $HAVE_PY = 1 ] || fail "python tools" "kubernetes-validate venv unusable ($VENV): see $WORK/pip.log"
 
+# VictoriaMetrics versions are pinned in pom.xml only: compose's image tags must carry victoriametrics.compose.version.
+vm_compose_tags() {
+    local want bad
+    want=$(sed -n 's:.*<victoriametrics.compose.version>\(.*\)</victoriametrics.compose.version>.*:\1:p' pom.xml)
+    [ -n "$want" ] || { echo "victoriametrics.compose.version missing from pom.xml"; return 1; }
+    bad=$(grep -oE 'victoriametrics/[a-z-]+:[^ "]+' docker-compose.yml | grep -vE ":${want}(-cluster)?$")
+    [ -z "$bad" ] || { echo "docker-compose.yml images not at $want (pom.xml): $bad"; return 1; }
+    echo "$(grep -cE 'image: victoriametrics/' docker-compose.yml) images at $want"
+}
+check "versions: compose VictoriaMetrics tags" vm_compose_tags
+
 # vmagent scrape config and Grafana provisioning parse as YAML.
 if [ $HAVE_PY = 1 ]; then
     check "yaml: vmagent + grafana provisioning" "$PY" scripts/check_deploy.py provisioning \
@@ -174,7 +185,7 @@ BUILT=()
 if [ ${#KUSTOMIZE[@]} -eq 0 ]; then
     fail "k8s: kustomize build" "no kustomize: install Go (go install) or kubectl"
 else
-    for dir in k8s/base k8s/overlays/vmcluster; do
+    for dir in k8s/base k8s/overlays/vmcluster k8s/overlays/secured; do
         name=$(basename "$dir")
         out=$WORK/k8s-$name.yaml
         if check "k8s: kustomize build $dir" kbuild "$dir" "$out"; then

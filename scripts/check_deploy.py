@@ -340,7 +340,8 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
         if not kinds.get(kind):
             problems.append(f"no {kind}")
     env = {}
-    for cm in configmaps:
+    # Only the settings ConfigMap holds TSDB_WRITER_* variables; others are mounted as files (e.g. kafka-client.properties).
+    for cm in [c for c in configmaps if c["metadata"]["name"].startswith("tsdb-writer-config")]:
         for k, v in (cm.get("data") or {}).items():
             if not k.startswith(ENV_PREFIX):
                 problems.append(f"ConfigMap {cm['metadata']['name']}: {k} is not a {ENV_PREFIX}* variable")

@@ -6,6 +6,11 @@
 #   ensure_maven              apt-get install -y maven when mvn is missing
 #   ensure_victoria_metrics   apt-get install -y victoria-metrics when /usr/bin/victoria-metrics is missing
 #   ensure_prometheus         apt-get install -y prometheus when /usr/bin/prometheus is missing (remote write receiver)
+#   ensure_victoria_metrics_current
+#                             today's VictoriaMetrics (pom.xml victoriametrics.current.version) built with
+#                             `go install` into ~/.cache/tsdb-writer/bin when missing or of another version; the
+#                             integration suite then also runs against it (pom profile vm-current). Without Go: one
+#                             line, and the suite runs against the Debian build only
 #   quiet_jvm_flags           prints JVM flags that silence JDK >= 24 warnings about libraries' Unsafe/native use
 #   build_test_classpath LOG  mvn package -DskipTests + target/test.classpath (test scope); tail of LOG on failure
 #   start_local_stack DIR TOPIC:PARTITIONS
@@ -171,6 +176,32 @@ ensure_prometheus() {
     apt_install prometheus
   fi
   [ -x "$PROMETHEUS_BIN" ] || die "$PROMETHEUS_BIN still missing after installing prometheus"
+}
+
+VICTORIA_METRICS_CURRENT_BIN="$HOME/.cache/tsdb-writer/bin/victoria-metrics"
+_pom_property() { sed -n "s:.*<$1>\(.*\)</$1>.*:\1:p" "$REPO_ROOT/pom.xml" | head -n 1; }
+ensure_victoria_metrics_current() {
+  local version have=""
+  version=$(_pom_property victoriametrics.current.version)
+  [ -n "$version" ] || die "victoriametrics.current.version missing from pom.xml"
+  if ! command -v go >/dev/null 2>&1; then
+    if [ -x "$VICTORIA_METRICS_CURRENT_BIN" ]; then
+      log "go not found: using the cached $VICTORIA_METRICS_CURRENT_BIN as VictoriaMetrics $version (its version cannot be checked)"
+    else
+      log "go not found: integration tests run against VictoriaMetrics $(_pom_property victoriametrics.debian.version) only (install Go to also run them against $version)"
+    fi
+    return 0
+  fi
+  if [ -x "$VICTORIA_METRICS_CURRENT_BIN" ]; then
+    have=$(go version -m "$VICTORIA_METRICS_CURRENT_BIN" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/VictoriaMetrics/VictoriaMetrics" { print $3 }')
+  fi
+  if [ "$have" != "$version" ]; then
+    log "== go install VictoriaMetrics $version into $(dirname "$VICTORIA_METRICS_CURRENT_BIN") (was: ${have:-missing})"
+    mkdir -p "$(dirname "$VICTORIA_METRICS_CURRENT_BIN")"
+    GOBIN="$(dirname "$VICTORIA_METRICS_CURRENT_BIN")" go install \
+      "github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics@$version" \
+      || die "go install of VictoriaMetrics $version failed"
+  fi
 }
 
 quiet_jvm_flags() {

@@ -14,6 +14,7 @@ ensure_maven
 ensure_victoria_metrics
 ensure_telegraf
 ensure_prometheus
+ensure_victoria_metrics_current
 
 log "== mvn -B verify $*"
 mvn -B -ntp verify "$@"

@@ -8,14 +8,16 @@ import picocli.CommandLine.Option;
 
 /**
  * VictoriaMetrics authentication and TLS flags, named after vmagent's {@code -remoteWrite.*} flags; shared by
- * {@code run}, {@code bench} and {@code verify}. Only wires; {@link HttpAuthConfig} and
+ * {@code run}, {@code bench} and {@code verify}. One value for every {@code --vm-url} (vmagent takes a value per URL; here
+ * only a URL's {@code user:password@} is per URL). Only wires; {@link HttpAuthConfig} and
  * {@link io.tsdbwriter.sink.http.HttpClientSecurity} hold the logic. No secret is ever a flag value: passwords and
  * tokens come from files. Not thread-safe (picocli fills it once per execution).
  */
 public final class VmHttpOptions {
 
     @Option(names = "--vm-basic-auth-username", paramLabel = "USER",
-            description = "Basic auth user for every --vm-url (vmagent -remoteWrite.basicAuth.username). A URL's own user:password@ wins for that URL")
+            description = "Basic auth user (vmagent -remoteWrite.basicAuth.username). Every --vm-* auth/TLS flag applies to all --vm-url "
+                    + "(vmagent's per-URL values are not supported); a URL's own user:password@ wins for that URL")
     String basicAuthUsername;
 
     @Option(names = "--vm-basic-auth-password-file", paramLabel = "FILE",

@@ -343,6 +343,10 @@ public final class GroupMember implements Runnable {
             // closed while starting
         } catch (KafkaGaveUp e) {
             throw e;
+        } catch (org.apache.kafka.common.errors.AuthenticationException | org.apache.kafka.common.errors.AuthorizationException e) {
+            log.error("Kafka refused this client: {} (check the security settings of --kafka-config / --kafka-property)", e.getMessage());
+            cleanStop = false;
+            workers.values().forEach(PartitionWorkers::abandon);
         } catch (RuntimeException e) {
             log.error("group member failed", e);
             cleanStop = false;

@@ -19,7 +19,9 @@ import java.util.function.Predicate;
 
 /**
  * A real single-node VictoriaMetrics ({@code /usr/bin/victoria-metrics}, the Debian package, 1.79.5 here) running as a
- * child process.
+ * child process. {@code -Dtsdbwriter.vm.binary} selects another build: the failsafe execution {@code vm-current}
+ * (pom.xml) runs the VictoriaMetrics-dependent scenarios again against today's release (v1.150.0, built by
+ * {@code scripts/lib.sh ensure_victoria_metrics_current}); {@code tsdbwriter.vm.version} names the version.
  *
  * <p>What it starts: {@code victoria-metrics -httpListenAddr=127.0.0.1:<port> -storageDataPath=<workDir>/vm-data
  * -retentionPeriod=100y -dedup.minScrapeInterval=1ms -search.disableCache -loggerLevel=ERROR <extraFlags...>}, with
