@@ -204,11 +204,9 @@ class RemoteWriteIT {
             // N = 1: the remote write encoder's verbatim path (labels copied from the record, no series cache)
             WriterProcess w = writer(f, "rw-flaky", 1, proxy.url() + "/api/v1/write", "--stop-at-end", "--max-retries", "2",
                     "--max-backoff", "1s", "--summary-json", summary.toString());
-            Thread.sleep(3000);
-            int after503 = proxy.faulted();
+            int after503 = awaitFaulted(proxy, 2, w); // the writer JVM's start takes a few seconds on a loaded machine
             proxy.mode(new FaultProxy.Status(429, 1));
-            Thread.sleep(3000);
-            int before = proxy.faulted();
+            int before = awaitFaulted(proxy, after503 + 2, w);
             vm.stop(); // outage: the proxy answers 502 (connection refused behind it)
             proxy.mode(new FaultProxy.Pass());
             Thread.sleep(3000);
@@ -226,7 +224,18 @@ class RemoteWriteIT {
         }
     }
 
-    private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+    /** Waits (at most 60 s) until the proxy has answered {@code atLeast} requests with a fault; returns the count. */
+    private static int awaitFaulted(FaultProxy proxy, int atLeast, WriterProcess w) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (proxy.faulted() < atLeast && System.nanoTime() < deadline) {
+            assertThat(w.isAlive()).as(w.output()).isTrue();
+            Thread.sleep(100);
+        }
+        assertThat(proxy.faulted()).as("faulted requests").isGreaterThanOrEqualTo(atLeast);
+        return proxy.faulted();
+    }
+
+        private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
