@@ -55,8 +55,8 @@ final class RunCommand implements Callable<Integer> {
                     + "receiver (default: ${DEFAULT-VALUE})")
     String output;
 
-    @Option(names = "--remote-write-url", paramLabel = "URL",
-            description = "Whole remote write URL (repeatable; several: least loaded first), used with --output remote-write: "
+    @Option(names = "--remote-write-url", paramLabel = "URL", split = ",", splitSynopsisLabel = ",",
+            description = "Whole remote write URL(s) (repeatable or comma-separated; several: least loaded first), used with --output remote-write: "
                     + "VictoriaMetrics http://vm:8428/api/v1/write, vminsert http://vminsert:8480/insert/<accountID>/prometheus/api/v1/write, "
                     + "Prometheus http://prom:9090/api/v1/write (--web.enable-remote-write-receiver), Mimir http://mimir/api/v1/push, Thanos Receive")
     List<String> remoteWriteUrls = new java.util.ArrayList<>();

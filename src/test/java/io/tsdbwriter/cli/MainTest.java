@@ -288,4 +288,19 @@ class MainTest {
         assertUsageError(execute("run", "--topic", "t", "--output", "remote-write", "--remote-write-url", "p:9090/api/v1/write"),
                 "invalid remote write URL");
     }
+
+    @Test
+    void remoteWriteUrlsAreRepeatableCommaSeparatedAndReadFromTheEnvironment() {
+        RunCommand cmd = new RunCommand();
+        new CommandLine(cmd).parseArgs("--topic", "t", "--output", "remote-write", "--remote-write-url", "http://a:8428/api/v1/write,http://b:9090/api/v1/write",
+                "--remote-write-url", "http://c/api/v1/push");
+        io.tsdbwriter.config.RunConfig cfg = cmd.toConfig();
+        assertThat(cfg.output()).isEqualTo(io.tsdbwriter.encode.Output.REMOTE_WRITE);
+        assertThat(cfg.writeUrls()).containsExactly("http://a:8428/api/v1/write", "http://b:9090/api/v1/write", "http://c/api/v1/push");
+
+        RunCommand fromEnv = new RunCommand();
+        new CommandLine(fromEnv).setDefaultValueProvider(new EnvironmentDefaults(java.util.Map.of("TSDB_WRITER_OUTPUT", "remote-write",
+                "TSDB_WRITER_REMOTE_WRITE_URL", "http://p:9090/api/v1/write"))).parseArgs("--topic", "t");
+        assertThat(fromEnv.toConfig().writeUrls()).containsExactly("http://p:9090/api/v1/write");
+    }
 }

@@ -34,7 +34,9 @@ import java.util.Arrays;
  * generated classes: the label part of each variant is encoded once per series ({@link #prepareSeries}) and copied
  * per point; per sample the encoder writes 2 tags, 2 lengths, 8 bytes of value and a varint timestamp through one
  * {@code CodedOutputStream} kept for the life of this encoder, which flushes into the caller's {@link ByteBuf}
- * once per point. Nothing is allocated per point or sample.
+ * once per point. Nothing is allocated per point or sample. At N = 1 points of JSON-safe records skip the series
+ * cache: their labels are copied straight from the decoded record ({@link #encodePointVerbatim}), as the import
+ * encoder does.
  *
  * <p>Not thread-safe: one instance per consuming thread ({@link #factory}); prepared series may be shared.
  */
@@ -49,7 +51,13 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     static final int SAMPLE_TIMESTAMP = 2;
     private static final int LEN_TAG_TIMESERIES = TIMESERIES << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
     private static final int LEN_TAG_SAMPLES = TS_SAMPLES << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+    private static final int LEN_TAG_LABELS = TS_LABELS << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+    private static final int LEN_TAG_LABEL_NAME = LABEL_NAME << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+    private static final int LEN_TAG_LABEL_VALUE = LABEL_VALUE << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
     private static final String NAME_LABEL = "__name__";
+    private static final byte[] NAME_BYTES = NAME_LABEL.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] INSTANCE_BYTES = AmplificationPlan.INSTANCE_LABEL.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] UNKNOWN_BYTES = AmplificationPlan.UNKNOWN_INSTANCE.getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
@@ -183,15 +191,106 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         return 1 + 8 + 1 + CodedOutputStream.computeInt64SizeNoTag(timestampMs);
     }
 
-    /** Remote write keeps no verbatim path: every point goes through the series cache (labels must be re-sorted). */
+    /** At N = 1, points of a JSON-safe record (raw UTF-8 in the arena) are encoded straight from it. */
     @Override
     public boolean canEncodeVerbatim(DecodedPoints points) {
-        return false;
+        return plan.instanceMultiplier() == 1 && points.jsonSafe();
     }
 
+    /**
+     * At N = 1, encodes point {@code p}'s {@code TimeSeries} with its labels copied from the decoded record (no series
+     * lookup): the record's labels are sorted by name in byte order already, {@code __name__} and, when the point has
+     * none, {@code instanceNo="unknown"} are merged in where that order puts them. Two passes over the labels: sizes
+     * (the message is length-prefixed), then bytes. Allocates nothing.
+     */
     @Override
     public int encodePointVerbatim(DecodedPoints points, int p, ByteBuf out) {
-        throw new IllegalStateException("remote write has no verbatim encoding");
+        if (!canEncodeVerbatim(points)) {
+            throw new IllegalStateException("verbatim encoding needs N = 1 and a JSON-safe record");
+        }
+        byte[] a = points.arena();
+        int from = points.labelStart(p);
+        int to = points.labelEnd(p);
+        int metricLength = points.metricLength(p);
+        int labelsSize = labelEntrySize(NAME_BYTES.length, metricLength);
+        boolean hasInstance = false;
+        for (int i = from; i < to; i++) {
+            labelsSize += labelEntrySize(points.nameLength(i), points.valueLength(i));
+            if (!hasInstance && points.compareName(i, INSTANCE_BYTES) == 0) {
+                hasInstance = true;
+            }
+        }
+        if (!hasInstance) {
+            labelsSize += labelEntrySize(INSTANCE_BYTES.length, UNKNOWN_BYTES.length);
+        }
+        long timestampMs = points.timestampMs(p);
+        double value = points.value(p);
+        long[] offs = offsets;
+        int m = offs.length;
+        int samplesSize = 0;
+        for (int i = 0; i < m; i++) {
+            int inner = sampleSize(timestampMs + offs[i]);
+            samplesSize += 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
+        }
+        sink.target = out;
+        try {
+            CodedOutputStream c = cos;
+            c.writeUInt32NoTag(LEN_TAG_TIMESERIES);
+            c.writeUInt32NoTag(labelsSize + samplesSize);
+            boolean nameWritten = false;
+            boolean instanceWritten = hasInstance;
+            for (int i = from; i < to; i++) {
+                if (!nameWritten && points.compareName(i, NAME_BYTES) > 0) {
+                    writeLabel(c, NAME_BYTES, 0, NAME_BYTES.length, a, points.metricOffset(p), metricLength);
+                    nameWritten = true;
+                }
+                if (!instanceWritten && points.compareName(i, INSTANCE_BYTES) > 0) {
+                    writeLabel(c, INSTANCE_BYTES, 0, INSTANCE_BYTES.length, UNKNOWN_BYTES, 0, UNKNOWN_BYTES.length);
+                    instanceWritten = true;
+                }
+                writeLabel(c, a, points.nameOffset(i), points.nameLength(i), a, points.valueOffset(i), points.valueLength(i));
+            }
+            if (!nameWritten) {
+                writeLabel(c, NAME_BYTES, 0, NAME_BYTES.length, a, points.metricOffset(p), metricLength);
+            }
+            if (!instanceWritten) {
+                writeLabel(c, INSTANCE_BYTES, 0, INSTANCE_BYTES.length, UNKNOWN_BYTES, 0, UNKNOWN_BYTES.length);
+            }
+            for (int i = 0; i < m; i++) {
+                long t = timestampMs + offs[i];
+                c.writeUInt32NoTag(LEN_TAG_SAMPLES);
+                c.writeUInt32NoTag(sampleSize(t));
+                c.writeDouble(SAMPLE_VALUE, value);
+                c.writeInt64(SAMPLE_TIMESTAMP, t);
+            }
+            c.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // into memory: cannot happen
+        } finally {
+            sink.target = null;
+        }
+        return m;
+    }
+
+    /** Bytes of one {@code TimeSeries.labels} entry: its tag, its length and the {@code Label} message. */
+    private static int labelEntrySize(int nameLength, int valueLength) {
+        int inner = 1 + CodedOutputStream.computeUInt32SizeNoTag(nameLength) + nameLength
+                + 1 + CodedOutputStream.computeUInt32SizeNoTag(valueLength) + valueLength;
+        return 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
+    }
+
+    private static void writeLabel(CodedOutputStream c, byte[] name, int nameOffset, int nameLength,
+                                   byte[] value, int valueOffset, int valueLength) throws IOException {
+        int inner = 1 + CodedOutputStream.computeUInt32SizeNoTag(nameLength) + nameLength
+                + 1 + CodedOutputStream.computeUInt32SizeNoTag(valueLength) + valueLength;
+        c.writeUInt32NoTag(LEN_TAG_LABELS);
+        c.writeUInt32NoTag(inner);
+        c.writeUInt32NoTag(LEN_TAG_LABEL_NAME);
+        c.writeUInt32NoTag(nameLength);
+        c.writeRawBytes(name, nameOffset, nameLength);
+        c.writeUInt32NoTag(LEN_TAG_LABEL_VALUE);
+        c.writeUInt32NoTag(valueLength);
+        c.writeRawBytes(value, valueOffset, valueLength);
     }
 
     private static int readInt(byte[] b, int at) {

@@ -111,4 +111,43 @@ class RemoteWriteEncoderTest {
         }
         assertThat(mx.getCurrentThreadAllocatedBytes() - before).isLessThan(1024);
     }
+
+    @Test
+    void atNEqualsOneTheVerbatimPathWritesTheSameBytesAsTheSeriesCachePath() throws Exception {
+        String[] records = {
+            "{\"metric\":\"node_load1\",\"timestamp\":1795300857000,\"value\":0.5,\"dimensions\":{\"instanceNo\":\"node-0001\",\"Zone\":\"eu\",\"_x\":\"1\",\"zeta\":\"ü\"},\"productKey\":\"node\"}",
+            "{\"metric\":\"up\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"A_b\":\"x\",\"job\":\"j\"}}",
+            "{\"metric\":\"m\",\"timestamp\":1795300857123,\"value\":-2.5}",
+            "[{\"metric\":\"a\",\"timestamp\":1795300857000,\"value\":3,\"dimensions\":{\"instanceNo\":\"h\",\"zz\":\"" + "v".repeat(200) + "\"}},"
+                + "{\"metric\":\"b\",\"timestamp\":1795300917000,\"value\":4,\"dimensions\":{\"instanceNo\":\"h\"}}]",
+        };
+        for (int m : new int[] {1, 12}) {
+            AmplificationPlan plan = new AmplificationPlan(m, 1, 60_000);
+            RemoteWriteEncoder encoder = new RemoteWriteEncoder(plan);
+            io.tsdbwriter.record.PointDecoder decoder = new io.tsdbwriter.record.PointDecoder(1 << 20);
+            io.tsdbwriter.record.DecodedPoints points = new io.tsdbwriter.record.DecodedPoints();
+            for (String r : records) {
+                assertThat(decoder.decode(r.getBytes(StandardCharsets.UTF_8), points)).isNull();
+                assertThat(encoder.canEncodeVerbatim(points)).as(r).isTrue();
+                for (int p = 0; p < points.count(); p++) {
+                    ByteBuf verbatim = new ByteBuf(16);
+                    assertThat(encoder.encodePointVerbatim(points, p, verbatim)).isEqualTo(m);
+                    int n = points.labelEnd(p) - points.labelStart(p);
+                    String[] names = new String[n];
+                    String[] values = new String[n];
+                    for (int i = 0; i < n; i++) {
+                        names[i] = points.labelName(points.labelStart(p) + i);
+                        values[i] = points.labelValue(points.labelStart(p) + i);
+                    }
+                    ByteBuf cached = new ByteBuf(16);
+                    encoder.encodePoint(encoder.prepareSeries(points.metric(p), names, values, 0, n), 0, points.timestampMs(p), points.value(p), cached);
+                    assertThat(Arrays.copyOf(verbatim.array(), verbatim.length())).as(r + " M=" + m)
+                            .isEqualTo(Arrays.copyOf(cached.array(), cached.length()));
+                    List<Series> decoded = RemoteWriteBodies.decode(Arrays.copyOf(verbatim.array(), verbatim.length()));
+                    List<String> labelNames = decoded.get(0).labels().stream().map(Label::name).toList();
+                    assertThat(labelNames).isSorted();
+                }
+            }
+        }
+    }
 }
