@@ -25,11 +25,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one consumer-group member of a process (DESIGN §5): it subscribes with the cooperative-sticky assignor,
+ * The one consumer-group member of a process (DESIGN §5): it subscribes (cooperative-sticky under the classic
+ * protocol, the broker's assignor under KIP-848),
  * keeps every assigned partition paused (it only holds membership), starts a {@link PartitionWorkers} per
  * assigned partition from the committed offset, and commits each partition's {@link Watermark} — at every
  * segment end and at least every commit interval; never an offset above an unacked one. On revocation it stops
  * the partition's readers, waits up to the drain timeout for its writes, commits, and drops late completions.
+ *
+ * <p>Before joining it checks that every topic exists (a missing one ends the run: the writer never creates
+ * topics) and, with {@code --stop-at-end}, records the end offset of every partition of every topic
+ * ({@link GroupProgress}). {@code --stop-at-end} then ends the run only when the <em>group's</em> committed offset
+ * of every recorded partition reached its recorded end, whoever committed it; until then the member keeps its
+ * membership and takes over what rebalances hand it, reading each partition only to its recorded end. Kafka
+ * unreachable: one line naming the bootstrap servers per minute, not ready, and exit after {@code --kafka-timeout}
+ * under {@code --stop-at-end}. Group protocol (classic with cooperative-sticky, or KIP-848 {@code consumer}) and
+ * static membership ({@code group.instance.id}) come from {@link GroupMembership}. Design notes:
+ * {@code docs/group-membership.md}.
  *
  * <p>Threading as {@code KafkaConsumer}: {@link #run()} owns the consumer on one thread; {@link #stop()} from any
  * thread sets the closed flag and calls {@code wakeup()}.
