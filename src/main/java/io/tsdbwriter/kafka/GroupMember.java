@@ -294,7 +294,9 @@ public final class GroupMember implements Runnable {
             if (now - lastWaitingLogNanos >= WAITING_LOG_EVERY.toNanos()) {
                 lastWaitingLogNanos = now;
                 log.info("stop-at-end: {}; waiting for {} partition(s) of the group: {}",
-                        allFinished() ? "this process's partitions are written" : "still writing " + GroupProgress.names(workers.keySet()),
+                        workers.isEmpty() ? "this process holds no partition now"
+                                : allFinished() ? "this process's partitions are written"
+                                : "still writing " + GroupProgress.names(workers.keySet()),
                         behind.size(), progress.describeWaiting(behind, ADMIN_TIMEOUT));
             }
             return false;
