@@ -201,7 +201,12 @@ class GroupMembershipIT {
         WriterProcess w1 = writer(f, "three-1", proxy.url(), args);
         WriterProcess w2 = writer(f, "three-2", proxy.url(), args);
         WriterProcess w3 = writer(f, "three-3", proxy.url(), args);
-        awaitSomeCommitted(f, Duration.ofSeconds(60));
+        try {
+            awaitSomeCommitted(f, Duration.ofSeconds(120)); // three JVMs starting at once on a busy machine
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\n--- three-1:\n" + w1.output() + "\n--- three-2:\n" + w2.output()
+                    + "\n--- three-3:\n" + w3.output(), e);
+        }
         w1.kill();
         assertThat(w2.waitFor(Scenario.PROCESS_TIMEOUT)).as(w2.output()).isZero();
         Map<TopicPartition, Long> end = Scenario.endOffsets(kafka.bootstrapServers(), f.topic());
