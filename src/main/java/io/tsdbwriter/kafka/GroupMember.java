@@ -25,11 +25,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one consumer-group member of a process (DESIGN §5): it subscribes with the cooperative-sticky assignor,
+ * The one consumer-group member of a process (DESIGN §5): it subscribes (cooperative-sticky under the classic
+ * protocol, the broker's assignor under KIP-848),
  * keeps every assigned partition paused (it only holds membership), starts a {@link PartitionWorkers} per
  * assigned partition from the committed offset, and commits each partition's {@link Watermark} — at every
  * segment end and at least every commit interval; never an offset above an unacked one. On revocation it stops
  * the partition's readers, waits up to the drain timeout for its writes, commits, and drops late completions.
+ *
+ * <p>Before joining it checks that every topic exists (a missing one ends the run: the writer never creates
+ * topics) and, with {@code --stop-at-end}, records the end offset of every partition of every topic
+ * ({@link GroupProgress}). {@code --stop-at-end} then ends the run only when the <em>group's</em> committed offset
+ * of every recorded partition reached its recorded end, whoever committed it; until then the member keeps its
+ * membership and takes over what rebalances hand it, reading each partition only to its recorded end. Kafka
+ * unreachable: one line naming the bootstrap servers per minute, not ready, and exit after {@code --kafka-timeout}
+ * under {@code --stop-at-end}. Group protocol (classic with cooperative-sticky, or KIP-848 {@code consumer}) and
+ * static membership ({@code group.instance.id}) come from {@link GroupMembership}. Design notes:
+ * {@code docs/group-membership.md}.
  *
  * <p>Threading as {@code KafkaConsumer}: {@link #run()} owns the consumer on one thread; {@link #stop()} from any
  * thread sets the closed flag and calls {@code wakeup()}.
@@ -44,8 +55,8 @@ public final class GroupMember implements Runnable {
     private static final Duration GROUP_CHECK_EVERY = Duration.ofSeconds(2);
     /** How often reachability is checked without {@code --stop-at-end}. */
     private static final Duration REACHABILITY_CHECK_EVERY = Duration.ofSeconds(10);
-    /** One Admin request's bound. */
-    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
+    /** One Admin request's bound (a first request on a busy machine can take several seconds). */
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
     /** The "still waiting for …" line and the "unreachable" line are logged at most this often. */
     private static final Duration WAITING_LOG_EVERY = Duration.ofSeconds(15);
     private static final Duration UNREACHABLE_LOG_EVERY = Duration.ofMinutes(1);
@@ -116,6 +127,11 @@ public final class GroupMember implements Runnable {
         if (membership.groupInstanceId() != null) {
             p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, membership.groupInstanceId());
         }
+        // every process's member has its own client id (Kafka's default, consumer-<group>-1, is the same in every
+        // process), so the "waiting for … held by" line and describeConsumerGroups tell the processes apart
+        String host = System.getenv("HOSTNAME"); // the pod name on Kubernetes, where every pid is 1
+        p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "tsdb-writer-" + (host == null || host.isBlank() ? "" : host + "-")
+                + ProcessHandle.current().pid());
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -176,11 +192,11 @@ public final class GroupMember implements Runnable {
                         p = new GroupProgress(settings.consumerProps(), groupId(), settings.topics());
                     }
                     if (settings.stopAtEnd()) {
-                        p.recordEnds(ADMIN_TIMEOUT);
+                        p.recordEnds(attemptTimeout());
                         log.info("stop-at-end: recorded the end offsets of {} partition(s) of {}; the run ends once the group "
                                 + "committed every one of them, whichever member writes it", p.recordedEnds().size(), settings.topics());
                     } else {
-                        p.partitions(ADMIN_TIMEOUT);
+                        p.partitions(attemptTimeout());
                     }
                     kafkaOk();
                     GroupProgress done = p;
@@ -206,6 +222,12 @@ public final class GroupMember implements Runnable {
                 p.close();
             }
         }
+    }
+
+    /** An Admin attempt's bound: {@link #ADMIN_TIMEOUT}, or less when --kafka-timeout is shorter. */
+    private Duration attemptTimeout() {
+        Duration k = settings.membership().kafkaTimeout();
+        return settings.stopAtEnd() && k.compareTo(ADMIN_TIMEOUT) < 0 ? k : ADMIN_TIMEOUT;
     }
 
     private String groupId() {
@@ -250,7 +272,7 @@ public final class GroupMember implements Runnable {
 
     private static String reason(Throwable e) {
         if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
-            return "no answer within " + human(ADMIN_TIMEOUT);
+            return "no answer in time";
         }
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
@@ -283,7 +305,9 @@ public final class GroupMember implements Runnable {
             if (now - lastWaitingLogNanos >= WAITING_LOG_EVERY.toNanos()) {
                 lastWaitingLogNanos = now;
                 log.info("stop-at-end: {}; waiting for {} partition(s) of the group: {}",
-                        allFinished() ? "this process's partitions are written" : "still writing " + GroupProgress.names(workers.keySet()),
+                        workers.isEmpty() ? "this process holds no partition now"
+                                : allFinished() ? "this process's partitions are written"
+                                : "still writing " + GroupProgress.names(workers.keySet()),
                         behind.size(), progress.describeWaiting(behind, ADMIN_TIMEOUT));
             }
             return false;

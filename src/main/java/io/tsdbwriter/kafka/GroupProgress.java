@@ -189,7 +189,7 @@ final class GroupProgress implements AutoCloseable {
         }
         List<String> parts = new ArrayList<>();
         behind.forEach((tp, c) -> parts.add(tp + " committed " + (c < 0 ? "none" : c) + " of " + recordedEnd.get(tp)
-                + ", held by " + holders.getOrDefault(tp, "no member (unassigned or a dead member's session not yet expired)")));
+                + ", held by " + holders.getOrDefault(tp, "no member (unassigned)")));
         return String.join("; ", parts);
     }
 
