@@ -70,6 +70,7 @@ public abstract class LineDecoder implements RecordDecoder {
         if (out.count() == 0 && rejections.total() == 0) {
             rejections.add(DecodeError.NO_SAMPLES, "no sample in " + lineNumber + " line(s)");
         }
+        out.updateJsonSafe();
     }
 
     /** True for a line that holds no sample by the format's rules (a comment); the default skips none. */

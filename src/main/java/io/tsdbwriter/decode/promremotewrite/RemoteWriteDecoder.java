@@ -98,6 +98,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         if (out.count() == 0 && rejections.total() == 0) {
             rejections.add(DecodeError.NO_SAMPLES, "WriteRequest holds no sample");
         }
+        out.updateJsonSafe();
     }
 
     private static boolean isZstd(byte[] v) {
