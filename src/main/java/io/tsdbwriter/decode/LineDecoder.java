@@ -62,7 +62,7 @@ public abstract class LineDecoder implements RecordDecoder {
                 }
                 if (error != null) {
                     out.truncate(before);
-                    rejections.add(error, "line " + lineNumber + ": " + detail);
+                    rejections.add(error, rejections.wantsDetail(error) ? "line " + lineNumber + ": " + detail : "");
                 }
             }
             i = end + 1;
@@ -108,7 +108,8 @@ public abstract class LineDecoder implements RecordDecoder {
 
     /** Counts a skipped non-finite sample. */
     protected final void nonFinite(Rejections rejections, double v) {
-        rejections.add(DecodeError.NON_FINITE_VALUE, "line " + lineNumber + ": value " + v + " skipped");
+        rejections.add(DecodeError.NON_FINITE_VALUE,
+                rejections.wantsDetail(DecodeError.NON_FINITE_VALUE) ? "line " + lineNumber + ": value " + v + " skipped" : "");
     }
 
     /** Sets {@link #detail} and returns {@code reason}. */
