@@ -62,7 +62,7 @@ public abstract class LineDecoder implements RecordDecoder {
                 }
                 if (error != null) {
                     out.truncate(before);
-                    rejections.add(error, "line " + lineNumber + ": " + detail);
+                    rejections.add(error, rejections.wantsDetail(error) ? "line " + lineNumber + ": " + detail : "");
                 }
             }
             i = end + 1;
@@ -70,6 +70,7 @@ public abstract class LineDecoder implements RecordDecoder {
         if (out.count() == 0 && rejections.total() == 0) {
             rejections.add(DecodeError.NO_SAMPLES, "no sample in " + lineNumber + " line(s)");
         }
+        out.updateJsonSafe();
     }
 
     /** True for a line that holds no sample by the format's rules (a comment); the default skips none. */
@@ -107,7 +108,8 @@ public abstract class LineDecoder implements RecordDecoder {
 
     /** Counts a skipped non-finite sample. */
     protected final void nonFinite(Rejections rejections, double v) {
-        rejections.add(DecodeError.NON_FINITE_VALUE, "line " + lineNumber + ": value " + v + " skipped");
+        rejections.add(DecodeError.NON_FINITE_VALUE,
+                rejections.wantsDetail(DecodeError.NON_FINITE_VALUE) ? "line " + lineNumber + ": value " + v + " skipped" : "");
     }
 
     /** Sets {@link #detail} and returns {@code reason}. */

@@ -47,6 +47,14 @@ public final class Rejections {
         }
     }
 
+    /**
+     * True when a refusal with this reason would become {@link #first()}: callers build the detail text only then
+     * (a record of a million broken lines costs no million strings).
+     */
+    public boolean wantsDetail(DecodeError reason) {
+        return first == null || (first == DecodeError.NON_FINITE_VALUE && reason != DecodeError.NON_FINITE_VALUE);
+    }
+
     /** Refusals of the last record, every reason. */
     public int total() {
         return total;

@@ -58,7 +58,9 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     @Override
     public void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
         meters.recordsConsumed.increment();
-        Rejections rejected = amplifier.decode(record.value(), record.timestamp());
+        // a record without a timestamp (-1: old message format) gives its untimed samples the time it is read
+        long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
+        Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
         if (rejected.total() > 0) {
             decodeErrors.rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
             if (deadLetters != null && rejected.malformed()) {

@@ -50,6 +50,24 @@ public final class DecodedPoints {
     }
 
     /**
+     * For decoders other than the JSON fast path: marks the record {@link #jsonSafe()} when no byte of the arena is
+     * {@code "}, {@code \\} or a control character below 0x20 (the arena holds exactly the record's names and values,
+     * plus bytes of lines dropped since the last {@link #clear}, which can only make the answer more cautious). One
+     * pass over the arena; lets N = 1 write such points verbatim instead of looking their series up.
+     */
+    public void updateJsonSafe() {
+        byte[] a = arena;
+        for (int i = 0, n = arenaLength; i < n; i++) {
+            byte c = a[i];
+            if (c == '"' || c == '\\' || (c >= 0 && c < 0x20)) {
+                jsonSafe = false;
+                return;
+            }
+        }
+        jsonSafe = true;
+    }
+
+    /**
      * True when every metric name, label name and label value of this record is, byte for byte, valid JSON string
      * content (no character needs escaping: no {@code "}, no {@code \}, no control character) — records decoded by
      * the fast path. Such points can be written out verbatim from {@link #arena()}.

@@ -11,13 +11,13 @@ import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.xerial.snappy.Snappy;
 
-class RemoteWriteDecoderTest {
+public class RemoteWriteDecoderTest {
 
     static final double STALE = Double.longBitsToDouble(0x7ff0000000000002L);
     private final RemoteWriteDecoder d = new RemoteWriteDecoder(1 << 20);
 
     /** A WriteRequest with series given as {labels (name, value, …)}, {value, ts, value, ts, …}. */
-    static byte[] writeRequest(Object[][]... series) throws IOException {
+    public static byte[] writeRequest(Object[][]... series) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         CodedOutputStream out = CodedOutputStream.newInstance(bytes);
         for (Object[][] s : series) {

@@ -1,7 +1,6 @@
 package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -131,7 +130,6 @@ class InputFormatsIT {
     @Test
     @Order(1)
     void relayReadsBackExactlyWhatVictoriaMetricsStoresFromItsOwnEndpoints() throws Exception {
-        assumeTrue(telegraf != null, "Telegraf not built (go missing): influx/promremotewrite/graphite not tested");
         long expectedSamples = 0;
         for (Feed f : feeds.values()) {
             JsonNode s = runWriter(f, relay, 1, 1, "relay");
@@ -154,7 +152,6 @@ class InputFormatsIT {
     @Test
     @Order(2)
     void amplifiedReadBackIsExactlyTheOracleTimesMTimesN() throws Exception {
-        assumeTrue(telegraf != null, "Telegraf not built (go missing): influx/promremotewrite/graphite not tested");
         long points = 0;
         for (Feed f : feeds.values()) {
             JsonNode s = runWriter(f, amplified, M, N, "amplified");
@@ -184,6 +181,53 @@ class InputFormatsIT {
                 l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
         assertIdentical(actual, expected);
         System.err.printf("InputFormatsIT: M=%d N=%d read back exactly: %d samples%n", M, N, total);
+    }
+
+    @Test
+    @Order(3)
+    void brokenLinesAreCountedByFormatDeadLetteredAndTheLinesAroundThemWritten() throws Exception {
+        String influx = "bad-influx";
+        String rw = "bad-rw";
+        String dlq = "bad-dlq";
+        kafka.createTopic(influx, 1);
+        kafka.createTopic(rw, 1);
+        kafka.createTopic(dlq, 1);
+        long t = 1_795_300_857_000L;
+        byte[] brokenInflux = ("badtest,host=h v=1 " + t * 1_000_000 + "\nthis_line_has_no_fields\nbadtest,host=h v=2 "
+                + (t + 60_000) * 1_000_000 + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] nanInflux = ("badtest,host=h v=NaN " + (t + 120_000) * 1_000_000).getBytes(StandardCharsets.UTF_8);
+        byte[] garbageRw = "neither snappy nor zstd".getBytes(StandardCharsets.UTF_8);
+        byte[] goodRw = org.xerial.snappy.Snappy.compress(io.tsdbwriter.decode.RemoteWriteDecoderTest.writeRequest(
+                new Object[][] {{"__name__", "badtest_rw", "host", "h"}, {5.0, t}}));
+        produce(List.of(new ProducerRecord<>(influx, 0, t, null, brokenInflux), new ProducerRecord<>(influx, 0, t, null, nanInflux),
+                new ProducerRecord<>(rw, 0, t, null, garbageRw), new ProducerRecord<>(rw, 0, t, null, goodRw)));
+
+        Path summary = work.resolve("bad-summary.json");
+        WriterProcess writer = WriterProcess.start(work.resolve("bad.log"), Scenario.runArgs(kafka.bootstrapServers(), relay.url(),
+                influx + "," + rw, "bad", 1, 1, 1, "--input-format", "influx", "--topic-format", rw + "=promremotewrite",
+                "--instance-label", "host", "--dead-letter-topic", dlq, "--stop-at-end", "--summary-json", summary.toString()));
+        assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
+        JsonNode s = Scenario.summary(summary);
+        assertThat(s.get("decode_errors").asLong()).isEqualTo(3); // invalid_line, non_finite_value, invalid_compression
+        assertThat(s.get("points").asLong()).isEqualTo(3);
+        assertThat(s.get("samples_written").asLong()).isEqualTo(3);
+        assertThat(writer.output()).contains("bad-influx-0@0: invalid_line").contains("bad-rw-0@0: invalid_compression")
+                .contains("bad-influx-0@1: non_finite_value");
+        for (String topic : List.of(influx, rw)) {
+            assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "bad", topic)).isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), topic));
+        }
+        List<ConsumerRecord<byte[], byte[]>> dead = consumeAll(dlq);
+        assertThat(dead).hasSize(2); // the NaN record is not malformed: counted, not dead-lettered
+        Map<String, byte[]> byReason = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : dead) {
+            byReason.put(new String(r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8), r.value());
+        }
+        assertThat(byReason.get("invalid_line")).isEqualTo(brokenInflux);
+        assertThat(byReason.get("invalid_compression")).isEqualTo(garbageRw);
+        Map<String, TreeMap<Long, String>> back = normalize(relay.awaitExport("{__name__=~\"badtest.*\"}",
+                l -> samples(normalize(l)) >= 3, Duration.ofSeconds(30)));
+        assertThat(back).containsOnlyKeys("{\"__name__\":\"badtest_rw\",\"host\":\"h\"}", "{\"__name__\":\"badtest_v\",\"host\":\"h\"}");
+        assertThat(back.get("{\"__name__\":\"badtest_v\",\"host\":\"h\"}")).containsExactly(Map.entry(t, "1"), Map.entry(t + 60_000, "2"));
     }
 
     /** Which instance label a series of the oracle belongs to: the feeds' labels, by the one the series carries. */

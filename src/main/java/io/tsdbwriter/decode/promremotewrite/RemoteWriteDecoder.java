@@ -98,6 +98,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         if (out.count() == 0 && rejections.total() == 0) {
             rejections.add(DecodeError.NO_SAMPLES, "WriteRequest holds no sample");
         }
+        out.updateJsonSafe();
     }
 
     private static boolean isZstd(byte[] v) {
@@ -293,11 +294,13 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         for (int i = 0; i < sampleCount; i++) {
             double v = values[i];
             if (!Double.isFinite(v)) {
-                rejections.add(DecodeError.NON_FINITE_VALUE, "value " + (isStaleMarker(v) ? "stale marker" : v) + " skipped");
+                rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
+                        ? "value " + (isStaleMarker(v) ? "stale marker" : v) + " skipped" : "");
                 continue;
             }
             if (timestamps[i] < 0) {
-                rejections.add(DecodeError.INVALID_TIMESTAMP, "negative timestamp " + timestamps[i]);
+                rejections.add(DecodeError.INVALID_TIMESTAMP, rejections.wantsDetail(DecodeError.INVALID_TIMESTAMP)
+                        ? "negative timestamp " + timestamps[i] : "");
                 continue;
             }
             int p = out.begin();

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# JMH benchmark of every input format's decoder (src/test/java/io/tsdbwriter/bench/DecoderBenchmark.java) on the same
+# node_exporter scrapes: `decode` (decode only) and `relay` (decode -> amplify -> encode at M=N=1), single-threaded;
+# the `samples` secondary result is samples/s per core. Short iterations by default (2 x 2 s warm-up, 3 x 2 s
+# measured): extra arguments go to JMH (e.g. -p format=influx,json or -i 10).
+# Result: target/jmh/decoders.json and target/jmh/decoders.txt.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$REPO_ROOT"
+
+find_java
+ensure_maven
+
+OUT="$REPO_ROOT/target/jmh"
+mkdir -p "$OUT"
+log "== mvn test-compile (with the JMH annotation processor) and the test classpath"
+build_test_classpath "$OUT/build.log"
+
+log "== JMH: DecoderBenchmark (single thread, every format)"
+# shellcheck disable=SC2046
+"$JAVA_HOME/bin/java" $(quiet_jvm_flags) -cp "target/test-classes:target/classes:$(cat target/test.classpath)" \
+  org.openjdk.jmh.Main DecoderBenchmark -wi 2 -w 2 -i 3 -r 2 -f 1 -rf json -rff "$OUT/decoders.json" "$@" | tee "$OUT/decoders.txt"
+
+echo
+echo "samples/s per core (decode | decode -> amplify -> encode at M=N=1):"
+grep -E '^DecoderBenchmark\.(decode|relay):samples' "$OUT/decoders.txt" \
+  | awk '{ split($1, b, "[.:]"); printf "  %-8s %-16s %8.2fM +/- %.2fM\n", b[2], $2, $5/1e6, $7/1e6 }'
