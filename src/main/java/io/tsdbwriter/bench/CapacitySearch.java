@@ -62,7 +62,7 @@ public final class CapacitySearch {
                            int refineSteps, Vary vary, int timeMultiplier, int instanceMultiplier, int parallelism, int writePermits,
                            int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
                            Duration drainTimeout, Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand,
-                           List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine) {
+                           List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget) {
     }
 
     /** The outcome: the steps, the capacity (NaN when no step passed) and the verdict at the edge. */
@@ -129,7 +129,11 @@ public final class CapacitySearch {
             CapacityStep good = null;
             CapacityStep bad = null;
             int index = 0;
+            long searchStart = System.nanoTime();
             while (index < s.maxSteps()) {
+                if (overBudget(searchStart, index)) {
+                    break;
+                }
                 index++;
                 CapacityStep st = step(kafka, runner, targets, points, index, false, rate, m);
                 steps.add(st);
@@ -147,7 +151,7 @@ public final class CapacitySearch {
             if (bad == null) {
                 progress("no step failed within %d steps: the capacity is above the last step", s.maxSteps());
             }
-            for (int k = 0; bad != null && good != null && k < s.refineSteps(); k++) {
+            for (int k = 0; bad != null && good != null && k < s.refineSteps() && !overBudget(searchStart, index); k++) {
                 double r2 = rate;
                 int m2 = m;
                 if (s.vary() == Vary.RATE) {
@@ -178,6 +182,21 @@ public final class CapacitySearch {
             return new Result(List.copyOf(steps), best == null ? Double.NaN : best.writtenPerMinute(), best,
                     bad != null ? bad : (steps.isEmpty() ? null : steps.get(steps.size() - 1)), lost);
         }
+    }
+
+    /** True (and says so) when one more step, as long as the average so far, would end after the time budget. */
+    private boolean overBudget(long searchStart, int stepsDone) {
+        if (s.timeBudget() == null || s.timeBudget().isZero()) {
+            return false;
+        }
+        double elapsed = (System.nanoTime() - searchStart) / 1e9;
+        double perStep = stepsDone == 0 ? s.stepDuration().toSeconds() + 15 : elapsed / stepsDone;
+        if (elapsed + perStep > s.timeBudget().toSeconds()) {
+            progress("time budget %s: no time for another step (%.0f s so far, ~%.0f s a step); --time-budget 0 lifts it",
+                    human(s.timeBudget()), elapsed, perStep);
+            return true;
+        }
+        return false;
     }
 
     /** Pre-loads a backlog, lets a writer consume it and returns the points/s it reached (the start rate's base). */
@@ -246,6 +265,8 @@ public final class CapacitySearch {
             });
             Thread.sleep(s.warmUp().toMillis());
             double cpu0 = cpuSeconds(p);
+            double sys0 = SystemCpu.busySeconds();
+            long sysT0 = System.nanoTime();
             PromSnapshot w0 = scraper.scrape(writerMetrics);
             List<PromSnapshot> t0s = scraper.scrapeAll(targets);
             long window = deadline - System.nanoTime();
@@ -297,6 +318,8 @@ public final class CapacitySearch {
                 }
                 Thread.sleep(interval / 1_000_000);
             }
+            double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
+                    / Runtime.getRuntime().availableProcessors();
             producer.join();
             if (produced.get() instanceof RuntimeException e) {
                 throw e;
@@ -327,7 +350,7 @@ public final class CapacitySearch {
             double permitsAvg = permitsN > 0 ? permitsSum / permitsN : Double.NaN;
             double insertsAvg = insertsN > 0 ? insertsSum / insertsN : Double.NaN;
             Bottleneck.Evidence ev = new Bottleneck.Evidence(efficiency, s.minEfficiency(), lag.size() >= 3 ? (lagGrowing ? 1 : 0) : Double.NaN,
-                    writerCpu, Runtime.getRuntime().availableProcessors(), permitsAvg, permitsCap, insertsAvg, insertsCap, tcpu[0], tcpu[1], slow);
+                    writerCpu, Runtime.getRuntime().availableProcessors(), permitsAvg, permitsCap, insertsAvg, insertsCap, tcpu[0], tcpu[1], slow, machineShare);
             Bottleneck.Verdict verdict = Bottleneck.attribute(ev);
             boolean passed = efficiency >= s.minEfficiency() && !(p99 > s.maxP99().toMillis() / 1000.0) && !lagGrowing;
             // drain: the writer catches up with what was produced, then stops cleanly

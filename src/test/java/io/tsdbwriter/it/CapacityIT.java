@@ -6,6 +6,7 @@ import io.tsdbwriter.cli.Main;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.KafkaBroker;
 import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.produce.NodeExporterFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +45,7 @@ class CapacityIT {
             proxy.mode(new FaultProxy.Delay(Duration.ofMillis(100)));
             Path csv = work.resolve("out/capacity.csv");
             Path png = work.resolve("out/capacity.png");
-            Path data = Path.of(System.getProperty("tsdbwriter.data", "../shared/data/node-exporter"));
+            Path data = NodeExporterFiles.dir();
             ByteArrayOutputStream buf = new ByteArrayOutputStream();
             PrintStream saved = System.out;
             int exit;
