@@ -43,7 +43,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>A step passes when efficiency ≥ the minimum, p99 ≤ the maximum and the lag does not grow (its least-squares
  * growth over the window exceeds neither 1 % of the records produced in the window nor 5 s of input). The rate rises
  * by the step factor until the first failing step; then {@code refineSteps} steps at the geometric mean of the last
- * good and the first bad rate narrow it down. With {@link Vary#TIME_MULTIPLIER} the input rate stays fixed and M rises
+ * good and the first bad rate narrow it down. When the first step fails already, the rate steps down (by the factor
+ * squared) until a step passes. With {@link Vary#TIME_MULTIPLIER} the input rate stays fixed and M rises
  * (at least by one per step). The capacity is the highest written samples/min of a passing step; the verdict is the
  * failing step's nearest that capacity.
  *
@@ -139,9 +140,24 @@ public final class CapacitySearch {
                 steps.add(st);
                 if (!st.passed()) {
                     bad = st;
-                    break;
+                    if (good != null) {
+                        break;
+                    }
+                    // the first step failed already: step down (by the factor squared) until one passes
+                    if (s.vary() == Vary.RATE) {
+                        rate /= s.stepFactor() * s.stepFactor();
+                    } else if (m > 1) {
+                        m = Math.max(1, (int) Math.floor(m / (s.stepFactor() * s.stepFactor())));
+                    } else {
+                        break;
+                    }
+                    progress("[%d] failed with no passing step yet: stepping down", index);
+                    continue;
                 }
                 good = st;
+                if (bad != null) {
+                    break; // stepped down to a passing step: the bracket is found
+                }
                 if (s.vary() == Vary.RATE) {
                     rate *= s.stepFactor();
                 } else {

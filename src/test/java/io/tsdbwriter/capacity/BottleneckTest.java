@@ -127,6 +127,12 @@ class BottleneckTest {
         // the same window on an idle machine: the proof of concept's finding
         Evidence idle = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, 0.3);
         assertThat(Bottleneck.attribute(idle).resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
+        // permits full with the target idle is a fact however busy the machine: the permits
+        Evidence permits = new Evidence(0.7, 0.99, 1, 0.3, 2, 1, 1, 0, 1, 0.02, 2, 0.0, 0.99);
+        assertThat(Bottleneck.attribute(permits).resource()).isEqualTo(Resource.WRITER_PERMITS);
+        // nothing saturated, lag growing, machine busy: not kafka-fetch by elimination
+        Evidence starved = new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, 1, 4, 0.2, 2, 0.0, 0.95);
+        assertThat(Bottleneck.attribute(starved).resource()).isEqualTo(Resource.MACHINE_CPU);
         // unknown machine figure: the rule does not fire
         Evidence unknown = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, NA);
         assertThat(Bottleneck.attribute(unknown).resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
