@@ -45,7 +45,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * by the step factor until the first failing step; then {@code refineSteps} steps at the geometric mean of the last
  * good and the first bad rate narrow it down. When the first step fails already, the rate steps down (by the factor
  * squared) until a step passes. With {@link Vary#TIME_MULTIPLIER} the input rate stays fixed and M rises
- * (at least by one per step). The capacity is the highest written samples/min of a passing step; the verdict is the
+ * (at least by one per step). The capacity is the highest sustained samples/min of a passing step (written, at most
+ * what the input demanded: a writer draining its warm-up backlog writes more); the verdict is the
  * failing step's nearest that capacity.
  *
  * <p>Not thread-safe; one search per instance.
@@ -165,7 +166,7 @@ public final class CapacitySearch {
                 }
             }
             if (bad == null) {
-                progress("no step failed within %d steps: the capacity is above the last step", s.maxSteps());
+                progress("no step failed within %d step%s: the capacity is above the last step", index, index == 1 ? "" : "s");
             }
             for (int k = 0; bad != null && good != null && k < s.refineSteps() && !overBudget(searchStart, index); k++) {
                 double r2 = rate;
@@ -191,11 +192,11 @@ public final class CapacitySearch {
             long lost = 0;
             for (CapacityStep st : steps) {
                 lost += Math.max(0, st.lost());
-                if (st.passed() && (best == null || st.writtenPerMinute() > best.writtenPerMinute())) {
+                if (st.passed() && (best == null || sustained(st) > sustained(best))) {
                     best = st;
                 }
             }
-            return new Result(List.copyOf(steps), best == null ? Double.NaN : best.writtenPerMinute(), best,
+            return new Result(List.copyOf(steps), best == null ? Double.NaN : sustained(best), best,
                     bad != null ? bad : (steps.isEmpty() ? null : steps.get(steps.size() - 1)), lost);
         }
     }
@@ -451,6 +452,14 @@ public final class CapacitySearch {
         }
         out.flush();
         return r.best() != null && r.lost() == 0 ? 0 : 1;
+    }
+
+    /**
+     * What a passing step sustained: its written samples/min, but no more than its input demanded (a writer that
+     * drained a backlog from its warm-up wrote more than the input sustains).
+     */
+    static double sustained(CapacityStep st) {
+        return Math.min(st.writtenPerMinute(), st.expectedPerMinute());
     }
 
     /** Least-squares slope of y over x; NaN with fewer than two points. */
