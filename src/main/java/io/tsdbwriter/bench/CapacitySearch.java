@@ -428,7 +428,7 @@ public final class CapacitySearch {
                     r.best().timeMultiplier(), s.instanceMultiplier(), BenchTable.percent(r.best().efficiency()), fmt(r.best().p99Seconds()));
         }
         if (r.edge() != null) {
-            out.println((r.edge().passed() ? "verdict (last step, capacity not reached): " : "verdict (first failing step " + r.edge().index() + "): ")
+            out.println((r.edge().passed() ? "verdict (last step, capacity not reached): " : "verdict (failing step " + r.edge().index() + ", the nearest above the capacity): ")
                     + r.edge().verdict());
         }
         out.println("lost: " + (r.lost() == 0 ? "nothing (every produced sample was written)" : r.lost() + " samples not written"));
