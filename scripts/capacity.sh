@@ -7,8 +7,8 @@
 # target/capacity/capacity.txt (the console output); each step's writer log and summary are in target/capacity/work/.
 # The stack is stopped on exit, whatever happens.
 #
-# Defaults (60 s steps × factor 1.25 from 60 % of the probed throughput, one refinement) finish in about 10 minutes on
-# 2 cores. A flag given as an argument replaces its default; other arguments are passed on, e.g.:
+# Defaults (60 s steps × factor 1.25 from the probed throughput, one refinement, --time-budget 8m for the steps) finish
+# in about 10 minutes on 2 cores. A flag given as an argument replaces its default; other arguments are passed on, e.g.:
 #   bash scripts/capacity.sh --step-duration 30s --warm-up 10s
 #   bash scripts/capacity.sh --max-concurrent-writes 200 --time-multiplier 12
 #   bash scripts/capacity.sh --vary time-multiplier --start-rate 20000

@@ -43,8 +43,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>A step passes when efficiency ≥ the minimum, p99 ≤ the maximum and the lag does not grow (its least-squares
  * growth over the window exceeds neither 1 % of the records produced in the window nor 5 s of input). The rate rises
  * by the step factor until the first failing step; then {@code refineSteps} steps at the geometric mean of the last
- * good and the first bad rate narrow it down. With {@link Vary#TIME_MULTIPLIER} the input rate stays fixed and M rises
- * (at least by one per step). The capacity is the highest written samples/min of a passing step; the verdict is the
+ * good and the first bad rate narrow it down. When the first step fails already, the rate steps down (by the factor
+ * squared) until a step passes. With {@link Vary#TIME_MULTIPLIER} the input rate stays fixed and M rises
+ * (at least by one per step). The capacity is the highest sustained samples/min of a passing step (written, at most
+ * what the input demanded: a writer draining its warm-up backlog writes more); the verdict is the
  * failing step's nearest that capacity.
  *
  * <p>Not thread-safe; one search per instance.
@@ -62,7 +64,7 @@ public final class CapacitySearch {
                            int refineSteps, Vary vary, int timeMultiplier, int instanceMultiplier, int parallelism, int writePermits,
                            int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
                            Duration drainTimeout, Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand,
-                           List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine) {
+                           List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget) {
     }
 
     /** The outcome: the steps, the capacity (NaN when no step passed) and the verdict at the edge. */
@@ -129,15 +131,34 @@ public final class CapacitySearch {
             CapacityStep good = null;
             CapacityStep bad = null;
             int index = 0;
+            long searchStart = System.nanoTime();
             while (index < s.maxSteps()) {
+                if (overBudget(searchStart, index)) {
+                    break;
+                }
                 index++;
                 CapacityStep st = step(kafka, runner, targets, points, index, false, rate, m);
                 steps.add(st);
                 if (!st.passed()) {
                     bad = st;
-                    break;
+                    if (good != null) {
+                        break;
+                    }
+                    // the first step failed already: step down (by the factor squared) until one passes
+                    if (s.vary() == Vary.RATE) {
+                        rate /= s.stepFactor() * s.stepFactor();
+                    } else if (m > 1) {
+                        m = Math.max(1, (int) Math.floor(m / (s.stepFactor() * s.stepFactor())));
+                    } else {
+                        break;
+                    }
+                    progress("[%d] failed with no passing step yet: stepping down", index);
+                    continue;
                 }
                 good = st;
+                if (bad != null) {
+                    break; // stepped down to a passing step: the bracket is found
+                }
                 if (s.vary() == Vary.RATE) {
                     rate *= s.stepFactor();
                 } else {
@@ -145,9 +166,9 @@ public final class CapacitySearch {
                 }
             }
             if (bad == null) {
-                progress("no step failed within %d steps: the capacity is above the last step", s.maxSteps());
+                progress("no step failed within %d step%s: the capacity is above the last step", index, index == 1 ? "" : "s");
             }
-            for (int k = 0; bad != null && good != null && k < s.refineSteps(); k++) {
+            for (int k = 0; bad != null && good != null && k < s.refineSteps() && !overBudget(searchStart, index); k++) {
                 double r2 = rate;
                 int m2 = m;
                 if (s.vary() == Vary.RATE) {
@@ -171,13 +192,28 @@ public final class CapacitySearch {
             long lost = 0;
             for (CapacityStep st : steps) {
                 lost += Math.max(0, st.lost());
-                if (st.passed() && (best == null || st.writtenPerMinute() > best.writtenPerMinute())) {
+                if (st.passed() && (best == null || sustained(st) > sustained(best))) {
                     best = st;
                 }
             }
-            return new Result(List.copyOf(steps), best == null ? Double.NaN : best.writtenPerMinute(), best,
+            return new Result(List.copyOf(steps), best == null ? Double.NaN : sustained(best), best,
                     bad != null ? bad : (steps.isEmpty() ? null : steps.get(steps.size() - 1)), lost);
         }
+    }
+
+    /** True (and says so) when one more step, as long as the average so far, would end after the time budget. */
+    private boolean overBudget(long searchStart, int stepsDone) {
+        if (s.timeBudget() == null || s.timeBudget().isZero()) {
+            return false;
+        }
+        double elapsed = (System.nanoTime() - searchStart) / 1e9;
+        double perStep = stepsDone == 0 ? s.stepDuration().toSeconds() + 15 : elapsed / stepsDone;
+        if (elapsed + perStep > s.timeBudget().toSeconds()) {
+            progress("time budget %s: no time for another step (%.0f s so far, ~%.0f s a step); --time-budget 0 lifts it",
+                    human(s.timeBudget()), elapsed, perStep);
+            return true;
+        }
+        return false;
     }
 
     /** Pre-loads a backlog, lets a writer consume it and returns the points/s it reached (the start rate's base). */
@@ -246,6 +282,8 @@ public final class CapacitySearch {
             });
             Thread.sleep(s.warmUp().toMillis());
             double cpu0 = cpuSeconds(p);
+            double sys0 = SystemCpu.busySeconds();
+            long sysT0 = System.nanoTime();
             PromSnapshot w0 = scraper.scrape(writerMetrics);
             List<PromSnapshot> t0s = scraper.scrapeAll(targets);
             long window = deadline - System.nanoTime();
@@ -297,6 +335,8 @@ public final class CapacitySearch {
                 }
                 Thread.sleep(interval / 1_000_000);
             }
+            double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
+                    / Runtime.getRuntime().availableProcessors();
             producer.join();
             if (produced.get() instanceof RuntimeException e) {
                 throw e;
@@ -327,7 +367,7 @@ public final class CapacitySearch {
             double permitsAvg = permitsN > 0 ? permitsSum / permitsN : Double.NaN;
             double insertsAvg = insertsN > 0 ? insertsSum / insertsN : Double.NaN;
             Bottleneck.Evidence ev = new Bottleneck.Evidence(efficiency, s.minEfficiency(), lag.size() >= 3 ? (lagGrowing ? 1 : 0) : Double.NaN,
-                    writerCpu, Runtime.getRuntime().availableProcessors(), permitsAvg, permitsCap, insertsAvg, insertsCap, tcpu[0], tcpu[1], slow);
+                    writerCpu, Runtime.getRuntime().availableProcessors(), permitsAvg, permitsCap, insertsAvg, insertsCap, tcpu[0], tcpu[1], slow, machineShare);
             Bottleneck.Verdict verdict = Bottleneck.attribute(ev);
             boolean passed = efficiency >= s.minEfficiency() && !(p99 > s.maxP99().toMillis() / 1000.0) && !lagGrowing;
             // drain: the writer catches up with what was produced, then stops cleanly
@@ -388,7 +428,7 @@ public final class CapacitySearch {
                     r.best().timeMultiplier(), s.instanceMultiplier(), BenchTable.percent(r.best().efficiency()), fmt(r.best().p99Seconds()));
         }
         if (r.edge() != null) {
-            out.println((r.edge().passed() ? "verdict (last step, capacity not reached): " : "verdict (first failing step " + r.edge().index() + "): ")
+            out.println((r.edge().passed() ? "verdict (last step, capacity not reached): " : "verdict (failing step " + r.edge().index() + ", the nearest above the capacity): ")
                     + r.edge().verdict());
         }
         out.println("lost: " + (r.lost() == 0 ? "nothing (every produced sample was written)" : r.lost() + " samples not written"));
@@ -412,6 +452,14 @@ public final class CapacitySearch {
         }
         out.flush();
         return r.best() != null && r.lost() == 0 ? 0 : 1;
+    }
+
+    /**
+     * What a passing step sustained: its written samples/min, but no more than its input demanded (a writer that
+     * drained a backlog from its warm-up wrote more than the input sustains).
+     */
+    static double sustained(CapacityStep st) {
+        return Math.min(st.writtenPerMinute(), st.expectedPerMinute());
     }
 
     /** Least-squares slope of y over x; NaN with fewer than two points. */

@@ -16,6 +16,9 @@ import java.util.Locale;
  *   <li>the target's CPU ≥ {@link #CPU_BUSY} of its cores → {@link Resource#TARGET_CPU} (when the writer's CPU is
  *       busy too, the higher share of cores wins; equal → the target);</li>
  *   <li>storage: slow row inserts ≥ {@link #SLOW_INSERTS} of rows inserted → {@link Resource#STORAGE};</li>
+ *   <li>the target's concurrent inserts ≥ {@link #SATURATED} of its capacity while the machine's CPU (all processes on
+ *       the writer's machine, the target too when it runs there) is ≥ {@link #MACHINE_BUSY} of its cores →
+ *       {@link Resource#MACHINE_CPU}: the processes' CPU figures then show what they got, not what they need;</li>
  *   <li>the target's concurrent inserts ≥ {@link #SATURATED} of its capacity with its CPU below {@link #CPU_LOW}
  *       → {@link Resource#TARGET_INSERT_CONCURRENCY} (the proof of concept's finding); with its CPU unknown →
  *       {@link Resource#UNKNOWN};</li>
@@ -23,6 +26,7 @@ import java.util.Locale;
  *   <li>the writer's permits in use ≥ {@link #SATURATED} of its permits while the target's inserts are below
  *       {@link #SATURATED} of capacity (the target idles) → {@link Resource#WRITER_PERMITS}; target unknown →
  *       {@link Resource#UNKNOWN};</li>
+ *   <li>nothing above saturated and the machine's CPU busy → {@link Resource#MACHINE_CPU};</li>
  *   <li>nothing above saturated, the lag growing, and every figure known → {@link Resource#KAFKA_FETCH} (the readers
  *       wait on poll); anything unknown → {@link Resource#UNKNOWN};</li>
  *   <li>otherwise (falling behind, the lag not growing, nothing saturated) → {@link Resource#UNKNOWN}.</li>
@@ -37,6 +41,8 @@ public final class Bottleneck {
     public static final double CPU_BUSY = 0.85;
     /** Target CPU below this share of its cores: low (the insert limiter, not the CPU, holds requests back). */
     public static final double CPU_LOW = 0.50;
+    /** The machine's busy CPU at or above this share of its cores: saturated by all its processes together. */
+    public static final double MACHINE_BUSY = 0.90;
     /** Slow row inserts per row inserted at or above this: storage binds (VictoriaMetrics' own alert uses 5 %). */
     public static final double SLOW_INSERTS = 0.05;
 
@@ -47,6 +53,7 @@ public final class Bottleneck {
         TARGET_INSERT_CONCURRENCY("target-insert-concurrency"),
         TARGET_CPU("target-cpu"),
         STORAGE("storage"),
+        MACHINE_CPU("machine-cpu"),
         KAFKA_FETCH("kafka-fetch"),
         INPUT("input"),
         UNKNOWN("unknown");
@@ -78,10 +85,12 @@ public final class Bottleneck {
      * @param targetCpuCores      the busiest target's CPU (rate of {@code process_cpu_seconds_total})
      * @param targetCores         that target's cores ({@code process_cpu_cores_available})
      * @param slowInsertRatio     {@code vm_slow_row_inserts_total} ÷ {@code vm_rows_inserted_total} over the window
+     * @param machineCpuShare     busy CPU of the writer's machine (all processes) ÷ its cores over the window
      */
     public record Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
                            double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
-                           double targetCpuCores, double targetCores, double slowInsertRatio) {
+                           double targetCpuCores, double targetCores, double slowInsertRatio,
+                           double machineCpuShare) {
 
         /** Writer CPU as a share of its cores, or NaN. */
         public double writerCpuShare() {
@@ -111,11 +120,11 @@ public final class Bottleneck {
         public String describe() {
             return String.format(Locale.ROOT,
                     "efficiency %s (min %s), lag %s, writer CPU %s of %s cores (%s), permits %s of %s (%s), target inserts %s of %s (%s),"
-                            + " target CPU %s of %s cores (%s), slow inserts %s",
+                            + " target CPU %s of %s cores (%s), slow inserts %s, machine CPU %s",
                     pct(efficiency), pct(minEfficiency), Double.isNaN(lagGrowing) ? "n/a" : (lagGrowing > 0 ? "growing" : "steady"),
                     num(writerCpuCores), num(writerCores), pct(writerCpuShare()), num(permitsInUse), num(permitsCapacity), pct(permitShare()),
                     num(targetInsertCurrent), num(targetInsertCapacity), pct(insertShare()), num(targetCpuCores), num(targetCores),
-                    pct(targetCpuShare()), pct(slowInsertRatio));
+                    pct(targetCpuShare()), pct(slowInsertRatio), pct(machineCpuShare));
         }
     }
 
@@ -179,7 +188,11 @@ public final class Bottleneck {
                     "vmstorage misses its caches (new series, too little memory): give vmstorage memory or add vmstorage nodes",
                     saturated(tCpuBusy, false, insSat, wCpuBusy, perSat, Resource.STORAGE), ev);
         }
+        boolean machineBusy = e.machineCpuShare() >= MACHINE_BUSY;
         if (insSat) {
+            if (machineBusy) {
+                return machine(e, wCpu, tCpu, saturated(false, false, true, wCpuBusy, perSat, null), ev);
+            }
             if (Double.isNaN(tCpu)) {
                 return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT,
                         "the target's inserts %s of %s (%s) are at capacity but its CPU is unknown: the limiter or the CPU",
@@ -219,6 +232,9 @@ public final class Bottleneck {
                     "raise --max-concurrent-writes (0 = match vm_concurrent_insert_capacity) or look at the network between writer and target",
                     List.of(), ev);
         }
+        if (machineBusy) {
+            return machine(e, wCpu, tCpu, List.of(), ev);
+        }
         if (e.lagGrowing() > 0) {
             if (Double.isNaN(wCpu) || Double.isNaN(tCpu) || Double.isNaN(ins) || Double.isNaN(per)) {
                 return new Verdict(Resource.UNKNOWN, "the lag grows and no known resource is saturated, but some figures are missing",
@@ -231,6 +247,14 @@ public final class Bottleneck {
         }
         return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT, "efficiency %s below %s with the lag not growing and nothing saturated",
                 pct(e.efficiency()), pct(e.minEfficiency())), "", List.of(), ev);
+    }
+
+    private static Verdict machine(Evidence e, double wCpu, double tCpu, List<Resource> also, String ev) {
+        return new Verdict(Resource.MACHINE_CPU, String.format(Locale.ROOT,
+                "this machine's CPU is %s busy (>= %s) with every process on it: the writer (%s of its cores) and a target on"
+                        + " this machine (%s) get less CPU than they need", pct(e.machineCpuShare()), pct(MACHINE_BUSY), pct(wCpu), pct(tCpu)),
+                "measure on an idle machine or give it more cores; the figures of this window say what the processes got, not what they need",
+                also, ev);
     }
 
     private static List<Resource> saturated(boolean tCpu, boolean storage, boolean ins, boolean wCpu, boolean per, Resource except) {

@@ -30,6 +30,9 @@ public final class LiveAttribution {
     private final DoubleSupplier lagRecords;
     private final DoubleSupplier recordsConsumed;
     private final DoubleSupplier cpuSeconds;
+    private final DoubleSupplier machineCpuShare;
+    private double machineSum;
+    private int machineN;
     private final int cores = Runtime.getRuntime().availableProcessors();
 
     private List<PromSnapshot> first;
@@ -50,9 +53,12 @@ public final class LiveAttribution {
      * @param lagRecords      the consumer lag in records over every assigned partition
      * @param recordsConsumed records consumed so far
      * @param cpuSeconds      this process's CPU time so far (NaN when unknown)
+     * @param machineCpuShare the machine's recent busy CPU share, 0..1 (Micrometer's {@code system.cpu.usage}; NaN when unknown)
      */
     public LiveAttribution(MetricsScraper scraper, List<String> targets, IntSupplier permitsInUse, IntSupplier permitsCapacity,
-                           DoubleSupplier lagRecords, DoubleSupplier recordsConsumed, DoubleSupplier cpuSeconds) {
+                           DoubleSupplier lagRecords, DoubleSupplier recordsConsumed, DoubleSupplier cpuSeconds,
+                           DoubleSupplier machineCpuShare) {
+        this.machineCpuShare = machineCpuShare;
         this.scraper = scraper;
         this.targets = List.copyOf(targets);
         this.permitsInUse = permitsInUse;
@@ -70,6 +76,11 @@ public final class LiveAttribution {
         List<PromSnapshot> ts = scraper.scrapeAll(targets);
         synchronized (this) {
             permitsSum += permitsInUse.getAsInt();
+            double m = machineCpuShare.getAsDouble();
+            if (m >= 0 && m <= 1) {
+                machineSum += m;
+                machineN++;
+            }
             permitsN++;
             double ic = TargetFigures.sum(ts, TargetFigures.INSERT_CURRENT);
             if (!Double.isNaN(ic)) {
@@ -100,7 +111,7 @@ public final class LiveAttribution {
         double slow = first == null || last == null ? Double.NaN : TargetFigures.slowInsertRatio(first, last);
         Bottleneck.Evidence e = new Bottleneck.Evidence(efficiency, MIN_EFFICIENCY, lagGrowing, (cpu - cpuStart) / seconds, cores,
                 permitsN > 0 ? permitsSum / permitsN : Double.NaN, permitsCapacity.getAsInt(), insertsN > 0 ? insertsSum / insertsN : Double.NaN,
-                insertsCapacity, tcpu[0], tcpu[1], slow);
+                insertsCapacity, tcpu[0], tcpu[1], slow, machineN > 0 ? machineSum / machineN : Double.NaN);
         Verdict v = Bottleneck.attribute(e);
         verdict = v;
         startNanos = now;
@@ -112,6 +123,8 @@ public final class LiveAttribution {
         permitsN = 0;
         insertsSum = 0;
         insertsN = 0;
+        machineSum = 0;
+        machineN = 0;
         return v;
     }
 

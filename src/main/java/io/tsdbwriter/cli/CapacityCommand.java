@@ -68,9 +68,10 @@ public final class CapacityCommand implements Callable<Integer> {
                     "(default: ${DEFAULT-VALUE})"})
     String vary;
 
-    @Option(names = "--start-rate", defaultValue = "60%", paramLabel = "R|PCT%",
+    @Option(names = "--start-rate", defaultValue = "100%", paramLabel = "R|PCT%",
             description = {"Input of the first step in points/s, or PCT% of the throughput a writer reaches on a pre-loaded",
-                    "backlog of --probe-records points (measured first) (default: ${DEFAULT-VALUE})"})
+                    "backlog of --probe-records points (measured first; pessimistic, as its writer registers every series anew)",
+                    "(default: ${DEFAULT-VALUE})"})
     String startRate;
 
     @Option(names = "--step-factor", defaultValue = "1.25", paramLabel = "F",
@@ -88,6 +89,11 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--max-steps", defaultValue = "7", paramLabel = "N",
             description = "Rising steps at most, refinement not counted (default: ${DEFAULT-VALUE})")
     int maxSteps;
+
+    @Option(names = "--time-budget", defaultValue = "8m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = {"No further step starts when it would end after this much time from the first step (the probe and",
+                    "the build not counted); 0 = no budget (default: ${DEFAULT-VALUE})"})
+    Duration timeBudget;
 
     @Option(names = "--refine-steps", defaultValue = "1", paramLabel = "N",
             description = "Steps between the last good and the first bad step (geometric mean each time) (default: ${DEFAULT-VALUE})")
@@ -202,7 +208,8 @@ public final class CapacityCommand implements Callable<Integer> {
         CapacitySearch.Settings settings = new CapacitySearch.Settings(bootstrapServers, vmUrl, targetMetricsUrls, prefix, partitions, feed,
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart,
-                workDir.toAbsolutePath(), jar, java, writerJvmOptions, writerArgs, "tsdb-writer capacity " + String.join(" ", args));
+                workDir.toAbsolutePath(), jar, java, writerJvmOptions, writerArgs, "tsdb-writer capacity " + String.join(" ", args),
+                timeBudget);
         return new CapacitySearch(settings, System.out).run();
     }
 

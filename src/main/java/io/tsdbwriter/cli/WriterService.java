@@ -135,7 +135,10 @@ final class WriterService {
                     new io.tsdbwriter.capacity.MetricsScraper(client.http(), java.time.Duration.ofSeconds(2)),
                     endpoints.stream().map(VmEndpoint::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
                     () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
-                    meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds);
+                    meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
+                        var g = registry.find("system.cpu.usage").gauge();
+                        return g == null ? Double.NaN : g.value();
+                    });
             meters.limitedBy(limits::current);
             reporter.scheduleWithFixedDelay(limits::sample, 0, io.tsdbwriter.capacity.LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
             reporter.scheduleAtFixedRate(() -> {

@@ -169,7 +169,7 @@ public final class WriterMeters {
         for (io.tsdbwriter.capacity.Bottleneck.Resource r : io.tsdbwriter.capacity.Bottleneck.Resource.values()) {
             Gauge.builder(PREFIX + "limited.by", current, c -> c.get() == r ? 1 : 0)
                     .description("1 for the resource that limits throughput now (writer-cpu, writer-permits, target-insert-concurrency,"
-                            + " target-cpu, storage, kafka-fetch, input, unknown), else 0")
+                            + " target-cpu, storage, machine-cpu, kafka-fetch, input, unknown), else 0")
                     .tag("resource", r.label()).strongReference(true).register(registry);
         }
     }

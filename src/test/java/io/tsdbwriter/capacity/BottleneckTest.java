@@ -17,12 +17,12 @@ class BottleneckTest {
 
     /** A 2-core writer and a 2-core target, nothing busy, keeping up: the base every case changes. */
     private static Evidence base(double efficiency, double lagGrowing) {
-        return new Evidence(efficiency, 0.99, lagGrowing, 0.3, 2, 2, 16, 1, 16, 0.2, 2, 0.0);
+        return new Evidence(efficiency, 0.99, lagGrowing, 0.3, 2, 2, 16, 1, 16, 0.2, 2, 0.0, 0.3);
     }
 
     private static Evidence with(Evidence e, double writerCpu, double permitsInUse, double insertCurrent, double targetCpu, double slow) {
         return new Evidence(e.efficiency(), e.minEfficiency(), e.lagGrowing(), writerCpu, e.writerCores(), permitsInUse,
-                e.permitsCapacity(), insertCurrent, e.targetInsertCapacity(), targetCpu, e.targetCores(), slow);
+                e.permitsCapacity(), insertCurrent, e.targetInsertCapacity(), targetCpu, e.targetCores(), slow, e.machineCpuShare());
     }
 
     @Test
@@ -36,7 +36,7 @@ class BottleneckTest {
     @Test
     void theProofOfConceptsFindingIsTheTargetsInsertConcurrency() {
         // vminsert running 16 inserts of 16 with its CPU at 30 %, 200 writer connections waiting
-        Evidence e = new Evidence(0.62, 0.99, 1, 0.5, 2, 200, 200, 16, 16, 0.6, 2, 0.0);
+        Evidence e = new Evidence(0.62, 0.99, 1, 0.5, 2, 200, 200, 16, 16, 0.6, 2, 0.0, 0.55);
         Verdict v = Bottleneck.attribute(e);
         assertThat(v.resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
         assertThat(v.advice()).isEqualTo("raise -maxConcurrentInserts or add vminsert nodes");
@@ -92,14 +92,14 @@ class BottleneckTest {
     @Test
     void missingTargetMetricsNeverGuess() {
         // a target without /metrics access: permits full, target unknown
-        Evidence noTarget = new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, NA, NA, NA, NA, NA);
+        Evidence noTarget = new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, NA, NA, NA, NA, NA, NA);
         Verdict v = Bottleneck.attribute(noTarget);
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.toString()).contains("target inserts n/a of n/a");
         // lag growing, nothing saturated, target unknown: not "kafka-fetch"
-        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA)).resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA, NA)).resource()).isEqualTo(Resource.UNKNOWN);
         // inserts at capacity, CPU unknown: the limiter or the CPU, not said which
-        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, 16, 16, NA, NA, NA)).resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, 16, 16, NA, NA, NA, NA)).resource()).isEqualTo(Resource.UNKNOWN);
         // nothing expected
         assertThat(Bottleneck.attribute(base(NA, 0)).resource()).isEqualTo(Resource.UNKNOWN);
     }
@@ -114,5 +114,27 @@ class BottleneckTest {
         Verdict v = Bottleneck.attribute(with(base(1.0, 0), 0.3, 15, 1, 0.2, 0));
         assertThat(v.resource()).isEqualTo(Resource.INPUT);
         assertThat(v.also()).containsExactly(Resource.WRITER_PERMITS);
+    }
+
+    @Test
+    void aSaturatedMachineIsNamedBeforeTheInsertLimiterWhoseTargetLooksIdle() {
+        // the shared machine of docs/benchmarks.md: load far above the cores, the target's own CPU low because it gets none
+        Evidence e = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, 0.98);
+        Verdict v = Bottleneck.attribute(e);
+        assertThat(v.resource()).isEqualTo(Resource.MACHINE_CPU);
+        assertThat(v.also()).containsExactly(Resource.TARGET_INSERT_CONCURRENCY, Resource.WRITER_PERMITS);
+        assertThat(v.evidence()).contains("machine CPU 98.0%");
+        // the same window on an idle machine: the proof of concept's finding
+        Evidence idle = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, 0.3);
+        assertThat(Bottleneck.attribute(idle).resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
+        // permits full with the target idle is a fact however busy the machine: the permits
+        Evidence permits = new Evidence(0.7, 0.99, 1, 0.3, 2, 1, 1, 0, 1, 0.02, 2, 0.0, 0.99);
+        assertThat(Bottleneck.attribute(permits).resource()).isEqualTo(Resource.WRITER_PERMITS);
+        // nothing saturated, lag growing, machine busy: not kafka-fetch by elimination
+        Evidence starved = new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, 1, 4, 0.2, 2, 0.0, 0.95);
+        assertThat(Bottleneck.attribute(starved).resource()).isEqualTo(Resource.MACHINE_CPU);
+        // unknown machine figure: the rule does not fire
+        Evidence unknown = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, NA);
+        assertThat(Bottleneck.attribute(unknown).resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
     }
 }

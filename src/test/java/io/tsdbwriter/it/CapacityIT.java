@@ -6,6 +6,7 @@ import io.tsdbwriter.cli.Main;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.KafkaBroker;
 import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.produce.NodeExporterFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +45,7 @@ class CapacityIT {
             proxy.mode(new FaultProxy.Delay(Duration.ofMillis(100)));
             Path csv = work.resolve("out/capacity.csv");
             Path png = work.resolve("out/capacity.png");
-            Path data = Path.of(System.getProperty("tsdbwriter.data", "../shared/data/node-exporter"));
+            Path data = NodeExporterFiles.dir();
             ByteArrayOutputStream buf = new ByteArrayOutputStream();
             PrintStream saved = System.out;
             int exit;
@@ -72,7 +73,7 @@ class CapacityIT {
             Map<String, String> failing = rows.stream().filter(r -> r.get("passed").equals("false")).findFirst().orElseThrow();
             assertThat(failing.get("limited_by")).as(failing.get("verdict")).isEqualTo("writer-permits");
             assertThat(Double.parseDouble(failing.get("inserts_capacity"))).isEqualTo(1.0); // -maxConcurrentInserts=1, read once
-            assertThat(output).contains("verdict (first failing step").contains("limited by writer-permits");
+            assertThat(output).contains("verdict (failing step").contains("limited by writer-permits");
             assertThat(png).isRegularFile();
             assertThat(Files.size(png)).isGreaterThan(5_000);
             assertThat(new String(Files.readAllBytes(png), 1, 3, StandardCharsets.US_ASCII)).isEqualTo("PNG");
