@@ -98,6 +98,8 @@ public final class TelegrafPeer {
                   consumer_group = "%s"
                   offset = "oldest"
                   max_undelivered_messages = 10000
+                  ## Kafka 4 removed the old protocol versions sarama speaks by default (the broker closes with EOF)
+                  version = "3.9.0"
                   data_format = "json"
                   json_name_key = "metric"
                   json_time_key = "timestamp"

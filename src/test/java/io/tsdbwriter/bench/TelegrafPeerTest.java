@@ -17,7 +17,7 @@ class TelegrafPeerTest {
     void configReadsOurPointRecordsIntoInfluxOutput() {
         String c = TelegrafPeer.config("127.0.0.1:1,127.0.0.1:2", "t1", "g1", "http://127.0.0.1:8428/");
         assertThat(c).contains("brokers = [\"127.0.0.1:1\", \"127.0.0.1:2\"]", "topics = [\"t1\"]", "consumer_group = \"g1\"",
-                "offset = \"oldest\"", "data_format = \"json\"", "json_name_key = \"metric\"", "json_time_key = \"timestamp\"",
+                "offset = \"oldest\"", "version = \"3.9.0\"", "data_format = \"json\"", "json_name_key = \"metric\"", "json_time_key = \"timestamp\"",
                 "json_time_format = \"unix_ms\"", "[[outputs.influxdb]]", "urls = [\"http://127.0.0.1:8428\"]");
     }
 
