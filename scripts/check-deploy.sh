@@ -100,7 +100,10 @@ fi
 dockerfile_rules() {
     local bad=0
     grep -Eq '^ARG BUILD_IMAGE=maven:3\.9-eclipse-temurin-21$' Dockerfile || { echo "build stage is not maven:3.9-eclipse-temurin-21"; bad=1; }
-    grep -Eq '^ARG RUNTIME_IMAGE=eclipse-temurin:21-jre$' Dockerfile || { echo "runtime stage is not eclipse-temurin:21-jre"; bad=1; }
+    grep -Eq '^ARG RUNTIME_IMAGE=eclipse-temurin:25-jre$' Dockerfile || { echo "runtime stage is not eclipse-temurin:25-jre (the AOT cache needs JDK 25)"; bad=1; }
+    grep -Eq -- '-XX:AOTCacheOutput=' scripts/aot-train-image.sh && grep -Eq 'AOTCache=/app/tsdb-writer.aot' Dockerfile \
+        || { echo "no AOT cache built into the image (scripts/aot-train-image.sh, -XX:AOTCache in JAVA_OPTS)"; bad=1; }
+    grep -Eq 'RUN --mount|^# syntax=' Dockerfile && { echo "BuildKit-only syntax: the classic builder must still build it"; bad=1; }
     [ "$(grep -c '^FROM ' Dockerfile)" -ge 2 ] || { echo "not multi-stage"; bad=1; }
     local user
     user=$(grep -E '^USER ' Dockerfile | tail -n 1 | awk '{print $2}')
@@ -112,7 +115,7 @@ dockerfile_rules() {
     grep -q 'MaxRAMPercentage' Dockerfile || { echo "JVM not sized from the container limit (-XX:MaxRAMPercentage)"; bad=1; }
     grep -Eq '^EXPOSE 9464' Dockerfile || { echo "metrics port 9464 not exposed"; bad=1; }
     [ -f .dockerignore ] || { echo "no .dockerignore"; bad=1; }
-    [ $bad -eq 0 ] && echo "multi-stage, JDK 21 build / JRE 21 run, USER $user, MaxRAMPercentage, .dockerignore"
+    [ $bad -eq 0 ] && echo "multi-stage, JDK 21 build / AOT cache / JRE 25 run, USER $user, MaxRAMPercentage, .dockerignore"
     return $bad
 }
 check "dockerfile" dockerfile_rules

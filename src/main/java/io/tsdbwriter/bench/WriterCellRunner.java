@@ -56,6 +56,7 @@ final class WriterCellRunner {
     /** The writer's command line for a cell, its {@code /metrics} on {@code metricsPort} (-1 = off; capacity reads it). */
     List<String> command(BenchCell cell, String topic, String groupId, Path summary, boolean stopAtEnd, int metricsPort) {
         List<String> cmd = new ArrayList<>(s.javaCommand());
+        cmd.addAll(aotCacheOption(s.jar(), s.jvmOptions(), Runtime.version().feature()));
         cmd.addAll(s.jvmOptions());
         cmd.addAll(List.of("-jar", s.jar().toString(), "run",
                 "--bootstrap-servers", s.bootstrapServers(), "--topic", topic, "--group-id", groupId, "--vm-url", s.vmUrl(),
@@ -73,6 +74,20 @@ final class WriterCellRunner {
         }
         cmd.addAll(s.extraRunArgs());
         return cmd;
+    }
+
+    /**
+     * {@code -XX:AOTCache=<jar without .jar>.aot} when that file exists (built by {@code scripts/aot-cache.sh}), the
+     * writers' JDK is 25 or later ({@code javaFeature}: the bench starts them with its own java) and the JVM options
+     * name no AOT cache themselves; otherwise nothing. A stale cache costs nothing but its benefit: the JVM starts
+     * without it ({@code -Xlog:aot=off} silences the JVM's own lines about it) and the writer logs one line.
+     */
+    static List<String> aotCacheOption(Path jar, List<String> jvmOptions, int javaFeature) {
+        String name = jar.getFileName().toString();
+        Path cache = jar.resolveSibling((name.endsWith(".jar") ? name.substring(0, name.length() - 4) : name) + ".aot");
+        boolean named = jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:AOTCache") || o.startsWith("-XX:AOTMode"));
+        return javaFeature >= 25 && !named && Files.isRegularFile(cache)
+                ? List.of("-XX:AOTCache=" + cache, "-Xlog:aot=off") : List.of();
     }
 
     /** Runs a backlog cell: the writer consumes the whole topic with a fresh group and exits. */

@@ -163,8 +163,29 @@ public final class BenchCommand implements Callable<Integer> {
             description = "After each cell, wait at most this long for VictoriaMetrics to go idle; its CPU meanwhile counts for the cell (default: ${DEFAULT-VALUE})")
     Duration settleTimeout;
 
+    @Option(names = "--peer", paramLabel = "telegraf",
+            description = "After the grid, run this peer over the same pre-loaded topic in the same run and print its row under "
+                    + "our relay cells (M=N=1): CPU-s per million points, points/s, peak RSS. telegraf = inputs.kafka_consumer "
+                    + "(data_format json) -> outputs.influxdb into the same VictoriaMetrics (default: none)")
+    String peer;
+
+    @Option(names = "--telegraf-binary", paramLabel = "FILE",
+            description = "Telegraf for --peer telegraf (default: $" + io.tsdbwriter.bench.TelegrafPeer.BINARY_ENV
+                    + ", else ~/.cache/tsdb-writer/bin/telegraf as scripts/lib.sh ensure_telegraf builds it, else telegraf on the PATH)")
+    Path telegrafBinary;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
+        Path telegraf = null;
+        if (peer != null) {
+            if (!peer.equals("telegraf")) {
+                throw new ParameterException(spec.commandLine(), "--peer must be telegraf, got '" + peer + "'");
+            }
+            telegraf = io.tsdbwriter.bench.TelegrafPeer.locate(telegrafBinary).orElseThrow(() -> new ParameterException(spec.commandLine(),
+                    "--peer telegraf: no executable Telegraf (" + (telegrafBinary != null ? telegrafBinary : "$"
+                            + io.tsdbwriter.bench.TelegrafPeer.BINARY_ENV + ", ~/.cache/tsdb-writer/bin/telegraf, PATH")
+                            + "); build it with scripts/lib.sh ensure_telegraf or give --telegraf-binary"));
+        }
         List<BenchCell> cells = BenchGrid.cells(
                 BenchGrid.parsePositiveInts("--parallelism", parallelism, 1000),
                 BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, 3600),
@@ -200,7 +221,41 @@ public final class BenchCommand implements Callable<Integer> {
                 workDir.toAbsolutePath(), jar, java, writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
                 remoteWriteUrl != null ? remoteWriteUrl : vmUrl.replaceAll("/+$", "") + "/api/v1/write");
-        return new BenchRunner(settings, System.out).run();
+        int rc = new BenchRunner(settings, System.out).run();
+        return telegraf == null ? rc : Math.max(rc, runPeer(telegraf, settings));
+    }
+
+    /** --peer telegraf: over the same topic, after the grid; prints our relay rows with the peer's under them. */
+    private int runPeer(Path telegraf, BenchRunner.Settings settings) throws IOException, InterruptedException {
+        long records;
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(settings.kafkaClient().clientPropertiesAsProperties())) {
+            records = 0;
+            var tps = admin.describeTopics(List.of(settings.topic())).allTopicNames().get().get(settings.topic()).partitions().stream()
+                    .map(pi -> new org.apache.kafka.common.TopicPartition(settings.topic(), pi.partition())).toList();
+            var latest = new java.util.HashMap<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>();
+            tps.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+            for (var e : admin.listOffsets(latest).all().get().values()) {
+                records += e.offset();
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            System.out.println("bench: peer telegraf: cannot read the end of " + settings.topic() + ": " + e.getCause().getMessage());
+            return 1;
+        }
+        System.out.printf("bench: peer telegraf (%s): consuming the %,d records of %s ...%n", telegraf, records, settings.topic());
+        try {
+            var row = io.tsdbwriter.bench.TelegrafPeer.run(telegraf, settings.kafkaClient(), settings.topic(), records, vmUrl,
+                    settings.workDir().resolve("peer-telegraf"), cellTimeout, System.out);
+            var rows = new ArrayList<>(io.tsdbwriter.bench.TelegrafPeer.writerRows(settings.workDir()));
+            rows.add(row);
+            System.out.println();
+            System.out.println("Relay vs peer, same topic, same run (whole process: start, JIT and all; points/s from the start of"
+                    + " consuming for ours, from process start for the peer):");
+            System.out.print(io.tsdbwriter.bench.TelegrafPeer.table(rows));
+            return 0;
+        } catch (IOException e) {
+            System.out.println("bench: peer telegraf failed: " + e.getMessage());
+            return 1;
+        }
     }
 
     private List<Path> promFiles() throws IOException {

@@ -245,6 +245,7 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         RunConfig cfg = toConfig();
+        AotCacheStatus.line().ifPresent(l -> { if (l.endsWith("in use") || l.contains("training")) log.info(l); else log.warn(l); });
         cfg.vmUrls().forEach(io.tsdbwriter.sink.victoriametrics.VmEndpoint::new); // validate URLs before starting
         cfg.remoteWriteUrls().forEach(io.tsdbwriter.sink.victoriametrics.VmEndpoint::remoteWrite);
         WriterService service = new WriterService(cfg, System.out);

@@ -114,6 +114,7 @@ public final class EfficiencyReport {
         m.put("efficiency", expected > 0 ? round(written / expected) : null); // nothing expected: no meaningful ratio
         m.put("cpu_seconds", round(processCpuSeconds()));
         m.put("peak_heap_bytes", peakHeapBytes());
+        m.put("peak_rss_bytes", peakRssBytes());
         return m;
     }
 
@@ -159,6 +160,16 @@ public final class EfficiencyReport {
             }
         }
         return sum;
+    }
+
+    /** Peak resident set size of this process ({@code VmHWM} of Linux {@code /proc/self/status}), in bytes; -1 elsewhere. */
+    public static long peakRssBytes() {
+        try (java.util.stream.Stream<String> lines = Files.lines(Path.of("/proc/self/status"))) {
+            return lines.filter(l -> l.startsWith("VmHWM:")).findFirst()
+                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024).orElse(-1L);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private static double round(double v) {
