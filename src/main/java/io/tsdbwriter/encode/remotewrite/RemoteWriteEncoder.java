@@ -56,10 +56,11 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final int LEN_TAG_LABEL_VALUE = LABEL_VALUE << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
     private static final String NAME_LABEL = "__name__";
     private static final byte[] NAME_BYTES = NAME_LABEL.getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] INSTANCE_BYTES = AmplificationPlan.INSTANCE_LABEL.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] UNKNOWN_BYTES = AmplificationPlan.UNKNOWN_INSTANCE.getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
+    /** The label varied across instances ({@code --instance-label}), UTF-8. */
+    private final byte[] instanceBytes;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
     private final long[] offsets;
     private final Sink sink = new Sink();
@@ -68,6 +69,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     /** @param plan the amplification plan whose M and N it encodes for */
     public RemoteWriteEncoder(AmplificationPlan plan) {
         this.plan = plan;
+        this.instanceBytes = plan.instanceLabel().getBytes(StandardCharsets.UTF_8);
         this.offsets = new long[plan.timeMultiplier()];
         for (int i = 0; i < offsets.length; i++) {
             offsets[i] = plan.sampleTimestampMs(0, i);
@@ -103,7 +105,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         names[n] = NAME_LABEL;
         values[n++] = metric;
         for (int i = from; i < to; i++) {
-            if (AmplificationPlan.INSTANCE_LABEL.equals(labelNames[i])) {
+            if (plan.instanceLabel().equals(labelNames[i])) {
                 original = labelValues[i];
                 instanceAt = n;
             }
@@ -112,7 +114,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         }
         if (instanceAt < 0) {
             instanceAt = n;
-            names[n] = AmplificationPlan.INSTANCE_LABEL;
+            names[n] = plan.instanceLabel();
             values[n++] = null;
         }
         Integer[] order = new Integer[n];
@@ -200,7 +202,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     /**
      * At N = 1, encodes point {@code p}'s {@code TimeSeries} with its labels copied from the decoded record (no series
      * lookup): the record's labels are sorted by name in byte order already, {@code __name__} and, when the point has
-     * none, {@code instanceNo="unknown"} are merged in where that order puts them. Two passes over the labels: sizes
+     * none, the instance label ({@code instanceNo} by default) with {@code "unknown"} are merged in where that order puts them. Two passes over the labels: sizes
      * (the message is length-prefixed), then bytes. Allocates nothing.
      */
     @Override
@@ -216,12 +218,12 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         boolean hasInstance = false;
         for (int i = from; i < to; i++) {
             labelsSize += labelEntrySize(points.nameLength(i), points.valueLength(i));
-            if (!hasInstance && points.compareName(i, INSTANCE_BYTES) == 0) {
+            if (!hasInstance && points.compareName(i, instanceBytes) == 0) {
                 hasInstance = true;
             }
         }
         if (!hasInstance) {
-            labelsSize += labelEntrySize(INSTANCE_BYTES.length, UNKNOWN_BYTES.length);
+            labelsSize += labelEntrySize(instanceBytes.length, UNKNOWN_BYTES.length);
         }
         long timestampMs = points.timestampMs(p);
         double value = points.value(p);
@@ -244,8 +246,8 @@ public final class RemoteWriteEncoder implements SampleEncoder {
                     writeLabel(c, NAME_BYTES, 0, NAME_BYTES.length, a, points.metricOffset(p), metricLength);
                     nameWritten = true;
                 }
-                if (!instanceWritten && points.compareName(i, INSTANCE_BYTES) > 0) {
-                    writeLabel(c, INSTANCE_BYTES, 0, INSTANCE_BYTES.length, UNKNOWN_BYTES, 0, UNKNOWN_BYTES.length);
+                if (!instanceWritten && points.compareName(i, instanceBytes) > 0) {
+                    writeLabel(c, instanceBytes, 0, instanceBytes.length, UNKNOWN_BYTES, 0, UNKNOWN_BYTES.length);
                     instanceWritten = true;
                 }
                 writeLabel(c, a, points.nameOffset(i), points.nameLength(i), a, points.valueOffset(i), points.valueLength(i));
@@ -254,7 +256,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
                 writeLabel(c, NAME_BYTES, 0, NAME_BYTES.length, a, points.metricOffset(p), metricLength);
             }
             if (!instanceWritten) {
-                writeLabel(c, INSTANCE_BYTES, 0, INSTANCE_BYTES.length, UNKNOWN_BYTES, 0, UNKNOWN_BYTES.length);
+                writeLabel(c, instanceBytes, 0, instanceBytes.length, UNKNOWN_BYTES, 0, UNKNOWN_BYTES.length);
             }
             for (int i = 0; i < m; i++) {
                 long t = timestampMs + offs[i];

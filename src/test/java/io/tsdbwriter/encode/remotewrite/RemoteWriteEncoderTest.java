@@ -52,6 +52,31 @@ class RemoteWriteEncoderTest {
     }
 
     @Test
+    void theInstanceLabelOfThePlanIsTheOneVariedAndTheOneAddedWhenMissing() throws Exception {
+        AmplificationPlan plan = new AmplificationPlan(1, 2, 60_000).withInstanceLabel("host");
+        List<Series> got = encode(plan, "cpu_usage_idle", new String[] {"cpu", "host", "instanceNo"},
+                new String[] {"0", "h1", "kept"}, T, 1);
+        assertThat(got).extracting(s -> s.label("host")).containsExactly("h1", "h1-1");
+        assertThat(got).extracting(s -> s.label("instanceNo")).containsExactly("kept", "kept");
+        List<Series> missing = encode(plan.withInstanceLabel("instance"), "up", new String[] {"job"}, new String[] {"j"}, T, 1);
+        assertThat(missing.get(0).labels().stream().map(Label::name).toList()).containsExactly("__name__", "instance", "job");
+        assertThat(missing).extracting(s -> s.label("instance")).containsExactly("unknown", "unknown-1");
+    }
+
+    @Test
+    void atNEqualsOneTheVerbatimPathAddsTheInstanceLabelOfThePlan() throws Exception {
+        RemoteWriteEncoder encoder = new RemoteWriteEncoder(AmplificationPlan.relay().withInstanceLabel("host"));
+        io.tsdbwriter.record.DecodedPoints points = new io.tsdbwriter.record.DecodedPoints();
+        assertThat(new io.tsdbwriter.record.PointDecoder(1 << 20).decode(
+                "{\"metric\":\"up\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"job\":\"j\"}}".getBytes(StandardCharsets.UTF_8),
+                points)).isNull();
+        ByteBuf out = new ByteBuf(16);
+        assertThat(encoder.encodePointVerbatim(points, 0, out)).isEqualTo(1);
+        Series s = RemoteWriteBodies.decode(Arrays.copyOf(out.array(), out.length())).get(0);
+        assertThat(s.labels()).containsExactly(new Label("__name__", "up"), new Label("host", "unknown"), new Label("job", "j"));
+    }
+
+    @Test
     void utf8ValuesAndNegativeAndLargeTimestampsRoundTrip() throws Exception {
         List<Series> got = encode(new AmplificationPlan(2, 1, 60_000), "m", new String[] {"k"}, new String[] {"ünïcödé \"q\""}, -5_000, 1e300);
         assertThat(got.get(0).label("k")).isEqualTo("ünïcödé \"q\"");
