@@ -64,7 +64,8 @@ public final class CapacitySearch {
                            int refineSteps, Vary vary, int timeMultiplier, int instanceMultiplier, int parallelism, int writePermits,
                            int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
                            Duration drainTimeout, Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand,
-                           List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget) {
+                           List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
+                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.sink.http.HttpAuthConfig vmHttp) {
     }
 
     /** The outcome: the steps, the capacity (NaN when no step passed) and the verdict at the edge. */
@@ -81,7 +82,8 @@ public final class CapacitySearch {
     public CapacitySearch(Settings settings, PrintStream out) {
         this.s = settings;
         this.out = out;
-        this.scraper = new MetricsScraper(new okhttp3.OkHttpClient(), Duration.ofSeconds(5));
+        // the targets' pages take the same authentication and TLS as the writes (DESIGN §6)
+        this.scraper = new MetricsScraper(security().configure(new okhttp3.OkHttpClient.Builder()).build(), Duration.ofSeconds(5));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             Process p = current;
             if (p != null && p.isAlive()) {
@@ -96,6 +98,13 @@ public final class CapacitySearch {
         return finish(r);
     }
 
+    /** Authentication and TLS of every request to the --vm-url and --target-metrics-url hosts. */
+    private io.tsdbwriter.sink.http.HttpClientSecurity security() {
+        List<String> urls = new ArrayList<>(s.targetMetricsUrls());
+        urls.add(s.vmUrl());
+        return io.tsdbwriter.sink.http.HttpClientSecurity.of(s.vmHttp(), urls);
+    }
+
     /** Runs the search and returns its result (prints progress as it goes). */
     public Result search() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
@@ -103,8 +112,8 @@ public final class CapacitySearch {
         // the pages given, else the --vm-url host's (both would count one process twice when they are the same)
         List<String> targets = s.targetMetricsUrls().isEmpty() ? List.of(endpoint.metricsUrl())
                 : s.targetMetricsUrls().stream().distinct().toList();
-        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(30), 8, false);
-             KafkaFeeder kafka = new KafkaFeeder(io.tsdbwriter.config.KafkaClientConfig.of(s.bootstrapServers()))) {
+        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(30), 8, false, security());
+             KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();
             if (permits <= 0) {

@@ -50,6 +50,12 @@ public final class CapacityCommand implements Callable<Integer> {
                     "its host's /metrics is the target's unless --target-metrics-url is given (default: ${DEFAULT-VALUE})"})
     String vmUrl;
 
+    @picocli.CommandLine.Mixin
+    VmHttpOptions vmHttp = new VmHttpOptions();
+
+    @picocli.CommandLine.Mixin
+    KafkaClientOptions kafkaClient = new KafkaClientOptions();
+
     @Option(names = "--target-metrics-url", paramLabel = "URL",
             description = {"A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every",
                     "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics.",
@@ -205,11 +211,16 @@ public final class CapacityCommand implements Callable<Integer> {
         if (!args.isEmpty() && args.get(0).equals("capacity")) {
             args.remove(0);
         }
+        // every writer takes the same Kafka client and VictoriaMetrics auth/TLS settings as this command
+        List<String> runArgs = new ArrayList<>(kafkaClient.asArgs());
+        runArgs.addAll(vmHttp.asArgs());
+        runArgs.addAll(writerArgs);
         CapacitySearch.Settings settings = new CapacitySearch.Settings(bootstrapServers, vmUrl, targetMetricsUrls, prefix, partitions, feed,
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart,
-                workDir.toAbsolutePath(), jar, java, writerJvmOptions, writerArgs, "tsdb-writer capacity " + String.join(" ", args),
-                timeBudget);
+                workDir.toAbsolutePath(), jar, java, writerJvmOptions, runArgs, "tsdb-writer capacity "
+                        + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args)),
+                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
         return new CapacitySearch(settings, System.out).run();
     }
 
