@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -48,23 +49,34 @@ final class GroupProgress implements AutoCloseable {
     private final Map<TopicPartition, Long> recordedBegin = new HashMap<>();
 
     /**
-     * @param consumerProps the member's consumer settings; those an Admin client knows (bootstrap, security, …) are used
+     * @param consumerProps the member's consumer settings; those an Admin client knows (bootstrap, security, …) are used,
+     *                      with Kafka's config providers ({@code config.providers*}) that resolve their placeholders
      * @throws KafkaException when the client cannot be made (e.g. no bootstrap server resolves)
      */
     GroupProgress(Map<String, Object> consumerProps, String groupId, List<String> topics) {
+        this.admin = Admin.create(adminProps(consumerProps));
+        this.groupId = groupId;
+        this.topics = List.copyOf(topics);
+    }
+
+    /**
+     * The Admin client's settings from the member's consumer settings: the keys an Admin client knows, Kafka's config
+     * providers ({@code config.providers*}, which resolve the {@code ${file:…}} / {@code ${env:…}} secrets of the others),
+     * this client's id and a 10 s request timeout unless one is given.
+     */
+    static Map<String, Object> adminProps(Map<String, Object> consumerProps) {
         Map<String, Object> p = new HashMap<>();
         Set<String> known = AdminClientConfig.configNames();
         consumerProps.forEach((k, v) -> {
-            if (known.contains(k)) {
+            // config.providers* are not in configNames() but resolve the ${file:…}/${env:…} secrets of the others
+            if (known.contains(k) || k.startsWith(AbstractConfig.CONFIG_PROVIDERS_CONFIG)) {
                 p.put(k, v);
             }
         });
         p.remove(AdminClientConfig.CLIENT_ID_CONFIG);
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-group-progress");
         p.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        this.admin = Admin.create(p);
-        this.groupId = groupId;
-        this.topics = List.copyOf(topics);
+        return p;
     }
 
     /**
