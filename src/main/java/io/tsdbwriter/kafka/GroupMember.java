@@ -206,7 +206,7 @@ public final class GroupMember implements Runnable {
                     throw e;
                 } catch (org.apache.kafka.common.errors.AuthenticationException | org.apache.kafka.common.errors.AuthorizationException e) {
                     throw new KafkaGaveUp("Kafka at " + bootstrap() + " refused this client: " + e.getMessage()
-                            + " (credentials or ACLs, not an outage)");
+                            + " (credentials or ACLs, not an outage: check the security settings of --kafka-config / --kafka-property)");
                 } catch (org.apache.kafka.common.KafkaException e) {
                     kafkaUnreachable(e);
                     synchronized (ackSignal) {
@@ -368,7 +368,8 @@ public final class GroupMember implements Runnable {
         } catch (KafkaGaveUp e) {
             throw e;
         } catch (org.apache.kafka.common.errors.AuthenticationException | org.apache.kafka.common.errors.AuthorizationException e) {
-            log.error("Kafka refused this client: {} (check the security settings of --kafka-config / --kafka-property)", e.getMessage());
+            log.error("Kafka at {} refused this client: {} (credentials or ACLs, not an outage: check the security settings of "
+                    + "--kafka-config / --kafka-property)", bootstrap(), e.getMessage());
             cleanStop = false;
             workers.values().forEach(PartitionWorkers::abandon);
         } catch (RuntimeException e) {
