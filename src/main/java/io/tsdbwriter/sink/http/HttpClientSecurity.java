@@ -148,7 +148,11 @@ public final class HttpClientSecurity {
         public Response intercept(Chain chain) throws IOException {
             Request original = chain.request();
             Response response = chain.proceed(decorate(original));
-            if (response.code() == 401 && !userinfoByOrigin.containsKey(origin(original.url()))) {
+            // a refusal right after a rotation: re-read the secret files and, when they changed, send once more. 400 is in
+            // the list because vmauth 1.79 answers an unknown bearer token with 400, which would otherwise be taken for
+            // a refused body (split and dead-lettered)
+            int code = response.code();
+            if ((code == 401 || code == 403 || code == 400) && !userinfoByOrigin.containsKey(origin(original.url()))) {
                 boolean changed = (passwordFile != null && passwordFile.reload()) | (tokenFile != null && tokenFile.reload());
                 if (changed && (original.body() == null || !original.body().isOneShot())) {
                     response.close();

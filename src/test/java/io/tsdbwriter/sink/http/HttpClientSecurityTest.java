@@ -92,6 +92,29 @@ class HttpClientSecurityTest {
     }
 
     @Test
+    void rotatedTokenIsPickedUpAtVmauths400ForAnUnknownTokenToo() throws Exception {
+        Path token = dir.resolve("token400");
+        Files.writeString(token, "old-token\n");
+        try (MockWebServer s = new MockWebServer()) {
+            s.enqueue(new MockResponse().setResponseCode(204));
+            s.enqueue(new MockResponse().setResponseCode(400).setBody("cannot find the provided auth token"));
+            s.enqueue(new MockResponse().setResponseCode(204));
+            s.enqueue(new MockResponse().setResponseCode(400));
+            OkHttpClient c = HttpClientSecurity.of(cfg(null, null, token, List.of())).configure(new OkHttpClient.Builder()).build();
+            assertThat(get(c, s.url("/").toString())).isEqualTo(204);
+            Path tmp = dir.resolve("token400.new");
+            Files.writeString(tmp, "new-token");
+            Files.move(tmp, token, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            assertThat(get(c, s.url("/").toString())).isEqualTo(204); // 400 with the old token, re-read, sent again
+            s.takeRequest();
+            assertThat(s.takeRequest().getHeader("Authorization")).isEqualTo("Bearer old-token");
+            assertThat(s.takeRequest().getHeader("Authorization")).isEqualTo("Bearer new-token");
+            assertThat(get(c, s.url("/").toString())).isEqualTo(400); // unchanged secret: a real 400 is returned as it is
+            assertThat(s.getRequestCount()).isEqualTo(4);
+        }
+    }
+
+    @Test
     void badSettingsAreOneLineNamingTheFlag() {
         assertThatThrownBy(() -> HttpClientSecurity.of(cfg(null, null, dir.resolve("nope"), List.of())))
                 .hasMessageContaining("--vm-bearer-token-file");
