@@ -11,6 +11,10 @@
 # arguments are passed on, e.g.:
 #   bash scripts/bench.sh --parallelism 6 --time-multiplier 12 --write-mode async --records 10000000
 #   bash scripts/bench.sh --parallelism 6 --time-multiplier 12 --write-mode async --input-rate 80% --duration 5m
+# --with-prometheus (this script's own flag) also starts Prometheus (Debian, out-of-order window 30 d) as a second
+# remote write receiver and runs each remote-write cell into VictoriaMetrics and into Prometheus, in one run:
+#   bash scripts/bench.sh --with-prometheus --output import,remote-write --parallelism 3 --time-multiplier 1,12 \
+#        --write-mode async --records 10000000
 # Environment: DATA_DIR (default <repo>/../shared/data/node-exporter), BENCH_JAVA_OPTS (JVM flags of the bench
 # process), STACK_START_TIMEOUT seconds (default 240), MVN_OFFLINE=1 (build with mvn -o).
 set -euo pipefail
@@ -20,12 +24,19 @@ cd "$REPO_ROOT"
 
 DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
 OUT="$REPO_ROOT/target/bench"
+WITH_PROMETHEUS=0
+PASS=()
+for arg in "$@"; do
+  if [ "$arg" = --with-prometheus ]; then WITH_PROMETHEUS=1; else PASS+=("$arg"); fi
+done
+set -- "${PASS[@]}"
 
 stop_local_stack_on_exit
 
 find_java
 ensure_maven
 ensure_victoria_metrics
+if [ "$WITH_PROMETHEUS" = 1 ]; then ensure_prometheus; fi
 [ -d "$DATA_DIR" ] || die "no directory $DATA_DIR (set DATA_DIR to a directory of node_exporter scrapes)"
 if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list 2>/dev/null | head -n 1)" ] && _can_root; then
   # the PNG chart needs one font; without one the bench skips the chart (a subshell: apt_install exits on failure)
@@ -38,9 +49,10 @@ build_test_classpath "$REPO_ROOT/target/bench-build.log"
 log "== start a real Kafka broker (KRaft) and VictoriaMetrics on free loopback ports"
 rm -rf "$OUT"
 mkdir -p "$OUT"
-start_local_stack "$OUT"
+STACK_PROMETHEUS=$WITH_PROMETHEUS start_local_stack "$OUT"
 log "Kafka:           $BOOTSTRAP_SERVERS"
 log "VictoriaMetrics: $VM_URL"
+if [ "$WITH_PROMETHEUS" = 1 ]; then log "Prometheus:      $PROMETHEUS_URL"; fi
 log "load: $(cut -d' ' -f1-3 /proc/loadavg) (other processes on this machine skew the figures; the table's CSV has each cell's load)"
 
 # defaults, each dropped when the same flag is among the arguments
@@ -53,6 +65,9 @@ for ((i = 0; i < ${#DEFAULTS[@]}; i += 2)); do
   if ! has_flag "${DEFAULTS[i]}" "$@"; then ARGS+=("${DEFAULTS[i]}" "${DEFAULTS[i + 1]}"); fi
 done
 for flag in $(quiet_jvm_flags); do ARGS+=("--writer-jvm-option=$flag"); done
+if [ "$WITH_PROMETHEUS" = 1 ] && ! has_flag --remote-write-url "$@"; then
+  ARGS+=(--remote-write-url "$VM_URL/api/v1/write" --remote-write-url "$PROMETHEUS_URL/api/v1/write")
+fi
 
 # shellcheck disable=SC2046,SC2086 # word splitting of the JVM flags is intended
 "$JAVA_HOME/bin/java" $(quiet_jvm_flags) -Xmx2g ${BENCH_JAVA_OPTS:-} -jar "$REPO_ROOT/target/tsdb-writer.jar" bench \

@@ -239,6 +239,7 @@ start_local_stack() {
   shift
   for t in "$@"; do topic_args+=(--topic "$t"); done
   for t in ${VM_EXTRA_FLAGS:-}; do topic_args+=(--vm-flag "$t"); done # e.g. VM_EXTRA_FLAGS=-maxConcurrentInserts=4
+  if [ "${STACK_PROMETHEUS:-0}" = 1 ]; then topic_args+=(--prometheus); fi # a Prometheus remote write receiver too
   local env_file="$dir/stack.env" stack_log="$dir/stack.log" timeout="${STACK_START_TIMEOUT:-240}"
   mkdir -p "$dir"
   rm -f "$env_file"
@@ -268,8 +269,9 @@ start_local_stack() {
   done
   BOOTSTRAP_SERVERS=$(sed -n 's/^BOOTSTRAP_SERVERS=//p' "$env_file")
   VM_URL=$(sed -n 's/^VM_URL=//p' "$env_file")
+  PROMETHEUS_URL=$(sed -n 's/^PROMETHEUS_URL=//p' "$env_file")
   if [ -z "$BOOTSTRAP_SERVERS" ] || [ -z "$VM_URL" ]; then die "incomplete $env_file"; fi
-  export BOOTSTRAP_SERVERS VM_URL
+  export BOOTSTRAP_SERVERS VM_URL PROMETHEUS_URL
 }
 
 # Stops the stack started by start_local_stack (idempotent): end of its stdin, SIGTERM, up to 60 s, then kill -9.

@@ -8,12 +8,28 @@ package io.tsdbwriter.bench;
  * @param instanceMultiplier N ({@code run --instance-multiplier})
  * @param writeMode          {@code async} or {@code sync} ({@code run --write-mode})
  * @param output             {@code import} or {@code remote-write} ({@code run --output})
+ * @param receiver           the remote write URL of a remote-write cell ({@code run --remote-write-url}); null for import
+ *                           and for a remote-write cell whose receiver the runner's default names
  */
-public record BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output) {
+public record BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output, String receiver) {
 
     /** A cell of the import output. */
     public BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode) {
         this(parallelism, timeMultiplier, instanceMultiplier, writeMode, "import");
+    }
+
+    /** A cell of the given output, its receiver the runner's default. */
+    public BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output) {
+        this(parallelism, timeMultiplier, instanceMultiplier, writeMode, output, null);
+    }
+
+    /** {@code remote-write}, or {@code remote-write → host:port} when the cell names its receiver; {@code import}. */
+    public String outputLabel() {
+        if (!remoteWrite() || receiver == null) {
+            return output;
+        }
+        java.net.URI u = java.net.URI.create(receiver);
+        return output + " → " + (u.getHost() == null ? receiver : u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort()));
     }
 
     /** True for {@code --output remote-write}. */
@@ -33,7 +49,7 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
 
     /** {@code async P=3 M=12 N=1}. */
     public String label() {
-        return writeMode + (remoteWrite() ? " remote-write" : "") + " P=" + parallelism + " M=" + timeMultiplier + " N=" + instanceMultiplier;
+        return writeMode + (remoteWrite() ? " " + outputLabel() : "") + " P=" + parallelism + " M=" + timeMultiplier + " N=" + instanceMultiplier;
     }
 
     /**

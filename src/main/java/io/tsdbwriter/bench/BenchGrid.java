@@ -95,10 +95,26 @@ public final class BenchGrid {
     /** Every combination, ordered by N, M, P, write mode, then output (each list in its given order). */
     public static List<BenchCell> cells(List<Integer> parallelism, List<Integer> timeMultipliers, List<Integer> instanceMultipliers,
                                         List<String> writeModes, List<String> outputs) {
+        return cells(parallelism, timeMultipliers, instanceMultipliers, writeModes, outputs, List.of());
+    }
+
+    /**
+     * Every combination, ordered by N, M, P, write mode, output, then receiver: with two or more
+     * {@code remoteWriteUrls} each remote-write cell is run once per receiver (in the given order), so that receivers are
+     * measured in one run; with one or none the remote-write cells name no receiver (the runner's default).
+     */
+    public static List<BenchCell> cells(List<Integer> parallelism, List<Integer> timeMultipliers, List<Integer> instanceMultipliers,
+                                        List<String> writeModes, List<String> outputs, List<String> remoteWriteUrls) {
         List<BenchCell> cells = new ArrayList<>();
         for (BenchCell c : cells(parallelism, timeMultipliers, instanceMultipliers, writeModes)) {
             for (String o : outputs) {
-                cells.add(new BenchCell(c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o));
+                if ("remote-write".equals(o) && remoteWriteUrls.size() > 1) {
+                    for (String url : remoteWriteUrls) {
+                        cells.add(new BenchCell(c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o, url));
+                    }
+                } else {
+                    cells.add(new BenchCell(c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o));
+                }
             }
         }
         return List.copyOf(cells);

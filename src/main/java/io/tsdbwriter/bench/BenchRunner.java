@@ -75,7 +75,7 @@ public final class BenchRunner {
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
                     s.cellTimeout(), s.settleMax(), s.remoteWriteUrl()), vm,
-                    new VmProbe(client.http(), VmEndpoint.remoteWrite(s.remoteWriteUrl())));
+                    url -> new VmProbe(client.http(), VmEndpoint.remoteWrite(url)));
             List<CeilingResult> ceilings = new ArrayList<>();
             List<CellResult> results = new ArrayList<>();
             int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));

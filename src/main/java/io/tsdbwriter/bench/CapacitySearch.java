@@ -132,7 +132,7 @@ public final class CapacitySearch {
             }
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), Math.max(0, s.writePermits()), s.batchSamples(), s.segmentSize(), s.extraRunArgs(),
-                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null), vm, vm);
+                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null), vm, url -> vm);
             Iterator<SourcePoint> points = s.feed().cycle();
             double rate = s.startRate().relative() ? probe(kafka, runner, points) * s.startRate().value() : s.startRate().value();
             int m = s.timeMultiplier();

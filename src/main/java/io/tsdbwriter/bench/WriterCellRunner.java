@@ -32,11 +32,11 @@ final class WriterCellRunner {
 
     private final Settings s;
     private final VmProbe vm;
-    /** The receiver of the remote-write cells (its own {@code /metrics}: CPU of Prometheus or VictoriaMetrics). */
-    private final VmProbe remoteWriteReceiver;
+    /** The receiver of a remote-write cell by its URL (its own {@code /metrics}: CPU of Prometheus or VictoriaMetrics). */
+    private final java.util.function.Function<String, VmProbe> remoteWriteReceiver;
     private volatile Process current;
 
-    WriterCellRunner(Settings settings, VmProbe vm, VmProbe remoteWriteReceiver) {
+    WriterCellRunner(Settings settings, VmProbe vm, java.util.function.Function<String, VmProbe> remoteWriteReceiver) {
         this.s = settings;
         this.vm = vm;
         this.remoteWriteReceiver = remoteWriteReceiver;
@@ -70,7 +70,7 @@ final class WriterCellRunner {
             cmd.add("--stop-at-end");
         }
         if (cell.remoteWrite()) {
-            cmd.addAll(List.of("--output", "remote-write", "--remote-write-url", s.remoteWriteUrl()));
+            cmd.addAll(List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl(cell)));
         }
         cmd.addAll(s.extraRunArgs());
         return cmd;
@@ -88,6 +88,10 @@ final class WriterCellRunner {
         boolean named = jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:AOTCache") || o.startsWith("-XX:AOTMode"));
         return javaFeature >= 25 && !named && Files.isRegularFile(cache)
                 ? List.of("-XX:AOTCache=" + cache, "-Xlog:aot=off") : List.of();
+    }
+
+    private String remoteWriteUrl(BenchCell cell) {
+        return cell.receiver() != null ? cell.receiver() : s.remoteWriteUrl();
     }
 
     /** Runs a backlog cell: the writer consumes the whole topic with a fresh group and exits. */
@@ -114,7 +118,7 @@ final class WriterCellRunner {
         Files.deleteIfExists(summary);
         List<String> cmd = command(cell, topic, groupId, summary, live == null);
         Files.writeString(log, "# " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
-        VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver : this.vm;
+        VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver.apply(remoteWriteUrl(cell)) : this.vm;
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

@@ -74,9 +74,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--remote-write-url", paramLabel = "URL",
             description = "Remote write URL of the remote-write cells (default: <vm-url>/api/v1/write); e.g. a Prometheus "
-                    + "http://127.0.0.1:9090/api/v1/write. Ceilings are measured at --vm-url (import bodies); the receiver CPU of "
-                    + "remote-write cells is process_cpu_seconds_total of this URL host's /metrics")
-    String remoteWriteUrl;
+                    + "http://127.0.0.1:9090/api/v1/write. Repeatable: each remote-write cell then runs once per URL, so that "
+                    + "receivers are compared in one run. Ceilings are measured at --vm-url (import bodies); the receiver CPU of "
+                    + "remote-write cells is process_cpu_seconds_total of the URL host's /metrics")
+    List<String> remoteWriteUrls = new ArrayList<>();
 
     @Option(names = "--source", defaultValue = "real", paramLabel = "real|synthetic",
             description = "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
@@ -190,7 +191,14 @@ public final class BenchCommand implements Callable<Integer> {
                 BenchGrid.parsePositiveInts("--parallelism", parallelism, 1000),
                 BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, 3600),
                 BenchGrid.parsePositiveInts("--instance-multiplier", instanceMultipliers, 100_000),
-                BenchGrid.parseWriteModes(writeModes), BenchGrid.parseOutputs(outputs));
+                BenchGrid.parseWriteModes(writeModes), BenchGrid.parseOutputs(outputs), remoteWriteUrls);
+        for (String url : remoteWriteUrls) {
+            try {
+                io.tsdbwriter.sink.victoriametrics.VmEndpoint.remoteWrite(url);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--remote-write-url: " + e.getMessage());
+            }
+        }
         InputRate rate = inputRate == null ? null : InputRate.parse(inputRate);
         if (records < 1) {
             throw new ParameterException(spec.commandLine(), "--records must be >= 1");
@@ -220,7 +228,7 @@ public final class BenchCommand implements Callable<Integer> {
                 rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, segmentSize, csv, chart,
                 workDir.toAbsolutePath(), jar, java, writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
-                remoteWriteUrl != null ? remoteWriteUrl : vmUrl.replaceAll("/+$", "") + "/api/v1/write");
+                remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0));
         int rc = new BenchRunner(settings, System.out).run();
         return telegraf == null ? rc : Math.max(rc, runPeer(telegraf, settings));
     }

@@ -85,4 +85,17 @@ class BenchGridTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchGrid.parseOutputs("import,import")).hasMessageContaining("twice");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchGrid.parseOutputs("json")).hasMessageContaining("--output");
     }
+
+    @Test
+    void twoRemoteWriteUrlsRunEachRemoteWriteCellOncePerReceiverInOneRun() {
+        String vm = "http://127.0.0.1:8428/api/v1/write";
+        String prometheus = "http://127.0.0.1:9090/api/v1/write";
+        List<BenchCell> cells = BenchGrid.cells(List.of(3), List.of(12), List.of(1), List.of("async"),
+                BenchGrid.parseOutputs("import,remote-write"), List.of(vm, prometheus));
+        assertThat(cells).containsExactly(new BenchCell(3, 12, 1, "async", "import"),
+                new BenchCell(3, 12, 1, "async", "remote-write", vm), new BenchCell(3, 12, 1, "async", "remote-write", prometheus));
+        assertThat(cells.get(2).label()).isEqualTo("async remote-write → 127.0.0.1:9090 P=3 M=12 N=1");
+        assertThat(BenchGrid.cells(List.of(3), List.of(12), List.of(1), List.of("async"), List.of("remote-write"), List.of(vm)))
+                .containsExactly(new BenchCell(3, 12, 1, "async", "remote-write"));
+    }
 }

@@ -34,8 +34,12 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * java -cp target/test-classes:$(cat target/test.classpath) io.tsdbwriter.it.support.LocalStack \
- *      WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]... [--no-stdin] [--exit-with-parent]
+ *      WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]... [--prometheus] [--no-stdin] [--exit-with-parent]
  * </pre>
+ *
+ * <p>{@code --prometheus} also starts a {@link PrometheusServer} ({@code <workDir>/prometheus/}, remote write receiver,
+ * out-of-order window 30 days) and adds {@code PROMETHEUS_URL=} to the env file: a second remote write receiver for
+ * {@code bench --output remote-write}.
  *
  * <p>The env file gets {@code BOOTSTRAP_SERVERS=}, {@code VM_URL=}, {@code KAFKA_LOG=}, {@code VM_LOG=},
  * {@code STACK_PID=} lines, written to a temp file and moved into place atomically once both servers are ready and
@@ -93,12 +97,18 @@ public final class LocalStack implements AutoCloseable {
 
     /** Writes the env file described in the class doc (temp file + atomic move). */
     public void writeEnvFile(Path envFile) {
+        writeEnvFile(envFile, Map.of());
+    }
+
+    /** Writes the env file described in the class doc with {@code extra} lines after the stack's own. */
+    public void writeEnvFile(Path envFile, Map<String, String> extra) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("BOOTSTRAP_SERVERS", bootstrapServers());
         env.put("VM_URL", vmUrl());
         env.put("KAFKA_LOG", kafka.logFile().toString());
         env.put("VM_LOG", vm.logFile().toString());
         env.put("STACK_PID", Long.toString(ProcessHandle.current().pid()));
+        env.putAll(extra);
         StringBuilder text = new StringBuilder();
         env.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
         Path target = envFile.toAbsolutePath();
@@ -148,6 +158,7 @@ public final class LocalStack implements AutoCloseable {
         List<String> vmFlags = new ArrayList<>();
         boolean watchStdin = true;
         boolean exitWithParent = false;
+        boolean prometheus = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -162,6 +173,7 @@ public final class LocalStack implements AutoCloseable {
                     }
                 }
                 case "--vm-flag" -> vmFlags.add(requireValue(args, ++i, arg));
+                case "--prometheus" -> prometheus = true;
                 case "--no-stdin" -> watchStdin = false;
                 case "--exit-with-parent" -> exitWithParent = true;
                 case "-h", "--help" -> usage(null);
@@ -187,14 +199,21 @@ public final class LocalStack implements AutoCloseable {
             System.exit(1);
             return;
         }
+        PrometheusServer[] receiver = new PrometheusServer[1];
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.err.println("LocalStack: stopping Kafka and VictoriaMetrics");
+            if (receiver[0] != null) {
+                receiver[0].close();
+            }
             stack.close();
             System.err.println("LocalStack: stopped");
         }, "localstack-shutdown"));
         try {
             topics.forEach((name, partitions) -> stack.kafka().createTopic(name, partitions));
-            stack.writeEnvFile(envFile);
+            if (prometheus) {
+                receiver[0] = PrometheusServer.start(workDir.resolve("prometheus"), java.time.Duration.ofDays(30));
+            }
+            stack.writeEnvFile(envFile, prometheus ? Map.of("PROMETHEUS_URL", receiver[0].url()) : Map.of());
         } catch (RuntimeException e) {
             System.err.println("LocalStack: " + e.getMessage());
             System.exit(1);
@@ -241,7 +260,7 @@ public final class LocalStack implements AutoCloseable {
             System.err.println("LocalStack: " + problem);
         }
         System.err.println("usage: LocalStack WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]..."
-                + " [--no-stdin] [--exit-with-parent]");
+                + " [--prometheus] [--no-stdin] [--exit-with-parent]");
         System.exit(problem == null ? 0 : 2);
     }
 
