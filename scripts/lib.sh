@@ -212,15 +212,22 @@ quiet_jvm_flags() {
   fi
 }
 
-# mvn package -DskipTests, then the test-scope classpath into target/test.classpath (for LocalStack and JMH).
+# mvn package -DskipTests (unless the jar is up to date), then the test-scope classpath into target/test.classpath (for LocalStack and JMH).
 # Offline (-o) when MVN_OFFLINE=1. Output goes to $1; its tail is printed when a step fails.
 build_test_classpath() {
   local build_log=$1 offline=()
   [ "${MVN_OFFLINE:-0}" = 1 ] && offline=(-o)
   mkdir -p "$(dirname "$build_log")"
   : >"$build_log"
-  local args
-  for args in "package -DskipTests" "dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath"; do
+  local args steps=("package -DskipTests")
+  # an up-to-date jar is kept as it is: every `mvn package` writes a new jar, and a new jar makes its AOT cache
+  # (scripts/aot-cache.sh) stale. Up to date = nothing under src/ nor pom.xml is newer than it, and test classes exist.
+  if [ -f target/tsdb-writer.jar ] && [ -d target/test-classes ] && [ -z "$(find src pom.xml -newer target/tsdb-writer.jar -print -quit)" ]; then
+    printf '+ target/tsdb-writer.jar is up to date: not rebuilt\n' >&2
+    steps=()
+  fi
+  steps+=("dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test.classpath")
+  for args in "${steps[@]}"; do
     printf '+ mvn %s\n' "$args" >&2
     # shellcheck disable=SC2086 # args is a fixed word list
     if ! mvn -B -ntp "${offline[@]}" $args >>"$build_log" 2>&1 3>&-; then
