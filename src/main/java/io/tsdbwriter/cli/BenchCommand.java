@@ -150,10 +150,12 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--writer-jar", paramLabel = "JAR", description = "Jar to run the writers from (default: the jar this command runs from)")
     Path writerJar;
 
-    @Option(names = "--writer-jvm-option", paramLabel = "OPTION", description = "JVM option for every writer process (repeatable), e.g. -Xmx512m")
+    @Option(names = "--writer-jvm-option", paramLabel = "OPTION", parameterConsumer = VerbatimParameter.class, description = "JVM option for every writer process (repeatable), e.g. -Xmx512m")
     List<String> writerJvmOptions = new ArrayList<>();
 
-    @Option(names = "--writer-arg", paramLabel = "ARG", description = "Extra argument for every writer's run command (repeatable)")
+    @Option(names = "--writer-arg", paramLabel = "ARG", parameterConsumer = VerbatimParameter.class,
+            description = "Extra argument for every writer's run command (repeatable; taken verbatim, e.g. "
+                    + "--writer-arg=--kafka-property=check.crcs=false)")
     List<String> writerArgs = new ArrayList<>();
 
     @Option(names = "--cell-timeout", defaultValue = "15m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
