@@ -130,7 +130,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch-samples", defaultValue = "10000", description = "Samples per import request, writer and ceiling (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
-    @Option(names = "--segment-size", defaultValue = "10000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
+    @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
     long segmentSize;
 
     @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",

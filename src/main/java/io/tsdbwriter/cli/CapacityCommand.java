@@ -130,7 +130,7 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--batch-samples", defaultValue = "10000", description = "The writers' --batch-samples (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
-    @Option(names = "--segment-size", defaultValue = "10000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
+    @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
     long segmentSize;
 
     @Option(names = "--data-dir", defaultValue = "../shared/data/node-exporter", paramLabel = "DIR",

@@ -82,7 +82,7 @@ final class RunCommand implements Callable<Integer> {
             description = "SegmentConsumers per partition, each with its own Kafka consumer (default: ${DEFAULT-VALUE})")
     int parallelism;
 
-    @Option(names = "--segment-size", defaultValue = "10000", paramLabel = "RECORDS",
+    @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS",
             description = "Offsets per segment; commits happen at segment ends; a crash replays at most P segments (default: ${DEFAULT-VALUE})")
     long segmentSize;
 

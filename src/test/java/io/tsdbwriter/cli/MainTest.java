@@ -189,7 +189,7 @@ class MainTest {
         assertThat(cfg.instanceMultiplier()).isEqualTo(1);
         assertThat(cfg.sourceInterval()).isEqualTo(Duration.ofSeconds(60));
         assertThat(cfg.parallelism()).isEqualTo(1);
-        assertThat(cfg.segmentSize()).isEqualTo(10_000);
+        assertThat(cfg.segmentSize()).isEqualTo(50_000);
         assertThat(cfg.maxConcurrentWrites()).isZero();
         assertThat(cfg.maxRetries()).isEqualTo(5);
         assertThat(cfg.onWriteFailure()).isEqualTo(OnWriteFailure.PAUSE);
