@@ -7,7 +7,6 @@ import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import io.tsdbwriter.produce.SyntheticInput;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,6 +46,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
             description = "VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth (default: http://localhost:8428)")
     String vmUrl;
+
+    @picocli.CommandLine.Mixin
+    WriterProcessOptions writers = new WriterProcessOptions();
 
     @picocli.CommandLine.Mixin
     VmHttpOptions vmHttp = new VmHttpOptions();
@@ -103,7 +105,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--input-rate", paramLabel = "R|PCT%",
             description = {"Live mode: produce R points/s while the writer runs (--duration), efficiency = written / expected.",
-                    "PCT% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs",
+                    "PCT%% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs",
                     "on the backlog first, then live). Default: backlog only"})
     String inputRate;
 
@@ -130,8 +132,6 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch-samples", defaultValue = "10000", description = "Samples per import request, writer and ceiling (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
-    @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
-    long segmentSize;
 
     @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
             description = "Interval of the source points (synthetic spacing; base of M) (default: ${DEFAULT-VALUE})")
@@ -147,16 +147,8 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Each writer's log and summary go here (default: ${DEFAULT-VALUE})")
     Path workDir;
 
-    @Option(names = "--writer-jar", paramLabel = "JAR", description = "Jar to run the writers from (default: the jar this command runs from)")
-    Path writerJar;
 
-    @Option(names = "--writer-jvm-option", paramLabel = "OPTION", parameterConsumer = VerbatimParameter.class, description = "JVM option for every writer process (repeatable), e.g. -Xmx512m")
-    List<String> writerJvmOptions = new ArrayList<>();
 
-    @Option(names = "--writer-arg", paramLabel = "ARG", parameterConsumer = VerbatimParameter.class,
-            description = "Extra argument for every writer's run command (repeatable; taken verbatim, e.g. "
-                    + "--writer-arg=--kafka-property=check.crcs=false)")
-    List<String> writerArgs = new ArrayList<>();
 
     @Option(names = "--cell-timeout", defaultValue = "15m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
             description = "A writer still running after this is stopped and its cell marked failed (default: ${DEFAULT-VALUE})")
@@ -205,7 +197,7 @@ public final class BenchCommand implements Callable<Integer> {
         if (records < 1) {
             throw new ParameterException(spec.commandLine(), "--records must be >= 1");
         }
-        if (partitions < 1 || batchSamples < 1 || segmentSize < 1) {
+        if (partitions < 1 || batchSamples < 1 || writers.segmentSize < 1) {
             throw new ParameterException(spec.commandLine(), "--partitions, --batch-samples and --segment-size must be >= 1");
         }
         new io.tsdbwriter.sink.victoriametrics.VmEndpoint(vmUrl);
@@ -215,7 +207,7 @@ public final class BenchCommand implements Callable<Integer> {
                     SyntheticInput.alignedNow(System.currentTimeMillis(), sourceInterval.toMillis()), sourceInterval.toMillis());
             default -> throw new ParameterException(spec.commandLine(), "--source must be real or synthetic, got '" + source + "'");
         };
-        Path jar = writerJar != null ? writerJar.toAbsolutePath() : ownJar();
+        Path jar = writers.jar(spec);
         List<String> java = List.of(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         String t = topic != null ? topic : "tsdb-writer-bench-" + System.currentTimeMillis() / 1000;
         List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
@@ -225,10 +217,10 @@ public final class BenchCommand implements Callable<Integer> {
         String commandLine = "tsdb-writer bench " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args));
         List<String> runArgs = new ArrayList<>(kafkaClient.asArgs());
         runArgs.addAll(vmHttp.asArgs());
-        runArgs.addAll(writerArgs);
+        runArgs.addAll(writers.writerArgs);
         BenchRunner.Settings settings = new BenchRunner.Settings(bootstrapServers, vmUrl, t, partitions, cells, feed, sourceInterval.toMillis(),
-                rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, segmentSize, csv, chart,
-                workDir.toAbsolutePath(), jar, java, writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
+                rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, writers.segmentSize, csv, chart,
+                workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
                 remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0));
         int rc = new BenchRunner(settings, System.out).run();
@@ -278,22 +270,6 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "no *.prom files in " + dataDir);
             }
             return files;
-        }
-    }
-
-    /** The jar this class was loaded from. */
-    private Path ownJar() {
-        try {
-            Path p = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            if (!Files.isRegularFile(p) || !p.toString().endsWith(".jar")) {
-                throw new ParameterException(spec.commandLine(), "not running from a jar (" + p + "): give --writer-jar target/tsdb-writer.jar");
-            }
-            return p;
-        } catch (URISyntaxException | RuntimeException e) {
-            if (e instanceof ParameterException pe) {
-                throw pe;
-            }
-            throw new ParameterException(spec.commandLine(), "cannot locate this jar: give --writer-jar (" + e.getMessage() + ")");
         }
     }
 }

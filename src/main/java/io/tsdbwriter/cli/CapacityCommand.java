@@ -4,7 +4,6 @@ import io.tsdbwriter.bench.CapacitySearch;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,6 +50,9 @@ public final class CapacityCommand implements Callable<Integer> {
     String vmUrl;
 
     @picocli.CommandLine.Mixin
+    WriterProcessOptions writers = new WriterProcessOptions();
+
+    @picocli.CommandLine.Mixin
     VmHttpOptions vmHttp = new VmHttpOptions();
 
     @picocli.CommandLine.Mixin
@@ -75,7 +77,7 @@ public final class CapacityCommand implements Callable<Integer> {
     String vary;
 
     @Option(names = "--start-rate", defaultValue = "100%", paramLabel = "R|PCT%",
-            description = {"Input of the first step in points/s, or PCT% of the throughput a writer reaches on a pre-loaded",
+            description = {"Input of the first step in points/s, or PCT%% of the throughput a writer reaches on a pre-loaded",
                     "backlog of --probe-records points (measured first; pessimistic, as its writer registers every series anew)",
                     "(default: ${DEFAULT-VALUE})"})
     String startRate;
@@ -130,8 +132,6 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--batch-samples", defaultValue = "10000", description = "The writers' --batch-samples (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
-    @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
-    long segmentSize;
 
     @Option(names = "--data-dir", defaultValue = "../shared/data/node-exporter", paramLabel = "DIR",
             description = "Directory of *.prom node_exporter scrapes, replicated across instances (default: ${DEFAULT-VALUE})")
@@ -142,7 +142,7 @@ public final class CapacityCommand implements Callable<Integer> {
     long records;
 
     @Option(names = "--probe-records", defaultValue = "500000", paramLabel = "R",
-            description = "With a PCT% --start-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
+            description = "With a PCT%% --start-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
     long probeRecords;
 
     @Option(names = "--drain-timeout", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
@@ -159,16 +159,8 @@ public final class CapacityCommand implements Callable<Integer> {
             description = "Each step's writer log and summary go here (default: ${DEFAULT-VALUE})")
     Path workDir;
 
-    @Option(names = "--writer-jar", paramLabel = "JAR", description = "Jar to run the writers from (default: the jar this command runs from)")
-    Path writerJar;
 
-    @Option(names = "--writer-jvm-option", paramLabel = "OPTION", parameterConsumer = VerbatimParameter.class, description = "JVM option for every writer process (repeatable), e.g. -Xmx512m")
-    List<String> writerJvmOptions = new ArrayList<>();
 
-    @Option(names = "--writer-arg", paramLabel = "ARG", parameterConsumer = VerbatimParameter.class,
-            description = "Extra argument for every writer's run command (repeatable; taken verbatim, e.g. "
-                    + "--writer-arg=--kafka-property=check.crcs=false)")
-    List<String> writerArgs = new ArrayList<>();
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -190,7 +182,7 @@ public final class CapacityCommand implements Callable<Integer> {
         if (stepDuration.isZero() || warmUp.compareTo(stepDuration) >= 0) {
             throw bad("--warm-up (" + warmUp + ") must be shorter than --step-duration (" + stepDuration + ")");
         }
-        if (maxSteps < 1 || refineSteps < 0 || partitions < 1 || batchSamples < 1 || segmentSize < 1 || records < 1 || probeRecords < 1) {
+        if (maxSteps < 1 || refineSteps < 0 || partitions < 1 || batchSamples < 1 || writers.segmentSize < 1 || records < 1 || probeRecords < 1) {
             throw bad("--max-steps, --partitions, --batch-samples, --segment-size, --records and --probe-records must be >= 1,"
                     + " --refine-steps >= 0");
         }
@@ -206,7 +198,7 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad(e.getMessage());
         }
         SourceFeed feed = SourceFeed.real(promFiles(), records, "node");
-        Path jar = writerJar != null ? writerJar.toAbsolutePath() : ownJar();
+        Path jar = writers.jar(spec);
         List<String> java = List.of(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         String prefix = topic != null ? topic : "tsdb-writer-capacity-" + System.currentTimeMillis() / 1000;
         List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
@@ -216,11 +208,11 @@ public final class CapacityCommand implements Callable<Integer> {
         // every writer takes the same Kafka client and VictoriaMetrics auth/TLS settings as this command
         List<String> runArgs = new ArrayList<>(kafkaClient.asArgs());
         runArgs.addAll(vmHttp.asArgs());
-        runArgs.addAll(writerArgs);
+        runArgs.addAll(writers.writerArgs);
         CapacitySearch.Settings settings = new CapacitySearch.Settings(bootstrapServers, vmUrl, targetMetricsUrls, prefix, partitions, feed,
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
-                maxConcurrentWrites, batchSamples, segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart,
-                workDir.toAbsolutePath(), jar, java, writerJvmOptions, runArgs, "tsdb-writer capacity "
+                maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart,
+                workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, "tsdb-writer capacity "
                         + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args)),
                 timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
         return new CapacitySearch(settings, System.out).run();
@@ -256,21 +248,6 @@ public final class CapacityCommand implements Callable<Integer> {
                 throw bad("no *.prom files in " + dataDir);
             }
             return files;
-        }
-    }
-
-    private Path ownJar() {
-        try {
-            Path p = Path.of(CapacityCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            if (!Files.isRegularFile(p) || !p.toString().endsWith(".jar")) {
-                throw bad("not running from a jar (" + p + "): give --writer-jar target/tsdb-writer.jar");
-            }
-            return p;
-        } catch (URISyntaxException | RuntimeException e) {
-            if (e instanceof ParameterException pe) {
-                throw pe;
-            }
-            throw bad("cannot locate this jar: give --writer-jar (" + e.getMessage() + ")");
         }
     }
 }

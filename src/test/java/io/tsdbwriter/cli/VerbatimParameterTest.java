@@ -13,8 +13,8 @@ class VerbatimParameterTest {
         BenchCommand cmd = new BenchCommand();
         new CommandLine(cmd).parseArgs("--writer-arg=--kafka-property=check.crcs=false", "--writer-arg", "--max-inflight-bytes=16MiB",
                 "--writer-jvm-option=-Xmx96m", "--writer-jvm-option", "-XX:+UseSerialGC", "--records", "5");
-        assertThat(cmd.writerArgs).containsExactly("--kafka-property=check.crcs=false", "--max-inflight-bytes=16MiB");
-        assertThat(cmd.writerJvmOptions).containsExactly("-Xmx96m", "-XX:+UseSerialGC");
+        assertThat(cmd.writers.writerArgs).containsExactly("--kafka-property=check.crcs=false", "--max-inflight-bytes=16MiB");
+        assertThat(cmd.writers.writerJvmOptions).containsExactly("-Xmx96m", "-XX:+UseSerialGC");
         assertThat(cmd.records).isEqualTo(5);
     }
 
@@ -22,8 +22,8 @@ class VerbatimParameterTest {
     void capacityTakesThemVerbatimToo() {
         CapacityCommand cmd = new CapacityCommand();
         new CommandLine(cmd).parseArgs("--writer-arg=--kafka-property=fetch.min.bytes=1", "--writer-jvm-option=-Xmx96m");
-        assertThat(cmd.writerArgs).containsExactly("--kafka-property=fetch.min.bytes=1");
-        assertThat(cmd.writerJvmOptions).containsExactly("-Xmx96m");
+        assertThat(cmd.writers.writerArgs).containsExactly("--kafka-property=fetch.min.bytes=1");
+        assertThat(cmd.writers.writerJvmOptions).containsExactly("-Xmx96m");
     }
 
     @Test

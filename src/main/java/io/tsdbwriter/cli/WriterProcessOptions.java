@@ -1,0 +1,56 @@
+package io.tsdbwriter.cli;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * How {@code bench} and {@code capacity} start their writer processes ({@code java [--writer-jvm-option…] -jar
+ * <--writer-jar> run … [--writer-arg…]}): one declaration for both commands (a picocli mixin). Not thread-safe; filled
+ * by picocli once per parse.
+ */
+public final class WriterProcessOptions {
+
+    @Option(names = "--writer-jar", paramLabel = "JAR", description = "Jar to run the writers from (default: the jar this command runs from)")
+    Path writerJar;
+
+    @Option(names = "--writer-jvm-option", paramLabel = "OPTION", parameterConsumer = VerbatimParameter.class,
+            description = "JVM option for every writer process (repeatable; taken verbatim), e.g. -Xmx512m")
+    List<String> writerJvmOptions = new ArrayList<>();
+
+    @Option(names = "--writer-arg", paramLabel = "ARG", parameterConsumer = VerbatimParameter.class,
+            description = "Extra argument for every writer's run command (repeatable; taken verbatim, e.g. "
+                    + "--writer-arg=--kafka-property=check.crcs=false)")
+    List<String> writerArgs = new ArrayList<>();
+
+    @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
+    long segmentSize;
+
+    /**
+     * The jar the writers run from: {@code --writer-jar} made absolute, else the jar this class was loaded from.
+     *
+     * @throws ParameterException when no {@code --writer-jar} was given and this code does not run from a jar
+     */
+    Path jar(CommandSpec spec) {
+        if (writerJar != null) {
+            return writerJar.toAbsolutePath();
+        }
+        try {
+            Path p = Path.of(WriterProcessOptions.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (!Files.isRegularFile(p) || !p.toString().endsWith(".jar")) {
+                throw new ParameterException(spec.commandLine(), "not running from a jar (" + p + "): give --writer-jar target/tsdb-writer.jar");
+            }
+            return p;
+        } catch (URISyntaxException | RuntimeException e) {
+            if (e instanceof ParameterException pe) {
+                throw pe;
+            }
+            throw new ParameterException(spec.commandLine(), "cannot locate this jar: give --writer-jar (" + e.getMessage() + ")");
+        }
+    }
+}
