@@ -303,4 +303,18 @@ class MainTest {
                 "TSDB_WRITER_REMOTE_WRITE_URL", "http://p:9090/api/v1/write"))).parseArgs("--topic", "t");
         assertThat(fromEnv.toConfig().writeUrls()).containsExactly("http://p:9090/api/v1/write");
     }
+
+    @Test
+    void everySubcommandsHelpRendersWithoutPicocliFormatWarnings() {
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        try {
+            System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+            Main.commandLine().getSubcommands().values().forEach(CommandLine::getUsageMessage);
+        } finally {
+            System.setErr(err);
+        }
+        // a bare % in a description (PCT%) made picocli print "[picocli WARN] Could not format ..." on every --help
+        assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("WARN");
+    }
 }
