@@ -23,6 +23,11 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
         this(parallelism, timeMultiplier, instanceMultiplier, writeMode, output, null);
     }
 
+    /** {@code async}, {@code sync remote-write}, {@code async remote-write → host:port}: write mode and output. */
+    public String modeLabel() {
+        return remoteWrite() ? writeMode + " " + outputLabel() : writeMode;
+    }
+
     /** {@code remote-write}, or {@code remote-write → host:port} when the cell names its receiver; {@code import}. */
     public String outputLabel() {
         if (!remoteWrite() || receiver == null) {
@@ -49,7 +54,7 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
 
     /** {@code async P=3 M=12 N=1}. */
     public String label() {
-        return writeMode + (remoteWrite() ? " " + outputLabel() : "") + " P=" + parallelism + " M=" + timeMultiplier + " N=" + instanceMultiplier;
+        return modeLabel() + " P=" + parallelism + " M=" + timeMultiplier + " N=" + instanceMultiplier;
     }
 
     /**

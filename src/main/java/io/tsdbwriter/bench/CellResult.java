@@ -76,7 +76,6 @@ public record CellResult(BenchCell cell, boolean live, int exitCode, long points
 
     /** The mode column: {@code async}, {@code sync}, {@code async live}. */
     public String modeLabel() {
-        String mode = cell.remoteWrite() ? cell.writeMode() + " " + cell.outputLabel() : cell.writeMode();
-        return live ? mode + " live" : mode;
+        return live ? cell.modeLabel() + " live" : cell.modeLabel();
     }
 }

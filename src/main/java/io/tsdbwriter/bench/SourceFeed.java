@@ -42,6 +42,25 @@ public final class SourceFeed implements Iterable<SourcePoint> {
     }
 
     /**
+     * The {@code *.prom} node_exporter scrapes of {@code dir}, sorted by name (the input of {@link #real}).
+     *
+     * @throws IllegalArgumentException when {@code dir} is not a directory or holds no {@code *.prom} file
+     * @throws IOException when it cannot be listed
+     */
+    public static List<Path> promFiles(Path dir) throws IOException {
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("--data-dir " + dir + " is not a directory");
+        }
+        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(dir)) {
+            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
+            if (files.isEmpty()) {
+                throw new IllegalArgumentException("no *.prom files in " + dir);
+            }
+            return files;
+        }
+    }
+
+    /**
      * Real scrapes replicated across instances up to {@code records} points.
      *
      * @throws IOException when a file cannot be read or parsed

@@ -7,13 +7,11 @@ import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import io.tsdbwriter.produce.SyntheticInput;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -202,22 +200,16 @@ public final class BenchCommand implements Callable<Integer> {
         }
         new io.tsdbwriter.sink.victoriametrics.VmEndpoint(vmUrl);
         SourceFeed feed = switch (source) {
-            case "real" -> SourceFeed.real(promFiles(), records, "node");
+            case "real" -> SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node");
             case "synthetic" -> SourceFeed.synthetic(series, records,
                     SyntheticInput.alignedNow(System.currentTimeMillis(), sourceInterval.toMillis()), sourceInterval.toMillis());
             default -> throw new ParameterException(spec.commandLine(), "--source must be real or synthetic, got '" + source + "'");
         };
         Path jar = writers.jar(spec);
-        List<String> java = List.of(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> java = WriterProcessOptions.javaCommand();
         String t = topic != null ? topic : "tsdb-writer-bench-" + System.currentTimeMillis() / 1000;
-        List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
-        if (!args.isEmpty() && args.get(0).equals("bench")) {
-            args.remove(0); // the parse result of a subcommand lists the command line from the top
-        }
-        String commandLine = "tsdb-writer bench " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args));
-        List<String> runArgs = new ArrayList<>(kafkaClient.asArgs());
-        runArgs.addAll(vmHttp.asArgs());
-        runArgs.addAll(writers.writerArgs);
+        String commandLine = WriterProcessOptions.commandLine(spec);
+        List<String> runArgs = writers.runArgs(kafkaClient, vmHttp);
         BenchRunner.Settings settings = new BenchRunner.Settings(bootstrapServers, vmUrl, t, partitions, cells, feed, sourceInterval.toMillis(),
                 rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, writers.segmentSize, csv, chart,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
@@ -257,19 +249,6 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IOException e) {
             System.out.println("bench: peer telegraf failed: " + e.getMessage());
             return 1;
-        }
-    }
-
-    private List<Path> promFiles() throws IOException {
-        if (!Files.isDirectory(dataDir)) {
-            throw new ParameterException(spec.commandLine(), "--data-dir " + dataDir + " is not a directory");
-        }
-        try (Stream<Path> s = Files.list(dataDir)) {
-            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
-            if (files.isEmpty()) {
-                throw new ParameterException(spec.commandLine(), "no *.prom files in " + dataDir);
-            }
-            return files;
         }
     }
 }

@@ -4,14 +4,12 @@ import io.tsdbwriter.bench.CapacitySearch;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -197,23 +195,16 @@ public final class CapacityCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
-        SourceFeed feed = SourceFeed.real(promFiles(), records, "node");
+        SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node");
         Path jar = writers.jar(spec);
-        List<String> java = List.of(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> java = WriterProcessOptions.javaCommand();
         String prefix = topic != null ? topic : "tsdb-writer-capacity-" + System.currentTimeMillis() / 1000;
-        List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
-        if (!args.isEmpty() && args.get(0).equals("capacity")) {
-            args.remove(0);
-        }
         // every writer takes the same Kafka client and VictoriaMetrics auth/TLS settings as this command
-        List<String> runArgs = new ArrayList<>(kafkaClient.asArgs());
-        runArgs.addAll(vmHttp.asArgs());
-        runArgs.addAll(writers.writerArgs);
+        List<String> runArgs = writers.runArgs(kafkaClient, vmHttp);
         CapacitySearch.Settings settings = new CapacitySearch.Settings(bootstrapServers, vmUrl, targetMetricsUrls, prefix, partitions, feed,
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart,
-                workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, "tsdb-writer capacity "
-                        + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args)),
+                workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
                 timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
         return new CapacitySearch(settings, System.out).run();
     }
@@ -236,18 +227,5 @@ public final class CapacityCommand implements Callable<Integer> {
 
     private ParameterException bad(String message) {
         return new ParameterException(spec.commandLine(), message);
-    }
-
-    private List<Path> promFiles() throws IOException {
-        if (!Files.isDirectory(dataDir)) {
-            throw bad("--data-dir " + dataDir + " is not a directory");
-        }
-        try (Stream<Path> s = Files.list(dataDir)) {
-            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
-            if (files.isEmpty()) {
-                throw bad("no *.prom files in " + dataDir);
-            }
-            return files;
-        }
     }
 }

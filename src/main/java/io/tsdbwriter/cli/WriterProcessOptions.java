@@ -53,4 +53,38 @@ public final class WriterProcessOptions {
             throw new ParameterException(spec.commandLine(), "cannot locate this jar: give --writer-jar (" + e.getMessage() + ")");
         }
     }
+
+    /** The java command of the writers: the one this process runs on ({@code java.home}'s when unknown). */
+    static List<String> javaCommand() {
+        return List.of(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    }
+
+    /**
+     * The arguments every writer's {@code run} gets besides its cell's: the Kafka client and VictoriaMetrics auth/TLS
+     * settings of this command, then {@code --writer-arg}s.
+     */
+    List<String> runArgs(KafkaClientOptions kafkaClient, VmHttpOptions vmHttp) {
+        List<String> runArgs = new ArrayList<>(kafkaClient.asArgs());
+        runArgs.addAll(vmHttp.asArgs());
+        runArgs.addAll(writerArgs);
+        return runArgs;
+    }
+
+    /** {@code tsdb-writer <command> <its arguments>}, secrets redacted: the command line a report prints. */
+    static String commandLine(CommandSpec spec) {
+        List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        if (!args.isEmpty() && args.get(0).equals(spec.name())) {
+            args.remove(0); // the parse result of a subcommand lists the command line from the top
+        }
+        return "tsdb-writer " + spec.name() + " " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args));
+    }
+
+    /** {@link io.tsdbwriter.bench.SourceFeed#promFiles}, its refusal as a usage error of this command. */
+    static List<Path> promFiles(CommandSpec spec, Path dataDir) throws java.io.IOException {
+        try {
+            return io.tsdbwriter.bench.SourceFeed.promFiles(dataDir);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
 }
