@@ -5,7 +5,8 @@ import picocli.CommandLine;
 
 /**
  * {@code tsdb-writer}: Kafka → VictoriaMetrics writer with M × N amplification and an efficiency report.
- * Exit codes: 0 success, 1 the work failed, 2 bad flags.
+ * Exit codes: 0 done, 1 a fault, 2 bad flags, 3 done with samples refused and not dead-lettered, 4 a {@code --stop-at-end}
+ * job stopped by a signal before its end ({@code run --help} says each).
  */
 @CommandLine.Command(name = "tsdb-writer", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = {"Reads time-series points from Kafka and writes them into VictoriaMetrics through /api/v1/import,",
@@ -16,8 +17,16 @@ import picocli.CommandLine;
                 CommandLine.HelpCommand.class})
 public final class Main {
 
+    /** Exit code of a job that is done (DESIGN §5). */
+    public static final int EXIT_OK = 0;
+    /** Exit code of a fault: Kafka unreachable or refusing us, a configuration fault past its timeout, a thread died. */
+    public static final int EXIT_FAULT = 1;
     /** Exit code for bad flags. */
     public static final int EXIT_USAGE = 2;
+    /** Exit code of a job that is done, but with samples the receiver refused and that were not dead-lettered. */
+    public static final int EXIT_REFUSED = 3;
+    /** Exit code of a {@code --stop-at-end} job stopped by SIGTERM/SIGINT before the group committed every recorded end. */
+    public static final int EXIT_STOPPED = 4;
 
     public static void main(String[] args) {
         System.exit(execute(args));

@@ -18,12 +18,19 @@ import sun.misc.Signal;
         description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics and commit "
                 + "only what VictoriaMetrics acknowledged.",
                 "SIGTERM/SIGINT: stop reading, drain in-flight writes (up to --drain-timeout), commit the watermark, print "
-                + "the final report; exit 0 when nothing was left unwritten.",
+                + "the final report. With --stop-at-end that is a stop before the end: exit 4, and the summary names the "
+                + "partitions left short; without it (a service) exit 0 when nothing was left unwritten.",
                 "Every option can be set by environment: TSDB_WRITER_ + the option name in capitals with _ for - "
                 + "(e.g. TSDB_WRITER_TIME_MULTIPLIER=12). Durations take a unit: 500ms, 60s, 5m, 1h.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:all consumed records written (or counted as rejected) and committed",
-                "1:stopped with writes unfinished, or a fatal error (a missing topic; Kafka unreachable longer than --kafka-timeout with --stop-at-end)", "2:invalid flags"})
+        exitCodeList = {"0:done: with --stop-at-end the group committed every partition's recorded end; without it, stopped "
+                        + "by a signal with nothing left unwritten. No sample refused without a dead letter",
+                "1:a fault: a missing topic; Kafka unreachable longer than --kafka-timeout or refusing the login; a configuration "
+                        + "fault of the write endpoint longer than --write-fault-timeout (with --stop-at-end); a thread died; "
+                        + "writes unfinished at the stop",
+                "2:invalid flags",
+                "3:done, but samples were refused by the receiver and not dead-lettered (no --dead-letter-topic): the summary lists them by reason",
+                "4:--stop-at-end job stopped by SIGTERM/SIGINT before its end: the summary lists the partitions left short and by how much"})
 final class RunCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
@@ -180,6 +187,12 @@ final class RunCommand implements Callable<Integer> {
             description = "With --stop-at-end: how long Kafka may stay unreachable before the run exits 1; without it the writer "
                     + "keeps retrying (default: ${DEFAULT-VALUE})")
     Duration kafkaTimeout;
+
+    @Option(names = "--write-fault-timeout", defaultValue = "2m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "With --stop-at-end: how long a configuration fault of a write endpoint (a redirect, 401/403/404/405/407, "
+                    + "TLS, DNS, a refused connection, a refusal an empty request gets too) may last before the run exits 1, "
+                    + "nothing committed past unwritten data; without it the writer holds the data and keeps probing (default: ${DEFAULT-VALUE})")
+    Duration writeFaultTimeout;
     @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite",
             description = "How record values are read (README \"Input formats\"): json = the point records of DESIGN §2; influx = InfluxDB line "
                     + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
@@ -239,7 +252,7 @@ final class RunCommand implements Callable<Integer> {
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
                         io.tsdbwriter.config.GroupMembership.protocol(groupProtocol), kafkaTimeout),
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
-                io.tsdbwriter.encode.Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList());
+                io.tsdbwriter.encode.Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout);
     }
 
     @Override

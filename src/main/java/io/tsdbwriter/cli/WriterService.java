@@ -67,13 +67,15 @@ final class WriterService {
     /** Every thread's uncaught Throwable ends the run (issue 18). */
     private final ThreadDeaths deaths = new ThreadDeaths();
     private volatile DeadLetterQueue deadLetterQueue;
+    private volatile BatchWriter batchWriter;
+    private volatile boolean faultGaveUp;
 
     WriterService(RunConfig cfg, PrintStream out) {
         this.cfg = cfg;
         this.out = out;
     }
 
-    /** @return the exit code: 0 when everything consumed was written (or counted) and committed, 1 otherwise */
+    /** @return the exit code ({@link #exitCode}; {@link Main#EXIT_FAULT} when the start failed) */
     int run() throws IOException, InterruptedException {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
@@ -110,6 +112,7 @@ final class WriterService {
                         CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
             }
             writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
+            batchWriter = writer;
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
                     .withInstanceLabel(cfg.input().instanceLabel());
             Map<String, Object> kafka = cfg.kafkaClient().clientProperties();
@@ -154,26 +157,30 @@ final class WriterService {
             if (shutdownCalled.get()) {
                 member.stop(); // SIGTERM arrived while starting
             }
+            BatchWriter faultWatch = writer;
+            if (cfg.stopAtEnd()) {
+                reporter.scheduleWithFixedDelay(() -> giveUpOnLastingFault(faultWatch), 1, 1, TimeUnit.SECONDS);
+            }
             ready = true;
             memberThread.join();
             ready = false;
             reporter.shutdownNow();
             if (member.startFailed()) {
-                return 1; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
+                return Main.EXIT_FAULT; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
             }
-            boolean clean = member.cleanStop() && !deaths.anyDied() && (deadLetters == null || deadLetters.stuckRecords() == 0);
-            if (deaths.anyDied()) {
-                log.error("exit 1: a thread died ({}); committed only the watermark", deaths.firstDeath());
-            } else if (deadLetters != null && deadLetters.stuckRecords() > 0) {
-                log.error("exit 1: {} record(s) could not be dead-lettered to {}; nothing past them is committed",
-                        deadLetters.stuckRecords(), deadLetters.topic());
+            Exit exit = exitCode(member, deadLetters, meters);
+            if (exit.code() == Main.EXIT_FAULT || exit.code() == Main.EXIT_STOPPED) {
+                log.error("exit {}: {}", exit.code(), exit.reason());
+            } else if (exit.code() == Main.EXIT_REFUSED) {
+                log.warn("exit {}: {}", exit.code(), exit.reason());
             }
             writer.close();
+            report.outcome(exit.code(), exit.reason(), shortfall(member));
             report.printFinal(out);
             if (cfg.summaryJson() != null) {
                 report.writeSummary(cfg.summaryJson());
             }
-            return clean ? 0 : 1;
+            return exit.code();
         } finally {
             reporter.shutdownNow();
             if (writer != null) {
@@ -192,12 +199,99 @@ final class WriterService {
         }
     }
 
-    /** Ready: consuming, Kafka reachable, no thread died and no record stuck on its way to the dead-letter topic. */
+    /**
+     * Ready: consuming, Kafka reachable, no write endpoint in a configuration fault, no thread died and no record stuck
+     * on its way to the dead-letter topic.
+     */
     private boolean ready() {
         DeadLetterQueue d = deadLetterQueue;
         GroupMember m = member;
+        BatchWriter w = batchWriter;
         return ready && m != null && m.kafkaReachable() // not ready while Kafka is unreachable
+                && (w == null || !w.faults().any())
                 && !deaths.anyDied() && (d == null || d.stuckRecords() == 0);
+    }
+
+    /** How a run ended: its exit code and one line saying why. */
+    record Exit(int code, String reason) {
+    }
+
+    /**
+     * The exit code of a run that got past its start (DESIGN §5): 1 for a fault (a thread died, a record could not be
+     * dead-lettered, a configuration fault outlasted {@code --write-fault-timeout}, writes unfinished at the stop);
+     * with {@code --stop-at-end} {@link Main#EXIT_STOPPED} when a signal stopped it before the group committed every
+     * recorded end; {@link Main#EXIT_REFUSED} when it is done but samples were refused and not dead-lettered; else 0.
+     * Without {@code --stop-at-end} the writer is a service: a signal is its normal end.
+     */
+    private Exit exitCode(GroupMember m, DeadLetterQueue deadLetters, WriterMeters meters) {
+        if (deaths.anyDied()) {
+            return new Exit(Main.EXIT_FAULT, "a thread died (" + deaths.firstDeath() + "); committed only the watermark");
+        }
+        if (faultGaveUp) {
+            return new Exit(Main.EXIT_FAULT, "a configuration fault of the write endpoint lasted --write-fault-timeout "
+                    + cfg.writeFaultTimeout().toSeconds() + "s; nothing past unwritten data is committed");
+        }
+        if (deadLetters != null && deadLetters.stuckRecords() > 0) {
+            return new Exit(Main.EXIT_FAULT, deadLetters.stuckRecords() + " record(s) could not be dead-lettered to "
+                    + deadLetters.topic() + "; nothing past them is committed");
+        }
+        if (cfg.stopAtEnd() && !m.reachedEnd()) {
+            if (shutdownCalled.get()) {
+                Map<org.apache.kafka.common.TopicPartition, GroupMember.Shortfall> s = m.shortfall();
+                return new Exit(Main.EXIT_STOPPED, "stopped by a signal before the end"
+                        + (s == null ? " (before Kafka answered, or the group's offsets could not be read back)"
+                                : ": " + s.size() + " partition(s) short of their recorded end, "
+                                        + s.values().stream().mapToLong(GroupMember.Shortfall::records).sum() + " record(s) in all"));
+            }
+            return new Exit(Main.EXIT_FAULT, "stopped before the end");
+        }
+        if (!m.cleanStop()) {
+            return new Exit(Main.EXIT_FAULT, "stopped with writes unfinished; committed only the watermark");
+        }
+        long refused = (long) meters.samplesFailed.count();
+        if (refused > 0) {
+            return new Exit(Main.EXIT_REFUSED, (cfg.stopAtEnd() ? "done, but " : "stopped; ") + refused
+                    + " sample(s) were refused by the receiver and not dead-lettered (no --dead-letter-topic): "
+                    + meters.samplesFailedByReason());
+        }
+        return new Exit(Main.EXIT_OK, cfg.stopAtEnd() ? "done: the group committed every recorded end" : "stopped");
+    }
+
+    private static List<Map<String, Object>> shortfall(GroupMember m) {
+        Map<org.apache.kafka.common.TopicPartition, GroupMember.Shortfall> s = m.shortfall();
+        if (s == null) {
+            return null;
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        s.values().stream().sorted(java.util.Comparator.comparing((GroupMember.Shortfall f) -> f.partition().topic())
+                .thenComparingInt(f -> f.partition().partition())).forEach(f -> {
+                    Map<String, Object> e = new java.util.LinkedHashMap<>();
+                    e.put("topic", f.partition().topic());
+                    e.put("partition", f.partition().partition());
+                    e.put("committed", f.committed());
+                    e.put("end", f.end());
+                    e.put("records_short", f.records());
+                    out.add(e);
+                });
+        return out;
+    }
+
+    /**
+     * Under {@code --stop-at-end}, every second: a configuration fault that has lasted {@code --write-fault-timeout}
+     * ends the job (exit 1): the held batches are given up (never acked, so never committed past), the member stops.
+     */
+    private void giveUpOnLastingFault(BatchWriter w) {
+        if (faultGaveUp || !w.faults().any() || w.faults().longest().compareTo(cfg.writeFaultTimeout()) < 0) {
+            return;
+        }
+        faultGaveUp = true;
+        log.error("--stop-at-end cannot finish: {} for {}s (--write-fault-timeout); stopping without committing past unwritten data",
+                w.faults().describe(), cfg.writeFaultTimeout().toSeconds());
+        w.abortFaulted();
+        GroupMember m = member;
+        if (m != null) {
+            m.stop();
+        }
     }
 
     /**

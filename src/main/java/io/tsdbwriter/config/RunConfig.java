@@ -52,6 +52,8 @@ import java.util.Objects;
  * @param output               the output protocol ({@code --output}, default {@link Output#IMPORT})
  * @param remoteWriteUrls      whole remote write URLs ({@code --remote-write-url}); ≥ 1 with {@link Output#REMOTE_WRITE},
  *                             ignored otherwise
+ * @param writeFaultTimeout    with {@code stopAtEnd}: how long a configuration fault of a write endpoint (DESIGN §6)
+ *                             may last before the job ends with exit 1 (≥ 1 s; default 2 m)
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -63,7 +65,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         java.util.Map<String, String> consumerProperties, boolean syncWrites,
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
                         io.tsdbwriter.sink.http.HttpAuthConfig vmHttp, InputConfig input, Output output,
-                        List<String> remoteWriteUrls) {
+                        List<String> remoteWriteUrls, Duration writeFaultTimeout) {
 
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
@@ -107,6 +109,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         Objects.requireNonNull(output, "--output");
         remoteWriteUrls = List.copyOf(Objects.requireNonNull(remoteWriteUrls));
         require(output != Output.REMOTE_WRITE || !remoteWriteUrls.isEmpty(), "--output remote-write needs --remote-write-url");
+        require(writeFaultTimeout != null && writeFaultTimeout.toMillis() >= 1000, "--write-fault-timeout must be >= 1s");
         require(output != Output.REMOTE_WRITE || !gzip, "--compression gzip applies to --output import only (remote write is always snappy)");
     }
 

@@ -60,6 +60,8 @@ public final class GroupMember implements Runnable {
     /** The "still waiting for …" line and the "unreachable" line are logged at most this often. */
     private static final Duration WAITING_LOG_EVERY = Duration.ofSeconds(15);
     private static final Duration UNREACHABLE_LOG_EVERY = Duration.ofMinutes(1);
+    /** How long stopping readers may take to hand over their open batches before they are interrupted. */
+    private static final Duration READERS_STOP = Duration.ofSeconds(10);
 
     /** How this member behaves. */
     public record Settings(Map<String, Object> consumerProps, List<String> topics, Duration commitInterval,
@@ -78,6 +80,8 @@ public final class GroupMember implements Runnable {
     private volatile boolean assignedOnce;
     private volatile boolean kafkaReachable;
     private volatile boolean startFailed;
+    private volatile boolean reachedEnd;
+    private volatile Map<TopicPartition, Shortfall> shortfall;
     private GroupProgress progress; // member thread only
     private long lastKafkaOkNanos = System.nanoTime();
     private long lastUnreachableLogNanos;
@@ -157,9 +161,38 @@ public final class GroupMember implements Runnable {
             cleanStop = false;
         } finally {
             if (progress != null) {
+                recordShortfall();
                 progress.close();
             }
             closed = true;
+        }
+    }
+
+    /** With {@code --stop-at-end}, stopped before the end: reads back which partitions the group left short. */
+    private void recordShortfall() {
+        if (!settings.stopAtEnd() || reachedEnd) {
+            return;
+        }
+        try {
+            Map<TopicPartition, Long> behind = progress.behind(Duration.ofSeconds(5));
+            Map<TopicPartition, Shortfall> out = new java.util.LinkedHashMap<>();
+            behind.forEach((tp, c) -> out.put(tp, new Shortfall(tp, c, stopOffsets.getOrDefault(tp, c))));
+            shortfall = Map.copyOf(out);
+        } catch (RuntimeException | InterruptedException e) {
+            log.warn("could not read the group's committed offsets back to say which partitions are short: {}", e.toString());
+        }
+    }
+
+    /**
+     * A partition the group had not committed to its recorded end when the run stopped.
+     *
+     * @param committed the group's committed offset (−1: nothing committed)
+     * @param end       the end offset recorded at start
+     */
+    public record Shortfall(TopicPartition partition, long committed, long end) {
+        /** Records between the committed offset (or 0) and the recorded end. */
+        public long records() {
+            return end - Math.max(0, committed);
         }
     }
 
@@ -354,6 +387,7 @@ public final class GroupMember implements Runnable {
                     lastGroupCheck = System.nanoTime();
                     try {
                         if (groupDone()) {
+                            reachedEnd = true;
                             break; // the whole topic is written (DESIGN §5), not merely this process's share
                         }
                     } catch (InterruptedException e) {
@@ -467,14 +501,16 @@ public final class GroupMember implements Runnable {
             logEnd.putAll(ends);
             for (TopicPartition tp : partitions) {
                 OffsetAndMetadata om = com.get(tp);
-                long start = Math.max(om == null ? 0 : om.offset(), begin.getOrDefault(tp, 0L));
+                long logStart = begin.getOrDefault(tp, 0L);
+                long start = startOffset(tp, om == null ? -1 : om.offset(), logStart, ends.getOrDefault(tp, logStart));
                 long stop = Long.MAX_VALUE;
                 if (settings.stopAtEnd()) {
                     // the end recorded at start, also for a partition handed over later: never read past it
                     stop = stopOffsets.computeIfAbsent(tp, t -> ends.get(t));
                     stop = Math.max(stop, start);
                 }
-                committed.put(tp, start);
+                // the group's own committed offset: a start moved past it (deleted records) is committed promptly
+                committed.put(tp, om == null ? start : Math.min(om.offset(), start));
                 // every ack that moves a watermark wakes this member's loop, so a segment end is committed at once
                 // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
                 PartitionWorkers w = new PartitionWorkers(tp, start, stop, workerSettings, GroupMember.this::signalAck);
@@ -496,6 +532,39 @@ public final class GroupMember implements Runnable {
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             release(c, partitions, false);
         }
+    }
+
+    /**
+     * Where a partition is read from: the group's committed offset, unless Kafka no longer has it. Never silent:
+     * <ul>
+     *   <li>below the log start (records deleted by retention or {@code deleteRecords} before they were written): the
+     *       range {@code [committed, logStart)} is skipped, logged as a WARN line with topic, partition, from and to,
+     *       and counted ({@code records_skipped_total{reason="deleted"}}, the summary); the member commits the log
+     *       start for the group, so {@code --stop-at-end} ends;</li>
+     *   <li>beyond the log end (the topic was recreated or truncated): read from the log start, as Kafka's
+     *       {@code auto.offset.reset=earliest} would, with a WARN line and {@code offset_resets_total};</li>
+     *   <li>nothing committed (a new group): from the log start.</li>
+     * </ul>
+     */
+    private long startOffset(TopicPartition tp, long groupCommitted, long logStart, long logEnd) {
+        if (groupCommitted < 0) {
+            return logStart;
+        }
+        if (groupCommitted < logStart) {
+            log.warn("{}: offsets {} to {} were deleted (retention or deleteRecords) before they were written: skipping {} record(s), "
+                    + "reading on from the log start {}", tp, groupCommitted, logStart, logStart - groupCommitted, logStart);
+            workerSettings.meters().offsetReset("deleted");
+            workerSettings.meters().recordsSkipped(new io.tsdbwriter.metrics.WriterMeters.SkippedRange(
+                    tp.topic(), tp.partition(), groupCommitted, logStart, "deleted"));
+            return logStart;
+        }
+        if (groupCommitted > logEnd) {
+            log.warn("{}: the committed offset {} lies beyond the log end {} (topic recreated or truncated?): reading from the log start {}",
+                    tp, groupCommitted, logEnd, logStart);
+            workerSettings.meters().offsetReset("beyond_end");
+            return logStart;
+        }
+        return groupCommitted;
     }
 
     private void registerGauges(TopicPartition tp) {
@@ -526,8 +595,11 @@ public final class GroupMember implements Runnable {
         }
         long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
         try {
+            // every partition at once: the whole revocation is bounded by --drain-timeout, however many partitions go
+            leaving.forEach(PartitionWorkers::closeReaders);
+            long readersDeadline = Math.min(deadline, System.nanoTime() + READERS_STOP.toNanos());
             for (PartitionWorkers w : leaving) {
-                w.stopReading(Duration.ofSeconds(10));
+                w.awaitReaders(readersDeadline);
             }
             for (PartitionWorkers w : leaving) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
@@ -585,6 +657,19 @@ public final class GroupMember implements Runnable {
     /** True when the run failed before any partition was assigned (missing topic, Kafka unreachable): nothing to report. */
     public boolean startFailed() {
         return startFailed;
+    }
+
+    /** With {@code --stop-at-end}: true once the group's committed offset of every recorded partition reached its end. */
+    public boolean reachedEnd() {
+        return reachedEnd;
+    }
+
+    /**
+     * With {@code --stop-at-end}, after a stop before the end: the partitions the group left short, read back from
+     * Kafka at exit; null when not stopped early, or when Kafka could not be asked (or was never reached).
+     */
+    public Map<TopicPartition, Shortfall> shortfall() {
+        return shortfall;
     }
 
     /** Whether the member loop has ended. */

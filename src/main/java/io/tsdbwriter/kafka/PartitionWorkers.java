@@ -119,22 +119,43 @@ public final class PartitionWorkers {
         }
     }
 
-    /** Stops reading (closes the SegmentConsumers) and waits for their threads, at most {@code timeout}. */
-    void stopReading(Duration timeout) throws InterruptedException {
+    /**
+     * Starts stopping: readers waiting at the commit gate are released and every SegmentConsumer is closed. Returns at
+     * once; {@link #awaitReaders} waits for their threads. Idempotent.
+     */
+    void closeReaders() {
         synchronized (commitLock) {
             stopping = true;
             commitLock.notifyAll();
         }
         consumers.forEach(SegmentConsumer::close);
-        long deadline = System.nanoTime() + timeout.toNanos();
+    }
+
+    /**
+     * Waits for the reader threads until {@code deadlineNanos} ({@link System#nanoTime()} scale); a thread still alive
+     * then (blocked handing a batch to the writer) is interrupted and given one more second.
+     */
+    void awaitReaders(long deadlineNanos) throws InterruptedException {
         for (Thread t : threads) {
-            long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
-            t.join(left);
-            if (t.isAlive()) {
-                t.interrupt(); // blocked handing a batch to the writer
-                t.join(1000);
+            long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
+            if (left > 0) {
+                t.join(left);
             }
         }
+        for (Thread t : threads) {
+            if (t.isAlive()) {
+                t.interrupt();
+            }
+        }
+        for (Thread t : threads) {
+            t.join(1000);
+        }
+    }
+
+    /** Stops reading (closes the SegmentConsumers) and waits for their threads, at most {@code timeout}. */
+    void stopReading(Duration timeout) throws InterruptedException {
+        closeReaders();
+        awaitReaders(System.nanoTime() + timeout.toNanos());
     }
 
     /** Waits until no batch is pending, at most {@code timeout}; returns true when drained. */

@@ -119,7 +119,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
         }
         Rejection first = rejections.get(0);
         if (deadLetters == null) {
-            meters.samplesFailed.increment(samples);
+            meters.samplesFailed(first.outcome().status() + " " + first.outcome().detail(), samples);
             log.error("VictoriaMetrics refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as failed",
                     samples, records.size(), first.outcome().status(), first.outcome().detail());
             ack(batch);

@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -102,7 +103,9 @@ final class SegmentConsumer implements Runnable {
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // never a silent reset: a position Kafka no longer has (records deleted while they were being read) raises
+        // OffsetOutOfRangeException, which the reader turns into a logged and counted skip (readSegment)
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the writer never creates topics
         // 10,000 records per poll (Kafka's default: 500): fewer polls per segment; what a poll holds is bounded by the
@@ -176,7 +179,19 @@ final class SegmentConsumer implements Runnable {
                 records = carried;
                 from = carriedFrom;
             } else {
-                ConsumerRecords<byte[], byte[]> polled = c.poll(POLL_TIMEOUT);
+                ConsumerRecords<byte[], byte[]> polled;
+                try {
+                    polled = c.poll(POLL_TIMEOUT);
+                } catch (OffsetOutOfRangeException e) {
+                    long resumeAt = skipDeleted(c, e, end);
+                    if (resumeAt >= end) {
+                        processor.flush();
+                        tracker.readTo(plan.start(plan.nextSegment(k)));
+                        meters.segmentDuration.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+                        return -1; // the rest of the segment is gone: the next one starts with a seek
+                    }
+                    continue;
+                }
                 records = polled.records(tp);
                 from = 0;
             }
@@ -212,6 +227,36 @@ final class SegmentConsumer implements Runnable {
             }
         }
         return -1;
+    }
+
+    /**
+     * The position lies below the log start: records were deleted (retention, {@code deleteRecords}) while this reader
+     * was on its way to them. The range {@code [position, min(logStart, end))} of this segment is skipped — a WARN line
+     * with topic, partition, from and to, counted in {@code records_skipped_total{reason="deleted"}} and the summary —
+     * and reading goes on from the log start when it lies inside the segment.
+     *
+     * @return where reading resumes ({@code >= end}: nothing of the segment is left)
+     */
+    private long skipDeleted(Consumer<byte[], byte[]> c, OffsetOutOfRangeException e, long end) throws InterruptedException {
+        long position = e.offsetOutOfRangePartitions().getOrDefault(tp, -1L);
+        long logStart = c.beginningOffsets(List.of(tp)).getOrDefault(tp, 0L);
+        if (position < 0 || logStart <= position) {
+            // beyond the log end (truncated by an unclean leader election?): keep the position and try again
+            log.warn("{}: offset {} is out of range (log start {}); reading it again in a second", tp, position, logStart);
+            meters.offsetReset("out_of_range");
+            Thread.sleep(1000);
+            c.seek(tp, Math.max(position, 0));
+            return position;
+        }
+        long to = Math.min(logStart, end);
+        log.warn("{}: offsets {} to {} were deleted (retention or deleteRecords) before they were written: skipping {} record(s)",
+                tp, position, to, to - position);
+        meters.offsetReset("deleted");
+        meters.recordsSkipped(new WriterMeters.SkippedRange(tp.topic(), tp.partition(), position, to, "deleted"));
+        if (logStart < end) {
+            c.seek(tp, logStart);
+        }
+        return logStart;
     }
 
     /** True once the thread has left its loop (done, closed or failed). */

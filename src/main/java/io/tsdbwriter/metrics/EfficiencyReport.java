@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
@@ -115,7 +116,39 @@ public final class EfficiencyReport {
         m.put("cpu_seconds", round(processCpuSeconds()));
         m.put("peak_heap_bytes", peakHeapBytes());
         m.put("peak_rss_bytes", peakRssBytes());
+        m.put("samples_failed_by_reason", meters.samplesFailedByReason());
+        List<WriterMeters.SkippedRange> skipped = meters.skippedRanges();
+        m.put("records_skipped", skipped.stream().mapToLong(WriterMeters.SkippedRange::records).sum());
+        m.put("skipped_ranges", skipped.stream().map(r -> {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("topic", r.topic());
+            e.put("partition", r.partition());
+            e.put("from", r.from());
+            e.put("to", r.to());
+            e.put("reason", r.reason());
+            return e;
+        }).toList());
+        Map<String, Object> end = outcome;
+        if (end != null) {
+            m.putAll(end);
+        }
         return m;
+    }
+
+    private volatile Map<String, Object> outcome;
+
+    /**
+     * How the run ended, added to the summary: {@code exit_code}, {@code exit_reason} and, for a {@code --stop-at-end}
+     * run stopped early, {@code partitions_short} (topic, partition, committed, end, records short).
+     */
+    public void outcome(int exitCode, String reason, List<Map<String, Object>> partitionsShort) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("exit_code", exitCode);
+        m.put("exit_reason", reason);
+        if (partitionsShort != null) {
+            m.put("partitions_short", partitionsShort);
+        }
+        outcome = m;
     }
 
     /** Prints the final block. */
@@ -123,7 +156,12 @@ public final class EfficiencyReport {
         Map<String, Object> s = summary();
         double elapsed = (double) s.get("elapsed_seconds");
         out.println("=== tsdb-writer final report ===");
-        s.forEach((k, v) -> out.printf(Locale.ROOT, "%-22s %s%n", k, v == null ? "n/a (nothing expected)" : v));
+        s.forEach((k, v) -> {
+            if (v instanceof java.util.Collection<?> c && c.isEmpty() || v instanceof Map<?, ?> mm && mm.isEmpty()) {
+                return; // nothing to say: the final block stays short
+            }
+            out.printf(Locale.ROOT, "%-22s %s%n", k, v == null ? "n/a (nothing expected)" : v);
+        });
         out.printf(Locale.ROOT, "%-22s %.0f%n", "samples_per_minute", (long) s.get("samples_written") / Math.max(elapsed, 1e-3) * 60);
         out.printf(Locale.ROOT, "%-22s %.0f%n", "expected_per_minute", (long) s.get("samples_expected") / Math.max(elapsed, 1e-3) * 60);
         out.printf(Locale.ROOT, "%-22s %d%n", "in_flight_batches", inFlightBatches.getAsLong());

@@ -55,6 +55,23 @@ public final class WriterMeters {
     private final ConcurrentHashMap<String, Counter> writeRequests = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> deadLetters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> deadLetterFailures = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> writeFaults = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> recordsSkipped = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> offsetResets = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> samplesFailedByReason = new ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentLinkedQueue<SkippedRange> skippedRanges = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /**
+     * Offsets of a partition that were skipped, never read: {@code [from, to)}.
+     *
+     * @param reason {@code deleted}: below the log start offset (retention or deleteRecords)
+     */
+    public record SkippedRange(String topic, int partition, long from, long to, String reason) {
+        /** Offsets in the range. */
+        public long records() {
+            return to - from;
+        }
+    }
 
     /** Registers the fixed meters on {@code registry}. */
     public WriterMeters(MeterRegistry registry) {
@@ -141,6 +158,70 @@ public final class WriterMeters {
         deadLetterFailures.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "dead.letter.failures")
                 .description("Records that could not be sent to the dead-letter topic, by reason (their partition is held below them)")
                 .tag("reason", r).register(registry)).increment();
+    }
+
+    /**
+     * Counts one write that met a configuration fault (DESIGN §6: redirect, 401/403/404/405/407, TLS, DNS, refused
+     * connection, or a refusal an empty request gets too): [tsdbwriter_write_faults_total{endpoint,class}].
+     *
+     * @param endpoint the endpoint's URL without user info
+     * @param statusClass {@code 3xx}, {@code 4xx}, {@code tls}, {@code dns} or {@code connect}
+     */
+    public void writeFault(String endpoint, String statusClass) {
+        writeFaults.computeIfAbsent(endpoint + '|' + statusClass, k -> Counter.builder(PREFIX + "write.faults")
+                .description("Write requests that met a configuration fault (redirect, 401/403/404/405/407, TLS, DNS, refused connection, "
+                        + "a refusal an empty request gets too): the data is kept and the partition holds, by endpoint and status class")
+                .tags(Tags.of("endpoint", endpoint, "class", statusClass)).register(registry)).increment();
+    }
+
+    /**
+     * Counts samples refused for what they are and not dead-lettered (no {@code --dead-letter-topic}), by reason:
+     * adds to [tsdbwriter_samples_failed_total] and to {@link #samplesFailedByReason()}.
+     *
+     * @param reason the refusal: HTTP status and the receiver's words (cut at 120 characters; past 100 distinct
+     *               reasons the rest are counted as {@code (other reasons)})
+     */
+    public void samplesFailed(String reason, long samples) {
+        samplesFailed.increment(samples);
+        String r = reason.length() > 120 ? reason.substring(0, 120) + "…" : reason;
+        if (samplesFailedByReason.size() >= 100 && !samplesFailedByReason.containsKey(r)) {
+            r = "(other reasons)"; // bounded: the receiver's words may name every refused line
+        }
+        samplesFailedByReason.computeIfAbsent(r, k -> new java.util.concurrent.atomic.LongAdder()).add(samples);
+    }
+
+    /** Samples refused and not dead-lettered, by reason (a snapshot, sorted by reason). */
+    public java.util.Map<String, Long> samplesFailedByReason() {
+        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+        samplesFailedByReason.forEach((k, v) -> m.put(k, v.sum()));
+        return m;
+    }
+
+    /**
+     * Counts a range of offsets skipped unread: [tsdbwriter_records_skipped_total{reason}] by the range's size, and
+     * keeps the range for the summary.
+     */
+    public void recordsSkipped(SkippedRange range) {
+        skippedRanges.add(range);
+        recordsSkipped.computeIfAbsent(range.reason(), r -> Counter.builder(PREFIX + "records.skipped")
+                .description("Offsets skipped unread, by reason: deleted = below the log start offset (retention, deleteRecords)")
+                .tag("reason", r).register(registry)).increment(range.records());
+    }
+
+    /**
+     * Counts one offset reset (each is also a WARN line): [tsdbwriter_offset_resets_total{reason}].
+     *
+     * @param reason {@code deleted} (the position lay below the log start) or {@code beyond_end} (beyond the log end)
+     */
+    public void offsetReset(String reason) {
+        offsetResets.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "offset.resets")
+                .description("Positions Kafka no longer had, moved by the writer (each also a WARN line): deleted = below the log start, "
+                        + "beyond_end = beyond the log end").tag("reason", r).register(registry)).increment();
+    }
+
+    /** Every range skipped so far, in the order they were met. */
+    public java.util.List<SkippedRange> skippedRanges() {
+        return java.util.List.copyOf(skippedRanges);
     }
 
     /** Registers a gauge under the catalogue's prefix (used for per-endpoint and per-partition gauges). */

@@ -31,7 +31,9 @@ public final class BatchWriter implements AutoCloseable {
     /** How often a write waiting on open circuit breakers checks them again. */
     static final long PERMISSION_POLL_MS = 250;
 
-    private final CredentialsRefusedLog credentialsRefused = new CredentialsRefusedLog();
+    private final WriteFaults faults;
+    /** Set when a configuration fault outlasted --write-fault-timeout: held batches are abandoned, not retried. */
+    private volatile boolean faultGaveUp;
     private final List<VmEndpoint> endpoints;
     private final VmImportClient client;
     private final WritePermits permits;
@@ -70,6 +72,7 @@ public final class BatchWriter implements AutoCloseable {
         this.retry = retry;
         this.onFailure = onFailure;
         this.meters = meters;
+        this.faults = new WriteFaults(meters);
         CircuitBreakerConfig cb = CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(10)
@@ -144,23 +147,62 @@ public final class BatchWriter implements AutoCloseable {
     }
 
     /**
-     * Writes with bounded retries; under {@link OnWriteFailure#PAUSE} keeps probing after they run out (holding
-     * the permit, so the poll threads stop when every permit is held) until the answer is success or rejection.
+     * Writes with bounded retries until the outcome is decided. Under {@link OnWriteFailure#PAUSE} it keeps probing
+     * after the retries run out (holding the permit, so the poll threads stop when every permit is held) until the
+     * answer is success or a data refusal. A configuration fault ({@link WriteOutcome.Kind#FAULT}) is held whatever
+     * the policy: never split, never dead-lettered, tried again with backoff up to {@code --max-backoff} until the
+     * endpoint accepts it or the writer gives up on it ({@link #abortFaulted()}). A refusal is confirmed to depend on
+     * the data before it is returned ({@link #confirmRefusal}).
      */
     private WriteOutcome writeUntilDecided(ImportBatch batch, VmEndpoint endpoint) throws InterruptedException {
         VmImportClient.Payload payload = client.prepare(batch.body());
         try {
             WriteOutcome outcome = writeWithRetries(batch, payload, endpoint);
-            while (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
-                log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
-                        batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
-                retry.sleeper().sleep(retry.maxBackoff().toMillis());
+            int faultAttempt = 0;
+            while (true) {
+                if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
+                    outcome = confirmRefusal(endpoint, outcome);
+                    if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
+                        return outcome;
+                    }
+                }
+                if (outcome.kind() == WriteOutcome.Kind.FAULT) {
+                    faults.fault(endpoint, outcome, retry.maxBackoff());
+                    retry.sleeper().sleep(retry.delayMs(++faultAttempt, -1));
+                    if (faultGaveUp || closed) {
+                        throw new InterruptedException("configuration fault: write given up");
+                    }
+                    meters.retries.increment();
+                } else if (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
+                    log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
+                            batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
+                    retry.sleeper().sleep(retry.maxBackoff().toMillis());
+                } else {
+                    return outcome;
+                }
                 outcome = writeWithRetries(batch, payload, endpoint);
             }
-            return outcome;
         } finally {
             client.release(payload);
         }
+    }
+
+    /**
+     * Whether a refusal depends on the data (DESIGN §6): the endpoint is sent an empty request. Accepted: the refusal
+     * was the data's, and {@code refusal} is returned. Refused too: the fault is the endpoint (a wrong path prefix,
+     * which VictoriaMetrics answers 400; an unknown token, which vmauth answers 400), and a
+     * {@link WriteOutcome.Kind#FAULT} is returned. No answer, or a retryable one: that outcome, to be retried.
+     */
+    private WriteOutcome confirmRefusal(VmEndpoint endpoint, WriteOutcome refusal) {
+        WriteOutcome empty = client.probeEmpty(endpoint);
+        meters.writeRequest("probe", empty.statusTag());
+        return switch (empty.kind()) {
+            case SUCCESS -> refusal;
+            case REJECTED -> new WriteOutcome(WriteOutcome.Kind.FAULT, refusal.status(), -1,
+                    "wrong path prefix? unknown token? (it refuses an empty request too, so the refusal does not depend on the data: "
+                            + refusal.detail() + ")");
+            case FAULT, RETRYABLE -> empty;
+        };
     }
 
     /**
@@ -214,11 +256,17 @@ public final class BatchWriter implements AutoCloseable {
             meters.requestBytes.increment(payload.length());
             long took = System.nanoTime() - t0;
             meters.writeLatency.record(took, TimeUnit.NANOSECONDS);
-            credentialsRefused.refused(endpoint, outcome.status()); // 401/403: one clear line, retried as any failure
-            if (outcome.kind() == WriteOutcome.Kind.RETRYABLE) {
+            if (outcome.isSuccess()) {
+                faults.ok(endpoint);
+            }
+            if (outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT) {
                 breaker.onError(took, TimeUnit.NANOSECONDS, new IOException(outcome.statusTag() + " " + outcome.detail()));
             } else {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            }
+            if (outcome.kind() == WriteOutcome.Kind.FAULT) {
+                meters.writeRequest("fault", outcome.statusTag());
+                return outcome;
             }
             if (outcome.kind() != WriteOutcome.Kind.RETRYABLE) {
                 meters.writeRequest(outcome.isSuccess() ? "success" : "failed", outcome.statusTag());
@@ -239,7 +287,7 @@ public final class BatchWriter implements AutoCloseable {
     /** Waits while the endpoint's breaker is open (VictoriaMetrics failing); it lets one probe through per open interval. */
     private void awaitPermission(CircuitBreaker breaker) throws InterruptedException {
         while (!breaker.tryAcquirePermission()) {
-            if (closed) {
+            if (closed || faultGaveUp) {
                 throw new InterruptedException("writer closed");
             }
             retry.sleeper().sleep(PERMISSION_POLL_MS);
@@ -247,6 +295,20 @@ public final class BatchWriter implements AutoCloseable {
         if (closed) {
             throw new InterruptedException("writer closed");
         }
+    }
+
+    /** The endpoints' configuration faults: health, the give-up timer and the lines. */
+    public WriteFaults faults() {
+        return faults;
+    }
+
+    /**
+     * Gives up on the batches held by a configuration fault (the fault outlasted {@code --write-fault-timeout} under
+     * {@code --stop-at-end}): they are reported {@link WriteListener#abandoned}, so their offsets are never committed.
+     * Idempotent.
+     */
+    public void abortFaulted() {
+        faultGaveUp = true;
     }
 
     /** Batches submitted and not yet finished. */

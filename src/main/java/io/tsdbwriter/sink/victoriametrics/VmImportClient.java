@@ -84,6 +84,10 @@ public final class VmImportClient implements AutoCloseable {
                 .writeTimeout(callTimeout)
                 .callTimeout(callTimeout)
                 .retryOnConnectionFailure(false)
+                // a followed 301/302 turns the POST into a GET without its body, which the receiver answers 2xx:
+                // samples counted as written and never stored. A redirect is a configuration fault (ResponseClassifier)
+                .followRedirects(false)
+                .followSslRedirects(false)
                 .connectionPool(new ConnectionPool(Math.max(1, maxIdle), 5, java.util.concurrent.TimeUnit.MINUTES))
                 .build();
         this.gzip = gzip;
@@ -180,7 +184,7 @@ public final class VmImportClient implements AutoCloseable {
                 ResponseBody b = resp.body();
                 detail = b == null ? "" : excerpt(b.string());
             }
-            return ResponseClassifier.classify(output, resp.code(), resp.header("Retry-After"), detail);
+            return ResponseClassifier.classify(output, resp.code(), resp.header("Retry-After"), detail, resp.header("Location"));
         } catch (InterruptedIOException e) {
             return ResponseClassifier.noResponse(new IOException("timeout: " + e.getMessage(), e));
         } catch (IOException | RuntimeException e) {
@@ -189,6 +193,22 @@ public final class VmImportClient implements AutoCloseable {
             endpoint.end();
         }
     }
+
+    /**
+     * Posts an empty body (no sample) to the endpoint in the run's protocol: the writer's test of whether a refusal
+     * depends on the data. VictoriaMetrics, Prometheus and Mimir accept an empty request with 2xx; an endpoint that
+     * refuses it too is misconfigured (a wrong path prefix, an unknown token), not refusing the data.
+     */
+    public WriteOutcome probeEmpty(VmEndpoint endpoint) {
+        Payload p = prepare(EMPTY);
+        try {
+            return post(endpoint, p);
+        } finally {
+            release(p);
+        }
+    }
+
+    private static final ByteBuf EMPTY = new ByteBuf(16);
 
     /** {@code tsdb-writer/<version>} ({@code dev} when run from classes, not the jar). */
     public static final String USER_AGENT = "tsdb-writer/" + java.util.Objects.requireNonNullElse(

@@ -243,26 +243,142 @@ class BatchWriterTest {
         assertThat(delays.get(2)).isBetween(400L, 1200L); // 800 ms ± 50 %
     }
 
-    @Test
-    void refusedBatchIsSplitUntilTheRefusedPointStandsAlone() throws Exception {
-        // 3 points: all → 400; [0,1) → 204; [1,3) → 400; [1,2) → 204; [2,3) → 400
-        for (int code : new int[] {400, 204, 400, 204, 400}) {
-            server.enqueue(new MockResponse().setResponseCode(code));
-        }
+    /** Answers 400 to a body containing {@code marker}, 204 to anything else (an empty request included). */
+    private static Dispatcher refusing(String marker) {
+        return new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return r.getBody().snapshot().utf8().contains(marker) ? new MockResponse().setResponseCode(400).setBody("cannot parse " + marker)
+                        : new MockResponse().setResponseCode(204);
+            }
+        };
+    }
+
+    private static ImportBatch points(int n) {
         ImportBatch b = new ImportBatch(64);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < n; i++) {
             b.body().put(("{\"metric\":{\"__name__\":\"m" + i + "\"},\"values\":[1],\"timestamps\":[1]}\n").getBytes(StandardCharsets.UTF_8));
             b.addPoint(1, "point-" + i);
         }
+        return b;
+    }
+
+    @Test
+    void refusedBatchIsSplitUntilTheRefusedPointStandsAlone() throws Exception {
+        // 3 points: all → 400, empty probe → 204 (the data's refusal); [0,1) → 204; [1,3) → 400, probe → 204;
+        // [1,2) → 204; [2,3) → 400, probe → 204
+        server.setDispatcher(refusing("\"m2\""));
         Listener l = new Listener();
-        writer(recordingRetry(3), OnWriteFailure.PAUSE).submit(b, l);
+        writer(recordingRetry(3), OnWriteFailure.PAUSE).submit(points(3), l);
 
         assertThat(l.await()).isEqualTo("rejected");
         assertThat(l.rejections).extracting(WriteListener.Rejection::source).containsExactly("point-2");
-        assertThat(server.getRequestCount()).isEqualTo(5);
+        assertThat(server.getRequestCount()).isEqualTo(8);
         assertThat(meters.samplesWritten.count()).isEqualTo(2.0);
+        assertThat(writeRequests("probe", "204")).isEqualTo(3.0);
         server.takeRequest();
+        assertThat(server.takeRequest().getBody().size()).as("the empty probe").isZero();
         assertThat(server.takeRequest().getBody().readUtf8()).contains("\"m0\"").doesNotContain("\"m1\"");
+    }
+
+    /** A retry policy whose sleep is recorded and lasts a millisecond (a fault loop must not spin a core in a test). */
+    private RetryPolicy briefRetry(int maxRetries) {
+        return new RetryPolicy(maxRetries, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> {
+            delays.add(ms);
+            Thread.sleep(1);
+        });
+    }
+
+    private void awaitFault(BatchWriter w) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (!w.faults().any() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(w.faults().any()).as("a configuration fault is noted").isTrue();
+    }
+
+    private double faults(String statusClass) {
+        return registry.find("tsdbwriter.write.faults").tags("class", statusClass).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    @Test
+    void aWrongPathPrefixRefusingEvenAnEmptyRequestIsHeldNotSplitUntilTheEndpointAcceptsIt() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return fixed.get() ? new MockResponse().setResponseCode(204)
+                        : new MockResponse().setResponseCode(400).setBody("unsupported path requested: /prefix/api/v1/import");
+            }
+        });
+        BatchWriter w = writer(briefRetry(3), OnWriteFailure.DEAD_LETTER);
+        Listener l = new Listener();
+
+        w.submit(points(3), l);
+        awaitFault(w);
+        while (server.getRequestCount() < 6) {
+            Thread.sleep(5);
+        }
+        assertThat(l.how).as("held: neither split and refused nor dead-lettered").isNotDone();
+        assertThat(w.faults().describe()).contains("400: wrong path prefix? unknown token? (it refuses an empty request too")
+                .contains("unsupported path requested");
+        assertThat(faults("4xx")).isPositive();
+        fixed.set(true);
+
+        assertThat(l.await()).isEqualTo("written");
+        assertThat(meters.samplesWritten.count()).isEqualTo(3.0);
+        assertThat(w.faults().any()).isFalse();
+        for (int i = 0, n = server.getRequestCount(); i < n; i++) {
+            long size = server.takeRequest().getBodySize();
+            assertThat(size).as("every request is the whole batch or the empty probe: nothing was split").isIn(0L, (long) points(3).body().length());
+        }
+    }
+
+    @Test
+    void aRedirectIsNeverFollowedTheBatchIsHeldAndTheLineNamesTheLocation() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return fixed.get() ? new MockResponse().setResponseCode(204)
+                        : new MockResponse().setResponseCode(301).setHeader("Location", "https://vm.example:8428/api/v1/import");
+            }
+        });
+        BatchWriter w = writer(briefRetry(3), OnWriteFailure.PAUSE);
+        Listener l = new Listener();
+
+        w.submit(batch(LINES, 4), l);
+        awaitFault(w);
+
+        assertThat(l.how).isNotDone();
+        assertThat(w.faults().describe()).contains("301: redirect to https://vm.example:8428/api/v1/import");
+        assertThat(faults("3xx")).isPositive();
+        fixed.set(true);
+        assertThat(l.await()).isEqualTo("written");
+        for (int i = 0, n = server.getRequestCount(); i < n; i++) {
+            RecordedRequest r = server.takeRequest();
+            assertThat(r.getMethod()).as("no redirect followed as a GET").isEqualTo("POST");
+            assertThat(r.getBody().readUtf8()).isEqualTo(LINES);
+        }
+    }
+
+    @Test
+    void aFaultGivenUpOnIsAbandonedNeverAcked() throws Exception {
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return new MockResponse().setResponseCode(404).setBody("404 page not found");
+            }
+        });
+        BatchWriter w = writer(briefRetry(3), OnWriteFailure.DEAD_LETTER);
+        Listener l = new Listener();
+
+        w.submit(batch(LINES, 4), l);
+        awaitFault(w);
+        w.abortFaulted();
+
+        assertThat(l.await()).isEqualTo("abandoned");
+        assertThat(meters.samplesWritten.count()).isZero();
     }
 
     @Test
@@ -278,10 +394,11 @@ class BatchWriterTest {
         assertThat(l.outcome.status()).isEqualTo(400);
         assertThat(l.outcome.kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
         assertThat(l.outcome.detail()).isEqualTo("cannot unmarshal line");
-        assertThat(server.getRequestCount()).isEqualTo(1);
+        assertThat(server.getRequestCount()).as("the batch, then the empty probe that the endpoint accepts").isEqualTo(2);
         assertThat(delays).isEmpty();
         assertThat(meters.samplesWritten.count()).isZero();
         assertThat(writeRequests("failed", "400")).isEqualTo(1.0);
+        assertThat(writeRequests("probe", "204")).isEqualTo(1.0);
     }
 
     @Test
@@ -322,23 +439,24 @@ class BatchWriterTest {
     }
 
     @Test
-    void connectionFailureIsRetriedThenGivenUp() throws Exception {
+    void aRefusedConnectionIsAFaultHeldEvenUnderTheDeadLetterPolicy() throws Exception {
         MockWebServer dead = new MockWebServer();
         dead.start(InetAddress.getLoopbackAddress(), 0);
         String url = dead.url("/").toString();
         dead.shutdown();
         client = new VmImportClient(Duration.ofSeconds(30), 4, false);
-        writer = new BatchWriter(List.of(new VmEndpoint(url)), client, new WritePermits(1, 1 << 20), recordingRetry(1),
+        writer = new BatchWriter(List.of(new VmEndpoint(url)), client, new WritePermits(1, 1 << 20), briefRetry(1),
                 OnWriteFailure.DEAD_LETTER, meters);
         Listener l = new Listener();
 
         writer.submit(batch(LINES, 4), l);
+        awaitFault(writer);
 
-        assertThat(l.await()).isEqualTo("gaveUp");
-        assertThat(l.outcome.status()).isZero();
-        assertThat(l.outcome.statusTag()).isEqualTo("io");
-        assertThat(delays).hasSize(1);
-        assertThat(meters.retries.count()).isEqualTo(1.0);
+        assertThat(writer.faults().describe()).contains("connection refused");
+        assertThat(faults("connect")).isPositive();
+        assertThat(l.how).as("never given up to the dead-letter topic").isNotDone();
+        writer.abortFaulted();
+        assertThat(l.await()).isEqualTo("abandoned");
     }
 
     @Test

@@ -61,17 +61,18 @@ class RemoteWriteClientTest {
     }
 
     @Test
-    void otherFourHundredsAreRefusedWhile429And5xxAreRetriedHonouringRetryAfter() {
+    void otherFourHundredsAreRefusedWhileConfigurationStatusesAreFaultsAnd429And5xxAreRetriedHonouringRetryAfter() {
         assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 400, null, "").kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
-        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 404, null, "").kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
+        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 404, null, "").kind()).isEqualTo(WriteOutcome.Kind.FAULT);
         assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 409, null, "").kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
         WriteOutcome tooMany = ResponseClassifier.classify(Output.REMOTE_WRITE, 429, "3", "");
         assertThat(tooMany.kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
         assertThat(tooMany.retryAfterMs()).isEqualTo(3000);
         assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 503, null, "").kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
         assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 200, null, "").isSuccess()).isTrue();
-        // the import API keeps its policy: only 400/413/415 are refusals
-        assertThat(ResponseClassifier.classify(Output.IMPORT, 404, null, "").kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
+        // the import API: 404 is a configuration fault there too; 409 is retried (only 400/413/415 are refusals)
+        assertThat(ResponseClassifier.classify(Output.IMPORT, 404, null, "").kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(ResponseClassifier.classify(Output.IMPORT, 409, null, "").kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
     }
 
     @Test

@@ -85,8 +85,45 @@ class ResponseClassifierTest {
     }
 
     @Test
-    void status404IsRetryable() {
-        assertThat(kind(404)).isEqualTo(WriteOutcome.Kind.RETRYABLE);
+    void configurationStatusesAreFaultsNotRefusalsNorRetries() {
+        for (int status : new int[] {301, 302, 307, 308, 401, 403, 404, 405, 407}) {
+            assertThat(kind(status)).as("%d", status).isEqualTo(WriteOutcome.Kind.FAULT);
+            assertThat(ResponseClassifier.classify(io.tsdbwriter.encode.Output.REMOTE_WRITE, status, null, "").kind())
+                    .as("remote write %d", status).isEqualTo(WriteOutcome.Kind.FAULT);
+        }
+    }
+
+    @Test
+    void aRedirectNamesItsLocationWithoutUserInfo() {
+        WriteOutcome o = ResponseClassifier.classify(io.tsdbwriter.encode.Output.IMPORT, 301, null, "",
+                "https://user:secret@vm.example:8428/api/v1/import");
+
+        assertThat(o.kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(o.detail()).startsWith("redirect to https://vm.example:8428/api/v1/import: writes never follow a redirect")
+                .doesNotContain("secret");
+        assertThat(o.statusClass()).isEqualTo("3xx");
+    }
+
+    @Test
+    void aNotFoundNamesTheLikelyCausePerProtocol() {
+        assertThat(ResponseClassifier.classify(io.tsdbwriter.encode.Output.IMPORT, 404, null, "404 page not found").detail())
+                .isEqualTo("wrong path prefix? (Not Found: --vm-url is the base /api/v1/import is appended to) (404 page not found)");
+        assertThat(ResponseClassifier.classify(io.tsdbwriter.encode.Output.REMOTE_WRITE, 404, null, "").detail())
+                .startsWith("receiver not enabled? wrong path? (Not Found: Prometheus needs --web.enable-remote-write-receiver;");
+    }
+
+    @Test
+    void refusedConnectionUnknownHostAndTlsFailuresAreFaults() {
+        WriteOutcome refused = ResponseClassifier.noResponse(new java.net.ConnectException("Connection refused"));
+        WriteOutcome dns = ResponseClassifier.noResponse(new java.net.UnknownHostException("vm.invalid"));
+        WriteOutcome tls = ResponseClassifier.noResponse(new IOException("wrapped", new javax.net.ssl.SSLHandshakeException("PKIX")));
+
+        assertThat(refused.kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(refused.statusClass()).isEqualTo("connect");
+        assertThat(dns.kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(dns.statusClass()).isEqualTo("dns");
+        assertThat(tls.kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(tls.statusClass()).isEqualTo("tls");
     }
 
     @Test
