@@ -56,6 +56,8 @@ public final class Bottleneck {
         MACHINE_CPU("machine-cpu"),
         KAFKA_FETCH("kafka-fetch"),
         INPUT("input"),
+        /** A write endpoint in a configuration fault (DESIGN §6): nothing is written until the flag is right. */
+        WRITE_FAULT("write-fault"),
         UNKNOWN("unknown");
 
         private final String label;

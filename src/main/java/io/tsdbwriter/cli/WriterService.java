@@ -142,12 +142,18 @@ final class WriterService {
                         var g = registry.find("system.cpu.usage").gauge();
                         return g == null ? Double.NaN : g.value();
                     });
-            meters.limitedBy(limits::current);
+            BatchWriter faulted = writer;
+            meters.limitedBy(() -> faulted.faults().any() ? io.tsdbwriter.capacity.Bottleneck.Resource.WRITE_FAULT : limits.current());
             reporter.scheduleWithFixedDelay(limits::sample, 0, io.tsdbwriter.capacity.LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
             reporter.scheduleAtFixedRate(() -> {
                 String line = report.tick();
                 try {
-                    line = io.tsdbwriter.capacity.LiveAttribution.annotate(line, limits.evaluate(report.efficiency()));
+                    io.tsdbwriter.capacity.Bottleneck.Verdict v = limits.evaluate(report.efficiency());
+                    if (faulted.faults().any()) { // nothing is written until the endpoint's flag is right: say that, not the figures
+                        v = new io.tsdbwriter.capacity.Bottleneck.Verdict(io.tsdbwriter.capacity.Bottleneck.Resource.WRITE_FAULT,
+                                "configuration fault of the write endpoint, the data is held", "fix the flag", List.of(), faulted.faults().describe());
+                    }
+                    line = io.tsdbwriter.capacity.LiveAttribution.annotate(line, v);
                 } catch (RuntimeException e) {
                     log.warn("bottleneck attribution failed: {}", e.toString());
                 }

@@ -605,7 +605,7 @@ public final class GroupMember implements Runnable {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
                 if (!w.awaitDrained(left)) {
                     cleanStop = false;
-                    log.warn("{}: {} batch(es) still unwritten after the drain timeout; committing only below them",
+                    log.warn("{}: {} batch(es) still unwritten (drain timeout, or given up on a configuration fault); committing only below them",
                             w.partition(), w.pendingBatches());
                 }
             }

@@ -24,6 +24,7 @@ public final class PartitionWorkers {
     }
 
     private final TopicPartition tp;
+    private final BatchWriter writer;
     private final long startOffset;
     private final long stopOffset;
     private final List<AckTracker> trackers = new ArrayList<>();
@@ -36,6 +37,7 @@ public final class PartitionWorkers {
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
     PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s, Runnable onAck) {
         this.tp = tp;
+        this.writer = s.writer();
         this.startOffset = startOffset;
         this.stopOffset = stopOffset;
         this.committed = startOffset;
@@ -162,8 +164,8 @@ public final class PartitionWorkers {
     boolean awaitDrained(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (pendingBatches() > 0) {
-            if (System.nanoTime() > deadline) {
-                return false;
+            if (System.nanoTime() > deadline || (writer.faultsGivenUp() && writer.inFlight() == 0)) {
+                return false; // past the deadline, or given up on a configuration fault: nothing more will complete
             }
             Thread.sleep(20);
         }

@@ -270,8 +270,9 @@ class GroupMembershipIT {
     }
 
     /**
-     * VictoriaMetrics with basic auth the writer lacks answers 401: one clear line naming the endpoint and status,
-     * counted by status, the data kept (nothing committed), the partitions paused and probing.
+     * VictoriaMetrics with basic auth the writer lacks answers 401: a configuration fault — one clear line naming the
+     * endpoint, status and likely cause, counted by status and class, not ready, the data kept (nothing committed),
+     * the partitions holding and probing.
      */
     @Test
     void victoriaMetricsAnswering401IsACredentialsLineAndNothingIsCommitted() throws Exception {
@@ -287,7 +288,7 @@ class GroupMembershipIT {
                 "--stop-at-end", "--report-interval", "5s"));
         WriterProcess w = WriterProcess.start(work.resolve("auth.log"), args);
         toClose.add(w);
-        awaitOutput(w, "answered 401 Unauthorized: credentials, not an outage", Duration.ofSeconds(60));
+        awaitOutput(w, "answered 401: a configuration fault, not the data - credentials?", Duration.ofSeconds(60));
         assertThat(w.output()).contains(vm.url() + "/api/v1/import");
         Thread.sleep(3000);
         assertThat(w.isAlive()).as(w.output()).isTrue();
@@ -295,8 +296,12 @@ class GroupMembershipIT {
         String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         assertThat(metrics).containsPattern("tsdbwriter_write_requests_total\\{[^}]*status=\"401\"[^}]*\\} [1-9]");
+        assertThat(metrics).containsPattern("tsdbwriter_write_faults_total\\{[^}]*class=\"4xx\"[^}]*\\} [1-9]");
+        assertThat(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).as("not ready while the endpoint refuses the credentials").isNotEqualTo(200);
         w.sigterm();
-        assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1);
+        // a --stop-at-end job stopped by a signal before its end
+        assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(4);
         assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic).values()).allMatch(o -> o == 0L);
     }
 

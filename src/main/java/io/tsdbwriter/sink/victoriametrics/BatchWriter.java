@@ -311,6 +311,11 @@ public final class BatchWriter implements AutoCloseable {
         faultGaveUp = true;
     }
 
+    /** True once {@link #abortFaulted()} was called. */
+    public boolean faultsGivenUp() {
+        return faultGaveUp;
+    }
+
     /** Batches submitted and not yet finished. */
     public int inFlight() {
         return inFlight.get();

@@ -214,10 +214,17 @@ public final class VmImportClient implements AutoCloseable {
     public static final String USER_AGENT = "tsdb-writer/" + java.util.Objects.requireNonNullElse(
             VmImportClient.class.getPackage().getImplementationVersion(), "dev");
 
-    private static String excerpt(String s) {
-        String t = s.strip();
+    /**
+     * The start of a response body, fit for a log line: at most 300 characters, and any credentials the endpoint
+     * echoed back cut out (vmauth answers an unknown token with {@code cannot find the provided auth token "Bearer …"}).
+     */
+    static String excerpt(String s) {
+        String t = ECHOED_CREDENTIALS.matcher(s.strip()).replaceAll("$1 ***");
         return t.length() > 300 ? t.substring(0, 300) + "…" : t;
     }
+
+    private static final java.util.regex.Pattern ECHOED_CREDENTIALS =
+            java.util.regex.Pattern.compile("(?i)\\b(Bearer|Basic)\\s+[^\\s\"'`,;)]+");
 
     @Override
     public void close() {

@@ -49,7 +49,10 @@ public final class PrometheusServer implements AutoCloseable {
     private Process process;
     private boolean closed;
 
-    private PrometheusServer(Path workDir, FreePorts.Reservation port) {
+    private final boolean remoteWriteReceiver;
+
+    private PrometheusServer(Path workDir, FreePorts.Reservation port, boolean remoteWriteReceiver) {
+        this.remoteWriteReceiver = remoteWriteReceiver;
         this.workDir = workDir;
         this.logFile = workDir.resolve("prometheus.log");
         this.port = port;
@@ -63,13 +66,21 @@ public final class PrometheusServer implements AutoCloseable {
      * @throws IllegalStateException when the binary is missing or it does not become ready (with its log's tail)
      */
     public static PrometheusServer start(Path workDir, Duration outOfOrderWindow) {
+        return start(workDir, outOfOrderWindow, true);
+    }
+
+    /**
+     * As {@link #start(Path, Duration)}; {@code remoteWriteReceiver} false leaves out
+     * {@code --web.enable-remote-write-receiver}, so {@code /api/v1/write} answers 404 (the receiver not enabled).
+     */
+    public static PrometheusServer start(Path workDir, Duration outOfOrderWindow, boolean remoteWriteReceiver) {
         Path binary = Path.of(System.getProperty("tsdbwriter.prometheus.binary", DEFAULT_BINARY));
         if (!Files.isExecutable(binary)) {
             throw new IllegalStateException("Prometheus binary " + binary + " not found: install it with "
                     + "`apt-get install -y prometheus` (scripts/test.sh does) or point -Dtsdbwriter.prometheus.binary at one");
         }
         Path dir = workDir.toAbsolutePath();
-        PrometheusServer p = new PrometheusServer(dir, FreePorts.reserve());
+        PrometheusServer p = new PrometheusServer(dir, FreePorts.reserve(), remoteWriteReceiver);
         try {
             Files.createDirectories(dir);
             String config = "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
@@ -89,13 +100,15 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     private void launchAndAwait(Path binary) {
-        List<String> cmd = List.of(binary.toString(),
+        List<String> cmd = new java.util.ArrayList<>(List.of(binary.toString(),
                 "--config.file=" + workDir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + workDir.resolve("prom-data"),
                 "--storage.tsdb.retention.time=100y",
                 "--web.listen-address=127.0.0.1:" + port.port(),
-                "--web.enable-remote-write-receiver",
-                "--log.level=warn");
+                "--log.level=warn"));
+        if (remoteWriteReceiver) {
+            cmd.add("--web.enable-remote-write-receiver");
+        }
         ChildProcesses.appendMarker(logFile, "starting " + String.join(" ", cmd));
         process = ChildProcesses.start(cmd, logFile, true);
         Instant deadline = Instant.now().plus(START_TIMEOUT);

@@ -89,4 +89,12 @@ class RemoteWriteClientTest {
         assertThat(new VmEndpoint("http://vm:8428").writeUrl()).isEqualTo("http://vm:8428/api/v1/import");
         assertThatThrownBy(() -> VmEndpoint.remoteWrite("prom:9090/api/v1/write")).hasMessageContaining("remote write URL");
     }
+
+    @Test
+    void credentialsAnEndpointEchoesBackAreCutFromTheLoggedDetail() {
+        assertThat(VmImportClient.excerpt("cannot find the provided auth token \"Bearer s3cr3t-token\" in config\n"))
+                .isEqualTo("cannot find the provided auth token \"Bearer ***\" in config");
+        assertThat(VmImportClient.excerpt("auth token basic dXNlcjpodW50ZXIy, rejected")).isEqualTo("auth token basic ***, rejected");
+        assertThat(VmImportClient.excerpt("unsupported path requested: /x/api/v1/import")).isEqualTo("unsupported path requested: /x/api/v1/import");
+    }
 }

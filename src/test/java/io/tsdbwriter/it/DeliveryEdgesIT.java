@@ -1,0 +1,345 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import io.tsdbwriter.it.support.ChildServer;
+import io.tsdbwriter.it.support.FaultProxy;
+import io.tsdbwriter.it.support.FreePorts;
+import io.tsdbwriter.it.support.LocalStack;
+import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.verify.VerificationResult;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.OkHttpClient;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The edges where a writer loses data or lies (issue 23, DESIGN §5 and §6), each as an operator meets it, with real
+ * processes — a Kafka broker, VictoriaMetrics, Prometheus, vmauth, the writer jar: a wrong {@code --vm-url} prefix, a
+ * remote write receiver that is not enabled, an unknown token behind vmauth and a redirecting endpoint each hold the
+ * data (nothing stored, nothing committed, exit 1 after {@code --write-fault-timeout}) until the configuration is
+ * right, then the exact read-back; SIGTERM before the end exits 4 naming the partitions left short; records deleted
+ * below a stopped group's committed offset are skipped and reported, never a hang; refused samples without a
+ * dead-letter topic exit 3.
+ */
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+class DeliveryEdgesIT {
+
+    static final int PARTITIONS = 3;
+
+    @TempDir
+    static Path work;
+
+    static LocalStack stack;
+    static List<SourcePoint> points;
+    static final AtomicInteger names = new AtomicInteger();
+    /** A fresh VictoriaMetrics per scenario, so each reads back only its own samples. */
+    VictoriaMetrics vm;
+
+    @BeforeAll
+    static void startStack() throws Exception {
+        stack = LocalStack.start(work.resolve("stack"));
+        points = Scenario.realPoints();
+    }
+
+    @AfterAll
+    static void stopStack() {
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    @BeforeEach
+    void freshVictoriaMetrics(TestInfo test) {
+        vm = VictoriaMetrics.start(work.resolve("vm-" + test.getTestMethod().orElseThrow().getName()));
+    }
+
+    @AfterEach
+    void stopVictoriaMetrics() {
+        if (vm != null) {
+            vm.close();
+        }
+    }
+
+    private record Fixture(String topic, String group, int records) {
+    }
+
+    private Fixture realInput(String name) {
+        String topic = name + "-" + names.incrementAndGet();
+        stack.kafka().createTopic(topic, PARTITIONS);
+        int records = Scenario.produce(stack.bootstrapServers(), topic, PARTITIONS, points, 1);
+        return new Fixture(topic, "g-" + topic, records);
+    }
+
+    private WriterProcess writer(Fixture f, String name, String vmUrl, int m, String... more) {
+        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vmUrl, f.topic(), f.group(), m, 1, 3, more);
+        args.addAll(List.of("--segment-size", "300", "--commit-interval", "500ms"));
+        return WriterProcess.start(work.resolve(name + ".log"), args);
+    }
+
+    /** A job against a misconfigured endpoint: holds the data, says why, exits 1 after the fault timeout, commits nothing. */
+    private WriterProcess assertHeldThenExit1(Fixture f, String name, String url, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--stop-at-end", "--write-fault-timeout", "3s", "--max-backoff", "500ms",
+                "--summary-json", work.resolve(name + ".json").toString()));
+        args.addAll(List.of(more));
+        WriterProcess w = writer(f, name, url, 1, args.toArray(String[]::new));
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
+        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()).values())
+                .as("nothing committed past unwritten data").allMatch(o -> o == 0L);
+        JsonNode s = Scenario.summary(work.resolve(name + ".json"));
+        assertThat(s.get("exit_code").asInt()).isEqualTo(1);
+        assertThat(s.get("samples_written").asLong()).isZero();
+        assertThat(s.get("samples_failed").asLong()).as("a configuration fault is not a data refusal").isZero();
+        return w;
+    }
+
+    private void assertNothingStored() {
+        vm.forceFlush();
+        assertThat(vm.export("{productKey=\"node\"}")).as("nothing reached VictoriaMetrics").isEmpty();
+    }
+
+    private void finishExactly(Fixture f, String name, String url, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--stop-at-end"));
+        args.addAll(List.of(more));
+        WriterProcess w = writer(f, name, url, 1, args.toArray(String[]::new));
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, 1, 1));
+        assertCommittedAtEnd(f);
+    }
+
+    private void assertCommittedAtEnd(Fixture f) throws Exception {
+        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()))
+                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), f.topic()));
+    }
+
+    @Test
+    void aWrongVmUrlPrefixHoldsEveryRecordThenTheRightOneWritesThemAll() throws Exception {
+        Fixture f = realInput("prefix");
+        WriterProcess w = assertHeldThenExit1(f, "prefix-wrong", vm.url() + "/wrong/prefix");
+        assertThat(w.output()).contains("/wrong/prefix/api/v1/import answered 400: a configuration fault, not the data - wrong path prefix?")
+                .contains("--write-fault-timeout");
+        assertNothingStored();
+        finishExactly(f, "prefix-right", vm.url());
+    }
+
+    @Test
+    void aRedirectIsNeverFollowedTheLineNamesTheLocationAndTheTargetGetsEverythingOnceItIsUsed() throws Exception {
+        Fixture f = realInput("redirect");
+        HttpServer redirecting = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        AtomicInteger gets = new AtomicInteger();
+        redirecting.createContext("/", ex -> {
+            try (ex) {
+                ex.getRequestBody().readAllBytes();
+                if (ex.getRequestMethod().equals("GET") && !ex.getRequestURI().getPath().equals("/metrics")) { // the capacity probe GETs /metrics
+                    gets.incrementAndGet();
+                }
+                ex.getResponseHeaders().set("Location", vm.url() + ex.getRequestURI().getPath());
+                ex.sendResponseHeaders(301, -1);
+            }
+        });
+        redirecting.start();
+        try {
+            WriterProcess w = assertHeldThenExit1(f, "redirect", "http://127.0.0.1:" + redirecting.getAddress().getPort());
+            assertThat(w.output()).contains("answered 301: a configuration fault, not the data - redirect to " + vm.url() + "/api/v1/import");
+            assertThat(gets.get()).as("no redirect followed as a GET").isZero();
+        } finally {
+            redirecting.stop(0);
+        }
+        assertNothingStored();
+        finishExactly(f, "redirect-target", vm.url());
+    }
+
+    @Test
+    void anUnknownTokenBehindVmauthHoldsTheDataThenTheRightTokenWritesItAll() throws Exception {
+        Fixture f = realInput("token");
+        Path authConfig = work.resolve("vmauth-token.yml");
+        Files.writeString(authConfig, "users:\n- bearer_token: \"right-token\"\n  url_prefix: \"" + vm.url() + "\"\n");
+        Path token = work.resolve("token");
+        try (ChildServer vmauth = ChildServer.start(ChildServer.VMAUTH, work.resolve("vmauth"), "vmauth", false, new OkHttpClient(),
+                port -> List.of("-auth.config=" + authConfig))) {
+            Files.writeString(token, "wrong-token\n");
+            WriterProcess w = assertHeldThenExit1(f, "token-wrong", vmauth.url(), "--vm-bearer-token-file", token.toString());
+            // vmauth 1.79 answers an unknown token with 400, current releases with 401: a configuration fault either way
+            assertThat(w.output()).containsAnyOf("answered 400: a configuration fault", "answered 401: a configuration fault")
+                    .as("vmauth echoes the token it refused: never printed").doesNotContain("wrong-token");
+            assertNothingStored();
+            Files.writeString(token, "right-token\n");
+            finishExactly(f, "token-right", vmauth.url(), "--vm-bearer-token-file", token.toString());
+        }
+    }
+
+    @Test
+    void aRemoteWriteReceiverNotEnabledHoldsTheDataThenTheEnabledOneGetsItAll() throws Exception {
+        Fixture f = realInput("receiver");
+        try (PrometheusServer off = PrometheusServer.start(work.resolve("prom-off"), Duration.ofDays(30), false)) {
+            WriterProcess w = assertHeldThenExit1(f, "receiver-off", vm.url(), "--output", "remote-write",
+                    "--remote-write-url", off.remoteWriteUrl());
+            assertThat(w.output()).contains(off.remoteWriteUrl() + " answered 404: a configuration fault, not the data - receiver not enabled?");
+        }
+        try (PrometheusServer on = PrometheusServer.start(work.resolve("prom-on"), Duration.ofDays(30))) {
+            WriterProcess w = writer(f, "receiver-on", vm.url(), 1, "--stop-at-end", "--output", "remote-write",
+                    "--remote-write-url", on.remoteWriteUrl());
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            VerificationResult r = on.readBackWithin("{productKey=\"node\"}", Scenario.expected(points, 1, 1), Duration.ofSeconds(20));
+            assertThat(r.passed()).as(r.summary()).isTrue();
+            assertThat(r.foundSamples()).isEqualTo(points.size());
+            assertCommittedAtEnd(f);
+        }
+    }
+
+    @Test
+    void sigtermBeforeTheEndExits4AndTheSummaryNamesThePartitionsLeftShort() throws Exception {
+        Fixture f = realInput("sigterm");
+        Path summary = work.resolve("sigterm.json");
+        try (FaultProxy slow = new FaultProxy(vm.url())) {
+            slow.mode(new FaultProxy.Delay(Duration.ofMillis(50)));
+            WriterProcess w = writer(f, "sigterm", slow.url(), 12, "--stop-at-end", "--batch-samples", "600",
+                    "--max-concurrent-writes", "2", "--summary-json", summary.toString());
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()).values().stream().mapToLong(Long::longValue).sum() == 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            w.sigterm();
+            assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(4);
+        }
+        Map<TopicPartition, Long> committed = Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic());
+        Map<TopicPartition, Long> ends = Scenario.endOffsets(stack.bootstrapServers(), f.topic());
+        JsonNode s = Scenario.summary(summary);
+        assertThat(s.get("exit_code").asInt()).isEqualTo(4);
+        Map<TopicPartition, Long> reported = new HashMap<>();
+        for (JsonNode p : s.get("partitions_short")) {
+            TopicPartition tp = new TopicPartition(p.get("topic").asText(), p.get("partition").asInt());
+            long c = p.get("committed").asLong();
+            assertThat(c).isEqualTo(committed.getOrDefault(tp, -1L));
+            assertThat(p.get("end").asLong()).isEqualTo(ends.get(tp));
+            assertThat(p.get("records_short").asLong()).isEqualTo(ends.get(tp) - Math.max(0, c));
+            reported.put(tp, c);
+        }
+        Map<TopicPartition, Long> shortNow = new HashMap<>();
+        ends.forEach((tp, end) -> {
+            if (committed.getOrDefault(tp, -1L) < end) {
+                shortNow.put(tp, committed.getOrDefault(tp, -1L));
+            }
+        });
+        assertThat(reported).as("every partition short, and only those").isEqualTo(shortNow).isNotEmpty();
+        WriterProcess finish = writer(f, "sigterm-finish", vm.url(), 12, "--stop-at-end");
+        assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, 12, 1));
+        assertCommittedAtEnd(f);
+    }
+
+    @Test
+    void sigtermBeforeKafkaEverAnsweredExits4() throws Exception {
+        int deadPort;
+        try (FreePorts.Reservation r = FreePorts.reserve()) {
+            deadPort = r.port();
+        }
+        List<String> args = Scenario.runArgs("127.0.0.1:" + deadPort, vm.url(), "nowhere", "g-nowhere", 1, 1, 1, "--stop-at-end");
+        WriterProcess w = WriterProcess.start(work.resolve("no-kafka.log"), args);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!w.output().contains("tsdb-writer run:") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        w.sigterm();
+        assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(4);
+        assertThat(w.output()).contains("exit 4: stopped by a signal before the end");
+    }
+
+    @Test
+    void recordsDeletedBelowAStoppedGroupsCommittedOffsetAreSkippedReportedAndTheRestWrittenExactly() throws Exception {
+        Fixture f = realInput("deleted");
+        long committedAt = 1000;
+        long deletedBelow = 1500;
+        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+        Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            commit.put(new TopicPartition(f.topic(), p), new OffsetAndMetadata(committedAt));
+            delete.put(new TopicPartition(f.topic(), p), RecordsToDelete.beforeOffset(deletedBelow));
+        }
+        try (Admin admin = Admin.create(stack.kafka().adminProperties())) {
+            admin.alterConsumerGroupOffsets(f.group(), commit).all().get(); // the group stopped at 1000
+            admin.deleteRecords(delete).all().get();                         // retention removed everything below 1500
+        }
+        Path summary = work.resolve("deleted.json");
+        WriterProcess w = writer(f, "deleted", vm.url(), 2, "--stop-at-end", "--summary-json", summary.toString());
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        for (int p = 0; p < PARTITIONS; p++) {
+            assertThat(w.output()).contains(f.topic() + "-" + p + ": offsets 1000 to 1500 were deleted (retention or deleteRecords) "
+                    + "before they were written: skipping 500 record(s)");
+        }
+        JsonNode s = Scenario.summary(summary);
+        assertThat(s.get("records_skipped").asLong()).isEqualTo(PARTITIONS * (deletedBelow - committedAt));
+        List<String> ranges = new ArrayList<>();
+        s.get("skipped_ranges").forEach(r -> ranges.add(r.get("topic").asText() + "-" + r.get("partition").asInt() + " "
+                + r.get("from").asLong() + ".." + r.get("to").asLong() + " " + r.get("reason").asText()));
+        assertThat(ranges).containsExactlyInAnyOrder(f.topic() + "-0 1000..1500 deleted", f.topic() + "-1 1000..1500 deleted",
+                f.topic() + "-2 1000..1500 deleted");
+        // record i went to partition i % 3 at offset i / 3: what is left is every record from offset 1500 on
+        List<SourcePoint> left = new ArrayList<>();
+        for (int i = 0; i < points.size(); i++) {
+            if (i / PARTITIONS >= deletedBelow) {
+                left.add(points.get(i));
+            }
+        }
+        assertThat(s.get("records").asLong()).isEqualTo(left.size());
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(left, 2, 1));
+        assertCommittedAtEnd(f);
+    }
+
+    @Test
+    void samplesRefusedWithoutADeadLetterTopicExit3AndTheSummaryListsThemByReason() throws Exception {
+        String topic = "refused-" + names.incrementAndGet();
+        stack.kafka().createTopic(topic, PARTITIONS);
+        List<byte[]> values = new ArrayList<>();
+        int poisoned = 0;
+        for (int i = 0; i < points.size(); i++) {
+            values.add(PointRecords.encode(points.get(i)));
+            if (i % 3000 == 1500) {
+                values.add(("{\"metric\":\"poisoned_metric\",\"timestamp\":1795300857000,\"value\":" + i
+                        + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}").getBytes(StandardCharsets.UTF_8));
+                poisoned++;
+            }
+        }
+        Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
+        Fixture f = new Fixture(topic, "g-" + topic, values.size());
+        Path summary = work.resolve("refused.json");
+        try (FaultProxy proxy = new FaultProxy(vm.url())) {
+            proxy.mode(new FaultProxy.RejectContaining("\"poison\""));
+            WriterProcess w = writer(f, "refused", proxy.url(), 1, "--stop-at-end", "--summary-json", summary.toString());
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(3);
+            assertThat(w.output()).contains("exit 3: done, but " + poisoned + " sample(s) were refused by the receiver and not dead-lettered");
+        }
+        JsonNode s = Scenario.summary(summary);
+        assertThat(s.get("exit_code").asInt()).isEqualTo(3);
+        assertThat(s.get("samples_failed").asLong()).isEqualTo(poisoned);
+        assertThat(s.get("samples_failed_by_reason").get("400 cannot parse: injected rejection").asLong()).isEqualTo(poisoned);
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, 1, 1));
+        assertCommittedAtEnd(f);
+    }
+}
