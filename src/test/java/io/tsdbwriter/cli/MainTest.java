@@ -23,7 +23,7 @@ class MainTest {
             "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
             "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
             "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address",
-            "--group-instance-id", "--group-protocol", "--kafka-timeout", "--help", "--version",
+            "--group-instance-id", "--group-protocol", "--kafka-timeout", "--write-fault-timeout", "--help", "--version",
             "--vm-basic-auth-username", "--vm-basic-auth-password-file", "--vm-bearer-token-file", "--vm-header", "--vm-tls-ca-file",
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
             "--kafka-property",
@@ -96,7 +96,16 @@ class MainTest {
 
     @Test
     void runHelpListsExitCodes() {
-        assertThat(execute("run", "--help").out()).contains("Exit codes:", "2", "invalid flags");
+        String help = execute("run", "--help").out();
+        assertThat(help).contains("Exit codes:", "2", "invalid flags");
+        assertThat(help).contains("samples were refused by the receiver and not dead-lettered", "stopped by SIGTERM/SIGINT before its end");
+    }
+
+    @Test
+    void aWriteFaultTimeoutBelowOneSecondIsABadFlag() {
+        Result r = execute("run", "--topic", "t", "--write-fault-timeout", "500ms");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).startsWith("tsdb-writer: --write-fault-timeout must be >= 1s");
     }
 
     @Test
