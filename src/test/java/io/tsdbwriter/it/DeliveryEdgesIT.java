@@ -342,4 +342,27 @@ class DeliveryEdgesIT {
         Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, 1, 1));
         assertCommittedAtEnd(f);
     }
+
+    @Test
+    void releasingManyPartitionsWhileTheTargetIsDownIsBoundedByTheDrainTimeoutInTotal() throws Exception {
+        String topic = "many-" + names.incrementAndGet();
+        int partitions = 8;
+        stack.kafka().createTopic(topic, partitions);
+        Scenario.produce(stack.bootstrapServers(), topic, partitions, points, 1);
+        vm.stop(); // every write held (a refused connection), every permit taken, the readers blocked handing batches over
+        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vm.url(), topic, "g-" + topic, 1, 1, 2,
+                "--segment-size", "300", "--batch-samples", "100", "--drain-timeout", "3s", "--max-backoff", "500ms");
+        WriterProcess w = WriterProcess.start(work.resolve("many.log"), args);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!w.output().contains("a configuration fault, not the data - connection refused") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        long t0 = System.nanoTime();
+        w.sigterm();
+        assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1); // a service stopped with writes unfinished
+        // one bound for all 8 partitions: the drain timeout, plus a second to interrupt readers and the report;
+        // released one after another it took ~11 s per partition
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as(w.output()).isLessThan(Duration.ofSeconds(15));
+        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), "g-" + topic, topic).values()).allMatch(o -> o == 0L);
+    }
 }

@@ -14,6 +14,7 @@ import java.util.stream.LongStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -57,8 +58,19 @@ class SegmentConsumerTest {
             return position;
         }
 
+        /** Records below it are deleted: a poll from there is out of range, as a broker answers it. */
+        long logStart;
+
+        @Override
+        public synchronized Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions) {
+            return Map.of(TP, logStart);
+        }
+
         @Override
         public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            if (position < logStart) {
+                throw new OffsetOutOfRangeException("out of range", Map.of(TP, position));
+            }
             List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
             for (long offset : LOG) {
                 if (offset >= position && out.size() < maxPollRecords) {
@@ -98,11 +110,29 @@ class SegmentConsumerTest {
     }
 
     private static Offsets read(FakeLog log, SegmentPlan plan, int index) {
+        return read(log, plan, index, new WriterMeters(new SimpleMeterRegistry()));
+    }
+
+    private static Offsets read(FakeLog log, SegmentPlan plan, int index, WriterMeters meters) {
         Offsets sink = new Offsets();
         AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(index)));
-        new SegmentConsumer(TP, index, plan, LOG_END, Map.of(), sink, tracker, new WriterMeters(new SimpleMeterRegistry()),
-                offset -> true, props -> log).run();
+        new SegmentConsumer(TP, index, plan, LOG_END, Map.of(), sink, tracker, meters, offset -> true, props -> log).run();
         return sink;
+    }
+
+    @Test
+    void recordsDeletedWhileBeingReadAreSkippedCountedAndReadingGoesOnFromTheLogStart() {
+        FakeLog log = new FakeLog(7);
+        log.logStart = 37;
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+
+        Offsets sink = read(log, new SegmentPlan(10, 1, 0), 0, meters);
+
+        assertThat(sink.processed).isEqualTo(LOG.stream().filter(o -> o >= 37).toList());
+        assertThat(meters.skippedRanges()).extracting(r -> r.from() + ".." + r.to() + " " + r.reason())
+                .containsExactly("0..10 deleted", "10..20 deleted", "20..30 deleted", "30..37 deleted");
+        assertThat(meters.skippedRanges().stream().mapToLong(WriterMeters.SkippedRange::records).sum()).isEqualTo(37);
+        assertThat(log.seeks).as("each deleted segment is skipped, the one holding the log start read from it").contains(37L);
     }
 
     @Test
