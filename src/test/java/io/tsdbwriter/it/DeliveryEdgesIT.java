@@ -357,6 +357,7 @@ class DeliveryEdgesIT {
         while (!w.output().contains("a configuration fault, not the data - connection refused") && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
+        assertThat(w.output()).contains("a configuration fault, not the data - connection refused").contains("assigned " + topic + "-7");
         long t0 = System.nanoTime();
         w.sigterm();
         assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1); // a service stopped with writes unfinished
