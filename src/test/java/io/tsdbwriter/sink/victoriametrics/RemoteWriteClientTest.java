@@ -97,4 +97,17 @@ class RemoteWriteClientTest {
         assertThat(VmImportClient.excerpt("auth token basic dXNlcjpodW50ZXIy, rejected")).isEqualTo("auth token basic ***, rejected");
         assertThat(VmImportClient.excerpt("unsupported path requested: /x/api/v1/import")).isEqualTo("unsupported path requested: /x/api/v1/import");
     }
+
+    @Test
+    void theEmptyProbeIsAnEmptyWriteRequestWithTheProtocolsHeaders() throws Exception {
+        server.enqueue(new MockResponse().setResponseCode(204));
+        VmEndpoint e = VmEndpoint.remoteWrite(server.url("/api/v1/write").toString());
+
+        assertThat(client.probeEmpty(e).isSuccess()).isTrue();
+
+        RecordedRequest r = server.takeRequest();
+        assertThat(r.getMethod()).isEqualTo("POST");
+        assertThat(r.getHeader("Content-Encoding")).isEqualTo("snappy");
+        assertThat(RemoteWriteBodies.decodeSnappy(r.getBody().readByteArray())).isEmpty();
+    }
 }
