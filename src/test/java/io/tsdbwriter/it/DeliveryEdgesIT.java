@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.ChildServer;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.FreePorts;
@@ -86,14 +87,8 @@ class DeliveryEdgesIT {
         }
     }
 
-    private record Fixture(String topic, String group, int records) {
-    }
-
     private Fixture realInput(String name) {
-        String topic = name + "-" + names.incrementAndGet();
-        stack.kafka().createTopic(topic, PARTITIONS);
-        int records = Scenario.produce(stack.bootstrapServers(), topic, PARTITIONS, points, 1);
-        return new Fixture(topic, "g-" + topic, records);
+        return Scenario.realInput(stack, name, PARTITIONS, points);
     }
 
     private WriterProcess writer(Fixture f, String name, String vmUrl, int m, String... more) {
@@ -133,8 +128,7 @@ class DeliveryEdgesIT {
     }
 
     private void assertCommittedAtEnd(Fixture f) throws Exception {
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()))
-                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), f.topic()));
+        Scenario.assertCommittedAtEnd(stack.bootstrapServers(), f);
     }
 
     @Test

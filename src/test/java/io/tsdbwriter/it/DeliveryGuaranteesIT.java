@@ -3,6 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.LocalStack;
 import io.tsdbwriter.it.support.VictoriaMetrics;
@@ -68,15 +69,8 @@ class DeliveryGuaranteesIT {
         }
     }
 
-    /** A fresh topic with the real input, and a fresh metric namespace: each scenario reads back only its own samples. */
-    private record Fixture(String topic, String group, int records) {
-    }
-
     private Fixture realInput(String name) {
-        String topic = name + "-" + names.incrementAndGet();
-        stack.kafka().createTopic(topic, PARTITIONS);
-        int records = Scenario.produce(stack.bootstrapServers(), topic, PARTITIONS, points, 1);
-        return new Fixture(topic, "g-" + topic, records);
+        return Scenario.realInput(stack, name, PARTITIONS, points);
     }
 
     @BeforeEach
@@ -106,8 +100,7 @@ class DeliveryGuaranteesIT {
     }
 
     private void assertCommittedAtEnd(Fixture f) throws Exception {
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()))
-                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), f.topic()));
+        Scenario.assertCommittedAtEnd(stack.bootstrapServers(), f);
     }
 
     /** Everything below the committed offsets is in VictoriaMetrics. */

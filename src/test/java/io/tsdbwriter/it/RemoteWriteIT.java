@@ -3,6 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.LocalStack;
 import io.tsdbwriter.it.support.PrometheusServer;
@@ -72,14 +73,8 @@ class RemoteWriteIT {
         }
     }
 
-    private record Fixture(String topic, String group, int records) {
-    }
-
     private static Fixture realInput(String name) {
-        String topic = name + "-" + names.incrementAndGet();
-        stack.kafka().createTopic(topic, PARTITIONS);
-        int records = Scenario.produce(stack.bootstrapServers(), topic, PARTITIONS, points, 1);
-        return new Fixture(topic, "g-" + topic, records);
+        return Scenario.realInput(stack, name, PARTITIONS, points);
     }
 
     private static WriterProcess writer(Fixture f, String name, String remoteWriteUrl, String... more) {
@@ -94,8 +89,7 @@ class RemoteWriteIT {
     }
 
     private static void assertCommittedAtEnd(Fixture f) throws Exception {
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()))
-                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), f.topic()));
+        Scenario.assertCommittedAtEnd(stack.bootstrapServers(), f);
     }
 
     /** Runs the main job into {@code url} and checks the summary and the committed offsets. */

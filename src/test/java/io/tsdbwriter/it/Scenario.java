@@ -197,6 +197,32 @@ public final class Scenario {
         return Admin.create(p);
     }
 
+    /**
+     * A topic of one scenario and the group that reads it ({@code g-<topic>}).
+     *
+     * @param records the records produced into it
+     */
+    public record Fixture(String topic, String group, int records) {
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger TOPICS = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * A fresh topic {@code <name>-<n>} with {@code partitions} partitions holding {@code points}, one point per record
+     * (record i in partition i % partitions): each scenario reads back only its own samples.
+     */
+    public static Fixture realInput(io.tsdbwriter.it.support.LocalStack stack, String name, int partitions, List<SourcePoint> points) {
+        String topic = name + "-" + TOPICS.incrementAndGet();
+        stack.kafka().createTopic(topic, partitions);
+        int records = produce(stack.bootstrapServers(), topic, partitions, points, 1);
+        return new Fixture(topic, "g-" + topic, records);
+    }
+
+    /** The group's committed offset of every partition of the fixture's topic is its end offset. */
+    public static void assertCommittedAtEnd(String bootstrap, Fixture f) throws Exception {
+        assertThat(committedOffsets(bootstrap, f.group(), f.topic())).isEqualTo(endOffsets(bootstrap, f.topic()));
+    }
+
     /** How long a read-back may poll for samples to become searchable. */
     public static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(30);
 
