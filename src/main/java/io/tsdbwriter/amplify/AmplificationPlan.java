@@ -9,9 +9,9 @@ import java.time.Duration;
  *   <li>time: sample {@code i ∈ [0, M)} has timestamp {@code t + i × sourceInterval / M} (integer milliseconds,
  *       computed as {@code t + (i × sourceIntervalMs) / M}, so rounding never accumulates);</li>
  *   <li>instances: variant {@code j ∈ [0, N)} replaces label {@code instanceNo} by the original value for
- *       {@code j = 0} and by {@code <original>-<j>} for {@code j > 0}; a point without {@code instanceNo} uses
- *       {@value #UNKNOWN_INSTANCE};</li>
- *   <li>values are unchanged; {@code M = N = 1} is a plain relay.</li>
+ *       {@code j = 0} and by {@code <original>-<j>} for {@code j > 0}; with N &gt; 1 a point without
+ *       {@code instanceNo} uses the base {@value #UNKNOWN_INSTANCE}; with N = 1 its labels stay as they are;</li>
+ *   <li>values are unchanged; {@code M = N = 1} is a plain relay: a plain copy, no label added or changed.</li>
  * </ul>
  *
  * Immutable and thread-safe.
@@ -80,11 +80,16 @@ public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long
      * The N instance values for a series whose original {@code instanceNo} is {@code original} (null = absent).
      * Called once per series, never per sample.
      *
-     * @return a new array of length N; element 0 is the original (or {@value #UNKNOWN_INSTANCE})
+     * @return a new array of length N; element 0 is the original, or — when the series has none — the base
+     *         {@value #UNKNOWN_INSTANCE} with N &gt; 1 and null with N = 1 (no instance label is added: DESIGN §3)
      */
     public String[] instanceVariants(String original) {
-        String base = original == null || original.isEmpty() ? UNKNOWN_INSTANCE : original;
+        boolean absent = original == null || original.isEmpty();
         String[] variants = new String[instanceMultiplier];
+        if (absent && instanceMultiplier == 1) {
+            return variants; // {null}: the series is copied as it is
+        }
+        String base = absent ? UNKNOWN_INSTANCE : original;
         variants[0] = base;
         for (int j = 1; j < instanceMultiplier; j++) {
             variants[j] = base + "-" + j;

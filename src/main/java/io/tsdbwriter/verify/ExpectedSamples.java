@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * (DESIGN §3). For each source point {@code (t, v, labels)}, {@code i ∈ [0, M)} and {@code j ∈ [0, N)}:
  * <ul>
  *   <li>series: the point's dimensions with {@code instanceNo} replaced by {@link #instanceVariant variant j}
- *       (the original for {@code j = 0}, {@code <original>-<j>} otherwise, base {@code unknown} when the point has
+ *       (the original for {@code j = 0}, {@code <original>-<j>} otherwise; with N &gt; 1 base {@code unknown} when the point has
  *       no {@code instanceNo}), plus label {@code productKey} (winning over a dimension of that name), plus
  *       {@code __name__} = the metric name;</li>
  *   <li>timestamp: {@link #sampleTimestampMs t + i × interval / M} in epoch ms (integer division of
@@ -263,7 +263,9 @@ public final class ExpectedSamples {
                 String original = s.labels.get(SourcePoint.INSTANCE_LABEL);
                 TreeMap<String, String> labels = new TreeMap<>(s.labels);
                 for (int j = 0; j < n; j++) {
-                    labels.put(SourcePoint.INSTANCE_LABEL, instanceVariant(original, j));
+                    if (n > 1 || (original != null && !original.isEmpty())) { // N = 1: the labels as they are (DESIGN §3)
+                        labels.put(SourcePoint.INSTANCE_LABEL, instanceVariant(original, j));
+                    }
                     String key = SourcePoint.seriesKey(s.metric, labels);
                     Object prev = byKey.putIfAbsent(key, timeline);
                     if (prev != null) {

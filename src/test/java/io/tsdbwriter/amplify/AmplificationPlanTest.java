@@ -73,6 +73,13 @@ class AmplificationPlanTest {
     }
 
     @Test
+    void withOneInstanceVariantAMissingInstanceStaysMissing() {
+        assertThat(AmplificationPlan.relay().instanceVariants(null)).containsExactly((String) null);
+        assertThat(AmplificationPlan.of(12, 1, Duration.ofSeconds(60)).instanceVariants("")).containsExactly((String) null);
+        assertThat(AmplificationPlan.relay().instanceVariants("node-7")).containsExactly("node-7");
+    }
+
+    @Test
     void instanceVariantsUseUnknownWhenAbsent() {
         AmplificationPlan plan = AmplificationPlan.of(1, 3, Duration.ofSeconds(60));
 

@@ -360,4 +360,21 @@ class DeliveryEdgesIT {
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).as(w.output()).isLessThan(Duration.ofSeconds(15));
         assertThat(Scenario.committedOffsets(stack.bootstrapServers(), "g-" + topic, topic).values()).allMatch(o -> o == 0L);
     }
+
+    @Test
+    void aPlainRelayOfPointsWithoutAnInstanceLabelIsAPlainCopy() throws Exception {
+        List<SourcePoint> bare = points.stream().map(p -> {
+            Map<String, String> labels = new HashMap<>(p.labels());
+            labels.remove(SourcePoint.INSTANCE_LABEL);
+            return new SourcePoint(p.metric(), labels, p.productKey(), p.timestampMs(), p.value());
+        }).toList();
+        Fixture f = Scenario.realInput(stack, "bare", PARTITIONS, bare);
+        WriterProcess w = writer(f, "bare", vm.url(), 1, "--stop-at-end");
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        // exact: the same series and samples, no series with an instanceNo the writer added
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(bare, 1, 1));
+        vm.forceFlush();
+        assertThat(vm.export("{instanceNo=~\".+\"}")).as("no instance label added at M = N = 1").isEmpty();
+        assertCommittedAtEnd(f);
+    }
 }

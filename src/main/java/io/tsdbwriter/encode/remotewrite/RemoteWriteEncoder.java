@@ -56,11 +56,8 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final int LEN_TAG_LABEL_VALUE = LABEL_VALUE << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
     private static final String NAME_LABEL = "__name__";
     private static final byte[] NAME_BYTES = NAME_LABEL.getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] UNKNOWN_BYTES = AmplificationPlan.UNKNOWN_INSTANCE.getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
-    /** The label varied across instances ({@code --instance-label}), UTF-8. */
-    private final byte[] instanceBytes;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
     private final long[] offsets;
     private final Sink sink = new Sink();
@@ -69,7 +66,6 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     /** @param plan the amplification plan whose M and N it encodes for */
     public RemoteWriteEncoder(AmplificationPlan plan) {
         this.plan = plan;
-        this.instanceBytes = plan.instanceLabel().getBytes(StandardCharsets.UTF_8);
         this.offsets = new long[plan.timeMultiplier()];
         for (int i = 0; i < offsets.length; i++) {
             offsets[i] = plan.sampleTimestampMs(0, i);
@@ -112,7 +108,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
             names[n] = labelNames[i];
             values[n++] = labelValues[i];
         }
-        if (instanceAt < 0) {
+        if (instanceAt < 0 && plan.instanceMultiplier() > 1) { // with N = 1 no instance label is added (DESIGN §3)
             instanceAt = n;
             names[n] = plan.instanceLabel();
             values[n++] = null;
@@ -133,7 +129,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
                 for (int k = 0; k < n; k++) {
                     int i = order[k];
                     byte[] name = names[i].getBytes(StandardCharsets.UTF_8);
-                    byte[] value = (i == instanceAt ? variant : values[i]).getBytes(StandardCharsets.UTF_8);
+                    byte[] value = (i == instanceAt && variant != null ? variant : values[i]).getBytes(StandardCharsets.UTF_8);
                     int labelSize = CodedOutputStream.computeByteArraySize(LABEL_NAME, name)
                             + CodedOutputStream.computeByteArraySize(LABEL_VALUE, value);
                     c.writeTag(TS_LABELS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
@@ -201,8 +197,8 @@ public final class RemoteWriteEncoder implements SampleEncoder {
 
     /**
      * At N = 1, encodes point {@code p}'s {@code TimeSeries} with its labels copied from the decoded record (no series
-     * lookup): the record's labels are sorted by name in byte order already, {@code __name__} and, when the point has
-     * none, the instance label ({@code instanceNo} by default) with {@code "unknown"} are merged in where that order puts them. Two passes over the labels: sizes
+     * lookup): the record's labels are sorted by name in byte order already and copied as they are (no instance label
+     * is added at N = 1, DESIGN §3); {@code __name__} is merged in where that order puts it. Two passes over the labels: sizes
      * (the message is length-prefixed), then bytes. Allocates nothing.
      */
     @Override
@@ -215,15 +211,8 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         int to = points.labelEnd(p);
         int metricLength = points.metricLength(p);
         int labelsSize = labelEntrySize(NAME_BYTES.length, metricLength);
-        boolean hasInstance = false;
         for (int i = from; i < to; i++) {
             labelsSize += labelEntrySize(points.nameLength(i), points.valueLength(i));
-            if (!hasInstance && points.compareName(i, instanceBytes) == 0) {
-                hasInstance = true;
-            }
-        }
-        if (!hasInstance) {
-            labelsSize += labelEntrySize(instanceBytes.length, UNKNOWN_BYTES.length);
         }
         long timestampMs = points.timestampMs(p);
         double value = points.value(p);
@@ -240,23 +229,15 @@ public final class RemoteWriteEncoder implements SampleEncoder {
             c.writeUInt32NoTag(LEN_TAG_TIMESERIES);
             c.writeUInt32NoTag(labelsSize + samplesSize);
             boolean nameWritten = false;
-            boolean instanceWritten = hasInstance;
             for (int i = from; i < to; i++) {
                 if (!nameWritten && points.compareName(i, NAME_BYTES) > 0) {
                     writeLabel(c, NAME_BYTES, 0, NAME_BYTES.length, a, points.metricOffset(p), metricLength);
                     nameWritten = true;
                 }
-                if (!instanceWritten && points.compareName(i, instanceBytes) > 0) {
-                    writeLabel(c, instanceBytes, 0, instanceBytes.length, UNKNOWN_BYTES, 0, UNKNOWN_BYTES.length);
-                    instanceWritten = true;
-                }
                 writeLabel(c, a, points.nameOffset(i), points.nameLength(i), a, points.valueOffset(i), points.valueLength(i));
             }
             if (!nameWritten) {
                 writeLabel(c, NAME_BYTES, 0, NAME_BYTES.length, a, points.metricOffset(p), metricLength);
-            }
-            if (!instanceWritten) {
-                writeLabel(c, instanceBytes, 0, instanceBytes.length, UNKNOWN_BYTES, 0, UNKNOWN_BYTES.length);
             }
             for (int i = 0; i < m; i++) {
                 long t = timestampMs + offs[i];

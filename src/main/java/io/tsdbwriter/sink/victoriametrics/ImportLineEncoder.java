@@ -28,10 +28,8 @@ public final class ImportLineEncoder {
     private static final byte[] LABELS_END_VALUES_START = "},\"values\":[".getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
-    /** The plan's instance label ({@code --instance-label}), its UTF-8 bytes and its "unknown" label text. */
+    /** The plan's instance label ({@code --instance-label}). */
     private final String instanceLabel;
-    private final byte[] instanceName;
-    private final byte[] unknownInstanceLabel;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i: the per-sample offsets, computed once. */
     private final long[] offsets;
 
@@ -39,10 +37,6 @@ public final class ImportLineEncoder {
     public ImportLineEncoder(AmplificationPlan plan) {
         this.plan = plan;
         this.instanceLabel = plan.instanceLabel();
-        this.instanceName = instanceLabel.getBytes(StandardCharsets.UTF_8);
-        ByteArrayOutputStream unknown = new ByteArrayOutputStream();
-        writeLabel(unknown, instanceLabel, AmplificationPlan.UNKNOWN_INSTANCE);
-        this.unknownInstanceLabel = unknown.toByteArray();
         this.offsets = new long[plan.timeMultiplier()];
         for (int i = 0; i < offsets.length; i++) {
             offsets[i] = plan.sampleTimestampMs(0, i);
@@ -86,6 +80,9 @@ public final class ImportLineEncoder {
             write(line, "{\"metric\":{\"__name__\":");
             writeString(line, metric);
             boolean instanceWritten = false;
+            if (variants[j] == null) {
+                instanceWritten = true; // N = 1 and no instance label: none is added (DESIGN §3)
+            }
             for (int i = from; i < to; i++) {
                 String name = labelNames[i];
                 if (!instanceWritten && name.compareTo(instanceLabel) >= 0) {
@@ -139,9 +136,9 @@ public final class ImportLineEncoder {
 
     /**
      * At N = 1, appends point {@code p}'s one line of M samples to {@code out}, its metric name and labels copied
-     * verbatim from the decoded record — no series lookup: at N = 1 the only variant is the point's own labels
-     * (plus {@code instanceNo="unknown"} when it has none), so the line prefix costs one copy of bytes the decoder
-     * just read, less than a lookup over hundreds of thousands of series (docs/benchmarks.md).
+     * verbatim from the decoded record — no series lookup: at N = 1 the only variant is the point's own labels, as
+     * they are (no instance label added, DESIGN §3), so the line prefix costs one copy of bytes the decoder just read,
+     * less than a lookup over hundreds of thousands of series (docs/benchmarks.md).
      *
      * @throws IllegalStateException when N ≠ 1 or the record's strings are not {@link DecodedPoints#jsonSafe()}
      * @return samples written (M)
@@ -154,25 +151,9 @@ public final class ImportLineEncoder {
         out.put(METRIC_START);
         out.put(a, points.metricOffset(p), points.metricLength(p));
         out.put((byte) '"');
-        boolean instanceWritten = false;
         for (int i = points.labelStart(p); i < points.labelEnd(p); i++) {
-            int no = points.nameOffset(i);
-            int nl = points.nameLength(i);
-            if (!instanceWritten) {
-                // labels are sorted by name: instanceNo="unknown" goes before the first name above "instanceNo"
-                int c = points.compareName(i, instanceName);
-                if (c >= 0) {
-                    instanceWritten = true;
-                    if (c > 0) {
-                        out.put(unknownInstanceLabel);
-                    }
-                }
-            }
-            out.put((byte) ',').put((byte) '"').put(a, no, nl).put(NAME_VALUE_SEPARATOR);
+            out.put((byte) ',').put((byte) '"').put(a, points.nameOffset(i), points.nameLength(i)).put(NAME_VALUE_SEPARATOR);
             out.put(a, points.valueOffset(i), points.valueLength(i)).put((byte) '"');
-        }
-        if (!instanceWritten) {
-            out.put(unknownInstanceLabel);
         }
         out.put(LABELS_END_VALUES_START);
         writeSamples(points.timestampMs(p), valueText, valueLength, out);

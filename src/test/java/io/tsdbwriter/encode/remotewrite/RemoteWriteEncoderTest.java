@@ -43,12 +43,20 @@ class RemoteWriteEncoderTest {
     }
 
     @Test
-    void nameLabelTakesItsPlaceInByteOrderAndAMissingInstanceIsUnknown() throws Exception {
+    void nameLabelTakesItsPlaceInByteOrderAndAPlainRelayAddsNoInstanceLabel() throws Exception {
         List<Series> got = encode(AmplificationPlan.relay(), "up", new String[] {"Zone", "a_b", "job"}, new String[] {"z", "x", "j"}, 0, -0.0);
         List<String> names = got.get(0).labels().stream().map(Label::name).toList();
-        assertThat(names).containsExactly("Zone", "__name__", "a_b", "instanceNo", "job");
-        assertThat(got.get(0).label("instanceNo")).isEqualTo("unknown");
+        assertThat(names).as("M = N = 1 is a plain copy (DESIGN §3)").containsExactly("Zone", "__name__", "a_b", "job");
         assertThat(got.get(0).samples()).containsExactly(new Sample(-0.0, 0));
+    }
+
+    @Test
+    void aMissingInstanceIsTheBaseUnknownOnlyWithInstanceVariants() throws Exception {
+        List<Series> got = encode(new AmplificationPlan(1, 3, 60_000), "up", new String[] {"job"}, new String[] {"j"}, T, 1);
+        assertThat(got).extracting(s -> s.label("instanceNo")).containsExactly("unknown", "unknown-1", "unknown-2");
+        List<Series> m6 = encode(new AmplificationPlan(6, 1, 60_000), "up", new String[] {"job"}, new String[] {"j"}, T, 1);
+        assertThat(m6.get(0).labels()).as("N = 1 at any M: the labels as they are")
+                .containsExactly(new Label("__name__", "up"), new Label("job", "j"));
     }
 
     @Test
@@ -64,7 +72,7 @@ class RemoteWriteEncoderTest {
     }
 
     @Test
-    void atNEqualsOneTheVerbatimPathAddsTheInstanceLabelOfThePlan() throws Exception {
+    void atNEqualsOneTheVerbatimPathCopiesTheLabelsAndAddsNoInstanceLabel() throws Exception {
         RemoteWriteEncoder encoder = new RemoteWriteEncoder(AmplificationPlan.relay().withInstanceLabel("host"));
         io.tsdbwriter.record.DecodedPoints points = new io.tsdbwriter.record.DecodedPoints();
         assertThat(new io.tsdbwriter.record.PointDecoder(1 << 20).decode(
@@ -73,7 +81,7 @@ class RemoteWriteEncoderTest {
         ByteBuf out = new ByteBuf(16);
         assertThat(encoder.encodePointVerbatim(points, 0, out)).isEqualTo(1);
         Series s = RemoteWriteBodies.decode(Arrays.copyOf(out.array(), out.length())).get(0);
-        assertThat(s.labels()).containsExactly(new Label("__name__", "up"), new Label("host", "unknown"), new Label("job", "j"));
+        assertThat(s.labels()).containsExactly(new Label("__name__", "up"), new Label("job", "j"));
     }
 
     @Test

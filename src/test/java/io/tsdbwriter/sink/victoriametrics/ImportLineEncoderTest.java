@@ -316,6 +316,16 @@ class ImportLineEncoderTest {
     }
 
     @Test
+    void aPlainRelayIsAPlainCopyWithoutAnInstanceLabelAddedAtAnyM() {
+        for (ImportLineEncoder e : new ImportLineEncoder[] {new ImportLineEncoder(AmplificationPlan.relay()),
+                new ImportLineEncoder(AmplificationPlan.of(3, 1, Duration.ofSeconds(60)))}) {
+            SeriesLines lines = prepare(e, "m", "cpu", "0", "mode", "idle");
+
+            assertThat(encode(e, lines, T, 1)).startsWith("{\"metric\":{\"__name__\":\"m\",\"cpu\":\"0\",\"mode\":\"idle\"},\"values\":[");
+        }
+    }
+
+    @Test
     void verbatimLineEqualsPreparedLine() {
         ImportLineEncoder relay = new ImportLineEncoder(AmplificationPlan.relay());
         ImportLineEncoder m12 = new ImportLineEncoder(AmplificationPlan.of(12, 1, Duration.ofSeconds(60)));
@@ -323,9 +333,9 @@ class ImportLineEncoderTest {
         String[] records = {
             "{" + head + "}",
             "{" + head + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"0\",\"mode\":\"idle\"},\"productKey\":\"node\"}",
-            "{" + head + ",\"dimensions\":{\"cpu\":\"0\",\"mode\":\"idle\"}}",            // instanceNo="unknown" in the middle
-            "{" + head + ",\"dimensions\":{\"a\":\"0\"}}",                                  // ... at the end
-            "{" + head + ",\"dimensions\":{\"z\":\"0\"}}",                                  // ... at the start
+            "{" + head + ",\"dimensions\":{\"cpu\":\"0\",\"mode\":\"idle\"}}",            // no instanceNo: none added at N = 1
+            "{" + head + ",\"dimensions\":{\"a\":\"0\"}}",
+            "{" + head + ",\"dimensions\":{\"z\":\"0\"}}",
             "{" + head + ",\"dimensions\":{\"instanceNo\":\"\",\"job\":\"j\"}}",              // empty instanceNo: dropped
             "{" + head + ",\"dimensions\":{\"instanceNoX\":\"x\",\"instance\":\"y\",\"Z\":\"z\"}}",
             // names that share the first byte with instanceNo or not, on either side of it
