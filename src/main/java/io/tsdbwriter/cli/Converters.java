@@ -12,28 +12,53 @@ final class Converters {
     private Converters() {
     }
 
-    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|KB|MB|GB)?", Pattern.CASE_INSENSITIVE);
 
-    /** Duration with a unit: ms, s, m, h; or ISO-8601. */
+    /** Duration with a unit: ms, s, m, h, d; or ISO-8601. */
     static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
         @Override
         public Duration convert(String value) {
             String v = value.trim();
             Matcher m = DURATION.matcher(v);
             if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                return switch (m.group(2)) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "s" -> Duration.ofSeconds(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    default -> Duration.ofHours(n);
-                };
+                try {
+                    long n = Long.parseLong(m.group(1));
+                    return switch (m.group(2)) {
+                        case "ms" -> Duration.ofMillis(n);
+                        case "s" -> Duration.ofSeconds(n);
+                        case "m" -> Duration.ofMinutes(n);
+                        case "h" -> Duration.ofHours(n);
+                        default -> Duration.ofDays(n);
+                    };
+                } catch (ArithmeticException | NumberFormatException e) {
+                    throw new CommandLine.TypeConversionException("'" + value + "' is too long a duration");
+                }
             }
             try {
                 return Duration.parse(v.toUpperCase(Locale.ROOT));
             } catch (RuntimeException e) {
                 throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (use e.g. 500ms, 60s, 5m, 1h)");
+            }
+        }
+    }
+
+    /** An instant: RFC 3339 ({@code 2000-01-01T00:00:00Z}) or epoch milliseconds; converted to epoch ms. */
+    static final class EpochMillisConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            String v = value.trim();
+            if (v.chars().allMatch(Character::isDigit) && !v.isEmpty()) {
+                try {
+                    return Long.parseLong(v);
+                } catch (NumberFormatException e) {
+                    throw new CommandLine.TypeConversionException("'" + value + "' is too large for epoch milliseconds");
+                }
+            }
+            try {
+                return java.time.OffsetDateTime.parse(v).toInstant().toEpochMilli();
+            } catch (RuntimeException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not an RFC 3339 time (e.g. 2000-01-01T00:00:00Z) nor epoch milliseconds");
             }
         }
     }

@@ -213,6 +213,17 @@ final class RunCommand implements Callable<Integer> {
                     + "without it gets NAME=\"unknown\" (default: ${DEFAULT-VALUE})")
     String instanceLabel;
 
+    @Option(names = "--min-timestamp", defaultValue = "2000-01-01T00:00:00Z", converter = Converters.EpochMillisConverter.class,
+            paramLabel = "RFC3339|EPOCH_MS",
+            description = "Earliest plausible sample timestamp; an earlier one is malformed (implausible_timestamp: counted, logged, "
+                    + "dead-lettered), never sent (default: ${DEFAULT-VALUE})")
+    long minTimestampMs;
+
+    @Option(names = "--max-timestamp-ahead", defaultValue = "1d", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "How far past now a sample timestamp may lie; a later one is malformed (implausible_timestamp) - the case of "
+                    + "microseconds or nanoseconds sent as milliseconds, which VictoriaMetrics accepts with 204 and drops (default: ${DEFAULT-VALUE})")
+    Duration maxTimestampAhead;
+
     /** The input settings of the flags above. */
     io.tsdbwriter.config.InputConfig toInputConfig() {
         java.util.Map<String, io.tsdbwriter.decode.InputFormat> perTopic = new java.util.LinkedHashMap<>();
@@ -230,7 +241,8 @@ final class RunCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--input-format " + e.getMessage());
         }
         return new io.tsdbwriter.config.InputConfig(format, perTopic,
-                io.tsdbwriter.decode.influx.InfluxDecoder.Precision.parse(influxPrecision), instanceLabel);
+                io.tsdbwriter.decode.influx.InfluxDecoder.Precision.parse(influxPrecision), instanceLabel,
+                new io.tsdbwriter.decode.TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()));
     }
 
     RunConfig toConfig() {

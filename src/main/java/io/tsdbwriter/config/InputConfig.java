@@ -1,6 +1,7 @@
 package io.tsdbwriter.config;
 
 import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import java.util.Map;
 import java.util.Objects;
@@ -13,15 +14,18 @@ import java.util.Objects;
  * @param influxPrecision {@code --influx-precision}: unit of influx line timestamps (default ns)
  * @param instanceLabel  {@code --instance-label}: the label whose value becomes the N instance variants (default
  *                       {@code instanceNo}); {@code [a-zA-Z_][a-zA-Z0-9_]*}, not starting with {@code __}
+ * @param timestampWindow {@code --min-timestamp}, {@code --max-timestamp-ahead}: samples outside are refused as
+ *                       {@code implausible_timestamp} (default 2000-01-01T00:00:00Z … now + 1 day)
  */
 public record InputConfig(InputFormat defaultFormat, Map<String, InputFormat> topicFormats,
-                          InfluxDecoder.Precision influxPrecision, String instanceLabel) {
+                          InfluxDecoder.Precision influxPrecision, String instanceLabel, TimestampWindow timestampWindow) {
 
     /** @throws IllegalArgumentException naming the flag whose value is wrong */
     public InputConfig {
         Objects.requireNonNull(defaultFormat, "--input-format");
         topicFormats = Map.copyOf(topicFormats);
         Objects.requireNonNull(influxPrecision, "--influx-precision");
+        Objects.requireNonNull(timestampWindow, "timestampWindow");
         if (instanceLabel == null || !instanceLabel.matches("[a-zA-Z_][a-zA-Z0-9_]*") || instanceLabel.startsWith("__")) {
             throw new IllegalArgumentException("--instance-label must be a label name [a-zA-Z_][a-zA-Z0-9_]* not starting with __, got '"
                     + instanceLabel + "'");
@@ -30,7 +34,7 @@ public record InputConfig(InputFormat defaultFormat, Map<String, InputFormat> to
 
     /** json records, ns influx timestamps, {@code instanceNo}: the behaviour before input formats existed. */
     public static InputConfig defaults() {
-        return new InputConfig(InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo");
+        return new InputConfig(InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo", TimestampWindow.DEFAULT);
     }
 
     /** The format of {@code topic}. */

@@ -23,12 +23,23 @@ public abstract class LineDecoder implements RecordDecoder {
     /** Number parsing shared by subclasses. */
     protected final Numbers numbers = new Numbers();
 
+    private final TimestampWindow window;
+
     /** @param maxRecordBytes larger records are rejected as {@link DecodeError#TOO_LARGE} */
     protected LineDecoder(int maxRecordBytes) {
+        this(maxRecordBytes, TimestampWindow.DEFAULT);
+    }
+
+    /**
+     * @param maxRecordBytes larger records are rejected as {@link DecodeError#TOO_LARGE}
+     * @param window         a line with a sample outside it is {@link DecodeError#IMPLAUSIBLE_TIMESTAMP}
+     */
+    protected LineDecoder(int maxRecordBytes, TimestampWindow window) {
         if (maxRecordBytes < 1) {
             throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
         }
         this.maxRecordBytes = maxRecordBytes;
+        this.window = java.util.Objects.requireNonNull(window, "window");
     }
 
     @Override
@@ -41,6 +52,7 @@ public abstract class LineDecoder implements RecordDecoder {
         int n = value.length;
         int i = 0;
         lineNumber = 0;
+        long latestMs = window.latestMs(System.currentTimeMillis()); // the clock once per record
         while (i < n) {
             int end = i;
             boolean ascii = true;
@@ -59,6 +71,9 @@ public abstract class LineDecoder implements RecordDecoder {
                 } else {
                     detail = "";
                     error = decodeLine(value, i, to, kafkaTimestampMs, out, rejections);
+                    if (error == null) {
+                        error = implausible(out, before, latestMs, rejections);
+                    }
                 }
                 if (error != null) {
                     out.truncate(before);
@@ -71,6 +86,18 @@ public abstract class LineDecoder implements RecordDecoder {
             rejections.add(DecodeError.NO_SAMPLES, "no sample in " + lineNumber + " line(s)");
         }
         out.updateJsonSafe();
+    }
+
+    /** {@link DecodeError#IMPLAUSIBLE_TIMESTAMP} (with {@link #detail}) when a point from {@code from} on lies outside the window. */
+    private DecodeError implausible(DecodedPoints out, int from, long latestMs, Rejections rejections) {
+        for (int p = from, n = out.count(); p < n; p++) {
+            long t = out.timestampMs(p);
+            if (!window.contains(t, latestMs)) {
+                return fail(DecodeError.IMPLAUSIBLE_TIMESTAMP,
+                        rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP) ? window.describe(t) : "");
+            }
+        }
+        return null;
     }
 
     /** True for a line that holds no sample by the format's rules (a comment); the default skips none. */

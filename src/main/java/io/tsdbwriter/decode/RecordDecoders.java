@@ -20,13 +20,25 @@ public final class RecordDecoders {
      * @param influxPrecision  timestamp unit of influx lines
      */
     public static RecordDecoder create(InputFormat format, int maxRecordBytes, InfluxDecoder.Precision influxPrecision) {
+        return create(format, maxRecordBytes, influxPrecision, TimestampWindow.DEFAULT);
+    }
+
+    /**
+     * A new decoder (not thread-safe: one per consuming thread).
+     *
+     * @param maxRecordBytes   larger records are rejected whole ({@code too_large})
+     * @param influxPrecision  timestamp unit of influx lines
+     * @param window           samples outside it are refused as {@code implausible_timestamp}
+     */
+    public static RecordDecoder create(InputFormat format, int maxRecordBytes, InfluxDecoder.Precision influxPrecision,
+                                       TimestampWindow window) {
         return switch (format) {
-            case JSON -> new JsonDecoder(maxRecordBytes);
-            case INFLUX -> new InfluxDecoder(maxRecordBytes, influxPrecision);
-            case PROMREMOTEWRITE -> new RemoteWriteDecoder(maxRecordBytes);
-            case PROMETHEUS -> new ExpositionDecoder(maxRecordBytes);
-            case JSONLINE -> new ExportLineDecoder(maxRecordBytes);
-            case GRAPHITE -> new GraphiteDecoder(maxRecordBytes);
+            case JSON -> new JsonDecoder(maxRecordBytes, window);
+            case INFLUX -> new InfluxDecoder(maxRecordBytes, influxPrecision, window);
+            case PROMREMOTEWRITE -> new RemoteWriteDecoder(maxRecordBytes, window);
+            case PROMETHEUS -> new ExpositionDecoder(maxRecordBytes, window);
+            case JSONLINE -> new ExportLineDecoder(maxRecordBytes, window);
+            case GRAPHITE -> new GraphiteDecoder(maxRecordBytes, window);
         };
     }
 }

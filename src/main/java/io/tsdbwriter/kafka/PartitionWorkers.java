@@ -45,7 +45,7 @@ public final class PartitionWorkers {
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             RecordProcessor processor = new RecordProcessor(new PointAmplifier(io.tsdbwriter.decode.RecordDecoders.create(
-                            s.input().formatOf(tp.topic()), s.maxRecordBytes(), s.input().influxPrecision()), s.encoders().newEncoder(), s.seriesCache()),
+                            s.input().formatOf(tp.topic()), s.maxRecordBytes(), s.input().influxPrecision(), s.input().timestampWindow()), s.encoders().newEncoder(), s.seriesCache()),
                     s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), onAck, s.deadLetters());
             trackers.add(tracker);

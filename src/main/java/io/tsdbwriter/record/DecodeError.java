@@ -50,7 +50,12 @@ public enum DecodeError {
     /** A remote write body that is not a well-formed {@code WriteRequest}. */
     INVALID_PROTOBUF,
     /** A record that decodes cleanly but holds no sample (only comments, blank lines or series without samples). */
-    NO_SAMPLES;
+    NO_SAMPLES,
+    /**
+     * A timestamp outside the plausible window of epoch milliseconds ({@link io.tsdbwriter.decode.TimestampWindow}:
+     * 2000-01-01 … now + 1 day by default): microseconds or nanoseconds sent as milliseconds, or a clock far off.
+     */
+    IMPLAUSIBLE_TIMESTAMP;
 
     private final String tag = name().toLowerCase(Locale.ROOT);
 

@@ -27,7 +27,7 @@ class MainTest {
             "--vm-basic-auth-username", "--vm-basic-auth-password-file", "--vm-bearer-token-file", "--vm-header", "--vm-tls-ca-file",
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
             "--kafka-property",
-            "--input-format", "--topic-format", "--influx-precision", "--instance-label",
+            "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
             "--output", "--remote-write-url");
 
     private record Result(int exitCode, String out, String err) {

@@ -8,6 +8,12 @@ import java.util.List;
 /** Test helper: decodes with a decoder and renders points as {@code metric{a="b"} value @ts}. */
 public final class Decoded {
 
+    /**
+     * A window that takes any timestamp: for the tests of a format's syntax, whose fixtures use small timestamps
+     * (0, 1, 1000). The window itself is tested in {@code TimestampWindowTest}.
+     */
+    public static final TimestampWindow ANY_TIME = new TimestampWindow(0, Long.MAX_VALUE);
+
     public final List<String> points = new ArrayList<>();
     public final Rejections rejections = new Rejections();
 

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class ExportLineDecoderTest {
 
-    private final ExportLineDecoder d = new ExportLineDecoder(1 << 20);
+    private final ExportLineDecoder d = new ExportLineDecoder(1 << 20, Decoded.ANY_TIME);
 
     @Test
     void eachValueIsAPoint() {

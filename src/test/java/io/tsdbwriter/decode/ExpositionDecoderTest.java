@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class ExpositionDecoderTest {
 
-    private final ExpositionDecoder d = new ExpositionDecoder(1 << 20);
+    private final ExpositionDecoder d = new ExpositionDecoder(1 << 20, Decoded.ANY_TIME);
 
     @Test
     void samplesWithAndWithoutTimestamp() {
@@ -56,7 +56,7 @@ class ExpositionDecoderTest {
         }
         byte[] bytes = Files.readAllBytes(file);
         long samples = Files.readAllLines(file).stream().filter(l -> !l.isBlank() && !l.startsWith("#")).count();
-        Decoded r = Decoded.of(new ExpositionDecoder(8 << 20), bytes, 1);
+        Decoded r = Decoded.of(new ExpositionDecoder(8 << 20, Decoded.ANY_TIME), bytes, 1);
         assertThat(r.rejections.total()).isZero();
         assertThat(r.points).hasSize((int) samples);
     }

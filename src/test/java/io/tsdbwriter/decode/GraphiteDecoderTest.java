@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class GraphiteDecoderTest {
 
-    private final GraphiteDecoder d = new GraphiteDecoder(1 << 20);
+    private final GraphiteDecoder d = new GraphiteDecoder(1 << 20, Decoded.ANY_TIME);
 
     @Test
     void pathValueTimestampAndTags() {

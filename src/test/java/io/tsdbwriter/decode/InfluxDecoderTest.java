@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class InfluxDecoderTest {
 
     private static final long KAFKA_TS = 1_795_300_857_123L;
-    private final InfluxDecoder ns = new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS);
+    private final InfluxDecoder ns = new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME);
 
     @Test
     void eachFieldIsAMeasurementUnderscoreFieldSample() {
@@ -48,11 +48,11 @@ class InfluxDecoderTest {
 
     @Test
     void precision() {
-        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.S), "m v=1 1795300857", 0).points)
+        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.S, Decoded.ANY_TIME), "m v=1 1795300857", 0).points)
                 .containsExactly("m_v{} 1.0 @1795300857000");
-        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.MS), "m v=1 1795300857001", 0).points)
+        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.MS, Decoded.ANY_TIME), "m v=1 1795300857001", 0).points)
                 .containsExactly("m_v{} 1.0 @1795300857001");
-        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.US), "m v=1 1795300857001999", 0).points)
+        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.US, Decoded.ANY_TIME), "m v=1 1795300857001999", 0).points)
                 .containsExactly("m_v{} 1.0 @1795300857001");
     }
 
@@ -92,7 +92,7 @@ class InfluxDecoderTest {
     @Test
     void emptyTooLargeAndInvalidUtf8() {
         assertThat(Decoded.of(ns, new byte[0], 0).rejections.first()).isEqualTo(DecodeError.EMPTY_RECORD);
-        assertThat(Decoded.of(new InfluxDecoder(4, InfluxDecoder.Precision.NS), "m v=1", 0).rejections.first()).isEqualTo(DecodeError.TOO_LARGE);
+        assertThat(Decoded.of(new InfluxDecoder(4, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), "m v=1", 0).rejections.first()).isEqualTo(DecodeError.TOO_LARGE);
         Decoded d = Decoded.of(ns, new byte[] {'m', ',', 'a', '=', (byte) 0xC3, ' ', 'v', '=', '1', '\n', 'm', ' ', 'v', '=', '2'}, 7);
         assertThat(d.points).containsExactly("m_v{} 2.0 @7");
         assertThat(d.rejections.count(DecodeError.INVALID_UTF8)).isEqualTo(1);
@@ -106,7 +106,7 @@ class InfluxDecoderTest {
             sb.append("disk,host=h").append(i % 7).append(",dev=sd").append(i).append(" used=").append(i).append("i,free=1.5 ")
                     .append(1_795_300_857_000_000_000L + i * 1_000_000L).append('\n');
         }
-        Decoded d = Decoded.of(new InfluxDecoder(64 << 20, InfluxDecoder.Precision.NS), sb.toString(), 0);
+        Decoded d = Decoded.of(new InfluxDecoder(64 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), sb.toString(), 0);
         assertThat(d.points).hasSize(100_000);
         assertThat(d.points.get(99_999)).isEqualTo("disk_free{dev=\"sd49999\",host=\"h5\"} 1.5 @1795300906999");
     }

@@ -14,7 +14,7 @@ import org.xerial.snappy.Snappy;
 public class RemoteWriteDecoderTest {
 
     static final double STALE = Double.longBitsToDouble(0x7ff0000000000002L);
-    private final RemoteWriteDecoder d = new RemoteWriteDecoder(1 << 20);
+    private final RemoteWriteDecoder d = new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME);
 
     /** A WriteRequest with series given as {labels (name, value, …)}, {value, ts, value, ts, …}. */
     public static byte[] writeRequest(Object[][]... series) throws IOException {
@@ -88,7 +88,7 @@ public class RemoteWriteDecoderTest {
         for (int i = 0; i < series.length; i++) {
             series[i] = new Object[][] {{"__name__", "m", "i", Integer.toString(i)}, {(double) i, 1000L + i}};
         }
-        Decoded r = Decoded.of(new RemoteWriteDecoder(8 << 20), Snappy.compress(writeRequest(series)), 0);
+        Decoded r = Decoded.of(new RemoteWriteDecoder(8 << 20, Decoded.ANY_TIME), Snappy.compress(writeRequest(series)), 0);
         assertThat(r.points).hasSize(20_000);
     }
 }

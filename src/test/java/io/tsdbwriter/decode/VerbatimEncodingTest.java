@@ -47,12 +47,12 @@ class VerbatimEncodingTest {
 
     @Test
     void everyLineFormat() {
-        assertSameLines(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS),
+        assertSameLines(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME),
                 "cpu,zone=é,host=a,cpu=0 idle=1.5,user=2i\nmem,a=b free=3 1795300857000000000\nx,zz=1 v=1", true);
-        assertSameLines(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS), "m,t=a\\\\b v=1", false);
-        assertSameLines(new ExpositionDecoder(1 << 20), "# TYPE x gauge\nx{a=\"b\",host=\"h\"} 1\ny 2 1795300857000", true);
-        assertSameLines(new ExpositionDecoder(1 << 20), "x{a=\"q\\\"uote\"} 1", false);
-        assertSameLines(new GraphiteDecoder(1 << 20), "a.b.c;host=h;k=v 1 1795300857\nd 2", true);
-        assertSameLines(new ExportLineDecoder(1 << 20), "{\"metric\":{\"__name__\":\"m\",\"instance\":\"x\"},\"values\":[1,2],\"timestamps\":[1,2]}", true);
+        assertSameLines(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), "m,t=a\\\\b v=1", false);
+        assertSameLines(new ExpositionDecoder(1 << 20, Decoded.ANY_TIME), "# TYPE x gauge\nx{a=\"b\",host=\"h\"} 1\ny 2 1795300857000", true);
+        assertSameLines(new ExpositionDecoder(1 << 20, Decoded.ANY_TIME), "x{a=\"q\\\"uote\"} 1", false);
+        assertSameLines(new GraphiteDecoder(1 << 20, Decoded.ANY_TIME), "a.b.c;host=h;k=v 1 1795300857\nd 2", true);
+        assertSameLines(new ExportLineDecoder(1 << 20, Decoded.ANY_TIME), "{\"metric\":{\"__name__\":\"m\",\"instance\":\"x\"},\"values\":[1,2],\"timestamps\":[1,2]}", true);
     }
 }

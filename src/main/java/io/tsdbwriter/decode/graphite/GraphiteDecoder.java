@@ -2,6 +2,7 @@ package io.tsdbwriter.decode.graphite;
 
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.record.DecodeError;
 import io.tsdbwriter.record.DecodedPoints;
@@ -22,6 +23,14 @@ public final class GraphiteDecoder extends LineDecoder {
     /** @param maxRecordBytes larger records are rejected whole */
     public GraphiteDecoder(int maxRecordBytes) {
         super(maxRecordBytes);
+    }
+
+    /**
+     * @param maxRecordBytes larger records are rejected whole
+     * @param window         a line with a sample outside it is refused as {@code implausible_timestamp}
+     */
+    public GraphiteDecoder(int maxRecordBytes, TimestampWindow window) {
+        super(maxRecordBytes, window);
     }
 
     @Override

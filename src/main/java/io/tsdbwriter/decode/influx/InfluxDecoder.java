@@ -2,6 +2,7 @@ package io.tsdbwriter.decode.influx;
 
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.record.DecodeError;
 import io.tsdbwriter.record.DecodedPoints;
@@ -73,7 +74,16 @@ public final class InfluxDecoder extends LineDecoder {
      * @param precision      unit of the lines' timestamps
      */
     public InfluxDecoder(int maxRecordBytes, Precision precision) {
-        super(maxRecordBytes);
+        this(maxRecordBytes, precision, TimestampWindow.DEFAULT);
+    }
+
+    /**
+     * @param maxRecordBytes larger records are rejected whole
+     * @param precision      unit of the lines' timestamps
+     * @param window         a line whose timestamp, converted to ms, lies outside it is refused as {@code implausible_timestamp}
+     */
+    public InfluxDecoder(int maxRecordBytes, Precision precision, TimestampWindow window) {
+        super(maxRecordBytes, window);
         this.precision = precision;
     }
 

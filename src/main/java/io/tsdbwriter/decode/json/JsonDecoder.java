@@ -2,6 +2,7 @@ package io.tsdbwriter.decode.json;
 
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.RecordDecoder;
+import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.record.DecodeError;
 import io.tsdbwriter.record.DecodedPoints;
@@ -17,10 +18,20 @@ import io.tsdbwriter.record.PointDecoder;
 public final class JsonDecoder implements RecordDecoder {
 
     private final PointDecoder decoder;
+    private final TimestampWindow window;
 
     /** @param maxRecordBytes larger records are rejected whole */
     public JsonDecoder(int maxRecordBytes) {
+        this(maxRecordBytes, TimestampWindow.DEFAULT);
+    }
+
+    /**
+     * @param maxRecordBytes larger records are rejected whole
+     * @param window         a record with a point outside it is refused whole as {@code implausible_timestamp}
+     */
+    public JsonDecoder(int maxRecordBytes, TimestampWindow window) {
         this.decoder = new PointDecoder(maxRecordBytes);
+        this.window = java.util.Objects.requireNonNull(window, "window");
     }
 
     @Override
@@ -34,6 +45,16 @@ public final class JsonDecoder implements RecordDecoder {
         DecodeError error = decoder.decode(value, out);
         if (error != null) {
             rejections.add(error, decoder.lastErrorDetail());
+            return;
+        }
+        long latestMs = window.latestMs(System.currentTimeMillis()); // the clock once per record
+        for (int p = 0, n = out.count(); p < n; p++) {
+            long t = out.timestampMs(p);
+            if (!window.contains(t, latestMs)) {
+                out.clear(); // a record that breaks a rule is refused whole (DESIGN §2)
+                rejections.add(DecodeError.IMPLAUSIBLE_TIMESTAMP, window.describe(t));
+                return;
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.record.DecodeError;
 import io.tsdbwriter.record.DecodedPoints;
@@ -37,6 +38,14 @@ public final class ExportLineDecoder extends LineDecoder {
     /** @param maxRecordBytes larger records are rejected whole */
     public ExportLineDecoder(int maxRecordBytes) {
         super(maxRecordBytes);
+    }
+
+    /**
+     * @param maxRecordBytes larger records are rejected whole
+     * @param window         a line with a sample outside it is refused as {@code implausible_timestamp}
+     */
+    public ExportLineDecoder(int maxRecordBytes, TimestampWindow window) {
+        super(maxRecordBytes, window);
     }
 
     @Override

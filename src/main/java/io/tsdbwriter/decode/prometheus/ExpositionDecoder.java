@@ -2,6 +2,7 @@ package io.tsdbwriter.decode.prometheus;
 
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.record.DecodeError;
 import io.tsdbwriter.record.DecodedPoints;
@@ -29,6 +30,14 @@ public final class ExpositionDecoder extends LineDecoder {
     /** @param maxRecordBytes larger records are rejected whole */
     public ExpositionDecoder(int maxRecordBytes) {
         super(maxRecordBytes);
+    }
+
+    /**
+     * @param maxRecordBytes larger records are rejected whole
+     * @param window         a line with a sample outside it is refused as {@code implausible_timestamp}
+     */
+    public ExpositionDecoder(int maxRecordBytes, TimestampWindow window) {
+        super(maxRecordBytes, window);
     }
 
     @Override

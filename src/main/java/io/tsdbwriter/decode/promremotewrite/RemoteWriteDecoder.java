@@ -5,6 +5,7 @@ import com.github.luben.zstd.ZstdInputStream;
 import com.google.protobuf.CodedInputStream;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.RecordDecoder;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.record.DecodeError;
@@ -39,6 +40,9 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     private static final int MIN_DECOMPRESSED_LIMIT = 32 << 20;
 
     private final int maxRecordBytes;
+    private final TimestampWindow window;
+    /** The latest plausible timestamp of the record being decoded. */
+    private long latestMs;
     private final int maxDecompressedBytes;
     private byte[] buf = new byte[64 * 1024];
     private int length;
@@ -55,6 +59,15 @@ public final class RemoteWriteDecoder implements RecordDecoder {
      *                       {@code max(32 MiB, maxRecordBytes × 8)} bytes
      */
     public RemoteWriteDecoder(int maxRecordBytes) {
+        this(maxRecordBytes, TimestampWindow.DEFAULT);
+    }
+
+    /**
+     * @param maxRecordBytes larger records are rejected whole
+     * @param window         a sample outside it is refused as {@code implausible_timestamp} (the rest of its series is kept)
+     */
+    public RemoteWriteDecoder(int maxRecordBytes, TimestampWindow window) {
+        this.window = java.util.Objects.requireNonNull(window, "window");
         if (maxRecordBytes < 1) {
             throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
         }
@@ -79,6 +92,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         if (!LineDecoder.admit(value, maxRecordBytes, rejections)) {
             return;
         }
+        latestMs = window.latestMs(System.currentTimeMillis()); // the clock once per record
         if (!decompress(value)) {
             rejections.add(DecodeError.INVALID_COMPRESSION, detail);
             return;
@@ -301,6 +315,11 @@ public final class RemoteWriteDecoder implements RecordDecoder {
             if (timestamps[i] < 0) {
                 rejections.add(DecodeError.INVALID_TIMESTAMP, rejections.wantsDetail(DecodeError.INVALID_TIMESTAMP)
                         ? "negative timestamp " + timestamps[i] : "");
+                continue;
+            }
+            if (!window.contains(timestamps[i], latestMs)) {
+                rejections.add(DecodeError.IMPLAUSIBLE_TIMESTAMP, rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP)
+                        ? window.describe(timestamps[i]) : "");
                 continue;
             }
             int p = out.begin();
