@@ -377,4 +377,62 @@ class DeliveryEdgesIT {
         assertThat(vm.export("{instanceNo=~\".+\"}")).as("no instance label added at M = N = 1").isEmpty();
         assertCommittedAtEnd(f);
     }
+
+    @Test
+    void microAndNanosecondTimestampsInJsonAndInfluxRecordsAreMalformedAndDeadLetteredTheRestWrittenExactly() throws Exception {
+        // influx lines of real points whose label values need no escaping; the field "v" makes the metric <name>_v
+        List<SourcePoint> good = points.stream().filter(p -> p.labels().values().stream().allMatch(v -> v.matches("[A-Za-z0-9_.:/-]+")))
+                .limit(600).toList();
+        List<byte[]> json = new ArrayList<>();
+        List<byte[]> influx = new ArrayList<>();
+        List<SourcePoint> influxExpected = new ArrayList<>();
+        List<byte[]> bad = new ArrayList<>();
+        for (int i = 0; i < good.size(); i++) {
+            SourcePoint p = good.get(i);
+            json.add(PointRecords.encode(p));
+            StringBuilder line = new StringBuilder(p.metric());
+            new java.util.TreeMap<>(p.labels()).forEach((k, v) -> line.append(',').append(k).append('=').append(v));
+            influx.add((line + " v=" + p.value() + " " + p.timestampMs()).getBytes(StandardCharsets.UTF_8));
+            influxExpected.add(new SourcePoint(p.metric() + "_v", p.labels(), null, p.timestampMs(), p.value()));
+            if (i % 200 == 100) {
+                for (long factor : new long[] {1000L, 1_000_000L}) { // µs and ns sent as ms
+                    byte[] j = PointRecords.encode(new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() * factor, p.value()));
+                    byte[] l = (line + " v=" + p.value() + " " + p.timestampMs() * factor).getBytes(StandardCharsets.UTF_8);
+                    json.add(j);
+                    influx.add(l);
+                    bad.add(j);
+                    bad.add(l);
+                }
+            }
+        }
+        int badPerTopic = bad.size() / 2;
+        List<byte[]> deadLettered = new ArrayList<>();
+        for (String format : List.of("json", "influx")) {
+            String topic = "implausible-" + format + "-" + names.incrementAndGet();
+            String dlq = topic + "-dlq";
+            stack.kafka().createTopic(topic, PARTITIONS);
+            stack.kafka().createTopic(dlq, 1);
+            List<byte[]> values = format.equals("json") ? json : influx;
+            Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
+            Fixture f = new Fixture(topic, "g-" + topic, values.size());
+            Path summary = work.resolve(topic + ".json");
+            WriterProcess w = writer(f, topic, vm.url(), 1, "--stop-at-end", "--input-format", format, "--influx-precision", "ms",
+                    "--dead-letter-topic", dlq, "--summary-json", summary.toString());
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            JsonNode sum = Scenario.summary(summary);
+            assertThat(sum.get("decode_errors").asLong()).as(format).isEqualTo(badPerTopic);
+            assertThat(sum.get("samples_written").asLong()).as(format).isEqualTo(good.size());
+            assertThat(w.output()).contains("implausible_timestamp");
+            List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> dead = Scenario.readAll(stack.bootstrapServers(), dlq, badPerTopic);
+            assertThat(dead).as(format).hasSize(badPerTopic).allSatisfy(r -> assertThat(new String(
+                    r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8)).isEqualTo("implausible_timestamp"));
+            dead.forEach(r -> deadLettered.add(r.value()));
+            assertCommittedAtEnd(f);
+        }
+        assertThat(deadLettered.stream().map(b -> new String(b, StandardCharsets.UTF_8)).sorted().toList())
+                .isEqualTo(bad.stream().map(b -> new String(b, StandardCharsets.UTF_8)).sorted().toList());
+        List<SourcePoint> all = new ArrayList<>(good);
+        all.addAll(influxExpected);
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(all, 1, 1));
+    }
 }

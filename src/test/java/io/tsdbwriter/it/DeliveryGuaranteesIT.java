@@ -272,6 +272,7 @@ class DeliveryGuaranteesIT {
         malformed.put("reserved_label_name", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"__x\":\"x\"}}".getBytes(StandardCharsets.UTF_8));
         malformed.put("invalid_timestamp", "{\"metric\":\"m\",\"timestamp\":\"soon\",\"value\":1}".getBytes(StandardCharsets.UTF_8));
         malformed.put("timestamp_in_seconds", "{\"metric\":\"m\",\"timestamp\":1795300857,\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put("implausible_timestamp", "{\"metric\":\"m\",\"timestamp\":1795300857000000,\"value\":1}".getBytes(StandardCharsets.UTF_8));
         malformed.put("empty_array", "[]".getBytes(StandardCharsets.UTF_8));
         malformed.put("invalid_dimensions", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a\":1}}".getBytes(StandardCharsets.UTF_8));
         malformed.put("invalid_utf8", new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'});

@@ -223,6 +223,29 @@ public final class Scenario {
         assertThat(committedOffsets(bootstrap, f.group(), f.topic())).isEqualTo(endOffsets(bootstrap, f.topic()));
     }
 
+    /** Every record of {@code topic} from its beginning, waiting up to 20 s for at least {@code atLeast} of them. */
+    public static List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, int atLeast) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+        List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p)) {
+            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (out.size() < atLeast && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+            Map<TopicPartition, Long> end = c.endOffsets(tps);
+            while (!tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp)) && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
     /** How long a read-back may poll for samples to become searchable. */
     public static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(30);
 
