@@ -17,7 +17,7 @@ import java.time.Duration;
  * Immutable and thread-safe.
  *
  * @param timeMultiplier     M, samples per source point in time, 1..3600
- * @param instanceMultiplier N, instance variants per series, 1..100000
+ * @param instanceMultiplier N, instance variants per series, 1..100000; M × N at most {@value #MAX_SAMPLES_PER_POINT}
  * @param sourceIntervalMs   the interval between source points of one series, in milliseconds (default 60000)
  * @param instanceLabel      the label varied across instances ({@code --instance-label}, default {@value #INSTANCE_LABEL})
  */
@@ -27,19 +27,33 @@ public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long
     public static final String INSTANCE_LABEL = "instanceNo";
     /** Base instance value for points that carry no {@code instanceNo}. */
     public static final String UNKNOWN_INSTANCE = "unknown";
+    /** Largest M. */
+    public static final int MAX_TIME_MULTIPLIER = 3600;
+    /** Largest N. */
+    public static final int MAX_INSTANCE_MULTIPLIER = 100_000;
+    /**
+     * Largest M × N: samples one source point becomes. Bounds one point's share of a request body (tens of MB at most)
+     * and keeps every per-batch and per-record count within {@code int}, whatever the points per record.
+     */
+    public static final long MAX_SAMPLES_PER_POINT = 1_000_000;
     /** Default source interval: 1-minute metrics. */
     public static final Duration DEFAULT_SOURCE_INTERVAL = Duration.ofSeconds(60);
 
     /** @throws IllegalArgumentException when a multiplier or the interval is out of range */
     public AmplificationPlan {
-        if (timeMultiplier < 1 || timeMultiplier > 3600) {
-            throw new IllegalArgumentException("time multiplier must be in 1..3600, got " + timeMultiplier);
+        if (timeMultiplier < 1 || timeMultiplier > MAX_TIME_MULTIPLIER) {
+            throw new IllegalArgumentException("--time-multiplier must be in 1.." + MAX_TIME_MULTIPLIER + ", got " + timeMultiplier);
         }
-        if (instanceMultiplier < 1 || instanceMultiplier > 100_000) {
-            throw new IllegalArgumentException("instance multiplier must be in 1..100000, got " + instanceMultiplier);
+        if (instanceMultiplier < 1 || instanceMultiplier > MAX_INSTANCE_MULTIPLIER) {
+            throw new IllegalArgumentException("--instance-multiplier must be in 1.." + MAX_INSTANCE_MULTIPLIER + ", got " + instanceMultiplier);
+        }
+        if ((long) timeMultiplier * instanceMultiplier > MAX_SAMPLES_PER_POINT) {
+            throw new IllegalArgumentException("--time-multiplier x --instance-multiplier must be at most " + MAX_SAMPLES_PER_POINT
+                    + " samples per source point, got " + timeMultiplier + " x " + instanceMultiplier + " = "
+                    + (long) timeMultiplier * instanceMultiplier);
         }
         if (sourceIntervalMs < 1) {
-            throw new IllegalArgumentException("source interval must be positive, got " + sourceIntervalMs + " ms");
+            throw new IllegalArgumentException("--source-interval must be positive, got " + sourceIntervalMs + " ms");
         }
         if (instanceLabel == null || instanceLabel.isEmpty()) {
             throw new IllegalArgumentException("instance label must not be empty");

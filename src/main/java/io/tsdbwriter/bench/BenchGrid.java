@@ -14,11 +14,6 @@ import java.util.Set;
  */
 public final class BenchGrid {
 
-    /** Largest M the writer accepts (see {@link io.tsdbwriter.amplify.AmplificationPlan}). */
-    static final int MAX_TIME_MULTIPLIER = 3600;
-    /** Largest N the writer accepts. */
-    static final int MAX_INSTANCE_MULTIPLIER = 100_000;
-
     private BenchGrid() {
     }
 

@@ -180,9 +180,9 @@ public final class BenchCommand implements Callable<Integer> {
                             + "); build it with scripts/lib.sh ensure_telegraf or give --telegraf-binary"));
         }
         List<BenchCell> cells = BenchGrid.cells(
-                BenchGrid.parsePositiveInts("--parallelism", parallelism, 1000),
-                BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, 3600),
-                BenchGrid.parsePositiveInts("--instance-multiplier", instanceMultipliers, 100_000),
+                BenchGrid.parsePositiveInts("--parallelism", parallelism, io.tsdbwriter.config.RunConfig.MAX_PARALLELISM),
+                BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, io.tsdbwriter.amplify.AmplificationPlan.MAX_TIME_MULTIPLIER),
+                BenchGrid.parsePositiveInts("--instance-multiplier", instanceMultipliers, io.tsdbwriter.amplify.AmplificationPlan.MAX_INSTANCE_MULTIPLIER),
                 BenchGrid.parseWriteModes(writeModes), BenchGrid.parseOutputs(outputs), remoteWriteUrls);
         for (String url : remoteWriteUrls) {
             try {
@@ -195,8 +195,14 @@ public final class BenchCommand implements Callable<Integer> {
         if (records < 1) {
             throw new ParameterException(spec.commandLine(), "--records must be >= 1");
         }
-        if (partitions < 1 || batchSamples < 1 || writers.segmentSize < 1) {
-            throw new ParameterException(spec.commandLine(), "--partitions, --batch-samples and --segment-size must be >= 1");
+        if (partitions < 1 || batchSamples < 1) {
+            throw new ParameterException(spec.commandLine(), "--partitions and --batch-samples must be >= 1");
+        }
+        try {
+            writers.checkWriterLimits(cells.stream().map(BenchCell::timeMultiplier).distinct().toList(),
+                    cells.stream().map(BenchCell::instanceMultiplier).distinct().toList());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         new io.tsdbwriter.sink.victoriametrics.VmEndpoint(vmUrl);
         SourceFeed feed = switch (source) {

@@ -180,12 +180,17 @@ public final class CapacityCommand implements Callable<Integer> {
         if (stepDuration.isZero() || warmUp.compareTo(stepDuration) >= 0) {
             throw bad("--warm-up (" + warmUp + ") must be shorter than --step-duration (" + stepDuration + ")");
         }
-        if (maxSteps < 1 || refineSteps < 0 || partitions < 1 || batchSamples < 1 || writers.segmentSize < 1 || records < 1 || probeRecords < 1) {
-            throw bad("--max-steps, --partitions, --batch-samples, --segment-size, --records and --probe-records must be >= 1,"
+        if (maxSteps < 1 || refineSteps < 0 || partitions < 1 || batchSamples < 1 || records < 1 || probeRecords < 1) {
+            throw bad("--max-steps, --partitions, --batch-samples, --records and --probe-records must be >= 1,"
                     + " --refine-steps >= 0");
         }
-        if (timeMultiplier < 1 || instanceMultiplier < 1 || parallelism < 1 || maxConcurrentWrites < 0) {
-            throw bad("--time-multiplier, --instance-multiplier and --parallelism must be >= 1, --max-concurrent-writes >= 0");
+        if (parallelism < 1 || maxConcurrentWrites < 0) {
+            throw bad("--parallelism must be >= 1, --max-concurrent-writes >= 0");
+        }
+        try {
+            writers.checkWriterLimits(java.util.List.of(timeMultiplier), java.util.List.of(instanceMultiplier));
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
         }
         try {
             new io.tsdbwriter.sink.victoriametrics.VmEndpoint(vmUrl);

@@ -74,11 +74,13 @@ final class RunCommand implements Callable<Integer> {
     java.util.Map<String, String> consumerProperties = new java.util.LinkedHashMap<>();
 
     @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
-            description = "Samples per source point in time: t + i*source-interval/M for i in [0,M) (default: ${DEFAULT-VALUE})")
+            description = "Samples per source point in time: t + i*source-interval/M for i in [0,M); 1..3600, and M x N at most "
+                    + "1000000 samples per point (default: ${DEFAULT-VALUE})")
     int timeMultiplier;
 
     @Option(names = "--instance-multiplier", defaultValue = "1", paramLabel = "N",
-            description = "Instance variants per series: instanceNo, instanceNo-1 … instanceNo-(N-1) (default: ${DEFAULT-VALUE})")
+            description = "Instance variants per series: instanceNo, instanceNo-1 … instanceNo-(N-1); 1..100000. A series without "
+                    + "the instance label gets the base 'unknown' only when N > 1: at N = 1 no label is added (default: ${DEFAULT-VALUE})")
     int instanceMultiplier;
 
     @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
@@ -86,11 +88,11 @@ final class RunCommand implements Callable<Integer> {
     Duration sourceInterval;
 
     @Option(names = "--parallelism", defaultValue = "1", paramLabel = "P",
-            description = "SegmentConsumers per partition, each with its own Kafka consumer (default: ${DEFAULT-VALUE})")
+            description = "SegmentConsumers per partition, each with its own Kafka consumer; 1..64 (default: ${DEFAULT-VALUE})")
     int parallelism;
 
     @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS",
-            description = "Offsets per segment; commits happen at segment ends; a crash replays at most P segments (default: ${DEFAULT-VALUE})")
+            description = "Offsets per segment; commits happen at segment ends; a crash replays at most P segments; 1..1000000000 (default: ${DEFAULT-VALUE})")
     long segmentSize;
 
     @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
@@ -209,8 +211,8 @@ final class RunCommand implements Callable<Integer> {
     String influxPrecision;
 
     @Option(names = "--instance-label", defaultValue = "instanceNo", paramLabel = "NAME",
-            description = "Label whose value becomes the N instance variants (Prometheus data: instance, Telegraf: host); a series "
-                    + "without it gets NAME=\"unknown\" (default: ${DEFAULT-VALUE})")
+            description = "Label whose value becomes the N instance variants (Prometheus data: instance, Telegraf: host); with N > 1 a "
+                    + "series without it gets NAME=\"unknown\" as the variants' base; at N = 1 nothing is added (default: ${DEFAULT-VALUE})")
     String instanceLabel;
 
     @Option(names = "--min-timestamp", defaultValue = "2000-01-01T00:00:00Z", converter = Converters.EpochMillisConverter.class,

@@ -87,4 +87,23 @@ public final class WriterProcessOptions {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
+
+    /**
+     * The writers' limits that {@code run} would refuse (exit 2) checked before anything starts: {@code --segment-size}
+     * in 1..{@value io.tsdbwriter.config.RunConfig#MAX_SEGMENT_SIZE}, and every M × N of the run within
+     * {@value io.tsdbwriter.amplify.AmplificationPlan#MAX_SAMPLES_PER_POINT} samples per point.
+     *
+     * @throws IllegalArgumentException naming the flag, its value and the limit
+     */
+    void checkWriterLimits(java.util.Collection<Integer> timeMultipliers, java.util.Collection<Integer> instanceMultipliers) {
+        if (segmentSize < 1 || segmentSize > io.tsdbwriter.config.RunConfig.MAX_SEGMENT_SIZE) {
+            throw new IllegalArgumentException("--segment-size must be in 1.." + io.tsdbwriter.config.RunConfig.MAX_SEGMENT_SIZE
+                    + " offsets, got " + segmentSize);
+        }
+        for (int m : timeMultipliers) {
+            for (int n : instanceMultipliers) {
+                io.tsdbwriter.amplify.AmplificationPlan.of(m, n, io.tsdbwriter.amplify.AmplificationPlan.DEFAULT_SOURCE_INTERVAL);
+            }
+        }
+    }
 }

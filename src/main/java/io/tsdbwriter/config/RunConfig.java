@@ -1,5 +1,6 @@
 package io.tsdbwriter.config;
 
+import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.encode.Output;
 import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
 import java.nio.file.Path;
@@ -16,10 +17,10 @@ import java.util.Objects;
  * @param groupId              consumer group
  * @param vmUrls               VictoriaMetrics base URLs (DESIGN §6), ≥ 1
  * @param timeMultiplier       M (1..3600)
- * @param instanceMultiplier   N (1..100000)
+ * @param instanceMultiplier   N (1..100000); M × N at most {@value AmplificationPlan#MAX_SAMPLES_PER_POINT}
  * @param sourceInterval       interval of the source points (default 60 s)
- * @param parallelism          P, SegmentConsumers per partition (1..64)
- * @param segmentSize          offsets per segment (≥ 1)
+ * @param parallelism          P, SegmentConsumers per partition, 1..{@value #MAX_PARALLELISM}
+ * @param segmentSize          offsets per segment, 1..{@value #MAX_SEGMENT_SIZE}
  * @param maxConcurrentWrites  write permits; 0 = read {@code vm_concurrent_insert_capacity} from each target
  * @param maxRetries           retries per batch before the failure policy (0..100)
  * @param batchSamples         samples per import request (≥ 1)
@@ -67,6 +68,15 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         io.tsdbwriter.sink.http.HttpAuthConfig vmHttp, InputConfig input, Output output,
                         List<String> remoteWriteUrls, Duration writeFaultTimeout) {
 
+    /**
+     * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
+     * {@code Long.MAX_VALUE} for any offset and P ≤ {@value #MAX_PARALLELISM} (with S near 2^63 they overflowed into
+     * overlapping segments: two readers reading the same offsets).
+     */
+    public static final long MAX_SEGMENT_SIZE = 1_000_000_000L;
+    /** Largest {@code --parallelism}. */
+    public static final int MAX_PARALLELISM = 64;
+
     /** @throws IllegalArgumentException naming the flag whose value is out of range */
     public RunConfig {
         require(bootstrapServers != null && !bootstrapServers.isBlank(), "--bootstrap-servers must not be empty");
@@ -75,11 +85,11 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(groupId != null && !groupId.isBlank(), "--group-id must not be empty");
         vmUrls = List.copyOf(Objects.requireNonNull(vmUrls));
         require(!vmUrls.isEmpty(), "--vm-url must name at least one URL");
-        require(timeMultiplier >= 1 && timeMultiplier <= 3600, "--time-multiplier must be in 1..3600");
-        require(instanceMultiplier >= 1 && instanceMultiplier <= 100_000, "--instance-multiplier must be in 1..100000");
-        require(sourceInterval.toMillis() >= 1, "--source-interval must be positive");
-        require(parallelism >= 1 && parallelism <= 64, "--parallelism must be in 1..64");
-        require(segmentSize >= 1, "--segment-size must be >= 1");
+        AmplificationPlan.of(timeMultiplier, instanceMultiplier, sourceInterval); // M, N, M x N and the interval, each named
+        require(parallelism >= 1 && parallelism <= MAX_PARALLELISM, "--parallelism must be in 1.." + MAX_PARALLELISM
+                + ", got " + parallelism);
+        require(segmentSize >= 1 && segmentSize <= MAX_SEGMENT_SIZE, "--segment-size must be in 1.." + MAX_SEGMENT_SIZE
+                + " offsets, got " + segmentSize);
         require(maxConcurrentWrites >= 0 && maxConcurrentWrites <= 10_000, "--max-concurrent-writes must be in 0..10000 (0 = auto)");
         require(maxRetries >= 0 && maxRetries <= 100, "--max-retries must be in 0..100");
         require(batchSamples >= 1 && batchSamples <= 10_000_000, "--batch-samples must be in 1..10000000");

@@ -1,5 +1,7 @@
 package io.tsdbwriter.kafka;
 
+import io.tsdbwriter.config.RunConfig;
+
 /**
  * Segment arithmetic of DESIGN §4. A segment is the half-open offset range {@code [k·S, (k+1)·S)} of one
  * partition; with parallelism P, SegmentConsumer {@code i} reads the segments {@code k ≡ i (mod P)} from the
@@ -7,7 +9,7 @@ package io.tsdbwriter.kafka;
  *
  * <p>Immutable and thread-safe.
  *
- * @param segmentSize     S, offsets per segment (≥ 1)
+ * @param segmentSize     S, offsets per segment, 1..{@value RunConfig#MAX_SEGMENT_SIZE}
  * @param parallelism     P, SegmentConsumers per partition (≥ 1)
  * @param committedOffset where consumption starts (the group's committed offset, or the log start) (≥ 0)
  */
@@ -15,8 +17,8 @@ public record SegmentPlan(long segmentSize, int parallelism, long committedOffse
 
     /** @throws IllegalArgumentException when a parameter is out of range */
     public SegmentPlan {
-        if (segmentSize < 1) {
-            throw new IllegalArgumentException("segment size must be >= 1, got " + segmentSize);
+        if (segmentSize < 1 || segmentSize > RunConfig.MAX_SEGMENT_SIZE) {
+            throw new IllegalArgumentException("--segment-size must be in 1.." + RunConfig.MAX_SEGMENT_SIZE + ", got " + segmentSize);
         }
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);

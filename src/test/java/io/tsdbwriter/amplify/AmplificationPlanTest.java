@@ -109,8 +109,10 @@ class AmplificationPlanTest {
     }
 
     @Test
-    void samplesPerPointDoesNotOverflowInt() {
-        assertThat(new AmplificationPlan(3600, 100_000, 60_000).samplesPerPoint()).isEqualTo(360_000_000L);
+    void samplesPerPointAreBoundedSoNoCountOverflows() {
+        assertThat(new AmplificationPlan(1000, 1000, 60_000).samplesPerPoint()).isEqualTo(1_000_000L);
+        assertThatThrownBy(() -> new AmplificationPlan(3600, 100_000, 60_000)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--time-multiplier x --instance-multiplier must be at most 1000000 samples per source point, got 3600 x 100000 = 360000000");
     }
 
     @Test
@@ -132,13 +134,13 @@ class AmplificationPlanTest {
     @Test
     void rejectsTimeMultiplierZero() {
         assertThatThrownBy(() -> new AmplificationPlan(0, 1, 60_000)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("time multiplier");
+                .hasMessageContaining("--time-multiplier");
     }
 
     @Test
     void rejectsTimeMultiplierAbove3600() {
         assertThatThrownBy(() -> new AmplificationPlan(3601, 1, 60_000)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("time multiplier");
+                .hasMessage("--time-multiplier must be in 1..3600, got 3601");
     }
 
     @Test
@@ -150,18 +152,18 @@ class AmplificationPlanTest {
     @Test
     void rejectsInstanceMultiplierZero() {
         assertThatThrownBy(() -> new AmplificationPlan(1, 0, 60_000)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("instance multiplier");
+                .hasMessage("--instance-multiplier must be in 1..100000, got 0");
     }
 
     @Test
     void rejectsInstanceMultiplierAbove100000() {
         assertThatThrownBy(() -> new AmplificationPlan(1, 100_001, 60_000)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("instance multiplier");
+                .hasMessage("--instance-multiplier must be in 1..100000, got 100001");
     }
 
     @Test
     void rejectsNonPositiveSourceInterval() {
         assertThatThrownBy(() -> new AmplificationPlan(1, 1, 0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("source interval");
+                .hasMessage("--source-interval must be positive, got 0 ms");
     }
 }

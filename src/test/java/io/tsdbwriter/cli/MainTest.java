@@ -102,6 +102,42 @@ class MainTest {
     }
 
     @Test
+    void flagsThatWouldOverflowAreBadFlagsNamingTheLimit() {
+        Result r = execute("run", "--topic", "t", "--segment-size", "9223372036854775807", "--parallelism", "3");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow())
+                .isEqualTo("tsdb-writer: --segment-size must be in 1..1000000000 offsets, got 9223372036854775807");
+        r = execute("run", "--topic", "t", "--time-multiplier", "3600", "--instance-multiplier", "1000");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow()).isEqualTo("tsdb-writer: --time-multiplier x --instance-multiplier must be at "
+                + "most 1000000 samples per source point, got 3600 x 1000 = 3600000");
+        r = execute("run", "--topic", "t", "--time-multiplier", "3601");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow()).isEqualTo("tsdb-writer: --time-multiplier must be in 1..3600, got 3601");
+        r = execute("run", "--topic", "t", "--parallelism", "65");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow()).isEqualTo("tsdb-writer: --parallelism must be in 1..64, got 65");
+        r = execute("bench", "--segment-size", "9223372036854775807");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow()).startsWith("tsdb-writer: --segment-size must be in 1..1000000000 offsets, got 9223372036854775807");
+        r = execute("bench", "--time-multiplier", "3600", "--instance-multiplier", "1000");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow()).startsWith("tsdb-writer: --time-multiplier x --instance-multiplier must be at most 1000000");
+    }
+
+    @Test
+    void timestampWindowFlagsTakeAnRfc3339TimeOrEpochMillisAndADuration() {
+        Result r = execute("run", "--topic", "t", "--min-timestamp", "yesterday");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("'yesterday' is not an RFC 3339 time (e.g. 2000-01-01T00:00:00Z) nor epoch milliseconds");
+        RunCommand run = new RunCommand();
+        new picocli.CommandLine(run).parseArgs("--topic", "t", "--min-timestamp", "2020-01-01T00:00:00Z", "--max-timestamp-ahead", "2d");
+        assertThat(run.toConfig().input().timestampWindow()).isEqualTo(new io.tsdbwriter.decode.TimestampWindow(1_577_836_800_000L, 172_800_000L));
+        new picocli.CommandLine(run).parseArgs("--topic", "t", "--min-timestamp", "1577836800000");
+        assertThat(run.toConfig().input().timestampWindow().earliestMs()).isEqualTo(1_577_836_800_000L);
+    }
+
+    @Test
     void aWriteFaultTimeoutBelowOneSecondIsABadFlag() {
         Result r = execute("run", "--topic", "t", "--write-fault-timeout", "500ms");
         assertThat(r.exitCode()).isEqualTo(2);
