@@ -6,7 +6,7 @@
 #   java -XX:AOTCache=target/tsdb-writer.aot -jar target/tsdb-writer.jar run ...
 #
 # The training run: a local stack (Kafka KRaft + VictoriaMetrics on loopback, as bench.sh/demo.sh start it), the real
-# node_exporter scrapes of DATA_DIR (default ../shared/data/node-exporter) produced into a topic, and the writer
+# node_exporter scrapes of DATA_DIR (default examples/data) produced into a topic, and the writer
 # relaying them with --stop-at-end under -XX:AOTCacheOutput (the JVM writes the cache at exit). The cache fits only
 # the jar it was built from, a JDK 25 of the same build, and compatible JVM flags (same GC family, same
 # -XX:+UseCompactObjectHeaders setting): with anything else the JVM warns and starts without it, and the writer logs
@@ -22,7 +22,7 @@ cd "$REPO_ROOT"
 
 JAR="${JAR:-$REPO_ROOT/target/tsdb-writer.jar}"
 OUT_AOT="${1:-${JAR%.jar}.aot}"
-DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/examples/data}"
 WORK="$REPO_ROOT/target/aot-cache"
 
 find_java

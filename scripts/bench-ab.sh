@@ -51,7 +51,7 @@ fi
 [ "${#jars[@]}" -ge 1 ] || { log "usage: bash scripts/bench-ab.sh [--rounds N] OLD.jar NEW.jar [...] [-- BENCH-ARGS...]"; exit 2; }
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { log "error: --rounds must be a positive number, not '$rounds'"; exit 2; }
 
-DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/examples/data}"
 OUT="$REPO_ROOT/target/bench-ab"
 
 stop_local_stack_on_exit

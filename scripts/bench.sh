@@ -15,14 +15,14 @@
 # remote write receiver and runs each remote-write cell into VictoriaMetrics and into Prometheus, in one run:
 #   bash scripts/bench.sh --with-prometheus --output import,remote-write --parallelism 3 --time-multiplier 1,12 \
 #        --write-mode async --records 10000000
-# Environment: DATA_DIR (default <repo>/../shared/data/node-exporter), BENCH_JAVA_OPTS (JVM flags of the bench
+# Environment: DATA_DIR (default <repo>/examples/data), BENCH_JAVA_OPTS (JVM flags of the bench
 # process), STACK_START_TIMEOUT seconds (default 240), MVN_OFFLINE=1 (build with mvn -o).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
-DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/examples/data}"
 OUT="$REPO_ROOT/target/bench"
 WITH_PROMETHEUS=0
 PASS=()

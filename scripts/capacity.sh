@@ -13,14 +13,14 @@
 #   bash scripts/capacity.sh --max-concurrent-writes 200 --time-multiplier 12
 #   bash scripts/capacity.sh --vary time-multiplier --start-rate 20000
 # VictoriaMetrics flags for the local target: VM_EXTRA_FLAGS (e.g. "-maxConcurrentInserts=4").
-# Environment: DATA_DIR (default <repo>/../shared/data/node-exporter), CAPACITY_JAVA_OPTS (JVM flags of the search
+# Environment: DATA_DIR (default <repo>/examples/data), CAPACITY_JAVA_OPTS (JVM flags of the search
 # process), STACK_START_TIMEOUT seconds (default 240), MVN_OFFLINE=1 (build with mvn -o).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
-DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/examples/data}"
 OUT="$REPO_ROOT/target/capacity"
 
 stop_local_stack_on_exit

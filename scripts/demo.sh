@@ -7,14 +7,14 @@
 # end of the topic; verify that VictoriaMetrics holds exactly the expected samples. The stack is stopped on exit,
 # whatever happens. Exit code: 0 when every step succeeded, else the failing step's exit code.
 #
-# Environment: DATA_DIR (default: <repo>/../shared/data/node-exporter), WRITER_JAVA_OPTS (extra JVM flags for the
+# Environment: DATA_DIR (default: <repo>/examples/data), WRITER_JAVA_OPTS (extra JVM flags for the
 # writer, word-split), STACK_START_TIMEOUT seconds (default 240).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
-DATA_DIR="${DATA_DIR:-$REPO_ROOT/../shared/data/node-exporter}"
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/examples/data}"
 if [ -d "$DATA_DIR" ]; then
   DATA_DIR="$(cd "$DATA_DIR" && pwd)"
 fi

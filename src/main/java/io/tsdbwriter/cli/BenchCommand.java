@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
  * {@code tsdb-writer bench}: the efficiency table of issue 4, from one command, every figure measured side by side
  * in one run. The logic is in {@link io.tsdbwriter.bench}; this class only maps flags.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Benchmark the writer against a Kafka broker and VictoriaMetrics (use an otherwise idle VictoriaMetrics: its",
                 "CPU is read from its /metrics). Pre-loads a topic, measures the ceiling (VictoriaMetrics ingesting pre-serialized",
                 "bodies of the same shape at the same concurrency), runs each grid cell as its own writer process",
@@ -83,8 +83,8 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
     String source;
 
-    @Option(names = "--data-dir", defaultValue = "../shared/data/node-exporter", paramLabel = "DIR",
-            description = "With --source real: directory of *.prom scrapes (default: ${DEFAULT-VALUE})")
+    @Option(names = "--data-dir", paramLabel = "DIR",
+            description = "With --source real: directory of *.prom scrapes (default: " + io.tsdbwriter.produce.BundledScrapes.DESCRIPTION + ")")
     Path dataDir;
 
     @Option(names = "--series", defaultValue = "10000", paramLabel = "S", description = "With --source synthetic: series (default: ${DEFAULT-VALUE})")
@@ -123,7 +123,7 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Pre-serialized bodies the ceiling cycles through, at most (default: ${DEFAULT-VALUE})")
     long ceilingPool;
 
-    @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
+    @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
             description = "Write permits of every writer and concurrency of the ceiling; 0 = vm_concurrent_insert_capacity (default: auto)")
     int maxConcurrentWrites;
 

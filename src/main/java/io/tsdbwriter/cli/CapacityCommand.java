@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  * what binds there. The logic is in {@link CapacitySearch} and {@link io.tsdbwriter.capacity.Bottleneck}; this class
  * only maps flags.
  */
-@Command(name = "capacity", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+@Command(name = "capacity", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Find the maximum sustainable samples/min of a writer and its TSDB, and name the bottleneck.",
                 "Each step runs a writer process (java -jar <this jar> run) on a fresh topic that is fed with real node_exporter",
                 "points at a rising input rate (or, with --vary time-multiplier, a fixed rate and a rising M). After the warm-up it",
@@ -123,7 +123,7 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--parallelism", defaultValue = "3", paramLabel = "P", description = "The writers' --parallelism (default: ${DEFAULT-VALUE})")
     int parallelism;
 
-    @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
+    @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
             description = "The writers' write permits; 0 = automatic, matched to vm_concurrent_insert_capacity (default: ${DEFAULT-VALUE})")
     int maxConcurrentWrites;
 
@@ -131,8 +131,9 @@ public final class CapacityCommand implements Callable<Integer> {
     int batchSamples;
 
 
-    @Option(names = "--data-dir", defaultValue = "../shared/data/node-exporter", paramLabel = "DIR",
-            description = "Directory of *.prom node_exporter scrapes, replicated across instances (default: ${DEFAULT-VALUE})")
+    @Option(names = "--data-dir", paramLabel = "DIR",
+            description = "Directory of *.prom node_exporter scrapes, replicated across instances (default: "
+                    + io.tsdbwriter.produce.BundledScrapes.DESCRIPTION + ")")
     Path dataDir;
 
     @Option(names = "--records", defaultValue = "1000000", paramLabel = "R",

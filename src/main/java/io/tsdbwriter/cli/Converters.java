@@ -43,6 +43,26 @@ final class Converters {
         }
     }
 
+    /** Write permits: {@code auto} (= 0: each target's {@code vm_concurrent_insert_capacity}) or a count 0..10000. */
+    static final class PermitsConverter implements CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            String v = value.trim();
+            if (v.equalsIgnoreCase("auto")) {
+                return 0;
+            }
+            try {
+                int n = Integer.parseInt(v);
+                if (n >= 0 && n <= 10_000) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // the message below
+            }
+            throw new CommandLine.TypeConversionException("'" + value + "' is not auto nor a permit count in 0..10000 (0 = auto)");
+        }
+    }
+
     /** An instant: RFC 3339 ({@code 2000-01-01T00:00:00Z}) or epoch milliseconds; converted to epoch ms. */
     static final class EpochMillisConverter implements CommandLine.ITypeConverter<Long> {
         @Override

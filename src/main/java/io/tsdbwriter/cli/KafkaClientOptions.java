@@ -18,7 +18,7 @@ public final class KafkaClientOptions {
     @Option(names = "--kafka-config", paramLabel = "FILE",
             description = "Java properties file with settings for every Kafka client this process makes (consumers, producers, "
                     + "admin), as the Kafka CLI tools' --command-config: security.protocol, sasl.*, ssl.*, and config providers "
-                    + "(config.providers=env,file with ${env:VAR} / ${file:path:key}) so no secret sits in a flag")
+                    + "(config.providers=env,file with $${env:VAR} / $${file:path:key}) so no secret sits in a flag")
     Path configFile;
 
     @Option(names = "--kafka-property", paramLabel = "KEY=VALUE",

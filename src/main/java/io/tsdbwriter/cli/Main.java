@@ -39,8 +39,13 @@ public final class Main {
     }
 
     static CommandLine commandLine() {
+        return commandLine(System.getenv());
+    }
+
+    /** The command line with {@code env} as the environment its {@code TSDB_WRITER_*} defaults come from (tests). */
+    static CommandLine commandLine(java.util.Map<String, String> env) {
         CommandLine cl = new CommandLine(new Main());
-        cl.setDefaultValueProvider(new EnvironmentDefaults(System.getenv()));
+        cl.setDefaultValueProvider(new EnvironmentDefaults(env));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
@@ -49,12 +54,22 @@ public final class Main {
                     && java.util.Set.of("--kafka-property", "--consumer-property", "--vm-header").contains(o.longestName())) {
                 message = "invalid value for " + o.longestName() + " (value not shown: it may be a secret); expected " + o.paramLabel();
             }
+            if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o && fromEnvironment(o, args, env)) {
+                // the value came from the environment, not the command line: name the variable the operator must fix
+                message = "environment variable " + EnvironmentDefaults.variableFor(o.longestName()) + ": " + message;
+            }
             err.println("tsdb-writer: " + message + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
             return EXIT_USAGE;
         });
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
             if (ex instanceof IllegalArgumentException) {
-                commandLine.getErr().println("tsdb-writer: " + ex.getMessage());
+                String message = ex.getMessage();
+                java.util.regex.Matcher flag = java.util.regex.Pattern.compile("^(--[a-z0-9-]+)").matcher(message == null ? "" : message);
+                if (flag.find() && commandLine.getCommandSpec().findOption(flag.group(1)) instanceof CommandLine.Model.OptionSpec o
+                        && fromEnvironment(o, parseResult.originalArgs().toArray(String[]::new), env)) {
+                    message = "environment variable " + EnvironmentDefaults.variableFor(o.longestName()) + ": " + message;
+                }
+                commandLine.getErr().println("tsdb-writer: " + message);
                 return EXIT_USAGE;
             }
             throw ex;
@@ -62,11 +77,36 @@ public final class Main {
         return cl;
     }
 
+    /** True when option {@code o} is not on the command line and its {@code TSDB_WRITER_*} variable is set. */
+    private static boolean fromEnvironment(CommandLine.Model.OptionSpec o, String[] args, java.util.Map<String, String> env) {
+        if (!env.containsKey(EnvironmentDefaults.variableFor(o.longestName()))) {
+            return false;
+        }
+        for (String a : args) {
+            for (String name : o.names()) {
+                if (a.equals(name) || a.startsWith(name + "=")) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** {@code tsdb-writer <version> (commit <abbrev>)} from the jar's manifest; {@code dev} when run from classes. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
             String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"tsdb-writer " + (v == null ? "dev" : v)};
+            String commit = null;
+            try (java.io.InputStream in = Main.class.getResourceAsStream("/META-INF/MANIFEST.MF")) {
+                if (in != null) {
+                    commit = new java.util.jar.Manifest(in).getMainAttributes().getValue("Build-Commit");
+                }
+            } catch (java.io.IOException e) {
+                // no commit to show
+            }
+            boolean known = commit != null && !commit.isBlank() && !commit.startsWith("${"); // built outside a git checkout: none
+            return new String[] {"tsdb-writer " + (v == null ? "dev" : v) + (known ? " (commit " + commit + ")" : "")};
         }
     }
 }

@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
  *
  * <p>Not thread-safe: picocli makes one instance per execution.
  */
-@Command(name = "produce", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+@Command(name = "produce", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Send source points to Kafka as point records: real Prometheus scrapes (files) or --synthetic series.",
                 "Each exposition sample becomes {\"metric\",\"timestamp\"(epoch ms),\"value\",\"dimensions\"{…,instanceNo},\"productKey\"}.",
                 "Prints '<N> records sent, <X> records/sec (<Y> MB/sec), points=<P>' at the end, progress every 5 s on stderr."},

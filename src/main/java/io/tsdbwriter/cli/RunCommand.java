@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 import sun.misc.Signal;
 
 /** {@code tsdb-writer run}: consume, amplify, write, commit, report. */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics and commit "
                 + "only what VictoriaMetrics acknowledged.",
                 "SIGTERM/SIGINT: stop reading, drain in-flight writes (up to --drain-timeout), commit the watermark, print "
@@ -95,8 +95,8 @@ final class RunCommand implements Callable<Integer> {
             description = "Offsets per segment; commits happen at segment ends; a crash replays at most P segments; 1..1000000000 (default: ${DEFAULT-VALUE})")
     long segmentSize;
 
-    @Option(names = "--max-concurrent-writes", defaultValue = "0", paramLabel = "PERMITS",
-            description = "Write permits (concurrent import requests), split across the --vm-url targets. 0 = each target's "
+    @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
+            description = "Write permits (concurrent import requests), split across the --vm-url targets. auto (or 0) = each target's "
                     + "vm_concurrent_insert_capacity read from its /metrics at start and every minute ("
                     + WriterService.FALLBACK_PERMITS + " where it cannot be read, e.g. Prometheus, Mimir, Thanos Receive: "
                     + "8 requests of --batch-samples keep a receiver's ingest busy without queueing much inside it; "
@@ -196,7 +196,7 @@ final class RunCommand implements Callable<Integer> {
                     + "nothing committed past unwritten data; without it the writer holds the data and keeps probing (default: ${DEFAULT-VALUE})")
     Duration writeFaultTimeout;
     @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite",
-            description = "How record values are read (README \"Input formats\"): json = the point records of DESIGN §2; influx = InfluxDB line "
+            description = "How record values are read (README \"Input formats\"): json = the point records of docs/design.md §2; influx = InfluxDB line "
                     + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
                     + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "
                     + "path[;tag=v] value [timestamp] (default: ${DEFAULT-VALUE})")

@@ -34,8 +34,9 @@ final class SourceOptions {
     CommandSpec spec;
 
     @Parameters(paramLabel = "FILE", arity = "0..*",
-            description = "Prometheus text exposition files (e.g. ../shared/data/node-exporter/*.prom); each sample becomes a point at "
-                    + "the scrape time taken from the file name (node-exporter-<unix-seconds>.prom)")
+            description = "Prometheus text exposition files (e.g. examples/data/*.prom); each sample becomes a point at "
+                    + "the scrape time taken from the file name (node-exporter-<unix-seconds>.prom). None and no --synthetic: "
+                    + io.tsdbwriter.produce.BundledScrapes.DESCRIPTION)
     List<Path> files = new ArrayList<>();
 
     @Option(names = "--instance", paramLabel = "NAME",
@@ -118,7 +119,12 @@ final class SourceOptions {
             throw new ParameterException(cl, "give either files or --synthetic, not both");
         }
         if (!synthetic && files.isEmpty()) {
-            throw new ParameterException(cl, "no input: give exposition files (e.g. ../shared/data/node-exporter/*.prom) or --synthetic");
+            try (java.util.stream.Stream<Path> bundled = Files.list(io.tsdbwriter.produce.BundledScrapes.directory())) {
+                files = bundled.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
+            } catch (IOException | java.io.UncheckedIOException e) {
+                throw new ParameterException(cl, "no input: give exposition files (e.g. examples/data/*.prom) or --synthetic ("
+                        + e.getMessage() + ")");
+            }
         }
         if (series < 1) {
             throw new ParameterException(cl, "--series must be >= 1, got " + series);

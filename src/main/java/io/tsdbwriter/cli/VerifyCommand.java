@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
  * <p>Not thread-safe: picocli makes one instance per execution. For the check as a library call see
  * {@link ReadBackVerifier}.
  */
-@Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+@Command(name = "verify", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Read back VictoriaMetrics and compare it sample by sample with the source points (same flags as produce)",
                 "amplified M x N: every expected sample present with its value, no unexpected series, no extra samples.",
                 "Calls /internal/force_flush, then streams /api/v1/export?match[]=<match>."},

@@ -79,10 +79,13 @@ public final class WriterProcessOptions {
         return "tsdb-writer " + spec.name() + " " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args));
     }
 
-    /** {@link io.tsdbwriter.bench.SourceFeed#promFiles}, its refusal as a usage error of this command. */
+    /**
+     * {@link io.tsdbwriter.bench.SourceFeed#promFiles} of {@code --data-dir}, or of the bundled scrapes when it is not
+     * given; its refusal as a usage error of this command.
+     */
     static List<Path> promFiles(CommandSpec spec, Path dataDir) throws java.io.IOException {
         try {
-            return io.tsdbwriter.bench.SourceFeed.promFiles(dataDir);
+            return io.tsdbwriter.bench.SourceFeed.promFiles(dataDir != null ? dataDir : io.tsdbwriter.produce.BundledScrapes.directory());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

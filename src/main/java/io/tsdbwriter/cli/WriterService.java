@@ -96,7 +96,19 @@ final class WriterService {
         DeadLetterQueue deadLetters = null;
         try {
             if (cfg.metricsPort() >= 0) {
-                metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
+                try {
+                    metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
+                } catch (java.net.BindException e) {
+                    boolean inUse = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("in use");
+                    log.error("--metrics-port {} on --metrics-address {}: {} ({})", cfg.metricsPort(), cfg.metricsAddress(), e.getMessage(),
+                            inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
+                                    : "not an address of this host");
+                    return inUse ? Main.EXIT_FAULT : Main.EXIT_USAGE;
+                } catch (IOException | RuntimeException e) {
+                    log.error("--metrics-address {} cannot be bound: {} (give an address of this host, e.g. 0.0.0.0 or 127.0.0.1)",
+                            cfg.metricsAddress(), e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                    return Main.EXIT_USAGE;
+                }
                 log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), metricsServer.port());
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());

@@ -44,7 +44,7 @@ import org.xerial.snappy.Snappy;
 
 /**
  * JMH benchmark of each input format's decoder on the same node_exporter scrapes (the first two files of
- * {@code ../shared/data}, about 1000 samples), single-threaded: {@code decode} decodes every record, {@code relay}
+ * {@code examples/data}, about 1000 samples), single-threaded: {@code decode} decodes every record, {@code relay}
  * also encodes each point as at M = N = 1 (decode → amplify → encode, the writer's hot path). The {@code samples}
  * secondary result is <b>samples per second per core</b>. Records hold 50 lines or series (prometheus: one scrape;
  * json: arrays of 50 points); influx lines are one field each ({@code metric,labels… gauge=v ts}).

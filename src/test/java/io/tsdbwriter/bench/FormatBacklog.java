@@ -19,7 +19,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Pre-loads a one-partition topic with at least {@code samples} samples in one input format, for the per-format
- * relay benchmark ({@code scripts/bench-formats.sh}): the first node_exporter scrape of {@code ../shared/data}
+ * relay benchmark ({@code scripts/bench-formats.sh}): the first node_exporter scrape of {@code examples/data}
  * (about 500 series), repeated one minute apart back from now until the count is reached, in records of 50 lines
  * or series (prometheus: one scrape per record, its time the record's Kafka timestamp), as
  * {@link DecoderBenchmark#encode} writes each format. Producer compression lz4 (to spare the shared disk).

@@ -49,7 +49,7 @@ class ExpositionDecoderTest {
 
     @Test
     void aWholeNodeExporterScrape() throws Exception {
-        Path dir = Path.of(System.getProperty("user.dir")).resolve("../shared/data/node-exporter").normalize();
+        Path dir = io.tsdbwriter.produce.NodeExporterFiles.dir();
         Path file;
         try (var files = Files.list(dir)) {
             file = files.filter(f -> f.toString().endsWith(".prom")).sorted().findFirst().orElseThrow();

@@ -56,7 +56,7 @@ import org.junit.jupiter.api.io.TempDir;
  * sample. Then the same records at M = 6, N = 3 into VictoriaMetrics C must read back exactly B's samples amplified.
  *
  * <p>Payloads come from real producers: Telegraf 1.37.2 ({@code inputs.file} reading a node_exporter scrape of
- * {@code ../shared/data}, {@code outputs.kafka} in influx, prometheusremotewrite and graphite formats; built by
+ * {@code examples/data}, {@code outputs.kafka} in influx, prometheusremotewrite and graphite formats; built by
  * scripts/test.sh's ensure_telegraf, found through {@code TSDBWRITER_TELEGRAF_BINARY} or
  * {@code -Dtsdbwriter.telegraf.binary}); the scrape files themselves (prometheus); what VictoriaMetrics'
  * {@code /api/v1/export} returns for the demo's points (jsonline). One broker, four VictoriaMetrics (A, B, C and a

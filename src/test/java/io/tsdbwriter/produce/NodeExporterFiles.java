@@ -7,17 +7,16 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** The real node_exporter scrapes: {@code ../shared/data/node-exporter} beside the project (CI puts {@code shared/} there). */
+/** The real node_exporter scrapes the project ships: {@code examples/data} (also bundled in the jar, {@link BundledScrapes}). */
 public final class NodeExporterFiles {
 
     private NodeExporterFiles() {
     }
 
-    /** The directory, from system property {@code tsdbwriter.shared} when set, else {@code ../shared}. */
+    /** The directory, from system property {@code tsdbwriter.data} when set (the pom sets it), else {@code examples/data}. */
     public static Path dir() {
-        String shared = System.getProperty("tsdbwriter.shared");
-        Path base = shared != null ? Path.of(shared) : Path.of("..", "shared");
-        return base.resolve("data").resolve("node-exporter");
+        String data = System.getProperty("tsdbwriter.data");
+        return data != null ? Path.of(data) : Path.of("examples", "data");
     }
 
     /** All {@code *.prom} files, sorted by name (= by scrape time). */

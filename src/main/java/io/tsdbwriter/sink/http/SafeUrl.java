@@ -46,7 +46,10 @@ public record SafeUrl(String url, String username, String password) {
         return username != null;
     }
 
-    /** {@code raw} with any userinfo removed ({@code scheme://user:pass@host} → {@code scheme://host}); never throws. */
+    /**
+     * {@code raw} with any userinfo removed ({@code scheme://user:pass@host} → {@code scheme://host}, and
+     * {@code user:pass@host:8428} without a scheme → {@code host:8428}); never throws.
+     */
     public static String redact(String raw) {
         return raw == null ? null : strip(raw);
     }
@@ -87,10 +90,7 @@ public record SafeUrl(String url, String username, String password) {
 
     private static String strip(String s) {
         int scheme = s.indexOf("://");
-        if (scheme < 0) {
-            return s;
-        }
-        int start = scheme + 3;
+        int start = scheme < 0 ? 0 : scheme + 3; // without a scheme (user:pass@host:8428) the user info is cut too
         int end = s.length();
         for (int i = start; i < s.length(); i++) {
             char c = s.charAt(i);

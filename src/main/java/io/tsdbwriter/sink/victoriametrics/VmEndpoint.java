@@ -42,13 +42,19 @@ public final class VmEndpoint {
             b = b.substring(0, b.length() - 1);
         }
         URI uri;
+        String shown = io.tsdbwriter.sink.http.SafeUrl.redact(b);
         try {
             uri = URI.create(b);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + b + "'");
+            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + shown + "'");
         }
         if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + b + "': expected http(s)://host[:port][/path]");
+            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + shown + "': expected http(s)://host[:port][/path]");
+        }
+        if (!wholeUrl && (uri.getPath().endsWith("/api/v1/import") || uri.getPath().endsWith("/api/v1/write"))) {
+            throw new IllegalArgumentException("--vm-url is the base URL /api/v1/import is appended to: give '"
+                    + shown.substring(0, shown.lastIndexOf("/api/v1/")) + "', not '" + shown + "'"
+                    + (uri.getPath().endsWith("/api/v1/write") ? " (remote write: --output remote-write --remote-write-url)" : ""));
         }
         this.baseUrl = b;
         this.importUrl = wholeUrl ? b : b + "/api/v1/import";
