@@ -46,7 +46,7 @@ print("%-16s %10d %12.2f %10.1f %14.3f" % (sys.argv[1], s["samples_written"], s[
 PY
 done
 
-if [ -n "${TSDBWRITER_TELEGRAF_BINARY:-}" ] && [ -f "$OUT/summary-influx.json" ]; then
+if [ -n "${TSDB_WRITER_TELEGRAF_BINARY:-}" ] && [ -f "$OUT/summary-influx.json" ]; then
   total=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples_written"])' "$OUT/summary-influx.json")
   rows() { curl -s "$VM_URL/metrics" | sed -n 's/^vm_rows_inserted_total{type="influx"} //p' | head -n 1; }
   before=$(rows); before=${before:-0}
@@ -71,7 +71,7 @@ if [ -n "${TSDBWRITER_TELEGRAF_BINARY:-}" ] && [ -f "$OUT/summary-influx.json" ]
 CONF
   log "== Telegraf relay of the influx topic ($total samples) into $VM_URL/write"
   start=$(date +%s.%N)
-  "$TSDBWRITER_TELEGRAF_BINARY" --config "$OUT/telegraf.conf" >"$OUT/telegraf.log" 2>&1 &
+  "$TSDB_WRITER_TELEGRAF_BINARY" --config "$OUT/telegraf.conf" >"$OUT/telegraf.log" 2>&1 &
   tpid=$!
   deadline=$((SECONDS + 900))
   while :; do

@@ -22,7 +22,7 @@
 #   has_flag FLAG ARGS...     true when ARGS hold FLAG (as `FLAG` or `FLAG=value`)
 #   ensure_telegraf           builds Telegraf 1.37.2 with only the plugins the input-format tests use into
 #                             $HOME/.cache/tsdb-writer/bin (go install; the Go module cache makes reruns quick) and
-#                             exports TSDBWRITER_TELEGRAF_BINARY; without go it says so in one line and the tests
+#                             exports TSDB_WRITER_TELEGRAF_BINARY; without go it says so in one line and the tests
 #                             that need Telegraf are skipped
 #
 # Every install goes through Debian's apt (sudo only when not root); nothing is downloaded from elsewhere.
@@ -167,7 +167,7 @@ ensure_telegraf() {
       || die "go install of Telegraf $TELEGRAF_VERSION failed"
     printf '%s\n' "$TELEGRAF_VERSION $TELEGRAF_TAGS" > "$stamp"
   fi
-  export TSDBWRITER_TELEGRAF_BINARY="$bin"
+  export TSDB_WRITER_TELEGRAF_BINARY="$bin"
 }
 
 PROMETHEUS_BIN=/usr/bin/prometheus

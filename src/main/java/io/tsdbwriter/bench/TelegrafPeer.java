@@ -35,7 +35,7 @@ import org.apache.kafka.common.TopicPartition;
 public final class TelegrafPeer {
 
     /** Environment variable naming the Telegraf binary (as {@code ensure_telegraf} in {@code scripts/lib.sh} exports it). */
-    public static final String BINARY_ENV = "TSDBWRITER_TELEGRAF_BINARY";
+    public static final String BINARY_ENV = "TSDB_WRITER_TELEGRAF_BINARY";
 
     /** One process's figures over the same records. */
     public record Row(String name, long points, double cpuSeconds, double elapsedSeconds, long peakRssBytes) {

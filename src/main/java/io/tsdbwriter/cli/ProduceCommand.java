@@ -145,13 +145,20 @@ public final class ProduceCommand implements Callable<Integer> {
         }
         Stats stats = new Stats();
         long start = System.nanoTime();
+        // progress from its own thread: a send blocked on an unreachable broker (up to max.block.ms) still reports
+        java.util.concurrent.ScheduledExecutorService progress = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().daemon().name("produce-progress").unstarted(r));
+        Progress window = new Progress(start);
+        progress.scheduleAtFixedRate(() -> window.print(stats, err), PROGRESS_INTERVAL_NANOS, PROGRESS_INTERVAL_NANOS,
+                java.util.concurrent.TimeUnit.NANOSECONDS);
         try (Producer<byte[], byte[]> producer = created) {
-            send(producer, src.points(), stats, start, err);
+            send(producer, src.points(), stats, start);
             producer.flush();
         } catch (KafkaException e) {
             stats.failures.incrementAndGet();
             stats.failed.compareAndSet(null, e);
         }
+        progress.shutdownNow();
         double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
         out.println(summary(stats.records.get(), stats.bytes.get(), stats.points.get(), seconds));
         out.flush();
@@ -164,12 +171,7 @@ public final class ProduceCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void send(Producer<byte[], byte[]> producer, Iterable<SourcePoint> points, Stats stats, long start, PrintWriter err) {
-        long nextProgress = start + PROGRESS_INTERVAL_NANOS;
-        long windowStart = start;
-        long windowRecords = 0;
-        long windowBytes = 0;
-        long windowPoints = 0;
+    private void send(Producer<byte[], byte[]> producer, Iterable<SourcePoint> points, Stats stats, long start) {
         long sent = 0;
         List<SourcePoint> batch = new ArrayList<>(pointsPerRecord);
         var it = points.iterator();
@@ -203,20 +205,34 @@ public final class ProduceCommand implements Callable<Integer> {
                 }
             });
             sent++;
+        }
+    }
+
+    /** The progress line every 5 s: what Kafka acknowledged in the window, and a word when it acknowledged nothing yet. */
+    private final class Progress {
+        private long windowStart;
+        private long windowRecords;
+        private long windowBytes;
+        private long windowPoints;
+
+        Progress(long start) {
+            this.windowStart = start;
+        }
+
+        synchronized void print(Stats stats, PrintWriter err) {
             long now = System.nanoTime();
-            if (now >= nextProgress) {
-                long r = stats.records.get();
-                long b = stats.bytes.get();
-                long p = stats.points.get();
-                err.println(summary(r - windowRecords, b - windowBytes, p - windowPoints, (now - windowStart) / 1e9)
-                        + String.format(Locale.ROOT, " (last %.1f s; %d records sent in total)", (now - windowStart) / 1e9, r));
-                err.flush();
-                windowStart = now;
-                windowRecords = r;
-                windowBytes = b;
-                windowPoints = p;
-                nextProgress = now + PROGRESS_INTERVAL_NANOS;
-            }
+            long r = stats.records.get();
+            long b = stats.bytes.get();
+            long p = stats.points.get();
+            String waiting = r == 0 ? "; none acknowledged yet: waiting for the brokers at " + bootstrapServers
+                    + " (a send gives up after max.block.ms / delivery.timeout.ms)" : "";
+            err.println(summary(r - windowRecords, b - windowBytes, p - windowPoints, (now - windowStart) / 1e9)
+                    + String.format(Locale.ROOT, " (last %.1f s; %d records sent in total%s)", (now - windowStart) / 1e9, r, waiting));
+            err.flush();
+            windowStart = now;
+            windowRecords = r;
+            windowBytes = b;
+            windowPoints = p;
         }
     }
 

@@ -137,6 +137,71 @@ class MainTest {
         assertThat(run.toConfig().input().timestampWindow().earliestMs()).isEqualTo(1_577_836_800_000L);
     }
 
+    private static Result execute(java.util.Map<String, String> env, String... args) {
+        CommandLine cl = Main.commandLine(env);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return new Result(cl.execute(args), out.toString(), err.toString());
+    }
+
+    @Test
+    void helpInterpolatesNoEnvironmentVariable() {
+        Result r = execute(java.util.Map.of("VAR", "s3cr3t"), "run", "--help");
+        assertThat(r.out()).contains("${env:VAR} / ${file:path:key}").doesNotContain("s3cr3t");
+    }
+
+    @Test
+    void aPasswordInAUrlWithoutASchemeIsNeverEchoed() {
+        Result r = execute("run", "--topic", "t", "--vm-url", "admin:hunter2@127.0.0.1:8428");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow())
+                .isEqualTo("tsdb-writer: invalid VictoriaMetrics URL '127.0.0.1:8428': expected http(s)://host[:port][/path]");
+        assertThat(r.err()).doesNotContain("hunter2");
+    }
+
+    @Test
+    void aVmUrlWithTheImportPathIsRefusedNamingTheBaseToGive() {
+        Result r = execute("run", "--topic", "t", "--vm-url", "http://vm:8428/api/v1/import");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow()).isEqualTo(
+                "tsdb-writer: --vm-url is the base URL /api/v1/import is appended to: give 'http://vm:8428', not 'http://vm:8428/api/v1/import'");
+    }
+
+    @Test
+    void autoIsAcceptedWhereItIsTheDocumentedDefault() {
+        for (String cmd : new String[] {"run", "bench", "capacity"}) {
+            assertThat(execute(cmd, "--help").out()).as(cmd).contains("(default: auto)");
+        }
+        RunCommand run = new RunCommand();
+        new CommandLine(run).parseArgs("--topic", "t", "--max-concurrent-writes", "auto");
+        assertThat(run.toConfig().maxConcurrentWrites()).isZero();
+        Result bad = execute("run", "--topic", "t", "--max-concurrent-writes", "many");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("'many' is not auto nor a permit count in 0..10000 (0 = auto)");
+    }
+
+    @Test
+    void aBadValueFromTheEnvironmentNamesTheVariable() {
+        Result r = execute(java.util.Map.of("TSDB_WRITER_TIME_MULTIPLIER", "abc"), "run", "--topic", "t");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).startsWith("tsdb-writer: environment variable TSDB_WRITER_TIME_MULTIPLIER: Invalid value for option '--time-multiplier'");
+        r = execute(java.util.Map.of("TSDB_WRITER_TIME_MULTIPLIER", "5000"), "run", "--topic", "t");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst().orElseThrow())
+                .isEqualTo("tsdb-writer: environment variable TSDB_WRITER_TIME_MULTIPLIER: --time-multiplier must be in 1..3600, got 5000");
+        r = execute(java.util.Map.of("TSDB_WRITER_TIME_MULTIPLIER", "abc"), "run", "--topic", "t", "--time-multiplier", "x");
+        assertThat(r.err()).as("the flag on the command line is the one to fix").startsWith("tsdb-writer: Invalid value for option '--time-multiplier'");
+    }
+
+    @Test
+    void bundledScrapesAreTheDefaultDataOfBenchAndCapacity() {
+        assertThat(execute("bench", "--help").out()).contains("bundled in the jar").doesNotContain("shared");
+        assertThat(execute("capacity", "--help").out()).contains("bundled in the jar").doesNotContain("shared");
+        assertThat(execute("produce", "--help").out()).contains("examples/data").doesNotContain("shared");
+    }
+
     @Test
     void aWriteFaultTimeoutBelowOneSecondIsABadFlag() {
         Result r = execute("run", "--topic", "t", "--write-fault-timeout", "500ms");

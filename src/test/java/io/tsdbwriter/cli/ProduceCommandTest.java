@@ -169,10 +169,16 @@ class ProduceCommandTest {
     }
 
     @Test
+    void withoutFilesTheBundledRealScrapesAreSentFromAnyDirectory() {
+        assertThat(run("--topic", "t", "--instance", "node-0001")).as(err.toString()).isZero();
+        assertThat(producer.history()).hasSize(10_140); // the 20 scrapes in the jar, one point a record
+        assertThat(err.toString()).startsWith("produce: 10140 points from 20 files");
+    }
+
+    @Test
     void exitsTwoOnBadFlags() {
         assertThat(run(NodeExporterFiles.first().toString())).as("no --topic").isEqualTo(2);
         assertThat(err.toString()).contains("Missing required option: '--topic=TOPIC'");
-        assertThat(run("--topic", "t")).as("no input").isEqualTo(2);
         assertThat(run("--topic", "t", "--synthetic", NodeExporterFiles.first().toString())).as("both inputs").isEqualTo(2);
         assertThat(run("--topic", "t", "--timestamp", "1795300857", NodeExporterFiles.first().toString())).as("seconds").isEqualTo(2);
         assertThat(run("--topic", "t", "--points-per-record", "0", "--synthetic")).isEqualTo(2);

@@ -435,4 +435,21 @@ class DeliveryEdgesIT {
         all.addAll(influxExpected);
         Scenario.assertExactReadBack(vm.url(), Scenario.expected(all, 1, 1));
     }
+
+    @Test
+    void aTakenMetricsPortIsOneLineAndExit1AndAnAddressNotOfThisHostExit2() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", "t",
+                    "--vm-url", vm.url(), "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(taken.getLocalPort())));
+            WriterProcess w = WriterProcess.start(work.resolve("port-taken.log"), args);
+            assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1);
+            assertThat(w.output()).contains("--metrics-port " + taken.getLocalPort() + " on --metrics-address 127.0.0.1: ")
+                    .contains("another process holds it").doesNotContain("\tat ");
+        }
+        List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", "t",
+                "--vm-url", vm.url(), "--metrics-address", "no-such-host.invalid", "--metrics-port", "0"));
+        WriterProcess w = WriterProcess.start(work.resolve("bad-address.log"), args);
+        assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(2);
+        assertThat(w.output()).contains("--metrics-address no-such-host.invalid cannot be bound").doesNotContain("\tat ");
+    }
 }

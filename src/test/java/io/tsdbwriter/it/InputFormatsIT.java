@@ -57,7 +57,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Payloads come from real producers: Telegraf 1.37.2 ({@code inputs.file} reading a node_exporter scrape of
  * {@code examples/data}, {@code outputs.kafka} in influx, prometheusremotewrite and graphite formats; built by
- * scripts/test.sh's ensure_telegraf, found through {@code TSDBWRITER_TELEGRAF_BINARY} or
+ * scripts/test.sh's ensure_telegraf, found through {@code TSDB_WRITER_TELEGRAF_BINARY} or
  * {@code -Dtsdbwriter.telegraf.binary}); the scrape files themselves (prometheus); what VictoriaMetrics'
  * {@code /api/v1/export} returns for the demo's points (jsonline). One broker, four VictoriaMetrics (A, B, C and a
  * scratch one the jsonline payloads are exported from).
@@ -95,7 +95,7 @@ class InputFormatsIT {
         relay = VictoriaMetrics.start(work.resolve("vm-relay"));
         direct = VictoriaMetrics.start(work.resolve("vm-direct"), "-graphiteListenAddr=127.0.0.1:" + gport);
         amplified = VictoriaMetrics.start(work.resolve("vm-amplified"));
-        String bin = System.getProperty("tsdbwriter.telegraf.binary", System.getenv("TSDBWRITER_TELEGRAF_BINARY"));
+        String bin = System.getProperty("tsdbwriter.telegraf.binary", System.getenv("TSDB_WRITER_TELEGRAF_BINARY"));
         if (bin == null) {
             Path cached = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/telegraf");
             bin = Files.isExecutable(cached) ? cached.toString() : null;
