@@ -90,21 +90,21 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                 + ", got " + parallelism);
         require(segmentSize >= 1 && segmentSize <= MAX_SEGMENT_SIZE, "--segment-size must be in 1.." + MAX_SEGMENT_SIZE
                 + " offsets, got " + segmentSize);
-        require(maxConcurrentWrites >= 0 && maxConcurrentWrites <= 10_000, "--max-concurrent-writes must be in 0..10000 (0 = auto)");
-        require(maxRetries >= 0 && maxRetries <= 100, "--max-retries must be in 0..100");
-        require(batchSamples >= 1 && batchSamples <= 10_000_000, "--batch-samples must be in 1..10000000");
-        require(reportInterval.toMillis() >= 1000, "--report-interval must be >= 1s");
-        require(commitInterval.toMillis() >= 100, "--commit-interval must be >= 100ms");
+        require(maxConcurrentWrites >= 0 && maxConcurrentWrites <= 10_000, "--max-concurrent-writes must be in 0..10000 (0 = auto), got " + maxConcurrentWrites);
+        require(maxRetries >= 0 && maxRetries <= 100, "--max-retries must be in 0..100, got " + maxRetries);
+        require(batchSamples >= 1 && batchSamples <= 10_000_000, "--batch-samples must be in 1..10000000, got " + batchSamples);
+        require(reportInterval.toMillis() >= 1000, "--report-interval must be >= 1s, got " + reportInterval.toMillis() + "ms");
+        require(commitInterval.toMillis() >= 100, "--commit-interval must be >= 100ms, got " + commitInterval.toMillis() + "ms");
         require(!drainTimeout.isNegative(), "--drain-timeout must not be negative");
-        require(callTimeout.toMillis() >= 100, "--call-timeout must be >= 100ms");
-        require(metricsPort >= -1 && metricsPort <= 65535, "--metrics-port must be in -1..65535");
+        require(callTimeout.toMillis() >= 100, "--call-timeout must be >= 100ms, got " + callTimeout.toMillis() + "ms");
+        require(metricsPort >= -1 && metricsPort <= 65535, "--metrics-port must be in -1..65535, got " + metricsPort);
         Objects.requireNonNull(onWriteFailure, "--on-write-failure");
         require(onWriteFailure != OnWriteFailure.DEAD_LETTER || (deadLetterTopic != null && !deadLetterTopic.isBlank()),
                 "--on-write-failure=dead-letter needs --dead-letter-topic");
-        require(maxInflightBytes >= 1024 * 1024 && maxInflightBytes <= Integer.MAX_VALUE, "--max-inflight-bytes must be in 1MiB..2GiB");
-        require(maxRecordBytes >= 1, "--max-record-bytes must be >= 1");
-        require(seriesCacheSize >= 1, "series cache size must be >= 1");
-        require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms");
+        require(maxInflightBytes >= 1024 * 1024 && maxInflightBytes <= Integer.MAX_VALUE, "--max-inflight-bytes must be in 1MiB..2GiB, got " + maxInflightBytes + " bytes");
+        require(maxRecordBytes >= 1, "--max-record-bytes must be >= 1, got " + maxRecordBytes);
+        require(seriesCacheSize >= 1, "--series-cache-size must be >= 1, got " + seriesCacheSize);
+        require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms, got " + maxBackoff.toMillis() + "ms");
         consumerProperties = java.util.Map.copyOf(consumerProperties);
         require(metricsAddress != null && !metricsAddress.isBlank(), "--metrics-address must not be empty");
         Objects.requireNonNull(membership, "membership");
@@ -119,7 +119,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         Objects.requireNonNull(output, "--output");
         remoteWriteUrls = List.copyOf(Objects.requireNonNull(remoteWriteUrls));
         require(output != Output.REMOTE_WRITE || !remoteWriteUrls.isEmpty(), "--output remote-write needs --remote-write-url");
-        require(writeFaultTimeout != null && writeFaultTimeout.toMillis() >= 1000, "--write-fault-timeout must be >= 1s");
+        require(writeFaultTimeout != null && writeFaultTimeout.toMillis() >= 1000, "--write-fault-timeout must be >= 1s, got " + (writeFaultTimeout == null ? "none" : writeFaultTimeout.toMillis() + "ms"));
         require(output != Output.REMOTE_WRITE || !gzip, "--compression gzip applies to --output import only (remote write is always snappy)");
     }
 
