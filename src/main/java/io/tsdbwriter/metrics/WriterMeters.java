@@ -128,7 +128,8 @@ public final class WriterMeters {
     /**
      * Counts one import request: [tsdbwriter_write_requests_total{outcome,status}].
      *
-     * @param outcome {@code success}, {@code retry} or {@code failed}
+     * @param outcome {@code success}, {@code retry}, {@code failed}, {@code fault} (a configuration fault: held, tried
+     *                again) or {@code probe} (the empty request that tells a data refusal from a misconfigured endpoint)
      * @param status  HTTP status code, or {@code io} / {@code timeout}
      */
     public void writeRequest(String outcome, String status) {

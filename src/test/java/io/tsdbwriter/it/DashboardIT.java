@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.it.support.DashboardFigures;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.FreePorts;
 import io.tsdbwriter.it.support.LocalStack;
@@ -147,6 +148,10 @@ class DashboardIT {
                         vm.forceFlush();
                         Instant end = Instant.now();
                         List<String> failures = evaluateDashboard(vm, dashboard, start, end, writerTarget);
+                        DashboardFigures.write(FIGURES, "tsdb-writer dashboard, DashboardIT live run: M=" + M + " N=" + N
+                                + ", a 503 phase, malformed and refused records, " + (Duration.between(start, end).toSeconds()) + " s",
+                                figures(vm, dashboard, start, end));
+                        System.out.println("DashboardIT: the panels' figures in " + FIGURES.toAbsolutePath());
                         assertThat(failures).as("dashboard queries that error or return no series (of the run "
                                 + start + " .. " + end + "):\n  " + String.join("\n  ", failures)).isEmpty();
                     } finally {
@@ -415,6 +420,46 @@ class DashboardIT {
         }
         System.out.printf("DashboardIT:   %d series, %d points, max %.4g: %s%n", result.size(), points, max, query);
         return null;
+    }
+
+    /** Where the figures of the run go (docs/dashboard.png is one of them, copied by hand). */
+    static final Path FIGURES = Path.of("target", "dashboard", "dashboard.png");
+
+    /** Every panel's series under the dashboard's saved selection ("All"), for the figure. */
+    private static List<DashboardFigures.Panel> figures(VictoriaMetrics vm, JsonNode dashboard, Instant start, Instant end) throws Exception {
+        long rangeSeconds = Duration.between(start, end).toSeconds() + 1;
+        Map<String, String> all = new LinkedHashMap<>(Map.of("__interval", STEP.toSeconds() + "s", "__rate_interval", RATE_INTERVAL,
+                "__range", rangeSeconds + "s"));
+        for (JsonNode v : dashboard.path("templating").path("list")) {
+            if ("query".equals(v.path("type").asText())) {
+                all.put(v.path("name").asText(), v.path("allValue").asText());
+            }
+        }
+        List<DashboardFigures.Panel> out = new ArrayList<>();
+        for (JsonNode panel : panels(dashboard)) {
+            List<DashboardFigures.Series> series = new ArrayList<>();
+            for (JsonNode target : panel.path("targets")) {
+                if (target.path("hide").asBoolean(false)) {
+                    continue;
+                }
+                String query = substitute(target.path("expr").asText(), all);
+                HttpResponse<String> r = vm.get("/api/v1/query_range?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
+                        + "&start=" + start.getEpochSecond() + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
+                for (JsonNode s : new ObjectMapper().readTree(r.body()).path("data").path("result")) {
+                    JsonNode values = s.path("values");
+                    double[] t = new double[values.size()];
+                    double[] v = new double[values.size()];
+                    for (int i = 0; i < values.size(); i++) {
+                        t[i] = values.get(i).path(0).asDouble();
+                        v[i] = Double.parseDouble(values.get(i).path(1).asText());
+                    }
+                    series.add(new DashboardFigures.Series(target.path("legendFormat").asText(target.path("refId").asText())
+                            .replaceAll("\\{\\{\\s*(\\w+)\\s*}}", "") + " " + s.path("metric").toString().replaceAll("[{}\"]", ""), t, v));
+                }
+            }
+            out.add(new DashboardFigures.Panel(panel.path("title").asText(), panel.path("type").asText(), series));
+        }
+        return out;
     }
 
     private static String tail(WriterProcess writer) {
