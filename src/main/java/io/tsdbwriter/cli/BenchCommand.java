@@ -23,8 +23,8 @@ import picocli.CommandLine.Spec;
  * in one run. The logic is in {@link io.tsdbwriter.bench}; this class only maps flags.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Benchmark the writer against a Kafka broker and VictoriaMetrics (use an otherwise idle VictoriaMetrics: its",
-                "CPU is read from its /metrics). Pre-loads a topic, measures the ceiling (VictoriaMetrics ingesting pre-serialized",
+        description = {"Benchmark the writer against a Kafka broker and VictoriaMetrics: the efficiency table beside VictoriaMetrics' ceiling.",
+                "Use an otherwise idle VictoriaMetrics: its CPU is read from its /metrics. Pre-loads a topic, measures the ceiling (VictoriaMetrics ingesting pre-serialized",
                 "bodies of the same shape at the same concurrency), runs each grid cell as its own writer process",
                 "(java -jar <this jar> run ... --stop-at-end) with a fresh consumer group, and prints the table:",
                 "mode | P | M | N | samples/min expected | actual | efficiency | writer and VictoriaMetrics CPU-s per million",
@@ -42,7 +42,7 @@ public final class BenchCommand implements Callable<Integer> {
     String bootstrapServers;
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
-            description = "VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth (default: http://localhost:8428)")
+            description = {"VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth.", "Default: ${DEFAULT-VALUE}"})
     String vmUrl;
 
     @picocli.CommandLine.Mixin

@@ -43,8 +43,9 @@ public final class CapacityCommand implements Callable<Integer> {
     String bootstrapServers;
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
-            description = {"The writers' --vm-url: single-node http://vm:8428 or cluster http://vminsert:8480/insert/0/prometheus;",
-                    "its host's /metrics is the target's unless --target-metrics-url is given (default: ${DEFAULT-VALUE})"})
+            description = {"The writers' --vm-url: single-node http://vm:8428 or cluster",
+                    "http://vminsert:8480/insert/0/prometheus; its host's /metrics is the target's unless --target-metrics-url is given.",
+                    "Default: ${DEFAULT-VALUE}"})
     String vmUrl;
 
     @picocli.CommandLine.Mixin

@@ -45,6 +45,8 @@ public final class Main {
     /** The command line with {@code env} as the environment its {@code TSDB_WRITER_*} defaults come from (tests). */
     static CommandLine commandLine(java.util.Map<String, String> env) {
         CommandLine cl = new CommandLine(new Main());
+        // 120 columns where the terminal's width is unknown (a pipe, a log): the descriptions' URLs fit unbroken
+        cl.setUsageHelpWidth(120);
         cl.setDefaultValueProvider(new EnvironmentDefaults(env));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((ex, args) -> {

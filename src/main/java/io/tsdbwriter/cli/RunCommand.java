@@ -46,9 +46,11 @@ final class RunCommand implements Callable<Integer> {
     String groupId;
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", split = ",", splitSynopsisLabel = ",", paramLabel = "URL",
-            description = "VictoriaMetrics base URL(s); /api/v1/import is appended. Single-node: http://vm:8428; "
-                    + "cluster: http://vminsert:8480/insert/<accountID>/prometheus. Several: least loaded first. "
-                    + "http://user:password@host is basic auth for that URL (never printed) (default: http://localhost:8428)")
+            description = {"VictoriaMetrics base URL(s); /api/v1/import is appended. Several: least loaded first.",
+                    "  single-node  http://vm:8428",
+                    "  cluster      http://vminsert:8480/insert/<accountID>/prometheus",
+                    "http://user:password@host is basic auth for that URL (never printed).",
+                    "Default: http://localhost:8428"})
     List<String> vmUrls;
 
     @picocli.CommandLine.Mixin
@@ -63,9 +65,11 @@ final class RunCommand implements Callable<Integer> {
     String output;
 
     @Option(names = "--remote-write-url", paramLabel = "URL", split = ",", splitSynopsisLabel = ",",
-            description = "Whole remote write URL(s) (repeatable or comma-separated; several: least loaded first), used with --output remote-write: "
-                    + "VictoriaMetrics http://vm:8428/api/v1/write, vminsert http://vminsert:8480/insert/<accountID>/prometheus/api/v1/write, "
-                    + "Prometheus http://prom:9090/api/v1/write (--web.enable-remote-write-receiver), Mimir http://mimir/api/v1/push, Thanos Receive")
+            description = {"Whole remote write URL(s) (repeatable or comma-separated; several: least loaded first), used with --output remote-write:",
+                    "  VictoriaMetrics  http://vm:8428/api/v1/write",
+                    "  vminsert         http://vminsert:8480/insert/<accountID>/prometheus/api/v1/write",
+                    "  Prometheus       http://prom:9090/api/v1/write (with --web.enable-remote-write-receiver)",
+                    "  Mimir            http://mimir/api/v1/push; Thanos Receive"})
     List<String> remoteWriteUrls = new java.util.ArrayList<>();
 
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",

@@ -49,7 +49,7 @@ public final class VerifyCommand implements Callable<Integer> {
     int instanceMultiplier;
 
     @Option(names = "--vm-url", defaultValue = ReadBackVerifier.DEFAULT_VM_URL, paramLabel = "URL",
-            description = "VictoriaMetrics single-node base URL; user:password@ is basic auth (default: " + ReadBackVerifier.DEFAULT_VM_URL + ")")
+            description = {"VictoriaMetrics single-node base URL; user:password@ is basic auth.", "Default: " + ReadBackVerifier.DEFAULT_VM_URL})
     String vmUrl;
 
     @Mixin

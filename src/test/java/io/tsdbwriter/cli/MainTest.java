@@ -147,6 +147,17 @@ class MainTest {
     }
 
     @Test
+    void noHelpSplitsAUrlNorCutsTheBenchSummary() {
+        for (String cmd : new String[] {"run", "produce", "verify", "bench", "capacity"}) {
+            String help = execute(cmd, "--help").out();
+            assertThat(help.lines().filter(l -> l.endsWith("http:") || l.endsWith("https:") || l.strip().startsWith("//")).toList())
+                    .as(cmd).isEmpty();
+        }
+        assertThat(execute("--help").out()).contains("bench     Benchmark the writer against a Kafka broker and VictoriaMetrics: the "
+                + "efficiency table beside").doesNotContain("idle VictoriaMetrics: its\n");
+    }
+
+    @Test
     void helpInterpolatesNoEnvironmentVariable() {
         Result r = execute(java.util.Map.of("VAR", "s3cr3t"), "run", "--help");
         assertThat(r.out()).contains("${env:VAR} / ${file:path:key}").doesNotContain("s3cr3t");
