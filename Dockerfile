@@ -59,8 +59,10 @@ COPY --from=aot /app/tsdb-writer.aot /app/tsdb-writer.aot
 # direct buffers and the kernel's page cache. ExitOnOutOfMemoryError lets the orchestrator restart a sick process
 # instead of leaving it half alive. -XX:AOTCache: the cache built above; -Xlog:aot=off silences the JVM's own lines
 # about a cache it cannot use, the writer says it in one line at start (in use / missing / stale).
+# --sun-misc-unsafe-memory-access=allow: protobuf-java (remote write) still uses sun.misc.Unsafe, which JDK >= 24 warns
+# about in four lines at first use (protocolbuffers/protobuf#20760); allowed explicitly, the lines go.
 # Override JAVA_OPTS to change any of it.
-ENV JAVA_OPTS="${JAVA_OPTS_DEFAULT} -XX:AOTCache=/app/tsdb-writer.aot -Xlog:aot=off"
+ENV JAVA_OPTS="${JAVA_OPTS_DEFAULT} -XX:AOTCache=/app/tsdb-writer.aot -Xlog:aot=off --sun-misc-unsafe-memory-access=allow"
 USER ${UID}:${UID}
 # Prometheus metrics, /health/live and /health/ready.
 EXPOSE 9464
