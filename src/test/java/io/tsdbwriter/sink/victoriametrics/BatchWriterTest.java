@@ -297,20 +297,26 @@ class BatchWriterTest {
         assertThat(w.faults().any()).as("a configuration fault is noted").isTrue();
     }
 
+    /** The server answers {@code misconfigured} to every request until the returned flag is set, then 204. */
+    private java.util.concurrent.atomic.AtomicBoolean answerUntilFixed(MockResponse misconfigured) {
+        java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return fixed.get() ? new MockResponse().setResponseCode(204) : misconfigured;
+            }
+        });
+        return fixed;
+    }
+
     private double faults(String statusClass) {
         return registry.find("tsdbwriter.write.faults").tags("class", statusClass).counters().stream().mapToDouble(c -> c.count()).sum();
     }
 
     @Test
     void aWrongPathPrefixRefusingEvenAnEmptyRequestIsHeldNotSplitUntilTheEndpointAcceptsIt() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
-        server.setDispatcher(new Dispatcher() {
-            @Override
-            public MockResponse dispatch(RecordedRequest r) {
-                return fixed.get() ? new MockResponse().setResponseCode(204)
-                        : new MockResponse().setResponseCode(400).setBody("unsupported path requested: /prefix/api/v1/import");
-            }
-        });
+        java.util.concurrent.atomic.AtomicBoolean fixed = answerUntilFixed(
+                new MockResponse().setResponseCode(400).setBody("unsupported path requested: /prefix/api/v1/import"));
         BatchWriter w = writer(briefRetry(3), OnWriteFailure.DEAD_LETTER);
         Listener l = new Listener();
 
@@ -336,14 +342,8 @@ class BatchWriterTest {
 
     @Test
     void aRedirectIsNeverFollowedTheBatchIsHeldAndTheLineNamesTheLocation() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
-        server.setDispatcher(new Dispatcher() {
-            @Override
-            public MockResponse dispatch(RecordedRequest r) {
-                return fixed.get() ? new MockResponse().setResponseCode(204)
-                        : new MockResponse().setResponseCode(301).setHeader("Location", "https://vm.example:8428/api/v1/import");
-            }
-        });
+        java.util.concurrent.atomic.AtomicBoolean fixed = answerUntilFixed(
+                new MockResponse().setResponseCode(301).setHeader("Location", "https://vm.example:8428/api/v1/import"));
         BatchWriter w = writer(briefRetry(3), OnWriteFailure.PAUSE);
         Listener l = new Listener();
 
