@@ -79,7 +79,7 @@ public final class BenchGrid {
         }
         Set<String> outputs = new LinkedHashSet<>();
         for (String part : text.split(",", -1)) {
-            String o = io.tsdbwriter.encode.Output.parse(part).flag();
+            String o = io.tsdbwriter.write.Output.parse(part).flag();
             if (!outputs.add(o)) {
                 throw new IllegalArgumentException("--output: " + o + " is listed twice");
             }

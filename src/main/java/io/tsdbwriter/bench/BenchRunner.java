@@ -1,9 +1,9 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.sink.victoriametrics.InsertCapacityProbe;
-import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
-import io.tsdbwriter.sink.victoriametrics.VmImportClient;
+import io.tsdbwriter.write.InsertCapacityProbe;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -31,7 +31,7 @@ public final class BenchRunner {
                            Duration ceilingSeconds, long ceilingPoolBytes, int writePermits, int batchSamples, long segmentSize,
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
                            List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
-                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.sink.http.HttpAuthConfig vmHttp,
+                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.write.http.HttpAuthConfig vmHttp,
                            String remoteWriteUrl) {
     }
 
@@ -51,9 +51,9 @@ public final class BenchRunner {
     /** Runs the whole benchmark; returns 0 when every writer exited cleanly and wrote everything, else 1. */
     public int run() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
-        VmEndpoint endpoint = new VmEndpoint(s.vmUrl());
-        io.tsdbwriter.sink.http.HttpClientSecurity security = io.tsdbwriter.sink.http.HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
-        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), 64, false, security);
+        WriteTarget endpoint = new WriteTarget(s.vmUrl());
+        io.tsdbwriter.write.http.HttpClientSecurity security = io.tsdbwriter.write.http.HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
+        try (WriteClient client = new WriteClient(Duration.ofSeconds(90), 64, false, security);
              KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();
@@ -75,7 +75,7 @@ public final class BenchRunner {
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
                     s.cellTimeout(), s.settleMax(), s.remoteWriteUrl()), vm,
-                    url -> new VmProbe(client.http(), VmEndpoint.remoteWrite(url)));
+                    url -> new VmProbe(client.http(), WriteTarget.remoteWrite(url)));
             List<CeilingResult> ceilings = new ArrayList<>();
             List<CellResult> results = new ArrayList<>();
             int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));

@@ -7,9 +7,9 @@ import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.capacity.PromSnapshot;
 import io.tsdbwriter.capacity.TargetFigures;
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.sink.victoriametrics.InsertCapacityProbe;
-import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
-import io.tsdbwriter.sink.victoriametrics.VmImportClient;
+import io.tsdbwriter.write.InsertCapacityProbe;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -65,7 +65,7 @@ public final class CapacitySearch {
                            int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
                            Duration drainTimeout, Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand,
                            List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
-                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.sink.http.HttpAuthConfig vmHttp) {
+                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.write.http.HttpAuthConfig vmHttp) {
     }
 
     /** The outcome: the steps, the capacity (NaN when no step passed) and the verdict at the edge. */
@@ -99,20 +99,20 @@ public final class CapacitySearch {
     }
 
     /** Authentication and TLS of every request to the --vm-url and --target-metrics-url hosts. */
-    private io.tsdbwriter.sink.http.HttpClientSecurity security() {
+    private io.tsdbwriter.write.http.HttpClientSecurity security() {
         List<String> urls = new ArrayList<>(s.targetMetricsUrls());
         urls.add(s.vmUrl());
-        return io.tsdbwriter.sink.http.HttpClientSecurity.of(s.vmHttp(), urls);
+        return io.tsdbwriter.write.http.HttpClientSecurity.of(s.vmHttp(), urls);
     }
 
     /** Runs the search and returns its result (prints progress as it goes). */
     public Result search() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
-        VmEndpoint endpoint = new VmEndpoint(s.vmUrl());
+        WriteTarget endpoint = new WriteTarget(s.vmUrl());
         // the pages given, else the --vm-url host's (both would count one process twice when they are the same)
         List<String> targets = s.targetMetricsUrls().isEmpty() ? List.of(endpoint.metricsUrl())
                 : s.targetMetricsUrls().stream().distinct().toList();
-        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(30), 8, false, security());
+        try (WriteClient client = new WriteClient(Duration.ofSeconds(30), 8, false, security());
              KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();

@@ -1,15 +1,15 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.kafka.PointAmplifier;
+import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.sink.victoriametrics.ByteBuf;
-import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
-import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
-import io.tsdbwriter.sink.victoriametrics.VmImportClient;
-import io.tsdbwriter.sink.victoriametrics.WriteOutcome;
+import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.WriteClient;
+import io.tsdbwriter.write.WriteOutcome;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Measures the ceiling of a batch shape: VictoriaMetrics ingesting import bodies that were serialized beforehand
  * with the writer's own code path ({@link PointAmplifier} → {@link ImportLineEncoder}, cut every
  * {@code batchSamples} samples exactly as the writer cuts its batches), posted with the writer's HTTP client
- * ({@link VmImportClient}) from as many concurrent requests as the writer has write permits. The client does
+ * ({@link WriteClient}) from as many concurrent requests as the writer has write permits. The client does
  * nothing else, so what limits it is VictoriaMetrics (and the machine).
  *
  * <p>The bodies come from the start of the same feed the backlog holds, up to {@code poolBytes}; the client cycles
@@ -31,17 +31,17 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class CeilingMeter {
 
-    private final VmEndpoint endpoint;
+    private final WriteTarget endpoint;
     private final VmProbe vm;
     private final Duration settleMax;
-    private final io.tsdbwriter.sink.http.HttpClientSecurity security;
+    private final io.tsdbwriter.write.http.HttpClientSecurity security;
 
-    CeilingMeter(VmEndpoint endpoint, VmProbe vm, Duration settleMax) {
-        this(endpoint, vm, settleMax, io.tsdbwriter.sink.http.HttpClientSecurity.of(io.tsdbwriter.sink.http.HttpAuthConfig.NONE));
+    CeilingMeter(WriteTarget endpoint, VmProbe vm, Duration settleMax) {
+        this(endpoint, vm, settleMax, io.tsdbwriter.write.http.HttpClientSecurity.of(io.tsdbwriter.write.http.HttpAuthConfig.NONE));
     }
 
     /** @param security authentication and TLS of the ceiling's requests (the writers' settings) */
-    CeilingMeter(VmEndpoint endpoint, VmProbe vm, Duration settleMax, io.tsdbwriter.sink.http.HttpClientSecurity security) {
+    CeilingMeter(WriteTarget endpoint, VmProbe vm, Duration settleMax, io.tsdbwriter.write.http.HttpClientSecurity security) {
         this.security = security;
         this.endpoint = endpoint;
         this.vm = vm;
@@ -96,7 +96,7 @@ final class CeilingMeter {
         if (bodies.isEmpty()) {
             throw new IllegalArgumentException("no bodies to post");
         }
-        try (VmImportClient client = new VmImportClient(Duration.ofSeconds(90), concurrency, false, security)) {
+        try (WriteClient client = new WriteClient(Duration.ofSeconds(90), concurrency, false, security)) {
             AtomicLong next = new AtomicLong();
             run(concurrency, () -> {
                 long i;
@@ -109,7 +109,7 @@ final class CeilingMeter {
         }
     }
 
-    private CeilingResult measure(VmImportClient client, BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window)
+    private CeilingResult measure(WriteClient client, BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window)
             throws IOException, InterruptedException {
         AtomicLong next = new AtomicLong();
         AtomicLong samples = new AtomicLong();

@@ -1,6 +1,6 @@
 package io.tsdbwriter.bench;
 
-import io.tsdbwriter.cli.ProduceCommand;
+import io.tsdbwriter.produce.ProducerSettings;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import java.util.Iterator;
@@ -97,7 +97,7 @@ final class KafkaFeeder implements AutoCloseable {
      * @throws IllegalStateException when a send failed
      */
     Sent produce(String topic, Iterator<SourcePoint> points, long max, double ratePerSecond, BooleanSupplier stop) {
-        Properties props = ProduceCommand.producerConfig(kafka);
+        Properties props = ProducerSettings.of(kafka);
         props.put("client.id", "tsdb-writer-bench");
         Sent sent = new Sent();
         long start = System.nanoTime();

@@ -1,6 +1,6 @@
 package io.tsdbwriter.bench;
 
-import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
+import io.tsdbwriter.write.WriteTarget;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.OptionalDouble;
@@ -19,13 +19,13 @@ final class VmProbe {
     static final Duration SETTLE_WINDOW = Duration.ofSeconds(1);
 
     private final OkHttpClient http;
-    private final VmEndpoint endpoint;
+    private final WriteTarget endpoint;
 
     /**
      * @param http a client to derive from; the probe retries on connection failures (VictoriaMetrics closes
      *             keep-alive connections that stayed idle while a long cell ran)
      */
-    VmProbe(OkHttpClient http, VmEndpoint endpoint) {
+    VmProbe(OkHttpClient http, WriteTarget endpoint) {
         this.http = http.newBuilder().retryOnConnectionFailure(true).build();
         this.endpoint = endpoint;
     }

@@ -117,7 +117,7 @@ final class WriterCellRunner {
         Path log = s.workDir().resolve(name + ".log");
         Files.deleteIfExists(summary);
         List<String> cmd = command(cell, topic, groupId, summary, live == null);
-        Files.writeString(log, "# " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(log, "# " + String.join(" ", io.tsdbwriter.write.http.SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
         VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver.apply(remoteWriteUrl(cell)) : this.vm;
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();

@@ -186,7 +186,7 @@ public final class BenchCommand implements Callable<Integer> {
                 BenchGrid.parseWriteModes(writeModes), BenchGrid.parseOutputs(outputs), remoteWriteUrls);
         for (String url : remoteWriteUrls) {
             try {
-                io.tsdbwriter.sink.victoriametrics.VmEndpoint.remoteWrite(url);
+                io.tsdbwriter.write.WriteTarget.remoteWrite(url);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--remote-write-url: " + e.getMessage());
             }
@@ -204,7 +204,7 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        new io.tsdbwriter.sink.victoriametrics.VmEndpoint(vmUrl);
+        new io.tsdbwriter.write.WriteTarget(vmUrl);
         SourceFeed feed = switch (source) {
             case "real" -> SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node");
             case "synthetic" -> SourceFeed.synthetic(series, records,

@@ -195,9 +195,9 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad(e.getMessage());
         }
         try {
-            new io.tsdbwriter.sink.victoriametrics.VmEndpoint(vmUrl);
+            new io.tsdbwriter.write.WriteTarget(vmUrl);
             for (String u : targetMetricsUrls) {
-                new io.tsdbwriter.sink.victoriametrics.VmEndpoint(u);
+                new io.tsdbwriter.write.WriteTarget(u);
             }
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());

@@ -18,15 +18,15 @@ import picocli.CommandLine;
 public final class Main {
 
     /** Exit code of a job that is done (DESIGN §5). */
-    public static final int EXIT_OK = 0;
+    public static final int EXIT_OK = io.tsdbwriter.app.ExitCodes.OK;
     /** Exit code of a fault: Kafka unreachable or refusing us, a configuration fault past its timeout, a thread died. */
-    public static final int EXIT_FAULT = 1;
+    public static final int EXIT_FAULT = io.tsdbwriter.app.ExitCodes.FAULT;
     /** Exit code for bad flags. */
-    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_USAGE = io.tsdbwriter.app.ExitCodes.USAGE;
     /** Exit code of a job that is done, but with samples the receiver refused and that were not dead-lettered. */
-    public static final int EXIT_REFUSED = 3;
+    public static final int EXIT_REFUSED = io.tsdbwriter.app.ExitCodes.REFUSED;
     /** Exit code of a {@code --stop-at-end} job stopped by SIGTERM/SIGINT before the group committed every recorded end. */
-    public static final int EXIT_STOPPED = 4;
+    public static final int EXIT_STOPPED = io.tsdbwriter.app.ExitCodes.STOPPED;
 
     public static void main(String[] args) {
         System.exit(execute(args));

@@ -92,23 +92,6 @@ public final class ProduceCommand implements Callable<Integer> {
         this.producerFactory = producerFactory;
     }
 
-    /** The producer configuration: idempotent, acks=all, linger.ms=20, batch.size=256 KiB, lz4. */
-    public static Properties producerConfig(String bootstrapServers) {
-        return producerConfig(io.tsdbwriter.config.KafkaClientConfig.of(bootstrapServers));
-    }
-
-    /** As {@link #producerConfig(String)}, on top of the shared client settings (security, …). */
-    public static Properties producerConfig(io.tsdbwriter.config.KafkaClientConfig kafka) {
-        Properties p = kafka.clientPropertiesAsProperties();
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, "tsdb-writer-produce");
-        return p;
-    }
-
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -139,7 +122,7 @@ public final class ProduceCommand implements Callable<Integer> {
 
         Producer<byte[], byte[]> created;
         try {
-            created = producerFactory.apply(producerConfig(kafkaClient.toConfig(bootstrapServers)));
+            created = producerFactory.apply(io.tsdbwriter.produce.ProducerSettings.of(kafkaClient.toConfig(bootstrapServers)));
         } catch (ConfigException e) {
             throw new ParameterException(spec.commandLine(), "--bootstrap-servers '" + bootstrapServers + "': " + e.getMessage(), e);
         }

@@ -1,7 +1,9 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.app.WriterService;
+
 import io.tsdbwriter.config.RunConfig;
-import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
+import io.tsdbwriter.write.OnWriteFailure;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -270,15 +272,15 @@ final class RunCommand implements Callable<Integer> {
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
                         io.tsdbwriter.config.GroupMembership.protocol(groupProtocol), kafkaTimeout),
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
-                io.tsdbwriter.encode.Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout);
+                io.tsdbwriter.write.Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout);
     }
 
     @Override
     public Integer call() throws Exception {
         RunConfig cfg = toConfig();
         AotCacheStatus.line().ifPresent(l -> { if (l.endsWith("in use") || l.contains("training")) log.info(l); else log.warn(l); });
-        cfg.vmUrls().forEach(io.tsdbwriter.sink.victoriametrics.VmEndpoint::new); // validate URLs before starting
-        cfg.remoteWriteUrls().forEach(io.tsdbwriter.sink.victoriametrics.VmEndpoint::remoteWrite);
+        cfg.vmUrls().forEach(io.tsdbwriter.write.WriteTarget::new); // validate URLs before starting
+        cfg.remoteWriteUrls().forEach(io.tsdbwriter.write.WriteTarget::remoteWrite);
         WriterService service = new WriterService(cfg, System.out);
         for (String sig : Arrays.asList("TERM", "INT")) {
             Signal.handle(new Signal(sig), s -> {

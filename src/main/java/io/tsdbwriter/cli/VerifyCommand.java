@@ -81,9 +81,9 @@ public final class VerifyCommand implements Callable<Integer> {
         ReadBackVerifier verifier;
         ExpectedSamples expected;
         try {
-            okhttp3.OkHttpClient client = io.tsdbwriter.sink.http.HttpClientSecurity.of(vmHttp.toConfig(), java.util.List.of(vmUrl))
+            okhttp3.OkHttpClient client = io.tsdbwriter.write.http.HttpClientSecurity.of(vmHttp.toConfig(), java.util.List.of(vmUrl))
                     .configure(ReadBackVerifier.defaultClient().newBuilder()).build();
-            verifier = new ReadBackVerifier(io.tsdbwriter.sink.http.SafeUrl.parse(vmUrl).url(), match, valueTolerance, client);
+            verifier = new ReadBackVerifier(io.tsdbwriter.write.http.SafeUrl.parse(vmUrl).url(), match, valueTolerance, client);
             ExpectedSamples.Builder builder = ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());
             err.println("verify: " + src.description());

@@ -1,6 +1,6 @@
 package io.tsdbwriter.cli;
 
-import io.tsdbwriter.sink.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpAuthConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
  * VictoriaMetrics authentication and TLS flags, named after vmagent's {@code -remoteWrite.*} flags; shared by
  * {@code run}, {@code bench} and {@code verify}. One value for every {@code --vm-url} (vmagent takes a value per URL; here
  * only a URL's {@code user:password@} is per URL). Only wires; {@link HttpAuthConfig} and
- * {@link io.tsdbwriter.sink.http.HttpClientSecurity} hold the logic. No secret is ever a flag value: passwords and
+ * {@link io.tsdbwriter.write.http.HttpClientSecurity} hold the logic. No secret is ever a flag value: passwords and
  * tokens come from files. Not thread-safe (picocli fills it once per execution).
  */
 public final class VmHttpOptions {

@@ -76,7 +76,7 @@ public final class WriterProcessOptions {
         if (!args.isEmpty() && args.get(0).equals(spec.name())) {
             args.remove(0); // the parse result of a subcommand lists the command line from the top
         }
-        return "tsdb-writer " + spec.name() + " " + String.join(" ", io.tsdbwriter.sink.http.SafeUrl.redactArgs(args));
+        return "tsdb-writer " + spec.name() + " " + String.join(" ", io.tsdbwriter.write.http.SafeUrl.redactArgs(args));
     }
 
     /**

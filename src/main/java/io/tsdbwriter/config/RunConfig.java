@@ -1,8 +1,8 @@
 package io.tsdbwriter.config;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.encode.Output;
-import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
+import io.tsdbwriter.write.Output;
+import io.tsdbwriter.write.OnWriteFailure;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -48,7 +48,7 @@ import java.util.Objects;
  * @param kafkaClient          settings of every Kafka client of the process ({@code --kafka-config},
  *                             {@code --kafka-property}); its bootstrap servers equal {@code bootstrapServers}
  * @param vmHttp               authentication and TLS of every request to the {@code vmUrls} (which may carry
- *                             {@code user:password@}; never print them, print {@link io.tsdbwriter.sink.http.SafeUrl#redact})
+ *                             {@code user:password@}; never print them, print {@link io.tsdbwriter.write.http.SafeUrl#redact})
  * @param input                record formats per topic and the instance label ({@link InputConfig})
  * @param output               the output protocol ({@code --output}, default {@link Output#IMPORT})
  * @param remoteWriteUrls      whole remote write URLs ({@code --remote-write-url}); ≥ 1 with {@link Output#REMOTE_WRITE},
@@ -65,7 +65,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
                         java.util.Map<String, String> consumerProperties, boolean syncWrites,
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
-                        io.tsdbwriter.sink.http.HttpAuthConfig vmHttp, InputConfig input, Output output,
+                        io.tsdbwriter.write.http.HttpAuthConfig vmHttp, InputConfig input, Output output,
                         List<String> remoteWriteUrls, Duration writeFaultTimeout) {
 
     /**

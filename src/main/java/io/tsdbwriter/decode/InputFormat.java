@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * The record formats {@code --input-format} and {@code --topic-format} name (DESIGN §2; README "Input formats").
- * Each has one {@link RecordDecoder} ({@link RecordDecoders#create}).
+ * Each has one {@link RecordDecoder} ({@link io.tsdbwriter.pipeline.RecordDecoders#create}).
  */
 public enum InputFormat {
     /** The proof of concept's JSON point (DESIGN §2): one object or an array of objects; rejected whole. */

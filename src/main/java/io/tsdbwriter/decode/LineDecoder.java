@@ -1,8 +1,5 @@
 package io.tsdbwriter.decode;
 
-import io.tsdbwriter.record.DecodeError;
-import io.tsdbwriter.record.DecodedPoints;
-import io.tsdbwriter.record.Utf8;
 
 /**
  * The record loop of the line-based formats: a record value is UTF-8 text of lines ended by {@code \n} (a

@@ -1,6 +1,5 @@
 package io.tsdbwriter.decode;
 
-import io.tsdbwriter.record.DecodedPoints;
 
 /**
  * The one seam between a Kafka record's bytes and the amplifier: decodes a record value of one

@@ -1,6 +1,5 @@
 package io.tsdbwriter.decode;
 
-import io.tsdbwriter.record.DecodeError;
 
 /**
  * What a {@link RecordDecoder} refused in one record: a count per {@link DecodeError} reason (a whole record counts

@@ -5,7 +5,7 @@ import java.time.Instant;
 
 /**
  * The plausible range of a sample's epoch-millisecond timestamp: from {@code earliestMs} to the decoding time plus
- * {@code aheadMs}. A timestamp outside it is malformed input ({@link io.tsdbwriter.record.DecodeError#IMPLAUSIBLE_TIMESTAMP}):
+ * {@code aheadMs}. A timestamp outside it is malformed input ({@link io.tsdbwriter.decode.DecodeError#IMPLAUSIBLE_TIMESTAMP}):
  * the classic case is microseconds or nanoseconds sent as milliseconds (year 55 000 or later), which
  * VictoriaMetrics answers 204 and drops — samples counted as written and never stored. Applies to every input
  * format after its own unit conversion (influx precision, graphite and exposition seconds).

@@ -1,15 +1,18 @@
 package io.tsdbwriter.encode;
 
+import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.write.Output;
+
+
 import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.record.DecodedPoints;
-import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+import io.tsdbwriter.decode.DecodedPoints;
 
 /**
  * The one seam between amplification and the wire (DESIGN §6): decoded points → amplification → an encoder per
  * output protocol. An encoder appends the M × N samples of one source point to a request body as one or more
  * self-contained chunks, so that a body is the concatenation of its points' chunks and any run of whole points
  * is itself a valid body (the write path splits refused batches at point boundaries). Implementations:
- * {@link ImportSampleEncoder} (VictoriaMetrics JSON lines for {@code /api/v1/import}) and
+ * {@link io.tsdbwriter.encode.vmimport.ImportSampleEncoder} (VictoriaMetrics JSON lines for {@code /api/v1/import}) and
  * {@link io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder} (Prometheus Remote-Write 1.0 {@code TimeSeries}).
  *
  * <p>Per series, {@link #prepareSeries} builds the N variants' label encodings once (cached by the caller in a

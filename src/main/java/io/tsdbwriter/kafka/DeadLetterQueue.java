@@ -1,7 +1,7 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.sink.victoriametrics.RetryPolicy;
+import io.tsdbwriter.write.RetryPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;

@@ -1,7 +1,7 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.record.DecodeError;
+import io.tsdbwriter.decode.DecodeError;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;

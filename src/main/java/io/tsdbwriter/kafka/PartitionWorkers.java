@@ -1,8 +1,11 @@
 package io.tsdbwriter.kafka;
 
+import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.pipeline.RecordDecoders;
+
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.sink.victoriametrics.BatchWriter;
+import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.encode.SampleEncoder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,7 +47,7 @@ public final class PartitionWorkers {
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
-            RecordProcessor processor = new RecordProcessor(new PointAmplifier(io.tsdbwriter.decode.RecordDecoders.create(
+            RecordProcessor processor = new RecordProcessor(new PointAmplifier(RecordDecoders.create(
                             s.input().formatOf(tp.topic()), s.maxRecordBytes(), s.input().influxPrecision(), s.input().timestampWindow()), s.encoders().newEncoder(), s.seriesCache()),
                     s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), onAck, s.deadLetters());

@@ -1,11 +1,13 @@
 package io.tsdbwriter.kafka;
 
+import io.tsdbwriter.pipeline.PointAmplifier;
+
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.decode.Rejections;
-import io.tsdbwriter.sink.victoriametrics.BatchWriter;
-import io.tsdbwriter.sink.victoriametrics.ImportBatch;
-import io.tsdbwriter.sink.victoriametrics.WriteListener;
-import io.tsdbwriter.sink.victoriametrics.WriteOutcome;
+import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.WriteBatch;
+import io.tsdbwriter.write.WriteListener;
+import io.tsdbwriter.write.WriteOutcome;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +38,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     private final Runnable onAck;
     private final DeadLetterQueue deadLetters;
     private final long samplesPerPoint;
-    private ImportBatch open;
+    private WriteBatch open;
     private long openedAtNanos;
     private int initialBatchBytes = 64 * 1024;
 
@@ -74,7 +76,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
         meters.samplesExpected.increment(n * samplesPerPoint);
         for (int p = 0; p < n; p++) {
             if (open == null) {
-                open = new ImportBatch(initialBatchBytes);
+                open = new WriteBatch(initialBatchBytes);
                 openedAtNanos = System.nanoTime();
                 tracker.openBatchAt(record.offset());
             }
@@ -97,7 +99,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
         if (open == null) {
             return;
         }
-        ImportBatch batch = open;
+        WriteBatch batch = open;
         open = null;
         initialBatchBytes = Math.max(initialBatchBytes, batch.body().length() + batch.body().length() / 8);
         batch.origin(tracker.registerOpenBatch());
@@ -105,12 +107,12 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     }
 
     @Override
-    public void written(ImportBatch batch) {
+    public void written(WriteBatch batch) {
         ack(batch);
     }
 
     @Override
-    public void rejected(ImportBatch batch, List<Rejection> rejections) {
+    public void rejected(WriteBatch batch, List<Rejection> rejections) {
         int samples = 0;
         Map<ConsumerRecord<?, ?>, Rejection> records = new IdentityHashMap<>();
         for (Rejection r : rejections) {
@@ -132,7 +134,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     }
 
     @Override
-    public void gaveUp(ImportBatch batch, WriteOutcome outcome) {
+    public void gaveUp(WriteBatch batch, WriteOutcome outcome) {
         if (deadLetters == null) {
             // cannot happen (config requires a dead-letter topic for this policy); never ack what was not stored
             log.error("write of {} samples gave up ({} {}) without a dead-letter topic; offsets stay uncommitted",
@@ -151,7 +153,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
 
     /** Dead-letters every record, then acks the batch once all are stored. */
     @SuppressWarnings("unchecked")
-    private void deadLetterAll(ImportBatch batch, Set<ConsumerRecord<?, ?>> records, String reason, String error) {
+    private void deadLetterAll(WriteBatch batch, Set<ConsumerRecord<?, ?>> records, String reason, String error) {
         AtomicInteger left = new AtomicInteger(records.size());
         for (ConsumerRecord<?, ?> r : records) {
             deadLetters.send((ConsumerRecord<byte[], byte[]>) r, reason, error, () -> {
@@ -163,11 +165,11 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     }
 
     @Override
-    public void abandoned(ImportBatch batch) {
+    public void abandoned(WriteBatch batch) {
         // stays pending: its offsets are never committed past
     }
 
-    private void ack(ImportBatch batch) {
+    private void ack(WriteBatch batch) {
         complete((AckTracker.Pending) batch.origin());
     }
 

@@ -1,5 +1,6 @@
 package io.tsdbwriter.kafka;
 
+
 import io.tsdbwriter.metrics.WriterMeters;
 import java.time.Duration;
 import java.util.HashMap;

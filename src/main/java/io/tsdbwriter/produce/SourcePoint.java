@@ -1,6 +1,6 @@
 package io.tsdbwriter.produce;
 
-import io.tsdbwriter.record.PointDecoder;
+import io.tsdbwriter.decode.json.PointDecoder;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -63,7 +63,7 @@ public final class ReadBackVerifier {
     public ReadBackVerifier(String vmUrl, String match, double relativeTolerance, OkHttpClient http) {
         HttpUrl parsed = HttpUrl.parse(stripSlash(Objects.requireNonNull(vmUrl, "vmUrl")));
         if (parsed == null) {
-            throw new IllegalArgumentException("not an http(s) URL: '" + io.tsdbwriter.sink.http.SafeUrl.redact(vmUrl) + "'");
+            throw new IllegalArgumentException("not an http(s) URL: '" + io.tsdbwriter.write.http.SafeUrl.redact(vmUrl) + "'");
         }
         if (!(relativeTolerance >= 0 && relativeTolerance < 1)) {
             throw new IllegalArgumentException("relative tolerance must be in [0, 1), got " + relativeTolerance);

@@ -2,11 +2,11 @@ package io.tsdbwriter.bench;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.encode.Output;
+import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
-import io.tsdbwriter.kafka.PointAmplifier;
-import io.tsdbwriter.sink.victoriametrics.ByteBuf;
-import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
+import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -3,7 +3,7 @@ package io.tsdbwriter.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.config.RunConfig;
-import io.tsdbwriter.sink.victoriametrics.OnWriteFailure;
+import io.tsdbwriter.write.OnWriteFailure;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -416,7 +416,7 @@ class MainTest {
         new CommandLine(cmd).parseArgs("--topic", "t", "--output", "remote-write", "--remote-write-url", "http://a:8428/api/v1/write,http://b:9090/api/v1/write",
                 "--remote-write-url", "http://c/api/v1/push");
         io.tsdbwriter.config.RunConfig cfg = cmd.toConfig();
-        assertThat(cfg.output()).isEqualTo(io.tsdbwriter.encode.Output.REMOTE_WRITE);
+        assertThat(cfg.output()).isEqualTo(io.tsdbwriter.write.Output.REMOTE_WRITE);
         assertThat(cfg.writeUrls()).containsExactly("http://a:8428/api/v1/write", "http://b:9090/api/v1/write", "http://c/api/v1/push");
 
         RunCommand fromEnv = new RunCommand();

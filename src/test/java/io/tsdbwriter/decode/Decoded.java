@@ -1,6 +1,5 @@
 package io.tsdbwriter.decode;
 
-import io.tsdbwriter.record.DecodedPoints;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

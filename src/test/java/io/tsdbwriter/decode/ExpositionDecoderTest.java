@@ -3,7 +3,6 @@ package io.tsdbwriter.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
-import io.tsdbwriter.record.DecodeError;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

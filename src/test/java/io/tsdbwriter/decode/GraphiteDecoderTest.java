@@ -3,7 +3,6 @@ package io.tsdbwriter.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.decode.graphite.GraphiteDecoder;
-import io.tsdbwriter.record.DecodeError;
 import org.junit.jupiter.api.Test;
 
 class GraphiteDecoderTest {

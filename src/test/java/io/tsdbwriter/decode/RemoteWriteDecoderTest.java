@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.luben.zstd.Zstd;
 import com.google.protobuf.CodedOutputStream;
 import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
-import io.tsdbwriter.record.DecodeError;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,6 @@ import io.tsdbwriter.decode.json.JsonDecoder;
 import io.tsdbwriter.decode.jsonline.ExportLineDecoder;
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
 import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
-import io.tsdbwriter.record.DecodeError;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.xerial.snappy.Snappy;

@@ -7,10 +7,9 @@ import io.tsdbwriter.decode.graphite.GraphiteDecoder;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.decode.jsonline.ExportLineDecoder;
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
-import io.tsdbwriter.record.DecodedPoints;
-import io.tsdbwriter.sink.victoriametrics.ByteBuf;
-import io.tsdbwriter.sink.victoriametrics.ImportLineEncoder;
-import io.tsdbwriter.sink.victoriametrics.ValueText;
+import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.encode.vmimport.ValueText;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

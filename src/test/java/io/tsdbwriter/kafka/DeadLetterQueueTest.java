@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.sink.victoriametrics.RetryPolicy;
+import io.tsdbwriter.write.RetryPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.tsdbwriter.sink.victoriametrics.VmEndpoint;
-import io.tsdbwriter.sink.victoriametrics.WritePermits;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.WritePermits;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -18,7 +18,7 @@ class WriterMetersTest {
         WriterMeters meters = new WriterMeters(registry);
         WritePermits permits = new WritePermits(1, 1 << 20);
         meters.permitLimitReached(permits, WritePermits::limitReached);
-        VmEndpoint vm = new VmEndpoint("http://127.0.0.1:8428");
+        WriteTarget vm = new WriteTarget("http://127.0.0.1:8428");
         FunctionCounter counter = registry.get("tsdbwriter.write.permits.limit.reached").functionCounter();
 
         WritePermits.Permit first = permits.acquire(vm, 100);

@@ -4,8 +4,8 @@ import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
-import io.tsdbwriter.record.DecodeError;
-import io.tsdbwriter.record.DecodedPoints;
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.DecodedPoints;
 import java.util.Arrays;
 import java.util.Locale;
 

@@ -4,9 +4,8 @@ import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.RecordDecoder;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
-import io.tsdbwriter.record.DecodeError;
-import io.tsdbwriter.record.DecodedPoints;
-import io.tsdbwriter.record.PointDecoder;
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.DecodedPoints;
 
 /**
  * The proof of concept's JSON point records (DESIGN §2) behind the {@link RecordDecoder} seam: delegates to

@@ -1,12 +1,13 @@
 package io.tsdbwriter.encode.remotewrite;
 
+
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
 import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.encode.Output;
+import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.SampleEncoder;
-import io.tsdbwriter.record.DecodedPoints;
-import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.write.ByteBuf;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -28,7 +29,7 @@ import java.util.Arrays;
  * any run of whole points is a valid {@code WriteRequest} (the write path splits refused batches there). Labels are
  * sorted by name in byte order ({@code __name__} included, where that order puts it), as the specification requires;
  * the samples of a {@code TimeSeries} ascend by timestamp ({@code t + i × interval / M}). The body is compressed
- * with snappy's block format by the write path ({@link SnappyBlock}), not here.
+ * with snappy's block format by the write path ({@link io.tsdbwriter.write.SnappyBlock}), not here.
  *
  * <p>Wire format by protobuf-java's {@link CodedOutputStream} (tags, varints, little-endian doubles), without
  * generated classes: the label part of each variant is encoded once per series ({@link #prepareSeries}) and copied

@@ -1,5 +1,7 @@
 package io.tsdbwriter.encode.remotewrite;
 
+import io.tsdbwriter.write.SnappyBlock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
@@ -9,8 +11,8 @@ import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Label;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Sample;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
-import io.tsdbwriter.kafka.PointAmplifier;
-import io.tsdbwriter.sink.victoriametrics.ByteBuf;
+import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.write.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -74,8 +76,8 @@ class RemoteWriteEncoderTest {
     @Test
     void atNEqualsOneTheVerbatimPathCopiesTheLabelsAndAddsNoInstanceLabel() throws Exception {
         RemoteWriteEncoder encoder = new RemoteWriteEncoder(AmplificationPlan.relay().withInstanceLabel("host"));
-        io.tsdbwriter.record.DecodedPoints points = new io.tsdbwriter.record.DecodedPoints();
-        assertThat(new io.tsdbwriter.record.PointDecoder(1 << 20).decode(
+        io.tsdbwriter.decode.DecodedPoints points = new io.tsdbwriter.decode.DecodedPoints();
+        assertThat(new io.tsdbwriter.decode.json.PointDecoder(1 << 20).decode(
                 "{\"metric\":\"up\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"job\":\"j\"}}".getBytes(StandardCharsets.UTF_8),
                 points)).isNull();
         ByteBuf out = new ByteBuf(16);
@@ -157,8 +159,8 @@ class RemoteWriteEncoderTest {
         for (int m : new int[] {1, 12}) {
             AmplificationPlan plan = new AmplificationPlan(m, 1, 60_000);
             RemoteWriteEncoder encoder = new RemoteWriteEncoder(plan);
-            io.tsdbwriter.record.PointDecoder decoder = new io.tsdbwriter.record.PointDecoder(1 << 20);
-            io.tsdbwriter.record.DecodedPoints points = new io.tsdbwriter.record.DecodedPoints();
+            io.tsdbwriter.decode.json.PointDecoder decoder = new io.tsdbwriter.decode.json.PointDecoder(1 << 20);
+            io.tsdbwriter.decode.DecodedPoints points = new io.tsdbwriter.decode.DecodedPoints();
             for (String r : records) {
                 assertThat(decoder.decode(r.getBytes(StandardCharsets.UTF_8), points)).isNull();
                 assertThat(encoder.canEncodeVerbatim(points)).as(r).isTrue();

@@ -1,0 +1,424 @@
+package io.tsdbwriter.app;
+
+
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
+import io.tsdbwriter.write.Output;
+import io.tsdbwriter.encode.SampleEncoder;
+import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
+import io.tsdbwriter.kafka.DeadLetterQueue;
+import io.tsdbwriter.kafka.DecodeErrorLog;
+import io.tsdbwriter.kafka.GroupMember;
+import io.tsdbwriter.kafka.PartitionWorkers;
+import io.tsdbwriter.metrics.EfficiencyReport;
+import io.tsdbwriter.metrics.MetricsServer;
+import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.write.InsertCapacityProbe;
+import io.tsdbwriter.write.RetryPolicy;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.WriteClient;
+import io.tsdbwriter.write.WritePermits;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires one {@code run}: meters, the VictoriaMetrics write path, the consumer-group member and its segment
+ * consumers, the report. {@link #run()} blocks until the work ends ({@code --stop-at-end}) or {@link #shutdown()}
+ * is called (SIGTERM). Shutdown order: stop intake (readers) → drain in-flight writes (up to the drain timeout) →
+ * commit the watermark → close the writer and HTTP client → final report → close metrics.
+ */
+public final class WriterService {
+
+    private static final Logger log = LoggerFactory.getLogger(WriterService.class);
+    /** Write permits per target whose {@code vm_concurrent_insert_capacity} cannot be read. */
+    public static final int FALLBACK_PERMITS = 8;
+    /** How often each target's insert capacity is read again. */
+    static final java.time.Duration CAPACITY_REFRESH = java.time.Duration.ofMinutes(1);
+
+    private final RunConfig cfg;
+    private final PrintStream out;
+    private final AtomicBoolean shutdownCalled = new AtomicBoolean();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile GroupMember member;
+    private volatile boolean ready;
+    /** Every thread's uncaught Throwable ends the run (issue 18). */
+    private final ThreadDeaths deaths = new ThreadDeaths();
+    private volatile DeadLetterQueue deadLetterQueue;
+    private volatile BatchWriter batchWriter;
+    private volatile boolean faultGaveUp;
+
+    /** @param out where the report lines and the final report go */
+    public WriterService(RunConfig cfg, PrintStream out) {
+        this.cfg = cfg;
+        this.out = out;
+    }
+
+    /** @return the exit code ({@link #exitCode}; {@link ExitCodes#FAULT} when the start failed) */
+    public int run() throws IOException, InterruptedException {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        WriterMeters meters = new WriterMeters(registry);
+        MetricsServer metricsServer = null;
+        installThreadDeaths();
+        ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
+        List<WriteTarget> endpoints = cfg.output() == Output.REMOTE_WRITE
+                ? cfg.remoteWriteUrls().stream().map(WriteTarget::remoteWrite).toList()
+                : cfg.vmUrls().stream().map(WriteTarget::new).toList();
+        WriteClient client = new WriteClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(), cfg.output(),
+                io.tsdbwriter.write.http.HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()));
+        BatchWriter writer = null;
+        DeadLetterQueue deadLetters = null;
+        try {
+            if (cfg.metricsPort() >= 0) {
+                try {
+                    metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
+                } catch (java.net.BindException e) {
+                    boolean inUse = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("in use");
+                    log.error("--metrics-port {} on --metrics-address {}: {} ({})", cfg.metricsPort(), cfg.metricsAddress(), e.getMessage(),
+                            inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
+                                    : "not an address of this host");
+                    return inUse ? ExitCodes.FAULT : ExitCodes.USAGE;
+                } catch (IOException | RuntimeException e) {
+                    log.error("--metrics-address {} cannot be bound: {} (give an address of this host, e.g. 0.0.0.0 or 127.0.0.1)",
+                            cfg.metricsAddress(), e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                    return ExitCodes.USAGE;
+                }
+                log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), metricsServer.port());
+            }
+            WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
+            int capacity = applyCapacities(client, endpoints, permits, true);
+            for (WriteTarget e : endpoints) {
+                Tags tags = Tags.of("endpoint", e.baseUrl());
+                meters.gauge("write.permits.capacity", "Write permits: concurrent import requests allowed to the endpoint", tags, permits, p -> p.capacity(e));
+                meters.gauge("write.permits.in.use", "Write permits held by requests in flight to the endpoint", tags, permits, p -> p.inUse(e));
+            }
+            meters.permitLimitReached(permits, WritePermits::limitReached);
+            if (cfg.maxConcurrentWrites() == 0) {
+                reporter.scheduleWithFixedDelay(() -> applyCapacities(client, endpoints, permits, false),
+                        CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
+            batchWriter = writer;
+            AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
+                    .withInstanceLabel(cfg.input().instanceLabel());
+            Map<String, Object> kafka = cfg.kafkaClient().clientProperties();
+            kafka.putAll(cfg.consumerProperties());
+            kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
+            kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
+            BatchWriter w = writer;
+            if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
+                deadLetters = new DeadLetterQueue(cfg.kafkaClient().clientProperties(), cfg.deadLetterTopic(), cfg.maxRecordBytes(),
+                        new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep),
+                        meters, this::deadLetterStuck);
+                deadLetterQueue = deadLetters;
+            }
+            PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
+                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters), deadLetters, cfg.input());
+            member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
+                    cfg.membership()), ws);
+            EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
+            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.output(), cfg.topics(), endpoints,
+                    cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
+            long period = cfg.reportInterval().toMillis();
+            io.tsdbwriter.capacity.LiveAttribution limits = new io.tsdbwriter.capacity.LiveAttribution(
+                    new io.tsdbwriter.capacity.MetricsScraper(client.http(), java.time.Duration.ofSeconds(2)),
+                    endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
+                    () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
+                    meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
+                        var g = registry.find("system.cpu.usage").gauge();
+                        return g == null ? Double.NaN : g.value();
+                    });
+            BatchWriter faulted = writer;
+            meters.limitedBy(() -> faulted.faults().any() ? io.tsdbwriter.capacity.Bottleneck.Resource.WRITE_FAULT : limits.current());
+            reporter.scheduleWithFixedDelay(limits::sample, 0, io.tsdbwriter.capacity.LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
+            reporter.scheduleAtFixedRate(() -> {
+                String line = report.tick();
+                try {
+                    io.tsdbwriter.capacity.Bottleneck.Verdict v = limits.evaluate(report.efficiency());
+                    if (faulted.faults().any()) { // nothing is written until the endpoint's flag is right: say that, not the figures
+                        v = new io.tsdbwriter.capacity.Bottleneck.Verdict(io.tsdbwriter.capacity.Bottleneck.Resource.WRITE_FAULT,
+                                "configuration fault of the write endpoint, the data is held", "fix the flag", List.of(), faulted.faults().describe());
+                    }
+                    line = io.tsdbwriter.capacity.LiveAttribution.annotate(line, v);
+                } catch (RuntimeException e) {
+                    log.warn("bottleneck attribution failed: {}", e.toString());
+                }
+                out.println(line);
+            }, period, period, TimeUnit.MILLISECONDS);
+            Thread memberThread = Thread.ofPlatform().name("group-member").start(member);
+            if (shutdownCalled.get()) {
+                member.stop(); // SIGTERM arrived while starting
+            }
+            BatchWriter faultWatch = writer;
+            if (cfg.stopAtEnd()) {
+                reporter.scheduleWithFixedDelay(() -> giveUpOnLastingFault(faultWatch), 1, 1, TimeUnit.SECONDS);
+            }
+            ready = true;
+            memberThread.join();
+            ready = false;
+            reporter.shutdownNow();
+            if (member.startFailed()) {
+                return ExitCodes.FAULT; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
+            }
+            Exit exit = exitCode(member, deadLetters, meters);
+            if (exit.code() == ExitCodes.FAULT || exit.code() == ExitCodes.STOPPED) {
+                log.error("exit {}: {}", exit.code(), exit.reason());
+            } else if (exit.code() == ExitCodes.REFUSED) {
+                log.warn("exit {}: {}", exit.code(), exit.reason());
+            }
+            writer.close();
+            report.outcome(exit.code(), exit.reason(), shortfall(member));
+            report.printFinal(out);
+            if (cfg.summaryJson() != null) {
+                report.writeSummary(cfg.summaryJson());
+            }
+            return exit.code();
+        } finally {
+            reporter.shutdownNow();
+            if (writer != null) {
+                writer.close();
+            }
+            client.close();
+            if (deadLetters != null) {
+                deadLetters.close();
+            }
+            if (metricsServer != null) {
+                metricsServer.close();
+            }
+            gc.close();
+            registry.close();
+            finished.countDown();
+        }
+    }
+
+    /**
+     * Ready: consuming, Kafka reachable, no write endpoint in a configuration fault, no thread died and no record stuck
+     * on its way to the dead-letter topic.
+     */
+    private boolean ready() {
+        DeadLetterQueue d = deadLetterQueue;
+        GroupMember m = member;
+        BatchWriter w = batchWriter;
+        return ready && m != null && m.kafkaReachable() // not ready while Kafka is unreachable
+                && (w == null || !w.faults().any())
+                && !deaths.anyDied() && (d == null || d.stuckRecords() == 0);
+    }
+
+    /** How a run ended: its exit code and one line saying why. */
+    record Exit(int code, String reason) {
+    }
+
+    /**
+     * The exit code of a run that got past its start (DESIGN §5): 1 for a fault (a thread died, a record could not be
+     * dead-lettered, a configuration fault outlasted {@code --write-fault-timeout}, writes unfinished at the stop);
+     * with {@code --stop-at-end} {@link ExitCodes#STOPPED} when a signal stopped it before the group committed every
+     * recorded end; {@link ExitCodes#REFUSED} when it is done but samples were refused and not dead-lettered; else 0.
+     * Without {@code --stop-at-end} the writer is a service: a signal is its normal end.
+     */
+    private Exit exitCode(GroupMember m, DeadLetterQueue deadLetters, WriterMeters meters) {
+        if (deaths.anyDied()) {
+            return new Exit(ExitCodes.FAULT, "a thread died (" + deaths.firstDeath() + "); committed only the watermark");
+        }
+        if (faultGaveUp) {
+            return new Exit(ExitCodes.FAULT, "a configuration fault of the write endpoint lasted --write-fault-timeout "
+                    + cfg.writeFaultTimeout().toSeconds() + "s; nothing past unwritten data is committed");
+        }
+        if (deadLetters != null && deadLetters.stuckRecords() > 0) {
+            return new Exit(ExitCodes.FAULT, deadLetters.stuckRecords() + " record(s) could not be dead-lettered to "
+                    + deadLetters.topic() + "; nothing past them is committed");
+        }
+        if (cfg.stopAtEnd() && !m.reachedEnd()) {
+            if (shutdownCalled.get()) {
+                Map<org.apache.kafka.common.TopicPartition, GroupMember.Shortfall> s = m.shortfall();
+                return new Exit(ExitCodes.STOPPED, "stopped by a signal before the end"
+                        + (s == null ? " (before Kafka answered, or the group's offsets could not be read back)"
+                                : ": " + s.size() + " partition(s) short of their recorded end, "
+                                        + s.values().stream().mapToLong(GroupMember.Shortfall::records).sum() + " record(s) in all"));
+            }
+            return new Exit(ExitCodes.FAULT, "stopped before the end");
+        }
+        if (!m.cleanStop()) {
+            return new Exit(ExitCodes.FAULT, "stopped with writes unfinished; committed only the watermark");
+        }
+        long refused = (long) meters.samplesFailed.count();
+        if (refused > 0) {
+            return new Exit(ExitCodes.REFUSED, (cfg.stopAtEnd() ? "done, but " : "stopped; ") + refused
+                    + " sample(s) were refused by the receiver and not dead-lettered (no --dead-letter-topic): "
+                    + meters.samplesFailedByReason());
+        }
+        return new Exit(ExitCodes.OK, cfg.stopAtEnd() ? "done: the group committed every recorded end" : "stopped");
+    }
+
+    private static List<Map<String, Object>> shortfall(GroupMember m) {
+        Map<org.apache.kafka.common.TopicPartition, GroupMember.Shortfall> s = m.shortfall();
+        if (s == null) {
+            return null;
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        s.values().stream().sorted(java.util.Comparator.comparing((GroupMember.Shortfall f) -> f.partition().topic())
+                .thenComparingInt(f -> f.partition().partition())).forEach(f -> {
+                    Map<String, Object> e = new java.util.LinkedHashMap<>();
+                    e.put("topic", f.partition().topic());
+                    e.put("partition", f.partition().partition());
+                    e.put("committed", f.committed());
+                    e.put("end", f.end());
+                    e.put("records_short", f.records());
+                    out.add(e);
+                });
+        return out;
+    }
+
+    /**
+     * Under {@code --stop-at-end}, every second: a configuration fault that has lasted {@code --write-fault-timeout}
+     * ends the job (exit 1): the held batches are given up (never acked, so never committed past), the member stops.
+     */
+    private void giveUpOnLastingFault(BatchWriter w) {
+        if (faultGaveUp || !w.faults().any() || w.faults().longest().compareTo(cfg.writeFaultTimeout()) < 0) {
+            return;
+        }
+        faultGaveUp = true;
+        log.error("--stop-at-end cannot finish: {} for {}s (--write-fault-timeout); stopping without committing past unwritten data",
+                w.faults().describe(), cfg.writeFaultTimeout().toSeconds());
+        w.abortFaulted();
+        GroupMember m = member;
+        if (m != null) {
+            m.stop();
+        }
+    }
+
+    /**
+     * A record cannot be dead-lettered: its partition is held below it (not ready). With {@code --stop-at-end} the job
+     * cannot finish, so the writer stops: drain (up to {@code --drain-timeout}), commit the watermark, exit 1.
+     */
+    private void deadLetterStuck(String reason, String line) {
+        if (cfg.stopAtEnd()) {
+            GroupMember m = member;
+            log.error("--stop-at-end cannot finish ({}): stopping; exit 1 after draining (up to {})", reason, cfg.drainTimeout());
+            if (m != null) {
+                m.stop();
+            } else {
+                shutdownCalled.set(true); // still starting: run() stops the member as soon as it exists
+            }
+        }
+    }
+
+    /**
+     * Any thread's uncaught Throwable stops the run: the member stops intake, drains and commits the watermark, and
+     * {@link #run()} returns 1. Should that not end within the drain timeout plus a minute, the process halts (exit 1):
+     * never a process that looks alive and does no work.
+     */
+    private void installThreadDeaths() {
+        Thread.setDefaultUncaughtExceptionHandler(deaths);
+        deaths.onFirstDeath(() -> {
+            GroupMember m = member;
+            if (m != null) {
+                m.stop();
+            } else {
+                shutdownCalled.set(true);
+            }
+            Thread.ofPlatform().daemon().name("death-watch").start(() -> {
+                try {
+                    if (!finished.await(cfg.drainTimeout().toMillis() + 60_000, TimeUnit.MILLISECONDS)) {
+                        log.error("the writer did not stop within the drain timeout after a thread died: halting (exit 1)");
+                        Runtime.getRuntime().halt(1);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        });
+    }
+
+    /** Per-thread encoders for the run's output (the seam of DESIGN §6). */
+    private SampleEncoder.Factory encoders(AmplificationPlan plan) {
+        if (cfg.output() == Output.REMOTE_WRITE) {
+            return RemoteWriteEncoder.factory(plan);
+        }
+        ImportLineEncoder lines = new ImportLineEncoder(plan);
+        return () -> new ImportSampleEncoder(lines);
+    }
+
+    /**
+     * Sets each endpoint's write permits: {@code --max-concurrent-writes} split evenly, or the endpoint's
+     * {@code vm_concurrent_insert_capacity} ({@value #FALLBACK_PERMITS} where it cannot be read). At start it logs
+     * every endpoint's figure and where it came from; later (every minute) only changes.
+     *
+     * @return the total
+     */
+    private int applyCapacities(WriteClient client, List<WriteTarget> endpoints, WritePermits permits, boolean atStart) {
+        int total = 0;
+        List<String> parts = new ArrayList<>();
+        for (WriteTarget e : endpoints) {
+            int cap;
+            String source;
+            if (cfg.maxConcurrentWrites() > 0) {
+                cap = Math.max(1, (cfg.maxConcurrentWrites() + endpoints.size() - 1) / endpoints.size());
+                source = "--max-concurrent-writes";
+            } else {
+                OptionalInt read = InsertCapacityProbe.read(client.http(), e);
+                if (read.isEmpty() && !atStart) {
+                    continue; // keep the last known capacity while the endpoint cannot be read
+                }
+                cap = read.orElse(FALLBACK_PERMITS);
+                source = read.isPresent() ? InsertCapacityProbe.METRIC + " from " + e.metricsUrl()
+                        : e.metricsUrl() + " unreadable, fallback";
+            }
+            if (atStart || permits.capacity(e) != cap) {
+                parts.add(e.baseUrl() + "=" + cap + " (" + source + ")");
+            }
+            permits.capacity(e, cap);
+            total += cap;
+        }
+        if (!parts.isEmpty()) {
+            log.info("write permits{}: {}", atStart ? "" : " changed", String.join("; ", parts));
+        }
+        return total;
+    }
+
+    /**
+     * Stops consuming, drains, commits and returns once {@link #run()} has finished (at most the drain timeout plus
+     * a margin). Idempotent; called from the SIGTERM hook.
+     */
+    public void shutdown() {
+        if (!shutdownCalled.compareAndSet(false, true)) {
+            return;
+        }
+        GroupMember m = member;
+        if (m != null) {
+            log.info("shutting down: stop intake, drain in-flight writes (up to {}), commit", cfg.drainTimeout());
+            m.stop();
+        }
+        try {
+            finished.await(cfg.drainTimeout().toMillis() + 20_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,374 @@
+package io.tsdbwriter.decode;
+
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A reusable buffer of the points decoded from one Kafka record: parallel arrays and one byte arena, no object
+ * per point. Metric names, label names and label values are UTF-8 byte ranges of the arena (already unescaped);
+ * labels of point {@code p} are the indices {@code [labelStart(p), labelEnd(p))}, sorted by name and free of
+ * duplicates after {@link io.tsdbwriter.decode.json.PointDecoder#decode}; {@code productKey} is already one of them when present.
+ *
+ * <p>The hot path reads a point's canonical series identity with {@link #seriesKey(int)} (bytes, no
+ * {@code String}); the {@code String} accessors allocate and are meant for a series seen for the first time and
+ * for tests.
+ *
+ * <p>Not thread-safe; owned by one decoding thread and overwritten by every decode.
+ */
+public final class DecodedPoints {
+
+    private int count;
+    private int[] metricOff = new int[4];
+    private int[] metricLen = new int[4];
+    private long[] timestampMs = new long[4];
+    private double[] value = new double[4];
+    private int[] labelStart = new int[4];
+    private int[] labelEnd = new int[4];
+
+    private int[] nameOff = new int[32];
+    private int[] nameLen = new int[32];
+    private int[] valueOff = new int[32];
+    private int[] valueLen = new int[32];
+    private int labelCount;
+
+    private byte[] arena = new byte[1024];
+    private int arenaLength;
+
+    private byte[] key = new byte[256];
+    private boolean jsonSafe;
+
+    /** Empties the buffer (every decode starts with it). */
+    public void clear() {
+        count = 0;
+        labelCount = 0;
+        arenaLength = 0;
+        jsonSafe = false;
+    }
+
+    public void jsonSafe(boolean safe) {
+        jsonSafe = safe;
+    }
+
+    /**
+     * For decoders other than the JSON fast path: marks the record {@link #jsonSafe()} when no byte of the arena is
+     * {@code "}, {@code \\} or a control character below 0x20 (the arena holds exactly the record's names and values,
+     * plus bytes of lines dropped since the last {@link #clear}, which can only make the answer more cautious). One
+     * pass over the arena; lets N = 1 write such points verbatim instead of looking their series up.
+     */
+    public void updateJsonSafe() {
+        byte[] a = arena;
+        for (int i = 0, n = arenaLength; i < n; i++) {
+            byte c = a[i];
+            if (c == '"' || c == '\\' || (c >= 0 && c < 0x20)) {
+                jsonSafe = false;
+                return;
+            }
+        }
+        jsonSafe = true;
+    }
+
+    /**
+     * True when every metric name, label name and label value of this record is, byte for byte, valid JSON string
+     * content (no character needs escaping: no {@code "}, no {@code \}, no control character) — records decoded by
+     * the fast path. Such points can be written out verbatim from {@link #arena()}.
+     */
+    public boolean jsonSafe() {
+        return jsonSafe;
+    }
+
+    /** The arena the offsets below index into (shared, read-only use; overwritten by the next decode). */
+    public byte[] arena() {
+        return arena;
+    }
+
+    /** Arena offset of point p's metric name. */
+    public int metricOffset(int p) {
+        return metricOff[p];
+    }
+
+    /** Byte length of point p's metric name. */
+    public int metricLength(int p) {
+        return metricLen[p];
+    }
+
+    /** Arena offset of label i's name. */
+    public int nameOffset(int i) {
+        return nameOff[i];
+    }
+
+    /** Byte length of label i's name. */
+    public int nameLength(int i) {
+        return nameLen[i];
+    }
+
+    /**
+     * Compares label i's name with {@code name} as unsigned bytes — the order {@link #sortLabels} puts names in:
+     * negative, zero or positive as label i's name sorts before, equal to or after {@code name}.
+     */
+    public int compareName(int i, byte[] name) {
+        return compareUnsigned(arena, nameOff[i], nameLen[i], name, 0, name.length);
+    }
+
+    /** Arena offset of label i's value. */
+    public int valueOffset(int i) {
+        return valueOff[i];
+    }
+
+    /** Byte length of label i's value (≥ 1: empty values are dropped). */
+    public int valueLength(int i) {
+        return valueLen[i];
+    }
+
+    /** Starts a new point; returns its index. Its labels are the ones added until the next {@code begin}. */
+    public int begin() {
+        if (count == metricOff.length) {
+            int n = count * 2;
+            metricOff = Arrays.copyOf(metricOff, n);
+            metricLen = Arrays.copyOf(metricLen, n);
+            timestampMs = Arrays.copyOf(timestampMs, n);
+            value = Arrays.copyOf(value, n);
+            labelStart = Arrays.copyOf(labelStart, n);
+            labelEnd = Arrays.copyOf(labelEnd, n);
+        }
+        int p = count++;
+        metricLen[p] = 0;
+        labelStart[p] = labelCount;
+        labelEnd[p] = labelCount;
+        return p;
+    }
+
+    /** Copies {@code len} bytes of {@code src} into the arena; returns their offset there. */
+    public int copy(byte[] src, int off, int len) {
+        ensureArena(len);
+        System.arraycopy(src, off, arena, arenaLength, len);
+        int at = arenaLength;
+        arenaLength += len;
+        return at;
+    }
+
+    /** Appends {@code s} in UTF-8 to the arena (slow path only: allocates); returns its offset, length via {@link #lastLength}. */
+    public int copy(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        lastLength = b.length;
+        return copy(b, 0, b.length);
+    }
+
+    private int lastLength;
+
+    /** Byte length of what the last {@link #copy(String)} appended. */
+    public int lastLength() {
+        return lastLength;
+    }
+
+    /**
+     * Drops the points from index {@code pointCount} on (a line found broken after {@link #begin}); their arena
+     * bytes stay until the next {@link #clear}.
+     */
+    public void truncate(int pointCount) {
+        if (pointCount < count) {
+            count = pointCount;
+            labelCount = labelStart[pointCount];
+        }
+    }
+
+    /** Arena bytes in use (for decoders that write into {@link #arenaForWrite}). */
+    public int arenaLength() {
+        return arenaLength;
+    }
+
+    /**
+     * Makes room for {@code more} bytes after {@link #arenaLength()} and returns the arena to write them into;
+     * {@link #commitArena} then claims what was written. For decoders that unescape straight into the arena.
+     */
+    public byte[] arenaForWrite(int more) {
+        ensureArena(more);
+        return arena;
+    }
+
+    /** Claims {@code len} bytes written at {@link #arenaLength()}; returns their offset. */
+    public int commitArena(int len) {
+        int at = arenaLength;
+        arenaLength += len;
+        return at;
+    }
+
+    private void ensureArena(int more) {
+        if (arenaLength + more > arena.length) {
+            arena = Arrays.copyOf(arena, Math.max(arena.length * 2, arenaLength + more));
+        }
+    }
+
+    /** Sets point p's metric name to an arena range. */
+    public void setMetric(int p, int off, int len) {
+        metricOff[p] = off;
+        metricLen[p] = len;
+    }
+
+    /** Sets point p's timestamp (epoch ms) and value. */
+    public void set(int p, long ts, double v) {
+        timestampMs[p] = ts;
+        value[p] = v;
+    }
+
+    /** Adds a label whose name and value are arena ranges. */
+    public void addLabel(int p, int nOff, int nLen, int vOff, int vLen) {
+        if (labelCount == nameOff.length) {
+            int n = labelCount * 2;
+            nameOff = Arrays.copyOf(nameOff, n);
+            nameLen = Arrays.copyOf(nameLen, n);
+            valueOff = Arrays.copyOf(valueOff, n);
+            valueLen = Arrays.copyOf(valueLen, n);
+        }
+        nameOff[labelCount] = nOff;
+        nameLen[labelCount] = nLen;
+        valueOff[labelCount] = vOff;
+        valueLen[labelCount] = vLen;
+        labelCount++;
+        labelEnd[p] = labelCount;
+    }
+
+    /** Adds a label from strings (slow path: copies them into the arena in UTF-8). */
+    public void addLabel(int p, String name, String v) {
+        int nOff = copy(name);
+        int nLen = lastLength;
+        int vOff = copy(v);
+        addLabel(p, nOff, nLen, vOff, lastLength);
+    }
+
+    /** Sorts point p's labels by name (stable, bytewise = by code point for the ASCII label names). */
+    public void sortLabels(int p) {
+        int from = labelStart[p];
+        int to = labelEnd[p];
+        for (int i = from + 1; i < to; i++) {
+            int no = nameOff[i];
+            int nl = nameLen[i];
+            int vo = valueOff[i];
+            int vl = valueLen[i];
+            int k = i - 1;
+            while (k >= from && compareUnsigned(arena, nameOff[k], nameLen[k], arena, no, nl) > 0) {
+                nameOff[k + 1] = nameOff[k];
+                nameLen[k + 1] = nameLen[k];
+                valueOff[k + 1] = valueOff[k];
+                valueLen[k + 1] = valueLen[k];
+                k--;
+            }
+            nameOff[k + 1] = no;
+            nameLen[k + 1] = nl;
+            valueOff[k + 1] = vo;
+            valueLen[k + 1] = vl;
+        }
+    }
+
+    /** Sorts point p's labels by name (stable) and keeps the last of duplicate names. */
+    public void canonicalize(int p) {
+        sortLabels(p);
+        int from = labelStart[p];
+        int to = labelEnd[p];
+        int w = from;
+        for (int i = from; i < to; i++) {
+            if (i + 1 < to && sameName(i, i + 1)) {
+                continue; // a later duplicate wins
+            }
+            nameOff[w] = nameOff[i];
+            nameLen[w] = nameLen[i];
+            valueOff[w] = valueOff[i];
+            valueLen[w] = valueLen[i];
+            w++;
+        }
+        labelEnd[p] = w;
+        labelCount = w;
+    }
+
+    private boolean sameName(int i, int j) {
+        return nameLen[i] == nameLen[j]
+                && Arrays.equals(arena, nameOff[i], nameOff[i] + nameLen[i], arena, nameOff[j], nameOff[j] + nameLen[j]);
+    }
+
+    private static int compareUnsigned(byte[] a, int aOff, int aLen, byte[] b, int bOff, int bLen) {
+        if (aLen > 0 && bLen > 0 && a[aOff] != b[bOff]) {
+            return (a[aOff] & 0xFF) - (b[bOff] & 0xFF); // most label names differ in their first byte
+        }
+        return Arrays.compareUnsigned(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
+    }
+
+    /** Points decoded from the record. */
+    public int count() {
+        return count;
+    }
+
+    /** Metric name of point p (allocates). */
+    public String metric(int p) {
+        return new String(arena, metricOff[p], metricLen[p], StandardCharsets.UTF_8);
+    }
+
+    /** Timestamp of point p in epoch milliseconds. */
+    public long timestampMs(int p) {
+        return timestampMs[p];
+    }
+
+    /** Value of point p (finite). */
+    public double value(int p) {
+        return value[p];
+    }
+
+    /** Index of point p's first label. */
+    public int labelStart(int p) {
+        return labelStart[p];
+    }
+
+    /** Index after point p's last label. */
+    public int labelEnd(int p) {
+        return labelEnd[p];
+    }
+
+    /** Label name at index i (allocates). */
+    public String labelName(int i) {
+        return new String(arena, nameOff[i], nameLen[i], StandardCharsets.UTF_8); // ASCII for json; any UTF-8 for other formats
+    }
+
+    /** Label value at index i (allocates). */
+    public String labelValue(int i) {
+        return new String(arena, valueOff[i], valueLen[i], StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Writes point p's canonical series identity — metric name, then each sorted label's name and value, each as
+     * an unsigned LEB128 byte length followed by its UTF-8 bytes (so no value can be mistaken for a separator) —
+     * into an internal buffer, {@link #seriesKeyBytes()}. Allocates nothing once the buffer has grown.
+     *
+     * @return the key's length in bytes
+     */
+    public int seriesKey(int p) {
+        int need = 5 + metricLen[p];
+        for (int i = labelStart[p]; i < labelEnd[p]; i++) {
+            need += 10 + nameLen[i] + valueLen[i];
+        }
+        if (need > key.length) {
+            key = new byte[Math.max(need, key.length * 2)];
+        }
+        int w = put(metricOff[p], metricLen[p], 0);
+        for (int i = labelStart[p]; i < labelEnd[p]; i++) {
+            w = put(nameOff[i], nameLen[i], w);
+            w = put(valueOff[i], valueLen[i], w);
+        }
+        return w;
+    }
+
+    /** The buffer {@link #seriesKey(int)} wrote into (valid up to the returned length; overwritten by the next call). */
+    public byte[] seriesKeyBytes() {
+        return key;
+    }
+
+    private int put(int off, int len, int w) {
+        byte[] k = key;
+        int n = len;
+        while (n >= 0x80) {
+            k[w++] = (byte) (n | 0x80);
+            n >>>= 7;
+        }
+        k[w++] = (byte) n;
+        System.arraycopy(arena, off, k, w, len);
+        return w + len;
+    }
+}

@@ -1,0 +1,233 @@
+package io.tsdbwriter.encode.vmimport;
+
+import io.tsdbwriter.write.ByteBuf;
+
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.tsdbwriter.amplify.AmplificationPlan;
+import java.io.ByteArrayOutputStream;
+import io.tsdbwriter.decode.DecodedPoints;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Encodes amplified samples as VictoriaMetrics JSON lines for {@code /api/v1/import}
+ * (VictoriaMetrics docs, "How to import data in JSON line format"): one line per series variant carrying the M
+ * samples of one source point:
+ * <pre>{"metric":{"__name__":"m","a":"b","instanceNo":"host-3"},"values":[v,v,…],"timestamps":[t0,t1,…]}\n</pre>
+ *
+ * <p>Label prefixes are built once per series ({@link #prepare}); {@link #encodePoint} allocates nothing per
+ * sample (it formats the value once per point and the timestamps as ASCII digits straight into the buffer).
+ * VictoriaMetrics answers 204 even for a line it skips, so this encoder only emits well-formed lines: labels come
+ * from {@link io.tsdbwriter.decode.json.PointDecoder}-validated names, values are finite, strings are JSON-escaped.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class ImportLineEncoder {
+
+    private static final byte[] VALUES_END_TIMESTAMPS_START = "],\"timestamps\":[".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LINE_END = "]}\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] METRIC_START = "{\"metric\":{\"__name__\":\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NAME_VALUE_SEPARATOR = "\":\"".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LABELS_END_VALUES_START = "},\"values\":[".getBytes(StandardCharsets.US_ASCII);
+
+    private final AmplificationPlan plan;
+    /** The plan's instance label ({@code --instance-label}). */
+    private final String instanceLabel;
+    /** {@code plan.sampleTimestampMs(t, i) - t} for each i: the per-sample offsets, computed once. */
+    private final long[] offsets;
+
+    /** @param plan the amplification plan whose M and N lines are encoded for */
+    public ImportLineEncoder(AmplificationPlan plan) {
+        this.plan = plan;
+        this.instanceLabel = plan.instanceLabel();
+        this.offsets = new long[plan.timeMultiplier()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = plan.sampleTimestampMs(0, i);
+        }
+    }
+
+    /** The plan this encoder follows. */
+    public AmplificationPlan plan() {
+        return plan;
+    }
+
+    /**
+     * Builds the N line prefixes of a series: called once per series.
+     *
+     * @param metric      metric name (valid Prometheus name)
+     * @param labelNames  label names, sorted, valid, unique in {@code [from, to)}
+     * @param labelValues label values alongside
+     */
+    public SeriesLines prepare(String metric, String[] labelNames, String[] labelValues, int from, int to) {
+        return new SeriesLines(prepareLines(metric, labelNames, labelValues, from, to), 0);
+    }
+
+    /**
+     * {@link #prepare} as bytes, to be kept with the series' key in one array (see
+     * {@link io.tsdbwriter.amplify.SeriesCache}): {@code [N: 4 bytes][length of prefix 0: 4 bytes][prefix 0]…},
+     * integers big-endian. Read by {@link #encodePoint(byte[], int, long, byte[], ByteBuf)}.
+     */
+    public byte[] prepareLines(String metric, String[] labelNames, String[] labelValues, int from, int to) {
+        String original = null;
+        for (int i = from; i < to; i++) {
+            if (instanceLabel.equals(labelNames[i])) {
+                original = labelValues[i];
+            }
+        }
+        String[] variants = plan.instanceVariants(original);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(128 * variants.length);
+        writeInt(out, variants.length);
+        ByteArrayOutputStream line = new ByteArrayOutputStream(128);
+        for (int j = 0; j < variants.length; j++) {
+            line.reset();
+            write(line, "{\"metric\":{\"__name__\":");
+            writeString(line, metric);
+            boolean instanceWritten = false;
+            if (variants[j] == null) {
+                instanceWritten = true; // N = 1 and no instance label: none is added (DESIGN §3)
+            }
+            for (int i = from; i < to; i++) {
+                String name = labelNames[i];
+                if (!instanceWritten && name.compareTo(instanceLabel) >= 0) {
+                    writeLabel(line, instanceLabel, variants[j]);
+                    instanceWritten = true;
+                    if (name.equals(instanceLabel)) {
+                        continue;
+                    }
+                }
+                writeLabel(line, name, labelValues[i]);
+            }
+            if (!instanceWritten) {
+                writeLabel(line, instanceLabel, variants[j]);
+            }
+            write(line, "},\"values\":[");
+            writeInt(out, line.size());
+            out.writeBytes(line.toByteArray());
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * Appends the N lines (M samples each) of one source point to {@code out}.
+     *
+     * @param valueText the point's value as a JSON number in ASCII, from {@link #formatValue(double)}
+     * @return samples written (M × N)
+     */
+    public int encodePoint(SeriesLines series, long timestampMs, byte[] valueText, ByteBuf out) {
+        return encodePoint(series.bytes, series.offset, timestampMs, valueText, valueText.length, out);
+    }
+
+    /**
+     * Appends the N lines (M samples each) of one source point to {@code out}, its series' line prefixes read from
+     * {@code lines} at {@code at} (the layout of {@link #prepareLines}).
+     *
+     * @param valueText   the point's value as a JSON number in ASCII ({@link ValueText}, {@link #formatValue(double)})
+     * @param valueLength its length in bytes
+     * @return samples written (M × N)
+     */
+    public int encodePoint(byte[] lines, int at, long timestampMs, byte[] valueText, int valueLength, ByteBuf out) {
+        int n = readInt(lines, at);
+        int pos = at + 4;
+        for (int j = 0; j < n; j++) {
+            int len = readInt(lines, pos);
+            out.put(lines, pos + 4, len);
+            pos += 4 + len;
+            writeSamples(timestampMs, valueText, valueLength, out);
+        }
+        return offsets.length * n;
+    }
+
+    /**
+     * At N = 1, appends point {@code p}'s one line of M samples to {@code out}, its metric name and labels copied
+     * verbatim from the decoded record — no series lookup: at N = 1 the only variant is the point's own labels, as
+     * they are (no instance label added, DESIGN §3), so the line prefix costs one copy of bytes the decoder just read,
+     * less than a lookup over hundreds of thousands of series (docs/benchmarks.md).
+     *
+     * @throws IllegalStateException when N ≠ 1 or the record's strings are not {@link DecodedPoints#jsonSafe()}
+     * @return samples written (M)
+     */
+    public int encodePointVerbatim(DecodedPoints points, int p, byte[] valueText, int valueLength, ByteBuf out) {
+        if (plan.instanceMultiplier() != 1 || !points.jsonSafe()) {
+            throw new IllegalStateException("verbatim encoding needs N = 1 and JSON-safe strings");
+        }
+        byte[] a = points.arena();
+        out.put(METRIC_START);
+        out.put(a, points.metricOffset(p), points.metricLength(p));
+        out.put((byte) '"');
+        for (int i = points.labelStart(p); i < points.labelEnd(p); i++) {
+            out.put((byte) ',').put((byte) '"').put(a, points.nameOffset(i), points.nameLength(i)).put(NAME_VALUE_SEPARATOR);
+            out.put(a, points.valueOffset(i), points.valueLength(i)).put((byte) '"');
+        }
+        out.put(LABELS_END_VALUES_START);
+        writeSamples(points.timestampMs(p), valueText, valueLength, out);
+        return offsets.length;
+    }
+
+    private void writeSamples(long timestampMs, byte[] valueText, int valueLength, ByteBuf out) {
+        long[] offs = offsets;
+        int m = offs.length;
+        for (int i = 0; i < m; i++) {
+            if (i > 0) {
+                out.put((byte) ',');
+            }
+            out.put(valueText, 0, valueLength);
+        }
+        out.put(VALUES_END_TIMESTAMPS_START);
+        out.putLongs(timestampMs, offs);
+        out.put(LINE_END);
+    }
+
+    static int readInt(byte[] b, int at) {
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
+    }
+
+    private static void writeInt(ByteArrayOutputStream out, int v) {
+        out.write(v >>> 24);
+        out.write(v >>> 16);
+        out.write(v >>> 8);
+        out.write(v);
+    }
+
+    /**
+     * The value as a JSON number in ASCII: integral values within ±2^53 without a fraction, others in Java's
+     * shortest round-trip form ({@link Double#toString}), which VictoriaMetrics parses back to the same double.
+     * Called once per source point.
+     *
+     * @throws IllegalArgumentException when {@code v} is NaN or infinite (not a JSON number)
+     */
+    public static byte[] formatValue(double v) {
+        if (!Double.isFinite(v)) {
+            throw new IllegalArgumentException("not a JSON number: " + v);
+        }
+        String s;
+        if (isPlainInteger(v)) {
+            s = Long.toString((long) v);
+        } else {
+            s = Double.toString(v);
+        }
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Integral, within ±2^53 and not -0.0: written without a fraction. */
+    static boolean isPlainInteger(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 9.007199254740992E15 && !(v == 0 && 1 / v < 0);
+    }
+
+    private static void writeLabel(ByteArrayOutputStream out, String name, String value) {
+        out.write(',');
+        writeString(out, name);
+        out.write(':');
+        writeString(out, value);
+    }
+
+    private static void writeString(ByteArrayOutputStream out, String s) {
+        out.write('"');
+        byte[] b = JsonStringEncoder.getInstance().quoteAsUTF8(s);
+        out.write(b, 0, b.length);
+        out.write('"');
+    }
+
+    private static void write(ByteArrayOutputStream out, String ascii) {
+        byte[] b = ascii.getBytes(StandardCharsets.US_ASCII);
+        out.write(b, 0, b.length);
+    }
+}

@@ -1,0 +1,61 @@
+package io.tsdbwriter.encode.vmimport;
+
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.write.Output;
+import io.tsdbwriter.encode.SampleEncoder;
+
+/**
+ * {@link SampleEncoder} for VictoriaMetrics' JSON-lines import API: today's {@link ImportLineEncoder} (shared,
+ * immutable) plus this thread's {@link ValueText}, which formats a point's value once per point.
+ *
+ * <p>Not thread-safe (the value text buffer): one per consuming thread.
+ */
+public final class ImportSampleEncoder implements SampleEncoder {
+
+    private final ImportLineEncoder lines;
+    private final ValueText valueText = new ValueText();
+
+    /** @param lines the run's import line encoder (may be shared by every thread) */
+    public ImportSampleEncoder(ImportLineEncoder lines) {
+        this.lines = lines;
+    }
+
+    /** The wrapped line encoder. */
+    public ImportLineEncoder lines() {
+        return lines;
+    }
+
+    @Override
+    public Output output() {
+        return Output.IMPORT;
+    }
+
+    @Override
+    public AmplificationPlan plan() {
+        return lines.plan();
+    }
+
+    @Override
+    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to) {
+        return lines.prepareLines(metric, labelNames, labelValues, from, to);
+    }
+
+    @Override
+    public int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out) {
+        ValueText v = valueText.set(value);
+        return lines.encodePoint(series, at, timestampMs, v.bytes(), v.length(), out);
+    }
+
+    @Override
+    public boolean canEncodeVerbatim(DecodedPoints points) {
+        return lines.plan().instanceMultiplier() == 1 && points.jsonSafe();
+    }
+
+    @Override
+    public int encodePointVerbatim(DecodedPoints points, int p, ByteBuf out) {
+        ValueText v = valueText.set(points.value(p));
+        return lines.encodePointVerbatim(points, p, v.bytes(), v.length(), out);
+    }
+}

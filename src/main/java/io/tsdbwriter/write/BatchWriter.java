@@ -1,0 +1,354 @@
+package io.tsdbwriter.write;
+
+import io.tsdbwriter.metrics.WriterMeters;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write path of DESIGN §6. {@link #submit} runs on a poll thread: it takes a write permit of the least-loaded
+ * endpoint (blocking — the backpressure) and hands the batch to a virtual thread, which posts it there, retries
+ * retryable outcomes per {@link RetryPolicy}, applies the {@link OnWriteFailure} policy once retries run out,
+ * releases the permit and tells the {@link WriteListener}. Nothing is dropped: a batch is written, rejected with a
+ * counted reason, dead-lettered, or abandoned at shutdown (and then never acked).
+ *
+ * <p>Thread-safe. Shutdown: {@link #drain(Duration)} then {@link #close()}.
+ */
+public final class BatchWriter implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
+    /** How often a write waiting on open circuit breakers checks them again. */
+    static final long PERMISSION_POLL_MS = 250;
+
+    private final WriteFaults faults;
+    /** Set when a configuration fault outlasted --write-fault-timeout: held batches are abandoned, not retried. */
+    private volatile boolean faultGaveUp;
+    private final List<WriteTarget> endpoints;
+    private final WriteClient client;
+    private final WritePermits permits;
+    private final RetryPolicy retry;
+    private final OnWriteFailure onFailure;
+    private final WriterMeters meters;
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vm-write-", 0).factory());
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Object drainLock = new Object();
+    private final Map<WriteTarget, CircuitBreaker> breakers = new IdentityHashMap<>();
+    private volatile boolean closed;
+    private final boolean synchronous;
+
+    /**
+     * @param endpoints targets; each request goes to the one with the fewest requests in flight
+     * @param permits   the write permits shared by all poll threads
+     */
+    public BatchWriter(List<WriteTarget> endpoints, WriteClient client, WritePermits permits, RetryPolicy retry,
+                       OnWriteFailure onFailure, WriterMeters meters) {
+        this(endpoints, client, permits, retry, onFailure, meters, false);
+    }
+
+    /**
+     * @param synchronous write on the calling (poll) thread instead of a virtual thread: the proof of concept's
+     *                    "before", kept for the benchmark's comparison ({@code --write-mode sync})
+     */
+    public BatchWriter(List<WriteTarget> endpoints, WriteClient client, WritePermits permits, RetryPolicy retry,
+                       OnWriteFailure onFailure, WriterMeters meters, boolean synchronous) {
+        this.synchronous = synchronous;
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("at least one VictoriaMetrics endpoint is required");
+        }
+        this.endpoints = List.copyOf(endpoints);
+        this.client = client;
+        this.permits = permits;
+        this.retry = retry;
+        this.onFailure = onFailure;
+        this.meters = meters;
+        this.faults = new WriteFaults(meters);
+        CircuitBreakerConfig cb = CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(retry.maxBackoff())
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .maxWaitDurationInHalfOpenState(Duration.ZERO)
+                .build();
+        for (WriteTarget e : this.endpoints) {
+            breakers.put(e, CircuitBreaker.of("vm-import " + e.baseUrl(), cb));
+        }
+    }
+
+    /**
+     * Takes a permit (waiting while none is free) and starts the write of {@code batch} on a virtual thread.
+     *
+     * @throws InterruptedException when interrupted while waiting for a permit (the batch was not started)
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public void submit(WriteBatch batch, WriteListener listener) throws InterruptedException {
+        if (closed) {
+            throw new IllegalStateException("writer is closed");
+        }
+        int bytes = batch.body().length();
+        long t0 = System.nanoTime();
+        WritePermits.Permit budget = permits.acquire(endpoints, bytes, e -> breakers.get(e).getState() != CircuitBreaker.State.OPEN);
+        meters.permitWait.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+        inFlight.incrementAndGet();
+        meters.inflightBytes.addAndGet(bytes);
+        if (synchronous) {
+            run(batch, listener, budget, bytes);
+            return;
+        }
+        try {
+            executor.execute(() -> run(batch, listener, budget, bytes));
+        } catch (RuntimeException e) { // rejected: closed meanwhile
+            finish(budget, bytes);
+            listener.abandoned(batch);
+        }
+    }
+
+    private void run(WriteBatch batch, WriteListener listener, WritePermits.Permit budget, int bytes) {
+        WriteOutcome outcome = null;
+        List<WriteListener.Rejection> rejections = null;
+        try {
+            outcome = writeUntilDecided(batch, budget.endpoint());
+            if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
+                rejections = new ArrayList<>();
+                isolate(batch, outcome, rejections, budget.endpoint());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            outcome = null;
+        } catch (RuntimeException | Error e) {
+            // a dying write thread is a dying process: the uncaught-exception handler stops the writer
+            log.error("write task failed unexpectedly; batch stays unacked");
+            throw e; // finish() below still releases the permit
+        } finally {
+            finish(budget, bytes);
+        }
+        if (outcome == null) {
+            listener.abandoned(batch);
+        } else if (outcome.isSuccess()) {
+            meters.samplesWritten.increment(batch.samples());
+            listener.written(batch);
+        } else if (rejections != null) {
+            listener.rejected(batch, rejections);
+        } else {
+            listener.gaveUp(batch, outcome);
+        }
+    }
+
+    /**
+     * Writes with bounded retries until the outcome is decided. Under {@link OnWriteFailure#PAUSE} it keeps probing
+     * after the retries run out (holding the permit, so the poll threads stop when every permit is held) until the
+     * answer is success or a data refusal. A configuration fault ({@link WriteOutcome.Kind#FAULT}) is held whatever
+     * the policy: never split, never dead-lettered, tried again with backoff up to {@code --max-backoff} until the
+     * endpoint accepts it or the writer gives up on it ({@link #abortFaulted()}). A refusal is confirmed to depend on
+     * the data before it is returned ({@link #confirmRefusal}).
+     */
+    private WriteOutcome writeUntilDecided(WriteBatch batch, WriteTarget endpoint) throws InterruptedException {
+        WriteClient.Payload payload = client.prepare(batch.body());
+        try {
+            WriteOutcome outcome = writeWithRetries(batch, payload, endpoint);
+            int faultAttempt = 0;
+            while (true) {
+                if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
+                    outcome = confirmRefusal(endpoint, outcome);
+                    if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
+                        return outcome;
+                    }
+                }
+                if (outcome.kind() == WriteOutcome.Kind.FAULT) {
+                    faults.fault(endpoint, outcome, retry.maxBackoff());
+                    retry.sleeper().sleep(retry.delayMs(++faultAttempt, -1));
+                    if (faultGaveUp || closed) {
+                        throw new InterruptedException("configuration fault: write given up");
+                    }
+                    meters.retries.increment();
+                } else if (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
+                    log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
+                            batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
+                    retry.sleeper().sleep(retry.maxBackoff().toMillis());
+                } else {
+                    return outcome;
+                }
+                outcome = writeWithRetries(batch, payload, endpoint);
+            }
+        } finally {
+            client.release(payload);
+        }
+    }
+
+    /**
+     * Whether a refusal depends on the data (DESIGN §6): the endpoint is sent an empty request. Accepted: the refusal
+     * was the data's, and {@code refusal} is returned. Refused too: the fault is the endpoint (a wrong path prefix,
+     * which VictoriaMetrics answers 400; an unknown token, which vmauth answers 400), and a
+     * {@link WriteOutcome.Kind#FAULT} is returned. No answer, or a retryable one: that outcome, to be retried.
+     */
+    private WriteOutcome confirmRefusal(WriteTarget endpoint, WriteOutcome refusal) {
+        WriteOutcome empty = client.probeEmpty(endpoint);
+        meters.writeRequest("probe", empty.statusTag());
+        return switch (empty.kind()) {
+            case SUCCESS -> refusal;
+            case REJECTED -> new WriteOutcome(WriteOutcome.Kind.FAULT, refusal.status(), -1,
+                    "wrong path prefix? unknown token? (it refuses an empty request too, so the refusal does not depend on the data: "
+                            + refusal.detail() + ")");
+            case FAULT, RETRYABLE -> empty;
+        };
+    }
+
+    /**
+     * Splits a refused batch in halves and writes each, recursively, until every refused point stands alone
+     * (DESIGN §6: 400/413/415 split the batch, dead-letter what still fails). Counts what gets written.
+     */
+    private void isolate(WriteBatch batch, WriteOutcome refusal, List<WriteListener.Rejection> out, WriteTarget endpoint) throws InterruptedException {
+        if (batch.points() <= 1) {
+            for (int i = 0; i < batch.points(); i++) {
+                out.add(new WriteListener.Rejection(batch.source(i), batch.samples(), refusal));
+            }
+            return;
+        }
+        int mid = batch.points() / 2;
+        for (WriteBatch half : List.of(batch.slice(0, mid), batch.slice(mid, batch.points()))) {
+            WriteOutcome o = writeUntilDecided(half, endpoint);
+            if (o.isSuccess()) {
+                meters.samplesWritten.increment(half.samples());
+            } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
+                isolate(half, o, out, endpoint);
+            } else {
+                // retries ran out under dead-letter policy while splitting: the half goes as refused too
+                for (int i = 0; i < half.points(); i++) {
+                    out.add(new WriteListener.Rejection(half.source(i), half.slice(i, i + 1).samples(), o));
+                }
+            }
+        }
+    }
+
+    private void finish(WritePermits.Permit budget, int bytes) {
+        permits.release(budget);
+        meters.inflightBytes.addAndGet(-bytes);
+        if (inFlight.decrementAndGet() == 0) {
+            synchronized (drainLock) {
+                drainLock.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * One bounded round: the first attempt plus up to maxRetries retries. Each attempt goes through its endpoint's
+     * resilience4j circuit breaker: while every endpoint's breaker is open (VictoriaMetrics keeps failing), attempts
+     * wait instead of hammering it, and one probe per open interval decides when writing resumes.
+     */
+    private WriteOutcome writeWithRetries(WriteBatch batch, WriteClient.Payload payload, WriteTarget endpoint) throws InterruptedException {
+        for (int attempt = 0; ; attempt++) {
+            CircuitBreaker breaker = breakers.get(endpoint);
+            awaitPermission(breaker);
+            long t0 = System.nanoTime();
+            WriteOutcome outcome = client.post(endpoint, payload);
+            meters.requestBytes.increment(payload.length());
+            long took = System.nanoTime() - t0;
+            meters.writeLatency.record(took, TimeUnit.NANOSECONDS);
+            if (outcome.isSuccess()) {
+                faults.ok(endpoint);
+            }
+            if (outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT) {
+                breaker.onError(took, TimeUnit.NANOSECONDS, new IOException(outcome.statusTag() + " " + outcome.detail()));
+            } else {
+                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            }
+            if (outcome.kind() == WriteOutcome.Kind.FAULT) {
+                meters.writeRequest("fault", outcome.statusTag());
+                return outcome;
+            }
+            if (outcome.kind() != WriteOutcome.Kind.RETRYABLE) {
+                meters.writeRequest(outcome.isSuccess() ? "success" : "failed", outcome.statusTag());
+                return outcome;
+            }
+            if (attempt >= retry.maxRetries()) {
+                meters.writeRequest("failed", outcome.statusTag());
+                return outcome;
+            }
+            meters.writeRequest("retry", outcome.statusTag());
+            meters.retries.increment();
+            long delay = retry.delayMs(attempt + 1, outcome.retryAfterMs());
+            log.debug("retrying write to {} in {} ms after {} {}", endpoint, delay, outcome.statusTag(), outcome.detail());
+            retry.sleeper().sleep(delay);
+        }
+    }
+
+    /** Waits while the endpoint's breaker is open (VictoriaMetrics failing); it lets one probe through per open interval. */
+    private void awaitPermission(CircuitBreaker breaker) throws InterruptedException {
+        while (!breaker.tryAcquirePermission()) {
+            if (closed || faultGaveUp) {
+                throw new InterruptedException("writer closed");
+            }
+            retry.sleeper().sleep(PERMISSION_POLL_MS);
+        }
+        if (closed) {
+            throw new InterruptedException("writer closed");
+        }
+    }
+
+    /** The endpoints' configuration faults: health, the give-up timer and the lines. */
+    public WriteFaults faults() {
+        return faults;
+    }
+
+    /**
+     * Gives up on the batches held by a configuration fault (the fault outlasted {@code --write-fault-timeout} under
+     * {@code --stop-at-end}): they are reported {@link WriteListener#abandoned}, so their offsets are never committed.
+     * Idempotent.
+     */
+    public void abortFaulted() {
+        faultGaveUp = true;
+    }
+
+    /** True once {@link #abortFaulted()} was called. */
+    public boolean faultsGivenUp() {
+        return faultGaveUp;
+    }
+
+    /** Batches submitted and not yet finished. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /**
+     * Waits until every submitted batch has finished, at most {@code timeout}.
+     *
+     * @return true when nothing is in flight any more
+     */
+    public boolean drain(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (drainLock) {
+            while (inFlight.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(drainLock, left);
+            }
+        }
+        return true;
+    }
+
+    /** Stops: writes still running are interrupted and reported {@link WriteListener#abandoned}. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.tsdbwriter.write.http;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A URL split into what may be shown and the credentials it carried: {@code http://user:pass@host:8428/x} becomes
+ * {@link #url()} {@code http://host:8428/x} plus {@link #username()} / {@link #password()} (percent-decoded). Use
+ * {@link #redact(String)} wherever a URL given by a user is printed.
+ *
+ * <p>Immutable; thread-safe. {@link #toString()} is the URL without userinfo.
+ *
+ * @param url      the URL without userinfo
+ * @param username the userinfo's user, or null when the URL had none
+ * @param password the userinfo's password (empty when only a user was given), or null when the URL had no userinfo
+ */
+public record SafeUrl(String url, String username, String password) {
+
+    /**
+     * Splits {@code raw}.
+     *
+     * @throws IllegalArgumentException when it is not a URI; the message never contains the userinfo
+     */
+    public static SafeUrl parse(String raw) {
+        String s = raw.trim();
+        URI uri;
+        try {
+            uri = new URI(s);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("invalid URL '" + redact(s) + "'");
+        }
+        String rawUserInfo = uri.getRawUserInfo();
+        if (rawUserInfo == null) {
+            return new SafeUrl(s, null, null);
+        }
+        int colon = rawUserInfo.indexOf(':');
+        String user = decode(colon < 0 ? rawUserInfo : rawUserInfo.substring(0, colon));
+        String pass = colon < 0 ? "" : decode(rawUserInfo.substring(colon + 1));
+        return new SafeUrl(strip(s), user, pass);
+    }
+
+    /** True when the URL carried userinfo. */
+    public boolean hasCredentials() {
+        return username != null;
+    }
+
+    /**
+     * {@code raw} with any userinfo removed ({@code scheme://user:pass@host} → {@code scheme://host}, and
+     * {@code user:pass@host:8428} without a scheme → {@code host:8428}); never throws.
+     */
+    public static String redact(String raw) {
+        return raw == null ? null : strip(raw);
+    }
+
+    /**
+     * A command line fit to print: URLs without userinfo, and the values of {@code --kafka-property},
+     * {@code --consumer-property} and {@code --vm-header} (which may hold secrets) replaced by {@code KEY=***}.
+     */
+    public static java.util.List<String> redactArgs(java.util.List<String> args) {
+        java.util.List<String> out = new java.util.ArrayList<>(args.size());
+        boolean hideNext = false;
+        for (String a : args) {
+            String flag = a.contains("=") && a.startsWith("--") ? a.substring(0, a.indexOf('=')) : null;
+            if (hideNext) {
+                out.add(hideValue(a));
+                hideNext = false;
+            } else if (SECRET_VALUE_FLAGS.contains(a)) {
+                out.add(a);
+                hideNext = true;
+            } else if (flag != null && SECRET_VALUE_FLAGS.contains(flag)) {
+                out.add(flag + "=" + hideValue(a.substring(flag.length() + 1)));
+            } else {
+                out.add(redact(a));
+            }
+        }
+        return out;
+    }
+
+    private static final java.util.Set<String> SECRET_VALUE_FLAGS =
+            java.util.Set.of("--kafka-property", "--consumer-property", "--vm-header");
+
+    private static String hideValue(String kv) {
+        int sep = kv.indexOf('=');
+        int colon = kv.indexOf(':');
+        int at = sep < 0 ? colon : colon < 0 ? sep : Math.min(sep, colon);
+        return at < 0 ? "***" : kv.substring(0, at + 1) + "***";
+    }
+
+    private static String strip(String s) {
+        int scheme = s.indexOf("://");
+        int start = scheme < 0 ? 0 : scheme + 3; // without a scheme (user:pass@host:8428) the user info is cut too
+        int end = s.length();
+        for (int i = start; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '/' || c == '?' || c == '#') {
+                end = i;
+                break;
+            }
+        }
+        int at = s.lastIndexOf('@', end - 1);
+        if (at < start) {
+            return s;
+        }
+        return s.substring(0, start) + s.substring(at + 1);
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return url;
+    }
+}

@@ -1,0 +1,57 @@
+package io.tsdbwriter;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The package rules of docs/architecture.md, on the production classes: the packages follow the data's way in one
+ * direction (no cycle between any two packages), {@code cli} holds only the commands (nothing depends on it), the
+ * data path's pure stages ({@code decode}, {@code amplify}, {@code encode}, {@code pipeline}) know neither Kafka nor
+ * HTTP, and the write path knows no Kafka.
+ */
+class ArchitectureTest {
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importProductionClasses() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.tsdbwriter");
+    }
+
+    @Test
+    void noPackageCycles() {
+        // (**): every package is its own slice, decode and decode.json included
+        slices().matching("io.tsdbwriter.(**)").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void nothingDependsOnTheCommands() {
+        noClasses().that().resideOutsideOfPackage("io.tsdbwriter.cli..")
+                .should().dependOnClassesThat().resideInAPackage("io.tsdbwriter.cli..")
+                .because("cli holds the picocli commands only: the wiring is app, the rest is below it").check(classes);
+    }
+
+    @Test
+    void decodingAmplifyingAndEncodingKnowNeitherKafkaNorHttp() {
+        noClasses().that().resideInAnyPackage("io.tsdbwriter.decode..", "io.tsdbwriter.amplify..", "io.tsdbwriter.encode..",
+                        "io.tsdbwriter.pipeline..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "okhttp3..", "java.net.http..",
+                        "io.tsdbwriter.kafka..", "io.tsdbwriter.write.http..", "io.tsdbwriter.app..")
+                .check(classes);
+    }
+
+    @Test
+    void theWritePathKnowsNoKafka() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.write..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "io.tsdbwriter.kafka..", "io.tsdbwriter.decode..",
+                        "io.tsdbwriter.amplify..", "io.tsdbwriter.encode..", "io.tsdbwriter.pipeline..")
+                .because("the write path takes encoded bodies and tells a listener how each ended; it never looks back up the pipeline")
+                .check(classes);
+    }
+}

@@ -1,0 +1,35 @@
+package io.tsdbwriter.write.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SafeUrlTest {
+
+    @Test
+    void userinfoIsTakenOut() {
+        SafeUrl u = SafeUrl.parse("http://writer:p%40ss:w0rd@vm.example:8428/insert/0/prometheus");
+        assertThat(u.url()).isEqualTo("http://vm.example:8428/insert/0/prometheus");
+        assertThat(u.username()).isEqualTo("writer");
+        assertThat(u.password()).isEqualTo("p@ss:w0rd");
+        assertThat(u.toString()).doesNotContain("w0rd");
+    }
+
+    @Test
+    void urlsWithoutUserinfoStayAsGiven() {
+        SafeUrl u = SafeUrl.parse("https://vm:8428");
+        assertThat(u.url()).isEqualTo("https://vm:8428");
+        assertThat(u.hasCredentials()).isFalse();
+        assertThat(SafeUrl.redact("http://h/a@b")).isEqualTo("http://h/a@b");
+        assertThat(SafeUrl.redact("not a url")).isEqualTo("not a url");
+    }
+
+    @Test
+    void redactArgsHidesUrlsAndSecretValues() {
+        List<String> r = SafeUrl.redactArgs(List.of("run", "--vm-url", "http://u:SECRET1@h:1", "--kafka-property",
+                "sasl.jaas.config=SECRET2", "--vm-header=Authorization:SECRET3", "--consumer-property", "x"));
+        assertThat(String.join(" ", r)).doesNotContain("SECRET").contains("http://h:1").contains("sasl.jaas.config=***")
+                .contains("--vm-header=Authorization:***");
+    }
+}
