@@ -38,6 +38,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Sends records the writer cannot deliver to the dead-letter topic (DESIGN §2), with headers naming where they came
@@ -110,7 +113,7 @@ public final class DeadLetterQueue implements AutoCloseable {
     private final RetryPolicy retry;
     private final WriterMeters meters;
     private final FailureListener listener;
-    private final java.util.function.Supplier<TopicState> topicCheck;
+    private final Supplier<TopicState> topicCheck;
     private final Function<Integer, Producer<byte[], byte[]>> producerFactory;
     private final Runnable onClose;
     private final ScheduledThreadPoolExecutor retries;
@@ -143,7 +146,7 @@ public final class DeadLetterQueue implements AutoCloseable {
 
     /** As above with the topic check and producer injected (tests: a MockProducer). */
     DeadLetterQueue(String topic, int maxRecordBytes, RetryPolicy retry, WriterMeters meters, FailureListener listener,
-                    java.util.function.Supplier<TopicState> topicCheck, Function<Integer, Producer<byte[], byte[]>> producerFactory) {
+                    Supplier<TopicState> topicCheck, Function<Integer, Producer<byte[], byte[]>> producerFactory) {
         this.topic = topic;
         this.maxRequestSize = (int) Math.min(Integer.MAX_VALUE, (long) maxRecordBytes + HEADER_ALLOWANCE_BYTES);
         this.retry = retry;
@@ -417,7 +420,7 @@ public final class DeadLetterQueue implements AutoCloseable {
                     }
                 }
             }, delayMs, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // closing
         }
     }
@@ -445,7 +448,7 @@ public final class DeadLetterQueue implements AutoCloseable {
     }
 
     /** The topic check with an Admin client made from the common client settings. */
-    private static final class AdminCheck implements java.util.function.Supplier<TopicState> {
+    private static final class AdminCheck implements Supplier<TopicState> {
         private final Map<String, Object> props;
         private final String topic;
         private Admin admin;
@@ -469,7 +472,7 @@ public final class DeadLetterQueue implements AutoCloseable {
                     return new TopicState(false, 0, "the topic does not exist");
                 }
                 return new TopicState(false, 0, "the topic cannot be described (" + c + ")");
-            } catch (java.util.concurrent.TimeoutException e) {
+            } catch (TimeoutException e) {
                 return new TopicState(false, 0, "the topic could not be described within " + ADMIN_TIMEOUT.toSeconds() + " s");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -483,7 +486,7 @@ public final class DeadLetterQueue implements AutoCloseable {
                 if (e != null && e.value() != null) {
                     max = Integer.parseInt(e.value());
                 }
-            } catch (ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
                 log.warn("dead-letter topic {}: max.message.bytes not readable ({}); assuming the broker default {}", topic,
                         e instanceof ExecutionException ? e.getCause() : e, max);
             } catch (InterruptedException e) {

@@ -23,6 +23,9 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.tsdbwriter.metrics.WriterMeters;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 
 /**
  * The one consumer-group member of a process (DESIGN §5): it subscribes (cooperative-sticky under the classic
@@ -123,7 +126,7 @@ public final class GroupMember implements Runnable {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the writer never creates topics
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, membership.protocol().name().toLowerCase(java.util.Locale.ROOT));
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, membership.protocol().name().toLowerCase(Locale.ROOT));
         if (membership.protocol() == GroupProtocol.CLASSIC) {
             // under KIP-848 the broker assigns (group.remote.assignor); the client may not name an assignor
             p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
@@ -175,7 +178,7 @@ public final class GroupMember implements Runnable {
         }
         try {
             Map<TopicPartition, Long> behind = progress.behind(Duration.ofSeconds(5));
-            Map<TopicPartition, Shortfall> out = new java.util.LinkedHashMap<>();
+            Map<TopicPartition, Shortfall> out = new LinkedHashMap<>();
             behind.forEach((tp, c) -> out.put(tp, new Shortfall(tp, c, stopOffsets.getOrDefault(tp, c))));
             shortfall = Map.copyOf(out);
         } catch (RuntimeException | InterruptedException e) {
@@ -300,7 +303,7 @@ public final class GroupMember implements Runnable {
     }
 
     private static String human(Duration d) {
-        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT); // PT2M -> 2m
+        return d.toString().substring(2).toLowerCase(Locale.ROOT); // PT2M -> 2m
     }
 
     private static String reason(Throwable e) {
@@ -554,7 +557,7 @@ public final class GroupMember implements Runnable {
             log.warn("{}: offsets {} to {} were deleted (retention or deleteRecords) before they were written: skipping {} record(s), "
                     + "reading on from the log start {}", tp, groupCommitted, logStart, logStart - groupCommitted, logStart);
             workerSettings.meters().offsetReset("deleted");
-            workerSettings.meters().recordsSkipped(new io.tsdbwriter.metrics.WriterMeters.SkippedRange(
+            workerSettings.meters().recordsSkipped(new WriterMeters.SkippedRange(
                     tp.topic(), tp.partition(), groupCommitted, logStart, "deleted"));
             return logStart;
         }
