@@ -43,6 +43,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.capacity.LiveAttribution;
+import io.tsdbwriter.capacity.MetricsScraper;
+import io.tsdbwriter.write.http.HttpClientSecurity;
+import java.net.BindException;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 
 /**
  * Wires one {@code run}: meters, the VictoriaMetrics write path, the consumer-group member and its segment
@@ -56,7 +65,7 @@ public final class WriterService {
     /** Write permits per target whose {@code vm_concurrent_insert_capacity} cannot be read. */
     public static final int FALLBACK_PERMITS = 8;
     /** How often each target's insert capacity is read again. */
-    static final java.time.Duration CAPACITY_REFRESH = java.time.Duration.ofMinutes(1);
+    static final Duration CAPACITY_REFRESH = Duration.ofMinutes(1);
 
     private final RunConfig cfg;
     private final PrintStream out;
@@ -92,15 +101,15 @@ public final class WriterService {
                 ? cfg.remoteWriteUrls().stream().map(WriteTarget::remoteWrite).toList()
                 : cfg.vmUrls().stream().map(WriteTarget::new).toList();
         WriteClient client = new WriteClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(), cfg.output(),
-                io.tsdbwriter.write.http.HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()));
+                HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()));
         BatchWriter writer = null;
         DeadLetterQueue deadLetters = null;
         try {
             if (cfg.metricsPort() >= 0) {
                 try {
                     metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
-                } catch (java.net.BindException e) {
-                    boolean inUse = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("in use");
+                } catch (BindException e) {
+                    boolean inUse = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("in use");
                     log.error("--metrics-port {} on --metrics-address {}: {} ({})", cfg.metricsPort(), cfg.metricsAddress(), e.getMessage(),
                             inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
                                     : "not an address of this host");
@@ -147,8 +156,8 @@ public final class WriterService {
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.output(), cfg.topics(), endpoints,
                     cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
             long period = cfg.reportInterval().toMillis();
-            io.tsdbwriter.capacity.LiveAttribution limits = new io.tsdbwriter.capacity.LiveAttribution(
-                    new io.tsdbwriter.capacity.MetricsScraper(client.http(), java.time.Duration.ofSeconds(2)),
+            LiveAttribution limits = new LiveAttribution(
+                    new MetricsScraper(client.http(), Duration.ofSeconds(2)),
                     endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
                     () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
                     meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
@@ -156,17 +165,17 @@ public final class WriterService {
                         return g == null ? Double.NaN : g.value();
                     });
             BatchWriter faulted = writer;
-            meters.limitedBy(() -> faulted.faults().any() ? io.tsdbwriter.capacity.Bottleneck.Resource.WRITE_FAULT : limits.current());
-            reporter.scheduleWithFixedDelay(limits::sample, 0, io.tsdbwriter.capacity.LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
+            meters.limitedBy(() -> faulted.faults().any() ? Bottleneck.Resource.WRITE_FAULT : limits.current());
+            reporter.scheduleWithFixedDelay(limits::sample, 0, LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
             reporter.scheduleAtFixedRate(() -> {
                 String line = report.tick();
                 try {
-                    io.tsdbwriter.capacity.Bottleneck.Verdict v = limits.evaluate(report.efficiency());
+                    Bottleneck.Verdict v = limits.evaluate(report.efficiency());
                     if (faulted.faults().any()) { // nothing is written until the endpoint's flag is right: say that, not the figures
-                        v = new io.tsdbwriter.capacity.Bottleneck.Verdict(io.tsdbwriter.capacity.Bottleneck.Resource.WRITE_FAULT,
+                        v = new Bottleneck.Verdict(Bottleneck.Resource.WRITE_FAULT,
                                 "configuration fault of the write endpoint, the data is held", "fix the flag", List.of(), faulted.faults().describe());
                     }
-                    line = io.tsdbwriter.capacity.LiveAttribution.annotate(line, v);
+                    line = LiveAttribution.annotate(line, v);
                 } catch (RuntimeException e) {
                     log.warn("bottleneck attribution failed: {}", e.toString());
                 }
@@ -282,9 +291,9 @@ public final class WriterService {
             return null;
         }
         List<Map<String, Object>> out = new ArrayList<>();
-        s.values().stream().sorted(java.util.Comparator.comparing((GroupMember.Shortfall f) -> f.partition().topic())
+        s.values().stream().sorted(Comparator.comparing((GroupMember.Shortfall f) -> f.partition().topic())
                 .thenComparingInt(f -> f.partition().partition())).forEach(f -> {
-                    Map<String, Object> e = new java.util.LinkedHashMap<>();
+                    Map<String, Object> e = new LinkedHashMap<>();
                     e.put("topic", f.partition().topic());
                     e.put("partition", f.partition().partition());
                     e.put("committed", f.committed());

@@ -1,5 +1,7 @@
 package io.tsdbwriter.bench;
 
+import java.net.URI;
+
 /**
  * One cell of the benchmark grid: how one writer process is run.
  *
@@ -33,7 +35,7 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
         if (!remoteWrite() || receiver == null) {
             return output;
         }
-        java.net.URI u = java.net.URI.create(receiver);
+        URI u = URI.create(receiver);
         return output + " → " + (u.getHost() == null ? receiver : u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort()));
     }
 

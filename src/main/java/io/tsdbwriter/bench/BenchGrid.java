@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import io.tsdbwriter.write.Output;
 
 /**
  * The grid of a benchmark run: the flags' comma-separated lists ({@code --parallelism 1,3,6},
@@ -79,7 +80,7 @@ public final class BenchGrid {
         }
         Set<String> outputs = new LinkedHashSet<>();
         for (String part : text.split(",", -1)) {
-            String o = io.tsdbwriter.write.Output.parse(part).flag();
+            String o = Output.parse(part).flag();
             if (!outputs.add(o)) {
                 throw new IllegalArgumentException("--output: " + o + " is listed twice");
             }

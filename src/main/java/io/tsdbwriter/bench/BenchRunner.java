@@ -17,6 +17,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
+import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
+import java.time.LocalTime;
 
 /**
  * {@code tsdb-writer bench}: pre-loads a topic, measures each batch shape's ceiling, runs every grid cell as its own
@@ -31,7 +35,7 @@ public final class BenchRunner {
                            Duration ceilingSeconds, long ceilingPoolBytes, int writePermits, int batchSamples, long segmentSize,
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
                            List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
-                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.write.http.HttpAuthConfig vmHttp,
+                           KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp,
                            String remoteWriteUrl) {
     }
 
@@ -52,7 +56,7 @@ public final class BenchRunner {
     public int run() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
         WriteTarget endpoint = new WriteTarget(s.vmUrl());
-        io.tsdbwriter.write.http.HttpClientSecurity security = io.tsdbwriter.write.http.HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
+        HttpClientSecurity security = HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
         try (WriteClient client = new WriteClient(Duration.ofSeconds(90), 64, false, security);
              KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
@@ -218,7 +222,7 @@ public final class BenchRunner {
     }
 
     private void progress(String format, Object... args) {
-        out.printf(Locale.ROOT, "%s bench: %s%n", java.time.LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
+        out.printf(Locale.ROOT, "%s bench: %s%n", LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
         out.flush();
     }
 

@@ -25,6 +25,11 @@ import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
+import java.net.InetAddress;
+import java.time.LocalTime;
 
 /**
  * {@code tsdb-writer capacity}: a live step-load search for the highest input a writer and its target sustain, and
@@ -65,7 +70,7 @@ public final class CapacitySearch {
                            int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
                            Duration drainTimeout, Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand,
                            List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
-                           io.tsdbwriter.config.KafkaClientConfig kafkaClient, io.tsdbwriter.write.http.HttpAuthConfig vmHttp) {
+                           KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp) {
     }
 
     /** The outcome: the steps, the capacity (NaN when no step passed) and the verdict at the edge. */
@@ -99,10 +104,10 @@ public final class CapacitySearch {
     }
 
     /** Authentication and TLS of every request to the --vm-url and --target-metrics-url hosts. */
-    private io.tsdbwriter.write.http.HttpClientSecurity security() {
+    private HttpClientSecurity security() {
         List<String> urls = new ArrayList<>(s.targetMetricsUrls());
         urls.add(s.vmUrl());
-        return io.tsdbwriter.write.http.HttpClientSecurity.of(s.vmHttp(), urls);
+        return HttpClientSecurity.of(s.vmHttp(), urls);
     }
 
     /** Runs the search and returns its result (prints progress as it goes). */
@@ -499,7 +504,7 @@ public final class CapacitySearch {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket ss = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return ss.getLocalPort();
         }
     }
@@ -509,7 +514,7 @@ public final class CapacitySearch {
     }
 
     private void progress(String format, Object... args) {
-        out.printf(Locale.ROOT, "%s capacity: %s%n", java.time.LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
+        out.printf(Locale.ROOT, "%s capacity: %s%n", LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
         out.flush();
     }
 

@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
 
 /**
  * Measures the ceiling of a batch shape: VictoriaMetrics ingesting import bodies that were serialized beforehand
@@ -34,14 +36,14 @@ final class CeilingMeter {
     private final WriteTarget endpoint;
     private final VmProbe vm;
     private final Duration settleMax;
-    private final io.tsdbwriter.write.http.HttpClientSecurity security;
+    private final HttpClientSecurity security;
 
     CeilingMeter(WriteTarget endpoint, VmProbe vm, Duration settleMax) {
-        this(endpoint, vm, settleMax, io.tsdbwriter.write.http.HttpClientSecurity.of(io.tsdbwriter.write.http.HttpAuthConfig.NONE));
+        this(endpoint, vm, settleMax, HttpClientSecurity.of(HttpAuthConfig.NONE));
     }
 
     /** @param security authentication and TLS of the ceiling's requests (the writers' settings) */
-    CeilingMeter(WriteTarget endpoint, VmProbe vm, Duration settleMax, io.tsdbwriter.write.http.HttpClientSecurity security) {
+    CeilingMeter(WriteTarget endpoint, VmProbe vm, Duration settleMax, HttpClientSecurity security) {
         this.security = security;
         this.endpoint = endpoint;
         this.vm = vm;

@@ -20,6 +20,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import io.tsdbwriter.config.KafkaClientConfig;
+import java.util.HashMap;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The bench's Kafka side: creates topics and produces point records (one point per record, as {@code produce}
@@ -29,10 +32,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class KafkaFeeder implements AutoCloseable {
 
     private final String bootstrapServers;
-    private final io.tsdbwriter.config.KafkaClientConfig kafka;
+    private final KafkaClientConfig kafka;
     private final Admin admin;
 
-    KafkaFeeder(io.tsdbwriter.config.KafkaClientConfig kafka) {
+    KafkaFeeder(KafkaClientConfig kafka) {
         this.kafka = kafka;
         this.bootstrapServers = kafka.bootstrapServers();
         Properties p = kafka.clientPropertiesAsProperties();
@@ -44,7 +47,7 @@ final class KafkaFeeder implements AutoCloseable {
     boolean exists(String topic) throws InterruptedException {
         try {
             return admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic);
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot list the topics of " + bootstrapServers + ": " + e.getMessage(), e);
         }
     }
@@ -53,7 +56,7 @@ final class KafkaFeeder implements AutoCloseable {
     void create(String topic, int partitions) throws InterruptedException {
         try {
             admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get(60, TimeUnit.SECONDS);
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot create topic " + topic + " on " + bootstrapServers + ": " + e.getMessage(), e);
         }
     }
@@ -62,8 +65,8 @@ final class KafkaFeeder implements AutoCloseable {
     long size(String topic) throws InterruptedException {
         try {
             var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> earliest = new java.util.HashMap<>();
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> earliest = new HashMap<>();
             desc.partitions().forEach(pi -> {
                 var tp = new org.apache.kafka.common.TopicPartition(topic, pi.partition());
                 latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest());
@@ -78,7 +81,7 @@ final class KafkaFeeder implements AutoCloseable {
                 begin += e.offset();
             }
             return end - begin;
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot read the offsets of " + topic + ": " + e.getMessage(), e);
         }
     }

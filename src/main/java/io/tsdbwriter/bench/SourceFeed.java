@@ -12,6 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.OptionalLong;
+import java.nio.file.Files;
+import java.util.Locale;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * The source points of a benchmark: the backlog it pre-loads (one point per record), the points its ceiling
@@ -32,9 +36,9 @@ public final class SourceFeed implements Iterable<SourcePoint> {
     private final long records;
     private final String description;
     private final long spanMs;
-    private final java.util.function.Supplier<Iterator<SourcePoint>> points;
+    private final Supplier<Iterator<SourcePoint>> points;
 
-    private SourceFeed(long records, String description, long spanMs, java.util.function.Supplier<Iterator<SourcePoint>> points) {
+    private SourceFeed(long records, String description, long spanMs, Supplier<Iterator<SourcePoint>> points) {
         this.records = records;
         this.description = description;
         this.spanMs = spanMs;
@@ -48,10 +52,10 @@ public final class SourceFeed implements Iterable<SourcePoint> {
      * @throws IOException when it cannot be listed
      */
     public static List<Path> promFiles(Path dir) throws IOException {
-        if (!java.nio.file.Files.isDirectory(dir)) {
+        if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("--data-dir " + dir + " is not a directory");
         }
-        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(dir)) {
+        try (Stream<Path> s = Files.list(dir)) {
             List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
             if (files.isEmpty()) {
                 throw new IllegalArgumentException("no *.prom files in " + dir);
@@ -95,7 +99,7 @@ public final class SourceFeed implements Iterable<SourcePoint> {
         long instances = (records + perRound - 1) / perRound;
         long interval = scrapes.size() > 1 ? (max - min) / (scrapes.size() - 1) : 60_000;
         long span = max - min + interval;
-        String desc = String.format(java.util.Locale.ROOT, "real: %d node_exporter scrapes (%d points) replicated across %d instance(s) = %,d points",
+        String desc = String.format(Locale.ROOT, "real: %d node_exporter scrapes (%d points) replicated across %d instance(s) = %,d points",
                 scrapes.size(), perRound, instances, records);
         return new SourceFeed(records, desc, span, () -> new RealIterator(scrapes, instances, records));
     }
@@ -111,13 +115,13 @@ public final class SourceFeed implements Iterable<SourcePoint> {
             throw new IllegalArgumentException("too many points per series: use more --series");
         }
         SyntheticInput input = new SyntheticInput(s, (int) perSeries, instanceName(0), "node", newestMs, intervalMs);
-        String desc = String.format(java.util.Locale.ROOT, "synthetic: %,d series x %,d points = %,d points", s, perSeries, records);
+        String desc = String.format(Locale.ROOT, "synthetic: %,d series x %,d points = %,d points", s, perSeries, records);
         return new SourceFeed(records, desc, perSeries * intervalMs, () -> limit(input.iterator(), records));
     }
 
     /** {@code node-0001} for instance 0. */
     static String instanceName(long k) {
-        return String.format(java.util.Locale.ROOT, "node-%04d", k + 1);
+        return String.format(Locale.ROOT, "node-%04d", k + 1);
     }
 
     /** Points (= records) of one pass. */

@@ -21,6 +21,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import io.tsdbwriter.config.KafkaClientConfig;
+import java.io.File;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The peer of {@code bench --peer telegraf}: Telegraf ({@code inputs.kafka_consumer}, {@code data_format = "json"}
@@ -66,7 +71,7 @@ public final class TelegrafPeer {
             candidates.add(Path.of(env));
         }
         candidates.add(Path.of(System.getProperty("user.home"), ".cache", "tsdb-writer", "bin", "telegraf"));
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (!dir.isEmpty()) {
                 candidates.add(Path.of(dir, "telegraf"));
             }
@@ -119,7 +124,7 @@ public final class TelegrafPeer {
      *
      * @throws IOException when Telegraf exits early or does not finish within {@code timeout}
      */
-    public static Row run(Path binary, io.tsdbwriter.config.KafkaClientConfig kafka, String topic, long records, String vmUrl,
+    public static Row run(Path binary, KafkaClientConfig kafka, String topic, long records, String vmUrl,
                           Path workDir, Duration timeout, PrintStream progress) throws IOException, InterruptedException {
         Files.createDirectories(workDir);
         String group = "telegraf-peer-" + System.currentTimeMillis();
@@ -170,7 +175,7 @@ public final class TelegrafPeer {
             Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
                     .get(30, TimeUnit.SECONDS);
             return m.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             return 0; // the group does not exist yet
         }
     }
@@ -226,8 +231,8 @@ public final class TelegrafPeer {
     }
 
     private static String cellLabel(String cmd) {
-        java.util.regex.Matcher p = java.util.regex.Pattern.compile("--parallelism (\\d+)").matcher(cmd);
-        java.util.regex.Matcher w = java.util.regex.Pattern.compile("--write-mode (\\w+)").matcher(cmd);
+        Matcher p = Pattern.compile("--parallelism (\\d+)").matcher(cmd);
+        Matcher w = Pattern.compile("--write-mode (\\w+)").matcher(cmd);
         return (p.find() ? " P=" + p.group(1) : "") + (w.find() ? " " + w.group(1) : "")
                 + (cmd.contains("-XX:AOTCache=") ? " (AOT cache)" : "");
     }

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import io.tsdbwriter.write.http.SafeUrl;
+import java.util.function.Function;
 
 /**
  * Runs one grid cell as its own writer process, {@code java [jvm options] -jar <jar> run ...}, so that its CPU time
@@ -33,10 +35,10 @@ final class WriterCellRunner {
     private final Settings s;
     private final VmProbe vm;
     /** The receiver of a remote-write cell by its URL (its own {@code /metrics}: CPU of Prometheus or VictoriaMetrics). */
-    private final java.util.function.Function<String, VmProbe> remoteWriteReceiver;
+    private final Function<String, VmProbe> remoteWriteReceiver;
     private volatile Process current;
 
-    WriterCellRunner(Settings settings, VmProbe vm, java.util.function.Function<String, VmProbe> remoteWriteReceiver) {
+    WriterCellRunner(Settings settings, VmProbe vm, Function<String, VmProbe> remoteWriteReceiver) {
         this.s = settings;
         this.vm = vm;
         this.remoteWriteReceiver = remoteWriteReceiver;
@@ -117,7 +119,7 @@ final class WriterCellRunner {
         Path log = s.workDir().resolve(name + ".log");
         Files.deleteIfExists(summary);
         List<String> cmd = command(cell, topic, groupId, summary, live == null);
-        Files.writeString(log, "# " + String.join(" ", io.tsdbwriter.write.http.SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(log, "# " + String.join(" ", SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
         VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver.apply(remoteWriteUrl(cell)) : this.vm;
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();

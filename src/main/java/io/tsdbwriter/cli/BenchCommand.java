@@ -17,6 +17,13 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.bench.TelegrafPeer;
+import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.produce.BundledScrapes;
+import io.tsdbwriter.write.WriteTarget;
+import java.util.HashMap;
+import java.util.concurrent.ExecutionException;
 
 /**
  * {@code tsdb-writer bench}: the efficiency table of issue 4, from one command, every figure measured side by side
@@ -84,7 +91,7 @@ public final class BenchCommand implements Callable<Integer> {
     String source;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
-            description = "With --source real: directory of *.prom scrapes (default: " + io.tsdbwriter.produce.BundledScrapes.DESCRIPTION + ")")
+            description = "With --source real: directory of *.prom scrapes (default: " + BundledScrapes.DESCRIPTION + ")")
     Path dataDir;
 
     @Option(names = "--series", defaultValue = "10000", paramLabel = "S", description = "With --source synthetic: series (default: ${DEFAULT-VALUE})")
@@ -163,7 +170,7 @@ public final class BenchCommand implements Callable<Integer> {
     String peer;
 
     @Option(names = "--telegraf-binary", paramLabel = "FILE",
-            description = "Telegraf for --peer telegraf (default: $" + io.tsdbwriter.bench.TelegrafPeer.BINARY_ENV
+            description = "Telegraf for --peer telegraf (default: $" + TelegrafPeer.BINARY_ENV
                     + ", else ~/.cache/tsdb-writer/bin/telegraf as scripts/lib.sh ensure_telegraf builds it, else telegraf on the PATH)")
     Path telegrafBinary;
 
@@ -174,19 +181,19 @@ public final class BenchCommand implements Callable<Integer> {
             if (!peer.equals("telegraf")) {
                 throw new ParameterException(spec.commandLine(), "--peer must be telegraf, got '" + peer + "'");
             }
-            telegraf = io.tsdbwriter.bench.TelegrafPeer.locate(telegrafBinary).orElseThrow(() -> new ParameterException(spec.commandLine(),
+            telegraf = TelegrafPeer.locate(telegrafBinary).orElseThrow(() -> new ParameterException(spec.commandLine(),
                     "--peer telegraf: no executable Telegraf (" + (telegrafBinary != null ? telegrafBinary : "$"
-                            + io.tsdbwriter.bench.TelegrafPeer.BINARY_ENV + ", ~/.cache/tsdb-writer/bin/telegraf, PATH")
+                            + TelegrafPeer.BINARY_ENV + ", ~/.cache/tsdb-writer/bin/telegraf, PATH")
                             + "); build it with scripts/lib.sh ensure_telegraf or give --telegraf-binary"));
         }
         List<BenchCell> cells = BenchGrid.cells(
-                BenchGrid.parsePositiveInts("--parallelism", parallelism, io.tsdbwriter.config.RunConfig.MAX_PARALLELISM),
-                BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, io.tsdbwriter.amplify.AmplificationPlan.MAX_TIME_MULTIPLIER),
-                BenchGrid.parsePositiveInts("--instance-multiplier", instanceMultipliers, io.tsdbwriter.amplify.AmplificationPlan.MAX_INSTANCE_MULTIPLIER),
+                BenchGrid.parsePositiveInts("--parallelism", parallelism, RunConfig.MAX_PARALLELISM),
+                BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, AmplificationPlan.MAX_TIME_MULTIPLIER),
+                BenchGrid.parsePositiveInts("--instance-multiplier", instanceMultipliers, AmplificationPlan.MAX_INSTANCE_MULTIPLIER),
                 BenchGrid.parseWriteModes(writeModes), BenchGrid.parseOutputs(outputs), remoteWriteUrls);
         for (String url : remoteWriteUrls) {
             try {
-                io.tsdbwriter.write.WriteTarget.remoteWrite(url);
+                WriteTarget.remoteWrite(url);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--remote-write-url: " + e.getMessage());
             }
@@ -204,7 +211,7 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        new io.tsdbwriter.write.WriteTarget(vmUrl);
+        new WriteTarget(vmUrl);
         SourceFeed feed = switch (source) {
             case "real" -> SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node");
             case "synthetic" -> SourceFeed.synthetic(series, records,
@@ -232,25 +239,25 @@ public final class BenchCommand implements Callable<Integer> {
             records = 0;
             var tps = admin.describeTopics(List.of(settings.topic())).allTopicNames().get().get(settings.topic()).partitions().stream()
                     .map(pi -> new org.apache.kafka.common.TopicPartition(settings.topic(), pi.partition())).toList();
-            var latest = new java.util.HashMap<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>();
+            var latest = new HashMap<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>();
             tps.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
             for (var e : admin.listOffsets(latest).all().get().values()) {
                 records += e.offset();
             }
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             System.out.println("bench: peer telegraf: cannot read the end of " + settings.topic() + ": " + e.getCause().getMessage());
             return 1;
         }
         System.out.printf("bench: peer telegraf (%s): consuming the %,d records of %s ...%n", telegraf, records, settings.topic());
         try {
-            var row = io.tsdbwriter.bench.TelegrafPeer.run(telegraf, settings.kafkaClient(), settings.topic(), records, vmUrl,
+            var row = TelegrafPeer.run(telegraf, settings.kafkaClient(), settings.topic(), records, vmUrl,
                     settings.workDir().resolve("peer-telegraf"), cellTimeout, System.out);
-            var rows = new ArrayList<>(io.tsdbwriter.bench.TelegrafPeer.writerRows(settings.workDir()));
+            var rows = new ArrayList<>(TelegrafPeer.writerRows(settings.workDir()));
             rows.add(row);
             System.out.println();
             System.out.println("Relay vs peer, same topic, same run (whole process: start, JIT and all; points/s from the start of"
                     + " consuming for ours, from process start for the peer):");
-            System.out.print(io.tsdbwriter.bench.TelegrafPeer.table(rows));
+            System.out.print(TelegrafPeer.table(rows));
             return 0;
         } catch (IOException e) {
             System.out.println("bench: peer telegraf failed: " + e.getMessage());

@@ -15,6 +15,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import io.tsdbwriter.produce.BundledScrapes;
+import io.tsdbwriter.write.WriteTarget;
 
 /**
  * {@code tsdb-writer capacity}: the highest input a writer and its target sustain, found with a live step load, and
@@ -134,7 +136,7 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @Option(names = "--data-dir", paramLabel = "DIR",
             description = "Directory of *.prom node_exporter scrapes, replicated across instances (default: "
-                    + io.tsdbwriter.produce.BundledScrapes.DESCRIPTION + ")")
+                    + BundledScrapes.DESCRIPTION + ")")
     Path dataDir;
 
     @Option(names = "--records", defaultValue = "1000000", paramLabel = "R",
@@ -190,14 +192,14 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad("--parallelism must be >= 1, --max-concurrent-writes >= 0");
         }
         try {
-            writers.checkWriterLimits(java.util.List.of(timeMultiplier), java.util.List.of(instanceMultiplier));
+            writers.checkWriterLimits(List.of(timeMultiplier), List.of(instanceMultiplier));
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
         try {
-            new io.tsdbwriter.write.WriteTarget(vmUrl);
+            new WriteTarget(vmUrl);
             for (String u : targetMetricsUrls) {
-                new io.tsdbwriter.write.WriteTarget(u);
+                new WriteTarget(u);
             }
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());

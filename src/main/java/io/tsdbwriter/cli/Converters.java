@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
+import java.time.OffsetDateTime;
 
 /** picocli converters for durations ({@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}, ISO {@code PT1M}) and byte sizes ({@code 256MiB}). */
 final class Converters {
@@ -76,7 +77,7 @@ final class Converters {
                 }
             }
             try {
-                return java.time.OffsetDateTime.parse(v).toInstant().toEpochMilli();
+                return OffsetDateTime.parse(v).toInstant().toEpochMilli();
             } catch (RuntimeException e) {
                 throw new CommandLine.TypeConversionException("'" + value + "' is not an RFC 3339 time (e.g. 2000-01-01T00:00:00Z) nor epoch milliseconds");
             }

@@ -2,6 +2,14 @@ package io.tsdbwriter.cli;
 
 import java.io.PrintWriter;
 import picocli.CommandLine;
+import io.tsdbwriter.app.ExitCodes;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import java.util.Set;
+import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code tsdb-writer}: Kafka → VictoriaMetrics writer with M × N amplification and an efficiency report.
@@ -18,15 +26,15 @@ import picocli.CommandLine;
 public final class Main {
 
     /** Exit code of a job that is done (DESIGN §5). */
-    public static final int EXIT_OK = io.tsdbwriter.app.ExitCodes.OK;
+    public static final int EXIT_OK = ExitCodes.OK;
     /** Exit code of a fault: Kafka unreachable or refusing us, a configuration fault past its timeout, a thread died. */
-    public static final int EXIT_FAULT = io.tsdbwriter.app.ExitCodes.FAULT;
+    public static final int EXIT_FAULT = ExitCodes.FAULT;
     /** Exit code for bad flags. */
-    public static final int EXIT_USAGE = io.tsdbwriter.app.ExitCodes.USAGE;
+    public static final int EXIT_USAGE = ExitCodes.USAGE;
     /** Exit code of a job that is done, but with samples the receiver refused and that were not dead-lettered. */
-    public static final int EXIT_REFUSED = io.tsdbwriter.app.ExitCodes.REFUSED;
+    public static final int EXIT_REFUSED = ExitCodes.REFUSED;
     /** Exit code of a {@code --stop-at-end} job stopped by SIGTERM/SIGINT before the group committed every recorded end. */
-    public static final int EXIT_STOPPED = io.tsdbwriter.app.ExitCodes.STOPPED;
+    public static final int EXIT_STOPPED = ExitCodes.STOPPED;
 
     public static void main(String[] args) {
         System.exit(execute(args));
@@ -43,7 +51,7 @@ public final class Main {
     }
 
     /** The command line with {@code env} as the environment its {@code TSDB_WRITER_*} defaults come from (tests). */
-    static CommandLine commandLine(java.util.Map<String, String> env) {
+    static CommandLine commandLine(Map<String, String> env) {
         CommandLine cl = new CommandLine(new Main());
         // 120 columns where the terminal's width is unknown (a pipe, a log): the descriptions' URLs fit unbroken
         cl.setUsageHelpWidth(120);
@@ -53,7 +61,7 @@ public final class Main {
             PrintWriter err = ex.getCommandLine().getErr();
             String message = ex.getMessage();
             if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o
-                    && java.util.Set.of("--kafka-property", "--consumer-property", "--vm-header").contains(o.longestName())) {
+                    && Set.of("--kafka-property", "--consumer-property", "--vm-header").contains(o.longestName())) {
                 message = "invalid value for " + o.longestName() + " (value not shown: it may be a secret); expected " + o.paramLabel();
             }
             if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o && fromEnvironment(o, args, env)) {
@@ -66,7 +74,7 @@ public final class Main {
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
             if (ex instanceof IllegalArgumentException) {
                 String message = ex.getMessage();
-                java.util.regex.Matcher flag = java.util.regex.Pattern.compile("^(--[a-z0-9-]+)").matcher(message == null ? "" : message);
+                Matcher flag = Pattern.compile("^(--[a-z0-9-]+)").matcher(message == null ? "" : message);
                 if (flag.find() && commandLine.getCommandSpec().findOption(flag.group(1)) instanceof CommandLine.Model.OptionSpec o
                         && fromEnvironment(o, parseResult.originalArgs().toArray(String[]::new), env)) {
                     message = "environment variable " + EnvironmentDefaults.variableFor(o.longestName()) + ": " + message;
@@ -80,7 +88,7 @@ public final class Main {
     }
 
     /** True when option {@code o} is not on the command line and its {@code TSDB_WRITER_*} variable is set. */
-    private static boolean fromEnvironment(CommandLine.Model.OptionSpec o, String[] args, java.util.Map<String, String> env) {
+    private static boolean fromEnvironment(CommandLine.Model.OptionSpec o, String[] args, Map<String, String> env) {
         if (!env.containsKey(EnvironmentDefaults.variableFor(o.longestName()))) {
             return false;
         }
@@ -100,11 +108,11 @@ public final class Main {
         public String[] getVersion() {
             String v = Main.class.getPackage().getImplementationVersion();
             String commit = null;
-            try (java.io.InputStream in = Main.class.getResourceAsStream("/META-INF/MANIFEST.MF")) {
+            try (InputStream in = Main.class.getResourceAsStream("/META-INF/MANIFEST.MF")) {
                 if (in != null) {
-                    commit = new java.util.jar.Manifest(in).getMainAttributes().getValue("Build-Commit");
+                    commit = new Manifest(in).getMainAttributes().getValue("Build-Commit");
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // no commit to show
             }
             boolean known = commit != null && !commit.isBlank() && !commit.startsWith("${"); // built outside a git checkout: none

@@ -28,6 +28,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import io.tsdbwriter.produce.ProducerSettings;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code tsdb-writer produce}: sends source points to a Kafka topic as point records (DESIGN §2), from real
@@ -122,18 +126,18 @@ public final class ProduceCommand implements Callable<Integer> {
 
         Producer<byte[], byte[]> created;
         try {
-            created = producerFactory.apply(io.tsdbwriter.produce.ProducerSettings.of(kafkaClient.toConfig(bootstrapServers)));
+            created = producerFactory.apply(ProducerSettings.of(kafkaClient.toConfig(bootstrapServers)));
         } catch (ConfigException e) {
             throw new ParameterException(spec.commandLine(), "--bootstrap-servers '" + bootstrapServers + "': " + e.getMessage(), e);
         }
         Stats stats = new Stats();
         long start = System.nanoTime();
         // progress from its own thread: a send blocked on an unreachable broker (up to max.block.ms) still reports
-        java.util.concurrent.ScheduledExecutorService progress = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+        ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(
                 r -> Thread.ofPlatform().daemon().name("produce-progress").unstarted(r));
         Progress window = new Progress(start);
         progress.scheduleAtFixedRate(() -> window.print(stats, err), PROGRESS_INTERVAL_NANOS, PROGRESS_INTERVAL_NANOS,
-                java.util.concurrent.TimeUnit.NANOSECONDS);
+                TimeUnit.NANOSECONDS);
         try (Producer<byte[], byte[]> producer = created) {
             send(producer, src.points(), stats, start);
             producer.flush();

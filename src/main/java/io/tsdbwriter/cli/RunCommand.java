@@ -14,6 +14,17 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
+import io.tsdbwriter.config.GroupMembership;
+import io.tsdbwriter.config.InputConfig;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.TimestampWindow;
+import io.tsdbwriter.decode.influx.InfluxDecoder;
+import io.tsdbwriter.write.Output;
+import io.tsdbwriter.write.WriteTarget;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 
 /** {@code tsdb-writer run}: consume, amplify, write, commit, report. */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
@@ -72,12 +83,12 @@ final class RunCommand implements Callable<Integer> {
                     "  vminsert         http://vminsert:8480/insert/<accountID>/prometheus/api/v1/write",
                     "  Prometheus       http://prom:9090/api/v1/write (with --web.enable-remote-write-receiver)",
                     "  Mimir            http://mimir/api/v1/push; Thanos Receive"})
-    List<String> remoteWriteUrls = new java.util.ArrayList<>();
+    List<String> remoteWriteUrls = new ArrayList<>();
 
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
             description = "Extra Kafka consumer setting (repeatable), e.g. session.timeout.ms=10000; settings for every client "
                     + "(security) go in --kafka-config / --kafka-property")
-    java.util.Map<String, String> consumerProperties = new java.util.LinkedHashMap<>();
+    Map<String, String> consumerProperties = new LinkedHashMap<>();
 
     @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
             description = "Samples per source point in time: t + i*source-interval/M for i in [0,M); 1..3600, and M x N at most "
@@ -210,7 +221,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--topic-format", paramLabel = "TOPIC=FORMAT",
             description = "The format of one topic when it differs from --input-format (repeatable)")
-    java.util.Map<String, String> topicFormats = new java.util.LinkedHashMap<>();
+    Map<String, String> topicFormats = new LinkedHashMap<>();
 
     @Option(names = "--influx-precision", defaultValue = "ns", paramLabel = "ns|us|ms|s",
             description = "Unit of influx line timestamps, as InfluxDB's precision parameter; a line without one takes the record's Kafka timestamp (default: ${DEFAULT-VALUE})")
@@ -233,24 +244,24 @@ final class RunCommand implements Callable<Integer> {
     Duration maxTimestampAhead;
 
     /** The input settings of the flags above. */
-    io.tsdbwriter.config.InputConfig toInputConfig() {
-        java.util.Map<String, io.tsdbwriter.decode.InputFormat> perTopic = new java.util.LinkedHashMap<>();
+    InputConfig toInputConfig() {
+        Map<String, InputFormat> perTopic = new LinkedHashMap<>();
         topicFormats.forEach((t, f) -> {
             try {
-                perTopic.put(t.trim(), io.tsdbwriter.decode.InputFormat.parse(f));
+                perTopic.put(t.trim(), InputFormat.parse(f));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--topic-format " + t + "=" + f + ": " + e.getMessage());
             }
         });
-        io.tsdbwriter.decode.InputFormat format;
+        InputFormat format;
         try {
-            format = io.tsdbwriter.decode.InputFormat.parse(inputFormat);
+            format = InputFormat.parse(inputFormat);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--input-format " + e.getMessage());
         }
-        return new io.tsdbwriter.config.InputConfig(format, perTopic,
-                io.tsdbwriter.decode.influx.InfluxDecoder.Precision.parse(influxPrecision), instanceLabel,
-                new io.tsdbwriter.decode.TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()));
+        return new InputConfig(format, perTopic,
+                InfluxDecoder.Precision.parse(influxPrecision), instanceLabel,
+                new TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()));
     }
 
     RunConfig toConfig() {
@@ -268,19 +279,19 @@ final class RunCommand implements Callable<Integer> {
                 segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
                 commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
                 deadLetterTopic, maxInflightBytes, (int) maxRecordBytes, seriesCacheSize, maxBackoff, consumerProperties, writeMode.equals("sync"),
-                metricsAddress, new io.tsdbwriter.config.GroupMembership(
+                metricsAddress, new GroupMembership(
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
-                        io.tsdbwriter.config.GroupMembership.protocol(groupProtocol), kafkaTimeout),
+                        GroupMembership.protocol(groupProtocol), kafkaTimeout),
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
-                io.tsdbwriter.write.Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout);
+                Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout);
     }
 
     @Override
     public Integer call() throws Exception {
         RunConfig cfg = toConfig();
         AotCacheStatus.line().ifPresent(l -> { if (l.endsWith("in use") || l.contains("training")) log.info(l); else log.warn(l); });
-        cfg.vmUrls().forEach(io.tsdbwriter.write.WriteTarget::new); // validate URLs before starting
-        cfg.remoteWriteUrls().forEach(io.tsdbwriter.write.WriteTarget::remoteWrite);
+        cfg.vmUrls().forEach(WriteTarget::new); // validate URLs before starting
+        cfg.remoteWriteUrls().forEach(WriteTarget::remoteWrite);
         WriterService service = new WriterService(cfg, System.out);
         for (String sig : Arrays.asList("TERM", "INT")) {
             Signal.handle(new Signal(sig), s -> {
@@ -295,7 +306,7 @@ final class RunCommand implements Callable<Integer> {
     static final class FailurePolicyConverter implements picocli.CommandLine.ITypeConverter<OnWriteFailure> {
         @Override
         public OnWriteFailure convert(String value) {
-            return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+            return switch (value.trim().toLowerCase(Locale.ROOT)) {
                 case "pause" -> OnWriteFailure.PAUSE;
                 case "dead-letter", "dead_letter", "deadletter" -> OnWriteFailure.DEAD_LETTER;
                 default -> throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not pause or dead-letter");

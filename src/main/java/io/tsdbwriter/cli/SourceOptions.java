@@ -18,6 +18,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import io.tsdbwriter.produce.BundledScrapes;
+import java.io.UncheckedIOException;
+import java.util.stream.Stream;
 
 /**
  * The options that say which source points there are, shared by {@code produce} (which sends them) and
@@ -36,7 +39,7 @@ final class SourceOptions {
     @Parameters(paramLabel = "FILE", arity = "0..*",
             description = "Prometheus text exposition files (e.g. examples/data/*.prom); each sample becomes a point at "
                     + "the scrape time taken from the file name (node-exporter-<unix-seconds>.prom). None and no --synthetic: "
-                    + io.tsdbwriter.produce.BundledScrapes.DESCRIPTION)
+                    + BundledScrapes.DESCRIPTION)
     List<Path> files = new ArrayList<>();
 
     @Option(names = "--instance", paramLabel = "NAME",
@@ -119,9 +122,9 @@ final class SourceOptions {
             throw new ParameterException(cl, "give either files or --synthetic, not both");
         }
         if (!synthetic && files.isEmpty()) {
-            try (java.util.stream.Stream<Path> bundled = Files.list(io.tsdbwriter.produce.BundledScrapes.directory())) {
+            try (Stream<Path> bundled = Files.list(BundledScrapes.directory())) {
                 files = bundled.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
-            } catch (IOException | java.io.UncheckedIOException e) {
+            } catch (IOException | UncheckedIOException e) {
                 throw new ParameterException(cl, "no input: give exposition files (e.g. examples/data/*.prom) or --synthetic ("
                         + e.getMessage() + ")");
             }

@@ -13,6 +13,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import io.tsdbwriter.write.http.HttpClientSecurity;
+import io.tsdbwriter.write.http.SafeUrl;
+import java.util.List;
 
 /**
  * {@code tsdb-writer verify}: checks that VictoriaMetrics holds exactly the samples the writer should have made of
@@ -81,9 +84,9 @@ public final class VerifyCommand implements Callable<Integer> {
         ReadBackVerifier verifier;
         ExpectedSamples expected;
         try {
-            okhttp3.OkHttpClient client = io.tsdbwriter.write.http.HttpClientSecurity.of(vmHttp.toConfig(), java.util.List.of(vmUrl))
+            okhttp3.OkHttpClient client = HttpClientSecurity.of(vmHttp.toConfig(), List.of(vmUrl))
                     .configure(ReadBackVerifier.defaultClient().newBuilder()).build();
-            verifier = new ReadBackVerifier(io.tsdbwriter.write.http.SafeUrl.parse(vmUrl).url(), match, valueTolerance, client);
+            verifier = new ReadBackVerifier(SafeUrl.parse(vmUrl).url(), match, valueTolerance, client);
             ExpectedSamples.Builder builder = ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());
             err.println("verify: " + src.description());

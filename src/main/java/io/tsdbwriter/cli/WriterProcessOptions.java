@@ -8,6 +8,13 @@ import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.bench.SourceFeed;
+import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.produce.BundledScrapes;
+import io.tsdbwriter.write.http.SafeUrl;
+import java.io.IOException;
+import java.util.Collection;
 
 /**
  * How {@code bench} and {@code capacity} start their writer processes ({@code java [--writer-jvm-option…] -jar
@@ -76,16 +83,16 @@ public final class WriterProcessOptions {
         if (!args.isEmpty() && args.get(0).equals(spec.name())) {
             args.remove(0); // the parse result of a subcommand lists the command line from the top
         }
-        return "tsdb-writer " + spec.name() + " " + String.join(" ", io.tsdbwriter.write.http.SafeUrl.redactArgs(args));
+        return "tsdb-writer " + spec.name() + " " + String.join(" ", SafeUrl.redactArgs(args));
     }
 
     /**
      * {@link io.tsdbwriter.bench.SourceFeed#promFiles} of {@code --data-dir}, or of the bundled scrapes when it is not
      * given; its refusal as a usage error of this command.
      */
-    static List<Path> promFiles(CommandSpec spec, Path dataDir) throws java.io.IOException {
+    static List<Path> promFiles(CommandSpec spec, Path dataDir) throws IOException {
         try {
-            return io.tsdbwriter.bench.SourceFeed.promFiles(dataDir != null ? dataDir : io.tsdbwriter.produce.BundledScrapes.directory());
+            return SourceFeed.promFiles(dataDir != null ? dataDir : BundledScrapes.directory());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -98,14 +105,14 @@ public final class WriterProcessOptions {
      *
      * @throws IllegalArgumentException naming the flag, its value and the limit
      */
-    void checkWriterLimits(java.util.Collection<Integer> timeMultipliers, java.util.Collection<Integer> instanceMultipliers) {
-        if (segmentSize < 1 || segmentSize > io.tsdbwriter.config.RunConfig.MAX_SEGMENT_SIZE) {
-            throw new IllegalArgumentException("--segment-size must be in 1.." + io.tsdbwriter.config.RunConfig.MAX_SEGMENT_SIZE
+    void checkWriterLimits(Collection<Integer> timeMultipliers, Collection<Integer> instanceMultipliers) {
+        if (segmentSize < 1 || segmentSize > RunConfig.MAX_SEGMENT_SIZE) {
+            throw new IllegalArgumentException("--segment-size must be in 1.." + RunConfig.MAX_SEGMENT_SIZE
                     + " offsets, got " + segmentSize);
         }
         for (int m : timeMultipliers) {
             for (int n : instanceMultipliers) {
-                io.tsdbwriter.amplify.AmplificationPlan.of(m, n, io.tsdbwriter.amplify.AmplificationPlan.DEFAULT_SOURCE_INTERVAL);
+                AmplificationPlan.of(m, n, AmplificationPlan.DEFAULT_SOURCE_INTERVAL);
             }
         }
     }

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Collections;
 
 /**
  * The settings every Kafka client of the process shares (group member, segment readers, dead-letter producer,
@@ -36,7 +37,7 @@ public record KafkaClientConfig(String bootstrapServers, Map<String, String> pro
                 throw new IllegalArgumentException("--kafka-property needs KEY=VALUE with a non-empty KEY");
             }
         }
-        properties = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(properties));
+        properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
     }
 
     /** Only the bootstrap servers (no extra settings). */

@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import java.util.Map;
 
 /**
  * Everything {@code tsdb-writer run} needs, validated when built (compact constructor): a bad value fails here
@@ -63,9 +65,9 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         Duration drainTimeout, Duration callTimeout, boolean gzip, int metricsPort,
                         OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
                         int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
-                        java.util.Map<String, String> consumerProperties, boolean syncWrites,
+                        Map<String, String> consumerProperties, boolean syncWrites,
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
-                        io.tsdbwriter.write.http.HttpAuthConfig vmHttp, InputConfig input, Output output,
+                        HttpAuthConfig vmHttp, InputConfig input, Output output,
                         List<String> remoteWriteUrls, Duration writeFaultTimeout) {
 
     /**
@@ -105,7 +107,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(maxRecordBytes >= 1, "--max-record-bytes must be >= 1, got " + maxRecordBytes);
         require(seriesCacheSize >= 1, "--series-cache-size must be >= 1, got " + seriesCacheSize);
         require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms, got " + maxBackoff.toMillis() + "ms");
-        consumerProperties = java.util.Map.copyOf(consumerProperties);
+        consumerProperties = Map.copyOf(consumerProperties);
         require(metricsAddress != null && !metricsAddress.isBlank(), "--metrics-address must not be empty");
         Objects.requireNonNull(membership, "membership");
         membership.checkConsumerProperties(consumerProperties);

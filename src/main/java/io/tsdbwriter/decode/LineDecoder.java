@@ -1,5 +1,7 @@
 package io.tsdbwriter.decode;
 
+import java.util.Objects;
+
 
 /**
  * The record loop of the line-based formats: a record value is UTF-8 text of lines ended by {@code \n} (a
@@ -36,7 +38,7 @@ public abstract class LineDecoder implements RecordDecoder {
             throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
         }
         this.maxRecordBytes = maxRecordBytes;
-        this.window = java.util.Objects.requireNonNull(window, "window");
+        this.window = Objects.requireNonNull(window, "window");
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.tsdbwriter.decode;
 
+import java.util.Arrays;
+
 
 /**
  * What a {@link RecordDecoder} refused in one record: a count per {@link DecodeError} reason (a whole record counts
@@ -21,7 +23,7 @@ public final class Rejections {
     /** Forgets the previous record's rejections. */
     public void clear() {
         if (total != 0) {
-            java.util.Arrays.fill(counts, 0);
+            Arrays.fill(counts, 0);
         }
         total = 0;
         malformed = 0;

@@ -2,6 +2,7 @@ package io.tsdbwriter.decode;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 
 /**
  * The plausible range of a sample's epoch-millisecond timestamp: from {@code earliestMs} to the decoding time plus
@@ -53,7 +54,7 @@ public record TimestampWindow(long earliestMs, long aheadMs) {
                 : timestampMs > 100_000_000_000_000L ? "microseconds sent as milliseconds?"               // > 1e14: µs of today's times
                 : timestampMs < earliestMs ? "seconds sent as milliseconds, or a clock far behind?" : "a clock far ahead?";
         return "timestamp " + timestampMs + " ms is outside " + Instant.ofEpochMilli(earliestMs) + " … now + "
-                + Duration.ofMillis(aheadMs).toString().substring(2).toLowerCase(java.util.Locale.ROOT)
+                + Duration.ofMillis(aheadMs).toString().substring(2).toLowerCase(Locale.ROOT)
                 + " (--min-timestamp, --max-timestamp-ahead): " + cause;
     }
 }

@@ -6,25 +6,17 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -38,6 +30,8 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 
 /**
  * Sends records the writer cannot deliver to the dead-letter topic (DESIGN §2), with headers naming where they came
@@ -86,13 +80,10 @@ public final class DeadLetterQueue implements AutoCloseable {
     public static final int HEADER_ALLOWANCE_BYTES = 16 * 1024;
     /** A stub keeps the source key only up to this size. */
     public static final int MAX_STUB_KEY_BYTES = 1024;
-    /** Broker default {@code message.max.bytes}, assumed when the topic's config cannot be read. */
-    static final int DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
     /** Upper bound of a record batch's and a record's own framing (v2 batch header 61 bytes, record ≤ 21 + varints). */
     static final int FRAMING_BYTES = 256;
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterQueue.class);
-    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
     /** Told when a record gets stuck (cannot be dead-lettered); called on a producer or retry thread, must not block. */
     @FunctionalInterface
@@ -101,16 +92,12 @@ public final class DeadLetterQueue implements AutoCloseable {
         void stuck(String reason, String line);
     }
 
-    /** What the topic check found: whether the topic exists, its {@code max.message.bytes}, or why it is unknown. */
-    record TopicState(boolean exists, int maxMessageBytes, String problem) {
-    }
-
     private final String topic;
     private final int maxRequestSize;
     private final RetryPolicy retry;
     private final WriterMeters meters;
     private final FailureListener listener;
-    private final java.util.function.Supplier<TopicState> topicCheck;
+    private final Supplier<DeadLetterTopicCheck.TopicState> topicCheck;
     private final Function<Integer, Producer<byte[], byte[]>> producerFactory;
     private final Runnable onClose;
     private final ScheduledThreadPoolExecutor retries;
@@ -137,13 +124,13 @@ public final class DeadLetterQueue implements AutoCloseable {
      */
     public DeadLetterQueue(Map<String, Object> clientProps, String topic, int maxRecordBytes, RetryPolicy retry,
                            WriterMeters meters, FailureListener listener) {
-        this(topic, maxRecordBytes, retry, meters, listener, new AdminCheck(clientProps, topic),
+        this(topic, maxRecordBytes, retry, meters, listener, new DeadLetterTopicCheck(clientProps, topic),
                 maxRequestSize -> new KafkaProducer<>(producerProps(clientProps, maxRequestSize)));
     }
 
     /** As above with the topic check and producer injected (tests: a MockProducer). */
     DeadLetterQueue(String topic, int maxRecordBytes, RetryPolicy retry, WriterMeters meters, FailureListener listener,
-                    java.util.function.Supplier<TopicState> topicCheck, Function<Integer, Producer<byte[], byte[]>> producerFactory) {
+                    Supplier<DeadLetterTopicCheck.TopicState> topicCheck, Function<Integer, Producer<byte[], byte[]>> producerFactory) {
         this.topic = topic;
         this.maxRequestSize = (int) Math.min(Integer.MAX_VALUE, (long) maxRecordBytes + HEADER_ALLOWANCE_BYTES);
         this.retry = retry;
@@ -151,7 +138,7 @@ public final class DeadLetterQueue implements AutoCloseable {
         this.listener = listener;
         this.topicCheck = topicCheck;
         this.producerFactory = producerFactory;
-        this.onClose = topicCheck instanceof AdminCheck a ? a::close : () -> { };
+        this.onClose = topicCheck instanceof DeadLetterTopicCheck a ? a::close : () -> { };
         this.retries = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name("dead-letter-retry").unstarted(r));
         this.retries.setRemoveOnCancelPolicy(true);
         checkTopic(true);
@@ -175,7 +162,7 @@ public final class DeadLetterQueue implements AutoCloseable {
             if (producer != null) {
                 return true;
             }
-            TopicState s = topicCheck.get();
+            DeadLetterTopicCheck.TopicState s = topicCheck.get();
             if (!s.exists()) {
                 missingProblem = s.problem();
                 if (atStart) {
@@ -417,7 +404,7 @@ public final class DeadLetterQueue implements AutoCloseable {
                     }
                 }
             }, delayMs, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // closing
         }
     }
@@ -444,58 +431,4 @@ public final class DeadLetterQueue implements AutoCloseable {
         onClose.run();
     }
 
-    /** The topic check with an Admin client made from the common client settings. */
-    private static final class AdminCheck implements java.util.function.Supplier<TopicState> {
-        private final Map<String, Object> props;
-        private final String topic;
-        private Admin admin;
-
-        AdminCheck(Map<String, Object> clientProps, String topic) {
-            this.props = new HashMap<>(clientProps);
-            this.props.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-dead-letter-admin");
-            this.topic = topic;
-        }
-
-        @Override
-        public synchronized TopicState get() {
-            if (admin == null) {
-                admin = Admin.create(props);
-            }
-            try {
-                admin.describeTopics(List.of(topic)).allTopicNames().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                Throwable c = e.getCause();
-                if (c instanceof UnknownTopicOrPartitionException) {
-                    return new TopicState(false, 0, "the topic does not exist");
-                }
-                return new TopicState(false, 0, "the topic cannot be described (" + c + ")");
-            } catch (java.util.concurrent.TimeoutException e) {
-                return new TopicState(false, 0, "the topic could not be described within " + ADMIN_TIMEOUT.toSeconds() + " s");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return new TopicState(false, 0, "interrupted while describing the topic");
-            }
-            int max = DEFAULT_MAX_MESSAGE_BYTES;
-            ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            try {
-                Config c = admin.describeConfigs(List.of(r)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(r);
-                ConfigEntry e = c == null ? null : c.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-                if (e != null && e.value() != null) {
-                    max = Integer.parseInt(e.value());
-                }
-            } catch (ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
-                log.warn("dead-letter topic {}: max.message.bytes not readable ({}); assuming the broker default {}", topic,
-                        e instanceof ExecutionException ? e.getCause() : e, max);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return new TopicState(true, max, null);
-        }
-
-        synchronized void close() {
-            if (admin != null) {
-                admin.close(Duration.ofSeconds(5));
-            }
-        }
-    }
 }

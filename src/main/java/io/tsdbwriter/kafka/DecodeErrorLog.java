@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.Rejections;
 
 /**
  * Counts rejected records by reason and logs them with topic/partition/offset, rate-limited per reason: the first
@@ -35,9 +37,9 @@ public final class DecodeErrorLog {
      * Counts what one record had refused, by format and reason, and logs it (rate-limited per reason) with its
      * topic/partition/offset and the first reason's detail.
      */
-    public void rejected(String topic, int partition, long offset, io.tsdbwriter.decode.InputFormat format,
-                         io.tsdbwriter.decode.Rejections rejections) {
-        for (DecodeError reason : io.tsdbwriter.decode.Rejections.reasons()) {
+    public void rejected(String topic, int partition, long offset, InputFormat format,
+                         Rejections rejections) {
+        for (DecodeError reason : Rejections.reasons()) {
             int c = rejections.count(reason);
             if (c == 0) {
                 continue;

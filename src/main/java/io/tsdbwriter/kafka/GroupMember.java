@@ -23,6 +23,9 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.tsdbwriter.metrics.WriterMeters;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 
 /**
  * The one consumer-group member of a process (DESIGN §5): it subscribes (cooperative-sticky under the classic
@@ -59,7 +62,6 @@ public final class GroupMember implements Runnable {
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
     /** The "still waiting for …" line and the "unreachable" line are logged at most this often. */
     private static final Duration WAITING_LOG_EVERY = Duration.ofSeconds(15);
-    private static final Duration UNREACHABLE_LOG_EVERY = Duration.ofMinutes(1);
     /** How long stopping readers may take to hand over their open batches before they are interrupted. */
     private static final Duration READERS_STOP = Duration.ofSeconds(10);
 
@@ -69,6 +71,8 @@ public final class GroupMember implements Runnable {
     }
 
     private final Settings settings;
+    /** Whether Kafka answers, and the one line when it does not (member thread; read from any thread). */
+    private final KafkaReachability reachability;
     private final PartitionWorkers.Settings workerSettings;
     private final Map<TopicPartition, PartitionWorkers> workers = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
@@ -78,14 +82,10 @@ public final class GroupMember implements Runnable {
     private volatile boolean closed;
     private volatile boolean cleanStop = true;
     private volatile boolean assignedOnce;
-    private volatile boolean kafkaReachable;
     private volatile boolean startFailed;
     private volatile boolean reachedEnd;
     private volatile Map<TopicPartition, Shortfall> shortfall;
     private GroupProgress progress; // member thread only
-    private long lastKafkaOkNanos = System.nanoTime();
-    private long lastUnreachableLogNanos;
-    private boolean unreachableLogged;
     private long lastWaitingLogNanos = System.nanoTime();
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     /** Set by writer threads when an ack moved a watermark; the member loop then commits at once. */
@@ -99,6 +99,7 @@ public final class GroupMember implements Runnable {
     public GroupMember(Settings settings, PartitionWorkers.Settings workerSettings) {
         this.settings = settings;
         this.workerSettings = workerSettings;
+        this.reachability = new KafkaReachability(bootstrap(), settings.stopAtEnd(), settings.membership().kafkaTimeout());
     }
 
     private void signalAck() {
@@ -123,7 +124,7 @@ public final class GroupMember implements Runnable {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the writer never creates topics
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, membership.protocol().name().toLowerCase(java.util.Locale.ROOT));
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, membership.protocol().name().toLowerCase(Locale.ROOT));
         if (membership.protocol() == GroupProtocol.CLASSIC) {
             // under KIP-848 the broker assigns (group.remote.assignor); the client may not name an assignor
             p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
@@ -153,7 +154,7 @@ public final class GroupMember implements Runnable {
         } catch (GroupProgress.MissingTopicException e) {
             log.error(e.getMessage());
             fail();
-        } catch (KafkaGaveUp e) {
+        } catch (KafkaReachability.GaveUp e) {
             log.error(e.getMessage());
             fail();
         } catch (InterruptedException e) {
@@ -175,7 +176,7 @@ public final class GroupMember implements Runnable {
         }
         try {
             Map<TopicPartition, Long> behind = progress.behind(Duration.ofSeconds(5));
-            Map<TopicPartition, Shortfall> out = new java.util.LinkedHashMap<>();
+            Map<TopicPartition, Shortfall> out = new LinkedHashMap<>();
             behind.forEach((tp, c) -> out.put(tp, new Shortfall(tp, c, stopOffsets.getOrDefault(tp, c))));
             shortfall = Map.copyOf(out);
         } catch (RuntimeException | InterruptedException e) {
@@ -202,12 +203,6 @@ public final class GroupMember implements Runnable {
         workers.values().forEach(PartitionWorkers::abandon);
     }
 
-    /** Kafka stayed unreachable longer than {@code --kafka-timeout} under {@code --stop-at-end}, or refused us. */
-    private static final class KafkaGaveUp extends RuntimeException {
-        KafkaGaveUp(String message) {
-            super(message);
-        }
-    }
 
     /**
      * Before joining: checks every topic exists and, with {@code --stop-at-end}, records the end offset of every
@@ -231,17 +226,17 @@ public final class GroupMember implements Runnable {
                     } else {
                         p.partitions(attemptTimeout());
                     }
-                    kafkaOk();
+                    reachability.ok();
                     GroupProgress done = p;
                     p = null;
                     return done;
                 } catch (GroupProgress.MissingTopicException e) {
                     throw e;
                 } catch (org.apache.kafka.common.errors.AuthenticationException | org.apache.kafka.common.errors.AuthorizationException e) {
-                    throw new KafkaGaveUp("Kafka at " + bootstrap() + " refused this client: " + e.getMessage()
+                    throw new KafkaReachability.GaveUp("Kafka at " + bootstrap() + " refused this client: " + e.getMessage()
                             + " (credentials or ACLs, not an outage: check the security settings of --kafka-config / --kafka-property)");
                 } catch (org.apache.kafka.common.KafkaException e) {
-                    kafkaUnreachable(e);
+                    reachability.unreachable(e);
                     synchronized (ackSignal) {
                         if (!closed) {
                             ackSignal.wait(1000);
@@ -271,50 +266,6 @@ public final class GroupMember implements Runnable {
         return String.valueOf(settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
     }
 
-    private void kafkaOk() {
-        if (unreachableLogged) {
-            log.info("Kafka bootstrap servers {} reachable again", bootstrap());
-            unreachableLogged = false;
-        }
-        kafkaReachable = true;
-        lastKafkaOkNanos = System.nanoTime();
-    }
-
-    /** One line naming the servers, at most once a minute; gives up after --kafka-timeout under --stop-at-end. */
-    private void kafkaUnreachable(RuntimeException e) {
-        kafkaReachable = false;
-        long now = System.nanoTime();
-        long downNanos = now - lastKafkaOkNanos;
-        if (!unreachableLogged || now - lastUnreachableLogNanos >= UNREACHABLE_LOG_EVERY.toNanos()) {
-            log.warn("Kafka bootstrap servers {} unreachable ({}); retrying{}", bootstrap(), reason(e),
-                    settings.stopAtEnd() ? ", giving up after --kafka-timeout " + human(settings.membership().kafkaTimeout())
-                            : " (this line repeats at most once a minute)");
-            unreachableLogged = true;
-            lastUnreachableLogNanos = now;
-        }
-        if (settings.stopAtEnd() && downNanos >= settings.membership().kafkaTimeout().toNanos()) {
-            throw new KafkaGaveUp("Kafka bootstrap servers " + bootstrap() + " unreachable for "
-                    + human(settings.membership().kafkaTimeout()) + " (--kafka-timeout) with --stop-at-end: giving up ("
-                    + reason(e) + ")");
-        }
-    }
-
-    private static String human(Duration d) {
-        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT); // PT2M -> 2m
-    }
-
-    private static String reason(Throwable e) {
-        if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
-            return "no answer in time";
-        }
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause(); // e.g. "No resolvable bootstrap urls given in bootstrap.servers"
-        }
-        String m = root.getMessage();
-        return m == null ? root.getClass().getSimpleName() : m;
-    }
-
     /**
      * With {@code --stop-at-end}: reads the group's committed offsets back and answers whether every recorded
      * partition reached its recorded end; logs (every 15 s at most) what it still waits
@@ -324,11 +275,11 @@ public final class GroupMember implements Runnable {
         try {
             if (!settings.stopAtEnd()) {
                 progress.partitions(ADMIN_TIMEOUT);
-                kafkaOk();
+                reachability.ok();
                 return false;
             }
             Map<TopicPartition, Long> behind = progress.behind(ADMIN_TIMEOUT);
-            kafkaOk();
+            reachability.ok();
             if (behind.isEmpty()) {
                 log.info("stop-at-end: the group's committed offset of every partition ({}) reached its recorded end",
                         progress.recordedEnds().size());
@@ -347,7 +298,7 @@ public final class GroupMember implements Runnable {
         } catch (GroupProgress.MissingTopicException e) {
             throw e;
         } catch (org.apache.kafka.common.KafkaException e) {
-            kafkaUnreachable(e);
+            reachability.unreachable(e);
             return false;
         }
     }
@@ -399,7 +350,7 @@ public final class GroupMember implements Runnable {
             revokeAll(c, true);
         } catch (WakeupException e) {
             // closed while starting
-        } catch (KafkaGaveUp e) {
+        } catch (KafkaReachability.GaveUp e) {
             throw e;
         } catch (org.apache.kafka.common.errors.AuthenticationException | org.apache.kafka.common.errors.AuthorizationException e) {
             log.error("Kafka at {} refused this client: {} (credentials or ACLs, not an outage: check the security settings of "
@@ -502,7 +453,7 @@ public final class GroupMember implements Runnable {
             for (TopicPartition tp : partitions) {
                 OffsetAndMetadata om = com.get(tp);
                 long logStart = begin.getOrDefault(tp, 0L);
-                long start = startOffset(tp, om == null ? -1 : om.offset(), logStart, ends.getOrDefault(tp, logStart));
+                long start = StartOffset.of(tp, om == null ? -1 : om.offset(), logStart, ends.getOrDefault(tp, logStart), workerSettings.meters());
                 long stop = Long.MAX_VALUE;
                 if (settings.stopAtEnd()) {
                     // the end recorded at start, also for a partition handed over later: never read past it
@@ -532,39 +483,6 @@ public final class GroupMember implements Runnable {
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             release(c, partitions, false);
         }
-    }
-
-    /**
-     * Where a partition is read from: the group's committed offset, unless Kafka no longer has it. Never silent:
-     * <ul>
-     *   <li>below the log start (records deleted by retention or {@code deleteRecords} before they were written): the
-     *       range {@code [committed, logStart)} is skipped, logged as a WARN line with topic, partition, from and to,
-     *       and counted ({@code records_skipped_total{reason="deleted"}}, the summary); the member commits the log
-     *       start for the group, so {@code --stop-at-end} ends;</li>
-     *   <li>beyond the log end (the topic was recreated or truncated): read from the log start, as Kafka's
-     *       {@code auto.offset.reset=earliest} would, with a WARN line and {@code offset_resets_total};</li>
-     *   <li>nothing committed (a new group): from the log start.</li>
-     * </ul>
-     */
-    private long startOffset(TopicPartition tp, long groupCommitted, long logStart, long logEnd) {
-        if (groupCommitted < 0) {
-            return logStart;
-        }
-        if (groupCommitted < logStart) {
-            log.warn("{}: offsets {} to {} were deleted (retention or deleteRecords) before they were written: skipping {} record(s), "
-                    + "reading on from the log start {}", tp, groupCommitted, logStart, logStart - groupCommitted, logStart);
-            workerSettings.meters().offsetReset("deleted");
-            workerSettings.meters().recordsSkipped(new io.tsdbwriter.metrics.WriterMeters.SkippedRange(
-                    tp.topic(), tp.partition(), groupCommitted, logStart, "deleted"));
-            return logStart;
-        }
-        if (groupCommitted > logEnd) {
-            log.warn("{}: the committed offset {} lies beyond the log end {} (topic recreated or truncated?): reading from the log start {}",
-                    tp, groupCommitted, logEnd, logStart);
-            workerSettings.meters().offsetReset("beyond_end");
-            return logStart;
-        }
-        return groupCommitted;
     }
 
     private void registerGauges(TopicPartition tp) {
@@ -651,7 +569,7 @@ public final class GroupMember implements Runnable {
 
     /** False while Kafka cannot be reached (before the first answer, and after a failed check); feeds /health/ready. */
     public boolean kafkaReachable() {
-        return kafkaReachable && !closed;
+        return reachability.reachable() && !closed;
     }
 
     /** True when the run failed before any partition was assigned (missing topic, Kafka unreachable): nothing to report. */

@@ -24,6 +24,8 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import java.util.Comparator;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The group-wide view a process needs for {@code --stop-at-end} (DESIGN §5): the end offsets of every partition of
@@ -99,14 +101,14 @@ final class GroupProgress implements AutoCloseable {
                             throw new MissingTopicException(t);
                         }
                         throw unwrap(e2);
-                    } catch (java.util.concurrent.TimeoutException e2) {
+                    } catch (TimeoutException e2) {
                         throw new org.apache.kafka.common.errors.TimeoutException("describeTopics timed out", e2);
                     }
                 }
                 throw new MissingTopicException(String.join(",", topics));
             }
             throw unwrap(e);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new org.apache.kafka.common.errors.TimeoutException("describeTopics timed out after " + timeout, e);
         }
         return d.values().stream().flatMap(td -> td.partitions().stream().map(pi -> new TopicPartition(td.name(), pi.partition())))
@@ -133,7 +135,7 @@ final class GroupProgress implements AutoCloseable {
                     .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
         } catch (ExecutionException e) {
             throw unwrap(e);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new org.apache.kafka.common.errors.TimeoutException("listOffsets timed out after " + timeout, e);
         }
     }
@@ -161,10 +163,10 @@ final class GroupProgress implements AutoCloseable {
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw unwrap(e);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new org.apache.kafka.common.errors.TimeoutException("listConsumerGroupOffsets timed out after " + timeout, e);
         }
-        Map<TopicPartition, Long> out = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::topic)
+        Map<TopicPartition, Long> out = new TreeMap<>(Comparator.comparing(TopicPartition::topic)
                 .thenComparingInt(TopicPartition::partition));
         recordedEnd.forEach((tp, end) -> {
             OffsetAndMetadata om = committed.get(tp);

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import io.tsdbwriter.config.InputConfig;
 
 /**
  * The P SegmentConsumers of one assigned partition and their ack trackers: starts them from the committed offset,
@@ -23,7 +24,7 @@ public final class PartitionWorkers {
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
                     int maxRecordBytes, SeriesCache seriesCache, SampleEncoder.Factory encoders, BatchWriter writer,
                     WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
-                    io.tsdbwriter.config.InputConfig input) {
+                    InputConfig input) {
     }
 
     private final TopicPartition tp;

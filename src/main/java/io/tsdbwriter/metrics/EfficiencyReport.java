@@ -14,6 +14,8 @@ import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import java.util.Collection;
+import java.util.stream.Stream;
 
 /**
  * The efficiency report of DESIGN §7: one line every report interval and a final block at exit, from the
@@ -157,7 +159,7 @@ public final class EfficiencyReport {
         double elapsed = (double) s.get("elapsed_seconds");
         out.println("=== tsdb-writer final report ===");
         s.forEach((k, v) -> {
-            if (v instanceof java.util.Collection<?> c && c.isEmpty() || v instanceof Map<?, ?> mm && mm.isEmpty()) {
+            if (v instanceof Collection<?> c && c.isEmpty() || v instanceof Map<?, ?> mm && mm.isEmpty()) {
                 return; // nothing to say: the final block stays short
             }
             out.printf(Locale.ROOT, "%-22s %s%n", k, v == null ? "n/a (nothing expected)" : v);
@@ -202,7 +204,7 @@ public final class EfficiencyReport {
 
     /** Peak resident set size of this process ({@code VmHWM} of Linux {@code /proc/self/status}), in bytes; -1 elsewhere. */
     public static long peakRssBytes() {
-        try (java.util.stream.Stream<String> lines = Files.lines(Path.of("/proc/self/status"))) {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/status"))) {
             return lines.filter(l -> l.startsWith("VmHWM:")).findFirst()
                     .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024).orElse(-1L);
         } catch (IOException | RuntimeException e) {

@@ -10,6 +10,13 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
+import io.tsdbwriter.capacity.Bottleneck;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * The catalogue of every meter tsdb-writer exports: each is declared here once, with its description, under one
@@ -58,8 +65,8 @@ public final class WriterMeters {
     private final ConcurrentHashMap<String, Counter> writeFaults = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> recordsSkipped = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> offsetResets = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> samplesFailedByReason = new ConcurrentHashMap<>();
-    private final java.util.concurrent.ConcurrentLinkedQueue<SkippedRange> skippedRanges = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentHashMap<String, LongAdder> samplesFailedByReason = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<SkippedRange> skippedRanges = new ConcurrentLinkedQueue<>();
 
     /**
      * Offsets of a partition that were skipped, never read: {@code [from, to)}.
@@ -188,12 +195,12 @@ public final class WriterMeters {
         if (samplesFailedByReason.size() >= 100 && !samplesFailedByReason.containsKey(r)) {
             r = "(other reasons)"; // bounded: the receiver's words may name every refused line
         }
-        samplesFailedByReason.computeIfAbsent(r, k -> new java.util.concurrent.atomic.LongAdder()).add(samples);
+        samplesFailedByReason.computeIfAbsent(r, k -> new LongAdder()).add(samples);
     }
 
     /** Samples refused and not dead-lettered, by reason (a snapshot, sorted by reason). */
-    public java.util.Map<String, Long> samplesFailedByReason() {
-        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+    public Map<String, Long> samplesFailedByReason() {
+        Map<String, Long> m = new TreeMap<>();
         samplesFailedByReason.forEach((k, v) -> m.put(k, v.sum()));
         return m;
     }
@@ -221,8 +228,8 @@ public final class WriterMeters {
     }
 
     /** Every range skipped so far, in the order they were met. */
-    public java.util.List<SkippedRange> skippedRanges() {
-        return java.util.List.copyOf(skippedRanges);
+    public List<SkippedRange> skippedRanges() {
+        return List.copyOf(skippedRanges);
     }
 
     /** Registers a gauge under the catalogue's prefix (used for per-endpoint and per-partition gauges). */
@@ -247,8 +254,8 @@ public final class WriterMeters {
      * (one series per {@link io.tsdbwriter.capacity.Bottleneck.Resource}, so every one exists from the start; rules in
      * docs/capacity.md). Read from {@code current} at scrape time.
      */
-    public void limitedBy(java.util.function.Supplier<io.tsdbwriter.capacity.Bottleneck.Resource> current) {
-        for (io.tsdbwriter.capacity.Bottleneck.Resource r : io.tsdbwriter.capacity.Bottleneck.Resource.values()) {
+    public void limitedBy(Supplier<Bottleneck.Resource> current) {
+        for (Bottleneck.Resource r : Bottleneck.Resource.values()) {
             Gauge.builder(PREFIX + "limited.by", current, c -> c.get() == r ? 1 : 0)
                     .description("1 for the resource that limits throughput now (writer-cpu, writer-permits, target-insert-concurrency,"
                             + " target-cpu, storage, machine-cpu, kafka-fetch, input, unknown), else 0")

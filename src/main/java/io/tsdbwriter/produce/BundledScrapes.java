@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import java.nio.file.FileSystemNotFoundException;
 
 /**
  * The 20 real node_exporter scrapes shipped inside the jar ({@code examples/data} of the repository, resource folder
@@ -86,7 +87,7 @@ public final class BundledScrapes {
             boolean opened = false;
             try {
                 fs = FileSystems.getFileSystem(uri);
-            } catch (java.nio.file.FileSystemNotFoundException e) {
+            } catch (FileSystemNotFoundException e) {
                 fs = FileSystems.newFileSystem(uri, Map.of());
                 opened = true;
             }

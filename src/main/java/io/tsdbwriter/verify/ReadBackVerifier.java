@@ -12,6 +12,7 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import io.tsdbwriter.write.http.SafeUrl;
 
 /**
  * Reads back what VictoriaMetrics holds and compares it sample by sample with {@link ExpectedSamples}: every
@@ -63,7 +64,7 @@ public final class ReadBackVerifier {
     public ReadBackVerifier(String vmUrl, String match, double relativeTolerance, OkHttpClient http) {
         HttpUrl parsed = HttpUrl.parse(stripSlash(Objects.requireNonNull(vmUrl, "vmUrl")));
         if (parsed == null) {
-            throw new IllegalArgumentException("not an http(s) URL: '" + io.tsdbwriter.write.http.SafeUrl.redact(vmUrl) + "'");
+            throw new IllegalArgumentException("not an http(s) URL: '" + SafeUrl.redact(vmUrl) + "'");
         }
         if (!(relativeTolerance >= 0 && relativeTolerance < 1)) {
             throw new IllegalArgumentException("relative tolerance must be in [0, 1), got " + relativeTolerance);

@@ -5,6 +5,8 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import io.tsdbwriter.write.http.SafeUrl;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
 
 /**
  * The one place that maps a write response to the response policy of DESIGN §6, per protocol:
@@ -115,10 +117,10 @@ public final class ResponseClassifier {
             if (t instanceof javax.net.ssl.SSLException) {
                 return new WriteOutcome(WriteOutcome.Kind.FAULT, 0, -1, TLS + " (" + msg + "): https vs http? check --vm-tls-ca-file, --vm-tls-server-name");
             }
-            if (t instanceof java.net.UnknownHostException) {
+            if (t instanceof UnknownHostException) {
                 return new WriteOutcome(WriteOutcome.Kind.FAULT, 0, -1, DNS + " (" + msg + "): check the host name in the URL");
             }
-            if (t instanceof java.net.ConnectException) {
+            if (t instanceof ConnectException) {
                 return new WriteOutcome(WriteOutcome.Kind.FAULT, 0, -1, CONNECT + " (" + msg + "): is the receiver running at this address and port?");
             }
         }

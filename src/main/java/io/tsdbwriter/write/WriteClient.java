@@ -13,6 +13,11 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * The write client: one shared {@link OkHttpClient} posting request bodies in the run's {@link Output} protocol —
@@ -46,7 +51,7 @@ public final class WriteClient implements AutoCloseable {
      * @param gzip          compress bodies ({@code Content-Encoding: gzip})
      */
     public WriteClient(Duration callTimeout, int maxIdle, boolean gzip) {
-        this(callTimeout, maxIdle, gzip, Output.IMPORT, io.tsdbwriter.write.http.HttpClientSecurity.of(io.tsdbwriter.write.http.HttpAuthConfig.NONE));
+        this(callTimeout, maxIdle, gzip, Output.IMPORT, HttpClientSecurity.of(HttpAuthConfig.NONE));
     }
 
     /**
@@ -55,13 +60,13 @@ public final class WriteClient implements AutoCloseable {
      *
      * @throws IllegalArgumentException when the TLS files cannot be read
      */
-    public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, io.tsdbwriter.write.http.HttpClientSecurity security) {
+    public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, HttpClientSecurity security) {
         this(callTimeout, maxIdle, gzip, Output.IMPORT, security);
     }
 
     /** As {@link #WriteClient(Duration, int, boolean)}, in the protocol {@code output}, without authentication or TLS settings. */
     public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output) {
-        this(callTimeout, maxIdle, gzip, output, io.tsdbwriter.write.http.HttpClientSecurity.of(io.tsdbwriter.write.http.HttpAuthConfig.NONE));
+        this(callTimeout, maxIdle, gzip, output, HttpClientSecurity.of(HttpAuthConfig.NONE));
     }
 
     /**
@@ -71,7 +76,7 @@ public final class WriteClient implements AutoCloseable {
      *                 probes alike)
      * @throws IllegalArgumentException when gzip is asked for remote write, or the TLS files cannot be read
      */
-    public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, io.tsdbwriter.write.http.HttpClientSecurity security) {
+    public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, HttpClientSecurity security) {
         if (gzip && output == Output.REMOTE_WRITE) {
             throw new IllegalArgumentException("remote write bodies are snappy-compressed; --compression gzip applies to --output import only");
         }
@@ -87,7 +92,7 @@ public final class WriteClient implements AutoCloseable {
                 // samples counted as written and never stored. A redirect is a configuration fault (ResponseClassifier)
                 .followRedirects(false)
                 .followSslRedirects(false)
-                .connectionPool(new ConnectionPool(Math.max(1, maxIdle), 5, java.util.concurrent.TimeUnit.MINUTES))
+                .connectionPool(new ConnectionPool(Math.max(1, maxIdle), 5, TimeUnit.MINUTES))
                 .build();
         this.gzip = gzip;
     }
@@ -210,7 +215,7 @@ public final class WriteClient implements AutoCloseable {
     private static final ByteBuf EMPTY = new ByteBuf(16);
 
     /** {@code tsdb-writer/<version>} ({@code dev} when run from classes, not the jar). */
-    public static final String USER_AGENT = "tsdb-writer/" + java.util.Objects.requireNonNullElse(
+    public static final String USER_AGENT = "tsdb-writer/" + Objects.requireNonNullElse(
             WriteClient.class.getPackage().getImplementationVersion(), "dev");
 
     /**
@@ -222,8 +227,8 @@ public final class WriteClient implements AutoCloseable {
         return t.length() > 300 ? t.substring(0, 300) + "…" : t;
     }
 
-    private static final java.util.regex.Pattern ECHOED_CREDENTIALS =
-            java.util.regex.Pattern.compile("(?i)\\b(Bearer|Basic)\\s+[^\\s\"'`,;)]+");
+    private static final Pattern ECHOED_CREDENTIALS =
+            Pattern.compile("(?i)\\b(Bearer|Basic)\\s+[^\\s\"'`,;)]+");
 
     @Override
     public void close() {

@@ -2,6 +2,7 @@ package io.tsdbwriter.write;
 
 import java.net.URI;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.tsdbwriter.write.http.SafeUrl;
 
 /**
  * One VictoriaMetrics write target (DESIGN §6). {@code baseUrl} is what the import path is appended to:
@@ -37,12 +38,12 @@ public final class WriteTarget {
     }
 
     private WriteTarget(String baseUrl, boolean wholeUrl) {
-        String b = io.tsdbwriter.write.http.SafeUrl.parse(baseUrl).url();
+        String b = SafeUrl.parse(baseUrl).url();
         while (b.endsWith("/")) {
             b = b.substring(0, b.length() - 1);
         }
         URI uri;
-        String shown = io.tsdbwriter.write.http.SafeUrl.redact(b);
+        String shown = SafeUrl.redact(b);
         try {
             uri = URI.create(b);
         } catch (IllegalArgumentException e) {

@@ -50,8 +50,8 @@ class DeadLetterQueueTest {
             synchronized (stuck) {
                 stuck.add(reason + ": " + line);
             }
-        }, () -> topicExists.getAsBoolean() ? new DeadLetterQueue.TopicState(true, topicMaxMessageBytes, null)
-                : new DeadLetterQueue.TopicState(false, 0, "the topic does not exist"), size -> {
+        }, () -> topicExists.getAsBoolean() ? new DeadLetterTopicCheck.TopicState(true, topicMaxMessageBytes, null)
+                : new DeadLetterTopicCheck.TopicState(false, 0, "the topic does not exist"), size -> {
                     producersMade.incrementAndGet();
                     return producer;
                 });

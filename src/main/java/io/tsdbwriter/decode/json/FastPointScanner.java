@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The fast path of {@link PointDecoder}: decodes the common, valid record of the DESIGN §2 contract straight from its
@@ -296,7 +297,7 @@ final class FastPointScanner {
                 return false;
             }
             for (int k = 0; k < names; k++) {
-                if (dimNameLen[k] == e - s && java.util.Arrays.equals(b, dimNameOff[k], dimNameOff[k] + dimNameLen[k], b, s, e)) {
+                if (dimNameLen[k] == e - s && Arrays.equals(b, dimNameOff[k], dimNameOff[k] + dimNameLen[k], b, s, e)) {
                     return false; // duplicate key (even when a value is null or empty): Jackson rejects it
                 }
             }

@@ -6,6 +6,7 @@ import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
+import java.util.Objects;
 
 /**
  * The proof of concept's JSON point records (DESIGN §2) behind the {@link RecordDecoder} seam: delegates to
@@ -30,7 +31,7 @@ public final class JsonDecoder implements RecordDecoder {
      */
     public JsonDecoder(int maxRecordBytes, TimestampWindow window) {
         this.decoder = new PointDecoder(maxRecordBytes);
-        this.window = java.util.Objects.requireNonNull(window, "window");
+        this.window = Objects.requireNonNull(window, "window");
     }
 
     @Override

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
 import org.xerial.snappy.Snappy;
+import java.util.Objects;
 
 /**
  * Reads one Prometheus remote write 1.0 {@code WriteRequest} per record (Prometheus "Remote-Write 1.0"
@@ -67,7 +68,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
      * @param window         a sample outside it is refused as {@code implausible_timestamp} (the rest of its series is kept)
      */
     public RemoteWriteDecoder(int maxRecordBytes, TimestampWindow window) {
-        this.window = java.util.Objects.requireNonNull(window, "window");
+        this.window = Objects.requireNonNull(window, "window");
         if (maxRecordBytes < 1) {
             throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
         }

@@ -4,6 +4,9 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
 /**
  * A URL split into what may be shown and the credentials it carried: {@code http://user:pass@host:8428/x} becomes
@@ -58,8 +61,8 @@ public record SafeUrl(String url, String username, String password) {
      * A command line fit to print: URLs without userinfo, and the values of {@code --kafka-property},
      * {@code --consumer-property} and {@code --vm-header} (which may hold secrets) replaced by {@code KEY=***}.
      */
-    public static java.util.List<String> redactArgs(java.util.List<String> args) {
-        java.util.List<String> out = new java.util.ArrayList<>(args.size());
+    public static List<String> redactArgs(List<String> args) {
+        List<String> out = new ArrayList<>(args.size());
         boolean hideNext = false;
         for (String a : args) {
             String flag = a.contains("=") && a.startsWith("--") ? a.substring(0, a.indexOf('=')) : null;
@@ -78,8 +81,8 @@ public record SafeUrl(String url, String username, String password) {
         return out;
     }
 
-    private static final java.util.Set<String> SECRET_VALUE_FLAGS =
-            java.util.Set.of("--kafka-property", "--consumer-property", "--vm-header");
+    private static final Set<String> SECRET_VALUE_FLAGS =
+            Set.of("--kafka-property", "--consumer-property", "--vm-header");
 
     private static String hideValue(String kv) {
         int sep = kv.indexOf('=');

@@ -1,0 +1,94 @@
+package io.tsdbwriter.kafka;
+
+import java.time.Duration;
+import java.util.Locale;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether Kafka answers the process (DESIGN §5, docs/group-membership.md): while it does not, one line naming the
+ * bootstrap servers and the reason at most once a minute, {@code /health/ready} false, and — under
+ * {@code --stop-at-end} — {@link GaveUp} once it has not answered for {@code --kafka-timeout}.
+ *
+ * <p>{@link #ok} and {@link #unreachable} are called by the group-member thread only; {@link #reachable} from any.
+ */
+final class KafkaReachability {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
+    /** The "unreachable" line is logged at most this often. */
+    static final Duration LOG_EVERY = Duration.ofMinutes(1);
+
+    private final String bootstrap;
+    private final boolean stopAtEnd;
+    private final Duration kafkaTimeout;
+    private volatile boolean reachable;
+    private long lastOkNanos = System.nanoTime();
+    private long lastLogNanos;
+    private boolean logged;
+
+    /** Kafka stayed unreachable longer than {@code --kafka-timeout} under {@code --stop-at-end}, or refused us. */
+    static final class GaveUp extends RuntimeException {
+        GaveUp(String message) {
+            super(message);
+        }
+    }
+
+    KafkaReachability(String bootstrap, boolean stopAtEnd, Duration kafkaTimeout) {
+        this.bootstrap = bootstrap;
+        this.stopAtEnd = stopAtEnd;
+        this.kafkaTimeout = kafkaTimeout;
+    }
+
+    /** Kafka answered: says so once after an outage. */
+    void ok() {
+        if (logged) {
+            log.info("Kafka bootstrap servers {} reachable again", bootstrap);
+            logged = false;
+        }
+        reachable = true;
+        lastOkNanos = System.nanoTime();
+    }
+
+    /**
+     * Kafka did not answer: one line naming the servers, at most once a minute.
+     *
+     * @throws GaveUp under {@code --stop-at-end} once it has not answered for {@code --kafka-timeout}
+     */
+    void unreachable(RuntimeException e) {
+        reachable = false;
+        long now = System.nanoTime();
+        long downNanos = now - lastOkNanos;
+        if (!logged || now - lastLogNanos >= LOG_EVERY.toNanos()) {
+            log.warn("Kafka bootstrap servers {} unreachable ({}); retrying{}", bootstrap, reason(e),
+                    stopAtEnd ? ", giving up after --kafka-timeout " + human(kafkaTimeout) : " (this line repeats at most once a minute)");
+            logged = true;
+            lastLogNanos = now;
+        }
+        if (stopAtEnd && downNanos >= kafkaTimeout.toNanos()) {
+            throw new GaveUp("Kafka bootstrap servers " + bootstrap + " unreachable for " + human(kafkaTimeout)
+                    + " (--kafka-timeout) with --stop-at-end: giving up (" + reason(e) + ")");
+        }
+    }
+
+    /** False before Kafka first answered and after a failed check. */
+    boolean reachable() {
+        return reachable;
+    }
+
+    static String human(Duration d) {
+        return d.toString().substring(2).toLowerCase(Locale.ROOT); // PT2M -> 2m
+    }
+
+    static String reason(Throwable e) {
+        if (e instanceof TimeoutException) {
+            return "no answer in time";
+        }
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause(); // e.g. "No resolvable bootstrap urls given in bootstrap.servers"
+        }
+        String m = root.getMessage();
+        return m == null ? root.getClass().getSimpleName() : m;
+    }
+}
