@@ -19,6 +19,7 @@ import io.tsdbwriter.kafka.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.GroupMember;
 import io.tsdbwriter.kafka.PartitionWorkers;
+import io.tsdbwriter.kafka.Shortfall;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.MetricsServer;
 import io.tsdbwriter.metrics.WriterMeters;
@@ -41,6 +42,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.tsdbwriter.capacity.Bottleneck;
@@ -265,11 +267,11 @@ public final class WriterService {
         }
         if (cfg.stopAtEnd() && !m.reachedEnd()) {
             if (shutdownCalled.get()) {
-                Map<org.apache.kafka.common.TopicPartition, GroupMember.Shortfall> s = m.shortfall();
+                Map<TopicPartition, Shortfall> s = m.shortfall();
                 return new Exit(ExitCodes.STOPPED, "stopped by a signal before the end"
                         + (s == null ? " (before Kafka answered, or the group's offsets could not be read back)"
                                 : ": " + s.size() + " partition(s) short of their recorded end, "
-                                        + s.values().stream().mapToLong(GroupMember.Shortfall::records).sum() + " record(s) in all"));
+                                        + s.values().stream().mapToLong(Shortfall::records).sum() + " record(s) in all"));
             }
             return new Exit(ExitCodes.FAULT, "stopped before the end");
         }
@@ -286,12 +288,12 @@ public final class WriterService {
     }
 
     private static List<Map<String, Object>> shortfall(GroupMember m) {
-        Map<org.apache.kafka.common.TopicPartition, GroupMember.Shortfall> s = m.shortfall();
+        Map<TopicPartition, Shortfall> s = m.shortfall();
         if (s == null) {
             return null;
         }
         List<Map<String, Object>> out = new ArrayList<>();
-        s.values().stream().sorted(Comparator.comparing((GroupMember.Shortfall f) -> f.partition().topic())
+        s.values().stream().sorted(Comparator.comparing((Shortfall f) -> f.partition().topic())
                 .thenComparingInt(f -> f.partition().partition())).forEach(f -> {
                     Map<String, Object> e = new LinkedHashMap<>();
                     e.put("topic", f.partition().topic());

@@ -1,31 +1,29 @@
 package io.tsdbwriter.kafka;
 
-import io.micrometer.core.instrument.Tags;
+import io.tsdbwriter.config.GroupMembership;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import io.tsdbwriter.config.GroupMembership;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.tsdbwriter.metrics.WriterMeters;
-import java.util.LinkedHashMap;
-import java.util.Locale;
 
 /**
  * The one consumer-group member of a process (DESIGN §5): it subscribes (cooperative-sticky under the classic
@@ -45,6 +43,11 @@ import java.util.Locale;
  * static membership ({@code group.instance.id}) come from {@link GroupMembership}. Design notes:
  * {@code docs/group-membership.md}.
  *
+ * <p>Its parts: {@link GroupWatch} (the group as the Admin API shows it: topics, recorded ends, stop-at-end progress,
+ * shortfall), {@link OffsetCommits} (commits, lag gauges), {@link KafkaReachability} (the one line while Kafka does
+ * not answer), {@link StartOffset} (where an assigned partition is read from) and a {@link PartitionWorkers} per
+ * partition; this class keeps the membership: subscription, rebalances, release and the poll loop.
+ *
  * <p>Threading as {@code KafkaConsumer}: {@link #run()} owns the consumer on one thread; {@link #stop()} from any
  * thread sets the closed flag and calls {@code wakeup()}.
  */
@@ -53,15 +56,10 @@ public final class GroupMember implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final Duration END_OFFSETS_EVERY = Duration.ofSeconds(5);
-
     /** How often, with {@code --stop-at-end}, the group's committed offsets are read back (and Kafka's reachability checked). */
     private static final Duration GROUP_CHECK_EVERY = Duration.ofSeconds(2);
     /** How often reachability is checked without {@code --stop-at-end}. */
     private static final Duration REACHABILITY_CHECK_EVERY = Duration.ofSeconds(10);
-    /** One Admin request's bound (a first request on a busy machine can take several seconds). */
-    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
-    /** The "still waiting for …" line and the "unreachable" line are logged at most this often. */
-    private static final Duration WAITING_LOG_EVERY = Duration.ofSeconds(15);
     /** How long stopping readers may take to hand over their open batches before they are interrupted. */
     private static final Duration READERS_STOP = Duration.ofSeconds(10);
 
@@ -74,19 +72,17 @@ public final class GroupMember implements Runnable {
     /** Whether Kafka answers, and the one line when it does not (member thread; read from any thread). */
     private final KafkaReachability reachability;
     private final PartitionWorkers.Settings workerSettings;
+    /** The group as the Admin API shows it: topics, recorded ends, stop-at-end progress, shortfall. */
+    private final GroupWatch watch;
+    private final OffsetCommits commits;
     private final Map<TopicPartition, PartitionWorkers> workers = new ConcurrentHashMap<>();
-    private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
+    /** With {@code --stop-at-end}: the end each partition is read to (member thread only). */
     private final Map<TopicPartition, Long> stopOffsets = new HashMap<>();
-    private final Map<TopicPartition, Long> logEnd = new ConcurrentHashMap<>();
-    private final AtomicLong logEndTotal = new AtomicLong();
     private volatile boolean closed;
     private volatile boolean cleanStop = true;
     private volatile boolean assignedOnce;
     private volatile boolean startFailed;
     private volatile boolean reachedEnd;
-    private volatile Map<TopicPartition, Shortfall> shortfall;
-    private GroupProgress progress; // member thread only
-    private long lastWaitingLogNanos = System.nanoTime();
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     /** Set by writer threads when an ack moved a watermark; the member loop then commits at once. */
     private final Object ackSignal = new Object();
@@ -100,6 +96,9 @@ public final class GroupMember implements Runnable {
         this.settings = settings;
         this.workerSettings = workerSettings;
         this.reachability = new KafkaReachability(bootstrap(), settings.stopAtEnd(), settings.membership().kafkaTimeout());
+        this.watch = new GroupWatch(settings.consumerProps(), groupId(), settings.topics(), settings.stopAtEnd(),
+                settings.membership().kafkaTimeout(), reachability);
+        this.commits = new OffsetCommits(workerSettings.segmentSize(), workerSettings.meters());
     }
 
     private void signalAck() {
@@ -146,9 +145,9 @@ public final class GroupMember implements Runnable {
     @Override
     public void run() {
         try {
-            progress = connect();
-            if (progress != null) {
-                stopOffsets.putAll(progress.recordedEnds());
+            Map<TopicPartition, Long> recordedEnds = watch.connect(bootstrap());
+            if (recordedEnds != null) {
+                stopOffsets.putAll(recordedEnds);
                 runMember();
             }
         } catch (GroupProgress.MissingTopicException e) {
@@ -161,39 +160,11 @@ public final class GroupMember implements Runnable {
             Thread.currentThread().interrupt();
             cleanStop = false;
         } finally {
-            if (progress != null) {
-                recordShortfall();
-                progress.close();
+            if (watch.connected() && !reachedEnd) {
+                watch.recordShortfall(stopOffsets);
             }
+            watch.close();
             closed = true;
-        }
-    }
-
-    /** With {@code --stop-at-end}, stopped before the end: reads back which partitions the group left short. */
-    private void recordShortfall() {
-        if (!settings.stopAtEnd() || reachedEnd) {
-            return;
-        }
-        try {
-            Map<TopicPartition, Long> behind = progress.behind(Duration.ofSeconds(5));
-            Map<TopicPartition, Shortfall> out = new LinkedHashMap<>();
-            behind.forEach((tp, c) -> out.put(tp, new Shortfall(tp, c, stopOffsets.getOrDefault(tp, c))));
-            shortfall = Map.copyOf(out);
-        } catch (RuntimeException | InterruptedException e) {
-            log.warn("could not read the group's committed offsets back to say which partitions are short: {}", e.toString());
-        }
-    }
-
-    /**
-     * A partition the group had not committed to its recorded end when the run stopped.
-     *
-     * @param committed the group's committed offset (−1: nothing committed)
-     * @param end       the end offset recorded at start
-     */
-    public record Shortfall(TopicPartition partition, long committed, long end) {
-        /** Records between the committed offset (or 0) and the recorded end. */
-        public long records() {
-            return end - Math.max(0, committed);
         }
     }
 
@@ -203,104 +174,12 @@ public final class GroupMember implements Runnable {
         workers.values().forEach(PartitionWorkers::abandon);
     }
 
-
-    /**
-     * Before joining: checks every topic exists and, with {@code --stop-at-end}, records the end offset of every
-     * partition. While Kafka cannot be reached it logs one line naming the bootstrap servers at most once a minute
-     * and retries — until {@code --kafka-timeout} under {@code --stop-at-end}, for ever otherwise.
-     *
-     * @return the progress view, or null when stopped before Kafka answered
-     */
-    private GroupProgress connect() throws InterruptedException {
-        GroupProgress p = null;
-        try {
-            while (!closed) {
-                try {
-                    if (p == null) {
-                        p = new GroupProgress(settings.consumerProps(), groupId(), settings.topics());
-                    }
-                    if (settings.stopAtEnd()) {
-                        p.recordEnds(attemptTimeout());
-                        log.info("stop-at-end: recorded the end offsets of {} partition(s) of {}; the run ends once the group "
-                                + "committed every one of them, whichever member writes it", p.recordedEnds().size(), settings.topics());
-                    } else {
-                        p.partitions(attemptTimeout());
-                    }
-                    reachability.ok();
-                    GroupProgress done = p;
-                    p = null;
-                    return done;
-                } catch (GroupProgress.MissingTopicException e) {
-                    throw e;
-                } catch (org.apache.kafka.common.errors.AuthenticationException | org.apache.kafka.common.errors.AuthorizationException e) {
-                    throw new KafkaReachability.GaveUp("Kafka at " + bootstrap() + " refused this client: " + e.getMessage()
-                            + " (credentials or ACLs, not an outage: check the security settings of --kafka-config / --kafka-property)");
-                } catch (org.apache.kafka.common.KafkaException e) {
-                    reachability.unreachable(e);
-                    synchronized (ackSignal) {
-                        if (!closed) {
-                            ackSignal.wait(1000);
-                        }
-                    }
-                }
-            }
-            return null;
-        } finally {
-            if (p != null) {
-                p.close();
-            }
-        }
-    }
-
-    /** An Admin attempt's bound: {@link #ADMIN_TIMEOUT}, or less when --kafka-timeout is shorter. */
-    private Duration attemptTimeout() {
-        Duration k = settings.membership().kafkaTimeout();
-        return settings.stopAtEnd() && k.compareTo(ADMIN_TIMEOUT) < 0 ? k : ADMIN_TIMEOUT;
-    }
-
     private String groupId() {
         return String.valueOf(settings.consumerProps().get(ConsumerConfig.GROUP_ID_CONFIG));
     }
 
     private String bootstrap() {
         return String.valueOf(settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
-    }
-
-    /**
-     * With {@code --stop-at-end}: reads the group's committed offsets back and answers whether every recorded
-     * partition reached its recorded end; logs (every 15 s at most) what it still waits
-     * for and who holds it. Without: only checks that Kafka answers.
-     */
-    private boolean groupDone() throws InterruptedException {
-        try {
-            if (!settings.stopAtEnd()) {
-                progress.partitions(ADMIN_TIMEOUT);
-                reachability.ok();
-                return false;
-            }
-            Map<TopicPartition, Long> behind = progress.behind(ADMIN_TIMEOUT);
-            reachability.ok();
-            if (behind.isEmpty()) {
-                log.info("stop-at-end: the group's committed offset of every partition ({}) reached its recorded end",
-                        progress.recordedEnds().size());
-                return true;
-            }
-            long now = System.nanoTime();
-            if (now - lastWaitingLogNanos >= WAITING_LOG_EVERY.toNanos()) {
-                lastWaitingLogNanos = now;
-                log.info("stop-at-end: {}; waiting for {} partition(s) of the group: {}",
-                        workers.isEmpty() ? "this process holds no partition now"
-                                : allFinished() ? "this process's partitions are written"
-                                : "still writing " + GroupProgress.names(workers.keySet()),
-                        behind.size(), progress.describeWaiting(behind, ADMIN_TIMEOUT));
-            }
-            return false;
-        } catch (GroupProgress.MissingTopicException e) {
-            throw e;
-        } catch (org.apache.kafka.common.KafkaException e) {
-            reachability.unreachable(e);
-            return false;
-        }
     }
 
     private void runMember() {
@@ -326,18 +205,18 @@ public final class GroupMember implements Runnable {
                     break;
                 }
                 if (System.nanoTime() - lastEndOffsets > END_OFFSETS_EVERY.toNanos()) {
-                    refreshLogEnd(c);
+                    commits.refreshLogEnd(c);
                     lastEndOffsets = System.nanoTime();
                 }
                 boolean due = System.nanoTime() - lastCommit >= settings.commitInterval().toNanos();
-                commit(c, due);
+                commits.commitAdvanced(c, workers.values(), due);
                 if (due) {
                     lastCommit = System.nanoTime();
                 }
                 if (System.nanoTime() - lastGroupCheck >= groupCheckEvery.toNanos()) {
                     lastGroupCheck = System.nanoTime();
                     try {
-                        if (groupDone()) {
+                        if (watch.groupDone(this::localState)) {
                             reachedEnd = true;
                             break; // the whole topic is written (DESIGN §5), not merely this process's share
                         }
@@ -352,7 +231,7 @@ public final class GroupMember implements Runnable {
             // closed while starting
         } catch (KafkaReachability.GaveUp e) {
             throw e;
-        } catch (org.apache.kafka.common.errors.AuthenticationException | org.apache.kafka.common.errors.AuthorizationException e) {
+        } catch (AuthenticationException | AuthorizationException e) {
             log.error("Kafka at {} refused this client: {} (credentials or ACLs, not an outage: check the security settings of "
                     + "--kafka-config / --kafka-property)", bootstrap(), e.getMessage());
             cleanStop = false;
@@ -364,22 +243,11 @@ public final class GroupMember implements Runnable {
         }
     }
 
-    private void refreshLogEnd(KafkaConsumer<byte[], byte[]> c) {
-        Set<TopicPartition> assigned = c.assignment();
-        if (assigned.isEmpty()) {
-            return;
-        }
-        try {
-            Map<TopicPartition, Long> ends = c.endOffsets(assigned, Duration.ofSeconds(5));
-            logEnd.putAll(ends);
-            long total = 0;
-            for (Long v : logEnd.values()) {
-                total += v;
-            }
-            logEndTotal.set(total);
-        } catch (RuntimeException e) {
-            log.debug("end offsets not available now: {}", e.toString());
-        }
+    /** What this process is doing with its partitions, for the stop-at-end waiting line. */
+    private String localState() {
+        return workers.isEmpty() ? "this process holds no partition now"
+                : allFinished() ? "this process's partitions are written"
+                : "still writing " + GroupProgress.names(workers.keySet());
     }
 
     private boolean allFinished() {
@@ -392,43 +260,6 @@ public final class GroupMember implements Runnable {
             }
         }
         return true;
-    }
-
-    /** Commits every partition whose watermark crossed a segment end (or all advanced ones when {@code due}). */
-    private void commit(KafkaConsumer<byte[], byte[]> c, boolean due) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (PartitionWorkers w : workers.values()) {
-            long wm = w.watermark();
-            long last = committed.getOrDefault(w.partition(), w.startOffset());
-            if (wm > last) {
-                boolean segmentEnd = wm / workerSettings.segmentSize() > last / workerSettings.segmentSize() || wm >= w.stopOffset();
-                if (due || segmentEnd) {
-                    offsets.put(w.partition(), new OffsetAndMetadata(wm));
-                }
-            }
-        }
-        commitSync(c, offsets);
-    }
-
-    private void commitSync(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, OffsetAndMetadata> offsets) {
-        if (offsets.isEmpty()) {
-            return;
-        }
-        try {
-            c.commitSync(offsets, Duration.ofSeconds(30));
-            offsets.forEach((tp, om) -> {
-                committed.put(tp, om.offset());
-                PartitionWorkers w = workers.get(tp);
-                if (w != null) {
-                    w.committed(om.offset());
-                }
-            });
-            log.debug("committed {}", offsets);
-        } catch (WakeupException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            log.warn("commit of {} failed (will retry): {}", offsets, e.toString());
-        }
     }
 
     private final class Rebalance implements ConsumerRebalanceListener {
@@ -449,7 +280,7 @@ public final class GroupMember implements Runnable {
             Map<TopicPartition, OffsetAndMetadata> com = c.committed(set, Duration.ofSeconds(30));
             Map<TopicPartition, Long> begin = c.beginningOffsets(set, Duration.ofSeconds(30));
             Map<TopicPartition, Long> ends = c.endOffsets(set, Duration.ofSeconds(30));
-            logEnd.putAll(ends);
+            commits.logEnds(ends);
             for (TopicPartition tp : partitions) {
                 OffsetAndMetadata om = com.get(tp);
                 long logStart = begin.getOrDefault(tp, 0L);
@@ -461,12 +292,11 @@ public final class GroupMember implements Runnable {
                     stop = Math.max(stop, start);
                 }
                 // the group's own committed offset: a start moved past it (deleted records) is committed promptly
-                committed.put(tp, om == null ? start : Math.min(om.offset(), start));
+                commits.assigned(tp, om == null ? -1 : om.offset(), start);
                 // every ack that moves a watermark wakes this member's loop, so a segment end is committed at once
                 // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
                 PartitionWorkers w = new PartitionWorkers(tp, start, stop, workerSettings, GroupMember.this::signalAck);
                 workers.put(tp, w);
-                registerGauges(tp);
                 w.start();
                 log.info("assigned {}: reading from offset {}{} with {} segment consumer(s)", tp, start,
                         stop == Long.MAX_VALUE ? "" : " to " + stop, workerSettings.parallelism());
@@ -483,16 +313,6 @@ public final class GroupMember implements Runnable {
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             release(c, partitions, false);
         }
-    }
-
-    private void registerGauges(TopicPartition tp) {
-        Tags tags = Tags.of("topic", tp.topic(), "partition", Integer.toString(tp.partition()));
-        workerSettings.meters().removeGauge("committed.offset", tags);
-        workerSettings.meters().removeGauge("consumer.lag.records", tags);
-        workerSettings.meters().gauge("committed.offset", "Offset committed for the partition (its watermark)", tags, tp,
-                t -> committed.getOrDefault(t, 0L));
-        workerSettings.meters().gauge("consumer.lag.records", "Log end offset minus committed offset", tags, tp,
-                t -> Math.max(0, logEnd.getOrDefault(t, 0L) - committed.getOrDefault(t, 0L)));
     }
 
     private void revokeAll(KafkaConsumer<byte[], byte[]> c, boolean commit) {
@@ -531,20 +351,9 @@ public final class GroupMember implements Runnable {
             Thread.currentThread().interrupt();
             cleanStop = false;
         }
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (PartitionWorkers w : leaving) {
-            w.abandon();
-            long wm = w.watermark();
-            if (wm > committed.getOrDefault(w.partition(), w.startOffset())) {
-                offsets.put(w.partition(), new OffsetAndMetadata(wm));
-            }
-        }
+        leaving.forEach(PartitionWorkers::abandon);
         if (commit) {
-            try {
-                commitSync(c, offsets);
-            } catch (WakeupException e) {
-                commitSync(c, offsets); // wakeup consumed; try once more
-            }
+            commits.commitReleased(c, leaving);
         }
         for (PartitionWorkers w : leaving) {
             workers.remove(w.partition());
@@ -554,12 +363,12 @@ public final class GroupMember implements Runnable {
 
     /** Total log end offset of the assigned partitions, refreshed every few seconds (input rate). */
     public long logEndTotal() {
-        return logEndTotal.get();
+        return commits.logEndTotal();
     }
 
     /** Offsets committed by this member, by partition. */
     public Map<TopicPartition, Long> committedOffsets() {
-        return Map.copyOf(committed);
+        return commits.committedOffsets();
     }
 
     /** True when shutdown drained everything (no write abandoned, no failure). */
@@ -587,7 +396,7 @@ public final class GroupMember implements Runnable {
      * Kafka at exit; null when not stopped early, or when Kafka could not be asked (or was never reached).
      */
     public Map<TopicPartition, Shortfall> shortfall() {
-        return shortfall;
+        return watch.shortfall();
     }
 
     /** Whether the member loop has ended. */
@@ -598,6 +407,7 @@ public final class GroupMember implements Runnable {
     /** Asks the member to stop: its loop then stops readers, drains, commits and leaves the group. Idempotent. */
     public void stop() {
         closed = true;
+        watch.stop();
         signalAck();
         KafkaConsumer<byte[], byte[]> c = consumer;
         if (c != null) {

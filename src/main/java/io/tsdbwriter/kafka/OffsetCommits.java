@@ -1,0 +1,153 @@
+package io.tsdbwriter.kafka;
+
+import io.micrometer.core.instrument.Tags;
+import io.tsdbwriter.metrics.WriterMeters;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The member's offset commits (DESIGN §4): each partition's {@link Watermark} is committed at every segment end and
+ * at least every commit interval, never an offset above an unacked sample; the last commit on release. Keeps the
+ * offsets this member committed and the partitions' log end offsets, behind the {@code committed.offset} and
+ * {@code consumer.lag.records} gauges and the input rate ({@link #logEndTotal}).
+ *
+ * <p>Threading: every method but the getters and the gauges runs on the group-member thread, which owns the
+ * consumer; {@link #committedOffsets}, {@link #logEndTotal} and the gauges are read from any thread.
+ */
+final class OffsetCommits {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
+    /** One commit's bound. */
+    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(30);
+    /** One end-offsets request's bound. */
+    private static final Duration END_OFFSETS_TIMEOUT = Duration.ofSeconds(5);
+
+    private final long segmentSize;
+    private final WriterMeters meters;
+    private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, Long> logEnd = new ConcurrentHashMap<>();
+    private final AtomicLong logEndTotal = new AtomicLong();
+
+    /**
+     * @param segmentSize records per segment: a watermark crossing a multiple of it is committed at once
+     * @param meters      where the per-partition gauges go
+     */
+    OffsetCommits(long segmentSize, WriterMeters meters) {
+        this.segmentSize = segmentSize;
+        this.meters = meters;
+    }
+
+    /**
+     * A partition was assigned: {@code groupCommitted} is the group's own committed offset (−1: none); a start moved
+     * past it (deleted records) is committed promptly, as the watermark moves past it. Registers its gauges.
+     */
+    void assigned(TopicPartition tp, long groupCommitted, long start) {
+        committed.put(tp, groupCommitted < 0 ? start : Math.min(groupCommitted, start));
+        Tags tags = Tags.of("topic", tp.topic(), "partition", Integer.toString(tp.partition()));
+        meters.removeGauge("committed.offset", tags);
+        meters.removeGauge("consumer.lag.records", tags);
+        meters.gauge("committed.offset", "Offset committed for the partition (its watermark)", tags, tp,
+                t -> committed.getOrDefault(t, 0L));
+        meters.gauge("consumer.lag.records", "Log end offset minus committed offset", tags, tp,
+                t -> Math.max(0, logEnd.getOrDefault(t, 0L) - committed.getOrDefault(t, 0L)));
+    }
+
+    /** Commits every partition whose watermark crossed a segment end (or all advanced ones when {@code due}). */
+    void commitAdvanced(KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> workers, boolean due) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (PartitionWorkers w : workers) {
+            long wm = w.watermark();
+            long last = committed.getOrDefault(w.partition(), w.startOffset());
+            if (wm > last) {
+                boolean segmentEnd = wm / segmentSize > last / segmentSize || wm >= w.stopOffset();
+                if (due || segmentEnd) {
+                    offsets.put(w.partition(), new OffsetAndMetadata(wm));
+                }
+            }
+        }
+        commitSync(c, offsets, workers);
+    }
+
+    /** The last commit of partitions being released (their readers stopped, their writes drained or given up). */
+    void commitReleased(KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> leaving) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (PartitionWorkers w : leaving) {
+            long wm = w.watermark();
+            if (wm > committed.getOrDefault(w.partition(), w.startOffset())) {
+                offsets.put(w.partition(), new OffsetAndMetadata(wm));
+            }
+        }
+        try {
+            commitSync(c, offsets, leaving);
+        } catch (WakeupException e) {
+            commitSync(c, offsets, leaving); // wakeup consumed; try once more
+        }
+    }
+
+    private void commitSync(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, OffsetAndMetadata> offsets,
+                            Collection<PartitionWorkers> workers) {
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            c.commitSync(offsets, COMMIT_TIMEOUT);
+            offsets.forEach((tp, om) -> committed.put(tp, om.offset()));
+            for (PartitionWorkers w : workers) {
+                OffsetAndMetadata om = offsets.get(w.partition());
+                if (om != null) {
+                    w.committed(om.offset());
+                }
+            }
+            log.debug("committed {}", offsets);
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            log.warn("commit of {} failed (will retry): {}", offsets, e.toString());
+        }
+    }
+
+    /** Log end offsets read by the rebalance listener (the lag gauges). */
+    void logEnds(Map<TopicPartition, Long> ends) {
+        logEnd.putAll(ends);
+    }
+
+    /** Reads the log end offsets of the assigned partitions (the lag gauges and the input rate). */
+    void refreshLogEnd(KafkaConsumer<byte[], byte[]> c) {
+        Set<TopicPartition> assigned = c.assignment();
+        if (assigned.isEmpty()) {
+            return;
+        }
+        try {
+            Map<TopicPartition, Long> ends = c.endOffsets(assigned, END_OFFSETS_TIMEOUT);
+            logEnd.putAll(ends);
+            long total = 0;
+            for (Long v : logEnd.values()) {
+                total += v;
+            }
+            logEndTotal.set(total);
+        } catch (RuntimeException e) {
+            log.debug("end offsets not available now: {}", e.toString());
+        }
+    }
+
+    /** Total log end offset of the assigned partitions, refreshed every few seconds (input rate). Any thread. */
+    long logEndTotal() {
+        return logEndTotal.get();
+    }
+
+    /** Offsets committed by this member, by partition: a copy. Any thread. */
+    Map<TopicPartition, Long> committedOffsets() {
+        return Map.copyOf(committed);
+    }
+}
