@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: confined to its SegmentConsumer's poll thread. Completions arrive on writer threads and
  * only touch the (thread-safe) {@link AckTracker}.
  */
-final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
+final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte[]>, AckTracker.Pending>, SegmentConsumer.Sink {
 
     private static final Logger log = LoggerFactory.getLogger(RecordProcessor.class);
 
@@ -38,7 +38,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     private final Runnable onAck;
     private final DeadLetterQueue deadLetters;
     private final long samplesPerPoint;
-    private WriteBatch open;
+    private WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
     private long openedAtNanos;
     private int initialBatchBytes = 64 * 1024;
 
@@ -76,7 +76,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
         meters.samplesExpected.increment(n * samplesPerPoint);
         for (int p = 0; p < n; p++) {
             if (open == null) {
-                open = new WriteBatch(initialBatchBytes);
+                open = new WriteBatch<>(initialBatchBytes);
                 openedAtNanos = System.nanoTime();
                 tracker.openBatchAt(record.offset());
             }
@@ -99,7 +99,7 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
         if (open == null) {
             return;
         }
-        WriteBatch batch = open;
+        WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch = open;
         open = null;
         initialBatchBytes = Math.max(initialBatchBytes, batch.body().length() + batch.body().length() / 8);
         batch.origin(tracker.registerOpenBatch());
@@ -107,19 +107,20 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     }
 
     @Override
-    public void written(WriteBatch batch) {
+    public void written(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
         ack(batch);
     }
 
     @Override
-    public void rejected(WriteBatch batch, List<Rejection> rejections) {
+    public void rejected(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch,
+                         List<Rejection<ConsumerRecord<byte[], byte[]>>> rejections) {
         int samples = 0;
-        Map<ConsumerRecord<?, ?>, Rejection> records = new IdentityHashMap<>();
-        for (Rejection r : rejections) {
+        Map<ConsumerRecord<byte[], byte[]>, Rejection<ConsumerRecord<byte[], byte[]>>> records = new IdentityHashMap<>();
+        for (Rejection<ConsumerRecord<byte[], byte[]>> r : rejections) {
             samples += r.samples();
-            records.putIfAbsent((ConsumerRecord<?, ?>) r.source(), r);
+            records.putIfAbsent(r.source(), r);
         }
-        Rejection first = rejections.get(0);
+        Rejection<ConsumerRecord<byte[], byte[]>> first = rejections.get(0);
         if (deadLetters == null) {
             meters.samplesFailed(first.outcome().status() + " " + first.outcome().detail(), samples);
             log.error("VictoriaMetrics refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as failed",
@@ -134,16 +135,16 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     }
 
     @Override
-    public void gaveUp(WriteBatch batch, WriteOutcome outcome) {
+    public void gaveUp(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, WriteOutcome outcome) {
         if (deadLetters == null) {
             // cannot happen (config requires a dead-letter topic for this policy); never ack what was not stored
             log.error("write of {} samples gave up ({} {}) without a dead-letter topic; offsets stay uncommitted",
                     batch.samples(), outcome.statusTag(), outcome.detail());
             return;
         }
-        Map<ConsumerRecord<?, ?>, Boolean> records = new IdentityHashMap<>();
+        Map<ConsumerRecord<byte[], byte[]>, Boolean> records = new IdentityHashMap<>();
         for (int i = 0; i < batch.points(); i++) {
-            records.put((ConsumerRecord<?, ?>) batch.source(i), Boolean.TRUE);
+            records.put(batch.source(i), Boolean.TRUE);
         }
         meters.samplesDeadLettered.increment(batch.samples());
         log.warn("write of {} samples failed after retries ({} {}); dead-lettering {} record(s)", batch.samples(),
@@ -152,11 +153,11 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     }
 
     /** Dead-letters every record, then acks the batch once all are stored. */
-    @SuppressWarnings("unchecked")
-    private void deadLetterAll(WriteBatch batch, Set<ConsumerRecord<?, ?>> records, String reason, String error) {
+    private void deadLetterAll(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch,
+                               Set<ConsumerRecord<byte[], byte[]>> records, String reason, String error) {
         AtomicInteger left = new AtomicInteger(records.size());
-        for (ConsumerRecord<?, ?> r : records) {
-            deadLetters.send((ConsumerRecord<byte[], byte[]>) r, reason, error, () -> {
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            deadLetters.send(r, reason, error, () -> {
                 if (left.decrementAndGet() == 0) {
                     ack(batch);
                 }
@@ -165,12 +166,12 @@ final class RecordProcessor implements WriteListener, SegmentConsumer.Sink {
     }
 
     @Override
-    public void abandoned(WriteBatch batch) {
+    public void abandoned(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
         // stays pending: its offsets are never committed past
     }
 
-    private void ack(WriteBatch batch) {
-        complete((AckTracker.Pending) batch.origin());
+    private void ack(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
+        complete(batch.origin());
     }
 
     private void complete(AckTracker.Pending pending) {

@@ -93,7 +93,7 @@ public final class BatchWriter implements AutoCloseable {
      * @throws InterruptedException when interrupted while waiting for a permit (the batch was not started)
      * @throws IllegalStateException after {@link #close()}
      */
-    public void submit(WriteBatch batch, WriteListener listener) throws InterruptedException {
+    public <S, O> void submit(WriteBatch<S, O> batch, WriteListener<S, O> listener) throws InterruptedException {
         if (closed) {
             throw new IllegalStateException("writer is closed");
         }
@@ -115,9 +115,9 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    private void run(WriteBatch batch, WriteListener listener, WritePermits.Permit budget, int bytes) {
+    private <S, O> void run(WriteBatch<S, O> batch, WriteListener<S, O> listener, WritePermits.Permit budget, int bytes) {
         WriteOutcome outcome = null;
-        List<WriteListener.Rejection> rejections = null;
+        List<WriteListener.Rejection<S>> rejections = null;
         try {
             outcome = writeUntilDecided(batch, budget.endpoint());
             if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
@@ -154,7 +154,7 @@ public final class BatchWriter implements AutoCloseable {
      * endpoint accepts it or the writer gives up on it ({@link #abortFaulted()}). A refusal is confirmed to depend on
      * the data before it is returned ({@link #confirmRefusal}).
      */
-    private WriteOutcome writeUntilDecided(WriteBatch batch, WriteTarget endpoint) throws InterruptedException {
+    private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint) throws InterruptedException {
         WriteClient.Payload payload = client.prepare(batch.body());
         try {
             WriteOutcome outcome = writeWithRetries(batch, payload, endpoint);
@@ -209,15 +209,15 @@ public final class BatchWriter implements AutoCloseable {
      * Splits a refused batch in halves and writes each, recursively, until every refused point stands alone
      * (DESIGN §6: 400/413/415 split the batch, dead-letter what still fails). Counts what gets written.
      */
-    private void isolate(WriteBatch batch, WriteOutcome refusal, List<WriteListener.Rejection> out, WriteTarget endpoint) throws InterruptedException {
+    private <S> void isolate(WriteBatch<S, ?> batch, WriteOutcome refusal, List<WriteListener.Rejection<S>> out, WriteTarget endpoint) throws InterruptedException {
         if (batch.points() <= 1) {
             for (int i = 0; i < batch.points(); i++) {
-                out.add(new WriteListener.Rejection(batch.source(i), batch.samples(), refusal));
+                out.add(new WriteListener.Rejection<>(batch.source(i), batch.samples(), refusal));
             }
             return;
         }
         int mid = batch.points() / 2;
-        for (WriteBatch half : List.of(batch.slice(0, mid), batch.slice(mid, batch.points()))) {
+        for (WriteBatch<S, ?> half : List.of(batch.slice(0, mid), batch.slice(mid, batch.points()))) {
             WriteOutcome o = writeUntilDecided(half, endpoint);
             if (o.isSuccess()) {
                 meters.samplesWritten.increment(half.samples());
@@ -226,7 +226,7 @@ public final class BatchWriter implements AutoCloseable {
             } else {
                 // retries ran out under dead-letter policy while splitting: the half goes as refused too
                 for (int i = 0; i < half.points(); i++) {
-                    out.add(new WriteListener.Rejection(half.source(i), half.slice(i, i + 1).samples(), o));
+                    out.add(new WriteListener.Rejection<>(half.source(i), half.slice(i, i + 1).samples(), o));
                 }
             }
         }
@@ -247,7 +247,7 @@ public final class BatchWriter implements AutoCloseable {
      * resilience4j circuit breaker: while every endpoint's breaker is open (VictoriaMetrics keeps failing), attempts
      * wait instead of hammering it, and one probe per open interval decides when writing resumes.
      */
-    private WriteOutcome writeWithRetries(WriteBatch batch, WriteClient.Payload payload, WriteTarget endpoint) throws InterruptedException {
+    private WriteOutcome writeWithRetries(WriteBatch<?, ?> batch, WriteClient.Payload payload, WriteTarget endpoint) throws InterruptedException {
         for (int attempt = 0; ; attempt++) {
             CircuitBreaker breaker = breakers.get(endpoint);
             awaitPermission(breaker);

@@ -1,30 +1,39 @@
 package io.tsdbwriter.write;
 
-
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * One write request body — JSON lines for {@code /api/v1/import}, or the concatenated {@code TimeSeries} of a
  * Prometheus remote write {@code WriteRequest} (uncompressed; see {@link io.tsdbwriter.encode.SampleEncoder}) — and
- * for each source point the end of its chunk in the body, its sample count and an opaque reference to its source (the Kafka record), so that a batch VictoriaMetrics
+ * for each source point the end of its chunk in the body, its sample count and its source, so that a batch the TSDB
  * refuses can be split until the refused points are isolated, and their sources dead-lettered. {@code origin} is
- * the creator's handle for acking the source offsets.
+ * the creator's handle for acking the source offsets. The write path never looks inside either.
+ *
+ * @param <S> a point's source (the Kafka record, for the consumer; a test's label)
+ * @param <O> the creator's handle (the Kafka consumer's pending acknowledgement)
  *
  * <p>Filled by one poll thread, then handed to one writer thread; never used by two threads at once.
  */
-public final class WriteBatch {
+public final class WriteBatch<S, O> {
 
     private final ByteBuf body;
     private int samples;
     private int points;
     private int[] pointEnds = new int[64];
     private int[] pointSamples = new int[64];
-    private Object[] pointSources = new Object[64];
-    private Object origin;
+    private final List<S> pointSources;
+    private O origin;
 
     /** @param initialBytes initial body capacity */
     public WriteBatch(int initialBytes) {
+        this(initialBytes, 64);
+    }
+
+    private WriteBatch(int initialBytes, int initialPoints) {
         this.body = new ByteBuf(initialBytes);
+        this.pointSources = new ArrayList<>(initialPoints);
     }
 
     /** The body: JSON lines each ending in a newline, or remote write {@code TimeSeries} entries. */
@@ -48,39 +57,37 @@ public final class WriteBatch {
      * @param pointSamples samples in those lines
      * @param source       the point's source (e.g. its Kafka record), kept for dead-lettering
      */
-    public void addPoint(int pointSamples, Object source) {
+    public void addPoint(int pointSamples, S source) {
         if (points == pointEnds.length) {
             int n = points * 2;
             pointEnds = Arrays.copyOf(pointEnds, n);
             this.pointSamples = Arrays.copyOf(this.pointSamples, n);
-            pointSources = Arrays.copyOf(pointSources, n);
         }
         pointEnds[points] = body.length();
         this.pointSamples[points] = pointSamples;
-        pointSources[points] = source;
+        pointSources.add(source);
         points++;
         samples += pointSamples;
     }
 
     /** The source of point {@code i}. */
-    public Object source(int i) {
-        return pointSources[i];
+    public S source(int i) {
+        return pointSources.get(i);
     }
 
     /** A new batch holding points {@code [from, to)} (bytes copied; same origin). */
-    public WriteBatch slice(int from, int to) {
+    public WriteBatch<S, O> slice(int from, int to) {
         int start = from == 0 ? 0 : pointEnds[from - 1];
         int end = pointEnds[to - 1];
         int n = to - from;
-        WriteBatch b = new WriteBatch(end - start);
+        WriteBatch<S, O> b = new WriteBatch<>(end - start, n);
         b.body.put(body.array(), start, end - start);
         b.pointEnds = new int[Math.max(n, 1)];
         b.pointSamples = new int[Math.max(n, 1)];
-        b.pointSources = new Object[Math.max(n, 1)];
         for (int i = 0; i < n; i++) {
             b.pointEnds[i] = pointEnds[from + i] - start;
             b.pointSamples[i] = pointSamples[from + i];
-            b.pointSources[i] = pointSources[from + i];
+            b.pointSources.add(pointSources.get(from + i));
             b.samples += pointSamples[from + i];
         }
         b.points = n;
@@ -94,12 +101,12 @@ public final class WriteBatch {
     }
 
     /** The creator's handle (offsets to ack). */
-    public Object origin() {
+    public O origin() {
         return origin;
     }
 
     /** Sets the creator's handle. */
-    public void origin(Object o) {
+    public void origin(O o) {
         this.origin = o;
     }
 }

@@ -5,25 +5,28 @@ import java.util.List;
 /**
  * Told how a submitted batch ended. Exactly one method is called once per batch, on the writer's virtual thread;
  * implementations must be thread-safe and must not block for long.
+ *
+ * @param <S> a point's source, as in {@link WriteBatch}
+ * @param <O> the batch creator's handle, as in {@link WriteBatch}
  */
-public interface WriteListener {
+public interface WriteListener<S, O> {
 
     /** A source point VictoriaMetrics refused even alone (400/413/415). */
-    record Rejection(Object source, int samples, WriteOutcome outcome) {
+    record Rejection<S>(S source, int samples, WriteOutcome outcome) {
     }
 
     /** VictoriaMetrics answered 2xx for the whole batch. */
-    void written(WriteBatch batch);
+    void written(WriteBatch<S, O> batch);
 
     /**
      * VictoriaMetrics refused the batch as not retryable; it was split until the refused points were isolated.
      * Every point not listed in {@code rejections} was written.
      */
-    void rejected(WriteBatch batch, List<Rejection> rejections);
+    void rejected(WriteBatch<S, O> batch, List<Rejection<S>> rejections);
 
     /** Retries ran out under {@link OnWriteFailure#DEAD_LETTER}: nothing of the batch is known to be written. */
-    void gaveUp(WriteBatch batch, WriteOutcome outcome);
+    void gaveUp(WriteBatch<S, O> batch, WriteOutcome outcome);
 
     /** The writer stopped before the batch got an answer it could act on: its offsets must stay uncommitted. */
-    void abandoned(WriteBatch batch);
+    void abandoned(WriteBatch<S, O> batch);
 }

@@ -73,29 +73,29 @@ class BatchWriterTest {
         return writer(false, new WritePermits(4, 1 << 20), retry, onFailure);
     }
 
-    private static WriteBatch batch(String lines, int samples) {
-        WriteBatch b = new WriteBatch(64);
+    private static WriteBatch<String, Void> batch(String lines, int samples) {
+        WriteBatch<String, Void> b = new WriteBatch<>(64);
         b.body().put(lines.getBytes(StandardCharsets.UTF_8));
         b.addPoint(samples, "point-0");
         return b;
     }
 
     /** Records how a batch ended. */
-    private static final class Listener implements WriteListener {
+    private static final class Listener implements WriteListener<String, Void> {
         final CompletableFuture<String> how = new CompletableFuture<>();
         volatile WriteOutcome outcome;
-        volatile WriteBatch batch;
+        volatile WriteBatch<String, Void> batch;
 
         @Override
-        public void written(WriteBatch b) {
+        public void written(WriteBatch<String, Void> b) {
             batch = b;
             how.complete("written");
         }
 
-        volatile List<Rejection> rejections;
+        volatile List<Rejection<String>> rejections;
 
         @Override
-        public void rejected(WriteBatch b, List<Rejection> r) {
+        public void rejected(WriteBatch<String, Void> b, List<Rejection<String>> r) {
             batch = b;
             rejections = r;
             outcome = r.get(0).outcome();
@@ -103,14 +103,14 @@ class BatchWriterTest {
         }
 
         @Override
-        public void gaveUp(WriteBatch b, WriteOutcome o) {
+        public void gaveUp(WriteBatch<String, Void> b, WriteOutcome o) {
             batch = b;
             outcome = o;
             how.complete("gaveUp");
         }
 
         @Override
-        public void abandoned(WriteBatch b) {
+        public void abandoned(WriteBatch<String, Void> b) {
             batch = b;
             how.complete("abandoned");
         }
@@ -135,7 +135,7 @@ class BatchWriterTest {
     void status204IsWrittenAndCountsSamples() throws Exception {
         server.enqueue(new MockResponse().setResponseCode(204));
         BatchWriter w = writer(recordingRetry(5), OnWriteFailure.PAUSE);
-        WriteBatch b = batch(LINES, 4);
+        WriteBatch<String, Void> b = batch(LINES, 4);
         Listener l = new Listener();
 
         w.submit(b, l);
@@ -254,8 +254,8 @@ class BatchWriterTest {
         };
     }
 
-    private static WriteBatch points(int n) {
-        WriteBatch b = new WriteBatch(64);
+    private static WriteBatch<String, Void> points(int n) {
+        WriteBatch<String, Void> b = new WriteBatch<>(64);
         for (int i = 0; i < n; i++) {
             b.body().put(("{\"metric\":{\"__name__\":\"m" + i + "\"},\"values\":[1],\"timestamps\":[1]}\n").getBytes(StandardCharsets.UTF_8));
             b.addPoint(1, "point-" + i);
