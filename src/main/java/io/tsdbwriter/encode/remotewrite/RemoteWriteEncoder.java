@@ -1,19 +1,17 @@
 package io.tsdbwriter.encode.remotewrite;
 
-
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
 import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.write.Output;
-import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.encode.SampleEncoder;
+import io.tsdbwriter.encode.SeriesVariants;
 import io.tsdbwriter.write.ByteBuf;
-import java.io.ByteArrayOutputStream;
+import io.tsdbwriter.write.Output;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * Encodes amplified samples as Prometheus Remote-Write 1.0 (https://prometheus.io/docs/specs/remote_write_spec/):
@@ -94,64 +92,36 @@ public final class RemoteWriteEncoder implements SampleEncoder {
      */
     @Override
     public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to) {
-        String original = null;
-        int n = 0;
-        String[] names = new String[to - from + 2];
-        String[] values = new String[names.length];
-        int instanceAt = -1;
-        names[n] = NAME_LABEL;
-        values[n++] = metric;
-        for (int i = from; i < to; i++) {
-            if (plan.instanceLabel().equals(labelNames[i])) {
-                original = labelValues[i];
-                instanceAt = n;
-            }
-            names[n] = labelNames[i];
-            values[n++] = labelValues[i];
-        }
-        if (instanceAt < 0 && plan.instanceMultiplier() > 1) { // with N = 1 no instance label is added (DESIGN §3)
-            instanceAt = n;
-            names[n] = plan.instanceLabel();
-            values[n++] = null;
-        }
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (a, b) -> names[a].compareTo(names[b])); // names are ASCII: UTF-16 order = byte order
-        String[] variants = plan.instanceVariants(original);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 160 * variants.length);
-        writeInt(out, variants.length);
-        ByteArrayOutputStream labels = new ByteArrayOutputStream(160);
-        for (String variant : variants) {
-            labels.reset();
+        byte[] metricBytes = metric.getBytes(StandardCharsets.UTF_8);
+        return SeriesVariants.build(plan, labelNames, labelValues, from, to, (names, values, count, out) -> {
             try {
-                CodedOutputStream c = CodedOutputStream.newInstance(labels, 256);
-                for (int k = 0; k < n; k++) {
-                    int i = order[k];
-                    byte[] name = names[i].getBytes(StandardCharsets.UTF_8);
-                    byte[] value = (i == instanceAt && variant != null ? variant : values[i]).getBytes(StandardCharsets.UTF_8);
-                    int labelSize = CodedOutputStream.computeByteArraySize(LABEL_NAME, name)
-                            + CodedOutputStream.computeByteArraySize(LABEL_VALUE, value);
-                    c.writeTag(TS_LABELS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-                    c.writeUInt32NoTag(labelSize);
-                    c.writeByteArray(LABEL_NAME, name);
-                    c.writeByteArray(LABEL_VALUE, value);
+                CodedOutputStream c = CodedOutputStream.newInstance(out, 256);
+                boolean nameWritten = false;
+                for (int i = 0; i < count; i++) {
+                    if (!nameWritten && names[i].compareTo(NAME_LABEL) > 0) {
+                        writeLabel(c, NAME_BYTES, metricBytes);
+                        nameWritten = true;
+                    }
+                    writeLabel(c, names[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8));
+                }
+                if (!nameWritten) {
+                    writeLabel(c, NAME_BYTES, metricBytes);
                 }
                 c.flush();
             } catch (IOException e) {
                 throw new UncheckedIOException(e); // into memory: cannot happen
             }
-            writeInt(out, labels.size());
-            out.writeBytes(labels.toByteArray());
-        }
-        return out.toByteArray();
+        });
+    }
+
+    private static void writeLabel(CodedOutputStream c, byte[] name, byte[] value) throws IOException {
+        writeLabel(c, name, 0, name.length, value, 0, value.length);
     }
 
     @Override
     public int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out) {
-        int n = readInt(series, at);
-        int pos = at + 4;
+        int n = SeriesVariants.count(series, at);
+        int pos = SeriesVariants.first(at);
         long[] offs = offsets;
         int m = offs.length;
         int samplesSize = 0;
@@ -163,11 +133,11 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         try {
             CodedOutputStream c = cos;
             for (int j = 0; j < n; j++) {
-                int len = readInt(series, pos);
+                int len = SeriesVariants.length(series, pos);
                 c.writeUInt32NoTag(LEN_TAG_TIMESERIES);
                 c.writeUInt32NoTag(len + samplesSize);
                 c.writeRawBytes(series, pos + 4, len);
-                pos += 4 + len;
+                pos = SeriesVariants.next(series, pos);
                 for (int i = 0; i < m; i++) {
                     long t = timestampMs + offs[i];
                     c.writeUInt32NoTag(LEN_TAG_SAMPLES);
@@ -275,17 +245,6 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         c.writeUInt32NoTag(LEN_TAG_LABEL_VALUE);
         c.writeUInt32NoTag(valueLength);
         c.writeRawBytes(value, valueOffset, valueLength);
-    }
-
-    private static int readInt(byte[] b, int at) {
-        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
-    }
-
-    private static void writeInt(ByteArrayOutputStream out, int v) {
-        out.write(v >>> 24);
-        out.write(v >>> 16);
-        out.write(v >>> 8);
-        out.write(v);
     }
 
     /** The OutputStream the CodedOutputStream flushes into: the current point's body. */

@@ -1,11 +1,11 @@
 package io.tsdbwriter.encode.vmimport;
 
-import io.tsdbwriter.write.ByteBuf;
-
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.tsdbwriter.amplify.AmplificationPlan;
-import java.io.ByteArrayOutputStream;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.encode.SeriesVariants;
+import io.tsdbwriter.write.ByteBuf;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -30,15 +30,12 @@ public final class ImportLineEncoder {
     private static final byte[] LABELS_END_VALUES_START = "},\"values\":[".getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
-    /** The plan's instance label ({@code --instance-label}). */
-    private final String instanceLabel;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i: the per-sample offsets, computed once. */
     private final long[] offsets;
 
     /** @param plan the amplification plan whose M and N lines are encoded for */
     public ImportLineEncoder(AmplificationPlan plan) {
         this.plan = plan;
-        this.instanceLabel = plan.instanceLabel();
         this.offsets = new long[plan.timeMultiplier()];
         for (int i = 0; i < offsets.length; i++) {
             offsets[i] = plan.sampleTimestampMs(0, i);
@@ -67,43 +64,14 @@ public final class ImportLineEncoder {
      * integers big-endian. Read by {@link #encodePoint(byte[], int, long, byte[], ByteBuf)}.
      */
     public byte[] prepareLines(String metric, String[] labelNames, String[] labelValues, int from, int to) {
-        String original = null;
-        for (int i = from; i < to; i++) {
-            if (instanceLabel.equals(labelNames[i])) {
-                original = labelValues[i];
-            }
-        }
-        String[] variants = plan.instanceVariants(original);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(128 * variants.length);
-        writeInt(out, variants.length);
-        ByteArrayOutputStream line = new ByteArrayOutputStream(128);
-        for (int j = 0; j < variants.length; j++) {
-            line.reset();
+        return SeriesVariants.build(plan, labelNames, labelValues, from, to, (names, values, count, line) -> {
             write(line, "{\"metric\":{\"__name__\":");
             writeString(line, metric);
-            boolean instanceWritten = false;
-            if (variants[j] == null) {
-                instanceWritten = true; // N = 1 and no instance label: none is added (DESIGN §3)
-            }
-            for (int i = from; i < to; i++) {
-                String name = labelNames[i];
-                if (!instanceWritten && name.compareTo(instanceLabel) >= 0) {
-                    writeLabel(line, instanceLabel, variants[j]);
-                    instanceWritten = true;
-                    if (name.equals(instanceLabel)) {
-                        continue;
-                    }
-                }
-                writeLabel(line, name, labelValues[i]);
-            }
-            if (!instanceWritten) {
-                writeLabel(line, instanceLabel, variants[j]);
+            for (int i = 0; i < count; i++) {
+                writeLabel(line, names[i], values[i]);
             }
             write(line, "},\"values\":[");
-            writeInt(out, line.size());
-            out.writeBytes(line.toByteArray());
-        }
-        return out.toByteArray();
+        });
     }
 
     /**
@@ -125,12 +93,11 @@ public final class ImportLineEncoder {
      * @return samples written (M × N)
      */
     public int encodePoint(byte[] lines, int at, long timestampMs, byte[] valueText, int valueLength, ByteBuf out) {
-        int n = readInt(lines, at);
-        int pos = at + 4;
+        int n = SeriesVariants.count(lines, at);
+        int pos = SeriesVariants.first(at);
         for (int j = 0; j < n; j++) {
-            int len = readInt(lines, pos);
-            out.put(lines, pos + 4, len);
-            pos += 4 + len;
+            out.put(lines, pos + 4, SeriesVariants.length(lines, pos));
+            pos = SeriesVariants.next(lines, pos);
             writeSamples(timestampMs, valueText, valueLength, out);
         }
         return offsets.length * n;
@@ -174,17 +141,6 @@ public final class ImportLineEncoder {
         out.put(VALUES_END_TIMESTAMPS_START);
         out.putLongs(timestampMs, offs);
         out.put(LINE_END);
-    }
-
-    static int readInt(byte[] b, int at) {
-        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
-    }
-
-    private static void writeInt(ByteArrayOutputStream out, int v) {
-        out.write(v >>> 24);
-        out.write(v >>> 16);
-        out.write(v >>> 8);
-        out.write(v);
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.tsdbwriter.encode.vmimport;
 
+import io.tsdbwriter.encode.SeriesVariants;
+
 /**
  * The serialized JSON-line prefixes of one source series' N instance variants, built once per series by
  * {@link ImportLineEncoder#prepare}: a view of {@code bytes} from {@code offset} in the layout of
@@ -20,7 +22,7 @@ public final class SeriesLines {
 
     /** Number of instance variants (N). */
     public int variants() {
-        return ImportLineEncoder.readInt(bytes, offset);
+        return SeriesVariants.count(bytes, offset);
     }
 
     /** Bytes held (the prefixes and their 4-byte lengths, and N), for cache sizing. */
