@@ -21,6 +21,7 @@ import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import java.time.LocalTime;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * {@code tsdb-writer bench}: pre-loads a topic, measures each batch shape's ceiling, runs every grid cell as its own
@@ -158,7 +159,7 @@ public final class BenchRunner {
         Path summary = s.workDir().resolve(name + ".json");
         try {
             if (Files.exists(summary) && r.samplesWritten() > 0) {
-                long bytes = new com.fasterxml.jackson.databind.ObjectMapper().readTree(summary.toFile()).path("request_bytes").asLong();
+                long bytes = new ObjectMapper().readTree(summary.toFile()).path("request_bytes").asLong();
                 progress("%s: %,d request bytes on the wire, %.2f MB per million samples", r.cell().label(), bytes,
                         bytes / 1e6 / (r.samplesWritten() / 1e6));
             }

@@ -23,6 +23,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import io.tsdbwriter.config.KafkaClientConfig;
 import java.util.HashMap;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.admin.OffsetSpec;
 
 /**
  * The bench's Kafka side: creates topics and produces point records (one point per record, as {@code produce}
@@ -65,12 +67,12 @@ final class KafkaFeeder implements AutoCloseable {
     long size(String topic) throws InterruptedException {
         try {
             var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> earliest = new HashMap<>();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
             desc.partitions().forEach(pi -> {
-                var tp = new org.apache.kafka.common.TopicPartition(topic, pi.partition());
-                latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest());
-                earliest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest());
+                var tp = new TopicPartition(topic, pi.partition());
+                latest.put(tp, OffsetSpec.latest());
+                earliest.put(tp, OffsetSpec.earliest());
             });
             long end = 0;
             for (var e : admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values()) {

@@ -24,6 +24,9 @@ import io.tsdbwriter.produce.BundledScrapes;
 import io.tsdbwriter.write.WriteTarget;
 import java.util.HashMap;
 import java.util.concurrent.ExecutionException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.Admin;
 
 /**
  * {@code tsdb-writer bench}: the efficiency table of issue 4, from one command, every figure measured side by side
@@ -235,12 +238,12 @@ public final class BenchCommand implements Callable<Integer> {
     /** --peer telegraf: over the same topic, after the grid; prints our relay rows with the peer's under them. */
     private int runPeer(Path telegraf, BenchRunner.Settings settings) throws IOException, InterruptedException {
         long records;
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(settings.kafkaClient().clientPropertiesAsProperties())) {
+        try (Admin admin = Admin.create(settings.kafkaClient().clientPropertiesAsProperties())) {
             records = 0;
             var tps = admin.describeTopics(List.of(settings.topic())).allTopicNames().get().get(settings.topic()).partitions().stream()
-                    .map(pi -> new org.apache.kafka.common.TopicPartition(settings.topic(), pi.partition())).toList();
-            var latest = new HashMap<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>();
-            tps.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+                    .map(pi -> new TopicPartition(settings.topic(), pi.partition())).toList();
+            var latest = new HashMap<TopicPartition, OffsetSpec>();
+            tps.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
             for (var e : admin.listOffsets(latest).all().get().values()) {
                 records += e.offset();
             }

@@ -32,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Sends records the writer cannot deliver to the dead-letter topic (DESIGN §2), with headers naming where they came
@@ -333,7 +334,7 @@ public final class DeadLetterQueue implements AutoCloseable {
         } else if (ex instanceof UnknownTopicOrPartitionException) {
             reason = "unknown_topic";
             fix = "create the topic (the writer never creates topics)";
-        } else if (ex instanceof InvalidConfigurationException || ex instanceof org.apache.kafka.common.config.ConfigException) {
+        } else if (ex instanceof InvalidConfigurationException || ex instanceof ConfigException) {
             reason = "invalid_config";
             fix = "check the Kafka client settings of the dead-letter producer";
         } else if (ex instanceof InvalidTopicException) {

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 import java.util.Collection;
 import java.util.stream.Stream;
+import io.micrometer.core.instrument.Tags;
 
 /**
  * The efficiency report of DESIGN §7: one line every report interval and a final block at exit, from the
@@ -55,12 +56,12 @@ public final class EfficiencyReport {
         this.samplesPerPoint = samplesPerPoint;
         this.logEndTotal = logEndTotal;
         this.inFlightBatches = inFlightBatches;
-        meters.gauge("input.rate.records.per.second", "Growth rate of the input log end offsets", io.micrometer.core.instrument.Tags.empty(),
+        meters.gauge("input.rate.records.per.second", "Growth rate of the input log end offsets", Tags.empty(),
                 this, r -> r.inputRecordsPerSecond);
         meters.gauge("expected.samples.per.second", "Samples per second the input demands: input rate x points per record x M x N",
-                io.micrometer.core.instrument.Tags.empty(), this, r -> r.expectedSamplesPerSecond);
+                Tags.empty(), this, r -> r.expectedSamplesPerSecond);
         meters.gauge("efficiency.ratio", "Samples written per minute / samples expected per minute over the last report interval",
-                io.micrometer.core.instrument.Tags.empty(), this, r -> r.efficiency);
+                Tags.empty(), this, r -> r.efficiency);
     }
 
     /** Computes the interval figures and returns the report line. */

@@ -1,6 +1,7 @@
 package io.tsdbwriter.write;
 
 import java.util.Arrays;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A growable byte array for request bodies: appends bytes and ASCII-formatted longs without allocating per call.
@@ -79,7 +80,7 @@ public final class ByteBuf {
     public ByteBuf putLong(long v) {
         ensure(20);
         if (v == Long.MIN_VALUE) {
-            return put("-9223372036854775808".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return put("-9223372036854775808".getBytes(StandardCharsets.US_ASCII));
         }
         if (v < 0) {
             bytes[length++] = '-';

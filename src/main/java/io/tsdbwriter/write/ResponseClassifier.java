@@ -7,6 +7,7 @@ import java.time.format.DateTimeParseException;
 import io.tsdbwriter.write.http.SafeUrl;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
+import javax.net.ssl.SSLException;
 
 /**
  * The one place that maps a write response to the response policy of DESIGN §6, per protocol:
@@ -114,7 +115,7 @@ public final class ResponseClassifier {
     public static WriteOutcome noResponse(Throwable error) {
         String msg = error.getClass().getSimpleName() + ": " + error.getMessage();
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof javax.net.ssl.SSLException) {
+            if (t instanceof SSLException) {
                 return new WriteOutcome(WriteOutcome.Kind.FAULT, 0, -1, TLS + " (" + msg + "): https vs http? check --vm-tls-ca-file, --vm-tls-server-name");
             }
             if (t instanceof UnknownHostException) {

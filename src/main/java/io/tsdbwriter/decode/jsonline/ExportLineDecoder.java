@@ -12,6 +12,7 @@ import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
 import java.io.IOException;
 import java.util.Arrays;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Reads VictoriaMetrics' JSON line format, what {@code /api/v1/export} writes and {@code /api/v1/import} reads
@@ -121,7 +122,7 @@ public final class ExportLineDecoder extends LineDecoder {
                                 v = Double.NaN;
                             } else if (e == JsonToken.VALUE_STRING) {
                                 String s = parser.getText();
-                                byte[] sb = s.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+                                byte[] sb = s.getBytes(StandardCharsets.ISO_8859_1);
                                 if (!numbers.parseDouble(sb, 0, sb.length)) {
                                     return fail(DecodeError.INVALID_VALUE, "value '" + s + "' is not a number");
                                 }

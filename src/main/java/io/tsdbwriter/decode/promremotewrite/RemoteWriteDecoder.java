@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.util.Arrays;
 import org.xerial.snappy.Snappy;
 import java.util.Objects;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Reads one Prometheus remote write 1.0 {@code WriteRequest} per record (Prometheus "Remote-Write 1.0"
@@ -335,7 +336,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         return null;
     }
 
-    private static final byte[] NAME = "__name__".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] NAME = "__name__".getBytes(StandardCharsets.US_ASCII);
 
     private boolean isName(int off) {
         return Arrays.equals(buf, off, off + 8, NAME, 0, 8);
