@@ -1,7 +1,6 @@
 package io.tsdbwriter.app;
 
 
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -10,50 +9,43 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.capacity.LiveAttribution;
+import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.config.RunConfig;
-import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
-import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
+import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
 import io.tsdbwriter.kafka.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.GroupMember;
 import io.tsdbwriter.kafka.PartitionWorkers;
-import io.tsdbwriter.kafka.Shortfall;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.MetricsServer;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.BatchWriter;
-import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
-import io.tsdbwriter.write.InsertCapacityProbe;
+import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RetryPolicy;
-import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WritePermits;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.http.HttpClientSecurity;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.util.ArrayList;
+import java.net.BindException;
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.tsdbwriter.capacity.Bottleneck;
-import io.tsdbwriter.capacity.LiveAttribution;
-import io.tsdbwriter.capacity.MetricsScraper;
-import io.tsdbwriter.write.http.HttpClientSecurity;
-import java.net.BindException;
-import java.time.Duration;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.Locale;
 
 /**
  * Wires one {@code run}: meters, the VictoriaMetrics write path, the consumer-group member and its segment
@@ -65,9 +57,7 @@ public final class WriterService {
 
     private static final Logger log = LoggerFactory.getLogger(WriterService.class);
     /** Write permits per target whose {@code vm_concurrent_insert_capacity} cannot be read. */
-    public static final int FALLBACK_PERMITS = 8;
-    /** How often each target's insert capacity is read again. */
-    static final Duration CAPACITY_REFRESH = Duration.ofMinutes(1);
+    public static final int FALLBACK_PERMITS = PermitSizing.FALLBACK_PERMITS;
 
     private final RunConfig cfg;
     private final PrintStream out;
@@ -87,7 +77,7 @@ public final class WriterService {
         this.out = out;
     }
 
-    /** @return the exit code ({@link #exitCode}; {@link ExitCodes#FAULT} when the start failed) */
+    /** @return the exit code ({@link RunExit}; {@link ExitCodes#FAULT} when the start failed) */
     public int run() throws IOException, InterruptedException {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
@@ -108,109 +98,32 @@ public final class WriterService {
         DeadLetterQueue deadLetters = null;
         try {
             if (cfg.metricsPort() >= 0) {
-                try {
-                    metricsServer = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
-                } catch (BindException e) {
-                    boolean inUse = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("in use");
-                    log.error("--metrics-port {} on --metrics-address {}: {} ({})", cfg.metricsPort(), cfg.metricsAddress(), e.getMessage(),
-                            inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
-                                    : "not an address of this host");
-                    return inUse ? ExitCodes.FAULT : ExitCodes.USAGE;
-                } catch (IOException | RuntimeException e) {
-                    log.error("--metrics-address {} cannot be bound: {} (give an address of this host, e.g. 0.0.0.0 or 127.0.0.1)",
-                            cfg.metricsAddress(), e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-                    return ExitCodes.USAGE;
-                }
-                log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), metricsServer.port());
+                metricsServer = startMetricsServer(registry);
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
-            int capacity = applyCapacities(client, endpoints, permits, true);
-            for (WriteTarget e : endpoints) {
-                Tags tags = Tags.of("endpoint", e.baseUrl());
-                meters.gauge("write.permits.capacity", "Write permits: concurrent import requests allowed to the endpoint", tags, permits, p -> p.capacity(e));
-                meters.gauge("write.permits.in.use", "Write permits held by requests in flight to the endpoint", tags, permits, p -> p.inUse(e));
-            }
-            meters.permitLimitReached(permits, WritePermits::limitReached);
-            if (cfg.maxConcurrentWrites() == 0) {
-                reporter.scheduleWithFixedDelay(() -> applyCapacities(client, endpoints, permits, false),
-                        CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
-            }
-            writer = new BatchWriter(endpoints, client, permits, new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep), cfg.onWriteFailure(), meters, cfg.syncWrites());
+            int capacity = new PermitSizing(client, endpoints, permits, cfg.maxConcurrentWrites()).start(meters, reporter);
+            writer = new BatchWriter(endpoints, client, permits, retryPolicy(), cfg.onWriteFailure(), meters, cfg.syncWrites());
             batchWriter = writer;
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
                     .withInstanceLabel(cfg.input().instanceLabel());
-            Map<String, Object> kafka = cfg.kafkaClient().clientProperties();
-            kafka.putAll(cfg.consumerProperties());
-            kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
-            kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
-            BatchWriter w = writer;
+            Map<String, Object> kafka = consumerProperties();
             if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
                 deadLetters = new DeadLetterQueue(cfg.kafkaClient().clientProperties(), cfg.deadLetterTopic(), cfg.maxRecordBytes(),
-                        new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep),
-                        meters, this::deadLetterStuck);
+                        retryPolicy(), meters, this::deadLetterStuck);
                 deadLetterQueue = deadLetters;
             }
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters), deadLetters, cfg.input());
             member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
                     cfg.membership()), ws);
-            EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, w::inFlight);
+            EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight);
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.output(), cfg.topics(), endpoints,
                     cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
-            long period = cfg.reportInterval().toMillis();
-            LiveAttribution limits = new LiveAttribution(
-                    new MetricsScraper(client.http(), Duration.ofSeconds(2)),
-                    endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
-                    () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
-                    meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
-                        var g = registry.find("system.cpu.usage").gauge();
-                        return g == null ? Double.NaN : g.value();
-                    });
-            BatchWriter faulted = writer;
-            meters.limitedBy(() -> faulted.faults().any() ? Bottleneck.Resource.WRITE_FAULT : limits.current());
-            reporter.scheduleWithFixedDelay(limits::sample, 0, LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
-            reporter.scheduleAtFixedRate(() -> {
-                String line = report.tick();
-                try {
-                    Bottleneck.Verdict v = limits.evaluate(report.efficiency());
-                    if (faulted.faults().any()) { // nothing is written until the endpoint's flag is right: say that, not the figures
-                        v = new Bottleneck.Verdict(Bottleneck.Resource.WRITE_FAULT,
-                                "configuration fault of the write endpoint, the data is held", "fix the flag", List.of(), faulted.faults().describe());
-                    }
-                    line = LiveAttribution.annotate(line, v);
-                } catch (RuntimeException e) {
-                    log.warn("bottleneck attribution failed: {}", e.toString());
-                }
-                out.println(line);
-            }, period, period, TimeUnit.MILLISECONDS);
-            Thread memberThread = Thread.ofPlatform().name("group-member").start(member);
-            if (shutdownCalled.get()) {
-                member.stop(); // SIGTERM arrived while starting
-            }
-            BatchWriter faultWatch = writer;
-            if (cfg.stopAtEnd()) {
-                reporter.scheduleWithFixedDelay(() -> giveUpOnLastingFault(faultWatch), 1, 1, TimeUnit.SECONDS);
-            }
-            ready = true;
-            memberThread.join();
-            ready = false;
-            reporter.shutdownNow();
-            if (member.startFailed()) {
-                return ExitCodes.FAULT; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
-            }
-            Exit exit = exitCode(member, deadLetters, meters);
-            if (exit.code() == ExitCodes.FAULT || exit.code() == ExitCodes.STOPPED) {
-                log.error("exit {}: {}", exit.code(), exit.reason());
-            } else if (exit.code() == ExitCodes.REFUSED) {
-                log.warn("exit {}: {}", exit.code(), exit.reason());
-            }
-            writer.close();
-            report.outcome(exit.code(), exit.reason(), shortfall(member));
-            report.printFinal(out);
-            if (cfg.summaryJson() != null) {
-                report.writeSummary(cfg.summaryJson());
-            }
-            return exit.code();
+            LiveAttribution limits = liveAttribution(registry, meters, client, endpoints, permits);
+            scheduleReports(reporter, report, limits, writer, meters);
+            return runMember(reporter, writer, deadLetters, meters, report);
+        } catch (StartFailed e) {
+            return e.exitCode;
         } finally {
             reporter.shutdownNow();
             if (writer != null) {
@@ -229,6 +142,116 @@ public final class WriterService {
         }
     }
 
+    /** The start failed after its one line was logged: the run ends with {@link RunExit}. */
+    private static final class StartFailed extends Exception {
+        final int exitCode;
+
+        StartFailed(int exitCode) {
+            super(null, null, false, false);
+            this.exitCode = exitCode;
+        }
+    }
+
+    /** {@code /metrics} and {@code /health}: a taken port is a fault (exit 1), an address not of this host a usage error (2). */
+    private MetricsServer startMetricsServer(PrometheusMeterRegistry registry) throws StartFailed {
+        MetricsServer server;
+        try {
+            server = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
+        } catch (BindException e) {
+            boolean inUse = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("in use");
+            log.error("--metrics-port {} on --metrics-address {}: {} ({})", cfg.metricsPort(), cfg.metricsAddress(), e.getMessage(),
+                    inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
+                            : "not an address of this host");
+            throw new StartFailed(inUse ? ExitCodes.FAULT : ExitCodes.USAGE);
+        } catch (IOException | RuntimeException e) {
+            log.error("--metrics-address {} cannot be bound: {} (give an address of this host, e.g. 0.0.0.0 or 127.0.0.1)",
+                    cfg.metricsAddress(), e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+            throw new StartFailed(ExitCodes.USAGE);
+        }
+        log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), server.port());
+        return server;
+    }
+
+    private RetryPolicy retryPolicy() {
+        return new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep);
+    }
+
+    /** The consumers' properties: the Kafka client's, {@code --consumer-property}, bootstrap servers and group. */
+    private Map<String, Object> consumerProperties() {
+        Map<String, Object> kafka = cfg.kafkaClient().clientProperties();
+        kafka.putAll(cfg.consumerProperties());
+        kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
+        kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
+        return kafka;
+    }
+
+    /** What limits the run now ({@code limited_by}), from the targets' {@code /metrics}, the permits, lag and CPU. */
+    private static LiveAttribution liveAttribution(PrometheusMeterRegistry registry, WriterMeters meters, WriteClient client,
+                                                   List<WriteTarget> endpoints, WritePermits permits) {
+        return new LiveAttribution(
+                new MetricsScraper(client.http(), Duration.ofSeconds(2)),
+                endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
+                () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
+                meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
+                    var g = registry.find("system.cpu.usage").gauge();
+                    return g == null ? Double.NaN : g.value();
+                });
+    }
+
+    /** The report line every {@code --report-interval}, with what limits the run (a write fault says so instead). */
+    private void scheduleReports(ScheduledExecutorService reporter, EfficiencyReport report, LiveAttribution limits,
+                                 BatchWriter writer, WriterMeters meters) {
+        meters.limitedBy(() -> writer.faults().any() ? Bottleneck.Resource.WRITE_FAULT : limits.current());
+        reporter.scheduleWithFixedDelay(limits::sample, 0, LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
+        long period = cfg.reportInterval().toMillis();
+        reporter.scheduleAtFixedRate(() -> {
+            String line = report.tick();
+            try {
+                Bottleneck.Verdict v = limits.evaluate(report.efficiency());
+                if (writer.faults().any()) { // nothing is written until the endpoint's flag is right: say that, not the figures
+                    v = new Bottleneck.Verdict(Bottleneck.Resource.WRITE_FAULT,
+                            "configuration fault of the write endpoint, the data is held", "fix the flag", List.of(), writer.faults().describe());
+                }
+                line = LiveAttribution.annotate(line, v);
+            } catch (RuntimeException e) {
+                log.warn("bottleneck attribution failed: {}", e.toString());
+            }
+            out.println(line);
+        }, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs the group member until the work ends or {@link #shutdown()}; then the exit code and the final report. */
+    private int runMember(ScheduledExecutorService reporter, BatchWriter writer, DeadLetterQueue deadLetters,
+                          WriterMeters meters, EfficiencyReport report) throws IOException, InterruptedException {
+        Thread memberThread = Thread.ofPlatform().name("group-member").start(member);
+        if (shutdownCalled.get()) {
+            member.stop(); // SIGTERM arrived while starting
+        }
+        if (cfg.stopAtEnd()) {
+            reporter.scheduleWithFixedDelay(() -> giveUpOnLastingFault(writer), 1, 1, TimeUnit.SECONDS);
+        }
+        ready = true;
+        memberThread.join();
+        ready = false;
+        reporter.shutdownNow();
+        if (member.startFailed()) {
+            return ExitCodes.FAULT; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
+        }
+        RunExit exit = RunExit.of(cfg, deaths, faultGaveUp, deadLetters, member, shutdownCalled.get(), meters);
+        if (exit.code() == ExitCodes.FAULT || exit.code() == ExitCodes.STOPPED) {
+            log.error("exit {}: {}", exit.code(), exit.reason());
+        } else if (exit.code() == ExitCodes.REFUSED) {
+            log.warn("exit {}: {}", exit.code(), exit.reason());
+        }
+        writer.close();
+        report.outcome(exit.code(), exit.reason(), RunExit.shortfall(member));
+        report.printFinal(out);
+        if (cfg.summaryJson() != null) {
+            report.writeSummary(cfg.summaryJson());
+        }
+        return exit.code();
+    }
+
     /**
      * Ready: consuming, Kafka reachable, no write endpoint in a configuration fault, no thread died and no record stuck
      * on its way to the dead-letter topic.
@@ -240,70 +263,6 @@ public final class WriterService {
         return ready && m != null && m.kafkaReachable() // not ready while Kafka is unreachable
                 && (w == null || !w.faults().any())
                 && !deaths.anyDied() && (d == null || d.stuckRecords() == 0);
-    }
-
-    /** How a run ended: its exit code and one line saying why. */
-    record Exit(int code, String reason) {
-    }
-
-    /**
-     * The exit code of a run that got past its start (DESIGN §5): 1 for a fault (a thread died, a record could not be
-     * dead-lettered, a configuration fault outlasted {@code --write-fault-timeout}, writes unfinished at the stop);
-     * with {@code --stop-at-end} {@link ExitCodes#STOPPED} when a signal stopped it before the group committed every
-     * recorded end; {@link ExitCodes#REFUSED} when it is done but samples were refused and not dead-lettered; else 0.
-     * Without {@code --stop-at-end} the writer is a service: a signal is its normal end.
-     */
-    private Exit exitCode(GroupMember m, DeadLetterQueue deadLetters, WriterMeters meters) {
-        if (deaths.anyDied()) {
-            return new Exit(ExitCodes.FAULT, "a thread died (" + deaths.firstDeath() + "); committed only the watermark");
-        }
-        if (faultGaveUp) {
-            return new Exit(ExitCodes.FAULT, "a configuration fault of the write endpoint lasted --write-fault-timeout "
-                    + cfg.writeFaultTimeout().toSeconds() + "s; nothing past unwritten data is committed");
-        }
-        if (deadLetters != null && deadLetters.stuckRecords() > 0) {
-            return new Exit(ExitCodes.FAULT, deadLetters.stuckRecords() + " record(s) could not be dead-lettered to "
-                    + deadLetters.topic() + "; nothing past them is committed");
-        }
-        if (cfg.stopAtEnd() && !m.reachedEnd()) {
-            if (shutdownCalled.get()) {
-                Map<TopicPartition, Shortfall> s = m.shortfall();
-                return new Exit(ExitCodes.STOPPED, "stopped by a signal before the end"
-                        + (s == null ? " (before Kafka answered, or the group's offsets could not be read back)"
-                                : ": " + s.size() + " partition(s) short of their recorded end, "
-                                        + s.values().stream().mapToLong(Shortfall::records).sum() + " record(s) in all"));
-            }
-            return new Exit(ExitCodes.FAULT, "stopped before the end");
-        }
-        if (!m.cleanStop()) {
-            return new Exit(ExitCodes.FAULT, "stopped with writes unfinished; committed only the watermark");
-        }
-        long refused = (long) meters.samplesFailed.count();
-        if (refused > 0) {
-            return new Exit(ExitCodes.REFUSED, (cfg.stopAtEnd() ? "done, but " : "stopped; ") + refused
-                    + " sample(s) were refused by the receiver and not dead-lettered (no --dead-letter-topic): "
-                    + meters.samplesFailedByReason());
-        }
-        return new Exit(ExitCodes.OK, cfg.stopAtEnd() ? "done: the group committed every recorded end" : "stopped");
-    }
-
-    private static List<Map<String, Object>> shortfall(GroupMember m) {
-        Map<TopicPartition, Shortfall> s = m.shortfall();
-        if (s == null) {
-            return null;
-        }
-        List<Map<String, Object>> out = new ArrayList<>();
-        s.values().stream().sorted(Comparator.comparing((Shortfall f) -> f.partition().topic())
-                .thenComparingInt(f -> f.partition().partition())).forEach(f -> {
-                    Map<String, Object> e = new LinkedHashMap<>();
-                    e.put("topic", f.partition().topic());
-                    e.put("partition", f.partition().partition());
-                    e.put("committed", f.committed());
-                    e.put("end", f.end());
-                    e.put("records_short", f.records());
-                    out.add(e);
-                });
-        return out;
     }
 
     /**
@@ -374,43 +333,6 @@ public final class WriterService {
         }
         ImportLineEncoder lines = new ImportLineEncoder(plan);
         return () -> new ImportSampleEncoder(lines);
-    }
-
-    /**
-     * Sets each endpoint's write permits: {@code --max-concurrent-writes} split evenly, or the endpoint's
-     * {@code vm_concurrent_insert_capacity} ({@value #FALLBACK_PERMITS} where it cannot be read). At start it logs
-     * every endpoint's figure and where it came from; later (every minute) only changes.
-     *
-     * @return the total
-     */
-    private int applyCapacities(WriteClient client, List<WriteTarget> endpoints, WritePermits permits, boolean atStart) {
-        int total = 0;
-        List<String> parts = new ArrayList<>();
-        for (WriteTarget e : endpoints) {
-            int cap;
-            String source;
-            if (cfg.maxConcurrentWrites() > 0) {
-                cap = Math.max(1, (cfg.maxConcurrentWrites() + endpoints.size() - 1) / endpoints.size());
-                source = "--max-concurrent-writes";
-            } else {
-                OptionalInt read = InsertCapacityProbe.read(client.http(), e);
-                if (read.isEmpty() && !atStart) {
-                    continue; // keep the last known capacity while the endpoint cannot be read
-                }
-                cap = read.orElse(FALLBACK_PERMITS);
-                source = read.isPresent() ? InsertCapacityProbe.METRIC + " from " + e.metricsUrl()
-                        : e.metricsUrl() + " unreadable, fallback";
-            }
-            if (atStart || permits.capacity(e) != cap) {
-                parts.add(e.baseUrl() + "=" + cap + " (" + source + ")");
-            }
-            permits.capacity(e, cap);
-            total += cap;
-        }
-        if (!parts.isEmpty()) {
-            log.info("write permits{}: {}", atStart ? "" : " changed", String.join("; ", parts));
-        }
-        return total;
     }
 
     /**
