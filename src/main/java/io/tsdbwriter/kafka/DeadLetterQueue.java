@@ -64,6 +64,9 @@ import org.apache.kafka.common.config.ConfigException;
  * made; nothing is sent to a topic not seen to exist (a producer's metadata request could auto-create it).
  *
  * <p>{@code onStored} runs once the dead-letter topic acknowledged the record (acks=all, idempotent producer).
+ *
+ * <p>Over ~400 lines on purpose: one job, getting a record into the dead-letter topic, whose steps (whole, stub,
+ * retry, stuck, probe) share one letter's state; the topic check is {@link DeadLetterTopicCheck}.
  * Thread-safe: {@link #send} may be called from any thread.
  */
 public final class DeadLetterQueue implements AutoCloseable {

@@ -140,7 +140,7 @@ public final class ExportComparison {
             }
             return;
         }
-        ExpectedSamples.Timeline tl = series.timeline();
+        Timeline tl = series.timeline();
         BitSet bits = found[series.id()];
         if (bits == null) {
             bits = new BitSet(tl.size());

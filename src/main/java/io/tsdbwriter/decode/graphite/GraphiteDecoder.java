@@ -43,6 +43,9 @@ public final class GraphiteDecoder extends LineDecoder {
         return trimEnd(b, from, to) == from;
     }
 
+    // Longer than ~60 lines: one pass over the record's bytes, kept in one method on purpose (hot path): the cursor
+    // and the parse state stay in locals, which the JIT keeps in registers; split into helpers they would go through
+    // fields or return values per label. DecoderBenchmark guards its speed.
     @Override
     protected DecodeError decodeLine(byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
         int end = trimEnd(b, from, to);

@@ -27,6 +27,9 @@ import java.util.Arrays;
  * record is read once, and a byte ≥ 0x80 is accepted only inside a string, as part of a well-formed sequence.
  *
  * <p>Not thread-safe: one per {@link PointDecoder}.
+ *
+ * <p>Over ~400 lines on purpose: one scanner of one grammar (the point object, its dimensions, strings, numbers and
+ * UTF-8), whose methods share the cursor and scratch state; split, the parts would only make sense together.
  */
 final class FastPointScanner {
 
@@ -139,6 +142,9 @@ final class FastPointScanner {
         return true;
     }
 
+    // Longer than ~60 lines: one pass over the record's bytes, kept in one method on purpose (hot path): the cursor
+    // and the parse state stay in locals, which the JIT keeps in registers; split into helpers they would go through
+    // fields or return values per label. DecoderBenchmark guards its speed.
     /** One point object at b[i] == '{'; on success pos is just after its '}'. */
     private boolean point(byte[] b, int i, DecodedPoints out) {
         int n = b.length;
@@ -275,6 +281,7 @@ final class FastPointScanner {
         return true;
     }
 
+    // Longer than ~60 lines for the reason given at point().
     /** A dimensions object at b[i] == '{'; on success pos is just after its '}'. */
     private boolean dimensions(byte[] b, int i, DecodedPoints out, int p) {
         int n = b.length;
@@ -346,6 +353,8 @@ final class FastPointScanner {
 
     private double number;
 
+    // Longer than ~60 lines: the RFC 8259 number grammar and Clinger's fast path in one pass over the digits, for the
+    // reason given at point().
     /** A JSON number at b[i] (RFC 8259 grammar); on success {@link #number} holds it and pos is just after it. */
     private boolean number(byte[] b, int i) {
         int n = b.length;

@@ -127,6 +127,8 @@ public final class PointDecoder {
         return lastErrorDetail;
     }
 
+    // Longer than ~60 lines: the slow path's one JSON object read token by token in one method, as Jackson's streaming
+    // API is used; it runs only for records the fast scanner declined.
     private DecodeError decodePoint(JsonParser parser, DecodedPoints out) throws IOException {
         int p = out.begin();
         String metric = null;
