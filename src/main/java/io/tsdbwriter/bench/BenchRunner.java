@@ -86,19 +86,8 @@ public final class BenchRunner {
             int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));
             int done = 0;
             for (BenchCell.Shape shape : BenchGrid.shapes(s.cells())) {
-                progress("ceiling %s: serializing up to %d MiB of import bodies (%d samples each) ...", shape.label(),
-                        s.ceilingPoolBytes() >> 20, s.batchSamples());
-                List<CeilingMeter.Body> bodies = CeilingMeter.serialize(s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(),
-                        s.ceilingPoolBytes());
-                progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
-                        + " concurrent requests for %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
-                CeilingResult c = meter.measure(shape, bodies, permits, s.ceilingSeconds());
-                bodies = null;
+                CeilingResult c = ceiling(meter, shape, permits);
                 ceilings.add(c);
-                progress("ceiling %s: %s samples/s (%s samples/min), VictoriaMetrics %.2f CPU-s per million samples, %d failed requests; load %.2f",
-                        shape.label(), millions(c.samplesPerSecond()), BenchTable.count(c.perMinute()), c.vmCpuPerMillion(), c.failures(),
-                        SystemCpu.loadAverage());
-                System.gc();
                 for (BenchCell cell : s.cells()) {
                     if (!cell.shape().equals(shape)) {
                         continue;
@@ -123,6 +112,23 @@ public final class BenchRunner {
             }
             return finish(machine, ceilings, results);
         }
+    }
+
+    /** The shape's ceiling: VictoriaMetrics alone ingesting pre-serialized bodies of the shape, {@code permits} at once. */
+    private CeilingResult ceiling(CeilingMeter meter, BenchCell.Shape shape, int permits) throws IOException, InterruptedException {
+        progress("ceiling %s: serializing up to %d MiB of import bodies (%d samples each) ...", shape.label(),
+                s.ceilingPoolBytes() >> 20, s.batchSamples());
+        List<CeilingMeter.Body> bodies = CeilingMeter.serialize(s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(),
+                s.ceilingPoolBytes());
+        progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
+                + " concurrent requests for %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
+        CeilingResult c = meter.measure(shape, bodies, permits, s.ceilingSeconds());
+        bodies = null; // the pool (up to --ceiling-pool-mib) may go before the writer cells
+        progress("ceiling %s: %s samples/s (%s samples/min), VictoriaMetrics %.2f CPU-s per million samples, %d failed requests; load %.2f",
+                shape.label(), millions(c.samplesPerSecond()), BenchTable.count(c.perMinute()), c.vmCpuPerMillion(), c.failures(),
+                SystemCpu.loadAverage());
+        System.gc();
+        return c;
     }
 
     private void preload(KafkaFeeder kafka) throws InterruptedException {
