@@ -217,7 +217,7 @@ public final class BenchRunner {
     }
 
     /** One line describing the machine: cores, memory, JDK of the writer, VictoriaMetrics version, load. */
-    static String machine(String vmVersion) {
+    public static String machine(String vmVersion) {
         long mem = 0;
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             mem = os.getTotalMemorySize();

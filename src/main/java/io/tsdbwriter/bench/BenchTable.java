@@ -139,12 +139,12 @@ public final class BenchTable {
     }
 
     /** A count with thousands separators ({@code 12,345,678}); {@code –} for NaN. */
-    static String count(double v) {
+    public static String count(double v) {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%,.0f", v) : "–";
     }
 
     /** {@code 97.5%}; {@code –} for NaN. */
-    static String percent(double ratio) {
+    public static String percent(double ratio) {
         return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.1f%%", ratio * 100) : "–";
     }
 

@@ -31,13 +31,13 @@ import org.apache.kafka.clients.admin.OffsetSpec;
  * does with its defaults and the same producer settings), either as fast as possible (the pre-loaded backlog) or at
  * a fixed rate while a writer runs (live mode). Not thread-safe; one feeder per thread.
  */
-final class KafkaFeeder implements AutoCloseable {
+public final class KafkaFeeder implements AutoCloseable {
 
     private final String bootstrapServers;
     private final KafkaClientConfig kafka;
     private final Admin admin;
 
-    KafkaFeeder(KafkaClientConfig kafka) {
+    public KafkaFeeder(KafkaClientConfig kafka) {
         this.kafka = kafka;
         this.bootstrapServers = kafka.bootstrapServers();
         Properties p = kafka.clientPropertiesAsProperties();
@@ -55,7 +55,7 @@ final class KafkaFeeder implements AutoCloseable {
     }
 
     /** Creates a topic with the broker's default replication factor. */
-    void create(String topic, int partitions) throws InterruptedException {
+    public void create(String topic, int partitions) throws InterruptedException {
         try {
             admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get(60, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
@@ -89,8 +89,14 @@ final class KafkaFeeder implements AutoCloseable {
     }
 
     /** Counters of one produce: records acknowledged and the first failure. */
-    static final class Sent {
+    public static final class Sent {
         final AtomicLong acked = new AtomicLong();
+
+        /** Records the broker acknowledged. */
+        public long ackedRecords() {
+            return acked.get();
+        }
+
         final AtomicLong bytes = new AtomicLong();
         final AtomicReference<Exception> failure = new AtomicReference<>();
     }
@@ -101,7 +107,7 @@ final class KafkaFeeder implements AutoCloseable {
      *
      * @throws IllegalStateException when a send failed
      */
-    Sent produce(String topic, Iterator<SourcePoint> points, long max, double ratePerSecond, BooleanSupplier stop) {
+    public Sent produce(String topic, Iterator<SourcePoint> points, long max, double ratePerSecond, BooleanSupplier stop) {
         Properties props = ProducerSettings.of(kafka);
         props.put("client.id", "tsdb-writer-bench");
         Sent sent = new Sent();

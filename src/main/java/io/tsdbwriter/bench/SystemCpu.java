@@ -8,7 +8,7 @@ import java.nio.file.Path;
  * The machine's CPU use from Linux {@code /proc/stat} and {@code /proc/loadavg}, to tell how busy the rest of the
  * machine was while a cell ran (others may share it). NaN where the files are missing. Stateless; thread-safe.
  */
-final class SystemCpu {
+public final class SystemCpu {
 
     /** Kernel clock ticks per second ({@code USER_HZ}); 100 on every mainstream Linux. */
     static final double USER_HZ = 100.0;
@@ -17,7 +17,7 @@ final class SystemCpu {
     }
 
     /** Busy CPU-seconds of all cores since boot (user+nice+system+irq+softirq+steal), or NaN. */
-    static double busySeconds() {
+    public static double busySeconds() {
         try {
             return busySeconds(Files.readString(Path.of("/proc/stat")));
         } catch (IOException | RuntimeException e) {
@@ -45,7 +45,7 @@ final class SystemCpu {
     }
 
     /** The 1-minute load average, or NaN. */
-    static double loadAverage() {
+    public static double loadAverage() {
         try {
             return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {

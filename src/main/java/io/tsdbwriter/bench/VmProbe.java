@@ -12,7 +12,7 @@ import okhttp3.Response;
  * Reads VictoriaMetrics' own {@code /metrics}: its CPU time ({@code process_cpu_seconds_total}), its version, its
  * insert capacity, and waits for it to settle (background merges done) after a cell. Thread-safe.
  */
-final class VmProbe {
+public final class VmProbe {
 
     /** VictoriaMetrics counts as settled when it used less than this many cores over {@link #SETTLE_WINDOW}. */
     static final double SETTLED_CORES = 0.05;
@@ -25,7 +25,7 @@ final class VmProbe {
      * @param http a client to derive from; the probe retries on connection failures (VictoriaMetrics closes
      *             keep-alive connections that stayed idle while a long cell ran)
      */
-    VmProbe(OkHttpClient http, WriteTarget endpoint) {
+    public VmProbe(OkHttpClient http, WriteTarget endpoint) {
         this.http = http.newBuilder().retryOnConnectionFailure(true).build();
         this.endpoint = endpoint;
     }
@@ -61,7 +61,7 @@ final class VmProbe {
      * version of the {@code victoria-metrics} Debian package installed on this machine, marked as such (right for
      * the local stack, which runs that binary); else "unknown".
      */
-    String version() {
+    public String version() {
         try {
             String v = PromText.label(metrics(), "vm_app_version", "version");
             if (v != null && !v.isEmpty()) {

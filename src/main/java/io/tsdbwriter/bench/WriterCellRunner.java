@@ -18,10 +18,10 @@ import java.util.function.Function;
  * and heap are its own, and reads its {@code --summary-json}. Around it, measures VictoriaMetrics' CPU (from the
  * writer's start until VictoriaMetrics settles after it) and the machine's. Not thread-safe; one cell at a time.
  */
-final class WriterCellRunner {
+public final class WriterCellRunner {
 
     /** What every cell's writer gets. */
-    record Settings(List<String> javaCommand, Path jar, List<String> jvmOptions, String bootstrapServers, String vmUrl,
+    public record Settings(List<String> javaCommand, Path jar, List<String> jvmOptions, String bootstrapServers, String vmUrl,
                     int writePermits, int batchSamples, long segmentSize, List<String> extraRunArgs, Path workDir,
                     Duration cellTimeout, Duration settleMax, String remoteWriteUrl) {
     }
@@ -38,7 +38,7 @@ final class WriterCellRunner {
     private final Function<String, VmProbe> remoteWriteReceiver;
     private volatile Process current;
 
-    WriterCellRunner(Settings settings, VmProbe vm, Function<String, VmProbe> remoteWriteReceiver) {
+    public WriterCellRunner(Settings settings, VmProbe vm, Function<String, VmProbe> remoteWriteReceiver) {
         this.s = settings;
         this.vm = vm;
         this.remoteWriteReceiver = remoteWriteReceiver;
@@ -56,7 +56,7 @@ final class WriterCellRunner {
     }
 
     /** The writer's command line for a cell, its {@code /metrics} on {@code metricsPort} (-1 = off; capacity reads it). */
-    List<String> command(BenchCell cell, String topic, String groupId, Path summary, boolean stopAtEnd, int metricsPort) {
+    public List<String> command(BenchCell cell, String topic, String groupId, Path summary, boolean stopAtEnd, int metricsPort) {
         List<String> cmd = new ArrayList<>(s.javaCommand());
         cmd.addAll(aotCacheOption(s.jar(), s.jvmOptions(), Runtime.version().feature()));
         cmd.addAll(s.jvmOptions());
@@ -97,7 +97,7 @@ final class WriterCellRunner {
     }
 
     /** Runs a backlog cell: the writer consumes the whole topic with a fresh group and exits. */
-    CellResult backlog(BenchCell cell, String topic, String groupId, String name) throws IOException, InterruptedException {
+    public CellResult backlog(BenchCell cell, String topic, String groupId, String name) throws IOException, InterruptedException {
         return run(cell, topic, groupId, name, null, Duration.ZERO);
     }
 
@@ -175,7 +175,7 @@ final class WriterCellRunner {
     }
 
     /** Waits until the writer has logged that it runs (its consumers are about to start), at most 60 s. */
-    static void awaitReady(Process p, Path log) throws IOException, InterruptedException {
+    public static void awaitReady(Process p, Path log) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline && p.isAlive()) {
             String text = Files.readString(log, StandardCharsets.UTF_8);

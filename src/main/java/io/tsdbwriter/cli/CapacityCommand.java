@@ -1,6 +1,6 @@
 package io.tsdbwriter.cli;
 
-import io.tsdbwriter.bench.CapacitySearch;
+import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import java.io.IOException;

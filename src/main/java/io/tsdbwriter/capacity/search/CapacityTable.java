@@ -1,5 +1,6 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.capacity.search;
 
+import io.tsdbwriter.bench.BenchTable;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,5 +1,6 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.capacity.search;
 
+import io.tsdbwriter.bench.BenchChart;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;

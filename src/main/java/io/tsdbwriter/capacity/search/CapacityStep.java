@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.capacity.search;
 
 import io.tsdbwriter.capacity.Bottleneck;
 

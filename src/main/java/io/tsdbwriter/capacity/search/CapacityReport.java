@@ -1,0 +1,62 @@
+package io.tsdbwriter.capacity.search;
+
+import io.tsdbwriter.bench.BenchTable;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** The end of {@code capacity}: the table, the capacity line, the verdict, the CSV and the chart. Stateless. */
+final class CapacityReport {
+
+    private CapacityReport() {
+    }
+
+    /**
+     * Prints the steps' table, the capacity, the verdict and what was lost; writes the CSV and the chart when asked.
+     *
+     * @return 0 when a capacity was found and nothing was lost, else 1
+     */
+    static int print(CapacitySearch.Result r, String machine, CapacitySearch.Settings s, PrintStream out) throws IOException {
+        out.println();
+        out.println("machine: " + machine);
+        out.println("command: " + s.commandLine());
+        out.println();
+        out.print(CapacityTable.format(r.steps()));
+        out.println();
+        if (r.best() == null) {
+            out.println("capacity: below the first step (no step passed); lower --start-rate");
+        } else {
+            out.printf(Locale.ROOT, "capacity: %s samples/min sustained (step %d%s: %,.0f points/s x M=%d x N=%d, efficiency %s, p99 %s s)%n",
+                    BenchTable.count(r.capacityPerMinute()), r.best().index(), r.best().refine() ? " refine" : "", r.best().inputPointsPerSecond(),
+                    r.best().timeMultiplier(), s.instanceMultiplier(), BenchTable.percent(r.best().efficiency()), CapacitySearch.fmt(r.best().p99Seconds()));
+        }
+        if (r.edge() != null) {
+            out.println((r.edge().passed() ? "verdict (last step, capacity not reached): " : "verdict (failing step " + r.edge().index() + ", the nearest above the capacity): ")
+                    + r.edge().verdict());
+        }
+        out.println("lost: " + (r.lost() == 0 ? "nothing (every produced sample was written)" : r.lost() + " samples not written"));
+        if (s.csv() != null) {
+            Path parent = s.csv().toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(s.csv(), CapacityTable.csv(r.steps()), StandardCharsets.UTF_8);
+            out.println("csv:   " + s.csv());
+        }
+        if (s.chart() != null) {
+            try {
+                CapacityChart.write(s.chart(), "tsdb-writer capacity: " + (r.best() == null ? "no passing step"
+                        : BenchTable.count(r.capacityPerMinute()) + " samples/min") + (r.edge() == null ? "" : ", limited by "
+                        + r.edge().verdict().resource().label()), machine, r.steps());
+                out.println("chart: " + s.chart());
+            } catch (IOException | RuntimeException | Error e) {
+                out.println("chart: not drawn (" + e + ")");
+            }
+        }
+        out.flush();
+        return r.best() != null && r.lost() == 0 ? 0 : 1;
+    }
+}

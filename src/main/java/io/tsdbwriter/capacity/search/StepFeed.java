@@ -1,0 +1,67 @@
+package io.tsdbwriter.capacity.search;
+
+import io.tsdbwriter.bench.KafkaFeeder;
+import io.tsdbwriter.produce.SourcePoint;
+import java.util.Iterator;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A capacity step's input, produced on a thread of its own at a set rate until a deadline: the points taken so far
+ * (the expected samples' counter) and what the producer ended with. {@link #taken} is read from any thread.
+ */
+final class StepFeed {
+
+    private final AtomicLong taken = new AtomicLong();
+    private final AtomicReference<Object> produced = new AtomicReference<>();
+    private Thread thread;
+
+    private StepFeed() {
+    }
+
+    /**
+     * Starts producing {@code source}'s points to {@code topic}.
+     *
+     * @param pointsPerSecond the rate
+     * @param max             at most this many points
+     * @param deadlineNanos   {@link System#nanoTime()} at which producing stops
+     */
+    static StepFeed start(KafkaFeeder kafka, String topic, Iterator<SourcePoint> source, double pointsPerSecond, long max,
+                          long deadlineNanos) {
+        StepFeed feed = new StepFeed();
+        Iterator<SourcePoint> counted = new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return source.hasNext();
+            }
+
+            @Override
+            public SourcePoint next() {
+                feed.taken.incrementAndGet();
+                return source.next();
+            }
+        };
+        feed.thread = Thread.ofPlatform().name("capacity-producer").start(() -> {
+            try {
+                feed.produced.set(kafka.produce(topic, counted, max, pointsPerSecond, () -> System.nanoTime() > deadlineNanos));
+            } catch (RuntimeException e) {
+                feed.produced.set(e);
+            }
+        });
+        return feed;
+    }
+
+    /** Points handed to the producer so far. */
+    long taken() {
+        return taken.get();
+    }
+
+    /** Waits for the producer; the points Kafka acknowledged. @throws RuntimeException what the producer threw */
+    long awaitProduced() throws InterruptedException {
+        thread.join();
+        if (produced.get() instanceof RuntimeException e) {
+            throw e;
+        }
+        return ((KafkaFeeder.Sent) produced.get()).ackedRecords();
+    }
+}

@@ -1,0 +1,199 @@
+package io.tsdbwriter.capacity.search;
+
+import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.capacity.PromSnapshot;
+import io.tsdbwriter.capacity.TargetFigures;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The measured window of one capacity step (DESIGN §9): what the writer's and the targets' {@code /metrics} said at
+ * every sample interval after the warm-up, and the figures drawn from them — expected and written samples/s
+ * (least-squares slopes of the counters), efficiency, the consumer-lag trend, write latency p50/p99 and permit wait
+ * (from the histograms' growth), the writer's CPU, the targets' CPU, inserts and slow-insert ratio, and the
+ * {@link Bottleneck.Evidence} they make. Not thread-safe: one per step, filled by the search thread.
+ */
+final class StepWindow {
+
+    private final long samplesPerPoint;
+    private final PromSnapshot writerAtStart;
+    private final List<PromSnapshot> targetsAtStart;
+    private final double writerCpuAtStart;
+    private final List<double[]> written = new ArrayList<>();   // {seconds, samples written}
+    private final List<double[]> expected = new ArrayList<>();  // {seconds, samples expected}
+    private final List<double[]> lag = new ArrayList<>();       // {seconds, records}
+    private double permitsSum;
+    private double permitsCap = Double.NaN;
+    private int permitsN;
+    private double insertsSum;
+    private int insertsN;
+    private double insertsCap = Double.NaN;
+    private PromSnapshot writerLast;
+    private List<PromSnapshot> targetsLast;
+    private double writerCpuLast;
+
+    /**
+     * @param samplesPerPoint M × N
+     * @param writer          the writer's page at the window's start (null when unreadable)
+     * @param targets         the targets' pages at the window's start (an element is null when unreadable)
+     * @param writerCpu       the writer process's CPU seconds at the window's start
+     */
+    StepWindow(long samplesPerPoint, PromSnapshot writer, List<PromSnapshot> targets, double writerCpu) {
+        this.samplesPerPoint = samplesPerPoint;
+        this.writerAtStart = writer;
+        this.targetsAtStart = targets;
+        this.writerCpuAtStart = writerCpu;
+        this.writerLast = writer;
+        this.targetsLast = targets;
+        this.writerCpuLast = writerCpu;
+    }
+
+    /**
+     * One sample interval's reading.
+     *
+     * @param seconds       since the window's start
+     * @param pointsTaken   source points handed to the producer so far
+     * @param writer        the writer's page, or null when unreadable
+     * @param writerCpu     the writer process's CPU seconds now
+     * @param targets       the targets' pages
+     */
+    void add(double seconds, long pointsTaken, PromSnapshot writer, double writerCpu, List<PromSnapshot> targets) {
+        expected.add(new double[] {seconds, pointsTaken * (double) samplesPerPoint});
+        if (writer != null) {
+            writerLast = writer;
+            writerCpuLast = writerCpu;
+            written.add(new double[] {seconds, writer.sum("tsdbwriter_samples_written_total")});
+            double l = writer.sum("tsdbwriter_consumer_lag_records");
+            if (!Double.isNaN(l)) {
+                lag.add(new double[] {seconds, l});
+            }
+            double in = writer.sum("tsdbwriter_write_permits_in_use");
+            if (!Double.isNaN(in)) {
+                permitsSum += in;
+                permitsN++;
+                permitsCap = writer.sum("tsdbwriter_write_permits_capacity");
+            }
+        }
+        double ic = TargetFigures.sum(targets, TargetFigures.INSERT_CURRENT);
+        if (!Double.isNaN(ic)) {
+            insertsSum += ic;
+            insertsN++;
+            insertsCap = TargetFigures.sum(targets, TargetFigures.INSERT_CAPACITY);
+        }
+        if (targets.stream().anyMatch(t -> t != null)) {
+            targetsLast = targets;
+        }
+    }
+
+    /** Expected samples/s: the slope of the samples the producer was given. */
+    double expectedRate() {
+        return slope(expected);
+    }
+
+    /** Written samples/s: the slope of the writer's counter. */
+    double writtenRate() {
+        return slope(written);
+    }
+
+    /** Written ÷ expected; NaN with fewer than two readings of the writer. */
+    double efficiency() {
+        double e = expectedRate();
+        return e > 0 && written.size() >= 2 ? writtenRate() / e : Double.NaN;
+    }
+
+    /**
+     * Whether the lag grows: its least-squares growth over the window exceeds both 1 % of the records produced in the
+     * window and 5 s of input at {@code pointsPerSecond}; false with fewer than three readings.
+     */
+    boolean lagGrowing(double pointsPerSecond) {
+        double windowSec = expected.size() >= 2 ? expected.get(expected.size() - 1)[0] - expected.get(0)[0] : Double.NaN;
+        double producedInWindow = expectedRate() / samplesPerPoint * windowSec;
+        return lag.size() >= 3 && slope(lag) * windowSec > Math.max(0.01 * producedInWindow, 5 * pointsPerSecond);
+    }
+
+    /** Whether the lag was read often enough to say whether it grows. */
+    boolean lagKnown() {
+        return lag.size() >= 3;
+    }
+
+    /** The first and last lag read (records); NaN when never read. */
+    double lagFirst() {
+        return lag.isEmpty() ? Double.NaN : lag.get(0)[1];
+    }
+
+    double lagLast() {
+        return lag.isEmpty() ? Double.NaN : lag.get(lag.size() - 1)[1];
+    }
+
+    private boolean writerRead() {
+        return writerAtStart != null && writerLast != null && writerLast != writerAtStart;
+    }
+
+    /** Write latency quantile {@code q} over the window (seconds); NaN when the writer was not read twice. */
+    double latency(double q) {
+        return writerRead() ? PromSnapshot.quantile(q, "tsdbwriter_write_latency_seconds", writerAtStart, writerLast) : Double.NaN;
+    }
+
+    /** Mean wait for a write permit over the window (ms); NaN when the writer was not read twice. */
+    double permitWaitMs() {
+        if (!writerRead()) {
+            return Double.NaN;
+        }
+        double n = writerLast.sum("tsdbwriter_write_permit_wait_seconds_count") - writerAtStart.sum("tsdbwriter_write_permit_wait_seconds_count");
+        return n > 0 ? (writerLast.sum("tsdbwriter_write_permit_wait_seconds_sum") - writerAtStart.sum("tsdbwriter_write_permit_wait_seconds_sum")) / n * 1000 : 0;
+    }
+
+    /** The writer's CPU over the window (cores); NaN when the writer was not read twice. */
+    double writerCpuCores() {
+        return writerRead() ? (writerCpuLast - writerCpuAtStart) / ((writerLast.nanos() - writerAtStart.nanos()) / 1e9) : Double.NaN;
+    }
+
+    /** The busiest target's CPU: {cores used, cores available}. */
+    double[] targetCpu() {
+        return TargetFigures.busiestCpu(targetsAtStart, targetsLast);
+    }
+
+    double insertsAvg() {
+        return insertsN > 0 ? insertsSum / insertsN : Double.NaN;
+    }
+
+    double insertsCapacity() {
+        return insertsCap;
+    }
+
+    /**
+     * What the window says for the bottleneck attribution.
+     *
+     * @param minEfficiency the passing efficiency
+     * @param machineShare  the machine's CPU over the window, 0–1
+     */
+    Bottleneck.Evidence evidence(double minEfficiency, double pointsPerSecond, double machineShare) {
+        double[] tcpu = targetCpu();
+        return new Bottleneck.Evidence(efficiency(), minEfficiency, lagKnown() ? (lagGrowing(pointsPerSecond) ? 1 : 0) : Double.NaN,
+                writerCpuCores(), Runtime.getRuntime().availableProcessors(), permitsN > 0 ? permitsSum / permitsN : Double.NaN, permitsCap,
+                insertsAvg(), insertsCap, tcpu[0], tcpu[1], TargetFigures.slowInsertRatio(targetsAtStart, targetsLast), machineShare);
+    }
+
+    /** Least-squares slope of y over x; NaN with fewer than two points. */
+    static double slope(List<double[]> xy) {
+        int n = xy.size();
+        if (n < 2) {
+            return Double.NaN;
+        }
+        double sx = 0;
+        double sy = 0;
+        for (double[] p : xy) {
+            sx += p[0];
+            sy += p[1];
+        }
+        double mx = sx / n;
+        double my = sy / n;
+        double num = 0;
+        double den = 0;
+        for (double[] p : xy) {
+            num += (p[0] - mx) * (p[1] - my);
+            den += (p[0] - mx) * (p[0] - mx);
+        }
+        return den > 0 ? num / den : Double.NaN;
+    }
+}
