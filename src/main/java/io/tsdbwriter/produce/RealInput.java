@@ -1,5 +1,6 @@
 package io.tsdbwriter.produce;
 
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

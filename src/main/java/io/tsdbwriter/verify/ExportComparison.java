@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
-import io.tsdbwriter.produce.PrometheusTextParser;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import io.tsdbwriter.produce.SourcePoint;
 import java.io.IOException;
 import java.io.InputStream;

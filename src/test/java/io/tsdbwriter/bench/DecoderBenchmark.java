@@ -12,7 +12,7 @@ import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
-import io.tsdbwriter.produce.PrometheusTextParser;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;

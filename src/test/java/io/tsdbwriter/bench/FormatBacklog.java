@@ -2,7 +2,7 @@ package io.tsdbwriter.bench;
 
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.produce.NodeExporterFiles;
-import io.tsdbwriter.produce.PrometheusTextParser;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

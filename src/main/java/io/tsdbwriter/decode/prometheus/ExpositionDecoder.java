@@ -9,7 +9,8 @@ import io.tsdbwriter.decode.DecodedPoints;
 
 /**
  * Reads Prometheus text exposition format 0.0.4 (Prometheus docs, "Exposition formats"), as VictoriaMetrics'
- * {@code /api/v1/import/prometheus} does ({@code lib/protoparser/prometheus}): one sample per line,
+ * {@code /api/v1/import/prometheus} does ({@code lib/protoparser/prometheus}), through the format's one tokenizer
+ * {@link ExpositionLine}: one sample per line,
  * {@code name[{label="value",…}] value [timestamp]}; many lines per record.
  * <ul>
  *   <li>lines whose first non-blank character is {@code #} ({@code HELP}, {@code TYPE}, comments) are skipped, and
@@ -26,6 +27,9 @@ import io.tsdbwriter.decode.DecodedPoints;
  * <p>Not thread-safe: one per consuming thread.
  */
 public final class ExpositionDecoder extends LineDecoder {
+
+    /** The format's one tokenizer; the decoder adds the copy into the arena and the number parsing. */
+    private final ExpositionLine line = new ExpositionLine();
 
     /** @param maxRecordBytes larger records are rejected whole */
     public ExpositionDecoder(int maxRecordBytes) {
@@ -47,54 +51,50 @@ public final class ExpositionDecoder extends LineDecoder {
 
     @Override
     protected boolean skip(byte[] b, int from, int to) {
-        int i = blanks(b, from, to);
+        int i = ExpositionLine.blanks(b, from, to);
         return i == to || b[i] == '#';
     }
 
     @Override
     protected DecodeError decodeLine(byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
-        int s = blanks(b, from, to);
-        int brace = indexOf(b, s, to, '{');
-        int metricEnd;
+        ExpositionLine l = line;
+        if (l.scan(b, from, to) != ExpositionLine.Kind.SAMPLE) {
+            return switch (l.problem()) {
+                case EMPTY_METRIC -> fail(DecodeError.INVALID_METRIC, l.detail());
+                case NO_VALUE -> fail(DecodeError.INVALID_VALUE, l.detail());
+                case LABELS, NAME_ONLY -> fail(DecodeError.INVALID_LINE, l.detail());
+            };
+        }
         int p = out.begin();
-        if (brace >= 0) {
-            metricEnd = trimEnd(b, s, brace);
-            s = labels(b, brace + 1, to, out, p);
-            if (s < 0) {
-                return DecodeError.INVALID_LINE;
+        for (int i = 0, n = l.labelCount(); i < n; i++) {
+            int vs = l.valueStart(i);
+            int ve = l.valueEnd(i);
+            if (ve == vs) {
+                continue; // a label with an empty value is no label (VictoriaMetrics drops it too)
             }
-        } else {
-            metricEnd = s;
-            while (metricEnd < to && b[metricEnd] != ' ' && b[metricEnd] != '\t') {
-                metricEnd++;
+            int nameOff = out.copy(b, l.nameStart(i), l.nameEnd(i) - l.nameStart(i));
+            int valueOff;
+            int valueLen;
+            if (!l.escaped(i)) {
+                valueLen = ve - vs;
+                valueOff = out.copy(b, vs, valueLen);
+            } else {
+                byte[] a = out.arenaForWrite(ve - vs);
+                int w0 = out.arenaLength();
+                valueLen = ExpositionLine.unescape(b, vs, ve, a, w0) - w0;
+                valueOff = out.commitArena(valueLen);
             }
-            if (metricEnd == to) {
-                return fail(DecodeError.INVALID_LINE, "no value");
-            }
+            out.addLabel(p, nameOff, l.nameEnd(i) - l.nameStart(i), valueOff, valueLen);
         }
-        int metricStart = blanks(b, from, to);
-        if (metricEnd <= metricStart) {
-            return fail(DecodeError.INVALID_METRIC, "empty metric name");
-        }
-        out.setMetric(p, out.copy(b, metricStart, metricEnd - metricStart), metricEnd - metricStart);
-        int v = blanks(b, brace >= 0 ? s : metricEnd, to);
-        int end = indexOf(b, v, to, '#');
-        end = trimEnd(b, v, end < 0 ? to : end);
-        if (v == end) {
-            return fail(DecodeError.INVALID_VALUE, "no value");
-        }
-        int vEnd = v;
-        while (vEnd < end && b[vEnd] != ' ' && b[vEnd] != '\t') {
-            vEnd++;
-        }
-        if (!numbers.parseDouble(b, v, vEnd)) {
+        int metricLength = l.metricEnd() - l.metricStart();
+        out.setMetric(p, out.copy(b, l.metricStart(), metricLength), metricLength);
+        if (!numbers.parseDouble(b, l.valueFrom(), l.valueTo())) {
             return fail(DecodeError.INVALID_VALUE, "value is not a float");
         }
         double value = numbers.doubleValue();
         long ts = kafkaTimestampMs;
-        int t = blanks(b, vEnd, end);
-        if (t < end) {
-            if (!numbers.parseDouble(b, t, end) || !Double.isFinite(numbers.doubleValue())) {
+        if (l.hasTimestamp()) {
+            if (!numbers.parseDouble(b, l.timestampFrom(), l.timestampTo()) || !Double.isFinite(numbers.doubleValue())) {
                 return fail(DecodeError.INVALID_TIMESTAMP, "timestamp is not a number");
             }
             double d = numbers.doubleValue();
@@ -114,108 +114,5 @@ public final class ExpositionDecoder extends LineDecoder {
         out.set(p, ts, value);
         out.canonicalize(p);
         return null;
-    }
-
-    /** Reads {@code label="value",…}} from {@code s}; returns the index after the closing brace, or -1. */
-    private int labels(byte[] b, int s, int to, DecodedPoints out, int p) {
-        while (true) {
-            s = blanks(b, s, to);
-            if (s < to && b[s] == '}') {
-                return s + 1;
-            }
-            int eq = indexOf(b, s, to, '=');
-            if (eq < 0) {
-                fail(DecodeError.INVALID_LINE, "label without '='");
-                return -1;
-            }
-            int nameEnd = trimEnd(b, s, eq);
-            if (nameEnd == s) {
-                fail(DecodeError.INVALID_LINE, "empty label name");
-                return -1;
-            }
-            int q = blanks(b, eq + 1, to);
-            if (q >= to || b[q] != '"') {
-                fail(DecodeError.INVALID_LINE, "label value not quoted");
-                return -1;
-            }
-            // closing quote: the first '"' not escaped
-            int close = q + 1;
-            boolean escaped = false;
-            while (close < to && b[close] != '"') {
-                if (b[close] == '\\') {
-                    escaped = true;
-                    close++;
-                }
-                close++;
-            }
-            if (close >= to) {
-                fail(DecodeError.INVALID_LINE, "label value without closing quote");
-                return -1;
-            }
-            if (close > q + 1) {
-                int nameOff = out.copy(b, s, nameEnd - s);
-                int valueOff;
-                int valueLen;
-                if (!escaped) {
-                    valueLen = close - q - 1;
-                    valueOff = out.copy(b, q + 1, valueLen);
-                } else {
-                    byte[] a = out.arenaForWrite(close - q - 1);
-                    int w = out.arenaLength();
-                    int w0 = w;
-                    for (int i = q + 1; i < close; i++) {
-                        byte c = b[i];
-                        if (c == '\\' && i + 1 < close) {
-                            byte e = b[++i];
-                            if (e == 'n') {
-                                a[w++] = '\n';
-                            } else if (e == '\\' || e == '"') {
-                                a[w++] = e;
-                            } else {
-                                a[w++] = '\\';
-                                a[w++] = e;
-                            }
-                        } else {
-                            a[w++] = c;
-                        }
-                    }
-                    valueLen = w - w0;
-                    valueOff = out.commitArena(valueLen);
-                }
-                out.addLabel(p, nameOff, nameEnd - s, valueOff, valueLen);
-            }
-            s = blanks(b, close + 1, to);
-            if (s < to && b[s] == '}') {
-                return s + 1;
-            }
-            if (s >= to || b[s] != ',') {
-                fail(DecodeError.INVALID_LINE, "no ',' or '}' after a label");
-                return -1;
-            }
-            s++;
-        }
-    }
-
-    private static int indexOf(byte[] b, int from, int to, char c) {
-        for (int i = from; i < to; i++) {
-            if (b[i] == c) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static int blanks(byte[] b, int from, int to) {
-        while (from < to && (b[from] == ' ' || b[from] == '\t')) {
-            from++;
-        }
-        return from;
-    }
-
-    private static int trimEnd(byte[] b, int from, int to) {
-        while (to > from && (b[to - 1] == ' ' || b[to - 1] == '\t')) {
-            to--;
-        }
-        return to;
     }
 }

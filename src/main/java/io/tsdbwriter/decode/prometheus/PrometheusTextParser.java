@@ -1,4 +1,4 @@
-package io.tsdbwriter.produce;
+package io.tsdbwriter.decode.prometheus;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import io.tsdbwriter.decode.Numbers;
 
 /**
  * Parses the Prometheus text exposition format 0.0.4, as served by node_exporter on {@code /metrics}.
@@ -34,6 +35,10 @@ import java.util.OptionalLong;
  * <p>Because the point record contract (DESIGN §2) cannot carry them, samples whose value is NaN or ±Inf are
  * skipped and counted ({@link Result#skippedNonFinite()}), and labels with an empty value are dropped and counted
  * ({@link Result#droppedEmptyLabels()}), as the contract drops empty dimension values.
+ *
+ * <p>The line is read by the format's one tokenizer, {@link ExpositionLine} (as the {@code prometheus} input decoder
+ * reads it), and its tokens are then held to the rules above, stricter than VictoriaMetrics: this parser reads the
+ * files the project produces from, where a malformed line is a mistake to report, not a record to count.
  *
  * <p>Stateless; all methods are static and thread-safe. A malformed line makes the whole parse fail with a
  * {@link ParseException} that names the line number.
@@ -136,8 +141,7 @@ public final class PrometheusTextParser {
         int lineNo = 0;
         while ((line = in.readLine()) != null) {
             lineNo++;
-            p.reset(line, lineNo);
-            Sample s = p.parseLine();
+            Sample s = p.parseLine(line, lineNo);
             if (s != null) {
                 samples.add(s);
             }
@@ -152,88 +156,60 @@ public final class PrometheusTextParser {
      * @throws NumberFormatException when {@code s} is not a float
      */
     public static double parseValue(String s) {
-        String body = s.startsWith("+") || s.startsWith("-") ? s.substring(1) : s;
-        boolean negative = s.startsWith("-");
-        if (body.equalsIgnoreCase("inf") || body.equalsIgnoreCase("infinity")) {
-            return negative ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        byte[] ascii = s.getBytes(StandardCharsets.ISO_8859_1);
+        Numbers numbers = new Numbers();
+        if (ascii.length != s.length() || !isAscii(ascii) || !numbers.parseDouble(ascii, 0, ascii.length)) {
+            throw new NumberFormatException(s.isEmpty() ? "empty value" : "not a float: '" + s + "'");
         }
-        if (body.equalsIgnoreCase("nan")) {
-            return Double.NaN;
-        }
-        // Double.parseDouble also takes Java-only forms: a type suffix (1.0d, 2f), "Infinity" spelled
-        // differently, surrounding blanks. Refuse what Go would refuse.
-        if (body.isEmpty()) {
-            throw new NumberFormatException("empty value");
-        }
-        char last = body.charAt(body.length() - 1);
-        if (last == 'd' || last == 'D' || last == 'f' || last == 'F' || Character.isWhitespace(last)
-                || Character.isWhitespace(body.charAt(0)) || body.charAt(0) == '+' || body.charAt(0) == '-') {
-            throw new NumberFormatException("not a float: '" + s + "'");
-        }
-        for (int i = 0; i < body.length(); i++) {
-            char c = body.charAt(i);
-            if (c == 'N' || c == 'I' || c == 'n' || c == 'i') {
-                throw new NumberFormatException("not a float: '" + s + "'");
-            }
-        }
-        return Double.parseDouble(s);
+        return numbers.doubleValue();
     }
 
-    /** Parses one line; reused across lines (not thread-safe, private to one parse call). */
+    private static boolean isAscii(byte[] b) {
+        for (byte x : b) {
+            if (x < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Reads one line through the format's tokenizer ({@link ExpositionLine}) and holds its tokens to this parser's
+     * stricter rules: metric and label names by the data model's grammar, only the three escapes, a label once per
+     * sample, an integer timestamp and nothing after it. Reused across lines (private to one parse call).
+     */
     private static final class LineParser {
-        private String s;
-        private int pos;
+        private final ExpositionLine scanner = new ExpositionLine();
+        private final Numbers numbers = new Numbers();
+        private byte[] b;
+        private String line;
         private int lineNo;
         private int skippedNonFinite;
         private int droppedEmptyLabels;
-        private final StringBuilder buf = new StringBuilder();
-
-        void reset(String line, int lineNo) {
-            this.s = line;
-            this.pos = 0;
-            this.lineNo = lineNo;
-        }
 
         /** @return the sample, or null for a blank line, a comment or a skipped non-finite sample */
-        Sample parseLine() throws ParseException {
-            skipBlanks();
-            if (pos == s.length() || s.charAt(pos) == '#') {
+        Sample parseLine(String text, int lineNo) throws ParseException {
+            this.line = text;
+            this.lineNo = lineNo;
+            this.b = text.getBytes(StandardCharsets.UTF_8);
+            ExpositionLine l = scanner;
+            ExpositionLine.Kind kind = l.scan(b, 0, b.length);
+            if (kind == ExpositionLine.Kind.SKIP) {
                 return null;
             }
-            String metric = metricName();
-            Map<String, String> labels = Map.of();
-            skipBlanks();
-            if (pos < s.length() && s.charAt(pos) == '{') {
-                pos++;
-                labels = labels();
-                skipBlanks();
-            } else if (pos < s.length() && pos > 0 && !isBlank(s.charAt(pos - 1))) {
-                throw error("unexpected '" + s.charAt(pos) + "' after metric name '" + metric + "'");
+            String metric = metricName(l);
+            if (kind == ExpositionLine.Kind.INVALID) {
+                throw invalid(l, metric);
             }
-            String valueText = token();
-            if (valueText.isEmpty()) {
-                throw error("missing value for '" + metric + "'");
-            }
+            Map<String, String> labels = l.labelsOpen() < 0 ? Map.of() : labels(l);
+            String valueText = ExpositionLine.text(b, l.valueFrom(), l.valueTo());
             double value;
             try {
                 value = parseValue(valueText);
             } catch (NumberFormatException e) {
                 throw error("invalid value '" + valueText + "' for '" + metric + "'");
             }
-            skipBlanks();
-            OptionalLong timestamp = OptionalLong.empty();
-            if (pos < s.length()) {
-                String tsText = token();
-                try {
-                    timestamp = OptionalLong.of(Long.parseLong(tsText));
-                } catch (NumberFormatException e) {
-                    throw error("invalid timestamp '" + tsText + "' for '" + metric + "' (expected integer epoch ms)");
-                }
-                skipBlanks();
-                if (pos < s.length()) {
-                    throw error("unexpected text after the timestamp: '" + s.substring(pos) + "'");
-                }
-            }
+            OptionalLong timestamp = timestamp(l, metric);
             if (!Double.isFinite(value)) {
                 skippedNonFinite++;
                 return null;
@@ -241,36 +217,46 @@ public final class PrometheusTextParser {
             return new Sample(metric, labels, value, timestamp);
         }
 
-        private String metricName() throws ParseException {
-            int start = pos;
-            while (pos < s.length()) {
-                char c = s.charAt(pos);
-                boolean ok = isLetter(c) || c == '_' || c == ':' || (pos > start && isDigit(c));
-                if (!ok) {
-                    break;
+        /** The metric name, held to {@code [a-zA-Z_:][a-zA-Z0-9_:]*}. */
+        private String metricName(ExpositionLine l) throws ParseException {
+            int start = l.metricStart();
+            int end = l.metricEnd();
+            for (int i = start; i < end; i++) {
+                char c = (char) (b[i] & 0xFF);
+                if (!(isLetter(c) || c == '_' || c == ':' || (i > start && isDigit(c)))) {
+                    if (i == start) {
+                        String rest = ExpositionLine.text(b, start, b.length);
+                        throw error("expected a metric name, found '" + rest.substring(0, Math.min(rest.length(), 20)) + "'");
+                    }
+                    throw error("unexpected '" + c + "' after metric name '" + ExpositionLine.text(b, start, i) + "'");
                 }
-                pos++;
             }
-            if (pos == start) {
-                throw error("expected a metric name, found '" + s.substring(start, Math.min(s.length(), start + 20)) + "'");
+            if (end == start) {
+                throw error("expected a metric name, found '" + line.substring(0, Math.min(line.length(), 20)).trim() + "'");
             }
-            return s.substring(start, pos);
+            return ExpositionLine.text(b, start, end);
         }
 
-        private Map<String, String> labels() throws ParseException {
+        /** The one line for a line the tokenizer refused. */
+        private ParseException invalid(ExpositionLine l, String metric) {
+            return switch (l.problem()) {
+                case NAME_ONLY, NO_VALUE -> error("missing value for '" + metric + "'");
+                case EMPTY_METRIC -> error("expected a metric name, found '" + line.substring(0, Math.min(line.length(), 20)).trim() + "'");
+                case LABELS -> error(switch (l.detail()) {
+                    case "label value without closing quote" -> "unterminated label value";
+                    case "no ',' or '}' after a label" -> "expected ',' or '}' after a label, or an unterminated label set";
+                    case "label without '='" -> "expected '=' after a label name, or an unterminated label set";
+                    case "empty label name" -> "expected a label name";
+                    default -> l.detail();
+                });
+            };
+        }
+
+        private Map<String, String> labels(ExpositionLine l) throws ParseException {
             LinkedHashMap<String, String> labels = new LinkedHashMap<>();
-            while (true) {
-                skipBlanks();
-                if (pos < s.length() && s.charAt(pos) == '}') {
-                    pos++;
-                    break;
-                }
-                String name = labelName();
-                skipBlanks();
-                expect('=');
-                skipBlanks();
-                expect('"');
-                String value = labelValue();
+            for (int i = 0; i < l.labelCount(); i++) {
+                String name = labelName(l.nameStart(i), l.nameEnd(i));
+                String value = labelValue(l.valueStart(i), l.valueEnd(i));
                 if (labels.containsKey(name)) {
                     throw error("label '" + name + "' occurs twice");
                 }
@@ -280,89 +266,61 @@ public final class PrometheusTextParser {
                 } else {
                     labels.put(name, value);
                 }
-                skipBlanks();
-                if (pos < s.length() && s.charAt(pos) == ',') {
-                    pos++;
-                } else if (pos < s.length() && s.charAt(pos) == '}') {
-                    pos++;
-                    break;
-                } else {
-                    throw error(pos < s.length() ? "expected ',' or '}' after a label, found '" + s.charAt(pos) + "'"
-                            : "unterminated label set");
-                }
             }
             labels.values().removeIf(v -> v == null);
             return labels.isEmpty() ? Map.of() : Collections.unmodifiableMap(labels);
         }
 
-        private String labelName() throws ParseException {
-            int start = pos;
-            while (pos < s.length()) {
-                char c = s.charAt(pos);
-                boolean ok = isLetter(c) || c == '_' || (pos > start && isDigit(c));
-                if (!ok) {
-                    break;
+        /** A label name, held to {@code [a-zA-Z_][a-zA-Z0-9_]*}. */
+        private String labelName(int start, int end) throws ParseException {
+            for (int i = start; i < end; i++) {
+                char c = (char) (b[i] & 0xFF);
+                if (!(isLetter(c) || c == '_' || (i > start && isDigit(c)))) {
+                    throw error(i == start ? "expected a label name, found '" + c + "'" : "expected '=', found '" + c + "'");
                 }
-                pos++;
             }
-            if (pos == start) {
-                throw error(pos < s.length() ? "expected a label name, found '" + s.charAt(pos) + "'" : "unterminated label set");
-            }
-            return s.substring(start, pos);
+            return ExpositionLine.text(b, start, end);
         }
 
-        private String labelValue() throws ParseException {
-            buf.setLength(0);
-            while (pos < s.length()) {
-                char c = s.charAt(pos++);
-                if (c == '"') {
-                    return buf.toString();
-                }
-                if (c == '\\') {
-                    if (pos == s.length()) {
-                        break;
+        /** A label value with its escapes resolved; only {@code \\}, {@code \"} and {@code \n} are escapes. */
+        private String labelValue(int start, int end) throws ParseException {
+            for (int i = start; i < end; i++) {
+                if (b[i] == '\\') {
+                    byte e = b[++i];
+                    if (e != '\\' && e != '"' && e != 'n') {
+                        throw error("invalid escape '\\" + (char) (e & 0xFF) + "' in a label value");
                     }
-                    char e = s.charAt(pos++);
-                    switch (e) {
-                        case '\\' -> buf.append('\\');
-                        case '"' -> buf.append('"');
-                        case 'n' -> buf.append('\n');
-                        default -> throw error("invalid escape '\\" + e + "' in a label value");
-                    }
-                } else {
-                    buf.append(c);
                 }
             }
-            throw error("unterminated label value");
+            byte[] out = new byte[end - start];
+            return new String(out, 0, ExpositionLine.unescape(b, start, end, out, 0), StandardCharsets.UTF_8);
         }
 
-        private String token() {
-            int start = pos;
-            while (pos < s.length() && !isBlank(s.charAt(pos))) {
-                pos++;
+        /** The optional timestamp: one integer (epoch ms), nothing after it. */
+        private OptionalLong timestamp(ExpositionLine l, String metric) throws ParseException {
+            if (l.exemplar() >= 0) {
+                throw error("unexpected text after the value: '" + ExpositionLine.text(b, l.exemplar(), b.length) + "'");
             }
-            return s.substring(start, pos);
-        }
-
-        private void expect(char c) throws ParseException {
-            if (pos >= s.length() || s.charAt(pos) != c) {
-                throw error("expected '" + c + "'" + (pos < s.length() ? ", found '" + s.charAt(pos) + "'" : " at end of line"));
+            if (!l.hasTimestamp()) {
+                return OptionalLong.empty();
             }
-            pos++;
-        }
-
-        private void skipBlanks() {
-            while (pos < s.length() && isBlank(s.charAt(pos))) {
-                pos++;
+            int from = l.timestampFrom();
+            int to = from;
+            while (to < l.timestampTo() && b[to] != ' ' && b[to] != '\t') {
+                to++;
             }
+            String tsText = ExpositionLine.text(b, from, to);
+            if (!numbers.parseLong(b, from, to)) {
+                throw error("invalid timestamp '" + tsText + "' for '" + metric + "' (expected integer epoch ms)");
+            }
+            if (to < l.timestampTo()) {
+                throw error("unexpected text after the timestamp: '" + ExpositionLine.text(b, to, l.timestampTo()).trim() + "'");
+            }
+            return OptionalLong.of(numbers.longValue());
         }
 
         private ParseException error(String message) {
             return new ParseException(lineNo, message);
-        }
-
-        private static boolean isBlank(char c) {
-            return c == ' ' || c == '\t';
         }
 
         private static boolean isLetter(char c) {

@@ -1,12 +1,18 @@
-package io.tsdbwriter.produce;
+package io.tsdbwriter.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
-import io.tsdbwriter.produce.PrometheusTextParser.ParseException;
-import io.tsdbwriter.produce.PrometheusTextParser.Result;
-import io.tsdbwriter.produce.PrometheusTextParser.Sample;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser.ParseException;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser.Result;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser.Sample;
+import io.tsdbwriter.produce.NodeExporterFiles;
+import io.tsdbwriter.produce.SourcePoint;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
 import java.util.HashSet;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -163,9 +169,9 @@ class PrometheusTextParserTest {
     }
 
     @Test
-    void namesTheFileOfAMalformedLine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        java.nio.file.Path f = dir.resolve("node-exporter-1.prom");
-        java.nio.file.Files.writeString(f, "a 1\nb{\n");
+    void namesTheFileOfAMalformedLine(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("node-exporter-1.prom");
+        Files.writeString(f, "a 1\nb{\n");
 
         assertThatThrownBy(() -> PrometheusTextParser.parse(f)).isInstanceOf(ParseException.class)
                 .hasMessageStartingWith(f + ":line 2: ");
