@@ -2,7 +2,7 @@ package io.tsdbwriter.app;
 
 import io.micrometer.core.instrument.Tags;
 import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.write.InsertCapacityProbe;
+import io.tsdbwriter.capacity.InsertCapacityProbe;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WritePermits;
 import io.tsdbwriter.write.WriteTarget;
@@ -82,7 +82,7 @@ final class PermitSizing {
                 cap = Math.max(1, (maxConcurrentWrites + endpoints.size() - 1) / endpoints.size());
                 source = "--max-concurrent-writes";
             } else {
-                OptionalInt read = InsertCapacityProbe.read(client.http(), e);
+                OptionalInt read = InsertCapacityProbe.read(client.http(), e.metricsUrl());
                 if (read.isEmpty() && !atStart) {
                     continue; // keep the last known capacity while the endpoint cannot be read
                 }

@@ -1,7 +1,7 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.write.InsertCapacityProbe;
+import io.tsdbwriter.capacity.InsertCapacityProbe;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;
@@ -63,7 +63,7 @@ public final class BenchRunner {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();
             if (permits <= 0) {
-                OptionalInt cap = InsertCapacityProbe.read(client.http(), endpoint);
+                OptionalInt cap = InsertCapacityProbe.read(client.http(), endpoint.metricsUrl());
                 permits = cap.orElse(8);
                 progress("concurrency: %d write permits (%s)", permits, cap.isPresent() ? InsertCapacityProbe.METRIC + " of " + endpoint.metricsUrl()
                         : "unreadable " + InsertCapacityProbe.METRIC + ", default");

@@ -1,8 +1,14 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.decode.Numbers;
+import io.tsdbwriter.decode.prometheus.ExpositionLine;
+import java.nio.charset.StandardCharsets;
 import java.util.OptionalDouble;
 
-/** Reads one sample out of Prometheus text exposition (a {@code /metrics} page). Stateless; thread-safe. */
+/**
+ * Reads one sample out of Prometheus text exposition (a {@code /metrics} page) with the format's one tokenizer
+ * ({@link ExpositionLine}) and decimal parser ({@link Numbers}). Stateless; thread-safe.
+ */
 final class PromText {
 
     private PromText() {
@@ -13,43 +19,35 @@ final class PromText {
      * {@code name{label="v"}} as printed), or empty.
      */
     static OptionalDouble value(String text, String series) {
-        int from = 0;
-        while (from < text.length()) {
-            int end = text.indexOf('\n', from);
-            if (end < 0) {
-                end = text.length();
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        ExpositionLine line = new ExpositionLine();
+        for (int from = 0; from < b.length; from = ExpositionLine.nextLine(b, from, b.length)) {
+            if (line.scan(b, from, ExpositionLine.lineEnd(b, from, b.length)) == ExpositionLine.Kind.SAMPLE
+                    && ExpositionLine.text(b, line.metricStart(), line.seriesEnd()).equals(series)) {
+                Numbers numbers = new Numbers();
+                return numbers.parseDouble(b, line.valueFrom(), line.valueTo()) ? OptionalDouble.of(numbers.doubleValue())
+                        : OptionalDouble.empty();
             }
-            if (text.startsWith(series, from) && from + series.length() < end && text.charAt(from + series.length()) == ' ') {
-                String v = text.substring(from + series.length() + 1, end).trim();
-                int space = v.indexOf(' ');
-                if (space > 0) {
-                    v = v.substring(0, space); // a timestamp follows
-                }
-                try {
-                    return OptionalDouble.of(Double.parseDouble(v));
-                } catch (NumberFormatException e) {
-                    return OptionalDouble.empty();
-                }
-            }
-            from = end + 1;
         }
         return OptionalDouble.empty();
     }
 
-    /** The value of label {@code label} on the first line of metric {@code name}, or null. */
+    /** The value of label {@code label} (as printed) on the first line of metric {@code name} with labels, or null. */
     static String label(String text, String name, String label) {
-        int at = text.startsWith(name + "{") ? 0 : text.indexOf("\n" + name + "{");
-        if (at < 0) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        ExpositionLine line = new ExpositionLine();
+        for (int from = 0; from < b.length; from = ExpositionLine.nextLine(b, from, b.length)) {
+            if (line.scan(b, from, ExpositionLine.lineEnd(b, from, b.length)) != ExpositionLine.Kind.SAMPLE || line.labelsOpen() < 0
+                    || !ExpositionLine.text(b, line.metricStart(), line.metricEnd()).equals(name)) {
+                continue;
+            }
+            for (int i = 0; i < line.labelCount(); i++) {
+                if (ExpositionLine.text(b, line.nameStart(i), line.nameEnd(i)).equals(label)) {
+                    return ExpositionLine.text(b, line.valueStart(i), line.valueEnd(i));
+                }
+            }
             return null;
         }
-        int lineEnd = text.indexOf('\n', at + 1);
-        String line = text.substring(at, lineEnd < 0 ? text.length() : lineEnd);
-        String key = label + "=\"";
-        int k = line.indexOf(key);
-        if (k < 0) {
-            return null;
-        }
-        int close = line.indexOf('"', k + key.length());
-        return close < 0 ? null : line.substring(k + key.length(), close);
+        return null;
     }
 }

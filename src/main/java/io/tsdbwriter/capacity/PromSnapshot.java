@@ -1,5 +1,8 @@
 package io.tsdbwriter.capacity;
 
+import io.tsdbwriter.decode.Numbers;
+import io.tsdbwriter.decode.prometheus.ExpositionLine;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -7,8 +10,9 @@ import java.util.TreeMap;
 
 /**
  * One scrape of a Prometheus text exposition page ({@code /metrics}), kept as (name, labels, value) samples, with the
- * sums and histogram quantiles {@code capacity} and {@code run} read from it. Comment lines are skipped; a line that
- * does not parse is ignored. Immutable; thread-safe.
+ * sums and histogram quantiles {@code capacity} and {@code run} read from it. Read with the format's one tokenizer
+ * ({@link ExpositionLine}) and decimal parser ({@link Numbers}); comment lines are skipped, a line that does not parse
+ * is ignored. Immutable; thread-safe.
  */
 public final class PromSnapshot {
 
@@ -24,50 +28,19 @@ public final class PromSnapshot {
         this.nanos = nanos;
     }
 
-    /** Parses a page taken at {@code nanos} ({@link System#nanoTime()}). */
+    /** Parses a page taken at {@code nanos} ({@link System#nanoTime()}) with the format's one tokenizer. */
     public static PromSnapshot parse(String text, long nanos) {
         List<Sample> out = new ArrayList<>();
-        int from = 0;
-        int n = text.length();
-        while (from < n) {
-            int end = text.indexOf('\n', from);
-            if (end < 0) {
-                end = n;
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        ExpositionLine line = new ExpositionLine();
+        Numbers numbers = new Numbers();
+        for (int from = 0; from < b.length; from = ExpositionLine.nextLine(b, from, b.length)) {
+            int to = ExpositionLine.lineEnd(b, from, b.length);
+            if (line.scan(b, from, to) != ExpositionLine.Kind.SAMPLE || !numbers.parseDouble(b, line.valueFrom(), line.valueTo())) {
+                continue; // a comment, or not a sample line
             }
-            String line = text.substring(from, end).trim();
-            from = end + 1;
-            if (line.isEmpty() || line.charAt(0) == '#') {
-                continue;
-            }
-            int brace = line.indexOf('{');
-            int space;
-            String name;
-            String labels = "";
-            if (brace >= 0 && brace < line.indexOf(' ')) {
-                int close = line.lastIndexOf('}');
-                if (close < brace) {
-                    continue;
-                }
-                name = line.substring(0, brace);
-                labels = line.substring(brace + 1, close);
-                space = close + 1;
-            } else {
-                space = line.indexOf(' ');
-                if (space < 0) {
-                    continue;
-                }
-                name = line.substring(0, space);
-            }
-            String rest = line.substring(space).trim();
-            int sp = rest.indexOf(' ');
-            if (sp > 0) {
-                rest = rest.substring(0, sp); // a timestamp follows
-            }
-            try {
-                out.add(new Sample(name, labels, Double.parseDouble(rest)));
-            } catch (NumberFormatException e) {
-                // not a sample line
-            }
+            String labels = line.labelsOpen() < 0 ? "" : ExpositionLine.text(b, line.labelsOpen() + 1, line.labelsClose()).trim();
+            out.add(new Sample(ExpositionLine.text(b, line.metricStart(), line.metricEnd()), labels, numbers.doubleValue()));
         }
         return new PromSnapshot(List.copyOf(out), nanos);
     }

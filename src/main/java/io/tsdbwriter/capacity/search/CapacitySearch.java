@@ -16,7 +16,7 @@ import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.capacity.PromSnapshot;
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.write.InsertCapacityProbe;
+import io.tsdbwriter.capacity.InsertCapacityProbe;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;
@@ -132,7 +132,7 @@ public final class CapacitySearch {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();
             if (permits <= 0) {
-                OptionalInt cap = InsertCapacityProbe.read(client.http(), endpoint);
+                OptionalInt cap = InsertCapacityProbe.read(client.http(), endpoint.metricsUrl());
                 progress("write permits: automatic (%s)", cap.isPresent() ? InsertCapacityProbe.METRIC + " = " + cap.getAsInt()
                         : InsertCapacityProbe.METRIC + " unreadable: the writer falls back to its default");
             }

@@ -1,7 +1,8 @@
-package io.tsdbwriter.write;
+package io.tsdbwriter.capacity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.write.WriteTarget;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;
@@ -50,7 +51,7 @@ class InsertCapacityProbeTest {
     void readsCapacityFromMetrics() throws Exception {
         server.enqueue(new MockResponse().setBody(METRICS));
 
-        OptionalInt cap = InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()));
+        OptionalInt cap = InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()).metricsUrl());
 
         assertThat(cap).hasValue(8);
         assertThat(server.takeRequest(5, TimeUnit.SECONDS).getPath()).isEqualTo("/metrics");
@@ -60,7 +61,7 @@ class InsertCapacityProbeTest {
     void readsClusterCapacityFromRootMetricsOfTheHost() throws Exception {
         server.enqueue(new MockResponse().setBody(METRICS));
 
-        OptionalInt cap = InsertCapacityProbe.read(http, new WriteTarget(server.url("/insert/0/prometheus").toString()));
+        OptionalInt cap = InsertCapacityProbe.read(http, new WriteTarget(server.url("/insert/0/prometheus").toString()).metricsUrl());
 
         assertThat(cap).hasValue(8);
         assertThat(server.takeRequest(5, TimeUnit.SECONDS).getPath()).isEqualTo("/metrics");
@@ -70,14 +71,14 @@ class InsertCapacityProbeTest {
     void emptyOnNotFound() {
         server.enqueue(new MockResponse().setResponseCode(404).setBody("404 page not found"));
 
-        assertThat(InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()))).isEmpty();
+        assertThat(InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()).metricsUrl())).isEmpty();
     }
 
     @Test
     void emptyWhenGaugeAbsent() {
         server.enqueue(new MockResponse().setBody("vm_concurrent_insert_current 0\nvm_rows_invalid_total 0\n"));
 
-        assertThat(InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()))).isEmpty();
+        assertThat(InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()).metricsUrl())).isEmpty();
     }
 
     @Test
@@ -87,7 +88,7 @@ class InsertCapacityProbeTest {
         String url = dead.url("/").toString();
         dead.shutdown();
 
-        assertThat(InsertCapacityProbe.read(http, new WriteTarget(url))).isEmpty();
+        assertThat(InsertCapacityProbe.read(http, new WriteTarget(url).metricsUrl())).isEmpty();
     }
 
     @Test

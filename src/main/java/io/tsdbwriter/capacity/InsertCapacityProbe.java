@@ -1,6 +1,9 @@
-package io.tsdbwriter.write;
+package io.tsdbwriter.capacity;
 
+import io.tsdbwriter.decode.Numbers;
+import io.tsdbwriter.decode.prometheus.ExpositionLine;
 import java.io.BufferedReader;
+import java.nio.charset.StandardCharsets;
 import java.io.IOException;
 import java.util.OptionalInt;
 import okhttp3.OkHttpClient;
@@ -21,9 +24,12 @@ public final class InsertCapacityProbe {
     private InsertCapacityProbe() {
     }
 
-    /** @return the capacity, or empty when the endpoint cannot be reached or does not export the gauge */
-    public static OptionalInt read(OkHttpClient client, WriteTarget endpoint) {
-        Request req = new Request.Builder().url(endpoint.metricsUrl()).get().build();
+    /**
+     * @param metricsUrl the target's {@code /metrics} ({@code WriteTarget.metricsUrl()})
+     * @return the capacity, or empty when the page cannot be read or does not export the gauge
+     */
+    public static OptionalInt read(OkHttpClient client, String metricsUrl) {
+        Request req = new Request.Builder().url(metricsUrl).get().build();
         try (Response resp = client.newCall(req).execute()) {
             if (!resp.isSuccessful() || resp.body() == null) {
                 return OptionalInt.empty();
@@ -36,21 +42,26 @@ public final class InsertCapacityProbe {
         }
     }
 
-    /** Finds the gauge in Prometheus text exposition. */
+    /** Finds the gauge in Prometheus text exposition (the format's one tokenizer, {@link ExpositionLine}). */
     static OptionalInt parse(BufferedReader r) throws IOException {
+        ExpositionLine scanner = new ExpositionLine();
+        Numbers numbers = new Numbers();
         String line;
         while ((line = r.readLine()) != null) {
-            if (line.startsWith(METRIC) && line.length() > METRIC.length()
-                    && (line.charAt(METRIC.length()) == ' ' || line.charAt(METRIC.length()) == '{')) {
-                String v = line.substring(line.lastIndexOf(' ') + 1).trim();
-                try {
-                    double d = Double.parseDouble(v);
-                    if (d >= 1 && d < 1_000_000) {
-                        return OptionalInt.of((int) d);
-                    }
-                } catch (NumberFormatException e) {
-                    return OptionalInt.empty();
-                }
+            if (!line.startsWith(METRIC)) {
+                continue; // most lines: no bytes to scan
+            }
+            byte[] b = line.getBytes(StandardCharsets.UTF_8);
+            if (scanner.scan(b, 0, b.length) != ExpositionLine.Kind.SAMPLE
+                    || !ExpositionLine.text(b, scanner.metricStart(), scanner.metricEnd()).equals(METRIC)) {
+                continue;
+            }
+            if (!numbers.parseDouble(b, scanner.valueFrom(), scanner.valueTo())) {
+                return OptionalInt.empty();
+            }
+            double d = numbers.doubleValue();
+            if (d >= 1 && d < 1_000_000) {
+                return OptionalInt.of((int) d);
             }
         }
         return OptionalInt.empty();
