@@ -2,6 +2,7 @@ package io.tsdbwriter.capacity;
 
 import io.tsdbwriter.decode.Numbers;
 import io.tsdbwriter.decode.prometheus.ExpositionLine;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,7 +94,12 @@ public final class PromSnapshot {
             }
             int close = s.labels().indexOf('"', le + 4);
             String bound = s.labels().substring(le + 4, close);
-            double b = bound.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(bound);
+            double b;
+            try {
+                b = PrometheusTextParser.parseValue(bound); // a Prometheus float: "+Inf" included
+            } catch (NumberFormatException e) {
+                continue;
+            }
             m.merge(b, s.value(), Double::sum);
         }
         return m;
