@@ -158,7 +158,12 @@ public final class Bottleneck {
     private Bottleneck() {
     }
 
-    /** Applies the rules of the class comment to one window. */
+    /**
+     * Applies the rules of the class comment to one window.
+     *
+     * <p>Longer than ~60 lines on purpose: one ordered decision list, first match wins, in the class comment's order;
+     * read top to bottom it is the rule. Split into methods, the order that makes it right would be spread over them.
+     */
     public static Verdict attribute(Evidence e) {
         String ev = e.describe();
         if (Double.isNaN(e.efficiency())) {
