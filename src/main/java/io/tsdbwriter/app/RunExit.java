@@ -2,7 +2,7 @@ package io.tsdbwriter.app;
 
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.kafka.DeadLetterQueue;
-import io.tsdbwriter.kafka.GroupMember;
+import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.Shortfall;
 import io.tsdbwriter.metrics.WriterMeters;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ record RunExit(int code, String reason) {
      * recorded end; {@link ExitCodes#REFUSED} when it is done but samples were refused and not dead-lettered; else 0.
      * Without {@code --stop-at-end} the writer is a service: a signal is its normal end.
      */
-    static RunExit of(RunConfig cfg, ThreadDeaths deaths, boolean faultGaveUp, DeadLetterQueue deadLetters, GroupMember m,
+    static RunExit of(RunConfig cfg, ThreadDeaths deaths, boolean faultGaveUp, DeadLetterQueue deadLetters, Intake m,
                       boolean signalled, WriterMeters meters) {
         if (deaths.anyDied()) {
             return new RunExit(ExitCodes.FAULT, "a thread died (" + deaths.firstDeath() + "); committed only the watermark");
@@ -40,7 +40,7 @@ record RunExit(int code, String reason) {
             return new RunExit(ExitCodes.FAULT, deadLetters.stuckRecords() + " record(s) could not be dead-lettered to "
                     + deadLetters.topic() + "; nothing past them is committed");
         }
-        if (cfg.stopAtEnd() && !m.reachedEnd()) {
+        if (m.hasEnd() && !m.reachedEnd()) {
             if (signalled) {
                 Map<TopicPartition, Shortfall> s = m.shortfall();
                 return new RunExit(ExitCodes.STOPPED, "stopped by a signal before the end"
@@ -55,15 +55,18 @@ record RunExit(int code, String reason) {
         }
         long refused = (long) meters.samplesFailed.count();
         if (refused > 0) {
-            return new RunExit(ExitCodes.REFUSED, (cfg.stopAtEnd() ? "done, but " : "stopped; ") + refused
+            return new RunExit(ExitCodes.REFUSED, (m.hasEnd() ? "done, but " : "stopped; ") + refused
                     + " sample(s) were refused by the receiver and not dead-lettered (no --dead-letter-topic): "
                     + meters.samplesFailedByReason());
         }
-        return new RunExit(ExitCodes.OK, cfg.stopAtEnd() ? "done: the group committed every recorded end" : "stopped");
+        if (cfg.replay().replay() && m.hasEnd()) {
+            return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --duration over)"));
+        }
+        return new RunExit(ExitCodes.OK, m.hasEnd() ? "done: the group committed every recorded end" : "stopped");
     }
 
     /** With {@code --stop-at-end} stopped early: the partitions left short, for the summary; null when not known. */
-    static List<Map<String, Object>> shortfall(GroupMember m) {
+    static List<Map<String, Object>> shortfall(Intake m) {
         Map<TopicPartition, Shortfall> s = m.shortfall();
         if (s == null) {
             return null;

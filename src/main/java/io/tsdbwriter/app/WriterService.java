@@ -20,6 +20,12 @@ import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
 import io.tsdbwriter.kafka.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.GroupMember;
+import io.tsdbwriter.kafka.Intake;
+import io.tsdbwriter.kafka.ReplayMember;
+import io.tsdbwriter.capacity.RetentionProbe;
+import io.tsdbwriter.config.InputConfig;
+import io.tsdbwriter.config.ReplayConfig;
+import io.tsdbwriter.pipeline.SampleRate;
 import io.tsdbwriter.kafka.PartitionWorkers;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.MetricsServer;
@@ -63,7 +69,7 @@ public final class WriterService {
     private final PrintStream out;
     private final AtomicBoolean shutdownCalled = new AtomicBoolean();
     private final CountDownLatch finished = new CountDownLatch(1);
-    private volatile GroupMember member;
+    private volatile Intake member;
     private volatile boolean ready;
     /** Every thread's uncaught Throwable ends the run (issue 18). */
     private final ThreadDeaths deaths = new ThreadDeaths();
@@ -112,13 +118,28 @@ public final class WriterService {
                         retryPolicy(), meters, this::deadLetterStuck);
                 deadLetterQueue = deadLetters;
             }
+            ReplayConfig replay = cfg.replay();
+            Duration retention = retention(client, endpoints);
+            InputConfig input = retention == null ? cfg.input() : cfg.input().withTimestampWindow(cfg.input().timestampWindow().atLeast(
+                    System.currentTimeMillis() - retention.toMillis(), "older than the target's retention (-retentionPeriod, "
+                            + retention.toDays() + " days): VictoriaMetrics would answer 2xx and drop it; replay with --rebase-time now"));
+            SampleRate rate = replay.rateLimited() ? new SampleRate(replay.ratePerSecond()) : null;
+            meters.rateSet.set(Math.round(replay.ratePerSecond()));
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
-                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters), deadLetters, cfg.input());
-            member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
-                    cfg.membership()), ws);
-            EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight);
-            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}", cfg.output(), cfg.topics(), endpoints,
-                    cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(), cfg.segmentSize(), capacity, cfg.batchSamples());
+                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters),
+                    deadLetters, input, rate, replay.churnInterval());
+            if (replay.replay()) {
+                member = new ReplayMember(new ReplayMember.Settings(kafka, cfg.topics(), cfg.topicPattern(), replay,
+                        cfg.sourceInterval().toMillis(), cfg.drainTimeout(), cfg.membership().kafkaTimeout(), retention), ws);
+            } else {
+                member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
+                        cfg.membership(), cfg.topicPattern()), ws);
+            }
+            EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight,
+                    replay.ratePerSecond());
+            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}{}",
+                    cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
+                    cfg.segmentSize(), capacity, cfg.batchSamples(), replay.describe());
             LiveAttribution limits = liveAttribution(registry, meters, client, endpoints, permits);
             scheduleReports(reporter, report, limits, writer, meters);
             return runMember(reporter, writer, deadLetters, meters, report);
@@ -172,6 +193,24 @@ public final class WriterService {
         return server;
     }
 
+    /**
+     * The retention of the write targets, read from their {@code /metrics} ({@code -retentionPeriod}): the shortest
+     * when several; null when none exports it (vminsert, Prometheus, Mimir).
+     */
+    private static Duration retention(WriteClient client, List<WriteTarget> endpoints) {
+        Duration shortest = null;
+        for (WriteTarget t : endpoints) {
+            Duration d = RetentionProbe.read(client.http(), t.metricsUrl()).orElse(null);
+            if (d != null && (shortest == null || d.compareTo(shortest) < 0)) {
+                shortest = d;
+            }
+        }
+        if (shortest != null) {
+            log.info("target retention: {} days (-retentionPeriod): older samples are refused before they are sent", shortest.toDays());
+        }
+        return shortest;
+    }
+
     private RetryPolicy retryPolicy() {
         return new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep);
     }
@@ -223,11 +262,11 @@ public final class WriterService {
     /** Runs the group member until the work ends or {@link #shutdown()}; then the exit code and the final report. */
     private int runMember(ScheduledExecutorService reporter, BatchWriter writer, DeadLetterQueue deadLetters,
                           WriterMeters meters, EfficiencyReport report) throws IOException, InterruptedException {
-        Thread memberThread = Thread.ofPlatform().name("group-member").start(member);
+        Thread memberThread = Thread.ofPlatform().name(cfg.replay().replay() ? "replay" : "group-member").start(member);
         if (shutdownCalled.get()) {
             member.stop(); // SIGTERM arrived while starting
         }
-        if (cfg.stopAtEnd()) {
+        if (member.hasEnd()) {
             reporter.scheduleWithFixedDelay(() -> giveUpOnLastingFault(writer), 1, 1, TimeUnit.SECONDS);
         }
         ready = true;
@@ -244,7 +283,7 @@ public final class WriterService {
             log.warn("exit {}: {}", exit.code(), exit.reason());
         }
         writer.close();
-        report.outcome(exit.code(), exit.reason(), RunExit.shortfall(member));
+        report.outcome(exit.code(), exit.reason(), RunExit.shortfall(member), member.summary());
         report.printFinal(out);
         if (cfg.summaryJson() != null) {
             report.writeSummary(cfg.summaryJson());
@@ -258,7 +297,7 @@ public final class WriterService {
      */
     private boolean ready() {
         DeadLetterQueue d = deadLetterQueue;
-        GroupMember m = member;
+        Intake m = member;
         BatchWriter w = batchWriter;
         return ready && m != null && m.kafkaReachable() // not ready while Kafka is unreachable
                 && (w == null || !w.faults().any())
@@ -277,7 +316,7 @@ public final class WriterService {
         log.error("--stop-at-end cannot finish: {} for {}s (--write-fault-timeout); stopping without committing past unwritten data",
                 w.faults().describe(), cfg.writeFaultTimeout().toSeconds());
         w.abortFaulted();
-        GroupMember m = member;
+        Intake m = member;
         if (m != null) {
             m.stop();
         }
@@ -288,8 +327,8 @@ public final class WriterService {
      * cannot finish, so the writer stops: drain (up to {@code --drain-timeout}), commit the watermark, exit 1.
      */
     private void deadLetterStuck(String reason, String line) {
-        if (cfg.stopAtEnd()) {
-            GroupMember m = member;
+        if (cfg.stopAtEnd() || cfg.replay().replay()) {
+            Intake m = member;
             log.error("--stop-at-end cannot finish ({}): stopping; exit 1 after draining (up to {})", reason, cfg.drainTimeout());
             if (m != null) {
                 m.stop();
@@ -307,7 +346,7 @@ public final class WriterService {
     private void installThreadDeaths() {
         Thread.setDefaultUncaughtExceptionHandler(deaths);
         deaths.onFirstDeath(() -> {
-            GroupMember m = member;
+            Intake m = member;
             if (m != null) {
                 m.stop();
             } else {
@@ -343,7 +382,7 @@ public final class WriterService {
         if (!shutdownCalled.compareAndSet(false, true)) {
             return;
         }
-        GroupMember m = member;
+        Intake m = member;
         if (m != null) {
             log.info("shutting down: stop intake, drain in-flight writes (up to {}), commit", cfg.drainTimeout());
             m.stop();

@@ -25,6 +25,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import io.tsdbwriter.config.ReplayConfig;
 
 /** {@code tsdb-writer run}: consume, amplify, write, commit, report. */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
@@ -52,8 +55,13 @@ final class RunCommand implements Callable<Integer> {
             description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
     String bootstrapServers;
 
-    @Option(names = "--topic", required = true, split = ",", splitSynopsisLabel = ",", paramLabel = "TOPIC", description = "Topic(s) to consume (required)")
-    List<String> topics;
+    @Option(names = "--topic", split = ",", splitSynopsisLabel = ",", paramLabel = "TOPIC", description = "Topic(s) to consume (this or --topic-pattern is required)")
+    List<String> topics = new ArrayList<>();
+
+    @Option(names = "--topic-pattern", paramLabel = "REGEX",
+            description = "Consume every topic whose whole name matches REGEX (Kafka's pattern subscription: a matching topic created "
+                    + "later joins a relay), instead of --topic")
+    String topicPattern;
 
     @Option(names = "--group-id", defaultValue = "tsdb-writer", description = "Consumer group; processes with the same group share the partitions (default: ${DEFAULT-VALUE})")
     String groupId;
@@ -172,6 +180,47 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--summary-json", paramLabel = "FILE", description = "Write the final counters as JSON to FILE")
     Path summaryJson;
 
+    @Option(names = "--from", paramLabel = "RFC3339|offset:N",
+            description = {"Replay (README \"Capacity testing\"): each partition's window starts at the first record whose Kafka "
+                    + "timestamp is at or after this time (offsetsForTimes), or at offset N (default: the log start).",
+                    "A replay - any of --from, --to, --loop, --rebase-time - reads the partitions itself (assigned, no consumer "
+                    + "group) and never commits an offset: the group of --group-id is not touched. It ends after its last pass, "
+                    + "like --stop-at-end (exit 4 when a signal stops it before)"})
+    String from;
+
+    @Option(names = "--to", paramLabel = "RFC3339|offset:N",
+            description = "Replay: each partition's window ends before the first record at or after this time, or before offset N "
+                    + "(default: the log end at start)")
+    String to;
+
+    @Option(names = "--rebase-time", paramLabel = "now|RFC3339",
+            description = "Replay: shift every timestamp by one constant so that the window's first sample lands at this time "
+                    + "(now = when the replay starts); spacing and M x time amplification follow; samples older than the target's "
+                    + "retention are refused, so old data needs it")
+    String rebaseTime;
+
+    @Option(names = "--loop", defaultValue = "1", paramLabel = "N|forever",
+            description = "Replay the window N times (or until --duration / SIGTERM); each pass is read again from Kafka and "
+                    + "written one window length after the previous one, so no pass lands on another's timestamps "
+                    + "(default: ${DEFAULT-VALUE})")
+    String loop;
+
+    @Option(names = "--duration", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Replay: stop after this long (drain, exit 0), e.g. 6h with --loop forever (default: until the last pass)")
+    Duration duration;
+
+    @Option(names = "--rate", defaultValue = "0", paramLabel = "SAMPLES_PER_S",
+            description = "Write at most this many samples per second (a token bucket before the encoders, bursts of at most 10 ms "
+                    + "worth), so a soak holds a steady load; the report compares what was written with it. 0 = as fast as the target "
+                    + "takes them (default: ${DEFAULT-VALUE})")
+    double rate;
+
+    @Option(names = "--churn-interval", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Series churn: every DURATION of sample time (from the replay's first sample; from the epoch in a relay) "
+                    + "the N instance variants take a new generation (instanceNo=\"host-17-g3\"), so N x series-per-instance new "
+                    + "series appear per interval - the load of hosts coming and going (default: no churn)")
+    Duration churnInterval;
+
     @Option(names = "--metrics-port", defaultValue = "9464", paramLabel = "PORT",
             description = "Port of /metrics, /health/live, /health/ready; 0 = any free port, -1 = off (default: ${DEFAULT-VALUE})")
     int metricsPort;
@@ -264,6 +313,25 @@ final class RunCommand implements Callable<Integer> {
                 new TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()));
     }
 
+    /** The replay, rate and churn settings of the flags above. */
+    ReplayConfig toReplayConfig() {
+        return new ReplayConfig(from == null ? null : ReplayConfig.WindowBound.parse("--from", from),
+                to == null ? null : ReplayConfig.WindowBound.parse("--to", to),
+                rebaseTime == null ? null : ReplayConfig.RebaseTime.parse(rebaseTime),
+                ReplayConfig.parseLoops(loop), duration, rate, churnInterval);
+    }
+
+    private Pattern topicPattern() {
+        if (topicPattern == null) {
+            return null;
+        }
+        try {
+            return Pattern.compile(topicPattern);
+        } catch (PatternSyntaxException e) {
+            throw new IllegalArgumentException("--topic-pattern '" + topicPattern + "' is not a regular expression: " + e.getDescription());
+        }
+    }
+
     RunConfig toConfig() {
         if (!writeMode.equals("async") && !writeMode.equals("sync")) {
             throw new IllegalArgumentException("--write-mode must be async or sync, got '" + writeMode + "'");
@@ -274,7 +342,7 @@ final class RunCommand implements Callable<Integer> {
         if (maxRecordBytes > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("--max-record-bytes must be below 2GiB");
         }
-        return new RunConfig(bootstrapServers, topics.stream().map(String::trim).toList(), groupId,
+        return new RunConfig(bootstrapServers, topics.stream().map(String::trim).filter(t -> !t.isEmpty()).toList(), groupId,
                 vmUrls.stream().map(String::trim).toList(), timeMultiplier, instanceMultiplier, sourceInterval, parallelism,
                 segmentSize, maxConcurrentWrites, maxRetries, batchSamples, reportInterval, stopAtEnd, summaryJson,
                 commitInterval, drainTimeout, callTimeout, compression.equals("gzip"), metricsPort, onWriteFailure,
@@ -283,7 +351,8 @@ final class RunCommand implements Callable<Integer> {
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
                         GroupMembership.protocol(groupProtocol), kafkaTimeout),
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
-                Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout);
+                Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout,
+                topicPattern(), toReplayConfig());
     }
 
     @Override

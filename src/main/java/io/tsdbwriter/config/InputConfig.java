@@ -37,6 +37,11 @@ public record InputConfig(InputFormat defaultFormat, Map<String, InputFormat> to
         return new InputConfig(InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo", TimestampWindow.DEFAULT);
     }
 
+    /** These settings with another timestamp window (the target's retention raises its earliest bound). */
+    public InputConfig withTimestampWindow(TimestampWindow window) {
+        return new InputConfig(defaultFormat, topicFormats, influxPrecision, instanceLabel, window);
+    }
+
     /** The format of {@code topic}. */
     public InputFormat formatOf(String topic) {
         return topicFormats.getOrDefault(topic, defaultFormat);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Everything {@code tsdb-writer run} needs, validated when built (compact constructor): a bad value fails here
@@ -57,6 +58,10 @@ import java.util.Map;
  *                             ignored otherwise
  * @param writeFaultTimeout    with {@code stopAtEnd}: how long a configuration fault of a write endpoint (DESIGN §6)
  *                             may last before the job ends with exit 1 (≥ 1 s; default 2 m)
+ * @param topicPattern         {@code --topic-pattern}: Kafka's pattern subscription instead of {@code topics} (then empty);
+ *                             null = {@code topics}
+ * @param replay               the window, rebase, loops, rate and churn of a capacity test ({@link ReplayConfig}); a
+ *                             replay never uses the group {@code groupId}
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -68,7 +73,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         Map<String, String> consumerProperties, boolean syncWrites,
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
                         HttpAuthConfig vmHttp, InputConfig input, Output output,
-                        List<String> remoteWriteUrls, Duration writeFaultTimeout) {
+                        List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -83,7 +88,10 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
     public RunConfig {
         require(bootstrapServers != null && !bootstrapServers.isBlank(), "--bootstrap-servers must not be empty");
         topics = List.copyOf(Objects.requireNonNull(topics));
-        require(!topics.isEmpty() && topics.stream().noneMatch(String::isBlank), "--topic must name at least one topic");
+        require(topics.stream().noneMatch(String::isBlank), "--topic must not name an empty topic");
+        require(topics.isEmpty() != (topicPattern == null), topicPattern == null ? "give --topic or --topic-pattern"
+                : "give --topic or --topic-pattern, not both");
+        Objects.requireNonNull(replay, "replay");
         require(groupId != null && !groupId.isBlank(), "--group-id must not be empty");
         vmUrls = List.copyOf(Objects.requireNonNull(vmUrls));
         require(!vmUrls.isEmpty(), "--vm-url must name at least one URL");
@@ -116,13 +124,19 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         Objects.requireNonNull(vmHttp, "vmHttp");
         Objects.requireNonNull(input, "input");
         for (String t : input.topicFormats().keySet()) {
-            require(topics.contains(t), "--topic-format names topic '" + t + "', which is not a --topic");
+            require(topicPattern != null ? topicPattern.matcher(t).matches() : topics.contains(t),
+                    "--topic-format names topic '" + t + "', which is not a --topic" + (topicPattern == null ? "" : " nor matches --topic-pattern"));
         }
         Objects.requireNonNull(output, "--output");
         remoteWriteUrls = List.copyOf(Objects.requireNonNull(remoteWriteUrls));
         require(output != Output.REMOTE_WRITE || !remoteWriteUrls.isEmpty(), "--output remote-write needs --remote-write-url");
         require(writeFaultTimeout != null && writeFaultTimeout.toMillis() >= 1000, "--write-fault-timeout must be >= 1s, got " + (writeFaultTimeout == null ? "none" : writeFaultTimeout.toMillis() + "ms"));
         require(output != Output.REMOTE_WRITE || !gzip, "--compression gzip applies to --output import only (remote write is always snappy)");
+    }
+
+    /** The topics for logs: the {@code --topic}s, or the pattern. */
+    public String topicsText() {
+        return topicPattern == null ? String.join(",", topics) : "pattern " + topicPattern.pattern();
     }
 
     /** Where writes go: the {@code --remote-write-url}s for remote write, else the {@code --vm-url}s. */

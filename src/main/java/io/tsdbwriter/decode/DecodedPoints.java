@@ -307,6 +307,34 @@ public final class DecodedPoints {
         return timestampMs[p];
     }
 
+    /**
+     * Adds {@code deltaMs} to every point's timestamp ({@code --rebase-time}, {@code --loop}: one constant per pass).
+     *
+     * @return the smallest timestamp before the shift, {@link Long#MAX_VALUE} when there is no point
+     */
+    public long shiftTimestamps(long deltaMs) {
+        long min = Long.MAX_VALUE;
+        long[] t = timestampMs;
+        for (int p = 0, n = count; p < n; p++) {
+            long v = t[p];
+            if (v < min) {
+                min = v;
+            }
+            t[p] = v + deltaMs;
+        }
+        return min;
+    }
+
+    /** The largest timestamp of the points, {@link Long#MIN_VALUE} when there is none. */
+    public long maxTimestampMs() {
+        long max = Long.MIN_VALUE;
+        for (int p = 0; p < count; p++) {
+            max = Math.max(max, timestampMs[p]);
+        }
+        return max;
+    }
+
+
     /** Value of point p (finite). */
     public double value(int p) {
         return value[p];

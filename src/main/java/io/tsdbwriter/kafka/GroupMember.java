@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -51,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading as {@code KafkaConsumer}: {@link #run()} owns the consumer on one thread; {@link #stop()} from any
  * thread sets the closed flag and calls {@code wakeup()}.
  */
-public final class GroupMember implements Runnable {
+public final class GroupMember implements Intake {
 
     private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
     private static final Duration POLL = Duration.ofMillis(100);
@@ -65,7 +66,13 @@ public final class GroupMember implements Runnable {
 
     /** How this member behaves. */
     public record Settings(Map<String, Object> consumerProps, List<String> topics, Duration commitInterval,
-                           Duration drainTimeout, boolean stopAtEnd, GroupMembership membership) {
+                           Duration drainTimeout, boolean stopAtEnd, GroupMembership membership, Pattern topicPattern) {
+
+        /** Settings subscribing to {@code topics} by name. */
+        public Settings(Map<String, Object> consumerProps, List<String> topics, Duration commitInterval,
+                        Duration drainTimeout, boolean stopAtEnd, GroupMembership membership) {
+            this(consumerProps, topics, commitInterval, drainTimeout, stopAtEnd, membership, null);
+        }
     }
 
     private final Settings settings;
@@ -96,7 +103,7 @@ public final class GroupMember implements Runnable {
         this.settings = settings;
         this.workerSettings = workerSettings;
         this.reachability = new KafkaReachability(bootstrap(), settings.stopAtEnd(), settings.membership().kafkaTimeout());
-        this.watch = new GroupWatch(settings.consumerProps(), groupId(), settings.topics(), settings.stopAtEnd(),
+        this.watch = new GroupWatch(settings.consumerProps(), groupId(), settings.topics(), settings.topicPattern(), settings.stopAtEnd(),
                 settings.membership().kafkaTimeout(), reachability);
         this.commits = new OffsetCommits(workerSettings.segmentSize(), workerSettings.meters());
     }
@@ -185,7 +192,11 @@ public final class GroupMember implements Runnable {
     private void runMember() {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(memberProps(settings.consumerProps(), settings.membership()))) {
             consumer = c;
-            c.subscribe(settings.topics(), new Rebalance(c));
+            if (settings.topicPattern() != null) {
+                c.subscribe(settings.topicPattern(), new Rebalance(c)); // Kafka's pattern subscription: new matching topics join
+            } else {
+                c.subscribe(settings.topics(), new Rebalance(c));
+            }
             long lastCommit = System.nanoTime();
             long lastEndOffsets = 0;
             long lastGroupCheck = System.nanoTime();
@@ -362,6 +373,7 @@ public final class GroupMember implements Runnable {
     }
 
     /** Total log end offset of the assigned partitions, refreshed every few seconds (input rate). */
+    @Override
     public long logEndTotal() {
         return commits.logEndTotal();
     }
@@ -372,21 +384,31 @@ public final class GroupMember implements Runnable {
     }
 
     /** True when shutdown drained everything (no write abandoned, no failure). */
+    @Override
     public boolean cleanStop() {
         return cleanStop;
     }
 
     /** False while Kafka cannot be reached (before the first answer, and after a failed check); feeds /health/ready. */
+    @Override
     public boolean kafkaReachable() {
         return reachability.reachable() && !closed;
     }
 
     /** True when the run failed before any partition was assigned (missing topic, Kafka unreachable): nothing to report. */
+    @Override
     public boolean startFailed() {
         return startFailed;
     }
 
+    /** True with {@code --stop-at-end}: a signal before the group committed every recorded end stops it short. */
+    @Override
+    public boolean hasEnd() {
+        return settings.stopAtEnd();
+    }
+
     /** With {@code --stop-at-end}: true once the group's committed offset of every recorded partition reached its end. */
+    @Override
     public boolean reachedEnd() {
         return reachedEnd;
     }
@@ -395,6 +417,7 @@ public final class GroupMember implements Runnable {
      * With {@code --stop-at-end}, after a stop before the end: the partitions the group left short, read back from
      * Kafka at exit; null when not stopped early, or when Kafka could not be asked (or was never reached).
      */
+    @Override
     public Map<TopicPartition, Shortfall> shortfall() {
         return watch.shortfall();
     }
@@ -405,6 +428,7 @@ public final class GroupMember implements Runnable {
     }
 
     /** Asks the member to stop: its loop then stops readers, drains, commits and leaves the group. Idempotent. */
+    @Override
     public void stop() {
         closed = true;
         watch.stop();

@@ -26,6 +26,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import java.util.Comparator;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 
 /**
  * The group-wide view a process needs for {@code --stop-at-end} (DESIGN §5): the end offsets of every partition of
@@ -42,11 +43,21 @@ final class GroupProgress implements AutoCloseable {
         MissingTopicException(String topic) {
             super("topic '" + topic + "' does not exist (the writer never creates topics): check --topic");
         }
+
+        private MissingTopicException(String message, Void unused) {
+            super(message);
+        }
+
+        /** No topic matches {@code --topic-pattern}. */
+        static MissingTopicException noMatch(Pattern pattern) {
+            return new MissingTopicException("no topic matches --topic-pattern '" + pattern.pattern()
+                    + "' (the writer never creates topics): check the pattern", null);
+        }
     }
 
     private final Admin admin;
     private final String groupId;
-    private final List<String> topics;
+    private List<String> topics;
     private final Map<TopicPartition, Long> recordedEnd = new HashMap<>();
     private final Map<TopicPartition, Long> recordedBegin = new HashMap<>();
 
@@ -56,10 +67,18 @@ final class GroupProgress implements AutoCloseable {
      * @throws KafkaException when the client cannot be made (e.g. no bootstrap server resolves)
      */
     GroupProgress(Map<String, Object> consumerProps, String groupId, List<String> topics) {
+        this(consumerProps, groupId, topics, null);
+    }
+
+    /** @param topicPattern {@code --topic-pattern}: the topics are those matching it at start; null = {@code topics} */
+    GroupProgress(Map<String, Object> consumerProps, String groupId, List<String> topics, Pattern topicPattern) {
         this.admin = Admin.create(adminProps(consumerProps));
         this.groupId = groupId;
-        this.topics = List.copyOf(topics);
+        this.topics = new ArrayList<>(topics);
+        this.topicPattern = topicPattern;
     }
+
+    private final Pattern topicPattern;
 
     /**
      * The Admin client's settings from the member's consumer settings: the keys an Admin client knows, Kafka's config
@@ -88,6 +107,19 @@ final class GroupProgress implements AutoCloseable {
      * @throws KafkaException        (or a timeout) when Kafka cannot be reached within {@code timeout}
      */
     Set<TopicPartition> partitions(Duration timeout) throws InterruptedException {
+        if (topicPattern != null) {
+            try {
+                topics = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS).stream()
+                        .filter(t -> topicPattern.matcher(t).matches()).sorted().toList();
+            } catch (ExecutionException e) {
+                throw unwrap(e);
+            } catch (TimeoutException e) {
+                throw new org.apache.kafka.common.errors.TimeoutException("listTopics timed out after " + timeout, e);
+            }
+            if (topics.isEmpty()) {
+                throw MissingTopicException.noMatch(topicPattern);
+            }
+        }
         Map<String, TopicDescription> d;
         try {
             d = admin.describeTopics(topics).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);

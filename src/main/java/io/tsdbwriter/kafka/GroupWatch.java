@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -45,11 +46,14 @@ final class GroupWatch implements AutoCloseable {
     private long lastWaitingLogNanos = System.nanoTime();
     private volatile Map<TopicPartition, Shortfall> shortfall;
 
-    GroupWatch(Map<String, Object> consumerProps, String groupId, List<String> topics, boolean stopAtEnd,
+    private final Pattern topicPattern;
+
+    GroupWatch(Map<String, Object> consumerProps, String groupId, List<String> topics, Pattern topicPattern, boolean stopAtEnd,
                Duration kafkaTimeout, KafkaReachability reachability) {
         this.consumerProps = consumerProps;
         this.groupId = groupId;
         this.topics = topics;
+        this.topicPattern = topicPattern;
         this.stopAtEnd = stopAtEnd;
         this.kafkaTimeout = kafkaTimeout;
         this.reachability = reachability;
@@ -71,7 +75,7 @@ final class GroupWatch implements AutoCloseable {
             while (!stopped) {
                 try {
                     if (p == null) {
-                        p = new GroupProgress(consumerProps, groupId, topics);
+                        p = new GroupProgress(consumerProps, groupId, topics, topicPattern);
                     }
                     if (stopAtEnd) {
                         p.recordEnds(attemptTimeout());

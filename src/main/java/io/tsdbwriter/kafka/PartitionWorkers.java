@@ -2,6 +2,7 @@ package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.pipeline.RecordDecoders;
+import io.tsdbwriter.pipeline.SampleRate;
 
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.metrics.WriterMeters;
@@ -20,12 +21,29 @@ import io.tsdbwriter.config.InputConfig;
  */
 public final class PartitionWorkers {
 
-    /** What each SegmentConsumer needs, shared by all partitions. */
+    /**
+     * What each SegmentConsumer needs, shared by all partitions.
+     *
+     * @param rate          {@code --rate}, shared by every reader of the process; null = unlimited
+     * @param churnInterval {@code --churn-interval}; null = no churn
+     */
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
                     int maxRecordBytes, SeriesCache seriesCache, SampleEncoder.Factory encoders, BatchWriter writer,
                     WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
-                    InputConfig input) {
+                    InputConfig input, SampleRate rate, Duration churnInterval) {
     }
+
+    /**
+     * The time line of the samples these readers write (README "Capacity testing").
+     *
+     * @param shiftMs       added to every source timestamp (the replay pass's shift; 0 for a relay)
+     * @param churnOriginMs where churn generation 0 starts, in (shifted) epoch ms
+     */
+    record Timeline(long shiftMs, long churnOriginMs) {
+        static final Timeline NONE = new Timeline(0, 0);
+    }
+
+    private final List<PointAmplifier> amplifiers = new ArrayList<>();
 
     private final TopicPartition tp;
     private final BatchWriter writer;
@@ -40,6 +58,11 @@ public final class PartitionWorkers {
 
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
     PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s, Runnable onAck) {
+        this(tp, startOffset, stopOffset, s, Timeline.NONE, onAck);
+    }
+
+    /** @param timeline the shift and churn origin of the samples these readers write */
+    PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s, Timeline timeline, Runnable onAck) {
         this.tp = tp;
         this.writer = s.writer();
         this.startOffset = startOffset;
@@ -48,10 +71,14 @@ public final class PartitionWorkers {
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
-            RecordProcessor processor = new RecordProcessor(new PointAmplifier(RecordDecoders.create(
-                            s.input().formatOf(tp.topic()), s.maxRecordBytes(), s.input().influxPrecision(), s.input().timestampWindow()), s.encoders().newEncoder(), s.seriesCache()),
-                    s.batchSamples(), s.writer(), s.meters(), tracker,
-                    s.decodeErrors(), onAck, s.deadLetters());
+            PointAmplifier amplifier = new PointAmplifier(RecordDecoders.create(s.input().formatOf(tp.topic()), s.maxRecordBytes(),
+                    s.input().influxPrecision(), s.input().timestampWindow().shifted(timeline.shiftMs())), s.encoders().newEncoder(), s.seriesCache());
+            if (timeline != Timeline.NONE || s.churnInterval() != null) {
+                amplifier.timeline(timeline.shiftMs(), s.churnInterval() == null ? 0 : s.churnInterval().toMillis(), timeline.churnOriginMs());
+            }
+            amplifiers.add(amplifier);
+            RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
+                    s.decodeErrors(), onAck, s.deadLetters(), s.rate());
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitCommitted));
         }
@@ -88,6 +115,16 @@ public final class PartitionWorkers {
             }
         }
         return watermark() >= stopOffset;
+    }
+
+    /** Every reader is done: the records below the stop offset are read and handed on (their writes may be in flight). */
+    boolean readersFinished() {
+        for (SegmentConsumer c : consumers) {
+            if (!c.finished()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Batches handed to the writer and not yet done. */
@@ -174,6 +211,20 @@ public final class PartitionWorkers {
             Thread.sleep(20);
         }
         return true;
+    }
+
+    /**
+     * The range of source timestamps (before the shift) these readers decoded, {@code [min, max]}; null when none.
+     * Read once the readers finished.
+     */
+    long[] sourceRange() {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (PointAmplifier a : amplifiers) {
+            min = Math.min(min, a.minSourceTimestampMs());
+            max = Math.max(max, a.maxSourceTimestampMs());
+        }
+        return min > max ? null : new long[] {min, max};
     }
 
     /** Freezes the watermark: completions arriving after this never move it (partition revoked). */

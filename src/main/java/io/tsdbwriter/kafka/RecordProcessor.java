@@ -1,6 +1,7 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.pipeline.SampleRate;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.decode.Rejections;
@@ -38,6 +39,10 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     private final Runnable onAck;
     private final DeadLetterQueue deadLetters;
     private final long samplesPerPoint;
+    /** {@code --rate}, or null. */
+    private final SampleRate rate;
+    private long seriesPrepared;
+    private static final long RATE_LINGER_NANOS = 100_000_000L;
     private WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
     private long openedAtNanos;
     private int initialBatchBytes = 64 * 1024;
@@ -45,6 +50,14 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters) {
+        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null);
+    }
+
+    /** @param rate {@code --rate}: a record's samples are taken from it before they are amplified; null = unlimited */
+    RecordProcessor(PointAmplifier amplifier, int batchSamples,
+                    BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
+                    DeadLetterQueue deadLetters, SampleRate rate) {
+        this.rate = rate;
         this.amplifier = amplifier;
         this.batchSamples = batchSamples;
         this.writer = writer;
@@ -74,7 +87,12 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
         int n = amplifier.pointCount();
         meters.pointsDecoded.increment(n);
         meters.samplesExpected.increment(n * samplesPerPoint);
-        for (int p = 0; p < n; p++) {
+        if (rate != null && n > 0) {
+            if (openBatchAgeNanos() > RATE_LINGER_NANOS) {
+                flush(); // at a low rate a batch fills slowly: what is open goes out after the linger, as between polls
+            }
+            rate.acquire(n * samplesPerPoint);
+        }        for (int p = 0; p < n; p++) {
             if (open == null) {
                 open = new WriteBatch<>(initialBatchBytes);
                 openedAtNanos = System.nanoTime();
@@ -84,6 +102,11 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
             if (open.samples() >= batchSamples) {
                 flush();
             }
+        }
+        long prepared = amplifier.seriesPrepared();
+        if (prepared != seriesPrepared) {
+            meters.seriesCreated.increment(prepared - seriesPrepared);
+            seriesPrepared = prepared;
         }
     }
 

@@ -28,7 +28,8 @@ class MainTest {
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
-            "--output", "--remote-write-url");
+            "--output", "--remote-write-url", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
+            "--rate", "--churn-interval");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -243,6 +244,19 @@ class MainTest {
     @Test
     void missingTopicExitsTwo() {
         assertUsageError(execute("run"), "--topic");
+    }
+
+    @Test
+    void replayFlagsWithBadValuesExitTwoNamingTheFlag() {
+        assertUsageError(execute("run", "--topic", "t", "--from", "yesterday"), "--from");
+        assertUsageError(execute("run", "--topic", "t", "--to", "offset:x"), "--to");
+        assertUsageError(execute("run", "--topic", "t", "--rebase-time", "soon"), "--rebase-time");
+        assertUsageError(execute("run", "--topic", "t", "--loop", "0"), "--loop");
+        assertUsageError(execute("run", "--topic", "t", "--duration", "1h"), "--duration bounds a replay");
+        assertUsageError(execute("run", "--topic", "t", "--rate", "-5"), "--rate");
+        assertUsageError(execute("run", "--topic", "t", "--churn-interval", "10ms"), "--churn-interval");
+        assertUsageError(execute("run", "--topic-pattern", "nodes-("), "--topic-pattern");
+        assertUsageError(execute("run", "--topic", "t", "--topic-pattern", "t.*"), "not both");
     }
 
     @Test

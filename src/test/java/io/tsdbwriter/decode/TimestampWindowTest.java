@@ -116,4 +116,26 @@ class TimestampWindowTest {
         assertThat(r.points).containsExactly("new{} 2.0 @" + (KAFKA_TS - 1000));
         assertThat(r.rejections.count(DecodeError.IMPLAUSIBLE_TIMESTAMP)).isEqualTo(1);
     }
+
+    @Test
+    void aReplaysShiftIsAppliedBeforeTheCheck() {
+        long now = 1_795_300_800_000L;
+        TimestampWindow w = TimestampWindow.DEFAULT.shifted(365L * 86_400_000L); // data from a year ago, rebased to now
+        long yearAgo = now - 365L * 86_400_000L;
+
+        assertThat(w.contains(yearAgo, w.latestMs(now))).isTrue();
+        assertThat(w.contains(now, w.latestMs(now))).as("shifted a year past now").isFalse();
+        assertThat(w.contains(Long.MAX_VALUE - 5, w.latestMs(now))).as("saturates, never wraps into range").isFalse();
+    }
+
+    @Test
+    void theTargetsRetentionRaisesTheEarliestBoundAndSaysSo() {
+        long now = 1_795_300_800_000L;
+        TimestampWindow w = TimestampWindow.DEFAULT.atLeast(now - 31L * 86_400_000L, "older than the target's retention");
+
+        assertThat(w.contains(now - 32L * 86_400_000L, w.latestMs(now))).isFalse();
+        assertThat(w.contains(now - 30L * 86_400_000L, w.latestMs(now))).isTrue();
+        assertThat(w.describe(now - 32L * 86_400_000L)).contains("older than the target's retention");
+        assertThat(TimestampWindow.DEFAULT.atLeast(0, "x")).as("a lower bound changes nothing").isEqualTo(TimestampWindow.DEFAULT);
+    }
 }
