@@ -98,15 +98,28 @@ public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long
      *         {@value #UNKNOWN_INSTANCE} with N &gt; 1 and null with N = 1 (no instance label is added: DESIGN §3)
      */
     public String[] instanceVariants(String original) {
+        return instanceVariants(original, null);
+    }
+
+    /**
+     * The N instance values of a series in one churn generation ({@code --churn-interval}): as
+     * {@link #instanceVariants(String)}, each followed by {@code suffix} ({@code -g3}: {@code host}, {@code host-1} …
+     * become {@code host-g3}, {@code host-1-g3} …); a series without the instance label gets
+     * {@value #UNKNOWN_INSTANCE}{@code <suffix>} even at N = 1, so every generation is a new set of series.
+     *
+     * @param suffix the generation's suffix, or null for no churn
+     */
+    public String[] instanceVariants(String original, String suffix) {
         boolean absent = original == null || original.isEmpty();
         String[] variants = new String[instanceMultiplier];
-        if (absent && instanceMultiplier == 1) {
+        if (absent && instanceMultiplier == 1 && suffix == null) {
             return variants; // {null}: the series is copied as it is
         }
         String base = absent ? UNKNOWN_INSTANCE : original;
-        variants[0] = base;
+        String s = suffix == null ? "" : suffix;
+        variants[0] = base + s;
         for (int j = 1; j < instanceMultiplier; j++) {
-            variants[j] = base + "-" + j;
+            variants[j] = base + "-" + j + s;
         }
         return variants;
     }

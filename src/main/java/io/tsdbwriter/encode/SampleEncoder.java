@@ -45,7 +45,17 @@ public interface SampleEncoder {
      * @param labelNames  label names, sorted, valid and unique in {@code [from, to)}
      * @param labelValues label values alongside
      */
-    byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to);
+    default byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to) {
+        return prepareSeries(metric, labelNames, labelValues, from, to, null);
+    }
+
+    /**
+     * {@link #prepareSeries(String, String[], String[], int, int)} in one churn generation: every variant's instance
+     * value ends in {@code instanceSuffix} (README "Capacity testing", {@code --churn-interval}).
+     *
+     * @param instanceSuffix the generation's suffix ({@code -g3}), or null for no churn
+     */
+    byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix);
 
     /**
      * Appends the N × M samples of one source point to {@code out}, the series' variants read from {@code series}

@@ -41,6 +41,17 @@ public final class SeriesVariants {
      */
     public static byte[] build(AmplificationPlan plan, String[] labelNames, String[] labelValues, int from, int to,
                                VariantWriter writer) {
+        return build(plan, labelNames, labelValues, from, to, null, writer);
+    }
+
+    /**
+     * {@link #build(AmplificationPlan, String[], String[], int, int, VariantWriter)} for one churn generation: every
+     * variant's instance value ends in {@code instanceSuffix} ({@link AmplificationPlan#instanceVariants(String, String)}).
+     *
+     * @param instanceSuffix the generation's suffix ({@code -g3}), or null for no churn
+     */
+    public static byte[] build(AmplificationPlan plan, String[] labelNames, String[] labelValues, int from, int to,
+                               String instanceSuffix, VariantWriter writer) {
         String instanceLabel = plan.instanceLabel();
         String original = null;
         for (int i = from; i < to; i++) {
@@ -48,7 +59,7 @@ public final class SeriesVariants {
                 original = labelValues[i];
             }
         }
-        String[] variants = plan.instanceVariants(original);
+        String[] variants = plan.instanceVariants(original, instanceSuffix);
         String[] names = new String[to - from + 1];
         String[] values = new String[names.length];
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 160 * variants.length);

@@ -45,6 +45,9 @@ public final class EfficiencyReport {
     private volatile double inputRecordsPerSecond;
     private volatile double expectedSamplesPerSecond;
     private volatile double efficiency = Double.NaN;
+    private final double rateSet;
+    private volatile double rateRatio = Double.NaN;
+    private double lastSeriesCreated;
 
     /**
      * @param samplesPerPoint M × N
@@ -52,6 +55,16 @@ public final class EfficiencyReport {
      * @param inFlightBatches batches handed to the writer and not finished
      */
     public EfficiencyReport(WriterMeters meters, long samplesPerPoint, LongSupplier logEndTotal, LongSupplier inFlightBatches) {
+        this(meters, samplesPerPoint, logEndTotal, inFlightBatches, 0);
+    }
+
+    /**
+     * @param rateSet {@code --rate} in samples per second (0 = none): each line then compares what was written with it
+     *                ({@code of_rate}, the {@code rate.ratio} gauge)
+     */
+    public EfficiencyReport(WriterMeters meters, long samplesPerPoint, LongSupplier logEndTotal, LongSupplier inFlightBatches,
+                            double rateSet) {
+        this.rateSet = rateSet;
         this.meters = meters;
         this.samplesPerPoint = samplesPerPoint;
         this.logEndTotal = logEndTotal;
@@ -60,6 +73,8 @@ public final class EfficiencyReport {
                 this, r -> r.inputRecordsPerSecond);
         meters.gauge("expected.samples.per.second", "Samples per second the input demands: input rate x points per record x M x N",
                 Tags.empty(), this, r -> r.expectedSamplesPerSecond);
+        meters.gauge("rate.ratio", "Samples written per second / the set rate (--rate) over the last report interval; NaN without a rate",
+                Tags.empty(), this, r -> r.rateRatio);
         meters.gauge("efficiency.ratio", "Samples written per minute / samples expected per minute over the last report interval",
                 Tags.empty(), this, r -> r.efficiency);
     }
@@ -81,16 +96,31 @@ public final class EfficiencyReport {
         }
         lastLogEnd = logEnd;
         efficiency = expectedPerMin > 0 ? writtenPerMin / expectedPerMin : (writtenPerMin > 0 ? 1 : Double.NaN);
+        double seriesCreated = meters.seriesCreated.count();
+        double seriesPerSecond = (seriesCreated - lastSeriesCreated) / seconds;
+        lastSeriesCreated = seriesCreated;
         lastNanos = now;
         lastWritten = written;
         lastExpected = expected;
+        String extra = "";
+        if (rateSet > 0) {
+            rateRatio = writtenPerMin / 60 / rateSet;
+            extra += String.format(Locale.ROOT, " rate_set/s=%.0f of_rate=%s", rateSet, percent(rateRatio));
+        }
+        long pass = meters.replayPass.get();
+        if (pass > 0) {
+            extra += " pass=" + pass;
+        }
+        if (seriesCreated > 0) {
+            extra += String.format(Locale.ROOT, " series_created/s=%.0f", seriesPerSecond);
+        }
         return String.format(Locale.ROOT,
                 "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d failed=%d dead_lettered=%d"
                         + " in_flight=%d batches | samples/s=%.0f samples/min=%.0f expected/min=%.0f input_expected/min=%.0f efficiency=%s",
                 (now - startNanos) / 1e9, (long) meters.recordsConsumed.count(), (long) meters.pointsDecoded.count(),
                 meters.decodeErrors(), (long) expected, (long) written, (long) meters.samplesFailed.count(),
                 (long) meters.samplesDeadLettered.count(), inFlightBatches.getAsLong(), writtenPerMin / 60, writtenPerMin,
-                expectedPerMin, expectedSamplesPerSecond * 60, percent(efficiency));
+                expectedPerMin, expectedSamplesPerSecond * 60, percent(efficiency)) + extra;
     }
 
     /** Efficiency over the last report interval (NaN before the first or when nothing was expected nor written). */
@@ -120,6 +150,13 @@ public final class EfficiencyReport {
         m.put("peak_heap_bytes", peakHeapBytes());
         m.put("peak_rss_bytes", peakRssBytes());
         m.put("samples_failed_by_reason", meters.samplesFailedByReason());
+        double seriesCreated = meters.seriesCreated.count();
+        m.put("series_created", (long) seriesCreated);
+        m.put("series_created_per_second", round(seriesCreated / Math.max(elapsed, 1e-3)));
+        if (rateSet > 0) {
+            m.put("rate_set", rateSet);
+            m.put("of_rate", round(written / Math.max(elapsed, 1e-3) / rateSet));
+        }
         List<WriterMeters.SkippedRange> skipped = meters.skippedRanges();
         m.put("records_skipped", skipped.stream().mapToLong(WriterMeters.SkippedRange::records).sum());
         m.put("skipped_ranges", skipped.stream().map(r -> {
@@ -145,7 +182,12 @@ public final class EfficiencyReport {
      * run stopped early, {@code partitions_short} (topic, partition, committed, end, records short).
      */
     public void outcome(int exitCode, String reason, List<Map<String, Object>> partitionsShort) {
-        Map<String, Object> m = new LinkedHashMap<>();
+        outcome(exitCode, reason, partitionsShort, Map.of());
+    }
+
+    /** As above, with what a replay did ({@code window}, {@code passes} with their shifts). */
+    public void outcome(int exitCode, String reason, List<Map<String, Object>> partitionsShort, Map<String, Object> intake) {
+        Map<String, Object> m = new LinkedHashMap<>(intake);
         m.put("exit_code", exitCode);
         m.put("exit_reason", reason);
         if (partitionsShort != null) {

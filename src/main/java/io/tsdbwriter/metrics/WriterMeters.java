@@ -56,6 +56,15 @@ public final class WriterMeters {
     public final Timer segmentDuration;
     /** [tsdbwriter_inflight_bytes] request bytes buffered or in flight. */
     public final AtomicLong inflightBytes = new AtomicLong();
+    /**
+     * [tsdbwriter_new_series_total] series the writer began: N per series (or churn generation of one) prepared in
+     * the series cache — a first sight, a new {@code --churn-interval} generation, or again after an eviction.
+     */
+    public final Counter seriesCreated;
+    /** [tsdbwriter_replay_pass] the replay pass being written, 1 for the first; 0 when not replaying. */
+    public final AtomicLong replayPass = new AtomicLong();
+    /** [tsdbwriter_rate_set_samples_per_second] {@code --rate}; 0 when unlimited. */
+    public final AtomicLong rateSet = new AtomicLong();
 
     private final AtomicLong decodeErrorsTotal = new AtomicLong();
     private final ConcurrentHashMap<String, Counter> decodeErrors = new ConcurrentHashMap<>();
@@ -103,6 +112,12 @@ public final class WriterMeters {
                 .register(registry);
         Gauge.builder(PREFIX + "inflight", inflightBytes, AtomicLong::get).baseUnit("bytes")
                 .description("Import request bytes buffered or in flight").register(registry);
+        seriesCreated = Counter.builder(PREFIX + "new.series").description("Series the writer began: N per series or churn "
+                + "generation prepared (a first sight, a new --churn-interval generation, or again after a series-cache eviction)").register(registry);
+        Gauge.builder(PREFIX + "replay.pass", replayPass, AtomicLong::get)
+                .description("The replay pass being written (--loop), 1 for the first; 0 when not replaying").register(registry);
+        Gauge.builder(PREFIX + "rate.set", rateSet, AtomicLong::get).baseUnit("samples.per.second")
+                .description("The set write rate (--rate); 0 when unlimited").register(registry);
     }
 
     /** The registry the meters live in. */

@@ -29,6 +29,16 @@ public final class PointAmplifier {
     private final SampleEncoder encoder;
     private final SeriesCache seriesCache;
     private final DecodedPoints points = new DecodedPoints();
+    /** Added to every timestamp ({@code --rebase-time}, {@code --loop}); with it the window's range is tracked. */
+    private long timeShiftMs;
+    private boolean timeline;
+    /** {@code --churn-interval} in ms (0 = no churn) and the (shifted) time its generation 0 starts. */
+    private long churnIntervalMs;
+    private long churnOriginMs;
+    private byte[] churnKey = new byte[256];
+    private long minSourceMs = Long.MAX_VALUE;
+    private long maxSourceMs = Long.MIN_VALUE;
+    private long seriesPrepared;
 
     /**
      * @param maxRecordBytes      larger records are rejected
@@ -88,7 +98,50 @@ public final class PointAmplifier {
      */
     public Rejections decode(byte[] value, long kafkaTimestampMs) {
         decoder.decode(value, kafkaTimestampMs, points, rejections);
+        if (timeline && points.count() > 0) {
+            maxSourceMs = Math.max(maxSourceMs, points.maxTimestampMs());
+            minSourceMs = Math.min(minSourceMs, points.shiftTimestamps(timeShiftMs));
+        }
         return rejections;
+    }
+
+    /**
+     * Sets this amplifier's timeline (README "Capacity testing"): {@code shiftMs} is added to every point's timestamp
+     * before it is amplified ({@code --rebase-time}, pass k of {@code --loop}), the range of the source timestamps is
+     * tracked ({@link #minSourceTimestampMs()}, {@link #maxSourceTimestampMs()}), and with {@code churnIntervalMs > 0}
+     * a point at (shifted) time t belongs to generation {@code g = floor((t − churnOriginMs) / churnIntervalMs)}: its
+     * N instance values end in {@code -g<g>} ({@link io.tsdbwriter.amplify.AmplificationPlan#instanceVariants(String, String)}),
+     * so each generation is a new set of series. Call before the first record.
+     *
+     * @return this
+     */
+    public PointAmplifier timeline(long shiftMs, long churnIntervalMs, long churnOriginMs) {
+        if (churnIntervalMs < 0) {
+            throw new IllegalArgumentException("churn interval must not be negative");
+        }
+        this.timeline = true;
+        this.timeShiftMs = shiftMs;
+        this.churnIntervalMs = churnIntervalMs;
+        this.churnOriginMs = churnOriginMs;
+        return this;
+    }
+
+    /** The smallest source timestamp (before the shift) decoded since {@link #timeline}; {@link Long#MAX_VALUE} when none. */
+    public long minSourceTimestampMs() {
+        return minSourceMs;
+    }
+
+    /** The largest source timestamp (before the shift) decoded since {@link #timeline}; {@link Long#MIN_VALUE} when none. */
+    public long maxSourceTimestampMs() {
+        return maxSourceMs;
+    }
+
+    /**
+     * Series variants prepared so far: N for every series (or churn generation of one) built in the series cache — a
+     * first sight, a new generation, or again after an eviction. A plain copy (N = 1, no churn) prepares none.
+     */
+    public long seriesPrepared() {
+        return seriesPrepared;
     }
 
     /** The format this amplifier decodes. */
@@ -117,6 +170,9 @@ public final class PointAmplifier {
      * @return samples appended
      */
     public int encodePoint(int p, ByteBuf out) {
+        if (churnIntervalMs > 0) {
+            return encodeChurned(p, out);
+        }
         if (encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
         }
@@ -125,13 +181,37 @@ public final class PointAmplifier {
         long hash = SeriesCache.hash(key, keyLength);
         byte[] entry = seriesCache.get(key, keyLength, hash);
         if (entry == null) {
-            entry = seriesCache.put(key, keyLength, hash, prepare(p));
+            entry = seriesCache.put(key, keyLength, hash, prepare(p, null));
+            seriesPrepared += encoder.plan().instanceMultiplier();
         }
         return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
     }
 
+    /** With churn: the cache key is the series' key and its generation (8 bytes), so each generation is its own entry. */
+    private int encodeChurned(int p, ByteBuf out) {
+        long ts = points.timestampMs(p);
+        long generation = Math.floorDiv(ts - churnOriginMs, churnIntervalMs);
+        int length = points.seriesKey(p);
+        if (churnKey.length < length + 8) {
+            churnKey = new byte[Math.max(length + 8, churnKey.length * 2)];
+        }
+        byte[] key = churnKey;
+        System.arraycopy(points.seriesKeyBytes(), 0, key, 0, length);
+        for (int i = 0; i < 8; i++) {
+            key[length + i] = (byte) (generation >>> (56 - 8 * i));
+        }
+        int keyLength = length + 8;
+        long hash = SeriesCache.hash(key, keyLength);
+        byte[] entry = seriesCache.get(key, keyLength, hash);
+        if (entry == null) {
+            entry = seriesCache.put(key, keyLength, hash, prepare(p, "-g" + generation));
+            seriesPrepared += encoder.plan().instanceMultiplier();
+        }
+        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), ts, points.value(p), out);
+    }
+
     /** A series seen for the first time (or evicted since): its label strings, then its N line prefixes. */
-    private byte[] prepare(int p) {
+    private byte[] prepare(int p, String instanceSuffix) {
         int from = points.labelStart(p);
         int n = points.labelEnd(p) - from;
         String[] names = new String[n];
@@ -140,6 +220,6 @@ public final class PointAmplifier {
             names[i] = points.labelName(from + i);
             values[i] = points.labelValue(from + i);
         }
-        return encoder.prepareSeries(points.metric(p), names, values, 0, n);
+        return encoder.prepareSeries(points.metric(p), names, values, 0, n, instanceSuffix);
     }
 }

@@ -166,4 +166,21 @@ class AmplificationPlanTest {
         assertThatThrownBy(() -> new AmplificationPlan(1, 1, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--source-interval must be positive, got 0 ms");
     }
+
+    @Test
+    void aChurnGenerationEndsEveryInstanceVariant() {
+        AmplificationPlan plan = AmplificationPlan.of(1, 3, Duration.ofSeconds(60));
+
+        assertThat(plan.instanceVariants("host", "-g3")).containsExactly("host-g3", "host-1-g3", "host-2-g3");
+        assertThat(plan.instanceVariants(null, "-g0")).containsExactly("unknown-g0", "unknown-1-g0", "unknown-2-g0");
+        assertThat(plan.instanceVariants("host", null)).containsExactly("host", "host-1", "host-2");
+    }
+
+    @Test
+    void withChurnASeriesWithoutInstanceGetsOneEvenAtN1() {
+        AmplificationPlan relay = AmplificationPlan.relay();
+
+        assertThat(relay.instanceVariants(null, null)).containsExactly((String) null);
+        assertThat(relay.instanceVariants(null, "-g2")).containsExactly("unknown-g2");
+    }
 }

@@ -43,4 +43,19 @@ class WriterMetersTest {
         waiter.join();
         assertThat(counter.count()).isEqualTo(1.0);
     }
+
+    @Test
+    void theCapacityTestMetersHaveTheNamesTheDashboardQueries() {
+        io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
+                new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        WriterMeters meters = new WriterMeters(registry);
+        meters.rateSet.set(400_000);
+        meters.replayPass.set(3);
+        meters.seriesCreated.increment(50);
+
+        String page = registry.scrape();
+
+        org.assertj.core.api.Assertions.assertThat(page).contains("tsdbwriter_rate_set_samples_per_second 400000.0",
+                "tsdbwriter_replay_pass 3.0", "tsdbwriter_new_series_total 50.0");
+    }
 }

@@ -91,9 +91,9 @@ public final class RemoteWriteEncoder implements SampleEncoder {
      * by name in byte order; layout as {@link SampleEncoder#prepareSeries}. Called once per series.
      */
     @Override
-    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to) {
+    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
         byte[] metricBytes = metric.getBytes(StandardCharsets.UTF_8);
-        return SeriesVariants.build(plan, labelNames, labelValues, from, to, (names, values, count, out) -> {
+        return SeriesVariants.build(plan, labelNames, labelValues, from, to, instanceSuffix, (names, values, count, out) -> {
             try {
                 CodedOutputStream c = CodedOutputStream.newInstance(out, 256);
                 boolean nameWritten = false;

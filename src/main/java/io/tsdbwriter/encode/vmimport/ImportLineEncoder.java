@@ -64,7 +64,12 @@ public final class ImportLineEncoder {
      * integers big-endian. Read by {@link #encodePoint(byte[], int, long, byte[], ByteBuf)}.
      */
     public byte[] prepareLines(String metric, String[] labelNames, String[] labelValues, int from, int to) {
-        return SeriesVariants.build(plan, labelNames, labelValues, from, to, (names, values, count, line) -> {
+        return prepareLines(metric, labelNames, labelValues, from, to, null);
+    }
+
+    /** {@link #prepareLines(String, String[], String[], int, int)} in one churn generation ({@code -g3}; null = none). */
+    public byte[] prepareLines(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
+        return SeriesVariants.build(plan, labelNames, labelValues, from, to, instanceSuffix, (names, values, count, line) -> {
             write(line, "{\"metric\":{\"__name__\":");
             writeString(line, metric);
             for (int i = 0; i < count; i++) {

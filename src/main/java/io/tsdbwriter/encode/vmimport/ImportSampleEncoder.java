@@ -38,8 +38,8 @@ public final class ImportSampleEncoder implements SampleEncoder {
     }
 
     @Override
-    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to) {
-        return lines.prepareLines(metric, labelNames, labelValues, from, to);
+    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
+        return lines.prepareLines(metric, labelNames, labelValues, from, to, instanceSuffix);
     }
 
     @Override
