@@ -13,6 +13,8 @@ import java.util.Locale;
  *   <li>efficiency unknown (NaN: nothing was expected in the window) → {@link Resource#UNKNOWN};</li>
  *   <li>keeping up (efficiency ≥ the minimum and the consumer lag not growing) → {@link Resource#INPUT}: the input
  *       itself limits; the verdict still prints every resource's use (the headroom);</li>
+ *   <li>the target's CPU busy (below) or its slow inserts high (below) while new series are ≥ {@link #NEW_SERIES} of
+ *       the rows inserted → {@link Resource#SERIES_CHURN}: new-series creation (index, caches) is what costs;</li>
  *   <li>the target's CPU ≥ {@link #CPU_BUSY} of its cores → {@link Resource#TARGET_CPU} (when the writer's CPU is
  *       busy too, the higher share of cores wins; equal → the target);</li>
  *   <li>storage: slow row inserts ≥ {@link #SLOW_INSERTS} of rows inserted → {@link Resource#STORAGE};</li>
@@ -45,6 +47,11 @@ public final class Bottleneck {
     public static final double MACHINE_BUSY = 0.90;
     /** Slow row inserts per row inserted at or above this: storage binds (VictoriaMetrics' own alert uses 5 %). */
     public static final double SLOW_INSERTS = 0.05;
+    /**
+     * New series per row inserted at or above this: high churn — the threshold of VictoriaMetrics' own
+     * {@code TooHighChurnRate} alert ({@code vm_new_timeseries_created_total} ÷ {@code vm_rows_inserted_total} > 10 %).
+     */
+    public static final double NEW_SERIES = 0.10;
 
     /** What can bind; {@link #label()} is the {@code resource} tag of {@code tsdbwriter_limited_by}. */
     public enum Resource {
@@ -53,6 +60,8 @@ public final class Bottleneck {
         TARGET_INSERT_CONCURRENCY("target-insert-concurrency"),
         TARGET_CPU("target-cpu"),
         STORAGE("storage"),
+        /** New-series creation ({@code --churn-interval}): index writes and cache misses of every new series. */
+        SERIES_CHURN("series-churn"),
         MACHINE_CPU("machine-cpu"),
         KAFKA_FETCH("kafka-fetch"),
         INPUT("input"),
@@ -88,11 +97,20 @@ public final class Bottleneck {
      * @param targetCores         that target's cores ({@code process_cpu_cores_available})
      * @param slowInsertRatio     {@code vm_slow_row_inserts_total} ÷ {@code vm_rows_inserted_total} over the window
      * @param machineCpuShare     busy CPU of the writer's machine (all processes) ÷ its cores over the window
+     * @param newSeriesRatio      {@code vm_new_timeseries_created_total} ÷ {@code vm_rows_inserted_total} over the window
      */
     public record Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
                            double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
                            double targetCpuCores, double targetCores, double slowInsertRatio,
-                           double machineCpuShare) {
+                           double machineCpuShare, double newSeriesRatio) {
+
+        /** Evidence without the new-series figure (NaN). */
+        public Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
+                        double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
+                        double targetCpuCores, double targetCores, double slowInsertRatio, double machineCpuShare) {
+            this(efficiency, minEfficiency, lagGrowing, writerCpuCores, writerCores, permitsInUse, permitsCapacity, targetInsertCurrent,
+                    targetInsertCapacity, targetCpuCores, targetCores, slowInsertRatio, machineCpuShare, Double.NaN);
+        }
 
         /** Writer CPU as a share of its cores, or NaN. */
         public double writerCpuShare() {
@@ -122,11 +140,11 @@ public final class Bottleneck {
         public String describe() {
             return String.format(Locale.ROOT,
                     "efficiency %s (min %s), lag %s, writer CPU %s of %s cores (%s), permits %s of %s (%s), target inserts %s of %s (%s),"
-                            + " target CPU %s of %s cores (%s), slow inserts %s, machine CPU %s",
+                            + " target CPU %s of %s cores (%s), slow inserts %s, new series %s of rows, machine CPU %s",
                     pct(efficiency), pct(minEfficiency), Double.isNaN(lagGrowing) ? "n/a" : (lagGrowing > 0 ? "growing" : "steady"),
                     num(writerCpuCores), num(writerCores), pct(writerCpuShare()), num(permitsInUse), num(permitsCapacity), pct(permitShare()),
                     num(targetInsertCurrent), num(targetInsertCapacity), pct(insertShare()), num(targetCpuCores), num(targetCores),
-                    pct(targetCpuShare()), pct(slowInsertRatio), pct(machineCpuShare));
+                    pct(targetCpuShare()), pct(slowInsertRatio), pct(newSeriesRatio), pct(machineCpuShare));
         }
     }
 
@@ -182,6 +200,13 @@ public final class Bottleneck {
         if (keepingUp) {
             return new Verdict(Resource.INPUT, String.format(Locale.ROOT, "efficiency %s with the lag steady: the writer keeps up with its input",
                     pct(e.efficiency())), "", saturated(tCpuBusy, storage, insSat, wCpuBusy, perSat, null), ev);
+        }
+        if ((tCpuBusy || storage) && e.newSeriesRatio() >= NEW_SERIES) {
+            return new Verdict(Resource.SERIES_CHURN, String.format(Locale.ROOT,
+                    "new-series creation: new series %s of rows inserted (>= %s, VictoriaMetrics' TooHighChurnRate) with the target's "
+                            + "CPU %s and slow inserts %s", pct(e.newSeriesRatio()), pct(NEW_SERIES), pct(tCpu), pct(e.slowInsertRatio())),
+                    "fewer new series per second (a longer --churn-interval or a smaller N) or more vmstorage memory and CPU",
+                    saturated(tCpuBusy, storage, insSat, wCpuBusy, perSat, null), ev);
         }
         if (tCpuBusy && !(wCpuBusy && wCpu > tCpu)) {
             return new Verdict(Resource.TARGET_CPU, String.format(Locale.ROOT, "the target's CPU %s of %s cores (%s >= %s)",

@@ -111,7 +111,8 @@ public final class LiveAttribution {
         double slow = first == null || last == null ? Double.NaN : TargetFigures.slowInsertRatio(first, last);
         Bottleneck.Evidence e = new Bottleneck.Evidence(efficiency, MIN_EFFICIENCY, lagGrowing, (cpu - cpuStart) / seconds, cores,
                 permitsN > 0 ? permitsSum / permitsN : Double.NaN, permitsCapacity.getAsInt(), insertsN > 0 ? insertsSum / insertsN : Double.NaN,
-                insertsCapacity, tcpu[0], tcpu[1], slow, machineN > 0 ? machineSum / machineN : Double.NaN);
+                insertsCapacity, tcpu[0], tcpu[1], slow, machineN > 0 ? machineSum / machineN : Double.NaN,
+                first == null || last == null ? Double.NaN : TargetFigures.newSeriesRatio(first, last));
         Verdict v = Bottleneck.attribute(e);
         verdict = v;
         startNanos = now;

@@ -63,6 +63,19 @@ public final class TargetFigures {
      * ({@code vm_slow_row_inserts_total}, {@code vm_rows_inserted_total}); NaN when none does or nothing was inserted.
      */
     public static double slowInsertRatio(List<PromSnapshot> before, List<PromSnapshot> after) {
+        return ratio("vm_slow_row_inserts_total", before, after);
+    }
+
+    /**
+     * New series per row inserted between two scrapes ({@code vm_new_timeseries_created_total} ÷
+     * {@code vm_rows_inserted_total}, VictoriaMetrics' churn rate); NaN when no target exports both or nothing was inserted.
+     */
+    public static double newSeriesRatio(List<PromSnapshot> before, List<PromSnapshot> after) {
+        return ratio("vm_new_timeseries_created_total", before, after);
+    }
+
+    /** {@code metric}'s growth ÷ the growth of {@code vm_rows_inserted_total}, over every target exporting both. */
+    private static double ratio(String metric, List<PromSnapshot> before, List<PromSnapshot> after) {
         double slow = 0;
         double rows = 0;
         boolean any = false;
@@ -72,7 +85,7 @@ public final class TargetFigures {
             if (a == null || b == null) {
                 continue;
             }
-            double s = b.sum("vm_slow_row_inserts_total") - a.sum("vm_slow_row_inserts_total");
+            double s = b.sum(metric) - a.sum(metric);
             double r = b.sum("vm_rows_inserted_total") - a.sum("vm_rows_inserted_total");
             if (Double.isFinite(s) && Double.isFinite(r)) {
                 slow += s;

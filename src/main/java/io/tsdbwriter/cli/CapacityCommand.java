@@ -123,6 +123,13 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--instance-multiplier", defaultValue = "1", paramLabel = "N", description = "The writers' N (default: ${DEFAULT-VALUE})")
     int instanceMultiplier;
 
+    @Option(names = "--churn-interval", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "The writers' --churn-interval: search at a fixed series churn (every DURATION of sample time the N "
+                    + "instance variants take a new generation; the steps' feed advances sample time faster than the clock). "
+                    + "The verdict names new-series creation (series-churn) when new series reach 10 %% of the rows inserted "
+                    + "while the target's CPU or slow inserts bind (default: no churn)")
+    Duration churnInterval;
+
     @Option(names = "--parallelism", defaultValue = "3", paramLabel = "P", description = "The writers' --parallelism (default: ${DEFAULT-VALUE})")
     int parallelism;
 
@@ -209,7 +216,13 @@ public final class CapacityCommand implements Callable<Integer> {
         List<String> java = WriterProcessOptions.javaCommand();
         String prefix = topic != null ? topic : "tsdb-writer-capacity-" + System.currentTimeMillis() / 1000;
         // every writer takes the same Kafka client and VictoriaMetrics auth/TLS settings as this command
-        List<String> runArgs = writers.runArgs(kafkaClient, vmHttp);
+        List<String> runArgs = new ArrayList<>(writers.runArgs(kafkaClient, vmHttp));
+        if (churnInterval != null) {
+            if (churnInterval.toMillis() < 1000) {
+                throw bad("--churn-interval must be >= 1s, got " + churnInterval.toMillis() + "ms");
+            }
+            runArgs.addAll(List.of("--churn-interval", churnInterval.toMillis() + "ms"));
+        }
         CapacitySearch.Settings settings = new CapacitySearch.Settings(bootstrapServers, vmUrl, targetMetricsUrls, prefix, partitions, feed,
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart,

@@ -1,6 +1,11 @@
 package io.tsdbwriter.cli;
 
 import io.tsdbwriter.verify.ExpectedSamples;
+import io.tsdbwriter.produce.SourcePoint;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.nio.file.Path;
 import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.verify.VerificationResult;
 import java.io.IOException;
@@ -71,6 +76,31 @@ public final class VerifyCommand implements Callable<Integer> {
             description = "Retry every 2 s until the check passes or this time has passed, for a writer still catching up (default: ${DEFAULT-VALUE})")
     Duration wait;
 
+    @Option(names = "--replay-summary", paramLabel = "FILE",
+            description = "The --summary-json of a replay (run --rebase-time/--loop): the expected samples are the input's, shifted "
+                    + "as each complete pass was (its shift_ms), so the check follows --rebase-time and --loop; a pass cut short by --duration or a "
+                    + "signal wrote samples the check does not expect (verify a replay that ended after its last pass). Churned series "
+                    + "(--churn-interval) are not expected")
+    Path replaySummary;
+
+    /** The shifts of the complete passes of a replay's summary; {0} without one. */
+    static List<Long> passShifts(Path summary) throws IOException {
+        if (summary == null) {
+            return List.of(0L);
+        }
+        JsonNode passes = new ObjectMapper().readTree(summary.toFile()).get("passes");
+        if (passes == null || !passes.isArray()) {
+            throw new IllegalArgumentException("--replay-summary " + summary + " holds no passes: give the --summary-json of a replay");
+        }
+        List<Long> shifts = new ArrayList<>();
+        for (JsonNode p : passes) {
+            if (p.path("complete").asBoolean(false)) {
+                shifts.add(p.path("shift_ms").asLong());
+            }
+        }
+        return shifts;
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
@@ -91,7 +121,13 @@ public final class VerifyCommand implements Callable<Integer> {
             SourceOptions.Source src = source.open(System.currentTimeMillis());
             err.println("verify: " + src.description());
             err.flush();
-            expected = builder.addAll(src.points()).build();
+            Iterable<SourcePoint> points = src.points();
+            for (long shift : passShifts(replaySummary)) {
+                for (SourcePoint p : points) {
+                    builder.add(shift == 0 ? p : new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + shift, p.value()));
+                }
+            }
+            expected = builder.build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         } catch (IOException e) {

@@ -137,4 +137,20 @@ class BottleneckTest {
         Evidence unknown = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, NA);
         assertThat(Bottleneck.attribute(unknown).resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
     }
+
+    @Test
+    void newSeriesAtVictoriaMetricsChurnAlertWithTheTargetBusyIsSeriesChurn() {
+        // falling behind, the target's CPU at 95 %, 30 % of the rows inserted created a new series (--churn-interval)
+        Evidence e = new Evidence(0.8, 0.99, 1, 0.3, 2, 8, 16, 4, 16, 1.9, 2, 0.02, 0.95, 0.30);
+        Verdict v = Bottleneck.attribute(e);
+        assertThat(v.resource()).isEqualTo(Resource.SERIES_CHURN);
+        assertThat(v.reason()).contains("new-series creation", "30.0%", "TooHighChurnRate");
+        assertThat(v.toString()).contains("new series 30.0% of rows");
+    }
+
+    @Test
+    void afewNewSeriesLeaveTheVerdictToTheTargetsCpu() {
+        Evidence e = new Evidence(0.8, 0.99, 1, 0.3, 2, 8, 16, 4, 16, 1.9, 2, 0.02, 0.95, 0.001);
+        assertThat(Bottleneck.attribute(e).resource()).isEqualTo(Resource.TARGET_CPU);
+    }
 }
