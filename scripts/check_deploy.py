@@ -51,6 +51,8 @@ KNOWN_METRICS = {
     "process_cpu_usage", "system_cpu_count",
     "vm_concurrent_insert_current", "vm_concurrent_insert_capacity",
     "tsdbwriter_limited_by",
+    "tsdbwriter_rate_set_samples_per_second", "tsdbwriter_replay_pass", "tsdbwriter_new_series_total",
+    "vm_new_timeseries_created_total",
 }
 # What the issue asks the dashboard to show, as the metric each subject needs.
 REQUIRED_METRICS = {
@@ -63,6 +65,9 @@ REQUIRED_METRICS = {
     "write permits capacity": "tsdbwriter_write_permits_capacity",
     "vminsert concurrent inserts": "vm_concurrent_insert_current",
     "what limits throughput now": "tsdbwriter_limited_by",
+    "replay pass": "tsdbwriter_replay_pass",
+    "set rate": "tsdbwriter_rate_set_samples_per_second",
+    "series churn": "tsdbwriter_new_series_total",
     "vminsert insert capacity": "vm_concurrent_insert_capacity",
     "retries and failures by status": "tsdbwriter_write_requests_total",
     "retries": "tsdbwriter_write_retries_total",
