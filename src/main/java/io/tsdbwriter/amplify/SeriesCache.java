@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 /**
  * A bounded cache of per-series state that is expensive to build (dimension variants, the serialized label
@@ -122,6 +123,23 @@ public final class SeriesCache {
     public void putState(String key, byte[] state) {
         byte[] b = key.getBytes(StandardCharsets.UTF_8);
         put(b, b.length, hash(b, b.length), state);
+    }
+
+    /**
+     * Removes every entry whose key {@code entry[4, 4 + key length)} the test accepts (the entry is handed whole; its
+     * key length is {@code stateOffset(entry) - 4}); a cold path, one stripe locked at a time, each rebuilt from its
+     * survivors. Used by series churn to drop the generations no reader will see again.
+     *
+     * @return entries removed
+     */
+    public int removeIf(Predicate<byte[]> test) {
+        int removed = 0;
+        for (Stripe s : stripes) {
+            synchronized (s) {
+                removed += s.removeIf(test);
+            }
+        }
+        return removed;
     }
 
     /** Series currently cached. */
@@ -268,6 +286,33 @@ public final class SeriesCache {
                     return slot;
                 }
             }
+        }
+
+        int removeIf(Predicate<byte[]> test) {
+            long[] oldWords = words;
+            byte[][] oldEntries = entries;
+            words = new long[oldWords.length];
+            entries = new byte[oldWords.length][];
+            hand = 0;
+            int removed = 0;
+            for (int i = 0; i < oldWords.length; i++) {
+                long w = oldWords[i];
+                if (w == 0) {
+                    continue;
+                }
+                if (test.test(oldEntries[i])) {
+                    removed++;
+                    continue;
+                }
+                int slot = home(w);
+                while (words[slot] != 0) {
+                    slot = (slot + 1) & mask;
+                }
+                words[slot] = w;
+                entries[slot] = oldEntries[i];
+            }
+            size -= removed;
+            return removed;
         }
 
         /** CLOCK: clears reference bits until it meets an unreferenced entry, and removes that one. */

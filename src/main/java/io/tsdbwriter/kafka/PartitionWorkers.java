@@ -38,9 +38,12 @@ public final class PartitionWorkers {
      *
      * @param shiftMs       added to every source timestamp (the replay pass's shift; 0 for a relay)
      * @param churnOriginMs where churn generation 0 starts, in (shifted) epoch ms
+     * @param churnKeepMs   how far (in sample time) behind the newest churn generation a reader has seen the series of
+     *                      older generations stay cached: the span other readers may still be behind it (a pass's
+     *                      window); {@link Long#MAX_VALUE} keeps them all (a relay, a replay's first pass)
      */
-    record Timeline(long shiftMs, long churnOriginMs) {
-        static final Timeline NONE = new Timeline(0, 0);
+    record Timeline(long shiftMs, long churnOriginMs, long churnKeepMs) {
+        static final Timeline NONE = new Timeline(0, 0, Long.MAX_VALUE);
     }
 
     private final List<PointAmplifier> amplifiers = new ArrayList<>();
@@ -74,7 +77,7 @@ public final class PartitionWorkers {
             PointAmplifier amplifier = new PointAmplifier(RecordDecoders.create(s.input().formatOf(tp.topic()), s.maxRecordBytes(),
                     s.input().influxPrecision(), s.input().timestampWindow().shifted(timeline.shiftMs())), s.encoders().newEncoder(), s.seriesCache());
             if (timeline != Timeline.NONE || s.churnInterval() != null) {
-                amplifier.timeline(timeline.shiftMs(), s.churnInterval() == null ? 0 : s.churnInterval().toMillis(), timeline.churnOriginMs());
+                amplifier.timeline(timeline.shiftMs(), s.churnInterval() == null ? 0 : s.churnInterval().toMillis(), timeline.churnOriginMs(), timeline.churnKeepMs());
             }
             amplifiers.add(amplifier);
             RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,

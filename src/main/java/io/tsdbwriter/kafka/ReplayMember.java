@@ -173,7 +173,7 @@ public final class ReplayMember implements Intake {
         for (long pass = 0; pass < loops && !closed; pass++) {
             long shift = shift0 + pass * lengthMs;
             workerSettings.meters().replayPass.set(pass + 1);
-            long[] range = runPass(pass, shift, origin, deadline);
+            long[] range = runPass(pass, shift, origin, lengthMs == 0 ? Long.MAX_VALUE : lengthMs, deadline);
             if (range == null) {
                 return; // stopped, or --duration over: released
             }
@@ -228,9 +228,9 @@ public final class ReplayMember implements Intake {
      * @return the source timestamps' range {@code [min, max]} of the pass; null when it was not read to its end
      *         (stopped, or {@code --duration} over, which then ends the replay)
      */
-    private long[] runPass(long pass, long shiftMs, long origin, long deadline) throws InterruptedException {
+    private long[] runPass(long pass, long shiftMs, long origin, long churnKeepMs, long deadline) throws InterruptedException {
         Map<TopicPartition, PartitionWorkers> workers = new LinkedHashMap<>();
-        PartitionWorkers.Timeline timeline = new PartitionWorkers.Timeline(shiftMs, origin);
+        PartitionWorkers.Timeline timeline = new PartitionWorkers.Timeline(shiftMs, origin, churnKeepMs);
         windows.forEach((tp, w) -> {
             if (w[0] < w[1]) {
                 workers.put(tp, new PartitionWorkers(tp, w[0], w[1], workerSettings, timeline, this::signalAck));

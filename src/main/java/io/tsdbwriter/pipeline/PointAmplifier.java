@@ -36,6 +36,10 @@ public final class PointAmplifier {
     private long churnIntervalMs;
     private long churnOriginMs;
     private byte[] churnKey = new byte[256];
+    /** Sample time behind the newest generation seen whose series stay cached; the newest generation seen; pruned below. */
+    private long churnKeepMs = Long.MAX_VALUE;
+    private long newestGeneration = Long.MIN_VALUE;
+    private long prunedBelowGeneration = Long.MIN_VALUE;
     private long minSourceMs = Long.MAX_VALUE;
     private long maxSourceMs = Long.MIN_VALUE;
     private long seriesPrepared;
@@ -116,6 +120,23 @@ public final class PointAmplifier {
      * @return this
      */
     public PointAmplifier timeline(long shiftMs, long churnIntervalMs, long churnOriginMs) {
+        return timeline(shiftMs, churnIntervalMs, churnOriginMs, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #timeline(long, long, long)}, and with churn: once this amplifier sees generation g, the cached series of
+     * generations older than {@code g − churnKeepMs / churnIntervalMs − 1} are removed from the shared series cache —
+     * no reader will see them again when every reader is at most {@code churnKeepMs} of sample time behind this one
+     * (a replay pass's window), so a long soak with churn holds a few generations, not every one it made. A series
+     * removed too early is only prepared again. {@link Long#MAX_VALUE} removes none.
+     *
+     * @return this
+     */
+    public PointAmplifier timeline(long shiftMs, long churnIntervalMs, long churnOriginMs, long churnKeepMs) {
+        if (churnKeepMs < 0) {
+            throw new IllegalArgumentException("churn keep span must not be negative");
+        }
+        this.churnKeepMs = churnKeepMs;
         if (churnIntervalMs < 0) {
             throw new IllegalArgumentException("churn interval must not be negative");
         }
@@ -191,6 +212,10 @@ public final class PointAmplifier {
     private int encodeChurned(int p, ByteBuf out) {
         long ts = points.timestampMs(p);
         long generation = Math.floorDiv(ts - churnOriginMs, churnIntervalMs);
+        if (generation > newestGeneration) {
+            newestGeneration = generation;
+            pruneGenerations(generation);
+        }
         int length = points.seriesKey(p);
         if (churnKey.length < length + 8) {
             churnKey = new byte[Math.max(length + 8, churnKey.length * 2)];
@@ -208,6 +233,29 @@ public final class PointAmplifier {
             seriesPrepared += encoder.plan().instanceMultiplier();
         }
         return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), ts, points.value(p), out);
+    }
+
+    /** Removes the cached series of generations no reader will see again (see the 4-argument {@link #timeline}). */
+    private void pruneGenerations(long newest) {
+        if (churnKeepMs == Long.MAX_VALUE) {
+            return;
+        }
+        long oldestKept = newest - churnKeepMs / churnIntervalMs - 1;
+        if (oldestKept <= prunedBelowGeneration) {
+            return;
+        }
+        prunedBelowGeneration = oldestKept;
+        seriesCache.removeIf(entry -> entryGeneration(entry) < oldestKept);
+    }
+
+    /** The generation in a churned entry's key: its last 8 bytes, big-endian. */
+    static long entryGeneration(byte[] entry) {
+        int end = SeriesCache.stateOffset(entry);
+        long g = 0;
+        for (int i = end - 8; i < end; i++) {
+            g = g << 8 | (entry[i] & 0xFF);
+        }
+        return g;
     }
 
     /** A series seen for the first time (or evicted since): its label strings, then its N line prefixes. */

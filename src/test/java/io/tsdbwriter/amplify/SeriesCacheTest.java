@@ -215,4 +215,20 @@ class SeriesCacheTest {
             }
         }
     }
+
+    @Test
+    void removeIfDropsTheChosenEntriesAndTheRestStayFindable() {
+        SeriesCache cache = new SeriesCache(100_000); // striped
+        for (int i = 0; i < 5_000; i++) {
+            cache.putState("k" + i, b("v" + i));
+        }
+
+        int removed = cache.removeIf(e -> (e[e.length - 1] - '0') % 2 == 0); // states ending in an even digit
+
+        assertThat(removed).isEqualTo(2_500);
+        assertThat(cache.size()).isEqualTo(2_500);
+        for (int i = 0; i < 5_000; i++) {
+            assertThat(cache.getState("k" + i)).isEqualTo(i % 2 == 0 ? null : b("v" + i));
+        }
+    }
 }

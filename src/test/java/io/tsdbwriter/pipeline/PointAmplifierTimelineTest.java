@@ -74,4 +74,32 @@ class PointAmplifierTimelineTest {
 
         assertThat(line.get("metric").get("instanceNo").asText()).isEqualTo("host-g" + (T / 60_000));
     }
+
+    @Test
+    void generationsOlderThanTheKeepSpanLeaveTheSharedCache() throws Exception {
+        SeriesCache cache = new SeriesCache(100);
+        PointAmplifier a = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 2, Duration.ofSeconds(60))), cache)
+                .timeline(0, 60_000, T, 120_000); // readers at most 2 generations apart
+
+        for (int g = 0; g < 6; g++) {
+            encode(a, T + g * 60_000L);
+        }
+
+        assertThat(cache.size()).as("generations 2..5 kept: newest 5 - 120 s / 60 s - 1").isEqualTo(4);
+        encode(a, T + 2 * 60_000L); // a reader still in generation 2: cached, not prepared again
+        assertThat(a.seriesPrepared()).isEqualTo(12);
+    }
+
+    @Test
+    void withoutAKeepSpanEveryGenerationStaysCached() throws Exception {
+        SeriesCache cache = new SeriesCache(100);
+        PointAmplifier a = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 2, Duration.ofSeconds(60))), cache)
+                .timeline(0, 60_000, T);
+
+        for (int g = 0; g < 6; g++) {
+            encode(a, T + g * 60_000L);
+        }
+
+        assertThat(cache.size()).isEqualTo(6);
+    }
 }
