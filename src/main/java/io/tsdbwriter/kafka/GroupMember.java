@@ -243,7 +243,8 @@ public final class GroupMember implements Intake {
         } catch (KafkaReachability.GaveUp e) {
             throw e;
         } catch (AuthenticationException | AuthorizationException e) {
-            log.error(KafkaReachability.refused(bootstrap(), e));
+            log.error("Kafka at {} refused this client: {} (credentials or ACLs, not an outage: check the security settings of "
+                    + "--kafka-config / --kafka-property)", bootstrap(), e.getMessage());
             cleanStop = false;
             workers.values().forEach(PartitionWorkers::abandon);
         } catch (RuntimeException e) {

@@ -197,26 +197,15 @@ public final class PointAmplifier {
         if (encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
         }
-        int keyLength = points.seriesKey(p); // first: it may replace the key buffer seriesKeyBytes() returns
-        byte[] entry = cachedSeries(p, points.seriesKeyBytes(), keyLength, NO_GENERATION);
-        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
-    }
-
-    /** {@link #cachedSeries}'s generation when there is no churn: no instance suffix. */
-    private static final long NO_GENERATION = Long.MIN_VALUE;
-
-    /**
-     * The cached entry of point {@code p}'s series under {@code key[0, keyLength)}, prepared on a miss — with churn, its
-     * instance values suffixed {@code -g<generation>} (the suffix string is built on a miss only).
-     */
-    private byte[] cachedSeries(int p, byte[] key, int keyLength, long generation) {
+        int keyLength = points.seriesKey(p);
+        byte[] key = points.seriesKeyBytes();
         long hash = SeriesCache.hash(key, keyLength);
         byte[] entry = seriesCache.get(key, keyLength, hash);
         if (entry == null) {
-            entry = seriesCache.put(key, keyLength, hash, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
+            entry = seriesCache.put(key, keyLength, hash, prepare(p, null));
             seriesPrepared += encoder.plan().instanceMultiplier();
         }
-        return entry;
+        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
     }
 
     /** With churn: the cache key is the series' key and its generation (8 bytes), so each generation is its own entry. */
@@ -236,7 +225,13 @@ public final class PointAmplifier {
         for (int i = 0; i < 8; i++) {
             key[length + i] = (byte) (generation >>> (56 - 8 * i));
         }
-        byte[] entry = cachedSeries(p, key, length + 8, generation);
+        int keyLength = length + 8;
+        long hash = SeriesCache.hash(key, keyLength);
+        byte[] entry = seriesCache.get(key, keyLength, hash);
+        if (entry == null) {
+            entry = seriesCache.put(key, keyLength, hash, prepare(p, "-g" + generation));
+            seriesPrepared += encoder.plan().instanceMultiplier();
+        }
         return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), ts, points.value(p), out);
     }
 
