@@ -14,6 +14,7 @@ import io.tsdbwriter.capacity.LiveAttribution;
 import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.encode.SampleEncoder;
+import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
@@ -99,7 +100,7 @@ public final class WriterService {
                 ? cfg.remoteWriteUrls().stream().map(WriteTarget::remoteWrite).toList()
                 : cfg.vmUrls().stream().map(WriteTarget::new).toList();
         WriteClient client = new WriteClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(), cfg.output(),
-                HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()));
+                HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()), cfg.remoteWriteVersion(), RemoteWrite2Request::fromV1);
         BatchWriter writer = null;
         DeadLetterQueue deadLetters = null;
         try {

@@ -20,6 +20,7 @@ import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.write.Output;
+import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.WriteTarget;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -92,6 +93,17 @@ final class RunCommand implements Callable<Integer> {
                     "  Prometheus       http://prom:9090/api/v1/write (with --web.enable-remote-write-receiver)",
                     "  Mimir            http://mimir/api/v1/push; Thanos Receive"})
     List<String> remoteWriteUrls = new ArrayList<>();
+
+    @Option(names = "--remote-write-version", defaultValue = "1", paramLabel = "1|2",
+            description = {"Remote-Write message of --output remote-write, as Prometheus' protobuf_message names it (default: ${DEFAULT-VALUE}):",
+                    "  1  prometheus.WriteRequest (Remote-Write 1.0: every receiver)",
+                    "  2  io.prometheus.write.v2.Request (Remote-Write 2.0: a symbol table per request, fewer bytes; Prometheus 3",
+                    "     with --web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request, Mimir >= 2.17,",
+                    "     the OpenTelemetry Collector's prometheusremotewritereceiver). A receiver that answers 415, or 2xx",
+                    "     without X-Prometheus-Remote-Write-Samples-Written (a 1.0 receiver), is a configuration fault: the",
+                    "     data is held, never counted written; there is no automatic fall back to 1"},
+            converter = RemoteWriteVersionConverter.class)
+    RemoteWriteVersion remoteWriteVersion = RemoteWriteVersion.V1;
 
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
             description = "Extra Kafka consumer setting (repeatable), e.g. session.timeout.ms=10000; settings for every client "
@@ -352,7 +364,7 @@ final class RunCommand implements Callable<Integer> {
                         GroupMembership.protocol(groupProtocol), kafkaTimeout),
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
                 Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout,
-                topicPattern(), toReplayConfig());
+                topicPattern(), toReplayConfig(), remoteWriteVersion);
     }
 
     @Override
@@ -380,6 +392,18 @@ final class RunCommand implements Callable<Integer> {
                 case "dead-letter", "dead_letter", "deadletter" -> OnWriteFailure.DEAD_LETTER;
                 default -> throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not pause or dead-letter");
             };
+        }
+    }
+
+    /** {@code --remote-write-version}: {@link RemoteWriteVersion#parse}, its message on a bad value. */
+    static final class RemoteWriteVersionConverter implements picocli.CommandLine.ITypeConverter<RemoteWriteVersion> {
+        @Override
+        public RemoteWriteVersion convert(String value) {
+            try {
+                return RemoteWriteVersion.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
         }
     }
 }

@@ -2,6 +2,7 @@ package io.tsdbwriter.config;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.write.Output;
+import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.OnWriteFailure;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,6 +63,8 @@ import java.util.regex.Pattern;
  *                             null = {@code topics}
  * @param replay               the window, rebase, loops, rate and churn of a capacity test ({@link ReplayConfig}); a
  *                             replay never uses the group {@code groupId}
+ * @param remoteWriteVersion   the Remote-Write message of {@link Output#REMOTE_WRITE} ({@code --remote-write-version},
+ *                             default {@link RemoteWriteVersion#V1}); version 2 needs {@link Output#REMOTE_WRITE}
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -73,7 +76,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         Map<String, String> consumerProperties, boolean syncWrites,
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
                         HttpAuthConfig vmHttp, InputConfig input, Output output,
-                        List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay) {
+                        List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
+                        RemoteWriteVersion remoteWriteVersion) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -132,6 +136,9 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(output != Output.REMOTE_WRITE || !remoteWriteUrls.isEmpty(), "--output remote-write needs --remote-write-url");
         require(writeFaultTimeout != null && writeFaultTimeout.toMillis() >= 1000, "--write-fault-timeout must be >= 1s, got " + (writeFaultTimeout == null ? "none" : writeFaultTimeout.toMillis() + "ms"));
         require(output != Output.REMOTE_WRITE || !gzip, "--compression gzip applies to --output import only (remote write is always snappy)");
+        Objects.requireNonNull(remoteWriteVersion, "--remote-write-version");
+        require(remoteWriteVersion == RemoteWriteVersion.V1 || output == Output.REMOTE_WRITE,
+                "--remote-write-version 2 applies to --output remote-write only");
     }
 
     /** The topics for logs: the {@code --topic}s, or the pattern. */

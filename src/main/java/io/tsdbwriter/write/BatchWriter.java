@@ -155,7 +155,7 @@ public final class BatchWriter implements AutoCloseable {
      * the data before it is returned ({@link #confirmRefusal}).
      */
     private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint) throws InterruptedException {
-        WriteClient.Payload payload = client.prepare(batch.body());
+        WriteClient.Payload payload = client.prepare(batch.body(), batch.samples());
         try {
             WriteOutcome outcome = writeWithRetries(batch, payload, endpoint);
             int faultAttempt = 0;

@@ -18,7 +18,7 @@ import javax.net.ssl.SSLException;
  *       connection. The endpoint or the credentials are wrong, not the data: the batch is kept.</li>
  *   <li>Data refusal candidates ({@link WriteOutcome.Kind#REJECTED}): 400, 413, 415 for the import API (VictoriaMetrics
  *       docs, "How to import data in JSON line format"); for Prometheus Remote-Write 1.0 every other 4xx but 429 (the
- *       specification: "4xx … MUST NOT retry"). The writer then sends an empty request: when that is refused too, the
+ *       specification: "4xx … MUST NOT retry"; 2.0 adds its own rules, {@link #classifyRemoteWrite2}). The writer then sends an empty request: when that is refused too, the
  *       refusal does not depend on the data and it is a configuration fault after all (a wrong path prefix answered
  *       400 by VictoriaMetrics, an unknown token answered 400 by vmauth).</li>
  *   <li>Everything else (429, 5xx, other statuses, timeouts and other I/O errors): retryable, honouring
@@ -68,6 +68,58 @@ public final class ResponseClassifier {
             return new WriteOutcome(WriteOutcome.Kind.REJECTED, status, -1, detail);
         }
         return importPolicy(status, retryAfter, detail);
+    }
+
+    /**
+     * Classifies a Remote-Write 2.0 response (https://prometheus.io/docs/specs/remote_write_spec_2_0/, "Required
+     * Written Response Headers", "Unsupported Media Type"), before the 1.0 rules of
+     * {@link #classify(Output, int, String, String, String)}:
+     * <ul>
+     *   <li>415: a configuration fault — the receiver takes Remote-Write 1.0 only (Prometheus 3 without
+     *       {@code io.prometheus.write.v2.Request} in {@code --web.remote-write-receiver.accepted-protobuf-messages});
+     *       the writer does not fall back to 1.0 on its own: the batch is held and the line says to run with
+     *       {@code --remote-write-version 1}.</li>
+     *   <li>2xx for samples without {@code X-Prometheus-Remote-Write-Samples-Written}: a configuration fault — a
+     *       1.0-only receiver that does not check {@code Content-Type} (Prometheus before 2.54) parses the 2.0 message as
+     *       an empty 1.0 {@code WriteRequest} and answers 204 having written nothing (Prometheus' own sender treats it so).</li>
+     *   <li>2xx confirming fewer samples than sent: a partial write is not a write — a data refusal
+     *       ({@link WriteOutcome.Kind#REJECTED}): the batch is split and the samples the receiver keeps refusing are
+     *       dead-lettered or counted refused, as for a 4xx; samples it wrote already are sent again with their halves,
+     *       which a receiver takes as duplicates of the same value.</li>
+     *   <li>2xx confirming every sample: success.</li>
+     * </ul>
+     *
+     * @param samplesSent    samples the request carried, or -1 when unknown (the header is then not checked)
+     * @param samplesWritten the {@code X-Prometheus-Remote-Write-Samples-Written} header, or null
+     */
+    public static WriteOutcome classifyRemoteWrite2(int status, String retryAfter, String detail, String location,
+                                                    long samplesSent, String samplesWritten) {
+        if (status == 415) {
+            return new WriteOutcome(WriteOutcome.Kind.FAULT, status, -1, "the receiver does not take Remote-Write 2.0 "
+                    + "(415 Unsupported Media Type): run with --remote-write-version 1, or let it accept "
+                    + "io.prometheus.write.v2.Request (Prometheus 3: --web.remote-write-receiver.accepted-protobuf-messages)"
+                    + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")"));
+        }
+        if (status >= 200 && status < 300 && samplesSent > 0) {
+            if (samplesWritten == null || samplesWritten.isBlank()) {
+                return new WriteOutcome(WriteOutcome.Kind.FAULT, status, -1, "a Remote-Write 1.0 receiver? (" + status
+                        + " without " + RemoteWriteVersion.SAMPLES_WRITTEN_HEADER + " for " + samplesSent
+                        + " samples: a 1.0 receiver reads a 2.0 message as an empty request and writes nothing); "
+                        + "run with --remote-write-version 1");
+            }
+            long written;
+            try {
+                written = Long.parseLong(samplesWritten.trim());
+            } catch (NumberFormatException e) {
+                return new WriteOutcome(WriteOutcome.Kind.FAULT, status, -1, RemoteWriteVersion.SAMPLES_WRITTEN_HEADER
+                        + " is not a number ('" + samplesWritten + "'): not a Remote-Write 2.0 receiver?");
+            }
+            if (written < samplesSent) {
+                return new WriteOutcome(WriteOutcome.Kind.REJECTED, status, -1, "partial write: the receiver wrote "
+                        + written + " of " + samplesSent + " samples" + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")"));
+            }
+        }
+        return classify(Output.REMOTE_WRITE, status, retryAfter, detail, location);
     }
 
     /** The likely cause of a configuration status, or null when the status is not one. */

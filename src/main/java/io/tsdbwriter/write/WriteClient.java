@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
 /**
  * The write client: one shared {@link OkHttpClient} posting request bodies in the run's {@link Output} protocol —
  * JSON lines to {@code /api/v1/import} (VictoriaMetrics docs, "How to import data in JSON line format"), or
- * Prometheus Remote-Write 1.0 (a snappy block-compressed protobuf {@code WriteRequest} with the specification's
+ * Prometheus Remote-Write 1.0 or 2.0 ({@link RemoteWriteVersion}: a snappy block-compressed protobuf {@code WriteRequest}
+ * or {@code io.prometheus.write.v2.Request} with the specification's
  * headers) to a whole remote write URL. Both outputs are built by the same constructor, so every HTTP setting
  * (timeouts, pool, and the authentication/TLS settings) applies to both unchanged. Each call is synchronous and
  * meant to run on a virtual thread; it never throws for HTTP or I/O failures, it returns a {@link WriteOutcome}
@@ -31,7 +32,6 @@ import java.util.regex.Pattern;
 public final class WriteClient implements AutoCloseable {
 
     private static final MediaType JSON_LINES = MediaType.get("application/stream+json");
-    private static final MediaType PROTOBUF = MediaType.get("application/x-protobuf");
     /** {@code X-Prometheus-Remote-Write-Version} of Remote-Write 1.0. */
     public static final String REMOTE_WRITE_VERSION = "0.1.0";
 
@@ -39,9 +39,20 @@ public final class WriteClient implements AutoCloseable {
     private final boolean gzip;
     private final Output output;
     private final SnappyBlock snappy;
+    private final RemoteWriteVersion remoteWriteVersion;
+    private final MediaType remoteWriteType;
+    private final RequestBodyBuilder v2Body;
 
-    /** A body ready to send: {@code bytes[0, length)}, compressed once for all attempts of a batch. */
-    public record Payload(byte[] bytes, int length, SnappyBlock.Compressed pooled) {
+    /**
+     * A body ready to send: {@code bytes[0, length)}, compressed once for all attempts of a batch.
+     *
+     * @param samples samples the body carries (what a Remote-Write 2.0 receiver must confirm), or -1 when unknown
+     */
+    public record Payload(byte[] bytes, int length, SnappyBlock.Compressed pooled, long samples) {
+        /** A payload whose sample count is not known (import bodies, tests). */
+        public Payload(byte[] bytes, int length, SnappyBlock.Compressed pooled) {
+            this(bytes, length, pooled, -1);
+        }
     }
 
     /**
@@ -77,6 +88,25 @@ public final class WriteClient implements AutoCloseable {
      * @throws IllegalArgumentException when gzip is asked for remote write, or the TLS files cannot be read
      */
     public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, HttpClientSecurity security) {
+        this(callTimeout, maxIdle, gzip, output, security, RemoteWriteVersion.V1, null);
+    }
+
+    /**
+     * As {@link #WriteClient(Duration, int, boolean, Output, HttpClientSecurity)}, sending remote write in
+     * {@code version}.
+     *
+     * @param version the Remote-Write message of {@link Output#REMOTE_WRITE} requests ({@code --remote-write-version})
+     * @param v2Body  builds a 2.0 request from a batch's 1.0 body; required for {@link RemoteWriteVersion#V2}
+     * @throws IllegalArgumentException also when version 2 comes without {@code v2Body}
+     */
+    public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, HttpClientSecurity security,
+                       RemoteWriteVersion version, RequestBodyBuilder v2Body) {
+        this.remoteWriteVersion = Objects.requireNonNull(version, "version");
+        if (version == RemoteWriteVersion.V2 && v2Body == null) {
+            throw new IllegalArgumentException("Remote-Write 2.0 needs a request body builder");
+        }
+        this.v2Body = version == RemoteWriteVersion.V2 ? v2Body : null;
+        this.remoteWriteType = MediaType.get(version.contentType());
         if (gzip && output == Output.REMOTE_WRITE) {
             throw new IllegalArgumentException("remote write bodies are snappy-compressed; --compression gzip applies to --output import only");
         }
@@ -112,14 +142,28 @@ public final class WriteClient implements AutoCloseable {
         return output;
     }
 
+    /** The Remote-Write message of remote write requests. */
+    public RemoteWriteVersion remoteWriteVersion() {
+        return remoteWriteVersion;
+    }
+
     /**
      * Prepares the bytes to send for a body, once for every attempt: snappy-compressed for remote write (into a
      * pooled buffer: give it back with {@link #release}), gzip-compressed for import with gzip on, else the body.
      */
     public Payload prepare(ByteBuf body) {
+        return prepare(body, -1);
+    }
+
+    /**
+     * {@link #prepare(ByteBuf)} for a body of {@code samples} samples: a Remote-Write 2.0 request is built from it
+     * (its symbol table) and its receiver's answer is checked against that count.
+     */
+    public Payload prepare(ByteBuf body, long samples) {
         if (snappy != null) {
-            SnappyBlock.Compressed c = snappy.compress(body.array(), body.length());
-            return new Payload(c.array(), c.length(), c);
+            ByteBuf wire = v2Body != null ? v2Body.build(body.array(), body.length()) : body;
+            SnappyBlock.Compressed c = snappy.compress(wire.array(), wire.length());
+            return new Payload(c.array(), c.length(), c, samples);
         }
         byte[] gz = payload(body);
         return gz != null ? new Payload(gz, gz.length, null) : new Payload(body.array(), body.length(), null);
@@ -165,15 +209,18 @@ public final class WriteClient implements AutoCloseable {
 
     /**
      * Posts one prepared body ({@link #prepare}) to the endpoint's write URL with the protocol's headers: for remote
-     * write {@code Content-Encoding: snappy}, {@code Content-Type: application/x-protobuf},
-     * {@code X-Prometheus-Remote-Write-Version: 0.1.0} and {@code User-Agent: tsdb-writer/<version>}.
+     * write {@code Content-Encoding: snappy}, the version's {@code Content-Type} and
+     * {@code X-Prometheus-Remote-Write-Version} ({@code application/x-protobuf} and {@code 0.1.0} for 1.0,
+     * {@code application/x-protobuf;proto=io.prometheus.write.v2.Request} and {@code 2.0.0} for 2.0) and
+     * {@code User-Agent: tsdb-writer/<version>}. A 2.0 answer is checked against the payload's sample count
+     * ({@link ResponseClassifier#classifyRemoteWrite2}).
      */
     public WriteOutcome post(WriteTarget endpoint, Payload payload) {
         Request.Builder req = new Request.Builder().url(endpoint.writeUrl());
         if (output == Output.REMOTE_WRITE) {
-            req.post(RequestBody.create(payload.bytes(), PROTOBUF, 0, payload.length()))
+            req.post(RequestBody.create(payload.bytes(), remoteWriteType, 0, payload.length()))
                     .header("Content-Encoding", "snappy")
-                    .header("X-Prometheus-Remote-Write-Version", REMOTE_WRITE_VERSION)
+                    .header("X-Prometheus-Remote-Write-Version", remoteWriteVersion.versionHeader())
                     .header("User-Agent", USER_AGENT);
         } else {
             req.post(RequestBody.create(payload.bytes(), JSON_LINES, 0, payload.length()));
@@ -187,6 +234,10 @@ public final class WriteClient implements AutoCloseable {
             if (!resp.isSuccessful()) {
                 ResponseBody b = resp.body();
                 detail = b == null ? "" : excerpt(b.string());
+            }
+            if (output == Output.REMOTE_WRITE && remoteWriteVersion == RemoteWriteVersion.V2) {
+                return ResponseClassifier.classifyRemoteWrite2(resp.code(), resp.header("Retry-After"), detail,
+                        resp.header("Location"), payload.samples(), resp.header(RemoteWriteVersion.SAMPLES_WRITTEN_HEADER));
             }
             return ResponseClassifier.classify(output, resp.code(), resp.header("Retry-After"), detail, resp.header("Location"));
         } catch (InterruptedIOException e) {
@@ -204,7 +255,7 @@ public final class WriteClient implements AutoCloseable {
      * refuses it too is misconfigured (a wrong path prefix, an unknown token), not refusing the data.
      */
     public WriteOutcome probeEmpty(WriteTarget endpoint) {
-        Payload p = prepare(EMPTY);
+        Payload p = prepare(EMPTY, 0);
         try {
             return post(endpoint, p);
         } finally {

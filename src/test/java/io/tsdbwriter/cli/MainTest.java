@@ -28,7 +28,7 @@ class MainTest {
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
-            "--output", "--remote-write-url", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
+            "--output", "--remote-write-url", "--remote-write-version", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
             "--rate", "--churn-interval");
 
     private record Result(int exitCode, String out, String err) {
@@ -422,6 +422,8 @@ class MainTest {
                 "--compression", "gzip"), "--compression gzip applies to --output import only");
         assertUsageError(execute("run", "--topic", "t", "--output", "remote-write", "--remote-write-url", "p:9090/api/v1/write"),
                 "invalid remote write URL");
+        assertUsageError(execute("run", "--topic", "t", "--remote-write-version", "3"), "--remote-write-version must be 1");
+        assertUsageError(execute("run", "--topic", "t", "--remote-write-version", "2"), "--remote-write-version 2 applies to --output remote-write only");
     }
 
     @Test

@@ -226,4 +226,32 @@ class ResponseClassifierTest {
         assertThat(ResponseClassifier.parseRetryAfterMs("", 0)).isEqualTo(-1);
         assertThat(ResponseClassifier.parseRetryAfterMs("   ", 0)).isEqualTo(-1);
     }
+
+    @Test
+    void remoteWrite2IsWrittenOnlyWhenTheReceiverConfirmsEverySample() {
+        assertThat(ResponseClassifier.classifyRemoteWrite2(204, null, "", null, 72, "72").kind()).isEqualTo(WriteOutcome.Kind.SUCCESS);
+        WriteOutcome partial = ResponseClassifier.classifyRemoteWrite2(200, null, "", null, 72, "70");
+        assertThat(partial.kind()).as("a partial write is a data refusal").isEqualTo(WriteOutcome.Kind.REJECTED);
+        assertThat(partial.detail()).contains("wrote 70 of 72 samples");
+        assertThat(ResponseClassifier.classifyRemoteWrite2(204, null, "", null, 0, null).kind())
+                .as("an empty request needs no confirmation").isEqualTo(WriteOutcome.Kind.SUCCESS);
+    }
+
+    @Test
+    void aOneZeroReceiverIsAConfigurationFaultWhetherItAnswers415OrAnUnconfirmed2xx() {
+        WriteOutcome unsupported = ResponseClassifier.classifyRemoteWrite2(415, null, "unsupported", null, 72, null);
+        assertThat(unsupported.kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(unsupported.detail()).contains("--remote-write-version 1").contains("accepted-protobuf-messages");
+        WriteOutcome silent = ResponseClassifier.classifyRemoteWrite2(204, null, "", null, 72, null);
+        assertThat(silent.kind()).as("Prometheus < 2.54 reads a 2.0 body as an empty 1.0 request").isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(silent.detail()).contains("X-Prometheus-Remote-Write-Samples-Written").contains("--remote-write-version 1");
+        assertThat(ResponseClassifier.classifyRemoteWrite2(200, null, "", null, 72, "many").kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+    }
+
+    @Test
+    void remoteWrite2KeepsTheOneZeroRulesForEveryOtherStatus() {
+        assertThat(ResponseClassifier.classifyRemoteWrite2(400, null, "bad", null, 72, null).kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
+        assertThat(ResponseClassifier.classifyRemoteWrite2(503, null, "", null, 72, null).kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
+        assertThat(ResponseClassifier.classifyRemoteWrite2(404, null, "", null, 72, null).kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+    }
 }

@@ -95,4 +95,77 @@ public final class RemoteWriteBodies {
         }
         return new Series(labels, samples);
     }
+
+    /** A decoded Remote-Write 2.0 {@code io.prometheus.write.v2.Request}: its symbol table and its series, labels resolved. */
+    public record V2Request(List<String> symbols, List<Series> series) {
+    }
+
+    /**
+     * Decodes an uncompressed Remote-Write 2.0 {@code Request} ({@code symbols} = 4, {@code timeseries} = 5; a series'
+     * {@code labels_refs} = 1, packed or not, resolved against the symbols; {@code samples} = 2 as in 1.0).
+     *
+     * @throws IOException also when a reference is outside the table or the table does not start with ""
+     */
+    public static V2Request decodeV2(byte[] request) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(request);
+        List<String> symbols = new ArrayList<>();
+        List<byte[]> rawSeries = new ArrayList<>();
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            switch (WireFormat.getTagFieldNumber(tag)) {
+                case 4 -> symbols.add(in.readStringRequireUtf8());
+                case 5 -> rawSeries.add(in.readByteArray());
+                default -> in.skipField(tag);
+            }
+        }
+        if (!rawSeries.isEmpty() && (symbols.isEmpty() || !symbols.get(0).isEmpty())) {
+            throw new IOException("symbols[0] must be the empty string, got " + (symbols.isEmpty() ? "no table" : symbols.get(0)));
+        }
+        List<Series> series = new ArrayList<>();
+        for (byte[] raw : rawSeries) {
+            CodedInputStream ts = CodedInputStream.newInstance(raw);
+            List<Integer> refs = new ArrayList<>();
+            List<Sample> samples = new ArrayList<>();
+            while ((tag = ts.readTag()) != 0) {
+                int field = WireFormat.getTagFieldNumber(tag);
+                if (field == 1 && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+                    int limit = ts.pushLimit(ts.readRawVarint32());
+                    while (!ts.isAtEnd()) {
+                        refs.add(ts.readUInt32());
+                    }
+                    ts.popLimit(limit);
+                } else if (field == 1) {
+                    refs.add(ts.readUInt32());
+                } else if (field == 2) {
+                    int limit = ts.pushLimit(ts.readRawVarint32());
+                    double value = 0;
+                    long t = 0;
+                    int st;
+                    while ((st = ts.readTag()) != 0) {
+                        switch (WireFormat.getTagFieldNumber(st)) {
+                            case 1 -> value = ts.readDouble();
+                            case 2 -> t = ts.readInt64();
+                            default -> ts.skipField(st);
+                        }
+                    }
+                    samples.add(new Sample(value, t));
+                    ts.popLimit(limit);
+                } else {
+                    ts.skipField(tag);
+                }
+            }
+            if (refs.size() % 2 != 0) {
+                throw new IOException("odd number of label references: " + refs.size());
+            }
+            List<Label> labels = new ArrayList<>();
+            for (int i = 0; i < refs.size(); i += 2) {
+                if (refs.get(i) >= symbols.size() || refs.get(i + 1) >= symbols.size()) {
+                    throw new IOException("label reference outside the symbol table of " + symbols.size());
+                }
+                labels.add(new Label(symbols.get(refs.get(i)), symbols.get(refs.get(i + 1))));
+            }
+            series.add(new Series(labels, samples));
+        }
+        return new V2Request(symbols, series);
+    }
 }

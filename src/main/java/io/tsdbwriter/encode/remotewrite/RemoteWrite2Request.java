@@ -1,0 +1,305 @@
+package io.tsdbwriter.encode.remotewrite;
+
+import io.tsdbwriter.write.ByteBuf;
+import java.util.Arrays;
+
+/**
+ * Builds a Prometheus Remote-Write 2.0 {@code io.prometheus.write.v2.Request} from a Remote-Write 1.0
+ * {@code WriteRequest} body of {@link RemoteWriteEncoder} (https://prometheus.io/docs/specs/remote_write_spec_2_0/,
+ * "Protocol"; Prometheus' {@code prompb/io/prometheus/write/v2/types.proto}):
+ * <pre>
+ * message Request    { repeated string symbols = 4; repeated TimeSeries timeseries = 5; }
+ * message TimeSeries { repeated uint32 labels_refs = 1; repeated Sample samples = 2; }   // labels_refs packed
+ * message Sample     { double value = 1; int64 timestamp = 2; }                          // as in 1.0
+ * </pre>
+ * Every label name and value of the request becomes one entry of the symbol table ({@code symbols[0]} is the empty
+ * string, as the specification requires), so the strings the M × N variants of a series share (the metric name, every
+ * label but the instance label) are sent once per request, and each series carries two varint references per label.
+ * Labels keep the 1.0 body's order (sorted by name); {@code Sample} messages are copied byte for byte. No metadata
+ * (type, help, unit) is sent: the writer's inputs do not carry it for every format.
+ *
+ * <p>Why from a 1.0 body: the write path builds one body per batch from whole points and splits a refused batch at
+ * point boundaries, which needs chunks that stand on their own; a symbol table is a property of the whole request,
+ * so it is built here, once per request sent (each half of a split batch gets its own). The cost is one pass over the
+ * body and one hash lookup per label string, no allocation per string (the table indexes the 1.0 body's bytes).
+ *
+ * <p>Stateless and thread-safe; each call allocates its output and its table.
+ */
+public final class RemoteWrite2Request {
+
+    private static final int V1_TIMESERIES = 1 << 3 | 2;
+    private static final int V1_LABELS = 1 << 3 | 2;
+    private static final int V1_SAMPLES = 2 << 3 | 2;
+    private static final int LABEL_NAME = 1 << 3 | 2;
+    private static final int LABEL_VALUE = 2 << 3 | 2;
+    private static final int V2_SYMBOLS = 4 << 3 | 2;
+    private static final int V2_TIMESERIES = 5 << 3 | 2;
+    private static final int V2_LABELS_REFS = 1 << 3 | 2;
+
+    private RemoteWrite2Request() {
+    }
+
+    /**
+     * The 2.0 request holding exactly the series and samples of a 1.0 {@code WriteRequest}.
+     *
+     * @param v1     the 1.0 body, {@code v1[0, length)}: {@code TimeSeries} entries only (as {@link RemoteWriteEncoder}
+     *               writes them)
+     * @return a new buffer with the 2.0 request (empty for an empty body)
+     * @throws IllegalArgumentException when the body is not a well-formed 1.0 {@code WriteRequest}
+     */
+    public static ByteBuf fromV1(byte[] v1, int length) {
+        ByteBuf out = new ByteBuf(length + 64);
+        if (length == 0) {
+            return out;
+        }
+        Symbols symbols = new Symbols(v1);
+        int[] refs = new int[256];
+        int refCount = 0;
+        int[] series = new int[64]; // per series: refsStart, refsEnd, samplesBytes, bodyStart, bodyEnd
+        int seriesCount = 0;
+        Reader r = new Reader(v1, 0, length);
+        while (r.more()) {
+            int tag = r.varint();
+            if (tag != V1_TIMESERIES) {
+                r.skip(tag);
+                continue;
+            }
+            int len = r.varint();
+            int start = r.pos;
+            int end = r.end(len);
+            if ((seriesCount + 1) * 5 > series.length) {
+                series = Arrays.copyOf(series, series.length * 2);
+            }
+            int s = seriesCount++ * 5;
+            series[s] = refCount;
+            series[s + 3] = start;
+            series[s + 4] = end;
+            int samplesBytes = 0;
+            Reader ts = new Reader(v1, start, end);
+            while (ts.more()) {
+                int at = ts.pos;
+                int t = ts.varint();
+                if (t == V1_LABELS) {
+                    int l = ts.varint();
+                    int labelEnd = ts.end(l);
+                    int nameOff = -1;
+                    int nameLen = 0;
+                    int valueOff = -1;
+                    int valueLen = 0;
+                    Reader label = new Reader(v1, ts.pos, labelEnd);
+                    while (label.more()) {
+                        int lt = label.varint();
+                        if (lt == LABEL_NAME || lt == LABEL_VALUE) {
+                            int n = label.varint();
+                            int off = label.pos;
+                            label.end(n);
+                            label.pos = off + n;
+                            if (lt == LABEL_NAME) {
+                                nameOff = off;
+                                nameLen = n;
+                            } else {
+                                valueOff = off;
+                                valueLen = n;
+                            }
+                        } else {
+                            label.skip(lt);
+                        }
+                    }
+                    ts.pos = labelEnd;
+                    if (refCount + 2 > refs.length) {
+                        refs = Arrays.copyOf(refs, refs.length * 2);
+                    }
+                    refs[refCount++] = nameOff < 0 ? 0 : symbols.intern(nameOff, nameLen);
+                    refs[refCount++] = valueOff < 0 ? 0 : symbols.intern(valueOff, valueLen);
+                } else if (t == V1_SAMPLES) {
+                    int l = ts.varint();
+                    ts.pos = ts.end(l);
+                    samplesBytes += ts.pos - at;
+                } else {
+                    ts.skip(t); // exemplars, histograms: not written by RemoteWriteEncoder
+                }
+            }
+            series[s + 1] = refCount;
+            series[s + 2] = samplesBytes;
+            r.pos = end;
+        }
+        for (int i = 0; i < symbols.count; i++) {
+            out.put((byte) V2_SYMBOLS);
+            putVarint(out, symbols.len[i]);
+            out.put(v1, symbols.off[i], symbols.len[i]);
+        }
+        for (int k = 0; k < seriesCount; k++) {
+            int s = k * 5;
+            int refsBytes = 0;
+            for (int i = series[s]; i < series[s + 1]; i++) {
+                refsBytes += varintSize(refs[i]);
+            }
+            int inner = (refsBytes == 0 ? 0 : 1 + varintSize(refsBytes) + refsBytes) + series[s + 2];
+            out.put((byte) V2_TIMESERIES);
+            putVarint(out, inner);
+            if (refsBytes > 0) {
+                out.put((byte) V2_LABELS_REFS);
+                putVarint(out, refsBytes);
+                for (int i = series[s]; i < series[s + 1]; i++) {
+                    putVarint(out, refs[i]);
+                }
+            }
+            Reader ts = new Reader(v1, series[s + 3], series[s + 4]);
+            while (ts.more()) {
+                int at = ts.pos;
+                int t = ts.varint();
+                if (t == V1_SAMPLES) {
+                    int l = ts.varint();
+                    ts.pos = ts.end(l);
+                    out.put(v1, at, ts.pos - at);
+                } else if (t == V1_LABELS) {
+                    ts.pos = ts.end(ts.varint());
+                } else {
+                    ts.skip(t);
+                }
+            }
+        }
+        return out;
+    }
+
+    static void putVarint(ByteBuf out, int v) {
+        while ((v & ~0x7F) != 0) {
+            out.put((byte) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        out.put((byte) v);
+    }
+
+    static int varintSize(int v) {
+        if ((v & ~0x7F) == 0) {
+            return 1;
+        }
+        if ((v & ~0x3FFF) == 0) {
+            return 2;
+        }
+        if ((v & ~0x1FFFFF) == 0) {
+            return 3;
+        }
+        return (v & ~0xFFFFFFF) == 0 ? 4 : 5;
+    }
+
+    /** The symbol table: byte ranges of the 1.0 body, open addressing on their hash; symbol 0 is "". */
+    private static final class Symbols {
+        final byte[] bytes;
+        int[] off = new int[256];
+        int[] len = new int[256];
+        int count;
+        int[] slots = new int[1024]; // symbol index + 1, 0 = free
+        int mask = slots.length - 1;
+
+        Symbols(byte[] bytes) {
+            this.bytes = bytes;
+            count = 1; // "" at index 0, never in the hash table
+        }
+
+        int intern(int o, int l) {
+            if (l == 0) {
+                return 0;
+            }
+            int h = hash(o, l);
+            for (int i = h & mask; ; i = (i + 1) & mask) {
+                int s = slots[i];
+                if (s == 0) {
+                    if (count == off.length) {
+                        off = Arrays.copyOf(off, count * 2);
+                        len = Arrays.copyOf(len, count * 2);
+                    }
+                    off[count] = o;
+                    len[count] = l;
+                    slots[i] = ++count;
+                    if (count * 2 > slots.length) {
+                        rehash();
+                    }
+                    return count - 1;
+                }
+                int k = s - 1;
+                if (len[k] == l && Arrays.equals(bytes, off[k], off[k] + l, bytes, o, o + l)) {
+                    return k;
+                }
+            }
+        }
+
+        private int hash(int o, int l) {
+            int h = 1;
+            for (int i = o, e = o + l; i < e; i++) {
+                h = 31 * h + bytes[i];
+            }
+            return h ^ (h >>> 16);
+        }
+
+        private void rehash() {
+            slots = new int[slots.length * 2];
+            mask = slots.length - 1;
+            for (int k = 1; k < count; k++) {
+                int i = hash(off[k], len[k]) & mask;
+                while (slots[i] != 0) {
+                    i = (i + 1) & mask;
+                }
+                slots[i] = k + 1;
+            }
+        }
+    }
+
+    /** A cursor over protobuf wire bytes {@code [pos, limit)}; malformed input throws IllegalArgumentException. */
+    private static final class Reader {
+        final byte[] b;
+        int pos;
+        final int limit;
+
+        Reader(byte[] b, int pos, int limit) {
+            this.b = b;
+            this.pos = pos;
+            this.limit = limit;
+        }
+
+        boolean more() {
+            return pos < limit;
+        }
+
+        int varint() {
+            long v = varint64();
+            if (v < 0 || v > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("varint out of range at " + pos);
+            }
+            return (int) v;
+        }
+
+        long varint64() {
+            long v = 0;
+            for (int shift = 0; shift < 64; shift += 7) {
+                if (pos >= limit) {
+                    throw new IllegalArgumentException("truncated varint at " + pos);
+                }
+                byte x = b[pos++];
+                v |= (long) (x & 0x7F) << shift;
+                if (x >= 0) {
+                    return v;
+                }
+            }
+            throw new IllegalArgumentException("malformed varint at " + pos);
+        }
+
+        /** The end of a length-delimited field of {@code n} bytes starting here. */
+        int end(int n) {
+            if (n < 0 || n > limit - pos) {
+                throw new IllegalArgumentException("field of " + n + " bytes runs past the end at " + pos);
+            }
+            return pos + n;
+        }
+
+        void skip(int tag) {
+            switch (tag & 7) {
+                case 0 -> varint64();
+                case 1 -> pos = end(8);
+                case 2 -> pos = end(varint());
+                case 5 -> pos = end(4);
+                default -> throw new IllegalArgumentException("unsupported wire type " + (tag & 7) + " at " + pos);
+            }
+        }
+    }
+}
