@@ -11,6 +11,11 @@
 #                             `go install` into ~/.cache/tsdb-writer/bin when missing or of another version; the
 #                             integration suite then also runs against it (pom profile vm-current). Without Go: one
 #                             line, and the suite runs against the Debian build only
+#   ensure_prometheus_current
+#                             Prometheus 3 (pom.xml prometheus.current.version, the Go module version of a 3.x release)
+#                             built with `go install` into ~/.cache/tsdb-writer/bin/prometheus when missing or of another
+#                             version: the Remote-Write 2.0 receiver of RemoteWriteIT. Without Go: one line, and those
+#                             tests are skipped
 #   quiet_jvm_flags           prints JVM flags that silence JDK >= 24 warnings about libraries' Unsafe/native use
 #   build_test_classpath LOG  mvn package -DskipTests + target/test.classpath (test scope); tail of LOG on failure
 #   start_local_stack DIR TOPIC:PARTITIONS
@@ -201,6 +206,27 @@ ensure_victoria_metrics_current() {
     GOBIN="$(dirname "$VICTORIA_METRICS_CURRENT_BIN")" go install \
       "github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics@$version" \
       || die "go install of VictoriaMetrics $version failed"
+  fi
+}
+
+PROMETHEUS_CURRENT_BIN="$HOME/.cache/tsdb-writer/bin/prometheus"
+ensure_prometheus_current() {
+  local version have=""
+  version=$(_pom_property prometheus.current.version)
+  [ -n "$version" ] || die "prometheus.current.version missing from pom.xml"
+  if ! command -v go >/dev/null 2>&1; then
+    [ -x "$PROMETHEUS_CURRENT_BIN" ] \
+      || log "go not found: the Remote-Write 2.0 tests (Prometheus $version) are skipped (install Go to run them)"
+    return 0
+  fi
+  if [ -x "$PROMETHEUS_CURRENT_BIN" ]; then
+    have=$(go version -m "$PROMETHEUS_CURRENT_BIN" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/prometheus/prometheus" { print $3 }')
+  fi
+  if [ "$have" != "$version" ]; then
+    log "== go install Prometheus $version into $(dirname "$PROMETHEUS_CURRENT_BIN") (was: ${have:-missing}; about 5 minutes the first time)"
+    mkdir -p "$(dirname "$PROMETHEUS_CURRENT_BIN")"
+    GOBIN="$(dirname "$PROMETHEUS_CURRENT_BIN")" go install "github.com/prometheus/prometheus/cmd/prometheus@$version" \
+      || die "go install of Prometheus $version failed"
   fi
 }
 

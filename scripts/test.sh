@@ -15,6 +15,7 @@ ensure_victoria_metrics
 ensure_telegraf
 ensure_prometheus
 ensure_victoria_metrics_current
+ensure_prometheus_current
 
 log "== mvn -B verify $*"
 mvn -B -ntp verify "$@"

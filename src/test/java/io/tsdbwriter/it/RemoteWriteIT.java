@@ -93,10 +93,15 @@ class RemoteWriteIT {
     }
 
     /** Runs the main job into {@code url} and checks the summary and the committed offsets. */
-    private static void mainJob(String name, String url) throws Exception {
-        Fixture f = realInput(name);
+    private static JsonNode mainJob(String name, String url, String... more) throws Exception {
+        return mainJob(realInput(name), name, url, more);
+    }
+
+    private static JsonNode mainJob(Fixture f, String name, String url, String... more) throws Exception {
         Path summary = work.resolve(name + ".json");
-        WriterProcess w = writer(f, name, url, "--stop-at-end", "--summary-json", summary.toString());
+        List<String> args = new ArrayList<>(List.of("--stop-at-end", "--summary-json", summary.toString()));
+        args.addAll(List.of(more));
+        WriterProcess w = writer(f, name, url, args.toArray(String[]::new));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         assertThat(w.output()).contains("output=remote-write");
         JsonNode s = Scenario.summary(summary);
@@ -105,6 +110,72 @@ class RemoteWriteIT {
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected);
         assertThat(s.get("samples_failed").asLong()).isZero();
         assertCommittedAtEnd(f);
+        return s;
+    }
+
+    // ---------------------------------------------------------------- Remote-Write 2.0 (issue 29)
+
+    private static void assumePrometheus3() {
+        Assumptions.assumeTrue(Files.isExecutable(PrometheusServer.CURRENT_BINARY),
+                PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current)");
+    }
+
+    /**
+     * The main job in Remote-Write 2.0 into Prometheus 3 accepting {@code io.prometheus.write.v2.Request}: exact
+     * read-back, committed at the end; the same job in 1.0 into a second Prometheus 3 beside it, for the bytes on the
+     * wire of both (printed; 2.0 must send fewer).
+     */
+    @Test
+    void remoteWrite2IntoPrometheus3ReadsBackExactlyWithFewerBytesThanOneZero() throws Exception {
+        assumePrometheus3();
+        ExpectedSamples expected = Scenario.expected(points, M, N);
+        long[] bytes = new long[2];
+        for (String version : List.of("1", "2")) {
+            try (PrometheusServer prom = PrometheusServer.startCurrent(work.resolve("prom3-v" + version), Duration.ofDays(30),
+                    "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
+                JsonNode s = mainJob("prom3-v" + version, prom.remoteWriteUrl(), "--remote-write-version", version);
+                bytes[Integer.parseInt(version) - 1] = s.get("request_bytes").asLong();
+                VerificationResult r = prom.readBackWithin("{productKey=\"node\"}", expected, Duration.ofSeconds(20));
+                assertThat(r.passed()).as(r.summary()).isTrue();
+                assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
+                assertThat(r.unexpectedSeries()).isZero();
+            }
+        }
+        System.err.printf("RemoteWriteIT: M=%d N=%d, %d samples: bytes on the wire 1.0 %d, 2.0 %d (%.1f %%)%n", M, N,
+                expected.sampleCount(), bytes[0], bytes[1], 100.0 * bytes[1] / bytes[0]);
+        assertThat(bytes[1]).isLessThan(bytes[0]);
+    }
+
+    /**
+     * Remote-Write 2.0 into receivers that take 1.0 only: Prometheus 3 accepting {@code prometheus.WriteRequest} only
+     * answers 415; Prometheus 2.42 answers 204 without {@code X-Prometheus-Remote-Write-Samples-Written} (it reads the
+     * 2.0 message as an empty 1.0 request). Both are configuration faults: the job ends with exit 1 and one line
+     * saying to use {@code --remote-write-version 1}, nothing counted written, nothing committed; the same group then
+     * run in 1.0 writes everything, exactly.
+     */
+    @Test
+    void remoteWrite2IntoOneZeroReceiversIsAFaultThatLosesNothing() throws Exception {
+        assumePrometheus3();
+        try (PrometheusServer only1 = PrometheusServer.startCurrent(work.resolve("prom3-only1"), Duration.ofDays(30), "prometheus.WriteRequest");
+             PrometheusServer old = PrometheusServer.start(work.resolve("prom242-v2"), Duration.ofDays(30))) {
+            for (PrometheusServer prom : List.of(only1, old)) {
+                String name = prom == old ? "prom242-v2" : "prom3-only1";
+                Fixture f = realInput(name);
+                Path summary = work.resolve(name + "-v2.json");
+                WriterProcess w = writer(f, name + "-v2", prom.remoteWriteUrl(), "--remote-write-version", "2", "--stop-at-end",
+                        "--write-fault-timeout", "5s", "--summary-json", summary.toString());
+                assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
+                assertThat(w.output()).contains(prom == old ? "a Remote-Write 1.0 receiver?" : "415 Unsupported Media Type")
+                        .contains("--remote-write-version 1");
+                assertThat(Scenario.summary(summary).get("samples_written").asLong()).isZero();
+                assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()).values())
+                        .as("nothing committed").allSatisfy(o -> assertThat(o).isZero());
+                mainJob(f, name + "-v1", prom.remoteWriteUrl(), "--remote-write-version", "1");
+                ExpectedSamples expected = Scenario.expected(points, M, N);
+                VerificationResult r = prom.readBackWithin("{productKey=\"node\"}", expected, Duration.ofSeconds(20));
+                assertThat(r.passed()).as(name + ": " + r.summary()).isTrue();
+            }
+        }
     }
 
     @Test

@@ -25,7 +25,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A real Prometheus (Debian {@code /usr/bin/prometheus}, 2.42) as a remote write receiver on a free loopback port:
+ * A real Prometheus (Debian {@code /usr/bin/prometheus}, 2.42; or Prometheus 3, {@link #startCurrent}) as a remote write receiver on a free loopback port:
  * {@code --web.enable-remote-write-receiver}, its own data directory ({@code <workDir>/prom-data}), log
  * {@code <workDir>/prometheus.log}, no scrape targets, and a config enabling the out-of-order window
  * ({@code storage.tsdb.out_of_order_time_window}, Prometheus ≥ 2.39) — amplified backfills with P > 1 arrive out of
@@ -50,9 +50,14 @@ public final class PrometheusServer implements AutoCloseable {
     private boolean closed;
 
     private final boolean remoteWriteReceiver;
+    private final List<String> extraFlags;
 
-    private PrometheusServer(Path workDir, FreePorts.Reservation port, boolean remoteWriteReceiver) {
+    /** Prometheus 3 built by {@code scripts/lib.sh ensure_prometheus_current} (the Remote-Write 2.0 receiver). */
+    public static final Path CURRENT_BINARY = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/prometheus");
+
+    private PrometheusServer(Path workDir, FreePorts.Reservation port, boolean remoteWriteReceiver, List<String> extraFlags) {
         this.remoteWriteReceiver = remoteWriteReceiver;
+        this.extraFlags = List.copyOf(extraFlags);
         this.workDir = workDir;
         this.logFile = workDir.resolve("prometheus.log");
         this.port = port;
@@ -79,8 +84,30 @@ public final class PrometheusServer implements AutoCloseable {
             throw new IllegalStateException("Prometheus binary " + binary + " not found: install it with "
                     + "`apt-get install -y prometheus` (scripts/test.sh does) or point -Dtsdbwriter.prometheus.binary at one");
         }
+        return start(binary, workDir, outOfOrderWindow, remoteWriteReceiver, List.of());
+    }
+
+    /**
+     * Prometheus 3 ({@link #CURRENT_BINARY}) as a remote write receiver accepting the given protobuf messages
+     * ({@code --web.remote-write-receiver.accepted-protobuf-messages}: {@code prometheus.WriteRequest},
+     * {@code io.prometheus.write.v2.Request}).
+     *
+     * @throws IllegalStateException when the binary is missing or it does not become ready
+     */
+    public static PrometheusServer startCurrent(Path workDir, Duration outOfOrderWindow, String... acceptedMessages) {
+        if (!Files.isExecutable(CURRENT_BINARY)) {
+            throw new IllegalStateException("Prometheus 3 binary " + CURRENT_BINARY + " not found: scripts/test.sh builds it (ensure_prometheus_current)");
+        }
+        List<String> flags = new java.util.ArrayList<>();
+        for (String m : acceptedMessages) {
+            flags.add("--web.remote-write-receiver.accepted-protobuf-messages=" + m);
+        }
+        return start(CURRENT_BINARY, workDir, outOfOrderWindow, true, flags);
+    }
+
+    private static PrometheusServer start(Path binary, Path workDir, Duration outOfOrderWindow, boolean remoteWriteReceiver, List<String> extraFlags) {
         Path dir = workDir.toAbsolutePath();
-        PrometheusServer p = new PrometheusServer(dir, FreePorts.reserve(), remoteWriteReceiver);
+        PrometheusServer p = new PrometheusServer(dir, FreePorts.reserve(), remoteWriteReceiver, extraFlags);
         try {
             Files.createDirectories(dir);
             String config = "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
@@ -109,6 +136,7 @@ public final class PrometheusServer implements AutoCloseable {
         if (remoteWriteReceiver) {
             cmd.add("--web.enable-remote-write-receiver");
         }
+        cmd.addAll(extraFlags);
         ChildProcesses.appendMarker(logFile, "starting " + String.join(" ", cmd));
         process = ChildProcesses.start(cmd, logFile, true);
         Instant deadline = Instant.now().plus(START_TIMEOUT);
