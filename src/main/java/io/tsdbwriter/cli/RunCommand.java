@@ -273,11 +273,13 @@ final class RunCommand implements Callable<Integer> {
                     + "TLS, DNS, a refused connection, a refusal an empty request gets too) may last before the run exits 1, "
                     + "nothing committed past unwritten data; without it the writer holds the data and keeps probing (default: ${DEFAULT-VALUE})")
     Duration writeFaultTimeout;
-    @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite",
+    @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite|otlp|otlp-json",
             description = "How record values are read (README \"Input formats\"): json = the point records of docs/design.md §2; influx = InfluxDB line "
                     + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
                     + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "
-                    + "path[;tag=v] value [timestamp] (default: ${DEFAULT-VALUE})")
+                    + "path[;tag=v] value [timestamp]; otlp = one OpenTelemetry ExportMetricsServiceRequest, protobuf (the Collector's "
+                    + "Kafka exporter, otlp_proto), mapped as VictoriaMetrics' /opentelemetry/v1/metrics does; otlp-json = the same in "
+                    + "OTLP JSON (otlp_json) (default: ${DEFAULT-VALUE})")
     String inputFormat;
 
     @Option(names = "--topic-format", paramLabel = "TOPIC=FORMAT",

@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param topicFormats   {@code --topic-format TOPIC=FORMAT} overrides; unmodifiable
  * @param influxPrecision {@code --influx-precision}: unit of influx line timestamps (default ns)
  * @param instanceLabel  {@code --instance-label}: the label whose value becomes the N instance variants (default
- *                       {@code instanceNo}); {@code [a-zA-Z_][a-zA-Z0-9_]*}, not starting with {@code __}
+ *                       {@code instanceNo}); {@code [a-zA-Z_][a-zA-Z0-9_.]*}, not starting with {@code __} (dots: an
+ *                       OpenTelemetry attribute such as {@code host.name}, kept as a label name by the OTLP mapping)
  * @param timestampWindow {@code --min-timestamp}, {@code --max-timestamp-ahead}: samples outside are refused as
  *                       {@code implausible_timestamp} (default 2000-01-01T00:00:00Z … now + 1 day)
  */
@@ -26,8 +27,8 @@ public record InputConfig(InputFormat defaultFormat, Map<String, InputFormat> to
         topicFormats = Map.copyOf(topicFormats);
         Objects.requireNonNull(influxPrecision, "--influx-precision");
         Objects.requireNonNull(timestampWindow, "timestampWindow");
-        if (instanceLabel == null || !instanceLabel.matches("[a-zA-Z_][a-zA-Z0-9_]*") || instanceLabel.startsWith("__")) {
-            throw new IllegalArgumentException("--instance-label must be a label name [a-zA-Z_][a-zA-Z0-9_]* not starting with __, got '"
+        if (instanceLabel == null || !instanceLabel.matches("[a-zA-Z_][a-zA-Z0-9_.]*") || instanceLabel.startsWith("__")) {
+            throw new IllegalArgumentException("--instance-label must be a label name [a-zA-Z_][a-zA-Z0-9_.]* not starting with __, got '"
                     + instanceLabel + "'");
         }
     }

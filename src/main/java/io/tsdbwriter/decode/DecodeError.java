@@ -55,7 +55,17 @@ public enum DecodeError {
      * A timestamp outside the plausible window of epoch milliseconds ({@link io.tsdbwriter.decode.TimestampWindow}:
      * 2000-01-01 … now + 1 day by default): microseconds or nanoseconds sent as milliseconds, or a clock far off.
      */
-    IMPLAUSIBLE_TIMESTAMP;
+    IMPLAUSIBLE_TIMESTAMP,
+    /**
+     * An OpenTelemetry sum or (exponential) histogram with delta aggregation temporality: the writer takes cumulative
+     * data only (the Collector's {@code deltatocumulative} processor converts before Kafka).
+     */
+    UNSUPPORTED_TEMPORALITY,
+    /**
+     * An OpenTelemetry data point that cannot be mapped to samples: a histogram whose bucket counts are not its bounds
+     * + 1 (or that has none), a metric without a name.
+     */
+    INVALID_DATA_POINT;
 
     private final String tag = name().toLowerCase(Locale.ROOT);
 

@@ -18,11 +18,18 @@ public enum InputFormat {
     /** VictoriaMetrics {@code /api/v1/export} JSON lines. */
     JSONLINE,
     /** Graphite plaintext lines {@code path[;tag=value…] value [timestamp]}. */
-    GRAPHITE;
+    GRAPHITE,
+    /**
+     * One OpenTelemetry {@code ExportMetricsServiceRequest}, protobuf (the Collector's Kafka exporter's
+     * {@code otlp_proto}), mapped as VictoriaMetrics' {@code /opentelemetry/v1/metrics} maps it.
+     */
+    OTLP,
+    /** The same request in OTLP's JSON encoding (the Collector's {@code otlp_json}); flag value {@code otlp-json}. */
+    OTLP_JSON;
 
     private final String tag = name().toLowerCase(Locale.ROOT);
 
-    /** Lower-case name: the flag value and the {@code format} tag of the decode-error counter. */
+    /** Lower-case name ({@code otlp_json}): the {@code format} tag of the decode-error counter; the flag takes it with {@code -} too. */
     public String tag() {
         return tag;
     }
@@ -33,12 +40,12 @@ public enum InputFormat {
      * @throws IllegalArgumentException for any other value, listing the valid ones
      */
     public static InputFormat parse(String value) {
-        String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
+        String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT).replace('-', '_');
         for (InputFormat f : values()) {
             if (f.tag.equals(v)) {
                 return f;
             }
         }
-        throw new IllegalArgumentException("'" + value + "' is not one of json, influx, promremotewrite, prometheus, jsonline, graphite");
+        throw new IllegalArgumentException("'" + value + "' is not one of json, influx, promremotewrite, prometheus, jsonline, graphite, otlp, otlp-json");
     }
 }

@@ -8,6 +8,8 @@ import io.tsdbwriter.decode.graphite.GraphiteDecoder;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.decode.json.JsonDecoder;
 import io.tsdbwriter.decode.jsonline.ExportLineDecoder;
+import io.tsdbwriter.decode.otlp.OtlpDecoder;
+import io.tsdbwriter.decode.otlp.OtlpJsonDecoder;
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
 import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
 
@@ -46,6 +48,8 @@ public final class RecordDecoders {
             case PROMETHEUS -> new ExpositionDecoder(maxRecordBytes, window);
             case JSONLINE -> new ExportLineDecoder(maxRecordBytes, window);
             case GRAPHITE -> new GraphiteDecoder(maxRecordBytes, window);
+            case OTLP -> new OtlpDecoder(maxRecordBytes, window);
+            case OTLP_JSON -> new OtlpJsonDecoder(maxRecordBytes, window);
         };
     }
 }
