@@ -480,7 +480,7 @@ class InputFormatsIT {
         return series.values().stream().mapToLong(Map::size).sum();
     }
 
-    private static String key(Map<String, String> labels) {
+    static String key(Map<String, String> labels) {
         try {
             return JSON.writeValueAsString(labels);
         } catch (IOException e) {
@@ -489,11 +489,11 @@ class InputFormatsIT {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, String> parseKey(String key) throws IOException {
+    static Map<String, String> parseKey(String key) throws IOException {
         return new TreeMap<>(JSON.readValue(key, Map.class));
     }
 
-    private static void assertIdentical(Map<String, TreeMap<Long, String>> actual, Map<String, TreeMap<Long, String>> expected) {
+    static void assertIdentical(Map<String, TreeMap<Long, String>> actual, Map<String, TreeMap<Long, String>> expected) {
         List<String> diff = new ArrayList<>();
         for (String k : expected.keySet()) {
             if (!actual.containsKey(k)) {

@@ -86,6 +86,26 @@ public final class VictoriaMetrics implements AutoCloseable {
             throw new IllegalStateException("VictoriaMetrics binary " + binary + " not found: install it with "
                     + "`apt-get install -y victoria-metrics` (scripts/test.sh does) or point -Dtsdbwriter.vm.binary at one");
         }
+        return start(binary, workDir, extraFlags);
+    }
+
+    /** Today's VictoriaMetrics, built by {@code scripts/lib.sh ensure_victoria_metrics_current} (may be missing: check {@link #CURRENT_BINARY}). */
+    public static final Path CURRENT_BINARY = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/victoria-metrics");
+
+    /**
+     * As {@link #start(Path, String...)} with today's build ({@link #CURRENT_BINARY}) whatever {@code tsdbwriter.vm.binary}
+     * says: for features the Debian build lacks (its OpenTelemetry endpoint).
+     *
+     * @throws IllegalStateException when it is not built
+     */
+    public static VictoriaMetrics startCurrent(Path workDir, String... extraFlags) {
+        if (!Files.isExecutable(CURRENT_BINARY)) {
+            throw new IllegalStateException(CURRENT_BINARY + " not built: scripts/test.sh builds it (ensure_victoria_metrics_current)");
+        }
+        return start(CURRENT_BINARY, workDir, extraFlags);
+    }
+
+    private static VictoriaMetrics start(Path binary, Path workDir, String... extraFlags) {
         Path dir = workDir.toAbsolutePath();
         try {
             Files.createDirectories(dir);

@@ -1,0 +1,254 @@
+package io.tsdbwriter.it;
+
+import static io.tsdbwriter.it.InputFormatsIT.assertIdentical;
+import static io.tsdbwriter.it.InputFormatsIT.normalize;
+import static io.tsdbwriter.it.InputFormatsIT.samples;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.protobuf.util.JsonFormat;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
+import io.opentelemetry.proto.metrics.v1.Gauge;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import io.opentelemetry.proto.metrics.v1.Sum;
+import io.opentelemetry.proto.resource.v1.Resource;
+import io.tsdbwriter.it.support.KafkaBroker;
+import io.tsdbwriter.it.support.OtlpRequests;
+import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.NodeExporterFiles;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * OTLP in (issue 29) against VictoriaMetrics' own OpenTelemetry endpoint as the oracle, as {@link InputFormatsIT} does
+ * for the other formats: requests built with the official {@code opentelemetry-proto} classes from real node_exporter
+ * scrapes ({@link OtlpRequests}: sums, gauges, a summary, an explicit-bucket and an exponential histogram), two hosts,
+ * one topic of {@code otlp} (protobuf) and one of {@code otlp-json}; (a) through the writer at M = N = 1 into
+ * VictoriaMetrics A, (b) the same requests POSTed to VictoriaMetrics B's {@code /opentelemetry/v1/metrics}: exports
+ * identical, series for series, sample for sample. Then M = 6, N = 3 with {@code --instance-label host.name} into C:
+ * exactly B's samples amplified. Then malformed and unsupported records: counted per reason, dead-lettered, the rest
+ * written. Every VictoriaMetrics is today's build (v1.150.0: the Debian 1.79.5 has no OpenTelemetry endpoint).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OtlpIT {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final int M = 6;
+    private static final int N = 3;
+
+    @TempDir
+    static Path work;
+
+    static KafkaBroker kafka;
+    static VictoriaMetrics relay;
+    static VictoriaMetrics direct;
+    static VictoriaMetrics amplified;
+    static final List<ExportMetricsServiceRequest> requests = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(VictoriaMetrics.CURRENT_BINARY),
+                VictoriaMetrics.CURRENT_BINARY + " not built (scripts/lib.sh ensure_victoria_metrics_current)");
+        kafka = KafkaBroker.start(work.resolve("kafka"));
+        relay = VictoriaMetrics.startCurrent(work.resolve("vm-relay"));
+        direct = VictoriaMetrics.startCurrent(work.resolve("vm-direct"));
+        amplified = VictoriaMetrics.startCurrent(work.resolve("vm-amplified"));
+        kafka.createTopic("otlp", 1);
+        kafka.createTopic("otlp-json", 1);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (Path f : NodeExporterFiles.all().subList(0, 3)) {
+            long ts = Long.parseLong(f.getFileName().toString().replaceAll("\\D", "")) * 1000;
+            ExportMetricsServiceRequest a = OtlpRequests.fromScrape(f, "node-a", ts);
+            ExportMetricsServiceRequest b = OtlpRequests.fromScrape(f, "node-b", ts);
+            requests.add(a);
+            requests.add(b);
+            records.add(new ProducerRecord<>("otlp", 0, ts, null, a.toByteArray()));
+            records.add(new ProducerRecord<>("otlp-json", 0, ts, null, JsonFormat.printer().print(b).getBytes(StandardCharsets.UTF_8)));
+        }
+        produce(records);
+    }
+
+    @AfterAll
+    static void stop() {
+        for (AutoCloseable c : new AutoCloseable[] {relay, direct, amplified, kafka}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void relayReadsBackExactlyWhatVictoriaMetricsStoresFromItsOwnOpenTelemetryEndpoint() throws Exception {
+        JsonNode s = runWriter(relay, 1, 1, "relay", "otlp,otlp-json");
+        assertThat(s.get("decode_errors").asLong()).isZero();
+        long total = s.get("points").asLong();
+        assertThat(s.get("samples_written").asLong()).isEqualTo(total);
+        for (ExportMetricsServiceRequest r : requests) {
+            HttpResponse<String> resp = HTTP.send(HttpRequest.newBuilder(URI.create(direct.url() + "/opentelemetry/v1/metrics"))
+                    .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-protobuf")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
+        }
+        Map<String, TreeMap<Long, String>> viaWriter = normalize(relay.awaitExport("{__name__=~\".+\"}",
+                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> viaVm = normalize(direct.awaitExport("{__name__=~\".+\"}",
+                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        assertThat(samples(viaVm)).isEqualTo(total);
+        assertIdentical(viaWriter, viaVm);
+        assertThat(viaVm.keySet()).anyMatch(k -> k.contains("vmrange")).anyMatch(k -> k.contains("\"le\""))
+                .anyMatch(k -> k.contains("quantile")).anyMatch(k -> k.contains("scope.name"));
+        System.err.printf("OtlpIT: relay == VictoriaMetrics' /opentelemetry/v1/metrics: %d series, %d samples%n", viaVm.size(), total);
+    }
+
+    @Test
+    @Order(2)
+    void amplifiedReadBackIsExactlyTheOracleTimesMTimesN() throws Exception {
+        JsonNode s = runWriter(amplified, M, N, "amplified", "otlp,otlp-json");
+        long total = s.get("points").asLong() * M * N;
+        assertThat(s.get("samples_written").asLong()).isEqualTo(total);
+        Map<String, TreeMap<Long, String>> expected = new TreeMap<>();
+        for (Map.Entry<String, TreeMap<Long, String>> e : normalize(direct.export("{__name__=~\".+\"}")).entrySet()) {
+            Map<String, String> labels = InputFormatsIT.parseKey(e.getKey());
+            String base = labels.get("host.name");
+            for (int j = 0; j < N; j++) {
+                Map<String, String> variant = new TreeMap<>(labels);
+                variant.put("host.name", j == 0 ? base : base + "-" + j);
+                TreeMap<Long, String> out = expected.computeIfAbsent(InputFormatsIT.key(variant), k -> new TreeMap<>());
+                for (Map.Entry<Long, String> sample : e.getValue().entrySet()) {
+                    for (int i = 0; i < M; i++) {
+                        out.put(sample.getKey() + i * 60_000L / M, sample.getValue());
+                    }
+                }
+            }
+        }
+        assertThat(samples(expected)).isEqualTo(total);
+        Map<String, TreeMap<Long, String>> actual = normalize(amplified.awaitExport("{__name__=~\".+\"}",
+                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        assertIdentical(actual, expected);
+        System.err.printf("OtlpIT: M=%d N=%d read back exactly: %d samples%n", M, N, total);
+    }
+
+    @Test
+    @Order(3)
+    void malformedAndUnsupportedRecordsAreCountedDeadLetteredAndTheRestWritten() throws Exception {
+        kafka.createTopic("otlp-bad", 1);
+        kafka.createTopic("otlp-dlq", 1);
+        long t = 1_795_300_857_000L;
+        long ns = t * 1_000_000L;
+        ExportMetricsServiceRequest mixed = ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
+                .setResource(Resource.newBuilder().addAttributes(OtlpRequests.attr("host.name", "bad-host")))
+                .addScopeMetrics(ScopeMetrics.newBuilder()
+                        .addMetrics(Metric.newBuilder().setName("otlp_bad_requests").setSum(Sum.newBuilder().setIsMonotonic(true)
+                                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
+                                .addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(ns).setAsInt(3))))
+                        .addMetrics(Metric.newBuilder().setName("otlp_bad_kept").setGauge(Gauge.newBuilder()
+                                .addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(ns).setAsDouble(7)))))).build();
+        byte[] garbage = "not an ExportMetricsServiceRequest".getBytes(StandardCharsets.UTF_8);
+        produce(List.of(new ProducerRecord<>("otlp-bad", 0, t, null, garbage), new ProducerRecord<>("otlp-bad", 0, t, null, mixed.toByteArray())));
+        Path summary = work.resolve("bad-summary.json");
+        WriterProcess w = WriterProcess.start(work.resolve("bad.log"), Scenario.runArgs(kafka.bootstrapServers(), relay.url(),
+                "otlp-bad", "bad", 1, 1, 1, "--input-format", "otlp", "--dead-letter-topic", "otlp-dlq", "--stop-at-end",
+                "--summary-json", summary.toString()));
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        JsonNode s = Scenario.summary(summary);
+        assertThat(s.get("decode_errors").asLong()).isEqualTo(2);
+        assertThat(s.get("samples_written").asLong()).isEqualTo(1);
+        assertThat(w.output()).contains("otlp-bad-0@0: invalid_protobuf").contains("otlp-bad-0@1: unsupported_temporality");
+        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "bad", "otlp-bad")).isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), "otlp-bad"));
+        Map<String, byte[]> byReason = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : consumeAll("otlp-dlq")) {
+            byReason.put(new String(r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8), r.value());
+        }
+        assertThat(byReason).containsOnlyKeys("invalid_protobuf", "unsupported_temporality");
+        assertThat(byReason.get("invalid_protobuf")).isEqualTo(garbage);
+        assertThat(byReason.get("unsupported_temporality")).isEqualTo(mixed.toByteArray());
+        Map<String, TreeMap<Long, String>> back = normalize(relay.awaitExport("{__name__=~\"otlp_bad.*\"}",
+                l -> samples(normalize(l)) >= 1, Duration.ofSeconds(30)));
+        assertThat(back).containsOnlyKeys("{\"__name__\":\"otlp_bad_kept\",\"host.name\":\"bad-host\"}");
+    }
+
+    private static JsonNode runWriter(VictoriaMetrics vm, int m, int n, String name, String topics) throws Exception {
+        Path summary = work.resolve(name + "-summary.json");
+        WriterProcess writer = WriterProcess.start(work.resolve(name + ".log"),
+                Scenario.runArgs(kafka.bootstrapServers(), vm.url(), topics, name, m, n, 1,
+                        "--input-format", "otlp", "--topic-format", "otlp-json=otlp-json", "--instance-label", "host.name",
+                        "--stop-at-end", "--summary-json", summary.toString()));
+        assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
+        for (String topic : topics.split(",")) {
+            assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), name, topic)).isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), topic));
+        }
+        return Scenario.summary(summary);
+    }
+
+    private static void produce(List<ProducerRecord<byte[], byte[]>> records) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 << 20);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            records.forEach(producer::send);
+            producer.flush();
+        }
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> consumeAll(String topic) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, 0);
+        long end = Scenario.endOffsets(kafka.bootstrapServers(), topic).get(tp);
+        Map<String, Object> p = new HashMap<>();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            Instant deadline = Instant.now().plusSeconds(30);
+            while (c.position(tp) < end && Instant.now().isBefore(deadline)) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        assertThat((long) out.size()).as(topic).isEqualTo(end);
+        return out;
+    }
+}
