@@ -15,6 +15,10 @@
 # remote write receiver and runs each remote-write cell into VictoriaMetrics and into Prometheus, in one run:
 #   bash scripts/bench.sh --with-prometheus --output import,remote-write --parallelism 3 --time-multiplier 1,12 \
 #        --write-mode async --records 10000000
+# --with-prometheus3 starts Prometheus 3 (built by ensure_prometheus_current; Remote-Write 1.0 and 2.0 accepted) as the
+# only remote write receiver: Remote-Write 1.0 against 2.0 (`--output remote-write,remote-write-2`) in one run:
+#   bash scripts/bench.sh --with-prometheus3 --output remote-write,remote-write-2 --parallelism 3 --time-multiplier 1,12 \
+#        --write-mode async --records 5000000
 # Environment: DATA_DIR (default <repo>/examples/data), BENCH_JAVA_OPTS (JVM flags of the bench
 # process), STACK_START_TIMEOUT seconds (default 240), MVN_OFFLINE=1 (build with mvn -o).
 set -euo pipefail
@@ -27,7 +31,11 @@ OUT="$REPO_ROOT/target/bench"
 WITH_PROMETHEUS=0
 PASS=()
 for arg in "$@"; do
-  if [ "$arg" = --with-prometheus ]; then WITH_PROMETHEUS=1; else PASS+=("$arg"); fi
+  case "$arg" in
+    --with-prometheus) WITH_PROMETHEUS=1 ;;
+    --with-prometheus3) WITH_PROMETHEUS=3 ;;
+    *) PASS+=("$arg") ;;
+  esac
 done
 set -- "${PASS[@]}"
 
@@ -37,6 +45,7 @@ find_java
 ensure_maven
 ensure_victoria_metrics
 if [ "$WITH_PROMETHEUS" = 1 ]; then ensure_prometheus; fi
+if [ "$WITH_PROMETHEUS" = 3 ]; then ensure_prometheus_current; fi
 [ -d "$DATA_DIR" ] || die "no directory $DATA_DIR (set DATA_DIR to a directory of node_exporter scrapes)"
 if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list 2>/dev/null | head -n 1)" ] && _can_root; then
   # the PNG chart needs one font; without one the bench skips the chart (a subshell: apt_install exits on failure)
@@ -52,7 +61,7 @@ mkdir -p "$OUT"
 STACK_PROMETHEUS=$WITH_PROMETHEUS start_local_stack "$OUT"
 log "Kafka:           $BOOTSTRAP_SERVERS"
 log "VictoriaMetrics: $VM_URL"
-if [ "$WITH_PROMETHEUS" = 1 ]; then log "Prometheus:      $PROMETHEUS_URL"; fi
+if [ "$WITH_PROMETHEUS" != 0 ]; then log "Prometheus:      $PROMETHEUS_URL"; fi
 log "load: $(cut -d' ' -f1-3 /proc/loadavg) (other processes on this machine skew the figures; the table's CSV has each cell's load)"
 
 # defaults, each dropped when the same flag is among the arguments
@@ -67,6 +76,9 @@ done
 for flag in $(quiet_jvm_flags); do ARGS+=("--writer-jvm-option=$flag"); done
 if [ "$WITH_PROMETHEUS" = 1 ] && ! has_flag --remote-write-url "$@"; then
   ARGS+=(--remote-write-url "$VM_URL/api/v1/write" --remote-write-url "$PROMETHEUS_URL/api/v1/write")
+fi
+if [ "$WITH_PROMETHEUS" = 3 ] && ! has_flag --remote-write-url "$@"; then
+  ARGS+=(--remote-write-url "$PROMETHEUS_URL/api/v1/write")
 fi
 
 # shellcheck disable=SC2046,SC2086 # word splitting of the JVM flags is intended

@@ -273,6 +273,7 @@ start_local_stack() {
   for t in "$@"; do topic_args+=(--topic "$t"); done
   for t in ${VM_EXTRA_FLAGS:-}; do topic_args+=(--vm-flag "$t"); done # e.g. VM_EXTRA_FLAGS=-maxConcurrentInserts=4
   if [ "${STACK_PROMETHEUS:-0}" = 1 ]; then topic_args+=(--prometheus); fi # a Prometheus remote write receiver too
+  if [ "${STACK_PROMETHEUS:-0}" = 3 ]; then topic_args+=(--prometheus3); fi # Prometheus 3: Remote-Write 1.0 and 2.0
   local env_file="$dir/stack.env" stack_log="$dir/stack.log" timeout="${STACK_START_TIMEOUT:-240}"
   mkdir -p "$dir"
   rm -f "$env_file"

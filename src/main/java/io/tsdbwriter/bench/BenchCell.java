@@ -9,7 +9,8 @@ import java.net.URI;
  * @param timeMultiplier     M ({@code run --time-multiplier})
  * @param instanceMultiplier N ({@code run --instance-multiplier})
  * @param writeMode          {@code async} or {@code sync} ({@code run --write-mode})
- * @param output             {@code import} or {@code remote-write} ({@code run --output})
+ * @param output             {@code import}, {@code remote-write} or {@code remote-write-2} ({@code run --output}, the
+ *                           last with {@code --remote-write-version 2})
  * @param receiver           the remote write URL of a remote-write cell ({@code run --remote-write-url}); null for import
  *                           and for a remote-write cell whose receiver the runner's default names
  */
@@ -39,9 +40,14 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
         return output + " → " + (u.getHost() == null ? receiver : u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort()));
     }
 
-    /** True for {@code --output remote-write}. */
+    /** True for {@code --output remote-write}, either version. */
     public boolean remoteWrite() {
-        return "remote-write".equals(output);
+        return output.startsWith("remote-write");
+    }
+
+    /** The {@code run --remote-write-version} of a remote write cell: 2 for {@code remote-write-2}, else 1. */
+    public String remoteWriteVersion() {
+        return BenchGrid.REMOTE_WRITE_2.equals(output) ? "2" : "1";
     }
 
     /** Samples per source point: M × N. */

@@ -70,17 +70,21 @@ public final class BenchGrid {
     }
 
     /**
-     * Parses {@code import,remote-write}: the outputs of {@code run --output}, distinct.
+     * Parses {@code import,remote-write,remote-write-2}: the outputs of {@code run --output}, distinct; {@code remote-write-2}
+     * is remote write in Remote-Write 2.0.
      *
      * @throws IllegalArgumentException when an output is neither, or repeated
      */
+    /** The bench's name of remote write cells in Remote-Write 2.0 ({@code run --output remote-write --remote-write-version 2}). */
+    public static final String REMOTE_WRITE_2 = "remote-write-2";
+
     public static List<String> parseOutputs(String text) {
         if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("--output needs at least one of import, remote-write");
+            throw new IllegalArgumentException("--output needs at least one of import, remote-write, remote-write-2");
         }
         Set<String> outputs = new LinkedHashSet<>();
         for (String part : text.split(",", -1)) {
-            String o = Output.parse(part).flag();
+            String o = REMOTE_WRITE_2.equals(part.trim().toLowerCase(java.util.Locale.ROOT)) ? REMOTE_WRITE_2 : Output.parse(part).flag();
             if (!outputs.add(o)) {
                 throw new IllegalArgumentException("--output: " + o + " is listed twice");
             }
@@ -104,7 +108,7 @@ public final class BenchGrid {
         List<BenchCell> cells = new ArrayList<>();
         for (BenchCell c : cells(parallelism, timeMultipliers, instanceMultipliers, writeModes)) {
             for (String o : outputs) {
-                if ("remote-write".equals(o) && remoteWriteUrls.size() > 1) {
+                if (o.startsWith("remote-write") && remoteWriteUrls.size() > 1) {
                     for (String url : remoteWriteUrls) {
                         cells.add(new BenchCell(c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o, url));
                     }

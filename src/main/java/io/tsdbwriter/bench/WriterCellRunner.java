@@ -72,7 +72,8 @@ public final class WriterCellRunner {
             cmd.add("--stop-at-end");
         }
         if (cell.remoteWrite()) {
-            cmd.addAll(List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl(cell)));
+            cmd.addAll(List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl(cell),
+                    "--remote-write-version", cell.remoteWriteVersion()));
         }
         cmd.addAll(s.extraRunArgs());
         return cmd;

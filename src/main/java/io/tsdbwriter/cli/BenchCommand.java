@@ -77,9 +77,9 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Write modes: async (virtual-thread writes) and/or sync (on the poll thread, the proof of concept's before) (default: ${DEFAULT-VALUE})")
     String writeModes;
 
-    @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write[,…]",
-            description = "Write protocols, a grid dimension: import (JSON lines to --vm-url) and/or remote-write (Prometheus "
-                    + "Remote-Write to --remote-write-url) (default: ${DEFAULT-VALUE})")
+    @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write|remote-write-2[,…]",
+            description = "Write protocols, a grid dimension: import (JSON lines to --vm-url), remote-write (Prometheus "
+                    + "Remote-Write 1.0 to --remote-write-url), remote-write-2 (Remote-Write 2.0 there) (default: ${DEFAULT-VALUE})")
     String outputs;
 
     @Option(names = "--remote-write-url", paramLabel = "URL",

@@ -61,7 +61,7 @@ public class DecoderBenchmark {
 
     static final int LINES_PER_RECORD = 50;
 
-    @Param({"json", "influx", "promremotewrite", "prometheus", "jsonline", "graphite"})
+    @Param({"json", "influx", "promremotewrite", "prometheus", "jsonline", "graphite", "otlp", "otlp-json"})
     String format;
 
     private byte[][] records;
@@ -221,6 +221,29 @@ public class DecoderBenchmark {
                 }
                 w.flush();
                 return Snappy.compress(bytes.toByteArray());
+            }
+            case OTLP, OTLP_JSON -> {
+                // as the Collector's Prometheus receiver shapes a scrape: one resource and scope, a metric per name,
+                // the samples' labels as data point attributes
+                Map<String, io.opentelemetry.proto.metrics.v1.Gauge.Builder> gauges = new LinkedHashMap<>();
+                for (int i = 0; i < samples.size(); i++) {
+                    PrometheusTextParser.Sample s = samples.get(i);
+                    io.opentelemetry.proto.metrics.v1.NumberDataPoint.Builder dp = io.opentelemetry.proto.metrics.v1.NumberDataPoint.newBuilder()
+                            .setTimeUnixNano(times.get(i) * 1_000_000L).setAsDouble(s.value());
+                    s.labels().forEach((k, v) -> dp.addAttributes(io.tsdbwriter.it.support.OtlpRequests.attr(k, v)));
+                    gauges.computeIfAbsent(s.metricName(), k -> io.opentelemetry.proto.metrics.v1.Gauge.newBuilder()).addDataPoints(dp);
+                }
+                io.opentelemetry.proto.metrics.v1.ScopeMetrics.Builder scope = io.opentelemetry.proto.metrics.v1.ScopeMetrics.newBuilder()
+                        .setScope(io.opentelemetry.proto.common.v1.InstrumentationScope.newBuilder().setName("prometheusreceiver").setVersion("0.140.0"));
+                gauges.forEach((name, g) -> scope.addMetrics(io.opentelemetry.proto.metrics.v1.Metric.newBuilder().setName(name).setGauge(g)));
+                io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest request =
+                        io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest.newBuilder().addResourceMetrics(
+                                io.opentelemetry.proto.metrics.v1.ResourceMetrics.newBuilder().setResource(io.opentelemetry.proto.resource.v1.Resource.newBuilder()
+                                        .addAttributes(io.tsdbwriter.it.support.OtlpRequests.attr("service.name", "node_exporter"))
+                                        .addAttributes(io.tsdbwriter.it.support.OtlpRequests.attr("host.name", "node-a")))
+                                        .addScopeMetrics(scope)).build();
+                return f == InputFormat.OTLP ? request.toByteArray()
+                        : com.google.protobuf.util.JsonFormat.printer().print(request).getBytes(StandardCharsets.UTF_8);
             }
             default -> throw new UncheckedIOException(new IOException("no encoder for " + f));
         }

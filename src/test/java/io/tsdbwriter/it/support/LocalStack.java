@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * java -cp target/test-classes:$(cat target/test.classpath) io.tsdbwriter.it.support.LocalStack \
- *      WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]... [--prometheus] [--no-stdin] [--exit-with-parent]
+ *      WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]... [--prometheus|--prometheus3] [--no-stdin] [--exit-with-parent]
  * </pre>
  *
- * <p>{@code --prometheus} also starts a {@link PrometheusServer} ({@code <workDir>/prometheus/}, remote write receiver,
+ * <p>{@code --prometheus3} starts Prometheus 3 instead, taking Remote-Write 1.0 and 2.0 ({@link PrometheusServer#startCurrent}).
+ * {@code --prometheus} also starts a {@link PrometheusServer} ({@code <workDir>/prometheus/}, remote write receiver,
  * out-of-order window 30 days) and adds {@code PROMETHEUS_URL=} to the env file: a second remote write receiver for
  * {@code bench --output remote-write}.
  *
@@ -159,6 +160,7 @@ public final class LocalStack implements AutoCloseable {
         boolean watchStdin = true;
         boolean exitWithParent = false;
         boolean prometheus = false;
+        boolean prometheus3 = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -174,6 +176,7 @@ public final class LocalStack implements AutoCloseable {
                 }
                 case "--vm-flag" -> vmFlags.add(requireValue(args, ++i, arg));
                 case "--prometheus" -> prometheus = true;
+                case "--prometheus3" -> prometheus3 = true;
                 case "--no-stdin" -> watchStdin = false;
                 case "--exit-with-parent" -> exitWithParent = true;
                 case "-h", "--help" -> usage(null);
@@ -212,8 +215,11 @@ public final class LocalStack implements AutoCloseable {
             topics.forEach((name, partitions) -> stack.kafka().createTopic(name, partitions));
             if (prometheus) {
                 receiver[0] = PrometheusServer.start(workDir.resolve("prometheus"), java.time.Duration.ofDays(30));
+            } else if (prometheus3) {
+                receiver[0] = PrometheusServer.startCurrent(workDir.resolve("prometheus"), java.time.Duration.ofDays(30),
+                        "prometheus.WriteRequest", "io.prometheus.write.v2.Request");
             }
-            stack.writeEnvFile(envFile, prometheus ? Map.of("PROMETHEUS_URL", receiver[0].url()) : Map.of());
+            stack.writeEnvFile(envFile, receiver[0] != null ? Map.of("PROMETHEUS_URL", receiver[0].url()) : Map.of());
         } catch (RuntimeException e) {
             System.err.println("LocalStack: " + e.getMessage());
             System.exit(1);
@@ -260,7 +266,7 @@ public final class LocalStack implements AutoCloseable {
             System.err.println("LocalStack: " + problem);
         }
         System.err.println("usage: LocalStack WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]..."
-                + " [--prometheus] [--no-stdin] [--exit-with-parent]");
+                + " [--prometheus|--prometheus3] [--no-stdin] [--exit-with-parent]");
         System.exit(problem == null ? 0 : 2);
     }
 
