@@ -70,6 +70,8 @@ public final class OtlpDecoder implements RecordDecoder {
     private static final byte[] SUM = "_sum".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BUCKET = "_bucket".getBytes(StandardCharsets.US_ASCII);
     private static final int TEMPORALITY_DELTA = 1;
+    /** Deepest nesting of array and key-value list attribute values read (deeper: the record is refused, not the stack). */
+    static final int MAX_ATTRIBUTE_DEPTH = 32;
 
     private final int maxRecordBytes;
     private final TimestampWindow window;
@@ -83,6 +85,8 @@ public final class OtlpDecoder implements RecordDecoder {
     private long latestMs;
     /** The varint last read by {@link #varint}. */
     private long v;
+    /** Nesting of the attribute value being read. */
+    private int depth;
 
     // the label stack: arena ranges nameOff, nameLen, valueOff, valueLen
     private int[] stack = new int[64 * 4];
@@ -156,6 +160,7 @@ public final class OtlpDecoder implements RecordDecoder {
         this.latestMs = window.latestMs(System.currentTimeMillis()); // the clock once per record
         Arrays.fill(constOff, -1);
         leCount = 0;
+        depth = 0;
         try {
             int p = 0;
             while (p < length) {
@@ -368,14 +373,18 @@ public final class OtlpDecoder implements RecordDecoder {
                     p = varint(p, e);
                     int end = end(p, e);
                     StringBuilder json = new StringBuilder();
+                    nest();
                     arrayJson(p, end, json);
+                    depth--;
                     pushText(nameOff, nameLen, json.toString());
                     p = end;
                 }
                 case 6 << 3 | 2 -> { // KeyValueList kvlist_value = 6: <key>.<subkey> labels
                     p = varint(p, e);
                     int end = end(p, e);
+                    nest();
                     attributes(p, end, 1, nameOff, nameLen);
+                    depth--;
                     p = end;
                 }
                 case 7 << 3 | 2 -> { // bytes bytes_value = 7: base64
@@ -1121,12 +1130,15 @@ public final class OtlpDecoder implements RecordDecoder {
                 case 5 << 3 | 2 -> {
                     p = varint(p, e);
                     int end = end(p, e);
+                    nest();
                     arrayJson(p, end, json);
+                    depth--;
                     p = end;
                 }
                 case 6 << 3 | 2 -> {
                     p = varint(p, e);
                     int end = end(p, e);
+                    nest();
                     json.append('{');
                     boolean first = true;
                     for (int q = p; q < end; ) {
@@ -1173,6 +1185,7 @@ public final class OtlpDecoder implements RecordDecoder {
                         q = ke;
                     }
                     json.append('}');
+                    depth--;
                     p = end;
                 }
                 case 7 << 3 | 2 -> {
@@ -1212,6 +1225,12 @@ public final class OtlpDecoder implements RecordDecoder {
     }
 
     // ------------------------------------------------------------------ wire format
+
+    private void nest() {
+        if (++depth > MAX_ATTRIBUTE_DEPTH) {
+            throw new Malformed(DecodeError.INVALID_DATA_POINT, "an attribute value nested deeper than " + MAX_ATTRIBUTE_DEPTH + " levels");
+        }
+    }
 
     /** Reads a varint at {@code p} (before {@code limit}) into {@link #v}; returns the position after it. */
     private int varint(int p, int limit) {

@@ -61,6 +61,17 @@ class RecordDecodersFuzzTest {
                 return DecodeError.INVALID_JSON;
             };
         });
+        // OTLP (issue 29): refusals per data point leave the record's other points, as the line formats' broken lines do;
+        // a record is "rejected" here when nothing of it is left
+        ENTRY_POINTS.put("otlp", () -> {
+            io.tsdbwriter.decode.otlp.OtlpDecoder otlp = new io.tsdbwriter.decode.otlp.OtlpDecoder(MAX_RECORD_BYTES,
+                    new io.tsdbwriter.decode.TimestampWindow(0, Long.MAX_VALUE));
+            io.tsdbwriter.decode.Rejections rejections = new io.tsdbwriter.decode.Rejections();
+            return (value, out) -> {
+                otlp.decode(value, 1_795_300_857_000L, out, rejections);
+                return out.count() == 0 ? rejections.first() : null;
+            };
+        });
     }
 
     private static final Map<String, EntryPoint> DECODERS = new LinkedHashMap<>();
