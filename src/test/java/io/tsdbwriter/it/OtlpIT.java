@@ -224,11 +224,21 @@ class OtlpIT {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 << 20);
+        // ordered and not idempotent, every send checked (see ReplayIT.produceTimed: a fresh topic's leader election
+        // once sent the idempotent producer into an OUT_OF_ORDER_SEQUENCE_NUMBER loop that dropped a batch)
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            records.forEach(producer::send);
+            List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+            records.forEach(r -> sent.add(producer.send(r)));
             producer.flush();
+            for (java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> f : sent) {
+                f.get();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("producing: " + e, e);
         }
     }
 
