@@ -334,7 +334,6 @@ public final class DecodedPoints {
         return max;
     }
 
-
     /** Value of point p (finite). */
     public double value(int p) {
         return value[p];

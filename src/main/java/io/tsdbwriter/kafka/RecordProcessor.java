@@ -92,7 +92,8 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
                 flush(); // at a low rate a batch fills slowly: what is open goes out after the linger, as between polls
             }
             rate.acquire(n * samplesPerPoint);
-        }        for (int p = 0; p < n; p++) {
+        }
+        for (int p = 0; p < n; p++) {
             if (open == null) {
                 open = new WriteBatch<>(initialBatchBytes);
                 openedAtNanos = System.nanoTime();

@@ -197,15 +197,25 @@ public final class PointAmplifier {
         if (encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
         }
-        int keyLength = points.seriesKey(p);
-        byte[] key = points.seriesKeyBytes();
+        byte[] entry = cachedSeries(p, points.seriesKeyBytes(), points.seriesKey(p), NO_GENERATION);
+        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
+    }
+
+    /** {@link #cachedSeries}'s generation when there is no churn: no instance suffix. */
+    private static final long NO_GENERATION = Long.MIN_VALUE;
+
+    /**
+     * The cached entry of point {@code p}'s series under {@code key[0, keyLength)}, prepared on a miss — with churn, its
+     * instance values suffixed {@code -g<generation>} (the suffix string is built on a miss only).
+     */
+    private byte[] cachedSeries(int p, byte[] key, int keyLength, long generation) {
         long hash = SeriesCache.hash(key, keyLength);
         byte[] entry = seriesCache.get(key, keyLength, hash);
         if (entry == null) {
-            entry = seriesCache.put(key, keyLength, hash, prepare(p, null));
+            entry = seriesCache.put(key, keyLength, hash, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
             seriesPrepared += encoder.plan().instanceMultiplier();
         }
-        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
+        return entry;
     }
 
     /** With churn: the cache key is the series' key and its generation (8 bytes), so each generation is its own entry. */
@@ -225,13 +235,7 @@ public final class PointAmplifier {
         for (int i = 0; i < 8; i++) {
             key[length + i] = (byte) (generation >>> (56 - 8 * i));
         }
-        int keyLength = length + 8;
-        long hash = SeriesCache.hash(key, keyLength);
-        byte[] entry = seriesCache.get(key, keyLength, hash);
-        if (entry == null) {
-            entry = seriesCache.put(key, keyLength, hash, prepare(p, "-g" + generation));
-            seriesPrepared += encoder.plan().instanceMultiplier();
-        }
+        byte[] entry = cachedSeries(p, key, length + 8, generation);
         return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), ts, points.value(p), out);
     }
 
