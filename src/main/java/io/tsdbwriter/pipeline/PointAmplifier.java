@@ -197,7 +197,8 @@ public final class PointAmplifier {
         if (encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
         }
-        byte[] entry = cachedSeries(p, points.seriesKeyBytes(), points.seriesKey(p), NO_GENERATION);
+        int keyLength = points.seriesKey(p); // first: it may replace the key buffer seriesKeyBytes() returns
+        byte[] entry = cachedSeries(p, points.seriesKeyBytes(), keyLength, NO_GENERATION);
         return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
     }
 

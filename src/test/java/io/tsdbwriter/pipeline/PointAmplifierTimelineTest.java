@@ -102,4 +102,21 @@ class PointAmplifierTimelineTest {
 
         assertThat(cache.size()).isEqualTo(6);
     }
+
+    @Test
+    void aSeriesKeyThatOutgrowsTheKeyBufferIsLookedUpUnderItsOwnKey() throws Exception {
+        PointAmplifier a = amplifier(1, 2); // N = 2: through the series cache, not the plain copy
+        encode(a, T); // a short key first: the key buffer stays small
+        String longValue = "h".repeat(1_000); // the next key needs a larger buffer than the first left
+        byte[] rec = ("{\"metric\":\"node_load1\",\"timestamp\":" + T + ",\"value\":0.5,\"dimensions\":{\"instanceNo\":\""
+                + longValue + "\"}}").getBytes(StandardCharsets.UTF_8);
+        assertThat(a.decode(rec, 0).total()).isZero();
+        ByteBuf out = new ByteBuf(4096);
+
+        a.encodePoint(0, out);
+
+        JsonNode first = JSON.readTree(new String(out.array(), 0, out.length(), StandardCharsets.UTF_8).split("\n")[0]);
+        assertThat(first.get("metric").get("instanceNo").asText()).isEqualTo(longValue);
+        assertThat(a.seriesPrepared()).as("two series, N variants each").isEqualTo(4);
+    }
 }
