@@ -243,8 +243,7 @@ public final class GroupMember implements Intake {
         } catch (KafkaReachability.GaveUp e) {
             throw e;
         } catch (AuthenticationException | AuthorizationException e) {
-            log.error("Kafka at {} refused this client: {} (credentials or ACLs, not an outage: check the security settings of "
-                    + "--kafka-config / --kafka-property)", bootstrap(), e.getMessage());
+            log.error(KafkaReachability.refused(bootstrap(), e));
             cleanStop = false;
             workers.values().forEach(PartitionWorkers::abandon);
         } catch (RuntimeException e) {

@@ -91,8 +91,7 @@ final class GroupWatch implements AutoCloseable {
                 } catch (GroupProgress.MissingTopicException e) {
                     throw e;
                 } catch (AuthenticationException | AuthorizationException e) {
-                    throw new KafkaReachability.GaveUp("Kafka at " + bootstrap + " refused this client: " + e.getMessage()
-                            + " (credentials or ACLs, not an outage: check the security settings of --kafka-config / --kafka-property)");
+                    throw new KafkaReachability.GaveUp(KafkaReachability.refused(bootstrap, e));
                 } catch (KafkaException e) {
                     reachability.unreachable(e);
                     synchronized (stopSignal) {

@@ -76,6 +76,12 @@ final class KafkaReachability {
         return reachable;
     }
 
+    /** The one line for a broker that refused this client (authentication or authorization): not an outage. */
+    static String refused(String bootstrap, RuntimeException e) {
+        return "Kafka at " + bootstrap + " refused this client: " + e.getMessage()
+                + " (credentials or ACLs, not an outage: check the security settings of --kafka-config / --kafka-property)";
+    }
+
     static String human(Duration d) {
         return d.toString().substring(2).toLowerCase(Locale.ROOT); // PT2M -> 2m
     }

@@ -154,8 +154,7 @@ public final class ReplayMember implements Intake {
             Thread.currentThread().interrupt();
             cleanStop = false;
         } catch (AuthenticationException | AuthorizationException e) {
-            log.error("Kafka at {} refused this client: {} (credentials or ACLs, not an outage: check the security settings of "
-                    + "--kafka-config / --kafka-property)", bootstrap(), e.getMessage());
+            log.error(KafkaReachability.refused(bootstrap(), e));
             startFailed = passes.isEmpty();
             cleanStop = false;
         } catch (RuntimeException e) {
