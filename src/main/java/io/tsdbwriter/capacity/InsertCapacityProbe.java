@@ -5,10 +5,9 @@ import io.tsdbwriter.decode.prometheus.ExpositionLine;
 import java.io.BufferedReader;
 import java.nio.charset.StandardCharsets;
 import java.io.IOException;
+import java.util.Optional;
 import java.util.OptionalInt;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.Response;
 
 /**
  * Reads {@code vm_concurrent_insert_capacity} from a VictoriaMetrics process's {@code /metrics}: the size of its
@@ -29,17 +28,10 @@ public final class InsertCapacityProbe {
      * @return the capacity, or empty when the page cannot be read or does not export the gauge
      */
     public static OptionalInt read(OkHttpClient client, String metricsUrl) {
-        Request req = new Request.Builder().url(metricsUrl).get().build();
-        try (Response resp = client.newCall(req).execute()) {
-            if (!resp.isSuccessful() || resp.body() == null) {
-                return OptionalInt.empty();
-            }
-            try (BufferedReader r = new BufferedReader(resp.body().charStream())) {
-                return parse(r);
-            }
-        } catch (IOException | RuntimeException e) {
-            return OptionalInt.empty();
-        }
+        return MetricsPage.read(client, metricsUrl, r -> {
+            OptionalInt v = parse(r);
+            return v.isPresent() ? Optional.of(v.getAsInt()) : Optional.empty();
+        }).map(OptionalInt::of).orElse(OptionalInt.empty());
     }
 
     /** Finds the gauge in Prometheus text exposition (the format's one tokenizer, {@link ExpositionLine}). */

@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.Response;
 
 /**
  * Reads a VictoriaMetrics target's retention, {@code -retentionPeriod}, from the {@code flag{name="retentionPeriod",
@@ -32,17 +30,7 @@ public final class RetentionProbe {
      * @return the retention, or empty when the page cannot be read or has no such flag
      */
     public static Optional<Duration> read(OkHttpClient client, String metricsUrl) {
-        Request req = new Request.Builder().url(metricsUrl).get().build();
-        try (Response resp = client.newCall(req).execute()) {
-            if (!resp.isSuccessful() || resp.body() == null) {
-                return Optional.empty();
-            }
-            try (BufferedReader r = new BufferedReader(resp.body().charStream())) {
-                return parse(r);
-            }
-        } catch (IOException | RuntimeException e) {
-            return Optional.empty();
-        }
+        return MetricsPage.read(client, metricsUrl, RetentionProbe::parse);
     }
 
     /** Finds the flag in Prometheus text exposition (the format's one tokenizer, {@link ExpositionLine}). */
