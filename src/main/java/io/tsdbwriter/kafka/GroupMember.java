@@ -102,7 +102,8 @@ public final class GroupMember implements Intake {
     public GroupMember(Settings settings, PartitionWorkers.Settings workerSettings) {
         this.settings = settings;
         this.workerSettings = workerSettings;
-        this.reachability = new KafkaReachability(bootstrap(), settings.stopAtEnd(), settings.membership().kafkaTimeout());
+        this.reachability = new KafkaReachability(bootstrap(), settings.stopAtEnd() ? "a --stop-at-end job" : null,
+                settings.membership().kafkaTimeout());
         this.watch = new GroupWatch(settings.consumerProps(), groupId(), settings.topics(), settings.topicPattern(), settings.stopAtEnd(),
                 settings.membership().kafkaTimeout(), reachability);
         this.commits = new OffsetCommits(workerSettings.segmentSize(), workerSettings.meters());

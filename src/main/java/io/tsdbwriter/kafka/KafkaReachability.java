@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Whether Kafka answers the process (DESIGN §5, docs/group-membership.md): while it does not, one line naming the
  * bootstrap servers and the reason at most once a minute, {@code /health/ready} false, and — under
- * {@code --stop-at-end} — {@link GaveUp} once it has not answered for {@code --kafka-timeout}.
+ * {@code --stop-at-end} or a replay (a run with an end) — {@link GaveUp} once it has not answered for {@code --kafka-timeout}.
  *
  * <p>{@link #ok} and {@link #unreachable} are called by the group-member thread only; {@link #reachable} from any.
  */
@@ -20,23 +20,28 @@ final class KafkaReachability {
     static final Duration LOG_EVERY = Duration.ofMinutes(1);
 
     private final String bootstrap;
-    private final boolean stopAtEnd;
+    /** What gives this run an end ({@code --stop-at-end}, {@code a replay}), or null for a relay without one. */
+    private final String endedBy;
     private final Duration kafkaTimeout;
     private volatile boolean reachable;
     private long lastOkNanos = System.nanoTime();
     private long lastLogNanos;
     private boolean logged;
 
-    /** Kafka stayed unreachable longer than {@code --kafka-timeout} under {@code --stop-at-end}, or refused us. */
+    /** Kafka stayed unreachable longer than {@code --kafka-timeout} in a run with an end, or refused us. */
     static final class GaveUp extends RuntimeException {
         GaveUp(String message) {
             super(message);
         }
     }
 
-    KafkaReachability(String bootstrap, boolean stopAtEnd, Duration kafkaTimeout) {
+    /**
+     * @param endedBy what gives the run an end, named in the give-up line ({@code --stop-at-end}, {@code a replay}); null
+     *                for a relay, which retries as long as it runs
+     */
+    KafkaReachability(String bootstrap, String endedBy, Duration kafkaTimeout) {
         this.bootstrap = bootstrap;
-        this.stopAtEnd = stopAtEnd;
+        this.endedBy = endedBy;
         this.kafkaTimeout = kafkaTimeout;
     }
 
@@ -53,7 +58,7 @@ final class KafkaReachability {
     /**
      * Kafka did not answer: one line naming the servers, at most once a minute.
      *
-     * @throws GaveUp under {@code --stop-at-end} once it has not answered for {@code --kafka-timeout}
+     * @throws GaveUp in a run with an end once it has not answered for {@code --kafka-timeout}
      */
     void unreachable(RuntimeException e) {
         reachable = false;
@@ -61,13 +66,13 @@ final class KafkaReachability {
         long downNanos = now - lastOkNanos;
         if (!logged || now - lastLogNanos >= LOG_EVERY.toNanos()) {
             log.warn("Kafka bootstrap servers {} unreachable ({}); retrying{}", bootstrap, reason(e),
-                    stopAtEnd ? ", giving up after --kafka-timeout " + human(kafkaTimeout) : " (this line repeats at most once a minute)");
+                    endedBy != null ? ", giving up after --kafka-timeout " + human(kafkaTimeout) : " (this line repeats at most once a minute)");
             logged = true;
             lastLogNanos = now;
         }
-        if (stopAtEnd && downNanos >= kafkaTimeout.toNanos()) {
+        if (endedBy != null && downNanos >= kafkaTimeout.toNanos()) {
             throw new GaveUp("Kafka bootstrap servers " + bootstrap + " unreachable for " + human(kafkaTimeout)
-                    + " (--kafka-timeout) with --stop-at-end: giving up (" + reason(e) + ")");
+                    + " (--kafka-timeout) in " + endedBy + ": giving up (" + reason(e) + ")");
         }
     }
 

@@ -98,7 +98,7 @@ public final class ReplayMember implements Intake {
     public ReplayMember(Settings settings, PartitionWorkers.Settings workerSettings) {
         this.settings = settings;
         this.workerSettings = workerSettings;
-        this.reachability = new KafkaReachability(bootstrap(), true, settings.kafkaTimeout());
+        this.reachability = new KafkaReachability(bootstrap(), "a replay", settings.kafkaTimeout());
     }
 
     private String bootstrap() {
