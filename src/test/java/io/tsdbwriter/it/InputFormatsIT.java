@@ -22,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -31,15 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -418,46 +410,11 @@ class InputFormatsIT {
     // ---------------------------------------------------------------- Kafka
 
     private static void produce(List<ProducerRecord<byte[], byte[]>> records) {
-        Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 << 20);
-        // ordered and not idempotent, every send checked (see ReplayIT.produceTimed: a fresh topic's leader election
-        // once sent the idempotent producer into an OUT_OF_ORDER_SEQUENCE_NUMBER loop that dropped a batch)
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
-            records.forEach(r -> sent.add(producer.send(r)));
-            producer.flush();
-            for (java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> f : sent) {
-                f.get();
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("producing: " + e, e);
-        }
+        Scenario.produce(kafka.bootstrapServers(), records);
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> consumeAll(String topic) throws Exception {
-        TopicPartition tp = new TopicPartition(topic, 0);
-        long end = Scenario.endOffsets(kafka.bootstrapServers(), topic).get(tp);
-        Map<String, Object> p = new HashMap<>();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            c.assign(List.of(tp));
-            c.seekToBeginning(List.of(tp));
-            Instant deadline = Instant.now().plusSeconds(30);
-            while (c.position(tp) < end && Instant.now().isBefore(deadline)) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-        }
-        assertThat((long) out.size()).as(topic).isEqualTo(end);
-        return out;
+        return Scenario.consumeAll(kafka.bootstrapServers(), topic);
     }
 
     // ---------------------------------------------------------------- export comparison

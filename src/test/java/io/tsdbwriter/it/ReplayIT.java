@@ -33,12 +33,9 @@ import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -78,33 +75,12 @@ class ReplayIT {
     /** Produces one point per record, record i to partition i % partitions, its Kafka timestamp the point's own time. */
     private static void produceTimed(String topic, int partitions, List<SourcePoint> points) {
         stack.kafka().createTopic(topic, partitions);
-        Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        // as Scenario.produceRaw: the idempotent producer, sending to a topic whose leader was just elected, was seen
-        // answered NOT_LEADER_OR_FOLLOWER and then looping on OUT_OF_ORDER_SEQUENCE_NUMBER until delivery.timeout.ms
-        // dropped the batch (a CI run missing one batch of the first scrape): ordered, not idempotent, every send checked
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            for (int i = 0; i < points.size(); i++) {
-                SourcePoint sp = points.get(i);
-                sent.add(producer.send(new ProducerRecord<>(topic, i % partitions, sp.timestampMs(), null, PointRecords.encode(sp))));
-            }
-            producer.flush();
-            for (java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> f : sent) {
-                f.get(); // a record Kafka did not take fails the test here, not as "samples missing" later
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException("producing " + topic + ": " + e.getCause(), e);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(points.size());
+        for (int i = 0; i < points.size(); i++) {
+            SourcePoint sp = points.get(i);
+            records.add(new ProducerRecord<>(topic, i % partitions, sp.timestampMs(), null, PointRecords.encode(sp)));
         }
+        Scenario.produce(stack.bootstrapServers(), records);
     }
 
     private static List<String> replayArgs(String topic, String group, int m, int n, int p, Path summary, String... more) {
