@@ -186,7 +186,7 @@ ensure_prometheus() {
 VICTORIA_METRICS_CURRENT_BIN="$HOME/.cache/tsdb-writer/bin/victoria-metrics"
 _pom_property() { sed -n "s:.*<$1>\(.*\)</$1>.*:\1:p" "$REPO_ROOT/pom.xml" | head -n 1; }
 ensure_victoria_metrics_current() {
-  local version have=""
+  local version
   version=$(_pom_property victoriametrics.current.version)
   [ -n "$version" ] || die "victoriametrics.current.version missing from pom.xml"
   if ! command -v go >/dev/null 2>&1; then
@@ -197,21 +197,27 @@ ensure_victoria_metrics_current() {
     fi
     return 0
   fi
-  if [ -x "$VICTORIA_METRICS_CURRENT_BIN" ]; then
-    have=$(go version -m "$VICTORIA_METRICS_CURRENT_BIN" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/VictoriaMetrics/VictoriaMetrics" { print $3 }')
+  _go_install_pinned "$VICTORIA_METRICS_CURRENT_BIN" github.com/VictoriaMetrics/VictoriaMetrics \
+    github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics "$version" VictoriaMetrics
+}
+
+# _go_install_pinned BIN MODULE PACKAGE VERSION NAME [NOTE]: go install PACKAGE@VERSION into BIN's directory unless BIN
+# is already built from MODULE at VERSION (read back with `go version -m`). Needs go.
+_go_install_pinned() {
+  local bin=$1 module=$2 package=$3 version=$4 name=$5 note=${6:-} have=""
+  if [ -x "$bin" ]; then
+    have=$(go version -m "$bin" 2>/dev/null | awk -v m="$module" '$1 == "mod" && $2 == m { print $3 }')
   fi
   if [ "$have" != "$version" ]; then
-    log "== go install VictoriaMetrics $version into $(dirname "$VICTORIA_METRICS_CURRENT_BIN") (was: ${have:-missing})"
-    mkdir -p "$(dirname "$VICTORIA_METRICS_CURRENT_BIN")"
-    GOBIN="$(dirname "$VICTORIA_METRICS_CURRENT_BIN")" go install \
-      "github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics@$version" \
-      || die "go install of VictoriaMetrics $version failed"
+    log "== go install $name $version into $(dirname "$bin") (was: ${have:-missing}${note:+; $note})"
+    mkdir -p "$(dirname "$bin")"
+    GOBIN="$(dirname "$bin")" go install "$package@$version" || die "go install of $name $version failed"
   fi
 }
 
 PROMETHEUS_CURRENT_BIN="$HOME/.cache/tsdb-writer/bin/prometheus"
 ensure_prometheus_current() {
-  local version have=""
+  local version
   version=$(_pom_property prometheus.current.version)
   [ -n "$version" ] || die "prometheus.current.version missing from pom.xml"
   if ! command -v go >/dev/null 2>&1; then
@@ -219,15 +225,8 @@ ensure_prometheus_current() {
       || log "go not found: the Remote-Write 2.0 tests (Prometheus $version) are skipped (install Go to run them)"
     return 0
   fi
-  if [ -x "$PROMETHEUS_CURRENT_BIN" ]; then
-    have=$(go version -m "$PROMETHEUS_CURRENT_BIN" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/prometheus/prometheus" { print $3 }')
-  fi
-  if [ "$have" != "$version" ]; then
-    log "== go install Prometheus $version into $(dirname "$PROMETHEUS_CURRENT_BIN") (was: ${have:-missing}; about 5 minutes the first time)"
-    mkdir -p "$(dirname "$PROMETHEUS_CURRENT_BIN")"
-    GOBIN="$(dirname "$PROMETHEUS_CURRENT_BIN")" go install "github.com/prometheus/prometheus/cmd/prometheus@$version" \
-      || die "go install of Prometheus $version failed"
-  fi
+  _go_install_pinned "$PROMETHEUS_CURRENT_BIN" github.com/prometheus/prometheus \
+    github.com/prometheus/prometheus/cmd/prometheus "$version" Prometheus "about 5 minutes the first time"
 }
 
 quiet_jvm_flags() {
