@@ -1,6 +1,8 @@
 package io.tsdbwriter.encode.remotewrite;
 
+import com.google.protobuf.CodedInputStream;
 import io.tsdbwriter.write.ByteBuf;
+import java.io.IOException;
 import java.util.Arrays;
 
 /**
@@ -21,7 +23,8 @@ import java.util.Arrays;
  * <p>Why from a 1.0 body: the write path builds one body per batch from whole points and splits a refused batch at
  * point boundaries, which needs chunks that stand on their own; a symbol table is a property of the whole request,
  * so it is built here, once per request sent (each half of a split batch gets its own). The cost is one pass over the
- * body and one hash lookup per label string, no allocation per string (the table indexes the 1.0 body's bytes).
+ * body (protobuf-java's {@link CodedInputStream}) and one hash lookup per label string, no allocation per string (the
+ * table indexes the 1.0 body's bytes).
  *
  * <p>Stateless and thread-safe; each call allocates its output and its table.
  */
@@ -55,109 +58,107 @@ public final class RemoteWrite2Request {
         Symbols symbols = new Symbols(v1);
         int[] refs = new int[256];
         int refCount = 0;
-        int[] series = new int[64]; // per series: refsStart, refsEnd, samplesBytes, bodyStart, bodyEnd
+        int[] samples = new int[256]; // byte ranges of the Sample entries: start, end
+        int sampleCount = 0;
+        int[] series = new int[64]; // per series: refsEnd, samplesEnd (indices into refs and samples)
         int seriesCount = 0;
-        Reader r = new Reader(v1, 0, length);
-        while (r.more()) {
-            int tag = r.varint();
-            if (tag != V1_TIMESERIES) {
-                r.skip(tag);
-                continue;
-            }
-            int len = r.varint();
-            int start = r.pos;
-            int end = r.end(len);
-            if ((seriesCount + 1) * 5 > series.length) {
-                series = Arrays.copyOf(series, series.length * 2);
-            }
-            int s = seriesCount++ * 5;
-            series[s] = refCount;
-            series[s + 3] = start;
-            series[s + 4] = end;
-            int samplesBytes = 0;
-            Reader ts = new Reader(v1, start, end);
-            while (ts.more()) {
-                int at = ts.pos;
-                int t = ts.varint();
-                if (t == V1_LABELS) {
-                    int l = ts.varint();
-                    int labelEnd = ts.end(l);
-                    int nameOff = -1;
-                    int nameLen = 0;
-                    int valueOff = -1;
-                    int valueLen = 0;
-                    Reader label = new Reader(v1, ts.pos, labelEnd);
-                    while (label.more()) {
-                        int lt = label.varint();
-                        if (lt == LABEL_NAME || lt == LABEL_VALUE) {
-                            int n = label.varint();
-                            int off = label.pos;
-                            label.end(n);
-                            label.pos = off + n;
-                            if (lt == LABEL_NAME) {
-                                nameOff = off;
-                                nameLen = n;
-                            } else {
-                                valueOff = off;
-                                valueLen = n;
-                            }
-                        } else {
-                            label.skip(lt);
-                        }
-                    }
-                    ts.pos = labelEnd;
-                    if (refCount + 2 > refs.length) {
-                        refs = Arrays.copyOf(refs, refs.length * 2);
-                    }
-                    refs[refCount++] = nameOff < 0 ? 0 : symbols.intern(nameOff, nameLen);
-                    refs[refCount++] = valueOff < 0 ? 0 : symbols.intern(valueOff, valueLen);
-                } else if (t == V1_SAMPLES) {
-                    int l = ts.varint();
-                    ts.pos = ts.end(l);
-                    samplesBytes += ts.pos - at;
-                } else {
-                    ts.skip(t); // exemplars, histograms: not written by RemoteWriteEncoder
+        try {
+            CodedInputStream in = CodedInputStream.newInstance(v1, 0, length);
+            while (!in.isAtEnd()) {
+                int tag = in.readTag();
+                if (tag != V1_TIMESERIES) {
+                    in.skipField(tag);
+                    continue;
                 }
+                int len = in.readRawVarint32();
+                int end = in.getTotalBytesRead() + len;
+                int limit = in.pushLimit(len);
+                while (!in.isAtEnd()) {
+                    int at = in.getTotalBytesRead();
+                    int t = in.readTag();
+                    if (t == V1_LABELS) {
+                        int labelLimit = in.pushLimit(in.readRawVarint32());
+                        int nameRef = 0;
+                        int valueRef = 0;
+                        while (!in.isAtEnd()) {
+                            int lt = in.readTag();
+                            if (lt == LABEL_NAME || lt == LABEL_VALUE) {
+                                int n = in.readRawVarint32();
+                                int off = in.getTotalBytesRead();
+                                in.skipRawBytes(n);
+                                if (lt == LABEL_NAME) {
+                                    nameRef = symbols.intern(off, n);
+                                } else {
+                                    valueRef = symbols.intern(off, n);
+                                }
+                            } else {
+                                in.skipField(lt);
+                            }
+                        }
+                        in.popLimit(labelLimit);
+                        if (refCount + 2 > refs.length) {
+                            refs = Arrays.copyOf(refs, refs.length * 2);
+                        }
+                        refs[refCount++] = nameRef;
+                        refs[refCount++] = valueRef;
+                    } else if (t == V1_SAMPLES) {
+                        in.skipField(t);
+                        if (sampleCount * 2 + 2 > samples.length) {
+                            samples = Arrays.copyOf(samples, samples.length * 2);
+                        }
+                        samples[sampleCount * 2] = at;
+                        samples[sampleCount * 2 + 1] = in.getTotalBytesRead();
+                        sampleCount++;
+                    } else {
+                        in.skipField(t); // exemplars, histograms: not written by RemoteWriteEncoder
+                    }
+                }
+                if (in.getTotalBytesRead() != end) {
+                    throw new IllegalArgumentException("a TimeSeries of " + len + " bytes runs past the end of the body");
+                }
+                in.popLimit(limit);
+                if ((seriesCount + 1) * 2 > series.length) {
+                    series = Arrays.copyOf(series, series.length * 2);
+                }
+                series[seriesCount * 2] = refCount;
+                series[seriesCount * 2 + 1] = sampleCount;
+                seriesCount++;
             }
-            series[s + 1] = refCount;
-            series[s + 2] = samplesBytes;
-            r.pos = end;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not a Remote-Write 1.0 WriteRequest: " + e.getMessage(), e);
         }
         for (int i = 0; i < symbols.count; i++) {
             out.put((byte) V2_SYMBOLS);
             putVarint(out, symbols.len[i]);
             out.put(v1, symbols.off[i], symbols.len[i]);
         }
+        int refFrom = 0;
+        int sampleFrom = 0;
         for (int k = 0; k < seriesCount; k++) {
-            int s = k * 5;
+            int refTo = series[k * 2];
+            int sampleTo = series[k * 2 + 1];
             int refsBytes = 0;
-            for (int i = series[s]; i < series[s + 1]; i++) {
+            for (int i = refFrom; i < refTo; i++) {
                 refsBytes += varintSize(refs[i]);
             }
-            int inner = (refsBytes == 0 ? 0 : 1 + varintSize(refsBytes) + refsBytes) + series[s + 2];
+            int samplesBytes = 0;
+            for (int i = sampleFrom; i < sampleTo; i++) {
+                samplesBytes += samples[i * 2 + 1] - samples[i * 2];
+            }
             out.put((byte) V2_TIMESERIES);
-            putVarint(out, inner);
+            putVarint(out, (refsBytes == 0 ? 0 : 1 + varintSize(refsBytes) + refsBytes) + samplesBytes);
             if (refsBytes > 0) {
                 out.put((byte) V2_LABELS_REFS);
                 putVarint(out, refsBytes);
-                for (int i = series[s]; i < series[s + 1]; i++) {
+                for (int i = refFrom; i < refTo; i++) {
                     putVarint(out, refs[i]);
                 }
             }
-            Reader ts = new Reader(v1, series[s + 3], series[s + 4]);
-            while (ts.more()) {
-                int at = ts.pos;
-                int t = ts.varint();
-                if (t == V1_SAMPLES) {
-                    int l = ts.varint();
-                    ts.pos = ts.end(l);
-                    out.put(v1, at, ts.pos - at);
-                } else if (t == V1_LABELS) {
-                    ts.pos = ts.end(ts.varint());
-                } else {
-                    ts.skip(t);
-                }
+            for (int i = sampleFrom; i < sampleTo; i++) {
+                out.put(v1, samples[i * 2], samples[i * 2 + 1] - samples[i * 2]);
             }
+            refFrom = refTo;
+            sampleFrom = sampleTo;
         }
         return out;
     }
@@ -241,64 +242,6 @@ public final class RemoteWrite2Request {
                     i = (i + 1) & mask;
                 }
                 slots[i] = k + 1;
-            }
-        }
-    }
-
-    /** A cursor over protobuf wire bytes {@code [pos, limit)}; malformed input throws IllegalArgumentException. */
-    private static final class Reader {
-        final byte[] b;
-        int pos;
-        final int limit;
-
-        Reader(byte[] b, int pos, int limit) {
-            this.b = b;
-            this.pos = pos;
-            this.limit = limit;
-        }
-
-        boolean more() {
-            return pos < limit;
-        }
-
-        int varint() {
-            long v = varint64();
-            if (v < 0 || v > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("varint out of range at " + pos);
-            }
-            return (int) v;
-        }
-
-        long varint64() {
-            long v = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                if (pos >= limit) {
-                    throw new IllegalArgumentException("truncated varint at " + pos);
-                }
-                byte x = b[pos++];
-                v |= (long) (x & 0x7F) << shift;
-                if (x >= 0) {
-                    return v;
-                }
-            }
-            throw new IllegalArgumentException("malformed varint at " + pos);
-        }
-
-        /** The end of a length-delimited field of {@code n} bytes starting here. */
-        int end(int n) {
-            if (n < 0 || n > limit - pos) {
-                throw new IllegalArgumentException("field of " + n + " bytes runs past the end at " + pos);
-            }
-            return pos + n;
-        }
-
-        void skip(int tag) {
-            switch (tag & 7) {
-                case 0 -> varint64();
-                case 1 -> pos = end(8);
-                case 2 -> pos = end(varint());
-                case 5 -> pos = end(4);
-                default -> throw new IllegalArgumentException("unsupported wire type " + (tag & 7) + " at " + pos);
             }
         }
     }
