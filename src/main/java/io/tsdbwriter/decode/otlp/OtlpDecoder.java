@@ -75,7 +75,6 @@ public final class OtlpDecoder implements RecordDecoder {
 
     private final int maxRecordBytes;
     private final TimestampWindow window;
-    private final InputFormat format;
 
     // per record
     private byte[] buf;
@@ -85,6 +84,8 @@ public final class OtlpDecoder implements RecordDecoder {
     private long latestMs;
     /** The varint last read by {@link #varint}. */
     private long v;
+    /** The end of the field {@link #next} found. */
+    private int fieldEnd;
     /** Nesting of the attribute value being read. */
     private int depth;
 
@@ -124,21 +125,16 @@ public final class OtlpDecoder implements RecordDecoder {
      * @param window         a data point outside it is refused as {@code implausible_timestamp}
      */
     public OtlpDecoder(int maxRecordBytes, TimestampWindow window) {
-        this(maxRecordBytes, window, InputFormat.OTLP);
-    }
-
-    OtlpDecoder(int maxRecordBytes, TimestampWindow window, InputFormat format) {
         if (maxRecordBytes < 1) {
             throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
         }
         this.maxRecordBytes = maxRecordBytes;
         this.window = Objects.requireNonNull(window, "window");
-        this.format = format;
     }
 
     @Override
     public InputFormat format() {
-        return format;
+        return InputFormat.OTLP;
     }
 
     @Override
@@ -163,17 +159,10 @@ public final class OtlpDecoder implements RecordDecoder {
         depth = 0;
         try {
             int p = 0;
-            while (p < length) {
-                p = varint(p, length);
-                int tag = (int) v;
-                if (tag == (1 << 3 | 2)) { // repeated ResourceMetrics resource_metrics = 1
-                    p = varint(p, length);
-                    int end = end(p, length);
-                    resourceMetrics(p, end);
-                    p = end;
-                } else {
-                    p = skip(p, length, tag);
-                }
+            while ((p = next(p, length, 1 << 3 | 2)) >= 0) { // repeated ResourceMetrics resource_metrics = 1
+                int end = fieldEnd;
+                resourceMetrics(p, end);
+                p = end;
             }
         } catch (Malformed e) {
             out.clear();
@@ -194,60 +183,32 @@ public final class OtlpDecoder implements RecordDecoder {
 
     private void resourceMetrics(int s, int e) {
         top = 0;
-        for (int p = s; p < e; ) { // Resource resource = 1 (before the scopes whatever the wire order)
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag == (1 << 3 | 2)) {
-                p = varint(p, e);
-                int end = end(p, e);
-                attributes(p, end, 1, -1, 0);
-                p = end;
-            } else {
-                p = skip(p, e, tag);
-            }
+        for (int p = s; (p = next(p, e, 1 << 3 | 2)) >= 0; ) { // Resource resource = 1 (before the scopes whatever the wire order)
+            int end = fieldEnd;
+            attributes(p, end, 1, -1, 0);
+            p = end;
         }
         int resourceTop = top;
-        for (int p = s; p < e; ) { // repeated ScopeMetrics scope_metrics = 2
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag == (2 << 3 | 2)) {
-                p = varint(p, e);
-                int end = end(p, e);
-                scopeMetrics(p, end);
-                top = resourceTop;
-                p = end;
-            } else {
-                p = skip(p, e, tag);
-            }
+        for (int p = s; (p = next(p, e, 2 << 3 | 2)) >= 0; ) { // repeated ScopeMetrics scope_metrics = 2
+            int end = fieldEnd;
+            scopeMetrics(p, end);
+            top = resourceTop;
+            p = end;
         }
     }
 
     private void scopeMetrics(int s, int e) {
-        for (int p = s; p < e; ) { // InstrumentationScope scope = 1
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag == (1 << 3 | 2)) {
-                p = varint(p, e);
-                int end = end(p, e);
-                scope(p, end);
-                p = end;
-            } else {
-                p = skip(p, e, tag);
-            }
+        for (int p = s; (p = next(p, e, 1 << 3 | 2)) >= 0; ) { // InstrumentationScope scope = 1
+            int end = fieldEnd;
+            scope(p, end);
+            p = end;
         }
         int scopeTop = top;
-        for (int p = s; p < e; ) { // repeated Metric metrics = 2
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag == (2 << 3 | 2)) {
-                p = varint(p, e);
-                int end = end(p, e);
-                metric(p, end);
-                top = scopeTop;
-                p = end;
-            } else {
-                p = skip(p, e, tag);
-            }
+        for (int p = s; (p = next(p, e, 2 << 3 | 2)) >= 0; ) { // repeated Metric metrics = 2
+            int end = fieldEnd;
+            metric(p, end);
+            top = scopeTop;
+            p = end;
         }
     }
 
@@ -286,17 +247,10 @@ public final class OtlpDecoder implements RecordDecoder {
     /** Pushes every {@code KeyValue} of field {@code field} of the message {@code [s, e)}, names under an optional prefix. */
     private void attributes(int s, int e, int field, int prefixOff, int prefixLen) {
         int want = field << 3 | 2;
-        for (int p = s; p < e; ) {
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag == want) {
-                p = varint(p, e);
-                int end = end(p, e);
-                keyValue(p, end, prefixOff, prefixLen);
-                p = end;
-            } else {
-                p = skip(p, e, tag);
-            }
+        for (int p = s; (p = next(p, e, want)) >= 0; ) {
+            int end = fieldEnd;
+            keyValue(p, end, prefixOff, prefixLen);
+            p = end;
         }
     }
 
@@ -342,6 +296,14 @@ public final class OtlpDecoder implements RecordDecoder {
             nameOff = out.commitArena(nameLen);
         }
         anyValue(valueStart, valueEnd, nameOff, nameLen);
+    }
+
+    /** One data point attribute ({@code KeyValue}) whose length is read at {@code q}: pushed; returns the position after it. */
+    private int attribute(int q, int limit) {
+        q = varint(q, limit);
+        int end = end(q, limit);
+        keyValue(q, end, -1, 0);
+        return end;
     }
 
     private void anyValue(int s, int e, int nameOff, int nameLen) {
@@ -464,13 +426,8 @@ public final class OtlpDecoder implements RecordDecoder {
             return false;
         }
         int points = 0;
-        for (int p = s; p < e; ) {
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag == (1 << 3 | 2)) {
-                points++;
-            }
-            p = skip(p, e, tag);
+        for (int p = s; (p = next(p, e, 1 << 3 | 2)) >= 0; p = fieldEnd) {
+            points++;
         }
         for (int i = 0; i < points; i++) {
             rejections.add(DecodeError.UNSUPPORTED_TEMPORALITY, rejections.wantsDetail(DecodeError.UNSUPPORTED_TEMPORALITY)
@@ -484,15 +441,8 @@ public final class OtlpDecoder implements RecordDecoder {
             return;
         }
         int base = top;
-        for (int p = s; p < e; ) { // repeated NumberDataPoint data_points = 1
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag != (1 << 3 | 2)) {
-                p = skip(p, e, tag);
-                continue;
-            }
-            p = varint(p, e);
-            int end = end(p, e);
+        for (int p = s; (p = next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated NumberDataPoint data_points = 1
+            int end = fieldEnd;
             long time = 0;
             double value = 0;
             int flags = 0;
@@ -500,12 +450,7 @@ public final class OtlpDecoder implements RecordDecoder {
                 q = varint(q, end);
                 int t = (int) v;
                 switch (t) {
-                    case 7 << 3 | 2 -> { // attributes = 7
-                        q = varint(q, end);
-                        int ae = end(q, end);
-                        keyValue(q, ae, -1, 0);
-                        q = ae;
-                    }
+                    case 7 << 3 | 2 -> q = attribute(q, end); // attributes = 7
                     case 3 << 3 | 1 -> { // fixed64 time_unix_nano = 3
                         time = fixed64(q, end);
                         q += 8;
@@ -539,15 +484,8 @@ public final class OtlpDecoder implements RecordDecoder {
             return;
         }
         int base = top;
-        for (int p = s; p < e; ) { // repeated HistogramDataPoint data_points = 1
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag != (1 << 3 | 2)) {
-                p = skip(p, e, tag);
-                continue;
-            }
-            p = varint(p, e);
-            int end = end(p, e);
+        for (int p = s; (p = next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated HistogramDataPoint data_points = 1
+            int end = fieldEnd;
             long time = 0;
             long count = 0;
             double sum = 0;
@@ -559,12 +497,7 @@ public final class OtlpDecoder implements RecordDecoder {
                 q = varint(q, end);
                 int t = (int) v;
                 switch (t) {
-                    case 9 << 3 | 2 -> { // attributes = 9
-                        q = varint(q, end);
-                        int ae = end(q, end);
-                        keyValue(q, ae, -1, 0);
-                        q = ae;
-                    }
+                    case 9 << 3 | 2 -> q = attribute(q, end); // attributes = 9
                     case 3 << 3 | 1 -> {
                         time = fixed64(q, end);
                         q += 8;
@@ -651,15 +584,8 @@ public final class OtlpDecoder implements RecordDecoder {
             return;
         }
         int base = top;
-        for (int p = s; p < e; ) { // repeated ExponentialHistogramDataPoint data_points = 1
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag != (1 << 3 | 2)) {
-                p = skip(p, e, tag);
-                continue;
-            }
-            p = varint(p, e);
-            int end = end(p, e);
+        for (int p = s; (p = next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated ExponentialHistogramDataPoint data_points = 1
+            int end = fieldEnd;
             long time = 0;
             long count = 0;
             double sum = 0;
@@ -676,12 +602,7 @@ public final class OtlpDecoder implements RecordDecoder {
                 q = varint(q, end);
                 int t = (int) v;
                 switch (t) {
-                    case 1 << 3 | 2 -> { // attributes = 1
-                        q = varint(q, end);
-                        int ae = end(q, end);
-                        keyValue(q, ae, -1, 0);
-                        q = ae;
-                    }
+                    case 1 << 3 | 2 -> q = attribute(q, end); // attributes = 1
                     case 3 << 3 | 1 -> {
                         time = fixed64(q, end);
                         q += 8;
@@ -801,15 +722,8 @@ public final class OtlpDecoder implements RecordDecoder {
 
     private void summary(int s, int e) {
         int base = top;
-        for (int p = s; p < e; ) { // repeated SummaryDataPoint data_points = 1
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag != (1 << 3 | 2)) {
-                p = skip(p, e, tag);
-                continue;
-            }
-            p = varint(p, e);
-            int end = end(p, e);
+        for (int p = s; (p = next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated SummaryDataPoint data_points = 1
+            int end = fieldEnd;
             long time = 0;
             long count = 0;
             double sum = 0;
@@ -818,12 +732,7 @@ public final class OtlpDecoder implements RecordDecoder {
                 q = varint(q, end);
                 int t = (int) v;
                 switch (t) {
-                    case 7 << 3 | 2 -> {
-                        q = varint(q, end);
-                        int ae = end(q, end);
-                        keyValue(q, ae, -1, 0);
-                        q = ae;
-                    }
+                    case 7 << 3 | 2 -> q = attribute(q, end);
                     case 3 << 3 | 1 -> {
                         time = fixed64(q, end);
                         q += 8;
@@ -849,15 +758,8 @@ public final class OtlpDecoder implements RecordDecoder {
                 emitChecked(suffix(1), suffixLen[1], ts, sum);
                 int quantile = top;
                 push(constant(9, QUANTILE), QUANTILE.length, 0, 0);
-                for (int q = p; q < end; ) { // repeated ValueAtQuantile quantile_values = 6
-                    q = varint(q, end);
-                    int t = (int) v;
-                    if (t != (6 << 3 | 2)) {
-                        q = skip(q, end, t);
-                        continue;
-                    }
-                    q = varint(q, end);
-                    int qe = end(q, end);
+                for (int q = p; (q = next(q, end, 6 << 3 | 2)) >= 0; ) { // repeated ValueAtQuantile quantile_values = 6
+                    int qe = fieldEnd;
                     double qv = 0;
                     double value = 0;
                     for (int r = q; r < qe; ) {
@@ -1082,21 +984,14 @@ public final class OtlpDecoder implements RecordDecoder {
     private void arrayJson(int s, int e, StringBuilder json) {
         json.append('[');
         boolean first = true;
-        for (int p = s; p < e; ) {
-            p = varint(p, e);
-            int tag = (int) v;
-            if (tag == (1 << 3 | 2)) {
-                p = varint(p, e);
-                int end = end(p, e);
-                if (!first) {
-                    json.append(',');
-                }
-                first = false;
-                anyValueJson(p, end, json);
-                p = end;
-            } else {
-                p = skip(p, e, tag);
+        for (int p = s; (p = next(p, e, 1 << 3 | 2)) >= 0; ) {
+            int end = fieldEnd;
+            if (!first) {
+                json.append(',');
             }
+            first = false;
+            anyValueJson(p, end, json);
+            p = end;
         }
         json.append(']');
     }
@@ -1141,15 +1036,8 @@ public final class OtlpDecoder implements RecordDecoder {
                     nest();
                     json.append('{');
                     boolean first = true;
-                    for (int q = p; q < end; ) {
-                        q = varint(q, end);
-                        int t = (int) v;
-                        if (t != (1 << 3 | 2)) {
-                            q = skip(q, end, t);
-                            continue;
-                        }
-                        q = varint(q, end);
-                        int ke = end(q, end);
+                    for (int q = p; (q = next(q, end, 1 << 3 | 2)) >= 0; ) {
+                        int ke = fieldEnd;
                         String key = "";
                         int valueStart = -1;
                         int valueEnd = -1;
@@ -1230,6 +1118,24 @@ public final class OtlpDecoder implements RecordDecoder {
         if (++depth > MAX_ATTRIBUTE_DEPTH) {
             throw new Malformed(DecodeError.INVALID_DATA_POINT, "an attribute value nested deeper than " + MAX_ATTRIBUTE_DEPTH + " levels");
         }
+    }
+
+    /**
+     * The start of the next length-delimited field with {@code tag} in {@code [p, limit)}, other fields skipped; its end
+     * in {@link #fieldEnd} (read it before the next call); -1 when there is none.
+     */
+    private int next(int p, int limit, int tag) {
+        while (p < limit) {
+            p = varint(p, limit);
+            int t = (int) v;
+            if (t == tag) {
+                p = varint(p, limit);
+                fieldEnd = end(p, limit);
+                return p;
+            }
+            p = skip(p, limit, t);
+        }
+        return -1;
     }
 
     /** Reads a varint at {@code p} (before {@code limit}) into {@link #v}; returns the position after it. */

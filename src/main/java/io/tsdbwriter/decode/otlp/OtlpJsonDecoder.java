@@ -40,7 +40,7 @@ public final class OtlpJsonDecoder implements RecordDecoder {
      */
     public OtlpJsonDecoder(int maxRecordBytes, TimestampWindow window) {
         this.maxRecordBytes = maxRecordBytes;
-        this.protobuf = new OtlpDecoder(maxRecordBytes, window, InputFormat.OTLP_JSON);
+        this.protobuf = new OtlpDecoder(maxRecordBytes, window);
     }
 
     @Override
