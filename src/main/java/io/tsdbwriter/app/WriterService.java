@@ -15,6 +15,8 @@ import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
+import io.tsdbwriter.config.ConsumerMode;
+import io.tsdbwriter.kafka.ShareMember;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
@@ -132,6 +134,9 @@ public final class WriterService {
             if (replay.replay()) {
                 member = new ReplayMember(new ReplayMember.Settings(kafka, cfg.topics(), cfg.topicPattern(), replay,
                         cfg.sourceInterval().toMillis(), cfg.drainTimeout(), cfg.membership().kafkaTimeout(), retention), ws);
+            } else if (cfg.consumerMode() == ConsumerMode.SHARE) {
+                member = new ShareMember(new ShareMember.Settings(kafka, cfg.topics(), cfg.parallelism(), cfg.drainTimeout(),
+                        cfg.membership().kafkaTimeout()), ws);
             } else {
                 member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
                         cfg.membership(), cfg.topicPattern()), ws);
@@ -263,7 +268,8 @@ public final class WriterService {
     /** Runs the group member until the work ends or {@link #shutdown()}; then the exit code and the final report. */
     private int runMember(ScheduledExecutorService reporter, BatchWriter writer, DeadLetterQueue deadLetters,
                           WriterMeters meters, EfficiencyReport report) throws IOException, InterruptedException {
-        Thread memberThread = Thread.ofPlatform().name(cfg.replay().replay() ? "replay" : "group-member").start(member);
+        Thread memberThread = Thread.ofPlatform().name(cfg.replay().replay() ? "replay"
+                : cfg.consumerMode() == ConsumerMode.SHARE ? "share-member" : "group-member").start(member);
         if (shutdownCalled.get()) {
             member.stop(); // SIGTERM arrived while starting
         }

@@ -21,6 +21,7 @@ import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
+import io.tsdbwriter.config.ConsumerMode;
 import io.tsdbwriter.write.WriteTarget;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -93,6 +94,15 @@ final class RunCommand implements Callable<Integer> {
                     "  Prometheus       http://prom:9090/api/v1/write (with --web.enable-remote-write-receiver)",
                     "  Mimir            http://mimir/api/v1/push; Thanos Receive"})
     List<String> remoteWriteUrls = new ArrayList<>();
+
+    @Option(names = "--consumer-mode", defaultValue = "segments", paramLabel = "segments|share",
+            description = {"How records are taken from Kafka (README \"Scaling\") (default: ${DEFAULT-VALUE}):",
+                    "  segments  a consumer group; each partition read by --parallelism SegmentConsumers of one process,",
+                    "            offsets committed at segment ends: ordered per partition, at most one process per partition",
+                    "  share     a share group (KIP-932, Kafka >= 4.2 with share.version >= 1): --parallelism share consumers per",
+                    "            process, any number of processes per partition; a record is acknowledged (ACCEPT) only once",
+                    "            the TSDB acknowledged all its samples, renewed while it waits; no order; no --stop-at-end"})
+    String consumerMode;
 
     @Option(names = "--remote-write-version", defaultValue = "1", paramLabel = "1|2",
             description = {"Remote-Write message of --output remote-write, as Prometheus' protobuf_message names it (default: ${DEFAULT-VALUE}):",
@@ -366,7 +376,7 @@ final class RunCommand implements Callable<Integer> {
                         GroupMembership.protocol(groupProtocol), kafkaTimeout),
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
                 Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout,
-                topicPattern(), toReplayConfig(), remoteWriteVersion);
+                topicPattern(), toReplayConfig(), remoteWriteVersion, ConsumerMode.parse(consumerMode));
     }
 
     @Override

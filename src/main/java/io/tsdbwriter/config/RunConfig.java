@@ -65,6 +65,8 @@ import java.util.regex.Pattern;
  *                             replay never uses the group {@code groupId}
  * @param remoteWriteVersion   the Remote-Write message of {@link Output#REMOTE_WRITE} ({@code --remote-write-version},
  *                             default {@link RemoteWriteVersion#V1}); version 2 needs {@link Output#REMOTE_WRITE}
+ * @param consumerMode         {@code --consumer-mode} (default {@link ConsumerMode#SEGMENTS}); {@link ConsumerMode#SHARE}
+ *                             takes neither a replay, {@code --stop-at-end}, {@code --topic-pattern} nor static membership
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -77,7 +79,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
                         HttpAuthConfig vmHttp, InputConfig input, Output output,
                         List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
-                        RemoteWriteVersion remoteWriteVersion) {
+                        RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -139,6 +141,14 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         Objects.requireNonNull(remoteWriteVersion, "--remote-write-version");
         require(remoteWriteVersion == RemoteWriteVersion.V1 || output == Output.REMOTE_WRITE,
                 "--remote-write-version 2 applies to --output remote-write only");
+        Objects.requireNonNull(consumerMode, "--consumer-mode");
+        if (consumerMode == ConsumerMode.SHARE) {
+            require(!stopAtEnd, "--stop-at-end is not supported with --consumer-mode share: a share group has no end offsets per "
+                    + "member; stop the writers with SIGTERM once the group's lag is 0 (kafka-share-groups.sh --describe --offsets)");
+            require(!replay.replay(), "--from, --to, --rebase-time and --loop read assigned partitions: not with --consumer-mode share");
+            require(topicPattern == null, "--topic-pattern is not supported with --consumer-mode share (a share consumer subscribes to topic names)");
+            require(membership.groupInstanceId() == null, "--group-instance-id (static membership) does not apply to --consumer-mode share");
+        }
     }
 
     /** The topics for logs: the {@code --topic}s, or the pattern. */

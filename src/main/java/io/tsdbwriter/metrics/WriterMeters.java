@@ -65,6 +65,12 @@ public final class WriterMeters {
     public final AtomicLong replayPass = new AtomicLong();
     /** [tsdbwriter_rate_set_samples_per_second] {@code --rate}; 0 when unlimited. */
     public final AtomicLong rateSet = new AtomicLong();
+    /**
+     * [tsdbwriter_share_redeliveries_total] share-group records delivered to this process with a delivery count above 1
+     * (a member died or released them, a lock expired): the records whose samples may be written twice.
+     */
+    public final Counter shareRedeliveries;
+    private final ConcurrentHashMap<String, Counter> shareAcknowledgements = new ConcurrentHashMap<>();
 
     private final AtomicLong decodeErrorsTotal = new AtomicLong();
     private final ConcurrentHashMap<String, Counter> decodeErrors = new ConcurrentHashMap<>();
@@ -118,6 +124,27 @@ public final class WriterMeters {
                 .description("The replay pass being written (--loop), 1 for the first; 0 when not replaying").register(registry);
         Gauge.builder(PREFIX + "rate.set", rateSet, AtomicLong::get).baseUnit("samples.per.second")
                 .description("The set write rate (--rate); 0 when unlimited").register(registry);
+        shareRedeliveries = Counter.builder(PREFIX + "share.redeliveries").description("Share-group records delivered "
+                + "again (delivery count above 1): a member died or released them, or a lock expired").register(registry);
+    }
+
+    /**
+     * Counts share-group acknowledgements: [tsdbwriter_share_acknowledgements_total{type}], {@code type} one of
+     * {@code accept}, {@code reject}, {@code release}, {@code renew}, or {@code failed} (a commit the broker refused:
+     * the record comes again).
+     */
+    public void shareAcknowledgements(String type, long n) {
+        if (n > 0) {
+            shareAcknowledgements.computeIfAbsent(type, t -> Counter.builder(PREFIX + "share.acknowledgements")
+                    .description("Share-group acknowledgements by type (accept, reject, release, renew; failed = refused by the broker)")
+                    .tag("type", t).register(registry)).increment(n);
+        }
+    }
+
+    /** Share-group acknowledgements of one type so far (for the summary and tests). */
+    public long shareAcknowledgements(String type) {
+        Counter c = shareAcknowledgements.get(type);
+        return c == null ? 0 : (long) c.count();
     }
 
     /** The registry the meters live in. */

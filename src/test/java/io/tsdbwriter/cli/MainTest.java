@@ -28,7 +28,7 @@ class MainTest {
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
-            "--output", "--remote-write-url", "--remote-write-version", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
+            "--output", "--remote-write-url", "--remote-write-version", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
             "--rate", "--churn-interval");
 
     private record Result(int exitCode, String out, String err) {

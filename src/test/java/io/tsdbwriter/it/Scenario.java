@@ -187,10 +187,15 @@ public final class Scenario {
 
     /** force_flush + export + exact comparison; fails the test with the verifier's summary on any difference. */
     public static VerificationResult assertExactReadBack(String vmUrl, ExpectedSamples expected) throws IOException {
+        return assertExactReadBackWithin(vmUrl, expected, READ_BACK_TIMEOUT);
+    }
+
+    /** {@link #assertExactReadBack} waiting up to {@code timeout} for the writers still at work (share groups). */
+    public static VerificationResult assertExactReadBackWithin(String vmUrl, ExpectedSamples expected, Duration timeout) throws IOException {
         // force_flush on VictoriaMetrics 1.79 does not always make samples searchable at once: poll briefly
         VerificationResult r;
         try {
-            r = new ReadBackVerifier(vmUrl).verifyWithin(expected, READ_BACK_TIMEOUT, Duration.ofMillis(500));
+            r = new ReadBackVerifier(vmUrl).verifyWithin(expected, timeout, Duration.ofMillis(500));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(e);

@@ -111,6 +111,18 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** As {@link #start(Path)}, with a {@code SASL_SSL} listener when {@code saslSsl} is not null. */
     public static KafkaBroker start(Path workDir, SaslSsl saslSsl) {
+        return start(workDir, saslSsl, List.of());
+    }
+
+    /**
+     * As {@link #start(Path)}, with features finalized at format time ({@code kafka-storage format --feature}), e.g.
+     * {@code share.version=0}: a cluster with share groups disabled.
+     */
+    public static KafkaBroker startWithFeatures(Path workDir, String... features) {
+        return start(workDir, null, List.of(features));
+    }
+
+    private static KafkaBroker start(Path workDir, SaslSsl saslSsl, List<String> features) {
         Path dir = workDir.toAbsolutePath().resolve("kafka");
         if (Files.exists(dir)) {
             throw new IllegalStateException(dir + " already exists: KafkaBroker.start needs a fresh directory"
@@ -121,6 +133,7 @@ public final class KafkaBroker implements AutoCloseable {
             FreePorts.Reservation broker = FreePorts.reserve();
             FreePorts.Reservation controller = FreePorts.reserve();
             KafkaBroker kafka = new KafkaBroker(dir, broker, controller);
+            kafka.features = features;
             if (saslSsl != null) {
                 kafka.saslSsl = saslSsl;
                 kafka.saslSslPort = FreePorts.reserve();
@@ -337,6 +350,14 @@ public final class KafkaBroker implements AutoCloseable {
                     "group.consumer.session.timeout.ms=6000",
                     "group.consumer.min.heartbeat.interval.ms=1000",
                     "group.consumer.heartbeat.interval.ms=1000",
+                    // share groups (KIP-932, --consumer-mode share): a killed member's records come back after a 6 s
+                    // lock (default 30 s, min 15 s) and its membership ends after 6 s, as for the consumer groups above
+                    "group.share.record.lock.duration.ms=6000",
+                    "group.share.min.record.lock.duration.ms=1000",
+                    "group.share.session.timeout.ms=6000",
+                    "group.share.min.session.timeout.ms=6000",
+                    "group.share.heartbeat.interval.ms=1000",
+                    "group.share.min.heartbeat.interval.ms=1000",
                     "log.retention.ms=-1",
                     "num.network.threads=2",
                     "num.io.threads=4",
@@ -391,11 +412,17 @@ public final class KafkaBroker implements AutoCloseable {
         return cmd;
     }
 
+    private List<String> features = List.of();
+
     private void format() {
         Path formatLog = dir.resolve("format.log");
         String clusterId = Uuid.randomUuid().toString();
         List<String> cmd = javaCommand("-Xmx256m", "kafka.tools.StorageTool",
                 "format", "-t", clusterId, "-c", propsFile.toString(), "--standalone");
+        for (String f : features) {
+            cmd.add("--feature");
+            cmd.add(f);
+        }
         if (saslSsl != null) {
             saslSsl.scramUsers().forEach((user, password) -> {
                 cmd.add("--add-scram");

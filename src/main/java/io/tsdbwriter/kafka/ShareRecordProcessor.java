@@ -1,0 +1,225 @@
+package io.tsdbwriter.kafka;
+
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.pipeline.RecordDecoders;
+import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.WriteBatch;
+import io.tsdbwriter.write.WriteListener;
+import io.tsdbwriter.write.WriteOutcome;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hot path of one share consumer (KIP-932): decode a delivered record, amplify its points into the open batch, hand
+ * full batches to the {@link BatchWriter} — as {@link RecordProcessor} does for a segment — and tell when each record
+ * may be acknowledged: once every batch holding its samples was written (2xx) or handled by the response policy
+ * (refused samples dead-lettered or counted failed), and its dead letter, if any, stored. The M × N samples of one
+ * record are one unit of acknowledgement ({@link Delivery}).
+ *
+ * <p>Not thread-safe: {@link #process} and {@link #flush} on the worker's processing thread; completions arrive on
+ * writer threads and only touch a {@link Delivery}'s atomic count.
+ */
+final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.Delivery, Void> {
+
+    private static final Logger log = LoggerFactory.getLogger(ShareRecordProcessor.class);
+
+    /**
+     * One delivered record until it is acknowledged: a count of what still holds it (its processing, each batch with
+     * its samples, its dead letter) and the acknowledgement it gets when the count reaches 0. Thread-safe.
+     */
+    static final class Delivery {
+        final ConsumerRecord<byte[], byte[]> record;
+        private final AtomicInteger holds = new AtomicInteger(1); // the processing itself
+        private volatile AcknowledgeType acknowledgement = AcknowledgeType.ACCEPT;
+        private volatile boolean done;
+        private final Runnable onDone;
+
+        Delivery(ConsumerRecord<byte[], byte[]> record, Runnable onDone) {
+            this.record = record;
+            this.onDone = onDone;
+        }
+
+        void hold() {
+            holds.incrementAndGet();
+        }
+
+        void release() {
+            if (holds.decrementAndGet() == 0) {
+                done = true;
+                onDone.run();
+            }
+        }
+
+        /** True once nothing holds it: it may be acknowledged with {@link #acknowledgement()}. */
+        boolean done() {
+            return done;
+        }
+
+        /** ACCEPT, or REJECT for a malformed record without a dead-letter topic. */
+        AcknowledgeType acknowledgement() {
+            return acknowledgement;
+        }
+    }
+
+    private final PartitionWorkers.Settings settings;
+    private final Map<String, PointAmplifier> amplifiers = new HashMap<>();
+    private WriteBatch<Delivery, Void> open;
+    private Delivery lastInOpen;
+    private long openedAtNanos;
+    private int initialBatchBytes = 64 * 1024;
+    private long seriesPrepared;
+
+    ShareRecordProcessor(PartitionWorkers.Settings settings) {
+        this.settings = settings;
+    }
+
+    private PointAmplifier amplifier(String topic) {
+        return amplifiers.computeIfAbsent(topic, t -> new PointAmplifier(RecordDecoders.create(settings.input().formatOf(t),
+                settings.maxRecordBytes(), settings.input().influxPrecision(), settings.input().timestampWindow()),
+                settings.encoders().newEncoder(), settings.seriesCache()));
+    }
+
+    /** Decodes and amplifies one delivered record; may block handing a full batch to the writer. */
+    void process(Delivery d) throws InterruptedException {
+        WriterMeters meters = settings.meters();
+        ConsumerRecord<byte[], byte[]> record = d.record;
+        meters.recordsConsumed.increment();
+        PointAmplifier amplifier = amplifier(record.topic());
+        long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
+        Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
+        if (rejected.total() > 0) {
+            settings.decodeErrors().rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
+            if (rejected.malformed()) {
+                if (settings.deadLetters() != null) {
+                    d.hold(); // the whole record goes to the dead-letter topic, then is accepted; its valid points are written below
+                    settings.deadLetters().send(record, rejected.first().tag(), rejected.firstDetail(), d::release);
+                } else {
+                    d.acknowledgement = AcknowledgeType.REJECT; // no more delivery attempts; its valid points are written below
+                }
+            }
+        }
+        int n = amplifier.pointCount();
+        meters.pointsDecoded.increment(n);
+        meters.samplesExpected.increment(n * amplifier.samplesPerPoint());
+        for (int p = 0; p < n; p++) {
+            if (open == null) {
+                open = new WriteBatch<>(initialBatchBytes);
+                openedAtNanos = System.nanoTime();
+                lastInOpen = null;
+            }
+            if (lastInOpen != d) {
+                d.hold(); // released when this batch is done
+                lastInOpen = d;
+            }
+            open.addPoint(amplifier.encodePoint(p, open.body()), d);
+            if (open.samples() >= settings.batchSamples()) {
+                flush();
+            }
+        }
+        long prepared = amplifiers.values().stream().mapToLong(PointAmplifier::seriesPrepared).sum();
+        if (prepared != seriesPrepared) {
+            meters.seriesCreated.increment(prepared - seriesPrepared);
+            seriesPrepared = prepared;
+        }
+        d.release(); // processed: what still holds it are its batches and its dead letter
+    }
+
+    /** Age of the open batch in nanoseconds (0 when none). */
+    long openBatchAgeNanos() {
+        return open == null ? 0 : System.nanoTime() - openedAtNanos;
+    }
+
+    /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */
+    void flush() throws InterruptedException {
+        if (open == null) {
+            return;
+        }
+        WriteBatch<Delivery, Void> batch = open;
+        open = null;
+        lastInOpen = null;
+        initialBatchBytes = Math.max(initialBatchBytes, batch.body().length() + batch.body().length() / 8);
+        settings.writer().submit(batch, this);
+    }
+
+    @Override
+    public void written(WriteBatch<Delivery, Void> batch) {
+        releaseAll(batch);
+    }
+
+    @Override
+    public void rejected(WriteBatch<Delivery, Void> batch, List<Rejection<Delivery>> rejections) {
+        WriterMeters meters = settings.meters();
+        int samples = 0;
+        Map<Delivery, Boolean> refused = new IdentityHashMap<>();
+        for (Rejection<Delivery> r : rejections) {
+            samples += r.samples();
+            refused.put(r.source(), Boolean.TRUE);
+        }
+        Rejection<Delivery> first = rejections.get(0);
+        String why = first.outcome().status() + " " + first.outcome().detail();
+        if (settings.deadLetters() == null) {
+            meters.samplesFailed(why, samples);
+            log.error("the receiver refused {} samples of {} record(s) ({}); no --dead-letter-topic: counted as failed", samples, refused.size(), why);
+            releaseAll(batch);
+            return;
+        }
+        meters.samplesDeadLettered.increment(samples);
+        log.warn("the receiver refused {} samples of {} record(s) ({}); dead-lettering them", samples, refused.size(), why);
+        deadLetterThenRelease(batch, refused.keySet(), "vm_rejected", why);
+    }
+
+    @Override
+    public void gaveUp(WriteBatch<Delivery, Void> batch, WriteOutcome outcome) {
+        if (settings.deadLetters() == null) {
+            log.error("write of {} samples gave up ({} {}) without a dead-letter topic; its records stay unacknowledged",
+                    batch.samples(), outcome.statusTag(), outcome.detail());
+            return;
+        }
+        Map<Delivery, Boolean> records = new IdentityHashMap<>();
+        for (int i = 0; i < batch.points(); i++) {
+            records.put(batch.source(i), Boolean.TRUE);
+        }
+        settings.meters().samplesDeadLettered.increment(batch.samples());
+        log.warn("write of {} samples failed after retries ({} {}); dead-lettering {} record(s)", batch.samples(),
+                outcome.statusTag(), outcome.detail(), records.size());
+        deadLetterThenRelease(batch, records.keySet(), "write_failed", outcome.statusTag() + " " + outcome.detail());
+    }
+
+    @Override
+    public void abandoned(WriteBatch<Delivery, Void> batch) {
+        // never written: its records stay held, are released when the consumer closes and delivered again
+    }
+
+    private void deadLetterThenRelease(WriteBatch<Delivery, Void> batch, Set<Delivery> records, String reason, String error) {
+        AtomicInteger left = new AtomicInteger(records.size());
+        for (Delivery d : records) {
+            settings.deadLetters().send(d.record, reason, error, () -> {
+                if (left.decrementAndGet() == 0) {
+                    releaseAll(batch);
+                }
+            });
+        }
+    }
+
+    /** Releases each record of the batch once (a record's points are contiguous in a batch). */
+    private static void releaseAll(WriteBatch<Delivery, Void> batch) {
+        Delivery previous = null;
+        for (int i = 0; i < batch.points(); i++) {
+            Delivery d = batch.source(i);
+            if (d != previous) {
+                d.release();
+                previous = d;
+            }
+        }
+    }
+}

@@ -1,0 +1,251 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.Scenario.Fixture;
+import io.tsdbwriter.it.support.KafkaBroker;
+import io.tsdbwriter.it.support.LocalStack;
+import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.verify.ExpectedSamples;
+import io.tsdbwriter.verify.ReadBackVerifier;
+import io.tsdbwriter.verify.VerificationResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --consumer-mode share} (issue 28) with a real Kafka 4.3 broker (share groups on; record lock 6 s), real
+ * VictoriaMetrics and real writer processes: six processes on a 2-partition topic all get records and the read-back is
+ * exact; two of six killed with kill -9 midway, their locked records delivered again once the locks expire, exact; an
+ * outage of VictoriaMetrics longer than the lock, held records renewed, none delivered twice, exact; malformed records
+ * with a dead-letter topic (dead-lettered, accepted) and without (rejected, counted); a cluster with share groups
+ * disabled: one line, exit 1.
+ */
+@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+class ShareGroupIT {
+
+    static final int M = 6;
+    static final int N = 3;
+
+    @TempDir
+    static Path work;
+
+    static LocalStack stack;
+    static List<SourcePoint> points;
+
+    @BeforeAll
+    static void startStack() throws Exception {
+        stack = LocalStack.start(work.resolve("stack"));
+        points = Scenario.realPoints();
+    }
+
+    @AfterAll
+    static void stopStack() {
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    private static WriterProcess writer(Fixture f, String name, String... more) {
+        return writer(f, name, true, more);
+    }
+
+    /** @param small 50 records per poll, no prefetch (share.acquire.mode=record_limit): records spread over many members */
+    private static WriterProcess writer(Fixture f, String name, boolean small, String... more) {
+        return writerTo(stack.vmUrl(), f, name, small, more);
+    }
+
+    private static WriterProcess writerTo(String vmUrl, Fixture f, String name, boolean small, String... more) {
+        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vmUrl, f.topic(), f.group(), M, N, 1, more);
+        args.addAll(List.of("--consumer-mode", "share", "--drain-timeout", "20s", "--max-backoff", "1s"));
+        if (small) {
+            args.addAll(List.of("--consumer-property", "share.acquire.mode=record_limit", "--consumer-property", "max.poll.records=50"));
+        }
+        return WriterProcess.start(work.resolve(name + ".log"), args);
+    }
+
+    /** The real points under their own productKey: each scenario reads back only its own samples from the one VictoriaMetrics. */
+    private static List<SourcePoint> pointsOf(String productKey) {
+        return points.stream().map(p -> new SourcePoint(p.metric(), p.labels(), productKey, p.timestampMs(), p.value())).toList();
+    }
+
+    /** Exact read-back of {@code pts} amplified, within 90 s (the writers are still at work). */
+    private static void assertExact(String productKey, List<SourcePoint> pts) throws Exception {
+        ExpectedSamples expected = Scenario.expected(pts, M, N);
+        VerificationResult r = new ReadBackVerifier(stack.vmUrl(), "{productKey=\"" + productKey + "\"}", 1e-9,
+                new okhttp3.OkHttpClient()).verifyWithin(expected, Duration.ofSeconds(90), Duration.ofMillis(500));
+        assertThat(r.passed()).as(r.summary()).isTrue();
+        assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
+        assertThat(r.unexpectedSeries()).isZero();
+    }
+
+    /** SIGTERM to each, exit 0 each, their summaries. */
+    private static List<JsonNode> stopAll(List<WriterProcess> writers, List<Path> summaries) throws Exception {
+        writers.forEach(WriterProcess::sigterm);
+        List<JsonNode> out = new ArrayList<>();
+        for (int i = 0; i < writers.size(); i++) {
+            assertThat(writers.get(i).waitFor(Scenario.PROCESS_TIMEOUT)).as(writers.get(i).output()).isZero();
+            out.add(Scenario.summary(summaries.get(i)));
+        }
+        return out;
+    }
+
+    @Test
+    void sixProcessesOnTwoPartitionsAllTakeRecordsAndTheReadBackIsExact() throws Exception {
+        List<SourcePoint> pts = pointsOf("share-six");
+        Fixture f = Scenario.realInput(stack, "share-six", 2, pts);
+        List<WriterProcess> writers = new ArrayList<>();
+        List<Path> summaries = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            summaries.add(work.resolve("six-" + i + ".json"));
+            writers.add(writer(f, "six-" + i, "--summary-json", summaries.get(i).toString()));
+        }
+        assertExact("share-six", pts);
+        long accepted = 0;
+        for (JsonNode s : stopAll(writers, summaries)) {
+            assertThat(s.get("records").asLong()).as("every process took records: " + s).isPositive();
+            assertThat(s.get("share_redeliveries").asLong()).isZero();
+            accepted += s.get("share_accepted").asLong();
+        }
+        assertThat(accepted).as("each record accepted once").isEqualTo(f.records());
+        assertThat(writers).as("the first to start set the new group to earliest; the others kept it")
+                .anyMatch(w -> w.output().contains("share.auto.offset.reset was not set: set to earliest"));
+    }
+
+    @Test
+    void twoOfSixKilledMidwayTheirRecordsComeAgainAndTheReadBackIsExact() throws Exception {
+        List<SourcePoint> pts = pointsOf("share-kill");
+        Fixture f = Scenario.realInput(stack, "share-kill", 2, pts);
+        List<WriterProcess> writers = new ArrayList<>();
+        List<Path> summaries = new ArrayList<>();
+        // the two to be killed start first and write to a port nobody listens on: they hold (and renew) the records
+        // they took until kill -9, which must then come to the four others once their locks expire
+        String nowhere;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            nowhere = "http://127.0.0.1:" + s.getLocalPort();
+        }
+        for (int i = 0; i < 2; i++) {
+            summaries.add(work.resolve("kill-" + i + ".json"));
+            writers.add(writerTo(nowhere, f, "kill-" + i, true, "--summary-json", summaries.get(i).toString()));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!writers.stream().allMatch(w -> w.output().contains("share consumer(s) on")) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        Thread.sleep(3000);
+        for (int i = 2; i < 6; i++) {
+            summaries.add(work.resolve("kill-" + i + ".json"));
+            writers.add(writer(f, "kill-" + i, "--summary-json", summaries.get(i).toString()));
+        }
+        Thread.sleep(2000);
+        writers.get(0).kill();
+        writers.get(1).kill();
+        assertExact("share-kill", pts);
+        List<JsonNode> survivors = stopAll(writers.subList(2, 6), summaries.subList(2, 6));
+        long redelivered = survivors.stream().mapToLong(s -> s.get("share_redeliveries").asLong()).sum();
+        long accepted = survivors.stream().mapToLong(s -> s.get("share_accepted").asLong()).sum();
+        System.err.printf("ShareGroupIT: kill -9 of 2 of 6: %d record(s) delivered again to the survivors%n", redelivered);
+        assertThat(redelivered).as("the killed members' records came again").isPositive();
+        assertThat(accepted).as("the survivors accepted every record once").isEqualTo(f.records());
+    }
+
+    @Test
+    void anOutageLongerThanTheLockRenewsHeldRecordsAndDeliversNoneTwice() throws Exception {
+        List<SourcePoint> pts = pointsOf("share-outage");
+        String topic = "share-outage";
+        stack.kafka().createTopic(topic, 2);
+        Fixture f = new Fixture(topic, "g-" + topic, pts.size());
+        List<WriterProcess> writers = new ArrayList<>();
+        List<Path> summaries = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            summaries.add(work.resolve("outage-" + i + ".json"));
+            writers.add(writer(f, "outage-" + i, false, "--summary-json", summaries.get(i).toString()));
+        }
+        // both members in the group before the records arrive: no rebalance moves held records during the outage
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!writers.stream().allMatch(w -> w.output().contains("share consumer(s) on")) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        Thread.sleep(5000);
+        stack.vm().stop();
+        try {
+            Scenario.produce(stack.bootstrapServers(), topic, 2, pts, 1);
+            Thread.sleep(15_000); // 2.5 record locks of 6 s
+        } finally {
+            stack.vm().restart();
+        }
+        assertExact("share-outage", pts);
+        long accepted = 0;
+        for (JsonNode s : stopAll(writers, summaries)) {
+            assertThat(s.get("share_redeliveries").asLong()).as("renewed, never expired: " + s + "\n" + writers.get(0).output()
+                    + "\n" + writers.get(1).output()).isZero();
+            accepted += s.get("share_accepted").asLong();
+        }
+        assertThat(accepted).as("each record accepted once").isEqualTo(pts.size());
+        assertThat(summaries.stream().mapToLong(p -> {
+            try {
+                return Scenario.summary(p).get("share_renewed").asLong();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }).sum()).as("records held through the outage were renewed").isPositive();
+    }
+
+    @Test
+    void malformedRecordsAreDeadLetteredAndAcceptedOrRejectedAndNeverComeAgain() throws Exception {
+        String topic = "share-bad";
+        stack.kafka().createTopic(topic, 2);
+        stack.kafka().createTopic("share-dlq", 1);
+        List<byte[]> values = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            values.add(i % 5 == 0 ? ("not a point " + i).getBytes(StandardCharsets.UTF_8)
+                    : io.tsdbwriter.produce.PointRecords.encode(points.get(i)));
+        }
+        Scenario.produceRaw(stack.bootstrapServers(), topic, 2, values);
+        for (boolean dlq : new boolean[] {true, false}) {
+            Path summary = work.resolve("bad-" + dlq + ".json");
+            List<String> args = new ArrayList<>(List.of("--summary-json", summary.toString()));
+            if (dlq) {
+                args.addAll(List.of("--dead-letter-topic", "share-dlq"));
+            }
+            WriterProcess w = writer(new Fixture(topic, "g-bad-" + dlq, 20), "bad-" + dlq, args.toArray(String[]::new));
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!w.output().contains("share group") && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            Thread.sleep(5000);
+            w.sigterm();
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            JsonNode s = Scenario.summary(summary);
+            assertThat(s.get("decode_errors").asLong()).isEqualTo(4);
+            assertThat(s.get("share_redeliveries").asLong()).isZero();
+            if (dlq) {
+                assertThat(s.get("share_accepted").asLong()).isEqualTo(20);
+                assertThat(Scenario.endOffsets(stack.bootstrapServers(), "share-dlq").values().stream().mapToLong(Long::longValue).sum()).isEqualTo(4);
+            } else {
+                assertThat(s.get("share_accepted").asLong()).isEqualTo(16);
+                assertThat(s.get("share_rejected").asLong()).isEqualTo(4);
+            }
+        }
+    }
+
+    @Test
+    void aClusterWithShareGroupsDisabledIsOneLineAndExitOne() throws Exception {
+        try (KafkaBroker off = KafkaBroker.startWithFeatures(work.resolve("share-off"), "share.version=0")) {
+            off.createTopic("t", 1);
+            WriterProcess w = WriterProcess.start(work.resolve("share-off.log"), Scenario.runArgs(off.bootstrapServers(),
+                    stack.vmUrl(), "t", "g-off", 1, 1, 1, "--consumer-mode", "share"));
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
+            assertThat(w.output()).contains("has share groups disabled (share.version=").contains("Apache Kafka >= 4.2");
+        }
+    }
+}
