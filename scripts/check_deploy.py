@@ -53,6 +53,7 @@ KNOWN_METRICS = {
     "tsdbwriter_limited_by",
     "tsdbwriter_rate_set_samples_per_second", "tsdbwriter_replay_pass", "tsdbwriter_new_series_total",
     "vm_new_timeseries_created_total",
+    "tsdbwriter_share_redeliveries_total", "tsdbwriter_share_acknowledgements_total",
 }
 # What the issue asks the dashboard to show, as the metric each subject needs.
 REQUIRED_METRICS = {

@@ -71,6 +71,8 @@ public final class WriterMeters {
      */
     public final Counter shareRedeliveries;
     private final ConcurrentHashMap<String, Counter> shareAcknowledgements = new ConcurrentHashMap<>();
+    /** The {@code type} tags of [tsdbwriter_share_acknowledgements_total]. */
+    public static final List<String> SHARE_ACKNOWLEDGEMENT_TYPES = List.of("accept", "reject", "release", "renew", "failed");
 
     private final AtomicLong decodeErrorsTotal = new AtomicLong();
     private final ConcurrentHashMap<String, Counter> decodeErrors = new ConcurrentHashMap<>();
@@ -126,6 +128,11 @@ public final class WriterMeters {
                 .description("The set write rate (--rate); 0 when unlimited").register(registry);
         shareRedeliveries = Counter.builder(PREFIX + "share.redeliveries").description("Share-group records delivered "
                 + "again (delivery count above 1): a member died or released them, or a lock expired").register(registry);
+        for (String type : SHARE_ACKNOWLEDGEMENT_TYPES) { // at 0 from the start: the dashboard's query has a series in either mode
+            shareAcknowledgements.put(type, Counter.builder(PREFIX + "share.acknowledgements")
+                    .description("Share-group acknowledgements by type (accept, reject, release, renew; failed = refused by the broker)")
+                    .tag("type", type).register(registry));
+        }
     }
 
     /**
@@ -134,10 +141,12 @@ public final class WriterMeters {
      * the record comes again).
      */
     public void shareAcknowledgements(String type, long n) {
+        Counter c = shareAcknowledgements.get(type);
+        if (c == null) {
+            throw new IllegalArgumentException("share acknowledgement type " + type + " is not one of " + SHARE_ACKNOWLEDGEMENT_TYPES);
+        }
         if (n > 0) {
-            shareAcknowledgements.computeIfAbsent(type, t -> Counter.builder(PREFIX + "share.acknowledgements")
-                    .description("Share-group acknowledgements by type (accept, reject, release, renew; failed = refused by the broker)")
-                    .tag("type", t).register(registry)).increment(n);
+            c.increment(n);
         }
     }
 

@@ -248,4 +248,19 @@ class ShareGroupIT {
             assertThat(w.output()).contains("has share groups disabled (share.version=").contains("Apache Kafka >= 4.2");
         }
     }
+
+    @Test
+    void aGroupIdThatIsAConsumerGroupIsOneLineAndExitOne() throws Exception {
+        stack.kafka().createTopic("share-taken", 1);
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", stack.bootstrapServers());
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+            admin.alterConsumerGroupOffsets("g-taken", java.util.Map.of(new org.apache.kafka.common.TopicPartition("share-taken", 0),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(0))).all().get();
+        }
+        WriterProcess w = WriterProcess.start(work.resolve("share-taken.log"), Scenario.runArgs(stack.bootstrapServers(),
+                stack.vmUrl(), "share-taken", "g-taken", 1, 1, 1, "--consumer-mode", "share"));
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
+        assertThat(w.output()).contains("--group-id g-taken is a classic consumer group on this cluster");
+    }
 }

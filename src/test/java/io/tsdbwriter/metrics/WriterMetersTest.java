@@ -13,6 +13,19 @@ import org.junit.jupiter.api.Test;
 class WriterMetersTest {
 
     @Test
+    void shareAcknowledgementsAreRegisteredAtZeroPerTypeAndRefuseAnUnknownType() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        WriterMeters meters = new WriterMeters(registry);
+        assertThat(registry.find("tsdbwriter.share.acknowledgements").counters()).hasSize(WriterMeters.SHARE_ACKNOWLEDGEMENT_TYPES.size());
+        meters.shareAcknowledgements("renew", 3);
+        meters.shareAcknowledgements("renew", 0);
+        assertThat(meters.shareAcknowledgements("renew")).isEqualTo(3);
+        assertThat(meters.shareAcknowledgements("accept")).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> meters.shareAcknowledgements("nack", 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nack");
+    }
+
+    @Test
     void permitLimitReachedCountsAcquisitionsThatWaited() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         WriterMeters meters = new WriterMeters(registry);
