@@ -13,8 +13,27 @@ import java.net.URI;
  *                           last with {@code --remote-write-version 2})
  * @param receiver           the remote write URL of a remote-write cell ({@code run --remote-write-url}); null for import
  *                           and for a remote-write cell whose receiver the runner's default names
+ * @param shareProcesses     0: one writer process in a consumer group ({@code --consumer-mode segments}); K &gt; 0: K writer
+ *                           processes at once in one share group ({@code --consumer-mode share}, issue 28), each with
+ *                           {@code parallelism} share consumers
  */
-public record BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output, String receiver) {
+public record BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output, String receiver,
+                        int shareProcesses) {
+
+    /** A segments-mode cell of the given output and receiver. */
+    public BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output, String receiver) {
+        this(parallelism, timeMultiplier, instanceMultiplier, writeMode, output, receiver, 0);
+    }
+
+    /** This cell run by {@code processes} writer processes in share mode, {@code parallelism} share consumers each. */
+    public BenchCell share(int processes, int parallelismPerProcess) {
+        return new BenchCell(parallelismPerProcess, timeMultiplier, instanceMultiplier, writeMode, output, receiver, processes);
+    }
+
+    /** True for a share-mode cell. */
+    public boolean shareMode() {
+        return shareProcesses > 0;
+    }
 
     /** A cell of the import output. */
     public BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode) {
@@ -26,9 +45,10 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
         this(parallelism, timeMultiplier, instanceMultiplier, writeMode, output, null);
     }
 
-    /** {@code async}, {@code sync remote-write}, {@code async remote-write → host:port}: write mode and output. */
+    /** {@code async}, {@code sync remote-write}, {@code async remote-write → host:port}, {@code async share×3}: write mode, output, mode. */
     public String modeLabel() {
-        return remoteWrite() ? writeMode + " " + outputLabel() : writeMode;
+        String share = shareMode() ? " share×" + shareProcesses : "";
+        return (remoteWrite() ? writeMode + " " + outputLabel() : writeMode) + share;
     }
 
     /** {@code remote-write}, or {@code remote-write → host:port} when the cell names its receiver; {@code import}. */

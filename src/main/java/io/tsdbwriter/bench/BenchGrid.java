@@ -136,6 +136,30 @@ public final class BenchGrid {
         return List.copyOf(cells);
     }
 
+    /**
+     * {@code cells}, each followed by its share-mode cells: one per {@code shareProcesses} value K (K writer processes in
+     * one share group, {@code shareParallelism} share consumers each), for the cells of the first {@code --parallelism}
+     * only (a share cell does not depend on the segments' P).
+     */
+    public static List<BenchCell> withShareCells(List<BenchCell> cells, List<Integer> shareProcesses, int shareParallelism) {
+        if (shareProcesses.isEmpty() || cells.isEmpty()) {
+            return cells;
+        }
+        int firstP = cells.get(0).parallelism();
+        List<BenchCell> out = new ArrayList<>();
+        for (BenchCell c : cells) {
+            out.add(c);
+        }
+        for (BenchCell c : cells) {
+            if (c.parallelism() == firstP) {
+                for (int k : shareProcesses) {
+                    out.add(c.share(k, shareParallelism));
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
     /** The distinct batch shapes of {@code cells}, in first-seen order. */
     public static List<BenchCell.Shape> shapes(List<BenchCell> cells) {
         Set<BenchCell.Shape> shapes = new LinkedHashSet<>();

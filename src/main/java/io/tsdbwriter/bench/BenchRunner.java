@@ -96,7 +96,8 @@ public final class BenchRunner {
                     if (!liveOnly) {
                         done++;
                         progress("[%d/%d] %s: consuming the backlog of %,d records ...", done, total, cell.label(), s.feed().records());
-                        backlog = runner.backlog(cell, s.topic(), group(done), String.format(Locale.ROOT, "cell-%02d", done));
+                        backlog = runner.backlog(cell, s.topic(), group(done), String.format(Locale.ROOT, "cell-%02d", done),
+                                s.feed().records());
                         results.add(backlog);
                         report(done, total, backlog, c);
                         wire(String.format(Locale.ROOT, "cell-%02d", done), backlog);

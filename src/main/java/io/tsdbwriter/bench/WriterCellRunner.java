@@ -37,6 +37,7 @@ public final class WriterCellRunner {
     /** The receiver of a remote-write cell by its URL (its own {@code /metrics}: CPU of Prometheus or VictoriaMetrics). */
     private final Function<String, VmProbe> remoteWriteReceiver;
     private volatile Process current;
+    private volatile List<Process> shareProcesses = List.of();
 
     public WriterCellRunner(Settings settings, VmProbe vm, Function<String, VmProbe> remoteWriteReceiver) {
         this.s = settings;
@@ -47,6 +48,7 @@ public final class WriterCellRunner {
             if (p != null && p.isAlive()) {
                 p.destroyForcibly();
             }
+            shareProcesses.forEach(Process::destroyForcibly);
         }, "bench-writer-reaper"));
     }
 
@@ -100,6 +102,144 @@ public final class WriterCellRunner {
     /** Runs a backlog cell: the writer consumes the whole topic with a fresh group and exits. */
     public CellResult backlog(BenchCell cell, String topic, String groupId, String name) throws IOException, InterruptedException {
         return run(cell, topic, groupId, name, null, Duration.ZERO);
+    }
+
+    /**
+     * Runs a backlog cell of either mode; a share-mode cell ({@link BenchCell#shareMode()}) as its K writer processes in
+     * one fresh share group, until their {@code tsdbwriter_share_acknowledgements_total} (accept + reject) reach
+     * {@code records}, then SIGTERM to each. Its figures: points, samples and CPU summed over the processes, peak heap
+     * the largest, elapsed from the first process's share consumers starting until the last record was acknowledged
+     * (a segments cell's elapsed runs from its writer's start to its end); the summed summary is written to
+     * {@code <name>.json} like a segments cell's.
+     */
+    public CellResult backlog(BenchCell cell, String topic, String groupId, String name, long records) throws IOException, InterruptedException {
+        return cell.shareMode() ? share(cell, topic, groupId, name, records) : backlog(cell, topic, groupId, name);
+    }
+
+    private static final String ACCEPTED = "tsdbwriter_share_acknowledgements_total{type=\"accept\"}";
+    private static final String REJECTED = "tsdbwriter_share_acknowledgements_total{type=\"reject\"}";
+
+    private CellResult share(BenchCell cell, String topic, String groupId, String name, long records) throws IOException, InterruptedException {
+        int k = cell.shareProcesses();
+        VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver.apply(remoteWriteUrl(cell)) : this.vm;
+        List<Process> processes = new ArrayList<>();
+        List<Path> summaries = new ArrayList<>();
+        List<Path> logs = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
+        double vm0 = vm.cpuSeconds();
+        double sys0 = SystemCpu.busySeconds();
+        okhttp3.OkHttpClient http = new okhttp3.OkHttpClient.Builder().callTimeout(Duration.ofSeconds(2)).build();
+        long t0 = -1;
+        long t1;
+        long acknowledged = 0;
+        int exit = 0;
+        try {
+            for (int i = 0; i < k; i++) {
+                Path summary = s.workDir().resolve(name + "-" + i + ".json");
+                Path log = s.workDir().resolve(name + "-" + i + ".log");
+                Files.deleteIfExists(summary);
+                int port = freePort();
+                List<String> cmd = command(cell, topic, groupId, summary, false, port);
+                cmd.addAll(List.of("--consumer-mode", "share"));
+                Files.writeString(log, "# " + String.join(" ", SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+                processes.add(p);
+                summaries.add(summary);
+                logs.add(log);
+                ports.add(port);
+                shareProcesses = List.copyOf(processes);
+            }
+            long deadline = System.nanoTime() + s.cellTimeout().toNanos();
+            while (true) {
+                long now = System.nanoTime();
+                if (t0 < 0) {
+                    for (Path log : logs) {
+                        if (Files.readString(log, StandardCharsets.UTF_8).contains("share consumer(s) on")) {
+                            t0 = now;
+                            break;
+                        }
+                    }
+                }
+                long sum = 0;
+                for (int port : ports) {
+                    String page = metricsPage(http, port);
+                    sum += (long) (PromText.value(page, ACCEPTED).orElse(0) + PromText.value(page, REJECTED).orElse(0));
+                }
+                acknowledged = sum;
+                if (acknowledged >= records || processes.stream().anyMatch(p -> !p.isAlive()) || now > deadline) {
+                    t1 = now;
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            processes.forEach(Process::destroy); // SIGTERM: each drains, acknowledges, writes its summary
+            for (Process p : processes) {
+                if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    p.waitFor();
+                    exit = -1;
+                } else if (p.exitValue() != 0 && exit == 0) {
+                    exit = p.exitValue();
+                }
+            }
+        } finally {
+            processes.forEach(p -> {
+                if (p.isAlive()) {
+                    p.destroyForcibly();
+                }
+            });
+            shareProcesses = List.of();
+            http.dispatcher().executorService().shutdown();
+            http.connectionPool().evictAll();
+        }
+        if (acknowledged < records && exit == 0) {
+            exit = -1; // timed out or a process ended early: the cell failed
+        }
+        double vm1 = vm.settle(s.settleMax());
+        double sys1 = SystemCpu.busySeconds();
+        ObjectMapper json = new ObjectMapper();
+        long points = 0;
+        long expected = 0;
+        long written = 0;
+        long requestBytes = 0;
+        long heap = 0;
+        double cpu = 0;
+        for (Path summary : summaries) {
+            if (!Files.exists(summary)) {
+                cpu = Double.NaN;
+                exit = exit == 0 ? 1 : exit;
+                continue;
+            }
+            JsonNode j = json.readTree(summary.toFile());
+            points += j.path("points").asLong();
+            expected += j.path("samples_expected").asLong();
+            written += j.path("samples_written").asLong();
+            requestBytes += j.path("request_bytes").asLong();
+            heap = Math.max(heap, j.path("peak_heap_bytes").asLong());
+            cpu += j.path("cpu_seconds").asDouble(Double.NaN);
+        }
+        double elapsed = t0 < 0 ? Double.NaN : (t1 - t0) / 1e9;
+        var merged = json.createObjectNode().put("consumer_mode", "share").put("processes", k).put("points", points)
+                .put("samples_expected", expected).put("samples_written", written).put("request_bytes", requestBytes)
+                .put("elapsed_seconds", elapsed).put("cpu_seconds", cpu).put("peak_heap_bytes", heap).put("records_acknowledged", acknowledged);
+        json.writerWithDefaultPrettyPrinter().writeValue(s.workDir().resolve(name + ".json").toFile(), merged);
+        double other = sys1 - sys0 - cpu - (vm1 - vm0);
+        return new CellResult(cell, false, exit, points, expected, written, elapsed, cpu, vm1 - vm0, heap, other,
+                SystemCpu.loadAverage(), Double.NaN);
+    }
+
+    private static String metricsPage(okhttp3.OkHttpClient http, int port) {
+        try (okhttp3.Response r = http.newCall(new okhttp3.Request.Builder().url("http://127.0.0.1:" + port + "/metrics").build()).execute()) {
+            return r.isSuccessful() && r.body() != null ? r.body().string() : "";
+        } catch (IOException e) {
+            return ""; // not up yet, or gone
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return ss.getLocalPort();
+        }
     }
 
     /**

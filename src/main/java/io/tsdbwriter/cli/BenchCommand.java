@@ -111,6 +111,16 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Partitions of the topics the bench creates; P is per partition (default: ${DEFAULT-VALUE})")
     int partitions;
 
+    @Option(names = "--share-processes", paramLabel = "K[,K…]",
+            description = {"Also run each cell of the first --parallelism in share mode (--consumer-mode share, issue 28): K writer",
+                    "processes at once in one share group, --share-parallelism share consumers each, until every record is",
+                    "accepted; their CPU summed (default: none; needs Apache Kafka >= 4.2 with share groups on; backlog cells only)"})
+    String shareProcesses;
+
+    @Option(names = "--share-parallelism", defaultValue = "1", paramLabel = "P",
+            description = "Share consumers per process of the share cells (default: ${DEFAULT-VALUE})")
+    int shareParallelism;
+
     @Option(names = "--input-rate", paramLabel = "R|PCT%",
             description = {"Live mode: produce R points/s while the writer runs (--duration), efficiency = written / expected.",
                     "PCT%% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs",
@@ -200,6 +210,15 @@ public final class BenchCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--remote-write-url: " + e.getMessage());
             }
+        }
+        if (shareProcesses != null) {
+            if (inputRate != null) {
+                throw new ParameterException(spec.commandLine(), "--share-processes runs backlog cells only: not with --input-rate");
+            }
+            if (shareParallelism < 1 || shareParallelism > RunConfig.MAX_PARALLELISM) {
+                throw new ParameterException(spec.commandLine(), "--share-parallelism must be 1.." + RunConfig.MAX_PARALLELISM);
+            }
+            cells = BenchGrid.withShareCells(cells, BenchGrid.parsePositiveInts("--share-processes", shareProcesses, 64), shareParallelism);
         }
         InputRate rate = inputRate == null ? null : InputRate.parse(inputRate);
         if (records < 1) {

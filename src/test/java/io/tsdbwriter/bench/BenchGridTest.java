@@ -53,6 +53,20 @@ class BenchGridTest {
     }
 
     @Test
+    void shareCellsFollowTheCellsOfTheFirstParallelismOncePerProcessCount() {
+        List<BenchCell> cells = BenchGrid.withShareCells(BenchGrid.cells(List.of(3, 6), List.of(1, 12), List.of(1), List.of("async")),
+                List.of(1, 3, 6), 2);
+        assertThat(cells).extracting(BenchCell::label).containsExactly(
+                "async P=3 M=1 N=1", "async P=6 M=1 N=1", "async P=3 M=12 N=1", "async P=6 M=12 N=1",
+                "async share×1 P=2 M=1 N=1", "async share×3 P=2 M=1 N=1", "async share×6 P=2 M=1 N=1",
+                "async share×1 P=2 M=12 N=1", "async share×3 P=2 M=12 N=1", "async share×6 P=2 M=12 N=1");
+        assertThat(cells.get(5).shareMode()).isTrue();
+        assertThat(cells.get(5).shareProcesses()).isEqualTo(3);
+        assertThat(cells.get(0).shareMode()).isFalse();
+        assertThat(BenchGrid.withShareCells(cells.subList(0, 2), List.of(), 1)).hasSize(2);
+    }
+
+    @Test
     void cellLabelsAndSamplesPerPoint() {
         BenchCell c = new BenchCell(3, 12, 10, "sync");
         assertThat(c.label()).isEqualTo("sync P=3 M=12 N=10");
