@@ -75,6 +75,8 @@ public final class BenchRunner {
             boolean liveOnly = s.inputRate() != null && !s.inputRate().relative();
             if (!liveOnly) {
                 preload(kafka);
+                topicBytes = kafka.logBytes(s.topic());
+                progress("backlog: %,d bytes in the topic's log (the denominator of each cell's bytes fetched)", topicBytes);
             }
             CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax(), security);
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
@@ -162,6 +164,9 @@ public final class BenchRunner {
     }
 
     /** Bytes on the wire per million samples written, from the writer's summary ({@code request_bytes}). */
+    /** Bytes of the backlog topic's log, once it is loaded; 0 when unknown (then no fetched ÷ topic figure). */
+    private long topicBytes;
+
     private void wire(String name, CellResult r) {
         Path summary = s.workDir().resolve(name + ".json");
         try {
@@ -169,6 +174,10 @@ public final class BenchRunner {
                 long bytes = new ObjectMapper().readTree(summary.toFile()).path("request_bytes").asLong();
                 progress("%s: %,d request bytes on the wire, %.2f MB per million samples", r.cell().label(), bytes,
                         bytes / 1e6 / (r.samplesWritten() / 1e6));
+                long fetched = new ObjectMapper().readTree(summary.toFile()).path("kafka_fetched_bytes").asLong();
+                if (fetched > 0 && topicBytes > 0) {
+                    progress("%s: Kafka: %,d bytes received = %.3f × the topic's log", r.cell().label(), fetched, (double) fetched / topicBytes);
+                }
             }
         } catch (IOException e) {
             progress("%s: summary unreadable (%s)", r.cell().label(), e.getMessage());

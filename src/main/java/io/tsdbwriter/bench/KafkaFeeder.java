@@ -63,6 +63,32 @@ public final class KafkaFeeder implements AutoCloseable {
         }
     }
 
+    /**
+     * Bytes of a topic's log on the brokers (the leaders' replicas, {@code describeLogDirs}): what a reader fetches once
+     * when it reads the topic once (record batches as stored, compressed when produced compressed); 0 when unknown.
+     */
+    public long logBytes(String topic) throws InterruptedException {
+        try {
+            var nodes = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream().map(n -> n.id()).toList();
+            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            Map<TopicPartition, Integer> leaders = new HashMap<>();
+            desc.partitions().forEach(pi -> leaders.put(new TopicPartition(topic, pi.partition()), pi.leader() == null ? -1 : pi.leader().id()));
+            long bytes = 0;
+            for (var node : admin.describeLogDirs(nodes).descriptions().entrySet()) {
+                for (var dir : node.getValue().get(30, TimeUnit.SECONDS).values()) {
+                    for (var r : dir.replicaInfos().entrySet()) {
+                        if (leaders.getOrDefault(r.getKey(), -2).equals(node.getKey()) && !r.getValue().isFuture()) {
+                            bytes += r.getValue().size();
+                        }
+                    }
+                }
+            }
+            return bytes;
+        } catch (ExecutionException | TimeoutException e) {
+            return 0;
+        }
+    }
+
     /** Records in a topic: the sum over partitions of end − beginning offsets. */
     long size(String topic) throws InterruptedException {
         try {

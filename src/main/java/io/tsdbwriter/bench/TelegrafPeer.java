@@ -44,7 +44,7 @@ public final class TelegrafPeer {
 
     /** One process's figures over the same records. */
     public record Row(String name, long points, double cpuSeconds, double elapsedSeconds, long peakRssBytes) {
-        double cpuPerMillion() {
+        public double cpuPerMillion() {
             return points > 0 ? cpuSeconds / (points / 1e6) : Double.NaN;
         }
 

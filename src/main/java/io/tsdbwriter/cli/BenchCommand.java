@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,6 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.bench.ConsumerFloor;
 import io.tsdbwriter.bench.TelegrafPeer;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.produce.BundledScrapes;
@@ -182,6 +184,12 @@ public final class BenchCommand implements Callable<Integer> {
                     + "(data_format json) -> outputs.influxdb into the same VictoriaMetrics (default: none)")
     String peer;
 
+    @Option(names = "--floor",
+            description = "After the grid, read the same topic with a bare KafkaConsumer (the segment readers' fetch settings, "
+                    + "a process of its own, the writers' JVM options): the relay's floor; prints each relay cell's writer ÷ floor "
+                    + "CPU per point (issue 26)")
+    boolean floor;
+
     @Option(names = "--telegraf-binary", paramLabel = "FILE",
             description = "Telegraf for --peer telegraf (default: $" + TelegrafPeer.BINARY_ENV
                     + ", else ~/.cache/tsdb-writer/bin/telegraf as scripts/lib.sh ensure_telegraf builds it, else telegraf on the PATH)")
@@ -251,11 +259,14 @@ public final class BenchCommand implements Callable<Integer> {
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
                 remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0));
         int rc = new BenchRunner(settings, System.out).run();
-        return telegraf == null ? rc : Math.max(rc, runPeer(telegraf, settings));
+        return telegraf == null && !floor ? rc : Math.max(rc, runPeer(telegraf, settings, jar, java));
     }
 
-    /** --peer telegraf: over the same topic, after the grid; prints our relay rows with the peer's under them. */
-    private int runPeer(Path telegraf, BenchRunner.Settings settings) throws IOException, InterruptedException {
+    /**
+     * --peer telegraf and/or --floor: over the same topic, after the grid; prints our relay rows with the floor's and the
+     * peer's under them, and each relay row's ratios to them.
+     */
+    private int runPeer(Path telegraf, BenchRunner.Settings settings, Path jar, List<String> java) throws IOException, InterruptedException {
         long records;
         try (Admin admin = Admin.create(settings.kafkaClient().clientPropertiesAsProperties())) {
             records = 0;
@@ -270,20 +281,50 @@ public final class BenchCommand implements Callable<Integer> {
             System.out.println("bench: peer telegraf: cannot read the end of " + settings.topic() + ": " + e.getCause().getMessage());
             return 1;
         }
-        System.out.printf("bench: peer telegraf (%s): consuming the %,d records of %s ...%n", telegraf, records, settings.topic());
-        try {
-            var row = TelegrafPeer.run(telegraf, settings.kafkaClient(), settings.topic(), records, vmUrl,
-                    settings.workDir().resolve("peer-telegraf"), cellTimeout, System.out);
-            var rows = new ArrayList<>(TelegrafPeer.writerRows(settings.workDir()));
-            rows.add(row);
-            System.out.println();
-            System.out.println("Relay vs peer, same topic, same run (whole process: start, JIT and all; points/s from the start of"
-                    + " consuming for ours, from process start for the peer):");
-            System.out.print(TelegrafPeer.table(rows));
-            return 0;
-        } catch (IOException e) {
-            System.out.println("bench: peer telegraf failed: " + e.getMessage());
-            return 1;
+        var writerRows = TelegrafPeer.writerRows(settings.workDir());
+        var rows = new ArrayList<>(writerRows);
+        TelegrafPeer.Row floorRow = null;
+        TelegrafPeer.Row telegrafRow = null;
+        int rc = 0;
+        if (floor) {
+            System.out.printf("bench: floor: a bare KafkaConsumer reading the %,d records of %s ...%n", records, settings.topic());
+            try {
+                floorRow = ConsumerFloor.run(java, writers.writerJvmOptions, jar, settings.bootstrapServers(),
+                        settings.kafkaClient().clientPropertiesAsProperties(), settings.topic(), settings.workDir().resolve("floor"), cellTimeout);
+                rows.add(floorRow);
+            } catch (IOException e) {
+                System.out.println("bench: floor failed: " + e.getMessage());
+                rc = 1;
+            }
         }
+        if (telegraf != null) {
+            System.out.printf("bench: peer telegraf (%s): consuming the %,d records of %s ...%n", telegraf, records, settings.topic());
+            try {
+                telegrafRow = TelegrafPeer.run(telegraf, settings.kafkaClient(), settings.topic(), records, vmUrl,
+                        settings.workDir().resolve("peer-telegraf"), cellTimeout, System.out);
+                rows.add(telegrafRow);
+            } catch (IOException e) {
+                System.out.println("bench: peer telegraf failed: " + e.getMessage());
+                rc = 1;
+            }
+        }
+        System.out.println();
+        System.out.println("Relay vs " + (floor ? "floor" : "") + (floor && telegraf != null ? " and " : "") + (telegraf != null ? "peer" : "")
+                + ", same topic, same run (whole process: start, JIT and all; points/s from the start of consuming for ours and"
+                + " the floor, from process start for the peer):");
+        System.out.print(TelegrafPeer.table(rows));
+        for (var w : writerRows) {
+            StringBuilder line = new StringBuilder(w.name()).append(':');
+            if (floorRow != null) {
+                line.append(String.format(Locale.ROOT, " writer ÷ floor %.2f× CPU per point (target ≤ 2.0);",
+                        w.cpuPerMillion() / floorRow.cpuPerMillion()));
+            }
+            if (telegrafRow != null) {
+                line.append(String.format(Locale.ROOT, " Telegraf ÷ writer %.1f× (target ≥ 8 on 5 M points, ≥ 10 on 10 M);",
+                        telegrafRow.cpuPerMillion() / w.cpuPerMillion()));
+            }
+            System.out.println(line);
+        }
+        return rc;
     }
 }

@@ -143,6 +143,7 @@ public final class EfficiencyReport {
         m.put("samples_dead_lettered", (long) meters.samplesDeadLettered.count());
         m.put("retries", (long) meters.retries.count());
         m.put("request_bytes", (long) meters.requestBytes.count());
+        m.put("kafka_fetched_bytes", meters.kafkaFetchedBytes.sum());
         m.put("elapsed_seconds", round(elapsed));
         m.put("samples_per_second", round(written / Math.max(elapsed, 1e-3)));
         m.put("efficiency", expected > 0 ? round(written / expected) : null); // nothing expected: no meaningful ratio

@@ -48,6 +48,11 @@ public final class WriterMeters {
     public final Counter retries;
     /** Request body bytes sent, as on the wire (after compression), every attempt. */
     public final Counter requestBytes;
+    /**
+     * Bytes the segment readers' Kafka consumers received from the brokers ({@code incoming-byte-total}), added as each
+     * reader ends; the summary's {@code kafka_fetched_bytes} (bench: fetched ÷ topic bytes, issue 26). Not a meter.
+     */
+    public final LongAdder kafkaFetchedBytes = new LongAdder();
     /** [tsdbwriter_write_latency_seconds] duration of one import request. */
     public final Timer writeLatency;
     /** [tsdbwriter_write_permit_wait_seconds] time a poll thread waited for a write permit. */
