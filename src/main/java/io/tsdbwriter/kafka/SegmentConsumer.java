@@ -40,6 +40,17 @@ final class SegmentConsumer implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(SegmentConsumer.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** At P &gt; 1, a fetch is at most this fraction of a segment's bytes (fetchBytesFor). */
+    static final int FETCHES_PER_SEGMENT = 40;
+    /** The smallest fitted fetch per partition (bytes): a fetch request per 16 KiB is still cheap. */
+    static final int MIN_FETCH_BYTES = 16 * 1024;
+    /** The largest (and P = 1's) fetch per partition, bytes ({@code readerProps}). */
+    static final int MAX_FETCH_BYTES = 4 * 1024 * 1024;
+    /**
+     * The fetch per partition of a P &gt; 1 reader's first segment, bytes: small next to any segment, and the consumer's
+     * byte and record counts are whole responses (Kafka records them once a response is read to its end).
+     */
+    static final int FIRST_SEGMENT_FETCH_BYTES = 64 * 1024;
 
     private final TopicPartition tp;
     private final int index;
@@ -113,7 +124,7 @@ final class SegmentConsumer implements Runnable {
         // fetch sizes below anyway. With --segment-size 50,000 it cut the relay's CPU by ~8 % (docs/benchmarks.md §8).
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
-        p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
+        p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_FETCH_BYTES);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         return p;
@@ -122,33 +133,58 @@ final class SegmentConsumer implements Runnable {
     @Override
     public void run() {
         String clientId = "tsdb-writer-" + tp + "-" + index;
-        try (Consumer<byte[], byte[]> c = consumerFactory.apply(readerProps(consumerProps, clientId))) {
-            consumer = c;
-            if (closed) {
-                return;
-            }
-            c.assign(List.of(tp));
-            long k = plan.firstSegment(index);
-            long continuesAt = -1; // where the stream of carried records, then the consumer's position, goes on unbroken
-            boolean reachedStop = false;
-            while (!closed) {
-                long start = plan.start(k);
-                if (start >= stopOffset) {
-                    reachedStop = true;
-                    break;
-                }
-                tracker.readTo(start);
-                long mustBeCommitted = plan.end(k - plan.parallelism());
-                if (k - plan.parallelism() >= 0 && mustBeCommitted > plan.committedOffset() && !commitGate.await(mustBeCommitted)) {
-                    break; // partition stopping: segment k was not read, the tracker stays at its start
-                }
-                if (start != continuesAt) {
+        Map<String, Object> props = readerProps(consumerProps, clientId);
+        // at P > 1 the first segment is read with small fetches, then the fetch size is fitted to the segment (fetchBytesFor)
+        boolean fitted = plan.parallelism() == 1 || consumerProps.containsKey(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG);
+        if (!fitted) {
+            props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, FIRST_SEGMENT_FETCH_BYTES);
+        }
+        long k = plan.firstSegment(index);
+        boolean reachedStop = false;
+        boolean again = true;
+        try {
+            while (again && !closed) {
+                again = false;
+                try (Consumer<byte[], byte[]> c = consumerFactory.apply(props);
+                     FetchedBytes counted = () -> countFetchedBytes(c)) { // runs before the consumer closes
+                    consumer = c;
+                    if (closed) {
+                        return;
+                    }
+                    c.assign(List.of(tp));
+                    long continuesAt = -1; // where the stream of carried records, then the consumer's position, goes on unbroken
                     carried = List.of();
                     carriedFrom = 0;
-                    c.seek(tp, start);
+                    while (!closed) {
+                        long start = plan.start(k);
+                        if (start >= stopOffset) {
+                            reachedStop = true;
+                            break;
+                        }
+                        tracker.readTo(start);
+                        long mustBeCommitted = plan.end(k - plan.parallelism());
+                        if (k - plan.parallelism() >= 0 && mustBeCommitted > plan.committedOffset() && !commitGate.await(mustBeCommitted)) {
+                            break; // partition stopping: segment k was not read, the tracker stays at its start
+                        }
+                        if (start != continuesAt) {
+                            carried = List.of();
+                            carriedFrom = 0;
+                            c.seek(tp, start);
+                        }
+                        continuesAt = readSegment(c, k, start);
+                        k = plan.nextSegment(k);
+                        if (!fitted && continuesAt >= 0) {
+                            fitted = true;
+                            int fetchBytes = fetchBytesFor(c, (int) props.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG));
+                            if (fetchBytes > 0) {
+                                props = new HashMap<>(props);
+                                props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, fetchBytes);
+                                again = true; // a consumer with the fitted fetch size reads on from segment k
+                                break;
+                            }
+                        }
+                    }
                 }
-                continuesAt = readSegment(c, k, start);
-                k = plan.nextSegment(k);
             }
             if (reachedStop) {
                 tracker.readTo(stopOffset); // only a reader that read everything below the stop offset may say so
@@ -260,9 +296,72 @@ final class SegmentConsumer implements Runnable {
         return logStart;
     }
 
+    /**
+     * The fetch size per partition that fits this reader's segments, or 0 to keep {@code current}. At P &gt; 1 each
+     * reader seeks from the end of its segment to the start of its next one, P segments on, and whatever its consumer
+     * fetched past the end is discarded: with a fetch larger than a segment (4 MiB against 1.3 MB for 50,000 records of
+     * 25 compressed bytes) every reader fetched nearly the whole partition — P times the topic (issue 26; bench: 3.14 ×
+     * at P=3). The first segment is read with {@value #FIRST_SEGMENT_FETCH_BYTES}-byte fetches; from its compressed
+     * bytes per record (the consumer's {@code bytes-consumed-total} ÷ {@code records-consumed-total}) the fetch becomes
+     * 1/{@value #FETCHES_PER_SEGMENT} of a segment's bytes, {@value #MIN_FETCH_BYTES} to {@value #MAX_FETCH_BYTES}
+     * bytes, so that what a seek discards is a few percent of what is read.
+     * Not applied when {@code max.partition.fetch.bytes} is the operator's ({@code --consumer-property}) or P = 1 (one
+     * reader reads on without a seek).
+     */
+    private int fetchBytesFor(Consumer<byte[], byte[]> c, int current) {
+        double bytes = Double.NaN;
+        double records = Double.NaN;
+        for (var e : c.metrics().entrySet()) {
+            var name = e.getKey();
+            if (name.group().equals("consumer-fetch-manager-metrics") && name.tags().get("topic") == null
+                    && e.getValue().metricValue() instanceof Double d) {
+                if (name.name().equals("bytes-consumed-total")) {
+                    bytes = d;
+                } else if (name.name().equals("records-consumed-total")) {
+                    records = d;
+                }
+            }
+        }
+        if (!(records > 0) || !(bytes > 0)) {
+            return 0;
+        }
+        long segmentBytes = (long) (plan.segmentSize() * (bytes / records));
+        int fitted = (int) Math.max(MIN_FETCH_BYTES, Math.min(MAX_FETCH_BYTES, segmentBytes / FETCHES_PER_SEGMENT));
+        if (fitted * 4L >= current * 3L && fitted * 3L <= current * 4L) {
+            return 0; // within a third of it: keep the consumer
+        }
+        log.debug("{}#{}: {} compressed bytes per record, {} bytes per segment: fetching {} bytes per request instead of {}",
+                tp, index, String.format(java.util.Locale.ROOT, "%.1f", bytes / records), segmentBytes, fitted, current);
+        return fitted;
+    }
+
     /** True once the thread has left its loop (done, closed or failed). */
     boolean finished() {
         return finished;
+    }
+
+    /**
+     * Adds what this reader's consumer received from the brokers (its {@code incoming-byte-total}: fetch responses,
+     * whether their records were read or discarded by a seek, and the little metadata besides) to
+     * {@link WriterMeters#kafkaFetchedBytes}: the bench's fetched ÷ topic bytes (issue 26).
+     */
+    private void countFetchedBytes(Consumer<byte[], byte[]> c) {
+        try {
+            for (var e : c.metrics().entrySet()) {
+                if (e.getKey().name().equals("incoming-byte-total") && e.getKey().group().equals("consumer-metrics")
+                        && e.getValue().metricValue() instanceof Double d) {
+                    meters.kafkaFetchedBytes.add(d.longValue());
+                }
+            }
+        } catch (RuntimeException e) {
+            log.debug("consumer {}#{}: no incoming-byte-total ({})", tp, index, e.toString());
+        }
+    }
+
+    /** The resource that counts a consumer's received bytes when the reader ends, however it ends. */
+    private interface FetchedBytes extends AutoCloseable {
+        @Override
+        void close();
     }
 
     /** Stops reading: sets the closed flag and wakes the consumer. Idempotent; callable from any thread. */
