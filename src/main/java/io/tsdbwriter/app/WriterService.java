@@ -377,8 +377,7 @@ public final class WriterService {
         if (cfg.output() == Output.REMOTE_WRITE) {
             return RemoteWriteEncoder.factory(plan);
         }
-        ImportLineEncoder lines = new ImportLineEncoder(plan);
-        return () -> new ImportSampleEncoder(lines);
+        return () -> new ImportSampleEncoder(new ImportLineEncoder(plan)); // one per thread: it keeps the last timestamps' text
     }
 
     /**

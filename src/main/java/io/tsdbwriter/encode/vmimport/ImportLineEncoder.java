@@ -19,7 +19,8 @@ import java.nio.charset.StandardCharsets;
  * VictoriaMetrics answers 204 even for a line it skips, so this encoder only emits well-formed lines: labels come
  * from {@link io.tsdbwriter.decode.json.PointDecoder}-validated names, values are finite, strings are JSON-escaped.
  *
- * <p>Immutable and thread-safe.
+ * <p>Not thread-safe: one per encoding thread. It keeps the text of the last line's M timestamps, which every series
+ * of one scrape (the same source timestamp) writes again as a copy instead of M formatted numbers.
  */
 public final class ImportLineEncoder {
 
@@ -144,9 +145,18 @@ public final class ImportLineEncoder {
             out.put(valueText, 0, valueLength);
         }
         out.put(VALUES_END_TIMESTAMPS_START);
-        out.putLongs(timestampMs, offs);
+        if (timestampMs != timestampsOf) { // the series of one scrape share their timestamp: its M-timestamp text too
+            timestampsText.reset();
+            timestampsText.putLongs(timestampMs, offs);
+            timestampsOf = timestampMs;
+        }
+        out.put(timestampsText.array(), 0, timestampsText.length());
         out.put(LINE_END);
     }
+
+    /** The text of the M timestamps of the line last written ({@link ByteBuf#putLongs}), and its source timestamp. */
+    private final ByteBuf timestampsText = new ByteBuf(256);
+    private long timestampsOf = Long.MIN_VALUE;
 
     /**
      * The value as a JSON number in ASCII: integral values within ±2^53 without a fraction, others in Java's

@@ -59,6 +59,21 @@ class ImportLineEncoderTest {
     }
 
     @Test
+    void linesOfOneTimestampShareItsTextAndANewTimestampIsWrittenAfresh() {
+        SeriesLines a = prepare(m3n2, "a", "instanceNo", "h");
+        SeriesLines b = prepare(m3n2, "b", "instanceNo", "h");
+
+        String first = encode(m3n2, a, T, 1) + encode(m3n2, b, T, 2);
+        String later = encode(m3n2, a, T + 60_000, 3);
+        String again = encode(m3n2, b, T, 4);
+
+        assertThat(first).contains("\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n{\"metric\":{\"__name__\":\"b\"");
+        assertThat(first.split("1795300800000,1795300820000,1795300840000", -1)).hasSize(5); // 2 series x N=2 lines
+        assertThat(later).contains("\"timestamps\":[1795300860000,1795300880000,1795300900000]}").doesNotContain("1795300800000");
+        assertThat(again).contains("\"timestamps\":[1795300800000,1795300820000,1795300840000]}");
+    }
+
+    @Test
     void encodePointReturnsMTimesNSamples() {
         SeriesLines lines = prepare(m3n2, "m", "instanceNo", "h");
 
