@@ -40,7 +40,8 @@ record RunExit(int code, String reason) {
             return new RunExit(ExitCodes.FAULT, deadLetters.stuckRecords() + " record(s) could not be dead-lettered to "
                     + deadLetters.topic() + "; nothing past them is committed");
         }
-        if (m.hasEnd() && !m.reachedEnd()) {
+        boolean signalAfterLastCommit = signalAfterLastCommit(m, signalled, cfg.replay().replay());
+        if (m.hasEnd() && !m.reachedEnd() && !signalAfterLastCommit) {
             if (signalled) {
                 Map<TopicPartition, Shortfall> s = m.shortfall();
                 return new RunExit(ExitCodes.STOPPED, "stopped by a signal before the end"
@@ -62,7 +63,22 @@ record RunExit(int code, String reason) {
         if (cfg.replay().replay() && m.hasEnd()) {
             return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --duration over)"));
         }
-        return new RunExit(ExitCodes.OK, m.hasEnd() ? "done: the group committed every recorded end" : "stopped");
+        return new RunExit(ExitCodes.OK, m.hasEnd() ? "done: the group committed every recorded end"
+                + (signalAfterLastCommit ? " (the signal came while the last writes drained)" : "") : "stopped");
+    }
+
+    /**
+     * A {@code --stop-at-end} job signalled while its last writes drained, whose drain then committed every recorded end:
+     * the group's offsets, read back from Kafka at exit, leave no partition short. That is a finished job, not a stopped
+     * one (it exited 4 with "0 partition(s) short" before). Not for a replay: its shortfall covers the pass being
+     * written only, and later passes may remain.
+     */
+    static boolean signalAfterLastCommit(Intake m, boolean signalled, boolean replay) {
+        if (!signalled || replay || !m.hasEnd() || m.reachedEnd()) {
+            return false;
+        }
+        Map<TopicPartition, Shortfall> s = m.shortfall();
+        return s != null && s.isEmpty();
     }
 
     /** With {@code --stop-at-end} stopped early: the partitions left short, for the summary; null when not known. */
