@@ -183,6 +183,8 @@ class DashboardIT {
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false); // in order, one request in flight, every send checked: Scenario.produce says why
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         int sliceSize = (points.size() + SLICES - 1) / SLICES;
@@ -202,10 +204,14 @@ class DashboardIT {
                             + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}")
                             .getBytes(StandardCharsets.UTF_8));
                 }
+                List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
                 for (byte[] v : values) {
-                    producer.send(new ProducerRecord<>(topic, record++ % PARTITIONS, null, v));
+                    sent.add(producer.send(new ProducerRecord<>(topic, record++ % PARTITIONS, null, v)));
                 }
                 producer.flush();
+                for (var f : sent) {
+                    f.get(); // throws when Kafka did not take the record
+                }
                 next += SLICE_PERIOD.toNanos();
                 long sleep = next - System.nanoTime();
                 if (sleep > 0) {

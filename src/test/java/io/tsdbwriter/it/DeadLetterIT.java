@@ -23,12 +23,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -139,29 +136,13 @@ class DeadLetterIT {
         return new Input(topic, "g-" + topic, values, bad);
     }
 
-    /** Record i to partition i % 3, in order; a producer whose max.request.size lets the 2 MB record through. */
+    /** Record i to partition i % 3, in order, every send checked (Scenario.produce; its max.request.size lets the 2 MB record through). */
     private static void produce(String topic, List<byte[]> values) {
-        Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 * 1024 * 1024);
-        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            for (int i = 0; i < values.size(); i++) {
-                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, null, values.get(i)), (md, ex) -> {
-                    if (ex != null) {
-                        throw new IllegalStateException(ex);
-                    }
-                });
-            }
-            producer.flush();
+        List<ProducerRecord<byte[], byte[]>> records = new java.util.ArrayList<>(values.size());
+        for (int i = 0; i < values.size(); i++) {
+            records.add(new ProducerRecord<>(topic, i % PARTITIONS, null, values.get(i)));
         }
+        Scenario.produce(stack.bootstrapServers(), records);
     }
 
     private WriterProcess writer(Input in, String name, String dlq, List<String> jvmArgs, String... more) {

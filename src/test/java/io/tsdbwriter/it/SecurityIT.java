@@ -25,7 +25,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -39,12 +38,9 @@ import okhttp3.Response;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -136,15 +132,9 @@ class SecurityIT {
         produceValues(topic, values);
     }
 
+    /** In order, every send checked, not idempotent (Scenario.produce: why). */
     private static void produceValues(String topic, List<byte[]> values) {
-        Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-            values.forEach(v -> producer.send(new ProducerRecord<>(topic, v)));
-            producer.flush();
-        }
+        Scenario.produce(kafka.bootstrapServers(), values.stream().map(v -> new ProducerRecord<byte[], byte[]>(topic, v)).toList());
     }
 
     private static OkHttpClient client(HttpAuthConfig auth, String... urls) {
