@@ -9,14 +9,8 @@ import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The hot path of one SegmentConsumer: decode a record's points, look up (or build once) each series' line
@@ -28,8 +22,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte[]>, AckTracker.Pending>, SegmentConsumer.Sink {
 
-    private static final Logger log = LoggerFactory.getLogger(RecordProcessor.class);
-
     private final PointAmplifier amplifier;
     private final int batchSamples;
     private final BatchWriter writer;
@@ -39,10 +31,12 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     private final Runnable onAck;
     private final DeadLetterQueue deadLetters;
     private final long samplesPerPoint;
+    private final RefusedSamples<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> refused;
     /** {@code --rate}, or null. */
     private final SampleRate rate;
     private long seriesPrepared;
-    private static final long RATE_LINGER_NANOS = 100_000_000L;
+    /** With {@code --rate}, how long an open batch waits for more samples before it is flushed anyway. */
+    static final long RATE_LINGER_NANOS = 100_000_000L;
     private WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
     private long openedAtNanos;
     private int initialBatchBytes = 64 * 1024;
@@ -67,6 +61,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
         this.onAck = onAck;
         this.deadLetters = deadLetters;
         this.samplesPerPoint = amplifier.samplesPerPoint();
+        this.refused = new RefusedSamples<>(meters, deadLetters, r -> r, this::ack, "offsets stay uncommitted");
     }
 
     /** Decodes and amplifies one record; may block handing a full batch to the writer. */
@@ -138,55 +133,12 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     @Override
     public void rejected(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch,
                          List<Rejection<ConsumerRecord<byte[], byte[]>>> rejections) {
-        int samples = 0;
-        Map<ConsumerRecord<byte[], byte[]>, Rejection<ConsumerRecord<byte[], byte[]>>> records = new IdentityHashMap<>();
-        for (Rejection<ConsumerRecord<byte[], byte[]>> r : rejections) {
-            samples += r.samples();
-            records.putIfAbsent(r.source(), r);
-        }
-        Rejection<ConsumerRecord<byte[], byte[]>> first = rejections.get(0);
-        if (deadLetters == null) {
-            meters.samplesFailed(first.outcome().status() + " " + first.outcome().detail(), samples);
-            log.error("VictoriaMetrics refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as failed",
-                    samples, records.size(), first.outcome().status(), first.outcome().detail());
-            ack(batch);
-            return;
-        }
-        meters.samplesDeadLettered.increment(samples);
-        log.warn("VictoriaMetrics refused {} samples of {} record(s) ({} {}); dead-lettering them", samples, records.size(),
-                first.outcome().status(), first.outcome().detail());
-        deadLetterAll(batch, records.keySet(), "vm_rejected", first.outcome().status() + " " + first.outcome().detail());
+        refused.rejected(batch, rejections);
     }
 
     @Override
     public void gaveUp(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, WriteOutcome outcome) {
-        if (deadLetters == null) {
-            // cannot happen (config requires a dead-letter topic for this policy); never ack what was not stored
-            log.error("write of {} samples gave up ({} {}) without a dead-letter topic; offsets stay uncommitted",
-                    batch.samples(), outcome.statusTag(), outcome.detail());
-            return;
-        }
-        Map<ConsumerRecord<byte[], byte[]>, Boolean> records = new IdentityHashMap<>();
-        for (int i = 0; i < batch.points(); i++) {
-            records.put(batch.source(i), Boolean.TRUE);
-        }
-        meters.samplesDeadLettered.increment(batch.samples());
-        log.warn("write of {} samples failed after retries ({} {}); dead-lettering {} record(s)", batch.samples(),
-                outcome.statusTag(), outcome.detail(), records.size());
-        deadLetterAll(batch, records.keySet(), "write_failed", outcome.statusTag() + " " + outcome.detail());
-    }
-
-    /** Dead-letters every record, then acks the batch once all are stored. */
-    private void deadLetterAll(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch,
-                               Set<ConsumerRecord<byte[], byte[]>> records, String reason, String error) {
-        AtomicInteger left = new AtomicInteger(records.size());
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            deadLetters.send(r, reason, error, () -> {
-                if (left.decrementAndGet() == 0) {
-                    ack(batch);
-                }
-            });
-        }
+        refused.gaveUp(batch, outcome);
     }
 
     @Override

@@ -9,15 +9,11 @@ import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The hot path of one share consumer (KIP-932): decode a delivered record, amplify its points into the open batch, hand
@@ -30,8 +26,6 @@ import org.slf4j.LoggerFactory;
  * writer threads and only touch a {@link Delivery}'s atomic count.
  */
 final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.Delivery, Void> {
-
-    private static final Logger log = LoggerFactory.getLogger(ShareRecordProcessor.class);
 
     /**
      * One delivered record until it is acknowledged: a count of what still holds it (its processing, each batch with
@@ -72,6 +66,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     }
 
     private final PartitionWorkers.Settings settings;
+    private final RefusedSamples<Delivery, Void> refused;
     private final Map<String, PointAmplifier> amplifiers = new HashMap<>();
     private WriteBatch<Delivery, Void> open;
     private Delivery lastInOpen;
@@ -81,6 +76,8 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
     ShareRecordProcessor(PartitionWorkers.Settings settings) {
         this.settings = settings;
+        this.refused = new RefusedSamples<>(settings.meters(), settings.deadLetters(), d -> d.record,
+                ShareRecordProcessor::releaseAll, "its records stay unacknowledged");
     }
 
     private PointAmplifier amplifier(String topic) {
@@ -158,57 +155,17 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
     @Override
     public void rejected(WriteBatch<Delivery, Void> batch, List<Rejection<Delivery>> rejections) {
-        WriterMeters meters = settings.meters();
-        int samples = 0;
-        Map<Delivery, Boolean> refused = new IdentityHashMap<>();
-        for (Rejection<Delivery> r : rejections) {
-            samples += r.samples();
-            refused.put(r.source(), Boolean.TRUE);
-        }
-        Rejection<Delivery> first = rejections.get(0);
-        String why = first.outcome().status() + " " + first.outcome().detail();
-        if (settings.deadLetters() == null) {
-            meters.samplesFailed(why, samples);
-            log.error("the receiver refused {} samples of {} record(s) ({}); no --dead-letter-topic: counted as failed", samples, refused.size(), why);
-            releaseAll(batch);
-            return;
-        }
-        meters.samplesDeadLettered.increment(samples);
-        log.warn("the receiver refused {} samples of {} record(s) ({}); dead-lettering them", samples, refused.size(), why);
-        deadLetterThenRelease(batch, refused.keySet(), "vm_rejected", why);
+        refused.rejected(batch, rejections);
     }
 
     @Override
     public void gaveUp(WriteBatch<Delivery, Void> batch, WriteOutcome outcome) {
-        if (settings.deadLetters() == null) {
-            log.error("write of {} samples gave up ({} {}) without a dead-letter topic; its records stay unacknowledged",
-                    batch.samples(), outcome.statusTag(), outcome.detail());
-            return;
-        }
-        Map<Delivery, Boolean> records = new IdentityHashMap<>();
-        for (int i = 0; i < batch.points(); i++) {
-            records.put(batch.source(i), Boolean.TRUE);
-        }
-        settings.meters().samplesDeadLettered.increment(batch.samples());
-        log.warn("write of {} samples failed after retries ({} {}); dead-lettering {} record(s)", batch.samples(),
-                outcome.statusTag(), outcome.detail(), records.size());
-        deadLetterThenRelease(batch, records.keySet(), "write_failed", outcome.statusTag() + " " + outcome.detail());
+        refused.gaveUp(batch, outcome);
     }
 
     @Override
     public void abandoned(WriteBatch<Delivery, Void> batch) {
         // never written: its records stay held, are released when the consumer closes and delivered again
-    }
-
-    private void deadLetterThenRelease(WriteBatch<Delivery, Void> batch, Set<Delivery> records, String reason, String error) {
-        AtomicInteger left = new AtomicInteger(records.size());
-        for (Delivery d : records) {
-            settings.deadLetters().send(d.record, reason, error, () -> {
-                if (left.decrementAndGet() == 0) {
-                    releaseAll(batch);
-                }
-            });
-        }
     }
 
     /** Releases each record of the batch once (a record's points are contiguous in a batch). */

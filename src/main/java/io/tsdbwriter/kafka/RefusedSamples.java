@@ -1,0 +1,106 @@
+package io.tsdbwriter.kafka;
+
+import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.write.WriteBatch;
+import io.tsdbwriter.write.WriteListener.Rejection;
+import io.tsdbwriter.write.WriteOutcome;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a refused or given-up write means for the records behind its samples (DESIGN §6), the same for a segment's
+ * records ({@link RecordProcessor}) and a share group's deliveries ({@link ShareRecordProcessor}): refused samples are
+ * dead-lettered with their whole records, or counted failed without a dead-letter topic; a write given up after its
+ * retries is dead-lettered whole. The batch is {@code done} once every record it dead-letters is stored (or at once when
+ * counted), never before.
+ *
+ * <p>Thread-safe: called on writer threads; the dead-letter callbacks count down an atomic.
+ *
+ * @param <S> the source of a batch's points (a record, or a delivery holding one)
+ * @param <O> the batch's origin
+ */
+final class RefusedSamples<S, O> {
+
+    private static final Logger log = LoggerFactory.getLogger(RefusedSamples.class);
+
+    private final WriterMeters meters;
+    private final DeadLetterQueue deadLetters;
+    private final Function<S, ConsumerRecord<byte[], byte[]>> record;
+    private final Consumer<WriteBatch<S, O>> done;
+    private final String heldWithoutDeadLetters;
+
+    /**
+     * @param deadLetters            {@code --dead-letter-topic}, or null
+     * @param record                 the Kafka record of a source
+     * @param done                   what a batch's end is for its records (acknowledge, release)
+     * @param heldWithoutDeadLetters what happens to a given-up batch's records without a dead-letter topic (for the log)
+     */
+    RefusedSamples(WriterMeters meters, DeadLetterQueue deadLetters, Function<S, ConsumerRecord<byte[], byte[]>> record,
+                   Consumer<WriteBatch<S, O>> done, String heldWithoutDeadLetters) {
+        this.meters = meters;
+        this.deadLetters = deadLetters;
+        this.record = record;
+        this.done = done;
+        this.heldWithoutDeadLetters = heldWithoutDeadLetters;
+    }
+
+    /** The receiver refused some samples of the batch: dead-letter their records, or count them failed. */
+    void rejected(WriteBatch<S, O> batch, List<Rejection<S>> rejections) {
+        int samples = 0;
+        Map<S, Boolean> sources = new IdentityHashMap<>();
+        for (Rejection<S> r : rejections) {
+            samples += r.samples();
+            sources.put(r.source(), Boolean.TRUE);
+        }
+        Rejection<S> first = rejections.get(0);
+        if (deadLetters == null) {
+            meters.samplesFailed(first.outcome().status() + " " + first.outcome().detail(), samples);
+            log.error("VictoriaMetrics refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as failed",
+                    samples, sources.size(), first.outcome().status(), first.outcome().detail());
+            done.accept(batch);
+            return;
+        }
+        meters.samplesDeadLettered.increment(samples);
+        log.warn("VictoriaMetrics refused {} samples of {} record(s) ({} {}); dead-lettering them", samples, sources.size(),
+                first.outcome().status(), first.outcome().detail());
+        deadLetterThenDone(batch, sources.keySet(), "vm_rejected", first.outcome().status() + " " + first.outcome().detail());
+    }
+
+    /** The write failed after its retries (policy dead-letter): dead-letter every record of the batch. */
+    void gaveUp(WriteBatch<S, O> batch, WriteOutcome outcome) {
+        if (deadLetters == null) {
+            // cannot happen (the configuration requires a dead-letter topic for this policy); never end what was not stored
+            log.error("write of {} samples gave up ({} {}) without a dead-letter topic; {}",
+                    batch.samples(), outcome.statusTag(), outcome.detail(), heldWithoutDeadLetters);
+            return;
+        }
+        Map<S, Boolean> sources = new IdentityHashMap<>();
+        for (int i = 0; i < batch.points(); i++) {
+            sources.put(batch.source(i), Boolean.TRUE);
+        }
+        meters.samplesDeadLettered.increment(batch.samples());
+        log.warn("write of {} samples failed after retries ({} {}); dead-lettering {} record(s)", batch.samples(),
+                outcome.statusTag(), outcome.detail(), sources.size());
+        deadLetterThenDone(batch, sources.keySet(), "write_failed", outcome.statusTag() + " " + outcome.detail());
+    }
+
+    /** Dead-letters every source's record, then ends the batch once all are stored. */
+    private void deadLetterThenDone(WriteBatch<S, O> batch, Set<S> sources, String reason, String error) {
+        AtomicInteger left = new AtomicInteger(sources.size());
+        for (S s : sources) {
+            deadLetters.send(record.apply(s), reason, error, () -> {
+                if (left.decrementAndGet() == 0) {
+                    done.accept(batch);
+                }
+            });
+        }
+    }
+}
