@@ -74,17 +74,26 @@ public final class PartitionWorkers {
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
-            PointAmplifier amplifier = new PointAmplifier(RecordDecoders.create(s.input().formatOf(tp.topic()), s.maxRecordBytes(),
-                    s.input().influxPrecision(), s.input().timestampWindow().shifted(timeline.shiftMs())), s.encoders().newEncoder(), s.seriesCache());
-            if (timeline != Timeline.NONE || s.churnInterval() != null) {
-                amplifier.timeline(timeline.shiftMs(), s.churnInterval() == null ? 0 : s.churnInterval().toMillis(), timeline.churnOriginMs(), timeline.churnKeepMs());
-            }
+            PointAmplifier amplifier = amplifier(s, tp.topic(), timeline);
             amplifiers.add(amplifier);
             RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), onAck, s.deadLetters(), s.rate());
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitCommitted));
         }
+    }
+
+    /**
+     * A reader's amplifier for a topic: its input format's decoder (timestamp window shifted with the timeline), the
+     * run's encoder, the shared series cache, and the timeline's shift and {@code --churn-interval} generations.
+     */
+    static PointAmplifier amplifier(Settings s, String topic, Timeline timeline) {
+        PointAmplifier amplifier = new PointAmplifier(RecordDecoders.create(s.input().formatOf(topic), s.maxRecordBytes(),
+                s.input().influxPrecision(), s.input().timestampWindow().shifted(timeline.shiftMs())), s.encoders().newEncoder(), s.seriesCache());
+        if (timeline != Timeline.NONE || s.churnInterval() != null) {
+            amplifier.timeline(timeline.shiftMs(), s.churnInterval() == null ? 0 : s.churnInterval().toMillis(), timeline.churnOriginMs(), timeline.churnKeepMs());
+        }
+        return amplifier;
     }
 
     void start() {

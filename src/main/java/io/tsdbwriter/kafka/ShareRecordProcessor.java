@@ -3,7 +3,6 @@ package io.tsdbwriter.kafka;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.pipeline.RecordDecoders;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
@@ -81,9 +80,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     }
 
     private PointAmplifier amplifier(String topic) {
-        return amplifiers.computeIfAbsent(topic, t -> new PointAmplifier(RecordDecoders.create(settings.input().formatOf(t),
-                settings.maxRecordBytes(), settings.input().influxPrecision(), settings.input().timestampWindow()),
-                settings.encoders().newEncoder(), settings.seriesCache()));
+        return amplifiers.computeIfAbsent(topic, t -> PartitionWorkers.amplifier(settings, t, PartitionWorkers.Timeline.NONE));
     }
 
     /** Decodes and amplifies one delivered record; may block handing a full batch to the writer. */
@@ -108,6 +105,12 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         int n = amplifier.pointCount();
         meters.pointsDecoded.increment(n);
         meters.samplesExpected.increment(n * amplifier.samplesPerPoint());
+        if (settings.rate() != null && n > 0) {
+            if (openBatchAgeNanos() > RecordProcessor.RATE_LINGER_NANOS) {
+                flush(); // at a low rate a batch fills slowly: what is open goes out after the linger (RecordProcessor)
+            }
+            settings.rate().acquire(n * amplifier.samplesPerPoint());
+        }
         for (int p = 0; p < n; p++) {
             if (open == null) {
                 open = new WriteBatch<>(initialBatchBytes);
