@@ -6,8 +6,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * The producer settings of everything that writes point records into Kafka ({@code produce}, the bench's and the
- * capacity search's feeders): acks=all with idempotence, 20 ms linger, 256 KiB batches, lz4, on top of the shared
- * client settings (security, config providers). Stateless.
+ * capacity search's feeders): acks=all with idempotence, and — unless the shared client settings
+ * ({@code --kafka-property}, {@code --kafka-config}) name them — 20 ms linger, 256 KiB batches and lz4, on top of
+ * those shared settings (security, config providers). Stateless.
  */
 public final class ProducerSettings {
 
@@ -24,9 +25,11 @@ public final class ProducerSettings {
         Properties p = kafka.clientPropertiesAsProperties();
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        // the operator's batch shape wins: e.g. Kafka's own 16 KiB batches to see what segment readers fetch twice
+        // at P > 1 (a batch across a segment boundary is fetched by both readers; docs/benchmarks.md section 12c)
+        p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+        p.putIfAbsent(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "tsdb-writer-produce");
         return p;
     }
