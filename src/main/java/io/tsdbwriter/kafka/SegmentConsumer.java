@@ -40,8 +40,16 @@ final class SegmentConsumer implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(SegmentConsumer.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** At P &gt; 1, a fetch is at most this fraction of a segment's bytes (fetchBytesFor). */
-    static final int FETCHES_PER_SEGMENT = 40;
+    /**
+     * At P &gt; 1, a fetch is this fraction of a segment's bytes on the wire (fetchBytesFor). What a reader fetches twice
+     * is, per segment, the tail of every response (the broker cuts a response at the fetch size, mid-batch, and the
+     * cut batch comes again with the next fetch: half a batch per fetch), the response in flight and the part of the
+     * last one past the segment's end (about a fetch and a half), and the batch across each boundary: small fetches
+     * cut more batches, large ones overrun more. Measured on the bench's points (2 M, P=3, docs/benchmarks.md §12c):
+     * 24 fetches per segment cost the least with Kafka's 16 KiB producer batches (1.19× the topic; 40: 1.30×) and
+     * as little as any with 256 KiB ones (1.31×).
+     */
+    static final int FETCHES_PER_SEGMENT = 24;
     /** The smallest fitted fetch per partition (bytes): a fetch request per 16 KiB is still cheap. */
     static final int MIN_FETCH_BYTES = 16 * 1024;
     /** The largest (and P = 1's) fetch per partition, bytes ({@code readerProps}). */
@@ -301,37 +309,56 @@ final class SegmentConsumer implements Runnable {
      * reader seeks from the end of its segment to the start of its next one, P segments on, and whatever its consumer
      * fetched past the end is discarded: with a fetch larger than a segment (4 MiB against 1.3 MB for 50,000 records of
      * 25 compressed bytes) every reader fetched nearly the whole partition — P times the topic (issue 26; bench: 3.14 ×
-     * at P=3). The first segment is read with {@value #FIRST_SEGMENT_FETCH_BYTES}-byte fetches; from its compressed
-     * bytes per record (the consumer's {@code bytes-consumed-total} ÷ {@code records-consumed-total}) the fetch becomes
-     * 1/{@value #FETCHES_PER_SEGMENT} of a segment's bytes, {@value #MIN_FETCH_BYTES} to {@value #MAX_FETCH_BYTES}
-     * bytes, so that what a seek discards is a few percent of what is read.
+     * at P=3). The first segment is read with {@value #FIRST_SEGMENT_FETCH_BYTES}-byte fetches; from the bytes its
+     * consumer received per record read (see {@link #fittedFetchBytes}) the fetch becomes 1/{@value #FETCHES_PER_SEGMENT}
+     * of a segment's bytes on the wire, so that what a seek discards is a few percent of what is read.
      * Not applied when {@code max.partition.fetch.bytes} is the operator's ({@code --consumer-property}) or P = 1 (one
      * reader reads on without a seek).
      */
     private int fetchBytesFor(Consumer<byte[], byte[]> c, int current) {
-        double bytes = Double.NaN;
+        double received = Double.NaN;
         double records = Double.NaN;
         for (var e : c.metrics().entrySet()) {
             var name = e.getKey();
-            if (name.group().equals("consumer-fetch-manager-metrics") && name.tags().get("topic") == null
-                    && e.getValue().metricValue() instanceof Double d) {
-                if (name.name().equals("bytes-consumed-total")) {
-                    bytes = d;
-                } else if (name.name().equals("records-consumed-total")) {
-                    records = d;
-                }
+            if (!(e.getValue().metricValue() instanceof Double d)) {
+                continue;
+            }
+            if (name.group().equals("consumer-metrics") && name.name().equals("incoming-byte-total")) {
+                received = d;
+            } else if (name.group().equals("consumer-fetch-manager-metrics") && name.tags().get("topic") == null
+                    && name.name().equals("records-consumed-total")) {
+                records = d;
             }
         }
-        if (!(records > 0) || !(bytes > 0)) {
+        int fitted = fittedFetchBytes(plan.segmentSize(), received, records, current);
+        if (fitted > 0) {
+            log.debug("{}#{}: {} bytes received per record read, {} bytes per segment: fetching {} bytes per request instead of {}",
+                    tp, index, String.format(java.util.Locale.ROOT, "%.1f", received / records),
+                    (long) (plan.segmentSize() * (received / records)), fitted, current);
+        }
+        return fitted;
+    }
+
+    /**
+     * The fetch per partition for segments of {@code segmentSize} records, from what a consumer received over the
+     * network ({@code incoming-byte-total}: record batches as the broker stores them, compressed, plus the little
+     * metadata besides) per record it returned ({@code records-consumed-total}): 1/{@value #FETCHES_PER_SEGMENT} of a
+     * segment's bytes, {@value #MIN_FETCH_BYTES} to {@value #MAX_FETCH_BYTES}; 0 (keep {@code current}) when the counts
+     * say nothing or the fit is within a third of {@code current}. Not the consumer's {@code bytes-consumed-total}:
+     * Kafka counts the records' uncompressed sizes there (164.8 bytes per record against 25 on the wire for the bench's
+     * lz4 points), which made the fetch 6.6× a fortieth of a segment and kept the readers fetching 1.28–1.41× the topic
+     * at P = 3 and 6 (issue 26). The bytes received include the first segment's last fetch past its end, so the
+     * figure errs high and the fetch small.
+     */
+    static int fittedFetchBytes(long segmentSize, double receivedBytes, double records, int current) {
+        if (!(records > 0) || !(receivedBytes > 0)) {
             return 0;
         }
-        long segmentBytes = (long) (plan.segmentSize() * (bytes / records));
+        long segmentBytes = (long) (segmentSize * (receivedBytes / records));
         int fitted = (int) Math.max(MIN_FETCH_BYTES, Math.min(MAX_FETCH_BYTES, segmentBytes / FETCHES_PER_SEGMENT));
         if (fitted * 4L >= current * 3L && fitted * 3L <= current * 4L) {
             return 0; // within a third of it: keep the consumer
         }
-        log.debug("{}#{}: {} compressed bytes per record, {} bytes per segment: fetching {} bytes per request instead of {}",
-                tp, index, String.format(java.util.Locale.ROOT, "%.1f", bytes / records), segmentBytes, fitted, current);
         return fitted;
     }
 
