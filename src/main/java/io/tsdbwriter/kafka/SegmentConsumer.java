@@ -87,6 +87,10 @@ final class SegmentConsumer implements Runnable {
 
         /** Age of the open batch in nanoseconds (0 when none). */
         long openBatchAgeNanos();
+
+        /** Adds what was processed since the last call to the meters (counted per poll, not per record). */
+        default void publishCounts() {
+        }
     }
 
     SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
@@ -206,6 +210,7 @@ final class SegmentConsumer implements Runnable {
             log.error("segment consumer {}#{} failed; its unacked offsets stay uncommitted", tp, index);
             throw e;
         } finally {
+            processor.publishCounts();
             finished = true;
         }
     }
@@ -259,6 +264,7 @@ final class SegmentConsumer implements Runnable {
                 }
                 processor.process(r);
             }
+            processor.publishCounts();
             long position = c.position(tp);
             if (passedEnd || plan.isRead(k, position, stopOffset)) {
                 processor.flush();
