@@ -39,6 +39,27 @@ public final class ByteBuf {
         }
     }
 
+    /**
+     * Makes room for {@code extra} more bytes and returns the backing array, to be written from {@link #length()} on
+     * and then committed with {@link #advance}: one capacity check for a run of small writes (a line's M values).
+     */
+    public byte[] reserve(int extra) {
+        ensure(extra);
+        return bytes;
+    }
+
+    /**
+     * Counts {@code n} bytes written into the array {@link #reserve} returned as appended.
+     *
+     * @throws IndexOutOfBoundsException when they would pass the array's end
+     */
+    public void advance(int n) {
+        if (n < 0 || length + n > bytes.length) {
+            throw new IndexOutOfBoundsException("advance " + n + " at " + length + " of " + bytes.length);
+        }
+        length += n;
+    }
+
     /** Appends one byte. */
     public ByteBuf put(byte b) {
         ensure(1);

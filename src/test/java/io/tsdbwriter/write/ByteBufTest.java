@@ -152,4 +152,19 @@ class ByteBufTest {
             assertThat(putLongs(base, m12)).isEqualTo(joined(base, m12));
         }
     }
+    @Test
+    void reserveGrowsOnceAndAdvanceCommitsWhatWasWritten() {
+        ByteBuf b = new ByteBuf(16).put("ab".getBytes(StandardCharsets.US_ASCII));
+        byte[] a = b.reserve(40);
+        assertThat(a.length).isGreaterThanOrEqualTo(42);
+        for (int i = 0; i < 40; i++) {
+            a[b.length() + i] = (byte) ('0' + i % 10);
+        }
+        b.advance(40);
+        assertThat(text(b)).isEqualTo("ab" + "0123456789".repeat(4));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.advance(b.array().length))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.advance(-1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThat(b.length()).isEqualTo(42);
+    }
 }

@@ -138,20 +138,31 @@ public final class ImportLineEncoder {
     private void writeSamples(long timestampMs, byte[] valueText, int valueLength, ByteBuf out) {
         long[] offs = offsets;
         int m = offs.length;
-        for (int i = 0; i < m; i++) {
-            if (i > 0) {
-                out.put((byte) ',');
-            }
-            out.put(valueText, 0, valueLength);
-        }
-        out.put(VALUES_END_TIMESTAMPS_START);
         if (timestampMs != timestampsOf) { // the series of one scrape share their timestamp: its M-timestamp text too
             timestampsText.reset();
             timestampsText.putLongs(timestampMs, offs);
             timestampsOf = timestampMs;
         }
-        out.put(timestampsText.array(), 0, timestampsText.length());
-        out.put(LINE_END);
+        int timestampsLength = timestampsText.length();
+        // the rest of the line with one capacity check (a put per value and comma was 5 % of M=12's CPU samples)
+        byte[] a = out.reserve(m * (valueLength + 1) + VALUES_END_TIMESTAMPS_START.length + timestampsLength + LINE_END.length);
+        int w = out.length();
+        for (int i = 0; i < m; i++) {
+            if (i > 0) {
+                a[w++] = ',';
+            }
+            for (int j = 0; j < valueLength; j++) { // a value is a few bytes: a loop beats arraycopy's call
+                a[w + j] = valueText[j];
+            }
+            w += valueLength;
+        }
+        System.arraycopy(VALUES_END_TIMESTAMPS_START, 0, a, w, VALUES_END_TIMESTAMPS_START.length);
+        w += VALUES_END_TIMESTAMPS_START.length;
+        System.arraycopy(timestampsText.array(), 0, a, w, timestampsLength);
+        w += timestampsLength;
+        System.arraycopy(LINE_END, 0, a, w, LINE_END.length);
+        w += LINE_END.length;
+        out.advance(w - out.length());
     }
 
     /** The text of the M timestamps of the line last written ({@link ByteBuf#putLongs}), and its source timestamp. */
