@@ -352,8 +352,7 @@ final class SegmentConsumer implements Runnable {
      * segment's bytes, {@value #MIN_FETCH_BYTES} to {@value #MAX_FETCH_BYTES}; 0 (keep {@code current}) when the counts
      * say nothing or the fit is within a third of {@code current}. Not the consumer's {@code bytes-consumed-total}:
      * Kafka counts the records' uncompressed sizes there (164.8 bytes per record against 25 on the wire for the bench's
-     * lz4 points), which made the fetch 6.6× a fortieth of a segment and kept the readers fetching 1.28–1.41× the topic
-     * at P = 3 and 6 (issue 26). The bytes received include the first segment's last fetch past its end, so the
+     * lz4 points), which made the fetch ~6.5× the size meant (issue 26). The bytes received include the first segment's last fetch past its end, so the
      * figure errs high and the fetch small.
      */
     static int fittedFetchBytes(long segmentSize, double receivedBytes, double records, int current) {
