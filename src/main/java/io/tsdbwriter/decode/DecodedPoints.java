@@ -9,6 +9,9 @@ import java.util.Arrays;
  * per point. Metric names, label names and label values are UTF-8 byte ranges of the arena (already unescaped);
  * labels of point {@code p} are the indices {@code [labelStart(p), labelEnd(p))}, sorted by name and free of
  * duplicates after {@link io.tsdbwriter.decode.json.PointDecoder#decode}; {@code productKey} is already one of them when present.
+ * A decoder may leave a point's labels in the record's order ({@link #deferSort}): they are sorted the first time
+ * {@link #labelStart}, {@link #labelEnd} or {@link #seriesKey} is asked for them, and an encoder to which the order
+ * does not matter reads them as they are with {@link #labelStartAsRead} and {@link #labelEndAsRead}.
  *
  * <p>The hot path reads a point's canonical series identity with {@link #seriesKey(int)} (bytes, no
  * {@code String}); the {@code String} accessors allocate and are meant for a series seen for the first time and
@@ -25,6 +28,8 @@ public final class DecodedPoints {
     private double[] value = new double[4];
     private int[] labelStart = new int[4];
     private int[] labelEnd = new int[4];
+    /** Points whose labels are still in the record's order ({@link #deferSort}). */
+    private boolean[] sortPending = new boolean[4];
 
     private int[] nameOff = new int[32];
     private int[] nameLen = new int[32];
@@ -130,9 +135,11 @@ public final class DecodedPoints {
             value = Arrays.copyOf(value, n);
             labelStart = Arrays.copyOf(labelStart, n);
             labelEnd = Arrays.copyOf(labelEnd, n);
+            sortPending = Arrays.copyOf(sortPending, n);
         }
         int p = count++;
         metricLen[p] = 0;
+        sortPending[p] = false;
         labelStart[p] = labelCount;
         labelEnd[p] = labelCount;
         return p;
@@ -236,8 +243,25 @@ public final class DecodedPoints {
         addLabel(p, nOff, nLen, vOff, lastLength);
     }
 
+    /**
+     * Leaves point p's labels in the order they were added until something needs them sorted ({@link #labelStart},
+     * {@link #labelEnd}, {@link #seriesKey}, which then sort them as {@link #sortLabels} does). Only for labels without
+     * duplicate names: {@link #canonicalize} is the call for labels that may have some. The import encoder at N = 1
+     * writes them as read and never pays for the sort (12.5 % of the JSON hot path at M=1, docs/benchmarks.md §12d).
+     */
+    public void deferSort(int p) {
+        sortPending[p] = true;
+    }
+
+    private void ensureSorted(int p) {
+        if (sortPending[p]) {
+            sortLabels(p);
+        }
+    }
+
     /** Sorts point p's labels by name (stable, bytewise = by code point for the ASCII label names). */
     public void sortLabels(int p) {
+        sortPending[p] = false;
         int from = labelStart[p];
         int to = labelEnd[p];
         for (int i = from + 1; i < to; i++) {
@@ -339,13 +363,28 @@ public final class DecodedPoints {
         return value[p];
     }
 
-    /** Index of point p's first label. */
+    /** Index of point p's first label, the labels sorted by name. */
     public int labelStart(int p) {
+        ensureSorted(p);
         return labelStart[p];
     }
 
-    /** Index after point p's last label. */
+    /** Index after point p's last label, the labels sorted by name. */
     public int labelEnd(int p) {
+        ensureSorted(p);
+        return labelEnd[p];
+    }
+
+    /**
+     * Index of point p's first label, the labels in the order the decoder left them: the record's order after
+     * {@link #deferSort}, else sorted. For encoders to which the order does not matter.
+     */
+    public int labelStartAsRead(int p) {
+        return labelStart[p];
+    }
+
+    /** Index after point p's last label, in the order of {@link #labelStartAsRead}. */
+    public int labelEndAsRead(int p) {
         return labelEnd[p];
     }
 
@@ -367,6 +406,7 @@ public final class DecodedPoints {
      * @return the key's length in bytes
      */
     public int seriesKey(int p) {
+        ensureSorted(p);
         int need = 5 + metricLen[p];
         for (int i = labelStart[p]; i < labelEnd[p]; i++) {
             need += 10 + nameLen[i] + valueLen[i];

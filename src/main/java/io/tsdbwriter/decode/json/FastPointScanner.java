@@ -271,14 +271,29 @@ final class FastPointScanner {
         if (pkLen > 0) {
             int nameAt = out.copy(PRODUCT_KEY_LABEL, 0, PRODUCT_KEY_LABEL.length);
             int valueAt = out.copy(b, pkStart, pkLen);
-            out.addLabel(p, nameAt, PRODUCT_KEY_LABEL.length, valueAt, pkLen); // added last: wins over a dimension
-            out.canonicalize(p); // sorts (stable) and keeps the last of equal names
+            if (hasLabel(out, p, PRODUCT_KEY_LABEL)) {
+                out.addLabel(p, nameAt, PRODUCT_KEY_LABEL.length, valueAt, pkLen); // added last: wins over the dimension
+                out.canonicalize(p); // sorts (stable) and keeps the last of equal names
+            } else {
+                out.addLabel(p, nameAt, PRODUCT_KEY_LABEL.length, valueAt, pkLen);
+                out.deferSort(p); // no duplicate name: the dimensions have none either (dimensions() refuses them)
+            }
         } else {
-            out.sortLabels(p);
+            out.deferSort(p);
         }
         out.set(p, ts, v);
         pos = i;
         return true;
+    }
+
+    /** Whether point p already has a label named {@code name}. */
+    private static boolean hasLabel(DecodedPoints out, int p, byte[] name) {
+        for (int i = out.labelStartAsRead(p), e = out.labelEndAsRead(p); i < e; i++) {
+            if (out.nameLength(i) == name.length && out.compareName(i, name) == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // Longer than ~60 lines for the reason given at point().

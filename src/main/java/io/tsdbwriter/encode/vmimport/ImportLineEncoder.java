@@ -126,7 +126,8 @@ public final class ImportLineEncoder {
         out.put(METRIC_START);
         out.put(a, points.metricOffset(p), points.metricLength(p));
         out.put((byte) '"');
-        for (int i = points.labelStart(p); i < points.labelEnd(p); i++) {
+        // the labels as the record had them: VictoriaMetrics sorts a series' labels itself
+        for (int i = points.labelStartAsRead(p), end = points.labelEndAsRead(p); i < end; i++) {
             out.put((byte) ',').put((byte) '"').put(a, points.nameOffset(i), points.nameLength(i)).put(NAME_VALUE_SEPARATOR);
             out.put(a, points.valueOffset(i), points.valueLength(i)).put((byte) '"');
         }
