@@ -43,6 +43,8 @@ public final class BenchRunner {
     private final Settings s;
     private final PrintStream out;
     private final String runId = Long.toString(System.currentTimeMillis() / 1000, 36);
+    /** Bytes of the backlog topic's log, once it is loaded; 0 when unknown (then no fetched ÷ topic figure). */
+    private long topicBytes;
 
     public BenchRunner(Settings settings, PrintStream out) {
         this.s = settings;
@@ -163,18 +165,19 @@ public final class BenchRunner {
         }, s.duration(), s.liveGrace());
     }
 
-    /** Bytes on the wire per million samples written, from the writer's summary ({@code request_bytes}). */
-    /** Bytes of the backlog topic's log, once it is loaded; 0 when unknown (then no fetched ÷ topic figure). */
-    private long topicBytes;
-
+    /**
+     * Bytes on the wire per million samples written ({@code request_bytes}) and Kafka bytes received ÷ the topic's log
+     * ({@code kafka_fetched_bytes}), from the writer's summary.
+     */
     private void wire(String name, CellResult r) {
         Path summary = s.workDir().resolve(name + ".json");
         try {
             if (Files.exists(summary) && r.samplesWritten() > 0) {
-                long bytes = new ObjectMapper().readTree(summary.toFile()).path("request_bytes").asLong();
+                var figures = new ObjectMapper().readTree(summary.toFile());
+                long bytes = figures.path("request_bytes").asLong();
                 progress("%s: %,d request bytes on the wire, %.2f MB per million samples", r.cell().label(), bytes,
                         bytes / 1e6 / (r.samplesWritten() / 1e6));
-                long fetched = new ObjectMapper().readTree(summary.toFile()).path("kafka_fetched_bytes").asLong();
+                long fetched = figures.path("kafka_fetched_bytes").asLong();
                 if (fetched > 0 && topicBytes > 0) {
                     progress("%s: Kafka: %,d bytes received = %.3f × the topic's log", r.cell().label(), fetched, (double) fetched / topicBytes);
                 }
