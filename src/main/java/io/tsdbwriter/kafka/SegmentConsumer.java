@@ -322,20 +322,8 @@ final class SegmentConsumer implements Runnable {
      * reader reads on without a seek).
      */
     private int fetchBytesFor(Consumer<byte[], byte[]> c, int current) {
-        double received = Double.NaN;
-        double records = Double.NaN;
-        for (var e : c.metrics().entrySet()) {
-            var name = e.getKey();
-            if (!(e.getValue().metricValue() instanceof Double d)) {
-                continue;
-            }
-            if (name.group().equals("consumer-metrics") && name.name().equals("incoming-byte-total")) {
-                received = d;
-            } else if (name.group().equals("consumer-fetch-manager-metrics") && name.tags().get("topic") == null
-                    && name.name().equals("records-consumed-total")) {
-                records = d;
-            }
-        }
+        double received = metric(c, "consumer-metrics", "incoming-byte-total");
+        double records = metric(c, "consumer-fetch-manager-metrics", "records-consumed-total");
         int fitted = fittedFetchBytes(plan.segmentSize(), received, records, current);
         if (fitted > 0) {
             log.debug("{}#{}: {} bytes received per record read, {} bytes per segment: fetching {} bytes per request instead of {}",
@@ -379,15 +367,25 @@ final class SegmentConsumer implements Runnable {
      */
     private void countFetchedBytes(Consumer<byte[], byte[]> c) {
         try {
-            for (var e : c.metrics().entrySet()) {
-                if (e.getKey().name().equals("incoming-byte-total") && e.getKey().group().equals("consumer-metrics")
-                        && e.getValue().metricValue() instanceof Double d) {
-                    meters.kafkaFetchedBytes.add(d.longValue());
-                }
+            double received = metric(c, "consumer-metrics", "incoming-byte-total");
+            if (received > 0) {
+                meters.kafkaFetchedBytes.add((long) received);
             }
         } catch (RuntimeException e) {
             log.debug("consumer {}#{}: no incoming-byte-total ({})", tp, index, e.toString());
         }
+    }
+
+    /** A consumer-wide metric of a consumer (the one without topic or partition tags), or NaN when it has none. */
+    private static double metric(Consumer<byte[], byte[]> c, String group, String name) {
+        for (var e : c.metrics().entrySet()) {
+            var n = e.getKey();
+            if (n.name().equals(name) && n.group().equals(group) && n.tags().get("topic") == null
+                    && e.getValue().metricValue() instanceof Double d) {
+                return d;
+            }
+        }
+        return Double.NaN;
     }
 
     /** The resource that counts a consumer's received bytes when the reader ends, however it ends. */
