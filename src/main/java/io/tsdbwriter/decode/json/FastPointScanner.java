@@ -271,11 +271,11 @@ final class FastPointScanner {
         if (pkLen > 0) {
             int nameAt = out.copy(PRODUCT_KEY_LABEL, 0, PRODUCT_KEY_LABEL.length);
             int valueAt = out.copy(b, pkStart, pkLen);
-            if (hasLabel(out, p, PRODUCT_KEY_LABEL)) {
-                out.addLabel(p, nameAt, PRODUCT_KEY_LABEL.length, valueAt, pkLen); // added last: wins over the dimension
+            boolean alsoADimension = hasLabel(out, p, PRODUCT_KEY_LABEL);
+            out.addLabel(p, nameAt, PRODUCT_KEY_LABEL.length, valueAt, pkLen); // added last: wins over a dimension
+            if (alsoADimension) {
                 out.canonicalize(p); // sorts (stable) and keeps the last of equal names
             } else {
-                out.addLabel(p, nameAt, PRODUCT_KEY_LABEL.length, valueAt, pkLen);
                 out.deferSort(p); // no duplicate name: the dimensions have none either (dimensions() refuses them)
             }
         } else {
