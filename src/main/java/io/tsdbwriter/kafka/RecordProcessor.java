@@ -6,6 +6,7 @@ import io.tsdbwriter.pipeline.SampleRate;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.BatchCapacity;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
@@ -39,7 +40,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     static final long RATE_LINGER_NANOS = 100_000_000L;
     private WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
     private long openedAtNanos;
-    private int initialBatchBytes = 64 * 1024;
+    private final BatchCapacity capacity = new BatchCapacity();
     /**
      * Records and points processed and not yet added to their counters ({@link #publishCounts}): three Micrometer
      * increments per record were 5 % of the relay's CPU samples (docs/benchmarks.md section 12d).
@@ -95,7 +96,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
         }
         for (int p = 0; p < n; p++) {
             if (open == null) {
-                open = new WriteBatch<>(initialBatchBytes);
+                open = capacity.open();
                 openedAtNanos = System.nanoTime();
                 tracker.openBatchAt(record.offset());
             }
@@ -142,7 +143,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
         }
         WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch = open;
         open = null;
-        initialBatchBytes = Math.max(initialBatchBytes, batch.body().length() + batch.body().length() / 8);
+        capacity.learn(batch);
         batch.origin(tracker.registerOpenBatch());
         writer.submit(batch, this);
     }

@@ -4,6 +4,7 @@ import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.BatchCapacity;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
@@ -70,7 +71,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     private WriteBatch<Delivery, Void> open;
     private Delivery lastInOpen;
     private long openedAtNanos;
-    private int initialBatchBytes = 64 * 1024;
+    private final BatchCapacity capacity = new BatchCapacity();
     private long seriesPrepared;
 
     ShareRecordProcessor(PartitionWorkers.Settings settings) {
@@ -113,7 +114,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         }
         for (int p = 0; p < n; p++) {
             if (open == null) {
-                open = new WriteBatch<>(initialBatchBytes);
+                open = capacity.open();
                 openedAtNanos = System.nanoTime();
                 lastInOpen = null;
             }
@@ -147,7 +148,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         WriteBatch<Delivery, Void> batch = open;
         open = null;
         lastInOpen = null;
-        initialBatchBytes = Math.max(initialBatchBytes, batch.body().length() + batch.body().length() / 8);
+        capacity.learn(batch);
         settings.writer().submit(batch, this);
     }
 

@@ -21,19 +21,26 @@ public final class WriteBatch<S, O> {
     private final ByteBuf body;
     private int samples;
     private int points;
-    private int[] pointEnds = new int[64];
-    private int[] pointSamples = new int[64];
+    private int[] pointEnds;
+    private int[] pointSamples;
     private final List<S> pointSources;
     private O origin;
 
     /** @param initialBytes initial body capacity */
     public WriteBatch(int initialBytes) {
-        this(initialBytes, 64);
+        this(initialBytes, BatchCapacity.INITIAL_POINTS);
     }
 
-    private WriteBatch(int initialBytes, int initialPoints) {
+    /**
+     * @param initialBytes  initial body capacity
+     * @param initialPoints initial number of source points (≥ 1) before the per-point arrays grow
+     */
+    public WriteBatch(int initialBytes, int initialPoints) {
+        int points = Math.max(initialPoints, 1);
         this.body = new ByteBuf(initialBytes);
-        this.pointSources = new ArrayList<>(initialPoints);
+        this.pointEnds = new int[points];
+        this.pointSamples = new int[points];
+        this.pointSources = new ArrayList<>(points);
     }
 
     /** The body: JSON lines each ending in a newline, or remote write {@code TimeSeries} entries. */
@@ -82,8 +89,6 @@ public final class WriteBatch<S, O> {
         int n = to - from;
         WriteBatch<S, O> b = new WriteBatch<>(end - start, n);
         b.body.put(body.array(), start, end - start);
-        b.pointEnds = new int[Math.max(n, 1)];
-        b.pointSamples = new int[Math.max(n, 1)];
         for (int i = 0; i < n; i++) {
             b.pointEnds[i] = pointEnds[from + i] - start;
             b.pointSamples[i] = pointSamples[from + i];
