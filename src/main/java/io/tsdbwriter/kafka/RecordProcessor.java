@@ -41,12 +41,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     private WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
     private long openedAtNanos;
     private final BatchCapacity capacity = new BatchCapacity();
-    /**
-     * Records and points processed and not yet added to their counters ({@link #publishCounts}): three Micrometer
-     * increments per record were 5 % of the relay's CPU samples (docs/benchmarks.md section 12d).
-     */
-    private long uncountedRecords;
-    private long uncountedPoints;
+    private final IntakeCounts counts;
 
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
@@ -69,12 +64,12 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
         this.deadLetters = deadLetters;
         this.samplesPerPoint = amplifier.samplesPerPoint();
         this.refused = new RefusedSamples<>(meters, deadLetters, r -> r, this::ack, "offsets stay uncommitted");
+        this.counts = new IntakeCounts(meters);
     }
 
     /** Decodes and amplifies one record; may block handing a full batch to the writer. */
     @Override
     public void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
-        uncountedRecords++;
         // a record without a timestamp (-1: old message format) gives its untimed samples the time it is read
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
         Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
@@ -87,7 +82,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
             }
         }
         int n = amplifier.pointCount();
-        uncountedPoints += n;
+        counts.record(n, samplesPerPoint);
         if (rate != null && n > 0) {
             if (openBatchAgeNanos() > RATE_LINGER_NANOS) {
                 flush(); // at a low rate a batch fills slowly: what is open goes out after the linger, as between polls
@@ -125,13 +120,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
      */
     @Override
     public void publishCounts() {
-        if (uncountedRecords > 0) {
-            meters.recordsConsumed.increment(uncountedRecords);
-            meters.pointsDecoded.increment(uncountedPoints);
-            meters.samplesExpected.increment(uncountedPoints * samplesPerPoint);
-            uncountedRecords = 0;
-            uncountedPoints = 0;
-        }
+        counts.publish();
     }
 
     /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */

@@ -1,7 +1,6 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.decode.Rejections;
-import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.BatchCapacity;
@@ -72,12 +71,14 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     private Delivery lastInOpen;
     private long openedAtNanos;
     private final BatchCapacity capacity = new BatchCapacity();
-    private long seriesPrepared;
+    /** Added to the counters in {@link #flush()}: whenever no record waits, and before every batch is handed on. */
+    private final IntakeCounts counts;
 
     ShareRecordProcessor(PartitionWorkers.Settings settings) {
         this.settings = settings;
         this.refused = new RefusedSamples<>(settings.meters(), settings.deadLetters(), d -> d.record,
                 ShareRecordProcessor::releaseAll, "its records stay unacknowledged");
+        this.counts = new IntakeCounts(settings.meters());
     }
 
     private PointAmplifier amplifier(String topic) {
@@ -86,10 +87,9 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
     /** Decodes and amplifies one delivered record; may block handing a full batch to the writer. */
     void process(Delivery d) throws InterruptedException {
-        WriterMeters meters = settings.meters();
         ConsumerRecord<byte[], byte[]> record = d.record;
-        meters.recordsConsumed.increment();
         PointAmplifier amplifier = amplifier(record.topic());
+        long preparedBefore = amplifier.seriesPrepared();
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
         Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
         if (rejected.total() > 0) {
@@ -104,8 +104,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
             }
         }
         int n = amplifier.pointCount();
-        meters.pointsDecoded.increment(n);
-        meters.samplesExpected.increment(n * amplifier.samplesPerPoint());
+        counts.record(n, amplifier.samplesPerPoint());
         if (settings.rate() != null && n > 0) {
             if (openBatchAgeNanos() > RecordProcessor.RATE_LINGER_NANOS) {
                 flush(); // at a low rate a batch fills slowly: what is open goes out after the linger (RecordProcessor)
@@ -127,10 +126,9 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
                 flush();
             }
         }
-        long prepared = amplifiers.values().stream().mapToLong(PointAmplifier::seriesPrepared).sum();
-        if (prepared != seriesPrepared) {
-            meters.seriesCreated.increment(prepared - seriesPrepared);
-            seriesPrepared = prepared;
+        long created = amplifier.seriesPrepared() - preparedBefore;
+        if (created > 0) {
+            settings.meters().seriesCreated.increment(created);
         }
         d.release(); // processed: what still holds it are its batches and its dead letter
     }
@@ -142,6 +140,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
     /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */
     void flush() throws InterruptedException {
+        counts.publish();
         if (open == null) {
             return;
         }
