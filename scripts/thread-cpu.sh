@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CPU by thread of one writer process, including what a JFR profile cannot see: the JIT compiler threads (C1, C2) and
 # the garbage collector (SerialGC collects in the "VM Thread"). Waits for the first process whose command line
-# matches PATTERN, reads /proc/<pid>/task/*/stat every 0.25 s until it exits (a thread that ended keeps its last
+# matches PATTERN (a java process), reads /proc/<pid>/task/*/stat every 0.25 s until it exits (a thread that ended keeps its last
 # figure), then prints CPU-seconds and share per thread name, numbers stripped (segment-0, segment-1 -> segment-).
 # Linux only. Start it before the writer, e.g. beside a bench run:
 #
@@ -13,7 +13,9 @@ pattern="${1:-tsdb-writer.jar run }"
 raw="${2:-$(mktemp)}"
 pid=""
 while [ -z "$pid" ]; do
-  pid=$(pgrep -f -- "$pattern" | head -n 1 || true)
+  for p in $(pgrep -f -- "$pattern" || true); do   # a java process: not this script, whose arguments match too
+    if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = java ]; then pid=$p; break; fi
+  done
   [ -n "$pid" ] || sleep 0.1
 done
 ticks=$(getconf CLK_TCK)
@@ -33,5 +35,5 @@ done
 for tid in "${!cpu[@]}"; do printf '%s|%s\n' "${name[$tid]}" "${cpu[$tid]}" >>"$raw"; done
 echo "process $pid ($pattern): CPU by thread"
 awk -F'|' -v tck="$ticks" '{n=$1; sub(/[-#]?[0-9]+$/, "", n); s[n]+=$2; tot+=$2}
-  END {for (k in s) if (s[k] > 0) printf "%-24s %8.2f s %6.1f %%\n", k, s[k]/tck, 100*s[k]/tot | "sort -k2 -rn";
-       close("sort -k2 -rn"); printf "%-24s %8.2f s\n", "total", tot/tck}' "$raw"
+  END {for (k in s) if (s[k] > 0) printf "%8.2f s %6.1f %%  %s\n", s[k]/tck, 100*s[k]/tot, k; printf "%8.2f s %6.1f %%  total\n", tot/tck, 100}' "$raw" \
+  | sort -rn
