@@ -85,6 +85,8 @@ final class FastPointScanner {
         }
     }
 
+    /** Arena offset of the record's first byte during {@link #decode}. */
+    private int base;
     private final int[] dimNameOff = new int[MAX_DIMENSIONS];
     private final int[] dimNameLen = new int[MAX_DIMENSIONS];
     private int pos;
@@ -98,6 +100,9 @@ final class FastPointScanner {
     boolean decode(byte[] b, DecodedPoints out) {
         out.clear();
         int n = b.length;
+        // the record once into the arena: its names and values are then ranges of that copy (byte i of the record at
+        // arena offset base + i), one bulk copy instead of one per string (the copies were ~4 % of the relay's CPU)
+        base = out.copy(b, 0, n);
         int i = ws(b, 0);
         if (i >= n) {
             return false;
@@ -148,6 +153,7 @@ final class FastPointScanner {
     /** One point object at b[i] == '{'; on success pos is just after its '}'. */
     private boolean point(byte[] b, int i, DecodedPoints out) {
         int n = b.length;
+        int base = this.base;
         int p = out.begin();
         int seen = 0;
         int pkStart = -1;
@@ -187,7 +193,7 @@ final class FastPointScanner {
                     if (e < 0) {
                         return false;
                     }
-                    out.setMetric(p, out.copy(b, s, e - s), e - s);
+                    out.setMetric(p, base + s, e - s);
                     i = e + 1;
                 }
                 case TIMESTAMP -> {
@@ -270,7 +276,7 @@ final class FastPointScanner {
         }
         if (pkLen > 0) {
             int nameAt = out.copy(PRODUCT_KEY_LABEL, 0, PRODUCT_KEY_LABEL.length);
-            int valueAt = out.copy(b, pkStart, pkLen);
+            int valueAt = base + pkStart;
             boolean alsoADimension = hasLabel(out, p, PRODUCT_KEY_LABEL);
             out.addLabel(p, nameAt, PRODUCT_KEY_LABEL.length, valueAt, pkLen); // added last: wins over a dimension
             if (alsoADimension) {
@@ -300,6 +306,7 @@ final class FastPointScanner {
     /** A dimensions object at b[i] == '{'; on success pos is just after its '}'. */
     private boolean dimensions(byte[] b, int i, DecodedPoints out, int p) {
         int n = b.length;
+        int base = this.base;
         int names = 0;
         i = ws(b, i + 1);
         if (i < n && b[i] == '}') {
@@ -341,9 +348,7 @@ final class FastPointScanner {
                     return false;
                 }
                 if (ve > vs) { // empty values are dropped
-                    int nameAt = out.copy(b, s, e - s);
-                    int valueAt = out.copy(b, vs, ve - vs);
-                    out.addLabel(p, nameAt, e - s, valueAt, ve - vs);
+                    out.addLabel(p, base + s, e - s, base + vs, ve - vs);
                 }
                 i = ve + 1;
             } else if (b[i] == 'n' && literalNull(b, i)) {
