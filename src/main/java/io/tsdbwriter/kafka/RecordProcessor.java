@@ -5,8 +5,8 @@ import io.tsdbwriter.pipeline.SampleRate;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.decode.Rejections;
-import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.BatchCapacity;
+import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;

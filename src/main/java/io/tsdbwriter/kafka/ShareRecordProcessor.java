@@ -2,8 +2,8 @@ package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.BatchCapacity;
+import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
