@@ -213,28 +213,43 @@ public final class TelegrafPeer {
             if (points == 0 || j.path("samples_expected").asLong() != points) {
                 continue; // not a relay cell (M×N > 1) or nothing read
             }
-            String cmd = firstLine(workDir.resolve(f.getFileName().toString().replace(".json", ".log")));
-            rows.add(new Row("tsdb-writer " + f.getFileName().toString().replace(".json", "") + cellLabel(cmd), points,
+            List<String> log = lines(workDir.resolve(f.getFileName().toString().replace(".json", ".log")));
+            rows.add(new Row("tsdb-writer " + f.getFileName().toString().replace(".json", "") + cellLabel(log), points,
                     j.path("cpu_seconds").asDouble(Double.NaN), j.path("elapsed_seconds").asDouble(Double.NaN),
                     j.path("peak_rss_bytes").asLong(-1)));
         }
         return rows;
     }
 
-    private static String firstLine(Path log) throws IOException {
+    private static List<String> lines(Path log) throws IOException {
         if (!Files.exists(log)) {
-            return "";
+            return List.of();
         }
         try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
-            return lines.findFirst().orElse("");
+            return lines.limit(200).toList(); // the command, then the start's lines (the AOT cache's among them)
         }
     }
 
-    private static String cellLabel(String cmd) {
+    /**
+     * " P=<p> <mode>", and the AOT cache as the writer found it: a cache passed but stale or missing (the writer's
+     * {@code AotCacheStatus} line) is not counted as one, since the run then paid the JIT warm-up in full.
+     */
+    private static String cellLabel(List<String> log) {
+        String cmd = log.isEmpty() ? "" : log.get(0);
         Matcher p = Pattern.compile("--parallelism (\\d+)").matcher(cmd);
         Matcher w = Pattern.compile("--write-mode (\\w+)").matcher(cmd);
-        return (p.find() ? " P=" + p.group(1) : "") + (w.find() ? " " + w.group(1) : "")
-                + (cmd.contains("-XX:AOTCache=") ? " (AOT cache)" : "");
+        String cache = "";
+        if (cmd.contains("-XX:AOTCache=")) {
+            cache = " (AOT cache)";
+            for (String l : log) {
+                if (l.contains("AOT cache ") && l.contains(" not used (stale")) {
+                    cache = " (AOT cache stale: not used)";
+                } else if (l.contains("AOT cache ") && l.contains(" missing: ")) {
+                    cache = " (AOT cache missing)";
+                }
+            }
+        }
+        return (p.find() ? " P=" + p.group(1) : "") + (w.find() ? " " + w.group(1) : "") + cache;
     }
 
     /** The comparison block: our relay rows, the peer's row under them. */
