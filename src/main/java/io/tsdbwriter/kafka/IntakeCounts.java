@@ -3,10 +3,11 @@ package io.tsdbwriter.kafka;
 import io.tsdbwriter.metrics.WriterMeters;
 
 /**
- * Records, points and expected samples a processing thread took in and has not yet added to {@code records_consumed},
- * {@code points_decoded} and {@code samples_expected}: three Micrometer increments per record were 5 % of the relay's
- * CPU samples (docs/benchmarks.md section 12d), so they are added once per poll and before every batch is handed on
- * (a batch's samples are expected before they can be written).
+ * Records, points, expected samples and new series a processing thread took in and has not yet added to
+ * {@code records_consumed}, {@code points_decoded}, {@code samples_expected} and {@code new_series}: three Micrometer
+ * increments per record were 5 % of the relay's CPU samples (docs/benchmarks.md section 12d), so they are added once
+ * per poll, before every batch is handed on (a batch's samples are expected before they can be written) and when the
+ * processing thread ends, however it ends.
  *
  * <p>Not thread-safe: one per processing thread.
  */
@@ -16,6 +17,7 @@ final class IntakeCounts {
     private long records;
     private long points;
     private long samples;
+    private long series;
 
     IntakeCounts(WriterMeters meters) {
         this.meters = meters;
@@ -28,8 +30,20 @@ final class IntakeCounts {
         samples += decodedPoints * samplesPerPoint;
     }
 
+    /**
+     * Series a record began (its amplifier's {@code seriesPrepared()} after the record less before it): counted once
+     * per record, whichever amplifier the record's topic has.
+     */
+    void seriesCreated(long created) {
+        series += created;
+    }
+
     /** Adds what was taken in since the last call to the counters. */
     void publish() {
+        if (series > 0) {
+            meters.seriesCreated.increment(series);
+            series = 0;
+        }
         if (records > 0) {
             meters.recordsConsumed.increment(records);
             meters.pointsDecoded.increment(points);

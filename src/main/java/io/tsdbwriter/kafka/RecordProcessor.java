@@ -26,7 +26,6 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     private final PointAmplifier amplifier;
     private final int batchSamples;
     private final BatchWriter writer;
-    private final WriterMeters meters;
     private final AckTracker tracker;
     private final DecodeErrorLog decodeErrors;
     private final Runnable onAck;
@@ -35,7 +34,6 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     private final RefusedSamples<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> refused;
     /** {@code --rate}, or null. */
     private final SampleRate rate;
-    private long seriesPrepared;
     /** With {@code --rate}, how long an open batch waits for more samples before it is flushed anyway. */
     static final long RATE_LINGER_NANOS = 100_000_000L;
     private WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
@@ -57,7 +55,6 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
         this.amplifier = amplifier;
         this.batchSamples = batchSamples;
         this.writer = writer;
-        this.meters = meters;
         this.tracker = tracker;
         this.decodeErrors = decodeErrors;
         this.onAck = onAck;
@@ -72,6 +69,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     public void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
         // a record without a timestamp (-1: old message format) gives its untimed samples the time it is read
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
+        long preparedBefore = amplifier.seriesPrepared();
         Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
         if (rejected.total() > 0) {
             decodeErrors.rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
@@ -100,11 +98,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
                 flush();
             }
         }
-        long prepared = amplifier.seriesPrepared();
-        if (prepared != seriesPrepared) {
-            meters.seriesCreated.increment(prepared - seriesPrepared);
-            seriesPrepared = prepared;
-        }
+        counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
     }
 
     /** Age of the open batch in nanoseconds (0 when none). */

@@ -126,16 +126,21 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
                 flush();
             }
         }
-        long created = amplifier.seriesPrepared() - preparedBefore;
-        if (created > 0) {
-            settings.meters().seriesCreated.increment(created);
-        }
+        counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
         d.release(); // processed: what still holds it are its batches and its dead letter
     }
 
     /** Age of the open batch in nanoseconds (0 when none). */
     long openBatchAgeNanos() {
         return open == null ? 0 : System.nanoTime() - openedAtNanos;
+    }
+
+    /**
+     * Adds what was processed since the last batch to {@code records_consumed}, {@code points_decoded},
+     * {@code samples_expected} and {@code new_series}; the processing thread calls it when it ends, however it ends.
+     */
+    void publishCounts() {
+        counts.publish();
     }
 
     /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */

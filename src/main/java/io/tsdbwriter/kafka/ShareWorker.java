@@ -284,6 +284,8 @@ final class ShareWorker implements Runnable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // stopping: what is unprocessed stays held and is released on close
+        } finally {
+            processor.publishCounts(); // what was processed since the last batch, even when interrupted mid-record
         }
     }
 }

@@ -34,4 +34,18 @@ class IntakeCountsTest {
         assertThat(meters.pointsDecoded.count()).isEqualTo(6.0);
         assertThat(meters.samplesExpected.count()).isEqualTo(6.0);
     }
+
+    @Test
+    void newSeriesReachTheirCounterWithTheRecords() {
+        counts.record(2, 1);
+        counts.seriesCreated(2);
+        counts.record(2, 1);
+        counts.seriesCreated(0); // the same series again
+        assertThat(meters.seriesCreated.count()).isZero();
+
+        counts.publish();
+        assertThat(meters.seriesCreated.count()).isEqualTo(2.0);
+        counts.publish();
+        assertThat(meters.seriesCreated.count()).isEqualTo(2.0);
+    }
 }
