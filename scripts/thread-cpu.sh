@@ -10,7 +10,12 @@
 #   bash scripts/thread-cpu.sh [PATTERN] [RAW-OUT]   # PATTERN default 'tsdb-writer.jar run ', RAW-OUT: name|ticks lines
 set -euo pipefail
 pattern="${1:-tsdb-writer.jar run }"
-raw="${2:-$(mktemp)}"
+if [ -n "${2:-}" ]; then
+  raw=$2
+else
+  raw=$(mktemp)
+  trap 'rm -f "$raw"' EXIT
+fi
 pid=""
 while [ -z "$pid" ]; do
   for p in $(pgrep -f -- "$pattern" || true); do   # a java process: not this script, whose arguments match too

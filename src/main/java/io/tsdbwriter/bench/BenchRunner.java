@@ -181,6 +181,10 @@ public final class BenchRunner {
                 if (fetched > 0 && topicBytes > 0) {
                     progress("%s: Kafka: %,d bytes received = %.3f × the topic's log", r.cell().label(), fetched, (double) fetched / topicBytes);
                 }
+                String aot = figures.path("aot_cache").asText("");
+                if (aot.equals("stale") || aot.equals("missing")) { // AotCacheStatus.State labels: the JIT warm-up paid in full
+                    progress("%s: the writer's AOT cache was %s: its CPU includes the warm-up the cache saves", r.cell().label(), aot);
+                }
             }
         } catch (IOException e) {
             progress("%s: summary unreadable (%s)", r.cell().label(), e.getMessage());

@@ -214,7 +214,7 @@ public final class TelegrafPeer {
                 continue; // not a relay cell (M×N > 1) or nothing read
             }
             List<String> log = lines(workDir.resolve(f.getFileName().toString().replace(".json", ".log")));
-            rows.add(new Row("tsdb-writer " + f.getFileName().toString().replace(".json", "") + cellLabel(log), points,
+            rows.add(new Row("tsdb-writer " + f.getFileName().toString().replace(".json", "") + cellLabel(log, j.path("aot_cache").asText("")), points,
                     j.path("cpu_seconds").asDouble(Double.NaN), j.path("elapsed_seconds").asDouble(Double.NaN),
                     j.path("peak_rss_bytes").asLong(-1)));
         }
@@ -226,28 +226,26 @@ public final class TelegrafPeer {
             return List.of();
         }
         try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
-            return lines.limit(200).toList(); // the command, then the start's lines (the AOT cache's among them)
+            return lines.limit(1).toList(); // the command
         }
     }
 
     /**
-     * " P=<p> <mode>", and the AOT cache as the writer found it: a cache passed but stale or missing (the writer's
-     * {@code AotCacheStatus} line) is not counted as one, since the run then paid the JIT warm-up in full.
+     * " P=<p> <mode>", and the AOT cache as the writer found it ({@code aot_cache} of its summary,
+     * {@link io.tsdbwriter.metrics.AotCacheStatus.State#label()}): a cache passed but stale or missing is not counted as
+     * one, since the run then paid the JIT warm-up in full.
      */
-    private static String cellLabel(List<String> log) {
+    private static String cellLabel(List<String> log, String aotCache) {
         String cmd = log.isEmpty() ? "" : log.get(0);
         Matcher p = Pattern.compile("--parallelism (\\d+)").matcher(cmd);
         Matcher w = Pattern.compile("--write-mode (\\w+)").matcher(cmd);
         String cache = "";
         if (cmd.contains("-XX:AOTCache=")) {
-            cache = " (AOT cache)";
-            for (String l : log) {
-                if (l.contains("AOT cache ") && l.contains(" not used (stale")) {
-                    cache = " (AOT cache stale: not used)";
-                } else if (l.contains("AOT cache ") && l.contains(" missing: ")) {
-                    cache = " (AOT cache missing)";
-                }
-            }
+            cache = switch (aotCache) {
+                case "stale" -> " (AOT cache stale: not used)";
+                case "missing" -> " (AOT cache missing)";
+                default -> " (AOT cache)";
+            };
         }
         return (p.find() ? " P=" + p.group(1) : "") + (w.find() ? " " + w.group(1) : "") + cache;
     }

@@ -3,6 +3,7 @@ package io.tsdbwriter.cli;
 import io.tsdbwriter.app.WriterService;
 
 import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.metrics.AotCacheStatus;
 import io.tsdbwriter.write.OnWriteFailure;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -382,7 +383,13 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         RunConfig cfg = toConfig();
-        AotCacheStatus.line().ifPresent(l -> { if (l.endsWith("in use") || l.contains("training")) log.info(l); else log.warn(l); });
+        AotCacheStatus.current().ifPresent(a -> {
+            if (a.warns()) {
+                log.warn(a.line());
+            } else {
+                log.info(a.line());
+            }
+        });
         cfg.vmUrls().forEach(WriteTarget::new); // validate URLs before starting
         cfg.remoteWriteUrls().forEach(WriteTarget::remoteWrite);
         WriterService service = new WriterService(cfg, System.out);

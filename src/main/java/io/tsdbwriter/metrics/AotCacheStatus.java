@@ -1,4 +1,4 @@
-package io.tsdbwriter.cli;
+package io.tsdbwriter.metrics;
 
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -7,35 +7,60 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Says in one line at start whether this JVM runs with an AOT cache (JDK 25, JEP 483/514/515: {@code -XX:AOTCache=FILE},
- * built by {@code scripts/aot-cache.sh} or the Dockerfile). The JVM itself goes on without a cache it cannot use
- * ({@code -XX:AOTMode=auto}, the default): a missing file or one built from another jar or JVM only costs the start-up
- * CPU the cache saves. This class reads the JVM's own input arguments ({@link java.lang.management.RuntimeMXBean}) and
- * whether class data sharing is mapped ({@code java.vm.info} says "sharing"), so the writer's log tells which case it
- * is. Stateless and thread-safe; never throws.
+ * Whether this JVM runs with an AOT cache (JDK 25, JEP 483/514/515: {@code -XX:AOTCache=FILE}, built by
+ * {@code scripts/aot-cache.sh} or the Dockerfile), as a {@link State} and the one line the writer logs at start. The
+ * JVM itself goes on without a cache it cannot use ({@code -XX:AOTMode=auto}, the default): a missing file or one built
+ * from another jar, JVM or JVM flags only costs the start-up and JIT CPU the cache saves. This reads the JVM's own input
+ * arguments ({@link java.lang.management.RuntimeMXBean}) and whether class data sharing is mapped ({@code java.vm.info}
+ * says "sharing"), so the log and {@code --summary-json} ({@code aot_cache}) tell which case it is.
+ *
+ * <p>Immutable and thread-safe; {@link #current()} never throws.
+ *
+ * @param state what the JVM did with the cache it was given
+ * @param file the cache file as given ({@code -XX:AOTCache} or, training, {@code -XX:AOTCacheOutput})
  */
-public final class AotCacheStatus {
+public record AotCacheStatus(State state, String file) {
 
     private static final String CACHE_FLAG = "-XX:AOTCache=";
     private static final String OUTPUT_FLAG = "-XX:AOTCacheOutput=";
 
-    private AotCacheStatus() {
+    /** What the JVM did with its AOT cache flag; {@link #label()} is the summary's {@code aot_cache} value. */
+    public enum State {
+        /** The cache is mapped: start-up and the method profiles come from it. */
+        IN_USE("in_use"),
+        /** The file exists but the JVM did not map it: built from another jar, JVM or JVM flags. */
+        STALE("stale"),
+        /** No such file. */
+        MISSING("missing"),
+        /** {@code -XX:AOTCacheOutput}: this run trains a cache and writes it at exit. */
+        TRAINING("training");
+
+        private final String label;
+
+        State(String label) {
+            this.label = label;
+        }
+
+        /** The state as written to {@code --summary-json}: in_use, stale, missing or training. */
+        public String label() {
+            return label;
+        }
     }
 
     /**
-     * The one line about this JVM's AOT cache, or empty when no {@code -XX:AOTCache} or {@code -XX:AOTCacheOutput} was
-     * given (nothing to say: JDK 21 users and runs without a cache).
+     * This JVM's AOT cache status, or empty when no {@code -XX:AOTCache} or {@code -XX:AOTCacheOutput} was given
+     * (nothing to say: JDK 21 users and runs without a cache) or the management beans are not there.
      */
-    public static Optional<String> line() {
+    public static Optional<AotCacheStatus> current() {
         try {
-            return line(ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getProperty("java.vm.info", ""));
+            return of(ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getProperty("java.vm.info", ""));
         } catch (RuntimeException e) { // no management beans (e.g. a stripped runtime): say nothing rather than fail
             return Optional.empty();
         }
     }
 
-    /** {@link #line()} for given JVM input arguments and {@code java.vm.info}; package-private for tests. */
-    static Optional<String> line(List<String> jvmArgs, String vmInfo) {
+    /** {@link #current()} for given JVM input arguments and {@code java.vm.info}; package-private for tests. */
+    static Optional<AotCacheStatus> of(List<String> jvmArgs, String vmInfo) {
         String cache = null;
         String output = null;
         for (String a : jvmArgs) {
@@ -46,19 +71,31 @@ public final class AotCacheStatus {
             }
         }
         if (output != null) {
-            return Optional.of("AOT cache: training run, the JVM writes " + output + " at exit");
+            return Optional.of(new AotCacheStatus(State.TRAINING, output));
         }
         if (cache == null) {
             return Optional.empty();
         }
         if (!Files.isRegularFile(Path.of(cache))) {
-            return Optional.of("AOT cache " + cache + " missing: starting without it (JIT warm-up costs more CPU; "
-                    + "build one with scripts/aot-cache.sh)");
+            return Optional.of(new AotCacheStatus(State.MISSING, cache));
         }
-        if (!vmInfo.contains("sharing")) {
-            return Optional.of("AOT cache " + cache + " not used (stale: built from another jar, JVM or JVM flags): "
-                    + "starting without it (rebuild it with scripts/aot-cache.sh)");
-        }
-        return Optional.of("AOT cache " + cache + ": in use");
+        return Optional.of(new AotCacheStatus(vmInfo.contains("sharing") ? State.IN_USE : State.STALE, cache));
+    }
+
+    /** True when the run pays the warm-up the cache was meant to save (a stale or missing cache): log it as a warning. */
+    public boolean warns() {
+        return state == State.STALE || state == State.MISSING;
+    }
+
+    /** The one line for the writer's log. */
+    public String line() {
+        return switch (state) {
+            case TRAINING -> "AOT cache: training run, the JVM writes " + file + " at exit";
+            case MISSING -> "AOT cache " + file + " missing: starting without it (JIT warm-up costs more CPU; "
+                    + "build one with scripts/aot-cache.sh)";
+            case STALE -> "AOT cache " + file + " not used (stale: built from another jar, JVM or JVM flags): "
+                    + "starting without it (rebuild it with scripts/aot-cache.sh)";
+            case IN_USE -> "AOT cache " + file + ": in use";
+        };
     }
 }

@@ -150,6 +150,7 @@ public final class EfficiencyReport {
         m.put("cpu_seconds", round(processCpuSeconds()));
         m.put("peak_heap_bytes", peakHeapBytes());
         m.put("peak_rss_bytes", peakRssBytes());
+        AotCacheStatus.current().ifPresent(a -> m.put("aot_cache", a.state().label())); // absent: no cache flag given
         m.put("samples_failed_by_reason", meters.samplesFailedByReason());
         double seriesCreated = meters.seriesCreated.count();
         m.put("series_created", (long) seriesCreated);
