@@ -26,6 +26,9 @@ public final class DecodedPoints {
     private int[] metricLen = new int[4];
     private long[] timestampMs = new long[4];
     private double[] value = new double[4];
+    /** The value's own text in the arena ({@link #setValueText}); length 0 = none. */
+    private int[] valueTextOff = new int[4];
+    private int[] valueTextLen = new int[4];
     private int[] labelStart = new int[4];
     private int[] labelEnd = new int[4];
     /** Points whose labels are still in the record's order ({@link #deferSort}). */
@@ -133,12 +136,15 @@ public final class DecodedPoints {
             metricLen = Arrays.copyOf(metricLen, n);
             timestampMs = Arrays.copyOf(timestampMs, n);
             value = Arrays.copyOf(value, n);
+            valueTextOff = Arrays.copyOf(valueTextOff, n);
+            valueTextLen = Arrays.copyOf(valueTextLen, n);
             labelStart = Arrays.copyOf(labelStart, n);
             labelEnd = Arrays.copyOf(labelEnd, n);
             sortPending = Arrays.copyOf(sortPending, n);
         }
         int p = count++;
         metricLen[p] = 0;
+        valueTextLen[p] = 0;
         sortPending[p] = false;
         labelStart[p] = labelCount;
         labelEnd[p] = labelCount;
@@ -216,6 +222,26 @@ public final class DecodedPoints {
     public void set(int p, long ts, double v) {
         timestampMs[p] = ts;
         value[p] = v;
+    }
+
+    /**
+     * Marks an arena range as point p's value written as a JSON number that any correctly rounding parser reads back
+     * as exactly {@link #value(int) value(p)} (the JSON fast path sets it for plain decimals of at most 15 significant
+     * digits, without an exponent and not -0): an encoder may copy it instead of formatting the double.
+     */
+    public void setValueText(int p, int off, int len) {
+        valueTextOff[p] = off;
+        valueTextLen[p] = len;
+    }
+
+    /** Byte length of point p's value text in the arena ({@link #setValueText}), 0 when it has none. */
+    public int valueTextLength(int p) {
+        return valueTextLen[p];
+    }
+
+    /** Arena offset of point p's value text; meaningful only when {@link #valueTextLength} is above 0. */
+    public int valueTextOffset(int p) {
+        return valueTextOff[p];
     }
 
     /** Adds a label whose name and value are arena ranges. */

@@ -37,7 +37,7 @@ class VerbatimEncodingTest {
             encoder.encodePoint(encoder.prepareLines(points.metric(p), names, values, 0, n), 0, points.timestampMs(p), v.bytes(), v.length(), cached);
             if (expectSafe) {
                 ByteBuf verbatim = new ByteBuf(256);
-                encoder.encodePointVerbatim(points, p, v.bytes(), v.length(), verbatim);
+                encoder.encodePointVerbatim(points, p, v.bytes(), 0, v.length(), verbatim);
                 assertThat(new String(verbatim.array(), 0, verbatim.length(), StandardCharsets.UTF_8))
                         .isEqualTo(new String(cached.array(), 0, cached.length(), StandardCharsets.UTF_8));
             }

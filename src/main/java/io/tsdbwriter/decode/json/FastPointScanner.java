@@ -160,6 +160,8 @@ final class FastPointScanner {
         int pkLen = 0;
         long ts = 0;
         double v = 0;
+        int vText = -1;
+        int vTextLen = 0;
         i = ws(b, i + 1);
         while (true) {
             if (i >= n || b[i] != '"') {
@@ -218,6 +220,10 @@ final class FastPointScanner {
                         return false;
                     }
                     v = number;
+                    if (numberPlain) {
+                        vText = i;
+                        vTextLen = pos - i;
+                    }
                     i = pos;
                 }
                 case DIMENSIONS -> {
@@ -288,6 +294,9 @@ final class FastPointScanner {
             out.deferSort(p);
         }
         out.set(p, ts, v);
+        if (vText >= 0) {
+            out.setValueText(p, base + vText, vTextLen);
+        }
         pos = i;
         return true;
     }
@@ -372,6 +381,12 @@ final class FastPointScanner {
     }
 
     private double number;
+    /**
+     * Whether the last {@link #number} is a plain decimal (no exponent) of at most 15 significant digits and not -0:
+     * read exactly by the fast path, and read back as the same double by any correctly rounding parser (VictoriaMetrics'
+     * {@code fastfloat} divides the whole mantissa by one power of ten for these), so its text can be written as it is.
+     */
+    private boolean numberPlain;
 
     // Longer than ~60 lines: the RFC 8259 number grammar and Clinger's fast path in one pass over the digits, for the
     // reason given at point().
@@ -427,8 +442,10 @@ final class FastPointScanner {
                 return false;
             }
         }
+        boolean exponentPart = false;
         if (i < n && (b[i] == 'e' || b[i] == 'E')) {
             integer = false;
+            exponentPart = true;
             i++;
             boolean negExp = false;
             if (i < n && (b[i] == '+' || b[i] == '-')) {
@@ -469,6 +486,7 @@ final class FastPointScanner {
             return false;
         }
         number = v;
+        numberPlain = !exponentPart && significant <= 15 && !(negative && mantissa == 0);
         pos = i;
         return true;
     }

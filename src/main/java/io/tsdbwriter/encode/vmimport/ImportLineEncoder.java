@@ -104,7 +104,7 @@ public final class ImportLineEncoder {
         for (int j = 0; j < n; j++) {
             out.put(lines, pos + 4, SeriesVariants.length(lines, pos));
             pos = SeriesVariants.next(lines, pos);
-            writeSamples(timestampMs, valueText, valueLength, out);
+            writeSamples(timestampMs, valueText, 0, valueLength, out);
         }
         return offsets.length * n;
     }
@@ -115,10 +115,13 @@ public final class ImportLineEncoder {
      * they are (no instance label added, DESIGN §3), so the line prefix costs one copy of bytes the decoder just read,
      * less than a lookup over hundreds of thousands of series (docs/benchmarks.md).
      *
+     * @param valueText   holds the point's value as a JSON number in ASCII at {@code valueOffset}: {@link ValueText}'s,
+     *                    or the record's own text ({@link DecodedPoints#valueTextLength})
+     * @param valueLength its length in bytes
      * @throws IllegalStateException when N ≠ 1 or the record's strings are not {@link DecodedPoints#jsonSafe()}
      * @return samples written (M)
      */
-    public int encodePointVerbatim(DecodedPoints points, int p, byte[] valueText, int valueLength, ByteBuf out) {
+    public int encodePointVerbatim(DecodedPoints points, int p, byte[] valueText, int valueOffset, int valueLength, ByteBuf out) {
         if (plan.instanceMultiplier() != 1 || !points.jsonSafe()) {
             throw new IllegalStateException("verbatim encoding needs N = 1 and JSON-safe strings");
         }
@@ -132,11 +135,11 @@ public final class ImportLineEncoder {
             out.put(a, points.valueOffset(i), points.valueLength(i)).put((byte) '"');
         }
         out.put(LABELS_END_VALUES_START);
-        writeSamples(points.timestampMs(p), valueText, valueLength, out);
+        writeSamples(points.timestampMs(p), valueText, valueOffset, valueLength, out);
         return offsets.length;
     }
 
-    private void writeSamples(long timestampMs, byte[] valueText, int valueLength, ByteBuf out) {
+    private void writeSamples(long timestampMs, byte[] valueText, int valueOffset, int valueLength, ByteBuf out) {
         long[] offs = offsets;
         int m = offs.length;
         if (timestampMs != timestampsOf) { // the series of one scrape share their timestamp: its M-timestamp text too
@@ -153,7 +156,7 @@ public final class ImportLineEncoder {
                 a[w++] = ',';
             }
             for (int j = 0; j < valueLength; j++) { // a value is a few bytes: a loop beats arraycopy's call
-                a[w + j] = valueText[j];
+                a[w + j] = valueText[valueOffset + j];
             }
             w += valueLength;
         }

@@ -74,7 +74,7 @@ class DeferredLabelSortTest {
         ImportLineEncoder encoder = new ImportLineEncoder(new AmplificationPlan(2, 1, 60_000));
         ValueText v = new ValueText().set(out.value(0));
         ByteBuf body = new ByteBuf(64);
-        assertThat(encoder.encodePointVerbatim(out, 0, v.bytes(), v.length(), body)).isEqualTo(2);
+        assertThat(encoder.encodePointVerbatim(out, 0, v.bytes(), 0, v.length(), body)).isEqualTo(2);
         assertThat(new String(body.array(), 0, body.length(), StandardCharsets.US_ASCII)).isEqualTo(
                 "{\"metric\":{\"__name__\":\"m\",\"mode\":\"idle\",\"cpu\":\"0\"},\"values\":[2.5,2.5],"
                         + "\"timestamps\":[1795300857000,1795300887000]}\n");

@@ -326,7 +326,7 @@ class ImportLineEncoderTest {
             int samples = encoder.encodePoint(encoder.prepare(points.metric(p), names, values, 0, n), points.timestampMs(p), value, prepared);
             ByteBuf verbatim = new ByteBuf(16);
 
-            assertThat(encoder.encodePointVerbatim(points, p, value, value.length, verbatim)).isEqualTo(samples);
+            assertThat(encoder.encodePointVerbatim(points, p, value, 0, value.length, verbatim)).isEqualTo(samples);
             assertThat(new String(verbatim.array(), 0, verbatim.length(), StandardCharsets.UTF_8))
                     .isEqualTo(new String(prepared.array(), 0, prepared.length(), StandardCharsets.UTF_8));
         }
@@ -373,9 +373,9 @@ class ImportLineEncoderTest {
                 .getBytes(StandardCharsets.UTF_8), points);
 
         assertThat(points.jsonSafe()).isFalse();
-        assertThatThrownBy(() -> new ImportLineEncoder(AmplificationPlan.relay()).encodePointVerbatim(points, 0, new byte[] {'1'}, 1, new ByteBuf(16)))
+        assertThatThrownBy(() -> new ImportLineEncoder(AmplificationPlan.relay()).encodePointVerbatim(points, 0, new byte[] {'1'}, 0, 1, new ByteBuf(16)))
                 .isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> m3n2.encodePointVerbatim(points, 0, new byte[] {'1'}, 1, new ByteBuf(16)))
+        assertThatThrownBy(() -> m3n2.encodePointVerbatim(points, 0, new byte[] {'1'}, 0, 1, new ByteBuf(16)))
                 .isInstanceOf(IllegalStateException.class);
     }
 
