@@ -23,6 +23,7 @@ public abstract class LineDecoder implements RecordDecoder {
     protected final Numbers numbers = new Numbers();
 
     private final TimestampWindow window;
+    private final TimestampCheck timestamps;
 
     /** @param maxRecordBytes larger records are rejected as {@link DecodeError#TOO_LARGE} */
     protected LineDecoder(int maxRecordBytes) {
@@ -39,6 +40,7 @@ public abstract class LineDecoder implements RecordDecoder {
         }
         this.maxRecordBytes = maxRecordBytes;
         this.window = Objects.requireNonNull(window, "window");
+        this.timestamps = new TimestampCheck(window);
     }
 
     @Override
@@ -51,7 +53,6 @@ public abstract class LineDecoder implements RecordDecoder {
         int n = value.length;
         int i = 0;
         lineNumber = 0;
-        long latestMs = window.latestMs(System.currentTimeMillis()); // the clock once per record
         while (i < n) {
             int end = i;
             boolean ascii = true;
@@ -71,7 +72,7 @@ public abstract class LineDecoder implements RecordDecoder {
                     detail = "";
                     error = decodeLine(value, i, to, kafkaTimestampMs, out, rejections);
                     if (error == null) {
-                        error = implausible(out, before, latestMs, rejections);
+                        error = implausible(out, before, rejections);
                     }
                 }
                 if (error != null) {
@@ -88,10 +89,10 @@ public abstract class LineDecoder implements RecordDecoder {
     }
 
     /** {@link DecodeError#IMPLAUSIBLE_TIMESTAMP} (with {@link #detail}) when a point from {@code from} on lies outside the window. */
-    private DecodeError implausible(DecodedPoints out, int from, long latestMs, Rejections rejections) {
+    private DecodeError implausible(DecodedPoints out, int from, Rejections rejections) {
         for (int p = from, n = out.count(); p < n; p++) {
             long t = out.timestampMs(p);
-            if (!window.contains(t, latestMs)) {
+            if (!timestamps.contains(t)) {
                 return fail(DecodeError.IMPLAUSIBLE_TIMESTAMP,
                         rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP) ? window.describe(t) : "");
             }

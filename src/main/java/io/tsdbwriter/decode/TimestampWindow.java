@@ -11,7 +11,8 @@ import java.util.Locale;
  * VictoriaMetrics answers 204 and drops — samples counted as written and never stored. Applies to every input
  * format after its own unit conversion (influx precision, graphite and exposition seconds).
  *
- * <p>Immutable and thread-safe; a decoder reads the clock once per record ({@link #latestMs(long)}).
+ * <p>Immutable and thread-safe; a decoder checks its timestamps with a {@link TimestampCheck}, which reads the clock only
+ * when a timestamp lies past the bound it last read.
  *
  * @param earliestMs the earliest plausible timestamp in epoch ms, ≥ 0 ({@code --min-timestamp}, default
  *                   2000-01-01T00:00:00Z)

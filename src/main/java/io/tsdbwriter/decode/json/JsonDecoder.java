@@ -2,6 +2,7 @@ package io.tsdbwriter.decode.json;
 
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.RecordDecoder;
+import io.tsdbwriter.decode.TimestampCheck;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.DecodeError;
@@ -19,6 +20,7 @@ public final class JsonDecoder implements RecordDecoder {
 
     private final PointDecoder decoder;
     private final TimestampWindow window;
+    private final TimestampCheck timestamps;
 
     /** @param maxRecordBytes larger records are rejected whole */
     public JsonDecoder(int maxRecordBytes) {
@@ -32,6 +34,7 @@ public final class JsonDecoder implements RecordDecoder {
     public JsonDecoder(int maxRecordBytes, TimestampWindow window) {
         this.decoder = new PointDecoder(maxRecordBytes);
         this.window = Objects.requireNonNull(window, "window");
+        this.timestamps = new TimestampCheck(window);
     }
 
     @Override
@@ -47,10 +50,9 @@ public final class JsonDecoder implements RecordDecoder {
             rejections.add(error, decoder.lastErrorDetail());
             return;
         }
-        long latestMs = window.latestMs(System.currentTimeMillis()); // the clock once per record
         for (int p = 0, n = out.count(); p < n; p++) {
             long t = out.timestampMs(p);
-            if (!window.contains(t, latestMs)) {
+            if (!timestamps.contains(t)) {
                 out.clear(); // a record that breaks a rule is refused whole (DESIGN §2)
                 rejections.add(DecodeError.IMPLAUSIBLE_TIMESTAMP, window.describe(t));
                 return;

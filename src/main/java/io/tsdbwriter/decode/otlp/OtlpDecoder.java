@@ -6,6 +6,7 @@ import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
 import io.tsdbwriter.decode.RecordDecoder;
 import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.TimestampCheck;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Utf8;
 import java.nio.charset.StandardCharsets;
@@ -75,13 +76,13 @@ public final class OtlpDecoder implements RecordDecoder {
 
     private final int maxRecordBytes;
     private final TimestampWindow window;
+    private final TimestampCheck timestamps;
 
     // per record
     private byte[] buf;
     private DecodedPoints out;
     private Rejections rejections;
     private long kafkaTimestampMs;
-    private long latestMs;
     /** The varint last read by {@link #varint}. */
     private long v;
     /** The end of the field {@link #next} found. */
@@ -130,6 +131,7 @@ public final class OtlpDecoder implements RecordDecoder {
         }
         this.maxRecordBytes = maxRecordBytes;
         this.window = Objects.requireNonNull(window, "window");
+        this.timestamps = new TimestampCheck(window);
     }
 
     @Override
@@ -153,7 +155,6 @@ public final class OtlpDecoder implements RecordDecoder {
         this.out = out;
         this.rejections = rejections;
         this.kafkaTimestampMs = kafkaTimestampMs;
-        this.latestMs = window.latestMs(System.currentTimeMillis()); // the clock once per record
         Arrays.fill(constOff, -1);
         leCount = 0;
         depth = 0;
@@ -803,7 +804,7 @@ public final class OtlpDecoder implements RecordDecoder {
                     ? "'" + metricText() + "': value " + value + " skipped" : "");
             return false;
         }
-        if (ts < 0 || !window.contains(ts, latestMs)) {
+        if (ts < 0 || !timestamps.contains(ts)) {
             rejections.add(DecodeError.IMPLAUSIBLE_TIMESTAMP, rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP)
                     ? "'" + metricText() + "': " + window.describe(ts) : "");
             return false;

@@ -5,6 +5,7 @@ import com.github.luben.zstd.ZstdInputStream;
 import com.google.protobuf.CodedInputStream;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.TimestampCheck;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.RecordDecoder;
 import io.tsdbwriter.decode.Rejections;
@@ -43,8 +44,8 @@ public final class RemoteWriteDecoder implements RecordDecoder {
 
     private final int maxRecordBytes;
     private final TimestampWindow window;
+    private final TimestampCheck timestampCheck;
     /** The latest plausible timestamp of the record being decoded. */
-    private long latestMs;
     private final int maxDecompressedBytes;
     private byte[] buf = new byte[64 * 1024];
     private int length;
@@ -70,6 +71,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
      */
     public RemoteWriteDecoder(int maxRecordBytes, TimestampWindow window) {
         this.window = Objects.requireNonNull(window, "window");
+        this.timestampCheck = new TimestampCheck(window);
         if (maxRecordBytes < 1) {
             throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
         }
@@ -94,7 +96,6 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         if (!LineDecoder.admit(value, maxRecordBytes, rejections)) {
             return;
         }
-        latestMs = window.latestMs(System.currentTimeMillis()); // the clock once per record
         if (!decompress(value)) {
             rejections.add(DecodeError.INVALID_COMPRESSION, detail);
             return;
@@ -321,7 +322,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                         ? "negative timestamp " + timestamps[i] : "");
                 continue;
             }
-            if (!window.contains(timestamps[i], latestMs)) {
+            if (!timestampCheck.contains(timestamps[i])) {
                 rejections.add(DecodeError.IMPLAUSIBLE_TIMESTAMP, rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP)
                         ? window.describe(timestamps[i]) : "");
                 continue;
