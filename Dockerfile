@@ -20,7 +20,10 @@ ARG KAFKA_IMAGE=apache/kafka:4.3.1
 ARG VM_IMAGE=victoriametrics/victoria-metrics:v1.150.0
 # The JVM flags of the training run and of the container: the cache is valid only for compatible flags. SerialGC:
 # a sidecar-sized heap needs no concurrent collector, and a container under 2 CPUs or 1792 MiB gets Serial anyway.
-ARG JAVA_OPTS_DEFAULT="-XX:MaxRAMPercentage=75.0 -XX:InitialRAMPercentage=25.0 -XX:+ExitOnOutOfMemoryError -XX:+UseSerialGC"
+# NewRatio=1: the young generation is half the heap (Serial's default is a third), so batches waiting for their write
+# are not promoted: under a 1 GiB limit the relay's peak heap fell from ~715 to 222-334 MiB and its RSS from ~845 to
+# 344-472 MiB at the same CPU (docs/benchmarks.md section 12f).
+ARG JAVA_OPTS_DEFAULT="-XX:MaxRAMPercentage=75.0 -XX:InitialRAMPercentage=25.0 -XX:NewRatio=1 -XX:+ExitOnOutOfMemoryError -XX:+UseSerialGC"
 
 FROM ${KAFKA_IMAGE} AS kafka
 FROM ${VM_IMAGE} AS vm
