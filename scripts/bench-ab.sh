@@ -15,6 +15,8 @@
 # --time-multiplier 1 --write-mode async --records 10000000 --ceiling-seconds 3s --cell-timeout 10m`); a flag among
 # BENCH-ARGS replaces its default (e.g. `-- --time-multiplier 12 --parallelism 3`). Output: target/bench-ab/<jar>-<round>.{txt,csv} and one summary line per cell.
 # Build an older jar with: git worktree add /tmp/old <commit> && (cd /tmp/old && mvn -q package -DskipTests).
+# An AOT cache fits only the jar path it was trained on: train each jar's own (JAR=/tmp/ab/A.jar bash scripts/aot-cache.sh
+# /tmp/ab/A.aot); a cache copied beside a copied jar is stale, and each such cell says so ("the writer's AOT cache was stale").
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
