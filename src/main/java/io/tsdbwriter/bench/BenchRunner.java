@@ -1,5 +1,6 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.metrics.AotCacheStatus;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.capacity.InsertCapacityProbe;
 import io.tsdbwriter.write.WriteTarget;
@@ -181,10 +182,8 @@ public final class BenchRunner {
                 if (fetched > 0 && topicBytes > 0) {
                     progress("%s: Kafka: %,d bytes received = %.3f × the topic's log", r.cell().label(), fetched, (double) fetched / topicBytes);
                 }
-                String aot = figures.path("aot_cache").asText("");
-                if (aot.equals("stale") || aot.equals("missing")) { // AotCacheStatus.State labels: the JIT warm-up paid in full
-                    progress("%s: the writer's AOT cache was %s: its CPU includes the warm-up the cache saves", r.cell().label(), aot);
-                }
+                AotCacheStatus.State.ofLabel(figures.path("aot_cache").asText("")).filter(AotCacheStatus.State::warns).ifPresent(aot ->
+                        progress("%s: the writer's AOT cache was %s: its CPU includes the warm-up the cache saves", r.cell().label(), aot.label()));
             }
         } catch (IOException e) {
             progress("%s: summary unreadable (%s)", r.cell().label(), e.getMessage());

@@ -2,6 +2,7 @@ package io.tsdbwriter.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.metrics.AotCacheStatus;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -213,39 +214,35 @@ public final class TelegrafPeer {
             if (points == 0 || j.path("samples_expected").asLong() != points) {
                 continue; // not a relay cell (M×N > 1) or nothing read
             }
-            List<String> log = lines(workDir.resolve(f.getFileName().toString().replace(".json", ".log")));
-            rows.add(new Row("tsdb-writer " + f.getFileName().toString().replace(".json", "") + cellLabel(log, j.path("aot_cache").asText("")), points,
+            String cmd = firstLine(workDir.resolve(f.getFileName().toString().replace(".json", ".log")));
+            String label = cellLabel(cmd, AotCacheStatus.State.ofLabel(j.path("aot_cache").asText("")).orElse(null));
+            rows.add(new Row("tsdb-writer " + f.getFileName().toString().replace(".json", "") + label, points,
                     j.path("cpu_seconds").asDouble(Double.NaN), j.path("elapsed_seconds").asDouble(Double.NaN),
                     j.path("peak_rss_bytes").asLong(-1)));
         }
         return rows;
     }
 
-    private static List<String> lines(Path log) throws IOException {
+    private static String firstLine(Path log) throws IOException {
         if (!Files.exists(log)) {
-            return List.of();
+            return "";
         }
         try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
-            return lines.limit(1).toList(); // the command
+            return lines.findFirst().orElse(""); // the command
         }
     }
 
     /**
-     * " P=<p> <mode>", and the AOT cache as the writer found it ({@code aot_cache} of its summary,
-     * {@link io.tsdbwriter.metrics.AotCacheStatus.State#label()}): a cache passed but stale or missing is not counted as
-     * one, since the run then paid the JIT warm-up in full.
+     * " P=<p> <mode>", and the AOT cache as the writer found it ({@code aot_cache} of its summary; null when absent): a
+     * cache passed but stale or missing is not counted as one, since the run then paid the JIT warm-up in full.
      */
-    private static String cellLabel(List<String> log, String aotCache) {
-        String cmd = log.isEmpty() ? "" : log.get(0);
+    private static String cellLabel(String cmd, AotCacheStatus.State aotCache) {
         Matcher p = Pattern.compile("--parallelism (\\d+)").matcher(cmd);
         Matcher w = Pattern.compile("--write-mode (\\w+)").matcher(cmd);
         String cache = "";
         if (cmd.contains("-XX:AOTCache=")) {
-            cache = switch (aotCache) {
-                case "stale" -> " (AOT cache stale: not used)";
-                case "missing" -> " (AOT cache missing)";
-                default -> " (AOT cache)";
-            };
+            cache = aotCache == AotCacheStatus.State.STALE ? " (AOT cache stale: not used)"
+                    : aotCache == AotCacheStatus.State.MISSING ? " (AOT cache missing)" : " (AOT cache)";
         }
         return (p.find() ? " P=" + p.group(1) : "") + (w.find() ? " " + w.group(1) : "") + cache;
     }

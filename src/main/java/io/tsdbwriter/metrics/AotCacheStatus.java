@@ -45,6 +45,21 @@ public record AotCacheStatus(State state, String file) {
         public String label() {
             return label;
         }
+
+        /** The state whose {@link #label()} is {@code label} (a summary's {@code aot_cache}), or empty for none. */
+        public static Optional<State> ofLabel(String label) {
+            for (State s : values()) {
+                if (s.label.equals(label)) {
+                    return Optional.of(s);
+                }
+            }
+            return Optional.empty();
+        }
+
+        /** True when the run pays the warm-up the cache was meant to save: a stale or missing cache. */
+        public boolean warns() {
+            return this == STALE || this == MISSING;
+        }
     }
 
     /**
@@ -84,7 +99,7 @@ public record AotCacheStatus(State state, String file) {
 
     /** True when the run pays the warm-up the cache was meant to save (a stale or missing cache): log it as a warning. */
     public boolean warns() {
-        return state == State.STALE || state == State.MISSING;
+        return state.warns();
     }
 
     /** The one line for the writer's log. */

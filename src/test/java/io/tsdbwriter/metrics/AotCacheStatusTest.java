@@ -49,6 +49,10 @@ class AotCacheStatusTest {
         assertThat(State.STALE.label()).isEqualTo("stale");
         assertThat(State.MISSING.label()).isEqualTo("missing");
         assertThat(State.TRAINING.label()).isEqualTo("training");
+        for (State s : State.values()) {
+            assertThat(State.ofLabel(s.label())).hasValue(s);
+        }
+        assertThat(State.ofLabel("")).isEmpty();
     }
 
     @Test
