@@ -39,9 +39,4 @@ public final class TimestampCheck {
         latestMs = window.latestMs(clockMs.getAsLong());
         return window.contains(timestampMs, latestMs);
     }
-
-    /** The window checked against. */
-    public TimestampWindow window() {
-        return window;
-    }
 }

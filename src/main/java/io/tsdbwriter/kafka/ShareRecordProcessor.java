@@ -145,7 +145,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
     /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */
     void flush() throws InterruptedException {
-        counts.publish();
+        publishCounts();
         if (open == null) {
             return;
         }

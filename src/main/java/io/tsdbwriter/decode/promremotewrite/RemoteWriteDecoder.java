@@ -45,7 +45,6 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     private final int maxRecordBytes;
     private final TimestampWindow window;
     private final TimestampCheck timestampCheck;
-    /** The latest plausible timestamp of the record being decoded. */
     private final int maxDecompressedBytes;
     private byte[] buf = new byte[64 * 1024];
     private int length;
