@@ -13,6 +13,9 @@ import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.LiveAttribution;
 import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.durability.DurabilityClock;
+import io.tsdbwriter.durability.TsdbWatch;
+import io.tsdbwriter.write.http.SafeUrl;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.config.ConsumerMode;
@@ -44,6 +47,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.BindException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -105,6 +109,7 @@ public final class WriterService {
                 HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()), cfg.remoteWriteVersion(), RemoteWrite2Request::fromV1);
         BatchWriter writer = null;
         DeadLetterQueue deadLetters = null;
+        DurabilityClock durability = null;
         try {
             if (cfg.metricsPort() >= 0) {
                 metricsServer = startMetricsServer(registry);
@@ -126,11 +131,12 @@ public final class WriterService {
             InputConfig input = retention == null ? cfg.input() : cfg.input().withTimestampWindow(cfg.input().timestampWindow().atLeast(
                     System.currentTimeMillis() - retention.toMillis(), "older than the target's retention (-retentionPeriod, "
                             + retention.toDays() + " days): VictoriaMetrics would answer 2xx and drop it; replay with --rebase-time now"));
+            durability = durability(client, endpoints, meters);
             SampleRate rate = replay.rateLimited() ? new SampleRate(replay.ratePerSecond()) : null;
             meters.rateSet.set(Math.round(replay.ratePerSecond()));
             PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters),
-                    deadLetters, input, rate, replay.churnInterval());
+                    deadLetters, input, rate, replay.churnInterval(), durability);
             if (replay.replay()) {
                 member = new ReplayMember(new ReplayMember.Settings(kafka, cfg.topics(), cfg.topicPattern(), replay,
                         cfg.sourceInterval().toMillis(), cfg.drainTimeout(), cfg.membership().kafkaTimeout(), retention), ws);
@@ -155,6 +161,9 @@ public final class WriterService {
             reporter.shutdownNow();
             if (writer != null) {
                 writer.close();
+            }
+            if (durability instanceof TsdbWatch watch) {
+                watch.close();
             }
             client.close();
             if (deadLetters != null) {
@@ -215,6 +224,29 @@ public final class WriterService {
             log.info("target retention: {} days (-retentionPeriod): older samples are refused before they are sent", shortest.toDays());
         }
         return shortest;
+    }
+
+    /**
+     * When an acknowledged write counts as stored (DESIGN §4): {@code --durability-window 0} commits on the 2xx;
+     * otherwise the write targets' and {@code --tsdb-metrics-url}s' processes are watched for restarts, the window read
+     * from them unless given.
+     */
+    private DurabilityClock durability(WriteClient client, List<WriteTarget> endpoints, WriterMeters meters) {
+        if (cfg.durabilityWindow() != null && cfg.durabilityWindow().isZero()) {
+            log.warn("--durability-window 0: offsets are committed on the TSDB's 2xx and no TSDB restart is watched; a TSDB "
+                    + "crash can lose the samples it acknowledged in its last seconds, and nothing would say so");
+            return DurabilityClock.atOnce();
+        }
+        List<String> urls = new ArrayList<>();
+        endpoints.forEach(t -> urls.add(t.metricsUrl()));
+        cfg.tsdbMetricsUrls().forEach(u -> urls.add(SafeUrl.parse(u).url()));
+        List<String> distinct = urls.stream().distinct().toList();
+        TsdbWatch watch = new TsdbWatch(client.http(), distinct, distinct.stream().map(SafeUrl::redact).toList(), cfg.durabilityWindow(), meters);
+        log.info("durability window {}s{}: an offset is committed once its writes were acknowledged that long ago with no TSDB "
+                + "restart since; watching {}", watch.window().toSeconds(), cfg.durabilityWindow() == null ? "" : " (--durability-window)",
+                watch.describe());
+        watch.start();
+        return watch;
     }
 
     private RetryPolicy retryPolicy() {

@@ -74,6 +74,27 @@ public final class PromSnapshot {
         return any ? sum : Double.NaN;
     }
 
+    /**
+     * The value of label {@code label} on the first sample of {@code name} whose labels contain {@code labelText}
+     * (e.g. the {@code value} of {@code flag{name="inmemoryDataFlushInterval"}}); null when there is none.
+     */
+    public String labelValue(String name, String labelText, String label) {
+        String key = label + "=\"";
+        for (Sample s : samples) {
+            if (!s.name().equals(name) || !s.labels().contains(labelText)) {
+                continue;
+            }
+            String l = s.labels();
+            for (int at = l.indexOf(key); at >= 0; at = l.indexOf(key, at + 1)) {
+                if (at == 0 || l.charAt(at - 1) == ',' || l.charAt(at - 1) == ' ') {
+                    int close = l.indexOf('"', at + key.length());
+                    return close < 0 ? null : l.substring(at + key.length(), close);
+                }
+            }
+        }
+        return null;
+    }
+
     /** The first value of {@code a}, else of {@code b}; NaN when neither is present. */
     public double first(String a, String b) {
         double v = sum(a);

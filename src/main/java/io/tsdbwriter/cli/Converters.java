@@ -45,6 +45,21 @@ final class Converters {
     }
 
     /** Write permits: {@code auto} (= 0: each target's {@code vm_concurrent_insert_capacity}) or a count 0..10000. */
+    /** {@code --durability-window}: {@code auto} (null: read from the TSDB), {@code 0} (at once) or a duration. */
+    static final class DurabilityWindowConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            String v = value.trim();
+            if (v.equalsIgnoreCase("auto")) {
+                return null;
+            }
+            if (v.equals("0")) {
+                return Duration.ZERO;
+            }
+            return new DurationConverter().convert(v);
+        }
+    }
+
     static final class PermitsConverter implements CommandLine.ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {

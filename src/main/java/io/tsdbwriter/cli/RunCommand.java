@@ -187,6 +187,20 @@ final class RunCommand implements Callable<Integer> {
             description = "Longest time between commits of the watermark; it is also committed at every segment end (default: ${DEFAULT-VALUE})")
     Duration commitInterval;
 
+    @Option(names = "--durability-window", defaultValue = "auto", converter = Converters.DurabilityWindowConverter.class, paramLabel = "auto|0|DURATION",
+            description = "How long after the TSDB's 2xx a write counts as stored: an offset is committed (and a --stop-at-end job "
+                    + "exits 0) only once every write below it was acknowledged this long ago with no TSDB restart since; a restart "
+                    + "rewinds every partition to its last commit. auto: from the TSDB's /metrics (VictoriaMetrics: "
+                    + "2 x -inmemoryDataFlushInterval + 3s, 13s by default; Prometheus: 5s; anything else, vminsert alone included: 30s). "
+                    + "0: commit on the 2xx, watch no restart (a TSDB crash can lose the last seconds) (default: ${DEFAULT-VALUE})")
+    Duration durabilityWindow;
+
+    @Option(names = "--tsdb-metrics-url", paramLabel = "URL", split = ",", splitSynopsisLabel = ",",
+            description = "A /metrics page of a TSDB process that holds acknowledged samples before storing them (a cluster's "
+                    + "vmstorage nodes), watched for restarts and read for the durability window, besides each write target's "
+                    + "own /metrics; repeatable (default: the write targets' only)")
+    List<String> tsdbMetricsUrls = new ArrayList<>();
+
     @Option(names = "--drain-timeout", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
             description = "On shutdown or revocation, how long in-flight writes may finish before the watermark is committed (default: ${DEFAULT-VALUE})")
     Duration drainTimeout;
@@ -377,7 +391,8 @@ final class RunCommand implements Callable<Integer> {
                         GroupMembership.protocol(groupProtocol), kafkaTimeout),
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
                 Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout,
-                topicPattern(), toReplayConfig(), remoteWriteVersion, ConsumerMode.parse(consumerMode));
+                topicPattern(), toReplayConfig(), remoteWriteVersion, ConsumerMode.parse(consumerMode), durabilityWindow,
+                tsdbMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList());
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -67,6 +68,10 @@ import java.util.regex.Pattern;
  *                             default {@link RemoteWriteVersion#V1}); version 2 needs {@link Output#REMOTE_WRITE}
  * @param consumerMode         {@code --consumer-mode} (default {@link ConsumerMode#SEGMENTS}); {@link ConsumerMode#SHARE}
  *                             takes neither a replay, {@code --stop-at-end}, {@code --topic-pattern} nor static membership
+ * @param durabilityWindow     {@code --durability-window}: how long after its 2xx a write counts as stored (DESIGN §4);
+ *                             null = read from the TSDB's {@code /metrics}; {@link Duration#ZERO} = at once, no restart watch
+ * @param tsdbMetricsUrls      {@code --tsdb-metrics-url}: further TSDB processes' {@code /metrics} (vmstorage) watched for
+ *                             restarts, besides the write targets'
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -79,7 +84,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
                         HttpAuthConfig vmHttp, InputConfig input, Output output,
                         List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
-                        RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode) {
+                        RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode, Duration durabilityWindow,
+                        List<String> tsdbMetricsUrls) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -141,6 +147,14 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         Objects.requireNonNull(remoteWriteVersion, "--remote-write-version");
         require(remoteWriteVersion == RemoteWriteVersion.V1 || output == Output.REMOTE_WRITE,
                 "--remote-write-version 2 applies to --output remote-write only");
+        require(durabilityWindow == null || !durabilityWindow.isNegative(), "--durability-window must not be negative");
+        require(durabilityWindow == null || durabilityWindow.compareTo(Duration.ofHours(1)) <= 0,
+                "--durability-window must be at most 1h, got " + (durabilityWindow == null ? "" : durabilityWindow.toSeconds() + "s"));
+        tsdbMetricsUrls = List.copyOf(Objects.requireNonNull(tsdbMetricsUrls));
+        for (String u : tsdbMetricsUrls) {
+            require(u.startsWith("http://") || u.startsWith("https://"), "--tsdb-metrics-url must be an http(s) URL of a /metrics page, got '"
+                    + SafeUrl.redact(u) + "'");
+        }
         Objects.requireNonNull(consumerMode, "--consumer-mode");
         if (consumerMode == ConsumerMode.SHARE) {
             require(!stopAtEnd, "--stop-at-end is not supported with --consumer-mode share: a share group has no end offsets per "

@@ -1,6 +1,7 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.config.GroupMembership;
+import io.tsdbwriter.durability.DurabilityClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -94,6 +95,10 @@ public final class GroupMember implements Intake {
     /** Set by writer threads when an ack moved a watermark; the member loop then commits at once. */
     private final Object ackSignal = new Object();
     private boolean acked; // guarded by ackSignal
+    /** When an acknowledged write counts as stored, and the TSDB restarts seen. */
+    private final DurabilityClock durability;
+    /** The TSDB restarts this member has rewound for (member thread). */
+    private long restartsSeen;
 
     /**
      * @param settings       membership and commit settings
@@ -107,6 +112,8 @@ public final class GroupMember implements Intake {
         this.watch = new GroupWatch(settings.consumerProps(), groupId(), settings.topics(), settings.topicPattern(), settings.stopAtEnd(),
                 settings.membership().kafkaTimeout(), reachability);
         this.commits = new OffsetCommits(workerSettings.segmentSize(), workerSettings.meters());
+        this.durability = workerSettings.durability();
+        this.restartsSeen = durability.state().restarts();
     }
 
     private void signalAck() {
@@ -221,7 +228,17 @@ public final class GroupMember implements Intake {
                     lastEndOffsets = System.nanoTime();
                 }
                 boolean due = System.nanoTime() - lastCommit >= settings.commitInterval().toNanos();
-                commits.commitAdvanced(c, workers.values(), due);
+                DurabilityClock.State state = durability.state();
+                if (state.restarts() != restartsSeen) {
+                    restartsSeen = state.restarts();
+                    rewind();
+                }
+                commits.commitAdvanced(c, workers.values(), due, state);
+                long awaiting = 0;
+                for (PartitionWorkers w : workers.values()) {
+                    awaiting += w.awaitingDurability();
+                }
+                workerSettings.meters().recordsAwaitingDurability.set(awaiting);
                 if (due) {
                     lastCommit = System.nanoTime();
                 }
@@ -257,8 +274,79 @@ public final class GroupMember implements Intake {
     /** What this process is doing with its partitions, for the stop-at-end waiting line. */
     private String localState() {
         return workers.isEmpty() ? "this process holds no partition now"
-                : allFinished() ? "this process's partitions are written"
+                : allFinished() ? (awaitingDurability() > 0 ? "this process's partitions are written; waiting "
+                        + durability.window().toSeconds() + "s after the last write for the TSDB to persist it" : "this process's partitions are written")
                 : "still writing " + GroupProgress.names(workers.keySet());
+    }
+
+    private long awaitingDurability() {
+        long n = 0;
+        for (PartitionWorkers w : workers.values()) {
+            n += w.awaitingDurability();
+        }
+        return n;
+    }
+
+    /**
+     * A TSDB process restarted (DESIGN §4): what it acknowledged within the window may be lost, so every partition
+     * rewinds to its last commit — its readers stop, late acknowledgements are dropped, new readers start from the
+     * committed offset and write again (at-least-once; a TSDB deduplicating with {@code -dedup.minScrapeInterval}
+     * keeps one sample per timestamp). Writes still in flight finish or retry as before: repeats, never loss.
+     */
+    private void rewind() {
+        if (workers.isEmpty()) {
+            return;
+        }
+        List<PartitionWorkers> old = new ArrayList<>(workers.values());
+        old.forEach(PartitionWorkers::closeReaders);
+        long deadline = System.nanoTime() + READERS_STOP.toNanos();
+        try {
+            for (PartitionWorkers w : old) {
+                w.awaitReaders(deadline);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        long reread = 0;
+        List<String> ranges = new ArrayList<>();
+        for (PartitionWorkers w : old) {
+            w.abandon();
+            long from = commits.committed(w.partition(), w.startOffset());
+            long to = Math.max(from, w.watermark());
+            reread += to - from;
+            ranges.add(w.partition() + " [" + from + ", " + to + ")");
+            PartitionWorkers fresh = new PartitionWorkers(w.partition(), from, Math.max(from, w.stopOffset()), workerSettings, this::signalAck);
+            workers.put(w.partition(), fresh);
+            fresh.start();
+        }
+        workerSettings.meters().recordsReread.increment(reread);
+        log.warn("TSDB restart: re-reading from the last commit, {} acknowledged record(s) written again: {}", reread, String.join(", ", ranges));
+    }
+
+    /**
+     * Stopping, once the writes are drained: waits until {@code deadlineNanos} at most for what was acknowledged to
+     * count as stored (the window passed with no restart), so the last commit covers it; what is not stored by then
+     * is read again by the next owner.
+     */
+    private void awaitStored(Collection<PartitionWorkers> leaving, long deadlineNanos) throws InterruptedException {
+        if (durability.off()) {
+            return;
+        }
+        while (System.nanoTime() < deadlineNanos) {
+            DurabilityClock.State state = durability.state();
+            if (state.restarts() != restartsSeen) {
+                return; // not stored: the last commit stays below it, the next owner writes it again
+            }
+            boolean stored = true;
+            for (PartitionWorkers w : leaving) {
+                stored &= w.durableWatermark(state) >= w.watermark();
+            }
+            if (stored) {
+                return;
+            }
+            Thread.sleep(100);
+        }
     }
 
     private boolean allFinished() {
@@ -326,12 +414,21 @@ public final class GroupMember implements Intake {
         }
     }
 
+    /** The member stops: every partition is released, its last commit waiting for the writes to count as stored. */
     private void revokeAll(KafkaConsumer<byte[], byte[]> c, boolean commit) {
-        release(c, new ArrayList<>(workers.keySet()), commit);
+        release(c, new ArrayList<>(workers.keySet()), commit, true);
     }
 
-    /** Stops readers, drains writes up to the drain timeout, commits the watermark, forgets the partitions. */
     private void release(KafkaConsumer<byte[], byte[]> c, Collection<TopicPartition> partitions, boolean commit) {
+        release(c, partitions, commit, false);
+    }
+
+    /**
+     * Stops readers, drains writes up to the drain timeout, commits the durable watermark, forgets the partitions. A
+     * rebalance commits what is stored now (the next owner writes the rest again, at once); the member's own stop
+     * ({@code awaitStored}) first waits, within the same drain timeout, for the window to pass.
+     */
+    private void release(KafkaConsumer<byte[], byte[]> c, Collection<TopicPartition> partitions, boolean commit, boolean awaitStored) {
         List<PartitionWorkers> leaving = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             PartitionWorkers w = workers.get(tp);
@@ -358,13 +455,17 @@ public final class GroupMember implements Intake {
                             w.partition(), w.pendingBatches());
                 }
             }
+            if (awaitStored && commit) {
+                awaitStored(leaving, deadline);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             cleanStop = false;
         }
         leaving.forEach(PartitionWorkers::abandon);
         if (commit) {
-            commits.commitReleased(c, leaving);
+            DurabilityClock.State state = durability.state();
+            commits.commitReleased(c, leaving, state.restarts() == restartsSeen ? state : null); // null: restarted meanwhile
         }
         for (PartitionWorkers w : leaving) {
             workers.remove(w.partition());

@@ -1,6 +1,7 @@
 package io.tsdbwriter.kafka;
 
 import io.micrometer.core.instrument.Tags;
+import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.metrics.WriterMeters;
 import java.time.Duration;
 import java.util.Collection;
@@ -17,8 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The member's offset commits (DESIGN §4): each partition's {@link Watermark} is committed at every segment end and
- * at least every commit interval, never an offset above an unacked sample; the last commit on release. Keeps the
+ * The member's offset commits (DESIGN §4): each partition's durable watermark (its {@link Watermark} once the
+ * durability window has passed with no TSDB restart, {@link PartitionWorkers#durableWatermark}) is committed at every
+ * segment end and at least every commit interval, never an offset above a sample not yet stored; the last commit on
+ * release. Keeps the
  * offsets this member committed and the partitions' log end offsets, behind the {@code committed.offset} and
  * {@code consumer.lag.records} gauges and the input rate ({@link #logEndTotal}).
  *
@@ -63,11 +66,14 @@ final class OffsetCommits {
                 t -> Math.max(0, logEnd.getOrDefault(t, 0L) - committed.getOrDefault(t, 0L)));
     }
 
-    /** Commits every partition whose watermark crossed a segment end (or all advanced ones when {@code due}). */
-    void commitAdvanced(KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> workers, boolean due) {
+    /**
+     * Commits every partition whose durable watermark (as of {@code state}) crossed a segment end (or all advanced ones
+     * when {@code due}).
+     */
+    void commitAdvanced(KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> workers, boolean due, DurabilityClock.State state) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (PartitionWorkers w : workers) {
-            long wm = w.watermark();
+            long wm = w.durableWatermark(state);
             long last = committed.getOrDefault(w.partition(), w.startOffset());
             if (wm > last) {
                 boolean segmentEnd = wm / segmentSize > last / segmentSize || wm >= w.stopOffset();
@@ -76,39 +82,36 @@ final class OffsetCommits {
                 }
             }
         }
-        commitSync(c, offsets, workers);
+        commitSync(c, offsets);
     }
 
-    /** The last commit of partitions being released (their readers stopped, their writes drained or given up). */
-    void commitReleased(KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> leaving) {
+    /**
+     * The last commit of partitions being released (their readers stopped, their writes drained or given up): their
+     * durable watermark as of {@code state}; what was acknowledged above it is read again by the next owner. A null
+     * {@code state} (a TSDB restart not yet rewound for) commits only what was known stored before it.
+     */
+    void commitReleased(KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> leaving, DurabilityClock.State state) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (PartitionWorkers w : leaving) {
-            long wm = w.watermark();
+            long wm = state == null ? w.durableSoFar() : w.durableWatermark(state);
             if (wm > committed.getOrDefault(w.partition(), w.startOffset())) {
                 offsets.put(w.partition(), new OffsetAndMetadata(wm));
             }
         }
         try {
-            commitSync(c, offsets, leaving);
+            commitSync(c, offsets);
         } catch (WakeupException e) {
-            commitSync(c, offsets, leaving); // wakeup consumed; try once more
+            commitSync(c, offsets); // wakeup consumed; try once more
         }
     }
 
-    private void commitSync(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, OffsetAndMetadata> offsets,
-                            Collection<PartitionWorkers> workers) {
+    private void commitSync(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, OffsetAndMetadata> offsets) {
         if (offsets.isEmpty()) {
             return;
         }
         try {
             c.commitSync(offsets, COMMIT_TIMEOUT);
             offsets.forEach((tp, om) -> committed.put(tp, om.offset()));
-            for (PartitionWorkers w : workers) {
-                OffsetAndMetadata om = offsets.get(w.partition());
-                if (om != null) {
-                    w.committed(om.offset());
-                }
-            }
             log.debug("committed {}", offsets);
         } catch (WakeupException e) {
             throw e;
@@ -144,6 +147,11 @@ final class OffsetCommits {
     /** Total log end offset of the assigned partitions, refreshed every few seconds (input rate). Any thread. */
     long logEndTotal() {
         return logEndTotal.get();
+    }
+
+    /** The offset committed for {@code tp} by this member (or the one it started from). Any thread. */
+    long committed(TopicPartition tp, long otherwise) {
+        return committed.getOrDefault(tp, otherwise);
     }
 
     /** Offsets committed by this member, by partition: a copy. Any thread. */

@@ -5,6 +5,7 @@ import io.tsdbwriter.pipeline.RecordDecoders;
 import io.tsdbwriter.pipeline.SampleRate;
 
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.encode.SampleEncoder;
@@ -26,11 +27,12 @@ public final class PartitionWorkers {
      *
      * @param rate          {@code --rate}, shared by every reader of the process; null = unlimited
      * @param churnInterval {@code --churn-interval}; null = no churn
+     * @param durability    when an acknowledged write counts as stored, and the TSDB restarts seen
      */
     public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
                     int maxRecordBytes, SeriesCache seriesCache, SampleEncoder.Factory encoders, BatchWriter writer,
                     WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
-                    InputConfig input, SampleRate rate, Duration churnInterval) {
+                    InputConfig input, SampleRate rate, Duration churnInterval, DurabilityClock durability) {
     }
 
     /**
@@ -55,9 +57,11 @@ public final class PartitionWorkers {
     private final List<AckTracker> trackers = new ArrayList<>();
     private final List<SegmentConsumer> consumers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
-    private final Object commitLock = new Object();
-    private long committed;
+    private final Object gateLock = new Object();
+    private long gateWatermark;
     private boolean stopping;
+    /** The acknowledged watermarks waiting out the durability window (the member's thread). */
+    private final DurableOffsets durable;
 
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
     PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s, Runnable onAck) {
@@ -70,7 +74,8 @@ public final class PartitionWorkers {
         this.writer = s.writer();
         this.startOffset = startOffset;
         this.stopOffset = stopOffset;
-        this.committed = startOffset;
+        this.gateWatermark = startOffset;
+        this.durable = new DurableOffsets(startOffset);
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
@@ -79,7 +84,7 @@ public final class PartitionWorkers {
             RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), onAck, s.deadLetters(), s.rate());
             trackers.add(tracker);
-            consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitCommitted));
+            consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));
         }
     }
 
@@ -114,9 +119,30 @@ public final class PartitionWorkers {
         return stopOffset;
     }
 
-    /** The lowest offset not yet durable; everything below it may be committed. */
+    /** The lowest offset not yet acknowledged: everything below it got a 2xx (or was dead-lettered). */
     long watermark() {
         return Watermark.of(trackers, stopOffset);
+    }
+
+    /**
+     * The watermark as stored by {@code state}: the highest watermark seen at least the durability window before the
+     * clock's bound; the only offset ever committed. Samples the watermark now (feeding the readers' gate). Member thread.
+     */
+    long durableWatermark(DurabilityClock.State state) {
+        long wm = watermark();
+        durable.acked(System.nanoTime(), wm);
+        watermarkReached(wm);
+        return durable.durable(state);
+    }
+
+    /** The durable watermark as last computed, without sampling the watermark again. Member thread. */
+    long durableSoFar() {
+        return durable.durableSoFar();
+    }
+
+    /** Records acknowledged whose storage is not yet known (watermark seen minus durable watermark). Member thread. */
+    long awaitingDurability() {
+        return durable.acked() - durable.durableSoFar();
     }
 
     /** With a stop offset: every reader is done and everything up to it is acked. */
@@ -148,27 +174,28 @@ public final class PartitionWorkers {
         return n;
     }
 
-    /** Records the offset committed for this partition and wakes readers waiting for it. */
-    void committed(long offset) {
-        synchronized (commitLock) {
-            if (offset > committed) {
-                committed = offset;
-                commitLock.notifyAll();
+    /** Records that the watermark reached {@code offset} and wakes readers waiting for it. */
+    void watermarkReached(long offset) {
+        synchronized (gateLock) {
+            if (offset > gateWatermark) {
+                gateWatermark = offset;
+                gateLock.notifyAll();
             }
         }
     }
 
     /**
-     * Waits until the committed offset is at least {@code offset}: a SegmentConsumer may start segment k only once
-     * segment k − P is committed, so a crash replays at most P segments of a partition (DESIGN §4) and readers never
-     * run unboundedly ahead of the writes.
+     * Waits until the watermark is at least {@code offset}: a SegmentConsumer may start segment k only once segment
+     * k − P is acknowledged, so readers never run unboundedly ahead of the writes, and a crash replays at most P
+     * segments of a partition plus what was acknowledged within the durability window (DESIGN §4). The gate follows
+     * the acknowledgements, not the commits, so the window delays commits, never reads or writes.
      *
      * @return false when the partition is being stopped
      */
-    boolean awaitCommitted(long offset) throws InterruptedException {
-        synchronized (commitLock) {
-            while (committed < offset && !stopping) {
-                commitLock.wait(1000);
+    boolean awaitWatermark(long offset) throws InterruptedException {
+        synchronized (gateLock) {
+            while (gateWatermark < offset && !stopping) {
+                gateLock.wait(1000);
             }
             return !stopping;
         }
@@ -179,9 +206,9 @@ public final class PartitionWorkers {
      * once; {@link #awaitReaders} waits for their threads. Idempotent.
      */
     void closeReaders() {
-        synchronized (commitLock) {
+        synchronized (gateLock) {
             stopping = true;
-            commitLock.notifyAll();
+            gateLock.notifyAll();
         }
         consumers.forEach(SegmentConsumer::close);
     }

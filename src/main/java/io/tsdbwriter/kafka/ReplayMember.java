@@ -1,6 +1,7 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.config.ReplayConfig;
+import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.TimestampWindow;
@@ -82,6 +83,8 @@ public final class ReplayMember implements Intake {
     private final Object ackSignal = new Object();
     private boolean acked; // guarded by ackSignal
     private volatile boolean closed;
+    /** TSDB restarts seen before the replay began (replay thread). */
+    private long restartsAtStart;
     private volatile boolean startFailed;
     private volatile boolean reachedEnd;
     private volatile boolean cleanStop = true;
@@ -112,6 +115,7 @@ public final class ReplayMember implements Intake {
 
     @Override
     public void run() {
+        restartsAtStart = workerSettings.durability().state().restarts();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props())) {
             consumer = c;
             long deadline = settings.replay().duration() == null ? Long.MAX_VALUE
@@ -190,7 +194,41 @@ public final class ReplayMember implements Intake {
             release(List.of(), true);
             return;
         }
-        reachedEnd = !closed;
+        reachedEnd = !closed && awaitStored();
+    }
+
+    /**
+     * "Done" means stored (DESIGN §4): once every write of the last pass is acknowledged, waits out the durability
+     * window. A replay has no commits to rewind to, so a TSDB restart seen at any time during it ends the replay not
+     * done (exit 1) with one line: what the TSDB acknowledged just before it may be lost, and the replay must run again
+     * (its repeats collapse under {@code -dedup.minScrapeInterval}).
+     *
+     * @return true when everything written counts as stored
+     */
+    private boolean awaitStored() throws InterruptedException {
+        DurabilityClock durability = workerSettings.durability();
+        if (durability.off()) {
+            return true;
+        }
+        long lastAck = System.nanoTime(); // every write is acknowledged by now
+        if (!durability.state().durable(lastAck)) {
+            log.info("replay: every write acknowledged; waiting {}s for the TSDB to persist them", durability.window().toSeconds());
+        }
+        while (!closed) {
+            DurabilityClock.State state = durability.state();
+            if (state.restarts() != restartsAtStart) {
+                log.error("replay: the TSDB restarted during the replay ({} restart(s)); samples it acknowledged just before may "
+                        + "not have been stored, and a replay has no commit to rewind to: run the replay again (repeats collapse "
+                        + "under -dedup.minScrapeInterval)", state.restarts() - restartsAtStart);
+                cleanStop = false;
+                return false;
+            }
+            if (state.durable(lastAck)) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return false;
     }
 
     /** A pass whose records are read and whose writes may still be in flight. */
@@ -251,7 +289,7 @@ public final class ReplayMember implements Intake {
             awaitAck(WAIT);
             boolean all = true;
             for (PartitionWorkers w : workers.values()) {
-                w.committed(w.watermark()); // the commit gate: segment k waits for k - P to be written
+                w.watermarkReached(w.watermark()); // the watermark gate: segment k waits for k - P to be written
                 all &= w.readersFinished();
             }
             settle();

@@ -68,7 +68,7 @@ final class SegmentConsumer implements Runnable {
     private final Sink processor;
     private final AckTracker tracker;
     private final WriterMeters meters;
-    private final CommitGate commitGate;
+    private final WatermarkGate watermarkGate;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
     private volatile boolean closed;
     private volatile boolean finished;
@@ -94,13 +94,13 @@ final class SegmentConsumer implements Runnable {
     }
 
     SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
-                    Sink processor, AckTracker tracker, WriterMeters meters, CommitGate commitGate) {
-        this(tp, index, plan, stopOffset, consumerProps, processor, tracker, meters, commitGate, KafkaConsumer::new);
+                    Sink processor, AckTracker tracker, WriterMeters meters, WatermarkGate watermarkGate) {
+        this(tp, index, plan, stopOffset, consumerProps, processor, tracker, meters, watermarkGate, KafkaConsumer::new);
     }
 
     /** As above, with the consumer made by {@code consumerFactory} from the reader's properties (tests). */
     SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
-                    Sink processor, AckTracker tracker, WriterMeters meters, CommitGate commitGate,
+                    Sink processor, AckTracker tracker, WriterMeters meters, WatermarkGate watermarkGate,
                     Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
         this.tp = tp;
         this.index = index;
@@ -110,13 +110,16 @@ final class SegmentConsumer implements Runnable {
         this.processor = processor;
         this.tracker = tracker;
         this.meters = meters;
-        this.commitGate = commitGate;
+        this.watermarkGate = watermarkGate;
         this.consumerFactory = consumerFactory;
     }
 
-    /** Waits until the partition's committed offset reaches an offset. */
+    /**
+     * Waits until the partition's watermark (everything below it acknowledged, DESIGN §4) reaches an offset: it gates the
+     * readers on the acknowledgements, not on the commits, which lag them by the durability window.
+     */
     @FunctionalInterface
-    interface CommitGate {
+    interface WatermarkGate {
         /** @return false when the partition is stopping */
         boolean await(long offset) throws InterruptedException;
     }
@@ -174,8 +177,8 @@ final class SegmentConsumer implements Runnable {
                             break;
                         }
                         tracker.readTo(start);
-                        long mustBeCommitted = plan.end(k - plan.parallelism());
-                        if (k - plan.parallelism() >= 0 && mustBeCommitted > plan.committedOffset() && !commitGate.await(mustBeCommitted)) {
+                        long mustBeAcked = plan.end(k - plan.parallelism());
+                        if (k - plan.parallelism() >= 0 && mustBeAcked > plan.committedOffset() && !watermarkGate.await(mustBeAcked)) {
                             break; // partition stopping: segment k was not read, the tracker stays at its start
                         }
                         if (start != continuesAt) {

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.tsdbwriter.durability.DurabilityClock;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -35,6 +36,10 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         private final AtomicInteger holds = new AtomicInteger(1); // the processing itself
         private volatile AcknowledgeType acknowledgement = AcknowledgeType.ACCEPT;
         private volatile boolean done;
+        /** When it became done ({@link System#nanoTime()}): its last write's acknowledgement. */
+        private volatile long doneNanos;
+        /** Set once its processing began: from then on its samples may be in the TSDB's memory. */
+        private volatile boolean started;
         private final Runnable onDone;
 
         Delivery(ConsumerRecord<byte[], byte[]> record, Runnable onDone) {
@@ -48,14 +53,25 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
         void release() {
             if (holds.decrementAndGet() == 0) {
+                doneNanos = System.nanoTime();
                 done = true;
                 onDone.run();
             }
         }
 
-        /** True once nothing holds it: it may be acknowledged with {@link #acknowledgement()}. */
+        /** True once nothing holds it: it may be acknowledged with {@link #acknowledgement()} once stored. */
         boolean done() {
             return done;
+        }
+
+        /** Done, and its writes count as stored by {@code state} (the durability window passed, no restart). */
+        boolean stored(DurabilityClock.State state) {
+            return done && state.durable(doneNanos);
+        }
+
+        /** Whether its processing began (its samples may have reached the TSDB). */
+        boolean started() {
+            return started;
         }
 
         /** ACCEPT, or REJECT for a malformed record without a dead-letter topic. */
@@ -87,6 +103,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
     /** Decodes and amplifies one delivered record; may block handing a full batch to the writer. */
     void process(Delivery d) throws InterruptedException {
+        d.started = true;
         ConsumerRecord<byte[], byte[]> record = d.record;
         PointAmplifier amplifier = amplifier(record.topic());
         long preparedBefore = amplifier.seriesPrepared();

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import io.tsdbwriter.durability.DurabilityClock;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -65,6 +66,10 @@ final class ShareWorker implements Runnable {
     private volatile boolean processingStop;
     private volatile boolean clean = true;
     private volatile KafkaShareConsumer<byte[], byte[]> consumer;
+    /** When an acknowledged write counts as stored, and the TSDB restarts seen. */
+    private final DurabilityClock durability;
+    /** The TSDB restarts this worker has re-written its records for (poll thread). */
+    private long restartsSeen;
 
     private record RecordId(String topic, int partition, long offset) {
         static RecordId of(ConsumerRecord<?, ?> r) {
@@ -79,6 +84,8 @@ final class ShareWorker implements Runnable {
         this.processor = new ShareRecordProcessor(settings);
         this.meters = settings.meters();
         this.drainTimeout = drainTimeout;
+        this.durability = settings.durability();
+        this.restartsSeen = durability.state().restarts();
     }
 
     /** Asks the worker to stop taking records and finish what it holds. Idempotent. */
@@ -163,6 +170,7 @@ final class ShareWorker implements Runnable {
             return;
         }
         long start = System.currentTimeMillis();
+        rewriteAfterRestart();
         List<ShareRecordProcessor.Delivery> due = new ArrayList<>(records.count());
         List<ConsumerRecord<byte[], byte[]>> returned = new ArrayList<>(records.count()); // this poll's instance of each
         int released = 0;
@@ -189,13 +197,15 @@ final class ShareWorker implements Runnable {
         // a round waits for its records at most half the lock: those still pending are renewed then
         long renewBy = start + Math.max(50, lockMs / 2);
         awaitDone(due, renewBy);
+        DurabilityClock.State state = durability.state();
+        boolean restarted = state.restarts() != restartsSeen; // not stored: re-written at the next round, renewed now
         int accepted = 0;
         int rejected = 0;
         int renewed = 0;
         for (int i = 0; i < due.size(); i++) {
             ShareRecordProcessor.Delivery d = due.get(i);
             ConsumerRecord<byte[], byte[]> current = returned.get(i);
-            if (d.done()) {
+            if (!restarted && d.stored(state)) {
                 c.acknowledge(current, d.acknowledgement());
                 held.remove(RecordId.of(d.record));
                 if (d.acknowledgement() == AcknowledgeType.REJECT) {
@@ -218,13 +228,42 @@ final class ShareWorker implements Runnable {
         commit(c);
     }
 
-    /** Waits until every record of the round is done, or the renewal deadline, or (some done) the round's linger. */
+    /**
+     * A TSDB process restarted (DESIGN §4): every held record whose processing began may have samples the TSDB
+     * acknowledged and lost, so it is processed again under a new delivery (the old one's late completions are dropped
+     * with it); it is acknowledged only once the new writes are stored. Records not yet processed wait their turn.
+     */
+    private void rewriteAfterRestart() throws InterruptedException {
+        long restarts = durability.state().restarts();
+        if (restarts == restartsSeen) {
+            return;
+        }
+        restartsSeen = restarts;
+        int again = 0;
+        for (Map.Entry<RecordId, ShareRecordProcessor.Delivery> e : held.entrySet()) {
+            if (e.getValue().started()) {
+                ShareRecordProcessor.Delivery fresh = new ShareRecordProcessor.Delivery(e.getValue().record, this::signalDone);
+                e.setValue(fresh);
+                queue.put(fresh);
+                again++;
+            }
+        }
+        meters.recordsReread.increment(again);
+        log.warn("{}: TSDB restart: {} held record(s) written again before they are accepted", name, again);
+    }
+
+    /**
+     * Waits until every record of the round is stored (done, the durability window passed), or the renewal deadline,
+     * or (some stored) the round's linger. Records not stored by then are renewed: the lock is kept while the window
+     * passes (a window longer than half the lock costs one renewal per round).
+     */
     private void awaitDone(List<ShareRecordProcessor.Delivery> due, long renewBy) throws InterruptedException {
         long lingerFrom = -1;
         while (true) {
             int done = 0;
+            DurabilityClock.State state = durability.state();
             for (ShareRecordProcessor.Delivery d : due) {
-                if (d.done()) {
+                if (d.stored(state)) {
                     done++;
                 }
             }

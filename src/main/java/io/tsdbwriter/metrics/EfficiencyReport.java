@@ -152,6 +152,12 @@ public final class EfficiencyReport {
         m.put("peak_rss_bytes", peakRssBytes());
         AotCacheStatus.current().ifPresent(a -> m.put("aot_cache", a.state().label())); // absent: no cache flag given
         m.put("samples_failed_by_reason", meters.samplesFailedByReason());
+        Map<String, Object> durability = new LinkedHashMap<>(); // written (2xx) vs stored: README "Delivery guarantees"
+        durability.put("window_seconds", meters.durabilityWindowSeconds.get());
+        durability.put("tsdb_restarts", meters.tsdbRestarts());
+        durability.put("records_reread", (long) meters.recordsReread.count());
+        durability.put("records_awaiting_durability", meters.recordsAwaitingDurability.get());
+        m.put("durability", durability);
         double seriesCreated = meters.seriesCreated.count();
         m.put("series_created", (long) seriesCreated);
         m.put("series_created_per_second", round(seriesCreated / Math.max(elapsed, 1e-3)));

@@ -76,6 +76,19 @@ public final class WriterMeters {
      */
     public final Counter shareRedeliveries;
     private final ConcurrentHashMap<String, Counter> shareAcknowledgements = new ConcurrentHashMap<>();
+    /** [tsdbwriter_durability_window_seconds] the durability window W: how long after its 2xx a write counts as stored. */
+    public final AtomicLong durabilityWindowSeconds = new AtomicLong();
+    /**
+     * [tsdbwriter_records_reread_total] records read again because a TSDB process restarted before their samples were
+     * stored (each partition rewinds to its last commit): at-least-once, the repeats are duplicates, not loss.
+     */
+    public final Counter recordsReread;
+    /**
+     * Records acknowledged by the TSDB and not yet stored (waiting out the durability window), summed over the
+     * partitions: [tsdbwriter_records_awaiting_durability]. Set by the member.
+     */
+    public final AtomicLong recordsAwaitingDurability = new AtomicLong();
+    private final ConcurrentHashMap<String, Counter> tsdbRestarts = new ConcurrentHashMap<>();
     /** The {@code type} tags of [tsdbwriter_share_acknowledgements_total]. */
     public static final List<String> SHARE_ACKNOWLEDGEMENT_TYPES = List.of("accept", "reject", "release", "renew", "failed");
 
@@ -133,6 +146,13 @@ public final class WriterMeters {
                 .description("The set write rate (--rate); 0 when unlimited").register(registry);
         shareRedeliveries = Counter.builder(PREFIX + "share.redeliveries").description("Share-group records delivered "
                 + "again (delivery count above 1): a member died or released them, or a lock expired").register(registry);
+        Gauge.builder(PREFIX + "durability.window", durabilityWindowSeconds, AtomicLong::get).baseUnit("seconds")
+                .description("How long after its 2xx a write counts as stored (--durability-window; 0 = at once)").register(registry);
+        Gauge.builder(PREFIX + "records.awaiting.durability", recordsAwaitingDurability, AtomicLong::get)
+                .description("Records acknowledged by the TSDB and not yet stored: they wait out the durability window before "
+                        + "their offsets are committed (written vs durable)").register(registry);
+        recordsReread = Counter.builder(PREFIX + "records.reread").description("Records read again after a TSDB restart "
+                + "(rewound to the last commit: written twice, never lost)").register(registry);
         for (String type : SHARE_ACKNOWLEDGEMENT_TYPES) { // at 0 from the start: the dashboard's query has a series in either mode
             shareAcknowledgements.put(type, Counter.builder(PREFIX + "share.acknowledgements")
                     .description("Share-group acknowledgements by type (accept, reject, release, renew; failed = refused by the broker)")
@@ -281,6 +301,21 @@ public final class WriterMeters {
         offsetResets.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "offset.resets")
                 .description("Positions Kafka no longer had, moved by the writer (each also a WARN line): deleted = below the log start, "
                         + "beyond_end = beyond the log end").tag("reason", r).register(registry)).increment();
+    }
+
+    /**
+     * Counts one restart of a TSDB process seen by the durability watch (each also a WARN line):
+     * [tsdbwriter_tsdb_restarts_total{process}], {@code process} its {@code /metrics} URL without secrets.
+     */
+    public void tsdbRestart(String process) {
+        tsdbRestarts.computeIfAbsent(process, p -> Counter.builder(PREFIX + "tsdb.restarts")
+                .description("Restarts of a TSDB process that may have lost acknowledged samples (each rewinds every partition to its last commit)")
+                .tag("process", p).register(registry)).increment();
+    }
+
+    /** TSDB restarts seen so far, every process. */
+    public long tsdbRestarts() {
+        return tsdbRestarts.values().stream().mapToLong(c -> (long) c.count()).sum();
     }
 
     /** Every range skipped so far, in the order they were met. */
