@@ -21,7 +21,7 @@ class MainTest {
             "--time-multiplier", "--instance-multiplier", "--source-interval", "--parallelism", "--segment-size",
             "--max-concurrent-writes", "--max-retries", "--on-write-failure", "--dead-letter-topic", "--batch-samples",
             "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
-            "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
+            "--durability-window", "--tsdb-metrics-url", "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
             "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address",
             "--group-instance-id", "--group-protocol", "--kafka-timeout", "--write-fault-timeout", "--help", "--version",
             "--vm-basic-auth-username", "--vm-basic-auth-password-file", "--vm-bearer-token-file", "--vm-header", "--vm-tls-ca-file",
@@ -83,6 +83,25 @@ class MainTest {
 
         assertThat(specFlags).containsExactlyInAnyOrderElementsOf(RUN_FLAGS);
         assertThat(execute("run", "--help").out()).contains(specFlags);
+    }
+
+    @Test
+    void durabilityWindowIsAutoByDefaultZeroOrADuration() {
+        assertThat(parse(Map.of(), "--topic", "t").durabilityWindow()).isNull();
+        assertThat(parse(Map.of(), "--topic", "t", "--durability-window", "0").durabilityWindow()).isEqualTo(java.time.Duration.ZERO);
+        assertThat(parse(Map.of(), "--topic", "t", "--durability-window", "20s").durabilityWindow()).isEqualTo(java.time.Duration.ofSeconds(20));
+        assertThat(parse(Map.of(), "--topic", "t", "--tsdb-metrics-url", "http://vmstorage-1:8482/metrics,http://vmstorage-2:8482/metrics")
+                .tsdbMetricsUrls()).containsExactly("http://vmstorage-1:8482/metrics", "http://vmstorage-2:8482/metrics");
+    }
+
+    @Test
+    void aBadDurabilityWindowOrMetricsUrlIsAUsageError() {
+        Result r = execute("run", "--topic", "t", "--durability-window", "soon");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--durability-window");
+        r = execute("run", "--topic", "t", "--tsdb-metrics-url", "vmstorage:8482");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--tsdb-metrics-url");
     }
 
     @Test
