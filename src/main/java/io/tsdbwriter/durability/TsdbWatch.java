@@ -50,6 +50,8 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         final String shown;
         DurabilityNeed.Need need;
         double startTime = Double.NaN;
+        /** {@code vm_app_uptime_seconds} last seen (NaN: none): it falls on a restart within the start time's second. */
+        double uptime = Double.NaN;
         boolean suspect;
 
         Process(String metricsUrl, String shown) {
@@ -62,6 +64,10 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
     private record Probe(boolean answered, PromSnapshot page) {
         double startTime() {
             return page == null ? Double.NaN : page.first("vm_app_start_timestamp", "process_start_time_seconds");
+        }
+
+        double uptime() {
+            return page == null ? Double.NaN : page.sum("vm_app_uptime_seconds");
         }
     }
 
@@ -98,6 +104,7 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
             p.need = probe.page() == null ? new DurabilityNeed.Need(DurabilityNeed.UNKNOWN, "unknown",
                     probe.answered() ? "its /metrics did not answer 2xx" : "its /metrics did not answer") : DurabilityNeed.of(probe.page());
             p.startTime = probe.startTime();
+            p.uptime = probe.uptime();
             anyStorage |= p.need.stores();
         }
         Duration largest = Duration.ZERO;
@@ -164,14 +171,19 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
                 allAnswered = false;
                 continue;
             }
+            double uptime = probe.uptime();
             if (watchedByStartTime && started != p.startTime) {
                 restarts++;
                 restarted(p, "started at " + instant(started) + " (was " + instant(p.startTime) + ")");
                 p.startTime = started;
+            } else if (watchedByStartTime && uptime < p.uptime) {
+                restarts++;
+                restarted(p, "started again within its start second " + instant(started) + " (uptime " + uptime + "s, was " + p.uptime + "s)");
             } else if (!watchedByStartTime && p.suspect) {
                 restarts++;
                 restarted(p, "did not answer and answers again (no start time on its page: taken as a restart)");
             }
+            p.uptime = uptime;
             p.suspect = false;
         }
         State before = state.get();

@@ -90,6 +90,18 @@ class TsdbWatchTest {
     }
 
     @Test
+    void aFallingUptimeWithinTheSameStartSecondIsARestart() throws IOException {
+        page = VM.formatted("1000") + "vm_app_uptime_seconds 5.5\n";
+        TsdbWatch w = watch(serve(), Duration.ofSeconds(1));
+        w.round();
+        page = VM.formatted("1000") + "vm_app_uptime_seconds 0.3\n";
+
+        w.round();
+
+        assertThat(w.state().restarts()).isEqualTo(1);
+    }
+
+    @Test
     void aRoundWithASilentProcessMovesNothingAndItsReturnWithTheSameStartIsNoRestart() throws IOException {
         TsdbWatch w = watch(serve(), Duration.ofSeconds(1));
         w.round();
