@@ -54,6 +54,8 @@ KNOWN_METRICS = {
     "tsdbwriter_rate_set_samples_per_second", "tsdbwriter_replay_pass", "tsdbwriter_new_series_total",
     "vm_new_timeseries_created_total",
     "tsdbwriter_share_redeliveries_total", "tsdbwriter_share_acknowledgements_total",
+    "tsdbwriter_records_awaiting_durability", "tsdbwriter_tsdb_restarts_total", "tsdbwriter_records_reread_total",
+    "tsdbwriter_durability_window_seconds",
 }
 # What the issue asks the dashboard to show, as the metric each subject needs.
 REQUIRED_METRICS = {
@@ -72,6 +74,8 @@ REQUIRED_METRICS = {
     "vminsert insert capacity": "vm_concurrent_insert_capacity",
     "retries and failures by status": "tsdbwriter_write_requests_total",
     "retries": "tsdbwriter_write_retries_total",
+    "acknowledged vs stored (commit lag)": "tsdbwriter_records_awaiting_durability",
+    "TSDB restarts": "tsdbwriter_tsdb_restarts_total",
     "decode errors": "tsdbwriter_decode_errors_total",
     "dead-lettered samples": "tsdbwriter_samples_dead_lettered_total",
     "JVM heap": "jvm_memory_used_bytes",
