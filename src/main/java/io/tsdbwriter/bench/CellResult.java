@@ -15,7 +15,8 @@ package io.tsdbwriter.bench;
  * @param points            source points consumed by the writer
  * @param samplesExpected   samples that should have been written (see above)
  * @param samplesWritten    samples VictoriaMetrics acknowledged (2xx)
- * @param seconds           the time base of the rates: the writer's elapsed time (backlog) or the window (live)
+ * @param seconds           the time base of the rates: the writer's write time (backlog: its summary's write_seconds, start to
+ *                          the last 2xx, without the durability window it waits after) or the window (live)
  * @param writerCpuSeconds  CPU time of the writer process (all its threads, JVM start included)
  * @param vmCpuSeconds      growth of VictoriaMetrics' {@code process_cpu_seconds_total} from the writer's start until
  *                          VictoriaMetrics settled after it (background merges of the cell's data included)

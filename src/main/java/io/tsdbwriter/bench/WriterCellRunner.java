@@ -308,7 +308,8 @@ public final class WriterCellRunner {
         double other = sys1 - sys0 - cpu - (vm1 - vm0);
         if (live == null) {
             return new CellResult(cell, false, exit, points, j.path("samples_expected").asLong(), written,
-                    j.path("elapsed_seconds").asDouble(Double.NaN), cpu, vm1 - vm0, heap, other, SystemCpu.loadAverage(), Double.NaN);
+                    j.path("write_seconds").asDouble(j.path("elapsed_seconds").asDouble(Double.NaN)), // not the durability wait
+                    cpu, vm1 - vm0, heap, other, SystemCpu.loadAverage(), Double.NaN);
         }
         long expected = producedPoints * cell.samplesPerPoint();
         return new CellResult(cell, true, exit, points, expected, written, windowSeconds, cpu, vm1 - vm0, heap, other,

@@ -145,6 +145,9 @@ public final class EfficiencyReport {
         m.put("request_bytes", (long) meters.requestBytes.count());
         m.put("kafka_fetched_bytes", meters.kafkaFetchedBytes.sum());
         m.put("elapsed_seconds", round(elapsed));
+        long lastWrite = meters.lastWriteNanos.get();
+        double writeSeconds = lastWrite == 0 ? elapsed : Math.min(elapsed, (lastWrite - startNanos) / 1e9);
+        m.put("write_seconds", round(writeSeconds)); // start to the last 2xx: a backlog's write time, without the window's wait
         m.put("samples_per_second", round(written / Math.max(elapsed, 1e-3)));
         m.put("efficiency", expected > 0 ? round(written / expected) : null); // nothing expected: no meaningful ratio
         m.put("cpu_seconds", round(processCpuSeconds()));
@@ -157,6 +160,7 @@ public final class EfficiencyReport {
         durability.put("tsdb_restarts", meters.tsdbRestarts());
         durability.put("records_reread", (long) meters.recordsReread.count());
         durability.put("records_awaiting_durability", meters.recordsAwaitingDurability.get());
+        durability.put("wait_seconds", round(elapsed - writeSeconds)); // from the last 2xx to the end: the window's wait
         m.put("durability", durability);
         double seriesCreated = meters.seriesCreated.count();
         m.put("series_created", (long) seriesCreated);

@@ -76,6 +76,11 @@ public final class WriterMeters {
      */
     public final Counter shareRedeliveries;
     private final ConcurrentHashMap<String, Counter> shareAcknowledgements = new ConcurrentHashMap<>();
+    /**
+     * When the last write was acknowledged ({@link System#nanoTime()}; 0: none yet): the summary's {@code write_seconds},
+     * the time a backlog took to write, without the durability window a {@code --stop-at-end} job waits after it. Not a meter.
+     */
+    public final AtomicLong lastWriteNanos = new AtomicLong();
     /** [tsdbwriter_durability_window_seconds] the durability window W: how long after its 2xx a write counts as stored. */
     public final AtomicLong durabilityWindowSeconds = new AtomicLong();
     /**

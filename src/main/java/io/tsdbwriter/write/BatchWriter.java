@@ -138,6 +138,7 @@ public final class BatchWriter implements AutoCloseable {
             listener.abandoned(batch);
         } else if (outcome.isSuccess()) {
             meters.samplesWritten.increment(batch.samples());
+            meters.lastWriteNanos.set(System.nanoTime());
             listener.written(batch);
         } else if (rejections != null) {
             listener.rejected(batch, rejections);
@@ -221,6 +222,7 @@ public final class BatchWriter implements AutoCloseable {
             WriteOutcome o = writeUntilDecided(half, endpoint);
             if (o.isSuccess()) {
                 meters.samplesWritten.increment(half.samples());
+                meters.lastWriteNanos.set(System.nanoTime());
             } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
                 isolate(half, o, out, endpoint);
             } else {
