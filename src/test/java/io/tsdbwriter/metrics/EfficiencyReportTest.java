@@ -43,4 +43,22 @@ class EfficiencyReportTest {
         report.printFinal(new PrintStream(out, true, StandardCharsets.UTF_8));
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("cpu_s_per_million");
     }
+
+    @Test
+    void theSummarySeparatesTheWriteTimeFromTheDurabilityWait() {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);
+        meters.durabilityWindowSeconds.set(13);
+        meters.lastWriteNanos.set(System.nanoTime()); // the last 2xx; the summary is taken after it
+
+        var summary = report.summary();
+        double write = (double) summary.get("write_seconds");
+        double elapsed = (double) summary.get("elapsed_seconds");
+        @SuppressWarnings("unchecked")
+        var durability = (java.util.Map<String, Object>) summary.get("durability");
+
+        assertThat(write).isLessThanOrEqualTo(elapsed);
+        assertThat((double) durability.get("wait_seconds")).isGreaterThanOrEqualTo(0.0).isEqualTo(elapsed - write, org.assertj.core.data.Offset.offset(0.002));
+        assertThat(durability).containsEntry("window_seconds", 13L).containsEntry("tsdb_restarts", 0L).containsEntry("records_reread", 0L);
+    }
 }
