@@ -32,6 +32,14 @@ public interface DurabilityClock {
     /** The current reading. */
     State state();
 
+    /**
+     * The last restart seen, for the members' one WARN line: the process and its old and new start times (e.g.
+     * {@code http://vm:8428/metrics started at 2026-11-26T10:35:41Z (was 2026-11-26T10:35:28Z)}); empty when none.
+     */
+    default String lastRestart() {
+        return "";
+    }
+
     /** The window W: how long after its acknowledgement a write counts as stored (0: at once). */
     Duration window();
 

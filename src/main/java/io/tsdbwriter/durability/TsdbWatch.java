@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  *   <li>a round in which every process answered (with its old start time) moves the bound: acknowledgements made a
  *       window W before the round began are stored. A round with a silent process moves nothing.</li>
  * </ul>
- * A restart raises {@link DurabilityClock.State#restarts()}, logs one WARN line naming the process and both start
- * times, and counts {@code tsdbwriter_tsdb_restarts_total}; the members then rewind to their last commit.
+ * A restart raises {@link DurabilityClock.State#restarts()} and counts {@code tsdbwriter_tsdb_restarts_total}; the
+ * members then rewind to their last commit and log one WARN line naming the process, both start times
+ * ({@link #lastRestart()}) and the offset ranges they read again.
  *
  * <p>W is {@code --durability-window} when given, else the largest {@link DurabilityNeed} of the processes watched
  * (read once at start; a page unreadable then counts as {@link DurabilityNeed#UNKNOWN}).
@@ -78,6 +79,7 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
     private final String description;
     private final AtomicReference<State> state;
     private volatile boolean closed;
+    private volatile String lastRestart = "";
     private Thread thread;
 
     /**
@@ -193,8 +195,13 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
 
     private void restarted(Process p, String what) {
         meters.tsdbRestart(p.shown);
-        log.warn("TSDB restart: {} {}: samples acknowledged in the last {}s may not have been stored; every partition "
-                + "re-reads from its last commit", p.shown, what, window.toSeconds());
+        lastRestart = p.shown + " " + what;
+        log.info("TSDB restart: {}: samples acknowledged in the last {}s may not have been stored", lastRestart, window.toSeconds());
+    }
+
+    @Override
+    public String lastRestart() {
+        return lastRestart;
     }
 
     private static String instant(double epochSeconds) {

@@ -321,7 +321,8 @@ public final class GroupMember implements Intake {
             fresh.start();
         }
         workerSettings.meters().recordsReread.increment(reread);
-        log.warn("TSDB restart: re-reading from the last commit, {} acknowledged record(s) written again: {}", reread, String.join(", ", ranges));
+        log.warn("TSDB restart: {}: re-reading from the last commit, {} acknowledged record(s) written again: {}",
+                durability.lastRestart(), reread, String.join(", ", ranges));
     }
 
     /**

@@ -217,9 +217,9 @@ public final class ReplayMember implements Intake {
         while (!closed) {
             DurabilityClock.State state = durability.state();
             if (state.restarts() != restartsAtStart) {
-                log.error("replay: the TSDB restarted during the replay ({} restart(s)); samples it acknowledged just before may "
+                log.error("replay: the TSDB restarted during the replay ({} restart(s), the last: {}); samples it acknowledged just before may "
                         + "not have been stored, and a replay has no commit to rewind to: run the replay again (repeats collapse "
-                        + "under -dedup.minScrapeInterval)", state.restarts() - restartsAtStart);
+                        + "under -dedup.minScrapeInterval)", state.restarts() - restartsAtStart, durability.lastRestart());
                 cleanStop = false;
                 return false;
             }

@@ -249,7 +249,7 @@ final class ShareWorker implements Runnable {
             }
         }
         meters.recordsReread.increment(again);
-        log.warn("{}: TSDB restart: {} held record(s) written again before they are accepted", name, again);
+        log.warn("{}: TSDB restart: {}: {} held record(s) written again before they are accepted", name, durability.lastRestart(), again);
     }
 
     /**

@@ -85,6 +85,7 @@ class TsdbWatchTest {
 
         assertThat(w.state().restarts()).isEqualTo(1);
         assertThat(meters.tsdbRestarts()).isEqualTo(1);
+        assertThat(w.lastRestart()).contains("/metrics started at 1970-01-01T00:16:43Z (was 1970-01-01T00:16:40Z)");
         w.round(); // the same new start time: no further restart
         assertThat(w.state().restarts()).isEqualTo(1);
     }
