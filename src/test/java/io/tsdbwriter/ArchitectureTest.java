@@ -54,4 +54,14 @@ class ArchitectureTest {
                 .because("the write path takes encoded bodies and tells a listener how each ended; it never looks back up the pipeline")
                 .check(classes);
     }
+
+    @Test
+    void theDurabilityWatchKnowsNoKafka() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.durability..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "io.tsdbwriter.kafka..", "io.tsdbwriter.app..",
+                        "io.tsdbwriter.write..")
+                .because("it watches the TSDB's processes and answers when an acknowledgement counts as stored; the members "
+                        + "(kafka) ask it, never the other way round")
+                .check(classes);
+    }
 }
