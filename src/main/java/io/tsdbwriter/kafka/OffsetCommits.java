@@ -40,6 +40,8 @@ final class OffsetCommits {
     private final WriterMeters meters;
     private final Map<TopicPartition, Long> committed = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> logEnd = new ConcurrentHashMap<>();
+    /** Each partition's acknowledged watermark as last sampled: the lag gauge's base (commits lag it by the window). */
+    private final Map<TopicPartition, Long> acked = new ConcurrentHashMap<>();
     private final AtomicLong logEndTotal = new AtomicLong();
 
     /**
@@ -57,13 +59,15 @@ final class OffsetCommits {
      */
     void assigned(TopicPartition tp, long groupCommitted, long start) {
         committed.put(tp, groupCommitted < 0 ? start : Math.min(groupCommitted, start));
+        acked.put(tp, start);
         Tags tags = Tags.of("topic", tp.topic(), "partition", Integer.toString(tp.partition()));
         meters.removeGauge("committed.offset", tags);
         meters.removeGauge("consumer.lag.records", tags);
         meters.gauge("committed.offset", "Offset committed for the partition (its watermark)", tags, tp,
                 t -> committed.getOrDefault(t, 0L));
-        meters.gauge("consumer.lag.records", "Log end offset minus committed offset", tags, tp,
-                t -> Math.max(0, logEnd.getOrDefault(t, 0L) - committed.getOrDefault(t, 0L)));
+        meters.gauge("consumer.lag.records", "Log end offset minus the acknowledged watermark: records not yet written (the "
+                + "committed offset lags the watermark by the durability window: records.awaiting.durability)", tags, tp,
+                t -> Math.max(0, logEnd.getOrDefault(t, 0L) - acked.getOrDefault(t, committed.getOrDefault(t, 0L))));
     }
 
     /**
@@ -74,6 +78,7 @@ final class OffsetCommits {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (PartitionWorkers w : workers) {
             long wm = w.durableWatermark(state);
+            acked.put(w.partition(), w.ackedSoFar());
             long last = committed.getOrDefault(w.partition(), w.startOffset());
             if (wm > last) {
                 boolean segmentEnd = wm / segmentSize > last / segmentSize || wm >= w.stopOffset();

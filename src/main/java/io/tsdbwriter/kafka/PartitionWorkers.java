@@ -135,6 +135,11 @@ public final class PartitionWorkers {
         return durable.durable(state);
     }
 
+    /** The acknowledged watermark as last sampled by {@link #durableWatermark}. Member thread. */
+    long ackedSoFar() {
+        return durable.acked();
+    }
+
     /** The durable watermark as last computed, without sampling the watermark again. Member thread. */
     long durableSoFar() {
         return durable.durableSoFar();

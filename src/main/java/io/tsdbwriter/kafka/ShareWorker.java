@@ -2,6 +2,7 @@ package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -62,6 +63,13 @@ final class ShareWorker implements Runnable {
     private final Object doneSignal = new Object();
     /** Records this consumer holds, by topic-partition-offset (poll thread only). */
     private final Map<RecordId, ShareRecordProcessor.Delivery> held = new HashMap<>();
+    /**
+     * Records accepted (their writes acknowledged) whose writes are not yet stored, oldest first (poll thread only): kept
+     * for the durability window so a TSDB restart writes them again from memory. Holding them in the share group
+     * instead (RENEW until stored) would stop the consumer acquiring more: a KIP-932 consumer's poll returns renewed
+     * records again, not new ones, so a member would write at most max.poll.records per window.
+     */
+    private final ArrayDeque<ShareRecordProcessor.Delivery> unstored = new ArrayDeque<>();
     private volatile boolean stopping;
     private volatile boolean processingStop;
     private volatile boolean clean = true;
@@ -132,6 +140,7 @@ final class ShareWorker implements Runnable {
                 }
                 lockMs = c.acquisitionLockTimeoutMs().map(Integer::longValue).orElse(lockMs);
                 round(c, records, lockMs, false);
+                rewriteAfterRestart();
             }
             drain(c, lockMs);
         } catch (KafkaException e) {
@@ -147,6 +156,10 @@ final class ShareWorker implements Runnable {
                 processing.join(10_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (!unstored.isEmpty()) {
+                log.warn("{}: {} accepted record(s) not yet known stored at the stop (the durability window outlasted the drain "
+                        + "timeout): a TSDB crash now would lose their last samples", name, unstored.size());
             }
             if (!held.isEmpty()) {
                 clean = false;
@@ -170,7 +183,6 @@ final class ShareWorker implements Runnable {
             return;
         }
         long start = System.currentTimeMillis();
-        rewriteAfterRestart();
         List<ShareRecordProcessor.Delivery> due = new ArrayList<>(records.count());
         List<ConsumerRecord<byte[], byte[]>> returned = new ArrayList<>(records.count()); // this poll's instance of each
         int released = 0;
@@ -197,17 +209,18 @@ final class ShareWorker implements Runnable {
         // a round waits for its records at most half the lock: those still pending are renewed then
         long renewBy = start + Math.max(50, lockMs / 2);
         awaitDone(due, renewBy);
-        DurabilityClock.State state = durability.state();
-        boolean restarted = state.restarts() != restartsSeen; // not stored: re-written at the next round, renewed now
         int accepted = 0;
         int rejected = 0;
         int renewed = 0;
         for (int i = 0; i < due.size(); i++) {
             ShareRecordProcessor.Delivery d = due.get(i);
             ConsumerRecord<byte[], byte[]> current = returned.get(i);
-            if (!restarted && d.stored(state)) {
+            if (d.done()) {
                 c.acknowledge(current, d.acknowledgement());
                 held.remove(RecordId.of(d.record));
+                if (!durability.off() && d.acknowledgement() == AcknowledgeType.ACCEPT) {
+                    unstored.addLast(d); // kept until stored: a TSDB restart before then writes it again
+                }
                 if (d.acknowledgement() == AcknowledgeType.REJECT) {
                     rejected++;
                 } else {
@@ -229,17 +242,30 @@ final class ShareWorker implements Runnable {
     }
 
     /**
-     * A TSDB process restarted (DESIGN §4): every held record whose processing began may have samples the TSDB
-     * acknowledged and lost, so it is processed again under a new delivery (the old one's late completions are dropped
-     * with it); it is acknowledged only once the new writes are stored. Records not yet processed wait their turn.
+     * Called after every poll. Without a restart: forgets the accepted records that are now stored. After a TSDB
+     * restart (DESIGN §4): every accepted record not yet stored, and every held record whose processing began, may have
+     * samples the TSDB acknowledged and lost, so each is processed again under a new delivery (the old one's late
+     * completions are dropped with it): the accepted ones from this process's memory, the held ones before they are
+     * acknowledged. Records not yet processed wait their turn.
      */
     private void rewriteAfterRestart() throws InterruptedException {
-        long restarts = durability.state().restarts();
+        DurabilityClock.State state = durability.state();
+        long restarts = state.restarts();
         if (restarts == restartsSeen) {
+            while (!unstored.isEmpty() && unstored.peekFirst().stored(state)) {
+                unstored.pollFirst();
+            }
             return;
         }
         restartsSeen = restarts;
         int again = 0;
+        int accepted = unstored.size();
+        for (int i = 0; i < accepted; i++) { // accepted already: written again from memory, never acknowledged again
+            ShareRecordProcessor.Delivery fresh = new ShareRecordProcessor.Delivery(unstored.pollFirst().record, this::signalDone);
+            unstored.addLast(fresh);
+            queue.put(fresh);
+            again++;
+        }
         for (Map.Entry<RecordId, ShareRecordProcessor.Delivery> e : held.entrySet()) {
             if (e.getValue().started()) {
                 ShareRecordProcessor.Delivery fresh = new ShareRecordProcessor.Delivery(e.getValue().record, this::signalDone);
@@ -252,18 +278,13 @@ final class ShareWorker implements Runnable {
         log.warn("{}: TSDB restart: {}: {} held record(s) written again before they are accepted", name, durability.lastRestart(), again);
     }
 
-    /**
-     * Waits until every record of the round is stored (done, the durability window passed), or the renewal deadline,
-     * or (some stored) the round's linger. Records not stored by then are renewed: the lock is kept while the window
-     * passes (a window longer than half the lock costs one renewal per round).
-     */
+    /** Waits until every record of the round is done, or the renewal deadline, or (some done) the round's linger. */
     private void awaitDone(List<ShareRecordProcessor.Delivery> due, long renewBy) throws InterruptedException {
         long lingerFrom = -1;
         while (true) {
             int done = 0;
-            DurabilityClock.State state = durability.state();
             for (ShareRecordProcessor.Delivery d : due) {
-                if (d.stored(state)) {
+                if (d.done()) {
                     done++;
                 }
             }
@@ -298,7 +319,7 @@ final class ShareWorker implements Runnable {
     /** After {@link #stop()}: keeps acknowledging until every held record is done or the drain timeout passes. */
     private void drain(KafkaShareConsumer<byte[], byte[]> c, long lockMs) throws InterruptedException {
         long deadline = System.currentTimeMillis() + drainTimeout.toMillis();
-        while (!held.isEmpty() && System.currentTimeMillis() < deadline) {
+        while ((!held.isEmpty() || !unstored.isEmpty()) && System.currentTimeMillis() < deadline) {
             ConsumerRecords<byte[], byte[]> records;
             try {
                 records = c.poll(POLL_BUSY);
@@ -306,6 +327,7 @@ final class ShareWorker implements Runnable {
                 continue; // the stop's own wakeup
             }
             round(c, records, Math.min(lockMs, 2 * Math.max(100, deadline - System.currentTimeMillis())), true);
+            rewriteAfterRestart();
         }
     }
 

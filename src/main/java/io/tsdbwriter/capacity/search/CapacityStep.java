@@ -17,7 +17,7 @@ import io.tsdbwriter.capacity.Bottleneck;
  * @param p50Seconds         write latency median in the window (NaN: no request)
  * @param p99Seconds         write latency 99th percentile in the window
  * @param permitWaitMs       mean wait for a write permit in the window, ms
- * @param lagStart           consumer lag (records, committed offsets) at the window's start
+ * @param lagStart           consumer lag (records past the acknowledged watermark) at the window's start
  * @param lagEnd             consumer lag at the window's end
  * @param lagGrowing         whether the lag grew over the window (see {@link CapacitySearch})
  * @param writerCpuCores     cores the writer used
