@@ -31,7 +31,11 @@ import java.util.TreeMap;
  * ({@code storage.tsdb.out_of_order_time_window}, Prometheus ≥ 2.39) — amplified backfills with P > 1 arrive out of
  * order per series. Samples are read back with range-vector queries at the newest expected timestamp.
  *
- * <p>Thread-safety: lifecycle methods are synchronized; queries may run from any thread.
+ * <p>{@link #kill()} and {@link #restart()} crash it and start it again on the same port with the same data directory
+ * (its WAL is replayed), for the durability scenarios.
+ *
+ * <p>Thread-safety: lifecycle methods are synchronized; queries may run from any thread (a query racing a restart may
+ * fail with an I/O error).
  */
 public final class PrometheusServer implements AutoCloseable {
 
@@ -40,12 +44,13 @@ public final class PrometheusServer implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    private final Path binary;
     private final Path workDir;
     private final Path logFile;
     private final FreePorts.Reservation port;
     private final String url;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    /** Replaced at every start: pooled connections to a killed process are dead. */
+    private volatile HttpClient http = newHttpClient();
     private Process process;
     private boolean closed;
 
@@ -55,7 +60,8 @@ public final class PrometheusServer implements AutoCloseable {
     /** Prometheus 3 built by {@code scripts/lib.sh ensure_prometheus_current} (the Remote-Write 2.0 receiver). */
     public static final Path CURRENT_BINARY = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/prometheus");
 
-    private PrometheusServer(Path workDir, FreePorts.Reservation port, boolean remoteWriteReceiver, List<String> extraFlags) {
+    private PrometheusServer(Path binary, Path workDir, FreePorts.Reservation port, boolean remoteWriteReceiver, List<String> extraFlags) {
+        this.binary = binary;
         this.remoteWriteReceiver = remoteWriteReceiver;
         this.extraFlags = List.copyOf(extraFlags);
         this.workDir = workDir;
@@ -107,14 +113,14 @@ public final class PrometheusServer implements AutoCloseable {
 
     private static PrometheusServer start(Path binary, Path workDir, Duration outOfOrderWindow, boolean remoteWriteReceiver, List<String> extraFlags) {
         Path dir = workDir.toAbsolutePath();
-        PrometheusServer p = new PrometheusServer(dir, FreePorts.reserve(), remoteWriteReceiver, extraFlags);
+        PrometheusServer p = new PrometheusServer(binary, dir, FreePorts.reserve(), remoteWriteReceiver, extraFlags);
         try {
             Files.createDirectories(dir);
             String config = "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
                     + (outOfOrderWindow == null ? "" : "storage:\n  tsdb:\n    out_of_order_time_window: " + outOfOrderWindow.toSeconds() + "s\n");
             Files.writeString(dir.resolve("prometheus.yml"), config);
             synchronized (p) {
-                p.launchAndAwait(binary);
+                p.launchAndAwait();
             }
             return p;
         } catch (IOException e) {
@@ -126,7 +132,11 @@ public final class PrometheusServer implements AutoCloseable {
         }
     }
 
-    private void launchAndAwait(Path binary) {
+    private static HttpClient newHttpClient() {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    private void launchAndAwait() {
         List<String> cmd = new java.util.ArrayList<>(List.of(binary.toString(),
                 "--config.file=" + workDir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + workDir.resolve("prom-data"),
@@ -138,6 +148,9 @@ public final class PrometheusServer implements AutoCloseable {
         }
         cmd.addAll(extraFlags);
         ChildProcesses.appendMarker(logFile, "starting " + String.join(" ", cmd));
+        HttpClient old = http;
+        http = newHttpClient();
+        old.close();
         process = ChildProcesses.start(cmd, logFile, true);
         Instant deadline = Instant.now().plus(START_TIMEOUT);
         String last = "no answer yet";
@@ -240,6 +253,27 @@ public final class PrometheusServer implements AutoCloseable {
             }
             Thread.sleep(500);
         }
+    }
+
+    /** Crash: kill -9 and wait until the process is gone. Port and data directory are kept. */
+    public synchronized void kill() {
+        if (process != null) {
+            ChildProcesses.kill(process);
+        }
+    }
+
+    /**
+     * Starts again on the same port with the same data directory and flags (stopping it cleanly first if it runs);
+     * returns once {@code /-/ready} answers 200 (after its WAL replay).
+     */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("prometheus closed");
+        }
+        if (process != null) {
+            ChildProcesses.terminate(process, Duration.ofSeconds(20));
+        }
+        launchAndAwait();
     }
 
     /** Stops the process (SIGTERM, then kill) and releases the port. Idempotent. */
