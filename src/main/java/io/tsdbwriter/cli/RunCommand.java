@@ -191,7 +191,7 @@ final class RunCommand implements Callable<Integer> {
             description = "How long after the TSDB's 2xx a write counts as stored: an offset is committed (and a --stop-at-end job "
                     + "exits 0) only once every write below it was acknowledged this long ago with no TSDB restart since; a restart "
                     + "rewinds every partition to its last commit. auto: from the TSDB's /metrics (VictoriaMetrics: "
-                    + "2 x -inmemoryDataFlushInterval + 3s, 13s by default; Prometheus: 5s; anything else, vminsert alone included: 30s). "
+                    + "2 x -inmemoryDataFlushInterval + 6s, 16s by default; Prometheus: 5s; anything else, vminsert alone included: 30s). "
                     + "0: commit on the 2xx, watch no restart (a TSDB crash can lose the last seconds) (default: ${DEFAULT-VALUE})")
     Duration durabilityWindow;
 

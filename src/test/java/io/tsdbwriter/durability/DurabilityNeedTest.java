@@ -21,7 +21,7 @@ class DurabilityNeedTest {
                 flag{name="inmemoryDataFlushInterval", value="5s", is_set="false"} 1
                 """);
 
-        assertThat(n.window()).isEqualTo(Duration.ofSeconds(13));
+        assertThat(n.window()).isEqualTo(Duration.ofSeconds(16));
         assertThat(n.kind()).isEqualTo("victoriametrics-storage");
         assertThat(n.stores()).isTrue();
         assertThat(n.why()).contains("-inmemoryDataFlushInterval=5s");
@@ -35,7 +35,7 @@ class DurabilityNeedTest {
                 flag{name="inmemoryDataFlushInterval", value="1m30s", is_set="true"} 1
                 """);
 
-        assertThat(n.window()).isEqualTo(Duration.ofSeconds(183));
+        assertThat(n.window()).isEqualTo(Duration.ofSeconds(186));
     }
 
     @Test
@@ -47,7 +47,7 @@ class DurabilityNeedTest {
                 flag{name="retentionPeriod", value="1", is_set="false"} 1
                 """);
 
-        assertThat(n.window()).isEqualTo(Duration.ofSeconds(13));
+        assertThat(n.window()).isEqualTo(Duration.ofSeconds(16));
         assertThat(n.why()).contains("v1.85");
     }
 
@@ -67,7 +67,8 @@ class DurabilityNeedTest {
     void prometheusWritesItsWalBeforeAnswering() {
         DurabilityNeed.Need n = of("""
                 process_start_time_seconds 1.79530085712e+09
-                prometheus_tsdb_head_samples_appended_total{type="float"} 42
+                prometheus_build_info{branch="HEAD",version="3.5.0"} 1
+                prometheus_tsdb_head_series 0
                 """);
 
         assertThat(n.window()).isEqualTo(DurabilityNeed.PROMETHEUS);

@@ -61,8 +61,8 @@ class TsdbWatchTest {
     @Test
     void theWindowIsReadFromThePageAndEveryAnsweredRoundMovesTheBound() throws IOException {
         TsdbWatch w = watch(serve(), null);
-        assertThat(w.window()).isEqualTo(Duration.ofSeconds(13));
-        assertThat(meters.durabilityWindowSeconds.get()).isEqualTo(13);
+        assertThat(w.window()).isEqualTo(Duration.ofSeconds(16));
+        assertThat(meters.durabilityWindowSeconds.get()).isEqualTo(16);
         long ack = System.nanoTime();
 
         long before = System.nanoTime();
@@ -70,9 +70,9 @@ class TsdbWatchTest {
 
         DurabilityClock.State s = w.state();
         assertThat(s.restarts()).isZero();
-        assertThat(s.durableBeforeNanos()).isBetween(before - Duration.ofSeconds(13).toNanos(), System.nanoTime() - Duration.ofSeconds(13).toNanos());
-        assertThat(s.durable(ack)).isFalse(); // acknowledged just now: 13 s to go
-        assertThat(s.durable(ack - Duration.ofSeconds(14).toNanos())).isTrue();
+        assertThat(s.durableBeforeNanos()).isBetween(before - Duration.ofSeconds(16).toNanos(), System.nanoTime() - Duration.ofSeconds(16).toNanos());
+        assertThat(s.durable(ack)).isFalse(); // acknowledged just now: 16 s to go
+        assertThat(s.durable(ack - Duration.ofSeconds(17).toNanos())).isTrue();
     }
 
     @Test

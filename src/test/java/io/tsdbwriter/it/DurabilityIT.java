@@ -3,6 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.durability.DurabilityNeed;
 import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.LocalStack;
 import io.tsdbwriter.it.support.PrometheusServer;
@@ -52,7 +53,7 @@ class DurabilityIT {
     /** Samples per second of the slowed jobs: writes are acknowledged continuously until the crash. */
     static final int RATE = 5000;
     /** The default window for VictoriaMetrics storage: 2 × -inmemoryDataFlushInterval (5 s) + 3 s, both versions. */
-    static final long VM_WINDOW_SECONDS = 13;
+    static final long VM_WINDOW_SECONDS = 16;
     static final Duration TSDB_DOWN = Duration.ofSeconds(3);
 
     @TempDir
@@ -271,7 +272,7 @@ class DurabilityIT {
             assertThat(w.output()).contains("output=remote-write").contains("TSDB restart:");
             JsonNode d = durability(summary);
             // Prometheus needs 5 s (WAL written before its answer); never less
-            assertThat(d.get("window_seconds").asLong()).as(d.toString()).isGreaterThanOrEqualTo(5);
+            assertThat(d.get("window_seconds").asLong()).as(d.toString()).isEqualTo(DurabilityNeed.PROMETHEUS.toSeconds());
             assertThat(d.get("tsdb_restarts").asLong()).as(d.toString()).isGreaterThanOrEqualTo(1);
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isPositive();
             assertThat(d.get("records_awaiting_durability").asLong()).as(d.toString()).isZero();

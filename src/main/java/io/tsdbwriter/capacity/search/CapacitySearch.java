@@ -277,7 +277,12 @@ public final class CapacitySearch {
         Path summary = s.workDir().resolve(name + ".json");
         Path log = s.workDir().resolve(name + ".log");
         Files.deleteIfExists(summary);
-        List<String> cmd = ctx.runner().command(cell, topic, group(name), summary, false, port);
+        List<String> cmd = new ArrayList<>(ctx.runner().command(cell, topic, group(name), summary, false, port));
+        if (cmd.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
+            // a step is measured on acknowledgements and ends with SIGTERM, which would wait out the window every step
+            // (design §10); --writer-arg --durability-window=auto restores it
+            cmd.addAll(List.of("--durability-window", "0"));
+        }
         Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         current = p;
