@@ -306,7 +306,12 @@ final class ShareWorker implements Runnable {
     }
 
     private void commit(KafkaShareConsumer<byte[], byte[]> c) {
-        Map<TopicIdPartition, Optional<KafkaException>> result = c.commitSync();
+        Map<TopicIdPartition, Optional<KafkaException>> result;
+        try {
+            result = c.commitSync();
+        } catch (WakeupException e) {
+            result = c.commitSync(); // the stop's wakeup, consumed here: the round's acknowledgements still go
+        }
         for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : result.entrySet()) {
             if (e.getValue().isPresent()) {
                 meters.shareAcknowledgements("failed", 1);

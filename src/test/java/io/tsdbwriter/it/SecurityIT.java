@@ -165,7 +165,8 @@ class SecurityIT {
 
     private static void assertCommittedAtEnd(String topic) throws Exception {
         Map<TopicPartition, Long> end = Scenario.endOffsets(kafka.bootstrapServers(), topic);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        // the commits follow the writes by the durability window (16 s, 30 s behind a proxy whose storage is not seen)
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         Map<TopicPartition, Long> c = Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic);
         while (!c.equals(end) && System.nanoTime() < deadline) {
             Thread.sleep(200);
@@ -306,8 +307,9 @@ class SecurityIT {
             Files.writeString(authConfig, routes.formatted(TOKEN_1));
             try (ChildServer vmauth = ChildServer.start(ChildServer.VMAUTH, work.resolve("vmauth"), "vmauth", false, new OkHttpClient(),
                     port -> List.of("-auth.config=" + authConfig))) {
+                // vmauth forwards, VictoriaMetrics behind it stores: its /metrics is watched too (the window 16 s, not 30 s)
                 try (WriterProcess w = writer("token", runArgs(vmauth.url(), topic, "--vm-bearer-token-file", token.toString(),
-                        "--max-retries", "1", "--max-backoff", "1s"))) {
+                        "--max-retries", "1", "--max-backoff", "1s", "--tsdb-metrics-url", vm.url() + "/metrics"))) {
                     OkHttpClient direct = client(HttpAuthConfig.NONE);
                     assertPresent(vm.url(), Scenario.expected(first, 1, 1));
                     // rotate: the new token in the file, vmauth accepts only the new one from now on
