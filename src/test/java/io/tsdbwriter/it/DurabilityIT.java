@@ -85,6 +85,9 @@ class DurabilityIT {
     private static WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
         List<String> args = Scenario.runArgs(stack.bootstrapServers(), vmUrl, f.topic(), f.group(), M, N, P, more);
         args.addAll(List.of("--segment-size", "300", "--commit-interval", "500ms", "--max-backoff", "1s", "--max-retries", "30"));
+        if (args.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
+            args.addAll(List.of("--durability-window", "auto")); // the default, which the other ITs shorten
+        }
         return WriterProcess.start(work.resolve(name + ".log"), args);
     }
 

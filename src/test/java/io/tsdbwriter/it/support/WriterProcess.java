@@ -40,8 +40,19 @@ public final class WriterProcess implements AutoCloseable {
         return start(logFile, List.of(), args);
     }
 
+    /**
+     * The durability window of every {@code run} these tests start without {@code --durability-window}: 2 s. The
+     * default (16 s against VictoriaMetrics, 30 s behind a proxy) is {@code DurabilityIT}'s subject, which names it;
+     * elsewhere it would add its length to each of the suite's ~60 {@code --stop-at-end} jobs and stops.
+     */
+    public static final String IT_DURABILITY_WINDOW = "2s";
+
     /** Starts {@code java <jvmArgs> -jar <jar> args...}, output to {@code logFile}. */
     public static WriterProcess start(Path logFile, List<String> jvmArgs, List<String> args) {
+        if (!args.isEmpty() && args.get(0).equals("run") && args.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
+            args = new ArrayList<>(args);
+            args.addAll(List.of("--durability-window", IT_DURABILITY_WINDOW));
+        }
         Path jar = jar();
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("writer jar " + jar + " not found: build it with `mvn -B package -DskipTests`"
