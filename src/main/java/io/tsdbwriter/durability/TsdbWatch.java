@@ -185,6 +185,9 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
                 restarts++;
                 restarted(p, "did not answer and answers again (no start time on its page: taken as a restart)");
             }
+            if (!watchedByStartTime && !Double.isNaN(started)) {
+                p.startTime = started; // unreadable at start (down, or not yet up): from now on watched by its start time
+            }
             p.uptime = uptime;
             p.suspect = false;
         }

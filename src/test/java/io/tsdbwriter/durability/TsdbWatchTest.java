@@ -160,6 +160,26 @@ class TsdbWatchTest {
     }
 
     @Test
+    void aProcessDownAtStartIsWatchedByItsStartTimeOnceItAnswers() throws IOException {
+        status = 503;
+        TsdbWatch w = watch(serve(), Duration.ofSeconds(1));
+        assertThat(w.window()).isEqualTo(Duration.ofSeconds(1));
+        w.round();
+        status = 200;
+        w.round(); // answers after a failed probe: a restart, since nothing told its start time before
+        assertThat(w.state().restarts()).isEqualTo(1);
+
+        status = 503;
+        w.round();
+        status = 200;
+        w.round(); // back with the same start time: no restart now
+        assertThat(w.state().restarts()).isEqualTo(1);
+        page = VM.formatted("1001");
+        w.round();
+        assertThat(w.state().restarts()).isEqualTo(2);
+    }
+
+    @Test
     void anOverrideWinsOverThePage() throws IOException {
         assertThat(watch(serve(), Duration.ofSeconds(2)).window()).isEqualTo(Duration.ofSeconds(2));
     }

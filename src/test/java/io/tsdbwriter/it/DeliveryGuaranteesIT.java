@@ -205,7 +205,10 @@ class DeliveryGuaranteesIT {
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("retries").asLong()).isPositive();
-        assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
+        // VictoriaMetrics restarted: what it acknowledged before may be lost, so the writer re-read from its last commit
+        // (at-least-once: the 2xx count may exceed the expected; dedup leaves one sample per timestamp)
+        assertThat(s.get("durability").get("tsdb_restarts").asLong()).as(s.toString()).isPositive();
+        assertThat(s.get("samples_written").asLong()).isGreaterThanOrEqualTo(points.size() * (long) M * N);
         Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
         assertCommittedAtEnd(f);
     }
