@@ -129,15 +129,7 @@ class TsdbWatchTest {
         assertThat(w.state().restarts()).isZero();
 
         page = VM.formatted("2000");
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
-        server.createContext("/metrics", ex -> {
-            byte[] b = page.getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, b.length);
-            try (OutputStream o = ex.getResponseBody()) {
-                o.write(b);
-            }
-        });
-        server.start();
+        serveAgain(port);
         w.round();
 
         assertThat(w.state().restarts()).isEqualTo(1);
@@ -161,22 +153,35 @@ class TsdbWatchTest {
 
     @Test
     void aProcessDownAtStartIsWatchedByItsStartTimeOnceItAnswers() throws IOException {
-        status = 503;
-        TsdbWatch w = watch(serve(), Duration.ofSeconds(1));
-        assertThat(w.window()).isEqualTo(Duration.ofSeconds(1));
+        String url = serve();
+        int port = server.getAddress().getPort();
+        server.stop(0); // down when the writer starts: connection refused
+        TsdbWatch w = watch(url, Duration.ofSeconds(1));
         w.round();
-        status = 200;
+        serveAgain(port);
         w.round(); // answers after a failed probe: a restart, since nothing told its start time before
         assertThat(w.state().restarts()).isEqualTo(1);
 
         status = 503;
-        w.round();
+        w.round(); // answers without a page: commits wait, no restart
         status = 200;
         w.round(); // back with the same start time: no restart now
         assertThat(w.state().restarts()).isEqualTo(1);
         page = VM.formatted("1001");
         w.round();
         assertThat(w.state().restarts()).isEqualTo(2);
+    }
+
+    private void serveAgain(int port) throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        server.createContext("/metrics", ex -> {
+            byte[] b = page.getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(status, b.length);
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(b);
+            }
+        });
+        server.start();
     }
 
     @Test
