@@ -234,11 +234,7 @@ public final class GroupMember implements Intake {
                     rewind();
                 }
                 commits.commitAdvanced(c, workers.values(), due, state);
-                long awaiting = 0;
-                for (PartitionWorkers w : workers.values()) {
-                    awaiting += w.awaitingDurability();
-                }
-                workerSettings.meters().recordsAwaitingDurability.set(awaiting);
+                workerSettings.meters().recordsAwaitingDurability.set(awaitingDurability());
                 if (due) {
                     lastCommit = System.nanoTime();
                 }

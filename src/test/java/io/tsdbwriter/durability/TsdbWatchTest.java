@@ -35,15 +35,7 @@ class TsdbWatchTest {
     private final OkHttpClient http = new OkHttpClient();
 
     private String serve() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/metrics", ex -> {
-            byte[] b = page.getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(status, b.length);
-            try (OutputStream o = ex.getResponseBody()) {
-                o.write(b);
-            }
-        });
-        server.start();
+        serveAgain(0); // any free port
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/metrics";
     }
 
