@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * The package rules of docs/architecture.md, on the production classes: the packages follow the data's way in one
  * direction (no cycle between any two packages), {@code cli} holds only the commands (nothing depends on it), the
  * data path's pure stages ({@code decode}, {@code amplify}, {@code encode}, {@code pipeline}) know neither Kafka nor
- * HTTP, and the write path knows no Kafka.
+ * HTTP, the write path knows no Kafka, and the consumption models (kafka.segment driven by kafka.group or kafka.replay;
+ * kafka.share) know each other only as docs/architecture.md draws them: only app wires them.
  */
 class ArchitectureTest {
 
@@ -62,6 +63,63 @@ class ArchitectureTest {
                         "io.tsdbwriter.write..")
                 .because("it watches the TSDB's processes and answers when an acknowledgement counts as stored; the members "
                         + "(kafka) ask it, never the other way round")
+                .check(classes);
+    }
+
+    @Test
+    void theIntakeBaseKnowsNoConsumptionModel() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.kafka")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.kafka.segment..", "io.tsdbwriter.kafka.group..",
+                        "io.tsdbwriter.kafka.replay..", "io.tsdbwriter.kafka.share..")
+                .because("kafka holds what every consumption model shares (Intake, IntakeSettings, RefusedSamples); the models "
+                        + "build on it, never the other way round")
+                .check(classes);
+    }
+
+    @Test
+    void theSegmentEngineKnowsNoModelThatDrivesIt() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.kafka.segment..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.kafka.group..", "io.tsdbwriter.kafka.replay..",
+                        "io.tsdbwriter.kafka.share..")
+                .because("segments, watermark and durable offsets are driven by a relay (group) or a replay; they know neither")
+                .check(classes);
+    }
+
+    @Test
+    void shareGroupsKnowNoSegmentsNoGroupAndNoReplay() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.kafka.share..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.kafka.segment..", "io.tsdbwriter.kafka.group..",
+                        "io.tsdbwriter.kafka.replay..")
+                .because("a share group acknowledges each record (KIP-932): no segment, no watermark, no commit")
+                .check(classes);
+    }
+
+    @Test
+    void relayAndReplayDoNotKnowEachOther() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.kafka.group..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.kafka.replay..", "io.tsdbwriter.kafka.share..")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.tsdbwriter.kafka.replay..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.kafka.group..", "io.tsdbwriter.kafka.share..")
+                .because("both drive the segment engine; a replay has no group and commits nothing (docs/design.md §5, §10)")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheAppWiresTheConsumptionModels() {
+        noClasses().that().resideOutsideOfPackages("io.tsdbwriter.app..", "io.tsdbwriter.kafka.group..",
+                        "io.tsdbwriter.kafka.replay..", "io.tsdbwriter.kafka.share..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.kafka.group..", "io.tsdbwriter.kafka.replay..",
+                        "io.tsdbwriter.kafka.share..")
+                .because("WriterService chooses GroupMember, ReplayMember or ShareMember; nothing else names a model")
+                .check(classes);
+    }
+
+    @Test
+    void deadLettersKnowNoConsumptionModel() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.deadletter..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.kafka..", "io.tsdbwriter.app..")
+                .because("the dead-letter queue produces what any model refused; the models call it")
                 .check(classes);
     }
 }

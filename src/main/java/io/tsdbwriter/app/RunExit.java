@@ -1,7 +1,7 @@
 package io.tsdbwriter.app;
 
 import io.tsdbwriter.config.RunConfig;
-import io.tsdbwriter.kafka.DeadLetterQueue;
+import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.Shortfall;
 import io.tsdbwriter.metrics.WriterMeters;

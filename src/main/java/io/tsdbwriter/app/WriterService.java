@@ -19,20 +19,20 @@ import io.tsdbwriter.write.http.SafeUrl;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.config.ConsumerMode;
-import io.tsdbwriter.kafka.ShareMember;
+import io.tsdbwriter.kafka.share.ShareMember;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
-import io.tsdbwriter.kafka.DeadLetterQueue;
+import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
-import io.tsdbwriter.kafka.GroupMember;
+import io.tsdbwriter.kafka.group.GroupMember;
 import io.tsdbwriter.kafka.Intake;
-import io.tsdbwriter.kafka.ReplayMember;
+import io.tsdbwriter.kafka.replay.ReplayMember;
 import io.tsdbwriter.capacity.RetentionProbe;
 import io.tsdbwriter.config.InputConfig;
 import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.pipeline.SampleRate;
-import io.tsdbwriter.kafka.PartitionWorkers;
+import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.MetricsServer;
 import io.tsdbwriter.metrics.WriterMeters;
@@ -134,7 +134,7 @@ public final class WriterService {
             durability = durability(client, endpoints, meters);
             SampleRate rate = replay.rateLimited() ? new SampleRate(replay.ratePerSecond()) : null;
             meters.rateSet.set(Math.round(replay.ratePerSecond()));
-            PartitionWorkers.Settings ws = new PartitionWorkers.Settings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
+            IntakeSettings ws = new IntakeSettings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters),
                     deadLetters, input, rate, replay.churnInterval(), durability);
             if (replay.replay()) {

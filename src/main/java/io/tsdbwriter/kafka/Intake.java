@@ -1,11 +1,12 @@
 package io.tsdbwriter.kafka;
 
+
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * How a process takes its records from Kafka: as a member of its consumer group ({@link GroupMember}, the relay of
- * DESIGN §5: commits what was written) or as a replay of a window ({@link ReplayMember}: assigned partitions, no group,
+ * How a process takes its records from Kafka: as a member of its consumer group ({@code GroupMember}, the relay of
+ * DESIGN §5: commits what was written) or as a replay of a window ({@code ReplayMember}: assigned partitions, no group,
  * no commits). {@link #run()} blocks on its own thread until the work ends or {@link #stop()} is called.
  *
  * <p>Thread-safety: {@link #run()} on one thread; every other method from any thread.

@@ -11,7 +11,7 @@ import io.tsdbwriter.metrics.WriterMeters;
  *
  * <p>Not thread-safe: one per processing thread.
  */
-final class IntakeCounts {
+public final class IntakeCounts {
 
     private final WriterMeters meters;
     private long records;
@@ -19,12 +19,12 @@ final class IntakeCounts {
     private long samples;
     private long series;
 
-    IntakeCounts(WriterMeters meters) {
+    public IntakeCounts(WriterMeters meters) {
         this.meters = meters;
     }
 
     /** One record taken in, with the points it decoded to and the samples each point becomes. */
-    void record(int decodedPoints, long samplesPerPoint) {
+    public void record(int decodedPoints, long samplesPerPoint) {
         records++;
         points += decodedPoints;
         samples += decodedPoints * samplesPerPoint;
@@ -34,12 +34,12 @@ final class IntakeCounts {
      * Series a record began (its amplifier's {@code seriesPrepared()} after the record less before it): counted once
      * per record, whichever amplifier the record's topic has.
      */
-    void seriesCreated(long created) {
+    public void seriesCreated(long created) {
         series += created;
     }
 
     /** Adds what was taken in since the last call to the counters. */
-    void publish() {
+    public void publish() {
         if (series > 0) {
             meters.seriesCreated.increment(series);
             series = 0;

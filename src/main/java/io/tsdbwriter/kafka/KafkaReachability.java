@@ -1,5 +1,6 @@
 package io.tsdbwriter.kafka;
 
+
 import java.time.Duration;
 import java.util.Locale;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -13,9 +14,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #ok} and {@link #unreachable} are called by the group-member thread only; {@link #reachable} from any.
  */
-final class KafkaReachability {
+public final class KafkaReachability {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
+    private static final Logger log = LoggerFactory.getLogger("io.tsdbwriter.kafka.group.GroupMember");
     /** The "unreachable" line is logged at most this often. */
     static final Duration LOG_EVERY = Duration.ofMinutes(1);
 
@@ -29,8 +30,8 @@ final class KafkaReachability {
     private boolean logged;
 
     /** Kafka stayed unreachable longer than {@code --kafka-timeout} in a run with an end, or refused us. */
-    static final class GaveUp extends RuntimeException {
-        GaveUp(String message) {
+    public static final class GaveUp extends RuntimeException {
+        public GaveUp(String message) {
             super(message);
         }
     }
@@ -39,14 +40,14 @@ final class KafkaReachability {
      * @param endedBy what gives the run an end, named in the give-up line ({@code --stop-at-end}, {@code a replay}); null
      *                for a relay, which retries as long as it runs
      */
-    KafkaReachability(String bootstrap, String endedBy, Duration kafkaTimeout) {
+    public KafkaReachability(String bootstrap, String endedBy, Duration kafkaTimeout) {
         this.bootstrap = bootstrap;
         this.endedBy = endedBy;
         this.kafkaTimeout = kafkaTimeout;
     }
 
     /** Kafka answered: says so once after an outage. */
-    void ok() {
+    public void ok() {
         if (logged) {
             log.info("Kafka bootstrap servers {} reachable again", bootstrap);
             logged = false;
@@ -60,7 +61,7 @@ final class KafkaReachability {
      *
      * @throws GaveUp in a run with an end once it has not answered for {@code --kafka-timeout}
      */
-    void unreachable(RuntimeException e) {
+    public void unreachable(RuntimeException e) {
         reachable = false;
         long now = System.nanoTime();
         long downNanos = now - lastOkNanos;
@@ -77,12 +78,12 @@ final class KafkaReachability {
     }
 
     /** False before Kafka first answered and after a failed check. */
-    boolean reachable() {
+    public boolean reachable() {
         return reachable;
     }
 
     /** The one line for a broker that refused this client (authentication or authorization): not an outage. */
-    static String refused(String bootstrap, RuntimeException e) {
+    public static String refused(String bootstrap, RuntimeException e) {
         return "Kafka at " + bootstrap + " refused this client: " + e.getMessage()
                 + " (credentials or ACLs, not an outage: check the security settings of --kafka-config / --kafka-property)";
     }

@@ -1,5 +1,7 @@
 package io.tsdbwriter.kafka;
 
+import io.tsdbwriter.deadletter.DeadLetterQueue;
+
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener.Rejection;
@@ -17,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a refused or given-up write means for the records behind its samples (DESIGN §6), the same for a segment's
- * records ({@link RecordProcessor}) and a share group's deliveries ({@link ShareRecordProcessor}): refused samples are
+ * records ({@code kafka.segment.RecordProcessor}) and a share group's deliveries ({@code kafka.share.ShareRecordProcessor}): refused samples are
  * dead-lettered with their whole records, or counted failed without a dead-letter topic; a write given up after its
  * retries is dead-lettered whole. The batch is {@code done} once every record it dead-letters is stored (or at once when
  * counted), never before.
@@ -27,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * @param <S> the source of a batch's points (a record, or a delivery holding one)
  * @param <O> the batch's origin
  */
-final class RefusedSamples<S, O> {
+public final class RefusedSamples<S, O> {
 
     private static final Logger log = LoggerFactory.getLogger(RefusedSamples.class);
 
@@ -43,7 +45,7 @@ final class RefusedSamples<S, O> {
      * @param done                   what a batch's end is for its records (acknowledge, release)
      * @param heldWithoutDeadLetters what happens to a given-up batch's records without a dead-letter topic (for the log)
      */
-    RefusedSamples(WriterMeters meters, DeadLetterQueue deadLetters, Function<S, ConsumerRecord<byte[], byte[]>> record,
+    public RefusedSamples(WriterMeters meters, DeadLetterQueue deadLetters, Function<S, ConsumerRecord<byte[], byte[]>> record,
                    Consumer<WriteBatch<S, O>> done, String heldWithoutDeadLetters) {
         this.meters = meters;
         this.deadLetters = deadLetters;
@@ -53,7 +55,7 @@ final class RefusedSamples<S, O> {
     }
 
     /** The receiver refused some samples of the batch: dead-letter their records, or count them failed. */
-    void rejected(WriteBatch<S, O> batch, List<Rejection<S>> rejections) {
+    public void rejected(WriteBatch<S, O> batch, List<Rejection<S>> rejections) {
         int samples = 0;
         Map<S, Boolean> sources = new IdentityHashMap<>();
         for (Rejection<S> r : rejections) {
@@ -75,7 +77,7 @@ final class RefusedSamples<S, O> {
     }
 
     /** The write failed after its retries (policy dead-letter): dead-letter every record of the batch. */
-    void gaveUp(WriteBatch<S, O> batch, WriteOutcome outcome) {
+    public void gaveUp(WriteBatch<S, O> batch, WriteOutcome outcome) {
         if (deadLetters == null) {
             // cannot happen (the configuration requires a dead-letter topic for this policy); never end what was not stored
             log.error("write of {} samples gave up ({} {}) without a dead-letter topic; {}",

@@ -303,7 +303,7 @@ class DeadLetterIT {
                 "--stop-at-end");
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
         String out = w.output();
-        assertThat(out).contains("died of java.lang.StackOverflowError: test hook").contains("at io.tsdbwriter.kafka.TestHooks")
+        assertThat(out).contains("died of java.lang.StackOverflowError: test hook").contains("at io.tsdbwriter.kafka.segment.TestHooks")
                 .contains("exit 1: a thread died");
         Map<TopicPartition, Long> committed = Scenario.committedOffsets(stack.bootstrapServers(), in.group(), topic);
         assertThat(committed.getOrDefault(new TopicPartition(topic, 1), 0L)).isLessThanOrEqualTo(1700L);

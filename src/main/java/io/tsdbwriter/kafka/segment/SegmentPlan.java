@@ -1,4 +1,4 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.segment;
 
 import io.tsdbwriter.config.RunConfig;
 

@@ -1,4 +1,8 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.share;
+
+import io.tsdbwriter.kafka.IntakeCounts;
+import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.RefusedSamples;
 
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.pipeline.PointAmplifier;
@@ -17,7 +21,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * The hot path of one share consumer (KIP-932): decode a delivered record, amplify its points into the open batch, hand
- * full batches to the {@link BatchWriter} — as {@link RecordProcessor} does for a segment — and tell when each record
+ * full batches to the {@link BatchWriter} — as {@code RecordProcessor} does for a segment — and tell when each record
  * may be acknowledged: once every batch holding its samples was written (2xx) or handled by the response policy
  * (refused samples dead-lettered or counted failed), and its dead letter, if any, stored. The M × N samples of one
  * record are one unit of acknowledgement ({@link Delivery}).
@@ -80,7 +84,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         }
     }
 
-    private final PartitionWorkers.Settings settings;
+    private final IntakeSettings settings;
     private final RefusedSamples<Delivery, Void> refused;
     private final Map<String, PointAmplifier> amplifiers = new HashMap<>();
     private WriteBatch<Delivery, Void> open;
@@ -90,7 +94,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     /** Added to the counters in {@link #flush()}: whenever no record waits, and before every batch is handed on. */
     private final IntakeCounts counts;
 
-    ShareRecordProcessor(PartitionWorkers.Settings settings) {
+    ShareRecordProcessor(IntakeSettings settings) {
         this.settings = settings;
         this.refused = new RefusedSamples<>(settings.meters(), settings.deadLetters(), d -> d.record,
                 ShareRecordProcessor::releaseAll, "its records stay unacknowledged");
@@ -98,7 +102,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     }
 
     private PointAmplifier amplifier(String topic) {
-        return amplifiers.computeIfAbsent(topic, t -> PartitionWorkers.amplifier(settings, t, PartitionWorkers.Timeline.NONE));
+        return amplifiers.computeIfAbsent(topic, t -> settings.amplifier(t, IntakeSettings.Timeline.NONE));
     }
 
     /** Decodes and amplifies one delivered record; may block handing a full batch to the writer. */
@@ -123,7 +127,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         int n = amplifier.pointCount();
         counts.record(n, amplifier.samplesPerPoint());
         if (settings.rate() != null && n > 0) {
-            if (openBatchAgeNanos() > RecordProcessor.RATE_LINGER_NANOS) {
+            if (openBatchAgeNanos() > IntakeSettings.RATE_LINGER_NANOS) {
                 flush(); // at a low rate a batch fills slowly: what is open goes out after the linger (RecordProcessor)
             }
             settings.rate().acquire(n * amplifier.samplesPerPoint());

@@ -1,4 +1,6 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.segment;
+
+import io.tsdbwriter.kafka.IntakeSettings;
 
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.pipeline.RecordDecoders;
@@ -22,32 +24,6 @@ import io.tsdbwriter.config.InputConfig;
  */
 public final class PartitionWorkers {
 
-    /**
-     * What each SegmentConsumer needs, shared by all partitions.
-     *
-     * @param rate          {@code --rate}, shared by every reader of the process; null = unlimited
-     * @param churnInterval {@code --churn-interval}; null = no churn
-     * @param durability    when an acknowledged write counts as stored, and the TSDB restarts seen
-     */
-    public record Settings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
-                    int maxRecordBytes, SeriesCache seriesCache, SampleEncoder.Factory encoders, BatchWriter writer,
-                    WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
-                    InputConfig input, SampleRate rate, Duration churnInterval, DurabilityClock durability) {
-    }
-
-    /**
-     * The time line of the samples these readers write (README "Capacity testing").
-     *
-     * @param shiftMs       added to every source timestamp (the replay pass's shift; 0 for a relay)
-     * @param churnOriginMs where churn generation 0 starts, in (shifted) epoch ms
-     * @param churnKeepMs   how far (in sample time) behind the newest churn generation a reader has seen the series of
-     *                      older generations stay cached: the span other readers may still be behind it (a pass's
-     *                      window); {@link Long#MAX_VALUE} keeps them all (a relay, a replay's first pass)
-     */
-    record Timeline(long shiftMs, long churnOriginMs, long churnKeepMs) {
-        static final Timeline NONE = new Timeline(0, 0, Long.MAX_VALUE);
-    }
-
     private final List<PointAmplifier> amplifiers = new ArrayList<>();
 
     private final TopicPartition tp;
@@ -64,12 +40,12 @@ public final class PartitionWorkers {
     private final DurableOffsets durable;
 
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
-    PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s, Runnable onAck) {
-        this(tp, startOffset, stopOffset, s, Timeline.NONE, onAck);
+    public PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, IntakeSettings s, Runnable onAck) {
+        this(tp, startOffset, stopOffset, s, IntakeSettings.Timeline.NONE, onAck);
     }
 
     /** @param timeline the shift and churn origin of the samples these readers write */
-    PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, Settings s, Timeline timeline, Runnable onAck) {
+    public PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, IntakeSettings s, IntakeSettings.Timeline timeline, Runnable onAck) {
         this.tp = tp;
         this.writer = s.writer();
         this.startOffset = startOffset;
@@ -79,7 +55,7 @@ public final class PartitionWorkers {
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
-            PointAmplifier amplifier = amplifier(s, tp.topic(), timeline);
+            PointAmplifier amplifier = s.amplifier(tp.topic(), timeline);
             amplifiers.add(amplifier);
             RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
                     s.decodeErrors(), onAck, s.deadLetters(), s.rate());
@@ -88,39 +64,26 @@ public final class PartitionWorkers {
         }
     }
 
-    /**
-     * A reader's amplifier for a topic: its input format's decoder (timestamp window shifted with the timeline), the
-     * run's encoder, the shared series cache, and the timeline's shift and {@code --churn-interval} generations.
-     */
-    static PointAmplifier amplifier(Settings s, String topic, Timeline timeline) {
-        PointAmplifier amplifier = new PointAmplifier(RecordDecoders.create(s.input().formatOf(topic), s.maxRecordBytes(),
-                s.input().influxPrecision(), s.input().timestampWindow().shifted(timeline.shiftMs())), s.encoders().newEncoder(), s.seriesCache());
-        if (timeline != Timeline.NONE || s.churnInterval() != null) {
-            amplifier.timeline(timeline.shiftMs(), s.churnInterval() == null ? 0 : s.churnInterval().toMillis(), timeline.churnOriginMs(), timeline.churnKeepMs());
-        }
-        return amplifier;
-    }
-
-    void start() {
+    public void start() {
         for (int i = 0; i < consumers.size(); i++) {
             threads.add(Thread.ofPlatform().name("segment-" + tp + "-" + i).start(consumers.get(i)));
         }
     }
 
-    TopicPartition partition() {
+    public TopicPartition partition() {
         return tp;
     }
 
-    long startOffset() {
+    public long startOffset() {
         return startOffset;
     }
 
-    long stopOffset() {
+    public long stopOffset() {
         return stopOffset;
     }
 
     /** The lowest offset not yet acknowledged: everything below it got a 2xx (or was dead-lettered). */
-    long watermark() {
+    public long watermark() {
         return Watermark.of(trackers, stopOffset);
     }
 
@@ -128,7 +91,7 @@ public final class PartitionWorkers {
      * The watermark as stored by {@code state}: the highest watermark seen at least the durability window before the
      * clock's bound; the only offset ever committed. Samples the watermark now (feeding the readers' gate). Member thread.
      */
-    long durableWatermark(DurabilityClock.State state) {
+    public long durableWatermark(DurabilityClock.State state) {
         long wm = watermark();
         durable.acked(System.nanoTime(), wm);
         watermarkReached(wm);
@@ -136,22 +99,22 @@ public final class PartitionWorkers {
     }
 
     /** The acknowledged watermark as last sampled by {@link #durableWatermark}. Member thread. */
-    long ackedSoFar() {
+    public long ackedSoFar() {
         return durable.acked();
     }
 
     /** The durable watermark as last computed, without sampling the watermark again. Member thread. */
-    long durableSoFar() {
+    public long durableSoFar() {
         return durable.durableSoFar();
     }
 
     /** Records acknowledged whose storage is not yet known (watermark seen minus durable watermark). Member thread. */
-    long awaitingDurability() {
+    public long awaitingDurability() {
         return durable.acked() - durable.durableSoFar();
     }
 
     /** With a stop offset: every reader is done and everything up to it is acked. */
-    boolean finished() {
+    public boolean finished() {
         for (SegmentConsumer c : consumers) {
             if (!c.finished()) {
                 return false;
@@ -161,7 +124,7 @@ public final class PartitionWorkers {
     }
 
     /** Every reader is done: the records below the stop offset are read and handed on (their writes may be in flight). */
-    boolean readersFinished() {
+    public boolean readersFinished() {
         for (SegmentConsumer c : consumers) {
             if (!c.finished()) {
                 return false;
@@ -171,7 +134,7 @@ public final class PartitionWorkers {
     }
 
     /** Batches handed to the writer and not yet done. */
-    int pendingBatches() {
+    public int pendingBatches() {
         int n = 0;
         for (AckTracker t : trackers) {
             n += t.pendingBatches();
@@ -180,7 +143,7 @@ public final class PartitionWorkers {
     }
 
     /** Records that the watermark reached {@code offset} and wakes readers waiting for it. */
-    void watermarkReached(long offset) {
+    public void watermarkReached(long offset) {
         synchronized (gateLock) {
             if (offset > gateWatermark) {
                 gateWatermark = offset;
@@ -210,7 +173,7 @@ public final class PartitionWorkers {
      * Starts stopping: readers waiting at the commit gate are released and every SegmentConsumer is closed. Returns at
      * once; {@link #awaitReaders} waits for their threads. Idempotent.
      */
-    void closeReaders() {
+    public void closeReaders() {
         synchronized (gateLock) {
             stopping = true;
             gateLock.notifyAll();
@@ -222,7 +185,7 @@ public final class PartitionWorkers {
      * Waits for the reader threads until {@code deadlineNanos} ({@link System#nanoTime()} scale); a thread still alive
      * then (blocked handing a batch to the writer) is interrupted and given one more second.
      */
-    void awaitReaders(long deadlineNanos) throws InterruptedException {
+    public void awaitReaders(long deadlineNanos) throws InterruptedException {
         for (Thread t : threads) {
             long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
             if (left > 0) {
@@ -246,7 +209,7 @@ public final class PartitionWorkers {
     }
 
     /** Waits until no batch is pending, at most {@code timeout}; returns true when drained. */
-    boolean awaitDrained(Duration timeout) throws InterruptedException {
+    public boolean awaitDrained(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (pendingBatches() > 0) {
             if (System.nanoTime() > deadline || (writer.faultsGivenUp() && writer.inFlight() == 0)) {
@@ -261,7 +224,7 @@ public final class PartitionWorkers {
      * The range of source timestamps (before the shift) these readers decoded, {@code [min, max]}; null when none.
      * Read once the readers finished.
      */
-    long[] sourceRange() {
+    public long[] sourceRange() {
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         for (PointAmplifier a : amplifiers) {
@@ -272,7 +235,7 @@ public final class PartitionWorkers {
     }
 
     /** Freezes the watermark: completions arriving after this never move it (partition revoked). */
-    void abandon() {
+    public void abandon() {
         trackers.forEach(AckTracker::abandon);
     }
 }

@@ -1,4 +1,8 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.group;
+
+import io.tsdbwriter.kafka.KafkaReachability;
+import io.tsdbwriter.kafka.MissingTopicException;
+import io.tsdbwriter.kafka.Shortfall;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -66,7 +70,7 @@ final class GroupWatch implements AutoCloseable {
      *
      * @param bootstrap the bootstrap servers, for the one line when Kafka refuses this client
      * @return the recorded end offsets (empty without {@code --stop-at-end}), or null when stopped before Kafka answered
-     * @throws GroupProgress.MissingTopicException a topic does not exist
+     * @throws MissingTopicException a topic does not exist
      * @throws KafkaReachability.GaveUp            Kafka refused this client, or stayed unreachable too long
      */
     Map<TopicPartition, Long> connect(String bootstrap) throws InterruptedException {
@@ -88,7 +92,7 @@ final class GroupWatch implements AutoCloseable {
                     progress = p;
                     p = null;
                     return progress.recordedEnds();
-                } catch (GroupProgress.MissingTopicException e) {
+                } catch (MissingTopicException e) {
                     throw e;
                 } catch (AuthenticationException | AuthorizationException e) {
                     throw new KafkaReachability.GaveUp(KafkaReachability.refused(bootstrap, e));
@@ -142,7 +146,7 @@ final class GroupWatch implements AutoCloseable {
                         localState.get(), behind.size(), progress.describeWaiting(behind, ADMIN_TIMEOUT));
             }
             return false;
-        } catch (GroupProgress.MissingTopicException e) {
+        } catch (MissingTopicException e) {
             throw e;
         } catch (KafkaException e) {
             reachability.unreachable(e);

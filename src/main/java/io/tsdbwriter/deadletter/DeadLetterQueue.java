@@ -1,4 +1,4 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.deadletter;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.RetryPolicy;

@@ -1,4 +1,7 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.group;
+
+import io.tsdbwriter.kafka.segment.PartitionWorkers;
+import io.tsdbwriter.kafka.segment.Watermark;
 
 import io.micrometer.core.instrument.Tags;
 import io.tsdbwriter.durability.DurabilityClock;

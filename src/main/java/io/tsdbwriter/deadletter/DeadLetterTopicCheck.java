@@ -1,4 +1,4 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.deadletter;
 
 import java.time.Duration;
 import java.util.HashMap;

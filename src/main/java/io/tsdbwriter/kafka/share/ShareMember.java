@@ -1,4 +1,8 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.share;
+
+import io.tsdbwriter.kafka.Intake;
+import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.Shortfall;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,7 +74,7 @@ public final class ShareMember implements Intake {
     static final String BROKER_DLQ = "errors.deadletterqueue.topic.name";
 
     private final Settings settings;
-    private final PartitionWorkers.Settings workerSettings;
+    private final IntakeSettings workerSettings;
     private final List<ShareWorker> workers = new ArrayList<>();
     private final Object stopSignal = new Object();
     private volatile boolean stopped;
@@ -79,7 +83,7 @@ public final class ShareMember implements Intake {
     private volatile boolean reachable = true;
     private volatile long logEndTotal;
 
-    public ShareMember(Settings settings, PartitionWorkers.Settings workerSettings) {
+    public ShareMember(Settings settings, IntakeSettings workerSettings) {
         this.settings = settings;
         this.workerSettings = workerSettings;
     }

@@ -1,4 +1,6 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.group;
+
+import io.tsdbwriter.kafka.MissingTopicException;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,23 +39,6 @@ import java.util.regex.Pattern;
  * <p>Not thread-safe: used by the group-member thread only. Every call may block up to the given timeout.
  */
 final class GroupProgress implements AutoCloseable {
-
-    /** A topic named by {@code --topic} does not exist (the writer never creates topics). */
-    static final class MissingTopicException extends RuntimeException {
-        MissingTopicException(String topic) {
-            super("topic '" + topic + "' does not exist (the writer never creates topics): check --topic");
-        }
-
-        private MissingTopicException(String message, Void unused) {
-            super(message);
-        }
-
-        /** No topic matches {@code --topic-pattern}. */
-        static MissingTopicException noMatch(Pattern pattern) {
-            return new MissingTopicException("no topic matches --topic-pattern '" + pattern.pattern()
-                    + "' (the writer never creates topics): check the pattern", null);
-        }
-    }
 
     private final Admin admin;
     private final String groupId;

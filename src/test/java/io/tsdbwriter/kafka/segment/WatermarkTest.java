@@ -1,4 +1,4 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.group;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import org.apache.kafka.common.TopicPartition;

@@ -1,4 +1,10 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.segment;
+
+import io.tsdbwriter.deadletter.DeadLetterQueue;
+import io.tsdbwriter.kafka.DecodeErrorLog;
+import io.tsdbwriter.kafka.IntakeCounts;
+import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.RefusedSamples;
 
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.pipeline.SampleRate;
@@ -34,8 +40,6 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     private final RefusedSamples<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> refused;
     /** {@code --rate}, or null. */
     private final SampleRate rate;
-    /** With {@code --rate}, how long an open batch waits for more samples before it is flushed anyway. */
-    static final long RATE_LINGER_NANOS = 100_000_000L;
     private WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
     private long openedAtNanos;
     private final BatchCapacity capacity = new BatchCapacity();
@@ -82,7 +86,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
         int n = amplifier.pointCount();
         counts.record(n, samplesPerPoint);
         if (rate != null && n > 0) {
-            if (openBatchAgeNanos() > RATE_LINGER_NANOS) {
+            if (openBatchAgeNanos() > IntakeSettings.RATE_LINGER_NANOS) {
                 flush(); // at a low rate a batch fills slowly: what is open goes out after the linger, as between polls
             }
             rate.acquire(n * samplesPerPoint);

@@ -1,4 +1,4 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.segment;
 
 
 import io.tsdbwriter.metrics.WriterMeters;
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading follows {@code KafkaConsumer}: one thread owns the consumer; {@link #close()} from any thread sets
  * the closed flag and calls {@code wakeup()}; the consumer is closed in {@code finally} on its own thread.
  */
-final class SegmentConsumer implements Runnable {
+public final class SegmentConsumer implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(SegmentConsumer.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
@@ -125,7 +125,7 @@ final class SegmentConsumer implements Runnable {
     }
 
     /** Kafka consumer settings of a segment reader: no group, no commits, bytes in, committed data only. */
-    static Map<String, Object> readerProps(Map<String, Object> base, String clientId) {
+    public static Map<String, Object> readerProps(Map<String, Object> base, String clientId) {
         Map<String, Object> p = new HashMap<>(base);
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);

@@ -1,4 +1,12 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.group;
+
+import io.tsdbwriter.kafka.Intake;
+import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.KafkaReachability;
+import io.tsdbwriter.kafka.MissingTopicException;
+import io.tsdbwriter.kafka.Shortfall;
+import io.tsdbwriter.kafka.segment.PartitionWorkers;
+import io.tsdbwriter.kafka.segment.Watermark;
 
 import io.tsdbwriter.config.GroupMembership;
 import io.tsdbwriter.durability.DurabilityClock;
@@ -79,7 +87,7 @@ public final class GroupMember implements Intake {
     private final Settings settings;
     /** Whether Kafka answers, and the one line when it does not (member thread; read from any thread). */
     private final KafkaReachability reachability;
-    private final PartitionWorkers.Settings workerSettings;
+    private final IntakeSettings workerSettings;
     /** The group as the Admin API shows it: topics, recorded ends, stop-at-end progress, shortfall. */
     private final GroupWatch watch;
     private final OffsetCommits commits;
@@ -104,7 +112,7 @@ public final class GroupMember implements Intake {
      * @param settings       membership and commit settings
      * @param workerSettings what every partition's SegmentConsumers need
      */
-    public GroupMember(Settings settings, PartitionWorkers.Settings workerSettings) {
+    public GroupMember(Settings settings, IntakeSettings workerSettings) {
         this.settings = settings;
         this.workerSettings = workerSettings;
         this.reachability = new KafkaReachability(bootstrap(), settings.stopAtEnd() ? "a --stop-at-end job" : null,
@@ -165,7 +173,7 @@ public final class GroupMember implements Intake {
                 stopOffsets.putAll(recordedEnds);
                 runMember();
             }
-        } catch (GroupProgress.MissingTopicException e) {
+        } catch (MissingTopicException e) {
             log.error(e.getMessage());
             fail();
         } catch (KafkaReachability.GaveUp e) {

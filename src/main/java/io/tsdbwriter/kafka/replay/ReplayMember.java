@@ -1,4 +1,12 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.replay;
+
+import io.tsdbwriter.kafka.Intake;
+import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.KafkaReachability;
+import io.tsdbwriter.kafka.MissingTopicException;
+import io.tsdbwriter.kafka.Shortfall;
+import io.tsdbwriter.kafka.segment.PartitionWorkers;
+import io.tsdbwriter.kafka.segment.SegmentConsumer;
 
 import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.durability.DurabilityClock;
@@ -75,7 +83,7 @@ public final class ReplayMember implements Intake {
     }
 
     private final Settings settings;
-    private final PartitionWorkers.Settings workerSettings;
+    private final IntakeSettings workerSettings;
     private final KafkaReachability reachability;
     private final Map<TopicPartition, long[]> windows = new TreeMap<>(
             (a, b) -> a.topic().equals(b.topic()) ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()));
@@ -98,7 +106,7 @@ public final class ReplayMember implements Intake {
      * @param settings       the replay
      * @param workerSettings what every partition's SegmentConsumers need
      */
-    public ReplayMember(Settings settings, PartitionWorkers.Settings workerSettings) {
+    public ReplayMember(Settings settings, IntakeSettings workerSettings) {
         this.settings = settings;
         this.workerSettings = workerSettings;
         this.reachability = new KafkaReachability(bootstrap(), "a replay", settings.kafkaTimeout());
@@ -144,7 +152,7 @@ public final class ReplayMember implements Intake {
             checkRetention(windowStartMs, shift0);
             windowSummary = windowSummary(records, windowStartMs, shift0);
             runPasses(shift0, origin, deadline);
-        } catch (GroupProgress.MissingTopicException e) {
+        } catch (MissingTopicException e) {
             log.error(e.getMessage());
             startFailed = true;
             cleanStop = false;
@@ -267,7 +275,7 @@ public final class ReplayMember implements Intake {
      */
     private long[] runPass(long pass, long shiftMs, long origin, long churnKeepMs, long deadline) throws InterruptedException {
         Map<TopicPartition, PartitionWorkers> workers = new LinkedHashMap<>();
-        PartitionWorkers.Timeline timeline = new PartitionWorkers.Timeline(shiftMs, origin, churnKeepMs);
+        IntakeSettings.Timeline timeline = new IntakeSettings.Timeline(shiftMs, origin, churnKeepMs);
         windows.forEach((tp, w) -> {
             if (w[0] < w[1]) {
                 workers.put(tp, new PartitionWorkers(tp, w[0], w[1], workerSettings, timeline, this::signalAck));
@@ -385,13 +393,13 @@ public final class ReplayMember implements Intake {
                 all.keySet().stream().filter(t -> settings.topicPattern().matcher(t).matches()).sorted()
                         .forEach(t -> all.get(t).forEach(p -> out.add(new TopicPartition(t, p.partition()))));
                 if (out.isEmpty()) {
-                    throw GroupProgress.MissingTopicException.noMatch(settings.topicPattern());
+                    throw MissingTopicException.noMatch(settings.topicPattern());
                 }
             } else {
                 for (String t : settings.topics()) {
                     List<PartitionInfo> ps = all.get(t);
                     if (ps == null || ps.isEmpty()) {
-                        throw new GroupProgress.MissingTopicException(t);
+                        throw new MissingTopicException(t);
                     }
                     ps.forEach(p -> out.add(new TopicPartition(t, p.partition())));
                 }

@@ -1,4 +1,4 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.segment;
 
 /**
  * Faults injected on purpose by integration tests, read once from system properties and inert when unset (the

@@ -1,4 +1,4 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.deadletter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

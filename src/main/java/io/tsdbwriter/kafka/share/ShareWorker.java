@@ -1,4 +1,6 @@
-package io.tsdbwriter.kafka;
+package io.tsdbwriter.kafka.share;
+
+import io.tsdbwriter.kafka.IntakeSettings;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import java.time.Duration;
@@ -85,7 +87,7 @@ final class ShareWorker implements Runnable {
         }
     }
 
-    ShareWorker(String name, Map<String, Object> props, List<String> topics, PartitionWorkers.Settings settings, Duration drainTimeout) {
+    ShareWorker(String name, Map<String, Object> props, List<String> topics, IntakeSettings settings, Duration drainTimeout) {
         this.name = name;
         this.props = props;
         this.topics = List.copyOf(topics);
