@@ -1,11 +1,6 @@
 package io.tsdbwriter.app;
 
 
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
@@ -34,7 +29,6 @@ import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.pipeline.SampleRate;
 import io.tsdbwriter.kafka.PartitionWorkers;
 import io.tsdbwriter.metrics.EfficiencyReport;
-import io.tsdbwriter.metrics.MetricsServer;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.Output;
@@ -45,11 +39,9 @@ import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.BindException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -61,10 +53,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wires one {@code run}: meters, the VictoriaMetrics write path, the consumer-group member and its segment
- * consumers, the report. {@link #run()} blocks until the work ends ({@code --stop-at-end}) or {@link #shutdown()}
- * is called (SIGTERM). Shutdown order: stop intake (readers) → drain in-flight writes (up to the drain timeout) →
- * commit the watermark → close the writer and HTTP client → final report → close metrics.
+ * Wires one {@code run}: meters ({@link RunMetrics}), the VictoriaMetrics write path, the consumer-group member and its
+ * segment consumers, the report. {@link #run()} blocks until the work ends ({@code --stop-at-end}) or
+ * {@link #shutdown()} is called (SIGTERM). Shutdown order: stop intake (readers) → drain in-flight writes (up to the
+ * drain timeout) → commit the watermark → close the writer and HTTP client → final report → close metrics.
  */
 public final class WriterService {
 
@@ -92,14 +84,8 @@ public final class WriterService {
 
     /** @return the exit code ({@link RunExit}; {@link ExitCodes#FAULT} when the start failed) */
     public int run() throws IOException, InterruptedException {
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        JvmGcMetrics gc = new JvmGcMetrics();
-        gc.bindTo(registry);
-        WriterMeters meters = new WriterMeters(registry);
-        MetricsServer metricsServer = null;
+        RunMetrics metrics = new RunMetrics();
+        WriterMeters meters = metrics.meters();
         installThreadDeaths();
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
         List<WriteTarget> endpoints = cfg.output() == Output.REMOTE_WRITE
@@ -112,7 +98,7 @@ public final class WriterService {
         DurabilityClock durability = null;
         try {
             if (cfg.metricsPort() >= 0) {
-                metricsServer = startMetricsServer(registry);
+                metrics.startServer(cfg.metricsAddress(), cfg.metricsPort(), this::ready);
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
             int capacity = new PermitSizing(client, endpoints, permits, cfg.maxConcurrentWrites()).start(meters, reporter);
@@ -152,7 +138,7 @@ public final class WriterService {
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}{}",
                     cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
                     cfg.segmentSize(), capacity, cfg.batchSamples(), replay.describe());
-            LiveAttribution limits = liveAttribution(registry, meters, client, endpoints, permits);
+            LiveAttribution limits = liveAttribution(metrics.registry(), meters, client, endpoints, permits);
             scheduleReports(reporter, report, limits, writer, meters);
             return runMember(reporter, writer, deadLetters, meters, report);
         } catch (StartFailed e) {
@@ -169,43 +155,9 @@ public final class WriterService {
             if (deadLetters != null) {
                 deadLetters.close();
             }
-            if (metricsServer != null) {
-                metricsServer.close();
-            }
-            gc.close();
-            registry.close();
+            metrics.close();
             finished.countDown();
         }
-    }
-
-    /** The start failed after its one line was logged: the run ends with {@link RunExit}. */
-    private static final class StartFailed extends Exception {
-        final int exitCode;
-
-        StartFailed(int exitCode) {
-            super(null, null, false, false);
-            this.exitCode = exitCode;
-        }
-    }
-
-    /** {@code /metrics} and {@code /health}: a taken port is a fault (exit 1), an address not of this host a usage error (2). */
-    private MetricsServer startMetricsServer(PrometheusMeterRegistry registry) throws StartFailed {
-        MetricsServer server;
-        try {
-            server = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
-        } catch (BindException e) {
-            boolean inUse = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("in use");
-            log.error("--metrics-port {} on --metrics-address {}: {} ({})", cfg.metricsPort(), cfg.metricsAddress(), e.getMessage(),
-                    inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
-                            : "not an address of this host");
-            throw new StartFailed(inUse ? ExitCodes.FAULT : ExitCodes.USAGE);
-        } catch (IOException | RuntimeException e) {
-            log.error("--metrics-address {} cannot be bound: {} (give an address of this host, e.g. 0.0.0.0 or 127.0.0.1)",
-                    cfg.metricsAddress(), e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-            throw new StartFailed(ExitCodes.USAGE);
-        }
-        log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), server.port());
-        return server;
     }
 
     /**
