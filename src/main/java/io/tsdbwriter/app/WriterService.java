@@ -1,12 +1,9 @@
 package io.tsdbwriter.app;
 
 
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.LiveAttribution;
-import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.durability.TsdbWatch;
@@ -54,8 +51,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Wires one {@code run}: meters ({@link RunMetrics}), the VictoriaMetrics write path, the consumer-group member and its
- * segment consumers, the report. {@link #run()} blocks until the work ends ({@code --stop-at-end}) or
- * {@link #shutdown()} is called (SIGTERM). Shutdown order: stop intake (readers) → drain in-flight writes (up to the
+ * segment consumers, the report ({@link ReportLines}). {@link #run()} blocks until the work ends ({@code --stop-at-end})
+ * or {@link #shutdown()} is called (SIGTERM). Shutdown order: stop intake (readers) → drain in-flight writes (up to the
  * drain timeout) → commit the watermark → close the writer and HTTP client → final report → close metrics.
  */
 public final class WriterService {
@@ -138,8 +135,8 @@ public final class WriterService {
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}{}",
                     cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
                     cfg.segmentSize(), capacity, cfg.batchSamples(), replay.describe());
-            LiveAttribution limits = liveAttribution(metrics.registry(), meters, client, endpoints, permits);
-            scheduleReports(reporter, report, limits, writer, meters);
+            LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client, endpoints, permits);
+            ReportLines.schedule(reporter, cfg.reportInterval(), out, report, limits, writer, meters);
             return runMember(reporter, writer, deadLetters, meters, report);
         } catch (StartFailed e) {
             return e.exitCode;
@@ -212,41 +209,6 @@ public final class WriterService {
         kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
         kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
         return kafka;
-    }
-
-    /** What limits the run now ({@code limited_by}), from the targets' {@code /metrics}, the permits, lag and CPU. */
-    private static LiveAttribution liveAttribution(PrometheusMeterRegistry registry, WriterMeters meters, WriteClient client,
-                                                   List<WriteTarget> endpoints, WritePermits permits) {
-        return new LiveAttribution(
-                new MetricsScraper(client.http(), Duration.ofSeconds(2)),
-                endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
-                () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
-                meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
-                    var g = registry.find("system.cpu.usage").gauge();
-                    return g == null ? Double.NaN : g.value();
-                });
-    }
-
-    /** The report line every {@code --report-interval}, with what limits the run (a write fault says so instead). */
-    private void scheduleReports(ScheduledExecutorService reporter, EfficiencyReport report, LiveAttribution limits,
-                                 BatchWriter writer, WriterMeters meters) {
-        meters.limitedBy(() -> writer.faults().any() ? Bottleneck.Resource.WRITE_FAULT : limits.current());
-        reporter.scheduleWithFixedDelay(limits::sample, 0, LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
-        long period = cfg.reportInterval().toMillis();
-        reporter.scheduleAtFixedRate(() -> {
-            String line = report.tick();
-            try {
-                Bottleneck.Verdict v = limits.evaluate(report.efficiency());
-                if (writer.faults().any()) { // nothing is written until the endpoint's flag is right: say that, not the figures
-                    v = new Bottleneck.Verdict(Bottleneck.Resource.WRITE_FAULT,
-                            "configuration fault of the write endpoint, the data is held", "fix the flag", List.of(), writer.faults().describe());
-                }
-                line = LiveAttribution.annotate(line, v);
-            } catch (RuntimeException e) {
-                log.warn("bottleneck attribution failed: {}", e.toString());
-            }
-            out.println(line);
-        }, period, period, TimeUnit.MILLISECONDS);
     }
 
     /** Runs the group member until the work ends or {@link #shutdown()}; then the exit code and the final report. */
