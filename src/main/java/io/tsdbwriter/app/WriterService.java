@@ -1,17 +1,9 @@
 package io.tsdbwriter.app;
 
 
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.LiveAttribution;
-import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.durability.TsdbWatch;
@@ -34,7 +26,6 @@ import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.pipeline.SampleRate;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.metrics.EfficiencyReport;
-import io.tsdbwriter.metrics.MetricsServer;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.Output;
@@ -45,11 +36,9 @@ import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.BindException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -61,10 +50,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wires one {@code run}: meters, the VictoriaMetrics write path, the consumer-group member and its segment
- * consumers, the report. {@link #run()} blocks until the work ends ({@code --stop-at-end}) or {@link #shutdown()}
- * is called (SIGTERM). Shutdown order: stop intake (readers) → drain in-flight writes (up to the drain timeout) →
- * commit the watermark → close the writer and HTTP client → final report → close metrics.
+ * Wires one {@code run}: meters ({@link RunMetrics}), the VictoriaMetrics write path, the consumer-group member and its
+ * segment consumers, the report ({@link ReportLines}). {@link #run()} blocks until the work ends ({@code --stop-at-end})
+ * or {@link #shutdown()} is called (SIGTERM). Shutdown order: stop intake (readers) → drain in-flight writes (up to the
+ * drain timeout) → commit the watermark → close the writer and HTTP client → final report → close metrics.
  */
 public final class WriterService {
 
@@ -92,14 +81,8 @@ public final class WriterService {
 
     /** @return the exit code ({@link RunExit}; {@link ExitCodes#FAULT} when the start failed) */
     public int run() throws IOException, InterruptedException {
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        JvmGcMetrics gc = new JvmGcMetrics();
-        gc.bindTo(registry);
-        WriterMeters meters = new WriterMeters(registry);
-        MetricsServer metricsServer = null;
+        RunMetrics metrics = new RunMetrics();
+        WriterMeters meters = metrics.meters();
         installThreadDeaths();
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
         List<WriteTarget> endpoints = cfg.output() == Output.REMOTE_WRITE
@@ -112,7 +95,7 @@ public final class WriterService {
         DurabilityClock durability = null;
         try {
             if (cfg.metricsPort() >= 0) {
-                metricsServer = startMetricsServer(registry);
+                metrics.startServer(cfg.metricsAddress(), cfg.metricsPort(), this::ready);
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
             int capacity = new PermitSizing(client, endpoints, permits, cfg.maxConcurrentWrites()).start(meters, reporter);
@@ -152,8 +135,8 @@ public final class WriterService {
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}{}",
                     cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
                     cfg.segmentSize(), capacity, cfg.batchSamples(), replay.describe());
-            LiveAttribution limits = liveAttribution(registry, meters, client, endpoints, permits);
-            scheduleReports(reporter, report, limits, writer, meters);
+            LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client, endpoints, permits);
+            ReportLines.schedule(reporter, cfg.reportInterval(), out, report, limits, writer, meters);
             return runMember(reporter, writer, deadLetters, meters, report);
         } catch (StartFailed e) {
             return e.exitCode;
@@ -169,43 +152,9 @@ public final class WriterService {
             if (deadLetters != null) {
                 deadLetters.close();
             }
-            if (metricsServer != null) {
-                metricsServer.close();
-            }
-            gc.close();
-            registry.close();
+            metrics.close();
             finished.countDown();
         }
-    }
-
-    /** The start failed after its one line was logged: the run ends with {@link RunExit}. */
-    private static final class StartFailed extends Exception {
-        final int exitCode;
-
-        StartFailed(int exitCode) {
-            super(null, null, false, false);
-            this.exitCode = exitCode;
-        }
-    }
-
-    /** {@code /metrics} and {@code /health}: a taken port is a fault (exit 1), an address not of this host a usage error (2). */
-    private MetricsServer startMetricsServer(PrometheusMeterRegistry registry) throws StartFailed {
-        MetricsServer server;
-        try {
-            server = new MetricsServer(cfg.metricsAddress(), cfg.metricsPort(), registry, this::ready);
-        } catch (BindException e) {
-            boolean inUse = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("in use");
-            log.error("--metrics-port {} on --metrics-address {}: {} ({})", cfg.metricsPort(), cfg.metricsAddress(), e.getMessage(),
-                    inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
-                            : "not an address of this host");
-            throw new StartFailed(inUse ? ExitCodes.FAULT : ExitCodes.USAGE);
-        } catch (IOException | RuntimeException e) {
-            log.error("--metrics-address {} cannot be bound: {} (give an address of this host, e.g. 0.0.0.0 or 127.0.0.1)",
-                    cfg.metricsAddress(), e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-            throw new StartFailed(ExitCodes.USAGE);
-        }
-        log.info("metrics on http://{}:{}/metrics", cfg.metricsAddress(), server.port());
-        return server;
     }
 
     /**
@@ -260,41 +209,6 @@ public final class WriterService {
         kafka.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cfg.bootstrapServers());
         kafka.put(ConsumerConfig.GROUP_ID_CONFIG, cfg.groupId());
         return kafka;
-    }
-
-    /** What limits the run now ({@code limited_by}), from the targets' {@code /metrics}, the permits, lag and CPU. */
-    private static LiveAttribution liveAttribution(PrometheusMeterRegistry registry, WriterMeters meters, WriteClient client,
-                                                   List<WriteTarget> endpoints, WritePermits permits) {
-        return new LiveAttribution(
-                new MetricsScraper(client.http(), Duration.ofSeconds(2)),
-                endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
-                () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
-                meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
-                    var g = registry.find("system.cpu.usage").gauge();
-                    return g == null ? Double.NaN : g.value();
-                });
-    }
-
-    /** The report line every {@code --report-interval}, with what limits the run (a write fault says so instead). */
-    private void scheduleReports(ScheduledExecutorService reporter, EfficiencyReport report, LiveAttribution limits,
-                                 BatchWriter writer, WriterMeters meters) {
-        meters.limitedBy(() -> writer.faults().any() ? Bottleneck.Resource.WRITE_FAULT : limits.current());
-        reporter.scheduleWithFixedDelay(limits::sample, 0, LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
-        long period = cfg.reportInterval().toMillis();
-        reporter.scheduleAtFixedRate(() -> {
-            String line = report.tick();
-            try {
-                Bottleneck.Verdict v = limits.evaluate(report.efficiency());
-                if (writer.faults().any()) { // nothing is written until the endpoint's flag is right: say that, not the figures
-                    v = new Bottleneck.Verdict(Bottleneck.Resource.WRITE_FAULT,
-                            "configuration fault of the write endpoint, the data is held", "fix the flag", List.of(), writer.faults().describe());
-                }
-                line = LiveAttribution.annotate(line, v);
-            } catch (RuntimeException e) {
-                log.warn("bottleneck attribution failed: {}", e.toString());
-            }
-            out.println(line);
-        }, period, period, TimeUnit.MILLISECONDS);
     }
 
     /** Runs the group member until the work ends or {@link #shutdown()}; then the exit code and the final report. */

@@ -16,10 +16,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
 import io.tsdbwriter.config.GroupMembership;
-import io.tsdbwriter.config.InputConfig;
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.TimestampWindow;
-import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.config.ConsumerMode;
@@ -30,9 +26,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-import io.tsdbwriter.config.ReplayConfig;
 
-/** {@code tsdb-writer run}: consume, amplify, write, commit, report. */
+/**
+ * {@code tsdb-writer run}: consume, amplify, write, commit, report. The flags of the input ({@link InputOptions}), of a
+ * replay ({@link ReplayOptions}), of the Kafka clients and of the write endpoints' authentication are mixins declared
+ * where they sit in {@code --help}; {@link #toConfig()} turns them all into the {@link RunConfig}.
+ */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics and commit "
                 + "only what VictoriaMetrics acknowledged.",
@@ -217,46 +216,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--summary-json", paramLabel = "FILE", description = "Write the final counters as JSON to FILE")
     Path summaryJson;
 
-    @Option(names = "--from", paramLabel = "RFC3339|offset:N",
-            description = {"Replay (README \"Capacity testing\"): each partition's window starts at the first record whose Kafka "
-                    + "timestamp is at or after this time (offsetsForTimes), or at offset N (default: the log start).",
-                    "A replay - any of --from, --to, --loop, --rebase-time - reads the partitions itself (assigned, no consumer "
-                    + "group) and never commits an offset: the group of --group-id is not touched. It ends after its last pass, "
-                    + "like --stop-at-end (exit 4 when a signal stops it before)"})
-    String from;
-
-    @Option(names = "--to", paramLabel = "RFC3339|offset:N",
-            description = "Replay: each partition's window ends before the first record at or after this time, or before offset N "
-                    + "(default: the log end at start)")
-    String to;
-
-    @Option(names = "--rebase-time", paramLabel = "now|RFC3339",
-            description = "Replay: shift every timestamp by one constant so that the window's first sample lands at this time "
-                    + "(now = when the replay starts); spacing and M x time amplification follow; samples older than the target's "
-                    + "retention are refused, so old data needs it")
-    String rebaseTime;
-
-    @Option(names = "--loop", defaultValue = "1", paramLabel = "N|forever",
-            description = "Replay the window N times (or until --duration / SIGTERM); each pass is read again from Kafka and "
-                    + "written one window length after the previous one, so no pass lands on another's timestamps "
-                    + "(default: ${DEFAULT-VALUE})")
-    String loop;
-
-    @Option(names = "--duration", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Replay: stop after this long (drain, exit 0), e.g. 6h with --loop forever (default: until the last pass)")
-    Duration duration;
-
-    @Option(names = "--rate", defaultValue = "0", paramLabel = "SAMPLES_PER_S",
-            description = "Write at most this many samples per second (a token bucket before the encoders, bursts of at most 10 ms "
-                    + "worth), so a soak holds a steady load; the report compares what was written with it. 0 = as fast as the target "
-                    + "takes them (default: ${DEFAULT-VALUE})")
-    double rate;
-
-    @Option(names = "--churn-interval", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Series churn: every DURATION of sample time (from the replay's first sample; from the epoch in a relay) "
-                    + "the N instance variants take a new generation (instanceNo=\"host-17-g3\"), so N x series-per-instance new "
-                    + "series appear per interval - the load of hosts coming and going (default: no churn)")
-    Duration churnInterval;
+    @picocli.CommandLine.Mixin
+    ReplayOptions replay = new ReplayOptions();
 
     @Option(names = "--metrics-port", defaultValue = "9464", paramLabel = "PORT",
             description = "Port of /metrics, /health/live, /health/ready; 0 = any free port, -1 = off (default: ${DEFAULT-VALUE})")
@@ -298,67 +259,9 @@ final class RunCommand implements Callable<Integer> {
                     + "TLS, DNS, a refused connection, a refusal an empty request gets too) may last before the run exits 1, "
                     + "nothing committed past unwritten data; without it the writer holds the data and keeps probing (default: ${DEFAULT-VALUE})")
     Duration writeFaultTimeout;
-    @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite|otlp|otlp-json",
-            description = "How record values are read (README \"Input formats\"): json = the point records of docs/design.md §2; influx = InfluxDB line "
-                    + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
-                    + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "
-                    + "path[;tag=v] value [timestamp]; otlp = one OpenTelemetry ExportMetricsServiceRequest, protobuf (the Collector's "
-                    + "Kafka exporter, otlp_proto), mapped as VictoriaMetrics' /opentelemetry/v1/metrics does; otlp-json = the same in "
-                    + "OTLP JSON (otlp_json) (default: ${DEFAULT-VALUE})")
-    String inputFormat;
 
-    @Option(names = "--topic-format", paramLabel = "TOPIC=FORMAT",
-            description = "The format of one topic when it differs from --input-format (repeatable)")
-    Map<String, String> topicFormats = new LinkedHashMap<>();
-
-    @Option(names = "--influx-precision", defaultValue = "ns", paramLabel = "ns|us|ms|s",
-            description = "Unit of influx line timestamps, as InfluxDB's precision parameter; a line without one takes the record's Kafka timestamp (default: ${DEFAULT-VALUE})")
-    String influxPrecision;
-
-    @Option(names = "--instance-label", defaultValue = "instanceNo", paramLabel = "NAME",
-            description = "Label whose value becomes the N instance variants (Prometheus data: instance, Telegraf: host); with N > 1 a "
-                    + "series without it gets NAME=\"unknown\" as the variants' base; at N = 1 nothing is added (default: ${DEFAULT-VALUE})")
-    String instanceLabel;
-
-    @Option(names = "--min-timestamp", defaultValue = "2000-01-01T00:00:00Z", converter = Converters.EpochMillisConverter.class,
-            paramLabel = "RFC3339|EPOCH_MS",
-            description = "Earliest plausible sample timestamp; an earlier one is malformed (implausible_timestamp: counted, logged, "
-                    + "dead-lettered), never sent (default: ${DEFAULT-VALUE})")
-    long minTimestampMs;
-
-    @Option(names = "--max-timestamp-ahead", defaultValue = "1d", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "How far past now a sample timestamp may lie; a later one is malformed (implausible_timestamp) - the case of "
-                    + "microseconds or nanoseconds sent as milliseconds, which VictoriaMetrics accepts with 204 and drops (default: ${DEFAULT-VALUE})")
-    Duration maxTimestampAhead;
-
-    /** The input settings of the flags above. */
-    InputConfig toInputConfig() {
-        Map<String, InputFormat> perTopic = new LinkedHashMap<>();
-        topicFormats.forEach((t, f) -> {
-            try {
-                perTopic.put(t.trim(), InputFormat.parse(f));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--topic-format " + t + "=" + f + ": " + e.getMessage());
-            }
-        });
-        InputFormat format;
-        try {
-            format = InputFormat.parse(inputFormat);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--input-format " + e.getMessage());
-        }
-        return new InputConfig(format, perTopic,
-                InfluxDecoder.Precision.parse(influxPrecision), instanceLabel,
-                new TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()));
-    }
-
-    /** The replay, rate and churn settings of the flags above. */
-    ReplayConfig toReplayConfig() {
-        return new ReplayConfig(from == null ? null : ReplayConfig.WindowBound.parse("--from", from),
-                to == null ? null : ReplayConfig.WindowBound.parse("--to", to),
-                rebaseTime == null ? null : ReplayConfig.RebaseTime.parse(rebaseTime),
-                ReplayConfig.parseLoops(loop), duration, rate, churnInterval);
-    }
+    @picocli.CommandLine.Mixin
+    InputOptions input = new InputOptions();
 
     private Pattern topicPattern() {
         if (topicPattern == null) {
@@ -389,9 +292,9 @@ final class RunCommand implements Callable<Integer> {
                 metricsAddress, new GroupMembership(
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
                         GroupMembership.protocol(groupProtocol), kafkaTimeout),
-                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), toInputConfig(),
+                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), input.toConfig(),
                 Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout,
-                topicPattern(), toReplayConfig(), remoteWriteVersion, ConsumerMode.parse(consumerMode), durabilityWindow,
+                topicPattern(), replay.toConfig(), remoteWriteVersion, ConsumerMode.parse(consumerMode), durabilityWindow,
                 tsdbMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList());
     }
 

@@ -1,28 +1,19 @@
 package io.tsdbwriter.capacity.search;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tsdbwriter.bench.BenchCell;
 import io.tsdbwriter.bench.BenchRunner;
-import io.tsdbwriter.bench.BenchTable;
-import io.tsdbwriter.bench.CellResult;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.KafkaFeeder;
 import io.tsdbwriter.bench.SourceFeed;
-import io.tsdbwriter.bench.SystemCpu;
 import io.tsdbwriter.bench.VmProbe;
 import io.tsdbwriter.bench.WriterCellRunner;
 import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.MetricsScraper;
-import io.tsdbwriter.capacity.PromSnapshot;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.capacity.InsertCapacityProbe;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,13 +22,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
-import java.net.InetAddress;
 import java.time.LocalTime;
 import okhttp3.OkHttpClient;
 
@@ -45,8 +32,8 @@ import okhttp3.OkHttpClient;
  * {@code tsdb-writer capacity}: a live step-load search for the highest input a writer and its target sustain, and
  * what binds there (DESIGN §9).
  *
- * <p>Each step runs its own writer process ({@code java -jar <jar> run}, as the bench's cells do, so its CPU is its
- * own) on a fresh topic with a fresh group, its {@code /metrics} on a free loopback port. The producer feeds the
+ * <p>Each step runs its own writer process ({@link StepRunner}: {@code java -jar <jar> run}, as the bench's cells do, so
+ * its CPU is its own) on a fresh topic with a fresh group, its {@code /metrics} on a free loopback port. The producer feeds the
  * topic with the bench's real points ({@link SourceFeed#cycle()}: one endless iterator over the whole search, so no
  * sample repeats) at the step's rate for the step duration. After the warm-up, every sample interval it reads the
  * writer's {@code /metrics} and every target's; the measured window gives expected and written samples/min
@@ -89,9 +76,8 @@ public final class CapacitySearch {
 
     private final Settings s;
     private final PrintStream out;
-    private final String runId = Long.toString(System.currentTimeMillis() / 1000, 36);
     private final MetricsScraper scraper;
-    private volatile Process current;
+    private final StepRunner stepRunner;
     private String machine = "-";
 
     public CapacitySearch(Settings settings, PrintStream out) {
@@ -99,12 +85,7 @@ public final class CapacitySearch {
         this.out = out;
         // the targets' pages take the same authentication and TLS as the writes (DESIGN §6)
         this.scraper = new MetricsScraper(security().configure(new OkHttpClient.Builder()).build(), Duration.ofSeconds(5));
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            Process p = current;
-            if (p != null && p.isAlive()) {
-                p.destroyForcibly();
-            }
-        }, "capacity-writer-reaper"));
+        this.stepRunner = new StepRunner(settings, scraper, out);
     }
 
     /** Runs the search; returns 0 when a capacity was found and nothing was lost, 1 otherwise. */
@@ -148,9 +129,9 @@ public final class CapacitySearch {
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), Math.max(0, s.writePermits()), s.batchSamples(), s.segmentSize(), s.extraRunArgs(),
                     s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null), vm, url -> vm);
-            Iterator<SourcePoint> points = s.feed().cycle();
-            double rate = s.startRate().relative() ? probe(kafka, runner, points) * s.startRate().value() : s.startRate().value();
-            SearchSteps steps = new SearchSteps(new StepContext(kafka, runner, targets, points), System.nanoTime());
+            StepContext context = new StepContext(kafka, runner, targets, s.feed().cycle());
+            double rate = s.startRate().relative() ? stepRunner.probe(context) * s.startRate().value() : s.startRate().value();
+            SearchSteps steps = new SearchSteps(context, System.nanoTime());
             climb(steps, rate, s.timeMultiplier());
             if (steps.bad == null) {
                 progress("no step failed within %d step%s: the capacity is above the last step", steps.index, steps.index == 1 ? "" : "s");
@@ -171,7 +152,7 @@ public final class CapacitySearch {
     private void climb(SearchSteps steps, double rate, int m) throws IOException, InterruptedException {
         while (steps.index < s.maxSteps() && !overBudget(steps.startNanos, steps.index)) {
             steps.index++;
-            CapacityStep st = step(steps.context, steps.index, false, rate, m);
+            CapacityStep st = stepRunner.step(steps.context, steps.index, false, rate, m);
             steps.all.add(st);
             if (!st.passed()) {
                 steps.bad = st;
@@ -215,7 +196,7 @@ public final class CapacitySearch {
                 m = (steps.good.timeMultiplier() + steps.bad.timeMultiplier()) / 2;
             }
             steps.index++;
-            CapacityStep st = step(steps.context, steps.index, true, rate, m);
+            CapacityStep st = stepRunner.step(steps.context, steps.index, true, rate, m);
             steps.all.add(st);
             if (st.passed()) {
                 steps.good = st;
@@ -240,141 +221,6 @@ public final class CapacitySearch {
         return false;
     }
 
-    /** Pre-loads a backlog, lets a writer consume it and returns the points/s it reached (the start rate's base). */
-    private double probe(KafkaFeeder kafka, WriterCellRunner runner, Iterator<SourcePoint> points) throws IOException, InterruptedException {
-        String topic = s.topicPrefix() + "-probe";
-        kafka.create(topic, s.partitions());
-        progress("probe: producing a backlog of %,d points to %s to estimate the writer's throughput ...", s.probeRecords(), topic);
-        kafka.produce(topic, points, s.probeRecords(), 0, () -> false);
-        CellResult r = runner.backlog(cell(s.timeMultiplier()), topic, group("probe"), "probe");
-        double pps = r.points() / r.seconds();
-        if (!r.ok() || !(pps > 0)) {
-            throw new IllegalStateException("the probe's writer failed (exit " + r.exitCode() + "); see " + s.workDir().resolve("probe.log"));
-        }
-        progress("probe: %,.0f points/s (%s samples/min) on the backlog; start rate %s = %,.0f points/s", pps,
-                BenchTable.count(pps * cell(s.timeMultiplier()).samplesPerPoint() * 60), s.startRate(), pps * s.startRate().value());
-        return pps;
-    }
-
-    private BenchCell cell(int m) {
-        return new BenchCell(s.parallelism(), m, s.instanceMultiplier(), "async");
-    }
-
-    /**
-     * One step: a fresh topic, a writer process of its own, the input at {@code rate} points/s for the step duration;
-     * after the warm-up the window is measured; then the writer catches up and stops, and what it did not write counts
-     * as lost.
-     */
-    private CapacityStep step(StepContext ctx, int index, boolean refine, double rate, int m) throws IOException, InterruptedException {
-        BenchCell cell = cell(m);
-        long mn = cell.samplesPerPoint();
-        String name = String.format(Locale.ROOT, "step-%02d", index);
-        String topic = s.topicPrefix() + "-" + name;
-        ctx.kafka().create(topic, s.partitions());
-        progress("[%s%s] M=%d: %,.0f points/s (%s samples/min expected) for %s (warm-up %s) to %s ...", index, refine ? " refine" : "", m,
-                rate, BenchTable.count(rate * mn * 60), human(s.stepDuration()), human(s.warmUp()), topic);
-        int port = freePort();
-        Path summary = s.workDir().resolve(name + ".json");
-        Path log = s.workDir().resolve(name + ".log");
-        Files.deleteIfExists(summary);
-        List<String> cmd = new ArrayList<>(ctx.runner().command(cell, topic, group(name), summary, false, port));
-        if (cmd.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
-            // a step is measured on acknowledgements and ends with SIGTERM, which would wait out the window every step
-            // (design §10); --writer-arg --durability-window=auto restores it
-            cmd.addAll(List.of("--durability-window", "0"));
-        }
-        Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        current = p;
-        String writerMetrics = "http://127.0.0.1:" + port + "/metrics";
-        try {
-            WriterCellRunner.awaitReady(p, log);
-            long t0 = System.nanoTime();
-            long deadline = t0 + s.stepDuration().toNanos();
-            StepFeed feed = StepFeed.start(ctx.kafka(), topic, ctx.points(), rate,
-                    (long) Math.ceil(rate * s.stepDuration().toMillis() / 1000.0), deadline);
-            Thread.sleep(s.warmUp().toMillis());
-            double sys0 = SystemCpu.busySeconds();
-            long sysT0 = System.nanoTime();
-            StepWindow window = measure(p, writerMetrics, ctx.targets(), feed, mn, deadline);
-            double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
-                    / Runtime.getRuntime().availableProcessors();
-            long producedPoints = feed.awaitProduced();
-            double wallStep = (System.nanoTime() - t0) / 1e9;
-            boolean lagGrowing = window.lagGrowing(rate);
-            double efficiency = window.efficiency();
-            double p99 = window.latency(0.99);
-            Bottleneck.Verdict verdict = Bottleneck.attribute(window.evidence(s.minEfficiency(), rate, machineShare));
-            boolean passed = efficiency >= s.minEfficiency() && !(p99 > s.maxP99().toMillis() / 1000.0) && !lagGrowing;
-            long goal = producedPoints * mn;
-            drain(writerMetrics, goal, index);
-            long lost = goal - stopAndCountWritten(p, summary);
-            double[] tcpu = window.targetCpu();
-            CapacityStep st = new CapacityStep(index, refine, m, rate, window.expectedRate() * 60, window.writtenRate() * 60, efficiency,
-                    window.latency(0.5), p99, window.permitWaitMs(), window.lagFirst(), window.lagLast(), lagGrowing, window.writerCpuCores(),
-                    tcpu[0], tcpu[1], window.insertsAvg(), window.insertsCapacity(), SystemCpu.loadAverage(), passed, verdict, lost, producedPoints);
-            progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores; %s;"
-                            + " step %.0f s, %,d points produced, %s", index, refine ? " refine" : "", passed ? "PASS" : "FAIL",
-                    BenchTable.count(st.writtenPerMinute()), BenchTable.count(st.expectedPerMinute()), BenchTable.percent(efficiency),
-                    fmt(p99), lagGrowing ? "growing" : "steady", fmt(st.writerCpuCores()), verdict, wallStep, producedPoints,
-                    lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");
-            return st;
-        } finally {
-            if (p.isAlive()) {
-                p.destroyForcibly();
-            }
-            current = null;
-        }
-    }
-
-    /** Reads the writer's and the targets' pages every interval (a tenth of the window, 0.5–2 s) until the deadline. */
-    private StepWindow measure(Process p, String writerMetrics, List<String> targets, StepFeed feed, long samplesPerPoint, long deadline)
-            throws InterruptedException {
-        double cpu0 = cpuSeconds(p);
-        PromSnapshot w0 = scraper.scrape(writerMetrics);
-        StepWindow window = new StepWindow(samplesPerPoint, w0, scraper.scrapeAll(targets), cpu0);
-        long interval = Math.max(500_000_000L, Math.min(2_000_000_000L, (deadline - System.nanoTime()) / 10));
-        long start = System.nanoTime();
-        while (true) {
-            PromSnapshot w = scraper.scrape(writerMetrics);
-            List<PromSnapshot> ts = scraper.scrapeAll(targets);
-            window.add((System.nanoTime() - start) / 1e9, feed.taken(), w, w == null ? Double.NaN : cpuSeconds(p), ts);
-            if (System.nanoTime() + interval > deadline) {
-                return window;
-            }
-            Thread.sleep(interval / 1_000_000);
-        }
-    }
-
-    /** The writer catches up with what was produced ({@code goal} samples), up to the drain timeout. */
-    private void drain(String writerMetrics, long goal, int index) throws InterruptedException {
-        long drainEnd = System.nanoTime() + s.drainTimeout().toNanos();
-        double writtenNow = 0;
-        while (System.nanoTime() < drainEnd) {
-            PromSnapshot w = scraper.scrape(writerMetrics);
-            writtenNow = w == null ? writtenNow : w.sum("tsdbwriter_samples_written_total");
-            if (writtenNow >= goal) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-        progress("[%s] the writer did not catch up within %s: %,.0f of %,d samples written", index, human(s.drainTimeout()), writtenNow, goal);
-    }
-
-    /** Stops the writer (SIGTERM, then a kill after a minute); the samples its summary says it stored. */
-    private static long stopAndCountWritten(Process p, Path summary) throws IOException, InterruptedException {
-        p.destroy();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            p.waitFor();
-        }
-        if (!Files.exists(summary)) {
-            return 0;
-        }
-        JsonNode j = new ObjectMapper().readTree(summary.toFile());
-        return j.path("samples_written").asLong() + j.path("samples_dead_lettered").asLong();
-    }
-
     /**
      * What a passing step sustained: its written samples/min, but no more than its input demanded (a writer that
      * drained a backlog from its warm-up wrote more than the input sustains).
@@ -383,21 +229,12 @@ public final class CapacitySearch {
         return Math.min(st.writtenPerMinute(), st.expectedPerMinute());
     }
 
-    private static double cpuSeconds(Process p) {
-        return p.toHandle().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return ss.getLocalPort();
-        }
-    }
-
-    private String group(String name) {
-        return "tsdb-writer-capacity-" + runId + "-" + name;
-    }
-
     private void progress(String format, Object... args) {
+        progress(out, format, args);
+    }
+
+    /** One progress line on {@code out}: the local time, {@code capacity:}, the message; flushed at once. */
+    static void progress(PrintStream out, String format, Object... args) {
         out.printf(Locale.ROOT, "%s capacity: %s%n", LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
         out.flush();
     }
@@ -406,7 +243,7 @@ public final class CapacitySearch {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "-";
     }
 
-    private static String human(Duration d) {
+    static String human(Duration d) {
         long ms = d.toMillis();
         return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
     }

@@ -1,0 +1,221 @@
+package io.tsdbwriter.capacity.search;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.bench.BenchCell;
+import io.tsdbwriter.bench.BenchTable;
+import io.tsdbwriter.bench.CellResult;
+import io.tsdbwriter.bench.KafkaFeeder;
+import io.tsdbwriter.bench.SystemCpu;
+import io.tsdbwriter.bench.WriterCellRunner;
+import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.capacity.MetricsScraper;
+import io.tsdbwriter.capacity.PromSnapshot;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The writers of one {@link CapacitySearch}, run one at a time: the probe's, on a pre-loaded backlog, and each step's,
+ * on a fresh topic with a fresh group, as a process of its own ({@code java -jar <jar> run}, as the bench's cells, so
+ * its CPU is its own) with its {@code /metrics} on a free loopback port. A step feeds the topic at the step's rate for
+ * the step duration ({@link StepFeed}), measures the window after the warm-up from the writer's and the targets' pages
+ * ({@link StepWindow}) and judges it; then the input stops, the writer catches up (at most the drain timeout) and gets
+ * SIGTERM, and what it did not write counts as lost. The search decides the loads; this class runs them.
+ *
+ * <p>Not thread-safe: the search's thread only. The running step's process is also read by a JVM shutdown hook,
+ * registered once per instance, which kills it so no writer outlives the command.
+ */
+final class StepRunner {
+
+    private final CapacitySearch.Settings s;
+    private final MetricsScraper scraper;
+    private final PrintStream out;
+    private final String runId = Long.toString(System.currentTimeMillis() / 1000, 36);
+    private volatile Process current;
+
+    /**
+     * @param scraper reads the writers' and the targets' {@code /metrics}
+     * @param out     where the progress lines go
+     */
+    StepRunner(CapacitySearch.Settings settings, MetricsScraper scraper, PrintStream out) {
+        this.s = settings;
+        this.scraper = scraper;
+        this.out = out;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Process p = current;
+            if (p != null && p.isAlive()) {
+                p.destroyForcibly();
+            }
+        }, "capacity-writer-reaper"));
+    }
+
+    /**
+     * The probe before a search whose start rate is relative: pre-loads a backlog, lets a writer consume it and returns
+     * the points/s it reached (the start rate's base).
+     */
+    double probe(CapacitySearch.StepContext ctx) throws IOException, InterruptedException {
+        KafkaFeeder kafka = ctx.kafka();
+        String topic = s.topicPrefix() + "-probe";
+        kafka.create(topic, s.partitions());
+        progress("probe: producing a backlog of %,d points to %s to estimate the writer's throughput ...", s.probeRecords(), topic);
+        kafka.produce(topic, ctx.points(), s.probeRecords(), 0, () -> false);
+        CellResult r = ctx.runner().backlog(cell(s.timeMultiplier()), topic, group("probe"), "probe");
+        double pps = r.points() / r.seconds();
+        if (!r.ok() || !(pps > 0)) {
+            throw new IllegalStateException("the probe's writer failed (exit " + r.exitCode() + "); see " + s.workDir().resolve("probe.log"));
+        }
+        progress("probe: %,.0f points/s (%s samples/min) on the backlog; start rate %s = %,.0f points/s", pps,
+                BenchTable.count(pps * cell(s.timeMultiplier()).samplesPerPoint() * 60), s.startRate(), pps * s.startRate().value());
+        return pps;
+    }
+
+    /** The bench cell of one of this search's writers: M as given, the search's P and N, async writes. */
+    private BenchCell cell(int m) {
+        return new BenchCell(s.parallelism(), m, s.instanceMultiplier(), "async");
+    }
+
+    /**
+     * One step: a fresh topic, a writer process of its own, the input at {@code rate} points/s for the step duration;
+     * after the warm-up the window is measured; then the writer catches up and stops, and what it did not write counts
+     * as lost.
+     */
+    CapacityStep step(CapacitySearch.StepContext ctx, int index, boolean refine, double rate, int m) throws IOException, InterruptedException {
+        BenchCell cell = cell(m);
+        long mn = cell.samplesPerPoint();
+        String name = String.format(Locale.ROOT, "step-%02d", index);
+        String topic = s.topicPrefix() + "-" + name;
+        ctx.kafka().create(topic, s.partitions());
+        progress("[%s%s] M=%d: %,.0f points/s (%s samples/min expected) for %s (warm-up %s) to %s ...", index, refine ? " refine" : "", m,
+                rate, BenchTable.count(rate * mn * 60), CapacitySearch.human(s.stepDuration()), CapacitySearch.human(s.warmUp()),
+                topic);
+        int port = freePort();
+        Path summary = s.workDir().resolve(name + ".json");
+        Path log = s.workDir().resolve(name + ".log");
+        Files.deleteIfExists(summary);
+        List<String> cmd = new ArrayList<>(ctx.runner().command(cell, topic, group(name), summary, false, port));
+        if (cmd.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
+            // a step is measured on acknowledgements and ends with SIGTERM, which would wait out the window every step
+            // (design §10); --writer-arg --durability-window=auto restores it
+            cmd.addAll(List.of("--durability-window", "0"));
+        }
+        Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        current = p;
+        String writerMetrics = "http://127.0.0.1:" + port + "/metrics";
+        try {
+            WriterCellRunner.awaitReady(p, log);
+            long t0 = System.nanoTime();
+            long deadline = t0 + s.stepDuration().toNanos();
+            StepFeed feed = StepFeed.start(ctx.kafka(), topic, ctx.points(), rate,
+                    (long) Math.ceil(rate * s.stepDuration().toMillis() / 1000.0), deadline);
+            Thread.sleep(s.warmUp().toMillis());
+            double sys0 = SystemCpu.busySeconds();
+            long sysT0 = System.nanoTime();
+            StepWindow window = measure(p, writerMetrics, ctx.targets(), feed, mn, deadline);
+            double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
+                    / Runtime.getRuntime().availableProcessors();
+            long producedPoints = feed.awaitProduced();
+            double wallStep = (System.nanoTime() - t0) / 1e9;
+            boolean lagGrowing = window.lagGrowing(rate);
+            double efficiency = window.efficiency();
+            double p99 = window.latency(0.99);
+            Bottleneck.Verdict verdict = Bottleneck.attribute(window.evidence(s.minEfficiency(), rate, machineShare));
+            boolean passed = efficiency >= s.minEfficiency() && !(p99 > s.maxP99().toMillis() / 1000.0) && !lagGrowing;
+            long goal = producedPoints * mn;
+            drain(writerMetrics, goal, index);
+            long lost = goal - stopAndCountWritten(p, summary);
+            double[] tcpu = window.targetCpu();
+            CapacityStep st = new CapacityStep(index, refine, m, rate, window.expectedRate() * 60, window.writtenRate() * 60, efficiency,
+                    window.latency(0.5), p99, window.permitWaitMs(), window.lagFirst(), window.lagLast(), lagGrowing, window.writerCpuCores(),
+                    tcpu[0], tcpu[1], window.insertsAvg(), window.insertsCapacity(), SystemCpu.loadAverage(), passed, verdict, lost, producedPoints);
+            progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores; %s;"
+                            + " step %.0f s, %,d points produced, %s", index, refine ? " refine" : "", passed ? "PASS" : "FAIL",
+                    BenchTable.count(st.writtenPerMinute()), BenchTable.count(st.expectedPerMinute()), BenchTable.percent(efficiency),
+                    CapacitySearch.fmt(p99), lagGrowing ? "growing" : "steady", CapacitySearch.fmt(st.writerCpuCores()), verdict,
+                    wallStep, producedPoints, lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");
+            return st;
+        } finally {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+            }
+            current = null;
+        }
+    }
+
+    /** Reads the writer's and the targets' pages every interval (a tenth of the window, 0.5–2 s) until the deadline. */
+    private StepWindow measure(Process p, String writerMetrics, List<String> targets, StepFeed feed, long samplesPerPoint, long deadline)
+            throws InterruptedException {
+        double cpu0 = cpuSeconds(p);
+        PromSnapshot w0 = scraper.scrape(writerMetrics);
+        StepWindow window = new StepWindow(samplesPerPoint, w0, scraper.scrapeAll(targets), cpu0);
+        long interval = Math.max(500_000_000L, Math.min(2_000_000_000L, (deadline - System.nanoTime()) / 10));
+        long start = System.nanoTime();
+        while (true) {
+            PromSnapshot w = scraper.scrape(writerMetrics);
+            List<PromSnapshot> ts = scraper.scrapeAll(targets);
+            window.add((System.nanoTime() - start) / 1e9, feed.taken(), w, w == null ? Double.NaN : cpuSeconds(p), ts);
+            if (System.nanoTime() + interval > deadline) {
+                return window;
+            }
+            Thread.sleep(interval / 1_000_000);
+        }
+    }
+
+    /** The writer catches up with what was produced ({@code goal} samples), up to the drain timeout. */
+    private void drain(String writerMetrics, long goal, int index) throws InterruptedException {
+        long drainEnd = System.nanoTime() + s.drainTimeout().toNanos();
+        double writtenNow = 0;
+        while (System.nanoTime() < drainEnd) {
+            PromSnapshot w = scraper.scrape(writerMetrics);
+            writtenNow = w == null ? writtenNow : w.sum("tsdbwriter_samples_written_total");
+            if (writtenNow >= goal) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        progress("[%s] the writer did not catch up within %s: %,.0f of %,d samples written", index,
+                CapacitySearch.human(s.drainTimeout()), writtenNow, goal);
+    }
+
+    /** Stops the writer (SIGTERM, then a kill after a minute); the samples its summary says it stored. */
+    private static long stopAndCountWritten(Process p, Path summary) throws IOException, InterruptedException {
+        p.destroy();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            p.waitFor();
+        }
+        if (!Files.exists(summary)) {
+            return 0;
+        }
+        JsonNode j = new ObjectMapper().readTree(summary.toFile());
+        return j.path("samples_written").asLong() + j.path("samples_dead_lettered").asLong();
+    }
+
+    private static double cpuSeconds(Process p) {
+        return p.toHandle().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return ss.getLocalPort();
+        }
+    }
+
+    /** The consumer group of one of this search's writers (a step's, the probe's): the search's run id and its name. */
+    private String group(String name) {
+        return "tsdb-writer-capacity-" + runId + "-" + name;
+    }
+
+    private void progress(String format, Object... args) {
+        CapacitySearch.progress(out, format, args);
+    }
+}

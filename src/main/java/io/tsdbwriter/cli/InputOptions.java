@@ -1,0 +1,78 @@
+package io.tsdbwriter.cli;
+
+import io.tsdbwriter.config.InputConfig;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.TimestampWindow;
+import io.tsdbwriter.decode.influx.InfluxDecoder;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code run}'s flags of how record values are read: {@code --input-format} (and {@code --topic-format} where a topic
+ * differs), {@code --influx-precision}, {@code --instance-label} and the plausible timestamp window
+ * ({@code --min-timestamp}, {@code --max-timestamp-ahead}). A picocli mixin, declared where these flags sit in
+ * {@code run --help}; only wires: {@link InputConfig} holds the settings, the decoders the logic. Not thread-safe
+ * (picocli fills it once per parse).
+ */
+final class InputOptions {
+
+    @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite|otlp|otlp-json",
+            description = "How record values are read (README \"Input formats\"): json = the point records of docs/design.md §2; influx = InfluxDB line "
+                    + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
+                    + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "
+                    + "path[;tag=v] value [timestamp]; otlp = one OpenTelemetry ExportMetricsServiceRequest, protobuf (the Collector's "
+                    + "Kafka exporter, otlp_proto), mapped as VictoriaMetrics' /opentelemetry/v1/metrics does; otlp-json = the same in "
+                    + "OTLP JSON (otlp_json) (default: ${DEFAULT-VALUE})")
+    String inputFormat;
+
+    @Option(names = "--topic-format", paramLabel = "TOPIC=FORMAT",
+            description = "The format of one topic when it differs from --input-format (repeatable)")
+    Map<String, String> topicFormats = new LinkedHashMap<>();
+
+    @Option(names = "--influx-precision", defaultValue = "ns", paramLabel = "ns|us|ms|s",
+            description = "Unit of influx line timestamps, as InfluxDB's precision parameter; a line without one takes the record's Kafka timestamp (default: ${DEFAULT-VALUE})")
+    String influxPrecision;
+
+    @Option(names = "--instance-label", defaultValue = "instanceNo", paramLabel = "NAME",
+            description = "Label whose value becomes the N instance variants (Prometheus data: instance, Telegraf: host); with N > 1 a "
+                    + "series without it gets NAME=\"unknown\" as the variants' base; at N = 1 nothing is added (default: ${DEFAULT-VALUE})")
+    String instanceLabel;
+
+    @Option(names = "--min-timestamp", defaultValue = "2000-01-01T00:00:00Z", converter = Converters.EpochMillisConverter.class,
+            paramLabel = "RFC3339|EPOCH_MS",
+            description = "Earliest plausible sample timestamp; an earlier one is malformed (implausible_timestamp: counted, logged, "
+                    + "dead-lettered), never sent (default: ${DEFAULT-VALUE})")
+    long minTimestampMs;
+
+    @Option(names = "--max-timestamp-ahead", defaultValue = "1d", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "How far past now a sample timestamp may lie; a later one is malformed (implausible_timestamp) - the case of "
+                    + "microseconds or nanoseconds sent as milliseconds, which VictoriaMetrics accepts with 204 and drops (default: ${DEFAULT-VALUE})")
+    Duration maxTimestampAhead;
+
+    /**
+     * The input settings of these flags.
+     *
+     * @throws IllegalArgumentException naming the flag of an unknown format or precision
+     */
+    InputConfig toConfig() {
+        Map<String, InputFormat> perTopic = new LinkedHashMap<>();
+        topicFormats.forEach((t, f) -> {
+            try {
+                perTopic.put(t.trim(), InputFormat.parse(f));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--topic-format " + t + "=" + f + ": " + e.getMessage());
+            }
+        });
+        InputFormat format;
+        try {
+            format = InputFormat.parse(inputFormat);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--input-format " + e.getMessage());
+        }
+        return new InputConfig(format, perTopic,
+                InfluxDecoder.Precision.parse(influxPrecision), instanceLabel,
+                new TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()));
+    }
+}
