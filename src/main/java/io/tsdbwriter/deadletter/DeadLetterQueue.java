@@ -2,37 +2,27 @@ package io.tsdbwriter.deadletter;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.RetryPolicy;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.errors.AuthenticationException;
-import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.errors.InvalidConfigurationException;
-import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Supplier;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Sends records the writer cannot deliver to the dead-letter topic (DESIGN §2), with headers naming where they came
@@ -65,9 +55,10 @@ import org.apache.kafka.common.config.ConfigException;
  *
  * <p>{@code onStored} runs once the dead-letter topic acknowledged the record (acks=all, idempotent producer).
  *
- * <p>Over ~400 lines on purpose: one job, getting a record into the dead-letter topic, whose steps (whole, stub,
- * retry, stuck, probe) share one letter's state; the topic check is {@link DeadLetterTopicCheck}.
- * Thread-safe: {@link #send} may be called from any thread.
+ * <p>Its parts: {@link Letter} (one record on its way: its attempts, and the record it goes as, whole or stub),
+ * {@link SendFailure} (a failure's reason tag and what to fix) and {@link DeadLetterTopicCheck} (the topic check);
+ * this class keeps the producer and the steps of getting a letter into the topic (send, retry, stuck, probe, close).
+ * Thread-safe: {@link #send} may be called from any thread; re-sends and probes run on the one retry thread.
  */
 public final class DeadLetterQueue implements AutoCloseable {
 
@@ -84,8 +75,6 @@ public final class DeadLetterQueue implements AutoCloseable {
     public static final int HEADER_ALLOWANCE_BYTES = 16 * 1024;
     /** A stub keeps the source key only up to this size. */
     public static final int MAX_STUB_KEY_BYTES = 1024;
-    /** Upper bound of a record batch's and a record's own framing (v2 batch header 61 bytes, record ≤ 21 + varints). */
-    static final int FRAMING_BYTES = 256;
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterQueue.class);
 
@@ -214,29 +203,6 @@ public final class DeadLetterQueue implements AutoCloseable {
         attempt(new Letter(source, reason, error == null ? "" : error.length() > 1000 ? error.substring(0, 1000) : error, onStored));
     }
 
-    /** One record on its way: its attempts so far. Mutated by one thread at a time (send → callback → retry). */
-    private static final class Letter {
-        final ConsumerRecord<byte[], byte[]> source;
-        final String reason;
-        final String error;
-        final Runnable onStored;
-        volatile int retries;
-        /** 0 whole, 1 stub cut to fit, 2 stub with an empty value. */
-        volatile int stubLevel;
-        volatile boolean stuck;
-
-        Letter(ConsumerRecord<byte[], byte[]> source, String reason, String error, Runnable onStored) {
-            this.source = source;
-            this.reason = reason;
-            this.error = error;
-            this.onStored = onStored;
-        }
-
-        String coordinates() {
-            return source.topic() + "-" + source.partition() + "@" + source.offset();
-        }
-    }
-
     private void attempt(Letter l) {
         if (closed) {
             return; // never acked: the source offset stays uncommitted
@@ -246,47 +212,12 @@ public final class DeadLetterQueue implements AutoCloseable {
             fail(l, "unknown_topic", missingProblem, "create the topic (the writer never creates topics)");
             return;
         }
-        ProducerRecord<byte[], byte[]> rec = build(l);
+        ProducerRecord<byte[], byte[]> rec = l.record(topic, wholeLimit);
         try {
             p.send(rec, (md, ex) -> completed(l, ex));
         } catch (RuntimeException e) { // closed, interrupted, or a failure KafkaProducer throws instead of calling back
             completed(l, e);
         }
-    }
-
-    /** The record to send for {@code l}: whole when it fits, else a stub at its stub level. */
-    private ProducerRecord<byte[], byte[]> build(Letter l) {
-        ConsumerRecord<byte[], byte[]> s = l.source;
-        byte[] value = s.value() == null ? new byte[0] : s.value();
-        RecordHeaders h = new RecordHeaders();
-        h.add(H_TOPIC, utf8(s.topic()));
-        h.add(H_PARTITION, utf8(Integer.toString(s.partition())));
-        h.add(H_OFFSET, utf8(Long.toString(s.offset())));
-        h.add(H_TIMESTAMP, utf8(Long.toString(s.timestamp())));
-        h.add(H_REASON, utf8(l.reason));
-        h.add(H_ERROR, utf8(l.error));
-        h.add(H_SIZE, utf8(Integer.toString(value.length)));
-        int limit = wholeLimit;
-        if (l.stubLevel == 0 && estimate(s.key(), value.length, h) <= limit) {
-            return new ProducerRecord<>(topic, null, s.key(), s.value(), h);
-        }
-        if (l.stubLevel == 0) {
-            l.stubLevel = 1;
-        }
-        h.add(H_TRUNCATED, utf8("true"));
-        byte[] key = s.key() != null && s.key().length <= MAX_STUB_KEY_BYTES ? s.key() : null;
-        int room = l.stubLevel == 1 ? Math.max(0, limit - estimate(key, 0, h)) : 0;
-        byte[] cut = Arrays.copyOf(value, Math.min(value.length, room));
-        return new ProducerRecord<>(topic, null, key, cut, h);
-    }
-
-    /** Upper bound of a record's size in a batch of its own (bytes). */
-    static int estimate(byte[] key, int valueLength, Iterable<Header> headers) {
-        long n = FRAMING_BYTES + valueLength + (key == null ? 0 : key.length);
-        for (Header h : headers) {
-            n += 10 + h.key().length() * 3L + (h.value() == null ? 0 : h.value().length);
-        }
-        return (int) Math.min(Integer.MAX_VALUE, n);
     }
 
     private void completed(Letter l, Exception ex) {
@@ -326,28 +257,8 @@ public final class DeadLetterQueue implements AutoCloseable {
                     "check that the brokers are reachable and the topic's partitions have in-sync leaders");
             return;
         }
-        String reason;
-        String fix;
-        if (ex instanceof AuthorizationException) {
-            reason = "authorization";
-            fix = "grant this client's principal WRITE and DESCRIBE on the topic";
-        } else if (ex instanceof AuthenticationException) {
-            reason = "authentication";
-            fix = "check the Kafka credentials";
-        } else if (ex instanceof UnknownTopicOrPartitionException) {
-            reason = "unknown_topic";
-            fix = "create the topic (the writer never creates topics)";
-        } else if (ex instanceof InvalidConfigurationException || ex instanceof ConfigException) {
-            reason = "invalid_config";
-            fix = "check the Kafka client settings of the dead-letter producer";
-        } else if (ex instanceof InvalidTopicException) {
-            reason = "invalid_topic";
-            fix = "name an existing, valid --dead-letter-topic";
-        } else {
-            reason = "error";
-            fix = "see the error";
-        }
-        fail(l, reason, ex.toString(), fix);
+        SendFailure f = SendFailure.of(ex);
+        fail(l, f.reason(), ex.toString(), f.fix());
     }
 
     /** The record cannot be dead-lettered now: stuck, reported once per reason, probed every max backoff. */
@@ -411,10 +322,6 @@ public final class DeadLetterQueue implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             // closing
         }
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Flushes what was sent, stops retries and probes, closes the producer and the Admin client. Idempotent. */

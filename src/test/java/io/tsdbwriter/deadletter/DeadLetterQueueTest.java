@@ -121,7 +121,7 @@ class DeadLetterQueueTest {
         assertThat(header(r, DeadLetterQueue.H_OFFSET)).isEqualTo("7");
         assertThat(r.value().length).isPositive().isLessThan(4000);
         assertThat(r.value()).isEqualTo(Arrays.copyOf(value, r.value().length));
-        assertThat(DeadLetterQueue.estimate(r.key(), r.value().length, r.headers())).isLessThanOrEqualTo(4000);
+        assertThat(Letter.estimate(r.key(), r.value().length, r.headers())).isLessThanOrEqualTo(4000);
         assertThat(count("dead.letters", "form", "stub")).isEqualTo(1);
     }
 

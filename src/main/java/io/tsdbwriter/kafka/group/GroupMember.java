@@ -11,22 +11,17 @@ import io.tsdbwriter.kafka.segment.Watermark;
 import io.tsdbwriter.config.GroupMembership;
 import io.tsdbwriter.durability.DurabilityClock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -55,8 +50,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Its parts: {@link GroupWatch} (the group as the Admin API shows it: topics, recorded ends, stop-at-end progress,
  * shortfall), {@link OffsetCommits} (commits, lag gauges), {@link KafkaReachability} (the one line while Kafka does
- * not answer), {@link StartOffset} (where an assigned partition is read from) and a {@link PartitionWorkers} per
- * partition; this class keeps the membership: subscription, rebalances, release and the poll loop.
+ * not answer), {@link HeldPartitions} (a {@link PartitionWorkers} per held partition: started on assignment from
+ * where {@link StartOffset} says, rewound on a TSDB restart) and {@link Release} (stop, drain and commit on a
+ * revocation or at the stop); this class keeps the membership: subscription, the rebalance listener and the poll loop.
  *
  * <p>Threading as {@code KafkaConsumer}: {@link #run()} owns the consumer on one thread; {@link #stop()} from any
  * thread sets the closed flag and calls {@code wakeup()}.
@@ -70,8 +66,6 @@ public final class GroupMember implements Intake {
     private static final Duration GROUP_CHECK_EVERY = Duration.ofSeconds(2);
     /** How often reachability is checked without {@code --stop-at-end}. */
     private static final Duration REACHABILITY_CHECK_EVERY = Duration.ofSeconds(10);
-    /** How long stopping readers may take to hand over their open batches before they are interrupted. */
-    private static final Duration READERS_STOP = Duration.ofSeconds(10);
 
     /** How this member behaves. */
     public record Settings(Map<String, Object> consumerProps, List<String> topics, Duration commitInterval,
@@ -91,12 +85,12 @@ public final class GroupMember implements Intake {
     /** The group as the Admin API shows it: topics, recorded ends, stop-at-end progress, shortfall. */
     private final GroupWatch watch;
     private final OffsetCommits commits;
-    private final Map<TopicPartition, PartitionWorkers> workers = new ConcurrentHashMap<>();
-    /** With {@code --stop-at-end}: the end each partition is read to (member thread only). */
-    private final Map<TopicPartition, Long> stopOffsets = new HashMap<>();
+    /** The partitions held, a PartitionWorkers each (member thread). */
+    private final HeldPartitions held;
+    /** Stop, drain and commit of the partitions let go (member thread). */
+    private final Release release;
     private volatile boolean closed;
     private volatile boolean cleanStop = true;
-    private volatile boolean assignedOnce;
     private volatile boolean startFailed;
     private volatile boolean reachedEnd;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
@@ -105,8 +99,6 @@ public final class GroupMember implements Intake {
     private boolean acked; // guarded by ackSignal
     /** When an acknowledged write counts as stored, and the TSDB restarts seen. */
     private final DurabilityClock durability;
-    /** The TSDB restarts this member has rewound for (member thread). */
-    private long restartsSeen;
 
     /**
      * @param settings       membership and commit settings
@@ -121,7 +113,8 @@ public final class GroupMember implements Intake {
                 settings.membership().kafkaTimeout(), reachability);
         this.commits = new OffsetCommits(workerSettings.segmentSize(), workerSettings.meters());
         this.durability = workerSettings.durability();
-        this.restartsSeen = durability.state().restarts();
+        this.held = new HeldPartitions(workerSettings, commits, settings.stopAtEnd(), this::signalAck);
+        this.release = new Release(held, commits, durability, settings.drainTimeout());
     }
 
     private void signalAck() {
@@ -170,7 +163,7 @@ public final class GroupMember implements Intake {
         try {
             Map<TopicPartition, Long> recordedEnds = watch.connect(bootstrap());
             if (recordedEnds != null) {
-                stopOffsets.putAll(recordedEnds);
+                held.stopOffsets().putAll(recordedEnds);
                 runMember();
             }
         } catch (MissingTopicException e) {
@@ -184,7 +177,7 @@ public final class GroupMember implements Intake {
             cleanStop = false;
         } finally {
             if (watch.connected() && !reachedEnd) {
-                watch.recordShortfall(stopOffsets);
+                watch.recordShortfall(held.stopOffsets());
             }
             watch.close();
             closed = true;
@@ -192,9 +185,9 @@ public final class GroupMember implements Intake {
     }
 
     private void fail() {
-        startFailed = !assignedOnce;
+        startFailed = !held.assignedOnce();
         cleanStop = false;
-        workers.values().forEach(PartitionWorkers::abandon);
+        held.abandonAll();
     }
 
     private String groupId() {
@@ -219,7 +212,7 @@ public final class GroupMember implements Intake {
             Duration groupCheckEvery = settings.stopAtEnd() ? GROUP_CHECK_EVERY : REACHABILITY_CHECK_EVERY;
             while (!closed) {
                 try {
-                    if (workers.isEmpty()) {
+                    if (held.isEmpty()) {
                         c.poll(POLL); // joining or nothing assigned: let the poll wait
                     } else {
                         c.poll(Duration.ZERO); // paused partitions: returns nothing, keeps membership
@@ -237,19 +230,16 @@ public final class GroupMember implements Intake {
                 }
                 boolean due = System.nanoTime() - lastCommit >= settings.commitInterval().toNanos();
                 DurabilityClock.State state = durability.state();
-                if (state.restarts() != restartsSeen) {
-                    restartsSeen = state.restarts();
-                    rewind();
-                }
-                commits.commitAdvanced(c, workers.values(), due, state);
-                workerSettings.meters().recordsAwaitingDurability.set(awaitingDurability());
+                held.rewindOnRestart(state);
+                commits.commitAdvanced(c, held.workers(), due, state);
+                workerSettings.meters().recordsAwaitingDurability.set(held.awaitingDurability());
                 if (due) {
                     lastCommit = System.nanoTime();
                 }
                 if (System.nanoTime() - lastGroupCheck >= groupCheckEvery.toNanos()) {
                     lastGroupCheck = System.nanoTime();
                     try {
-                        if (watch.groupDone(this::localState)) {
+                        if (watch.groupDone(held::localState)) {
                             reachedEnd = true;
                             break; // the whole topic is written (DESIGN §5), not merely this process's share
                         }
@@ -259,7 +249,7 @@ public final class GroupMember implements Intake {
                     }
                 }
             }
-            revokeAll(c, true);
+            release.revokeAll(c, true);
         } catch (WakeupException e) {
             // closed while starting
         } catch (KafkaReachability.GaveUp e) {
@@ -267,105 +257,18 @@ public final class GroupMember implements Intake {
         } catch (AuthenticationException | AuthorizationException e) {
             log.error(KafkaReachability.refused(bootstrap(), e));
             cleanStop = false;
-            workers.values().forEach(PartitionWorkers::abandon);
+            held.abandonAll();
         } catch (RuntimeException e) {
             log.error("group member failed", e);
             cleanStop = false;
-            workers.values().forEach(PartitionWorkers::abandon);
+            held.abandonAll();
         }
-    }
-
-    /** What this process is doing with its partitions, for the stop-at-end waiting line. */
-    private String localState() {
-        return workers.isEmpty() ? "this process holds no partition now"
-                : allFinished() ? (awaitingDurability() > 0 ? "this process's partitions are written; waiting "
-                        + durability.window().toSeconds() + "s after the last write for the TSDB to persist it" : "this process's partitions are written")
-                : "still writing " + GroupProgress.names(workers.keySet());
-    }
-
-    private long awaitingDurability() {
-        long n = 0;
-        for (PartitionWorkers w : workers.values()) {
-            n += w.awaitingDurability();
-        }
-        return n;
     }
 
     /**
-     * A TSDB process restarted (DESIGN §4): what it acknowledged within the window may be lost, so every partition
-     * rewinds to its last commit — its readers stop, late acknowledgements are dropped, new readers start from the
-     * committed offset and write again (at-least-once; a TSDB deduplicating with {@code -dedup.minScrapeInterval}
-     * keeps one sample per timestamp). Writes still in flight finish or retry as before: repeats, never loss.
+     * The member's rebalance listener: Kafka calls it inside {@code poll}, on the member thread. An assignment starts
+     * the partitions ({@link HeldPartitions#assign}); a revocation releases them with a last commit, a loss without.
      */
-    private void rewind() {
-        if (workers.isEmpty()) {
-            return;
-        }
-        List<PartitionWorkers> old = new ArrayList<>(workers.values());
-        old.forEach(PartitionWorkers::closeReaders);
-        long deadline = System.nanoTime() + READERS_STOP.toNanos();
-        try {
-            for (PartitionWorkers w : old) {
-                w.awaitReaders(deadline);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-        }
-        long reread = 0;
-        List<String> ranges = new ArrayList<>();
-        for (PartitionWorkers w : old) {
-            w.abandon();
-            long from = commits.committed(w.partition(), w.startOffset());
-            long to = Math.max(from, w.watermark());
-            reread += to - from;
-            ranges.add(w.partition() + " [" + from + ", " + to + ")");
-            PartitionWorkers fresh = new PartitionWorkers(w.partition(), from, Math.max(from, w.stopOffset()), workerSettings, this::signalAck);
-            workers.put(w.partition(), fresh);
-            fresh.start();
-        }
-        workerSettings.meters().recordsReread.increment(reread);
-        log.warn("TSDB restart: {}: re-reading from the last commit, {} acknowledged record(s) written again: {}",
-                durability.lastRestart(), reread, String.join(", ", ranges));
-    }
-
-    /**
-     * Stopping, once the writes are drained: waits until {@code deadlineNanos} at most for what was acknowledged to
-     * count as stored (the window passed with no restart), so the last commit covers it; what is not stored by then
-     * is read again by the next owner.
-     */
-    private void awaitStored(Collection<PartitionWorkers> leaving, long deadlineNanos) throws InterruptedException {
-        if (durability.off()) {
-            return;
-        }
-        while (System.nanoTime() < deadlineNanos) {
-            DurabilityClock.State state = durability.state();
-            if (state.restarts() != restartsSeen) {
-                return; // not stored: the last commit stays below it, the next owner writes it again
-            }
-            boolean stored = true;
-            for (PartitionWorkers w : leaving) {
-                stored &= w.durableWatermark(state) >= w.watermark();
-            }
-            if (stored) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    private boolean allFinished() {
-        if (workers.isEmpty()) {
-            return false;
-        }
-        for (PartitionWorkers w : workers.values()) {
-            if (!w.finished()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private final class Rebalance implements ConsumerRebalanceListener {
         private final KafkaConsumer<byte[], byte[]> c;
 
@@ -375,106 +278,17 @@ public final class GroupMember implements Intake {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            if (partitions.isEmpty()) {
-                assignedOnce = true;
-                return;
-            }
-            c.pause(partitions);
-            Set<TopicPartition> set = new HashSet<>(partitions);
-            Map<TopicPartition, OffsetAndMetadata> com = c.committed(set, Duration.ofSeconds(30));
-            Map<TopicPartition, Long> begin = c.beginningOffsets(set, Duration.ofSeconds(30));
-            Map<TopicPartition, Long> ends = c.endOffsets(set, Duration.ofSeconds(30));
-            commits.logEnds(ends);
-            for (TopicPartition tp : partitions) {
-                OffsetAndMetadata om = com.get(tp);
-                long logStart = begin.getOrDefault(tp, 0L);
-                long start = StartOffset.of(tp, om == null ? -1 : om.offset(), logStart, ends.getOrDefault(tp, logStart), workerSettings.meters());
-                long stop = Long.MAX_VALUE;
-                if (settings.stopAtEnd()) {
-                    // the end recorded at start, also for a partition handed over later: never read past it
-                    stop = stopOffsets.computeIfAbsent(tp, t -> ends.get(t));
-                    stop = Math.max(stop, start);
-                }
-                // the group's own committed offset: a start moved past it (deleted records) is committed promptly
-                commits.assigned(tp, om == null ? -1 : om.offset(), start);
-                // every ack that moves a watermark wakes this member's loop, so a segment end is committed at once
-                // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
-                PartitionWorkers w = new PartitionWorkers(tp, start, stop, workerSettings, GroupMember.this::signalAck);
-                workers.put(tp, w);
-                w.start();
-                log.info("assigned {}: reading from offset {}{} with {} segment consumer(s)", tp, start,
-                        stop == Long.MAX_VALUE ? "" : " to " + stop, workerSettings.parallelism());
-            }
-            assignedOnce = true;
+            held.assign(c, partitions);
         }
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            release(c, partitions, true);
+            release.release(c, partitions, true);
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            release(c, partitions, false);
-        }
-    }
-
-    /** The member stops: every partition is released, its last commit waiting for the writes to count as stored. */
-    private void revokeAll(KafkaConsumer<byte[], byte[]> c, boolean commit) {
-        release(c, new ArrayList<>(workers.keySet()), commit, true);
-    }
-
-    private void release(KafkaConsumer<byte[], byte[]> c, Collection<TopicPartition> partitions, boolean commit) {
-        release(c, partitions, commit, false);
-    }
-
-    /**
-     * Stops readers, drains writes up to the drain timeout, commits the durable watermark, forgets the partitions. A
-     * rebalance commits what is stored now (the next owner writes the rest again, at once); the member's own stop
-     * ({@code awaitStored}) first waits, within the same drain timeout, for the window to pass.
-     */
-    private void release(KafkaConsumer<byte[], byte[]> c, Collection<TopicPartition> partitions, boolean commit, boolean awaitStored) {
-        List<PartitionWorkers> leaving = new ArrayList<>();
-        for (TopicPartition tp : partitions) {
-            PartitionWorkers w = workers.get(tp);
-            if (w != null) {
-                leaving.add(w);
-            }
-        }
-        if (leaving.isEmpty()) {
-            return;
-        }
-        long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
-        try {
-            // every partition at once: the whole revocation is bounded by --drain-timeout, however many partitions go
-            leaving.forEach(PartitionWorkers::closeReaders);
-            long readersDeadline = Math.min(deadline, System.nanoTime() + READERS_STOP.toNanos());
-            for (PartitionWorkers w : leaving) {
-                w.awaitReaders(readersDeadline);
-            }
-            for (PartitionWorkers w : leaving) {
-                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                if (!w.awaitDrained(left)) {
-                    cleanStop = false;
-                    log.warn("{}: {} batch(es) still unwritten (drain timeout, or given up on a configuration fault); committing only below them",
-                            w.partition(), w.pendingBatches());
-                }
-            }
-            if (awaitStored && commit) {
-                awaitStored(leaving, deadline);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            cleanStop = false;
-        }
-        leaving.forEach(PartitionWorkers::abandon);
-        if (commit) {
-            DurabilityClock.State state = durability.state();
-            commits.commitReleased(c, leaving, state.restarts() == restartsSeen ? state : null); // null: restarted meanwhile
-        }
-        for (PartitionWorkers w : leaving) {
-            workers.remove(w.partition());
-            log.info("released {} at watermark {}", w.partition(), w.watermark());
+            release.release(c, partitions, false);
         }
     }
 
@@ -492,7 +306,7 @@ public final class GroupMember implements Intake {
     /** True when shutdown drained everything (no write abandoned, no failure). */
     @Override
     public boolean cleanStop() {
-        return cleanStop;
+        return cleanStop && release.cleanStop();
     }
 
     /** False while Kafka cannot be reached (before the first answer, and after a failed check); feeds /health/ready. */

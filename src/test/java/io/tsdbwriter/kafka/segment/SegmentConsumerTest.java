@@ -186,23 +186,4 @@ class SegmentConsumerTest {
         assertThat(sink.flushes).isGreaterThanOrEqualTo(10);
         assertThat(Set.copyOf(sink.processed)).hasSize(LOG.size());
     }
-    @Test
-    void fetchIsAFixedFractionOfASegmentOnTheWire() {
-        // the bench's points: 50,000-record segments, ~25.5 bytes per record received (lz4 batches) -> 1/24 of 1,275,000 bytes
-        assertThat(SegmentConsumer.fittedFetchBytes(50_000, 25.5 * 60_000, 60_000, SegmentConsumer.MAX_FETCH_BYTES))
-                .isEqualTo(53_125);
-        // bounded below and above
-        assertThat(SegmentConsumer.fittedFetchBytes(1_000, 25.0 * 1_000, 1_000, SegmentConsumer.FIRST_SEGMENT_FETCH_BYTES))
-                .isEqualTo(SegmentConsumer.MIN_FETCH_BYTES);
-        assertThat(SegmentConsumer.fittedFetchBytes(1_000_000, 1e6 * 1_000, 1_000, SegmentConsumer.FIRST_SEGMENT_FETCH_BYTES))
-                .isEqualTo(SegmentConsumer.MAX_FETCH_BYTES);
-    }
-
-    @Test
-    void fetchIsKeptWhenTheFitIsCloseOrTheCountsSayNothing() {
-        assertThat(SegmentConsumer.fittedFetchBytes(50_000, 33.6 * 1_000, 1_000, 65_536)).isZero(); // 70,000: within a third
-        assertThat(SegmentConsumer.fittedFetchBytes(50_000, 0, 1_000, 65_536)).isZero();
-        assertThat(SegmentConsumer.fittedFetchBytes(50_000, 1e6, 0, 65_536)).isZero();
-        assertThat(SegmentConsumer.fittedFetchBytes(50_000, Double.NaN, Double.NaN, 65_536)).isZero();
-    }
 }
