@@ -1,4 +1,5 @@
 package io.tsdbwriter.decode;
+// Kept whole over 400 lines: the one arena every decoder writes and every encoder reads; JMH json decode 7.7 M, relay 5.3 M samples/s per core (docs/benchmarks.md §14)
 
 
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,5 @@
 package io.tsdbwriter.decode.json;
+// Kept whole over 400 lines: one hand-written scanner the JSON hot path runs in a single pass; JMH json decode 7.7 M samples/s per core (docs/benchmarks.md §14)
 
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.Utf8;
