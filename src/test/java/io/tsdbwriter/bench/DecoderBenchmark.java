@@ -49,7 +49,7 @@ import org.xerial.snappy.Snappy;
  * secondary result is <b>samples per second per core</b>. Records hold 50 lines or series (prometheus: one scrape;
  * json: arrays of 50 points); influx lines are one field each ({@code metric,labels… gauge=v ts}).
  *
- * <p>Run: {@code scripts/jmh.sh DecoderBenchmark -rff target/jmh/decoders.json} (short runs; the machine is shared).
+ * <p>Run: {@code bash scripts/jmh-decoders.sh} (extra arguments go to JMH, e.g. {@code -p format=otlp}) (short runs; the machine is shared).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
