@@ -267,9 +267,15 @@ public final class Scenario {
      * (record i in partition i % partitions): each scenario reads back only its own samples.
      */
     public static Fixture realInput(io.tsdbwriter.it.support.LocalStack stack, String name, int partitions, List<SourcePoint> points) {
+        return realInput(stack.kafka(), name, partitions, points);
+    }
+
+    /** As {@link #realInput(io.tsdbwriter.it.support.LocalStack, String, int, List)} on {@code kafka}. */
+    public static Fixture realInput(io.tsdbwriter.it.support.Components.KafkaEndpoint kafka, String name, int partitions,
+                                    List<SourcePoint> points) {
         String topic = name + "-" + TOPICS.incrementAndGet();
-        stack.kafka().createTopic(topic, partitions);
-        int records = produce(stack.bootstrapServers(), topic, partitions, points, 1);
+        kafka.createTopic(topic, partitions);
+        int records = produce(kafka.bootstrapServers(), topic, partitions, points, 1);
         return new Fixture(topic, "g-" + topic, records);
     }
 
