@@ -266,11 +266,6 @@ public final class Scenario {
      * A fresh topic {@code <name>-<n>} with {@code partitions} partitions holding {@code points}, one point per record
      * (record i in partition i % partitions): each scenario reads back only its own samples.
      */
-    public static Fixture realInput(io.tsdbwriter.it.support.LocalStack stack, String name, int partitions, List<SourcePoint> points) {
-        return realInput(stack.kafka(), name, partitions, points);
-    }
-
-    /** As {@link #realInput(io.tsdbwriter.it.support.LocalStack, String, int, List)} on {@code kafka}. */
     public static Fixture realInput(io.tsdbwriter.it.support.Components.KafkaEndpoint kafka, String name, int partitions,
                                     List<SourcePoint> points) {
         String topic = name + "-" + TOPICS.incrementAndGet();

@@ -78,7 +78,7 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
 
     /** What a class declares. */
     private record Config(Components components, Function<Path, KafkaOptions> kafka, boolean classVm, boolean vmPerTest,
-                          VmVersion vmVersion, List<String> vmFlags, Path keepUnder) {
+                          VmVersion vmVersion, List<String> vmFlags, Path keepUnder, List<VmVersion> required) {
     }
 
     private final Config config;
@@ -109,37 +109,47 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
      * there for a SASL_SSL listener).
      */
     public static Stack withKafka(Function<Path, KafkaOptions> options) {
-        return new Stack(new Config(Components.choose(), options, false, false, VmVersion.CONFIGURED, List.of(), null));
+        return new Stack(new Config(Components.choose(), options, false, false, VmVersion.CONFIGURED, List.of(), null, List.of()));
     }
 
     /** Plus one VictoriaMetrics for the class, with {@code flags}. */
     public Stack withVm(String... flags) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), true, false, c.vmVersion(), List.of(flags), c.keepUnder()));
+        return new Stack(new Config(c.components(), c.kafka(), true, false, c.vmVersion(), List.of(flags), c.keepUnder(), c.required()));
     }
 
     /** Plus a fresh VictoriaMetrics for every test (none for the class), with {@code flags}: {@link #vm()} during the test. */
     public Stack withVmPerTest(String... flags) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), false, true, c.vmVersion(), List.of(flags), c.keepUnder()));
+        return new Stack(new Config(c.components(), c.kafka(), false, true, c.vmVersion(), List.of(flags), c.keepUnder(), c.required()));
     }
 
     /** The VictoriaMetrics build of {@link #withVm} / {@link #withVmPerTest}; {@link VmVersion#CONFIGURED} unless said. */
     public Stack withVmVersion(VmVersion version) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), version, c.vmFlags(), c.keepUnder()));
+        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), version, c.vmFlags(), c.keepUnder(), c.required()));
     }
 
     /** The work dir is {@code <dir>/<class>-<millis>}, kept after the run (instead of a temp dir). */
     public Stack keepWorkUnder(Path dir) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmVersion(), c.vmFlags(), dir));
+        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmVersion(), c.vmFlags(), dir, c.required()));
+    }
+
+    /** The whole class is skipped (an assumption, before anything starts) when {@code version} cannot be started here. */
+    public Stack assuming(VmVersion version) {
+        Config c = config;
+        List<VmVersion> required = new ArrayList<>(c.required());
+        required.add(version);
+        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmVersion(), c.vmFlags(), c.keepUnder(),
+                List.copyOf(required)));
     }
 
     // ------------------------------------------------------------------------------------------------ lifecycle
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
+        config.required().forEach(this::assumeAvailable);
         String name = context.getRequiredTestClass().getSimpleName();
         if (config.keepUnder() == null) {
             work = Files.createTempDirectory("tsdbwriter-it-" + name + "-").toAbsolutePath();
