@@ -78,7 +78,7 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
 
     /** What a class declares. */
     private record Config(Components components, Function<Path, KafkaOptions> kafka, boolean classVm, boolean vmPerTest,
-                          VmVersion vmVersion, List<String> vmFlags, Path keepUnder, List<VmVersion> required) {
+                          List<String> vmFlags, Path keepUnder, List<VmVersion> required) {
     }
 
     private final Config config;
@@ -89,7 +89,6 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
     private volatile KafkaEndpoint kafka;
     private volatile VmEndpoint classVm;
     private volatile VmEndpoint testVm;
-    private volatile String testName;
     private final Scope classScope = new Scope("class");
     private volatile Scope testScope;
 
@@ -109,31 +108,28 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
      * there for a SASL_SSL listener).
      */
     public static Stack withKafka(Function<Path, KafkaOptions> options) {
-        return new Stack(new Config(Components.choose(), options, false, false, VmVersion.CONFIGURED, List.of(), null, List.of()));
+        return new Stack(new Config(Components.choose(), options, false, false, List.of(), null, List.of()));
     }
 
-    /** Plus one VictoriaMetrics for the class, with {@code flags}. */
+    /** Plus one VictoriaMetrics ({@link VmVersion#CONFIGURED}) for the class, with {@code flags}. */
     public Stack withVm(String... flags) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), true, false, c.vmVersion(), List.of(flags), c.keepUnder(), c.required()));
+        return new Stack(new Config(c.components(), c.kafka(), true, false, List.of(flags), c.keepUnder(), c.required()));
     }
 
-    /** Plus a fresh VictoriaMetrics for every test (none for the class), with {@code flags}: {@link #vm()} during the test. */
+    /**
+     * Plus a fresh VictoriaMetrics ({@link VmVersion#CONFIGURED}) for every test (none for the class), with
+     * {@code flags}: {@link #vm()} during the test.
+     */
     public Stack withVmPerTest(String... flags) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), false, true, c.vmVersion(), List.of(flags), c.keepUnder(), c.required()));
-    }
-
-    /** The VictoriaMetrics build of {@link #withVm} / {@link #withVmPerTest}; {@link VmVersion#CONFIGURED} unless said. */
-    public Stack withVmVersion(VmVersion version) {
-        Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), version, c.vmFlags(), c.keepUnder(), c.required()));
+        return new Stack(new Config(c.components(), c.kafka(), false, true, List.of(flags), c.keepUnder(), c.required()));
     }
 
     /** The work dir is {@code <dir>/<class>-<millis>}, kept after the run (instead of a temp dir). */
     public Stack keepWorkUnder(Path dir) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmVersion(), c.vmFlags(), dir, c.required()));
+        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmFlags(), dir, c.required()));
     }
 
     /** The whole class is skipped (an assumption, before anything starts) when {@code version} cannot be started here. */
@@ -141,7 +137,7 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
         Config c = config;
         List<VmVersion> required = new ArrayList<>(c.required());
         required.add(version);
-        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmVersion(), c.vmFlags(), c.keepUnder(),
+        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmFlags(), c.keepUnder(),
                 List.copyOf(required)));
     }
 
@@ -163,7 +159,7 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
                 kafka = classScope.own(config.components().startKafka(work.resolve("stack"), config.kafka().apply(work)));
             }
             if (config.classVm()) {
-                classVm = classScope.own(config.components().startVictoriaMetrics(work.resolve("stack"), config.vmVersion(),
+                classVm = classScope.own(config.components().startVictoriaMetrics(work.resolve("stack"), VmVersion.CONFIGURED,
                         config.vmFlags()));
             }
         } catch (RuntimeException | Error e) {
@@ -179,11 +175,11 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
 
     @Override
     public void beforeEach(ExtensionContext context) {
-        testName = context.getRequiredTestMethod().getName();
+        String testName = context.getRequiredTestMethod().getName();
         Scope scope = new Scope(testName);
         testScope = scope;
         if (config.vmPerTest()) {
-            testVm = scope.own(config.components().startVictoriaMetrics(freshDir("vm-" + testName), config.vmVersion(),
+            testVm = scope.own(config.components().startVictoriaMetrics(freshDir("vm-" + testName), VmVersion.CONFIGURED,
                     config.vmFlags()));
         }
     }
@@ -196,7 +192,6 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
         Scope scope = testScope;
         testScope = null;
         testVm = null;
-        testName = null;
         if (scope != null) {
             scope.close();
         }
