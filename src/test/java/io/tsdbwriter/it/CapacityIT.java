@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.cli.Main;
 import io.tsdbwriter.it.support.FaultProxy;
-import io.tsdbwriter.it.support.KafkaBroker;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -21,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code tsdb-writer capacity} against real constrained targets the test builds: a VictoriaMetrics with
@@ -33,30 +32,29 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CapacityIT {
 
-    @TempDir
-    Path work;
+    /** The constrained target: one insert slot. */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka().withVm("-maxConcurrentInserts=1");
 
     @Test
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void aShortSearchNamesTheConstraintTheTestBuiltAndLosesNothing() throws Exception {
-        try (KafkaBroker kafka = KafkaBroker.start(work.resolve("kafka"));
-             VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm"), "-maxConcurrentInserts=1");
-             FaultProxy proxy = new FaultProxy(vm.url())) {
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.Delay(Duration.ofMillis(100)));
-            Path csv = work.resolve("out/capacity.csv");
-            Path png = work.resolve("out/capacity.png");
+            Path csv = stack.path("out/capacity.csv");
+            Path png = stack.path("out/capacity.png");
             Path data = NodeExporterFiles.dir();
             ByteArrayOutputStream buf = new ByteArrayOutputStream();
             PrintStream saved = System.out;
             int exit;
             System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
             try {
-                exit = Main.execute("capacity", "--bootstrap-servers", kafka.bootstrapServers(), "--vm-url", proxy.url(),
-                        "--target-metrics-url", vm.url() + "/metrics", "--topic", "cap-it",
+                exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", proxy.url(),
+                        "--target-metrics-url", stack.vmUrl() + "/metrics", "--topic", "cap-it",
                         "--start-rate", "800", "--step-factor", "3", "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "3",
                         "--refine-steps", "1", "--max-concurrent-writes", "1", "--batch-samples", "500", "--parallelism", "1",
                         "--records", "20000", "--data-dir", data.toString(), "--drain-timeout", "90s",
-                        "--csv", csv.toString(), "--chart", png.toString(), "--work-dir", work.resolve("steps").toString(),
+                        "--csv", csv.toString(), "--chart", png.toString(), "--work-dir", stack.path("steps").toString(),
                         "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
                         "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
             } finally {
@@ -81,7 +79,7 @@ class CapacityIT {
             long produced = rows.stream().mapToLong(r -> Long.parseLong(r.get("produced_points"))).sum();
             assertThat(rows).allSatisfy(r -> assertThat(r.get("lost_samples")).isEqualTo("0"));
             // exact read-back: M = N = 1, every produced point is one sample, each timestamp unique per series
-            List<String> lines = vm.awaitExport("{__name__=~\".+\"}", l -> count(l) >= produced, Duration.ofSeconds(30));
+            List<String> lines = stack.vm().awaitExport("{__name__=~\".+\"}", l -> count(l) >= produced, Duration.ofSeconds(30));
             assertThat(count(lines)).isEqualTo(produced);
         }
     }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.DashboardFigures;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.FreePorts;
-import io.tsdbwriter.it.support.LocalStack;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
@@ -36,7 +36,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Grafana dashboard tested for real (issue "Tested for real"): VictoriaMetrics scrapes a running writer and
@@ -80,22 +80,21 @@ class DashboardIT {
     static final Pattern VARIABLE = Pattern.compile("\\$\\{(\\w+)(?::\\w+)?}|\\$(\\w+)|\\[\\[(\\w+)]]");
     static final Pattern LABEL_VALUES = Pattern.compile("^\\s*label_values\\((.*),\\s*(\\w+)\\s*\\)\\s*$", Pattern.DOTALL);
 
-    @TempDir
-    Path work;
+    /** A broker; the VictoriaMetrics is started by the test, whose scrape config must name the writer first. */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka();
 
     @Test
     void everyPanelQueryReturnsSeriesFromALiveWriterAndVictoriaMetrics() throws Exception {
         JsonNode dashboard = new ObjectMapper().readTree(Files.readAllBytes(DASHBOARD));
         List<SourcePoint> points = Scenario.realPoints();
-        Path scrapeConfig = work.resolve("scrape.yml");
+        Path scrapeConfig = stack.path("scrape.yml");
         try (FreePorts.Reservation metricsPort = FreePorts.reserve()) {
             String writerTarget = "127.0.0.1:" + metricsPort.port();
             // VictoriaMetrics' own port is known only once it runs: start with the writer's job, then add its own
             // job and reload (/-/reload).
             Files.writeString(scrapeConfig, scrapeConfig(writerTarget, null));
-            try (LocalStack stack = LocalStack.start(work.resolve("stack"), "-promscrape.config=" + scrapeConfig,
-                    "-search.latencyOffset=1s")) {
-                VictoriaMetrics vm = stack.vm();
+            try (VmEndpoint vm = stack.startVm("vm", "-promscrape.config=" + scrapeConfig, "-search.latencyOffset=1s")) {
                 String vmTarget = "127.0.0.1:" + vm.port();
                 Files.writeString(scrapeConfig, scrapeConfig(writerTarget, vmTarget));
                 assertThat(vm.get("/-/reload").statusCode() / 100).as("/-/reload").isEqualTo(2);
@@ -103,12 +102,12 @@ class DashboardIT {
 
                 String topic = "dashboard-input";
                 String dlq = topic + "-dlq";
-                stack.kafka().createTopic(topic, PARTITIONS);
-                stack.kafka().createTopic(dlq, 1);
+                stack.createTopic(topic, PARTITIONS);
+                stack.createTopic(dlq, 1);
                 try (FaultProxy proxy = new FaultProxy(vm.url())) {
                     proxy.mode(new FaultProxy.Status(503, -1));
                     Instant start = Instant.now();
-                    WriterProcess writer = WriterProcess.start(work.resolve("writer.log"), List.of("-Xmx96m"), List.of(
+                    WriterProcess writer = stack.writer("writer", List.of("-Xmx96m"), List.of(
                             "run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", topic,
                             "--group-id", "dashboard", "--vm-url", proxy.url(),
                             "--time-multiplier", Integer.toString(M), "--instance-multiplier", Integer.toString(N),
@@ -258,7 +257,7 @@ class DashboardIT {
         return y.toString();
     }
 
-    private static void awaitTargetUp(VictoriaMetrics vm, String job, String target, Duration timeout) throws Exception {
+    private static void awaitTargetUp(VmEndpoint vm, String job, String target, Duration timeout) throws Exception {
         ObjectMapper json = new ObjectMapper();
         long deadline = System.nanoTime() + timeout.toNanos();
         String last = "";
@@ -291,7 +290,7 @@ class DashboardIT {
     }
 
     /** Evaluates every target of every panel under both substitutions; returns one line per failing query. */
-    private static List<String> evaluateDashboard(VictoriaMetrics vm, JsonNode dashboard, Instant start, Instant end,
+    private static List<String> evaluateDashboard(VmEndpoint vm, JsonNode dashboard, Instant start, Instant end,
                                                   String writerTarget) throws Exception {
         long rangeSeconds = Duration.between(start, end).toSeconds() + 1;
         Map<String, String> builtins = Map.of(
@@ -379,7 +378,7 @@ class DashboardIT {
     }
 
     /** A {@code label_values(selector, label)} variable query through {@code /api/v1/label/<label>/values}. */
-    private static List<String> labelValues(VictoriaMetrics vm, String variableQuery, String regex, Instant start, Instant end)
+    private static List<String> labelValues(VmEndpoint vm, String variableQuery, String regex, Instant start, Instant end)
             throws Exception {
         Matcher m = LABEL_VALUES.matcher(variableQuery);
         assertThat(m.matches()).as("variable query %s is label_values(selector, label)", variableQuery).isTrue();
@@ -399,7 +398,7 @@ class DashboardIT {
     }
 
     /** null when the query succeeds with at least one series (with at least one point), else what went wrong. */
-    private static String queryRange(VictoriaMetrics vm, String query, Instant start, Instant end) throws Exception {
+    private static String queryRange(VmEndpoint vm, String query, Instant start, Instant end) throws Exception {
         HttpResponse<String> r = vm.get("/api/v1/query_range?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
                 + "&start=" + start.getEpochSecond() + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
         if (r.statusCode() != 200) {
@@ -432,7 +431,7 @@ class DashboardIT {
     static final Path FIGURES = Path.of("target", "dashboard", "dashboard.png");
 
     /** Every panel's series under the dashboard's saved selection ("All"), for the figure. */
-    private static List<DashboardFigures.Panel> figures(VictoriaMetrics vm, JsonNode dashboard, Instant start, Instant end) throws Exception {
+    private static List<DashboardFigures.Panel> figures(VmEndpoint vm, JsonNode dashboard, Instant start, Instant end) throws Exception {
         long rangeSeconds = Duration.between(start, end).toSeconds() + 1;
         Map<String, String> all = new LinkedHashMap<>(Map.of("__interval", STEP.toSeconds() + "s", "__rate_interval", RATE_INTERVAL,
                 "__range", rangeSeconds + "s"));

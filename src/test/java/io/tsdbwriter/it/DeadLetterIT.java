@@ -3,8 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tsdbwriter.it.support.LocalStack;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
@@ -17,23 +16,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 18: one oversized record must not kill the job. Real points with malformed records among them — one of
@@ -50,37 +41,16 @@ class DeadLetterIT {
     static final int N = 3;
     static final int TWO_MB = 2 * 1024 * 1024;
 
-    @TempDir
-    static Path work;
+    /** One broker; a fresh VictoriaMetrics per scenario, so each reads back only its own samples. */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka().withVmPerTest();
 
-    static LocalStack stack;
     static List<SourcePoint> points;
     static final AtomicInteger names = new AtomicInteger();
-    VictoriaMetrics vm;
 
     @BeforeAll
-    static void startStack() throws Exception {
-        stack = LocalStack.start(work.resolve("stack"));
+    static void loadInput() throws Exception {
         points = Scenario.realPoints();
-    }
-
-    @AfterAll
-    static void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
-    }
-
-    @BeforeEach
-    void freshVictoriaMetrics(TestInfo test) {
-        vm = VictoriaMetrics.start(work.resolve("vm-" + test.getTestMethod().orElseThrow().getName()));
-    }
-
-    @AfterEach
-    void stopVictoriaMetrics() {
-        if (vm != null) {
-            vm.close();
-        }
     }
 
     /** The malformed kinds DeliveryGuaranteesIT uses, with a 2 MB point as the too_large one. */
@@ -119,7 +89,7 @@ class DeadLetterIT {
 
     private Input input(String name) {
         String topic = name + "-" + names.incrementAndGet();
-        stack.kafka().createTopic(topic, PARTITIONS, Map.of("max.message.bytes", Integer.toString(4 * 1024 * 1024)));
+        stack.createTopic(topic, PARTITIONS, Map.of("max.message.bytes", Integer.toString(4 * 1024 * 1024)));
         Map<String, byte[]> bad = malformed();
         List<byte[]> badValues = new ArrayList<>(bad.values());
         List<byte[]> values = new ArrayList<>();
@@ -142,27 +112,26 @@ class DeadLetterIT {
         for (int i = 0; i < values.size(); i++) {
             records.add(new ProducerRecord<>(topic, i % PARTITIONS, null, values.get(i)));
         }
-        Scenario.produce(stack.bootstrapServers(), records);
+        stack.produce(records);
     }
 
     private WriterProcess writer(Input in, String name, String dlq, List<String> jvmArgs, String... more) {
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vm.url(), in.topic(), in.group(), M, N, 3, more);
+        List<String> args = stack.runArgs(in.topic(), in.group(), M, N, 3, more);
         args.addAll(List.of("--segment-size", "500", "--commit-interval", "500ms"));
         if (dlq != null) {
             args.addAll(List.of("--dead-letter-topic", dlq));
         }
-        return WriterProcess.start(work.resolve(name + ".log"), jvmArgs, args);
+        return stack.writer(name, jvmArgs, args);
     }
 
     private void assertDone(Input in) throws Exception {
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), in.group(), in.topic()))
-                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), in.topic()));
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
+        assertThat(stack.committedOffsets(in.group(), in.topic())).isEqualTo(stack.endOffsets(in.topic()));
     }
 
     /** Every malformed record is in the dead-letter topic exactly once; the 2 MB one as a stub naming its coordinates. */
     private void assertDeadLetters(Input in, String dlq) {
-        List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq);
+        List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(dead).hasSize(in.malformed().size());
         Map<String, Integer> byReason = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : dead) {
@@ -189,8 +158,8 @@ class DeadLetterIT {
     private void runsToTheEndWithEveryMalformedRecordDeadLetteredOnce(String dlqMaxMessageBytes) throws Exception {
         Input in = input("oversized");
         String dlq = in.topic() + "-dlq";
-        stack.kafka().createTopic(dlq, 1, dlqMaxMessageBytes == null ? Map.of() : Map.of("max.message.bytes", dlqMaxMessageBytes));
-        Path summary = work.resolve(in.topic() + ".json");
+        stack.createTopic(dlq, 1, dlqMaxMessageBytes == null ? Map.of() : Map.of("max.message.bytes", dlqMaxMessageBytes));
+        Path summary = stack.path(in.topic() + ".json");
         WriterProcess w = writer(in, in.topic(), dlq, List.of(), "--stop-at-end", "--summary-json", summary.toString());
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         assertThat(w.output()).doesNotContain("StackOverflowError").doesNotContain("died of");
@@ -223,7 +192,7 @@ class DeadLetterIT {
             assertThat(admin.listTopics().names().get()).doesNotContain(dlq); // the writer never creates topics
         }
         // nothing committed past the first record of each partition that needed the dead-letter topic
-        Map<TopicPartition, Long> committed = Scenario.committedOffsets(stack.bootstrapServers(), in.group(), in.topic());
+        Map<TopicPartition, Long> committed = stack.committedOffsets(in.group(), in.topic());
         Map<Integer, Long> firstMalformed = new HashMap<>();
         List<byte[]> bad = new ArrayList<>(in.malformed().values());
         for (int i = 0; i < in.values().size(); i++) {
@@ -236,7 +205,7 @@ class DeadLetterIT {
             long c = committed.getOrDefault(new TopicPartition(in.topic(), p), 0L);
             assertThat(c).as("committed offset of partition %d", p).isLessThanOrEqualTo(firstMalformed.get(p));
         }
-        stack.kafka().createTopic(dlq, 1);
+        stack.createTopic(dlq, 1);
         WriterProcess restart = writer(in, in.topic() + "-2", dlq, List.of(), "--stop-at-end");
         assertThat(restart.waitFor(Scenario.PROCESS_TIMEOUT)).as(restart.output()).isZero();
         assertDeadLetters(in, dlq);
@@ -249,11 +218,11 @@ class DeadLetterIT {
         String dlq = in.topic() + "-dlq";
         int port = io.tsdbwriter.it.support.FreePorts.pick();
         List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", in.topic(),
-                "--group-id", in.group(), "--vm-url", vm.url(), "--time-multiplier", Integer.toString(M), "--instance-multiplier",
+                "--group-id", in.group(), "--vm-url", stack.vmUrl(), "--time-multiplier", Integer.toString(M), "--instance-multiplier",
                 Integer.toString(N), "--parallelism", "3", "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(port),
                 "--report-interval", "5s", "--segment-size", "500", "--commit-interval", "500ms", "--max-backoff", "1s",
                 "--dead-letter-topic", dlq));
-        WriterProcess w = WriterProcess.start(work.resolve(in.topic() + ".log"), args);
+        WriterProcess w = stack.writer(in.topic(), args);
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (!w.output().contains("cannot store record") && System.nanoTime() < deadline) {
@@ -263,10 +232,10 @@ class DeadLetterIT {
             assertThat(httpStatus(port, "/health/ready")).isEqualTo(503);
             assertThat(httpBody(port, "/metrics")).contains("tsdbwriter_dead_letter_failures_total{reason=\"unknown_topic\"}");
             assertThat(w.isAlive()).isTrue();
-            stack.kafka().createTopic(dlq, 1);
-            Map<TopicPartition, Long> end = Scenario.endOffsets(stack.bootstrapServers(), in.topic());
+            stack.createTopic(dlq, 1);
+            Map<TopicPartition, Long> end = stack.endOffsets(in.topic());
             deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (!(Scenario.committedOffsets(stack.bootstrapServers(), in.group(), in.topic()).equals(end)
+            while (!(stack.committedOffsets(in.group(), in.topic()).equals(end)
                     && httpStatus(port, "/health/ready") == 200) && System.nanoTime() < deadline) {
                 Thread.sleep(300);
             }
@@ -296,8 +265,8 @@ class DeadLetterIT {
     @Test
     void aSegmentThreadDyingOfStackOverflowStopsTheProcessAndARestartFinishesExactly() throws Exception {
         String topic = "thread-death-" + names.incrementAndGet();
-        stack.kafka().createTopic(topic, PARTITIONS);
-        int records = Scenario.produce(stack.bootstrapServers(), topic, PARTITIONS, points, 1);
+        stack.createTopic(topic, PARTITIONS);
+        int records = stack.produce(topic, PARTITIONS, points, 1);
         Input in = new Input(topic, "g-" + topic, List.of(), Map.of());
         WriterProcess w = writer(in, topic + "-1", null, List.of("-Dtsdbwriter.test.throwInSegment=StackOverflowError@1:1700"),
                 "--stop-at-end");
@@ -305,38 +274,18 @@ class DeadLetterIT {
         String out = w.output();
         assertThat(out).contains("died of java.lang.StackOverflowError: test hook").contains("at io.tsdbwriter.kafka.segment.TestHooks")
                 .contains("exit 1: a thread died");
-        Map<TopicPartition, Long> committed = Scenario.committedOffsets(stack.bootstrapServers(), in.group(), topic);
+        Map<TopicPartition, Long> committed = stack.committedOffsets(in.group(), topic);
         assertThat(committed.getOrDefault(new TopicPartition(topic, 1), 0L)).isLessThanOrEqualTo(1700L);
         List<SourcePoint> below = new ArrayList<>();
         if (!committed.isEmpty()) {
             for (int i : Scenario.recordsBelow(committed, PARTITIONS, records)) {
                 below.add(points.get(i));
             }
-            Scenario.assertPresent(vm.url(), Scenario.expected(below, M, N)); // committed only what is durable
+            stack.assertPresent(Scenario.expected(below, M, N)); // committed only what is durable
         }
         WriterProcess restart = writer(in, topic + "-2", null, List.of(), "--stop-at-end");
         assertThat(restart.waitFor(Scenario.PROCESS_TIMEOUT)).as(restart.output()).isZero();
         assertDone(in);
-    }
-
-    private List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = c.endOffsets(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (System.nanoTime() < deadline && !tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp))) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-        }
-        return out;
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {

@@ -7,10 +7,10 @@ import com.sun.net.httpserver.HttpServer;
 import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.ChildServer;
 import io.tsdbwriter.it.support.FaultProxy;
+import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
+import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.FreePorts;
-import io.tsdbwriter.it.support.LocalStack;
-import io.tsdbwriter.it.support.PrometheusServer;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
@@ -30,14 +30,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The edges where a writer loses data or lies (issue 23, DESIGN §5 and §6), each as an operator meets it, with real
@@ -53,60 +49,38 @@ class DeliveryEdgesIT {
 
     static final int PARTITIONS = 3;
 
-    @TempDir
-    static Path work;
+    /** One broker; a fresh VictoriaMetrics per scenario, so each reads back only its own samples. */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka().withVmPerTest();
 
-    static LocalStack stack;
     static List<SourcePoint> points;
     static final AtomicInteger names = new AtomicInteger();
-    /** A fresh VictoriaMetrics per scenario, so each reads back only its own samples. */
-    VictoriaMetrics vm;
 
     @BeforeAll
-    static void startStack() throws Exception {
-        stack = LocalStack.start(work.resolve("stack"));
+    static void loadInput() throws Exception {
         points = Scenario.realPoints();
     }
 
-    @AfterAll
-    static void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
-    }
-
-    @BeforeEach
-    void freshVictoriaMetrics(TestInfo test) {
-        vm = VictoriaMetrics.start(work.resolve("vm-" + test.getTestMethod().orElseThrow().getName()));
-    }
-
-    @AfterEach
-    void stopVictoriaMetrics() {
-        if (vm != null) {
-            vm.close();
-        }
-    }
-
     private Fixture realInput(String name) {
-        return Scenario.realInput(stack, name, PARTITIONS, points);
+        return stack.realInput(name, PARTITIONS, points);
     }
 
     private WriterProcess writer(Fixture f, String name, String vmUrl, int m, String... more) {
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vmUrl, f.topic(), f.group(), m, 1, 3, more);
+        List<String> args = stack.runArgs(vmUrl, f.topic(), f.group(), m, 1, 3, more);
         args.addAll(List.of("--segment-size", "300", "--commit-interval", "500ms"));
-        return WriterProcess.start(work.resolve(name + ".log"), args);
+        return stack.writer(name, args);
     }
 
     /** A job against a misconfigured endpoint: holds the data, says why, exits 1 after the fault timeout, commits nothing. */
     private WriterProcess assertHeldThenExit1(Fixture f, String name, String url, String... more) throws Exception {
         List<String> args = new ArrayList<>(List.of("--stop-at-end", "--write-fault-timeout", "3s", "--max-backoff", "500ms",
-                "--summary-json", work.resolve(name + ".json").toString()));
+                "--summary-json", stack.path(name + ".json").toString()));
         args.addAll(List.of(more));
         WriterProcess w = writer(f, name, url, 1, args.toArray(String[]::new));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()).values())
+        assertThat(stack.committedOffsets(f.group(), f.topic()).values())
                 .as("nothing committed past unwritten data").allMatch(o -> o == 0L);
-        JsonNode s = Scenario.summary(work.resolve(name + ".json"));
+        JsonNode s = Scenario.summary(stack.path(name + ".json"));
         assertThat(s.get("exit_code").asInt()).isEqualTo(1);
         assertThat(s.get("samples_written").asLong()).isZero();
         assertThat(s.get("samples_failed").asLong()).as("a configuration fault is not a data refusal").isZero();
@@ -114,8 +88,8 @@ class DeliveryEdgesIT {
     }
 
     private void assertNothingStored() {
-        vm.forceFlush();
-        assertThat(vm.export("{productKey=\"node\"}")).as("nothing reached VictoriaMetrics").isEmpty();
+        stack.vm().forceFlush();
+        assertThat(stack.vm().export("{productKey=\"node\"}")).as("nothing reached VictoriaMetrics").isEmpty();
     }
 
     private void finishExactly(Fixture f, String name, String url, String... more) throws Exception {
@@ -123,22 +97,18 @@ class DeliveryEdgesIT {
         args.addAll(List.of(more));
         WriterProcess w = writer(f, name, url, 1, args.toArray(String[]::new));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, 1, 1));
-        assertCommittedAtEnd(f);
-    }
-
-    private void assertCommittedAtEnd(Fixture f) throws Exception {
-        Scenario.assertCommittedAtEnd(stack.bootstrapServers(), f);
+        stack.assertExactReadBack(Scenario.expected(points, 1, 1));
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
     void aWrongVmUrlPrefixHoldsEveryRecordThenTheRightOneWritesThemAll() throws Exception {
         Fixture f = realInput("prefix");
-        WriterProcess w = assertHeldThenExit1(f, "prefix-wrong", vm.url() + "/wrong/prefix");
+        WriterProcess w = assertHeldThenExit1(f, "prefix-wrong", stack.vmUrl() + "/wrong/prefix");
         assertThat(w.output()).contains("/wrong/prefix/api/v1/import answered 400: a configuration fault, not the data - wrong path prefix?")
                 .contains("--write-fault-timeout");
         assertNothingStored();
-        finishExactly(f, "prefix-right", vm.url());
+        finishExactly(f, "prefix-right", stack.vmUrl());
     }
 
     @Test
@@ -152,30 +122,30 @@ class DeliveryEdgesIT {
                 if (ex.getRequestMethod().equals("GET") && !ex.getRequestURI().getPath().equals("/metrics")) { // the capacity probe GETs /metrics
                     gets.incrementAndGet();
                 }
-                ex.getResponseHeaders().set("Location", vm.url() + ex.getRequestURI().getPath());
+                ex.getResponseHeaders().set("Location", stack.vmUrl() + ex.getRequestURI().getPath());
                 ex.sendResponseHeaders(301, -1);
             }
         });
         redirecting.start();
         try {
             WriterProcess w = assertHeldThenExit1(f, "redirect", "http://127.0.0.1:" + redirecting.getAddress().getPort());
-            assertThat(w.output()).contains("answered 301: a configuration fault, not the data - redirect to " + vm.url() + "/api/v1/import");
+            assertThat(w.output()).contains("answered 301: a configuration fault, not the data - redirect to " + stack.vmUrl() + "/api/v1/import");
             assertThat(gets.get()).as("no redirect followed as a GET").isZero();
         } finally {
             redirecting.stop(0);
         }
         assertNothingStored();
-        finishExactly(f, "redirect-target", vm.url());
+        finishExactly(f, "redirect-target", stack.vmUrl());
     }
 
     @Test
     void anUnknownTokenBehindVmauthHoldsTheDataThenTheRightTokenWritesItAll() throws Exception {
         Fixture f = realInput("token");
-        Path authConfig = work.resolve("vmauth-token.yml");
-        Files.writeString(authConfig, "users:\n- bearer_token: \"right-token\"\n  url_prefix: \"" + vm.url() + "\"\n");
-        Path token = work.resolve("token");
-        try (ChildServer vmauth = ChildServer.start(ChildServer.VMAUTH, work.resolve("vmauth"), "vmauth", false, new OkHttpClient(),
-                port -> List.of("-auth.config=" + authConfig))) {
+        Path authConfig = stack.path("vmauth-token.yml");
+        Files.writeString(authConfig, "users:\n- bearer_token: \"right-token\"\n  url_prefix: \"" + stack.vmUrl() + "\"\n");
+        Path token = stack.path("token");
+        try (ChildServer vmauth = stack.own(ChildServer.start(ChildServer.VMAUTH, stack.path("vmauth"), "vmauth", false,
+                new OkHttpClient(), port -> List.of("-auth.config=" + authConfig)))) {
             Files.writeString(token, "wrong-token\n");
             WriterProcess w = assertHeldThenExit1(f, "token-wrong", vmauth.url(), "--vm-bearer-token-file", token.toString());
             // vmauth 1.79 answers an unknown token with 400, current releases with 401: a configuration fault either way
@@ -190,40 +160,40 @@ class DeliveryEdgesIT {
     @Test
     void aRemoteWriteReceiverNotEnabledHoldsTheDataThenTheEnabledOneGetsItAll() throws Exception {
         Fixture f = realInput("receiver");
-        try (PrometheusServer off = PrometheusServer.start(work.resolve("prom-off"), Duration.ofDays(30), false)) {
-            WriterProcess w = assertHeldThenExit1(f, "receiver-off", vm.url(), "--output", "remote-write",
+        try (PrometheusEndpoint off = stack.startPrometheus("prom-off", PrometheusVersion.DEBIAN, Duration.ofDays(30), false)) {
+            WriterProcess w = assertHeldThenExit1(f, "receiver-off", stack.vmUrl(), "--output", "remote-write",
                     "--remote-write-url", off.remoteWriteUrl());
             assertThat(w.output()).contains(off.remoteWriteUrl() + " answered 404: a configuration fault, not the data - receiver not enabled?");
         }
-        try (PrometheusServer on = PrometheusServer.start(work.resolve("prom-on"), Duration.ofDays(30))) {
-            WriterProcess w = writer(f, "receiver-on", vm.url(), 1, "--stop-at-end", "--output", "remote-write",
+        try (PrometheusEndpoint on = stack.startPrometheus("prom-on")) {
+            WriterProcess w = writer(f, "receiver-on", stack.vmUrl(), 1, "--stop-at-end", "--output", "remote-write",
                     "--remote-write-url", on.remoteWriteUrl());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             VerificationResult r = on.readBackWithin("{productKey=\"node\"}", Scenario.expected(points, 1, 1), Duration.ofSeconds(20));
             assertThat(r.passed()).as(r.summary()).isTrue();
             assertThat(r.foundSamples()).isEqualTo(points.size());
-            assertCommittedAtEnd(f);
+            stack.assertCommittedAtEnd(f);
         }
     }
 
     @Test
     void sigtermBeforeTheEndExits4AndTheSummaryNamesThePartitionsLeftShort() throws Exception {
         Fixture f = realInput("sigterm");
-        Path summary = work.resolve("sigterm.json");
-        try (FaultProxy slow = new FaultProxy(vm.url())) {
+        Path summary = stack.path("sigterm.json");
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(50)));
             WriterProcess w = writer(f, "sigterm", slow.url(), 12, "--stop-at-end", "--batch-samples", "600",
                     "--max-concurrent-writes", "2", "--summary-json", summary.toString());
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()).values().stream().mapToLong(Long::longValue).sum() == 0
+            while (stack.committedOffsets(f.group(), f.topic()).values().stream().mapToLong(Long::longValue).sum() == 0
                     && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
             w.sigterm();
             assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(4);
         }
-        Map<TopicPartition, Long> committed = Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic());
-        Map<TopicPartition, Long> ends = Scenario.endOffsets(stack.bootstrapServers(), f.topic());
+        Map<TopicPartition, Long> committed = stack.committedOffsets(f.group(), f.topic());
+        Map<TopicPartition, Long> ends = stack.endOffsets(f.topic());
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("exit_code").asInt()).isEqualTo(4);
         Map<TopicPartition, Long> reported = new HashMap<>();
@@ -242,10 +212,10 @@ class DeliveryEdgesIT {
             }
         });
         assertThat(reported).as("every partition short, and only those").isEqualTo(shortNow).isNotEmpty();
-        WriterProcess finish = writer(f, "sigterm-finish", vm.url(), 12, "--stop-at-end");
+        WriterProcess finish = writer(f, "sigterm-finish", stack.vmUrl(), 12, "--stop-at-end");
         assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, 12, 1));
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(points, 12, 1));
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
@@ -254,8 +224,8 @@ class DeliveryEdgesIT {
         try (FreePorts.Reservation r = FreePorts.reserve()) {
             deadPort = r.port();
         }
-        List<String> args = Scenario.runArgs("127.0.0.1:" + deadPort, vm.url(), "nowhere", "g-nowhere", 1, 1, 1, "--stop-at-end");
-        WriterProcess w = WriterProcess.start(work.resolve("no-kafka.log"), args);
+        List<String> args = Scenario.runArgs("127.0.0.1:" + deadPort, stack.vmUrl(), "nowhere", "g-nowhere", 1, 1, 1, "--stop-at-end");
+        WriterProcess w = stack.writer("no-kafka", args);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!w.output().contains("tsdb-writer run:") && System.nanoTime() < deadline) {
             Thread.sleep(100);
@@ -280,8 +250,8 @@ class DeliveryEdgesIT {
             admin.alterConsumerGroupOffsets(f.group(), commit).all().get(); // the group stopped at 1000
             admin.deleteRecords(delete).all().get();                         // retention removed everything below 1500
         }
-        Path summary = work.resolve("deleted.json");
-        WriterProcess w = writer(f, "deleted", vm.url(), 2, "--stop-at-end", "--summary-json", summary.toString());
+        Path summary = stack.path("deleted.json");
+        WriterProcess w = writer(f, "deleted", stack.vmUrl(), 2, "--stop-at-end", "--summary-json", summary.toString());
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         for (int p = 0; p < PARTITIONS; p++) {
             assertThat(w.output()).contains(f.topic() + "-" + p + ": offsets 1000 to 1500 were deleted (retention or deleteRecords) "
@@ -302,14 +272,14 @@ class DeliveryEdgesIT {
             }
         }
         assertThat(s.get("records").asLong()).isEqualTo(left.size());
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(left, 2, 1));
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(left, 2, 1));
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
     void samplesRefusedWithoutADeadLetterTopicExit3AndTheSummaryListsThemByReason() throws Exception {
         String topic = "refused-" + names.incrementAndGet();
-        stack.kafka().createTopic(topic, PARTITIONS);
+        stack.createTopic(topic, PARTITIONS);
         List<byte[]> values = new ArrayList<>();
         int poisoned = 0;
         for (int i = 0; i < points.size(); i++) {
@@ -320,10 +290,10 @@ class DeliveryEdgesIT {
                 poisoned++;
             }
         }
-        Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
+        stack.produceRaw(topic, PARTITIONS, values);
         Fixture f = new Fixture(topic, "g-" + topic, values.size());
-        Path summary = work.resolve("refused.json");
-        try (FaultProxy proxy = new FaultProxy(vm.url())) {
+        Path summary = stack.path("refused.json");
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.RejectContaining("\"poison\""));
             WriterProcess w = writer(f, "refused", proxy.url(), 1, "--stop-at-end", "--summary-json", summary.toString());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(3);
@@ -333,20 +303,20 @@ class DeliveryEdgesIT {
         assertThat(s.get("exit_code").asInt()).isEqualTo(3);
         assertThat(s.get("samples_failed").asLong()).isEqualTo(poisoned);
         assertThat(s.get("samples_failed_by_reason").get("400 cannot parse: injected rejection").asLong()).isEqualTo(poisoned);
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, 1, 1));
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(points, 1, 1));
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
     void releasingManyPartitionsWhileTheTargetIsDownIsBoundedByTheDrainTimeoutInTotal() throws Exception {
         String topic = "many-" + names.incrementAndGet();
         int partitions = 8;
-        stack.kafka().createTopic(topic, partitions);
-        Scenario.produce(stack.bootstrapServers(), topic, partitions, points, 1);
-        vm.stop(); // every write held (a refused connection), every permit taken, the readers blocked handing batches over
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vm.url(), topic, "g-" + topic, 1, 1, 2,
+        stack.createTopic(topic, partitions);
+        stack.produce(topic, partitions, points, 1);
+        stack.vm().stop(); // every write held (a refused connection), every permit taken, the readers blocked handing batches over
+        List<String> args = stack.runArgs(topic, "g-" + topic, 1, 1, 2,
                 "--segment-size", "300", "--batch-samples", "100", "--drain-timeout", "3s", "--max-backoff", "500ms");
-        WriterProcess w = WriterProcess.start(work.resolve("many.log"), args);
+        WriterProcess w = stack.writer("many", args);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!w.output().contains("a configuration fault, not the data - connection refused") && System.nanoTime() < deadline) {
             Thread.sleep(100);
@@ -358,7 +328,7 @@ class DeliveryEdgesIT {
         // one bound for all 8 partitions: the drain timeout, plus a second to interrupt readers and the report;
         // released one after another it took ~11 s per partition
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).as(w.output()).isLessThan(Duration.ofSeconds(15));
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), "g-" + topic, topic).values()).allMatch(o -> o == 0L);
+        assertThat(stack.committedOffsets("g-" + topic, topic).values()).allMatch(o -> o == 0L);
     }
 
     @Test
@@ -368,14 +338,14 @@ class DeliveryEdgesIT {
             labels.remove(SourcePoint.INSTANCE_LABEL);
             return new SourcePoint(p.metric(), labels, p.productKey(), p.timestampMs(), p.value());
         }).toList();
-        Fixture f = Scenario.realInput(stack, "bare", PARTITIONS, bare);
-        WriterProcess w = writer(f, "bare", vm.url(), 1, "--stop-at-end");
+        Fixture f = stack.realInput("bare", PARTITIONS, bare);
+        WriterProcess w = writer(f, "bare", stack.vmUrl(), 1, "--stop-at-end");
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         // exact: the same series and samples, no series with an instanceNo the writer added
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(bare, 1, 1));
-        vm.forceFlush();
-        assertThat(vm.export("{instanceNo=~\".+\"}")).as("no instance label added at M = N = 1").isEmpty();
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(bare, 1, 1));
+        stack.vm().forceFlush();
+        assertThat(stack.vm().export("{instanceNo=~\".+\"}")).as("no instance label added at M = N = 1").isEmpty();
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
@@ -410,13 +380,13 @@ class DeliveryEdgesIT {
         for (String format : List.of("json", "influx")) {
             String topic = "implausible-" + format + "-" + names.incrementAndGet();
             String dlq = topic + "-dlq";
-            stack.kafka().createTopic(topic, PARTITIONS);
-            stack.kafka().createTopic(dlq, 1);
+            stack.createTopic(topic, PARTITIONS);
+            stack.createTopic(dlq, 1);
             List<byte[]> values = format.equals("json") ? json : influx;
-            Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
+            stack.produceRaw(topic, PARTITIONS, values);
             Fixture f = new Fixture(topic, "g-" + topic, values.size());
-            Path summary = work.resolve(topic + ".json");
-            WriterProcess w = writer(f, topic, vm.url(), 1, "--stop-at-end", "--input-format", format, "--influx-precision", "ms",
+            Path summary = stack.path(topic + ".json");
+            WriterProcess w = writer(f, topic, stack.vmUrl(), 1, "--stop-at-end", "--input-format", format, "--influx-precision", "ms",
                     "--dead-letter-topic", dlq, "--summary-json", summary.toString());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             JsonNode sum = Scenario.summary(summary);
@@ -427,28 +397,28 @@ class DeliveryEdgesIT {
             assertThat(dead).as(format).hasSize(badPerTopic).allSatisfy(r -> assertThat(new String(
                     r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8)).isEqualTo("implausible_timestamp"));
             dead.forEach(r -> deadLettered.add(r.value()));
-            assertCommittedAtEnd(f);
+            stack.assertCommittedAtEnd(f);
         }
         assertThat(deadLettered.stream().map(b -> new String(b, StandardCharsets.UTF_8)).sorted().toList())
                 .isEqualTo(bad.stream().map(b -> new String(b, StandardCharsets.UTF_8)).sorted().toList());
         List<SourcePoint> all = new ArrayList<>(good);
         all.addAll(influxExpected);
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(all, 1, 1));
+        stack.assertExactReadBack(Scenario.expected(all, 1, 1));
     }
 
     @Test
     void aTakenMetricsPortIsOneLineAndExit1AndAnAddressNotOfThisHostExit2() throws Exception {
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", "t",
-                    "--vm-url", vm.url(), "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(taken.getLocalPort())));
-            WriterProcess w = WriterProcess.start(work.resolve("port-taken.log"), args);
+                    "--vm-url", stack.vmUrl(), "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(taken.getLocalPort())));
+            WriterProcess w = stack.writer("port-taken", args);
             assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1);
             assertThat(w.output()).contains("--metrics-port " + taken.getLocalPort() + " on --metrics-address 127.0.0.1: ")
                     .contains("another process holds it").doesNotContain("\tat ");
         }
         List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", "t",
-                "--vm-url", vm.url(), "--metrics-address", "no-such-host.invalid", "--metrics-port", "0"));
-        WriterProcess w = WriterProcess.start(work.resolve("bad-address.log"), args);
+                "--vm-url", stack.vmUrl(), "--metrics-address", "no-such-host.invalid", "--metrics-port", "0"));
+        WriterProcess w = stack.writer("bad-address", args);
         assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(2);
         assertThat(w.output()).contains("--metrics-address no-such-host.invalid cannot be bound").doesNotContain("\tat ");
     }

@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.FaultProxy;
-import io.tsdbwriter.it.support.LocalStack;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
@@ -19,21 +18,13 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Never lose a point (issue "crashes, outages, bad input and rebalances"): fault injection with real processes —
@@ -47,65 +38,39 @@ class DeliveryGuaranteesIT {
     static final int M = 2;
     static final int N = 3;
 
-    @TempDir
-    static Path work;
+    /** One broker (killed and restarted by one scenario); a fresh VictoriaMetrics per scenario, so each reads back only its own samples. */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka().withVmPerTest();
 
-    static LocalStack stack;
     static List<SourcePoint> points;
-    /** A fresh VictoriaMetrics per scenario, so each reads back only its own samples. */
-    VictoriaMetrics vm;
     static final AtomicInteger names = new AtomicInteger();
 
     @BeforeAll
-    static void startStack() throws Exception {
-        stack = LocalStack.start(work.resolve("stack"));
+    static void loadInput() throws Exception {
         points = Scenario.realPoints();
     }
 
-    @AfterAll
-    static void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
-    }
-
     private Fixture realInput(String name) {
-        return Scenario.realInput(stack, name, PARTITIONS, points);
-    }
-
-    @BeforeEach
-    void freshVictoriaMetrics(TestInfo test) {
-        vm = VictoriaMetrics.start(work.resolve("vm-" + test.getTestMethod().orElseThrow().getName()));
-    }
-
-    @AfterEach
-    void stopVictoriaMetrics() {
-        if (vm != null) {
-            vm.close();
-        }
+        return stack.realInput(name, PARTITIONS, points);
     }
 
     private WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vmUrl, f.topic(), f.group(), M, N, 3, more);
+        List<String> args = stack.runArgs(vmUrl, f.topic(), f.group(), M, N, 3, more);
         args.addAll(List.of("--segment-size", "300", "--commit-interval", "500ms"));
-        return WriterProcess.start(work.resolve(name + ".log"), args);
+        return stack.writer(name, args);
     }
 
     private void finishAndVerifyAll(Fixture f, String name) throws Exception {
-        Path summary = work.resolve(name + "-finish.json");
-        WriterProcess finish = writer(f, name + "-finish", vm.url(), "--stop-at-end", "--summary-json", summary.toString());
+        Path summary = stack.path(name + "-finish.json");
+        WriterProcess finish = writer(f, name + "-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
         assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-        assertCommittedAtEnd(f);
-    }
-
-    private void assertCommittedAtEnd(Fixture f) throws Exception {
-        Scenario.assertCommittedAtEnd(stack.bootstrapServers(), f);
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
+        stack.assertCommittedAtEnd(f);
     }
 
     /** Everything below the committed offsets is in VictoriaMetrics. */
     private Map<TopicPartition, Long> assertCommittedIsDurable(Fixture f) throws Exception {
-        Map<TopicPartition, Long> committed = Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic());
+        Map<TopicPartition, Long> committed = stack.committedOffsets(f.group(), f.topic());
         List<SourcePoint> below = new ArrayList<>();
         if (!committed.isEmpty()) {
             for (int i : Scenario.recordsBelow(committed, PARTITIONS, f.records())) {
@@ -113,7 +78,7 @@ class DeliveryGuaranteesIT {
             }
         }
         if (!below.isEmpty()) {
-            Scenario.assertPresent(vm.url(), Scenario.expected(below, M, N));
+            stack.assertPresent(Scenario.expected(below, M, N));
         }
         return committed;
     }
@@ -121,7 +86,7 @@ class DeliveryGuaranteesIT {
     private Map<TopicPartition, Long> awaitSomeCommitted(Fixture f, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            Map<TopicPartition, Long> c = Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic());
+            Map<TopicPartition, Long> c = stack.committedOffsets(f.group(), f.topic());
             if (c.values().stream().mapToLong(Long::longValue).sum() > 0) {
                 return c;
             }
@@ -133,7 +98,7 @@ class DeliveryGuaranteesIT {
     @Test
     void sigtermDrainsCommitsTheWatermarkAndExitsZero() throws Exception {
         Fixture f = realInput("sigterm");
-        try (FaultProxy slow = new FaultProxy(vm.url())) {
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
             WriterProcess w = writer(f, "sigterm", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
             awaitSomeCommitted(f, Duration.ofSeconds(60));
@@ -149,7 +114,7 @@ class DeliveryGuaranteesIT {
     @Test
     void sigtermWhileWritesStillFailExitsNonZeroAndCommitsNothingUnwritten() throws Exception {
         Fixture f = realInput("sigterm-failing");
-        try (FaultProxy proxy = new FaultProxy(vm.url())) {
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.Status(503, -1));
             WriterProcess w = writer(f, "sigterm-failing", proxy.url(), "--max-retries", "1", "--max-backoff", "500ms",
                     "--drain-timeout", "2s");
@@ -162,14 +127,14 @@ class DeliveryGuaranteesIT {
             assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1);
             assertThat(proxy.passed()).isZero();
         }
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()).values()).allMatch(o -> o == 0L);
+        assertThat(stack.committedOffsets(f.group(), f.topic()).values()).allMatch(o -> o == 0L);
         finishAndVerifyAll(f, "sigterm-failing");
     }
 
     @Test
     void killMinusNineThenRestartLeavesEveryExpectedSampleAndNothingElse() throws Exception {
         Fixture f = realInput("crash");
-        try (FaultProxy slow = new FaultProxy(vm.url())) {
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
             WriterProcess w = writer(f, "crash", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
             awaitSomeCommitted(f, Duration.ofSeconds(60));
@@ -179,29 +144,29 @@ class DeliveryGuaranteesIT {
         }
         Map<TopicPartition, Long> committed = assertCommittedIsDurable(f);
         assertThat(committed.values().stream().mapToLong(Long::longValue).sum()).isLessThan(f.records());
-        Path summary = work.resolve("crash-finish.json");
-        WriterProcess finish = writer(f, "crash-finish", vm.url(), "--stop-at-end", "--summary-json", summary.toString());
+        Path summary = stack.path("crash-finish.json");
+        WriterProcess finish = writer(f, "crash-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
         assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
         // the restart reads exactly what was not committed
         long uncommitted = 0;
-        for (Map.Entry<TopicPartition, Long> e : Scenario.endOffsets(stack.bootstrapServers(), f.topic()).entrySet()) {
+        for (Map.Entry<TopicPartition, Long> e : stack.endOffsets(f.topic()).entrySet()) {
             uncommitted += e.getValue() - committed.getOrDefault(e.getKey(), 0L);
         }
         assertThat(Scenario.summary(summary).get("records").asLong()).isEqualTo(uncommitted);
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
     void victoriaMetricsDownThenBackIsRetriedUntilEverythingIsWritten() throws Exception {
         Fixture f = realInput("vm-down");
-        vm.stop();
-        Path summary = work.resolve("vm-down.json");
-        WriterProcess w = writer(f, "vm-down", vm.url(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
+        stack.vm().stop();
+        Path summary = stack.path("vm-down.json");
+        WriterProcess w = writer(f, "vm-down", stack.vmUrl(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
                 "--summary-json", summary.toString());
         Thread.sleep(6000);
         assertThat(w.isAlive()).as(w.output()).isTrue();
-        vm.restart();
+        stack.vm().restart();
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("retries").asLong()).isPositive();
@@ -209,16 +174,16 @@ class DeliveryGuaranteesIT {
         // (at-least-once: the 2xx count may exceed the expected; dedup leaves one sample per timestamp)
         assertThat(s.get("durability").get("tsdb_restarts").asLong()).as(s.toString()).isPositive();
         assertThat(s.get("samples_written").asLong()).isGreaterThanOrEqualTo(points.size() * (long) M * N);
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
     void answers503And429WithRetryAfterAndSlowAnswersAreRetried() throws Exception {
         Fixture f = realInput("flaky");
-        try (FaultProxy proxy = new FaultProxy(vm.url())) {
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.Status(503, -1));
-            Path summary = work.resolve("flaky.json");
+            Path summary = stack.path("flaky.json");
             WriterProcess w = writer(f, "flaky", proxy.url(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
                     "--call-timeout", "1s", "--summary-json", summary.toString());
             Thread.sleep(3000);
@@ -232,18 +197,18 @@ class DeliveryGuaranteesIT {
             assertThat(proxy.faulted()).isPositive();
             assertThat(Scenario.summary(summary).get("retries").asLong()).isPositive();
         }
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
     void deadLetterPolicySendsEveryRecordOfAFailingBatchToTheDeadLetterTopic() throws Exception {
         Fixture f = realInput("dlq-write");
         String dlq = f.topic() + "-dlq";
-        stack.kafka().createTopic(dlq, 1);
-        try (FaultProxy proxy = new FaultProxy(vm.url())) {
+        stack.createTopic(dlq, 1);
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.Status(503, -1));
-            Path summary = work.resolve("dlq-write.json");
+            Path summary = stack.path("dlq-write.json");
             WriterProcess w = writer(f, "dlq-write", proxy.url(), "--stop-at-end", "--max-retries", "1", "--max-backoff", "200ms",
                     "--on-write-failure", "dead-letter", "--dead-letter-topic", dlq, "--batch-samples", "20000",
                     "--summary-json", summary.toString());
@@ -252,19 +217,19 @@ class DeliveryGuaranteesIT {
             assertThat(s.get("samples_dead_lettered").asLong()).isEqualTo(points.size() * (long) M * N);
             assertThat(s.get("samples_written").asLong()).isZero();
         }
-        List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq, f.records());
+        List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(dead).hasSize(f.records());
         assertThat(dead).allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("write_failed"));
         assertThat(sortedValues(dead)).isEqualTo(sortedValues(produced(f)));
-        assertCommittedAtEnd(f);
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
     void malformedRecordsAreCountedDeadLetteredWithHeadersAndTheValidPointsAroundThemAreWritten() throws Exception {
         String topic = "bad-input-" + names.incrementAndGet();
         String dlq = topic + "-dlq";
-        stack.kafka().createTopic(topic, PARTITIONS);
-        stack.kafka().createTopic(dlq, 1);
+        stack.createTopic(topic, PARTITIONS);
+        stack.createTopic(dlq, 1);
         Map<String, byte[]> malformed = new java.util.LinkedHashMap<>();
         malformed.put("invalid_json", "{not json".getBytes(StandardCharsets.UTF_8));
         malformed.put("invalid_value", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":\"NaN\"}".getBytes(StandardCharsets.UTF_8));
@@ -293,18 +258,18 @@ class DeliveryGuaranteesIT {
             }
         }
         assertThat(b).isEqualTo(bad.size());
-        Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
-        Path summary = work.resolve("bad-input.json");
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vm.url(), topic, "g-" + topic, M, N, 3,
+        stack.produceRaw(topic, PARTITIONS, values);
+        Path summary = stack.path("bad-input.json");
+        List<String> args = stack.runArgs(topic, "g-" + topic, M, N, 3,
                 "--stop-at-end", "--dead-letter-topic", dlq, "--max-record-bytes", "4KiB", "--summary-json", summary.toString(),
                 "--segment-size", "300");
-        WriterProcess w = WriterProcess.start(work.resolve("bad-input.log"), args);
+        WriterProcess w = stack.writer("bad-input", args);
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("decode_errors").asLong()).isEqualTo(bad.size());
         assertThat(s.get("records").asLong()).isEqualTo(values.size());
-        List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq, bad.size());
+        List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(dead).hasSize(bad.size());
         assertThat(sortedValues(dead)).isEqualTo(sortedValues(bad));
         for (ConsumerRecord<byte[], byte[]> r : dead) {
@@ -315,17 +280,17 @@ class DeliveryGuaranteesIT {
             assertThat(header(r, "tsdbwriter.source.offset")).isNotBlank();
             assertThat(header(r, "tsdbwriter.error")).isNotBlank();
         }
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), "g-" + topic, topic))
-                .isEqualTo(Scenario.endOffsets(stack.bootstrapServers(), topic));
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
+        assertThat(stack.committedOffsets("g-" + topic, topic))
+                .isEqualTo(stack.endOffsets(topic));
     }
 
     @Test
     void aBatchVictoriaMetricsRefusesIsSplitUntilTheRefusedRecordsAreDeadLettered() throws Exception {
         String topic = "refused-" + names.incrementAndGet();
         String dlq = topic + "-dlq";
-        stack.kafka().createTopic(topic, PARTITIONS);
-        stack.kafka().createTopic(dlq, 1);
+        stack.createTopic(topic, PARTITIONS);
+        stack.createTopic(dlq, 1);
         List<byte[]> values = new ArrayList<>();
         List<byte[]> poisoned = new ArrayList<>();
         for (int i = 0; i < points.size(); i++) {
@@ -337,28 +302,28 @@ class DeliveryGuaranteesIT {
                 poisoned.add(p);
             }
         }
-        Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
-        Path summary = work.resolve("refused.json");
-        try (FaultProxy proxy = new FaultProxy(vm.url())) {
+        stack.produceRaw(topic, PARTITIONS, values);
+        Path summary = stack.path("refused.json");
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.RejectContaining("\"poison\""));
-            List<String> args = Scenario.runArgs(stack.bootstrapServers(), proxy.url(), topic, "g-" + topic, M, N, 3,
+            List<String> args = stack.runArgs(proxy.url(), topic, "g-" + topic, M, N, 3,
                     "--stop-at-end", "--dead-letter-topic", dlq, "--summary-json", summary.toString());
-            WriterProcess w = WriterProcess.start(work.resolve("refused.log"), args);
+            WriterProcess w = stack.writer("refused", args);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         }
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("samples_dead_lettered").asLong()).isEqualTo(poisoned.size() * (long) M * N);
         assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
-        List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq, poisoned.size());
+        List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(sortedValues(dead)).isEqualTo(sortedValues(poisoned));
         assertThat(dead).allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("vm_rejected"));
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
     }
 
     @Test
     void brokerRestartMidRunLosesNothing() throws Exception {
         Fixture f = realInput("broker-restart");
-        try (FaultProxy slow = new FaultProxy(vm.url())) {
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(20)));
             WriterProcess w = writer(f, "broker-restart", slow.url(), "--stop-at-end", "--batch-samples", "600",
                     "--max-concurrent-writes", "2");
@@ -369,17 +334,17 @@ class DeliveryGuaranteesIT {
             slow.mode(new FaultProxy.Pass());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         }
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
+        stack.assertCommittedAtEnd(f);
     }
 
     @Test
     void membersJoiningAndDyingInOneGroupLoseNothing() throws Exception {
         String topic = "rebalance-" + names.incrementAndGet();
-        stack.kafka().createTopic(topic, 6);
-        int records = Scenario.produce(stack.bootstrapServers(), topic, 6, points, 1);
+        stack.createTopic(topic, 6);
+        int records = stack.produce(topic, 6, points, 1);
         Fixture f = new Fixture(topic, "g-" + topic, records);
-        try (FaultProxy slow = new FaultProxy(vm.url())) {
+        try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(15)));
             String[] fast = {"--batch-samples", "600", "--max-concurrent-writes", "2",
                     "--consumer-property", "session.timeout.ms=6000", "--consumer-property", "heartbeat.interval.ms=1000"};
@@ -396,16 +361,16 @@ class DeliveryGuaranteesIT {
             assertThat(w2.waitFor(Duration.ofSeconds(60))).as(w2.output()).isZero();
             assertThat(w3.waitFor(Duration.ofSeconds(60))).as(w3.output()).isZero();
         }
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-        assertCommittedAtEnd(f);
+        stack.assertExactReadBack(Scenario.expected(points, M, N));
+        stack.assertCommittedAtEnd(f);
     }
 
     private void awaitCommittedAtEnd(Fixture f, Duration timeout) throws Exception {
-        Map<TopicPartition, Long> end = Scenario.endOffsets(stack.bootstrapServers(), f.topic());
+        Map<TopicPartition, Long> end = stack.endOffsets(f.topic());
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<TopicPartition, Long> c = Map.of();
         while (System.nanoTime() < deadline) {
-            c = Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic());
+            c = stack.committedOffsets(f.group(), f.topic());
             if (c.equals(end)) {
                 return;
             }
@@ -418,33 +383,6 @@ class DeliveryGuaranteesIT {
         List<byte[]> out = new ArrayList<>();
         for (SourcePoint p : points) {
             out.add(PointRecords.encode(p));
-        }
-        return out;
-    }
-
-    private List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = c.endOffsets(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-                boolean atEnd = tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp));
-                if (atEnd && out.size() >= expected) {
-                    break;
-                }
-                if (atEnd) {
-                    break;
-                }
-            }
         }
         return out;
     }

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.durability.DurabilityNeed;
 import io.tsdbwriter.it.Scenario.Fixture;
-import io.tsdbwriter.it.support.LocalStack;
-import io.tsdbwriter.it.support.PrometheusServer;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
+import io.tsdbwriter.it.support.Components.PrometheusVersion;
+import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
@@ -18,17 +19,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Durable commits (issue 39): a TSDB's 2xx is not "stored" — VictoriaMetrics keeps acknowledged rows in memory for
@@ -56,39 +54,30 @@ class DurabilityIT {
     static final long VM_WINDOW_SECONDS = 16;
     static final Duration TSDB_DOWN = Duration.ofSeconds(3);
 
-    @TempDir
-    static Path work;
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka();
 
-    static LocalStack stack;
     static List<SourcePoint> points;
     static ExpectedSamples expected;
 
     @BeforeAll
-    static void startStack() throws Exception {
-        stack = LocalStack.start(work.resolve("stack"));
+    static void loadInput() throws Exception {
         points = Scenario.realPoints();
         expected = Scenario.expected(points, M, N);
     }
 
-    @AfterAll
-    static void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
-    }
-
     private static Fixture realInput(String name) {
-        return Scenario.realInput(stack, name, PARTITIONS, points);
+        return stack.realInput(name, PARTITIONS, points);
     }
 
     /** A {@code run} of the fixture's group; retries every second at most, so the job resumes soon after the TSDB is back. */
     private static WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vmUrl, f.topic(), f.group(), M, N, P, more);
+        List<String> args = stack.runArgs(vmUrl, f.topic(), f.group(), M, N, P, more);
         args.addAll(List.of("--segment-size", "300", "--commit-interval", "500ms", "--max-backoff", "1s", "--max-retries", "30"));
         if (args.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
             args.addAll(List.of("--durability-window", "auto")); // the default, which the other ITs shorten
         }
-        return WriterProcess.start(work.resolve(name + ".log"), args);
+        return stack.writer(name, args);
     }
 
     /** A {@code --stop-at-end} job held to {@link #RATE} samples/s in batches of 600 samples, with a summary. */
@@ -145,7 +134,7 @@ class DurabilityIT {
      * nothing unexpected, every value right. Duplicates are allowed (a re-read writes samples again; VictoriaMetrics'
      * {@code -dedup.minScrapeInterval=1ms} usually collapses them).
      */
-    private static VerificationResult assertEverySampleReadBack(VictoriaMetrics vm) throws Exception {
+    private static VerificationResult assertEverySampleReadBack(VmEndpoint vm) throws Exception {
         ReadBackVerifier verifier = new ReadBackVerifier(vm.url());
         long deadline = System.nanoTime() + Scenario.READ_BACK_TIMEOUT.toNanos();
         VerificationResult r = verifier.verify(expected);
@@ -170,10 +159,6 @@ class DurabilityIT {
         return Scenario.summary(summary).get("durability");
     }
 
-    private static void assertCommittedAtEnd(Fixture f) throws Exception {
-        Scenario.assertCommittedAtEnd(stack.bootstrapServers(), f);
-    }
-
     // ---------------------------------------------------------------- VictoriaMetrics (Debian 1.79.5; vm-current: today's)
 
     /**
@@ -184,8 +169,8 @@ class DurabilityIT {
     @Test
     void victoriaMetricsKilledMidJobLosesNothing() throws Exception {
         Fixture f = realInput("vm-killed-mid-job");
-        Path summary = work.resolve("vm-killed-mid-job.json");
-        try (VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-killed-mid-job"))) {
+        Path summary = stack.path("vm-killed-mid-job.json");
+        try (VmEndpoint vm = stack.startVm("vm-killed-mid-job")) {
             WriterProcess w = slowJob(f, "vm-killed-mid-job", vm.url(), summary);
             crashMidJob(vm.url() + "/metrics", "vm_rows_inserted_total", w, vm::kill, vm::restart);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
@@ -197,7 +182,7 @@ class DurabilityIT {
             assertThat(d.get("records_awaiting_durability").asLong()).as(d.toString()).isZero();
             assertEverySampleReadBack(vm);
         }
-        assertCommittedAtEnd(f);
+        stack.assertCommittedAtEnd(f);
     }
 
     /**
@@ -207,8 +192,8 @@ class DurabilityIT {
     @Test
     void victoriaMetricsKilledRightAfterTheJobExitedKeepsEverySample() throws Exception {
         Fixture f = realInput("vm-killed-after-job");
-        Path summary = work.resolve("vm-killed-after-job.json");
-        try (VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-killed-after-job"))) {
+        Path summary = stack.path("vm-killed-after-job.json");
+        try (VmEndpoint vm = stack.startVm("vm-killed-after-job")) {
             WriterProcess w = writer(f, "vm-killed-after-job", vm.url(), "--stop-at-end", "--summary-json", summary.toString());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             vm.kill();
@@ -222,7 +207,7 @@ class DurabilityIT {
             assertThat(d.get("records_awaiting_durability").asLong()).as(d.toString()).isZero();
             assertEverySampleReadBack(vm);
         }
-        assertCommittedAtEnd(f);
+        stack.assertCommittedAtEnd(f);
     }
 
     /**
@@ -233,8 +218,8 @@ class DurabilityIT {
     @Test
     void victoriaMetricsKilledMidJobWithDurabilityWindowZeroLosesSamples() throws Exception {
         Fixture f = realInput("vm-killed-window-zero");
-        Path summary = work.resolve("vm-killed-window-zero.json");
-        try (VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-killed-window-zero"))) {
+        Path summary = stack.path("vm-killed-window-zero.json");
+        try (VmEndpoint vm = stack.startVm("vm-killed-window-zero")) {
             WriterProcess w = slowJob(f, "vm-killed-window-zero", vm.url(), summary, "--durability-window", "0");
             crashMidJob(vm.url() + "/metrics", "vm_rows_inserted_total", w, vm::kill, vm::restart);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
@@ -250,7 +235,7 @@ class DurabilityIT {
             assertThat(r.unexpectedSeries()).as(r.summary()).isZero();
             assertThat(r.valueMismatches()).as(r.summary()).isZero();
         }
-        assertCommittedAtEnd(f); // the writer believes it all stored
+        stack.assertCommittedAtEnd(f); // the writer believes it all stored
     }
 
     // ---------------------------------------------------------------- Prometheus 3 (remote write receiver)
@@ -262,12 +247,11 @@ class DurabilityIT {
      */
     @Test
     void prometheus3KilledMidJobLosesNothing() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(PrometheusServer.CURRENT_BINARY),
-                PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current)");
+        stack.assumeAvailable(PrometheusVersion.CURRENT);
         Fixture f = realInput("prom3-killed-mid-job");
-        Path summary = work.resolve("prom3-killed-mid-job.json");
-        try (PrometheusServer prom = PrometheusServer.startCurrent(work.resolve("prom3-killed-mid-job"), Duration.ofDays(30),
-                "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
+        Path summary = stack.path("prom3-killed-mid-job.json");
+        try (PrometheusEndpoint prom = stack.startPrometheus("prom3-killed-mid-job", PrometheusVersion.CURRENT, Duration.ofDays(30),
+                true, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
             WriterProcess w = slowJob(f, "prom3-killed-mid-job", "http://127.0.0.1:1", summary,
                     "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl());
             crashMidJob(prom.url() + "/metrics", "prometheus_tsdb_head_samples_appended_total", w, prom::kill, prom::restart);
@@ -287,6 +271,6 @@ class DurabilityIT {
             }
             assertNothingMissing(r);
         }
-        assertCommittedAtEnd(f);
+        stack.assertCommittedAtEnd(f);
     }
 }

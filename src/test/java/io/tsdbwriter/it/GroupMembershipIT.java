@@ -2,17 +2,16 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.FreePorts;
-import io.tsdbwriter.it.support.KafkaBroker;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,12 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -48,73 +45,46 @@ class GroupMembershipIT {
     /** Seeds per protocol of the repeated-kill scenario. */
     static final long[] SEEDS = {11, 23, 37};
 
-    @TempDir
-    static Path work;
+    /** One broker; the scenarios start their VictoriaMetrics, proxies and writers through it (stopped after each). */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka();
 
-    static KafkaBroker kafka;
     /** The first few real scrapes (small data, so each scenario stays short). */
     static List<SourcePoint> points;
     static final AtomicInteger names = new AtomicInteger();
-    final List<AutoCloseable> toClose = new ArrayList<>();
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        kafka = KafkaBroker.start(work.resolve("kafka"));
+    static void loadInput() throws Exception {
         List<SourcePoint> all = Scenario.realPoints();
         points = List.copyOf(all.subList(0, all.size() * 3 / 20)); // 3 of the 20 scrapes' worth of points
     }
 
-    @AfterAll
-    static void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
-
-    @AfterEach
-    void closeAll() {
-        for (AutoCloseable c : toClose.reversed()) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                // best effort
-            }
-        }
-    }
-
-    private record Fixture(String topic, String group, VictoriaMetrics vm) {
+    private record Fixture(String topic, String group, VmEndpoint vm) {
     }
 
     private Fixture fixture(String name) {
-        String topic = name + "-" + names.incrementAndGet();
-        kafka.createTopic(topic, PARTITIONS);
-        Scenario.produce(kafka.bootstrapServers(), topic, PARTITIONS, points, 1);
-        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-" + topic));
-        toClose.add(vm);
-        return new Fixture(topic, "g-" + topic, vm);
+        String topic = stack.createTopic(name + "-" + names.incrementAndGet(), PARTITIONS);
+        stack.produce(topic, PARTITIONS, points, 1);
+        return new Fixture(topic, "g-" + topic, stack.startVm("vm-" + topic));
     }
 
     /** A proxy that slows every write, so a run takes several seconds and kills land mid-work. */
     private FaultProxy slow(Fixture f, Duration delay) throws Exception {
-        FaultProxy proxy = new FaultProxy(f.vm().url());
+        FaultProxy proxy = stack.own(new FaultProxy(f.vm().url()));
         proxy.mode(new FaultProxy.Delay(delay));
-        toClose.add(proxy);
         return proxy;
     }
 
     private WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
-        List<String> args = Scenario.runArgs(kafka.bootstrapServers(), vmUrl, f.topic(), f.group(), M, N, 2, more);
+        List<String> args = stack.runArgs(vmUrl, f.topic(), f.group(), M, N, 2, more);
         args.addAll(List.of("--segment-size", "50", "--commit-interval", "500ms", "--batch-samples", "50",
                 "--max-concurrent-writes", "1"));
-        WriterProcess w = WriterProcess.start(work.resolve(name + ".log"), args);
-        toClose.add(w);
-        return w;
+        return stack.writer(name, args);
     }
 
     private void assertEverythingWrittenAndCommitted(Fixture f) throws Exception {
         Scenario.assertExactReadBack(f.vm().url(), Scenario.expected(points, M, N));
-        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), f.group(), f.topic()))
-                .isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), f.topic()));
+        assertThat(stack.committedOffsets(f.group(), f.topic())).isEqualTo(stack.endOffsets(f.topic()));
     }
 
     static Stream<Arguments> killSeeds() {
@@ -150,14 +120,14 @@ class GroupMembershipIT {
             Thread.sleep(1000 + random.nextInt(5001));
             w.kill();
         }
-        Map<TopicPartition, Long> before = Scenario.committedOffsets(kafka.bootstrapServers(), f.group(), f.topic());
+        Map<TopicPartition, Long> before = stack.committedOffsets(f.group(), f.topic());
         List<String> finish = new ArrayList<>(List.of(group));
         finish.add("--stop-at-end");
         WriterProcess last = writer(f, "kills-" + protocol + "-" + seed + "-final", proxy.url(), finish.toArray(String[]::new));
         assertThat(last.waitFor(Scenario.PROCESS_TIMEOUT)).as(last.output()).isZero();
         assertThat(last.output()).contains("stop-at-end: the group's committed offset of every partition (3) reached its recorded end");
         System.out.printf("kills %s seed %d: committed before the final run %s of %s; the final run waited for others %d time(s)%n",
-                protocol, seed, before, Scenario.endOffsets(kafka.bootstrapServers(), f.topic()),
+                protocol, seed, before, stack.endOffsets(f.topic()),
                 lines(last.output(), "waiting for").size());
         assertEverythingWrittenAndCommitted(f);
     }
@@ -209,8 +179,8 @@ class GroupMembershipIT {
         }
         w1.kill();
         assertThat(w2.waitFor(Scenario.PROCESS_TIMEOUT)).as(w2.output()).isZero();
-        Map<TopicPartition, Long> end = Scenario.endOffsets(kafka.bootstrapServers(), f.topic());
-        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), f.group(), f.topic()))
+        Map<TopicPartition, Long> end = stack.endOffsets(f.topic());
+        assertThat(stack.committedOffsets(f.group(), f.topic()))
                 .as("committed when the first survivor exited").isEqualTo(end);
         assertThat(w3.waitFor(Scenario.PROCESS_TIMEOUT)).as(w3.output()).isZero();
         assertEverythingWrittenAndCommitted(f);
@@ -219,13 +189,11 @@ class GroupMembershipIT {
     @Test
     void missingTopicIsOneLineAndExitOneAndTheTopicIsNotCreated() throws Exception {
         String topic = "no-such-topic-" + names.incrementAndGet();
-        List<String> args = Scenario.runArgs(kafka.bootstrapServers(), "http://127.0.0.1:9", topic, "g-" + topic, M, N, 1,
-                "--stop-at-end");
-        WriterProcess w = WriterProcess.start(work.resolve("missing-topic.log"), args);
-        toClose.add(w);
+        List<String> args = stack.runArgs("http://127.0.0.1:9", topic, "g-" + topic, M, N, 1, "--stop-at-end");
+        WriterProcess w = stack.writer("missing-topic", args);
         assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(1);
         assertThat(w.output()).contains("topic '" + topic + "' does not exist").doesNotContain("Exception", "\tat ");
-        try (Admin admin = Admin.create(kafka.adminProperties())) {
+        try (Admin admin = Admin.create(stack.kafka().adminProperties())) {
             assertThat(admin.listTopics().names().get()).doesNotContain(topic);
         }
     }
@@ -242,8 +210,7 @@ class GroupMembershipIT {
         // without --stop-at-end: keeps retrying, not ready
         List<String> service = new ArrayList<>(base);
         service.addAll(List.of("--metrics-port", Integer.toString(metricsPort), "--metrics-address", "127.0.0.1"));
-        WriterProcess w = WriterProcess.start(work.resolve("unreachable-service.log"), service);
-        toClose.add(w);
+        WriterProcess w = stack.writer("unreachable-service", service);
         awaitOutput(w, "unreachable", Duration.ofSeconds(30));
         HttpClient http = HttpClient.newHttpClient();
         HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready")).build(),
@@ -259,8 +226,7 @@ class GroupMembershipIT {
         List<String> job = new ArrayList<>(base);
         job.addAll(List.of("--metrics-port", "-1", "--stop-at-end", "--kafka-timeout", "5s"));
         long t0 = System.nanoTime();
-        WriterProcess j = WriterProcess.start(work.resolve("unreachable-job.log"), job);
-        toClose.add(j);
+        WriterProcess j = stack.writer("unreachable-job", job);
         assertThat(j.waitFor(Duration.ofSeconds(40))).as(j.output()).isEqualTo(1);
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(25));
         List<String> named = lines(j.output(), servers);
@@ -277,17 +243,15 @@ class GroupMembershipIT {
     @Test
     void victoriaMetricsAnswering401IsACredentialsLineAndNothingIsCommitted() throws Exception {
         String topic = "auth-" + names.incrementAndGet();
-        kafka.createTopic(topic, PARTITIONS);
-        Scenario.produce(kafka.bootstrapServers(), topic, PARTITIONS, points, 1);
-        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-auth"), "-httpAuth.username=writer", "-httpAuth.password=s3cret");
-        toClose.add(vm);
+        stack.createTopic(topic, PARTITIONS);
+        stack.produce(topic, PARTITIONS, points, 1);
+        VmEndpoint vm = stack.startVm("vm-auth", "-httpAuth.username=writer", "-httpAuth.password=s3cret");
         int metricsPort = FreePorts.pick();
-        List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", topic,
+        List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", topic,
                 "--group-id", "g-" + topic, "--vm-url", vm.url(), "--metrics-port", Integer.toString(metricsPort),
                 "--metrics-address", "127.0.0.1", "--max-retries", "1", "--max-backoff", "500ms", "--drain-timeout", "2s",
                 "--stop-at-end", "--report-interval", "5s"));
-        WriterProcess w = WriterProcess.start(work.resolve("auth.log"), args);
-        toClose.add(w);
+        WriterProcess w = stack.writer("auth", args);
         awaitOutput(w, "answered 401: a configuration fault, not the data - credentials?", Duration.ofSeconds(60));
         assertThat(w.output()).contains(vm.url() + "/api/v1/import");
         Thread.sleep(3000);
@@ -302,13 +266,13 @@ class GroupMembershipIT {
         w.sigterm();
         // a --stop-at-end job stopped by a signal before its end
         assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(4);
-        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic).values()).allMatch(o -> o == 0L);
+        assertThat(stack.committedOffsets("g-" + topic, topic).values()).allMatch(o -> o == 0L);
     }
 
     private void awaitSomeCommitted(Fixture f, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            Map<TopicPartition, Long> c = Scenario.committedOffsets(kafka.bootstrapServers(), f.group(), f.topic());
+            Map<TopicPartition, Long> c = stack.committedOffsets(f.group(), f.topic());
             if (c.values().stream().mapToLong(Long::longValue).sum() > 0) {
                 return;
             }

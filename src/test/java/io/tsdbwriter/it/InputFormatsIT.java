@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.FreePorts;
-import io.tsdbwriter.it.support.KafkaBroker;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.SourcePoint;
@@ -32,13 +32,12 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every input format against VictoriaMetrics itself (issue 14's oracle): the same record payloads go (a) through the
@@ -62,13 +61,13 @@ class InputFormatsIT {
     private static final int M = 6;
     private static final int N = 3;
 
-    @TempDir
-    static Path work;
+    /** One broker; the class's VictoriaMetrics are started in {@link #start()} (stopped after the class). */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka();
 
-    static KafkaBroker kafka;
-    static VictoriaMetrics relay;
-    static VictoriaMetrics direct;
-    static VictoriaMetrics amplified;
+    static VmEndpoint relay;
+    static VmEndpoint direct;
+    static VmEndpoint amplified;
     static FreePorts.Reservation graphitePort;
     static Path telegraf;
 
@@ -80,13 +79,12 @@ class InputFormatsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = KafkaBroker.start(work.resolve("kafka"));
         graphitePort = FreePorts.reserve();
         int gport = graphitePort.port();
         graphitePort.close();
-        relay = VictoriaMetrics.start(work.resolve("vm-relay"));
-        direct = VictoriaMetrics.start(work.resolve("vm-direct"), "-graphiteListenAddr=127.0.0.1:" + gport);
-        amplified = VictoriaMetrics.start(work.resolve("vm-amplified"));
+        relay = stack.startVm("vm-relay");
+        direct = stack.startVm("vm-direct", "-graphiteListenAddr=127.0.0.1:" + gport);
+        amplified = stack.startVm("vm-amplified");
         String bin = System.getProperty("tsdbwriter.telegraf.binary", System.getenv("TSDB_WRITER_TELEGRAF_BINARY"));
         if (bin == null) {
             Path cached = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/telegraf");
@@ -101,19 +99,6 @@ class InputFormatsIT {
         }
         feeds.put("prometheus", prometheusFeed());
         feeds.put("jsonline", jsonlineFeed());
-    }
-
-    @AfterAll
-    static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {relay, direct, amplified, kafka}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception e) {
-                // best effort
-            }
-        }
     }
 
     // ---------------------------------------------------------------- the oracle
@@ -180,9 +165,9 @@ class InputFormatsIT {
         String influx = "bad-influx";
         String rw = "bad-rw";
         String dlq = "bad-dlq";
-        kafka.createTopic(influx, 1);
-        kafka.createTopic(rw, 1);
-        kafka.createTopic(dlq, 1);
+        stack.createTopic(influx, 1);
+        stack.createTopic(rw, 1);
+        stack.createTopic(dlq, 1);
         long t = 1_795_300_857_000L;
         byte[] brokenInflux = ("badtest,host=h v=1 " + t * 1_000_000 + "\nthis_line_has_no_fields\nbadtest,host=h v=2 "
                 + (t + 60_000) * 1_000_000 + "\n").getBytes(StandardCharsets.UTF_8);
@@ -193,9 +178,8 @@ class InputFormatsIT {
         produce(List.of(new ProducerRecord<>(influx, 0, t, null, brokenInflux), new ProducerRecord<>(influx, 0, t, null, nanInflux),
                 new ProducerRecord<>(rw, 0, t, null, garbageRw), new ProducerRecord<>(rw, 0, t, null, goodRw)));
 
-        Path summary = work.resolve("bad-summary.json");
-        WriterProcess writer = WriterProcess.start(work.resolve("bad.log"), Scenario.runArgs(kafka.bootstrapServers(), relay.url(),
-                influx + "," + rw, "bad", 1, 1, 1, "--input-format", "influx", "--topic-format", rw + "=promremotewrite",
+        Path summary = stack.path("bad-summary.json");
+        WriterProcess writer = stack.writer("bad", stack.runArgs(relay.url(), influx + "," + rw, "bad", 1, 1, 1, "--input-format", "influx", "--topic-format", rw + "=promremotewrite",
                 "--instance-label", "host", "--dead-letter-topic", dlq, "--stop-at-end", "--summary-json", summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
         JsonNode s = Scenario.summary(summary);
@@ -205,7 +189,7 @@ class InputFormatsIT {
         assertThat(writer.output()).contains("bad-influx-0@0: invalid_line").contains("bad-rw-0@0: invalid_compression")
                 .contains("bad-influx-0@1: non_finite_value");
         for (String topic : List.of(influx, rw)) {
-            assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "bad", topic)).isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), topic));
+            assertThat(stack.committedOffsets("bad", topic)).isEqualTo(stack.endOffsets(topic));
         }
         List<ConsumerRecord<byte[], byte[]>> dead = consumeAll(dlq);
         assertThat(dead).hasSize(2); // the NaN record is not malformed: counted, not dead-lettered
@@ -245,7 +229,7 @@ class InputFormatsIT {
         Path scrape = NodeExporterFiles.first();
         Map<String, String> topics = Map.of("influx", "tg-influx", "promremotewrite", "tg-rw", "graphite", "tg-graphite");
         for (String t : topics.values()) {
-            kafka.createTopic(t, 1);
+            stack.createTopic(t, 1);
         }
         String conf = """
                 [agent]
@@ -268,10 +252,10 @@ class InputFormatsIT {
                   topic = "tg-graphite"
                   data_format = "graphite"
                   graphite_tag_support = true
-                """.formatted(scrape, kafka.bootstrapServers(), kafka.bootstrapServers(), kafka.bootstrapServers());
-        Path confFile = work.resolve("telegraf.conf");
+                """.formatted(scrape, stack.bootstrapServers(), stack.bootstrapServers(), stack.bootstrapServers());
+        Path confFile = stack.path("telegraf.conf");
         Files.writeString(confFile, conf);
-        Path log = work.resolve("telegraf.log");
+        Path log = stack.path("telegraf.log");
         Process p = new ProcessBuilder(telegraf.toString(), "--config", confFile.toString(), "--once")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         if (!p.waitFor(90, TimeUnit.SECONDS)) {
@@ -291,8 +275,7 @@ class InputFormatsIT {
 
     /** The scrape files themselves, one record each, timestamped with the scrape's time (samples carry none). */
     private static Feed prometheusFeed() throws Exception {
-        String topic = "prom";
-        kafka.createTopic(topic, 1);
+        String topic = stack.createTopic("prom", 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (Path f : NodeExporterFiles.all().subList(0, 2)) {
             String name = f.getFileName().toString(); // node-exporter-<epoch seconds>.prom
@@ -321,13 +304,12 @@ class InputFormatsIT {
             lines.append(JSON.writeValueAsString(line)).append('\n');
         }
         List<String> exported;
-        try (VictoriaMetrics scratch = VictoriaMetrics.start(work.resolve("vm-scratch"))) {
+        try (VmEndpoint scratch = stack.startVm("vm-scratch")) {
             assertThat(scratch.importLines(lines.toString())).isEqualTo(204);
             exported = scratch.awaitExport("{__name__=~\".+\"}", l -> samples(normalize(l)) >= points.size(), Duration.ofSeconds(30));
         }
         assertThat(samples(normalize(exported))).isEqualTo(points.size());
-        String topic = "jsonl";
-        kafka.createTopic(topic, 1);
+        String topic = stack.createTopic("jsonl", 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (int i = 0; i < exported.size(); i += 40) {
             String value = String.join("\n", exported.subList(i, Math.min(exported.size(), i + 40))) + "\n";
@@ -395,26 +377,23 @@ class InputFormatsIT {
 
     // ---------------------------------------------------------------- (a): through the writer
 
-    private static JsonNode runWriter(Feed f, VictoriaMetrics vm, int m, int n, String name) throws Exception {
-        Path summary = work.resolve(name + "-" + f.format() + "-summary.json");
-        WriterProcess writer = WriterProcess.start(work.resolve(name + "-" + f.format() + ".log"),
-                Scenario.runArgs(kafka.bootstrapServers(), vm.url(), f.topic(), name + "-" + f.format(), m, n, 1,
-                        "--input-format", f.format(), "--instance-label", f.instanceLabel(), "--stop-at-end",
-                        "--summary-json", summary.toString()));
+    private static JsonNode runWriter(Feed f, VmEndpoint vm, int m, int n, String name) throws Exception {
+        Path summary = stack.path(name + "-" + f.format() + "-summary.json");
+        WriterProcess writer = stack.writer(name + "-" + f.format(), stack.runArgs(vm.url(), f.topic(), name + "-" + f.format(), m, n, 1,
+                "--input-format", f.format(), "--instance-label", f.instanceLabel(), "--stop-at-end", "--summary-json", summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
-        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), name + "-" + f.format(), f.topic()))
-                .isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), f.topic()));
+        assertThat(stack.committedOffsets(name + "-" + f.format(), f.topic())).isEqualTo(stack.endOffsets(f.topic()));
         return Scenario.summary(summary);
     }
 
     // ---------------------------------------------------------------- Kafka
 
     private static void produce(List<ProducerRecord<byte[], byte[]>> records) {
-        Scenario.produce(kafka.bootstrapServers(), records);
+        stack.produce(records);
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> consumeAll(String topic) throws Exception {
-        return Scenario.consumeAll(kafka.bootstrapServers(), topic);
+        return Scenario.consumeAll(stack.bootstrapServers(), topic);
     }
 
     // ---------------------------------------------------------------- export comparison

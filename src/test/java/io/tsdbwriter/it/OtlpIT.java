@@ -16,9 +16,10 @@ import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.Sum;
 import io.opentelemetry.proto.resource.v1.Resource;
-import io.tsdbwriter.it.support.KafkaBroker;
+import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.Components.VmVersion;
 import io.tsdbwriter.it.support.OtlpRequests;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import java.net.URI;
@@ -26,7 +27,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,14 +36,12 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * OTLP in (issue 29) against VictoriaMetrics' own OpenTelemetry endpoint as the oracle, as {@link InputFormatsIT} does
@@ -62,25 +60,22 @@ class OtlpIT {
     private static final int M = 6;
     private static final int N = 3;
 
-    @TempDir
-    static Path work;
+    /** One broker, if today's VictoriaMetrics is built; the three VictoriaMetrics are started in {@link #start()}. */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka().assuming(VmVersion.CURRENT);
 
-    static KafkaBroker kafka;
-    static VictoriaMetrics relay;
-    static VictoriaMetrics direct;
-    static VictoriaMetrics amplified;
+    static VmEndpoint relay;
+    static VmEndpoint direct;
+    static VmEndpoint amplified;
     static final List<ExportMetricsServiceRequest> requests = new ArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(VictoriaMetrics.CURRENT_BINARY),
-                VictoriaMetrics.CURRENT_BINARY + " not built (scripts/lib.sh ensure_victoria_metrics_current)");
-        kafka = KafkaBroker.start(work.resolve("kafka"));
-        relay = VictoriaMetrics.startCurrent(work.resolve("vm-relay"));
-        direct = VictoriaMetrics.startCurrent(work.resolve("vm-direct"));
-        amplified = VictoriaMetrics.startCurrent(work.resolve("vm-amplified"));
-        kafka.createTopic("otlp", 1);
-        kafka.createTopic("otlp-json", 1);
+        relay = stack.startVm("vm-relay", VmVersion.CURRENT);
+        direct = stack.startVm("vm-direct", VmVersion.CURRENT);
+        amplified = stack.startVm("vm-amplified", VmVersion.CURRENT);
+        stack.createTopic("otlp", 1);
+        stack.createTopic("otlp-json", 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (Path f : NodeExporterFiles.all().subList(0, 3)) {
             long ts = Long.parseLong(f.getFileName().toString().replaceAll("\\D", "")) * 1000;
@@ -92,19 +87,6 @@ class OtlpIT {
             records.add(new ProducerRecord<>("otlp-json", 0, ts, null, JsonFormat.printer().print(b).getBytes(StandardCharsets.UTF_8)));
         }
         produce(records);
-    }
-
-    @AfterAll
-    static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {relay, direct, amplified, kafka}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception e) {
-                // best effort
-            }
-        }
     }
 
     @Test
@@ -162,8 +144,8 @@ class OtlpIT {
     @Test
     @Order(3)
     void malformedAndUnsupportedRecordsAreCountedDeadLetteredAndTheRestWritten() throws Exception {
-        kafka.createTopic("otlp-bad", 1);
-        kafka.createTopic("otlp-dlq", 1);
+        stack.createTopic("otlp-bad", 1);
+        stack.createTopic("otlp-dlq", 1);
         long t = 1_795_300_857_000L;
         long ns = t * 1_000_000L;
         ExportMetricsServiceRequest mixed = ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
@@ -176,16 +158,15 @@ class OtlpIT {
                                 .addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(ns).setAsDouble(7)))))).build();
         byte[] garbage = "not an ExportMetricsServiceRequest".getBytes(StandardCharsets.UTF_8);
         produce(List.of(new ProducerRecord<>("otlp-bad", 0, t, null, garbage), new ProducerRecord<>("otlp-bad", 0, t, null, mixed.toByteArray())));
-        Path summary = work.resolve("bad-summary.json");
-        WriterProcess w = WriterProcess.start(work.resolve("bad.log"), Scenario.runArgs(kafka.bootstrapServers(), relay.url(),
-                "otlp-bad", "bad", 1, 1, 1, "--input-format", "otlp", "--dead-letter-topic", "otlp-dlq", "--stop-at-end",
+        Path summary = stack.path("bad-summary.json");
+        WriterProcess w = stack.writer("bad", stack.runArgs(relay.url(), "otlp-bad", "bad", 1, 1, 1, "--input-format", "otlp", "--dead-letter-topic", "otlp-dlq", "--stop-at-end",
                 "--summary-json", summary.toString()));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("decode_errors").asLong()).isEqualTo(2);
         assertThat(s.get("samples_written").asLong()).isEqualTo(1);
         assertThat(w.output()).contains("otlp-bad-0@0: invalid_protobuf").contains("otlp-bad-0@1: unsupported_temporality");
-        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "bad", "otlp-bad")).isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), "otlp-bad"));
+        assertThat(stack.committedOffsets("bad", "otlp-bad")).isEqualTo(stack.endOffsets("otlp-bad"));
         Map<String, byte[]> byReason = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : consumeAll("otlp-dlq")) {
             byReason.put(new String(r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8), r.value());
@@ -198,24 +179,23 @@ class OtlpIT {
         assertThat(back).containsOnlyKeys("{\"__name__\":\"otlp_bad_kept\",\"host.name\":\"bad-host\"}");
     }
 
-    private static JsonNode runWriter(VictoriaMetrics vm, int m, int n, String name, String topics) throws Exception {
-        Path summary = work.resolve(name + "-summary.json");
-        WriterProcess writer = WriterProcess.start(work.resolve(name + ".log"),
-                Scenario.runArgs(kafka.bootstrapServers(), vm.url(), topics, name, m, n, 1,
-                        "--input-format", "otlp", "--topic-format", "otlp-json=otlp-json", "--instance-label", "host.name",
-                        "--stop-at-end", "--summary-json", summary.toString()));
+    private static JsonNode runWriter(VmEndpoint vm, int m, int n, String name, String topics) throws Exception {
+        Path summary = stack.path(name + "-summary.json");
+        WriterProcess writer = stack.writer(name, stack.runArgs(vm.url(), topics, name, m, n, 1,
+                "--input-format", "otlp", "--topic-format", "otlp-json=otlp-json", "--instance-label", "host.name",
+                "--stop-at-end", "--summary-json", summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
         for (String topic : topics.split(",")) {
-            assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), name, topic)).isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), topic));
+            assertThat(stack.committedOffsets(name, topic)).isEqualTo(stack.endOffsets(topic));
         }
         return Scenario.summary(summary);
     }
 
     private static void produce(List<ProducerRecord<byte[], byte[]>> records) {
-        Scenario.produce(kafka.bootstrapServers(), records);
+        stack.produce(records);
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> consumeAll(String topic) throws Exception {
-        return Scenario.consumeAll(kafka.bootstrapServers(), topic);
+        return Scenario.consumeAll(stack.bootstrapServers(), topic);
     }
 }

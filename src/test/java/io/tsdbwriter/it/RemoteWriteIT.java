@@ -5,34 +5,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.FaultProxy;
-import io.tsdbwriter.it.support.LocalStack;
-import io.tsdbwriter.it.support.PrometheusServer;
-import io.tsdbwriter.it.support.VictoriaMetrics;
+import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
+import io.tsdbwriter.it.support.Components.PrometheusVersion;
+import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.Components.VmVersion;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.verify.VerificationResult;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code --output remote-write} end to end (issue 15): the main job on the real scrapes (M=6, N=3, P=3,
@@ -50,31 +44,20 @@ class RemoteWriteIT {
     static final int M = 6;
     static final int N = 3;
     static final int P = 3;
-    /** The current VictoriaMetrics release, built by {@code go install} (see HELPERS / DESIGN §8). */
-    static final Path CURRENT_VM = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/victoria-metrics");
+    /** One broker; each scenario starts its own receivers. */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka();
 
-    @TempDir
-    static Path work;
-
-    static LocalStack stack;
     static List<SourcePoint> points;
     static final AtomicInteger names = new AtomicInteger();
 
     @BeforeAll
-    static void startStack() throws Exception {
-        stack = LocalStack.start(work.resolve("stack"));
+    static void loadInput() throws Exception {
         points = Scenario.realPoints();
     }
 
-    @AfterAll
-    static void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
-    }
-
     private static Fixture realInput(String name) {
-        return Scenario.realInput(stack, name, PARTITIONS, points);
+        return stack.realInput(name, PARTITIONS, points);
     }
 
     private static WriterProcess writer(Fixture f, String name, String remoteWriteUrl, String... more) {
@@ -82,14 +65,10 @@ class RemoteWriteIT {
     }
 
     private static WriterProcess writer(Fixture f, String name, int n, String remoteWriteUrl, String... more) {
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), "http://127.0.0.1:1", f.topic(), f.group(), M, n, P, more);
+        List<String> args = stack.runArgs("http://127.0.0.1:1", f.topic(), f.group(), M, n, P, more);
         args.addAll(List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl, "--segment-size", "500",
                 "--commit-interval", "500ms"));
-        return WriterProcess.start(work.resolve(name + ".log"), args);
-    }
-
-    private static void assertCommittedAtEnd(Fixture f) throws Exception {
-        Scenario.assertCommittedAtEnd(stack.bootstrapServers(), f);
+        return stack.writer(name, args);
     }
 
     /** Runs the main job into {@code url} and checks the summary and the committed offsets. */
@@ -98,7 +77,7 @@ class RemoteWriteIT {
     }
 
     private static JsonNode mainJob(Fixture f, String name, String url, String... more) throws Exception {
-        Path summary = work.resolve(name + ".json");
+        Path summary = stack.path(name + ".json");
         List<String> args = new ArrayList<>(List.of("--stop-at-end", "--summary-json", summary.toString()));
         args.addAll(List.of(more));
         WriterProcess w = writer(f, name, url, args.toArray(String[]::new));
@@ -109,15 +88,14 @@ class RemoteWriteIT {
         assertThat(s.get("samples_expected").asLong()).isEqualTo(expected);
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected);
         assertThat(s.get("samples_failed").asLong()).isZero();
-        assertCommittedAtEnd(f);
+        stack.assertCommittedAtEnd(f);
         return s;
     }
 
     // ---------------------------------------------------------------- Remote-Write 2.0 (issue 29)
 
     private static void assumePrometheus3() {
-        Assumptions.assumeTrue(Files.isExecutable(PrometheusServer.CURRENT_BINARY),
-                PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current)");
+        stack.assumeAvailable(PrometheusVersion.CURRENT);
     }
 
     /**
@@ -131,8 +109,8 @@ class RemoteWriteIT {
         ExpectedSamples expected = Scenario.expected(points, M, N);
         long[] bytes = new long[2];
         for (String version : List.of("1", "2")) {
-            try (PrometheusServer prom = PrometheusServer.startCurrent(work.resolve("prom3-v" + version), Duration.ofDays(30),
-                    "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
+            try (PrometheusEndpoint prom = stack.startPrometheus("prom3-v" + version, PrometheusVersion.CURRENT, Duration.ofDays(30),
+                    true, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
                 JsonNode s = mainJob("prom3-v" + version, prom.remoteWriteUrl(), "--remote-write-version", version);
                 bytes[Integer.parseInt(version) - 1] = s.get("request_bytes").asLong();
                 VerificationResult r = prom.readBackWithin("{productKey=\"node\"}", expected, Duration.ofSeconds(20));
@@ -156,19 +134,20 @@ class RemoteWriteIT {
     @Test
     void remoteWrite2IntoOneZeroReceiversIsAFaultThatLosesNothing() throws Exception {
         assumePrometheus3();
-        try (PrometheusServer only1 = PrometheusServer.startCurrent(work.resolve("prom3-only1"), Duration.ofDays(30), "prometheus.WriteRequest");
-             PrometheusServer old = PrometheusServer.start(work.resolve("prom242-v2"), Duration.ofDays(30))) {
-            for (PrometheusServer prom : List.of(only1, old)) {
+        try (PrometheusEndpoint only1 = stack.startPrometheus("prom3-only1", PrometheusVersion.CURRENT, Duration.ofDays(30), true,
+                "prometheus.WriteRequest");
+             PrometheusEndpoint old = stack.startPrometheus("prom242-v2")) {
+            for (PrometheusEndpoint prom : List.of(only1, old)) {
                 String name = prom == old ? "prom242-v2" : "prom3-only1";
                 Fixture f = realInput(name);
-                Path summary = work.resolve(name + "-v2.json");
+                Path summary = stack.path(name + "-v2.json");
                 WriterProcess w = writer(f, name + "-v2", prom.remoteWriteUrl(), "--remote-write-version", "2", "--stop-at-end",
                         "--write-fault-timeout", "5s", "--summary-json", summary.toString());
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
                 assertThat(w.output()).contains(prom == old ? "a Remote-Write 1.0 receiver?" : "415 Unsupported Media Type")
                         .contains("--remote-write-version 1");
                 assertThat(Scenario.summary(summary).get("samples_written").asLong()).isZero();
-                assertThat(Scenario.committedOffsets(stack.bootstrapServers(), f.group(), f.topic()).values())
+                assertThat(stack.committedOffsets(f.group(), f.topic()).values())
                         .as("nothing committed").allSatisfy(o -> assertThat(o).isZero());
                 mainJob(f, name + "-v1", prom.remoteWriteUrl(), "--remote-write-version", "1");
                 ExpectedSamples expected = Scenario.expected(points, M, N);
@@ -180,7 +159,7 @@ class RemoteWriteIT {
 
     @Test
     void mainJobIntoPrometheusReadsBackExactly() throws Exception {
-        try (PrometheusServer prom = PrometheusServer.start(work.resolve("prom-main"), Duration.ofDays(30))) {
+        try (PrometheusEndpoint prom = stack.startPrometheus("prom-main")) {
             mainJob("prom-main", prom.remoteWriteUrl());
             ExpectedSamples expected = Scenario.expected(points, M, N);
             VerificationResult r = prom.readBackWithin("{productKey=\"node\"}", expected, Duration.ofSeconds(20));
@@ -192,7 +171,7 @@ class RemoteWriteIT {
 
     @Test
     void mainJobIntoVictoriaMetricsRemoteWriteReadsBackExactly() throws Exception {
-        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-main"));
+        VmEndpoint vm = stack.startVm("vm-main");
         try (vm) {
             mainJob("vm-main", vm.url() + "/api/v1/write");
             Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
@@ -201,19 +180,8 @@ class RemoteWriteIT {
 
     @Test
     void mainJobIntoCurrentVictoriaMetricsRemoteWriteReadsBackExactly() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(CURRENT_VM), CURRENT_VM + " not built (go install …@v1.150.0)");
-        String before = System.getProperty("tsdbwriter.vm.binary");
-        VictoriaMetrics vm;
-        System.setProperty("tsdbwriter.vm.binary", CURRENT_VM.toString());
-        try {
-            vm = VictoriaMetrics.start(work.resolve("vm-current"));
-        } finally {
-            if (before == null) {
-                System.clearProperty("tsdbwriter.vm.binary");
-            } else {
-                System.setProperty("tsdbwriter.vm.binary", before);
-            }
-        }
+        stack.assumeAvailable(VmVersion.CURRENT);
+        VmEndpoint vm = stack.startVm("vm-current", VmVersion.CURRENT);
         try (vm) {
             mainJob("vm-current", vm.url() + "/api/v1/write");
             Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
@@ -224,8 +192,8 @@ class RemoteWriteIT {
     void seriesTheReceiverRefusesWith400AreIsolatedAndOnlyTheyAreDeadLettered() throws Exception {
         String topic = "rw-refused-" + names.incrementAndGet();
         String dlq = topic + "-dlq";
-        stack.kafka().createTopic(topic, PARTITIONS);
-        stack.kafka().createTopic(dlq, 1);
+        stack.createTopic(topic, PARTITIONS);
+        stack.createTopic(dlq, 1);
         List<byte[]> values = new ArrayList<>();
         List<byte[]> poisoned = new ArrayList<>();
         for (int i = 0; i < points.size(); i++) {
@@ -237,10 +205,10 @@ class RemoteWriteIT {
                 poisoned.add(p);
             }
         }
-        Scenario.produceRaw(stack.bootstrapServers(), topic, PARTITIONS, values);
+        stack.produceRaw(topic, PARTITIONS, values);
         Fixture f = new Fixture(topic, "g-" + topic, values.size());
-        Path summary = work.resolve("rw-refused.json");
-        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-refused"));
+        Path summary = stack.path("rw-refused.json");
+        VmEndpoint vm = stack.startVm("vm-refused");
         try (vm; FaultProxy proxy = new FaultProxy(vm.url())) {
             proxy.mode(new FaultProxy.RejectLabel("marker", "poison"));
             WriterProcess w = writer(f, "rw-refused", proxy.url() + "/api/v1/write", "--stop-at-end", "--dead-letter-topic", dlq,
@@ -250,22 +218,22 @@ class RemoteWriteIT {
             JsonNode s = Scenario.summary(summary);
             assertThat(s.get("samples_dead_lettered").asLong()).isEqualTo(poisoned.size() * (long) M * N);
             assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
-            List<ConsumerRecord<byte[], byte[]>> dead = readAll(dlq);
+            List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
             assertThat(sorted(dead.stream().map(ConsumerRecord::value).toList())).isEqualTo(sorted(poisoned));
             assertThat(dead).allSatisfy(r -> assertThat(new String(r.headers().lastHeader("tsdbwriter.reason").value(),
                     StandardCharsets.UTF_8)).isEqualTo("vm_rejected"));
             Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
-            assertCommittedAtEnd(f);
+            stack.assertCommittedAtEnd(f);
         }
     }
 
     @Test
     void answers503And429WithRetryAfterAndAnOutageAreRetriedUntilEverythingIsWritten() throws Exception {
         Fixture f = realInput("rw-flaky");
-        VictoriaMetrics vm = VictoriaMetrics.start(work.resolve("vm-flaky"));
+        VmEndpoint vm = stack.startVm("vm-flaky");
         try (vm; FaultProxy proxy = new FaultProxy(vm.url())) {
             proxy.mode(new FaultProxy.Status(503, -1));
-            Path summary = work.resolve("rw-flaky.json");
+            Path summary = stack.path("rw-flaky.json");
             // N = 1: the remote write encoder's verbatim path (labels copied from the record, no series cache)
             WriterProcess w = writer(f, "rw-flaky", 1, proxy.url() + "/api/v1/write", "--stop-at-end", "--max-retries", "2",
                     "--max-backoff", "1s", "--summary-json", summary.toString());
@@ -287,7 +255,7 @@ class RemoteWriteIT {
             assertThat(s.get("samples_written").asLong()).isGreaterThanOrEqualTo(points.size() * (long) M);
             assertThat(s.get("samples_dead_lettered").asLong()).isZero();
             Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, 1));
-            assertCommittedAtEnd(f);
+            stack.assertCommittedAtEnd(f);
         }
     }
 
@@ -300,26 +268,6 @@ class RemoteWriteIT {
         }
         assertThat(proxy.faulted()).as("faulted requests").isGreaterThanOrEqualTo(atLeast);
         return proxy.faulted();
-    }
-
-        private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            var end = c.endOffsets(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (System.nanoTime() < deadline && !tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp))) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-        }
-        return out;
     }
 
     private static List<String> sorted(List<byte[]> values) {

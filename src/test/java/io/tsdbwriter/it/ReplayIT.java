@@ -3,7 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tsdbwriter.it.support.LocalStack;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
@@ -36,10 +36,8 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Capacity tests as they are run (issue 27, README "Capacity testing"): a window of real points replayed by time and
@@ -48,24 +46,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReplayIT {
 
-    @TempDir
-    static Path work;
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka().withVm();
 
-    static LocalStack stack;
-    static List<Path> files;
-
-    @BeforeAll
-    static void startStack() {
-        stack = LocalStack.start(work.resolve("stack"));
-        files = NodeExporterFiles.all();
-    }
-
-    @AfterAll
-    static void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
-    }
+    static final List<Path> files = NodeExporterFiles.all();
 
     /** The real scrapes with their own product key; sorted by time, scrape by scrape. */
     private static List<SourcePoint> points(String productKey, int scrapes) throws IOException {
@@ -74,17 +58,17 @@ class ReplayIT {
 
     /** Produces one point per record, record i to partition i % partitions, its Kafka timestamp the point's own time. */
     private static void produceTimed(String topic, int partitions, List<SourcePoint> points) {
-        stack.kafka().createTopic(topic, partitions);
+        stack.createTopic(topic, partitions);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(points.size());
         for (int i = 0; i < points.size(); i++) {
             SourcePoint sp = points.get(i);
             records.add(new ProducerRecord<>(topic, i % partitions, sp.timestampMs(), null, PointRecords.encode(sp)));
         }
-        Scenario.produce(stack.bootstrapServers(), records);
+        stack.produce(records);
     }
 
     private static List<String> replayArgs(String topic, String group, int m, int n, int p, Path summary, String... more) {
-        List<String> a = new ArrayList<>(Scenario.runArgs(stack.bootstrapServers(), stack.vmUrl(), topic, group, m, n, p,
+        List<String> a = new ArrayList<>(stack.runArgs(topic, group, m, n, p,
                 "--summary-json", summary.toString(), "--segment-size", "500"));
         a.addAll(List.of(more));
         return a;
@@ -128,8 +112,8 @@ class ReplayIT {
         List<Long> times = all.stream().map(SourcePoint::timestampMs).distinct().sorted().toList();
         long from = times.get(3);
         long to = times.get(8); // scrapes 3..7
-        Path summary = work.resolve("time-summary.json");
-        WriterProcess w = WriterProcess.start(work.resolve("time-writer.log"), replayArgs(topic, "g-" + topic, 2, 1, 2, summary,
+        Path summary = stack.path("time-summary.json");
+        WriterProcess w = stack.writer("time-writer", replayArgs(topic, "g-" + topic, 2, 1, 2, summary,
                 "--from", Instant.ofEpochMilli(from).toString(), "--to", Instant.ofEpochMilli(to).toString()));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
@@ -139,7 +123,7 @@ class ReplayIT {
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("records").asLong()).isEqualTo(window.size());
         assertThat(s.get("passes")).hasSize(1);
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), "g-" + topic, topic)).as("a replay commits nothing").isEmpty();
+        assertThat(stack.committedOffsets("g-" + topic, topic)).as("a replay commits nothing").isEmpty();
     }
 
     @Test
@@ -148,13 +132,13 @@ class ReplayIT {
         List<SourcePoint> all = points(key, 6);
         String topic = "replay-offset";
         produceTimed(topic, 3, all);
-        Path summary = work.resolve("offset-summary.json");
+        Path summary = stack.path("offset-summary.json");
         // offsets 100..399 of each partition: records i with 100 <= i / 3 < 400
         List<String> args = replayArgs(topic, "g-" + topic, 1, 3, 1, summary, "--from", "offset:100", "--to", "offset:400", "--rate", "20000");
         int t = args.indexOf("--topic"); // by Kafka's pattern subscription instead: the one topic it matches
         args.set(t, "--topic-pattern");
         args.set(t + 1, "replay-off.*");
-        WriterProcess w = WriterProcess.start(work.resolve("offset-writer.log"), args);
+        WriterProcess w = stack.writer("offset-writer", args);
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
         List<SourcePoint> window = new ArrayList<>();
@@ -168,7 +152,7 @@ class ReplayIT {
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("samples_written").asLong()).isEqualTo(900L * 3);
         assertThat(s.get("rate_set").asDouble()).isEqualTo(20000.0);
-        assertThat(Scenario.committedOffsets(stack.bootstrapServers(), "g-" + topic, topic)).isEmpty();
+        assertThat(stack.committedOffsets("g-" + topic, topic)).isEmpty();
     }
 
     @Test
@@ -182,8 +166,8 @@ class ReplayIT {
         long first = all.stream().mapToLong(SourcePoint::timestampMs).min().orElseThrow();
         long last = all.stream().mapToLong(SourcePoint::timestampMs).max().orElseThrow();
         long rebaseTo = Instant.now().minus(2, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MINUTES).toEpochMilli();
-        Path summary = work.resolve("loop-summary.json");
-        WriterProcess w = WriterProcess.start(work.resolve("loop-writer.log"), replayArgs(topic, group, 6, 1, 2, summary,
+        Path summary = stack.path("loop-summary.json");
+        WriterProcess w = stack.writer("loop-writer", replayArgs(topic, group, 6, 1, 2, summary,
                 "--rebase-time", Instant.ofEpochMilli(rebaseTo).toString(), "--loop", "3"));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
@@ -205,9 +189,9 @@ class ReplayIT {
         List<String> verify = new ArrayList<>(List.of("verify", "--vm-url", stack.vmUrl(), "--match", "{productKey=\"" + key + "\"}",
                 "--time-multiplier", "6", "--instance", Scenario.INSTANCE, "--product-key", key, "--replay-summary", summary.toString()));
         files.subList(0, 4).forEach(f -> verify.add(f.toString()));
-        WriterProcess v = WriterProcess.start(work.resolve("loop-verify.log"), verify);
+        WriterProcess v = stack.writer("loop-verify", verify);
         assertThat(v.waitFor(Scenario.PROCESS_TIMEOUT)).as(v.output()).isZero();
-        Map<TopicPartition, Long> after = Scenario.committedOffsets(stack.bootstrapServers(), group, topic);
+        Map<TopicPartition, Long> after = stack.committedOffsets(group, topic);
         Map<TopicPartition, Long> expectedOffsets = new HashMap<>();
         before.forEach((tp, om) -> expectedOffsets.put(tp, om.offset()));
         assertThat(after).as("the source group's offsets are unchanged").isEqualTo(expectedOffsets);
@@ -219,8 +203,8 @@ class ReplayIT {
         List<SourcePoint> all = points(key, 9); // 9 scrapes a minute apart: 3 intervals of 3 minutes
         String topic = "replay-churn";
         produceTimed(topic, 3, all);
-        Path summary = work.resolve("churn-summary.json");
-        WriterProcess w = WriterProcess.start(work.resolve("churn-writer.log"), replayArgs(topic, "g-" + topic, 1, 10, 1, summary,
+        Path summary = stack.path("churn-summary.json");
+        WriterProcess w = stack.writer("churn-writer", replayArgs(topic, "g-" + topic, 1, 10, 1, summary,
                 "--from", "offset:0", "--churn-interval", "3m"));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 

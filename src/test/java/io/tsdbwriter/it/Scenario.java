@@ -266,10 +266,11 @@ public final class Scenario {
      * A fresh topic {@code <name>-<n>} with {@code partitions} partitions holding {@code points}, one point per record
      * (record i in partition i % partitions): each scenario reads back only its own samples.
      */
-    public static Fixture realInput(io.tsdbwriter.it.support.LocalStack stack, String name, int partitions, List<SourcePoint> points) {
+    public static Fixture realInput(io.tsdbwriter.it.support.Components.KafkaEndpoint kafka, String name, int partitions,
+                                    List<SourcePoint> points) {
         String topic = name + "-" + TOPICS.incrementAndGet();
-        stack.kafka().createTopic(topic, partitions);
-        int records = produce(stack.bootstrapServers(), topic, partitions, points, 1);
+        kafka.createTopic(topic, partitions);
+        int records = produce(kafka.bootstrapServers(), topic, partitions, points, 1);
         return new Fixture(topic, "g-" + topic, records);
     }
 

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.support.ChildServer;
+import io.tsdbwriter.it.support.Components.KafkaOptions;
+import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.KafkaBroker;
 import io.tsdbwriter.it.support.MtlsProxy;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.TestPki;
 import io.tsdbwriter.it.support.VictoriaMetrics;
 import io.tsdbwriter.it.support.WriterProcess;
@@ -27,7 +30,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -35,18 +37,14 @@ import java.util.regex.Pattern;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Connecting to production (issue 13), all with real components on loopback: a Kafka broker with a SASL_SSL
@@ -69,11 +67,19 @@ class SecurityIT {
     /** Live scenarios wait this long for the writer to catch up (a loaded 2-core machine is slow). */
     static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(90);
 
-    /** Under target/ (kept after the run, for the logs), fresh per run. */
-    static Path work;
-
     static TestPki pki;
-    static KafkaBroker kafka;
+
+    /**
+     * The broker with a SASL_SSL listener (its key store from the CA made in the work dir); the work dir under
+     * target/it-work (kept after the run, for the logs), fresh per run.
+     */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka(work -> {
+        pki = TestPki.create(work.resolve("pki"));
+        return KafkaOptions.saslSsl(new KafkaBroker.SaslSsl(pki.serverP12(), TestPki.STORE_PASSWORD, Map.of("writer", KAFKA_PASSWORD)));
+    }).keepWorkUnder(Path.of("target", "it-work"));
+
+    static Path work;
     static List<SourcePoint> points;
     static Path secrets;
     static Path kafkaConfig;
@@ -83,10 +89,7 @@ class SecurityIT {
 
     @BeforeAll
     static void start() throws Exception {
-        work = Files.createDirectories(Path.of("target", "it-work", "SecurityIT-" + System.currentTimeMillis()).toAbsolutePath());
-        pki = TestPki.create(work.resolve("pki"));
-        kafka = KafkaBroker.start(work.resolve("broker"),
-                new KafkaBroker.SaslSsl(pki.serverP12(), TestPki.STORE_PASSWORD, Map.of("writer", KAFKA_PASSWORD)));
+        work = stack.work();
         points = Scenario.realPoints();
         secrets = Files.createDirectories(work.resolve("secrets"));
         Files.writeString(secrets.resolve("kafka.properties"), "kafka.password=" + KAFKA_PASSWORD + "\n");
@@ -105,15 +108,8 @@ class SecurityIT {
                 ""));
     }
 
-    @AfterAll
-    static void stop() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
-
     private static List<String> runArgs(String vmUrl, String topic, String... more) {
-        List<String> a = new ArrayList<>(List.of("run", "--bootstrap-servers", kafka.saslSslBootstrapServers(), "--kafka-config",
+        List<String> a = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.kafka().saslSslBootstrapServers(), "--kafka-config",
                 kafkaConfig.toString(), "--topic", topic, "--group-id", "g-" + topic, "--vm-url", vmUrl,
                 "--metrics-port", "0", "--metrics-address", "127.0.0.1", "--report-interval", "5s", "--segment-size", "2000"));
         a.addAll(List.of(more));
@@ -121,9 +117,9 @@ class SecurityIT {
     }
 
     private static WriterProcess writer(String name, List<String> args) {
-        Path log = work.resolve(name + "-writer.log");
-        outputs.add(log);
-        return WriterProcess.start(log, args);
+        WriterProcess w = stack.writer(name + "-writer", args);
+        outputs.add(w.logFile());
+        return w;
     }
 
     /** Produces the real points (one per record) over PLAINTEXT. */
@@ -134,7 +130,7 @@ class SecurityIT {
 
     /** In order, every send checked, not idempotent (Scenario.produce: why). */
     private static void produceValues(String topic, List<byte[]> values) {
-        Scenario.produce(kafka.bootstrapServers(), values.stream().map(v -> new ProducerRecord<byte[], byte[]>(topic, v)).toList());
+        stack.produce(values.stream().map(v -> new ProducerRecord<byte[], byte[]>(topic, v)).toList());
     }
 
     private static OkHttpClient client(HttpAuthConfig auth, String... urls) {
@@ -164,13 +160,13 @@ class SecurityIT {
     }
 
     private static void assertCommittedAtEnd(String topic) throws Exception {
-        Map<TopicPartition, Long> end = Scenario.endOffsets(kafka.bootstrapServers(), topic);
+        Map<TopicPartition, Long> end = stack.endOffsets(topic);
         // the commits follow the writes by the durability window (16 s, 30 s behind a proxy whose storage is not seen)
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        Map<TopicPartition, Long> c = Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic);
+        Map<TopicPartition, Long> c = stack.committedOffsets("g-" + topic, topic);
         while (!c.equals(end) && System.nanoTime() < deadline) {
             Thread.sleep(200);
-            c = Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic);
+            c = stack.committedOffsets("g-" + topic, topic);
         }
         assertThat(c).isEqualTo(end);
     }
@@ -203,8 +199,8 @@ class SecurityIT {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    private static VictoriaMetrics vm(String name, String... flags) {
-        return VictoriaMetrics.start(work.resolve("vm-" + name), flags);
+    private static VmEndpoint vm(String name, String... flags) {
+        return stack.startVm("vm-" + name, flags);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -214,22 +210,22 @@ class SecurityIT {
     void saslSslScramWithConfigProvidersProduceRunAndDeadLetterTopic() throws Exception {
         String topic = "sec-sasl";
         String dlq = topic + "-dlq";
-        kafka.createTopic(topic, 1);
-        kafka.createTopic(dlq, 1);
+        stack.createTopic(topic, 1);
+        stack.createTopic(dlq, 1);
         // produce's producer over SASL_SSL with the same --kafka-config
-        Path produceLog = work.resolve("sasl-produce.log");
-        outputs.add(produceLog);
-        List<String> produceArgs = new ArrayList<>(List.of("produce", "--bootstrap-servers", kafka.saslSslBootstrapServers(),
+
+        List<String> produceArgs = new ArrayList<>(List.of("produce", "--bootstrap-servers", stack.kafka().saslSslBootstrapServers(),
                 "--kafka-config", kafkaConfig.toString(), "--topic", topic, "--instance", Scenario.INSTANCE, "--product-key", "node"));
         NodeExporterFiles.all().forEach(f -> produceArgs.add(f.toString()));
-        WriterProcess producer = WriterProcess.start(produceLog, produceArgs);
+        WriterProcess producer = stack.writer("sasl-produce", produceArgs);
+        outputs.add(producer.logFile());
         assertThat(producer.waitFor(Scenario.PROCESS_TIMEOUT)).as(producer.output()).isZero();
         List<byte[]> malformed = List.of("{not json".getBytes(StandardCharsets.UTF_8),
                 "{\"timestamp\":1795300857000,\"value\":1}".getBytes(StandardCharsets.UTF_8),
                 "[]".getBytes(StandardCharsets.UTF_8));
         produceValues(topic, malformed);
 
-        try (VictoriaMetrics vm = vm("sasl")) {
+        try (VmEndpoint vm = vm("sasl")) {
             Path summary = work.resolve("sasl-summary.json");
             outputs.add(summary);
             try (WriterProcess w = writer("sasl", runArgs(vm.url(), topic, "--stop-at-end", "--dead-letter-topic", dlq,
@@ -240,7 +236,7 @@ class SecurityIT {
                 assertThat(s.get("decode_errors").asLong()).isEqualTo(malformed.size());
             }
         }
-        assertThat(readAll(dlq)).hasSize(malformed.size());
+        assertThat(stack.readAll(dlq)).hasSize(malformed.size());
         assertCommittedAtEnd(topic);
     }
 
@@ -248,9 +244,9 @@ class SecurityIT {
     @Order(2)
     void basicAuthFromTheUrlsUserinfoForWritesAndTheCapacityProbe() throws Exception {
         String topic = "sec-basic";
-        kafka.createTopic(topic, 1);
+        stack.createTopic(topic, 1);
         produce(topic, points);
-        try (VictoriaMetrics vm = vm("basic", "-httpAuth.username=writer", "-httpAuth.password=" + VM_PASSWORD)) {
+        try (VmEndpoint vm = vm("basic", "-httpAuth.username=writer", "-httpAuth.password=" + VM_PASSWORD)) {
             String url = vm.url().replace("http://", "http://writer:" + VM_PASSWORD + "@");
             Path summary = work.resolve("basic-summary.json");
             outputs.add(summary);
@@ -270,16 +266,16 @@ class SecurityIT {
     @Order(3)
     void wrongPasswordWritesNothingAndCommitsNothingThenTheRightPasswordFileWritesEverything() throws Exception {
         String topic = "sec-wrong";
-        kafka.createTopic(topic, 1);
+        stack.createTopic(topic, 1);
         produce(topic, points);
         Path pw = secrets.resolve("vm-password");
         Files.writeString(pw, WRONG_PASSWORD + "\n");
-        try (VictoriaMetrics vm = vm("wrong", "-httpAuth.username=writer", "-httpAuth.password=" + VM_PASSWORD)) {
+        try (VmEndpoint vm = vm("wrong", "-httpAuth.username=writer", "-httpAuth.password=" + VM_PASSWORD)) {
             try (WriterProcess w = writer("wrong", runArgs(vm.url(), topic, "--vm-basic-auth-username", "writer",
                     "--vm-basic-auth-password-file", pw.toString(), "--max-retries", "1", "--max-backoff", "1s"))) {
                 awaitOutput(w, "401", Duration.ofSeconds(60));
                 Thread.sleep(1500); // a commit interval would have passed
-                assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "g-" + topic, topic).values()).allMatch(o -> o == 0);
+                assertThat(stack.committedOffsets("g-" + topic, topic).values()).allMatch(o -> o == 0);
                 scrapeWriterMetrics(w);
                 replaceAtomically(pw, VM_PASSWORD + "\n");
                 HttpAuthConfig right = new HttpAuthConfig("writer", pw, null, List.of(), null, null, null, null, false);
@@ -295,18 +291,18 @@ class SecurityIT {
     @Order(4)
     void bearerTokenFileRotatedMidRunThroughVmauthRoutingByToken() throws Exception {
         String topic = "sec-token";
-        kafka.createTopic(topic, 1);
+        stack.createTopic(topic, 1);
         List<SourcePoint> first = points.subList(0, points.size() / 2);
         List<SourcePoint> second = points.subList(points.size() / 2, points.size());
         produce(topic, first);
         Path token = secrets.resolve("vm-token");
         Files.writeString(token, TOKEN_1 + "\n");
         Path authConfig = work.resolve("vmauth.yml");
-        try (VictoriaMetrics vm = vm("token")) {
+        try (VmEndpoint vm = vm("token")) {
             String routes = "users:\n- bearer_token: \"%s\"\n  url_prefix: \"" + vm.url() + "\"\n";
             Files.writeString(authConfig, routes.formatted(TOKEN_1));
-            try (ChildServer vmauth = ChildServer.start(ChildServer.VMAUTH, work.resolve("vmauth"), "vmauth", false, new OkHttpClient(),
-                    port -> List.of("-auth.config=" + authConfig))) {
+            try (ChildServer vmauth = stack.own(ChildServer.start(ChildServer.VMAUTH, work.resolve("vmauth"), "vmauth", false,
+                    new OkHttpClient(), port -> List.of("-auth.config=" + authConfig)))) {
                 // vmauth forwards, VictoriaMetrics behind it stores: its /metrics is watched too (the window 16 s, not 30 s)
                 try (WriterProcess w = writer("token", runArgs(vmauth.url(), topic, "--vm-bearer-token-file", token.toString(),
                         "--max-retries", "1", "--max-backoff", "1s", "--tsdb-metrics-url", vm.url() + "/metrics"))) {
@@ -343,14 +339,14 @@ class SecurityIT {
     @Order(5)
     void tlsWithACaFileForWritesAndTheCapacityProbe() throws Exception {
         String topic = "sec-tls";
-        kafka.createTopic(topic, 1);
+        stack.createTopic(topic, 1);
         produce(topic, points);
         OkHttpClient https = client(ca());
         Path data = work.resolve("vm-tls-data");
-        try (ChildServer vm = ChildServer.start(Path.of(System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY)),
+        try (ChildServer vm = stack.own(ChildServer.start(Path.of(System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY)),
                 work.resolve("vm-tls"), "victoria-metrics", true, https,
                 port -> List.of("-storageDataPath=" + data, "-retentionPeriod=100y", "-dedup.minScrapeInterval=1ms", "-search.disableCache",
-                        "-tls", "-tlsCertFile=" + pki.serverPem(), "-tlsKeyFile=" + pki.serverKey()))) {
+                        "-tls", "-tlsCertFile=" + pki.serverPem(), "-tlsKeyFile=" + pki.serverKey())))) {
             try (WriterProcess w = writer("tls", runArgs(vm.url(), topic, "--stop-at-end", "--vm-tls-ca-file", pki.caPem().toString()))) {
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
                 assertThat(w.output()).contains("vm_concurrent_insert_capacity from " + vm.url() + "/metrics");
@@ -364,9 +360,9 @@ class SecurityIT {
     @Order(6)
     void clientCertificateRequiredByATlsProxyWithServerNameOverride() throws Exception {
         String topic = "sec-mtls";
-        kafka.createTopic(topic, 1);
+        stack.createTopic(topic, 1);
         produce(topic, points);
-        try (VictoriaMetrics vm = vm("mtls"); MtlsProxy proxy = new MtlsProxy(pki, vm.port())) {
+        try (VmEndpoint vm = vm("mtls"); MtlsProxy proxy = new MtlsProxy(pki, vm.port())) {
             assertThatThrownBy(() -> client(ca()).newCall(new Request.Builder().url(proxy.url() + "/health").build()).execute().close())
                     .isInstanceOf(IOException.class);
             try (WriterProcess w = writer("mtls", runArgs(proxy.url(), topic, "--stop-at-end",
@@ -395,7 +391,7 @@ class SecurityIT {
         assertThat(Files.readString(work.resolve("help-writer.log"))).contains("--vm-url");
 
         // wrong Kafka credentials given on the command line: one clear line, exit 1, the password never printed
-        kafka.createTopic("sec-wrong-kafka", 1);
+        stack.createTopic("sec-wrong-kafka", 1);
         try (WriterProcess w = writer("wrong-kafka", runArgs("http://127.0.0.1:1", "sec-wrong-kafka", "--kafka-property",
                 "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"writer\" password=\""
                         + WRONG_KAFKA_PASSWORD + "\";"))) {
@@ -416,25 +412,6 @@ class SecurityIT {
             SECRETS.stream().filter(body::contains).forEach(s -> leaks.add("/metrics contains " + s));
         }
         assertThat(leaks).isEmpty();
-    }
-
-    private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
-            c.assign(tps);
-            c.seekToBeginning(tps);
-            Map<TopicPartition, Long> end = c.endOffsets(tps);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (System.nanoTime() < deadline && !tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp))) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-        }
-        return out;
     }
 
 }

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.Scenario.Fixture;
-import io.tsdbwriter.it.support.KafkaBroker;
-import io.tsdbwriter.it.support.LocalStack;
+import io.tsdbwriter.it.support.Components.KafkaEndpoint;
+import io.tsdbwriter.it.support.Components.KafkaOptions;
+import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
@@ -16,11 +17,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code --consumer-mode share} (issue 28) with a real Kafka 4.3 broker (share groups on; record lock 6 s), real
@@ -36,23 +36,15 @@ class ShareGroupIT {
     static final int M = 6;
     static final int N = 3;
 
-    @TempDir
-    static Path work;
+    /** One broker and one VictoriaMetrics (each scenario has its own productKey). */
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka().withVm();
 
-    static LocalStack stack;
     static List<SourcePoint> points;
 
     @BeforeAll
-    static void startStack() throws Exception {
-        stack = LocalStack.start(work.resolve("stack"));
+    static void loadInput() throws Exception {
         points = Scenario.realPoints();
-    }
-
-    @AfterAll
-    static void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
     }
 
     private static WriterProcess writer(Fixture f, String name, String... more) {
@@ -65,12 +57,12 @@ class ShareGroupIT {
     }
 
     private static WriterProcess writerTo(String vmUrl, Fixture f, String name, boolean small, String... more) {
-        List<String> args = Scenario.runArgs(stack.bootstrapServers(), vmUrl, f.topic(), f.group(), M, N, 1, more);
+        List<String> args = stack.runArgs(vmUrl, f.topic(), f.group(), M, N, 1, more);
         args.addAll(List.of("--consumer-mode", "share", "--drain-timeout", "20s", "--max-backoff", "1s"));
         if (small) {
             args.addAll(List.of("--consumer-property", "share.acquire.mode=record_limit", "--consumer-property", "max.poll.records=50"));
         }
-        return WriterProcess.start(work.resolve(name + ".log"), args);
+        return stack.writer(name, args);
     }
 
     /** The real points under their own productKey: each scenario reads back only its own samples from the one VictoriaMetrics. */
@@ -102,11 +94,11 @@ class ShareGroupIT {
     @Test
     void sixProcessesOnTwoPartitionsAllTakeRecordsAndTheReadBackIsExact() throws Exception {
         List<SourcePoint> pts = pointsOf("share-six");
-        Fixture f = Scenario.realInput(stack, "share-six", 2, pts);
+        Fixture f = stack.realInput("share-six", 2, pts);
         List<WriterProcess> writers = new ArrayList<>();
         List<Path> summaries = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            summaries.add(work.resolve("six-" + i + ".json"));
+            summaries.add(stack.path("six-" + i + ".json"));
             writers.add(writer(f, "six-" + i, "--summary-json", summaries.get(i).toString()));
         }
         assertExact("share-six", pts);
@@ -124,7 +116,7 @@ class ShareGroupIT {
     @Test
     void twoOfSixKilledMidwayTheirRecordsComeAgainAndTheReadBackIsExact() throws Exception {
         List<SourcePoint> pts = pointsOf("share-kill");
-        Fixture f = Scenario.realInput(stack, "share-kill", 2, pts);
+        Fixture f = stack.realInput("share-kill", 2, pts);
         List<WriterProcess> writers = new ArrayList<>();
         List<Path> summaries = new ArrayList<>();
         // the two to be killed start first and write to a port nobody listens on: they hold (and renew) the records
@@ -134,7 +126,7 @@ class ShareGroupIT {
             nowhere = "http://127.0.0.1:" + s.getLocalPort();
         }
         for (int i = 0; i < 2; i++) {
-            summaries.add(work.resolve("kill-" + i + ".json"));
+            summaries.add(stack.path("kill-" + i + ".json"));
             writers.add(writerTo(nowhere, f, "kill-" + i, true, "--summary-json", summaries.get(i).toString()));
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -143,7 +135,7 @@ class ShareGroupIT {
         }
         Thread.sleep(3000);
         for (int i = 2; i < 6; i++) {
-            summaries.add(work.resolve("kill-" + i + ".json"));
+            summaries.add(stack.path("kill-" + i + ".json"));
             writers.add(writer(f, "kill-" + i, "--summary-json", summaries.get(i).toString()));
         }
         Thread.sleep(2000);
@@ -162,12 +154,12 @@ class ShareGroupIT {
     void anOutageLongerThanTheLockRenewsHeldRecordsAndDeliversNoneTwice() throws Exception {
         List<SourcePoint> pts = pointsOf("share-outage");
         String topic = "share-outage";
-        stack.kafka().createTopic(topic, 2);
+        stack.createTopic(topic, 2);
         Fixture f = new Fixture(topic, "g-" + topic, pts.size());
         List<WriterProcess> writers = new ArrayList<>();
         List<Path> summaries = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            summaries.add(work.resolve("outage-" + i + ".json"));
+            summaries.add(stack.path("outage-" + i + ".json"));
             writers.add(writer(f, "outage-" + i, false, "--summary-json", summaries.get(i).toString()));
         }
         // both members in the group before the records arrive: no rebalance moves held records during the outage
@@ -178,7 +170,7 @@ class ShareGroupIT {
         Thread.sleep(5000);
         stack.vm().stop();
         try {
-            Scenario.produce(stack.bootstrapServers(), topic, 2, pts, 1);
+            stack.produce(topic, 2, pts, 1);
             Thread.sleep(15_000); // 2.5 record locks of 6 s
         } finally {
             stack.vm().restart();
@@ -203,16 +195,16 @@ class ShareGroupIT {
     @Test
     void malformedRecordsAreDeadLetteredAndAcceptedOrRejectedAndNeverComeAgain() throws Exception {
         String topic = "share-bad";
-        stack.kafka().createTopic(topic, 2);
-        stack.kafka().createTopic("share-dlq", 1);
+        stack.createTopic(topic, 2);
+        stack.createTopic("share-dlq", 1);
         List<byte[]> values = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             values.add(i % 5 == 0 ? ("not a point " + i).getBytes(StandardCharsets.UTF_8)
                     : io.tsdbwriter.produce.PointRecords.encode(points.get(i)));
         }
-        Scenario.produceRaw(stack.bootstrapServers(), topic, 2, values);
+        stack.produceRaw(topic, 2, values);
         for (boolean dlq : new boolean[] {true, false}) {
-            Path summary = work.resolve("bad-" + dlq + ".json");
+            Path summary = stack.path("bad-" + dlq + ".json");
             List<String> args = new ArrayList<>(List.of("--summary-json", summary.toString()));
             if (dlq) {
                 args.addAll(List.of("--dead-letter-topic", "share-dlq"));
@@ -230,7 +222,7 @@ class ShareGroupIT {
             assertThat(s.get("share_redeliveries").asLong()).isZero();
             if (dlq) {
                 assertThat(s.get("share_accepted").asLong()).isEqualTo(20);
-                assertThat(Scenario.endOffsets(stack.bootstrapServers(), "share-dlq").values().stream().mapToLong(Long::longValue).sum()).isEqualTo(4);
+                assertThat(stack.endOffsets("share-dlq").values().stream().mapToLong(Long::longValue).sum()).isEqualTo(4);
             } else {
                 assertThat(s.get("share_accepted").asLong()).isEqualTo(16);
                 assertThat(s.get("share_rejected").asLong()).isEqualTo(4);
@@ -240,9 +232,9 @@ class ShareGroupIT {
 
     @Test
     void aClusterWithShareGroupsDisabledIsOneLineAndExitOne() throws Exception {
-        try (KafkaBroker off = KafkaBroker.startWithFeatures(work.resolve("share-off"), "share.version=0")) {
+        try (KafkaEndpoint off = stack.startKafka("share-off", KafkaOptions.features("share.version=0"))) {
             off.createTopic("t", 1);
-            WriterProcess w = WriterProcess.start(work.resolve("share-off.log"), Scenario.runArgs(off.bootstrapServers(),
+            WriterProcess w = stack.writer("share-off", Scenario.runArgs(off.bootstrapServers(),
                     stack.vmUrl(), "t", "g-off", 1, 1, 1, "--consumer-mode", "share"));
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
             assertThat(w.output()).contains("has share groups disabled (share.version=").contains("Apache Kafka >= 4.2");
@@ -251,15 +243,14 @@ class ShareGroupIT {
 
     @Test
     void aGroupIdThatIsAConsumerGroupIsOneLineAndExitOne() throws Exception {
-        stack.kafka().createTopic("share-taken", 1);
+        stack.createTopic("share-taken", 1);
         java.util.Properties p = new java.util.Properties();
         p.put("bootstrap.servers", stack.bootstrapServers());
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
             admin.alterConsumerGroupOffsets("g-taken", java.util.Map.of(new org.apache.kafka.common.TopicPartition("share-taken", 0),
                     new org.apache.kafka.clients.consumer.OffsetAndMetadata(0))).all().get();
         }
-        WriterProcess w = WriterProcess.start(work.resolve("share-taken.log"), Scenario.runArgs(stack.bootstrapServers(),
-                stack.vmUrl(), "share-taken", "g-taken", 1, 1, 1, "--consumer-mode", "share"));
+        WriterProcess w = stack.writer("share-taken", stack.runArgs("share-taken", "g-taken", 1, 1, 1, "--consumer-mode", "share"));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
         assertThat(w.output()).contains("--group-id g-taken is a classic consumer group on this cluster");
     }

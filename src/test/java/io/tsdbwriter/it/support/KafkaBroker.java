@@ -52,7 +52,7 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * <p>Thread-safety: lifecycle methods ({@link #stop()}, {@link #kill()}, {@link #restart()}, {@link #close()}) are
  * synchronized; the accessors and {@link #createTopic(String, int)} may be called from any thread.
  */
-public final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements Components.KafkaEndpoint {
 
     /** How long start/restart wait for the broker to answer describeCluster. Override: -Dtsdbwriter.kafka.startTimeout=PT3M */
     private static final Duration START_TIMEOUT =
@@ -122,7 +122,8 @@ public final class KafkaBroker implements AutoCloseable {
         return start(workDir, null, List.of(features));
     }
 
-    private static KafkaBroker start(Path workDir, SaslSsl saslSsl, List<String> features) {
+    /** As {@link #start(Path)}, with a {@code SASL_SSL} listener when {@code saslSsl} is not null and the given features. */
+    static KafkaBroker start(Path workDir, SaslSsl saslSsl, List<String> features) {
         Path dir = workDir.toAbsolutePath().resolve("kafka");
         if (Files.exists(dir)) {
             throw new IllegalStateException(dir + " already exists: KafkaBroker.start needs a fresh directory"

@@ -37,7 +37,7 @@ import java.util.TreeMap;
  * <p>Thread-safety: lifecycle methods are synchronized; queries may run from any thread (a query racing a restart may
  * fail with an I/O error).
  */
-public final class PrometheusServer implements AutoCloseable {
+public final class PrometheusServer implements Components.PrometheusEndpoint {
 
     /** The Debian package's binary ({@code scripts/lib.sh ensure_prometheus} installs it). */
     public static final String DEFAULT_BINARY = "/usr/bin/prometheus";

@@ -45,7 +45,7 @@ import java.util.function.Predicate;
  * <p>Thread-safety: lifecycle methods are synchronized; the HTTP helpers may be called from any thread (a call racing
  * a restart may fail with an I/O error).
  */
-public final class VictoriaMetrics implements AutoCloseable {
+public final class VictoriaMetrics implements Components.VmEndpoint {
 
     /** The Debian package's binary. */
     public static final String DEFAULT_BINARY = "/usr/bin/victoria-metrics";
