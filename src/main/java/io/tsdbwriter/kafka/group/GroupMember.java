@@ -5,6 +5,7 @@ import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.KafkaReachability;
 import io.tsdbwriter.kafka.MissingTopicException;
 import io.tsdbwriter.kafka.Shortfall;
+import io.tsdbwriter.kafka.segment.AckSignal;
 import io.tsdbwriter.kafka.segment.PartitionWorkers;
 import io.tsdbwriter.kafka.segment.Watermark;
 
@@ -95,8 +96,7 @@ public final class GroupMember implements Intake {
     private volatile boolean reachedEnd;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     /** Set by writer threads when an ack moved a watermark; the member loop then commits at once. */
-    private final Object ackSignal = new Object();
-    private boolean acked; // guarded by ackSignal
+    private final AckSignal ackSignal = new AckSignal();
     /** When an acknowledged write counts as stored, and the TSDB restarts seen. */
     private final DurabilityClock durability;
 
@@ -113,26 +113,11 @@ public final class GroupMember implements Intake {
                 settings.membership().kafkaTimeout(), reachability);
         this.commits = new OffsetCommits(workerSettings.segmentSize(), workerSettings.meters());
         this.durability = workerSettings.durability();
-        this.held = new HeldPartitions(workerSettings, commits, settings.stopAtEnd(), this::signalAck);
+        this.held = new HeldPartitions(workerSettings, commits, settings.stopAtEnd(), ackSignal::signal);
         this.release = new Release(held, commits, durability, settings.drainTimeout());
     }
 
-    private void signalAck() {
-        synchronized (ackSignal) {
-            acked = true;
-            ackSignal.notifyAll();
-        }
-    }
 
-    /** Waits until an ack is signalled or {@code timeout} passes; clears the signal. */
-    private void awaitAck(Duration timeout) throws InterruptedException {
-        synchronized (ackSignal) {
-            if (!acked) {
-                ackSignal.wait(timeout.toMillis());
-            }
-            acked = false;
-        }
-    }
 
     static Map<String, Object> memberProps(Map<String, Object> base, GroupMembership membership) {
         Map<String, Object> p = new HashMap<>(base);
@@ -216,7 +201,7 @@ public final class GroupMember implements Intake {
                         c.poll(POLL); // joining or nothing assigned: let the poll wait
                     } else {
                         c.poll(Duration.ZERO); // paused partitions: returns nothing, keeps membership
-                        awaitAck(POLL);        // ... and the wait is for acks, so commits follow them closely
+                        ackSignal.await(POLL);        // ... and the wait is for acks, so commits follow them closely
                     }
                 } catch (WakeupException e) {
                     break;
@@ -352,7 +337,7 @@ public final class GroupMember implements Intake {
     public void stop() {
         closed = true;
         watch.stop();
-        signalAck();
+        ackSignal.signal();
         KafkaConsumer<byte[], byte[]> c = consumer;
         if (c != null) {
             c.wakeup();

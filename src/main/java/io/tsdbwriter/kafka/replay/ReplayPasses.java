@@ -2,6 +2,7 @@ package io.tsdbwriter.kafka.replay;
 
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.Shortfall;
+import io.tsdbwriter.kafka.segment.AckSignal;
 import io.tsdbwriter.kafka.segment.PartitionWorkers;
 
 import io.tsdbwriter.config.ReplayConfig;
@@ -44,8 +45,7 @@ final class ReplayPasses {
     private final List<Map<String, Object>> passes = new ArrayList<>();
     /** Passes read and not yet written, oldest first (replay thread only). */
     private final List<Pass> draining = new ArrayList<>();
-    private final Object ackSignal = new Object();
-    private boolean acked; // guarded by ackSignal
+    private final AckSignal ackSignal = new AckSignal();
     /** TSDB restarts seen before the replay began (replay thread). */
     private long restartsAtStart;
     private volatile boolean cleanStop = true;
@@ -104,7 +104,7 @@ final class ReplayPasses {
             }
         }
         while (!draining.isEmpty() && !closed.getAsBoolean()) { // the last passes' writes
-            awaitAck(WAIT);
+            ackSignal.await(WAIT);
             settle();
         }
         if (!draining.isEmpty()) {
@@ -172,7 +172,7 @@ final class ReplayPasses {
         IntakeSettings.Timeline timeline = new IntakeSettings.Timeline(shiftMs, origin, churnKeepMs);
         windows.forEach((tp, w) -> {
             if (w[0] < w[1]) {
-                workers.put(tp, new PartitionWorkers(tp, w[0], w[1], workerSettings, timeline, this::signalAck));
+                workers.put(tp, new PartitionWorkers(tp, w[0], w[1], workerSettings, timeline, ackSignal::signal));
             }
         });
         long loops = settings.replay().loops();
@@ -188,7 +188,7 @@ final class ReplayPasses {
         boolean durationOver = false;
         boolean read = false;
         while (!closed.getAsBoolean()) {
-            awaitAck(WAIT);
+            ackSignal.await(WAIT);
             boolean all = true;
             for (PartitionWorkers w : workers.values()) {
                 w.watermarkReached(w.watermark()); // the watermark gate: segment k waits for k - P to be written
@@ -266,25 +266,11 @@ final class ReplayPasses {
         draining.clear();
     }
 
-    private void signalAck() {
-        synchronized (ackSignal) {
-            acked = true;
-            ackSignal.notifyAll();
-        }
-    }
 
-    private void awaitAck(Duration timeout) throws InterruptedException {
-        synchronized (ackSignal) {
-            if (!acked) {
-                ackSignal.wait(timeout.toMillis());
-            }
-            acked = false;
-        }
-    }
 
     /** Wakes the replay thread if it waits for an ack (the replay's stop; any thread). */
     void wake() {
-        signalAck();
+        ackSignal.signal();
     }
 
     /** False once a write was left unwritten at a stop, or the TSDB restarted during the replay. */

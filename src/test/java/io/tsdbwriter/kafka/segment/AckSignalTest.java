@@ -1,0 +1,31 @@
+package io.tsdbwriter.kafka.segment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class AckSignalTest {
+
+    @Test
+    void aSignalGivenWhileNobodyWaitsIsKeptForTheNextWaitOnly() throws InterruptedException {
+        AckSignal s = new AckSignal();
+        s.signal();
+        s.signal();
+        long t0 = System.nanoTime();
+        s.await(Duration.ofSeconds(30)); // returns at once: the signal was kept
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                s.await(Duration.ofSeconds(30)); // one flag, not a count: this one waits for a new signal
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        waiter.join(200);
+        assertThat(waiter.isAlive()).isTrue();
+        s.signal();
+        waiter.join(5000);
+        assertThat(waiter.isAlive()).isFalse();
+    }
+}
