@@ -3,6 +3,10 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.Components.KafkaEndpoint;
+import io.tsdbwriter.it.support.Components.KafkaOptions;
+import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.Components.VmVersion;
 import io.tsdbwriter.it.support.ContainerComponents;
 import io.tsdbwriter.it.support.VictoriaMetrics;
 import io.tsdbwriter.it.support.WriterProcess;
@@ -17,6 +21,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -31,13 +36,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The container path of the fixture, proven end to end: Kafka (KRaft) and VictoriaMetrics run as Docker containers
- * through Testcontainers ({@link ContainerComponents}: images built locally by {@code scripts/container-images.sh}
- * from the binaries the local-process path runs, Ryuk off), the writer jar as a local process reads the real scrapes
- * from the containerized broker and writes them to the containerized VictoriaMetrics; exact read-back and committed
- * offsets at the end offsets.
+ * The container path of the fixture, proven end to end whatever {@code Components.choose()} picked: Kafka (KRaft) and
+ * VictoriaMetrics started through {@link ContainerComponents} — the {@code Components} implementation the
+ * {@code Stack} uses where a Docker engine answers — run as Docker containers (images built locally by
+ * {@code scripts/container-images.sh} from the binaries the local-process path runs, Ryuk off). The writer jar, a
+ * local process, reads the real scrapes from the containerized broker and writes them to the containerized
+ * VictoriaMetrics: exact read-back and committed offsets at the end offsets. Then the endpoints' lifecycle contract:
+ * {@code kill()} (docker kill) and {@code restart()} (docker start of the same container) keep the address and the
+ * data, for both.
  *
- * <p>Runs only where a Docker engine answers and the two images exist or can be built ({@link WhereDockerAnswers});
+ * <p>Runs only where a Docker engine answers and the images exist or can be built ({@link WhereDockerAnswers});
  * otherwise the class is skipped (not failed) with the reason. {@code mvn -B verify -P '!vm-current' -Dit.test=ContainerPathIT}.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -78,48 +86,55 @@ class ContainerPathIT {
     @TempDir
     static Path work;
 
-    static ContainerComponents containers;
+    static final ContainerComponents containers = ContainerComponents.INSTANCE;
+    static final List<AutoCloseable> started = new ArrayList<>();
+    static KafkaEndpoint kafka;
+    static VmEndpoint vm;
     static List<SourcePoint> points;
 
     @BeforeAll
     static void startContainers() throws Exception {
-        containers = ContainerComponents.start();
+        kafka = own(containers.startKafka(work.resolve("stack"), KafkaOptions.PLAIN));
+        vm = own(containers.startVictoriaMetrics(work.resolve("stack"), VmVersion.CONFIGURED, List.of()));
         points = Scenario.realPoints();
     }
 
     @AfterAll
-    static void stopContainers() {
-        if (containers != null) {
-            containers.saveLogs(work.resolve("container-logs"));
-            containers.close();
+    static void stopContainers() throws Exception {
+        for (AutoCloseable c : started.reversed()) {
+            c.close(); // each writes its container's log under work/ first
         }
+    }
+
+    private static <T extends AutoCloseable> T own(T c) {
+        started.add(c);
+        return c;
     }
 
     @Test
     void realScrapesGoFromTheKafkaContainerToTheVictoriaMetricsContainerExactly() throws Exception {
-        assertThat(containers.kafkaContainer().isRunning()).isTrue();
-        assertThat(containers.vmContainer().isRunning()).isTrue();
-        assertThat(containers.kafkaContainer().getDockerImageName()).isEqualTo(ContainerComponents.kafkaImage());
-        assertThat(containers.vmContainer().getDockerImageName()).isEqualTo(ContainerComponents.vmImage());
+        // both endpoints are containers of the local images, not delegated local processes
+        assertThat(ContainerComponents.imageServing(port(kafka.bootstrapServers()))).isEqualTo(ContainerComponents.kafkaImage());
+        assertThat(ContainerComponents.imageServing(vm.port())).isEqualTo(ContainerComponents.vmImage());
         // the VictoriaMetrics image holds the very binary the local-process path runs
         Path binary = Path.of(System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY));
         assertThat(ContainerComponents.sourceLabel(ContainerComponents.vmImage())).isEqualTo(sha256(binary));
-        assertThat(get(containers.vmUrl() + "/metrics")).contains("vm_app_version");
+        assertThat(get(vm.url() + "/metrics")).contains("vm_app_version");
 
         String topic = "container-path";
-        containers.createTopic(topic, 3);
-        int records = Scenario.produce(containers.bootstrapServers(), topic, 3, points, 1);
+        kafka.createTopic(topic, 3);
+        int records = Scenario.produce(kafka.bootstrapServers(), topic, 3, points, 1);
         assertThat(records).isEqualTo(points.size());
         Path summary = work.resolve("container-summary.json");
 
         WriterProcess writer = WriterProcess.start(work.resolve("container-writer.log"),
-                Scenario.runArgs(containers.bootstrapServers(), containers.vmUrl(), topic, "container-job", 2, 3, 3,
+                Scenario.runArgs(kafka.bootstrapServers(), vm.url(), topic, "container-job", 2, 3, 3,
                         "--stop-at-end", "--summary-json", summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
 
         ExpectedSamples expected = Scenario.expected(points, 2, 3);
         assertThat(expected.sampleCount()).isEqualTo(points.size() * 6L);
-        Scenario.assertExactReadBack(containers.vmUrl(), expected);
+        Scenario.assertExactReadBack(vm.url(), expected);
 
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("records").asLong()).isEqualTo(records);
@@ -128,8 +143,49 @@ class ContainerPathIT {
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected.sampleCount());
         assertThat(s.get("samples_failed").asLong()).isZero();
 
-        assertThat(Scenario.committedOffsets(containers.bootstrapServers(), "container-job", topic))
-                .isEqualTo(Scenario.endOffsets(containers.bootstrapServers(), topic));
+        assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "container-job", topic))
+                .isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), topic));
+    }
+
+    @Test
+    void killAndRestartKeepTheAddressAndTheDataOfBothContainers() throws Exception {
+        // VictoriaMetrics: a sample survives docker stop + start (SIGTERM: it stores what it holds), then docker kill +
+        // start (it was on disk before the kill: no waiting out VictoriaMetrics' own ~16 s window), same URL
+        try (VmEndpoint v = containers.startVictoriaMetrics(work.resolve("vm-lifecycle"), VmVersion.CONFIGURED, List.of())) {
+            String url = v.url();
+            assertThat(v.importLines("{\"metric\":{\"__name__\":\"lifecycle\"},\"values\":[1],\"timestamps\":[1700000000000]}"))
+                    .isEqualTo(204);
+            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1);
+            v.stop();
+            assertThat(ContainerComponents.imageServing(v.port())).as("stopped: nothing publishes the port").isNull();
+            v.restart();
+            assertThat(v.url()).isEqualTo(url);
+            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1)
+                    .first().asString().contains("\"values\":[1]");
+            v.kill();
+            assertThat(ContainerComponents.imageServing(v.port())).as("killed: nothing publishes the port").isNull();
+            v.restart();
+            assertThat(v.url()).isEqualTo(url);
+            assertThat(ContainerComponents.imageServing(v.port())).isEqualTo(ContainerComponents.vmImage());
+            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1);
+            assertThat(get(url + "/metrics")).contains("vm_app_version");
+        }
+        // Kafka: records survive docker kill + docker start, same bootstrap address (the advertised listener)
+        String bootstrap = kafka.bootstrapServers();
+        String topic = "lifecycle";
+        kafka.createTopic(topic, 2);
+        Scenario.produce(bootstrap, topic, 2, points.subList(0, 10), 1);
+        kafka.kill();
+        kafka.restart();
+        assertThat(kafka.bootstrapServers()).isEqualTo(bootstrap);
+        assertThat(Scenario.readAll(bootstrap, topic, 10)).hasSize(10);
+        kafka.stop();
+        kafka.restart();
+        assertThat(Scenario.readAll(bootstrap, topic, 10)).hasSize(10);
+    }
+
+    private static int port(String hostPort) {
+        return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
     }
 
     private static String sha256(Path file) throws Exception {

@@ -16,9 +16,10 @@ import java.util.function.Predicate;
  * declares) and how a Kafka broker, a VictoriaMetrics or a Prometheus is brought up. Each method starts one
  * component and returns its endpoint once it answers; the endpoint's {@code close()} stops it and frees what it holds.
  *
- * <p>Today's only implementation is {@link LocalComponents}: the child processes of this package
- * ({@link KafkaBroker}, {@link VictoriaMetrics}, {@link PrometheusServer}) on free loopback ports. {@link #choose()}
- * is the one place that picks the implementation.
+ * <p>Two implementations: {@link LocalComponents}, the child processes of this package ({@link KafkaBroker},
+ * {@link VictoriaMetrics}, {@link PrometheusServer}) on free loopback ports; and {@link ContainerComponents}, Kafka and
+ * VictoriaMetrics as Docker containers through Testcontainers (Prometheus, a SASL_SSL or feature-formatted broker and a
+ * VictoriaMetrics with host-bound flags still local: see its class doc). {@link #choose()} is the one place that picks.
  *
  * <p>What stays outside the seam: in-JVM helpers ({@link FaultProxy}, {@link MtlsProxy}), the writer itself
  * ({@link WriterProcess}, always the jar under test) and the special-purpose servers of a few scenarios
@@ -27,13 +28,18 @@ import java.util.function.Predicate;
 public interface Components {
 
     /**
-     * The implementation for this run.
-     *
-     * @return local child processes (the only implementation today)
+     * The implementation for this run, decided once per JVM and said once on stderr ({@code [components] ...}):
+     * <ul>
+     *   <li>{@code -Dtsdbwriter.it.components=local}: {@link LocalComponents};</li>
+     *   <li>{@code -Dtsdbwriter.it.components=containers}: {@link ContainerComponents}, failing every IT's start with
+     *       the reason when no Docker engine answers or the images cannot be built;</li>
+     *   <li>unset (or {@code auto}): {@link ContainerComponents} when a Docker engine answers and the local images exist
+     *       or can be built ({@link ContainerComponents#dockerAvailable()}, {@link ContainerComponents#ensureImages()}),
+     *       else {@link LocalComponents}.</li>
+     * </ul>
      */
     static Components choose() {
-        // containers: see ContainerComponents (Testcontainers, when a Docker engine answers) — chosen here, nowhere else
-        return LocalComponents.INSTANCE;
+        return ContainerComponents.Choice.components();
     }
 
     /**
