@@ -8,6 +8,7 @@ import io.tsdbwriter.it.support.Components.KafkaOptions;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.Components.VmVersion;
 import io.tsdbwriter.it.support.ContainerComponents;
+import io.tsdbwriter.it.support.ContainerImages;
 import io.tsdbwriter.it.support.VictoriaMetrics;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
@@ -72,14 +73,14 @@ class ContainerPathIT {
         }
 
         private static ConditionEvaluationResult evaluate() {
-            if (!ContainerComponents.dockerAvailable()) {
+            if (!ContainerImages.dockerAvailable()) {
                 return ConditionEvaluationResult.disabled("no Docker engine answers (Testcontainers found none):"
                         + " the container path is not run; the other ITs run the components as local processes");
             }
-            Optional<String> notReady = ContainerComponents.ensureImages();
+            Optional<String> notReady = ContainerImages.ensureImages();
             return notReady.map(why -> ConditionEvaluationResult.disabled("the local images cannot be built: " + why))
                     .orElseGet(() -> ConditionEvaluationResult.enabled("a Docker engine answers and "
-                            + ContainerComponents.kafkaImage() + ", " + ContainerComponents.vmImage() + " are built"));
+                            + ContainerImages.kafkaImage() + ", " + ContainerImages.vmImage() + " are built"));
         }
     }
 
@@ -114,11 +115,11 @@ class ContainerPathIT {
     @Test
     void realScrapesGoFromTheKafkaContainerToTheVictoriaMetricsContainerExactly() throws Exception {
         // both endpoints are containers of the local images, not delegated local processes
-        assertThat(ContainerComponents.imageServing(port(kafka.bootstrapServers()))).isEqualTo(ContainerComponents.kafkaImage());
-        assertThat(ContainerComponents.imageServing(vm.port())).isEqualTo(ContainerComponents.vmImage());
+        assertThat(ContainerImages.imageServing(port(kafka.bootstrapServers()))).isEqualTo(ContainerImages.kafkaImage());
+        assertThat(ContainerImages.imageServing(vm.port())).isEqualTo(ContainerImages.vmImage());
         // the VictoriaMetrics image holds the very binary the local-process path runs
         Path binary = Path.of(System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY));
-        assertThat(ContainerComponents.sourceLabel(ContainerComponents.vmImage())).isEqualTo(sha256(binary));
+        assertThat(ContainerImages.sourceLabel(ContainerImages.vmImage())).isEqualTo(sha256(binary));
         assertThat(get(vm.url() + "/metrics")).contains("vm_app_version");
 
         String topic = "container-path";
@@ -157,16 +158,16 @@ class ContainerPathIT {
                     .isEqualTo(204);
             assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1);
             v.stop();
-            assertThat(ContainerComponents.imageServing(v.port())).as("stopped: nothing publishes the port").isNull();
+            assertThat(ContainerImages.imageServing(v.port())).as("stopped: nothing publishes the port").isNull();
             v.restart();
             assertThat(v.url()).isEqualTo(url);
             assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1)
                     .first().asString().contains("\"values\":[1]");
             v.kill();
-            assertThat(ContainerComponents.imageServing(v.port())).as("killed: nothing publishes the port").isNull();
+            assertThat(ContainerImages.imageServing(v.port())).as("killed: nothing publishes the port").isNull();
             v.restart();
             assertThat(v.url()).isEqualTo(url);
-            assertThat(ContainerComponents.imageServing(v.port())).isEqualTo(ContainerComponents.vmImage());
+            assertThat(ContainerImages.imageServing(v.port())).isEqualTo(ContainerImages.vmImage());
             assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1);
             assertThat(get(url + "/metrics")).contains("vm_app_version");
         }

@@ -34,7 +34,7 @@ public interface Components {
      *   <li>{@code -Dtsdbwriter.it.components=containers}: {@link ContainerComponents}, failing every IT's start with
      *       the reason when no Docker engine answers or the images cannot be built;</li>
      *   <li>unset (or {@code auto}): {@link ContainerComponents} when a Docker engine answers and the local images exist
-     *       or can be built ({@link ContainerComponents#dockerAvailable()}, {@link ContainerComponents#ensureImages()}),
+     *       or can be built ({@link ContainerImages#dockerAvailable()}, {@link ContainerImages#ensureImages()}),
      *       else {@link LocalComponents}.</li>
      * </ul>
      */

@@ -207,6 +207,11 @@ public final class KafkaBroker implements Components.KafkaEndpoint {
 
     /** Admin client properties for this broker (short timeouts, suitable for tests). */
     public Properties adminProperties() {
+        return adminProperties(bootstrapServers);
+    }
+
+    /** Admin client properties for the broker at {@code bootstrapServers} (also {@link ContainerKafka}'s). */
+    static Properties adminProperties(String bootstrapServers) {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
@@ -226,9 +231,20 @@ public final class KafkaBroker implements Components.KafkaEndpoint {
 
     /** As {@link #createTopic(String, int)}, with topic configs (e.g. {@code cleanup.policy}). */
     public void createTopic(String name, int partitions, Map<String, String> configs) {
+        createTopic(adminProperties(), name, partitions, configs);
+    }
+
+    /**
+     * Creates a topic with replication factor 1 on the broker {@code adminProperties} name and waits until every
+     * partition has a leader (also {@link ContainerKafka}'s).
+     *
+     * @throws IllegalStateException if the topic exists or cannot be created within two minutes
+     */
+    static void createTopic(Properties adminProperties, String name, int partitions, Map<String, String> configs) {
+        Object bootstrapServers = adminProperties.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
         Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
         ChildProcesses.quietKafkaClientLogs();
-        try (Admin admin = Admin.create(adminProperties())) {
+        try (Admin admin = Admin.create(adminProperties)) {
             NewTopic topic = new NewTopic(name, partitions, (short) 1).configs(configs);
             while (true) {
                 try {

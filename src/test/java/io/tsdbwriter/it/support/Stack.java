@@ -68,8 +68,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * closing an exited process is a no-op. The work dir is a temp dir deleted after the class unless a test of it
  * failed (then kept for the logs, and its path printed) or {@link #keepWorkUnder} names a place.
  *
- * <p><b>Where components come from</b>: {@link Components#choose()} (local child processes today); the tests see
- * only the endpoint interfaces of {@link Components}.
+ * <p><b>Where components come from</b>: {@link Components#choose()}, decided once per JVM: Docker containers
+ * ({@link ContainerComponents}) where a Docker engine answers and the local images exist or can be built, else local
+ * child processes ({@link LocalComponents}); {@code -Dtsdbwriter.it.components=local|containers} forces either (with
+ * {@code containers}, every IT fails at its start when no engine answers). The tests see only the endpoint
+ * interfaces of {@link Components}.
  *
  * <p>Not thread-safe for configuration (done in a static initializer); the running helpers may be called from any
  * thread of a test, the ownership lists are synchronized.

@@ -3,16 +3,10 @@ package io.tsdbwriter.it.support;
 import io.tsdbwriter.it.support.LocalStack.ChildProcesses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -60,7 +54,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
     private final List<String> extraFlags;
     private final FreePorts.Reservation port;
     private final String url;
-    private volatile HttpClient http;
+    private final VmHttp http;
     private Process process;
     private boolean closed;
 
@@ -71,6 +65,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
         this.port = port;
         this.extraFlags = List.copyOf(extraFlags);
         this.url = "http://127.0.0.1:" + port.port();
+        this.http = new VmHttp(url);
     }
 
     /**
@@ -168,10 +163,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
 
     /** GET {@code /internal/force_flush}: converts buffered rows into searchable parts (see the class doc). */
     public void forceFlush() {
-        HttpResponse<String> response = get("/internal/force_flush");
-        if (response.statusCode() / 100 != 2) {
-            throw new IllegalStateException("force_flush answered " + response.statusCode() + ": " + response.body());
-        }
+        http.forceFlush();
     }
 
     /**
@@ -180,19 +172,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
      * {@code {__name__="x",a="b"}} or {@code {__name__=~".+"}}.
      */
     public List<String> export(String match) {
-        long end = Instant.now().plus(Duration.ofDays(2)).getEpochSecond();
-        HttpResponse<String> response = get("/api/v1/export?match%5B%5D=" + URLEncoder.encode(match, StandardCharsets.UTF_8)
-                + "&start=0&end=" + end);
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException("export answered " + response.statusCode() + ": " + response.body());
-        }
-        List<String> lines = new ArrayList<>();
-        for (String line : response.body().split("\n")) {
-            if (!line.isBlank()) {
-                lines.add(line);
-            }
-        }
-        return lines;
+        return http.export(match);
     }
 
     /**
@@ -200,40 +180,19 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
      * export either way (assert on it).
      */
     public List<String> awaitExport(String match, Predicate<List<String>> done, Duration timeout) {
-        Instant deadline = Instant.now().plus(timeout);
-        while (true) {
-            forceFlush();
-            List<String> lines = export(match);
-            if (done.test(lines) || Instant.now().isAfter(deadline)) {
-                return lines;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return lines;
-            }
-        }
+        return http.awaitExport(match, done, timeout);
     }
 
     /**
      * POSTs JSON lines to {@code /api/v1/import} and returns the HTTP status (204 when accepted into the buffer).
      */
     public int importLines(String jsonLines) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/api/v1/import"))
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(jsonLines, StandardCharsets.UTF_8))
-                .build();
-        return send(request).statusCode();
+        return http.importLines(jsonLines);
     }
 
     /** GET {@code url() + pathAndQuery}, e.g. {@code /metrics}. */
     public HttpResponse<String> get(String pathAndQuery) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url + pathAndQuery))
-                .timeout(Duration.ofSeconds(30))
-                .GET()
-                .build();
-        return send(request);
+        return http.get(pathAndQuery);
     }
 
     /** Graceful stop: SIGTERM (VictoriaMetrics flushes to disk), waits up to 30 s (then kill -9). No-op when not running. */
@@ -270,10 +229,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
             stop();
         } finally {
             port.close();
-            HttpClient client = http;
-            if (client != null) {
-                client.close();
-            }
+            http.close();
         }
     }
 
@@ -295,60 +251,25 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
                 "-loggerLevel=ERROR"));
         cmd.addAll(extraFlags);
         ChildProcesses.appendMarker(logFile, "starting " + String.join(" ", cmd));
-        // A fresh client per start: pooled connections to the previous process are dead.
-        HttpClient old = http;
-        http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5))
-                .build();
-        if (old != null) {
-            old.close();
-        }
+        http.renew(); // pooled connections to the previous process are dead
         process = ChildProcesses.start(cmd, logFile, true);
-        Instant deadline = Instant.now().plus(START_TIMEOUT);
-        String last = "no answer yet";
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("victoria-metrics exited with code " + process.exitValue()
-                        + " while starting on " + url + "; " + ChildProcesses.tailMessage(logFile));
-            }
-            try {
-                HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(url + "/health"))
-                        .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
-                if (health.statusCode() == 200 && health.body().trim().equals("OK")) {
-                    return;
-                }
-                last = health.statusCode() + " " + health.body();
-            } catch (IOException e) {
-                last = e.toString();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                ChildProcesses.kill(process);
-                throw new IllegalStateException("interrupted while waiting for victoria-metrics", e);
-            }
-            if (Instant.now().isAfter(deadline)) {
-                ChildProcesses.kill(process);
-                throw new IllegalStateException("victoria-metrics on " + url + " not healthy after " + START_TIMEOUT
-                        + " (" + last + "); " + ChildProcesses.tailMessage(logFile));
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                ChildProcesses.kill(process);
-                throw new IllegalStateException("interrupted while waiting for victoria-metrics", e);
-            }
-        }
-    }
-
-    private HttpResponse<String> send(HttpRequest request) {
+        String unhealthy;
         try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(request.method() + " " + request.uri() + " failed", e);
+            unhealthy = http.awaitHealthy(START_TIMEOUT, process::isAlive);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted: " + request.method() + " " + request.uri(), e);
+            ChildProcesses.kill(process);
+            throw new IllegalStateException("interrupted while waiting for victoria-metrics", e);
         }
+        if (unhealthy == null) {
+            return;
+        }
+        if (!process.isAlive()) {
+            throw new IllegalStateException("victoria-metrics exited with code " + process.exitValue()
+                    + " while starting on " + url + "; " + ChildProcesses.tailMessage(logFile));
+        }
+        ChildProcesses.kill(process);
+        throw new IllegalStateException("victoria-metrics on " + url + " " + unhealthy + "; "
+                + ChildProcesses.tailMessage(logFile));
     }
 }
