@@ -99,7 +99,10 @@ class DeliveryGuaranteesIT {
     void sigtermDrainsCommitsTheWatermarkAndExitsZero() throws Exception {
         Fixture f = realInput("sigterm");
         try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
-            slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
+            // slow enough that work remains when the first durable commit comes (at least the 2 s window after the
+            // first acks): ~100 batches of 600 samples at 2 in flight x 150 ms take ~8 s; at 30 ms they were all
+            // written before the first commit on a busy machine, and the SIGTERM found nothing left to drain
+            slow.mode(new FaultProxy.Delay(Duration.ofMillis(150)));
             WriterProcess w = writer(f, "sigterm", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
             awaitSomeCommitted(f, Duration.ofSeconds(60));
             w.sigterm();
