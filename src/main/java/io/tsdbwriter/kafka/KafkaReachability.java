@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaReachability {
 
-    private static final Logger log = LoggerFactory.getLogger("io.tsdbwriter.kafka.group.GroupMember");
+    private static final Logger log = LoggerFactory.getLogger(KafkaReachability.class);
     /** The "unreachable" line is logged at most this often. */
     static final Duration LOG_EVERY = Duration.ofMinutes(1);
 

@@ -31,8 +31,6 @@ import org.slf4j.LoggerFactory;
 final class HeldPartitions {
 
     private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
-    /** How long stopping readers may take to hand over their open batches before they are interrupted. */
-    static final Duration READERS_STOP = Duration.ofSeconds(10);
 
     private final IntakeSettings workerSettings;
     private final OffsetCommits commits;
@@ -125,12 +123,8 @@ final class HeldPartitions {
             return;
         }
         List<PartitionWorkers> old = new ArrayList<>(workers.values());
-        old.forEach(PartitionWorkers::closeReaders);
-        long deadline = System.nanoTime() + READERS_STOP.toNanos();
         try {
-            for (PartitionWorkers w : old) {
-                w.awaitReaders(deadline);
-            }
+            PartitionWorkers.stopReaders(old, Long.MAX_VALUE);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;

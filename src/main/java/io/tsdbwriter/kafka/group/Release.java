@@ -74,11 +74,7 @@ final class Release {
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         try {
             // every partition at once: the whole revocation is bounded by --drain-timeout, however many partitions go
-            leaving.forEach(PartitionWorkers::closeReaders);
-            long readersDeadline = Math.min(deadline, System.nanoTime() + HeldPartitions.READERS_STOP.toNanos());
-            for (PartitionWorkers w : leaving) {
-                w.awaitReaders(readersDeadline);
-            }
+            PartitionWorkers.stopReaders(leaving, deadline);
             for (PartitionWorkers w : leaving) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
                 if (!w.awaitDrained(left)) {

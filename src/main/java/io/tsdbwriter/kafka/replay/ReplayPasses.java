@@ -36,7 +36,6 @@ final class ReplayPasses {
 
     private static final Logger log = LoggerFactory.getLogger(ReplayMember.class);
     private static final Duration WAIT = Duration.ofMillis(100);
-    private static final Duration READERS_STOP = Duration.ofSeconds(10);
 
     private final ReplayMember.Settings settings;
     private final IntakeSettings workerSettings;
@@ -240,11 +239,7 @@ final class ReplayPasses {
         draining.forEach(p -> workers.addAll(p.workers()));
         workers.addAll(current);
         long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
-        workers.forEach(PartitionWorkers::closeReaders);
-        long readersDeadline = Math.min(deadline, System.nanoTime() + READERS_STOP.toNanos());
-        for (PartitionWorkers w : workers) {
-            w.awaitReaders(readersDeadline);
-        }
+        PartitionWorkers.stopReaders(workers, deadline);
         for (PartitionWorkers w : workers) {
             if (!w.awaitDrained(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
                 cleanStop = false;

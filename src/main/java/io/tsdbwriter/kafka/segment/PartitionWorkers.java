@@ -13,6 +13,7 @@ import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.encode.SampleEncoder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -23,6 +24,9 @@ import io.tsdbwriter.config.InputConfig;
  * computes the partition's {@link Watermark}, and stops them. Thread-safe.
  */
 public final class PartitionWorkers {
+
+    /** How long stopping readers may take to hand over their open batches before they are interrupted: 10 s. */
+    static final Duration READERS_STOP = Duration.ofSeconds(10);
 
     private final List<PointAmplifier> amplifiers = new ArrayList<>();
 
@@ -173,7 +177,7 @@ public final class PartitionWorkers {
      * Starts stopping: readers waiting at the commit gate are released and every SegmentConsumer is closed. Returns at
      * once; {@link #awaitReaders} waits for their threads. Idempotent.
      */
-    public void closeReaders() {
+    void closeReaders() {
         synchronized (gateLock) {
             stopping = true;
             gateLock.notifyAll();
@@ -185,7 +189,7 @@ public final class PartitionWorkers {
      * Waits for the reader threads until {@code deadlineNanos} ({@link System#nanoTime()} scale); a thread still alive
      * then (blocked handing a batch to the writer) is interrupted and given one more second.
      */
-    public void awaitReaders(long deadlineNanos) throws InterruptedException {
+    void awaitReaders(long deadlineNanos) throws InterruptedException {
         for (Thread t : threads) {
             long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
             if (left > 0) {
@@ -202,10 +206,18 @@ public final class PartitionWorkers {
         }
     }
 
-    /** Stops reading (closes the SegmentConsumers) and waits for their threads, at most {@code timeout}. */
-    void stopReading(Duration timeout) throws InterruptedException {
-        closeReaders();
-        awaitReaders(System.nanoTime() + timeout.toNanos());
+    /**
+     * Stops the readers of all {@code workers} at once ({@link #closeReaders}) and waits for their threads until
+     * {@code deadlineNanos} ({@link System#nanoTime()} scale) or {@link #READERS_STOP} from now, whichever comes first
+     * ({@link #awaitReaders}): a stop of many partitions is bounded as a stop of one. Their writes may still be in
+     * flight. Called by the member thread that owns {@code workers}.
+     */
+    public static void stopReaders(Collection<PartitionWorkers> workers, long deadlineNanos) throws InterruptedException {
+        workers.forEach(PartitionWorkers::closeReaders);
+        long readersDeadline = Math.min(deadlineNanos, System.nanoTime() + READERS_STOP.toNanos());
+        for (PartitionWorkers w : workers) {
+            w.awaitReaders(readersDeadline);
+        }
     }
 
     /** Waits until no batch is pending, at most {@code timeout}; returns true when drained. */
