@@ -133,11 +133,12 @@ else
 fi
 [ $HAVE_PY = 1 ] || fail "python tools" "kubernetes-validate venv unusable ($VENV): see $WORK/pip.log"
 
-# VictoriaMetrics versions are pinned in pom.xml only: compose's image tags must carry victoriametrics.compose.version.
+# VictoriaMetrics versions are pinned in pom.xml only: compose's image tags must carry victoriametrics.current.version
+# (the release the vm-current integration tests run).
 vm_compose_tags() {
     local want bad
-    want=$(sed -n 's:.*<victoriametrics.compose.version>\(.*\)</victoriametrics.compose.version>.*:\1:p' pom.xml)
-    [ -n "$want" ] || { echo "victoriametrics.compose.version missing from pom.xml"; return 1; }
+    want=$(sed -n 's:.*<victoriametrics.current.version>\(.*\)</victoriametrics.current.version>.*:\1:p' pom.xml)
+    [ -n "$want" ] || { echo "victoriametrics.current.version missing from pom.xml"; return 1; }
     bad=$(grep -oE 'victoriametrics/[a-z-]+:[^ "]+' docker-compose.yml | grep -vE ":${want}(-cluster)?$")
     [ -z "$bad" ] || { echo "docker-compose.yml images not at $want (pom.xml): $bad"; return 1; }
     echo "$(grep -cE 'image: victoriametrics/' docker-compose.yml) images at $want"
@@ -188,7 +189,7 @@ BUILT=()
 if [ ${#KUSTOMIZE[@]} -eq 0 ]; then
     fail "k8s: kustomize build" "no kustomize: install Go (go install) or kubectl"
 else
-    for dir in k8s/base k8s/overlays/vmcluster k8s/overlays/secured; do
+    for dir in k8s/base k8s/overlays/vmcluster k8s/overlays/secured k8s/overlays/prometheus-operator; do
         name=$(basename "$dir")
         out=$WORK/k8s-$name.yaml
         if check "k8s: kustomize build $dir" kbuild "$dir" "$out"; then
@@ -201,6 +202,15 @@ else
             fi
         fi
     done
+fi
+
+# Alert rules: the same groups in every built manifest, accepted by promtool and vmalert (whichever is installed).
+if [ $HAVE_PY = 1 ] && [ ${#BUILT[@]} -gt 0 ]; then
+    RULE_TOOLS=()
+    for t in promtool vmalert; do
+        command -v "$t" >/dev/null 2>&1 && RULE_TOOLS+=(--tool "$(command -v "$t")")
+    done
+    check "k8s: alert rules" "$PY" scripts/check_deploy.py rules "${BUILT[@]}" --out "$WORK/rules.yml" "${RULE_TOOLS[@]}"
 fi
 
 # Flags: every --flag and TSDB_WRITER_* variable used above exists in the jar's `run --help` / `produce --help`.

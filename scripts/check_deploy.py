@@ -11,6 +11,9 @@ Each subcommand prints one line per finding and exits 0 when everything holds, 1
   promql FILE VM_URL             every query of the dashboard is accepted by a running VictoriaMetrics.
   k8s NAME FILE [--versions ..]  kustomize output: strict schema validation (kubernetes-validate; VMPodScrape against
                                  scripts/schemas), and the rules of the deployment (replicas, probes, grace period).
+  rules K8S_FILE... --out F [--tool T]
+                                 alert rules (VMRule, PrometheusRule): the same groups everywhere, known metrics, a
+                                 summary and severity each; accepted by promtool check rules and vmalert -dryRun.
   flags COMPOSE_RESOLVED K8S_FILE... --java JAVA --jar JAR
                                  every flag / TSDB_WRITER_* variable used by compose and k8s exists in
                                  `tsdb-writer run --help` / `produce --help`.
@@ -346,9 +349,15 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
     configmaps = kinds.get("ConfigMap", [])
     if len(deployments) != 1:
         problems.append(f"expected one writer workload (StatefulSet or Deployment), found {len(deployments)}")
-    for kind in ("ConfigMap", "Service", "PodDisruptionBudget", "VMPodScrape"):
+    for kind in ("ConfigMap", "Service", "PodDisruptionBudget"):
         if not kinds.get(kind):
             problems.append(f"no {kind}")
+    # Scraped and alerted on by one operator: VictoriaMetrics' (the base) or Prometheus' (overlays/prometheus-operator).
+    for scrape, rule in (("VMPodScrape", "VMRule"), ("PodMonitor", "PrometheusRule")):
+        if kinds.get(scrape) and not kinds.get(rule):
+            problems.append(f"{scrape} without the alert rules ({rule})")
+    if not kinds.get("VMPodScrape") and not kinds.get("PodMonitor"):
+        problems.append("no VMPodScrape or PodMonitor: nothing scrapes the writers")
     env = {}
     # Only the settings ConfigMap holds TSDB_WRITER_* variables; others are mounted as files (e.g. kafka-client.properties).
     for cm in [c for c in configmaps if c["metadata"]["name"].startswith("tsdb-writer-config")]:
@@ -391,14 +400,14 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
         sel = pdb["spec"].get("selector", {}).get("matchLabels", {})
         if not sel or any(dep_labels.get(k) != v for k, v in sel.items()):
             problems.append(f"PodDisruptionBudget selector {sel} does not select the writer pods")
-    for ps in kinds.get("VMPodScrape", []):
+    for ps in kinds.get("VMPodScrape", []) + kinds.get("PodMonitor", []):
         dep_labels = deployments[0]["spec"]["template"]["metadata"].get("labels", {}) if deployments else {}
         sel = ps["spec"].get("selector", {}).get("matchLabels", {})
         if not sel or any(dep_labels.get(k) != v for k, v in sel.items()):
-            problems.append(f"VMPodScrape selector {sel} does not select the writer pods")
+            problems.append(f"{ps['kind']} selector {sel} does not select the writer pods")
         ports = [e.get("port") for e in ps["spec"].get("podMetricsEndpoints", [])]
         if "metrics" not in ports:
-            problems.append(f"VMPodScrape scrapes ports {ports}, not 'metrics'")
+            problems.append(f"{ps['kind']} scrapes ports {ports}, not 'metrics'")
     if expect_vm_url:
         url = env.get(ENV_PREFIX + "VM_URL", "")
         if not re.fullmatch(expect_vm_url, url):
@@ -410,6 +419,57 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
         print(f"{name}: {len(docs)} objects ({', '.join(sorted(k for k in kinds))}) valid against Kubernetes "
               f"{', '.join(versions)} (strict), custom resources {sorted(crds)} against scripts/schemas; "
               f"grace {grace}s > drain {drain:g}s")
+    return 1 if problems else 0
+
+
+# --------------------------------------------------------------------------------------------------------- rules
+
+# Metric names alert rules may use besides the dashboard's: the scrape's own `up` and the write-fault counter.
+RULE_METRICS = KNOWN_METRICS | {"up", "tsdbwriter_write_faults_total"}
+RULE_KINDS = ("VMRule", "PrometheusRule")
+
+
+def check_rules(files, out_file, tools):
+    """The alert rules of every built manifest: the same groups in each (VMRule and PrometheusRule), known metric names
+    only, every alert with a summary and a severity; then promtool and vmalert (when given) accept them."""
+    problems, groups_by_file = [], {}
+    for path in files:
+        for doc in load_yaml_docs(path):
+            if doc.get("kind") in RULE_KINDS:
+                groups_by_file[f"{os.path.basename(path)}:{doc['kind']}"] = doc["spec"]["groups"]
+    if not groups_by_file:
+        print("no VMRule or PrometheusRule in " + ", ".join(files))
+        return 1
+    (first, groups), *others = groups_by_file.items()
+    for name, other in others:
+        if other != groups:
+            problems.append(f"{name}: rule groups differ from {first}'s (keep k8s/base/vmrule.yaml and "
+                            f"k8s/overlays/prometheus-operator/prometheusrule.yaml the same)")
+    alerts = 0
+    for g in groups:
+        for r in g["rules"]:
+            alerts += 1 if "alert" in r else 0
+            unknown = metric_names(r["expr"]) - RULE_METRICS
+            if unknown:
+                problems.append(f"{r.get('alert', r.get('record'))}: unknown metric(s) {sorted(unknown)}")
+            if "alert" in r and ("summary" not in r.get("annotations", {}) or "severity" not in r.get("labels", {})):
+                problems.append(f"{r['alert']}: no summary annotation or severity label")
+    import yaml
+    with open(out_file, "w") as f:
+        yaml.safe_dump({"groups": groups}, f, sort_keys=False)
+    checked = []
+    for tool in tools:
+        cmd = [tool, "check", "rules", out_file] if os.path.basename(tool) == "promtool" \
+            else [tool, "-dryRun", "-rule=" + out_file]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            problems.append(f"{' '.join(cmd)}: exit {r.returncode}: {(r.stdout + r.stderr).strip()[-600:]}")
+        checked.append(os.path.basename(tool))
+    for pr in problems:
+        print(pr)
+    if not problems:
+        print(f"{alerts} alerts in {len(groups)} group(s), the same in {len(groups_by_file)} manifests, known metrics; "
+              f"accepted by {', '.join(checked) or 'no rule checker (none installed)'}")
     return 1 if problems else 0
 
 
@@ -527,6 +587,10 @@ def main():
     a.add_argument("--versions", default="1.37")
     a.add_argument("--schemas", default=os.path.join(HERE, "schemas"))
     a.add_argument("--expect-vm-url", default=None, help="regular expression the TSDB_WRITER_VM_URL must match")
+    a = sp.add_parser("rules")
+    a.add_argument("files", nargs="+")
+    a.add_argument("--out", required=True, help="where to write the groups as a plain rule file")
+    a.add_argument("--tool", action="append", default=[], help="promtool or vmalert binary that must accept them")
     a = sp.add_parser("flags")
     a.add_argument("compose")
     a.add_argument("k8s", nargs="*")
@@ -543,6 +607,8 @@ def main():
         return check_promql(args.file, args.vm_url)
     if args.cmd == "k8s":
         return check_k8s(args.name, args.file, args.versions.split(","), args.schemas, args.expect_vm_url)
+    if args.cmd == "rules":
+        return check_rules(args.files, args.out, args.tool)
     if args.cmd == "flags":
         return check_flags(args.compose, args.k8s, args.java, args.jar)
     return 2
