@@ -59,6 +59,21 @@ public final class CapacityCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     KafkaClientOptions kafkaClient = new KafkaClientOptions();
 
+    @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
+            description = "The writers' protocol: import (VictoriaMetrics JSON lines to <vm-url>/api/v1/import) or remote-write (to "
+                    + "--remote-write-url: any Prometheus-compatible receiver, e.g. Prometheus, Mimir, Thanos receive; give its /metrics "
+                    + "with --target-metrics-url) (default: ${DEFAULT-VALUE})")
+    String output;
+
+    @Option(names = "--remote-write-url", paramLabel = "URL",
+            description = "The writers' whole remote write URL with --output remote-write, e.g. http://prometheus:9090/api/v1/write")
+    String remoteWriteUrl;
+
+    @Option(names = "--remote-write-version", defaultValue = "1", paramLabel = "1|2",
+            description = "The writers' Remote-Write message with --output remote-write: 1 (prometheus.WriteRequest) or 2 "
+                    + "(io.prometheus.write.v2.Request) (default: ${DEFAULT-VALUE})")
+    String remoteWriteVersion;
+
     @Option(names = "--target-metrics-url", paramLabel = "URL",
             description = {"A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every",
                     "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics.",
@@ -211,12 +226,37 @@ public final class CapacityCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
+        List<String> outputArgs = switch (output) {
+            case "import" -> {
+                if (remoteWriteUrl != null) {
+                    throw bad("--remote-write-url needs --output remote-write");
+                }
+                yield List.of();
+            }
+            case "remote-write" -> {
+                if (remoteWriteUrl == null) {
+                    throw bad("--output remote-write needs --remote-write-url URL");
+                }
+                if (!remoteWriteVersion.equals("1") && !remoteWriteVersion.equals("2")) {
+                    throw bad("--remote-write-version must be 1 or 2, got '" + remoteWriteVersion + "'");
+                }
+                try {
+                    new WriteTarget(remoteWriteUrl);
+                } catch (IllegalArgumentException e) {
+                    throw bad(e.getMessage());
+                }
+                yield List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl,
+                        "--remote-write-version", remoteWriteVersion);
+            }
+            default -> throw bad("--output must be import or remote-write, got '" + output + "'");
+        };
         SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node");
         Path jar = writers.jar(spec);
         List<String> java = WriterProcessOptions.javaCommand();
         String prefix = topic != null ? topic : "tsdb-writer-capacity-" + System.currentTimeMillis() / 1000;
         // every writer takes the same Kafka client and VictoriaMetrics auth/TLS settings as this command
         List<String> runArgs = new ArrayList<>(writers.runArgs(kafkaClient, vmHttp));
+        runArgs.addAll(outputArgs);
         if (churnInterval != null) {
             if (churnInterval.toMillis() < 1000) {
                 throw bad("--churn-interval must be >= 1s, got " + churnInterval.toMillis() + "ms");

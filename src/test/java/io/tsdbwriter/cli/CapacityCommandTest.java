@@ -63,4 +63,15 @@ class CapacityCommandTest {
         assertUsageError(execute("capacity", "--step-duration", "soon"), "soon");
         assertUsageError(execute("capacity", "--data-dir", "/nonexistent-dir"), "/nonexistent-dir");
     }
+
+    @Test
+    void remoteWriteOutputNeedsItsUrlAndAKnownVersion() {
+        assertUsageError(execute("capacity", "--output", "remote-write"), "--output remote-write needs --remote-write-url");
+        assertUsageError(execute("capacity", "--remote-write-url", "http://prom:9090/api/v1/write"),
+                "--remote-write-url needs --output remote-write");
+        assertUsageError(execute("capacity", "--output", "remote-write", "--remote-write-url", "http://prom:9090/api/v1/write",
+                "--remote-write-version", "3"), "--remote-write-version must be 1 or 2");
+        assertUsageError(execute("capacity", "--output", "remote-write", "--remote-write-url", "prom:9090"), "prom:9090");
+        assertUsageError(execute("capacity", "--output", "graphite"), "--output must be import or remote-write");
+    }
 }
