@@ -151,6 +151,13 @@ if [ $HAVE_PY = 1 ]; then
         examples/vmagent/scrape.yml grafana/provisioning/datasources/*.yml grafana/provisioning/dashboards/*.yml
 fi
 
+# The receivers' example configs, by their own tools where installed.
+if command -v promtool >/dev/null 2>&1; then
+    check "receivers: prometheus.yml" promtool check config examples/receivers/prometheus.yml
+else
+    skip "receivers: prometheus.yml" "no promtool (apt-get install prometheus to enable)"
+fi
+
 # Grafana dashboard
 DASH=grafana/dashboards/tsdb-writer-efficiency.json
 if [ $HAVE_PY = 1 ]; then
