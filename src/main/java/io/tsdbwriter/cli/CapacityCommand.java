@@ -241,7 +241,7 @@ public final class CapacityCommand implements Callable<Integer> {
                     throw bad("--remote-write-version must be 1 or 2, got '" + remoteWriteVersion + "'");
                 }
                 try {
-                    new WriteTarget(remoteWriteUrl);
+                    WriteTarget.remoteWrite(remoteWriteUrl);
                 } catch (IllegalArgumentException e) {
                     throw bad(e.getMessage());
                 }

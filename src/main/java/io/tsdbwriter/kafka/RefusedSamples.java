@@ -10,6 +10,9 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -38,6 +41,7 @@ public final class RefusedSamples<S, O> {
     private final Function<S, ConsumerRecord<byte[], byte[]>> record;
     private final Consumer<WriteBatch<S, O>> done;
     private final String heldWithoutDeadLetters;
+    private final AtomicBoolean outOfOrderExplained = new AtomicBoolean();
 
     /**
      * @param deadLetters            {@code --dead-letter-topic}, or null
@@ -63,17 +67,43 @@ public final class RefusedSamples<S, O> {
             sources.put(r.source(), Boolean.TRUE);
         }
         Rejection<S> first = rejections.get(0);
+        Optional<String> fix = outOfOrderFix(first.outcome().detail());
+        if (fix.isPresent() && outOfOrderExplained.compareAndSet(false, true)) {
+            log.warn(fix.get());
+        }
         if (deadLetters == null) {
             meters.samplesFailed(first.outcome().status() + " " + first.outcome().detail(), samples);
-            log.error("VictoriaMetrics refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as failed",
+            log.error("the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as failed",
                     samples, sources.size(), first.outcome().status(), first.outcome().detail());
             done.accept(batch);
             return;
         }
         meters.samplesDeadLettered.increment(samples);
-        log.warn("VictoriaMetrics refused {} samples of {} record(s) ({} {}); dead-lettering them", samples, sources.size(),
+        log.warn("the receiver refused {} samples of {} record(s) ({} {}); dead-lettering them", samples, sources.size(),
                 first.outcome().status(), first.outcome().detail());
         deadLetterThenDone(batch, sources.keySet(), "vm_rejected", first.outcome().status() + " " + first.outcome().detail());
+    }
+
+    /**
+     * The fix for a refusal of samples older than their series' newest one, logged once per process: Prometheus answers
+     * {@code 400 out of order sample} (or {@code out of bounds} beyond its head), Mimir {@code err-mimir-sample-out-of-order}
+     * / {@code sample-out-of-order}, Thanos receive as Prometheus. VictoriaMetrics takes any order and never says it.
+     *
+     * @param detail the refusal's detail (the receiver's response body, shortened), may be null
+     * @return the one-line explanation and fix, or empty when the refusal is about something else
+     */
+    static Optional<String> outOfOrderFix(String detail) {
+        if (detail == null) {
+            return Optional.empty();
+        }
+        String d = detail.toLowerCase(Locale.ROOT);
+        if (!d.contains("out of order") && !d.contains("out-of-order") && !d.contains("out of bounds")) {
+            return Optional.empty();
+        }
+        return Optional.of("the receiver refuses samples older than a series' newest one (out of order): --parallelism > 1 "
+                + "and backfills write a series' minutes out of order. Set its out-of-order window to the age of the oldest "
+                + "sample (Prometheus: storage.tsdb.out_of_order_time_window; Mimir: -ingester.out-of-order-time-window; "
+                + "Thanos receive: --tsdb.out-of-order.time-window), or run --parallelism 1 with each series in one partition");
     }
 
     /** The write failed after its retries (policy dead-letter): dead-letter every record of the batch. */
