@@ -58,7 +58,7 @@ KNOWN_METRICS = {
     "vm_new_timeseries_created_total",
     "tsdbwriter_share_redeliveries_total", "tsdbwriter_share_acknowledgements_total",
     "tsdbwriter_records_awaiting_durability", "tsdbwriter_tsdb_restarts_total", "tsdbwriter_records_reread_total",
-    "tsdbwriter_durability_window_seconds",
+    "tsdbwriter_durability_window_seconds", "tsdbwriter_write_faults_total",
 }
 # What the issue asks the dashboard to show, as the metric each subject needs.
 REQUIRED_METRICS = {
@@ -77,6 +77,7 @@ REQUIRED_METRICS = {
     "vminsert insert capacity": "vm_concurrent_insert_capacity",
     "retries and failures by status": "tsdbwriter_write_requests_total",
     "retries": "tsdbwriter_write_retries_total",
+    "write faults by endpoint and class": "tsdbwriter_write_faults_total",
     "acknowledged vs stored (commit lag)": "tsdbwriter_records_awaiting_durability",
     "TSDB restarts": "tsdbwriter_tsdb_restarts_total",
     "decode errors": "tsdbwriter_decode_errors_total",

@@ -25,6 +25,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -41,10 +43,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The Grafana dashboard tested for real (issue "Tested for real"): VictoriaMetrics scrapes a running writer and
  * itself ({@code -promscrape.config}, 1 s interval), the writer consumes the real input produced over time (with
- * malformed records, a 503 phase and records VictoriaMetrics refuses), and then every query of every panel of
+ * malformed records and records VictoriaMetrics refuses) through a fault run, and then every query of every panel of
  * {@code grafana/dashboards/tsdb-writer-efficiency.json} — hidden targets included — is evaluated through
  * {@code /api/v1/query_range} with the template variables substituted. A query that errors or returns no series
  * fails the test, naming the panel and the query.
+ *
+ * <p>The fault run: the writer has two endpoints, the first behind a {@link FaultProxy}, the second a port where
+ * nothing listens. The first answers 503 (retried), then 429 with {@code Retry-After: 1} (the TSDB's "too many
+ * requests": retried), then 401 (a configuration fault, class {@code 4xx}) while the second refuses connections (class
+ * {@code connect}); then both pass. The write-fault panel must show, at the end of the run, exactly the
+ * {@code tsdbwriter_write_faults_total} counts per endpoint and class the writer's own {@code /metrics} has (and the
+ * 4xx count is the proxy's number of 401 answers); the write-request panels must show the 503, 429 and 401 statuses.
  *
  * <p>Scrape jobs: {@code tsdb-writer} (the writer's {@code --metrics-port}) and {@code vminsert} (this single-node
  * VictoriaMetrics, which plays vminsert's role here: it takes the writer's imports and exports the same
@@ -75,6 +84,9 @@ class DashboardIT {
     static final int SLICES = 20;
     static final Duration SLICE_PERIOD = Duration.ofMillis(1500);
     static final Duration FAULT_PHASE = Duration.ofSeconds(5);
+    /** What the writer appends to a --vm-url: the endpoint tag of its write-fault meter is base URL + this. */
+    static final String IMPORT_PATH = "/api/v1/import";
+    static final String WRITE_FAULTS = "tsdbwriter_write_faults_total";
     static final Duration STEP = Duration.ofSeconds(2);
     static final String RATE_INTERVAL = "10s";
     static final Pattern VARIABLE = Pattern.compile("\\$\\{(\\w+)(?::\\w+)?}|\\$(\\w+)|\\[\\[(\\w+)]]");
@@ -104,12 +116,16 @@ class DashboardIT {
                 String dlq = topic + "-dlq";
                 stack.createTopic(topic, PARTITIONS);
                 stack.createTopic(dlq, 1);
-                try (FaultProxy proxy = new FaultProxy(vm.url())) {
+                // Two endpoints: the first behind a fault proxy, the second a port where nothing listens until the
+                // fault run's last phase (a refused connection), then a proxy of its own.
+                FaultProxy second = null;
+                try (FaultProxy proxy = new FaultProxy(vm.url()); FreePorts.Reservation secondPort = FreePorts.reserve()) {
+                    String secondUrl = "http://127.0.0.1:" + secondPort.port();
                     proxy.mode(new FaultProxy.Status(503, -1));
                     Instant start = Instant.now();
                     WriterProcess writer = stack.writer("writer", List.of("-Xmx96m"), List.of(
                             "run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", topic,
-                            "--group-id", "dashboard", "--vm-url", proxy.url(),
+                            "--group-id", "dashboard", "--vm-url", proxy.url() + "," + secondUrl,
                             "--time-multiplier", Integer.toString(M), "--instance-multiplier", Integer.toString(N),
                             "--parallelism", "2", "--segment-size", "100", "--commit-interval", "1s",
                             "--batch-samples", "2000", "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(metricsPort.port()),
@@ -129,14 +145,25 @@ class DashboardIT {
                         // 503 for at least FAULT_PHASE and until a few import requests got one (retries, then
                         // failures by status once --max-retries is used up).
                         Thread.sleep(FAULT_PHASE.toMillis());
-                        long faultDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                        while (proxy.faulted() < 4 && System.nanoTime() < faultDeadline) {
+                        awaitAnswered(proxy, 503, writer);
+                        // 429 with Retry-After: 1, the TSDB's "too many requests": retried, never a configuration fault.
+                        proxy.mode(new FaultProxy.Status(429, 1));
+                        Thread.sleep(FAULT_PHASE.toMillis());
+                        awaitAnswered(proxy, 429, writer);
+                        // 401, a configuration fault (class 4xx) of the first endpoint, until the second has refused
+                        // a connection too (class connect): both hold their batches.
+                        proxy.mode(new FaultProxy.Status(401, -1));
+                        awaitAnswered(proxy, 401, writer);
+                        String secondEndpoint = secondUrl + IMPORT_PATH;
+                        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                        while (writerFaults(writerTarget).getOrDefault(List.of(secondEndpoint, "connect"), 0L) < 1
+                                && System.nanoTime() < deadline) {
                             Thread.sleep(100);
                         }
-                        assertThat(proxy.faulted()).as("import requests answered 503 in the fault phase: "
-                                + tail(writer)).isGreaterThanOrEqualTo(4);
                         // From now on everything passes but the records marked "poison": 400, split, dead-lettered.
                         proxy.mode(new FaultProxy.RejectContaining("\"poison\""));
+                        second = new FaultProxy(vm.url(), secondPort.port());
+                        second.mode(new FaultProxy.RejectContaining("\"poison\""));
                         producer.join(Duration.ofSeconds(90).toMillis());
                         assertThat(producer.isAlive()).as("producer still running").isFalse();
                         assertThat(producerFailure.get()).as("producer failure").isNull();
@@ -144,15 +171,27 @@ class DashboardIT {
                         Thread.sleep(3000); // a few more scrapes of the settled state
                         assertThat(writer.isAlive()).as(tail(writer)).isTrue();
 
+                        // The faults as the writer counted them, and as the proxy answered them (the refused
+                        // connections have no one to count them but the writer): exactly one 4xx fault per 401.
+                        String firstEndpoint = proxy.url() + IMPORT_PATH;
+                        Map<List<String>, Long> counted = writerFaults(writerTarget);
+                        assertThat(counted.keySet()).as("the writer's tsdbwriter_write_faults_total{endpoint,class}")
+                                .containsExactlyInAnyOrder(List.of(firstEndpoint, "4xx"), List.of(secondEndpoint, "connect"));
+                        assertThat(counted.get(List.of(firstEndpoint, "4xx"))).as("4xx faults of " + firstEndpoint
+                                + " vs the proxy's 401 answers").isEqualTo(proxy.answered(401));
+                        assertThat(counted.get(List.of(secondEndpoint, "connect"))).as("refused connections to " + secondEndpoint)
+                                .isPositive();
+
                         vm.forceFlush();
                         Instant end = Instant.now();
                         List<String> failures = evaluateDashboard(vm, dashboard, start, end, writerTarget);
                         DashboardFigures.write(FIGURES, "tsdb-writer dashboard, DashboardIT live run: M=" + M + " N=" + N
-                                + ", a 503 phase, malformed and refused records, " + (Duration.between(start, end).toSeconds()) + " s",
+                                + ", 503, 429 and 401 phases, a refused connection, malformed and refused records, " + (Duration.between(start, end).toSeconds()) + " s",
                                 figures(vm, dashboard, start, end));
                         System.out.println("DashboardIT: the panels' figures in " + FIGURES.toAbsolutePath());
                         assertThat(failures).as("dashboard queries that error or return no series (of the run "
                                 + start + " .. " + end + "):\n  " + String.join("\n  ", failures)).isEmpty();
+                        assertFaultPanels(vm, dashboard, start, end, counted);
                     } finally {
                         if (producer != null) {
                             producer.interrupt();
@@ -160,6 +199,10 @@ class DashboardIT {
                         writer.sigterm();
                     }
                     assertThat(writer.waitFor(Duration.ofSeconds(60))).as(tail(writer)).isZero();
+                } finally {
+                    if (second != null) {
+                        second.close();
+                    }
                 }
             }
         }
@@ -233,6 +276,96 @@ class DashboardIT {
             Thread.sleep(200);
         }
         throw new AssertionError("committed " + committed + " never reached the end offsets " + end + "; " + tail(writer));
+    }
+
+    /** Waits (at most 30 s) until the proxy has answered a few import requests with {@code status} itself. */
+    private static void awaitAnswered(FaultProxy proxy, int status, WriterProcess writer) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (proxy.answered(status) < 4 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(proxy.answered(status)).as("import requests answered " + status + ": " + tail(writer)).isGreaterThanOrEqualTo(4);
+    }
+
+    /** The writer's own {@code tsdbwriter_write_faults_total}, read from its /metrics: [endpoint, class] to count. */
+    static Map<List<String>, Long> writerFaults(String writerTarget) throws Exception {
+        HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                .newBuilder(java.net.URI.create("http://" + writerTarget + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("writer /metrics").isEqualTo(200);
+        Map<List<String>, Long> out = new HashMap<>();
+        Matcher line = Pattern.compile("(?m)^" + WRITE_FAULTS + "\\{([^}]*)} (\\S+)$").matcher(r.body());
+        while (line.find()) {
+            Map<String, String> labels = new HashMap<>();
+            Matcher l = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(line.group(1));
+            while (l.find()) {
+                labels.put(l.group(1), l.group(2));
+            }
+            out.put(List.of(labels.get("endpoint"), labels.get("class")), (long) Double.parseDouble(line.group(2)));
+        }
+        return out;
+    }
+
+    /**
+     * The write-fault panel shows, at the end of the run, exactly the faults the writer counted per endpoint and
+     * class; the retries panel shows the 503, 429 and 401 answers of the fault run by status.
+     */
+    private static void assertFaultPanels(VmEndpoint vm, JsonNode dashboard, Instant start, Instant end,
+                                          Map<List<String>, Long> counted) throws Exception {
+        Map<String, String> all = allSelection(dashboard, start, end);
+        int faultTargets = 0;
+        Set<String> statuses = new TreeSet<>();
+        for (JsonNode panel : panels(dashboard)) {
+            for (JsonNode target : panel.path("targets")) {
+                String expr = target.path("expr").asText();
+                String query = substitute(expr, all);
+                if (expr.contains(WRITE_FAULTS)) {
+                    faultTargets++;
+                    Map<List<String>, Long> shown = new HashMap<>();
+                    for (JsonNode series : queryRangeResult(vm, query, start, end)) {
+                        JsonNode values = series.path("values");
+                        double last = Double.parseDouble(values.get(values.size() - 1).path(1).asText());
+                        assertThat(last).as("%s: %s at the end of the run is a whole count", panel.path("title").asText(),
+                                series.path("metric")).isEqualTo(Math.rint(last));
+                        shown.put(List.of(series.path("metric").path("endpoint").asText(), series.path("metric").path("class").asText()),
+                                (long) last);
+                    }
+                    assertThat(shown).as("panel \"%s\" [%s] at the end of the run: %s", panel.path("title").asText(),
+                            target.path("refId").asText(), query).isEqualTo(counted);
+                    System.out.printf("DashboardIT: panel \"%s\" at the end of the run: %s (the writer counted %s)%n",
+                            panel.path("title").asText(), shown, counted);
+                }
+                if (expr.contains("tsdbwriter_write_requests_total") && expr.contains("status")) {
+                    for (JsonNode series : queryRangeResult(vm, query, start, end)) {
+                        statuses.add(series.path("metric").path("status").asText());
+                    }
+                }
+            }
+        }
+        assertThat(faultTargets).as("panels whose queries show " + WRITE_FAULTS + " (write faults by endpoint and class)")
+                .isPositive();
+        assertThat(statuses).as("statuses the write-request panels show").contains("503", "429", "401");
+    }
+
+    /** The series of a range query over the run (an error fails the test). */
+    private static JsonNode queryRangeResult(VmEndpoint vm, String query, Instant start, Instant end) throws Exception {
+        HttpResponse<String> r = vm.get("/api/v1/query_range?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
+                + "&start=" + start.getEpochSecond() + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
+        assertThat(r.statusCode()).as(query + ": " + r.body()).isEqualTo(200);
+        return new ObjectMapper().readTree(r.body()).path("data").path("result");
+    }
+
+    /** The built-ins and every variable at its {@code allValue}: the dashboard's saved selection. */
+    private static Map<String, String> allSelection(JsonNode dashboard, Instant start, Instant end) {
+        long rangeSeconds = Duration.between(start, end).toSeconds() + 1;
+        Map<String, String> all = new LinkedHashMap<>(Map.of("__interval", STEP.toSeconds() + "s", "__rate_interval", RATE_INTERVAL,
+                "__range", rangeSeconds + "s"));
+        for (JsonNode v : dashboard.path("templating").path("list")) {
+            if ("query".equals(v.path("type").asText())) {
+                all.put(v.path("name").asText(), v.path("allValue").asText());
+            }
+        }
+        return all;
     }
 
     // ------------------------------------------------------------------------------------------------ scraping
@@ -432,14 +565,7 @@ class DashboardIT {
 
     /** Every panel's series under the dashboard's saved selection ("All"), for the figure. */
     private static List<DashboardFigures.Panel> figures(VmEndpoint vm, JsonNode dashboard, Instant start, Instant end) throws Exception {
-        long rangeSeconds = Duration.between(start, end).toSeconds() + 1;
-        Map<String, String> all = new LinkedHashMap<>(Map.of("__interval", STEP.toSeconds() + "s", "__rate_interval", RATE_INTERVAL,
-                "__range", rangeSeconds + "s"));
-        for (JsonNode v : dashboard.path("templating").path("list")) {
-            if ("query".equals(v.path("type").asText())) {
-                all.put(v.path("name").asText(), v.path("allValue").asText());
-            }
-        }
+        Map<String, String> all = allSelection(dashboard, start, end);
         List<DashboardFigures.Panel> out = new ArrayList<>();
         for (JsonNode panel : panels(dashboard)) {
             List<DashboardFigures.Series> series = new ArrayList<>();

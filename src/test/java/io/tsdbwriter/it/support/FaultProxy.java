@@ -11,6 +11,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,11 +64,22 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicReference<Mode> mode = new AtomicReference<>(new Pass());
     private final AtomicInteger faulted = new AtomicInteger();
     private final AtomicInteger passed = new AtomicInteger();
+    private final Map<Integer, AtomicInteger> injected = new ConcurrentHashMap<>();
 
     /** @param targetUrl the real VictoriaMetrics base URL, e.g. http://127.0.0.1:8428 */
     public FaultProxy(String targetUrl) throws IOException {
+        this(targetUrl, 0);
+    }
+
+    /**
+     * A proxy on a given loopback port: an endpoint that refused connections (nothing listened there, the port held
+     * by a {@link FreePorts.Reservation}) and now answers.
+     *
+     * @param port the port to listen on; 0 for a free one
+     */
+    public FaultProxy(String targetUrl, int port) throws IOException {
         this.target = targetUrl.endsWith("/") ? targetUrl.substring(0, targetUrl.length() - 1) : targetUrl;
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/", this::handle);
         server.start();
@@ -85,6 +98,15 @@ public final class FaultProxy implements AutoCloseable {
     /** Import requests answered with a fault so far. */
     public int faulted() {
         return faulted.get();
+    }
+
+    /**
+     * Import requests the proxy answered itself with {@code status} so far ({@link Status}, {@link Slow}'s 503, the
+     * 400 of {@link RejectContaining} and {@link RejectLabel}); answers VictoriaMetrics gave are not counted.
+     */
+    public int answered(int status) {
+        AtomicInteger n = injected.get(status);
+        return n == null ? 0 : n.get();
     }
 
     /** Import requests passed through so far. */
@@ -107,7 +129,7 @@ public final class FaultProxy implements AutoCloseable {
                     if (s.retryAfterSeconds() >= 0) {
                         ex.getResponseHeaders().set("Retry-After", Integer.toString(s.retryAfterSeconds()));
                     }
-                    send(ex, s.code(), ("injected " + s.code() + "\n").getBytes());
+                    inject(ex, s.code(), ("injected " + s.code() + "\n").getBytes());
                 }
                 case Slow s -> {
                     faulted.incrementAndGet();
@@ -116,12 +138,12 @@ public final class FaultProxy implements AutoCloseable {
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                    send(ex, 503, "slow\n".getBytes());
+                    inject(ex, 503, "slow\n".getBytes());
                 }
                 case RejectContaining r -> {
                     if (new String(body, java.nio.charset.StandardCharsets.UTF_8).contains(r.marker())) {
                         faulted.incrementAndGet();
-                        send(ex, 400, "cannot parse: injected rejection\n".getBytes());
+                        inject(ex, 400, "cannot parse: injected rejection\n".getBytes());
                     } else {
                         passed.incrementAndGet();
                         forward(ex, body);
@@ -130,7 +152,7 @@ public final class FaultProxy implements AutoCloseable {
                 case RejectLabel r -> {
                     if (carries(ex, body, r)) {
                         faulted.incrementAndGet();
-                        send(ex, 400, ("out of bounds: injected rejection of " + r.name() + "=" + r.value() + "\n").getBytes());
+                        inject(ex, 400, ("out of bounds: injected rejection of " + r.name() + "=" + r.value() + "\n").getBytes());
                     } else {
                         passed.incrementAndGet();
                         forward(ex, body);
@@ -190,6 +212,11 @@ public final class FaultProxy implements AutoCloseable {
             Thread.currentThread().interrupt();
             send(ex, 502, "proxy interrupted\n".getBytes());
         }
+    }
+
+    private void inject(HttpExchange ex, int status, byte[] body) throws IOException {
+        injected.computeIfAbsent(status, k -> new AtomicInteger()).incrementAndGet();
+        send(ex, status, body);
     }
 
     private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
