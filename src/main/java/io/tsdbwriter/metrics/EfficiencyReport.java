@@ -20,10 +20,11 @@ import io.micrometer.core.instrument.Tags;
 
 /**
  * The efficiency report of DESIGN §7: one line every report interval and a final block at exit, from the
- * {@link WriterMeters} counters. Efficiency over an interval is samples written per minute ÷ samples expected
- * per minute (expected = points decoded × M × N); the final efficiency is samples written ÷ samples expected.
- * The live expected rate from the input (growth of the log end offsets × points per record × M × N) is printed
- * too when the input grows.
+ * {@link WriterMeters} counters. <b>Efficiency</b> has one definition: samples written ÷ samples expected, expected =
+ * points decoded × M × N — over the report interval on each line (and the {@code efficiency.ratio} gauge), over the
+ * whole run in the summary. Whether reading keeps up with the input is a separate figure: the input's demand
+ * ({@code input_expected/min}: growth of the log end offsets × points per record × M × N) and {@code of_input}
+ * (expected/min ÷ input_expected/min), printed only while the input grows (a backlog has no input rate).
  *
  * <p>A figure without meaning is never printed: with nothing expected the final efficiency is absent ({@code null}
  * in {@code --summary-json}, "n/a" in the text), and CPU seconds per million samples is left out when none was
@@ -103,6 +104,9 @@ public final class EfficiencyReport {
         lastWritten = written;
         lastExpected = expected;
         String extra = "";
+        if (expectedSamplesPerSecond > 0) { // reading vs the input's demand; a backlog (nothing arrives) has none
+            extra += " of_input=" + percent(expectedPerMin / (expectedSamplesPerSecond * 60));
+        }
         if (rateSet > 0) {
             rateRatio = writtenPerMin / 60 / rateSet;
             extra += String.format(Locale.ROOT, " rate_set/s=%.0f of_rate=%s", rateSet, percent(rateRatio));

@@ -61,4 +61,26 @@ class EfficiencyReportTest {
         assertThat((double) durability.get("wait_seconds")).isGreaterThanOrEqualTo(0.0).isEqualTo(elapsed - write, org.assertj.core.data.Offset.offset(0.002));
         assertThat(durability).containsEntry("window_seconds", 13L).containsEntry("tsdb_restarts", 0L).containsEntry("records_reread", 0L);
     }
+
+    @Test
+    void ofInputComparesReadingWithTheInputsDemandAndIsAbsentOnABacklog() {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        java.util.concurrent.atomic.AtomicLong logEnd = new java.util.concurrent.atomic.AtomicLong(1000);
+        EfficiencyReport report = new EfficiencyReport(meters, 6, logEnd::get, () -> 0);
+        String first = report.tick(); // no previous log end: no input rate yet
+        assertThat(first).doesNotContain("of_input");
+
+        logEnd.addAndGet(200); // the input grew 200 records; the writer read 100 of them (one point each)
+        meters.recordsConsumed.increment(100);
+        meters.pointsDecoded.increment(100);
+        meters.samplesExpected.increment(600);
+        meters.samplesWritten.increment(600);
+        String line = report.tick();
+        assertThat(line).contains("efficiency=100.0%");
+        assertThat(line).contains("of_input=50.0%"); // both rates over the same interval: 600 of the 1,200 samples demanded
+
+        meters.samplesExpected.increment(600); // a backlog: nothing arrives, all is read and written
+        meters.samplesWritten.increment(600);
+        assertThat(report.tick()).contains("efficiency=100.0%").doesNotContain("of_input");
+    }
 }
