@@ -5,15 +5,13 @@ import java.util.List;
 
 /** The steps run so far, the last passing and the first failing one (search thread only). */
 final class SearchSteps {
-    final CapacitySearch.StepContext context;
     final long startNanos;
     final List<CapacityStep> all = new ArrayList<>();
     CapacityStep good;
     CapacityStep bad;
     int index;
 
-    SearchSteps(CapacitySearch.StepContext context, long startNanos) {
-        this.context = context;
+    SearchSteps(long startNanos) {
         this.startNanos = startNanos;
     }
 
