@@ -47,7 +47,8 @@ import okhttp3.OkHttpClient;
  * by the step factor until the first failing step; then {@code refineSteps} steps at the geometric mean of the last
  * good and the first bad rate narrow it down. When the first step fails already, the rate steps down (by the factor
  * squared) until a step passes. With {@link Vary#TIME_MULTIPLIER} the input rate stays fixed and M rises
- * (at least by one per step). The capacity is the highest sustained samples/min of a passing step (written, at most
+ * (at least by one per step) up to the largest M a writer accepts (3600, fewer when M × N would pass 1,000,000); a step
+ * there that passes ends the search with "reached the maximum time multiplier …" ({@link StepClimb}). The capacity is the highest sustained samples/min of a passing step (written, at most
  * what the input demanded: a writer draining its warm-up backlog writes more); the verdict is the
  * failing step's nearest that capacity.
  *
@@ -70,8 +71,12 @@ public final class CapacitySearch {
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp) {
     }
 
-    /** The outcome: the steps, the capacity (NaN when no step passed) and the verdict at the edge. */
-    public record Result(List<CapacityStep> steps, double capacityPerMinute, CapacityStep best, CapacityStep edge, long lost) {
+    /**
+     * The outcome: the steps, the capacity (NaN when no step passed), the verdict at the edge, and why the search
+     * stopped short of a failing step when it had to ({@code ceiling}: the largest M passed; null otherwise).
+     */
+    public record Result(List<CapacityStep> steps, double capacityPerMinute, CapacityStep best, CapacityStep edge, long lost,
+                         String ceiling) {
     }
 
     private final Settings s;
@@ -132,10 +137,11 @@ public final class CapacitySearch {
             StepContext context = new StepContext(kafka, runner, targets, s.feed().cycle());
             double rate = s.startRate().relative() ? stepRunner.probe(context) * s.startRate().value() : s.startRate().value();
             SearchSteps steps = new SearchSteps(System.nanoTime());
-            StepClimb order = new StepClimb(s.vary(), s.stepFactor(), s.maxSteps(), s.refineSteps(),
-                    (index, refine, r, m) -> stepRunner.step(context, index, refine, r, m), this::overBudget, out);
+            StepClimb order = new StepClimb(s.vary(), StepClimb.maxTimeMultiplier(s.instanceMultiplier()), s.stepFactor(),
+                    s.maxSteps(), s.refineSteps(), (index, refine, r, m) -> stepRunner.step(context, index, refine, r, m),
+                    this::overBudget, out);
             order.climb(steps, rate, s.timeMultiplier());
-            if (steps.bad == null) {
+            if (steps.bad == null && steps.ceiling == null) {
                 progress("no step failed within %d step%s: the capacity is above the last step", steps.index, steps.index == 1 ? "" : "s");
             }
             order.refine(steps);

@@ -10,6 +10,8 @@ final class SearchSteps {
     CapacityStep good;
     CapacityStep bad;
     int index;
+    /** Why the climb stopped with no failing step before its step budget (the largest M passed), or null. */
+    String ceiling;
 
     SearchSteps(long startNanos) {
         this.startNanos = startNanos;
@@ -26,6 +28,6 @@ final class SearchSteps {
             }
         }
         return new CapacitySearch.Result(List.copyOf(all), best == null ? Double.NaN : CapacitySearch.sustained(best), best,
-                bad != null ? bad : (all.isEmpty() ? null : all.get(all.size() - 1)), lost);
+                bad != null ? bad : (all.isEmpty() ? null : all.get(all.size() - 1)), lost, bad == null ? ceiling : null);
     }
 }

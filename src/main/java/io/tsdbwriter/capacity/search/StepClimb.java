@@ -1,12 +1,18 @@
 package io.tsdbwriter.capacity.search;
 
+import io.tsdbwriter.amplify.AmplificationPlan;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.Locale;
 
 /**
  * The order of a capacity search's steps ({@link CapacitySearch}): the load rises by the step factor until the first
  * failing step (or falls by the factor squared until one passes when the first fails already), then refinement steps
  * narrow the bracket. What a step does is the {@link Stepper}'s; this class only decides the next rate or M.
+ *
+ * <p>M never rises above the largest a writer accepts ({@code maxTimeMultiplier}: 3600, or fewer when M × N would pass
+ * the samples-per-point bound); a search by M whose step there passes stops and says so instead of proposing an M the
+ * writer refuses (exit 2).
  *
  * <p>Not thread-safe: the search thread's.
  */
@@ -25,6 +31,7 @@ final class StepClimb {
     }
 
     private final CapacitySearch.Vary vary;
+    private final int maxTimeMultiplier;
     private final double stepFactor;
     private final int maxSteps;
     private final int refineSteps;
@@ -32,9 +39,13 @@ final class StepClimb {
     private final Budget budget;
     private final PrintStream out;
 
-    StepClimb(CapacitySearch.Vary vary, double stepFactor, int maxSteps, int refineSteps, Stepper stepper, Budget budget,
-              PrintStream out) {
+    /**
+     * @param maxTimeMultiplier the largest M a step may run ({@link #maxTimeMultiplier(int)})
+     */
+    StepClimb(CapacitySearch.Vary vary, int maxTimeMultiplier, double stepFactor, int maxSteps, int refineSteps, Stepper stepper,
+              Budget budget, PrintStream out) {
         this.vary = vary;
+        this.maxTimeMultiplier = maxTimeMultiplier;
         this.stepFactor = stepFactor;
         this.maxSteps = maxSteps;
         this.refineSteps = refineSteps;
@@ -74,10 +85,25 @@ final class StepClimb {
             }
             if (vary == CapacitySearch.Vary.RATE) {
                 rate *= stepFactor;
+            } else if (m >= maxTimeMultiplier) {
+                steps.ceiling = String.format(Locale.ROOT, "reached the maximum time multiplier %d without saturating "
+                        + "(step %d passed at M=%d); raise --start-rate or --instance-multiplier to load the target further",
+                        maxTimeMultiplier, steps.index, m);
+                CapacitySearch.progress(out, "%s", steps.ceiling);
+                return;
             } else {
-                m = Math.max(m + 1, (int) Math.round(m * stepFactor));
+                m = (int) Math.min(maxTimeMultiplier, Math.max(m + 1L, Math.round(m * stepFactor)));
             }
         }
+    }
+
+    /**
+     * The largest M a writer accepts at {@code instanceMultiplier}: {@link AmplificationPlan#MAX_TIME_MULTIPLIER}, or
+     * fewer when M × N would pass {@link AmplificationPlan#MAX_SAMPLES_PER_POINT}.
+     */
+    static int maxTimeMultiplier(int instanceMultiplier) {
+        return (int) Math.min(AmplificationPlan.MAX_TIME_MULTIPLIER,
+                AmplificationPlan.MAX_SAMPLES_PER_POINT / Math.max(1, instanceMultiplier));
     }
 
     /** Narrows the bracket between the last passing and the first failing step ({@code refineSteps} steps at most). */
