@@ -18,8 +18,12 @@ import java.util.function.LongSupplier;
  */
 public final class SampleRate {
 
-    /** The most the bucket holds, in time at the set rate: the longest burst, and the longest wait it makes up. */
-    public static final Duration BURST = Duration.ofMillis(10);
+    /**
+     * The most the bucket holds, in time at the set rate: the longest burst, and the longest wait of every reader at
+     * once that is made up (a replay pass opening its readers takes ~0.1 s). Made-up permits move at most this much
+     * from one minute into the next: 1.7 % of a minute.
+     */
+    public static final Duration BURST = Duration.ofSeconds(1);
 
     /** Waits a number of nanoseconds; {@link Thread#sleep} in production, a fake clock's step in tests. */
     @FunctionalInterface
