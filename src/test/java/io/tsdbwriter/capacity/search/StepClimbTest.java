@@ -27,11 +27,12 @@ class StepClimbTest {
 
     /** A search by M at 1,000 points/s and N whose steps pass while {@code passes} says so. */
     private StepClimb climb(int n, double stepFactor, int maxSteps, IntPredicate passes) {
-        return new StepClimb(CapacitySearch.Vary.TIME_MULTIPLIER, StepClimb.maxTimeMultiplier(n), stepFactor, maxSteps, 3,
-                (index, refine, rate, m) -> {
+        StepClimb.Stepper stepper = (index, refine, rate, m) -> {
             proposed.add(m);
             return step(index, refine, m, passes.test(m));
-        }, (start, done) -> false, out);
+        };
+        return new StepClimb(CapacitySearch.Vary.TIME_MULTIPLIER, StepClimb.maxTimeMultiplier(n), stepFactor, maxSteps, 3, stepper,
+                (start, done) -> false, out);
     }
 
     @Test
