@@ -88,7 +88,10 @@ public final class CapacityCommand implements Callable<Integer> {
     int partitions;
 
     @Option(names = "--vary", defaultValue = "rate", paramLabel = "rate|time-multiplier",
-            description = {"What rises step by step: the input rate, or M at the fixed --start-rate (the proof of concept's way)",
+            description = {"What rises step by step: the input rate, or M at the fixed --start-rate (the proof of concept's way). "
+                    + "M rises up to the largest --time-multiplier a writer accepts, 3600 (fewer when M x N would pass 1000000); "
+                    + "when the step there passes, the search stops and its verdict says it reached the maximum time multiplier "
+                    + "without saturating the target.",
                     "(default: ${DEFAULT-VALUE})"})
     String vary;
 

@@ -42,6 +42,9 @@ class CapacityCommandTest {
             assertThat(String.join(" ", o.description())).as(o.longestName()).isNotBlank();
         }
         assertThat(r.out()).contains("--target-metrics-url", "--vary", "--min-efficiency", "--max-p99-latency", "Exit codes");
+        // --vary time-multiplier stops at the largest M instead of starting a writer that refuses it
+        assertThat(r.out().replaceAll("\\s+", " ")).contains("M rises up to the largest --time-multiplier a writer accepts, 3600",
+                "reached the maximum time multiplier without saturating");
     }
 
     @Test

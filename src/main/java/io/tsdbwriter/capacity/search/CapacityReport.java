@@ -33,7 +33,10 @@ final class CapacityReport {
                     BenchTable.count(r.capacityPerMinute()), r.best().index(), r.best().refine() ? " refine" : "", r.best().inputPointsPerSecond(),
                     r.best().timeMultiplier(), s.instanceMultiplier(), BenchTable.percent(r.best().efficiency()), CapacitySearch.fmt(r.best().p99Seconds()));
         }
-        if (r.edge() != null) {
+        if (r.ceiling() != null) {
+            out.println("verdict: " + r.ceiling());
+            out.println("last step: " + r.edge().verdict());
+        } else if (r.edge() != null) {
             out.println((r.edge().passed() ? "verdict (last step, capacity not reached): " : "verdict (failing step " + r.edge().index() + ", the nearest above the capacity): ")
                     + r.edge().verdict());
         }

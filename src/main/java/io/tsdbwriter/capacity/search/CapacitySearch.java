@@ -47,7 +47,8 @@ import okhttp3.OkHttpClient;
  * by the step factor until the first failing step; then {@code refineSteps} steps at the geometric mean of the last
  * good and the first bad rate narrow it down. When the first step fails already, the rate steps down (by the factor
  * squared) until a step passes. With {@link Vary#TIME_MULTIPLIER} the input rate stays fixed and M rises
- * (at least by one per step). The capacity is the highest sustained samples/min of a passing step (written, at most
+ * (at least by one per step) up to the largest M a writer accepts (3600, fewer when M × N would pass 1,000,000); a step
+ * there that passes ends the search with "reached the maximum time multiplier …" ({@link StepClimb}). The capacity is the highest sustained samples/min of a passing step (written, at most
  * what the input demanded: a writer draining its warm-up backlog writes more); the verdict is the
  * failing step's nearest that capacity.
  *
@@ -70,8 +71,12 @@ public final class CapacitySearch {
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp) {
     }
 
-    /** The outcome: the steps, the capacity (NaN when no step passed) and the verdict at the edge. */
-    public record Result(List<CapacityStep> steps, double capacityPerMinute, CapacityStep best, CapacityStep edge, long lost) {
+    /**
+     * The outcome: the steps, the capacity (NaN when no step passed), the verdict at the edge, and why the search
+     * stopped short of a failing step when it had to ({@code ceiling}: the largest M passed; null otherwise).
+     */
+    public record Result(List<CapacityStep> steps, double capacityPerMinute, CapacityStep best, CapacityStep edge, long lost,
+                         String ceiling) {
     }
 
     private final Settings s;
@@ -131,79 +136,21 @@ public final class CapacitySearch {
                     s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null), vm, url -> vm);
             StepContext context = new StepContext(kafka, runner, targets, s.feed().cycle());
             double rate = s.startRate().relative() ? stepRunner.probe(context) * s.startRate().value() : s.startRate().value();
-            SearchSteps steps = new SearchSteps(context, System.nanoTime());
-            climb(steps, rate, s.timeMultiplier());
-            if (steps.bad == null) {
+            SearchSteps steps = new SearchSteps(System.nanoTime());
+            StepClimb order = new StepClimb(s.vary(), StepClimb.maxTimeMultiplier(s.instanceMultiplier()), s.stepFactor(),
+                    s.maxSteps(), s.refineSteps(), (index, refine, r, m) -> stepRunner.step(context, index, refine, r, m),
+                    this::overBudget, out);
+            order.climb(steps, rate, s.timeMultiplier());
+            if (steps.bad == null && steps.ceiling == null) {
                 progress("no step failed within %d step%s: the capacity is above the last step", steps.index, steps.index == 1 ? "" : "s");
             }
-            refine(steps);
+            order.refine(steps);
             return steps.result();
         }
     }
 
     /** What every step of one search shares. */
     record StepContext(KafkaFeeder kafka, WriterCellRunner runner, List<String> targets, Iterator<SourcePoint> points) {
-    }
-
-    /**
-     * Raises the load by the step factor until the first failing step; when the first step fails already, lowers it
-     * (by the factor squared) until one passes.
-     */
-    private void climb(SearchSteps steps, double rate, int m) throws IOException, InterruptedException {
-        while (steps.index < s.maxSteps() && !overBudget(steps.startNanos, steps.index)) {
-            steps.index++;
-            CapacityStep st = stepRunner.step(steps.context, steps.index, false, rate, m);
-            steps.all.add(st);
-            if (!st.passed()) {
-                steps.bad = st;
-                if (steps.good != null) {
-                    return;
-                }
-                // the first step failed already: step down (by the factor squared) until one passes
-                if (s.vary() == Vary.RATE) {
-                    rate /= s.stepFactor() * s.stepFactor();
-                } else if (m > 1) {
-                    m = Math.max(1, (int) Math.floor(m / (s.stepFactor() * s.stepFactor())));
-                } else {
-                    return;
-                }
-                progress("[%d] failed with no passing step yet: stepping down", steps.index);
-                continue;
-            }
-            steps.good = st;
-            if (steps.bad != null) {
-                return; // stepped down to a passing step: the bracket is found
-            }
-            if (s.vary() == Vary.RATE) {
-                rate *= s.stepFactor();
-            } else {
-                m = Math.max(m + 1, (int) Math.round(m * s.stepFactor()));
-            }
-        }
-    }
-
-    /** Narrows the bracket between the last passing and the first failing step ({@code refineSteps} steps at most). */
-    private void refine(SearchSteps steps) throws IOException, InterruptedException {
-        for (int k = 0; steps.bad != null && steps.good != null && k < s.refineSteps() && !overBudget(steps.startNanos, steps.index); k++) {
-            double rate = steps.bad.inputPointsPerSecond();
-            int m = steps.bad.timeMultiplier();
-            if (s.vary() == Vary.RATE) {
-                rate = Math.sqrt(steps.good.inputPointsPerSecond() * steps.bad.inputPointsPerSecond());
-            } else {
-                if (steps.bad.timeMultiplier() - steps.good.timeMultiplier() < 2) {
-                    return;
-                }
-                m = (steps.good.timeMultiplier() + steps.bad.timeMultiplier()) / 2;
-            }
-            steps.index++;
-            CapacityStep st = stepRunner.step(steps.context, steps.index, true, rate, m);
-            steps.all.add(st);
-            if (st.passed()) {
-                steps.good = st;
-            } else {
-                steps.bad = st;
-            }
-        }
     }
 
     /** True (and says so) when one more step, as long as the average so far, would end after the time budget. */

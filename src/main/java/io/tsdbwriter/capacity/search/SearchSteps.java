@@ -5,15 +5,15 @@ import java.util.List;
 
 /** The steps run so far, the last passing and the first failing one (search thread only). */
 final class SearchSteps {
-    final CapacitySearch.StepContext context;
     final long startNanos;
     final List<CapacityStep> all = new ArrayList<>();
     CapacityStep good;
     CapacityStep bad;
     int index;
+    /** Why the climb stopped with no failing step before its step budget (the largest M passed), or null. */
+    String ceiling;
 
-    SearchSteps(CapacitySearch.StepContext context, long startNanos) {
-        this.context = context;
+    SearchSteps(long startNanos) {
         this.startNanos = startNanos;
     }
 
@@ -28,6 +28,6 @@ final class SearchSteps {
             }
         }
         return new CapacitySearch.Result(List.copyOf(all), best == null ? Double.NaN : CapacitySearch.sustained(best), best,
-                bad != null ? bad : (all.isEmpty() ? null : all.get(all.size() - 1)), lost);
+                bad != null ? bad : (all.isEmpty() ? null : all.get(all.size() - 1)), lost, bad == null ? ceiling : null);
     }
 }
