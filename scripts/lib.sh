@@ -11,6 +11,11 @@
 #                             `go install` into ~/.cache/tsdb-writer/bin when missing or of another version; the
 #                             integration suite then also runs against it (pom profile vm-current). Without Go: one
 #                             line, and the suite runs against the Debian build only
+#   ensure_victoria_metrics_cluster
+#                             the VictoriaMetrics cluster (pom.xml victoriametrics.cluster.version, a `-cluster` tag):
+#                             vminsert, vmselect and vmstorage built with `go install` into ~/.cache/tsdb-writer/bin
+#                             when missing or of another version: the cluster of VerifyClusterIT. Without Go, or when
+#                             the Go module proxy does not serve the tag: one line, and those tests are skipped
 #   ensure_prometheus_current
 #                             Prometheus 3 (pom.xml prometheus.current.version, the Go module version of a 3.x release)
 #                             built with `go install` into ~/.cache/tsdb-writer/bin/prometheus when missing or of another
@@ -213,6 +218,35 @@ _go_install_pinned() {
     mkdir -p "$(dirname "$bin")"
     GOBIN="$(dirname "$bin")" go install "$package@$version" || die "go install of $name $version failed"
   fi
+}
+
+VICTORIA_METRICS_CLUSTER_DIR="$HOME/.cache/tsdb-writer/bin"
+ensure_victoria_metrics_cluster() {
+  local version app bin have
+  version=$(_pom_property victoriametrics.cluster.version)
+  [ -n "$version" ] || die "victoriametrics.cluster.version missing from pom.xml"
+  if ! command -v go >/dev/null 2>&1; then
+    [ -x "$VICTORIA_METRICS_CLUSTER_DIR/vmstorage" ] \
+      || log "go not found: the VictoriaMetrics cluster tests ($version) are skipped (install Go to run them)"
+    return 0
+  fi
+  for app in vmstorage vminsert vmselect; do
+    bin="$VICTORIA_METRICS_CLUSTER_DIR/$app"
+    have=""
+    if [ -x "$bin" ]; then
+      have=$(go version -m "$bin" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/VictoriaMetrics/VictoriaMetrics" { print $3 }')
+    fi
+    [ "$have" = "$version" ] && continue
+    log "== go install $app $version into $VICTORIA_METRICS_CLUSTER_DIR (was: ${have:-missing}; about a minute each the first time)"
+    mkdir -p "$VICTORIA_METRICS_CLUSTER_DIR"
+    # the cluster's commands live on the -cluster tags only; a module proxy that does not serve such a tag is not a
+    # failure of the suite: the cluster tests say what is missing and are skipped
+    if ! GOBIN="$VICTORIA_METRICS_CLUSTER_DIR" go install "github.com/VictoriaMetrics/VictoriaMetrics/app/$app@$version"; then
+      rm -f "$bin"
+      log "go install of $app $version failed (is the tag served by the Go module proxy?): the VictoriaMetrics cluster tests are skipped"
+      return 0
+    fi
+  done
 }
 
 PROMETHEUS_CURRENT_BIN="$HOME/.cache/tsdb-writer/bin/prometheus"

@@ -16,6 +16,7 @@ ensure_telegraf
 ensure_prometheus
 ensure_victoria_metrics_current
 ensure_prometheus_current
+ensure_victoria_metrics_cluster
 
 log "== mvn -B verify $*"
 mvn -B -ntp verify "$@"

@@ -15,6 +15,11 @@ public final class ExitCodes {
     public static final int REFUSED = 3;
     /** A {@code --stop-at-end} job stopped by SIGTERM/SIGINT before the group committed every recorded end. */
     public static final int STOPPED = 4;
+    /**
+     * {@code verify}: VictoriaMetrics could not be read back (its {@code --vm-url} or a {@code --flush-url} unreachable or
+     * answering an error), so nothing was compared; 1 is kept for "read back, and it differs". No other command uses it.
+     */
+    public static final int UNREACHABLE = 5;
 
     private ExitCodes() {
     }

@@ -35,6 +35,8 @@ public final class Main {
     public static final int EXIT_REFUSED = ExitCodes.REFUSED;
     /** Exit code of a {@code --stop-at-end} job stopped by SIGTERM/SIGINT before the group committed every recorded end. */
     public static final int EXIT_STOPPED = ExitCodes.STOPPED;
+    /** Exit code of {@code verify} when VictoriaMetrics could not be read back (unreachable or answering an error). */
+    public static final int EXIT_UNREACHABLE = ExitCodes.UNREACHABLE;
 
     public static void main(String[] args) {
         System.exit(execute(args));

@@ -1,5 +1,6 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.app.ExitCodes;
 import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.produce.SourcePoint;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -27,8 +28,11 @@ import java.util.List;
  * the source points — given by the same flags as {@code produce} — amplified M × N (DESIGN §3).
  *
  * <p>Prints a summary ({@code expected samples}, {@code found}, {@code missing}, {@code unexpected series},
- * {@code value mismatches}, … with up to 5 examples of each problem) to stdout. Exit codes: 0 VictoriaMetrics
- * holds exactly the expected samples; 1 it does not, or it (or the input) could not be read; 2 bad flags.
+ * {@code value mismatches}, … with up to 5 examples of each problem) to stdout. Reads back from one {@code --vm-url}: a
+ * single-node, or a cluster's vmselect (then {@code --flush-url} names every vmstorage, or it waits for the samples to
+ * become searchable, {@code --search-timeout}). Exit codes ({@link ExitCodes}): 0 VictoriaMetrics holds exactly the
+ * expected samples; 1 it does not; 2 bad flags or an input that cannot be read; 5 ({@link ExitCodes#UNREACHABLE})
+ * VictoriaMetrics could not be read back (one line on stderr says which URL and why).
  *
  * <p>Not thread-safe: picocli makes one instance per execution. For the check as a library call see
  * {@link ReadBackVerifier}.
@@ -36,10 +40,13 @@ import java.util.List;
 @Command(name = "verify", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Read back VictoriaMetrics and compare it sample by sample with the source points (same flags as produce)",
                 "amplified M x N: every expected sample present with its value, no unexpected series, no extra samples.",
-                "Calls /internal/force_flush, then streams /api/v1/export?match[]=<match>."},
+                "Calls /internal/force_flush (on --vm-url, or on every --flush-url), then streams /api/v1/export?match[]=<match> from --vm-url."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:VictoriaMetrics holds exactly the expected samples", "1:it does not, or it could not be read",
-                "2:invalid flags"})
+        exitCodeList = {"0:VictoriaMetrics holds exactly the expected samples",
+                "1:it does not: samples missing, unexpected or with other values (the summary says which)",
+                "2:invalid flags, or an input file that cannot be read",
+                "5:VictoriaMetrics could not be read back: --vm-url or a --flush-url unreachable or answering an error (one line "
+                        + "says which); nothing was compared"})
 public final class VerifyCommand implements Callable<Integer> {
 
     @Spec
@@ -57,8 +64,23 @@ public final class VerifyCommand implements Callable<Integer> {
     int instanceMultiplier;
 
     @Option(names = "--vm-url", defaultValue = ReadBackVerifier.DEFAULT_VM_URL, paramLabel = "URL",
-            description = {"VictoriaMetrics single-node base URL; user:password@ is basic auth.", "Default: " + ReadBackVerifier.DEFAULT_VM_URL})
+            description = "The one VictoriaMetrics URL to read back from: a single-node's base URL, or a cluster's vmselect with the tenant's "
+                    + "path, e.g. http://vmselect:8481/select/0/prometheus; basic auth from the URL's userinfo, if any (default: ${DEFAULT-VALUE})")
     String vmUrl;
+
+    @Option(names = "--flush-url", paramLabel = "URL",
+            description = "Base URL of a vmstorage, e.g. http://vmstorage-0:8482 (repeatable: give every vmstorage of the cluster): "
+                    + "/internal/force_flush is called on each before every read-back instead of on --vm-url, which a cluster's "
+                    + "vmselect does not serve. The --vm-* auth and TLS flags apply to these URLs too; basic auth from a URL's userinfo, if any")
+    List<String> flushUrls = new ArrayList<>();
+
+    @Option(names = "--search-timeout", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "On a cluster, how long at most to read back (every 2 s) until the samples are searchable: without --flush-url "
+                    + "until the counts stay the same for 20 s (vmstorage makes rows searchable within 2 s and refreshes its index caches "
+                    + "every 10 s), with it for 5 s (vminsert may still hold what it acknowledged for about a second). The export is not "
+                    + "held back by -search.latencyOffset (30 s by default), which delays only queries. Not used when --vm-url serves "
+                    + "/internal/force_flush (a single-node) (default: ${DEFAULT-VALUE})")
+    Duration searchTimeout;
 
     @Mixin
     VmHttpOptions vmHttp = new VmHttpOptions();
@@ -101,6 +123,9 @@ public final class VerifyCommand implements Callable<Integer> {
         return shifts;
     }
 
+    /** Time between read-backs while waiting ({@code --wait}, {@code --search-timeout}). */
+    static final Duration POLL = Duration.ofSeconds(2);
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
@@ -111,12 +136,18 @@ public final class VerifyCommand implements Callable<Integer> {
         if (wait.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--wait must not be negative");
         }
+        if (searchTimeout.isNegative()) {
+            throw new ParameterException(spec.commandLine(), "--search-timeout must not be negative");
+        }
         ReadBackVerifier verifier;
         ExpectedSamples expected;
         try {
-            okhttp3.OkHttpClient client = HttpClientSecurity.of(vmHttp.toConfig(), List.of(vmUrl))
+            List<String> urls = new ArrayList<>(flushUrls);
+            urls.add(0, vmUrl);
+            okhttp3.OkHttpClient client = HttpClientSecurity.of(vmHttp.toConfig(), urls)
                     .configure(ReadBackVerifier.defaultClient().newBuilder()).build();
-            verifier = new ReadBackVerifier(SafeUrl.parse(vmUrl).url(), match, valueTolerance, client);
+            verifier = new ReadBackVerifier(SafeUrl.parse(vmUrl).url(), flushUrls.stream().map(u -> SafeUrl.parse(u).url()).toList(),
+                    match, valueTolerance, client);
             ExpectedSamples.Builder builder = ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());
             err.println("verify: " + src.description());
@@ -133,7 +164,7 @@ public final class VerifyCommand implements Callable<Integer> {
         } catch (IOException e) {
             err.println("verify: cannot read the input: " + e.getMessage());
             err.flush();
-            return 1;
+            return ExitCodes.USAGE;
         }
         if (expected.collapsedSamples() > 0) {
             err.println("verify: note: " + expected.collapsedSamples()
@@ -141,11 +172,18 @@ public final class VerifyCommand implements Callable<Integer> {
         }
         VerificationResult result;
         try {
-            result = wait.isZero() ? verifier.verify(expected) : verifier.verifyWithin(expected, wait, Duration.ofSeconds(2));
-        } catch (IOException e) {
-            err.println("verify: cannot read back from " + verifier.vmUrl() + ": " + e.getMessage());
+            result = verifier.verifySearchable(expected, wait, searchTimeout, POLL, note -> {
+                err.println("verify: " + note);
+                err.flush();
+            });
+        } catch (ReadBackVerifier.Unreachable e) {
+            err.println("verify: cannot reach VictoriaMetrics: " + e.getMessage());
             err.flush();
-            return 1;
+            return ExitCodes.UNREACHABLE;
+        } catch (IOException e) {
+            err.println("verify: cannot read back: " + e.getMessage());
+            err.flush();
+            return ExitCodes.UNREACHABLE;
         }
         out.print(result.summary());
         out.flush();

@@ -8,7 +8,8 @@ import picocli.CommandLine.Option;
 
 /**
  * VictoriaMetrics authentication and TLS flags, named after vmagent's {@code -remoteWrite.*} flags; shared by
- * {@code run}, {@code bench} and {@code verify}. One value for every {@code --vm-url} (vmagent takes a value per URL; here
+ * {@code run}, {@code bench} and {@code verify}. One value for every URL the command calls (each {@code --vm-url} of
+ * {@code run}; {@code verify}'s one {@code --vm-url} and its {@code --flush-url}s; vmagent takes a value per URL; here
  * only a URL's {@code user:password@} is per URL). Only wires; {@link HttpAuthConfig} and
  * {@link io.tsdbwriter.write.http.HttpClientSecurity} hold the logic. No secret is ever a flag value: passwords and
  * tokens come from files. Not thread-safe (picocli fills it once per execution).
@@ -16,8 +17,8 @@ import picocli.CommandLine.Option;
 public final class VmHttpOptions {
 
     @Option(names = "--vm-basic-auth-username", paramLabel = "USER",
-            description = "Basic auth user (vmagent -remoteWrite.basicAuth.username). Every --vm-* auth/TLS flag applies to all --vm-url "
-                    + "(vmagent's per-URL values are not supported); a URL's own user:password@ wins for that URL")
+            description = "Basic auth user (vmagent -remoteWrite.basicAuth.username). Every --vm-* auth/TLS flag applies to every "
+                    + "VictoriaMetrics URL the command calls (vmagent's per-URL values are not supported); a URL's own user:password@ wins for that URL")
     String basicAuthUsername;
 
     @Option(names = "--vm-basic-auth-password-file", paramLabel = "FILE",

@@ -1,34 +1,46 @@
 package io.tsdbwriter.verify;
 
 import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
-import io.tsdbwriter.write.http.SafeUrl;
 
 /**
  * Reads back what VictoriaMetrics holds and compares it sample by sample with {@link ExpectedSamples}: every
  * expected sample present with its value, no unexpected series, no extra or duplicate sample.
  *
- * <p>{@link #verify} first calls {@code <vm-url>/internal/force_flush} (an import's 204 means buffered, not yet
- * searchable), then streams {@code <vm-url>/api/v1/export?match[]=<match>&start=0&end=<newest expected + 2 days>}
- * through an {@link ExportComparison} — millions of samples are never held as objects. {@code vmUrl} is a
- * single-node base URL such as {@code http://localhost:8428}. {@link #compare} does the comparison alone, on export
- * lines from anywhere, for tests without a network.
+ * <p>{@link #verify} first makes the written samples searchable (an import's 204 means buffered, not yet searchable),
+ * then streams {@code <vm-url>/api/v1/export?match[]=<match>&start=0&end=<newest expected + 2 days>} through an
+ * {@link ExportComparison} — millions of samples are never held as objects. {@code vmUrl} is a single-node base URL
+ * such as {@code http://localhost:8428}, or a cluster's vmselect with its tenant path,
+ * {@code http://vmselect:8481/select/0/prometheus}. Making samples searchable ({@link #flush}): with flush URLs (each
+ * vmstorage's base URL, {@code http://vmstorage-0:8482}) {@code GET <flush-url>/internal/force_flush} on each; without,
+ * on {@code vmUrl} itself, which a single-node serves and vmselect answers 400 (then nothing is flushed and
+ * {@link #verifySearchable} waits for the samples to become searchable). {@link #compare} does the comparison alone,
+ * on export lines from anywhere, for tests without a network.
  *
  * <p>Values: VictoriaMetrics stores values as decimals of 12 to 15 significant digits (its {@code lib/decimal}), so a
  * double with more digits, e.g. {@code 41.178000000000004} or {@code 1.8446744073709552E19}, reads back as the
  * nearest such decimal. 89 of the 10140 samples of the real node_exporter scrapes do (relative error ≤ 1.1e-15).
  * The default {@link #DEFAULT_RELATIVE_TOLERANCE} accepts that rounding and still catches any writer that loses
  * precision (float32, fixed decimals); pass 0 to demand bit-identical values.
+ *
+ * <p>Errors: every {@link IOException} thrown names the URL (without userinfo); {@link Unreachable} when no HTTP answer
+ * came, a plain one for an answer other than 2xx or malformed export data. Messages are one line.
  *
  * <p>Thread-safe (holds only immutable configuration and a thread-safe OkHttp client); each call is independent.
  */
@@ -40,39 +52,94 @@ public final class ReadBackVerifier {
     public static final String ALL_SERIES = "{__name__!=\"\"}";
     /** Default relative value tolerance: VictoriaMetrics' storage keeps at least 12 significant digits. */
     public static final double DEFAULT_RELATIVE_TOLERANCE = 1e-12;
+    /**
+     * How long the counts read back must stay the same, after a flush of every vmstorage, before
+     * {@link #verifySearchable} takes them as final: samples a vminsert acknowledged may reach vmstorage up to about a
+     * second later (it sends its buffers on), after the flush.
+     */
+    public static final Duration SETTLE_FLUSHED = Duration.ofSeconds(5);
+    /**
+     * As {@link #SETTLE_FLUSHED} without a flush: vmstorage makes rows searchable within 2 s and refreshes its index
+     * caches every 10 s, so a series a search missed may stay hidden for 10 s more.
+     */
+    public static final Duration SETTLE_UNFLUSHED = Duration.ofSeconds(20);
 
     private static final long TWO_DAYS_MS = Duration.ofDays(2).toMillis();
 
+    /** How a read-back's samples were made searchable. */
+    public enum Flush {
+        /** {@code vmUrl} (a single-node) flushed: everything it acknowledged is searchable now. */
+        VM_URL,
+        /** every flush URL (vmstorage) flushed: what a vminsert still buffers follows within about a second. */
+        FLUSH_URLS,
+        /** {@code vmUrl} does not serve {@code /internal/force_flush} (a vmselect): samples become searchable by themselves. */
+        NOT_SERVED
+    }
+
+    /** No HTTP answer came from a URL (connection refused, DNS, timeout, TLS): the message names the URL. */
+    public static final class Unreachable extends IOException {
+        Unreachable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** Sleeps between read-backs; {@link Thread#sleep} outside tests. */
+    @FunctionalInterface
+    public interface Sleeper {
+        void sleep(Duration d) throws InterruptedException;
+    }
+
     private final HttpUrl base;
+    private final List<HttpUrl> flushUrls;
     private final String match;
     private final double relativeTolerance;
     private final OkHttpClient http;
+    private final LongSupplier nanoTime;
+    private final Sleeper sleeper;
 
     /** A verifier of every series at {@code vmUrl} with the default tolerance. @throws IllegalArgumentException for a bad URL */
     public ReadBackVerifier(String vmUrl) {
         this(vmUrl, ALL_SERIES, DEFAULT_RELATIVE_TOLERANCE, defaultClient());
     }
 
+    /** As {@link #ReadBackVerifier(String, List, String, double, OkHttpClient)} without flush URLs. */
+    public ReadBackVerifier(String vmUrl, String match, double relativeTolerance, OkHttpClient http) {
+        this(vmUrl, List.of(), match, relativeTolerance, http);
+    }
+
     /**
-     * @param vmUrl             VictoriaMetrics single-node base URL, e.g. {@code http://localhost:8428}
+     * @param vmUrl             VictoriaMetrics base URL to read back from: a single-node's, e.g. {@code http://localhost:8428},
+     *                          or vmselect's with the tenant path, {@code http://vmselect:8481/select/0/prometheus}
+     * @param flushUrls         base URLs whose {@code /internal/force_flush} to call before each read-back instead of
+     *                          {@code vmUrl}'s: every vmstorage of a cluster, e.g. {@code http://vmstorage-0:8482}; empty for
+     *                          {@code vmUrl}'s
      * @param match             series selector for the export (only matching series are read back and compared;
      *                          {@link #ALL_SERIES} to catch every unexpected series)
      * @param relativeTolerance 0 for bit-exact values, else the relative tolerance in [0, 1)
      * @param http              the HTTP client (its read timeout bounds the wait between export chunks)
      * @throws IllegalArgumentException for a bad URL or tolerance
      */
-    public ReadBackVerifier(String vmUrl, String match, double relativeTolerance, OkHttpClient http) {
-        HttpUrl parsed = HttpUrl.parse(stripSlash(Objects.requireNonNull(vmUrl, "vmUrl")));
-        if (parsed == null) {
-            throw new IllegalArgumentException("not an http(s) URL: '" + SafeUrl.redact(vmUrl) + "'");
+    public ReadBackVerifier(String vmUrl, List<String> flushUrls, String match, double relativeTolerance, OkHttpClient http) {
+        this(vmUrl, flushUrls, match, relativeTolerance, http, System::nanoTime, d -> Thread.sleep(d.toMillis()));
+    }
+
+    /** As above, with the clock and sleeper of {@link #verifySearchable} (tests). */
+    ReadBackVerifier(String vmUrl, List<String> flushUrls, String match, double relativeTolerance, OkHttpClient http,
+                     LongSupplier nanoTime, Sleeper sleeper) {
+        this.base = parse(Objects.requireNonNull(vmUrl, "vmUrl"));
+        List<HttpUrl> flush = new ArrayList<>();
+        for (String u : flushUrls) {
+            flush.add(parse(u));
         }
         if (!(relativeTolerance >= 0 && relativeTolerance < 1)) {
             throw new IllegalArgumentException("relative tolerance must be in [0, 1), got " + relativeTolerance);
         }
-        this.base = parsed;
+        this.flushUrls = List.copyOf(flush);
         this.match = Objects.requireNonNull(match, "match");
         this.relativeTolerance = relativeTolerance;
         this.http = Objects.requireNonNull(http, "http");
+        this.nanoTime = nanoTime;
+        this.sleeper = sleeper;
     }
 
     /** An OkHttp client with 10 s connect and 5 min read timeouts. */
@@ -89,27 +156,13 @@ public final class ReadBackVerifier {
     }
 
     /**
-     * Flushes VictoriaMetrics' buffers, exports and compares.
+     * {@link #flush}, then exports and compares, once.
      *
      * @throws IOException when VictoriaMetrics cannot be reached, answers other than 2xx, or sends malformed export data
      */
     public VerificationResult verify(ExpectedSamples expected) throws IOException {
-        forceFlush();
-        ExportComparison comparison = new ExportComparison(expected, relativeTolerance);
-        long newest = Math.max(System.currentTimeMillis(), expected.maxTimestampMs());
-        HttpUrl url = base.newBuilder()
-                .addPathSegments("api/v1/export")
-                .addQueryParameter("match[]", match)
-                .addQueryParameter("start", "0")
-                .addQueryParameter("end", Long.toString((newest + TWO_DAYS_MS) / 1000 + 1))
-                .build();
-        try (Response response = http.newCall(new Request.Builder().url(url).get().build()).execute()) {
-            ResponseBody body = requireSuccess(response, url);
-            try (InputStream in = body.byteStream()) {
-                comparison.acceptAll(in);
-            }
-        }
-        return comparison.result();
+        flush();
+        return exportAndCompare(expected);
     }
 
     /**
@@ -121,38 +174,142 @@ public final class ReadBackVerifier {
      * @throws InterruptedException when interrupted while waiting
      */
     public VerificationResult verifyWithin(ExpectedSamples expected, Duration timeout, Duration poll) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        return verifySearchable(expected, timeout, Duration.ZERO, poll, note -> { });
+    }
+
+    /**
+     * Flushes ({@link #flush}), exports and compares, every {@code poll}, until the result passes or it is final:
+     * <ul>
+     *   <li>before {@code wait} has elapsed (a writer still catching up) it goes on whatever the result, and retries an
+     *       attempt that could not read;</li>
+     *   <li>after it, a result read after a flush of {@code vmUrl} is final; one read after a flush of the flush URLs is
+     *       final once the counts read back stayed the same for {@link #SETTLE_FLUSHED}, one read without a flush once
+     *       they stayed the same for {@link #SETTLE_UNFLUSHED}, or when {@code searchTimeout} (counted from the start,
+     *       like {@code wait}) has elapsed.</li>
+     * </ul>
+     * Always reads back at least once. {@code notes} gets one line when {@code vmUrl} does not serve the flush and one
+     * when a failed result is taken as final without a flush.
+     *
+     * @return the first passing result, or the final one
+     * @throws IOException          when an attempt after {@code wait} could not read from VictoriaMetrics (no retry)
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public VerificationResult verifySearchable(ExpectedSamples expected, Duration wait, Duration searchTimeout, Duration poll,
+                                               Consumer<String> notes) throws IOException, InterruptedException {
+        long start = nanoTime.getAsLong();
+        long[] counts = null;
+        long sameSince = start;
+        boolean noted = false;
         while (true) {
-            VerificationResult result = null;
-            IOException failure = null;
+            Flush flush;
+            VerificationResult result;
             try {
-                result = verify(expected);
-                if (result.passed()) {
-                    return result;
+                flush = flush();
+                if (flush == Flush.NOT_SERVED && !noted) {
+                    notes.accept(withoutQuery(base) + " does not serve /internal/force_flush (a cluster's vmselect does not: give every vmstorage's "
+                            + "base URL as --flush-url): reading back until the samples are searchable, within --search-timeout "
+                            + searchTimeout.toSeconds() + "s");
+                    noted = true;
                 }
+                result = exportAndCompare(expected);
             } catch (IOException e) {
-                failure = e;
-            }
-            if (System.nanoTime() + poll.toNanos() > deadline) {
-                if (failure != null) {
-                    throw failure;
+                if (nanoTime.getAsLong() - start + poll.toNanos() > wait.toNanos()) {
+                    throw e;
                 }
+                sleeper.sleep(poll);
+                continue;
+            }
+            if (result.passed()) {
                 return result;
             }
-            Thread.sleep(poll.toMillis());
+            long now = nanoTime.getAsLong();
+            long[] c = {result.readSamples(), result.foundSamples(), result.unexpectedSamples(), result.duplicateSamples(),
+                    result.valueMismatches()};
+            if (!Arrays.equals(c, counts)) {
+                counts = c;
+                sameSince = now;
+            }
+            long elapsedNext = now - start + poll.toNanos();
+            if (elapsedNext > wait.toNanos()) {
+                Duration settle = switch (flush) {
+                    case VM_URL -> Duration.ZERO;
+                    case FLUSH_URLS -> SETTLE_FLUSHED;
+                    case NOT_SERVED -> SETTLE_UNFLUSHED;
+                };
+                if (now - sameSince >= settle.toNanos()) {
+                    if (flush == Flush.NOT_SERVED) {
+                        notes.accept("the counts read back stayed the same for " + settle.toSeconds() + "s: taken as final");
+                    }
+                    return result;
+                }
+                if (elapsedNext > searchTimeout.toNanos()) {
+                    if (flush != Flush.VM_URL) {
+                        notes.accept("--search-timeout " + searchTimeout.toSeconds() + "s is over: the last read-back is taken as final");
+                    }
+                    return result;
+                }
+            }
+            sleeper.sleep(poll);
         }
     }
 
     /**
-     * Asks VictoriaMetrics to make buffered samples searchable ({@code GET /internal/force_flush}).
+     * Asks VictoriaMetrics to make buffered samples searchable: {@code GET <url>/internal/force_flush} on every flush URL,
+     * or without them on {@code vmUrl}.
      *
-     * @throws IOException when it cannot be reached or answers other than 2xx
+     * @return how: {@link Flush#NOT_SERVED} when {@code vmUrl} (without flush URLs) answered 4xx
+     * @throws IOException when a URL cannot be reached or answers other than 2xx (4xx from {@code vmUrl} excepted)
      */
-    public void forceFlush() throws IOException {
+    public Flush flush() throws IOException {
+        if (!flushUrls.isEmpty()) {
+            for (HttpUrl u : flushUrls) {
+                HttpUrl url = u.newBuilder().addPathSegments("internal/force_flush").build();
+                try (Response response = call(url)) {
+                    requireSuccess(response, url);
+                }
+            }
+            return Flush.FLUSH_URLS;
+        }
         HttpUrl url = base.newBuilder().addPathSegments("internal/force_flush").build();
-        try (Response response = http.newCall(new Request.Builder().url(url).get().build()).execute()) {
+        try (Response response = call(url)) {
+            if (response.code() >= 400 && response.code() < 500) {
+                return Flush.NOT_SERVED;
+            }
             requireSuccess(response, url);
         }
+        return Flush.VM_URL;
+    }
+
+    /**
+     * As {@link #flush()} with its result ignored (kept for callers of a single-node).
+     *
+     * @throws IOException as {@link #flush()}
+     */
+    public void forceFlush() throws IOException {
+        flush();
+    }
+
+    /**
+     * Exports and compares, without a flush.
+     *
+     * @throws IOException when VictoriaMetrics cannot be reached, answers other than 2xx, or sends malformed export data
+     */
+    public VerificationResult exportAndCompare(ExpectedSamples expected) throws IOException {
+        ExportComparison comparison = new ExportComparison(expected, relativeTolerance);
+        long newest = Math.max(System.currentTimeMillis(), expected.maxTimestampMs());
+        HttpUrl url = base.newBuilder()
+                .addPathSegments("api/v1/export")
+                .addQueryParameter("match[]", match)
+                .addQueryParameter("start", "0")
+                .addQueryParameter("end", Long.toString((newest + TWO_DAYS_MS) / 1000 + 1))
+                .build();
+        try (Response response = call(url)) {
+            ResponseBody body = requireSuccess(response, url);
+            try (InputStream in = body.byteStream()) {
+                comparison.acceptAll(in);
+            }
+        }
+        return comparison.result();
     }
 
     /**
@@ -174,17 +331,39 @@ public final class ReadBackVerifier {
         return base.toString();
     }
 
+    private Response call(HttpUrl url) throws IOException {
+        try {
+            return http.newCall(new Request.Builder().url(url).get().build()).execute();
+        } catch (IOException e) {
+            String why = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+            throw new Unreachable("GET " + withoutQuery(url) + ": " + oneLine(why), e);
+        }
+    }
+
     private static ResponseBody requireSuccess(Response response, HttpUrl url) throws IOException {
         ResponseBody body = response.body();
         if (!response.isSuccessful() || body == null) {
-            String text = body == null ? "" : body.string();
-            throw new IOException("GET " + url.encodedPath() + " answered " + response.code()
-                    + (text.isBlank() ? "" : ": " + (text.length() > 300 ? text.substring(0, 300) + "…" : text.strip())));
+            String text = body == null ? "" : oneLine(body.string());
+            throw new IOException("GET " + withoutQuery(url) + " answered " + response.code()
+                    + (text.isEmpty() ? "" : ": " + (text.length() > 300 ? text.substring(0, 300) + "…" : text)));
         }
         return body;
     }
 
-    private static String stripSlash(String url) {
-        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    private static String withoutQuery(HttpUrl url) {
+        return url.newBuilder().query(null).username("").password("").build().toString();
+    }
+
+    private static String oneLine(String s) {
+        return s.strip().replaceAll("\\s*\\R\\s*", " ");
+    }
+
+    private static HttpUrl parse(String url) {
+        String s = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        HttpUrl parsed = HttpUrl.parse(s);
+        if (parsed == null) {
+            throw new IllegalArgumentException("not an http(s) URL: '" + SafeUrl.redact(url) + "'");
+        }
+        return parsed;
     }
 }

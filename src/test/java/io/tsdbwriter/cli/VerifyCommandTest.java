@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
@@ -86,14 +87,71 @@ class VerifyCommandTest {
     }
 
     @Test
-    void exitsOneWhenVictoriaMetricsCannotBeReached() throws IOException {
+    void exitsFiveWithOneLineWhenVictoriaMetricsCannotBeReached() throws IOException {
         String url = vm.url("/").toString();
         vm.shutdown();
 
         int code = run("--vm-url", url, "--instance", "h", scrape.toString());
 
-        assertThat(code).isEqualTo(1);
-        assertThat(err.toString()).contains("cannot read back from");
+        assertThat(code).isEqualTo(5);
+        List<String> lines = err.toString().lines().filter(l -> !l.contains(" points from ")).toList();
+        assertThat(lines).as(err.toString()).hasSize(1);
+        assertThat(lines.get(0)).startsWith("verify: cannot reach VictoriaMetrics: GET " + url + "internal/force_flush: ")
+                .contains("Failed to connect");
+        assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
+    void exitsFiveWhenAFlushUrlCannotBeReached() throws IOException {
+        MockWebServer storage = new MockWebServer();
+        storage.start();
+        String dead = storage.url("/").toString();
+        storage.shutdown();
+
+        int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--flush-url", dead, "--instance", "h", scrape.toString());
+
+        assertThat(code).isEqualTo(5);
+        assertThat(err.toString()).contains("verify: cannot reach VictoriaMetrics: GET " + dead + "internal/force_flush: ");
+        assertThat(vm.getRequestCount()).isZero();
+    }
+
+    @Test
+    void flushesEveryFlushUrlNotTheVmUrlThenReadsBackFromTheVmUrl() throws Exception {
+        try (MockWebServer storage0 = new MockWebServer(); MockWebServer storage1 = new MockWebServer()) {
+            storage0.enqueue(new MockResponse().setResponseCode(200));
+            storage1.enqueue(new MockResponse().setResponseCode(200));
+            vm.enqueue(new MockResponse().setBody(line("h", "0.25", T)));
+
+            int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--flush-url", storage0.url("/").toString(),
+                    "--flush-url", storage1.url("").toString(), "--instance", "h", scrape.toString());
+
+            assertThat(code).as(out + "\n" + err).isZero();
+            assertThat(storage0.takeRequest().getPath()).isEqualTo("/internal/force_flush");
+            assertThat(storage1.takeRequest().getPath()).isEqualTo("/internal/force_flush");
+            assertThat(vm.getRequestCount()).isEqualTo(1);
+            assertThat(vm.takeRequest().getRequestUrl().encodedPath()).isEqualTo("/select/0/prometheus/api/v1/export");
+        }
+    }
+
+    @Test
+    void readsBackWithoutAFlushWhenTheVmUrlDoesNotServeIt() throws Exception {
+        vm.enqueue(new MockResponse().setResponseCode(400).setBody("unsupported path requested: \"/select/0/prometheus/internal/force_flush\""));
+        vm.enqueue(new MockResponse().setBody(line("h", "0.25", T)));
+
+        int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--instance", "h", scrape.toString());
+
+        assertThat(code).as(out + "\n" + err).isZero();
+        assertThat(err.toString()).contains("does not serve /internal/force_flush").contains("--flush-url");
+        assertThat(out.toString()).endsWith("result: PASSED\n");
+    }
+
+    @Test
+    void exitsTwoWhenTheInputCannotBeParsed() throws IOException {
+        Files.writeString(scrape, "garbage{{{ 1\n");
+
+        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", scrape.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("verify: cannot read the input: ");
+        assertThat(vm.getRequestCount()).isZero();
     }
 
     @Test
@@ -110,6 +168,8 @@ class VerifyCommandTest {
         assertThat(run("--instance-multiplier", "100001", scrape.toString())).isEqualTo(2);
         assertThat(run("--vm-url", "localhost:8428", scrape.toString())).isEqualTo(2);
         assertThat(run("--value-tolerance", "2", scrape.toString())).isEqualTo(2);
+        assertThat(run("--flush-url", "localhost:8482", scrape.toString())).isEqualTo(2);
+        assertThat(run("--search-timeout", "-1s", scrape.toString())).isEqualTo(2);
         assertThat(vm.getRequestCount()).isZero();
     }
 }

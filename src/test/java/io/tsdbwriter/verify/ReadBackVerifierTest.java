@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tsdbwriter.produce.SourcePoint;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.mockwebserver.Dispatcher;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
 import okhttp3.mockwebserver.RecordedRequest;
@@ -93,5 +96,143 @@ class ReadBackVerifierTest {
         assertThatThrownBy(() -> new ReadBackVerifier("localhost:8428")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new ReadBackVerifier("http://localhost:8428", ReadBackVerifier.ALL_SERIES, -1, ReadBackVerifier.defaultClient()))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ------------------------------------------------------------------------------------------------ verifySearchable
+
+    /** A clock that only the sleeper moves. */
+    private final long[] nanos = {0};
+    private final List<Duration> sleeps = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+
+    private ReadBackVerifier verifier(String vmUrl, List<String> flushUrls) {
+        return new ReadBackVerifier(vmUrl, flushUrls, ReadBackVerifier.ALL_SERIES, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
+                ReadBackVerifier.defaultClient(), () -> nanos[0], d -> {
+                    sleeps.add(d);
+                    nanos[0] += d.toNanos();
+                });
+    }
+
+    /** Answers force_flush with {@code flushStatus} and the k-th export (from 1) with {@code export.apply(k)}. */
+    private static Dispatcher vmAnswering(int flushStatus, java.util.function.IntFunction<String> export) {
+        AtomicInteger exports = new AtomicInteger();
+        return new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                if (request.getRequestUrl().encodedPath().endsWith("/internal/force_flush")) {
+                    return new MockResponse().setResponseCode(flushStatus).setBody(flushStatus == 400 ? "unsupported path requested" : "");
+                }
+                return new MockResponse().setBody(export.apply(exports.incrementAndGet()));
+            }
+        };
+    }
+
+    /** How many of the requests {@code server} received were exports. */
+    private static long exports(MockWebServer server) throws InterruptedException {
+        return paths(server).stream().filter(p -> p.endsWith("/api/v1/export")).count();
+    }
+
+    private static List<String> paths(MockWebServer server) throws InterruptedException {
+        List<String> paths = new ArrayList<>();
+        for (int i = server.getRequestCount(); i > 0; i--) {
+            paths.add(server.takeRequest().getRequestUrl().encodedPath());
+        }
+        return paths;
+    }
+
+    @Test
+    void withoutAFlushItReadsBackUntilTheCountsStayTheSameForTwentySeconds() throws Exception {
+        vm.setDispatcher(vmAnswering(400, k -> ""));
+
+        VerificationResult r = verifier(vm.url("/select/0/prometheus").toString(), List.of())
+                .verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add);
+
+        assertThat(r.passed()).isFalse();
+        assertThat(r.missingSamples()).isEqualTo(1);
+        assertThat(sleeps).hasSize(10).containsOnly(Duration.ofSeconds(2));
+        assertThat(exports(vm)).isEqualTo(11);
+        assertThat(notes).hasSize(2);
+        assertThat(notes.get(0)).contains("/select/0/prometheus does not serve /internal/force_flush").contains("--flush-url");
+        assertThat(notes.get(1)).isEqualTo("the counts read back stayed the same for 20s: taken as final");
+    }
+
+    @Test
+    void withoutAFlushItStopsAsSoonAsTheSamplesAreSearchable() throws Exception {
+        vm.setDispatcher(vmAnswering(400, k -> k < 3 ? "" : EXPORT));
+
+        VerificationResult r = verifier(vm.url("/select/0/prometheus").toString(), List.of())
+                .verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add);
+
+        assertThat(r.passed()).isTrue();
+        assertThat(sleeps).hasSize(2);
+        assertThat(exports(vm)).isEqualTo(3);
+    }
+
+    @Test
+    void theSearchTimeoutBoundsReadBacksWhoseCountsKeepChanging() throws Exception {
+        // the k-th export holds k samples of an unexpected series: the counts never settle
+        vm.setDispatcher(vmAnswering(400, k -> {
+            StringBuilder values = new StringBuilder();
+            StringBuilder ts = new StringBuilder();
+            for (int i = 0; i < k; i++) {
+                values.append(i == 0 ? "" : ",").append(1);
+                ts.append(i == 0 ? "" : ",").append(T + i * 1000L);
+            }
+            return "{\"metric\":{\"__name__\":\"other\"},\"values\":[" + values + "],\"timestamps\":[" + ts + "]}\n";
+        }));
+
+        VerificationResult r = verifier(vm.url("/").toString(), List.of())
+                .verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(10), Duration.ofSeconds(2), notes::add);
+
+        assertThat(r.readSamples()).isEqualTo(6);
+        assertThat(sleeps).hasSize(5);
+        assertThat(notes).last().isEqualTo("--search-timeout 10s is over: the last read-back is taken as final");
+    }
+
+    @Test
+    void withFlushUrlsItFlushesEachBeforeEveryReadBackAndSettlesInFiveSeconds() throws Exception {
+        try (MockWebServer storage0 = new MockWebServer(); MockWebServer storage1 = new MockWebServer()) {
+            storage0.setDispatcher(vmAnswering(200, k -> ""));
+            storage1.setDispatcher(vmAnswering(204, k -> ""));
+            vm.setDispatcher(vmAnswering(400, k -> ""));
+
+            VerificationResult r = verifier(vm.url("/select/0/prometheus").toString(),
+                    List.of(storage0.url("/").toString(), storage1.url("").toString()))
+                    .verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add);
+
+            assertThat(r.passed()).isFalse();
+            assertThat(sleeps).hasSize(3);
+            assertThat(storage0.getRequestCount()).isEqualTo(4);
+            assertThat(storage1.getRequestCount()).isEqualTo(4);
+            assertThat(storage0.takeRequest().getPath()).isEqualTo("/internal/force_flush");
+            assertThat(paths(vm)).hasSize(4).allMatch(p -> p.equals("/select/0/prometheus/api/v1/export")); // no force_flush
+            assertThat(notes).isEmpty();
+        }
+    }
+
+    @Test
+    void aSingleNodeFlushedReadBackIsFinalAtOnce() throws Exception {
+        vm.setDispatcher(vmAnswering(204, k -> ""));
+
+        VerificationResult r = verifier(vm.url("/").toString(), List.of())
+                .verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add);
+
+        assertThat(r.missingSamples()).isEqualTo(1);
+        assertThat(sleeps).isEmpty();
+        assertThat(vm.getRequestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void anUnreachableFlushUrlIsThrownAtOnceNamingIt() throws Exception {
+        MockWebServer storage = new MockWebServer();
+        storage.start();
+        String dead = storage.url("/").toString();
+        storage.shutdown();
+
+        assertThatThrownBy(() -> verifier(vm.url("/select/0/prometheus").toString(), List.of(dead))
+                .verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add))
+                .isInstanceOf(ReadBackVerifier.Unreachable.class).hasMessageStartingWith("GET " + dead + "internal/force_flush: ");
+        assertThat(sleeps).isEmpty();
+        assertThat(vm.getRequestCount()).isZero();
     }
 }
