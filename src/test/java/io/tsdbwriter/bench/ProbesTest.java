@@ -29,6 +29,15 @@ class ProbesTest {
     }
 
     @Test
+    void readsTheSampleNotItsExemplar() {
+        // issue 41: the line without labels was series 'http_requests_total 7 #{trace_id="x"}' with the value 2
+        String page = "http_requests_total 7 # {trace_id=\"x\"} 2\nhttp_requests_total{code=\"500\"} 1 # {trace_id=\"y\"} 3\n";
+        assertThat(PromText.value(page, "http_requests_total")).hasValue(7);
+        assertThat(PromText.value(page, "http_requests_total{code=\"500\"}")).hasValue(1);
+        assertThat(PromText.label(page, "http_requests_total", "trace_id")).isNull();
+    }
+
+    @Test
     void busySecondsFromProcStat() {
         String stat = "cpu  100 20 30 4000 50 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n";
         // user+nice+system+irq+softirq+steal = 100+20+30+6+7+8 = 171 ticks

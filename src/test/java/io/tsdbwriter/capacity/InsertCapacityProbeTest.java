@@ -48,6 +48,12 @@ class InsertCapacityProbeTest {
     }
 
     @Test
+    void aGaugeWithAnExemplarIsStillTheGauge() throws IOException {
+        // issue 41: the exemplar's braces made the metric name 'vm_concurrent_insert_capacity 8 #'
+        assertThat(parse("vm_concurrent_insert_capacity 8 # {trace_id=\"a\"} 2\n")).hasValue(8);
+    }
+
+    @Test
     void readsCapacityFromMetrics() throws Exception {
         server.enqueue(new MockResponse().setBody(METRICS));
 

@@ -36,6 +36,18 @@ class PromSnapshotTest {
     }
 
     @Test
+    void anExemplarIsNotASeriesNorAValue() {
+        // issue 41: the label-less line became series 'http_requests_total 7 #' with the exemplar's value 2
+        PromSnapshot s = PromSnapshot.parse("""
+                # TYPE http_requests counter
+                http_requests_total 7 # {trace_id="x"} 2 1795300857.1
+                http_requests_total{code="500"} 1 # {trace_id="y"} 3
+                """, 0);
+        assertThat(s.sum("http_requests_total")).isEqualTo(8);
+        assertThat(s.sum("http_requests_total", "code=\"500\"")).isEqualTo(1);
+    }
+
+    @Test
     void targetFiguresOverAWindow() {
         PromSnapshot a = PromSnapshot.parse(VM_1, 0);
         PromSnapshot b = PromSnapshot.parse(VM_2, 3_000_000_000L);

@@ -31,6 +31,32 @@ class ExpositionDecoderTest {
     }
 
     @Test
+    void anExemplarNeverGivesTheSampleItsValue() {
+        // issue 41: the label-less line was stored as w_requests_total 7 1795300857000 #{trace_id="def"} = 2
+        Decoded r = Decoded.of(d, """
+                # TYPE w_requests counter
+                w_requests_total 7 1795300857000 # {trace_id="def"} 2.0 1795300857
+                w_requests_total{a="b"} 8 1795300917000 # {trace_id="def"} 2.0 1795300857
+                m 7 # {a="b"} 2
+                m{} 9 # {} 3 1795300857.5
+                m{a="x # y"} 10
+                  m\t11\t\t#\t\t{a="1"}\t\t4\t
+                """, 42);
+        assertThat(r.points).containsExactly("w_requests_total{} 7.0 @1795300857000", "w_requests_total{a=\"b\"} 8.0 @1795300917000",
+                "m{} 7.0 @42", "m{} 9.0 @42", "m{a=\"x # y\"} 10.0 @42", "m{} 11.0 @42");
+        assertThat(r.rejections.total()).isZero();
+    }
+
+    @Test
+    void aMalformedExemplarIsACountedBrokenLine() {
+        Decoded r = Decoded.of(d, "ok 1\nm 7 # {a=\"b\"}\nm 7 #{a=\"b\"} 2\nm 7 # comment\nm 7 # {a=\"b\"} x\nm 7 # {a=\"b\"} 2 y\nm 7#x\nok 2", 9);
+        assertThat(r.points).containsExactly("ok{} 1.0 @9", "ok{} 2.0 @9");
+        assertThat(r.rejections.count(DecodeError.INVALID_LINE)).isEqualTo(5);
+        assertThat(r.rejections.count(DecodeError.INVALID_VALUE)).isEqualTo(1); // "7#x": the '#' does not follow a blank
+        assertThat(r.rejections.total()).isEqualTo(6);
+    }
+
+    @Test
     void nanAndInfSkippedAndCounted() {
         Decoded r = Decoded.of(d, "a NaN\nb +Inf\nc -inf\nd 1", 9);
         assertThat(r.points).containsExactly("d{} 1.0 @9");

@@ -159,6 +159,35 @@ class PrometheusTextParserTest {
     }
 
     @Test
+    void readsTheSampleBeforeAnExemplarNeverTheExemplar() throws Exception {
+        // issue 41: the label-less line was refused ("unexpected ' ' after metric name"), the labelled one too
+        Result r = PrometheusTextParser.parse("""
+                # TYPE w_requests counter
+                w_requests_total 7 1795300857000 # {trace_id="def"} 2.0 1795300857
+                w_requests_total{a="b"} 8 1795300857000 # {trace_id="def"} 2.0 1795300857
+                m 9 # {a="b"} 2
+                m{} 10 # {} 3
+                m{a="x # y"} 11
+                """);
+        assertThat(r.samples()).containsExactly(
+                new Sample("w_requests_total", java.util.Map.of(), 7, OptionalLong.of(1_795_300_857_000L)),
+                new Sample("w_requests_total", java.util.Map.of("a", "b"), 8, OptionalLong.of(1_795_300_857_000L)),
+                new Sample("m", java.util.Map.of(), 9, OptionalLong.empty()),
+                new Sample("m", java.util.Map.of(), 10, OptionalLong.empty()),
+                new Sample("m", java.util.Map.of("a", "x # y"), 11, OptionalLong.empty()));
+    }
+
+    @Test
+    void rejectsAMalformedExemplarWithItsLineNumber() {
+        assertThatThrownBy(() -> PrometheusTextParser.parse("ok 1\nm 7 # {a=\"b\"}\n")).isInstanceOf(ParseException.class)
+                .hasMessage("line 2: invalid exemplar for 'm': exemplar without a value");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # comment\n")).hasMessage("line 1: invalid exemplar for 'm': exemplar without labels");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # {a=\"b\"} two\n")).hasMessage("line 1: invalid exemplar value 'two' for 'm'");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # {a=\"b\"} 2 soon\n")).hasMessage("line 1: invalid exemplar timestamp 'soon' for 'm'");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7#x\n")).hasMessage("line 1: invalid value '7#x' for 'm'");
+    }
+
+    @Test
     void rejectsJavaOnlyNumberForms() {
         for (String bad : new String[] {"1.0d", "2f", "Infinityy", "--1", "+-1", "0x", ""}) {
             assertThatThrownBy(() -> PrometheusTextParser.parseValue(bad)).as(bad).isInstanceOf(NumberFormatException.class);

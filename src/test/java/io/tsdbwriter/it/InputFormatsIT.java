@@ -206,6 +206,42 @@ class InputFormatsIT {
     }
 
     /**
+     * Issue 41: OpenMetrics exemplars through the writer. The exemplar's labels and value are never the sample's (they
+     * were on a line without labels: series {@code w_requests_total 7 1795300857000 #{trace_id="def"}} = 2); a line
+     * whose exemplar breaks the grammar is counted, the others written. Not in the oracle above: VictoriaMetrics' own
+     * {@code /api/v1/import/prometheus} (1.79.5 and v1.150.0) stores that wrong series.
+     */
+    @Test
+    @Order(4)
+    void exemplarsAreDroppedAndNeverTheSampleValue() throws Exception {
+        String topic = stack.createTopic("prom-exemplars", 1);
+        long t = 1_795_300_857_000L;
+        String record = """
+                # HELP w_requests_total Requests.
+                # TYPE w_requests counter
+                w_requests_total 7 1795300857000 # {trace_id="def"} 2.0 1795300857
+                w_requests_total{a="b"} 8 1795300857000 # {trace_id="def"} 2.0 1795300857
+                w_latency_seconds 0.25 # {trace_id="abc"} 9
+                w_labelled{path="/x # y"} 3 1795300857000 # {} 4
+                w_broken 5 # {trace_id="x"}
+                """;
+        produce(List.of(new ProducerRecord<>(topic, 0, t + 60_000, null, record.getBytes(StandardCharsets.UTF_8))));
+        Feed feed = new Feed("prometheus", topic, "instance", List.of());
+        JsonNode s = runWriter(feed, relay, 1, 1, "exemplars");
+        assertThat(s.get("decode_errors").asLong()).isEqualTo(1); // w_broken: an exemplar without a value
+        assertThat(s.get("points").asLong()).isEqualTo(4);
+        assertThat(s.get("samples_written").asLong()).isEqualTo(4);
+        Map<String, TreeMap<Long, String>> back = normalize(relay.awaitExport("{__name__=~\"w_.*\"}",
+                l -> samples(normalize(l)) >= 4, Duration.ofSeconds(30)));
+        assertThat(back).containsOnlyKeys("{\"__name__\":\"w_requests_total\"}", "{\"__name__\":\"w_requests_total\",\"a\":\"b\"}",
+                "{\"__name__\":\"w_latency_seconds\"}", "{\"__name__\":\"w_labelled\",\"path\":\"/x # y\"}");
+        assertThat(back.get("{\"__name__\":\"w_requests_total\"}")).containsExactly(Map.entry(t, "7"));
+        assertThat(back.get("{\"__name__\":\"w_requests_total\",\"a\":\"b\"}")).containsExactly(Map.entry(t, "8"));
+        assertThat(back.get("{\"__name__\":\"w_latency_seconds\"}")).containsExactly(Map.entry(t + 60_000, "0.25"));
+        assertThat(back.get("{\"__name__\":\"w_labelled\",\"path\":\"/x # y\"}")).containsExactly(Map.entry(t, "3"));
+    }
+
+    /**
      * Which instance label a series of the oracle belongs to: the feeds' labels, by the one the series carries; a
      * series with none comes from the exposition feed (scrapes carry no instance label, and at N = 1 none is added:
      * DESIGN §3), whose variants take that feed's label with the base "unknown".

@@ -13,8 +13,11 @@ import io.tsdbwriter.decode.DecodedPoints;
  * {@link ExpositionLine}: one sample per line,
  * {@code name[{label="value",…}] value [timestamp]}; many lines per record.
  * <ul>
- *   <li>lines whose first non-blank character is {@code #} ({@code HELP}, {@code TYPE}, comments) are skipped, and
- *       so is anything after a {@code #} behind the labels (an exemplar);</li>
+ *   <li>lines whose first non-blank character is {@code #} ({@code HELP}, {@code TYPE}, comments) are skipped;</li>
+ *   <li>an OpenMetrics exemplar after the value and timestamp, {@code # {labels} value [timestamp]} with the
+ *       {@code #} after a blank, is checked and dropped (never the sample's labels or value); a line whose exemplar
+ *       does not follow that grammar is {@link DecodeError#INVALID_LINE} (VictoriaMetrics reads exemplars
+ *       otherwise, and wrongly on a line without labels: see {@link ExpositionLine});</li>
  *   <li>label values are double-quoted with the escapes {@code \\}, {@code \"} and {@code \n} (any other backslash
  *       is kept as it is); a trailing comma inside the braces is allowed; labels with an empty value are dropped;</li>
  *   <li>the value is a Go float ({@code 1.5e-05}, {@code NaN}, {@code +Inf}); NaN and ±Inf samples are skipped and
@@ -62,8 +65,11 @@ public final class ExpositionDecoder extends LineDecoder {
             return switch (l.problem()) {
                 case EMPTY_METRIC -> fail(DecodeError.INVALID_METRIC, l.detail());
                 case NO_VALUE -> fail(DecodeError.INVALID_VALUE, l.detail());
-                case LABELS, NAME_ONLY -> fail(DecodeError.INVALID_LINE, l.detail());
+                case LABELS, NAME_ONLY, EXEMPLAR -> fail(DecodeError.INVALID_LINE, l.detail());
             };
+        }
+        if (l.exemplar() >= 0 && !exemplarNumbers(b, l.exemplarTokens())) {
+            return fail(DecodeError.INVALID_LINE, "exemplar value or timestamp is not a number");
         }
         int p = out.begin();
         for (int i = 0, n = l.labelCount(); i < n; i++) {
@@ -114,5 +120,11 @@ public final class ExpositionDecoder extends LineDecoder {
         out.set(p, ts, value);
         out.canonicalize(p);
         return null;
+    }
+
+    /** Whether the exemplar's value and timestamp are numbers (it is read only to find where the sample ends). */
+    private boolean exemplarNumbers(byte[] b, ExemplarTokens x) {
+        return numbers.parseDouble(b, x.valueFrom(), x.valueTo())
+                && (!x.hasTimestamp() || numbers.parseDouble(b, x.timestampFrom(), x.timestampTo()));
     }
 }

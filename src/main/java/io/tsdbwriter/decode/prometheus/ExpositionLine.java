@@ -4,24 +4,31 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The one reader of the Prometheus text exposition format 0.0.4 (Prometheus docs, "Exposition formats"): every user of
- * the format — the {@code prometheus} input decoder, the strict file parser of {@code produce} and {@code verify},
- * the capacity probes and the bench's {@code /metrics} readers — tokenizes a line here, as VictoriaMetrics reads it in
- * {@code lib/protoparser/prometheus}, and then applies its own strictness to the tokens. One line,
- * {@code name[{label="value",…}] value [timestamp] [# exemplar]}, is scanned in place: {@link #scan} records where the
- * metric name, each label's name and raw (still escaped) value, the value and the timestamp lie in the caller's bytes,
- * and allocates nothing once its label arrays have grown to the widest line.
+ * The one reader of the Prometheus text exposition format 0.0.4 (Prometheus docs, "Exposition formats") and of
+ * OpenMetrics 1.0's sample lines: every user of the format — the {@code prometheus} input decoder, the strict file
+ * parser of {@code produce} and {@code verify}, the capacity probes and the bench's {@code /metrics} readers — tokenizes
+ * a line here and then applies its own strictness to the tokens. One line,
+ * {@code name[{label="value",…}] value [timestamp] [# {labels} value [timestamp]]}, is scanned in place: {@link #scan}
+ * records where the metric name, each label's name and raw (still escaped) value, the value, the timestamp and the
+ * exemplar ({@link ExemplarTokens}) lie in the caller's bytes, and allocates nothing once its label arrays have grown
+ * to the widest line.
  * <ul>
  *   <li>a line whose first non-blank byte is {@code #} ({@code HELP}, {@code TYPE}, comments), or that is blank, is
  *       {@link Kind#SKIP};</li>
- *   <li>the metric name runs to the first blank, or, when the line has a {@code {}, to the brace (blanks before it
- *       trimmed); its characters are not checked here;</li>
+ *   <li>the metric name runs to the first blank or {@code {}; its characters are not checked here; the label set
+ *       is the {@code {…}} that follows it, blanks between allowed;</li>
  *   <li>labels are {@code name="value"} separated by commas, blanks allowed around {@code =} and {@code ,}, a trailing
- *       comma allowed; a value ends at the first {@code "} not escaped by a backslash;</li>
- *   <li>the value is the first token after the labels (or the name); the timestamp is the rest up to an exemplar's
- *       {@code #}, blanks trimmed; neither is parsed here ({@link io.tsdbwriter.decode.Numbers} does).</li>
+ *       comma allowed; a value ends at the first {@code "} not escaped by a backslash ({@code #}, {@code {} and
+ *       {@code }} inside it are text);</li>
+ *   <li>the value is the first token after the labels (or the name); the timestamp is the rest up to an exemplar,
+ *       blanks trimmed; neither is parsed here ({@link io.tsdbwriter.decode.Numbers} does);</li>
+ *   <li>an exemplar begins at a {@code #} that follows a blank after the value; it must be OpenMetrics'
+ *       {@code # {labels} value [timestamp]}, else the line is {@link Problem#EXEMPLAR}. A {@code #} not after a blank
+ *       is part of the value's or the timestamp's token.</li>
  * </ul>
  * A line that does not follow this is {@link Kind#INVALID}, with a {@link #problem()} and a {@link #detail()}.
+ * VictoriaMetrics (1.79.5 to v1.150.0) reads the same but for exemplars: it takes a line's first {@code {} for the
+ * labels ({@code m 7 # {a="b"} 2} is series {@code m 7 #{a="b"}} = 2) and ends the value at any {@code #}.
  *
  * <p>Not thread-safe: one instance per thread; positions are valid until the next {@link #scan}.
  */
@@ -46,7 +53,9 @@ public final class ExpositionLine {
         /** No value after a metric name without labels (the name is all there is). */
         NAME_ONLY,
         /** No value after the labels. */
-        NO_VALUE
+        NO_VALUE,
+        /** A {@code #} after the value begins something that is not an exemplar (see {@link ExemplarTokens}). */
+        EXEMPLAR
     }
 
     private int metricStart;
@@ -65,6 +74,7 @@ public final class ExpositionLine {
     private int timestampFrom;
     private int timestampTo;
     private int exemplar;
+    private final ExemplarTokens exemplarTokens = new ExemplarTokens();
     private Problem problem;
     private String detail = "";
 
@@ -79,53 +89,65 @@ public final class ExpositionLine {
             return Kind.SKIP;
         }
         labelCount = 0;
-        labelsOpen = -1;
-        labelsClose = -1;
+        labelsOpen = labelsClose = exemplar = -1;
         metricStart = s;
-        int brace = indexOf(b, s, to, '{');
-        int after;
-        if (brace >= 0) {
-            metricEnd = trimEnd(b, s, brace);
-            labelsOpen = brace;
-            after = labels(b, brace + 1, to);
+        int e = s;
+        while (e < to && b[e] != ' ' && b[e] != '\t' && b[e] != '{') {
+            e++;
+        }
+        metricEnd = e;
+        int after = blanks(b, e, to);
+        if (after < to && b[after] == '{') {
+            labelsOpen = after;
+            after = labels(b, after + 1, to, true);
             if (after < 0) {
                 return invalid(Problem.LABELS, detail);
             }
             labelsClose = after - 1;
             seriesEnd = after;
+        } else if (e == to) {
+            return invalid(Problem.NAME_ONLY, "no value");
         } else {
-            metricEnd = s;
-            while (metricEnd < to && b[metricEnd] != ' ' && b[metricEnd] != '\t') {
-                metricEnd++;
-            }
-            if (metricEnd == to) {
-                return invalid(Problem.NAME_ONLY, "no value");
-            }
-            after = metricEnd;
-            seriesEnd = metricEnd;
+            seriesEnd = after = e;
         }
         if (metricEnd <= metricStart) {
             return invalid(Problem.EMPTY_METRIC, "empty metric name");
         }
         int v = blanks(b, after, to);
-        exemplar = indexOf(b, v, to, '#');
-        int end = trimEnd(b, v, exemplar < 0 ? to : exemplar);
-        if (v == end) {
+        if (v == to || b[v] == '#') {
             return invalid(Problem.NO_VALUE, "no value");
         }
-        int vEnd = v;
-        while (vEnd < end && b[vEnd] != ' ' && b[vEnd] != '\t') {
-            vEnd++;
-        }
         valueFrom = v;
-        valueTo = vEnd;
-        timestampFrom = blanks(b, vEnd, end);
-        timestampTo = end;
+        valueTo = token(b, v, to);
+        int t = blanks(b, valueTo, to);
+        int hash = -1;
+        for (int i = t; hash < 0 && i < to; i++) { // b[t - 1] is a blank when t < to
+            if (b[i] == '#' && (b[i - 1] == ' ' || b[i - 1] == '\t')) {
+                hash = i; // an exemplar's '#' follows a blank; elsewhere it is part of a token
+            }
+        }
+        timestampFrom = t;
+        timestampTo = trimEnd(b, t, hash < 0 ? to : hash);
+        if (hash >= 0) {
+            String why = exemplarTokens.scan(this, b, hash, to);
+            if (why != null) {
+                return invalid(Problem.EXEMPLAR, why);
+            }
+            exemplar = hash;
+        }
         return Kind.SAMPLE;
     }
 
-    /** Reads {@code label="value",…}} from {@code s}; returns the index after the closing brace, or -1. */
-    private int labels(byte[] b, int s, int to) {
+    /** Reads an exemplar's label set from after its {@code {}, keeping no label; see {@link #labels}. */
+    int exemplarLabels(byte[] b, int s, int to) {
+        return labels(b, s, to, false);
+    }
+
+    /**
+     * Reads {@code label="value",…}} from {@code s}, adding each label to the line's when {@code keep}; returns the
+     * index after the closing brace, or -1.
+     */
+    private int labels(byte[] b, int s, int to, boolean keep) {
         while (true) {
             s = blanks(b, s, to);
             if (s < to && b[s] == '}') {
@@ -156,7 +178,9 @@ public final class ExpositionLine {
             if (close >= to) {
                 return fail("label value without closing quote");
             }
-            add(s, nameTo, q + 1, close, esc);
+            if (keep) {
+                add(s, nameTo, q + 1, close, esc);
+            }
             s = blanks(b, close + 1, to);
             if (s < to && b[s] == '}') {
                 return s + 1;
@@ -291,6 +315,11 @@ public final class ExpositionLine {
         return exemplar;
     }
 
+    /** Where the exemplar's parts lie, when {@link #exemplar()} is not -1 (one view, reused by every scan). */
+    public ExemplarTokens exemplarTokens() {
+        return exemplarTokens;
+    }
+
     /**
      * Copies the escaped label value {@code b[from, to)} to {@code dst} at {@code at} with the escapes {@code \\},
      * {@code \"} and {@code \n} resolved; any other backslash is kept as it is (as VictoriaMetrics does).
@@ -344,6 +373,14 @@ public final class ExpositionLine {
             }
         }
         return -1;
+    }
+
+    /** The end (exclusive) of the token starting at {@code from}: the first blank, or {@code to}. */
+    static int token(byte[] b, int from, int to) {
+        while (from < to && b[from] != ' ' && b[from] != '\t') {
+            from++;
+        }
+        return from;
     }
 
     static int blanks(byte[] b, int from, int to) {

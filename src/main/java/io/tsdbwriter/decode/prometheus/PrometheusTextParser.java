@@ -19,7 +19,7 @@ import io.tsdbwriter.decode.Numbers;
 /**
  * Parses the Prometheus text exposition format 0.0.4, as served by node_exporter on {@code /metrics}.
  *
- * <p>One sample per line: {@code metric_name[{label="value",…}] value [timestamp]}, where
+ * <p>One sample per line: {@code metric_name[{label="value",…}] value [timestamp] [exemplar]}, where
  * <ul>
  *   <li>lines whose first non-blank character is {@code #} ({@code # HELP}, {@code # TYPE}, other comments) and
  *       blank lines are skipped;</li>
@@ -29,7 +29,9 @@ import io.tsdbwriter.decode.Numbers;
  *       an error);</li>
  *   <li>the value is a float as Go's {@code strconv.ParseFloat} reads it: decimal or exponent form
  *       ({@code 1.5943e-05}), {@code NaN}, {@code +Inf}, {@code -Inf} (case-insensitive);</li>
- *   <li>the optional timestamp is an integer in epoch milliseconds.</li>
+ *   <li>the optional timestamp is an integer in epoch milliseconds;</li>
+ *   <li>an optional OpenMetrics exemplar, {@code # {labels} value [timestamp]} with the {@code #} after a blank
+ *       and two floats, is checked and dropped: the sample is never the exemplar's.</li>
  * </ul>
  *
  * <p>Because the point record contract (DESIGN §2) cannot carry them, samples whose value is NaN or ±Inf are
@@ -176,7 +178,8 @@ public final class PrometheusTextParser {
     /**
      * Reads one line through the format's tokenizer ({@link ExpositionLine}) and holds its tokens to this parser's
      * stricter rules: metric and label names by the data model's grammar, only the three escapes, a label once per
-     * sample, an integer timestamp and nothing after it. Reused across lines (private to one parse call).
+     * sample, an integer timestamp and nothing after it but an exemplar. Reused across lines (private to one parse
+     * call).
      */
     private static final class LineParser {
         private final ExpositionLine scanner = new ExpositionLine();
@@ -210,6 +213,9 @@ public final class PrometheusTextParser {
                 throw error("invalid value '" + valueText + "' for '" + metric + "'");
             }
             OptionalLong timestamp = timestamp(l, metric);
+            if (l.exemplar() >= 0) {
+                checkExemplar(l.exemplarTokens(), metric);
+            }
             if (!Double.isFinite(value)) {
                 skippedNonFinite++;
                 return null;
@@ -240,6 +246,7 @@ public final class PrometheusTextParser {
         /** The one line for a line the tokenizer refused. */
         private ParseException invalid(ExpositionLine l, String metric) {
             return switch (l.problem()) {
+                case EXEMPLAR -> error("invalid exemplar for '" + metric + "': " + l.detail());
                 case NAME_ONLY, NO_VALUE -> error("missing value for '" + metric + "'");
                 case EMPTY_METRIC -> error("expected a metric name, found '" + line.substring(0, Math.min(line.length(), 20)).trim() + "'");
                 case LABELS -> error(switch (l.detail()) {
@@ -298,9 +305,6 @@ public final class PrometheusTextParser {
 
         /** The optional timestamp: one integer (epoch ms), nothing after it. */
         private OptionalLong timestamp(ExpositionLine l, String metric) throws ParseException {
-            if (l.exemplar() >= 0) {
-                throw error("unexpected text after the value: '" + ExpositionLine.text(b, l.exemplar(), b.length) + "'");
-            }
             if (!l.hasTimestamp()) {
                 return OptionalLong.empty();
             }
@@ -317,6 +321,18 @@ public final class PrometheusTextParser {
                 throw error("unexpected text after the timestamp: '" + ExpositionLine.text(b, to, l.timestampTo()).trim() + "'");
             }
             return OptionalLong.of(numbers.longValue());
+        }
+
+        /** An exemplar's value and optional timestamp (OpenMetrics seconds) must be floats; the exemplar is dropped. */
+        private void checkExemplar(ExemplarTokens x, String metric) throws ParseException {
+            if (!numbers.parseDouble(b, x.valueFrom(), x.valueTo())) {
+                String value = ExpositionLine.text(b, x.valueFrom(), x.valueTo());
+                throw error("invalid exemplar value '" + value + "' for '" + metric + "'");
+            }
+            if (x.hasTimestamp() && !numbers.parseDouble(b, x.timestampFrom(), x.timestampTo())) {
+                String timestamp = ExpositionLine.text(b, x.timestampFrom(), x.timestampTo());
+                throw error("invalid exemplar timestamp '" + timestamp + "' for '" + metric + "'");
+            }
         }
 
         private ParseException error(String message) {

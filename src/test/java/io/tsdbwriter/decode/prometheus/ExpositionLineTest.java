@@ -53,6 +53,89 @@ class ExpositionLineTest {
     }
 
     @Test
+    void anExemplarAfterALineWithoutLabelsIsNotItsLabels() {
+        // issue 41: the exemplar's braces were taken for the series' labels, and its value for the sample's
+        String text = "w_requests_total 7 1795300857000 # {trace_id=\"def\"} 2.0 1795300857";
+        assertThat(scan(text)).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(text(line.metricStart(), line.metricEnd())).isEqualTo("w_requests_total");
+        assertThat(text(line.metricStart(), line.seriesEnd())).isEqualTo("w_requests_total");
+        assertThat(line.labelsOpen()).isEqualTo(-1);
+        assertThat(line.labelCount()).isZero();
+        assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
+        assertThat(text(line.timestampFrom(), line.timestampTo())).isEqualTo("1795300857000");
+        assertThat(line.exemplar()).isEqualTo(text.indexOf('#'));
+        assertThat(text(line.exemplarTokens().labelsOpen(), line.exemplarTokens().labelsClose() + 1)).isEqualTo("{trace_id=\"def\"}");
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("2.0");
+        assertThat(text(line.exemplarTokens().timestampFrom(), line.exemplarTokens().timestampTo())).isEqualTo("1795300857");
+    }
+
+    @Test
+    void anExemplarWithoutTimestampsOrLabelsAndWithOddSpacing() {
+        assertThat(scan("m 7 # {a=\"b\"} 2")).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(text(line.metricStart(), line.seriesEnd())).isEqualTo("m");
+        assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
+        assertThat(line.hasTimestamp()).isFalse();
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("2");
+        assertThat(line.exemplarTokens().timestampFrom()).isEqualTo(line.exemplarTokens().timestampTo());
+
+        assertThat(scan("m{} 7 # {} 2")).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(line.labelsOpen()).isEqualTo(1);
+        assertThat(line.labelCount()).isZero();
+        assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("2");
+
+        assertThat(scan(" \tm \t7\t 1795300857000 \t#\t {a=\"} 1 # {\" , } \t-2.5e3 \t 1795300857.123 \t")).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(text(line.metricStart(), line.seriesEnd())).isEqualTo("m");
+        assertThat(line.labelCount()).isZero();
+        assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
+        assertThat(text(line.timestampFrom(), line.timestampTo())).isEqualTo("1795300857000");
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("-2.5e3");
+        assertThat(text(line.exemplarTokens().timestampFrom(), line.exemplarTokens().timestampTo())).isEqualTo("1795300857.123");
+    }
+
+    @Test
+    void aHashInsideALabelValueIsNoExemplar() {
+        assertThat(scan("m{a=\"x # y\"} 7")).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(text(line.valueStart(0), line.valueEnd(0))).isEqualTo("x # y");
+        assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
+        assertThat(line.exemplar()).isEqualTo(-1);
+        assertThat(scan("m {a=\"x\"} 7 # {b=\"# {c=\\\"d\\\"} 9\"} 2")).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(text(line.metricStart(), line.metricEnd())).isEqualTo("m");
+        assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("2");
+    }
+
+    @Test
+    void aHashNotAfterABlankIsPartOfTheToken() {
+        // OpenMetrics: exemplar = SP "#" SP labels SP number [SP timestamp]; "7#x" is one token (not a float)
+        assertThat(scan("m 7#x")).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7#x");
+        assertThat(line.exemplar()).isEqualTo(-1);
+        assertThat(scan("m 7 1795300857000#x")).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(text(line.timestampFrom(), line.timestampTo())).isEqualTo("1795300857000#x");
+    }
+
+    @Test
+    void aMalformedExemplarRefusesTheLine() {
+        for (String text : new String[] {"m 7 #", "m 7 # ", "m 7 #{a=\"b\"} 2", "m 7 # 2", "m 7 # {a=\"b\"}", "m 7 # {a=\"b\"}2",
+                "m 7 # {a=\"b} 2", "m 7 # {a=\"b\"} 2 3 4", "m{a=\"b\"} 7 1 # x", "m 7 # comment"}) {
+            assertThat(scan(text)).as(text).isEqualTo(ExpositionLine.Kind.INVALID);
+            assertThat(line.problem()).as(text).isEqualTo(ExpositionLine.Problem.EXEMPLAR);
+        }
+        assertThat(scan("m 7 # {a=\"b\"}")).isEqualTo(ExpositionLine.Kind.INVALID);
+        assertThat(line.detail()).isEqualTo("exemplar without a value");
+        assertThat(scan("m # {a=\"b\"} 2")).isEqualTo(ExpositionLine.Kind.INVALID);
+        assertThat(line.problem()).isEqualTo(ExpositionLine.Problem.NO_VALUE);
+    }
+
+    @Test
+    void skipsHelpTypeAndCommentLinesEvenWithBraces() {
+        assertThat(scan("# TYPE w_requests counter")).isEqualTo(ExpositionLine.Kind.SKIP);
+        assertThat(scan("  # HELP w_requests_total 7 # {a=\"b\"} 2")).isEqualTo(ExpositionLine.Kind.SKIP);
+        assertThat(scan("\t# {a=\"b\"} 2")).isEqualTo(ExpositionLine.Kind.SKIP);
+    }
+
+    @Test
     void skipsCommentsAndBlankLines() {
         assertThat(scan("# HELP up whether it is up")).isEqualTo(ExpositionLine.Kind.SKIP);
         assertThat(scan("   ")).isEqualTo(ExpositionLine.Kind.SKIP);
