@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -85,15 +86,22 @@ public final class ProduceCommand implements Callable<Integer> {
     boolean keyed;
 
     private final Function<Properties, Producer<byte[], byte[]>> producerFactory;
+    private final InstantSource clock;
 
-    /** The command as picocli instantiates it: a real {@link KafkaProducer}. */
+    /** The command as picocli instantiates it: a real {@link KafkaProducer}, the system clock. */
     public ProduceCommand() {
         this(props -> new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer()));
     }
 
     /** For tests: records go to the producer {@code producerFactory} makes from the configuration. */
     ProduceCommand(Function<Properties, Producer<byte[], byte[]>> producerFactory) {
+        this(producerFactory, InstantSource.system());
+    }
+
+    /** For tests: as above, with {@code clock} as the present the source timestamps are made relative to. */
+    ProduceCommand(Function<Properties, Producer<byte[], byte[]>> producerFactory, InstantSource clock) {
         this.producerFactory = producerFactory;
+        this.clock = clock;
     }
 
     @Override
@@ -111,13 +119,16 @@ public final class ProduceCommand implements Callable<Integer> {
         }
         SourceOptions.Source src;
         try {
-            src = source.open(System.currentTimeMillis());
+            src = source.open(clock.millis());
         } catch (IOException e) {
             err.println("produce: cannot read the input: " + e.getMessage());
             err.flush();
             return 1;
         }
         err.println("produce: " + src.description() + " -> topic " + topic + " at " + bootstrapServers);
+        if (src.timestamps() != null) {
+            err.println("produce: " + src.timestamps());
+        }
         if (!source.synthetic && source.timestampMs != null && source.files.size() > 1) {
             err.println("produce: note: --timestamp gives all " + source.files.size()
                     + " files the same timestamp; samples of the same series collide (VictoriaMetrics keeps one)");

@@ -120,6 +120,9 @@ public final class VerifyCommand implements Callable<Integer> {
             ExpectedSamples.Builder builder = ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());
             err.println("verify: " + src.description());
+            if (src.timestamps() != null) {
+                err.println("verify: " + src.timestamps() + " (give the --now produce was given, or it printed)");
+            }
             err.flush();
             Iterable<SourcePoint> points = src.points();
             for (long shift : passShifts(replaySummary)) {
