@@ -37,7 +37,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code tsdb-writer produce}: sends source points to a Kafka topic as point records (DESIGN §2), from real
  * node_exporter scrapes or generated ({@code --synthetic}), optionally rate-limited and packed several points to a
- * record.
+ * record. The files' timestamps are moved to the present by default ({@link SourceOptions}: the newest scrape within
+ * the minute before {@code --now}, default the clock; {@code --keep-timestamps} keeps them), and the shift is printed
+ * to stderr.
  *
  * <p>The producer is idempotent with {@code acks=all}, {@code linger.ms=20}, {@code batch.size=256 KiB} and lz4
  * compression. Every 5 s of a long run it prints progress to stderr; at the end it prints, like

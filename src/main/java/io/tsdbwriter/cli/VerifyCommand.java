@@ -24,7 +24,8 @@ import java.util.List;
 
 /**
  * {@code tsdb-writer verify}: checks that VictoriaMetrics holds exactly the samples the writer should have made of
- * the source points — given by the same flags as {@code produce} — amplified M × N (DESIGN §3).
+ * the source points — given by the same flags as {@code produce} — amplified M × N (DESIGN §3). The files' timestamps
+ * are moved to the present as {@code produce} moves them: give both the same {@code --now}, or {@code --keep-timestamps}.
  *
  * <p>Prints a summary ({@code expected samples}, {@code found}, {@code missing}, {@code unexpected series},
  * {@code value mismatches}, … with up to 5 examples of each problem) to stdout. Exit codes: 0 VictoriaMetrics
