@@ -86,8 +86,11 @@ printf 'VictoriaMetrics: %s   (log: %s)\n' "$VM" "$STACK_DIR/victoria-metrics.lo
 printf 'input:           %d files in %s\n' "${#FILES[@]}" "$DATA_DIR"
 
 # ---- 3..5. produce, run, verify ------------------------------------------------------------------------------------
+# produce moves the scrapes' timestamps to the present (the newest within the minute before NOW_MS), so the demo
+# works on any date; verify is given the same --now and expects the same timestamps.
+NOW_MS=$(( $(date +%s) * 1000 ))
 run_step "produce the node_exporter scrapes to $TOPIC" \
-  "${WRITER[@]}" produce --bootstrap-servers "$B" --topic "$TOPIC" --instance node-0001 --product-key node "${FILES[@]}"
+  "${WRITER[@]}" produce --bootstrap-servers "$B" --topic "$TOPIC" --instance node-0001 --product-key node --now "$NOW_MS" "${FILES[@]}"
 
 run_step "run the writer: M=6 (10 s samples), N=10 instances, 3 consumers per partition, until the end of the topic" \
   "${WRITER[@]}" run --bootstrap-servers "$B" --topic "$TOPIC" --vm-url "$VM" \
@@ -96,7 +99,7 @@ run_step "run the writer: M=6 (10 s samples), N=10 instances, 3 consumers per pa
 
 run_step "verify: every expected sample is in VictoriaMetrics, and nothing else" \
   "${WRITER[@]}" verify --wait 30s --vm-url "$VM" --time-multiplier 6 --instance-multiplier 10 --instance node-0001 \
-  --product-key node "${FILES[@]}"
+  --product-key node --now "$NOW_MS" "${FILES[@]}"
 
 header "done"
 if [ -f "$DEMO_DIR/summary.json" ]; then

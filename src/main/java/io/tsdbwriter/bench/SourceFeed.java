@@ -24,7 +24,8 @@ import java.util.stream.Stream;
  * <ul>
  *   <li><b>real</b>: the node_exporter scrapes, replicated across instances {@code node-0001}, {@code node-0002} …
  *       until {@code records} points: scrape by scrape (time order), and within a scrape instance by instance, so a
- *       prefix of the feed covers many series;</li>
+ *       prefix of the feed covers many series; their timestamps moved to a week before the present
+ *       ({@link #CYCLE_HEADROOM_MS});</li>
  *   <li><b>synthetic</b>: {@link SyntheticInput} with {@code series} series and as many points per series as needed,
  *       one source interval apart, ending at the given time.</li>
  * </ul>
@@ -32,6 +33,13 @@ import java.util.stream.Stream;
  * sample repeats. Immutable; each iterator is independent and not thread-safe.
  */
 public final class SourceFeed implements Iterable<SourcePoint> {
+
+    /**
+     * How far before the present the real feed's newest scrape lands: 7 days, so a week of cycled passes (e.g. 504
+     * passes of the 20 one-minute scrapes) stays in the past, and the feed stays 3 weeks inside VictoriaMetrics'
+     * default retention (1 month).
+     */
+    public static final long CYCLE_HEADROOM_MS = 7L * 24 * 3_600_000;
 
     private final long records;
     private final String description;
@@ -65,11 +73,16 @@ public final class SourceFeed implements Iterable<SourcePoint> {
     }
 
     /**
-     * Real scrapes replicated across instances up to {@code records} points.
+     * Real scrapes replicated across instances up to {@code records} points, their timestamps relative to the present:
+     * every scrape moved by the same whole minutes ({@link RealInput#presentShiftMs}) so the newest lands within the
+     * minute before {@code nowMs} − {@link #CYCLE_HEADROOM_MS}, order and spacing kept. The files' own dates would fall
+     * out of the TSDB's retention; the headroom lets {@link #cycle()}'s passes move forward for a week before they
+     * reach the present (and a day more before the writer's {@code --max-timestamp-ahead}).
      *
+     * @param nowMs the present, epoch ms
      * @throws IOException when a file cannot be read or parsed
      */
-    public static SourceFeed real(List<Path> files, long records, String productKey) throws IOException {
+    public static SourceFeed real(List<Path> files, long records, String productKey, long nowMs) throws IOException {
         if (files.isEmpty()) {
             throw new IllegalArgumentException("no exposition files for --source real");
         }
@@ -83,8 +96,20 @@ public final class SourceFeed implements Iterable<SourcePoint> {
         long perRound = 0;
         List<Path> sorted = new ArrayList<>(files);
         sorted.sort((a, b) -> Long.compare(RealInput.timestampFromFileName(a).orElse(0), RealInput.timestampFromFileName(b).orElse(0)));
+        List<List<SourcePoint>> dated = new ArrayList<>();
+        long newest = Long.MIN_VALUE;
         for (Path f : sorted) {
-            List<SourcePoint> pts = RealInput.read(List.of(f), instanceName(0), productKey, OptionalLong.empty()).points();
+            RealInput.Loaded loaded = RealInput.read(List.of(f), instanceName(0), productKey, OptionalLong.empty());
+            dated.add(loaded.points());
+            newest = Math.max(newest, loaded.newestMs().orElse(Long.MIN_VALUE));
+        }
+        // relative to the present: one shift, the newest scrape within the minute before nowMs - CYCLE_HEADROOM_MS
+        long shift = newest == Long.MIN_VALUE ? 0 : RealInput.presentShiftMs(newest, nowMs - CYCLE_HEADROOM_MS);
+        for (List<SourcePoint> scrape : dated) {
+            List<SourcePoint> pts = new ArrayList<>(scrape.size());
+            for (SourcePoint p : scrape) {
+                pts.add(new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + shift, p.value()));
+            }
             if (pts.isEmpty()) {
                 continue;
             }

@@ -96,7 +96,8 @@ public final class BenchCommand implements Callable<Integer> {
     String source;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
-            description = "With --source real: directory of *.prom scrapes (default: " + BundledScrapes.DESCRIPTION + ")")
+            description = "With --source real: directory of *.prom scrapes (default: " + BundledScrapes.DESCRIPTION + "); their "
+                    + "timestamps are moved so the newest lands a week before now, order and spacing kept")
     Path dataDir;
 
     @Option(names = "--series", defaultValue = "10000", paramLabel = "S", description = "With --source synthetic: series (default: ${DEFAULT-VALUE})")
@@ -243,7 +244,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         new WriteTarget(vmUrl);
         SourceFeed feed = switch (source) {
-            case "real" -> SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node");
+            case "real" -> SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
             case "synthetic" -> SourceFeed.synthetic(series, records,
                     SyntheticInput.alignedNow(System.currentTimeMillis(), sourceInterval.toMillis()), sourceInterval.toMillis());
             default -> throw new ParameterException(spec.commandLine(), "--source must be real or synthetic, got '" + source + "'");

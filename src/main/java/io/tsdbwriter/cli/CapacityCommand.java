@@ -161,7 +161,8 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @Option(names = "--data-dir", paramLabel = "DIR",
             description = "Directory of *.prom node_exporter scrapes, replicated across instances (default: "
-                    + BundledScrapes.DESCRIPTION + ")")
+                    + BundledScrapes.DESCRIPTION + "); their timestamps are moved so the newest lands a week before now, "
+                    + "order and spacing kept")
     Path dataDir;
 
     @Option(names = "--records", defaultValue = "1000000", paramLabel = "R",
@@ -253,7 +254,7 @@ public final class CapacityCommand implements Callable<Integer> {
             }
             default -> throw bad("--output must be import or remote-write, got '" + output + "'");
         };
-        SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node");
+        SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
         Path jar = writers.jar(spec);
         List<String> java = WriterProcessOptions.javaCommand();
         String prefix = topic != null ? topic : "tsdb-writer-capacity-" + System.currentTimeMillis() / 1000;

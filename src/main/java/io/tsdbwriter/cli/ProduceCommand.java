@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -36,7 +37,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code tsdb-writer produce}: sends source points to a Kafka topic as point records (DESIGN §2), from real
  * node_exporter scrapes or generated ({@code --synthetic}), optionally rate-limited and packed several points to a
- * record.
+ * record. The files' timestamps are moved to the present by default ({@link SourceOptions}: the newest scrape within
+ * the minute before {@code --now}, default the clock; {@code --keep-timestamps} keeps them), and the shift is printed
+ * to stderr.
  *
  * <p>The producer is idempotent with {@code acks=all}, {@code linger.ms=20}, {@code batch.size=256 KiB} and lz4
  * compression. Every 5 s of a long run it prints progress to stderr; at the end it prints, like
@@ -85,15 +88,22 @@ public final class ProduceCommand implements Callable<Integer> {
     boolean keyed;
 
     private final Function<Properties, Producer<byte[], byte[]>> producerFactory;
+    private final InstantSource clock;
 
-    /** The command as picocli instantiates it: a real {@link KafkaProducer}. */
+    /** The command as picocli instantiates it: a real {@link KafkaProducer}, the system clock. */
     public ProduceCommand() {
         this(props -> new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer()));
     }
 
     /** For tests: records go to the producer {@code producerFactory} makes from the configuration. */
     ProduceCommand(Function<Properties, Producer<byte[], byte[]>> producerFactory) {
+        this(producerFactory, InstantSource.system());
+    }
+
+    /** For tests: as above, with {@code clock} as the present the source timestamps are made relative to. */
+    ProduceCommand(Function<Properties, Producer<byte[], byte[]>> producerFactory, InstantSource clock) {
         this.producerFactory = producerFactory;
+        this.clock = clock;
     }
 
     @Override
@@ -111,13 +121,16 @@ public final class ProduceCommand implements Callable<Integer> {
         }
         SourceOptions.Source src;
         try {
-            src = source.open(System.currentTimeMillis());
+            src = source.open(clock.millis());
         } catch (IOException e) {
             err.println("produce: cannot read the input: " + e.getMessage());
             err.flush();
             return 1;
         }
         err.println("produce: " + src.description() + " -> topic " + topic + " at " + bootstrapServers);
+        if (src.timestamps() != null) {
+            err.println("produce: " + src.timestamps());
+        }
         if (!source.synthetic && source.timestampMs != null && source.files.size() > 1) {
             err.println("produce: note: --timestamp gives all " + source.files.size()
                     + " files the same timestamp; samples of the same series collide (VictoriaMetrics keeps one)");

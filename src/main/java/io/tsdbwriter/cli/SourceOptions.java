@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -26,7 +27,9 @@ import java.util.stream.Stream;
  * The options that say which source points there are, shared by {@code produce} (which sends them) and
  * {@code verify} (which computes what VictoriaMetrics must then hold), so both read the same points from the same
  * flags: exposition files, or {@code --synthetic} series; {@code --instance}, {@code --product-key},
- * {@code --timestamp}, {@code --source-interval}. A picocli mixin; not thread-safe.
+ * {@code --timestamp}, {@code --now}, {@code --keep-timestamps}, {@code --source-interval}. The files' timestamps are
+ * moved to the present ({@code --now}, default the clock) unless {@code --keep-timestamps}: data the project ships
+ * works on any date. A picocli mixin; not thread-safe.
  */
 final class SourceOptions {
 
@@ -38,7 +41,9 @@ final class SourceOptions {
 
     @Parameters(paramLabel = "FILE", arity = "0..*",
             description = "Prometheus text exposition files (e.g. examples/data/*.prom); each sample becomes a point at "
-                    + "the scrape time taken from the file name (node-exporter-<unix-seconds>.prom). None and no --synthetic: "
+                    + "the scrape time taken from the file name (node-exporter-<unix-seconds>.prom), moved to the present: every "
+                    + "scrape by the same whole minutes, so the newest lands within the minute before --now and order and spacing "
+                    + "are kept (--keep-timestamps sends the scrape times unchanged). None and no --synthetic: "
                     + BundledScrapes.DESCRIPTION)
     List<Path> files = new ArrayList<>();
 
@@ -52,8 +57,19 @@ final class SourceOptions {
 
     @Option(names = "--timestamp", paramLabel = "EPOCH_MS",
             description = {"Timestamp of every point in epoch milliseconds instead of the file's scrape time;",
-                    "with --synthetic: the time of the newest point (default: now, rounded down to the source interval)"})
+                    "with --synthetic: the time of the newest point (default: --now, rounded down to the source interval)"})
     Long timestampMs;
+
+    @Option(names = "--keep-timestamps",
+            description = "Send the files' own timestamps unchanged instead of moving them to the present. Points older than the "
+                    + "TSDB's retention (VictoriaMetrics: -retentionPeriod, 1 month by default) are then refused by the writer "
+                    + "(implausible_timestamp) and would be dropped by VictoriaMetrics")
+    boolean keepTimestamps;
+
+    @Option(names = "--now", paramLabel = "EPOCH_MS",
+            description = "The present the timestamps are made relative to, in epoch milliseconds (default: the clock): give "
+                    + "produce and verify the same value, and verify expects the timestamps produce sent")
+    Long nowMs;
 
     @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
             description = "Interval between the source points of a series: spacing of synthetic points; the base of M (default: ${DEFAULT-VALUE})")
@@ -69,32 +85,44 @@ final class SourceOptions {
             description = "With --synthetic: points per series, one source interval apart, ending at --timestamp (default: ${DEFAULT-VALUE})")
     int pointsPerSeries;
 
-    /** The source points and how to describe them. */
-    record Source(Iterable<SourcePoint> points, long count, String description) {
+    /**
+     * The source points and how to describe them.
+     *
+     * @param timestamps one line on how the files' timestamps were moved to the present; null when they were not
+     */
+    record Source(Iterable<SourcePoint> points, long count, String description, String timestamps) {
     }
 
     /**
      * Resolves the options into source points (files are read here; synthetic points are generated lazily).
      *
-     * @param nowMs the current time, for the synthetic default timestamp
+     * @param clockMs the clock's time, epoch ms: the present unless {@code --now} gives one (the synthetic default
+     *                timestamp; what the files' timestamps are moved to)
      * @throws ParameterException when the options contradict each other (exit code 2)
      * @throws IOException        when a file cannot be read or parsed
      */
-    Source open(long nowMs) throws IOException {
+    Source open(long clockMs) throws IOException {
         validate();
+        long now = nowMs != null ? nowMs : clockMs;
         String inst = instance();
         String key = productKey == null || productKey.isEmpty() ? null : productKey;
         if (synthetic) {
-            long newest = timestampMs != null ? timestampMs : SyntheticInput.alignedNow(nowMs, sourceInterval.toMillis());
+            long newest = timestampMs != null ? timestampMs : SyntheticInput.alignedNow(now, sourceInterval.toMillis());
             SyntheticInput in = new SyntheticInput(series, pointsPerSeries, inst, key, newest, sourceInterval.toMillis());
             return new Source(in, in.size(), String.format(Locale.ROOT, "%d synthetic points (%d series x %d points, %s apart, newest at %d)",
-                    in.size(), series, pointsPerSeries, format(sourceInterval), newest));
+                    in.size(), series, pointsPerSeries, format(sourceInterval), newest), null);
         }
         try {
             RealInput.Loaded loaded = RealInput.read(files, inst, key,
                     timestampMs == null ? OptionalLong.empty() : OptionalLong.of(timestampMs));
-            return new Source(loaded.points(), loaded.points().size(), loaded.describe());
-        } catch (IllegalArgumentException e) {
+            if (timestampMs != null || keepTimestamps || loaded.points().isEmpty()) {
+                return new Source(loaded.points(), loaded.points().size(), loaded.describe(), null);
+            }
+            RealInput.Loaded present = loaded.relativeTo(now);
+            String note = String.format(Locale.ROOT, "timestamps relative to --now %d: the scrape times moved by %+d ms (newest %s); "
+                    + "--keep-timestamps keeps them", now, present.shiftMs(), Instant.ofEpochMilli(present.newestMs().getAsLong()));
+            return new Source(present.points(), present.points().size(), present.describe(), note);
+        } catch (IllegalArgumentException | ArithmeticException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
     }
@@ -120,6 +148,18 @@ final class SourceOptions {
         CommandLine cl = spec.commandLine();
         if (synthetic && !files.isEmpty()) {
             throw new ParameterException(cl, "give either files or --synthetic, not both");
+        }
+        if (keepTimestamps && synthetic) {
+            throw new ParameterException(cl, "--keep-timestamps keeps the timestamps of files; synthetic points have none of their own");
+        }
+        if (keepTimestamps && timestampMs != null) {
+            throw new ParameterException(cl, "give either --timestamp or --keep-timestamps, not both");
+        }
+        if (keepTimestamps && nowMs != null) {
+            throw new ParameterException(cl, "--now has no effect with --keep-timestamps: give one of them");
+        }
+        if (nowMs != null && nowMs < MIN_TIMESTAMP_MS) {
+            throw new ParameterException(cl, "--now " + nowMs + " looks like seconds; give epoch milliseconds");
         }
         if (!synthetic && files.isEmpty()) {
             try (Stream<Path> bundled = Files.list(BundledScrapes.directory())) {

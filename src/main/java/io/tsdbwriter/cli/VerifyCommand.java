@@ -25,7 +25,8 @@ import java.util.List;
 
 /**
  * {@code tsdb-writer verify}: checks that VictoriaMetrics holds exactly the samples the writer should have made of
- * the source points — given by the same flags as {@code produce} — amplified M × N (DESIGN §3).
+ * the source points — given by the same flags as {@code produce} — amplified M × N (DESIGN §3). The files' timestamps
+ * are moved to the present as {@code produce} moves them: give both the same {@code --now}, or {@code --keep-timestamps}.
  *
  * <p>Prints a summary ({@code expected samples}, {@code found}, {@code missing}, {@code unexpected series},
  * {@code value mismatches}, … with up to 5 examples of each problem) to stdout. Reads back from one {@code --vm-url}: a
@@ -102,7 +103,8 @@ public final class VerifyCommand implements Callable<Integer> {
             description = "The --summary-json of a replay (run --rebase-time/--loop): the expected samples are the input's, shifted "
                     + "as each complete pass was (its shift_ms), so the check follows --rebase-time and --loop; a pass cut short by --duration or a "
                     + "signal wrote samples the check does not expect (verify a replay that ended after its last pass). Churned series "
-                    + "(--churn-interval) are not expected")
+                    + "(--churn-interval) are not expected. The files must give the timestamps the topic holds: --keep-timestamps for "
+                    + "real traffic's scrapes, the --now of produce for what it sent")
     Path replaySummary;
 
     /** The shifts of the complete passes of a replay's summary; {0} without one. */
@@ -151,6 +153,9 @@ public final class VerifyCommand implements Callable<Integer> {
             ExpectedSamples.Builder builder = ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());
             err.println("verify: " + src.description());
+            if (src.timestamps() != null) {
+                err.println("verify: " + src.timestamps() + " (give the --now produce was given, or it printed)");
+            }
             err.flush();
             Iterable<SourcePoint> points = src.points();
             for (long shift : passShifts(replaySummary)) {

@@ -22,7 +22,9 @@ import java.util.regex.Pattern;
  *       {@code productKey} = the given key, the sample value unchanged;</li>
  *   <li>timestamp (epoch ms): the explicit override when given; otherwise the scrape time from the file name, the
  *       last run of digits read as Unix <em>seconds</em> × 1000; otherwise (no digits in the name) the sample's own
- *       timestamp column; otherwise an {@link IllegalArgumentException};</li>
+ *       timestamp column; otherwise an {@link IllegalArgumentException}. {@link Loaded#relativeTo} then moves these
+ *       dated timestamps to the present (what {@code produce} and {@code verify} do unless told
+ *       {@code --keep-timestamps});</li>
  *   <li>samples with NaN/±Inf values are skipped and counted; so are samples with a label name starting with
  *       {@code __} (reserved, the record contract refuses it).</li>
  * </ul>
@@ -31,6 +33,9 @@ import java.util.regex.Pattern;
 public final class RealInput {
 
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
+
+    /** The unit of {@link #presentShiftMs}: one minute, the spacing of the shipped scrapes, so their second is kept. */
+    public static final long SHIFT_UNIT_MS = 60_000;
 
     private RealInput() {
     }
@@ -43,8 +48,41 @@ public final class RealInput {
      * @param skippedNonFinite   samples skipped for a NaN/±Inf value
      * @param skippedReserved    samples skipped for a label name starting with {@code __}
      * @param droppedEmptyLabels labels dropped for an empty value
+     * @param shiftMs            milliseconds added to every timestamp the files gave ({@link #relativeTo}); 0 as read
      */
-    public record Loaded(List<SourcePoint> points, int files, long skippedNonFinite, long skippedReserved, long droppedEmptyLabels) {
+    public record Loaded(List<SourcePoint> points, int files, long skippedNonFinite, long skippedReserved, long droppedEmptyLabels,
+                         long shiftMs) {
+
+        /**
+         * The same points moved to the present: every timestamp plus {@link #presentShiftMs}{@code (newest, nowMs)}, one
+         * constant of whole minutes, so the newest point lands within the minute up to {@code nowMs} (never after it)
+         * and the order and spacing of the points are kept. Points that lie in the future are moved back the same way.
+         * No points: unchanged.
+         *
+         * @param nowMs the present, epoch milliseconds
+         * @return a new {@code Loaded} whose {@link #shiftMs} is the shift applied (added to this one's)
+         */
+        public Loaded relativeTo(long nowMs) {
+            if (points.isEmpty()) {
+                return this;
+            }
+            long newest = Long.MIN_VALUE;
+            for (SourcePoint p : points) {
+                newest = Math.max(newest, p.timestampMs());
+            }
+            long shift = presentShiftMs(newest, nowMs);
+            List<SourcePoint> moved = new ArrayList<>(points.size());
+            for (SourcePoint p : points) {
+                moved.add(new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + shift, p.value()));
+            }
+            return new Loaded(Collections.unmodifiableList(moved), files, skippedNonFinite, skippedReserved, droppedEmptyLabels,
+                    shiftMs + shift);
+        }
+
+        /** The newest timestamp of {@link #points}, epoch ms; empty without points. */
+        public OptionalLong newestMs() {
+            return points.stream().mapToLong(SourcePoint::timestampMs).max();
+        }
 
         /** One line for operators, e.g. {@code 10140 points from 20 files (skipped: 0 NaN/Inf, 0 reserved labels; 160 empty labels dropped)}. */
         public String describe() {
@@ -106,7 +144,21 @@ public final class RealInput {
                 points.add(new SourcePoint(s.metricName(), labels, productKey, ts, s.value()));
             }
         }
-        return new Loaded(Collections.unmodifiableList(points), files.size(), nonFinite, reserved, emptyLabels);
+        return new Loaded(Collections.unmodifiableList(points), files.size(), nonFinite, reserved, emptyLabels, 0);
+    }
+
+    /**
+     * The shift that makes dated data relative to the present: the multiple of {@link #SHIFT_UNIT_MS} (one minute) that
+     * moves {@code newestMs} to within the minute up to {@code nowMs}, i.e. the largest one with
+     * {@code newestMs + shift <= nowMs}; negative when {@code newestMs} is after {@code nowMs}. Pure and thread-safe.
+     *
+     * @param newestMs the newest timestamp of the data, epoch ms
+     * @param nowMs    the present, epoch ms
+     * @return the shift in milliseconds, a whole number of minutes
+     * @throws ArithmeticException when the difference overflows a long
+     */
+    public static long presentShiftMs(long newestMs, long nowMs) {
+        return Math.multiplyExact(Math.floorDiv(Math.subtractExact(nowMs, newestMs), SHIFT_UNIT_MS), SHIFT_UNIT_MS);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.tsdbwriter.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.SourcePoint;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -59,6 +60,23 @@ class ProbesTest {
         SourcePoint again = cycle.next();
         assertThat(again.timestampMs()).isEqualTo(pass.get(0).timestampMs() + feed.spanMs());
         assertThat(again.labels()).isEqualTo(pass.get(0).labels());
+    }
+
+    @Test
+    void theRealFeedIsRelativeToThePresent() throws Exception {
+        long year = java.time.Duration.ofDays(365).toMillis();
+        long newest = 1795301997000L; // the newest shipped scrape
+        // the clock a year (and 30 s) after the shipped scrapes: 2 instances' worth of the 10,140 points
+        SourceFeed feed = SourceFeed.real(NodeExporterFiles.all(), 20_280, "node", newest + year + 30_000);
+
+        List<SourcePoint> pass = new ArrayList<>();
+        feed.forEach(pass::add);
+        // a year later, less the week of headroom the cycled passes move forward into: the newest 7 days and 30 s ago
+        long shift = year - SourceFeed.CYCLE_HEADROOM_MS;
+        assertThat(pass.get(0).timestampMs()).as("the oldest scrape").isEqualTo(1795300857000L + shift);
+        assertThat(pass.get(pass.size() - 1).timestampMs()).as("the newest").isEqualTo(newest + shift);
+        assertThat(pass.stream().mapToLong(SourcePoint::timestampMs).max().orElseThrow()).isEqualTo(newest + shift);
+        assertThat(feed.spanMs()).as("20 one-minute scrapes").isEqualTo(20 * 60_000);
     }
 
     @Test

@@ -230,7 +230,9 @@ class MainTest {
     void bundledScrapesAreTheDefaultDataOfBenchAndCapacity() {
         assertThat(execute("bench", "--help").out()).contains("bundled in the jar").doesNotContain("shared");
         assertThat(execute("capacity", "--help").out()).contains("bundled in the jar").doesNotContain("shared");
-        assertThat(execute("produce", "--help").out()).contains("examples/data").doesNotContain("shared");
+        assertThat(execute("produce", "--help").out()).contains("examples/data").doesNotContain("shared")
+                .contains("--keep-timestamps").contains("--now=EPOCH_MS");
+        assertThat(execute("verify", "--help").out()).contains("--keep-timestamps").contains("--now=EPOCH_MS");
     }
 
     @Test

@@ -9,7 +9,12 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import io.tsdbwriter.produce.RealInput;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.OptionalLong;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -24,6 +29,12 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class ProduceCommandTest {
+
+    /** The newest bundled scrape, {@code node-exporter-1795301997.prom}. */
+    private static final long NEWEST_SCRAPE_MS = 1795301997000L;
+    private static final long YEAR_MS = Duration.ofDays(365).toMillis();
+    /** The clock a year after the bundled data: 365 days and 30 s after its newest scrape. */
+    private static final long A_YEAR_AHEAD_MS = NEWEST_SCRAPE_MS + YEAR_MS + 30_000;
 
     private final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
     private final List<Properties> configs = new ArrayList<>();
@@ -44,6 +55,29 @@ class ProduceCommandTest {
         return run(producer, args);
     }
 
+    /** Runs the command with its clock at {@code nowMs}. */
+    private int runAt(long nowMs, String... args) {
+        CommandLine cl = new CommandLine(new ProduceCommand(props -> producer, () -> Instant.ofEpochMilli(nowMs)));
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    /** The timestamps of every point sent, in send order. */
+    private List<Long> sentTimestamps() throws Exception {
+        List<Long> ts = new ArrayList<>();
+        for (ProducerRecord<byte[], byte[]> r : producer.history()) {
+            ts.add(PointRecords.objectMapper().readTree(r.value()).get("timestamp").asLong());
+        }
+        return ts;
+    }
+
+    /** The timestamps of the shipped scrapes as their files say, plus {@code shiftMs}, in file then line order. */
+    private static List<Long> shippedTimestampsPlus(long shiftMs) throws Exception {
+        return RealInput.load(NodeExporterFiles.all(), "node-0001", "node", OptionalLong.empty()).stream()
+                .map(p -> p.timestampMs() + shiftMs).toList();
+    }
+
     private static List<String> files() {
         return NodeExporterFiles.all().stream().map(Path::toString).toList();
     }
@@ -55,7 +89,7 @@ class ProduceCommandTest {
 
     @Test
     void sendsOnePointRecordPerSampleOfTheRealScrapes() throws Exception {
-        List<String> args = new ArrayList<>(List.of("--topic", "points", "--instance", "node-0001"));
+        List<String> args = new ArrayList<>(List.of("--topic", "points", "--instance", "node-0001", "--keep-timestamps"));
         args.addAll(files());
 
         int code = run(args.toArray(String[]::new));
@@ -173,6 +207,58 @@ class ProduceCommandTest {
         assertThat(run("--topic", "t", "--instance", "node-0001")).as(err.toString()).isZero();
         assertThat(producer.history()).hasSize(10_140); // the 20 scrapes in the jar, one point a record
         assertThat(err.toString()).startsWith("produce: 10140 points from 20 files");
+    }
+
+    @Test
+    void theBundledScrapesAreProducedRelativeToThePresentByDefault() throws Exception {
+        // the clock a year (365 days) and 30 s after the newest bundled scrape: the data is a year old
+        int code = runAt(A_YEAR_AHEAD_MS, "--topic", "t", "--instance", "node-0001");
+
+        assertThat(code).as(err.toString()).isZero();
+        // every scrape moved by the same whole minutes (365 days): order and 1-minute spacing kept, newest 30 s ago
+        assertThat(sentTimestamps().get(0)).as("the oldest scrape's first sample").isEqualTo(1795300857000L + YEAR_MS);
+        assertThat(sentTimestamps()).isEqualTo(shippedTimestampsPlus(YEAR_MS));
+        assertThat(Collections.max(sentTimestamps())).isEqualTo(A_YEAR_AHEAD_MS - 30_000);
+        assertThat(err.toString()).contains("timestamps relative to --now " + A_YEAR_AHEAD_MS + ": the scrape times moved by +"
+                + YEAR_MS + " ms (newest " + Instant.ofEpochMilli(A_YEAR_AHEAD_MS - 30_000) + "); --keep-timestamps keeps them");
+    }
+
+    @Test
+    void filesGivenAreProducedRelativeToThePresentToo() throws Exception {
+        List<String> args = new ArrayList<>(List.of("--topic", "t", "--instance", "node-0001"));
+        args.addAll(files());
+
+        assertThat(runAt(A_YEAR_AHEAD_MS, args.toArray(String[]::new))).as(err.toString()).isZero();
+
+        assertThat(sentTimestamps()).isEqualTo(shippedTimestampsPlus(YEAR_MS));
+    }
+
+    @Test
+    void nowGivesThePresentTheTimestampsAreRelativeTo() throws Exception {
+        long now = NEWEST_SCRAPE_MS + 2 * 60_000 + 59_999; // 2 whole minutes and 59.999 s after the newest scrape
+
+        assertThat(runAt(A_YEAR_AHEAD_MS, "--topic", "t", "--instance", "node-0001", "--now", Long.toString(now))).as(err.toString()).isZero();
+
+        assertThat(sentTimestamps()).isEqualTo(shippedTimestampsPlus(120_000));
+    }
+
+    @Test
+    void keepTimestampsSendsTheScrapeTimesOfTheFilesUnchanged() throws Exception {
+        assertThat(runAt(A_YEAR_AHEAD_MS, "--topic", "t", "--instance", "node-0001", "--keep-timestamps")).as(err.toString()).isZero();
+
+        assertThat(sentTimestamps()).isEqualTo(shippedTimestampsPlus(0));
+        assertThat(sentTimestamps().get(0)).isEqualTo(1795300857000L);
+    }
+
+    @Test
+    void keepTimestampsAndNowRefuseWhatTheyCannotMeanTogether() {
+        String file = NodeExporterFiles.first().toString();
+        assertThat(run("--topic", "t", "--keep-timestamps", "--timestamp", "1795300857000", file)).isEqualTo(2);
+        assertThat(err.toString()).contains("--keep-timestamps");
+        assertThat(run("--topic", "t", "--keep-timestamps", "--synthetic")).isEqualTo(2);
+        assertThat(run("--topic", "t", "--keep-timestamps", "--now", "1795300857000", file)).isEqualTo(2);
+        assertThat(run("--topic", "t", "--now", "1795300857", file)).as("seconds").isEqualTo(2);
+        assertThat(producer.history()).isEmpty();
     }
 
     @Test

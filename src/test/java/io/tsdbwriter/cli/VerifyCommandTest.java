@@ -66,7 +66,7 @@ class VerifyCommandTest {
         serveExport(line("h", "0.25,0.25", T, T + 30_000) + line("h-1", "0.25,0.25", T, T + 30_000));
 
         int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--time-multiplier", "2", "--instance-multiplier", "2",
-                scrape.toString());
+                "--keep-timestamps", scrape.toString());
 
         assertThat(code).as(out + "\n" + err).isZero();
         assertThat(out.toString()).contains("expected samples:   4 (2 series; 1 source points x M=2 x N=2)")
@@ -79,7 +79,7 @@ class VerifyCommandTest {
         serveExport(line("h", "0.25", T) + line("h-1", "0.25,0.25", T, T + 30_000));
 
         int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--time-multiplier", "2", "--instance-multiplier", "2",
-                scrape.toString());
+                "--keep-timestamps", scrape.toString());
 
         assertThat(code).isEqualTo(1);
         assertThat(out.toString()).contains("missing:            1")
@@ -157,9 +157,21 @@ class VerifyCommandTest {
     @Test
     void demandsBitExactValuesWithToleranceZero() {
         serveExport(line("h", "0.25000000000000006", T));
-        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", "--value-tolerance", "0", scrape.toString())).isEqualTo(1);
+        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", "--value-tolerance", "0", "--keep-timestamps", scrape.toString())).isEqualTo(1);
         serveExport(line("h", "0.25000000000000006", T));
-        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", scrape.toString())).isZero();
+        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", "--keep-timestamps", scrape.toString())).isZero();
+    }
+
+    @Test
+    void expectsTheTimestampsProduceSentWhenGivenTheSameNow() {
+        long year = java.time.Duration.ofDays(365).toMillis();
+        serveExport(line("h", "0.25", T + year));
+
+        int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--now", Long.toString(T + year + 59_999), scrape.toString());
+
+        assertThat(code).as(out + "\n" + err).isZero();
+        assertThat(err.toString()).contains("verify: timestamps relative to --now " + (T + year + 59_999) + ": the scrape times moved by +"
+                + year + " ms");
     }
 
     @Test

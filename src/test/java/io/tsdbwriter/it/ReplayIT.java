@@ -187,7 +187,8 @@ class ReplayIT {
         assertThat(s.get("rebased_to").asText()).isEqualTo(Instant.ofEpochMilli(rebaseTo).toString());
         // the verify command follows the shifts too, from the replay's summary
         List<String> verify = new ArrayList<>(List.of("verify", "--vm-url", stack.vmUrl(), "--match", "{productKey=\"" + key + "\"}",
-                "--time-multiplier", "6", "--instance", Scenario.INSTANCE, "--product-key", key, "--replay-summary", summary.toString()));
+                "--time-multiplier", "6", "--instance", Scenario.INSTANCE, "--product-key", key, "--replay-summary", summary.toString(),
+                "--keep-timestamps")); // the topic holds the scrape times of the files, as the fixture produced them
         files.subList(0, 4).forEach(f -> verify.add(f.toString()));
         WriterProcess v = stack.writer("loop-verify", verify);
         assertThat(v.waitFor(Scenario.PROCESS_TIMEOUT)).as(v.output()).isZero();

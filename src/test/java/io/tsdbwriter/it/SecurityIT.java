@@ -215,7 +215,8 @@ class SecurityIT {
         // produce's producer over SASL_SSL with the same --kafka-config
 
         List<String> produceArgs = new ArrayList<>(List.of("produce", "--bootstrap-servers", stack.kafka().saslSslBootstrapServers(),
-                "--kafka-config", kafkaConfig.toString(), "--topic", topic, "--instance", Scenario.INSTANCE, "--product-key", "node"));
+                "--kafka-config", kafkaConfig.toString(), "--topic", topic, "--instance", Scenario.INSTANCE, "--product-key", "node",
+                "--keep-timestamps")); // the read-back below expects the files' own scrape times
         NodeExporterFiles.all().forEach(f -> produceArgs.add(f.toString()));
         WriterProcess producer = stack.writer("sasl-produce", produceArgs);
         outputs.add(producer.logFile());

@@ -91,4 +91,34 @@ class RealInputTest {
 
         assertThat(RealInput.load(List.of(f), null, "node", OptionalLong.empty()).get(0).labels()).containsOnlyKeys("x");
     }
+
+    @Test
+    void thePresentShiftIsTheWholeMinutesThatBringTheNewestToWithinTheMinuteBeforeNow() {
+        long newest = 1795301997000L;
+        assertThat(RealInput.presentShiftMs(newest, newest)).isZero();
+        assertThat(RealInput.presentShiftMs(newest, newest + 59_999)).isZero();
+        assertThat(RealInput.presentShiftMs(newest, newest + 60_000)).isEqualTo(60_000);
+        assertThat(RealInput.presentShiftMs(newest, newest + 3_600_000 + 1)).isEqualTo(3_600_000);
+        assertThat(RealInput.presentShiftMs(newest, newest - 1)).as("data in the future moves back").isEqualTo(-60_000);
+    }
+
+    @Test
+    void relativeToMovesEveryPointByTheSameShiftAndKeepsOrderAndSpacing() throws Exception {
+        RealInput.Loaded dated = RealInput.read(NodeExporterFiles.all(), "h", "node", OptionalLong.empty());
+        long now = 1795301997000L + 86_400_000L + 12_345;
+
+        RealInput.Loaded present = dated.relativeTo(now);
+
+        assertThat(present.shiftMs()).isEqualTo(86_400_000L);
+        assertThat(present.newestMs()).hasValue(1795301997000L + 86_400_000L);
+        assertThat(present.points()).hasSameSizeAs(dated.points());
+        for (int i = 0; i < dated.points().size(); i++) {
+            SourcePoint a = dated.points().get(i);
+            SourcePoint b = present.points().get(i);
+            assertThat(b.timestampMs()).isEqualTo(a.timestampMs() + 86_400_000L);
+            assertThat(b.seriesKey()).isEqualTo(a.seriesKey());
+            assertThat(b.value()).isEqualTo(a.value());
+        }
+        assertThat(dated.shiftMs()).as("the loaded points are left as they are").isZero();
+    }
 }
