@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * read every few seconds; a replay takes the whole). The processes of one group so hold at most the target's capacity
  * together, and requests wait in the writers, not inside vminsert. A lowered share waits (up to the settle timeout)
  * until the requests in flight above it have finished, so a revoked partition reaches its next owner only then.
- * Every change is one log line.
+ * One log line at start and at every change of the share or of a target's permits.
  *
  * <p>Thread-safe: {@link #start} on the starting thread, the refresh on the scheduler's thread, the share from the
  * intake's threads; all state under this object's lock.
@@ -87,7 +87,7 @@ final class PermitSizing {
         int total;
         synchronized (this) {
             started = true;
-            total = apply("write permits");
+            total = apply("write permits", true);
         }
         for (WriteTarget e : endpoints) {
             Tags tags = Tags.of("endpoint", e.baseUrl());
@@ -106,12 +106,13 @@ final class PermitSizing {
         int before;
         int after;
         synchronized (this) {
+            boolean changed = !now.equals(share);
             share = now;
-            if (!started) {
+            if (!started || !changed) {
                 return;
             }
             before = permits.capacity();
-            after = apply("write permits changed");
+            after = apply("write permits changed", true);
         }
         if (after < before) {
             try {
@@ -128,14 +129,15 @@ final class PermitSizing {
     private void refresh() {
         if (readCapacities(false)) {
             synchronized (this) {
-                apply("write permits changed");
+                apply("write permits changed", false);
             }
         }
     }
 
     /**
      * Reads every target's whole insert capacity. At start an unreadable one gets {@value #FALLBACK_PERMITS}; later it
-     * keeps its last known capacity.
+     * keeps its last known capacity. With {@code --target-metrics-url} the capacity is the sum over the pages that
+     * export the gauge (a vmstorage page, or one that does not answer, adds nothing), kept while none does.
      *
      * @return true when a capacity changed
      */
@@ -152,8 +154,8 @@ final class PermitSizing {
                     readable++;
                 }
             }
-            if (readable < targetMetricsUrls.size() && !atStart) {
-                return false; // keep the last known sum while a page cannot be read
+            if (readable == 0 && !atStart) {
+                return false; // keep the last known sum while no page can be read; fewer readable pages: a smaller sum
             }
             String what = readable == 0 ? "no --target-metrics-url readable, fallback"
                     : InsertCapacityProbe.METRIC + " " + sum + " summed over " + readable + " of " + targetMetricsUrls.size()
@@ -184,12 +186,12 @@ final class PermitSizing {
     }
 
     /**
-     * Sets each target's permits; one line (prefixed {@code what}) at start and whenever a target's permits change.
-     * Caller holds the lock.
+     * Sets each target's permits; one line (prefixed {@code what}) when {@code always} (at start, a new share) or a
+     * target's permits changed. Caller holds the lock.
      *
      * @return the permits of all targets
      */
-    private int apply(String what) {
+    private int apply(String what, boolean always) {
         int total = 0;
         boolean changed = false;
         List<String> parts = new ArrayList<>();
@@ -209,8 +211,8 @@ final class PermitSizing {
             permits.capacity(e, cap);
             total += cap;
         }
-        if (changed || what.equals("write permits")) {
-            log.info("{}: {}", what, String.join("; ", parts));
+        if (changed || always) {
+            log.info("{}: {}", changed ? what : "write permits", String.join("; ", parts));
         }
         return total;
     }

@@ -148,7 +148,7 @@ final class RunCommand implements Callable<Integer> {
                     + WriterService.FALLBACK_PERMITS + " where none can be read, e.g. Prometheus, Mimir, Thanos Receive), read at start "
                     + "and every minute, shared by the processes of one group: each takes floor(capacity x the partitions it holds / "
                     + "the topics' partitions), recomputed at every rebalance (--consumer-mode share: its --parallelism share consumers "
-                    + "/ the share group's members, read every 5s; a replay, which joins no group: the whole capacity), at least 1. "
+                    + "/ the share group's members, read every 5s (every second for the first 30s); a replay, which joins no group: the whole capacity), at least 1. "
                     + "So the replicas together never send more requests than vminsert runs at once, and requests wait in the writer "
                     + "instead of queueing inside vminsert. A number: this process alone, whatever other processes send (default: auto)")
     int maxConcurrentWrites;

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (its partitions of the topic's), so VictoriaMetrics never has to queue a request: its own counter of requests that
  * found the insert limit reached ({@code vm_concurrent_insert_limit_reached_total}, exact, kept by VictoriaMetrics) stays
  * 0, and the writers' permit gauges, sampled every 20 ms, never add up to more than the limit. Everything is written
- * exactly once (read back) and committed.
+ * exactly once (read back) and committed. The same with {@code --consumer-mode share}.
  */
 @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
 class PermitSharingIT {
@@ -61,34 +61,78 @@ class PermitSharingIT {
         VmEndpoint vm = stack.startVm("vm-limit", "-maxConcurrentInserts=" + LIMIT);
         String topic = stack.createTopic("permits", PARTITIONS);
         String group = "g-" + topic;
-        assertThat(metric(vm.url() + "/metrics", "vm_concurrent_insert_capacity")).isEqualTo(LIMIT);
+        Writers writers = startWriters(vm, topic, group, "segments");
+        awaitGroupSettled(group, writers.processes);
+        for (WriterProcess w : writers.processes) { // each one line per change, naming its share
+            awaitOutput(w, "of " + PARTITIONS + " partitions)");
+        }
+
+        // every writer holds its partitions of the empty topic: the backlog arrives for all three at once
+        Sampler sampler = writers.sample(vm);
+        stack.produce(topic, PARTITIONS, points, 1);
+        awaitCommittedAtEnd(group, topic, writers.processes);
+        assertNoQueueInsideTheTarget(vm, writers, sampler);
+        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
+    }
+
+    /**
+     * {@code --consumer-mode share}: each process takes its share consumers of the share group's members (1 of 3 here,
+     * read every 5 s), so three processes hold 3 of the 4 insert slots once the group's members are known to all.
+     */
+    @Test
+    void threeAutoShareGroupWritersTogetherNeverExceedTheTargetsInsertLimit() throws Exception {
+        VmEndpoint vm = stack.startVm("vm-share-limit", "-maxConcurrentInserts=" + LIMIT);
+        String topic = stack.createTopic("permits-share", PARTITIONS);
+        Writers writers = startWriters(vm, topic, "share-" + topic, "share");
+        for (WriterProcess w : writers.processes) {
+            awaitOutput(w, "this process's share: 1 of " + WRITERS + " share consumers");
+        }
+
+        Sampler sampler = writers.sample(vm);
+        stack.produce(topic, PARTITIONS, points, 1);
+        Scenario.assertExactReadBackWithin(vm.url(), Scenario.expected(points, M, N), Duration.ofMinutes(3));
+        assertNoQueueInsideTheTarget(vm, writers, sampler);
+    }
+
+    private record Writers(List<WriterProcess> processes, List<Integer> ports) {
+        Sampler sample(VmEndpoint vm) {
+            Sampler sampler = new Sampler(vm.url(), ports);
+            sampler.thread = Thread.ofPlatform().name("permit-sampler").start(sampler);
+            return sampler;
+        }
+    }
+
+    /** Three writers with automatic permits (the default), each with its /metrics on a port of its own. */
+    private static Writers startWriters(VmEndpoint vm, String topic, String group, String consumerMode) {
         List<WriterProcess> writers = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < WRITERS; i++) {
             int port = FreePorts.pick();
             ports.add(port);
-            writers.add(stack.writer("permits-" + i, List.of("run", "--bootstrap-servers", stack.bootstrapServers(),
+            List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(),
                     "--topic", topic, "--group-id", group, "--vm-url", vm.url(), "--time-multiplier", Integer.toString(M),
-                    "--instance-multiplier", Integer.toString(N), "--parallelism", "2", "--batch-samples", "500",
-                    "--segment-size", "500", "--commit-interval", "500ms", "--report-interval", "5s",
-                    "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(port))));
+                    "--instance-multiplier", Integer.toString(N), "--batch-samples", "500", "--report-interval", "5s",
+                    "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(port), "--consumer-mode", consumerMode));
+            args.addAll(consumerMode.equals("share") ? List.of("--parallelism", "1", "--drain-timeout", "20s")
+                    : List.of("--parallelism", "2", "--segment-size", "500", "--commit-interval", "500ms"));
+            writers.add(stack.writer(consumerMode + "-" + i, args));
         }
-        awaitGroupSettled(group, writers);
+        return new Writers(writers, ports);
+    }
 
-        // every writer holds its partitions of the empty topic: the backlog arrives for all three at once
-        Sampler sampler = new Sampler(vm.url(), ports);
-        Thread sampling = Thread.ofPlatform().name("permit-sampler").start(sampler);
-        stack.produce(topic, PARTITIONS, points, 1);
-        awaitCommittedAtEnd(group, topic, writers);
+    /**
+     * Stops the sampling and the writers, then: VictoriaMetrics' own count of requests that found its insert limit
+     * reached is 0, and the writers' permits never added up to more than the limit.
+     */
+    private static void assertNoQueueInsideTheTarget(VmEndpoint vm, Writers writers, Sampler sampler) throws Exception {
         sampler.stop.set(true);
-        sampling.join();
-        for (WriterProcess w : writers) {
+        sampler.thread.join();
+        for (WriterProcess w : writers.processes) {
             w.sigterm();
         }
-        for (WriterProcess w : writers) {
+        for (WriterProcess w : writers.processes) {
             w.waitFor(Duration.ofSeconds(60));
         }
-
         double limitReached = metric(vm.url() + "/metrics", "vm_concurrent_insert_limit_reached_total");
         double requests = sum(get(vm.url() + "/metrics"), "vm_http_requests_total{path=\"/api/v1/import\", ");
         System.out.printf("permits: %d samples; writers' permits summed at most %d capacity, %d in use; VictoriaMetrics "
@@ -100,7 +144,16 @@ class PermitSharingIT {
                 .isZero();
         assertThat(sampler.maxCapacity.get()).as("the writers' write permits, summed").isBetween(1, LIMIT);
         assertThat(sampler.maxInUse.get()).as("the writers' permits in use, summed").isBetween(1, LIMIT);
-        Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
+    }
+
+    private static void awaitOutput(WriterProcess w, String text) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (!w.output().contains(text)) {
+            if (System.nanoTime() > deadline || !w.isAlive()) {
+                throw new AssertionError("no '" + text + "' in the output" + (w.isAlive() ? "" : " (exited)") + ":\n" + w.output());
+            }
+            Thread.sleep(100);
+        }
     }
 
     /** Samples every 20 ms: the writers' permit gauges summed, and VictoriaMetrics' inserts in progress. */
@@ -112,6 +165,7 @@ class PermitSharingIT {
         final AtomicInteger maxCapacity = new AtomicInteger();
         final AtomicInteger maxInUse = new AtomicInteger();
         final AtomicInteger maxInserts = new AtomicInteger();
+        Thread thread;
 
         Sampler(String vmUrl, List<Integer> ports) {
             this.vmUrl = vmUrl;

@@ -65,6 +65,8 @@ public final class ShareMember implements Intake {
     /** How often the log end offsets and the group's members (the work share) are read: 5 s. */
     private static final int CHECK_EVERY_SECONDS = 5;
     private static final Duration CHECK_EVERY = Duration.ofSeconds(CHECK_EVERY_SECONDS);
+    /** The first 30 s, when processes started together join the group one after the other: checked every second. */
+    private static final Duration STARTING = Duration.ofSeconds(30);
 
     /**
      * @param consumerProps the Kafka client settings (bootstrap, security, {@code group.id}, {@code --consumer-property})
@@ -91,7 +93,7 @@ public final class ShareMember implements Intake {
     private volatile long logEndTotal;
     /** Told this process's share consumers of the group's members (write permits). */
     private volatile Consumer<WorkShare> shareListener = s -> { };
-    private WorkShare share = new WorkShare(0, 0, "share consumers");
+    private volatile WorkShare share = new WorkShare(0, 0, "share consumers");
     /** The client ids of this process's share consumers, by which the group's description tells them from the others'. */
     private final Set<String> ownClientIds = new HashSet<>();
 
@@ -117,7 +119,6 @@ public final class ShareMember implements Intake {
                 return;
             }
             Map<String, Object> props = shareConsumerProps();
-            tellShare(admin); // before the first record: the members of other processes are there already
             for (int i = 0; i < settings.parallelism(); i++) {
                 Map<String, Object> own = new HashMap<>(props);
                 own.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, clientIdBase() + "-share-" + i);
@@ -127,12 +128,14 @@ public final class ShareMember implements Intake {
                 threads.add(Thread.ofPlatform().name("share-" + i).start(w));
             }
             log.info("share group {}: {} share consumer(s) on {}", groupId(), settings.parallelism(), String.join(",", settings.topics()));
+            long started = System.nanoTime();
             while (!stopped) {
                 logEndTotal = logEnd(admin);
                 tellShare(admin);
+                boolean starting = System.nanoTime() - started < STARTING.toNanos();
                 synchronized (stopSignal) {
                     if (!stopped) {
-                        stopSignal.wait(CHECK_EVERY.toMillis());
+                        stopSignal.wait(starting ? 1000 : CHECK_EVERY.toMillis());
                     }
                 }
             }
@@ -160,7 +163,9 @@ public final class ShareMember implements Intake {
     /**
      * Reads the share group's members and tells the listener this process's share when it changed: its
      * {@code --parallelism} share consumers of theirs plus every other member (a member whose client id is not one of
-     * this process's). A failed read keeps the last share.
+     * this process's). Not before this process's own consumers are members (until then it keeps the least share: the
+     * processes started with it have then joined too, or join within the next checks). A failed read keeps the last
+     * share.
      */
     private void tellShare(Admin admin) throws InterruptedException {
         int others;
@@ -168,12 +173,12 @@ public final class ShareMember implements Intake {
             ShareGroupDescription g = admin.describeShareGroups(List.of(groupId())).describedGroups().get(groupId())
                     .get(settings.kafkaTimeout().toMillis(), TimeUnit.MILLISECONDS);
             long ours = g.members().stream().filter(m -> ownClientIds.contains(m.clientId())).count();
+            if (ours < settings.parallelism() && share.total() == 0) {
+                return; // this process's consumers have not joined yet
+            }
             others = g.members().size() - (int) Math.min(ours, settings.parallelism());
         } catch (ExecutionException | TimeoutException e) {
-            if (share.total() > 0) {
-                return;
-            }
-            others = 0; // a new group (no member yet) is not found
+            return; // a new group is not found before its first member joined
         }
         WorkShare now = new WorkShare(settings.parallelism(), settings.parallelism() + others, "share consumers");
         if (!now.equals(share)) {
@@ -183,8 +188,8 @@ public final class ShareMember implements Intake {
     }
 
     /**
-     * The share is this process's share consumers of the share group's members, read before the first record and
-     * every {@value #CHECK_EVERY_SECONDS} s; none until the first read.
+     * The share is this process's share consumers of the share group's members, read every second for the first 30 s,
+     * then every {@value #CHECK_EVERY_SECONDS} s; none (the least) until this process's consumers are members.
      */
     @Override
     public void onWorkShare(Consumer<WorkShare> listener) {
