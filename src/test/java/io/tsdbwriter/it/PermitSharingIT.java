@@ -25,6 +25,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 42, "permits add up across processes": three writer processes with {@code --max-concurrent-writes auto} (the
@@ -56,12 +58,14 @@ class PermitSharingIT {
         points = Scenario.realPoints();
     }
 
-    @Test
-    void threeAutoWritersTogetherNeverExceedTheTargetsInsertLimit() throws Exception {
-        VmEndpoint vm = stack.startVm("vm-limit", "-maxConcurrentInserts=" + LIMIT);
-        String topic = stack.createTopic("permits", PARTITIONS);
+    /** Under both group protocols: their rebalances hand partitions over differently (eager rounds vs the broker's). */
+    @ParameterizedTest(name = "--group-protocol {0}")
+    @ValueSource(strings = {"classic", "consumer"})
+    void threeAutoWritersTogetherNeverExceedTheTargetsInsertLimit(String protocol) throws Exception {
+        VmEndpoint vm = stack.startVm("vm-limit-" + protocol, "-maxConcurrentInserts=" + LIMIT);
+        String topic = stack.createTopic("permits-" + protocol, PARTITIONS);
         String group = "g-" + topic;
-        Writers writers = startWriters(vm, topic, group, "segments");
+        Writers writers = startWriters(vm, topic, group, "segments", "--group-protocol", protocol);
         awaitGroupSettled(group, writers.processes);
         for (WriterProcess w : writers.processes) { // each one line per change, naming its share
             awaitOutput(w, "of " + PARTITIONS + " partitions)");
@@ -83,7 +87,7 @@ class PermitSharingIT {
     void threeAutoShareGroupWritersTogetherNeverExceedTheTargetsInsertLimit() throws Exception {
         VmEndpoint vm = stack.startVm("vm-share-limit", "-maxConcurrentInserts=" + LIMIT);
         String topic = stack.createTopic("permits-share", PARTITIONS);
-        Writers writers = startWriters(vm, topic, "share-" + topic, "share");
+        Writers writers = startWriters(vm, topic, "share-" + topic, "share", "--drain-timeout", "20s");
         for (WriterProcess w : writers.processes) {
             awaitOutput(w, "this process's share: 1 of " + WRITERS + " share consumers");
         }
@@ -103,7 +107,7 @@ class PermitSharingIT {
     }
 
     /** Three writers with automatic permits (the default), each with its /metrics on a port of its own. */
-    private static Writers startWriters(VmEndpoint vm, String topic, String group, String consumerMode) {
+    private static Writers startWriters(VmEndpoint vm, String topic, String group, String consumerMode, String... more) {
         List<WriterProcess> writers = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < WRITERS; i++) {
@@ -113,9 +117,10 @@ class PermitSharingIT {
                     "--topic", topic, "--group-id", group, "--vm-url", vm.url(), "--time-multiplier", Integer.toString(M),
                     "--instance-multiplier", Integer.toString(N), "--batch-samples", "500", "--report-interval", "5s",
                     "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(port), "--consumer-mode", consumerMode));
-            args.addAll(consumerMode.equals("share") ? List.of("--parallelism", "1", "--drain-timeout", "20s")
+            args.addAll(consumerMode.equals("share") ? List.of("--parallelism", "1")
                     : List.of("--parallelism", "2", "--segment-size", "500", "--commit-interval", "500ms"));
-            writers.add(stack.writer(consumerMode + "-" + i, args));
+            args.addAll(List.of(more));
+            writers.add(stack.writer(group + "-" + i, args));
         }
         return new Writers(writers, ports);
     }

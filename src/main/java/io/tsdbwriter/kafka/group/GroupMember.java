@@ -102,8 +102,8 @@ public final class GroupMember implements Intake {
     private final AckSignal ackSignal = new AckSignal();
     /** When an acknowledged write counts as stored, and the TSDB restarts seen. */
     private final DurabilityClock durability;
-    /** Told this member's share of the group's partitions on every rebalance (write permits). */
-    private volatile Consumer<WorkShare> shareListener = s -> { };
+    /** Told this member's share of the group's partitions on every rebalance (write permits); null = nobody asked. */
+    private volatile Consumer<WorkShare> shareListener;
     /** The subscribed topics' partitions at the last rebalance (member thread). */
     private int partitionsTotal;
 
@@ -292,6 +292,10 @@ public final class GroupMember implements Intake {
      * metadata; the last count when it cannot be read). Member thread, inside a rebalance callback.
      */
     private void tellShare(KafkaConsumer<byte[], byte[]> c) {
+        Consumer<WorkShare> listener = shareListener;
+        if (listener == null) {
+            return; // permits of a fixed count: no metadata to read
+        }
         try {
             int total = 0;
             for (String topic : c.subscription()) {
@@ -303,7 +307,7 @@ public final class GroupMember implements Intake {
             log.debug("partitions of the subscribed topics not read ({}): the share keeps {} partitions as the total", e.toString(), partitionsTotal);
         }
         int mine = held.workers().size();
-        shareListener.accept(new WorkShare(mine, Math.max(mine, partitionsTotal), "partitions"));
+        listener.accept(new WorkShare(mine, Math.max(mine, partitionsTotal), "partitions"));
     }
 
     /** The share is the partitions held of the subscribed topics' partitions; none until the first assignment. */
