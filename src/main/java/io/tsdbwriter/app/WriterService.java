@@ -98,7 +98,8 @@ public final class WriterService {
                 metrics.startServer(cfg.metricsAddress(), cfg.metricsPort(), this::ready);
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
-            int capacity = new PermitSizing(client, endpoints, permits, cfg.maxConcurrentWrites()).start(meters, reporter);
+            PermitSizing sizing = new PermitSizing(client, endpoints, permits, cfg.maxConcurrentWrites(), cfg.targetMetricsUrls(),
+                    cfg.drainTimeout());
             writer = new BatchWriter(endpoints, client, permits, retryPolicy(), cfg.onWriteFailure(), meters, cfg.syncWrites());
             batchWriter = writer;
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
@@ -130,6 +131,7 @@ public final class WriterService {
                 member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
                         cfg.membership(), cfg.topicPattern()), ws);
             }
+            int capacity = sizing.start(meters, reporter, member); // before the member runs: its share from the first assignment
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight,
                     replay.ratePerSecond());
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}{}",

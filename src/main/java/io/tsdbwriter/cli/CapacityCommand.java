@@ -152,7 +152,7 @@ public final class CapacityCommand implements Callable<Integer> {
     int parallelism;
 
     @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
-            description = "The writers' write permits; 0 = automatic, matched to vm_concurrent_insert_capacity (default: ${DEFAULT-VALUE})")
+            description = "The writers' write permits; auto (0) = each writer its share of vm_concurrent_insert_capacity, as run does (default: ${DEFAULT-VALUE})")
     int maxConcurrentWrites;
 
     @Option(names = "--batch-samples", defaultValue = "10000", description = "The writers' --batch-samples (default: ${DEFAULT-VALUE})")

@@ -143,11 +143,14 @@ final class RunCommand implements Callable<Integer> {
     long segmentSize;
 
     @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
-            description = "Write permits (concurrent import requests), split across the --vm-url targets. auto (or 0) = each target's "
-                    + "vm_concurrent_insert_capacity read from its /metrics at start and every minute ("
-                    + WriterService.FALLBACK_PERMITS + " where it cannot be read, e.g. Prometheus, Mimir, Thanos Receive: "
-                    + "8 requests of --batch-samples keep a receiver's ingest busy without queueing much inside it; "
-                    + "Prometheus' own remote write starts with 1 shard and grows to what its receiver sustains) (default: auto)")
+            description = "Concurrent write requests, split evenly across the write URLs. auto (or 0): the target's insert capacity "
+                    + "(vm_concurrent_insert_capacity on the write URL's host's /metrics, or its sum over every --target-metrics-url; "
+                    + WriterService.FALLBACK_PERMITS + " where none can be read, e.g. Prometheus, Mimir, Thanos Receive), read at start "
+                    + "and every minute, shared by the processes of one group: each takes floor(capacity x the partitions it holds / "
+                    + "the topics' partitions), recomputed at every rebalance (--consumer-mode share: its --parallelism share consumers "
+                    + "/ the share group's members, read every 5s (every second for the first 30s); a replay, which joins no group: the whole capacity), at least 1. "
+                    + "So the replicas together never send more requests than vminsert runs at once, and requests wait in the writer "
+                    + "instead of queueing inside vminsert. A number: this process alone, whatever other processes send (default: auto)")
     int maxConcurrentWrites;
 
     @Option(names = "--max-retries", defaultValue = "5", description = "Retries of a failing write before --on-write-failure applies (default: ${DEFAULT-VALUE})")
@@ -199,6 +202,12 @@ final class RunCommand implements Callable<Integer> {
                     + "vmstorage nodes), watched for restarts and read for the durability window, besides each write target's "
                     + "own /metrics; repeatable (default: the write targets' only)")
     List<String> tsdbMetricsUrls = new ArrayList<>();
+
+    @Option(names = "--target-metrics-url", paramLabel = "URL", split = ",", splitSynopsisLabel = ",",
+            description = "The /metrics page of each vminsert behind the write URL (several vminserts behind one Service or load "
+                    + "balancer); repeatable. With --max-concurrent-writes auto their vm_concurrent_insert_capacity add up to the "
+                    + "target's capacity (split evenly over several write URLs) (default: the write URL's host's /metrics only)")
+    List<String> targetMetricsUrls = new ArrayList<>();
 
     @Option(names = "--drain-timeout", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
             description = "On shutdown or revocation, how long in-flight writes may finish before the watermark is committed (default: ${DEFAULT-VALUE})")
@@ -295,7 +304,8 @@ final class RunCommand implements Callable<Integer> {
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), input.toConfig(),
                 Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout,
                 topicPattern(), replay.toConfig(), remoteWriteVersion, ConsumerMode.parse(consumerMode), durabilityWindow,
-                tsdbMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList());
+                tsdbMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
+                targetMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList());
     }
 
     @Override

@@ -72,6 +72,9 @@ import java.util.regex.Pattern;
  *                             null = read from the TSDB's {@code /metrics}; {@link Duration#ZERO} = at once, no restart watch
  * @param tsdbMetricsUrls      {@code --tsdb-metrics-url}: further TSDB processes' {@code /metrics} (vmstorage) watched for
  *                             restarts, besides the write targets'
+ * @param targetMetricsUrls    {@code --target-metrics-url}: the {@code /metrics} of every vminsert behind the write URLs,
+ *                             whose {@code vm_concurrent_insert_capacity} add up to the targets' capacity (write permits
+ *                             {@code auto}); empty = each write URL's own host's {@code /metrics}
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -85,7 +88,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         HttpAuthConfig vmHttp, InputConfig input, Output output,
                         List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
                         RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode, Duration durabilityWindow,
-                        List<String> tsdbMetricsUrls) {
+                        List<String> tsdbMetricsUrls, List<String> targetMetricsUrls) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -153,6 +156,11 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         tsdbMetricsUrls = List.copyOf(Objects.requireNonNull(tsdbMetricsUrls));
         for (String u : tsdbMetricsUrls) {
             require(u.startsWith("http://") || u.startsWith("https://"), "--tsdb-metrics-url must be an http(s) URL of a /metrics page, got '"
+                    + SafeUrl.redact(u) + "'");
+        }
+        targetMetricsUrls = List.copyOf(Objects.requireNonNull(targetMetricsUrls));
+        for (String u : targetMetricsUrls) {
+            require(u.startsWith("http://") || u.startsWith("https://"), "--target-metrics-url must be an http(s) URL of a /metrics page, got '"
                     + SafeUrl.redact(u) + "'");
         }
         Objects.requireNonNull(consumerMode, "--consumer-mode");

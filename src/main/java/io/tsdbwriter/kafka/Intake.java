@@ -2,6 +2,7 @@ package io.tsdbwriter.kafka;
 
 
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -36,6 +37,17 @@ public interface Intake extends Runnable {
 
     /** After a stop before the end: the partitions left short; null when not stopped early or not known. */
     Map<TopicPartition, Shortfall> shortfall();
+
+    /**
+     * Registers the one listener of this process's share of its group's work ({@link WorkShare}), which sizes its write
+     * permits: told the share now (on the calling thread, before {@link #run()}) and on every change, on the intake's own
+     * thread — a consumer group member inside its rebalance callbacks (a revocation waits for the listener, so the
+     * partitions reach their next owner only once this process's part is lowered), a share group member after each
+     * check of the group's members. The default, for an intake without a group (a replay): {@link WorkShare#WHOLE}, once.
+     */
+    default void onWorkShare(Consumer<WorkShare> listener) {
+        listener.accept(WorkShare.WHOLE);
+    }
 
     /** What a replay did, for the summary ({@code passes}, shifts, window); empty for a group member. */
     default Map<String, Object> summary() {

@@ -189,6 +189,29 @@ public final class WritePermits {
         }
     }
 
+    /**
+     * Waits until no endpoint holds more permits than its capacity — after {@link #capacity(WriteTarget, int)} lowered
+     * one, the requests in flight above it finish — or until {@code timeout} passed.
+     *
+     * @return true when every endpoint is within its capacity
+     * @throws InterruptedException when the waiting thread is interrupted
+     */
+    public boolean awaitWithinCapacity(java.time.Duration timeout) throws InterruptedException {
+        long left = timeout.toNanos();
+        lock.lock();
+        try {
+            while (limiters.values().stream().anyMatch(l -> l.inUse > l.capacity)) {
+                if (left <= 0) {
+                    return false;
+                }
+                left = released.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Bytes of budget now held. */
     public long inflightBytes() {
         return (long) maxInflightBytes - bytes.availablePermits();

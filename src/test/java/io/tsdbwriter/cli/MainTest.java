@@ -21,7 +21,7 @@ class MainTest {
             "--time-multiplier", "--instance-multiplier", "--source-interval", "--parallelism", "--segment-size",
             "--max-concurrent-writes", "--max-retries", "--on-write-failure", "--dead-letter-topic", "--batch-samples",
             "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
-            "--durability-window", "--tsdb-metrics-url", "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
+            "--durability-window", "--tsdb-metrics-url", "--target-metrics-url", "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
             "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address",
             "--group-instance-id", "--group-protocol", "--kafka-timeout", "--write-fault-timeout", "--help", "--version",
             "--vm-basic-auth-username", "--vm-basic-auth-password-file", "--vm-bearer-token-file", "--vm-header", "--vm-tls-ca-file",
@@ -92,6 +92,17 @@ class MainTest {
         assertThat(parse(Map.of(), "--topic", "t", "--durability-window", "20s").durabilityWindow()).isEqualTo(java.time.Duration.ofSeconds(20));
         assertThat(parse(Map.of(), "--topic", "t", "--tsdb-metrics-url", "http://vmstorage-1:8482/metrics,http://vmstorage-2:8482/metrics")
                 .tsdbMetricsUrls()).containsExactly("http://vmstorage-1:8482/metrics", "http://vmstorage-2:8482/metrics");
+    }
+
+    @Test
+    void targetMetricsUrlIsRepeatableAndCommaSeparated() {
+        assertThat(parse(Map.of(), "--topic", "t").targetMetricsUrls()).isEmpty();
+        assertThat(parse(Map.of(), "--topic", "t", "--target-metrics-url", "http://vminsert-1:8480/metrics,http://vminsert-2:8480/metrics",
+                "--target-metrics-url", "http://vminsert-3:8480/metrics").targetMetricsUrls())
+                .containsExactly("http://vminsert-1:8480/metrics", "http://vminsert-2:8480/metrics", "http://vminsert-3:8480/metrics");
+        Result r = execute("run", "--topic", "t", "--target-metrics-url", "vminsert-1:8480");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--target-metrics-url must be an http(s) URL");
     }
 
     @Test

@@ -73,4 +73,19 @@ class WritePermitsTest {
         assertThatThrownBy(() -> permits.capacity(a, 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new WritePermits(0, 1)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void awaitWithinCapacityWaitsForTheRequestsAboveALoweredCapacity() throws Exception {
+        WritePermits permits = new WritePermits(3, 1 << 20);
+        WritePermits.Permit first = permits.acquire(a, 10);
+        WritePermits.Permit second = permits.acquire(a, 10);
+        assertThat(permits.awaitWithinCapacity(java.time.Duration.ZERO)).isTrue();
+
+        permits.capacity(a, 1); // the process's share went down: 2 in flight, 1 allowed
+        assertThat(permits.awaitWithinCapacity(java.time.Duration.ZERO)).isFalse();
+        permits.release(first);
+        assertThat(permits.awaitWithinCapacity(java.time.Duration.ZERO)).isTrue();
+        assertThat(permits.inUse(a)).isEqualTo(1);
+        permits.release(second);
+    }
 }

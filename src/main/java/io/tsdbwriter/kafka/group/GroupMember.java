@@ -5,6 +5,7 @@ import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.KafkaReachability;
 import io.tsdbwriter.kafka.MissingTopicException;
 import io.tsdbwriter.kafka.Shortfall;
+import io.tsdbwriter.kafka.WorkShare;
 import io.tsdbwriter.kafka.segment.AckSignal;
 import io.tsdbwriter.kafka.segment.PartitionWorkers;
 import io.tsdbwriter.kafka.segment.Watermark;
@@ -17,12 +18,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -99,6 +102,10 @@ public final class GroupMember implements Intake {
     private final AckSignal ackSignal = new AckSignal();
     /** When an acknowledged write counts as stored, and the TSDB restarts seen. */
     private final DurabilityClock durability;
+    /** Told this member's share of the group's partitions on every rebalance (write permits); null = nobody asked. */
+    private volatile Consumer<WorkShare> shareListener;
+    /** The subscribed topics' partitions at the last rebalance (member thread). */
+    private int partitionsTotal;
 
     /**
      * @param settings       membership and commit settings
@@ -264,17 +271,50 @@ public final class GroupMember implements Intake {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             held.assign(c, partitions);
+            tellShare(c);
         }
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             release.release(c, partitions, true);
+            tellShare(c); // before the partitions go: their next owner's permits come out of ours
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             release.release(c, partitions, false);
+            tellShare(c);
         }
+    }
+
+    /**
+     * Tells the share listener the partitions held now of the subscribed topics' partitions (read from the consumer's
+     * metadata; the last count when it cannot be read). Member thread, inside a rebalance callback.
+     */
+    private void tellShare(KafkaConsumer<byte[], byte[]> c) {
+        Consumer<WorkShare> listener = shareListener;
+        if (listener == null) {
+            return; // permits of a fixed count: no metadata to read
+        }
+        try {
+            int total = 0;
+            for (String topic : c.subscription()) {
+                List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(10));
+                total += infos == null ? 0 : infos.size();
+            }
+            partitionsTotal = total;
+        } catch (RuntimeException e) {
+            log.debug("partitions of the subscribed topics not read ({}): the share keeps {} partitions as the total", e.toString(), partitionsTotal);
+        }
+        int mine = held.workers().size();
+        listener.accept(new WorkShare(mine, Math.max(mine, partitionsTotal), "partitions"));
+    }
+
+    /** The share is the partitions held of the subscribed topics' partitions; none until the first assignment. */
+    @Override
+    public void onWorkShare(Consumer<WorkShare> listener) {
+        shareListener = listener;
+        listener.accept(new WorkShare(0, 0, "partitions"));
     }
 
     /** Total log end offset of the assigned partitions, refreshed every few seconds (input rate). */

@@ -3,6 +3,7 @@ package io.tsdbwriter.kafka.share;
 import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.Shortfall;
+import io.tsdbwriter.kafka.WorkShare;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +11,9 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.HashSet;
+import java.util.function.Consumer;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,6 +24,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.FeatureMetadata;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -57,7 +62,11 @@ public final class ShareMember implements Intake {
      * per 500 records: bench, 2 M points at M=1, one process: 3.73 M samples/min at 500, 6.85 M at 2,000).
      */
     static final int SHARE_MAX_POLL_RECORDS = 2_000;
-    private static final Duration LOG_END_EVERY = Duration.ofSeconds(10);
+    /** How often the log end offsets and the group's members (the work share) are read: 5 s. */
+    private static final int CHECK_EVERY_SECONDS = 5;
+    private static final Duration CHECK_EVERY = Duration.ofSeconds(CHECK_EVERY_SECONDS);
+    /** The first 30 s, when processes started together join the group one after the other: checked every second. */
+    private static final Duration STARTING = Duration.ofSeconds(30);
 
     /**
      * @param consumerProps the Kafka client settings (bootstrap, security, {@code group.id}, {@code --consumer-property})
@@ -82,6 +91,11 @@ public final class ShareMember implements Intake {
     private volatile boolean cleanStop = true;
     private volatile boolean reachable = true;
     private volatile long logEndTotal;
+    /** Told this process's share consumers of the group's members (write permits). */
+    private volatile Consumer<WorkShare> shareListener = s -> { };
+    private volatile WorkShare share = new WorkShare(0, 0, "share consumers");
+    /** The client ids of this process's share consumers, by which the group's description tells them from the others'. */
+    private final Set<String> ownClientIds = new HashSet<>();
 
     public ShareMember(Settings settings, IntakeSettings workerSettings) {
         this.settings = settings;
@@ -106,16 +120,22 @@ public final class ShareMember implements Intake {
             }
             Map<String, Object> props = shareConsumerProps();
             for (int i = 0; i < settings.parallelism(); i++) {
-                ShareWorker w = new ShareWorker("share-" + i, props, settings.topics(), workerSettings, settings.drainTimeout());
+                Map<String, Object> own = new HashMap<>(props);
+                own.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, clientIdBase() + "-share-" + i);
+                ownClientIds.add(String.valueOf(own.get(ConsumerConfig.CLIENT_ID_CONFIG)));
+                ShareWorker w = new ShareWorker("share-" + i, own, settings.topics(), workerSettings, settings.drainTimeout());
                 workers.add(w);
                 threads.add(Thread.ofPlatform().name("share-" + i).start(w));
             }
             log.info("share group {}: {} share consumer(s) on {}", groupId(), settings.parallelism(), String.join(",", settings.topics()));
+            long started = System.nanoTime();
             while (!stopped) {
                 logEndTotal = logEnd(admin);
+                tellShare(admin);
+                boolean starting = System.nanoTime() - started < STARTING.toNanos();
                 synchronized (stopSignal) {
                     if (!stopped) {
-                        stopSignal.wait(LOG_END_EVERY.toMillis());
+                        stopSignal.wait(starting ? 1000 : CHECK_EVERY.toMillis());
                     }
                 }
             }
@@ -132,6 +152,49 @@ public final class ShareMember implements Intake {
             }
             cleanStop = workers.stream().allMatch(ShareWorker::cleanStop);
         }
+    }
+
+    /** Every process's share consumers have client ids of their own (Kafka's default is the same in every process). */
+    private static String clientIdBase() {
+        String host = System.getenv("HOSTNAME"); // the pod name on Kubernetes, where every pid is 1
+        return "tsdb-writer-" + (host == null || host.isBlank() ? "" : host + "-") + ProcessHandle.current().pid();
+    }
+
+    /**
+     * Reads the share group's members and tells the listener this process's share when it changed: its
+     * {@code --parallelism} share consumers of theirs plus every other member (a member whose client id is not one of
+     * this process's). Not before this process's own consumers are members (until then it keeps the least share: the
+     * processes started with it have then joined too, or join within the next checks). A failed read keeps the last
+     * share.
+     */
+    private void tellShare(Admin admin) throws InterruptedException {
+        int others;
+        try {
+            ShareGroupDescription g = admin.describeShareGroups(List.of(groupId())).describedGroups().get(groupId())
+                    .get(settings.kafkaTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            long ours = g.members().stream().filter(m -> ownClientIds.contains(m.clientId())).count();
+            if (ours < settings.parallelism() && share.total() == 0) {
+                return; // this process's consumers have not joined yet
+            }
+            others = g.members().size() - (int) Math.min(ours, settings.parallelism());
+        } catch (ExecutionException | TimeoutException e) {
+            return; // a new group is not found before its first member joined
+        }
+        WorkShare now = new WorkShare(settings.parallelism(), settings.parallelism() + others, "share consumers");
+        if (!now.equals(share)) {
+            share = now;
+            shareListener.accept(now);
+        }
+    }
+
+    /**
+     * The share is this process's share consumers of the share group's members, read every second for the first 30 s,
+     * then every {@value #CHECK_EVERY_SECONDS} s; none (the least) until this process's consumers are members.
+     */
+    @Override
+    public void onWorkShare(Consumer<WorkShare> listener) {
+        shareListener = listener;
+        listener.accept(share);
     }
 
     /** The one line why share mode cannot start here, or null. */
