@@ -12,7 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * ends at once and no new one begins, so a stop during a write fault never waits out a backoff of up to
  * {@code --max-backoff}. The wait itself is the {@link RetryPolicy.Sleeper} (tests inject one that never sleeps); a
  * wait is ended by interrupting its thread, and only a thread that is inside {@link #sleep} at that moment. From the stop
- * on, a write that fails twice ({@link Attempts#failedAtStop}) is held: counted here, abandoned by the writer.
+ * on, a write that fails twice ({@link Attempts#failedAtStop}) is held: counted here, abandoned by the writer — unless
+ * the TSDB answered 429 ({@link #busy}): it is up, and its write waits as told.
  *
  * <p>Thread-safe: {@link #sleep} from the write threads (virtual threads: the lock is a {@link ReentrantLock}, held
  * only to add or remove a thread), {@link #stop()} from any thread.
@@ -38,9 +39,12 @@ final class Backoff {
     final class Attempts {
         private int failedSinceStop;
 
-        /** Counts a failed attempt; true when it is the write's second since the stop: the write is to be held. */
-        boolean failedAtStop() {
-            return stopped && ++failedSinceStop >= 2;
+        /**
+         * Counts a failed attempt ({@code outcome}); true when it is the write's second since the stop: the write is
+         * to be held. A 429 is not counted ({@link #busy}).
+         */
+        boolean failedAtStop(WriteOutcome outcome) {
+            return stopped && !busy(outcome) && ++failedSinceStop >= 2;
         }
     }
 
@@ -85,6 +89,23 @@ final class Backoff {
         }
         if (interrupted) {
             throw new InterruptedException("write interrupted while waiting");
+        }
+    }
+
+    /**
+     * A 429: the TSDB is up and says when to come back, so its write is worth the wait even at the stop (within
+     * {@code --drain-timeout}): not held, and its wait ({@code Retry-After}, else the backoff) not cut short.
+     */
+    static boolean busy(WriteOutcome outcome) {
+        return outcome.status() == 429;
+    }
+
+    /** {@link #sleep(long)}; when {@code evenStopped} (a 429's wait), the full wait whether stopped or not. */
+    void sleep(long millis, boolean evenStopped) throws InterruptedException {
+        if (evenStopped) {
+            sleeper.sleep(millis);
+        } else {
+            sleep(millis);
         }
     }
 

@@ -279,7 +279,7 @@ public final class BatchWriter implements AutoCloseable {
             } else if (permitted) {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
             }
-            if (failed && attempts.failedAtStop()) {
+            if (failed && attempts.failedAtStop(outcome)) {
                 meters.writeRequest("held", outcome.statusTag());
                 throw new Backoff.Held(); // the TSDB fails at the stop: no write can be expected to succeed
             }
@@ -299,7 +299,7 @@ public final class BatchWriter implements AutoCloseable {
             meters.retries.increment();
             long delay = retry.delayMs(attempt + 1, outcome.retryAfterMs());
             log.debug("retrying write to {} in {} ms after {} {}", endpoint, delay, outcome.statusTag(), outcome.detail());
-            backoff.sleep(delay);
+            backoff.sleep(delay, Backoff.busy(outcome));
         }
     }
 

@@ -473,6 +473,34 @@ class BatchWriterTest {
     }
 
     @Test
+    void a429AtTheStopIsNotHeldItsWriteWaitsAsToldAndIsWritten() throws Exception {
+        server.enqueue(new MockResponse().setResponseCode(503)); // its backoff is cut short by the stop
+        server.enqueue(new MockResponse().setResponseCode(429).setHeader("Retry-After", "1"));
+        server.enqueue(new MockResponse().setResponseCode(429).setHeader("Retry-After", "2"));
+        server.enqueue(new MockResponse().setResponseCode(204));
+        CountDownLatch waiting = new CountDownLatch(1);
+        AtomicInteger waits = new AtomicInteger();
+        RetryPolicy firstWaitUntilStopped = new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), millis -> {
+            if (waits.getAndIncrement() == 0) {
+                waiting.countDown();
+                new CountDownLatch(1).await(); // the first wait lasts until the stop
+            } else {
+                delays.add(millis);
+            }
+        });
+        BatchWriter w = writer(firstWaitUntilStopped, OnWriteFailure.PAUSE);
+        Listener l = new Listener();
+        w.submit(batch(LINES, 4), l);
+        assertThat(waiting.await(WAIT_S, TimeUnit.SECONDS)).isTrue();
+
+        w.stopping();
+
+        assertThat(l.await()).as("the TSDB is up and busy: worth the wait, even at the stop").isEqualTo("written");
+        assertThat(delays).as("the Retry-After waits after the stop, not cut short").containsExactly(1000L, 2000L);
+        assertThat(w.batchesHeld()).isZero();
+    }
+
+    @Test
     void aRefusedConnectionAtTheStopIsHeldWithoutWaitingForItsBackoff() throws Exception {
         MockWebServer dead = new MockWebServer();
         dead.start(InetAddress.getLoopbackAddress(), 0);
