@@ -235,7 +235,7 @@ public final class PartitionWorkers {
         return true;
     }
 
-    /** True when the stop held writes (the TSDB failing at the stop, {@link BatchWriter#stopping()}): not written, not acked. */
+    /** True when the stop held writes, of any partition (the TSDB failing at the stop, {@link BatchWriter#stopping()}). */
     public boolean writesHeldAtStop() {
         return writer.batchesHeld() > 0;
     }
