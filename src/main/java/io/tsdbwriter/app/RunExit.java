@@ -1,5 +1,6 @@
 package io.tsdbwriter.app;
 
+import io.tsdbwriter.config.ConsumerMode;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.kafka.Intake;
@@ -21,14 +22,26 @@ import org.apache.kafka.common.TopicPartition;
 record RunExit(int code, String reason) {
 
     /**
+     * The writes the stop held because the TSDB was failing ({@code BatchWriter.stopping}): not written, never
+     * acknowledged, so never committed past.
+     *
+     * @param batches how many batches
+     * @param samples their samples
+     */
+    record Held(int batches, long samples) {
+    }
+
+    /**
      * The exit code of a run that got past its start (DESIGN §5): 1 for a fault (a thread died, a record could not be
-     * dead-lettered, a configuration fault outlasted {@code --write-fault-timeout}, writes unfinished at the stop);
-     * with {@code --stop-at-end} {@link ExitCodes#STOPPED} when a signal stopped it before the group committed every
-     * recorded end; {@link ExitCodes#REFUSED} when it is done but samples were refused and not dead-lettered; else 0.
-     * Without {@code --stop-at-end} the writer is a service: a signal is its normal end.
+     * dead-lettered, a configuration fault outlasted {@code --write-fault-timeout}, writes unfinished at the stop —
+     * {@code held} says when the TSDB failing at the stop was why); with {@code --stop-at-end} or a replay's end
+     * {@link ExitCodes#STOPPED} when a signal stopped it before the end; {@link ExitCodes#REFUSED} when it is done but
+     * samples were refused and not dead-lettered; else 0. A signal after the last pass was written and stored, or
+     * whose drain committed every recorded end, is not a stop before the end: 0. Without an end the writer is a
+     * service: a signal is its normal end.
      */
     static RunExit of(RunConfig cfg, ThreadDeaths deaths, boolean faultGaveUp, DeadLetterQueue deadLetters, Intake m,
-                      boolean signalled, WriterMeters meters) {
+                      boolean signalled, WriterMeters meters, Held held) {
         if (deaths.anyDied()) {
             return new RunExit(ExitCodes.FAULT, "a thread died (" + deaths.firstDeath() + "); committed only the watermark");
         }
@@ -41,18 +54,15 @@ record RunExit(int code, String reason) {
                     + deadLetters.topic() + "; nothing past them is committed");
         }
         boolean signalAfterLastCommit = signalAfterLastCommit(m, signalled, cfg.replay().replay());
+        String heldText = held.batches() == 0 ? null : heldLine(held, cfg.replay().replay(), cfg.consumerMode() == ConsumerMode.SHARE);
         if (m.hasEnd() && !m.reachedEnd() && !signalAfterLastCommit) {
             if (signalled) {
-                Map<TopicPartition, Shortfall> s = m.shortfall();
-                return new RunExit(ExitCodes.STOPPED, "stopped by a signal before the end"
-                        + (s == null ? " (before Kafka answered, or the group's offsets could not be read back)"
-                                : ": " + s.size() + " partition(s) short of their recorded end, "
-                                        + s.values().stream().mapToLong(Shortfall::records).sum() + " record(s) in all"));
+                return new RunExit(ExitCodes.STOPPED, "stopped by a signal before the end" + whatIsShort(m) + (heldText == null ? "" : "; " + heldText));
             }
             return new RunExit(ExitCodes.FAULT, "stopped before the end");
         }
         if (!m.cleanStop()) {
-            return new RunExit(ExitCodes.FAULT, "stopped with writes unfinished; committed only the watermark");
+            return new RunExit(ExitCodes.FAULT, heldText != null ? "stopped " + heldText : "stopped with writes unfinished; committed only the watermark");
         }
         long refused = (long) meters.samplesFailed.count();
         if (refused > 0) {
@@ -61,10 +71,35 @@ record RunExit(int code, String reason) {
                     + meters.samplesFailedByReason());
         }
         if (cfg.replay().replay() && m.hasEnd()) {
-            return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --duration over)"));
+            return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --duration over)")
+                    + (signalled ? " (the signal came after the last pass was read: the stop drained its writes and waited out the "
+                            + "durability window within --drain-timeout)" : ""));
         }
         return new RunExit(ExitCodes.OK, m.hasEnd() ? "done: the group committed every recorded end"
                 + (signalAfterLastCommit ? " (the signal came while the last writes drained)" : "") : "stopped");
+    }
+
+    /** What a stop before the end left short, for the reason: the partitions, and what the intake says in words. */
+    static String whatIsShort(Intake m) {
+        Map<TopicPartition, Shortfall> s = m.shortfall();
+        String words = m.stoppedShort();
+        if (s == null || s.isEmpty() && words != null) {
+            return words != null ? ": " + words : " (before Kafka answered, or the group's offsets could not be read back)";
+        }
+        return ": " + s.size() + " partition(s) short of their recorded end, " + s.values().stream().mapToLong(Shortfall::records).sum()
+                + " record(s) in all" + (words == null ? "" : "; " + words);
+    }
+
+    /**
+     * The one line saying the writes the stop held are safe: where they are and what writes them again.
+     *
+     * @param replay a replay (no commits); else {@code share} says whether the records go back to a share group
+     */
+    static String heldLine(Held held, boolean replay, boolean share) {
+        return "while writes to the TSDB were failing: " + held.batches() + " batch(es), " + held.samples() + " sample(s) held, not "
+                + "written" + (replay ? "; a replay commits nothing: run it again (repeats collapse under -dedup.minScrapeInterval)"
+                        : share ? " nor acknowledged: their records are released to the share group and delivered again"
+                        : " and not committed past (the group's offsets stay at the last commit); the next start writes them again from there");
     }
 
     /**

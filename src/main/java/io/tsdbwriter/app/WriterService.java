@@ -219,6 +219,7 @@ public final class WriterService {
         Thread memberThread = Thread.ofPlatform().name(cfg.replay().replay() ? "replay"
                 : cfg.consumerMode() == ConsumerMode.SHARE ? "share-member" : "group-member").start(member);
         if (shutdownCalled.get()) {
+            writer.stopping();
             member.stop(); // SIGTERM arrived while starting
         }
         if (member.hasEnd()) {
@@ -231,7 +232,8 @@ public final class WriterService {
         if (member.startFailed()) {
             return ExitCodes.FAULT; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
         }
-        RunExit exit = RunExit.of(cfg, deaths, faultGaveUp, deadLetters, member, shutdownCalled.get(), meters);
+        RunExit exit = RunExit.of(cfg, deaths, faultGaveUp, deadLetters, member, shutdownCalled.get(), meters,
+                new RunExit.Held(writer.batchesHeld(), writer.samplesHeld()));
         if (exit.code() == ExitCodes.FAULT || exit.code() == ExitCodes.STOPPED) {
             log.error("exit {}: {}", exit.code(), exit.reason());
         } else if (exit.code() == ExitCodes.REFUSED) {
@@ -330,11 +332,16 @@ public final class WriterService {
 
     /**
      * Stops consuming, drains, commits and returns once {@link #run()} has finished (at most the drain timeout plus
-     * a margin). Idempotent; called from the SIGTERM hook.
+     * a margin). Writes that fail from now on are held, not retried ({@link BatchWriter#stopping()}): a stop during a
+     * write fault ends within seconds with exit 1. Idempotent; called from the SIGTERM hook.
      */
     public void shutdown() {
         if (!shutdownCalled.compareAndSet(false, true)) {
             return;
+        }
+        BatchWriter w = batchWriter;
+        if (w != null) {
+            w.stopping(); // a write failing from now on is held, not retried: a TSDB fault does not hold the stop up
         }
         Intake m = member;
         if (m != null) {

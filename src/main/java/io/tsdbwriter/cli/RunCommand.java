@@ -37,18 +37,22 @@ import java.util.regex.PatternSyntaxException;
                 + "only what VictoriaMetrics acknowledged.",
                 "SIGTERM/SIGINT: stop reading, drain in-flight writes (up to --drain-timeout), commit the watermark, print "
                 + "the final report. With --stop-at-end that is a stop before the end: exit 4, and the summary names the "
-                + "partitions left short; without it (a service) exit 0 when nothing was left unwritten.",
+                + "partitions left short (exit 0 when the drain committed every recorded end); without it (a service) exit 0 "
+                + "when nothing was left unwritten. While the TSDB fails, the stop does not wait: a failing write is tried "
+                + "once more, then held (not committed past, written again by the next start) and the exit is 1 within seconds.",
                 "Every option can be set by environment: TSDB_WRITER_ + the option name in capitals with _ for - "
                 + "(e.g. TSDB_WRITER_TIME_MULTIPLIER=12). Durations take a unit: 500ms, 60s, 5m, 1h.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done: with --stop-at-end the group committed every partition's recorded end; without it, stopped "
-                        + "by a signal with nothing left unwritten. No sample refused without a dead letter",
+        exitCodeList = {"0:done: with --stop-at-end the group committed every partition's recorded end; a replay wrote every "
+                        + "pass and waited out the durability window (also when a signal came after the last pass was read); "
+                        + "without an end, stopped by a signal with nothing left unwritten. No sample refused without a dead letter",
                 "1:a fault: a missing topic; Kafka unreachable longer than --kafka-timeout or refusing the login; a configuration "
                         + "fault of the write endpoint longer than --write-fault-timeout (with --stop-at-end); a thread died; "
-                        + "writes unfinished at the stop",
+                        + "writes unfinished at the stop (held, when the TSDB failed at the stop)",
                 "2:invalid flags",
                 "3:done, but samples were refused by the receiver and not dead-lettered (no --dead-letter-topic): the summary lists them by reason",
-                "4:--stop-at-end job stopped by SIGTERM/SIGINT before its end: the summary lists the partitions left short and by how much"})
+                "4:--stop-at-end job or replay with an end stopped by SIGTERM/SIGINT before its end: the summary lists the partitions "
+                        + "left short and by how much"})
 final class RunCommand implements Callable<Integer> {
 
     private static final Logger log = LoggerFactory.getLogger(RunCommand.class);

@@ -49,6 +49,14 @@ public interface Intake extends Runnable {
         listener.accept(WorkShare.WHOLE);
     }
 
+    /**
+     * After a stop before the end, what was left short in words when the partitions' shortfall does not say it all (a
+     * replay's passes not begun, its last writes not yet known stored); null otherwise.
+     */
+    default String stoppedShort() {
+        return null;
+    }
+
     /** What a replay did, for the summary ({@code passes}, shifts, window); empty for a group member. */
     default Map<String, Object> summary() {
         return Map.of();

@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * releases the permit and tells the {@link WriteListener}. Nothing is dropped: a batch is written, rejected with a
  * counted reason, dead-lettered, or abandoned at shutdown (and then never acked).
  *
- * <p>Thread-safe. Shutdown: {@link #drain(Duration)} then {@link #close()}.
+ * <p>A stop ({@link #stopping()}) does not wait on a failing TSDB: a failing write is then held, not retried.
+ *
+ * <p>Thread-safe. Shutdown: {@link #stopping()}, {@link #drain(Duration)}, then {@link #close()}.
  */
 public final class BatchWriter implements AutoCloseable {
 
@@ -46,6 +48,8 @@ public final class BatchWriter implements AutoCloseable {
     private final Map<WriteTarget, CircuitBreaker> breakers = new IdentityHashMap<>();
     private volatile boolean closed;
     private final boolean synchronous;
+    /** The retry, pause and breaker waits, which {@link #stopping()} cuts short, and the writes held at the stop. */
+    private final Backoff backoff;
 
     /**
      * @param endpoints targets; each request goes to the one with the fewest requests in flight
@@ -73,6 +77,7 @@ public final class BatchWriter implements AutoCloseable {
         this.onFailure = onFailure;
         this.meters = meters;
         this.faults = new WriteFaults(meters);
+        this.backoff = new Backoff(retry.sleeper());
         CircuitBreakerConfig cb = CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(10)
@@ -127,6 +132,9 @@ public final class BatchWriter implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             outcome = null;
+        } catch (Backoff.Held e) {
+            backoff.held(batch.samples());
+            outcome = null;
         } catch (RuntimeException | Error e) {
             // a dying write thread is a dying process: the uncaught-exception handler stops the writer
             log.error("write task failed unexpectedly; batch stays unacked");
@@ -155,10 +163,11 @@ public final class BatchWriter implements AutoCloseable {
      * endpoint accepts it or the writer gives up on it ({@link #abortFaulted()}). A refusal is confirmed to depend on
      * the data before it is returned ({@link #confirmRefusal}).
      */
-    private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint) throws InterruptedException {
+    private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint) throws InterruptedException, Backoff.Held {
         WriteClient.Payload payload = client.prepare(batch.body(), batch.samples());
+        Backoff.Attempts attempts = backoff.attempts();
         try {
-            WriteOutcome outcome = writeWithRetries(batch, payload, endpoint);
+            WriteOutcome outcome = writeWithRetries(payload, endpoint, attempts);
             int faultAttempt = 0;
             while (true) {
                 if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
@@ -169,7 +178,7 @@ public final class BatchWriter implements AutoCloseable {
                 }
                 if (outcome.kind() == WriteOutcome.Kind.FAULT) {
                     faults.fault(endpoint, outcome, retry.maxBackoff());
-                    retry.sleeper().sleep(retry.delayMs(++faultAttempt, -1));
+                    backoff.sleep(retry.delayMs(++faultAttempt, -1));
                     if (faultGaveUp || closed) {
                         throw new InterruptedException("configuration fault: write given up");
                     }
@@ -177,11 +186,11 @@ public final class BatchWriter implements AutoCloseable {
                 } else if (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
                     log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
                             batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
-                    retry.sleeper().sleep(retry.maxBackoff().toMillis());
+                    backoff.sleep(retry.maxBackoff().toMillis());
                 } else {
                     return outcome;
                 }
-                outcome = writeWithRetries(batch, payload, endpoint);
+                outcome = writeWithRetries(payload, endpoint, attempts);
             }
         } finally {
             client.release(payload);
@@ -210,7 +219,8 @@ public final class BatchWriter implements AutoCloseable {
      * Splits a refused batch in halves and writes each, recursively, until every refused point stands alone
      * (DESIGN §6: 400/413/415 split the batch, dead-letter what still fails). Counts what gets written.
      */
-    private <S> void isolate(WriteBatch<S, ?> batch, WriteOutcome refusal, List<WriteListener.Rejection<S>> out, WriteTarget endpoint) throws InterruptedException {
+    private <S> void isolate(WriteBatch<S, ?> batch, WriteOutcome refusal, List<WriteListener.Rejection<S>> out, WriteTarget endpoint)
+            throws InterruptedException, Backoff.Held {
         if (batch.points() <= 1) {
             for (int i = 0; i < batch.points(); i++) {
                 out.add(new WriteListener.Rejection<>(batch.source(i), batch.samples(), refusal));
@@ -247,12 +257,14 @@ public final class BatchWriter implements AutoCloseable {
     /**
      * One bounded round: the first attempt plus up to maxRetries retries. Each attempt goes through its endpoint's
      * resilience4j circuit breaker: while every endpoint's breaker is open (VictoriaMetrics keeps failing), attempts
-     * wait instead of hammering it, and one probe per open interval decides when writing resumes.
+     * wait instead of hammering it, and one probe per open interval decides when writing resumes. After the stop the
+     * attempts go out at once, breaker or not, and a second failure since the stop holds the write ({@link Backoff.Held}).
      */
-    private WriteOutcome writeWithRetries(WriteBatch<?, ?> batch, WriteClient.Payload payload, WriteTarget endpoint) throws InterruptedException {
+    private WriteOutcome writeWithRetries(WriteClient.Payload payload, WriteTarget endpoint, Backoff.Attempts attempts)
+            throws InterruptedException, Backoff.Held {
         for (int attempt = 0; ; attempt++) {
             CircuitBreaker breaker = breakers.get(endpoint);
-            awaitPermission(breaker);
+            boolean permitted = awaitPermission(breaker);
             long t0 = System.nanoTime();
             WriteOutcome outcome = client.post(endpoint, payload);
             meters.requestBytes.increment(payload.length());
@@ -261,10 +273,15 @@ public final class BatchWriter implements AutoCloseable {
             if (outcome.isSuccess()) {
                 faults.ok(endpoint);
             }
-            if (outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT) {
+            boolean failed = outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT;
+            if (permitted && failed) {
                 breaker.onError(took, TimeUnit.NANOSECONDS, new IOException(outcome.statusTag() + " " + outcome.detail()));
-            } else {
+            } else if (permitted) {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            }
+            if (failed && attempts.failedAtStop(outcome)) {
+                meters.writeRequest("held", outcome.statusTag());
+                throw new Backoff.Held(); // the TSDB fails at the stop: no write can be expected to succeed
             }
             if (outcome.kind() == WriteOutcome.Kind.FAULT) {
                 meters.writeRequest("fault", outcome.statusTag());
@@ -282,21 +299,29 @@ public final class BatchWriter implements AutoCloseable {
             meters.retries.increment();
             long delay = retry.delayMs(attempt + 1, outcome.retryAfterMs());
             log.debug("retrying write to {} in {} ms after {} {}", endpoint, delay, outcome.statusTag(), outcome.detail());
-            retry.sleeper().sleep(delay);
+            backoff.sleep(delay, Backoff.busy(outcome));
         }
     }
 
-    /** Waits while the endpoint's breaker is open (VictoriaMetrics failing); it lets one probe through per open interval. */
-    private void awaitPermission(CircuitBreaker breaker) throws InterruptedException {
+    /**
+     * Waits while the endpoint's breaker is open (VictoriaMetrics failing); it lets one probe through per open interval.
+     *
+     * @return true when the breaker permitted the attempt; false when the writer is stopping (the attempt goes anyway)
+     */
+    private boolean awaitPermission(CircuitBreaker breaker) throws InterruptedException {
         while (!breaker.tryAcquirePermission()) {
             if (closed || faultGaveUp) {
                 throw new InterruptedException("writer closed");
             }
-            retry.sleeper().sleep(PERMISSION_POLL_MS);
+            if (backoff.stopped()) {
+                return false;
+            }
+            backoff.sleep(PERMISSION_POLL_MS);
         }
         if (closed) {
             throw new InterruptedException("writer closed");
         }
+        return true;
     }
 
     /** The endpoints' configuration faults: health, the give-up timer and the lines. */
@@ -313,9 +338,28 @@ public final class BatchWriter implements AutoCloseable {
         faultGaveUp = true;
     }
 
-    /** True once {@link #abortFaulted()} was called. */
-    public boolean faultsGivenUp() {
-        return faultGaveUp;
+    /** True once no write in flight is expected to complete: {@link #abortFaulted()}, or the stop held a write. */
+    public boolean givingUp() {
+        return faultGaveUp || backoff.batchesHeld() > 0;
+    }
+
+    /**
+     * The writer is being stopped (SIGTERM): waits between attempts end, and a write that fails from now on is tried
+     * once more at once, then held ({@link WriteListener#abandoned}: never committed past, written again by the next
+     * start). A stop during a write fault thus takes two attempts per write, not the drain timeout. Idempotent.
+     */
+    public void stopping() {
+        backoff.stop();
+    }
+
+    /** Batches held at the stop ({@link #stopping()}): not written, never acknowledged. */
+    public int batchesHeld() {
+        return backoff.batchesHeld();
+    }
+
+    /** The samples of the batches held at the stop. */
+    public long samplesHeld() {
+        return backoff.samplesHeld();
     }
 
     /** Batches submitted and not yet finished. */

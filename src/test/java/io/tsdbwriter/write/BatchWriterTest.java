@@ -420,6 +420,106 @@ class BatchWriterTest {
         assertThat(writeRequests("failed", "503")).isEqualTo(1.0);
     }
 
+    /** A retry policy whose every wait lasts until the writer's stop interrupts it (a 30 s backoff, not slept). */
+    private static RetryPolicy waitingUntilStopped(CountDownLatch waiting) {
+        return new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), millis -> {
+            waiting.countDown();
+            new CountDownLatch(1).await(); // returns only when interrupted
+        });
+    }
+
+    @Test
+    void aStopWakesAWriteBackingOffFromAFailingTsdbAndHoldsItAfterOneMoreAttempt() throws Exception {
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                return new MockResponse().setResponseCode(503);
+            }
+        });
+        CountDownLatch waiting = new CountDownLatch(1);
+        BatchWriter w = writer(waitingUntilStopped(waiting), OnWriteFailure.PAUSE);
+        Listener l = new Listener();
+        w.submit(batch(LINES, 4), l);
+        assertThat(waiting.await(WAIT_S, TimeUnit.SECONDS)).isTrue();
+        assertThat(w.givingUp()).isFalse();
+
+        w.stopping();
+
+        assertThat(l.await()).as("held: never acknowledged, so never committed past").isEqualTo("abandoned");
+        assertThat(server.getRequestCount()).as("the first attempt, then two at once after the stop").isEqualTo(3);
+        assertThat(w.batchesHeld()).isEqualTo(1);
+        assertThat(w.samplesHeld()).isEqualTo(4);
+        assertThat(w.givingUp()).isTrue();
+        assertThat(writeRequests("held", "503")).isEqualTo(1.0);
+        assertThat(w.drain(Duration.ofSeconds(WAIT_S))).isTrue();
+    }
+
+    @Test
+    void aStopDoesNotHoldAWriteTheTsdbAcceptsWhenWoken() throws Exception {
+        server.enqueue(new MockResponse().setResponseCode(503));
+        server.enqueue(new MockResponse().setResponseCode(204));
+        CountDownLatch waiting = new CountDownLatch(1);
+        BatchWriter w = writer(waitingUntilStopped(waiting), OnWriteFailure.PAUSE);
+        Listener l = new Listener();
+        w.submit(batch(LINES, 4), l);
+        assertThat(waiting.await(WAIT_S, TimeUnit.SECONDS)).isTrue();
+
+        w.stopping();
+
+        assertThat(l.await()).isEqualTo("written");
+        assertThat(w.batchesHeld()).isZero();
+        assertThat(w.givingUp()).isFalse();
+        assertThat(meters.samplesWritten.count()).isEqualTo(4.0);
+    }
+
+    @Test
+    void a429AtTheStopIsNotHeldItsWriteWaitsAsToldAndIsWritten() throws Exception {
+        server.enqueue(new MockResponse().setResponseCode(503)); // its backoff is cut short by the stop
+        server.enqueue(new MockResponse().setResponseCode(429).setHeader("Retry-After", "1"));
+        server.enqueue(new MockResponse().setResponseCode(429).setHeader("Retry-After", "2"));
+        server.enqueue(new MockResponse().setResponseCode(204));
+        CountDownLatch waiting = new CountDownLatch(1);
+        AtomicInteger waits = new AtomicInteger();
+        RetryPolicy firstWaitUntilStopped = new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), millis -> {
+            if (waits.getAndIncrement() == 0) {
+                waiting.countDown();
+                new CountDownLatch(1).await(); // the first wait lasts until the stop
+            } else {
+                delays.add(millis);
+            }
+        });
+        BatchWriter w = writer(firstWaitUntilStopped, OnWriteFailure.PAUSE);
+        Listener l = new Listener();
+        w.submit(batch(LINES, 4), l);
+        assertThat(waiting.await(WAIT_S, TimeUnit.SECONDS)).isTrue();
+
+        w.stopping();
+
+        assertThat(l.await()).as("the TSDB is up and busy: worth the wait, even at the stop").isEqualTo("written");
+        assertThat(delays).as("the Retry-After waits after the stop, not cut short").containsExactly(1000L, 2000L);
+        assertThat(w.batchesHeld()).isZero();
+    }
+
+    @Test
+    void aRefusedConnectionAtTheStopIsHeldWithoutWaitingForItsBackoff() throws Exception {
+        MockWebServer dead = new MockWebServer();
+        dead.start(InetAddress.getLoopbackAddress(), 0);
+        String url = dead.url("/").toString();
+        dead.shutdown();
+        CountDownLatch waiting = new CountDownLatch(1);
+        client = new WriteClient(Duration.ofSeconds(30), 4, false);
+        writer = new BatchWriter(List.of(new WriteTarget(url)), client, new WritePermits(1, 1 << 20), waitingUntilStopped(waiting),
+                OnWriteFailure.PAUSE, meters);
+        Listener l = new Listener();
+        writer.submit(batch(LINES, 4), l);
+        assertThat(waiting.await(WAIT_S, TimeUnit.SECONDS)).isTrue();
+
+        writer.stopping();
+
+        assertThat(l.await()).isEqualTo("abandoned");
+        assertThat(writer.batchesHeld()).isEqualTo(1);
+    }
+
     @Test
     void pausePolicyKeepsProbingAtMaxBackoffUntilWritten() throws Exception {
         server.enqueue(new MockResponse().setResponseCode(503).setHeader("Retry-After", "1"));

@@ -79,11 +79,13 @@ final class Release {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
                 if (!w.awaitDrained(left)) {
                     cleanStop = false;
-                    log.warn("{}: {} batch(es) still unwritten (drain timeout, or given up on a configuration fault); committing only below them",
-                            w.partition(), w.pendingBatches());
+                    if (!w.writesHeldAtStop()) { // held at the stop: the exit line says so, once
+                        log.warn("{}: {} batch(es) still unwritten (drain timeout, or given up on a configuration fault); committing only "
+                                + "below them", w.partition(), w.pendingBatches());
+                    }
                 }
             }
-            if (awaitStored && commit) {
+            if (awaitStored && commit && !heldAtStop(leaving)) {
                 awaitStored(leaving, deadline);
             }
         } catch (InterruptedException e) {
@@ -99,6 +101,15 @@ final class Release {
             held.remove(w.partition());
             log.info("released {} at watermark {}", w.partition(), w.watermark());
         }
+    }
+
+    /**
+     * Whether the stop held writes because the TSDB was failing ({@code BatchWriter.stopping}): then it does not wait
+     * out the durability window either (the TSDB, failing, may not even answer its probe) but commits what is stored
+     * now; what was acknowledged within the window is written again by the next start, as the held writes are.
+     */
+    private static boolean heldAtStop(Collection<PartitionWorkers> leaving) {
+        return leaving.stream().anyMatch(PartitionWorkers::writesHeldAtStop);
     }
 
     /**

@@ -195,6 +195,11 @@ public final class ReplayMember implements Intake {
     }
 
     @Override
+    public String stoppedShort() {
+        return passes.stoppedShort();
+    }
+
+    @Override
     public Map<String, Object> summary() {
         Map<String, Object> m = new LinkedHashMap<>(windowSummary);
         m.put("passes", passes.summaries());

@@ -36,6 +36,8 @@ final class ReplayPasses {
 
     private static final Logger log = LoggerFactory.getLogger(ReplayMember.class);
     private static final Duration WAIT = Duration.ofMillis(100);
+    /** {@link #awaitStored}'s deadline while no stop came. */
+    private static final long NO_DEADLINE = Long.MIN_VALUE;
 
     private final ReplayMember.Settings settings;
     private final IntakeSettings workerSettings;
@@ -50,6 +52,8 @@ final class ReplayPasses {
     private volatile boolean cleanStop = true;
     private volatile boolean reachedEnd;
     private volatile Map<TopicPartition, Shortfall> shortfall;
+    /** After a stop before the end, what the shortfall does not say (passes not begun, writes not yet stored); else null. */
+    private volatile String stoppedShort;
 
     /**
      * @param settings       the replay: loops, duration, source interval, drain timeout
@@ -89,7 +93,8 @@ final class ReplayPasses {
         long shift0 = placement.shift0();
         long loops = settings.replay().loops();
         long lengthMs = 0;
-        for (long pass = 0; pass < loops && !closed.getAsBoolean(); pass++) {
+        long pass = 0;
+        for (; pass < loops && !closed.getAsBoolean(); pass++) {
             long shift = shift0 + pass * lengthMs;
             workerSettings.meters().replayPass.set(pass + 1);
             long[] range = runPass(pass, shift, placement.origin(), lengthMs == 0 ? Long.MAX_VALUE : lengthMs, deadline);
@@ -102,26 +107,47 @@ final class ReplayPasses {
                         Instant.ofEpochMilli(range[0]), Instant.ofEpochMilli(range[1]), lengthMs / 1000, lengthMs / 1000);
             }
         }
+        if (pass < loops) { // stopped between two passes: the next one never began, every partition short by its window
+            release(List.of(), true, System.nanoTime() + settings.drainTimeout().toNanos());
+            Map<TopicPartition, Shortfall> s = new LinkedHashMap<>(shortfall);
+            windows.forEach((tp, w) -> {
+                if (w[0] < w[1]) {
+                    s.putIfAbsent(tp, new Shortfall(tp, w[0], w[1]));
+                }
+            });
+            shortfall = s;
+            stoppedShort = "pass " + (pass + 1) + (loops == ReplayConfig.FOREVER ? "" : " of " + loops) + " not begun";
+            return;
+        }
         while (!draining.isEmpty() && !closed.getAsBoolean()) { // the last passes' writes
             ackSignal.await(WAIT);
             settle();
         }
-        if (!draining.isEmpty()) {
-            release(List.of(), true);
-            return;
+        long stopDeadline = NO_DEADLINE;
+        if (!draining.isEmpty()) { // stopped while the last pass's writes drain: the stop finishes them, if it can
+            stopDeadline = System.nanoTime() + settings.drainTimeout().toNanos();
+            release(List.of(), true, stopDeadline);
+            if (!cleanStop || !shortfall.isEmpty()) {
+                return;
+            }
+            shortfall = null; // every pass written: what remains is the durability window, within the same --drain-timeout
         }
-        reachedEnd = !closed.getAsBoolean() && awaitStored();
+        reachedEnd = awaitStored(stopDeadline);
     }
 
     /**
      * "Done" means stored (DESIGN §4): once every write of the last pass is acknowledged, waits out the durability
      * window. A replay has no commits to rewind to, so a TSDB restart seen at any time during it ends the replay not
      * done (exit 1) with one line: what the TSDB acknowledged just before it may be lost, and the replay must run again
-     * (its repeats collapse under {@code -dedup.minScrapeInterval}).
+     * (its repeats collapse under {@code -dedup.minScrapeInterval}). A stop (a signal) during the wait, as one during
+     * the last pass's drain, waits the rest of the window out within {@code --drain-timeout}: every pass written and
+     * stored is the end reached (exit 0), not a stop short of it (issue 41); the drain timeout ending first is one.
      *
+     * @param stopDeadline {@link System#nanoTime()} when the stop's drain timeout ends; {@link #NO_DEADLINE} while no
+     *                     stop came (a stop during the wait then starts its own)
      * @return true when everything written counts as stored
      */
-    private boolean awaitStored() throws InterruptedException {
+    private boolean awaitStored(long stopDeadline) throws InterruptedException {
         DurabilityClock durability = workerSettings.durability();
         if (durability.off()) {
             return true;
@@ -130,7 +156,13 @@ final class ReplayPasses {
         if (!durability.state().durable(lastAck)) {
             log.info("replay: every write acknowledged; waiting {}s for the TSDB to persist them", durability.window().toSeconds());
         }
-        while (!closed.getAsBoolean()) {
+        long deadline = stopDeadline;
+        while (true) {
+            if (deadline == NO_DEADLINE && closed.getAsBoolean()) {
+                deadline = System.nanoTime() + settings.drainTimeout().toNanos();
+                log.info("replay: stopping while every write waits out the durability window: waiting for the rest (up to {})",
+                        settings.drainTimeout());
+            }
             DurabilityClock.State state = durability.state();
             if (state.restarts() != restartsAtStart) {
                 log.error("replay: the TSDB restarted during the replay ({} restart(s), the last: {}); samples it acknowledged just before may "
@@ -142,9 +174,13 @@ final class ReplayPasses {
             if (state.durable(lastAck)) {
                 return true;
             }
+            if (deadline != NO_DEADLINE && System.nanoTime() - deadline > 0) {
+                stoppedShort = "every pass written, but not yet known stored: the durability window (" + durability.window().toSeconds()
+                        + "s) had not passed when --drain-timeout ended";
+                return false;
+            }
             Thread.sleep(100);
         }
-        return false;
     }
 
     /** Marks the passes whose every write is acknowledged complete, and forgets them. */
@@ -206,7 +242,7 @@ final class ReplayPasses {
         }
         summary.put("seconds", Math.round((System.nanoTime() - t0) / 1e6) / 1e3);
         if (!read) {
-            release(workers.values(), !durationOver);
+            release(workers.values(), !durationOver, System.nanoTime() + settings.drainTimeout().toNanos());
             if (durationOver) {
                 reachedEnd = cleanStop;
             }
@@ -231,20 +267,22 @@ final class ReplayPasses {
     }
 
     /**
-     * Stops the current pass's readers and those of the passes still draining, drains every write up to the drain
-     * timeout; a signal's stop records the partitions left short (the oldest pass's, per partition).
+     * Stops the current pass's readers and those of the passes still draining, drains every write until
+     * {@code deadline} ({@link System#nanoTime()}); a signal's stop records the partitions left short (the oldest
+     * pass's, per partition).
      */
-    private void release(Collection<PartitionWorkers> current, boolean recordShortfall) throws InterruptedException {
+    private void release(Collection<PartitionWorkers> current, boolean recordShortfall, long deadline) throws InterruptedException {
         List<PartitionWorkers> workers = new ArrayList<>();
         draining.forEach(p -> workers.addAll(p.workers()));
         workers.addAll(current);
-        long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
         PartitionWorkers.stopReaders(workers, deadline);
         for (PartitionWorkers w : workers) {
             if (!w.awaitDrained(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
                 cleanStop = false;
-                log.warn("{}: {} batch(es) still unwritten at the stop (drain timeout, or given up on a configuration fault)",
-                        w.partition(), w.pendingBatches());
+                if (!w.writesHeldAtStop()) { // held at the stop: the exit line says so, once
+                    log.warn("{}: {} batch(es) still unwritten at the stop (drain timeout, or given up on a configuration fault)",
+                            w.partition(), w.pendingBatches());
+                }
             }
         }
         settle();
@@ -281,6 +319,11 @@ final class ReplayPasses {
     /** After a signal's stop: the partitions left short; else null. */
     Map<TopicPartition, Shortfall> shortfall() {
         return shortfall;
+    }
+
+    /** After a stop before the end: what the shortfall does not say in words (passes not begun, writes not yet stored). */
+    String stoppedShort() {
+        return stoppedShort;
     }
 
     /** True once pass 1 has begun. */

@@ -220,16 +220,24 @@ public final class PartitionWorkers {
         }
     }
 
-    /** Waits until no batch is pending, at most {@code timeout}; returns true when drained. */
+    /**
+     * Waits until no batch is pending, at most {@code timeout}; returns true when drained. Returns false sooner once the
+     * writer gave up (a configuration fault given up, or writes held at the stop) and nothing is in flight any more.
+     */
     public boolean awaitDrained(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (pendingBatches() > 0) {
-            if (System.nanoTime() > deadline || (writer.faultsGivenUp() && writer.inFlight() == 0)) {
-                return false; // past the deadline, or given up on a configuration fault: nothing more will complete
+            if (System.nanoTime() > deadline || (writer.givingUp() && writer.inFlight() == 0)) {
+                return false; // past the deadline, or given up (a configuration fault, a stop during a write fault)
             }
             Thread.sleep(20);
         }
         return true;
+    }
+
+    /** True when the stop held writes, of any partition (the TSDB failing at the stop, {@link BatchWriter#stopping()}). */
+    public boolean writesHeldAtStop() {
+        return writer.batchesHeld() > 0;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.tsdbwriter.kafka.share;
 import io.tsdbwriter.kafka.IntakeSettings;
 
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.write.BatchWriter;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -87,12 +88,16 @@ final class ShareWorker implements Runnable {
         }
     }
 
+    /** The write path: whether the stop held writes (the TSDB failing), so nothing more will be acknowledged. */
+    private final BatchWriter writer;
+
     ShareWorker(String name, Map<String, Object> props, List<String> topics, IntakeSettings settings, Duration drainTimeout) {
         this.name = name;
         this.props = props;
         this.topics = List.copyOf(topics);
         this.processor = new ShareRecordProcessor(settings);
         this.meters = settings.meters();
+        this.writer = settings.writer();
         this.drainTimeout = drainTimeout;
         this.durability = settings.durability();
         this.restartsSeen = durability.state().restarts();
@@ -323,10 +328,14 @@ final class ShareWorker implements Runnable {
         }
     }
 
-    /** After {@link #stop()}: keeps acknowledging until every held record is done or the drain timeout passes. */
+    /**
+     * After {@link #stop()}: keeps acknowledging until every held record is done or the drain timeout passes — or
+     * until the stop held writes (the TSDB failing) and none is in flight: their records are released on close.
+     */
     private void drain(KafkaShareConsumer<byte[], byte[]> c, long lockMs) throws InterruptedException {
         long deadline = System.currentTimeMillis() + drainTimeout.toMillis();
-        while ((!held.isEmpty() || !unstored.isEmpty()) && System.currentTimeMillis() < deadline) {
+        while ((!held.isEmpty() || !unstored.isEmpty()) && System.currentTimeMillis() < deadline
+                && !(writer.batchesHeld() > 0 && writer.inFlight() == 0)) {
             ConsumerRecords<byte[], byte[]> records;
             try {
                 records = c.poll(POLL_BUSY);
