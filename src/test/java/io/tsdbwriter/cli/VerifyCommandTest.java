@@ -91,7 +91,7 @@ class VerifyCommandTest {
         String url = vm.url("/").toString();
         vm.shutdown();
 
-        int code = run("--vm-url", url, "--instance", "h", scrape.toString());
+        int code = run("--vm-url", url, "--instance", "h", "--keep-timestamps", scrape.toString());
 
         assertThat(code).isEqualTo(5);
         List<String> lines = err.toString().lines().filter(l -> !l.contains(" points from ")).toList();
@@ -108,7 +108,8 @@ class VerifyCommandTest {
         String dead = storage.url("/").toString();
         storage.shutdown();
 
-        int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--flush-url", dead, "--instance", "h", scrape.toString());
+        int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--flush-url", dead, "--instance", "h", "--keep-timestamps",
+                scrape.toString());
 
         assertThat(code).isEqualTo(5);
         assertThat(err.toString()).contains("verify: cannot reach VictoriaMetrics: GET " + dead + "internal/force_flush: ");
@@ -123,7 +124,7 @@ class VerifyCommandTest {
             vm.enqueue(new MockResponse().setBody(line("h", "0.25", T)));
 
             int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--flush-url", storage0.url("/").toString(),
-                    "--flush-url", storage1.url("").toString(), "--instance", "h", scrape.toString());
+                    "--flush-url", storage1.url("").toString(), "--instance", "h", "--keep-timestamps", scrape.toString());
 
             assertThat(code).as(out + "\n" + err).isZero();
             assertThat(storage0.takeRequest().getPath()).isEqualTo("/internal/force_flush");
@@ -138,7 +139,7 @@ class VerifyCommandTest {
         vm.enqueue(new MockResponse().setResponseCode(400).setBody("unsupported path requested: \"/select/0/prometheus/internal/force_flush\""));
         vm.enqueue(new MockResponse().setBody(line("h", "0.25", T)));
 
-        int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--instance", "h", scrape.toString());
+        int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--instance", "h", "--keep-timestamps", scrape.toString());
 
         assertThat(code).as(out + "\n" + err).isZero();
         assertThat(err.toString()).contains("does not serve /internal/force_flush").contains("--flush-url");
