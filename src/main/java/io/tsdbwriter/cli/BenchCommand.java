@@ -31,16 +31,17 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
- * {@code tsdb-writer bench}: the efficiency table of issue 4, from one command, every figure measured side by side
+ * {@code tsdb-writer bench}: the efficiency table, from one command, every figure measured side by side
  * in one run. The logic is in {@link io.tsdbwriter.bench}; this class only maps flags.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Benchmark the writer against a Kafka broker and VictoriaMetrics: the efficiency table beside VictoriaMetrics' ceiling.",
-                "Use an otherwise idle VictoriaMetrics: its CPU is read from its /metrics. Pre-loads a topic, measures the ceiling (VictoriaMetrics ingesting pre-serialized",
-                "bodies of the same shape at the same concurrency), runs each grid cell as its own writer process",
-                "(java -jar <this jar> run ... --stop-at-end) with a fresh consumer group, and prints the table:",
-                "mode | P | M | N | samples/min expected | actual | efficiency | writer and VictoriaMetrics CPU-s per million",
-                "samples | peak heap | ratio to the ceiling. Live mode (--input-rate) produces at a rate while the writer runs."},
+                "Use an otherwise idle VictoriaMetrics: its CPU is read from its /metrics. Pre-loads a topic, measures the ceiling "
+                + "(VictoriaMetrics ingesting pre-serialized bodies of the same shape at the same concurrency), runs each grid "
+                + "cell as its own writer process (java -jar <this jar> run ... --stop-at-end) with a fresh consumer group, and "
+                + "prints the table: mode | P | M | N | samples/min expected | actual | efficiency | writer and VictoriaMetrics "
+                + "CPU-s per million samples | peak heap | ratio to the ceiling.",
+                "Live mode (--input-rate) produces at a rate while the writer runs."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every cell ran and wrote every expected sample (live: the writer exited cleanly)",
                 "1:a cell failed or a step could not run", "2:invalid flags"})
@@ -54,7 +55,7 @@ public final class BenchCommand implements Callable<Integer> {
     String bootstrapServers;
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
-            description = {"VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth.", "Default: ${DEFAULT-VALUE}"})
+            description = "VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
     @picocli.CommandLine.Mixin
@@ -66,7 +67,7 @@ public final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     KafkaClientOptions kafkaClient = new KafkaClientOptions();
 
-    @Option(names = "--parallelism", defaultValue = "1,3,6", paramLabel = "P[,P…]", description = "SegmentConsumers per partition (default: ${DEFAULT-VALUE})")
+    @Option(names = "--parallelism", defaultValue = "1,3,6", paramLabel = "P[,P…]", description = "The writers' --parallelism: readers per partition (default: ${DEFAULT-VALUE})")
     String parallelism;
 
     @Option(names = "--time-multiplier", defaultValue = "1,6,12", paramLabel = "M[,M…]", description = "Time multipliers (default: ${DEFAULT-VALUE})")
@@ -76,7 +77,8 @@ public final class BenchCommand implements Callable<Integer> {
     String instanceMultipliers;
 
     @Option(names = "--write-mode", defaultValue = "async,sync", paramLabel = "async|sync[,…]",
-            description = "Write modes: async (virtual-thread writes) and/or sync (on the poll thread, the proof of concept's before) (default: ${DEFAULT-VALUE})")
+            description = "Write modes: async (virtual-thread writes) and/or sync (on the poll thread, which waits for each write: "
+                    + "the baseline) (default: ${DEFAULT-VALUE})")
     String writeModes;
 
     @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write|remote-write-2[,…]",
@@ -115,9 +117,9 @@ public final class BenchCommand implements Callable<Integer> {
     int partitions;
 
     @Option(names = "--share-processes", paramLabel = "K[,K…]",
-            description = {"Also run each cell of the first --parallelism in share mode (--consumer-mode share, issue 28): K writer",
-                    "processes at once in one share group, --share-parallelism share consumers each, until every record is",
-                    "accepted; their CPU summed (default: none; needs Apache Kafka >= 4.2 with share groups on; backlog cells only)"})
+            description = "Also run each cell of the first --parallelism in share mode (--consumer-mode share): K writer processes "
+                    + "at once in one share group, --share-parallelism share consumers each, until every record is accepted; their "
+                    + "CPU summed (default: none; needs Apache Kafka >= 4.2 with share groups on; backlog cells only)")
     String shareProcesses;
 
     @Option(names = "--share-parallelism", defaultValue = "1", paramLabel = "P",
@@ -125,9 +127,9 @@ public final class BenchCommand implements Callable<Integer> {
     int shareParallelism;
 
     @Option(names = "--input-rate", paramLabel = "R|PCT%",
-            description = {"Live mode: produce R points/s while the writer runs (--duration), efficiency = written / expected.",
-                    "PCT%% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs",
-                    "on the backlog first, then live). Default: backlog only"})
+            description = "Live mode: produce R points/s while the writer runs (--duration), efficiency = written / expected. "
+                    + "PCT%% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs "
+                    + "on the backlog first, then live) (default: backlog only)")
     String inputRate;
 
     @Option(names = "--duration", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
@@ -147,10 +149,12 @@ public final class BenchCommand implements Callable<Integer> {
     long ceilingPool;
 
     @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
-            description = "Write permits of every writer and concurrency of the ceiling; 0 = vm_concurrent_insert_capacity (default: auto)")
+            description = "Concurrent write requests at most (permits) of every writer, and the concurrency of the ceiling; auto or "
+                    + "0 = vm_concurrent_insert_capacity (default: auto)")
     int maxConcurrentWrites;
 
-    @Option(names = "--batch-samples", defaultValue = "10000", description = "Samples per import request, writer and ceiling (default: ${DEFAULT-VALUE})")
+    @Option(names = "--batch-samples", defaultValue = "10000", paramLabel = "SAMPLES",
+            description = "Samples per write request, writer and ceiling (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
 
@@ -186,9 +190,9 @@ public final class BenchCommand implements Callable<Integer> {
     String peer;
 
     @Option(names = "--floor",
-            description = "After the grid, read the same topic with a bare KafkaConsumer (the segment readers' fetch settings, "
+            description = "After the grid, read the same topic with a bare Kafka consumer (the segment readers' fetch settings, "
                     + "a process of its own, the writers' JVM options): the relay's floor; prints each relay cell's writer ÷ floor "
-                    + "CPU per point (issue 26)")
+                    + "CPU per point")
     boolean floor;
 
     @Option(names = "--telegraf-binary", paramLabel = "FILE",

@@ -25,13 +25,15 @@ import io.tsdbwriter.write.WriteTarget;
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Find the maximum sustainable samples/min of a writer and its TSDB, and name the bottleneck.",
-                "Each step runs a writer process (java -jar <this jar> run) on a fresh topic that is fed with real node_exporter",
-                "points at a rising input rate (or, with --vary time-multiplier, a fixed rate and a rising M). After the warm-up it",
-                "measures expected vs written samples/min, efficiency, write latency p50/p99, permit wait, the consumer-lag trend,",
-                "the writer's CPU and the targets' own /metrics (CPU, concurrent inserts vs capacity, slow inserts), and names",
-                "what binds (docs/capacity.md). It stops at the first step below --min-efficiency, above --max-p99-latency or",
-                "with the lag growing, refines between the last good and the first bad step, and prints the capacity, the",
-                "verdict and the table of steps; writes CSV and a PNG chart. Local stack: scripts/capacity.sh."},
+                "Each step runs a writer process (java -jar <this jar> run) on a fresh topic that is fed with real node_exporter "
+                + "points at a rising input rate (or, with --vary time-multiplier, a fixed rate and a rising M). After the warm-up "
+                + "it measures expected vs written samples/min, efficiency, write latency p50/p99, the time writes waited for one "
+                + "of the --max-concurrent-writes concurrent write requests (permit wait), the consumer-lag trend, the writer's CPU "
+                + "and the targets' own /metrics (CPU, concurrent inserts vs capacity, slow inserts), and names what binds "
+                + "(docs/capacity.md).",
+                "It stops at the first step below --min-efficiency, above --max-p99-latency or with the lag growing, refines "
+                + "between the last good and the first bad step, and prints the capacity, the verdict and the table of steps; "
+                + "writes CSV and a PNG chart. Local stack: scripts/capacity.sh."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:a capacity was found and every produced sample was written",
                 "1:no step passed, a step failed to run, or samples were not written", "2:invalid flags"})
@@ -45,9 +47,8 @@ public final class CapacityCommand implements Callable<Integer> {
     String bootstrapServers;
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
-            description = {"The writers' --vm-url: single-node http://vm:8428 or cluster",
-                    "http://vminsert:8480/insert/0/prometheus; its host's /metrics is the target's unless --target-metrics-url is given.",
-                    "Default: ${DEFAULT-VALUE}"})
+            description = "The writers' --vm-url: single-node http://vm:8428 or cluster http://vminsert:8480/insert/0/prometheus; "
+                    + "its host's /metrics is the target's unless --target-metrics-url is given (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
     @picocli.CommandLine.Mixin
@@ -75,9 +76,9 @@ public final class CapacityCommand implements Callable<Integer> {
     String remoteWriteVersion;
 
     @Option(names = "--target-metrics-url", paramLabel = "URL",
-            description = {"A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every",
-                    "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics.",
-                    "Figures no readable page exports are 'unknown', never guessed"})
+            description = "A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every "
+                    + "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics. Figures no "
+                    + "readable page exports are 'unknown', never guessed")
     List<String> targetMetricsUrls = new ArrayList<>();
 
     @Option(names = "--topic", paramLabel = "PREFIX",
@@ -88,17 +89,16 @@ public final class CapacityCommand implements Callable<Integer> {
     int partitions;
 
     @Option(names = "--vary", defaultValue = "rate", paramLabel = "rate|time-multiplier",
-            description = {"What rises step by step: the input rate, or M at the fixed --start-rate (the proof of concept's way). "
-                    + "M rises up to the largest --time-multiplier a writer accepts, 3600 (fewer when M x N would pass 1000000); "
-                    + "when the step there passes, the search stops and its verdict says it reached the maximum time multiplier "
-                    + "without saturating the target.",
-                    "(default: ${DEFAULT-VALUE})"})
+            description = "What rises step by step: the input rate, or M at the fixed --start-rate. M rises up to the largest "
+                    + "--time-multiplier a writer accepts, 3600 (fewer when M x N would pass 1000000); when the step there passes, "
+                    + "the search stops and its verdict says it reached the maximum time multiplier without saturating the target "
+                    + "(default: ${DEFAULT-VALUE})")
     String vary;
 
     @Option(names = "--start-rate", defaultValue = "100%", paramLabel = "R|PCT%",
-            description = {"Input of the first step in points/s, or PCT%% of the throughput a writer reaches on a pre-loaded",
-                    "backlog of --probe-records points (measured first; pessimistic, as its writer registers every series anew)",
-                    "(default: ${DEFAULT-VALUE})"})
+            description = "Input of the first step in points/s, or PCT%% of the throughput a writer reaches on a pre-loaded "
+                    + "backlog of --probe-records points (measured first; pessimistic, as its writer registers every series anew) "
+                    + "(default: ${DEFAULT-VALUE})")
     String startRate;
 
     @Option(names = "--step-factor", defaultValue = "1.25", paramLabel = "F",
@@ -118,8 +118,8 @@ public final class CapacityCommand implements Callable<Integer> {
     int maxSteps;
 
     @Option(names = "--time-budget", defaultValue = "8m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = {"No further step starts when it would end after this much time from the first step (the probe and",
-                    "the build not counted); 0 = no budget (default: ${DEFAULT-VALUE})"})
+            description = "No further step starts when it would end after this much time from the first step (the probe and "
+                    + "the build not counted); 0 = no budget (default: ${DEFAULT-VALUE})")
     Duration timeBudget;
 
     @Option(names = "--refine-steps", defaultValue = "1", paramLabel = "N",
@@ -152,10 +152,12 @@ public final class CapacityCommand implements Callable<Integer> {
     int parallelism;
 
     @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
-            description = "The writers' write permits; auto (0) = each writer its share of vm_concurrent_insert_capacity, as run does (default: ${DEFAULT-VALUE})")
+            description = "The writers' concurrent write requests at most (permits); auto (0) = each writer its share of "
+                    + "vm_concurrent_insert_capacity, as run does (default: ${DEFAULT-VALUE})")
     int maxConcurrentWrites;
 
-    @Option(names = "--batch-samples", defaultValue = "10000", description = "The writers' --batch-samples (default: ${DEFAULT-VALUE})")
+    @Option(names = "--batch-samples", defaultValue = "10000", paramLabel = "SAMPLES",
+            description = "The writers' --batch-samples (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
 

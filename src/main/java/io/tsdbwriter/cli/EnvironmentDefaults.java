@@ -1,20 +1,36 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.write.http.SafeUrl;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
 import picocli.CommandLine;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * Lets every option be set by an environment variable: {@code TSDB_WRITER_} + the long option name upper-cased
- * with dashes as underscores ({@code --time-multiplier} ← {@code TSDB_WRITER_TIME_MULTIPLIER}). A flag on the
- * command line wins over the variable; the variable wins over the built-in default.
+ * Lets every option of {@code run} be set by an environment variable: {@code TSDB_WRITER_} + the long option name
+ * upper-cased with dashes as underscores ({@code --time-multiplier} ← {@code TSDB_WRITER_TIME_MULTIPLIER}). A flag on
+ * the command line wins over the variable; the variable wins over the built-in default. The variables are
+ * {@value #COMMAND}'s only: the other commands ignore them, so one variable never means two things
+ * ({@code TSDB_WRITER_RATE} is samples/s for {@code run}, while {@code produce --rate} counts records/s). Not
+ * thread-safe: one instance per command line, used by one thread.
  */
 final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
 
     /** Prefix of every variable. */
     static final String PREFIX = "TSDB_WRITER_";
 
+    /** The one command whose options take their defaults from the environment. */
+    static final String COMMAND = "run";
+
+    private static final List<String> SECRET_VALUE_FLAGS = List.of("--kafka-property", "--consumer-property", "--vm-header");
+
     private final Map<String, String> env;
+    private boolean suspended;
 
     EnvironmentDefaults(Map<String, String> env) {
         this.env = env;
@@ -25,12 +41,60 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
         return PREFIX + longName.replaceFirst("^-+", "").replace('-', '_').toUpperCase(Locale.ROOT);
     }
 
+    /**
+     * The variable that gives {@code arg} its default: present when {@code arg} is an option of {@value #COMMAND}
+     * (not {@code --help} nor {@code --version}) and its variable is set.
+     */
+    Optional<String> variableOf(ArgSpec arg) {
+        if (arg instanceof OptionSpec o && !o.usageHelp() && !o.versionHelp() && o.command() != null
+                && COMMAND.equals(o.command().name())) {
+            String variable = variableFor(o.longestName());
+            if (env.containsKey(variable)) {
+                return Optional.of(variable);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The value {@code option} takes from the environment as help may print it: URLs without their userinfo, and the
+     * values of {@code --kafka-property}, {@code --consumer-property} and {@code --vm-header} as {@code KEY=***}.
+     *
+     * @throws java.util.NoSuchElementException when {@link #variableOf} is empty for it
+     */
+    String shownValue(OptionSpec option) {
+        String value = env.get(variableOf(option).orElseThrow());
+        if (SECRET_VALUE_FLAGS.contains(option.longestName())) {
+            return SafeUrl.redactArgs(List.of(option.longestName(), value)).get(1);
+        }
+        String split = option.splitRegex();
+        if (split == null || split.isEmpty()) {
+            return SafeUrl.redact(value);
+        }
+        List<String> parts = new ArrayList<>();
+        for (String part : value.split(split, -1)) {
+            parts.add(SafeUrl.redact(part));
+        }
+        return String.join(",", parts);
+    }
+
+    /** What {@code help} returns with every option at its built-in default, as if no variable were set. */
+    <T> T builtIn(Supplier<T> help) {
+        boolean was = suspended;
+        suspended = true;
+        try {
+            return help.get();
+        } finally {
+            suspended = was;
+        }
+    }
+
     @Override
-    public String defaultValue(CommandLine.Model.ArgSpec argSpec) {
-        if (argSpec instanceof CommandLine.Model.OptionSpec opt) {
-            String v = env.get(variableFor(opt.longestName()));
-            if (v != null) {
-                return v;
+    public String defaultValue(ArgSpec argSpec) {
+        if (!suspended) {
+            Optional<String> variable = variableOf(argSpec);
+            if (variable.isPresent()) {
+                return env.get(variable.get());
             }
         }
         return argSpec.defaultValue();

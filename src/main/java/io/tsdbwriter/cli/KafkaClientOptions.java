@@ -16,9 +16,9 @@ import picocli.CommandLine.Option;
 public final class KafkaClientOptions {
 
     @Option(names = "--kafka-config", paramLabel = "FILE",
-            description = {"Java properties file with settings for every Kafka client this process makes (consumers, producers, "
-                    + "admin), as the Kafka CLI tools' --command-config: security.protocol, sasl.*, ssl.*, and config providers",
-                    "(config.providers=env,file with $${env:VAR} / $${file:path:key}) so no secret sits in a flag"})
+            description = "Java properties file with settings for every Kafka client this process makes (consumers, producers, "
+                    + "admin), as the Kafka CLI tools' --command-config: security.protocol, sasl.*, ssl.*, and config providers "
+                    + "(config.providers=env,file with $${env:VAR} / $${file:path:key}) so no secret sits in a flag")
     Path configFile;
 
     @Option(names = "--kafka-property", paramLabel = "KEY=VALUE",

@@ -12,15 +12,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code tsdb-writer}: Kafka → VictoriaMetrics writer with M × N amplification and an efficiency report.
+ * {@code tsdb-writer}: Kafka → VictoriaMetrics (or any remote write receiver) writer with M × N amplification and an
+ * efficiency report.
  * Exit codes: 0 done, 1 a fault, 2 bad flags, 3 done with samples refused and not dead-lettered, 4 a {@code --stop-at-end}
  * job stopped by a signal before its end ({@code run --help} says each).
  */
 @CommandLine.Command(name = "tsdb-writer", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = {"Reads time-series points from Kafka and writes them into VictoriaMetrics through /api/v1/import,",
-                "optionally amplifying each point M times in time and N times across instances, and reports efficiency",
-                "(samples written per minute / samples expected per minute).",
-                "Every option can also be set by an environment variable: TSDB_WRITER_<OPTION>, e.g. TSDB_WRITER_TIME_MULTIPLIER."},
+        description = {"Reads time-series points from Kafka and writes them into VictoriaMetrics (/api/v1/import) or any "
+                + "remote write receiver (Prometheus, Mimir, Thanos receive, VictoriaMetrics; Remote-Write 1.0 and 2.0), "
+                + "optionally amplifying each point M times in time and N times across instances, and reports efficiency "
+                + "(samples written per minute / samples expected per minute).",
+                "Every option of run can also be set by an environment variable: TSDB_WRITER_<OPTION>, e.g. "
+                + "TSDB_WRITER_TIME_MULTIPLIER; the other commands ignore these variables."},
         subcommands = {RunCommand.class, ProduceCommand.class, VerifyCommand.class, BenchCommand.class, CapacityCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main {
@@ -57,7 +60,9 @@ public final class Main {
         CommandLine cl = new CommandLine(new Main());
         // 120 columns where the terminal's width is unknown (a pipe, a log): the descriptions' URLs fit unbroken
         cl.setUsageHelpWidth(120);
-        cl.setDefaultValueProvider(new EnvironmentDefaults(env));
+        EnvironmentDefaults defaults = new EnvironmentDefaults(env);
+        cl.setDefaultValueProvider(defaults);
+        HelpRenderer.install(cl, defaults);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
@@ -66,7 +71,7 @@ public final class Main {
                     && Set.of("--kafka-property", "--consumer-property", "--vm-header").contains(o.longestName())) {
                 message = "invalid value for " + o.longestName() + " (value not shown: it may be a secret); expected " + o.paramLabel();
             }
-            if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o && fromEnvironment(o, args, env)) {
+            if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o && fromEnvironment(o, args, defaults)) {
                 // the value came from the environment, not the command line: name the variable the operator must fix
                 message = "environment variable " + EnvironmentDefaults.variableFor(o.longestName()) + ": " + message;
             }
@@ -78,7 +83,7 @@ public final class Main {
                 String message = ex.getMessage();
                 Matcher flag = Pattern.compile("^(--[a-z0-9-]+)").matcher(message == null ? "" : message);
                 if (flag.find() && commandLine.getCommandSpec().findOption(flag.group(1)) instanceof CommandLine.Model.OptionSpec o
-                        && fromEnvironment(o, parseResult.originalArgs().toArray(String[]::new), env)) {
+                        && fromEnvironment(o, parseResult.originalArgs().toArray(String[]::new), defaults)) {
                     message = "environment variable " + EnvironmentDefaults.variableFor(o.longestName()) + ": " + message;
                 }
                 commandLine.getErr().println("tsdb-writer: " + message);
@@ -89,9 +94,9 @@ public final class Main {
         return cl;
     }
 
-    /** True when option {@code o} is not on the command line and its {@code TSDB_WRITER_*} variable is set. */
-    private static boolean fromEnvironment(CommandLine.Model.OptionSpec o, String[] args, Map<String, String> env) {
-        if (!env.containsKey(EnvironmentDefaults.variableFor(o.longestName()))) {
+    /** True when option {@code o} is not on the command line and took its value from its {@code TSDB_WRITER_*} variable. */
+    private static boolean fromEnvironment(CommandLine.Model.OptionSpec o, String[] args, EnvironmentDefaults defaults) {
+        if (defaults.variableOf(o).isEmpty()) {
             return false;
         }
         for (String a : args) {

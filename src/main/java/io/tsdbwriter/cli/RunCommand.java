@@ -33,15 +33,17 @@ import java.util.regex.PatternSyntaxException;
  * where they sit in {@code --help}; {@link #toConfig()} turns them all into the {@link RunConfig}.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics and commit "
-                + "only what VictoriaMetrics acknowledged.",
+        description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics or any remote "
+                + "write receiver, and commit only what the receiver acknowledged.",
                 "SIGTERM/SIGINT: stop reading, drain in-flight writes (up to --drain-timeout), commit the watermark, print "
                 + "the final report. With --stop-at-end that is a stop before the end: exit 4, and the summary names the "
                 + "partitions left short (exit 0 when the drain committed every recorded end); without it (a service) exit 0 "
                 + "when nothing was left unwritten. While the TSDB fails, the stop does not wait: a failing write is tried "
                 + "once more, then held (not committed past, written again by the next start) and the exit is 1 within seconds.",
-                "Every option can be set by environment: TSDB_WRITER_ + the option name in capitals with _ for - "
-                + "(e.g. TSDB_WRITER_TIME_MULTIPLIER=12). Durations take a unit: 500ms, 60s, 5m, 1h.", ""},
+                "Every option can also be set by an environment variable, for run only (the other commands ignore them): "
+                + "TSDB_WRITER_ + the option name in capitals with _ for - (e.g. TSDB_WRITER_TIME_MULTIPLIER=12). A flag on "
+                + "the command line wins; a default taken from a variable shows here as (default: VALUE, from TSDB_WRITER_...).",
+                "Durations take a unit: 500ms, 60s, 5m, 1h."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done: with --stop-at-end the group committed every partition's recorded end; a replay wrote every "
                         + "pass and waited out the durability window (also when a signal came after the last pass was read); "
@@ -69,15 +71,16 @@ final class RunCommand implements Callable<Integer> {
                     + "later joins a relay), instead of --topic")
     String topicPattern;
 
-    @Option(names = "--group-id", defaultValue = "tsdb-writer", description = "Consumer group; processes with the same group share the partitions (default: ${DEFAULT-VALUE})")
+    @Option(names = "--group-id", defaultValue = "tsdb-writer", paramLabel = "GROUP", description = "Consumer group; processes with the same group share the partitions (default: ${DEFAULT-VALUE})")
     String groupId;
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", split = ",", splitSynopsisLabel = ",", paramLabel = "URL",
-            description = {"VictoriaMetrics base URL(s); /api/v1/import is appended. Several: least loaded first.",
+            description = {"VictoriaMetrics base URL(s) of --output import; /api/v1/import is appended. Several: least loaded first.",
                     "  single-node  http://vm:8428",
                     "  cluster      http://vminsert:8480/insert/<accountID>/prometheus",
-                    "http://user:password@host is basic auth for that URL (never printed).",
-                    "Default: http://localhost:8428"})
+                    "http://user:password@host is basic auth for that URL (never printed). The --vm-* auth and TLS flags "
+                    + "apply to every --vm-url and --remote-write-url alike (vmagent takes a value per URL; here only a URL's "
+                    + "user:password@ is per URL) (default: http://localhost:8428)"})
     List<String> vmUrls;
 
     @picocli.CommandLine.Mixin
@@ -101,21 +104,21 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--consumer-mode", defaultValue = "segments", paramLabel = "segments|share",
             description = {"How records are taken from Kafka (README \"Scaling\") (default: ${DEFAULT-VALUE}):",
-                    "  segments  a consumer group; each partition read by --parallelism SegmentConsumers of one process,",
-                    "            offsets committed at segment ends: ordered per partition, at most one process per partition",
-                    "  share     a share group (KIP-932, Kafka >= 4.2 with share.version >= 1): --parallelism share consumers per",
-                    "            process, any number of processes per partition; a record is acknowledged (ACCEPT) only once",
-                    "            the TSDB acknowledged all its samples, renewed while it waits; no order; no --stop-at-end"})
+                    "  segments  a consumer group; each partition read by --parallelism segment readers of one process, "
+                    + "offsets committed at segment ends: ordered per partition, at most one process per partition",
+                    "  share     a share group (KIP-932, Kafka >= 4.2 with share.version >= 1): --parallelism share consumers per "
+                    + "process, any number of processes per partition; a record is acknowledged (ACCEPT) only once the TSDB "
+                    + "acknowledged all its samples, renewed while it waits; no order; no --stop-at-end"})
     String consumerMode;
 
     @Option(names = "--remote-write-version", defaultValue = "1", paramLabel = "1|2",
             description = {"Remote-Write message of --output remote-write, as Prometheus' protobuf_message names it (default: ${DEFAULT-VALUE}):",
                     "  1  prometheus.WriteRequest (Remote-Write 1.0: every receiver)",
-                    "  2  io.prometheus.write.v2.Request (Remote-Write 2.0: a symbol table per request, fewer bytes; Prometheus 3",
-                    "     with --web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request, Mimir >= 2.17,",
-                    "     the OpenTelemetry Collector's prometheusremotewritereceiver). A receiver that answers 415, or 2xx",
-                    "     without X-Prometheus-Remote-Write-Samples-Written (a 1.0 receiver), is a configuration fault: the",
-                    "     data is held, never counted written; there is no automatic fall back to 1"},
+                    "  2  io.prometheus.write.v2.Request (Remote-Write 2.0: a symbol table per request, fewer bytes; Prometheus 3 "
+                    + "with --web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request, Mimir >= 2.17, "
+                    + "the OpenTelemetry Collector's prometheusremotewritereceiver).",
+                    "A receiver that answers 415, or 2xx without X-Prometheus-Remote-Write-Samples-Written (a 1.0 receiver), is a "
+                    + "configuration fault: the data is held, never counted written; there is no automatic fall back to 1"},
             converter = RemoteWriteVersionConverter.class)
     RemoteWriteVersion remoteWriteVersion = RemoteWriteVersion.V1;
 
@@ -139,7 +142,8 @@ final class RunCommand implements Callable<Integer> {
     Duration sourceInterval;
 
     @Option(names = "--parallelism", defaultValue = "1", paramLabel = "P",
-            description = "SegmentConsumers per partition, each with its own Kafka consumer; 1..64 (default: ${DEFAULT-VALUE})")
+            description = "Readers per partition (segment readers, each with its own Kafka consumer; with --consumer-mode share: "
+                    + "share consumers per process); 1..64 (default: ${DEFAULT-VALUE})")
     int parallelism;
 
     @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS",
@@ -157,7 +161,7 @@ final class RunCommand implements Callable<Integer> {
                     + "instead of queueing inside vminsert. A number: this process alone, whatever other processes send (default: auto)")
     int maxConcurrentWrites;
 
-    @Option(names = "--max-retries", defaultValue = "5", description = "Retries of a failing write before --on-write-failure applies (default: ${DEFAULT-VALUE})")
+    @Option(names = "--max-retries", defaultValue = "5", paramLabel = "N", description = "Retries of a failing write before --on-write-failure applies (default: ${DEFAULT-VALUE})")
     int maxRetries;
 
     @Option(names = "--max-backoff", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
@@ -171,7 +175,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--dead-letter-topic", paramLabel = "TOPIC", description = "Topic for rejected records and given-up batches (default: none)")
     String deadLetterTopic;
 
-    @Option(names = "--batch-samples", defaultValue = "10000", description = "Samples per import request (default: ${DEFAULT-VALUE})")
+    @Option(names = "--batch-samples", defaultValue = "10000", paramLabel = "SAMPLES",
+            description = "Samples per write request (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
     @Option(names = "--max-inflight-bytes", defaultValue = "256MiB", converter = Converters.SizeConverter.class, paramLabel = "SIZE",
@@ -186,7 +191,7 @@ final class RunCommand implements Callable<Integer> {
     String compression;
 
     @Option(names = "--call-timeout", defaultValue = "90s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Whole import request timeout; keep it above vminsert's 60s insert queue (default: ${DEFAULT-VALUE})")
+            description = "Whole write request timeout; keep it above vminsert's 60s insert queue (default: ${DEFAULT-VALUE})")
     Duration callTimeout;
 
     @Option(names = "--commit-interval", defaultValue = "5s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
@@ -241,13 +246,14 @@ final class RunCommand implements Callable<Integer> {
     String metricsAddress;
 
     @Option(names = "--series-cache-size", defaultValue = "1000000", paramLabel = "SERIES",
-            description = "Series whose prepared label lines the process keeps (one cache shared by every SegmentConsumer). Used when --instance-multiplier > 1 "
+            description = "Series whose prepared label lines the process keeps (one cache shared by every reader). Used when --instance-multiplier > 1 "
                     + "(the N instanceNo variants are built once per series) and for records with escaped strings; at N = 1 lines are copied "
                     + "straight from the record, which is cheaper than a lookup (default: ${DEFAULT-VALUE})")
     int seriesCacheSize;
 
     @Option(names = "--write-mode", defaultValue = "async", paramLabel = "async|sync",
-            description = "async: writes run on virtual threads while polling goes on; sync: on the poll thread, as the proof of concept did (for benchmarks) (default: ${DEFAULT-VALUE})")
+            description = "async: writes run on virtual threads while polling goes on; sync: on the poll thread, which waits for "
+                    + "each write (a baseline for benchmarks) (default: ${DEFAULT-VALUE})")
     String writeMode;
 
     @Option(names = "--group-instance-id", paramLabel = "ID",

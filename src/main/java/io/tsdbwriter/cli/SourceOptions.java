@@ -56,8 +56,8 @@ final class SourceOptions {
     String productKey;
 
     @Option(names = "--timestamp", paramLabel = "EPOCH_MS",
-            description = {"Timestamp of every point in epoch milliseconds instead of the file's scrape time;",
-                    "with --synthetic: the time of the newest point (default: --now, rounded down to the source interval)"})
+            description = "Timestamp of every point in epoch milliseconds instead of the file's scrape time; with --synthetic: "
+                    + "the time of the newest point (default: --now, rounded down to the source interval)")
     Long timestampMs;
 
     @Option(names = "--keep-timestamps",

@@ -91,8 +91,8 @@ public final class VerifyCommand implements Callable<Integer> {
     String match;
 
     @Option(names = "--value-tolerance", defaultValue = "1e-12", paramLabel = "REL",
-            description = {"Relative value tolerance; VictoriaMetrics stores values with 12-15 significant digits, so 0 (bit-exact)",
-                    "fails doubles like 41.178000000000004 (default: ${DEFAULT-VALUE})"})
+            description = "Relative value tolerance; VictoriaMetrics stores values with 12-15 significant digits, so 0 (bit-exact) "
+                    + "fails doubles like 41.178000000000004 (default: ${DEFAULT-VALUE})")
     double valueTolerance;
 
     @Option(names = "--wait", defaultValue = "0s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",

@@ -18,7 +18,7 @@ public final class VmHttpOptions {
 
     @Option(names = "--vm-basic-auth-username", paramLabel = "USER",
             description = "Basic auth user (vmagent -remoteWrite.basicAuth.username). Every --vm-* auth/TLS flag applies to every "
-                    + "VictoriaMetrics URL the command calls (vmagent's per-URL values are not supported); a URL's own user:password@ wins for that URL")
+                    + "TSDB URL the command calls (vmagent's per-URL values are not supported); a URL's own user:password@ wins for that URL")
     String basicAuthUsername;
 
     @Option(names = "--vm-basic-auth-password-file", paramLabel = "FILE",

@@ -1,0 +1,148 @@
+package io.tsdbwriter.cli;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * Under which heading each option of each command is listed in {@code --help}: one table per command, option long
+ * name → group, in the order the groups and options are shown. The option classes stay as they are (mixins shared by
+ * several commands); only the help's order changes. An option missing from its command's table is listed under
+ * {@value #OTHER} ({@code HelpTest} fails naming it, so a new flag gets its group); a name in a table that the command
+ * does not have is skipped. Immutable and thread-safe.
+ */
+final class HelpGroups {
+
+    /** Heading of the options a command's table does not name. */
+    static final String OTHER = "Other options";
+
+    /** One heading and the long names of its options, in help order. */
+    record Group(String heading, List<String> options) {
+        Group {
+            options = List.copyOf(options);
+        }
+    }
+
+    private static final List<String> VM_AUTH = List.of("--vm-basic-auth-username", "--vm-basic-auth-password-file",
+            "--vm-bearer-token-file", "--vm-header", "--vm-tls-ca-file", "--vm-tls-cert-file", "--vm-tls-key-file",
+            "--vm-tls-server-name", "--vm-tls-insecure-skip-verify");
+
+    private static final List<String> KAFKA_CLIENT = List.of("--bootstrap-servers", "--kafka-config", "--kafka-property");
+
+    private static final Group HELP = new Group("Help", List.of("--help", "--version"));
+
+    private static final List<String> SOURCE_POINTS = List.of("--synthetic", "--series", "--points-per-series",
+            "--instance", "--product-key", "--timestamp", "--keep-timestamps", "--source-interval");
+
+    private static final Map<String, List<Group>> TABLES = Map.of(
+            "run", List.of(
+                    new Group("Kafka connection and consumption", concat(KAFKA_CLIENT, List.of("--topic", "--topic-pattern",
+                            "--group-id", "--consumer-mode", "--group-instance-id", "--group-protocol", "--consumer-property",
+                            "--kafka-timeout"))),
+                    new Group("Input", List.of("--input-format", "--topic-format", "--influx-precision", "--instance-label",
+                            "--min-timestamp", "--max-timestamp-ahead", "--max-record-bytes")),
+                    new Group("TSDB connection and security", concat(List.of("--output", "--vm-url", "--remote-write-url",
+                            "--remote-write-version"), VM_AUTH, List.of("--compression", "--call-timeout"))),
+                    new Group("Amplification", List.of("--time-multiplier", "--instance-multiplier", "--source-interval")),
+                    new Group("Delivery", List.of("--segment-size", "--commit-interval", "--durability-window",
+                            "--tsdb-metrics-url", "--max-retries", "--max-backoff", "--on-write-failure", "--dead-letter-topic",
+                            "--write-fault-timeout", "--drain-timeout", "--stop-at-end")),
+                    new Group("Tuning", List.of("--parallelism", "--max-concurrent-writes", "--target-metrics-url",
+                            "--batch-samples", "--max-inflight-bytes", "--series-cache-size", "--write-mode")),
+                    new Group("Output and reports", List.of("--report-interval", "--summary-json", "--metrics-port",
+                            "--metrics-address")),
+                    new Group("Replay and load (capacity tests, soaks)", List.of("--from", "--to", "--rebase-time", "--loop",
+                            "--duration", "--rate", "--churn-interval")),
+                    HELP),
+            "produce", List.of(
+                    new Group("Source points (without --synthetic: the FILEs)", SOURCE_POINTS),
+                    new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic"))),
+                    new Group("Records and load", List.of("--rate", "--points-per-record", "--keyed")),
+                    HELP),
+            "verify", List.of(
+                    new Group("Expected samples: the source points as produce read them, amplified",
+                            concat(SOURCE_POINTS, List.of("--time-multiplier", "--instance-multiplier", "--replay-summary"))),
+                    new Group("TSDB connection and security", concat(List.of("--vm-url", "--flush-url"), VM_AUTH)),
+                    new Group("Check", List.of("--match", "--value-tolerance", "--wait")),
+                    HELP),
+            "bench", List.of(
+                    new Group("Kafka connection", KAFKA_CLIENT),
+                    new Group("TSDB connection and security", concat(List.of("--vm-url", "--remote-write-url"), VM_AUTH)),
+                    new Group("Grid: one writer process per cell", List.of("--parallelism", "--time-multiplier",
+                            "--instance-multiplier", "--write-mode", "--output", "--share-processes", "--share-parallelism")),
+                    new Group("Backlog and live load", List.of("--source", "--data-dir", "--series", "--records", "--topic",
+                            "--partitions", "--source-interval", "--input-rate", "--duration", "--live-grace")),
+                    new Group("Ceiling", List.of("--ceiling-seconds", "--ceiling-pool")),
+                    new Group("Writer processes", List.of("--writer-jar", "--writer-jvm-option", "--writer-arg",
+                            "--segment-size", "--max-concurrent-writes", "--batch-samples", "--cell-timeout", "--settle-timeout")),
+                    new Group("Floor and peer", List.of("--floor", "--peer", "--telegraf-binary")),
+                    new Group("Output and reports", List.of("--csv", "--chart", "--work-dir")),
+                    HELP),
+            "capacity", List.of(
+                    new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic", "--partitions"))),
+                    new Group("TSDB connection and security", concat(List.of("--output", "--vm-url", "--remote-write-url",
+                            "--remote-write-version", "--target-metrics-url"), VM_AUTH)),
+                    new Group("Load model", List.of("--time-multiplier", "--instance-multiplier", "--churn-interval",
+                            "--data-dir", "--records")),
+                    new Group("Search", List.of("--vary", "--start-rate", "--probe-records", "--step-factor",
+                            "--step-duration", "--warm-up", "--max-steps", "--time-budget", "--refine-steps", "--min-efficiency",
+                            "--max-p99-latency", "--drain-timeout")),
+                    new Group("Writer processes", List.of("--writer-jar", "--writer-jvm-option", "--writer-arg",
+                            "--segment-size", "--parallelism", "--max-concurrent-writes", "--batch-samples")),
+                    new Group("Output and reports", List.of("--csv", "--chart", "--work-dir")),
+                    HELP),
+            "tsdb-writer", List.of(new Group("Options", List.of("--help", "--version"))),
+            "help", List.of(new Group("Options", List.of("--help"))));
+
+    private HelpGroups() {
+    }
+
+    /** The table of the command named {@code command}, as written (names the command lacks included); empty if none. */
+    static List<Group> table(String command) {
+        return TABLES.getOrDefault(command, List.of());
+    }
+
+    /**
+     * The groups of {@code spec}'s options as {@code --help} lists them: its table's groups with the options the command
+     * has, empty groups left out, then {@value #OTHER} with the options the table does not name (in declaration order).
+     */
+    static List<Group> of(CommandSpec spec) {
+        return of(spec, table(spec.name()));
+    }
+
+    /** {@link #of(CommandSpec)} with {@code table} as the command's table. */
+    static List<Group> of(CommandSpec spec, List<Group> table) {
+        Set<String> has = new LinkedHashSet<>();
+        for (OptionSpec o : spec.options()) {
+            if (!o.hidden()) {
+                has.add(o.longestName());
+            }
+        }
+        List<Group> groups = new ArrayList<>();
+        Set<String> placed = new LinkedHashSet<>();
+        for (Group g : table) {
+            List<String> present = g.options().stream().filter(has::contains).filter(placed::add).toList();
+            if (!present.isEmpty()) {
+                groups.add(new Group(g.heading(), present));
+            }
+        }
+        List<String> other = has.stream().filter(n -> !placed.contains(n)).toList();
+        if (!other.isEmpty()) {
+            groups.add(new Group(OTHER, other));
+        }
+        return groups;
+    }
+
+    @SafeVarargs
+    private static List<String> concat(List<String>... parts) {
+        List<String> all = new ArrayList<>();
+        for (List<String> p : parts) {
+            all.addAll(p);
+        }
+        return all;
+    }
+}

@@ -1,0 +1,91 @@
+package io.tsdbwriter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code TSDB_WRITER_*} variables are {@code run}'s only: the same variable never means two things ({@code RATE} is
+ * samples/s for {@code run}, records/s for {@code produce}); {@code --help} says which default came from one.
+ */
+class EnvironmentVariablesTest {
+
+    /** Variables whose names are also options of the other commands, with other meanings there. */
+    private static final Map<String, String> ENV = Map.of("TSDB_WRITER_RATE", "5", "TSDB_WRITER_DRAIN_TIMEOUT", "5m",
+            "TSDB_WRITER_PARALLELISM", "7", "TSDB_WRITER_TIME_MULTIPLIER", "12", "TSDB_WRITER_TOPIC", "from-env",
+            "TSDB_WRITER_SEGMENT_SIZE", "1000");
+
+    /** The user object of {@code command} after parsing {@code args} with {@link #ENV} as the environment. */
+    @SuppressWarnings("unchecked")
+    private static <T> T parse(String command, String... args) {
+        CommandLine cl = Main.commandLine(ENV);
+        String[] all = new String[args.length + 1];
+        all[0] = command;
+        System.arraycopy(args, 0, all, 1, args.length);
+        return (T) cl.parseArgs(all).subcommand().commandSpec().userObject();
+    }
+
+    private static String help(Map<String, String> env, String command) {
+        CommandLine cl = Main.commandLine(env);
+        StringWriter out = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        assertThat(cl.execute(command, "--help")).isZero();
+        return out.toString().replaceAll("\\s+", " ");
+    }
+
+    @Test
+    void runTakesItsDefaultsFromTheEnvironment() {
+        RunCommand run = parse("run");
+        assertThat(run.toConfig().replay().ratePerSecond()).isEqualTo(5.0);
+        assertThat(run.toConfig().drainTimeout()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(run.toConfig().parallelism()).isEqualTo(7);
+        assertThat(run.toConfig().topics()).containsExactly("from-env");
+    }
+
+    @Test
+    void theOtherCommandsIgnoreTheEnvironment() {
+        ProduceCommand produce = parse("produce", "--topic", "t");
+        assertThat(produce.rate).as("produce --rate (records/s), not run's TSDB_WRITER_RATE (samples/s)").isZero();
+        assertThat(produce.source.sourceInterval).isEqualTo(Duration.ofSeconds(60));
+        CapacityCommand capacity = parse("capacity");
+        assertThat(capacity.drainTimeout).isEqualTo(Duration.ofSeconds(60));
+        assertThat(capacity.parallelism).isEqualTo(3);
+        assertThat(capacity.timeMultiplier).isEqualTo(1);
+        assertThat(capacity.writers.segmentSize).isEqualTo(50_000);
+        BenchCommand bench = parse("bench");
+        assertThat(bench.parallelism).isEqualTo("1,3,6");
+        assertThat(bench.timeMultipliers).isEqualTo("1,6,12");
+        VerifyCommand verify = parse("verify");
+        assertThat(verify.timeMultiplier).isEqualTo(1);
+    }
+
+    @Test
+    void helpSaysWhichDefaultCameFromTheEnvironment() {
+        String run = help(ENV, "run");
+        assertThat(run).contains("(default: 5, from TSDB_WRITER_RATE)", "(default: 5m, from TSDB_WRITER_DRAIN_TIMEOUT)",
+                "(default: 7, from TSDB_WRITER_PARALLELISM)", "(default: from-env, from TSDB_WRITER_TOPIC)");
+        assertThat(run).as("a default not taken from the environment says nothing of it")
+                .contains("(default: 60s)").doesNotContain("TSDB_WRITER_SOURCE_INTERVAL)");
+        String produce = help(ENV, "produce");
+        assertThat(produce).as("produce ignores the variables, and its help says so by showing its own defaults")
+                .doesNotContain("from TSDB_WRITER_").contains("(default: 0)");
+        assertThat(help(ENV, "capacity")).doesNotContain("from TSDB_WRITER_").contains("(default: 60s)");
+    }
+
+    @Test
+    void helpNeverShowsASecretTakenFromTheEnvironment() {
+        String run = help(Map.of("TSDB_WRITER_VM_URL", "http://writer:s3cr3t@vm-a:8428,http://w:t0p@vm-b:8428",
+                "TSDB_WRITER_VM_HEADER", "Authorization: Bearer b34r3r",
+                "TSDB_WRITER_KAFKA_PROPERTY", "sasl.jaas.config=password=\"k4fk4\"",
+                "TSDB_WRITER_STOP_AT_END", "true"), "run");
+        assertThat(run).doesNotContain("s3cr3t").doesNotContain("t0p").doesNotContain("b34r3r").doesNotContain("k4fk4")
+                .contains("(default: http://vm-a:8428,http://vm-b:8428, from TSDB_WRITER_VM_URL)")
+                .contains("from TSDB_WRITER_VM_HEADER").contains("from TSDB_WRITER_KAFKA_PROPERTY")
+                .contains("(default: true, from TSDB_WRITER_STOP_AT_END)");
+    }
+}
