@@ -16,7 +16,8 @@ Each subcommand prints one line per finding and exits 0 when everything holds, 1
                                  summary and severity each; accepted by promtool check rules and vmalert -dryRun.
   flags COMPOSE_RESOLVED K8S_FILE... --java JAVA --jar JAR
                                  every flag / TSDB_WRITER_* variable used by compose and k8s exists in
-                                 `tsdb-writer run --help` / `produce --help`.
+                                 `tsdb-writer run --help` / `produce --help`; no TSDB_WRITER_* variable on a
+                                 service that does not run `run` (the other commands ignore them).
 """
 
 import argparse
@@ -534,6 +535,22 @@ def usages(compose_file, k8s_files):
     return out
 
 
+def env_ignored(compose_file):
+    """TSDB_WRITER_* variables set on a writer-image service whose command is not `run`: only `run` reads them."""
+    import yaml
+    with open(compose_file) as f:
+        compose = yaml.safe_load(f)
+    out = []
+    for name, svc in writer_services(compose):
+        m = re.search(r"(?<![\w/-])(run|produce)(?![\w-])", as_text(svc.get("command")))
+        if m and m.group(1) != "run":
+            env = svc.get("environment") or {}
+            keys = env.keys() if isinstance(env, dict) else [e.split("=", 1)[0] for e in env]
+            out += [f"compose service {name}: {k} is ignored by `tsdb-writer {m.group(1)}` (the variables are run's only)"
+                    for k in sorted(keys) if k.startswith(ENV_PREFIX)]
+    return out
+
+
 def help_flags(java, jar, sub):
     p = subprocess.run([java, "-jar", jar, sub, "--help"], capture_output=True, text=True, timeout=120,
                        env={k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX)})
@@ -559,6 +576,7 @@ def check_flags(compose_file, k8s_files, java, jar):
     for where, sub, fl in uses:
         if sub in known and fl not in known[sub]:
             problems.append(f"{where}: --{fl} is not a flag of `tsdb-writer {sub}`")
+    problems.extend(env_ignored(compose_file))
     for pr in problems:
         print(pr)
     if not problems:
