@@ -218,4 +218,24 @@ class HelpTest {
                 .containsExactly("e.g.", "security.protocol=SASL_SSL", "here");
         assertThat(HelpRenderer.format("PCT%% of it%nnext")).isEqualTo("PCT% of it\nnext");
     }
+
+    @Test
+    void noDescriptionBreaksASentenceIntoLines() {
+        List<String> broken = new ArrayList<>();
+        for (CommandLine cl : commands()) {
+            List<ArgSpec> args = new ArrayList<>(cl.getCommandSpec().options());
+            args.addAll(cl.getCommandSpec().positionalParameters());
+            for (ArgSpec a : args) {
+                String[] d = a.description();
+                for (int i = 1; i < d.length; i++) {
+                    boolean row = d[i].startsWith(" ") || d[i - 1].startsWith(" ");
+                    if (!row && !d[i - 1].stripTrailing().matches("(?s).*[.:;]$")) {
+                        broken.add(cl.getCommandSpec().qualifiedName() + " " + (a instanceof CommandLine.Model.OptionSpec o
+                                ? o.longestName() : a.paramLabel()) + ": '" + d[i - 1] + "⏎" + d[i] + "'");
+                    }
+                }
+            }
+        }
+        assertThat(broken).as("a description element that continues the previous one's sentence: make them one string").isEmpty();
+    }
 }
