@@ -67,7 +67,7 @@ final class HelpGroups {
                     new Group("Expected samples: the source points as produce read them, amplified",
                             concat(SOURCE_POINTS, List.of("--time-multiplier", "--instance-multiplier", "--replay-summary"))),
                     new Group("TSDB connection and security", concat(List.of("--vm-url", "--flush-url"), VM_AUTH)),
-                    new Group("Check", List.of("--match", "--value-tolerance", "--wait")),
+                    new Group("Check", List.of("--match", "--value-tolerance", "--wait", "--search-timeout")),
                     HELP),
             "bench", List.of(
                     new Group("Kafka connection", KAFKA_CLIENT),

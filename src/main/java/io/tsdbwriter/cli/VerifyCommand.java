@@ -39,8 +39,8 @@ import java.util.List;
  * {@link ReadBackVerifier}.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Read back VictoriaMetrics and compare it sample by sample with the source points (same flags as produce)",
-                "amplified M x N: every expected sample present with its value, no unexpected series, no extra samples.",
+        description = {"Read back VictoriaMetrics and compare it sample by sample with the source points (same flags as produce) "
+                + "amplified M x N: every expected sample present with its value, no unexpected series, no extra samples.",
                 "Calls /internal/force_flush (on --vm-url, or on every --flush-url), then streams /api/v1/export?match[]=<match> from --vm-url."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:VictoriaMetrics holds exactly the expected samples",
