@@ -36,7 +36,7 @@ final class HelpGroups {
     private static final Group HELP = new Group("Help", List.of("--help", "--version"));
 
     private static final List<String> SOURCE_POINTS = List.of("--synthetic", "--series", "--points-per-series",
-            "--instance", "--product-key", "--timestamp", "--keep-timestamps", "--source-interval");
+            "--instance", "--product-key", "--timestamp", "--now", "--keep-timestamps", "--source-interval");
 
     private static final Map<String, List<Group>> TABLES = Map.of(
             "run", List.of(
