@@ -44,7 +44,7 @@ final class ReplayOptions {
 
     @Option(names = "--rate", defaultValue = "0", paramLabel = "SAMPLES_PER_S",
             description = "Write at most this many samples per second (a token bucket before the encoders that keeps up to 1 s of "
-                    + "unused permits, so a wait of every reader is made up: bursts of at most 1 s worth), so a soak holds a "
+                    + "unused tokens, so a wait of every reader is made up: bursts of at most 1 s worth), so a soak holds a "
                     + "steady load; the report compares what was written with it. 0 = as fast as the target takes them "
                     + "(default: ${DEFAULT-VALUE})")
     double rate;
