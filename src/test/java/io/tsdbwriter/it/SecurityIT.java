@@ -350,7 +350,7 @@ class SecurityIT {
                         "-tls", "-tlsCertFile=" + pki.serverPem(), "-tlsKeyFile=" + pki.serverKey())))) {
             try (WriterProcess w = writer("tls", runArgs(vm.url(), topic, "--stop-at-end", "--vm-tls-ca-file", pki.caPem().toString()))) {
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-                assertThat(w.output()).contains("vm_concurrent_insert_capacity from " + vm.url() + "/metrics");
+                assertThat(w.output()).containsPattern("vm_concurrent_insert_capacity \\d+ from " + java.util.regex.Pattern.quote(vm.url() + "/metrics"));
                 assertExactReadBack(vm.url(), https, Scenario.expected(points, 1, 1));
             }
         }
@@ -370,7 +370,7 @@ class SecurityIT {
                     "--vm-tls-ca-file", pki.caPem().toString(), "--vm-tls-cert-file", pki.clientPem().toString(),
                     "--vm-tls-key-file", pki.clientKey().toString(), "--vm-tls-server-name", "localhost"))) {
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-                assertThat(w.output()).contains("vm_concurrent_insert_capacity from " + proxy.url() + "/metrics");
+                assertThat(w.output()).containsPattern("vm_concurrent_insert_capacity \\d+ from " + java.util.regex.Pattern.quote(proxy.url() + "/metrics"));
                 assertExactReadBack(vm.url(), client(HttpAuthConfig.NONE), Scenario.expected(points, 1, 1));
                 assertThat(proxy.refusedHandshakes()).isPositive();
             }
