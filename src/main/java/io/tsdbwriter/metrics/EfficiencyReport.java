@@ -89,7 +89,8 @@ public final class EfficiencyReport {
         double writtenPerMin = (written - lastWritten) / seconds * 60;
         double expectedPerMin = (expected - lastExpected) / seconds * 60;
         long logEnd = logEndTotal.getAsLong();
-        if (lastLogEnd >= 0 && logEnd >= lastLogEnd) {
+        // 0 = not known yet (no partition assigned, or its end not read yet): its first reading is not input growth
+        if (lastLogEnd > 0 && logEnd >= lastLogEnd) {
             inputRecordsPerSecond = (logEnd - lastLogEnd) / seconds;
             double records = meters.recordsConsumed.count();
             double pointsPerRecord = records > 0 ? meters.pointsDecoded.count() / records : 1;

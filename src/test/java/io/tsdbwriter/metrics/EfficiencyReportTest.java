@@ -83,4 +83,18 @@ class EfficiencyReportTest {
         meters.samplesWritten.increment(600);
         assertThat(report.tick()).contains("efficiency=100.0%").doesNotContain("of_input");
     }
+
+    @Test
+    void aLogEndFirstReadAfterStartIsNotInputGrowth() {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        java.util.concurrent.atomic.AtomicLong logEnd = new java.util.concurrent.atomic.AtomicLong(0); // not read yet
+        EfficiencyReport report = new EfficiencyReport(meters, 6, logEnd::get, () -> 0);
+        meters.recordsConsumed.increment(10_140); // the demo: the whole backlog read and written in the first interval
+        meters.pointsDecoded.increment(10_140);
+        meters.samplesExpected.increment(60_840);
+        meters.samplesWritten.increment(60_840);
+        report.tick();
+        logEnd.set(10_140); // the partitions' end offsets, read now: a backlog, not records that arrived
+        assertThat(report.tick()).contains("input_expected/min=0 ").doesNotContain("of_input");
+    }
 }
