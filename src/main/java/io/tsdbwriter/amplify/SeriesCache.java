@@ -63,10 +63,8 @@ public final class SeriesCache {
     }
 
     /**
-     * The entry of the series whose key is {@code key[0, length)}, or null when absent (counted as a miss); its
-     * state starts at {@link #stateOffset(byte[])}.
-     *
-     * @param hash {@link #hash(byte[], int)} of the key
+     * The entry of the series whose key is {@code key[0, length)} ({@code hash}: its {@link #hash(byte[], int)}), or
+     * null when absent (counted as a miss); its state starts at {@link #stateOffset(byte[])}.
      */
     public byte[] get(byte[] key, int length, long hash) {
         Stripe s = stripe(hash);
@@ -84,11 +82,18 @@ public final class SeriesCache {
 
     /**
      * Caches {@code state} for the key {@code key[0, length)} (both copied into one new entry), replacing the entry
-     * of an equal key; beyond capacity evicts one series first.
-     *
-     * @return the new entry; its state starts at {@link #stateOffset(byte[])}
+     * of an equal key; beyond capacity evicts one series first. Returns the new entry.
      */
     public byte[] put(byte[] key, int length, long hash, byte[] state) {
+        byte[] entry = entry(key, length, state);
+        Stripe s = stripe(hash);
+        synchronized (s) {
+            return s.put(entry, length, hash, true);
+        }
+    }
+
+    /** A new entry {@code [key length][key][state]} for {@link #putIfAbsent} (key and state copied). */
+    public static byte[] entry(byte[] key, int length, byte[] state) {
         byte[] entry = new byte[4 + length + state.length];
         entry[0] = (byte) (length >>> 24);
         entry[1] = (byte) (length >>> 16);
@@ -96,11 +101,20 @@ public final class SeriesCache {
         entry[3] = (byte) length;
         System.arraycopy(key, 0, entry, 4, length);
         System.arraycopy(state, 0, entry, 4 + length, state.length);
+        return entry;
+    }
+
+    /**
+     * Caches {@code entry} (from {@link #entry}) unless an entry of an equal key is cached — one another thread put
+     * since this one's {@link #get} missed; beyond capacity evicts one series first. {@code hash}: of the entry's key.
+     *
+     * @return {@code entry} itself (the same reference) when its key was absent, else the entry cached before, kept
+     */
+    public byte[] putIfAbsent(byte[] entry, long hash) {
         Stripe s = stripe(hash);
         synchronized (s) {
-            s.put(entry, length, hash);
+            return s.put(entry, keyLength(entry), hash, false);
         }
-        return entry;
     }
 
     /** Where the state begins in an entry from {@link #get} or {@link #put}. */
@@ -252,12 +266,17 @@ public final class SeriesCache {
             }
         }
 
-        void put(byte[] entry, int keyLength, long hash) {
+        /** Caches {@code entry}; an entry of an equal key is replaced ({@code replace}) or kept and returned. */
+        byte[] put(byte[] entry, int keyLength, long hash, boolean replace) {
             long word = word(hash);
             int slot = findEntry(entry, keyLength, word);
             if (slot >= 0) {
+                if (!replace) {
+                    words[slot] |= 1L;
+                    return entries[slot];
+                }
                 entries[slot] = entry;
-                return;
+                return entry;
             }
             if (size >= capacity) {
                 evictOne();
@@ -272,6 +291,7 @@ public final class SeriesCache {
             words[slot] = word;
             entries[slot] = entry;
             size++;
+            return entry;
         }
 
         /** {@link #find} for a key that sits in an entry at offset 4. */

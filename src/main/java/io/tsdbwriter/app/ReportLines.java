@@ -35,9 +35,12 @@ final class ReportLines {
     private ReportLines() {
     }
 
-    /** What limits the run now ({@code limited_by}), from the targets' {@code /metrics}, the permits, lag and CPU. */
+    /**
+     * What limits the run now ({@code limited_by}), from the targets' {@code /metrics}, the permits, lag and CPU; in share
+     * mode ({@code share}) the acquisition, the permits or the TSDB, without a lag (a share group has none per member).
+     */
     static LiveAttribution liveAttribution(PrometheusMeterRegistry registry, WriterMeters meters, WriteClient client,
-                                           List<WriteTarget> endpoints, WritePermits permits) {
+                                           List<WriteTarget> endpoints, WritePermits permits, boolean share) {
         return new LiveAttribution(
                 new MetricsScraper(client.http(), Duration.ofSeconds(2)),
                 endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
@@ -45,7 +48,7 @@ final class ReportLines {
                 meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
                     var g = registry.find("system.cpu.usage").gauge();
                     return g == null ? Double.NaN : g.value();
-                });
+                }, share);
     }
 
     /**

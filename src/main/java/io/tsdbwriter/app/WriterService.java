@@ -137,9 +137,10 @@ public final class WriterService {
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}{}",
                     cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
                     cfg.segmentSize(), capacity, cfg.batchSamples(), replay.describe());
-            LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client, endpoints, permits);
+            LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client, endpoints, permits,
+                    member instanceof ShareMember);
             ReportLines.schedule(reporter, cfg.reportInterval(), out, report, limits, writer, meters);
-            return runMember(reporter, writer, deadLetters, meters, report);
+            return runMember(reporter, writer, deadLetters, meters, report, limits);
         } catch (StartFailed e) {
             return e.exitCode;
         } finally {
@@ -215,7 +216,7 @@ public final class WriterService {
 
     /** Runs the group member until the work ends or {@link #shutdown()}; then the exit code and the final report. */
     private int runMember(ScheduledExecutorService reporter, BatchWriter writer, DeadLetterQueue deadLetters,
-                          WriterMeters meters, EfficiencyReport report) throws IOException, InterruptedException {
+                          WriterMeters meters, EfficiencyReport report, LiveAttribution limits) throws IOException, InterruptedException {
         Thread memberThread = Thread.ofPlatform().name(cfg.replay().replay() ? "replay"
                 : cfg.consumerMode() == ConsumerMode.SHARE ? "share-member" : "group-member").start(member);
         if (shutdownCalled.get()) {
@@ -240,7 +241,9 @@ public final class WriterService {
             log.warn("exit {}: {}", exit.code(), exit.reason());
         }
         writer.close();
-        report.outcome(exit.code(), exit.reason(), RunExit.shortfall(member), member.summary());
+        Map<String, Object> intake = new java.util.LinkedHashMap<>(member.summary());
+        intake.put("limited_by", limits.mostOften().label()); // the resource of the most report windows
+        report.outcome(exit.code(), exit.reason(), RunExit.shortfall(member), intake);
         report.printFinal(out);
         if (cfg.summaryJson() != null) {
             report.writeSummary(cfg.summaryJson());

@@ -34,6 +34,10 @@ import java.util.Locale;
  *   <li>otherwise (falling behind, the lag not growing, nothing saturated) → {@link Resource#UNKNOWN}.</li>
  * </ol>
  * A missing figure is NaN; a rule that needs it never fires on a guess.
+ *
+ * <p>Share mode ({@link #attributeShare}, KIP-932): a member acquires records only as fast as it writes them and has no
+ * partition lag of its own, so rules 1, 2 and 11 mean nothing there: no records in the window, or nothing saturated on the
+ * write side (rules 3–10: the write permits, the TSDB, the CPUs) → {@link Resource#ACQUISITION}.
  */
 public final class Bottleneck {
 
@@ -65,6 +69,8 @@ public final class Bottleneck {
         MACHINE_CPU("machine-cpu"),
         KAFKA_FETCH("kafka-fetch"),
         INPUT("input"),
+        /** Share mode: what the broker hands the share consumers (records available, acquired per poll, locks per partition). */
+        ACQUISITION("acquisition"),
         /** A write endpoint in a configuration fault (DESIGN §6): nothing is written until the flag is right. */
         WRITE_FAULT("write-fault"),
         UNKNOWN("unknown");
@@ -188,6 +194,52 @@ public final class Bottleneck {
             return new Verdict(Resource.UNKNOWN, "no samples were expected in the window", "", List.of(), ev);
         }
         boolean keepingUp = e.efficiency() >= e.minEfficiency() && !(e.lagGrowing() > 0);
+        if (keepingUp) {
+            return new Verdict(Resource.INPUT, String.format(Locale.ROOT, "efficiency %s with the lag steady: the writer keeps up with its input",
+                    pct(e.efficiency())), "", saturated(e.targetCpuShare() >= CPU_BUSY, e.slowInsertRatio() >= SLOW_INSERTS,
+                    e.insertShare() >= SATURATED, e.writerCpuShare() >= CPU_BUSY, e.permitShare() >= SATURATED, null), ev);
+        }
+        Verdict w = writeSide(e, ev);
+        if (w != null) {
+            return w;
+        }
+        if (e.lagGrowing() > 0) {
+            if (Double.isNaN(e.writerCpuShare()) || Double.isNaN(e.targetCpuShare()) || Double.isNaN(e.insertShare()) || Double.isNaN(e.permitShare())) {
+                return new Verdict(Resource.UNKNOWN, "the lag grows and no known resource is saturated, but some figures are missing",
+                        "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+            }
+            return new Verdict(Resource.KAFKA_FETCH, String.format(Locale.ROOT,
+                    "the lag grows while writer CPU (%s), permits (%s), target inserts (%s) and target CPU (%s) all have room:"
+                            + " the readers wait on poll", pct(e.writerCpuShare()), pct(e.permitShare()), pct(e.insertShare()),
+                    pct(e.targetCpuShare())), "raise --parallelism, fetch.max.bytes / max.partition.fetch.bytes, or add partitions", List.of(), ev);
+        }
+        return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT, "efficiency %s below %s with the lag not growing and nothing saturated",
+                pct(e.efficiency()), pct(e.minEfficiency())), "", List.of(), ev);
+    }
+
+    /**
+     * The share-mode rules of the class comment: no records acquired, or the write side's verdict (rules 3–10), or
+     * {@link Resource#ACQUISITION}. The lag and the efficiency decide nothing here.
+     */
+    public static Verdict attributeShare(Evidence e) {
+        String ev = e.describe();
+        String advice = "more share consumers (--parallelism, more processes) or larger acquisitions (--consumer-property "
+                + "max.poll.records; the group's share.record.lock.partition limit group.share.partition.max.record.locks)";
+        if (Double.isNaN(e.efficiency())) {
+            return new Verdict(Resource.ACQUISITION, "no records acquired in the window: the share group had none available for this "
+                    + "process's consumers", "", List.of(), ev);
+        }
+        Verdict w = writeSide(e, ev);
+        if (w != null) {
+            return w;
+        }
+        return new Verdict(Resource.ACQUISITION, String.format(Locale.ROOT, "the share consumers write what the broker hands them,"
+                + " with room on the write side: writer CPU %s, permits %s, target inserts %s, target CPU %s", pct(e.writerCpuShare()),
+                pct(e.permitShare()), pct(e.insertShare()), pct(e.targetCpuShare())), advice, List.of(), ev);
+    }
+
+    /** Rules 3–10 of the class comment (the write side and the machine), or null when none holds. */
+    private static Verdict writeSide(Evidence e, String ev) {
         double wCpu = e.writerCpuShare();
         double tCpu = e.targetCpuShare();
         double ins = e.insertShare();
@@ -197,10 +249,6 @@ public final class Bottleneck {
         boolean storage = e.slowInsertRatio() >= SLOW_INSERTS;
         boolean insSat = ins >= SATURATED;
         boolean perSat = per >= SATURATED;
-        if (keepingUp) {
-            return new Verdict(Resource.INPUT, String.format(Locale.ROOT, "efficiency %s with the lag steady: the writer keeps up with its input",
-                    pct(e.efficiency())), "", saturated(tCpuBusy, storage, insSat, wCpuBusy, perSat, null), ev);
-        }
         if ((tCpuBusy || storage) && e.newSeriesRatio() >= NEW_SERIES) {
             return new Verdict(Resource.SERIES_CHURN, String.format(Locale.ROOT,
                     "new-series creation: new series %s of rows inserted (>= %s, VictoriaMetrics' TooHighChurnRate) with the target's "
@@ -267,18 +315,7 @@ public final class Bottleneck {
         if (machineBusy) {
             return machine(e, wCpu, tCpu, List.of(), ev);
         }
-        if (e.lagGrowing() > 0) {
-            if (Double.isNaN(wCpu) || Double.isNaN(tCpu) || Double.isNaN(ins) || Double.isNaN(per)) {
-                return new Verdict(Resource.UNKNOWN, "the lag grows and no known resource is saturated, but some figures are missing",
-                        "give the target's /metrics (--target-metrics-url)", List.of(), ev);
-            }
-            return new Verdict(Resource.KAFKA_FETCH, String.format(Locale.ROOT,
-                    "the lag grows while writer CPU (%s), permits (%s), target inserts (%s) and target CPU (%s) all have room:"
-                            + " the readers wait on poll", pct(wCpu), pct(per), pct(ins), pct(tCpu)),
-                    "raise --parallelism, fetch.max.bytes / max.partition.fetch.bytes, or add partitions", List.of(), ev);
-        }
-        return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT, "efficiency %s below %s with the lag not growing and nothing saturated",
-                pct(e.efficiency()), pct(e.minEfficiency())), "", List.of(), ev);
+        return null;
     }
 
     private static Verdict machine(Evidence e, double wCpu, double tCpu, List<Resource> also, String ev) {

@@ -47,6 +47,9 @@ public final class LiveAttribution {
     private double lagStart;
     private double consumedStart;
     private volatile Verdict verdict;
+    /** Share mode: {@link Bottleneck#attributeShare}, no lag. */
+    private final boolean share;
+    private final java.util.EnumMap<Resource, Integer> windows = new java.util.EnumMap<>(Resource.class);
 
     /**
      * @param targets         the targets' {@code /metrics} URLs
@@ -58,6 +61,20 @@ public final class LiveAttribution {
     public LiveAttribution(MetricsScraper scraper, List<String> targets, IntSupplier permitsInUse, IntSupplier permitsCapacity,
                            DoubleSupplier lagRecords, DoubleSupplier recordsConsumed, DoubleSupplier cpuSeconds,
                            DoubleSupplier machineCpuShare) {
+        this(scraper, targets, permitsInUse, permitsCapacity, lagRecords, recordsConsumed, cpuSeconds, machineCpuShare, false);
+    }
+
+    /**
+     * @param share share mode ({@code --consumer-mode share}): the verdict by {@link Bottleneck#attributeShare} (the
+     *              acquisition, the write permits or the TSDB), the lag unknown (a share group has no per-member lag)
+     */
+    public LiveAttribution(MetricsScraper scraper, List<String> targets, IntSupplier permitsInUse, IntSupplier permitsCapacity,
+                           DoubleSupplier lagRecords, DoubleSupplier recordsConsumed, DoubleSupplier cpuSeconds,
+                           DoubleSupplier machineCpuShare, boolean share) {
+        this.share = share;
+        if (share) {
+            lagRecords = () -> Double.NaN;
+        }
         this.machineCpuShare = machineCpuShare;
         this.scraper = scraper;
         this.targets = List.copyOf(targets);
@@ -113,8 +130,9 @@ public final class LiveAttribution {
                 permitsN > 0 ? permitsSum / permitsN : Double.NaN, permitsCapacity.getAsInt(), insertsN > 0 ? insertsSum / insertsN : Double.NaN,
                 insertsCapacity, tcpu[0], tcpu[1], slow, machineN > 0 ? machineSum / machineN : Double.NaN,
                 first == null || last == null ? Double.NaN : TargetFigures.newSeriesRatio(first, last));
-        Verdict v = Bottleneck.attribute(e);
+        Verdict v = share ? Bottleneck.attributeShare(e) : Bottleneck.attribute(e);
         verdict = v;
+        windows.merge(v.resource(), 1, Integer::sum);
         startNanos = now;
         cpuStart = cpu;
         lagStart = lag;
@@ -133,6 +151,22 @@ public final class LiveAttribution {
     public Resource current() {
         Verdict v = verdict;
         return v == null ? Resource.UNKNOWN : v.resource();
+    }
+
+    /**
+     * What limited the run most often: the resource of the most report windows ({@link Resource#UNKNOWN} counts only
+     * when no window named another; ties go to the first in {@link Resource}'s order); UNKNOWN before the first window.
+     */
+    public synchronized Resource mostOften() {
+        Resource best = Resource.UNKNOWN;
+        int most = 0;
+        for (var w : windows.entrySet()) {
+            if (w.getKey() != Resource.UNKNOWN && w.getValue() > most) {
+                best = w.getKey();
+                most = w.getValue();
+            }
+        }
+        return best;
     }
 
     /** The report line with the verdict appended: {@code … | limited_by=<resource> (<reason>) [<figures>]}. */

@@ -213,8 +213,11 @@ public final class PointAmplifier {
         long hash = SeriesCache.hash(key, keyLength);
         byte[] entry = seriesCache.get(key, keyLength, hash);
         if (entry == null) {
-            entry = seriesCache.put(key, keyLength, hash, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
-            seriesPrepared += encoder.plan().instanceMultiplier();
+            byte[] made = SeriesCache.entry(key, keyLength, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
+            entry = seriesCache.putIfAbsent(made, hash);
+            if (entry == made) { // else a reader on another thread made it since the miss: counted there
+                seriesPrepared += encoder.plan().instanceMultiplier();
+            }
         }
         return entry;
     }

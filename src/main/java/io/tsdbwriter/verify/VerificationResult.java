@@ -69,7 +69,9 @@ public record VerificationResult(long expectedSamples, long expectedSeries, long
         examples(b, unexpectedSeriesExamples);
         line(b, "unexpected samples", unexpectedSamples, "incl. those of unexpected series");
         examples(b, unexpectedSampleExamples);
-        line(b, "duplicate samples", duplicateSamples, null);
+        line(b, "duplicate samples", duplicateSamples, duplicateSamples == 0 ? null : "an at-least-once writer writes a sample "
+                + "again after a crash, a restart or a lost acknowledgement; VictoriaMetrics keeps one only when it runs with "
+                + "-dedup.minScrapeInterval (1ms in every stack of this project)");
         examples(b, duplicateExamples);
         String tol = relativeTolerance == 0 ? "bit-exact" : String.format(Locale.ROOT, "relative tolerance %s; %d values within it, not bit-identical",
                 relativeTolerance, valuesWithinTolerance);

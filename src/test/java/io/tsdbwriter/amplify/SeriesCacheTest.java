@@ -231,4 +231,18 @@ class SeriesCacheTest {
             assertThat(cache.getState("k" + i)).isEqualTo(i % 2 == 0 ? null : b("v" + i));
         }
     }
+
+    @Test
+    void putIfAbsentKeepsTheEntryCachedFirstAndSaysWhichIsCached() {
+        SeriesCache cache = new SeriesCache(4);
+        byte[] key = b("a");
+        long hash = SeriesCache.hash(key, key.length);
+        byte[] first = SeriesCache.entry(key, key.length, b("A"));
+        byte[] second = SeriesCache.entry(key, key.length, b("A2"));
+
+        assertThat(cache.putIfAbsent(first, hash)).as("absent: this one").isSameAs(first);
+        assertThat(cache.putIfAbsent(second, hash)).as("present: the one cached first").isSameAs(first);
+        assertThat(cache.getState("a")).isEqualTo(b("A"));
+        assertThat(cache.size()).isEqualTo(1);
+    }
 }

@@ -153,4 +153,36 @@ class BottleneckTest {
         Evidence e = new Evidence(0.8, 0.99, 1, 0.3, 2, 8, 16, 4, 16, 1.9, 2, 0.02, 0.95, 0.001);
         assertThat(Bottleneck.attribute(e).resource()).isEqualTo(Resource.TARGET_CPU);
     }
+
+    /**
+     * Share mode (KIP-932): a member acquires records as fast as it writes them, so its efficiency is ~100 % and it has
+     * no partition lag of its own: "keeping up with the input" says nothing. The verdict names what share mode is limited
+     * by: the acquisition, the write permits or the TSDB.
+     */
+    @Test
+    void shareModeWithTheWriteSideIdleIsLimitedByTheAcquisitionNotTheInput() {
+        Verdict v = Bottleneck.attributeShare(base(1.0, NA));
+        assertThat(v.resource()).isEqualTo(Resource.ACQUISITION);
+        assertThat(v.reason()).doesNotContain("lag").contains("permits 12.5%", "target inserts 6.3%");
+        assertThat(v.toString()).contains("limited by acquisition").doesNotContain("lag steady");
+    }
+
+    @Test
+    void shareModeWithEveryPermitInUseIsLimitedByThePermitsAtFullEfficiency() {
+        Verdict v = Bottleneck.attributeShare(with(base(1.0, NA), 0.2, 16, 0.5, 0.1, 0));
+        assertThat(v.resource()).isEqualTo(Resource.WRITER_PERMITS);
+    }
+
+    @Test
+    void shareModeWithTheTargetsInsertsFullIsLimitedByTheTsdb() {
+        Verdict v = Bottleneck.attributeShare(with(base(1.0, NA), 0.2, 16, 16, 0.3, 0));
+        assertThat(v.resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
+    }
+
+    @Test
+    void shareModeWithNothingAcquiredInTheWindowSaysSo() {
+        Verdict v = Bottleneck.attributeShare(base(NA, NA));
+        assertThat(v.resource()).isEqualTo(Resource.ACQUISITION);
+        assertThat(v.reason()).contains("no records acquired in the window");
+    }
 }

@@ -58,4 +58,22 @@ class LiveAttributionTest {
         lag.set(5_100); // +100 records while a million were consumed: noise of the commit interval
         assertThat(a.evaluate(0.95).evidence()).contains("lag steady");
     }
+
+    @Test
+    void shareModeHasNoLagAndNamesTheAcquisitionWhileTheWriteSideHasRoom() {
+        MetricsScraper scraper = new MetricsScraper(new OkHttpClient(), Duration.ofMillis(500));
+        LiveAttribution a = new LiveAttribution(scraper, List.of("http://127.0.0.1:1/metrics"), inUse::get, () -> 8, lag::get,
+                consumed::get, () -> 1.0, () -> Double.NaN, true);
+        inUse.set(1);
+        a.sample();
+        consumed.set(10_000);
+        lag.set(100_000_000); // a lag gauge of another mode's readers: not a share group's
+        Bottleneck.Verdict v = a.evaluate(1.0);
+        assertThat(v.resource()).isEqualTo(Resource.ACQUISITION);
+        assertThat(v.evidence()).contains("lag n/a");
+        inUse.set(8);
+        a.sample();
+        a.evaluate(1.0); // every permit in use, the target unreadable: unknown, which mostOften passes over
+        assertThat(a.mostOften()).isEqualTo(Resource.ACQUISITION);
+    }
 }

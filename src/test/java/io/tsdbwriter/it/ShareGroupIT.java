@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.Components.KafkaEndpoint;
 import io.tsdbwriter.it.support.Components.KafkaOptions;
+import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
@@ -25,7 +26,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@code --consumer-mode share} (issue 28) with a real Kafka 4.3 broker (share groups on; record lock 6 s), real
  * VictoriaMetrics and real writer processes: six processes on a 2-partition topic all get records and the read-back is
- * exact; two of six killed with kill -9 midway, their locked records delivered again once the locks expire, exact; an
+ * exact; two of six killed with kill -9 after they wrote (VictoriaMetrics stored their samples, they never heard so),
+ * their locked records delivered again once the locks expire and written again, exact; a member paused past the locks
+ * gives its records up and stops cleanly; an
  * outage of VictoriaMetrics longer than the lock, held records renewed, none delivered twice, exact; malformed records
  * with a dead-letter topic (dead-lettered, accepted) and without (rejected, counted); a cluster with share groups
  * disabled: one line, exit 1.
@@ -102,52 +105,118 @@ class ShareGroupIT {
             writers.add(writer(f, "six-" + i, "--summary-json", summaries.get(i).toString()));
         }
         assertExact("share-six", pts);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!writers.stream().allMatch(w -> w.output().contains("| limited_by=")) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
         long accepted = 0;
         for (JsonNode s : stopAll(writers, summaries)) {
             assertThat(s.get("records").asLong()).as("every process took records: " + s).isPositive();
             assertThat(s.get("share_redeliveries").asLong()).isZero();
+            assertThat(s.path("limited_by").asText()).as("a share member is limited by the acquisition, the permits or the TSDB: " + s)
+                    .isNotEmpty().isNotEqualTo("input").isNotEqualTo("kafka-fetch");
             accepted += s.get("share_accepted").asLong();
+        }
+        for (WriterProcess w : writers) {
+            assertThat(w.output()).as("report lines: no lag in share mode").contains("| limited_by=")
+                    .doesNotContain("limited_by=input").doesNotContain("lag steady").doesNotContain("lag growing");
         }
         assertThat(accepted).as("each record accepted once").isEqualTo(f.records());
         assertThat(writers).as("the first to start set the new group to earliest; the others kept it")
                 .anyMatch(w -> w.output().contains("share.auto.offset.reset was not set: set to earliest"));
     }
 
+    /**
+     * The write-then-kill duplicate case: the two to be killed start first and write through a proxy that stores every
+     * import in VictoriaMetrics and answers 503, so they have written samples whose acknowledgement they never heard —
+     * they hold (and renew) those records until kill -9. The records come to the four others once the locks expire and
+     * are written again: the same samples twice, which VictoriaMetrics' deduplication leaves once. Exact read-back, each
+     * record accepted once.
+     */
     @Test
-    void twoOfSixKilledMidwayTheirRecordsComeAgainAndTheReadBackIsExact() throws Exception {
+    void twoOfSixKilledAfterTheyWroteTheirRecordsComeAgainAndTheReadBackIsExact() throws Exception {
         List<SourcePoint> pts = pointsOf("share-kill");
         Fixture f = stack.realInput("share-kill", 2, pts);
         List<WriterProcess> writers = new ArrayList<>();
         List<Path> summaries = new ArrayList<>();
-        // the two to be killed start first and write to a port nobody listens on: they hold (and renew) the records
-        // they took until kill -9, which must then come to the four others once their locks expire
-        String nowhere;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            nowhere = "http://127.0.0.1:" + s.getLocalPort();
+        List<FaultProxy> proxies = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                FaultProxy proxy = new FaultProxy(stack.vmUrl());
+                proxy.mode(new FaultProxy.StoreThenStatus(503));
+                proxies.add(proxy);
+                summaries.add(stack.path("kill-" + i + ".json"));
+                writers.add(writerTo(proxy.url(), f, "kill-" + i, true, "--summary-json", summaries.get(i).toString()));
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (!proxies.stream().allMatch(p -> p.faulted() > 0) && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            assertThat(proxies).as("both wrote samples VictoriaMetrics stored, and heard 503").allMatch(p -> p.faulted() > 0);
+            for (int i = 2; i < 6; i++) {
+                summaries.add(stack.path("kill-" + i + ".json"));
+                writers.add(writer(f, "kill-" + i, "--summary-json", summaries.get(i).toString()));
+            }
+            Thread.sleep(2000);
+            writers.get(0).kill();
+            writers.get(1).kill();
+            assertExact("share-kill", pts);
+        } finally {
+            proxies.forEach(FaultProxy::close);
         }
-        for (int i = 0; i < 2; i++) {
-            summaries.add(stack.path("kill-" + i + ".json"));
-            writers.add(writerTo(nowhere, f, "kill-" + i, true, "--summary-json", summaries.get(i).toString()));
-        }
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!writers.stream().allMatch(w -> w.output().contains("share consumer(s) on")) && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
-        Thread.sleep(3000);
-        for (int i = 2; i < 6; i++) {
-            summaries.add(stack.path("kill-" + i + ".json"));
-            writers.add(writer(f, "kill-" + i, "--summary-json", summaries.get(i).toString()));
-        }
-        Thread.sleep(2000);
-        writers.get(0).kill();
-        writers.get(1).kill();
-        assertExact("share-kill", pts);
         List<JsonNode> survivors = stopAll(writers.subList(2, 6), summaries.subList(2, 6));
         long redelivered = survivors.stream().mapToLong(s -> s.get("share_redeliveries").asLong()).sum();
         long accepted = survivors.stream().mapToLong(s -> s.get("share_accepted").asLong()).sum();
-        System.err.printf("ShareGroupIT: kill -9 of 2 of 6: %d record(s) delivered again to the survivors%n", redelivered);
+        System.err.printf("ShareGroupIT: kill -9 of 2 of 6 after they wrote: %d record(s) delivered again to the survivors%n", redelivered);
         assertThat(redelivered).as("the killed members' records came again").isPositive();
         assertThat(accepted).as("the survivors accepted every record once").isEqualTo(f.records());
+    }
+
+    /**
+     * A member paused (SIGSTOP) past its records' locks while it held them: they go to another member; resumed, it
+     * forgets them instead of waiting for acknowledgements it can no longer give, and a SIGTERM stops it cleanly (exit
+     * 0). The loop's survivors that kept such records exited 1 "stopped with writes unfinished" after waiting the whole
+     * drain timeout.
+     */
+    @Test
+    void aMemberPausedPastTheLockGivesItsRecordsUpAndStopsCleanly() throws Exception {
+        List<SourcePoint> pts = pointsOf("share-pause");
+        Fixture f = stack.realInput("share-pause", 2, pts);
+        List<Path> summaries = List.of(stack.path("pause-0.json"), stack.path("pause-1.json"));
+        List<WriterProcess> writers = new ArrayList<>();
+        try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
+            proxy.mode(new FaultProxy.StoreThenStatus(503)); // it writes, never hears so: it holds its records
+            writers.add(writerTo(proxy.url(), f, "pause-0", true, "--summary-json", summaries.get(0).toString()));
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (proxy.faulted() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            signal("STOP", writers.get(0));
+            try {
+                writers.add(writer(f, "pause-1", "--summary-json", summaries.get(1).toString()));
+                Thread.sleep(15_000); // 2.5 locks of 6 s: its records go to pause-1
+            } finally {
+                signal("CONT", writers.get(0));
+            }
+            // resumed while its writes still fail: its next round renews the records it holds, and the broker refuses
+            // (their locks ran out); then its writes succeed, and what it still held would never be acknowledged
+            Thread.sleep(5000);
+            proxy.mode(new FaultProxy.Pass());
+            assertExact("share-pause", pts);
+            Thread.sleep(3000); // the resumed member's next rounds
+            long accepted = 0;
+            for (JsonNode s : stopAll(writers, summaries)) {
+                accepted += s.get("share_accepted").asLong();
+            }
+            // at least once: a resumed member was seen to count ACCEPTs of records the other member accepted too (50 of
+            // 10,140 in 2 of 3 runs; the client reported no failure for them)
+            assertThat(accepted).as("every record accepted").isGreaterThanOrEqualTo(f.records());
+            assertThat(writers.get(0).output()).contains("they are the group's again");
+        }
+    }
+
+    private static void signal(String name, WriterProcess w) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-" + name, Long.toString(w.pid())).inheritIO().start().waitFor()).isZero();
     }
 
     @Test

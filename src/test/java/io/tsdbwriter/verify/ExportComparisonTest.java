@@ -115,6 +115,8 @@ class ExportComparisonTest {
         assertThat(r.passed()).isFalse();
         assertThat(r.duplicateSamples()).isEqualTo(2);
         assertThat(r.foundSamples()).isEqualTo(8);
+        assertThat(r.summary()).as("FAILED with 0 missing says where repeats come from and what leaves one")
+                .contains("duplicate samples:  2 (", "-dedup.minScrapeInterval").endsWith("result: FAILED\n");
     }
 
     @Test

@@ -45,6 +45,8 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         /** Set once its processing began: from then on its samples may be in the TSDB's memory. */
         private volatile boolean started;
         private final Runnable onDone;
+        /** When a poll last returned it (epoch ms; the worker's poll thread only). */
+        long returnedMs;
 
         Delivery(ConsumerRecord<byte[], byte[]> record, Runnable onDone) {
             this.record = record;

@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -147,6 +148,7 @@ final class ShareWorker implements Runnable {
                 }
                 lockMs = c.acquisitionLockTimeoutMs().map(Integer::longValue).orElse(lockMs);
                 round(c, records, lockMs, false);
+                forgetExpired(lockMs);
                 rewriteAfterRestart();
             }
             drain(c, lockMs);
@@ -209,6 +211,7 @@ final class ShareWorker implements Runnable {
                 held.put(id, d);
                 queue.put(d);
             }
+            d.returnedMs = start;
             due.add(d);
             returned.add(r);
         }
@@ -216,12 +219,11 @@ final class ShareWorker implements Runnable {
         // a round waits for its records at most half the lock: those still pending are renewed then
         long renewBy = start + Math.max(50, lockMs / 2);
         awaitDone(due, renewBy);
-        int accepted = 0;
-        int rejected = 0;
-        int renewed = 0;
+        Map<TopicPartition, Acks> acks = new HashMap<>();
         for (int i = 0; i < due.size(); i++) {
             ShareRecordProcessor.Delivery d = due.get(i);
             ConsumerRecord<byte[], byte[]> current = returned.get(i);
+            Acks a = acks.computeIfAbsent(new TopicPartition(current.topic(), current.partition()), tp -> new Acks());
             if (d.done()) {
                 c.acknowledge(current, d.acknowledgement());
                 held.remove(RecordId.of(d.record));
@@ -229,23 +231,57 @@ final class ShareWorker implements Runnable {
                     unstored.addLast(d); // kept until stored: a TSDB restart before then writes it again
                 }
                 if (d.acknowledgement() == AcknowledgeType.REJECT) {
-                    rejected++;
+                    a.rejected++;
                 } else {
-                    accepted++;
+                    a.accepted++;
                 }
             } else {
                 c.acknowledge(current, AcknowledgeType.RENEW);
-                renewed++;
+                a.renewed.add(RecordId.of(current));
             }
         }
-        meters.shareAcknowledgements("accept", accepted);
-        meters.shareAcknowledgements("reject", rejected);
-        meters.shareAcknowledgements("renew", renewed);
         // every round's acknowledgements are committed here, RENEW included: left to the next poll, a renewal rides on a
         // ShareFetch that acquires further records, which poll does not return while renewed ones are outstanding —
         // they expire unseen and come again (kafka-clients 4.3 ShareConsumerImpl.collect). Committed, the renewed
         // records come back from the next poll without a fetch
-        commit(c);
+        java.util.Set<TopicPartition> failed = commit(c);
+        for (Map.Entry<TopicPartition, Acks> e : acks.entrySet()) {
+            Acks a = e.getValue();
+            if (!failed.contains(e.getKey())) { // counted once the broker took them: a failed ACCEPT comes again
+                meters.shareAcknowledgements("accept", a.accepted);
+                meters.shareAcknowledgements("reject", a.rejected);
+                meters.shareAcknowledgements("renew", a.renewed.size());
+            } else if (!a.renewed.isEmpty()) {
+                // a renewal refused (the lock ran out first, e.g. the process paused longer than it): the records are
+                // no longer this consumer's and never come back to its poll unless delivered to it again; kept as held
+                // they would never be acknowledged, and the stop would wait for them and call itself unclean
+                a.renewed.forEach(held::remove);
+                log.warn("{}: renewal of {} record(s) of {} refused: they are the group's again (delivered again, written again)",
+                        name, a.renewed.size(), e.getKey());
+            }
+        }
+    }
+
+    /**
+     * Forgets the held records no poll returned for two lock periods: only a returned record is renewed (at most half a
+     * lock after its return), so their locks ran out (the process paused, or a round outlasted the lock) and the group
+     * hands them to a member again. Kept, they would never be acknowledged and the stop would wait for them.
+     */
+    private void forgetExpired(long lockMs) {
+        long now = System.currentTimeMillis();
+        int before = held.size();
+        held.values().removeIf(d -> now - d.returnedMs > 2 * lockMs);
+        if (held.size() < before) {
+            log.warn("{}: {} held record(s) not returned by a poll for two lock periods ({} ms): their locks ran out, they are "
+                    + "the group's again (delivered again, written again)", name, before - held.size(), 2 * lockMs);
+        }
+    }
+
+    /** One round's acknowledgements of one partition. */
+    private static final class Acks {
+        int accepted;
+        int rejected;
+        final List<RecordId> renewed = new ArrayList<>();
     }
 
     /**
@@ -276,6 +312,7 @@ final class ShareWorker implements Runnable {
         for (Map.Entry<RecordId, ShareRecordProcessor.Delivery> e : held.entrySet()) {
             if (e.getValue().started()) {
                 ShareRecordProcessor.Delivery fresh = new ShareRecordProcessor.Delivery(e.getValue().record, this::signalDone);
+                fresh.returnedMs = e.getValue().returnedMs;
                 e.setValue(fresh);
                 queue.put(fresh);
                 again++;
@@ -312,20 +349,23 @@ final class ShareWorker implements Runnable {
         }
     }
 
-    private void commit(KafkaShareConsumer<byte[], byte[]> c) {
+    /** Commits the round's acknowledgements; the partitions whose commit failed (counted by the commit callback). */
+    private java.util.Set<TopicPartition> commit(KafkaShareConsumer<byte[], byte[]> c) {
         Map<TopicIdPartition, Optional<KafkaException>> result;
         try {
             result = c.commitSync();
         } catch (WakeupException e) {
             result = c.commitSync(); // the stop's wakeup, consumed here: the round's acknowledgements still go
         }
+        java.util.Set<TopicPartition> failed = new java.util.HashSet<>();
         for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : result.entrySet()) {
             if (e.getValue().isPresent()) {
-                meters.shareAcknowledgements("failed", 1);
+                failed.add(e.getKey().topicPartition());
                 log.warn("{}: acknowledgements of {} not committed ({}): its records are delivered again (written twice: "
                         + "harmless for a TSDB that deduplicates)", name, e.getKey(), e.getValue().get().toString());
             }
         }
+        return failed;
     }
 
     /**
@@ -343,6 +383,7 @@ final class ShareWorker implements Runnable {
                 continue; // the stop's own wakeup
             }
             round(c, records, Math.min(lockMs, 2 * Math.max(100, deadline - System.currentTimeMillis())), true);
+            forgetExpired(lockMs);
             rewriteAfterRestart();
         }
     }

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class FaultProxy implements AutoCloseable {
 
     /** What the proxy does with an import request. */
-    public sealed interface Mode permits Pass, Status, Slow, RejectContaining, Delay, RejectLabel {
+    public sealed interface Mode permits Pass, Status, Slow, RejectContaining, Delay, RejectLabel, StoreThenStatus {
     }
 
     /** Forward unchanged. */
@@ -56,6 +56,13 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Forward every import request after holding it for {@code delay} (a slow but healthy VictoriaMetrics). */
     public record Delay(Duration delay) implements Mode {
+    }
+
+    /**
+     * Forward every import request (VictoriaMetrics stores it), then answer {@code code} instead of its answer: a writer
+     * that has written but never hears so (a lost acknowledgement), counted as faulted.
+     */
+    public record StoreThenStatus(int code) implements Mode {
     }
 
     private final HttpServer server;
@@ -167,6 +174,11 @@ public final class FaultProxy implements AutoCloseable {
                     passed.incrementAndGet();
                     forward(ex, body);
                 }
+                case StoreThenStatus st -> {
+                    faulted.incrementAndGet();
+                    forwardOnly(ex, body);
+                    send(ex, st.code(), ("stored, answered " + st.code() + "\n").getBytes());
+                }
                 case Pass p -> {
                     if (isImport) {
                         passed.incrementAndGet();
@@ -190,6 +202,29 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     private void forward(HttpExchange ex, byte[] body) throws IOException {
+        try {
+            HttpResponse<byte[]> resp = client.send(request(ex, body), HttpResponse.BodyHandlers.ofByteArray());
+            send(ex, resp.statusCode(), resp.body());
+        } catch (IOException e) {
+            send(ex, 502, ("proxy: " + e.getMessage() + "\n").getBytes());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            send(ex, 502, "proxy interrupted\n".getBytes());
+        }
+    }
+
+    /** Sends the request on to the target and drops its answer (the caller answers). */
+    private void forwardOnly(HttpExchange ex, byte[] body) {
+        try {
+            client.send(request(ex, body), HttpResponse.BodyHandlers.discarding());
+        } catch (IOException e) {
+            // not stored: the writer hears the caller's answer either way
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private HttpRequest request(HttpExchange ex, byte[] body) {
         HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(target + ex.getRequestURI()))
                 .timeout(Duration.ofSeconds(60))
                 .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
@@ -203,15 +238,7 @@ public final class FaultProxy implements AutoCloseable {
                 req.header(h, v);
             }
         }
-        try {
-            HttpResponse<byte[]> resp = client.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
-            send(ex, resp.statusCode(), resp.body());
-        } catch (IOException e) {
-            send(ex, 502, ("proxy: " + e.getMessage() + "\n").getBytes());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            send(ex, 502, "proxy interrupted\n".getBytes());
-        }
+        return req.build();
     }
 
     private void inject(HttpExchange ex, int status, byte[] body) throws IOException {
