@@ -93,7 +93,7 @@ class ShareKillLoopIT {
             event(events, "vm started again");
             List<String> verifyArgs = new ArrayList<>(List.of("verify", "--instance", Scenario.INSTANCE, "--product-key", "node",
                     "--time-multiplier", Integer.toString(M), "--instance-multiplier", Integer.toString(N), "--vm-url", vm.url(),
-                    "--wait", "120s"));
+                    "--wait", "120s", "--keep-timestamps")); // the records carry the scrapes' own times
             files.forEach(p -> verifyArgs.add(p.toString()));
             WriterProcess verify = WriterProcess.start(dir.resolve("verify.log"), verifyArgs);
             int verifyExit = verify.waitFor(Duration.ofMinutes(4));

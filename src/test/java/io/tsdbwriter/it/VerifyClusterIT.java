@@ -56,7 +56,8 @@ class VerifyClusterIT {
     private static WriterProcess verify(String name, String vmUrl, String key, int n, String... more) {
         List<String> a = new ArrayList<>(List.of("verify", "--vm-url", vmUrl, "--match", "{productKey=\"" + key + "\"}",
                 "--time-multiplier", Integer.toString(M), "--instance-multiplier", Integer.toString(n),
-                "--instance", Scenario.INSTANCE, "--product-key", key));
+                "--instance", Scenario.INSTANCE, "--product-key", key,
+                "--keep-timestamps")); // the scenario produced the scrapes at their own times
         a.addAll(Arrays.asList(more));
         NodeExporterFiles.all().forEach(p -> a.add(p.toString()));
         WriterProcess v = stack.writer(name, a);
