@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +19,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -351,21 +349,7 @@ final class ShareWorker implements Runnable {
 
     /** Commits the round's acknowledgements; the partitions whose commit failed (counted by the commit callback). */
     private java.util.Set<TopicPartition> commit(KafkaShareConsumer<byte[], byte[]> c) {
-        Map<TopicIdPartition, Optional<KafkaException>> result;
-        try {
-            result = c.commitSync();
-        } catch (WakeupException e) {
-            result = c.commitSync(); // the stop's wakeup, consumed here: the round's acknowledgements still go
-        }
-        java.util.Set<TopicPartition> failed = new java.util.HashSet<>();
-        for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : result.entrySet()) {
-            if (e.getValue().isPresent()) {
-                failed.add(e.getKey().topicPartition());
-                log.warn("{}: acknowledgements of {} not committed ({}): its records are delivered again (written twice: "
-                        + "harmless for a TSDB that deduplicates)", name, e.getKey(), e.getValue().get().toString());
-            }
-        }
-        return failed;
+        return ShareCommits.commit(c, name, log);
     }
 
     /**
