@@ -16,6 +16,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import io.tsdbwriter.produce.BundledScrapes;
+import io.tsdbwriter.write.Output;
+import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.WriteTarget;
 
 /**
@@ -232,30 +234,12 @@ public final class CapacityCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
-        List<String> outputArgs = switch (output) {
-            case "import" -> {
-                if (remoteWriteUrl != null) {
-                    throw bad("--remote-write-url needs --output remote-write");
-                }
-                yield List.of();
-            }
-            case "remote-write" -> {
-                if (remoteWriteUrl == null) {
-                    throw bad("--output remote-write needs --remote-write-url URL");
-                }
-                if (!remoteWriteVersion.equals("1") && !remoteWriteVersion.equals("2")) {
-                    throw bad("--remote-write-version must be 1 or 2, got '" + remoteWriteVersion + "'");
-                }
-                try {
-                    WriteTarget.remoteWrite(remoteWriteUrl);
-                } catch (IllegalArgumentException e) {
-                    throw bad(e.getMessage());
-                }
-                yield List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl,
-                        "--remote-write-version", remoteWriteVersion);
-            }
-            default -> throw bad("--output must be import or remote-write, got '" + output + "'");
-        };
+        List<String> outputArgs;
+        try {
+            outputArgs = outputArgs(Output.parse(output), RemoteWriteVersion.parse(remoteWriteVersion));
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
         SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
         Path jar = writers.jar(spec);
         List<String> java = WriterProcessOptions.javaCommand();
@@ -275,6 +259,21 @@ public final class CapacityCommand implements Callable<Integer> {
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
                 timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
         return new CapacitySearch(settings, System.out).run();
+    }
+
+    /** The writers' protocol flags: none for the import API; the URL (checked as run checks it) and version for remote write. */
+    private List<String> outputArgs(Output out, RemoteWriteVersion version) {
+        if (out == Output.IMPORT) {
+            if (remoteWriteUrl != null) {
+                throw new IllegalArgumentException("--remote-write-url needs --output remote-write");
+            }
+            return List.of();
+        }
+        if (remoteWriteUrl == null) {
+            throw new IllegalArgumentException("--output remote-write needs --remote-write-url URL");
+        }
+        WriteTarget.remoteWrite(remoteWriteUrl);
+        return List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl, "--remote-write-version", version.flag());
     }
 
     /** {@code 99%}, {@code 99.5%} or {@code 0.99} → a ratio in (0, 1]. */

@@ -73,7 +73,7 @@ class CapacityCommandTest {
         assertUsageError(execute("capacity", "--remote-write-url", "http://prom:9090/api/v1/write"),
                 "--remote-write-url needs --output remote-write");
         assertUsageError(execute("capacity", "--output", "remote-write", "--remote-write-url", "http://prom:9090/api/v1/write",
-                "--remote-write-version", "3"), "--remote-write-version must be 1 or 2");
+                "--remote-write-version", "3"), "--remote-write-version must be 1 (prometheus.WriteRequest) or 2");
         assertUsageError(execute("capacity", "--output", "remote-write", "--remote-write-url", "prom:9090"), "prom:9090");
         assertUsageError(execute("capacity", "--output", "graphite"), "--output must be import or remote-write");
     }
