@@ -30,10 +30,13 @@ import io.tsdbwriter.capacity.Bottleneck;
  * @param verdict            what bound the step
  * @param lost               samples the writer did not write after the step's drain (expected − written over the whole step)
  * @param producedPoints     points the producer sent (and Kafka acknowledged) over the whole step
+ * @param reads              the read load's figures in the window, or null when the step ran no read load
+ * @param series             the series figures in the window, or null when not measured
  */
 public record CapacityStep(int index, boolean refine, int timeMultiplier, double inputPointsPerSecond, double expectedPerMinute,
                            double writtenPerMinute, double efficiency, double p50Seconds, double p99Seconds, double permitWaitMs,
                            double lagStart, double lagEnd, boolean lagGrowing, double writerCpuCores, double targetCpuCores,
                            double targetCores, double insertsCurrent, double insertsCapacity, double loadAverage, boolean passed,
-                           Bottleneck.Verdict verdict, long lost, long producedPoints) {
+                           Bottleneck.Verdict verdict, long lost, long producedPoints, StepReads reads,
+                           StepSeries series) {
 }

@@ -22,7 +22,7 @@ class StepClimbTest {
         Bottleneck.Verdict verdict = new Bottleneck.Verdict(passed ? Bottleneck.Resource.INPUT : Bottleneck.Resource.TARGET_CPU,
                 passed ? "keeping up" : "target busy", "", List.of(), "-");
         return new CapacityStep(index, refine, m, 1000, 60_000.0 * m, 60_000.0 * m, 1, 0.01, 0.02, 0, 0, 0, false, 0.1, 0.1, 2,
-                0, 8, 0.5, passed, verdict, 0, 60_000);
+                0, 8, 0.5, passed, verdict, 0, 60_000, null, null);
     }
 
     /** A search by M at 1,000 points/s and N whose steps pass while {@code passes} says so. */
