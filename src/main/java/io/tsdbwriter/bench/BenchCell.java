@@ -77,7 +77,7 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
 
     /** The batch shape this cell writes (what its ceiling is measured for). */
     public Shape shape() {
-        return new Shape(timeMultiplier, instanceMultiplier);
+        return new Shape(timeMultiplier, instanceMultiplier, output, remoteWrite() ? receiver : null);
     }
 
     /** {@code async P=3 M=12 N=1}. */
@@ -86,14 +86,28 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
     }
 
     /**
-     * The shape of the import requests of a cell: M samples per line, N lines per source point. The ceiling is
-     * measured once per shape.
+     * The shape of a cell's requests: M samples per series, N series per source point, in the cell's protocol to its
+     * receiver. The ceiling is measured once per shape, in the same protocol to the same receiver, so a remote write
+     * cell is compared with what its receiver ingests of pre-serialized remote write requests, not import bodies.
+     *
+     * @param output   {@code import}, {@code remote-write} or {@code remote-write-2} (as {@link BenchCell#output})
+     * @param receiver the remote write URL, or null for import and for the runner's default receiver
      */
-    public record Shape(int timeMultiplier, int instanceMultiplier) {
+    public record Shape(int timeMultiplier, int instanceMultiplier, String output, String receiver) {
 
-        /** {@code M=12 N=1}. */
+        /** An import shape. */
+        public Shape(int timeMultiplier, int instanceMultiplier) {
+            this(timeMultiplier, instanceMultiplier, "import", null);
+        }
+
+        /** True for either remote write version. */
+        public boolean remoteWrite() {
+            return output.startsWith("remote-write");
+        }
+
+        /** {@code M=12 N=1}, then the protocol when it is not import: {@code M=12 N=1 remote-write}. */
         public String label() {
-            return "M=" + timeMultiplier + " N=" + instanceMultiplier;
+            return "M=" + timeMultiplier + " N=" + instanceMultiplier + (remoteWrite() ? " " + output : "");
         }
     }
 }

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Function;
 import java.util.Locale;
 import java.util.OptionalInt;
 import io.tsdbwriter.config.KafkaClientConfig;
@@ -81,7 +82,13 @@ public final class BenchRunner {
                 topicBytes = kafka.logBytes(s.topic());
                 progress("backlog: %,d bytes in the topic's log (the denominator of each cell's bytes fetched)", topicBytes);
             }
-            CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax(), security);
+            Function<BenchCell.Shape, CeilingMeter> meters = shape -> {
+                if (!shape.remoteWrite()) {
+                    return new CeilingMeter(endpoint, vm, s.settleMax(), security);
+                }
+                WriteTarget receiver = WriteTarget.remoteWrite(shape.receiver() != null ? shape.receiver() : s.remoteWriteUrl());
+                return new CeilingMeter(receiver, new VmProbe(client.http(), receiver), s.settleMax(), security);
+            };
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
                     s.cellTimeout(), s.settleMax(), s.remoteWriteUrl()), vm,
@@ -91,7 +98,7 @@ public final class BenchRunner {
             int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));
             int done = 0;
             for (BenchCell.Shape shape : BenchGrid.shapes(s.cells())) {
-                CeilingResult c = ceiling(meter, shape, permits);
+                CeilingResult c = ceiling(meters.apply(shape), shape, permits);
                 ceilings.add(c);
                 for (BenchCell cell : s.cells()) {
                     if (!cell.shape().equals(shape)) {
@@ -120,10 +127,13 @@ public final class BenchRunner {
         }
     }
 
-    /** The shape's ceiling: VictoriaMetrics alone ingesting pre-serialized bodies of the shape, {@code permits} at once. */
+    /**
+     * The shape's ceiling: its receiver alone ingesting pre-serialized bodies of the shape in the shape's protocol,
+     * {@code permits} at once.
+     */
     private CeilingResult ceiling(CeilingMeter meter, BenchCell.Shape shape, int permits) throws IOException, InterruptedException {
-        progress("ceiling %s: serializing up to %d MiB of import bodies (%d samples each) ...", shape.label(),
-                s.ceilingPoolBytes() >> 20, s.batchSamples());
+        progress("ceiling %s: serializing up to %d MiB of %s bodies (%d samples each) ...", shape.label(),
+                s.ceilingPoolBytes() >> 20, shape.output(), s.batchSamples());
         List<CeilingMeter.Body> bodies = CeilingMeter.serialize(s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(),
                 s.ceilingPoolBytes());
         progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"

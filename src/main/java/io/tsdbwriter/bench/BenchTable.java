@@ -39,7 +39,7 @@ public final class BenchTable {
             for (CeilingResult c : ceilings) {
                 if (c.shape().equals(shape)) {
                     ceiling = c;
-                    rows.add(List.of("ceiling (C=" + c.concurrency() + ")", "–", Integer.toString(shape.timeMultiplier()),
+                    rows.add(List.of("ceiling" + (shape.remoteWrite() ? " " + shape.output() : "") + " (C=" + c.concurrency() + ")", "–", Integer.toString(shape.timeMultiplier()),
                             Integer.toString(shape.instanceMultiplier()), "–", count(c.perMinute()), "–", "–",
                             decimal(c.vmCpuPerMillion(), 2), "–", "–", "100%"));
                 }
@@ -103,7 +103,7 @@ public final class BenchTable {
         StringBuilder b = new StringBuilder(String.join(",", CSV_HEADER)).append('\n');
         for (CeilingResult c : ceilings) {
             BenchCell.Shape s = c.shape();
-            csvLine(b, List.of("ceiling", "preserialized", "", Integer.toString(s.timeMultiplier()), Integer.toString(s.instanceMultiplier()),
+            csvLine(b, List.of("ceiling", "preserialized" + (s.remoteWrite() ? " " + s.output() : ""), "", Integer.toString(s.timeMultiplier()), Integer.toString(s.instanceMultiplier()),
                     "", "", "", Long.toString(c.samples()), raw(c.seconds()), "", raw(c.perMinute()), "", "", raw(c.vmCpuSeconds()), "",
                     raw(c.vmCpuPerMillion()), "", "", raw(c.perMinute()), "1", "", "", "", Integer.toString(c.concurrency()),
                     raw(c.clientCpuPerMillion())));

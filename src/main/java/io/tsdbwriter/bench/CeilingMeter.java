@@ -6,7 +6,14 @@ import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.encode.SampleEncoder;
+import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
+import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
+import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.write.Output;
+import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WriteOutcome;
@@ -20,11 +27,13 @@ import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 
 /**
- * Measures the ceiling of a batch shape: VictoriaMetrics ingesting import bodies that were serialized beforehand
- * with the writer's own code path ({@link PointAmplifier} → {@link ImportLineEncoder}, cut every
- * {@code batchSamples} samples exactly as the writer cuts its batches), posted with the writer's HTTP client
- * ({@link WriteClient}) from as many concurrent requests as the writer has write permits. The client does
- * nothing else, so what limits it is VictoriaMetrics (and the machine).
+ * Measures the ceiling of a batch shape: the receiver ingesting requests that were serialized beforehand with the
+ * writer's own code path ({@link PointAmplifier} → the shape's encoder: {@link ImportLineEncoder} for import,
+ * {@link RemoteWriteEncoder} for remote write, its 2.0 request built by {@link RemoteWrite2Request#fromV1} — cut every
+ * {@code batchSamples} samples exactly as the writer cuts its batches, and compressed as the writer compresses them,
+ * all before the window), posted with the writer's HTTP client ({@link WriteClient}, the protocol's headers) from as
+ * many concurrent requests as the writer has write permits. The client does nothing else, so what limits it is the
+ * receiver (and the machine).
  *
  * <p>The bodies come from the start of the same feed the backlog holds, up to {@code poolBytes}; the client cycles
  * through them (a repeated body is ingested again in full: VictoriaMetrics deduplicates only when it merges).
@@ -42,7 +51,11 @@ final class CeilingMeter {
         this(endpoint, vm, settleMax, HttpClientSecurity.of(HttpAuthConfig.NONE));
     }
 
-    /** @param security authentication and TLS of the ceiling's requests (the writers' settings) */
+    /**
+     * @param endpoint where the bodies go (the import URL, or the remote write receiver of a remote write shape)
+     * @param vm       the receiver's {@code /metrics} (its CPU, and when it has settled)
+     * @param security authentication and TLS of the ceiling's requests (the writers' settings)
+     */
     CeilingMeter(WriteTarget endpoint, VmProbe vm, Duration settleMax, HttpClientSecurity security) {
         this.security = security;
         this.endpoint = endpoint;
@@ -54,10 +67,15 @@ final class CeilingMeter {
     record Body(ByteBuf bytes, int samples) {
     }
 
-    /** Serializes the feed's first points into bodies of {@code batchSamples} samples, up to {@code poolBytes} in all. */
+    /**
+     * Serializes the feed's first points into bodies of {@code batchSamples} samples in the shape's protocol (a
+     * remote write body here is the 1.0 message, uncompressed: {@link #measure} prepares it as the writer does), up to
+     * {@code poolBytes} in all.
+     */
     static List<Body> serialize(Iterator<SourcePoint> points, BenchCell.Shape shape, long sourceIntervalMs, int batchSamples, long poolBytes) {
         AmplificationPlan plan = new AmplificationPlan(shape.timeMultiplier(), shape.instanceMultiplier(), sourceIntervalMs);
-        PointAmplifier amplifier = new PointAmplifier(1 << 20, new ImportLineEncoder(plan), 1_000_000);
+        SampleEncoder encoder = shape.remoteWrite() ? new RemoteWriteEncoder(plan) : new ImportSampleEncoder(new ImportLineEncoder(plan));
+        PointAmplifier amplifier = new PointAmplifier(1 << 20, encoder, new SeriesCache(1_000_000));
         List<Body> bodies = new ArrayList<>();
         long total = 0;
         ByteBuf buf = new ByteBuf(1 << 20);
@@ -98,21 +116,28 @@ final class CeilingMeter {
         if (bodies.isEmpty()) {
             throw new IllegalArgumentException("no bodies to post");
         }
-        try (WriteClient client = new WriteClient(Duration.ofSeconds(90), concurrency, false, security)) {
+        Output output = shape.remoteWrite() ? Output.REMOTE_WRITE : Output.IMPORT;
+        RemoteWriteVersion version = "remote-write-2".equals(shape.output()) ? RemoteWriteVersion.V2 : RemoteWriteVersion.V1;
+        try (WriteClient client = new WriteClient(Duration.ofSeconds(90), concurrency, false, output, security, version,
+                RemoteWrite2Request::fromV1)) {
+            List<WriteClient.Payload> payloads = new ArrayList<>(bodies.size());
+            for (Body b : bodies) {
+                payloads.add(client.prepare(b.bytes(), b.samples())); // kept (never released): sent many times
+            }
             AtomicLong next = new AtomicLong();
             run(concurrency, () -> {
                 long i;
                 while ((i = next.getAndIncrement()) < bodies.size()) {
-                    client.post(endpoint, bodies.get((int) i).bytes(), null);
+                    client.post(endpoint, payloads.get((int) i));
                 }
             });
             vm.settle(settleMax);
-            return measure(client, shape, bodies, concurrency, window);
+            return measure(client, shape, bodies, payloads, concurrency, window);
         }
     }
 
-    private CeilingResult measure(WriteClient client, BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window)
-            throws IOException, InterruptedException {
+    private CeilingResult measure(WriteClient client, BenchCell.Shape shape, List<Body> bodies, List<WriteClient.Payload> payloads,
+                                  int concurrency, Duration window) throws IOException, InterruptedException {
         AtomicLong next = new AtomicLong();
         AtomicLong samples = new AtomicLong();
         AtomicLong requests = new AtomicLong();
@@ -125,8 +150,9 @@ final class CeilingMeter {
         long stopAt = start + window.toNanos();
         run(concurrency, () -> {
             while (System.nanoTime() < stopAt) {
-                Body b = bodies.get((int) (next.getAndIncrement() % bodies.size()));
-                WriteOutcome o = client.post(endpoint, b.bytes(), null);
+                int i = (int) (next.getAndIncrement() % bodies.size());
+                Body b = bodies.get(i);
+                WriteOutcome o = client.post(endpoint, payloads.get(i));
                 if (o.isSuccess()) {
                     samples.addAndGet(b.samples());
                     requests.incrementAndGet();

@@ -53,6 +53,16 @@ class BenchGridTest {
     }
 
     @Test
+    void importAndRemoteWriteCellsOfOneMAndNHaveACeilingEachInTheirOwnProtocol() {
+        List<BenchCell> cells = List.of(new BenchCell(3, 12, 1, "async"), new BenchCell(3, 12, 1, "async", "remote-write"),
+                new BenchCell(3, 12, 1, "async", "remote-write-2"), new BenchCell(6, 12, 1, "async", "remote-write"));
+
+        assertThat(BenchGrid.shapes(cells)).containsExactly(new BenchCell.Shape(12, 1),
+                new BenchCell.Shape(12, 1, "remote-write", null), new BenchCell.Shape(12, 1, "remote-write-2", null));
+        assertThat(BenchGrid.shapes(cells).get(1).label()).isEqualTo("M=12 N=1 remote-write");
+    }
+
+    @Test
     void shareCellsFollowTheCellsOfTheFirstParallelismOncePerProcessCount() {
         List<BenchCell> cells = BenchGrid.withShareCells(BenchGrid.cells(List.of(3, 6), List.of(1, 12), List.of(1), List.of("async")),
                 List.of(1, 3, 6), 2);
