@@ -47,6 +47,36 @@ class RemoteWrite2RequestTest {
         assertThat(v2.length()).as("labels as references: fewer bytes than 1.0").isLessThan(v1.length());
     }
 
+    /**
+     * The request has the shape Prometheus' own 2.0 sender builds for the same samples (v0.316.0,
+     * {@code storage/remote/queue_manager.go} populateV2TimeSeries, {@code writev2.SymbolsTable}): one table per
+     * request with "" at 0, each string once, in the order of first use walking the series in order and each series'
+     * labels name then value ({@code SymbolizeLabels}); one {@code TimeSeries} per source {@code TimeSeries}, its
+     * references in label order (sorted by name). The one difference: Prometheus writes an empty {@code metadata}
+     * (field 5, type unknown, refs 0) in every series, which a receiver decodes exactly as the absent field we send.
+     */
+    @Test
+    void symbolsAndSeriesAreInTheOrderOfPrometheusOwnSender() throws Exception {
+        ByteBuf v1 = v1Body(new AmplificationPlan(2, 4, 60_000), 12);
+        List<Series> source = RemoteWriteBodies.decode(Arrays.copyOf(v1.array(), v1.length()));
+        List<String> prometheusSymbols = new java.util.ArrayList<>(List.of(""));
+        for (Series s : source) {
+            for (RemoteWriteBodies.Label l : s.labels()) {
+                if (!prometheusSymbols.contains(l.name())) {
+                    prometheusSymbols.add(l.name());
+                }
+                if (!prometheusSymbols.contains(l.value())) {
+                    prometheusSymbols.add(l.value());
+                }
+            }
+            assertThat(s.labels()).isSortedAccordingTo(java.util.Comparator.comparing(RemoteWriteBodies.Label::name));
+        }
+        ByteBuf v2 = RemoteWrite2Request.fromV1(v1.array(), v1.length());
+        RemoteWriteBodies.V2Request got = RemoteWriteBodies.decodeV2(Arrays.copyOf(v2.array(), v2.length()));
+        assertThat(got.symbols()).isEqualTo(prometheusSymbols);
+        assertThat(got.series()).isEqualTo(source);
+    }
+
     @Test
     void anEmptyBodyIsAnEmptyRequestAndABrokenOneIsRefused() {
         assertThat(RemoteWrite2Request.fromV1(new byte[0], 0).length()).isZero();
