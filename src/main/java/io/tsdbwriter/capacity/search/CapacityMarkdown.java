@@ -3,7 +3,7 @@ package io.tsdbwriter.capacity.search;
 import java.util.List;
 
 /**
- * {@value CapacityPage#MARKDOWN_FILE}: the content of the HTML page ({@link CapacityPage}) as Markdown text and one table,
+ * {@value CapacityPage#MARKDOWN_FILE}: the content of the HTML page ({@link CapacityPage}) as Markdown text and tables,
  * the chart as a link to the PNG of {@code --chart} when one is drawn. Text from the run (reasons, labels) is escaped so
  * it renders as text: {@code < > &} as character references, {@code |} and line breaks kept out of the table's cells;
  * the command line is a fenced code block. Stateless; thread-safe.
@@ -33,25 +33,26 @@ final class CapacityMarkdown {
         } else {
             b.append("The chart is in ").append(CapacityPage.HTML_FILE).append(" (and a PNG with --chart).\n\n");
         }
-        b.append("## Steps\n\n");
-        List<CapacityPage.Column> columns = CapacityPage.columns(r.steps());
-        b.append('|');
-        for (CapacityPage.Column c : columns) {
-            b.append(' ').append(cell(c.head())).append(" |");
-        }
-        b.append("\n|");
-        for (int i = 0; i < columns.size(); i++) {
-            b.append(i == 0 ? " --- |" : " ---: |");
-        }
-        b.append('\n');
-        for (CapacityStep s : r.steps()) {
-            b.append('|');
-            for (CapacityPage.Column c : columns) {
-                b.append(' ').append(cell(c.cell().apply(s))).append(" |");
+        for (CapacityPage.Table t : CapacityPage.tables(r.steps())) {
+            b.append("## ").append(t.title()).append("\n\n|");
+            for (CapacityPage.Column c : t.columns()) {
+                b.append(' ').append(cell(c.head())).append(" |");
+            }
+            b.append("\n|");
+            for (int i = 0; i < t.columns().size(); i++) {
+                b.append(i == 0 ? " --- |" : " ---: |");
+            }
+            b.append('\n');
+            for (CapacityStep s : r.steps()) {
+                b.append('|');
+                for (CapacityPage.Column c : t.columns()) {
+                    b.append(' ').append(cell(c.cell().apply(s))).append(" |");
+                }
+                b.append('\n');
             }
             b.append('\n');
         }
-        b.append('\n').append(text(CapacityPage.NOTE)).append("\n\n");
+        b.append(text(CapacityPage.NOTE)).append("\n\n");
         b.append("Each step's verdict:\n\n");
         for (CapacityStep s : r.steps()) {
             b.append("- step ").append(CapacityPage.stepName(s)).append(": ").append(text(s.verdict().toString())).append('\n');

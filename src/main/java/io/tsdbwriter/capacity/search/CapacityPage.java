@@ -37,8 +37,12 @@ public final class CapacityPage {
     public record Run(String machine, String commandLine, int instanceMultiplier, Path chartPng) {
     }
 
-    /** One column of the steps' table: its head and a step's cell as plain text. */
+    /** One column of a steps' table: its head and a step's cell as plain text. */
     record Column(String head, Function<CapacityStep, String> cell) {
+    }
+
+    /** One table of the steps: its element id, its heading, its columns (one row per step). */
+    record Table(String id, String title, List<Column> columns) {
     }
 
     private CapacityPage() {
@@ -80,21 +84,23 @@ public final class CapacityPage {
         b.append("</dl>\n<p id=\"lost\">").append(escape(lost(r))).append("</p>\n</section>\n");
         b.append("<section id=\"chart\">\n<h2>").append(escape(chartTitle(r.steps()))).append("</h2>\n")
                 .append(CapacitySvg.svg(r.steps(), r.capacityPerMinute())).append("</section>\n");
-        b.append("<section id=\"steps\">\n<h2>Steps</h2>\n<table>\n<thead><tr>");
-        List<Column> columns = columns(r.steps());
-        for (Column c : columns) {
-            b.append("<th>").append(escape(c.head())).append("</th>");
-        }
-        b.append("</tr></thead>\n<tbody>\n");
-        for (CapacityStep s : r.steps()) {
-            b.append("<tr id=\"step-").append(escape(stepName(s))).append("\" class=\"").append(s.passed() ? "pass" : "fail")
-                    .append("\" title=\"").append(escape(s.verdict().toString())).append("\">");
-            for (Column c : columns) {
-                b.append("<td>").append(escape(c.cell().apply(s))).append("</td>");
+        for (Table t : tables(r.steps())) {
+            b.append("<section id=\"").append(t.id()).append("\">\n<h2>").append(escape(t.title())).append("</h2>\n<table>\n<thead><tr>");
+            for (Column c : t.columns()) {
+                b.append("<th>").append(escape(c.head())).append("</th>");
             }
-            b.append("</tr>\n");
+            b.append("</tr></thead>\n<tbody>\n");
+            for (CapacityStep s : r.steps()) {
+                b.append("<tr id=\"").append(t.id()).append('-').append(escape(stepName(s))).append("\" class=\"")
+                        .append(s.passed() ? "pass" : "fail").append("\" title=\"").append(escape(s.verdict().toString())).append("\">");
+                for (Column c : t.columns()) {
+                    b.append("<td>").append(escape(c.cell().apply(s))).append("</td>");
+                }
+                b.append("</tr>\n");
+            }
+            b.append("</tbody>\n</table>\n</section>\n");
         }
-        b.append("</tbody>\n</table>\n<p class=\"note\">").append(escape(NOTE)).append("</p>\n</section>\n");
+        b.append("<p class=\"note\">").append(escape(NOTE)).append("</p>\n");
         b.append("<section id=\"run\">\n<h2>Run</h2>\n<dl>\n<dt>machine</dt><dd id=\"machine\">").append(escape(run.machine()))
                 .append("</dd>\n<dt>reproduce</dt><dd><code id=\"command\">").append(escape(run.commandLine()))
                 .append("</code></dd>\n</dl>\n</section>\n</body>\n</html>\n");
@@ -159,11 +165,13 @@ public final class CapacityPage {
     }
 
     /**
-     * The steps' table: the ingestion columns, then the read load's when a step carries {@link StepReads}, then the
-     * series' when a step carries {@link StepSeries} (a step without them shows {@code –}).
+     * The steps' tables: ingestion (id {@code steps}); the read load's when a step carries {@link StepReads} (id
+     * {@code reads}); the series' when a step carries {@link StepSeries} (id {@code series}). A step without reads or
+     * series figures shows {@code –} in those tables.
      */
-    static List<Column> columns(List<CapacityStep> steps) {
-        List<Column> c = new ArrayList<>(List.of(
+    static List<Table> tables(List<CapacityStep> steps) {
+        List<Table> tables = new ArrayList<>();
+        tables.add(new Table("steps", "Steps", List.of(
                 new Column("step", CapacityPage::stepName),
                 new Column("M", s -> Integer.toString(s.timeMultiplier())),
                 new Column("points/s in", s -> count(s.inputPointsPerSecond())),
@@ -173,30 +181,38 @@ public final class CapacityPage {
                 new Column("write p99 s", s -> dec(s.p99Seconds(), 3)),
                 new Column("lag records", s -> String.format(Locale.ROOT, "%.0f → %.0f%s", s.lagStart(), s.lagEnd(), s.lagGrowing() ? " growing" : "")),
                 new Column("writer CPU cores", s -> dec(s.writerCpuCores(), 2)),
-                new Column("TSDB CPU cores", s -> dec(s.targetCpuCores(), 2) + " of " + dec(s.targetCores(), 0))));
+                new Column("TSDB CPU cores", s -> dec(s.targetCpuCores(), 2) + " of " + dec(s.targetCores(), 0)),
+                new Column("passed", s -> s.passed() ? "yes" : "NO"),
+                new Column("limited by", s -> s.verdict().resource().label()))));
         if (steps.stream().anyMatch(s -> s.reads() != null)) {
-            c.add(new Column("queries/s offered", s -> s.reads() == null ? NONE : dec(s.reads().offeredPerSecond(), 1)));
-            c.add(new Column("queries/s answered", s -> s.reads() == null ? NONE : dec(s.reads().donePerSecond(), 1)));
-            c.add(new Column("query p50 s", s -> s.reads() == null ? NONE : dec(s.reads().p50Seconds(), 3)));
-            c.add(new Column("query p99 s", s -> s.reads() == null ? NONE : dec(s.reads().p99Seconds(), 3)));
-            c.add(new Column("query errors", s -> s.reads() == null ? NONE : Long.toString(s.reads().errors())));
-            c.add(new Column("query timeouts", s -> s.reads() == null ? NONE : Long.toString(s.reads().timeouts())));
+            tables.add(new Table("reads", "Read load", List.of(
+                    new Column("step", CapacityPage::stepName),
+                    new Column("queries/s offered", s -> s.reads() == null ? NONE : dec(s.reads().offeredPerSecond(), 1)),
+                    new Column("queries/s answered", s -> s.reads() == null ? NONE : dec(s.reads().donePerSecond(), 1)),
+                    new Column("query p50 s", s -> s.reads() == null ? NONE : dec(s.reads().p50Seconds(), 3)),
+                    new Column("query p90 s", s -> s.reads() == null ? NONE : dec(s.reads().p90Seconds(), 3)),
+                    new Column("query p99 s", s -> s.reads() == null ? NONE : dec(s.reads().p99Seconds(), 3)),
+                    new Column("query errors", s -> s.reads() == null ? NONE : Long.toString(s.reads().errors())),
+                    new Column("query timeouts", s -> s.reads() == null ? NONE : Long.toString(s.reads().timeouts())),
+                    new Column("selects", s -> s.reads() == null ? NONE
+                            : dec(s.reads().selectsCurrent(), 1) + " of " + dec(s.reads().selectsCapacity(), 0)))));
         }
         if (steps.stream().anyMatch(s -> s.series() != null)) {
-            c.add(new Column("active series", s -> s.series() == null ? NONE : count(s.series().activeSeries())));
-            c.add(new Column("new series/s", s -> s.series() == null ? NONE : dec(s.series().createdPerSecond(), 1)));
-            c.add(new Column("slow inserts/s", s -> s.series() == null ? NONE : dec(s.series().slowInsertsPerSecond(), 1)));
-            c.add(new Column("cache misses/s", s -> s.series() == null ? NONE : dec(s.series().cacheMissesPerSecond(), 1)));
+            tables.add(new Table("series", "Series", List.of(
+                    new Column("step", CapacityPage::stepName),
+                    new Column("active series", s -> s.series() == null ? NONE : count(s.series().activeSeries())),
+                    new Column("new series/s", s -> s.series() == null ? NONE : dec(s.series().createdPerSecond(), 1)),
+                    new Column("slow inserts/s", s -> s.series() == null ? NONE : dec(s.series().slowInsertsPerSecond(), 1)),
+                    new Column("cache misses/s", s -> s.series() == null ? NONE : dec(s.series().cacheMissesPerSecond(), 1)))));
         }
-        c.add(new Column("passed", s -> s.passed() ? "yes" : "NO"));
-        c.add(new Column("limited by", s -> s.verdict().resource().label()));
-        return c;
+        return tables;
     }
 
     /** What the table's figures are. */
     static final String NOTE = "Rates are per minute (samples) or per second (points, queries, series) of each step's measured "
             + "window, after the warm-up. Offered = what the input demanded (points x M x N); a step passes with the efficiency, "
-            + "the write p99 and the lag within the limits. CPU in cores; TSDB = the busiest target. – = unknown.";
+            + "the write p99 and the lag within the limits. CPU in cores; TSDB = the busiest target; selects = the target's "
+            + "concurrent selects of its capacity. – = unknown or not measured.";
 
     private static final String NONE = "–";
 
@@ -244,6 +260,7 @@ public final class CapacityPage {
             body { font-family: sans-serif; margin: 24px; color: #222222; background: #ffffff; }
             h1 { font-size: 22px; margin-bottom: 4px; }
             h2 { font-size: 17px; margin-top: 24px; }
+            section { overflow-x: auto; }
             .capacity { font-size: 16px; font-weight: bold; background: #eef6ee; border-left: 6px solid #2ca02c; padding: 8px 12px; }
             dl { display: grid; grid-template-columns: max-content auto; gap: 4px 16px; }
             dt { font-weight: bold; }

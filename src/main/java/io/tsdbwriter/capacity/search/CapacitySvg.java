@@ -113,7 +113,7 @@ final class CapacitySvg {
         for (String[] item : items) {
             b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"14\" width=\"14\" height=\"4\" fill=\"%s\"/>%n", x, item[0]));
             b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"12\">%s</text>%n", x + 18, CapacityPage.escape(item[1])));
-            x += 30 + item[1].length() * 6;
+            x += 40 + (int) Math.round(item[1].length() * 6.2);
         }
     }
 

@@ -82,9 +82,10 @@ class CapacityPageTest {
 
         assertThat(html).contains("<h2>Ingestion per step</h2>").doesNotContain("query").doesNotContain("active series")
                 .contains("class=\"written\"").contains("class=\"offered\"").contains("class=\"capacity\"");
-        assertThat(CapacityPage.columns(r.steps())).extracting(CapacityPage.Column::head).containsExactly("step", "M", "points/s in",
-                "offered samples/min", "written samples/min", "efficiency", "write p99 s", "lag records", "writer CPU cores",
-                "TSDB CPU cores", "passed", "limited by");
+        assertThat(CapacityPage.tables(r.steps())).singleElement().satisfies(t -> assertThat(t.columns())
+                .extracting(CapacityPage.Column::head).containsExactly("step", "M", "points/s in", "offered samples/min",
+                        "written samples/min", "efficiency", "write p99 s", "lag records", "writer CPU cores", "TSDB CPU cores", "passed",
+                        "limited by"));
     }
 
     @Test
@@ -93,7 +94,7 @@ class CapacityPageTest {
         String html = CapacityPage.html(r, run("tsdb-writer capacity --query-rate 5"));
 
         assertThat(html).contains("<h2>Ingestion and query latency p99 per step</h2>").contains("query latency p99, s")
-                .contains("<th>query p99 s</th>").contains("<td>0.120</td>").contains("<td>0.250</td>").contains("<td>1.750</td>")
+                .contains("<h2>Read load</h2>").contains("<th>query p99 s</th>").contains("<td>0.120</td>").contains("<td>0.250</td>").contains("<td>1.750</td>")
                 .contains("<title>step 3: query p99 1.750 s</title>").contains("<title>step 2: written 1,194,000 samples/min</title>");
         assertThat(html.split("<circle class=\"query-p99\"", -1)).hasSize(4);
         assertThat(html).doesNotContain("active series");
@@ -109,17 +110,18 @@ class CapacityPageTest {
         String html = CapacityPage.html(r, run("c"));
 
         assertThat(html.split("<circle class=\"query-p99\"", -1)).hasSize(4);
-        assertThat(html).contains("<tr id=\"step-4\" class=\"fail\"");
-        String row4 = html.substring(html.indexOf("<tr id=\"step-4\""), html.indexOf("</tr>", html.indexOf("<tr id=\"step-4\"")));
-        assertThat(row4).contains("<td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td>");
+        assertThat(html).contains("<tr id=\"steps-4\" class=\"fail\"");
+        String row4 = html.substring(html.indexOf("<tr id=\"reads-4\""), html.indexOf("</tr>", html.indexOf("<tr id=\"reads-4\"")));
+        assertThat(row4).endsWith("><td>4</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td>");
     }
 
     @Test
     void theSeriesFiguresAppearWhenStepsCarryThem() {
         String html = CapacityPage.html(result("r", false, true), run("c"));
 
-        assertThat(html).contains("<th>active series</th><th>new series/s</th><th>slow inserts/s</th><th>cache misses/s</th>")
-                .contains("<td>70,000</td><td>30.0</td><td>40.0</td><td>90.0</td>");
+        assertThat(html).contains("<h2>Series</h2>").doesNotContain("<h2>Read load</h2>")
+                .contains("<th>step</th><th>active series</th><th>new series/s</th><th>slow inserts/s</th><th>cache misses/s</th>")
+                .contains("<td>3</td><td>70,000</td><td>30.0</td><td>40.0</td><td>90.0</td>");
     }
 
     @Test
