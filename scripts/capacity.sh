@@ -3,8 +3,8 @@
 # free loopback ports (LocalStack, as bench.sh does); run the step-load search against them, which pre-loads a probe
 # backlog with the real node_exporter scrapes, then feeds one fresh topic per step at a rising rate while a writer
 # process runs, measures each step and names what binds. Prints the capacity (maximum sustainable samples/min), the
-# verdict and the table of steps; writes target/capacity/capacity.csv, target/capacity/capacity.png and
-# target/capacity/capacity.txt (the console output); each step's writer log and summary are in target/capacity/work/.
+# verdict and the table of steps; writes target/capacity/capacity.csv, target/capacity/capacity.png, the report page
+# target/capacity/capacity-report.html and .md, and target/capacity/capacity.txt (the console output); each step's writer log and summary are in target/capacity/work/.
 # The stack is stopped on exit, whatever happens.
 #
 # Defaults (60 s steps × factor 1.25 from the probed throughput, one refinement, --time-budget 8m for the steps) finish
@@ -45,7 +45,7 @@ log "VictoriaMetrics: $VM_URL"
 log "load: $(cut -d' ' -f1-3 /proc/loadavg) (other processes on this machine skew the figures; the CSV has each step's load)"
 
 # shellcheck disable=SC2054
-DEFAULTS=(--data-dir "$DATA_DIR" --csv "$OUT/capacity.csv" --chart "$OUT/capacity.png" --work-dir "$OUT/work")
+DEFAULTS=(--data-dir "$DATA_DIR" --csv "$OUT/capacity.csv" --chart "$OUT/capacity.png" --report "$OUT" --work-dir "$OUT/work")
 ARGS=()
 for ((i = 0; i < ${#DEFAULTS[@]}; i += 2)); do
   if ! has_flag "${DEFAULTS[i]}" "$@"; then ARGS+=("${DEFAULTS[i]}" "${DEFAULTS[i + 1]}"); fi

@@ -21,6 +21,8 @@
 #                             built with `go install` into ~/.cache/tsdb-writer/bin/prometheus when missing or of another
 #                             version: the Remote-Write 2.0 receiver of RemoteWriteIT. Without Go: one line, and those
 #                             tests are skipped
+#   ensure_chromium           apt-get install -y chromium when /usr/bin/chromium is missing (and TSDB_WRITER_CHROMIUM
+#                             names none): the headless browser CapacityReportPageIT renders capacity's report page in
 #   quiet_jvm_flags           prints JVM flags that silence JDK >= 24 warnings about libraries' Unsafe/native use
 #   build_test_classpath LOG  mvn package -DskipTests + target/test.classpath (test scope); tail of LOG on failure
 #   start_local_stack DIR TOPIC:PARTITIONS
@@ -186,6 +188,17 @@ ensure_prometheus() {
     apt_install prometheus
   fi
   [ -x "$PROMETHEUS_BIN" ] || die "$PROMETHEUS_BIN still missing after installing prometheus"
+}
+
+CHROMIUM_BIN=/usr/bin/chromium
+ensure_chromium() {
+  if [ -n "${TSDB_WRITER_CHROMIUM:-}" ] && [ -x "$TSDB_WRITER_CHROMIUM" ]; then
+    return 0
+  fi
+  if [ ! -x "$CHROMIUM_BIN" ]; then
+    apt_install chromium
+  fi
+  [ -x "$CHROMIUM_BIN" ] || die "$CHROMIUM_BIN still missing after installing chromium"
 }
 
 VICTORIA_METRICS_CURRENT_BIN="$HOME/.cache/tsdb-writer/bin/victoria-metrics"

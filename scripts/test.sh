@@ -14,6 +14,7 @@ ensure_maven
 ensure_victoria_metrics
 ensure_telegraf
 ensure_prometheus
+ensure_chromium
 ensure_victoria_metrics_current
 ensure_prometheus_current
 ensure_victoria_metrics_cluster

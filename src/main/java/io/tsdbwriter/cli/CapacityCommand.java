@@ -1,9 +1,11 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +37,7 @@ import io.tsdbwriter.write.WriteTarget;
                 + "(docs/capacity.md).",
                 "It stops at the first step below --min-efficiency, above --max-p99-latency or with the lag growing, refines "
                 + "between the last good and the first bad step, and prints the capacity, the verdict and the table of steps; "
-                + "writes CSV and a PNG chart. Local stack: scripts/capacity.sh."},
+                + "writes CSV, a PNG chart and an HTML and Markdown report. Local stack: scripts/capacity.sh."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:a capacity was found and every produced sample was written",
                 "1:no step passed, a step failed to run, or samples were not written", "2:invalid flags"})
@@ -187,6 +189,14 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--chart", paramLabel = "FILE.png", description = "Draw the steps as a PNG chart")
     Path chart;
 
+    @Option(names = "--report", paramLabel = "DIR",
+            description = "Write the page a person reads into DIR: capacity-report.html (self-contained: inline SVG chart and CSS, "
+                    + "no script, nothing fetched) and capacity-report.md (the same as Markdown text and a table, linking the "
+                    + "--chart PNG when one is drawn): the capacity, the verdict, per step the offered and written samples/min, "
+                    + "write latency, the writer's and the TSDB's CPU, the query latency p99 and series figures when measured, "
+                    + "the machine and the command line to reproduce the run (secrets redacted)")
+    Path report;
+
     @Option(names = "--work-dir", defaultValue = "target/capacity", paramLabel = "DIR",
             description = "Each step's writer log and summary go here (default: ${DEFAULT-VALUE})")
     Path workDir;
@@ -220,6 +230,10 @@ public final class CapacityCommand implements Callable<Integer> {
         }
         if (parallelism < 1 || maxConcurrentWrites < 0) {
             throw bad("--parallelism must be >= 1, --max-concurrent-writes >= 0");
+        }
+        if (report != null && Files.exists(report) && !Files.isDirectory(report)) {
+            throw bad("--report must be a directory (it writes " + CapacityPage.HTML_FILE + " and " + CapacityPage.MARKDOWN_FILE
+                    + " there), got the file " + report);
         }
         try {
             writers.checkWriterLimits(List.of(timeMultiplier), List.of(instanceMultiplier));
@@ -255,7 +269,7 @@ public final class CapacityCommand implements Callable<Integer> {
         }
         CapacitySearch.Settings settings = new CapacitySearch.Settings(bootstrapServers, vmUrl, targetMetricsUrls, prefix, partitions, feed,
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
-                maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart,
+                maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
                 timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
         return new CapacitySearch(settings, System.out).run();

@@ -93,7 +93,7 @@ final class HelpGroups {
                             "--max-p99-latency", "--drain-timeout")),
                     new Group("Writer processes", List.of("--writer-jar", "--writer-jvm-option", "--writer-arg",
                             "--segment-size", "--parallelism", "--max-concurrent-writes", "--batch-samples")),
-                    new Group("Output and reports", List.of("--csv", "--chart", "--work-dir")),
+                    new Group("Output and reports", List.of("--csv", "--chart", "--report", "--work-dir")),
                     HELP),
             "tsdb-writer", List.of(new Group("Options", List.of("--help", "--version"))),
             "help", List.of(new Group("Options", List.of("--help"))));

@@ -77,4 +77,13 @@ class CapacityCommandTest {
         assertUsageError(execute("capacity", "--output", "remote-write", "--remote-write-url", "prom:9090"), "prom:9090");
         assertUsageError(execute("capacity", "--output", "graphite"), "--output must be import or remote-write");
     }
+
+    @Test
+    void reportMustNameADirectory(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("report.html"), "x");
+        assertUsageError(execute("capacity", "--report", file.toString()), "--report must be a directory (it writes "
+                + "capacity-report.html and capacity-report.md there), got the file " + file);
+        assertThat(execute("capacity", "--help").out().replaceAll("\\s+", " ")).contains("--report=DIR",
+                "capacity-report.html (self-contained: inline SVG chart and CSS, no script, nothing fetched)");
+    }
 }

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * one write permit ({@code --max-concurrent-writes 1}) and 500-sample batches — at most ~5,000 samples/s. The search
  * (3 rising steps of 20 s: 800, 2,400 and 7,200 points/s, then one refinement) must end, name the writer's permits
  * as what binds at the failing step (one permit, held while the proxy delays, the target's one insert slot mostly
- * idle), write its CSV and PNG, and lose nothing: VictoriaMetrics holds exactly the samples produced.
+ * idle), write its CSV, PNG and report page (the command line's secrets redacted), and lose nothing: VictoriaMetrics
+ * holds exactly the samples produced.
  */
 class CapacityIT {
 
@@ -54,7 +55,8 @@ class CapacityIT {
                         "--start-rate", "800", "--step-factor", "3", "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "3",
                         "--refine-steps", "1", "--max-concurrent-writes", "1", "--batch-samples", "500", "--parallelism", "1",
                         "--records", "20000", "--data-dir", data.toString(), "--drain-timeout", "90s",
-                        "--csv", csv.toString(), "--chart", png.toString(), "--work-dir", stack.path("steps").toString(),
+                        "--csv", csv.toString(), "--chart", png.toString(), "--report", stack.path("out").toString(),
+                        "--work-dir", stack.path("steps").toString(), "--writer-arg=--vm-header=X-Capacity-It:IT-SECRET-VALUE",
                         "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
                         "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
             } finally {
@@ -75,6 +77,16 @@ class CapacityIT {
             assertThat(png).isRegularFile();
             assertThat(Files.size(png)).isGreaterThan(5_000);
             assertThat(new String(Files.readAllBytes(png), 1, 3, StandardCharsets.US_ASCII)).isEqualTo("PNG");
+
+            // the page a person reads: the capacity, the verdict, each step, the command line without the secret
+            String html = Files.readString(stack.path("out/capacity-report.html"));
+            String md = Files.readString(stack.path("out/capacity-report.md"));
+            assertThat(output).contains("report: " + stack.path("out/capacity-report.html") + " and capacity-report.md");
+            assertThat(html).contains("<p id=\"capacity\" class=\"capacity\">capacity: ", "<dd class=\"limited-by\">writer-permits</dd>",
+                    "<tr id=\"steps-" + failing.get("step") + "\" class=\"fail\"", "--report " + stack.path("out"),
+                    "--writer-arg=--vm-header=X-Capacity-It:***").doesNotContain("IT-SECRET-VALUE").doesNotContain("<script");
+            assertThat(html.split("<tr id=\"steps-", -1)).hasSize(rows.size() + 1);
+            assertThat(md).contains("![capacity chart](capacity.png)", "- **limited by**: writer-permits").doesNotContain("IT-SECRET-VALUE");
 
             long produced = rows.stream().mapToLong(r -> Long.parseLong(r.get("produced_points"))).sum();
             assertThat(rows).allSatisfy(r -> assertThat(r.get("lost_samples")).isEqualTo("0"));

@@ -6,16 +6,17 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
-/** The end of {@code capacity}: the table, the capacity line, the verdict, the CSV and the chart. Stateless. */
+/** The end of {@code capacity}: the table, the capacity line, the verdict, the CSV, the chart and the report page. Stateless. */
 final class CapacityReport {
 
     private CapacityReport() {
     }
 
     /**
-     * Prints the steps' table, the capacity, the verdict and what was lost; writes the CSV and the chart when asked.
+     * Prints the steps' table, the capacity, the verdict and what was lost; writes the CSV, the chart and the report page ({@link CapacityPage}) when asked.
      *
      * @return 0 when a capacity was found and nothing was lost, else 1
      */
@@ -57,6 +58,15 @@ final class CapacityReport {
                 out.println("chart: " + s.chart());
             } catch (IOException | RuntimeException | Error e) {
                 out.println("chart: not drawn (" + e + ")");
+            }
+        }
+        if (s.report() != null) {
+            try {
+                List<Path> page = CapacityPage.write(s.report(), r, new CapacityPage.Run(machine, s.commandLine(), s.instanceMultiplier(),
+                        s.chart() != null && Files.isRegularFile(s.chart()) ? s.chart() : null));
+                out.println("report: " + page.get(0) + " and " + page.get(1).getFileName());
+            } catch (IOException | RuntimeException e) {
+                out.println("report: not written (" + e + ")");
             }
         }
         out.flush();

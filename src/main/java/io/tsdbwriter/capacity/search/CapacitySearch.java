@@ -66,7 +66,7 @@ public final class CapacitySearch {
                            SourceFeed feed, InputRate startRate, double stepFactor, Duration stepDuration, Duration warmUp, int maxSteps,
                            int refineSteps, Vary vary, int timeMultiplier, int instanceMultiplier, int parallelism, int writePermits,
                            int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
-                           Duration drainTimeout, Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand,
+                           Duration drainTimeout, Path csv, Path chart, Path report, Path workDir, Path jar, List<String> javaCommand,
                            List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp) {
     }

@@ -59,9 +59,54 @@ public record SafeUrl(String url, String username, String password) {
 
     /**
      * A command line fit to print: URLs without userinfo, and the values of {@code --kafka-property},
-     * {@code --consumer-property} and {@code --vm-header} (which may hold secrets) replaced by {@code KEY=***}.
+     * {@code --consumer-property} and {@code --vm-header} (which may hold secrets) replaced by {@code KEY=***}. The
+     * values of {@code --writer-arg} (the writers' own arguments, {@code --writer-arg=ARG} or {@code --writer-arg ARG})
+     * are redacted as a command line of their own, so a secret handed to the writers is hidden too.
      */
     public static List<String> redactArgs(List<String> args) {
+        List<String> writerArgs = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.startsWith(WRITER_ARG + "=")) {
+                writerArgs.add(a.substring(WRITER_ARG.length() + 1));
+            } else if (a.equals(WRITER_ARG) && i + 1 < args.size()) {
+                writerArgs.add(args.get(++i));
+            }
+        }
+        if (writerArgs.isEmpty()) {
+            return redactPlain(args);
+        }
+        List<String> hidden = redactPlain(writerArgs);
+        List<String> others = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            if (args.get(i).equals(WRITER_ARG) && i + 1 < args.size()) {
+                i++;
+            } else if (!args.get(i).startsWith(WRITER_ARG + "=")) {
+                others.add(args.get(i));
+            }
+        }
+        List<String> plain = redactPlain(others);
+        List<String> out = new ArrayList<>(args.size());
+        int w = 0;
+        int o = 0;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.startsWith(WRITER_ARG + "=")) {
+                out.add(WRITER_ARG + "=" + hidden.get(w++));
+            } else if (a.equals(WRITER_ARG) && i + 1 < args.size()) {
+                out.add(WRITER_ARG);
+                out.add(hidden.get(w++));
+                i++;
+            } else {
+                out.add(plain.get(o++));
+            }
+        }
+        return out;
+    }
+
+    private static final String WRITER_ARG = "--writer-arg";
+
+    private static List<String> redactPlain(List<String> args) {
         List<String> out = new ArrayList<>(args.size());
         boolean hideNext = false;
         for (String a : args) {

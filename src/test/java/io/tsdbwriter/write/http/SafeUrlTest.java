@@ -32,4 +32,19 @@ class SafeUrlTest {
         assertThat(String.join(" ", r)).doesNotContain("SECRET").contains("http://h:1").contains("sasl.jaas.config=***")
                 .contains("--vm-header=Authorization:***");
     }
+
+    @Test
+    void redactArgsHidesSecretsPassedToTheWritersThroughWriterArg() {
+        List<String> r = SafeUrl.redactArgs(List.of("capacity", "--writer-arg=--kafka-property=sasl.jaas.config=SECRET1",
+                "--writer-arg", "--vm-header", "--writer-arg", "Authorization: Bearer SECRET2",
+                "--writer-arg=--vm-header=X-Token:SECRET3", "--writer-arg", "--kafka-property=ssl.key.password=SECRET4",
+                "--writer-arg", "--vm-url=http://u:SECRET5@h:1", "--writer-arg=--batch-samples=5000"));
+        assertThat(String.join(" ", r)).doesNotContain("SECRET")
+                .contains("--writer-arg=--kafka-property=sasl.jaas.config=***")
+                .contains("--writer-arg --vm-header --writer-arg Authorization:***")
+                .contains("--writer-arg=--vm-header=X-Token:***")
+                .contains("--writer-arg --kafka-property=ssl.key.password=***")
+                .contains("--writer-arg --vm-url=http://h:1")
+                .contains("--writer-arg=--batch-samples=5000");
+    }
 }

@@ -1,0 +1,170 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.capacity.search.CapacityPage;
+import io.tsdbwriter.capacity.search.CapacitySearch;
+import io.tsdbwriter.capacity.search.CapacityStep;
+import io.tsdbwriter.capacity.search.StepReads;
+import io.tsdbwriter.capacity.search.StepSeries;
+import java.awt.image.BufferedImage;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code capacity --report}'s HTML page in a real headless browser (Debian's chromium): the page written from
+ * constructed steps (three with a read load, the third failing on the target's CPU with a {@code <script>} in its
+ * reason) is loaded from its file; the DOM chromium parsed shows the capacity, each step's written samples/min and
+ * query p99, and the verdict, and holds no script element; its screenshot is not blank and shows the chart's colours.
+ * No Kafka, no TSDB. Chromium: {@code TSDB_WRITER_CHROMIUM}, else {@code /usr/bin/chromium}, else {@code chromium} or
+ * {@code chromium-browser} on the PATH (scripts/test.sh installs it); when none is found the test is skipped, but fails
+ * under {@code CI=true}. The page and the screenshot stay in {@code target/capacity-report-it/}.
+ */
+class CapacityReportPageIT {
+
+    static final Path DIR = Path.of("target/capacity-report-it").toAbsolutePath();
+    static final String HOSTILE_REASON = "the target's CPU is saturated <script>document.title='pwned'</script>";
+    static String chromium;
+    static Path page;
+
+    @BeforeAll
+    static void writePage() throws IOException {
+        chromium = findChromium();
+        if (chromium == null) {
+            String why = "no chromium (TSDB_WRITER_CHROMIUM, /usr/bin/chromium, chromium on the PATH): apt-get install chromium";
+            assertThat("true".equals(System.getenv("CI"))).as(why + " (CI=true: a missing browser fails the test)").isFalse();
+            Assumptions.abort(why);
+        }
+        Bottleneck.Verdict ok = new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "keeping up", "", List.of(), "eff 100%");
+        Bottleneck.Verdict cpu = new Bottleneck.Verdict(Bottleneck.Resource.TARGET_CPU, HOSTILE_REASON, "give the TSDB more cores",
+                List.of(Bottleneck.Resource.TARGET_INSERT_CONCURRENCY), "target cpu 3.9/4");
+        List<CapacityStep> steps = List.of(step(1, 1_000, 1.0, 0.120, ok), step(2, 2_000, 0.995, 0.250, ok), step(3, 4_000, 0.8, 1.750, cpu));
+        CapacitySearch.Result r = new CapacitySearch.Result(steps, steps.get(1).writtenPerMinute(), steps.get(1), steps.get(2), 0, null);
+        List<Path> files = CapacityPage.write(DIR, r, new CapacityPage.Run("2 cores, 7.8 GiB, Linux 6.1 (amd64), Java 25",
+                "tsdb-writer capacity --start-rate 1000 --query-rate 5 --report " + DIR, 10, null));
+        page = files.get(0);
+    }
+
+    static CapacityStep step(int index, double pointsPerSecond, double efficiency, double queryP99Seconds, Bottleneck.Verdict verdict) {
+        double expected = pointsPerSecond * 60 * 10 * 10;
+        boolean passed = efficiency >= 0.99;
+        return new CapacityStep(index, false, 10, pointsPerSecond, expected, expected * efficiency, efficiency, 0.05, 0.2 * index, 1,
+                0, passed ? 100 : 50_000, !passed, 0.4 * index, 1.3 * index, 4, 2, 8, 1.2, passed, verdict, 0,
+                (long) pointsPerSecond * 60, new StepReads(5, 5, queryP99Seconds / 4, queryP99Seconds / 2, queryP99Seconds, 0, 0, 1, 16),
+                new StepSeries(100_000 * index, 10 * index, index, 2 * index));
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void theBrowserShowsTheCapacityEachStepsRateAndQueryP99AndTheVerdict() throws Exception {
+        String dom = run(List.of("--dump-dom", page.toUri().toString()), DIR.resolve("dump-dom.log"));
+
+        assertThat(dom).contains("<title>tsdb-writer capacity: 11,940,000 samples/min</title>")
+                .contains("capacity: 11,940,000 samples/min sustained (step 2: 2,000 points/s x M=10 x N=10, efficiency 99.5%")
+                // each step's offered and written samples/min and query p99 in its row
+                .contains("<td>6,000,000</td><td>6,000,000</td>", "<td>12,000,000</td><td>11,940,000</td>",
+                        "<td>24,000,000</td><td>19,200,000</td>")
+                .contains("<td>0.120</td>", "<td>0.250</td>", "<td>1.750</td>")
+                // and as the chart's points
+                .contains("<title>step 1: query p99 0.120 s</title>", "<title>step 3: query p99 1.750 s</title>",
+                        "<title>step 3: written 19,200,000 samples/min</title>", "capacity 11,940,000 samples/min</text>")
+                .contains("<dd class=\"limited-by\">target-cpu</dd>", "<dd class=\"advice\">give the TSDB more cores</dd>",
+                        "<dd class=\"also-saturated\">target-insert-concurrency</dd>")
+                // the reason's markup is text in the parsed page, never an element
+                .contains("the target's CPU is saturated &lt;script&gt;document.title='pwned'&lt;/script&gt;")
+                .doesNotContain("<script").doesNotContain("pwned</title>");
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void theScreenshotShowsTheChart() throws Exception {
+        Path png = DIR.resolve("capacity-report.png");
+        Files.deleteIfExists(png);
+        run(List.of("--screenshot=" + png, "--window-size=1280,1400", "--hide-scrollbars", page.toUri().toString()), DIR.resolve("screenshot.log"));
+
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertThat(image).as(png + " is a PNG").isNotNull();
+        assertThat(image.getWidth()).isEqualTo(1280);
+        Set<Integer> colours = new HashSet<>();
+        int written = 0;
+        int query = 0;
+        int pass = 0;
+        int fail = 0;
+        for (int y = 0; y < image.getHeight(); y++) {
+            for (int x = 0; x < image.getWidth(); x++) {
+                int rgb = image.getRGB(x, y) & 0xffffff;
+                colours.add(rgb);
+                written += rgb == 0x1f77b4 ? 1 : 0;
+                query += rgb == 0xff7f0e ? 1 : 0;
+                pass += rgb == 0x2ca02c ? 1 : 0;
+                fail += rgb == 0xd62728 ? 1 : 0;
+            }
+        }
+        assertThat(colours.size()).as("distinct colours in " + png).isGreaterThan(50);
+        // the written line, the query p99 line and points, the passing steps' and the failing step's dots are drawn
+        assertThat(List.of(written, query, pass, fail)).as("pixels of #1f77b4, #ff7f0e, #2ca02c, #d62728 in " + png)
+                .allSatisfy(n -> assertThat(n).isGreaterThan(40));
+    }
+
+    /** Runs headless chromium with {@code args}; returns its standard output. Its standard error goes to {@code log}. */
+    static String run(List<String> args, Path log) throws IOException, InterruptedException {
+        Path profile = Files.createTempDirectory("chromium-profile");
+        List<String> cmd = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--no-first-run", "--disable-extensions", "--user-data-dir=" + profile));
+        cmd.addAll(args);
+        Path out = Files.createTempFile("chromium", ".out");
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(log.toFile()).start();
+        try {
+            if (!p.waitFor(150, TimeUnit.SECONDS)) {
+                throw new AssertionError("chromium did not finish in 150 s: " + cmd + "; its log: " + log);
+            }
+            assertThat(p.exitValue()).as("chromium's exit code, " + cmd + "; its log: " + Files.readString(log)).isZero();
+            return Files.readString(out, StandardCharsets.UTF_8);
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            Files.deleteIfExists(out);
+            deleteTree(profile);
+        }
+    }
+
+    static String findChromium() {
+        String env = System.getenv("TSDB_WRITER_CHROMIUM");
+        if (env != null && !env.isBlank()) {
+            return env;
+        }
+        if (Files.isExecutable(Path.of("/usr/bin/chromium"))) {
+            return "/usr/bin/chromium";
+        }
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            for (String name : List.of("chromium", "chromium-browser")) {
+                if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
+                    return Path.of(dir, name).toString();
+                }
+            }
+        }
+        return null;
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
