@@ -321,7 +321,6 @@ public final class SourceFeed implements Iterable<SourcePoint> {
             this.spanMs = spanMs;
             this.round = firstRound;
             this.instancesOfScrape = instancesOfScrape;
-            this.instancesNow = Math.max(1, instancesOfScrape.applyAsLong(0));
         }
 
         @Override
@@ -331,6 +330,9 @@ public final class SourceFeed implements Iterable<SourcePoint> {
 
         @Override
         public SourcePoint next() {
+            if (point == 0 && instance == 0) {
+                instancesNow = Math.max(1, instancesOfScrape.applyAsLong(scrapeNumber));
+            }
             List<SourcePoint> pts = scrapes.get(scrape);
             SourcePoint base = pts.get(point);
             long t = base.timestampMs() + round * spanMs;
@@ -346,11 +348,11 @@ public final class SourceFeed implements Iterable<SourcePoint> {
                 point = 0;
                 if (++instance == instancesNow) {
                     instance = 0;
+                    scrapeNumber++;
                     if (++scrape == scrapes.size()) {
                         scrape = 0;
                         round++;
                     }
-                    instancesNow = Math.max(1, instancesOfScrape.applyAsLong(++scrapeNumber));
                 }
                 instanceName = instanceName(instance);
             }
