@@ -31,7 +31,10 @@ import java.util.concurrent.TimeUnit;
  * its CPU is its own) with its {@code /metrics} on a free loopback port. A step feeds the topic at the step's rate for
  * the step duration ({@link StepFeed}), measures the window after the warm-up from the writer's and the targets' pages
  * ({@link StepWindow}) and judges it; then the input stops, the writer catches up (at most the drain timeout) and gets
- * SIGTERM, and what it did not write counts as lost. The search decides the loads; this class runs them.
+ * SIGTERM, and what it did not write counts as lost. The search decides the loads; this class runs them. Under a
+ * {@link SeriesSchedule} other than steady the steps' input is one {@link io.tsdbwriter.bench.SourceFeed#cycle(long,
+ * java.util.function.LongUnaryOperator)} over the search, each scrape taking the instances the schedule gives at its
+ * start, the schedule's clock restarting with each step's input; each step's {@link StepSeries} comes from the window.
  *
  * <p>Not thread-safe: the search's thread only. The running step's process is also read by a JVM shutdown hook,
  * registered once per instance, which kills it so no writer outlives the command.
