@@ -14,6 +14,7 @@ import java.util.NoSuchElementException;
 import java.util.OptionalLong;
 import java.nio.file.Files;
 import java.util.Locale;
+import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -45,12 +46,18 @@ public final class SourceFeed implements Iterable<SourcePoint> {
     private final String description;
     private final long spanMs;
     private final Supplier<Iterator<SourcePoint>> points;
+    /** The real feed's scrapes (instance {@code node-0001}, moved to the present) and its instances; null, 0 when synthetic. */
+    private final List<List<SourcePoint>> scrapes;
+    private final long instances;
 
-    private SourceFeed(long records, String description, long spanMs, Supplier<Iterator<SourcePoint>> points) {
+    private SourceFeed(long records, String description, long spanMs, Supplier<Iterator<SourcePoint>> points,
+                       List<List<SourcePoint>> scrapes, long instances) {
         this.records = records;
         this.description = description;
         this.spanMs = spanMs;
         this.points = points;
+        this.scrapes = scrapes;
+        this.instances = instances;
     }
 
     /**
@@ -126,7 +133,7 @@ public final class SourceFeed implements Iterable<SourcePoint> {
         long span = max - min + interval;
         String desc = String.format(Locale.ROOT, "real: %d node_exporter scrapes (%d points) replicated across %d instance(s) = %,d points",
                 scrapes.size(), perRound, instances, records);
-        return new SourceFeed(records, desc, span, () -> new RealIterator(scrapes, instances, records));
+        return new SourceFeed(records, desc, span, () -> new RealIterator(scrapes, instances, records), scrapes, instances);
     }
 
     /** Synthetic series: {@code records} points over {@code series} series, the newest at {@code newestMs}. */
@@ -141,7 +148,7 @@ public final class SourceFeed implements Iterable<SourcePoint> {
         }
         SyntheticInput input = new SyntheticInput(s, (int) perSeries, instanceName(0), "node", newestMs, intervalMs);
         String desc = String.format(Locale.ROOT, "synthetic: %,d series x %,d points = %,d points", s, perSeries, records);
-        return new SourceFeed(records, desc, perSeries * intervalMs, () -> limit(input.iterator(), records));
+        return new SourceFeed(records, desc, perSeries * intervalMs, () -> limit(input.iterator(), records), null, 0);
     }
 
     /** {@code node-0001} for instance 0. */
@@ -157,6 +164,24 @@ public final class SourceFeed implements Iterable<SourcePoint> {
     /** How long one pass spans in time; {@link #cycle()} shifts each round by it. */
     public long spanMs() {
         return spanMs;
+    }
+
+    /** The real feed's instances ({@code ceil(records ÷ points of one instance)}); 0 for a synthetic feed. */
+    public long instances() {
+        return instances;
+    }
+
+    /** The points of one instance over every scrape (one pass of the scrapes); 0 for a synthetic feed. */
+    public long pointsPerInstance() {
+        return scrapes == null ? 0 : scrapes.stream().mapToLong(List::size).sum();
+    }
+
+    /**
+     * The series of one instance: the points of the real feed's largest scrape (a scrape holds one sample of each of
+     * the host's series); 0 for a synthetic feed.
+     */
+    public long seriesPerInstance() {
+        return scrapes == null ? 0 : scrapes.stream().mapToLong(List::size).max().orElse(0);
     }
 
     /** One line describing the feed. */
@@ -191,6 +216,22 @@ public final class SourceFeed implements Iterable<SourcePoint> {
                 return round == 0 ? p : new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + round * spanMs, p.value());
             }
         };
+    }
+
+    /**
+     * Endless, scrape by scrape over the real feed's scrapes: scrape {@code n} (counted from 0 over the whole cycle)
+     * carries every point of the scrape for instances {@code node-0001 …} up to {@code instancesOfScrape(n)} (≥ 1),
+     * asked once, at the scrape's first point; round r's timestamps are shifted by r × {@link #spanMs()}, from round
+     * {@code firstRound} (past the rounds another iterator already produced). Unlike {@link #cycle()}, no pass is cut
+     * at {@link #records()}. Not thread-safe; {@code instancesOfScrape} runs on the iterating thread.
+     *
+     * @throws UnsupportedOperationException for a synthetic feed
+     */
+    public Iterator<SourcePoint> cycle(long firstRound, LongUnaryOperator instancesOfScrape) {
+        if (scrapes == null) {
+            throw new UnsupportedOperationException("a series schedule needs the real feed");
+        }
+        return new ScheduledIterator(scrapes, spanMs, firstRound, instancesOfScrape);
     }
 
     private static Iterator<SourcePoint> limit(Iterator<SourcePoint> it, long n) {
@@ -255,6 +296,63 @@ public final class SourceFeed implements Iterable<SourcePoint> {
                 if (++instance == instances) {
                     instance = 0;
                     scrape = (scrape + 1) % scrapes.size();
+                }
+                instanceName = instanceName(instance);
+            }
+            return p;
+        }
+    }
+
+    /** Scrape by scrape, each for the instances the schedule gives at its start, round after round. */
+    private static final class ScheduledIterator implements Iterator<SourcePoint> {
+        private final List<List<SourcePoint>> scrapes;
+        private final long spanMs;
+        private final LongUnaryOperator instancesOfScrape;
+        private long round;
+        private long scrapeNumber;
+        private int scrape;
+        private long instance;
+        private long instancesNow;
+        private int point;
+        private String instanceName = instanceName(0);
+
+        ScheduledIterator(List<List<SourcePoint>> scrapes, long spanMs, long firstRound, LongUnaryOperator instancesOfScrape) {
+            this.scrapes = scrapes;
+            this.spanMs = spanMs;
+            this.round = firstRound;
+            this.instancesOfScrape = instancesOfScrape;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return true;
+        }
+
+        @Override
+        public SourcePoint next() {
+            if (point == 0 && instance == 0) {
+                instancesNow = Math.max(1, instancesOfScrape.applyAsLong(scrapeNumber));
+            }
+            List<SourcePoint> pts = scrapes.get(scrape);
+            SourcePoint base = pts.get(point);
+            long t = base.timestampMs() + round * spanMs;
+            SourcePoint p;
+            if (instance == 0) {
+                p = round == 0 ? base : new SourcePoint(base.metric(), base.labels(), base.productKey(), t, base.value());
+            } else {
+                Map<String, String> labels = new LinkedHashMap<>(base.labels());
+                labels.put(SourcePoint.INSTANCE_LABEL, instanceName);
+                p = new SourcePoint(base.metric(), labels, base.productKey(), t, base.value());
+            }
+            if (++point == pts.size()) {
+                point = 0;
+                if (++instance == instancesNow) {
+                    instance = 0;
+                    scrapeNumber++;
+                    if (++scrape == scrapes.size()) {
+                        scrape = 0;
+                        round++;
+                    }
                 }
                 instanceName = instanceName(instance);
             }

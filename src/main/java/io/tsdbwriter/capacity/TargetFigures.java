@@ -14,7 +14,39 @@ public final class TargetFigures {
     /** The insert limiter's size ({@code -maxConcurrentInserts}). */
     public static final String INSERT_CAPACITY = "vm_concurrent_insert_capacity";
 
+    /** New series the target registered (VictoriaMetrics' churn counter). */
+    public static final String NEW_SERIES = "vm_new_timeseries_created_total";
+    /** Rows whose series missed the target's caches and took the slow insert path. */
+    public static final String SLOW_INSERTS = "vm_slow_row_inserts_total";
+    /** Cache misses, by {@code type}; with {@link #TSID_CACHE} the series (TSID) cache's. */
+    public static final String CACHE_MISSES = "vm_cache_misses_total";
+    /** The label text of the series cache, {@code type="storage/tsid"} (1.79.5 and v1.150.0 alike). */
+    public static final String TSID_CACHE = "type=\"storage/tsid\"";
+
     private TargetFigures() {
+    }
+
+    /**
+     * The growth per second of counter {@code name} (its series whose labels contain {@code labelText}; "" for all)
+     * between two scrapes, summed over the targets readable at both ends, each over its own interval; NaN when no such
+     * target exports it.
+     */
+    public static double perSecond(List<PromSnapshot> before, List<PromSnapshot> after, String name, String labelText) {
+        double sum = 0;
+        boolean any = false;
+        for (int i = 0; i < Math.min(before.size(), after.size()); i++) {
+            PromSnapshot a = before.get(i);
+            PromSnapshot b = after.get(i);
+            if (a == null || b == null || b.nanos() <= a.nanos()) {
+                continue;
+            }
+            double grew = b.sum(name, labelText) - a.sum(name, labelText);
+            if (Double.isFinite(grew)) {
+                sum += grew / ((b.nanos() - a.nanos()) / 1e9);
+                any = true;
+            }
+        }
+        return any ? sum : Double.NaN;
     }
 
     /** Sum over targets of {@code name}; NaN when no readable target exports it. */

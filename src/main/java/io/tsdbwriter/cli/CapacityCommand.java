@@ -2,6 +2,7 @@ package io.tsdbwriter.cli;
 
 import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
+import io.tsdbwriter.capacity.search.SeriesSchedule;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import java.io.IOException;
@@ -152,6 +153,29 @@ public final class CapacityCommand implements Callable<Integer> {
                     + "while the target's CPU or slow inserts bind (default: no churn)")
     Duration churnInterval;
 
+    @Option(names = "--series-mode", defaultValue = "steady", paramLabel = "steady|gradual|double-halve|spike",
+            description = "How many series each step's input keeps active over time, at the step's unchanged samples/s "
+                    + "(avalanche's --series-operation-mode). The base count is the --records pass's: its instances x the "
+                    + "series of one node_exporter scrape x N. With T = --series-change-interval from each step's start: "
+                    + "steady = the base throughout; gradual = from the base up to 2x linearly over one T, back down over "
+                    + "the next; double-halve = 2x the base for one T, half of it for the next, and so on; spike = the "
+                    + "base, and --spike-multiplier x the base for the last fifth of every T. Counts are whole instances "
+                    + "(a series mode other than steady needs at least 2) and change at the next scrape's first point; a "
+                    + "series keeps one sample per scrape of sample time, so fewer series get more samples per second each. "
+                    + "Each step shows the active series at its window's end and the target's new series/s, slow inserts/s "
+                    + "and series (TSID) cache misses/s (default: ${DEFAULT-VALUE})")
+    String seriesMode;
+
+    @Option(names = "--series-change-interval", defaultValue = "30s", converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description = "T of --series-mode, >= 1s (avalanche's --series-change-interval; not its --series-interval, "
+                    + "which renames every series: that is --churn-interval here) (default: ${DEFAULT-VALUE})")
+    Duration seriesChangeInterval;
+
+    @Option(names = "--spike-multiplier", defaultValue = "4", paramLabel = "F",
+            description = "The series factor of --series-mode spike's spikes, > 1 (default: ${DEFAULT-VALUE})")
+    double spikeMultiplier;
+
     @Option(names = "--parallelism", defaultValue = "3", paramLabel = "P", description = "The writers' --parallelism (default: ${DEFAULT-VALUE})")
     int parallelism;
 
@@ -254,7 +278,17 @@ public final class CapacityCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
+        SeriesSchedule series;
+        try {
+            series = new SeriesSchedule(SeriesSchedule.Mode.parse(seriesMode), seriesChangeInterval, spikeMultiplier);
+        } catch (IllegalArgumentException e) {
+            throw bad(e.getMessage());
+        }
         SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
+        if (series.mode() != SeriesSchedule.Mode.STEADY && feed.instances() < 2) {
+            throw bad("--series-mode " + seriesMode + " needs at least 2 instances: --records of at least "
+                    + 2 * feed.pointsPerInstance() + " (2 x the " + feed.pointsPerInstance() + " points of the scrapes), got " + records);
+        }
         Path jar = writers.jar(spec);
         List<String> java = WriterProcessOptions.javaCommand();
         String prefix = topic != null ? topic : "tsdb-writer-capacity-" + System.currentTimeMillis() / 1000;
@@ -271,7 +305,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
-                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
+                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series);
         return new CapacitySearch(settings, System.out).run();
     }
 

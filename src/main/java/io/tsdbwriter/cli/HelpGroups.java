@@ -87,7 +87,7 @@ final class HelpGroups {
                     new Group("TSDB connection and security", concat(List.of("--output", "--vm-url", "--remote-write-url",
                             "--remote-write-version", "--target-metrics-url"), VM_AUTH)),
                     new Group("Load model", List.of("--time-multiplier", "--instance-multiplier", "--churn-interval",
-                            "--data-dir", "--records")),
+                            "--series-mode", "--series-change-interval", "--spike-multiplier", "--data-dir", "--records")),
                     new Group("Search", List.of("--vary", "--start-rate", "--probe-records", "--step-factor",
                             "--step-duration", "--warm-up", "--max-steps", "--time-budget", "--refine-steps", "--min-efficiency",
                             "--max-p99-latency", "--drain-timeout")),

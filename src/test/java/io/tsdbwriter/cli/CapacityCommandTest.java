@@ -68,6 +68,21 @@ class CapacityCommandTest {
     }
 
     @Test
+    void seriesModeFlagsAreCheckedAndExplained() {
+        assertUsageError(execute("capacity", "--series-mode", "churn"), "--series-mode must be steady, gradual, double-halve or spike, got 'churn'");
+        assertUsageError(execute("capacity", "--series-mode", "spike", "--series-change-interval", "500ms"),
+                "--series-change-interval must be >= 1s, got 500ms");
+        assertUsageError(execute("capacity", "--series-mode", "spike", "--spike-multiplier", "1"), "--spike-multiplier must be > 1, got 1.0");
+        // one instance cannot be halved: the bundled scrapes hold 10,140 points an instance
+        assertUsageError(execute("capacity", "--series-mode", "double-halve", "--records", "10000"),
+                "--series-mode double-halve needs at least 2 instances: --records of at least 20280");
+        String help = execute("capacity", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help).contains("avalanche's --series-operation-mode", "gradual = from the base up to 2x linearly over one T",
+                "double-halve = 2x the base for one T, half of it for the next", "for the last fifth of every T",
+                "fewer series get more samples per second each");
+    }
+
+    @Test
     void remoteWriteOutputNeedsItsUrlAndAKnownVersion() {
         assertUsageError(execute("capacity", "--output", "remote-write"), "--output remote-write needs --remote-write-url");
         assertUsageError(execute("capacity", "--remote-write-url", "http://prom:9090/api/v1/write"),

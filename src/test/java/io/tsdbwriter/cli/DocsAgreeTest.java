@@ -40,6 +40,7 @@ class DocsAgreeTest {
             Map.entry("--rounds", "scripts/bench-ab.sh"), Map.entry("--variant", "scripts/bench-ab.sh"),
             Map.entry("--with-prometheus", "scripts/bench.sh"), Map.entry("--with-prometheus3", "scripts/bench.sh"),
             Map.entry("--command-config", "kafka-*.sh"), 
+            Map.entry("--series-operation-mode", "avalanche"), Map.entry("--series-interval", "avalanche"),
             Map.entry("--flag", "(a placeholder)"));
 
     /** A {@code --flag} with what follows it; a dotted one ({@code --web.x}) is another tool's (Prometheus', Thanos'). */

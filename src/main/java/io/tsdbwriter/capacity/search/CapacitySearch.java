@@ -61,14 +61,14 @@ public final class CapacitySearch {
         RATE, TIME_MULTIPLIER
     }
 
-    /** Everything a search needs (the flags of {@code capacity}). */
+    /** Everything a search needs (the flags of {@code capacity}); {@code seriesSchedule} null = steady. */
     public record Settings(String bootstrapServers, String vmUrl, List<String> targetMetricsUrls, String topicPrefix, int partitions,
                            SourceFeed feed, InputRate startRate, double stepFactor, Duration stepDuration, Duration warmUp, int maxSteps,
                            int refineSteps, Vary vary, int timeMultiplier, int instanceMultiplier, int parallelism, int writePermits,
                            int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
                            Duration drainTimeout, Path csv, Path chart, Path report, Path workDir, Path jar, List<String> javaCommand,
                            List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
-                           KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp) {
+                           KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp, SeriesSchedule seriesSchedule) {
     }
 
     /**
@@ -125,6 +125,7 @@ public final class CapacitySearch {
             machine = BenchRunner.machine(vm.version());
             progress("machine: %s", machine);
             progress("input: %s", s.feed().description());
+            progress("series: %s", stepRunner.seriesDescription());
             progress("targets' /metrics: %s", String.join(", ", targets));
             for (int i = 0; i < targets.size(); i++) {
                 if (scraper.scrape(targets.get(i)) == null) {

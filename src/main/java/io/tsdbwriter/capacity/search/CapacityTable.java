@@ -13,17 +13,20 @@ public final class CapacityTable {
     /** The console table, one line per step. */
     public static String format(List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder();
-        String head = String.format(Locale.ROOT, "%-4s %-3s %12s %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5s %-4s %s%n",
+        String head = String.format(Locale.ROOT, "%-4s %-3s %12s %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %s%n",
                 "step", "M", "points/s in", "expected/min", "written/min", "eff", "p50 s", "p99 s", "permit ms", "lag records",
-                "cpu W", "target cpu", "inserts", "load", "ok", "limited by");
+                "cpu W", "target cpu", "inserts", "load", "series", "new/s", "slow/s", "tsid miss/s", "ok", "limited by");
         b.append(head);
         for (CapacityStep s : steps) {
-            b.append(String.format(Locale.ROOT, "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5.2f %-4s %s%n",
+            b.append(String.format(Locale.ROOT, "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %s%n",
                     s.index() + (s.refine() ? "r" : ""), s.timeMultiplier(), s.inputPointsPerSecond(), BenchTable.count(s.expectedPerMinute()),
                     BenchTable.count(s.writtenPerMinute()), BenchTable.percent(s.efficiency()), dec(s.p50Seconds(), 3), dec(s.p99Seconds(), 3),
                     dec(s.permitWaitMs(), 1), String.format(Locale.ROOT, "%.0f->%.0f%s", s.lagStart(), s.lagEnd(), s.lagGrowing() ? "^" : ""),
                     dec(s.writerCpuCores(), 2), dec(s.targetCpuCores(), 2) + "/" + dec(s.targetCores(), 0),
-                    dec(s.insertsCurrent(), 1) + "/" + dec(s.insertsCapacity(), 0), s.loadAverage(), s.passed() ? "yes" : "NO",
+                    dec(s.insertsCurrent(), 1) + "/" + dec(s.insertsCapacity(), 0), s.loadAverage(),
+                    s.series() == null ? "-" : dec(s.series().activeSeries(), 0), s.series() == null ? "-" : dec(s.series().createdPerSecond(), 1),
+                    s.series() == null ? "-" : dec(s.series().slowInsertsPerSecond(), 1),
+                    s.series() == null ? "-" : dec(s.series().cacheMissesPerSecond(), 1), s.passed() ? "yes" : "NO",
                     s.verdict().resource().label()));
         }
         return b.toString();
@@ -33,16 +36,26 @@ public final class CapacityTable {
     public static String csv(List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder("step,refine,time_multiplier,input_points_per_second,expected_samples_per_minute,"
                 + "written_samples_per_minute,efficiency,p50_seconds,p99_seconds,permit_wait_ms,lag_start,lag_end,lag_growing,"
-                + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,verdict\n");
+                + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,"
+                + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,verdict\n");
         for (CapacityStep s : steps) {
-            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,\"%s\"%n",
+            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,\"%s\"%n",
                     s.index(), s.refine(), s.timeMultiplier(), s.inputPointsPerSecond(), s.expectedPerMinute(), s.writtenPerMinute(),
                     s.efficiency(), csvNum(s.p50Seconds()), csvNum(s.p99Seconds()), csvNum(s.permitWaitMs()), s.lagStart(), s.lagEnd(),
                     s.lagGrowing(), csvNum(s.writerCpuCores()), csvNum(s.targetCpuCores()), csvNum(s.targetCores()),
                     csvNum(s.insertsCurrent()), csvNum(s.insertsCapacity()), s.loadAverage(), s.passed(), s.verdict().resource().label(),
-                    s.lost(), s.producedPoints(), s.verdict().toString().replace("\"", "'")));
+                    s.lost(), s.producedPoints(), seriesCsv(s.series()), s.verdict().toString().replace("\"", "'")));
         }
         return b.toString();
+    }
+
+    /** The series figures' four CSV fields: active series, new series/s, slow inserts/s, tsid cache misses/s (empty: unknown). */
+    private static String seriesCsv(StepSeries series) {
+        if (series == null) {
+            return ",,,";
+        }
+        return (Double.isFinite(series.activeSeries()) ? String.format(Locale.ROOT, "%.0f", series.activeSeries()) : "") + ","
+                + csvNum(series.createdPerSecond()) + "," + csvNum(series.slowInsertsPerSecond()) + "," + csvNum(series.cacheMissesPerSecond());
     }
 
     private static String dec(double v, int digits) {

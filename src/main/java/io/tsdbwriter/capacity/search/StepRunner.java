@@ -11,6 +11,7 @@ import io.tsdbwriter.bench.WriterCellRunner;
 import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.capacity.PromSnapshot;
+import io.tsdbwriter.produce.SourcePoint;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +31,10 @@ import java.util.concurrent.TimeUnit;
  * its CPU is its own) with its {@code /metrics} on a free loopback port. A step feeds the topic at the step's rate for
  * the step duration ({@link StepFeed}), measures the window after the warm-up from the writer's and the targets' pages
  * ({@link StepWindow}) and judges it; then the input stops, the writer catches up (at most the drain timeout) and gets
- * SIGTERM, and what it did not write counts as lost. The search decides the loads; this class runs them.
+ * SIGTERM, and what it did not write counts as lost. The search decides the loads; this class runs them. Under a
+ * {@link SeriesSchedule} other than steady the steps' input is one {@link io.tsdbwriter.bench.SourceFeed#cycle(long,
+ * java.util.function.LongUnaryOperator)} over the search, each scrape taking the instances the schedule gives at its
+ * start, the schedule's clock restarting with each step's input; each step's {@link StepSeries} comes from the window.
  *
  * <p>Not thread-safe: the search's thread only. The running step's process is also read by a JVM shutdown hook,
  * registered once per instance, which kills it so no writer outlives the command.
@@ -41,6 +46,11 @@ final class StepRunner {
     private final PrintStream out;
     private final String runId = Long.toString(System.currentTimeMillis() / 1000, 36);
     private volatile Process current;
+    private final SeriesSchedule schedule;
+    /** The steps' input under a series schedule other than steady (null: the context's points); one cycle over the search. */
+    private final Iterator<SourcePoint> scheduled;
+    /** {@link System#nanoTime()} at the running step's input start: the schedule's time origin. */
+    private volatile long scheduleOriginNanos = System.nanoTime();
 
     /**
      * @param scraper reads the writers' and the targets' {@code /metrics}
@@ -50,6 +60,12 @@ final class StepRunner {
         this.s = settings;
         this.scraper = scraper;
         this.out = out;
+        this.schedule = settings.seriesSchedule() == null ? SeriesSchedule.steady() : settings.seriesSchedule();
+        long base = settings.feed().instances();
+        // past the passes the probe's backlog took from the context's cycle, so no sample repeats
+        long firstRound = settings.startRate().relative() ? (settings.probeRecords() + settings.feed().records() - 1) / settings.feed().records() : 0;
+        this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY ? null
+                : settings.feed().cycle(firstRound, n -> schedule.instances(base, (System.nanoTime() - scheduleOriginNanos) / 1_000_000));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             Process p = current;
             if (p != null && p.isAlive()) {
@@ -115,12 +131,14 @@ final class StepRunner {
             WriterCellRunner.awaitReady(p, log);
             long t0 = System.nanoTime();
             long deadline = t0 + s.stepDuration().toNanos();
-            StepFeed feed = StepFeed.start(ctx.kafka(), topic, ctx.points(), rate,
+            scheduleOriginNanos = t0;
+            StepFeed feed = StepFeed.start(ctx.kafka(), topic, scheduled != null ? scheduled : ctx.points(), rate,
                     (long) Math.ceil(rate * s.stepDuration().toMillis() / 1000.0), deadline);
             Thread.sleep(s.warmUp().toMillis());
             double sys0 = SystemCpu.busySeconds();
             long sysT0 = System.nanoTime();
             StepWindow window = measure(p, writerMetrics, ctx.targets(), feed, mn, deadline);
+            StepSeries series = window.series(activeSeries((System.nanoTime() - t0) / 1_000_000));
             double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
                     / Runtime.getRuntime().availableProcessors();
             long producedPoints = feed.awaitProduced();
@@ -137,12 +155,12 @@ final class StepRunner {
             CapacityStep st = new CapacityStep(index, refine, m, rate, window.expectedRate() * 60, window.writtenRate() * 60, efficiency,
                     window.latency(0.5), p99, window.permitWaitMs(), window.lagFirst(), window.lagLast(), lagGrowing, window.writerCpuCores(),
                     tcpu[0], tcpu[1], window.insertsAvg(), window.insertsCapacity(), SystemCpu.loadAverage(), passed, verdict, lost, producedPoints,
-                    null, null);
-            progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores; %s;"
+                    null, series);
+            progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores; %s; %s;"
                             + " step %.0f s, %,d points produced, %s", index, refine ? " refine" : "", passed ? "PASS" : "FAIL",
                     BenchTable.count(st.writtenPerMinute()), BenchTable.count(st.expectedPerMinute()), BenchTable.percent(efficiency),
                     CapacitySearch.fmt(p99), lagGrowing ? "growing" : "steady", CapacitySearch.fmt(st.writerCpuCores()), verdict,
-                    wallStep, producedPoints, lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");
+                    seriesText(series), wallStep, producedPoints, lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");
             return st;
         } finally {
             if (p.isAlive()) {
@@ -150,6 +168,32 @@ final class StepRunner {
             }
             current = null;
         }
+    }
+
+    /**
+     * The series the writers write at {@code elapsedMs} into a step by the schedule: active instances × the series of
+     * one instance × N.
+     */
+    private double activeSeries(long elapsedMs) {
+        return (double) schedule.instances(s.feed().instances(), elapsedMs) * s.feed().seriesPerInstance() * s.instanceMultiplier();
+    }
+
+    /** The schedule and the series it moves between, for the search's progress output. */
+    String seriesDescription() {
+        long instances = s.feed().instances();
+        long perInstance = s.feed().seriesPerInstance();
+        return String.format(Locale.ROOT, "%s; base %,d active series (%d instance(s) x %,d series x N=%d)", schedule.describe(),
+                instances * perInstance * s.instanceMultiplier(), instances, perInstance, s.instanceMultiplier());
+    }
+
+    /** The series figures of the progress line. */
+    static String seriesText(StepSeries series) {
+        return String.format(Locale.ROOT, "series %,.0f active, %s new/s, %s slow inserts/s, %s tsid cache misses/s", series.activeSeries(),
+                one(series.createdPerSecond()), one(series.slowInsertsPerSecond()), one(series.cacheMissesPerSecond()));
+    }
+
+    private static String one(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.1f", v) : "-";
     }
 
     /** Reads the writer's and the targets' pages every interval (a tenth of the window, 0.5–2 s) until the deadline. */

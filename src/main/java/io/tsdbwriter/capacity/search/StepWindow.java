@@ -162,6 +162,16 @@ final class StepWindow {
     }
 
     /**
+     * The window's series figures: {@code activeSeries} (by the schedule) and the targets' new series/s, slow row
+     * inserts/s and series (TSID) cache misses/s over the window, each NaN when no target exposes it.
+     */
+    StepSeries series(double activeSeries) {
+        return new StepSeries(activeSeries, TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.NEW_SERIES, ""),
+                TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.SLOW_INSERTS, ""),
+                TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.CACHE_MISSES, TargetFigures.TSID_CACHE));
+    }
+
+    /**
      * What the window says for the bottleneck attribution.
      *
      * @param minEfficiency the passing efficiency

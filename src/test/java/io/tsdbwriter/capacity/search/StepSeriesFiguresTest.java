@@ -1,0 +1,77 @@
+package io.tsdbwriter.capacity.search;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.capacity.PromSnapshot;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A step's {@link StepSeries} from the targets' pages at the window's ends (VictoriaMetrics' names, the same on 1.79.5
+ * and v1.150.0), and how the progress line, table and CSV show it.
+ */
+class StepSeriesFiguresTest {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private static PromSnapshot vm(long nanos, double created, double slow, double tsidMisses) {
+        return PromSnapshot.parse("""
+                vm_new_timeseries_created_total %s
+                vm_slow_row_inserts_total %s
+                vm_cache_misses_total{type="storage/tsid"} %s
+                vm_cache_misses_total{type="storage/metricName"} 999999
+                vm_rows_inserted_total{type="vmimport"} 100
+                """.formatted(created, slow, tsidMisses), nanos);
+    }
+
+    @Test
+    void perSecondGrowthOfTheTargetsCountersOverTheWindow() {
+        // two targets, 10 s apart: 2,000 + 500 new series, 300 slow inserts, 4,000 tsid misses in 10 s
+        List<PromSnapshot> start = List.of(vm(0, 100, 10, 50), vm(0, 0, 0, 0));
+        List<PromSnapshot> end = List.of(vm(10 * SECOND, 2_100, 310, 4_050), vm(10 * SECOND, 500, 0, 0));
+        StepWindow w = new StepWindow(1, null, start, Double.NaN);
+        w.add(10, 0, null, Double.NaN, end);
+
+        StepSeries s = w.series(40_000);
+        assertThat(s).isEqualTo(new StepSeries(40_000, 250, 30, 400));
+    }
+
+    @Test
+    void figuresNoTargetExposesAreNaN() {
+        List<PromSnapshot> start = List.of(PromSnapshot.parse("process_cpu_seconds_total 1\n", 0));
+        StepWindow w = new StepWindow(1, null, start, Double.NaN);
+        w.add(5, 0, null, Double.NaN, Arrays.asList(PromSnapshot.parse("process_cpu_seconds_total 2\n", 5 * SECOND)));
+        StepSeries s = w.series(7);
+        assertThat(s.activeSeries()).isEqualTo(7);
+        assertThat(s.createdPerSecond()).isNaN();
+        assertThat(s.slowInsertsPerSecond()).isNaN();
+        assertThat(s.cacheMissesPerSecond()).isNaN();
+    }
+
+    @Test
+    void theTableAndTheCsvShowTheSeriesFigures() {
+        CapacityStep step = step(new StepSeries(40_000, 250, 31.5, Double.NaN));
+        String table = CapacityTable.format(List.of(step));
+        assertThat(table.lines().findFirst().orElseThrow()).contains("series", "new/s", "slow/s", "tsid miss/s");
+        assertThat(table.lines().skip(1).findFirst().orElseThrow()).contains("40000", "250.0", "31.5");
+        String csv = CapacityTable.csv(List.of(step, step(null)));
+        List<String> lines = csv.lines().toList();
+        assertThat(lines.get(0)).endsWith(",active_series,new_series_per_second,slow_inserts_per_second,"
+                + "tsid_cache_misses_per_second,verdict");
+        assertThat(lines.get(1)).contains(",40000,250.0000,31.5000,,\"");
+        assertThat(lines.get(2)).as("not measured").contains(",,,,,\"");
+    }
+
+    @Test
+    void theProgressLineNamesTheSeriesFigures() {
+        assertThat(StepRunner.seriesText(new StepSeries(40_000, 250, 31.5, Double.NaN)))
+                .isEqualTo("series 40,000 active, 250.0 new/s, 31.5 slow inserts/s, - tsid cache misses/s");
+    }
+
+    private static CapacityStep step(StepSeries series) {
+        return new CapacityStep(1, false, 1, 1000, 60_000, 60_000, 1, 0.01, 0.02, 0, 0, 0, false, 0.1, 0.1, 2, 0.5, 4, 0.3, true,
+                new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "keeping up", "", List.of(), "-"), 0, 1000, null, series);
+    }
+}
