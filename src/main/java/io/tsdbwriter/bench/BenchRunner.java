@@ -38,7 +38,7 @@ public final class BenchRunner {
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
                            List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp,
-                           String remoteWriteUrl) {
+                           String remoteWriteUrl, CpuPinning.Plan placement) {
     }
 
     private final Settings s;
@@ -59,6 +59,7 @@ public final class BenchRunner {
     /** Runs the whole benchmark; returns 0 when every writer exited cleanly and wrote everything, else 1. */
     public int run() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
+        s.placement().apply(line -> progress("%s", line)); // before the feeder's and the ceiling's threads start
         WriteTarget endpoint = new WriteTarget(s.vmUrl());
         HttpClientSecurity security = HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
         try (WriteClient client = new WriteClient(Duration.ofSeconds(90), 64, false, security);
@@ -84,7 +85,7 @@ public final class BenchRunner {
             CeilingMeter meter = new CeilingMeter(endpoint, vm, s.settleMax(), security);
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
-                    s.cellTimeout(), s.settleMax(), s.remoteWriteUrl()), vm,
+                    s.cellTimeout(), s.settleMax(), s.remoteWriteUrl(), s.placement().placement()), vm,
                     url -> new VmProbe(client.http(), WriteTarget.remoteWrite(url)));
             List<CeilingResult> ceilings = new ArrayList<>();
             List<CellResult> results = new ArrayList<>();
@@ -204,9 +205,11 @@ public final class BenchRunner {
     }
 
     private int finish(String machine, List<CeilingResult> ceilings, List<CellResult> results) throws IOException {
-        String table = BenchTable.format(ceilings, results);
+        String placement = s.placement().placement().label();
+        String table = BenchTable.format(placement, ceilings, results);
         out.println();
         out.println("machine: " + machine);
+        out.println("placement: " + placement);
         out.println("command: " + s.commandLine());
         out.println();
         out.print(table);
@@ -216,7 +219,7 @@ public final class BenchRunner {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            Files.writeString(s.csv(), BenchTable.csv(ceilings, results), StandardCharsets.UTF_8);
+            Files.writeString(s.csv(), BenchTable.csv(placement, ceilings, results), StandardCharsets.UTF_8);
             out.println("csv:   " + s.csv());
         }
         if (s.chart() != null) {
