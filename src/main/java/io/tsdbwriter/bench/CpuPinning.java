@@ -37,14 +37,30 @@ public final class CpuPinning {
     }
 
     /**
-     * The CPUs this process may use: {@code /sys/devices/system/cpu/online} ∩ its own {@code Cpus_allowed_list}.
+     * The CPUs a process of this machine may be placed on: {@code /sys/devices/system/cpu/online}, within this
+     * process's cgroup cpuset when one is readable (cgroup v2 {@code cpuset.cpus.effective}, v1
+     * {@code cpuset.effective_cpus}). Not this process's own affinity: taskset may widen it within the cpuset.
      *
-     * @throws IOException when either is unreadable
+     * @throws IOException when the online CPUs are unreadable
      */
     public static CpuList available() throws IOException {
         CpuList online = CpuList.parse(Files.readString(Path.of("/sys/devices/system/cpu/online"), StandardCharsets.US_ASCII).strip());
-        return online.intersect(cpusAllowed(ProcessHandle.current().pid())
-                .orElseThrow(() -> new IOException("no Cpus_allowed_list in /proc/self/status")));
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"), StandardCharsets.UTF_8)) {
+                String[] f = line.split(":", 3); // hierarchy-id:controllers:path
+                Path cpuset = f.length < 3 ? null : f[1].isEmpty() ? Path.of("/sys/fs/cgroup" + f[2], "cpuset.cpus.effective")
+                        : List.of(f[1].split(",")).contains("cpuset") ? Path.of("/sys/fs/cgroup/cpuset" + f[2], "cpuset.effective_cpus") : null;
+                if (cpuset != null && Files.isReadable(cpuset)) {
+                    String text = Files.readString(cpuset, StandardCharsets.US_ASCII).strip();
+                    if (!text.isEmpty()) {
+                        return online.intersect(CpuList.parse(text));
+                    }
+                }
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            // no readable cpuset: the online CPUs
+        }
+        return online;
     }
 
     /** The {@code Cpus_allowed_list} of a process, empty when it is gone or unreadable. */

@@ -23,7 +23,7 @@ public record Placement(CpuList tsdbCpus, CpuList writerCpus) {
     /**
      * The placement of the flags {@code --tsdb-cpus} and {@code --writer-cpus} (either may be null: not given).
      *
-     * @param available the CPUs this process may use (online and in its affinity)
+     * @param available the CPUs processes may be placed on (online, within the cpuset)
      * @throws IllegalArgumentException naming the flag when a list does not parse, holds a CPU outside
      *     {@code available}, {@code --tsdb-cpus} comes without {@code --writer-cpus}, or the two sets overlap
      */
@@ -52,7 +52,7 @@ public record Placement(CpuList tsdbCpus, CpuList writerCpus) {
         }
         CpuList missing = cpus.minus(available);
         if (!missing.isEmpty()) {
-            throw new IllegalArgumentException(flag + " " + cpus + ": CPU " + missing + " is not online or not allowed to this process"
+            throw new IllegalArgumentException(flag + " " + cpus + ": CPU " + missing + " is not online or not in this machine's cpuset"
                     + " (available: " + available + ")");
         }
         return cpus;

@@ -47,7 +47,7 @@ class PlacementTest {
         assertThat(Placement.SHARED.label()).isEqualTo("shared");
 
         assertThatThrownBy(() -> Placement.of("0", "2", TWO))
-                .hasMessage("--writer-cpus 2: CPU 2 is not online or not allowed to this process (available: 0-1)");
+                .hasMessage("--writer-cpus 2: CPU 2 is not online or not in this machine's cpuset (available: 0-1)");
         assertThatThrownBy(() -> Placement.of("0-1", "1", TWO))
                 .hasMessage("--tsdb-cpus 0-1 and --writer-cpus 1 share CPU 1: the two sets must be disjoint");
         assertThatThrownBy(() -> Placement.of("0", null, TWO))

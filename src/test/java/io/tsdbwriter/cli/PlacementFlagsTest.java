@@ -62,7 +62,7 @@ class PlacementFlagsTest {
         assertUsageError(execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "1-"),
                 "--writer-cpus: '1-' is not a CPU list");
         assertUsageError(execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "4097"),
-                "--writer-cpus 4097: CPU 4097 is not online or not allowed to this process (available: ");
+                "--writer-cpus 4097: CPU 4097 is not online or not in this machine's cpuset (available: ");
         assertUsageError(execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "0"),
                 "--tsdb-cpus 0 and --writer-cpus 0 share CPU 0: the two sets must be disjoint");
         assertUsageError(execute(command, "--vm-url", vm, "--tsdb-cpus", "0"), "--tsdb-cpus needs --writer-cpus");
