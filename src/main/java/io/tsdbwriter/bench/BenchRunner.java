@@ -224,7 +224,8 @@ public final class BenchRunner {
         }
         if (s.chart() != null) {
             try {
-                BenchChart.write(s.chart(), "tsdb-writer bench: samples/s written vs. the VictoriaMetrics ceiling", machine, ceilings, results);
+                BenchChart.write(s.chart(), "tsdb-writer bench: samples/s written vs. the VictoriaMetrics ceiling",
+                        machine + "; placement " + placement, ceilings, results);
                 out.println("chart: " + s.chart());
             } catch (IOException | RuntimeException | Error e) { // e.g. no fonts on a bare machine
                 out.println("chart: not drawn (" + e + ")");

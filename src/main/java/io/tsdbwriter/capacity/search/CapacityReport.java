@@ -55,7 +55,7 @@ final class CapacityReport {
             try {
                 CapacityChart.write(s.chart(), "tsdb-writer capacity: " + (r.best() == null ? "no passing step"
                         : BenchTable.count(r.capacityPerMinute()) + " samples/min") + (r.edge() == null ? "" : ", limited by "
-                        + r.edge().verdict().resource().label()), machine, r.steps());
+                        + r.edge().verdict().resource().label()), machine + "; placement " + placement, r.steps());
                 out.println("chart: " + s.chart());
             } catch (IOException | RuntimeException | Error e) {
                 out.println("chart: not drawn (" + e + ")");
