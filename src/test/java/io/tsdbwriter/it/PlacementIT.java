@@ -74,6 +74,9 @@ class PlacementIT {
         assertThat(started).startsWith("# taskset -c 1 ").contains(" -jar ", " run ");
 
         assertThat(run.output()).contains("placement: tsdb=0 writer=1\n");
+        // the machine's cores, not the bench process's own (it runs on the writer CPUs)
+        long online = Files.readAllLines(Path.of("/proc/stat")).stream().filter(l -> l.matches("cpu\\d+ .*")).count();
+        assertThat(run.output()).contains("machine: " + online + " cores, ");
         List<String> table = run.output().lines().filter(l -> l.startsWith("| ")).toList();
         assertThat(table.get(0)).endsWith("| placement       |");
         assertThat(table.subList(1, table.size())).hasSize(2).allSatisfy(row -> assertThat(row).endsWith("| tsdb=0 writer=1 |"));

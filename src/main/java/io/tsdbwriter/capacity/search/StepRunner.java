@@ -122,7 +122,7 @@ final class StepRunner {
             long sysT0 = System.nanoTime();
             StepWindow window = measure(p, writerMetrics, ctx.targets(), feed, mn, deadline);
             double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
-                    / Runtime.getRuntime().availableProcessors();
+                    / SystemCpu.cores(); // the machine's: /proc/stat sums them all, whatever CPUs this process is placed on
             long producedPoints = feed.awaitProduced();
             double wallStep = (System.nanoTime() - t0) / 1e9;
             boolean lagGrowing = window.lagGrowing(rate);
