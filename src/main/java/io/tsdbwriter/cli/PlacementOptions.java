@@ -21,13 +21,13 @@ public final class PlacementOptions {
                     + "start it with taskset -c LIST (scripts/bench.sh and scripts/capacity.sh do). Refused when the TSDB is "
                     + "not on this machine. Why: sharing cores, the writer's CPU is taken from the TSDB, which caps the share "
                     + "of the ceiling a writer reaches near 1 ÷ (1 + writer/TSDB CPU ratio); in production the TSDB has its "
-                    + "own machine (default: shared)")
+                    + "own machine (default: not placed, every process on every CPU)")
     String tsdbCpus;
 
     @Option(names = "--writer-cpus", paramLabel = "LIST",
             description = "Linux only: the CPUs of the writer side: every writer process (and the floor and peer) starts "
                     + "under taskset -c LIST, and this command's own threads (the ceiling's client, the Kafka producer) and a "
-                    + "Kafka broker listening on a local bootstrap port are moved there (default: shared)")
+                    + "Kafka broker listening on a local bootstrap port are moved there (default: not placed, every process on every CPU)")
     String writerCpus;
 
     /**
