@@ -25,9 +25,10 @@ public final class PlacementOptions {
     String tsdbCpus;
 
     @Option(names = "--writer-cpus", paramLabel = "LIST",
-            description = "Linux only: the CPUs of the writer side: every writer process (and the floor and peer) starts "
-                    + "under taskset -c LIST, and this command's own threads (the ceiling's client, the Kafka producer) and a "
-                    + "Kafka broker listening on a local bootstrap port are moved there (default: not placed, every process on every CPU)")
+            description = "Linux only: the CPUs of the writer side: every writer process (bench: and the floor and the peer) "
+                    + "starts under taskset -c LIST, and this command's own threads (the Kafka producer; bench: the ceiling's "
+                    + "client) and a Kafka broker listening on a local bootstrap port are moved there (default: not placed, "
+                    + "every process on every CPU)")
     String writerCpus;
 
     /**
