@@ -19,6 +19,10 @@
 # only remote write receiver: Remote-Write 1.0 against 2.0 (`--output remote-write,remote-write-2`) in one run:
 #   bash scripts/bench.sh --with-prometheus3 --output remote-write,remote-write-2 --parallelism 3 --time-multiplier 1,12 \
 #        --write-mode async --records 5000000
+# --tsdb-cpus LIST --writer-cpus LIST (Linux, cpulists such as 0 and 1; passed on to bench) start VictoriaMetrics (and
+# Prometheus) under taskset -c <tsdb-cpus> and Kafka under taskset -c <writer-cpus>, so that the TSDB sizes GOMAXPROCS
+# and its concurrency limits for its own CPUs; bench then runs its writers and itself on the writer CPUs:
+#   bash scripts/bench.sh --tsdb-cpus 0 --writer-cpus 1 --parallelism 3 --time-multiplier 12 --write-mode async
 # Environment: DATA_DIR (default <repo>/examples/data), BENCH_JAVA_OPTS (JVM flags of the bench
 # process), STACK_START_TIMEOUT seconds (default 240), MVN_OFFLINE=1 (build with mvn -o).
 set -euo pipefail
@@ -58,7 +62,8 @@ build_test_classpath "$REPO_ROOT/target/bench-build.log"
 log "== start a real Kafka broker (KRaft) and VictoriaMetrics on free loopback ports"
 rm -rf "$OUT"
 mkdir -p "$OUT"
-STACK_PROMETHEUS=$WITH_PROMETHEUS start_local_stack "$OUT"
+STACK_TSDB_CPUS=$(flag_value --tsdb-cpus "$@") STACK_WRITER_CPUS=$(flag_value --writer-cpus "$@") \
+  STACK_PROMETHEUS=$WITH_PROMETHEUS start_local_stack "$OUT"
 log "Kafka:           $BOOTSTRAP_SERVERS"
 log "VictoriaMetrics: $VM_URL"
 if [ "$WITH_PROMETHEUS" != 0 ]; then log "Prometheus:      $PROMETHEUS_URL"; fi

@@ -12,6 +12,10 @@
 #   bash scripts/capacity.sh --step-duration 30s --warm-up 10s
 #   bash scripts/capacity.sh --max-concurrent-writes 200 --time-multiplier 12
 #   bash scripts/capacity.sh --vary time-multiplier --start-rate 20000
+# --tsdb-cpus LIST --writer-cpus LIST (Linux, cpulists such as 0 and 1; passed on to capacity) start VictoriaMetrics
+# under taskset -c <tsdb-cpus> and Kafka under taskset -c <writer-cpus>, so that the TSDB sizes GOMAXPROCS and its
+# concurrency limits for its own CPUs; capacity then runs its writers and itself on the writer CPUs:
+#   bash scripts/capacity.sh --tsdb-cpus 0 --writer-cpus 1
 # VictoriaMetrics flags for the local target: VM_EXTRA_FLAGS (e.g. "-maxConcurrentInserts=4").
 # Environment: DATA_DIR (default <repo>/examples/data), CAPACITY_JAVA_OPTS (JVM flags of the search
 # process), STACK_START_TIMEOUT seconds (default 240), MVN_OFFLINE=1 (build with mvn -o).
@@ -39,7 +43,7 @@ build_test_classpath "$REPO_ROOT/target/capacity-build.log"
 log "== start a real Kafka broker (KRaft) and VictoriaMetrics on free loopback ports"
 rm -rf "$OUT"
 mkdir -p "$OUT"
-start_local_stack "$OUT"
+STACK_TSDB_CPUS=$(flag_value --tsdb-cpus "$@") STACK_WRITER_CPUS=$(flag_value --writer-cpus "$@") start_local_stack "$OUT"
 log "Kafka:           $BOOTSTRAP_SERVERS"
 log "VictoriaMetrics: $VM_URL"
 log "load: $(cut -d' ' -f1-3 /proc/loadavg) (other processes on this machine skew the figures; the CSV has each step's load)"

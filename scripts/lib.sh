@@ -27,11 +27,15 @@
 #   build_test_classpath LOG  mvn package -DskipTests + target/test.classpath (test scope); tail of LOG on failure
 #   start_local_stack DIR TOPIC:PARTITIONS
 #                             starts Kafka + VictoriaMetrics (LocalStack) on free loopback ports, waits until ready
-#                             (STACK_START_TIMEOUT, default 240 s), sets BOOTSTRAP_SERVERS, VM_URL, STACK_PID; the
+#                             (STACK_START_TIMEOUT, default 240 s), sets BOOTSTRAP_SERVERS, VM_URL, STACK_PID;
+#                             STACK_TSDB_CPUS / STACK_WRITER_CPUS (cpulists) start VictoriaMetrics (and Prometheus)
+#                             under taskset -c STACK_TSDB_CPUS and Kafka under taskset -c STACK_WRITER_CPUS; the
 #                             stack lives while fd 3 (a FIFO only this script holds) is open: stop_local_stack
 #                             (installed as an EXIT trap by the caller) closes it and stops the stack
 #   stop_local_stack_on_exit  installs that EXIT trap (keeping the exit code), and exit 130/143 on SIGINT/SIGTERM
 #   has_flag FLAG ARGS...     true when ARGS hold FLAG (as `FLAG` or `FLAG=value`)
+#   flag_value FLAG ARGS...   prints the value of FLAG in ARGS (`FLAG value` or `FLAG=value`; the last one wins), or
+#                             nothing
 #   ensure_telegraf           builds Telegraf 1.37.2 with only the plugins the input-format tests use into
 #                             $HOME/.cache/tsdb-writer/bin (go install; the Go module cache makes reruns quick) and
 #                             exports TSDB_WRITER_TELEGRAF_BINARY; without go it says so in one line and the tests
@@ -320,6 +324,9 @@ start_local_stack() {
   for t in ${VM_EXTRA_FLAGS:-}; do topic_args+=(--vm-flag "$t"); done # e.g. VM_EXTRA_FLAGS=-maxConcurrentInserts=4
   if [ "${STACK_PROMETHEUS:-0}" = 1 ]; then topic_args+=(--prometheus); fi # a Prometheus remote write receiver too
   if [ "${STACK_PROMETHEUS:-0}" = 3 ]; then topic_args+=(--prometheus3); fi # Prometheus 3: Remote-Write 1.0 and 2.0
+  # a Go TSDB sizes GOMAXPROCS and its concurrency limits from its CPU affinity at start: start it on its CPUs
+  if [ -n "${STACK_TSDB_CPUS:-}" ]; then topic_args+=(--tsdb-cpus "$STACK_TSDB_CPUS"); fi
+  if [ -n "${STACK_WRITER_CPUS:-}" ]; then topic_args+=(--writer-cpus "$STACK_WRITER_CPUS"); fi
   local env_file="$dir/stack.env" stack_log="$dir/stack.log" timeout="${STACK_START_TIMEOUT:-240}"
   mkdir -p "$dir"
   rm -f "$env_file"
@@ -401,4 +408,17 @@ has_flag() {
     if [ "$arg" = "$flag" ] || [[ "$arg" == "$flag="* ]]; then return 0; fi
   done
   return 1
+}
+
+# flag_value FLAG ARGS...: see the header.
+flag_value() {
+  local flag=$1 value="" next=0 arg
+  shift
+  for arg in "$@"; do
+    if [ "$next" = 1 ]; then value=$arg; next=0
+    elif [ "$arg" = "$flag" ]; then next=1
+    elif [[ "$arg" == "$flag="* ]]; then value=${arg#"$flag="}
+    fi
+  done
+  printf '%s' "$value"
 }

@@ -39,7 +39,7 @@ public final class BenchRunner {
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
                            List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp,
-                           String remoteWriteUrl) {
+                           String remoteWriteUrl, CpuPinning.Plan placement) {
     }
 
     private final Settings s;
@@ -60,6 +60,7 @@ public final class BenchRunner {
     /** Runs the whole benchmark; returns 0 when every writer exited cleanly and wrote everything, else 1. */
     public int run() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
+        s.placement().apply(line -> progress("%s", line)); // before the feeder's and the ceiling's threads start
         WriteTarget endpoint = new WriteTarget(s.vmUrl());
         HttpClientSecurity security = HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
         try (WriteClient client = new WriteClient(Duration.ofSeconds(90), 64, false, security);
@@ -91,7 +92,7 @@ public final class BenchRunner {
             };
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
-                    s.cellTimeout(), s.settleMax(), s.remoteWriteUrl()), vm,
+                    s.cellTimeout(), s.settleMax(), s.remoteWriteUrl(), s.placement().placement()), vm,
                     url -> new VmProbe(client.http(), WriteTarget.remoteWrite(url)));
             List<CeilingResult> ceilings = new ArrayList<>();
             List<CellResult> results = new ArrayList<>();
@@ -214,9 +215,11 @@ public final class BenchRunner {
     }
 
     private int finish(String machine, List<CeilingResult> ceilings, List<CellResult> results) throws IOException {
-        String table = BenchTable.format(ceilings, results);
+        String placement = s.placement().placement().label();
+        String table = BenchTable.format(placement, ceilings, results);
         out.println();
         out.println("machine: " + machine);
+        out.println("placement: " + placement);
         out.println("command: " + s.commandLine());
         out.println();
         out.print(table);
@@ -226,12 +229,13 @@ public final class BenchRunner {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            Files.writeString(s.csv(), BenchTable.csv(ceilings, results), StandardCharsets.UTF_8);
+            Files.writeString(s.csv(), BenchTable.csv(placement, ceilings, results), StandardCharsets.UTF_8);
             out.println("csv:   " + s.csv());
         }
         if (s.chart() != null) {
             try {
-                BenchChart.write(s.chart(), "tsdb-writer bench: samples/s written vs. the VictoriaMetrics ceiling", machine, ceilings, results);
+                BenchChart.write(s.chart(), "tsdb-writer bench: samples/s written vs. the VictoriaMetrics ceiling",
+                        machine + "; placement " + placement, ceilings, results);
                 out.println("chart: " + s.chart());
             } catch (IOException | RuntimeException | Error e) { // e.g. no fonts on a bare machine
                 out.println("chart: not drawn (" + e + ")");
@@ -242,14 +246,17 @@ public final class BenchRunner {
         return ok ? 0 : 1;
     }
 
-    /** One line describing the machine: cores, memory, JDK of the writer, VictoriaMetrics version, load. */
+    /**
+     * One line describing the machine: its cores ({@link SystemCpu#cores()}, whatever CPUs this process is placed on),
+     * memory, JDK of the writer, VictoriaMetrics version, load.
+     */
     public static String machine(String vmVersion) {
         long mem = 0;
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             mem = os.getTotalMemorySize();
         }
         return String.format(Locale.ROOT, "%d cores, %.1f GiB, %s %s (%s), Java %s, VictoriaMetrics %s, load %.2f at %s",
-                Runtime.getRuntime().availableProcessors(), mem / (1024.0 * 1024 * 1024), System.getProperty("os.name"),
+                SystemCpu.cores(), mem / (1024.0 * 1024 * 1024), System.getProperty("os.name"),
                 System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.version(), vmVersion, SystemCpu.loadAverage(),
                 Instant.now().toString().substring(0, 19) + "Z");
     }

@@ -6,26 +6,27 @@ import java.util.Locale;
 
 /**
  * The benchmark's table, as text (a Markdown table, so it pastes into docs as is) and as CSV. One row per
- * ceiling (before the cells of its shape) and one per cell. Stateless; thread-safe.
+ * ceiling (before the cells of its shape) and one per cell; every row names the run's {@link Placement#label() placement}
+ * (the ceiling's client runs on the writer CPUs, so the ceiling row has it too). Stateless; thread-safe.
  */
 public final class BenchTable {
 
     /** Columns of the printed table. */
     static final List<String> HEADER = List.of("mode", "P", "M", "N", "samples/min expected", "samples/min actual", "efficiency",
-            "writer CPU-s / M samples", "VM CPU-s / M samples", "writer/VM CPU", "peak heap", "vs ceiling");
+            "writer CPU-s / M samples", "VM CPU-s / M samples", "writer/VM CPU", "peak heap", "vs ceiling", "placement");
 
     /** Columns of the CSV. */
     static final List<String> CSV_HEADER = List.of("kind", "mode", "parallelism", "time_multiplier", "instance_multiplier",
             "exit_code", "points", "samples_expected", "samples_written", "seconds", "samples_per_min_expected",
             "samples_per_min_actual", "efficiency", "writer_cpu_seconds", "vm_cpu_seconds", "writer_cpu_s_per_million",
             "vm_cpu_s_per_million", "writer_to_vm_cpu", "peak_heap_bytes", "ceiling_samples_per_min", "ratio_to_ceiling",
-            "input_points_per_second", "other_cpu_seconds", "load_average", "concurrency", "client_cpu_s_per_million");
+            "input_points_per_second", "other_cpu_seconds", "load_average", "concurrency", "client_cpu_s_per_million", "placement");
 
     private BenchTable() {
     }
 
     /** The rows in print order: each shape's ceiling, then that shape's cells in run order. */
-    static List<List<String>> rows(List<CeilingResult> ceilings, List<CellResult> cells) {
+    static List<List<String>> rows(String placement, List<CeilingResult> ceilings, List<CellResult> cells) {
         List<List<String>> rows = new ArrayList<>();
         List<BenchCell.Shape> shapes = new ArrayList<>();
         ceilings.forEach(c -> shapes.add(c.shape()));
@@ -41,7 +42,7 @@ public final class BenchTable {
                     ceiling = c;
                     rows.add(List.of("ceiling" + (shape.remoteWrite() ? " " + shape.output() : "") + " (C=" + c.concurrency() + ")", "–", Integer.toString(shape.timeMultiplier()),
                             Integer.toString(shape.instanceMultiplier()), "–", count(c.perMinute()), "–", "–",
-                            decimal(c.vmCpuPerMillion(), 2), "–", "–", "100%"));
+                            decimal(c.vmCpuPerMillion(), 2), "–", "–", "100%", placement));
                 }
             }
             for (CellResult r : cells) {
@@ -53,15 +54,18 @@ public final class BenchTable {
                         Integer.toString(cell.timeMultiplier()), Integer.toString(cell.instanceMultiplier()),
                         count(r.expectedPerMinute()), count(r.actualPerMinute()), percent(r.efficiency()),
                         decimal(r.writerCpuPerMillion(), 2), decimal(r.vmCpuPerMillion(), 2), decimal(r.writerToVmCpu(), 2),
-                        mebibytes(r.peakHeapBytes()), percent(Ceilings.ratio(r, ceiling))));
+                        mebibytes(r.peakHeapBytes()), percent(Ceilings.ratio(r, ceiling)), placement));
             }
         }
         return rows;
     }
 
-    /** The table as aligned Markdown (header, separator, rows), numbers right-aligned. */
-    public static String format(List<CeilingResult> ceilings, List<CellResult> cells) {
-        List<List<String>> rows = rows(ceilings, cells);
+    /**
+     * The table as aligned Markdown (header, separator, rows), numbers right-aligned; {@code placement} is the
+     * placement column of every row ({@code shared}, {@code tsdb=0 writer=1}).
+     */
+    public static String format(String placement, List<CeilingResult> ceilings, List<CellResult> cells) {
+        List<List<String>> rows = rows(placement, ceilings, cells);
         int[] width = new int[HEADER.size()];
         for (int i = 0; i < width.length; i++) {
             width[i] = HEADER.get(i).length();
@@ -88,7 +92,7 @@ public final class BenchTable {
             String c = cells.get(i);
             String pad = " ".repeat(width[i] - c.length());
             b.append(' ');
-            if (alignNumbers && i > 0) {
+            if (alignNumbers && i > 0 && i < width.length - 1) { // the last column, the placement, is text
                 b.append(pad).append(c);
             } else {
                 b.append(c).append(pad);
@@ -98,15 +102,18 @@ public final class BenchTable {
         b.append('\n');
     }
 
-    /** The CSV: a header line, then one line per ceiling and per cell, raw numbers (NaN as empty). */
-    public static String csv(List<CeilingResult> ceilings, List<CellResult> cells) {
+    /**
+     * The CSV: a header line, then one line per ceiling and per cell, raw numbers (NaN as empty); {@code placement} is
+     * the last column of every line.
+     */
+    public static String csv(String placement, List<CeilingResult> ceilings, List<CellResult> cells) {
         StringBuilder b = new StringBuilder(String.join(",", CSV_HEADER)).append('\n');
         for (CeilingResult c : ceilings) {
             BenchCell.Shape s = c.shape();
             csvLine(b, List.of("ceiling", "preserialized" + (s.remoteWrite() ? " " + s.output() : ""), "", Integer.toString(s.timeMultiplier()), Integer.toString(s.instanceMultiplier()),
                     "", "", "", Long.toString(c.samples()), raw(c.seconds()), "", raw(c.perMinute()), "", "", raw(c.vmCpuSeconds()), "",
                     raw(c.vmCpuPerMillion()), "", "", raw(c.perMinute()), "1", "", "", "", Integer.toString(c.concurrency()),
-                    raw(c.clientCpuPerMillion())));
+                    raw(c.clientCpuPerMillion()), placement));
         }
         for (CellResult r : cells) {
             BenchCell cell = r.cell();
@@ -118,7 +125,7 @@ public final class BenchTable {
                     raw(r.vmCpuSeconds()), raw(r.writerCpuPerMillion()), raw(r.vmCpuPerMillion()), raw(r.writerToVmCpu()),
                     Long.toString(r.peakHeapBytes()), ceiling == null ? "" : raw(ceiling.perMinute()), raw(Ceilings.ratio(r, ceiling)),
                     raw(r.inputPointsPerSecond()), raw(r.otherCpuSeconds()), raw(r.loadAverage()),
-                    ceiling == null ? "" : Integer.toString(ceiling.concurrency()), ""));
+                    ceiling == null ? "" : Integer.toString(ceiling.concurrency()), "", placement));
         }
         return b.toString();
     }

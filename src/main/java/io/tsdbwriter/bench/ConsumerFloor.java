@@ -117,10 +117,12 @@ public final class ConsumerFloor {
      *
      * @param javaCommand the writers' {@code java}; {@code jvmOptions} theirs too (and their AOT cache when they get one)
      * @param client      the Kafka client's properties (written to a file only the owner may read)
+     * @param placement   the process starts on its writer CPUs when it has them
      * @throws IOException when the process fails or writes no summary within {@code timeout}
      */
     public static TelegrafPeer.Row run(List<String> javaCommand, List<String> jvmOptions, Path jar, String bootstrapServers,
-                                       java.util.Properties client, String topic, Path workDir, Duration timeout)
+                                       java.util.Properties client, String topic, Path workDir, Duration timeout,
+                                       Placement placement)
             throws IOException, InterruptedException {
         Files.createDirectories(workDir);
         Path props = workDir.resolve("floor-client.properties");
@@ -137,7 +139,7 @@ public final class ConsumerFloor {
         cmd.addAll(WriterCellRunner.aotCacheOption(jar, jvmOptions, Runtime.version().feature()));
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-cp", jar.toString(), ConsumerFloor.class.getName(), bootstrapServers, topic, summary.toString(), props.toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(placement.writerCommand(cmd)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         if (!p.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
             throw new IOException("the floor did not finish within " + timeout + "; see " + log);

@@ -44,6 +44,31 @@ public final class SystemCpu {
         return Double.NaN;
     }
 
+    /**
+     * The machine's CPUs: the {@code cpuN} lines of {@code /proc/stat} (the CPUs {@link #busySeconds()} sums), else
+     * this JVM's {@code availableProcessors()} — which is not the machine's once the process is pinned to a CPU set
+     * ({@code --writer-cpus}).
+     */
+    public static int cores() {
+        try {
+            int n = cores(Files.readString(Path.of("/proc/stat")));
+            return n > 0 ? n : Runtime.getRuntime().availableProcessors();
+        } catch (IOException | RuntimeException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    /** The {@code cpuN} lines of a {@code /proc/stat} text. */
+    static int cores(String procStat) {
+        int n = 0;
+        for (String line : procStat.split("\n")) {
+            if (line.startsWith("cpu") && line.length() > 3 && Character.isDigit(line.charAt(3))) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** The 1-minute load average, or NaN. */
     public static double loadAverage() {
         try {

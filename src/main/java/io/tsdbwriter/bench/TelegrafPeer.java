@@ -121,12 +121,14 @@ public final class TelegrafPeer {
     }
 
     /**
-     * Runs Telegraf over the whole of {@code topic} ({@code records} records) and returns its row.
+     * Runs Telegraf over the whole of {@code topic} ({@code records} records) and returns its row; Telegraf starts on
+     * the placement's writer CPUs when it has them.
      *
      * @throws IOException when Telegraf exits early or does not finish within {@code timeout}
      */
     public static Row run(Path binary, KafkaClientConfig kafka, String topic, long records, String vmUrl,
-                          Path workDir, Duration timeout, PrintStream progress) throws IOException, InterruptedException {
+                          Path workDir, Duration timeout, PrintStream progress, Placement placement)
+            throws IOException, InterruptedException {
         Files.createDirectories(workDir);
         String group = "telegraf-peer-" + System.currentTimeMillis();
         Path conf = workDir.resolve("telegraf.conf");
@@ -136,7 +138,8 @@ public final class TelegrafPeer {
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-bench-peer");
         try (Admin admin = Admin.create(p)) {
             long t0 = System.nanoTime();
-            Process proc = new ProcessBuilder(binary.toString(), "--config", conf.toString()).redirectErrorStream(true)
+            Process proc = new ProcessBuilder(placement.writerCommand(List.of(binary.toString(), "--config", conf.toString())))
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
             try {
                 long deadline = t0 + timeout.toNanos();

@@ -23,7 +23,7 @@ public final class WriterCellRunner {
     /** What every cell's writer gets. */
     public record Settings(List<String> javaCommand, Path jar, List<String> jvmOptions, String bootstrapServers, String vmUrl,
                     int writePermits, int batchSamples, long segmentSize, List<String> extraRunArgs, Path workDir,
-                    Duration cellTimeout, Duration settleMax, String remoteWriteUrl) {
+                    Duration cellTimeout, Duration settleMax, String remoteWriteUrl, Placement placement) {
     }
 
     /** A live cell's input: called once the writer is ready; returns the points produced (blocks for the window). */
@@ -57,7 +57,10 @@ public final class WriterCellRunner {
         return command(cell, topic, groupId, summary, stopAtEnd, -1);
     }
 
-    /** The writer's command line for a cell, its {@code /metrics} on {@code metricsPort} (-1 = off; capacity reads it). */
+    /**
+     * The writer's command line for a cell, its {@code /metrics} on {@code metricsPort} (-1 = off; capacity reads it);
+     * under {@code taskset -c <writer CPUs>} when the settings' placement has writer CPUs. A mutable list.
+     */
     public List<String> command(BenchCell cell, String topic, String groupId, Path summary, boolean stopAtEnd, int metricsPort) {
         List<String> cmd = new ArrayList<>(s.javaCommand());
         cmd.addAll(aotCacheOption(s.jar(), s.jvmOptions(), Runtime.version().feature()));
@@ -78,7 +81,7 @@ public final class WriterCellRunner {
                     "--remote-write-version", cell.remoteWriteVersion()));
         }
         cmd.addAll(s.extraRunArgs());
-        return cmd;
+        return new ArrayList<>(s.placement().writerCommand(cmd)); // taskset -c <writer CPUs> java …, when placed
     }
 
     /**

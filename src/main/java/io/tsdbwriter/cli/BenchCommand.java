@@ -20,6 +20,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.bench.ConsumerFloor;
+import io.tsdbwriter.bench.CpuPinning;
 import io.tsdbwriter.bench.TelegrafPeer;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.produce.BundledScrapes;
@@ -41,7 +42,10 @@ import org.apache.kafka.clients.admin.Admin;
                 + "cell as its own writer process (java -jar <this jar> run ... --stop-at-end) with a fresh consumer group, and "
                 + "prints the table: mode | P | M | N | samples/min expected | actual | efficiency | writer and VictoriaMetrics "
                 + "CPU-s per million samples | peak heap | ratio to the ceiling.",
-                "Live mode (--input-rate) produces at a rate while the writer runs."},
+                "Live mode (--input-rate) produces at a rate while the writer runs.",
+                "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
+                + "share of the ceiling a writer reaches is capped near 1 ÷ (1 + writer/VictoriaMetrics CPU ratio); disjoint CPU "
+                + "sets give the TSDB cores of its own, as in production, and the table's placement column says which was used."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every cell ran and wrote every expected sample (live: the writer exited cleanly)",
                 "1:a cell failed or a step could not run", "2:invalid flags"})
@@ -66,6 +70,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     KafkaClientOptions kafkaClient = new KafkaClientOptions();
+
+    @picocli.CommandLine.Mixin
+    PlacementOptions placement = new PlacementOptions();
 
     @Option(names = "--parallelism", defaultValue = "1,3,6", paramLabel = "P[,P…]", description = "The writers' --parallelism: readers per partition (default: ${DEFAULT-VALUE})")
     String parallelism;
@@ -247,6 +254,10 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         new WriteTarget(vmUrl);
+        // the TSDB's processes: VictoriaMetrics at --vm-url (the ceilings) and every remote write receiver
+        List<String> tsdbUrls = new ArrayList<>(List.of(vmUrl));
+        tsdbUrls.addAll(remoteWriteUrls);
+        CpuPinning.Plan plan = placement.plan(spec, tsdbUrls.stream().distinct().toList(), bootstrapServers);
         SourceFeed feed = switch (source) {
             case "real" -> SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
             case "synthetic" -> SourceFeed.synthetic(series, records,
@@ -262,7 +273,7 @@ public final class BenchCommand implements Callable<Integer> {
                 rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, writers.segmentSize, csv, chart,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
-                remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0));
+                remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0), plan);
         int rc = new BenchRunner(settings, System.out).run();
         return telegraf == null && !floor ? rc : Math.max(rc, runPeer(telegraf, settings, jar, java));
     }
@@ -295,7 +306,8 @@ public final class BenchCommand implements Callable<Integer> {
             System.out.printf("bench: floor: a bare KafkaConsumer reading the %,d records of %s ...%n", records, settings.topic());
             try {
                 floorRow = ConsumerFloor.run(java, writers.writerJvmOptions, jar, settings.bootstrapServers(),
-                        settings.kafkaClient().clientPropertiesAsProperties(), settings.topic(), settings.workDir().resolve("floor"), cellTimeout);
+                        settings.kafkaClient().clientPropertiesAsProperties(), settings.topic(), settings.workDir().resolve("floor"), cellTimeout,
+                        settings.placement().placement());
                 rows.add(floorRow);
             } catch (IOException e) {
                 System.out.println("bench: floor failed: " + e.getMessage());
@@ -306,7 +318,7 @@ public final class BenchCommand implements Callable<Integer> {
             System.out.printf("bench: peer telegraf (%s): consuming the %,d records of %s ...%n", telegraf, records, settings.topic());
             try {
                 telegrafRow = TelegrafPeer.run(telegraf, settings.kafkaClient(), settings.topic(), records, vmUrl,
-                        settings.workDir().resolve("peer-telegraf"), cellTimeout, System.out);
+                        settings.workDir().resolve("peer-telegraf"), cellTimeout, System.out, settings.placement().placement());
                 rows.add(telegrafRow);
             } catch (IOException e) {
                 System.out.println("bench: peer telegraf failed: " + e.getMessage());

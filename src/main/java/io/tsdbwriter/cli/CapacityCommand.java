@@ -3,6 +3,7 @@ package io.tsdbwriter.cli;
 import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.capacity.search.SeriesSchedule;
+import io.tsdbwriter.bench.CpuPinning;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import java.io.IOException;
@@ -38,7 +39,10 @@ import io.tsdbwriter.write.WriteTarget;
                 + "(docs/capacity.md).",
                 "It stops at the first step below --min-efficiency, above --max-p99-latency or with the lag growing, refines "
                 + "between the last good and the first bad step, and prints the capacity, the verdict and the table of steps; "
-                + "writes CSV, a PNG chart and an HTML and Markdown report. Local stack: scripts/capacity.sh."},
+                + "writes CSV, a PNG chart and an HTML and Markdown report. Local stack: scripts/capacity.sh.",
+                "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
+                + "capacity found there is capped near 1 ÷ (1 + writer/TSDB CPU ratio) of the TSDB's; disjoint CPU sets give the "
+                + "TSDB cores of its own, as in production, and the table's placement column says which was used."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:a capacity was found and every produced sample was written",
                 "1:no step passed, a step failed to run, or samples were not written", "2:invalid flags"})
@@ -64,6 +68,9 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     KafkaClientOptions kafkaClient = new KafkaClientOptions();
+
+    @picocli.CommandLine.Mixin
+    PlacementOptions placement = new PlacementOptions();
 
     @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
             description = "The writers' protocol: import (VictoriaMetrics JSON lines to <vm-url>/api/v1/import) or remote-write (to "
@@ -284,6 +291,10 @@ public final class CapacityCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
+        // the TSDB's processes: the targets' pages when given, else the endpoint the writers write to
+        List<String> tsdbUrls = !targetMetricsUrls.isEmpty() ? targetMetricsUrls.stream().distinct().toList()
+                : List.of(remoteWriteUrl != null ? remoteWriteUrl : vmUrl);
+        CpuPinning.Plan plan = placement.plan(spec, tsdbUrls, bootstrapServers);
         SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
         if (series.mode() != SeriesSchedule.Mode.STEADY && feed.instances() < 2) {
             throw bad("--series-mode " + seriesMode + " needs at least 2 instances: --records of at least "
@@ -305,7 +316,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
-                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series);
+                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series, plan);
         return new CapacitySearch(settings, System.out).run();
     }
 

@@ -80,6 +80,7 @@ final class HelpGroups {
                     new Group("Writer processes", List.of("--writer-jar", "--writer-jvm-option", "--writer-arg",
                             "--segment-size", "--max-concurrent-writes", "--batch-samples", "--cell-timeout", "--settle-timeout")),
                     new Group("Floor and peer", List.of("--floor", "--peer", "--telegraf-binary")),
+                    new Group("Placement: the TSDB and the writer side on disjoint CPUs", List.of("--tsdb-cpus", "--writer-cpus")),
                     new Group("Output and reports", List.of("--csv", "--chart", "--work-dir")),
                     HELP),
             "capacity", List.of(
@@ -93,6 +94,7 @@ final class HelpGroups {
                             "--max-p99-latency", "--drain-timeout")),
                     new Group("Writer processes", List.of("--writer-jar", "--writer-jvm-option", "--writer-arg",
                             "--segment-size", "--parallelism", "--max-concurrent-writes", "--batch-samples")),
+                    new Group("Placement: the TSDB and the writer side on disjoint CPUs", List.of("--tsdb-cpus", "--writer-cpus")),
                     new Group("Output and reports", List.of("--csv", "--chart", "--report", "--work-dir")),
                     HELP),
             "tsdb-writer", List.of(new Group("Options", List.of("--help", "--version"))),

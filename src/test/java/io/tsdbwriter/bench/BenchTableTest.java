@@ -49,16 +49,16 @@ class BenchTableTest {
 
     @Test
     void tableHasACeilingRowThenItsCellsAligned() {
-        String table = BenchTable.format(List.of(CEILING), List.of(cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0),
+        String table = BenchTable.format("tsdb=0 writer=1", List.of(CEILING), List.of(cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0),
                 cell("sync", 1, 6_000_000, 10.0, 2.5, 3.0, 1)));
         List<String> lines = table.lines().toList();
         assertThat(lines).hasSize(5);
-        assertThat(lines.get(0)).startsWith("| mode ").contains("| samples/min expected |").endsWith("| vs ceiling |");
+        assertThat(lines.get(0)).startsWith("| mode ").contains("| samples/min expected |").endsWith("| vs ceiling | placement       |");
         assertThat(lines.get(1)).startsWith("|:--").endsWith(":|");
-        assertThat(lines.get(2)).startsWith("| ceiling (C=8) ").contains("120,000,000").contains("0.50").endsWith("100% |");
+        assertThat(lines.get(2)).startsWith("| ceiling (C=8) ").contains("120,000,000").contains("0.50").endsWith("100% | tsdb=0 writer=1 |");
         assertThat(lines.get(3)).startsWith("| async ").contains(" 72,000,000 | ").contains("100.0%").contains(" 0.25 ")
-                .contains("300 MiB").endsWith("60.0% |");
-        assertThat(lines.get(4)).startsWith("| sync (exit 1) ").endsWith("30.0% |");
+                .contains("300 MiB").endsWith("60.0% | tsdb=0 writer=1 |");
+        assertThat(lines.get(4)).startsWith("| sync (exit 1) ").endsWith("30.0% | tsdb=0 writer=1 |");
         for (String l : lines) {
             assertThat(l).hasSize(lines.get(0).length());
         }
@@ -66,7 +66,7 @@ class BenchTableTest {
 
     @Test
     void csvHasOneLinePerCeilingAndCellWithRawNumbers() {
-        String csv = BenchTable.csv(List.of(CEILING), List.of(cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0)));
+        String csv = BenchTable.csv("shared", List.of(CEILING), List.of(cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0)));
         List<String> lines = csv.lines().toList();
         assertThat(lines).hasSize(3);
         assertThat(lines.get(0).split(",")).hasSize(BenchTable.CSV_HEADER.size()).startsWith("kind", "mode", "parallelism");
@@ -78,6 +78,8 @@ class BenchTableTest {
         assertThat(f[BenchTable.CSV_HEADER.indexOf("samples_written")]).isEqualTo("12000000");
         assertThat(f[BenchTable.CSV_HEADER.indexOf("ratio_to_ceiling")]).isEqualTo("0.6000");
         assertThat(f[BenchTable.CSV_HEADER.indexOf("input_points_per_second")]).isEmpty();
+        assertThat(f[BenchTable.CSV_HEADER.indexOf("placement")]).isEqualTo("shared");
+        assertThat(lines.get(1)).endsWith(",shared"); // the ceiling's row too
     }
 
     @Test

@@ -47,6 +47,13 @@ class ProbesTest {
     }
 
     @Test
+    void theMachinesCoresAreTheCpuLinesOfProcStat() {
+        assertThat(SystemCpu.cores("cpu  100 20 30 4000 50 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\ncpu1 1 2 3 4 5 6 7 8 0 0\nintr 1\n"))
+                .isEqualTo(2);
+        assertThat(SystemCpu.cores("nothing")).isZero();
+    }
+
+    @Test
     void syntheticFeedHasExactlyTheRecordsAndCyclesWithShiftedTimestamps() {
         SourceFeed feed = SourceFeed.synthetic(3, 7, 1_800_000_000_000L, 60_000);
         List<SourcePoint> pass = new ArrayList<>();

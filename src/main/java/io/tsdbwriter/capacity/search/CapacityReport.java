@@ -22,10 +22,12 @@ final class CapacityReport {
      */
     static int print(CapacitySearch.Result r, String machine, CapacitySearch.Settings s, PrintStream out) throws IOException {
         out.println();
+        String placement = s.placement().placement().label();
         out.println("machine: " + machine);
+        out.println("placement: " + placement);
         out.println("command: " + s.commandLine());
         out.println();
-        out.print(CapacityTable.format(r.steps()));
+        out.print(CapacityTable.format(placement, r.steps()));
         out.println();
         if (r.best() == null) {
             out.println("capacity: below the first step (no step passed); lower --start-rate");
@@ -47,14 +49,14 @@ final class CapacityReport {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            Files.writeString(s.csv(), CapacityTable.csv(r.steps()), StandardCharsets.UTF_8);
+            Files.writeString(s.csv(), CapacityTable.csv(placement, r.steps()), StandardCharsets.UTF_8);
             out.println("csv:   " + s.csv());
         }
         if (s.chart() != null) {
             try {
                 CapacityChart.write(s.chart(), "tsdb-writer capacity: " + (r.best() == null ? "no passing step"
                         : BenchTable.count(r.capacityPerMinute()) + " samples/min") + (r.edge() == null ? "" : ", limited by "
-                        + r.edge().verdict().resource().label()), machine, r.steps());
+                        + r.edge().verdict().resource().label()), machine + "; placement " + placement, r.steps());
                 out.println("chart: " + s.chart());
             } catch (IOException | RuntimeException | Error e) {
                 out.println("chart: not drawn (" + e + ")");

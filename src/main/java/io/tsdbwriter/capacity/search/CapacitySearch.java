@@ -1,6 +1,7 @@
 package io.tsdbwriter.capacity.search;
 
 import io.tsdbwriter.bench.BenchRunner;
+import io.tsdbwriter.bench.CpuPinning;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.KafkaFeeder;
 import io.tsdbwriter.bench.SourceFeed;
@@ -68,7 +69,8 @@ public final class CapacitySearch {
                            int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
                            Duration drainTimeout, Path csv, Path chart, Path report, Path workDir, Path jar, List<String> javaCommand,
                            List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
-                           KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp, SeriesSchedule seriesSchedule) {
+                           KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp, SeriesSchedule seriesSchedule,
+                           CpuPinning.Plan placement) {
     }
 
     /**
@@ -109,6 +111,7 @@ public final class CapacitySearch {
     /** Runs the search and returns its result (prints progress as it goes). */
     public Result search() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
+        s.placement().apply(line -> progress("%s", line)); // before the feeder's threads start
         WriteTarget endpoint = new WriteTarget(s.vmUrl());
         // the pages given, else the --vm-url host's (both would count one process twice when they are the same)
         List<String> targets = s.targetMetricsUrls().isEmpty() ? List.of(endpoint.metricsUrl())
@@ -134,7 +137,7 @@ public final class CapacitySearch {
             }
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), Math.max(0, s.writePermits()), s.batchSamples(), s.segmentSize(), s.extraRunArgs(),
-                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null), vm, url -> vm);
+                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null, s.placement().placement()), vm, url -> vm);
             StepContext context = new StepContext(kafka, runner, targets, s.feed().cycle());
             double rate = s.startRate().relative() ? stepRunner.probe(context) * s.startRate().value() : s.startRate().value();
             SearchSteps steps = new SearchSteps(System.nanoTime());

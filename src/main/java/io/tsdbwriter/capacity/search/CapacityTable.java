@@ -4,21 +4,24 @@ import io.tsdbwriter.bench.BenchTable;
 import java.util.List;
 import java.util.Locale;
 
-/** The steps of a capacity search as a console table and as CSV. Stateless; thread-safe. */
+/**
+ * The steps of a capacity search as a console table and as CSV; every step names the run's placement
+ * ({@link io.tsdbwriter.bench.Placement#label()}: {@code shared}, {@code tsdb=0 writer=1}). Stateless; thread-safe.
+ */
 public final class CapacityTable {
 
     private CapacityTable() {
     }
 
-    /** The console table, one line per step. */
-    public static String format(List<CapacityStep> steps) {
+    /** The console table, one line per step, {@code placement} its last column. */
+    public static String format(String placement, List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder();
-        String head = String.format(Locale.ROOT, "%-4s %-3s %12s %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %s%n",
+        String head = String.format(Locale.ROOT, "%-4s %-3s %12s %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %-16s %s%n",
                 "step", "M", "points/s in", "expected/min", "written/min", "eff", "p50 s", "p99 s", "permit ms", "lag records",
-                "cpu W", "target cpu", "inserts", "load", "series", "new/s", "slow/s", "tsid miss/s", "ok", "limited by");
+                "cpu W", "target cpu", "inserts", "load", "series", "new/s", "slow/s", "tsid miss/s", "ok", "limited by", "placement");
         b.append(head);
         for (CapacityStep s : steps) {
-            b.append(String.format(Locale.ROOT, "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %s%n",
+            b.append(String.format(Locale.ROOT, "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %-16s %s%n",
                     s.index() + (s.refine() ? "r" : ""), s.timeMultiplier(), s.inputPointsPerSecond(), BenchTable.count(s.expectedPerMinute()),
                     BenchTable.count(s.writtenPerMinute()), BenchTable.percent(s.efficiency()), dec(s.p50Seconds(), 3), dec(s.p99Seconds(), 3),
                     dec(s.permitWaitMs(), 1), String.format(Locale.ROOT, "%.0f->%.0f%s", s.lagStart(), s.lagEnd(), s.lagGrowing() ? "^" : ""),
@@ -27,24 +30,24 @@ public final class CapacityTable {
                     s.series() == null ? "-" : dec(s.series().activeSeries(), 0), s.series() == null ? "-" : dec(s.series().createdPerSecond(), 1),
                     s.series() == null ? "-" : dec(s.series().slowInsertsPerSecond(), 1),
                     s.series() == null ? "-" : dec(s.series().cacheMissesPerSecond(), 1), s.passed() ? "yes" : "NO",
-                    s.verdict().resource().label()));
+                    s.verdict().resource().label(), placement));
         }
         return b.toString();
     }
 
-    /** CSV with a header row. */
-    public static String csv(List<CapacityStep> steps) {
+    /** CSV with a header row, {@code placement} before the quoted verdict (which stays the last column). */
+    public static String csv(String placement, List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder("step,refine,time_multiplier,input_points_per_second,expected_samples_per_minute,"
                 + "written_samples_per_minute,efficiency,p50_seconds,p99_seconds,permit_wait_ms,lag_start,lag_end,lag_growing,"
                 + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,"
-                + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,verdict\n");
+                + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,placement,verdict\n");
         for (CapacityStep s : steps) {
-            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,\"%s\"%n",
+            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,\"%s\"%n",
                     s.index(), s.refine(), s.timeMultiplier(), s.inputPointsPerSecond(), s.expectedPerMinute(), s.writtenPerMinute(),
                     s.efficiency(), csvNum(s.p50Seconds()), csvNum(s.p99Seconds()), csvNum(s.permitWaitMs()), s.lagStart(), s.lagEnd(),
                     s.lagGrowing(), csvNum(s.writerCpuCores()), csvNum(s.targetCpuCores()), csvNum(s.targetCores()),
                     csvNum(s.insertsCurrent()), csvNum(s.insertsCapacity()), s.loadAverage(), s.passed(), s.verdict().resource().label(),
-                    s.lost(), s.producedPoints(), seriesCsv(s.series()), s.verdict().toString().replace("\"", "'")));
+                    s.lost(), s.producedPoints(), seriesCsv(s.series()), placement, s.verdict().toString().replace("\"", "'")));
         }
         return b.toString();
     }

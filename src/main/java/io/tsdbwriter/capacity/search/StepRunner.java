@@ -140,7 +140,7 @@ final class StepRunner {
             StepWindow window = measure(p, writerMetrics, ctx.targets(), feed, mn, deadline);
             StepSeries series = window.series(activeSeries((System.nanoTime() - t0) / 1_000_000));
             double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
-                    / Runtime.getRuntime().availableProcessors();
+                    / SystemCpu.cores(); // the machine's: /proc/stat sums them all, whatever CPUs this process is placed on
             long producedPoints = feed.awaitProduced();
             double wallStep = (System.nanoTime() - t0) / 1e9;
             boolean lagGrowing = window.lagGrowing(rate);

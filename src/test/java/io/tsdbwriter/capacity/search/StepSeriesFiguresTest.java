@@ -53,15 +53,15 @@ class StepSeriesFiguresTest {
     @Test
     void theTableAndTheCsvShowTheSeriesFigures() {
         CapacityStep step = step(new StepSeries(40_000, 250, 31.5, Double.NaN));
-        String table = CapacityTable.format(List.of(step));
+        String table = CapacityTable.format("shared", List.of(step));
         assertThat(table.lines().findFirst().orElseThrow()).contains("series", "new/s", "slow/s", "tsid miss/s");
         assertThat(table.lines().skip(1).findFirst().orElseThrow()).contains("40000", "250.0", "31.5");
-        String csv = CapacityTable.csv(List.of(step, step(null)));
+        String csv = CapacityTable.csv("shared", List.of(step, step(null)));
         List<String> lines = csv.lines().toList();
         assertThat(lines.get(0)).endsWith(",active_series,new_series_per_second,slow_inserts_per_second,"
-                + "tsid_cache_misses_per_second,verdict");
-        assertThat(lines.get(1)).contains(",40000,250.0000,31.5000,,\"");
-        assertThat(lines.get(2)).as("not measured").contains(",,,,,\"");
+                + "tsid_cache_misses_per_second,placement,verdict");
+        assertThat(lines.get(1)).contains(",40000,250.0000,31.5000,,shared,\"");
+        assertThat(lines.get(2)).as("not measured").contains(",,,,,shared,\"");
     }
 
     @Test

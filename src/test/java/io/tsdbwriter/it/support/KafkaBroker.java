@@ -467,7 +467,8 @@ public final class KafkaBroker implements Components.KafkaEndpoint {
 
     private void launchAndAwait() {
         ChildProcesses.appendMarker(logFile, "starting kafka.Kafka on " + bootstrapServers);
-        process = ChildProcesses.start(javaCommand("-Xmx512m", "kafka.Kafka", propsFile.toString()), logFile, true);
+        process = ChildProcesses.start(ChildProcesses.onCpus(ChildProcesses.KAFKA_CPUS,
+                javaCommand("-Xmx512m", "kafka.Kafka", propsFile.toString())), logFile, true);
         awaitReady();
     }
 

@@ -34,8 +34,13 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * java -cp target/test-classes:$(cat target/test.classpath) io.tsdbwriter.it.support.LocalStack \
- *      WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]... [--prometheus|--prometheus3] [--no-stdin] [--exit-with-parent]
+ *      WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]... [--prometheus|--prometheus3]
+ *      [--tsdb-cpus LIST] [--writer-cpus LIST] [--no-stdin] [--exit-with-parent]
  * </pre>
+ *
+ * <p>{@code --tsdb-cpus LIST} starts VictoriaMetrics (and Prometheus) under {@code taskset -c LIST}, {@code --writer-cpus
+ * LIST} the Kafka broker: {@code bench}/{@code capacity --tsdb-cpus --writer-cpus} then find the TSDB already on its
+ * CPUs, its GOMAXPROCS and concurrency limits sized for them.
  *
  * <p>{@code --prometheus3} starts Prometheus 3 instead, taking Remote-Write 1.0 and 2.0 ({@link PrometheusServer#startCurrent}).
  * {@code --prometheus} also starts a {@link PrometheusServer} ({@code <workDir>/prometheus/}, remote write receiver,
@@ -175,6 +180,8 @@ public final class LocalStack implements AutoCloseable {
                     }
                 }
                 case "--vm-flag" -> vmFlags.add(requireValue(args, ++i, arg));
+                case "--tsdb-cpus" -> System.setProperty(ChildProcesses.TSDB_CPUS, requireValue(args, ++i, arg));
+                case "--writer-cpus" -> System.setProperty(ChildProcesses.KAFKA_CPUS, requireValue(args, ++i, arg));
                 case "--prometheus" -> prometheus = true;
                 case "--prometheus3" -> prometheus3 = true;
                 case "--no-stdin" -> watchStdin = false;
@@ -266,7 +273,7 @@ public final class LocalStack implements AutoCloseable {
             System.err.println("LocalStack: " + problem);
         }
         System.err.println("usage: LocalStack WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]..."
-                + " [--prometheus|--prometheus3] [--no-stdin] [--exit-with-parent]");
+                + " [--prometheus|--prometheus3] [--tsdb-cpus LIST] [--writer-cpus LIST] [--no-stdin] [--exit-with-parent]");
         System.exit(problem == null ? 0 : 2);
     }
 
@@ -319,6 +326,26 @@ public final class LocalStack implements AutoCloseable {
             }
             String quoted = cp.replace("\\", "\\\\").replace("\"", "\\\"");
             Files.writeString(argFile, "-cp \"" + quoted + "\"\n", StandardCharsets.UTF_8);
+        }
+
+        /** System property: the CPUs (a cpulist) the TSDBs (VictoriaMetrics, Prometheus) start on; unset = all. */
+        static final String TSDB_CPUS = "tsdbwriter.tsdb.cpus";
+        /** System property: the CPUs (a cpulist) the Kafka broker starts on; unset = all. */
+        static final String KAFKA_CPUS = "tsdbwriter.kafka.cpus";
+
+        /**
+         * {@code taskset -c <cpus> command…} when the system property {@code cpusProperty} ({@link #TSDB_CPUS},
+         * {@link #KAFKA_CPUS}) is set, else {@code command}: a Go TSDB sizes GOMAXPROCS (and VictoriaMetrics
+         * {@code -maxConcurrentInserts}) from its CPU affinity at its start, so it starts on its CPUs.
+         */
+        static List<String> onCpus(String cpusProperty, List<String> command) {
+            String cpus = System.getProperty(cpusProperty, "");
+            if (cpus.isBlank()) {
+                return command;
+            }
+            List<String> cmd = new ArrayList<>(List.of("taskset", "-c", cpus));
+            cmd.addAll(command);
+            return cmd;
         }
 
         /**

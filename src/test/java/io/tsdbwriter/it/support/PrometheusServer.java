@@ -151,7 +151,7 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
         HttpClient old = http;
         http = newHttpClient();
         old.close();
-        process = ChildProcesses.start(cmd, logFile, true);
+        process = ChildProcesses.start(ChildProcesses.onCpus(ChildProcesses.TSDB_CPUS, cmd), logFile, true);
         Instant deadline = Instant.now().plus(START_TIMEOUT);
         String last = "no answer yet";
         while (true) {

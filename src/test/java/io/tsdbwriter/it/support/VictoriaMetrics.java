@@ -252,7 +252,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
         cmd.addAll(extraFlags);
         ChildProcesses.appendMarker(logFile, "starting " + String.join(" ", cmd));
         http.renew(); // pooled connections to the previous process are dead
-        process = ChildProcesses.start(cmd, logFile, true);
+        process = ChildProcesses.start(ChildProcesses.onCpus(ChildProcesses.TSDB_CPUS, cmd), logFile, true);
         String unhealthy;
         try {
             unhealthy = http.awaitHealthy(START_TIMEOUT, process::isAlive);

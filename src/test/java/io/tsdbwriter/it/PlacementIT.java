@@ -1,0 +1,151 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.it.support.Stack;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code bench --tsdb-cpus 0 --writer-cpus 1} against a real Kafka broker and VictoriaMetrics on loopback (issue 43
+ * item 1): a short bench (tiny synthetic backlog, one cell) as its own process, as a user runs it. What the processes'
+ * {@code Cpus_allowed_list} in {@code /proc} says while it runs and after: VictoriaMetrics on CPU 0, the writer
+ * process, the bench process and the Kafka broker on CPU 1; the cell's writer started as {@code taskset -c 1 java …};
+ * the table's header, the table and the CSV name the placement. A VictoriaMetrics started elsewhere is moved with a
+ * warning; one started on its CPUs ({@code taskset -c 0}, as scripts/bench.sh starts it) is left as it is.
+ */
+class PlacementIT {
+
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka(); // each test starts its VictoriaMetrics
+
+    /** A VictoriaMetrics started on every CPU is moved onto CPU 0, with the warning; the writer side runs on CPU 1. */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void benchOnDisjointCpusMovesARunningVictoriaMetricsWithAWarning() throws Exception {
+        var vm = stack.startVm("vm-moved");
+        long vmPid = pidListeningOn(vm.port());
+        assertThat(cpusAllowed(vmPid)).isNotEqualTo("0"); // the fixture started it on every CPU
+        Run run = bench("moved", vm.url());
+        assertThat(run.exit()).as(run.output()).isZero();
+        assertThat(run.output()).contains("placement: warning: TSDB (pid " + vmPid + ") was on CPUs",
+                "moved to 0; its GOMAXPROCS and concurrency limits were sized at its start");
+        assertPlaced(run, vmPid);
+    }
+
+    /** A VictoriaMetrics started on CPU 0, as the scripts start it, is found there: no warning, nothing moved. */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aVictoriaMetricsStartedOnItsCpusIsLeftAsItIs() throws Exception {
+        System.setProperty("tsdbwriter.tsdb.cpus", "0");
+        io.tsdbwriter.it.support.Components.VmEndpoint vm;
+        try {
+            vm = stack.startVm("vm-started");
+        } finally {
+            System.clearProperty("tsdbwriter.tsdb.cpus");
+        }
+        long vmPid = pidListeningOn(vm.port());
+        assertThat(cpusAllowed(vmPid)).isEqualTo("0");
+        Run run = bench("started", vm.url());
+        assertThat(run.exit()).as(run.output()).isZero();
+        assertThat(run.output()).contains("placement: TSDB (pid " + vmPid + ") started on CPUs 0").doesNotContain("warning: TSDB");
+        assertPlaced(run, vmPid);
+    }
+
+    private void assertPlaced(Run run, long vmPid) throws Exception {
+        assertThat(cpusAllowed(vmPid)).as("VictoriaMetrics").isEqualTo("0");
+        long kafkaPid = pidListeningOn(port(stack.bootstrapServers()));
+        assertThat(run.output()).contains("placement: Kafka (pid " + kafkaPid + ", " + stack.bootstrapServers() + ") on CPUs 1");
+        assertThat(cpusAllowed(kafkaPid)).as("Kafka").isEqualTo("1");
+        assertThat(run.affinities()).as("the bench process while it ran").containsEntry(run.benchPid(), "1");
+        List<Long> writers = run.affinities().keySet().stream().filter(pid -> pid != run.benchPid()).toList();
+        assertThat(writers).as("a writer process seen while it ran").isNotEmpty();
+        writers.forEach(pid -> assertThat(run.affinities().get(pid)).as("writer " + pid).isEqualTo("1"));
+        String started = Files.readAllLines(run.work().resolve("cell-01.log")).get(0);
+        assertThat(started).startsWith("# taskset -c 1 ").contains(" -jar ", " run ");
+
+        assertThat(run.output()).contains("placement: tsdb=0 writer=1\n");
+        // the machine's cores, not the bench process's own (it runs on the writer CPUs)
+        long online = Files.readAllLines(Path.of("/proc/stat")).stream().filter(l -> l.matches("cpu\\d+ .*")).count();
+        assertThat(run.output()).contains("machine: " + online + " cores, ");
+        List<String> table = run.output().lines().filter(l -> l.startsWith("| ")).toList();
+        assertThat(table.get(0)).endsWith("| placement       |");
+        assertThat(table.subList(1, table.size())).hasSize(2).allSatisfy(row -> assertThat(row).endsWith("| tsdb=0 writer=1 |"));
+        assertThat(table.get(1)).startsWith("| ceiling");
+        List<String> csv = Files.readAllLines(run.csv());
+        assertThat(csv.get(0)).endsWith(",placement");
+        assertThat(csv.subList(1, csv.size())).hasSize(2).allSatisfy(line -> assertThat(line).endsWith(",tsdb=0 writer=1"));
+    }
+
+    private record Run(int exit, String output, long benchPid, ConcurrentHashMap<Long, String> affinities, Path work, Path csv) {
+    }
+
+    /** Runs {@code java -jar tsdb-writer.jar bench … --tsdb-cpus 0 --writer-cpus 1}, recording affinities from /proc as it runs. */
+    private Run bench(String name, String vmUrl) throws Exception {
+        Path work = stack.path(name + "/work");
+        Path csv = stack.path(name + "/bench.csv");
+        Path out = stack.path(name + "/bench.txt");
+        Files.createDirectories(work);
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
+                "bench", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", vmUrl, "--topic", "placement-" + name,
+                "--source", "synthetic", "--series", "100", "--records", "3000", "--parallelism", "1", "--time-multiplier", "1",
+                "--write-mode", "async", "--ceiling-seconds", "1s", "--ceiling-pool", "1MiB", "--settle-timeout", "3s",
+                "--cell-timeout", "2m", "--csv", csv.toString(), "--work-dir", work.toString(),
+                "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1",
+                "--tsdb-cpus", "0", "--writer-cpus", "1"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        ConcurrentHashMap<Long, String> affinities = new ConcurrentHashMap<>();
+        try {
+            while (!p.waitFor(20, TimeUnit.MILLISECONDS)) {
+                if (Files.readString(out, StandardCharsets.UTF_8).contains("placement: writer processes start")) {
+                    cpusAllowedOrEmpty(p.pid()).ifPresent(a -> affinities.put(p.pid(), a)); // after it moved itself
+                }
+                p.descendants().filter(h -> h.info().arguments().map(a -> List.of(a).contains("run")).orElse(false))
+                        .forEach(h -> cpusAllowedOrEmpty(h.pid()).ifPresent(a -> affinities.put(h.pid(), a)));
+            }
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        String output = Files.readString(out, StandardCharsets.UTF_8);
+        System.out.println(output);
+        return new Run(p.exitValue(), output, p.pid(), affinities, work, csv);
+    }
+
+    private static int port(String hostPort) {
+        return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1).split(",")[0]);
+    }
+
+    /** The pid {@code ss -Htlnp} names for the listener on a loopback port. */
+    private static long pidListeningOn(int port) throws Exception {
+        Process ss = new ProcessBuilder("ss", "-Htlnp", "sport = :" + port).redirectErrorStream(true).start();
+        String text = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        ss.waitFor();
+        var m = java.util.regex.Pattern.compile("pid=(\\d+)").matcher(text);
+        assertThat(m.find()).as("ss for port " + port + ": " + text).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    private static String cpusAllowed(long pid) {
+        return cpusAllowedOrEmpty(pid).orElseThrow(() -> new AssertionError("no /proc/" + pid + "/status"));
+    }
+
+    private static Optional<String> cpusAllowedOrEmpty(long pid) {
+        try {
+            return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream().filter(l -> l.startsWith("Cpus_allowed_list:"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst();
+        } catch (java.io.IOException e) {
+            return Optional.empty(); // it ended meanwhile
+        }
+    }
+}
