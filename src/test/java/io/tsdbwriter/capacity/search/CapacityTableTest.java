@@ -21,7 +21,8 @@ class CapacityTableTest {
         assertThat(table.get(1)).contains(" input ").contains("tsdb=0 writer=1");
 
         List<String> csv = CapacityTable.csv("shared", List.of(STEP)).lines().toList();
-        assertThat(csv.get(0)).endsWith(",lost_samples,produced_points,placement,verdict");
-        assertThat(csv.get(1)).endsWith(",0,60000,shared,\"" + STEP.verdict() + "\"");
+        assertThat(csv.get(0)).endsWith(",lost_samples,produced_points,active_series,new_series_per_second,slow_inserts_per_second,"
+                + "tsid_cache_misses_per_second,placement,verdict");
+        assertThat(csv.get(1)).endsWith(",0,60000,,,,,shared,\"" + STEP.verdict() + "\"");
     }
 }
