@@ -4,6 +4,7 @@ import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
+import io.tsdbwriter.capacity.reads.ReadLoadSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,6 +64,9 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     KafkaClientOptions kafkaClient = new KafkaClientOptions();
+
+    @picocli.CommandLine.Mixin
+    QueryLoadOptions queryLoad = new QueryLoadOptions();
 
     @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
             description = "The writers' protocol: import (VictoriaMetrics JSON lines to <vm-url>/api/v1/import) or remote-write (to "
@@ -249,10 +253,15 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad(e.getMessage());
         }
         List<String> outputArgs;
+        ReadLoadSettings reads;
         try {
-            outputArgs = outputArgs(Output.parse(output), RemoteWriteVersion.parse(remoteWriteVersion));
+            Output out = Output.parse(output);
+            outputArgs = outputArgs(out, RemoteWriteVersion.parse(remoteWriteVersion));
+            reads = queryLoad.settings(vmUrl, out != Output.IMPORT);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
+        } catch (IOException e) {
+            throw bad("--queries: cannot read " + e.getMessage());
         }
         SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
         Path jar = writers.jar(spec);
@@ -271,7 +280,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
-                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig());
+                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), reads);
         return new CapacitySearch(settings, System.out).run();
     }
 
