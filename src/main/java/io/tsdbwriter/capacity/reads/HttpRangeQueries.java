@@ -8,6 +8,8 @@ import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import okio.BufferedSource;
+import okio.Okio;
 
 /**
  * Sends the read load's range queries to a Prometheus-compatible {@code query_range} endpoint (VictoriaMetrics
@@ -17,6 +19,9 @@ import okhttp3.Response;
  * is a timeout; anything else is an error. Thread-safe (OkHttp is).
  */
 public final class HttpRangeQueries implements QueryLoad.QueryCall {
+
+    /** The answer's first bytes, where its status is. */
+    private static final long HEAD_BYTES = 256;
 
     private final OkHttpClient http;
     private final HttpUrl url;
@@ -45,8 +50,16 @@ public final class HttpRangeQueries implements QueryLoad.QueryCall {
                 .addQueryParameter("start", Long.toString(end - q.range().toSeconds()))
                 .addQueryParameter("end", Long.toString(end)).addQueryParameter("step", q.step().toSeconds() + "s").build();
         try (Response resp = http.newCall(new Request.Builder().url(u).get().build()).execute()) {
-            String body = resp.body() == null ? "" : resp.body().string();
-            return resp.code() == 200 && body.contains("\"status\":\"success\"") ? QueryLoad.Outcome.OK : QueryLoad.Outcome.ERROR;
+            if (resp.body() == null) {
+                return QueryLoad.Outcome.ERROR;
+            }
+            // the status leads the answer ({"status":"success","data":…}); the rest is read to its end, unkept: the
+            // whole answer counts in the latency, and a 24 h answer of many series need not become a string
+            BufferedSource body = resp.body().source();
+            body.request(HEAD_BYTES);
+            String head = body.getBuffer().snapshot((int) Math.min(HEAD_BYTES, body.getBuffer().size())).utf8();
+            body.readAll(Okio.blackhole());
+            return resp.code() == 200 && head.contains("\"status\":\"success\"") ? QueryLoad.Outcome.OK : QueryLoad.Outcome.ERROR;
         } catch (InterruptedIOException e) {
             return QueryLoad.Outcome.TIMEOUT; // OkHttp's call timeout
         } catch (IOException | RuntimeException e) {
