@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@code tsdb-writer capacity --query-rate} against a real VictoriaMetrics: every step runs the read load in its
  * measured window and reports it (queries/s, latency, errors, timeouts, the target's selects), and a target whose
- * read path cannot serve the load (one concurrent select, 10 ms of queueing, heavy 24 h queries at 40/s) gets the
- * verdict read-path. Short: two steps of 15 s, then one of 20 s.
+ * read path cannot serve the load (one concurrent select, 10 ms of queueing, heavy 24 h queries at 100/s, twice what
+ * one slot serves where each takes 20-40 ms) gets the verdict read-path. Short: two steps of 15 s, then one of 20 s.
  */
 class CapacityReadsIT {
 
@@ -67,7 +67,7 @@ class CapacityReadsIT {
                 quantile_over_time(0.99, {__name__=~"node_.+"}[$__range])
                 """);
         Path csv = stack.path("limited/capacity.csv");
-        Run r = capacity("reads-limited", vm.url(), csv, "--query-rate", "40", "--queries", queries.toString(), "--start-rate", "500",
+        Run r = capacity("reads-limited", vm.url(), csv, "--query-rate", "100", "--queries", queries.toString(), "--start-rate", "500",
                 "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "1", "--refine-steps", "0");
         assertThat(r.exit()).as(r.output()).isEqualTo(1); // the one step failed on its reads: no capacity
         List<Map<String, String>> rows = csv(csv);
