@@ -71,6 +71,11 @@ public final class Bottleneck {
         INPUT("input"),
         /** Share mode: what the broker hands the share consumers (records available, acquired per poll, locks per partition). */
         ACQUISITION("acquisition"),
+        /**
+         * The read load ({@code capacity --query-rate}): its queries fail or are slow, or the target's selects are full
+         * while its CPU is busy ({@link ReadPath}, which decides before the rules above).
+         */
+        READ_PATH("read-path"),
         /** A write endpoint in a configuration fault (DESIGN §6): nothing is written until the flag is right. */
         WRITE_FAULT("write-fault"),
         UNKNOWN("unknown");

@@ -6,6 +6,7 @@ import io.tsdbwriter.capacity.search.SeriesSchedule;
 import io.tsdbwriter.bench.CpuPinning;
 import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
+import io.tsdbwriter.capacity.reads.ReadLoadSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,6 +72,7 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     PlacementOptions placement = new PlacementOptions();
+    QueryLoadOptions queryLoad = new QueryLoadOptions();
 
     @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
             description = "The writers' protocol: import (VictoriaMetrics JSON lines to <vm-url>/api/v1/import) or remote-write (to "
@@ -280,10 +282,15 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad(e.getMessage());
         }
         List<String> outputArgs;
+        ReadLoadSettings reads;
         try {
-            outputArgs = outputArgs(Output.parse(output), RemoteWriteVersion.parse(remoteWriteVersion));
+            Output out = Output.parse(output);
+            outputArgs = outputArgs(out, RemoteWriteVersion.parse(remoteWriteVersion));
+            reads = queryLoad.settings(vmUrl, out != Output.IMPORT);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
+        } catch (IOException e) {
+            throw bad("--queries: cannot read " + e.getMessage());
         }
         SeriesSchedule series;
         try {
@@ -316,7 +323,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
-                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series, plan);
+                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series, plan, reads);
         return new CapacitySearch(settings, System.out).run();
     }
 

@@ -92,6 +92,8 @@ final class HelpGroups {
                     new Group("Search", List.of("--vary", "--start-rate", "--probe-records", "--step-factor",
                             "--step-duration", "--warm-up", "--max-steps", "--time-budget", "--refine-steps", "--min-efficiency",
                             "--max-p99-latency", "--drain-timeout")),
+                    new Group("Read load", List.of("--query-rate", "--query-url", "--queries", "--query-timeout",
+                            "--max-query-p99-latency")),
                     new Group("Writer processes", List.of("--writer-jar", "--writer-jvm-option", "--writer-arg",
                             "--segment-size", "--parallelism", "--max-concurrent-writes", "--batch-samples")),
                     new Group("Placement: the TSDB and the writer side on disjoint CPUs", List.of("--tsdb-cpus", "--writer-cpus")),

@@ -101,4 +101,28 @@ class CapacityCommandTest {
         assertThat(execute("capacity", "--help").out().replaceAll("\\s+", " ")).contains("--report=DIR",
                 "capacity-report.html (self-contained: inline SVG chart and CSS, no script, nothing fetched)");
     }
+
+    @Test
+    void readLoadFlagsAreCheckedBeforeAnyIo() {
+        assertUsageError(execute("capacity", "--query-rate", "-1"), "--query-rate must be between 0 and 100000 queries/s, got -1.0");
+        assertUsageError(execute("capacity", "--query-rate", "many"), "many");
+        assertUsageError(execute("capacity", "--query-rate", "5", "--query-timeout", "0s"), "--query-timeout and --max-query-p99-latency must be > 0");
+        assertUsageError(execute("capacity", "--query-url", "http://vmselect:8481/select/0/prometheus"), "--query-url and --queries need --query-rate > 0");
+        // vmselect cannot be derived from vminsert's host: one line naming the flag and the tenant's vmselect path
+        assertUsageError(execute("capacity", "--vm-url", "http://vminsert:8480/insert/42/prometheus", "--query-rate", "5"),
+                "--query-rate with a vminsert --vm-url needs --query-url: vmselect's, e.g. http://vmselect:8481/select/42/prometheus");
+        assertUsageError(execute("capacity", "--output", "remote-write", "--remote-write-url", "http://prom:9090/api/v1/write",
+                "--query-rate", "5"), "--query-rate with --output remote-write needs --query-url");
+        assertUsageError(execute("capacity", "--query-rate", "5", "--query-url", "vmselect:8481"), "vmselect:8481");
+        assertUsageError(execute("capacity", "--query-rate", "5", "--queries", "/nonexistent-queries.promql"), "/nonexistent-queries.promql");
+    }
+
+    @Test
+    void helpExplainsTheReadLoadAndItsPlaceholders() {
+        String help = execute("capacity", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help).contains("--query-rate=QPS", "--query-url=URL", "--queries=FILE", "--query-timeout=DURATION",
+                "--max-query-p99-latency=DURATION", "$__range is replaced by the range (3600s or 86400s)",
+                "$__interval by the step (60s or 300s)", "$__rate_interval by max(step + 60s, 4 x 60s) (240s or 360s)",
+                "a step passes only when its reads pass too");
+    }
 }

@@ -28,6 +28,11 @@ final class CapacityReport {
         out.println("command: " + s.commandLine());
         out.println();
         out.print(CapacityTable.format(placement, r.steps()));
+        String reads = CapacityTable.formatReads(r.steps());
+        if (!reads.isEmpty()) {
+            out.println();
+            out.print("read load (--query-rate; a step passes only when its reads pass too):\n" + reads);
+        }
         out.println();
         if (r.best() == null) {
             out.println("capacity: below the first step (no step passed); lower --start-rate");

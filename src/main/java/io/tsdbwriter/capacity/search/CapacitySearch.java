@@ -11,6 +11,8 @@ import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.capacity.InsertCapacityProbe;
+import io.tsdbwriter.capacity.reads.HttpRangeQueries;
+import io.tsdbwriter.capacity.reads.ReadLoadSettings;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;
@@ -26,6 +28,7 @@ import java.util.OptionalInt;
 import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.time.LocalTime;
 import okhttp3.OkHttpClient;
 
@@ -62,7 +65,7 @@ public final class CapacitySearch {
         RATE, TIME_MULTIPLIER
     }
 
-    /** Everything a search needs (the flags of {@code capacity}); {@code seriesSchedule} null = steady. */
+    /** Everything a search needs (the flags of {@code capacity}); {@code seriesSchedule} null = steady; {@code reads} null without a read load. */
     public record Settings(String bootstrapServers, String vmUrl, List<String> targetMetricsUrls, String topicPrefix, int partitions,
                            SourceFeed feed, InputRate startRate, double stepFactor, Duration stepDuration, Duration warmUp, int maxSteps,
                            int refineSteps, Vary vary, int timeMultiplier, int instanceMultiplier, int parallelism, int writePermits,
@@ -70,7 +73,7 @@ public final class CapacitySearch {
                            Duration drainTimeout, Path csv, Path chart, Path report, Path workDir, Path jar, List<String> javaCommand,
                            List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp, SeriesSchedule seriesSchedule,
-                           CpuPinning.Plan placement) {
+                           CpuPinning.Plan placement, ReadLoadSettings reads) {
     }
 
     /**
@@ -92,7 +95,8 @@ public final class CapacitySearch {
         this.out = out;
         // the targets' pages take the same authentication and TLS as the writes (DESIGN §6)
         this.scraper = new MetricsScraper(security().configure(new OkHttpClient.Builder()).build(), Duration.ofSeconds(5));
-        this.stepRunner = new StepRunner(settings, scraper, out);
+        this.stepRunner = new StepRunner(settings, scraper, out, settings.reads() == null ? null : new HttpRangeQueries(
+                security().configure(new OkHttpClient.Builder()).build(), settings.reads().queryRangeUrl(), settings.reads().timeout()));
     }
 
     /** Runs the search; returns 0 when a capacity was found and nothing was lost, 1 otherwise. */
@@ -105,6 +109,9 @@ public final class CapacitySearch {
     private HttpClientSecurity security() {
         List<String> urls = new ArrayList<>(s.targetMetricsUrls());
         urls.add(s.vmUrl());
+        if (s.reads() != null) {
+            urls.add(s.reads().queryRangeUrl());
+        }
         return HttpClientSecurity.of(s.vmHttp(), urls);
     }
 
@@ -130,6 +137,11 @@ public final class CapacitySearch {
             progress("input: %s", s.feed().description());
             progress("series: %s", stepRunner.seriesDescription());
             progress("targets' /metrics: %s", String.join(", ", targets));
+            if (s.reads() != null) {
+                progress("read load: %s queries/s in each step's measured window, round-robin over %d range queries, to %s"
+                        + " (timeout %s)", fmt(s.reads().queriesPerSecond()), s.reads().queries().size(), SafeUrl.redact(s.reads().queryRangeUrl()),
+                        human(s.reads().timeout()));
+            }
             for (int i = 0; i < targets.size(); i++) {
                 if (scraper.scrape(targets.get(i)) == null) {
                     progress("warning: %s is unreadable: figures that need it are unknown", targets.get(i));

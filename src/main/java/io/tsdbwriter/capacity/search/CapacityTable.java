@@ -35,19 +35,53 @@ public final class CapacityTable {
         return b.toString();
     }
 
-    /** CSV with a header row, {@code placement} before the quoted verdict (which stays the last column). */
+    /**
+     * The read load's table ({@code --query-rate}), one line per step, or empty when no step ran one: queries/s done of
+     * offered, latency p50/p90/p99, errors, timeouts, the target's selects (averaged) of its select capacity.
+     */
+    public static String formatReads(List<CapacityStep> steps) {
+        if (steps.stream().allMatch(s -> s.reads() == null)) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-4s %9s %9s %8s %8s %8s %7s %8s %10s%n", "step", "queries/s",
+                "offered/s", "q p50 s", "q p90 s", "q p99 s", "errors", "timeouts", "selects"));
+        for (CapacityStep s : steps) {
+            StepReads r = s.reads();
+            if (r == null) {
+                continue;
+            }
+            b.append(String.format(Locale.ROOT, "%-4s %9s %9s %8s %8s %8s %7d %8d %10s%n", s.index() + (s.refine() ? "r" : ""),
+                    dec(r.donePerSecond(), 2), dec(r.offeredPerSecond(), 2), dec(r.p50Seconds(), 3), dec(r.p90Seconds(), 3),
+                    dec(r.p99Seconds(), 3), r.errors(), r.timeouts(), dec(r.selectsCurrent(), 1) + "/" + dec(r.selectsCapacity(), 0)));
+        }
+        return b.toString();
+    }
+
+    /** A step's read load in one phrase, for its progress line. */
+    static String reads(StepReads r) {
+        return String.format(Locale.ROOT, "queries %s/s of %s/s, p50/p90/p99 %s/%s/%s s, %d errors, %d timeouts, selects %s of %s",
+                dec(r.donePerSecond(), 2), dec(r.offeredPerSecond(), 2), dec(r.p50Seconds(), 3), dec(r.p90Seconds(), 3),
+                dec(r.p99Seconds(), 3), r.errors(), r.timeouts(), dec(r.selectsCurrent(), 1), dec(r.selectsCapacity(), 0));
+    }
+
+    /**
+     * CSV with a header row, {@code placement} before the quoted verdict (which stays the last column); the series and
+     * the query_* and selects_* columns are blank for a step without them.
+     */
     public static String csv(String placement, List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder("step,refine,time_multiplier,input_points_per_second,expected_samples_per_minute,"
                 + "written_samples_per_minute,efficiency,p50_seconds,p99_seconds,permit_wait_ms,lag_start,lag_end,lag_growing,"
                 + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,"
-                + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,placement,verdict\n");
+                + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,"
+                + "query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,query_p99_seconds,query_errors,"
+                + "query_timeouts,selects_current,selects_capacity,placement,verdict\n");
         for (CapacityStep s : steps) {
-            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,\"%s\"%n",
+            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,%s,\"%s\"%n",
                     s.index(), s.refine(), s.timeMultiplier(), s.inputPointsPerSecond(), s.expectedPerMinute(), s.writtenPerMinute(),
                     s.efficiency(), csvNum(s.p50Seconds()), csvNum(s.p99Seconds()), csvNum(s.permitWaitMs()), s.lagStart(), s.lagEnd(),
                     s.lagGrowing(), csvNum(s.writerCpuCores()), csvNum(s.targetCpuCores()), csvNum(s.targetCores()),
                     csvNum(s.insertsCurrent()), csvNum(s.insertsCapacity()), s.loadAverage(), s.passed(), s.verdict().resource().label(),
-                    s.lost(), s.producedPoints(), seriesCsv(s.series()), placement, s.verdict().toString().replace("\"", "'")));
+                    s.lost(), s.producedPoints(), seriesCsv(s.series()), readsCsv(s.reads()), placement, s.verdict().toString().replace("\"", "'")));
         }
         return b.toString();
     }
@@ -59,6 +93,16 @@ public final class CapacityTable {
         }
         return (Double.isFinite(series.activeSeries()) ? String.format(Locale.ROOT, "%.0f", series.activeSeries()) : "") + ","
                 + csvNum(series.createdPerSecond()) + "," + csvNum(series.slowInsertsPerSecond()) + "," + csvNum(series.cacheMissesPerSecond());
+    }
+
+    /** The read load's nine CSV fields (empty: no read load). */
+    private static String readsCsv(StepReads r) {
+        if (r == null) {
+            return ",,,,,,,,";
+        }
+        return String.join(",", csvNum(r.offeredPerSecond()), csvNum(r.donePerSecond()), csvNum(r.p50Seconds()), csvNum(r.p90Seconds()),
+                csvNum(r.p99Seconds()), Long.toString(r.errors()), Long.toString(r.timeouts()), csvNum(r.selectsCurrent()),
+                csvNum(r.selectsCapacity()));
     }
 
     private static String dec(double v, int digits) {

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class StepFeed {
 
     private final AtomicLong taken = new AtomicLong();
+    private volatile long newestMs = System.currentTimeMillis();
     private final AtomicReference<Object> produced = new AtomicReference<>();
     private Thread thread;
 
@@ -38,7 +39,9 @@ final class StepFeed {
             @Override
             public SourcePoint next() {
                 feed.taken.incrementAndGet();
-                return source.next();
+                SourcePoint p = source.next();
+                feed.newestMs = p.timestampMs();
+                return p;
             }
         };
         feed.thread = Thread.ofPlatform().name("capacity-producer").start(() -> {
@@ -54,6 +57,11 @@ final class StepFeed {
     /** Points handed to the producer so far. */
     long taken() {
         return taken.get();
+    }
+
+    /** The sample time of the last point handed to the producer (epoch ms; the clock's until the first): where the read load's ranges end. */
+    long newestMs() {
+        return newestMs;
     }
 
     /** Waits for the producer; the points Kafka acknowledged. @throws RuntimeException what the producer threw */

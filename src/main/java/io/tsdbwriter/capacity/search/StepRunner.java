@@ -12,6 +12,8 @@ import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.capacity.PromSnapshot;
 import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.capacity.ReadPath;
+import io.tsdbwriter.capacity.reads.QueryLoad;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -51,12 +53,16 @@ final class StepRunner {
     private final Iterator<SourcePoint> scheduled;
     /** {@link System#nanoTime()} at the running step's input start: the schedule's time origin. */
     private volatile long scheduleOriginNanos = System.nanoTime();
+    /** The read load ({@code --query-rate}), run in each step's measured window; null without one. */
+    private final QueryLoad reads;
+    private volatile StepFeed feed;
 
     /**
      * @param scraper reads the writers' and the targets' {@code /metrics}
      * @param out     where the progress lines go
+     * @param queries sends the read load's queries; null without a read load
      */
-    StepRunner(CapacitySearch.Settings settings, MetricsScraper scraper, PrintStream out) {
+    StepRunner(CapacitySearch.Settings settings, MetricsScraper scraper, PrintStream out, QueryLoad.QueryCall queries) {
         this.s = settings;
         this.scraper = scraper;
         this.out = out;
@@ -66,6 +72,12 @@ final class StepRunner {
         long firstRound = settings.startRate().relative() ? (settings.probeRecords() + settings.feed().records() - 1) / settings.feed().records() : 0;
         this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY ? null
                 : settings.feed().cycle(firstRound, n -> schedule.instances(base, (System.nanoTime() - scheduleOriginNanos) / 1_000_000));
+        // the queries' ranges end at the newest sample time the running step has fed (the data is a week old)
+        this.reads = queries == null ? null : new QueryLoad(settings.reads().queries(), settings.reads().queriesPerSecond(), queries,
+                QueryLoad.Pacer.system(), () -> {
+                    StepFeed f = feed;
+                    return f == null ? System.currentTimeMillis() : f.newestMs();
+                }, settings.reads().timeout().toNanos());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             Process p = current;
             if (p != null && p.isAlive()) {
@@ -134,11 +146,16 @@ final class StepRunner {
             scheduleOriginNanos = t0;
             StepFeed feed = StepFeed.start(ctx.kafka(), topic, scheduled != null ? scheduled : ctx.points(), rate,
                     (long) Math.ceil(rate * s.stepDuration().toMillis() / 1000.0), deadline);
+            this.feed = feed;
             Thread.sleep(s.warmUp().toMillis());
+            if (reads != null) {
+                reads.start();
+            }
             double sys0 = SystemCpu.busySeconds();
             long sysT0 = System.nanoTime();
             StepWindow window = measure(p, writerMetrics, ctx.targets(), feed, mn, deadline);
             StepSeries series = window.series(activeSeries((System.nanoTime() - t0) / 1_000_000));
+            QueryLoad.Figures q = reads == null ? null : reads.stop();
             double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
                     / SystemCpu.cores(); // the machine's: /proc/stat sums them all, whatever CPUs this process is placed on
             long producedPoints = feed.awaitProduced();
@@ -146,8 +163,14 @@ final class StepRunner {
             boolean lagGrowing = window.lagGrowing(rate);
             double efficiency = window.efficiency();
             double p99 = window.latency(0.99);
-            Bottleneck.Verdict verdict = Bottleneck.attribute(window.evidence(s.minEfficiency(), rate, machineShare));
-            boolean passed = efficiency >= s.minEfficiency() && !(p99 > s.maxP99().toMillis() / 1000.0) && !lagGrowing;
+            ReadPath.ReadEvidence readEvidence = q == null ? null : new ReadPath.ReadEvidence(q.started(), q.errors(), q.timeouts(),
+                    q.p99Seconds(), s.reads().maxP99().toMillis() / 1000.0, window.selectsAvg(), window.selectsCapacity());
+            Bottleneck.Verdict verdict = ReadPath.attribute(window.evidence(s.minEfficiency(), rate, machineShare), readEvidence);
+            // with a read load a step passes only when its reads pass too (docs/capacity.md "Read load")
+            boolean passed = efficiency >= s.minEfficiency() && !(p99 > s.maxP99().toMillis() / 1000.0) && !lagGrowing
+                    && (readEvidence == null || !readEvidence.failing());
+            StepReads stepReads = q == null ? null : new StepReads(q.offeredPerSecond(), q.donePerSecond(), q.p50Seconds(), q.p90Seconds(),
+                    q.p99Seconds(), q.errors(), q.timeouts(), window.selectsAvg(), window.selectsCapacity());
             long goal = producedPoints * mn;
             drain(writerMetrics, goal, index);
             long lost = goal - stopAndCountWritten(p, summary);
@@ -155,14 +178,19 @@ final class StepRunner {
             CapacityStep st = new CapacityStep(index, refine, m, rate, window.expectedRate() * 60, window.writtenRate() * 60, efficiency,
                     window.latency(0.5), p99, window.permitWaitMs(), window.lagFirst(), window.lagLast(), lagGrowing, window.writerCpuCores(),
                     tcpu[0], tcpu[1], window.insertsAvg(), window.insertsCapacity(), SystemCpu.loadAverage(), passed, verdict, lost, producedPoints,
-                    null, series);
-            progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores; %s; %s;"
+                    stepReads, series);
+            progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores;%s %s; %s;"
                             + " step %.0f s, %,d points produced, %s", index, refine ? " refine" : "", passed ? "PASS" : "FAIL",
                     BenchTable.count(st.writtenPerMinute()), BenchTable.count(st.expectedPerMinute()), BenchTable.percent(efficiency),
-                    CapacitySearch.fmt(p99), lagGrowing ? "growing" : "steady", CapacitySearch.fmt(st.writerCpuCores()), verdict,
+                    CapacitySearch.fmt(p99), lagGrowing ? "growing" : "steady", CapacitySearch.fmt(st.writerCpuCores()),
+                    stepReads == null ? "" : " " + CapacityTable.reads(stepReads) + ";", verdict,
                     seriesText(series), wallStep, producedPoints, lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");
             return st;
         } finally {
+            if (reads != null && reads.running()) {
+                reads.stop(); // the step failed to run: the read load idles until the next step
+            }
+            this.feed = null;
             if (p.isAlive()) {
                 p.destroyForcibly();
             }

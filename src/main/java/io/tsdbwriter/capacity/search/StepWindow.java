@@ -28,6 +28,9 @@ final class StepWindow {
     private double insertsSum;
     private int insertsN;
     private double insertsCap = Double.NaN;
+    private double selectsSum;
+    private int selectsN;
+    private double selectsCap = Double.NaN;
     private PromSnapshot writerLast;
     private List<PromSnapshot> targetsLast;
     private double writerCpuLast;
@@ -79,6 +82,12 @@ final class StepWindow {
             insertsSum += ic;
             insertsN++;
             insertsCap = TargetFigures.sum(targets, TargetFigures.INSERT_CAPACITY);
+        }
+        double sc = TargetFigures.sum(targets, "vm_concurrent_select_current");
+        if (!Double.isNaN(sc)) {
+            selectsSum += sc;
+            selectsN++;
+            selectsCap = TargetFigures.sum(targets, "vm_concurrent_select_capacity");
         }
         if (targets.stream().anyMatch(t -> t != null)) {
             targetsLast = targets;
@@ -159,6 +168,16 @@ final class StepWindow {
 
     double insertsCapacity() {
         return insertsCap;
+    }
+
+    /** The targets' {@code vm_concurrent_select_current} averaged over the window (summed over targets); NaN when none exports it. */
+    double selectsAvg() {
+        return selectsN > 0 ? selectsSum / selectsN : Double.NaN;
+    }
+
+    /** The targets' {@code vm_concurrent_select_capacity} (summed); NaN when none exports it. */
+    double selectsCapacity() {
+        return selectsCap;
     }
 
     /**

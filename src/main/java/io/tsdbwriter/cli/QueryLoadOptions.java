@@ -1,0 +1,102 @@
+package io.tsdbwriter.cli;
+
+import io.tsdbwriter.capacity.reads.QuerySet;
+import io.tsdbwriter.capacity.reads.RangeQuery;
+import io.tsdbwriter.capacity.reads.ReadLoadSettings;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.http.SafeUrl;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Option;
+
+/**
+ * The read-load flags of {@code capacity} ({@code --query-rate}, {@code --query-url}, {@code --queries},
+ * {@code --query-timeout}, {@code --max-query-p99-latency}), checked and turned into {@link ReadLoadSettings}. A picocli
+ * mixin; not thread-safe.
+ */
+public final class QueryLoadOptions {
+
+    /** A vminsert URL's path: {@code /insert/<accountID>[:<projectID>]/…}. */
+    private static final Pattern VMINSERT = Pattern.compile("^/insert/([^/]+)(/.*)?$");
+
+    @Option(names = "--query-rate", defaultValue = "0", paramLabel = "QPS",
+            description = "Read load: PromQL range queries started per second during each step's measured window, open-loop (each "
+                    + "on schedule whether or not earlier ones finished), round-robin over the query set; 0 = no read load. "
+                    + "With it, a step passes only when its reads pass too: at most 1 %% of the queries failed or timed out and "
+                    + "their p99 latency within --max-query-p99-latency; the verdict names read-path when they do not "
+                    + "(default: ${DEFAULT-VALUE})")
+    double queryRate;
+
+    @Option(names = "--query-url", paramLabel = "URL",
+            description = "Where the read load goes: the query_range URL, or the prefix /api/v1/query_range is appended to "
+                    + "(default: <vm-url>/api/v1/query_range on a single node). Required when --vm-url is a vminsert URL: give "
+                    + "vmselect's, e.g. http://vmselect:8481/select/0/prometheus, and vmselect's /metrics with --target-metrics-url "
+                    + "for its select concurrency; required with --output remote-write")
+    String queryUrl;
+
+    @Option(names = "--queries", paramLabel = "FILE",
+            description = "The read load's queries: one PromQL a line, # comment lines and blank lines skipped; each is sent "
+                    + "as a range query over 1h (step 60s) and over 24h (step 5m), ending at the newest sample time the step "
+                    + "has fed. Placeholders: $__range is replaced by the range (3600s or 86400s), $__interval by the step "
+                    + "(60s or 300s), $__rate_interval by max(step + 60s, 4 x 60s) (240s or 360s). Default: the bundled set, "
+                    + "the Grafana dashboard's queries and the node-mixin's node_exporter alert rules")
+    Path queries;
+
+    @Option(names = "--query-timeout", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "A query without a whole answer after this counts as a timeout (default: ${DEFAULT-VALUE})")
+    Duration queryTimeout;
+
+    @Option(names = "--max-query-p99-latency", defaultValue = "10s", converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description = "With --query-rate, a step passes with its answered queries' p99 latency at most this (default: ${DEFAULT-VALUE})")
+    Duration maxQueryP99;
+
+    /**
+     * The read load, or null when {@code --query-rate} is 0.
+     *
+     * @param vmUrl       the writers' {@code --vm-url}
+     * @param remoteWrite whether the writers speak remote write
+     * @throws IllegalArgumentException one line naming the bad flag
+     * @throws IOException              when {@code --queries} cannot be read
+     */
+    ReadLoadSettings settings(String vmUrl, boolean remoteWrite) throws IOException {
+        if (!(queryRate >= 0) || Double.isInfinite(queryRate) || queryRate > 100_000) {
+            throw new IllegalArgumentException("--query-rate must be between 0 and 100000 queries/s, got " + queryRate);
+        }
+        if (queryTimeout.isZero() || queryTimeout.isNegative() || maxQueryP99.isZero() || maxQueryP99.isNegative()) {
+            throw new IllegalArgumentException("--query-timeout and --max-query-p99-latency must be > 0");
+        }
+        if (queryRate == 0) {
+            if (queryUrl != null || queries != null) {
+                throw new IllegalArgumentException("--query-url and --queries need --query-rate > 0");
+            }
+            return null;
+        }
+        String url = queryRangeUrl(vmUrl, remoteWrite);
+        List<RangeQuery> set = queries == null ? QuerySet.bundled() : QuerySet.read(queries);
+        return new ReadLoadSettings(set, queryRate, url, queryTimeout, maxQueryP99);
+    }
+
+    private String queryRangeUrl(String vmUrl, boolean remoteWrite) {
+        if (queryUrl != null) {
+            String u = SafeUrl.parse(queryUrl).url();
+            new WriteTarget(u.replaceFirst("/api/v1/query_range/?$", "")); // http(s)://host[:port][/path], as --vm-url
+            return u.matches(".*/api/v1/query_range/?$") ? queryUrl : queryUrl.replaceFirst("/+$", "") + "/api/v1/query_range";
+        }
+        if (remoteWrite) {
+            throw new IllegalArgumentException("--query-rate with --output remote-write needs --query-url (the receiver's query_range URL)");
+        }
+        String base = new WriteTarget(vmUrl).baseUrl();
+        Matcher m = VMINSERT.matcher(java.net.URI.create(SafeUrl.parse(base).url()).getPath());
+        if (m.matches()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--query-rate with a vminsert --vm-url needs --query-url: "
+                    + "vmselect's, e.g. http://vmselect:8481/select/%s/prometheus", m.group(1)));
+        }
+        return vmUrl.replaceFirst("/+$", "") + "/api/v1/query_range";
+    }
+}
