@@ -72,6 +72,8 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     PlacementOptions placement = new PlacementOptions();
+
+    @picocli.CommandLine.Mixin
     QueryLoadOptions queryLoad = new QueryLoadOptions();
 
     @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
