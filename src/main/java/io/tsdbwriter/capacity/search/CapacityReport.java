@@ -25,7 +25,13 @@ final class CapacityReport {
         out.println("command: " + s.commandLine());
         out.println();
         out.print(CapacityTable.format(r.steps()));
+        if (r.steps().stream().anyMatch(st -> st.remeasureOf() > 0)) {
+            out.println("(re-measure of N): the load of step N measured again, as step N missed --min-efficiency by less than the noise");
+        }
         out.println();
+        if (r.noise() != null) {
+            out.println(r.noise());
+        }
         if (r.best() == null) {
             out.println("capacity: below the first step (no step passed); lower --start-rate");
         } else {

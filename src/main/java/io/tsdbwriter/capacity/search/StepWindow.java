@@ -102,6 +102,26 @@ final class StepWindow {
     }
 
     /**
+     * The efficiency of the window's second half minus its first half's (the readings cut at the window's middle, each
+     * half's rates least-squares slopes as the whole window's): how far the efficiency moves by itself within one step
+     * ({@link EfficiencyNoise}). NaN when a half has fewer than two readings of the writer or of the input.
+     */
+    double halvesSpread() {
+        if (expected.size() < 4) {
+            return Double.NaN;
+        }
+        double middle = (expected.get(0)[0] + expected.get(expected.size() - 1)[0]) / 2;
+        return halfEfficiency(middle, false) - halfEfficiency(middle, true);
+    }
+
+    private double halfEfficiency(double middle, boolean first) {
+        List<double[]> w = written.stream().filter(p -> first ? p[0] <= middle : p[0] >= middle).toList();
+        List<double[]> x = expected.stream().filter(p -> first ? p[0] <= middle : p[0] >= middle).toList();
+        double e = slope(x);
+        return e > 0 && w.size() >= 2 ? slope(w) / e : Double.NaN;
+    }
+
+    /**
      * Whether the lag grows: its least-squares growth over the window exceeds both 1 % of the records produced in the
      * window and 5 s of input at {@code pointsPerSecond}; false with fewer than three readings.
      */
