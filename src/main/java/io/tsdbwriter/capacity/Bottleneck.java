@@ -10,7 +10,8 @@ import java.util.Locale;
  *
  * <p>Rules, in this order (the first that holds decides; a resource found saturated too is listed as "also"):
  * <ol>
- *   <li>efficiency unknown (NaN: nothing was expected in the window) → {@link Resource#UNKNOWN};</li>
+ *   <li>efficiency unknown (NaN: nothing was expected in the window, or the writer read fewer than twice) →
+ *       {@link Resource#UNKNOWN};</li>
  *   <li>keeping up (efficiency ≥ the minimum and the consumer lag not growing) → {@link Resource#INPUT}: the input
  *       itself limits; the verdict still prints every resource's use (the headroom);</li>
  *   <li>the target's CPU busy (below) or its slow inserts high (below) while new series are ≥ {@link #NEW_SERIES} of
@@ -201,7 +202,8 @@ public final class Bottleneck {
     public static Verdict attribute(Evidence e) {
         String ev = e.describe();
         if (Double.isNaN(e.efficiency())) {
-            return new Verdict(Resource.UNKNOWN, "no samples were expected in the window", "", List.of(), ev);
+            return new Verdict(Resource.UNKNOWN, "efficiency unknown: no samples were expected in the window, or the writer's "
+                    + "/metrics was read fewer than twice in it", "", List.of(), ev);
         }
         boolean keepingUp = e.efficiency() >= e.minEfficiency() && !(e.lagGrowing() > 0);
         if (keepingUp) {

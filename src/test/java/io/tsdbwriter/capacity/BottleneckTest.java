@@ -224,4 +224,12 @@ class BottleneckTest {
                 "writer permits", "target insert concurrency", "target CPU", "slow inserts", "machine CPU");
         assertThat(base(0.9, 0).missing()).isEmpty();
     }
+
+    @Test
+    void anUnknownEfficiencySaysWhyItCanBeUnknown() {
+        Verdict v = Bottleneck.attribute(base(NA, 0));
+        assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(v.reason()).isEqualTo("efficiency unknown: no samples were expected in the window, or the writer's /metrics was "
+                + "read fewer than twice in it");
+    }
 }
