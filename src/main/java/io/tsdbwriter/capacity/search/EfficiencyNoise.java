@@ -52,14 +52,23 @@ final class EfficiencyNoise {
         return windows == 0 ? DEFAULT : Math.sqrt(sumOfSquares / windows);
     }
 
-    /** Whether {@code st} failed by its efficiency alone, by less than the noise. */
+    /**
+     * Whether {@code st} is to be measured again: it failed by its efficiency alone, by less than the noise, or its
+     * efficiency is unknown although points were produced (its window had fewer than two readings of the writer).
+     */
     boolean withinNoise(CapacityStep st) {
+        if (!st.passed() && Double.isNaN(st.efficiency()) && st.producedPoints() > 0) {
+            return true;
+        }
         double miss = minEfficiency - st.efficiency();
         return !st.passed() && miss > 0 && miss < noise() && !st.lagGrowing() && !(st.p99Seconds() > maxP99Seconds);
     }
 
-    /** How far {@code st} missed the minimum, as printed: {@code efficiency 98.1% misses 99.0% by 0.9%, within the noise 2.0%}. */
+    /** Why {@code st} is measured again, as printed: {@code efficiency 98.1% misses 99.0% by 0.9%, within the noise 2.0%}. */
     String miss(CapacityStep st) {
+        if (Double.isNaN(st.efficiency())) {
+            return "efficiency unknown (the window had fewer than two readings of the writer's /metrics)";
+        }
         return String.format(Locale.ROOT, "efficiency %s misses %s by %s, within the noise %s", pct(st.efficiency()), pct(minEfficiency),
                 pct(minEfficiency - st.efficiency()), pct(noise()));
     }

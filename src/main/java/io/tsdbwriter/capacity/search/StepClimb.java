@@ -64,7 +64,8 @@ final class StepClimb {
 
     /**
      * Raises the load by the step factor until the first failing step; when the first step fails already, lowers it
-     * (by the factor squared) until one passes.
+     * (by the factor squared) until one passes. Each load is measured again while it misses within the noise
+     * ({@link #measure}); its re-measurements do not count against {@code maxSteps}.
      */
     void climb(SearchSteps steps, double rate, int m) throws IOException, InterruptedException {
         for (int rising = 0; rising < maxSteps && !budget.over(steps.startNanos, steps.index); rising++) {

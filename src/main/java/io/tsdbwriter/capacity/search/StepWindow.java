@@ -74,14 +74,25 @@ final class StepWindow {
                 permitsCap = writer.sum("tsdbwriter_write_permits_capacity");
             }
         }
+        sampleInserts(targets);
+        if (targets.stream().anyMatch(t -> t != null)) {
+            targetsLast = targets;
+        }
+    }
+
+    /**
+     * One reading of the targets' concurrent inserts alone, between the sample intervals: the gauge is an instant's
+     * value, so the window's average (the share of the time the insert slots were busy) needs many readings —
+     * with ten, one idle instant puts a busy slot below {@link Bottleneck#SATURATED}.
+     *
+     * @param targets the targets' pages (an element is null when unreadable)
+     */
+    void sampleInserts(List<PromSnapshot> targets) {
         double ic = TargetFigures.sum(targets, TargetFigures.INSERT_CURRENT);
         if (!Double.isNaN(ic)) {
             insertsSum += ic;
             insertsN++;
             insertsCap = TargetFigures.sum(targets, TargetFigures.INSERT_CAPACITY);
-        }
-        if (targets.stream().anyMatch(t -> t != null)) {
-            targetsLast = targets;
         }
     }
 

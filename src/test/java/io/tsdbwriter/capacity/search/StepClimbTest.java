@@ -190,4 +190,20 @@ class StepClimbTest {
         assertThat(noise.describe()).isEqualTo("noise: 3.5% efficiency (root mean square of the efficiency difference between the "
                 + "first and the second half of 2 measured windows)");
     }
+
+    @Test
+    void aStepWhoseWindowWasNotMeasuredIsMeasuredAgain() throws Exception {
+        List<Double> rates = new ArrayList<>();
+        // the first measurement of 1,000 points/s had fewer than two readings of the writer (efficiency unknown)
+        StepClimb order = byRate(rates, (rate, nth) -> new double[] {rate < 1500 && nth == 1 ? Double.NaN : rate < 1500 ? 1.0 : 0.5,
+            Double.NaN});
+        SearchSteps steps = new SearchSteps(0);
+        order.climb(steps, 1000, 1);
+
+        assertThat(rates).containsExactly(1000.0, 1000.0, 2000.0);
+        assertThat(steps.good.index()).isEqualTo(2);
+        assertThat(steps.good.remeasureOf()).isEqualTo(1);
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("[1] efficiency unknown (the window had fewer than two readings "
+                + "of the writer's /metrics): measuring the same load again (re-measure 1 of at most 2)");
+    }
 }
