@@ -35,7 +35,12 @@ import io.tsdbwriter.write.WriteTarget;
                 + "(docs/capacity.md).",
                 "It stops at the first step below --min-efficiency, above --max-p99-latency or with the lag growing, refines "
                 + "between the last good and the first bad step, and prints the capacity, the verdict and the table of steps; "
-                + "writes CSV and a PNG chart. Local stack: scripts/capacity.sh."},
+                + "writes CSV and a PNG chart. Local stack: scripts/capacity.sh.",
+                "A step that misses --min-efficiency by less than the noise is measured again (at most twice, within "
+                + "--time-budget) before it counts as failed. The noise is how far a step's efficiency moves by itself: the root "
+                + "mean square of the difference between the efficiency of the first and the second half of every window measured "
+                + "so far (2% before any); it is printed after every step and at the end. A re-measurement is a row of its own, "
+                + "marked (re-measure of N) in the table."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:a capacity was found and every produced sample was written",
                 "1:no step passed, a step failed to run, or samples were not written", "2:invalid flags"})
