@@ -9,7 +9,9 @@ import java.util.Locale;
  * (least-squares slopes, as the whole window's) is compared; the noise is the root mean square of that difference over
  * every window measured so far (both halves with two readings or more). It is how far a step's efficiency moves by
  * itself while the load stays the same, the same effect that makes two runs of one load differ. Before any window's
- * halves are measured it is {@link #DEFAULT}.
+ * halves are measured it is {@link #DEFAULT}. With independent errors of σ in each half, the whole window's efficiency
+ * (about the halves' mean) has an error of σ/√2 and the halves' difference one of σ√2: the noise is twice the whole
+ * window's standard error, so a miss within it lies within about 95 % of what the measurement gives by chance.
  *
  * <p>A step that failed only by its efficiency (its p99 within the maximum, the lag not growing) and missed the
  * minimum by less than the noise is measured again, at most {@link #MAX_REMEASURES} times, before it counts as failed
@@ -71,6 +73,20 @@ final class EfficiencyNoise {
         }
         return String.format(Locale.ROOT, "efficiency %s misses %s by %s, within the noise %s", pct(st.efficiency()), pct(minEfficiency),
                 pct(minEfficiency - st.efficiency()), pct(noise()));
+    }
+
+    /**
+     * A warning when the noise is more than five times the room below 100 % ({@code 1 - minEfficiency}): the windows are
+     * too short for the rate and the batch size (the written counter grows by whole batches) to measure the minimum;
+     * null otherwise.
+     */
+    String tooNoisy() {
+        if (windows == 0 || noise() <= 5 * (1 - minEfficiency)) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "warning: the noise %s is more than five times the room below 100%% (%s): the windows are too "
+                + "short to measure the minimum efficiency at this rate and batch size; a longer --step-duration, a shorter --warm-up or "
+                + "a smaller --batch-samples", pct(noise()), pct(1 - minEfficiency));
     }
 
     /** The noise and where it comes from, one line for the output and the summary. */

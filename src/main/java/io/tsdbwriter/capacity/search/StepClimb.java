@@ -158,8 +158,8 @@ final class StepClimb {
         noise.add(measured);
         CapacityStep st = measured.judged(noise.noise(), remeasureOf);
         steps.all.add(st);
-        steps.noise = noise.describe();
-        CapacitySearch.progress(out, "[%d] %s", st.index(), steps.noise);
+        steps.noise = noise.tooNoisy() == null ? noise.describe() : noise.describe() + "\n" + noise.tooNoisy();
+        CapacitySearch.progress(out, "[%d] %s", st.index(), noise.describe());
         return st;
     }
 }

@@ -189,6 +189,9 @@ class StepClimbTest {
         assertThat(noise.noise()).isCloseTo(Math.sqrt((0.03 * 0.03 + 0.04 * 0.04) / 2), org.assertj.core.data.Offset.offset(1e-12));
         assertThat(noise.describe()).isEqualTo("noise: 3.5% efficiency (root mean square of the efficiency difference between the "
                 + "first and the second half of 2 measured windows)");
+        assertThat(noise.tooNoisy()).isNull(); // 3.5 % < 5 x the 1 % below 100 %
+        noise.add(rateStep(4, false, 1000, 1, 0.6)); // a 5 s window of 10,000-sample batches
+        assertThat(noise.tooNoisy()).startsWith("warning: the noise 34.8% is more than five times the room below 100% (1.0%)");
     }
 
     @Test
