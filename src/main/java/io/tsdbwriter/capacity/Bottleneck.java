@@ -10,7 +10,8 @@ import java.util.Locale;
  *
  * <p>Rules, in this order (the first that holds decides; a resource found saturated too is listed as "also"):
  * <ol>
- *   <li>efficiency unknown (NaN: nothing was expected in the window) → {@link Resource#UNKNOWN};</li>
+ *   <li>efficiency unknown (NaN: nothing was expected in the window, or the writer read fewer than twice) →
+ *       {@link Resource#UNKNOWN};</li>
  *   <li>keeping up (efficiency ≥ the minimum and the consumer lag not growing) → {@link Resource#INPUT}: the input
  *       itself limits; the verdict still prints every resource's use (the headroom);</li>
  *   <li>the target's CPU busy (below) or its slow inserts high (below) while new series are ≥ {@link #NEW_SERIES} of
@@ -30,8 +31,10 @@ import java.util.Locale;
  *       {@link Resource#UNKNOWN};</li>
  *   <li>nothing above saturated and the machine's CPU busy → {@link Resource#MACHINE_CPU};</li>
  *   <li>nothing above saturated, the lag growing, and every figure known → {@link Resource#KAFKA_FETCH} (the readers
- *       wait on poll); anything unknown → {@link Resource#UNKNOWN};</li>
- *   <li>otherwise (falling behind, the lag not growing, nothing saturated) → {@link Resource#UNKNOWN}.</li>
+ *       wait on poll); anything unknown → {@link Resource#UNKNOWN}, listing the missing figures;</li>
+ *   <li>otherwise (falling behind, the lag not growing, nothing saturated) → {@link Resource#UNKNOWN}: its reason lists
+ *       the missing figures ({@link Evidence#missing()}), or, every figure known, names the resource nearest to
+ *       saturation and says the shortfall is in-flight samples or noise.</li>
  * </ol>
  * A missing figure is NaN; a rule that needs it never fires on a guess.
  *
@@ -147,6 +150,14 @@ public final class Bottleneck {
             return Double.isFinite(used) && Double.isFinite(of) && of > 0 ? used / of : Double.NaN;
         }
 
+        /**
+         * The figures a rule could need that are unknown (NaN), each with what gives it ({@link EvidenceGaps#missing});
+         * empty when every one is known.
+         */
+        public List<String> missing() {
+            return EvidenceGaps.missing(this);
+        }
+
         /** The figures, printed: every verdict rests on these. */
         public String describe() {
             return String.format(Locale.ROOT,
@@ -196,7 +207,8 @@ public final class Bottleneck {
     public static Verdict attribute(Evidence e) {
         String ev = e.describe();
         if (Double.isNaN(e.efficiency())) {
-            return new Verdict(Resource.UNKNOWN, "no samples were expected in the window", "", List.of(), ev);
+            return new Verdict(Resource.UNKNOWN, "efficiency unknown: no samples were expected in the window, or the writer's "
+                    + "/metrics was read fewer than twice in it", "", List.of(), ev);
         }
         boolean keepingUp = e.efficiency() >= e.minEfficiency() && !(e.lagGrowing() > 0);
         if (keepingUp) {
@@ -210,16 +222,22 @@ public final class Bottleneck {
         }
         if (e.lagGrowing() > 0) {
             if (Double.isNaN(e.writerCpuShare()) || Double.isNaN(e.targetCpuShare()) || Double.isNaN(e.insertShare()) || Double.isNaN(e.permitShare())) {
-                return new Verdict(Resource.UNKNOWN, "the lag grows and no known resource is saturated, but some figures are missing",
-                        "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+                return new Verdict(Resource.UNKNOWN, "the lag grows and no known resource is saturated; missing: "
+                        + String.join(", ", e.missing()), "give the target's /metrics (--target-metrics-url)", List.of(), ev);
             }
             return new Verdict(Resource.KAFKA_FETCH, String.format(Locale.ROOT,
                     "the lag grows while writer CPU (%s), permits (%s), target inserts (%s) and target CPU (%s) all have room:"
                             + " the readers wait on poll", pct(e.writerCpuShare()), pct(e.permitShare()), pct(e.insertShare()),
                     pct(e.targetCpuShare())), "raise --parallelism, fetch.max.bytes / max.partition.fetch.bytes, or add partitions", List.of(), ev);
         }
-        return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT, "efficiency %s below %s with the lag not growing and nothing saturated",
-                pct(e.efficiency()), pct(e.minEfficiency())), "", List.of(), ev);
+        String shortOf = String.format(Locale.ROOT, "efficiency %s below %s with the lag not growing", pct(e.efficiency()), pct(e.minEfficiency()));
+        if (!e.missing().isEmpty()) {
+            return new Verdict(Resource.UNKNOWN, shortOf + "; no resource can be named, missing: " + String.join(", ", e.missing()),
+                    "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+        }
+        return new Verdict(Resource.UNKNOWN, shortOf + "; every figure was measured and none is saturated (the nearest: "
+                + EvidenceGaps.nearest(e) + "): the writer keeps pace with its input, the shortfall is samples still in flight at "
+                + "the window's end or the measurement's noise", "", List.of(), ev);
     }
 
     /**

@@ -43,7 +43,12 @@ import io.tsdbwriter.write.WriteTarget;
                 + "writes CSV, a PNG chart and an HTML and Markdown report. Local stack: scripts/capacity.sh.",
                 "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
                 + "capacity found there is capped near 1 ÷ (1 + writer/TSDB CPU ratio) of the TSDB's; disjoint CPU sets give the "
-                + "TSDB cores of its own, as in production, and the table's placement column says which was used."},
+                + "TSDB cores of its own, as in production, and the table's placement column says which was used.",
+                "A step that misses --min-efficiency by less than the noise is measured again (at most twice, within "
+                + "--time-budget) before it counts as failed. The noise is how far a step's efficiency moves by itself: the root "
+                + "mean square of the difference between the efficiency of the first and the second half of every window measured "
+                + "so far (2% before any); it is printed after every step and at the end. A re-measurement is a row of its own, "
+                + "marked (re-measure of N) in the table."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:a capacity was found and every produced sample was written",
                 "1:no step passed, a step failed to run, or samples were not written", "2:invalid flags"})

@@ -185,4 +185,51 @@ class BottleneckTest {
         assertThat(v.resource()).isEqualTo(Resource.ACQUISITION);
         assertThat(v.reason()).contains("no records acquired in the window");
     }
+
+    @Test
+    void anUnknownVerdictListsTheMeasurementsThatWereMissing() {
+        // the proof of concept's second step: short of the minimum, the lag steady, the target's page unreadable
+        Verdict v = Bottleneck.attribute(new Evidence(0.956, 0.99, 0, 0.3, 2, 2, 200, NA, NA, NA, NA, NA, 0.4));
+        assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(v.reason()).isEqualTo("efficiency 95.6% below 99.0% with the lag not growing; no resource can be named, missing: "
+                + "target insert concurrency (vm_concurrent_insert_current and _capacity: not exposed, or the target's /metrics unreadable), "
+                + "target CPU (process_cpu_seconds_total and a core count: not exposed, or the target's /metrics unreadable), "
+                + "slow inserts (vm_slow_row_inserts_total and vm_rows_inserted_total: not exposed, or the target's /metrics unreadable)");
+        assertThat(v.advice()).isEqualTo("give the target's /metrics (--target-metrics-url)");
+    }
+
+    @Test
+    void anUnknownVerdictWithEveryFigureKnownNamesTheNearestInsteadOfNothingSaturated() {
+        // the proof of concept's first step: every figure read, none saturated (12 of 16 inserts), the lag steady
+        Verdict v = Bottleneck.attribute(with(base(0.981, 0), 0.3, 2, 12, 0.2, 0));
+        assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(v.reason()).doesNotContain("nothing saturated");
+        assertThat(v.reason()).isEqualTo("efficiency 98.1% below 99.0% with the lag not growing; every figure was measured and none is "
+                + "saturated (the nearest: target-insert-concurrency at 75.0%): the writer keeps pace with its input, the shortfall is "
+                + "samples still in flight at the window's end or the measurement's noise");
+    }
+
+    @Test
+    void aGrowingLagWithFiguresMissingListsThem() {
+        Verdict v = Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA, NA));
+        assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(v.reason()).startsWith("the lag grows and no known resource is saturated; missing: target insert concurrency");
+        assertThat(v.reason()).contains("machine CPU (the writer's machine's /proc/stat)");
+    }
+
+    @Test
+    void missingListsEveryUnknownFigure() {
+        Evidence none = new Evidence(0.9, 0.99, NA, NA, 2, NA, NA, NA, NA, NA, NA, NA, NA);
+        assertThat(none.missing()).extracting(m -> m.substring(0, m.indexOf(" ("))).containsExactly("lag trend", "writer CPU",
+                "writer permits", "target insert concurrency", "target CPU", "slow inserts", "machine CPU");
+        assertThat(base(0.9, 0).missing()).isEmpty();
+    }
+
+    @Test
+    void anUnknownEfficiencySaysWhyItCanBeUnknown() {
+        Verdict v = Bottleneck.attribute(base(NA, 0));
+        assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(v.reason()).isEqualTo("efficiency unknown: no samples were expected in the window, or the writer's /metrics was "
+                + "read fewer than twice in it");
+    }
 }

@@ -68,9 +68,12 @@ class CapacityIT {
             assertThat(output).contains("capacity: ", "lost: nothing");
 
             List<Map<String, String>> rows = csv(csv);
-            assertThat(rows).hasSizeBetween(3, 4);
-            assertThat(rows.get(0).get("passed")).isEqualTo("true");
-            Map<String, String> failing = rows.stream().filter(r -> r.get("passed").equals("false")).findFirst().orElseThrow();
+            // a step that missed within the noise is measured again: a row of its own, marked remeasure_of
+            assertThat(rows.stream().filter(r -> r.get("remeasure_of").isEmpty()).count()).isBetween(3L, 4L);
+            assertThat(rows.stream().filter(r -> r.get("step").equals("1") || r.get("remeasure_of").equals("1")))
+                    .as("the first load passes").anyMatch(r -> r.get("passed").equals("true"));
+            Map<String, String> failing = rows.stream().filter(r -> r.get("passed").equals("false"))
+                    .filter(r -> rows.stream().noneMatch(o -> o.get("remeasure_of").equals(r.get("step")))).findFirst().orElseThrow();
             assertThat(failing.get("limited_by")).as(failing.get("verdict")).isEqualTo("writer-permits");
             assertThat(Double.parseDouble(failing.get("inserts_capacity"))).isEqualTo(1.0); // -maxConcurrentInserts=1, read once
             assertThat(output).contains("verdict (failing step").contains("limited by writer-permits");

@@ -28,12 +28,18 @@ final class CapacityReport {
         out.println("command: " + s.commandLine());
         out.println();
         out.print(CapacityTable.format(placement, r.steps()));
+        if (r.steps().stream().anyMatch(st -> st.remeasureOf() > 0)) {
+            out.println("(re-measure of N): the load of step N measured again, as step N missed --min-efficiency by less than the noise");
+        }
         String reads = CapacityTable.formatReads(r.steps());
         if (!reads.isEmpty()) {
             out.println();
             out.print("read load (--query-rate; a step passes only when its reads pass too):\n" + reads);
         }
         out.println();
+        if (r.noise() != null) {
+            out.println(r.noise());
+        }
         if (r.best() == null) {
             out.println("capacity: below the first step (no step passed); lower --start-rate");
         } else {

@@ -78,10 +78,11 @@ public final class CapacitySearch {
 
     /**
      * The outcome: the steps, the capacity (NaN when no step passed), the verdict at the edge, and why the search
-     * stopped short of a failing step when it had to ({@code ceiling}: the largest M passed; null otherwise).
+     * stopped short of a failing step when it had to ({@code ceiling}: the largest M passed; null otherwise), and the
+     * noise the search assumed at its end ({@code noise}: one line, {@link EfficiencyNoise}).
      */
     public record Result(List<CapacityStep> steps, double capacityPerMinute, CapacityStep best, CapacityStep edge, long lost,
-                         String ceiling) {
+                         String ceiling, String noise) {
     }
 
     private final Settings s;
@@ -153,9 +154,10 @@ public final class CapacitySearch {
             StepContext context = new StepContext(kafka, runner, targets, s.feed().cycle());
             double rate = s.startRate().relative() ? stepRunner.probe(context) * s.startRate().value() : s.startRate().value();
             SearchSteps steps = new SearchSteps(System.nanoTime());
+            EfficiencyNoise noise = new EfficiencyNoise(s.minEfficiency(), s.maxP99().toMillis() / 1000.0);
             StepClimb order = new StepClimb(s.vary(), StepClimb.maxTimeMultiplier(s.instanceMultiplier()), s.stepFactor(),
                     s.maxSteps(), s.refineSteps(), (index, refine, r, m) -> stepRunner.step(context, index, refine, r, m),
-                    this::overBudget, out);
+                    this::overBudget, noise, out);
             order.climb(steps, rate, s.timeMultiplier());
             if (steps.bad == null && steps.ceiling == null) {
                 progress("no step failed within %d step%s: the capacity is above the last step", steps.index, steps.index == 1 ? "" : "s");

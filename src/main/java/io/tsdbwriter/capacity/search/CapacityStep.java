@@ -32,11 +32,36 @@ import io.tsdbwriter.capacity.Bottleneck;
  * @param producedPoints     points the producer sent (and Kafka acknowledged) over the whole step
  * @param reads              the read load's figures in the window, or null when the step ran no read load
  * @param series             the series figures in the window, or null when not measured
+ * @param noise              the window's halves spread, the noise assumed and what it re-measured ({@link EfficiencyNoise}), or null
  */
 public record CapacityStep(int index, boolean refine, int timeMultiplier, double inputPointsPerSecond, double expectedPerMinute,
                            double writtenPerMinute, double efficiency, double p50Seconds, double p99Seconds, double permitWaitMs,
                            double lagStart, double lagEnd, boolean lagGrowing, double writerCpuCores, double targetCpuCores,
                            double targetCores, double insertsCurrent, double insertsCapacity, double loadAverage, boolean passed,
                            Bottleneck.Verdict verdict, long lost, long producedPoints, StepReads reads,
-                           StepSeries series) {
+                           StepSeries series, StepNoise noise) {
+
+    /** A step without its noise figures (null). */
+    public CapacityStep(int index, boolean refine, int timeMultiplier, double inputPointsPerSecond, double expectedPerMinute,
+                        double writtenPerMinute, double efficiency, double p50Seconds, double p99Seconds, double permitWaitMs,
+                        double lagStart, double lagEnd, boolean lagGrowing, double writerCpuCores, double targetCpuCores,
+                        double targetCores, double insertsCurrent, double insertsCapacity, double loadAverage, boolean passed,
+                        Bottleneck.Verdict verdict, long lost, long producedPoints, StepReads reads, StepSeries series) {
+        this(index, refine, timeMultiplier, inputPointsPerSecond, expectedPerMinute, writtenPerMinute, efficiency, p50Seconds, p99Seconds,
+                permitWaitMs, lagStart, lagEnd, lagGrowing, writerCpuCores, targetCpuCores, targetCores, insertsCurrent, insertsCapacity,
+                loadAverage, passed, verdict, lost, producedPoints, reads, series, null);
+    }
+
+    /** This step judged with {@code noise} assumed (efficiency, 0..1), measuring again step {@code remeasureOf} (0: none). */
+    CapacityStep judged(double assumed, int remeasureOf) {
+        StepNoise n = (noise == null ? new StepNoise(Double.NaN, Double.NaN, 0) : noise).judged(assumed, remeasureOf);
+        return new CapacityStep(index, refine, timeMultiplier, inputPointsPerSecond, expectedPerMinute, writtenPerMinute, efficiency,
+                p50Seconds, p99Seconds, permitWaitMs, lagStart, lagEnd, lagGrowing, writerCpuCores, targetCpuCores, targetCores,
+                insertsCurrent, insertsCapacity, loadAverage, passed, verdict, lost, producedPoints, reads, series, n);
+    }
+
+    /** The step it measured again, or 0. */
+    public int remeasureOf() {
+        return noise == null ? 0 : noise.remeasureOf();
+    }
 }

@@ -13,7 +13,11 @@ public final class CapacityTable {
     private CapacityTable() {
     }
 
-    /** The console table, one line per step, {@code placement} its last column. */
+    /**
+     * The console table, one line per step, {@code placement} its last column; a step that measured an earlier one's
+     * load again (it missed the minimum efficiency within the noise, {@link EfficiencyNoise}) says
+     * {@code (re-measure of <step>)} after its verdict.
+     */
     public static String format(String placement, List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder();
         String head = String.format(Locale.ROOT, "%-4s %-3s %12s %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %-16s %s%n",
@@ -30,7 +34,7 @@ public final class CapacityTable {
                     s.series() == null ? "-" : dec(s.series().activeSeries(), 0), s.series() == null ? "-" : dec(s.series().createdPerSecond(), 1),
                     s.series() == null ? "-" : dec(s.series().slowInsertsPerSecond(), 1),
                     s.series() == null ? "-" : dec(s.series().cacheMissesPerSecond(), 1), s.passed() ? "yes" : "NO",
-                    s.verdict().resource().label(), placement));
+                    s.verdict().resource().label() + (s.remeasureOf() > 0 ? " (re-measure of " + s.remeasureOf() + ")" : ""), placement));
         }
         return b.toString();
     }
@@ -66,7 +70,9 @@ public final class CapacityTable {
 
     /**
      * CSV with a header row, {@code placement} before the quoted verdict (which stays the last column); the series and
-     * the query_* and selects_* columns are blank for a step without them.
+     * the query_* and selects_* columns are blank for a step without them; {@code halves_spread} is the efficiency of the
+     * window's second half minus its first half's, {@code noise} the noise the search assumed when it judged the step,
+     * {@code remeasure_of} the step whose load it measured again (empty: none).
      */
     public static String csv(String placement, List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder("step,refine,time_multiplier,input_points_per_second,expected_samples_per_minute,"
@@ -74,14 +80,16 @@ public final class CapacityTable {
                 + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,"
                 + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,"
                 + "query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,query_p99_seconds,query_errors,"
-                + "query_timeouts,selects_current,selects_capacity,placement,verdict\n");
+                + "query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict\n");
         for (CapacityStep s : steps) {
-            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,%s,\"%s\"%n",
+            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,%s,%s,%s,%s,\"%s\"%n",
                     s.index(), s.refine(), s.timeMultiplier(), s.inputPointsPerSecond(), s.expectedPerMinute(), s.writtenPerMinute(),
                     s.efficiency(), csvNum(s.p50Seconds()), csvNum(s.p99Seconds()), csvNum(s.permitWaitMs()), s.lagStart(), s.lagEnd(),
                     s.lagGrowing(), csvNum(s.writerCpuCores()), csvNum(s.targetCpuCores()), csvNum(s.targetCores()),
                     csvNum(s.insertsCurrent()), csvNum(s.insertsCapacity()), s.loadAverage(), s.passed(), s.verdict().resource().label(),
-                    s.lost(), s.producedPoints(), seriesCsv(s.series()), readsCsv(s.reads()), placement, s.verdict().toString().replace("\"", "'")));
+                    s.lost(), s.producedPoints(), seriesCsv(s.series()), readsCsv(s.reads()),
+                    csvNum(s.noise() == null ? Double.NaN : s.noise().halvesSpread()), csvNum(s.noise() == null ? Double.NaN : s.noise().assumed()),
+                    s.remeasureOf() > 0 ? Integer.toString(s.remeasureOf()) : "", placement, s.verdict().toString().replace("\"", "'")));
         }
         return b.toString();
     }

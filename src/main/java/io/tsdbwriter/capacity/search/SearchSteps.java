@@ -12,6 +12,8 @@ final class SearchSteps {
     int index;
     /** Why the climb stopped with no failing step before its step budget (the largest M passed), or null. */
     String ceiling;
+    /** The noise the search assumes now ({@link EfficiencyNoise#describe()}), or null before any step. */
+    String noise;
 
     SearchSteps(long startNanos) {
         this.startNanos = startNanos;
@@ -28,6 +30,6 @@ final class SearchSteps {
             }
         }
         return new CapacitySearch.Result(List.copyOf(all), best == null ? Double.NaN : CapacitySearch.sustained(best), best,
-                bad != null ? bad : (all.isEmpty() ? null : all.get(all.size() - 1)), lost, bad == null ? ceiling : null);
+                bad != null ? bad : (all.isEmpty() ? null : all.get(all.size() - 1)), lost, bad == null ? ceiling : null, noise);
     }
 }

@@ -14,6 +14,11 @@ import java.util.Locale;
  * the samples-per-point bound); a search by M whose step there passes stops and says so instead of proposing an M the
  * writer refuses (exit 2).
  *
+ * <p>A step that missed the minimum efficiency by less than the noise ({@link EfficiencyNoise}) is measured again at
+ * the same load, at most {@link EfficiencyNoise#MAX_REMEASURES} times and only while the budget allows: the load passes
+ * when a re-measurement passes, and fails when one fails clearly or the last one misses again. Re-measurements are
+ * rows of their own ({@link StepNoise#remeasureOf()}) and do not count as rising steps.
+ *
  * <p>Not thread-safe: the search thread's.
  */
 final class StepClimb {
@@ -37,13 +42,15 @@ final class StepClimb {
     private final int refineSteps;
     private final Stepper stepper;
     private final Budget budget;
+    private final EfficiencyNoise noise;
     private final PrintStream out;
 
     /**
      * @param maxTimeMultiplier the largest M a step may run ({@link #maxTimeMultiplier(int)})
+     * @param noise             the search's noise: measured from every step, it decides which failing steps run again
      */
     StepClimb(CapacitySearch.Vary vary, int maxTimeMultiplier, double stepFactor, int maxSteps, int refineSteps, Stepper stepper,
-              Budget budget, PrintStream out) {
+              Budget budget, EfficiencyNoise noise, PrintStream out) {
         this.vary = vary;
         this.maxTimeMultiplier = maxTimeMultiplier;
         this.stepFactor = stepFactor;
@@ -51,18 +58,18 @@ final class StepClimb {
         this.refineSteps = refineSteps;
         this.stepper = stepper;
         this.budget = budget;
+        this.noise = noise;
         this.out = out;
     }
 
     /**
      * Raises the load by the step factor until the first failing step; when the first step fails already, lowers it
-     * (by the factor squared) until one passes.
+     * (by the factor squared) until one passes. Each load is measured again while it misses within the noise
+     * ({@link #measure}); its re-measurements do not count against {@code maxSteps}.
      */
     void climb(SearchSteps steps, double rate, int m) throws IOException, InterruptedException {
-        while (steps.index < maxSteps && !budget.over(steps.startNanos, steps.index)) {
-            steps.index++;
-            CapacityStep st = stepper.step(steps.index, false, rate, m);
-            steps.all.add(st);
+        for (int rising = 0; rising < maxSteps && !budget.over(steps.startNanos, steps.index); rising++) {
+            CapacityStep st = measure(steps, false, rate, m);
             if (!st.passed()) {
                 steps.bad = st;
                 if (steps.good != null) {
@@ -76,7 +83,7 @@ final class StepClimb {
                 } else {
                     return;
                 }
-                CapacitySearch.progress(out, "[%d] failed with no passing step yet: stepping down", steps.index);
+                CapacitySearch.progress(out, "[%d] failed with no passing step yet: stepping down", st.index());
                 continue;
             }
             steps.good = st;
@@ -88,7 +95,7 @@ final class StepClimb {
             } else if (m >= maxTimeMultiplier) {
                 steps.ceiling = String.format(Locale.ROOT, "reached the maximum time multiplier %d without saturating "
                         + "(step %d passed at M=%d); raise --start-rate or --instance-multiplier to load the target further",
-                        maxTimeMultiplier, steps.index, m);
+                        maxTimeMultiplier, st.index(), m);
                 CapacitySearch.progress(out, "%s", steps.ceiling);
                 return;
             } else {
@@ -119,14 +126,40 @@ final class StepClimb {
                 }
                 m = (steps.good.timeMultiplier() + steps.bad.timeMultiplier()) / 2;
             }
-            steps.index++;
-            CapacityStep st = stepper.step(steps.index, true, rate, m);
-            steps.all.add(st);
+            CapacityStep st = measure(steps, true, rate, m);
             if (st.passed()) {
                 steps.good = st;
             } else {
                 steps.bad = st;
             }
         }
+    }
+
+    /**
+     * Runs one load and, while it missed the minimum efficiency within the noise, measures it again (bounded, within
+     * the budget); every measurement is a row. Returns the measurement that decides: the first that passes or fails
+     * clearly, else the last.
+     */
+    private CapacityStep measure(SearchSteps steps, boolean refine, double rate, int m) throws IOException, InterruptedException {
+        steps.index++;
+        CapacityStep st = judge(steps, stepper.step(steps.index, refine, rate, m), 0);
+        int first = st.index();
+        for (int k = 1; k <= EfficiencyNoise.MAX_REMEASURES && noise.withinNoise(st) && !budget.over(steps.startNanos, steps.index); k++) {
+            CapacitySearch.progress(out, "[%d] %s: measuring the same load again (re-measure %d of at most %d)", st.index(),
+                    noise.miss(st), k, EfficiencyNoise.MAX_REMEASURES);
+            steps.index++;
+            st = judge(steps, stepper.step(steps.index, refine, rate, m), first);
+        }
+        return st;
+    }
+
+    /** Counts the step's halves in the noise, records the noise it is judged with and adds it to the rows. */
+    private CapacityStep judge(SearchSteps steps, CapacityStep measured, int remeasureOf) {
+        noise.add(measured);
+        CapacityStep st = measured.judged(noise.noise(), remeasureOf);
+        steps.all.add(st);
+        steps.noise = noise.tooNoisy() == null ? noise.describe() : noise.describe() + "\n" + noise.tooNoisy();
+        CapacitySearch.progress(out, "[%d] %s", st.index(), noise.describe());
+        return st;
     }
 }

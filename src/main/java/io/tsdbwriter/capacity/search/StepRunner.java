@@ -178,7 +178,7 @@ final class StepRunner {
             CapacityStep st = new CapacityStep(index, refine, m, rate, window.expectedRate() * 60, window.writtenRate() * 60, efficiency,
                     window.latency(0.5), p99, window.permitWaitMs(), window.lagFirst(), window.lagLast(), lagGrowing, window.writerCpuCores(),
                     tcpu[0], tcpu[1], window.insertsAvg(), window.insertsCapacity(), SystemCpu.loadAverage(), passed, verdict, lost, producedPoints,
-                    stepReads, series);
+                    stepReads, series, new StepNoise(window.halvesSpread(), Double.NaN, 0));
             progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores;%s %s; %s;"
                             + " step %.0f s, %,d points produced, %s", index, refine ? " refine" : "", passed ? "PASS" : "FAIL",
                     BenchTable.count(st.writtenPerMinute()), BenchTable.count(st.expectedPerMinute()), BenchTable.percent(efficiency),
@@ -224,7 +224,14 @@ final class StepRunner {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%.1f", v) : "-";
     }
 
-    /** Reads the writer's and the targets' pages every interval (a tenth of the window, 0.5–2 s) until the deadline. */
+    /** Between two sample intervals, the targets' concurrent inserts are read this often (ns). */
+    private static final long INSERTS_SAMPLE_NANOS = 200_000_000L;
+
+    /**
+     * Reads the writer's and the targets' pages every interval (a tenth of the window, 0.5–2 s) until the deadline (at
+     * least twice while the window lasts), and the targets' concurrent inserts every 200 ms between
+     * ({@link StepWindow#sampleInserts}).
+     */
     private StepWindow measure(Process p, String writerMetrics, List<String> targets, StepFeed feed, long samplesPerPoint, long deadline)
             throws InterruptedException {
         double cpu0 = cpuSeconds(p);
@@ -232,14 +239,23 @@ final class StepRunner {
         StepWindow window = new StepWindow(samplesPerPoint, w0, scraper.scrapeAll(targets), cpu0);
         long interval = Math.max(500_000_000L, Math.min(2_000_000_000L, (deadline - System.nanoTime()) / 10));
         long start = System.nanoTime();
-        while (true) {
+        for (int readings = 1; ; readings++) {
             PromSnapshot w = scraper.scrape(writerMetrics);
             List<PromSnapshot> ts = scraper.scrapeAll(targets);
             window.add((System.nanoTime() - start) / 1e9, feed.taken(), w, w == null ? Double.NaN : cpuSeconds(p), ts);
-            if (System.nanoTime() + interval > deadline) {
-                return window;
+            long next = System.nanoTime() + interval;
+            if (next > deadline) {
+                if (readings >= 2 || System.nanoTime() >= deadline) {
+                    return window;
+                }
+                // a busy machine ate the window (slow pages): a second reading at its end still gives the rates
+                next = deadline;
             }
-            Thread.sleep(interval / 1_000_000);
+            while (next - System.nanoTime() > INSERTS_SAMPLE_NANOS) {
+                Thread.sleep(INSERTS_SAMPLE_NANOS / 1_000_000);
+                window.sampleInserts(scraper.scrapeAll(targets));
+            }
+            Thread.sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
         }
     }
 

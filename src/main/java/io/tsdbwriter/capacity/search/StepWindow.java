@@ -77,6 +77,20 @@ final class StepWindow {
                 permitsCap = writer.sum("tsdbwriter_write_permits_capacity");
             }
         }
+        sampleInserts(targets);
+        if (targets.stream().anyMatch(t -> t != null)) {
+            targetsLast = targets;
+        }
+    }
+
+    /**
+     * One reading of the targets' concurrent inserts alone, between the sample intervals: the gauge is an instant's
+     * value, so the window's average (the share of the time the insert slots were busy) needs many readings —
+     * with ten, one idle instant puts a busy slot below {@link Bottleneck#SATURATED}.
+     *
+     * @param targets the targets' pages (an element is null when unreadable)
+     */
+    void sampleInserts(List<PromSnapshot> targets) {
         double ic = TargetFigures.sum(targets, TargetFigures.INSERT_CURRENT);
         if (!Double.isNaN(ic)) {
             insertsSum += ic;
@@ -88,9 +102,6 @@ final class StepWindow {
             selectsSum += sc;
             selectsN++;
             selectsCap = TargetFigures.sum(targets, "vm_concurrent_select_capacity");
-        }
-        if (targets.stream().anyMatch(t -> t != null)) {
-            targetsLast = targets;
         }
     }
 
@@ -108,6 +119,26 @@ final class StepWindow {
     double efficiency() {
         double e = expectedRate();
         return e > 0 && written.size() >= 2 ? writtenRate() / e : Double.NaN;
+    }
+
+    /**
+     * The efficiency of the window's second half minus its first half's (the readings cut at the window's middle, each
+     * half's rates least-squares slopes as the whole window's): how far the efficiency moves by itself within one step
+     * ({@link EfficiencyNoise}). NaN when a half has fewer than two readings of the writer or of the input.
+     */
+    double halvesSpread() {
+        if (expected.size() < 4) {
+            return Double.NaN;
+        }
+        double middle = (expected.get(0)[0] + expected.get(expected.size() - 1)[0]) / 2;
+        return halfEfficiency(middle, false) - halfEfficiency(middle, true);
+    }
+
+    private double halfEfficiency(double middle, boolean first) {
+        List<double[]> w = written.stream().filter(p -> first ? p[0] <= middle : p[0] >= middle).toList();
+        List<double[]> x = expected.stream().filter(p -> first ? p[0] <= middle : p[0] >= middle).toList();
+        double e = slope(x);
+        return e > 0 && w.size() >= 2 ? slope(w) / e : Double.NaN;
     }
 
     /**

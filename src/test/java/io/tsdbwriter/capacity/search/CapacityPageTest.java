@@ -38,7 +38,7 @@ class CapacityPageTest {
         CapacityStep s2 = step(2, true, 2000, 0.995, withReads ? reads(0.250) : null, withSeries ? new StepSeries(60_000, 20, 4, 9) : null, ok);
         CapacityStep s3 = step(3, false, 4000, 0.8, withReads ? reads(1.750) : null, withSeries ? new StepSeries(70_000, 30, 40, 90) : null,
                 verdict(Bottleneck.Resource.TARGET_CPU, reason, "give the TSDB more cores"));
-        return new CapacitySearch.Result(List.of(s1, s2, s3), s2.writtenPerMinute(), s2, s3, 0, null);
+        return new CapacitySearch.Result(List.of(s1, s2, s3), s2.writtenPerMinute(), s2, s3, 0, null, null);
     }
 
     static CapacityPage.Run run(String commandLine) {
@@ -105,7 +105,7 @@ class CapacityPageTest {
         CapacitySearch.Result all = result("r", true, false);
         CapacityStep noReads = step(4, false, 8000, 0.5, null, null, all.edge().verdict());
         CapacitySearch.Result r = new CapacitySearch.Result(List.of(all.steps().get(0), all.steps().get(1), all.steps().get(2), noReads),
-                all.capacityPerMinute(), all.best(), all.edge(), 0, null);
+                all.capacityPerMinute(), all.best(), all.edge(), 0, null, null);
 
         String html = CapacityPage.html(r, run("c"));
 
@@ -144,7 +144,7 @@ class CapacityPageTest {
     @Test
     void noPassingStepSaysSo() {
         CapacitySearch.Result r0 = result("r", false, false);
-        CapacitySearch.Result r = new CapacitySearch.Result(List.of(r0.edge()), Double.NaN, null, r0.edge(), 12, null);
+        CapacitySearch.Result r = new CapacitySearch.Result(List.of(r0.edge()), Double.NaN, null, r0.edge(), 12, null, null);
 
         String html = CapacityPage.html(r, run("c"));
 

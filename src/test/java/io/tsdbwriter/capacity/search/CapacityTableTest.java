@@ -23,7 +23,7 @@ class CapacityTableTest {
         List<String> csv = CapacityTable.csv("shared", List.of(STEP)).lines().toList();
         assertThat(csv.get(0)).endsWith(",lost_samples,produced_points,active_series,new_series_per_second,slow_inserts_per_second,"
                 + "tsid_cache_misses_per_second,query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,"
-                + "query_p99_seconds,query_errors,query_timeouts,selects_current,selects_capacity,placement,verdict");
-        assertThat(csv.get(1)).endsWith(",0,60000,,,,,,,,,,,,,,shared,\"" + STEP.verdict() + "\"");
+                + "query_p99_seconds,query_errors,query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict");
+        assertThat(csv.get(1)).endsWith(",0,60000,,,,,,,,,,,,,,,,,shared,\"" + STEP.verdict() + "\"");
     }
 }

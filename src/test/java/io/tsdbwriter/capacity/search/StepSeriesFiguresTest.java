@@ -60,9 +60,9 @@ class StepSeriesFiguresTest {
         List<String> lines = csv.lines().toList();
         assertThat(lines.get(0)).endsWith(",active_series,new_series_per_second,slow_inserts_per_second,"
                 + "tsid_cache_misses_per_second,query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,"
-                + "query_p99_seconds,query_errors,query_timeouts,selects_current,selects_capacity,placement,verdict");
-        assertThat(lines.get(1)).contains(",40000,250.0000,31.5000,,,,,,,,,,,shared,\"");
-        assertThat(lines.get(2)).as("not measured").contains(",,,,,,,,,,,,,,shared,\"");
+                + "query_p99_seconds,query_errors,query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict");
+        assertThat(lines.get(1)).contains(",40000,250.0000,31.5000,,,,,,,,,,,,,,shared,\"");
+        assertThat(lines.get(2)).as("not measured").contains(",,,,,,,,,,,,,,,,,shared,\"");
     }
 
     @Test
