@@ -69,6 +69,16 @@ public final class TargetFigures {
      * ({@code process_cpu_cores_available}, else {@code vm_available_cpu_cores}).
      */
     public static double[] busiestCpu(List<PromSnapshot> before, List<PromSnapshot> after) {
+        return busiestCpu(before, after, 0);
+    }
+
+    /**
+     * As {@link #busiestCpu(List, List)}, each target's core count at most {@code coresCap} when that is &gt; 0: a TSDB
+     * placed on a CPU set (`--tsdb-cpus`) can use no more cores than the set has, whatever it reports — VictoriaMetrics
+     * 1.79.5 started under {@code taskset -c 0} on a 2-core machine still reports {@code process_cpu_cores_available 2}
+     * (and sizes its insert slots from it), so its busy core read as half busy.
+     */
+    public static double[] busiestCpu(List<PromSnapshot> before, List<PromSnapshot> after, int coresCap) {
         double[] best = {Double.NaN, Double.NaN, Double.NaN};
         double bestShare = -1;
         for (int i = 0; i < Math.min(before.size(), after.size()); i++) {
@@ -79,6 +89,9 @@ public final class TargetFigures {
             }
             double used = (b.sum("process_cpu_seconds_total") - a.sum("process_cpu_seconds_total")) / ((b.nanos() - a.nanos()) / 1e9);
             double cores = b.first("process_cpu_cores_available", "vm_available_cpu_cores");
+            if (coresCap > 0 && cores > coresCap) {
+                cores = coresCap;
+            }
             if (!Double.isFinite(used) || !(cores > 0)) {
                 continue;
             }

@@ -2,6 +2,7 @@ package io.tsdbwriter.capacity.search;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.bench.CpuList;
 import io.tsdbwriter.bench.BenchCell;
 import io.tsdbwriter.bench.BenchTable;
 import io.tsdbwriter.bench.CellResult;
@@ -236,7 +237,9 @@ final class StepRunner {
             throws InterruptedException {
         double cpu0 = cpuSeconds(p);
         PromSnapshot w0 = scraper.scrape(writerMetrics);
-        StepWindow window = new StepWindow(samplesPerPoint, w0, scraper.scrapeAll(targets), cpu0);
+        CpuList tsdbCpus = s.placement().placement().tsdbCpus();
+        StepWindow window = new StepWindow(samplesPerPoint, w0, scraper.scrapeAll(targets), cpu0)
+                .targetCoresCap(tsdbCpus == null ? 0 : tsdbCpus.size());
         long interval = Math.max(500_000_000L, Math.min(2_000_000_000L, (deadline - System.nanoTime()) / 10));
         long start = System.nanoTime();
         for (int readings = 1; ; readings++) {

@@ -34,6 +34,7 @@ final class StepWindow {
     private PromSnapshot writerLast;
     private List<PromSnapshot> targetsLast;
     private double writerCpuLast;
+    private int targetCoresCap;
 
     /**
      * @param samplesPerPoint M × N
@@ -190,7 +191,13 @@ final class StepWindow {
 
     /** The busiest target's CPU: {cores used, cores available}. */
     double[] targetCpu() {
-        return TargetFigures.busiestCpu(targetsAtStart, targetsLast);
+        return TargetFigures.busiestCpu(targetsAtStart, targetsLast, targetCoresCap);
+    }
+
+    /** Caps each target's core count at the CPUs it was placed on ({@code --tsdb-cpus}); 0 = not placed. */
+    StepWindow targetCoresCap(int cores) {
+        this.targetCoresCap = cores;
+        return this;
     }
 
     double insertsAvg() {

@@ -75,4 +75,19 @@ class StepSeriesFiguresTest {
         return new CapacityStep(1, false, 1, 1000, 60_000, 60_000, 1, 0.01, 0.02, 0, 0, 0, false, 0.1, 0.1, 2, 0.5, 4, 0.3, true,
                 new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "keeping up", "", List.of(), "-"), 0, 1000, null, series);
     }
+
+    @Test
+    void aTargetPlacedOnOneCpuIsBusyOnThatCpuWhateverCoresItReports() {
+        // VictoriaMetrics 1.79.5 under taskset -c 0 on a 2-core machine reports 2 cores; 9 CPU-s in 10 s is its one core at 90 %
+        List<PromSnapshot> start = List.of(PromSnapshot.parse("process_cpu_seconds_total 1\nprocess_cpu_cores_available 2\n", 0));
+        List<PromSnapshot> end = List.of(PromSnapshot.parse("process_cpu_seconds_total 10\nprocess_cpu_cores_available 2\n", 10 * SECOND));
+        StepWindow shared = new StepWindow(1, null, start, Double.NaN);
+        shared.add(10, 0, null, Double.NaN, end);
+        StepWindow placed = new StepWindow(1, null, start, Double.NaN).targetCoresCap(1);
+        placed.add(10, 0, null, Double.NaN, end);
+
+        assertThat(shared.targetCpu()[0]).isCloseTo(0.9, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(shared.targetCpu()[1]).isEqualTo(2);
+        assertThat(placed.targetCpu()[1]).isEqualTo(1);
+    }
 }
