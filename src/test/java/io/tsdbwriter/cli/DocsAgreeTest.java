@@ -38,6 +38,7 @@ class DocsAgreeTest {
             Map.entry("--iptables", "dockerd"), Map.entry("--ip6tables", "dockerd"),
             Map.entry("--sun-misc-unsafe-memory-access", "java"),
             Map.entry("--rounds", "scripts/bench-ab.sh"), Map.entry("--variant", "scripts/bench-ab.sh"),
+            Map.entry("--mode", "scripts/receiver-cost.sh"), Map.entry("--profile-seconds", "scripts/receiver-cost.sh"),
             Map.entry("--with-prometheus", "scripts/bench.sh"), Map.entry("--with-prometheus3", "scripts/bench.sh"),
             Map.entry("--command-config", "kafka-*.sh"), 
             Map.entry("--series-operation-mode", "avalanche"), Map.entry("--series-interval", "avalanche"),
