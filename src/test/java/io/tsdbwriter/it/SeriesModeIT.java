@@ -120,11 +120,11 @@ class SeriesModeIT {
         assertThat(series.values().stream().mapToLong(Integer::longValue).sum()).isEqualTo(points.size());
         int most = java.util.Arrays.stream(instances).max().orElseThrow();
         assertThat(distinct).hasSize(most * distinctSeriesOfOneInstance(points));
-        // VictoriaMetrics' counter, not the index: its import parses a request's blocks on parallel workers, and two of
-        // them meeting one new series at once may both create it (seen: 4,123 for 4,056 and 8,159 for 8,112 series,
-        // 0.6-1.7 % over, in a fresh-clone run; equal in three runs before). The exact count is the export's, above.
+        // VictoriaMetrics' new-series counter counts every series this test created, and in fresh-clone runs more
+        // (4,123 and 4,290 for 4,056 series, 8,159 for 8,112; its import parses a request's blocks on parallel workers),
+        // so it is checked as a lower bound. The exact count is the export's, above.
         double created = vmCounter("vm_new_timeseries_created_total") - createdBefore;
-        assertThat(created).as("the target's new series").isBetween((double) distinct.size(), distinct.size() * 1.05);
+        assertThat(created).as("the target's new series").isGreaterThanOrEqualTo(distinct.size());
     }
 
     @Test
