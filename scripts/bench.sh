@@ -19,6 +19,11 @@
 # only remote write receiver: Remote-Write 1.0 against 2.0 (`--output remote-write,remote-write-2`) in one run:
 #   bash scripts/bench.sh --with-prometheus3 --output remote-write,remote-write-2 --parallelism 3 --time-multiplier 1,12 \
 #        --write-mode async --records 5000000
+# --fresh-prometheus3 (this script's own flag) builds Prometheus 3 as --with-prometheus3 does and passes it on as
+# bench --prometheus-binary: every remote-write-2 cell and its ceiling get a new, empty Prometheus of their own (so none
+# re-writes samples its receiver holds), while import and remote-write cells go to VictoriaMetrics, in one run:
+#   bash scripts/bench.sh --fresh-prometheus3 --output import,remote-write,remote-write-2 --parallelism 1,3 \
+#        --time-multiplier 1,12 --write-mode async --records 10000000
 # --tsdb-cpus LIST --writer-cpus LIST (Linux, cpulists such as 0 and 1; passed on to bench) start VictoriaMetrics (and
 # Prometheus) under taskset -c <tsdb-cpus> and Kafka under taskset -c <writer-cpus>, so that the TSDB sizes GOMAXPROCS
 # and its concurrency limits for its own CPUs; bench then runs its writers and itself on the writer CPUs:
@@ -33,11 +38,13 @@ cd "$REPO_ROOT"
 DATA_DIR="${DATA_DIR:-$REPO_ROOT/examples/data}"
 OUT="$REPO_ROOT/target/bench"
 WITH_PROMETHEUS=0
+FRESH_PROMETHEUS3=0
 PASS=()
 for arg in "$@"; do
   case "$arg" in
     --with-prometheus) WITH_PROMETHEUS=1 ;;
     --with-prometheus3) WITH_PROMETHEUS=3 ;;
+    --fresh-prometheus3) FRESH_PROMETHEUS3=1 ;;
     *) PASS+=("$arg") ;;
   esac
 done
@@ -49,7 +56,7 @@ find_java
 ensure_maven
 ensure_victoria_metrics
 if [ "$WITH_PROMETHEUS" = 1 ]; then ensure_prometheus; fi
-if [ "$WITH_PROMETHEUS" = 3 ]; then ensure_prometheus_current; fi
+if [ "$WITH_PROMETHEUS" = 3 ] || [ "$FRESH_PROMETHEUS3" = 1 ]; then ensure_prometheus_current; fi
 [ -d "$DATA_DIR" ] || die "no directory $DATA_DIR (set DATA_DIR to a directory of node_exporter scrapes)"
 if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list 2>/dev/null | head -n 1)" ] && _can_root; then
   # the PNG chart needs one font; without one the bench skips the chart (a subshell: apt_install exits on failure)
@@ -81,6 +88,10 @@ done
 for flag in $(quiet_jvm_flags); do ARGS+=("--writer-jvm-option=$flag"); done
 if [ "$WITH_PROMETHEUS" = 1 ] && ! has_flag --remote-write-url "$@"; then
   ARGS+=(--remote-write-url "$VM_URL/api/v1/write" --remote-write-url "$PROMETHEUS_URL/api/v1/write")
+fi
+if [ "$FRESH_PROMETHEUS3" = 1 ] && ! has_flag --prometheus-binary "$@"; then
+  [ -x "$PROMETHEUS_CURRENT_BIN" ] || die "--fresh-prometheus3: no Prometheus 3 at $PROMETHEUS_CURRENT_BIN (install Go to build it)"
+  ARGS+=(--prometheus-binary "$PROMETHEUS_CURRENT_BIN")
 fi
 if [ "$WITH_PROMETHEUS" = 3 ] && ! has_flag --remote-write-url "$@"; then
   ARGS+=(--remote-write-url "$PROMETHEUS_URL/api/v1/write")

@@ -30,6 +30,11 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
         return new BenchCell(parallelismPerProcess, timeMultiplier, instanceMultiplier, writeMode, output, receiver, processes);
     }
 
+    /** This cell writing to {@code url} (a remote write receiver started for it). */
+    public BenchCell withReceiver(String url) {
+        return new BenchCell(parallelism, timeMultiplier, instanceMultiplier, writeMode, output, url, shareProcesses);
+    }
+
     /** True for a share-mode cell. */
     public boolean shareMode() {
         return shareProcesses > 0;

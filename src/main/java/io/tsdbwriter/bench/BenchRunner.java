@@ -39,7 +39,15 @@ public final class BenchRunner {
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
                            List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp,
-                           String remoteWriteUrl, CpuPinning.Plan placement) {
+                           String remoteWriteUrl, CpuPinning.Plan placement, Path prometheusBinary) {
+
+        /**
+         * True when the shape's ceiling and cells each get a Prometheus of their own ({@code --prometheus-binary}, for
+         * remote-write-2 shapes; {@link FreshPrometheus}).
+         */
+        boolean freshReceiver(BenchCell.Shape shape) {
+            return prometheusBinary != null && BenchGrid.REMOTE_WRITE_2.equals(shape.output());
+        }
     }
 
     private final Settings s;
@@ -99,7 +107,15 @@ public final class BenchRunner {
             int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));
             int done = 0;
             for (BenchCell.Shape shape : BenchGrid.shapes(s.cells())) {
-                CeilingResult c = ceiling(meters.apply(shape), shape, permits);
+                CeilingResult c;
+                if (s.freshReceiver(shape)) {
+                    try (FreshPrometheus receiver = freshPrometheus("ceiling-" + (ceilings.size() + 1) + "-prometheus", client)) {
+                        WriteTarget target = WriteTarget.remoteWrite(receiver.remoteWriteUrl());
+                        c = ceiling(new CeilingMeter(target, new VmProbe(client.http(), target), s.settleMax(), security), shape, permits, true);
+                    }
+                } else {
+                    c = ceiling(meters.apply(shape), shape, permits, false);
+                }
                 ceilings.add(c);
                 for (BenchCell cell : s.cells()) {
                     if (!cell.shape().equals(shape)) {
@@ -109,8 +125,15 @@ public final class BenchRunner {
                     if (!liveOnly) {
                         done++;
                         progress("[%d/%d] %s: consuming the backlog of %,d records ...", done, total, cell.label(), s.feed().records());
-                        backlog = runner.backlog(cell, s.topic(), group(done), String.format(Locale.ROOT, "cell-%02d", done),
-                                s.feed().records());
+                        String name = String.format(Locale.ROOT, "cell-%02d", done);
+                        if (s.freshReceiver(shape)) {
+                            try (FreshPrometheus receiver = freshPrometheus(name + "-prometheus", client)) {
+                                backlog = runner.backlog(cell.withReceiver(receiver.remoteWriteUrl()), s.topic(), group(done), name,
+                                        s.feed().records()).withCell(cell);
+                            }
+                        } else {
+                            backlog = runner.backlog(cell, s.topic(), group(done), name, s.feed().records());
+                        }
                         results.add(backlog);
                         report(done, total, backlog, c);
                         wire(String.format(Locale.ROOT, "cell-%02d", done), backlog);
@@ -118,7 +141,14 @@ public final class BenchRunner {
                     if (s.inputRate() != null) {
                         done++;
                         double rate = s.inputRate().pointsPerSecond(backlog == null ? 0 : backlog.pointsPerSecond());
-                        CellResult live = live(kafka, runner, cell, rate, done, total);
+                        CellResult live;
+                        if (s.freshReceiver(shape)) {
+                            try (FreshPrometheus receiver = freshPrometheus(String.format(Locale.ROOT, "cell-%02d-live-prometheus", done), client)) {
+                                live = live(kafka, runner, cell.withReceiver(receiver.remoteWriteUrl()), rate, done, total).withCell(cell);
+                            }
+                        } else {
+                            live = live(kafka, runner, cell, rate, done, total);
+                        }
                         results.add(live);
                         report(done, total, live, c);
                     }
@@ -132,20 +162,34 @@ public final class BenchRunner {
      * The shape's ceiling: its receiver alone ingesting pre-serialized bodies of the shape in the shape's protocol,
      * {@code permits} at once.
      */
-    private CeilingResult ceiling(CeilingMeter meter, BenchCell.Shape shape, int permits) throws IOException, InterruptedException {
+    private CeilingResult ceiling(CeilingMeter meter, BenchCell.Shape shape, int permits, boolean firstWrites)
+            throws IOException, InterruptedException {
         progress("ceiling %s: serializing up to %d MiB of %s bodies (%d samples each) ...", shape.label(),
                 s.ceilingPoolBytes() >> 20, shape.output(), s.batchSamples());
         List<CeilingMeter.Body> bodies = CeilingMeter.serialize(s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(),
                 s.ceilingPoolBytes());
-        progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
-                + " concurrent requests for %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
-        CeilingResult c = meter.measure(shape, bodies, permits, s.ceilingSeconds());
+        if (firstWrites) {
+            progress("ceiling %s: %d bodies into a Prometheus of its own; each posted at most once (first writes, as the cells'), from %d"
+                    + " concurrent requests for at most %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
+        } else {
+            progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
+                    + " concurrent requests for %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
+        }
+        CeilingResult c = meter.measure(shape, bodies, permits, s.ceilingSeconds(), firstWrites);
         bodies = null; // the pool (up to --ceiling-pool-mib) may go before the writer cells
-        progress("ceiling %s: %s samples/s (%s samples/min), VictoriaMetrics %.2f CPU-s per million samples, %d failed requests; load %.2f",
-                shape.label(), millions(c.samplesPerSecond()), BenchTable.count(c.perMinute()), c.vmCpuPerMillion(), c.failures(),
+        progress("ceiling %s: %s samples/s (%s samples/min), %s %.2f CPU-s per million samples, %d failed requests; load %.2f",
+                shape.label(), millions(c.samplesPerSecond()), BenchTable.count(c.perMinute()),
+                firstWrites ? "Prometheus" : shape.remoteWrite() ? "the receiver" : "VictoriaMetrics", c.vmCpuPerMillion(), c.failures(),
                 SystemCpu.loadAverage());
         System.gc();
         return c;
+    }
+
+    /** A Prometheus of its own for one measurement, on the TSDB's CPUs ({@link FreshPrometheus}). */
+    private FreshPrometheus freshPrometheus(String name, WriteClient client) throws IOException, InterruptedException {
+        FreshPrometheus p = FreshPrometheus.start(s.prometheusBinary(), s.workDir(), name, s.placement().placement().tsdbCpus(), client.http());
+        progress("%s: a new Prometheus (%s) at %s", name, s.prometheusBinary(), p.remoteWriteUrl());
+        return p;
     }
 
     private void preload(KafkaFeeder kafka) throws InterruptedException {

@@ -113,6 +113,17 @@ final class CeilingMeter {
      * settings) per measurement, so no connection left idle by an earlier step is reused.
      */
     CeilingResult measure(BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window) throws IOException, InterruptedException {
+        return measure(shape, bodies, concurrency, window, false);
+    }
+
+    /**
+     * As {@link #measure(BenchCell.Shape, List, int, Duration)}; with {@code firstWrites} (a receiver started empty for
+     * this measurement, {@link FreshPrometheus}) there is no registering pass and the window posts each body at most
+     * once, so every sample measured is one the receiver has not seen: the window ends at {@code window} or when the
+     * pool is used up, whichever comes first.
+     */
+    CeilingResult measure(BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window, boolean firstWrites)
+            throws IOException, InterruptedException {
         if (bodies.isEmpty()) {
             throw new IllegalArgumentException("no bodies to post");
         }
@@ -124,20 +135,22 @@ final class CeilingMeter {
             for (Body b : bodies) {
                 payloads.add(client.prepare(b.bytes(), b.samples())); // kept (never released): sent many times
             }
-            AtomicLong next = new AtomicLong();
-            run(concurrency, () -> {
-                long i;
-                while ((i = next.getAndIncrement()) < bodies.size()) {
-                    client.post(endpoint, payloads.get((int) i));
-                }
-            });
-            vm.settle(settleMax);
-            return measure(client, shape, bodies, payloads, concurrency, window);
+            if (!firstWrites) {
+                AtomicLong next = new AtomicLong();
+                run(concurrency, () -> {
+                    long i;
+                    while ((i = next.getAndIncrement()) < bodies.size()) {
+                        client.post(endpoint, payloads.get((int) i));
+                    }
+                });
+                vm.settle(settleMax);
+            }
+            return measure(client, shape, bodies, payloads, concurrency, window, !firstWrites);
         }
     }
 
     private CeilingResult measure(WriteClient client, BenchCell.Shape shape, List<Body> bodies, List<WriteClient.Payload> payloads,
-                                  int concurrency, Duration window) throws IOException, InterruptedException {
+                                  int concurrency, Duration window, boolean cycle) throws IOException, InterruptedException {
         AtomicLong next = new AtomicLong();
         AtomicLong samples = new AtomicLong();
         AtomicLong requests = new AtomicLong();
@@ -150,7 +163,11 @@ final class CeilingMeter {
         long stopAt = start + window.toNanos();
         run(concurrency, () -> {
             while (System.nanoTime() < stopAt) {
-                int i = (int) (next.getAndIncrement() % bodies.size());
+                long n = next.getAndIncrement();
+                if (!cycle && n >= bodies.size()) {
+                    break;
+                }
+                int i = (int) (n % bodies.size());
                 Body b = bodies.get(i);
                 WriteOutcome o = client.post(endpoint, payloads.get(i));
                 if (o.isSuccess()) {

@@ -30,6 +30,12 @@ public record CellResult(BenchCell cell, boolean live, int exitCode, long points
                          double seconds, double writerCpuSeconds, double vmCpuSeconds, long peakHeapBytes,
                          double otherCpuSeconds, double loadAverage, double inputPointsPerSecond) {
 
+    /** This result as the result of {@code other} (a cell run against a receiver started for it, reported as the grid's cell). */
+    public CellResult withCell(BenchCell other) {
+        return new CellResult(other, live, exitCode, points, samplesExpected, samplesWritten, seconds, writerCpuSeconds, vmCpuSeconds,
+                peakHeapBytes, otherCpuSeconds, loadAverage, inputPointsPerSecond);
+    }
+
     /** Samples expected per minute. */
     public double expectedPerMinute() {
         return seconds > 0 ? samplesExpected / seconds * 60 : Double.NaN;

@@ -7,6 +7,7 @@ import io.tsdbwriter.bench.InputRate;
 import io.tsdbwriter.bench.SourceFeed;
 import io.tsdbwriter.produce.SyntheticInput;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -99,6 +100,15 @@ public final class BenchCommand implements Callable<Integer> {
                     + "receivers are compared in one run. Ceilings are measured at --vm-url (import bodies); the receiver CPU of "
                     + "remote-write cells is process_cpu_seconds_total of the URL host's /metrics")
     List<String> remoteWriteUrls = new ArrayList<>();
+
+    @Option(names = "--prometheus-binary", paramLabel = "FILE",
+            description = "Prometheus 3.x for the remote-write-2 cells: each of them and their ceiling gets a new Prometheus from this "
+                    + "binary (empty data directory, a free loopback port, --tsdb-cpus when given), stopped after it, so every "
+                    + "cell writes samples its receiver has not seen (a receiver that holds them takes them again on its "
+                    + "out-of-order path, ~1.8x the CPU of a first write); the ceiling then posts each body once, without "
+                    + "the registering pass. VictoriaMetrics does not take Remote-Write 2.0 (default: remote-write-2 cells "
+                    + "go to --remote-write-url)")
+    Path prometheusBinary;
 
     @Option(names = "--source", defaultValue = "real", paramLabel = "real|synthetic",
             description = "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
@@ -219,6 +229,9 @@ public final class BenchCommand implements Callable<Integer> {
                             + TelegrafPeer.BINARY_ENV + ", ~/.cache/tsdb-writer/bin/telegraf, PATH")
                             + "); build it with scripts/lib.sh ensure_telegraf or give --telegraf-binary"));
         }
+        if (prometheusBinary != null && !Files.isExecutable(prometheusBinary)) {
+            throw new ParameterException(spec.commandLine(), "--prometheus-binary " + prometheusBinary + ": not an executable file");
+        }
         List<BenchCell> cells = BenchGrid.cells(
                 BenchGrid.parsePositiveInts("--parallelism", parallelism, RunConfig.MAX_PARALLELISM),
                 BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, AmplificationPlan.MAX_TIME_MULTIPLIER),
@@ -273,7 +286,8 @@ public final class BenchCommand implements Callable<Integer> {
                 rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, writers.segmentSize, csv, chart,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
-                remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0), plan);
+                remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0), plan,
+                prometheusBinary == null ? null : prometheusBinary.toAbsolutePath());
         int rc = new BenchRunner(settings, System.out).run();
         return telegraf == null && !floor ? rc : Math.max(rc, runPeer(telegraf, settings, jar, java));
     }

@@ -2,6 +2,8 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.it.support.Components.PrometheusVersion;
+import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,6 +63,48 @@ class PlacementIT {
         assertPlaced(run, vmPid);
     }
 
+    /**
+     * {@code --output remote-write-2 --prometheus-binary …} (issue 43's 2.0 rows): the ceiling and the cell each get a
+     * new Prometheus 3 of their own on the TSDB's CPU, started empty on a port of their own and gone after them (process
+     * and data; their logs kept); the ceiling posts each body once, without the registering pass; the cell writes every
+     * sample.
+     */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void remoteWrite2CellsAndTheirCeilingEachGetANewPrometheusOnTheTsdbCpus() throws Exception {
+        stack.assumeAvailable(PrometheusVersion.CURRENT);
+        System.setProperty("tsdbwriter.tsdb.cpus", "0");
+        io.tsdbwriter.it.support.Components.VmEndpoint vm;
+        try {
+            vm = stack.startVm("vm-rw2");
+        } finally {
+            System.clearProperty("tsdbwriter.tsdb.cpus");
+        }
+        Run run = bench("rw2", vm.url(), "--output", "remote-write-2", "--prometheus-binary", PrometheusServer.CURRENT_BINARY.toString());
+        assertThat(run.exit()).as(run.output()).isZero();
+
+        List<String> started = run.output().lines().filter(l -> l.contains(": a new Prometheus (")).toList();
+        assertThat(started).as(run.output()).hasSize(2);
+        assertThat(started.get(0)).contains("ceiling-1-prometheus: a new Prometheus (" + PrometheusServer.CURRENT_BINARY + ") at http://127.0.0.1:");
+        assertThat(started.get(1)).contains("cell-01-prometheus: a new Prometheus (");
+        assertThat(started.get(0).substring(started.get(0).indexOf(" at "))).isNotEqualTo(started.get(1).substring(started.get(1).indexOf(" at ")));
+        assertThat(run.output()).contains("into a Prometheus of its own; each posted at most once").doesNotContain("registers the series");
+        assertThat(run.prometheus()).as("the Prometheus processes seen while it ran").hasSizeGreaterThanOrEqualTo(1)
+                .allSatisfy((pid, cpus) -> assertThat(cpus).as("prometheus " + pid).isEqualTo("0"));
+        run.prometheus().keySet().forEach(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                .as("prometheus " + pid + " after the run").isFalse());
+        for (String name : List.of("ceiling-1-prometheus", "cell-01-prometheus")) {
+            assertThat(run.work().resolve(name)).as("its data").doesNotExist();
+            assertThat(run.work().resolve(name + ".log")).as("its log").exists();
+        }
+        var summary = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.work().resolve("cell-01.json").toFile());
+        assertThat(summary.path("samples_written").asLong()).isEqualTo(3000);
+        assertThat(summary.path("samples_expected").asLong()).isEqualTo(3000);
+        List<String> table = run.output().lines().filter(l -> l.startsWith("| ")).toList();
+        assertThat(table.get(1)).startsWith("| ceiling remote-write-2");
+        assertThat(table.get(2)).contains("remote-write-2").doesNotContain("127.0.0.1");
+    }
+
     private void assertPlaced(Run run, long vmPid) throws Exception {
         assertThat(cpusAllowed(vmPid)).as("VictoriaMetrics").isEqualTo("0");
         long kafkaPid = pidListeningOn(port(stack.bootstrapServers()));
@@ -86,11 +130,12 @@ class PlacementIT {
         assertThat(csv.subList(1, csv.size())).hasSize(2).allSatisfy(line -> assertThat(line).endsWith(",tsdb=0 writer=1"));
     }
 
-    private record Run(int exit, String output, long benchPid, ConcurrentHashMap<Long, String> affinities, Path work, Path csv) {
+    private record Run(int exit, String output, long benchPid, ConcurrentHashMap<Long, String> affinities,
+                       ConcurrentHashMap<Long, String> prometheus, Path work, Path csv) {
     }
 
     /** Runs {@code java -jar tsdb-writer.jar bench … --tsdb-cpus 0 --writer-cpus 1}, recording affinities from /proc as it runs. */
-    private Run bench(String name, String vmUrl) throws Exception {
+    private Run bench(String name, String vmUrl, String... more) throws Exception {
         Path work = stack.path(name + "/work");
         Path csv = stack.path(name + "/bench.csv");
         Path out = stack.path(name + "/bench.txt");
@@ -103,8 +148,10 @@ class PlacementIT {
                 "--cell-timeout", "2m", "--csv", csv.toString(), "--work-dir", work.toString(),
                 "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1",
                 "--tsdb-cpus", "0", "--writer-cpus", "1"));
+        cmd.addAll(List.of(more));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         ConcurrentHashMap<Long, String> affinities = new ConcurrentHashMap<>();
+        ConcurrentHashMap<Long, String> prometheus = new ConcurrentHashMap<>();
         try {
             while (!p.waitFor(20, TimeUnit.MILLISECONDS)) {
                 if (Files.readString(out, StandardCharsets.UTF_8).contains("placement: writer processes start")) {
@@ -112,6 +159,8 @@ class PlacementIT {
                 }
                 p.descendants().filter(h -> h.info().arguments().map(a -> List.of(a).contains("run")).orElse(false))
                         .forEach(h -> cpusAllowedOrEmpty(h.pid()).ifPresent(a -> affinities.put(h.pid(), a)));
+                p.descendants().filter(h -> h.info().command().map(c -> c.endsWith("/prometheus")).orElse(false))
+                        .forEach(h -> cpusAllowedOrEmpty(h.pid()).ifPresent(a -> prometheus.put(h.pid(), a)));
             }
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -119,7 +168,7 @@ class PlacementIT {
         }
         String output = Files.readString(out, StandardCharsets.UTF_8);
         System.out.println(output);
-        return new Run(p.exitValue(), output, p.pid(), affinities, work, csv);
+        return new Run(p.exitValue(), output, p.pid(), affinities, prometheus, work, csv);
     }
 
     private static int port(String hostPort) {

@@ -1,0 +1,168 @@
+package io.tsdbwriter.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * A Prometheus started for one measurement of {@code bench --prometheus-binary}: a remote write receiver (both
+ * protobuf messages accepted: {@code prometheus.WriteRequest} and {@code io.prometheus.write.v2.Request}, so the binary
+ * must be Prometheus 3.x) on a free loopback port, with an empty data directory under the bench's work directory (its
+ * log beside it, {@code <name>.log}),
+ * {@code storage.tsdb.out_of_order_time_window} 30 d (the bench's feed lies a week back, and at P &gt; 1 the readers'
+ * time ranges arrive out of order per series), started under {@code taskset -c <tsdb CPUs>} when the TSDB is placed, so
+ * its {@code GOMAXPROCS} fits its CPUs. {@link #close} kills it and deletes its data.
+ *
+ * <p>Why a new one per measurement: a Prometheus that already holds a cell's samples takes them again through its
+ * out-of-order path, which costs it ~1.8× a first write (docs/benchmarks.md §10c, {@code collectOOORecords}); cells
+ * that share one receiver would each measure that path, not the request. VictoriaMetrics stores a repeat as it stores a
+ * first write, so its cells share one.
+ *
+ * <p>Not thread-safe; one per measurement.
+ */
+final class FreshPrometheus implements AutoCloseable {
+
+    static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    static final Duration OUT_OF_ORDER_WINDOW = Duration.ofDays(30);
+
+    private final Process process;
+    private final Path dir;
+    private final String url;
+
+    private FreshPrometheus(Process process, Path dir, String url) {
+        this.process = process;
+        this.dir = dir;
+        this.url = url;
+    }
+
+    /**
+     * Starts one in {@code <workDir>/<name>} and returns once {@code /-/ready} answers 200.
+     *
+     * @param tsdbCpus the TSDB's CPUs ({@code --tsdb-cpus}), or null when it is not placed
+     * @throws IOException when it cannot be started or is not ready within {@link #START_TIMEOUT} (with its log's tail)
+     */
+    static FreshPrometheus start(Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
+            throws IOException, InterruptedException {
+        Path dir = workDir.resolve(name).toAbsolutePath();
+        deleteTree(dir);
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("prometheus.yml"), config(), StandardCharsets.UTF_8);
+        int port = freePort();
+        List<String> cmd = command(binary, dir, port);
+        Path log = workDir.resolve(name + ".log").toAbsolutePath(); // kept beside the cells' logs
+        Process p = new ProcessBuilder(tsdbCpus == null ? cmd : Placement.startCommand(tsdbCpus, cmd))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        String base = "http://127.0.0.1:" + port;
+        FreshPrometheus fresh = new FreshPrometheus(p, dir, base);
+        try {
+            fresh.awaitReady(http, log);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            fresh.stop();
+            throw e;
+        }
+        return fresh;
+    }
+
+    /** The config file: no scrape targets, the out-of-order window. */
+    static String config() {
+        return "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
+                + "storage:\n  tsdb:\n    out_of_order_time_window: " + OUT_OF_ORDER_WINDOW.toSeconds() + "s\n";
+    }
+
+    /** Prometheus' command line for a data directory and a port. */
+    static List<String> command(Path binary, Path dir, int port) {
+        return new ArrayList<>(List.of(binary.toString(),
+                "--config.file=" + dir.resolve("prometheus.yml"),
+                "--storage.tsdb.path=" + dir.resolve("data"),
+                "--storage.tsdb.retention.time=100y",
+                "--web.listen-address=127.0.0.1:" + port,
+                "--web.enable-remote-write-receiver",
+                "--web.remote-write-receiver.accepted-protobuf-messages=prometheus.WriteRequest",
+                "--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request",
+                "--log.level=warn"));
+    }
+
+    private void awaitReady(OkHttpClient http, Path log) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        Request ready = new Request.Builder().url(url + "/-/ready").get().build();
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IOException("prometheus exited with code " + process.exitValue() + ": " + tail(log));
+            }
+            try (Response r = http.newCall(ready).execute()) {
+                if (r.code() == 200) {
+                    return;
+                }
+                last = "HTTP " + r.code();
+            } catch (IOException e) {
+                last = e.getMessage();
+            }
+            Thread.sleep(100);
+        }
+        throw new IOException("prometheus on " + url + " not ready after " + START_TIMEOUT.toSeconds() + " s (" + last + "): " + tail(log));
+    }
+
+    /** Its remote write URL, {@code http://127.0.0.1:<port>/api/v1/write}. */
+    String remoteWriteUrl() {
+        return url + "/api/v1/write";
+    }
+
+    /** Kills it (SIGTERM, then SIGKILL after 10 s) and deletes its directory. */
+    @Override
+    public void close() throws IOException {
+        stop();
+        deleteTree(dir);
+    }
+
+    private void stop() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
