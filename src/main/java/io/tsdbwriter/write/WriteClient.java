@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.zip.GZIPOutputStream;
-import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -16,8 +15,8 @@ import okhttp3.ResponseBody;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import io.tsdbwriter.write.http.NoDelaySocketFactory;
+import io.tsdbwriter.write.http.PooledConnections;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -125,7 +124,8 @@ public final class WriteClient implements AutoCloseable {
                 // samples counted as written and never stored. A redirect is a configuration fault (ResponseClassifier)
                 .followRedirects(false)
                 .followSslRedirects(false)
-                .connectionPool(new ConnectionPool(Math.max(1, maxIdle), 5, TimeUnit.MINUTES))
+                // OkHttp's own pool wakes its sweep after every request (PooledConnections)
+                .connectionPool(PooledConnections.create(Math.max(1, maxIdle), Duration.ofMinutes(5)))
                 .build();
         this.gzip = gzip;
     }
