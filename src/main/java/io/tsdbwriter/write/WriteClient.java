@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.zip.GZIPOutputStream;
+import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -15,8 +16,8 @@ import okhttp3.ResponseBody;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import io.tsdbwriter.write.http.NoDelaySocketFactory;
-import io.tsdbwriter.write.http.PooledConnections;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -124,8 +125,7 @@ public final class WriteClient implements AutoCloseable {
                 // samples counted as written and never stored. A redirect is a configuration fault (ResponseClassifier)
                 .followRedirects(false)
                 .followSslRedirects(false)
-                // OkHttp's own pool wakes its sweep after every request (PooledConnections)
-                .connectionPool(PooledConnections.create(Math.max(1, maxIdle), Duration.ofMinutes(5)))
+                .connectionPool(new ConnectionPool(Math.max(1, maxIdle), 5, TimeUnit.MINUTES))
                 .build();
         this.gzip = gzip;
     }

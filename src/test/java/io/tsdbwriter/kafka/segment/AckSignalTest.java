@@ -28,4 +28,28 @@ class AckSignalTest {
         waiter.join(5000);
         assertThat(waiter.isAlive()).isFalse();
     }
+
+    @Test
+    void signalsFromManyThreadsWakeTheWaiterEveryRound() throws InterruptedException {
+        AckSignal s = new AckSignal();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<Thread> signallers = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            signallers.add(Thread.ofVirtual().start(() -> {
+                while (!stop.get()) {
+                    s.signal();
+                    Thread.onSpinWait();
+                }
+            }));
+        }
+        long t0 = System.nanoTime();
+        for (int round = 0; round < 1_000; round++) {
+            s.await(Duration.ofSeconds(30));
+        }
+        stop.set(true);
+        for (Thread t : signallers) {
+            t.join();
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("1,000 rounds, none waiting out its timeout").isLessThan(Duration.ofSeconds(20));
+    }
 }
