@@ -8,11 +8,9 @@ import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.SeriesVariants;
 import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.write.Output;
-import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -31,8 +29,8 @@ import java.nio.charset.StandardCharsets;
  * the samples of a {@code TimeSeries} ascend by timestamp ({@code t + i × interval / M}). The body is compressed
  * with snappy's block format by the write path ({@link io.tsdbwriter.write.SnappyBlock}), not here.
  *
- * <p>Wire format without generated classes: the label part of each variant is encoded once per series
- * ({@link #prepareSeries}, by protobuf-java's {@link CodedOutputStream}) and copied per point. A point's M
+ * <p>Wire format without generated classes (protobuf-java's {@link CodedOutputStream} only sizes varints): the label
+ * part of each variant is encoded once per series ({@link #prepareSeries}) and copied per point. A point's M
  * {@code samples} entries (per sample 2 tags, 2 lengths, 8 bytes of value little-endian and a varint timestamp) are
  * written once into a scratch array and copied after each variant's labels, straight into the caller's
  * {@link ByteBuf} after one capacity check per point (the CodedOutputStream this replaced flushed through an
@@ -103,28 +101,25 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
         byte[] metricBytes = metric.getBytes(StandardCharsets.UTF_8);
         return SeriesVariants.build(plan, labelNames, labelValues, from, to, instanceSuffix, (names, values, count, out) -> {
-            try {
-                CodedOutputStream c = CodedOutputStream.newInstance(out, 256);
-                boolean nameWritten = false;
-                for (int i = 0; i < count; i++) {
-                    if (!nameWritten && names[i].compareTo(NAME_LABEL) > 0) {
-                        writeLabel(c, NAME_BYTES, metricBytes);
-                        nameWritten = true;
-                    }
-                    writeLabel(c, names[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8));
+            boolean nameWritten = false;
+            for (int i = 0; i < count; i++) {
+                if (!nameWritten && names[i].compareTo(NAME_LABEL) > 0) {
+                    out.writeBytes(labelEntry(NAME_BYTES, metricBytes));
+                    nameWritten = true;
                 }
-                if (!nameWritten) {
-                    writeLabel(c, NAME_BYTES, metricBytes);
-                }
-                c.flush();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e); // into memory: cannot happen
+                out.writeBytes(labelEntry(names[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8)));
+            }
+            if (!nameWritten) {
+                out.writeBytes(labelEntry(NAME_BYTES, metricBytes));
             }
         });
     }
 
-    private static void writeLabel(CodedOutputStream c, byte[] name, byte[] value) throws IOException {
-        writeLabel(c, name, 0, name.length, value, 0, value.length);
+    /** One {@code TimeSeries.labels} entry (its tag, its length and the {@code Label} message), once per series. */
+    private static byte[] labelEntry(byte[] name, byte[] value) {
+        byte[] entry = new byte[labelEntrySize(name.length, value.length)];
+        putLabel(entry, 0, name, 0, name.length, value, 0, value.length);
+        return entry;
     }
 
     @Override
@@ -153,10 +148,6 @@ public final class RemoteWriteEncoder implements SampleEncoder {
             pos = SeriesVariants.next(series, pos);
         }
         out.advance(w - out.length());
-        return samples(n);
-    }
-
-    private int samples(int n) {
         return offsets.length * n;
     }
 
@@ -254,18 +245,21 @@ public final class RemoteWriteEncoder implements SampleEncoder {
 
     /** Bytes of one {@code TimeSeries.labels} entry: its tag, its length and the {@code Label} message. */
     private static int labelEntrySize(int nameLength, int valueLength) {
-        int inner = 1 + CodedOutputStream.computeUInt32SizeNoTag(nameLength) + nameLength
-                + 1 + CodedOutputStream.computeUInt32SizeNoTag(valueLength) + valueLength;
+        int inner = labelSize(nameLength, valueLength);
         return 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
+    }
+
+    /** Bytes of one {@code Label} message with both fields present. */
+    private static int labelSize(int nameLength, int valueLength) {
+        return 1 + CodedOutputStream.computeUInt32SizeNoTag(nameLength) + nameLength
+                + 1 + CodedOutputStream.computeUInt32SizeNoTag(valueLength) + valueLength;
     }
 
     /** Writes one {@code TimeSeries.labels} entry at {@code a[w]}; returns the next index. */
     private static int putLabel(byte[] a, int w, byte[] name, int nameOffset, int nameLength,
                                 byte[] value, int valueOffset, int valueLength) {
-        int inner = 1 + CodedOutputStream.computeUInt32SizeNoTag(nameLength) + nameLength
-                + 1 + CodedOutputStream.computeUInt32SizeNoTag(valueLength) + valueLength;
         a[w++] = LEN_TAG_LABELS;
-        w = putVarint(a, w, inner);
+        w = putVarint(a, w, labelSize(nameLength, valueLength));
         a[w++] = LEN_TAG_LABEL_NAME;
         w = putVarint(a, w, nameLength);
         System.arraycopy(name, nameOffset, a, w, nameLength);
@@ -274,19 +268,5 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         w = putVarint(a, w, valueLength);
         System.arraycopy(value, valueOffset, a, w, valueLength);
         return w + valueLength;
-    }
-
-    private static void writeLabel(CodedOutputStream c, byte[] name, int nameOffset, int nameLength,
-                                   byte[] value, int valueOffset, int valueLength) throws IOException {
-        int inner = 1 + CodedOutputStream.computeUInt32SizeNoTag(nameLength) + nameLength
-                + 1 + CodedOutputStream.computeUInt32SizeNoTag(valueLength) + valueLength;
-        c.writeUInt32NoTag(LEN_TAG_LABELS);
-        c.writeUInt32NoTag(inner);
-        c.writeUInt32NoTag(LEN_TAG_LABEL_NAME);
-        c.writeUInt32NoTag(nameLength);
-        c.writeRawBytes(name, nameOffset, nameLength);
-        c.writeUInt32NoTag(LEN_TAG_LABEL_VALUE);
-        c.writeUInt32NoTag(valueLength);
-        c.writeRawBytes(value, valueOffset, valueLength);
     }
 }
