@@ -126,29 +126,19 @@ public final class BenchRunner {
                         done++;
                         progress("[%d/%d] %s: consuming the backlog of %,d records ...", done, total, cell.label(), s.feed().records());
                         String name = String.format(Locale.ROOT, "cell-%02d", done);
-                        if (s.freshReceiver(shape)) {
-                            try (FreshPrometheus receiver = freshPrometheus(name + "-prometheus", client)) {
-                                backlog = runner.backlog(cell.withReceiver(receiver.remoteWriteUrl()), s.topic(), group(done), name,
-                                        s.feed().records()).withCell(cell);
-                            }
-                        } else {
-                            backlog = runner.backlog(cell, s.topic(), group(done), name, s.feed().records());
-                        }
+                        int index = done;
+                        backlog = onItsReceiver(cell, name, client,
+                                target -> runner.backlog(target, s.topic(), group(index), name, s.feed().records()));
                         results.add(backlog);
                         report(done, total, backlog, c);
-                        wire(String.format(Locale.ROOT, "cell-%02d", done), backlog);
+                        wire(name, backlog);
                     }
                     if (s.inputRate() != null) {
                         done++;
                         double rate = s.inputRate().pointsPerSecond(backlog == null ? 0 : backlog.pointsPerSecond());
-                        CellResult live;
-                        if (s.freshReceiver(shape)) {
-                            try (FreshPrometheus receiver = freshPrometheus(String.format(Locale.ROOT, "cell-%02d-live-prometheus", done), client)) {
-                                live = live(kafka, runner, cell.withReceiver(receiver.remoteWriteUrl()), rate, done, total).withCell(cell);
-                            }
-                        } else {
-                            live = live(kafka, runner, cell, rate, done, total);
-                        }
+                        int index = done;
+                        CellResult live = onItsReceiver(cell, String.format(Locale.ROOT, "cell-%02d-live", done), client,
+                                target -> live(kafka, runner, target, rate, index, total));
                         results.add(live);
                         report(done, total, live, c);
                     }
@@ -183,6 +173,26 @@ public final class BenchRunner {
                 SystemCpu.loadAverage());
         System.gc();
         return c;
+    }
+
+    /** Runs a cell as the grid has it; a cell's run, against the receiver it is given. */
+    @FunctionalInterface
+    private interface CellRun {
+        CellResult run(BenchCell cell) throws IOException, InterruptedException;
+    }
+
+    /**
+     * Runs {@code cell}: as it is, or, when its shape gets a receiver of its own ({@link Settings#freshReceiver}),
+     * against a new Prometheus ({@code <name>-prometheus}) started for it and stopped after it; the result names the
+     * grid's cell either way.
+     */
+    private CellResult onItsReceiver(BenchCell cell, String name, WriteClient client, CellRun run) throws IOException, InterruptedException {
+        if (!s.freshReceiver(cell.shape())) {
+            return run.run(cell);
+        }
+        try (FreshPrometheus receiver = freshPrometheus(name + "-prometheus", client)) {
+            return run.run(cell.withReceiver(receiver.remoteWriteUrl())).withCell(cell);
+        }
     }
 
     /** A Prometheus of its own for one measurement, on the TSDB's CPUs ({@link FreshPrometheus}). */

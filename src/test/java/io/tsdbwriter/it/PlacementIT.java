@@ -48,13 +48,7 @@ class PlacementIT {
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void aVictoriaMetricsStartedOnItsCpusIsLeftAsItIs() throws Exception {
-        System.setProperty("tsdbwriter.tsdb.cpus", "0");
-        io.tsdbwriter.it.support.Components.VmEndpoint vm;
-        try {
-            vm = stack.startVm("vm-started");
-        } finally {
-            System.clearProperty("tsdbwriter.tsdb.cpus");
-        }
+        io.tsdbwriter.it.support.Components.VmEndpoint vm = startVmOnCpu0("vm-started");
         long vmPid = pidListeningOn(vm.port());
         assertThat(cpusAllowed(vmPid)).isEqualTo("0");
         Run run = bench("started", vm.url());
@@ -73,13 +67,7 @@ class PlacementIT {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void remoteWrite2CellsAndTheirCeilingEachGetANewPrometheusOnTheTsdbCpus() throws Exception {
         stack.assumeAvailable(PrometheusVersion.CURRENT);
-        System.setProperty("tsdbwriter.tsdb.cpus", "0");
-        io.tsdbwriter.it.support.Components.VmEndpoint vm;
-        try {
-            vm = stack.startVm("vm-rw2");
-        } finally {
-            System.clearProperty("tsdbwriter.tsdb.cpus");
-        }
+        io.tsdbwriter.it.support.Components.VmEndpoint vm = startVmOnCpu0("vm-rw2");
         Run run = bench("rw2", vm.url(), "--output", "remote-write-2", "--prometheus-binary", PrometheusServer.CURRENT_BINARY.toString());
         assertThat(run.exit()).as(run.output()).isZero();
 
@@ -103,6 +91,16 @@ class PlacementIT {
         List<String> table = run.output().lines().filter(l -> l.startsWith("| ")).toList();
         assertThat(table.get(1)).startsWith("| ceiling remote-write-2");
         assertThat(table.get(2)).contains("remote-write-2").doesNotContain("127.0.0.1");
+    }
+
+    /** A VictoriaMetrics started under {@code taskset -c 0}, as the scripts start it. */
+    private static io.tsdbwriter.it.support.Components.VmEndpoint startVmOnCpu0(String name) {
+        System.setProperty("tsdbwriter.tsdb.cpus", "0");
+        try {
+            return stack.startVm(name);
+        } finally {
+            System.clearProperty("tsdbwriter.tsdb.cpus");
+        }
     }
 
     private void assertPlaced(Run run, long vmPid) throws Exception {
