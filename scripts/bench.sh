@@ -24,6 +24,11 @@
 # re-writes samples its receiver holds), while import and remote-write cells go to VictoriaMetrics, in one run:
 #   bash scripts/bench.sh --fresh-prometheus3 --output import,remote-write,remote-write-2 --parallelism 1,3 \
 #        --time-multiplier 1,12 --write-mode async --records 10000000
+# --fresh-victoria-metrics (this script's own flag) passes VictoriaMetrics' binary on as bench --victoria-metrics-binary:
+# every import and remote-write cell and its ceiling get a new, empty VictoriaMetrics of their own, so each writes
+# only first writes, series creation included, as its ceiling does (the shared VictoriaMetrics still answers --vm-url):
+#   bash scripts/bench.sh --fresh-victoria-metrics --fresh-prometheus3 --tsdb-cpus 0 --writer-cpus 1 \
+#        --output import,remote-write,remote-write-2 --parallelism 1,3 --time-multiplier 1,12 --write-mode async
 # --tsdb-cpus LIST --writer-cpus LIST (Linux, cpulists such as 0 and 1; passed on to bench) start VictoriaMetrics (and
 # Prometheus) under taskset -c <tsdb-cpus> and Kafka under taskset -c <writer-cpus>, so that the TSDB sizes GOMAXPROCS
 # and its concurrency limits for its own CPUs; bench then runs its writers and itself on the writer CPUs:
@@ -39,12 +44,14 @@ DATA_DIR="${DATA_DIR:-$REPO_ROOT/examples/data}"
 OUT="$REPO_ROOT/target/bench"
 WITH_PROMETHEUS=0
 FRESH_PROMETHEUS3=0
+FRESH_VICTORIA_METRICS=0
 PASS=()
 for arg in "$@"; do
   case "$arg" in
     --with-prometheus) WITH_PROMETHEUS=1 ;;
     --with-prometheus3) WITH_PROMETHEUS=3 ;;
     --fresh-prometheus3) FRESH_PROMETHEUS3=1 ;;
+    --fresh-victoria-metrics) FRESH_VICTORIA_METRICS=1 ;;
     *) PASS+=("$arg") ;;
   esac
 done
@@ -92,6 +99,9 @@ fi
 if [ "$FRESH_PROMETHEUS3" = 1 ] && ! has_flag --prometheus-binary "$@"; then
   [ -x "$PROMETHEUS_CURRENT_BIN" ] || die "--fresh-prometheus3: no Prometheus 3 at $PROMETHEUS_CURRENT_BIN (install Go to build it)"
   ARGS+=(--prometheus-binary "$PROMETHEUS_CURRENT_BIN")
+fi
+if [ "$FRESH_VICTORIA_METRICS" = 1 ] && ! has_flag --victoria-metrics-binary "$@"; then
+  ARGS+=(--victoria-metrics-binary "$VICTORIA_METRICS_BIN")
 fi
 if [ "$WITH_PROMETHEUS" = 3 ] && ! has_flag --remote-write-url "$@"; then
   ARGS+=(--remote-write-url "$PROMETHEUS_URL/api/v1/write")

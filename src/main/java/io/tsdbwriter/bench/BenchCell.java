@@ -11,8 +11,9 @@ import java.net.URI;
  * @param writeMode          {@code async} or {@code sync} ({@code run --write-mode})
  * @param output             {@code import}, {@code remote-write} or {@code remote-write-2} ({@code run --output}, the
  *                           last with {@code --remote-write-version 2})
- * @param receiver           the remote write URL of a remote-write cell ({@code run --remote-write-url}); null for import
- *                           and for a remote-write cell whose receiver the runner's default names
+ * @param receiver           the remote write URL of a remote-write cell ({@code run --remote-write-url}), or the base URL
+ *                           of an import cell's own VictoriaMetrics ({@code run --vm-url}, bench
+ *                           {@code --victoria-metrics-binary}); null for a cell whose receiver the runner's default names
  * @param shareProcesses     0: one writer process in a consumer group ({@code --consumer-mode segments}); K &gt; 0: K writer
  *                           processes at once in one share group ({@code --consumer-mode share}, issue 28), each with
  *                           {@code parallelism} share consumers
@@ -30,7 +31,10 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
         return new BenchCell(parallelismPerProcess, timeMultiplier, instanceMultiplier, writeMode, output, receiver, processes);
     }
 
-    /** This cell writing to {@code url} (a remote write receiver started for it). */
+    /**
+     * This cell writing to {@code url}, a receiver started for it: a remote write URL, or for an import cell its
+     * VictoriaMetrics' base URL.
+     */
     public BenchCell withReceiver(String url) {
         return new BenchCell(parallelism, timeMultiplier, instanceMultiplier, writeMode, output, url, shareProcesses);
     }

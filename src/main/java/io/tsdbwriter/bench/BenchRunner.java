@@ -39,14 +39,23 @@ public final class BenchRunner {
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
                            List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp,
-                           String remoteWriteUrl, CpuPinning.Plan placement, Path prometheusBinary) {
+                           String remoteWriteUrl, CpuPinning.Plan placement, Path prometheusBinary, Path victoriaMetricsBinary) {
 
         /**
-         * True when the shape's ceiling and cells each get a Prometheus of their own ({@code --prometheus-binary}, for
-         * remote-write-2 shapes; {@link FreshPrometheus}).
+         * The TSDB that the shape's ceiling and each of its cells get of their own ({@link FreshReceiver}), or null when
+         * they share the run's: a Prometheus for remote-write-2 shapes ({@code --prometheus-binary}), a VictoriaMetrics
+         * for import and remote write 1.0 shapes of the default receiver ({@code --victoria-metrics-binary}).
          */
-        boolean freshReceiver(BenchCell.Shape shape) {
-            return prometheusBinary != null && BenchGrid.REMOTE_WRITE_2.equals(shape.output());
+        FreshReceiver.Kind freshReceiver(BenchCell.Shape shape) {
+            if (BenchGrid.REMOTE_WRITE_2.equals(shape.output())) {
+                return prometheusBinary != null ? FreshReceiver.Kind.PROMETHEUS : null;
+            }
+            return victoriaMetricsBinary != null && shape.receiver() == null ? FreshReceiver.Kind.VICTORIA_METRICS : null;
+        }
+
+        /** The binary of {@code kind}. */
+        Path binary(FreshReceiver.Kind kind) {
+            return kind == FreshReceiver.Kind.PROMETHEUS ? prometheusBinary : victoriaMetricsBinary;
         }
     }
 
@@ -101,20 +110,21 @@ public final class BenchRunner {
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
                     s.cellTimeout(), s.settleMax(), s.remoteWriteUrl(), s.placement().placement()), vm,
-                    url -> new VmProbe(client.http(), WriteTarget.remoteWrite(url)));
+                    target -> new VmProbe(client.http(), target));
             List<CeilingResult> ceilings = new ArrayList<>();
             List<CellResult> results = new ArrayList<>();
             int total = s.cells().size() * (s.inputRate() == null ? 1 : (liveOnly ? 1 : 2));
             int done = 0;
             for (BenchCell.Shape shape : BenchGrid.shapes(s.cells())) {
                 CeilingResult c;
-                if (s.freshReceiver(shape)) {
-                    try (FreshPrometheus receiver = freshPrometheus("ceiling-" + (ceilings.size() + 1) + "-prometheus", client)) {
-                        WriteTarget target = WriteTarget.remoteWrite(receiver.remoteWriteUrl());
-                        c = ceiling(new CeilingMeter(target, new VmProbe(client.http(), target), s.settleMax(), security), shape, permits, true);
+                FreshReceiver.Kind fresh = s.freshReceiver(shape);
+                if (fresh != null) {
+                    try (FreshReceiver receiver = freshReceiver(fresh, "ceiling-" + (ceilings.size() + 1), client)) {
+                        WriteTarget target = shape.remoteWrite() ? WriteTarget.remoteWrite(receiver.remoteWriteUrl()) : new WriteTarget(receiver.url());
+                        c = ceiling(new CeilingMeter(target, new VmProbe(client.http(), target), s.settleMax(), security), shape, permits, fresh);
                     }
                 } else {
-                    c = ceiling(meters.apply(shape), shape, permits, false);
+                    c = ceiling(meters.apply(shape), shape, permits, null);
                 }
                 ceilings.add(c);
                 for (BenchCell cell : s.cells()) {
@@ -150,17 +160,18 @@ public final class BenchRunner {
 
     /**
      * The shape's ceiling: its receiver alone ingesting pre-serialized bodies of the shape in the shape's protocol,
-     * {@code permits} at once.
+     * {@code permits} at once; into a receiver of its own ({@code fresh}, first writes) or the run's (null).
      */
-    private CeilingResult ceiling(CeilingMeter meter, BenchCell.Shape shape, int permits, boolean firstWrites)
+    private CeilingResult ceiling(CeilingMeter meter, BenchCell.Shape shape, int permits, FreshReceiver.Kind fresh)
             throws IOException, InterruptedException {
+        boolean firstWrites = fresh != null;
         progress("ceiling %s: serializing up to %d MiB of %s bodies (%d samples each) ...", shape.label(),
                 s.ceilingPoolBytes() >> 20, shape.output(), s.batchSamples());
         List<CeilingMeter.Body> bodies = CeilingMeter.serialize(s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(),
                 s.ceilingPoolBytes());
         if (firstWrites) {
-            progress("ceiling %s: %d bodies into a Prometheus of its own; each posted at most once (first writes, as the cells'), from %d"
-                    + " concurrent requests for at most %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
+            progress("ceiling %s: %d bodies into a %s of its own; each posted at most once (first writes, as the cells'), from %d"
+                    + " concurrent requests for at most %s ...", shape.label(), bodies.size(), fresh.displayName(), permits, human(s.ceilingSeconds()));
         } else {
             progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
                     + " concurrent requests for %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
@@ -169,7 +180,7 @@ public final class BenchRunner {
         bodies = null; // the pool (up to --ceiling-pool-mib) may go before the writer cells
         progress("ceiling %s: %s samples/s (%s samples/min), %s %.2f CPU-s per million samples, %d failed requests; load %.2f",
                 shape.label(), millions(c.samplesPerSecond()), BenchTable.count(c.perMinute()),
-                firstWrites ? "Prometheus" : shape.remoteWrite() ? "the receiver" : "VictoriaMetrics", c.vmCpuPerMillion(), c.failures(),
+                firstWrites ? fresh.displayName() : shape.remoteWrite() ? "the receiver" : "VictoriaMetrics", c.vmCpuPerMillion(), c.failures(),
                 SystemCpu.loadAverage());
         System.gc();
         return c;
@@ -183,23 +194,25 @@ public final class BenchRunner {
 
     /**
      * Runs {@code cell}: as it is, or, when its shape gets a receiver of its own ({@link Settings#freshReceiver}),
-     * against a new Prometheus ({@code <name>-prometheus}) started for it and stopped after it; the result names the
-     * grid's cell either way.
+     * against a new TSDB ({@code <name>-prometheus}, {@code <name>-victoria-metrics}) started for it and stopped after
+     * it; the result names the grid's cell either way.
      */
     private CellResult onItsReceiver(BenchCell cell, String name, WriteClient client, CellRun run) throws IOException, InterruptedException {
-        if (!s.freshReceiver(cell.shape())) {
+        FreshReceiver.Kind fresh = s.freshReceiver(cell.shape());
+        if (fresh == null) {
             return run.run(cell);
         }
-        try (FreshPrometheus receiver = freshPrometheus(name + "-prometheus", client)) {
-            return run.run(cell.withReceiver(receiver.remoteWriteUrl())).withCell(cell);
+        try (FreshReceiver receiver = freshReceiver(fresh, name, client)) {
+            return run.run(cell.withReceiver(cell.remoteWrite() ? receiver.remoteWriteUrl() : receiver.url())).withCell(cell);
         }
     }
 
-    /** A Prometheus of its own for one measurement, on the TSDB's CPUs ({@link FreshPrometheus}). */
-    private FreshPrometheus freshPrometheus(String name, WriteClient client) throws IOException, InterruptedException {
-        FreshPrometheus p = FreshPrometheus.start(s.prometheusBinary(), s.workDir(), name, s.placement().placement().tsdbCpus(), client.http());
-        progress("%s: a new Prometheus (%s) at %s", name, s.prometheusBinary(), p.remoteWriteUrl());
-        return p;
+    /** A TSDB of its own for one measurement, {@code <name>-<kind>}, on the TSDB's CPUs ({@link FreshReceiver}). */
+    private FreshReceiver freshReceiver(FreshReceiver.Kind kind, String name, WriteClient client) throws IOException, InterruptedException {
+        String full = name + "-" + kind.label();
+        FreshReceiver r = FreshReceiver.start(kind, s.binary(kind), s.workDir(), full, s.placement().placement().tsdbCpus(), client.http());
+        progress("%s: a new %s (%s) at %s", full, kind.displayName(), s.binary(kind), r.url());
+        return r;
     }
 
     private void preload(KafkaFeeder kafka) throws InterruptedException {

@@ -118,7 +118,7 @@ final class CeilingMeter {
 
     /**
      * As {@link #measure(BenchCell.Shape, List, int, Duration)}; with {@code firstWrites} (a receiver started empty for
-     * this measurement, {@link FreshPrometheus}) there is no registering pass and the window posts each body at most
+     * this measurement, {@link FreshReceiver}) there is no registering pass and the window posts each body at most
      * once, so every sample measured is one the receiver has not seen: the window ends at {@code window} or when the
      * pool is used up, whichever comes first.
      */

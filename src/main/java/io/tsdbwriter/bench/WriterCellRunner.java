@@ -1,5 +1,7 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.write.WriteTarget;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -34,15 +36,18 @@ public final class WriterCellRunner {
 
     private final Settings s;
     private final VmProbe vm;
-    /** The receiver of a remote-write cell by its URL (its own {@code /metrics}: CPU of Prometheus or VictoriaMetrics). */
-    private final Function<String, VmProbe> remoteWriteReceiver;
+    /**
+     * The receiver a cell names ({@link BenchCell#receiver}) by its endpoint: its own {@code /metrics}, the CPU of
+     * Prometheus or VictoriaMetrics.
+     */
+    private final Function<WriteTarget, VmProbe> receivers;
     private volatile Process current;
     private volatile List<Process> shareProcesses = List.of();
 
-    public WriterCellRunner(Settings settings, VmProbe vm, Function<String, VmProbe> remoteWriteReceiver) {
+    public WriterCellRunner(Settings settings, VmProbe vm, Function<WriteTarget, VmProbe> receivers) {
         this.s = settings;
         this.vm = vm;
-        this.remoteWriteReceiver = remoteWriteReceiver;
+        this.receivers = receivers;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             Process p = current;
             if (p != null && p.isAlive()) {
@@ -66,7 +71,7 @@ public final class WriterCellRunner {
         cmd.addAll(aotCacheOption(s.jar(), s.jvmOptions(), Runtime.version().feature()));
         cmd.addAll(s.jvmOptions());
         cmd.addAll(List.of("-jar", s.jar().toString(), "run",
-                "--bootstrap-servers", s.bootstrapServers(), "--topic", topic, "--group-id", groupId, "--vm-url", s.vmUrl(),
+                "--bootstrap-servers", s.bootstrapServers(), "--topic", topic, "--group-id", groupId, "--vm-url", vmUrl(cell),
                 "--time-multiplier", Integer.toString(cell.timeMultiplier()),
                 "--instance-multiplier", Integer.toString(cell.instanceMultiplier()),
                 "--parallelism", Integer.toString(cell.parallelism()), "--write-mode", cell.writeMode(),
@@ -102,6 +107,19 @@ public final class WriterCellRunner {
         return cell.receiver() != null ? cell.receiver() : s.remoteWriteUrl();
     }
 
+    /** {@code --vm-url}: an import cell's own VictoriaMetrics when it names one, else the settings'. */
+    private String vmUrl(BenchCell cell) {
+        return !cell.remoteWrite() && cell.receiver() != null ? cell.receiver() : s.vmUrl();
+    }
+
+    /** The TSDB whose CPU a cell's figures take: its receiver's, or the settings' VictoriaMetrics. */
+    private VmProbe probe(BenchCell cell) {
+        if (cell.remoteWrite()) {
+            return receivers.apply(WriteTarget.remoteWrite(remoteWriteUrl(cell)));
+        }
+        return cell.receiver() != null ? receivers.apply(new WriteTarget(cell.receiver())) : vm;
+    }
+
     /** Runs a backlog cell: the writer consumes the whole topic with a fresh group and exits. */
     public CellResult backlog(BenchCell cell, String topic, String groupId, String name) throws IOException, InterruptedException {
         return run(cell, topic, groupId, name, null, Duration.ZERO);
@@ -124,7 +142,7 @@ public final class WriterCellRunner {
 
     private CellResult share(BenchCell cell, String topic, String groupId, String name, long records) throws IOException, InterruptedException {
         int k = cell.shareProcesses();
-        VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver.apply(remoteWriteUrl(cell)) : this.vm;
+        VmProbe vm = probe(cell);
         List<Process> processes = new ArrayList<>();
         List<Path> summaries = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
@@ -264,7 +282,7 @@ public final class WriterCellRunner {
         Files.deleteIfExists(summary);
         List<String> cmd = command(cell, topic, groupId, summary, live == null);
         Files.writeString(log, "# " + String.join(" ", SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
-        VmProbe vm = cell.remoteWrite() ? remoteWriteReceiver.apply(remoteWriteUrl(cell)) : this.vm;
+        VmProbe vm = probe(cell);
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

@@ -110,6 +110,15 @@ public final class BenchCommand implements Callable<Integer> {
                     + "go to --remote-write-url)")
     Path prometheusBinary;
 
+    @Option(names = "--victoria-metrics-binary", paramLabel = "FILE",
+            description = "VictoriaMetrics single node for the import and remote write 1.0 cells of --vm-url: each of them and "
+                    + "their ceiling gets a new VictoriaMetrics from this binary (empty data directory, a free loopback port, "
+                    + "--tsdb-cpus when given, the flags of the scripts' stack), stopped after it, so every cell and every "
+                    + "ceiling writes samples its receiver has not seen, series creation included; the ceiling then posts "
+                    + "each body once, without the registering pass (default: every cell and ceiling goes to --vm-url, "
+                    + "which holds what earlier cells wrote)")
+    Path victoriaMetricsBinary;
+
     @Option(names = "--source", defaultValue = "real", paramLabel = "real|synthetic",
             description = "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
     String source;
@@ -232,6 +241,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (prometheusBinary != null && !Files.isExecutable(prometheusBinary)) {
             throw new ParameterException(spec.commandLine(), "--prometheus-binary " + prometheusBinary + ": not an executable file");
         }
+        if (victoriaMetricsBinary != null && !Files.isExecutable(victoriaMetricsBinary)) {
+            throw new ParameterException(spec.commandLine(), "--victoria-metrics-binary " + victoriaMetricsBinary + ": not an executable file");
+        }
         List<BenchCell> cells = BenchGrid.cells(
                 BenchGrid.parsePositiveInts("--parallelism", parallelism, RunConfig.MAX_PARALLELISM),
                 BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, AmplificationPlan.MAX_TIME_MULTIPLIER),
@@ -287,7 +299,8 @@ public final class BenchCommand implements Callable<Integer> {
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
                 remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0), plan,
-                prometheusBinary == null ? null : prometheusBinary.toAbsolutePath());
+                prometheusBinary == null ? null : prometheusBinary.toAbsolutePath(),
+                victoriaMetricsBinary == null ? null : victoriaMetricsBinary.toAbsolutePath());
         int rc = new BenchRunner(settings, System.out).run();
         return telegraf == null && !floor ? rc : Math.max(rc, runPeer(telegraf, settings, jar, java));
     }

@@ -77,9 +77,9 @@ class PlacementIT {
         assertThat(started.get(1)).contains("cell-01-prometheus: a new Prometheus (");
         assertThat(started.get(0).substring(started.get(0).indexOf(" at "))).isNotEqualTo(started.get(1).substring(started.get(1).indexOf(" at ")));
         assertThat(run.output()).contains("into a Prometheus of its own; each posted at most once").doesNotContain("registers the series");
-        assertThat(run.prometheus()).as("the Prometheus processes seen while it ran").hasSizeGreaterThanOrEqualTo(1)
+        assertThat(run.receivers()).as("the Prometheus processes seen while it ran").hasSizeGreaterThanOrEqualTo(1)
                 .allSatisfy((pid, cpus) -> assertThat(cpus).as("prometheus " + pid).isEqualTo("0"));
-        run.prometheus().keySet().forEach(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+        run.receivers().keySet().forEach(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
                 .as("prometheus " + pid + " after the run").isFalse());
         for (String name : List.of("ceiling-1-prometheus", "cell-01-prometheus")) {
             assertThat(run.work().resolve(name)).as("its data").doesNotExist();
@@ -91,6 +91,50 @@ class PlacementIT {
         List<String> table = run.output().lines().filter(l -> l.startsWith("| ")).toList();
         assertThat(table.get(1)).startsWith("| ceiling remote-write-2");
         assertThat(table.get(2)).contains("remote-write-2").doesNotContain("127.0.0.1");
+    }
+
+    /**
+     * {@code --output import,remote-write --victoria-metrics-binary …} (issue 43's like-for-like ceilings): each shape's
+     * ceiling and cell get a new VictoriaMetrics of their own on the TSDB's CPU, started empty on a port of their own and
+     * gone after them (process and data; their logs kept); the ceilings post each body once; each cell writes every
+     * sample into its own, none into {@code --vm-url}'s.
+     */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void importAndRemoteWriteCellsAndTheirCeilingsEachGetANewVictoriaMetricsOnTheTsdbCpus() throws Exception {
+        io.tsdbwriter.it.support.Components.VmEndpoint vm = startVmOnCpu0("vm-fresh");
+        String binary = System.getProperty("tsdbwriter.vm.binary", io.tsdbwriter.it.support.VictoriaMetrics.DEFAULT_BINARY);
+        Run run = bench("fresh-vm", vm.url(), "--output", "import,remote-write", "--victoria-metrics-binary", binary);
+        assertThat(run.exit()).as(run.output()).isZero();
+
+        List<String> started = run.output().lines().filter(l -> l.contains(": a new VictoriaMetrics (")).toList();
+        List<String> names = List.of("ceiling-1-victoria-metrics", "cell-01-victoria-metrics", "ceiling-2-victoria-metrics",
+                "cell-02-victoria-metrics");
+        assertThat(started).as(run.output()).hasSize(4);
+        for (int i = 0; i < names.size(); i++) {
+            assertThat(started.get(i)).contains(names.get(i) + ": a new VictoriaMetrics (" + binary + ") at http://127.0.0.1:");
+        }
+        assertThat(started.stream().map(l -> l.substring(l.indexOf(" at "))).distinct()).hasSize(4);
+        assertThat(run.output()).contains("into a VictoriaMetrics of its own; each posted at most once").doesNotContain("registers the series");
+        assertThat(run.receivers()).as("the VictoriaMetrics processes seen while it ran").hasSizeGreaterThanOrEqualTo(1)
+                .allSatisfy((pid, cpus) -> assertThat(cpus).as("victoria-metrics " + pid).isEqualTo("0"));
+        run.receivers().keySet().forEach(pid -> assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                .as("victoria-metrics " + pid + " after the run").isFalse());
+        for (String name : names) {
+            assertThat(run.work().resolve(name)).as("its data").doesNotExist();
+            assertThat(run.work().resolve(name + ".log")).as("its log").exists();
+        }
+        for (String cell : List.of("cell-01", "cell-02")) {
+            var summary = new com.fasterxml.jackson.databind.ObjectMapper().readTree(run.work().resolve(cell + ".json").toFile());
+            assertThat(summary.path("samples_written").asLong()).as(cell).isEqualTo(3000);
+            assertThat(summary.path("samples_expected").asLong()).as(cell).isEqualTo(3000);
+        }
+        vm.forceFlush();
+        assertThat(vm.export("{__name__=~\".+\"}")).as("--vm-url's VictoriaMetrics").isEmpty();
+        List<String> table = run.output().lines().filter(l -> l.startsWith("| ")).toList();
+        assertThat(table).as(run.output()).hasSize(5);
+        assertThat(table.get(3)).startsWith("| ceiling remote-write");
+        assertThat(table.get(4)).contains("remote-write").doesNotContain("127.0.0.1");
     }
 
     /** A VictoriaMetrics started under {@code taskset -c 0}, as the scripts start it. */
@@ -129,7 +173,7 @@ class PlacementIT {
     }
 
     private record Run(int exit, String output, long benchPid, ConcurrentHashMap<Long, String> affinities,
-                       ConcurrentHashMap<Long, String> prometheus, Path work, Path csv) {
+                       ConcurrentHashMap<Long, String> receivers, Path work, Path csv) {
     }
 
     /** Runs {@code java -jar tsdb-writer.jar bench … --tsdb-cpus 0 --writer-cpus 1}, recording affinities from /proc as it runs. */
@@ -149,7 +193,7 @@ class PlacementIT {
         cmd.addAll(List.of(more));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         ConcurrentHashMap<Long, String> affinities = new ConcurrentHashMap<>();
-        ConcurrentHashMap<Long, String> prometheus = new ConcurrentHashMap<>();
+        ConcurrentHashMap<Long, String> receivers = new ConcurrentHashMap<>(); // TSDBs the bench starts: its descendants
         try {
             while (!p.waitFor(20, TimeUnit.MILLISECONDS)) {
                 if (Files.readString(out, StandardCharsets.UTF_8).contains("placement: writer processes start")) {
@@ -157,8 +201,8 @@ class PlacementIT {
                 }
                 p.descendants().filter(h -> h.info().arguments().map(a -> List.of(a).contains("run")).orElse(false))
                         .forEach(h -> cpusAllowedOrEmpty(h.pid()).ifPresent(a -> affinities.put(h.pid(), a)));
-                p.descendants().filter(h -> h.info().command().map(c -> c.endsWith("/prometheus")).orElse(false))
-                        .forEach(h -> cpusAllowedOrEmpty(h.pid()).ifPresent(a -> prometheus.put(h.pid(), a)));
+                p.descendants().filter(h -> h.info().command().map(c -> c.endsWith("/prometheus") || c.endsWith("/victoria-metrics")).orElse(false))
+                        .forEach(h -> cpusAllowedOrEmpty(h.pid()).ifPresent(a -> receivers.put(h.pid(), a)));
             }
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -166,7 +210,7 @@ class PlacementIT {
         }
         String output = Files.readString(out, StandardCharsets.UTF_8);
         System.out.println(output);
-        return new Run(p.exitValue(), output, p.pid(), affinities, prometheus, work, csv);
+        return new Run(p.exitValue(), output, p.pid(), affinities, receivers, work, csv);
     }
 
     private static int port(String hostPort) {

@@ -150,7 +150,7 @@ public final class CapacitySearch {
             }
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), Math.max(0, s.writePermits()), s.batchSamples(), s.segmentSize(), s.extraRunArgs(),
-                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null, s.placement().placement()), vm, url -> vm);
+                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null, s.placement().placement()), vm, target -> vm);
             StepContext context = new StepContext(kafka, runner, targets, s.feed().cycle());
             double rate = s.startRate().relative() ? stepRunner.probe(context) * s.startRate().value() : s.startRate().value();
             SearchSteps steps = new SearchSteps(System.nanoTime());

@@ -18,55 +18,93 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * A Prometheus started for one measurement of {@code bench --prometheus-binary}: a remote write receiver (both
- * protobuf messages accepted: {@code prometheus.WriteRequest} and {@code io.prometheus.write.v2.Request}, so the binary
- * must be Prometheus 3.x) on a free loopback port, with an empty data directory under the bench's work directory (its
- * log beside it, {@code <name>.log}),
- * {@code storage.tsdb.out_of_order_time_window} 30 d (the bench's feed lies a week back, and at P &gt; 1 the readers'
- * time ranges arrive out of order per series), started under {@code taskset -c <tsdb CPUs>} when the TSDB is placed, so
- * its {@code GOMAXPROCS} fits its CPUs. {@link #close} kills it and deletes its data.
+ * A TSDB started for one measurement of {@code bench}: a Prometheus ({@code --prometheus-binary}, for the remote-write-2
+ * shapes) or a VictoriaMetrics single node ({@code --victoria-metrics-binary}, for the import and remote write 1.0 shapes)
+ * on a free loopback port, with an empty data directory under the bench's work directory (its log beside it,
+ * {@code <name>.log}), started under {@code taskset -c <tsdb CPUs>} when the TSDB is placed, so its {@code GOMAXPROCS}
+ * fits its CPUs. {@link #close} kills it and deletes its data.
  *
- * <p>Why a new one per measurement: a Prometheus that already holds a cell's samples takes them again through its
- * out-of-order path, which costs it ~1.8× a first write (docs/benchmarks.md §10c, {@code collectOOORecords}); cells
- * that share one receiver would each measure that path, not the request. VictoriaMetrics stores a repeat as it stores a
- * first write, so its cells share one.
+ * <ul>
+ *   <li>Prometheus: both protobuf messages accepted ({@code prometheus.WriteRequest} and
+ *       {@code io.prometheus.write.v2.Request}, so the binary must be Prometheus 3.x),
+ *       {@code storage.tsdb.out_of_order_time_window} 30 d (the bench's feed lies a week back, and at P &gt; 1 the
+ *       readers' time ranges arrive out of order per series).</li>
+ *   <li>VictoriaMetrics: the flags of the scripts' stack ({@code -retentionPeriod=100y -dedup.minScrapeInterval=1ms
+ *       -search.disableCache -loggerLevel=ERROR}); import at {@code /api/v1/import}, remote write 1.0 at
+ *       {@code /api/v1/write}.</li>
+ * </ul>
+ *
+ * <p>Why a new one per measurement: every sample a cell or a ceiling writes is then a first write, series creation
+ * included, so a cell and its ceiling do the same work per sample. A Prometheus that already holds a cell's samples
+ * takes them again through its out-of-order path, which costs it ~1.8× a first write (docs/benchmarks.md §10c,
+ * {@code collectOOORecords}). A VictoriaMetrics shared by the whole run holds the history of every earlier cell, whose
+ * merges and caches differ from one measurement to the next (§15g: its CPU per sample of the same ceiling moved from 0.43
+ * to 0.60 CPU-s per million between runs).
  *
  * <p>Not thread-safe; one per measurement.
  */
-final class FreshPrometheus implements AutoCloseable {
+final class FreshReceiver implements AutoCloseable {
+
+    /** Which TSDB: its command line, its readiness path, its process name. */
+    enum Kind {
+        PROMETHEUS("prometheus", "/-/ready"),
+        VICTORIA_METRICS("victoria-metrics", "/health");
+
+        private final String label;
+        private final String readyPath;
+
+        Kind(String label, String readyPath) {
+            this.label = label;
+            this.readyPath = readyPath;
+        }
+
+        /** {@code prometheus}, {@code victoria-metrics}: the suffix of a measurement's directory and log. */
+        String label() {
+            return label;
+        }
+
+        /** {@code Prometheus}, {@code VictoriaMetrics}: how progress lines name it. */
+        String displayName() {
+            return this == PROMETHEUS ? "Prometheus" : "VictoriaMetrics";
+        }
+    }
 
     static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     static final Duration OUT_OF_ORDER_WINDOW = Duration.ofDays(30);
 
+    private final Kind kind;
     private final Process process;
     private final Path dir;
     private final String url;
 
-    private FreshPrometheus(Process process, Path dir, String url) {
+    private FreshReceiver(Kind kind, Process process, Path dir, String url) {
+        this.kind = kind;
         this.process = process;
         this.dir = dir;
         this.url = url;
     }
 
     /**
-     * Starts one in {@code <workDir>/<name>} and returns once {@code /-/ready} answers 200.
+     * Starts one in {@code <workDir>/<name>} and returns once its readiness path ({@code /-/ready}, {@code /health})
+     * answers 200.
      *
      * @param tsdbCpus the TSDB's CPUs ({@code --tsdb-cpus}), or null when it is not placed
      * @throws IOException when it cannot be started or is not ready within {@link #START_TIMEOUT} (with its log's tail)
      */
-    static FreshPrometheus start(Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
+    static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
             throws IOException, InterruptedException {
         Path dir = workDir.resolve(name).toAbsolutePath();
         deleteTree(dir);
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("prometheus.yml"), config(), StandardCharsets.UTF_8);
+        if (kind == Kind.PROMETHEUS) {
+            Files.writeString(dir.resolve("prometheus.yml"), config(), StandardCharsets.UTF_8);
+        }
         int port = freePort();
-        List<String> cmd = command(binary, dir, port);
+        List<String> cmd = kind == Kind.PROMETHEUS ? command(binary, dir, port) : victoriaMetricsCommand(binary, dir, port);
         Path log = workDir.resolve(name + ".log").toAbsolutePath(); // kept beside the cells' logs
         Process p = new ProcessBuilder(tsdbCpus == null ? cmd : Placement.startCommand(tsdbCpus, cmd))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        String base = "http://127.0.0.1:" + port;
-        FreshPrometheus fresh = new FreshPrometheus(p, dir, base);
+        FreshReceiver fresh = new FreshReceiver(kind, p, dir, "http://127.0.0.1:" + port);
         try {
             fresh.awaitReady(http, log);
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -76,7 +114,7 @@ final class FreshPrometheus implements AutoCloseable {
         return fresh;
     }
 
-    /** The config file: no scrape targets, the out-of-order window. */
+    /** Prometheus' config file: no scrape targets, the out-of-order window. */
     static String config() {
         return "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
                 + "storage:\n  tsdb:\n    out_of_order_time_window: " + OUT_OF_ORDER_WINDOW.toSeconds() + "s\n";
@@ -95,13 +133,34 @@ final class FreshPrometheus implements AutoCloseable {
                 "--log.level=warn"));
     }
 
+    /** VictoriaMetrics' command line for a data directory and a port: the flags of the scripts' stack. */
+    static List<String> victoriaMetricsCommand(Path binary, Path dir, int port) {
+        return new ArrayList<>(List.of(binary.toString(),
+                "-storageDataPath=" + dir.resolve("data"),
+                "-httpListenAddr=127.0.0.1:" + port,
+                "-retentionPeriod=100y",
+                "-dedup.minScrapeInterval=1ms",
+                "-search.disableCache",
+                "-loggerLevel=ERROR"));
+    }
+
+    /** Which TSDB it is. */
+    Kind kind() {
+        return kind;
+    }
+
+    /** Its base URL, {@code http://127.0.0.1:<port>} (VictoriaMetrics' {@code --vm-url}). */
+    String url() {
+        return url;
+    }
+
     private void awaitReady(OkHttpClient http, Path log) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        Request ready = new Request.Builder().url(url + "/-/ready").get().build();
+        Request ready = new Request.Builder().url(url + kind.readyPath).get().build();
         String last = "no answer";
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IOException("prometheus exited with code " + process.exitValue() + ": " + tail(log));
+                throw new IOException(kind.label() + " exited with code " + process.exitValue() + ": " + tail(log));
             }
             try (Response r = http.newCall(ready).execute()) {
                 if (r.code() == 200) {
@@ -113,7 +172,7 @@ final class FreshPrometheus implements AutoCloseable {
             }
             Thread.sleep(100);
         }
-        throw new IOException("prometheus on " + url + " not ready after " + START_TIMEOUT.toSeconds() + " s (" + last + "): " + tail(log));
+        throw new IOException(kind.label() + " on " + url + " not ready after " + START_TIMEOUT.toSeconds() + " s (" + last + "): " + tail(log));
     }
 
     /** Its remote write URL, {@code http://127.0.0.1:<port>/api/v1/write}. */
