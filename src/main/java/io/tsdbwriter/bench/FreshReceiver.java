@@ -70,6 +70,8 @@ final class FreshReceiver implements AutoCloseable {
     }
 
     static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** Starts tried when the free port picked was taken before the TSDB bound it (each on a new port). */
+    static final int START_ATTEMPTS = 3;
     static final Duration OUT_OF_ORDER_WINDOW = Duration.ofDays(30);
 
     private final Kind kind;
@@ -89,7 +91,8 @@ final class FreshReceiver implements AutoCloseable {
      * answers 200.
      *
      * @param tsdbCpus the TSDB's CPUs ({@code --tsdb-cpus}), or null when it is not placed
-     * @throws IOException when it cannot be started or is not ready within {@link #START_TIMEOUT} (with its log's tail)
+     * @throws IOException when it cannot be started or is not ready within {@link #START_TIMEOUT} (with its log's tail);
+     *                     a port taken before it bound it is retried on a new port, {@link #START_ATTEMPTS} starts in all
      */
     static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
             throws IOException, InterruptedException {
@@ -99,19 +102,32 @@ final class FreshReceiver implements AutoCloseable {
         if (kind == Kind.PROMETHEUS) {
             Files.writeString(dir.resolve("prometheus.yml"), config(), StandardCharsets.UTF_8);
         }
-        int port = freePort();
-        List<String> cmd = kind == Kind.PROMETHEUS ? command(binary, dir, port) : victoriaMetricsCommand(binary, dir, port);
         Path log = workDir.resolve(name + ".log").toAbsolutePath(); // kept beside the cells' logs
-        Process p = new ProcessBuilder(tsdbCpus == null ? cmd : Placement.startCommand(tsdbCpus, cmd))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        FreshReceiver fresh = new FreshReceiver(kind, p, dir, "http://127.0.0.1:" + port);
-        try {
-            fresh.awaitReady(http, log);
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            fresh.stop();
-            throw e;
+        for (int attempt = 1; ; attempt++) {
+            int port = freePort();
+            List<String> cmd = kind == Kind.PROMETHEUS ? command(binary, dir, port) : victoriaMetricsCommand(binary, dir, port);
+            Process p = new ProcessBuilder(tsdbCpus == null ? cmd : Placement.startCommand(tsdbCpus, cmd))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            FreshReceiver fresh = new FreshReceiver(kind, p, dir, "http://127.0.0.1:" + port);
+            try {
+                fresh.awaitReady(http, log);
+                return fresh;
+            } catch (IOException e) {
+                fresh.stop();
+                if (attempt >= START_ATTEMPTS || !lostThePort(e)) {
+                    throw e;
+                }
+                // another process took the port between freePort() and the bind: a new port
+            } catch (InterruptedException | RuntimeException e) {
+                fresh.stop();
+                throw e;
+            }
         }
-        return fresh;
+    }
+
+    /** True when a start failed because its port was taken (the log's tail says so). */
+    static boolean lostThePort(IOException e) {
+        return e.getMessage() != null && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("address already in use");
     }
 
     /** Prometheus' config file: no scrape targets, the out-of-order window. */
