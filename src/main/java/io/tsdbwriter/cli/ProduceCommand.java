@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.produce.TopicCheck;
+import java.util.Optional;
+import java.util.function.BiFunction;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -89,21 +93,30 @@ public final class ProduceCommand implements Callable<Integer> {
 
     private final Function<Properties, Producer<byte[], byte[]>> producerFactory;
     private final InstantSource clock;
+    /** The topic's problem before the first send ({@link TopicCheck#missingTopic}), or empty. */
+    private final BiFunction<KafkaClientConfig, String, Optional<String>> topicCheck;
 
-    /** The command as picocli instantiates it: a real {@link KafkaProducer}, the system clock. */
+    /** The command as picocli instantiates it: a real {@link KafkaProducer}, the system clock, the Admin topic check. */
     public ProduceCommand() {
-        this(props -> new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer()));
+        this(props -> new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer()), InstantSource.system(),
+                TopicCheck::missingTopic);
     }
 
-    /** For tests: records go to the producer {@code producerFactory} makes from the configuration. */
+    /** For tests: records go to the producer {@code producerFactory} makes from the configuration; no topic check. */
     ProduceCommand(Function<Properties, Producer<byte[], byte[]>> producerFactory) {
         this(producerFactory, InstantSource.system());
     }
 
     /** For tests: as above, with {@code clock} as the present the source timestamps are made relative to. */
     ProduceCommand(Function<Properties, Producer<byte[], byte[]>> producerFactory, InstantSource clock) {
+        this(producerFactory, clock, (kafka, topic) -> Optional.empty());
+    }
+
+    private ProduceCommand(Function<Properties, Producer<byte[], byte[]>> producerFactory, InstantSource clock,
+                           BiFunction<KafkaClientConfig, String, Optional<String>> topicCheck) {
         this.producerFactory = producerFactory;
         this.clock = clock;
+        this.topicCheck = topicCheck;
     }
 
     @Override
@@ -139,6 +152,12 @@ public final class ProduceCommand implements Callable<Integer> {
 
         Producer<byte[], byte[]> created;
         try {
+            Optional<String> missing = topicCheck.apply(kafkaClient.toConfig(bootstrapServers), topic);
+            if (missing.isPresent()) {
+                err.println("produce: " + missing.get());
+                err.flush();
+                return 1;
+            }
             created = producerFactory.apply(ProducerSettings.of(kafkaClient.toConfig(bootstrapServers)));
         } catch (ConfigException e) {
             throw new ParameterException(spec.commandLine(), "--bootstrap-servers '" + bootstrapServers + "': " + e.getMessage(), e);

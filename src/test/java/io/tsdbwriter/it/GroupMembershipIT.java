@@ -198,6 +198,23 @@ class GroupMembershipIT {
         }
     }
 
+    /** {@code produce} to a topic the brokers will not create: one line at once, not Kafka's 60 s metadata timeout. */
+    @Test
+    void produceToAMissingTopicIsOneLineAndExitOneBeforeAnySend() throws Exception {
+        String topic = "no-such-produce-topic-" + names.incrementAndGet();
+        long start = System.nanoTime();
+        WriterProcess p = stack.writer("produce-missing-topic", List.of("produce", "--bootstrap-servers", stack.bootstrapServers(),
+                "--topic", topic, "--instance", "node-0001"));
+        assertThat(p.waitFor(Duration.ofSeconds(60))).as(p.output()).isEqualTo(1);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("well inside max.block.ms").isLessThan(Duration.ofSeconds(40));
+        assertThat(p.output()).contains("produce: topic '" + topic + "' does not exist and the brokers do not create topics"
+                + " (auto.create.topics.enable=false): create it, e.g. kafka-topics.sh --bootstrap-server " + stack.bootstrapServers()
+                + " --create --topic " + topic).doesNotContain("Exception", "\tat ", "records sent");
+        try (Admin admin = Admin.create(stack.kafka().adminProperties())) {
+            assertThat(admin.listTopics().names().get()).doesNotContain(topic);
+        }
+    }
+
     @Test
     void unreachableBootstrapIsOneLineNotReadyAndWithStopAtEndExitOneAfterTheKafkaTimeout() throws Exception {
         String servers;
