@@ -42,7 +42,7 @@ class DocsAgreeTest {
             Map.entry("--with-prometheus", "scripts/bench.sh"), Map.entry("--with-prometheus3", "scripts/bench.sh"),
             Map.entry("--fresh-prometheus3", "scripts/bench.sh"),
             Map.entry("--fresh-victoria-metrics", "scripts/bench.sh"),
-            Map.entry("--command-config", "kafka-*.sh"), 
+            Map.entry("--command-config", "kafka-*.sh"), Map.entry("--create", "kafka-topics.sh"),
             Map.entry("--series-operation-mode", "avalanche"), Map.entry("--series-interval", "avalanche"),
             Map.entry("--flag", "(a placeholder)"));
 
