@@ -21,6 +21,12 @@
 #                             built with `go install` into ~/.cache/tsdb-writer/bin/prometheus when missing or of another
 #                             version: the Remote-Write 2.0 receiver of RemoteWriteIT. Without Go: one line, and those
 #                             tests are skipped
+#   ensure_thanos             Thanos (pom.xml thanos.version) built from its module source with `go build` into
+#                             ~/.cache/tsdb-writer/bin/thanos when missing or of another version: the receiver (with its
+#                             defaults: no out-of-order window) and query of SeriesOrderIT. `go install thanos@version`
+#                             refuses a module with replace directives, so the module is downloaded and built as the
+#                             main module; it asks for a newer Go than the machine's, which GOTOOLCHAIN=auto fetches from
+#                             the Go module proxy. Without Go, or when that fails: one line, and those tests are skipped
 #   ensure_chromium           apt-get install -y chromium when /usr/bin/chromium is missing (and TSDB_WRITER_CHROMIUM
 #                             names none): the headless browser CapacityReportPageIT renders capacity's report page in
 #   quiet_jvm_flags           prints JVM flags that silence JDK >= 24 warnings about libraries' Unsafe/native use
@@ -278,6 +284,36 @@ ensure_prometheus_current() {
   fi
   _go_install_pinned "$PROMETHEUS_CURRENT_BIN" github.com/prometheus/prometheus \
     github.com/prometheus/prometheus/cmd/prometheus "$version" Prometheus "about 5 minutes the first time"
+}
+
+THANOS_BIN="$HOME/.cache/tsdb-writer/bin/thanos"
+ensure_thanos() {
+  local version have dir
+  version=$(_pom_property thanos.version)
+  [ -n "$version" ] || die "thanos.version missing from pom.xml"
+  if ! command -v go >/dev/null 2>&1; then
+    [ -x "$THANOS_BIN" ] || log "go not found: the Thanos receive tests ($version) are skipped (install Go to run them)"
+    return 0
+  fi
+  have=""
+  if [ -x "$THANOS_BIN" ]; then
+    have=$(go version -m "$THANOS_BIN" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/thanos-io/thanos" { print $3 }')
+    # built as the main module, the binary names its version in the -X flag below
+    [ -n "$have" ] && [ "$have" != "(devel)" ] || have=$("$THANOS_BIN" --version 2>&1 | awk '/thanos, version/ { print "v" $3 }')
+  fi
+  [ "$have" = "$version" ] && return 0
+  log "== go build Thanos $version into $(dirname "$THANOS_BIN") (was: ${have:-missing}; several minutes the first time)"
+  mkdir -p "$(dirname "$THANOS_BIN")"
+  if ! dir=$(GOTOOLCHAIN=auto GOFLAGS=-mod=mod go mod download -json "github.com/thanos-io/thanos@$version" \
+        | awk -F'"' '$2 == "Dir" { print $4 }') || [ -z "$dir" ]; then
+    log "go mod download of Thanos $version failed: the Thanos receive tests are skipped"
+    return 0
+  fi
+  if ! (cd "$dir" && GOTOOLCHAIN=auto GOFLAGS=-mod=mod go build \
+        -ldflags "-X github.com/prometheus/common/version.Version=${version#v}" -o "$THANOS_BIN" ./cmd/thanos); then
+    rm -f "$THANOS_BIN"
+    log "go build of Thanos $version failed: the Thanos receive tests are skipped"
+  fi
 }
 
 quiet_jvm_flags() {

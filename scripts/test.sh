@@ -9,18 +9,36 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
+# each phase's wall time, printed as it ends and once more as a table at the end (the CI budget is 90 minutes)
+PHASES=()
+phase() {
+  local name=$1 t0=$SECONDS
+  shift
+  "$@"
+  local took=$((SECONDS - t0))
+  PHASES+=("$(printf '%-34s %5d s' "$name" "$took")")
+  log "== phase $name: ${took} s"
+}
+print_phases() {
+  log "== phase times"
+  local line
+  for line in "${PHASES[@]}"; do log "   $line"; done
+}
+trap print_phases EXIT
+
 find_java
-ensure_maven
-ensure_victoria_metrics
-ensure_telegraf
-ensure_prometheus
-ensure_chromium
-ensure_victoria_metrics_current
-ensure_prometheus_current
-ensure_victoria_metrics_cluster
+phase "install maven" ensure_maven
+phase "install victoria-metrics (Debian)" ensure_victoria_metrics
+phase "build telegraf" ensure_telegraf
+phase "install prometheus (Debian)" ensure_prometheus
+phase "install chromium" ensure_chromium
+phase "build victoria-metrics current" ensure_victoria_metrics_current
+phase "build prometheus 3" ensure_prometheus_current
+phase "build victoria-metrics cluster" ensure_victoria_metrics_cluster
+phase "build thanos" ensure_thanos
 
 log "== mvn -B verify $*"
-mvn -B -ntp verify "$@"
+phase "mvn verify" mvn -B -ntp verify "$@"
 
 log "== scripts/check-deploy.sh"
-bash "$REPO_ROOT/scripts/check-deploy.sh"
+phase "check-deploy" bash "$REPO_ROOT/scripts/check-deploy.sh"

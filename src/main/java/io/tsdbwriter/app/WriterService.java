@@ -31,6 +31,7 @@ import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RetryPolicy;
 import io.tsdbwriter.write.WriteClient;
+import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.WritePermits;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.HttpClientSecurity;
@@ -132,11 +133,13 @@ public final class WriterService {
                         cfg.membership(), cfg.topicPattern()), ws);
             }
             int capacity = sizing.start(meters, reporter, member); // before the member runs: its share from the first assignment
+            orderLanes(writer, capacity);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight,
                     replay.ratePerSecond());
-            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={}{}",
+            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={} ordering={}{}",
                     cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
-                    cfg.segmentSize(), capacity, cfg.batchSamples(), replay.describe());
+                    cfg.segmentSize(), capacity, cfg.batchSamples(),
+                    writer.lanes() > 0 ? "series (" + writer.lanes() + " lanes)" : cfg.ordering().flag(), replay.describe());
             LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client, endpoints, permits,
                     member instanceof ShareMember);
             ReportLines.schedule(reporter, cfg.reportInterval(), out, report, limits, writer, meters);
@@ -157,6 +160,22 @@ public final class WriterService {
             }
             metrics.close();
             finished.countDown();
+        }
+    }
+
+    /**
+     * Per-series order (DESIGN §6 "Per-series order"): with {@code --ordering series} the writer gets one lane per write
+     * permit at start (a series keeps its lane for the run, so the number is fixed then; the permits at start are the
+     * whole capacity, before any share of it is known). Remote write without order is said once, naming what it risks.
+     */
+    private void orderLanes(BatchWriter writer, int permits) {
+        if (cfg.ordering() == Ordering.SERIES) {
+            writer.lanes(Math.max(1, permits));
+        } else if (cfg.output() == Output.REMOTE_WRITE) {
+            log.warn("{}: a series' samples may reach the receiver out of timestamp order at --parallelism > 1; receivers without an "
+                            + "out-of-order window (Prometheus, Mimir, Thanos receive by default) refuse them",
+                    cfg.consumerMode() == ConsumerMode.SHARE ? "--consumer-mode share cannot keep per-series order (any member reads "
+                            + "any record of a partition)" : "--ordering none");
         }
     }
 

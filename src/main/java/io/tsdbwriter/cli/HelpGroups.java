@@ -48,7 +48,7 @@ final class HelpGroups {
                     new Group("TSDB connection and security", concat(List.of("--output", "--vm-url", "--remote-write-url",
                             "--remote-write-version"), VM_AUTH, List.of("--compression", "--call-timeout"))),
                     new Group("Amplification", List.of("--time-multiplier", "--instance-multiplier", "--source-interval")),
-                    new Group("Delivery", List.of("--segment-size", "--commit-interval", "--durability-window",
+                    new Group("Delivery", List.of("--ordering", "--segment-size", "--commit-interval", "--durability-window",
                             "--tsdb-metrics-url", "--max-retries", "--max-backoff", "--on-write-failure", "--dead-letter-topic",
                             "--write-fault-timeout", "--drain-timeout", "--stop-at-end")),
                     new Group("Tuning", List.of("--parallelism", "--max-concurrent-writes", "--target-metrics-url",

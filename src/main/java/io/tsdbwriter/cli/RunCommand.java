@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
 import io.tsdbwriter.config.GroupMembership;
+import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.config.ConsumerMode;
@@ -110,6 +111,17 @@ final class RunCommand implements Callable<Integer> {
                     + "process, any number of processes per partition; a record is acknowledged (ACCEPT) only once the TSDB "
                     + "acknowledged all its samples, renewed while it waits; no order; no --stop-at-end"})
     String consumerMode;
+
+    @Option(names = "--ordering", paramLabel = "series|none",
+            description = {"Whether each series reaches the receiver in timestamp order (the remote write specification's MUST; "
+                    + "Prometheus, Mimir and Thanos receive refuse an older sample of a series unless an out-of-order window is open):",
+                    "  series  every series goes through one of as many lanes as there are write permits at start; a lane sends one "
+                    + "request at a time, a partition's segments in offset order, so --parallelism > 1 stays in order. Default with "
+                    + "--output remote-write",
+                    "  none    requests in parallel as they are ready. Default with --output import (VictoriaMetrics takes any order) "
+                    + "and with --consumer-mode share (which cannot order)",
+                    "Order per series holds when each series is in one partition: key the topic by series or host"})
+    String ordering;
 
     @Option(names = "--remote-write-version", defaultValue = "1", paramLabel = "1|2",
             description = {"Remote-Write message of --output remote-write, as Prometheus' protobuf_message names it (default: ${DEFAULT-VALUE}):",
@@ -315,7 +327,9 @@ final class RunCommand implements Callable<Integer> {
                 Output.parse(output), remoteWriteUrls.stream().map(String::trim).toList(), writeFaultTimeout,
                 topicPattern(), replay.toConfig(), remoteWriteVersion, ConsumerMode.parse(consumerMode), durabilityWindow,
                 tsdbMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
-                targetMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList());
+                targetMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
+                ordering == null ? Ordering.defaultFor(Output.parse(output), ConsumerMode.parse(consumerMode) == ConsumerMode.SHARE)
+                        : Ordering.parse(ordering));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.tsdbwriter.config;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.OnWriteFailure;
@@ -75,6 +76,8 @@ import java.util.regex.Pattern;
  * @param targetMetricsUrls    {@code --target-metrics-url}: the {@code /metrics} of every vminsert behind the write URLs,
  *                             whose {@code vm_concurrent_insert_capacity} add up to the targets' capacity (write permits
  *                             {@code auto}); empty = each write URL's own host's {@code /metrics}
+ * @param ordering             {@code --ordering}: per-series order or none (default {@link Ordering#defaultFor}); series
+ *                             needs {@link ConsumerMode#SEGMENTS}
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -88,7 +91,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         HttpAuthConfig vmHttp, InputConfig input, Output output,
                         List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
                         RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode, Duration durabilityWindow,
-                        List<String> tsdbMetricsUrls, List<String> targetMetricsUrls) {
+                        List<String> tsdbMetricsUrls, List<String> targetMetricsUrls, Ordering ordering) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -164,7 +167,10 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                     + SafeUrl.redact(u) + "'");
         }
         Objects.requireNonNull(consumerMode, "--consumer-mode");
+        Objects.requireNonNull(ordering, "--ordering");
         if (consumerMode == ConsumerMode.SHARE) {
+            require(ordering == Ordering.NONE, "--ordering series needs --consumer-mode segments: a share group hands any record "
+                    + "of a partition to any member, so no writer can keep a series' samples in order");
             require(!stopAtEnd, "--stop-at-end is not supported with --consumer-mode share: a share group has no end offsets per "
                     + "member; stop the writers with SIGTERM once the group's lag is 0 (kafka-share-groups.sh --describe --offsets)");
             require(!replay.replay(), "--from, --to, --rebase-time and --loop read assigned partitions: not with --consumer-mode share");

@@ -100,10 +100,14 @@ public final class RefusedSamples<S, O> {
         if (!d.contains("out of order") && !d.contains("out-of-order") && !d.contains("out of bounds")) {
             return Optional.empty();
         }
-        return Optional.of("the receiver refuses samples older than a series' newest one (out of order): --parallelism > 1 "
-                + "and backfills write a series' minutes out of order. Set its out-of-order window to the age of the oldest "
-                + "sample (Prometheus: storage.tsdb.out_of_order_time_window; Mimir: -ingester.out-of-order-time-window; "
-                + "Thanos receive: --tsdb.out-of-order.time-window), or run --parallelism 1 with each series in one partition");
+        return Optional.of("the receiver refuses samples older than a series' newest one (out of order). With --ordering series "
+                + "(remote write's default) each series is sent in offset order, so the input is out of order: one series in several "
+                + "partitions (a producer that does not key records by series or host: key the topic by series or host), a replay "
+                + "that starts over, or data older than what the receiver holds; with --ordering none, --parallelism > 1 also sends "
+                + "a series' minutes out of order (use --ordering series). Only the refused samples are lost, the rest of their "
+                + "requests is written. Or open the receiver's out-of-order window to the age of the oldest sample (Prometheus: "
+                + "storage.tsdb.out_of_order_time_window; Mimir: -ingester.out-of-order-time-window; Thanos receive: "
+                + "--tsdb.out-of-order.time-window)");
     }
 
     /** The write failed after its retries (policy dead-letter): dead-letter every record of the batch. */

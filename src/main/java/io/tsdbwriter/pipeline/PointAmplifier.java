@@ -43,6 +43,10 @@ public final class PointAmplifier {
     private long minSourceMs = Long.MAX_VALUE;
     private long maxSourceMs = Long.MIN_VALUE;
     private long seriesPrepared;
+    /** The point whose series key {@link #lane} computed last, its key's length and hash (reused by encodePoint). */
+    private int keyedPoint = -1;
+    private int keyedLength;
+    private long keyedHash;
 
     /**
      * @param maxRecordBytes      larger records are rejected
@@ -101,6 +105,7 @@ public final class PointAmplifier {
      * @param kafkaTimestampMs the record's timestamp: the timestamp of samples that carry none
      */
     public Rejections decode(byte[] value, long kafkaTimestampMs) {
+        keyedPoint = -1;
         decoder.decode(value, kafkaTimestampMs, points, rejections);
         if (timeline && points.count() > 0) {
             maxSourceMs = Math.max(maxSourceMs, points.maxTimestampMs());
@@ -186,6 +191,24 @@ public final class PointAmplifier {
     }
 
     /**
+     * The ordered lane of point {@code p}'s series (DESIGN §6 "Per-series order"): a hash of its source series key
+     * (metric name and sorted labels, before amplification), so every sample of a series and of its N instance
+     * variants and churn generations goes through one lane. The key and its hash are kept for {@link #encodePoint}
+     * of the same point, which then does not compute them again. Allocates nothing.
+     *
+     * @param lanes the number of lanes, ≥ 1
+     * @return 0 ≤ lane &lt; {@code lanes}
+     */
+    public int lane(int p, int lanes) {
+        int length = points.seriesKey(p);
+        long hash = SeriesCache.hash(points.seriesKeyBytes(), length);
+        keyedPoint = p;
+        keyedLength = length;
+        keyedHash = hash;
+        return (int) Long.remainderUnsigned(hash ^ (hash >>> 29), lanes);
+    }
+
+    /**
      * Appends point {@code p}'s N lines of M samples to {@code out}.
      *
      * @return samples appended
@@ -197,8 +220,16 @@ public final class PointAmplifier {
         if (encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
         }
-        int keyLength = points.seriesKey(p); // first: it may replace the key buffer seriesKeyBytes() returns
-        byte[] entry = cachedSeries(p, points.seriesKeyBytes(), keyLength, NO_GENERATION);
+        int keyLength;
+        long hash;
+        if (keyedPoint == p) { // lane() computed them
+            keyLength = keyedLength;
+            hash = keyedHash;
+        } else {
+            keyLength = points.seriesKey(p); // first: it may replace the key buffer seriesKeyBytes() returns
+            hash = SeriesCache.hash(points.seriesKeyBytes(), keyLength);
+        }
+        byte[] entry = cachedSeries(p, points.seriesKeyBytes(), keyLength, hash, NO_GENERATION);
         return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
     }
 
@@ -209,8 +240,7 @@ public final class PointAmplifier {
      * The cached entry of point {@code p}'s series under {@code key[0, keyLength)}, prepared on a miss — with churn, its
      * instance values suffixed {@code -g<generation>} (the suffix string is built on a miss only).
      */
-    private byte[] cachedSeries(int p, byte[] key, int keyLength, long generation) {
-        long hash = SeriesCache.hash(key, keyLength);
+    private byte[] cachedSeries(int p, byte[] key, int keyLength, long hash, long generation) {
         byte[] entry = seriesCache.get(key, keyLength, hash);
         if (entry == null) {
             byte[] made = SeriesCache.entry(key, keyLength, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
@@ -239,7 +269,7 @@ public final class PointAmplifier {
         for (int i = 0; i < 8; i++) {
             key[length + i] = (byte) (generation >>> (56 - 8 * i));
         }
-        byte[] entry = cachedSeries(p, key, length + 8, generation);
+        byte[] entry = cachedSeries(p, key, length + 8, SeriesCache.hash(key, length + 8), generation);
         return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), ts, points.value(p), out);
     }
 

@@ -29,4 +29,14 @@ public interface WriteListener<S, O> {
 
     /** The writer stopped before the batch got an answer it could act on: its offsets must stay uncommitted. */
     void abandoned(WriteBatch<S, O> batch);
+
+    /**
+     * Asked, on the lane's thread, when a batch queued by {@link BatchWriter#submitInOrder} comes to its turn: true
+     * when its creator no longer wants it written (the partition was rewound or revoked, its offsets frozen), and
+     * then it is reported {@link #abandoned} without a request, so a rewind's re-reads never follow a stale write on
+     * the lane. Must be cheap and must not block. The default: false.
+     */
+    default boolean stale(WriteBatch<S, O> batch) {
+        return false;
+    }
 }

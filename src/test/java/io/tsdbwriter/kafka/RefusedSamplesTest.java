@@ -12,7 +12,8 @@ class RefusedSamplesTest {
         for (String detail : new String[] {"out of order sample", "err-mimir-sample-out-of-order: the sample has been rejected",
                 "out of bounds", "Out Of Order Sample for series x"}) {
             assertThat(RefusedSamples.outOfOrderFix(detail)).as(detail).hasValueSatisfying(fix -> assertThat(fix)
-                    .contains("out_of_order_time_window", "-ingester.out-of-order-time-window", "--parallelism 1"));
+                    .contains("out_of_order_time_window", "-ingester.out-of-order-time-window", "key the topic by series or host",
+                            "--ordering series", "Only the refused samples are lost"));
         }
     }
 

@@ -17,6 +17,8 @@ public final class AckTracker {
     public static final class Pending {
         private final long firstOffset;
         private boolean done;
+        /** Dropped before it was sent (a held batch of a stopping partition): never done, not waited for. */
+        private boolean cancelled;
 
         private Pending(long firstOffset) {
             this.firstOffset = firstOffset;
@@ -55,6 +57,34 @@ public final class AckTracker {
         return p;
     }
 
+    /**
+     * Registers a batch whose first offset is {@code firstOffset} as pending, with several batches filled at once (one
+     * per ordered lane): {@code stillOpenFrom} is the first offset of the oldest batch still being filled, -1 when
+     * none. Returns its handle.
+     */
+    public synchronized Pending registerBatch(long firstOffset, long stillOpenFrom) {
+        Pending p = new Pending(firstOffset);
+        pending.addLast(p);
+        openFirstOffset = stillOpenFrom;
+        return p;
+    }
+
+    /**
+     * A registered batch that will never be sent (held for its turn while its partition stopped): it keeps holding
+     * the watermark below it, as an unwritten batch must, but {@link #pendingBatches()} no longer counts it, so a drain
+     * does not wait for it.
+     */
+    public synchronized void cancel(Pending p) {
+        if (!p.done) {
+            p.cancelled = true;
+        }
+    }
+
+    /** True once {@link #abandon()} froze the watermark: nothing this tracker holds should be written any more. */
+    public synchronized boolean abandoned() {
+        return abandoned;
+    }
+
     /** Records that everything below {@code position} has been read (and is pending, open or done). */
     public synchronized void readTo(long position) {
         readPosition = position;
@@ -67,6 +97,7 @@ public final class AckTracker {
      */
     public synchronized boolean complete(Pending p) {
         p.done = true;
+        p.cancelled = false;
         boolean moved = false;
         while (!pending.isEmpty() && pending.peekFirst().done) {
             pending.pollFirst();
@@ -116,7 +147,7 @@ public final class AckTracker {
     public synchronized int pendingBatches() {
         int n = 0;
         for (Pending p : pending) {
-            if (!p.done) {
+            if (!p.done && !p.cancelled) {
                 n++;
             }
         }

@@ -27,7 +27,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * <p>Not thread-safe: confined to its SegmentConsumer's poll thread. Completions arrive on writer threads and
  * only touch the (thread-safe) {@link AckTracker}.
  */
-final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte[]>, AckTracker.Pending>, SegmentConsumer.Sink {
+final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink {
 
     private final PointAmplifier amplifier;
     private final int batchSamples;
@@ -40,21 +40,42 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     private final RefusedSamples<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> refused;
     /** {@code --rate}, or null. */
     private final SampleRate rate;
-    private WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
+    /** Ordered lanes (per-series order), 0 when unordered: then one open batch, handed to {@link BatchWriter#submit}. */
+    private final int lanes;
+    /** The partition's reorder step, or null when unordered. */
+    private final SegmentOrder order;
+    /** The open batch of each lane (one when unordered), its first offset and when it was opened. */
+    private final WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending>[] open;
+    private final long[] openFirstOffset;
+    private final long[] openedAt;
+    private int openCount;
     private long openedAtNanos;
+    /** The segment being read ({@link #segmentStarts}). */
+    private long segment;
     private final BatchCapacity capacity = new BatchCapacity();
     private final IntakeCounts counts;
 
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters) {
-        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null);
+        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null);
     }
 
-    /** @param rate {@code --rate}: a record's samples are taken from it before they are amplified; null = unlimited */
+    /**
+     * @param rate  {@code --rate}: a record's samples are taken from it before they are amplified; null = unlimited
+     * @param order the partition's reorder step under per-series order ({@link BatchWriter#lanes()} &gt; 0): each point
+     *              goes into the open batch of its series' lane; null = unordered, one open batch
+     */
+    @SuppressWarnings("unchecked")
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
-                    DeadLetterQueue deadLetters, SampleRate rate) {
+                    DeadLetterQueue deadLetters, SampleRate rate, SegmentOrder order) {
+        this.order = order;
+        this.lanes = order == null ? 0 : writer.lanes();
+        int slots = Math.max(1, lanes);
+        this.open = new WriteBatch[slots];
+        this.openFirstOffset = new long[slots];
+        this.openedAt = new long[slots];
         this.rate = rate;
         this.amplifier = amplifier;
         this.batchSamples = batchSamples;
@@ -92,14 +113,23 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
             rate.acquire(n * samplesPerPoint);
         }
         for (int p = 0; p < n; p++) {
-            if (open == null) {
-                open = capacity.open();
-                openedAtNanos = System.nanoTime();
-                tracker.openBatchAt(record.offset());
+            int lane = lanes > 1 ? amplifier.lane(p, lanes) : 0;
+            WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> b = open[lane];
+            if (b == null) {
+                b = capacity.open();
+                open[lane] = b;
+                long now = System.nanoTime();
+                openedAt[lane] = now;
+                openFirstOffset[lane] = record.offset();
+                if (openCount++ == 0) {
+                    openedAtNanos = now;
+                    tracker.openBatchAt(record.offset());
+                }
             }
-            open.addPoint(amplifier.encodePoint(p, open.body()), record);
-            if (open.samples() >= batchSamples) {
-                flush();
+            b.addPoint(amplifier.encodePoint(p, b.body()), record);
+            if (b.samples() >= batchSamples) {
+                publishCounts();
+                hand(lane);
             }
         }
         counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
@@ -108,7 +138,7 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     /** Age of the open batch in nanoseconds (0 when none). */
     @Override
     public long openBatchAgeNanos() {
-        return open == null ? 0 : System.nanoTime() - openedAtNanos;
+        return openCount == 0 ? 0 : System.nanoTime() - openedAtNanos;
     }
 
     /**
@@ -125,14 +155,66 @@ final class RecordProcessor implements WriteListener<ConsumerRecord<byte[], byte
     @Override
     public void flush() throws InterruptedException {
         publishCounts();
-        if (open == null) {
-            return;
+        for (int lane = 0; lane < open.length && openCount > 0; lane++) {
+            if (open[lane] != null) {
+                hand(lane);
+            }
         }
-        WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch = open;
-        open = null;
+    }
+
+    /**
+     * Hands lane {@code lane}'s open batch on: registered as pending from its first offset (the batches still open
+     * keep the watermark at the oldest of theirs), then to the writer — unordered, or through the partition's reorder
+     * step into the lane.
+     */
+    private void hand(int lane) throws InterruptedException {
+        WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch = open[lane];
+        open[lane] = null;
+        openCount--;
+        long stillOpenFrom = -1;
+        long oldest = Long.MAX_VALUE;
+        for (int i = 0; i < open.length && openCount > 0; i++) {
+            if (open[i] != null && (stillOpenFrom < 0 || openFirstOffset[i] < stillOpenFrom)) {
+                stillOpenFrom = openFirstOffset[i];
+            }
+            if (open[i] != null) {
+                oldest = Math.min(oldest, openedAt[i]);
+            }
+        }
+        openedAtNanos = oldest;
         capacity.learn(batch);
-        batch.origin(tracker.registerOpenBatch());
-        writer.submit(batch, this);
+        batch.origin(tracker.registerBatch(openFirstOffset[lane], stillOpenFrom));
+        if (order == null) {
+            writer.submit(batch, this);
+        } else {
+            order.submit(segment, new SegmentOrder.Held(lane, batch, this));
+        }
+    }
+
+    /** Reading segment {@code k} begins: its batches are handed on as segment k's. */
+    @Override
+    public void segmentStarts(long k) {
+        segment = k;
+    }
+
+    /** Segment {@code k} was read and its batches handed on (after {@link #flush()}): the reorder step may go on. */
+    @Override
+    public void segmentRead(long k) throws InterruptedException {
+        if (order != null) {
+            order.segmentRead(k);
+        }
+    }
+
+    /** A batch the reorder step held and dropped (its partition stopping): never sent, so never waited for. */
+    @Override
+    public void dropped(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
+        tracker.cancel(batch.origin());
+    }
+
+    /** A batch queued in a lane is stale once its partition was rewound or revoked (the tracker frozen). */
+    @Override
+    public boolean stale(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
+        return tracker.abandoned();
     }
 
     @Override

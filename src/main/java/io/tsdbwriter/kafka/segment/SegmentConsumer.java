@@ -74,6 +74,17 @@ public final class SegmentConsumer implements Runnable {
         /** Adds what was processed since the last call to the meters (counted per poll, not per record). */
         default void publishCounts() {
         }
+
+        /** Reading segment {@code k} begins (before its first record). */
+        default void segmentStarts(long k) {
+        }
+
+        /**
+         * Segment {@code k} was read and {@link #flush() flushed}: every batch of it handed on. Under per-series
+         * order this lets the partition's later segments go on to the writer (and may hand their batches on).
+         */
+        default void segmentRead(long k) throws InterruptedException {
+        }
     }
 
     SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
@@ -170,6 +181,7 @@ public final class SegmentConsumer implements Runnable {
                             carriedFrom = 0;
                             c.seek(tp, start);
                         }
+                        processor.segmentStarts(k);
                         continuesAt = readSegment(c, k, start);
                         k = plan.nextSegment(k);
                         if (!fitted && continuesAt >= 0) {
@@ -223,6 +235,7 @@ public final class SegmentConsumer implements Runnable {
                     long resumeAt = skipDeleted(c, e, end);
                     if (resumeAt >= end) {
                         processor.flush();
+                        processor.segmentRead(k);
                         tracker.readTo(plan.start(plan.nextSegment(k)));
                         meters.segmentDuration.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
                         return -1; // the rest of the segment is gone: the next one starts with a seek
@@ -255,6 +268,7 @@ public final class SegmentConsumer implements Runnable {
             long position = c.position(tp);
             if (passedEnd || plan.isRead(k, position, stopOffset)) {
                 processor.flush();
+                processor.segmentRead(k);
                 tracker.readTo(plan.start(plan.nextSegment(k)));
                 meters.segmentDuration.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
                 return end;

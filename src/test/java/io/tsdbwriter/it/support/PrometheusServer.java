@@ -208,6 +208,15 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
      * compares them exactly with {@code expected} (as the VictoriaMetrics read-back does with its export).
      */
     public VerificationResult readBack(String selector, ExpectedSamples expected) throws IOException, InterruptedException {
+        return readBack(http, url, selector, expected);
+    }
+
+    /**
+     * {@link #readBack(String, ExpectedSamples)} through the Prometheus query API at {@code url} (Prometheus, or a Thanos
+     * query in front of a receiver).
+     */
+    static VerificationResult readBack(HttpClient http, String url, String selector, ExpectedSamples expected)
+            throws IOException, InterruptedException {
         long end = expected.maxTimestampMs() + 1;
         long rangeSeconds = (end - expected.minTimestampMs()) / 1000 + 60;
         String query = selector + "[" + rangeSeconds + "s]";
