@@ -31,6 +31,7 @@ import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RetryPolicy;
 import io.tsdbwriter.write.WriteClient;
+import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.WritePermits;
 import io.tsdbwriter.write.WriteTarget;
@@ -92,6 +93,7 @@ public final class WriterService {
         WriteClient client = new WriteClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(), cfg.output(),
                 HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()), cfg.remoteWriteVersion(), RemoteWrite2Request::fromV1);
         BatchWriter writer = null;
+        OrderedLanes lanes = null;
         DeadLetterQueue deadLetters = null;
         DurabilityClock durability = null;
         try {
@@ -103,6 +105,7 @@ public final class WriterService {
                     cfg.drainTimeout());
             writer = new BatchWriter(endpoints, client, permits, retryPolicy(), cfg.onWriteFailure(), meters, cfg.syncWrites());
             batchWriter = writer;
+            lanes = cfg.ordering() == Ordering.SERIES ? new OrderedLanes(writer) : null;
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
                     .withInstanceLabel(cfg.input().instanceLabel());
             Map<String, Object> kafka = consumerProperties();
@@ -121,7 +124,7 @@ public final class WriterService {
             meters.rateSet.set(Math.round(replay.ratePerSecond()));
             IntakeSettings ws = new IntakeSettings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters),
-                    deadLetters, input, rate, replay.churnInterval(), durability);
+                    deadLetters, input, rate, replay.churnInterval(), durability, lanes);
             if (replay.replay()) {
                 member = new ReplayMember(new ReplayMember.Settings(kafka, cfg.topics(), cfg.topicPattern(), replay,
                         cfg.sourceInterval().toMillis(), cfg.drainTimeout(), cfg.membership().kafkaTimeout(), retention), ws);
@@ -133,13 +136,13 @@ public final class WriterService {
                         cfg.membership(), cfg.topicPattern()), ws);
             }
             int capacity = sizing.start(meters, reporter, member); // before the member runs: its share from the first assignment
-            orderLanes(writer, capacity);
+            orderLanes(lanes, capacity);
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight,
                     replay.ratePerSecond());
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={} ordering={}{}",
                     cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
                     cfg.segmentSize(), capacity, cfg.batchSamples(),
-                    writer.lanes() > 0 ? "series (" + writer.lanes() + " lanes)" : cfg.ordering().flag(), replay.describe());
+                    lanes != null ? "series (" + lanes.size() + " lanes)" : cfg.ordering().flag(), replay.describe());
             LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client, endpoints, permits,
                     member instanceof ShareMember);
             ReportLines.schedule(reporter, cfg.reportInterval(), out, report, limits, writer, meters);
@@ -148,6 +151,9 @@ public final class WriterService {
             return e.exitCode;
         } finally {
             reporter.shutdownNow();
+            if (lanes != null) {
+                lanes.close();
+            }
             if (writer != null) {
                 writer.close();
             }
@@ -168,9 +174,9 @@ public final class WriterService {
      * permit at start (a series keeps its lane for the run, so the number is fixed then; the permits at start are the
      * whole capacity, before any share of it is known). Remote write without order is said once, naming what it risks.
      */
-    private void orderLanes(BatchWriter writer, int permits) {
-        if (cfg.ordering() == Ordering.SERIES) {
-            writer.lanes(Math.max(1, permits));
+    private void orderLanes(OrderedLanes lanes, int permits) {
+        if (lanes != null) {
+            lanes.open(Math.max(1, permits));
         } else if (cfg.output() == Output.REMOTE_WRITE) {
             log.warn("{}: a series' samples may reach the receiver out of timestamp order at --parallelism > 1; receivers without an "
                             + "out-of-order window (Prometheus, Mimir, Thanos receive by default) refuse them",

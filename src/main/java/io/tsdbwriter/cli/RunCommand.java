@@ -115,9 +115,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--ordering", paramLabel = "series|none",
             description = {"Whether each series reaches the receiver in timestamp order (the remote write specification's MUST; "
                     + "Prometheus, Mimir and Thanos receive refuse an older sample of a series unless an out-of-order window is open):",
-                    "  series  every series goes through one of as many lanes as there are write permits at start; a lane sends one "
-                    + "request at a time, a partition's segments in offset order, so --parallelism > 1 stays in order. Default with "
-                    + "--output remote-write",
+                    "  series  every series goes through one of as many lanes as concurrent write requests were allowed at start (the "
+                    + "write permits); a lane sends one request at a time, a partition's segments in offset order, so --parallelism > 1 "
+                    + "stays in order. Default with --output remote-write",
                     "  none    requests in parallel as they are ready. Default with --output import (VictoriaMetrics takes any order) "
                     + "and with --consumer-mode share (which cannot order)",
                     "Order per series holds when each series is in one partition: key the topic by series or host"})

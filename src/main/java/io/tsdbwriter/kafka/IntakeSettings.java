@@ -11,6 +11,7 @@ import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.pipeline.RecordDecoders;
 import io.tsdbwriter.pipeline.SampleRate;
 import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.OrderedLanes;
 import java.time.Duration;
 import java.util.Map;
 
@@ -26,7 +27,7 @@ import java.util.Map;
 public record IntakeSettings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
             int maxRecordBytes, SeriesCache seriesCache, SampleEncoder.Factory encoders, BatchWriter writer,
             WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
-            InputConfig input, SampleRate rate, Duration churnInterval, DurabilityClock durability) {
+            InputConfig input, SampleRate rate, Duration churnInterval, DurabilityClock durability, OrderedLanes lanes) {
 
     /** With {@code --rate}, how long an open batch waits for more samples before it is flushed anyway: 100 ms. */
     public static final long RATE_LINGER_NANOS = 100_000_000L;

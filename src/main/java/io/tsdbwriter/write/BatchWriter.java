@@ -5,7 +5,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.ArrayList;
@@ -25,14 +24,6 @@ import org.slf4j.LoggerFactory;
  * counted reason, dead-lettered, or abandoned at shutdown (and then never acked).
  *
  * <p>A stop ({@link #stopping()}) does not wait on a failing TSDB: a failing write is then held, not retried.
- *
- * <p>Per-series order ({@link Ordering#SERIES}, DESIGN §6 "Per-series order"): with {@link #lanes(int)} set,
- * {@link #submitInOrder} queues a batch on one of the lanes; each lane writes its batches one at a time, in the order
- * they were queued — a batch that is retried, split or paused holds its lane (head of line), and no later batch of
- * the lane passes it. Different lanes write in parallel, each taking a write permit per request as {@link #submit}
- * does. This follows the remote write specification (a sender MUST send each series' samples in timestamp order,
- * MAY send different series in parallel) and Prometheus' own sender (a series hashed to one shard, one request in
- * flight per shard).
  *
  * <p>Thread-safe. Shutdown: {@link #stopping()}, {@link #drain(Duration)}, then {@link #close()}.
  */
@@ -59,10 +50,6 @@ public final class BatchWriter implements AutoCloseable {
     private final boolean synchronous;
     /** The retry, pause and breaker waits, which {@link #stopping()} cuts short, and the writes held at the stop. */
     private final Backoff backoff;
-    /** Batches a lane holds queued besides the one it is writing; beyond it {@link #submitInOrder} waits. */
-    static final int LANE_QUEUE = 2;
-    /** The ordered lanes ({@link #lanes(int)}); empty: unordered. */
-    private volatile Lane[] lanes = new Lane[0];
 
     /**
      * @param endpoints targets; each request goes to the one with the fewest requests in flight
@@ -131,152 +118,6 @@ public final class BatchWriter implements AutoCloseable {
             finish(budget, bytes);
             listener.abandoned(batch);
         }
-    }
-
-    /**
-     * Sets the number of ordered lanes ({@link Ordering#SERIES}): call once, before the first {@link #submitInOrder}.
-     * A series keeps its lane for the whole run, so the number is fixed: the write permits at start (DESIGN §6).
-     *
-     * @param n lanes, ≥ 1
-     * @throws IllegalArgumentException when {@code n < 1}
-     * @throws IllegalStateException when lanes were set already
-     */
-    public void lanes(int n) {
-        if (n < 1) {
-            throw new IllegalArgumentException("lanes must be >= 1, got " + n);
-        }
-        if (lanes.length > 0) {
-            throw new IllegalStateException("lanes are set already");
-        }
-        Lane[] l = new Lane[n];
-        for (int i = 0; i < n; i++) {
-            l[i] = new Lane();
-        }
-        lanes = l;
-    }
-
-    /** The ordered lanes; 0 when writes are unordered ({@link Ordering#NONE}). */
-    public int lanes() {
-        return lanes.length;
-    }
-
-    /**
-     * Queues {@code batch} on {@code lane}: the lane writes it after every batch queued on it before, one request at a
-     * time, each with a write permit (DESIGN §6 "Per-series order"). Waits while the lane holds {@value #LANE_QUEUE}
-     * batches besides the one it writes (the backpressure, as a permit is for {@link #submit}). A batch whose
-     * listener says it is {@link WriteListener#stale stale} by its turn is not sent ({@link WriteListener#abandoned}).
-     * In {@code --write-mode sync} the batch is written on the calling thread, as {@link #submit} does.
-     *
-     * @param lane 0 ≤ lane &lt; {@link #lanes()}
-     * @throws InterruptedException when interrupted while waiting (the batch was not queued)
-     * @throws IllegalStateException after {@link #close()}, or without {@link #lanes(int)}
-     */
-    public <S, O> void submitInOrder(int lane, WriteBatch<S, O> batch, WriteListener<S, O> listener) throws InterruptedException {
-        if (closed) {
-            throw new IllegalStateException("writer is closed");
-        }
-        if (synchronous) {
-            submit(batch, listener);
-            return;
-        }
-        Lane[] l = lanes;
-        if (l.length == 0) {
-            throw new IllegalStateException("no ordered lanes: call lanes(n) first");
-        }
-        l[lane].queue(new Queued<>(batch, listener));
-    }
-
-    /** A batch waiting in a lane. */
-    private record Queued<S, O>(WriteBatch<S, O> batch, WriteListener<S, O> listener) {
-        int bytes() {
-            return batch.body().length();
-        }
-    }
-
-    /**
-     * One ordered lane: a FIFO written by at most one virtual thread at a time, started when the first batch arrives
-     * and ending when the queue is empty. Guarded by its own monitor.
-     */
-    private final class Lane {
-        private final ArrayDeque<Queued<?, ?>> queue = new ArrayDeque<>();
-        private boolean running;
-
-        synchronized void queue(Queued<?, ?> q) throws InterruptedException {
-            while (queue.size() >= LANE_QUEUE && !closed) {
-                wait(PERMISSION_POLL_MS);
-            }
-            if (closed) {
-                throw new IllegalStateException("writer is closed");
-            }
-            queue.addLast(q);
-            inFlight.incrementAndGet();
-            meters.inflightBytes.addAndGet(q.bytes());
-            if (!running) {
-                running = true;
-                try {
-                    executor.execute(this::drain);
-                } catch (RuntimeException e) { // rejected: closed meanwhile
-                    running = false;
-                    abandonQueued();
-                }
-            }
-        }
-
-        private void drain() {
-            while (true) {
-                Queued<?, ?> q;
-                synchronized (this) {
-                    q = queue.pollFirst();
-                    if (q == null) {
-                        running = false;
-                        return;
-                    }
-                    notifyAll();
-                }
-                if (!send(q)) {
-                    synchronized (this) {
-                        running = false;
-                        abandonQueued();
-                    }
-                    return;
-                }
-            }
-        }
-
-        /** Reports every queued batch abandoned (closed, or interrupted). Holds the monitor. */
-        private void abandonQueued() {
-            for (Queued<?, ?> q; (q = queue.pollFirst()) != null; ) {
-                unsent(q);
-            }
-            notifyAll();
-        }
-    }
-
-    /** Writes one queued batch on its lane's thread; false when interrupted waiting for a permit (closing). */
-    private <S, O> boolean send(Queued<S, O> q) {
-        if (closed || q.listener().stale(q.batch())) {
-            unsent(q);
-            return !closed;
-        }
-        int bytes = q.bytes();
-        long t0 = System.nanoTime();
-        WritePermits.Permit budget;
-        try {
-            budget = permits.acquire(endpoints, bytes, e -> breakers.get(e).getState() != CircuitBreaker.State.OPEN);
-        } catch (InterruptedException e) {
-            unsent(q);
-            return false;
-        }
-        meters.permitWait.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        run(q.batch(), q.listener(), budget, 0);
-        meters.inflightBytes.addAndGet(-bytes); // counted when queued, not by run(): the permit's bytes are the same
-        return true;
-    }
-
-    /** A queued batch that is not sent: abandoned, and no longer in flight. */
-    private <S, O> void unsent(Queued<S, O> q) {
-        finish(null, q.bytes());
-        q.listener().abandoned(q.batch());
     }
 
     private <S, O> void run(WriteBatch<S, O> batch, WriteListener<S, O> listener, WritePermits.Permit budget, int bytes) {
@@ -404,9 +245,7 @@ public final class BatchWriter implements AutoCloseable {
     }
 
     private void finish(WritePermits.Permit budget, int bytes) {
-        if (budget != null) {
-            permits.release(budget);
-        }
+        permits.release(budget);
         meters.inflightBytes.addAndGet(-bytes);
         if (inFlight.decrementAndGet() == 0) {
             synchronized (drainLock) {

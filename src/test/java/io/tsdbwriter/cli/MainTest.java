@@ -28,7 +28,7 @@ class MainTest {
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
-            "--output", "--remote-write-url", "--remote-write-version", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
+            "--output", "--remote-write-url", "--remote-write-version", "--ordering", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
             "--rate", "--churn-interval");
 
     private record Result(int exitCode, String out, String err) {
@@ -444,6 +444,26 @@ class MainTest {
         RunConfig cfg = parse(Map.of("TIME_MULTIPLIER", "12", "TSDB_WRITER_TIME_MULTIPLER", "7"), "--topic", "t");
 
         assertThat(cfg.timeMultiplier()).isEqualTo(1);
+    }
+
+    @Test
+    void orderingIsSeriesForRemoteWriteNoneForImportAndShareModeAndCanBeSet() {
+        String rw = "http://p:9090/api/v1/write";
+        assertThat(parse(Map.of(), "--topic", "t").ordering()).isEqualTo(io.tsdbwriter.write.Ordering.NONE);
+        assertThat(parse(Map.of(), "--topic", "t", "--output", "remote-write", "--remote-write-url", rw).ordering())
+                .isEqualTo(io.tsdbwriter.write.Ordering.SERIES);
+        assertThat(parse(Map.of(), "--topic", "t", "--output", "remote-write", "--remote-write-url", rw, "--consumer-mode", "share")
+                .ordering()).isEqualTo(io.tsdbwriter.write.Ordering.NONE);
+        assertThat(parse(Map.of(), "--topic", "t", "--output", "remote-write", "--remote-write-url", rw, "--ordering", "none")
+                .ordering()).isEqualTo(io.tsdbwriter.write.Ordering.NONE);
+        assertThat(parse(Map.of(), "--topic", "t", "--ordering", "series").ordering()).isEqualTo(io.tsdbwriter.write.Ordering.SERIES);
+    }
+
+    @Test
+    void badOrderingFlagsAreOneLineAndExitTwo() {
+        assertUsageError(execute("run", "--topic", "t", "--ordering", "time"), "--ordering must be series or none");
+        assertUsageError(execute("run", "--topic", "t", "--output", "remote-write", "--remote-write-url", "http://p:9090/api/v1/write",
+                "--consumer-mode", "share", "--ordering", "series"), "--ordering series needs --consumer-mode segments");
     }
 
     @Test

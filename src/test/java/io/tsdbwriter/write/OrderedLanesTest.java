@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link BatchWriter#submitInOrder}: per-series order (DESIGN §6 "Per-series order") against a MockWebServer on loopback.
+ * {@link OrderedLanes}: per-series order (DESIGN §6 "Per-series order") against a MockWebServer on loopback.
  * No test sleeps: retry delays are recorded, not slept; waits are bounded upper limits, never timing assertions.
  */
 class OrderedLanesTest {
@@ -35,6 +35,7 @@ class OrderedLanesTest {
     private MockWebServer server;
     private WriteClient client;
     private BatchWriter writer;
+    private OrderedLanes lanes;
     private final WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
     /** The bodies the server received, in the order it received them. */
     private final List<String> received = new CopyOnWriteArrayList<>();
@@ -50,6 +51,9 @@ class OrderedLanesTest {
 
     @AfterEach
     void stop() throws IOException {
+        if (lanes != null) {
+            lanes.close();
+        }
         if (writer != null) {
             writer.close();
         }
@@ -59,12 +63,13 @@ class OrderedLanesTest {
         server.shutdown();
     }
 
-    private BatchWriter writer(int lanes, int permits) {
+    private OrderedLanes writer(int n, int permits) {
         client = new WriteClient(Duration.ofSeconds(30), 8, false);
         writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(permits, 1 << 20),
                 new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> { }), OnWriteFailure.PAUSE, meters);
-        writer.lanes(lanes);
-        return writer;
+        lanes = new OrderedLanes(writer);
+        lanes.open(n);
+        return lanes;
     }
 
     private static WriteBatch<String, Void> batch(String body) {
@@ -134,22 +139,32 @@ class OrderedLanesTest {
         }
     }
 
+    /** The lanes' count goes down once the lane's thread is back from the batch's end: wait for it (bounded). */
+    private static void awaitEmpty(OrderedLanes w) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (w.queued() > 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        assertThat(w.queued()).isZero();
+    }
+
     @Test
     void aLaneSendsOneRequestAtATimeInTheOrderItsBatchesWereQueued() throws Exception {
         CountDownLatch open = new CountDownLatch(0);
         serve(open, body -> new MockResponse().setResponseCode(204));
-        BatchWriter w = writer(1, 4);
+        OrderedLanes w = writer(1, 4);
         Ends ends = new Ends(6);
         List<String> sent = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             sent.add("a" + i);
-            w.submitInOrder(0, batch("a" + i), ends);
+            w.submit(0, batch("a" + i), ends);
         }
         ends.await();
         assertThat(received).containsExactlyElementsOf(sent);
         assertThat(ends.written).containsExactlyElementsOf(sent);
         assertThat(maxInFlight.get('a')).as("requests of one lane in flight at once").isEqualTo(1);
-        assertThat(w.inFlight()).isZero();
+        awaitEmpty(w);
     }
 
     @Test
@@ -165,12 +180,12 @@ class OrderedLanesTest {
                 return new MockResponse().setResponseCode(204);
             }
         });
-        BatchWriter w = writer(2, 2);
+        OrderedLanes w = writer(2, 2);
         Ends ends = new Ends(4);
-        w.submitInOrder(0, batch("a0"), ends);
-        w.submitInOrder(0, batch("a1"), ends);
-        w.submitInOrder(1, batch("b0"), ends);
-        w.submitInOrder(1, batch("b1"), ends);
+        w.submit(0, batch("a0"), ends);
+        w.submit(0, batch("a1"), ends);
+        w.submit(1, batch("b0"), ends);
+        w.submit(1, batch("b1"), ends);
         ends.await();
         assertThat(received.subList(0, 2)).containsExactlyInAnyOrder("a0", "b0");
         assertThat(received.indexOf("a1")).isGreaterThan(received.indexOf("a0"));
@@ -182,11 +197,11 @@ class OrderedLanesTest {
         AtomicInteger firstTries = new AtomicInteger();
         serve(new CountDownLatch(0), body -> body.equals("a0") && firstTries.incrementAndGet() <= 2
                 ? new MockResponse().setResponseCode(503) : new MockResponse().setResponseCode(204));
-        BatchWriter w = writer(1, 4);
+        OrderedLanes w = writer(1, 4);
         Ends ends = new Ends(3);
-        w.submitInOrder(0, batch("a0"), ends);
-        w.submitInOrder(0, batch("a1"), ends);
-        w.submitInOrder(0, batch("a2"), ends);
+        w.submit(0, batch("a0"), ends);
+        w.submit(0, batch("a1"), ends);
+        w.submit(0, batch("a2"), ends);
         ends.await();
         assertThat(received).containsExactly("a0", "a0", "a0", "a1", "a2");
         assertThat(ends.written).containsExactly("a0", "a1", "a2");
@@ -196,7 +211,7 @@ class OrderedLanesTest {
     void aStaleBatchIsAbandonedAtItsTurnWithoutARequest() throws Exception {
         CountDownLatch gate = new CountDownLatch(1);
         serve(gate, body -> new MockResponse().setResponseCode(204));
-        BatchWriter w = writer(1, 4);
+        OrderedLanes w = writer(1, 4);
         java.util.Set<String> stale = ConcurrentHashMap.newKeySet();
         Ends ends = new Ends(3) {
             @Override
@@ -204,30 +219,30 @@ class OrderedLanesTest {
                 return stale.contains(b.source(0));
             }
         };
-        w.submitInOrder(0, batch("a0"), ends); // in flight, held at the gate
-        w.submitInOrder(0, batch("a1"), ends);
-        w.submitInOrder(0, batch("a2"), ends);
+        w.submit(0, batch("a0"), ends); // in flight, held at the gate
+        w.submit(0, batch("a1"), ends);
+        w.submit(0, batch("a2"), ends);
         stale.add("a1");
         gate.countDown();
         ends.await();
         assertThat(received).containsExactly("a0", "a2");
         assertThat(ends.abandoned).containsExactly("a1");
-        assertThat(w.inFlight()).isZero();
+        awaitEmpty(w);
     }
 
     @Test
     void aFullLaneMakesTheSubmitterWaitAndCloseAbandonsWhatIsQueued() throws Exception {
         CountDownLatch gate = new CountDownLatch(1);
         serve(gate, body -> new MockResponse().setResponseCode(204));
-        BatchWriter w = writer(1, 4);
-        Ends ends = new Ends(1 + BatchWriter.LANE_QUEUE);
-        w.submitInOrder(0, batch("a0"), ends);
-        for (int i = 1; i <= BatchWriter.LANE_QUEUE; i++) {
-            w.submitInOrder(0, batch("a" + i), ends);
+        OrderedLanes w = writer(1, 4);
+        Ends ends = new Ends(1 + OrderedLanes.QUEUE);
+        w.submit(0, batch("a0"), ends);
+        for (int i = 1; i <= OrderedLanes.QUEUE; i++) {
+            w.submit(0, batch("a" + i), ends);
         }
         Thread blocked = Thread.ofVirtual().start(() -> {
             try {
-                w.submitInOrder(0, batch("late"), ends);
+                w.submit(0, batch("late"), ends);
             } catch (InterruptedException | IllegalStateException e) {
                 // closed while waiting for the lane's room
             }
@@ -240,7 +255,7 @@ class OrderedLanesTest {
         ends.await();
         blocked.join(TimeUnit.SECONDS.toMillis(WAIT_S));
         assertThat(blocked.isAlive()).isFalse();
-        assertThat(ends.abandoned).contains("a" + BatchWriter.LANE_QUEUE);
+        assertThat(ends.abandoned).contains("a" + OrderedLanes.QUEUE);
         assertThat(received).doesNotContain("late");
     }
 }

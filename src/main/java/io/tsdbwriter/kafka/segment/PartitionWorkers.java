@@ -42,7 +42,7 @@ public final class PartitionWorkers {
     private boolean stopping;
     /** The acknowledged watermarks waiting out the durability window (the member's thread). */
     private final DurableOffsets durable;
-    /** The reorder step under per-series order ({@link BatchWriter#lanes()} &gt; 0), else null. */
+    /** The reorder step under per-series order (open {@link io.tsdbwriter.write.OrderedLanes}), else null. */
     private final SegmentOrder order;
 
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
@@ -59,13 +59,13 @@ public final class PartitionWorkers {
         this.gateWatermark = startOffset;
         this.durable = new DurableOffsets(startOffset);
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
-        this.order = s.writer().lanes() > 0 ? new SegmentOrder(s.writer(), plan.segmentOf(startOffset)) : null;
+        this.order = s.lanes() != null && s.lanes().size() > 0 ? new SegmentOrder(s.lanes(), plan.segmentOf(startOffset)) : null;
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             PointAmplifier amplifier = s.amplifier(tp.topic(), timeline);
             amplifiers.add(amplifier);
             RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
-                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order);
+                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order, s.lanes());
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));
         }

@@ -13,6 +13,7 @@ import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.write.BatchCapacity;
 import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
@@ -58,21 +59,22 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters) {
-        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null);
+        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null, null);
     }
 
     /**
      * @param rate  {@code --rate}: a record's samples are taken from it before they are amplified; null = unlimited
-     * @param order the partition's reorder step under per-series order ({@link BatchWriter#lanes()} &gt; 0): each point
-     *              goes into the open batch of its series' lane; null = unordered, one open batch
+     * @param order the partition's reorder step under per-series order: each point goes into the open batch of its
+     *              series' lane of {@code lanes}; null = unordered, one open batch
+     * @param lanes the ordered lanes (null when unordered)
      */
     @SuppressWarnings("unchecked")
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
-                    DeadLetterQueue deadLetters, SampleRate rate, SegmentOrder order) {
+                    DeadLetterQueue deadLetters, SampleRate rate, SegmentOrder order, OrderedLanes lanes) {
         this.order = order;
-        this.lanes = order == null ? 0 : writer.lanes();
-        int slots = Math.max(1, lanes);
+        this.lanes = order == null ? 0 : lanes.size();
+        int slots = Math.max(1, this.lanes);
         this.open = new WriteBatch[slots];
         this.openFirstOffset = new long[slots];
         this.openedAt = new long[slots];

@@ -1,6 +1,6 @@
 package io.tsdbwriter.kafka.segment;
 
-import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import java.util.ArrayDeque;
@@ -14,7 +14,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 /**
  * The reorder step of one partition under per-series order (DESIGN §4, §6 "Per-series order"): its P readers fill
  * batches of segments k, k+1, … side by side, and this hands them to the writer's ordered lanes
- * ({@link BatchWriter#submitInOrder}) in segment order — every batch of segment k before any of segment k + 1, and
+ * ({@link OrderedLanes}) in segment order — every batch of segment k before any of segment k + 1, and
  * within a segment in the order its reader made them. A lane writes what it was handed in that order, one request
  * at a time, so a series (always in one lane) reaches the receiver in offset order, which is timestamp order for a
  * topic keyed by series or host.
@@ -46,7 +46,7 @@ final class SegmentOrder {
     record Held(int lane, WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, Maker from) {
     }
 
-    private final BatchWriter writer;
+    private final OrderedLanes lanes;
     private final long heldLimit;
     /** Segments below it were read and handed on; its own batches go to the lanes at once unless a hand-on runs. */
     private long lowest;
@@ -58,13 +58,13 @@ final class SegmentOrder {
     private boolean stopped;
 
     /** @param firstSegment the partition's first segment (the one holding the committed offset) */
-    SegmentOrder(BatchWriter writer, long firstSegment) {
-        this(writer, firstSegment, HELD_BYTES);
+    SegmentOrder(OrderedLanes lanes, long firstSegment) {
+        this(lanes, firstSegment, HELD_BYTES);
     }
 
     /** As above, with {@code heldLimit} bytes held before later segments' readers wait (tests). */
-    SegmentOrder(BatchWriter writer, long firstSegment, long heldLimit) {
-        this.writer = writer;
+    SegmentOrder(OrderedLanes lanes, long firstSegment, long heldLimit) {
+        this.lanes = lanes;
         this.lowest = firstSegment;
         this.heldLimit = heldLimit;
     }
@@ -90,7 +90,7 @@ final class SegmentOrder {
                 return;
             }
         }
-        writer.submitInOrder(h.lane(), h.batch(), h.from()); // k is the lowest, nothing of it held: no one else hands k on
+        lanes.submit(h.lane(), h.batch(), h.from()); // k is the lowest, nothing of it held: no one else hands k on
     }
 
     /**
@@ -135,7 +135,7 @@ final class SegmentOrder {
                         break;
                     }
                     Held h = out.get(next);
-                    writer.submitInOrder(h.lane(), h.batch(), h.from());
+                    lanes.submit(h.lane(), h.batch(), h.from());
                 }
                 for (; next < out.size(); next++) {
                     out.get(next).from().dropped(out.get(next).batch()); // stopped while handing on

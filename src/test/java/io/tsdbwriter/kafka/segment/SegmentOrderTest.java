@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.OnWriteFailure;
+import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.RetryPolicy;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteClient;
@@ -40,6 +41,7 @@ class SegmentOrderTest {
     private MockWebServer server;
     private WriteClient client;
     private BatchWriter writer;
+    private OrderedLanes lanes;
     private final List<String> received = new CopyOnWriteArrayList<>();
 
     @BeforeEach
@@ -57,11 +59,13 @@ class SegmentOrderTest {
         writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(4, 1 << 20),
                 new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> { }), OnWriteFailure.PAUSE,
                 new WriterMeters(new SimpleMeterRegistry()));
-        writer.lanes(1);
+        lanes = new OrderedLanes(writer);
+        lanes.open(1);
     }
 
     @AfterEach
     void stop() throws IOException {
+        lanes.close();
         writer.close();
         client.close();
         server.shutdown();
@@ -123,7 +127,7 @@ class SegmentOrderTest {
     @Test
     void laterSegmentsBatchesWaitUntilEveryEarlierSegmentWasReadThenGoInSegmentOrder() throws Exception {
         Maker m = new Maker(6);
-        SegmentOrder order = new SegmentOrder(writer, 10);
+        SegmentOrder order = new SegmentOrder(lanes, 10);
         order.submit(12, held("s12-a", m)); // the third reader is fastest
         order.submit(11, held("s11-a", m));
         order.submit(10, held("s10-a", m)); // the lowest: to the lane at once
@@ -143,7 +147,7 @@ class SegmentOrderTest {
     @Test
     void aSegmentThatBecomesTheLowestWhileItsReaderGoesOnKeepsItsReadersOrder() throws Exception {
         Maker m = new Maker(4);
-        SegmentOrder order = new SegmentOrder(writer, 0);
+        SegmentOrder order = new SegmentOrder(lanes, 0);
         order.submit(1, held("s1-a", m));
         order.segmentRead(0); // segment 0 had no batch; 1 becomes the lowest, its held batch goes first
         order.submit(1, held("s1-b", m));
@@ -157,7 +161,7 @@ class SegmentOrderTest {
     @Test
     void aReaderOfALaterSegmentWaitsPastTheHeldLimitUntilItsSegmentIsTheLowest() throws Exception {
         Maker m = new Maker(3);
-        SegmentOrder order = new SegmentOrder(writer, 0, 1);
+        SegmentOrder order = new SegmentOrder(lanes, 0, 1);
         order.submit(1, held("s1-a", m)); // held: the limit is reached
         Thread later = Thread.ofPlatform().start(() -> {
             try {
@@ -177,7 +181,7 @@ class SegmentOrderTest {
     @Test
     void stopDropsWhatIsHeldAndEverythingSubmittedAfter() throws Exception {
         Maker m = new Maker(4);
-        SegmentOrder order = new SegmentOrder(writer, 0);
+        SegmentOrder order = new SegmentOrder(lanes, 0);
         order.submit(0, held("s0-a", m));
         order.submit(1, held("s1-a", m));
         order.submit(2, held("s2-a", m));
