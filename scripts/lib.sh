@@ -25,8 +25,8 @@
 #                             ~/.cache/tsdb-writer/bin/thanos when missing or of another version: the receiver (with its
 #                             defaults: no out-of-order window) and query of SeriesOrderIT. `go install thanos@version`
 #                             refuses a module with replace directives, so the module is downloaded and built as the
-#                             main module; it asks for a newer Go than the machine's, which GOTOOLCHAIN=auto fetches from
-#                             the Go module proxy. Without Go, or when that fails: one line, and those tests are skipped
+#                             main module (with its release's build tags, netgo and slicelabels); it asks for a newer Go
+#                             than the machine's, which GOTOOLCHAIN=auto fetches from the Go module proxy. Without Go, or when that fails: one line, and those tests are skipped
 #   ensure_chromium           apt-get install -y chromium when /usr/bin/chromium is missing (and TSDB_WRITER_CHROMIUM
 #                             names none): the headless browser CapacityReportPageIT renders capacity's report page in
 #   quiet_jvm_flags           prints JVM flags that silence JDK >= 24 warnings about libraries' Unsafe/native use
@@ -301,7 +301,11 @@ ensure_thanos() {
     # built as the main module, the binary names its version in the -X flag below
     [ -n "$have" ] && [ "$have" != "(devel)" ] || have=$("$THANOS_BIN" --version 2>&1 | awk '/thanos, version/ { print "v" $3 }')
   fi
-  [ "$have" = "$version" ] && return 0
+  # Thanos needs Prometheus' slice labels (its .promu.yml builds with -tags netgo,slicelabels; without the tag the
+  # receiver panics decoding the first series' labels)
+  if [ "$have" = "$version" ] && go version -m "$THANOS_BIN" 2>/dev/null | grep -q -- '-tags=netgo,slicelabels'; then
+    return 0
+  fi
   log "== go build Thanos $version into $(dirname "$THANOS_BIN") (was: ${have:-missing}; several minutes the first time)"
   mkdir -p "$(dirname "$THANOS_BIN")"
   if ! dir=$(GOTOOLCHAIN=auto GOFLAGS=-mod=mod go mod download -json "github.com/thanos-io/thanos@$version" \
@@ -309,7 +313,7 @@ ensure_thanos() {
     log "go mod download of Thanos $version failed: the Thanos receive tests are skipped"
     return 0
   fi
-  if ! (cd "$dir" && GOTOOLCHAIN=auto GOFLAGS=-mod=mod go build \
+  if ! (cd "$dir" && GOTOOLCHAIN=auto GOFLAGS=-mod=mod go build -tags netgo,slicelabels \
         -ldflags "-X github.com/prometheus/common/version.Version=${version#v}" -o "$THANOS_BIN" ./cmd/thanos); then
     rm -f "$THANOS_BIN"
     log "go build of Thanos $version failed: the Thanos receive tests are skipped"

@@ -101,6 +101,20 @@ final class PermitSizing {
         return total;
     }
 
+    /**
+     * The write permits the targets allow in all, before any share of them: {@code --max-concurrent-writes}, or the sum
+     * of the targets' insert capacities as last read (each {@value #FALLBACK_PERMITS} when unreadable). The ordered lanes
+     * are sized from it (a process's share at start is 1 until its first assignment).
+     */
+    synchronized int wholeCapacity() {
+        int total = 0;
+        for (WriteTarget e : endpoints) {
+            total += maxConcurrentWrites > 0 ? Math.max(1, (maxConcurrentWrites + endpoints.size() - 1) / endpoints.size())
+                    : capacity.getOrDefault(e, FALLBACK_PERMITS);
+        }
+        return total;
+    }
+
     /** The intake's share changed: resize, and when it went down wait until the requests above it finished. */
     void share(WorkShare now) {
         int before;

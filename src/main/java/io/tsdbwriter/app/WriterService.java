@@ -136,7 +136,7 @@ public final class WriterService {
                         cfg.membership(), cfg.topicPattern()), ws);
             }
             int capacity = sizing.start(meters, reporter, member); // before the member runs: its share from the first assignment
-            orderLanes(lanes, capacity);
+            orderLanes(lanes, sizing.wholeCapacity());
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight,
                     replay.ratePerSecond());
             log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={} ordering={}{}",
@@ -171,8 +171,9 @@ public final class WriterService {
 
     /**
      * Per-series order (DESIGN §6 "Per-series order"): with {@code --ordering series} the writer gets one lane per write
-     * permit at start (a series keeps its lane for the run, so the number is fixed then; the permits at start are the
-     * whole capacity, before any share of it is known). Remote write without order is said once, naming what it risks.
+     * permit the targets allow in all at start (a series keeps its lane for the run, so the number is fixed then; the
+     * whole capacity, not this process's share, which is 1 until the first assignment). Remote write without order is
+     * said once, naming what it risks.
      */
     private void orderLanes(OrderedLanes lanes, int permits) {
         if (lanes != null) {

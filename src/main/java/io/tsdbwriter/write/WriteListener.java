@@ -31,7 +31,7 @@ public interface WriteListener<S, O> {
     void abandoned(WriteBatch<S, O> batch);
 
     /**
-     * Asked, on the lane's thread, when a batch queued by {@link BatchWriter#submitInOrder} comes to its turn: true
+     * Asked, on the lane's thread, when a batch queued by {@link OrderedLanes} comes to its turn: true
      * when its creator no longer wants it written (the partition was rewound or revoked, its offsets frozen), and
      * then it is reported {@link #abandoned} without a request, so a rewind's re-reads never follow a stale write on
      * the lane. Must be cheap and must not block. The default: false.

@@ -18,10 +18,11 @@ import java.util.List;
 
 /**
  * Thanos receive with its defaults (no out-of-order window: {@code --tsdb.out-of-order.time-window} 0s) as a remote
- * write receiver, and a Thanos query in front of it for the exact read-back through the Prometheus query API — both
- * the {@code thanos} binary that {@code scripts/lib.sh ensure_thanos} builds, on free loopback ports, the receiver on
- * the TSDB's CPUs. The query strips the receiver's external labels ({@code receive_replica}, {@code tenant_id}) as
- * replica labels, so the read-back sees the series as written. Thread-safe lifecycle (synchronized).
+ * write receiver — the {@code thanos} binary that {@code scripts/lib.sh ensure_thanos} builds, on free loopback
+ * ports, on the TSDB's CPUs. The exact read-back stops the receiver cleanly and opens its default tenant's TSDB (a
+ * Prometheus TSDB: WAL and blocks) in a Prometheus 3, whose query API reads every sample back — one process, no store
+ * discovery, and the series carry no external labels there ({@code receive_replica}, {@code tenant_id} are the
+ * StoreAPI's), so they read back as written. Thread-safe lifecycle (synchronized).
  */
 public final class ThanosReceive implements Components.PrometheusEndpoint {
 
@@ -33,20 +34,24 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
     private final List<FreePorts.Reservation> ports;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     private Process receive;
-    private Process query;
+    /** The Prometheus 3 opened on the receiver's TSDB once it stopped (the read-back), or null. */
+    private PrometheusServer reader;
     private boolean closed;
 
     private ThanosReceive(Path dir) {
         this.dir = dir;
-        this.ports = FreePorts.reserve(5);
+        this.ports = FreePorts.reserve(3);
     }
 
-    /** Null when the binary is built, else why the Thanos tests are skipped. */
+    /** Null when the binary (and the Prometheus 3 of the read-back) is built, else why the Thanos tests are skipped. */
     public static String unavailable() {
+        if (!Files.isExecutable(PrometheusServer.CURRENT_BINARY)) {
+            return PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current): it reads Thanos receive's TSDB back";
+        }
         return Files.isExecutable(BINARY) ? null : BINARY + " not built (scripts/lib.sh ensure_thanos)";
     }
 
-    /** Starts the receiver and its query in {@code dir}; returns once both are ready. */
+    /** Starts the receiver in {@code dir}; returns once it is ready. */
     public static synchronized ThanosReceive start(Path dir) {
         ThanosReceive t = new ThanosReceive(dir.toAbsolutePath());
         try {
@@ -78,17 +83,6 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
         ChildProcesses.appendMarker(receiveLog, "starting " + String.join(" ", r));
         receive = ChildProcesses.start(ChildProcesses.onCpus(ChildProcesses.TSDB_CPUS, r), receiveLog, true);
         awaitReady(receive, "http://127.0.0.1:" + port(1) + "/-/ready", receiveLog);
-        Path queryLog = dir.resolve("thanos-query.log");
-        List<String> q = List.of(BINARY.toString(), "query",
-                "--grpc-address=127.0.0.1:" + port(3),
-                "--http-address=127.0.0.1:" + port(4),
-                "--endpoint=127.0.0.1:" + port(0),
-                "--query.replica-label=receive_replica",
-                "--query.replica-label=tenant_id",
-                "--log.level=warn");
-        ChildProcesses.appendMarker(queryLog, "starting " + String.join(" ", q));
-        query = ChildProcesses.start(q, queryLog, true);
-        awaitReady(query, url() + "/-/ready", queryLog);
     }
 
     private void awaitReady(Process p, String readyUrl, Path log) {
@@ -123,10 +117,10 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
         }
     }
 
-    /** The Thanos query's base URL (the Prometheus query API). */
+    /** The receiver's HTTP address (its /metrics, /-/ready). */
     @Override
     public String url() {
-        return "http://127.0.0.1:" + port(4);
+        return "http://127.0.0.1:" + port(1);
     }
 
     /** The receiver's remote write URL, {@code http://127.0.0.1:<port>/api/v1/receive}. */
@@ -135,30 +129,36 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
         return "http://127.0.0.1:" + port(2) + "/api/v1/receive";
     }
 
+    /**
+     * Stops the receiver (SIGTERM: it closes its TSDB) and reads its default tenant's TSDB back through a Prometheus 3
+     * opened on it; later calls read from that Prometheus again.
+     */
     @Override
-    public VerificationResult readBack(String selector, ExpectedSamples expected) throws IOException, InterruptedException {
-        return PrometheusServer.readBack(http, url(), selector, expected);
+    public synchronized VerificationResult readBack(String selector, ExpectedSamples expected) throws IOException, InterruptedException {
+        return reader().readBack(selector, expected);
     }
 
     @Override
-    public VerificationResult readBackWithin(String selector, ExpectedSamples expected, Duration timeout) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            VerificationResult r;
-            try {
-                r = readBack(selector, expected);
-            } catch (IOException e) { // the query may not have found its store yet
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(500);
-                continue;
+    public synchronized VerificationResult readBackWithin(String selector, ExpectedSamples expected, Duration timeout)
+            throws IOException, InterruptedException {
+        return reader().readBackWithin(selector, expected, timeout);
+    }
+
+    private PrometheusServer reader() throws IOException {
+        if (reader == null) {
+            if (receive != null) {
+                ChildProcesses.terminate(receive, Duration.ofSeconds(30));
             }
-            if (r.passed() || System.nanoTime() > deadline) {
-                return r;
+            Path readDir = dir.resolve("read-back");
+            Files.createDirectories(readDir);
+            Path tenant = dir.resolve("receive-data").resolve("default-tenant");
+            if (!Files.isDirectory(tenant)) {
+                throw new IOException("Thanos receive left no TSDB of its default tenant in " + tenant);
             }
-            Thread.sleep(500);
+            Files.move(tenant, readDir.resolve("prom-data"));
+            reader = PrometheusServer.startCurrent(readDir, null);
         }
+        return reader;
     }
 
     /** Crash: kill -9 of the receiver. */
@@ -182,10 +182,11 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
         }
         closed = true;
         try {
-            for (Process p : new Process[] {query, receive}) {
-                if (p != null) {
-                    ChildProcesses.terminate(p, Duration.ofSeconds(20));
-                }
+            if (receive != null) {
+                ChildProcesses.terminate(receive, Duration.ofSeconds(20));
+            }
+            if (reader != null) {
+                reader.close();
             }
         } finally {
             ports.forEach(FreePorts.Reservation::close);
@@ -195,6 +196,6 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
 
     @Override
     public String toString() {
-        return "ThanosReceive[" + remoteWriteUrl() + ", query " + url() + "]";
+        return "ThanosReceive[" + remoteWriteUrl() + "]";
     }
 }
