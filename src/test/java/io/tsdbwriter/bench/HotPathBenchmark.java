@@ -51,9 +51,15 @@ public class HotPathBenchmark {
     @Param({"import", "remote-write"})
     String output;
 
+    /** Ordered lanes (per-series order, DESIGN §6): 0 = unordered; &gt; 0 = each point's lane is chosen first. */
+    @Param({"0", "8"})
+    int lanes;
+
     private byte[][] records;
     private PointAmplifier amplifier;
     private ByteBuf out;
+    /** The lanes chosen, summed: kept so the choice is not optimized away. */
+    public long laneSum;
 
     @Setup
     public void setUp() {
@@ -80,6 +86,9 @@ public class HotPathBenchmark {
         for (byte[] r : records) {
             amplifier.decode(r);
             for (int p = 0; p < amplifier.pointCount(); p++) {
+                if (lanes > 0) {
+                    laneSum += amplifier.lane(p, lanes); // the lane, then the point's series looked up with its key reused
+                }
                 samples += amplifier.encodePoint(p, out);
             }
             if (out.length() > (1 << 20)) {
