@@ -39,7 +39,8 @@ public final class BenchRunner {
                            Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
                            List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp,
-                           String remoteWriteUrl, CpuPinning.Plan placement, Path prometheusBinary, Path victoriaMetricsBinary) {
+                           String remoteWriteUrl, CpuPinning.Plan placement, Path prometheusBinary, Path victoriaMetricsBinary,
+                           Duration prometheusOutOfOrderWindow) {
 
         /**
          * The TSDB that the shape's ceiling and each of its cells get of their own ({@link FreshReceiver}), or null when
@@ -210,7 +211,8 @@ public final class BenchRunner {
     /** A TSDB of its own for one measurement, {@code <name>-<kind>}, on the TSDB's CPUs ({@link FreshReceiver}). */
     private FreshReceiver freshReceiver(FreshReceiver.Kind kind, String name, WriteClient client) throws IOException, InterruptedException {
         String full = name + "-" + kind.label();
-        FreshReceiver r = FreshReceiver.start(kind, s.binary(kind), s.workDir(), full, s.placement().placement().tsdbCpus(), client.http());
+        FreshReceiver r = FreshReceiver.start(kind, s.binary(kind), s.workDir(), full, s.placement().placement().tsdbCpus(), client.http(),
+                s.prometheusOutOfOrderWindow());
         progress("%s: a new %s (%s) at %s", full, kind.displayName(), s.binary(kind), r.url());
         return r;
     }

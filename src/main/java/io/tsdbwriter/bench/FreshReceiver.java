@@ -96,11 +96,20 @@ final class FreshReceiver implements AutoCloseable {
      */
     static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
             throws IOException, InterruptedException {
+        return start(kind, binary, workDir, name, tsdbCpus, http, OUT_OF_ORDER_WINDOW);
+    }
+
+    /**
+     * As above, a Prometheus with {@code outOfOrderWindow} ({@code storage.tsdb.out_of_order_time_window}; zero: none,
+     * Prometheus' default, which refuses a series' older samples; {@code bench --prometheus-out-of-order-window}).
+     */
+    static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http,
+                               Duration outOfOrderWindow) throws IOException, InterruptedException {
         Path dir = workDir.resolve(name).toAbsolutePath();
         deleteTree(dir);
         Files.createDirectories(dir);
         if (kind == Kind.PROMETHEUS) {
-            Files.writeString(dir.resolve("prometheus.yml"), config(), StandardCharsets.UTF_8);
+            Files.writeString(dir.resolve("prometheus.yml"), config(outOfOrderWindow), StandardCharsets.UTF_8);
         }
         Path log = workDir.resolve(name + ".log").toAbsolutePath(); // kept beside the cells' logs
         for (int attempt = 1; ; attempt++) {
@@ -130,10 +139,15 @@ final class FreshReceiver implements AutoCloseable {
         return e.getMessage() != null && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("address already in use");
     }
 
-    /** Prometheus' config file: no scrape targets, the out-of-order window. */
+    /** Prometheus' config file: no scrape targets, the out-of-order window {@link #OUT_OF_ORDER_WINDOW}. */
     static String config() {
-        return "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
-                + "storage:\n  tsdb:\n    out_of_order_time_window: " + OUT_OF_ORDER_WINDOW.toSeconds() + "s\n";
+        return config(OUT_OF_ORDER_WINDOW);
+    }
+
+    /** Prometheus' config file: no scrape targets, the out-of-order window (zero: none, Prometheus' default). */
+    static String config(Duration outOfOrderWindow) {
+        return "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n" + (outOfOrderWindow.isZero() ? ""
+                : "storage:\n  tsdb:\n    out_of_order_time_window: " + outOfOrderWindow.toSeconds() + "s\n");
     }
 
     /** Prometheus' command line for a data directory and a port. */

@@ -110,6 +110,13 @@ public final class BenchCommand implements Callable<Integer> {
                     + "go to --remote-write-url)")
     Path prometheusBinary;
 
+    @Option(names = "--prometheus-out-of-order-window", defaultValue = "30d", converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description = "The storage.tsdb.out_of_order_time_window of the Prometheus that --prometheus-binary starts; 0s: none, "
+                    + "Prometheus' default, which refuses a series' older samples (the writers keep each series in order, "
+                    + "--ordering series) (default: ${DEFAULT-VALUE})")
+    Duration prometheusOutOfOrderWindow;
+
     @Option(names = "--victoria-metrics-binary", paramLabel = "FILE",
             description = "VictoriaMetrics single node for the import and remote write 1.0 cells of --vm-url: each of them and "
                     + "their ceiling gets a new VictoriaMetrics from this binary (empty data directory, a free loopback port, "
@@ -300,7 +307,7 @@ public final class BenchCommand implements Callable<Integer> {
                 kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
                 remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0), plan,
                 prometheusBinary == null ? null : prometheusBinary.toAbsolutePath(),
-                victoriaMetricsBinary == null ? null : victoriaMetricsBinary.toAbsolutePath());
+                victoriaMetricsBinary == null ? null : victoriaMetricsBinary.toAbsolutePath(), prometheusOutOfOrderWindow);
         int rc = new BenchRunner(settings, System.out).run();
         return telegraf == null && !floor ? rc : Math.max(rc, runPeer(telegraf, settings, jar, java));
     }

@@ -71,7 +71,7 @@ final class HelpGroups {
                     HELP),
             "bench", List.of(
                     new Group("Kafka connection", KAFKA_CLIENT),
-                    new Group("TSDB connection and security", concat(List.of("--vm-url", "--remote-write-url", "--prometheus-binary", "--victoria-metrics-binary"), VM_AUTH)),
+                    new Group("TSDB connection and security", concat(List.of("--vm-url", "--remote-write-url", "--prometheus-binary", "--prometheus-out-of-order-window", "--victoria-metrics-binary"), VM_AUTH)),
                     new Group("Grid: one writer process per cell", List.of("--parallelism", "--time-multiplier",
                             "--instance-multiplier", "--write-mode", "--output", "--share-processes", "--share-parallelism")),
                     new Group("Backlog and live load", List.of("--source", "--data-dir", "--series", "--records", "--topic",

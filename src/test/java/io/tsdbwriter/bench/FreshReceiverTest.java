@@ -22,6 +22,7 @@ class FreshReceiverTest {
                 .contains("--web.listen-address=127.0.0.1:9090", "--web.enable-remote-write-receiver",
                         "--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request");
         assertThat(FreshReceiver.config()).contains("out_of_order_time_window: 2592000s");
+        assertThat(FreshReceiver.config(java.time.Duration.ZERO)).doesNotContain("out_of_order_time_window");
     }
 
     @Test
