@@ -109,10 +109,14 @@ final class PermitSizing {
     synchronized int wholeCapacity() {
         int total = 0;
         for (WriteTarget e : endpoints) {
-            total += maxConcurrentWrites > 0 ? Math.max(1, (maxConcurrentWrites + endpoints.size() - 1) / endpoints.size())
-                    : capacity.getOrDefault(e, FALLBACK_PERMITS);
+            total += maxConcurrentWrites > 0 ? explicitPerEndpoint() : capacity.getOrDefault(e, FALLBACK_PERMITS);
         }
         return total;
+    }
+
+    /** {@code --max-concurrent-writes} spread over the endpoints, rounded up, at least 1 each. */
+    private int explicitPerEndpoint() {
+        return Math.max(1, (maxConcurrentWrites + endpoints.size() - 1) / endpoints.size());
     }
 
     /** The intake's share changed: resize, and when it went down wait until the requests above it finished. */
@@ -213,7 +217,7 @@ final class PermitSizing {
             int cap;
             String why;
             if (maxConcurrentWrites > 0) {
-                cap = Math.max(1, (maxConcurrentWrites + endpoints.size() - 1) / endpoints.size());
+                cap = explicitPerEndpoint();
                 why = "--max-concurrent-writes, this process alone";
             } else {
                 int whole = capacity.getOrDefault(e, FALLBACK_PERMITS);

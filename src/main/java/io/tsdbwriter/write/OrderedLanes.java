@@ -196,35 +196,28 @@ public final class OrderedLanes implements AutoCloseable {
 
         @Override
         public void written(WriteBatch<S, O> batch) {
-            try {
-                to.written(batch);
-            } finally {
-                done.countDown();
-            }
+            forward(() -> to.written(batch));
         }
 
         @Override
         public void rejected(WriteBatch<S, O> batch, List<Rejection<S>> rejections) {
-            try {
-                to.rejected(batch, rejections);
-            } finally {
-                done.countDown();
-            }
+            forward(() -> to.rejected(batch, rejections));
         }
 
         @Override
         public void gaveUp(WriteBatch<S, O> batch, WriteOutcome outcome) {
-            try {
-                to.gaveUp(batch, outcome);
-            } finally {
-                done.countDown();
-            }
+            forward(() -> to.gaveUp(batch, outcome));
         }
 
         @Override
         public void abandoned(WriteBatch<S, O> batch) {
+            forward(() -> to.abandoned(batch));
+        }
+
+        /** Tells the batch's own listener, then lets the lane go on, whatever the listener does. */
+        private void forward(Runnable tell) {
             try {
-                to.abandoned(batch);
+                tell.run();
             } finally {
                 done.countDown();
             }

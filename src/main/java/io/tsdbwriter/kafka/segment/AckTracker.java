@@ -51,10 +51,7 @@ public final class AckTracker {
         if (openFirstOffset < 0) {
             throw new IllegalStateException("no open batch");
         }
-        Pending p = new Pending(openFirstOffset);
-        pending.addLast(p);
-        openFirstOffset = -1;
-        return p;
+        return registerBatch(openFirstOffset, -1);
     }
 
     /**
