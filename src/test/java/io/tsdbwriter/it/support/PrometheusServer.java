@@ -152,11 +152,20 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
         http = newHttpClient();
         old.close();
         process = ChildProcesses.start(ChildProcesses.onCpus(ChildProcesses.TSDB_CPUS, cmd), logFile, true);
-        Instant deadline = Instant.now().plus(START_TIMEOUT);
+        awaitReady(http, process, "prometheus", url, START_TIMEOUT, logFile);
+    }
+
+    /**
+     * Waits until {@code <url>/-/ready} answers 200 (Prometheus, Thanos); kills {@code process} and throws
+     * {@link IllegalStateException} with its log's tail when it exits, is not ready within {@code timeout}, or the wait
+     * is interrupted.
+     */
+    static void awaitReady(HttpClient http, Process process, String name, String url, Duration timeout, Path logFile) {
+        Instant deadline = Instant.now().plus(timeout);
         String last = "no answer yet";
         while (true) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("prometheus exited with code " + process.exitValue() + "; " + ChildProcesses.tailMessage(logFile));
+                throw new IllegalStateException(name + " exited with code " + process.exitValue() + "; " + ChildProcesses.tailMessage(logFile));
             }
             try {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/-/ready")).timeout(Duration.ofSeconds(2)).GET().build(),
@@ -170,11 +179,11 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 ChildProcesses.kill(process);
-                throw new IllegalStateException("interrupted while waiting for prometheus", e);
+                throw new IllegalStateException("interrupted while waiting for " + name, e);
             }
             if (Instant.now().isAfter(deadline)) {
                 ChildProcesses.kill(process);
-                throw new IllegalStateException("prometheus on " + url + " not ready after " + START_TIMEOUT + " (" + last + "); "
+                throw new IllegalStateException(name + " on " + url + " not ready after " + timeout + " (" + last + "); "
                         + ChildProcesses.tailMessage(logFile));
             }
             try {
@@ -182,7 +191,7 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 ChildProcesses.kill(process);
-                throw new IllegalStateException("interrupted while waiting for prometheus", e);
+                throw new IllegalStateException("interrupted while waiting for " + name, e);
             }
         }
     }

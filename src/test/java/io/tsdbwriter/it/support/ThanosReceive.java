@@ -5,14 +5,10 @@ import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.verify.VerificationResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -82,39 +78,7 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
                 "--log.level=warn"));
         ChildProcesses.appendMarker(receiveLog, "starting " + String.join(" ", r));
         receive = ChildProcesses.start(ChildProcesses.onCpus(ChildProcesses.TSDB_CPUS, r), receiveLog, true);
-        awaitReady(receive, "http://127.0.0.1:" + port(1) + "/-/ready", receiveLog);
-    }
-
-    private void awaitReady(Process p, String readyUrl, Path log) {
-        Instant deadline = Instant.now().plus(START_TIMEOUT);
-        String last = "no answer yet";
-        while (true) {
-            if (!p.isAlive()) {
-                throw new IllegalStateException("thanos exited with code " + p.exitValue() + "; " + ChildProcesses.tailMessage(log));
-            }
-            try {
-                HttpResponse<String> res = http.send(HttpRequest.newBuilder(URI.create(readyUrl)).timeout(Duration.ofSeconds(2)).GET().build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (res.statusCode() == 200) {
-                    return;
-                }
-                last = res.statusCode() + " " + res.body();
-            } catch (IOException e) {
-                last = e.toString();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for thanos", e);
-            }
-            if (Instant.now().isAfter(deadline)) {
-                throw new IllegalStateException(readyUrl + " not ready after " + START_TIMEOUT + " (" + last + "); " + ChildProcesses.tailMessage(log));
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for thanos", e);
-            }
-        }
+        PrometheusServer.awaitReady(http, receive, "thanos receive", url(), START_TIMEOUT, receiveLog);
     }
 
     /** The receiver's HTTP address (its /metrics, /-/ready). */
