@@ -7,13 +7,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The waits of the write threads — a retry's backoff, the probe interval of a paused write, the poll of an open circuit
- * breaker — which the writer's stop cuts short (issue 41): once {@link #stop()} was called, every wait in progress
- * ends at once and no new one begins, so a stop during a write fault never waits out a backoff of up to
- * {@code --max-backoff}. The wait itself is the {@link RetryPolicy.Sleeper} (tests inject one that never sleeps); a
- * wait is ended by interrupting its thread, and only a thread that is inside {@link #sleep} at that moment. From the stop
- * on, a write that fails twice ({@link Attempts#failedAtStop}) is held: counted here, abandoned by the writer — unless
- * the TSDB answered 429 ({@link #busy}): it is up, and its write waits as told.
+ * The waits of the write threads — a retry's backoff, the probe interval of a paused or faulted write, the poll of an
+ * open circuit breaker — which the writer's stop cuts short (issue 41): once {@link #stop()} was called, every wait in
+ * progress ends and every later one lasts at most {@link #spacingMs the spacing} (the initial backoff with ±50 % jitter,
+ * 100–300 ms by default), so a stop during a write fault never waits out a backoff of up to {@code --max-backoff}, and
+ * the writes it wakes do not all go out in the same millisecond (the remote write specification, "Retries &amp;
+ * Backoff": senders MUST use a backoff; issue 53). The wait itself is the {@link RetryPolicy.Sleeper} (tests inject one
+ * that never sleeps); a wait is ended by interrupting its thread, and only a thread that is inside {@link #sleep} at
+ * that moment. From the stop on, a write whose attempt begun after the stop fails ({@link Attempts#failedAtStop}) is
+ * held: counted here, abandoned by the writer — unless the TSDB answered 429 ({@link #busy}): it is up, and its write
+ * waits as told. So a stop tries each failing write at most once more, spaced.
  *
  * <p>Thread-safe: {@link #sleep} from the write threads (virtual threads: the lock is a {@link ReentrantLock}, held
  * only to add or remove a thread), {@link #stop()} from any thread.
@@ -21,6 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class Backoff {
 
     private final RetryPolicy.Sleeper sleeper;
+    private final long initialBackoffMs;
     private final ReentrantLock lock = new ReentrantLock();
     /** The threads inside {@link #sleep}; guarded by {@link #lock}. */
     private final Set<Thread> waiting = new HashSet<>();
@@ -35,47 +39,69 @@ final class Backoff {
         }
     }
 
-    /** One write's failed attempts since the stop; its thread only. */
-    final class Attempts {
-        private int failedSinceStop;
-
-        /**
-         * Counts a failed attempt ({@code outcome}); true when it is the write's second since the stop: the write is
-         * to be held. A 429 is not counted ({@link #busy}).
-         */
-        boolean failedAtStop(WriteOutcome outcome) {
-            return stopped && !busy(outcome) && ++failedSinceStop >= 2;
-        }
-    }
-
-    /** @param sleeper how a wait is made ({@link Thread#sleep(long)} in production) */
-    Backoff(RetryPolicy.Sleeper sleeper) {
-        this.sleeper = sleeper;
+    /** One write's attempts; its thread only. */
+    static final class Attempts {
+        /** Whether the breaker permitted the attempt whose refusal waits for its empty probe's verdict. */
+        boolean refusalPermitted;
+        /** That attempt's duration, nanoseconds. */
+        long refusalTookNanos;
+        /** Whether that attempt began after the stop. */
+        boolean refusalAfterStop;
     }
 
     /**
-     * Waits {@code millis}, or less when the writer stops meanwhile; returns at once once it has stopped.
+     * True when a write whose attempt failed with {@code outcome} is to be held: the stop came before the attempt
+     * began ({@code stoppedBefore}) and the answer is not a 429 ({@link #busy}). An attempt under way at the stop earns
+     * its write one more, spaced.
+     */
+    boolean failedAtStop(WriteOutcome outcome, boolean stoppedBefore) {
+        return stoppedBefore && !busy(outcome);
+    }
+
+    /**
+     * @param sleeper          how a wait is made ({@link Thread#sleep(long)} in production)
+     * @param initialBackoffMs the retry policy's first delay: the spacing after the stop is drawn around it
+     */
+    Backoff(RetryPolicy.Sleeper sleeper, long initialBackoffMs) {
+        this.sleeper = sleeper;
+        this.initialBackoffMs = initialBackoffMs;
+    }
+
+    /** A wait after the stop: {@code initialBackoffMs} × [0.5, 1.5), at most {@code millis}. */
+    long spacingMs(long millis) {
+        long jittered = (long) (initialBackoffMs * (0.5 + java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
+        return Math.max(0, Math.min(millis, jittered));
+    }
+
+    /**
+     * Waits {@code millis}; when the writer stops meanwhile, or has stopped, the wait ends after {@link #spacingMs}
+     * instead (the stop does not cut that one short).
      *
      * @throws InterruptedException when the thread is interrupted by anything but the stop (the writer's close)
      */
     void sleep(long millis) throws InterruptedException {
         Thread t = Thread.currentThread();
+        boolean alreadyStopped;
         lock.lock();
         try {
-            if (stopped) {
-                return;
+            alreadyStopped = stopped;
+            if (!alreadyStopped) {
+                waiting.add(t);
             }
-            waiting.add(t);
         } finally {
             lock.unlock();
         }
+        if (alreadyStopped) {
+            sleeper.sleep(spacingMs(millis));
+            return;
+        }
         boolean interrupted = false;
+        boolean wokenByStop;
         try {
             sleeper.sleep(millis);
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {
-            boolean wokenByStop;
             lock.lock();
             try {
                 wokenByStop = !waiting.remove(t); // the stop took it out of the set, then interrupted it
@@ -89,6 +115,9 @@ final class Backoff {
         }
         if (interrupted) {
             throw new InterruptedException("write interrupted while waiting");
+        }
+        if (wokenByStop) {
+            sleeper.sleep(spacingMs(millis)); // woken by the stop: spaced from the others it woke
         }
     }
 

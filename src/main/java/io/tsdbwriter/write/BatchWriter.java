@@ -1,12 +1,7 @@
 package io.tsdbwriter.write;
 
 import io.tsdbwriter.metrics.WriterMeters;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import java.io.IOException;
 import java.time.Duration;
-import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -30,9 +25,6 @@ import org.slf4j.LoggerFactory;
 public final class BatchWriter implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
-    /** How often a write waiting on open circuit breakers checks them again. */
-    static final long PERMISSION_POLL_MS = 250;
-
     private final WriteFaults faults;
     /** Set when a configuration fault outlasted --write-fault-timeout: held batches are abandoned, not retried. */
     private volatile boolean faultGaveUp;
@@ -45,7 +37,7 @@ public final class BatchWriter implements AutoCloseable {
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vm-write-", 0).factory());
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Object drainLock = new Object();
-    private final Map<WriteTarget, CircuitBreaker> breakers = new IdentityHashMap<>();
+    private final EndpointBreakers breakers;
     private volatile boolean closed;
     private final boolean synchronous;
     /** The retry, pause and breaker waits, which {@link #stopping()} cuts short, and the writes held at the stop. */
@@ -77,19 +69,8 @@ public final class BatchWriter implements AutoCloseable {
         this.onFailure = onFailure;
         this.meters = meters;
         this.faults = new WriteFaults(meters);
-        this.backoff = new Backoff(retry.sleeper());
-        CircuitBreakerConfig cb = CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(10)
-                .minimumNumberOfCalls(5)
-                .failureRateThreshold(50)
-                .waitDurationInOpenState(retry.maxBackoff())
-                .permittedNumberOfCallsInHalfOpenState(1)
-                .maxWaitDurationInHalfOpenState(Duration.ZERO)
-                .build();
-        for (WriteTarget e : this.endpoints) {
-            breakers.put(e, CircuitBreaker.of("vm-import " + e.baseUrl(), cb));
-        }
+        this.backoff = new Backoff(retry.sleeper(), retry.initialBackoff().toMillis());
+        this.breakers = new EndpointBreakers(this.endpoints, retry.maxBackoff());
     }
 
     /**
@@ -104,7 +85,7 @@ public final class BatchWriter implements AutoCloseable {
         }
         int bytes = batch.body().length();
         long t0 = System.nanoTime();
-        WritePermits.Permit budget = permits.acquire(endpoints, bytes, e -> breakers.get(e).getState() != CircuitBreaker.State.OPEN);
+        WritePermits.Permit budget = permits.acquire(endpoints, bytes, breakers::notOpen);
         meters.permitWait.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         inFlight.incrementAndGet();
         meters.inflightBytes.addAndGet(bytes);
@@ -160,8 +141,10 @@ public final class BatchWriter implements AutoCloseable {
      * after the retries run out (holding the permit, so the poll threads stop when every permit is held) until the
      * answer is success or a data refusal. A configuration fault ({@link WriteOutcome.Kind#FAULT}) is held whatever
      * the policy: never split, never dead-lettered, tried again with backoff up to {@code --max-backoff} until the
-     * endpoint accepts it or the writer gives up on it ({@link #abortFaulted()}). A refusal is confirmed to depend on
-     * the data before it is returned ({@link #confirmRefusal}).
+     * endpoint accepts it or the writer gives up on it ({@link #abortFaulted()}); its attempts go through the
+     * endpoint's breaker, so a fault opens it and the writes to that endpoint wait. A refusal is confirmed to depend on
+     * the data before it is returned ({@link #confirmRefusal}). After the stop a write whose attempt begun after it
+     * fails is held ({@link Backoff}).
      */
     private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint) throws InterruptedException, Backoff.Held {
         WriteClient.Payload payload = client.prepare(batch.body(), batch.samples());
@@ -171,9 +154,13 @@ public final class BatchWriter implements AutoCloseable {
             int faultAttempt = 0;
             while (true) {
                 if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
-                    outcome = confirmRefusal(endpoint, outcome);
+                    outcome = confirmRefusal(endpoint, outcome, attempts);
                     if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
                         return outcome;
+                    }
+                    if (backoff.failedAtStop(outcome, attempts.refusalAfterStop)) {
+                        meters.writeRequest("held", outcome.statusTag());
+                        throw new Backoff.Held();
                     }
                 }
                 if (outcome.kind() == WriteOutcome.Kind.FAULT) {
@@ -201,18 +188,23 @@ public final class BatchWriter implements AutoCloseable {
      * Whether a refusal depends on the data (DESIGN §6): the endpoint is sent an empty request. Accepted: the refusal
      * was the data's, and {@code refusal} is returned. Refused too: the fault is the endpoint (a wrong path prefix,
      * which VictoriaMetrics answers 400; an unknown token, which vmauth answers 400), and a
-     * {@link WriteOutcome.Kind#FAULT} is returned. No answer, or a retryable one: that outcome, to be retried.
+     * {@link WriteOutcome.Kind#FAULT} is returned. No answer, or a retryable one: that outcome, to be retried. The
+     * verdict is the refused attempt's outcome for the endpoint's breaker.
      */
-    private WriteOutcome confirmRefusal(WriteTarget endpoint, WriteOutcome refusal) {
+    private WriteOutcome confirmRefusal(WriteTarget endpoint, WriteOutcome refusal, Backoff.Attempts attempts) {
         WriteOutcome empty = client.probeEmpty(endpoint);
         meters.writeRequest("probe", empty.statusTag());
-        return switch (empty.kind()) {
+        WriteOutcome verdict = switch (empty.kind()) {
             case SUCCESS -> refusal;
             case REJECTED -> new WriteOutcome(WriteOutcome.Kind.FAULT, refusal.status(), -1,
                     "wrong path prefix? unknown token? (it refuses an empty request too, so the refusal does not depend on the data: "
                             + refusal.detail() + ")");
             case FAULT, RETRYABLE -> empty;
         };
+        if (attempts.refusalPermitted) {
+            breakers.record(endpoint, attempts.refusalTookNanos, verdict);
+        }
+        return verdict;
     }
 
     /**
@@ -256,15 +248,16 @@ public final class BatchWriter implements AutoCloseable {
 
     /**
      * One bounded round: the first attempt plus up to maxRetries retries. Each attempt goes through its endpoint's
-     * resilience4j circuit breaker: while every endpoint's breaker is open (VictoriaMetrics keeps failing), attempts
-     * wait instead of hammering it, and one probe per open interval decides when writing resumes. After the stop the
-     * attempts go out at once, breaker or not, and a second failure since the stop holds the write ({@link Backoff.Held}).
+     * resilience4j circuit breaker ({@link EndpointBreakers}): while every endpoint's breaker is open (VictoriaMetrics
+     * keeps failing), attempts wait instead of hammering it, and one probe per open interval decides when writing
+     * resumes. A refusal's breaker record waits for its probe ({@link #confirmRefusal}). After the stop the attempts go
+     * out spaced, breaker or not, and a failure of an attempt begun after the stop holds the write ({@link Backoff.Held}).
      */
     private WriteOutcome writeWithRetries(WriteClient.Payload payload, WriteTarget endpoint, Backoff.Attempts attempts)
             throws InterruptedException, Backoff.Held {
         for (int attempt = 0; ; attempt++) {
-            CircuitBreaker breaker = breakers.get(endpoint);
-            boolean permitted = awaitPermission(breaker);
+            boolean permitted = breakers.await(endpoint, () -> closed || faultGaveUp, backoff);
+            boolean stoppedBefore = backoff.stopped();
             long t0 = System.nanoTime();
             WriteOutcome outcome = client.post(endpoint, payload);
             meters.requestBytes.increment(payload.length());
@@ -274,12 +267,13 @@ public final class BatchWriter implements AutoCloseable {
                 faults.ok(endpoint);
             }
             boolean failed = outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT;
-            if (permitted && failed) {
-                breaker.onError(took, TimeUnit.NANOSECONDS, new IOException(outcome.statusTag() + " " + outcome.detail()));
-            } else if (permitted) {
-                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            attempts.refusalPermitted = permitted && outcome.kind() == WriteOutcome.Kind.REJECTED;
+            attempts.refusalTookNanos = took;
+            attempts.refusalAfterStop = stoppedBefore;
+            if (permitted && !attempts.refusalPermitted) {
+                breakers.record(endpoint, took, outcome);
             }
-            if (failed && attempts.failedAtStop(outcome)) {
+            if (failed && backoff.failedAtStop(outcome, stoppedBefore)) {
                 meters.writeRequest("held", outcome.statusTag());
                 throw new Backoff.Held(); // the TSDB fails at the stop: no write can be expected to succeed
             }
@@ -303,27 +297,6 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    /**
-     * Waits while the endpoint's breaker is open (VictoriaMetrics failing); it lets one probe through per open interval.
-     *
-     * @return true when the breaker permitted the attempt; false when the writer is stopping (the attempt goes anyway)
-     */
-    private boolean awaitPermission(CircuitBreaker breaker) throws InterruptedException {
-        while (!breaker.tryAcquirePermission()) {
-            if (closed || faultGaveUp) {
-                throw new InterruptedException("writer closed");
-            }
-            if (backoff.stopped()) {
-                return false;
-            }
-            backoff.sleep(PERMISSION_POLL_MS);
-        }
-        if (closed) {
-            throw new InterruptedException("writer closed");
-        }
-        return true;
-    }
-
     /** The endpoints' configuration faults: health, the give-up timer and the lines. */
     public WriteFaults faults() {
         return faults;
@@ -344,9 +317,10 @@ public final class BatchWriter implements AutoCloseable {
     }
 
     /**
-     * The writer is being stopped (SIGTERM): waits between attempts end, and a write that fails from now on is tried
-     * once more at once, then held ({@link WriteListener#abandoned}: never committed past, written again by the next
-     * start). A stop during a write fault thus takes two attempts per write, not the drain timeout. Idempotent.
+     * The writer is being stopped (SIGTERM): waits between attempts end, a failing write is tried once more after a
+     * spacing of about the initial backoff ({@link Backoff}), and a failure of an attempt begun after the stop holds
+     * it ({@link WriteListener#abandoned}: never committed past, written again by the next start). A stop during a write
+     * fault thus takes one more attempt per write, spaced, not the drain timeout. Idempotent.
      */
     public void stopping() {
         backoff.stop();

@@ -421,8 +421,14 @@ class BatchWriterTest {
     }
 
     /** A retry policy whose every wait lasts until the writer's stop interrupts it (a 30 s backoff, not slept). */
-    private static RetryPolicy waitingUntilStopped(CountDownLatch waiting) {
+    /** The first wait lasts until the stop interrupts it; later ones (the spacing after the stop) are recorded. */
+    private RetryPolicy waitingUntilStopped(CountDownLatch waiting) {
+        AtomicInteger waits = new AtomicInteger();
         return new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), millis -> {
+            if (waits.getAndIncrement() > 0) {
+                delays.add(millis);
+                return;
+            }
             waiting.countDown();
             new CountDownLatch(1).await(); // returns only when interrupted
         });
@@ -446,7 +452,9 @@ class BatchWriterTest {
         w.stopping();
 
         assertThat(l.await()).as("held: never acknowledged, so never committed past").isEqualTo("abandoned");
-        assertThat(server.getRequestCount()).as("the first attempt, then two at once after the stop").isEqualTo(3);
+        assertThat(server.getRequestCount()).as("the first attempt, then one more after the stop").isEqualTo(2);
+        assertThat(delays).as("that one spaced by the initial backoff's jitter, not sent at once").singleElement()
+                .satisfies(d -> assertThat(d).isBetween(100L, 300L));
         assertThat(w.batchesHeld()).isEqualTo(1);
         assertThat(w.samplesHeld()).isEqualTo(4);
         assertThat(w.givingUp()).isTrue();
@@ -496,7 +504,9 @@ class BatchWriterTest {
         w.stopping();
 
         assertThat(l.await()).as("the TSDB is up and busy: worth the wait, even at the stop").isEqualTo("written");
-        assertThat(delays).as("the Retry-After waits after the stop, not cut short").containsExactly(1000L, 2000L);
+        assertThat(delays).as("the spacing after the stop, then the Retry-After waits, not cut short").hasSize(3);
+        assertThat(delays.get(0)).isBetween(100L, 300L);
+        assertThat(delays.subList(1, 3)).containsExactly(1000L, 2000L);
         assertThat(w.batchesHeld()).isZero();
     }
 

@@ -1,0 +1,127 @@
+package io.tsdbwriter.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tsdbwriter.metrics.WriterMeters;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import okhttp3.mockwebserver.Dispatcher;
+import okhttp3.mockwebserver.MockResponse;
+import okhttp3.mockwebserver.MockWebServer;
+import okhttp3.mockwebserver.RecordedRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * "Senders MUST use a backoff algorithm" (the remote write specification 1.0, "Retries &amp; Backoff"; issue 53 item 1),
+ * in real time against a receiver on loopback that refuses every request, the empty probe included: the writer once
+ * sent it 3,000–4,000 requests a second and took 30 s to stop. Counts requests per second once the first seconds are
+ * over, and how long the stop takes. The clock is real here (the circuit breaker's open interval is resilience4j's),
+ * so the bounds are generous: what they catch is a storm, not a millisecond.
+ */
+class WriteBackoffTest {
+
+    private static final int BATCHES = 4;
+    private MockWebServer server;
+    private WriteClient client;
+    private BatchWriter writer;
+    private final ConcurrentLinkedQueue<Long> requestNanos = new ConcurrentLinkedQueue<>();
+    private final WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+
+    @BeforeEach
+    void refuseEverything() throws IOException {
+        server = new MockWebServer();
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                requestNanos.add(System.nanoTime());
+                return new MockResponse().setResponseCode(400).setBody("refused");
+            }
+        });
+        server.start(InetAddress.getLoopbackAddress(), 0);
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        if (writer != null) {
+            writer.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+        server.shutdown();
+    }
+
+    private long requestsBetween(long fromNanos, long toNanos) {
+        return requestNanos.stream().filter(t -> t >= fromNanos && t < toNanos).count();
+    }
+
+    @Test
+    void aReceiverRefusingTheBatchAndItsEmptyProbeGetsAFewRequestsASecondAndTheStopIsQuick() throws Exception {
+        client = new WriteClient(Duration.ofSeconds(10), BATCHES, false, Output.REMOTE_WRITE);
+        RetryPolicy retry = new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(2), Thread::sleep);
+        writer = new BatchWriter(List.of(WriteTarget.remoteWrite(server.url("/api/v1/write").toString())), client,
+                new WritePermits(BATCHES, 1 << 20), retry, OnWriteFailure.DEAD_LETTER, meters);
+        CountDownLatch ended = new CountDownLatch(BATCHES);
+        long start = System.nanoTime();
+        for (int i = 0; i < BATCHES; i++) {
+            WriteBatch<String, Void> b = new WriteBatch<>(64);
+            b.body().put(new byte[] {10, 2, 10, 0}); // one empty time series: the receiver refuses it anyway
+            b.addPoint(1, "point-" + i);
+            writer.submit(b, new CountingListener(ended));
+        }
+
+        Thread.sleep(6_000);
+        long now = System.nanoTime();
+        long steady = requestsBetween(start + TimeUnit.SECONDS.toNanos(2), now);
+        assertThat(steady).as("requests in the 4 s after the first two (a batch and its probe per open interval of 2 s)")
+                .isLessThanOrEqualTo(12);
+        assertThat(writer.faults().any()).as("held as a configuration fault").isTrue();
+        assertThat(ended.getCount()).as("nothing split, dead-lettered or dropped").isEqualTo(BATCHES);
+
+        long stopAt = System.nanoTime();
+        writer.stopping();
+        assertThat(writer.drain(Duration.ofSeconds(10))).as("the stop ends every write").isTrue();
+        long stopTookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopAt);
+        assertThat(stopTookMs).as("one more spaced try per write, not --max-backoff nor a loop").isLessThan(3_000);
+        assertThat(requestsBetween(stopAt, System.nanoTime())).as("at most the batch and its probe once more, per write")
+                .isLessThanOrEqualTo(2L * BATCHES);
+        assertThat(ended.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(writer.batchesHeld()).as("held: never acknowledged, so written again by the next start").isEqualTo(BATCHES);
+    }
+
+    private static final class CountingListener implements WriteListener<String, Void> {
+        private final CountDownLatch ended;
+
+        CountingListener(CountDownLatch ended) {
+            this.ended = ended;
+        }
+
+        @Override
+        public void written(WriteBatch<String, Void> b) {
+            throw new AssertionError("written");
+        }
+
+        @Override
+        public void rejected(WriteBatch<String, Void> b, List<Rejection<String>> r) {
+            throw new AssertionError("rejected as data");
+        }
+
+        @Override
+        public void gaveUp(WriteBatch<String, Void> b, WriteOutcome o) {
+            throw new AssertionError("gave up: " + o);
+        }
+
+        @Override
+        public void abandoned(WriteBatch<String, Void> b) {
+            ended.countDown();
+        }
+    }
+}
