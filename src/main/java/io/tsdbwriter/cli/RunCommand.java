@@ -40,7 +40,7 @@ import java.util.regex.PatternSyntaxException;
                 + "the final report. With --stop-at-end that is a stop before the end: exit 4, and the summary names the "
                 + "partitions left short (exit 0 when the drain committed every recorded end); without it (a service) exit 0 "
                 + "when nothing was left unwritten. While the TSDB fails, the stop does not wait: a failing write is tried "
-                + "once more, then held (not committed past, written again by the next start) and the exit is 1 within seconds.",
+                + "once more, spaced, then held (not committed past, written again by the next start) and the exit is 1 within seconds.",
                 "Every option can also be set by an environment variable, for run only (the other commands ignore them): "
                 + "TSDB_WRITER_ + the option name in capitals with _ for - (e.g. TSDB_WRITER_TIME_MULTIPLIER=12). A flag on "
                 + "the command line wins; a default taken from a variable shows here as (default: VALUE, from TSDB_WRITER_...).",
