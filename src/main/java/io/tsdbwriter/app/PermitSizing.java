@@ -51,6 +51,7 @@ final class PermitSizing {
     private final int maxConcurrentWrites;
     private final List<String> targetMetricsUrls;
     private final Duration settleTimeout;
+    private final boolean readsMetrics;
     /** Each target's whole insert capacity and where it came from (auto only). */
     private final Map<WriteTarget, Integer> capacity = new IdentityHashMap<>();
     private final Map<WriteTarget, String> source = new IdentityHashMap<>();
@@ -65,6 +66,18 @@ final class PermitSizing {
      */
     PermitSizing(WriteClient client, List<WriteTarget> endpoints, WritePermits permits, int maxConcurrentWrites,
                  List<String> targetMetricsUrls, Duration settleTimeout) {
+        this(client, endpoints, permits, maxConcurrentWrites, targetMetricsUrls, settleTimeout, true);
+    }
+
+    /**
+     * As the constructor above.
+     *
+     * @param readsMetrics false with {@code --tsdb-metrics-url none}: no page is read, every target gets
+     *                     {@value #FALLBACK_PERMITS}
+     */
+    PermitSizing(WriteClient client, List<WriteTarget> endpoints, WritePermits permits, int maxConcurrentWrites,
+                 List<String> targetMetricsUrls, Duration settleTimeout, boolean readsMetrics) {
+        this.readsMetrics = readsMetrics;
         this.client = client;
         this.endpoints = endpoints;
         this.permits = permits;
@@ -162,7 +175,15 @@ final class PermitSizing {
     private boolean readCapacities(boolean atStart) {
         Map<WriteTarget, Integer> read = new IdentityHashMap<>();
         Map<WriteTarget, String> from = new IdentityHashMap<>();
-        if (!targetMetricsUrls.isEmpty()) {
+        if (!readsMetrics) {
+            if (!atStart) {
+                return false;
+            }
+            for (WriteTarget e : endpoints) {
+                read.put(e, FALLBACK_PERMITS);
+                from.put(e, "--tsdb-metrics-url none, fallback " + FALLBACK_PERMITS);
+            }
+        } else if (!targetMetricsUrls.isEmpty()) {
             int sum = 0;
             int readable = 0;
             for (String url : targetMetricsUrls) {

@@ -6,6 +6,7 @@ import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.capacity.LiveAttribution;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.durability.DurabilityClock;
+import io.tsdbwriter.durability.DurabilityNeed;
 import io.tsdbwriter.durability.TsdbWatch;
 import io.tsdbwriter.write.http.SafeUrl;
 import io.tsdbwriter.encode.SampleEncoder;
@@ -102,7 +103,7 @@ public final class WriterService {
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
             PermitSizing sizing = new PermitSizing(client, endpoints, permits, cfg.maxConcurrentWrites(), cfg.targetMetricsUrls(),
-                    cfg.drainTimeout());
+                    cfg.drainTimeout(), cfg.readsTsdbMetrics());
             writer = new BatchWriter(endpoints, client, permits, retryPolicy(), cfg.onWriteFailure(), meters, cfg.syncWrites());
             batchWriter = writer;
             lanes = cfg.ordering() == Ordering.SERIES ? new OrderedLanes(writer) : null;
@@ -143,8 +144,8 @@ public final class WriterService {
                     cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
                     cfg.segmentSize(), capacity, cfg.batchSamples(),
                     lanes != null ? "series (" + lanes.size() + " lanes)" : cfg.ordering().flag(), replay.describe());
-            LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client, endpoints, permits,
-                    member instanceof ShareMember);
+            LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client,
+                    cfg.readsTsdbMetrics() ? endpoints : List.of(), permits, member instanceof ShareMember);
             ReportLines.schedule(reporter, cfg.reportInterval(), out, report, limits, writer, meters);
             return runMember(reporter, writer, deadLetters, meters, report, limits);
         } catch (StartFailed e) {
@@ -190,7 +191,10 @@ public final class WriterService {
      * The retention of the write targets, read from their {@code /metrics} ({@code -retentionPeriod}): the shortest
      * when several; null when none exports it (vminsert, Prometheus, Mimir).
      */
-    private static Duration retention(WriteClient client, List<WriteTarget> endpoints) {
+    private Duration retention(WriteClient client, List<WriteTarget> endpoints) {
+        if (!cfg.readsTsdbMetrics()) {
+            return null;
+        }
         Duration shortest = null;
         for (WriteTarget t : endpoints) {
             Duration d = RetentionProbe.read(client.http(), t.metricsUrl()).orElse(null);
@@ -214,6 +218,15 @@ public final class WriterService {
             log.warn("--durability-window 0: offsets are committed on the TSDB's 2xx and no TSDB restart is watched; a TSDB "
                     + "crash can lose the samples it acknowledged in its last seconds, and nothing would say so");
             return DurabilityClock.atOnce();
+        }
+        if (!cfg.readsTsdbMetrics()) {
+            DurabilityClock fixed = DurabilityClock.fixed(cfg.durabilityWindow() != null ? cfg.durabilityWindow() : DurabilityNeed.UNKNOWN);
+            log.warn("--tsdb-metrics-url none: no TSDB /metrics is read, so no TSDB restart is watched: an offset is committed {}s after "
+                    + "its writes were acknowledged{}, and a TSDB that restarts within that time can lose them unseen; write permits "
+                    + "without --max-concurrent-writes: {} per target", fixed.window().toSeconds(),
+                    cfg.durabilityWindow() != null ? " (--durability-window)" : " (the window of a receiver that says nothing)",
+                    PermitSizing.FALLBACK_PERMITS);
+            return fixed;
         }
         List<String> urls = new ArrayList<>();
         endpoints.forEach(t -> urls.add(t.metricsUrl()));

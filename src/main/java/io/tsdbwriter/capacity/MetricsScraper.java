@@ -16,16 +16,24 @@ import okhttp3.Response;
 public final class MetricsScraper {
 
     private final OkHttpClient http;
+    /** Pages that answered 404: there is none, so they are not asked again (issue 53: a probe every 2 s of a receiver). */
+    private final java.util.Set<String> absent = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** @param http a client to derive from (its auth interceptors apply); each read times out after {@code timeout} */
     public MetricsScraper(OkHttpClient http, Duration timeout) {
         this.http = http.newBuilder().callTimeout(timeout).retryOnConnectionFailure(true).build();
     }
 
-    /** The page at {@code url}, or null when it cannot be read. */
+    /** The page at {@code url}, or null when it cannot be read; a page that answered 404 once is not asked again. */
     public PromSnapshot scrape(String url) {
+        if (absent.contains(url)) {
+            return null;
+        }
         Request req = new Request.Builder().url(url).get().build();
         try (Response resp = http.newCall(req).execute()) {
+            if (resp.code() == 404) {
+                absent.add(url);
+            }
             if (!resp.isSuccessful() || resp.body() == null) {
                 return null;
             }

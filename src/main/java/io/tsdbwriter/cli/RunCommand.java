@@ -218,10 +218,13 @@ final class RunCommand implements Callable<Integer> {
                     + "0: commit on the 2xx, watch no restart (a TSDB crash can lose the last seconds) (default: ${DEFAULT-VALUE})")
     Duration durabilityWindow;
 
-    @Option(names = "--tsdb-metrics-url", paramLabel = "URL", split = ",", splitSynopsisLabel = ",",
+    @Option(names = "--tsdb-metrics-url", paramLabel = "URL|none", split = ",", splitSynopsisLabel = ",",
             description = "A /metrics page of a TSDB process that holds acknowledged samples before storing them (a cluster's "
                     + "vmstorage nodes), watched for restarts and read for the durability window, besides each write target's "
-                    + "own /metrics; repeatable (default: the write targets' only)")
+                    + "own /metrics; repeatable. none: the writer reads no TSDB's /metrics at all, the write targets' included "
+                    + "(a receiver that serves none, or records every request): no restart is watched, the window is "
+                    + "--durability-window or 30s, auto write permits are 8 per target, no retention is read. A page that answers "
+                    + "404 is asked once, not again (default: the write targets' only)")
     List<String> tsdbMetricsUrls = new ArrayList<>();
 
     @Option(names = "--target-metrics-url", paramLabel = "URL", split = ",", splitSynopsisLabel = ",",

@@ -72,7 +72,8 @@ import java.util.regex.Pattern;
  * @param durabilityWindow     {@code --durability-window}: how long after its 2xx a write counts as stored (DESIGN §4);
  *                             null = read from the TSDB's {@code /metrics}; {@link Duration#ZERO} = at once, no restart watch
  * @param tsdbMetricsUrls      {@code --tsdb-metrics-url}: further TSDB processes' {@code /metrics} (vmstorage) watched for
- *                             restarts, besides the write targets'
+ *                             restarts, besides the write targets'; or {@link #NO_TSDB_METRICS} alone: no TSDB
+ *                             {@code /metrics} is read at all ({@link #readsTsdbMetrics()})
  * @param targetMetricsUrls    {@code --target-metrics-url}: the {@code /metrics} of every vminsert behind the write URLs,
  *                             whose {@code vm_concurrent_insert_capacity} add up to the targets' capacity (write permits
  *                             {@code auto}); empty = each write URL's own host's {@code /metrics}
@@ -157,7 +158,14 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(durabilityWindow == null || durabilityWindow.compareTo(Duration.ofHours(1)) <= 0,
                 "--durability-window must be at most 1h, got " + (durabilityWindow == null ? "" : durabilityWindow.toSeconds() + "s"));
         tsdbMetricsUrls = List.copyOf(Objects.requireNonNull(tsdbMetricsUrls));
+        require(!tsdbMetricsUrls.contains(NO_TSDB_METRICS) || tsdbMetricsUrls.size() == 1,
+                "--tsdb-metrics-url none reads no /metrics page: it cannot be given with URLs");
+        require(!tsdbMetricsUrls.contains(NO_TSDB_METRICS) || targetMetricsUrls == null || targetMetricsUrls.isEmpty(),
+                "--tsdb-metrics-url none reads no /metrics page: it cannot be given with --target-metrics-url");
         for (String u : tsdbMetricsUrls) {
+            if (u.equals(NO_TSDB_METRICS)) {
+                continue;
+            }
             require(u.startsWith("http://") || u.startsWith("https://"), "--tsdb-metrics-url must be an http(s) URL of a /metrics page, got '"
                     + SafeUrl.redact(u) + "'");
         }
@@ -193,5 +201,17 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         if (!ok) {
             throw new IllegalArgumentException(message);
         }
+    }
+
+    /** {@code --tsdb-metrics-url none}: the writer reads no TSDB's {@code /metrics}, the write targets' included. */
+    public static final String NO_TSDB_METRICS = "none";
+
+    /**
+     * Whether the writer reads the TSDB's {@code /metrics} pages (the targets' and {@code --tsdb-metrics-url}'s): false with
+     * {@code --tsdb-metrics-url none} — then no restart is watched, the write permits are the fallback and no retention
+     * is read (issue 53: a receiver that records every request, or serves no such page).
+     */
+    public boolean readsTsdbMetrics() {
+        return !tsdbMetricsUrls.contains(NO_TSDB_METRICS);
     }
 }

@@ -54,6 +54,8 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         /** {@code vm_app_uptime_seconds} last seen (NaN: none): it falls on a restart within the start time's second. */
         double uptime = Double.NaN;
         boolean suspect;
+        /** The page answered 404: there is none to watch, and it is not asked again. */
+        boolean absent;
 
         Process(String metricsUrl, String shown) {
             this.metricsUrl = metricsUrl;
@@ -61,8 +63,8 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         }
     }
 
-    /** What one probe saw: whether the page answered at all, its parsed page when 2xx. */
-    private record Probe(boolean answered, PromSnapshot page) {
+    /** What one probe saw: whether the page answered at all, its status (0 without an answer), its parsed page when 2xx. */
+    private record Probe(boolean answered, int status, PromSnapshot page) {
         double startTime() {
             return page == null ? Double.NaN : page.first("vm_app_start_timestamp", "process_start_time_seconds");
         }
@@ -103,6 +105,7 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         boolean anyStorage = false;
         for (Process p : processes) {
             Probe probe = probe(p);
+            p.absent = probe.status() == 404;
             p.need = probe.page() == null ? new DurabilityNeed.Need(DurabilityNeed.UNKNOWN, "unknown",
                     probe.answered() ? "its /metrics did not answer 2xx" : "its /metrics did not answer") : DurabilityNeed.of(probe.page());
             p.startTime = probe.startTime();
@@ -117,8 +120,10 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
             largest = largest.compareTo(p.need.window()) >= 0 ? largest : p.need.window();
         }
         this.window = override != null ? override : largest;
-        this.description = processes.stream().map(p -> p.shown + " (" + p.need.why() + (Double.isNaN(p.startTime)
-                ? "; no start time on its page: watched for reachability only" : "") + ")").collect(Collectors.joining(", "));
+        this.description = processes.stream().map(p -> p.shown + " (" + p.need.why() + (p.absent
+                ? "; it answers 404: not asked again, its restarts are not watched (--tsdb-metrics-url none says so without asking)"
+                : Double.isNaN(p.startTime) ? "; no start time on its page: watched for reachability only" : "") + ")")
+                .collect(Collectors.joining(", "));
         this.state = new AtomicReference<>(new State(0, t0 - window.toNanos()));
         meters.durabilityWindowSeconds.set(window.toSeconds());
     }
@@ -162,6 +167,9 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         boolean allAnswered = true;
         long restarts = state.get().restarts();
         for (Process p : processes) {
+            if (p.absent) {
+                continue;
+            }
             Probe probe = probe(p);
             double started = probe.startTime();
             boolean watchedByStartTime = !Double.isNaN(p.startTime);
@@ -215,11 +223,11 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         Request req = new Request.Builder().url(p.metricsUrl).get().build();
         try (Response resp = http.newCall(req).execute()) {
             if (!resp.isSuccessful() || resp.body() == null) {
-                return new Probe(true, null);
+                return new Probe(true, resp.code(), null);
             }
-            return new Probe(true, PromSnapshot.parse(resp.body().string(), System.nanoTime()));
+            return new Probe(true, resp.code(), PromSnapshot.parse(resp.body().string(), System.nanoTime()));
         } catch (IOException | RuntimeException e) {
-            return new Probe(false, null);
+            return new Probe(false, 0, null);
         }
     }
 

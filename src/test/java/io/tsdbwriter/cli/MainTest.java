@@ -95,6 +95,18 @@ class MainTest {
     }
 
     @Test
+    void tsdbMetricsUrlNoneReadsNoPageAndTakesNoUrlBesideIt() {
+        assertThat(parse(Map.of(), "--topic", "t").readsTsdbMetrics()).isTrue();
+        assertThat(parse(Map.of(), "--topic", "t", "--tsdb-metrics-url", "none").readsTsdbMetrics()).isFalse();
+        Result r = execute("run", "--topic", "t", "--tsdb-metrics-url", "none,http://vmstorage-1:8482/metrics");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--tsdb-metrics-url none reads no /metrics page: it cannot be given with URLs");
+        r = execute("run", "--topic", "t", "--tsdb-metrics-url", "none", "--target-metrics-url", "http://vminsert-1:8480/metrics");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("it cannot be given with --target-metrics-url");
+    }
+
+    @Test
     void targetMetricsUrlIsRepeatableAndCommaSeparated() {
         assertThat(parse(Map.of(), "--topic", "t").targetMetricsUrls()).isEmpty();
         assertThat(parse(Map.of(), "--topic", "t", "--target-metrics-url", "http://vminsert-1:8480/metrics,http://vminsert-2:8480/metrics",

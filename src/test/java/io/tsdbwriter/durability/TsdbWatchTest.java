@@ -177,6 +177,27 @@ class TsdbWatchTest {
     }
 
     @Test
+    void aPageAnswering404IsAskedOnceNotEveryRoundAndHoldsNoCommit() throws IOException {
+        status = 404;
+        String url = serve();
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        TsdbWatch w = new TsdbWatch(http.newBuilder().addInterceptor(chain -> {
+            asked.incrementAndGet();
+            return chain.proceed(chain.request());
+        }).build(), List.of(url), List.of(url), null, meters);
+        long before = System.nanoTime();
+        w.round();
+        w.round();
+        w.round();
+
+        assertThat(asked.get()).as("asked once, at start").isEqualTo(1);
+        assertThat(w.describe()).contains("it answers 404: not asked again");
+        assertThat(w.window()).isEqualTo(DurabilityNeed.UNKNOWN);
+        assertThat(w.state().durableBeforeNanos() - (before - DurabilityNeed.UNKNOWN.toNanos())).as("rounds move the bound")
+                .isPositive();
+    }
+
+    @Test
     void anOverrideWinsOverThePage() throws IOException {
         assertThat(watch(serve(), Duration.ofSeconds(2)).window()).isEqualTo(Duration.ofSeconds(2));
     }
