@@ -27,6 +27,10 @@
 #                             refuses a module with replace directives, so the module is downloaded and built as the
 #                             main module (with its release's build tags, netgo and slicelabels); it asks for a newer Go
 #                             than the machine's, which GOTOOLCHAIN=auto fetches from the Go module proxy. Without Go, or when that fails: one line, and those tests are skipped
+#   ensure_mkdocs             MkDocs MKDOCS_VERSION (pinned below, the one place) from PyPI with pip into a venv
+#                             under ~/.cache/tsdb-writer/mkdocs-venv when missing or of another version (python3 and
+#                             Debian's python3-venv through apt when missing); sets MKDOCS to its mkdocs: the docs
+#                             site of mkdocs.yml, built strictly by scripts/test.sh (phase "docs site")
 #   ensure_chromium           apt-get install -y chromium when /usr/bin/chromium is missing (and TSDB_WRITER_CHROMIUM
 #                             names none): the headless browser CapacityReportPageIT renders capacity's report page in
 #   quiet_jvm_flags           prints JVM flags that silence JDK >= 24 warnings about libraries' Unsafe/native use
@@ -47,7 +51,8 @@
 #                             exports TSDB_WRITER_TELEGRAF_BINARY; without go it says so in one line and the tests
 #                             that need Telegraf are skipped
 #
-# Every install goes through Debian's apt (sudo only when not root); nothing is downloaded from elsewhere.
+# Every install goes through Debian's apt (sudo only when not root), the Go module proxy (`go install`) or PyPI (pip,
+# MkDocs only); nothing is downloaded from elsewhere.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export REPO_ROOT
@@ -198,6 +203,26 @@ ensure_prometheus() {
     apt_install prometheus
   fi
   [ -x "$PROMETHEUS_BIN" ] || die "$PROMETHEUS_BIN still missing after installing prometheus"
+}
+
+MKDOCS_VERSION=1.6.1
+MKDOCS_VENV="$HOME/.cache/tsdb-writer/mkdocs-venv"
+MKDOCS="$MKDOCS_VENV/bin/mkdocs"
+ensure_mkdocs() {
+  if [ -x "$MKDOCS" ] && "$MKDOCS" --version 2>/dev/null | grep -q "version $MKDOCS_VERSION "; then
+    return 0
+  fi
+  command -v python3 >/dev/null 2>&1 || apt_install python3
+  # Debian ships venv's pip bootstrap (ensurepip) in python3-venv
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    apt_install python3-venv
+  fi
+  log "== pip install mkdocs==$MKDOCS_VERSION into $MKDOCS_VENV (was: $("$MKDOCS" --version 2>/dev/null || echo missing))"
+  rm -rf "$MKDOCS_VENV"
+  python3 -m venv "$MKDOCS_VENV" || die "python3 -m venv $MKDOCS_VENV failed"
+  "$MKDOCS_VENV/bin/python" -m pip install -q --disable-pip-version-check "mkdocs==$MKDOCS_VERSION" >&2 \
+    || die "pip install mkdocs==$MKDOCS_VERSION failed"
+  "$MKDOCS" --version 2>/dev/null | grep -q "version $MKDOCS_VERSION " || die "$MKDOCS is not MkDocs $MKDOCS_VERSION"
 }
 
 CHROMIUM_BIN=/usr/bin/chromium

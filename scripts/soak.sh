@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A capacity soak on a local real stack (README "Capacity testing", docs/benchmarks.md §9): build; start a real Kafka
+# A capacity soak on a local real stack (docs/capacity-testing.md "Capacity testing", docs/benchmarks.md §9): build; start a real Kafka
 # broker + VictoriaMetrics on free loopback ports; find the capacity of the soak's load model with `capacity` (unless
 # CAPACITY_PER_MIN is given); produce the bundled real node_exporter scrapes into a topic; then replay that window
 # rebased, looped for SOAK_DURATION at RATE_PCT % of the capacity, twice: without churn and with --churn-interval.
@@ -54,7 +54,7 @@ log "== produce the bundled real scrapes into topic soak-window"
 "$JAVA_HOME/bin/java" "${JVM[@]}" -jar "$JAR" produce --bootstrap-servers "$BOOTSTRAP_SERVERS" --topic soak-window \
   >"$OUT/produce.log" 2>&1 || { cat "$OUT/produce.log" >&2; die "produce failed"; }
 
-# Data time runs ahead of the clock (README "Mind the data time"): the bundled window is 507 points a minute, so its
+# Data time runs ahead of the clock (docs/capacity-testing.md "Mind the data time"): the bundled window is 507 points a minute, so its
 # real-time rate is 507 x M x N / 60 samples/s; both runs start at REBASE and end (duration x rate / real-time rate)
 # later, which must stay behind now + 1 day (--max-timestamp-ahead). Default: that span plus a day back.
 case "$SOAK_DURATION" in

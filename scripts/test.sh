@@ -2,7 +2,9 @@
 # THE test command: unit tests (surefire) and integration tests against a real Kafka broker and a real
 # VictoriaMetrics (failsafe, *IT), through `mvn -B verify`. Extra arguments go to mvn (e.g. -Dit.test=StackSmokeIT).
 # Then the deploy check: docker-compose config, the Grafana dashboard, the Kubernetes manifests (strict schemas),
-# and every flag used in compose/k8s against the jar's --help (scripts/check-deploy.sh).
+# and every flag used in compose/k8s against the jar's --help (scripts/check-deploy.sh). Before them the docs site:
+# `mkdocs build --strict` of mkdocs.yml into target/site (navigation, every link and anchor of docs/; MkDocs pinned in
+# scripts/lib.sh) and README.md's own links and anchors into it (scripts/check_readme_links.py).
 # Exit code: non-zero when either fails (2 when no JDK >= 21 can be found).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -36,6 +38,14 @@ phase "build victoria-metrics current" ensure_victoria_metrics_current
 phase "build prometheus 3" ensure_prometheus_current
 phase "build victoria-metrics cluster" ensure_victoria_metrics_cluster
 phase "build thanos" ensure_thanos
+phase "install mkdocs" ensure_mkdocs
+
+docs_site() {
+  log "== $MKDOCS build --strict --site-dir target/site"
+  "$MKDOCS" build --strict --site-dir "$REPO_ROOT/target/site"
+  python3 "$REPO_ROOT/scripts/check_readme_links.py" "$REPO_ROOT/target/site"
+}
+phase "docs site" docs_site
 
 log "== mvn -B verify $*"
 phase "mvn verify" mvn -B -ntp verify "$@"

@@ -19,9 +19,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * The documentation agrees with the code: every {@code --flag} README.md and docs/*.md mention is an option of some
- * {@code tsdb-writer} command (or a flag of another tool named in {@link #OTHER_TOOLS}), and every default they quote
- * in the form {@code `--flag` (default X)} or {@code `--flag`, default X} is that option's default.
+ * The documentation agrees with the code: every {@code --flag} README.md and the pages of docs/ (every {@code .md}
+ * under it, the result files under docs/benchmarks/ excepted: consoles and reports of other builds) mention is an
+ * option of some {@code tsdb-writer} command (or a flag of another tool named in {@link #OTHER_TOOLS}), and every
+ * default they quote in the form {@code `--flag` (default X)} or {@code `--flag`, default X} is that option's default.
  */
 class DocsAgreeTest {
 
@@ -44,6 +45,7 @@ class DocsAgreeTest {
             Map.entry("--fresh-victoria-metrics", "scripts/bench.sh"),
             Map.entry("--command-config", "kafka-*.sh"), Map.entry("--create", "kafka-topics.sh"),
             Map.entry("--series-operation-mode", "avalanche"), Map.entry("--series-interval", "avalanche"),
+            Map.entry("--strict", "mkdocs build"),
             Map.entry("--flag", "(a placeholder)"));
 
     /** A {@code --flag} with what follows it; a dotted one ({@code --web.x}) is another tool's (Prometheus', Thanos'). */
@@ -51,10 +53,15 @@ class DocsAgreeTest {
     private static final Pattern QUOTED_DEFAULT =
             Pattern.compile("`(--[a-z][a-z0-9-]*)`(?: \\(|, )default:? `?([^`),;]+?)`?[),;.]");
 
+    /** Result files of docs/benchmarks.md (a capacity report, profiles' top frames): other builds' output, no pages. */
+    private static final Path BENCHMARK_RESULTS = Path.of("docs", "benchmarks");
+
     private static List<Path> docs() throws IOException {
         List<Path> files = new ArrayList<>(List.of(Path.of("README.md")));
-        try (Stream<Path> s = Files.list(Path.of("docs"))) {
-            s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
+        try (Stream<Path> s = Files.walk(Path.of("docs"))) {
+            s.filter(p -> p.toString().endsWith(".md") && !p.startsWith(BENCHMARK_RESULTS))
+                    .sorted()
+                    .forEach(files::add);
         }
         return files;
     }
@@ -76,6 +83,23 @@ class DocsAgreeTest {
             }
         }
         return options;
+    }
+
+    @Test
+    void readsReadmeAndEveryPageOfTheSite() throws IOException {
+        List<Path> files = docs();
+        assertThat(files).contains(Path.of("README.md"), Path.of("docs", "index.md"), Path.of("docs", "run.md"),
+                Path.of("docs", "design.md"));
+        assertThat(files).noneMatch(p -> p.startsWith(BENCHMARK_RESULTS));
+        // every page the site's navigation names is read (mkdocs.yml: "  - Title: page.md")
+        Matcher nav = Pattern.compile("(?m)^\\s+- [^:]+: ([\\w./-]+\\.md)$")
+                .matcher(Files.readString(Path.of("mkdocs.yml")));
+        List<Path> inNav = new ArrayList<>();
+        while (nav.find()) {
+            inNav.add(Path.of("docs").resolve(nav.group(1)));
+        }
+        assertThat(inNav).hasSizeGreaterThan(20);
+        assertThat(files).containsAll(inNav);
     }
 
     @Test

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The replay flags of README "Capacity testing": parsing and the errors that name the flag. */
+/** The replay flags of docs/capacity-testing.md "Capacity testing": parsing and the errors that name the flag. */
 class ReplayConfigTest {
 
     @Test

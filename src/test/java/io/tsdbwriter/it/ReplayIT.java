@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Capacity tests as they are run (issue 27, README "Capacity testing"): a window of real points replayed by time and
+ * Capacity tests as they are run (issue 27, docs/capacity-testing.md "Capacity testing"): a window of real points replayed by time and
  * by offset, rebased and looped, with series churn and at a set rate — exact read-backs, and the group named by
  * {@code --group-id} never touched. Each scenario has its own product key, so its read-back selects only its samples.
  */

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What a signal makes the writer exit with (README "Exit codes", issue 41 items 2 and 8), with real processes: a
+ * What a signal makes the writer exit with (docs/delivery.md "Exit codes", issue 41 items 2 and 8), with real processes: a
  * replay or a {@code --stop-at-end} job signalled after its last pass was written exits 0 once what it wrote counts as
  * stored, not 4 with "0 partition(s) short"; a service signalled while the TSDB fails (5xx, refused connections) exits
  * 1 within seconds saying the data is held, instead of waiting {@code --drain-timeout} while its retries back off, and

@@ -85,7 +85,7 @@ class VerifyClusterIT {
         List<SourcePoint> fresh = RealInput.load(NodeExporterFiles.all(), Scenario.INSTANCE, "unflushed", OptionalLong.empty());
         write("unflushed", fresh);
 
-        WriterProcess v = verify("verify-unflushed", cluster.selectUrl(), "unflushed", N); // README's cluster line, as it was
+        WriterProcess v = verify("verify-unflushed", cluster.selectUrl(), "unflushed", N); // docs/verify.md's cluster line, as it was
 
         long expected = fresh.size() * (long) M * N;
         assertThat(v.waitFor(Scenario.PROCESS_TIMEOUT)).as(v.output()).isZero();

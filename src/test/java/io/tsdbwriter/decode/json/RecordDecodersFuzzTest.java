@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * <p>Seeds: {@code src/test/resources/io/tsdbwriter/decode/json/RecordDecodersFuzzTestInputs/} — real scrapes as records
  * and the malformed kinds of {@code DeliveryGuaranteesIT}. Without {@code JAZZER_FUZZ} (plain {@code mvn test} with
  * {@code -Dtest=...}) both methods only replay the seeds; the {@code fuzz} surefire execution fuzzes {@link #decoders}
- * for 30 s, {@code mvn -Pfuzz test} fuzzes {@link #decodersLong} for 15 minutes (README, {@code docs/fuzzing.md}).
+ * for 30 s, {@code mvn -Pfuzz test} fuzzes {@link #decodersLong} for 15 minutes ({@code docs/testing.md}, {@code docs/fuzzing.md}).
  */
 class RecordDecodersFuzzTest {
 
