@@ -1,7 +1,7 @@
 package io.tsdbwriter.app;
 
 /**
- * The exit codes of every command (DESIGN §5; {@code run --help} and README "Exit codes" say each). Constants only.
+ * The exit codes of every command (DESIGN §5; {@code run --help} and docs/delivery.md, "Exit codes" say each). Constants only.
  */
 public final class ExitCodes {
 

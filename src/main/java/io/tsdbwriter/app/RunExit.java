@@ -14,7 +14,7 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * How a run ended: its exit code ({@link ExitCodes}) and one line saying why (README "Exit codes"). Immutable.
+ * How a run ended: its exit code ({@link ExitCodes}) and one line saying why (docs/delivery.md, "Exit codes"). Immutable.
  *
  * @param code   the process's exit code
  * @param reason one line for the log and the summary

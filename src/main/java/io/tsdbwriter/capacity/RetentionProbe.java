@@ -12,7 +12,7 @@ import okhttp3.OkHttpClient;
 /**
  * Reads a VictoriaMetrics target's retention, {@code -retentionPeriod}, from the {@code flag{name="retentionPeriod",
  * value="…"}} sample of its {@code /metrics}: samples older than it are answered 2xx and dropped (VictoriaMetrics docs,
- * "Retention"), so a replay refuses them before sending (README "Capacity testing"). vminsert, Prometheus, Mimir do
+ * "Retention"), so a replay refuses them before sending (docs/capacity-testing.md). vminsert, Prometheus, Mimir do
  * not export it: then nothing is known. Stateless; thread-safe.
  */
 public final class RetentionProbe {

@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 final class InputOptions {
 
     @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite|otlp|otlp-json",
-            description = "How record values are read (README \"Input formats\"): json = point records as produce sends them "
+            description = "How record values are read (docs/input-formats.md): json = point records as produce sends them "
                     + "({\"metric\",\"timestamp\",\"value\",\"dimensions\",\"productKey\"}, one or an array per record); influx = InfluxDB line "
                     + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
                     + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "

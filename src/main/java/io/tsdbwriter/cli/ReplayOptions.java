@@ -5,7 +5,7 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * {@code run}'s flags of a replay (README "Capacity testing") and of the load it writes: the window
+ * {@code run}'s flags of a replay (docs/capacity-testing.md) and of the load it writes: the window
  * ({@code --from}, {@code --to}), {@code --rebase-time}, {@code --loop}, {@code --duration}, and the {@code --rate}
  * limit and {@code --churn-interval}, which a relay takes too. A picocli mixin, declared where these flags sit in
  * {@code run --help}; only wires: {@link ReplayConfig} holds the settings and their parsing. Not thread-safe (picocli
@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 final class ReplayOptions {
 
     @Option(names = "--from", paramLabel = "RFC3339|offset:N",
-            description = {"Replay (README \"Capacity testing\"): each partition's window starts at the first record whose Kafka "
+            description = {"Replay (docs/capacity-testing.md): each partition's window starts at the first record whose Kafka "
                     + "timestamp is at or after this time (offsetsForTimes), or at offset N (default: the log start).",
                     "A replay - any of --from, --to, --loop, --rebase-time - reads the partitions itself (assigned, no consumer "
                     + "group) and never commits an offset: the group of --group-id is not touched. It ends after its last pass, "

@@ -104,7 +104,7 @@ final class RunCommand implements Callable<Integer> {
     List<String> remoteWriteUrls = new ArrayList<>();
 
     @Option(names = "--consumer-mode", defaultValue = "segments", paramLabel = "segments|share",
-            description = {"How records are taken from Kafka (README \"Scaling\") (default: ${DEFAULT-VALUE}):",
+            description = {"How records are taken from Kafka (docs/scaling.md) (default: ${DEFAULT-VALUE}):",
                     "  segments  a consumer group; each partition read by --parallelism segment readers of one process, "
                     + "offsets committed at segment ends: ordered per partition, at most one process per partition",
                     "  share     a share group (KIP-932, Kafka >= 4.2 with share.version >= 1): --parallelism share consumers per "

@@ -3,7 +3,7 @@ package io.tsdbwriter.config;
 import java.util.Locale;
 
 /**
- * How the writer takes records from Kafka ({@code --consumer-mode}; README "Scaling").
+ * How the writer takes records from Kafka ({@code --consumer-mode}; docs/scaling.md).
  */
 public enum ConsumerMode {
     /**

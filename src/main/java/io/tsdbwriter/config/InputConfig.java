@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * How record values are read and which label amplification varies (DESIGN §2, §3; README "Input formats").
+ * How record values are read and which label amplification varies (DESIGN §2, §3; docs/input-formats.md).
  *
  * @param defaultFormat  {@code --input-format}: the format of every topic without an override (default json)
  * @param topicFormats   {@code --topic-format TOPIC=FORMAT} overrides; unmodifiable

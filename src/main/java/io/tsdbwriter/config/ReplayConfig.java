@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * How a run replays a window of a topic for a capacity test (README "Capacity testing"): which offsets, at which
+ * How a run replays a window of a topic for a capacity test (docs/capacity-testing.md): which offsets, at which
  * time, how often, how fast and with how much series churn. Immutable; validated when built (compact constructor),
  * each message naming its flag.
  *

@@ -3,7 +3,7 @@ package io.tsdbwriter.decode;
 import java.util.Locale;
 
 /**
- * The record formats {@code --input-format} and {@code --topic-format} name (DESIGN §2; README "Input formats").
+ * The record formats {@code --input-format} and {@code --topic-format} name (DESIGN §2; docs/input-formats.md).
  * Each has one {@link RecordDecoder} ({@link io.tsdbwriter.pipeline.RecordDecoders#create}).
  */
 public enum InputFormat {

@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * How long one TSDB process may hold acknowledged samples in memory only, read from its {@code /metrics} page (the
- * default durability window, README "Delivery guarantees"):
+ * default durability window, docs/delivery.md):
  * <ul>
  *   <li>a VictoriaMetrics process with storage (single-node, vmstorage): 2 × {@code -inmemoryDataFlushInterval} + the
  *       raw-row flush ({@value #RAW_ROWS_SECONDS} s) + a margin ({@value #MARGIN_SECONDS} s). The interval is read

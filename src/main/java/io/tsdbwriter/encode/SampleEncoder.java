@@ -51,7 +51,7 @@ public interface SampleEncoder {
 
     /**
      * {@link #prepareSeries(String, String[], String[], int, int)} in one churn generation: every variant's instance
-     * value ends in {@code instanceSuffix} (README "Capacity testing", {@code --churn-interval}).
+     * value ends in {@code instanceSuffix} (docs/capacity-testing.md, {@code --churn-interval}).
      *
      * @param instanceSuffix the generation's suffix ({@code -g3}), or null for no churn
      */

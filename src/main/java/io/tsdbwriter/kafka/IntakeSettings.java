@@ -33,7 +33,7 @@ public record IntakeSettings(Map<String, Object> consumerProps, int parallelism,
     public static final long RATE_LINGER_NANOS = 100_000_000L;
 
     /**
-     * The time line of the samples these readers write (README "Capacity testing").
+     * The time line of the samples these readers write (docs/capacity-testing.md).
      *
      * @param shiftMs       added to every source timestamp (the replay pass's shift; 0 for a relay)
      * @param churnOriginMs where churn generation 0 starts, in (shifted) epoch ms

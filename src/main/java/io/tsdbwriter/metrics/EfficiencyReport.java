@@ -160,7 +160,7 @@ public final class EfficiencyReport {
         m.put("peak_rss_bytes", peakRssBytes());
         AotCacheStatus.current().ifPresent(a -> m.put("aot_cache", a.state().label())); // absent: no cache flag given
         m.put("samples_failed_by_reason", meters.samplesFailedByReason());
-        Map<String, Object> durability = new LinkedHashMap<>(); // written (2xx) vs stored: README "Delivery guarantees"
+        Map<String, Object> durability = new LinkedHashMap<>(); // written (2xx) vs stored: docs/delivery.md
         durability.put("window_seconds", meters.durabilityWindowSeconds.get());
         durability.put("tsdb_restarts", meters.tsdbRestarts());
         durability.put("records_reread", (long) meters.recordsReread.count());

@@ -115,7 +115,7 @@ public final class PointAmplifier {
     }
 
     /**
-     * Sets this amplifier's timeline (README "Capacity testing"): {@code shiftMs} is added to every point's timestamp
+     * Sets this amplifier's timeline (docs/capacity-testing.md): {@code shiftMs} is added to every point's timestamp
      * before it is amplified ({@code --rebase-time}, pass k of {@code --loop}), the range of the source timestamps is
      * tracked ({@link #minSourceTimestampMs()}, {@link #maxSourceTimestampMs()}), and with {@code churnIntervalMs > 0}
      * a point at (shifted) time t belongs to generation {@code g = floor((t − churnOriginMs) / churnIntervalMs)}: its

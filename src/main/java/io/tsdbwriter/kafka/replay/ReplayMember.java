@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A replay of a window of a topic for a capacity test (README "Capacity testing"): no consumer group, no commit.
+ * A replay of a window of a topic for a capacity test (docs/capacity-testing.md): no consumer group, no commit.
  * It resolves the topics ({@code --topic} or {@code --topic-pattern}), each partition's window {@code [from, to)} (an
  * offset, or Kafka's {@code offsetsForTimes} for a time; by default the log start and the log end at start), and
  * writes the window {@code --loop} times with the partitions' {@link PartitionWorkers} — the same P SegmentConsumers,

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The passes of a replay (README "Capacity testing"): the window written {@code --loop} times with the partitions'
+ * The passes of a replay (docs/capacity-testing.md): the window written {@code --loop} times with the partitions'
  * {@link PartitionWorkers} — the same P SegmentConsumers, permits and acks as a relay, the commit gate fed by the
  * local watermark instead of the group's commits. Pass k's samples are shifted by {@code shift₀ + k × L}, {@code L}
  * the window's length (its source timestamps' range plus one source interval, measured in pass 0), so no pass lands

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where pass 0 of a replay lands (README "Capacity testing"): the window's first sample — the smallest source
+ * Where pass 0 of a replay lands (docs/capacity-testing.md): the window's first sample — the smallest source
  * timestamp of the first decodable record of each partition's window, found by a probe of at most
  * {@value #PROBE_RECORDS} records per partition with a consumer of its own — and {@code shift₀}, which puts that
  * sample at {@code --rebase-time} (0 without it). Then the one line at start when the (shifted) window is older than
