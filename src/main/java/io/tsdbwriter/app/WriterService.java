@@ -104,7 +104,8 @@ public final class WriterService {
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
             PermitSizing sizing = new PermitSizing(client, endpoints, permits, cfg.maxConcurrentWrites(), cfg.targetMetricsUrls(),
                     cfg.drainTimeout(), cfg.readsTsdbMetrics());
-            writer = new BatchWriter(endpoints, client, permits, retryPolicy(), cfg.onWriteFailure(), meters, cfg.syncWrites());
+            writer = new BatchWriter(endpoints, client, permits, retryPolicy(), cfg.onWriteFailure(), meters, cfg.syncWrites(),
+                    cfg.onConfigurationFault());
             batchWriter = writer;
             lanes = cfg.ordering() == Ordering.SERIES ? new OrderedLanes(writer) : null;
             AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())

@@ -49,7 +49,7 @@ final class HelpGroups {
                             "--remote-write-version"), VM_AUTH, List.of("--compression", "--call-timeout"))),
                     new Group("Amplification", List.of("--time-multiplier", "--instance-multiplier", "--source-interval")),
                     new Group("Delivery", List.of("--ordering", "--segment-size", "--commit-interval", "--durability-window",
-                            "--tsdb-metrics-url", "--max-retries", "--max-backoff", "--on-write-failure", "--dead-letter-topic",
+                            "--tsdb-metrics-url", "--max-retries", "--max-backoff", "--on-write-failure", "--on-configuration-fault", "--dead-letter-topic",
                             "--write-fault-timeout", "--drain-timeout", "--stop-at-end")),
                     new Group("Tuning", List.of("--parallelism", "--max-concurrent-writes", "--target-metrics-url",
                             "--batch-samples", "--max-inflight-bytes", "--series-cache-size", "--write-mode")),

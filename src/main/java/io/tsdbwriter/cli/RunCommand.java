@@ -4,6 +4,7 @@ import io.tsdbwriter.app.WriterService;
 
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.metrics.AotCacheStatus;
+import io.tsdbwriter.write.ConfigurationFaultPolicy;
 import io.tsdbwriter.write.OnWriteFailure;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -181,8 +182,21 @@ final class RunCommand implements Callable<Integer> {
     Duration maxBackoff;
 
     @Option(names = "--on-write-failure", defaultValue = "pause", paramLabel = "pause|dead-letter", converter = FailurePolicyConverter.class,
-            description = "After --max-retries: pause = keep the batch and keep probing; dead-letter = send its records to --dead-letter-topic (default: ${DEFAULT-VALUE})")
+            description = "After --max-retries of a retryable failure (429, 5xx, timeouts): pause = keep the batch and keep "
+                    + "probing; dead-letter = send its records to --dead-letter-topic. A data refusal (a 4xx the receiver does not "
+                    + "give an empty request too) is never retried: its records are dead-lettered or counted refused. A "
+                    + "configuration fault (401, 403, 404, 405, 407, a redirect, TLS, DNS, a refused connection) is held whatever "
+                    + "this says: retried with backoff until the endpoint takes it, which the remote write specification does "
+                    + "not do for a 4xx (see --on-configuration-fault) (default: ${DEFAULT-VALUE})")
     OnWriteFailure onWriteFailure;
+
+    @Option(names = "--on-configuration-fault", defaultValue = "hold", paramLabel = "hold|refuse",
+            description = "A configuration fault's 4xx (401, 403, 404, 405, 407, or a 400/413 an empty request gets too): hold = "
+                    + "keep the data in Kafka and try again with backoff until the endpoint's flag is fixed (a deviation from "
+                    + "the remote write specification, which says never to retry a 4xx but 429); refuse = the specification's rule, never retried: "
+                    + "its records go to --dead-letter-topic, else its samples are counted refused and lost (exit 3). Redirects "
+                    + "and answers without a status are held either way (default: ${DEFAULT-VALUE})")
+    String onConfigurationFault;
 
     @Option(names = "--dead-letter-topic", paramLabel = "TOPIC", description = "Topic for rejected records and given-up batches (default: none)")
     String deadLetterTopic;
@@ -332,7 +346,7 @@ final class RunCommand implements Callable<Integer> {
                 tsdbMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 targetMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 ordering == null ? Ordering.defaultFor(Output.parse(output), ConsumerMode.parse(consumerMode) == ConsumerMode.SHARE)
-                        : Ordering.parse(ordering));
+                        : Ordering.parse(ordering), ConfigurationFaultPolicy.parse(onConfigurationFault));
     }
 
     @Override

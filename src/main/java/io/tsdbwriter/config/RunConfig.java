@@ -4,6 +4,7 @@ import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
+import io.tsdbwriter.write.ConfigurationFaultPolicy;
 import io.tsdbwriter.write.OnWriteFailure;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,6 +80,8 @@ import java.util.regex.Pattern;
  *                             {@code auto}); empty = each write URL's own host's {@code /metrics}
  * @param ordering             {@code --ordering}: per-series order or none (default {@link Ordering#defaultFor}); series
  *                             needs {@link ConsumerMode#SEGMENTS}
+ * @param onConfigurationFault {@code --on-configuration-fault}: hold a configuration fault's 4xx (default), or refuse
+ *                             its batch without retry as the remote write specification says
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -92,7 +95,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         HttpAuthConfig vmHttp, InputConfig input, Output output,
                         List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
                         RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode, Duration durabilityWindow,
-                        List<String> tsdbMetricsUrls, List<String> targetMetricsUrls, Ordering ordering) {
+                        List<String> tsdbMetricsUrls, List<String> targetMetricsUrls, Ordering ordering,
+                        ConfigurationFaultPolicy onConfigurationFault) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -176,6 +180,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         }
         Objects.requireNonNull(consumerMode, "--consumer-mode");
         Objects.requireNonNull(ordering, "--ordering");
+        Objects.requireNonNull(onConfigurationFault, "--on-configuration-fault");
         if (consumerMode == ConsumerMode.SHARE) {
             require(ordering == Ordering.NONE, "--ordering series needs --consumer-mode segments: a share group hands any record "
                     + "of a partition to any member, so no writer can keep a series' samples in order");

@@ -33,6 +33,7 @@ public final class BatchWriter implements AutoCloseable {
     private final WritePermits permits;
     private final RetryPolicy retry;
     private final OnWriteFailure onFailure;
+    private final ConfigurationFaultPolicy onConfigurationFault;
     private final WriterMeters meters;
     private final ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vm-write-", 0).factory());
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -58,7 +59,18 @@ public final class BatchWriter implements AutoCloseable {
      */
     public BatchWriter(List<WriteTarget> endpoints, WriteClient client, WritePermits permits, RetryPolicy retry,
                        OnWriteFailure onFailure, WriterMeters meters, boolean synchronous) {
+        this(endpoints, client, permits, retry, onFailure, meters, synchronous, ConfigurationFaultPolicy.HOLD);
+    }
+
+    /**
+     * @param onConfigurationFault {@code --on-configuration-fault}: hold a configuration fault's 4xx (the default), or
+     *                             refuse its batch as the remote write specification says (never retried)
+     */
+    public BatchWriter(List<WriteTarget> endpoints, WriteClient client, WritePermits permits, RetryPolicy retry,
+                       OnWriteFailure onFailure, WriterMeters meters, boolean synchronous,
+                       ConfigurationFaultPolicy onConfigurationFault) {
         this.synchronous = synchronous;
+        this.onConfigurationFault = onConfigurationFault;
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("at least one VictoriaMetrics endpoint is required");
         }
@@ -109,6 +121,11 @@ public final class BatchWriter implements AutoCloseable {
             if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
                 rejections = new ArrayList<>();
                 isolate(batch, outcome, rejections, budget.endpoint());
+            } else if (outcome.kind() == WriteOutcome.Kind.FAULT) { // refused whole (--on-configuration-fault refuse): no split
+                rejections = new ArrayList<>(batch.points());
+                for (int i = 0; i < batch.points(); i++) {
+                    rejections.add(new WriteListener.Rejection<>(batch.source(i), batch.slice(i, i + 1).samples(), outcome));
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -163,6 +180,10 @@ public final class BatchWriter implements AutoCloseable {
                         throw new Backoff.Held();
                     }
                 }
+                if (outcome.kind() == WriteOutcome.Kind.FAULT && refusesFault(outcome)) {
+                    meters.writeRequest("failed", outcome.statusTag());
+                    return outcome; // the specification's rule: a 4xx but 429 is not retried
+                }
                 if (outcome.kind() == WriteOutcome.Kind.FAULT) {
                     faults.fault(endpoint, outcome, retry.maxBackoff());
                     backoff.sleep(retry.delayMs(++faultAttempt, -1));
@@ -182,6 +203,11 @@ public final class BatchWriter implements AutoCloseable {
         } finally {
             client.release(payload);
         }
+    }
+
+    /** Whether {@code --on-configuration-fault refuse} refuses this fault: an HTTP 4xx (not a redirect, nor no answer). */
+    private boolean refusesFault(WriteOutcome fault) {
+        return onConfigurationFault == ConfigurationFaultPolicy.REFUSE && fault.status() >= 400 && fault.status() < 500;
     }
 
     /**

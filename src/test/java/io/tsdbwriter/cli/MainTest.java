@@ -1,5 +1,6 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.write.ConfigurationFaultPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.config.RunConfig;
@@ -19,7 +20,7 @@ class MainTest {
     /** Every flag of {@code run}, as the operator's documentation lists them. */
     private static final List<String> RUN_FLAGS = List.of("--bootstrap-servers", "--topic", "--group-id", "--vm-url",
             "--time-multiplier", "--instance-multiplier", "--source-interval", "--parallelism", "--segment-size",
-            "--max-concurrent-writes", "--max-retries", "--on-write-failure", "--dead-letter-topic", "--batch-samples",
+            "--max-concurrent-writes", "--max-retries", "--on-write-failure", "--on-configuration-fault", "--dead-letter-topic", "--batch-samples",
             "--max-inflight-bytes", "--max-record-bytes", "--compression", "--call-timeout", "--commit-interval",
             "--durability-window", "--tsdb-metrics-url", "--target-metrics-url", "--drain-timeout", "--stop-at-end", "--report-interval", "--summary-json", "--metrics-port",
             "--series-cache-size", "--max-backoff", "--consumer-property", "--write-mode", "--metrics-address",
@@ -92,6 +93,17 @@ class MainTest {
         assertThat(parse(Map.of(), "--topic", "t", "--durability-window", "20s").durabilityWindow()).isEqualTo(java.time.Duration.ofSeconds(20));
         assertThat(parse(Map.of(), "--topic", "t", "--tsdb-metrics-url", "http://vmstorage-1:8482/metrics,http://vmstorage-2:8482/metrics")
                 .tsdbMetricsUrls()).containsExactly("http://vmstorage-1:8482/metrics", "http://vmstorage-2:8482/metrics");
+    }
+
+    @Test
+    void onConfigurationFaultHoldsByDefaultRefusesOnAskAndNamesItsValues() {
+        assertThat(parse(Map.of(), "--topic", "t").onConfigurationFault()).isEqualTo(ConfigurationFaultPolicy.HOLD);
+        assertThat(parse(Map.of(), "--topic", "t", "--on-configuration-fault", "refuse").onConfigurationFault())
+                .isEqualTo(ConfigurationFaultPolicy.REFUSE);
+        Result r = execute("run", "--topic", "t", "--on-configuration-fault", "drop");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("--on-configuration-fault must be hold or refuse, got 'drop'");
+        assertThat(execute("run", "--help").out()).contains("remote write specification");
     }
 
     @Test

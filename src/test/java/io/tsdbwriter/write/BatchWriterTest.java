@@ -341,6 +341,48 @@ class BatchWriterTest {
     }
 
     @Test
+    void underOnConfigurationFaultRefuseA401IsRefusedWholeOnceNeitherRetriedNorSplit() throws Exception {
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return new MockResponse().setResponseCode(401).setBody("Unauthorized");
+            }
+        });
+        client = new WriteClient(Duration.ofSeconds(30), 4, false);
+        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(4, 1 << 20),
+                recordingRetry(5), OnWriteFailure.PAUSE, meters, false, ConfigurationFaultPolicy.REFUSE);
+        Listener l = new Listener();
+
+        writer.submit(points(3), l);
+
+        assertThat(l.await()).isEqualTo("rejected");
+        assertThat(l.rejections).hasSize(3).allSatisfy(r -> assertThat(r.outcome().status()).isEqualTo(401));
+        assertThat(server.getRequestCount()).as("the specification: a 4xx but 429 MUST NOT be retried").isEqualTo(1);
+        assertThat(delays).isEmpty();
+        assertThat(writer.faults().any()).as("nothing held, so no standing fault").isFalse();
+    }
+
+    @Test
+    void underOnConfigurationFaultRefuseA400ItsEmptyProbeGetsTooIsRefusedWholeAfterTheProbe() throws Exception {
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return new MockResponse().setResponseCode(400).setBody("unsupported path requested");
+            }
+        });
+        client = new WriteClient(Duration.ofSeconds(30), 4, false);
+        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(4, 1 << 20),
+                recordingRetry(5), OnWriteFailure.DEAD_LETTER, meters, false, ConfigurationFaultPolicy.REFUSE);
+        Listener l = new Listener();
+
+        writer.submit(points(3), l);
+
+        assertThat(l.await()).isEqualTo("rejected");
+        assertThat(l.rejections).hasSize(3);
+        assertThat(server.getRequestCount()).as("the batch and its empty probe, nothing split").isEqualTo(2);
+    }
+
+    @Test
     void aRedirectIsNeverFollowedTheBatchIsHeldAndTheLineNamesTheLocation() throws Exception {
         java.util.concurrent.atomic.AtomicBoolean fixed = answerUntilFixed(
                 new MockResponse().setResponseCode(301).setHeader("Location", "https://vm.example:8428/api/v1/import"));

@@ -1,0 +1,40 @@
+package io.tsdbwriter.write;
+
+import java.util.Locale;
+
+/**
+ * What happens to a batch whose endpoint answers with a configuration fault's 4xx — 401, 403, 404, 405, 407, or a
+ * 400/413 that an empty request gets too ({@code --on-configuration-fault}; DESIGN §6, §10).
+ */
+public enum ConfigurationFaultPolicy {
+    /**
+     * Keep the batch and try it again with backoff until the endpoint takes it (the default): the data stays in Kafka
+     * until the operator fixes the flag. A deviation from the remote write specification, which says a sender MUST
+     * NOT retry a 4xx but 429 (DESIGN §10).
+     */
+    HOLD,
+    /**
+     * The remote write specification's rule: never retry it; its records are dead-lettered with the reason when
+     * {@code --dead-letter-topic} is set, else its samples are counted refused (lost; exit 3). Answers without a status
+     * (TLS, DNS, a refused connection) and redirects are held whatever this says.
+     */
+    REFUSE;
+
+    /** The flag's spelling. */
+    public String flag() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Parses {@code hold} or {@code refuse}.
+     *
+     * @throws IllegalArgumentException naming the flag and the values for anything else
+     */
+    public static ConfigurationFaultPolicy parse(String value) {
+        return switch (value == null ? "" : value.trim().toLowerCase(Locale.ROOT)) {
+            case "hold" -> HOLD;
+            case "refuse" -> REFUSE;
+            default -> throw new IllegalArgumentException("--on-configuration-fault must be hold or refuse, got '" + value + "'");
+        };
+    }
+}
