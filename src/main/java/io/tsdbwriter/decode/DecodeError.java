@@ -43,7 +43,10 @@ public enum DecodeError {
     INVALID_PRODUCT_KEY,
     /** A line (influx, prometheus, graphite, jsonline) that does not follow its format's syntax. */
     INVALID_LINE,
-    /** A sample whose value is NaN, ±Inf or a Prometheus staleness marker: skipped (the import API carries finite values only). */
+    /**
+     * A sample whose value the output cannot carry, skipped ({@link Rejections.NonFinite}): NaN (a staleness marker
+     * included) into the import API, which VictoriaMetrics answers 2xx and drops.
+     */
     NON_FINITE_VALUE,
     /** A remote write body that is neither a snappy block nor a zstd frame, or does not decompress. */
     INVALID_COMPRESSION,

@@ -12,7 +12,58 @@ import java.util.Arrays;
  */
 public final class Rejections {
 
+    /**
+     * Which values that are not finite a decoder passes on (issue 53 item 3): every float64 is a valid sample in the
+     * remote write specification, NaN, ±Inf and Prometheus' staleness marker ({@link #STALE_MARKER_BITS}) included;
+     * the import API stores ±Inf (written {@code +Inf}/{@code -Inf}, VictoriaMetrics' export form, read back by 1.79.5
+     * and v1.150.0) but drops every NaN with a 2xx (VictoriaMetrics keeps NaN only as a staleness marker, which a JSON
+     * line cannot express).
+     */
+    public enum NonFinite {
+        /** Skip and count NaN and ±Inf ({@link DecodeError#NON_FINITE_VALUE}): a decoder's default. */
+        SKIP,
+        /** Pass ±Inf on; skip and count NaN: {@code --output import}. */
+        KEEP_INFINITIES,
+        /** Pass every value on, the staleness marker's bits kept: {@code --output remote-write}. */
+        KEEP
+    }
+
+    /** The bits of Prometheus' staleness marker, a NaN ({@code value.StaleNaN} in Prometheus' {@code model/value}). */
+    public static final long STALE_MARKER_BITS = 0x7ff0000000000002L;
+
     private static final DecodeError[] REASONS = DecodeError.values();
+
+    private final NonFinite nonFinite;
+
+    /** Rejections whose decoder skips every value that is not finite ({@link NonFinite#SKIP}). */
+    public Rejections() {
+        this(NonFinite.SKIP);
+    }
+
+    /** @param nonFinite which values that are not finite the decoders pass on */
+    public Rejections(NonFinite nonFinite) {
+        this.nonFinite = java.util.Objects.requireNonNull(nonFinite, "nonFinite");
+    }
+
+    /** Which values that are not finite pass. */
+    public NonFinite nonFinite() {
+        return nonFinite;
+    }
+
+    /**
+     * True when a sample of value {@code v} is to be skipped (and counted {@link DecodeError#NON_FINITE_VALUE} by the
+     * caller): never for a finite value; for NaN and ±Inf as {@link #nonFinite()} says. Allocation-free.
+     */
+    public boolean skips(double v) {
+        if (Double.isFinite(v)) {
+            return false;
+        }
+        return switch (nonFinite) {
+            case SKIP -> true;
+            case KEEP_INFINITIES -> Double.isNaN(v);
+            case KEEP -> false;
+        };
+    }
 
     private final int[] counts = new int[REASONS.length];
     private int total;

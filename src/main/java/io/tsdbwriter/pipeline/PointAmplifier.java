@@ -11,6 +11,7 @@ import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 
 /**
@@ -25,7 +26,7 @@ import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 public final class PointAmplifier {
 
     private final RecordDecoder decoder;
-    private final Rejections rejections = new Rejections();
+    private final Rejections rejections;
     private final SampleEncoder encoder;
     private final SeriesCache seriesCache;
     private final DecodedPoints points = new DecodedPoints();
@@ -83,11 +84,15 @@ public final class PointAmplifier {
      * @param decoder     reads the records of one {@link InputFormat} (the topic's)
      * @param encoder     this thread's encoder for the run's output protocol (the seam of DESIGN §6)
      * @param seriesCache prepared series, shared with the process's other consumers (encoders of the same output)
+     *                    Values that are not finite pass as the output can carry them ({@link Rejections.NonFinite}):
+     *                    all into remote write, ±Inf into the import API
      */
     public PointAmplifier(RecordDecoder decoder, SampleEncoder encoder, SeriesCache seriesCache) {
         this.decoder = decoder;
         this.encoder = encoder;
         this.seriesCache = seriesCache;
+        this.rejections = new Rejections(encoder.output() == Output.REMOTE_WRITE ? Rejections.NonFinite.KEEP
+                : Rejections.NonFinite.KEEP_INFINITIES);
     }
 
     /**

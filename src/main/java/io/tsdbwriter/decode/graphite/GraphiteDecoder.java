@@ -95,7 +95,7 @@ public final class GraphiteDecoder extends LineDecoder {
         if (metricTo == pathFrom) {
             return fail(DecodeError.INVALID_METRIC, "empty metric path");
         }
-        if (!Double.isFinite(v)) {
+        if (rejections.skips(v)) {
             nonFinite(rejections, v);
             return null;
         }

@@ -204,7 +204,7 @@ public final class InfluxDecoder extends LineDecoder {
             }
             unescapeInto(b, s, eq, a, w);
             int name = out.commitArena(nameLength);
-            if (!Double.isFinite(v)) {
+            if (rejections.skips(v)) {
                 nonFinite(rejections, v);
             } else {
                 int p = out.begin();

@@ -176,7 +176,7 @@ public final class ExportLineDecoder extends LineDecoder {
             }
             for (int i = 0; i < valueCount; i++) {
                 double v = values[i];
-                if (!Double.isFinite(v)) {
+                if (rejections.skips(v)) {
                     nonFinite(rejections, v);
                     continue;
                 }

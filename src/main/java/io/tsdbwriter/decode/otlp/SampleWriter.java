@@ -75,6 +75,7 @@ final class SampleWriter {
         this.out = out;
         this.rejections = rejections;
         this.kafkaTimestampMs = kafkaTimestampMs;
+        this.stale = false;
         Arrays.fill(constOff, -1);
     }
 
@@ -233,14 +234,23 @@ final class SampleWriter {
         return true;
     }
 
-    /** Whether a data point's samples may be written: its flags and timestamp; refusals counted. */
+    /**
+     * Whether a data point's samples may be written: its flags and timestamp; refusals counted. A point flagged
+     * {@code DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK} is a staleness marker: where the output carries NaN
+     * ({@link Rejections.NonFinite#KEEP}) each of its samples is written as Prometheus' marker, as Prometheus' own OTLP
+     * receiver does; elsewhere it is counted and skipped.
+     */
     boolean admit(long ts, int flags, double value) {
+        stale = false;
         if ((flags & 1) != 0) { // DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK: a staleness marker
-            rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
-                    ? "'" + metricText() + "': no recorded value (a staleness marker) skipped" : "");
-            return false;
+            if (rejections.skips(STALE_MARKER)) {
+                rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
+                        ? "'" + metricText() + "': no recorded value (a staleness marker) skipped" : "");
+                return false;
+            }
+            stale = true;
         }
-        if (!Double.isFinite(value)) {
+        if (rejections.skips(value)) {
             rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
                     ? "'" + metricText() + "': value " + value + " skipped" : "");
             return false;
@@ -253,9 +263,12 @@ final class SampleWriter {
         return true;
     }
 
-    /** {@link #emit} for a value that may be NaN or infinite (a sum, a quantile): such a sample is counted, not written. */
+    /**
+     * {@link #emit} for a value that may be NaN or infinite (a sum, a quantile): such a sample is counted, not written,
+     * where the output cannot carry it.
+     */
     void emitChecked(int nameOff, int nameLen, long ts, double value) {
-        if (!Double.isFinite(value)) {
+        if (!stale && rejections.skips(value)) {
             rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
                     ? "'" + metricText() + "': value " + value + " skipped" : "");
             return;
@@ -274,9 +287,14 @@ final class SampleWriter {
                 o.addLabel(pt, st[k], st[k + 1], st[k + 2], st[k + 3]);
             }
         }
-        o.set(pt, ts, value);
+        o.set(pt, ts, stale ? STALE_MARKER : value);
         o.canonicalize(pt);
     }
+
+    /** Prometheus' staleness marker. */
+    private static final double STALE_MARKER = Double.longBitsToDouble(Rejections.STALE_MARKER_BITS);
+    /** The data point being written is a staleness marker: its samples carry {@link #STALE_MARKER}. */
+    private boolean stale;
 
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);

@@ -112,7 +112,7 @@ public final class ExpositionDecoder extends LineDecoder {
                 return fail(DecodeError.INVALID_TIMESTAMP, "negative timestamp");
             }
         }
-        if (!Double.isFinite(value)) {
+        if (rejections.skips(value)) {
             out.truncate(p);
             nonFinite(rejections, value);
             return null;

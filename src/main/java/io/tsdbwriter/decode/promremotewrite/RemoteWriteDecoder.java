@@ -311,7 +311,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         }
         for (int i = 0; i < sampleCount; i++) {
             double v = values[i];
-            if (!Double.isFinite(v)) {
+            if (rejections.skips(v)) {
                 rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
                         ? "value " + (isStaleMarker(v) ? "stale marker" : v) + " skipped" : "");
                 continue;

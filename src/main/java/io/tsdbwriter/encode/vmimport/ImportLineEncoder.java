@@ -178,11 +178,16 @@ public final class ImportLineEncoder {
      * shortest round-trip form ({@link Double#toString}), which VictoriaMetrics parses back to the same double.
      * Called once per source point.
      *
-     * @throws IllegalArgumentException when {@code v} is NaN or infinite (not a JSON number)
+     * ±Inf as {@code +Inf}/{@code -Inf} ({@link ValueText#set}).
+     *
+     * @throws IllegalArgumentException when {@code v} is NaN (the import API drops it)
      */
     public static byte[] formatValue(double v) {
-        if (!Double.isFinite(v)) {
-            throw new IllegalArgumentException("not a JSON number: " + v);
+        if (Double.isInfinite(v)) {
+            return (v > 0 ? "+Inf" : "-Inf").getBytes(StandardCharsets.US_ASCII);
+        }
+        if (Double.isNaN(v)) {
+            throw new IllegalArgumentException("NaN has no form the import API stores");
         }
         String s;
         if (isPlainInteger(v)) {

@@ -13,14 +13,23 @@ public final class ValueText {
     private final StringBuilder text = new StringBuilder(32);
     private int length;
 
+    private static final byte[] PLUS_INF = {'+', 'I', 'n', 'f'};
+    private static final byte[] MINUS_INF = {'-', 'I', 'n', 'f'};
+
     /**
-     * Formats {@code v}.
+     * Formats {@code v}; ±Inf as {@code +Inf}/{@code -Inf}, not JSON but what VictoriaMetrics' export writes and its
+     * import reads (1.79.5 and v1.150.0; both refuse {@code Infinity} and parse {@code 1e999} as +Inf).
      *
-     * @throws IllegalArgumentException when {@code v} is NaN or infinite (not a JSON number)
+     * @throws IllegalArgumentException when {@code v} is NaN (the import API drops it: the decoders skip it before)
      */
     public ValueText set(double v) {
-        if (!Double.isFinite(v)) {
-            throw new IllegalArgumentException("not a JSON number: " + v);
+        if (Double.isInfinite(v)) {
+            System.arraycopy(v > 0 ? PLUS_INF : MINUS_INF, 0, bytes, 0, 4);
+            length = 4;
+            return this;
+        }
+        if (Double.isNaN(v)) {
+            throw new IllegalArgumentException("NaN has no form the import API stores");
         }
         StringBuilder t = text;
         t.setLength(0);

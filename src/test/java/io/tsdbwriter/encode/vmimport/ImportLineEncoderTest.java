@@ -283,9 +283,14 @@ class ImportLineEncoderTest {
     }
 
     @Test
-    void formatValueRejectsInfinity() {
-        assertThatThrownBy(() -> ImportLineEncoder.formatValue(Double.POSITIVE_INFINITY)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ImportLineEncoder.formatValue(Double.NEGATIVE_INFINITY)).isInstanceOf(IllegalArgumentException.class);
+    void infinityIsWrittenAsVictoriaMetricsExportsAndImportsIt() {
+        assertThat(new String(ImportLineEncoder.formatValue(Double.POSITIVE_INFINITY), StandardCharsets.US_ASCII)).isEqualTo("+Inf");
+        assertThat(new String(ImportLineEncoder.formatValue(Double.NEGATIVE_INFINITY), StandardCharsets.US_ASCII)).isEqualTo("-Inf");
+        ValueText v = new ValueText();
+        assertThat(new String(v.set(Double.POSITIVE_INFINITY).bytes(), 0, v.length(), StandardCharsets.US_ASCII)).isEqualTo("+Inf");
+        assertThat(new String(v.set(Double.NEGATIVE_INFINITY).bytes(), 0, v.length(), StandardCharsets.US_ASCII)).isEqualTo("-Inf");
+        assertThat(new String(v.set(2.5).bytes(), 0, v.length(), StandardCharsets.US_ASCII)).isEqualTo("2.5");
+        assertThatThrownBy(() -> v.set(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
