@@ -28,6 +28,8 @@ import java.util.regex.Pattern;
                 CommandLine.HelpCommand.class})
 public final class Main {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Main.class);
+
     /** Exit code of a job that is done (DESIGN §5). */
     public static final int EXIT_OK = ExitCodes.OK;
     /** Exit code of a fault: Kafka unreachable or refusing us, a configuration fault past its timeout, a thread died. */
@@ -64,6 +66,10 @@ public final class Main {
         cl.setDefaultValueProvider(defaults);
         HelpRenderer.install(cl, defaults);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setExecutionStrategy(parseResult -> {
+            atStart(parseResult, defaults);
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
             String message = ex.getMessage();
@@ -92,6 +98,25 @@ public final class Main {
             throw ex;
         });
         return cl;
+    }
+
+    /**
+     * What every command does after parsing and before it runs (not for {@code --help} nor {@code --version}): for
+     * {@code run} one WARN for each unknown {@code TSDB_WRITER_*} variable
+     * ({@link EnvironmentDefaults#unknownVariables}).
+     */
+    private static void atStart(CommandLine.ParseResult parseResult, EnvironmentDefaults defaults) {
+        CommandLine.ParseResult leaf = parseResult;
+        while (leaf.subcommand() != null) {
+            leaf = leaf.subcommand();
+        }
+        if (leaf.isUsageHelpRequested() || leaf.isVersionHelpRequested()) {
+            return;
+        }
+        CommandLine.Model.CommandSpec spec = leaf.commandSpec();
+        if (EnvironmentDefaults.COMMAND.equals(spec.name())) {
+            defaults.unknownVariables(spec).forEach(LOG::warn);
+        }
     }
 
     /** True when option {@code o} is not on the command line and took its value from its {@code TSDB_WRITER_*} variable. */
