@@ -101,8 +101,8 @@ public final class Main {
     }
 
     /**
-     * What every command does after parsing and before it runs (not for {@code --help} nor {@code --version}): for
-     * {@code run} one WARN for each unknown {@code TSDB_WRITER_*} variable
+     * What every command does after parsing and before it runs (not for {@code --help} nor {@code --version}): its
+     * {@code --log-format} applied, and for {@code run} one WARN for each unknown {@code TSDB_WRITER_*} variable
      * ({@link EnvironmentDefaults#unknownVariables}).
      */
     private static void atStart(CommandLine.ParseResult parseResult, EnvironmentDefaults defaults) {
@@ -114,6 +114,10 @@ public final class Main {
             return;
         }
         CommandLine.Model.CommandSpec spec = leaf.commandSpec();
+        if (spec.findOption(LogOptions.FLAG) instanceof CommandLine.Model.OptionSpec format
+                && format.getValue() instanceof LogFormat f) {
+            f.apply();
+        }
         if (EnvironmentDefaults.COMMAND.equals(spec.name())) {
             defaults.unknownVariables(spec).forEach(LOG::warn);
         }

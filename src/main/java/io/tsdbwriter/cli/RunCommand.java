@@ -58,6 +58,10 @@ import java.util.regex.PatternSyntaxException;
                         + "left short and by how much"})
 final class RunCommand implements Callable<Integer> {
 
+    /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
+    @picocli.CommandLine.Mixin
+    LogOptions logs = new LogOptions();
+
     private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
 
     @Option(names = "--bootstrap-servers", defaultValue = "localhost:9092", paramLabel = "HOST:PORT[,…]",

@@ -29,7 +29,7 @@ class MainTest {
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
             "--output", "--remote-write-url", "--remote-write-version", "--ordering", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
-            "--rate", "--churn-interval");
+            "--rate", "--churn-interval", "--log-format");
 
     private record Result(int exitCode, String out, String err) {
     }
