@@ -138,7 +138,11 @@ public final class Main {
         return true;
     }
 
-    /** {@code tsdb-writer <version> (commit <abbrev>)} from the jar's manifest; {@code dev} when run from classes. */
+    /**
+     * Two lines: {@code tsdb-writer <version> (commit <abbrev>)} from the jar's manifest ({@code dev} when run from
+     * classes, no commit when built outside a git checkout), then {@code JDK <version> (<vendor>, <java.home>)} of the
+     * JVM running it.
+     */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
@@ -152,7 +156,8 @@ public final class Main {
                 // no commit to show
             }
             boolean known = commit != null && !commit.isBlank() && !commit.startsWith("${"); // built outside a git checkout: none
-            return new String[] {"tsdb-writer " + (v == null ? "dev" : v) + (known ? " (commit " + commit + ")" : "")};
+            return new String[] {"tsdb-writer " + (v == null ? "dev" : v) + (known ? " (commit " + commit + ")" : ""),
+                    "JDK " + Runtime.version() + " (" + System.getProperty("java.vendor") + ", " + System.getProperty("java.home") + ")"};
         }
     }
 }

@@ -70,6 +70,20 @@ class MainTest {
     }
 
     @Test
+    void versionPrintsTheVersionTheCommitAndTheJdk() {
+        for (String[] args : List.of(new String[] {"--version"}, new String[] {"run", "--version"})) {
+            Result r = execute(args);
+
+            assertThat(r.exitCode()).isZero();
+            List<String> lines = r.out().lines().toList();
+            assertThat(lines).hasSize(2);
+            // from classes (this test) the version is dev and no commit is known; the jar's manifest gives both
+            assertThat(lines.get(0)).matches("tsdb-writer (dev|\\S+)( \\(commit [0-9a-f]+\\))?");
+            assertThat(lines.get(1)).startsWith("JDK " + Runtime.version() + " (").contains(System.getProperty("java.home"));
+        }
+    }
+
+    @Test
     void runHelpListsEveryFlag() {
         Result r = execute("run", "--help");
 
