@@ -35,6 +35,15 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
     static final List<String> OTHER_VARIABLES = List.of("TSDB_WRITER_LOG_LEVEL", "TSDB_WRITER_TELEGRAF_BINARY",
             "TSDB_WRITER_JAR", "TSDB_WRITER_CHROMIUM");
 
+    /**
+     * What Kubernetes sets in every pod of a namespace for each Service (its "service links": a Service
+     * {@code tsdb-writer-metrics} gives {@code TSDB_WRITER_METRICS_SERVICE_HOST}, {@code …_SERVICE_PORT[_NAME]},
+     * {@code …_PORT_9464_TCP[_PROTO|_PORT|_ADDR]}); {@code …_PORT} itself is one only when its value is a
+     * {@code tcp://}, {@code udp://} or {@code sctp://} address. Not warned of: the operator did not write them.
+     */
+    private static final java.util.regex.Pattern SERVICE_LINK = java.util.regex.Pattern.compile(
+            ".+_SERVICE_HOST|.+_SERVICE_PORT(_[A-Z0-9_]+)?|.+_PORT_[0-9]+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?");
+
     private static final List<String> SECRET_VALUE_FLAGS = List.of("--kafka-property", "--consumer-property", "--vm-header");
 
     private final Map<String, String> env;
@@ -66,7 +75,8 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
 
     /**
      * One line for each {@value #PREFIX} variable of the environment that no option of {@code run} maps to (nor one of
-     * {@link #OTHER_VARIABLES}), in name order, naming the known variable nearest to it by edit distance, e.g.
+     * {@link #OTHER_VARIABLES}, nor a Kubernetes service link such as {@code TSDB_WRITER_METRICS_SERVICE_HOST}), in name
+     * order, naming the known variable nearest to it by edit distance, e.g.
      * {@code TSDB_WRITER_TOPICC is no variable of tsdb-writer run (no option maps to it), ignored: did you mean
      * TSDB_WRITER_TOPIC?}. Only names are shown, never a value (it may be a secret).
      *
@@ -81,7 +91,8 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
             }
         }
         List<String> lines = new ArrayList<>();
-        env.keySet().stream().filter(n -> n.startsWith(PREFIX)).filter(n -> !known.contains(n)).sorted().forEach(name -> {
+        env.keySet().stream().filter(n -> n.startsWith(PREFIX)).filter(n -> !known.contains(n))
+                .filter(n -> !serviceLink(n, env.get(n))).sorted().forEach(name -> {
             String nearest = known.get(0);
             int best = Integer.MAX_VALUE;
             for (String k : known) {
@@ -95,6 +106,14 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
                     + nearest + "?");
         });
         return lines;
+    }
+
+    /** True when {@code name=value} is what Kubernetes sets for a Service (see {@link #SERVICE_LINK}). */
+    static boolean serviceLink(String name, String value) {
+        if (SERVICE_LINK.matcher(name).matches()) {
+            return true;
+        }
+        return name.endsWith("_PORT") && value != null && value.matches("(tcp|udp|sctp)://.*");
     }
 
     /** Levenshtein distance: the fewest single-character insertions, deletions and substitutions from {@code a} to {@code b}. */

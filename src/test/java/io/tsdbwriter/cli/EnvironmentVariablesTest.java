@@ -135,6 +135,20 @@ class EnvironmentVariablesTest {
     }
 
     @Test
+    void kubernetesServiceLinksAreNoUnknownVariables() {
+        // what a pod of k8s/base gets for the Service tsdb-writer-metrics (enableServiceLinks, on by default)
+        Map<String, String> env = Map.of("TSDB_WRITER_METRICS_SERVICE_HOST", "10.96.0.7",
+                "TSDB_WRITER_METRICS_SERVICE_PORT", "9464", "TSDB_WRITER_METRICS_SERVICE_PORT_METRICS", "9464",
+                "TSDB_WRITER_METRICS_PORT_9464_TCP", "tcp://10.96.0.7:9464", "TSDB_WRITER_METRICS_PORT_9464_TCP_PROTO", "tcp",
+                "TSDB_WRITER_METRICS_PORT_9464_TCP_PORT", "9464", "TSDB_WRITER_METRICS_PORT_9464_TCP_ADDR", "10.96.0.7",
+                "TSDB_WRITER_OTHER_PORT", "tcp://10.96.0.8:80", "TSDB_WRITER_METRIC_PORT", "9464");
+
+        assertThat(warnings(env, "run", "--topic", "t", "--output", "json")).containsExactly(
+                "TSDB_WRITER_METRIC_PORT is no variable of tsdb-writer run (no option maps to it), ignored: did you mean "
+                        + "TSDB_WRITER_METRICS_PORT?");
+    }
+
+    @Test
     void editDistanceCountsSingleCharacterEdits() {
         assertThat(EnvironmentDefaults.editDistance("TOPICC", "TOPIC")).isEqualTo(1);
         assertThat(EnvironmentDefaults.editDistance("TIME_MULTIPLER", "TIME_MULTIPLIER")).isEqualTo(1);
