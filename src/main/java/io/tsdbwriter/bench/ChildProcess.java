@@ -18,7 +18,11 @@ public final class ChildProcess {
     private ChildProcess() {
     }
 
-    /** A builder for {@code command} (program then arguments, not empty) without any {@value #PREFIX} variable. */
+    /**
+     * A builder for {@code command} (program then arguments, not empty) without any {@value #PREFIX} variable.
+     *
+     * @throws NullPointerException when {@code command} or one of its elements is null
+     */
     public static ProcessBuilder of(List<String> command) {
         return withoutWriterVariables(new ProcessBuilder(command));
     }

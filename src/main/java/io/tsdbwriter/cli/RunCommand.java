@@ -43,7 +43,9 @@ import java.util.regex.PatternSyntaxException;
                 + "once more, then held (not committed past, written again by the next start) and the exit is 1 within seconds.",
                 "Every option can also be set by an environment variable, for run only (the other commands ignore them): "
                 + "TSDB_WRITER_ + the option name in capitals with _ for - (e.g. TSDB_WRITER_TIME_MULTIPLIER=12). A flag on "
-                + "the command line wins; a default taken from a variable shows here as (default: VALUE, from TSDB_WRITER_...).",
+                + "the command line wins; a default taken from a variable shows here as (default: VALUE, from TSDB_WRITER_...). "
+                + "A TSDB_WRITER_ variable no option maps to is one WARN at start naming the nearest known one; the writers "
+                + "bench and capacity start get none of these variables, only flags.",
                 "Durations take a unit: 500ms, 60s, 5m, 1h."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done: with --stop-at-end the group committed every partition's recorded end; a replay wrote every "
