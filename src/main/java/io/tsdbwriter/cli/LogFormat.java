@@ -6,6 +6,10 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -13,8 +17,9 @@ import picocli.CommandLine;
 /**
  * {@code --log-format}: how the log lines on stderr are written. {@link #TEXT} is logback.xml's pattern (ISO-8601
  * date, time to the millisecond and zone offset, level, thread, logger, message); {@link #JSON} is one JSON object a
- * line through logback's own {@link JsonEncoder} ({@code timestamp} in epoch milliseconds, {@code level},
- * {@code threadName}, {@code loggerName}, {@code formattedMessage}, {@code throwable}): the same text as a
+ * line through logback's own {@link JsonEncoder} ({@code time} first, the text line's ISO-8601 time, then the
+ * encoder's {@code timestamp} in epoch milliseconds, {@code level}, {@code threadName}, {@code loggerName},
+ * {@code formattedMessage}, {@code throwable}): the same text as a
  * {@link #TEXT} line and nothing more — no {@code arguments}, raw {@code message}, MDC, key-value pairs or logger
  * context, so what the writer redacts before logging (URL userinfo, header and Kafka property values) is all a JSON
  * line holds too.
@@ -57,7 +62,7 @@ enum LogFormat {
 
     /** The JSON encoder with the fields this class's Javadoc lists, started. */
     static JsonEncoder jsonEncoder(LoggerContext ctx) {
-        JsonEncoder e = new JsonEncoder();
+        JsonEncoder e = new IsoTimeJsonEncoder();
         e.setContext(ctx);
         e.setWithSequenceNumber(false);
         e.setWithNanoseconds(false);
@@ -70,6 +75,29 @@ enum LogFormat {
         e.setWithFormattedMessage(true);
         e.start();
         return e;
+    }
+
+    /**
+     * logback's {@link JsonEncoder} with a first member {@code "time"}: the event's time as a text line shows it
+     * ({@code 2026-12-02T05:36:40.035Z}, the JVM's zone). Thread-safe as its parent is.
+     */
+    static final class IsoTimeJsonEncoder extends JsonEncoder {
+        private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX", Locale.ROOT)
+                .withZone(ZoneId.systemDefault());
+
+        @Override
+        public byte[] encode(ILoggingEvent event) {
+            byte[] json = super.encode(event);
+            if (json.length == 0 || json[0] != '{') {
+                return json; // not the object this class knows how to extend
+            }
+            byte[] time = ("{\"time\":\"" + ISO.format(Instant.ofEpochMilli(event.getTimeStamp())) + "\",")
+                    .getBytes(StandardCharsets.UTF_8);
+            byte[] out = new byte[time.length + json.length - 1];
+            System.arraycopy(time, 0, out, 0, time.length);
+            System.arraycopy(json, 1, out, time.length, json.length - 1);
+            return out;
+        }
     }
 
     /** Accepts {@code text} or {@code json} (any case); anything else is one line naming both. */

@@ -13,7 +13,7 @@ final class LogOptions {
 
     @Option(names = FLAG, defaultValue = "text", paramLabel = "text|json", converter = LogFormat.Converter.class,
             description = "Log lines on stderr: text (ISO-8601 date, time and zone, level, thread, logger, message) or json "
-                    + "(one JSON object a line: timestamp in epoch ms, level, threadName, loggerName, formattedMessage, "
+                    + "(one JSON object a line: time as text shows it, timestamp in epoch ms, level, threadName, loggerName, formattedMessage, "
                     + "throwable; redacted as text is) (default: ${DEFAULT-VALUE})")
     LogFormat logFormat = LogFormat.TEXT;
 }

@@ -68,6 +68,11 @@ class LogFormatTest {
         assertThat(j.path("loggerName").asText()).isEqualTo(LogFormatTest.class.getName());
         assertThat(j.path("formattedMessage").asText()).isEqualTo("write to http://vm-a:8428 failed: \"quoted\"");
         assertThat(j.path("timestamp").asLong()).isPositive();
+        assertThat(j.path("time").asText()).as("the text line's ISO-8601 time, first")
+                .matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2})");
+        assertThat(java.time.OffsetDateTime.parse(j.path("time").asText()).toInstant().toEpochMilli())
+                .isEqualTo(j.path("timestamp").asLong());
+        assertThat(lines.get(0)).startsWith("{\"time\":\"");
         assertThat(j.has("arguments")).as("the arguments are in formattedMessage already").isFalse();
         assertThat(j.has("mdc")).isFalse();
         assertThat(j.has("context")).isFalse();
