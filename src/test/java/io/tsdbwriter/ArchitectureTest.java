@@ -122,4 +122,14 @@ class ArchitectureTest {
                 .because("the dead-letter queue produces what any model refused; the models call it")
                 .check(classes);
     }
+
+    @Test
+    void everyChildProcessIsMadeByChildProcess() {
+        noClasses().that().doNotHaveFullyQualifiedName("io.tsdbwriter.bench.ChildProcess")
+                .should().callConstructor(ProcessBuilder.class, java.util.List.class)
+                .orShould().callConstructor(ProcessBuilder.class, String[].class)
+                .because("bench.ChildProcess removes every TSDB_WRITER_* variable from a child's environment: a child "
+                        + "gets what its parent passes as flags, never run's defaults from the parent's environment (issue 56)")
+                .check(classes);
+    }
 }

@@ -139,7 +139,7 @@ public final class ConsumerFloor {
         cmd.addAll(WriterCellRunner.aotCacheOption(jar, jvmOptions, Runtime.version().feature()));
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-cp", jar.toString(), ConsumerFloor.class.getName(), bootstrapServers, topic, summary.toString(), props.toString()));
-        Process p = new ProcessBuilder(placement.writerCommand(cmd)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = ChildProcess.of(placement.writerCommand(cmd)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         if (!p.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
             throw new IOException("the floor did not finish within " + timeout + "; see " + log);

@@ -234,7 +234,7 @@ public final class CpuPinning {
     }
 
     private static String run(List<String> cmd) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = ChildProcess.of(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
             if (!p.waitFor(30, TimeUnit.SECONDS)) {

@@ -13,7 +13,7 @@ final class DpkgVersion {
 
     static Optional<String> of(String pkg) {
         try {
-            Process p = new ProcessBuilder("dpkg-query", "-W", "-f=${Version}", pkg).redirectErrorStream(true).start();
+            Process p = ChildProcess.of("dpkg-query", "-W", "-f=${Version}", pkg).redirectErrorStream(true).start();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return Optional.empty();

@@ -115,7 +115,7 @@ final class FreshReceiver implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             int port = freePort();
             List<String> cmd = kind == Kind.PROMETHEUS ? command(binary, dir, port) : victoriaMetricsCommand(binary, dir, port);
-            Process p = new ProcessBuilder(tsdbCpus == null ? cmd : Placement.startCommand(tsdbCpus, cmd))
+            Process p = ChildProcess.of(tsdbCpus == null ? cmd : Placement.startCommand(tsdbCpus, cmd))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             FreshReceiver fresh = new FreshReceiver(kind, p, dir, "http://127.0.0.1:" + port);
             try {

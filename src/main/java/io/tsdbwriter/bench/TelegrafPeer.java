@@ -138,7 +138,7 @@ public final class TelegrafPeer {
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-bench-peer");
         try (Admin admin = Admin.create(p)) {
             long t0 = System.nanoTime();
-            Process proc = new ProcessBuilder(placement.writerCommand(List.of(binary.toString(), "--config", conf.toString())))
+            Process proc = ChildProcess.of(placement.writerCommand(List.of(binary.toString(), "--config", conf.toString())))
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
             try {

@@ -163,7 +163,7 @@ public final class WriterCellRunner {
                 List<String> cmd = command(cell, topic, groupId, summary, false, port);
                 cmd.addAll(List.of("--consumer-mode", "share"));
                 Files.writeString(log, "# " + String.join(" ", SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+                Process p = ChildProcess.of(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
                 processes.add(p);
                 summaries.add(summary);
                 logs.add(log);
@@ -285,7 +285,7 @@ public final class WriterCellRunner {
         VmProbe vm = probe(cell);
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = ChildProcess.of(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         current = p;
         long producedPoints = 0;
         double windowSeconds = Double.NaN;

@@ -52,6 +52,10 @@ import org.apache.kafka.clients.admin.Admin;
                 "1:a cell failed or a step could not run", "2:invalid flags"})
 public final class BenchCommand implements Callable<Integer> {
 
+    /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
+    @picocli.CommandLine.Mixin
+    LogOptions logs = new LogOptions();
+
     @Spec
     CommandSpec spec;
 

@@ -54,6 +54,10 @@ import io.tsdbwriter.write.WriteTarget;
                 "1:no step passed, a step failed to run, or samples were not written", "2:invalid flags"})
 public final class CapacityCommand implements Callable<Integer> {
 
+    /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
+    @picocli.CommandLine.Mixin
+    LogOptions logs = new LogOptions();
+
     @Spec
     CommandSpec spec;
 

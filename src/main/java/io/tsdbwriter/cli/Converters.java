@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import io.tsdbwriter.write.OnWriteFailure;
+import io.tsdbwriter.write.RemoteWriteVersion;
 import picocli.CommandLine;
 import java.time.OffsetDateTime;
 
@@ -118,6 +120,30 @@ final class Converters {
                 return Math.multiplyExact(Long.parseLong(m.group(1)), factor);
             } catch (ArithmeticException | NumberFormatException e) {
                 throw new CommandLine.TypeConversionException("'" + value + "' is too large a size");
+            }
+        }
+    }
+
+    /** Accepts pause / dead-letter (and the enum names). */
+    static final class FailurePolicyConverter implements CommandLine.ITypeConverter<OnWriteFailure> {
+        @Override
+        public OnWriteFailure convert(String value) {
+            return switch (value.trim().toLowerCase(Locale.ROOT)) {
+                case "pause" -> OnWriteFailure.PAUSE;
+                case "dead-letter", "dead_letter", "deadletter" -> OnWriteFailure.DEAD_LETTER;
+                default -> throw new CommandLine.TypeConversionException("'" + value + "' is not pause or dead-letter");
+            };
+        }
+    }
+
+    /** {@code --remote-write-version}: {@link RemoteWriteVersion#parse}, its message on a bad value. */
+    static final class RemoteWriteVersionConverter implements CommandLine.ITypeConverter<RemoteWriteVersion> {
+        @Override
+        public RemoteWriteVersion convert(String value) {
+            try {
+                return RemoteWriteVersion.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
             }
         }
     }

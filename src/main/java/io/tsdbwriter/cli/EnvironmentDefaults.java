@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
@@ -26,6 +27,22 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
 
     /** The one command whose options take their defaults from the environment. */
     static final String COMMAND = "run";
+
+    /**
+     * The {@value #PREFIX} variables that are no option of {@value #COMMAND} but are read elsewhere: the log level
+     * (logback.xml), bench's Telegraf, the scripts' jar and the report test's Chromium. Not warned of.
+     */
+    static final List<String> OTHER_VARIABLES = List.of("TSDB_WRITER_LOG_LEVEL", "TSDB_WRITER_TELEGRAF_BINARY",
+            "TSDB_WRITER_JAR", "TSDB_WRITER_CHROMIUM");
+
+    /**
+     * What Kubernetes sets in every pod of a namespace for each Service (its "service links": a Service
+     * {@code tsdb-writer-metrics} gives {@code TSDB_WRITER_METRICS_SERVICE_HOST}, {@code …_SERVICE_PORT[_NAME]},
+     * {@code …_PORT_9464_TCP[_PROTO|_PORT|_ADDR]}); {@code …_PORT} itself is one only when its value is a
+     * {@code tcp://}, {@code udp://} or {@code sctp://} address. Not warned of: the operator did not write them.
+     */
+    private static final java.util.regex.Pattern SERVICE_LINK = java.util.regex.Pattern.compile(
+            ".+_SERVICE_HOST|.+_SERVICE_PORT(_[A-Z0-9_]+)?|.+_PORT_[0-9]+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?");
 
     private static final List<String> SECRET_VALUE_FLAGS = List.of("--kafka-property", "--consumer-property", "--vm-header");
 
@@ -54,6 +71,69 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * One line for each {@value #PREFIX} variable of the environment that no option of {@code run} maps to (nor one of
+     * {@link #OTHER_VARIABLES}, nor a Kubernetes service link such as {@code TSDB_WRITER_METRICS_SERVICE_HOST}), in name
+     * order, naming the known variable nearest to it by edit distance, e.g.
+     * {@code TSDB_WRITER_TOPICC is no variable of tsdb-writer run (no option maps to it), ignored: did you mean
+     * TSDB_WRITER_TOPIC?}. Only names are shown, never a value (it may be a secret).
+     *
+     * @param run the spec of the {@value #COMMAND} command, whose options' variables are the known ones
+     * @return the lines, empty when every such variable is known
+     */
+    List<String> unknownVariables(CommandSpec run) {
+        List<String> known = new ArrayList<>(OTHER_VARIABLES);
+        for (OptionSpec o : run.options()) {
+            if (!o.usageHelp() && !o.versionHelp()) {
+                known.add(variableFor(o.longestName()));
+            }
+        }
+        List<String> lines = new ArrayList<>();
+        env.keySet().stream().filter(n -> n.startsWith(PREFIX)).filter(n -> !known.contains(n))
+                .filter(n -> !serviceLink(n, env.get(n))).sorted().forEach(name -> {
+            String nearest = known.get(0);
+            int best = Integer.MAX_VALUE;
+            for (String k : known) {
+                int d = editDistance(name, k);
+                if (d < best) {
+                    best = d;
+                    nearest = k;
+                }
+            }
+            lines.add(name + " is no variable of tsdb-writer " + COMMAND + " (no option maps to it), ignored: did you mean "
+                    + nearest + "?");
+        });
+        return lines;
+    }
+
+    /** True when {@code name=value} is what Kubernetes sets for a Service (see {@link #SERVICE_LINK}). */
+    static boolean serviceLink(String name, String value) {
+        if (SERVICE_LINK.matcher(name).matches()) {
+            return true;
+        }
+        return name.endsWith("_PORT") && value != null && value.matches("(tcp|udp|sctp)://.*");
+    }
+
+    /** Levenshtein distance: the fewest single-character insertions, deletions and substitutions from {@code a} to {@code b}. */
+    static int editDistance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(substitute, Math.min(prev[j], cur[j - 1]) + 1);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
     }
 
     /**

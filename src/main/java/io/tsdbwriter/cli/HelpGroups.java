@@ -35,6 +35,8 @@ final class HelpGroups {
 
     private static final Group HELP = new Group("Help", List.of("--help", "--version"));
 
+    private static final Group LOGS = new Group("Logs", List.of(LogOptions.FLAG));
+
     private static final List<String> SOURCE_POINTS = List.of("--synthetic", "--series", "--points-per-series",
             "--instance", "--product-key", "--timestamp", "--now", "--keep-timestamps", "--source-interval");
 
@@ -57,17 +59,20 @@ final class HelpGroups {
                             "--metrics-address")),
                     new Group("Replay and load (capacity tests, soaks)", List.of("--from", "--to", "--rebase-time", "--loop",
                             "--duration", "--rate", "--churn-interval")),
+                    LOGS,
                     HELP),
             "produce", List.of(
                     new Group("Source points (without --synthetic: the FILEs)", SOURCE_POINTS),
                     new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic"))),
                     new Group("Records and load", List.of("--rate", "--points-per-record", "--keyed")),
+                    LOGS,
                     HELP),
             "verify", List.of(
                     new Group("Expected samples: the source points as produce read them, amplified",
                             concat(SOURCE_POINTS, List.of("--time-multiplier", "--instance-multiplier", "--replay-summary"))),
                     new Group("TSDB connection and security", concat(List.of("--vm-url", "--flush-url"), VM_AUTH)),
                     new Group("Check", List.of("--match", "--value-tolerance", "--wait", "--search-timeout")),
+                    LOGS,
                     HELP),
             "bench", List.of(
                     new Group("Kafka connection", KAFKA_CLIENT),
@@ -82,6 +87,7 @@ final class HelpGroups {
                     new Group("Floor and peer", List.of("--floor", "--peer", "--telegraf-binary")),
                     new Group("Placement: the TSDB and the writer side on disjoint CPUs", List.of("--tsdb-cpus", "--writer-cpus")),
                     new Group("Output and reports", List.of("--csv", "--chart", "--work-dir")),
+                    LOGS,
                     HELP),
             "capacity", List.of(
                     new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic", "--partitions"))),
@@ -98,6 +104,7 @@ final class HelpGroups {
                             "--segment-size", "--parallelism", "--max-concurrent-writes", "--batch-samples")),
                     new Group("Placement: the TSDB and the writer side on disjoint CPUs", List.of("--tsdb-cpus", "--writer-cpus")),
                     new Group("Output and reports", List.of("--csv", "--chart", "--report", "--work-dir")),
+                    LOGS,
                     HELP),
             "tsdb-writer", List.of(new Group("Options", List.of("--help", "--version"))),
             "help", List.of(new Group("Options", List.of("--help"))));

@@ -28,6 +28,8 @@ import java.util.regex.Pattern;
                 CommandLine.HelpCommand.class})
 public final class Main {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Main.class);
+
     /** Exit code of a job that is done (DESIGN §5). */
     public static final int EXIT_OK = ExitCodes.OK;
     /** Exit code of a fault: Kafka unreachable or refusing us, a configuration fault past its timeout, a thread died. */
@@ -64,6 +66,10 @@ public final class Main {
         cl.setDefaultValueProvider(defaults);
         HelpRenderer.install(cl, defaults);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setExecutionStrategy(parseResult -> {
+            atStart(parseResult, defaults);
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         cl.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
             String message = ex.getMessage();
@@ -94,6 +100,29 @@ public final class Main {
         return cl;
     }
 
+    /**
+     * What every command does after parsing and before it runs (not for {@code --help} nor {@code --version}): its
+     * {@code --log-format} applied, and for {@code run} one WARN for each unknown {@code TSDB_WRITER_*} variable
+     * ({@link EnvironmentDefaults#unknownVariables}).
+     */
+    private static void atStart(CommandLine.ParseResult parseResult, EnvironmentDefaults defaults) {
+        CommandLine.ParseResult leaf = parseResult;
+        while (leaf.subcommand() != null) {
+            leaf = leaf.subcommand();
+        }
+        if (leaf.isUsageHelpRequested() || leaf.isVersionHelpRequested()) {
+            return;
+        }
+        CommandLine.Model.CommandSpec spec = leaf.commandSpec();
+        if (spec.findOption(LogOptions.FLAG) instanceof CommandLine.Model.OptionSpec format
+                && format.getValue() instanceof LogFormat f) {
+            f.apply();
+        }
+        if (EnvironmentDefaults.COMMAND.equals(spec.name())) {
+            defaults.unknownVariables(spec).forEach(LOG::warn);
+        }
+    }
+
     /** True when option {@code o} is not on the command line and took its value from its {@code TSDB_WRITER_*} variable. */
     private static boolean fromEnvironment(CommandLine.Model.OptionSpec o, String[] args, EnvironmentDefaults defaults) {
         if (defaults.variableOf(o).isEmpty()) {
@@ -109,7 +138,11 @@ public final class Main {
         return true;
     }
 
-    /** {@code tsdb-writer <version> (commit <abbrev>)} from the jar's manifest; {@code dev} when run from classes. */
+    /**
+     * Two lines: {@code tsdb-writer <version> (commit <abbrev>)} from the jar's manifest ({@code dev} when run from
+     * classes, no commit when built outside a git checkout), then {@code JDK <version> (<vendor>, <java.home>)} of the
+     * JVM running it.
+     */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
@@ -123,7 +156,8 @@ public final class Main {
                 // no commit to show
             }
             boolean known = commit != null && !commit.isBlank() && !commit.startsWith("${"); // built outside a git checkout: none
-            return new String[] {"tsdb-writer " + (v == null ? "dev" : v) + (known ? " (commit " + commit + ")" : "")};
+            return new String[] {"tsdb-writer " + (v == null ? "dev" : v) + (known ? " (commit " + commit + ")" : ""),
+                    "JDK " + Runtime.version() + " (" + System.getProperty("java.vendor") + ", " + System.getProperty("java.home") + ")"};
         }
     }
 }

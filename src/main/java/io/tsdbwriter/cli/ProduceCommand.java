@@ -61,6 +61,10 @@ import java.util.concurrent.TimeUnit;
         exitCodeList = {"0:every record acknowledged by Kafka", "1:a send failed or the input could not be read", "2:invalid flags"})
 public final class ProduceCommand implements Callable<Integer> {
 
+    /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
+    @picocli.CommandLine.Mixin
+    LogOptions logs = new LogOptions();
+
     static final long PROGRESS_INTERVAL_NANOS = Duration.ofSeconds(5).toNanos();
 
     @Spec

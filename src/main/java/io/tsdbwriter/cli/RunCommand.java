@@ -24,7 +24,6 @@ import io.tsdbwriter.config.ConsumerMode;
 import io.tsdbwriter.write.WriteTarget;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -44,7 +43,9 @@ import java.util.regex.PatternSyntaxException;
                 + "once more, spaced, then held (not committed past, written again by the next start) and the exit is 1 within seconds.",
                 "Every option can also be set by an environment variable, for run only (the other commands ignore them): "
                 + "TSDB_WRITER_ + the option name in capitals with _ for - (e.g. TSDB_WRITER_TIME_MULTIPLIER=12). A flag on "
-                + "the command line wins; a default taken from a variable shows here as (default: VALUE, from TSDB_WRITER_...).",
+                + "the command line wins; a default taken from a variable shows here as (default: VALUE, from TSDB_WRITER_...). "
+                + "A TSDB_WRITER_ variable no option maps to is one WARN at start naming the nearest known one; the writers "
+                + "bench and capacity start get none of these variables, only flags.",
                 "Durations take a unit: 500ms, 60s, 5m, 1h."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done: with --stop-at-end the group committed every partition's recorded end; a replay wrote every "
@@ -58,6 +59,10 @@ import java.util.regex.PatternSyntaxException;
                 "4:--stop-at-end job or replay with an end stopped by SIGTERM/SIGINT before its end: the summary lists the partitions "
                         + "left short and by how much"})
 final class RunCommand implements Callable<Integer> {
+
+    /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
+    @picocli.CommandLine.Mixin
+    LogOptions logs = new LogOptions();
 
     private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
 
@@ -132,7 +137,7 @@ final class RunCommand implements Callable<Integer> {
                     + "the OpenTelemetry Collector's prometheusremotewritereceiver).",
                     "A receiver that answers 415, or 2xx without X-Prometheus-Remote-Write-Samples-Written (a 1.0 receiver), is a "
                     + "configuration fault: the data is held, never counted written; there is no automatic fall back to 1"},
-            converter = RemoteWriteVersionConverter.class)
+            converter = Converters.RemoteWriteVersionConverter.class)
     RemoteWriteVersion remoteWriteVersion = RemoteWriteVersion.V1;
 
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
@@ -181,7 +186,7 @@ final class RunCommand implements Callable<Integer> {
             description = "Longest delay between retries (exponential from 200ms with jitter; Retry-After honoured up to it); also how long a tripped circuit breaker waits before probing again (default: ${DEFAULT-VALUE})")
     Duration maxBackoff;
 
-    @Option(names = "--on-write-failure", defaultValue = "pause", paramLabel = "pause|dead-letter", converter = FailurePolicyConverter.class,
+    @Option(names = "--on-write-failure", defaultValue = "pause", paramLabel = "pause|dead-letter", converter = Converters.FailurePolicyConverter.class,
             description = "After --max-retries of a retryable failure (429, 5xx, timeouts): pause = keep the batch and keep "
                     + "probing; dead-letter = send its records to --dead-letter-topic. A data refusal (a 4xx the receiver does not "
                     + "give an empty request too) is never retried: its records are dead-lettered or counted refused. A "
@@ -369,29 +374,5 @@ final class RunCommand implements Callable<Integer> {
             });
         }
         return service.run();
-    }
-
-    /** Accepts pause / dead-letter (and the enum names). */
-    static final class FailurePolicyConverter implements picocli.CommandLine.ITypeConverter<OnWriteFailure> {
-        @Override
-        public OnWriteFailure convert(String value) {
-            return switch (value.trim().toLowerCase(Locale.ROOT)) {
-                case "pause" -> OnWriteFailure.PAUSE;
-                case "dead-letter", "dead_letter", "deadletter" -> OnWriteFailure.DEAD_LETTER;
-                default -> throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not pause or dead-letter");
-            };
-        }
-    }
-
-    /** {@code --remote-write-version}: {@link RemoteWriteVersion#parse}, its message on a bad value. */
-    static final class RemoteWriteVersionConverter implements picocli.CommandLine.ITypeConverter<RemoteWriteVersion> {
-        @Override
-        public RemoteWriteVersion convert(String value) {
-            try {
-                return RemoteWriteVersion.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
-            }
-        }
     }
 }

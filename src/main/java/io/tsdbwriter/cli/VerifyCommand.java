@@ -50,6 +50,10 @@ import java.util.List;
                         + "says which); nothing was compared"})
 public final class VerifyCommand implements Callable<Integer> {
 
+    /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
+    @picocli.CommandLine.Mixin
+    LogOptions logs = new LogOptions();
+
     @Spec
     CommandSpec spec;
 

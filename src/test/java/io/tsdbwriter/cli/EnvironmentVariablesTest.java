@@ -5,8 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
@@ -87,5 +93,66 @@ class EnvironmentVariablesTest {
                 .contains("(default: http://vm-a:8428,http://vm-b:8428, from TSDB_WRITER_VM_URL)")
                 .contains("from TSDB_WRITER_VM_HEADER").contains("from TSDB_WRITER_KAFKA_PROPERTY")
                 .contains("(default: true, from TSDB_WRITER_STOP_AT_END)");
+    }
+
+    /** The WARN lines of {@link Main}'s logger while {@code args} run with {@code env} as the environment. */
+    private static List<String> warnings(Map<String, String> env, String... args) {
+        Logger main = (Logger) LoggerFactory.getLogger(Main.class);
+        ListAppender<ILoggingEvent> captured = new ListAppender<>();
+        captured.start();
+        main.addAppender(captured);
+        try {
+            CommandLine cl = Main.commandLine(env);
+            cl.setErr(new PrintWriter(new StringWriter(), true));
+            cl.setOut(new PrintWriter(new StringWriter(), true));
+            cl.execute(args);
+        } finally {
+            main.detachAppender(captured);
+        }
+        return captured.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    @Test
+    void unknownVariableIsWarnedWithTheNearestName() {
+        Map<String, String> env = Map.of("TSDB_WRITER_TOPICC", "t", "TSDB_WRITER_RATE", "5", "TSDB_WRITER_LOG_LEVEL", "INFO",
+                "TSDB_WRITER_TELEGRAF_BINARY", "/bin/true", "TSDB_WRITER_VM_BASIC_AUTH_PASWORD_FILE", "s3cr3t", "TSDB_WRITERS", "x");
+
+        // a bad --output ends run in toConfig (exit 2) after the start's warnings and before anything connects
+        List<String> lines = warnings(env, "run", "--topic", "t", "--output", "json");
+
+        assertThat(lines).containsExactly(
+                "TSDB_WRITER_TOPICC is no variable of tsdb-writer run (no option maps to it), ignored: did you mean TSDB_WRITER_TOPIC?",
+                "TSDB_WRITER_VM_BASIC_AUTH_PASWORD_FILE is no variable of tsdb-writer run (no option maps to it), ignored: did you mean "
+                        + "TSDB_WRITER_VM_BASIC_AUTH_PASSWORD_FILE?");
+        assertThat(String.join("\n", lines)).as("a name only, never a value").doesNotContain("s3cr3t");
+    }
+
+    @Test
+    void knownVariablesAndHelpGetNoWarning() {
+        assertThat(warnings(Map.of("TSDB_WRITER_RATE", "5", "TSDB_WRITER_REPORT_INTERVAL", "5s", "TSDB_WRITER_JAR", "x.jar"),
+                "run", "--topic", "t", "--output", "json")).isEmpty();
+        assertThat(warnings(Map.of("TSDB_WRITER_TOPICC", "t"), "run", "--help")).isEmpty();
+    }
+
+    @Test
+    void kubernetesServiceLinksAreNoUnknownVariables() {
+        // what a pod of k8s/base gets for the Service tsdb-writer-metrics (enableServiceLinks, on by default)
+        Map<String, String> env = Map.of("TSDB_WRITER_METRICS_SERVICE_HOST", "10.96.0.7",
+                "TSDB_WRITER_METRICS_SERVICE_PORT", "9464", "TSDB_WRITER_METRICS_SERVICE_PORT_METRICS", "9464",
+                "TSDB_WRITER_METRICS_PORT_9464_TCP", "tcp://10.96.0.7:9464", "TSDB_WRITER_METRICS_PORT_9464_TCP_PROTO", "tcp",
+                "TSDB_WRITER_METRICS_PORT_9464_TCP_PORT", "9464", "TSDB_WRITER_METRICS_PORT_9464_TCP_ADDR", "10.96.0.7",
+                "TSDB_WRITER_OTHER_PORT", "tcp://10.96.0.8:80", "TSDB_WRITER_METRIC_PORT", "9464");
+
+        assertThat(warnings(env, "run", "--topic", "t", "--output", "json")).containsExactly(
+                "TSDB_WRITER_METRIC_PORT is no variable of tsdb-writer run (no option maps to it), ignored: did you mean "
+                        + "TSDB_WRITER_METRICS_PORT?");
+    }
+
+    @Test
+    void editDistanceCountsSingleCharacterEdits() {
+        assertThat(EnvironmentDefaults.editDistance("TOPICC", "TOPIC")).isEqualTo(1);
+        assertThat(EnvironmentDefaults.editDistance("TIME_MULTIPLER", "TIME_MULTIPLIER")).isEqualTo(1);
+        assertThat(EnvironmentDefaults.editDistance("kitten", "sitting")).isEqualTo(3);
+        assertThat(EnvironmentDefaults.editDistance("", "abc")).isEqualTo(3);
     }
 }

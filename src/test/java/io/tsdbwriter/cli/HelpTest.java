@@ -117,7 +117,7 @@ class HelpTest {
         List<String> lines = render(run, 120).lines().toList();
         List<String> headings = List.of("Kafka connection and consumption:", "Input:", "TSDB connection and security:",
                 "Amplification:", "Delivery:", "Tuning:", "Output and reports:", "Replay and load (capacity tests, soaks):",
-                "Help:");
+                "Logs:", "Help:");
         int last = -1;
         for (String h : headings) {
             int at = lines.indexOf(h);

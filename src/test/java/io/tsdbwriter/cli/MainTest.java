@@ -30,7 +30,7 @@ class MainTest {
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
             "--output", "--remote-write-url", "--remote-write-version", "--ordering", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
-            "--rate", "--churn-interval");
+            "--rate", "--churn-interval", "--log-format");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -68,6 +68,20 @@ class MainTest {
         assertThat(r.exitCode()).isZero();
         assertThat(r.err()).isEmpty();
         assertThat(r.out()).startsWith("Usage: tsdb-writer run");
+    }
+
+    @Test
+    void versionPrintsTheVersionTheCommitAndTheJdk() {
+        for (String[] args : List.of(new String[] {"--version"}, new String[] {"run", "--version"})) {
+            Result r = execute(args);
+
+            assertThat(r.exitCode()).isZero();
+            List<String> lines = r.out().lines().toList();
+            assertThat(lines).hasSize(2);
+            // from classes (this test) the version is dev and no commit is known; the jar's manifest gives both
+            assertThat(lines.get(0)).matches("tsdb-writer (dev|\\S+)( \\(commit [0-9a-f]+\\))?");
+            assertThat(lines.get(1)).startsWith("JDK " + Runtime.version() + " (").contains(System.getProperty("java.home"));
+        }
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.tsdbwriter.capacity.search;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.bench.ChildProcess;
 import io.tsdbwriter.bench.CpuList;
 import io.tsdbwriter.bench.BenchCell;
 import io.tsdbwriter.bench.BenchTable;
@@ -137,7 +138,7 @@ final class StepRunner {
             cmd.addAll(List.of("--durability-window", "0"));
         }
         Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = ChildProcess.of(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         current = p;
         String writerMetrics = "http://127.0.0.1:" + port + "/metrics";
         try {
