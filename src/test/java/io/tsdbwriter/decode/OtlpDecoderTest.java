@@ -166,6 +166,26 @@ class OtlpDecoderTest {
     }
 
     @Test
+    void intoRemoteWriteAnUnrecordedPointIsPrometheusStalenessMarkerAndNaNAndInfinityPass() {
+        Metric stale = Metric.newBuilder().setName("g").setGauge(Gauge.newBuilder()
+                .addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(T_NS).setFlags(1))
+                .addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(T_NS + 1_000_000).setAsDouble(Double.NaN))
+                .addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(T_NS + 2_000_000).setAsDouble(Double.POSITIVE_INFINITY)))
+                .build();
+        DecodedPoints out = new DecodedPoints();
+        Rejections keep = new Rejections(Rejections.NonFinite.KEEP);
+        decoder.decode(request(null, stale).toByteArray(), 0, out, keep);
+
+        assertThat(keep.total()).isZero();
+        assertThat(out.count()).isEqualTo(3);
+        assertThat(Double.doubleToRawLongBits(out.value(0))).as("Prometheus' value.StaleNaN, as its OTLP receiver writes it")
+                .isEqualTo(Rejections.STALE_MARKER_BITS);
+        assertThat(out.value(1)).isNaN();
+        assertThat(Double.doubleToRawLongBits(out.value(1))).isNotEqualTo(Rejections.STALE_MARKER_BITS);
+        assertThat(out.value(2)).isEqualTo(Double.POSITIVE_INFINITY);
+    }
+
+    @Test
     void bytesThatAreNotARequestAreRefusedWhole() {
         assertThat(Decoded.of(decoder, "not a protobuf message".getBytes(StandardCharsets.UTF_8), 0).rejections.first())
                 .isEqualTo(DecodeError.INVALID_PROTOBUF);
