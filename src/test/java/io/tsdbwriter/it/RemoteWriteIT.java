@@ -188,6 +188,83 @@ class RemoteWriteIT {
         }
     }
 
+    // ---------------------------------------------------------------- every float64 (issue 53 item 3)
+
+    private static final double STALE = Double.longBitsToDouble(io.tsdbwriter.decode.Rejections.STALE_MARKER_BITS);
+
+    /** A topic of one remote write record: NaN, +Inf, -Inf, a series ended by a staleness marker, and a control. */
+    private static String specialValuesTopic(long t) throws Exception {
+        String topic = stack.createTopic("special-" + names.incrementAndGet(), 1);
+        byte[] record = org.xerial.snappy.Snappy.compress(io.tsdbwriter.decode.RemoteWriteDecoderTest.writeRequest(
+                new Object[][] {{"__name__", "v_nan", "job", "special"}, {Double.NaN, t}},
+                new Object[][] {{"__name__", "v_pinf", "job", "special"}, {Double.POSITIVE_INFINITY, t}},
+                new Object[][] {{"__name__", "v_ninf", "job", "special"}, {Double.NEGATIVE_INFINITY, t}},
+                new Object[][] {{"__name__", "v_stale", "job", "special"}, {1.0, t, STALE, t + 60_000}},
+                new Object[][] {{"__name__", "v_control", "job", "special"}, {1.0, t}}));
+        stack.produceRaw(topic, 1, List.of(record));
+        return topic;
+    }
+
+    private static JsonNode relay(String topic, String name, String url, String... more) throws Exception {
+        Path summary = stack.path(name + ".json");
+        List<String> args = stack.runArgs(url, topic, name, 1, 1, 1, "--input-format", "promremotewrite", "--stop-at-end",
+                "--summary-json", summary.toString(), "--commit-interval", "500ms");
+        args.addAll(List.of(more));
+        WriterProcess w = stack.writer(name, args);
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        return Scenario.summary(summary);
+    }
+
+    /** Prometheus' instant query: {@code metric -> value} as its API spells the value ("NaN", "+Inf"). */
+    private static java.util.Map<String, String> instant(String promUrl, String query, long atMs) throws Exception {
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(promUrl + "/api/v1/query?query=" + java.net.URLEncoder.encode(query, StandardCharsets.UTF_8)
+                        + "&time=" + atMs / 1000.0)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        for (JsonNode series : new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).path("data").path("result")) {
+            out.put(series.path("metric").path("__name__").asText(), series.path("value").get(1).asText());
+        }
+        return out;
+    }
+
+    /**
+     * NaN, ±Inf and a staleness marker through remote write 1.0 and 2.0 into a Prometheus 3 with its defaults: each value
+     * reads back as Prometheus spells it, and the series the marker ended is gone from an instant query that still sees
+     * the control series (the remote write specification: a sample is any float64; staleness markers SHOULD be sent).
+     * Into VictoriaMetrics' import API: ±Inf read back, NaN and the marker counted (it answers 2xx to NaN and drops it).
+     */
+    @Test
+    void everyFloat64ReachesPrometheus3AsItIsAndTheImportApiWhatItStores() throws Exception {
+        assumePrometheus3();
+        long t = System.currentTimeMillis() / 60_000 * 60_000 - 10 * 60_000;
+        String topic = specialValuesTopic(t);
+        for (String version : List.of("1", "2")) {
+            try (PrometheusEndpoint prom = stack.startPrometheus("prom3-special-v" + version, PrometheusVersion.CURRENT,
+                    null, true, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
+                JsonNode s = relay(topic, "special-rw" + version, "http://127.0.0.1:1", "--output", "remote-write",
+                        "--remote-write-url", prom.remoteWriteUrl(), "--remote-write-version", version);
+                assertThat(s.get("decode_errors").asLong()).isZero();
+                assertThat(s.get("samples_written").asLong()).isEqualTo(6);
+                assertThat(instant(prom.url(), "{job=\"special\"}", t)).containsExactlyInAnyOrderEntriesOf(java.util.Map.of(
+                        "v_nan", "NaN", "v_pinf", "+Inf", "v_ninf", "-Inf", "v_stale", "1", "v_control", "1"));
+                assertThat(instant(prom.url(), "{job=\"special\"}", t + 90_000)).as("the marker ended v_stale")
+                        .doesNotContainKey("v_stale").containsEntry("v_control", "1");
+            }
+        }
+        VmEndpoint vm = stack.startVm("vm-special");
+        try (vm) {
+            JsonNode s = relay(topic, "special-import", vm.url());
+            assertThat(s.get("decode_errors").asLong()).as("NaN and the marker, counted").isEqualTo(2);
+            assertThat(s.get("samples_written").asLong()).isEqualTo(4);
+            vm.forceFlush();
+            String lines = String.join("\n", vm.export("{job=\"special\"}"));
+            assertThat(lines).contains("\"v_pinf\"").contains("\"v_ninf\"").contains("\"v_stale\"").contains("\"v_control\"")
+                    .doesNotContain("v_nan");
+            assertThat(lines.replace("\"Infinity\"", "+Inf").replace("\"-Infinity\"", "-Inf")).contains("+Inf").contains("-Inf");
+        }
+    }
+
     @Test
     void seriesTheReceiverRefusesWith400AreIsolatedAndOnlyTheyAreDeadLettered() throws Exception {
         String topic = "rw-refused-" + names.incrementAndGet();
