@@ -82,7 +82,10 @@ final class RunCommand implements Callable<Integer> {
     String groupId;
 
     @Option(names = "--vm-url", defaultValue = "http://localhost:8428", split = ",", splitSynopsisLabel = ",", paramLabel = "URL",
-            description = {"VictoriaMetrics base URL(s) of --output import; /api/v1/import is appended. Several: least loaded first.",
+            description = {"VictoriaMetrics base URL(s) of --output import; /api/v1/import is appended. Several URLs are endpoints "
+                    + "of ONE TSDB (the vminserts of one cluster): each request goes to one of them, the least loaded. To write "
+                    + "every sample to several TSDBs, run one writer group per TSDB (--group-id), not several URLs here (unlike "
+                    + "vmagent, whose every -remoteWrite.url gets every sample).",
                     "  single-node  http://vm:8428",
                     "  cluster      http://vminsert:8480/insert/<accountID>/prometheus",
                     "http://user:password@host is basic auth for that URL (never printed). The --vm-* auth and TLS flags "
@@ -102,7 +105,8 @@ final class RunCommand implements Callable<Integer> {
     String output;
 
     @Option(names = "--remote-write-url", paramLabel = "URL", split = ",", splitSynopsisLabel = ",",
-            description = {"Whole remote write URL(s) (repeatable or comma-separated; several: least loaded first), used with --output remote-write:",
+            description = {"Whole remote write URL(s) (repeatable or comma-separated), used with --output remote-write. Several are "
+                    + "endpoints of ONE receiver, least loaded first; several TSDBs = one writer group each (see --vm-url):",
                     "  VictoriaMetrics  http://vm:8428/api/v1/write",
                     "  vminsert         http://vminsert:8480/insert/<accountID>/prometheus/api/v1/write",
                     "  Prometheus       http://prom:9090/api/v1/write (with --web.enable-remote-write-receiver)",

@@ -47,4 +47,33 @@ class MainJobIT {
 
         assertThat(stack.committedOffsets("main-job", topic)).isEqualTo(stack.endOffsets(topic));
     }
+
+    /**
+     * Several TSDBs are several consumer groups (docs/design.md §5, the owners' decision): one writer group per target,
+     * each with its own commits. Group "a" writes into a VictoriaMetrics; group "b" into a TSDB that is down (nothing
+     * listens). "a" reads every sample back exactly and commits to the end while "b" holds: it commits nothing, and
+     * its stop says what it held.
+     */
+    @Test
+    void severalTsdbsAreSeveralGroupsAndADeadOneHoldsOnlyItsOwn() throws Exception {
+        List<SourcePoint> points = Scenario.realPoints().subList(0, 3_000);
+        String topic = stack.createTopic("several-tsdbs", 3);
+        stack.produce(topic, 3, points, 1);
+        io.tsdbwriter.it.support.Components.VmEndpoint a = stack.startVm("vm-several-a");
+        try (a; WriterProcess b = stack.writer("several-b", stack.runArgs("http://127.0.0.1:1", topic, "several-b", 2, 1, 3,
+                "--segment-size", "500"))) {
+            WriterProcess wa = stack.writer("several-a", stack.runArgs(a.url(), topic, "several-a", 2, 1, 3,
+                    "--segment-size", "500", "--stop-at-end"));
+            assertThat(wa.waitFor(Scenario.PROCESS_TIMEOUT)).as(wa.output()).isZero();
+            Scenario.assertExactReadBack(a.url(), Scenario.expected(points, 2, 1));
+            assertThat(stack.committedOffsets("several-a", topic)).isEqualTo(stack.endOffsets(topic));
+
+            assertThat(b.isAlive()).as("b holds its data while its TSDB is down").isTrue();
+            assertThat(stack.committedOffsets("several-b", topic).values()).as("b commits nothing it did not write")
+                    .allSatisfy(o -> assertThat(o).isZero());
+            b.sigterm();
+            assertThat(b.waitFor(Scenario.PROCESS_TIMEOUT)).isEqualTo(1);
+            assertThat(b.output()).contains("connection refused").contains("held");
+        }
+    }
 }
