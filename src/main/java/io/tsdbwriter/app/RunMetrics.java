@@ -60,7 +60,7 @@ final class RunMetrics implements AutoCloseable {
             server = new MetricsServer(address, port, registry, ready);
         } catch (BindException e) {
             boolean inUse = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("in use");
-            log.error("--metrics-port {} on --metrics-address {}: {} ({})", port, address, e.getMessage(),
+            log.error("--metrics-port {} on --metrics-address {}: {} ({})", port, address, e.getMessage(), // troubleshooting: another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint | not an address of this host
                     inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
                             : "not an address of this host");
             throw new StartFailed(inUse ? ExitCodes.FAULT : ExitCodes.USAGE);

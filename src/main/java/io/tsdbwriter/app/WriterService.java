@@ -276,9 +276,9 @@ public final class WriterService {
         RunExit exit = RunExit.of(cfg, deaths, faultGaveUp, deadLetters, member, shutdownCalled.get(), meters,
                 new RunExit.Held(writer.batchesHeld(), writer.samplesHeld()));
         if (exit.code() == ExitCodes.FAULT || exit.code() == ExitCodes.STOPPED) {
-            log.error("exit {}: {}", exit.code(), exit.reason());
+            log.error("exit {}: {}", exit.code(), exit.reason()); // troubleshooting: exit …: …
         } else if (exit.code() == ExitCodes.REFUSED) {
-            log.warn("exit {}: {}", exit.code(), exit.reason());
+            log.warn("exit {}: {}", exit.code(), exit.reason()); // troubleshooting: exit …: …
         }
         writer.close();
         Map<String, Object> intake = new java.util.LinkedHashMap<>(member.summary());

@@ -119,7 +119,7 @@ public final class Main {
             f.apply();
         }
         if (EnvironmentDefaults.COMMAND.equals(spec.name())) {
-            defaults.unknownVariables(spec).forEach(LOG::warn);
+            defaults.unknownVariables(spec).forEach(LOG::warn); // troubleshooting: is no variable of tsdb-writer run (no option maps to it), ignored: did you mean
         }
     }
 

@@ -363,7 +363,7 @@ final class RunCommand implements Callable<Integer> {
         RunConfig cfg = toConfig();
         AotCacheStatus.current().ifPresent(a -> {
             if (a.warns()) {
-                log.warn(a.line());
+                log.warn(a.line()); // troubleshooting: missing: starting without it (JIT warm-up costs more CPU; build one with scripts/aot-cache.sh) | not used (stale: built from another jar, JVM or JVM flags): starting without it
             } else {
                 log.info(a.line());
             }

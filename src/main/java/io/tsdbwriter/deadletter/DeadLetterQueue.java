@@ -275,7 +275,7 @@ public final class DeadLetterQueue implements AutoCloseable {
             stuck.add(l);
             meters.deadLetterFailure(reason);
             if (loggedReasons.add(reason)) {
-                log.error(line);
+                log.error(line); // troubleshooting: cannot store record | is held at offset … (nothing past it is committed) and the record is tried again every
             } else {
                 log.warn("dead-letter topic {}: record {} stuck too ({})", topic, l.coordinates(), reason);
             }

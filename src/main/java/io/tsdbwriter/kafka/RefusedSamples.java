@@ -69,7 +69,7 @@ public final class RefusedSamples<S, O> {
         Rejection<S> first = rejections.get(0);
         Optional<String> fix = outOfOrderFix(first.outcome().detail());
         if (fix.isPresent() && outOfOrderExplained.compareAndSet(false, true)) {
-            log.warn(fix.get());
+            log.warn(fix.get()); // troubleshooting: the receiver refuses samples older than a series' newest one (out of order)
         }
         if (deadLetters == null) {
             meters.samplesFailed(first.outcome().status() + " " + first.outcome().detail(), samples);

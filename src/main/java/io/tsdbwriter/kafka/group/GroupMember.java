@@ -159,10 +159,10 @@ public final class GroupMember implements Intake {
                 runMember();
             }
         } catch (MissingTopicException e) {
-            log.error(e.getMessage());
+            log.error(e.getMessage()); // troubleshooting: does not exist (the writer never creates topics): check --topic | no topic matches --topic-pattern
             fail();
         } catch (KafkaReachability.GaveUp e) {
-            log.error(e.getMessage());
+            log.error(e.getMessage()); // troubleshooting: unreachable for … (--kafka-timeout) in …: giving up | refused this client:
             fail();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -247,7 +247,7 @@ public final class GroupMember implements Intake {
         } catch (KafkaReachability.GaveUp e) {
             throw e;
         } catch (AuthenticationException | AuthorizationException e) {
-            log.error(KafkaReachability.refused(bootstrap(), e));
+            log.error(KafkaReachability.refused(bootstrap(), e)); // troubleshooting: refused this client: … (credentials or ACLs, not an outage
             cleanStop = false;
             held.abandonAll();
         } catch (RuntimeException e) {

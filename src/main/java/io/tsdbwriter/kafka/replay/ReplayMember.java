@@ -123,11 +123,11 @@ public final class ReplayMember implements Intake {
             windowSummary = window.summary(records, placement.windowStartMs(), placement.shift0());
             passes.run(restartsAtStart, placement, deadline);
         } catch (MissingTopicException e) {
-            log.error(e.getMessage());
+            log.error(e.getMessage()); // troubleshooting: does not exist (the writer never creates topics): check --topic | no topic matches --topic-pattern
             startFailed = true;
             cleanStop = false;
         } catch (KafkaReachability.GaveUp e) {
-            log.error(e.getMessage());
+            log.error(e.getMessage()); // troubleshooting: unreachable for … (--kafka-timeout) in …: giving up | refused this client:
             startFailed = !passes.started();
             cleanStop = false;
         } catch (WakeupException e) {
@@ -136,11 +136,11 @@ public final class ReplayMember implements Intake {
             Thread.currentThread().interrupt();
             cleanStop = false;
         } catch (AuthenticationException | AuthorizationException e) {
-            log.error(KafkaReachability.refused(bootstrap(), e));
+            log.error(KafkaReachability.refused(bootstrap(), e)); // troubleshooting: refused this client: … (credentials or ACLs, not an outage
             startFailed = !passes.started();
             cleanStop = false;
         } catch (RuntimeException e) {
-            log.error("replay failed", e);
+            log.error("replay failed", e); // troubleshooting: replay failed
             cleanStop = false;
         } finally {
             closed = true;

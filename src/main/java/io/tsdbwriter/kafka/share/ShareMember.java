@@ -114,7 +114,7 @@ public final class ShareMember implements Intake {
         try (Admin admin = Admin.create(adminProps)) {
             String problem = check(admin);
             if (problem != null) {
-                log.error(problem);
+                log.error(problem); // troubleshooting: has share groups disabled | consumer group on this cluster, and Kafka admits no share consumer to it | at least one does not exist | refused the check: | did not answer within
                 startFailed = true;
                 return;
             }
