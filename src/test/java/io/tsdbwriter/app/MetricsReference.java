@@ -181,7 +181,7 @@ public final class MetricsReference {
                 unexplained.add(f.name());
                 appears = "?";
             }
-            rows.append("| `").append(f.name()).append("` | ").append(f.type()).append(" | ")
+            rows.append("| `").append(f.name()).append("` | ").append(f.type().equals("histogram") ? "histogram (`_bucket`, `_count`, `_sum`)" : f.type()).append(" | ")
                     .append(f.labels().isEmpty() ? "" : "`" + String.join("`, `", f.labels()) + "`").append(" | ")
                     .append(cell(f.help())).append(" | ").append(appears).append(" |\n");
         }
