@@ -17,8 +17,9 @@ import java.util.stream.Stream;
  * must quote (docs/troubleshooting.md, {@link TroubleshootingCoverageTest}): a source scanner, not a compiler.
  *
  * <p>A logger is any name declared with the type {@code Logger} (a field, a parameter; {@code org.slf4j.Logger} too);
- * a call is {@code NAME.warn(…)}, {@code NAME.error(…)}, {@code NAME.atWarn()…}, {@code NAME.atError()…} or a method
- * reference {@code NAME::warn} / {@code NAME::error}, outside comments and string literals. Its key words are, in this
+ * a name assigned {@code LoggerFactory.getLogger(…)} ({@code var}) too; a call is {@code NAME.warn(…)},
+ * {@code NAME.error(…)}, {@code NAME.atWarn()…}, {@code NAME.atError()…}, {@code NAME.makeLoggingEventBuilder(Level.WARN)…}
+ * (or {@code ERROR}) or a method reference {@code NAME::warn} / {@code NAME::error}, outside comments and string literals. Its key words are, in this
  * order: the phrases of a {@value #MARKER} comment on the call's lines (several separated by {@code " | "}), or the
  * first string literal of the call (the first of a concatenation) cut at its {@code {}} placeholders, its first part of
  * at least {@value #MIN_WORDS} words. A call with neither has no key words: the test names it, to get a marker.
@@ -32,7 +33,8 @@ public final class LogMessages {
     /** Fewest words a message's literal part must have to identify it. */
     public static final int MIN_WORDS = 3;
 
-    private static final Pattern LOGGER = Pattern.compile("\\bLogger\\s+([A-Za-z_$][A-Za-z0-9_$]*)\\b");
+    private static final Pattern LOGGER = Pattern.compile("\\bLogger\\s+([A-Za-z_$][A-Za-z0-9_$]*)\\b"
+            + "|\\b([A-Za-z_$][A-Za-z0-9_$]*)\\s*=\\s*(?:org\\.slf4j\\.)?LoggerFactory\\s*\\.\\s*getLogger\\b");
 
     /**
      * One log call at WARN or ERROR level.
@@ -72,26 +74,28 @@ public final class LogMessages {
         Set<String> loggers = new LinkedHashSet<>();
         Matcher d = LOGGER.matcher(bare);
         while (d.find()) {
-            loggers.add(d.group(1));
+            loggers.add(d.group(1) != null ? d.group(1) : d.group(2));
         }
         List<Call> calls = new ArrayList<>();
         if (loggers.isEmpty()) {
             return calls;
         }
         String names = String.join("|", loggers.stream().map(Pattern::quote).toList());
-        Matcher m = Pattern.compile("\\b(" + names + ")\\s*(?:\\.\\s*(warn|error|atWarn|atError)\\s*\\(|::\\s*(warn|error)\\b)")
+        Matcher m = Pattern.compile("\\b(" + names + ")\\s*(?:\\.\\s*(?:(warn|error|atWarn|atError)\\s*\\("
+                + "|makeLoggingEventBuilder\\s*\\(\\s*(?:org\\.slf4j\\.event\\.)?Level\\.(WARN|ERROR)\\s*\\))|::\\s*(warn|error)\\b)")
                 .matcher(bare);
         while (m.find()) {
             String level;
             int end;
             String first; // the first string literal of the message, or null
-            if (m.group(3) != null) { // a method reference: the message is whatever is passed
-                level = m.group(3);
+            if (m.group(4) != null) { // a method reference: the message is whatever is passed
+                level = m.group(4);
                 end = m.end();
                 first = null;
-            } else if (m.group(2).startsWith("at")) { // fluent: the statement up to its ';'
-                level = m.group(2).substring(2).toLowerCase(java.util.Locale.ROOT);
-                end = statementEnd(bare, m.end());
+            } else if (m.group(3) != null || m.group(2).startsWith("at")) { // fluent: the statement up to its ';'
+                level = m.group(3) != null ? m.group(3).toLowerCase(java.util.Locale.ROOT)
+                        : m.group(2).substring(2).toLowerCase(java.util.Locale.ROOT);
+                end = statementEnd(bare, m.end(), m.group(3) != null ? 0 : 1);
                 first = firstLiteral(code, m.end(), end, false);
             } else {
                 level = m.group(2);
@@ -201,9 +205,8 @@ public final class LogMessages {
         return bare.length() - 1;
     }
 
-    /** The index of the {@code ;} ending the statement that goes on at {@code from}, outside parentheses. */
-    private static int statementEnd(String bare, int from) {
-        int depth = 1; // inside the call's '(' already
+    /** The index of the {@code ;} ending the statement that goes on at {@code from} ({@code depth} parentheses open), outside parentheses. */
+    private static int statementEnd(String bare, int from, int depth) {
         for (int i = from; i < bare.length(); i++) {
             char c = bare.charAt(i);
             if (c == '(') {

@@ -91,14 +91,17 @@ class TroubleshootingCoverageTest {
                         java.util.List.of(built).forEach(LOG::error);
                         LOG.error("{} {}", 1, 2);
                         LOG.info("info is not counted");
+                        var third = LoggerFactory.getLogger(X.class);
+                        third.makeLoggingEventBuilder(Level.WARN).setMessage("a builder at a level").log();
                     }
                 }
                 """;
         List<LogMessages.Call> calls = LogMessages.in(Path.of("X.java"), src);
         assertThat(calls).extracting(LogMessages.Call::keys).containsExactly(List.of("first literal text"),
                 List.of(": a placeholder first, then the words"), List.of("concatenated from one"),
-                List.of("fluent builder message here"), List.of("built elsewhere", "and elsewhere"), List.of(), List.of());
-        assertThat(calls).extracting(LogMessages.Call::level).containsExactly("warn", "error", "warn", "error", "warn", "error", "error");
-        assertThat(calls).extracting(LogMessages.Call::line).containsExactly(6, 7, 8, 10, 11, 12, 13);
+                List.of("fluent builder message here"), List.of("built elsewhere", "and elsewhere"), List.of(), List.of(), List.of("a builder at a level"));
+        assertThat(calls).extracting(LogMessages.Call::level)
+                .containsExactly("warn", "error", "warn", "error", "warn", "error", "error", "warn");
+        assertThat(calls).extracting(LogMessages.Call::line).containsExactly(6, 7, 8, 10, 11, 12, 13, 16);
     }
 }
