@@ -326,7 +326,51 @@ def validate_crd(doc, schema_dir):
             f"{e.message}" for e in sorted(v.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))]
 
 
-def check_k8s(name, path, versions, schema_dir, expect_vm_url):
+ROOT = os.path.dirname(HERE)
+
+
+def source_constant(path, pattern, what):
+    """The first group of `pattern` in the source file `path` (relative to the repository), as a number."""
+    with open(os.path.join(ROOT, path)) as f:
+        m = re.search(pattern, f.read())
+    if not m:
+        raise SystemExit(f"{path}: cannot find {what} (pattern {pattern!r}); update scripts/check_deploy.py")
+    return float(m.group(1).replace("_", ""))
+
+
+def writer_constants():
+    """What the grace period must cover, read from the writer's sources so that the check follows the code: the
+    default --drain-timeout, the window of a TSDB whose persistence is unknown (the largest auto window at the TSDBs'
+    defaults), and the self-halt margin after the drain timeout (a writer whose thread died halts itself)."""
+    return {
+        "drain": source_constant("src/main/java/io/tsdbwriter/cli/RunCommand.java",
+                                 r'names = "--drain-timeout", defaultValue = "(\d+)s"', "the default --drain-timeout"),
+        "unknown_window": source_constant("src/main/java/io/tsdbwriter/durability/DurabilityNeed.java",
+                                          r"UNKNOWN = Duration\.ofSeconds\((\d+)\)", "DurabilityNeed.UNKNOWN"),
+        "halt_margin": source_constant("src/main/java/io/tsdbwriter/app/WriterService.java",
+                                       r"drainTimeout\(\)\.toMillis\(\) \+ ([\d_]+)", "the self-halt margin") / 1000,
+    }
+
+
+def grace_needed(env, constants):
+    """(seconds, explanation) the pod's terminationGracePeriodSeconds must reach: drain timeout + durability window +
+    self-halt margin, from the rendered ConfigMap's TSDB_WRITER_* values; (None, problem) when a value is unreadable.
+    An auto window is taken at its largest at the TSDBs' defaults (an unknown TSDB's, which --tsdb-metrics-url none
+    also gives)."""
+    drain_text = env.get(ENV_PREFIX + "DRAIN_TIMEOUT")
+    drain = constants["drain"] if drain_text is None else parse_duration_seconds(drain_text)
+    if drain is None:
+        return None, f"cannot read {ENV_PREFIX}DRAIN_TIMEOUT={drain_text!r}"
+    window_text = env.get(ENV_PREFIX + "DURABILITY_WINDOW", "auto")
+    window = constants["unknown_window"] if window_text == "auto" else parse_duration_seconds(window_text)
+    if window is None:
+        return None, f"cannot read {ENV_PREFIX}DURABILITY_WINDOW={window_text!r}"
+    margin = constants["halt_margin"]
+    return drain + window + margin, (f"drain {drain:g}s + window {window:g}s ({window_text}) + self-halt margin "
+                                     f"{margin:g}s = {drain + window + margin:g}s")
+
+
+def check_k8s(name, path, versions, schema_dir, expect_vm_url, expect_tsdb_metrics_url=None):
     import kubernetes_validate
     problems = []
     docs = load_yaml_docs(path)
@@ -387,12 +431,12 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
             got = (c.get(probe) or {}).get("httpGet", {}).get("path")
             if got != path_:
                 problems.append(f"{probe} path is {got!r}, expected {path_}")
-        drain = parse_duration_seconds(env.get(ENV_PREFIX + "DRAIN_TIMEOUT", "30s"))
         grace = pod.get("terminationGracePeriodSeconds", 30)
-        if drain is None:
-            problems.append(f"cannot read {ENV_PREFIX}DRAIN_TIMEOUT={env.get(ENV_PREFIX + 'DRAIN_TIMEOUT')!r}")
-        elif not grace > drain:
-            problems.append(f"terminationGracePeriodSeconds {grace} is not longer than the drain timeout {drain:g}s")
+        need, why = grace_needed(env, writer_constants())
+        if need is None:
+            problems.append(why)
+        elif not grace >= need:
+            problems.append(f"terminationGracePeriodSeconds {grace} is below {why}")
         refs = [e.get("configMapRef", {}).get("name") for e in c.get("envFrom", [])]
         names = {cm["metadata"]["name"] for cm in configmaps}
         if not any(r in names for r in refs):
@@ -414,13 +458,21 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
         url = env.get(ENV_PREFIX + "VM_URL", "")
         if not re.fullmatch(expect_vm_url, url):
             problems.append(f"{ENV_PREFIX}VM_URL={url!r} does not match {expect_vm_url}")
+    if expect_tsdb_metrics_url:
+        # vminsert alone: without its vmstorage pages the window is an unknown TSDB's, and no restart is seen.
+        pages = [u for u in env.get(ENV_PREFIX + "TSDB_METRICS_URL", "").split(",") if u]
+        if not pages:
+            problems.append(f"no {ENV_PREFIX}TSDB_METRICS_URL: the vmstorage pages are not read (window unknown, restarts unseen)")
+        for u in pages:
+            if not re.fullmatch(expect_tsdb_metrics_url, u):
+                problems.append(f"{ENV_PREFIX}TSDB_METRICS_URL page {u!r} does not match {expect_tsdb_metrics_url}")
 
     for pr in problems:
         print(pr)
     if not problems:
         print(f"{name}: {len(docs)} objects ({', '.join(sorted(k for k in kinds))}) valid against Kubernetes "
               f"{', '.join(versions)} (strict), custom resources {sorted(crds)} against scripts/schemas; "
-              f"grace {grace}s > drain {drain:g}s")
+              f"grace {grace}s >= {why}")
     return 1 if problems else 0
 
 
@@ -606,6 +658,8 @@ def main():
     a.add_argument("--versions", default="1.37")
     a.add_argument("--schemas", default=os.path.join(HERE, "schemas"))
     a.add_argument("--expect-vm-url", default=None, help="regular expression the TSDB_WRITER_VM_URL must match")
+    a.add_argument("--expect-tsdb-metrics-url", default=None,
+                   help="regular expression every page of TSDB_WRITER_TSDB_METRICS_URL must match (at least one page)")
     a = sp.add_parser("rules")
     a.add_argument("files", nargs="+")
     a.add_argument("--out", required=True, help="where to write the groups as a plain rule file")
@@ -625,7 +679,8 @@ def main():
     if args.cmd == "promql":
         return check_promql(args.file, args.vm_url)
     if args.cmd == "k8s":
-        return check_k8s(args.name, args.file, args.versions.split(","), args.schemas, args.expect_vm_url)
+        return check_k8s(args.name, args.file, args.versions.split(","), args.schemas, args.expect_vm_url,
+                         args.expect_tsdb_metrics_url)
     if args.cmd == "rules":
         return check_rules(args.files, args.out, args.tool)
     if args.cmd == "flags":
