@@ -10,9 +10,11 @@ Each subcommand prints one line per finding and exits 0 when everything holds, 1
                                  every panel described and querying through ${datasource}, known metric names only.
   promql FILE VM_URL             every query of the dashboard is accepted by a running VictoriaMetrics.
   k8s NAME FILE [--versions ..]  kustomize output: strict schema validation (kubernetes-validate; VMPodScrape against
-                                 scripts/schemas), and the rules of the deployment (replicas, probes, grace period).
+                                 scripts/schemas), and the rules of the deployment (replicas, probes, grace period
+                                 >= drain timeout + durability window + self-halt margin).
   rules K8S_FILE... --out F [--tool T]
-                                 alert rules (VMRule, PrometheusRule): the same groups everywhere, known metrics, a
+                                 alert rules (VMRule, PrometheusRule): the same groups everywhere, metrics of the
+                                 meter catalogue (read from the sources), a
                                  summary and severity each; accepted by promtool check rules and vmalert -dryRun.
   flags COMPOSE_RESOLVED K8S_FILE... --java JAVA --jar JAR
                                  every flag / TSDB_WRITER_* variable used by compose and k8s exists in
@@ -478,9 +480,41 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url, expect_tsdb_metri
 
 # --------------------------------------------------------------------------------------------------------- rules
 
-# Metric names alert rules may use besides the dashboard's: the scrape's own `up` and the write-fault counter.
-RULE_METRICS = KNOWN_METRICS | {"up", "tsdbwriter_write_faults_total"}
+# Metric names alert rules may use that the writer does not export: the scrape's own `up` and kube-state-metrics'
+# pod readiness (the writer's readiness is its /health/ready, which the kubelet probes). Every tsdbwriter_* name must
+# be in the meter catalogue (catalogue_metrics).
+RULE_EXTERNAL_METRICS = {"up", "kube_pod_container_status_ready"}
 RULE_KINDS = ("VMRule", "PrometheusRule")
+METER_SOURCES = "src/main/java/io/tsdbwriter"
+
+
+def catalogue_metrics():
+    """The Prometheus names of the writer's meters, from its sources: WriterMeters' Counter/FunctionCounter/Gauge/Timer
+    builders under PREFIX and every `meters.gauge("name", ...)`, named as Micrometer's Prometheus registry names them
+    (dots become underscores, a base unit is appended, counters get _total, timers _seconds_{count,sum,max,bucket})."""
+    names = set()
+    for dirpath, _, files in os.walk(os.path.join(ROOT, METER_SOURCES)):
+        for fn in files:
+            if not fn.endswith(".java"):
+                continue
+            with open(os.path.join(dirpath, fn)) as f:
+                text = f.read()
+            for m in re.finditer(r'(FunctionCounter|Counter|Gauge|Timer)\.builder\(PREFIX \+ "([a-z.]+)"', text):
+                kind, name = m.group(1), "tsdbwriter_" + m.group(2).replace(".", "_")
+                statement = text[m.end():text.find(".register(", m.end())]
+                unit = re.search(r'\.baseUnit\("([a-z.]+)"\)', statement)
+                suffix = "_" + unit.group(1).replace(".", "_") if unit else ""
+                if unit and kind in ("Gauge", "Counter") and not name.endswith(suffix):  # as Micrometer: once
+                    name += suffix
+                if kind in ("Counter", "FunctionCounter"):
+                    names.add(name + "_total")
+                elif kind == "Timer":
+                    names.update(name + "_seconds" + s for s in ("_count", "_sum", "_max", "_bucket"))
+                else:
+                    names.add(name)
+            for m in re.finditer(r'meters\.gauge\("([a-z.]+)"', text):
+                names.add("tsdbwriter_" + m.group(1).replace(".", "_"))
+    return names
 
 
 def check_rules(files, out_file, tools):
@@ -500,10 +534,11 @@ def check_rules(files, out_file, tools):
             problems.append(f"{name}: rule groups differ from {first}'s (keep k8s/base/vmrule.yaml and "
                             f"k8s/overlays/prometheus-operator/prometheusrule.yaml the same)")
     alerts = 0
+    catalogue = catalogue_metrics()
     for g in groups:
         for r in g["rules"]:
             alerts += 1 if "alert" in r else 0
-            unknown = metric_names(r["expr"]) - RULE_METRICS
+            unknown = metric_names(r["expr"]) - catalogue - RULE_EXTERNAL_METRICS
             if unknown:
                 problems.append(f"{r.get('alert', r.get('record'))}: unknown metric(s) {sorted(unknown)}")
             if "alert" in r and ("summary" not in r.get("annotations", {}) or "severity" not in r.get("labels", {})):
@@ -522,7 +557,8 @@ def check_rules(files, out_file, tools):
     for pr in problems:
         print(pr)
     if not problems:
-        print(f"{alerts} alerts in {len(groups)} group(s), the same in {len(groups_by_file)} manifests, known metrics; "
+        print(f"{alerts} alerts in {len(groups)} group(s), the same in {len(groups_by_file)} manifests, metrics of the "
+              f"meter catalogue ({len(catalogue)} names) or {sorted(RULE_EXTERNAL_METRICS)}; "
               f"accepted by {', '.join(checked) or 'no rule checker (none installed)'}")
     return 1 if problems else 0
 
