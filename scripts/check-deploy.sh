@@ -24,6 +24,8 @@ K8S_VERSIONS=${K8S_VERSIONS:-1.31,1.37}
 JAR=${TSDB_WRITER_JAR:-$ROOT/target/tsdb-writer.jar}
 # The k8s overlay must write into a VMCluster's vminsert (operator naming: vminsert-<name>.<namespace>.svc).
 VMCLUSTER_URL_RE='http://vminsert-[a-z0-9-]+\.[a-z0-9-]+\.svc(\.cluster\.local)?:8480/insert/[0-9]+(:[0-9]+)?/prometheus'
+# ... and read every vmstorage's /metrics for the durability window (pod vmstorage-<name>-<i> of the headless Service).
+VMSTORAGE_PAGE_RE='http://vmstorage-[a-z0-9-]+-[0-9]+\.vmstorage-[a-z0-9-]+\.[a-z0-9-]+\.svc(\.cluster\.local)?:8482/metrics'
 
 mkdir -p "$TOOLS" "$WORK"
 PASSED=0 FAILED=0 SKIPPED=0
@@ -187,7 +189,8 @@ else
     skip "dashboard: queries parse" "no victoria-metrics binary (apt-get install victoria-metrics to enable)"
 fi
 
-# k8s: build base and overlay, validate strictly.
+# k8s: build base and overlay, validate strictly; the grace period covers drain timeout + durability window + the
+# self-halt margin (read from the writer's sources) in every one.
 kbuild() {
     "${KUSTOMIZE[@]}" build "$1" >"$2" || return 1
     echo "$(grep -c '^kind:' "$2") objects, with ${KUSTOMIZE[*]##*/}"
@@ -203,7 +206,7 @@ else
             BUILT+=("$out")
             if [ $HAVE_PY = 1 ]; then
                 extra=()
-                [ "$name" = vmcluster ] && extra=(--expect-vm-url "$VMCLUSTER_URL_RE")
+                [ "$name" = vmcluster ] && extra=(--expect-vm-url "$VMCLUSTER_URL_RE" --expect-tsdb-metrics-url "$VMSTORAGE_PAGE_RE")
                 check "k8s: validate $dir" "$PY" scripts/check_deploy.py k8s "$name" "$out" \
                     --versions "$K8S_VERSIONS" "${extra[@]}"
             fi

@@ -10,9 +10,11 @@ Each subcommand prints one line per finding and exits 0 when everything holds, 1
                                  every panel described and querying through ${datasource}, known metric names only.
   promql FILE VM_URL             every query of the dashboard is accepted by a running VictoriaMetrics.
   k8s NAME FILE [--versions ..]  kustomize output: strict schema validation (kubernetes-validate; VMPodScrape against
-                                 scripts/schemas), and the rules of the deployment (replicas, probes, grace period).
+                                 scripts/schemas), and the rules of the deployment (replicas, probes, grace period
+                                 >= drain timeout + durability window + self-halt margin).
   rules K8S_FILE... --out F [--tool T]
-                                 alert rules (VMRule, PrometheusRule): the same groups everywhere, known metrics, a
+                                 alert rules (VMRule, PrometheusRule): the same groups everywhere, metrics of the
+                                 meter catalogue (read from the sources), a
                                  summary and severity each; accepted by promtool check rules and vmalert -dryRun.
   flags COMPOSE_RESOLVED K8S_FILE... --java JAVA --jar JAR
                                  every flag / TSDB_WRITER_* variable used by compose and k8s exists in
@@ -326,7 +328,51 @@ def validate_crd(doc, schema_dir):
             f"{e.message}" for e in sorted(v.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))]
 
 
-def check_k8s(name, path, versions, schema_dir, expect_vm_url):
+ROOT = os.path.dirname(HERE)
+
+
+def source_constant(path, pattern, what):
+    """The first group of `pattern` in the source file `path` (relative to the repository), as a number."""
+    with open(os.path.join(ROOT, path)) as f:
+        m = re.search(pattern, f.read())
+    if not m:
+        raise SystemExit(f"{path}: cannot find {what} (pattern {pattern!r}); update scripts/check_deploy.py")
+    return float(m.group(1).replace("_", ""))
+
+
+def writer_constants():
+    """What the grace period must cover, read from the writer's sources so that the check follows the code: the
+    default --drain-timeout, the window of a TSDB whose persistence is unknown (the largest auto window at the TSDBs'
+    defaults), and the self-halt margin after the drain timeout (a writer whose thread died halts itself)."""
+    return {
+        "drain": source_constant("src/main/java/io/tsdbwriter/cli/RunCommand.java",
+                                 r'names = "--drain-timeout", defaultValue = "(\d+)s"', "the default --drain-timeout"),
+        "unknown_window": source_constant("src/main/java/io/tsdbwriter/durability/DurabilityNeed.java",
+                                          r"UNKNOWN = Duration\.ofSeconds\((\d+)\)", "DurabilityNeed.UNKNOWN"),
+        "halt_margin": source_constant("src/main/java/io/tsdbwriter/app/WriterService.java",
+                                       r"drainTimeout\(\)\.toMillis\(\) \+ ([\d_]+)", "the self-halt margin") / 1000,
+    }
+
+
+def grace_needed(env, constants):
+    """(seconds, explanation) the pod's terminationGracePeriodSeconds must reach: drain timeout + durability window +
+    self-halt margin, from the rendered ConfigMap's TSDB_WRITER_* values; (None, problem) when a value is unreadable.
+    An auto window is taken at its largest at the TSDBs' defaults (an unknown TSDB's, which --tsdb-metrics-url none
+    also gives)."""
+    drain_text = env.get(ENV_PREFIX + "DRAIN_TIMEOUT")
+    drain = constants["drain"] if drain_text is None else parse_duration_seconds(drain_text)
+    if drain is None:
+        return None, f"cannot read {ENV_PREFIX}DRAIN_TIMEOUT={drain_text!r}"
+    window_text = env.get(ENV_PREFIX + "DURABILITY_WINDOW", "auto")
+    window = constants["unknown_window"] if window_text == "auto" else parse_duration_seconds(window_text)
+    if window is None:
+        return None, f"cannot read {ENV_PREFIX}DURABILITY_WINDOW={window_text!r}"
+    margin = constants["halt_margin"]
+    return drain + window + margin, (f"drain {drain:g}s + window {window:g}s ({window_text}) + self-halt margin "
+                                     f"{margin:g}s = {drain + window + margin:g}s")
+
+
+def check_k8s(name, path, versions, schema_dir, expect_vm_url, expect_tsdb_metrics_url=None):
     import kubernetes_validate
     problems = []
     docs = load_yaml_docs(path)
@@ -387,12 +433,12 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
             got = (c.get(probe) or {}).get("httpGet", {}).get("path")
             if got != path_:
                 problems.append(f"{probe} path is {got!r}, expected {path_}")
-        drain = parse_duration_seconds(env.get(ENV_PREFIX + "DRAIN_TIMEOUT", "30s"))
         grace = pod.get("terminationGracePeriodSeconds", 30)
-        if drain is None:
-            problems.append(f"cannot read {ENV_PREFIX}DRAIN_TIMEOUT={env.get(ENV_PREFIX + 'DRAIN_TIMEOUT')!r}")
-        elif not grace > drain:
-            problems.append(f"terminationGracePeriodSeconds {grace} is not longer than the drain timeout {drain:g}s")
+        need, why = grace_needed(env, writer_constants())
+        if need is None:
+            problems.append(why)
+        elif not grace >= need:
+            problems.append(f"terminationGracePeriodSeconds {grace} is below {why}")
         refs = [e.get("configMapRef", {}).get("name") for e in c.get("envFrom", [])]
         names = {cm["metadata"]["name"] for cm in configmaps}
         if not any(r in names for r in refs):
@@ -414,21 +460,61 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url):
         url = env.get(ENV_PREFIX + "VM_URL", "")
         if not re.fullmatch(expect_vm_url, url):
             problems.append(f"{ENV_PREFIX}VM_URL={url!r} does not match {expect_vm_url}")
+    if expect_tsdb_metrics_url:
+        # vminsert alone: without its vmstorage pages the window is an unknown TSDB's, and no restart is seen.
+        pages = [u for u in env.get(ENV_PREFIX + "TSDB_METRICS_URL", "").split(",") if u]
+        if not pages:
+            problems.append(f"no {ENV_PREFIX}TSDB_METRICS_URL: the vmstorage pages are not read (window unknown, restarts unseen)")
+        for u in pages:
+            if not re.fullmatch(expect_tsdb_metrics_url, u):
+                problems.append(f"{ENV_PREFIX}TSDB_METRICS_URL page {u!r} does not match {expect_tsdb_metrics_url}")
 
     for pr in problems:
         print(pr)
     if not problems:
         print(f"{name}: {len(docs)} objects ({', '.join(sorted(k for k in kinds))}) valid against Kubernetes "
               f"{', '.join(versions)} (strict), custom resources {sorted(crds)} against scripts/schemas; "
-              f"grace {grace}s > drain {drain:g}s")
+              f"grace {grace}s >= {why}")
     return 1 if problems else 0
 
 
 # --------------------------------------------------------------------------------------------------------- rules
 
-# Metric names alert rules may use besides the dashboard's: the scrape's own `up` and the write-fault counter.
-RULE_METRICS = KNOWN_METRICS | {"up", "tsdbwriter_write_faults_total"}
+# Metric names alert rules may use that the writer does not export: the scrape's own `up` and kube-state-metrics'
+# pod readiness (the writer's readiness is its /health/ready, which the kubelet probes). Every tsdbwriter_* name must
+# be in the meter catalogue (catalogue_metrics).
+RULE_EXTERNAL_METRICS = {"up", "kube_pod_container_status_ready"}
 RULE_KINDS = ("VMRule", "PrometheusRule")
+METER_SOURCES = "src/main/java/io/tsdbwriter"
+
+
+def catalogue_metrics():
+    """The Prometheus names of the writer's meters, from its sources: WriterMeters' Counter/FunctionCounter/Gauge/Timer
+    builders under PREFIX and every `meters.gauge("name", ...)`, named as Micrometer's Prometheus registry names them
+    (dots become underscores, a base unit is appended, counters get _total, timers _seconds_{count,sum,max,bucket})."""
+    names = set()
+    for dirpath, _, files in os.walk(os.path.join(ROOT, METER_SOURCES)):
+        for fn in files:
+            if not fn.endswith(".java"):
+                continue
+            with open(os.path.join(dirpath, fn)) as f:
+                text = f.read()
+            for m in re.finditer(r'(FunctionCounter|Counter|Gauge|Timer)\.builder\(PREFIX \+ "([a-z.]+)"', text):
+                kind, name = m.group(1), "tsdbwriter_" + m.group(2).replace(".", "_")
+                statement = text[m.end():text.find(".register(", m.end())]
+                unit = re.search(r'\.baseUnit\("([a-z.]+)"\)', statement)
+                suffix = "_" + unit.group(1).replace(".", "_") if unit else ""
+                if unit and kind in ("Gauge", "Counter") and not name.endswith(suffix):  # as Micrometer: once
+                    name += suffix
+                if kind in ("Counter", "FunctionCounter"):
+                    names.add(name + "_total")
+                elif kind == "Timer":
+                    names.update(name + "_seconds" + s for s in ("_count", "_sum", "_max", "_bucket"))
+                else:
+                    names.add(name)
+            for m in re.finditer(r'meters\.gauge\("([a-z.]+)"', text):
+                names.add("tsdbwriter_" + m.group(1).replace(".", "_"))
+    return names
 
 
 def check_rules(files, out_file, tools):
@@ -448,10 +534,11 @@ def check_rules(files, out_file, tools):
             problems.append(f"{name}: rule groups differ from {first}'s (keep k8s/base/vmrule.yaml and "
                             f"k8s/overlays/prometheus-operator/prometheusrule.yaml the same)")
     alerts = 0
+    catalogue = catalogue_metrics()
     for g in groups:
         for r in g["rules"]:
             alerts += 1 if "alert" in r else 0
-            unknown = metric_names(r["expr"]) - RULE_METRICS
+            unknown = metric_names(r["expr"]) - catalogue - RULE_EXTERNAL_METRICS
             if unknown:
                 problems.append(f"{r.get('alert', r.get('record'))}: unknown metric(s) {sorted(unknown)}")
             if "alert" in r and ("summary" not in r.get("annotations", {}) or "severity" not in r.get("labels", {})):
@@ -470,7 +557,8 @@ def check_rules(files, out_file, tools):
     for pr in problems:
         print(pr)
     if not problems:
-        print(f"{alerts} alerts in {len(groups)} group(s), the same in {len(groups_by_file)} manifests, known metrics; "
+        print(f"{alerts} alerts in {len(groups)} group(s), the same in {len(groups_by_file)} manifests, metrics of the "
+              f"meter catalogue ({len(catalogue)} names) or {sorted(RULE_EXTERNAL_METRICS)}; "
               f"accepted by {', '.join(checked) or 'no rule checker (none installed)'}")
     return 1 if problems else 0
 
@@ -606,6 +694,8 @@ def main():
     a.add_argument("--versions", default="1.37")
     a.add_argument("--schemas", default=os.path.join(HERE, "schemas"))
     a.add_argument("--expect-vm-url", default=None, help="regular expression the TSDB_WRITER_VM_URL must match")
+    a.add_argument("--expect-tsdb-metrics-url", default=None,
+                   help="regular expression every page of TSDB_WRITER_TSDB_METRICS_URL must match (at least one page)")
     a = sp.add_parser("rules")
     a.add_argument("files", nargs="+")
     a.add_argument("--out", required=True, help="where to write the groups as a plain rule file")
@@ -625,7 +715,8 @@ def main():
     if args.cmd == "promql":
         return check_promql(args.file, args.vm_url)
     if args.cmd == "k8s":
-        return check_k8s(args.name, args.file, args.versions.split(","), args.schemas, args.expect_vm_url)
+        return check_k8s(args.name, args.file, args.versions.split(","), args.schemas, args.expect_vm_url,
+                         args.expect_tsdb_metrics_url)
     if args.cmd == "rules":
         return check_rules(args.files, args.out, args.tool)
     if args.cmd == "flags":

@@ -35,7 +35,8 @@ import java.util.regex.PatternSyntaxException;
  */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Consume point records from Kafka, amplify them M x N, write them to VictoriaMetrics or any remote "
-                + "write receiver, and commit only what the receiver acknowledged.",
+                + "write receiver, and commit only what is stored: acknowledged (2xx) at least --durability-window ago with no "
+                + "TSDB restart since.",
                 "SIGTERM/SIGINT: stop reading, drain in-flight writes (up to --drain-timeout), commit the watermark, print "
                 + "the final report. With --stop-at-end that is a stop before the end: exit 4, and the summary names the "
                 + "partitions left short (exit 0 when the drain committed every recorded end); without it (a service) exit 0 "
@@ -257,7 +258,8 @@ final class RunCommand implements Callable<Integer> {
     List<String> targetMetricsUrls = new ArrayList<>();
 
     @Option(names = "--drain-timeout", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "On shutdown or revocation, how long in-flight writes may finish before the watermark is committed (default: ${DEFAULT-VALUE})")
+            description = "On shutdown or revocation, how long in-flight writes may finish and their durability window may pass "
+                    + "before the stored watermark is committed; the window is waited inside it, not after (default: ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
     @Option(names = "--stop-at-end", description = "Record the end offset of every partition of the topic(s) at start, write up to them, "

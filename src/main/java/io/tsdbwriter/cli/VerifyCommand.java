@@ -28,6 +28,10 @@ import java.util.List;
  * the source points — given by the same flags as {@code produce} — amplified M × N (DESIGN §3). The files' timestamps
  * are moved to the present as {@code produce} moves them: give both the same {@code --now}, or {@code --keep-timestamps}.
  *
+ * <p>What is read: without {@code --match} only the series the input names ({@link io.tsdbwriter.verify.InputSeriesSelectors}:
+ * each metric name with its points' {@code productKey} values), so the other series of a shared TSDB are neither read
+ * nor reported; with {@code --match} exactly the series it selects.
+ *
  * <p>Prints a summary ({@code expected samples}, {@code found}, {@code missing}, {@code unexpected series},
  * {@code value mismatches}, … with up to 5 examples of each problem) to stdout. Reads back from one {@code --vm-url}: a
  * single-node, or a cluster's vmselect (then {@code --flush-url} names every vmstorage, or it waits for the samples to
@@ -41,7 +45,10 @@ import java.util.List;
 @Command(name = "verify", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Read back VictoriaMetrics and compare it sample by sample with the source points (same flags as produce) "
                 + "amplified M x N: every expected sample present with its value, no unexpected series, no extra samples.",
-                "Calls /internal/force_flush (on --vm-url, or on every --flush-url), then streams /api/v1/export?match[]=<match> from --vm-url."},
+                "Calls /internal/force_flush (on --vm-url, or on every --flush-url), then streams /api/v1/export from --vm-url. What is read: "
+                        + "without --match only the series the input names, every metric name with the productKey values its points carry "
+                        + "({__name__=\"m\",productKey=~\"k1|k2\"}, POSTed in batches of at most 16 KiB of selectors), so a shared "
+                        + "TSDB's other series are neither read nor reported; with --match exactly what it selects."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:VictoriaMetrics holds exactly the expected samples",
                 "1:it does not: samples missing, unexpected or with other values (the summary says which)",
@@ -90,8 +97,10 @@ public final class VerifyCommand implements Callable<Integer> {
     @Mixin
     VmHttpOptions vmHttp = new VmHttpOptions();
 
-    @Option(names = "--match", defaultValue = ReadBackVerifier.ALL_SERIES, paramLabel = "SELECTOR",
-            description = "Series selector to read back; any other series is ignored (default: every series, ${DEFAULT-VALUE})")
+    @Option(names = "--match", paramLabel = "SELECTOR",
+            description = "Series selector to read back instead of the input's series, e.g. '" + ReadBackVerifier.ALL_SERIES + "' for "
+                    + "every series of the TSDB; any series it does not select is ignored (default: the input's metric names and "
+                    + "productKey values)")
     String match;
 
     @Option(names = "--value-tolerance", defaultValue = "1e-12", paramLabel = "REL",

@@ -42,6 +42,8 @@ public final class RefusedSamples<S, O> {
     private final Consumer<WriteBatch<S, O>> done;
     private final String heldWithoutDeadLetters;
     private final AtomicBoolean outOfOrderExplained = new AtomicBoolean();
+    private final AtomicBoolean repeatsExplained = new AtomicBoolean();
+    private final java.util.function.Predicate<S> doneBefore;
 
     /**
      * @param deadLetters            {@code --dead-letter-topic}, or null
@@ -51,6 +53,20 @@ public final class RefusedSamples<S, O> {
      */
     public RefusedSamples(WriterMeters meters, DeadLetterQueue deadLetters, Function<S, ConsumerRecord<byte[], byte[]>> record,
                    Consumer<WriteBatch<S, O>> done, String heldWithoutDeadLetters) {
+        this(meters, deadLetters, record, done, heldWithoutDeadLetters, s -> false);
+    }
+
+    /**
+     * As above, for sources that may be read again ({@code kafka.segment}: a rewind on a TSDB restart, a rebalance, a
+     * restart of the writer).
+     *
+     * @param doneBefore whether a source's record was done before it was read again (its offset below what its partition
+     *                   had acknowledged): a refusal of its samples as out of order or duplicate is the repeat's, counted
+     *                   in [tsdbwriter_samples_repeats_refused_total], neither failed nor dead-lettered
+     */
+    public RefusedSamples(WriterMeters meters, DeadLetterQueue deadLetters, Function<S, ConsumerRecord<byte[], byte[]>> record,
+                   Consumer<WriteBatch<S, O>> done, String heldWithoutDeadLetters, java.util.function.Predicate<S> doneBefore) {
+        this.doneBefore = doneBefore;
         this.meters = meters;
         this.deadLetters = deadLetters;
         this.record = record;
@@ -60,6 +76,11 @@ public final class RefusedSamples<S, O> {
 
     /** The receiver refused some samples of the batch: dead-letter their records, or count them failed. */
     public void rejected(WriteBatch<S, O> batch, List<Rejection<S>> rejections) {
+        rejections = withoutRepeats(rejections);
+        if (rejections.isEmpty()) {
+            done.accept(batch);
+            return;
+        }
         int samples = 0;
         Map<S, Boolean> sources = new IdentityHashMap<>();
         for (Rejection<S> r : rejections) {
@@ -82,6 +103,47 @@ public final class RefusedSamples<S, O> {
         log.warn("the receiver refused {} samples of {} record(s) ({} {}); dead-lettering them", samples, sources.size(),
                 first.outcome().status(), first.outcome().detail());
         deadLetterThenDone(batch, sources.keySet(), "vm_rejected", first.outcome().status() + " " + first.outcome().detail());
+    }
+
+    /**
+     * The rejections left once the repeats' are counted (DESIGN §4: a record read again after a rewind, a rebalance or a
+     * restart is sent again; a receiver without an out-of-order window refuses what it stored the first time): a
+     * rejection whose record was done before and whose refusal is about order or duplicates.
+     */
+    private List<Rejection<S>> withoutRepeats(List<Rejection<S>> rejections) {
+        List<Rejection<S>> rest = null;
+        long repeats = 0;
+        for (int i = 0; i < rejections.size(); i++) {
+            Rejection<S> r = rejections.get(i);
+            boolean repeat = doneBefore.test(r.source()) && orderRefusal(r.outcome().detail());
+            if (repeat && rest == null) {
+                rest = new java.util.ArrayList<>(rejections.subList(0, i));
+            }
+            if (repeat) {
+                repeats += r.samples();
+            } else if (rest != null) {
+                rest.add(r);
+            }
+        }
+        if (rest == null) {
+            return rejections;
+        }
+        meters.samplesRepeatsRefused.increment(repeats);
+        if (repeatsExplained.compareAndSet(false, true)) {
+            log.info("the receiver refused {} sample(s) of records read again (a rewind, a rebalance or a restart: offsets it had "
+                    + "acknowledged before) as out of order or duplicate: stored the first time, so counted as repeats "
+                    + "(tsdbwriter_samples_repeats_refused_total), not as failed; this line is said once", repeats);
+        }
+        return rest;
+    }
+
+    /** Whether a refusal's detail is about order (out of order, out of bounds) or a duplicate timestamp. */
+    static boolean orderRefusal(String detail) {
+        if (detail == null) {
+            return false;
+        }
+        String d = detail.toLowerCase(Locale.ROOT);
+        return outOfOrderFix(detail).isPresent() || d.contains("duplicate sample");
     }
 
     /**

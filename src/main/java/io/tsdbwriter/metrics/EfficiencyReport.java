@@ -164,6 +164,7 @@ public final class EfficiencyReport {
         durability.put("window_seconds", meters.durabilityWindowSeconds.get());
         durability.put("tsdb_restarts", meters.tsdbRestarts());
         durability.put("records_reread", (long) meters.recordsReread.count());
+        durability.put("samples_repeats_refused", (long) meters.samplesRepeatsRefused.count());
         durability.put("records_awaiting_durability", meters.recordsAwaitingDurability.get());
         durability.put("wait_seconds", round(elapsed - writeSeconds)); // from the last 2xx to the end: the window's wait
         m.put("durability", durability);

@@ -89,6 +89,12 @@ public final class WriterMeters {
      */
     public final Counter recordsReread;
     /**
+     * [tsdbwriter_samples_repeats_refused_total] samples of records read again (a rewind, a rebalance, a restart) that
+     * the receiver refused as out of order or duplicate: they were done before (stored, or refused and counted then),
+     * so their refusal now is the repeat's, not a loss.
+     */
+    public final Counter samplesRepeatsRefused;
+    /**
      * Records acknowledged by the TSDB and not yet stored (waiting out the durability window), summed over the
      * partitions: [tsdbwriter_records_awaiting_durability]. Set by the member.
      */
@@ -158,6 +164,9 @@ public final class WriterMeters {
                         + "their offsets are committed (written vs durable)").register(registry);
         recordsReread = Counter.builder(PREFIX + "records.reread").description("Records read again after a TSDB restart "
                 + "(rewound to the last commit: written twice, never lost)").register(registry);
+        samplesRepeatsRefused = Counter.builder(PREFIX + "samples.repeats.refused").description("Samples of records read again "
+                + "(rewind, rebalance, restart) that the receiver refused as out of order or duplicate: done before, so not lost")
+                .register(registry);
         for (String type : SHARE_ACKNOWLEDGEMENT_TYPES) { // at 0 from the start: the dashboard's query has a series in either mode
             shareAcknowledgements.put(type, Counter.builder(PREFIX + "share.acknowledgements")
                     .description("Share-group acknowledgements by type (accept, reject, release, renew; failed = refused by the broker)")

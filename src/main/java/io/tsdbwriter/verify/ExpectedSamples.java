@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The exact set of samples VictoriaMetrics must hold after the writer amplified a set of source points
@@ -49,13 +52,15 @@ public final class ExpectedSamples {
     private final long sourceIntervalMs;
     private final long minTimestampMs;
     private final long maxTimestampMs;
+    private final SortedMap<String, SortedSet<String>> productKeysByMetric;
 
     /** One expected series: its key, a dense id, and its (possibly shared) timeline. */
     record Series(int id, String key, Timeline timeline) {
     }
 
     private ExpectedSamples(Map<String, Series> seriesByKey, List<Series> seriesById, long sourcePointCount, long collapsedSamples,
-            int timeMultiplier, int instanceMultiplier, long sourceIntervalMs) {
+            int timeMultiplier, int instanceMultiplier, long sourceIntervalMs, SortedMap<String, SortedSet<String>> productKeysByMetric) {
+        this.productKeysByMetric = productKeysByMetric;
         this.seriesByKey = seriesByKey;
         this.seriesById = seriesById;
         this.sourcePointCount = sourcePointCount;
@@ -184,6 +189,14 @@ public final class ExpectedSamples {
         return s == null ? new long[0] : s.timeline().timestamps.clone();
     }
 
+    /**
+     * The metric names of the expected series, sorted, each with the sorted values of its series' {@code productKey}
+     * label ({@code ""} for series without one); unmodifiable. What {@link InputSeriesSelectors} reads back.
+     */
+    public SortedMap<String, SortedSet<String>> productKeysByMetric() {
+        return productKeysByMetric;
+    }
+
     Series series(String key) {
         return seriesByKey.get(key);
     }
@@ -240,7 +253,9 @@ public final class ExpectedSamples {
         public ExpectedSamples build() {
             // Variant key → its timeline, or a list of timelines when variants of different source series coincide.
             LinkedHashMap<String, Object> byKey = new LinkedHashMap<>();
+            TreeMap<String, SortedSet<String>> keysByMetric = new TreeMap<>();
             for (Source s : sources.values()) {
+                keysByMetric.computeIfAbsent(s.metric, k -> new TreeSet<>()).add(s.labels.getOrDefault(SourcePoint.PRODUCT_KEY_LABEL, ""));
                 Timeline timeline = s.expand(m, intervalMs);
                 String original = s.labels.get(SourcePoint.INSTANCE_LABEL);
                 TreeMap<String, String> labels = new TreeMap<>(s.labels);
@@ -285,7 +300,9 @@ public final class ExpectedSamples {
                 distinct += s.timeline().size();
             }
             long collapsed = points * m * n - distinct;
-            return new ExpectedSamples(seriesByKey, Collections.unmodifiableList(seriesById), points, collapsed, m, n, intervalMs);
+            keysByMetric.replaceAll((k, v) -> Collections.unmodifiableSortedSet(v));
+            return new ExpectedSamples(seriesByKey, Collections.unmodifiableList(seriesById), points, collapsed, m, n, intervalMs,
+                    Collections.unmodifiableSortedMap(keysByMetric));
         }
 
         private static Timeline merge(List<Timeline> list) {

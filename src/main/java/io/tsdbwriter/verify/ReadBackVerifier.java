@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import okhttp3.FormBody;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -25,7 +26,9 @@ import okhttp3.ResponseBody;
  *
  * <p>{@link #verify} first makes the written samples searchable (an import's 204 means buffered, not yet searchable),
  * then streams {@code <vm-url>/api/v1/export?match[]=<match>&start=0&end=<newest expected + 2 days>} through an
- * {@link ExportComparison} — millions of samples are never held as objects. {@code vmUrl} is a single-node base URL
+ * {@link ExportComparison} — millions of samples are never held as objects. Without a {@code match} (null) it reads
+ * only the series the input names: one {@code POST <vm-url>/api/v1/export} per batch of {@link InputSeriesSelectors}
+ * (form body {@code match[]=…&start=…&end=…}), so a shared TSDB's other series are neither read nor reported. {@code vmUrl} is a single-node base URL
  * such as {@code http://localhost:8428}, or a cluster's vmselect with its tenant path,
  * {@code http://vmselect:8481/select/0/prometheus}. Making samples searchable ({@link #flush}): with flush URLs (each
  * vmstorage's base URL, {@code http://vmstorage-0:8482}) {@code GET <flush-url>/internal/force_flush} on each; without,
@@ -114,7 +117,8 @@ public final class ReadBackVerifier {
      *                          {@code vmUrl}'s: every vmstorage of a cluster, e.g. {@code http://vmstorage-0:8482}; empty for
      *                          {@code vmUrl}'s
      * @param match             series selector for the export (only matching series are read back and compared;
-     *                          {@link #ALL_SERIES} to catch every unexpected series)
+     *                          {@link #ALL_SERIES} to catch every unexpected series); null for the input's series
+     *                          ({@link InputSeriesSelectors}: its metric names and product keys)
      * @param relativeTolerance 0 for bit-exact values, else the relative tolerance in [0, 1)
      * @param http              the HTTP client (its read timeout bounds the wait between export chunks)
      * @throws IllegalArgumentException for a bad URL or tolerance
@@ -135,7 +139,7 @@ public final class ReadBackVerifier {
             throw new IllegalArgumentException("relative tolerance must be in [0, 1), got " + relativeTolerance);
         }
         this.flushUrls = List.copyOf(flush);
-        this.match = Objects.requireNonNull(match, "match");
+        this.match = match;
         this.relativeTolerance = relativeTolerance;
         this.http = Objects.requireNonNull(http, "http");
         this.nanoTime = nanoTime;
@@ -297,16 +301,26 @@ public final class ReadBackVerifier {
     public VerificationResult exportAndCompare(ExpectedSamples expected) throws IOException {
         ExportComparison comparison = new ExportComparison(expected, relativeTolerance);
         long newest = Math.max(System.currentTimeMillis(), expected.maxTimestampMs());
-        HttpUrl url = base.newBuilder()
-                .addPathSegments("api/v1/export")
-                .addQueryParameter("match[]", match)
-                .addQueryParameter("start", "0")
-                .addQueryParameter("end", Long.toString((newest + TWO_DAYS_MS) / 1000 + 1))
-                .build();
-        try (Response response = call(url)) {
-            ResponseBody body = requireSuccess(response, url);
-            try (InputStream in = body.byteStream()) {
-                comparison.acceptAll(in);
+        String start = "0";
+        String end = Long.toString((newest + TWO_DAYS_MS) / 1000 + 1);
+        HttpUrl export = base.newBuilder().addPathSegments("api/v1/export").build();
+        List<Request> requests = new ArrayList<>();
+        if (match != null) {
+            requests.add(new Request.Builder().url(export.newBuilder().addQueryParameter("match[]", match)
+                    .addQueryParameter("start", start).addQueryParameter("end", end).build()).get().build());
+        } else {
+            for (List<String> batch : InputSeriesSelectors.batches(expected, InputSeriesSelectors.DEFAULT_MAX_BATCH_CHARS)) {
+                FormBody.Builder form = new FormBody.Builder();
+                batch.forEach(selector -> form.add("match[]", selector));
+                requests.add(new Request.Builder().url(export).post(form.add("start", start).add("end", end).build()).build());
+            }
+        }
+        for (Request request : requests) {
+            try (Response response = call(request)) {
+                ResponseBody body = requireSuccess(response, request);
+                try (InputStream in = body.byteStream()) {
+                    comparison.acceptAll(in);
+                }
             }
         }
         return comparison.result();
@@ -332,19 +346,27 @@ public final class ReadBackVerifier {
     }
 
     private Response call(HttpUrl url) throws IOException {
+        return call(new Request.Builder().url(url).get().build());
+    }
+
+    private Response call(Request request) throws IOException {
         try {
-            return http.newCall(new Request.Builder().url(url).get().build()).execute();
+            return http.newCall(request).execute();
         } catch (IOException e) {
             String why = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
-            throw new Unreachable("GET " + withoutQuery(url) + ": " + oneLine(why), e);
+            throw new Unreachable(request.method() + " " + withoutQuery(request.url()) + ": " + oneLine(why), e);
         }
     }
 
     private static ResponseBody requireSuccess(Response response, HttpUrl url) throws IOException {
+        return requireSuccess(response, new Request.Builder().url(url).get().build());
+    }
+
+    private static ResponseBody requireSuccess(Response response, Request request) throws IOException {
         ResponseBody body = response.body();
         if (!response.isSuccessful() || body == null) {
             String text = body == null ? "" : oneLine(body.string());
-            throw new IOException("GET " + withoutQuery(url) + " answered " + response.code()
+            throw new IOException(request.method() + " " + withoutQuery(request.url()) + " answered " + response.code()
                     + (text.isEmpty() ? "" : ": " + (text.length() > 300 ? text.substring(0, 300) + "…" : text)));
         }
         return body;

@@ -83,12 +83,24 @@ class AgingDataIT {
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected.sampleCount());
         assertThat(s.get("decode_errors").asLong()).isZero();
 
-        // the verify command finds them where produce put them: give both the same --now
+        // a shared TSDB: series nobody here produced, one under an input's metric name with another product key, one
+        // under the input's product key with another metric name
+        long t = System.currentTimeMillis();
+        assertThat(stack.vm().importLines("{\"metric\":{\"__name__\":\"" + present.get(0).metric() + "\",\"productKey\":\"someone-else\"},"
+                + "\"values\":[1],\"timestamps\":[" + t + "]}\n{\"metric\":{\"__name__\":\"foreign_metric\",\"productKey\":\"aged\"},"
+                + "\"values\":[2],\"timestamps\":[" + t + "]}\n")).isEqualTo(204);
+        stack.vm().forceFlush();
+        assertThat(stack.vm().export("{productKey=\"someone-else\"}")).hasSize(1);
+
+        // the verify command finds them where produce put them (give both the same --now); without --match it reads only
+        // the input's series: the foreign ones are neither read nor reported
         WriterProcess verify = stack.writer("aged-verify", withFiles(List.of("verify", "--vm-url", stack.vmUrl(),
-                "--match", "{productKey=\"aged\"}", "--time-multiplier", "6", "--instance-multiplier", "10",
+                "--time-multiplier", "6", "--instance-multiplier", "10",
                 "--instance", Scenario.INSTANCE, "--product-key", "aged", "--now", Long.toString(now)), files));
         assertThat(verify.waitFor(Scenario.PROCESS_TIMEOUT)).as(verify.output()).isZero();
-        assertThat(verify.output()).contains("missing:            0").contains("result: PASSED");
+        assertThat(verify.output()).contains("missing:            0").contains("result: PASSED")
+                .contains("read back:          " + expected.sampleCount() + "\n").contains("unexpected series:  0\n")
+                .doesNotContain("someone-else").doesNotContain("foreign_metric");
     }
 
     @Test

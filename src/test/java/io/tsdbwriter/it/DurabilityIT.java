@@ -273,4 +273,38 @@ class DurabilityIT {
         }
         stack.assertCommittedAtEnd(f);
     }
+
+    /**
+     * The same crash into a Prometheus 3 with its defaults (no out-of-order window; one partition, so the input is in
+     * order): the rewind sends again what Prometheus had stored, and it refuses those samples as out of order. They
+     * were done before (below the acknowledged watermark at the rewind): counted as repeats, not failed; the job exits
+     * 0 and every sample reads back.
+     */
+    @Test
+    void prometheus3WithItsDefaultsKilledMidJobCountsTheRepeatsItRefusesNotAsFailures() throws Exception {
+        stack.assumeAvailable(PrometheusVersion.CURRENT);
+        String topic = stack.createTopic("prom3-default-killed", 1);
+        Fixture f = new Fixture(topic, "g-" + topic, stack.produce(topic, 1, points, 1));
+        Path summary = stack.path("prom3-default-killed.json");
+        try (PrometheusEndpoint prom = stack.startPrometheus("prom3-default-killed", PrometheusVersion.CURRENT, null,
+                true, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
+            WriterProcess w = slowJob(f, "prom3-default-killed", "http://127.0.0.1:1", summary,
+                    "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl());
+            crashMidJob(prom.url() + "/metrics", "prometheus_tsdb_head_samples_appended_total", w, prom::kill, prom::restart);
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            JsonNode s = Scenario.summary(summary);
+            JsonNode d = s.get("durability");
+            assertThat(d.get("records_reread").asLong()).as(d.toString()).isPositive();
+            assertThat(d.get("samples_repeats_refused").asLong()).as("the repeats Prometheus refused: %s", d).isPositive();
+            assertThat(s.get("samples_failed").asLong()).as(w.output()).isZero();
+            VerificationResult r = prom.readBack("{productKey=\"node\"}", expected);
+            long deadline = System.nanoTime() + Scenario.READ_BACK_TIMEOUT.toNanos();
+            while (r.missingSamples() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(500);
+                r = prom.readBack("{productKey=\"node\"}", expected);
+            }
+            assertNothingMissing(r);
+        }
+        stack.assertCommittedAtEnd(f);
+    }
 }

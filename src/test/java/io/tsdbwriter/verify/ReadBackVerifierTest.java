@@ -58,6 +58,35 @@ class ReadBackVerifierTest {
     }
 
     @Test
+    void withoutAMatchItPostsTheInputsSelectorsSoAForeignSeriesIsNeitherReadNorReported() throws Exception {
+        vm.enqueue(new MockResponse().setResponseCode(200));
+        vm.enqueue(new MockResponse().setBody(EXPORT));
+
+        VerificationResult r = new ReadBackVerifier(vm.url("/").toString(), null, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
+                ReadBackVerifier.defaultClient()).verify(EXPECTED);
+
+        assertThat(r.passed()).isTrue();
+        assertThat(vm.takeRequest().getPath()).isEqualTo("/internal/force_flush");
+        RecordedRequest export = vm.takeRequest();
+        assertThat(export.getMethod()).isEqualTo("POST");
+        assertThat(export.getRequestUrl().encodedPath()).isEqualTo("/api/v1/export");
+        assertThat(export.getRequestUrl().query()).isNull();
+        String form = java.net.URLDecoder.decode(export.getBody().readUtf8(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(form).startsWith("match[]={__name__=\"node_load1\",productKey=\"node\"}&start=0&end=");
+    }
+
+    @Test
+    void withoutAMatchAndNothingExpectedItExportsNothing() throws Exception {
+        vm.enqueue(new MockResponse().setResponseCode(200));
+
+        VerificationResult r = new ReadBackVerifier(vm.url("/").toString(), null, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
+                ReadBackVerifier.defaultClient()).verify(ExpectedSamples.of(List.of(), 1, 1, 60_000));
+
+        assertThat(r.readSamples()).isZero();
+        assertThat(vm.getRequestCount()).isEqualTo(1);
+    }
+
+    @Test
     void appendsPathsToABaseUrlWithAPath() throws Exception {
         vm.enqueue(new MockResponse().setResponseCode(204));
         vm.enqueue(new MockResponse().setBody(EXPORT));

@@ -96,6 +96,7 @@ final class HeldPartitions {
             // every ack that moves a watermark wakes this member's loop, so a segment end is committed at once
             // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
             PartitionWorkers w = new PartitionWorkers(tp, start, stop, workerSettings, signalAck);
+            w.doneBelow(OffsetCommits.ackedOf(om)); // what the last owner had acknowledged: read again, repeats
             workers.put(tp, w);
             w.start();
             log.info("assigned {}: reading from offset {}{} with {} segment consumer(s)", tp, start,
@@ -138,6 +139,7 @@ final class HeldPartitions {
             reread += to - from;
             ranges.add(w.partition() + " [" + from + ", " + to + ")");
             PartitionWorkers fresh = new PartitionWorkers(w.partition(), from, Math.max(from, w.stopOffset()), workerSettings, signalAck);
+            fresh.doneBelow(Math.max(to, w.readSoFar())); // sent before, whether acknowledged or still in flight
             workers.put(w.partition(), fresh);
             fresh.start();
         }

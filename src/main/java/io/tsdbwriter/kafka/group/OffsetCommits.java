@@ -73,6 +73,30 @@ final class OffsetCommits {
                 t -> Math.max(0, logEnd.getOrDefault(t, 0L) - acked.getOrDefault(t, committed.getOrDefault(t, 0L))));
     }
 
+    /** The commit metadata's key of the acknowledged watermark: {@code acked=<offset>}. */
+    static final String ACKED = "acked=";
+
+    /**
+     * A commit of the durable watermark {@code wm} whose metadata carries the acknowledged one ({@code acked}, at least
+     * {@code wm}): the next reader of the partition (after a rebalance or a restart) knows which records it reads again
+     * were done before, so a refusal of their samples as out of order is a repeat's (DESIGN §4).
+     */
+    static OffsetAndMetadata commit(long wm, long acked) {
+        return new OffsetAndMetadata(wm, ACKED + Math.max(wm, acked));
+    }
+
+    /** The acknowledged watermark a commit's metadata carries; -1 when none (no commit, or one by another tool). */
+    static long ackedOf(OffsetAndMetadata om) {
+        if (om == null || om.metadata() == null || !om.metadata().startsWith(ACKED)) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(om.metadata().substring(ACKED.length()).trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
     /**
      * Commits every partition whose durable watermark (as of {@code state}) crossed a segment end (or all advanced ones
      * when {@code due}).
@@ -86,7 +110,7 @@ final class OffsetCommits {
             if (wm > last) {
                 boolean segmentEnd = wm / segmentSize > last / segmentSize || wm >= w.stopOffset();
                 if (due || segmentEnd) {
-                    offsets.put(w.partition(), new OffsetAndMetadata(wm));
+                    offsets.put(w.partition(), commit(wm, w.ackedSoFar()));
                 }
             }
         }
@@ -103,7 +127,7 @@ final class OffsetCommits {
         for (PartitionWorkers w : leaving) {
             long wm = state == null ? w.durableSoFar() : w.durableWatermark(state);
             if (wm > committed.getOrDefault(w.partition(), w.startOffset())) {
-                offsets.put(w.partition(), new OffsetAndMetadata(wm));
+                offsets.put(w.partition(), commit(wm, w.watermark()));
             }
         }
         try {

@@ -82,6 +82,11 @@ public final class AckTracker {
         return abandoned;
     }
 
+    /** Everything below this offset has been read (and is pending, open or done). */
+    public synchronized long readPosition() {
+        return readPosition;
+    }
+
     /** Records that everything below {@code position} has been read (and is pending, open or done). */
     public synchronized void readTo(long position) {
         readPosition = position;

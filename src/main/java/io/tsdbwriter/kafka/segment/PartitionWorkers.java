@@ -46,6 +46,9 @@ public final class PartitionWorkers {
     private final SegmentOrder order;
 
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
+    /** {@link #doneBelow(long)}: read by the writer threads' refusal path. */
+    private volatile long doneBelow = -1;
+
     public PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, IntakeSettings s, Runnable onAck) {
         this(tp, startOffset, stopOffset, s, IntakeSettings.Timeline.NONE, onAck);
     }
@@ -65,10 +68,18 @@ public final class PartitionWorkers {
             PointAmplifier amplifier = s.amplifier(tp.topic(), timeline);
             amplifiers.add(amplifier);
             RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
-                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order, s.lanes());
+                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order, s.lanes(), () -> doneBelow);
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));
         }
+    }
+
+    /**
+     * The offset below which every record of this partition was done before these readers read it again (a rewind to
+     * the last commit, a rebalance, a restart: the acknowledged watermark then; -1 = none). Call before {@link #start}.
+     */
+    public void doneBelow(long offset) {
+        this.doneBelow = offset;
     }
 
     public void start() {
@@ -103,6 +114,18 @@ public final class PartitionWorkers {
         durable.acked(System.nanoTime(), wm);
         watermarkReached(wm);
         return durable.durable(state);
+    }
+
+    /**
+     * The furthest any reader of this partition has read (the start offset when none has read): what may have been sent
+     * to the TSDB. Under per-series order no record above an unread one was sent (segment k's batches go before k+1's).
+     */
+    public long readSoFar() {
+        long max = startOffset;
+        for (AckTracker t : trackers) {
+            max = Math.max(max, t.readPosition());
+        }
+        return max;
     }
 
     /** The acknowledged watermark as last sampled by {@link #durableWatermark}. Member thread. */

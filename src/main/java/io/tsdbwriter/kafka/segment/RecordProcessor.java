@@ -59,7 +59,7 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters) {
-        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null, null);
+        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null, null, () -> -1);
     }
 
     /**
@@ -67,11 +67,15 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
      * @param order the partition's reorder step under per-series order: each point goes into the open batch of its
      *              series' lane of {@code lanes}; null = unordered, one open batch
      * @param lanes the ordered lanes (null when unordered)
+     * @param doneBelow the partition's offset below which every record was done before it is read again (a rewind, a
+     *                  rebalance, a restart; -1 when none): a refusal of such a record's samples as out of order is the
+     *                  repeat's ({@link RefusedSamples})
      */
     @SuppressWarnings("unchecked")
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
-                    DeadLetterQueue deadLetters, SampleRate rate, SegmentOrder order, OrderedLanes lanes) {
+                    DeadLetterQueue deadLetters, SampleRate rate, SegmentOrder order, OrderedLanes lanes,
+                    java.util.function.LongSupplier doneBelow) {
         this.order = order;
         this.lanes = order == null ? 0 : lanes.size();
         int slots = Math.max(1, this.lanes);
@@ -87,7 +91,8 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
         this.onAck = onAck;
         this.deadLetters = deadLetters;
         this.samplesPerPoint = amplifier.samplesPerPoint();
-        this.refused = new RefusedSamples<>(meters, deadLetters, r -> r, this::ack, "offsets stay uncommitted");
+        this.refused = new RefusedSamples<>(meters, deadLetters, r -> r, this::ack, "offsets stay uncommitted",
+                r -> r.offset() < doneBelow.getAsLong());
         this.counts = new IntakeCounts(meters);
     }
 
