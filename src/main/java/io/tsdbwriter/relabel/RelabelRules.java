@@ -67,17 +67,23 @@ public final class RelabelRules {
      * {@code __name__} (a series that cannot be written).
      *
      * @param metric the metric name (becomes {@code __name__})
-     * @param names  label names, unique, without {@code __name__}, in {@code [from, to)}; any order
+     * @param names  label names, unique, in {@code [from, to)}; any order (one named {@code __name__} is ignored: the
+     *               metric name is that label)
      * @param values label values alongside
      */
     public Relabeled apply(String metric, String[] names, String[] values, int from, int to) {
-        int n = to - from;
-        String[] baseNames = new String[n + 1];
-        String[] baseValues = new String[n + 1];
-        baseNames[0] = NAME_LABEL;
-        baseValues[0] = metric;
-        System.arraycopy(names, from, baseNames, 1, n);
-        System.arraycopy(values, from, baseValues, 1, n);
+        List<String> inNames = new ArrayList<>(to - from + 1);
+        List<String> inValues = new ArrayList<>(to - from + 1);
+        inNames.add(NAME_LABEL);
+        inValues.add(metric);
+        for (int i = from; i < to; i++) {
+            if (!names[i].equals(NAME_LABEL)) { // the metric name wins over a label that spells __name__
+                inNames.add(names[i]);
+                inValues.add(values[i]);
+            }
+        }
+        String[] baseNames = inNames.toArray(String[]::new);
+        String[] baseValues = inValues.toArray(String[]::new);
         String[][] out = process(baseNames, baseValues);
         if (out == null) {
             return null;

@@ -55,12 +55,7 @@ class RelabelOracleTest {
 
     @Test
     void everyActionGivesWhatPrometheusModelRelabelGives(@TempDir Path dir) throws Exception {
-        if (!Files.isExecutable(ORACLE)) {
-            String why = ORACLE + " is missing: run scripts/test.sh (phase \"build relabel oracle\") or "
-                    + "cd src/test/go/relabel-oracle && go build -o " + ORACLE + " .";
-            assertThat("true".equals(System.getenv("CI"))).as(why + " (CI=true: a missing oracle fails the test)").isFalse();
-            Assumptions.assumeTrue(false, why);
-        }
+        assumeOracle();
         List<Map<String, String>> series = series(400);
         List<Map<String, String>> expected = oracle(dir, EVERY_ACTION, series);
         RelabelRules rules = RelabelRules.parse(EVERY_ACTION, "every-action.yml");
@@ -80,6 +75,81 @@ class RelabelOracleTest {
             dropped += got == null ? 1 : 0;
         }
         assertThat(dropped).as("some series dropped, most kept").isBetween(1, series.size() - 1);
+    }
+
+    /** Configs Prometheus refuses (strict YAML, then Validate with UTF-8 names): the writer refuses each too. */
+    static final List<String> INVALID = List.of(
+            "- {action: rename, target_label: t}",
+            "- {source_labels: [a], target_label: t, action: hashmod}",
+            "- {source_labels: [a], action: replace}",
+            "- {source_labels: [a], action: uppercase}",
+            "- {source_labels: [a], target_label: t, action: lowercase, replacement: x}",
+            "- {source_labels: [a], target_label: t, action: keepequal, regex: '(.*)'}",
+            "- {source_labels: [a], target_label: t, action: dropequal, separator: ','}",
+            "- {regex: a, action: labeldrop, source_labels: [a]}",
+            "- {regex: a, action: labelkeep, target_label: t}",
+            "- {regex: a, action: labelmap, replacement: ''}",
+            "- {target_label: t, unknown_field: x}",
+            "- {source_labels: [a], regex: '(', action: keep}",
+            "- {source_labels: [a], regex: '(?=a)', action: keep}",
+            "- {action: , target_label: t}");
+
+    /** Configs Prometheus takes, at the edges of its rules: the writer takes each too. */
+    static final List<String> VALID = List.of(
+            "- {target_label: t}",
+            "- {action: LabelDrop, regex: x}",
+            "- {source_labels: [a], target_label: '${1}', action: lowercase}",
+            "- {source_labels: [a], target_label: 'utf-8.label', replacement: x}",
+            "- {source_labels: [a], target_label: t, action: keepequal, replacement: $1}",
+            "- {regex: , action: labeldrop}",
+            "");
+
+    @Test
+    void theWriterRefusesAndTakesTheConfigsPrometheusRefusesAndTakes(@TempDir Path dir) throws Exception {
+        assumeOracle();
+        for (String config : INVALID) {
+            assertThat(oracleExit(dir, config)).as("Prometheus refuses %s", config).isEqualTo(2);
+            assertThat(catchIllegal(config)).as("the writer refuses %s", config).isNotNull();
+        }
+        for (String config : VALID) {
+            assertThat(oracleExit(dir, config)).as("Prometheus takes %s", config).isZero();
+            assertThat(catchIllegal(config)).as("the writer takes %s", config).isNull();
+        }
+    }
+
+    private static String catchIllegal(String config) {
+        try {
+            RelabelRules.parse(config, "r.yml");
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
+    private static int oracleExit(Path dir, String config) throws IOException, InterruptedException {
+        Path cfg = dir.resolve("check.yml");
+        Files.writeString(cfg, config);
+        Process p = new ProcessBuilder(ORACLE.toString(), cfg.toString()).redirectInput(ProcessBuilder.Redirect.from(emptyFile(dir)))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return p.exitValue();
+    }
+
+    private static java.io.File emptyFile(Path dir) throws IOException {
+        Path empty = dir.resolve("empty.jsonl");
+        if (!Files.exists(empty)) {
+            Files.createFile(empty);
+        }
+        return empty.toFile();
+    }
+
+    private static void assumeOracle() {
+        if (!Files.isExecutable(ORACLE)) {
+            String why = ORACLE + " is missing: run scripts/test.sh (phase \"build relabel oracle\") or "
+                    + "cd src/test/go/relabel-oracle && go build -o " + ORACLE + " .";
+            assertThat("true".equals(System.getenv("CI"))).as(why + " (CI=true: a missing oracle fails the test)").isFalse();
+            Assumptions.assumeTrue(false, why);
+        }
     }
 
     /** Varied label sets: every rule's match and miss, absent labels, UTF-8 names and values. */
