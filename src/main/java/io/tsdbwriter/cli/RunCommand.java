@@ -282,7 +282,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--series-cache-size", defaultValue = "1000000", paramLabel = "SERIES",
             description = "Series whose prepared label lines the process keeps (one cache shared by every reader). Used when --instance-multiplier > 1 "
-                    + "(the N instanceNo variants are built once per series) and for records with escaped strings; at N = 1 lines are copied "
+                    + "(the N instanceNo variants are built once per series), with --relabel-config and for records with escaped strings; otherwise at N = 1 lines are copied "
                     + "straight from the record, which is cheaper than a lookup (default: ${DEFAULT-VALUE})")
     int seriesCacheSize;
 
