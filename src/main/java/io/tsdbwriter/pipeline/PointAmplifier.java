@@ -52,6 +52,8 @@ public final class PointAmplifier {
     private int keyedPoint = -1;
     private int keyedLength;
     private long keyedHash;
+    /** With relabel rules: the cached entry {@link #lane} looked up for {@link #keyedPoint} (reused by encodePoint), else null. */
+    private byte[] keyedEntry;
 
     /**
      * @param maxRecordBytes      larger records are rejected
@@ -223,9 +225,10 @@ public final class PointAmplifier {
      * The ordered lane of point {@code p}'s series (DESIGN §6 "Per-series order"): a hash of its source series key
      * (metric name and sorted labels, before amplification), so every sample of a series and of its N instance
      * variants and churn generations goes through one lane. The key and its hash are kept for {@link #encodePoint}
-     * of the same point, which then does not compute them again. Allocates nothing. The key is the source series'
-     * before relabeling ({@link #relabel}): two source series that relabel into one series may go through different
-     * lanes, so their samples are ordered per source series only.
+     * of the same point, which then does not compute them again. Allocates nothing. With relabel rules
+     * ({@link #relabel}) the lane is the hash of the relabeled series instead (kept in its cache entry, which this looks
+     * up, or prepares on a miss, for encodePoint to reuse), so two source series that relabel into one series go
+     * through one lane; a dropped series' lane is its source key's.
      *
      * @param lanes the number of lanes, ≥ 1
      * @return 0 ≤ lane &lt; {@code lanes}
@@ -236,6 +239,15 @@ public final class PointAmplifier {
         keyedPoint = p;
         keyedLength = length;
         keyedHash = hash;
+        keyedEntry = null;
+        if (relabel != null) {
+            byte[] entry = churnIntervalMs > 0 ? churnedEntry(p) : cachedSeries(p, points.seriesKeyBytes(), length, hash, NO_GENERATION);
+            keyedEntry = entry;
+            int at = SeriesCache.stateOffset(entry);
+            if (at < entry.length) {
+                hash = RelabelRules.Relabeled.hashAt(entry, at);
+            }
+        }
         return (int) Long.remainderUnsigned(hash ^ (hash >>> 29), lanes);
     }
 
@@ -250,6 +262,9 @@ public final class PointAmplifier {
         }
         if (relabel == null && encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
+        }
+        if (keyedPoint == p && keyedEntry != null) { // lane() looked the relabeled series up
+            return encodeEntry(keyedEntry, points.timestampMs(p), points.value(p), out);
         }
         int keyLength;
         long hash;
@@ -271,8 +286,9 @@ public final class PointAmplifier {
             relabelDropped++;
             return 0;
         }
-        return encoder.encodePoint(entry, at, timestampMs, value, out);
+        return encoder.encodePoint(entry, relabel == null ? at : at + 8, timestampMs, value, out);
     }
+
 
     /** The prepared state of a series the relabel rules dropped. */
     private static final byte[] DROPPED = new byte[0];
@@ -298,6 +314,12 @@ public final class PointAmplifier {
 
     /** With churn: the cache key is the series' key and its generation (8 bytes), so each generation is its own entry. */
     private int encodeChurned(int p, ByteBuf out) {
+        byte[] entry = keyedPoint == p && keyedEntry != null ? keyedEntry : churnedEntry(p);
+        return encodeEntry(entry, points.timestampMs(p), points.value(p), out);
+    }
+
+    /** Point {@code p}'s cached entry in its churn generation (prepared on a miss); older generations pruned first. */
+    private byte[] churnedEntry(int p) {
         long ts = points.timestampMs(p);
         long generation = Math.floorDiv(ts - churnOriginMs, churnIntervalMs);
         if (generation > newestGeneration) {
@@ -313,8 +335,7 @@ public final class PointAmplifier {
         for (int i = 0; i < 8; i++) {
             key[length + i] = (byte) (generation >>> (56 - 8 * i));
         }
-        byte[] entry = cachedSeries(p, key, length + 8, SeriesCache.hash(key, length + 8), generation);
-        return encodeEntry(entry, ts, points.value(p), out);
+        return cachedSeries(p, key, length + 8, SeriesCache.hash(key, length + 8), generation);
     }
 
     /** Removes the cached series of generations no reader will see again (see the 4-argument {@link #timeline}). */
@@ -342,7 +363,8 @@ public final class PointAmplifier {
 
     /**
      * A series seen for the first time (or evicted since): its label strings, relabeled when there are rules, then its
-     * N line prefixes; {@link #DROPPED} when the rules drop it.
+     * N line prefixes — with rules after the relabeled series' 8-byte hash (its lane); {@link #DROPPED} when the rules
+     * drop it.
      */
     private byte[] prepare(int p, String instanceSuffix) {
         int from = points.labelStart(p);
@@ -355,7 +377,10 @@ public final class PointAmplifier {
         }
         if (relabel != null) {
             RelabelRules.Relabeled r = relabel.apply(points.metric(p), names, values, 0, n);
-            return r == null ? DROPPED : encoder.prepareSeries(r.metric(), r.names(), r.values(), 0, r.names().length, instanceSuffix);
+            if (r == null) {
+                return DROPPED;
+            }
+            return r.afterHash(encoder.prepareSeries(r.metric(), r.names(), r.values(), 0, r.names().length, instanceSuffix));
         }
         return encoder.prepareSeries(points.metric(p), names, values, 0, n, instanceSuffix);
     }

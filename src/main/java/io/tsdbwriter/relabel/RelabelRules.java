@@ -115,6 +115,59 @@ public final class RelabelRules {
      * @param values their values alongside
      */
     public record Relabeled(String metric, String[] names, String[] values) {
+
+        /**
+         * A 64-bit hash of the relabeled series (its name, then each label's name and value, each as its UTF-8 length and
+         * bytes): equal label sets hash equal, whatever source series they came from. Allocates; once per series.
+         */
+        public long hash() {
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+            put(b, metric);
+            for (int i = 0; i < names.length; i++) {
+                put(b, names[i]);
+                put(b, values[i]);
+            }
+            byte[] bytes = b.toByteArray();
+            long h = 0xCBF29CE484222325L; // FNV-1a 64, then a final mix
+            for (byte x : bytes) {
+                h = (h ^ (x & 0xFF)) * 0x100000001B3L;
+            }
+            h ^= h >>> 33;
+            h *= 0xFF51AFD7ED558CCDL;
+            h ^= h >>> 33;
+            return h;
+        }
+
+        /** {@code [hash(): 8 bytes, big-endian][state]}: a cached state that carries the relabeled series' hash. */
+        public byte[] afterHash(byte[] state) {
+            byte[] out = new byte[8 + state.length];
+            long h = hash();
+            for (int i = 0; i < 8; i++) {
+                out[i] = (byte) (h >>> (56 - 8 * i));
+            }
+            System.arraycopy(state, 0, out, 8, state.length);
+            return out;
+        }
+
+        /** The hash {@link #afterHash} put at {@code bytes[at, at + 8)}. */
+        public static long hashAt(byte[] bytes, int at) {
+            long h = 0;
+            for (int i = at; i < at + 8; i++) {
+                h = h << 8 | (bytes[i] & 0xFF);
+            }
+            return h;
+        }
+
+        private static void put(java.io.ByteArrayOutputStream b, String s) {
+            byte[] u = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            int n = u.length;
+            while (n >= 0x80) {
+                b.write(n & 0x7F | 0x80);
+                n >>>= 7;
+            }
+            b.write(n);
+            b.write(u, 0, u.length);
+        }
     }
 
     /**

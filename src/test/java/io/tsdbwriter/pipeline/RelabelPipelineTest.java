@@ -89,6 +89,40 @@ class RelabelPipelineTest {
     }
 
     @Test
+    void sourceSeriesThatRelabelIntoOneShareItsLaneAndEncodeAfterIt() throws Exception {
+        PointAmplifier a = amplifier(1, new SeriesCache(1000)); // pod_uid dropped: every pod_uid of a host is one series
+        int lanes = 16;
+        for (int host = 0; host < 20; host++) {
+            int first = -1;
+            for (int uid = 0; uid < 10; uid++) {
+                a.decode(record("cpu", "\"host\":\"h" + host + "\",\"pod_uid\":\"u" + uid + "\""), 0);
+                int lane = a.lane(0, lanes);
+                first = first < 0 ? lane : first;
+                assertThat(lane).as("host %d uid %d", host, uid).isEqualTo(first);
+                ByteBuf out = new ByteBuf(256);
+                assertThat(a.encodePoint(0, out)).isEqualTo(1);
+                assertThat(lines(out).get(0).get("metric").toString())
+                        .isEqualTo("{\"__name__\":\"cpu\",\"host\":\"h" + host + "\",\"loadtest\":\"1\"}");
+            }
+        }
+        a.decode(record("noisy_x", "\"host\":\"h\""), 0);
+        assertThat(a.lane(0, lanes)).isBetween(0, lanes - 1);
+        assertThat(a.encodePoint(0, new ByteBuf(64))).isZero();
+    }
+
+    @Test
+    void withChurnTheLaneIsTheRelabeledSeriesInEveryGeneration() throws Exception {
+        PointAmplifier a = amplifier(2, new SeriesCache(1000)).timeline(0, 60_000, T);
+        a.decode(record("cpu", "\"instanceNo\":\"h\",\"pod_uid\":\"u1\""), 0);
+        int lane = a.lane(0, 16);
+        ByteBuf out = new ByteBuf(256);
+        assertThat(a.encodePoint(0, out)).isEqualTo(2);
+        assertThat(lines(out).get(1).get("metric").get("instanceNo").asText()).isEqualTo("h-1-g0");
+        a.decode(record("cpu", "\"instanceNo\":\"h\",\"pod_uid\":\"u2\""), 0);
+        assertThat(a.lane(0, 16)).isEqualTo(lane);
+    }
+
+    @Test
     void aSeriesRelabeledWithoutItsNameIsDropped() {
         PointAmplifier a = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
                 new SeriesCache(10)).relabel(RelabelRules.parse("- {regex: __name__, action: labeldrop}", "t.yml"));
