@@ -345,6 +345,26 @@ ensure_thanos() {
   fi
 }
 
+RELABEL_ORACLE_BIN="$HOME/.cache/tsdb-writer/bin/relabel-oracle"
+# The relabel oracle (src/test/go/relabel-oracle): Prometheus' own model/relabel at prometheus.current.version, which
+# RelabelOracleTest runs beside the writer's Java relabeling. Built every time (seconds once the module is cached).
+ensure_relabel_oracle() {
+  local version src="$REPO_ROOT/src/test/go/relabel-oracle"
+  version=$(_pom_property prometheus.current.version)
+  [ -n "$version" ] || die "prometheus.current.version missing from pom.xml"
+  grep -q "github.com/prometheus/prometheus $version\$" "$src/go.mod" \
+    || die "src/test/go/relabel-oracle/go.mod must require github.com/prometheus/prometheus $version (pom.xml's prometheus.current.version)"
+  if ! command -v go >/dev/null 2>&1; then
+    log "go not found: RelabelOracleTest is skipped (install Go to run it)"
+    return 0
+  fi
+  mkdir -p "$(dirname "$RELABEL_ORACLE_BIN")"
+  if ! (cd "$src" && GOTOOLCHAIN=auto GOFLAGS=-mod=mod go build -o "$RELABEL_ORACLE_BIN" .); then
+    rm -f "$RELABEL_ORACLE_BIN"
+    log "go build of the relabel oracle failed: RelabelOracleTest is skipped"
+  fi
+}
+
 quiet_jvm_flags() {
   local v
   v=$(java_major "$JAVA_HOME/bin/java")

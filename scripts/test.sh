@@ -38,6 +38,7 @@ phase "build victoria-metrics current" ensure_victoria_metrics_current
 phase "build prometheus 3" ensure_prometheus_current
 phase "build victoria-metrics cluster" ensure_victoria_metrics_cluster
 phase "build thanos" ensure_thanos
+phase "build relabel oracle" ensure_relabel_oracle
 phase "install mkdocs" ensure_mkdocs
 
 docs_site() {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The package rules of docs/architecture.md, on the production classes: the packages follow the data's way in one
  * direction (no cycle between any two packages), {@code cli} holds only the commands (nothing depends on it), the
- * data path's pure stages ({@code decode}, {@code amplify}, {@code encode}, {@code pipeline}) know neither Kafka nor
+ * data path's pure stages ({@code decode}, {@code relabel}, {@code amplify}, {@code encode}, {@code pipeline}) know neither Kafka nor
  * HTTP, the write path knows no Kafka, and the consumption models (kafka.segment driven by kafka.group or kafka.replay;
  * kafka.share) know each other only as docs/architecture.md draws them: only app wires them.
  */
@@ -40,10 +40,20 @@ class ArchitectureTest {
 
     @Test
     void decodingAmplifyingAndEncodingKnowNeitherKafkaNorHttp() {
-        noClasses().that().resideInAnyPackage("io.tsdbwriter.decode..", "io.tsdbwriter.amplify..", "io.tsdbwriter.encode..",
-                        "io.tsdbwriter.pipeline..")
+        noClasses().that().resideInAnyPackage("io.tsdbwriter.decode..", "io.tsdbwriter.relabel..", "io.tsdbwriter.amplify..",
+                        "io.tsdbwriter.encode..", "io.tsdbwriter.pipeline..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "okhttp3..", "java.net.http..",
                         "io.tsdbwriter.kafka..", "io.tsdbwriter.write.http..", "io.tsdbwriter.app..")
+                .check(classes);
+    }
+
+    @Test
+    void relabelingKnowsNoOtherStage() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.relabel..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.decode..", "io.tsdbwriter.amplify..",
+                        "io.tsdbwriter.encode..", "io.tsdbwriter.pipeline..", "io.tsdbwriter.write..", "io.tsdbwriter.config..")
+                .because("relabel_config rules map a label set to a label set (between decode and amplify); the pipeline "
+                        + "calls them once per series, never the other way round")
                 .check(classes);
     }
 

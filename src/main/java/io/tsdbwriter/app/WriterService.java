@@ -126,7 +126,7 @@ public final class WriterService {
             meters.rateSet.set(Math.round(replay.ratePerSecond()));
             IntakeSettings ws = new IntakeSettings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters),
-                    deadLetters, input, rate, replay.churnInterval(), durability, lanes);
+                    deadLetters, input, rate, replay.churnInterval(), durability, lanes, cfg.relabel());
             if (replay.replay()) {
                 member = new ReplayMember(new ReplayMember.Settings(kafka, cfg.topics(), cfg.topicPattern(), replay,
                         cfg.sourceInterval().toMillis(), cfg.drainTimeout(), cfg.membership().kafkaTimeout(), retention), ws);

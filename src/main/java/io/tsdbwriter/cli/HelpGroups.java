@@ -47,6 +47,7 @@ final class HelpGroups {
                             "--kafka-timeout"))),
                     new Group("Input", List.of("--input-format", "--topic-format", "--influx-precision", "--instance-label",
                             "--min-timestamp", "--max-timestamp-ahead", "--max-record-bytes")),
+                    new Group("Relabeling", List.of("--relabel-config")),
                     new Group("TSDB connection and security", concat(List.of("--output", "--vm-url", "--remote-write-url",
                             "--remote-write-version"), VM_AUTH, List.of("--compression", "--call-timeout"))),
                     new Group("Amplification", List.of("--time-multiplier", "--instance-multiplier", "--source-interval")),

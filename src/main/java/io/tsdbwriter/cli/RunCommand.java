@@ -4,6 +4,7 @@ import io.tsdbwriter.app.WriterService;
 
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.metrics.AotCacheStatus;
+import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.write.ConfigurationFaultPolicy;
 import io.tsdbwriter.write.OnWriteFailure;
 import java.nio.file.Path;
@@ -287,7 +288,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--series-cache-size", defaultValue = "1000000", paramLabel = "SERIES",
             description = "Series whose prepared label lines the process keeps (one cache shared by every reader). Used when --instance-multiplier > 1 "
-                    + "(the N instanceNo variants are built once per series) and for records with escaped strings; at N = 1 lines are copied "
+                    + "(the N instanceNo variants are built once per series), with --relabel-config and for records with escaped strings; otherwise at N = 1 lines are copied "
                     + "straight from the record, which is cheaper than a lookup (default: ${DEFAULT-VALUE})")
     int seriesCacheSize;
 
@@ -321,6 +322,14 @@ final class RunCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     InputOptions input = new InputOptions();
+
+    @Option(names = "--relabel-config", paramLabel = "FILE",
+            description = "A YAML list of Prometheus relabel_config entries (replace, keep, drop, keepequal, dropequal, hashmod, "
+                    + "labelmap, labeldrop, labelkeep, lowercase, uppercase) with Prometheus 3's semantics, regexes in RE2 syntax "
+                    + "anchored at both ends; __name__ is a label like any other. Applied once per series, before amplification; "
+                    + "a series dropped, or left without labels or __name__, is counted (relabel_dropped), never an error. "
+                    + "An invalid file: one line naming the entry and field, exit 2 (default: none)")
+    Path relabelConfig;
 
     private Pattern topicPattern() {
         if (topicPattern == null) {
@@ -357,7 +366,8 @@ final class RunCommand implements Callable<Integer> {
                 tsdbMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 targetMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 ordering == null ? Ordering.defaultFor(Output.parse(output), ConsumerMode.parse(consumerMode) == ConsumerMode.SHARE)
-                        : Ordering.parse(ordering), ConfigurationFaultPolicy.parse(onConfigurationFault));
+                        : Ordering.parse(ordering), ConfigurationFaultPolicy.parse(onConfigurationFault),
+                relabelConfig == null ? null : RelabelRules.load(relabelConfig));
     }
 
     @Override

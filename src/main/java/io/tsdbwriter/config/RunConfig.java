@@ -1,6 +1,7 @@
 package io.tsdbwriter.config;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
@@ -82,6 +83,8 @@ import java.util.regex.Pattern;
  *                             needs {@link ConsumerMode#SEGMENTS}
  * @param onConfigurationFault {@code --on-configuration-fault}: hold a configuration fault's 4xx (default), or refuse
  *                             its batch without retry as the remote write specification says
+ * @param relabel              {@code --relabel-config}: Prometheus relabel_config rules applied once per series before
+ *                             amplification ({@link RelabelRules}); null = none
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -96,7 +99,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
                         RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode, Duration durabilityWindow,
                         List<String> tsdbMetricsUrls, List<String> targetMetricsUrls, Ordering ordering,
-                        ConfigurationFaultPolicy onConfigurationFault) {
+                        ConfigurationFaultPolicy onConfigurationFault, RelabelRules relabel) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from

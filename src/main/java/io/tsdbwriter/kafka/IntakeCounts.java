@@ -4,7 +4,8 @@ import io.tsdbwriter.metrics.WriterMeters;
 
 /**
  * Records, points, expected samples and new series a processing thread took in and has not yet added to
- * {@code records_consumed}, {@code points_decoded}, {@code samples_expected} and {@code new_series}: three Micrometer
+ * {@code records_consumed}, {@code points_decoded}, {@code samples_expected}, {@code new_series} and
+ * {@code relabel_dropped}: three Micrometer
  * increments per record were 5 % of the relay's CPU samples (docs/benchmarks.md section 12d), so they are added once
  * per poll, before every batch is handed on (a batch's samples are expected before they can be written) and when the
  * processing thread ends, however it ends.
@@ -18,16 +19,29 @@ public final class IntakeCounts {
     private long points;
     private long samples;
     private long series;
+    private long relabelDropped;
 
     public IntakeCounts(WriterMeters meters) {
         this.meters = meters;
     }
 
-    /** One record taken in, with the points it decoded to and the samples each point becomes. */
-    public void record(int decodedPoints, long samplesPerPoint) {
+    /** One record taken in, with the points it decoded to (their samples are counted as they are encoded). */
+    public void record(int decodedPoints) {
         records++;
         points += decodedPoints;
-        samples += decodedPoints * samplesPerPoint;
+    }
+
+    /**
+     * A point encoded into a batch, with the samples it became: M × N, or 0 when relabeling dropped its series. Counted
+     * per point, before its batch is handed on, so a batch's samples are expected before they can be written.
+     */
+    public void encoded(int pointSamples) {
+        samples += pointSamples;
+    }
+
+    /** Points of a record whose series relabeling dropped (its amplifier's {@code relabelDropped()} after less before). */
+    public void relabelDropped(long droppedPoints) {
+        relabelDropped += droppedPoints;
     }
 
     /**
@@ -44,13 +58,19 @@ public final class IntakeCounts {
             meters.seriesCreated.increment(series);
             series = 0;
         }
+        if (relabelDropped > 0) {
+            meters.relabelDropped.increment(relabelDropped);
+            relabelDropped = 0;
+        }
+        if (samples > 0) {
+            meters.samplesExpected.increment(samples);
+            samples = 0;
+        }
         if (records > 0) {
             meters.recordsConsumed.increment(records);
             meters.pointsDecoded.increment(points);
-            meters.samplesExpected.increment(samples);
             records = 0;
             points = 0;
-            samples = 0;
         }
     }
 }

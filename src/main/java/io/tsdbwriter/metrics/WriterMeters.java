@@ -36,7 +36,7 @@ public final class WriterMeters {
     public final Counter recordsConsumed;
     /** [tsdbwriter_points_decoded_total] valid source points decoded. */
     public final Counter pointsDecoded;
-    /** [tsdbwriter_samples_expected_total] points decoded × M × N. */
+    /** [tsdbwriter_samples_expected_total] points decoded × M × N, less the points whose series relabeling dropped. */
     public final Counter samplesExpected;
     /** [tsdbwriter_samples_written_total] samples VictoriaMetrics answered 2xx for. */
     public final Counter samplesWritten;
@@ -66,6 +66,11 @@ public final class WriterMeters {
      * the series cache — a first sight, a new {@code --churn-interval} generation, or again after an eviction.
      */
     public final Counter seriesCreated;
+    /**
+     * [tsdbwriter_relabel_dropped_total] source points not written because {@code --relabel-config} dropped their series
+     * (a drop, keep, dropequal or keepequal rule, or labels left empty or without {@code __name__}); never an error.
+     */
+    public final Counter relabelDropped;
     /** [tsdbwriter_replay_pass] the replay pass being written, 1 for the first; 0 when not replaying. */
     public final AtomicLong replayPass = new AtomicLong();
     /** [tsdbwriter_rate_set_samples_per_second] {@code --rate}; 0 when unlimited. */
@@ -131,7 +136,7 @@ public final class WriterMeters {
         this.registry = registry;
         recordsConsumed = Counter.builder(PREFIX + "records.consumed").description("Kafka records consumed").register(registry);
         pointsDecoded = Counter.builder(PREFIX + "points.decoded").description("Valid source points decoded from records").register(registry);
-        samplesExpected = Counter.builder(PREFIX + "samples.expected").description("Samples expected: points decoded x time multiplier x instance multiplier").register(registry);
+        samplesExpected = Counter.builder(PREFIX + "samples.expected").description("Samples expected: points decoded x time multiplier x instance multiplier, less the points relabeling dropped").register(registry);
         samplesWritten = Counter.builder(PREFIX + "samples.written").description("Samples VictoriaMetrics acknowledged with 2xx").register(registry);
         samplesFailed = Counter.builder(PREFIX + "samples.failed").description("Samples rejected by VictoriaMetrics as not retryable (400/413/415)").register(registry);
         samplesDeadLettered = Counter.builder(PREFIX + "samples.dead.lettered").description("Samples whose source records were sent to the dead-letter topic").register(registry);
@@ -151,6 +156,8 @@ public final class WriterMeters {
                 .description("Import request bytes buffered or in flight").register(registry);
         seriesCreated = Counter.builder(PREFIX + "new.series").description("Series the writer began: N per series or churn "
                 + "generation prepared (a first sight, a new --churn-interval generation, or again after a series-cache eviction)").register(registry);
+        relabelDropped = Counter.builder(PREFIX + "relabel.dropped").description("Source points not written because --relabel-config "
+                + "dropped their series (a drop/keep rule, or no labels or no __name__ left); never an error").register(registry);
         Gauge.builder(PREFIX + "replay.pass", replayPass, AtomicLong::get)
                 .description("The replay pass being written (--loop), 1 for the first; 0 when not replaying").register(registry);
         Gauge.builder(PREFIX + "rate.set", rateSet, AtomicLong::get).baseUnit("samples.per.second")

@@ -13,6 +13,7 @@ import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.relabel.RelabelRules;
 
 /**
  * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
@@ -44,10 +45,15 @@ public final class PointAmplifier {
     private long minSourceMs = Long.MAX_VALUE;
     private long maxSourceMs = Long.MIN_VALUE;
     private long seriesPrepared;
+    /** {@code --relabel-config}, applied once per series before it is prepared; null = none. */
+    private RelabelRules relabel;
+    private long relabelDropped;
     /** The point whose series key {@link #lane} computed last, its key's length and hash (reused by encodePoint). */
     private int keyedPoint = -1;
     private int keyedLength;
     private long keyedHash;
+    /** With relabel rules: the cached entry {@link #lane} looked up for {@link #keyedPoint} (reused by encodePoint), else null. */
+    private byte[] keyedEntry;
 
     /**
      * @param maxRecordBytes      larger records are rejected
@@ -157,6 +163,26 @@ public final class PointAmplifier {
         return this;
     }
 
+    /**
+     * Relabels every series with {@code rules} (Prometheus' relabel_config, {@link RelabelRules}) once, on its cache miss,
+     * before it is amplified: the relabeled labels are what is prepared and cached; a series the rules drop, or that
+     * ends with no {@code __name__}, is cached as dropped (an entry with an empty state) and its points are counted
+     * ({@link #relabelDropped()}) and not encoded. Points then always go through the series cache (no verbatim copy).
+     * Call before the first record.
+     *
+     * @param rules the rules, or null for none
+     * @return this
+     */
+    public PointAmplifier relabel(RelabelRules rules) {
+        this.relabel = rules;
+        return this;
+    }
+
+    /** Points whose series the relabel rules dropped, since this amplifier was made. */
+    public long relabelDropped() {
+        return relabelDropped;
+    }
+
     /** The smallest source timestamp (before the shift) decoded since {@link #timeline}; {@link Long#MAX_VALUE} when none. */
     public long minSourceTimestampMs() {
         return minSourceMs;
@@ -199,7 +225,10 @@ public final class PointAmplifier {
      * The ordered lane of point {@code p}'s series (DESIGN §6 "Per-series order"): a hash of its source series key
      * (metric name and sorted labels, before amplification), so every sample of a series and of its N instance
      * variants and churn generations goes through one lane. The key and its hash are kept for {@link #encodePoint}
-     * of the same point, which then does not compute them again. Allocates nothing.
+     * of the same point, which then does not compute them again. Allocates nothing. With relabel rules
+     * ({@link #relabel}) the lane is the hash of the relabeled series instead (kept in its cache entry, which this looks
+     * up, or prepares on a miss, for encodePoint to reuse), so two source series that relabel into one series go
+     * through one lane; a dropped series' lane is its source key's.
      *
      * @param lanes the number of lanes, ≥ 1
      * @return 0 ≤ lane &lt; {@code lanes}
@@ -210,6 +239,15 @@ public final class PointAmplifier {
         keyedPoint = p;
         keyedLength = length;
         keyedHash = hash;
+        keyedEntry = null;
+        if (relabel != null) {
+            byte[] entry = churnIntervalMs > 0 ? churnedEntry(p) : cachedSeries(p, points.seriesKeyBytes(), length, hash, NO_GENERATION);
+            keyedEntry = entry;
+            int at = SeriesCache.stateOffset(entry);
+            if (at < entry.length) {
+                hash = RelabelRules.Relabeled.hashAt(entry, at);
+            }
+        }
         return (int) Long.remainderUnsigned(hash ^ (hash >>> 29), lanes);
     }
 
@@ -222,8 +260,11 @@ public final class PointAmplifier {
         if (churnIntervalMs > 0) {
             return encodeChurned(p, out);
         }
-        if (encoder.canEncodeVerbatim(points)) {
+        if (relabel == null && encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
+        }
+        if (keyedPoint == p && keyedEntry != null) { // lane() looked the relabeled series up
+            return encodeEntry(keyedEntry, points.timestampMs(p), points.value(p), out);
         }
         int keyLength;
         long hash;
@@ -235,8 +276,22 @@ public final class PointAmplifier {
             hash = SeriesCache.hash(points.seriesKeyBytes(), keyLength);
         }
         byte[] entry = cachedSeries(p, points.seriesKeyBytes(), keyLength, hash, NO_GENERATION);
-        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), points.timestampMs(p), points.value(p), out);
+        return encodeEntry(entry, points.timestampMs(p), points.value(p), out);
     }
+
+    /** Encodes a point of a cached series; a series the relabel rules dropped (empty state) is counted, 0 samples. */
+    private int encodeEntry(byte[] entry, long timestampMs, double value, ByteBuf out) {
+        int at = SeriesCache.stateOffset(entry);
+        if (at == entry.length) {
+            relabelDropped++;
+            return 0;
+        }
+        return encoder.encodePoint(entry, relabel == null ? at : at + 8, timestampMs, value, out);
+    }
+
+
+    /** The prepared state of a series the relabel rules dropped. */
+    private static final byte[] DROPPED = new byte[0];
 
     /** {@link #cachedSeries}'s generation when there is no churn: no instance suffix. */
     private static final long NO_GENERATION = Long.MIN_VALUE;
@@ -250,7 +305,7 @@ public final class PointAmplifier {
         if (entry == null) {
             byte[] made = SeriesCache.entry(key, keyLength, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
             entry = seriesCache.putIfAbsent(made, hash);
-            if (entry == made) { // else a reader on another thread made it since the miss: counted there
+            if (entry == made && SeriesCache.stateOffset(made) < made.length) { // else made since the miss (counted there), or dropped
                 seriesPrepared += encoder.plan().instanceMultiplier();
             }
         }
@@ -259,6 +314,12 @@ public final class PointAmplifier {
 
     /** With churn: the cache key is the series' key and its generation (8 bytes), so each generation is its own entry. */
     private int encodeChurned(int p, ByteBuf out) {
+        byte[] entry = keyedPoint == p && keyedEntry != null ? keyedEntry : churnedEntry(p);
+        return encodeEntry(entry, points.timestampMs(p), points.value(p), out);
+    }
+
+    /** Point {@code p}'s cached entry in its churn generation (prepared on a miss); older generations pruned first. */
+    private byte[] churnedEntry(int p) {
         long ts = points.timestampMs(p);
         long generation = Math.floorDiv(ts - churnOriginMs, churnIntervalMs);
         if (generation > newestGeneration) {
@@ -274,8 +335,7 @@ public final class PointAmplifier {
         for (int i = 0; i < 8; i++) {
             key[length + i] = (byte) (generation >>> (56 - 8 * i));
         }
-        byte[] entry = cachedSeries(p, key, length + 8, SeriesCache.hash(key, length + 8), generation);
-        return encoder.encodePoint(entry, SeriesCache.stateOffset(entry), ts, points.value(p), out);
+        return cachedSeries(p, key, length + 8, SeriesCache.hash(key, length + 8), generation);
     }
 
     /** Removes the cached series of generations no reader will see again (see the 4-argument {@link #timeline}). */
@@ -301,7 +361,11 @@ public final class PointAmplifier {
         return g;
     }
 
-    /** A series seen for the first time (or evicted since): its label strings, then its N line prefixes. */
+    /**
+     * A series seen for the first time (or evicted since): its label strings, relabeled when there are rules, then its
+     * N line prefixes — with rules after the relabeled series' 8-byte hash (its lane); {@link #DROPPED} when the rules
+     * drop it.
+     */
     private byte[] prepare(int p, String instanceSuffix) {
         int from = points.labelStart(p);
         int n = points.labelEnd(p) - from;
@@ -310,6 +374,13 @@ public final class PointAmplifier {
         for (int i = 0; i < n; i++) {
             names[i] = points.labelName(from + i);
             values[i] = points.labelValue(from + i);
+        }
+        if (relabel != null) {
+            RelabelRules.Relabeled r = relabel.apply(points.metric(p), names, values, 0, n);
+            if (r == null) {
+                return DROPPED;
+            }
+            return r.afterHash(encoder.prepareSeries(r.metric(), r.names(), r.values(), 0, r.names().length, instanceSuffix));
         }
         return encoder.prepareSeries(points.metric(p), names, values, 0, n, instanceSuffix);
     }

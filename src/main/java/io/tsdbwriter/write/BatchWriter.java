@@ -117,7 +117,7 @@ public final class BatchWriter implements AutoCloseable {
         WriteOutcome outcome = null;
         List<WriteListener.Rejection<S>> rejections = null;
         try {
-            outcome = writeUntilDecided(batch, budget.endpoint());
+            outcome = batch.body().length() == 0 ? WriteOutcome.NOTHING_SENT : writeUntilDecided(batch, budget.endpoint()); // relabeling dropped all
             if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
                 rejections = new ArrayList<>();
                 isolate(batch, outcome, rejections, budget.endpoint());

@@ -53,6 +53,9 @@ public record WriteOutcome(Kind kind, int status, long retryAfterMs, String deta
         return d.startsWith(ResponseClassifier.CONNECT) ? "connect" : "io";
     }
 
+    /** A batch with no byte to send (relabeling dropped every point of it): written, without a request. */
+    public static final WriteOutcome NOTHING_SENT = new WriteOutcome(Kind.SUCCESS, 204, 0, "nothing to send");
+
     /** True for {@link Kind#SUCCESS}. */
     public boolean isSuccess() {
         return kind == Kind.SUCCESS;

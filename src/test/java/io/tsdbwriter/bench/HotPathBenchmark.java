@@ -5,6 +5,7 @@ import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +56,23 @@ public class HotPathBenchmark {
     @Param({"0", "8"})
     int lanes;
 
+    /**
+     * {@code --relabel-config}: none, or {@link #FIVE_RULES} (a drop that matches nothing, a labeldrop, a tag, a hashmod
+     * and a replace; every series kept). Rules apply once per series on its cache miss; with them every point goes
+     * through the series cache (no verbatim copy at N = 1). Run with {@code -p relabel=none,5-rules}.
+     */
+    @Param({"none"})
+    String relabel;
+
+    /** The 5-rule config of {@code relabel=5-rules}. */
+    static final String FIVE_RULES = """
+            - {source_labels: [__name__], regex: 'go_gc_.*', action: drop}
+            - {regex: productKey, action: labeldrop}
+            - {target_label: loadtest, replacement: '1'}
+            - {source_labels: [instanceNo, cpu], target_label: shard, modulus: 4, action: hashmod}
+            - {source_labels: [job], regex: '(.*)', target_label: job, replacement: 'amplified-$1'}
+            """;
+
     private byte[][] records;
     private PointAmplifier amplifier;
     private ByteBuf out;
@@ -75,6 +93,11 @@ public class HotPathBenchmark {
         amplifier = Output.parse(output) == Output.REMOTE_WRITE
                 ? new PointAmplifier(1 << 20, new RemoteWriteEncoder(plan), new SeriesCache(100_000))
                 : new PointAmplifier(1 << 20, new ImportLineEncoder(plan), 100_000);
+        if (relabel.equals("5-rules")) {
+            amplifier.relabel(RelabelRules.parse(FIVE_RULES, "HotPathBenchmark"));
+        } else if (!relabel.equals("none")) {
+            throw new IllegalArgumentException("relabel must be none or 5-rules, got " + relabel);
+        }
         out = new ByteBuf(1 << 20);
     }
 

@@ -30,7 +30,7 @@ class MainTest {
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
             "--output", "--remote-write-url", "--remote-write-version", "--ordering", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
-            "--rate", "--churn-interval", "--log-format");
+            "--rate", "--churn-interval", "--log-format", "--relabel-config");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -51,6 +51,23 @@ class MainTest {
         assertThat(lines).hasSize(1);
         assertThat(lines.get(0)).startsWith("tsdb-writer:").contains(expectedFragment);
         assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void anInvalidRelabelConfigIsOneLineNamingEntryAndFieldAndExit2(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path file = dir.resolve("relabel.yml");
+        java.nio.file.Files.writeString(file, "- {target_label: loadtest, replacement: '1'}\n- {source_labels: [a], regex: '(', action: keep}\n");
+        assertUsageError(execute("run", "--topic", "t", "--relabel-config", file.toString()),
+                "--relabel-config " + file + ": entry 2 (line 2), field regex:");
+    }
+
+    @Test
+    void aValidRelabelConfigReachesTheRunConfig(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path file = dir.resolve("relabel.yml");
+        java.nio.file.Files.writeString(file, "- {target_label: loadtest, replacement: '1'}\n- {regex: pod_uid, action: labeldrop}\n");
+        assertThat(parse(Map.of(), "--topic", "t", "--relabel-config", file.toString()).relabel().rules()).hasSize(2);
+        assertThat(parse(Map.of(), "--topic", "t").relabel()).isNull();
     }
 
     private static RunConfig parse(Map<String, String> env, String... args) {

@@ -149,6 +149,21 @@ class BatchWriterTest {
     }
 
     @Test
+    void aBatchWhosePointsRelabelingAllDroppedIsWrittenWithoutARequest() throws Exception {
+        BatchWriter w = writer(recordingRetry(5), OnWriteFailure.PAUSE);
+        WriteBatch<String, Void> b = new WriteBatch<>(64);
+        b.addPoint(0, "point-0"); // --relabel-config dropped its series: no byte, no sample
+        b.addPoint(0, "point-1");
+        Listener l = new Listener();
+
+        w.submit(b, l);
+
+        assertThat(l.await()).isEqualTo("written");
+        assertThat(server.getRequestCount()).isZero();
+        assertThat(meters.samplesWritten.count()).isZero();
+    }
+
+    @Test
     void postsJsonLinesToImportPath() throws Exception {
         server.enqueue(new MockResponse().setResponseCode(204));
         BatchWriter w = writer(recordingRetry(5), OnWriteFailure.PAUSE);

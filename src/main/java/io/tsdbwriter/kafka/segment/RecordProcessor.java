@@ -102,6 +102,7 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
         // a record without a timestamp (-1: old message format) gives its untimed samples the time it is read
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
         long preparedBefore = amplifier.seriesPrepared();
+        long droppedBefore = amplifier.relabelDropped();
         Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
         if (rejected.total() > 0) {
             decodeErrors.rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
@@ -112,7 +113,7 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
             }
         }
         int n = amplifier.pointCount();
-        counts.record(n, samplesPerPoint);
+        counts.record(n);
         if (rate != null && n > 0) {
             if (openBatchAgeNanos() > IntakeSettings.RATE_LINGER_NANOS) {
                 flush(); // at a low rate a batch fills slowly: what is open goes out after the linger, as between polls
@@ -133,13 +134,16 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
                     tracker.openBatchAt(record.offset());
                 }
             }
-            b.addPoint(amplifier.encodePoint(p, b.body()), record);
+            int pointSamples = amplifier.encodePoint(p, b.body());
+            counts.encoded(pointSamples);
+            b.addPoint(pointSamples, record);
             if (b.samples() >= batchSamples) {
                 publishCounts();
                 hand(lane);
             }
         }
         counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
+        counts.relabelDropped(amplifier.relabelDropped() - droppedBefore);
     }
 
     /** Age of the open batch in nanoseconds (0 when none). */

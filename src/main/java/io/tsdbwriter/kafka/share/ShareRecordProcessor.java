@@ -113,6 +113,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         ConsumerRecord<byte[], byte[]> record = d.record;
         PointAmplifier amplifier = amplifier(record.topic());
         long preparedBefore = amplifier.seriesPrepared();
+        long droppedBefore = amplifier.relabelDropped();
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
         Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
         if (rejected.total() > 0) {
@@ -127,7 +128,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
             }
         }
         int n = amplifier.pointCount();
-        counts.record(n, amplifier.samplesPerPoint());
+        counts.record(n);
         if (settings.rate() != null && n > 0) {
             if (openBatchAgeNanos() > IntakeSettings.RATE_LINGER_NANOS) {
                 flush(); // at a low rate a batch fills slowly: what is open goes out after the linger (RecordProcessor)
@@ -144,12 +145,15 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
                 d.hold(); // released when this batch is done
                 lastInOpen = d;
             }
-            open.addPoint(amplifier.encodePoint(p, open.body()), d);
+            int pointSamples = amplifier.encodePoint(p, open.body());
+            counts.encoded(pointSamples);
+            open.addPoint(pointSamples, d);
             if (open.samples() >= settings.batchSamples()) {
                 flush();
             }
         }
         counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
+        counts.relabelDropped(amplifier.relabelDropped() - droppedBefore);
         d.release(); // processed: what still holds it are its batches and its dead letter
     }
 
