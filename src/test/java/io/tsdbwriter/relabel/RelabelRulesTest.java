@@ -251,4 +251,19 @@ class RelabelRulesTest {
         assertThat(RelabelRules.parse("", "t").rules()).isEmpty();
         assertThat(RelabelRules.parse("# nothing\n", "t").rules()).isEmpty();
     }
+
+    /** README's "Relabeling" example does what README says it does. */
+    @Test
+    void readmesExampleTagsTheLoadDropsTheLabelsAndTheSeriesItNames() throws Exception {
+        String readme = java.nio.file.Files.readString(java.nio.file.Path.of("README.md"));
+        int from = readme.indexOf("# relabel.yml\n");
+        String yaml = readme.substring(from, readme.indexOf("```", from));
+        RelabelRules rules = RelabelRules.parse(yaml, "README.md");
+
+        RelabelRules.Relabeled kept = rules.apply("node_load1", new String[] {"instanceNo", "pod_uid"}, new String[] {"h", "u"}, 0, 2);
+        assertThat(kept.metric()).isEqualTo("node_load1");
+        assertThat(kept.names()).containsExactly("instanceNo", "loadtest");
+        assertThat(kept.values()).containsExactly("h", "1");
+        assertThat(rules.apply("go_gc_duration_seconds", new String[] {"instanceNo"}, new String[] {"h"}, 0, 1)).isNull();
+    }
 }
