@@ -123,9 +123,7 @@ public final class BatchWriter implements AutoCloseable {
                 isolate(batch, outcome, rejections, budget.endpoint());
             } else if (outcome.kind() == WriteOutcome.Kind.FAULT) { // refused whole (--on-configuration-fault refuse): no split
                 rejections = new ArrayList<>(batch.points());
-                for (int i = 0; i < batch.points(); i++) {
-                    rejections.add(new WriteListener.Rejection<>(batch.source(i), batch.slice(i, i + 1).samples(), outcome));
-                }
+                refuseEach(batch, outcome, rejections);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -240,9 +238,7 @@ public final class BatchWriter implements AutoCloseable {
     private <S> void isolate(WriteBatch<S, ?> batch, WriteOutcome refusal, List<WriteListener.Rejection<S>> out, WriteTarget endpoint)
             throws InterruptedException, Backoff.Held {
         if (batch.points() <= 1) {
-            for (int i = 0; i < batch.points(); i++) {
-                out.add(new WriteListener.Rejection<>(batch.source(i), batch.samples(), refusal));
-            }
+            refuseEach(batch, refusal, out);
             return;
         }
         int mid = batch.points() / 2;
@@ -254,11 +250,15 @@ public final class BatchWriter implements AutoCloseable {
             } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
                 isolate(half, o, out, endpoint);
             } else {
-                // retries ran out under dead-letter policy while splitting: the half goes as refused too
-                for (int i = 0; i < half.points(); i++) {
-                    out.add(new WriteListener.Rejection<>(half.source(i), half.slice(i, i + 1).samples(), o));
-                }
+                refuseEach(half, o, out); // retries ran out under dead-letter policy while splitting: refused too
             }
+        }
+    }
+
+    /** Every point of {@code batch} refused with {@code outcome}, each with its own samples, unsplit. */
+    private static <S> void refuseEach(WriteBatch<S, ?> batch, WriteOutcome outcome, List<WriteListener.Rejection<S>> out) {
+        for (int i = 0; i < batch.points(); i++) {
+            out.add(new WriteListener.Rejection<>(batch.source(i), batch.samples(i), outcome));
         }
     }
 

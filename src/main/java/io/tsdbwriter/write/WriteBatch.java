@@ -82,6 +82,11 @@ public final class WriteBatch<S, O> {
         return pointSources.get(i);
     }
 
+    /** The samples of point {@code i}. */
+    public int samples(int i) {
+        return pointSamples[i];
+    }
+
     /** A new batch holding points {@code [from, to)} (bytes copied; same origin). */
     public WriteBatch<S, O> slice(int from, int to) {
         int start = from == 0 ? 0 : pointEnds[from - 1];
