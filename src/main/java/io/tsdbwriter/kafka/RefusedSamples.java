@@ -143,7 +143,12 @@ public final class RefusedSamples<S, O> {
             return false;
         }
         String d = detail.toLowerCase(Locale.ROOT);
-        return outOfOrderFix(detail).isPresent() || d.contains("duplicate sample");
+        return outOfOrder(d) || d.contains("duplicate sample");
+    }
+
+    /** Whether a lower-cased refusal detail says the samples are older than their series' newest (or its head). */
+    private static boolean outOfOrder(String lowerDetail) {
+        return lowerDetail.contains("out of order") || lowerDetail.contains("out-of-order") || lowerDetail.contains("out of bounds");
     }
 
     /**
@@ -158,8 +163,7 @@ public final class RefusedSamples<S, O> {
         if (detail == null) {
             return Optional.empty();
         }
-        String d = detail.toLowerCase(Locale.ROOT);
-        if (!d.contains("out of order") && !d.contains("out-of-order") && !d.contains("out of bounds")) {
+        if (!outOfOrder(detail.toLowerCase(Locale.ROOT))) {
             return Optional.empty();
         }
         return Optional.of("the receiver refuses samples older than a series' newest one (out of order). With --ordering series "
