@@ -146,6 +146,17 @@ class DurabilityIT {
         return r;
     }
 
+    /** {@link #assertEverySampleReadBack(VmEndpoint)} from a Prometheus: its query API until nothing is missing. */
+    private static void assertEverySampleReadBack(PrometheusEndpoint prom) throws Exception {
+        VerificationResult r = prom.readBack("{productKey=\"node\"}", expected);
+        long deadline = System.nanoTime() + Scenario.READ_BACK_TIMEOUT.toNanos();
+        while (r.missingSamples() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            r = prom.readBack("{productKey=\"node\"}", expected);
+        }
+        assertNothingMissing(r);
+    }
+
     private static void assertNothingMissing(VerificationResult r) {
         assertThat(r.missingSamples()).as(r.summary()).isZero();
         assertThat(r.missingSeries()).as(r.summary()).isZero();
@@ -263,13 +274,7 @@ class DurabilityIT {
             assertThat(d.get("tsdb_restarts").asLong()).as(d.toString()).isGreaterThanOrEqualTo(1);
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isPositive();
             assertThat(d.get("records_awaiting_durability").asLong()).as(d.toString()).isZero();
-            VerificationResult r = prom.readBack("{productKey=\"node\"}", expected);
-            long deadline = System.nanoTime() + Scenario.READ_BACK_TIMEOUT.toNanos();
-            while (r.missingSamples() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(500);
-                r = prom.readBack("{productKey=\"node\"}", expected);
-            }
-            assertNothingMissing(r);
+            assertEverySampleReadBack(prom);
         }
         stack.assertCommittedAtEnd(f);
     }
@@ -297,13 +302,7 @@ class DurabilityIT {
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isPositive();
             assertThat(d.get("samples_repeats_refused").asLong()).as("the repeats Prometheus refused: %s", d).isPositive();
             assertThat(s.get("samples_failed").asLong()).as(w.output()).isZero();
-            VerificationResult r = prom.readBack("{productKey=\"node\"}", expected);
-            long deadline = System.nanoTime() + Scenario.READ_BACK_TIMEOUT.toNanos();
-            while (r.missingSamples() > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(500);
-                r = prom.readBack("{productKey=\"node\"}", expected);
-            }
-            assertNothingMissing(r);
+            assertEverySampleReadBack(prom);
         }
         stack.assertCommittedAtEnd(f);
     }
