@@ -433,6 +433,9 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url, expect_tsdb_metri
             got = (c.get(probe) or {}).get("httpGet", {}).get("path")
             if got != path_:
                 problems.append(f"{probe} path is {got!r}, expected {path_}")
+        if pod.get("enableServiceLinks", True) is not False:
+            problems.append("enableServiceLinks is not false: a Service's links (e.g. TSDB_WRITER_METRICS_PORT=tcp://…) "
+                            "would reach the writer as TSDB_WRITER_* flag defaults")
         grace = pod.get("terminationGracePeriodSeconds", 30)
         need, why = grace_needed(env, writer_constants())
         if need is None:
