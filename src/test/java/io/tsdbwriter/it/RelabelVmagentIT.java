@@ -130,6 +130,8 @@ class RelabelVmagentIT {
         assertThat(sa.get("samples_written").asLong()).isEqualTo(sa.get("samples_expected").asLong()).isEqualTo(points.size() - droppedPoints);
         assertThat(sb.get("relabel_dropped").asLong()).isZero();
         assertThat(sb.get("samples_written").asLong()).isEqualTo(points.size());
+        stack.assertCommittedAtEnd(new Fixture(f.topic(), f.group() + "-a", f.records()));
+        stack.assertCommittedAtEnd(new Fixture(f.topic(), f.group() + "-b", f.records()));
 
         // vmagent: everything received, the rules' drops counted as ours, its queue empty; then B holds what it kept
         long kept = points.size() - droppedPoints;
