@@ -141,12 +141,23 @@ class RelabelVmagentIT {
         Map<SortedMap<String, String>, List<String>> storeA = samples(vmA.awaitExport(ALL, l -> sampleCount(l) >= kept, Duration.ofSeconds(30)));
 
         assertThat(storeA.values().stream().mapToInt(List::size).sum()).as("samples in A").isEqualTo(kept);
-        assertThat(new TreeMap<>(storeA.entrySet().stream().collect(java.util.stream.Collectors.toMap(e -> e.getKey().toString(), Map.Entry::getValue))))
-                .as("VictoriaMetrics A (the writer relabels) against B (vmagent relabels), series for series, sample for sample")
-                .isEqualTo(new TreeMap<>(storeB.entrySet().stream().collect(java.util.stream.Collectors.toMap(e -> e.getKey().toString(), Map.Entry::getValue))));
+        assertThat(byText(storeA)).as("VictoriaMetrics A (the writer relabels) against B (vmagent relabels), series for series, sample for sample")
+                .isEqualTo(byText(storeB));
+        // no two source series relabeled into one: the series in A are the source series less the dropped ones
+        Set<String> sourceSeries = new HashSet<>();
+        Set<String> droppedSeries = new HashSet<>();
+        for (SourcePoint p : points) {
+            String key = p.metric() + new TreeMap<>(p.labels());
+            sourceSeries.add(key);
+            if (dropped(p)) {
+                droppedSeries.add(key);
+            }
+        }
+        assertThat(storeA).as("series in A").hasSize(sourceSeries.size() - droppedSeries.size());
+        assertThat(droppedPoints).as("relabel_dropped: 20 scrapes of each dropped series").isEqualTo(20L * droppedSeries.size());
 
-        System.err.printf("RelabelVmagentIT: %d source points, %d dropped by the rules; %d series, %d samples equal in A and B%n",
-                points.size(), droppedPoints, storeA.size(), kept);
+        System.err.printf("RelabelVmagentIT: %d source points of %d series, %d series dropped by the rules; %d series, %d samples"
+                + " equal in A and B%n", points.size(), sourceSeries.size(), droppedSeries.size(), storeA.size(), kept);
 
         // a few rules, explicitly
         Set<String> names = new HashSet<>();
@@ -201,6 +212,13 @@ class RelabelVmagentIT {
         assertThat(m.get("vmagent_remotewrite_global_rows_pushed_before_relabel_total")).isEqualTo((double) rows);
         assertThat(m.get("vmagent_remotewrite_pending_data_bytes")).as("vmagent's queue").isZero();
         return m;
+    }
+
+    /** The store keyed by its series' text ({@code {__name__=..., a=...}}), sorted: a readable difference. */
+    private static TreeMap<String, List<String>> byText(Map<SortedMap<String, String>, List<String>> store) {
+        TreeMap<String, List<String>> out = new TreeMap<>();
+        store.forEach((k, v) -> out.put(k.toString(), v));
+        return out;
     }
 
     private static long sampleCount(List<String> lines) {
