@@ -11,6 +11,10 @@
 #                             `go install` into ~/.cache/tsdb-writer/bin when missing or of another version; the
 #                             integration suite then also runs against it (pom profile vm-current). Without Go: one
 #                             line, and the suite runs against the Debian build only
+#   ensure_vmagent_current    vmagent of the same release (pom.xml victoriametrics.current.version: one pin)
+#                             built with `go install` into ~/.cache/tsdb-writer/bin/vmagent when missing or of another
+#                             version: the second relabeling oracle of RelabelVmagentIT (Debian's vmagent 1.79.5
+#                             predates keepequal/dropequal). Without Go: one line, and that test is skipped
 #   ensure_victoria_metrics_cluster
 #                             the VictoriaMetrics cluster (pom.xml victoriametrics.cluster.version, a `-cluster` tag):
 #                             vminsert, vmselect and vmstorage built with `go install` into ~/.cache/tsdb-writer/bin
@@ -266,6 +270,20 @@ _go_install_pinned() {
     mkdir -p "$(dirname "$bin")"
     GOBIN="$(dirname "$bin")" go install "$package@$version" || die "go install of $name $version failed"
   fi
+}
+
+VMAGENT_BIN="$HOME/.cache/tsdb-writer/bin/vmagent"
+# vmagent from the module and version of ensure_victoria_metrics_current: the Go build cache makes it quick after that one
+ensure_vmagent_current() {
+  local version
+  version=$(_pom_property victoriametrics.current.version)
+  [ -n "$version" ] || die "victoriametrics.current.version missing from pom.xml"
+  if ! command -v go >/dev/null 2>&1; then
+    [ -x "$VMAGENT_BIN" ] || log "go not found: RelabelVmagentIT (vmagent $version) is skipped (install Go to run it)"
+    return 0
+  fi
+  _go_install_pinned "$VMAGENT_BIN" github.com/VictoriaMetrics/VictoriaMetrics \
+    github.com/VictoriaMetrics/VictoriaMetrics/app/vmagent "$version" vmagent
 }
 
 VICTORIA_METRICS_CLUSTER_DIR="$HOME/.cache/tsdb-writer/bin"

@@ -8,8 +8,9 @@ import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -61,22 +62,17 @@ final class RelabelConfigReader {
                     throw new Invalid(null, "must be a mapping of relabel_config fields, got " + p.getText());
                 }
                 Entry e = new Entry();
-                Set<String> seen = new HashSet<>();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String field = p.currentName();
                     if (!FIELDS.contains(field)) {
                         throw new Invalid(field, "unknown field (a relabel_config has " + String.join(", ", List.of("source_labels",
                                 "separator", "regex", "modulus", "target_label", "replacement", "action")) + ")");
                     }
-                    if (!seen.add(field)) {
+                    if (e.has(field)) {
                         throw new Invalid(field, "given twice");
                     }
                     JsonToken v = p.nextToken();
-                    if (field.equals("source_labels")) {
-                        e.sourceLabels = sourceLabels(p, v);
-                    } else {
-                        e.set(field, scalar(p, v, field));
-                    }
+                    e.given.put(field, field.equals("source_labels") ? sourceLabels(p, v) : scalar(p, v, field));
                 }
                 rules.add(e.rule());
             }
@@ -135,52 +131,28 @@ final class RelabelConfigReader {
         }
     }
 
-    /** One entry's fields as read, null where absent: defaults and checks in {@link #rule()}. */
+    /**
+     * One entry's fields as read: a field given is a key of {@link #given} (its value null where the YAML gave null, a
+     * {@code String} for a scalar, a {@code List<String>} for {@code source_labels}), a field absent is no key; defaults
+     * and checks in {@link #rule()}.
+     */
     private static final class Entry {
-        List<String> sourceLabels;
-        boolean hasSeparator;
-        String separator;
-        boolean hasRegex;
-        String regex;
-        boolean hasModulus;
-        String modulus;
-        String targetLabel;
-        boolean hasReplacement;
-        String replacement;
-        boolean hasAction;
-        String action;
+        final Map<String, Object> given = new HashMap<>();
 
-        void set(String field, String value) {
-            switch (field) {
-                case "separator" -> {
-                    hasSeparator = true;
-                    separator = value;
-                }
-                case "regex" -> {
-                    hasRegex = true;
-                    regex = value;
-                }
-                case "modulus" -> {
-                    hasModulus = true;
-                    modulus = value;
-                }
-                case "target_label" -> targetLabel = value;
-                case "replacement" -> {
-                    hasReplacement = true;
-                    replacement = value;
-                }
-                case "action" -> {
-                    hasAction = true;
-                    action = value;
-                }
-                default -> throw new IllegalStateException(field);
-            }
+        boolean has(String field) {
+            return given.containsKey(field);
+        }
+
+        /** The scalar as given (a YAML null as {@code ""}), or {@code absent} when the field is not given. */
+        String value(String field, String absent) {
+            return has(field) ? nullToEmpty((String) given.get(field)) : absent;
         }
 
         RelabelRule rule() throws Invalid {
             RelabelAction a = RelabelAction.REPLACE;
-            if (hasAction) {
-                if (action == null || action.isEmpty()) {
+            if (has("action")) {
+                String action = value("action", null);
+                if (action.isEmpty()) {
                     throw new Invalid("action", "relabel action cannot be empty");
                 }
                 a = RelabelAction.parse(action);
@@ -189,12 +161,15 @@ final class RelabelConfigReader {
                             + "dropequal, hashmod, labelmap, labeldrop, labelkeep, lowercase, uppercase)");
                 }
             }
-            String sep = hasSeparator ? nullToEmpty(separator) : RelabelRule.DEFAULT_SEPARATOR;
-            String re = hasRegex ? nullToEmpty(regex) : RelabelRule.DEFAULT_REGEX;
-            String repl = hasReplacement ? nullToEmpty(replacement) : RelabelRule.DEFAULT_REPLACEMENT;
-            String target = nullToEmpty(targetLabel);
+            String sep = value("separator", RelabelRule.DEFAULT_SEPARATOR);
+            String re = value("regex", RelabelRule.DEFAULT_REGEX);
+            String repl = value("replacement", RelabelRule.DEFAULT_REPLACEMENT);
+            String target = value("target_label", "");
+            @SuppressWarnings("unchecked")
+            List<String> sourceLabels = (List<String>) given.get("source_labels");
+            String modulus = (String) given.get("modulus");
             long mod = 0;
-            if (hasModulus && modulus != null) {
+            if (modulus != null) {
                 try {
                     mod = Long.parseUnsignedLong(modulus.trim());
                 } catch (NumberFormatException e) {
@@ -224,7 +199,7 @@ final class RelabelConfigReader {
             }
             if (a == RelabelAction.KEEPEQUAL || a == RelabelAction.DROPEQUAL) {
                 String only = a.yamlName() + " action requires only 'source_labels' and `target_label`, and no other fields";
-                if (hasRegex) {
+                if (has("regex")) {
                     throw new Invalid("regex", only);
                 }
                 if (mod != 0) {
