@@ -71,7 +71,7 @@ record RunExit(int code, String reason) {
                     + meters.samplesFailedByReason());
         }
         if (cfg.replay().replay() && m.hasEnd()) {
-            return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --duration over)")
+            return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --replay-duration over)")
                     + (signalled ? " (the signal came after the last pass was read: the stop drained its writes and waited out the "
                             + "durability window within --drain-timeout)" : ""));
         }

@@ -60,7 +60,7 @@ public final class EfficiencyReport {
     }
 
     /**
-     * @param rateSet {@code --rate} in samples per second (0 = none): each line then compares what was written with it
+     * @param rateSet {@code --max-samples-per-second} in samples per second (0 = none): each line then compares what was written with it
      *                ({@code of_rate}, the {@code rate.ratio} gauge)
      */
     public EfficiencyReport(WriterMeters meters, long samplesPerPoint, LongSupplier logEndTotal, LongSupplier inFlightBatches,
@@ -74,7 +74,7 @@ public final class EfficiencyReport {
                 this, r -> r.inputRecordsPerSecond);
         meters.gauge("expected.samples.per.second", "Samples per second the input demands: input rate x points per record x M x N",
                 Tags.empty(), this, r -> r.expectedSamplesPerSecond);
-        meters.gauge("rate.ratio", "Samples written per second / the set rate (--rate) over the last report interval; NaN without a rate",
+        meters.gauge("rate.ratio", "Samples written per second / the set rate (--max-samples-per-second) over the last report interval; NaN without a rate",
                 Tags.empty(), this, r -> r.rateRatio);
         meters.gauge("efficiency.ratio", "Samples written per minute / samples expected per minute over the last report interval",
                 Tags.empty(), this, r -> r.efficiency);

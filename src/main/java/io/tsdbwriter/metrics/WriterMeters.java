@@ -73,7 +73,7 @@ public final class WriterMeters {
     public final Counter relabelDropped;
     /** [tsdbwriter_replay_pass] the replay pass being written, 1 for the first; 0 when not replaying. */
     public final AtomicLong replayPass = new AtomicLong();
-    /** [tsdbwriter_rate_set_samples_per_second] {@code --rate}; 0 when unlimited. */
+    /** [tsdbwriter_rate_set_samples_per_second] {@code --max-samples-per-second}; 0 when unlimited. */
     public final AtomicLong rateSet = new AtomicLong();
     /**
      * [tsdbwriter_share_redeliveries_total] share-group records delivered to this process with a delivery count above 1
@@ -161,7 +161,7 @@ public final class WriterMeters {
         Gauge.builder(PREFIX + "replay.pass", replayPass, AtomicLong::get)
                 .description("The replay pass being written (--loop), 1 for the first; 0 when not replaying").register(registry);
         Gauge.builder(PREFIX + "rate.set", rateSet, AtomicLong::get).baseUnit("samples.per.second")
-                .description("The set write rate (--rate); 0 when unlimited").register(registry);
+                .description("The set write rate (--max-samples-per-second); 0 when unlimited").register(registry);
         shareRedeliveries = Counter.builder(PREFIX + "share.redeliveries").description("Share-group records delivered "
                 + "again (delivery count above 1): a member died or released them, or a lock expired").register(registry);
         Gauge.builder(PREFIX + "durability.window", durabilityWindowSeconds, AtomicLong::get).baseUnit("seconds")
