@@ -123,7 +123,7 @@ public final class EfficiencyReport {
                 "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d failed=%d dead_lettered=%d"
                         + " in_flight=%d batches | samples/s=%.0f samples/min=%.0f expected/min=%.0f input_expected/min=%.0f efficiency=%s",
                 (now - startNanos) / 1e9, (long) meters.recordsConsumed.count(), (long) meters.pointsDecoded.count(),
-                meters.decodeErrors(), (long) expected, (long) written, (long) meters.samplesFailed.count(),
+                meters.decodeErrors(), (long) expected, (long) written, (long) meters.samplesRefused.count(),
                 (long) meters.samplesDeadLettered.count(), inFlightBatches.getAsLong(), writtenPerMin / 60, writtenPerMin,
                 expectedPerMin, expectedSamplesPerSecond * 60, percent(efficiency)) + extra;
     }
@@ -144,7 +144,7 @@ public final class EfficiencyReport {
         m.put("decode_errors", meters.decodeErrors());
         m.put("samples_expected", (long) expected);
         m.put("samples_written", (long) written);
-        m.put("samples_failed", (long) meters.samplesFailed.count());
+        m.put("samples_refused", (long) meters.samplesRefused.count());
         m.put("samples_dead_lettered", (long) meters.samplesDeadLettered.count());
         m.put("retries", (long) meters.retries.count());
         m.put("request_bytes", (long) meters.requestBytes.count());
@@ -159,7 +159,7 @@ public final class EfficiencyReport {
         m.put("peak_heap_bytes", peakHeapBytes());
         m.put("peak_rss_bytes", peakRssBytes());
         AotCacheStatus.current().ifPresent(a -> m.put("aot_cache", a.state().label())); // absent: no cache flag given
-        m.put("samples_failed_by_reason", meters.samplesFailedByReason());
+        m.put("samples_refused_by_reason", meters.samplesRefusedByReason());
         Map<String, Object> durability = new LinkedHashMap<>(); // written (2xx) vs stored: docs/delivery.md
         durability.put("window_seconds", meters.durabilityWindowSeconds.get());
         durability.put("tsdb_restarts", meters.tsdbRestarts());
