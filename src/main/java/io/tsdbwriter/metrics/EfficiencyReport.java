@@ -120,7 +120,7 @@ public final class EfficiencyReport {
             extra += String.format(Locale.ROOT, " series_created/s=%.0f", seriesPerSecond);
         }
         return String.format(Locale.ROOT,
-                "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d failed=%d dead_lettered=%d"
+                "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d refused=%d dead_lettered=%d"
                         + " in_flight=%d batches | samples/s=%.0f samples/min=%.0f expected/min=%.0f input_expected/min=%.0f efficiency=%s",
                 (now - startNanos) / 1e9, (long) meters.recordsConsumed.count(), (long) meters.pointsDecoded.count(),
                 meters.decodeErrors(), (long) expected, (long) written, (long) meters.samplesRefused.count(),
