@@ -10,7 +10,7 @@
 # async,sync --records 1000000 --ceiling-seconds 10s. A flag given as an argument replaces its default; other
 # arguments are passed on, e.g.:
 #   bash scripts/bench.sh --parallelism 6 --time-multiplier 12 --write-mode async --records 10000000
-#   bash scripts/bench.sh --parallelism 6 --time-multiplier 12 --write-mode async --input-rate 80% --duration 5m
+#   bash scripts/bench.sh --parallelism 6 --time-multiplier 12 --write-mode async --input-rate 80% --live-duration 5m
 # --with-prometheus (this script's own flag) also starts Prometheus (Debian, out-of-order window 30 d) as a second
 # remote write receiver and runs each remote-write cell into VictoriaMetrics and into Prometheus, in one run:
 #   bash scripts/bench.sh --with-prometheus --output import,remote-write --parallelism 3 --time-multiplier 1,12 \

@@ -41,7 +41,7 @@ ENV_PREFIX = "TSDB_WRITER_"
 # and vminsert's insert concurrency. A name outside this list is a typo or a metric nobody exports.
 KNOWN_METRICS = {
     "tsdbwriter_records_consumed_total", "tsdbwriter_points_decoded_total", "tsdbwriter_decode_errors_total",
-    "tsdbwriter_samples_expected_total", "tsdbwriter_samples_written_total", "tsdbwriter_samples_failed_total",
+    "tsdbwriter_samples_expected_total", "tsdbwriter_samples_written_total", "tsdbwriter_samples_refused_total",
     "tsdbwriter_samples_dead_lettered_total", "tsdbwriter_write_requests_total", "tsdbwriter_write_retries_total",
     "tsdbwriter_write_latency_seconds_bucket", "tsdbwriter_write_latency_seconds_count",
     "tsdbwriter_write_latency_seconds_sum", "tsdbwriter_write_latency_seconds_max",

@@ -77,7 +77,7 @@ soak_run() {
   log "== soak '$name': M=$M N=$N rate $RATE samples/s for $SOAK_DURATION, rebased to $REBASE, loop forever $*"
   "$JAVA_HOME/bin/java" "${JVM[@]}" -Xmx1g -jar "$JAR" run --bootstrap-servers "$BOOTSTRAP_SERVERS" --topic soak-window \
     --vm-url "$VM_URL" --time-multiplier "$M" --instance-multiplier "$N" --parallelism 3 --segment-size 5000 \
-    --rebase-time "$REBASE" --loop forever --duration "$SOAK_DURATION" --rate "$RATE" --report-interval 60s \
+    --rebase-time "$REBASE" --loop forever --replay-duration "$SOAK_DURATION" --max-samples-per-second "$RATE" --report-interval 60s \
     --metrics-port -1 --summary-json "$OUT/summary-$name.json" "$@" >"$OUT/writer-$name.log" 2>&1 &
   local pid=$! minute=0 page
   while kill -0 "$pid" 2>/dev/null; do

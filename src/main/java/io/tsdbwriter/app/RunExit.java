@@ -64,14 +64,14 @@ record RunExit(int code, String reason) {
         if (!m.cleanStop()) {
             return new RunExit(ExitCodes.FAULT, heldText != null ? "stopped " + heldText : "stopped with writes unfinished; committed only the watermark");
         }
-        long refused = (long) meters.samplesFailed.count();
+        long refused = (long) meters.samplesRefused.count();
         if (refused > 0) {
             return new RunExit(ExitCodes.REFUSED, (m.hasEnd() ? "done, but " : "stopped; ") + refused
                     + " sample(s) were refused by the receiver and not dead-lettered (no --dead-letter-topic): "
-                    + meters.samplesFailedByReason());
+                    + meters.samplesRefusedByReason());
         }
         if (cfg.replay().replay() && m.hasEnd()) {
-            return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --duration over)")
+            return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --replay-duration over)")
                     + (signalled ? " (the signal came after the last pass was read: the stop drained its writes and waited out the "
                             + "durability window within --drain-timeout)" : ""));
         }

@@ -6,7 +6,7 @@ import java.util.List;
  * The one maker of the processes that {@code bench} and {@code capacity} start (writer {@code run} processes, fresh
  * receivers, the floor and the peer, taskset, dpkg-query): a {@link ProcessBuilder} whose environment is this
  * process's less every {@value #PREFIX}{@code *} variable. Those variables give {@code run}'s options their defaults,
- * so an exported {@code TSDB_WRITER_RATE} would throttle every cell silently; what the parent wants a child to have,
+ * so an exported {@code TSDB_WRITER_MAX_SAMPLES_PER_SECOND} would throttle every cell silently; what the parent wants a child to have,
  * it passes as flags ({@code --writer-arg}, {@code --writer-jvm-option}: a child's log level is
  * {@code -DTSDB_WRITER_LOG_LEVEL=DEBUG}, which logback reads as a system property). Stateless and thread-safe.
  */

@@ -164,13 +164,15 @@ public final class BenchCommand implements Callable<Integer> {
     int shareParallelism;
 
     @Option(names = "--input-rate", paramLabel = "R|PCT%",
-            description = "Live mode: produce R points/s while the writer runs (--duration), efficiency = written / expected. "
+            description = "Live mode: produce R points/s while the writer runs (--live-duration), efficiency = written / expected. "
                     + "PCT%% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs "
                     + "on the backlog first, then live) (default: backlog only)")
     String inputRate;
 
-    @Option(names = "--duration", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Live mode: how long input is produced (default: ${DEFAULT-VALUE})")
+    @Option(names = {"--live-duration", DeprecatedNames.BENCH_DURATION}, defaultValue = "60s",
+            converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+            description = "Live mode: how long input is produced (--duration is its deprecated name, accepted until the "
+                    + "next release) (default: ${DEFAULT-VALUE})")
     Duration duration;
 
     @Option(names = "--live-grace", defaultValue = "1s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",

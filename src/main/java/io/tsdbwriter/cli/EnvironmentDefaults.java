@@ -17,7 +17,9 @@ import picocli.CommandLine.Model.OptionSpec;
  * upper-cased with dashes as underscores ({@code --time-multiplier} ← {@code TSDB_WRITER_TIME_MULTIPLIER}). A flag on
  * the command line wins over the variable; the variable wins over the built-in default. The variables are
  * {@value #COMMAND}'s only: the other commands ignore them, so one variable never means two things
- * ({@code TSDB_WRITER_RATE} is samples/s for {@code run}, while {@code produce --rate} counts records/s). Not
+ * ({@code TSDB_WRITER_MAX_SAMPLES_PER_SECOND} is {@code run}'s, never {@code produce --records-per-second}). A renamed
+ * option's old variable ({@link DeprecatedNames#variables}, e.g. {@code TSDB_WRITER_RATE}) is read when its new one is
+ * not set, for one release. Not
  * thread-safe: one instance per command line, used by one thread.
  */
 final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
@@ -69,6 +71,10 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
             if (env.containsKey(variable)) {
                 return Optional.of(variable);
             }
+            Optional<String> old = DeprecatedNames.ofCurrent(COMMAND, o.longestName()).map(r -> variableFor(r.old()));
+            if (old.isPresent() && env.containsKey(old.get())) {
+                return old; // its deprecated variable (DeprecatedNames.variablesUsed warns of it)
+            }
         }
         return Optional.empty();
     }
@@ -85,6 +91,7 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
      */
     List<String> unknownVariables(CommandSpec run) {
         List<String> known = new ArrayList<>(OTHER_VARIABLES);
+        known.addAll(DeprecatedNames.variables().keySet()); // warned of as deprecated, not as unknown
         for (OptionSpec o : run.options()) {
             if (!o.usageHelp() && !o.versionHelp()) {
                 known.add(variableFor(o.longestName()));
@@ -106,6 +113,11 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
                     + nearest + "?");
         });
         return lines;
+    }
+
+    /** One WARN line for each deprecated variable set ({@link DeprecatedNames#variablesUsed}). */
+    List<String> deprecatedVariables() {
+        return DeprecatedNames.variablesUsed(env);
     }
 
     /** True when {@code name=value} is what Kubernetes sets for a Service (see {@link #SERVICE_LINK}). */

@@ -77,9 +77,12 @@ public final class Main {
                     && Set.of("--kafka-property", "--consumer-property", "--vm-header").contains(o.longestName())) {
                 message = "invalid value for " + o.longestName() + " (value not shown: it may be a secret); expected " + o.paramLabel();
             }
+            if (ex instanceof CommandLine.OverwrittenOptionException over && over.getOverwritten() instanceof CommandLine.Model.OptionSpec o) {
+                message = DeprecatedNames.bothGiven(o, args).orElse(message); // an old and a new name of one option
+            }
             if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o && fromEnvironment(o, args, defaults)) {
                 // the value came from the environment, not the command line: name the variable the operator must fix
-                message = "environment variable " + EnvironmentDefaults.variableFor(o.longestName()) + ": " + message;
+                message = "environment variable " + defaults.variableOf(o).orElseThrow() + ": " + message;
             }
             err.println("tsdb-writer: " + message + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
             return EXIT_USAGE;
@@ -90,7 +93,7 @@ public final class Main {
                 Matcher flag = Pattern.compile("^(--[a-z0-9-]+)").matcher(message == null ? "" : message);
                 if (flag.find() && commandLine.getCommandSpec().findOption(flag.group(1)) instanceof CommandLine.Model.OptionSpec o
                         && fromEnvironment(o, parseResult.originalArgs().toArray(String[]::new), defaults)) {
-                    message = "environment variable " + EnvironmentDefaults.variableFor(o.longestName()) + ": " + message;
+                    message = "environment variable " + defaults.variableOf(o).orElseThrow() + ": " + message;
                 }
                 commandLine.getErr().println("tsdb-writer: " + message);
                 return EXIT_USAGE;
@@ -118,8 +121,10 @@ public final class Main {
                 && format.getValue() instanceof LogFormat f) {
             f.apply();
         }
+        DeprecatedNames.used(spec.name(), parseResult.originalArgs()).forEach(LOG::warn); // troubleshooting: is a deprecated name of
         if (EnvironmentDefaults.COMMAND.equals(spec.name())) {
             defaults.unknownVariables(spec).forEach(LOG::warn); // troubleshooting: is no variable of tsdb-writer run (no option maps to it), ignored: did you mean
+            defaults.deprecatedVariables().forEach(LOG::warn); // troubleshooting: is a deprecated variable
         }
     }
 

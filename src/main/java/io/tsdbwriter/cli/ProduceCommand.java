@@ -83,8 +83,9 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic to send the point records to (required)")
     String topic;
 
-    @Option(names = "--rate", defaultValue = "0", paramLabel = "R",
-            description = "Records per second; 0 = as fast as possible (default: ${DEFAULT-VALUE})")
+    @Option(names = {"--records-per-second", DeprecatedNames.PRODUCE_RATE}, defaultValue = "0", paramLabel = "R",
+            description = "Records sent per second at most (K points each, --points-per-record); 0 = as fast as possible "
+                    + "(--rate is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
     double rate;
 
     @Option(names = "--points-per-record", defaultValue = "1", paramLabel = "K",
@@ -128,7 +129,7 @@ public final class ProduceCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!(rate >= 0) || Double.isInfinite(rate)) {
-            throw new ParameterException(spec.commandLine(), "--rate must be >= 0, got " + rate);
+            throw new ParameterException(spec.commandLine(), "--records-per-second must be >= 0, got " + rate);
         }
         if (pointsPerRecord < 1) {
             throw new ParameterException(spec.commandLine(), "--points-per-record must be >= 1, got " + pointsPerRecord);

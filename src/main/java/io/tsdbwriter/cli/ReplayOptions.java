@@ -6,7 +6,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code run}'s flags of a replay (docs/capacity-testing.md) and of the load it writes: the window
- * ({@code --from}, {@code --to}), {@code --rebase-time}, {@code --loop}, {@code --duration}, and the {@code --rate}
+ * ({@code --from}, {@code --to}), {@code --rebase-time}, {@code --loop}, {@code --replay-duration}, and the
+ * {@code --max-samples-per-second}
  * limit and {@code --churn-interval}, which a relay takes too. A picocli mixin, declared where these flags sit in
  * {@code run --help}; only wires: {@link ReplayConfig} holds the settings and their parsing. Not thread-safe (picocli
  * fills it once per parse).
@@ -33,20 +34,22 @@ final class ReplayOptions {
     String rebaseTime;
 
     @Option(names = "--loop", defaultValue = "1", paramLabel = "N|forever",
-            description = "Replay the window N times (or until --duration / SIGTERM); each pass is read again from Kafka and "
+            description = "Replay the window N times (or until --replay-duration / SIGTERM); each pass is read again from Kafka and "
                     + "written one window length after the previous one, so no pass lands on another's timestamps "
                     + "(default: ${DEFAULT-VALUE})")
     String loop;
 
-    @Option(names = "--duration", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Replay: stop after this long (drain, exit 0), e.g. 6h with --loop forever (default: until the last pass)")
+    @Option(names = {"--replay-duration", DeprecatedNames.RUN_DURATION}, converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description = "Replay: stop after this long of wall-clock time (drain, exit 0), e.g. 6h with --loop forever (--duration "
+                    + "is its deprecated name, accepted until the next release) (default: until the last pass)")
     Duration duration;
 
-    @Option(names = "--rate", defaultValue = "0", paramLabel = "SAMPLES_PER_S",
+    @Option(names = {"--max-samples-per-second", DeprecatedNames.RUN_RATE}, defaultValue = "0", paramLabel = "SAMPLES_PER_S",
             description = "Write at most this many samples per second (a token bucket before the encoders that keeps up to 1 s of "
                     + "unused tokens, so a wait of every reader is made up: bursts of at most 1 s worth), so a soak holds a "
                     + "steady load; the report compares what was written with it. 0 = as fast as the target takes them "
-                    + "(default: ${DEFAULT-VALUE})")
+                    + "(--rate is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
     double rate;
 
     @Option(names = "--churn-interval", converter = Converters.DurationConverter.class, paramLabel = "DURATION",

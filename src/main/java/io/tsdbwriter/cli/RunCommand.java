@@ -209,7 +209,7 @@ final class RunCommand implements Callable<Integer> {
                     + "and answers without a status are held either way (default: ${DEFAULT-VALUE})")
     String onConfigurationFault;
 
-    @Option(names = "--dead-letter-topic", paramLabel = "TOPIC", description = "Topic for rejected records and given-up batches (default: none)")
+    @Option(names = "--dead-letter-topic", paramLabel = "TOPIC", description = "Topic for malformed records and the records of refused samples and given-up batches (default: none)")
     String deadLetterTopic;
 
     @Option(names = "--batch-samples", defaultValue = "10000", paramLabel = "SAMPLES",
@@ -221,7 +221,7 @@ final class RunCommand implements Callable<Integer> {
     long maxInflightBytes;
 
     @Option(names = "--max-record-bytes", defaultValue = "1MiB", converter = Converters.SizeConverter.class, paramLabel = "SIZE",
-            description = "Larger records are rejected as too_large (default: ${DEFAULT-VALUE})")
+            description = "Larger records are malformed (too_large) (default: ${DEFAULT-VALUE})")
     long maxRecordBytes;
 
     @Option(names = "--compression", defaultValue = "none", paramLabel = "none|gzip", description = "Request body compression (default: ${DEFAULT-VALUE})")

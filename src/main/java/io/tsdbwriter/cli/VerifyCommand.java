@@ -114,7 +114,7 @@ public final class VerifyCommand implements Callable<Integer> {
 
     @Option(names = "--replay-summary", paramLabel = "FILE",
             description = "The --summary-json of a replay (run --rebase-time/--loop): the expected samples are the input's, shifted "
-                    + "as each complete pass was (its shift_ms), so the check follows --rebase-time and --loop; a pass cut short by --duration or a "
+                    + "as each complete pass was (its shift_ms), so the check follows --rebase-time and --loop; a pass cut short by --replay-duration or a "
                     + "signal wrote samples the check does not expect (verify a replay that ended after its last pass). Churned series "
                     + "(--churn-interval) are not expected. The files must give the timestamps the topic holds: --keep-timestamps for "
                     + "real traffic's scrapes, the --now of produce for what it sent")

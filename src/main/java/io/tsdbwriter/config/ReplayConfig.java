@@ -14,7 +14,7 @@ import java.util.Objects;
  *
  * <p>A run is a <em>replay</em> when any of {@code --from}, {@code --to}, {@code --loop} (other than 1) or
  * {@code --rebase-time} is set ({@link #replay()}): it reads the window's partitions itself (assigned, no consumer
- * group) and never commits an offset, so the group named by {@code --group-id} is never touched. {@code --rate} and
+ * group) and never commits an offset, so the group named by {@code --group-id} is never touched. {@code --max-samples-per-second} and
  * {@code --churn-interval} also apply to a relay.
  *
  * @param from          {@code --from}: where each partition's window starts; null = the log start
@@ -22,9 +22,9 @@ import java.util.Objects;
  * @param rebase        {@code --rebase-time}: where the window's first sample lands; null = at its own time
  * @param loops         {@code --loop}: passes over the window, ≥ 1, or {@link #FOREVER}; pass k is shifted by k window
  *                      lengths after pass 0, so no pass lands on another's timestamps
- * @param duration      {@code --duration}: the longest a replay runs (then it stops after draining, exit 0); null =
+ * @param duration      {@code --replay-duration}: the longest a replay runs (then it stops after draining, exit 0); null =
  *                      until its last pass
- * @param ratePerSecond {@code --rate}: samples per second written at most (a token bucket before the encoders); 0 = as
+ * @param ratePerSecond {@code --max-samples-per-second}: samples per second written at most (a token bucket before the encoders); 0 = as
  *                      fast as the target takes them
  * @param churnInterval {@code --churn-interval}: every interval of (rebased) sample time the N instance variants take a
  *                      new generation; null = no churn
@@ -34,7 +34,7 @@ public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, 
 
     /** {@code --loop forever}. */
     public static final long FOREVER = Long.MAX_VALUE;
-    /** The largest {@code --rate}: a billion samples per second. */
+    /** The largest {@code --max-samples-per-second}: a billion samples per second. */
     public static final double MAX_RATE = 1e9;
 
     /** @throws IllegalArgumentException naming the flag whose value is wrong */
@@ -43,10 +43,10 @@ public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, 
             throw new IllegalArgumentException("--loop must be a count >= 1 or forever, got " + loops);
         }
         if (duration != null && (duration.isNegative() || duration.isZero())) {
-            throw new IllegalArgumentException("--duration must be positive");
+            throw new IllegalArgumentException("--replay-duration must be positive");
         }
         if (!(ratePerSecond >= 0 && ratePerSecond <= MAX_RATE)) { // also refuses NaN
-            throw new IllegalArgumentException("--rate must be in 0.." + (long) MAX_RATE + " samples/s (0 = unlimited), got " + ratePerSecond);
+            throw new IllegalArgumentException("--max-samples-per-second must be in 0.." + (long) MAX_RATE + " samples/s (0 = unlimited), got " + ratePerSecond);
         }
         if (churnInterval != null && churnInterval.toMillis() < 1000) {
             throw new IllegalArgumentException("--churn-interval must be >= 1s, got " + churnInterval.toMillis() + "ms");
@@ -55,7 +55,7 @@ public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, 
             throw new IllegalArgumentException("--from " + from + " lies after --to " + to);
         }
         if (duration != null && !replay(from, to, rebase, loops)) {
-            throw new IllegalArgumentException("--duration bounds a replay: give it with --from, --to, --loop or --rebase-time");
+            throw new IllegalArgumentException("--replay-duration bounds a replay: give it with --from, --to, --loop or --rebase-time");
         }
     }
 

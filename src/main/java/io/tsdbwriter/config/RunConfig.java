@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
  * @param gzip                 compress request bodies
  * @param metricsPort          Prometheus endpoint port; 0 = any free port; -1 = off
  * @param onWriteFailure       policy once retries run out
- * @param deadLetterTopic      topic for rejected records and given-up batches, or null
+ * @param deadLetterTopic      topic for malformed records and the records of refused samples and given-up batches, or null
  * @param maxInflightBytes     request bytes buffered or in flight at most
  * @param maxRecordBytes       larger records are rejected
  * @param seriesCacheSize      series whose prepared lines the process keeps (one cache for all SegmentConsumers)

@@ -11,7 +11,7 @@ import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.Rejections;
 
 /**
- * Counts rejected records by reason and logs them with topic/partition/offset, rate-limited per reason: the first
+ * Counts malformed records by reason and logs them with topic/partition/offset, rate-limited per reason: the first
  * {@value #LOG_FIRST} of each reason, then one in every {@value #LOG_EVERY}. Thread-safe.
  */
 public final class DecodeErrorLog {
@@ -49,18 +49,18 @@ public final class DecodeErrorLog {
             long after = before + c;
             if (before < LOG_FIRST || after / LOG_EVERY != before / LOG_EVERY) {
                 String detail = reason == rejections.first() ? rejections.firstDetail() : "";
-                log.warn("rejected {} {}-{}@{}: {} x{} ({}) [{} so far with this reason]", c == 1 && format.tag().equals("json") ? "record" : "in record",
+                log.warn("malformed {} {}-{}@{}: {} x{} ({}) [{} so far with this reason]", c == 1 && format.tag().equals("json") ? "record" : "in record",
                         topic, partition, offset, reason.tag(), c, detail, after);
             }
         }
     }
 
-    /** Counts and (rate-limited) logs one rejected record. */
+    /** Counts and (rate-limited) logs one malformed record. */
     public void rejected(String topic, int partition, long offset, DecodeError reason, String detail) {
         meters.decodeError(reason.tag());
         long n = counts.get(reason).incrementAndGet();
         if (n <= LOG_FIRST || n % LOG_EVERY == 0) {
-            log.warn("rejected record {}-{}@{}: {} ({}) [{} so far with this reason]", topic, partition, offset, reason.tag(), detail, n);
+            log.warn("malformed record {}-{}@{}: {} ({}) [{} so far with this reason]", topic, partition, offset, reason.tag(), detail, n);
         }
     }
 }

@@ -20,7 +20,7 @@ public interface Intake extends Runnable {
     /** True when the run has an end of its own ({@code --stop-at-end}, a replay's last pass), so a signal stops it short. */
     boolean hasEnd();
 
-    /** True once the work reached its end (every recorded end committed, every pass written, {@code --duration} over). */
+    /** True once the work reached its end (every recorded end committed, every pass written, {@code --replay-duration} over). */
     boolean reachedEnd();
 
     /** True when the run failed before any work began (missing topic, Kafka unreachable): nothing to report. */

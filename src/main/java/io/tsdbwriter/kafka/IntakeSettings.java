@@ -21,7 +21,7 @@ import java.util.Map;
  * workers), shared by all partitions: the decoders' input, the amplifier's series cache and encoders, the writer, the
  * meters, the dead letters and the durability clock. Immutable; its components are thread-safe.
  *
- * @param rate          {@code --rate}, shared by every reader of the process; null = unlimited
+ * @param rate          {@code --max-samples-per-second}, shared by every reader of the process; null = unlimited
  * @param churnInterval {@code --churn-interval}; null = no churn
  * @param durability    when an acknowledged write counts as stored, and the TSDB restarts seen
  * @param relabel       {@code --relabel-config}, applied by every amplifier once per series; null = none
@@ -32,7 +32,7 @@ public record IntakeSettings(Map<String, Object> consumerProps, int parallelism,
             InputConfig input, SampleRate rate, Duration churnInterval, DurabilityClock durability, OrderedLanes lanes,
             RelabelRules relabel) {
 
-    /** With {@code --rate}, how long an open batch waits for more samples before it is flushed anyway: 100 ms. */
+    /** With {@code --max-samples-per-second}, how long an open batch waits for more samples before it is flushed anyway: 100 ms. */
     public static final long RATE_LINGER_NANOS = 100_000_000L;
 
     /**

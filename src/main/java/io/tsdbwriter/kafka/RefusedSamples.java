@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * What a refused or given-up write means for the records behind its samples (DESIGN §6), the same for a segment's
  * records ({@code kafka.segment.RecordProcessor}) and a share group's deliveries ({@code kafka.share.ShareRecordProcessor}): refused samples are
- * dead-lettered with their whole records, or counted failed without a dead-letter topic; a write given up after its
+ * dead-lettered with their whole records, or counted refused without a dead-letter topic; a write given up after its
  * retries is dead-lettered whole. The batch is {@code done} once every record it dead-letters is stored (or at once when
  * counted), never before.
  *
@@ -62,7 +62,7 @@ public final class RefusedSamples<S, O> {
      *
      * @param doneBefore whether a source's record was done before it was read again (its offset below what its partition
      *                   had acknowledged): a refusal of its samples as out of order or duplicate is the repeat's, counted
-     *                   in [tsdbwriter_samples_repeats_refused_total], neither failed nor dead-lettered
+     *                   in [tsdbwriter_samples_repeats_refused_total], neither refused nor dead-lettered
      */
     public RefusedSamples(WriterMeters meters, DeadLetterQueue deadLetters, Function<S, ConsumerRecord<byte[], byte[]>> record,
                    Consumer<WriteBatch<S, O>> done, String heldWithoutDeadLetters, java.util.function.Predicate<S> doneBefore) {
@@ -74,7 +74,7 @@ public final class RefusedSamples<S, O> {
         this.heldWithoutDeadLetters = heldWithoutDeadLetters;
     }
 
-    /** The receiver refused some samples of the batch: dead-letter their records, or count them failed. */
+    /** The receiver refused some samples of the batch: dead-letter their records, or count them refused. */
     public void rejected(WriteBatch<S, O> batch, List<Rejection<S>> rejections) {
         rejections = withoutRepeats(rejections);
         if (rejections.isEmpty()) {
@@ -93,8 +93,8 @@ public final class RefusedSamples<S, O> {
             log.warn(fix.get()); // troubleshooting: the receiver refuses samples older than a series' newest one (out of order)
         }
         if (deadLetters == null) {
-            meters.samplesFailed(first.outcome().status() + " " + first.outcome().detail(), samples);
-            log.error("the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as failed",
+            meters.samplesRefused(first.outcome().status() + " " + first.outcome().detail(), samples);
+            log.error("the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as refused",
                     samples, sources.size(), first.outcome().status(), first.outcome().detail());
             done.accept(batch);
             return;
@@ -180,7 +180,7 @@ public final class RefusedSamples<S, O> {
     public void gaveUp(WriteBatch<S, O> batch, WriteOutcome outcome) {
         if (deadLetters == null) {
             // cannot happen (the configuration requires a dead-letter topic for this policy); never end what was not stored
-            log.error("write of {} samples gave up ({} {}) without a dead-letter topic; {}",
+            log.error("write of {} samples given up ({} {}) without a dead-letter topic; {}",
                     batch.samples(), outcome.statusTag(), outcome.detail(), heldWithoutDeadLetters);
             return;
         }
@@ -189,7 +189,7 @@ public final class RefusedSamples<S, O> {
             sources.put(batch.source(i), Boolean.TRUE);
         }
         meters.samplesDeadLettered.increment(batch.samples());
-        log.warn("write of {} samples failed after retries ({} {}); dead-lettering {} record(s)", batch.samples(),
+        log.warn("write of {} samples given up after its retries ({} {}); dead-lettering {} record(s)", batch.samples(),
                 outcome.statusTag(), outcome.detail(), sources.size());
         deadLetterThenDone(batch, sources.keySet(), "write_failed", outcome.statusTag() + " " + outcome.detail());
     }

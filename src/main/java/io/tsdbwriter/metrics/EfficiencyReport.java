@@ -60,7 +60,7 @@ public final class EfficiencyReport {
     }
 
     /**
-     * @param rateSet {@code --rate} in samples per second (0 = none): each line then compares what was written with it
+     * @param rateSet {@code --max-samples-per-second} in samples per second (0 = none): each line then compares what was written with it
      *                ({@code of_rate}, the {@code rate.ratio} gauge)
      */
     public EfficiencyReport(WriterMeters meters, long samplesPerPoint, LongSupplier logEndTotal, LongSupplier inFlightBatches,
@@ -74,7 +74,7 @@ public final class EfficiencyReport {
                 this, r -> r.inputRecordsPerSecond);
         meters.gauge("expected.samples.per.second", "Samples per second the input demands: input rate x points per record x M x N",
                 Tags.empty(), this, r -> r.expectedSamplesPerSecond);
-        meters.gauge("rate.ratio", "Samples written per second / the set rate (--rate) over the last report interval; NaN without a rate",
+        meters.gauge("rate.ratio", "Samples written per second / the set rate (--max-samples-per-second) over the last report interval; NaN without a rate",
                 Tags.empty(), this, r -> r.rateRatio);
         meters.gauge("efficiency.ratio", "Samples written per minute / samples expected per minute over the last report interval",
                 Tags.empty(), this, r -> r.efficiency);
@@ -120,10 +120,10 @@ public final class EfficiencyReport {
             extra += String.format(Locale.ROOT, " series_created/s=%.0f", seriesPerSecond);
         }
         return String.format(Locale.ROOT,
-                "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d failed=%d dead_lettered=%d"
+                "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d refused=%d dead_lettered=%d"
                         + " in_flight=%d batches | samples/s=%.0f samples/min=%.0f expected/min=%.0f input_expected/min=%.0f efficiency=%s",
                 (now - startNanos) / 1e9, (long) meters.recordsConsumed.count(), (long) meters.pointsDecoded.count(),
-                meters.decodeErrors(), (long) expected, (long) written, (long) meters.samplesFailed.count(),
+                meters.decodeErrors(), (long) expected, (long) written, (long) meters.samplesRefused.count(),
                 (long) meters.samplesDeadLettered.count(), inFlightBatches.getAsLong(), writtenPerMin / 60, writtenPerMin,
                 expectedPerMin, expectedSamplesPerSecond * 60, percent(efficiency)) + extra;
     }
@@ -144,7 +144,7 @@ public final class EfficiencyReport {
         m.put("decode_errors", meters.decodeErrors());
         m.put("samples_expected", (long) expected);
         m.put("samples_written", (long) written);
-        m.put("samples_failed", (long) meters.samplesFailed.count());
+        m.put("samples_refused", (long) meters.samplesRefused.count());
         m.put("samples_dead_lettered", (long) meters.samplesDeadLettered.count());
         m.put("retries", (long) meters.retries.count());
         m.put("request_bytes", (long) meters.requestBytes.count());
@@ -159,7 +159,7 @@ public final class EfficiencyReport {
         m.put("peak_heap_bytes", peakHeapBytes());
         m.put("peak_rss_bytes", peakRssBytes());
         AotCacheStatus.current().ifPresent(a -> m.put("aot_cache", a.state().label())); // absent: no cache flag given
-        m.put("samples_failed_by_reason", meters.samplesFailedByReason());
+        m.put("samples_refused_by_reason", meters.samplesRefusedByReason());
         Map<String, Object> durability = new LinkedHashMap<>(); // written (2xx) vs stored: docs/delivery.md
         durability.put("window_seconds", meters.durabilityWindowSeconds.get());
         durability.put("tsdb_restarts", meters.tsdbRestarts());

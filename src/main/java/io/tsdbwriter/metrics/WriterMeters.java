@@ -40,8 +40,16 @@ public final class WriterMeters {
     public final Counter samplesExpected;
     /** [tsdbwriter_samples_written_total] samples VictoriaMetrics answered 2xx for. */
     public final Counter samplesWritten;
-    /** [tsdbwriter_samples_failed_total] samples VictoriaMetrics rejected as not retryable (400/413/415). */
-    public final Counter samplesFailed;
+    /**
+     * [tsdbwriter_samples_refused_total] samples the receiver refused (a 4xx not retried, e.g. 400/413/415) and no
+     * dead-letter topic took.
+     */
+    public final Counter samplesRefused;
+    /**
+     * [tsdbwriter_samples_failed_total] the deprecated name of [tsdbwriter_samples_refused_total], the same count, kept
+     * for one release so that dashboards and alerts on it go on working (CHANGELOG).
+     */
+    private final Counter samplesFailedDeprecated;
     /** [tsdbwriter_samples_dead_lettered_total] samples whose source records went to the dead-letter topic. */
     public final Counter samplesDeadLettered;
     /** [tsdbwriter_write_retries_total] write attempts retried. */
@@ -73,7 +81,7 @@ public final class WriterMeters {
     public final Counter relabelDropped;
     /** [tsdbwriter_replay_pass] the replay pass being written, 1 for the first; 0 when not replaying. */
     public final AtomicLong replayPass = new AtomicLong();
-    /** [tsdbwriter_rate_set_samples_per_second] {@code --rate}; 0 when unlimited. */
+    /** [tsdbwriter_rate_set_samples_per_second] {@code --max-samples-per-second}; 0 when unlimited. */
     public final AtomicLong rateSet = new AtomicLong();
     /**
      * [tsdbwriter_share_redeliveries_total] share-group records delivered to this process with a delivery count above 1
@@ -116,7 +124,7 @@ public final class WriterMeters {
     private final ConcurrentHashMap<String, Counter> writeFaults = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> recordsSkipped = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> offsetResets = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, LongAdder> samplesFailedByReason = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, LongAdder> samplesRefusedByReason = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<SkippedRange> skippedRanges = new ConcurrentLinkedQueue<>();
 
     /**
@@ -138,7 +146,10 @@ public final class WriterMeters {
         pointsDecoded = Counter.builder(PREFIX + "points.decoded").description("Valid source points decoded from records").register(registry);
         samplesExpected = Counter.builder(PREFIX + "samples.expected").description("Samples expected: points decoded x time multiplier x instance multiplier, less the points relabeling dropped").register(registry);
         samplesWritten = Counter.builder(PREFIX + "samples.written").description("Samples VictoriaMetrics acknowledged with 2xx").register(registry);
-        samplesFailed = Counter.builder(PREFIX + "samples.failed").description("Samples rejected by VictoriaMetrics as not retryable (400/413/415)").register(registry);
+        samplesRefused = Counter.builder(PREFIX + "samples.refused").description("Samples the receiver refused (a 4xx not retried, e.g. "
+                + "400/413/415) and no dead-letter topic took (--dead-letter-topic: they count as dead-lettered instead)").register(registry);
+        samplesFailedDeprecated = Counter.builder(PREFIX + "samples.failed").description("Deprecated name of "
+                + "tsdbwriter_samples_refused_total (the same count), removed in the next release").register(registry);
         samplesDeadLettered = Counter.builder(PREFIX + "samples.dead.lettered").description("Samples whose source records were sent to the dead-letter topic").register(registry);
         requestBytes = Counter.builder(PREFIX + "write.request.bytes").baseUnit("bytes")
                 .description("Request body bytes sent, as on the wire (after gzip/snappy), every attempt").register(registry);
@@ -161,7 +172,7 @@ public final class WriterMeters {
         Gauge.builder(PREFIX + "replay.pass", replayPass, AtomicLong::get)
                 .description("The replay pass being written (--loop), 1 for the first; 0 when not replaying").register(registry);
         Gauge.builder(PREFIX + "rate.set", rateSet, AtomicLong::get).baseUnit("samples.per.second")
-                .description("The set write rate (--rate); 0 when unlimited").register(registry);
+                .description("The set write rate (--max-samples-per-second); 0 when unlimited").register(registry);
         shareRedeliveries = Counter.builder(PREFIX + "share.redeliveries").description("Share-group records delivered "
                 + "again (delivery count above 1): a member died or released them, or a lock expired").register(registry);
         Gauge.builder(PREFIX + "durability.window", durabilityWindowSeconds, AtomicLong::get).baseUnit("seconds")
@@ -213,14 +224,14 @@ public final class WriterMeters {
     }
 
     /**
-     * Counts {@code n} rejected records or lines of one input format:
+     * Counts {@code n} malformed records or lines of one input format:
      * [tsdbwriter_decode_errors_total{format,reason}] (a line-based format counts each broken line; a skipped
      * non-finite sample counts under {@code non_finite_value}).
      */
     public void decodeErrors(String format, String reason, long n) {
         decodeErrorsTotal.addAndGet(n);
         decodeErrors.computeIfAbsent(format + '|' + reason, k -> Counter.builder(PREFIX + "decode.errors")
-                .description("Records (json, promremotewrite) or lines (influx, prometheus, jsonline, graphite) refused by the input format, by format and reason")
+                .description("Records (json, promremotewrite) or lines (influx, prometheus, jsonline, graphite) the input format could not read (malformed), by format and reason")
                 .tags(Tags.of("format", format, "reason", reason)).register(registry)).increment(n);
     }
 
@@ -281,24 +292,25 @@ public final class WriterMeters {
 
     /**
      * Counts samples refused for what they are and not dead-lettered (no {@code --dead-letter-topic}), by reason:
-     * adds to [tsdbwriter_samples_failed_total] and to {@link #samplesFailedByReason()}.
+     * adds to [tsdbwriter_samples_refused_total] and to {@link #samplesRefusedByReason()}.
      *
      * @param reason the refusal: HTTP status and the receiver's words (cut at 120 characters; past 100 distinct
      *               reasons the rest are counted as {@code (other reasons)})
      */
-    public void samplesFailed(String reason, long samples) {
-        samplesFailed.increment(samples);
+    public void samplesRefused(String reason, long samples) {
+        samplesRefused.increment(samples);
+        samplesFailedDeprecated.increment(samples);
         String r = reason.length() > 120 ? reason.substring(0, 120) + "…" : reason;
-        if (samplesFailedByReason.size() >= 100 && !samplesFailedByReason.containsKey(r)) {
+        if (samplesRefusedByReason.size() >= 100 && !samplesRefusedByReason.containsKey(r)) {
             r = "(other reasons)"; // bounded: the receiver's words may name every refused line
         }
-        samplesFailedByReason.computeIfAbsent(r, k -> new LongAdder()).add(samples);
+        samplesRefusedByReason.computeIfAbsent(r, k -> new LongAdder()).add(samples);
     }
 
     /** Samples refused and not dead-lettered, by reason (a snapshot, sorted by reason). */
-    public Map<String, Long> samplesFailedByReason() {
+    public Map<String, Long> samplesRefusedByReason() {
         Map<String, Long> m = new TreeMap<>();
-        samplesFailedByReason.forEach((k, v) -> m.put(k, v.sum()));
+        samplesRefusedByReason.forEach((k, v) -> m.put(k, v.sum()));
         return m;
     }
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * {@code --rate}: a steady write rate in samples per second, shared by every reader of the process — a token bucket
+ * {@code --max-samples-per-second}: a steady write rate in samples per second, shared by every reader of the process — a token bucket
  * before the encoders. A record's samples (points × M × N) are taken before it is amplified; when the bucket holds
  * fewer, the reader waits until the set rate has earned them (a record larger than the bucket waits as long as its
  * samples take at the set rate).
@@ -56,7 +56,7 @@ public final class SampleRate {
      */
     SampleRate(double samplesPerSecond, Duration burst, LongSupplier nanoClock, Sleeper sleeper) {
         if (!(samplesPerSecond > 0) || Double.isInfinite(samplesPerSecond)) {
-            throw new IllegalArgumentException("--rate must be positive, got " + samplesPerSecond);
+            throw new IllegalArgumentException("--max-samples-per-second must be positive, got " + samplesPerSecond);
         }
         this.samplesPerSecond = samplesPerSecond;
         this.nanosPerSample = 1e9 / samplesPerSecond;

@@ -46,7 +46,7 @@ public final class MetricsReference {
      * fails the test, so a new lazily registered meter gets its sentence.
      */
     static final Map<String, String> APPEARS = Map.ofEntries(
-            Map.entry("tsdbwriter_decode_errors_total", "once a record (or line) is refused, per format and reason"),
+            Map.entry("tsdbwriter_decode_errors_total", "once a record (or line) is malformed, per format and reason"),
             Map.entry("tsdbwriter_write_requests_total", "with the first import request, per outcome and status"),
             Map.entry("tsdbwriter_dead_letters_total", "once a record is dead-lettered"),
             Map.entry("tsdbwriter_dead_letter_failures_total", "once a record cannot be dead-lettered"),

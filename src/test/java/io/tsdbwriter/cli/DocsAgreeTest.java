@@ -23,6 +23,10 @@ import picocli.CommandLine.Model.OptionSpec;
  * under it, the result files under docs/benchmarks/ excepted: consoles and reports of other builds) mention is an
  * option of some {@code tsdb-writer} command (or a flag of another tool named in {@link #OTHER_TOOLS}), and every
  * default they quote in the form {@code `--flag` (default X)} or {@code `--flag`, default X} is that option's default.
+ * The words too (issue 56 item 2): docs/glossary.md gives each term one meaning and the words that must not stand in
+ * for it, and README, the pages, every command's help and the dashboard's texts (panel titles, descriptions, legends)
+ * use none of them; a renamed flag's old name ({@link DeprecatedNames}) appears only where its deprecation is said,
+ * in those texts and in the scripts, compose file and manifests that run the commands.
  */
 class DocsAgreeTest {
 
@@ -83,6 +87,153 @@ class DocsAgreeTest {
             }
         }
         return options;
+    }
+
+    /** The glossary: its Terms table's third column lists each term's forbidden words. */
+    private static final Path GLOSSARY = Path.of("docs", "glossary.md");
+
+    /** The dashboard whose texts are held to the glossary and to the options. */
+    private static final Path DASHBOARD = Path.of("grafana", "dashboards", "tsdb-writer-efficiency.json");
+
+    /** The terms the glossary must define (issue 56 item 2). */
+    private static final List<String> TERMS = List.of("point", "record", "sample", "series", "segment", "watermark",
+            "durability window", "efficiency", "expected", "written", "refused", "malformed", "held", "given up",
+            "dead-lettered", "failed", "tenant");
+
+    /** Term → the words that must not stand in for it, from the glossary's Terms table ("–": none). */
+    private static Map<String, List<String>> forbiddenWords() throws IOException {
+        Map<String, List<String>> words = new java.util.LinkedHashMap<>();
+        String page = Files.readString(GLOSSARY);
+        String terms = page.substring(page.indexOf("## Terms"), page.indexOf("\n## ", page.indexOf("## Terms") + 1));
+        for (String line : terms.lines().toList()) {
+            String[] cells = line.split("\\|");
+            if (line.startsWith("| ") && cells.length == 4 && !cells[1].isBlank() && !cells[1].trim().equals("Term")) {
+                String not = cells[3].trim();
+                words.put(cells[1].trim(), not.equals("–") ? List.of() : List.of(not.split(",\\s*")));
+            }
+        }
+        return words;
+    }
+
+    /** Every text an operator reads, by where it is: README, the pages (the glossary excepted), help, the dashboard. */
+    private static Map<String, String> operatorTexts() throws IOException {
+        Map<String, String> texts = new java.util.LinkedHashMap<>();
+        for (Path doc : docs()) {
+            if (!doc.equals(GLOSSARY)) {
+                texts.put(doc.toString(), Files.readString(doc));
+            }
+        }
+        CommandLine main = Main.commandLine(Map.of());
+        for (var e : main.getSubcommands().entrySet()) {
+            texts.put(e.getKey() + " --help", e.getValue().getUsageMessage(CommandLine.Help.Ansi.OFF));
+        }
+        texts.put(DASHBOARD.toString(), String.join("\n", dashboardTexts()));
+        return texts;
+    }
+
+    /** The dashboard's words: every panel's (and row's) title, description and legend, and every text panel's content. */
+    static List<String> dashboardTexts() throws IOException {
+        List<String> texts = new ArrayList<>();
+        List<com.fasterxml.jackson.databind.JsonNode> todo = new ArrayList<>(List.of(
+                new com.fasterxml.jackson.databind.ObjectMapper().readTree(DASHBOARD.toFile())));
+        while (!todo.isEmpty()) {
+            com.fasterxml.jackson.databind.JsonNode n = todo.remove(todo.size() - 1);
+            if (n.isObject()) {
+                n.properties().forEach(e -> {
+                    if (Set.of("title", "description", "legendFormat", "content").contains(e.getKey()) && e.getValue().isTextual()) {
+                        texts.add(e.getValue().asText());
+                    } else {
+                        todo.add(e.getValue());
+                    }
+                });
+            } else if (n.isArray()) {
+                n.forEach(todo::add);
+            }
+        }
+        return texts;
+    }
+
+    /** {@code word} as a whole word or phrase (its first letter in either case: a sentence may start with it). */
+    private static Pattern wordPattern(String word) {
+        String first = word.substring(0, 1);
+        return Pattern.compile("(?<![\\w-])[" + first.toLowerCase(java.util.Locale.ROOT) + first.toUpperCase(java.util.Locale.ROOT)
+                + "]" + Pattern.quote(word.substring(1)) + "(?![\\w-])");
+    }
+
+    @Test
+    void theGlossaryDefinesEveryTermAndEveryRenamedFlag() throws IOException {
+        Map<String, List<String>> words = forbiddenWords();
+        assertThat(words.keySet()).containsAll(TERMS);
+        assertThat(words.get("refused")).as("the one counter once called failed, rejected and gave up").contains("gave up");
+        String page = Files.readString(GLOSSARY);
+        for (DeprecatedNames.Rename r : DeprecatedNames.RENAMES) {
+            assertThat(page).as(r.toString()).contains("| `" + r.command() + "` | `" + r.old() + "`").contains("`" + r.current() + "`");
+        }
+    }
+
+    @Test
+    void helpReadmeDocsAndTheDashboardUseNoWordTheGlossaryForbids() throws IOException {
+        Map<String, List<String>> words = forbiddenWords();
+        List<String> found = new ArrayList<>();
+        for (var text : operatorTexts().entrySet()) {
+            List<String> lines = text.getValue().lines().toList();
+            for (int i = 0; i < lines.size(); i++) {
+                for (var term : words.entrySet()) {
+                    for (String word : term.getValue()) {
+                        if (wordPattern(word).matcher(lines.get(i)).find()) {
+                            found.add(text.getKey() + ":" + (i + 1) + ": '" + word + "' (the glossary's word: " + term.getKey() + ")");
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(dashboardTexts()).as("the dashboard's texts are read").hasSizeGreaterThan(50);
+        assertThat(found).as("words %s forbids", GLOSSARY).isEmpty();
+    }
+
+    @Test
+    void aRenamedFlagsOldNameAppearsOnlyWhereItsDeprecationIsSaid() throws IOException {
+        Map<String, String> texts = operatorTexts();
+        for (String f : List.of("docker-compose.yml", "scripts", "k8s")) {
+            try (Stream<Path> s = Files.walk(Path.of(f))) {
+                for (Path p : s.filter(Files::isRegularFile).filter(p -> p.toString().matches(".*\\.(sh|py|ya?ml)$")).sorted().toList()) {
+                    texts.put(p.toString(), Files.readString(p));
+                }
+            }
+        }
+        List<String> olds = new ArrayList<>();
+        for (DeprecatedNames.Rename r : DeprecatedNames.RENAMES) {
+            olds.add(r.old());
+        }
+        olds.addAll(DeprecatedNames.variables().keySet());
+        List<String> found = new ArrayList<>();
+        for (var text : texts.entrySet()) {
+            List<String> lines = text.getValue().lines().toList();
+            for (int i = 0; i < lines.size(); i++) {
+                for (String old : olds) {
+                    if (wordPattern(old).matcher(lines.get(i)).find() && !lines.get(i).contains("deprecated")) {
+                        found.add(text.getKey() + ":" + (i + 1) + ": " + old);
+                    }
+                }
+            }
+        }
+        assertThat(found).as("old names of renamed flags (use the new name, or say it is deprecated on that line)").isEmpty();
+    }
+
+    @Test
+    void everyFlagTheDashboardMentionsIsAnOptionOfSomeCommand() throws IOException {
+        Map<String, Set<String>> options = options();
+        List<String> unknown = new ArrayList<>();
+        for (String text : dashboardTexts()) {
+            Matcher m = FLAG.matcher(text);
+            while (m.find()) {
+                String flag = m.group().replaceAll("[.-]+$", "");
+                if (!flag.contains(".") && !options.containsKey(flag) && !OTHER_TOOLS.containsKey(flag)) {
+                    unknown.add(flag + " in \"" + text + "\"");
+                }
+            }
+        }
+        assertThat(unknown).isEmpty();
     }
 
     @Test

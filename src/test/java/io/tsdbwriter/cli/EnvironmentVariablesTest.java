@@ -22,7 +22,7 @@ import picocli.CommandLine;
 class EnvironmentVariablesTest {
 
     /** Variables whose names are also options of the other commands, with other meanings there. */
-    private static final Map<String, String> ENV = Map.of("TSDB_WRITER_RATE", "5", "TSDB_WRITER_DRAIN_TIMEOUT", "5m",
+    private static final Map<String, String> ENV = Map.of("TSDB_WRITER_MAX_SAMPLES_PER_SECOND", "5", "TSDB_WRITER_DRAIN_TIMEOUT", "5m",
             "TSDB_WRITER_PARALLELISM", "7", "TSDB_WRITER_TIME_MULTIPLIER", "12", "TSDB_WRITER_TOPIC", "from-env",
             "TSDB_WRITER_SEGMENT_SIZE", "1000");
 
@@ -56,7 +56,7 @@ class EnvironmentVariablesTest {
     @Test
     void theOtherCommandsIgnoreTheEnvironment() {
         ProduceCommand produce = parse("produce", "--topic", "t");
-        assertThat(produce.rate).as("produce --rate (records/s), not run's TSDB_WRITER_RATE (samples/s)").isZero();
+        assertThat(produce.rate).as("produce --records-per-second, not run's TSDB_WRITER_MAX_SAMPLES_PER_SECOND").isZero();
         assertThat(produce.source.sourceInterval).isEqualTo(Duration.ofSeconds(60));
         CapacityCommand capacity = parse("capacity");
         assertThat(capacity.drainTimeout).isEqualTo(Duration.ofSeconds(60));
@@ -73,7 +73,7 @@ class EnvironmentVariablesTest {
     @Test
     void helpSaysWhichDefaultCameFromTheEnvironment() {
         String run = help(ENV, "run");
-        assertThat(run).contains("(default: 5, from TSDB_WRITER_RATE)", "(default: 5m, from TSDB_WRITER_DRAIN_TIMEOUT)",
+        assertThat(run).contains("(default: 5, from TSDB_WRITER_MAX_SAMPLES_PER_SECOND)", "(default: 5m, from TSDB_WRITER_DRAIN_TIMEOUT)",
                 "(default: 7, from TSDB_WRITER_PARALLELISM)", "(default: from-env, from TSDB_WRITER_TOPIC)");
         assertThat(run).as("a default not taken from the environment says nothing of it")
                 .contains("(default: 60s)").doesNotContain("TSDB_WRITER_SOURCE_INTERVAL)");
@@ -114,7 +114,7 @@ class EnvironmentVariablesTest {
 
     @Test
     void unknownVariableIsWarnedWithTheNearestName() {
-        Map<String, String> env = Map.of("TSDB_WRITER_TOPICC", "t", "TSDB_WRITER_RATE", "5", "TSDB_WRITER_LOG_LEVEL", "INFO",
+        Map<String, String> env = Map.of("TSDB_WRITER_TOPICC", "t", "TSDB_WRITER_MAX_SAMPLES_PER_SECOND", "5", "TSDB_WRITER_LOG_LEVEL", "INFO",
                 "TSDB_WRITER_TELEGRAF_BINARY", "/bin/true", "TSDB_WRITER_VM_BASIC_AUTH_PASWORD_FILE", "s3cr3t", "TSDB_WRITERS", "x");
 
         // a bad --output ends run in toConfig (exit 2) after the start's warnings and before anything connects
@@ -129,7 +129,7 @@ class EnvironmentVariablesTest {
 
     @Test
     void knownVariablesAndHelpGetNoWarning() {
-        assertThat(warnings(Map.of("TSDB_WRITER_RATE", "5", "TSDB_WRITER_REPORT_INTERVAL", "5s", "TSDB_WRITER_JAR", "x.jar"),
+        assertThat(warnings(Map.of("TSDB_WRITER_MAX_SAMPLES_PER_SECOND", "5", "TSDB_WRITER_REPORT_INTERVAL", "5s", "TSDB_WRITER_JAR", "x.jar"),
                 "run", "--topic", "t", "--output", "json")).isEmpty();
         assertThat(warnings(Map.of("TSDB_WRITER_TOPICC", "t"), "run", "--help")).isEmpty();
     }

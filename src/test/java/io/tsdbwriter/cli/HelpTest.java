@@ -202,10 +202,10 @@ class HelpTest {
     void anOptionMissingFromTheTableIsListedUnderOtherOptions() {
         CommandSpec run = Main.commandLine(Map.of()).getSubcommands().get("run").getCommandSpec();
         List<HelpGroups.Group> table = HelpGroups.table("run").stream()
-                .map(g -> new HelpGroups.Group(g.heading(), g.options().stream().filter(o -> !o.equals("--rate")).toList()))
+                .map(g -> new HelpGroups.Group(g.heading(), g.options().stream().filter(o -> !o.equals("--max-samples-per-second")).toList()))
                 .toList();
         List<HelpGroups.Group> groups = HelpGroups.of(run, table);
-        assertThat(groups.get(groups.size() - 1)).isEqualTo(new HelpGroups.Group(HelpGroups.OTHER, List.of("--rate")));
+        assertThat(groups.get(groups.size() - 1)).isEqualTo(new HelpGroups.Group(HelpGroups.OTHER, List.of("--max-samples-per-second")));
         assertThat(groups.stream().mapToInt(g -> g.options().size()).sum()).isEqualTo(run.options().size());
     }
 

@@ -29,8 +29,8 @@ class MainTest {
             "--vm-tls-cert-file", "--vm-tls-key-file", "--vm-tls-server-name", "--vm-tls-insecure-skip-verify", "--kafka-config",
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
-            "--output", "--remote-write-url", "--remote-write-version", "--ordering", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
-            "--rate", "--churn-interval", "--log-format", "--relabel-config");
+            "--output", "--remote-write-url", "--remote-write-version", "--ordering", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--replay-duration",
+            "--max-samples-per-second", "--churn-interval", "--log-format", "--relabel-config");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -339,8 +339,8 @@ class MainTest {
         assertUsageError(execute("run", "--topic", "t", "--to", "offset:x"), "--to");
         assertUsageError(execute("run", "--topic", "t", "--rebase-time", "soon"), "--rebase-time");
         assertUsageError(execute("run", "--topic", "t", "--loop", "0"), "--loop");
-        assertUsageError(execute("run", "--topic", "t", "--duration", "1h"), "--duration bounds a replay");
-        assertUsageError(execute("run", "--topic", "t", "--rate", "-5"), "--rate");
+        assertUsageError(execute("run", "--topic", "t", "--replay-duration", "1h"), "--replay-duration bounds a replay");
+        assertUsageError(execute("run", "--topic", "t", "--max-samples-per-second", "-5"), "--max-samples-per-second");
         assertUsageError(execute("run", "--topic", "t", "--churn-interval", "10ms"), "--churn-interval");
         assertUsageError(execute("run", "--topic-pattern", "nodes-("), "--topic-pattern");
         assertUsageError(execute("run", "--topic", "t", "--topic-pattern", "t.*"), "not both");

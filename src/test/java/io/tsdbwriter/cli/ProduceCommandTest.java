@@ -167,7 +167,7 @@ class ProduceCommandTest {
     @Test
     void limitsTheRecordRate() {
         long start = System.nanoTime();
-        int code = run("--topic", "t", "--synthetic", "--series", "11", "--points-per-series", "1", "--rate", "50");
+        int code = run("--topic", "t", "--synthetic", "--series", "11", "--points-per-series", "1", "--records-per-second", "50");
 
         assertThat(code).isZero();
         assertThat((System.nanoTime() - start) / 1e6).as("11 records at 50/s take 200 ms").isGreaterThanOrEqualTo(190);
@@ -268,7 +268,7 @@ class ProduceCommandTest {
         assertThat(run("--topic", "t", "--synthetic", NodeExporterFiles.first().toString())).as("both inputs").isEqualTo(2);
         assertThat(run("--topic", "t", "--timestamp", "1795300857", NodeExporterFiles.first().toString())).as("seconds").isEqualTo(2);
         assertThat(run("--topic", "t", "--points-per-record", "0", "--synthetic")).isEqualTo(2);
-        assertThat(run("--topic", "t", "--rate", "-1", "--synthetic")).isEqualTo(2);
+        assertThat(run("--topic", "t", "--records-per-second", "-1", "--synthetic")).isEqualTo(2);
         assertThat(run("--topic", "t", "--source-interval", "soon", "--synthetic")).isEqualTo(2);
         assertThat(run("--topic", "t", "/no/such/file.prom")).isEqualTo(2);
         assertThat(run("--topic", "t", "--bogus")).isEqualTo(2);

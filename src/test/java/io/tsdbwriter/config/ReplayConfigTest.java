@@ -53,9 +53,9 @@ class ReplayConfigTest {
     @Test
     void inconsistentSettingsAreRefusedWithTheirFlag() {
         assertThatThrownBy(() -> new ReplayConfig(null, null, null, 1, Duration.ofHours(1), 0, null))
-                .hasMessageContaining("--duration bounds a replay");
-        assertThatThrownBy(() -> new ReplayConfig(null, null, null, 1, null, -1, null)).hasMessageContaining("--rate");
-        assertThatThrownBy(() -> new ReplayConfig(null, null, null, 1, null, Double.NaN, null)).hasMessageContaining("--rate");
+                .hasMessageContaining("--replay-duration bounds a replay");
+        assertThatThrownBy(() -> new ReplayConfig(null, null, null, 1, null, -1, null)).hasMessageContaining("--max-samples-per-second");
+        assertThatThrownBy(() -> new ReplayConfig(null, null, null, 1, null, Double.NaN, null)).hasMessageContaining("--max-samples-per-second");
         assertThatThrownBy(() -> new ReplayConfig(null, null, null, 1, null, 0, Duration.ofMillis(10))).hasMessageContaining("--churn-interval");
         assertThatThrownBy(() -> new ReplayConfig(ReplayConfig.WindowBound.parse("--from", "offset:9"),
                 ReplayConfig.WindowBound.parse("--to", "offset:3"), null, 1, null, 0, null)).hasMessageContaining("lies after --to");

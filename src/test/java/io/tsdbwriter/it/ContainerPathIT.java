@@ -142,7 +142,7 @@ class ContainerPathIT {
         assertThat(s.get("points").asLong()).isEqualTo(points.size());
         assertThat(s.get("decode_errors").asLong()).isZero();
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected.sampleCount());
-        assertThat(s.get("samples_failed").asLong()).isZero();
+        assertThat(s.get("samples_refused").asLong()).isZero();
 
         assertThat(Scenario.committedOffsets(kafka.bootstrapServers(), "container-job", topic))
                 .isEqualTo(Scenario.endOffsets(kafka.bootstrapServers(), topic));

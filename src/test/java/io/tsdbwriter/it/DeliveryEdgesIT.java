@@ -83,7 +83,7 @@ class DeliveryEdgesIT {
         JsonNode s = Scenario.summary(stack.path(name + ".json"));
         assertThat(s.get("exit_code").asInt()).isEqualTo(1);
         assertThat(s.get("samples_written").asLong()).isZero();
-        assertThat(s.get("samples_failed").asLong()).as("a configuration fault is not a data refusal").isZero();
+        assertThat(s.get("samples_refused").asLong()).as("a configuration fault is not a data refusal").isZero();
         return w;
     }
 
@@ -301,8 +301,8 @@ class DeliveryEdgesIT {
         }
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("exit_code").asInt()).isEqualTo(3);
-        assertThat(s.get("samples_failed").asLong()).isEqualTo(poisoned);
-        assertThat(s.get("samples_failed_by_reason").get("400 cannot parse: injected rejection").asLong()).isEqualTo(poisoned);
+        assertThat(s.get("samples_refused").asLong()).isEqualTo(poisoned);
+        assertThat(s.get("samples_refused_by_reason").get("400 cannot parse: injected rejection").asLong()).isEqualTo(poisoned);
         stack.assertExactReadBack(Scenario.expected(points, 1, 1));
         stack.assertCommittedAtEnd(f);
     }

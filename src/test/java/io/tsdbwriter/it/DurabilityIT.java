@@ -38,7 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * window is what keeps them.
  *
  * <p>To make the crash land mid-job with writes being acknowledged up to it, the jobs are held to {@value #RATE}
- * samples/s ({@code --rate}, ~12 s for the {@code 10140 × M × N} samples) in small batches, and the TSDB is killed once
+ * samples/s ({@code --max-samples-per-second}, ~12 s for the {@code 10140 × M × N} samples) in small batches, and the TSDB is killed once
  * a third of the samples were accepted (its own counters). One Kafka broker for the class; a fresh TSDB per scenario.
  */
 @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
@@ -82,7 +82,7 @@ class DurabilityIT {
 
     /** A {@code --stop-at-end} job held to {@link #RATE} samples/s in batches of 600 samples, with a summary. */
     private static WriterProcess slowJob(Fixture f, String name, String vmUrl, Path summary, String... more) {
-        List<String> args = new ArrayList<>(List.of("--stop-at-end", "--rate", Integer.toString(RATE), "--batch-samples", "600",
+        List<String> args = new ArrayList<>(List.of("--stop-at-end", "--max-samples-per-second", Integer.toString(RATE), "--batch-samples", "600",
                 "--summary-json", summary.toString()));
         args.addAll(List.of(more));
         return writer(f, name, vmUrl, args.toArray(String[]::new));
@@ -301,7 +301,7 @@ class DurabilityIT {
             JsonNode d = s.get("durability");
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isPositive();
             assertThat(d.get("samples_repeats_refused").asLong()).as("the repeats Prometheus refused: %s", d).isPositive();
-            assertThat(s.get("samples_failed").asLong()).as(w.output()).isZero();
+            assertThat(s.get("samples_refused").asLong()).as(w.output()).isZero();
             assertEverySampleReadBack(prom);
         }
         stack.assertCommittedAtEnd(f);

@@ -42,7 +42,7 @@ class MainJobIT {
         assertThat(s.get("decode_errors").asLong()).isZero();
         assertThat(s.get("samples_expected").asLong()).isEqualTo(expected.sampleCount());
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected.sampleCount());
-        assertThat(s.get("samples_failed").asLong()).isZero();
+        assertThat(s.get("samples_refused").asLong()).isZero();
         assertThat(s.get("efficiency").asDouble()).isEqualTo(1.0);
 
         assertThat(stack.committedOffsets("main-job", topic)).isEqualTo(stack.endOffsets(topic));

@@ -152,7 +152,7 @@ class RemoteWriteConformanceIT {
                 refusedSamples += p.metric().equals(refused) ? M : 0;
             }
             JsonNode s = summary(name);
-            assertThat(s.get("samples_failed").asLong()).isEqualTo(refusedSamples);
+            assertThat(s.get("samples_refused").asLong()).isEqualTo(refusedSamples);
             assertThat(s.get("samples_written").asLong()).isEqualTo(400L * M - refusedSamples);
         }
     }
@@ -201,7 +201,7 @@ class RemoteWriteConformanceIT {
                     "--ordering", "none");
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(3);
             assertThat(rx.requests()).as("one request for the one batch, no probe, no retry").hasSize(1);
-            assertThat(summary(name).get("samples_failed").asLong()).isEqualTo(20L * M);
+            assertThat(summary(name).get("samples_refused").asLong()).isEqualTo(20L * M);
         }
     }
 

@@ -87,7 +87,7 @@ class RemoteWriteIT {
         long expected = points.size() * (long) M * N;
         assertThat(s.get("samples_expected").asLong()).isEqualTo(expected);
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected);
-        assertThat(s.get("samples_failed").asLong()).isZero();
+        assertThat(s.get("samples_refused").asLong()).isZero();
         stack.assertCommittedAtEnd(f);
         return s;
     }

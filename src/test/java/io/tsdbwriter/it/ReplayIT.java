@@ -134,7 +134,7 @@ class ReplayIT {
         produceTimed(topic, 3, all);
         Path summary = stack.path("offset-summary.json");
         // offsets 100..399 of each partition: records i with 100 <= i / 3 < 400
-        List<String> args = replayArgs(topic, "g-" + topic, 1, 3, 1, summary, "--from", "offset:100", "--to", "offset:400", "--rate", "20000");
+        List<String> args = replayArgs(topic, "g-" + topic, 1, 3, 1, summary, "--from", "offset:100", "--to", "offset:400", "--max-samples-per-second", "20000");
         int t = args.indexOf("--topic"); // by Kafka's pattern subscription instead: the one topic it matches
         args.set(t, "--topic-pattern");
         args.set(t + 1, "replay-off.*");

@@ -113,7 +113,7 @@ class SeriesOrderIT {
         long expected = points.size() * (long) m * n;
         assertThat(s.get("samples_expected").asLong()).isEqualTo(expected);
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected);
-        assertThat(s.get("samples_failed").asLong()).isZero();
+        assertThat(s.get("samples_refused").asLong()).isZero();
         stack.assertCommittedAtEnd(f);
     }
 
@@ -168,7 +168,7 @@ class SeriesOrderIT {
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(3);
             assertThat(w.output()).contains("--ordering none: a series' samples may reach the receiver out of timestamp order",
                     "out of order", "use --ordering series");
-            assertThat(Scenario.summary(summary).get("samples_failed").asLong()).isPositive();
+            assertThat(Scenario.summary(summary).get("samples_refused").asLong()).isPositive();
         }
     }
 
@@ -201,7 +201,7 @@ class SeriesOrderIT {
             assertThat(w2.output()).contains("one series in several partitions", "key the topic by series or host",
                     "Only the refused samples are lost");
             JsonNode s = Scenario.summary(summary);
-            assertThat(s.get("samples_failed").asLong()).as("only the late point's samples").isEqualTo((long) m * n);
+            assertThat(s.get("samples_refused").asLong()).as("only the late point's samples").isEqualTo((long) m * n);
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) (second.size() - 1) * m * n);
             stack.assertCommittedAtEnd(f);
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The share-mode break scenario in a loop, for hunting a flaky result (opt-in: {@code -Dtsdbwriter.shareLoop.runs=20},
  * logs under {@code -Dtsdbwriter.shareLoop.dir}, default {@code /tmp/share-loop}): per run a fresh VictoriaMetrics and
- * topic (2 partitions, the 10,140 real points), six writer processes in share mode ({@code --rate} so the work lasts),
+ * topic (2 partitions, the 10,140 real points), six writer processes in share mode ({@code --max-samples-per-second} so the work lasts),
  * the first two killed with kill -9 once their report says they wrote samples, VictoriaMetrics stopped for two record
  * locks (12 s) and started again, then {@code verify} (the CLI, as an operator runs it) and SIGTERM to the four
  * survivors. Each run's directory {@code run-NN/} keeps every writer's output and summary, verify's output, the
@@ -70,7 +70,7 @@ class ShareKillLoopIT {
             event(events, "topic " + f.topic() + " " + f.records() + " records; vm " + vm.url());
             for (int i = 0; i < 6; i++) {
                 List<String> args = Scenario.runArgs(stack.bootstrapServers(), vm.url(), f.topic(), f.group(), M, N, 1,
-                        "--consumer-mode", "share", "--drain-timeout", "20s", "--max-backoff", "1s", "--rate", "2000",
+                        "--consumer-mode", "share", "--drain-timeout", "20s", "--max-backoff", "1s", "--max-samples-per-second", "2000",
                         "--consumer-property", "share.acquire.mode=record_limit", "--consumer-property", "max.poll.records=50",
                         "--summary-json", dir.resolve("w" + i + ".json").toString());
                 args.set(args.indexOf("--report-interval") + 1, "1s");

@@ -36,13 +36,13 @@ class RefusedSamplesTest {
 
         refused.rejected(batch, List.of(refused(10, "out of order sample"), refused(11, "duplicate sample for timestamp")));
         assertThat(meters.samplesRepeatsRefused.count()).isEqualTo(24);
-        assertThat(meters.samplesFailed.count()).isZero();
+        assertThat(meters.samplesRefused.count()).isZero();
         assertThat(done).as("the batch ends: its records were done before").containsExactly(batch);
 
         refused.rejected(batch, List.of(refused(12, "out of order sample"), refused(150, "out of order sample"),
                 refused(13, "invalid label name")));
         assertThat(meters.samplesRepeatsRefused.count()).as("offset 12 only").isEqualTo(36);
-        assertThat(meters.samplesFailed.count()).as("a first read's refusal, and one that is not about order").isEqualTo(24);
+        assertThat(meters.samplesRefused.count()).as("a first read's refusal, and one that is not about order").isEqualTo(24);
         assertThat(done).hasSize(2);
     }
 

@@ -130,7 +130,7 @@ class SampleRateTest {
 
     @Test
     void aRateThatIsNotPositiveIsRefused() {
-        assertThatThrownBy(() -> new SampleRate(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--rate");
+        assertThatThrownBy(() -> new SampleRate(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-samples-per-second");
         assertThatThrownBy(() -> new SampleRate(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * the window's length (its source timestamps' range plus one source interval, measured in pass 0), so no pass lands
  * on another's timestamps. The next pass starts as soon as one's records are read; a pass is complete once every
  * write is acknowledged; the replay is done once the last pass's writes count as stored (DESIGN §4). A stop or
- * {@code --duration} releases the readers and drains what is in flight, up to the drain timeout.
+ * {@code --replay-duration} releases the readers and drains what is in flight, up to the drain timeout.
  *
  * <p>Threading: {@link #run} runs on the replay thread (the passes' bookkeeping is its own); the partitions' writer
  * threads call the ack signal; {@link #wake()} (the replay's stop), {@link #cleanStop()}, {@link #reachedEnd()},
@@ -82,11 +82,11 @@ final class ReplayPasses {
     }
 
     /**
-     * Every pass in turn, until the last, {@code --duration} or a stop; then what is still in flight is written.
+     * Every pass in turn, until the last, {@code --replay-duration} or a stop; then what is still in flight is written.
      *
      * @param restartsAtStart the TSDB restarts seen before the replay began
      * @param placement       pass 0's shift and where the window's first sample lands
-     * @param deadline        {@code System.nanoTime()} when {@code --duration} is over ({@link Long#MAX_VALUE}: none)
+     * @param deadline        {@code System.nanoTime()} when {@code --replay-duration} is over ({@link Long#MAX_VALUE}: none)
      */
     void run(long restartsAtStart, WindowRebase.Placement placement, long deadline) throws InterruptedException {
         this.restartsAtStart = restartsAtStart;
@@ -99,7 +99,7 @@ final class ReplayPasses {
             workerSettings.meters().replayPass.set(pass + 1);
             long[] range = runPass(pass, shift, placement.origin(), lengthMs == 0 ? Long.MAX_VALUE : lengthMs, deadline);
             if (range == null) {
-                return; // stopped, or --duration over: released
+                return; // stopped, or --replay-duration over: released
             }
             if (pass == 0) {
                 lengthMs = range[1] - range[0] + settings.sourceIntervalMs();
@@ -200,7 +200,7 @@ final class ReplayPasses {
      * passes; a pass is complete once every write is acknowledged.
      *
      * @return the source timestamps' range {@code [min, max]} of the pass; null when it was not read to its end
-     *         (stopped, or {@code --duration} over, which then ends the replay)
+     *         (stopped, or {@code --replay-duration} over, which then ends the replay)
      */
     private long[] runPass(long pass, long shiftMs, long origin, long churnKeepMs, long deadline) throws InterruptedException {
         Map<TopicPartition, PartitionWorkers> workers = new LinkedHashMap<>();
@@ -236,7 +236,7 @@ final class ReplayPasses {
             }
             if (System.nanoTime() > deadline) {
                 durationOver = true;
-                log.info("replay: --duration {} is over: stopping in pass {} after draining", settings.replay().duration(), pass + 1);
+                log.info("replay: --replay-duration {} is over: stopping in pass {} after draining", settings.replay().duration(), pass + 1);
                 break;
             }
         }
@@ -311,7 +311,7 @@ final class ReplayPasses {
         return cleanStop;
     }
 
-    /** True once the last pass's writes count as stored, or {@code --duration} ended the replay cleanly. */
+    /** True once the last pass's writes count as stored, or {@code --replay-duration} ended the replay cleanly. */
     boolean reachedEnd() {
         return reachedEnd;
     }

@@ -6,7 +6,7 @@ import java.util.ArrayDeque;
  * Tracks, for one SegmentConsumer, which offsets are durable in VictoriaMetrics. Batches are registered in
  * offset order by the poll thread and completed in any order by writer threads; the first unacked offset is
  * the lowest of: the first offset of the oldest batch still pending, of the batch still being filled, and the
- * read position. Records that produced no batch (rejected records, handled at read time) are covered by whatever
+ * read position. Records that produced no batch (malformed records, handled at read time) are covered by whatever
  * comes after them.
  *
  * <p>Thread-safe (all methods synchronized; calls are per batch, not per sample).
@@ -136,7 +136,7 @@ public final class AckTracker {
     }
 
     /**
-     * Registers work on a single record outside any batch (a rejected record on its way to the dead-letter topic).
+     * Registers work on a single record outside any batch (a malformed record on its way to the dead-letter topic).
      * Its offset may lie after the first offset of the batch still being filled; the watermark takes the minimum.
      */
     public synchronized Pending registerRecord(long offset) {

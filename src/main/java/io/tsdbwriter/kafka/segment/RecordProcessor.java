@@ -39,7 +39,7 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     private final DeadLetterQueue deadLetters;
     private final long samplesPerPoint;
     private final RefusedSamples<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> refused;
-    /** {@code --rate}, or null. */
+    /** {@code --max-samples-per-second}, or null. */
     private final SampleRate rate;
     /** Ordered lanes (per-series order), 0 when unordered: then one open batch, handed to {@link BatchWriter#submit}. */
     private final int lanes;
@@ -63,7 +63,7 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     }
 
     /**
-     * @param rate  {@code --rate}: a record's samples are taken from it before they are amplified; null = unlimited
+     * @param rate  {@code --max-samples-per-second}: a record's samples are taken from it before they are amplified; null = unlimited
      * @param order the partition's reorder step under per-series order: each point goes into the open batch of its
      *              series' lane of {@code lanes}; null = unordered, one open batch
      * @param lanes the ordered lanes (null when unordered)
