@@ -40,6 +40,8 @@ public final class WriterMeters {
     public final Counter samplesExpected;
     /** [tsdbwriter_samples_written_total] samples VictoriaMetrics answered 2xx for. */
     public final Counter samplesWritten;
+    /** Samples written per tenant ({@code --tenant-from}): {@link TenantSamples}. */
+    public final TenantSamples tenantSamples;
     /** [tsdbwriter_samples_failed_total] samples VictoriaMetrics rejected as not retryable (400/413/415). */
     public final Counter samplesFailed;
     /** [tsdbwriter_samples_dead_lettered_total] samples whose source records went to the dead-letter topic. */
@@ -131,6 +133,14 @@ public final class WriterMeters {
         }
     }
 
+    /** Samples the TSDB acknowledged (2xx), counted in all and, with a tenant ({@code --tenant-from}), for it. */
+    public void written(io.tsdbwriter.tenant.Tenant tenant, long samples) {
+        samplesWritten.increment(samples);
+        if (tenant != null) {
+            tenantSamples.add(tenant, samples);
+        }
+    }
+
     /** Registers the fixed meters on {@code registry}. */
     public WriterMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -138,6 +148,7 @@ public final class WriterMeters {
         pointsDecoded = Counter.builder(PREFIX + "points.decoded").description("Valid source points decoded from records").register(registry);
         samplesExpected = Counter.builder(PREFIX + "samples.expected").description("Samples expected: points decoded x time multiplier x instance multiplier, less the points relabeling dropped").register(registry);
         samplesWritten = Counter.builder(PREFIX + "samples.written").description("Samples VictoriaMetrics acknowledged with 2xx").register(registry);
+        tenantSamples = new TenantSamples(registry);
         samplesFailed = Counter.builder(PREFIX + "samples.failed").description("Samples rejected by VictoriaMetrics as not retryable (400/413/415)").register(registry);
         samplesDeadLettered = Counter.builder(PREFIX + "samples.dead.lettered").description("Samples whose source records were sent to the dead-letter topic").register(registry);
         requestBytes = Counter.builder(PREFIX + "write.request.bytes").baseUnit("bytes")

@@ -30,7 +30,8 @@ class MainTest {
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
             "--output", "--remote-write-url", "--remote-write-version", "--ordering", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--duration",
-            "--rate", "--churn-interval", "--log-format", "--relabel-config");
+            "--rate", "--churn-interval", "--log-format", "--relabel-config", "--tenant-from", "--default-tenant",
+            "--remote-write-tenant-header");
 
     private record Result(int exitCode, String out, String err) {
     }
