@@ -6,6 +6,8 @@ import io.tsdbwriter.it.support.ChildServer;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.ThanosReceive;
+import io.tsdbwriter.it.support.VictoriaMetricsCluster;
+import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
@@ -34,7 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Tenants from the data ({@code --tenant-from header:tenant}, docs/tenants.md) against real components: vmauth of the
  * single-node release mapping each {@code /insert/<accountID>[:<projectID>]/} prefix to a VictoriaMetrics of its own
  * (the import API's cluster path per tenant, where the VictoriaMetrics cluster cannot be built), and Thanos receive
- * with two tenants ({@code THANOS-TENANT}, a TSDB per tenant). Each tenant's store holds exactly its own samples; a
+ * with two tenants ({@code THANOS-TENANT}, a TSDB per tenant), and the VictoriaMetrics cluster itself where its
+ * {@code -cluster} tags are built (skipped otherwise). Each tenant's store holds exactly its own samples; a
  * record without a tenant and no {@code --default-tenant} is refused and dead-lettered with {@code missing_tenant}.
  */
 @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
@@ -131,6 +134,27 @@ class TenantRoutingIT {
             job(f, "tenants-vmauth", vmauth.url());
             Scenario.assertExactReadBack(vmA.url(), Scenario.expected(of(A), 1, 1));
             Scenario.assertExactReadBack(vmB.url(), Scenario.expected(of(B), 1, 1));
+        }
+    }
+
+    @Test
+    void aVictoriaMetricsClusterGetsEachTenantAtItsOwnInsertPath() throws Exception {
+        String why = VictoriaMetricsCluster.unavailable();
+        Assumptions.assumeTrue(why == null, why);
+        try (VictoriaMetricsCluster cluster = stack.own(VictoriaMetricsCluster.start(stack.path("tenants-cluster"), 2))) {
+            String insert = cluster.insertUrl();
+            String select = cluster.selectUrl();
+            Scenario.Fixture f = topic("tenants-cluster");
+            job(f, "tenants-cluster", insert.substring(0, insert.indexOf("/insert/")));
+            for (String t : List.of(A, B)) {
+                String tenantSelect = select.substring(0, select.indexOf("/select/")) + "/select/" + t + "/prometheus";
+                ExpectedSamples expected = Scenario.expected(of(t), 1, 1);
+                VerificationResult r = new ReadBackVerifier(tenantSelect, cluster.storageUrls(), ReadBackVerifier.ALL_SERIES,
+                        ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE, ReadBackVerifier.defaultClient())
+                        .verifyWithin(expected, Duration.ofSeconds(60), Duration.ofMillis(500));
+                assertThat(r.passed()).as("tenant " + t + ": " + r.summary()).isTrue();
+                assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
+            }
         }
     }
 
