@@ -115,7 +115,17 @@ class TenantRoutingIT {
         Assumptions.assumeTrue(Files.isExecutable(VMAUTH), VMAUTH + " not built (scripts/lib.sh ensure_vmauth_current)");
         VmEndpoint vmA = stack.startVm("tenant-a");
         VmEndpoint vmB = stack.startVm("tenant-b");
-        Path config = stack.path("vmauth").resolve("auth.yml");
+        try (ChildServer vmauth = vmauth("vmauth", vmA, vmB)) {
+            Scenario.Fixture f = topic("tenants-vmauth");
+            job(f, "tenants-vmauth", vmauth.url());
+            Scenario.assertExactReadBack(vmA.url(), Scenario.expected(of(A), 1, 1));
+            Scenario.assertExactReadBack(vmB.url(), Scenario.expected(of(B), 1, 1));
+        }
+    }
+
+    /** vmauth mapping /insert/1/ to {@code a} and /insert/2:5/ to {@code b} (the rest of the path after 3 parts). */
+    static ChildServer vmauth(String name, VmEndpoint a, VmEndpoint b) throws Exception {
+        Path config = stack.path(name).resolve("auth.yml");
         Files.createDirectories(config.getParent());
         // /insert/<tenant>/prometheus/api/v1/import → /api/v1/import of the tenant's own single node
         Files.writeString(config, """
@@ -127,13 +137,37 @@ class TenantRoutingIT {
                   - src_paths: ["/insert/2:5/.*"]
                     url_prefix: "%s/"
                     drop_src_path_prefix_parts: 3
-                """.formatted(vmA.url(), vmB.url()));
-        try (ChildServer vmauth = stack.own(ChildServer.start(VMAUTH, stack.path("vmauth"), "vmauth", false, new OkHttpClient(),
-                port -> List.of("-auth.config=" + config)))) {
-            Scenario.Fixture f = topic("tenants-vmauth");
-            job(f, "tenants-vmauth", vmauth.url());
-            Scenario.assertExactReadBack(vmA.url(), Scenario.expected(of(A), 1, 1));
-            Scenario.assertExactReadBack(vmB.url(), Scenario.expected(of(B), 1, 1));
+                """.formatted(a.url(), b.url()));
+        return stack.own(ChildServer.start(VMAUTH, stack.path(name), "vmauth", false, new OkHttpClient(),
+                port -> List.of("-auth.config=" + config)));
+    }
+
+    @Test
+    void relabelingSetsTheTenantLabelWhichRoutesAndIsRemoved() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(VMAUTH), VMAUTH + " not built (scripts/lib.sh ensure_vmauth_current)");
+        VmEndpoint vmA = stack.startVm("label-a");
+        VmEndpoint vmB = stack.startVm("label-b");
+        try (ChildServer vmauth = vmauth("vmauth-label", vmA, vmB)) {
+            String topic = stack.createTopic("tenants-label-" + names.incrementAndGet(), 1);
+            List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+            for (SourcePoint p : points) {
+                records.add(new ProducerRecord<>(topic, 0, null, PointRecords.encode(p)));
+            }
+            stack.produce(records);
+            Scenario.Fixture f = new Scenario.Fixture(topic, "g-" + topic, records.size());
+            Path rules = stack.path("tenant-relabel.yml");
+            Files.writeString(rules, "- {source_labels: [__name__], regex: 'node_cpu_.*', target_label: vm_account_id, replacement: '1'}\n");
+            WriterProcess w = stack.writer("tenants-label", stack.runArgs(vmauth.url(), f.topic(), f.group(), 1, 1, 1,
+                    "--relabel-config", rules.toString(), "--tenant-from", "label:vm_account_id", "--default-tenant", B,
+                    "--stop-at-end", "--commit-interval", "500ms"));
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            stack.assertCommittedAtEnd(f);
+            List<SourcePoint> cpu = points.stream().filter(p -> p.metric().startsWith("node_cpu_")).toList();
+            List<SourcePoint> rest = points.stream().filter(p -> !p.metric().startsWith("node_cpu_")).toList();
+            assertThat(cpu).isNotEmpty();
+            assertThat(rest).isNotEmpty();
+            Scenario.assertExactReadBack(vmA.url(), Scenario.expected(cpu, 1, 1)); // the label removed: the source's labels
+            Scenario.assertExactReadBack(vmB.url(), Scenario.expected(rest, 1, 1));
         }
     }
 
