@@ -94,14 +94,19 @@ class TenantRoutingIT {
     /** The job: exit 0 (the refused record dead-lettered), committed at its end, the refused record in the DLQ. */
     static void job(Scenario.Fixture f, String name, String url, String... more) throws Exception {
         String dlq = stack.createTopic(f.topic() + "-dlq", 1);
+        Path summary = stack.path(name + ".json");
         List<String> args = stack.runArgs(url, f.topic(), f.group(), 1, 1, 1, "--tenant-from", "header:tenant",
-                "--dead-letter-topic", dlq, "--stop-at-end", "--commit-interval", "500ms");
+                "--dead-letter-topic", dlq, "--stop-at-end", "--commit-interval", "500ms", "--summary-json", summary.toString());
         args.addAll(List.of(more));
         WriterProcess w = stack.writer(name, args);
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         assertThat(w.output()).contains("tenants=header:tenant default=none (refused)")
                 .contains("missing_tenant (no record header 'tenant' and no --default-tenant)");
         stack.assertCommittedAtEnd(f);
+        var perTenant = Scenario.summary(summary).get("tenant_samples_written");
+        assertThat(perTenant.get(A).asLong()).isEqualTo(of(A).size());
+        assertThat(perTenant.get(B).asLong()).isEqualTo(of(B).size());
+        assertThat(perTenant.size()).isEqualTo(2);
         List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(dead).hasSize(1);
         assertThat(new String(dead.get(0).headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8))
