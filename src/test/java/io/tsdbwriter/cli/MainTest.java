@@ -64,6 +64,27 @@ class MainTest {
     }
 
     @Test
+    void badTenantFlagsAreOneLineAndExit2() {
+        assertUsageError(execute("run", "--topic", "t", "--tenant-from", "foo"), "--tenant-from must be header:NAME or label:NAME, got 'foo'");
+        assertUsageError(execute("run", "--topic", "t", "--tenant-from", "header:t", "--default-tenant", "x"),
+                "--default-tenant: 'x' is not a tenant accountID[:projectID]");
+        assertUsageError(execute("run", "--topic", "t", "--default-tenant", "1"), "--default-tenant needs --tenant-from");
+        assertUsageError(execute("run", "--topic", "t", "--tenant-from", "label:t", "--vm-url", "http://vminsert:8480/insert/0/prometheus"),
+                "give 'http://vminsert:8480', not 'http://vminsert:8480/insert/0/prometheus'");
+    }
+
+    @Test
+    void tenantFlagsReachTheRunConfig() {
+        var t = parse(Map.of(), "--topic", "t", "--tenant-from", "label:vm_account_id", "--default-tenant", "3:4",
+                "--remote-write-tenant-header", "THANOS-TENANT").tenants();
+        assertThat(t.byLabel()).isTrue();
+        assertThat(t.name()).isEqualTo("vm_account_id");
+        assertThat(t.defaultTenant().id()).isEqualTo("3:4");
+        assertThat(t.header()).isEqualTo("THANOS-TENANT");
+        assertThat(parse(Map.of(), "--topic", "t").tenants().routes()).isFalse();
+    }
+
+    @Test
     void aValidRelabelConfigReachesTheRunConfig(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
         java.nio.file.Path file = dir.resolve("relabel.yml");
         java.nio.file.Files.writeString(file, "- {target_label: loadtest, replacement: '1'}\n- {regex: pod_uid, action: labeldrop}\n");
