@@ -365,7 +365,7 @@ public final class PointAmplifier {
         if (entry == null) {
             byte[] made = SeriesCache.entry(key, keyLength, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
             entry = seriesCache.putIfAbsent(made, hash);
-            if (entry == made && SeriesCache.stateOffset(made) < made.length) { // else made since the miss (counted there), or dropped
+            if (entry == made && preparer.writable(made, SeriesCache.stateOffset(made))) { // else made since the miss, dropped or refused
                 seriesPrepared += encoder.plan().instanceMultiplier();
             }
         }

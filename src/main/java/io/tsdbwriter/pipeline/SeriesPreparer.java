@@ -109,6 +109,11 @@ final class SeriesPreparer {
         return out;
     }
 
+    /** Whether the state at {@code entry[at…]} is a series that is written: not dropped, not refused for its tenant. */
+    boolean writable(byte[] entry, int at) {
+        return at < entry.length && (!routed() || tenantRef(entry, at) >= 0);
+    }
+
     /** The tenant reference of a routed state beginning at {@code at}. */
     static int tenantRef(byte[] entry, int at) {
         int r = 0;

@@ -81,6 +81,7 @@ class TenantLabelPipelineTest {
             assertThat(r.firstDetail()).isEqualTo("no label 'tenant' and no --default-tenant");
         }
         assertThat(out.length()).isZero();
+        assertThat(a.seriesPrepared()).as("a refused series begins none").isZero();
     }
 
     @Test
