@@ -60,6 +60,7 @@ KNOWN_METRICS = {
     "tsdbwriter_rate_set_samples_per_second", "tsdbwriter_replay_pass", "tsdbwriter_new_series_total",
     "vm_new_timeseries_created_total",
     "tsdbwriter_share_redeliveries_total", "tsdbwriter_share_acknowledgements_total",
+    "tsdbwriter_tenant_samples_written_total", "tsdbwriter_relabel_dropped_total",
     "tsdbwriter_records_awaiting_durability", "tsdbwriter_tsdb_restarts_total", "tsdbwriter_records_reread_total",
     "tsdbwriter_durability_window_seconds", "tsdbwriter_write_faults_total",
 }

@@ -15,6 +15,10 @@
 #                             built with `go install` into ~/.cache/tsdb-writer/bin/vmagent when missing or of another
 #                             version: the second relabeling oracle of RelabelVmagentIT (Debian's vmagent 1.79.5
 #                             predates keepequal/dropequal). Without Go: one line, and that test is skipped
+#   ensure_vmauth_current     vmauth of the same single-node release (same module and version as
+#                             ensure_victoria_metrics_current) built with `go install` into ~/.cache/tsdb-writer/bin:
+#                             it maps each /insert/<tenant>/ prefix to a VictoriaMetrics of its own in TenantRoutingIT
+#                             (where the cluster's -cluster tags are not served). Without Go: one line, those tests skip
 #   ensure_victoria_metrics_cluster
 #                             the VictoriaMetrics cluster (pom.xml victoriametrics.cluster.version, a `-cluster` tag):
 #                             vminsert, vmselect and vmstorage built with `go install` into ~/.cache/tsdb-writer/bin
@@ -256,6 +260,19 @@ ensure_victoria_metrics_current() {
   fi
   _go_install_pinned "$VICTORIA_METRICS_CURRENT_BIN" github.com/VictoriaMetrics/VictoriaMetrics \
     github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics "$version" VictoriaMetrics
+}
+
+VMAUTH_CURRENT_BIN="$HOME/.cache/tsdb-writer/bin/vmauth"
+ensure_vmauth_current() {
+  local version
+  version=$(_pom_property victoriametrics.current.version)
+  [ -n "$version" ] || die "victoriametrics.current.version missing from pom.xml"
+  if ! command -v go >/dev/null 2>&1; then
+    [ -x "$VMAUTH_CURRENT_BIN" ] || log "go not found: the tenant routing tests through vmauth are skipped (install Go to run them)"
+    return 0
+  fi
+  _go_install_pinned "$VMAUTH_CURRENT_BIN" github.com/VictoriaMetrics/VictoriaMetrics \
+    github.com/VictoriaMetrics/VictoriaMetrics/app/vmauth "$version" vmauth
 }
 
 # _go_install_pinned BIN MODULE PACKAGE VERSION NAME [NOTE]: go install PACKAGE@VERSION into BIN's directory unless BIN

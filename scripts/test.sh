@@ -36,6 +36,7 @@ phase "install prometheus (Debian)" ensure_prometheus
 phase "install chromium" ensure_chromium
 phase "build victoria-metrics current" ensure_victoria_metrics_current
 phase "build vmagent" ensure_vmagent_current
+phase "build vmauth current" ensure_vmauth_current
 phase "build prometheus 3" ensure_prometheus_current
 phase "build victoria-metrics cluster" ensure_victoria_metrics_cluster
 phase "build thanos" ensure_thanos

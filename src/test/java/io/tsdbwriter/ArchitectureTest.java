@@ -58,6 +58,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void tenantsKnowNoOtherPackage() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.tenant..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.decode..", "io.tsdbwriter.amplify..",
+                        "io.tsdbwriter.encode..", "io.tsdbwriter.pipeline..", "io.tsdbwriter.write..", "io.tsdbwriter.config..",
+                        "io.tsdbwriter.kafka..", "io.tsdbwriter.metrics..", "io.tsdbwriter.relabel..", "org.apache.kafka..", "okhttp3..")
+                .because("a tenant and where it is read are pure logic: the pipeline, the write path and the metrics use them")
+                .check(classes);
+    }
+
+    @Test
     void theWritePathKnowsNoKafka() {
         noClasses().that().resideInAPackage("io.tsdbwriter.write..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "io.tsdbwriter.kafka..", "io.tsdbwriter.decode..",

@@ -90,9 +90,9 @@ public final class WriterService {
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
         List<WriteTarget> endpoints = cfg.output() == Output.REMOTE_WRITE
                 ? cfg.remoteWriteUrls().stream().map(WriteTarget::remoteWrite).toList()
-                : cfg.vmUrls().stream().map(WriteTarget::new).toList();
+                : cfg.vmUrls().stream().map(cfg.tenants().routes() ? WriteTarget::tenantRouted : WriteTarget::new).toList();
         WriteClient client = new WriteClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(), cfg.output(),
-                HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()), cfg.remoteWriteVersion(), RemoteWrite2Request::fromV1);
+                HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()), cfg.remoteWriteVersion(), RemoteWrite2Request::fromV1, cfg.tenants().header());
         BatchWriter writer = null;
         OrderedLanes lanes = null;
         DeadLetterQueue deadLetters = null;
@@ -126,7 +126,7 @@ public final class WriterService {
             meters.rateSet.set(Math.round(replay.ratePerSecond()));
             IntakeSettings ws = new IntakeSettings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
                     cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters),
-                    deadLetters, input, rate, replay.churnInterval(), durability, lanes, cfg.relabel());
+                    deadLetters, input, rate, replay.churnInterval(), durability, lanes, cfg.relabel(), cfg.tenants());
             if (replay.replay()) {
                 member = new ReplayMember(new ReplayMember.Settings(kafka, cfg.topics(), cfg.topicPattern(), replay,
                         cfg.sourceInterval().toMillis(), cfg.drainTimeout(), cfg.membership().kafkaTimeout(), retention), ws);
@@ -141,10 +141,10 @@ public final class WriterService {
             orderLanes(lanes, sizing.wholeCapacity());
             EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight,
                     replay.ratePerSecond());
-            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={} ordering={}{}",
+            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={} ordering={}{}{}",
                     cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
                     cfg.segmentSize(), capacity, cfg.batchSamples(),
-                    lanes != null ? "series (" + lanes.size() + " lanes)" : cfg.ordering().flag(), replay.describe());
+                    lanes != null ? "series (" + lanes.size() + " lanes)" : cfg.ordering().flag(), replay.describe(), TenantLog.describe(cfg));
             LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client,
                     cfg.readsTsdbMetrics() ? endpoints : List.of(), permits, member instanceof ShareMember);
             ReportLines.schedule(reporter, cfg.reportInterval(), out, report, limits, writer, meters);

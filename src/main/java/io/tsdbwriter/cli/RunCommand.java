@@ -4,7 +4,6 @@ import io.tsdbwriter.app.WriterService;
 
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.metrics.AotCacheStatus;
-import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.write.ConfigurationFaultPolicy;
 import io.tsdbwriter.write.OnWriteFailure;
 import java.nio.file.Path;
@@ -323,13 +322,8 @@ final class RunCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     InputOptions input = new InputOptions();
 
-    @Option(names = "--relabel-config", paramLabel = "FILE",
-            description = "A YAML list of Prometheus relabel_config entries (replace, keep, drop, keepequal, dropequal, hashmod, "
-                    + "labelmap, labeldrop, labelkeep, lowercase, uppercase) with Prometheus 3's semantics, regexes in RE2 syntax "
-                    + "anchored at both ends; __name__ is a label like any other. Applied once per series, before amplification; "
-                    + "a series dropped, or left without labels or __name__, is counted (relabel_dropped), never an error. "
-                    + "An invalid file: one line naming the entry and field, exit 2 (default: none)")
-    Path relabelConfig;
+    @picocli.CommandLine.Mixin
+    RoutingOptions routing = new RoutingOptions();
 
     private Pattern topicPattern() {
         if (topicPattern == null) {
@@ -367,7 +361,7 @@ final class RunCommand implements Callable<Integer> {
                 targetMetricsUrls.stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 ordering == null ? Ordering.defaultFor(Output.parse(output), ConsumerMode.parse(consumerMode) == ConsumerMode.SHARE)
                         : Ordering.parse(ordering), ConfigurationFaultPolicy.parse(onConfigurationFault),
-                relabelConfig == null ? null : RelabelRules.load(relabelConfig));
+                routing.relabel(), routing.tenants());
     }
 
     @Override
@@ -380,7 +374,7 @@ final class RunCommand implements Callable<Integer> {
                 log.info(a.line());
             }
         });
-        cfg.vmUrls().forEach(WriteTarget::new); // validate URLs before starting
+        cfg.vmUrls().forEach(cfg.tenants().routes() ? WriteTarget::tenantRouted : WriteTarget::new); // validate URLs before starting
         cfg.remoteWriteUrls().forEach(WriteTarget::remoteWrite);
         WriterService service = new WriterService(cfg, System.out);
         for (String sig : Arrays.asList("TERM", "INT")) {

@@ -2,6 +2,7 @@ package io.tsdbwriter.config;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.relabel.RelabelRules;
+import io.tsdbwriter.tenant.TenantRouting;
 import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
@@ -85,6 +86,8 @@ import java.util.regex.Pattern;
  *                             its batch without retry as the remote write specification says
  * @param relabel              {@code --relabel-config}: Prometheus relabel_config rules applied once per series before
  *                             amplification ({@link RelabelRules}); null = none
+ * @param tenants              {@code --tenant-from}, {@code --default-tenant}, {@code --remote-write-tenant-header}
+ *                             ({@link TenantRouting}; {@link TenantRouting#NONE}: requests are not split by tenant)
  */
 public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
                         int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
@@ -99,7 +102,8 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
                         List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
                         RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode, Duration durabilityWindow,
                         List<String> tsdbMetricsUrls, List<String> targetMetricsUrls, Ordering ordering,
-                        ConfigurationFaultPolicy onConfigurationFault, RelabelRules relabel) {
+                        ConfigurationFaultPolicy onConfigurationFault, RelabelRules relabel,
+                        TenantRouting tenants) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -184,6 +188,7 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         Objects.requireNonNull(consumerMode, "--consumer-mode");
         Objects.requireNonNull(ordering, "--ordering");
         Objects.requireNonNull(onConfigurationFault, "--on-configuration-fault");
+        Objects.requireNonNull(tenants, "tenants");
         if (consumerMode == ConsumerMode.SHARE) {
             require(ordering == Ordering.NONE, "--ordering series needs --consumer-mode segments: a share group hands any record "
                     + "of a partition to any member, so no writer can keep a series' samples in order");

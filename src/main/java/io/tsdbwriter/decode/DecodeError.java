@@ -68,7 +68,11 @@ public enum DecodeError {
      * An OpenTelemetry data point that cannot be mapped to samples: a histogram whose bucket counts are not its bounds
      * + 1 (or that has none), a metric without a name.
      */
-    INVALID_DATA_POINT;
+    INVALID_DATA_POINT,
+    /** With {@code --tenant-from}: a record (header) or series (label) without a tenant, and no {@code --default-tenant}. */
+    MISSING_TENANT,
+    /** With {@code --tenant-from}: a tenant value that is not {@code accountID[:projectID]} (unsigned 32-bit decimals). */
+    INVALID_TENANT;
 
     private final String tag = name().toLowerCase(Locale.ROOT);
 

@@ -11,6 +11,7 @@ import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.pipeline.RecordDecoders;
 import io.tsdbwriter.pipeline.SampleRate;
 import io.tsdbwriter.relabel.RelabelRules;
+import io.tsdbwriter.tenant.TenantRouting;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.OrderedLanes;
 import java.time.Duration;
@@ -25,12 +26,13 @@ import java.util.Map;
  * @param churnInterval {@code --churn-interval}; null = no churn
  * @param durability    when an acknowledged write counts as stored, and the TSDB restarts seen
  * @param relabel       {@code --relabel-config}, applied by every amplifier once per series; null = none
+ * @param tenants       {@code --tenant-from}: batches are split by tenant ({@link TenantRouting#NONE}: no routing)
  */
 public record IntakeSettings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
             int maxRecordBytes, SeriesCache seriesCache, SampleEncoder.Factory encoders, BatchWriter writer,
             WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
             InputConfig input, SampleRate rate, Duration churnInterval, DurabilityClock durability, OrderedLanes lanes,
-            RelabelRules relabel) {
+            RelabelRules relabel, TenantRouting tenants) {
 
     /** With {@code --max-samples-per-second}, how long an open batch waits for more samples before it is flushed anyway: 100 ms. */
     public static final long RATE_LINGER_NANOS = 100_000_000L;
@@ -55,7 +57,7 @@ public record IntakeSettings(Map<String, Object> consumerProps, int parallelism,
     public PointAmplifier amplifier(String topic, Timeline timeline) {
         PointAmplifier amplifier = new PointAmplifier(RecordDecoders.create(input().formatOf(topic), maxRecordBytes(),
                 input().influxPrecision(), input().timestampWindow().shifted(timeline.shiftMs())), encoders().newEncoder(), seriesCache())
-                .relabel(relabel());
+                .relabel(relabel()).tenants(tenants());
         if (timeline != Timeline.NONE || churnInterval() != null) {
             amplifier.timeline(timeline.shiftMs(), churnInterval() == null ? 0 : churnInterval().toMillis(), timeline.churnOriginMs(), timeline.churnKeepMs());
         }

@@ -171,6 +171,7 @@ public final class EfficiencyReport {
         double seriesCreated = meters.seriesCreated.count();
         m.put("series_created", (long) seriesCreated);
         m.put("relabel_dropped", (long) meters.relabelDropped.count());
+        m.put("tenant_samples_written", meters.tenantSamples.written()); // --tenant-from: per tenant tag (at most 100, then "other")
         m.put("series_created_per_second", round(seriesCreated / Math.max(elapsed, 1e-3)));
         if (rateSet > 0) {
             m.put("rate_set", rateSet);

@@ -40,6 +40,8 @@ public final class WriterMeters {
     public final Counter samplesExpected;
     /** [tsdbwriter_samples_written_total] samples VictoriaMetrics answered 2xx for. */
     public final Counter samplesWritten;
+    /** Samples written per tenant ({@code --tenant-from}): {@link TenantSamples}. */
+    public final TenantSamples tenantSamples;
     /**
      * [tsdbwriter_samples_refused_total] samples the receiver refused (a 4xx not retried, e.g. 400/413/415) and no
      * dead-letter topic took.
@@ -139,6 +141,14 @@ public final class WriterMeters {
         }
     }
 
+    /** Samples the TSDB acknowledged (2xx), counted in all and, with a tenant ({@code --tenant-from}), for it. */
+    public void written(io.tsdbwriter.tenant.Tenant tenant, long samples) {
+        samplesWritten.increment(samples);
+        if (tenant != null) {
+            tenantSamples.add(tenant, samples);
+        }
+    }
+
     /** Registers the fixed meters on {@code registry}. */
     public WriterMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -146,6 +156,7 @@ public final class WriterMeters {
         pointsDecoded = Counter.builder(PREFIX + "points.decoded").description("Valid source points decoded from records").register(registry);
         samplesExpected = Counter.builder(PREFIX + "samples.expected").description("Samples expected: points decoded x time multiplier x instance multiplier, less the points relabeling dropped").register(registry);
         samplesWritten = Counter.builder(PREFIX + "samples.written").description("Samples VictoriaMetrics acknowledged with 2xx").register(registry);
+        tenantSamples = new TenantSamples(registry);
         samplesRefused = Counter.builder(PREFIX + "samples.refused").description("Samples the receiver refused (a 4xx not retried, e.g. "
                 + "400/413/415) and no dead-letter topic took (--dead-letter-topic: they count as dead-lettered instead)").register(registry);
         samplesFailedDeprecated = Counter.builder(PREFIX + "samples.failed").description("Deprecated name of "

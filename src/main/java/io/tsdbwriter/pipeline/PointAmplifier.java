@@ -14,6 +14,9 @@ import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.relabel.RelabelRules;
+import io.tsdbwriter.tenant.Tenant;
+import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.decode.DecodeError;
 
 /**
  * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
@@ -36,18 +39,18 @@ public final class PointAmplifier {
     private boolean timeline;
     /** {@code --churn-interval} in ms (0 = no churn) and the (shifted) time its generation 0 starts. */
     private long churnIntervalMs;
-    private long churnOriginMs;
-    private byte[] churnKey = new byte[256];
-    /** Sample time behind the newest generation seen whose series stay cached; the newest generation seen; pruned below. */
-    private long churnKeepMs = Long.MAX_VALUE;
-    private long newestGeneration = Long.MIN_VALUE;
-    private long prunedBelowGeneration = Long.MIN_VALUE;
+    private ChurnGenerations churn;
     private long minSourceMs = Long.MAX_VALUE;
     private long maxSourceMs = Long.MIN_VALUE;
     private long seriesPrepared;
     /** {@code --relabel-config}, applied once per series before it is prepared; null = none. */
     private RelabelRules relabel;
     private long relabelDropped;
+    /** {@code --tenant-from} ({@link TenantRouting#NONE}: none); builds each series' state with {@link #relabel}. */
+    private TenantRouting tenants = TenantRouting.NONE;
+    private SeriesPreparer preparer;
+    /** With {@code --tenant-from header:NAME}: the tenant of the record being encoded ({@link #recordTenant}). */
+    private Tenant recordTenant;
     /** The point whose series key {@link #lane} computed last, its key's length and hash (reused by encodePoint). */
     private int keyedPoint = -1;
     private int keyedLength;
@@ -99,6 +102,7 @@ public final class PointAmplifier {
         this.seriesCache = seriesCache;
         this.rejections = new Rejections(encoder.output() == Output.REMOTE_WRITE ? Rejections.NonFinite.KEEP
                 : Rejections.NonFinite.KEEP_INFINITIES);
+        this.preparer = new SeriesPreparer(encoder, null, tenants);
     }
 
     /**
@@ -152,14 +156,13 @@ public final class PointAmplifier {
         if (churnKeepMs < 0) {
             throw new IllegalArgumentException("churn keep span must not be negative");
         }
-        this.churnKeepMs = churnKeepMs;
         if (churnIntervalMs < 0) {
             throw new IllegalArgumentException("churn interval must not be negative");
         }
         this.timeline = true;
         this.timeShiftMs = shiftMs;
         this.churnIntervalMs = churnIntervalMs;
-        this.churnOriginMs = churnOriginMs;
+        this.churn = churnIntervalMs > 0 ? new ChurnGenerations(churnIntervalMs, churnOriginMs, churnKeepMs) : null;
         return this;
     }
 
@@ -175,7 +178,56 @@ public final class PointAmplifier {
      */
     public PointAmplifier relabel(RelabelRules rules) {
         this.relabel = rules;
+        this.preparer = new SeriesPreparer(encoder, rules, tenants);
         return this;
+    }
+
+    /**
+     * Routes by tenant ({@code --tenant-from}, docs/tenants.md). With a tenant label it is read from each series once,
+     * after the relabel rules, cached in its entry and removed from its labels ({@link #tenant(int)}); a series
+     * without one (and no default) or with an invalid one is refused: its points are added to the record's
+     * {@link Rejections} ({@code missing_tenant}, {@code invalid_tenant}) and not encoded. Call before the first record.
+     *
+     * @return this
+     */
+    public PointAmplifier tenants(TenantRouting routing) {
+        this.tenants = routing;
+        this.preparer = new SeriesPreparer(encoder, relabel, routing);
+        return this;
+    }
+
+    /** With {@code --tenant-from header:NAME}: the tenant of the record whose points are encoded next (null: none). */
+    public void recordTenant(Tenant tenant) {
+        this.recordTenant = tenant;
+    }
+
+    /**
+     * The tenant of point {@code p}: with a tenant label its series' (looked up, or prepared on a miss, and kept for
+     * {@link #encodePoint} of the same point; allocation-free on a hit), else the record's ({@link #recordTenant}).
+     * Null without routing, and for a refused series (its {@link #encodePoint} adds the refusal and encodes nothing).
+     */
+    public Tenant tenant(int p) {
+        if (!tenants.byLabel()) {
+            return recordTenant;
+        }
+        byte[] entry = routedEntry(p);
+        int at = SeriesCache.stateOffset(entry);
+        int ref = at == entry.length ? 0 : SeriesPreparer.tenantRef(entry, at);
+        return ref > 0 ? tenants.tenants().get(ref - 1) : null;
+    }
+
+    /** Point {@code p}'s cached entry when series are routed, looked up once per point (kept for encodePoint). */
+    private byte[] routedEntry(int p) {
+        if (keyedPoint == p && keyedEntry != null) {
+            return keyedEntry;
+        }
+        int length = points.seriesKey(p);
+        long hash = SeriesCache.hash(points.seriesKeyBytes(), length);
+        keyedPoint = p;
+        keyedLength = length;
+        keyedHash = hash;
+        keyedEntry = churnIntervalMs > 0 ? churnedEntry(p) : cachedSeries(p, points.seriesKeyBytes(), length, hash, NO_GENERATION);
+        return keyedEntry;
     }
 
     /** Points whose series the relabel rules dropped, since this amplifier was made. */
@@ -234,19 +286,21 @@ public final class PointAmplifier {
      * @return 0 ≤ lane &lt; {@code lanes}
      */
     public int lane(int p, int lanes) {
-        int length = points.seriesKey(p);
-        long hash = SeriesCache.hash(points.seriesKeyBytes(), length);
-        keyedPoint = p;
-        keyedLength = length;
-        keyedHash = hash;
-        keyedEntry = null;
-        if (relabel != null) {
-            byte[] entry = churnIntervalMs > 0 ? churnedEntry(p) : cachedSeries(p, points.seriesKeyBytes(), length, hash, NO_GENERATION);
-            keyedEntry = entry;
+        long hash;
+        if (preparer.routed()) {
+            byte[] entry = routedEntry(p);
+            hash = keyedHash;
             int at = SeriesCache.stateOffset(entry);
-            if (at < entry.length) {
+            if (preparer.relabels() && at < entry.length) {
                 hash = RelabelRules.Relabeled.hashAt(entry, at);
             }
+        } else {
+            int length = points.seriesKey(p);
+            hash = SeriesCache.hash(points.seriesKeyBytes(), length);
+            keyedPoint = p;
+            keyedLength = length;
+            keyedHash = hash;
+            keyedEntry = null;
         }
         return (int) Long.remainderUnsigned(hash ^ (hash >>> 29), lanes);
     }
@@ -260,10 +314,10 @@ public final class PointAmplifier {
         if (churnIntervalMs > 0) {
             return encodeChurned(p, out);
         }
-        if (relabel == null && encoder.canEncodeVerbatim(points)) {
+        if (!preparer.routed() && encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
         }
-        if (keyedPoint == p && keyedEntry != null) { // lane() looked the relabeled series up
+        if (keyedPoint == p && keyedEntry != null) { // lane() or tenant() looked the routed series up
             return encodeEntry(keyedEntry, points.timestampMs(p), points.value(p), out);
         }
         int keyLength;
@@ -286,12 +340,18 @@ public final class PointAmplifier {
             relabelDropped++;
             return 0;
         }
-        return encoder.encodePoint(entry, relabel == null ? at : at + 8, timestampMs, value, out);
+        if (!preparer.routed()) {
+            return encoder.encodePoint(entry, at, timestampMs, value, out);
+        }
+        int ref = SeriesPreparer.tenantRef(entry, at);
+        if (ref < 0) { // no tenant, or an invalid one: refused, and the record with it
+            DecodeError reason = ref == SeriesPreparer.MISSING ? DecodeError.MISSING_TENANT : DecodeError.INVALID_TENANT;
+            rejections.add(reason, rejections.wantsDetail(reason) ? new String(entry, at + SeriesPreparer.ROUTE_BYTES,
+                    entry.length - at - SeriesPreparer.ROUTE_BYTES, java.nio.charset.StandardCharsets.UTF_8) : "");
+            return 0;
+        }
+        return encoder.encodePoint(entry, at + SeriesPreparer.ROUTE_BYTES, timestampMs, value, out);
     }
-
-
-    /** The prepared state of a series the relabel rules dropped. */
-    private static final byte[] DROPPED = new byte[0];
 
     /** {@link #cachedSeries}'s generation when there is no churn: no instance suffix. */
     private static final long NO_GENERATION = Long.MIN_VALUE;
@@ -305,7 +365,7 @@ public final class PointAmplifier {
         if (entry == null) {
             byte[] made = SeriesCache.entry(key, keyLength, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
             entry = seriesCache.putIfAbsent(made, hash);
-            if (entry == made && SeriesCache.stateOffset(made) < made.length) { // else made since the miss (counted there), or dropped
+            if (entry == made && preparer.writable(made, SeriesCache.stateOffset(made))) { // else made since the miss, dropped or refused
                 seriesPrepared += encoder.plan().instanceMultiplier();
             }
         }
@@ -320,68 +380,19 @@ public final class PointAmplifier {
 
     /** Point {@code p}'s cached entry in its churn generation (prepared on a miss); older generations pruned first. */
     private byte[] churnedEntry(int p) {
-        long ts = points.timestampMs(p);
-        long generation = Math.floorDiv(ts - churnOriginMs, churnIntervalMs);
-        if (generation > newestGeneration) {
-            newestGeneration = generation;
-            pruneGenerations(generation);
-        }
+        long generation = churn.generation(points.timestampMs(p), seriesCache);
         int length = points.seriesKey(p);
-        if (churnKey.length < length + 8) {
-            churnKey = new byte[Math.max(length + 8, churnKey.length * 2)];
-        }
-        byte[] key = churnKey;
-        System.arraycopy(points.seriesKeyBytes(), 0, key, 0, length);
-        for (int i = 0; i < 8; i++) {
-            key[length + i] = (byte) (generation >>> (56 - 8 * i));
-        }
+        byte[] key = churn.key(points.seriesKeyBytes(), length, generation);
         return cachedSeries(p, key, length + 8, SeriesCache.hash(key, length + 8), generation);
-    }
-
-    /** Removes the cached series of generations no reader will see again (see the 4-argument {@link #timeline}). */
-    private void pruneGenerations(long newest) {
-        if (churnKeepMs == Long.MAX_VALUE) {
-            return;
-        }
-        long oldestKept = newest - churnKeepMs / churnIntervalMs - 1;
-        if (oldestKept <= prunedBelowGeneration) {
-            return;
-        }
-        prunedBelowGeneration = oldestKept;
-        seriesCache.removeIf(entry -> entryGeneration(entry) < oldestKept);
     }
 
     /** The generation in a churned entry's key: its last 8 bytes, big-endian. */
     static long entryGeneration(byte[] entry) {
-        int end = SeriesCache.stateOffset(entry);
-        long g = 0;
-        for (int i = end - 8; i < end; i++) {
-            g = g << 8 | (entry[i] & 0xFF);
-        }
-        return g;
+        return ChurnGenerations.entryGeneration(entry);
     }
 
-    /**
-     * A series seen for the first time (or evicted since): its label strings, relabeled when there are rules, then its
-     * N line prefixes — with rules after the relabeled series' 8-byte hash (its lane); {@link #DROPPED} when the rules
-     * drop it.
-     */
+    /** A series seen for the first time (or evicted since): its state ({@link SeriesPreparer}). */
     private byte[] prepare(int p, String instanceSuffix) {
-        int from = points.labelStart(p);
-        int n = points.labelEnd(p) - from;
-        String[] names = new String[n];
-        String[] values = new String[n];
-        for (int i = 0; i < n; i++) {
-            names[i] = points.labelName(from + i);
-            values[i] = points.labelValue(from + i);
-        }
-        if (relabel != null) {
-            RelabelRules.Relabeled r = relabel.apply(points.metric(p), names, values, 0, n);
-            if (r == null) {
-                return DROPPED;
-            }
-            return r.afterHash(encoder.prepareSeries(r.metric(), r.names(), r.values(), 0, r.names().length, instanceSuffix));
-        }
-        return encoder.prepareSeries(points.metric(p), names, values, 0, n, instanceSuffix);
+        return preparer.prepare(points, p, instanceSuffix);
     }
 }

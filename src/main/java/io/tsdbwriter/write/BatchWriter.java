@@ -141,7 +141,7 @@ public final class BatchWriter implements AutoCloseable {
         if (outcome == null) {
             listener.abandoned(batch);
         } else if (outcome.isSuccess()) {
-            meters.samplesWritten.increment(batch.samples());
+            meters.written(batch.tenant(), batch.samples());
             meters.lastWriteNanos.set(System.nanoTime());
             listener.written(batch);
         } else if (rejections != null) {
@@ -162,14 +162,14 @@ public final class BatchWriter implements AutoCloseable {
      * fails is held ({@link Backoff}).
      */
     private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint) throws InterruptedException, Backoff.Held {
-        WriteClient.Payload payload = client.prepare(batch.body(), batch.samples());
+        WriteClient.Payload payload = client.prepare(batch.body(), batch.samples(), batch.tenant());
         Backoff.Attempts attempts = backoff.attempts();
         try {
             WriteOutcome outcome = writeWithRetries(payload, endpoint, attempts);
             int faultAttempt = 0;
             while (true) {
                 if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
-                    outcome = confirmRefusal(endpoint, outcome, attempts);
+                    outcome = confirmRefusal(endpoint, payload.tenant(), outcome, attempts);
                     if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
                         return outcome;
                     }
@@ -215,8 +215,8 @@ public final class BatchWriter implements AutoCloseable {
      * {@link WriteOutcome.Kind#FAULT} is returned. No answer, or a retryable one: that outcome, to be retried. The
      * verdict is the refused attempt's outcome for the endpoint's breaker.
      */
-    private WriteOutcome confirmRefusal(WriteTarget endpoint, WriteOutcome refusal, Backoff.Attempts attempts) {
-        WriteOutcome empty = client.probeEmpty(endpoint);
+    private WriteOutcome confirmRefusal(WriteTarget endpoint, io.tsdbwriter.tenant.Tenant tenant, WriteOutcome refusal, Backoff.Attempts attempts) {
+        WriteOutcome empty = client.probeEmpty(endpoint, tenant); // the tenant's own path or header
         meters.writeRequest("probe", empty.statusTag());
         WriteOutcome verdict = switch (empty.kind()) {
             case SUCCESS -> refusal;
@@ -245,7 +245,7 @@ public final class BatchWriter implements AutoCloseable {
         for (WriteBatch<S, ?> half : List.of(batch.slice(0, mid), batch.slice(mid, batch.points()))) {
             WriteOutcome o = writeUntilDecided(half, endpoint);
             if (o.isSuccess()) {
-                meters.samplesWritten.increment(half.samples());
+                meters.written(half.tenant(), half.samples());
                 meters.lastWriteNanos.set(System.nanoTime());
             } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
                 isolate(half, o, out, endpoint);

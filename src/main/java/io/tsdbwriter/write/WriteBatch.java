@@ -1,5 +1,6 @@
 package io.tsdbwriter.write;
 
+import io.tsdbwriter.tenant.Tenant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +26,8 @@ public final class WriteBatch<S, O> {
     private int[] pointSamples;
     private final List<S> pointSources;
     private O origin;
+    /** The tenant every point of the batch belongs to ({@code --tenant-from}); null without routing. */
+    private Tenant tenant;
 
     /** @param initialBytes initial body capacity */
     public WriteBatch(int initialBytes) {
@@ -102,6 +105,7 @@ public final class WriteBatch<S, O> {
         }
         b.points = n;
         b.origin = origin;
+        b.tenant = tenant;
         return b;
     }
 
@@ -113,6 +117,16 @@ public final class WriteBatch<S, O> {
     /** The creator's handle (offsets to ack). */
     public O origin() {
         return origin;
+    }
+
+    /** The tenant of every point in the batch (a batch never mixes tenants), or null without tenant routing. */
+    public Tenant tenant() {
+        return tenant;
+    }
+
+    /** Sets the batch's tenant (before its first point). */
+    public void tenant(Tenant t) {
+        this.tenant = t;
     }
 
     /** Sets the creator's handle. */

@@ -17,6 +17,7 @@ import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import io.tsdbwriter.write.http.NoDelaySocketFactory;
 import java.util.Objects;
+import io.tsdbwriter.tenant.Tenant;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -43,16 +44,24 @@ public final class WriteClient implements AutoCloseable {
     private final RemoteWriteVersion remoteWriteVersion;
     private final MediaType remoteWriteType;
     private final RequestBodyBuilder v2Body;
+    /** The remote write request header that carries a batch's tenant ({@code --remote-write-tenant-header}). */
+    private final String tenantHeader;
 
     /**
      * A body ready to send: {@code bytes[0, length)}, compressed once for all attempts of a batch.
      *
      * @param samples samples the body carries (what a Remote-Write 2.0 receiver must confirm), or -1 when unknown
+     * @param tenant  the tenant it is written for ({@link WriteTarget#writeUrl(Tenant)}, the tenant header), or null
      */
-    public record Payload(byte[] bytes, int length, SnappyBlock.Compressed pooled, long samples) {
+    public record Payload(byte[] bytes, int length, SnappyBlock.Compressed pooled, long samples, Tenant tenant) {
         /** A payload whose sample count is not known (import bodies, tests). */
         public Payload(byte[] bytes, int length, SnappyBlock.Compressed pooled) {
-            this(bytes, length, pooled, -1);
+            this(bytes, length, pooled, -1, null);
+        }
+
+        /** A payload of no tenant ({@code --tenant-from} not given). */
+        public Payload(byte[] bytes, int length, SnappyBlock.Compressed pooled, long samples) {
+            this(bytes, length, pooled, samples, null);
         }
     }
 
@@ -102,6 +111,17 @@ public final class WriteClient implements AutoCloseable {
      */
     public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, HttpClientSecurity security,
                        RemoteWriteVersion version, RequestBodyBuilder v2Body) {
+        this(callTimeout, maxIdle, gzip, output, security, version, v2Body, "X-Scope-OrgID");
+    }
+
+    /**
+     * As the 7-argument constructor, with the remote write header that carries a tenant ({@code --remote-write-tenant-header}:
+     * {@code X-Scope-OrgID} for Mimir and Cortex, {@code THANOS-TENANT} for Thanos receive), sent on every remote write
+     * request of a batch that has a tenant; import requests carry the tenant in their path instead.
+     */
+    public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, HttpClientSecurity security,
+                       RemoteWriteVersion version, RequestBodyBuilder v2Body, String tenantHeader) {
+        this.tenantHeader = Objects.requireNonNull(tenantHeader, "tenantHeader");
         this.remoteWriteVersion = Objects.requireNonNull(version, "version");
         if (version == RemoteWriteVersion.V2 && v2Body == null) {
             throw new IllegalArgumentException("Remote-Write 2.0 needs a request body builder");
@@ -163,13 +183,18 @@ public final class WriteClient implements AutoCloseable {
      * (its symbol table) and its receiver's answer is checked against that count.
      */
     public Payload prepare(ByteBuf body, long samples) {
+        return prepare(body, samples, null);
+    }
+
+    /** {@link #prepare(ByteBuf, long)} of a batch of {@code tenant} (null: none), which its requests are routed by. */
+    public Payload prepare(ByteBuf body, long samples, Tenant tenant) {
         if (snappy != null) {
             ByteBuf wire = v2Body != null ? v2Body.build(body.array(), body.length()) : body;
             SnappyBlock.Compressed c = snappy.compress(wire.array(), wire.length());
-            return new Payload(c.array(), c.length(), c, samples);
+            return new Payload(c.array(), c.length(), c, samples, tenant);
         }
         byte[] gz = payload(body);
-        return gz != null ? new Payload(gz, gz.length, null) : new Payload(body.array(), body.length(), null);
+        return gz != null ? new Payload(gz, gz.length, null, -1, tenant) : new Payload(body.array(), body.length(), null, -1, tenant);
     }
 
     /** Returns a payload's pooled buffer (if any) once its batch is done. */
@@ -216,10 +241,14 @@ public final class WriteClient implements AutoCloseable {
      * {@code X-Prometheus-Remote-Write-Version} ({@code application/x-protobuf} and {@code 0.1.0} for 1.0,
      * {@code application/x-protobuf;proto=io.prometheus.write.v2.Request} and {@code 2.0.0} for 2.0) and
      * {@code User-Agent: tsdb-writer/<version>}. A 2.0 answer is checked against the payload's sample count
-     * ({@link ResponseClassifier#classifyRemoteWrite2}).
+     * ({@link ResponseClassifier#classifyRemoteWrite2}). A payload with a tenant goes to the endpoint's URL of that tenant
+     * ({@link WriteTarget#writeUrl(Tenant)}) and, in remote write, carries it in the tenant header.
      */
     public WriteOutcome post(WriteTarget endpoint, Payload payload) {
-        Request.Builder req = new Request.Builder().url(endpoint.writeUrl());
+        Request.Builder req = new Request.Builder().url(endpoint.writeUrl(payload.tenant()));
+        if (output == Output.REMOTE_WRITE && payload.tenant() != null) {
+            req.header(tenantHeader, payload.tenant().id());
+        }
         if (output == Output.REMOTE_WRITE) {
             req.post(RequestBody.create(payload.bytes(), remoteWriteType, 0, payload.length()))
                     .header("Content-Encoding", "snappy")
@@ -258,7 +287,12 @@ public final class WriteClient implements AutoCloseable {
      * refuses it too is misconfigured (a wrong path prefix, an unknown token), not refusing the data.
      */
     public WriteOutcome probeEmpty(WriteTarget endpoint) {
-        Payload p = prepare(EMPTY, 0);
+        return probeEmpty(endpoint, null);
+    }
+
+    /** {@link #probeEmpty(WriteTarget)} as a request of {@code tenant} (its path or header; null: none). */
+    public WriteOutcome probeEmpty(WriteTarget endpoint, Tenant tenant) {
+        Payload p = prepare(EMPTY, 0, tenant);
         try {
             return post(endpoint, p);
         } finally {

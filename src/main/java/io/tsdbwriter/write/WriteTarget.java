@@ -3,6 +3,7 @@ package io.tsdbwriter.write;
 import java.net.URI;
 import java.util.concurrent.atomic.AtomicInteger;
 import io.tsdbwriter.write.http.SafeUrl;
+import io.tsdbwriter.tenant.Tenant;
 
 /**
  * One VictoriaMetrics write target (DESIGN §6). {@code baseUrl} is what the import path is appended to:
@@ -18,10 +19,24 @@ public final class WriteTarget {
     private final String importUrl;
     private final String metricsUrl;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Whether each tenant's requests go to {@code <base>/insert/<tenant>/prometheus/api/v1/import}. */
+    private final boolean tenantPath;
+    private final java.util.concurrent.ConcurrentHashMap<Tenant, String> tenantUrls = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** @throws IllegalArgumentException when {@code baseUrl} is not an absolute http(s) URL (the message shows no userinfo) */
     public WriteTarget(String baseUrl) {
-        this(baseUrl, false);
+        this(baseUrl, false, false);
+    }
+
+    /**
+     * An import target that routes by tenant ({@code --tenant-from}): {@code baseUrl} is a VictoriaMetrics cluster's
+     * vminsert (or a vmauth in front of it) without a path of its own, e.g. {@code http://vminsert:8480}, and a batch of
+     * tenant {@code T} goes to {@code <base>/insert/T/prometheus/api/v1/import} (VictoriaMetrics cluster, "URL format").
+     *
+     * @throws IllegalArgumentException when the URL is not http(s), or already names a tenant ({@code /insert/…})
+     */
+    public static WriteTarget tenantRouted(String baseUrl) {
+        return new WriteTarget(baseUrl, false, true);
     }
 
     /**
@@ -34,10 +49,11 @@ public final class WriteTarget {
      * @throws IllegalArgumentException when {@code url} is not an absolute http(s) URL
      */
     public static WriteTarget remoteWrite(String url) {
-        return new WriteTarget(url, true);
+        return new WriteTarget(url, true, false);
     }
 
-    private WriteTarget(String baseUrl, boolean wholeUrl) {
+    private WriteTarget(String baseUrl, boolean wholeUrl, boolean tenantPath) {
+        this.tenantPath = tenantPath;
         String b = SafeUrl.parse(baseUrl).url();
         while (b.endsWith("/")) {
             b = b.substring(0, b.length() - 1);
@@ -57,6 +73,11 @@ public final class WriteTarget {
                     + shown.substring(0, shown.lastIndexOf("/api/v1/")) + "', not '" + shown + "'"
                     + (uri.getPath().endsWith("/api/v1/write") ? " (remote write: --output remote-write --remote-write-url)" : ""));
         }
+        if (tenantPath && uri.getPath().contains("/insert/")) {
+            throw new IllegalArgumentException("with --tenant-from, --vm-url is the vminsert base URL the tenant's path is appended to "
+                    + "(/insert/<accountID>[:<projectID>]/prometheus): give '" + shown.substring(0, shown.indexOf("/insert/"))
+                    + "', not '" + shown + "'");
+        }
         this.baseUrl = b;
         this.importUrl = wholeUrl ? b : b + "/api/v1/import";
         this.metricsUrl = uri.getScheme() + "://" + uri.getRawAuthority() + "/metrics";
@@ -75,6 +96,17 @@ public final class WriteTarget {
     /** Where write requests go: {@link #importUrl()}, or the whole URL of a {@link #remoteWrite} target. */
     public String writeUrl() {
         return importUrl;
+    }
+
+    /**
+     * Where the write requests of {@code tenant} go: {@link #writeUrl()}, or, for a {@link #tenantRouted} target, the
+     * tenant's {@code <base>/insert/<tenant>/prometheus/api/v1/import} (built once per tenant).
+     */
+    public String writeUrl(Tenant tenant) {
+        if (tenant == null || !tenantPath) {
+            return importUrl;
+        }
+        return tenantUrls.computeIfAbsent(tenant, t -> baseUrl + "/insert/" + t.id() + "/prometheus/api/v1/import");
     }
 
     /** {@code scheme://host:port/metrics} of the target process (vminsert or single-node). */

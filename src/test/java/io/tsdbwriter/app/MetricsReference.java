@@ -63,7 +63,9 @@ public final class MetricsReference {
             Map.entry("tsdbwriter_input_rate_records_per_second", "once the report starts"),
             Map.entry("tsdbwriter_expected_samples_per_second", "once the report starts"),
             Map.entry("tsdbwriter_rate_ratio", "once the report starts"),
-            Map.entry("tsdbwriter_efficiency_ratio", "once the report starts"));
+            Map.entry("tsdbwriter_efficiency_ratio", "once the report starts"),
+            Map.entry("tsdbwriter_tenant_samples_written_total", "with --tenant-from, once a tenant's samples are written "
+                    + "(the first 100 tenants by name, later ones as tenant=\"other\")"));
 
     private static final Pattern TYPE = Pattern.compile("^# TYPE (\\S+) (\\S+)$", Pattern.MULTILINE);
     private static final Pattern HELP = Pattern.compile("^# HELP (\\S+) (.*)$", Pattern.MULTILINE);
@@ -96,6 +98,7 @@ public final class MetricsReference {
         meters.writeFault("http://vminsert:8480/insert/0/prometheus", "4xx");
         meters.recordsSkipped(new WriterMeters.SkippedRange("topic", 0, 0, 1, "deleted"));
         meters.offsetReset("deleted");
+        meters.written(io.tsdbwriter.tenant.TenantRouting.parse("header:tenant", "1", null).defaultTenant(), 1);
         meters.tsdbRestart("http://vmstorage:8482/metrics");
         new EfficiencyReport(meters, 1, () -> 0, () -> 0); // the report's gauges
         meters.limitedBy(() -> Bottleneck.Resource.UNKNOWN); // ReportLines.schedule

@@ -30,7 +30,8 @@ class MainTest {
             "--kafka-property",
             "--input-format", "--topic-format", "--influx-precision", "--instance-label", "--min-timestamp", "--max-timestamp-ahead",
             "--output", "--remote-write-url", "--remote-write-version", "--ordering", "--consumer-mode", "--topic-pattern", "--from", "--to", "--rebase-time", "--loop", "--replay-duration",
-            "--max-samples-per-second", "--churn-interval", "--log-format", "--relabel-config");
+            "--max-samples-per-second", "--churn-interval", "--log-format", "--relabel-config", "--tenant-from", "--default-tenant",
+            "--remote-write-tenant-header");
 
     private record Result(int exitCode, String out, String err) {
     }
@@ -60,6 +61,27 @@ class MainTest {
         java.nio.file.Files.writeString(file, "- {target_label: loadtest, replacement: '1'}\n- {source_labels: [a], regex: '(', action: keep}\n");
         assertUsageError(execute("run", "--topic", "t", "--relabel-config", file.toString()),
                 "--relabel-config " + file + ": entry 2 (line 2), field regex:");
+    }
+
+    @Test
+    void badTenantFlagsAreOneLineAndExit2() {
+        assertUsageError(execute("run", "--topic", "t", "--tenant-from", "foo"), "--tenant-from must be header:NAME or label:NAME, got 'foo'");
+        assertUsageError(execute("run", "--topic", "t", "--tenant-from", "header:t", "--default-tenant", "x"),
+                "--default-tenant: 'x' is not a tenant accountID[:projectID]");
+        assertUsageError(execute("run", "--topic", "t", "--default-tenant", "1"), "--default-tenant needs --tenant-from");
+        assertUsageError(execute("run", "--topic", "t", "--tenant-from", "label:t", "--vm-url", "http://vminsert:8480/insert/0/prometheus"),
+                "give 'http://vminsert:8480', not 'http://vminsert:8480/insert/0/prometheus'");
+    }
+
+    @Test
+    void tenantFlagsReachTheRunConfig() {
+        var t = parse(Map.of(), "--topic", "t", "--tenant-from", "label:vm_account_id", "--default-tenant", "3:4",
+                "--remote-write-tenant-header", "THANOS-TENANT").tenants();
+        assertThat(t.byLabel()).isTrue();
+        assertThat(t.name()).isEqualTo("vm_account_id");
+        assertThat(t.defaultTenant().id()).isEqualTo("3:4");
+        assertThat(t.header()).isEqualTo("THANOS-TENANT");
+        assertThat(parse(Map.of(), "--topic", "t").tenants().routes()).isFalse();
     }
 
     @Test

@@ -68,7 +68,7 @@ public final class PartitionWorkers {
             PointAmplifier amplifier = s.amplifier(tp.topic(), timeline);
             amplifiers.add(amplifier);
             RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
-                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order, s.lanes(), () -> doneBelow);
+                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order, s.lanes(), () -> doneBelow, s.tenants());
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));
         }

@@ -11,7 +11,10 @@ import io.tsdbwriter.pipeline.SampleRate;
 
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.decode.Rejections;
-import io.tsdbwriter.write.BatchCapacity;
+import io.tsdbwriter.write.OpenBatches;
+import io.tsdbwriter.tenant.Tenant;
+import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.WriteBatch;
@@ -45,21 +48,19 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     private final int lanes;
     /** The partition's reorder step, or null when unordered. */
     private final SegmentOrder order;
-    /** The open batch of each lane (one when unordered), its first offset and when it was opened. */
-    private final WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending>[] open;
-    private final long[] openFirstOffset;
-    private final long[] openedAt;
-    private int openCount;
-    private long openedAtNanos;
+    /** The open batch of each lane (one when unordered) and tenant ({@code --tenant-from}). */
+    private final OpenBatches<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
+    /** {@code --tenant-from}. */
+    private final TenantRouting tenants;
     /** The segment being read ({@link #segmentStarts}). */
     private long segment;
-    private final BatchCapacity capacity = new BatchCapacity();
     private final IntakeCounts counts;
 
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters) {
-        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null, null, () -> -1);
+        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null, null, () -> -1,
+                TenantRouting.NONE);
     }
 
     /**
@@ -70,18 +71,16 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
      * @param doneBelow the partition's offset below which every record was done before it is read again (a rewind, a
      *                  rebalance, a restart; -1 when none): a refusal of such a record's samples as out of order is the
      *                  repeat's ({@link RefusedSamples})
+     * @param tenants   {@code --tenant-from}: a batch per lane and tenant; a record without a tenant is refused
      */
-    @SuppressWarnings("unchecked")
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters, SampleRate rate, SegmentOrder order, OrderedLanes lanes,
-                    java.util.function.LongSupplier doneBelow) {
+                    java.util.function.LongSupplier doneBelow, TenantRouting tenants) {
         this.order = order;
         this.lanes = order == null ? 0 : lanes.size();
-        int slots = Math.max(1, this.lanes);
-        this.open = new WriteBatch[slots];
-        this.openFirstOffset = new long[slots];
-        this.openedAt = new long[slots];
+        this.open = new OpenBatches<>(this.lanes);
+        this.tenants = tenants;
         this.rate = rate;
         this.amplifier = amplifier;
         this.batchSamples = batchSamples;
@@ -103,15 +102,11 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
         long preparedBefore = amplifier.seriesPrepared();
         long droppedBefore = amplifier.relabelDropped();
-        Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
-        if (rejected.total() > 0) {
-            decodeErrors.rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
-            if (deadLetters != null && rejected.malformed()) {
-                // the whole record goes to the dead-letter topic; its valid lines (if any) are written below
-                AckTracker.Pending pending = tracker.registerRecord(record.offset());
-                deadLetters.send(record, rejected.first().tag(), rejected.firstDetail(), () -> complete(pending));
-            }
+        if (tenants.from() == TenantRouting.From.HEADER && !recordTenant(record)) {
+            counts.record(0);
+            return;
         }
+        Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
         int n = amplifier.pointCount();
         counts.record(n);
         if (rate != null && n > 0) {
@@ -122,34 +117,64 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
         }
         for (int p = 0; p < n; p++) {
             int lane = lanes > 1 ? amplifier.lane(p, lanes) : 0;
-            WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> b = open[lane];
+            Tenant tenant = tenants.routes() ? amplifier.tenant(p) : null;
+            int slot = open.slot(lane, tenant);
+            WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> b = open.get(slot);
+            if (tenant == null && tenants.routes()) { // a series without a valid tenant: refused below with its record
+                amplifier.encodePoint(p, null);
+                continue;
+            }
             if (b == null) {
-                b = capacity.open();
-                open[lane] = b;
-                long now = System.nanoTime();
-                openedAt[lane] = now;
-                openFirstOffset[lane] = record.offset();
-                if (openCount++ == 0) {
-                    openedAtNanos = now;
+                if (open.count() == 0) {
                     tracker.openBatchAt(record.offset());
                 }
+                b = open.open(slot, tenant, record.offset());
             }
             int pointSamples = amplifier.encodePoint(p, b.body());
             counts.encoded(pointSamples);
             b.addPoint(pointSamples, record);
             if (b.samples() >= batchSamples) {
                 publishCounts();
-                hand(lane);
+                hand(slot);
+            }
+        }
+        if (rejected.total() > 0) { // decode refusals, and series refused for their tenant
+            decodeErrors.rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
+            if (deadLetters != null && rejected.malformed()) {
+                // the whole record goes to the dead-letter topic; its valid lines (if any) were written above
+                AckTracker.Pending pending = tracker.registerRecord(record.offset());
+                deadLetters.send(record, rejected.first().tag(), rejected.firstDetail(), () -> complete(pending));
             }
         }
         counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
         counts.relabelDropped(amplifier.relabelDropped() - droppedBefore);
     }
 
-    /** Age of the open batch in nanoseconds (0 when none). */
+    /**
+     * With {@code --tenant-from header:NAME}: the record's tenant for the amplifier; false when it is refused
+     * (no header and no default, or an invalid value): counted, logged and dead-lettered as a decode error, not decoded.
+     */
+    private boolean recordTenant(ConsumerRecord<byte[], byte[]> record) {
+        org.apache.kafka.common.header.Header h = record.headers().lastHeader(tenants.name());
+        String value = h == null || h.value() == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+        Tenant t = tenants.resolve(value);
+        amplifier.recordTenant(t);
+        if (t != null) {
+            return true;
+        }
+        DecodeError reason = tenants.missing(value) ? DecodeError.MISSING_TENANT : DecodeError.INVALID_TENANT;
+        decodeErrors.rejected(record.topic(), record.partition(), record.offset(), reason, tenants.refusal(value));
+        if (deadLetters != null) {
+            AckTracker.Pending pending = tracker.registerRecord(record.offset());
+            deadLetters.send(record, reason.tag(), tenants.refusal(value), () -> complete(pending));
+        }
+        return false;
+    }
+
+    /** Age of the oldest open batch in nanoseconds (0 when none). */
     @Override
     public long openBatchAgeNanos() {
-        return openCount == 0 ? 0 : System.nanoTime() - openedAtNanos;
+        return open.ageNanos();
     }
 
     /**
@@ -166,39 +191,26 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     @Override
     public void flush() throws InterruptedException {
         publishCounts();
-        for (int lane = 0; lane < open.length && openCount > 0; lane++) {
-            if (open[lane] != null) {
-                hand(lane);
+        for (int slot = 0; slot < open.slots() && open.count() > 0; slot++) {
+            if (open.get(slot) != null) {
+                hand(slot);
             }
         }
     }
 
     /**
-     * Hands lane {@code lane}'s open batch on: registered as pending from its first offset (the batches still open
+     * Hands the open batch of {@code slot} (a lane and tenant) on: registered as pending from its first offset (the batches still open
      * keep the watermark at the oldest of theirs), then to the writer — unordered, or through the partition's reorder
      * step into the lane.
      */
-    private void hand(int lane) throws InterruptedException {
-        WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch = open[lane];
-        open[lane] = null;
-        openCount--;
-        long stillOpenFrom = -1;
-        long oldest = Long.MAX_VALUE;
-        for (int i = 0; i < open.length && openCount > 0; i++) {
-            if (open[i] != null && (stillOpenFrom < 0 || openFirstOffset[i] < stillOpenFrom)) {
-                stillOpenFrom = openFirstOffset[i];
-            }
-            if (open[i] != null) {
-                oldest = Math.min(oldest, openedAt[i]);
-            }
-        }
-        openedAtNanos = oldest;
-        capacity.learn(batch);
-        batch.origin(tracker.registerBatch(openFirstOffset[lane], stillOpenFrom));
+    private void hand(int slot) throws InterruptedException {
+        long firstOffset = open.firstOffset(slot);
+        WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch = open.take(slot);
+        batch.origin(tracker.registerBatch(firstOffset, open.stillOpenFrom()));
         if (order == null) {
             writer.submit(batch, this);
         } else {
-            order.submit(segment, new SegmentOrder.Held(lane, batch, this));
+            order.submit(segment, new SegmentOrder.Held(open.lane(slot), batch, this));
         }
     }
 

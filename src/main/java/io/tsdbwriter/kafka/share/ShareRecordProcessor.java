@@ -6,7 +6,10 @@ import io.tsdbwriter.kafka.RefusedSamples;
 
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.write.BatchCapacity;
+import io.tsdbwriter.write.OpenBatches;
+import io.tsdbwriter.tenant.Tenant;
+import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
@@ -89,10 +92,8 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     private final IntakeSettings settings;
     private final RefusedSamples<Delivery, Void> refused;
     private final Map<String, PointAmplifier> amplifiers = new HashMap<>();
-    private WriteBatch<Delivery, Void> open;
-    private Delivery lastInOpen;
-    private long openedAtNanos;
-    private final BatchCapacity capacity = new BatchCapacity();
+    /** The open batch of each tenant ({@code --tenant-from}; one without routing). */
+    private final OpenBatches<Delivery, Void> open = new OpenBatches<>(1);
     /** Added to the counters in {@link #flush()}: whenever no record waits, and before every batch is handed on. */
     private final IntakeCounts counts;
 
@@ -115,18 +116,22 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         long preparedBefore = amplifier.seriesPrepared();
         long droppedBefore = amplifier.relabelDropped();
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
-        Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
-        if (rejected.total() > 0) {
-            settings.decodeErrors().rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
-            if (rejected.malformed()) {
-                if (settings.deadLetters() != null) {
-                    d.hold(); // the whole record goes to the dead-letter topic, then is accepted; its valid points are written below
-                    settings.deadLetters().send(record, rejected.first().tag(), rejected.firstDetail(), d::release);
-                } else {
-                    d.acknowledgement = AcknowledgeType.REJECT; // no more delivery attempts; its valid points are written below
-                }
+        TenantRouting tenants = settings.tenants();
+        if (tenants.from() == TenantRouting.From.HEADER) {
+            org.apache.kafka.common.header.Header h = record.headers().lastHeader(tenants.name());
+            String value = h == null || h.value() == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+            Tenant t = tenants.resolve(value);
+            amplifier.recordTenant(t);
+            if (t == null) { // refused whole, as a malformed record
+                DecodeError reason = tenants.missing(value) ? DecodeError.MISSING_TENANT : DecodeError.INVALID_TENANT;
+                settings.decodeErrors().rejected(record.topic(), record.partition(), record.offset(), reason, tenants.refusal(value));
+                refuseWhole(d, reason.tag(), tenants.refusal(value));
+                counts.record(0);
+                d.release();
+                return;
             }
         }
+        Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
         int n = amplifier.pointCount();
         counts.record(n);
         if (settings.rate() != null && n > 0) {
@@ -136,20 +141,30 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
             settings.rate().acquire(n * amplifier.samplesPerPoint());
         }
         for (int p = 0; p < n; p++) {
-            if (open == null) {
-                open = capacity.open();
-                openedAtNanos = System.nanoTime();
-                lastInOpen = null;
+            Tenant tenant = tenants.routes() ? amplifier.tenant(p) : null;
+            if (tenant == null && tenants.routes()) { // dropped, or refused for its tenant (below, with its record)
+                amplifier.encodePoint(p, null);
+                continue;
             }
-            if (lastInOpen != d) {
+            int slot = open.slot(0, tenant);
+            WriteBatch<Delivery, Void> b = open.get(slot);
+            if (b == null) {
+                b = open.open(slot, tenant, 0);
+            }
+            if (b.points() == 0 || b.source(b.points() - 1) != d) {
                 d.hold(); // released when this batch is done
-                lastInOpen = d;
             }
-            int pointSamples = amplifier.encodePoint(p, open.body());
+            int pointSamples = amplifier.encodePoint(p, b.body());
             counts.encoded(pointSamples);
-            open.addPoint(pointSamples, d);
-            if (open.samples() >= settings.batchSamples()) {
-                flush();
+            b.addPoint(pointSamples, d);
+            if (b.samples() >= settings.batchSamples()) {
+                hand(slot);
+            }
+        }
+        if (rejected.total() > 0) { // decode refusals, and series refused for their tenant
+            settings.decodeErrors().rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
+            if (rejected.malformed()) {
+                refuseWhole(d, rejected.first().tag(), rejected.firstDetail());
             }
         }
         counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
@@ -157,9 +172,22 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         d.release(); // processed: what still holds it are its batches and its dead letter
     }
 
-    /** Age of the open batch in nanoseconds (0 when none). */
+    /**
+     * A malformed record (or one without a valid tenant): to the dead-letter topic, then accepted; without one REJECTed
+     * (no more delivery attempts). Its valid points are written.
+     */
+    private void refuseWhole(Delivery d, String reason, String detail) {
+        if (settings.deadLetters() != null) {
+            d.hold();
+            settings.deadLetters().send(d.record, reason, detail, d::release);
+        } else {
+            d.acknowledgement = AcknowledgeType.REJECT;
+        }
+    }
+
+    /** Age of the oldest open batch in nanoseconds (0 when none). */
     long openBatchAgeNanos() {
-        return open == null ? 0 : System.nanoTime() - openedAtNanos;
+        return open.ageNanos();
     }
 
     /**
@@ -173,14 +201,17 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */
     void flush() throws InterruptedException {
         publishCounts();
-        if (open == null) {
-            return;
+        for (int slot = 0; slot < open.slots() && open.count() > 0; slot++) {
+            if (open.get(slot) != null) {
+                hand(slot);
+            }
         }
-        WriteBatch<Delivery, Void> batch = open;
-        open = null;
-        lastInOpen = null;
-        capacity.learn(batch);
-        settings.writer().submit(batch, this);
+    }
+
+    /** Hands one open batch to the writer; blocks while no write permit is free. */
+    private void hand(int slot) throws InterruptedException {
+        publishCounts();
+        settings.writer().submit(open.take(slot), this);
     }
 
     @Override

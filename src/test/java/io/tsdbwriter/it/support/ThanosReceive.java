@@ -32,6 +32,8 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
     private Process receive;
     /** The Prometheus 3 opened on the receiver's TSDB once it stopped (the read-back), or null. */
     private PrometheusServer reader;
+    /** The Prometheus 3 opened on each other tenant's TSDB ({@link #readBackTenant}). */
+    private final java.util.Map<String, PrometheusServer> tenantReaders = new java.util.HashMap<>();
     private boolean closed;
 
     private ThanosReceive(Path dir) {
@@ -110,19 +112,39 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
 
     private PrometheusServer reader() throws IOException {
         if (reader == null) {
-            if (receive != null) {
-                ChildProcesses.terminate(receive, Duration.ofSeconds(30));
-            }
-            Path readDir = dir.resolve("read-back");
-            Files.createDirectories(readDir);
-            Path tenant = dir.resolve("receive-data").resolve("default-tenant");
-            if (!Files.isDirectory(tenant)) {
-                throw new IOException("Thanos receive left no TSDB of its default tenant in " + tenant);
-            }
-            Files.move(tenant, readDir.resolve("prom-data"));
-            reader = PrometheusServer.startCurrent(readDir, null);
+            reader = open("default-tenant");
         }
         return reader;
+    }
+
+    /**
+     * {@link #readBack} of one tenant's TSDB: Thanos receive keeps a TSDB per tenant ({@code <tsdb.path>/<tenant>}, the
+     * value of its {@code THANOS-TENANT} header; the StoreAPI adds it as the {@code tenant_id} external label), which is
+     * opened in a Prometheus 3 of its own once the receiver stopped.
+     */
+    public synchronized VerificationResult readBackTenant(String tenant, String selector, ExpectedSamples expected, Duration timeout)
+            throws IOException, InterruptedException {
+        PrometheusServer r = tenantReaders.get(tenant);
+        if (r == null) {
+            r = open(tenant);
+            tenantReaders.put(tenant, r);
+        }
+        return r.readBackWithin(selector, expected, timeout);
+    }
+
+    /** Stops the receiver (once) and opens the TSDB of {@code tenant} in a Prometheus 3. */
+    private PrometheusServer open(String tenant) throws IOException {
+        if (receive != null && receive.isAlive()) {
+            ChildProcesses.terminate(receive, Duration.ofSeconds(30));
+        }
+        Path readDir = dir.resolve("read-back-" + tenant.replace(':', '_'));
+        Files.createDirectories(readDir);
+        Path data = dir.resolve("receive-data").resolve(tenant);
+        if (!Files.isDirectory(data)) {
+            throw new IOException("Thanos receive left no TSDB of tenant " + tenant + " in " + data);
+        }
+        Files.move(data, readDir.resolve("prom-data"));
+        return PrometheusServer.startCurrent(readDir, null);
     }
 
     /** Crash: kill -9 of the receiver. */
@@ -152,6 +174,7 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
             if (reader != null) {
                 reader.close();
             }
+            tenantReaders.values().forEach(PrometheusServer::close);
         } finally {
             ports.forEach(FreePorts.Reservation::close);
             http.close();
