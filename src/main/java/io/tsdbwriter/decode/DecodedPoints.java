@@ -48,7 +48,7 @@ public final class DecodedPoints {
     private boolean jsonSafe;
     private final FamilyMetadata families = new FamilyMetadata();
 
-    /** The record's metric families (TYPE, HELP, UNIT), ranges of {@link #arena}; empty for formats without them. */
+    /** The record's metric families (TYPE, HELP, UNIT; a buffer of their own); empty for formats without them. */
     public FamilyMetadata families() {
         return families;
     }

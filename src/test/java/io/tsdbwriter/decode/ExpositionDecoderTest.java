@@ -87,7 +87,7 @@ class ExpositionDecoderTest {
     }
 
     private static String text(DecodedPoints out, int off, int len) {
-        return new String(out.arena(), off, len, java.nio.charset.StandardCharsets.UTF_8);
+        return new String(out.families().bytes(), off, len, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test
@@ -108,6 +108,7 @@ class ExpositionDecoderTest {
                 """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         d.decode(record, 5, out, rej);
         assertThat(out.count()).isEqualTo(3);
+        assertThat(out.jsonSafe()).as("the HELP text's backslashes are not the points' bytes").isTrue();
         assertThat(rej.total()).as(rej.first() + " " + rej.firstDetail()).isZero();
         FamilyMetadata f = out.families();
         assertThat(f.count()).isEqualTo(2);
@@ -118,9 +119,9 @@ class ExpositionDecoderTest {
         assertThat(text(out, f.typeOffset(1), f.typeLength(1))).isEqualTo("gauge");
         assertThat(f.helpLength(1)).isZero();
         assertThat(f.unitLength(1)).isZero();
-        assertThat(f.find(out.arena(), out.arena(), out.metricOffset(0), out.metricLength(0))).isZero();
-        assertThat(f.find(out.arena(), out.arena(), out.metricOffset(1), out.metricLength(1))).isEqualTo(1);
-        assertThat(f.find(out.arena(), out.arena(), out.metricOffset(2), out.metricLength(2))).isEqualTo(-1);
+        assertThat(f.find(out.arena(), out.metricOffset(0), out.metricLength(0))).isZero();
+        assertThat(f.find(out.arena(), out.metricOffset(1), out.metricLength(1))).isEqualTo(1);
+        assertThat(f.find(out.arena(), out.metricOffset(2), out.metricLength(2))).isEqualTo(-1);
         d.decode("x 1\n".getBytes(java.nio.charset.StandardCharsets.UTF_8), 5, out, rej);
         assertThat(out.families().count()).as("cleared with the points").isZero();
     }

@@ -97,27 +97,17 @@ public final class ExpositionDecoder extends LineDecoder {
         while (te > ts && isBlank(b[te - 1])) {
             te--;
         }
-        int nameOff = out.copy(b, ns, ne - ns); // before out.arena(): the copy may grow it
-        int k = out.families().family(out.arena(), nameOff, ne - ns);
+        io.tsdbwriter.decode.FamilyMetadata f = out.families();
+        int k = f.family(b, ns, ne - ns);
         if (te == ts) {
             return;
         }
         if (kind == 'H') {
-            byte[] a = out.arenaForWrite(te - ts);
-            int w0 = out.arenaLength();
-            int w = w0;
-            for (int j = ts; j < te; j++) {
-                if (b[j] == '\\' && j + 1 < te && (b[j + 1] == '\\' || b[j + 1] == 'n')) {
-                    a[w++] = b[++j] == 'n' ? (byte) '\n' : (byte) '\\';
-                } else {
-                    a[w++] = b[j];
-                }
-            }
-            out.families().setHelp(k, out.commitArena(w - w0), w - w0);
+            f.setHelp(k, b, ts, te - ts);
         } else if (kind == 'T') {
-            out.families().setType(k, out.copy(b, ts, te - ts), te - ts);
+            f.setType(k, b, ts, te - ts);
         } else {
-            out.families().setUnit(k, out.copy(b, ts, te - ts), te - ts);
+            f.setUnit(k, b, ts, te - ts);
         }
     }
 
