@@ -46,9 +46,16 @@ public final class DecodedPoints {
 
     private byte[] key = new byte[256];
     private boolean jsonSafe;
+    private final FamilyMetadata families = new FamilyMetadata();
+
+    /** The record's metric families (TYPE, HELP, UNIT; a buffer of their own); empty for formats without them. */
+    public FamilyMetadata families() {
+        return families;
+    }
 
     /** Empties the buffer (every decode starts with it). */
     public void clear() {
+        families.clear();
         count = 0;
         labelCount = 0;
         arenaLength = 0;

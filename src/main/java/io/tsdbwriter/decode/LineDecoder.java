@@ -62,7 +62,7 @@ public abstract class LineDecoder implements RecordDecoder {
             }
             lineNumber++;
             int to = end > i && value[end - 1] == '\r' ? end - 1 : end;
-            if (to > i && !skip(value, i, to)) {
+            if (to > i && !skip(value, i, to, out)) {
                 int before = out.count();
                 DecodeError error;
                 if (!ascii && !Utf8.isValid(value, i, to)) {
@@ -103,6 +103,15 @@ public abstract class LineDecoder implements RecordDecoder {
     /** True for a line that holds no sample by the format's rules (a comment); the default skips none. */
     protected boolean skip(byte[] b, int from, int to) {
         return false;
+    }
+
+    /**
+     * As {@link #skip(byte[], int, int)}, for a format whose skipped lines carry something kept in {@code out} (the
+     * exposition's {@code # TYPE}, {@code # HELP}, {@code # UNIT}: {@link DecodedPoints#families}); the default
+     * calls the three-argument form.
+     */
+    protected boolean skip(byte[] b, int from, int to, DecodedPoints out) {
+        return skip(b, from, to);
     }
 
     /**

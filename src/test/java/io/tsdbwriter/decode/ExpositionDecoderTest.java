@@ -85,4 +85,44 @@ class ExpositionDecoderTest {
         assertThat(r.rejections.total()).isZero();
         assertThat(r.points).hasSize((int) samples);
     }
+
+    private static String text(DecodedPoints out, int off, int len) {
+        return new String(out.families().bytes(), off, len, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void typeHelpAndUnitAreKeptPerFamilyAndASeriesFindsItsFamilyBySuffix() {
+        DecodedPoints out = new DecodedPoints();
+        Rejections rej = new Rejections();
+        byte[] record = """
+                # HELP rpc_seconds RPC latency \\\\ per call,\\nin seconds.
+                # TYPE rpc_seconds histogram
+                # UNIT rpc_seconds seconds
+                rpc_seconds_bucket{le="+Inf"} 3
+                # just a comment
+                #	TYPE  up   gauge 	
+                up 1
+                # HELP
+                # TYPE rpc_seconds counter
+                other 2
+                """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        d.decode(record, 5, out, rej);
+        assertThat(out.count()).isEqualTo(3);
+        assertThat(out.jsonSafe()).as("the HELP text's backslashes are not the points' bytes").isTrue();
+        assertThat(rej.total()).as(rej.first() + " " + rej.firstDetail()).isZero();
+        FamilyMetadata f = out.families();
+        assertThat(f.count()).isEqualTo(2);
+        assertThat(text(out, f.nameOffset(0), f.nameLength(0))).isEqualTo("rpc_seconds");
+        assertThat(text(out, f.helpOffset(0), f.helpLength(0))).isEqualTo("RPC latency \\ per call,\nin seconds.");
+        assertThat(text(out, f.typeOffset(0), f.typeLength(0))).as("the first TYPE line counts").isEqualTo("histogram");
+        assertThat(text(out, f.unitOffset(0), f.unitLength(0))).isEqualTo("seconds");
+        assertThat(text(out, f.typeOffset(1), f.typeLength(1))).isEqualTo("gauge");
+        assertThat(f.helpLength(1)).isZero();
+        assertThat(f.unitLength(1)).isZero();
+        assertThat(f.find(out.arena(), out.metricOffset(0), out.metricLength(0))).isZero();
+        assertThat(f.find(out.arena(), out.metricOffset(1), out.metricLength(1))).isEqualTo(1);
+        assertThat(f.find(out.arena(), out.metricOffset(2), out.metricLength(2))).isEqualTo(-1);
+        d.decode("x 1\n".getBytes(java.nio.charset.StandardCharsets.UTF_8), 5, out, rej);
+        assertThat(out.families().count()).as("cleared with the points").isZero();
+    }
 }

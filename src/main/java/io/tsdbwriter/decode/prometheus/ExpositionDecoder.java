@@ -13,7 +13,10 @@ import io.tsdbwriter.decode.DecodedPoints;
  * {@link ExpositionLine}: one sample per line,
  * {@code name[{label="value",…}] value [timestamp]}; many lines per record.
  * <ul>
- *   <li>lines whose first non-blank character is {@code #} ({@code HELP}, {@code TYPE}, comments) are skipped;</li>
+ *   <li>lines whose first non-blank character is {@code #} ({@code HELP}, {@code TYPE}, comments) hold no sample;
+ *       {@code # TYPE name type}, {@code # HELP name text} (its {@code \\} and {@code \n} resolved) and
+ *       {@code # UNIT name unit} of well-formed UTF-8 are kept per family ({@link DecodedPoints#families}), for remote
+ *       write's metadata; any other comment is skipped;</li>
  *   <li>an OpenMetrics exemplar after the value and timestamp, {@code # {labels} value [timestamp]} with the
  *       {@code #} after a blank, is checked and dropped (never the sample's labels or value); a line whose exemplar
  *       does not follow that grammar is {@link DecodeError#INVALID_LINE} (VictoriaMetrics reads exemplars
@@ -56,6 +59,60 @@ public final class ExpositionDecoder extends LineDecoder {
     protected boolean skip(byte[] b, int from, int to) {
         int i = ExpositionLine.blanks(b, from, to);
         return i == to || b[i] == '#';
+    }
+
+    @Override
+    protected boolean skip(byte[] b, int from, int to, DecodedPoints out) {
+        if (!skip(b, from, to)) {
+            return false;
+        }
+        int i = ExpositionLine.blanks(b, from, to);
+        if (i < to && b[i] == '#') {
+            metadata(b, ExpositionLine.blanks(b, i + 1, to), to, out);
+        }
+        return true;
+    }
+
+    /** Keeps a {@code HELP}, {@code TYPE} or {@code UNIT} line {@code b[i, to)} (after its {@code #}) in the families. */
+    private static void metadata(byte[] b, int i, int to, DecodedPoints out) {
+        if (to - i < 6 || !isBlank(b[i + 4])) {
+            return;
+        }
+        int kind = b[i] == 'H' && b[i + 1] == 'E' && b[i + 2] == 'L' && b[i + 3] == 'P' ? 'H'
+                : b[i] == 'T' && b[i + 1] == 'Y' && b[i + 2] == 'P' && b[i + 3] == 'E' ? 'T'
+                : b[i] == 'U' && b[i + 1] == 'N' && b[i + 2] == 'I' && b[i + 3] == 'T' ? 'U' : 0;
+        if (kind == 0) {
+            return;
+        }
+        int ns = ExpositionLine.blanks(b, i + 5, to);
+        int ne = ns;
+        while (ne < to && !isBlank(b[ne])) {
+            ne++;
+        }
+        if (ne == ns || !io.tsdbwriter.decode.Utf8.isValid(b, ns, to)) {
+            return;
+        }
+        int ts = ExpositionLine.blanks(b, ne, to);
+        int te = to;
+        while (te > ts && isBlank(b[te - 1])) {
+            te--;
+        }
+        io.tsdbwriter.decode.FamilyMetadata f = out.families();
+        int k = f.family(b, ns, ne - ns);
+        if (te == ts) {
+            return;
+        }
+        if (kind == 'H') {
+            f.setHelp(k, b, ts, te - ts);
+        } else if (kind == 'T') {
+            f.setType(k, b, ts, te - ts);
+        } else {
+            f.setUnit(k, b, ts, te - ts);
+        }
+    }
+
+    private static boolean isBlank(byte c) {
+        return c == ' ' || c == '\t';
     }
 
     @Override

@@ -17,8 +17,14 @@ import java.util.Arrays;
  * Every label name and value of the request becomes one entry of the symbol table ({@code symbols[0]} is the empty
  * string, as the specification requires), so the strings the M × N variants of a series share (the metric name, every
  * label but the instance label) are sent once per request, and each series carries two varint references per label.
- * Labels keep the 1.0 body's order (sorted by name); {@code Sample} messages are copied byte for byte. No metadata
- * (type, help, unit) is sent: the writer's inputs do not carry it for every format.
+ * Labels keep the 1.0 body's order (sorted by name); {@code Sample} messages are copied byte for byte.
+ *
+ * <p>Metadata ("Metadata" of the 2.0 specification): the 1.0 body's {@code WriteRequest.metadata} entries (field 3,
+ * {@link MetricMetadata}; the first per family counts) become each matching series' {@code TimeSeries.metadata}
+ * (field 5: {@code type = 1}, {@code help_ref = 3}, {@code unit_ref = 4}, help and unit in the symbol table). A series
+ * matches a family when its {@code __name__} is the family name, or the name plus one of OpenMetrics' suffixes
+ * {@code _total}, {@code _bucket}, {@code _count}, {@code _sum}, {@code _created}, {@code _info}. A series without a
+ * family carries no metadata; the 1.0 entries themselves are not copied (2.0 has no such field).
  *
  * <p>Why from a 1.0 body: the write path builds one body per batch from whole points and splits a refused batch at
  * point boundaries, which needs chunks that stand on their own; a symbol table is a property of the whole request,
@@ -38,6 +44,16 @@ public final class RemoteWrite2Request {
     private static final int V2_SYMBOLS = 4 << 3 | 2;
     private static final int V2_TIMESERIES = 5 << 3 | 2;
     private static final int V2_LABELS_REFS = 1 << 3 | 2;
+    private static final int V1_METADATA = 3 << 3 | 2;
+    private static final int MD_TYPE = 1 << 3;
+    private static final int MD_FAMILY = 2 << 3 | 2;
+    private static final int MD_HELP = 4 << 3 | 2;
+    private static final int MD_UNIT = 5 << 3 | 2;
+    private static final int V2_METADATA = 5 << 3 | 2;
+    private static final byte[] NAME = "__name__".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    /** A series named family + one of these belongs to the family (OpenMetrics 1.0, "Metric types"). */
+    private static final byte[][] SUFFIXES = {bytes("_total"), bytes("_bucket"), bytes("_count"), bytes("_sum"),
+            bytes("_created"), bytes("_info")};
 
     private RemoteWrite2Request() {
     }
@@ -62,14 +78,59 @@ public final class RemoteWrite2Request {
         int sampleCount = 0;
         int[] series = new int[64]; // per series: refsEnd, samplesEnd (indices into refs and samples)
         int seriesCount = 0;
+        int[] names = new int[64]; // per series: offset and length of its __name__ value (-1: none)
+        Symbols families = new Symbols(v1); // metadata family names; index - 1 = metadata entry
+        int[] meta = new int[32]; // per metadata entry: type, helpRef, unitRef
         try {
             CodedInputStream in = CodedInputStream.newInstance(v1, 0, length);
             while (!in.isAtEnd()) {
                 int tag = in.readTag();
+                if (tag == V1_METADATA) {
+                    int mdLimit = in.pushLimit(in.readRawVarint32());
+                    int type = 0;
+                    int famOff = 0;
+                    int famLen = 0;
+                    int helpRef = 0;
+                    int unitRef = 0;
+                    while (!in.isAtEnd()) {
+                        int mt = in.readTag();
+                        if (mt == MD_TYPE) {
+                            type = in.readRawVarint32();
+                        } else if (mt == MD_FAMILY || mt == MD_HELP || mt == MD_UNIT) {
+                            int n = in.readRawVarint32();
+                            int off = in.getTotalBytesRead();
+                            in.skipRawBytes(n);
+                            if (mt == MD_FAMILY) {
+                                famOff = off;
+                                famLen = n;
+                            } else if (mt == MD_HELP) {
+                                helpRef = symbols.intern(off, n);
+                            } else {
+                                unitRef = symbols.intern(off, n);
+                            }
+                        } else {
+                            in.skipField(mt);
+                        }
+                    }
+                    in.popLimit(mdLimit);
+                    int before = families.count;
+                    int k = families.intern(famOff, famLen);
+                    if (k > 0 && families.count > before) { // the first entry of a family wins
+                        if (k * 3 + 3 > meta.length) {
+                            meta = Arrays.copyOf(meta, meta.length * 2);
+                        }
+                        meta[k * 3] = type;
+                        meta[k * 3 + 1] = helpRef;
+                        meta[k * 3 + 2] = unitRef;
+                    }
+                    continue;
+                }
                 if (tag != V1_TIMESERIES) {
                     in.skipField(tag);
                     continue;
                 }
+                int nameOff = -1;
+                int nameLen = 0;
                 int len = in.readRawVarint32();
                 int end = in.getTotalBytesRead() + len;
                 int limit = in.pushLimit(len);
@@ -80,6 +141,9 @@ public final class RemoteWrite2Request {
                         int labelLimit = in.pushLimit(in.readRawVarint32());
                         int nameRef = 0;
                         int valueRef = 0;
+                        int valueOff = 0;
+                        int valueLen = 0;
+                        boolean isName = false;
                         while (!in.isAtEnd()) {
                             int lt = in.readTag();
                             if (lt == LABEL_NAME || lt == LABEL_VALUE) {
@@ -88,14 +152,21 @@ public final class RemoteWrite2Request {
                                 in.skipRawBytes(n);
                                 if (lt == LABEL_NAME) {
                                     nameRef = symbols.intern(off, n);
+                                    isName = Arrays.equals(v1, off, off + n, NAME, 0, NAME.length);
                                 } else {
                                     valueRef = symbols.intern(off, n);
+                                    valueOff = off;
+                                    valueLen = n;
                                 }
                             } else {
                                 in.skipField(lt);
                             }
                         }
                         in.popLimit(labelLimit);
+                        if (isName) {
+                            nameOff = valueOff;
+                            nameLen = valueLen;
+                        }
                         if (refCount + 2 > refs.length) {
                             refs = Arrays.copyOf(refs, refs.length * 2);
                         }
@@ -122,6 +193,11 @@ public final class RemoteWrite2Request {
                 }
                 series[seriesCount * 2] = refCount;
                 series[seriesCount * 2 + 1] = sampleCount;
+                if ((seriesCount + 1) * 2 > names.length) {
+                    names = Arrays.copyOf(names, names.length * 2);
+                }
+                names[seriesCount * 2] = nameOff;
+                names[seriesCount * 2 + 1] = nameLen;
                 seriesCount++;
             }
         } catch (IOException e) {
@@ -145,8 +221,11 @@ public final class RemoteWrite2Request {
             for (int i = sampleFrom; i < sampleTo; i++) {
                 samplesBytes += samples[i * 2 + 1] - samples[i * 2];
             }
+            int md = families.count > 1 ? family(families, v1, names[k * 2], names[k * 2 + 1]) : 0;
+            int mdBytes = md == 0 ? 0 : metadataSize(meta, md);
             out.put((byte) V2_TIMESERIES);
-            putVarint(out, (refsBytes == 0 ? 0 : 1 + varintSize(refsBytes) + refsBytes) + samplesBytes);
+            putVarint(out, (refsBytes == 0 ? 0 : 1 + varintSize(refsBytes) + refsBytes) + samplesBytes
+                    + (md == 0 ? 0 : 1 + varintSize(mdBytes) + mdBytes));
             if (refsBytes > 0) {
                 out.put((byte) V2_LABELS_REFS);
                 putVarint(out, refsBytes);
@@ -157,10 +236,53 @@ public final class RemoteWrite2Request {
             for (int i = sampleFrom; i < sampleTo; i++) {
                 out.put(v1, samples[i * 2], samples[i * 2 + 1] - samples[i * 2]);
             }
+            if (md != 0) {
+                out.put((byte) V2_METADATA);
+                putVarint(out, mdBytes);
+                putField(out, 1 << 3, meta[md * 3]);
+                putField(out, 3 << 3, meta[md * 3 + 1]);
+                putField(out, 4 << 3, meta[md * 3 + 2]);
+            }
             refFrom = refTo;
             sampleFrom = sampleTo;
         }
         return out;
+    }
+
+    /** The metadata entry (its index in {@code families}) of the series named {@code v1[off, off + len)}, 0 if none. */
+    private static int family(Symbols families, byte[] v1, int off, int len) {
+        if (off < 0) {
+            return 0;
+        }
+        int k = families.find(off, len);
+        for (int i = 0; k == 0 && i < SUFFIXES.length; i++) {
+            byte[] x = SUFFIXES[i];
+            if (len > x.length && Arrays.equals(v1, off + len - x.length, off + len, x, 0, x.length)) {
+                k = families.find(off, len - x.length);
+            }
+        }
+        return k;
+    }
+
+    private static int metadataSize(int[] meta, int k) {
+        int n = 0;
+        for (int i = 0; i < 3; i++) {
+            int v = meta[k * 3 + i];
+            n += v == 0 ? 0 : 1 + varintSize(v);
+        }
+        return n;
+    }
+
+    /** A varint field, left out at its default 0 as proto3 does. */
+    private static void putField(ByteBuf out, int tag, int v) {
+        if (v != 0) {
+            out.put((byte) tag);
+            putVarint(out, v);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     static void putVarint(ByteBuf out, int v) {
@@ -217,6 +339,23 @@ public final class RemoteWrite2Request {
                         rehash();
                     }
                     return count - 1;
+                }
+                int k = s - 1;
+                if (len[k] == l && Arrays.equals(bytes, off[k], off[k] + l, bytes, o, o + l)) {
+                    return k;
+                }
+            }
+        }
+
+        /** The index of {@code bytes[o, o + l)}, 0 when it is not in the table (or empty). */
+        int find(int o, int l) {
+            if (l == 0) {
+                return 0;
+            }
+            for (int i = hash(o, l) & mask; ; i = (i + 1) & mask) {
+                int s = slots[i];
+                if (s == 0) {
+                    return 0;
                 }
                 int k = s - 1;
                 if (len[k] == l && Arrays.equals(bytes, off[k], off[k] + l, bytes, o, o + l)) {
