@@ -106,8 +106,9 @@ public final class CapacityCommand implements Callable<Integer> {
                     + "readable page exports are 'unknown', never guessed")
     List<String> targetMetricsUrls = new ArrayList<>();
 
-    @Option(names = "--topic", paramLabel = "PREFIX",
-            description = "Prefix of the topics the search creates (<PREFIX>-probe, <PREFIX>-step-01, …) (default: tsdb-writer-capacity-<time>)")
+    @Option(names = {"--topic-prefix", DeprecatedNames.CAPACITY_TOPIC}, paramLabel = "PREFIX",
+            description = "Prefix of the topics the search creates (<PREFIX>-probe, <PREFIX>-step-01, …) (--topic is its "
+                    + "deprecated name, accepted until the next release) (default: tsdb-writer-capacity-<time>)")
     String topic;
 
     @Option(names = "--partitions", defaultValue = "1", paramLabel = "N", description = "Partitions of each topic (default: ${DEFAULT-VALUE})")
@@ -175,7 +176,7 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @Option(names = "--series-mode", defaultValue = "steady", paramLabel = "steady|gradual|double-halve|spike",
             description = "How many series each step's input keeps active over time, at the step's unchanged samples/s "
-                    + "(avalanche's --series-operation-mode). The base count is the --records pass's: its instances x the "
+                    + "(avalanche's --series-operation-mode). The base count is the --points-per-pass pass's: its instances x the "
                     + "series of one node_exporter scrape x N. With T = --series-change-interval from each step's start: "
                     + "steady = the base throughout; gradual = from the base up to 2x linearly over one T, back down over "
                     + "the next; double-halve = 2x the base for one T, half of it for the next, and so on; spike = the "
@@ -215,16 +216,18 @@ public final class CapacityCommand implements Callable<Integer> {
                     + "order and spacing kept")
     Path dataDir;
 
-    @Option(names = "--records", defaultValue = "1000000", paramLabel = "R",
-            description = "Points of one pass over the replicated scrapes (sets the series count); passes repeat shifted in time (default: ${DEFAULT-VALUE})")
+    @Option(names = {"--points-per-pass", DeprecatedNames.CAPACITY_RECORDS}, defaultValue = "1000000", paramLabel = "POINTS",
+            description = "Points of one pass over the replicated scrapes (sets the series count); passes repeat shifted in time "
+                    + "(--records is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
     long records;
 
     @Option(names = "--probe-records", defaultValue = "500000", paramLabel = "R",
             description = "With a PCT%% --start-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
     long probeRecords;
 
-    @Option(names = "--drain-timeout", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "After each step's input, wait at most this for the writer to write everything (default: ${DEFAULT-VALUE})")
+    @Option(names = {"--step-drain-timeout", DeprecatedNames.CAPACITY_DRAIN_TIMEOUT}, defaultValue = "60s", converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION", description = "After each step's input, wait at most this for the writer to write everything "
+                    + "(--drain-timeout is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "Write the steps as CSV")
@@ -269,7 +272,7 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad("--warm-up (" + warmUp + ") must be shorter than --step-duration (" + stepDuration + ")");
         }
         if (maxSteps < 1 || refineSteps < 0 || partitions < 1 || batchSamples < 1 || records < 1 || probeRecords < 1) {
-            throw bad("--max-steps, --partitions, --batch-samples, --records and --probe-records must be >= 1,"
+            throw bad("--max-steps, --partitions, --batch-samples, --points-per-pass and --probe-records must be >= 1,"
                     + " --refine-steps >= 0");
         }
         if (parallelism < 1 || maxConcurrentWrites < 0) {
@@ -315,7 +318,7 @@ public final class CapacityCommand implements Callable<Integer> {
         CpuPinning.Plan plan = placement.plan(spec, tsdbUrls, bootstrapServers);
         SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
         if (series.mode() != SeriesSchedule.Mode.STEADY && feed.instances() < 2) {
-            throw bad("--series-mode " + seriesMode + " needs at least 2 instances: --records of at least "
+            throw bad("--series-mode " + seriesMode + " needs at least 2 instances: --points-per-pass of at least "
                     + 2 * feed.pointsPerInstance() + " (2 x the " + feed.pointsPerInstance() + " points of the scrapes), got " + records);
         }
         Path jar = writers.jar(spec);

@@ -23,6 +23,12 @@ final class DeprecatedNames {
     static final String PRODUCE_RATE = "--rate";
     /** {@code bench --duration}, now {@code --live-duration} (beside {@code --live-grace}). */
     static final String BENCH_DURATION = "--duration";
+    /** {@code capacity --topic}, now {@code --topic-prefix} (everywhere else {@code --topic} names a topic). */
+    static final String CAPACITY_TOPIC = "--topic";
+    /** {@code capacity --records}, now {@code --points-per-pass} (bench's {@code --records} counts records). */
+    static final String CAPACITY_RECORDS = "--records";
+    /** {@code capacity --drain-timeout}, now {@code --step-drain-timeout} (run's is its stop's bound after SIGTERM). */
+    static final String CAPACITY_DRAIN_TIMEOUT = "--drain-timeout";
 
     /**
      * One renamed flag.
@@ -39,7 +45,10 @@ final class DeprecatedNames {
             new Rename("run", RUN_RATE, "--max-samples-per-second"),
             new Rename("run", RUN_DURATION, "--replay-duration"),
             new Rename("produce", PRODUCE_RATE, "--records-per-second"),
-            new Rename("bench", BENCH_DURATION, "--live-duration"));
+            new Rename("bench", BENCH_DURATION, "--live-duration"),
+            new Rename("capacity", CAPACITY_TOPIC, "--topic-prefix"),
+            new Rename("capacity", CAPACITY_RECORDS, "--points-per-pass"),
+            new Rename("capacity", CAPACITY_DRAIN_TIMEOUT, "--step-drain-timeout"));
 
     private DeprecatedNames() {
     }

@@ -74,8 +74,8 @@ class CapacityCommandTest {
                 "--series-change-interval must be >= 1s, got 500ms");
         assertUsageError(execute("capacity", "--series-mode", "spike", "--spike-multiplier", "1"), "--spike-multiplier must be > 1, got 1.0");
         // one instance cannot be halved: the bundled scrapes hold 10,140 points an instance
-        assertUsageError(execute("capacity", "--series-mode", "double-halve", "--records", "10000"),
-                "--series-mode double-halve needs at least 2 instances: --records of at least 20280");
+        assertUsageError(execute("capacity", "--series-mode", "double-halve", "--points-per-pass", "10000"),
+                "--series-mode double-halve needs at least 2 instances: --points-per-pass of at least 20280");
         String help = execute("capacity", "--help").out().replaceAll("\\s+", " ");
         assertThat(help).contains("avalanche's --series-operation-mode", "gradual = from the base up to 2x linearly over one T",
                 "double-halve = 2x the base for one T, half of it for the next", "for the last fifth of every T",

@@ -51,10 +51,10 @@ class CapacityIT {
             System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
             try {
                 exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", proxy.url(),
-                        "--target-metrics-url", stack.vmUrl() + "/metrics", "--topic", "cap-it",
+                        "--target-metrics-url", stack.vmUrl() + "/metrics", "--topic-prefix", "cap-it",
                         "--start-rate", "800", "--step-factor", "3", "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "3",
                         "--refine-steps", "1", "--max-concurrent-writes", "1", "--batch-samples", "500", "--parallelism", "1",
-                        "--records", "20000", "--data-dir", data.toString(), "--drain-timeout", "90s",
+                        "--points-per-pass", "20000", "--data-dir", data.toString(), "--step-drain-timeout", "90s",
                         "--csv", csv.toString(), "--chart", png.toString(), "--report", stack.path("out").toString(),
                         "--work-dir", stack.path("steps").toString(), "--writer-arg=--vm-header=X-Capacity-It:IT-SECRET-VALUE",
                         "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),

@@ -43,9 +43,9 @@ class CapacityInsertConcurrencyIT {
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
         try {
             exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
-                    "--topic", "cap-poc", "--max-concurrent-writes", "200", "--step-duration", "20s",
-                    "--start-rate", "4000", "--step-factor", "2", "--max-steps", "3", "--refine-steps", "0", "--time-budget", "4m", "--records", "20000", "--data-dir", NodeExporterFiles.dir().toString(),
-                    "--drain-timeout", "90s", "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
+                    "--topic-prefix", "cap-poc", "--max-concurrent-writes", "200", "--step-duration", "20s",
+                    "--start-rate", "4000", "--step-factor", "2", "--max-steps", "3", "--refine-steps", "0", "--time-budget", "4m", "--points-per-pass", "20000", "--data-dir", NodeExporterFiles.dir().toString(),
+                    "--step-drain-timeout", "90s", "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
                     "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
                     "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
         } finally {

@@ -85,8 +85,8 @@ class CapacityReadsIT {
 
     private static Run capacity(String name, String vmUrl, Path csv, String... more) throws Exception {
         List<String> args = new ArrayList<>(List.of("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", vmUrl,
-                "--topic", name, "--parallelism", "1", "--records", "20000", "--data-dir", NodeExporterFiles.dir().toString(),
-                "--drain-timeout", "60s", "--csv", csv.toString(), "--work-dir", stack.path(name).toString(),
+                "--topic-prefix", name, "--parallelism", "1", "--points-per-pass", "20000", "--data-dir", NodeExporterFiles.dir().toString(),
+                "--step-drain-timeout", "60s", "--csv", csv.toString(), "--work-dir", stack.path(name).toString(),
                 "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
                 "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1"));
         args.addAll(List.of(more));

@@ -40,9 +40,9 @@ class CapacityRemoteWriteIT {
         try {
             exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
                     "--output", "remote-write", "--remote-write-url", stack.vmUrl() + "/api/v1/write",
-                    "--topic", "cap-rw-it", "--start-rate", "500", "--step-factor", "2", "--step-duration", "12s",
+                    "--topic-prefix", "cap-rw-it", "--start-rate", "500", "--step-factor", "2", "--step-duration", "12s",
                     "--warm-up", "3s", "--max-steps", "2", "--refine-steps", "0", "--parallelism", "1",
-                    "--records", "10000", "--data-dir", NodeExporterFiles.dir().toString(), "--drain-timeout", "60s",
+                    "--points-per-pass", "10000", "--data-dir", NodeExporterFiles.dir().toString(), "--step-drain-timeout", "60s",
                     "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
                     "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
                     "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");

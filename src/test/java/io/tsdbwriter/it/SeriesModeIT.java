@@ -137,9 +137,9 @@ class SeriesModeIT {
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
         try {
             exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
-                    "--topic", "series-it", "--series-mode", "spike", "--series-change-interval", "10s",
+                    "--topic-prefix", "series-it", "--series-mode", "spike", "--series-change-interval", "10s",
                     "--start-rate", "2000", "--step-duration", "16s", "--warm-up", "4s", "--max-steps", "1", "--refine-steps", "0",
-                    "--parallelism", "1", "--records", "40560", "--data-dir", NodeExporterFiles.dir().toString(), "--drain-timeout", "60s",
+                    "--parallelism", "1", "--points-per-pass", "40560", "--data-dir", NodeExporterFiles.dir().toString(), "--step-drain-timeout", "60s",
                     "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
                     "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
                     "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
