@@ -24,11 +24,14 @@ import java.util.Locale;
  *       {@link Resource#MACHINE_CPU}: the processes' CPU figures then show what they got, not what they need;</li>
  *   <li>the target's concurrent inserts ≥ {@link #SATURATED} of its capacity with its CPU below {@link #CPU_LOW}
  *       → {@link Resource#TARGET_INSERT_CONCURRENCY} (the proof of concept's finding); with its CPU unknown →
- *       {@link Resource#UNKNOWN};</li>
+ *       {@link Resource#UNKNOWN}. Requests waiting for an insert slot at {@link InsertLimit#WAITS_PER_SECOND}/s or more
+ *       ({@code vm_concurrent_insert_limit_reached_total}) count as saturated too, in this rule and the next ones:
+ *       VictoriaMetrics frees a request's slot while it reads from the network, so the gauge averages low while
+ *       requests queue (with {@code -maxConcurrentInserts=1}, 0–20 %);</li>
  *   <li>the writer's CPU ≥ {@link #CPU_BUSY} of its cores → {@link Resource#WRITER_CPU};</li>
  *   <li>the writer's permits in use ≥ {@link #SATURATED} of its permits while the target's inserts are below
- *       {@link #SATURATED} of capacity (the target idles) → {@link Resource#WRITER_PERMITS}; target unknown →
- *       {@link Resource#UNKNOWN};</li>
+ *       {@link #SATURATED} of capacity and no request waits for an insert slot (the target idles) →
+ *       {@link Resource#WRITER_PERMITS}; the target's inserts or its waits unknown → {@link Resource#UNKNOWN};</li>
  *   <li>nothing above saturated and the machine's CPU busy → {@link Resource#MACHINE_CPU};</li>
  *   <li>nothing above saturated, the lag growing, and every figure known → {@link Resource#KAFKA_FETCH} (the readers
  *       wait on poll); anything unknown → {@link Resource#UNKNOWN}, listing the missing figures;</li>
@@ -112,18 +115,31 @@ public final class Bottleneck {
      * @param slowInsertRatio     {@code vm_slow_row_inserts_total} ÷ {@code vm_rows_inserted_total} over the window
      * @param machineCpuShare     busy CPU of the writer's machine (all processes) ÷ its cores over the window
      * @param newSeriesRatio      {@code vm_new_timeseries_created_total} ÷ {@code vm_rows_inserted_total} over the window
+     * @param insertWaitsPerSecond insert requests that found every insert slot taken and waited, per second over the window:
+     *                            the growth of {@code vm_concurrent_insert_limit_reached_total} (summed over targets). The
+     *                            limiter frees a request's slot while it reads from the network (VictoriaMetrics
+     *                            {@code lib/writeconcurrencylimiter}), so {@code vm_concurrent_insert_current} can average
+     *                            well below capacity while requests queue; this counter shows the queueing
      */
     public record Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
                            double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
                            double targetCpuCores, double targetCores, double slowInsertRatio,
-                           double machineCpuShare, double newSeriesRatio) {
+                           double machineCpuShare, double newSeriesRatio, double insertWaitsPerSecond) {
+
+        /** Evidence without the insert-wait figure (NaN). */
+        public Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
+                        double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
+                        double targetCpuCores, double targetCores, double slowInsertRatio, double machineCpuShare, double newSeriesRatio) {
+            this(efficiency, minEfficiency, lagGrowing, writerCpuCores, writerCores, permitsInUse, permitsCapacity, targetInsertCurrent,
+                    targetInsertCapacity, targetCpuCores, targetCores, slowInsertRatio, machineCpuShare, newSeriesRatio, Double.NaN);
+        }
 
         /** Evidence without the new-series figure (NaN). */
         public Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
                         double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
                         double targetCpuCores, double targetCores, double slowInsertRatio, double machineCpuShare) {
             this(efficiency, minEfficiency, lagGrowing, writerCpuCores, writerCores, permitsInUse, permitsCapacity, targetInsertCurrent,
-                    targetInsertCapacity, targetCpuCores, targetCores, slowInsertRatio, machineCpuShare, Double.NaN);
+                    targetInsertCapacity, targetCpuCores, targetCores, slowInsertRatio, machineCpuShare, Double.NaN, Double.NaN);
         }
 
         /** Writer CPU as a share of its cores, or NaN. */
@@ -162,11 +178,12 @@ public final class Bottleneck {
         public String describe() {
             return String.format(Locale.ROOT,
                     "efficiency %s (min %s), lag %s, writer CPU %s of %s cores (%s), permits %s of %s (%s), target inserts %s of %s (%s),"
-                            + " target CPU %s of %s cores (%s), slow inserts %s, new series %s of rows, machine CPU %s",
+                            + " target CPU %s of %s cores (%s), slow inserts %s, new series %s of rows, machine CPU %s, insert waits %s",
                     pct(efficiency), pct(minEfficiency), Double.isNaN(lagGrowing) ? "n/a" : (lagGrowing > 0 ? "growing" : "steady"),
                     num(writerCpuCores), num(writerCores), pct(writerCpuShare()), num(permitsInUse), num(permitsCapacity), pct(permitShare()),
                     num(targetInsertCurrent), num(targetInsertCapacity), pct(insertShare()), num(targetCpuCores), num(targetCores),
-                    pct(targetCpuShare()), pct(slowInsertRatio), pct(newSeriesRatio), pct(machineCpuShare));
+                    pct(targetCpuShare()), pct(slowInsertRatio), pct(newSeriesRatio), pct(machineCpuShare),
+                    Double.isFinite(insertWaitsPerSecond) ? num(insertWaitsPerSecond) + "/s" : "n/a");
         }
     }
 
@@ -181,10 +198,15 @@ public final class Bottleneck {
      */
     public record Verdict(Resource resource, String reason, String advice, List<Resource> also, String evidence) {
 
-        /** One line: {@code limited by <resource>: <reason>[; also <…>][ → <advice>] [<evidence>]}. */
+        /**
+         * One line: {@code limited by <resource>: <reason>[; also <…>][ → <advice>] [<evidence>]}; an
+         * {@link Resource#UNKNOWN} verdict reads {@code limited by: not attributed — <reason>}, its reason saying which
+         * figure was missing (or, every one measured, that none is saturated).
+         */
         @Override
         public String toString() {
-            StringBuilder b = new StringBuilder("limited by ").append(resource.label()).append(": ").append(reason);
+            StringBuilder b = resource == Resource.UNKNOWN ? new StringBuilder("limited by: not attributed — ").append(reason)
+                    : new StringBuilder("limited by ").append(resource.label()).append(": ").append(reason);
             if (!also.isEmpty()) {
                 b.append("; also saturated: ").append(String.join(", ", also.stream().map(Resource::label).toList()));
             }
@@ -236,7 +258,8 @@ public final class Bottleneck {
                     "give the target's /metrics (--target-metrics-url)", List.of(), ev);
         }
         return new Verdict(Resource.UNKNOWN, shortOf + "; every figure was measured and none is saturated (the nearest: "
-                + EvidenceGaps.nearest(e) + "): the writer keeps pace with its input, the shortfall is samples still in flight at "
+                + EvidenceGaps.nearest(e) + (Double.isNaN(e.insertWaitsPerSecond()) ? "; insert waits unknown: "
+                + "vm_concurrent_insert_limit_reached_total absent" : "") + "): the writer keeps pace with its input, the shortfall is samples still in flight at "
                 + "the window's end or the measurement's noise", "", List.of(), ev);
     }
 
@@ -270,7 +293,7 @@ public final class Bottleneck {
         boolean wCpuBusy = wCpu >= CPU_BUSY;
         boolean tCpuBusy = tCpu >= CPU_BUSY;
         boolean storage = e.slowInsertRatio() >= SLOW_INSERTS;
-        boolean insSat = ins >= SATURATED;
+        boolean insSat = InsertLimit.full(e);
         boolean perSat = per >= SATURATED;
         if ((tCpuBusy || storage) && e.newSeriesRatio() >= NEW_SERIES) {
             return new Verdict(Resource.SERIES_CHURN, String.format(Locale.ROOT,
@@ -297,16 +320,13 @@ public final class Bottleneck {
                 return machine(e, wCpu, tCpu, saturated(false, false, true, wCpuBusy, perSat, null), ev);
             }
             if (Double.isNaN(tCpu)) {
-                return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT,
-                        "the target's inserts %s of %s (%s) are at capacity but its CPU is unknown: the limiter or the CPU",
-                        num(e.targetInsertCurrent()), num(e.targetInsertCapacity()), pct(ins)), "give the target's /metrics",
+                return new Verdict(Resource.UNKNOWN, InsertLimit.reason(e) + " but its CPU is unknown (process_cpu_seconds_total"
+                        + " absent, or its /metrics read once): the limiter or the CPU", "give the target's /metrics",
                         List.of(), ev);
             }
             if (tCpu < CPU_LOW) {
-                return new Verdict(Resource.TARGET_INSERT_CONCURRENCY, String.format(Locale.ROOT,
-                        "the target's concurrent inserts %s of %s (%s >= %s) while its CPU is %s of its cores (< %s)",
-                        num(e.targetInsertCurrent()), num(e.targetInsertCapacity()), pct(ins), pct(SATURATED), pct(tCpu), pct(CPU_LOW)),
-                        "raise -maxConcurrentInserts or add vminsert nodes",
+                return new Verdict(Resource.TARGET_INSERT_CONCURRENCY, String.format(Locale.ROOT, "%s while its CPU is %s of its cores (< %s)",
+                        InsertLimit.reason(e), pct(tCpu), pct(CPU_LOW)), "raise -maxConcurrentInserts or add vminsert nodes",
                         saturated(false, false, false, wCpuBusy, perSat, null), ev);
             }
         }
@@ -318,8 +338,7 @@ public final class Bottleneck {
         }
         if (insSat) { // the target's CPU is between low and busy: its inserts are full and it works hard
             return new Verdict(Resource.TARGET_INSERT_CONCURRENCY, String.format(Locale.ROOT,
-                    "the target's concurrent inserts %s of %s (%s >= %s); its CPU %s is neither low nor busy",
-                    num(e.targetInsertCurrent()), num(e.targetInsertCapacity()), pct(ins), pct(SATURATED), pct(tCpu)),
+                    "%s; its CPU %s is neither low nor busy", InsertLimit.reason(e), pct(tCpu)),
                     "raise -maxConcurrentInserts a little, watching the target's CPU, or add vminsert nodes",
                     saturated(false, false, false, false, perSat, null), ev);
         }
@@ -328,6 +347,9 @@ public final class Bottleneck {
                 return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT,
                         "every write permit is in use (%s of %s) but the target's inserts are unknown: the permits or the target",
                         num(e.permitsInUse()), num(e.permitsCapacity())), "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+            }
+            if (Double.isNaN(e.insertWaitsPerSecond())) {
+                return InsertLimit.waitsUnknown(e, ev);
             }
             return new Verdict(Resource.WRITER_PERMITS, String.format(Locale.ROOT,
                     "write permits %s of %s in use (%s >= %s) while the target's inserts are %s of its capacity",

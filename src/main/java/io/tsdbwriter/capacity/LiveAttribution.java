@@ -129,7 +129,8 @@ public final class LiveAttribution {
         Bottleneck.Evidence e = new Bottleneck.Evidence(efficiency, MIN_EFFICIENCY, lagGrowing, (cpu - cpuStart) / seconds, cores,
                 permitsN > 0 ? permitsSum / permitsN : Double.NaN, permitsCapacity.getAsInt(), insertsN > 0 ? insertsSum / insertsN : Double.NaN,
                 insertsCapacity, tcpu[0], tcpu[1], slow, machineN > 0 ? machineSum / machineN : Double.NaN,
-                first == null || last == null ? Double.NaN : TargetFigures.newSeriesRatio(first, last));
+                first == null || last == null ? Double.NaN : TargetFigures.newSeriesRatio(first, last),
+                first == null || last == null ? Double.NaN : TargetFigures.perSecond(first, last, TargetFigures.INSERT_LIMIT_REACHED, ""));
         Verdict v = share ? Bottleneck.attributeShare(e) : Bottleneck.attribute(e);
         verdict = v;
         windows.merge(v.resource(), 1, Integer::sum);

@@ -13,6 +13,8 @@ public final class TargetFigures {
     public static final String INSERT_CURRENT = "vm_concurrent_insert_current";
     /** The insert limiter's size ({@code -maxConcurrentInserts}). */
     public static final String INSERT_CAPACITY = "vm_concurrent_insert_capacity";
+    /** Insert requests that found every insert slot taken and waited (VictoriaMetrics {@code lib/writeconcurrencylimiter}). */
+    public static final String INSERT_LIMIT_REACHED = "vm_concurrent_insert_limit_reached_total";
 
     /** New series the target registered (VictoriaMetrics' churn counter). */
     public static final String NEW_SERIES = "vm_new_timeseries_created_total";

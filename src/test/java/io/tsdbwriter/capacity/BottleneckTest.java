@@ -17,12 +17,13 @@ class BottleneckTest {
 
     /** A 2-core writer and a 2-core target, nothing busy, keeping up: the base every case changes. */
     private static Evidence base(double efficiency, double lagGrowing) {
-        return new Evidence(efficiency, 0.99, lagGrowing, 0.3, 2, 2, 16, 1, 16, 0.2, 2, 0.0, 0.3);
+        return new Evidence(efficiency, 0.99, lagGrowing, 0.3, 2, 2, 16, 1, 16, 0.2, 2, 0.0, 0.3, NA, 0);
     }
 
     private static Evidence with(Evidence e, double writerCpu, double permitsInUse, double insertCurrent, double targetCpu, double slow) {
         return new Evidence(e.efficiency(), e.minEfficiency(), e.lagGrowing(), writerCpu, e.writerCores(), permitsInUse,
-                e.permitsCapacity(), insertCurrent, e.targetInsertCapacity(), targetCpu, e.targetCores(), slow, e.machineCpuShare());
+                e.permitsCapacity(), insertCurrent, e.targetInsertCapacity(), targetCpu, e.targetCores(), slow, e.machineCpuShare(), NA,
+                e.insertWaitsPerSecond());
     }
 
     @Test
@@ -128,7 +129,7 @@ class BottleneckTest {
         Evidence idle = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, 0.3);
         assertThat(Bottleneck.attribute(idle).resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
         // permits full with the target idle is a fact however busy the machine: the permits
-        Evidence permits = new Evidence(0.7, 0.99, 1, 0.3, 2, 1, 1, 0, 1, 0.02, 2, 0.0, 0.99);
+        Evidence permits = new Evidence(0.7, 0.99, 1, 0.3, 2, 1, 1, 0, 1, 0.02, 2, 0.0, 0.99, NA, 0);
         assertThat(Bottleneck.attribute(permits).resource()).isEqualTo(Resource.WRITER_PERMITS);
         // nothing saturated, lag growing, machine busy: not kafka-fetch by elimination
         Evidence starved = new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, 1, 4, 0.2, 2, 0.0, 0.95);
@@ -231,5 +232,48 @@ class BottleneckTest {
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.reason()).isEqualTo("efficiency unknown: no samples were expected in the window, or the writer's /metrics was "
                 + "read fewer than twice in it");
+    }
+
+    /** The proof of concept's step 1 (issue 55): {@code -maxConcurrentInserts=1}, 200 writes allowed, 20 s steps. */
+    private static Evidence proofOfConcept(double insertWaitsPerSecond) {
+        return new Evidence(0.88, 0.99, 0, 0.4, 2, 200, 200, 0.15, 1, 0.3, 2, 0.0, 0.6, 0.0, insertWaitsPerSecond);
+    }
+
+    @Test
+    void requestsWaitingForTheOneInsertSlotNameTheInsertLimitThoughTheSlotLooksIdle() {
+        // the slot is freed while a request reads from the network: busy 15 % on average, yet 40 requests/s queue for it
+        Verdict v = Bottleneck.attribute(proofOfConcept(40));
+        assertThat(v.resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
+        assertThat("verdict (failing step 1, the nearest above the capacity): " + v).isEqualTo(
+                "verdict (failing step 1, the nearest above the capacity): limited by target-insert-concurrency: the target's insert limit"
+                        + " is reached: 40 requests/s waited for one of its 1 insert slots (vm_concurrent_insert_limit_reached_total, >= 1/s;"
+                        + " the slots 15.0% busy on average) while its CPU is 15.0% of its cores (< 50.0%); also saturated: writer-permits"
+                        + " -> raise -maxConcurrentInserts or add vminsert nodes [efficiency 88.0% (min 99.0%), lag steady, writer CPU 0.40 of 2"
+                        + " cores (20.0%), permits 200 of 200 (100.0%), target inserts 0.15 of 1 (15.0%), target CPU 0.30 of 2 cores (15.0%),"
+                        + " slow inserts 0.0%, new series 0.0% of rows, machine CPU 60.0%, insert waits 40/s]");
+    }
+
+    @Test
+    void withoutTheInsertWaitCounterTheVerdictSaysItIsMissingInsteadOfUnknown() {
+        Verdict v = Bottleneck.attribute(proofOfConcept(NA));
+        assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(v.toString()).isEqualTo("limited by: not attributed — efficiency 88.0% below 99.0% with the lag not growing;"
+                + " every write permit is in use (200 of 200) and the target's inserts average 15.0% of its capacity, but whether requests"
+                + " wait for its insert slots is unknown: vm_concurrent_insert_limit_reached_total absent -> give the target's /metrics"
+                + " with vm_concurrent_insert_limit_reached_total [efficiency 88.0% (min 99.0%), lag steady, writer CPU 0.40 of 2 cores"
+                + " (20.0%), permits 200 of 200 (100.0%), target inserts 0.15 of 1 (15.0%), target CPU 0.30 of 2 cores (15.0%), slow"
+                + " inserts 0.0%, new series 0.0% of rows, machine CPU 60.0%, insert waits n/a]");
+    }
+
+    @Test
+    void withoutTheTargetsPageTheVerdictNamesTheMissingFigures() {
+        Verdict v = Bottleneck.attribute(new Evidence(0.88, 0.99, 0, 0.4, 2, 20, 200, NA, NA, NA, NA, NA, 0.6, NA, NA));
+        assertThat(v.toString()).isEqualTo("limited by: not attributed — efficiency 88.0% below 99.0% with the lag not growing; no"
+                + " resource can be named, missing: target insert concurrency (vm_concurrent_insert_current and _capacity: not exposed,"
+                + " or the target's /metrics unreadable), target CPU (process_cpu_seconds_total and a core count: not exposed, or the"
+                + " target's /metrics unreadable), slow inserts (vm_slow_row_inserts_total and vm_rows_inserted_total: not exposed, or"
+                + " the target's /metrics unreadable) -> give the target's /metrics (--target-metrics-url) [efficiency 88.0% (min 99.0%),"
+                + " lag steady, writer CPU 0.40 of 2 cores (20.0%), permits 20 of 200 (10.0%), target inserts n/a of n/a (n/a), target"
+                + " CPU n/a of n/a cores (n/a), slow inserts n/a, new series n/a of rows, machine CPU 60.0%, insert waits n/a]");
     }
 }

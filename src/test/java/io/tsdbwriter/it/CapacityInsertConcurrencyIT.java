@@ -75,8 +75,8 @@ class CapacityInsertConcurrencyIT {
         for (String line : lines.subList(1, lines.size())) {
             String verdict = line.substring(line.indexOf(",\"") + 2);
             assertThat(verdict).as(output).doesNotContain("nothing saturated");
-            if (verdict.startsWith("limited by unknown: efficiency") && !verdict.contains("efficiency unknown")) {
-                assertThat(verdict).as(output).containsAnyOf("missing: ", "every figure was measured and none is saturated (the nearest: ");
+            if (verdict.startsWith("limited by: not attributed — efficiency") && !verdict.contains("efficiency unknown")) {
+                assertThat(verdict).as(output).containsAnyOf("missing: ", " absent", "every figure was measured and none is saturated (the nearest: ");
             }
         }
         // a failing load whose miss lies within the noise the search assumed is measured again (at most twice)

@@ -120,6 +120,7 @@ public final class CapacitySearch {
     public Result search() throws IOException, InterruptedException {
         Files.createDirectories(s.workDir());
         s.placement().apply(line -> progress("%s", line)); // before the feeder's threads start
+        progress("%s", budgetLine(s.timeBudget()));
         WriteTarget endpoint = new WriteTarget(s.vmUrl());
         // the pages given, else the --vm-url host's (both would count one process twice when they are the same)
         List<String> targets = s.targetMetricsUrls().isEmpty() ? List.of(endpoint.metricsUrl())
@@ -169,6 +170,15 @@ public final class CapacitySearch {
 
     /** What every step of one search shares. */
     record StepContext(KafkaFeeder kafka, WriterCellRunner runner, List<String> targets, Iterator<SourcePoint> points) {
+    }
+
+    /**
+     * The search's time budget as printed at its start: {@code time budget 8m: no step starts that would end after it
+     * (--time-budget 0 lifts it)}, or {@code time budget: none (--time-budget 0)}.
+     */
+    static String budgetLine(Duration budget) {
+        return budget == null || budget.isZero() ? "time budget: none (--time-budget 0)"
+                : "time budget " + human(budget) + ": no step starts that would end after it (--time-budget 0 lifts it)";
     }
 
     /** True (and says so) when one more step, as long as the average so far, would end after the time budget. */

@@ -239,7 +239,8 @@ final class StepWindow {
         return new Bottleneck.Evidence(efficiency(), minEfficiency, lagKnown() ? (lagGrowing(pointsPerSecond) ? 1 : 0) : Double.NaN,
                 writerCpuCores(), Runtime.getRuntime().availableProcessors(), permitsN > 0 ? permitsSum / permitsN : Double.NaN, permitsCap,
                 insertsAvg(), insertsCap, tcpu[0], tcpu[1], TargetFigures.slowInsertRatio(targetsAtStart, targetsLast), machineShare,
-                TargetFigures.newSeriesRatio(targetsAtStart, targetsLast));
+                TargetFigures.newSeriesRatio(targetsAtStart, targetsLast),
+                TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.INSERT_LIMIT_REACHED, ""));
     }
 
     /** Least-squares slope of y over x; NaN with fewer than two points. */

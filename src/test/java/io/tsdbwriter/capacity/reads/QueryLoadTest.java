@@ -26,14 +26,24 @@ class QueryLoadTest {
         final AtomicLong now = new AtomicLong();
         final Semaphore ticks = new Semaphore(0);
         final List<Long> starts = Collections.synchronizedList(new ArrayList<>());
+        /** Calls of sleepUntil: the schedule is at its (entered)th start, every earlier one handled. */
+        final AtomicLong entered = new AtomicLong();
 
         @Override
         public long nanoTime() {
             return now.get();
         }
 
+        /** Waits (spinning, no timed sleep) until the schedule handled {@code n} starts and waits for the next tick. */
+        void awaitHandled(long n) {
+            while (entered.get() <= n) {
+                Thread.onSpinWait();
+            }
+        }
+
         @Override
         public void sleepUntil(long nanos) throws InterruptedException {
+            entered.incrementAndGet();
             ticks.acquire(); // blocks (interruptibly) once the test's ticks are used up
             now.accumulateAndGet(nanos, Math::max);
             starts.add(nanos);
@@ -88,7 +98,8 @@ class QueryLoadTest {
             }
             return QueryLoad.Outcome.OK;
         };
-        try (QueryLoad load = new QueryLoad(List.of(A), 1000, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(30), Runnable::run)) {
+        // run serially the answers put the schedule ~50 s behind by its end: a query timeout above that sheds none
+        try (QueryLoad load = new QueryLoad(List.of(A), 1000, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(120), Runnable::run)) {
             load.start();
             pacer.ticks.release(1000);
             assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
@@ -116,6 +127,63 @@ class QueryLoadTest {
             QueryLoad.Figures f = load.stop();
             assertThat(f.errors()).isEqualTo(2);
             assertThat(f.p99Seconds()).isNaN();
+        }
+    }
+
+    @Test
+    void queriesBeyondTheInFlightLimitAreShedAsTimeoutsNotSent() throws Exception {
+        VirtualPacer pacer = new VirtualPacer();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch twoInFlight = new CountDownLatch(2);
+        AtomicLong sent = new AtomicLong();
+        QueryLoad.QueryCall call = (q, endMs) -> {
+            sent.incrementAndGet();
+            twoInFlight.countDown();
+            try {
+                release.await(); // the target answers nothing until the window closes
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return QueryLoad.Outcome.TIMEOUT;
+        };
+        try (QueryLoad load = new QueryLoad(List.of(A), 100, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(30), null, 2)) {
+            load.start();
+            pacer.ticks.release(2);
+            assertThat(twoInFlight.await(30, TimeUnit.SECONDS)).isTrue();
+            pacer.ticks.release(8);
+            pacer.awaitHandled(10);
+            release.countDown();
+            QueryLoad.Figures f = load.stop();
+            assertThat(sent.get()).isEqualTo(2);
+            assertThat(f.started()).isEqualTo(10);
+            assertThat(f.shed()).isEqualTo(8);
+            assertThat(f.timeouts()).isEqualTo(10);
+        }
+    }
+
+    @Test
+    void aStartTheScheduleReachesLaterThanTheQueryTimeoutIsShed() throws Exception {
+        VirtualPacer pacer = new VirtualPacer();
+        AtomicLong sent = new AtomicLong();
+        CountDownLatch first = new CountDownLatch(1);
+        // the first query takes 3 s of the virtual clock on the schedule's thread: the next starts (10/s) fall > 1 s late
+        QueryLoad.QueryCall call = (q, endMs) -> {
+            if (sent.incrementAndGet() == 1) {
+                pacer.now.addAndGet(TimeUnit.SECONDS.toNanos(3));
+                first.countDown();
+            }
+            return QueryLoad.Outcome.OK;
+        };
+        try (QueryLoad load = new QueryLoad(List.of(A), 10, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(1), Runnable::run)) {
+            load.start();
+            pacer.ticks.release(21);
+            assertThat(first.await(30, TimeUnit.SECONDS)).isTrue();
+            pacer.awaitHandled(21);
+            QueryLoad.Figures f = load.stop();
+            // starts at 0.1 … 1.9 s are more than 1 s behind the clock at 3 s: shed; 2.0 s is on time again
+            assertThat(f.started()).isEqualTo(21);
+            assertThat(f.shed()).isEqualTo(19);
+            assertThat(sent.get()).isEqualTo(2);
         }
     }
 }

@@ -39,6 +39,19 @@ class StepSeriesFiguresTest {
     }
 
     @Test
+    void requestsWaitingForAnInsertSlotAreTheLimitCountersGrowthPerSecond() {
+        // VictoriaMetrics v1.150.0's limiter counter: 400 requests found its slots taken in 10 s; absent on the page → NaN
+        List<PromSnapshot> start = List.of(PromSnapshot.parse("vm_concurrent_insert_limit_reached_total 100\n", 0));
+        StepWindow w = new StepWindow(1, null, start, Double.NaN);
+        w.add(10, 0, null, Double.NaN, List.of(PromSnapshot.parse("vm_concurrent_insert_limit_reached_total 500\n", 10 * SECOND)));
+        assertThat(w.evidence(0.99, 1, 0.5).insertWaitsPerSecond()).isEqualTo(40.0);
+
+        StepWindow none = new StepWindow(1, null, List.of(PromSnapshot.parse("process_cpu_seconds_total 1\n", 0)), Double.NaN);
+        none.add(10, 0, null, Double.NaN, List.of(PromSnapshot.parse("process_cpu_seconds_total 2\n", 10 * SECOND)));
+        assertThat(none.evidence(0.99, 1, 0.5).insertWaitsPerSecond()).isNaN();
+    }
+
+    @Test
     void figuresNoTargetExposesAreNaN() {
         List<PromSnapshot> start = List.of(PromSnapshot.parse("process_cpu_seconds_total 1\n", 0));
         StepWindow w = new StepWindow(1, null, start, Double.NaN);
