@@ -264,15 +264,22 @@ ensure_victoria_metrics_current() {
 
 VMAUTH_CURRENT_BIN="$HOME/.cache/tsdb-writer/bin/vmauth"
 ensure_vmauth_current() {
-  local version
+  _ensure_victoria_metrics_app "$VMAUTH_CURRENT_BIN" vmauth "the tenant routing tests through vmauth are skipped"
+}
+
+# _ensure_victoria_metrics_app BIN APP SKIPPED: APP (app/APP of the VictoriaMetrics module) at
+# victoriametrics.current.version, the one pin of ensure_victoria_metrics_current, built into BIN's directory; without
+# Go, one line saying what is SKIPPED (when BIN is missing too)
+_ensure_victoria_metrics_app() {
+  local bin=$1 app=$2 skipped=$3 version
   version=$(_pom_property victoriametrics.current.version)
   [ -n "$version" ] || die "victoriametrics.current.version missing from pom.xml"
   if ! command -v go >/dev/null 2>&1; then
-    [ -x "$VMAUTH_CURRENT_BIN" ] || log "go not found: the tenant routing tests through vmauth are skipped (install Go to run them)"
+    [ -x "$bin" ] || log "go not found: $skipped (install Go to build $app $version)"
     return 0
   fi
-  _go_install_pinned "$VMAUTH_CURRENT_BIN" github.com/VictoriaMetrics/VictoriaMetrics \
-    github.com/VictoriaMetrics/VictoriaMetrics/app/vmauth "$version" vmauth
+  _go_install_pinned "$bin" github.com/VictoriaMetrics/VictoriaMetrics \
+    "github.com/VictoriaMetrics/VictoriaMetrics/app/$app" "$version" "$app"
 }
 
 # _go_install_pinned BIN MODULE PACKAGE VERSION NAME [NOTE]: go install PACKAGE@VERSION into BIN's directory unless BIN
@@ -292,15 +299,7 @@ _go_install_pinned() {
 VMAGENT_BIN="$HOME/.cache/tsdb-writer/bin/vmagent"
 # vmagent from the module and version of ensure_victoria_metrics_current: the Go build cache makes it quick after that one
 ensure_vmagent_current() {
-  local version
-  version=$(_pom_property victoriametrics.current.version)
-  [ -n "$version" ] || die "victoriametrics.current.version missing from pom.xml"
-  if ! command -v go >/dev/null 2>&1; then
-    [ -x "$VMAGENT_BIN" ] || log "go not found: RelabelVmagentIT (vmagent $version) is skipped (install Go to run it)"
-    return 0
-  fi
-  _go_install_pinned "$VMAGENT_BIN" github.com/VictoriaMetrics/VictoriaMetrics \
-    github.com/VictoriaMetrics/VictoriaMetrics/app/vmagent "$version" vmagent
+  _ensure_victoria_metrics_app "$VMAGENT_BIN" vmagent "RelabelVmagentIT is skipped"
 }
 
 VICTORIA_METRICS_CLUSTER_DIR="$HOME/.cache/tsdb-writer/bin"
