@@ -1,5 +1,8 @@
 package io.tsdbwriter;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -14,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * direction (no cycle between any two packages), {@code cli} holds only the commands (nothing depends on it), the
  * data path's pure stages ({@code decode}, {@code relabel}, {@code amplify}, {@code encode}, {@code pipeline}) know neither Kafka nor
  * HTTP, the write path knows no Kafka, and the consumption models (kafka.segment driven by kafka.group or kafka.replay;
- * kafka.share) know each other only as docs/architecture.md draws them: only app wires them.
+ * kafka.share) know each other only as docs/architecture.md draws them: only app wires them; {@code bench} and
+ * {@code capacity} share the lab ({@code lab}) and know neither each other nor, from the lab, the commands.
  */
 class ArchitectureTest {
 
@@ -144,11 +148,44 @@ class ArchitectureTest {
     }
 
     @Test
+    void benchAndCapacityDoNotKnowEachOther() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.capacity..")
+                .should().dependOnClassesThat().resideInAPackage("io.tsdbwriter.bench..")
+                .because("what the capacity search shares with the bench (placement, fresh receivers, writer cells, feeders, "
+                        + "CPU and metric sampling) is in lab (issue 55 item 5)")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.tsdbwriter.bench..")
+                .should().dependOnClassesThat(resideInAPackage("io.tsdbwriter.capacity..")
+                        .and(not(name("io.tsdbwriter.capacity.InsertCapacityProbe"))))
+                .because("the bench reaches capacity only where the running writer does (app.PermitSizing): the insert "
+                        + "capacity probe of the attribution room, below app; never the capacity search above it")
+                .check(classes);
+    }
+
+    @Test
+    void theLabKnowsNeitherCommand() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.lab..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.bench..", "io.tsdbwriter.capacity..",
+                        "io.tsdbwriter.cli..")
+                .because("lab is the room bench and capacity share; it uses the writer's path, never the commands above it")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheCommandsUseTheLab() {
+        noClasses().that().resideOutsideOfPackages("io.tsdbwriter.lab..", "io.tsdbwriter.bench..",
+                        "io.tsdbwriter.capacity.search..", "io.tsdbwriter.cli..")
+                .should().dependOnClassesThat().resideInAPackage("io.tsdbwriter.lab..")
+                .because("the lab runs the writer as a child process under load; the writer itself (app and below) never reaches it")
+                .check(classes);
+    }
+
+    @Test
     void everyChildProcessIsMadeByChildProcess() {
-        noClasses().that().doNotHaveFullyQualifiedName("io.tsdbwriter.bench.ChildProcess")
+        noClasses().that().doNotHaveFullyQualifiedName("io.tsdbwriter.lab.ChildProcess")
                 .should().callConstructor(ProcessBuilder.class, java.util.List.class)
                 .orShould().callConstructor(ProcessBuilder.class, String[].class)
-                .because("bench.ChildProcess removes every TSDB_WRITER_* variable from a child's environment: a child "
+                .because("lab.ChildProcess removes every TSDB_WRITER_* variable from a child's environment: a child "
                         + "gets what its parent passes as flags, never run's defaults from the parent's environment (issue 56)")
                 .check(classes);
     }

@@ -1,5 +1,7 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CellResult;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;

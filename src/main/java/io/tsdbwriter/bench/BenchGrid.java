@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import io.tsdbwriter.write.Output;
+import io.tsdbwriter.lab.BenchCell;
 
 /**
  * The grid of a benchmark run: the flags' comma-separated lists ({@code --parallelism 1,3,6},
@@ -75,16 +76,13 @@ public final class BenchGrid {
      *
      * @throws IllegalArgumentException when an output is neither, or repeated
      */
-    /** The bench's name of remote write cells in Remote-Write 2.0 ({@code run --output remote-write --remote-write-version 2}). */
-    public static final String REMOTE_WRITE_2 = "remote-write-2";
-
     public static List<String> parseOutputs(String text) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("--output needs at least one of import, remote-write, remote-write-2");
         }
         Set<String> outputs = new LinkedHashSet<>();
         for (String part : text.split(",", -1)) {
-            String o = REMOTE_WRITE_2.equals(part.trim().toLowerCase(java.util.Locale.ROOT)) ? REMOTE_WRITE_2 : Output.parse(part).flag();
+            String o = BenchCell.REMOTE_WRITE_2.equals(part.trim().toLowerCase(java.util.Locale.ROOT)) ? BenchCell.REMOTE_WRITE_2 : Output.parse(part).flag();
             if (!outputs.add(o)) {
                 throw new IllegalArgumentException("--output: " + o + " is listed twice");
             }

@@ -7,12 +7,10 @@ import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -22,6 +20,18 @@ import java.util.OptionalInt;
 import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.Figures;
+import io.tsdbwriter.lab.Machine;
+import io.tsdbwriter.lab.CellResult;
+import io.tsdbwriter.lab.CpuPinning;
+import io.tsdbwriter.lab.FreshReceiver;
+import io.tsdbwriter.lab.InputRate;
+import io.tsdbwriter.lab.KafkaFeeder;
+import io.tsdbwriter.lab.SourceFeed;
+import io.tsdbwriter.lab.SystemCpu;
+import io.tsdbwriter.lab.VmProbe;
+import io.tsdbwriter.lab.WriterCellRunner;
 import java.time.LocalTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -48,7 +58,7 @@ public final class BenchRunner {
          * for import and remote write 1.0 shapes of the default receiver ({@code --victoria-metrics-binary}).
          */
         FreshReceiver.Kind freshReceiver(BenchCell.Shape shape) {
-            if (BenchGrid.REMOTE_WRITE_2.equals(shape.output())) {
+            if (BenchCell.REMOTE_WRITE_2.equals(shape.output())) {
                 return prometheusBinary != null ? FreshReceiver.Kind.PROMETHEUS : null;
             }
             return victoriaMetricsBinary != null && shape.receiver() == null ? FreshReceiver.Kind.VICTORIA_METRICS : null;
@@ -91,7 +101,7 @@ public final class BenchRunner {
                 progress("concurrency: %d write permits (%s)", permits, cap.isPresent() ? InsertCapacityProbe.METRIC + " of " + endpoint.metricsUrl()
                         : "unreadable " + InsertCapacityProbe.METRIC + ", default");
             }
-            String machine = machine(vm.version());
+            String machine = Machine.line(vm.version());
             progress("machine: %s", machine);
             progress("input: %s", s.feed().description());
 
@@ -180,7 +190,7 @@ public final class BenchRunner {
         CeilingResult c = meter.measure(shape, bodies, permits, s.ceilingSeconds(), firstWrites);
         bodies = null; // the pool (up to --ceiling-pool-mib) may go before the writer cells
         progress("ceiling %s: %s samples/s (%s samples/min), %s %.2f CPU-s per million samples, %d failed requests; load %.2f",
-                shape.label(), millions(c.samplesPerSecond()), BenchTable.count(c.perMinute()),
+                shape.label(), millions(c.samplesPerSecond()), Figures.count(c.perMinute()),
                 firstWrites ? fresh.displayName() : shape.remoteWrite() ? "the receiver" : "VictoriaMetrics", c.vmCpuPerMillion(), c.failures(),
                 SystemCpu.loadAverage());
         System.gc();
@@ -229,7 +239,7 @@ public final class BenchRunner {
         long t0 = System.nanoTime();
         KafkaFeeder.Sent sent = kafka.produce(s.topic(), s.feed().iterator(), s.feed().records(), 0, () -> false);
         double sec = (System.nanoTime() - t0) / 1e9;
-        progress("backlog: %,d records (%.1f MiB) in %.1f s", sent.acked.get(), sent.bytes.get() / 1048576.0, sec);
+        progress("backlog: %,d records (%.1f MiB) in %.1f s", sent.ackedRecords(), sent.bytesSent() / 1048576.0, sec);
     }
 
     private CellResult live(KafkaFeeder kafka, WriterCellRunner runner, BenchCell cell, double rate, int index, int total)
@@ -242,7 +252,7 @@ public final class BenchRunner {
         long max = (long) Math.ceil(rate * s.duration().toMillis() / 1000.0);
         return runner.live(cell, topic, group(index), String.format(Locale.ROOT, "cell-%02d-live", index), () -> {
             long deadline = System.nanoTime() + s.duration().toNanos();
-            return kafka.produce(topic, points, max, rate, () -> System.nanoTime() > deadline).acked.get();
+            return kafka.produce(topic, points, max, rate, () -> System.nanoTime() > deadline).ackedRecords();
         }, s.duration(), s.liveGrace());
     }
 
@@ -277,8 +287,8 @@ public final class BenchRunner {
     private void report(int index, int total, CellResult r, CeilingResult ceiling) {
         progress("[%d/%d] %s%s: %s samples/s written (%s/min of %s/min expected, efficiency %s), %s of the ceiling; writer %s CPU-s/M,"
                         + " VM %s CPU-s/M, peak heap %s; exit %d; load %.2f, other CPU %.1f s",
-                index, total, r.cell().label(), r.live() ? " live" : "", millions(r.samplesPerSecond()), BenchTable.count(r.actualPerMinute()),
-                BenchTable.count(r.expectedPerMinute()), BenchTable.percent(r.efficiency()), BenchTable.percent(Ceilings.ratio(r, ceiling)),
+                index, total, r.cell().label(), r.live() ? " live" : "", millions(r.samplesPerSecond()), Figures.count(r.actualPerMinute()),
+                Figures.count(r.expectedPerMinute()), Figures.percent(r.efficiency()), Figures.percent(Ceilings.ratio(r, ceiling)),
                 BenchTable.decimal(r.writerCpuPerMillion(), 2), BenchTable.decimal(r.vmCpuPerMillion(), 2),
                 BenchTable.mebibytes(r.peakHeapBytes()), r.exitCode(), r.loadAverage(), r.otherCpuSeconds());
     }
@@ -313,21 +323,6 @@ public final class BenchRunner {
         out.flush();
         boolean ok = results.stream().allMatch(r -> r.ok() && (r.live() || r.samplesWritten() == r.samplesExpected()));
         return ok ? 0 : 1;
-    }
-
-    /**
-     * One line describing the machine: its cores ({@link SystemCpu#cores()}, whatever CPUs this process is placed on),
-     * memory, JDK of the writer, VictoriaMetrics version, load.
-     */
-    public static String machine(String vmVersion) {
-        long mem = 0;
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            mem = os.getTotalMemorySize();
-        }
-        return String.format(Locale.ROOT, "%d cores, %.1f GiB, %s %s (%s), Java %s, VictoriaMetrics %s, load %.2f at %s",
-                SystemCpu.cores(), mem / (1024.0 * 1024 * 1024), System.getProperty("os.name"),
-                System.getProperty("os.version"), System.getProperty("os.arch"), Runtime.version(), vmVersion, SystemCpu.loadAverage(),
-                Instant.now().toString().substring(0, 19) + "Z");
     }
 
     private void progress(String format, Object... args) {

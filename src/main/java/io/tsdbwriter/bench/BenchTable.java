@@ -1,5 +1,9 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.Figures;
+import io.tsdbwriter.lab.CellResult;
+import io.tsdbwriter.lab.Placement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -41,7 +45,7 @@ public final class BenchTable {
                 if (c.shape().equals(shape)) {
                     ceiling = c;
                     rows.add(List.of("ceiling" + (shape.remoteWrite() ? " " + shape.output() : "") + " (C=" + c.concurrency() + ")", "–", Integer.toString(shape.timeMultiplier()),
-                            Integer.toString(shape.instanceMultiplier()), "–", count(c.perMinute()), "–", "–",
+                            Integer.toString(shape.instanceMultiplier()), "–", Figures.count(c.perMinute()), "–", "–",
                             decimal(c.vmCpuPerMillion(), 2), "–", "–", "100%", placement));
                 }
             }
@@ -52,9 +56,9 @@ public final class BenchTable {
                 BenchCell cell = r.cell();
                 rows.add(List.of(r.modeLabel() + (r.ok() ? "" : " (exit " + r.exitCode() + ")"), Integer.toString(cell.parallelism()),
                         Integer.toString(cell.timeMultiplier()), Integer.toString(cell.instanceMultiplier()),
-                        count(r.expectedPerMinute()), count(r.actualPerMinute()), percent(r.efficiency()),
+                        Figures.count(r.expectedPerMinute()), Figures.count(r.actualPerMinute()), Figures.percent(r.efficiency()),
                         decimal(r.writerCpuPerMillion(), 2), decimal(r.vmCpuPerMillion(), 2), decimal(r.writerToVmCpu(), 2),
-                        mebibytes(r.peakHeapBytes()), percent(Ceilings.ratio(r, ceiling)), placement));
+                        mebibytes(r.peakHeapBytes()), Figures.percent(Ceilings.ratio(r, ceiling)), placement));
             }
         }
         return rows;
@@ -143,16 +147,6 @@ public final class BenchTable {
             return Long.toString((long) v);
         }
         return String.format(Locale.ROOT, "%.4f", v);
-    }
-
-    /** A count with thousands separators ({@code 12,345,678}); {@code –} for NaN. */
-    public static String count(double v) {
-        return Double.isFinite(v) ? String.format(Locale.ROOT, "%,.0f", v) : "–";
-    }
-
-    /** {@code 97.5%}; {@code –} for NaN. */
-    public static String percent(double ratio) {
-        return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.1f%%", ratio * 100) : "–";
     }
 
     /** Fixed decimals; {@code –} for NaN. */

@@ -25,6 +25,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.FreshReceiver;
+import io.tsdbwriter.lab.VmProbe;
 
 /**
  * Measures the ceiling of a batch shape: the receiver ingesting requests that were serialized beforehand with the

@@ -1,5 +1,8 @@
 package io.tsdbwriter.bench;
 
+
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.Figures;
 /**
  * The ceiling of one batch shape: VictoriaMetrics ingesting pre-serialized import bodies of that shape (the same
  * bytes the writer would send, {@code --batch-samples} samples each) from {@code concurrency} concurrent requests,
@@ -31,11 +34,11 @@ public record CeilingResult(BenchCell.Shape shape, int concurrency, long samples
 
     /** VictoriaMetrics CPU-seconds per million samples. */
     public double vmCpuPerMillion() {
-        return Ceilings.perMillion(vmCpuSeconds, samples);
+        return Figures.perMillion(vmCpuSeconds, samples);
     }
 
     /** Client CPU-seconds per million samples. */
     public double clientCpuPerMillion() {
-        return Ceilings.perMillion(clientCpuSeconds, samples);
+        return Figures.perMillion(clientCpuSeconds, samples);
     }
 }

@@ -1,5 +1,7 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CellResult;
 import java.util.List;
 
 /** Ceiling arithmetic: which ceiling a cell is compared with, and the ratios. Stateless; thread-safe. */
@@ -24,11 +26,6 @@ public final class Ceilings {
             return Double.NaN;
         }
         return r.samplesPerSecond() / ceiling.samplesPerSecond();
-    }
-
-    /** {@code cpuSeconds} per million {@code samples}; NaN when no samples. */
-    public static double perMillion(double cpuSeconds, long samples) {
-        return samples > 0 ? cpuSeconds / (samples / 1e6) : Double.NaN;
     }
 
 }

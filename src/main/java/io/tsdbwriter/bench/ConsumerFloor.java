@@ -1,5 +1,8 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.lab.ChildProcess;
+import io.tsdbwriter.lab.Placement;
+import io.tsdbwriter.lab.WriterCellRunner;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

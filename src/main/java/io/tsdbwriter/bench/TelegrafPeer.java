@@ -23,6 +23,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.lab.ChildProcess;
+import io.tsdbwriter.lab.Placement;
 import java.io.File;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;

@@ -1,10 +1,10 @@
 package io.tsdbwriter.cli;
 
-import io.tsdbwriter.bench.BenchCell;
+import io.tsdbwriter.lab.BenchCell;
 import io.tsdbwriter.bench.BenchGrid;
 import io.tsdbwriter.bench.BenchRunner;
-import io.tsdbwriter.bench.InputRate;
-import io.tsdbwriter.bench.SourceFeed;
+import io.tsdbwriter.lab.InputRate;
+import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.produce.SyntheticInput;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,7 +21,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.bench.ConsumerFloor;
-import io.tsdbwriter.bench.CpuPinning;
+import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.bench.TelegrafPeer;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.produce.BundledScrapes;

@@ -1,7 +1,7 @@
 package io.tsdbwriter.cli;
 
-import io.tsdbwriter.bench.CpuPinning;
-import io.tsdbwriter.bench.Placement;
+import io.tsdbwriter.lab.CpuPinning;
+import io.tsdbwriter.lab.Placement;
 import java.io.IOException;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;

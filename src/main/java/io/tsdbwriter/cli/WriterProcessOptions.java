@@ -9,7 +9,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.bench.SourceFeed;
+import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.produce.BundledScrapes;
 import io.tsdbwriter.write.http.SafeUrl;
@@ -87,7 +87,7 @@ public final class WriterProcessOptions {
     }
 
     /**
-     * {@link io.tsdbwriter.bench.SourceFeed#promFiles} of {@code --data-dir}, or of the bundled scrapes when it is not
+     * {@link io.tsdbwriter.lab.SourceFeed#promFiles} of {@code --data-dir}, or of the bundled scrapes when it is not
      * given; its refusal as a usage error of this command.
      */
     static List<Path> promFiles(CommandSpec spec, Path dataDir) throws IOException {

@@ -1,5 +1,7 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.InputRate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

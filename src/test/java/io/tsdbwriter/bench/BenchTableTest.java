@@ -1,5 +1,7 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CellResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -31,7 +33,6 @@ class BenchTableTest {
         assertThat(r.writerToVmCpu()).isEqualTo(0.5);
         assertThat(r.pointsPerSecond()).isEqualTo(100_000);
         assertThat(Ceilings.ratio(r, null)).isNaN();
-        assertThat(Ceilings.perMillion(1, 0)).isNaN();
         assertThat(Ceilings.forCell(r.cell(), List.of(CEILING))).isSameAs(CEILING);
         assertThat(Ceilings.forCell(new BenchCell(1, 6, 1, "async"), List.of(CEILING))).isNull();
     }
@@ -84,9 +85,6 @@ class BenchTableTest {
 
     @Test
     void numberFormats() {
-        assertThat(BenchTable.count(1234567.4)).isEqualTo("1,234,567");
-        assertThat(BenchTable.count(Double.NaN)).isEqualTo("–");
-        assertThat(BenchTable.percent(0.9876)).isEqualTo("98.8%");
         assertThat(BenchTable.decimal(1.005, 1)).isEqualTo("1.0");
         assertThat(BenchTable.mebibytes(512L << 20)).isEqualTo("512 MiB");
         assertThat(BenchTable.mebibytes(0)).isEqualTo("–");

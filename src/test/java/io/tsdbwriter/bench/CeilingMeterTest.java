@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.lab.BenchCell;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;

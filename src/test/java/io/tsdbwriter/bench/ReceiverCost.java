@@ -7,6 +7,7 @@ import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.write.RemoteWriteVersion;
+import io.tsdbwriter.lab.SourceFeed;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -8,6 +8,8 @@ import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import io.tsdbwriter.write.http.NoDelaySocketFactory;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.SourceFeed;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;

@@ -1,5 +1,6 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.lab.WriterCellRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.bench.BenchChart;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -18,7 +17,7 @@ import java.util.function.ToDoubleFunction;
 import javax.imageio.ImageIO;
 
 /**
- * The capacity search as a PNG, plain Java2D as {@link BenchChart} draws the bench: three panels over the steps in
+ * The capacity search as a PNG, plain Java2D as {@code bench.BenchChart} draws the bench: three panels over the steps in
  * order of expected samples/min — expected and written samples/min (passing steps green, failing red), efficiency,
  * and p99 write latency with the writer's and the busiest target's CPU. Headless. Stateless; thread-safe.
  */

@@ -29,7 +29,7 @@ public final class CapacityPage {
     /**
      * What the page shows besides the steps.
      *
-     * @param machine            the machine line ({@code BenchRunner.machine})
+     * @param machine            the machine line ({@code Machine.line})
      * @param commandLine        the command line to reproduce the run, secrets redacted
      * @param instanceMultiplier the writers' N
      * @param chartPng           the PNG chart of {@code --chart}, or null when none is drawn (the Markdown links it)

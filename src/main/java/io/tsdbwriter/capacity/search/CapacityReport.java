@@ -1,6 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.bench.BenchTable;
+import io.tsdbwriter.lab.Figures;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -44,8 +44,8 @@ final class CapacityReport {
             out.println("capacity: below the first step (no step passed); lower --start-rate");
         } else {
             out.printf(Locale.ROOT, "capacity: %s samples/min sustained (step %d%s: %,.0f points/s x M=%d x N=%d, efficiency %s, p99 %s s)%n",
-                    BenchTable.count(r.capacityPerMinute()), r.best().index(), r.best().refine() ? " refine" : "", r.best().inputPointsPerSecond(),
-                    r.best().timeMultiplier(), s.instanceMultiplier(), BenchTable.percent(r.best().efficiency()), CapacitySearch.fmt(r.best().p99Seconds()));
+                    Figures.count(r.capacityPerMinute()), r.best().index(), r.best().refine() ? " refine" : "", r.best().inputPointsPerSecond(),
+                    r.best().timeMultiplier(), s.instanceMultiplier(), Figures.percent(r.best().efficiency()), CapacitySearch.fmt(r.best().p99Seconds()));
         }
         if (r.ceiling() != null) {
             out.println("verdict: " + r.ceiling());
@@ -66,7 +66,7 @@ final class CapacityReport {
         if (s.chart() != null) {
             try {
                 CapacityChart.write(s.chart(), "tsdb-writer capacity: " + (r.best() == null ? "no passing step"
-                        : BenchTable.count(r.capacityPerMinute()) + " samples/min") + (r.edge() == null ? "" : ", limited by "
+                        : Figures.count(r.capacityPerMinute()) + " samples/min") + (r.edge() == null ? "" : ", limited by "
                         + r.edge().verdict().resource().label()), machine + "; placement " + placement, r.steps());
                 out.println("chart: " + s.chart());
             } catch (IOException | RuntimeException | Error e) {

@@ -1,12 +1,12 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.bench.BenchRunner;
-import io.tsdbwriter.bench.CpuPinning;
-import io.tsdbwriter.bench.InputRate;
-import io.tsdbwriter.bench.KafkaFeeder;
-import io.tsdbwriter.bench.SourceFeed;
-import io.tsdbwriter.bench.VmProbe;
-import io.tsdbwriter.bench.WriterCellRunner;
+import io.tsdbwriter.lab.Machine;
+import io.tsdbwriter.lab.CpuPinning;
+import io.tsdbwriter.lab.InputRate;
+import io.tsdbwriter.lab.KafkaFeeder;
+import io.tsdbwriter.lab.SourceFeed;
+import io.tsdbwriter.lab.VmProbe;
+import io.tsdbwriter.lab.WriterCellRunner;
 import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.produce.SourcePoint;
@@ -134,7 +134,7 @@ public final class CapacitySearch {
                 progress("write permits: automatic (%s)", cap.isPresent() ? InsertCapacityProbe.METRIC + " = " + cap.getAsInt()
                         : InsertCapacityProbe.METRIC + " unreadable: the writer falls back to its default");
             }
-            machine = BenchRunner.machine(vm.version());
+            machine = Machine.line(vm.version());
             progress("machine: %s", machine);
             progress("input: %s", s.feed().description());
             progress("series: %s", stepRunner.seriesDescription());

@@ -1,12 +1,12 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.bench.BenchTable;
+import io.tsdbwriter.lab.Figures;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * The steps of a capacity search as a console table and as CSV; every step names the run's placement
- * ({@link io.tsdbwriter.bench.Placement#label()}: {@code shared}, {@code tsdb=0 writer=1}). Stateless; thread-safe.
+ * ({@link io.tsdbwriter.lab.Placement#label()}: {@code shared}, {@code tsdb=0 writer=1}). Stateless; thread-safe.
  */
 public final class CapacityTable {
 
@@ -26,8 +26,8 @@ public final class CapacityTable {
         b.append(head);
         for (CapacityStep s : steps) {
             b.append(String.format(Locale.ROOT, "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %-16s %s%n",
-                    s.index() + (s.refine() ? "r" : ""), s.timeMultiplier(), s.inputPointsPerSecond(), BenchTable.count(s.expectedPerMinute()),
-                    BenchTable.count(s.writtenPerMinute()), BenchTable.percent(s.efficiency()), dec(s.p50Seconds(), 3), dec(s.p99Seconds(), 3),
+                    s.index() + (s.refine() ? "r" : ""), s.timeMultiplier(), s.inputPointsPerSecond(), Figures.count(s.expectedPerMinute()),
+                    Figures.count(s.writtenPerMinute()), Figures.percent(s.efficiency()), dec(s.p50Seconds(), 3), dec(s.p99Seconds(), 3),
                     dec(s.permitWaitMs(), 1), String.format(Locale.ROOT, "%.0f->%.0f%s", s.lagStart(), s.lagEnd(), s.lagGrowing() ? "^" : ""),
                     dec(s.writerCpuCores(), 2), dec(s.targetCpuCores(), 2) + "/" + dec(s.targetCores(), 0),
                     dec(s.insertsCurrent(), 1) + "/" + dec(s.insertsCapacity(), 0), s.loadAverage(),

@@ -1,6 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.bench.KafkaFeeder;
+import io.tsdbwriter.lab.KafkaFeeder;
 import io.tsdbwriter.produce.SourcePoint;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicLong;

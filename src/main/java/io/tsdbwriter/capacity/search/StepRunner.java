@@ -2,14 +2,14 @@ package io.tsdbwriter.capacity.search;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tsdbwriter.bench.ChildProcess;
-import io.tsdbwriter.bench.CpuList;
-import io.tsdbwriter.bench.BenchCell;
-import io.tsdbwriter.bench.BenchTable;
-import io.tsdbwriter.bench.CellResult;
-import io.tsdbwriter.bench.KafkaFeeder;
-import io.tsdbwriter.bench.SystemCpu;
-import io.tsdbwriter.bench.WriterCellRunner;
+import io.tsdbwriter.lab.ChildProcess;
+import io.tsdbwriter.lab.CpuList;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.Figures;
+import io.tsdbwriter.lab.CellResult;
+import io.tsdbwriter.lab.KafkaFeeder;
+import io.tsdbwriter.lab.SystemCpu;
+import io.tsdbwriter.lab.WriterCellRunner;
 import io.tsdbwriter.capacity.Bottleneck;
 import io.tsdbwriter.capacity.MetricsScraper;
 import io.tsdbwriter.capacity.PromSnapshot;
@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * the step duration ({@link StepFeed}), measures the window after the warm-up from the writer's and the targets' pages
  * ({@link StepWindow}) and judges it; then the input stops, the writer catches up (at most the drain timeout) and gets
  * SIGTERM, and what it did not write counts as lost. The search decides the loads; this class runs them. Under a
- * {@link SeriesSchedule} other than steady the steps' input is one {@link io.tsdbwriter.bench.SourceFeed#cycle(long,
+ * {@link SeriesSchedule} other than steady the steps' input is one {@link io.tsdbwriter.lab.SourceFeed#cycle(long,
  * java.util.function.LongUnaryOperator)} over the search, each scrape taking the instances the schedule gives at its
  * start, the schedule's clock restarting with each step's input; each step's {@link StepSeries} comes from the window.
  *
@@ -104,7 +104,7 @@ final class StepRunner {
             throw new IllegalStateException("the probe's writer failed (exit " + r.exitCode() + "); see " + s.workDir().resolve("probe.log"));
         }
         progress("probe: %,.0f points/s (%s samples/min) on the backlog; start rate %s = %,.0f points/s", pps,
-                BenchTable.count(pps * cell(s.timeMultiplier()).samplesPerPoint() * 60), s.startRate(), pps * s.startRate().value());
+                Figures.count(pps * cell(s.timeMultiplier()).samplesPerPoint() * 60), s.startRate(), pps * s.startRate().value());
         return pps;
     }
 
@@ -125,7 +125,7 @@ final class StepRunner {
         String topic = s.topicPrefix() + "-" + name;
         ctx.kafka().create(topic, s.partitions());
         progress("[%s%s] M=%d: %,.0f points/s (%s samples/min expected) for %s (warm-up %s) to %s ...", index, refine ? " refine" : "", m,
-                rate, BenchTable.count(rate * mn * 60), CapacitySearch.human(s.stepDuration()), CapacitySearch.human(s.warmUp()),
+                rate, Figures.count(rate * mn * 60), CapacitySearch.human(s.stepDuration()), CapacitySearch.human(s.warmUp()),
                 topic);
         int port = freePort();
         Path summary = s.workDir().resolve(name + ".json");
@@ -183,7 +183,7 @@ final class StepRunner {
                     stepReads, series, new StepNoise(window.halvesSpread(), Double.NaN, 0));
             progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores;%s %s; %s;"
                             + " step %.0f s, %,d points produced, %s", index, refine ? " refine" : "", passed ? "PASS" : "FAIL",
-                    BenchTable.count(st.writtenPerMinute()), BenchTable.count(st.expectedPerMinute()), BenchTable.percent(efficiency),
+                    Figures.count(st.writtenPerMinute()), Figures.count(st.expectedPerMinute()), Figures.percent(efficiency),
                     CapacitySearch.fmt(p99), lagGrowing ? "growing" : "steady", CapacitySearch.fmt(st.writerCpuCores()),
                     stepReads == null ? "" : " " + CapacityTable.reads(stepReads) + ";", verdict,
                     seriesText(series), wallStep, producedPoints, lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");

@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 import io.tsdbwriter.decode.Numbers;
 import io.tsdbwriter.decode.prometheus.ExpositionLine;

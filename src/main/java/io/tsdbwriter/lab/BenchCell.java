@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 import java.net.URI;
 
@@ -20,6 +20,9 @@ import java.net.URI;
  */
 public record BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output, String receiver,
                         int shareProcesses) {
+
+    /** The lab's name of remote write cells in Remote-Write 2.0 ({@code run --output remote-write --remote-write-version 2}). */
+    public static final String REMOTE_WRITE_2 = "remote-write-2";
 
     /** A segments-mode cell of the given output and receiver. */
     public BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output, String receiver) {
@@ -76,7 +79,7 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
 
     /** The {@code run --remote-write-version} of a remote write cell: 2 for {@code remote-write-2}, else 1. */
     public String remoteWriteVersion() {
-        return BenchGrid.REMOTE_WRITE_2.equals(output) ? "2" : "1";
+        return REMOTE_WRITE_2.equals(output) ? "2" : "1";
     }
 
     /** Samples per source point: M × N. */

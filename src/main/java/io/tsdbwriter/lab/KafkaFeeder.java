@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 import io.tsdbwriter.produce.ProducerSettings;
 import io.tsdbwriter.produce.PointRecords;
@@ -46,7 +46,7 @@ public final class KafkaFeeder implements AutoCloseable {
     }
 
     /** True when the topic exists. */
-    boolean exists(String topic) throws InterruptedException {
+    public boolean exists(String topic) throws InterruptedException {
         try {
             return admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic);
         } catch (ExecutionException | TimeoutException e) {
@@ -90,7 +90,7 @@ public final class KafkaFeeder implements AutoCloseable {
     }
 
     /** Records in a topic: the sum over partitions of end − beginning offsets. */
-    long size(String topic) throws InterruptedException {
+    public long size(String topic) throws InterruptedException {
         try {
             var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -124,6 +124,12 @@ public final class KafkaFeeder implements AutoCloseable {
         }
 
         final AtomicLong bytes = new AtomicLong();
+
+        /** Bytes of the record values sent. */
+        public long bytesSent() {
+            return bytes.get();
+        }
+
         final AtomicReference<Exception> failure = new AtomicReference<>();
     }
 

@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

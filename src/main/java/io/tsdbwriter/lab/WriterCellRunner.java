@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 import io.tsdbwriter.write.WriteTarget;
 
@@ -30,7 +30,8 @@ public final class WriterCellRunner {
 
     /** A live cell's input: called once the writer is ready; returns the points produced (blocks for the window). */
     @FunctionalInterface
-    interface LiveInput {
+    public interface LiveInput {
+        /** @return the points produced */
         long produce() throws InterruptedException;
     }
 
@@ -95,7 +96,7 @@ public final class WriterCellRunner {
      * name no AOT cache themselves; otherwise nothing. A stale cache costs nothing but its benefit: the JVM starts
      * without it ({@code -Xlog:aot=off} silences the JVM's own lines about it) and the writer logs one line.
      */
-    static List<String> aotCacheOption(Path jar, List<String> jvmOptions, int javaFeature) {
+    public static List<String> aotCacheOption(Path jar, List<String> jvmOptions, int javaFeature) {
         String name = jar.getFileName().toString();
         Path cache = jar.resolveSibling((name.endsWith(".jar") ? name.substring(0, name.length() - 4) : name) + ".aot");
         boolean named = jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:AOTCache") || o.startsWith("-XX:AOTMode"));
@@ -267,7 +268,7 @@ public final class WriterCellRunner {
      * Runs a live cell: the writer tails an empty topic; once it is ready, {@code input} produces for the window;
      * {@code grace} after the window the writer gets SIGTERM (it drains and commits) and its counters are read.
      */
-    CellResult live(BenchCell cell, String topic, String groupId, String name, LiveInput input, Duration window, Duration grace)
+    public CellResult live(BenchCell cell, String topic, String groupId, String name, LiveInput input, Duration window, Duration grace)
             throws IOException, InterruptedException {
         return run(cell, topic, groupId, name, new Live(input, window, grace), window);
     }

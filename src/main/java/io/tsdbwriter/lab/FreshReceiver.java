@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -43,10 +43,10 @@ import okhttp3.Response;
  *
  * <p>Not thread-safe; one per measurement.
  */
-final class FreshReceiver implements AutoCloseable {
+public final class FreshReceiver implements AutoCloseable {
 
     /** Which TSDB: its command line, its readiness path, its process name. */
-    enum Kind {
+    public enum Kind {
         PROMETHEUS("prometheus", "/-/ready"),
         VICTORIA_METRICS("victoria-metrics", "/health");
 
@@ -59,12 +59,12 @@ final class FreshReceiver implements AutoCloseable {
         }
 
         /** {@code prometheus}, {@code victoria-metrics}: the suffix of a measurement's directory and log. */
-        String label() {
+        public String label() {
             return label;
         }
 
         /** {@code Prometheus}, {@code VictoriaMetrics}: how progress lines name it. */
-        String displayName() {
+        public String displayName() {
             return this == PROMETHEUS ? "Prometheus" : "VictoriaMetrics";
         }
     }
@@ -94,7 +94,7 @@ final class FreshReceiver implements AutoCloseable {
      * @throws IOException when it cannot be started or is not ready within {@link #START_TIMEOUT} (with its log's tail);
      *                     a port taken before it bound it is retried on a new port, {@link #START_ATTEMPTS} starts in all
      */
-    static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
+    public static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
             throws IOException, InterruptedException {
         return start(kind, binary, workDir, name, tsdbCpus, http, OUT_OF_ORDER_WINDOW);
     }
@@ -103,8 +103,8 @@ final class FreshReceiver implements AutoCloseable {
      * As above, a Prometheus with {@code outOfOrderWindow} ({@code storage.tsdb.out_of_order_time_window}; zero: none,
      * Prometheus' default, which refuses a series' older samples; {@code bench --prometheus-out-of-order-window}).
      */
-    static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http,
-                               Duration outOfOrderWindow) throws IOException, InterruptedException {
+    public static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http,
+                                      Duration outOfOrderWindow) throws IOException, InterruptedException {
         Path dir = workDir.resolve(name).toAbsolutePath();
         deleteTree(dir);
         Files.createDirectories(dir);
@@ -175,12 +175,12 @@ final class FreshReceiver implements AutoCloseable {
     }
 
     /** Which TSDB it is. */
-    Kind kind() {
+    public Kind kind() {
         return kind;
     }
 
     /** Its base URL, {@code http://127.0.0.1:<port>} (VictoriaMetrics' {@code --vm-url}). */
-    String url() {
+    public String url() {
         return url;
     }
 
@@ -206,7 +206,7 @@ final class FreshReceiver implements AutoCloseable {
     }
 
     /** Its remote write URL, {@code http://127.0.0.1:<port>/api/v1/write}. */
-    String remoteWriteUrl() {
+    public String remoteWriteUrl() {
         return url + "/api/v1/write";
     }
 

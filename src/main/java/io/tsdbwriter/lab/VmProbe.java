@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 import io.tsdbwriter.write.WriteTarget;
 import java.io.IOException;
@@ -48,7 +48,7 @@ public final class VmProbe {
     }
 
     /** VictoriaMetrics' CPU-seconds so far. @throws IOException when unreadable */
-    double cpuSeconds() throws IOException {
+    public double cpuSeconds() throws IOException {
         OptionalDouble v = PromText.value(metrics(), "process_cpu_seconds_total");
         if (v.isEmpty()) {
             throw new IOException(endpoint.metricsUrl() + " has no process_cpu_seconds_total");
@@ -77,7 +77,7 @@ public final class VmProbe {
      * Waits until VictoriaMetrics' CPU use drops below {@link #SETTLED_CORES} over {@link #SETTLE_WINDOW}, at most
      * {@code max}; returns its CPU-seconds then.
      */
-    double settle(Duration max) throws IOException, InterruptedException {
+    public double settle(Duration max) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         double last = cpuSeconds();
         while (true) {

@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.lab;
 
 /**
  * What one writer process achieved in one grid cell, from its {@code --summary-json} and the bench's own
@@ -63,12 +63,12 @@ public record CellResult(BenchCell cell, boolean live, int exitCode, long points
 
     /** Writer CPU-seconds per million samples written. */
     public double writerCpuPerMillion() {
-        return Ceilings.perMillion(writerCpuSeconds, samplesWritten);
+        return Figures.perMillion(writerCpuSeconds, samplesWritten);
     }
 
     /** VictoriaMetrics CPU-seconds per million samples written. */
     public double vmCpuPerMillion() {
-        return Ceilings.perMillion(vmCpuSeconds, samplesWritten);
+        return Figures.perMillion(vmCpuSeconds, samplesWritten);
     }
 
     /** Writer CPU ÷ VictoriaMetrics CPU for the same samples. */
