@@ -140,7 +140,10 @@ public final class BatchWriter implements AutoCloseable {
         }
         if (outcome == null) {
             listener.abandoned(batch);
-        } else if (outcome.isSuccess()) {
+            return; // not decided: its body is left to the garbage collector, not reused
+        }
+        batch.recycle(); // decided: nothing sends, retries or splits it again (BodyPool)
+        if (outcome.isSuccess()) {
             meters.written(batch.tenant(), batch.samples());
             meters.lastWriteNanos.set(System.nanoTime());
             listener.written(batch);

@@ -17,6 +17,24 @@ public final class ByteBuf {
         this.bytes = new byte[Math.max(16, initialCapacity)];
     }
 
+    /** An empty buffer writing into {@code reuse} (its content undefined), grown as any other. */
+    ByteBuf(byte[] reuse) {
+        this.bytes = reuse;
+    }
+
+    /**
+     * Gives up the backing array (for {@link BodyPool}): the buffer is empty afterwards, with no capacity, and must
+     * not be read again; an append would allocate a new array.
+     */
+    byte[] detach() {
+        byte[] a = bytes;
+        bytes = EMPTY;
+        length = 0;
+        return a;
+    }
+
+    private static final byte[] EMPTY = new byte[0];
+
     /** The backing array; valid content is {@code [0, length())}. */
     public byte[] array() {
         return bytes;

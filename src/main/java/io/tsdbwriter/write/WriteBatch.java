@@ -20,6 +20,8 @@ import java.util.List;
 public final class WriteBatch<S, O> {
 
     private final ByteBuf body;
+    /** Where the body's array goes back once the batch is done; null when it was not taken from one. */
+    private BodyPool pool;
     private int samples;
     private int points;
     private int[] pointEnds;
@@ -39,8 +41,18 @@ public final class WriteBatch<S, O> {
      * @param initialPoints initial number of source points (≥ 1) before the per-point arrays grow
      */
     public WriteBatch(int initialBytes, int initialPoints) {
+        this(new ByteBuf(initialBytes), initialPoints, null);
+    }
+
+    /** A batch whose body array comes from {@code pool} and goes back there with {@link #recycle()}. */
+    WriteBatch(BodyPool pool, int initialBytes, int initialPoints) {
+        this(new ByteBuf(pool.take(Math.max(16, initialBytes))), initialPoints, pool);
+    }
+
+    private WriteBatch(ByteBuf body, int initialPoints, BodyPool pool) {
         int points = Math.max(initialPoints, 1);
-        this.body = new ByteBuf(initialBytes);
+        this.body = body;
+        this.pool = pool;
         this.pointEnds = new int[points];
         this.pointSamples = new int[points];
         this.pointSources = new ArrayList<>(points);
@@ -107,6 +119,19 @@ public final class WriteBatch<S, O> {
         b.origin = origin;
         b.tenant = tenant;
         return b;
+    }
+
+    /**
+     * The writer is done with this batch (written, refused or given up: nothing will send, retry or split it again):
+     * a body array taken from a {@link BodyPool} goes back to it, and the body is empty from then on. The points'
+     * sources, counts and origin stay. Idempotent; nothing for a batch not made from a pool.
+     */
+    public void recycle() {
+        BodyPool p = pool;
+        if (p != null) {
+            pool = null;
+            p.give(body.detach());
+        }
     }
 
     /** True when nothing was encoded. */

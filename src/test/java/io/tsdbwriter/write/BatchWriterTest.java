@@ -149,6 +149,50 @@ class BatchWriterTest {
     }
 
     @Test
+    void aWrittenBatchsBodyArrayGoesBackToItsPool() throws Exception {
+        server.enqueue(new MockResponse().setResponseCode(204));
+        BatchWriter w = writer(recordingRetry(5), OnWriteFailure.PAUSE);
+        BodyPool pool = new BodyPool(4, 1 << 20);
+        WriteBatch<String, Void> b = pooledBatch(pool, "point-0");
+        byte[] array = b.body().array();
+        Listener l = new Listener();
+
+        w.submit(b, l);
+
+        assertThat(l.await()).isEqualTo("written");
+        assertThat(server.takeRequest().getBody().readUtf8()).isEqualTo(LINES);
+        assertThat(pool.take(16)).isSameAs(array);
+    }
+
+    @Test
+    void anAbandonedBatchsBodyArrayIsNotReused() throws Exception {
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return new MockResponse().setResponseCode(404).setBody("404 page not found");
+            }
+        });
+        BatchWriter w = writer(briefRetry(3), OnWriteFailure.DEAD_LETTER);
+        BodyPool pool = new BodyPool(4, 1 << 20);
+        Listener l = new Listener();
+
+        w.submit(pooledBatch(pool, "point-0"), l);
+        awaitFault(w);
+        w.abortFaulted();
+
+        assertThat(l.await()).isEqualTo("abandoned");
+        assertThat(pool.arrays()).as("not decided: the batch may be read again, its array is not handed to another").isZero();
+        assertThat(l.batch.body().length()).isEqualTo(LINES.length());
+    }
+
+    private static WriteBatch<String, Void> pooledBatch(BodyPool pool, String source) {
+        WriteBatch<String, Void> b = new BatchCapacity(pool).open();
+        b.body().put(LINES.getBytes(StandardCharsets.UTF_8));
+        b.addPoint(4, source);
+        return b;
+    }
+
+    @Test
     void aBatchWhosePointsRelabelingAllDroppedIsWrittenWithoutARequest() throws Exception {
         BatchWriter w = writer(recordingRetry(5), OnWriteFailure.PAUSE);
         WriteBatch<String, Void> b = new WriteBatch<>(64);
