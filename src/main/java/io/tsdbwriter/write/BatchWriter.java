@@ -123,7 +123,7 @@ public final class BatchWriter implements AutoCloseable {
                 isolate(batch, outcome, rejections, budget.endpoint());
             } else if (outcome.kind() == WriteOutcome.Kind.FAULT) { // refused whole (--on-configuration-fault refuse): no split
                 rejections = new ArrayList<>(batch.points());
-                refuseEach(batch, outcome, rejections);
+                WriteListener.Rejection.each(batch, outcome, rejections);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -241,7 +241,7 @@ public final class BatchWriter implements AutoCloseable {
     private <S> void isolate(WriteBatch<S, ?> batch, WriteOutcome refusal, List<WriteListener.Rejection<S>> out, WriteTarget endpoint)
             throws InterruptedException, Backoff.Held {
         if (batch.points() <= 1) {
-            refuseEach(batch, refusal, out);
+            WriteListener.Rejection.each(batch, refusal, out);
             return;
         }
         int mid = batch.points() / 2;
@@ -253,15 +253,8 @@ public final class BatchWriter implements AutoCloseable {
             } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
                 isolate(half, o, out, endpoint);
             } else {
-                refuseEach(half, o, out); // retries ran out under dead-letter policy while splitting: refused too
+                WriteListener.Rejection.each(half, o, out); // retries ran out under dead-letter policy while splitting: refused too
             }
-        }
-    }
-
-    /** Every point of {@code batch} refused with {@code outcome}, each with its own samples, unsplit. */
-    private static <S> void refuseEach(WriteBatch<S, ?> batch, WriteOutcome outcome, List<WriteListener.Rejection<S>> out) {
-        for (int i = 0; i < batch.points(); i++) {
-            out.add(new WriteListener.Rejection<>(batch.source(i), batch.samples(i), outcome));
         }
     }
 

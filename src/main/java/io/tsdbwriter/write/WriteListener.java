@@ -13,6 +13,12 @@ public interface WriteListener<S, O> {
 
     /** A source point VictoriaMetrics refused even alone (400/413/415). */
     record Rejection<S>(S source, int samples, WriteOutcome outcome) {
+        /** Adds to {@code out} every point of {@code batch} refused with {@code outcome}, each with its own samples. */
+        static <S> void each(WriteBatch<S, ?> batch, WriteOutcome outcome, List<Rejection<S>> out) {
+            for (int i = 0; i < batch.points(); i++) {
+                out.add(new Rejection<>(batch.source(i), batch.samples(i), outcome));
+            }
+        }
     }
 
     /** VictoriaMetrics answered 2xx for the whole batch. */
