@@ -11,7 +11,7 @@
 # in about 10 minutes on 2 cores. A flag given as an argument replaces its default; other arguments are passed on, e.g.:
 #   bash scripts/capacity.sh --step-duration 30s --warm-up 10s
 #   bash scripts/capacity.sh --max-concurrent-writes 200 --time-multiplier 12
-#   bash scripts/capacity.sh --vary time-multiplier --start-rate 20000
+#   bash scripts/capacity.sh --vary time-multiplier --start-input-rate 20000
 # --tsdb-cpus LIST --writer-cpus LIST (Linux, cpulists such as 0 and 1; passed on to capacity) start VictoriaMetrics
 # under taskset -c <tsdb-cpus> and Kafka under taskset -c <writer-cpus>, so that the TSDB sizes GOMAXPROCS and its
 # concurrency limits for its own CPUs; capacity then runs its writers and itself on the writer CPUs:

@@ -115,14 +115,15 @@ public final class CapacityCommand implements Callable<Integer> {
     int partitions;
 
     @Option(names = "--vary", defaultValue = "rate", paramLabel = "rate|time-multiplier",
-            description = "What rises step by step: the input rate, or M at the fixed --start-rate. M rises up to the largest "
+            description = "What rises step by step: the input rate, or M at the fixed --start-input-rate. M rises up to the largest "
                     + "--time-multiplier a writer accepts, 3600 (fewer when M x N would pass 1000000); when the step there passes, "
                     + "the search stops and its verdict says it reached the maximum time multiplier without saturating the target "
                     + "(default: ${DEFAULT-VALUE})")
     String vary;
 
-    @Option(names = "--start-rate", defaultValue = "100%", paramLabel = "R|PCT%",
-            description = "Input of the first step in points/s, or PCT%% of the throughput a writer reaches on a pre-loaded "
+    @Option(names = {"--start-input-rate", DeprecatedNames.CAPACITY_START_RATE}, defaultValue = "100%", paramLabel = "R|PCT%",
+            description = "Input rate of the first step: points/s produced into its topic (bench's --input-rate; the report's "
+                    + "samples/min are these points x M x N), or PCT%% of the throughput a writer reaches on a pre-loaded "
                     + "backlog of --probe-records points (measured first; pessimistic, as its writer registers every series anew) "
                     + "(default: ${DEFAULT-VALUE})")
     String startRate;
@@ -222,7 +223,7 @@ public final class CapacityCommand implements Callable<Integer> {
     long records;
 
     @Option(names = "--probe-records", defaultValue = "500000", paramLabel = "R",
-            description = "With a PCT%% --start-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
+            description = "With a PCT%% --start-input-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
     long probeRecords;
 
     @Option(names = {"--step-drain-timeout", DeprecatedNames.CAPACITY_DRAIN_TIMEOUT}, defaultValue = "60s", converter = Converters.DurationConverter.class,
@@ -262,7 +263,7 @@ public final class CapacityCommand implements Callable<Integer> {
         try {
             start = InputRate.parse(startRate);
         } catch (IllegalArgumentException e) {
-            throw bad(e.getMessage().replace("--input-rate", "--start-rate"));
+            throw bad(e.getMessage().replace("--input-rate", "--start-input-rate"));
         }
         double minEff = parseRatio("--min-efficiency", minEfficiency);
         if (!(stepFactor > 1) || Double.isInfinite(stepFactor)) {

@@ -29,6 +29,11 @@ final class DeprecatedNames {
     static final String CAPACITY_RECORDS = "--records";
     /** {@code capacity --drain-timeout}, now {@code --step-drain-timeout} (run's is its stop's bound after SIGTERM). */
     static final String CAPACITY_DRAIN_TIMEOUT = "--drain-timeout";
+    /**
+     * {@code capacity --start-rate}, now {@code --start-input-rate}: points/s produced, as bench's {@code --input-rate},
+     * while the report counts samples/min (points x M x N; M may change per step, so no samples/min flag can replace it).
+     */
+    static final String CAPACITY_START_RATE = "--start-rate";
 
     /**
      * One renamed flag.
@@ -48,7 +53,8 @@ final class DeprecatedNames {
             new Rename("bench", BENCH_DURATION, "--live-duration"),
             new Rename("capacity", CAPACITY_TOPIC, "--topic-prefix"),
             new Rename("capacity", CAPACITY_RECORDS, "--points-per-pass"),
-            new Rename("capacity", CAPACITY_DRAIN_TIMEOUT, "--step-drain-timeout"));
+            new Rename("capacity", CAPACITY_DRAIN_TIMEOUT, "--step-drain-timeout"),
+            new Rename("capacity", CAPACITY_START_RATE, "--start-input-rate"));
 
     private DeprecatedNames() {
     }

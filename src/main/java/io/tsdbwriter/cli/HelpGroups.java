@@ -97,7 +97,7 @@ final class HelpGroups {
                             "--remote-write-version", "--target-metrics-url"), VM_AUTH)),
                     new Group("Load model", List.of("--time-multiplier", "--instance-multiplier", "--churn-interval",
                             "--series-mode", "--series-change-interval", "--spike-multiplier", "--data-dir", "--points-per-pass")),
-                    new Group("Search", List.of("--vary", "--start-rate", "--probe-records", "--step-factor",
+                    new Group("Search", List.of("--vary", "--start-input-rate", "--probe-records", "--step-factor",
                             "--step-duration", "--warm-up", "--max-steps", "--time-budget", "--refine-steps", "--min-efficiency",
                             "--max-p99-latency", "--step-drain-timeout")),
                     new Group("Read load", List.of("--query-rate", "--query-url", "--queries", "--query-timeout",

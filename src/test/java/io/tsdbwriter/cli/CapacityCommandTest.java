@@ -59,7 +59,7 @@ class CapacityCommandTest {
         assertUsageError(execute("capacity", "--min-efficiency", "150%"), "--min-efficiency");
         assertUsageError(execute("capacity", "--min-efficiency", "x"), "--min-efficiency");
         assertUsageError(execute("capacity", "--warm-up", "60s"), "--warm-up");
-        assertUsageError(execute("capacity", "--start-rate", "fast"), "--start-rate");
+        assertUsageError(execute("capacity", "--start-input-rate", "fast"), "--start-input-rate");
         assertUsageError(execute("capacity", "--max-steps", "0"), "--max-steps");
         assertUsageError(execute("capacity", "--vm-url", "vm:8428"), "vm:8428");
         assertUsageError(execute("capacity", "--no-such-flag"), "--no-such-flag");

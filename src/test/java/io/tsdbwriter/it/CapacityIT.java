@@ -52,7 +52,7 @@ class CapacityIT {
             try {
                 exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", proxy.url(),
                         "--target-metrics-url", stack.vmUrl() + "/metrics", "--topic-prefix", "cap-it",
-                        "--start-rate", "800", "--step-factor", "3", "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "3",
+                        "--start-input-rate", "800", "--step-factor", "3", "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "3",
                         "--refine-steps", "1", "--max-concurrent-writes", "1", "--batch-samples", "500", "--parallelism", "1",
                         "--points-per-pass", "20000", "--data-dir", data.toString(), "--step-drain-timeout", "90s",
                         "--csv", csv.toString(), "--chart", png.toString(), "--report", stack.path("out").toString(),

@@ -44,7 +44,7 @@ class CapacityInsertConcurrencyIT {
         try {
             exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
                     "--topic-prefix", "cap-poc", "--max-concurrent-writes", "200", "--step-duration", "20s",
-                    "--start-rate", "4000", "--step-factor", "2", "--max-steps", "3", "--refine-steps", "0", "--time-budget", "4m", "--points-per-pass", "20000", "--data-dir", NodeExporterFiles.dir().toString(),
+                    "--start-input-rate", "4000", "--step-factor", "2", "--max-steps", "3", "--refine-steps", "0", "--time-budget", "4m", "--points-per-pass", "20000", "--data-dir", NodeExporterFiles.dir().toString(),
                     "--step-drain-timeout", "90s", "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
                     "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
                     "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");

@@ -35,7 +35,7 @@ class CapacityReadsIT {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void everyStepReportsItsReadLoadsLatenciesAndErrors() throws Exception {
         Path csv = stack.path("ok/capacity.csv");
-        Run r = capacity("reads-ok", stack.vmUrl(), csv, "--query-rate", "4", "--start-rate", "500", "--step-factor", "2",
+        Run r = capacity("reads-ok", stack.vmUrl(), csv, "--query-rate", "4", "--start-input-rate", "500", "--step-factor", "2",
                 "--step-duration", "15s", "--warm-up", "5s", "--max-steps", "2", "--refine-steps", "0");
         assertThat(r.output()).contains("read load: 4.000 queries/s in each step's measured window, round-robin over",
                 "to " + stack.vmUrl() + "/api/v1/query_range", "read load (--query-rate; a step passes only when its reads pass too):",
@@ -67,7 +67,7 @@ class CapacityReadsIT {
                 quantile_over_time(0.99, {__name__=~"node_.+"}[$__range])
                 """);
         Path csv = stack.path("limited/capacity.csv");
-        Run r = capacity("reads-limited", vm.url(), csv, "--query-rate", "100", "--queries", queries.toString(), "--start-rate", "500",
+        Run r = capacity("reads-limited", vm.url(), csv, "--query-rate", "100", "--queries", queries.toString(), "--start-input-rate", "500",
                 "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "1", "--refine-steps", "0");
         assertThat(r.exit()).as(r.output()).isEqualTo(1); // the one step failed on its reads: no capacity
         List<Map<String, String>> rows = csv(csv);

@@ -40,7 +40,7 @@ class CapacityRemoteWriteIT {
         try {
             exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
                     "--output", "remote-write", "--remote-write-url", stack.vmUrl() + "/api/v1/write",
-                    "--topic-prefix", "cap-rw-it", "--start-rate", "500", "--step-factor", "2", "--step-duration", "12s",
+                    "--topic-prefix", "cap-rw-it", "--start-input-rate", "500", "--step-factor", "2", "--step-duration", "12s",
                     "--warm-up", "3s", "--max-steps", "2", "--refine-steps", "0", "--parallelism", "1",
                     "--points-per-pass", "10000", "--data-dir", NodeExporterFiles.dir().toString(), "--step-drain-timeout", "60s",
                     "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),

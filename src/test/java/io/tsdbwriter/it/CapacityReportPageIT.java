@@ -55,7 +55,7 @@ class CapacityReportPageIT {
         List<CapacityStep> steps = List.of(step(1, 1_000, 1.0, 0.120, ok), step(2, 2_000, 0.995, 0.250, ok), step(3, 4_000, 0.8, 1.750, cpu));
         CapacitySearch.Result r = new CapacitySearch.Result(steps, steps.get(1).writtenPerMinute(), steps.get(1), steps.get(2), 0, null, null);
         List<Path> files = CapacityPage.write(DIR, r, new CapacityPage.Run("2 cores, 7.8 GiB, Linux 6.1 (amd64), Java 25",
-                "tsdb-writer capacity --start-rate 1000 --query-rate 5 --report " + DIR, 10, null));
+                "tsdb-writer capacity --start-input-rate 1000 --query-rate 5 --report " + DIR, 10, null));
         page = files.get(0);
     }
 

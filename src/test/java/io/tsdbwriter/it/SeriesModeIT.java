@@ -138,7 +138,7 @@ class SeriesModeIT {
         try {
             exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
                     "--topic-prefix", "series-it", "--series-mode", "spike", "--series-change-interval", "10s",
-                    "--start-rate", "2000", "--step-duration", "16s", "--warm-up", "4s", "--max-steps", "1", "--refine-steps", "0",
+                    "--start-input-rate", "2000", "--step-duration", "16s", "--warm-up", "4s", "--max-steps", "1", "--refine-steps", "0",
                     "--parallelism", "1", "--points-per-pass", "40560", "--data-dir", NodeExporterFiles.dir().toString(), "--step-drain-timeout", "60s",
                     "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
                     "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),

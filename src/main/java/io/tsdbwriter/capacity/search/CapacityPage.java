@@ -116,7 +116,7 @@ public final class CapacityPage {
     static String capacity(CapacitySearch.Result r, int instanceMultiplier) {
         CapacityStep b = r.best();
         if (b == null) {
-            return "capacity: below the first step (no step passed); lower --start-rate";
+            return "capacity: below the first step (no step passed); lower --start-input-rate";
         }
         return String.format(Locale.ROOT, "capacity: %s samples/min sustained (step %s: %s points/s x M=%d x N=%d, efficiency %s, "
                         + "write p99 %s s)", count(r.capacityPerMinute()), stepName(b), count(b.inputPointsPerSecond()),

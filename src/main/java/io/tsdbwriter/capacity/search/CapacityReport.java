@@ -41,7 +41,7 @@ final class CapacityReport {
             out.println(r.noise());
         }
         if (r.best() == null) {
-            out.println("capacity: below the first step (no step passed); lower --start-rate");
+            out.println("capacity: below the first step (no step passed); lower --start-input-rate");
         } else {
             out.printf(Locale.ROOT, "capacity: %s samples/min sustained (step %d%s: %,.0f points/s x M=%d x N=%d, efficiency %s, p99 %s s)%n",
                     Figures.count(r.capacityPerMinute()), r.best().index(), r.best().refine() ? " refine" : "", r.best().inputPointsPerSecond(),

@@ -94,7 +94,7 @@ final class StepClimb {
                 rate *= stepFactor;
             } else if (m >= maxTimeMultiplier) {
                 steps.ceiling = String.format(Locale.ROOT, "reached the maximum time multiplier %d without saturating "
-                        + "(step %d passed at M=%d); raise --start-rate or --instance-multiplier to load the target further",
+                        + "(step %d passed at M=%d); raise --start-input-rate or --instance-multiplier to load the target further",
                         maxTimeMultiplier, st.index(), m);
                 CapacitySearch.progress(out, "%s", steps.ceiling);
                 return;

@@ -78,7 +78,7 @@ class CapacityPageTest {
     @Test
     void withoutReadsThereIsNoQuerySeriesNorQueryColumn() {
         CapacitySearch.Result r = result("target CPU saturated", false, false);
-        String html = CapacityPage.html(r, run("tsdb-writer capacity --start-rate 1000"));
+        String html = CapacityPage.html(r, run("tsdb-writer capacity --start-input-rate 1000"));
 
         assertThat(html).contains("<h2>Ingestion per step</h2>").doesNotContain("query").doesNotContain("active series")
                 .contains("class=\"written\"").contains("class=\"offered\"").contains("class=\"capacity\"");
@@ -148,7 +148,7 @@ class CapacityPageTest {
 
         String html = CapacityPage.html(r, run("c"));
 
-        assertThat(html).contains("capacity: below the first step (no step passed); lower --start-rate")
+        assertThat(html).contains("capacity: below the first step (no step passed); lower --start-input-rate")
                 .contains("lost: 12 samples not written").doesNotContain("class=\"capacity\" x1");
     }
 
