@@ -179,6 +179,13 @@ class DeliveryGuaranteesIT {
         Path summary = stack.path("vm-down.json");
         WriterProcess w = writer(f, "vm-down", stack.vmUrl(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
                 "--summary-json", summary.toString());
+        // down for 6 s of the writer's work: counted from its assignment, not its start (at load 6-9 the JVM and the
+        // join took 4 s of a fixed 6 s, VictoriaMetrics was back before the first write, and retries was 0)
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!w.output().contains("assigned " + f.topic())) {
+            assertThat(w.isAlive() && System.nanoTime() < deadline).as("assigned within 60 s: %s", w.output()).isTrue();
+            Thread.sleep(100);
+        }
         Thread.sleep(6000);
         assertThat(w.isAlive()).as(w.output()).isTrue();
         stack.vm().restart();
