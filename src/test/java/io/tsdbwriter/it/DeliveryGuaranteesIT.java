@@ -45,6 +45,13 @@ class DeliveryGuaranteesIT {
     static List<SourcePoint> points;
     static final AtomicInteger names = new AtomicInteger();
 
+    /**
+     * A classic member's session of 6 s (heartbeat 1 s) for the scenarios that kill -9 a member: the next member to
+     * join waits until the dead one's session expires (Kafka's default 45 s, which the crash scenario waited out whole).
+     */
+    static final String[] SHORT_SESSION = {"--consumer-property", "session.timeout.ms=6000", "--consumer-property",
+            "heartbeat.interval.ms=1000"};
+
     @BeforeAll
     static void loadInput() throws Exception {
         points = Scenario.realPoints();
@@ -81,6 +88,10 @@ class DeliveryGuaranteesIT {
             stack.assertPresent(Scenario.expected(below, M, N));
         }
         return committed;
+    }
+
+    private static String[] concat(String[] first, String... more) {
+        return java.util.stream.Stream.concat(java.util.Arrays.stream(first), java.util.Arrays.stream(more)).toArray(String[]::new);
     }
 
     private Map<TopicPartition, Long> awaitSomeCommitted(Fixture f, Duration timeout) throws Exception {
@@ -139,7 +150,8 @@ class DeliveryGuaranteesIT {
         Fixture f = realInput("crash");
         try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
-            WriterProcess w = writer(f, "crash", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
+            WriterProcess w = writer(f, "crash", slow.url(), concat(SHORT_SESSION, "--batch-samples", "600",
+                    "--max-concurrent-writes", "2"));
             awaitSomeCommitted(f, Duration.ofSeconds(60));
             Thread.sleep(500);
             w.kill();
@@ -167,6 +179,13 @@ class DeliveryGuaranteesIT {
         Path summary = stack.path("vm-down.json");
         WriterProcess w = writer(f, "vm-down", stack.vmUrl(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
                 "--summary-json", summary.toString());
+        // down for 6 s of the writer's work: counted from its assignment, not its start (at load 6-9 the JVM and the
+        // join took 4 s of a fixed 6 s, VictoriaMetrics was back before the first write, and retries was 0)
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!w.output().contains("assigned " + f.topic())) {
+            assertThat(w.isAlive() && System.nanoTime() < deadline).as("assigned within 60 s: %s", w.output()).isTrue();
+            Thread.sleep(100);
+        }
         Thread.sleep(6000);
         assertThat(w.isAlive()).as(w.output()).isTrue();
         stack.vm().restart();
@@ -349,8 +368,7 @@ class DeliveryGuaranteesIT {
         Fixture f = new Fixture(topic, "g-" + topic, records);
         try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(15)));
-            String[] fast = {"--batch-samples", "600", "--max-concurrent-writes", "2",
-                    "--consumer-property", "session.timeout.ms=6000", "--consumer-property", "heartbeat.interval.ms=1000"};
+            String[] fast = concat(SHORT_SESSION, "--batch-samples", "600", "--max-concurrent-writes", "2");
             WriterProcess w1 = writer(f, "member-1", slow.url(), fast);
             WriterProcess w2 = writer(f, "member-2", slow.url(), fast);
             awaitSomeCommitted(f, Duration.ofSeconds(60));

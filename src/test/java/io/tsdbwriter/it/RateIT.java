@@ -36,7 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *
  * <p>The scenario is the soak's, small: the bundled scrapes (one point per record, 2 partitions) replayed
  * {@code --loop forever} at M=3, N=3 (91,260 samples a pass, ~3 s a pass at the set rate, as the soak's 3.1 s) with
- * {@code --max-samples-per-second 30000} for three full minutes. VictoriaMetrics has room: 30,000 samples/s is a few percent of one core.
+ * {@code --max-samples-per-second 30000} for two full minutes (three until issue 56: a second full minute already
+ * shows the rate held minute after minute, each minute asserted on its own; the third added a minute of wall time). VictoriaMetrics has room: 30,000 samples/s is a few percent of one core.
  * {@code --segment-size 500} gives each reader a wait at the watermark gate every 500 records besides the pass
  * boundaries: the waits during which the old limiter (a 10 ms window) dropped its permits. Before the fix this run held
  * 60–70 % of the set rate per minute (on a loaded machine), its passes taking 3.6–5.3 s instead of 3.04 s.
@@ -58,7 +59,8 @@ class RateIT {
     static final Stack stack = Stack.withKafka().withVm();
 
     private static final double RATE = 30_000;
-    private static final int MINUTES = 3;
+    /** Full minutes measured, each asserted on its own. */
+    private static final int MINUTES = 2;
     private static final String KEY = "rate";
 
     @Test
