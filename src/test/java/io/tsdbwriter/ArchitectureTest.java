@@ -1,8 +1,5 @@
 package io.tsdbwriter;
 
-import static com.tngtech.archunit.base.DescribedPredicate.not;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
-import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -155,10 +152,20 @@ class ArchitectureTest {
                         + "CPU and metric sampling) is in lab (issue 55 item 5)")
                 .check(classes);
         noClasses().that().resideInAPackage("io.tsdbwriter.bench..")
-                .should().dependOnClassesThat(resideInAPackage("io.tsdbwriter.capacity..")
-                        .and(not(name("io.tsdbwriter.capacity.InsertCapacityProbe"))))
-                .because("the bench reaches capacity only where the running writer does (app.PermitSizing): the insert "
-                        + "capacity probe of the attribution room, below app; never the capacity search above it")
+                .should().dependOnClassesThat().resideInAPackage("io.tsdbwriter.capacity..")
+                .because("no arrow runs from bench to capacity either: what both read of a target's /metrics is tsdbmetrics, "
+                        + "below app, as the running writer reads it")
+                .check(classes);
+    }
+
+    @Test
+    void theTargetsMetricsRoomKnowsNoCommandNorTheWriter() {
+        noClasses().that().resideInAPackage("io.tsdbwriter.tsdbmetrics..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tsdbwriter.app..", "io.tsdbwriter.cli..",
+                        "io.tsdbwriter.bench..", "io.tsdbwriter.capacity..", "io.tsdbwriter.lab..", "io.tsdbwriter.kafka..",
+                        "io.tsdbwriter.write..", "io.tsdbwriter.metrics..", "io.tsdbwriter.durability..")
+                .because("what a target's /metrics say is read by the running writer (permits, limited_by, retention, "
+                        + "durability) and by the commands alike; it depends on nothing but the exposition tokenizer")
                 .check(classes);
     }
 

@@ -1,7 +1,7 @@
 package io.tsdbwriter.app;
 
 import io.micrometer.core.instrument.Tags;
-import io.tsdbwriter.capacity.InsertCapacityProbe;
+import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.WorkShare;
 import io.tsdbwriter.metrics.WriterMeters;

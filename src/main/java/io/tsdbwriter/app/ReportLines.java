@@ -1,9 +1,9 @@
 package io.tsdbwriter.app;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.tsdbwriter.capacity.Bottleneck;
-import io.tsdbwriter.capacity.LiveAttribution;
-import io.tsdbwriter.capacity.MetricsScraper;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.LiveAttribution;
+import io.tsdbwriter.tsdbmetrics.MetricsScraper;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.BatchWriter;

@@ -3,7 +3,7 @@ package io.tsdbwriter.app;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.capacity.LiveAttribution;
+import io.tsdbwriter.tsdbmetrics.LiveAttribution;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.durability.DurabilityNeed;
@@ -21,7 +21,7 @@ import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.group.GroupMember;
 import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.replay.ReplayMember;
-import io.tsdbwriter.capacity.RetentionProbe;
+import io.tsdbwriter.tsdbmetrics.RetentionProbe;
 import io.tsdbwriter.config.InputConfig;
 import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.pipeline.SampleRate;

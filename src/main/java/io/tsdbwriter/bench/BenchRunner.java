@@ -2,7 +2,7 @@ package io.tsdbwriter.bench;
 
 import io.tsdbwriter.metrics.AotCacheStatus;
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.capacity.InsertCapacityProbe;
+import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;

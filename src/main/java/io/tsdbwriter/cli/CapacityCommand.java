@@ -27,7 +27,7 @@ import io.tsdbwriter.write.WriteTarget;
 
 /**
  * {@code tsdb-writer capacity}: the highest input a writer and its target sustain, found with a live step load, and
- * what binds there. The logic is in {@link CapacitySearch} and {@link io.tsdbwriter.capacity.Bottleneck}; this class
+ * what binds there. The logic is in {@link CapacitySearch} and {@link io.tsdbwriter.tsdbmetrics.Bottleneck}; this class
  * only maps flags.
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,

@@ -1,6 +1,6 @@
 package io.tsdbwriter.durability;
 
-import io.tsdbwriter.capacity.PromSnapshot;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.regex.Matcher;

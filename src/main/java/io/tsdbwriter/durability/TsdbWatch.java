@@ -1,6 +1,6 @@
 package io.tsdbwriter.durability;
 
-import io.tsdbwriter.capacity.PromSnapshot;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.metrics.WriterMeters;
 import java.io.IOException;
 import java.time.Duration;

@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
-import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -387,7 +387,7 @@ public final class WriterMeters {
 
     /**
      * Registers [tsdbwriter_limited_by{resource}]: 1 for the resource that binds throughput now, 0 for the others
-     * (one series per {@link io.tsdbwriter.capacity.Bottleneck.Resource}, so every one exists from the start; rules in
+     * (one series per {@link io.tsdbwriter.tsdbmetrics.Bottleneck.Resource}, so every one exists from the start; rules in
      * docs/capacity.md). Read from {@code current} at scrape time.
      */
     public void limitedBy(Supplier<Bottleneck.Resource> current) {

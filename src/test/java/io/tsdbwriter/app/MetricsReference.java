@@ -1,7 +1,7 @@
 package io.tsdbwriter.app;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.WriteClient;

@@ -2,7 +2,7 @@ package io.tsdbwriter.durability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tsdbwriter.capacity.PromSnapshot;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.capacity.search.CapacityStep;

@@ -3,7 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tsdbwriter.capacity.PromSnapshot;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.it.support.FreePorts;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;

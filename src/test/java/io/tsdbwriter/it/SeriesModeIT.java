@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tsdbwriter.lab.SourceFeed;
-import io.tsdbwriter.capacity.PromSnapshot;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.capacity.search.SeriesSchedule;
 import io.tsdbwriter.cli.Main;
 import io.tsdbwriter.it.support.Stack;

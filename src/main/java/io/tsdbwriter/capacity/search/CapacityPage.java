@@ -1,6 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
 
 /**
  * One step of {@code tsdb-writer capacity}: a writer process fed at one input rate (or one M) for the step duration,

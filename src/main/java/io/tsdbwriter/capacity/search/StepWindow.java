@@ -1,8 +1,8 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.capacity.Bottleneck;
-import io.tsdbwriter.capacity.PromSnapshot;
-import io.tsdbwriter.capacity.TargetFigures;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
+import io.tsdbwriter.tsdbmetrics.TargetFigures;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,7 +2,7 @@ package io.tsdbwriter.capacity.search;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tsdbwriter.capacity.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

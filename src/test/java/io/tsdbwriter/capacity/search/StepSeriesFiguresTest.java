@@ -2,8 +2,8 @@ package io.tsdbwriter.capacity.search;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tsdbwriter.capacity.Bottleneck;
-import io.tsdbwriter.capacity.PromSnapshot;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.tsdbwriter.capacity;
+package io.tsdbwriter.tsdbmetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

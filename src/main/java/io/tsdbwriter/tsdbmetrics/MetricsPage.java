@@ -1,4 +1,4 @@
-package io.tsdbwriter.capacity;
+package io.tsdbwriter.tsdbmetrics;
 
 import java.io.BufferedReader;
 import java.io.IOException;

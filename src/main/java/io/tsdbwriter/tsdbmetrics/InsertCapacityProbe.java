@@ -1,4 +1,4 @@
-package io.tsdbwriter.capacity;
+package io.tsdbwriter.tsdbmetrics;
 
 import io.tsdbwriter.decode.Numbers;
 import io.tsdbwriter.decode.prometheus.ExpositionLine;

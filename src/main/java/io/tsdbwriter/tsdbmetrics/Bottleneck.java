@@ -1,4 +1,4 @@
-package io.tsdbwriter.capacity;
+package io.tsdbwriter.tsdbmetrics;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,11 @@
-package io.tsdbwriter.capacity;
+package io.tsdbwriter.tsdbmetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tsdbwriter.capacity.Bottleneck.Evidence;
-import io.tsdbwriter.capacity.Bottleneck.Resource;
-import io.tsdbwriter.capacity.Bottleneck.Verdict;
-import io.tsdbwriter.capacity.ReadPath.ReadEvidence;
+import io.tsdbwriter.tsdbmetrics.Bottleneck.Evidence;
+import io.tsdbwriter.tsdbmetrics.Bottleneck.Resource;
+import io.tsdbwriter.tsdbmetrics.Bottleneck.Verdict;
+import io.tsdbwriter.tsdbmetrics.ReadPath.ReadEvidence;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,7 +1,7 @@
-package io.tsdbwriter.capacity;
+package io.tsdbwriter.tsdbmetrics;
 
-import io.tsdbwriter.capacity.Bottleneck.Resource;
-import io.tsdbwriter.capacity.Bottleneck.Verdict;
+import io.tsdbwriter.tsdbmetrics.Bottleneck.Resource;
+import io.tsdbwriter.tsdbmetrics.Bottleneck.Verdict;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.DoubleSupplier;
