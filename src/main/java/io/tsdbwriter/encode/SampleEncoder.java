@@ -6,6 +6,7 @@ import io.tsdbwriter.write.Output;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.FamilyMetadata;
 
 /**
  * The one seam between amplification and the wire (DESIGN §6): decoded points → amplification → an encoder per
@@ -56,6 +57,18 @@ public interface SampleEncoder {
      * @param instanceSuffix the generation's suffix ({@code -g3}), or null for no churn
      */
     byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix);
+
+    /**
+     * {@link #prepareSeries(String, String[], String[], int, int, String)} with the record's metric families, for an
+     * encoder that carries metadata (remote write: {@code TYPE}, {@code HELP}, {@code UNIT} of {@code metric}'s family,
+     * kept in the prepared bytes); by default they are ignored (the import API carries none, design §6).
+     *
+     * @param families the record's families ({@link DecodedPoints#families()}), or null
+     */
+    default byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to,
+                                 String instanceSuffix, FamilyMetadata families) {
+        return prepareSeries(metric, labelNames, labelValues, from, to, instanceSuffix);
+    }
 
     /**
      * Appends the N × M samples of one source point to {@code out}, the series' variants read from {@code series}
