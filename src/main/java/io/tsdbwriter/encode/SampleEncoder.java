@@ -40,7 +40,8 @@ public interface SampleEncoder {
 
     /**
      * The encoded labels of a series' N instance variants, built once per series: {@code [N: 4 bytes]} then per
-     * variant {@code [length: 4 bytes][bytes]} (integers big-endian), read back by {@link #encodePoint}.
+     * variant {@code [length: 4 bytes][bytes]} (integers big-endian), read back by {@link #encodePoint}; an encoder may
+     * keep bytes of its own after the last variant (remote write: the series' metadata id).
      *
      * @param metric      metric name (a valid Prometheus name; becomes {@code __name__})
      * @param labelNames  label names, sorted, valid and unique in {@code [from, to)}

@@ -140,4 +140,23 @@ class RemoteWriteMetadataTest {
         assertThat(RemoteWriteBodies.metadataV1(bytes(body))).isEmpty();
         assertThat(RemoteWriteBodies.decode(bytes(body))).hasSize(1);
     }
+
+    /**
+     * With relabel rules a series' state is routed (its hash and tenant before the prepared labels): its metadata id
+     * is still found after them; a renamed series takes the family of its new name, here none.
+     */
+    @Test
+    void relabeledSeriesKeepTheirFamilysMetadataAndARenamedOneTakesItsNewNamesFamily() throws Exception {
+        PointAmplifier amp = amplifier(AmplificationPlan.relay(), InputFormat.PROMETHEUS).relabel(io.tsdbwriter.relabel.RelabelRules.parse("""
+                - {source_labels: [code], regex: "500", target_label: __name__, replacement: errors_total}
+                """, "t.yml"));
+        ByteBuf body = new ByteBuf(64);
+        encode(amp, TEXT, body);
+        byte[] v1 = bytes(body);
+        assertThat(RemoteWriteBodies.metadataV1(v1)).containsExactly(HTTP, RPC);
+        ByteBuf v2 = RemoteWrite2Request.fromV1(v1, v1.length);
+        String http = "1|Requests served, by code.\nSecond line.|";
+        String rpc = "3|RPC latency.|seconds";
+        assertThat(RemoteWriteBodies.metadataV2(bytes(v2))).containsExactly(http, "-", rpc, rpc, rpc, rpc, "-");
+    }
 }
