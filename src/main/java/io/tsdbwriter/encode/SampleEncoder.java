@@ -81,6 +81,13 @@ public interface SampleEncoder {
      */
     int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out);
 
+    /**
+     * Tells the encoder which decoded point the next {@link #encodePoint} encodes, for what it carries beside its
+     * value (remote write: its exemplar, {@link DecodedPoints#exemplars()}); by default ignored. Allocates nothing.
+     */
+    default void point(DecodedPoints points, int p) {
+    }
+
     /** Whether {@link #encodePointVerbatim} can encode point records of {@code points} without a series lookup. */
     boolean canEncodeVerbatim(DecodedPoints points);
 

@@ -108,4 +108,42 @@ class RemoteWriteMetadataIT {
             }
         }
     }
+
+    /**
+     * OpenMetrics exemplars through remote write 1.0 into Prometheus 3 with {@code --enable-feature=exemplar-storage},
+     * read back by {@code /api/v1/query_exemplars}: each of the N = 2 instance copies holds the exemplar once, its labels,
+     * value and timestamp as written, whatever the M = 2 time copies. (2.0 requests do not carry exemplars yet.)
+     */
+    @Test
+    void prometheus3StoresTheExemplarOfEveryInstanceCopyFrom1Point0() throws Exception {
+        stack.assumeAvailable(PrometheusVersion.CURRENT);
+        long t = System.currentTimeMillis() / 60_000 * 60_000 - 5 * 60_000;
+        String topic = stack.createTopic("ex-" + names.incrementAndGet(), 1);
+        String text = "# TYPE ex_jobs counter\n"
+                + "ex_jobs_total{code=\"200\"} 10 " + t / 1000 + " # {trace_id=\"4bf92f35\",span_id=\"00f0\"} 1.5 " + t / 1000 + "\n"
+                + "ex_jobs_total{code=\"500\"} 1 " + t / 1000 + "\n# EOF\n";
+        stack.produceRaw(topic, 1, List.of(text.getBytes(StandardCharsets.UTF_8)));
+        String name = "ex-v1";
+        try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(stack.path("prom3-" + name), null,
+                List.of("exemplar-storage")))) {
+            List<String> args = stack.runArgs("http://127.0.0.1:1", topic, "g-" + name, 2, 2, 1, "--input-format", "prometheus",
+                    "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl(), "--stop-at-end",
+                    "--tsdb-metrics-url", "none");
+            WriterProcess w = stack.writer(name, args);
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(prom.url()
+                    + "/api/v1/query_exemplars?query=ex_jobs_total&start=" + (t / 1000 - 60) + "&end=" + (t / 1000 + 600))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            List<String> got = new java.util.ArrayList<>();
+            for (JsonNode series : JSON.readTree(r.body()).path("data")) {
+                assertThat(series.path("seriesLabels").path("code").asText()).as(r.body()).isEqualTo("200");
+                for (JsonNode x : series.path("exemplars")) {
+                    got.add(x.path("labels") + "|" + x.path("value").asText() + "|" + x.path("timestamp").asDouble());
+                }
+            }
+            String one = "{\"span_id\":\"00f0\",\"trace_id\":\"4bf92f35\"}|1.5|" + (double) (t / 1000);
+            assertThat(got).as(r.body()).containsExactly(one, one);
+        }
+    }
 }

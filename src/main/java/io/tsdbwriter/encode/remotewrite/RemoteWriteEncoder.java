@@ -5,6 +5,7 @@ import com.google.protobuf.WireFormat;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.FamilyMetadata;
+import io.tsdbwriter.decode.PointExemplars;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.SeriesVariants;
 import io.tsdbwriter.write.ByteBuf;
@@ -62,6 +63,10 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final byte LEN_TAG_LABEL_VALUE = (byte) (LABEL_VALUE << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);
     private static final byte TAG_SAMPLE_VALUE = SAMPLE_VALUE << 3 | WireFormat.WIRETYPE_FIXED64;
     private static final byte TAG_SAMPLE_TIMESTAMP = SAMPLE_TIMESTAMP << 3 | WireFormat.WIRETYPE_VARINT;
+    static final int TS_EXEMPLARS = 3;
+    private static final byte LEN_TAG_EXEMPLARS = (byte) (TS_EXEMPLARS << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final byte TAG_EXEMPLAR_VALUE = 2 << 3 | WireFormat.WIRETYPE_FIXED64;
+    private static final byte TAG_EXEMPLAR_TIMESTAMP = 3 << 3 | WireFormat.WIRETYPE_VARINT;
     /** Bytes of one samples entry at most: tag, length (1 byte: the message is at most 20), value 1 + 8, timestamp 1 + 10. */
     private static final int MAX_SAMPLE_ENTRY = 1 + 1 + 9 + 11;
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -71,6 +76,9 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private final AmplificationPlan plan;
     /** The families each open request body already carries a metadata entry for. */
     private final RequestFamilies requestFamilies = new RequestFamilies();
+    /** The exemplars of the point {@link #encodePoint} encodes next ({@link #point}), and its exemplar (-1: none). */
+    private PointExemplars exemplars;
+    private int exemplar = -1;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
     private final long[] offsets;
     /** The current point's M samples as {@code TimeSeries.samples} entries ({@link #samplesBlock}); grown once. */
@@ -156,9 +164,18 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     }
 
     @Override
+    public void point(DecodedPoints points, int p) {
+        exemplars = points.exemplars();
+        exemplar = exemplars.of(p);
+    }
+
+    @Override
     public int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out) {
         int n = SeriesVariants.count(series, at);
         int samplesSize = samplesBlock(timestampMs, value); // the M samples, the same bytes for each variant
+        int x = exemplar;
+        exemplar = -1;
+        samplesSize += x < 0 ? 0 : exemplarEntry(x, samplesSize); // and the exemplar, once per variant (design §6)
         byte[] blk = samples;
         int total = 0;
         int pos = SeriesVariants.first(at);
@@ -215,6 +232,40 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         return q;
     }
 
+    /**
+     * Appends point's exemplar {@code x} to {@link #samples} at {@code at} as a {@code TimeSeries.exemplars} entry
+     * (field 3; {@code Exemplar { repeated Label labels = 1; double value = 2; int64 timestamp = 3; }}); returns its
+     * length. Its timestamp is its own: it goes with the time copy at the original timestamp (i = 0), no other.
+     */
+    private int exemplarEntry(int x, int at) {
+        PointExemplars e = exemplars;
+        byte[] src = e.bytes();
+        int from = e.labelsStart(x);
+        int to = e.labelsEnd(x);
+        long t = e.timestampMs(x);
+        int inner = 1 + 8 + 1 + CodedOutputStream.computeInt64SizeNoTag(t);
+        for (int l = from; l < to; l++) {
+            inner += labelEntrySize(e.nameLength(l), e.valueLength(l));
+        }
+        int size = 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
+        if (samples.length < at + size) {
+            samples = java.util.Arrays.copyOf(samples, Math.max(samples.length * 2, at + size));
+        }
+        byte[] b = samples;
+        int q = at;
+        b[q++] = LEN_TAG_EXEMPLARS;
+        q = putVarint(b, q, inner);
+        for (int l = from; l < to; l++) {
+            q = putLabel(b, q, src, e.nameOffset(l), e.nameLength(l), src, e.valueOffset(l), e.valueLength(l));
+        }
+        b[q++] = TAG_EXEMPLAR_VALUE;
+        LONG_LE.set(b, q, Double.doubleToRawLongBits(e.value(x)));
+        q += 8;
+        b[q++] = TAG_EXEMPLAR_TIMESTAMP;
+        q = putVarint(b, q, t);
+        return q - at;
+    }
+
     /** Writes {@code v} as a base-128 varint at {@code a[w]} (a negative int64 takes 10 bytes); returns the next index. */
     static int putVarint(byte[] a, int w, long v) {
         while ((v & ~0x7FL) != 0) {
@@ -237,7 +288,8 @@ public final class RemoteWriteEncoder implements SampleEncoder {
      */
     @Override
     public boolean canEncodeVerbatim(DecodedPoints points) {
-        return plan.instanceMultiplier() == 1 && points.jsonSafe() && points.families().count() == 0;
+        return plan.instanceMultiplier() == 1 && points.jsonSafe() && points.families().count() == 0
+                && points.exemplars().count() == 0;
     }
 
     /**

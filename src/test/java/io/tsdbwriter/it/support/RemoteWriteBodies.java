@@ -244,4 +244,50 @@ public final class RemoteWriteBodies {
         }
         return got;
     }
+
+    /**
+     * Per 1.0 {@code TimeSeries} of an uncompressed {@code WriteRequest}, in order: its {@code exemplars} (field 3), each
+     * as {@code "name=value,…|value|timestamp"} (labels in wire order), joined by {@code ";"}; {@code ""} when none.
+     */
+    public static List<String> exemplarsV1(byte[] request) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(request);
+        List<String> out = new ArrayList<>();
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            if (tag != (1 << 3 | 2)) {
+                in.skipField(tag);
+                continue;
+            }
+            CodedInputStream ts = CodedInputStream.newInstance(in.readByteArray());
+            List<String> got = new ArrayList<>();
+            while ((tag = ts.readTag()) != 0) {
+                if (tag != (3 << 3 | 2)) {
+                    ts.skipField(tag);
+                    continue;
+                }
+                CodedInputStream x = CodedInputStream.newInstance(ts.readByteArray());
+                StringBuilder labels = new StringBuilder();
+                double value = 0;
+                long t = 0;
+                while ((tag = x.readTag()) != 0) {
+                    switch (WireFormat.getTagFieldNumber(tag)) {
+                        case 1 -> {
+                            CodedInputStream l = CodedInputStream.newInstance(x.readByteArray());
+                            String[] nv = {"", ""};
+                            while ((tag = l.readTag()) != 0) {
+                                nv[WireFormat.getTagFieldNumber(tag) - 1] = l.readStringRequireUtf8();
+                            }
+                            labels.append(labels.isEmpty() ? "" : ",").append(nv[0]).append('=').append(nv[1]);
+                        }
+                        case 2 -> value = x.readDouble();
+                        case 3 -> t = x.readInt64();
+                        default -> x.skipField(tag);
+                    }
+                }
+                got.add(labels + "|" + value + "|" + t);
+            }
+            out.add(String.join(";", got));
+        }
+        return out;
+    }
 }
