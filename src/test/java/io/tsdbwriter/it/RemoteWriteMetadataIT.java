@@ -110,12 +110,13 @@ class RemoteWriteMetadataIT {
     }
 
     /**
-     * OpenMetrics exemplars through remote write 1.0 into Prometheus 3 with {@code --enable-feature=exemplar-storage},
-     * read back by {@code /api/v1/query_exemplars}: each of the N = 2 instance copies holds the exemplar once, its labels,
-     * value and timestamp as written, whatever the M = 2 time copies. (2.0 requests do not carry exemplars yet.)
+     * OpenMetrics exemplars through remote write 1.0 and 2.0 into Prometheus 3 with
+     * {@code --enable-feature=exemplar-storage}, read back by {@code /api/v1/query_exemplars}: each of the N = 2 instance
+     * copies holds the exemplar once, its labels, value and timestamp as written, whatever the M = 2 time copies.
      */
-    @Test
-    void prometheus3StoresTheExemplarOfEveryInstanceCopyFrom1Point0() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"1", "2"})
+    void prometheus3StoresTheExemplarOfEveryInstanceCopy(String version) throws Exception {
         stack.assumeAvailable(PrometheusVersion.CURRENT);
         long t = System.currentTimeMillis() / 60_000 * 60_000 - 5 * 60_000;
         String topic = stack.createTopic("ex-" + names.incrementAndGet(), 1);
@@ -123,12 +124,12 @@ class RemoteWriteMetadataIT {
                 + "ex_jobs_total{code=\"200\"} 10 " + t / 1000 + " # {trace_id=\"4bf92f35\",span_id=\"00f0\"} 1.5 " + t / 1000 + "\n"
                 + "ex_jobs_total{code=\"500\"} 1 " + t / 1000 + "\n# EOF\n";
         stack.produceRaw(topic, 1, List.of(text.getBytes(StandardCharsets.UTF_8)));
-        String name = "ex-v1";
+        String name = "ex-v" + version;
         try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(stack.path("prom3-" + name), null,
-                List.of("exemplar-storage")))) {
+                List.of("exemplar-storage"), "prometheus.WriteRequest", "io.prometheus.write.v2.Request"))) {
             List<String> args = stack.runArgs("http://127.0.0.1:1", topic, "g-" + name, 2, 2, 1, "--input-format", "prometheus",
-                    "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl(), "--stop-at-end",
-                    "--tsdb-metrics-url", "none");
+                    "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl(), "--remote-write-version", version,
+                    "--stop-at-end", "--tsdb-metrics-url", "none");
             WriterProcess w = stack.writer(name, args);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(prom.url()

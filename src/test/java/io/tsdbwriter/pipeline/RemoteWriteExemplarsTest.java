@@ -6,6 +6,7 @@ import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
+import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.write.ByteBuf;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * OpenMetrics exemplars into remote write 1.0's {@code TimeSeries.exemplars} (issue 53 item 4; the 1.0
- * {@code prompb.Exemplar}: labels, value, timestamp): the exemplar's own labels (escapes resolved), value and
+ * {@code prompb.Exemplar}: labels, value, timestamp) and 2.0's (labels through the symbol table, the same values): the exemplar's own labels (escapes resolved), value and
  * timestamp (OpenMetrics seconds into ms; the sample's when it has none), once per TimeSeries — so with every instance
  * copy, and with the time copies only as the M samples of the one TimeSeries that carries it at its own timestamp.
  */
@@ -34,6 +35,11 @@ class RemoteWriteExemplarsTest {
         }
         byte[] v1 = Arrays.copyOf(body.array(), body.length());
         assertThat(RemoteWriteBodies.decode(v1)).hasSize(RemoteWriteBodies.exemplarsV1(v1).size());
+        ByteBuf v2 = RemoteWrite2Request.fromV1(v1, v1.length);
+        byte[] req = Arrays.copyOf(v2.array(), v2.length());
+        assertThat(RemoteWriteBodies.exemplarsV2(req)).as("2.0 carries the same exemplars")
+                .isEqualTo(RemoteWriteBodies.exemplarsV1(v1));
+        assertThat(RemoteWriteBodies.decodeV2(req).series()).isEqualTo(RemoteWriteBodies.decode(v1));
         return RemoteWriteBodies.exemplarsV1(v1);
     }
 

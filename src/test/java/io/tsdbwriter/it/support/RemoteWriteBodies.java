@@ -290,4 +290,54 @@ public final class RemoteWriteBodies {
         }
         return out;
     }
+
+    /** {@link #exemplarsV1} of a 2.0 {@code Request}: per series its {@code exemplars} (field 4), labels resolved through the symbols. */
+    public static List<String> exemplarsV2(byte[] request) throws IOException {
+        List<String> symbols = new ArrayList<>();
+        List<byte[]> series = new ArrayList<>();
+        CodedInputStream in = CodedInputStream.newInstance(request);
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            if (tag == (4 << 3 | 2)) {
+                symbols.add(in.readStringRequireUtf8());
+            } else if (tag == (5 << 3 | 2)) {
+                series.add(in.readByteArray());
+            } else {
+                in.skipField(tag);
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (byte[] raw : series) {
+            CodedInputStream ts = CodedInputStream.newInstance(raw);
+            List<String> got = new ArrayList<>();
+            while ((tag = ts.readTag()) != 0) {
+                if (tag != (4 << 3 | 2)) {
+                    ts.skipField(tag);
+                    continue;
+                }
+                CodedInputStream x = CodedInputStream.newInstance(ts.readByteArray());
+                StringBuilder labels = new StringBuilder();
+                double value = 0;
+                long t = 0;
+                while ((tag = x.readTag()) != 0) {
+                    switch (WireFormat.getTagFieldNumber(tag)) {
+                        case 1 -> {
+                            int limit = x.pushLimit(x.readRawVarint32());
+                            while (!x.isAtEnd()) {
+                                String name = symbols.get(x.readUInt32());
+                                labels.append(labels.isEmpty() ? "" : ",").append(name).append('=').append(symbols.get(x.readUInt32()));
+                            }
+                            x.popLimit(limit);
+                        }
+                        case 2 -> value = x.readDouble();
+                        case 3 -> t = x.readInt64();
+                        default -> x.skipField(tag);
+                    }
+                }
+                got.add(labels + "|" + value + "|" + t);
+            }
+            out.add(String.join(";", got));
+        }
+        return out;
+    }
 }
