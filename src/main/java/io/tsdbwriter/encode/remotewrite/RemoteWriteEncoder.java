@@ -34,6 +34,8 @@ import java.nio.charset.StandardCharsets;
  * family's {@code metadata} entry ({@link MetricMetadata}) into the chunk of its first point in a body, once per
  * family per request ({@link RequestFamilies}); the 2.0 request gives it to each series of the family
  * ({@link RemoteWrite2Request#fromV1}). A refused body split in two keeps the entry in the half holding that point.
+ * A point's exemplar ({@link io.tsdbwriter.decode.PointExemplars}, told by {@link #point}) is a
+ * {@code TimeSeries.exemplars} entry (field 3) in each variant's {@code TimeSeries}, at its own timestamp.
  *
  * <p>Wire format without generated classes (protobuf-java's {@link CodedOutputStream} only sizes varints): the label
  * part of each variant is encoded once per series ({@link #prepareSeries}) and copied per point. A point's M
