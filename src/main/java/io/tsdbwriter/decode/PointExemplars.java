@@ -89,6 +89,27 @@ public final class PointExemplars {
         length = w;
     }
 
+    /** Adds a label of the open exemplar: {@code name} and {@code src[off, off + len)} in lower-case hex (OTLP's ids). */
+    public void labelHex(byte[] name, byte[] src, int off, int len) {
+        if ((labelCount + 1) * 4 > labels.length) {
+            labels = Arrays.copyOf(labels, labels.length * 2);
+        }
+        ensure(name.length + 2 * len);
+        int l = labelCount++ * 4;
+        labels[l] = length;
+        labels[l + 1] = name.length;
+        System.arraycopy(name, 0, bytes, length, name.length);
+        length += name.length;
+        labels[l + 2] = length;
+        labels[l + 3] = 2 * len;
+        for (int i = off; i < off + len; i++) {
+            bytes[length++] = HEX[(src[i] >> 4) & 0xF];
+            bytes[length++] = HEX[src[i] & 0xF];
+        }
+    }
+
+    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     /** Ends the open exemplar with its value and timestamp (epoch ms). */
     public void end(double value, long timestampMs) {
         labelRange[count * 2 + 1] = labelCount;

@@ -94,4 +94,34 @@ class OtlpMetadataTest {
             });
         }
     }
+
+    /**
+     * A number data point's first exemplar goes with its sample (issue 53 item 4), as Prometheus' OTLP translator makes
+     * it: string filtered attributes, then span_id and trace_id in hex; its own time in ms. 1.0 and 2.0 alike.
+     */
+    @Test
+    void aNumberDataPointsFirstExemplarGoesWithItsSample() throws Exception {
+        io.opentelemetry.proto.metrics.v1.Exemplar x = io.opentelemetry.proto.metrics.v1.Exemplar.newBuilder()
+                .setTimeUnixNano(NS - 500_000_000L).setAsDouble(0.25)
+                .setSpanId(com.google.protobuf.ByteString.copyFrom(new byte[] {0x0a, (byte) 0xff}))
+                .setTraceId(com.google.protobuf.ByteString.copyFrom(new byte[] {0x01, 0x23, 0x45}))
+                .addFilteredAttributes(io.tsdbwriter.it.support.OtlpRequests.attr("user", "u1")).build();
+        NumberDataPoint withExemplar = point(5).toBuilder().addExemplars(x).addExemplars(x.toBuilder().setAsDouble(9)).build();
+        byte[] request = ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
+                .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(metric("queue", "", "")
+                        .setGauge(Gauge.newBuilder().addDataPoints(withExemplar).addDataPoints(point(6))))))
+                .build().toByteArray();
+        PointAmplifier amp = new PointAmplifier(RecordDecoders.create(InputFormat.OTLP, 1 << 20, InfluxDecoder.Precision.NS),
+                RemoteWriteEncoder.factory(AmplificationPlan.relay()).newEncoder(), new SeriesCache(100));
+        assertThat(amp.decode(request, 0).total()).isZero();
+        ByteBuf body = new ByteBuf(64);
+        for (int p = 0; p < amp.pointCount(); p++) {
+            amp.encodePoint(p, body);
+        }
+        byte[] v1 = Arrays.copyOf(body.array(), body.length());
+        String one = "user=u1,span_id=0aff,trace_id=012345|0.25|" + (NS / 1_000_000 - 500);
+        assertThat(RemoteWriteBodies.exemplarsV1(v1)).containsExactly(one, "");
+        ByteBuf v2 = RemoteWrite2Request.fromV1(v1, v1.length);
+        assertThat(RemoteWriteBodies.exemplarsV2(Arrays.copyOf(v2.array(), v2.length()))).containsExactly(one, "");
+    }
 }
