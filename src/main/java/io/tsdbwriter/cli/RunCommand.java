@@ -102,7 +102,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
             description = "Write protocol. import: VictoriaMetrics JSON lines to <vm-url>/api/v1/import; remote-write: "
                     + "Prometheus Remote-Write 1.0 (protobuf, snappy) to each --remote-write-url, for any Prometheus-compatible "
-                    + "receiver (default: ${DEFAULT-VALUE})")
+                    + "receiver, with the TYPE, HELP and UNIT that Prometheus text, OpenMetrics and OTLP input declare as "
+                    + "metadata, and exemplars (OpenMetrics; OTLP gauges and sums) (the import API carries neither) (default: ${DEFAULT-VALUE})")
     String output;
 
     @Option(names = "--remote-write-url", paramLabel = "URL", split = ",", splitSynopsisLabel = ",",

@@ -47,15 +47,22 @@ public final class DecodedPoints {
     private byte[] key = new byte[256];
     private boolean jsonSafe;
     private final FamilyMetadata families = new FamilyMetadata();
+    private final PointExemplars exemplars = new PointExemplars();
 
     /** The record's metric families (TYPE, HELP, UNIT; a buffer of their own); empty for formats without them. */
     public FamilyMetadata families() {
         return families;
     }
 
+    /** The record's exemplars, at most one per point (a buffer of their own); empty for formats without them. */
+    public PointExemplars exemplars() {
+        return exemplars;
+    }
+
     /** Empties the buffer (every decode starts with it). */
     public void clear() {
         families.clear();
+        exemplars.clear();
         count = 0;
         labelCount = 0;
         arenaLength = 0;

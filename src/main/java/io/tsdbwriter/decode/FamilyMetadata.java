@@ -4,7 +4,8 @@ import java.util.Arrays;
 
 /**
  * The metric families one record declares: per family its name and the text of its {@code # TYPE}, {@code # HELP}
- * and {@code # UNIT} lines (Prometheus text exposition 0.0.4, OpenMetrics 1.0 "MetricFamily"), each as a range of
+ * and {@code # UNIT} lines (Prometheus text exposition 0.0.4, OpenMetrics 1.0 "MetricFamily"; an OTLP metric's kind,
+ * description and unit likewise), each as a range of
  * {@link #bytes()} (length 0: the line was absent), a buffer of its own: not the points' arena, whose bytes decide
  * {@link DecodedPoints#jsonSafe()} (a HELP text with a quote must not take a record off the verbatim path). HELP is
  * kept unescaped ({@code \\} and {@code \n} resolved); the type is the token as written ({@code counter},
@@ -88,6 +89,13 @@ public final class FamilyMetadata {
     public void setUnit(int k, byte[] src, int off, int len) {
         if (ranges[k * STRIDE + UNIT + 1] == 0) {
             set(k, UNIT, copy(src, off, len), len);
+        }
+    }
+
+    /** Sets family {@code k}'s help text {@code src[off, off + len)} as it is (no escapes: OTLP's description) unless it has one. */
+    public void setHelpText(int k, byte[] src, int off, int len) {
+        if (ranges[k * STRIDE + HELP + 1] == 0) {
+            set(k, HELP, copy(src, off, len), len);
         }
     }
 

@@ -6,6 +6,7 @@ import io.tsdbwriter.write.Output;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.FamilyMetadata;
 
 /**
  * The one seam between amplification and the wire (DESIGN §6): decoded points → amplification → an encoder per
@@ -39,7 +40,8 @@ public interface SampleEncoder {
 
     /**
      * The encoded labels of a series' N instance variants, built once per series: {@code [N: 4 bytes]} then per
-     * variant {@code [length: 4 bytes][bytes]} (integers big-endian), read back by {@link #encodePoint}.
+     * variant {@code [length: 4 bytes][bytes]} (integers big-endian), read back by {@link #encodePoint}; an encoder may
+     * keep bytes of its own after the last variant (remote write: the series' metadata id).
      *
      * @param metric      metric name (a valid Prometheus name; becomes {@code __name__})
      * @param labelNames  label names, sorted, valid and unique in {@code [from, to)}
@@ -58,6 +60,18 @@ public interface SampleEncoder {
     byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix);
 
     /**
+     * {@link #prepareSeries(String, String[], String[], int, int, String)} with the record's metric families, for an
+     * encoder that carries metadata (remote write: {@code TYPE}, {@code HELP}, {@code UNIT} of {@code metric}'s family,
+     * kept in the prepared bytes); by default they are ignored (the import API carries none, design §6).
+     *
+     * @param families the record's families ({@link DecodedPoints#families()}), or null
+     */
+    default byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to,
+                                 String instanceSuffix, FamilyMetadata families) {
+        return prepareSeries(metric, labelNames, labelValues, from, to, instanceSuffix);
+    }
+
+    /**
      * Appends the N × M samples of one source point to {@code out}, the series' variants read from {@code series}
      * at {@code at} (the layout of {@link #prepareSeries}); per variant the M samples in ascending timestamp order.
      *
@@ -66,6 +80,13 @@ public interface SampleEncoder {
      * @return samples appended (M × N)
      */
     int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out);
+
+    /**
+     * Tells the encoder which decoded point the next {@link #encodePoint} encodes, for what it carries beside its
+     * value (remote write: its exemplar, {@link DecodedPoints#exemplars()}); by default ignored. Allocates nothing.
+     */
+    default void point(DecodedPoints points, int p) {
+    }
 
     /** Whether {@link #encodePointVerbatim} can encode point records of {@code points} without a series lookup. */
     boolean canEncodeVerbatim(DecodedPoints points);

@@ -311,6 +311,7 @@ public final class PointAmplifier {
      * @return samples appended
      */
     public int encodePoint(int p, ByteBuf out) {
+        encoder.point(points, p); // what the point carries beside its value: its exemplar
         if (churnIntervalMs > 0) {
             return encodeChurned(p, out);
         }

@@ -60,7 +60,7 @@ final class SeriesPreparer {
         }
         String metric = points.metric(p);
         if (!routed()) {
-            return encoder.prepareSeries(metric, names, values, 0, n, instanceSuffix);
+            return encoder.prepareSeries(metric, names, values, 0, n, instanceSuffix, points.families());
         }
         long hash = 0;
         if (relabel != null) {
@@ -96,7 +96,7 @@ final class SeriesPreparer {
             }
         }
         if (prepared == null) {
-            prepared = encoder.prepareSeries(metric, names, values, 0, names.length, instanceSuffix);
+            prepared = encoder.prepareSeries(metric, names, values, 0, names.length, instanceSuffix, points.families());
         }
         byte[] out = new byte[ROUTE_BYTES + prepared.length];
         for (int i = 0; i < 8; i++) {

@@ -49,7 +49,7 @@ class DocsAgreeTest {
             Map.entry("--fresh-victoria-metrics", "scripts/bench.sh"),
             Map.entry("--command-config", "kafka-*.sh"), Map.entry("--create", "kafka-topics.sh"),
             Map.entry("--series-operation-mode", "avalanche"), Map.entry("--series-interval", "avalanche"),
-            Map.entry("--strict", "mkdocs build"),
+            Map.entry("--strict", "mkdocs build"), Map.entry("--enable-feature", "prometheus"),
             Map.entry("--flag", "(a placeholder)"));
 
     /** A {@code --flag} with what follows it; a dotted one ({@code --web.x}) is another tool's (Prometheus', Thanos'). */

@@ -7,6 +7,7 @@ import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.it.support.CapturingReceiver;
 import io.tsdbwriter.it.support.CapturingReceiver.Answer;
 import io.tsdbwriter.it.support.CapturingReceiver.Request;
+import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Label;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Sample;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
@@ -34,7 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * item 6; docs/remote-write.md has the table). Sections: Remote-Write 1.0 (https://prometheus.io/docs/specs/prw/remote_write_spec/)
  * "Protocol", "Labels", "Ordering", "Retries &amp; Backoff", "Stale Markers"; Remote-Write 2.0
  * (https://prometheus.io/docs/specs/prw/remote_write_spec_2_0/) "Protocol", "Content-Type", "Symbols", "Samples",
- * "Retries &amp; Backoff". Prometheus' own sender compliance suite is not vendored (its code may not be copied); these are
+ * "Metadata", "Exemplars", "Retries &amp; Backoff". Prometheus' own sender compliance suite is not vendored (its code may not be copied); these are
  * our tests of the same rules. Exact outcomes: every sample counted, every request inspected.
  */
 class RemoteWriteConformanceIT {
@@ -234,6 +235,83 @@ class RemoteWriteConformanceIT {
             assertThat(bits.get("pinf")).isEqualTo(Double.doubleToRawLongBits(Double.POSITIVE_INFINITY));
             assertThat(bits.get("ninf")).isEqualTo(Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY));
             assertThat(bits.get("stale")).isEqualTo(Rejections.STALE_MARKER_BITS);
+        }
+    }
+
+    /** Writes a topic of the one Prometheus text record {@code text} into {@code rx} (M = 1, N = 2), to the end. */
+    private static void relayExposition(String name, String text, CapturingReceiver rx, int version) throws Exception {
+        String topic = stack.createTopic(name + "-" + names.incrementAndGet(), 1);
+        stack.produceRaw(topic, 1, List.of(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        List<String> args = stack.runArgs("http://127.0.0.1:1", topic, "g-" + name, 1, 2, 1, "--input-format", "prometheus",
+                "--output", "remote-write", "--remote-write-url", rx.writeUrl(), "--remote-write-version", Integer.toString(version),
+                "--stop-at-end", "--tsdb-metrics-url", "none");
+        WriterProcess w = stack.writer(name, args);
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+    }
+
+    /**
+     * Metadata (2.0 "Metadata": a sender SHOULD send each series' type, help and unit when it has them; 1.0's
+     * {@code WriteRequest.metadata}, per metric family name, experimental in the 1.0 specification): from Prometheus
+     * text's TYPE, HELP and UNIT, with N = 2 copies. In 1.0 every request holds exactly one entry per family it holds
+     * points of; in 2.0 every series of a declared family carries its metadata, HELP and UNIT through the symbols, and
+     * a series without a family none.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void metadataGoesWithEverySeriesOfADeclaredFamily(int version) throws Exception {
+        String name = "metadata-v" + version;
+        long t = System.currentTimeMillis() / 60_000 * 60_000 - 600_000;
+        RemoteWriteBodies.Metadata requests = new RemoteWriteBodies.Metadata(1, "md_requests_total", "Requests served, by code.", "");
+        RemoteWriteBodies.Metadata latency = new RemoteWriteBodies.Metadata(3, "md_latency_seconds", "RPC latency.", "seconds");
+        try (CapturingReceiver rx = new CapturingReceiver(version == 2)) {
+            relayExposition(name, RemoteWriteMetadataIT.exposition(t), rx, version);
+            int series = 0;
+            for (Request r : rx.writes(version)) {
+                List<Series> got = CapturingReceiver.series(r, version);
+                series += got.size();
+                if (version == 1) {
+                    List<RemoteWriteBodies.Metadata> want = new java.util.ArrayList<>();
+                    for (RemoteWriteBodies.Metadata m : List.of(requests, latency)) {
+                        if (got.stream().anyMatch(s -> s.label("__name__").startsWith(m.family()))) {
+                            want.add(m);
+                        }
+                    }
+                    assertThat(RemoteWriteBodies.metadataV1(r.body())).containsExactlyInAnyOrderElementsOf(want);
+                    continue;
+                }
+                List<String> md = RemoteWriteBodies.metadataV2(r.body());
+                for (int i = 0; i < got.size(); i++) {
+                    String n = got.get(i).label("__name__");
+                    assertThat(md.get(i)).as(n).isEqualTo(n.startsWith("md_requests_total") ? "1|Requests served, by code.|"
+                            : n.startsWith("md_latency_seconds") ? "3|RPC latency.|seconds" : "-");
+                }
+            }
+            assertThat(series).as("7 series, 2 copies each").isEqualTo(14);
+        }
+    }
+
+    /**
+     * Exemplars (2.0 "Exemplars": a sender SHOULD send them when it has them; 1.0 {@code TimeSeries.exemplars}): an
+     * OpenMetrics exemplar arrives with its labels, value and timestamp (seconds into ms), once in each of the N = 2
+     * copies of its series and in no other series, in both versions.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void anExemplarGoesWithEachCopyOfItsSeries(int version) throws Exception {
+        String name = "exemplars-v" + version;
+        long s = System.currentTimeMillis() / 60_000 * 60 - 600;
+        try (CapturingReceiver rx = new CapturingReceiver(version == 2)) {
+            relayExposition(name, "# TYPE jobs counter\njobs_total{k=\"a\"} 1 " + s + " # {trace_id=\"t1\"} 2.5 " + s
+                    + "\njobs_total{k=\"b\"} 1 " + s + "\n# EOF\n", rx, version);
+            Map<String, Integer> got = new HashMap<>();
+            for (Request r : rx.writes(version)) {
+                List<Series> series = CapturingReceiver.series(r, version);
+                List<String> exemplars = version == 1 ? RemoteWriteBodies.exemplarsV1(r.body()) : RemoteWriteBodies.exemplarsV2(r.body());
+                for (int i = 0; i < series.size(); i++) {
+                    got.merge(series.get(i).label("k") + ":" + exemplars.get(i), 1, Integer::sum);
+                }
+            }
+            assertThat(got).containsOnly(Map.entry("a:trace_id=t1|2.5|" + s * 1000, 2), Map.entry("b:", 2));
         }
     }
 }

@@ -3,7 +3,7 @@ package io.tsdbwriter.decode.otlp;
 /**
  * Gauge and Sum data points ({@code NumberDataPoint} of {@code metrics.proto}): one sample each, named as the metric,
  * its value {@code as_double} or {@code as_int}; a monotonic cumulative sum is a counter (VictoriaMetrics keeps no
- * type). A delta Sum is refused whole ({@link SampleWriter#refuseDelta}). The hot path of a Prometheus-shaped scrape:
+ * type); its first exemplar goes with it ({@link OtlpExemplars}). A delta Sum is refused whole ({@link SampleWriter#refuseDelta}). The hot path of a Prometheus-shaped scrape:
  * no allocation per data point (attributes pushed as arena ranges by {@link Attributes#attribute}).
  *
  * <p>Not thread-safe: one per {@link OtlpDecoder}.
@@ -13,8 +13,10 @@ final class NumberPoints {
     private final WireReader w;
     private final SampleWriter samples;
     private final Attributes attributes;
+    private final OtlpExemplars exemplars;
 
     NumberPoints(WireReader wire, SampleWriter samples, Attributes attributes) {
+        this.exemplars = new OtlpExemplars(wire);
         this.w = wire;
         this.samples = samples;
         this.attributes = attributes;
@@ -33,6 +35,8 @@ final class NumberPoints {
             long time = 0;
             double value = 0;
             int flags = 0;
+            int exemplar = -1;
+            int exemplarEnd = -1;
             for (int q = p; q < end; ) {
                 q = w.varint(q, end);
                 int t = (int) w.v;
@@ -50,6 +54,15 @@ final class NumberPoints {
                         value = w.fixed64(q, end);
                         q += 8;
                     }
+                    case 5 << 3 | 2 -> { // repeated Exemplar exemplars = 5: the first kept
+                        q = w.varint(q, end);
+                        int x = w.end(q, end);
+                        if (exemplar < 0) {
+                            exemplar = q;
+                            exemplarEnd = x;
+                        }
+                        q = x;
+                    }
                     case 8 << 3 -> { // uint32 flags = 8
                         q = w.varint(q, end);
                         flags = (int) w.v;
@@ -60,6 +73,9 @@ final class NumberPoints {
             long ts = o.timestamp(time);
             if (o.admit(ts, flags, value)) {
                 o.emit(o.metricOffset(), o.metricLength(), ts, value);
+                if (exemplar >= 0) {
+                    exemplars.keep(exemplar, exemplarEnd, o.out.count() - 1, ts, o.out.exemplars());
+                }
             }
             o.restore(base);
             p = end;

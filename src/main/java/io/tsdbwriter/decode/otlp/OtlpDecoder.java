@@ -32,7 +32,9 @@ import java.util.Objects;
  *       {@code -zt...zt}), per-bucket counts as VictoriaMetrics' histogram functions read them; summaries:
  *       {@code _count}, {@code _sum} and {@code <name>{quantile="…"}};</li>
  *   <li>timestamps: {@code time_unix_nano} ÷ 10^6 (epoch ms); a data point without one takes the Kafka record's
- *       timestamp.</li>
+ *       timestamp;</li>
+ *   <li>each metric's kind, description and unit: its family's TYPE, HELP and UNIT ({@link OtlpFamilies}), which
+ *       remote write sends as metadata (the import API carries none).</li>
  * </ul>
  * Refused, counted per reason, the rest of the record kept: delta temporality of sums and (exponential) histograms
  * ({@link DecodeError#UNSUPPORTED_TEMPORALITY}: cumulative only — convert with the Collector's
@@ -67,6 +69,7 @@ public final class OtlpDecoder implements RecordDecoder {
     private final HistogramPoints histograms;
     private final ExponentialHistogramPoints exponentialHistograms;
     private final SummaryPoints summaries;
+    private final OtlpFamilies families;
 
     /** As {@link #OtlpDecoder(int, TimestampWindow)} with the default window. */
     public OtlpDecoder(int maxRecordBytes) {
@@ -88,6 +91,7 @@ public final class OtlpDecoder implements RecordDecoder {
         this.histograms = new HistogramPoints(wire, samples, attributes);
         this.exponentialHistograms = new ExponentialHistogramPoints(wire, samples, attributes);
         this.summaries = new SummaryPoints(wire, samples, attributes);
+        this.families = new OtlpFamilies(wire);
     }
 
     @Override
@@ -189,6 +193,7 @@ public final class OtlpDecoder implements RecordDecoder {
             }
         }
         samples.metric(nameOff, nameLen);
+        families.declare(s, e, samples.out.families()); // type, description, unit: remote write's metadata
         for (int p = s; p < e; ) {
             p = w.varint(p, e);
             int tag = (int) w.v;

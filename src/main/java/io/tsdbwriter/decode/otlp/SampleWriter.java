@@ -289,6 +289,7 @@ final class SampleWriter {
         }
         o.set(pt, ts, stale ? STALE_MARKER : value);
         o.canonicalize(pt);
+        o.exemplars().none(pt); // a point index a refused data point used is not left with its exemplar
     }
 
     /** Prometheus' staleness marker. */

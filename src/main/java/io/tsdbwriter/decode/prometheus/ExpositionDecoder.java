@@ -18,7 +18,8 @@ import io.tsdbwriter.decode.DecodedPoints;
  *       {@code # UNIT name unit} of well-formed UTF-8 are kept per family ({@link DecodedPoints#families}), for remote
  *       write's metadata; any other comment is skipped;</li>
  *   <li>an OpenMetrics exemplar after the value and timestamp, {@code # {labels} value [timestamp]} with the
- *       {@code #} after a blank, is checked and dropped (never the sample's labels or value); a line whose exemplar
+ *       {@code #} after a blank, is checked and kept apart ({@link io.tsdbwriter.decode.PointExemplars}: remote write
+ *       sends it; never the sample's labels or value); a line whose exemplar
  *       does not follow that grammar is {@link DecodeError#INVALID_LINE} (VictoriaMetrics reads exemplars
  *       otherwise, and wrongly on a line without labels: see {@link ExpositionLine});</li>
  *   <li>label values are double-quoted with the escapes {@code \\}, {@code \"} and {@code \n} (any other backslash
@@ -174,9 +175,60 @@ public final class ExpositionDecoder extends LineDecoder {
             nonFinite(rejections, value);
             return null;
         }
+        if (l.exemplar() >= 0) {
+            keepExemplar(b, l.exemplarTokens(), p, ts, out.exemplars());
+        } else {
+            out.exemplars().none(p);
+        }
         out.set(p, ts, value);
         out.canonicalize(p);
         return null;
+    }
+
+    /**
+     * Keeps point {@code p}'s exemplar (its grammar checked by {@link ExemplarTokens#scan}): its labels, value and
+     * timestamp (OpenMetrics seconds, a float, into ms; the point's {@code pointTs} when it has none).
+     */
+    private void keepExemplar(byte[] b, ExemplarTokens x, int p, long pointTs, io.tsdbwriter.decode.PointExemplars e) {
+        e.begin(p);
+        int to = x.labelsClose();
+        for (int s = x.labelsOpen() + 1; ; ) {
+            while (s < to && (b[s] == ',' || isBlank(b[s]))) {
+                s++;
+            }
+            if (s >= to) {
+                break;
+            }
+            int eq = s;
+            while (b[eq] != '=') {
+                eq++;
+            }
+            int nameTo = eq;
+            while (isBlank(b[nameTo - 1])) {
+                nameTo--;
+            }
+            int q = eq + 1;
+            while (b[q] != '"') {
+                q++;
+            }
+            int close = q + 1;
+            boolean escaped = false;
+            for (; b[close] != '"'; close++) {
+                if (b[close] == '\\') {
+                    escaped = true;
+                    close++;
+                }
+            }
+            e.label(b, s, nameTo - s, q + 1, close - q - 1, escaped);
+            s = close + 1;
+        }
+        numbers.parseDouble(b, x.valueFrom(), x.valueTo());
+        double value = numbers.doubleValue();
+        long ts = pointTs;
+        if (x.hasTimestamp() && numbers.parseDouble(b, x.timestampFrom(), x.timestampTo())) {
+            ts = Math.round(numbers.doubleValue() * 1000);
+        }
+        e.end(value, ts);
     }
 
     /** Whether the exemplar's value and timestamp are numbers (it is read only to find where the sample ends). */

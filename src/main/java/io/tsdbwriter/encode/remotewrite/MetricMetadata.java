@@ -2,6 +2,7 @@ package io.tsdbwriter.encode.remotewrite;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
+import io.tsdbwriter.decode.FamilyMetadata;
 import io.tsdbwriter.write.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -92,6 +93,19 @@ public final class MetricMetadata {
         this.v1Entry = encodeV1();
     }
 
+    /**
+     * Family {@code k} of a record's {@link FamilyMetadata} (its {@code # TYPE}, {@code # HELP}, {@code # UNIT}); called
+     * once per series on its cache miss, never per sample.
+     */
+    public static MetricMetadata of(FamilyMetadata families, int k) {
+        byte[] b = families.bytes();
+        return new MetricMetadata(
+                Type.ofExposition(new String(b, families.typeOffset(k), families.typeLength(k), StandardCharsets.UTF_8)),
+                new String(b, families.nameOffset(k), families.nameLength(k), StandardCharsets.UTF_8),
+                new String(b, families.helpOffset(k), families.helpLength(k), StandardCharsets.UTF_8),
+                new String(b, families.unitOffset(k), families.unitLength(k), StandardCharsets.UTF_8));
+    }
+
     public Type type() {
         return type;
     }
@@ -108,6 +122,23 @@ public final class MetricMetadata {
         return unit;
     }
 
+    /** Equal when type, family, help and unit are. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MetricMetadata m && type == m.type && family.equals(m.family) && help.equals(m.help)
+                && unit.equals(m.unit);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(type, family, help, unit);
+    }
+
+    /** The 1.0 entry's size in bytes (tag, length, message). */
+    public int v1Size() {
+        return v1Entry.length;
+    }
+
     /** A copy of the 1.0 {@code WriteRequest.metadata} entry (tag, length, {@code MetricMetadata}). */
     public byte[] v1Entry() {
         return v1Entry.clone();
@@ -118,6 +149,12 @@ public final class MetricMetadata {
         byte[] a = out.reserve(v1Entry.length);
         System.arraycopy(v1Entry, 0, a, out.length(), v1Entry.length);
         out.advance(v1Entry.length);
+    }
+
+    /** Writes the 1.0 entry at {@code a[w]} (room checked by the caller, {@link #v1Size}); returns the next index. */
+    int putV1(byte[] a, int w) {
+        System.arraycopy(v1Entry, 0, a, w, v1Entry.length);
+        return w + v1Entry.length;
     }
 
     private byte[] encodeV1() {

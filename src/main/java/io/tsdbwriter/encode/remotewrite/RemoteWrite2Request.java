@@ -39,6 +39,7 @@ public final class RemoteWrite2Request {
     private static final int V1_TIMESERIES = 1 << 3 | 2;
     private static final int V1_LABELS = 1 << 3 | 2;
     private static final int V1_SAMPLES = 2 << 3 | 2;
+    private static final int V1_EXEMPLARS = 3 << 3 | 2;
     private static final int LABEL_NAME = 1 << 3 | 2;
     private static final int LABEL_VALUE = 2 << 3 | 2;
     private static final int V2_SYMBOLS = 4 << 3 | 2;
@@ -81,6 +82,7 @@ public final class RemoteWrite2Request {
         int[] names = new int[64]; // per series: offset and length of its __name__ value (-1: none)
         Symbols families = new Symbols(v1); // metadata family names; index - 1 = metadata entry
         int[] meta = new int[32]; // per metadata entry: type, helpRef, unitRef
+        V2Exemplars exemplars = new V2Exemplars();
         try {
             CodedInputStream in = CodedInputStream.newInstance(v1, 0, length);
             while (!in.isAtEnd()) {
@@ -180,8 +182,10 @@ public final class RemoteWrite2Request {
                         samples[sampleCount * 2] = at;
                         samples[sampleCount * 2 + 1] = in.getTotalBytesRead();
                         sampleCount++;
+                    } else if (t == V1_EXEMPLARS) {
+                        exemplars.read(in, symbols::intern);
                     } else {
-                        in.skipField(t); // exemplars, histograms: not written by RemoteWriteEncoder
+                        in.skipField(t); // histograms: not written by RemoteWriteEncoder
                     }
                 }
                 if (in.getTotalBytesRead() != end) {
@@ -198,7 +202,7 @@ public final class RemoteWrite2Request {
                 }
                 names[seriesCount * 2] = nameOff;
                 names[seriesCount * 2 + 1] = nameLen;
-                seriesCount++;
+                exemplars.endSeries(seriesCount++);
             }
         } catch (IOException e) {
             throw new IllegalArgumentException("not a Remote-Write 1.0 WriteRequest: " + e.getMessage(), e);
@@ -225,7 +229,7 @@ public final class RemoteWrite2Request {
             int mdBytes = md == 0 ? 0 : metadataSize(meta, md);
             out.put((byte) V2_TIMESERIES);
             putVarint(out, (refsBytes == 0 ? 0 : 1 + varintSize(refsBytes) + refsBytes) + samplesBytes
-                    + (md == 0 ? 0 : 1 + varintSize(mdBytes) + mdBytes));
+                    + (md == 0 ? 0 : 1 + varintSize(mdBytes) + mdBytes) + exemplars.size(k));
             if (refsBytes > 0) {
                 out.put((byte) V2_LABELS_REFS);
                 putVarint(out, refsBytes);
@@ -236,6 +240,7 @@ public final class RemoteWrite2Request {
             for (int i = sampleFrom; i < sampleTo; i++) {
                 out.put(v1, samples[i * 2], samples[i * 2 + 1] - samples[i * 2]);
             }
+            exemplars.write(out, k, v1);
             if (md != 0) {
                 out.put((byte) V2_METADATA);
                 putVarint(out, mdBytes);

@@ -4,6 +4,8 @@ import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.FamilyMetadata;
+import io.tsdbwriter.decode.PointExemplars;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.SeriesVariants;
 import io.tsdbwriter.write.ByteBuf;
@@ -18,7 +20,7 @@ import java.nio.charset.StandardCharsets;
  * the body of one request is a protobuf {@code prometheus.WriteRequest} whose {@code timeseries} (field 1) are one
  * {@code TimeSeries} per series variant and source point, carrying that point's M samples:
  * <pre>
- * message WriteRequest { repeated TimeSeries timeseries = 1; }
+ * message WriteRequest { repeated TimeSeries timeseries = 1; repeated MetricMetadata metadata = 3; }
  * message TimeSeries   { repeated Label labels = 1; repeated Sample samples = 2; }
  * message Label        { string name = 1; string value = 2; }
  * message Sample       { double value = 1; int64 timestamp = 2; }   // timestamp: epoch milliseconds
@@ -27,7 +29,13 @@ import java.nio.charset.StandardCharsets;
  * any run of whole points is a valid {@code WriteRequest} (the write path splits refused batches there). Labels are
  * sorted by name in byte order ({@code __name__} included, where that order puts it), as the specification requires;
  * the samples of a {@code TimeSeries} ascend by timestamp ({@code t + i × interval / M}). The body is compressed
- * with snappy's block format by the write path ({@link io.tsdbwriter.write.SnappyBlock}), not here.
+ * with snappy's block format by the write path ({@link io.tsdbwriter.write.SnappyBlock}), not here. A series whose
+ * family the record declares ({@code # TYPE}, {@code # HELP}, {@code # UNIT}; {@link FamilyMetadata}) brings the
+ * family's {@code metadata} entry ({@link MetricMetadata}) into the chunk of its first point in a body, once per
+ * family per request ({@link RequestFamilies}); the 2.0 request gives it to each series of the family
+ * ({@link RemoteWrite2Request#fromV1}). A refused body split in two keeps the entry in the half holding that point.
+ * A point's exemplar ({@link io.tsdbwriter.decode.PointExemplars}, told by {@link #point}) is a
+ * {@code TimeSeries.exemplars} entry (field 3) in each variant's {@code TimeSeries}, at its own timestamp.
  *
  * <p>Wire format without generated classes (protobuf-java's {@link CodedOutputStream} only sizes varints): the label
  * part of each variant is encoded once per series ({@link #prepareSeries}) and copied per point. A point's M
@@ -57,6 +65,10 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final byte LEN_TAG_LABEL_VALUE = (byte) (LABEL_VALUE << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);
     private static final byte TAG_SAMPLE_VALUE = SAMPLE_VALUE << 3 | WireFormat.WIRETYPE_FIXED64;
     private static final byte TAG_SAMPLE_TIMESTAMP = SAMPLE_TIMESTAMP << 3 | WireFormat.WIRETYPE_VARINT;
+    static final int TS_EXEMPLARS = 3;
+    private static final byte LEN_TAG_EXEMPLARS = (byte) (TS_EXEMPLARS << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final byte TAG_EXEMPLAR_VALUE = 2 << 3 | WireFormat.WIRETYPE_FIXED64;
+    private static final byte TAG_EXEMPLAR_TIMESTAMP = 3 << 3 | WireFormat.WIRETYPE_VARINT;
     /** Bytes of one samples entry at most: tag, length (1 byte: the message is at most 20), value 1 + 8, timestamp 1 + 10. */
     private static final int MAX_SAMPLE_ENTRY = 1 + 1 + 9 + 11;
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -64,6 +76,11 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final byte[] NAME_BYTES = NAME_LABEL.getBytes(StandardCharsets.US_ASCII);
 
     private final AmplificationPlan plan;
+    /** The families each open request body already carries a metadata entry for. */
+    private final RequestFamilies requestFamilies = new RequestFamilies();
+    /** The exemplars of the point {@link #encodePoint} encodes next ({@link #point}), and its exemplar (-1: none). */
+    private PointExemplars exemplars;
+    private int exemplar = -1;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
     private final long[] offsets;
     /** The current point's M samples as {@code TimeSeries.samples} entries ({@link #samplesBlock}); grown once. */
@@ -99,7 +116,33 @@ public final class RemoteWriteEncoder implements SampleEncoder {
      */
     @Override
     public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
+        return prepareSeries(metric, labelNames, labelValues, from, to, instanceSuffix, null);
+    }
+
+    /**
+     * {@link #prepareSeries(String, String[], String[], int, int, String)}, and the series' family metadata: the family
+     * of {@code metric} in {@code families} ({@link FamilyMetadata#find}: its own name or an OpenMetrics suffix of it)
+     * is registered ({@link MetadataRegistry#SHARED}) and its id (0: none) kept after the variants, 4 bytes big-endian,
+     * where {@link #encodePoint} reads it. Called once per series.
+     *
+     * @param families the record's families, or null for none
+     */
+    @Override
+    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to,
+                                String instanceSuffix, FamilyMetadata families) {
         byte[] metricBytes = metric.getBytes(StandardCharsets.UTF_8);
+        int k = families == null ? -1 : families.find(metricBytes, 0, metricBytes.length);
+        int id = k < 0 ? 0 : MetadataRegistry.SHARED.id(MetricMetadata.of(families, k));
+        byte[] variants = variants(metric, metricBytes, labelNames, labelValues, from, to, instanceSuffix);
+        byte[] layout = java.util.Arrays.copyOf(variants, variants.length + 4);
+        for (int i = 0; i < 4; i++) {
+            layout[variants.length + i] = (byte) (id >>> (24 - 8 * i));
+        }
+        return layout;
+    }
+
+    private byte[] variants(String metric, byte[] metricBytes, String[] labelNames, String[] labelValues, int from,
+                            int to, String instanceSuffix) {
         return SeriesVariants.build(plan, labelNames, labelValues, from, to, instanceSuffix, (names, values, count, out) -> {
             boolean nameWritten = false;
             for (int i = 0; i < count; i++) {
@@ -123,9 +166,18 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     }
 
     @Override
+    public void point(DecodedPoints points, int p) {
+        exemplars = points.exemplars();
+        exemplar = exemplars.of(p);
+    }
+
+    @Override
     public int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out) {
         int n = SeriesVariants.count(series, at);
         int samplesSize = samplesBlock(timestampMs, value); // the M samples, the same bytes for each variant
+        int x = exemplar;
+        exemplar = -1;
+        samplesSize += x < 0 ? 0 : exemplarEntry(x, samplesSize); // and the exemplar, once per variant (design §6)
         byte[] blk = samples;
         int total = 0;
         int pos = SeriesVariants.first(at);
@@ -134,8 +186,13 @@ public final class RemoteWriteEncoder implements SampleEncoder {
             total += 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
             pos = SeriesVariants.next(series, pos);
         }
-        byte[] a = out.reserve(total);
+        int id = (series[pos] & 0xFF) << 24 | (series[pos + 1] & 0xFF) << 16 | (series[pos + 2] & 0xFF) << 8 | (series[pos + 3] & 0xFF);
+        MetricMetadata md = id != 0 && requestFamilies.firstIn(out, id) ? MetadataRegistry.SHARED.get(id) : null;
+        byte[] a = out.reserve(total + (md == null ? 0 : md.v1Size()));
         int w = out.length();
+        if (md != null) { // the family's WriteRequest.metadata entry, once per request, with its first point
+            w = md.putV1(a, w);
+        }
         pos = SeriesVariants.first(at);
         for (int j = 0; j < n; j++) {
             int len = SeriesVariants.length(series, pos);
@@ -177,6 +234,40 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         return q;
     }
 
+    /**
+     * Appends point's exemplar {@code x} to {@link #samples} at {@code at} as a {@code TimeSeries.exemplars} entry
+     * (field 3; {@code Exemplar { repeated Label labels = 1; double value = 2; int64 timestamp = 3; }}); returns its
+     * length. Its timestamp is its own: it goes with the time copy at the original timestamp (i = 0), no other.
+     */
+    private int exemplarEntry(int x, int at) {
+        PointExemplars e = exemplars;
+        byte[] src = e.bytes();
+        int from = e.labelsStart(x);
+        int to = e.labelsEnd(x);
+        long t = e.timestampMs(x);
+        int inner = 1 + 8 + 1 + CodedOutputStream.computeInt64SizeNoTag(t);
+        for (int l = from; l < to; l++) {
+            inner += labelEntrySize(e.nameLength(l), e.valueLength(l));
+        }
+        int size = 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
+        if (samples.length < at + size) {
+            samples = java.util.Arrays.copyOf(samples, Math.max(samples.length * 2, at + size));
+        }
+        byte[] b = samples;
+        int q = at;
+        b[q++] = LEN_TAG_EXEMPLARS;
+        q = putVarint(b, q, inner);
+        for (int l = from; l < to; l++) {
+            q = putLabel(b, q, src, e.nameOffset(l), e.nameLength(l), src, e.valueOffset(l), e.valueLength(l));
+        }
+        b[q++] = TAG_EXEMPLAR_VALUE;
+        LONG_LE.set(b, q, Double.doubleToRawLongBits(e.value(x)));
+        q += 8;
+        b[q++] = TAG_EXEMPLAR_TIMESTAMP;
+        q = putVarint(b, q, t);
+        return q - at;
+    }
+
     /** Writes {@code v} as a base-128 varint at {@code a[w]} (a negative int64 takes 10 bytes); returns the next index. */
     static int putVarint(byte[] a, int w, long v) {
         while ((v & ~0x7FL) != 0) {
@@ -192,10 +283,15 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         return 1 + 8 + 1 + CodedOutputStream.computeInt64SizeNoTag(timestampMs);
     }
 
-    /** At N = 1, points of a JSON-safe record (raw UTF-8 in the arena) are encoded straight from it. */
+    /**
+     * At N = 1, points of a JSON-safe record (raw UTF-8 in the arena) are encoded straight from it — unless the record
+     * declares families (TYPE, HELP, UNIT): their metadata is kept per series in the series cache, so those points go
+     * through it ({@link #encodePoint}).
+     */
     @Override
     public boolean canEncodeVerbatim(DecodedPoints points) {
-        return plan.instanceMultiplier() == 1 && points.jsonSafe();
+        return plan.instanceMultiplier() == 1 && points.jsonSafe() && points.families().count() == 0
+                && points.exemplars().count() == 0;
     }
 
     /**

@@ -80,40 +80,6 @@ class MetricMetadataTest {
         assertThat(RemoteWriteBodies.decodeV2(Arrays.copyOf(v2.array(), v2.length())).series()).hasSize(1);
     }
 
-    /** Per 2.0 series of {@code request}: its metadata's type, help and unit resolved through the symbols ("-" when none). */
-    private static java.util.List<String> v2Metadata(byte[] request) throws Exception {
-        java.util.List<String> symbols = new java.util.ArrayList<>();
-        java.util.List<byte[]> series = new java.util.ArrayList<>();
-        CodedInputStream in = CodedInputStream.newInstance(request);
-        while (!in.isAtEnd()) {
-            int tag = in.readTag();
-            if (tag == (4 << 3 | 2)) {
-                symbols.add(in.readStringRequireUtf8());
-            } else if (tag == (5 << 3 | 2)) {
-                series.add(in.readByteArray());
-            } else {
-                in.skipField(tag);
-            }
-        }
-        java.util.List<String> got = new java.util.ArrayList<>();
-        for (byte[] ts : series) {
-            CodedInputStream s = CodedInputStream.newInstance(ts);
-            String md = "-";
-            while (!s.isAtEnd()) {
-                int tag = s.readTag();
-                if (tag == (5 << 3 | 2)) {
-                    Map<Integer, Object> f = fields(s.readByteArray());
-                    md = f.getOrDefault(1, 0L) + "|" + symbols.get((int) (long) (Long) f.getOrDefault(3, 0L))
-                            + "|" + symbols.get((int) (long) (Long) f.getOrDefault(4, 0L));
-                } else {
-                    s.skipField(tag);
-                }
-            }
-            got.add(md);
-        }
-        return got;
-    }
-
     @Test
     void theV2RequestGivesEachSeriesOfAFamilyItsMetadataThroughTheSymbolTable() throws Exception {
         RemoteWriteEncoder enc = new RemoteWriteEncoder(AmplificationPlan.relay());
@@ -127,7 +93,7 @@ class MetricMetadataTest {
         byte[] v1 = Arrays.copyOf(body.array(), body.length());
         ByteBuf v2 = RemoteWrite2Request.fromV1(v1, v1.length);
         byte[] req = Arrays.copyOf(v2.array(), v2.length());
-        assertThat(v2Metadata(req)).containsExactly("3|RPC latency.|seconds", "3|RPC latency.|seconds", "1||", "-");
+        assertThat(RemoteWriteBodies.metadataV2(req)).containsExactly("3|RPC latency.|seconds", "3|RPC latency.|seconds", "1||", "-");
         assertThat(RemoteWriteBodies.decodeV2(req).series()).hasSize(4);
     }
 }

@@ -101,10 +101,22 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
      * @throws IllegalStateException when the binary is missing or it does not become ready
      */
     public static PrometheusServer startCurrent(Path workDir, Duration outOfOrderWindow, String... acceptedMessages) {
+        return startCurrent(workDir, outOfOrderWindow, List.of(), acceptedMessages);
+    }
+
+    /**
+     * As {@link #startCurrent(Path, Duration, String...)} with {@code --enable-feature} set to {@code features}
+     * ({@code exemplar-storage}, {@code type-and-unit-labels}, …; none when empty).
+     */
+    public static PrometheusServer startCurrent(Path workDir, Duration outOfOrderWindow, List<String> features,
+                                                String... acceptedMessages) {
         if (!Files.isExecutable(CURRENT_BINARY)) {
             throw new IllegalStateException("Prometheus 3 binary " + CURRENT_BINARY + " not found: scripts/test.sh builds it (ensure_prometheus_current)");
         }
         List<String> flags = new java.util.ArrayList<>();
+        if (!features.isEmpty()) {
+            flags.add("--enable-feature=" + String.join(",", features));
+        }
         for (String m : acceptedMessages) {
             flags.add("--web.remote-write-receiver.accepted-protobuf-messages=" + m);
         }

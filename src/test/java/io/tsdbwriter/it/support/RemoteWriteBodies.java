@@ -168,4 +168,176 @@ public final class RemoteWriteBodies {
         }
         return new V2Request(symbols, series);
     }
+
+    /** One 1.0 {@code WriteRequest.metadata} entry: type (enum number), family name, help, unit ("" when absent). */
+    public record Metadata(long type, String family, String help, String unit) {
+    }
+
+    /** The {@code metadata} entries (field 3) of an uncompressed 1.0 {@code WriteRequest}, in body order. */
+    public static List<Metadata> metadataV1(byte[] request) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(request);
+        List<Metadata> out = new ArrayList<>();
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            if (tag != (3 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED)) {
+                in.skipField(tag);
+                continue;
+            }
+            CodedInputStream m = CodedInputStream.newInstance(in.readByteArray());
+            long type = 0;
+            String[] text = {"", "", "", "", "", ""};
+            while ((tag = m.readTag()) != 0) {
+                int field = WireFormat.getTagFieldNumber(tag);
+                if (field == 1) {
+                    type = m.readUInt64();
+                } else if (field == 2 || field == 4 || field == 5) {
+                    text[field] = m.readStringRequireUtf8();
+                } else {
+                    m.skipField(tag);
+                }
+            }
+            out.add(new Metadata(type, text[2], text[4], text[5]));
+        }
+        return out;
+    }
+
+    /**
+     * Per 2.0 series of an uncompressed {@code Request}, in order: its {@code metadata} (field 5) as
+     * {@code "type|help|unit"}, the help and unit resolved through the symbols; {@code "-"} when it has none.
+     */
+    public static List<String> metadataV2(byte[] request) throws IOException {
+        List<String> symbols = new ArrayList<>();
+        List<byte[]> series = new ArrayList<>();
+        CodedInputStream in = CodedInputStream.newInstance(request);
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            if (tag == (4 << 3 | 2)) {
+                symbols.add(in.readStringRequireUtf8());
+            } else if (tag == (5 << 3 | 2)) {
+                series.add(in.readByteArray());
+            } else {
+                in.skipField(tag);
+            }
+        }
+        List<String> got = new ArrayList<>();
+        for (byte[] ts : series) {
+            CodedInputStream s = CodedInputStream.newInstance(ts);
+            String md = "-";
+            while ((tag = s.readTag()) != 0) {
+                if (tag != (5 << 3 | 2)) {
+                    s.skipField(tag);
+                    continue;
+                }
+                CodedInputStream m = CodedInputStream.newInstance(s.readByteArray());
+                long[] f = new long[5];
+                while ((tag = m.readTag()) != 0) {
+                    int field = WireFormat.getTagFieldNumber(tag);
+                    if (field < f.length && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_VARINT) {
+                        f[field] = m.readUInt64();
+                    } else {
+                        m.skipField(tag);
+                    }
+                }
+                md = f[1] + "|" + symbols.get((int) f[3]) + "|" + symbols.get((int) f[4]);
+            }
+            got.add(md);
+        }
+        return got;
+    }
+
+    /**
+     * Per 1.0 {@code TimeSeries} of an uncompressed {@code WriteRequest}, in order: its {@code exemplars} (field 3), each
+     * as {@code "name=value,…|value|timestamp"} (labels in wire order), joined by {@code ";"}; {@code ""} when none.
+     */
+    public static List<String> exemplarsV1(byte[] request) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(request);
+        List<String> out = new ArrayList<>();
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            if (tag != (1 << 3 | 2)) {
+                in.skipField(tag);
+                continue;
+            }
+            CodedInputStream ts = CodedInputStream.newInstance(in.readByteArray());
+            List<String> got = new ArrayList<>();
+            while ((tag = ts.readTag()) != 0) {
+                if (tag != (3 << 3 | 2)) {
+                    ts.skipField(tag);
+                    continue;
+                }
+                CodedInputStream x = CodedInputStream.newInstance(ts.readByteArray());
+                StringBuilder labels = new StringBuilder();
+                double value = 0;
+                long t = 0;
+                while ((tag = x.readTag()) != 0) {
+                    switch (WireFormat.getTagFieldNumber(tag)) {
+                        case 1 -> {
+                            CodedInputStream l = CodedInputStream.newInstance(x.readByteArray());
+                            String[] nv = {"", ""};
+                            while ((tag = l.readTag()) != 0) {
+                                nv[WireFormat.getTagFieldNumber(tag) - 1] = l.readStringRequireUtf8();
+                            }
+                            labels.append(labels.isEmpty() ? "" : ",").append(nv[0]).append('=').append(nv[1]);
+                        }
+                        case 2 -> value = x.readDouble();
+                        case 3 -> t = x.readInt64();
+                        default -> x.skipField(tag);
+                    }
+                }
+                got.add(labels + "|" + value + "|" + t);
+            }
+            out.add(String.join(";", got));
+        }
+        return out;
+    }
+
+    /** {@link #exemplarsV1} of a 2.0 {@code Request}: per series its {@code exemplars} (field 4), labels resolved through the symbols. */
+    public static List<String> exemplarsV2(byte[] request) throws IOException {
+        List<String> symbols = new ArrayList<>();
+        List<byte[]> series = new ArrayList<>();
+        CodedInputStream in = CodedInputStream.newInstance(request);
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            if (tag == (4 << 3 | 2)) {
+                symbols.add(in.readStringRequireUtf8());
+            } else if (tag == (5 << 3 | 2)) {
+                series.add(in.readByteArray());
+            } else {
+                in.skipField(tag);
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (byte[] raw : series) {
+            CodedInputStream ts = CodedInputStream.newInstance(raw);
+            List<String> got = new ArrayList<>();
+            while ((tag = ts.readTag()) != 0) {
+                if (tag != (4 << 3 | 2)) {
+                    ts.skipField(tag);
+                    continue;
+                }
+                CodedInputStream x = CodedInputStream.newInstance(ts.readByteArray());
+                StringBuilder labels = new StringBuilder();
+                double value = 0;
+                long t = 0;
+                while ((tag = x.readTag()) != 0) {
+                    switch (WireFormat.getTagFieldNumber(tag)) {
+                        case 1 -> {
+                            int limit = x.pushLimit(x.readRawVarint32());
+                            while (!x.isAtEnd()) {
+                                String name = symbols.get(x.readUInt32());
+                                labels.append(labels.isEmpty() ? "" : ",").append(name).append('=').append(symbols.get(x.readUInt32()));
+                            }
+                            x.popLimit(limit);
+                        }
+                        case 2 -> value = x.readDouble();
+                        case 3 -> t = x.readInt64();
+                        default -> x.skipField(tag);
+                    }
+                }
+                got.add(labels + "|" + value + "|" + t);
+            }
+            out.add(String.join(";", got));
+        }
+        return out;
+    }
 }
