@@ -76,7 +76,8 @@ public interface SampleEncoder {
      * at {@code at} (the layout of {@link #prepareSeries}); per variant the M samples in ascending timestamp order.
      *
      * @param timestampMs the source point's timestamp, epoch milliseconds
-     * @param value       its value (finite: the decoders reject NaN and infinities)
+     * @param value       its value: any float64 for remote write (NaN, the staleness marker bit for bit, ±Inf); for the
+     *                    import API no NaN arrives here (the amplifier's non-finite rule keeps only ±Inf for it)
      * @return samples appended (M × N)
      */
     int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out);
