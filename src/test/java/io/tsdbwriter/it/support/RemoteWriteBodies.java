@@ -206,19 +206,10 @@ public final class RemoteWriteBodies {
      * {@code "type|help|unit"}, the help and unit resolved through the symbols; {@code "-"} when it has none.
      */
     public static List<String> metadataV2(byte[] request) throws IOException {
-        List<String> symbols = new ArrayList<>();
-        List<byte[]> series = new ArrayList<>();
-        CodedInputStream in = CodedInputStream.newInstance(request);
+        V2Raw v2 = V2Raw.parse(request);
+        List<String> symbols = v2.symbols();
+        List<byte[]> series = v2.series();
         int tag;
-        while ((tag = in.readTag()) != 0) {
-            if (tag == (4 << 3 | 2)) {
-                symbols.add(in.readStringRequireUtf8());
-            } else if (tag == (5 << 3 | 2)) {
-                series.add(in.readByteArray());
-            } else {
-                in.skipField(tag);
-            }
-        }
         List<String> got = new ArrayList<>();
         for (byte[] ts : series) {
             CodedInputStream s = CodedInputStream.newInstance(ts);
@@ -293,19 +284,10 @@ public final class RemoteWriteBodies {
 
     /** {@link #exemplarsV1} of a 2.0 {@code Request}: per series its {@code exemplars} (field 4), labels resolved through the symbols. */
     public static List<String> exemplarsV2(byte[] request) throws IOException {
-        List<String> symbols = new ArrayList<>();
-        List<byte[]> series = new ArrayList<>();
-        CodedInputStream in = CodedInputStream.newInstance(request);
+        V2Raw v2 = V2Raw.parse(request);
+        List<String> symbols = v2.symbols();
+        List<byte[]> series = v2.series();
         int tag;
-        while ((tag = in.readTag()) != 0) {
-            if (tag == (4 << 3 | 2)) {
-                symbols.add(in.readStringRequireUtf8());
-            } else if (tag == (5 << 3 | 2)) {
-                series.add(in.readByteArray());
-            } else {
-                in.skipField(tag);
-            }
-        }
         List<String> out = new ArrayList<>();
         for (byte[] raw : series) {
             CodedInputStream ts = CodedInputStream.newInstance(raw);
@@ -339,5 +321,25 @@ public final class RemoteWriteBodies {
             out.add(String.join(";", got));
         }
         return out;
+    }
+
+    /** A 2.0 {@code Request}'s symbols (field 4) and its {@code TimeSeries} (field 5) undecoded, in order. */
+    private record V2Raw(List<String> symbols, List<byte[]> series) {
+        static V2Raw parse(byte[] request) throws IOException {
+            List<String> symbols = new ArrayList<>();
+            List<byte[]> series = new ArrayList<>();
+            CodedInputStream in = CodedInputStream.newInstance(request);
+            int tag;
+            while ((tag = in.readTag()) != 0) {
+                if (tag == (4 << 3 | 2)) {
+                    symbols.add(in.readStringRequireUtf8());
+                } else if (tag == (5 << 3 | 2)) {
+                    series.add(in.readByteArray());
+                } else {
+                    in.skipField(tag);
+                }
+            }
+            return new V2Raw(symbols, series);
+        }
     }
 }
