@@ -107,17 +107,10 @@ public final class RemoteWriteBodies {
      * @throws IOException also when a reference is outside the table or the table does not start with ""
      */
     public static V2Request decodeV2(byte[] request) throws IOException {
-        CodedInputStream in = CodedInputStream.newInstance(request);
-        List<String> symbols = new ArrayList<>();
-        List<byte[]> rawSeries = new ArrayList<>();
+        V2Raw v2 = V2Raw.parse(request);
+        List<String> symbols = v2.symbols();
+        List<byte[]> rawSeries = v2.series();
         int tag;
-        while ((tag = in.readTag()) != 0) {
-            switch (WireFormat.getTagFieldNumber(tag)) {
-                case 4 -> symbols.add(in.readStringRequireUtf8());
-                case 5 -> rawSeries.add(in.readByteArray());
-                default -> in.skipField(tag);
-            }
-        }
         if (!rawSeries.isEmpty() && (symbols.isEmpty() || !symbols.get(0).isEmpty())) {
             throw new IOException("symbols[0] must be the empty string, got " + (symbols.isEmpty() ? "no table" : symbols.get(0)));
         }
@@ -323,7 +316,7 @@ public final class RemoteWriteBodies {
         return out;
     }
 
-    /** A 2.0 {@code Request}'s symbols (field 4) and its {@code TimeSeries} (field 5) undecoded, in order. */
+    /** A 2.0 {@code Request}'s symbols (field 4) and its {@code TimeSeries} (field 5) undecoded, in order ({@link #decodeV2} resolves them). */
     private record V2Raw(List<String> symbols, List<byte[]> series) {
         static V2Raw parse(byte[] request) throws IOException {
             List<String> symbols = new ArrayList<>();
@@ -331,12 +324,10 @@ public final class RemoteWriteBodies {
             CodedInputStream in = CodedInputStream.newInstance(request);
             int tag;
             while ((tag = in.readTag()) != 0) {
-                if (tag == (4 << 3 | 2)) {
-                    symbols.add(in.readStringRequireUtf8());
-                } else if (tag == (5 << 3 | 2)) {
-                    series.add(in.readByteArray());
-                } else {
-                    in.skipField(tag);
+                switch (WireFormat.getTagFieldNumber(tag)) {
+                    case 4 -> symbols.add(in.readStringRequireUtf8());
+                    case 5 -> series.add(in.readByteArray());
+                    default -> in.skipField(tag);
                 }
             }
             return new V2Raw(symbols, series);
