@@ -123,6 +123,14 @@ public final class PromSnapshot {
             }
             m.merge(b, s.value(), Double::sum);
         }
+        // A page read while an observation is being recorded can show it in its bucket and not yet in the count (+Inf):
+        // Micrometer's Timer.record adds to the histogram, then to the count. A cumulative count never falls from one
+        // bound to the next, so each bound carries at least the count below it.
+        double below = 0;
+        for (Map.Entry<Double, Double> e : m.entrySet()) {
+            below = Math.max(below, e.getValue());
+            e.setValue(below);
+        }
         return m;
     }
 
