@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.cli.Main;
 import io.tsdbwriter.it.support.FaultProxy;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import java.io.ByteArrayOutputStream;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * idle), write its CSV, PNG and report page (the command line's secrets redacted), and lose nothing: VictoriaMetrics
  * holds exactly the samples produced.
  */
+@RunsAlone
 class CapacityIT {
 
     /** The constrained target: one insert slot. */

@@ -3,6 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.cli.Main;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import java.io.ByteArrayOutputStream;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * "nothing saturated". On a quiet machine the figures show no saturated resource at 8,000 points/s (the one insert slot
  * busy 0–20 % of the time): the verdict then says so, with the noise warning when the 5 s windows are too short.
  */
+@RunsAlone
 class CapacityInsertConcurrencyIT {
 
     /** The proof of concept's target: one insert slot. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.cli.Main;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import java.io.ByteArrayOutputStream;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * read path cannot serve the load (one concurrent select, 10 ms of queueing, heavy 24 h queries at 100/s, twice what
  * one slot serves where each takes 20-40 ms) gets the verdict read-path. Short: two steps of 15 s, then one of 20 s.
  */
+@RunsAlone
 class CapacityReadsIT {
 
     @RegisterExtension

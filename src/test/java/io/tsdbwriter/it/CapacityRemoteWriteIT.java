@@ -3,6 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.cli.Main;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import java.io.ByteArrayOutputStream;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Mimir or Thanos receive. Exact: VictoriaMetrics' {@code vm_rows_inserted_total{type="promremotewrite"}} equals the
  * samples the steps produced, and no row came through the import API.
  */
+@RunsAlone
 class CapacityRemoteWriteIT {
 
     @RegisterExtension

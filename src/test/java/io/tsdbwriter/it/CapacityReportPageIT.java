@@ -2,6 +2,7 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code chromium-browser} on the PATH (scripts/test.sh installs it); when none is found the test is skipped, but fails
  * under {@code CI=true}. The page and the screenshot stay in {@code target/capacity-report-it/}.
  */
+@RunsAlone
 class CapacityReportPageIT {
 
     static final Path DIR = Path.of("target/capacity-report-it").toAbsolutePath();

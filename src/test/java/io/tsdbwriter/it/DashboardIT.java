@@ -8,6 +8,7 @@ import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.DashboardFigures;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.FreePorts;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
@@ -72,6 +73,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * hides the newest 30 s).
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@RunsAlone
 class DashboardIT {
 
     static final Path DASHBOARD = Path.of("grafana/dashboards/tsdb-writer-efficiency.json");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.FreePorts;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
@@ -38,6 +39,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * exactly once (read back) and committed. The same with {@code --consumer-mode share}.
  */
 @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+@RunsAlone
 class PermitSharingIT {
 
     /** {@code -maxConcurrentInserts} of the VictoriaMetrics under test. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the table's header, the table and the CSV name the placement. A VictoriaMetrics started elsewhere is moved with a
  * warning; one started on its CPUs ({@code taskset -c 0}, as scripts/bench.sh starts it) is left as it is.
  */
+@RunsAlone
 class PlacementIT {
 
     @RegisterExtension

@@ -3,6 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.it.support.FreePorts;
 import io.tsdbwriter.it.support.Stack;
@@ -53,6 +54,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * straddling a boundary is counted by each side at a slightly different moment: on a machine at load 36 the two sides'
  * minutes differed by up to 0.9 %, each within 0.7 % of the set rate.
  */
+@RunsAlone
 class RateIT {
 
     @RegisterExtension

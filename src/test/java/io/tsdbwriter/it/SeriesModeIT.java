@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.capacity.search.SeriesSchedule;
@@ -53,6 +54,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code double-halve} the window would see none: the halves are a subset of the doubled instances, which the first
  * interval, in the warm-up, registered; re-doubling brings back known series, as in avalanche.)
  */
+@RunsAlone
 class SeriesModeIT {
 
     @RegisterExtension

@@ -1,0 +1,24 @@
+package io.tsdbwriter.it.support;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * Marks an integration test class whose assertions measure: a rate held to ±2 %, an efficiency at a step, CPU per
+ * sample, a p99, what a placement on CPU sets gives, a page's figures after a timed run. Another class's broker,
+ * TSDB and writers on the same two cores would move those figures, so the failsafe execution {@code alone}
+ * (pom.xml: JUnit tag {@value #TAG}, one fork) runs these one after another, after the default execution has run every
+ * other class in {@code it.forks} forks side by side (their outcomes are counts, offsets and samples read back, which
+ * a neighbour's load delays but does not change).
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Tag(RunsAlone.TAG)
+public @interface RunsAlone {
+
+    /** The JUnit tag the pom's executions select on. */
+    String TAG = "alone";
+}
