@@ -3,6 +3,8 @@ package io.tsdbwriter.cli;
 import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.capacity.search.SeriesSchedule;
+import io.tsdbwriter.capacity.search.TargetSearches;
+import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.InputRate;
 import io.tsdbwriter.lab.SourceFeed;
@@ -51,7 +53,8 @@ import io.tsdbwriter.write.WriteTarget;
                 + "marked (re-measure of N) in the table."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:a capacity was found and every produced sample was written",
-                "1:no step passed, a step failed to run, or samples were not written", "2:invalid flags"})
+                "1:no step passed, a step failed to run, or samples were not written (with --target: for one target or more, or "
+                        + "a target's search failed)", "2:invalid flags"})
 public final class CapacityCommand implements Callable<Integer> {
 
     /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
@@ -84,6 +87,9 @@ public final class CapacityCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Mixin
     QueryLoadOptions queryLoad = new QueryLoadOptions();
+
+    @picocli.CommandLine.Mixin
+    TargetOptions several = new TargetOptions();
 
     @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
             description = "The writers' protocol: import (VictoriaMetrics JSON lines to <vm-url>/api/v1/import) or remote-write (to "
@@ -249,11 +255,9 @@ public final class CapacityCommand implements Callable<Integer> {
             description = "Each step's writer log and summary go here (default: ${DEFAULT-VALUE})")
     Path workDir;
 
-
-
-
     @Override
     public Integer call() throws IOException, InterruptedException {
+        List<SearchTarget> targets = several.targets(spec); // empty without --target
         CapacitySearch.Vary v = switch (vary) {
             case "rate" -> CapacitySearch.Vary.RATE;
             case "time-multiplier" -> CapacitySearch.Vary.TIME_MULTIPLIER;
@@ -301,12 +305,13 @@ public final class CapacityCommand implements Callable<Integer> {
         try {
             Output out = Output.parse(output);
             outputArgs = outputArgs(out, RemoteWriteVersion.parse(remoteWriteVersion));
-            reads = queryLoad.settings(vmUrl, out != Output.IMPORT);
+            reads = targets.isEmpty() ? queryLoad.settings(vmUrl, out != Output.IMPORT) : null;
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         } catch (IOException e) {
             throw bad("--queries: cannot read " + e.getMessage());
         }
+        List<TargetSearches.Planned> planned = TargetOptions.plan(spec, targets, queryLoad); // empty without --target
         SeriesSchedule series;
         try {
             series = new SeriesSchedule(SeriesSchedule.Mode.parse(seriesMode), seriesChangeInterval, spikeMultiplier);
@@ -314,7 +319,8 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad(e.getMessage());
         }
         // the TSDB's processes: the targets' pages when given, else the endpoint the writers write to
-        List<String> tsdbUrls = !targetMetricsUrls.isEmpty() ? targetMetricsUrls.stream().distinct().toList()
+        List<String> tsdbUrls = !targets.isEmpty() ? targets.stream().map(SearchTarget::metricsUrl).distinct().toList()
+                : !targetMetricsUrls.isEmpty() ? targetMetricsUrls.stream().distinct().toList()
                 : List.of(remoteWriteUrl != null ? remoteWriteUrl : vmUrl);
         CpuPinning.Plan plan = placement.plan(spec, tsdbUrls, bootstrapServers);
         SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
@@ -339,7 +345,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
                 timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series, plan, reads);
-        return new CapacitySearch(settings, System.out).run();
+        return planned.isEmpty() ? new CapacitySearch(settings, System.out).run() : new TargetSearches(settings, planned, System.out).run();
     }
 
     /** The writers' protocol flags: none for the import API; the URL (checked as run checks it) and version for remote write. */

@@ -93,7 +93,7 @@ final class HelpGroups {
                     HELP),
             "capacity", List.of(
                     new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic-prefix", "--partitions"))),
-                    new Group("TSDB connection and security", concat(List.of("--output", "--vm-url", "--remote-write-url",
+                    new Group("TSDB connection and security", concat(List.of("--target", "--output", "--vm-url", "--remote-write-url",
                             "--remote-write-version", "--target-metrics-url"), VM_AUTH)),
                     new Group("Load model", List.of("--time-multiplier", "--instance-multiplier", "--churn-interval",
                             "--series-mode", "--series-change-interval", "--spike-multiplier", "--data-dir", "--points-per-pass")),

@@ -125,4 +125,41 @@ class CapacityCommandTest {
                 "$__interval by the step (60s or 300s)", "$__rate_interval by max(step + 60s, 4 x 60s) (240s or 360s)",
                 "a step passes only when its reads pass too");
     }
+
+    @Test
+    void aBadTargetExitsTwoWithOneLineWithoutItsCredentials() {
+        assertUsageError(execute("capacity", "--target", "http://vm:8428"), "--target 'http://vm:8428': expected NAME=URL");
+        assertUsageError(execute("capacity", "--target", "vm=http://vm:8428", "--target", "vm=http://vm2:8428"),
+                "the NAME 'vm' is given twice");
+        assertUsageError(execute("capacity", "--target", "vm=http://vm:8428,version=2"), "unknown option 'version'");
+        Result r = execute("capacity", "--target", "p=http://u:SECRET@p:9090/api/v1/write,output=remote-write,remote-write-version=9");
+        assertUsageError(r, "remote-write-version must be 1 or 2, got '9'");
+        assertThat(r.err()).doesNotContain("SECRET");
+    }
+
+    @Test
+    void targetsAreRefusedBesideTheSingleTargetFlags() {
+        for (List<String> single : List.of(List.of("--vm-url", "http://localhost:8428"), List.of("--output", "import"),
+                List.of("--remote-write-url", "http://p:9090/api/v1/write"), List.of("--remote-write-version", "2"),
+                List.of("--target-metrics-url", "http://vm:8428/metrics"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("capacity", "--target", "vm=http://vm:8428"));
+            args.addAll(single);
+            assertUsageError(execute(args.toArray(String[]::new)), "--target names every target: " + single.get(0) + " names the one target");
+        }
+    }
+
+    @Test
+    void aReadLoadGoesToEachImportTargetOnly() {
+        assertUsageError(execute("capacity", "--target", "vm=http://vm:8428", "--query-rate", "5", "--query-url", "http://vm:8428"),
+                "--query-url names one receiver's query API");
+        assertUsageError(execute("capacity", "--target", "vm=http://vm:8428", "--target", "p=http://p:9090/api/v1/write,output=remote-write",
+                "--query-rate", "5"), "--target p: --query-rate reads from an import target's URL");
+    }
+
+    @Test
+    void helpExplainsTargets() {
+        String help = execute("capacity", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help).contains("--target=NAME=URL[,OPTION…]", "output=import|remote-write (default import)",
+                "remote-write-version=1|2 (with remote write; default 1)", "<work-dir>/NAME", "Not with --vm-url, --output");
+    }
 }

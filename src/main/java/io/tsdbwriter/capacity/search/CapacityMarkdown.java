@@ -74,7 +74,7 @@ final class CapacityMarkdown {
     }
 
     /** A code fence longer than any run of backticks in {@code s}. */
-    private static String fence(String s) {
+    static String fence(String s) {
         int longest = 0;
         int run = 0;
         for (int i = 0; i < s.length(); i++) {

@@ -13,6 +13,7 @@ import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.capacity.reads.HttpRangeQueries;
 import io.tsdbwriter.capacity.reads.ReadLoadSettings;
+import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import java.io.IOException;
@@ -74,6 +75,38 @@ public final class CapacitySearch {
                            List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp, SeriesSchedule seriesSchedule,
                            CpuPinning.Plan placement, ReadLoadSettings reads) {
+
+        /**
+         * These settings for one of several targets: its URL as the writers' {@code --vm-url} and its protocol flags
+         * after {@code extraRunArgs}, its {@code /metrics}, the topic prefix {@code <prefix>-<NAME>}, the work directory
+         * {@code <work-dir>/<NAME>}, the report directory {@code <report>/<NAME>}, the CSV and chart files
+         * {@code <stem>-<NAME>.<ext>} beside the given ones, and {@code targetReads} as its read load (null: none).
+         */
+        public Settings forTarget(SearchTarget t, ReadLoadSettings targetReads) {
+            List<String> runArgs = new ArrayList<>(extraRunArgs);
+            runArgs.addAll(t.writerArgs());
+            return new Settings(bootstrapServers, t.searchUrl(), List.of(t.metricsUrl()), topicPrefix + "-" + t.name(), partitions,
+                    feed, startRate, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, vary, timeMultiplier, instanceMultiplier,
+                    parallelism, writePermits, batchSamples, segmentSize, minEfficiency, maxP99, probeRecords, drainTimeout,
+                    named(csv, t.name()), named(chart, t.name()), report == null ? null : report.resolve(t.name()),
+                    workDir.resolve(t.name()), jar, javaCommand, writerJvmOptions, List.copyOf(runArgs), commandLine, timeBudget,
+                    kafkaClient, vmHttp, seriesSchedule, placement, targetReads);
+        }
+
+        /** {@code dir/stem.ext} → {@code dir/stem-NAME.ext}; null stays null. */
+        static Path named(Path file, String name) {
+            if (file == null) {
+                return null;
+            }
+            String f = file.getFileName().toString();
+            int dot = f.lastIndexOf('.');
+            String n = dot > 0 ? f.substring(0, dot) + "-" + name + f.substring(dot) : f + "-" + name;
+            return file.resolveSibling(n);
+        }
+    }
+
+    /** A search's end: its result, the machine line it printed and the exit code of {@link #run()}. */
+    public record Reported(Result result, String machine, int exitCode) {
     }
 
     /**
@@ -102,8 +135,17 @@ public final class CapacitySearch {
 
     /** Runs the search; returns 0 when a capacity was found and nothing was lost, 1 otherwise. */
     public int run() throws IOException, InterruptedException {
+        return runReported().exitCode();
+    }
+
+    /**
+     * Runs the search and prints and writes its report as {@link #run()} does; returns what it found.
+     *
+     * @throws IOException when the search cannot run (a receiver or Kafka unreachable, a writer that does not start)
+     */
+    public Reported runReported() throws IOException, InterruptedException {
         Result r = search();
-        return CapacityReport.print(r, machine, s, out);
+        return new Reported(r, machine, CapacityReport.print(r, machine, s, out));
     }
 
     /** Authentication and TLS of every request to the --vm-url and --target-metrics-url hosts. */
@@ -138,7 +180,7 @@ public final class CapacitySearch {
             progress("machine: %s", machine);
             progress("input: %s", s.feed().description());
             progress("series: %s", stepRunner.seriesDescription());
-            progress("targets' /metrics: %s", String.join(", ", targets));
+            progress("targets' /metrics: %s", String.join(", ", targets.stream().map(SafeUrl::redact).toList()));
             if (s.reads() != null) {
                 progress("read load: %s queries/s in each step's measured window, round-robin over %d range queries, to %s"
                         + " (timeout %s)", fmt(s.reads().queriesPerSecond()), s.reads().queries().size(), SafeUrl.redact(s.reads().queryRangeUrl()),
@@ -146,7 +188,7 @@ public final class CapacitySearch {
             }
             for (int i = 0; i < targets.size(); i++) {
                 if (scraper.scrape(targets.get(i)) == null) {
-                    progress("warning: %s is unreadable: figures that need it are unknown", targets.get(i));
+                    progress("warning: %s is unreadable: figures that need it are unknown", SafeUrl.redact(targets.get(i)));
                 }
             }
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),

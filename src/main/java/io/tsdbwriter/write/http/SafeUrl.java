@@ -58,7 +58,7 @@ public record SafeUrl(String url, String username, String password) {
     }
 
     /**
-     * A command line fit to print: URLs without userinfo, and the values of {@code --kafka-property},
+     * A command line fit to print: URLs without userinfo (every one of a comma-separated list), and the values of {@code --kafka-property},
      * {@code --consumer-property} and {@code --vm-header} (which may hold secrets) replaced by {@code KEY=***}. The
      * values of {@code --writer-arg} (the writers' own arguments, {@code --writer-arg=ARG} or {@code --writer-arg ARG})
      * are redacted as a command line of their own, so a secret handed to the writers is hidden too.
@@ -120,7 +120,7 @@ public record SafeUrl(String url, String username, String password) {
             } else if (flag != null && SECRET_VALUE_FLAGS.contains(flag)) {
                 out.add(flag + "=" + hideValue(a.substring(flag.length() + 1)));
             } else {
-                out.add(redact(a));
+                out.add(redactEach(a));
             }
         }
         return out;
@@ -128,6 +128,15 @@ public record SafeUrl(String url, String username, String password) {
 
     private static final Set<String> SECRET_VALUE_FLAGS =
             Set.of("--kafka-property", "--consumer-property", "--vm-header");
+
+    /** {@link #redact} of every comma-separated part: a list of URLs ({@code --vm-url a,b}) or a URL with options after it. */
+    private static String redactEach(String arg) {
+        List<String> parts = new ArrayList<>();
+        for (String p : arg.split(",", -1)) {
+            parts.add(strip(p));
+        }
+        return String.join(",", parts);
+    }
 
     private static String hideValue(String kv) {
         int sep = kv.indexOf('=');

@@ -47,4 +47,14 @@ class SafeUrlTest {
                 .contains("--writer-arg --vm-url=http://h:1")
                 .contains("--writer-arg=--batch-samples=5000");
     }
+
+    @Test
+    void redactArgsHidesTheUserinfoOfEveryUrlInACommaSeparatedValue() {
+        List<String> r = SafeUrl.redactArgs(List.of("capacity", "--target",
+                "t=http://u:SECRET1@h:1/api/v1/write,output=remote-write,metrics-url=http://m:SECRET2@h:2/metrics",
+                "--target=v=http://u:SECRET3@v:8428,metrics-url=http://m:SECRET4@v:8428/metrics", "--vm-url", "http://a:SECRET5@a,http://b:SECRET6@b"));
+        assertThat(String.join(" ", r)).doesNotContain("SECRET")
+                .contains("t=http://h:1/api/v1/write,output=remote-write,metrics-url=http://h:2/metrics")
+                .contains("--target=v=http://v:8428,metrics-url=http://v:8428/metrics").contains("http://a,http://b");
+    }
 }

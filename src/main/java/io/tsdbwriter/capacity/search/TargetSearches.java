@@ -1,0 +1,173 @@
+package io.tsdbwriter.capacity.search;
+
+import io.tsdbwriter.capacity.reads.ReadLoadSettings;
+import io.tsdbwriter.capacity.targets.SearchTarget;
+import io.tsdbwriter.capacity.targets.TargetComparison;
+import io.tsdbwriter.write.http.SafeUrl;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * {@code capacity --target …}: the same search ({@link CapacitySearch}: same input, amplification, series mode, read
+ * load and steps) against each target, one after another, each with the settings {@link CapacitySearch.Settings#forTarget}
+ * gives it (its own topics, work directory, report directory), so no two searches share data. A line at each target's
+ * start and end; a target whose search fails (unreachable, an exception) is one line and the next one runs. At the end
+ * the targets side by side ({@link TargetComparison}) on the console and, with {@code --report DIR}, as
+ * {@code DIR/}{@value CapacityPage#MARKDOWN_FILE} linking each target's own report in {@code DIR/NAME/}.
+ *
+ * <p>Not thread-safe; one run per instance.
+ */
+public final class TargetSearches {
+
+    /**
+     * One target and its search's read load.
+     *
+     * @param target the target
+     * @param reads  the read load against it, or null for none
+     */
+    public record Planned(SearchTarget target, ReadLoadSettings reads) {
+    }
+
+    private final CapacitySearch.Settings base;
+    private final List<Planned> targets;
+    private final PrintStream out;
+
+    /**
+     * @param base    the settings of the command, their target fields (URL, {@code /metrics}, read load) unused
+     * @param targets the targets in the order given, at least one
+     * @param out     where progress, each search's report and the summary are printed
+     */
+    public TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out) {
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("no target");
+        }
+        this.base = base;
+        this.targets = List.copyOf(targets);
+        this.out = out;
+    }
+
+    /**
+     * Runs every target's search and prints the summary.
+     *
+     * @return 0 when every target's search found a capacity and lost nothing ({@link CapacitySearch#run()}'s 0), else 1
+     * @throws InterruptedException when interrupted (the targets not yet searched are not run)
+     */
+    public int run() throws InterruptedException {
+        List<TargetComparison.Row> rows = new ArrayList<>();
+        String machine = "-";
+        int code = 0;
+        for (int i = 0; i < targets.size(); i++) {
+            SearchTarget t = targets.get(i).target();
+            CapacitySearch.Settings s = base.forTarget(t, targets.get(i).reads());
+            CapacitySearch.progress(out, "target %s (%d of %d): start: %s to %s, topics %s-…, work directory %s", t.name(), i + 1,
+                    targets.size(), t.protocol(), t.shownUrl(), s.topicPrefix(), s.workDir());
+            String unreachable = unreachable(t.url());
+            if (unreachable != null) {
+                rows.add(failed(t, i, unreachable));
+                code = 1;
+                continue;
+            }
+            try {
+                CapacitySearch.Reported r = new CapacitySearch(s, out).runReported();
+                machine = r.machine();
+                CapacitySearch.Result res = r.result();
+                rows.add(TargetComparison.Row.of(t.name(), t.protocol(), res.best() == null ? Double.NaN : res.capacityPerMinute(),
+                        res.best() == null ? Double.NaN : res.best().efficiency(), res.best() == null ? Double.NaN : res.best().p99Seconds(),
+                        verdictLine(res)));
+                code = Math.max(code, r.exitCode() == 0 ? 0 : 1);
+                CapacitySearch.progress(out, "target %s (%d of %d): end: capacity %s; %s", t.name(), i + 1, targets.size(),
+                        res.best() == null ? "none (no step passed)" : String.format(java.util.Locale.ROOT, "%,.0f samples/min",
+                                res.capacityPerMinute()), verdictLine(res));
+            } catch (IOException | RuntimeException e) {
+                rows.add(failed(t, i, failure(e)));
+                code = 1;
+            }
+        }
+        out.println();
+        out.println(TargetComparison.HEADING.toLowerCase(java.util.Locale.ROOT) + ":");
+        out.print(TargetComparison.table(rows));
+        if (base.report() != null) {
+            try {
+                Path md = writeSummary(base.report(), rows, machine, base.commandLine());
+                out.println("report: " + md + " (each target's own in " + base.report().resolve("NAME") + ", NAME: "
+                        + String.join(", ", targets.stream().map(p -> p.target().name()).toList()) + ")");
+            } catch (IOException | RuntimeException e) {
+                out.println("report: summary not written (" + e + ")");
+            }
+        }
+        out.flush();
+        return code;
+    }
+
+    /** A failed target's row, after its end line. */
+    private TargetComparison.Row failed(SearchTarget t, int i, String why) {
+        CapacitySearch.progress(out, "target %s (%d of %d): end: search failed: %s%s", t.name(), i + 1, targets.size(), why,
+                i + 1 < targets.size() ? "; going on with the next" : "");
+        return TargetComparison.Row.failed(t.name(), t.protocol(), why);
+    }
+
+    /**
+     * The verdict of a search as one line: the search's end when the largest M passed; else which step it is of and what
+     * bound it (the console's "verdict" line); "none (no step ran)" without a step.
+     */
+    static String verdictLine(CapacitySearch.Result r) {
+        if (r.edge() == null) {
+            return "none (no step ran)";
+        }
+        if (r.ceiling() != null) {
+            return r.ceiling();
+        }
+        String step = CapacityPage.stepName(r.edge());
+        return (r.edge().passed() ? "last step " + step + ", capacity not reached: " : "failing step " + step + ": ") + r.edge().verdict();
+    }
+
+    /** {@code DIR/capacity-report.md}: a heading, the side-by-side section, the machine and the command line. */
+    static Path writeSummary(Path dir, List<TargetComparison.Row> rows, String machine, String commandLine) throws IOException {
+        Files.createDirectories(dir);
+        Path md = dir.resolve(CapacityPage.MARKDOWN_FILE);
+        String fence = CapacityMarkdown.fence(commandLine);
+        String text = "# tsdb-writer capacity: " + rows.size() + " targets\n\n" + TargetComparison.markdown(rows, CapacityPage.MARKDOWN_FILE)
+                + "## Run\n\n- **machine**: " + CapacityMarkdown.text(machine) + "\n- **reproduce**:\n\n" + fence + "\n"
+                + commandLine.replace('\n', ' ') + "\n" + fence + "\n";
+        Files.writeString(md, text, StandardCharsets.UTF_8);
+        return md;
+    }
+
+    /**
+     * Null when a TCP connection to {@code url}'s host and port opens within {@value #CONNECT_TIMEOUT_MS} ms; else why
+     * not, one line without userinfo (a search against a target nobody listens on would only fail every step).
+     */
+    static String unreachable(String url) {
+        URI u = URI.create(SafeUrl.parse(url).url());
+        int port = u.getPort() >= 0 ? u.getPort() : "https".equals(u.getScheme()) ? 443 : 80;
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(u.getHost(), port), CONNECT_TIMEOUT_MS);
+            return null;
+        } catch (IOException e) {
+            return "unreachable: no connection to " + u.getHost() + ":" + port + " within " + CONNECT_TIMEOUT_MS + " ms ("
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")";
+        }
+    }
+
+    private static final int CONNECT_TIMEOUT_MS = 3000;
+
+    /** Why a search failed, as one line without userinfo: the exception's class and message, and its causes'. */
+    static String failure(Throwable e) {
+        List<String> parts = new ArrayList<>();
+        for (Throwable c = e; c != null && parts.size() < 3; c = c.getCause()) {
+            parts.add(c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage()));
+        }
+        String line = String.join(" ← ", parts).replace('\n', ' ').replace('\r', ' ');
+        return Arrays.stream(line.split(" ", -1)).map(SafeUrl::redact).collect(Collectors.joining(" "));
+    }
+}

@@ -1,0 +1,135 @@
+package io.tsdbwriter.capacity.targets;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The targets of one {@code capacity --target …} run side by side: per target its name, protocol, the capacity found
+ * (samples/min), the best passing step's efficiency and write p99, and the verdict line, or the line saying why its
+ * search failed. Renders them as a plain-text table (the console's end) and as the Markdown section
+ * {@value #HEADING}. Rows stay in the order given (the order of the {@code --target} flags). Pure and stateless; thread-safe.
+ */
+public final class TargetComparison {
+
+    /** The Markdown section's heading text. */
+    public static final String HEADING = "Targets side by side";
+
+    private static final String NONE = "–";
+    private static final List<String> HEADS = List.of("target", "protocol", "capacity samples/min", "efficiency", "write p99 s", "verdict");
+
+    /**
+     * One target's outcome.
+     *
+     * @param name              the target's NAME
+     * @param protocol          its protocol as {@link SearchTarget#protocol()} names it
+     * @param capacityPerMinute the capacity found, samples/min; NaN when no step passed or the search failed
+     * @param efficiency        the best passing step's efficiency (written ÷ expected, 0..1); NaN without one
+     * @param p99Seconds        the best passing step's write latency p99, seconds; NaN without one
+     * @param verdict           the verdict line (what bound the search's edge), or null when the search failed
+     * @param failure           why the search failed (one line), or null when it produced a verdict
+     */
+    public record Row(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
+                      String failure) {
+
+        /** A target whose search ended with a verdict. */
+        public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict) {
+            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null);
+        }
+
+        /** A target whose search failed: {@code failure} is the one line saying why. */
+        public static Row failed(String name, String protocol, String failure) {
+            return new Row(name, protocol, Double.NaN, Double.NaN, Double.NaN, null, failure);
+        }
+
+        /** True when the search produced no verdict. */
+        public boolean isFailed() {
+            return failure != null;
+        }
+
+        List<String> cells() {
+            return List.of(name, protocol, count(capacityPerMinute), percent(efficiency), seconds(p99Seconds),
+                    isFailed() ? "search failed: " + failure : verdict);
+        }
+    }
+
+    private TargetComparison() {
+    }
+
+    /**
+     * The plain-text table: a head line, then one line per target, columns padded to their widest cell (the verdict
+     * last, unpadded); numbers as {@code 1,234,567}, {@code 99.5%}, {@code 0.123}, {@code –} when unknown.
+     */
+    public static String table(List<Row> rows) {
+        List<List<String>> lines = new ArrayList<>();
+        lines.add(HEADS);
+        rows.forEach(r -> lines.add(r.cells().stream().map(TargetComparison::oneLine).toList()));
+        int[] width = new int[HEADS.size()];
+        for (List<String> l : lines) {
+            for (int i = 0; i < width.length; i++) {
+                width[i] = Math.max(width[i], l.get(i).length());
+            }
+        }
+        StringBuilder b = new StringBuilder();
+        for (List<String> l : lines) {
+            for (int i = 0; i < width.length - 1; i++) {
+                String pad = " ".repeat(width[i] - l.get(i).length());
+                b.append(i >= 2 && i <= 4 ? pad + l.get(i) : l.get(i) + pad).append("  ");
+            }
+            b.append(l.get(width.length - 1)).append('\n');
+        }
+        return b.toString();
+    }
+
+    /**
+     * The Markdown section: {@code ## Targets side by side}, a sentence, a table with one row per target (text escaped
+     * so it renders as itself), and, when {@code reportFile} is not null, a last column linking each target's own report
+     * {@code NAME/<reportFile>} (relative to the summary's directory; {@code –} for a failed search).
+     */
+    public static String markdown(List<Row> rows, String reportFile) {
+        boolean reportLinks = reportFile != null;
+        StringBuilder b = new StringBuilder("## " + HEADING + "\n\n");
+        b.append("The same input, load model, series mode and read load against each target, one after another (in this "
+                + "order). Capacity is the highest sustained samples/min of a passing step; efficiency and write p99 are that step's.\n\n|");
+        List<String> heads = new ArrayList<>(HEADS);
+        if (reportLinks) {
+            heads.add("report");
+        }
+        heads.forEach(h -> b.append(' ').append(h).append(" |"));
+        b.append("\n|");
+        for (int i = 0; i < heads.size(); i++) {
+            b.append(i >= 2 && i <= 4 ? " ---: |" : " --- |");
+        }
+        b.append('\n');
+        for (Row r : rows) {
+            b.append('|');
+            r.cells().forEach(c -> b.append(' ').append(cell(c)).append(" |"));
+            if (reportLinks) {
+                b.append(r.isFailed() ? " " + NONE : " [" + r.name() + "](" + r.name() + "/" + reportFile + ")").append(" |");
+            }
+            b.append('\n');
+        }
+        return b.append('\n').toString();
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? NONE : s.replace('\n', ' ').replace('\r', ' ');
+    }
+
+    /** Markdown table cell text: no HTML, no line break, {@code |} escaped. */
+    private static String cell(String s) {
+        return oneLine(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|");
+    }
+
+    private static String count(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%,.0f", v) : NONE;
+    }
+
+    private static String percent(double ratio) {
+        return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.1f%%", ratio * 100) : NONE;
+    }
+
+    private static String seconds(double s) {
+        return Double.isFinite(s) ? String.format(Locale.ROOT, "%.3f", s) : NONE;
+    }
+}

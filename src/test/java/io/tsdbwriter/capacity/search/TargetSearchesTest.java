@@ -1,0 +1,92 @@
+package io.tsdbwriter.capacity.search;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tsdbwriter.capacity.targets.TargetComparison;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Several targets one after another: each its own files, a failure as one line, the summary beside their reports. */
+class TargetSearchesTest {
+
+    @Test
+    void eachTargetsCsvAndChartGetItsNameBeforeTheExtension() {
+        assertThat(CapacitySearch.Settings.named(Path.of("out", "steps.csv"), "vm")).isEqualTo(Path.of("out", "steps-vm.csv"));
+        assertThat(CapacitySearch.Settings.named(Path.of("chart.v2.png"), "prom")).isEqualTo(Path.of("chart.v2-prom.png"));
+        assertThat(CapacitySearch.Settings.named(Path.of("steps"), "t")).isEqualTo(Path.of("steps-t"));
+        assertThat(CapacitySearch.Settings.named(null, "t")).isNull();
+    }
+
+    @Test
+    void aFailedSearchIsOneLineWithoutCredentials() {
+        String line = TargetSearches.failure(new IOException("cannot reach http://u:SECRET@vm:8428/metrics\nretried",
+                new ConnectException("Connection refused")));
+        assertThat(line).isEqualTo("IOException: cannot reach http://vm:8428/metrics retried ← ConnectException: Connection refused");
+    }
+
+    @Test
+    void theSummaryLinksEachTargetsReportAndSaysHowToReproduce(@TempDir Path dir) throws IOException {
+        Path md = TargetSearches.writeSummary(dir.resolve("report"), List.of(
+                TargetComparison.Row.of("vm", "import", 1e6, 1, 0.1, "failing step 2: limited by tsdb-cpu"),
+                TargetComparison.Row.failed("prom", "remote write 2.0", "ConnectException: Connection refused")),
+                "machine x", "tsdb-writer capacity --target vm=http://vm:8428 --target prom=http://p:9090/api/v1/write,output=remote-write");
+        assertThat(md).isEqualTo(dir.resolve("report").resolve(CapacityPage.MARKDOWN_FILE));
+        String text = Files.readString(md);
+        assertThat(text).startsWith("# tsdb-writer capacity: 2 targets\n\n## Targets side by side\n")
+                .contains("[vm](vm/capacity-report.md)", "search failed: ConnectException: Connection refused", "- **machine**: machine x",
+                        "```\ntsdb-writer capacity --target vm=http://vm:8428 --target prom=");
+    }
+
+    @Test
+    void aTargetNobodyListensOnIsUnreachableInOneLine() throws IOException {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+            assertThat(TargetSearches.unreachable("http://u:SECRET@127.0.0.1:" + port + "/api/v1/write")).isNull();
+        }
+        String why = TargetSearches.unreachable("http://u:SECRET@127.0.0.1:" + port + "/api/v1/write");
+        assertThat(why).startsWith("unreachable: no connection to 127.0.0.1:" + port + " within 3000 ms").doesNotContain("SECRET");
+    }
+
+    @Test
+    void aTargetThatCannotBeSearchedIsOneLineAndTheNextOneRuns(@TempDir Path dir) throws Exception {
+        int a = closedPort();
+        int b = closedPort();
+        CapacitySearch.Settings base = new CapacitySearch.Settings("localhost:9092", "http://localhost:8428", List.of(), "pre", 1, null,
+                null, 1.25, java.time.Duration.ofSeconds(60), java.time.Duration.ofSeconds(15), 7, 1, CapacitySearch.Vary.RATE, 1, 1, 3,
+                0, 10_000, 50_000, 0.99, java.time.Duration.ofSeconds(5), 500_000, java.time.Duration.ofSeconds(60), null, null,
+                dir.resolve("report"), dir.resolve("work"), null, List.of(), List.of(), List.of(), "tsdb-writer capacity …",
+                java.time.Duration.ofMinutes(8), null, null, null, null, null);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        int code = new TargetSearches(base, List.of(
+                new TargetSearches.Planned(io.tsdbwriter.capacity.targets.SearchTarget.parse("a=http://127.0.0.1:" + a), null),
+                new TargetSearches.Planned(io.tsdbwriter.capacity.targets.SearchTarget.parse(
+                        "b=http://127.0.0.1:" + b + "/api/v1/write,output=remote-write,remote-write-version=2"), null)),
+                new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8)).run();
+        String out = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(code).isEqualTo(1);
+        assertThat(out).contains("capacity: target a (1 of 2): start: import to http://127.0.0.1:" + a + ", topics pre-a-…, work directory "
+                        + dir.resolve("work").resolve("a"),
+                "capacity: target a (1 of 2): end: search failed: unreachable: no connection to 127.0.0.1:" + a,
+                "; going on with the next",
+                "capacity: target b (2 of 2): start: remote write 2.0 to http://127.0.0.1:" + b + "/api/v1/write, topics pre-b-…");
+        assertThat(out.lines().filter(l -> l.contains("target b (2 of 2): end: search failed: unreachable")).toList())
+                .singleElement().satisfies(l -> assertThat(l).doesNotContain("going on"));
+        List<String> table = out.substring(out.indexOf("targets side by side:")).lines().toList();
+        assertThat(table.get(2)).startsWith("a ").contains("import", "search failed: unreachable");
+        assertThat(table.get(3)).startsWith("b ").contains("remote write 2.0", "search failed: unreachable");
+        String md = Files.readString(dir.resolve("report").resolve(CapacityPage.MARKDOWN_FILE));
+        assertThat(md).contains("| a | import |", "| b | remote write 2.0 |").doesNotContain("](a/");
+    }
+
+    private static int closedPort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
