@@ -8,6 +8,7 @@ import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
@@ -42,6 +43,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a third of the samples were accepted (its own counters). One Kafka broker for the class; a fresh TSDB per scenario.
  */
 @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+// its TSDB kills race the writer's restart detection against its held writes' retries: beside another class, a retry
+// into the restarted Prometheus came 100 ms before the rewind, and 24 samples were refused as out of order (open: the
+// closing note of stop 62)
+@RunsAlone
 class DurabilityIT {
 
     static final int PARTITIONS = 3;
