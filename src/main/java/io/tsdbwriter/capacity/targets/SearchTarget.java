@@ -176,16 +176,7 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
                 + ",metrics-url=" + SafeUrl.redact(metricsUrl);
     }
 
-    /** A {@code --target} value fit to print: every comma-separated part without userinfo. */
-    public static String masked(String value) {
-        List<String> parts = new ArrayList<>();
-        for (String p : value.split(",", -1)) {
-            parts.add(SafeUrl.redact(p));
-        }
-        return String.join(",", parts);
-    }
-
     private static IllegalArgumentException bad(String value, String why) {
-        return new IllegalArgumentException("--target '" + masked(value) + "': " + why);
+        return new IllegalArgumentException("--target '" + SafeUrl.redactEach(value) + "': " + why);
     }
 }

@@ -129,8 +129,14 @@ public record SafeUrl(String url, String username, String password) {
     private static final Set<String> SECRET_VALUE_FLAGS =
             Set.of("--kafka-property", "--consumer-property", "--vm-header");
 
-    /** {@link #redact} of every comma-separated part: a list of URLs ({@code --vm-url a,b}) or a URL with options after it. */
-    private static String redactEach(String arg) {
+    /**
+     * {@link #redact} of every comma-separated part: a list of URLs ({@code --vm-url a,b}) or a URL with options after it
+     * ({@code capacity --target NAME=URL,metrics-url=URL}); null stays null.
+     */
+    public static String redactEach(String arg) {
+        if (arg == null) {
+            return null;
+        }
         List<String> parts = new ArrayList<>();
         for (String p : arg.split(",", -1)) {
             parts.add(strip(p));

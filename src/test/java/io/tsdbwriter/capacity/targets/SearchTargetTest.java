@@ -93,7 +93,7 @@ class SearchTargetTest {
         assertThat(t.shownUrl()).isEqualTo("https://p:9090/api/v1/write");
         assertThatThrownBy(() -> SearchTarget.parse("p=https://w:SECRET1@p:9090/api/v1/write,metrics-url=http://m:SECRET2@x,nope=1"))
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("SECRET").contains("p=https://p:9090/api/v1/write"));
-        assertThat(SearchTarget.masked("a=http://u:SECRET1@h,metrics-url=http://u:SECRET2@m/metrics"))
+        assertThat(io.tsdbwriter.write.http.SafeUrl.redactEach("a=http://u:SECRET1@h,metrics-url=http://u:SECRET2@m/metrics"))
                 .isEqualTo("a=http://h,metrics-url=http://m/metrics");
     }
 }
