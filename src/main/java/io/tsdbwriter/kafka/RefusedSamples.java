@@ -76,7 +76,7 @@ public final class RefusedSamples<S, O> {
 
     /** The receiver refused some samples of the batch: dead-letter their records, or count them refused. */
     public void rejected(WriteBatch<S, O> batch, List<Rejection<S>> rejections) {
-        rejections = withoutRepeats(rejections);
+        rejections = withoutRepeats(rejections, batch.sentUnanswered());
         if (rejections.isEmpty()) {
             done.accept(batch);
             return;
@@ -108,14 +108,15 @@ public final class RefusedSamples<S, O> {
     /**
      * The rejections left once the repeats' are counted (DESIGN §4: a record read again after a rewind, a rebalance or a
      * restart is sent again; a receiver without an out-of-order window refuses what it stored the first time): a
-     * rejection whose record was done before and whose refusal is about order or duplicates.
+     * rejection whose record was done before — or whose batch was sent before without an answer (the receiver may have
+     * stored that attempt; {@link WriteBatch#sentUnanswered()}) — and whose refusal is about order or duplicates.
      */
-    private List<Rejection<S>> withoutRepeats(List<Rejection<S>> rejections) {
+    private List<Rejection<S>> withoutRepeats(List<Rejection<S>> rejections, boolean sentUnanswered) {
         List<Rejection<S>> rest = null;
         long repeats = 0;
         for (int i = 0; i < rejections.size(); i++) {
             Rejection<S> r = rejections.get(i);
-            boolean repeat = doneBefore.test(r.source()) && orderRefusal(r.outcome().detail());
+            boolean repeat = (sentUnanswered || doneBefore.test(r.source())) && orderRefusal(r.outcome().detail());
             if (repeat && rest == null) {
                 rest = new java.util.ArrayList<>(rejections.subList(0, i));
             }

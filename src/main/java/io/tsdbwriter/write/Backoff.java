@@ -33,20 +33,35 @@ final class Backoff {
     private final AtomicLong samplesHeld = new AtomicLong();
 
     /** Thrown out of a write that failed twice since the stop: it is held (abandoned), not retried. */
-    static final class Held extends Exception {
+    static class Held extends Exception {
         Held() {
             super(null, null, false, false);
         }
     }
 
+    /**
+     * Thrown out of a write whose batch its creator no longer wants ({@link WriteListener#stale}: its partition was
+     * rewound after a TSDB restart, or revoked) before an attempt: abandoned without that attempt, not counted as held.
+     */
+    static final class Stale extends Held {
+    }
+
     /** One write's attempts; its thread only. */
     static final class Attempts {
+        /** Asked before every attempt: true once the batch is stale ({@link WriteListener#stale}). */
+        final java.util.function.BooleanSupplier stale;
         /** Whether the breaker permitted the attempt whose refusal waits for its empty probe's verdict. */
         boolean refusalPermitted;
         /** That attempt's duration, nanoseconds. */
         long refusalTookNanos;
         /** Whether that attempt began after the stop. */
         boolean refusalAfterStop;
+        /** Whether an attempt went out and got no answer (I/O error, timeout): {@link WriteBatch#sentUnanswered()}. */
+        boolean unanswered;
+
+        Attempts(java.util.function.BooleanSupplier stale) {
+            this.stale = stale;
+        }
     }
 
     /**
@@ -158,9 +173,9 @@ final class Backoff {
         return stopped;
     }
 
-    /** A new write's attempts. */
-    Attempts attempts() {
-        return new Attempts();
+    /** A new write's attempts; {@code stale} is asked before each. */
+    Attempts attempts(java.util.function.BooleanSupplier stale) {
+        return new Attempts(stale);
     }
 
     /** Counts a batch of {@code samples} held at the stop. */

@@ -45,15 +45,8 @@ public final class BatchWriter implements AutoCloseable {
     private final Backoff backoff;
 
     /**
-     * @param endpoints targets; each request goes to the one with the fewest requests in flight
-     * @param permits   the write permits shared by all poll threads
-     */
-    public BatchWriter(List<WriteTarget> endpoints, WriteClient client, WritePermits permits, RetryPolicy retry,
-                       OnWriteFailure onFailure, WriterMeters meters) {
-        this(endpoints, client, permits, retry, onFailure, meters, false);
-    }
-
-    /**
+     * @param endpoints   targets; each request goes to the one with the fewest requests in flight
+     * @param permits     the write permits shared by all poll threads
      * @param synchronous write on the calling (poll) thread instead of a virtual thread: the proof of concept's
      *                    "before", kept for the benchmark's comparison ({@code --write-mode sync})
      */
@@ -117,10 +110,11 @@ public final class BatchWriter implements AutoCloseable {
         WriteOutcome outcome = null;
         List<WriteListener.Rejection<S>> rejections = null;
         try {
-            outcome = batch.body().length() == 0 ? WriteOutcome.NOTHING_SENT : writeUntilDecided(batch, budget.endpoint()); // relabeling dropped all
+            java.util.function.BooleanSupplier stale = () -> listener.stale(batch); // asked before every attempt
+            outcome = batch.body().length() == 0 ? WriteOutcome.NOTHING_SENT : writeUntilDecided(batch, budget.endpoint(), stale);
             if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
                 rejections = new ArrayList<>();
-                isolate(batch, outcome, rejections, budget.endpoint());
+                isolate(batch, outcome, rejections, budget.endpoint(), stale);
             } else if (outcome.kind() == WriteOutcome.Kind.FAULT) { // refused whole (--on-configuration-fault refuse): no split
                 rejections = new ArrayList<>(batch.points());
                 WriteListener.Rejection.each(batch, outcome, rejections);
@@ -128,8 +122,10 @@ public final class BatchWriter implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             outcome = null;
-        } catch (Backoff.Held e) {
-            backoff.held(batch.samples());
+        } catch (Backoff.Held e) { // held at the stop, or stale: abandoned, written again by whoever reads it next
+            if (!(e instanceof Backoff.Stale)) {
+                backoff.held(batch.samples());
+            }
             outcome = null;
         } catch (RuntimeException | Error e) {
             // a dying write thread is a dying process: the uncaught-exception handler stops the writer
@@ -164,9 +160,10 @@ public final class BatchWriter implements AutoCloseable {
      * the data before it is returned ({@link #confirmRefusal}). After the stop a write whose attempt begun after it
      * fails is held ({@link Backoff}).
      */
-    private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint) throws InterruptedException, Backoff.Held {
+    private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint, java.util.function.BooleanSupplier stale)
+            throws InterruptedException, Backoff.Held {
         WriteClient.Payload payload = client.prepare(batch.body(), batch.samples(), batch.tenant());
-        Backoff.Attempts attempts = backoff.attempts();
+        Backoff.Attempts attempts = backoff.attempts(stale);
         try {
             WriteOutcome outcome = writeWithRetries(payload, endpoint, attempts);
             int faultAttempt = 0;
@@ -181,7 +178,7 @@ public final class BatchWriter implements AutoCloseable {
                         throw new Backoff.Held();
                     }
                 }
-                if (outcome.kind() == WriteOutcome.Kind.FAULT && refusesFault(outcome)) {
+                if (outcome.kind() == WriteOutcome.Kind.FAULT && onConfigurationFault.refuses(outcome)) {
                     meters.writeRequest("failed", outcome.statusTag());
                     return outcome; // the specification's rule: a 4xx but 429 is not retried
                 }
@@ -203,12 +200,8 @@ public final class BatchWriter implements AutoCloseable {
             }
         } finally {
             client.release(payload);
+            batch.sentUnanswered(attempts.unanswered);
         }
-    }
-
-    /** Whether {@code --on-configuration-fault refuse} refuses this fault: an HTTP 4xx (not a redirect, nor no answer). */
-    private boolean refusesFault(WriteOutcome fault) {
-        return onConfigurationFault == ConfigurationFaultPolicy.REFUSE && fault.status() >= 400 && fault.status() < 500;
     }
 
     /**
@@ -238,20 +231,20 @@ public final class BatchWriter implements AutoCloseable {
      * Splits a refused batch in halves and writes each, recursively, until every refused point stands alone
      * (DESIGN §6: 400/413/415 split the batch, dead-letter what still fails). Counts what gets written.
      */
-    private <S> void isolate(WriteBatch<S, ?> batch, WriteOutcome refusal, List<WriteListener.Rejection<S>> out, WriteTarget endpoint)
-            throws InterruptedException, Backoff.Held {
+    private <S> void isolate(WriteBatch<S, ?> batch, WriteOutcome refusal, List<WriteListener.Rejection<S>> out, WriteTarget endpoint,
+                             java.util.function.BooleanSupplier stale) throws InterruptedException, Backoff.Held {
         if (batch.points() <= 1) {
             WriteListener.Rejection.each(batch, refusal, out);
             return;
         }
         int mid = batch.points() / 2;
         for (WriteBatch<S, ?> half : List.of(batch.slice(0, mid), batch.slice(mid, batch.points()))) {
-            WriteOutcome o = writeUntilDecided(half, endpoint);
+            WriteOutcome o = writeUntilDecided(half, endpoint, stale);
             if (o.isSuccess()) {
                 meters.written(half.tenant(), half.samples());
                 meters.lastWriteNanos.set(System.nanoTime());
             } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
-                isolate(half, o, out, endpoint);
+                isolate(half, o, out, endpoint, stale);
             } else {
                 WriteListener.Rejection.each(half, o, out); // retries ran out under dead-letter policy while splitting: refused too
             }
@@ -279,6 +272,9 @@ public final class BatchWriter implements AutoCloseable {
             throws InterruptedException, Backoff.Held {
         for (int attempt = 0; ; attempt++) {
             boolean permitted = breakers.await(endpoint, () -> closed || faultGaveUp, backoff);
+            if (attempts.stale.getAsBoolean()) {
+                throw new Backoff.Stale(); // rewound or revoked meanwhile: a retry now could land after its re-read
+            }
             boolean stoppedBefore = backoff.stopped();
             long t0 = System.nanoTime();
             WriteOutcome outcome = client.post(endpoint, payload);
@@ -288,6 +284,7 @@ public final class BatchWriter implements AutoCloseable {
             if (outcome.isSuccess()) {
                 faults.ok(endpoint);
             }
+            attempts.unanswered |= outcome.status() == 0 && outcome.kind() == WriteOutcome.Kind.RETRYABLE; // sent, maybe stored
             boolean failed = outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT;
             attempts.refusalPermitted = permitted && outcome.kind() == WriteOutcome.Kind.REJECTED;
             attempts.refusalTookNanos = took;

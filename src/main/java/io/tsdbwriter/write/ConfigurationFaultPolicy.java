@@ -20,6 +20,11 @@ public enum ConfigurationFaultPolicy {
      */
     REFUSE;
 
+    /** Whether this policy refuses the fault {@code fault}: {@link #REFUSE} and an HTTP 4xx (not a redirect, nor no answer). */
+    boolean refuses(WriteOutcome fault) {
+        return this == REFUSE && fault.status() >= 400 && fault.status() < 500;
+    }
+
     /** The flag's spelling. */
     public String flag() {
         return name().toLowerCase(Locale.ROOT);

@@ -30,6 +30,8 @@ public final class WriteBatch<S, O> {
     private O origin;
     /** The tenant every point of the batch belongs to ({@code --tenant-from}); null without routing. */
     private Tenant tenant;
+    /** {@link #sentUnanswered()}; written and read on the batch's write thread. */
+    private boolean sentUnanswered;
 
     /** @param initialBytes initial body capacity */
     public WriteBatch(int initialBytes) {
@@ -102,7 +104,20 @@ public final class WriteBatch<S, O> {
         return pointSamples[i];
     }
 
-    /** A new batch holding points {@code [from, to)} (bytes copied; same origin). */
+    /**
+     * True once an attempt to write this batch (or the batch it was split from) got no answer after it was sent (an I/O
+     * error or a timeout, not a refused connection): the receiver may have stored it, so a retry's refusal of its
+     * samples as out of order or duplicate can be that attempt's repeat (DESIGN §4). Set by the writer.
+     */
+    public boolean sentUnanswered() {
+        return sentUnanswered;
+    }
+
+    void sentUnanswered(boolean unanswered) {
+        this.sentUnanswered |= unanswered;
+    }
+
+    /** A new batch holding points {@code [from, to)} (bytes copied; same origin and {@link #sentUnanswered()}). */
     public WriteBatch<S, O> slice(int from, int to) {
         int start = from == 0 ? 0 : pointEnds[from - 1];
         int end = pointEnds[to - 1];
@@ -118,6 +133,7 @@ public final class WriteBatch<S, O> {
         b.points = n;
         b.origin = origin;
         b.tenant = tenant;
+        b.sentUnanswered = sentUnanswered;
         return b;
     }
 

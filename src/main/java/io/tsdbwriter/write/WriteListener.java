@@ -37,10 +37,12 @@ public interface WriteListener<S, O> {
     void abandoned(WriteBatch<S, O> batch);
 
     /**
-     * Asked, on the lane's thread, when a batch queued by {@link OrderedLanes} comes to its turn: true
-     * when its creator no longer wants it written (the partition was rewound or revoked, its offsets frozen), and
-     * then it is reported {@link #abandoned} without a request, so a rewind's re-reads never follow a stale write on
-     * the lane. Must be cheap and must not block. The default: false.
+     * Asked when a batch queued by {@link OrderedLanes} comes to its turn (on the lane's thread) and before every
+     * attempt of its write, retries and split halves included (on the write thread): true when its creator no longer
+     * wants it written (the partition was rewound after a TSDB restart, or revoked; its offsets frozen), and then it is
+     * reported {@link #abandoned} without that attempt, so a rewind's re-reads never follow a stale write on the lane
+     * and no retry of a write sent before a restart lands after it. Must be cheap, thread-safe and must not block. The
+     * default: false.
      */
     default boolean stale(WriteBatch<S, O> batch) {
         return false;

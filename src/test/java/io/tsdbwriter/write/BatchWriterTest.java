@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -65,7 +66,7 @@ class BatchWriterTest {
 
     private BatchWriter writer(boolean gzip, WritePermits permits, RetryPolicy retry, OnWriteFailure onFailure) {
         client = new WriteClient(Duration.ofSeconds(30), 4, gzip);
-        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, permits, retry, onFailure, meters);
+        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, permits, retry, onFailure, meters, false);
         return writer;
     }
 
@@ -81,7 +82,7 @@ class BatchWriterTest {
     }
 
     /** Records how a batch ended. */
-    private static final class Listener implements WriteListener<String, Void> {
+    private static class Listener implements WriteListener<String, Void> {
         final CompletableFuture<String> how = new CompletableFuture<>();
         volatile WriteOutcome outcome;
         volatile WriteBatch<String, Void> batch;
@@ -229,7 +230,7 @@ class BatchWriterTest {
         server.enqueue(new MockResponse().setResponseCode(204));
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
         writer = new BatchWriter(List.of(new WriteTarget(server.url("/insert/0/prometheus/").toString())), client,
-                new WritePermits(1, 1 << 20), recordingRetry(0), OnWriteFailure.PAUSE, meters);
+                new WritePermits(1, 1 << 20), recordingRetry(0), OnWriteFailure.PAUSE, meters, false);
         Listener l = new Listener();
 
         writer.submit(batch(LINES, 4), l);
@@ -255,6 +256,56 @@ class BatchWriterTest {
         assertThat(meters.samplesWritten.count()).isEqualTo(4.0);
         assertThat(writeRequests("retry", "503")).isEqualTo(2.0);
         assertThat(writeRequests("success", "204")).isEqualTo(1.0);
+    }
+
+    @Test
+    void aBatchThatWentStaleDuringItsBackoffIsAbandonedWithoutTheRetry() throws Exception {
+        server.enqueue(new MockResponse().setResponseCode(503));
+        server.enqueue(new MockResponse().setResponseCode(204));
+        AtomicBoolean rewound = new AtomicBoolean();
+        // the partition is rewound (a TSDB restart was seen) while the write waits for its retry
+        RetryPolicy retry = new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> rewound.set(true));
+        BatchWriter w = writer(retry, OnWriteFailure.PAUSE);
+        Listener l = new Listener() {
+            @Override
+            public boolean stale(WriteBatch<String, Void> b) {
+                return rewound.get();
+            }
+        };
+
+        w.submit(batch(LINES, 4), l);
+
+        assertThat(l.await()).as("its records are read again: no retry may land ahead of the re-reads").isEqualTo("abandoned");
+        assertThat(server.getRequestCount()).isEqualTo(1);
+        assertThat(w.batchesHeld()).as("stale is not held at a stop").isZero();
+        assertThat(meters.samplesWritten.count()).isZero();
+        assertThat(w.drain(Duration.ofSeconds(WAIT_S))).isTrue();
+    }
+
+    @Test
+    void aRefusedBatchWhoseHalvesWentStaleIsAbandonedNotRefused() throws Exception {
+        AtomicBoolean rewound = new AtomicBoolean();
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                if (request.getBodySize() == 0) {
+                    rewound.set(true); // the restart is seen while the writer confirms the refusal
+                    return new MockResponse().setResponseCode(204);
+                }
+                return new MockResponse().setResponseCode(400).setBody("out of order sample");
+            }
+        });
+        BatchWriter w = writer(recordingRetry(5), OnWriteFailure.DEAD_LETTER);
+        Listener l = new Listener() {
+            @Override
+            public boolean stale(WriteBatch<String, Void> b) {
+                return rewound.get();
+            }
+        };
+        w.submit(points(3), l);
+
+        assertThat(l.await()).isEqualTo("abandoned");
+        assertThat(server.getRequestCount()).as("the refused batch and its empty probe; no half").isEqualTo(2);
     }
 
     @Test
@@ -620,7 +671,7 @@ class BatchWriterTest {
         CountDownLatch waiting = new CountDownLatch(1);
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
         writer = new BatchWriter(List.of(new WriteTarget(url)), client, new WritePermits(1, 1 << 20), waitingUntilStopped(waiting),
-                OnWriteFailure.PAUSE, meters);
+                OnWriteFailure.PAUSE, meters, false);
         Listener l = new Listener();
         writer.submit(batch(LINES, 4), l);
         assertThat(waiting.await(WAIT_S, TimeUnit.SECONDS)).isTrue();
@@ -657,7 +708,7 @@ class BatchWriterTest {
         dead.shutdown();
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
         writer = new BatchWriter(List.of(new WriteTarget(url)), client, new WritePermits(1, 1 << 20), briefRetry(1),
-                OnWriteFailure.DEAD_LETTER, meters);
+                OnWriteFailure.DEAD_LETTER, meters, false);
         Listener l = new Listener();
 
         writer.submit(batch(LINES, 4), l);
@@ -805,6 +856,6 @@ class BatchWriterTest {
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
 
         assertThatThrownBy(() -> new BatchWriter(List.of(), client, new WritePermits(1, 1 << 20), recordingRetry(1),
-                OnWriteFailure.PAUSE, meters)).isInstanceOf(IllegalArgumentException.class);
+                OnWriteFailure.PAUSE, meters, false)).isInstanceOf(IllegalArgumentException.class);
     }
 }

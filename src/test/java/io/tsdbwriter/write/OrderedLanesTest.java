@@ -66,7 +66,7 @@ class OrderedLanesTest {
     private OrderedLanes writer(int n, int permits) {
         client = new WriteClient(Duration.ofSeconds(30), 8, false);
         writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(permits, 1 << 20),
-                new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> { }), OnWriteFailure.PAUSE, meters);
+                new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> { }), OnWriteFailure.PAUSE, meters, false);
         lanes = new OrderedLanes(writer);
         lanes.open(n);
         return lanes;

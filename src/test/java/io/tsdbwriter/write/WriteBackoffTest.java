@@ -68,7 +68,7 @@ class WriteBackoffTest {
         client = new WriteClient(Duration.ofSeconds(10), BATCHES, false, Output.REMOTE_WRITE);
         RetryPolicy retry = new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(2), Thread::sleep);
         writer = new BatchWriter(List.of(WriteTarget.remoteWrite(server.url("/api/v1/write").toString())), client,
-                new WritePermits(BATCHES, 1 << 20), retry, OnWriteFailure.DEAD_LETTER, meters);
+                new WritePermits(BATCHES, 1 << 20), retry, OnWriteFailure.DEAD_LETTER, meters, false);
         CountDownLatch ended = new CountDownLatch(BATCHES);
         long start = System.nanoTime();
         for (int i = 0; i < BATCHES; i++) {

@@ -117,7 +117,8 @@ final class HeldPartitions {
      * A TSDB process restarted (DESIGN §4): what it acknowledged within the window may be lost, so every partition
      * rewinds to its last commit — its readers stop, late acknowledgements are dropped, new readers start from the
      * committed offset and write again (at-least-once; a TSDB deduplicating with {@code -dedup.minScrapeInterval}
-     * keeps one sample per timestamp). Writes still in flight finish or retry as before: repeats, never loss.
+     * keeps one sample per timestamp). The old readers' writes went stale when the restart was seen (DESIGN §4): none is
+     * sent or retried after it, and their late answers decide nothing.
      */
     private void rewind() {
         if (workers.isEmpty()) {

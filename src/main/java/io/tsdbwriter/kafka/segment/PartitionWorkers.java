@@ -63,12 +63,14 @@ public final class PartitionWorkers {
         this.durable = new DurableOffsets(startOffset);
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         this.order = s.lanes() != null && s.lanes().size() > 0 ? new SegmentOrder(s.lanes(), plan.segmentOf(startOffset)) : null;
+        long restartsAtStart = s.durability().state().restarts();
+        java.util.function.BooleanSupplier restartedSince = () -> s.durability().state().restarts() != restartsAtStart;
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             PointAmplifier amplifier = s.amplifier(tp.topic(), timeline);
             amplifiers.add(amplifier);
             RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
-                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order, s.lanes(), () -> doneBelow, s.tenants());
+                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order, s.lanes(), () -> doneBelow, s.tenants(), restartedSince);
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));
         }

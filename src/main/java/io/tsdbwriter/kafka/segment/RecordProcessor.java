@@ -55,12 +55,14 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     /** The segment being read ({@link #segmentStarts}). */
     private long segment;
     private final IntakeCounts counts;
+    /** A TSDB restart seen since these readers started ({@link #stale}). */
+    private final java.util.function.BooleanSupplier restartedSince;
 
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters) {
         this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null, null, () -> -1,
-                TenantRouting.NONE);
+                TenantRouting.NONE, () -> false);
     }
 
     /**
@@ -72,11 +74,16 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
      *                  rebalance, a restart; -1 when none): a refusal of such a record's samples as out of order is the
      *                  repeat's ({@link RefusedSamples})
      * @param tenants   {@code --tenant-from}: a batch per lane and tenant; a record without a tenant is refused
+     * @param restartedSince true once a TSDB restart was seen after these readers started: their batches are stale
+     *                       from then on (not sent, not retried, their answers dropped), the member rewinds and reads
+     *                       them again (DESIGN §4)
      */
     RecordProcessor(PointAmplifier amplifier, int batchSamples,
                     BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
                     DeadLetterQueue deadLetters, SampleRate rate, SegmentOrder order, OrderedLanes lanes,
-                    java.util.function.LongSupplier doneBelow, TenantRouting tenants) {
+                    java.util.function.LongSupplier doneBelow, TenantRouting tenants,
+                    java.util.function.BooleanSupplier restartedSince) {
+        this.restartedSince = restartedSince;
         this.order = order;
         this.lanes = order == null ? 0 : lanes.size();
         this.open = new OpenBatches<>(this.lanes);
@@ -234,10 +241,15 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
         tracker.cancel(batch.origin());
     }
 
-    /** A batch queued in a lane is stale once its partition was rewound or revoked (the tracker frozen). */
+    /**
+     * A batch is stale once its partition was rewound or revoked (the tracker frozen), or a TSDB restart was seen since
+     * these readers started: the member rewinds for it, and until then no write of theirs may land in the restarted
+     * TSDB ahead of the re-reads of older records it may have lost (a receiver without an out-of-order window would
+     * refuse those as out of order, and the repeat rule would count them as stored).
+     */
     @Override
     public boolean stale(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
-        return tracker.abandoned();
+        return tracker.abandoned() || restartedSince.getAsBoolean();
     }
 
     @Override
@@ -248,12 +260,16 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     @Override
     public void rejected(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch,
                          List<Rejection<ConsumerRecord<byte[], byte[]>>> rejections) {
-        refused.rejected(batch, rejections);
+        if (!stale(batch)) { // a stale batch's records are read again: the re-read's answer counts, not this one
+            refused.rejected(batch, rejections);
+        }
     }
 
     @Override
     public void gaveUp(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, WriteOutcome outcome) {
-        refused.gaveUp(batch, outcome);
+        if (!stale(batch)) {
+            refused.gaveUp(batch, outcome);
+        }
     }
 
     @Override

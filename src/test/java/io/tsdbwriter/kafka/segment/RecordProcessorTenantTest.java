@@ -61,7 +61,7 @@ class RecordProcessorTenantTest {
             PointAmplifier amplifier = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
                     new SeriesCache(100)).tenants(routing);
             RecordProcessor p = new RecordProcessor(amplifier, 10_000, writer, meters, tracker, new DecodeErrorLog(meters), () -> { },
-                    null, null, null, null, () -> -1, routing);
+                    null, null, null, null, () -> -1, routing, () -> false);
             p.process(record(0, "1", "a"));
             p.process(record(1, "2:5", "b"));
             p.process(record(2, "1", "c"));

@@ -58,7 +58,7 @@ class SegmentOrderTest {
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
         writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(4, 1 << 20),
                 new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> { }), OnWriteFailure.PAUSE,
-                new WriterMeters(new SimpleMeterRegistry()));
+                new WriterMeters(new SimpleMeterRegistry()), false);
         lanes = new OrderedLanes(writer);
         lanes.open(1);
     }
