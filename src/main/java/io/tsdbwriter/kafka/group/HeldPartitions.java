@@ -97,6 +97,7 @@ final class HeldPartitions {
             // (a SegmentConsumer waits for segment k-P to be committed before it reads segment k)
             PartitionWorkers w = new PartitionWorkers(tp, start, stop, workerSettings, signalAck);
             w.doneBelow(OffsetCommits.ackedOf(om)); // what the last owner had acknowledged: read again, repeats
+            w.rewoundOnRestart();
             workers.put(tp, w);
             w.start();
             log.info("assigned {}: reading from offset {}{} with {} segment consumer(s)", tp, start,
@@ -141,6 +142,7 @@ final class HeldPartitions {
             ranges.add(w.partition() + " [" + from + ", " + to + ")");
             PartitionWorkers fresh = new PartitionWorkers(w.partition(), from, Math.max(from, w.stopOffset()), workerSettings, signalAck);
             fresh.doneBelow(Math.max(to, w.readSoFar())); // sent before, whether acknowledged or still in flight
+            fresh.rewoundOnRestart();
             workers.put(w.partition(), fresh);
             fresh.start();
         }

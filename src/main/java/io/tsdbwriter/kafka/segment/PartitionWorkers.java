@@ -48,6 +48,8 @@ public final class PartitionWorkers {
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
     /** {@link #doneBelow(long)}: read by the writer threads' refusal path. */
     private volatile long doneBelow = -1;
+    /** {@link #rewoundOnRestart()}: read by the writer threads. */
+    private volatile boolean rewoundOnRestart;
 
     public PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, IntakeSettings s, Runnable onAck) {
         this(tp, startOffset, stopOffset, s, IntakeSettings.Timeline.NONE, onAck);
@@ -64,7 +66,7 @@ public final class PartitionWorkers {
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         this.order = s.lanes() != null && s.lanes().size() > 0 ? new SegmentOrder(s.lanes(), plan.segmentOf(startOffset)) : null;
         long restartsAtStart = s.durability().state().restarts();
-        java.util.function.BooleanSupplier restartedSince = () -> s.durability().state().restarts() != restartsAtStart;
+        java.util.function.BooleanSupplier restartedSince = () -> rewoundOnRestart && s.durability().state().restarts() != restartsAtStart;
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             PointAmplifier amplifier = s.amplifier(tp.topic(), timeline);
@@ -82,6 +84,16 @@ public final class PartitionWorkers {
      */
     public void doneBelow(long offset) {
         this.doneBelow = offset;
+    }
+
+    /**
+     * Says that a TSDB restart rewinds this partition (a group member's, DESIGN §4): from the moment one is seen after
+     * these readers were made, their batches are stale — not sent, not retried, their answers dropped — as the rewind
+     * reads them again. Without it (a replay, which ends on a restart instead) a restart changes nothing here. Call
+     * before {@link #start}.
+     */
+    public void rewoundOnRestart() {
+        this.rewoundOnRestart = true;
     }
 
     public void start() {
