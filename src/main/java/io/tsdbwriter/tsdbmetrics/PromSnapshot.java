@@ -56,6 +56,11 @@ public final class PromSnapshot {
         return samples.stream().anyMatch(s -> s.name().equals(name));
     }
 
+    /** Whether any sample's name starts with {@code prefix} (e.g. {@code vm_}: a VictoriaMetrics page). */
+    public boolean hasPrefix(String prefix) {
+        return samples.stream().anyMatch(s -> s.name().startsWith(prefix));
+    }
+
     /** Sum over every series of {@code name}; NaN when there is none. */
     public double sum(String name) {
         return sum(name, "");

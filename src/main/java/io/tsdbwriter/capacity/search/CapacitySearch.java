@@ -8,7 +8,9 @@ import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.lab.VmProbe;
 import io.tsdbwriter.lab.WriterCellRunner;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.CostFigures;
 import io.tsdbwriter.tsdbmetrics.MetricsScraper;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.capacity.reads.HttpRangeQueries;
@@ -105,8 +107,12 @@ public final class CapacitySearch {
         }
     }
 
-    /** A search's end: its result, the machine line it printed and the exit code of {@link #run()}. */
-    public record Reported(Result result, String machine, int exitCode) {
+    /**
+     * A search's end: its result, the machine line it printed, the exit code of {@link #run()} and the targets' cost
+     * figures ({@link CostFigures}: CPU per sample over the steps' measured windows, memory and disk from one reading
+     * of the targets' pages after the last step).
+     */
+    public record Reported(Result result, String machine, int exitCode, CostFigures costs) {
     }
 
     /**
@@ -123,6 +129,8 @@ public final class CapacitySearch {
     private final MetricsScraper scraper;
     private final StepRunner stepRunner;
     private String machine = "-";
+    /** The targets' pages read once after the last step (empty before). */
+    private List<PromSnapshot> finalPages = List.of();
 
     public CapacitySearch(Settings settings, PrintStream out) {
         this.s = settings;
@@ -145,7 +153,7 @@ public final class CapacitySearch {
      */
     public Reported runReported() throws IOException, InterruptedException {
         Result r = search();
-        return new Reported(r, machine, CapacityReport.print(r, machine, s, out));
+        return new Reported(r, machine, CapacityReport.print(r, machine, s, out), CostFigures.of(stepRunner.targetCpu(), finalPages));
     }
 
     /** Authentication and TLS of every request to the --vm-url and --target-metrics-url hosts. */
@@ -206,6 +214,7 @@ public final class CapacitySearch {
                 progress("no step failed within %d step%s: the capacity is above the last step", steps.index, steps.index == 1 ? "" : "s");
             }
             order.refine(steps);
+            finalPages = scraper.scrapeAll(targets); // the memory and disk figures' one reading (CostFigures)
             return steps.result();
         }
     }

@@ -12,6 +12,7 @@ import io.tsdbwriter.lab.SystemCpu;
 import io.tsdbwriter.lab.WriterCellRunner;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.tsdbmetrics.MetricsScraper;
+import io.tsdbwriter.tsdbmetrics.CpuPerSamples;
 import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.tsdbmetrics.ReadPath;
@@ -58,6 +59,8 @@ final class StepRunner {
     /** The read load ({@code --query-rate}), run in each step's measured window; null without one. */
     private final QueryLoad reads;
     private volatile StepFeed feed;
+    /** The targets' CPU per sample written over every step's measured window (the search thread's). */
+    private final CpuPerSamples targetCpu = new CpuPerSamples();
 
     /**
      * @param scraper reads the writers' and the targets' {@code /metrics}
@@ -106,6 +109,11 @@ final class StepRunner {
         progress("probe: %,.0f points/s (%s samples/min) on the backlog; start rate %s = %,.0f points/s", pps,
                 Figures.count(pps * cell(s.timeMultiplier()).samplesPerPoint() * 60), s.startRate(), pps * s.startRate().value());
         return pps;
+    }
+
+    /** The targets' CPU over the measured windows of the steps run so far. */
+    CpuPerSamples targetCpu() {
+        return targetCpu;
     }
 
     /** The bench cell of one of this search's writers: M as given, the search's P and N, async writes. */
@@ -157,6 +165,7 @@ final class StepRunner {
             long sysT0 = System.nanoTime();
             StepWindow window = measure(p, writerMetrics, ctx.targets(), feed, mn, deadline);
             StepSeries series = window.series(activeSeries((System.nanoTime() - t0) / 1_000_000));
+            targetCpu.add(window.targetsAtStart(), window.targetsLast(), window.samplesWritten());
             QueryLoad.Figures q = reads == null ? null : reads.stop();
             double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
                     / SystemCpu.cores(); // the machine's: /proc/stat sums them all, whatever CPUs this process is placed on

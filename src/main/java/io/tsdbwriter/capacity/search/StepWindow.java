@@ -1,6 +1,7 @@
 package io.tsdbwriter.capacity.search;
 
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.CpuPerSamples;
 import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.tsdbmetrics.TargetFigures;
 import java.util.ArrayList;
@@ -187,6 +188,21 @@ final class StepWindow {
     /** The writer's CPU over the window (cores); NaN when the writer was not read twice. */
     double writerCpuCores() {
         return writerRead() ? (writerCpuLast - writerCpuAtStart) / ((writerLast.nanos() - writerAtStart.nanos()) / 1e9) : Double.NaN;
+    }
+
+    /** The targets' pages at the window's start (an element null when unreadable). */
+    List<PromSnapshot> targetsAtStart() {
+        return targetsAtStart;
+    }
+
+    /** The targets' pages at the window's last reading that read any. */
+    List<PromSnapshot> targetsLast() {
+        return targetsLast;
+    }
+
+    /** Samples the writer wrote from the window's first reading to its last; NaN when the writer was not read twice. */
+    double samplesWritten() {
+        return writerRead() ? writerLast.sum(CpuPerSamples.WRITTEN) - writerAtStart.sum(CpuPerSamples.WRITTEN) : Double.NaN;
     }
 
     /** The busiest target's CPU: {cores used, cores available}. */

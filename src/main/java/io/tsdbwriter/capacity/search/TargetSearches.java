@@ -21,7 +21,9 @@ import java.util.stream.Collectors;
  * {@code capacity --target …}: the same search ({@link CapacitySearch}: same input, amplification, series mode, read
  * load and steps) against each target, one after another, each with the settings {@link CapacitySearch.Settings#forTarget}
  * gives it (its own topics, work directory, report directory), so no two searches share data. A line at each target's
- * start and end; a target whose search fails (unreachable, an exception) is one line and the next one runs. At the end
+ * start and end; a target whose search fails (unreachable, an exception) is one line and the next one runs. Each
+ * search's cost figures ({@link CapacitySearch.Reported#costs()}: its target's CPU over the steps' measured windows, and
+ * memory and disk from one reading of its {@code /metrics} after its last step) go into its row. At the end
  * the targets side by side ({@link TargetComparison}) on the console and, with {@code --report DIR}, as
  * {@code DIR/}{@value CapacityPage#MARKDOWN_FILE} linking each target's own report in {@code DIR/NAME/}.
  *
@@ -83,7 +85,7 @@ public final class TargetSearches {
                 CapacitySearch.Result res = r.result();
                 rows.add(TargetComparison.Row.of(t.name(), t.protocol(), res.best() == null ? Double.NaN : res.capacityPerMinute(),
                         res.best() == null ? Double.NaN : res.best().efficiency(), res.best() == null ? Double.NaN : res.best().p99Seconds(),
-                        verdictLine(res)));
+                        verdictLine(res), r.costs()));
                 code = Math.max(code, r.exitCode() == 0 ? 0 : 1);
                 CapacitySearch.progress(out, "target %s (%d of %d): end: capacity %s; %s", t.name(), i + 1, targets.size(),
                         res.best() == null ? "none (no step passed)" : String.format(java.util.Locale.ROOT, "%,.0f samples/min",

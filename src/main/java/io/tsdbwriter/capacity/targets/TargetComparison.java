@@ -1,14 +1,18 @@
 package io.tsdbwriter.capacity.targets;
 
+import io.tsdbwriter.tsdbmetrics.CostFigures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * The targets of one {@code capacity --target …} run side by side: per target its name, protocol, the capacity found
- * (samples/min), the best passing step's efficiency and write p99, and the verdict line, or the line saying why its
- * search failed. Renders them as a plain-text table (the console's end) and as the Markdown section
- * {@value #HEADING}. Rows stay in the order given (the order of the {@code --target} flags). Pure and stateless; thread-safe.
+ * (samples/min), the best passing step's efficiency and write p99, the figures TSDBs are compared on
+ * ({@link CostFigures}: CPU seconds per million samples, resident memory bytes per active series, disk bytes per sample),
+ * and the verdict line, or the line saying why its search failed. Renders them as a plain-text table (the console's
+ * end) and as the Markdown section {@value #HEADING}, whose lines under the table say how each figure was measured and
+ * from which metrics ({@link CostNotes}). Rows stay in the order given (the order of the {@code --target} flags). Pure
+ * and stateless; thread-safe.
  */
 public final class TargetComparison {
 
@@ -16,7 +20,11 @@ public final class TargetComparison {
     public static final String HEADING = "Targets side by side";
 
     private static final String NONE = "–";
-    private static final List<String> HEADS = List.of("target", "protocol", "capacity samples/min", "efficiency", "write p99 s", "verdict");
+    private static final List<String> HEADS = List.of("target", "protocol", "capacity samples/min", "efficiency", "write p99 s",
+            CostNotes.CPU, CostNotes.MEMORY, CostNotes.DISK, "verdict");
+    /** The columns of numbers, right-aligned: capacity … disk bytes/sample. */
+    private static final int FIRST_NUMBER = 2;
+    private static final int LAST_NUMBER = 7;
 
     /**
      * One target's outcome.
@@ -28,18 +36,25 @@ public final class TargetComparison {
      * @param p99Seconds        the best passing step's write latency p99, seconds; NaN without one
      * @param verdict           the verdict line (what bound the search's edge), or null when the search failed
      * @param failure           why the search failed (one line), or null when it produced a verdict
+     * @param costs             the target's CPU, memory and disk figures, or null when not measured (a failed search)
      */
     public record Row(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
-                      String failure) {
+                      String failure, CostFigures costs) {
 
-        /** A target whose search ended with a verdict. */
+        /** A target whose search ended with a verdict, its cost figures not measured. */
         public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict) {
-            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null);
+            return of(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null);
+        }
+
+        /** A target whose search ended with a verdict, with its cost figures ({@code costs} null: not measured). */
+        public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
+                             CostFigures costs) {
+            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null, costs);
         }
 
         /** A target whose search failed: {@code failure} is the one line saying why. */
         public static Row failed(String name, String protocol, String failure) {
-            return new Row(name, protocol, Double.NaN, Double.NaN, Double.NaN, null, failure);
+            return new Row(name, protocol, Double.NaN, Double.NaN, Double.NaN, null, failure, null);
         }
 
         /** True when the search produced no verdict. */
@@ -49,7 +64,9 @@ public final class TargetComparison {
 
         List<String> cells() {
             return List.of(name, protocol, count(capacityPerMinute), percent(efficiency), seconds(p99Seconds),
-                    isFailed() ? "search failed: " + failure : verdict);
+                    costs == null ? NONE : decimal(costs.cpuSecondsPerMillion().value()),
+                    costs == null ? NONE : count(costs.residentBytesPerSeries().value()),
+                    costs == null ? NONE : decimal(costs.bytesPerSample().value()), isFailed() ? "search failed: " + failure : verdict);
         }
     }
 
@@ -58,7 +75,8 @@ public final class TargetComparison {
 
     /**
      * The plain-text table: a head line, then one line per target, columns padded to their widest cell (the verdict
-     * last, unpadded); numbers as {@code 1,234,567}, {@code 99.5%}, {@code 0.123}, {@code –} when unknown.
+     * last, unpadded); numbers as {@code 1,234,567}, {@code 99.5%}, {@code 0.123}, {@code –} when unknown. The lines
+     * saying why a figure is unknown follow the table ({@link CostNotes#unknown}).
      */
     public static String table(List<Row> rows) {
         List<List<String>> lines = new ArrayList<>();
@@ -74,17 +92,18 @@ public final class TargetComparison {
         for (List<String> l : lines) {
             for (int i = 0; i < width.length - 1; i++) {
                 String pad = " ".repeat(width[i] - l.get(i).length());
-                b.append(i >= 2 && i <= 4 ? pad + l.get(i) : l.get(i) + pad).append("  ");
+                b.append(i >= FIRST_NUMBER && i <= LAST_NUMBER ? pad + l.get(i) : l.get(i) + pad).append("  ");
             }
             b.append(l.get(width.length - 1)).append('\n');
         }
-        return b.toString();
+        return b.append(CostNotes.unknown(rows)).toString();
     }
 
     /**
      * The Markdown section: {@code ## Targets side by side}, a sentence, a table with one row per target (text escaped
      * so it renders as itself), and, when {@code reportFile} is not null, a last column linking each target's own report
-     * {@code NAME/<reportFile>} (relative to the summary's directory; {@code –} for a failed search).
+     * {@code NAME/<reportFile>} (relative to the summary's directory; {@code –} for a failed search); under the table
+     * one line per cost figure saying how it was measured and, per target, from which metrics ({@link CostNotes#markdown}).
      */
     public static String markdown(List<Row> rows, String reportFile) {
         boolean reportLinks = reportFile != null;
@@ -98,7 +117,7 @@ public final class TargetComparison {
         heads.forEach(h -> b.append(' ').append(h).append(" |"));
         b.append("\n|");
         for (int i = 0; i < heads.size(); i++) {
-            b.append(i >= 2 && i <= 4 ? " ---: |" : " --- |");
+            b.append(i >= FIRST_NUMBER && i <= LAST_NUMBER ? " ---: |" : " --- |");
         }
         b.append('\n');
         for (Row r : rows) {
@@ -109,7 +128,7 @@ public final class TargetComparison {
             }
             b.append('\n');
         }
-        return b.append('\n').toString();
+        return b.append('\n').append(CostNotes.markdown(rows)).toString();
     }
 
     private static String oneLine(String s) {
@@ -117,7 +136,7 @@ public final class TargetComparison {
     }
 
     /** Markdown table cell text: no HTML, no line break, {@code |} escaped. */
-    private static String cell(String s) {
+    static String cell(String s) {
         return oneLine(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|");
     }
 
@@ -127,6 +146,10 @@ public final class TargetComparison {
 
     private static String percent(double ratio) {
         return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.1f%%", ratio * 100) : NONE;
+    }
+
+    private static String decimal(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : NONE;
     }
 
     private static String seconds(double s) {
