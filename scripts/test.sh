@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # THE test command: unit tests (surefire) and integration tests against a real Kafka broker and a real
-# VictoriaMetrics (failsafe, *IT), through `mvn -B verify`. Extra arguments go to mvn (e.g. -Dit.test=StackSmokeIT).
+# VictoriaMetrics (failsafe, *IT), in two Maven runs: `mvn -B package` (unit and fuzz tests) while the Go-built
+# receivers build in the background, then `mvn -B verify -Dunit.skip=true` (the integration tests) once they are
+# built. Extra arguments go to both (e.g. -Dit.test=StackSmokeIT).
 # Then the deploy check: docker-compose config, the Grafana dashboard, the Kubernetes manifests (strict schemas),
 # and every flag used in compose/k8s against the jar's --help (scripts/check-deploy.sh). Before them the docs site:
 # `mkdocs build --strict` of mkdocs.yml into target/site (navigation, every link and anchor of docs/; MkDocs pinned in
@@ -26,22 +28,61 @@ print_phases() {
   local line
   for line in "${PHASES[@]}"; do log "   $line"; done
 }
-trap print_phases EXIT
+GO_PID=
+on_exit() {
+  [ -z "$GO_PID" ] || kill "$GO_PID" 2>/dev/null || true # a failed phase leaves no Go build running behind it
+  print_phases
+}
+trap on_exit EXIT
 
 find_java
 phase "install maven" ensure_maven
 phase "install victoria-metrics (Debian)" ensure_victoria_metrics
-phase "build telegraf" ensure_telegraf
 phase "install prometheus (Debian)" ensure_prometheus
 phase "install chromium" ensure_chromium
-phase "build victoria-metrics current" ensure_victoria_metrics_current
-phase "build vmagent" ensure_vmagent_current
-phase "build vmauth current" ensure_vmauth_current
-phase "build prometheus 3" ensure_prometheus_current
-phase "build victoria-metrics cluster" ensure_victoria_metrics_cluster
-phase "build thanos" ensure_thanos
-phase "build relabel oracle" ensure_relabel_oracle
 phase "install mkdocs" ensure_mkdocs
+
+# The Go builds (minutes each on a new machine, nothing once cached by version) run in the background while the
+# relabel oracle, the docs site and the unit tests run; the integration tests start once they are all done. Their
+# lines go to target/go-builds.log, printed when they end; their times join the table below.
+GO_BUILDS=(
+  "build telegraf:ensure_telegraf"
+  "build victoria-metrics current:ensure_victoria_metrics_current"
+  "build vmagent:ensure_vmagent_current"
+  "build vmauth current:ensure_vmauth_current"
+  "build prometheus 3:ensure_prometheus_current"
+  "build victoria-metrics cluster:ensure_victoria_metrics_cluster"
+  "build thanos:ensure_thanos"
+)
+mkdir -p "$REPO_ROOT/target"
+GO_LOG="$REPO_ROOT/target/go-builds.log"
+GO_TIMES="$REPO_ROOT/target/go-builds.times"
+: > "$GO_TIMES"
+go_builds() {
+  local step name fn t0
+  for step in "${GO_BUILDS[@]}"; do
+    name=${step%%:*} fn=${step#*:} t0=$SECONDS
+    "$fn" || return 1
+    printf '%-34s %5d s\n' "$name (beside)" "$((SECONDS - t0))" >> "$GO_TIMES"
+  done
+}
+log "== Go builds in the background (log: target/go-builds.log)"
+go_builds > "$GO_LOG" 2>&1 &
+GO_PID=$!
+await_go_builds() {
+  local rc=0
+  wait "$GO_PID" || rc=$?
+  GO_PID=
+  cat "$GO_LOG" >&2
+  local line
+  while IFS= read -r line; do PHASES+=("$line"); done < "$GO_TIMES"
+  [ "$rc" -eq 0 ] || die "a Go build failed (above)"
+  # again in this shell, each at once now: what they export (the binaries' paths) reaches the tests
+  local step
+  for step in "${GO_BUILDS[@]}"; do "${step#*:}" >/dev/null 2>&1 || die "${step%%:*} failed"; done
+}
+
+phase "build relabel oracle" ensure_relabel_oracle
 
 docs_site() {
   log "== $MKDOCS build --strict --site-dir target/site"
@@ -50,8 +91,11 @@ docs_site() {
 }
 phase "docs site" docs_site
 
-log "== mvn -B verify $*"
-phase "mvn verify" mvn -B -ntp verify "$@"
+log "== mvn -B package $* (unit and fuzz tests, the Go builds beside)"
+phase "mvn package (unit tests)" mvn -B -ntp package "$@"
+phase "wait for the Go builds" await_go_builds
+log "== mvn -B verify -Dunit.skip=true $* (integration tests)"
+phase "mvn verify (integration tests)" mvn -B -ntp verify -Dunit.skip=true "$@"
 
 log "== scripts/check-deploy.sh"
 phase "check-deploy" bash "$REPO_ROOT/scripts/check-deploy.sh"
