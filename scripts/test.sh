@@ -20,7 +20,7 @@ phase() {
   shift
   "$@"
   local took=$((SECONDS - t0))
-  PHASES+=("$(printf '%-34s %5d s' "$name" "$took")")
+  PHASES+=("$(printf '%-42s %5d s' "$name" "$took")")
   log "== phase $name: ${took} s"
 }
 print_phases() {
@@ -63,7 +63,7 @@ go_builds() {
   for step in "${GO_BUILDS[@]}"; do
     name=${step%%:*} fn=${step#*:} t0=$SECONDS
     "$fn" || return 1
-    printf '%-34s %5d s\n' "$name (beside)" "$((SECONDS - t0))" >> "$GO_TIMES"
+    printf '%-42s %5d s\n' "$name (beside)" "$((SECONDS - t0))" >> "$GO_TIMES"
   done
 }
 log "== Go builds in the background (log: target/go-builds.log)"

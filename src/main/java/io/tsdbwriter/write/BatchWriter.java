@@ -272,8 +272,9 @@ public final class BatchWriter implements AutoCloseable {
             throws InterruptedException, Backoff.Held {
         for (int attempt = 0; ; attempt++) {
             boolean permitted = breakers.await(endpoint, () -> closed || faultGaveUp, backoff);
-            if (attempts.stale.getAsBoolean()) {
-                throw new Backoff.Stale(); // rewound or revoked meanwhile: a retry now could land after its re-read
+            if (attempts.stale.getAsBoolean()) { // rewound or revoked meanwhile: a retry now could land after its re-read
+                breakers.release(endpoint, permitted); // a half-open breaker's probe slot must not stay taken
+                throw new Backoff.Stale();
             }
             boolean stoppedBefore = backoff.stopped();
             long t0 = System.nanoTime();

@@ -73,6 +73,13 @@ final class EndpointBreakers {
         return true;
     }
 
+    /** Gives back a permission {@link #await} granted ({@code permitted}) to an attempt that is not made. */
+    void release(WriteTarget endpoint, boolean permitted) {
+        if (permitted) {
+            breakers.get(endpoint).releasePermission();
+        }
+    }
+
     /**
      * Records a permitted attempt's outcome: a retryable answer or a configuration fault counts as the endpoint's
      * failure, anything else as its success.
