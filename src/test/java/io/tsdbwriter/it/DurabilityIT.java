@@ -8,7 +8,6 @@ import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
-import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
@@ -44,9 +43,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
 // its TSDB kills race the writer's restart detection against its held writes' retries: beside another class, a retry
-// into the restarted Prometheus came 100 ms before the rewind, and 24 samples were refused as out of order (fixed since:
-// writes sent before a restart go stale when it is seen, DESIGN §4; alone until runs beside other classes show it)
-@RunsAlone
+// into the restarted Prometheus once came 100 ms before the rewind, and 24 samples were refused as out of order; fixed
+// (writes sent before a restart go stale when it is seen, DESIGN §4), so it runs beside other classes again
 class DurabilityIT {
 
     static final int PARTITIONS = 3;
