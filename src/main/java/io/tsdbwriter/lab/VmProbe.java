@@ -19,25 +19,34 @@ public final class VmProbe {
     static final Duration SETTLE_WINDOW = Duration.ofSeconds(1);
 
     private final OkHttpClient http;
-    private final WriteTarget endpoint;
+    /** The page read: the endpoint's host's {@code /metrics}, or the one given. */
+    private final String metricsUrl;
 
     /**
      * @param http a client to derive from; the probe retries on connection failures (VictoriaMetrics closes
      *             keep-alive connections that stayed idle while a long cell ran)
      */
     public VmProbe(OkHttpClient http, WriteTarget endpoint) {
+        this(http, endpoint.metricsUrl());
+    }
+
+    /**
+     * A probe of the page {@code metricsUrl} (a receiver whose {@code /metrics} is not on its write URL's host and
+     * port: Thanos receive's HTTP address, {@code capacity --target …,metrics-url=…}).
+     */
+    public VmProbe(OkHttpClient http, String metricsUrl) {
         this.http = http.newBuilder().retryOnConnectionFailure(true).build();
-        this.endpoint = endpoint;
+        this.metricsUrl = metricsUrl;
     }
 
     /** The {@code /metrics} page (three attempts). @throws IOException when it cannot be read */
     String metrics() throws IOException {
-        Request req = new Request.Builder().url(endpoint.metricsUrl()).get().build();
+        Request req = new Request.Builder().url(metricsUrl).get().build();
         IOException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
             try (Response resp = http.newCall(req).execute()) {
                 if (!resp.isSuccessful() || resp.body() == null) {
-                    throw new IOException(endpoint.metricsUrl() + " answered " + resp.code());
+                    throw new IOException(metricsUrl + " answered " + resp.code());
                 }
                 return resp.body().string();
             } catch (IOException e) {
@@ -51,7 +60,7 @@ public final class VmProbe {
     public double cpuSeconds() throws IOException {
         OptionalDouble v = PromText.value(metrics(), "process_cpu_seconds_total");
         if (v.isEmpty()) {
-            throw new IOException(endpoint.metricsUrl() + " has no process_cpu_seconds_total");
+            throw new IOException(metricsUrl + " has no process_cpu_seconds_total");
         }
         return v.getAsDouble();
     }

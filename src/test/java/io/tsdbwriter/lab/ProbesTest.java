@@ -4,9 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.SourcePoint;
+import com.sun.net.httpserver.HttpServer;
+import io.tsdbwriter.write.WriteTarget;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
 
 class ProbesTest {
@@ -27,6 +33,27 @@ class ProbesTest {
         assertThat(PromText.label(METRICS, "vm_app_version", "version")).isEqualTo("victoria-metrics-20230404-v1.79.5");
         assertThat(PromText.label(METRICS, "vm_app_version", "nope")).isNull();
         assertThat(PromText.label("vm_app_version{version=\"\"} 1", "vm_app_version", "version")).isEmpty();
+    }
+
+    @Test
+    void aProbeGivenAMetricsUrlReadsThatPageNotTheWriteUrlsHost() throws Exception {
+        // Thanos receive serves remote write on one port and /metrics on another: capacity --target …,metrics-url=…
+        HttpServer page = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        page.createContext("/metrics", ex -> {
+            byte[] body = METRICS.getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        page.start();
+        try {
+            String url = "http://127.0.0.1:" + page.getAddress().getPort() + "/metrics";
+            assertThat(new VmProbe(new OkHttpClient(), url).cpuSeconds()).isEqualTo(12.34);
+            WriteTarget elsewhere = new WriteTarget("http://127.0.0.1:" + page.getAddress().getPort() + "/api/v1/receive");
+            assertThat(new VmProbe(new OkHttpClient(), elsewhere).cpuSeconds()).isEqualTo(12.34);
+        } finally {
+            page.stop(0);
+        }
     }
 
     @Test

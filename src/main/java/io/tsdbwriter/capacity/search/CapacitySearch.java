@@ -177,10 +177,10 @@ public final class CapacitySearch {
                 : s.targetMetricsUrls().stream().distinct().toList();
         try (WriteClient client = new WriteClient(Duration.ofSeconds(30), 8, false, security());
              KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
-            VmProbe vm = new VmProbe(client.http(), endpoint);
+            VmProbe vm = new VmProbe(client.http(), targets.get(0)); // the first page given: a target's metrics-url
             int permits = s.writePermits();
             if (permits <= 0) {
-                OptionalInt cap = InsertCapacityProbe.read(client.http(), endpoint.metricsUrl());
+                OptionalInt cap = InsertCapacityProbe.read(client.http(), targets.get(0));
                 progress("write permits: automatic (%s)", cap.isPresent() ? InsertCapacityProbe.METRIC + " = " + cap.getAsInt()
                         : InsertCapacityProbe.METRIC + " unreadable: the writer falls back to its default");
             }
