@@ -46,6 +46,8 @@
 #   start_local_stack DIR TOPIC:PARTITIONS
 #                             starts Kafka + VictoriaMetrics (LocalStack) on free loopback ports, waits until ready
 #                             (STACK_START_TIMEOUT, default 240 s), sets BOOTSTRAP_SERVERS, VM_URL, STACK_PID;
+#                             STACK_PROMETHEUS=1|3 adds Prometheus 2|3 (PROMETHEUS_URL), STACK_THANOS=1 Thanos
+#                             receive (THANOS_URL: its /metrics host, THANOS_REMOTE_WRITE_URL);
 #                             STACK_TSDB_CPUS / STACK_WRITER_CPUS (cpulists) start VictoriaMetrics (and Prometheus)
 #                             under taskset -c STACK_TSDB_CPUS and Kafka under taskset -c STACK_WRITER_CPUS; the
 #                             stack lives while fd 3 (a FIFO only this script holds) is open: stop_local_stack
@@ -445,6 +447,7 @@ start_local_stack() {
   for t in ${VM_EXTRA_FLAGS:-}; do topic_args+=(--vm-flag "$t"); done # e.g. VM_EXTRA_FLAGS=-maxConcurrentInserts=4
   if [ "${STACK_PROMETHEUS:-0}" = 1 ]; then topic_args+=(--prometheus); fi # a Prometheus remote write receiver too
   if [ "${STACK_PROMETHEUS:-0}" = 3 ]; then topic_args+=(--prometheus3); fi # Prometheus 3: Remote-Write 1.0 and 2.0
+  if [ "${STACK_THANOS:-0}" = 1 ]; then topic_args+=(--thanos); fi # Thanos receive too (ensure_thanos first)
   # a Go TSDB sizes GOMAXPROCS and its concurrency limits from its CPU affinity at start: start it on its CPUs
   if [ -n "${STACK_TSDB_CPUS:-}" ]; then topic_args+=(--tsdb-cpus "$STACK_TSDB_CPUS"); fi
   if [ -n "${STACK_WRITER_CPUS:-}" ]; then topic_args+=(--writer-cpus "$STACK_WRITER_CPUS"); fi
@@ -478,8 +481,10 @@ start_local_stack() {
   BOOTSTRAP_SERVERS=$(sed -n 's/^BOOTSTRAP_SERVERS=//p' "$env_file")
   VM_URL=$(sed -n 's/^VM_URL=//p' "$env_file")
   PROMETHEUS_URL=$(sed -n 's/^PROMETHEUS_URL=//p' "$env_file")
+  THANOS_URL=$(sed -n 's/^THANOS_URL=//p' "$env_file")
+  THANOS_REMOTE_WRITE_URL=$(sed -n 's/^THANOS_REMOTE_WRITE_URL=//p' "$env_file")
   if [ -z "$BOOTSTRAP_SERVERS" ] || [ -z "$VM_URL" ]; then die "incomplete $env_file"; fi
-  export BOOTSTRAP_SERVERS VM_URL PROMETHEUS_URL
+  export BOOTSTRAP_SERVERS VM_URL PROMETHEUS_URL THANOS_URL THANOS_REMOTE_WRITE_URL
 }
 
 # Stops the stack started by start_local_stack (idempotent): end of its stdin, SIGTERM, up to 60 s, then kill -9.

@@ -4,6 +4,7 @@ import io.tsdbwriter.write.WriteTarget;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.OptionalDouble;
+import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -96,6 +97,27 @@ public final class VmProbe {
                 return now;
             }
             last = now;
+        }
+    }
+
+    /**
+     * Asks the page's process to write what it buffers to its storage: {@code GET /internal/force_flush} on the
+     * page's scheme, host and port (VictoriaMetrics single-node and vmstorage serve it, "Troubleshooting" of
+     * VictoriaMetrics' docs; it returns once the buffered rows are in parts). One attempt, no retry.
+     *
+     * @return true on a 2xx; false when the process does not serve it (Prometheus, Thanos, a vminsert: 404) or did not
+     *         answer
+     */
+    public boolean forceFlush() {
+        HttpUrl page = HttpUrl.parse(metricsUrl);
+        if (page == null) {
+            return false;
+        }
+        HttpUrl url = page.newBuilder().encodedPath("/internal/force_flush").query(null).build();
+        try (Response resp = http.newCall(new Request.Builder().url(url).get().build()).execute()) {
+            return resp.isSuccessful();
+        } catch (IOException e) {
+            return false;
         }
     }
 }

@@ -35,6 +35,12 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
     public static final String VM_ACTIVE = "vm_cache_entries{type=\"storage/hour_metric_ids\"}";
     /** Prometheus' (and Thanos receive's) series in the head block. */
     public static final String PROM_ACTIVE = "prometheus_tsdb_head_series";
+    /**
+     * VictoriaMetrics' series when {@link #VM_ACTIVE} counts none: the TSID cache's entries, one per series the process
+     * registered or looked up since it started (samples whose timestamps lie outside the current hour, a replay's or
+     * the capacity search's week-old data, make no hour entry).
+     */
+    public static final String VM_TSIDS = "vm_cache_entries{type=\"storage/tsid\"}";
     /** The process's resident memory, bytes (Go's and the Prometheus client's process collector). */
     public static final String RSS = "process_resident_memory_bytes";
     /** Prometheus' persisted blocks, bytes. */
@@ -53,6 +59,8 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
     private static final String VM_ROWS_SHOWN = "vm_rows{type=~\"storage/.*\"}";
     private static final String STORAGE_TYPE = "type=\"storage/";
     private static final String HOUR_METRIC_IDS = "type=\"storage/hour_metric_ids\"";
+    private static final String TSIDS = "type=\"storage/tsid\"";
+    private static final String NOT_THIS_HOUR = "no series with a sample in the current hour: the TSID cache's series";
 
     /**
      * One figure and where it came from.
@@ -102,7 +110,10 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
         return new CostFigures(cpu.figure(), residentBytesPerSeries(pages), bytesPerSample(pages));
     }
 
-    /** {@value #RSS} ÷ the active series ({@value #VM_ACTIVE}, else {@value #PROM_ACTIVE}), bytes per series. */
+    /**
+     * {@value #RSS} ÷ the active series ({@value #VM_ACTIVE}; when that counts none, {@value #VM_TSIDS}, and the
+     * figure's note says so; else {@value #PROM_ACTIVE}), bytes per series.
+     */
     public static Figure residentBytesPerSeries(List<PromSnapshot> pages) {
         Family family = family(pages);
         if (pages.isEmpty() || pages.stream().anyMatch(Objects::isNull)) {
@@ -110,10 +121,16 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
                     "page unreadable at the search's end");
         }
         double vmSeries = sum(pages, "vm_cache_entries", HOUR_METRIC_IDS);
+        double vmTsids = sum(pages, "vm_cache_entries", TSIDS);
         double promSeries = sum(pages, PROM_ACTIVE, "");
         String active;
         double series;
-        if (!Double.isNaN(vmSeries) || family == Family.VICTORIA_METRICS && Double.isNaN(promSeries)) {
+        String note = null;
+        if (!(vmSeries > 0) && vmTsids > 0) {
+            active = VM_TSIDS;
+            series = vmTsids;
+            note = NOT_THIS_HOUR;
+        } else if (!Double.isNaN(vmSeries) || family == Family.VICTORIA_METRICS && Double.isNaN(promSeries)) {
             active = VM_ACTIVE;
             series = vmSeries;
         } else if (!Double.isNaN(promSeries) || family == Family.PROMETHEUS) {
@@ -135,7 +152,7 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
         if (!missing.isEmpty()) {
             return Figure.unknown(metrics, missing, null);
         }
-        return series > 0 ? Figure.of(rss / series, metrics, null) : Figure.unknown(metrics, List.of(), "no active series");
+        return series > 0 ? Figure.of(rss / series, metrics, note) : Figure.unknown(metrics, List.of(), "no active series");
     }
 
     /**

@@ -60,6 +60,19 @@ class CostFiguresTest {
     }
 
     @Test
+    void victoriaMetricsMemoryFallsBackToTheTsidCacheWhenNoSampleIsInTheCurrentHour() {
+        // the search's input lies a week back: VictoriaMetrics makes no hour entry for it (seen: 0 beside 50,193 tsids)
+        String weekOld = VM.replace("vm_cache_entries{type=\"storage/hour_metric_ids\"} 50000",
+                "vm_cache_entries{type=\"storage/hour_metric_ids\"} 0");
+        CostFigures.Figure f = CostFigures.residentBytesPerSeries(pages(weekOld));
+        assertThat(f.value()).isEqualTo(104857600.0 / 51000);
+        assertThat(f.metrics()).isEqualTo("process_resident_memory_bytes ÷ vm_cache_entries{type=\"storage/tsid\"}");
+        assertThat(f.note()).contains("current hour");
+        // with an hour entry the hour's series count, whatever the cache holds
+        assertThat(CostFigures.residentBytesPerSeries(pages(VM)).value()).isEqualTo(104857600.0 / 50000);
+    }
+
+    @Test
     void victoriaMetricsDiskIsEveryPartsBytesPerStoredRow() {
         CostFigures.Figure f = CostFigures.bytesPerSample(pages(VM));
         assertThat(f.value()).isEqualTo(0.5); // (1,000,000 index + 3,000,000 data bytes) ÷ 8,000,000 storage rows

@@ -214,6 +214,11 @@ public final class CapacitySearch {
                 progress("no step failed within %d step%s: the capacity is above the last step", steps.index, steps.index == 1 ? "" : "s");
             }
             order.refine(steps);
+            List<String> flushed = targets.stream().filter(t -> new VmProbe(client.http(), t).forceFlush()).toList();
+            if (!flushed.isEmpty()) { // VictoriaMetrics: its buffered rows into parts, so the disk figure counts them
+                progress("disk figure after /internal/force_flush on the host%s of %s", flushed.size() == 1 ? "" : "s",
+                        String.join(", ", flushed.stream().map(SafeUrl::redact).toList()));
+            }
             finalPages = scraper.scrapeAll(targets); // the memory and disk figures' one reading (CostFigures)
             return steps.result();
         }

@@ -28,9 +28,11 @@ final class CostNotes {
                     + "` from the first to the last reading of each step's measured window, summed over the steps, ÷ the samples "
                     + "the writers wrote in the same windows (`" + CpuPerSamples.WRITTEN + "`) × 10⁶", CostFigures::cpuSecondsPerMillion),
             new Kind(MEMORY, "the TSDB process's resident memory per active series, read once after the last step: `" + CostFigures.RSS
-                    + "` ÷ VictoriaMetrics' `" + CostFigures.VM_ACTIVE + "` (the series with a sample in the last hour) or "
+                    + "` ÷ VictoriaMetrics' `" + CostFigures.VM_ACTIVE + "` (the series with a sample in the current hour; when it counts "
+                    + "none, as for older data, `" + CostFigures.VM_TSIDS + "`: the series the process registered) or "
                     + "Prometheus' and Thanos receive's `" + CostFigures.PROM_ACTIVE + "` (the head's series)", CostFigures::residentBytesPerSeries),
-            new Kind(DISK, "storage bytes per stored sample, read once after the last step: VictoriaMetrics `sum(" + CostFigures.VM_SIZE
+            new Kind(DISK, "storage bytes per stored sample, read once after the last step: VictoriaMetrics, after `/internal/force_flush` "
+                    + "on its page's host (its buffered rows written into parts), `sum(" + CostFigures.VM_SIZE
                     + ")` ÷ `sum(" + CostFigures.VM_ROWS + "{type=~\"storage/.*\"})`; Prometheus and Thanos receive (`"
                     + CostFigures.PROM_BLOCKS + "` + `" + CostFigures.PROM_WAL + "` + `" + CostFigures.PROM_HEAD_CHUNKS
                     + "` when exposed) ÷ `" + CostFigures.PROM_APPENDED + "`", CostFigures::bytesPerSample));

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * java -cp target/test-classes:$(cat target/test.classpath) io.tsdbwriter.it.support.LocalStack \
- *      WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]... [--prometheus|--prometheus3]
+ *      WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]... [--prometheus|--prometheus3] [--thanos]
  *      [--tsdb-cpus LIST] [--writer-cpus LIST] [--no-stdin] [--exit-with-parent]
  * </pre>
  *
@@ -45,7 +45,10 @@ import org.slf4j.LoggerFactory;
  * <p>{@code --prometheus3} starts Prometheus 3 instead, taking Remote-Write 1.0 and 2.0 ({@link PrometheusServer#startCurrent}).
  * {@code --prometheus} also starts a {@link PrometheusServer} ({@code <workDir>/prometheus/}, remote write receiver,
  * out-of-order window 30 days) and adds {@code PROMETHEUS_URL=} to the env file: a second remote write receiver for
- * {@code bench --output remote-write}.
+ * {@code bench --output remote-write}. {@code --thanos} also starts a {@link ThanosReceive} ({@code <workDir>/thanos/},
+ * at its defaults: no out-of-order window) and adds {@code THANOS_URL=} (its HTTP address: {@code /metrics}) and
+ * {@code THANOS_REMOTE_WRITE_URL=}: with {@code --prometheus3}, the three receivers {@code scripts/compare-tsdbs.sh}
+ * compares.
  *
  * <p>The env file gets {@code BOOTSTRAP_SERVERS=}, {@code VM_URL=}, {@code KAFKA_LOG=}, {@code VM_LOG=},
  * {@code STACK_PID=} lines, written to a temp file and moved into place atomically once both servers are ready and
@@ -166,6 +169,7 @@ public final class LocalStack implements AutoCloseable {
         boolean exitWithParent = false;
         boolean prometheus = false;
         boolean prometheus3 = false;
+        boolean thanos = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -184,6 +188,7 @@ public final class LocalStack implements AutoCloseable {
                 case "--writer-cpus" -> System.setProperty(ChildProcesses.KAFKA_CPUS, requireValue(args, ++i, arg));
                 case "--prometheus" -> prometheus = true;
                 case "--prometheus3" -> prometheus3 = true;
+                case "--thanos" -> thanos = true;
                 case "--no-stdin" -> watchStdin = false;
                 case "--exit-with-parent" -> exitWithParent = true;
                 case "-h", "--help" -> usage(null);
@@ -210,10 +215,14 @@ public final class LocalStack implements AutoCloseable {
             return;
         }
         PrometheusServer[] receiver = new PrometheusServer[1];
+        ThanosReceive[] thanosReceive = new ThanosReceive[1];
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.err.println("LocalStack: stopping Kafka and VictoriaMetrics");
             if (receiver[0] != null) {
                 receiver[0].close();
+            }
+            if (thanosReceive[0] != null) {
+                thanosReceive[0].close();
             }
             stack.close();
             System.err.println("LocalStack: stopped");
@@ -226,7 +235,20 @@ public final class LocalStack implements AutoCloseable {
                 receiver[0] = PrometheusServer.startCurrent(workDir.resolve("prometheus"), java.time.Duration.ofDays(30),
                         "prometheus.WriteRequest", "io.prometheus.write.v2.Request");
             }
-            stack.writeEnvFile(envFile, receiver[0] != null ? Map.of("PROMETHEUS_URL", receiver[0].url()) : Map.of());
+            Map<String, String> env = new LinkedHashMap<>();
+            if (receiver[0] != null) {
+                env.put("PROMETHEUS_URL", receiver[0].url());
+            }
+            if (thanos) {
+                String missing = ThanosReceive.unavailable();
+                if (missing != null) {
+                    throw new IllegalStateException("--thanos: " + missing);
+                }
+                thanosReceive[0] = ThanosReceive.start(workDir.resolve("thanos"));
+                env.put("THANOS_URL", thanosReceive[0].url());
+                env.put("THANOS_REMOTE_WRITE_URL", thanosReceive[0].remoteWriteUrl());
+            }
+            stack.writeEnvFile(envFile, env);
         } catch (RuntimeException e) {
             System.err.println("LocalStack: " + e.getMessage());
             System.exit(1);
@@ -273,7 +295,7 @@ public final class LocalStack implements AutoCloseable {
             System.err.println("LocalStack: " + problem);
         }
         System.err.println("usage: LocalStack WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]..."
-                + " [--prometheus|--prometheus3] [--tsdb-cpus LIST] [--writer-cpus LIST] [--no-stdin] [--exit-with-parent]");
+                + " [--prometheus|--prometheus3] [--thanos] [--tsdb-cpus LIST] [--writer-cpus LIST] [--no-stdin] [--exit-with-parent]");
         System.exit(problem == null ? 0 : 2);
     }
 
