@@ -65,6 +65,14 @@ public final class QueryLoadOptions {
      * @throws IOException              when {@code --queries} cannot be read
      */
     ReadLoadSettings settings(String vmUrl, boolean remoteWrite) throws IOException {
+        return settings(vmUrl, remoteWrite, queryUrl);
+    }
+
+    /**
+     * As {@link #settings(String, boolean)} with {@code queryUrl} in place of {@code --query-url} (a {@code --target}'s
+     * {@code query-url}; null: none given).
+     */
+    ReadLoadSettings settings(String vmUrl, boolean remoteWrite, String queryUrl) throws IOException {
         if (!(queryRate >= 0) || Double.isInfinite(queryRate) || queryRate > 100_000) {
             throw new IllegalArgumentException("--query-rate must be between 0 and 100000 queries/s, got " + queryRate);
         }
@@ -77,12 +85,12 @@ public final class QueryLoadOptions {
             }
             return null;
         }
-        String url = queryRangeUrl(vmUrl, remoteWrite);
+        String url = queryRangeUrl(vmUrl, remoteWrite, queryUrl);
         List<RangeQuery> set = queries == null ? QuerySet.bundled() : QuerySet.read(queries);
         return new ReadLoadSettings(set, queryRate, url, queryTimeout, maxQueryP99);
     }
 
-    private String queryRangeUrl(String vmUrl, boolean remoteWrite) {
+    private static String queryRangeUrl(String vmUrl, boolean remoteWrite, String queryUrl) {
         if (queryUrl != null) {
             String u = SafeUrl.parse(queryUrl).url();
             new WriteTarget(u.replaceFirst("/api/v1/query_range/?$", "")); // http(s)://host[:port][/path], as --vm-url

@@ -29,7 +29,8 @@ public final class TargetOptions {
                     + "the whole remote write URL, as --remote-write-url (http://prometheus:9090/api/v1/write); it holds no comma. "
                     + "Options, comma-separated: output=import|remote-write (default import), remote-write-version=1|2 (with "
                     + "remote write; default 1), metrics-url=URL (the /metrics page read each step; default: the URL's host's "
-                    + "/metrics). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
+                    + "/metrics), query-url=URL (where --query-rate's read load goes, as --query-url; default: an import "
+                    + "target's URL, and a remote-write target needs one, e.g. http://prometheus:9090). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
                     + "--remote-write-url, --remote-write-version or --target-metrics-url, which name the one target searched "
                     + "without it (default: none, one target)")
     List<String> values = new ArrayList<>();
@@ -72,12 +73,15 @@ public final class TargetOptions {
         }
         List<TargetSearches.Planned> planned = new ArrayList<>(targets.size());
         for (SearchTarget t : targets) {
-            if (queryLoad.queryRate > 0 && t.output() != Output.IMPORT) {
-                throw new ParameterException(spec.commandLine(), "--target " + t.name() + ": --query-rate reads from an import "
-                        + "target's URL; a remote-write target takes no query URL yet: search it without --query-rate");
+            if (!(queryLoad.queryRate > 0) && t.queryUrl() != null) {
+                throw new ParameterException(spec.commandLine(), "--target " + t.name() + ": query-url needs --query-rate > 0");
+            }
+            if (queryLoad.queryRate > 0 && t.output() != Output.IMPORT && t.queryUrl() == null) {
+                throw new ParameterException(spec.commandLine(), "--target " + t.name() + ": --query-rate needs this remote-write "
+                        + "target's query API: add ,query-url=URL (e.g. http://prometheus:9090; Thanos receive serves none: a Thanos query's)");
             }
             try {
-                planned.add(new TargetSearches.Planned(t, queryLoad.settings(t.searchUrl(), t.output() != Output.IMPORT)));
+                planned.add(new TargetSearches.Planned(t, queryLoad.settings(t.searchUrl(), t.output() != Output.IMPORT, t.queryUrl())));
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--target " + t.name() + ": " + e.getMessage());
             } catch (IOException e) {

@@ -153,7 +153,21 @@ class CapacityCommandTest {
         assertUsageError(execute("capacity", "--target", "vm=http://vm:8428", "--query-rate", "5", "--query-url", "http://vm:8428"),
                 "--query-url names one receiver's query API");
         assertUsageError(execute("capacity", "--target", "vm=http://vm:8428", "--target", "p=http://p:9090/api/v1/write,output=remote-write",
-                "--query-rate", "5"), "--target p: --query-rate reads from an import target's URL");
+                "--query-rate", "5"), "--target p: --query-rate needs this remote-write target's query API: add ,query-url=URL");
+        assertUsageError(execute("capacity", "--target", "p=http://p:9090/api/v1/write,output=remote-write,query-url=http://p:9090"),
+                "--target p: query-url needs --query-rate > 0");
+    }
+
+    @Test
+    void aRemoteWriteTargetsReadLoadGoesToItsQueryUrl() throws Exception {
+        QueryLoadOptions reads = new QueryLoadOptions();
+        reads.queryRate = 5;
+        reads.queryTimeout = java.time.Duration.ofSeconds(30);
+        reads.maxQueryP99 = java.time.Duration.ofSeconds(10);
+        assertThat(reads.settings("http://p:9090", true, "http://p:9090").queryRangeUrl()).isEqualTo("http://p:9090/api/v1/query_range");
+        assertThat(reads.settings("http://vm:8428", false, null).queryRangeUrl()).isEqualTo("http://vm:8428/api/v1/query_range");
+        assertThat(reads.settings("http://vminsert:8480/insert/0/prometheus", false, "http://vmselect:8481/select/0/prometheus/api/v1/query_range")
+                .queryRangeUrl()).isEqualTo("http://vmselect:8481/select/0/prometheus/api/v1/query_range");
     }
 
     @Test

@@ -14,14 +14,17 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * One target of {@code capacity --target NAME=URL[,output=import|remote-write][,remote-write-version=1|2][,metrics-url=URL]}:
+ * One target of {@code capacity --target NAME=URL[,output=import|remote-write][,remote-write-version=1|2][,metrics-url=URL]
+ * [,query-url=URL]}:
  * a receiver the same search runs against, named so its work directory, topics and report stay apart from the others'.
  *
  * <p>{@code url} is what the writers write to: the import API's base URL (as {@code --vm-url}: {@code http://vm:8428},
  * {@code http://vminsert:8480/insert/0/prometheus}) with {@code output=import} (the default), or the whole remote write URL
  * (as {@code --remote-write-url}: {@code http://prometheus:9090/api/v1/write}) with {@code output=remote-write}.
  * {@code remoteWriteVersion} defaults to 1 and is only taken with remote write; {@code metricsUrl} defaults to the URL's
- * host's {@code /metrics} as {@link WriteTarget#metricsUrl()} derives it. The URL carries no comma (percent-encode one as
+ * host's {@code /metrics} as {@link WriteTarget#metricsUrl()} derives it. {@code queryUrl} is where {@code --query-rate}'s
+ * read load goes (a query_range URL or the prefix {@code /api/v1/query_range} is appended to, as {@code --query-url}):
+ * without it an import target's own URL, and a remote write target takes none. The URL carries no comma (percent-encode one as
  * {@code %2C}): commas separate the options.
  *
  * <p>The URLs are kept as given, userinfo included (the writers and the search take their credentials from it); everything
@@ -32,8 +35,10 @@ import java.util.regex.Pattern;
  * @param output             the writers' protocol
  * @param remoteWriteVersion the Remote-Write message with {@link Output#REMOTE_WRITE} ({@link RemoteWriteVersion#V1} with import, unused)
  * @param metricsUrl         the target's {@code /metrics} page read each step (without userinfo when derived)
+ * @param queryUrl           the read load's URL as given, or null when not given
  */
-public record SearchTarget(String name, String url, Output output, RemoteWriteVersion remoteWriteVersion, String metricsUrl) {
+public record SearchTarget(String name, String url, Output output, RemoteWriteVersion remoteWriteVersion, String metricsUrl,
+                           String queryUrl) {
 
     /** What a name may hold: it becomes a directory name and a Kafka topic name's part. */
     public static final String NAME_PATTERN = "[A-Za-z0-9_.-]+";
@@ -42,6 +47,8 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
     private static final String OUTPUT = "output";
     private static final String VERSION = "remote-write-version";
     private static final String METRICS = "metrics-url";
+    private static final String QUERY = "query-url";
+    private static final String KNOWN = "output, remote-write-version, metrics-url, query-url";
 
     /**
      * Parses one {@code --target} value.
@@ -73,11 +80,11 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
             String p = parts[i].trim();
             int at = p.indexOf('=');
             if (at <= 0) {
-                throw bad(v, "option '" + SafeUrl.redact(p) + "' is not KEY=VALUE (output, remote-write-version, metrics-url)");
+                throw bad(v, "option '" + SafeUrl.redact(p) + "' is not KEY=VALUE (" + KNOWN + ")");
             }
             String key = p.substring(0, at);
-            if (!Set.of(OUTPUT, VERSION, METRICS).contains(key)) {
-                throw bad(v, "unknown option '" + SafeUrl.redact(key) + "' (known: output, remote-write-version, metrics-url)");
+            if (!Set.of(OUTPUT, VERSION, METRICS, QUERY).contains(key)) {
+                throw bad(v, "unknown option '" + SafeUrl.redact(key) + "' (known: " + KNOWN + ")");
             }
             if (options.put(key, p.substring(at + 1).trim()) != null) {
                 throw bad(v, "option '" + key + "' is given twice");
@@ -115,7 +122,15 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
                 throw bad(v, "metrics-url: " + e.getMessage());
             }
         }
-        return new SearchTarget(name, url, output, version, metrics);
+        String query = options.get(QUERY);
+        if (query != null) {
+            try {
+                new WriteTarget(query.replaceFirst("/api/v1/query_range/?$", "")); // as --query-url is checked
+            } catch (IllegalArgumentException e) {
+                throw bad(v, "query-url: " + e.getMessage());
+            }
+        }
+        return new SearchTarget(name, url, output, version, metrics, query);
     }
 
     /**
@@ -173,7 +188,7 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
     public String toString() {
         return name + "=" + shownUrl() + ",output=" + output.flag()
                 + (output == Output.IMPORT ? "" : ",remote-write-version=" + remoteWriteVersion.flag())
-                + ",metrics-url=" + SafeUrl.redact(metricsUrl);
+                + ",metrics-url=" + SafeUrl.redact(metricsUrl) + (queryUrl == null ? "" : ",query-url=" + SafeUrl.redact(queryUrl));
     }
 
     private static IllegalArgumentException bad(String value, String why) {

@@ -45,7 +45,7 @@ class SearchTargetTest {
 
     @Test
     void unknownRepeatedOrMalformedOptionsAreRefused() {
-        refused("vm=http://vm:8428,tenant=1", "unknown option 'tenant' (known: output, remote-write-version, metrics-url)");
+        refused("vm=http://vm:8428,tenant=1", "unknown option 'tenant' (known: output, remote-write-version, metrics-url, query-url)");
         refused("vm=http://vm:8428,output=import,output=import", "option 'output' is given twice");
         refused("vm=http://vm:8428,import", "option 'import' is not KEY=VALUE");
         refused("vm=http://vm:8428,output=otlp", "output must be import or remote-write, got 'otlp'");
@@ -81,6 +81,17 @@ class SearchTargetTest {
         assertThat(SearchTarget.parse("p=http://p:9090/api/v1/write,output=remote-write").remoteWriteVersion())
                 .isEqualTo(RemoteWriteVersion.V1);
         assertThat(SearchTarget.parse("p=http://p:9090/api/v1/write,output=remote-write").metricsUrl()).isEqualTo("http://p:9090/metrics");
+    }
+
+    @Test
+    void aQueryUrlIsKeptAsGivenAndShownWithoutUserinfo() {
+        SearchTarget t = SearchTarget.parse("prom=http://p:9090/api/v1/write,output=remote-write,query-url=http://u:SECRET@p:9090");
+        assertThat(t.queryUrl()).isEqualTo("http://u:SECRET@p:9090");
+        assertThat(t.toString()).endsWith(",query-url=http://p:9090").doesNotContain("SECRET");
+        assertThat(SearchTarget.parse("vm=http://vm:8428").queryUrl()).isNull();
+        assertThat(SearchTarget.parse("vm=http://vm:8428").toString()).doesNotContain("query-url");
+        refused("prom=http://p:9090/api/v1/write,output=remote-write,query-url=ftp://p", "query-url: ");
+        refused("vm=http://vm:8428,query-url=http://a,query-url=http://b", "option 'query-url' is given twice");
     }
 
     @Test
