@@ -50,7 +50,8 @@ public final class ComparisonPage {
     private static final int ROW = 26;
     private static final int BAR_HEIGHT = 16;
     private static final int PAD = 6;
-    static final String BAR_COLOUR = "#1f77b4";
+    /** The bars' fill colour, {@code #rrggbb}. */
+    public static final String BAR_COLOUR = "#1f77b4";
 
     private ComparisonPage() {
     }
@@ -158,6 +159,7 @@ public final class ComparisonPage {
             th, td { border: 1px solid #cccccc; padding: 3px 6px; text-align: left; }
             th { background: #f0f0f0; }
             td.num, th.num { text-align: right; white-space: nowrap; }
+            td:nth-child(-n+2) { white-space: nowrap; }
             tr.pass td:first-child { border-left: 4px solid #2ca02c; }
             tr.fail td:first-child { border-left: 4px solid #d62728; }
             tr.fail { background: #fff3f3; }
