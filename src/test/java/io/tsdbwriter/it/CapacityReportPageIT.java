@@ -9,6 +9,12 @@ import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.capacity.search.CapacityStep;
 import io.tsdbwriter.capacity.search.StepReads;
 import io.tsdbwriter.capacity.search.StepSeries;
+import io.tsdbwriter.capacity.targets.ComparisonPage;
+import io.tsdbwriter.capacity.targets.SearchTarget;
+import io.tsdbwriter.capacity.targets.TargetComparison;
+import io.tsdbwriter.tsdbmetrics.CostFigures;
+import io.tsdbwriter.tsdbmetrics.CpuPerSamples;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import java.awt.image.BufferedImage;
 import java.io.File;
 import java.io.IOException;
@@ -34,14 +40,23 @@ import org.junit.jupiter.api.Timeout;
  * No Kafka, no TSDB. Chromium: {@code TSDB_WRITER_CHROMIUM}, else {@code /usr/bin/chromium}, else {@code chromium} or
  * {@code chromium-browser} on the PATH (scripts/test.sh installs it); when none is found the test is skipped, but fails
  * under {@code CI=true}. The page and the screenshot stay in {@code target/capacity-report-it/}.
+ *
+ * <p>The same for {@code capacity --target … --report DIR}'s page of the targets side by side ({@link ComparisonPage}),
+ * written from constructed rows (VictoriaMetrics by import, Prometheus by remote write 2.0, Thanos receive by remote
+ * write 1.0 without its disk figure, Prometheus' verdict with a {@code <script>}) into {@code targets/} there: each
+ * target's name and capacity are in the parsed DOM, one bar per known figure, no script element; its screenshot is
+ * not blank and shows the bars.
  */
 @RunsAlone
 class CapacityReportPageIT {
 
     static final Path DIR = Path.of("target/capacity-report-it").toAbsolutePath();
     static final String HOSTILE_REASON = "the target's CPU is saturated <script>document.title='pwned'</script>";
+    static final String HOSTILE_VERDICT = "failing step 3: limited by tsdb-cpu <script>document.title='pwned'</script>";
     static String chromium;
     static Path page;
+    static List<TargetComparison.Row> rows;
+    static Path comparison;
 
     @BeforeAll
     static void writePage() throws IOException {
@@ -59,6 +74,58 @@ class CapacityReportPageIT {
         List<Path> files = CapacityPage.write(DIR, r, new CapacityPage.Run("2 cores, 7.8 GiB, Linux 6.1 (amd64), Java 25",
                 "tsdb-writer capacity --start-input-rate 1000 --query-rate 5 --report " + DIR, 10, null));
         page = files.get(0);
+        writeComparisonPage();
+    }
+
+    /** Three targets' rows, their cost figures read from /metrics pages as a search reads them; the page in {@code targets/}. */
+    static void writeComparisonPage() throws IOException {
+        String vm = """
+                process_cpu_seconds_total 12.5
+                process_resident_memory_bytes 104857600
+                vm_cache_entries{type="storage/hour_metric_ids"} 50000
+                vm_data_size_bytes{type="indexdb/file"} 1000000
+                vm_data_size_bytes{type="storage/small"} 3000000
+                vm_rows{type="indexdb/file"} 200000
+                vm_rows{type="storage/small"} 8000000
+                """;
+        String prom = """
+                process_cpu_seconds_total 40
+                process_resident_memory_bytes 209715200
+                prometheus_tsdb_head_series 50000
+                prometheus_tsdb_head_samples_appended_total{type="float"} 6000000
+                prometheus_tsdb_storage_blocks_bytes 0
+                prometheus_tsdb_wal_storage_size_bytes 7000000
+                prometheus_tsdb_head_chunks_storage_size_bytes 2000000
+                """;
+        // Thanos receive's page without its WAL size: the disk figure is unknown
+        String thanos = """
+                process_cpu_seconds_total 30
+                process_resident_memory_bytes 8192000
+                prometheus_tsdb_head_series{tenant="default-tenant"} 1000
+                prometheus_tsdb_head_samples_appended_total{tenant="default-tenant",type="float"} 4000000
+                prometheus_tsdb_storage_blocks_bytes{tenant="default-tenant"} 0
+                """;
+        rows = List.of(
+                TargetComparison.Row.of("vm", SearchTarget.parse("vm=http://vm:8428").protocol(), 12_000_000, 0.995, 0.123,
+                        "failing step 4: limited by tsdb-cpu: 2.0 of 2 cores", costs(vm, 10, 5_000_000)),
+                TargetComparison.Row.of("prom", SearchTarget.parse("prom=http://prom:9090/api/v1/write,output=remote-write,"
+                        + "remote-write-version=2").protocol(), 6_000_000, 0.992, 0.310, HOSTILE_VERDICT, costs(prom, 25, 6_000_000)),
+                TargetComparison.Row.of("thanos", SearchTarget.parse("thanos=http://thanos:19291/api/v1/receive,output=remote-write")
+                        .protocol(), 3_000_000, 0.990, 0.870, "failing step 2: limited by write-latency", costs(thanos, 27, 1_500_000)));
+        Path dir = DIR.resolve("targets");
+        Files.createDirectories(dir);
+        comparison = dir.resolve(CapacityPage.HTML_FILE);
+        Files.writeString(comparison, ComparisonPage.html(rows, CapacityPage.HTML_FILE, "2 cores, 7.8 GiB, Linux 6.1 (amd64), Java 25",
+                "tsdb-writer capacity --target vm=http://vm:8428 --target prom=… --target thanos=… --report " + dir), StandardCharsets.UTF_8);
+    }
+
+    /** One measured window whose CPU counter grew from {@code cpuFrom} to the page's; memory and disk from {@code page}. */
+    static CostFigures costs(String page, double cpuFrom, double samples) {
+        CpuPerSamples cpu = new CpuPerSamples();
+        String start = page.replaceAll("process_cpu_seconds_total .*", "process_cpu_seconds_total " + cpuFrom);
+        PromSnapshot end = PromSnapshot.parse(page, 1);
+        cpu.add(List.of(PromSnapshot.parse(start, 0)), List.of(end), samples);
+        return CostFigures.of(cpu, List.of(end));
     }
 
     static CapacityStep step(int index, double pointsPerSecond, double efficiency, double queryP99Seconds, Bottleneck.Verdict verdict) {
@@ -120,6 +187,57 @@ class CapacityReportPageIT {
         // the written line, the query p99 line and points, the passing steps' and the failing step's dots are drawn
         assertThat(List.of(written, query, pass, fail)).as("pixels of #1f77b4, #ff7f0e, #2ca02c, #d62728 in " + png)
                 .allSatisfy(n -> assertThat(n).isGreaterThan(40));
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void theBrowserShowsTheTargetsSideBySideWithOneBarPerKnownFigure() throws Exception {
+        String dom = run(List.of("--dump-dom", comparison.toUri().toString()), DIR.resolve("targets-dump-dom.log"));
+
+        assertThat(dom).contains("<title>tsdb-writer capacity: 3 targets</title>")
+                .contains("<a href=\"vm/capacity-report.html\">vm</a></td><td>import</td><td class=\"num\">12,000,000</td>",
+                        "<a href=\"prom/capacity-report.html\">prom</a></td><td>remote write 2.0</td><td class=\"num\">6,000,000</td>",
+                        "<a href=\"thanos/capacity-report.html\">thanos</a></td><td>remote write 1.0</td><td class=\"num\">3,000,000</td>")
+                // the capacity chart's bars: the largest fills 440 px, the others in proportion
+                .contains("<title>vm: 12,000,000 samples/min</title>", "<title>prom: 6,000,000 samples/min</title>",
+                        "<title>thanos: 3,000,000 samples/min</title>", "width=\"220.0\"", "width=\"110.0\"")
+                // Thanos' unknown disk figure: text, no bar
+                .contains(ComparisonPage.UNKNOWN).doesNotContain("<title>thanos: – bytes/sample")
+                .contains("failing step 3: limited by tsdb-cpu &lt;script&gt;document.title='pwned'&lt;/script&gt;")
+                .doesNotContain("<script").doesNotContain("pwned</title>");
+        long known = 0;
+        for (TargetComparison.Row r : rows) {
+            known += java.util.stream.DoubleStream.of(r.capacityPerMinute(), r.p99Seconds(), r.costs().cpuSecondsPerMillion().value(),
+                    r.costs().residentBytesPerSeries().value(), r.costs().bytesPerSample().value()).filter(Double::isFinite).count();
+        }
+        assertThat(known).as("known figures: 3 targets x 5, less Thanos' disk").isEqualTo(14);
+        assertThat(dom.split("<rect class=\"bar\"", -1).length - 1).as("bars in the parsed page").isEqualTo((int) known);
+        assertThat(dom.split("<svg", -1).length - 1).as("one chart per figure").isEqualTo(5);
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void theComparisonScreenshotShowsTheBars() throws Exception {
+        Path png = DIR.resolve("targets").resolve("capacity-report.png");
+        Files.deleteIfExists(png);
+        run(List.of("--screenshot=" + png, "--window-size=1280,2000", "--hide-scrollbars", comparison.toUri().toString()),
+                DIR.resolve("targets-screenshot.log"));
+
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertThat(image).as(png + " is a PNG").isNotNull();
+        assertThat(image.getWidth()).isEqualTo(1280);
+        Set<Integer> colours = new HashSet<>();
+        int bar = 0;
+        for (int y = 0; y < image.getHeight(); y++) {
+            for (int x = 0; x < image.getWidth(); x++) {
+                int rgb = image.getRGB(x, y) & 0xffffff;
+                colours.add(rgb);
+                bar += rgb == Integer.parseInt(ComparisonPage.BAR_COLOUR.substring(1), 16) ? 1 : 0;
+            }
+        }
+        assertThat(colours.size()).as("distinct colours in " + png).isGreaterThan(50);
+        // 14 bars 16 px high; the shortest of each chart is at least a few px wide
+        assertThat(bar).as("pixels of " + ComparisonPage.BAR_COLOUR + " in " + png).isGreaterThan(14 * 16 * 10);
     }
 
     /** Runs headless chromium with {@code args}; returns its standard output. Its standard error goes to {@code log}. */

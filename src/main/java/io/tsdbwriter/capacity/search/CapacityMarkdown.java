@@ -1,5 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
+import io.tsdbwriter.capacity.targets.Html;
 import java.util.List;
 
 /**
@@ -65,7 +66,7 @@ final class CapacityMarkdown {
 
     /** Text that renders as itself: no HTML, no line break. */
     static String text(String s) {
-        return CapacityPage.escape(s).replace("&quot;", "\"").replace("&#39;", "'").replace('\n', ' ').replace('\r', ' ');
+        return Html.escape(s).replace("&quot;", "\"").replace("&#39;", "'").replace('\n', ' ').replace('\r', ' ');
     }
 
     /** A table cell: {@link #text} with {@code |} escaped. */

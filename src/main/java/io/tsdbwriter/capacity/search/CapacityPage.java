@@ -1,5 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
+import io.tsdbwriter.capacity.targets.Html;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,7 @@ import java.util.function.Function;
  * advice), per step the offered and written samples/min, write latency p99, the writer's and the TSDB's CPU, the query
  * load's figures when steps carry {@link StepReads} and the series figures when they carry {@link StepSeries}, the
  * machine and the command line to reproduce the run (as given: its secrets are already redacted by the caller). Every
- * text put into the HTML is escaped ({@link #escape}). Stateless; thread-safe.
+ * text put into the HTML is escaped ({@link Html#escape}). Stateless; thread-safe.
  */
 public final class CapacityPage {
 
@@ -73,36 +74,36 @@ public final class CapacityPage {
     static String html(CapacitySearch.Result r, Run run) {
         StringBuilder b = new StringBuilder(16_384);
         b.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>")
-                .append(escape(title(r))).append("</title>\n<style>\n").append(CSS).append("</style>\n</head>\n<body>\n");
+                .append(Html.escape(title(r))).append("</title>\n<style>\n").append(CSS).append("</style>\n</head>\n<body>\n");
         b.append("<h1>tsdb-writer capacity</h1>\n");
-        b.append("<p id=\"capacity\" class=\"capacity\">").append(escape(capacity(r, run.instanceMultiplier()))).append("</p>\n");
-        b.append("<section id=\"verdict\">\n<h2>").append(escape(verdictTitle(r))).append("</h2>\n<dl>\n");
+        b.append("<p id=\"capacity\" class=\"capacity\">").append(Html.escape(capacity(r, run.instanceMultiplier()))).append("</p>\n");
+        b.append("<section id=\"verdict\">\n<h2>").append(Html.escape(verdictTitle(r))).append("</h2>\n<dl>\n");
         for (String[] row : verdictRows(r)) {
-            b.append("<dt>").append(escape(row[0])).append("</dt><dd class=\"").append(row[0].replace(' ', '-')).append("\">")
-                    .append(escape(row[1])).append("</dd>\n");
+            b.append("<dt>").append(Html.escape(row[0])).append("</dt><dd class=\"").append(row[0].replace(' ', '-')).append("\">")
+                    .append(Html.escape(row[1])).append("</dd>\n");
         }
-        b.append("</dl>\n<p id=\"lost\">").append(escape(lost(r))).append("</p>\n</section>\n");
-        b.append("<section id=\"chart\">\n<h2>").append(escape(chartTitle(r.steps()))).append("</h2>\n")
+        b.append("</dl>\n<p id=\"lost\">").append(Html.escape(lost(r))).append("</p>\n</section>\n");
+        b.append("<section id=\"chart\">\n<h2>").append(Html.escape(chartTitle(r.steps()))).append("</h2>\n")
                 .append(CapacitySvg.svg(r.steps(), r.capacityPerMinute())).append("</section>\n");
         for (Table t : tables(r.steps())) {
-            b.append("<section id=\"").append(t.id()).append("\">\n<h2>").append(escape(t.title())).append("</h2>\n<table>\n<thead><tr>");
+            b.append("<section id=\"").append(t.id()).append("\">\n<h2>").append(Html.escape(t.title())).append("</h2>\n<table>\n<thead><tr>");
             for (Column c : t.columns()) {
-                b.append("<th>").append(escape(c.head())).append("</th>");
+                b.append("<th>").append(Html.escape(c.head())).append("</th>");
             }
             b.append("</tr></thead>\n<tbody>\n");
             for (CapacityStep s : r.steps()) {
-                b.append("<tr id=\"").append(t.id()).append('-').append(escape(stepName(s))).append("\" class=\"")
-                        .append(s.passed() ? "pass" : "fail").append("\" title=\"").append(escape(s.verdict().toString())).append("\">");
+                b.append("<tr id=\"").append(t.id()).append('-').append(Html.escape(stepName(s))).append("\" class=\"")
+                        .append(s.passed() ? "pass" : "fail").append("\" title=\"").append(Html.escape(s.verdict().toString())).append("\">");
                 for (Column c : t.columns()) {
-                    b.append("<td>").append(escape(c.cell().apply(s))).append("</td>");
+                    b.append("<td>").append(Html.escape(c.cell().apply(s))).append("</td>");
                 }
                 b.append("</tr>\n");
             }
             b.append("</tbody>\n</table>\n</section>\n");
         }
-        b.append("<p class=\"note\">").append(escape(NOTE)).append("</p>\n");
-        b.append("<section id=\"run\">\n<h2>Run</h2>\n<dl>\n<dt>machine</dt><dd id=\"machine\">").append(escape(run.machine()))
-                .append("</dd>\n<dt>reproduce</dt><dd><code id=\"command\">").append(escape(run.commandLine()))
+        b.append("<p class=\"note\">").append(Html.escape(NOTE)).append("</p>\n");
+        b.append("<section id=\"run\">\n<h2>Run</h2>\n<dl>\n<dt>machine</dt><dd id=\"machine\">").append(Html.escape(run.machine()))
+                .append("</dd>\n<dt>reproduce</dt><dd><code id=\"command\">").append(Html.escape(run.commandLine()))
                 .append("</code></dd>\n</dl>\n</section>\n</body>\n</html>\n");
         return b.toString();
     }
@@ -215,28 +216,6 @@ public final class CapacityPage {
             + "concurrent selects of its capacity. – = unknown or not measured.";
 
     private static final String NONE = "–";
-
-    /**
-     * {@code text} fit for HTML text and attribute values: {@code & < > " '} as character references; null as empty.
-     */
-    public static String escape(String text) {
-        if (text == null) {
-            return "";
-        }
-        StringBuilder b = new StringBuilder(text.length() + 16);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '&' -> b.append("&amp;");
-                case '<' -> b.append("&lt;");
-                case '>' -> b.append("&gt;");
-                case '"' -> b.append("&quot;");
-                case '\'' -> b.append("&#39;");
-                default -> b.append(c);
-            }
-        }
-        return b.toString();
-    }
 
     /** {@code 3} or {@code 3r} (a refinement step). */
     static String stepName(CapacityStep s) {

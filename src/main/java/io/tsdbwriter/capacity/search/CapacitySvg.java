@@ -1,5 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
+import io.tsdbwriter.capacity.targets.Html;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -11,7 +12,7 @@ import java.util.function.ToDoubleFunction;
  * the x axis; on the left y axis (samples/min) the offered rate (grey, dashed), the written rate (blue; its dots green
  * for a passing step, red for a failing one) and the capacity (a dashed green line); on the right y axis (seconds) the
  * query latency p99 (orange), drawn only when a step carries {@link StepReads}. Every point has a native tooltip
- * ({@code <title>}); no script. Every text is escaped ({@link CapacityPage#escape}). Stateless; thread-safe.
+ * ({@code <title>}); no script. Every text is escaped ({@link Html#escape}). Stateless; thread-safe.
  */
 final class CapacitySvg {
 
@@ -56,7 +57,7 @@ final class CapacitySvg {
             b.append(String.format(Locale.ROOT, "<line class=\"capacity\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
                     + "stroke-width=\"2\" stroke-dasharray=\"8 4\"/>%n", LEFT, y, WIDTH - RIGHT, y, PASS));
             b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">capacity %s samples/min</text>%n",
-                    LEFT + 6, y - 5, PASS, CapacityPage.escape(CapacityPage.count(capacityPerMinute))));
+                    LEFT + 6, y - 5, PASS, Html.escape(CapacityPage.count(capacityPerMinute))));
         }
         series(b, sorted, CapacityStep::expectedPerMinute, leftMax, OFFERED, "offered", "samples/min", true, false);
         series(b, sorted, CapacityStep::writtenPerMinute, leftMax, WRITTEN, "written", "samples/min", false, true);
@@ -78,10 +79,10 @@ final class CapacitySvg {
             double y = bottom - (bottom - TOP) * k / 4.0;
             b.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>%n", LEFT, y, x1, y));
             b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#333333\">%s</text>%n",
-                    LEFT - 6, y + 4, CapacityPage.escape(shortCount(leftMax * k / 4))));
+                    LEFT - 6, y + 4, Html.escape(shortCount(leftMax * k / 4))));
             if (reads) {
                 b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s</text>%n",
-                        x1 + 6, y + 4, QUERY, CapacityPage.escape(seconds(rightMax * k / 4))));
+                        x1 + 6, y + 4, QUERY, Html.escape(seconds(rightMax * k / 4))));
             }
         }
         b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000000\"/>%n",
@@ -100,7 +101,7 @@ final class CapacitySvg {
     private static void xLabels(StringBuilder b, List<CapacityStep> steps) {
         for (int i = 0; i < steps.size(); i++) {
             b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n",
-                    x(i, steps.size()), HEIGHT - BOTTOM + 16, CapacityPage.escape(CapacityPage.stepName(steps.get(i)))));
+                    x(i, steps.size()), HEIGHT - BOTTOM + 16, Html.escape(CapacityPage.stepName(steps.get(i)))));
         }
     }
 
@@ -112,7 +113,7 @@ final class CapacitySvg {
         int x = LEFT;
         for (String[] item : items) {
             b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"14\" width=\"14\" height=\"4\" fill=\"%s\"/>%n", x, item[0]));
-            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"12\">%s</text>%n", x + 18, CapacityPage.escape(item[1])));
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"12\">%s</text>%n", x + 18, Html.escape(item[1])));
             x += 40 + (int) Math.round(item[1].length() * 6.2);
         }
     }
@@ -134,7 +135,7 @@ final class CapacitySvg {
             String tip = "step " + CapacityPage.stepName(s) + ": " + name + " " + ("s".equals(unit) ? seconds(v) : CapacityPage.count(v))
                     + " " + unit;
             dots.append(String.format(Locale.ROOT, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"><title>%s</title></circle>%n",
-                    name.replace(' ', '-'), x, y, fill, CapacityPage.escape(tip)));
+                    name.replace(' ', '-'), x, y, fill, Html.escape(tip)));
         }
         if (!line.isEmpty()) {
             b.append(String.format(Locale.ROOT, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>%n",

@@ -1,6 +1,7 @@
 package io.tsdbwriter.capacity.search;
 
 import io.tsdbwriter.capacity.reads.ReadLoadSettings;
+import io.tsdbwriter.capacity.targets.ComparisonPage;
 import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.capacity.targets.TargetComparison;
 import io.tsdbwriter.write.http.SafeUrl;
@@ -25,7 +26,8 @@ import java.util.stream.Collectors;
  * search's cost figures ({@link CapacitySearch.Reported#costs()}: its target's CPU over the steps' measured windows, and
  * memory and disk from one reading of its {@code /metrics} after its last step) go into its row. At the end
  * the targets side by side ({@link TargetComparison}) on the console and, with {@code --report DIR}, as
- * {@code DIR/}{@value CapacityPage#MARKDOWN_FILE} linking each target's own report in {@code DIR/NAME/}.
+ * {@code DIR/}{@value CapacityPage#HTML_FILE} (with a bar chart per figure, {@link ComparisonPage}) and
+ * {@code DIR/}{@value CapacityPage#MARKDOWN_FILE}, each linking each target's own report in {@code DIR/NAME/}.
  *
  * <p>Not thread-safe; one run per instance.
  */
@@ -100,8 +102,8 @@ public final class TargetSearches {
         out.print(TargetComparison.table(rows));
         if (base.report() != null) {
             try {
-                Path md = writeSummary(base.report(), rows, machine, base.commandLine());
-                out.println("report: " + md + " (each target's own in " + base.report().resolve("NAME") + ", NAME: "
+                List<Path> summary = writeSummary(base.report(), rows, machine, base.commandLine());
+                out.println("report: " + summary.get(0) + " and " + summary.get(1).getFileName() + " (each target's own in " + base.report().resolve("NAME") + ", NAME: "
                         + String.join(", ", targets.stream().map(p -> p.target().name()).toList()) + ")");
             } catch (IOException | RuntimeException e) {
                 out.println("report: summary not written (" + e + ")");
@@ -133,16 +135,24 @@ public final class TargetSearches {
         return (r.edge().passed() ? "last step " + step + ", capacity not reached: " : "failing step " + step + ": ") + r.edge().verdict();
     }
 
-    /** {@code DIR/capacity-report.md}: a heading, the side-by-side section, the machine and the command line. */
-    static Path writeSummary(Path dir, List<TargetComparison.Row> rows, String machine, String commandLine) throws IOException {
+    /**
+     * {@code DIR/}{@value CapacityPage#HTML_FILE} ({@link ComparisonPage}: the table, the cost notes, one bar chart per
+     * figure, the machine and the command line) and {@code DIR/}{@value CapacityPage#MARKDOWN_FILE} beside it (a
+     * heading, the side-by-side section, the machine and the command line); {@code DIR} is created when missing.
+     *
+     * @return the two files written, HTML first
+     */
+    static List<Path> writeSummary(Path dir, List<TargetComparison.Row> rows, String machine, String commandLine) throws IOException {
         Files.createDirectories(dir);
+        Path html = dir.resolve(CapacityPage.HTML_FILE);
+        Files.writeString(html, ComparisonPage.html(rows, CapacityPage.HTML_FILE, machine, commandLine), StandardCharsets.UTF_8);
         Path md = dir.resolve(CapacityPage.MARKDOWN_FILE);
         String fence = CapacityMarkdown.fence(commandLine);
         String text = "# tsdb-writer capacity: " + rows.size() + " targets\n\n" + TargetComparison.markdown(rows, CapacityPage.MARKDOWN_FILE)
                 + "## Run\n\n- **machine**: " + CapacityMarkdown.text(machine) + "\n- **reproduce**:\n\n" + fence + "\n"
                 + commandLine.replace('\n', ' ') + "\n" + fence + "\n";
         Files.writeString(md, text, StandardCharsets.UTF_8);
-        return md;
+        return List.of(html, md);
     }
 
     /**

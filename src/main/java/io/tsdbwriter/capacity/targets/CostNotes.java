@@ -8,8 +8,8 @@ import java.util.function.Function;
 
 /**
  * What {@link TargetComparison} says of its cost columns: per figure how it was measured and, per target, the metrics
- * it came from or which were missing — as Markdown lines under the table, and on the console as one line per unknown
- * figure under the table. Targets whose search failed (no figures) are left out. Stateless; thread-safe.
+ * it came from or which were missing — as Markdown lines under the table, the same lines as HTML under
+ * {@link ComparisonPage}'s table, and on the console as one line per unknown figure under the table. Targets whose search failed (no figures) are left out. Stateless; thread-safe.
  */
 final class CostNotes {
 
@@ -40,27 +40,103 @@ final class CostNotes {
     private CostNotes() {
     }
 
+    /** How a note's parts are written: inline code, plain text, a figure's name. */
+    private interface Format {
+        String code(String s);
+
+        String text(String s);
+
+        String head(String s);
+    }
+
+    private static final Format MARKDOWN = new Format() {
+        @Override
+        public String code(String s) {
+            return "`" + s.replace("`", "'").replace('\n', ' ') + "`"; // a backtick inside cannot end it
+        }
+
+        @Override
+        public String text(String s) {
+            return TargetComparison.cell(s);
+        }
+
+        @Override
+        public String head(String s) {
+            return "**" + s + "**";
+        }
+    };
+
+    private static final Format HTML = new Format() {
+        @Override
+        public String code(String s) {
+            return "<code>" + Html.escape(s.replace('\n', ' ')) + "</code>";
+        }
+
+        @Override
+        public String text(String s) {
+            return Html.escape(s.replace('\n', ' ').replace('\r', ' '));
+        }
+
+        @Override
+        public String head(String s) {
+            return "<b>" + Html.escape(s) + "</b>";
+        }
+    };
+
+    private static final String INTRO = "How the cost figures were measured, each from the target's own `/metrics` "
+            + "(– where a metric was absent or a divisor 0; the target's entry says which):";
+
     /**
      * The Markdown lines under the table: a sentence, then per figure a bullet saying how it was measured and, for each
      * target with figures, {@code NAME: `metrics`}, what was missing and the note.
      */
     static String markdown(List<TargetComparison.Row> rows) {
-        StringBuilder b = new StringBuilder("How the cost figures were measured, each from the target's own `/metrics` "
-                + "(– where a metric was absent or a divisor 0; the target's entry says which):\n\n");
+        StringBuilder b = new StringBuilder(spans(INTRO, MARKDOWN)).append("\n\n");
+        for (String line : lines(rows, MARKDOWN)) {
+            b.append("- ").append(line).append('\n');
+        }
+        return b.append('\n').toString();
+    }
+
+    /**
+     * The same lines as HTML: a {@code <p class="notes">} with the sentence, then a {@code <ul class="notes">} with one
+     * {@code <li>} per figure; metric names in {@code <code>}, every text escaped ({@link Html#escape}).
+     */
+    static String html(List<TargetComparison.Row> rows) {
+        StringBuilder b = new StringBuilder("<p class=\"notes\">").append(spans(INTRO, HTML)).append("</p>\n<ul class=\"notes\">\n");
+        for (String line : lines(rows, HTML)) {
+            b.append("<li>").append(line).append("</li>\n");
+        }
+        return b.append("</ul>\n").toString();
+    }
+
+    /** Per figure: its head, how it was measured and, per target with figures, its source. */
+    private static List<String> lines(List<TargetComparison.Row> rows, Format f) {
+        List<String> lines = new ArrayList<>();
         for (Kind k : KINDS) {
-            b.append("- **").append(k.head()).append("**: ").append(k.how()).append('.');
+            StringBuilder b = new StringBuilder(f.head(k.head())).append(": ").append(spans(k.how(), f)).append('.');
             List<String> per = new ArrayList<>();
             for (TargetComparison.Row r : rows) {
                 if (r.costs() != null) {
-                    per.add(TargetComparison.cell(r.name()) + ": " + source(k.figure().apply(r.costs())));
+                    per.add(f.text(r.name()) + ": " + source(k.figure().apply(r.costs()), f));
                 }
             }
             if (!per.isEmpty()) {
                 b.append(' ').append(String.join("; ", per)).append('.');
             }
-            b.append('\n');
+            lines.add(b.toString());
         }
-        return b.append('\n').toString();
+        return lines;
+    }
+
+    /** A constant text whose {@code `…`} spans are code: the parts between backticks alternate text and code. */
+    private static String spans(String s, Format f) {
+        String[] parts = s.split("`", -1);
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < parts.length; i++) {
+            b.append(i % 2 == 0 ? f.text(parts[i]) : f.code(parts[i]));
+        }
+        return b.toString();
     }
 
     /** The console's lines under the table: {@code NAME: HEAD unknown: source}, one per unknown figure of a target with figures. */
@@ -77,20 +153,15 @@ final class CostNotes {
         return b.toString();
     }
 
-    /** One figure's source in Markdown: its metrics as code, the missing metrics as code, the note as text. */
-    private static String source(CostFigures.Figure f) {
-        StringBuilder b = new StringBuilder(code(f.metrics()));
-        if (!f.missing().isEmpty()) {
-            b.append(", missing ").append(String.join(", ", f.missing().stream().map(CostNotes::code).toList()));
+    /** One figure's source: its metrics as code, the missing metrics as code, the note as text. */
+    private static String source(CostFigures.Figure fig, Format f) {
+        StringBuilder b = new StringBuilder(f.code(fig.metrics()));
+        if (!fig.missing().isEmpty()) {
+            b.append(", missing ").append(String.join(", ", fig.missing().stream().map(f::code).toList()));
         }
-        if (f.note() != null) {
-            b.append(" (").append(TargetComparison.cell(f.note())).append(')');
+        if (fig.note() != null) {
+            b.append(" (").append(f.text(fig.note())).append(')');
         }
         return b.toString();
-    }
-
-    /** Inline code; a backtick inside cannot end it (metric names have none, a page's text might). */
-    private static String code(String s) {
-        return "`" + s.replace("`", "'").replace('\n', ' ') + "`";
     }
 }

@@ -11,7 +11,7 @@ import java.util.Locale;
  * ({@link CostFigures}: CPU seconds per million samples, resident memory bytes per active series, disk bytes per sample),
  * and the verdict line, or the line saying why its search failed. Renders them as a plain-text table (the console's
  * end) and as the Markdown section {@value #HEADING}, whose lines under the table say how each figure was measured and
- * from which metrics ({@link CostNotes}). Rows stay in the order given (the order of the {@code --target} flags). Pure
+ * from which metrics ({@link CostNotes}); {@link ComparisonPage} renders the same rows as an HTML page. Rows stay in the order given (the order of the {@code --target} flags). Pure
  * and stateless; thread-safe.
  */
 public final class TargetComparison {
@@ -19,12 +19,17 @@ public final class TargetComparison {
     /** The Markdown section's heading text. */
     public static final String HEADING = "Targets side by side";
 
-    private static final String NONE = "–";
-    private static final List<String> HEADS = List.of("target", "protocol", "capacity samples/min", "efficiency", "write p99 s",
+    /** The sentence under the heading, before the table. */
+    static final String INTRO = "The same input, load model, series mode and read load against each target, one after another (in this "
+            + "order). Capacity is the highest sustained samples/min of a passing step; efficiency and write p99 are that step's.";
+
+    static final String NONE = "–";
+    /** The table's heads, one per {@link Row#cells()} cell. */
+    static final List<String> HEADS = List.of("target", "protocol", "capacity samples/min", "efficiency", "write p99 s",
             CostNotes.CPU, CostNotes.MEMORY, CostNotes.DISK, "verdict");
     /** The columns of numbers, right-aligned: capacity … disk bytes/sample. */
-    private static final int FIRST_NUMBER = 2;
-    private static final int LAST_NUMBER = 7;
+    static final int FIRST_NUMBER = 2;
+    static final int LAST_NUMBER = 7;
 
     /**
      * One target's outcome.
@@ -62,6 +67,7 @@ public final class TargetComparison {
             return failure != null;
         }
 
+        /** The table's cells as plain text, in the order of {@link #HEADS}; {@code –} for an unknown number. */
         List<String> cells() {
             return List.of(name, protocol, count(capacityPerMinute), percent(efficiency), seconds(p99Seconds),
                     costs == null ? NONE : decimal(costs.cpuSecondsPerMillion().value()),
@@ -108,8 +114,7 @@ public final class TargetComparison {
     public static String markdown(List<Row> rows, String reportFile) {
         boolean reportLinks = reportFile != null;
         StringBuilder b = new StringBuilder("## " + HEADING + "\n\n");
-        b.append("The same input, load model, series mode and read load against each target, one after another (in this "
-                + "order). Capacity is the highest sustained samples/min of a passing step; efficiency and write p99 are that step's.\n\n|");
+        b.append(INTRO).append("\n\n|");
         List<String> heads = new ArrayList<>(HEADS);
         if (reportLinks) {
             heads.add("report");

@@ -31,15 +31,19 @@ class TargetSearchesTest {
 
     @Test
     void theSummaryLinksEachTargetsReportAndSaysHowToReproduce(@TempDir Path dir) throws IOException {
-        Path md = TargetSearches.writeSummary(dir.resolve("report"), List.of(
+        List<Path> files = TargetSearches.writeSummary(dir.resolve("report"), List.of(
                 TargetComparison.Row.of("vm", "import", 1e6, 1, 0.1, "failing step 2: limited by tsdb-cpu"),
                 TargetComparison.Row.failed("prom", "remote write 2.0", "ConnectException: Connection refused")),
                 "machine x", "tsdb-writer capacity --target vm=http://vm:8428 --target prom=http://p:9090/api/v1/write,output=remote-write");
-        assertThat(md).isEqualTo(dir.resolve("report").resolve(CapacityPage.MARKDOWN_FILE));
-        String text = Files.readString(md);
+        assertThat(files).containsExactly(dir.resolve("report").resolve(CapacityPage.HTML_FILE),
+                dir.resolve("report").resolve(CapacityPage.MARKDOWN_FILE));
+        String text = Files.readString(files.get(1));
         assertThat(text).startsWith("# tsdb-writer capacity: 2 targets\n\n## Targets side by side\n")
                 .contains("[vm](vm/capacity-report.md)", "search failed: ConnectException: Connection refused", "- **machine**: machine x",
                         "```\ntsdb-writer capacity --target vm=http://vm:8428 --target prom=");
+        assertThat(Files.readString(files.get(0))).startsWith("<!DOCTYPE html>").contains("<a href=\"vm/capacity-report.html\">vm</a>",
+                "search failed: ConnectException: Connection refused", "<dd id=\"machine\">machine x</dd>",
+                "<code id=\"command\">tsdb-writer capacity --target vm=http://vm:8428 --target prom=");
     }
 
     @Test
@@ -80,6 +84,8 @@ class TargetSearchesTest {
         List<String> table = out.substring(out.indexOf("targets side by side:")).lines().toList();
         assertThat(table.get(2)).startsWith("a ").contains("import", "search failed: unreachable");
         assertThat(table.get(3)).startsWith("b ").contains("remote write 2.0", "search failed: unreachable");
+        assertThat(out).contains("report: " + dir.resolve("report").resolve(CapacityPage.HTML_FILE) + " and capacity-report.md (each "
+                + "target's own in " + dir.resolve("report").resolve("NAME") + ", NAME: a, b)");
         String md = Files.readString(dir.resolve("report").resolve(CapacityPage.MARKDOWN_FILE));
         assertThat(md).contains("| a | import |", "| b | remote write 2.0 |").doesNotContain("](a/");
     }
