@@ -87,7 +87,9 @@ public final class TargetSearches {
                 CapacitySearch.Result res = r.result();
                 rows.add(TargetComparison.Row.of(t.name(), t.protocol(), res.best() == null ? Double.NaN : res.capacityPerMinute(),
                         res.best() == null ? Double.NaN : res.best().efficiency(), res.best() == null ? Double.NaN : res.best().p99Seconds(),
-                        verdictLine(res), r.costs()));
+                        verdictLine(res), r.costs()).withQueries(
+                        res.best() == null || res.best().reads() == null ? Double.NaN : res.best().reads().p50Seconds(),
+                        res.best() == null || res.best().reads() == null ? Double.NaN : res.best().reads().p99Seconds()));
                 code = Math.max(code, r.exitCode() == 0 ? 0 : 1);
                 CapacitySearch.progress(out, "target %s (%d of %d): end: capacity %s; %s", t.name(), i + 1, targets.size(),
                         res.best() == null ? "none (no step passed)" : String.format(java.util.Locale.ROOT, "%,.0f samples/min",

@@ -26,7 +26,7 @@ public final class ComparisonPage {
      * @param id             its element id ({@code chart-ID})
      * @param title          what the bars are, their unit and which way is better
      * @param unit           the unit after a value in a bar's tooltip
-     * @param column         the {@link TargetComparison.Row#cells()} cell that shows the value as text
+     * @param column         the {@link TargetComparison.Row#cells(boolean)} cell that shows the value as text
      * @param value          the figure of a row in its unit; NaN when unknown
      */
     record Chart(String id, String title, String unit, int column, ToDoubleFunction<TargetComparison.Row> value) {
@@ -43,6 +43,10 @@ public final class ComparisonPage {
                     r -> r.costs() == null ? Double.NaN : r.costs().residentBytesPerSeries().value()),
             new Chart("disk", "disk bytes per sample stored (lower is better)", "bytes/sample", 7,
                     r -> r.costs() == null ? Double.NaN : r.costs().bytesPerSample().value()));
+
+    /** The chart added when a target's search measured query latencies (its cell after the cost figures'). */
+    static final Chart QUERY_CHART = new Chart("query-p99", "query latency p99 of the best passing step under --query-rate, seconds "
+            + "(lower is better)", "s", TargetComparison.LAST_NUMBER + 2, TargetComparison.Row::queryP99Seconds);
 
     static final int WIDTH = 760;
     private static final int LABEL = 150;
@@ -73,7 +77,11 @@ public final class ComparisonPage {
                 .append(Html.escape(TargetComparison.INTRO)).append("</p>\n");
         table(b, rows, reportFile);
         b.append(CostNotes.html(rows)).append("</section>\n<section id=\"charts\">\n<h2>Figures per target</h2>\n");
-        for (Chart c : CHARTS) {
+        List<Chart> charts = new java.util.ArrayList<>(CHARTS);
+        if (TargetComparison.hasReads(rows)) {
+            charts.add(QUERY_CHART);
+        }
+        for (Chart c : charts) {
             b.append("<figure id=\"chart-").append(c.id()).append("\">\n<figcaption>").append(Html.escape(c.title()))
                     .append("</figcaption>\n").append(svg(c, rows)).append("</figure>\n");
         }
@@ -84,28 +92,30 @@ public final class ComparisonPage {
     }
 
     private static void table(StringBuilder b, List<TargetComparison.Row> rows, String reportFile) {
+        boolean queries = TargetComparison.hasReads(rows);
+        List<String> heads = TargetComparison.heads(queries);
         b.append("<table>\n<thead><tr>");
-        for (int i = 0; i < TargetComparison.HEADS.size(); i++) {
-            b.append("<th").append(numeric(i)).append('>').append(Html.escape(TargetComparison.HEADS.get(i))).append("</th>");
+        for (int i = 0; i < heads.size(); i++) {
+            b.append("<th").append(numeric(i, queries)).append('>').append(Html.escape(heads.get(i))).append("</th>");
         }
         b.append("</tr></thead>\n<tbody>\n");
         for (TargetComparison.Row r : rows) {
             b.append("<tr id=\"target-").append(Html.escape(r.name())).append("\" class=\"").append(r.isFailed() ? "fail" : "pass").append("\">");
-            List<String> cells = r.cells();
+            List<String> cells = r.cells(queries);
             for (int i = 0; i < cells.size(); i++) {
                 String text = Html.escape(cells.get(i));
                 if (i == 0 && !r.isFailed()) {
                     text = "<a href=\"" + Html.escape(r.name() + "/" + reportFile) + "\">" + text + "</a>";
                 }
-                b.append("<td").append(numeric(i)).append('>').append(text).append("</td>");
+                b.append("<td").append(numeric(i, queries)).append('>').append(text).append("</td>");
             }
             b.append("</tr>\n");
         }
         b.append("</tbody>\n</table>\n");
     }
 
-    private static String numeric(int column) {
-        return column >= TargetComparison.FIRST_NUMBER && column <= TargetComparison.LAST_NUMBER ? " class=\"num\"" : "";
+    private static String numeric(int column, boolean queries) {
+        return column >= TargetComparison.FIRST_NUMBER && column <= TargetComparison.lastNumber(queries) ? " class=\"num\"" : "";
     }
 
     /**
@@ -140,7 +150,7 @@ public final class ComparisonPage {
                 continue;
             }
             double width = max > 0 && v > 0 ? Math.max(1, BAR * v / max) : 0;
-            String text = r.cells().get(c.column());
+            String text = r.cells(true).get(c.column());
             b.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
                     + "<title>%s</title></rect>%n", LABEL, top, width, BAR_HEIGHT, BAR_COLOUR, Html.escape(r.name() + ": " + text + " "
                     + c.unit())));

@@ -24,10 +24,12 @@ public final class TargetComparison {
             + "order). Capacity is the highest sustained samples/min of a passing step; efficiency and write p99 are that step's.";
 
     static final String NONE = "–";
-    /** The table's heads, one per {@link Row#cells()} cell. */
+    /** The table's heads without a read load, one per {@link Row#cells(boolean)} cell. */
     static final List<String> HEADS = List.of("target", "protocol", "capacity samples/min", "efficiency", "write p99 s",
             CostNotes.CPU, CostNotes.MEMORY, CostNotes.DISK, "verdict");
-    /** The columns of numbers, right-aligned: capacity … disk bytes/sample. */
+    /** The heads of the read load's columns, before the verdict when any target had one. */
+    static final List<String> QUERY_HEADS = List.of("query p50 s", "query p99 s");
+    /** The columns of numbers, right-aligned: capacity … disk bytes/sample (… query p99 s with a read load). */
     static final int FIRST_NUMBER = 2;
     static final int LAST_NUMBER = 7;
 
@@ -42,9 +44,12 @@ public final class TargetComparison {
      * @param verdict           the verdict line (what bound the search's edge), or null when the search failed
      * @param failure           why the search failed (one line), or null when it produced a verdict
      * @param costs             the target's CPU, memory and disk figures, or null when not measured (a failed search)
+     * @param queryP50Seconds   the best passing step's answered queries' latency p50 under {@code --query-rate}, seconds;
+     *                          NaN without a read load or without one answered
+     * @param queryP99Seconds   the same step's query latency p99, seconds; NaN likewise
      */
     public record Row(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
-                      String failure, CostFigures costs) {
+                      String failure, CostFigures costs, double queryP50Seconds, double queryP99Seconds) {
 
         /** A target whose search ended with a verdict, its cost figures not measured. */
         public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict) {
@@ -54,12 +59,22 @@ public final class TargetComparison {
         /** A target whose search ended with a verdict, with its cost figures ({@code costs} null: not measured). */
         public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
                              CostFigures costs) {
-            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null, costs);
+            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null, costs, Double.NaN, Double.NaN);
         }
 
         /** A target whose search failed: {@code failure} is the one line saying why. */
         public static Row failed(String name, String protocol, String failure) {
-            return new Row(name, protocol, Double.NaN, Double.NaN, Double.NaN, null, failure, null);
+            return new Row(name, protocol, Double.NaN, Double.NaN, Double.NaN, null, failure, null, Double.NaN, Double.NaN);
+        }
+
+        /** This row with the best passing step's query latencies (seconds; NaN: none measured). */
+        public Row withQueries(double p50Seconds, double p99Seconds) {
+            return new Row(name, protocol, capacityPerMinute, efficiency, this.p99Seconds, verdict, failure, costs, p50Seconds, p99Seconds);
+        }
+
+        /** Whether a query latency was measured. */
+        boolean hasQueries() {
+            return Double.isFinite(queryP50Seconds) || Double.isFinite(queryP99Seconds);
         }
 
         /** True when the search produced no verdict. */
@@ -67,16 +82,47 @@ public final class TargetComparison {
             return failure != null;
         }
 
-        /** The table's cells as plain text, in the order of {@link #HEADS}; {@code –} for an unknown number. */
-        List<String> cells() {
-            return List.of(name, protocol, count(capacityPerMinute), percent(efficiency), seconds(p99Seconds),
+        /**
+         * The table's cells as plain text, in the order of {@link #heads(boolean)}; {@code –} for an unknown number.
+         *
+         * @param queries whether the read load's columns are shown (any target had one: {@link #hasReads})
+         */
+        List<String> cells(boolean queries) {
+            List<String> c = new ArrayList<>(List.of(name, protocol, count(capacityPerMinute), percent(efficiency), seconds(p99Seconds),
                     costs == null ? NONE : decimal(costs.cpuSecondsPerMillion().value()),
                     costs == null ? NONE : count(costs.residentBytesPerSeries().value()),
-                    costs == null ? NONE : decimal(costs.bytesPerSample().value()), isFailed() ? "search failed: " + failure : verdict);
+                    costs == null ? NONE : decimal(costs.bytesPerSample().value())));
+            if (queries) {
+                c.add(seconds(queryP50Seconds));
+                c.add(seconds(queryP99Seconds));
+            }
+            c.add(isFailed() ? "search failed: " + failure : verdict);
+            return c;
         }
     }
 
     private TargetComparison() {
+    }
+
+    /** Whether any target's search measured query latencies: the tables then show the read load's columns. */
+    static boolean hasReads(List<Row> rows) {
+        return rows.stream().anyMatch(Row::hasQueries);
+    }
+
+    /** The heads: {@link #HEADS}, with {@link #QUERY_HEADS} before the verdict when {@code queries}. */
+    static List<String> heads(boolean queries) {
+        if (!queries) {
+            return HEADS;
+        }
+        List<String> h = new ArrayList<>(HEADS.subList(0, HEADS.size() - 1));
+        h.addAll(QUERY_HEADS);
+        h.add(HEADS.get(HEADS.size() - 1));
+        return h;
+    }
+
+    /** The last right-aligned column's index. */
+    static int lastNumber(boolean queries) {
+        return queries ? LAST_NUMBER + QUERY_HEADS.size() : LAST_NUMBER;
     }
 
     /**
@@ -85,10 +131,12 @@ public final class TargetComparison {
      * saying why a figure is unknown follow the table ({@link CostNotes#unknown}).
      */
     public static String table(List<Row> rows) {
+        boolean queries = hasReads(rows);
+        int last = lastNumber(queries);
         List<List<String>> lines = new ArrayList<>();
-        lines.add(HEADS);
-        rows.forEach(r -> lines.add(r.cells().stream().map(TargetComparison::oneLine).toList()));
-        int[] width = new int[HEADS.size()];
+        lines.add(heads(queries));
+        rows.forEach(r -> lines.add(r.cells(queries).stream().map(TargetComparison::oneLine).toList()));
+        int[] width = new int[lines.get(0).size()];
         for (List<String> l : lines) {
             for (int i = 0; i < width.length; i++) {
                 width[i] = Math.max(width[i], l.get(i).length());
@@ -98,7 +146,7 @@ public final class TargetComparison {
         for (List<String> l : lines) {
             for (int i = 0; i < width.length - 1; i++) {
                 String pad = " ".repeat(width[i] - l.get(i).length());
-                b.append(i >= FIRST_NUMBER && i <= LAST_NUMBER ? pad + l.get(i) : l.get(i) + pad).append("  ");
+                b.append(i >= FIRST_NUMBER && i <= last ? pad + l.get(i) : l.get(i) + pad).append("  ");
             }
             b.append(l.get(width.length - 1)).append('\n');
         }
@@ -115,19 +163,20 @@ public final class TargetComparison {
         boolean reportLinks = reportFile != null;
         StringBuilder b = new StringBuilder("## " + HEADING + "\n\n");
         b.append(INTRO).append("\n\n|");
-        List<String> heads = new ArrayList<>(HEADS);
+        boolean queries = hasReads(rows);
+        List<String> heads = new ArrayList<>(heads(queries));
         if (reportLinks) {
             heads.add("report");
         }
         heads.forEach(h -> b.append(' ').append(h).append(" |"));
         b.append("\n|");
         for (int i = 0; i < heads.size(); i++) {
-            b.append(i >= FIRST_NUMBER && i <= LAST_NUMBER ? " ---: |" : " --- |");
+            b.append(i >= FIRST_NUMBER && i <= lastNumber(queries) ? " ---: |" : " --- |");
         }
         b.append('\n');
         for (Row r : rows) {
             b.append('|');
-            r.cells().forEach(c -> b.append(' ').append(cell(c)).append(" |"));
+            r.cells(queries).forEach(c -> b.append(' ').append(cell(c)).append(" |"));
             if (reportLinks) {
                 b.append(r.isFailed() ? " " + NONE : " [" + r.name() + "](" + r.name() + "/" + reportFile + ")").append(" |");
             }

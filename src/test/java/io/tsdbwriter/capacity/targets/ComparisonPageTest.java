@@ -63,6 +63,16 @@ class ComparisonPageTest {
     }
 
     @Test
+    void aReadLoadAddsTheQueryColumnsAndTheQueryP99Chart() {
+        List<TargetComparison.Row> rows = List.of(ROWS.get(0).withQueries(0.02, 0.4), ROWS.get(1), ROWS.get(2).withQueries(0.01, 0.1));
+        String page = ComparisonPage.html(rows, "capacity-report.html", "m", "c");
+        assertThat(page).contains("<th class=\"num\">query p50 s</th><th class=\"num\">query p99 s</th><th>verdict</th>",
+                "<td class=\"num\">0.020</td><td class=\"num\">0.400</td>", "<figure id=\"chart-query-p99\">",
+                "<title>vm: 0.400 s</title>", "<title>thanos: 0.100 s</title>");
+        assertThat(PAGE).doesNotContain("query p99", "chart-query-p99");
+    }
+
+    @Test
     void eachChartSaysItsUnitAndWhichWayIsBetter() {
         assertThat(chart("capacity")).contains("<figcaption>capacity, samples/min (higher is better)</figcaption>");
         assertThat(chart("p99")).contains("<figcaption>write latency p99 of the best passing step, seconds (lower is better)</figcaption>");

@@ -124,6 +124,22 @@ class TargetComparisonTest {
     }
 
     @Test
+    void withAReadLoadTheQueryLatenciesStandBeforeTheVerdict() {
+        List<TargetComparison.Row> rows = List.of(ROWS.get(0).withQueries(0.012, 0.25), ROWS.get(1),
+                ROWS.get(2)); // thanos: no read load (Thanos receive serves no query API)
+        List<String> lines = TargetComparison.table(rows).lines().toList();
+        assertThat(lines.get(0)).contains("disk bytes/sample  query p50 s  query p99 s  verdict");
+        assertThat(lines.get(1).replaceAll("\\s+", " ")).contains("2,097 0.500 0.012 0.250 failing step 4");
+        assertThat(lines.get(3).replaceAll("\\s+", " ")).contains("8,192 – – – failing step 1");
+        String md = TargetComparison.markdown(rows, null);
+        assertThat(md).contains("| disk bytes/sample | query p50 s | query p99 s | verdict |",
+                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+                "| 0.500 | 0.012 | 0.250 | failing step 4");
+        // without a read load the columns are not there
+        assertThat(TargetComparison.table(ROWS)).doesNotContain("query p50 s");
+    }
+
+    @Test
     void withoutReportsTheMarkdownHasNoLinkColumn() {
         String md = TargetComparison.markdown(List.of(ROWS.get(0)), null);
         assertThat(md).doesNotContain("report |").doesNotContain("](");
