@@ -36,8 +36,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * every target's store holds every sample the steps produced, read from the receiver's own counter
  * ({@code vm_rows_inserted_total{type="vmimport"}}, {@code prometheus_tsdb_head_samples_appended_total}); the side by
  * side table has a known CPU, memory and disk figure per target; and the memory and disk figures equal what
- * {@link CostFigures} computes from the receiver's page read again after the command (to the table's rounding, and
- * within 10 % where the process changed since: its resident memory, VictoriaMetrics' background merges). Skipped
+ * {@link CostFigures} computes from the receiver's page read again after the command (Prometheus' and Thanos' disk
+ * within 1 %, the resident memory within 10 %; VictoriaMetrics' disk within a factor of 2, as its background merges
+ * shrink its parts after the flush, and its stored rows exactly every sample). Skipped
  * without the Go-built Prometheus 3 and Thanos.
  */
 @RunsAlone
@@ -92,9 +93,12 @@ class CapacityTargetsIT {
         assertThat(thanosPage.sum(CostFigures.PROM_APPENDED, "")).isEqualTo(produced("thanos"));
 
         String md = Files.readString(report.resolve("capacity-report.md"));
-        assertFigures(row(md, "vm"), vmPage, "import");
-        assertFigures(row(md, "prom"), promPage, "remote write 2.0");
-        assertFigures(row(md, "thanos"), thanosPage, "remote write 1.0");
+        // VictoriaMetrics merges its parts in the background after the flush (the bytes shrink, the rows stay): its rows
+        // are every sample, its bytes within a factor of 2 of the later page's; Prometheus' and Thanos' do not move
+        assertThat(vmPage.sum(CostFigures.VM_ROWS, "type=\"storage/")).isEqualTo(produced("vm"));
+        assertFigures(row(md, "vm"), vmPage, "import", 100);
+        assertFigures(row(md, "prom"), promPage, "remote write 2.0", 1);
+        assertFigures(row(md, "thanos"), thanosPage, "remote write 1.0", 1);
         assertThat(md).contains(CostFigures.VM_TSIDS, CostFigures.PROM_ACTIVE, CostFigures.PROM_APPENDED, "process_cpu_seconds_total");
         for (String name : List.of("vm", "prom", "thanos")) {
             assertThat(report.resolve(name).resolve("capacity-report.md")).exists();
@@ -108,14 +112,14 @@ class CapacityTargetsIT {
                 .orElseThrow(() -> new AssertionError("no row " + name + " in\n" + markdown));
     }
 
-    private static void assertFigures(List<String> cells, PromSnapshot page, String protocol) {
+    private static void assertFigures(List<String> cells, PromSnapshot page, String protocol, double diskPercent) {
         assertThat(cells.get(1)).isEqualTo(protocol);
         assertThat(number(cells.get(2))).as("capacity of %s", cells).isPositive();
         assertThat(number(cells.get(5))).as("CPU-s/1M samples of %s", cells).isPositive();
         double rss = CostFigures.residentBytesPerSeries(List.of(page)).value();
         assertThat(number(cells.get(6))).as("RSS bytes/series of %s", cells).isCloseTo(rss, Percentage.withPercentage(10));
         double disk = CostFigures.bytesPerSample(List.of(page)).value();
-        assertThat(number(cells.get(7))).as("disk bytes/sample of %s", cells).isCloseTo(disk, Percentage.withPercentage(10));
+        assertThat(number(cells.get(7))).as("disk bytes/sample of %s", cells).isCloseTo(disk, Percentage.withPercentage(diskPercent));
         assertThat(cells.get(8)).as("verdict of %s", cells).doesNotStartWith("search failed");
     }
 
