@@ -85,11 +85,7 @@ public final class TargetSearches {
                 CapacitySearch.Reported r = new CapacitySearch(s, out).runReported();
                 machine = r.machine();
                 CapacitySearch.Result res = r.result();
-                rows.add(TargetComparison.Row.of(t.name(), t.protocol(), res.best() == null ? Double.NaN : res.capacityPerMinute(),
-                        res.best() == null ? Double.NaN : res.best().efficiency(), res.best() == null ? Double.NaN : res.best().p99Seconds(),
-                        verdictLine(res), r.costs()).withQueries(
-                        res.best() == null || res.best().reads() == null ? Double.NaN : res.best().reads().p50Seconds(),
-                        res.best() == null || res.best().reads() == null ? Double.NaN : res.best().reads().p99Seconds()));
+                rows.add(row(t, r));
                 code = Math.max(code, r.exitCode() == 0 ? 0 : 1);
                 CapacitySearch.progress(out, "target %s (%d of %d): end: capacity %s; %s", t.name(), i + 1, targets.size(),
                         res.best() == null ? "none (no step passed)" : String.format(java.util.Locale.ROOT, "%,.0f samples/min",
@@ -113,6 +109,19 @@ public final class TargetSearches {
         }
         out.flush();
         return code;
+    }
+
+    /**
+     * A finished search's row: the capacity and the best passing step's efficiency, write p99 and (with a read load)
+     * query p50/p99, NaN without such a step; the verdict line and the cost figures.
+     */
+    static TargetComparison.Row row(SearchTarget t, CapacitySearch.Reported r) {
+        CapacitySearch.Result res = r.result();
+        CapacityStep best = res.best();
+        TargetComparison.Row row = TargetComparison.Row.of(t.name(), t.protocol(), best == null ? Double.NaN : res.capacityPerMinute(),
+                best == null ? Double.NaN : best.efficiency(), best == null ? Double.NaN : best.p99Seconds(), verdictLine(res), r.costs());
+        StepReads reads = best == null ? null : best.reads();
+        return reads == null ? row : row.withQueries(reads.p50Seconds(), reads.p99Seconds());
     }
 
     /** A failed target's row, after its end line. */
