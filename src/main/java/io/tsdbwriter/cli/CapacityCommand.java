@@ -302,10 +302,12 @@ public final class CapacityCommand implements Callable<Integer> {
         }
         List<String> outputArgs;
         ReadLoadSettings reads;
+        String readBackUrl;
         try {
             Output out = Output.parse(output);
             outputArgs = outputArgs(out, RemoteWriteVersion.parse(remoteWriteVersion));
             reads = targets.isEmpty() ? queryLoad.settings(vmUrl, out != Output.IMPORT) : null;
+            readBackUrl = queryLoad.readBackUrl(vmUrl, out != Output.IMPORT); // each --target: its own
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         } catch (IOException e) {
@@ -344,7 +346,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
-                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series, plan, reads);
+                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series, plan, reads, readBackUrl);
         return planned.isEmpty() ? new CapacitySearch(settings, System.out).run() : new TargetSearches(settings, planned, System.out).run();
     }
 

@@ -1,5 +1,6 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.capacity.reads.QuerySet;
 import io.tsdbwriter.capacity.reads.RangeQuery;
 import io.tsdbwriter.capacity.reads.ReadLoadSettings;
@@ -36,7 +37,9 @@ public final class QueryLoadOptions {
             description = "Where the read load goes: the query_range URL, or the prefix /api/v1/query_range is appended to "
                     + "(default: <vm-url>/api/v1/query_range on a single node). Required when --vm-url is a vminsert URL: give "
                     + "vmselect's, e.g. http://vmselect:8481/select/0/prometheus, and vmselect's /metrics with --target-metrics-url "
-                    + "for its select concurrency; required with --output remote-write")
+                    + "for its select concurrency; required with --output remote-write. Also where the read-back pass counts "
+                    + "the samples stored after the search, with or without --query-rate (default there: --vm-url; with "
+                    + "--output remote-write and no --query-url the count is unknown)")
     String queryUrl;
 
     @Option(names = "--queries", paramLabel = "FILE",
@@ -80,14 +83,29 @@ public final class QueryLoadOptions {
             throw new IllegalArgumentException("--query-timeout and --max-query-p99-latency must be > 0");
         }
         if (queryRate == 0) {
-            if (queryUrl != null || queries != null) {
-                throw new IllegalArgumentException("--query-url and --queries need --query-rate > 0");
+            if (queries != null) {
+                throw new IllegalArgumentException("--queries needs --query-rate > 0");
             }
-            return null;
+            return null; // a query URL alone is where the read-back pass counts (readBackUrl)
         }
         String url = queryRangeUrl(vmUrl, remoteWrite, queryUrl);
         List<RangeQuery> set = queries == null ? QuerySet.bundled() : QuerySet.read(queries);
         return new ReadLoadSettings(set, queryRate, url, queryTimeout, maxQueryP99);
+    }
+
+    /**
+     * The query API's base the read-back pass counts on ({@code capacity} without {@code --target}): {@code --query-url}
+     * without its {@code /api/v1/query_range} when given, else {@code vmUrl} for the import API, else null.
+     *
+     * @throws IllegalArgumentException when {@code --query-url} is no http(s) URL (the flag's message)
+     */
+    String readBackUrl(String vmUrl, boolean remoteWrite) {
+        if (queryUrl != null) {
+            String base = SearchTarget.queryBase(queryUrl);
+            new WriteTarget(SafeUrl.parse(base).url()); // http(s)://host[:port][/path], as --vm-url
+            return base;
+        }
+        return remoteWrite ? null : vmUrl;
     }
 
     private static String queryRangeUrl(String vmUrl, boolean remoteWrite, String queryUrl) {

@@ -29,8 +29,9 @@ public final class TargetOptions {
                     + "the whole remote write URL, as --remote-write-url (http://prometheus:9090/api/v1/write); it holds no comma. "
                     + "Options, comma-separated: output=import|remote-write (default import), remote-write-version=1|2 (with "
                     + "remote write; default 1), metrics-url=URL (the /metrics page read each step; default: the URL's host's "
-                    + "/metrics), query-url=URL (where --query-rate's read load goes, as --query-url; default: an import "
-                    + "target's URL, and a remote-write target needs one, e.g. http://prometheus:9090). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
+                    + "/metrics), query-url=URL (where --query-rate's read load goes and the read-back pass counts the samples "
+                    + "stored, as --query-url; default: an import target's URL; a remote-write target needs one for either, e.g. "
+                    + "http://prometheus:9090). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
                     + "--remote-write-url, --remote-write-version or --target-metrics-url, which name the one target searched "
                     + "without it (default: none, one target)")
     List<String> values = new ArrayList<>();
@@ -73,9 +74,6 @@ public final class TargetOptions {
         }
         List<TargetSearches.Planned> planned = new ArrayList<>(targets.size());
         for (SearchTarget t : targets) {
-            if (!(queryLoad.queryRate > 0) && t.queryUrl() != null) {
-                throw new ParameterException(spec.commandLine(), "--target " + t.name() + ": query-url needs --query-rate > 0");
-            }
             if (queryLoad.queryRate > 0 && t.output() != Output.IMPORT && t.queryUrl() == null) {
                 throw new ParameterException(spec.commandLine(), "--target " + t.name() + ": --query-rate needs this remote-write "
                         + "target's query API: add ,query-url=URL (e.g. http://prometheus:9090; Thanos receive serves none: a Thanos query's)");

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * side table has a known CPU, memory and disk figure per target; and the memory and disk figures equal what
  * {@link CostFigures} computes from the receiver's page read again after the command (Prometheus' and Thanos' disk
  * within 1 %, the resident memory within 10 %; VictoriaMetrics' disk within a factor of 2, as its background merges
- * shrink its parts after the flush, and its stored rows exactly every sample). Skipped
+ * shrink its parts after the flush, and its stored rows exactly every sample); the read-back pass counts every sample
+ * on VictoriaMetrics' and Prometheus' query API (the latter given as {@code query-url}) and none on Thanos receive. Skipped
  * without the Go-built Prometheus 3 and Thanos.
  */
 @RunsAlone
@@ -67,7 +68,7 @@ class CapacityTargetsIT {
         try {
             exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(),
                     "--target", "vm=" + stack.vmUrl(),
-                    "--target", "prom=" + prom.remoteWriteUrl() + ",output=remote-write,remote-write-version=2",
+                    "--target", "prom=" + prom.remoteWriteUrl() + ",output=remote-write,remote-write-version=2,query-url=" + prom.url(),
                     "--target", "thanos=" + thanos.remoteWriteUrl() + ",output=remote-write,metrics-url=" + thanos.url() + "/metrics",
                     "--topic-prefix", "cap-targets-it", "--start-input-rate", "500", "--step-duration", "12s",
                     "--warm-up", "3s", "--max-steps", "1", "--refine-steps", "0", "--parallelism", "1",
@@ -99,13 +100,19 @@ class CapacityTargetsIT {
         assertFigures(row(md, "vm"), vmPage, "import", 100);
         assertFigures(row(md, "prom"), promPage, "remote write 2.0", 1);
         assertFigures(row(md, "thanos"), thanosPage, "remote write 1.0", 1);
+        // the read-back pass: every sample counted on the query API (VictoriaMetrics' own, Prometheus' query-url); Thanos
+        // receive serves none
+        assertThat(row(md, "vm").get(8)).isEqualTo(String.format(Locale.ROOT, "all %,d", produced("vm")));
+        assertThat(row(md, "prom").get(8)).isEqualTo(String.format(Locale.ROOT, "all %,d", produced("prom")));
+        assertThat(row(md, "thanos").get(8)).isEqualTo("–");
+        assertThat(output).contains("thanos: read back unknown: no query API given");
         assertThat(md).contains(CostFigures.VM_TSIDS, CostFigures.PROM_ACTIVE, CostFigures.PROM_APPENDED, "process_cpu_seconds_total");
         for (String name : List.of("vm", "prom", "thanos")) {
             assertThat(report.resolve(name).resolve("capacity-report.md")).exists();
         }
     }
 
-    /** The cells of the Markdown table's row of {@code name}: target, protocol, capacity, …, disk, verdict, report. */
+    /** The cells of the Markdown table's row of {@code name}: target, protocol, capacity, …, disk, read back, verdict, report. */
     private static List<String> row(String markdown, String name) {
         return markdown.lines().filter(l -> l.startsWith("| " + name + " |")).findFirst()
                 .map(l -> List.of(l.substring(1, l.length() - 1).split(" \\| ")).stream().map(String::strip).toList())
@@ -120,7 +127,7 @@ class CapacityTargetsIT {
         assertThat(number(cells.get(6))).as("RSS bytes/series of %s", cells).isCloseTo(rss, Percentage.withPercentage(10));
         double disk = CostFigures.bytesPerSample(List.of(page)).value();
         assertThat(number(cells.get(7))).as("disk bytes/sample of %s", cells).isCloseTo(disk, Percentage.withPercentage(diskPercent));
-        assertThat(cells.get(8)).as("verdict of %s", cells).doesNotStartWith("search failed");
+        assertThat(cells.get(9)).as("verdict of %s", cells).doesNotStartWith("search failed");
     }
 
     private static double number(String cell) {

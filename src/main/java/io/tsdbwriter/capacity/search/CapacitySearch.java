@@ -15,6 +15,7 @@ import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.capacity.reads.HttpRangeQueries;
 import io.tsdbwriter.capacity.reads.ReadLoadSettings;
+import io.tsdbwriter.capacity.targets.ReadBack;
 import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
@@ -68,7 +69,11 @@ public final class CapacitySearch {
         RATE, TIME_MULTIPLIER
     }
 
-    /** Everything a search needs (the flags of {@code capacity}); {@code seriesSchedule} null = steady; {@code reads} null without a read load. */
+    /**
+     * Everything a search needs (the flags of {@code capacity}); {@code seriesSchedule} null = steady; {@code reads} null
+     * without a read load; {@code readBackUrl} the query API's base its read-back pass counts on ({@link ReadBackCount}),
+     * null when the target has none.
+     */
     public record Settings(String bootstrapServers, String vmUrl, List<String> targetMetricsUrls, String topicPrefix, int partitions,
                            SourceFeed feed, InputRate startRate, double stepFactor, Duration stepDuration, Duration warmUp, int maxSteps,
                            int refineSteps, Vary vary, int timeMultiplier, int instanceMultiplier, int parallelism, int writePermits,
@@ -76,13 +81,14 @@ public final class CapacitySearch {
                            Duration drainTimeout, Path csv, Path chart, Path report, Path workDir, Path jar, List<String> javaCommand,
                            List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
                            KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp, SeriesSchedule seriesSchedule,
-                           CpuPinning.Plan placement, ReadLoadSettings reads) {
+                           CpuPinning.Plan placement, ReadLoadSettings reads, String readBackUrl) {
 
         /**
          * These settings for one of several targets: its URL as the writers' {@code --vm-url} and its protocol flags
          * after {@code extraRunArgs}, its {@code /metrics}, the topic prefix {@code <prefix>-<NAME>}, the work directory
          * {@code <work-dir>/<NAME>}, the report directory {@code <report>/<NAME>}, the CSV and chart files
-         * {@code <stem>-<NAME>.<ext>} beside the given ones, and {@code targetReads} as its read load (null: none).
+         * {@code <stem>-<NAME>.<ext>} beside the given ones, {@code targetReads} as its read load (null: none) and its
+         * {@link SearchTarget#readBackUrl()}.
          */
         public Settings forTarget(SearchTarget t, ReadLoadSettings targetReads) {
             List<String> runArgs = new ArrayList<>(extraRunArgs);
@@ -92,7 +98,7 @@ public final class CapacitySearch {
                     parallelism, writePermits, batchSamples, segmentSize, minEfficiency, maxP99, probeRecords, drainTimeout,
                     named(csv, t.name()), named(chart, t.name()), report == null ? null : report.resolve(t.name()),
                     workDir.resolve(t.name()), jar, javaCommand, writerJvmOptions, List.copyOf(runArgs), commandLine, timeBudget,
-                    kafkaClient, vmHttp, seriesSchedule, placement, targetReads);
+                    kafkaClient, vmHttp, seriesSchedule, placement, targetReads, t.readBackUrl());
         }
 
         /** {@code dir/stem.ext} → {@code dir/stem-NAME.ext}; null stays null. */
@@ -110,9 +116,9 @@ public final class CapacitySearch {
     /**
      * A search's end: its result, the machine line it printed, the exit code of {@link #run()} and the targets' cost
      * figures ({@link CostFigures}: CPU per sample over the steps' measured windows, memory and disk from one reading
-     * of the targets' pages after the last step).
+     * of the targets' pages after the last step) and its read-back pass ({@link ReadBack}).
      */
-    public record Reported(Result result, String machine, int exitCode, CostFigures costs) {
+    public record Reported(Result result, String machine, int exitCode, CostFigures costs, ReadBack readBack) {
     }
 
     /**
@@ -131,6 +137,10 @@ public final class CapacitySearch {
     private String machine = "-";
     /** The targets' pages read once after the last step (empty before). */
     private List<PromSnapshot> finalPages = List.of();
+    /** The point times fed, probe and steps. */
+    private final SampleSpan span = new SampleSpan();
+    /** The read-back pass after the last step (null before). */
+    private ReadBack readBack;
 
     public CapacitySearch(Settings settings, PrintStream out) {
         this.s = settings;
@@ -138,7 +148,7 @@ public final class CapacitySearch {
         // the targets' pages take the same authentication and TLS as the writes (DESIGN §6)
         this.scraper = new MetricsScraper(security().configure(new OkHttpClient.Builder()).build(), Duration.ofSeconds(5));
         this.stepRunner = new StepRunner(settings, scraper, out, settings.reads() == null ? null : new HttpRangeQueries(
-                security().configure(new OkHttpClient.Builder()).build(), settings.reads().queryRangeUrl(), settings.reads().timeout()));
+                security().configure(new OkHttpClient.Builder()).build(), settings.reads().queryRangeUrl(), settings.reads().timeout()), span);
     }
 
     /** Runs the search; returns 0 when a capacity was found and nothing was lost, 1 otherwise. */
@@ -153,7 +163,9 @@ public final class CapacitySearch {
      */
     public Reported runReported() throws IOException, InterruptedException {
         Result r = search();
-        return new Reported(r, machine, CapacityReport.print(r, machine, s, out), CostFigures.of(stepRunner.targetCpu(), finalPages));
+        int code = CapacityReport.print(r, machine, s, out);
+        ReadBack back = readBack == null ? ReadBack.unknown(stepRunner.samplesWritten(), "not read: the search ended early") : readBack;
+        return new Reported(r, machine, back.missing() ? 1 : code, CostFigures.of(stepRunner.targetCpu(), finalPages), back);
     }
 
     /** Authentication and TLS of every request to the --vm-url and --target-metrics-url hosts. */
@@ -162,6 +174,9 @@ public final class CapacitySearch {
         urls.add(s.vmUrl());
         if (s.reads() != null) {
             urls.add(s.reads().queryRangeUrl());
+        }
+        if (s.readBackUrl() != null) {
+            urls.add(s.readBackUrl());
         }
         return HttpClientSecurity.of(s.vmHttp(), urls);
     }
@@ -202,7 +217,7 @@ public final class CapacitySearch {
             WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
                     s.bootstrapServers(), s.vmUrl(), Math.max(0, s.writePermits()), s.batchSamples(), s.segmentSize(), s.extraRunArgs(),
                     s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null, s.placement().placement()), vm, target -> vm);
-            StepContext context = new StepContext(kafka, runner, targets, s.feed().cycle());
+            StepContext context = new StepContext(kafka, runner, targets, span.track(s.feed().cycle()));
             double rate = s.startRate().relative() ? stepRunner.probe(context) * s.startRate().value() : s.startRate().value();
             SearchSteps steps = new SearchSteps(System.nanoTime());
             EfficiencyNoise noise = new EfficiencyNoise(s.minEfficiency(), s.maxP99().toMillis() / 1000.0);
@@ -220,6 +235,8 @@ public final class CapacitySearch {
                         String.join(", ", flushed.stream().map(SafeUrl::redact).toList()));
             }
             finalPages = scraper.scrapeAll(targets); // the memory and disk figures' one reading (CostFigures)
+            readBack = new ReadBackCount(client.http()).count(s.readBackUrl(), stepRunner.samplesWritten(), span);
+            progress("%s", readBack.line());
             return steps.result();
         }
     }

@@ -61,13 +61,15 @@ final class StepRunner {
     private volatile StepFeed feed;
     /** The targets' CPU per sample written over every step's measured window (the search thread's). */
     private final CpuPerSamples targetCpu = new CpuPerSamples();
+    /** {@link #samplesWritten()} (the search thread's). */
+    private long samplesWritten;
 
     /**
      * @param scraper reads the writers' and the targets' {@code /metrics}
      * @param out     where the progress lines go
      * @param queries sends the read load's queries; null without a read load
      */
-    StepRunner(CapacitySearch.Settings settings, MetricsScraper scraper, PrintStream out, QueryLoad.QueryCall queries) {
+    StepRunner(CapacitySearch.Settings settings, MetricsScraper scraper, PrintStream out, QueryLoad.QueryCall queries, SampleSpan span) {
         this.s = settings;
         this.scraper = scraper;
         this.out = out;
@@ -76,7 +78,7 @@ final class StepRunner {
         // past the passes the probe's backlog took from the context's cycle, so no sample repeats
         long firstRound = settings.startRate().relative() ? (settings.probeRecords() + settings.feed().records() - 1) / settings.feed().records() : 0;
         this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY ? null
-                : settings.feed().cycle(firstRound, n -> schedule.instances(base, (System.nanoTime() - scheduleOriginNanos) / 1_000_000));
+                : span.track(settings.feed().cycle(firstRound, n -> schedule.instances(base, (System.nanoTime() - scheduleOriginNanos) / 1_000_000)));
         // the queries' ranges end at the newest sample time the running step has fed (the data is a week old)
         this.reads = queries == null ? null : new QueryLoad(settings.reads().queries(), settings.reads().queriesPerSecond(), queries,
                 QueryLoad.Pacer.system(), () -> {
@@ -102,6 +104,7 @@ final class StepRunner {
         progress("probe: producing a backlog of %,d points to %s to estimate the writer's throughput ...", s.probeRecords(), topic);
         kafka.produce(topic, ctx.points(), s.probeRecords(), 0, () -> false);
         CellResult r = ctx.runner().backlog(cell(s.timeMultiplier()), topic, group("probe"), "probe");
+        samplesWritten += r.samplesWritten();
         double pps = r.points() / r.seconds();
         if (!r.ok() || !(pps > 0)) {
             throw new IllegalStateException("the probe's writer failed (exit " + r.exitCode() + "); see " + s.workDir().resolve("probe.log"));
@@ -109,6 +112,11 @@ final class StepRunner {
         progress("probe: %,.0f points/s (%s samples/min) on the backlog; start rate %s = %,.0f points/s", pps,
                 Figures.count(pps * cell(s.timeMultiplier()).samplesPerPoint() * 60), s.startRate(), pps * s.startRate().value());
         return pps;
+    }
+
+    /** The samples the writers wrote (2xx, not dead-lettered) in the probe and the steps run so far. */
+    long samplesWritten() {
+        return samplesWritten;
     }
 
     /** The targets' CPU over the measured windows of the steps run so far. */
@@ -184,7 +192,9 @@ final class StepRunner {
                     q.p99Seconds(), q.errors(), q.timeouts(), window.selectsAvg(), window.selectsCapacity());
             long goal = producedPoints * mn;
             drain(writerMetrics, goal, index);
-            long lost = goal - stopAndCountWritten(p, summary);
+            long[] stored = stopAndCountWritten(p, summary);
+            samplesWritten += stored[0];
+            long lost = goal - stored[0] - stored[1];
             double[] tcpu = window.targetCpu();
             CapacityStep st = new CapacityStep(index, refine, m, rate, window.expectedRate() * 60, window.writtenRate() * 60, efficiency,
                     window.latency(0.5), p99, window.permitWaitMs(), window.lagFirst(), window.lagLast(), lagGrowing, window.writerCpuCores(),
@@ -288,18 +298,21 @@ final class StepRunner {
                 CapacitySearch.human(s.drainTimeout()), writtenNow, goal);
     }
 
-    /** Stops the writer (SIGTERM, then a kill after a minute); the samples its summary says it stored. */
-    private static long stopAndCountWritten(Process p, Path summary) throws IOException, InterruptedException {
+    /**
+     * Stops the writer (SIGTERM, then a kill after a minute); the samples its summary says it wrote and those it
+     * dead-lettered, in this order (0 and 0 without a summary).
+     */
+    private static long[] stopAndCountWritten(Process p, Path summary) throws IOException, InterruptedException {
         p.destroy();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             p.waitFor();
         }
         if (!Files.exists(summary)) {
-            return 0;
+            return new long[] {0, 0};
         }
         JsonNode j = new ObjectMapper().readTree(summary.toFile());
-        return j.path("samples_written").asLong() + j.path("samples_dead_lettered").asLong();
+        return new long[] {j.path("samples_written").asLong(), j.path("samples_dead_lettered").asLong()};
     }
 
     private static double cpuSeconds(Process p) {

@@ -113,7 +113,7 @@ public final class TargetSearches {
 
     /**
      * A finished search's row: the capacity and the best passing step's efficiency, write p99 and (with a read load)
-     * query p50/p99, NaN without such a step; the verdict line and the cost figures.
+     * query p50/p99, NaN without such a step; the verdict line, the cost figures and the read-back pass.
      */
     static TargetComparison.Row row(SearchTarget t, CapacitySearch.Reported r) {
         CapacitySearch.Result res = r.result();
@@ -121,7 +121,7 @@ public final class TargetSearches {
         TargetComparison.Row row = TargetComparison.Row.of(t.name(), t.protocol(), best == null ? Double.NaN : res.capacityPerMinute(),
                 best == null ? Double.NaN : best.efficiency(), best == null ? Double.NaN : best.p99Seconds(), verdictLine(res), r.costs());
         StepReads reads = best == null ? null : best.reads();
-        return reads == null ? row : row.withQueries(reads.p50Seconds(), reads.p99Seconds());
+        return (reads == null ? row : row.withQueries(reads.p50Seconds(), reads.p99Seconds())).withReadBack(r.readBack());
     }
 
     /** A failed target's row, after its end line. */

@@ -126,8 +126,25 @@ final class CostNotes {
             }
             lines.add(b.toString());
         }
+        StringBuilder b = new StringBuilder(f.head(ReadBack.HEAD)).append(": ").append(spans(READ_BACK, f)).append('.');
+        List<String> per = new ArrayList<>();
+        for (TargetComparison.Row r : rows) {
+            if (r.readBack() != null) {
+                per.add(f.text(r.name()) + ": " + (r.readBack().known() ? "" : "unknown, ") + spans(r.readBack().source(), f));
+            }
+        }
+        if (!per.isEmpty()) {
+            b.append(' ').append(String.join("; ", per)).append('.');
+        }
+        lines.add(b.toString());
         return lines;
     }
+
+    /** How the read-back column was measured. */
+    private static final String READ_BACK = "after the last step, the samples the target holds in the search's sample span, counted on its "
+            + "query API (`/api/v1/query`, the import URL's or the query-url's) with `sum(count_over_time(" + ReadBack.SELECTOR
+            + "[SPAN]))`, against the samples the writers wrote (their summaries' `samples_written`); `all N` when every one was "
+            + "counted, `(+K more)` for duplicates the target kept";
 
     /** A constant text whose {@code `…`} spans are code: the parts between backticks alternate text and code. */
     private static String spans(String s, Format f) {
@@ -148,6 +165,10 @@ final class CostNotes {
                 if (f != null && !f.known()) {
                     b.append(r.name()).append(": ").append(k.head()).append(" unknown: ").append(f.source().replace('\n', ' ')).append('\n');
                 }
+            }
+            if (r.readBack() != null && !r.readBack().known()) {
+                b.append(r.name()).append(": ").append(ReadBack.HEAD).append(" unknown: ").append(r.readBack().source().replace('\n', ' '))
+                        .append('\n');
             }
         }
         return b.toString();

@@ -173,6 +173,20 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
                 : List.of("--output", "remote-write", "--remote-write-url", url, "--remote-write-version", remoteWriteVersion.flag());
     }
 
+    /**
+     * The query API's base the search's read-back pass counts on ({@link ReadBack}): {@link #queryUrl()} without its
+     * {@code /api/v1/query_range} when given, else an import target's own URL, else null (a remote write receiver's
+     * query API is not where it receives: Prometheus' is, Thanos receive serves none).
+     */
+    public String readBackUrl() {
+        return queryUrl != null ? queryBase(queryUrl) : output == Output.IMPORT ? url : null;
+    }
+
+    /** A query_range URL ({@code …/api/v1/query_range}) or a base without it → the base, without a trailing {@code /}. */
+    public static String queryBase(String queryUrl) {
+        return queryUrl.replaceFirst("/api/v1/query_range/?$", "").replaceFirst("/+$", "");
+    }
+
     /** The protocol as the summary names it: {@code import}, {@code remote write 1.0} or {@code remote write 2.0}. */
     public String protocol() {
         return output == Output.IMPORT ? "import" : "remote write " + remoteWriteVersion.flag() + ".0";

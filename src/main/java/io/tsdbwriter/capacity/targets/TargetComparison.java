@@ -26,8 +26,8 @@ public final class TargetComparison {
     static final String NONE = "–";
     /** The table's heads without a read load, one per {@link Row#cells(boolean)} cell. */
     static final List<String> HEADS = List.of("target", "protocol", "capacity samples/min", "efficiency", "write p99 s",
-            CostNotes.CPU, CostNotes.MEMORY, CostNotes.DISK, "verdict");
-    /** The heads of the read load's columns, before the verdict when any target had one. */
+            CostNotes.CPU, CostNotes.MEMORY, CostNotes.DISK, ReadBack.HEAD, "verdict");
+    /** The heads of the read load's columns, after the disk figure's when any target had one. */
     static final List<String> QUERY_HEADS = List.of("query p50 s", "query p99 s");
     /** The columns of numbers, right-aligned: capacity … disk bytes/sample (… query p99 s with a read load). */
     static final int FIRST_NUMBER = 2;
@@ -47,9 +47,10 @@ public final class TargetComparison {
      * @param queryP50Seconds   the best passing step's answered queries' latency p50 under {@code --query-rate}, seconds;
      *                          NaN without a read load or without one answered
      * @param queryP99Seconds   the same step's query latency p99, seconds; NaN likewise
+     * @param readBack          the search's read-back pass, or null when none ran (a failed search)
      */
     public record Row(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
-                      String failure, CostFigures costs, double queryP50Seconds, double queryP99Seconds) {
+                      String failure, CostFigures costs, double queryP50Seconds, double queryP99Seconds, ReadBack readBack) {
 
         /** A target whose search ended with a verdict, its cost figures not measured. */
         public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict) {
@@ -59,17 +60,24 @@ public final class TargetComparison {
         /** A target whose search ended with a verdict, with its cost figures ({@code costs} null: not measured). */
         public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
                              CostFigures costs) {
-            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null, costs, Double.NaN, Double.NaN);
+            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null, costs, Double.NaN, Double.NaN, null);
         }
 
         /** A target whose search failed: {@code failure} is the one line saying why. */
         public static Row failed(String name, String protocol, String failure) {
-            return new Row(name, protocol, Double.NaN, Double.NaN, Double.NaN, null, failure, null, Double.NaN, Double.NaN);
+            return new Row(name, protocol, Double.NaN, Double.NaN, Double.NaN, null, failure, null, Double.NaN, Double.NaN, null);
         }
 
         /** This row with the best passing step's query latencies (seconds; NaN: none measured). */
         public Row withQueries(double p50Seconds, double p99Seconds) {
-            return new Row(name, protocol, capacityPerMinute, efficiency, this.p99Seconds, verdict, failure, costs, p50Seconds, p99Seconds);
+            return new Row(name, protocol, capacityPerMinute, efficiency, this.p99Seconds, verdict, failure, costs, p50Seconds, p99Seconds,
+                    readBack);
+        }
+
+        /** This row with its search's read-back pass (null: none). */
+        public Row withReadBack(ReadBack back) {
+            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, failure, costs, queryP50Seconds,
+                    queryP99Seconds, back);
         }
 
         /** Whether a query latency was measured. */
@@ -96,6 +104,7 @@ public final class TargetComparison {
                 c.add(seconds(queryP50Seconds));
                 c.add(seconds(queryP99Seconds));
             }
+            c.add(readBack == null ? NONE : readBack.cell());
             c.add(isFailed() ? "search failed: " + failure : verdict);
             return c;
         }
@@ -109,14 +118,14 @@ public final class TargetComparison {
         return rows.stream().anyMatch(Row::hasQueries);
     }
 
-    /** The heads: {@link #HEADS}, with {@link #QUERY_HEADS} before the verdict when {@code queries}. */
+    /** The heads: {@link #HEADS}, with {@link #QUERY_HEADS} after the disk figure's when {@code queries}. */
     static List<String> heads(boolean queries) {
         if (!queries) {
             return HEADS;
         }
-        List<String> h = new ArrayList<>(HEADS.subList(0, HEADS.size() - 1));
+        List<String> h = new ArrayList<>(HEADS.subList(0, LAST_NUMBER + 1));
         h.addAll(QUERY_HEADS);
-        h.add(HEADS.get(HEADS.size() - 1));
+        h.addAll(HEADS.subList(LAST_NUMBER + 1, HEADS.size()));
         return h;
     }
 

@@ -66,7 +66,7 @@ class ComparisonPageTest {
     void aReadLoadAddsTheQueryColumnsAndTheQueryP99Chart() {
         List<TargetComparison.Row> rows = List.of(ROWS.get(0).withQueries(0.02, 0.4), ROWS.get(1), ROWS.get(2).withQueries(0.01, 0.1));
         String page = ComparisonPage.html(rows, "capacity-report.html", "m", "c");
-        assertThat(page).contains("<th class=\"num\">query p50 s</th><th class=\"num\">query p99 s</th><th>verdict</th>",
+        assertThat(page).contains("<th class=\"num\">query p50 s</th><th class=\"num\">query p99 s</th><th>read back</th><th>verdict</th>",
                 "<td class=\"num\">0.020</td><td class=\"num\">0.400</td>", "<figure id=\"chart-query-p99\">",
                 "<title>vm: 0.400 s</title>", "<title>thanos: 0.100 s</title>");
         assertThat(PAGE).doesNotContain("query p99", "chart-query-p99");
@@ -113,9 +113,9 @@ class ComparisonPageTest {
     void theTableHoldsTheMarkdownsCells() {
         assertThat(PAGE).contains("<th>target</th><th>protocol</th><th class=\"num\">capacity samples/min</th><th class=\"num\">efficiency"
                         + "</th><th class=\"num\">write p99 s</th><th class=\"num\">CPU-s/1M samples</th><th class=\"num\">RSS bytes/series</th>"
-                        + "<th class=\"num\">disk bytes/sample</th><th>verdict</th>",
+                        + "<th class=\"num\">disk bytes/sample</th><th>read back</th><th>verdict</th>",
                 "<td class=\"num\">12,345,678</td><td class=\"num\">99.5%</td><td class=\"num\">0.123</td><td class=\"num\">0.500</td>"
-                        + "<td class=\"num\">2,097</td><td class=\"num\">0.500</td><td>failing step 4: limited by tsdb-cpu</td>",
+                        + "<td class=\"num\">2,097</td><td class=\"num\">0.500</td><td>–</td><td>failing step 4: limited by tsdb-cpu</td>",
                 "<td class=\"num\">2.000</td><td class=\"num\">8,192</td><td class=\"num\">–</td>");
     }
 

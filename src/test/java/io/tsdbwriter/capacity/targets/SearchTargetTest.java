@@ -95,6 +95,16 @@ class SearchTargetTest {
     }
 
     @Test
+    void theReadBackCountsOnTheQueryUrlElseOnAnImportTargetsOwnUrlElseNowhere() {
+        assertThat(SearchTarget.parse("prom=http://p:9090/api/v1/write,output=remote-write,query-url=http://u:S@p:9090/api/v1/query_range")
+                .readBackUrl()).isEqualTo("http://u:S@p:9090");
+        assertThat(SearchTarget.parse("vm=http://vm:8428/,query-url=http://vmselect:8481/select/0/prometheus/").readBackUrl())
+                .isEqualTo("http://vmselect:8481/select/0/prometheus");
+        assertThat(SearchTarget.parse("vm=http://vm:8428").readBackUrl()).isEqualTo("http://vm:8428");
+        assertThat(SearchTarget.parse("thanos=http://t:19291/api/v1/receive,output=remote-write").readBackUrl()).isNull();
+    }
+
+    @Test
     void credentialsAreKeptForTheWritersAndNeverShown() {
         SearchTarget t = SearchTarget.parse("p=https://w:SECRET1@p:9090/api/v1/write,output=remote-write,"
                 + "metrics-url=https://m:SECRET2@p:9090/metrics");
