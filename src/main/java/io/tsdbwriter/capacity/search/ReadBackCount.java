@@ -14,9 +14,12 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * A search's read-back pass ({@link ReadBack}): counts the samples a target holds in the search's sample span with one
- * instant query on its query API ({@code GET <base>/api/v1/query?query=…&time=…}, the Prometheus HTTP API that
- * VictoriaMetrics serves too) and compares the count with the samples the writers wrote. A count below that is read
+ * A search's read-back pass ({@link ReadBack}): counts the samples a target holds in the search's sample span on its
+ * query API (the Prometheus HTTP API, which VictoriaMetrics serves too): the metric names of the span
+ * ({@code GET <base>/api/v1/label/__name__/values?start=…&end=…}), then one instant query per name
+ * ({@code GET <base>/api/v1/query?query=…&time=…}, {@link ReadBack#query}), summed, and compares the count with the
+ * samples the writers wrote. Per name because {@code count_over_time} drops the metric name: over every series at once
+ * Prometheus refuses the series that differ only in their name ("vector cannot contain metrics with the same labelset"). A count below that is read
  * again every {@link #POLL} until it matches or {@link #SETTLE} passed (a receiver may make samples searchable a few
  * seconds after it acknowledged them; VictoriaMetrics refreshes its index caches every 10 s); the last count stands.
  * The span reaches {@link #MARGIN_MS} past the oldest and the newest point time fed (a sample lies at most one source
@@ -73,50 +76,70 @@ final class ReadBackCount {
         }
         long from = span.oldestMs() - MARGIN_MS;
         long at = span.newestMs() + MARGIN_MS;
-        String query = ReadBack.query(from, at);
-        HttpUrl url = HttpUrl.parse(SafeUrl.parse(baseUrl).url().replaceAll("/+$", "") + "/api/v1/query");
-        if (url == null) {
+        HttpUrl base = HttpUrl.parse(SafeUrl.parse(baseUrl).url().replaceAll("/+$", ""));
+        if (base == null) {
             return ReadBack.unknown(written, "not an HTTP URL: " + SafeUrl.redact(baseUrl));
         }
-        HttpUrl get = url.newBuilder().addQueryParameter("query", query)
-                .addQueryParameter("time", String.format(Locale.ROOT, "%.3f", at / 1000.0)).build();
-        String source = "`" + query + "` at " + at + " ms on " + SafeUrl.redact(url.toString());
+        HttpUrl names = base.newBuilder().addPathSegments("api/v1/label/__name__/values")
+                .addQueryParameter("start", seconds(from)).addQueryParameter("end", seconds(at)).build();
+        HttpUrl query = base.newBuilder().addPathSegments("api/v1/query").build();
+        String source = "`" + ReadBack.query("NAME", from, at) + "` at " + at + " ms on " + SafeUrl.redact(query.toString())
+                + " for each metric name of " + SafeUrl.redact(names.newBuilder().query(null).build().toString());
         long deadline = nanoTime.getAsLong() + SETTLE.toNanos();
         while (true) {
-            long n;
+            long n = 0;
+            int metricNames;
             try {
-                n = read(get);
+                JsonNode listed = data(names);
+                if (!listed.isArray()) {
+                    throw new IOException("answered no list of names");
+                }
+                metricNames = listed.size();
+                for (JsonNode name : listed) {
+                    n += count(query.newBuilder().addQueryParameter("query", ReadBack.query(name.asText(), from, at))
+                            .addQueryParameter("time", seconds(at)).build());
+                }
             } catch (IOException e) {
                 return ReadBack.unknown(written, source + ": " + e.getMessage());
             }
             if (n >= written || nanoTime.getAsLong() >= deadline) {
-                return ReadBack.counted(written, n, source);
+                return ReadBack.counted(written, n, source + " (" + metricNames + " names)");
             }
             sleeper.sleep(POLL);
         }
     }
 
+    private static String seconds(long ms) {
+        return String.format(Locale.ROOT, "%.3f", ms / 1000.0);
+    }
+
     /** One query's count: the one sample of the sum, 0 for an empty result (no sample at all). */
-    private long read(HttpUrl get) throws IOException {
+    private long count(HttpUrl get) throws IOException {
+        JsonNode result = data(get).path("result");
+        if (!result.isArray()) {
+            throw new IOException("answered no result");
+        }
+        if (result.isEmpty()) {
+            return 0;
+        }
+        String value = result.get(0).path("value").path(1).asText("");
+        try {
+            return Math.round(Double.parseDouble(value));
+        } catch (NumberFormatException e) {
+            throw new IOException("answered a value that is no number: '" + oneLine(value) + "'");
+        }
+    }
+
+    /** The {@code data} of a 2xx answer of the HTTP API. */
+    private JsonNode data(HttpUrl get) throws IOException {
         Request request = new Request.Builder().url(get).get().build(); // credentials: the client's, by origin (DESIGN §6)
         try (Response r = http.newCall(request).execute()) {
             String body = r.body() == null ? "" : r.body().string();
             if (!r.isSuccessful()) {
-                throw new IOException("answered " + r.code() + " " + oneLine(body));
+                throw new IOException(SafeUrl.redact(get.newBuilder().query(null).build().toString()) + " answered " + r.code() + " "
+                        + oneLine(body));
             }
-            JsonNode result = JSON.readTree(body).path("data").path("result");
-            if (!result.isArray()) {
-                throw new IOException("answered no result: " + oneLine(body));
-            }
-            if (result.isEmpty()) {
-                return 0;
-            }
-            String value = result.get(0).path("value").path(1).asText("");
-            try {
-                return Math.round(Double.parseDouble(value));
-            } catch (NumberFormatException e) {
-                throw new IOException("answered a value that is no number: '" + oneLine(value) + "'");
-            }
+            return JSON.readTree(body).path("data");
         } catch (IOException e) {
             throw new IOException(e.getMessage() == null ? e.getClass().getSimpleName() : SafeUrl.redact(e.getMessage()), e);
         }

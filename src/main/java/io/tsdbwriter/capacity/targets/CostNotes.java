@@ -142,8 +142,8 @@ final class CostNotes {
 
     /** How the read-back column was measured. */
     private static final String READ_BACK = "after the last step, the samples the target holds in the search's sample span, counted on its "
-            + "query API (`/api/v1/query`, the import URL's or the query-url's) with `sum(count_over_time(" + ReadBack.SELECTOR
-            + "[SPAN]))`, against the samples the writers wrote (their summaries' `samples_written`); `all N` when every one was "
+            + "query API (the import URL's or the query-url's): per metric name `/api/v1/label/__name__/values` lists in the span, "
+            + "`sum(count_over_time({__name__=\"NAME\"}[SPAN]))` on `/api/v1/query`, summed, against the samples the writers wrote (their summaries' `samples_written`); `all N` when every one was "
             + "counted, `(+K more)` for duplicates the target kept";
 
     /** A constant text whose {@code `…`} spans are code: the parts between backticks alternate text and code. */

@@ -3,10 +3,10 @@ package io.tsdbwriter.capacity.targets;
 import java.util.Locale;
 
 /**
- * A search's read-back pass: whether the target holds every sample its writers wrote, counted after the search with
- * one PromQL instant query against the target's query API (the VictoriaMetrics and Prometheus HTTP API
- * {@code /api/v1/query}): {@code sum(count_over_time({__name__!=""}[SPAN]))} at a time past the search's newest
- * sample, {@code SPAN} reaching back before its oldest (a search's input is its own: a week back, on an empty store).
+ * A search's read-back pass: whether the target holds every sample its writers wrote, counted after the search on the
+ * target's query API (the VictoriaMetrics and Prometheus HTTP API): per metric name of the span one instant query
+ * {@code sum(count_over_time({__name__="NAME"}[SPAN]))} at a time past the search's newest sample, {@code SPAN}
+ * reaching back before its oldest (a search's input is its own: a week back, on an empty store), summed.
  * A count, not a sample-by-sample comparison ({@code tsdb-writer verify} does that against VictoriaMetrics).
  * Immutable; thread-safe.
  *
@@ -18,8 +18,6 @@ public record ReadBack(long written, long readBack, String source) {
 
     /** The column's head in the side-by-side table. */
     public static final String HEAD = "read back";
-    /** The series selector counted: every series. */
-    public static final String SELECTOR = "{__name__!=\"\"}";
 
     /** A count read back. */
     public static ReadBack counted(long written, long readBack, String source) {
@@ -34,9 +32,13 @@ public record ReadBack(long written, long readBack, String source) {
         return new ReadBack(written, -1, why);
     }
 
-    /** The query counting every sample between {@code fromMs} (exclusive) and {@code atMs} (inclusive), evaluated at {@code atMs}. */
-    public static String query(long fromMs, long atMs) {
-        return "sum(count_over_time(" + SELECTOR + "[" + Math.max(1, atMs - fromMs) + "ms]))";
+    /**
+     * The query counting the samples of the metric {@code name} between {@code fromMs} (exclusive) and {@code atMs}
+     * (inclusive) when evaluated at {@code atMs}; the name quoted as a PromQL string (each backslash and double quote escaped).
+     */
+    public static String query(String name, long fromMs, long atMs) {
+        return "sum(count_over_time({__name__=\"" + name.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}["
+                + Math.max(1, atMs - fromMs) + "ms]))";
     }
 
     /** Whether a count was read. */

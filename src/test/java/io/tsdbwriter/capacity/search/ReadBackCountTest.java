@@ -28,8 +28,20 @@ class ReadBackCountTest {
     private final AtomicLong clock = new AtomicLong();
     private final List<Duration> slept = new ArrayList<>();
 
+    /** The metric names the label values API lists. */
+    private List<String> names = List.of("node_load1");
+    private final List<String> listed = new CopyOnWriteArrayList<>();
+
     private String start() throws Exception {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/api/v1/label/__name__/values", ex -> {
+            listed.add(URLDecoder.decode(ex.getRequestURI().getRawQuery(), StandardCharsets.UTF_8));
+            byte[] body = ("{\"status\":\"success\",\"data\":[" + String.join(",", names.stream().map(n -> "\"" + n.replace("\\", "\\\\")
+                    .replace("\"", "\\\"") + "\"").toList()) + "]}").getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
         server.createContext("/api/v1/query", ex -> {
             queries.add(URLDecoder.decode(ex.getRequestURI().getRawQuery(), StandardCharsets.UTF_8));
             String count = answers.get(Math.min(queries.size(), answers.size()) - 1);
@@ -67,17 +79,23 @@ class ReadBackCountTest {
     }
 
     @Test
-    void everySampleCountedIsOneQueryOverTheWholeSpanWithItsMargins() throws Exception {
-        answers.add("1234567");
+    void everySampleCountedIsOneQueryPerMetricNameOverTheWholeSpanWithItsMargins() throws Exception {
+        names = List.of("node_load1", "node_cpu_seconds_total", "odd\"name");
+        answers.addAll(List.of("1000000", "234567", "0"));
         ReadBack back = counter().count(start(), 1_234_567, span(1_700_000_000_000L, 1_700_000_060_000L));
         long from = 1_700_000_000_000L - ReadBackCount.MARGIN_MS;
         long at = 1_700_000_060_000L + ReadBackCount.MARGIN_MS;
-        assertThat(queries).containsExactly("query=sum(count_over_time({__name__!=\"\"}[" + (at - from) + "ms]))&time="
-                + at / 1000 + ".000");
+        assertThat(listed).containsExactly("start=" + from / 1000 + ".000&end=" + at / 1000 + ".000");
+        // count_over_time drops the name: over every series at once Prometheus refuses series that differ only in it
+        assertThat(queries).containsExactly(
+                "query=sum(count_over_time({__name__=\"node_load1\"}[" + (at - from) + "ms]))&time=" + at / 1000 + ".000",
+                "query=sum(count_over_time({__name__=\"node_cpu_seconds_total\"}[" + (at - from) + "ms]))&time=" + at / 1000 + ".000",
+                "query=sum(count_over_time({__name__=\"odd\\\"name\"}[" + (at - from) + "ms]))&time=" + at / 1000 + ".000");
         assertThat(back.known()).isTrue();
         assertThat(back.missing()).isFalse();
         assertThat(back.cell()).isEqualTo("all 1,234,567");
-        assertThat(back.source()).contains("at " + at + " ms on http://127.0.0.1:").endsWith("/api/v1/query").doesNotContain("SECRET");
+        assertThat(back.source()).contains("at " + at + " ms on http://127.0.0.1:", "/api/v1/query for each metric name of http://127.0.0.1:")
+                .endsWith("/api/v1/label/__name__/values (3 names)").doesNotContain("SECRET");
         assertThat(back.line()).startsWith("read back: all 1,234,567 samples written, counted by `sum(count_over_time(");
         assertThat(slept).isEmpty();
     }
@@ -87,6 +105,7 @@ class ReadBackCountTest {
         answers.addAll(List.of("900", "990", "1000"));
         ReadBack back = counter().count(start(), 1000, span(1, 2));
         assertThat(queries).hasSize(3);
+        assertThat(listed).hasSize(3);
         assertThat(slept).containsExactly(ReadBackCount.POLL, ReadBackCount.POLL);
         assertThat(back.cell()).isEqualTo("all 1,000");
     }
@@ -112,6 +131,14 @@ class ReadBackCountTest {
     void anEmptyResultCountsNothing() throws Exception {
         answers.add(null);
         ReadBack back = counter().count(start(), 0, span(1, 2));
+        assertThat(back.cell()).isEqualTo("all 0");
+    }
+
+    @Test
+    void noMetricNameInTheSpanCountsNothing() throws Exception {
+        names = List.of();
+        ReadBack back = counter().count(start(), 0, span(1, 2));
+        assertThat(queries).isEmpty();
         assertThat(back.cell()).isEqualTo("all 0");
     }
 

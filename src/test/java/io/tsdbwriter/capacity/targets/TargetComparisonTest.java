@@ -35,7 +35,7 @@ class TargetComparisonTest {
     private static final List<TargetComparison.Row> ROWS = List.of(
             TargetComparison.Row.of("vm", "import", 12_345_678, 0.995, 0.123, "failing step 4: limited by tsdb-cpu: 2.0 of 2 cores",
                     costs(VM_PAGE, 10.0, 12.5, 5_000_000)).withReadBack(ReadBack.counted(8_000_000, 8_000_000,
-                    "`" + ReadBack.query(1000, 2000) + "` at 2000 ms on http://vm:8428/api/v1/query")),
+                    "`" + ReadBack.query("NAME", 1000, 2000) + "` at 2000 ms on http://vm:8428/api/v1/query")),
             TargetComparison.Row.failed("prom", "remote write 2.0", "ConnectException: Failed to connect to /127.0.0.1:9090"),
             TargetComparison.Row.of("thanos", "remote write 1.0", Double.NaN, Double.NaN, Double.NaN, "failing step 1: limited by a|b",
                     costs(THANOS_PAGE, 4.0, 7.0, 1_500_000)).withReadBack(ReadBack.unknown(4_000_000, "no query API given: a remote "
@@ -124,8 +124,8 @@ class TargetComparisonTest {
                 .endsWith(" thanos: `(prometheus_tsdb_storage_blocks_bytes + prometheus_tsdb_wal_storage_size_bytes)"
                         + " ÷ prometheus_tsdb_head_samples_appended_total`, missing `prometheus_tsdb_wal_storage_size_bytes`.");
         assertThat(how.get(3)).startsWith("- **read back**: after the last step, the samples the target holds in the search's sample span")
-                .contains("`sum(count_over_time({__name__!=\"\"}[SPAN]))`", "`samples_written`")
-                .endsWith(" vm: `sum(count_over_time({__name__!=\"\"}[1000ms]))` at 2000 ms on http://vm:8428/api/v1/query;"
+                .contains("`/api/v1/label/__name__/values`", "`sum(count_over_time({__name__=\"NAME\"}[SPAN]))`", "`samples_written`")
+                .endsWith(" vm: `sum(count_over_time({__name__=\"NAME\"}[1000ms]))` at 2000 ms on http://vm:8428/api/v1/query;"
                         + " thanos: unknown, no query API given: a remote write receiver is read back through --query-url (a --target's query-url=).");
         assertThat(md).doesNotContain("prom: ");
     }
