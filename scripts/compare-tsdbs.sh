@@ -58,7 +58,7 @@ for flag in $(quiet_jvm_flags); do ARGS+=("--writer-jvm-option=$flag"); done
 "$JAVA_HOME/bin/java" $(quiet_jvm_flags) -Xmx1g ${CAPACITY_JAVA_OPTS:-} -jar "$REPO_ROOT/target/tsdb-writer.jar" capacity \
   --bootstrap-servers "$BOOTSTRAP_SERVERS" \
   --target "vm=$VM_URL" \
-  --target "prom=$PROMETHEUS_URL/api/v1/write,output=remote-write,remote-write-version=2" \
+  --target "prom=$PROMETHEUS_URL/api/v1/write,output=remote-write,remote-write-version=2,query-url=$PROMETHEUS_URL" \
   --target "thanos=$THANOS_REMOTE_WRITE_URL,output=remote-write,remote-write-version=1,metrics-url=$THANOS_URL/metrics" \
   "${ARGS[@]}" "$@" 3>&- 2>&1 | tee "$OUT/capacity.txt"
 exit "${PIPESTATUS[0]}"

@@ -258,6 +258,9 @@ public final class CapacityCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         List<SearchTarget> targets = several.targets(spec); // empty without --target
+        if (several.sideBySide && targets.isEmpty()) {
+            throw bad("--side-by-side searches several --target at the same time: give at least two");
+        }
         CapacitySearch.Vary v = switch (vary) {
             case "rate" -> CapacitySearch.Vary.RATE;
             case "time-multiplier" -> CapacitySearch.Vary.TIME_MULTIPLIER;
@@ -314,6 +317,7 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad("--queries: cannot read " + e.getMessage());
         }
         List<TargetSearches.Planned> planned = TargetOptions.plan(spec, targets, queryLoad); // empty without --target
+        TargetOptions.SideBySidePlan side = several.sideBySide ? TargetOptions.sideBySidePlan(spec, planned, placement, bootstrapServers) : null;
         SeriesSchedule series;
         try {
             series = new SeriesSchedule(SeriesSchedule.Mode.parse(seriesMode), seriesChangeInterval, spikeMultiplier);
@@ -347,7 +351,11 @@ public final class CapacityCommand implements Callable<Integer> {
                 maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
                 workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
                 timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series, plan, reads, readBackUrl);
-        return planned.isEmpty() ? new CapacitySearch(settings, System.out).run() : new TargetSearches(settings, planned, System.out).run();
+        if (planned.isEmpty()) {
+            return new CapacitySearch(settings, System.out).run();
+        }
+        return side == null ? new TargetSearches(settings, planned, System.out).run()
+                : new TargetSearches(settings, side.planned(), System.out, side.rest()).run();
     }
 
     /** The writers' protocol flags: none for the import API; the URL (checked as run checks it) and version for remote write. */

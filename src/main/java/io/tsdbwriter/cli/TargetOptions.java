@@ -2,6 +2,9 @@ package io.tsdbwriter.cli;
 
 import io.tsdbwriter.capacity.search.TargetSearches;
 import io.tsdbwriter.capacity.targets.SearchTarget;
+import io.tsdbwriter.lab.CpuList;
+import io.tsdbwriter.lab.CpuPinning;
+import io.tsdbwriter.lab.Placement;
 import io.tsdbwriter.write.Output;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -31,10 +34,111 @@ public final class TargetOptions {
                     + "remote write; default 1), metrics-url=URL (the /metrics page read each step; default: the URL's host's "
                     + "/metrics), query-url=URL (where --query-rate's read load goes and the read-back pass counts the samples "
                     + "stored, as --query-url; default: an import target's URL; a remote-write target needs one for either, e.g. "
-                    + "http://prometheus:9090). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
+                    + "http://prometheus:9090), tsdb-cpus=LIST and writer-cpus=LIST (with --side-by-side: the CPUs of its TSDB and its writers). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
                     + "--remote-write-url, --remote-write-version or --target-metrics-url, which name the one target searched "
                     + "without it (default: none, one target)")
     List<String> values = new ArrayList<>();
+
+    @Option(names = "--side-by-side",
+            description = "With --target: search the targets at the same time instead of one after another, each on CPUs "
+                    + "of its own (Linux). Every --target then needs tsdb-cpus=LIST (its TSDB's process, found listening on "
+                    + "its URL's port and moved there as --tsdb-cpus does) and writer-cpus=LIST (its writers start under "
+                    + "taskset -c LIST), cpulists with ';' between their parts (writer-cpus=4-5;8); the lists of all targets "
+                    + "disjoint, and at least one CPU of this machine in none of them, for this command (every search's "
+                    + "producer) and a local Kafka broker. Refused in one line (exit 2) when the machine lacks the CPUs. "
+                    + "Each line of a search's progress starts with [NAME] (default: one after another)")
+    boolean sideBySide;
+
+    /**
+     * Where each target and this process go side by side.
+     *
+     * @param targets each target's placement, in the order given
+     * @param rest    the CPUs in no target's lists: this process and a local Kafka broker
+     */
+    record SideBySide(List<Placement> targets, CpuList rest) {
+    }
+
+    /** Each target's placement side by side and where this process goes. */
+    record SideBySidePlan(List<TargetSearches.Planned> planned, CpuPinning.Plan rest) {
+    }
+
+    /**
+     * The placements of {@code --side-by-side}: each target's TSDB (found on its URL's port) and writers on its CPUs,
+     * this process and a local Kafka broker on the CPUs no target has.
+     *
+     * @throws ParameterException one line (exit 2) for each refusal of {@link TargetOptions#sideBySide} and {@link CpuPinning#plan}
+     */
+    static SideBySidePlan sideBySidePlan(CommandSpec spec, List<TargetSearches.Planned> planned, PlacementOptions placement,
+                                         String bootstrapServers) {
+        if (placement.tsdbCpus != null || placement.writerCpus != null) {
+            throw new ParameterException(spec.commandLine(), "--side-by-side places each target on its own CPUs: give tsdb-cpus= "
+                    + "and writer-cpus= in each --target instead of --tsdb-cpus/--writer-cpus");
+        }
+        try {
+            if (!System.getProperty("os.name", "").startsWith("Linux")) {
+                throw new IllegalArgumentException("--side-by-side works on Linux only (this is " + System.getProperty("os.name") + ")");
+            }
+            SideBySide side = sideBySide(planned.stream().map(TargetSearches.Planned::target).toList(), CpuPinning.available());
+            List<TargetSearches.Planned> placed = new ArrayList<>();
+            for (int i = 0; i < planned.size(); i++) {
+                SearchTarget t = planned.get(i).target();
+                CpuPinning.Plan plan;
+                try {
+                    plan = CpuPinning.plan(side.targets().get(i), List.of(t.searchUrl()), bootstrapServers).beside();
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--target " + t.name() + ": " + e.getMessage().replace("--tsdb-cpus", "tsdb-cpus"));
+                }
+                placed.add(new TargetSearches.Planned(t, planned.get(i).reads(), plan));
+            }
+            CpuPinning.Plan rest = CpuPinning.plan(new Placement(null, side.rest()), List.of(), bootstrapServers);
+            return new SideBySidePlan(placed, rest);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "--side-by-side: cannot read this machine's CPUs: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Checks that {@code targets} can run side by side on {@code available}: each has {@code tsdb-cpus} and
+     * {@code writer-cpus} (disjoint, on {@code available}: {@link Placement#of}), no two targets share a CPU, and a CPU is
+     * left for this process.
+     *
+     * @throws IllegalArgumentException one line naming the target and what is missing or shared
+     */
+    static SideBySide sideBySide(List<SearchTarget> targets, CpuList available) {
+        if (targets.size() < 2) {
+            throw new IllegalArgumentException("--side-by-side needs at least two --target (got " + targets.size() + ")");
+        }
+        List<Placement> placements = new ArrayList<>();
+        CpuList used = CpuList.none();
+        for (SearchTarget t : targets) {
+            if (t.tsdbCpus() == null || t.writerCpus() == null) {
+                throw new IllegalArgumentException("--side-by-side: --target " + t.name() + " needs tsdb-cpus=LIST and writer-cpus=LIST "
+                        + "(the CPUs of its TSDB and of its writers, e.g. ,tsdb-cpus=0-1,writer-cpus=2-3)");
+            }
+            Placement p;
+            try {
+                p = Placement.of(t.tsdbCpus(), t.writerCpus(), available);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--side-by-side: --target " + t.name() + ": " + e.getMessage()
+                        .replace("--tsdb-cpus", "tsdb-cpus").replace("--writer-cpus", "writer-cpus"));
+            }
+            CpuList mine = p.tsdbCpus().union(p.writerCpus());
+            if (!mine.disjoint(used)) {
+                throw new IllegalArgumentException("--side-by-side: --target " + t.name() + " shares CPU " + mine.intersect(used)
+                        + " with a target before it: side by side, each target needs CPUs of its own");
+            }
+            used = used.union(mine);
+            placements.add(p);
+        }
+        CpuList rest = available.minus(used);
+        if (rest.isEmpty()) {
+            throw new IllegalArgumentException("--side-by-side: the targets take every CPU of this machine (" + available
+                    + "): leave at least one for this command and Kafka (this machine has " + available.size() + ")");
+        }
+        return new SideBySide(placements, rest);
+    }
 
     /**
      * The targets given, parsed, in their order; empty without {@code --target}.

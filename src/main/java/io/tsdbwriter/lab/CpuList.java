@@ -53,6 +53,18 @@ public final class CpuList {
         return n;
     }
 
+    /** The list of no CPU. */
+    public static CpuList none() {
+        return new CpuList(new BitSet());
+    }
+
+    /** The CPUs of either list. */
+    public CpuList union(CpuList other) {
+        BitSet b = (BitSet) cpus.clone();
+        b.or(other.cpus);
+        return new CpuList(b);
+    }
+
     /** The CPUs of both lists. */
     public CpuList intersect(CpuList other) {
         BitSet b = (BitSet) cpus.clone();

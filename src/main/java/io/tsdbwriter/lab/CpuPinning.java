@@ -179,12 +179,27 @@ public final class CpuPinning {
 
     /**
      * What a placement moves: the TSDB's processes (pid → the URL they were found by) and the local Kafka broker's
-     * (pid → bootstrap server). Immutable.
+     * (pid → bootstrap server), and whether this process goes with the broker onto the writer CPUs ({@code placesSelf};
+     * false for a search side by side with others: {@link #beside}). Immutable.
      */
-    public record Plan(Placement placement, Map<Long, String> tsdb, Map<Long, String> kafka) {
+    public record Plan(Placement placement, Map<Long, String> tsdb, Map<Long, String> kafka, boolean placesSelf) {
 
         /** No placement: {@link Placement#SHARED}, nothing to move. */
         public static final Plan SHARED = new Plan(Placement.SHARED, Map.of(), Map.of());
+
+        /** A plan that places this process and Kafka too ({@link #apply}). */
+        public Plan(Placement placement, Map<Long, String> tsdb, Map<Long, String> kafka) {
+            this(placement, tsdb, kafka, true);
+        }
+
+        /**
+         * This plan without this process and Kafka: {@link #apply} moves the TSDB's processes and starts the writers on
+         * the writer CPUs, and leaves this process and the broker where they are (searches side by side share them:
+         * {@link #placeSelf} of another plan put them on CPUs of their own).
+         */
+        public Plan beside() {
+            return new Plan(placement, tsdb, Map.of(), false);
+        }
 
         /**
          * Moves this JVM (all its threads: the ceiling's client, the Kafka feeder) and the local Kafka broker onto the
@@ -199,14 +214,8 @@ public final class CpuPinning {
                 return;
             }
             CpuList writer = placement.writerCpus();
-            pin(ProcessHandle.current().pid(), writer);
-            progress.accept("placement: this process (the ceiling's client, the Kafka producer) on CPUs " + writer);
-            for (var e : kafka.entrySet()) {
-                pin(e.getKey(), writer);
-                progress.accept("placement: Kafka (pid " + e.getKey() + ", " + e.getValue() + ") on CPUs " + writer);
-            }
-            if (kafka.isEmpty()) {
-                progress.accept("placement: no Kafka broker of this machine listens on the bootstrap servers: not placed");
+            if (placesSelf) {
+                placeSelf(progress);
             }
             for (var e : tsdb.entrySet()) {
                 CpuList tsdbCpus = placement.tsdbCpus();
@@ -221,6 +230,28 @@ public final class CpuPinning {
                         + " taskset -c " + tsdbCpus + " for figures as on a machine of its own");
             }
             progress.accept("placement: writer processes start with taskset -c " + writer);
+        }
+
+        /**
+         * Moves this JVM (all its threads: the ceiling's client, the Kafka producers) and the local Kafka broker onto the
+         * writer CPUs, one line each on {@code progress}; nothing when shared ({@link #apply}'s first part).
+         *
+         * @throws IOException when {@code taskset} fails
+         */
+        public void placeSelf(Consumer<String> progress) throws IOException {
+            if (placement.shared()) {
+                return;
+            }
+            CpuList writer = placement.writerCpus();
+            pin(ProcessHandle.current().pid(), writer);
+            progress.accept("placement: this process (the ceiling's client, the Kafka producer) on CPUs " + writer);
+            for (var e : kafka.entrySet()) {
+                pin(e.getKey(), writer);
+                progress.accept("placement: Kafka (pid " + e.getKey() + ", " + e.getValue() + ") on CPUs " + writer);
+            }
+            if (kafka.isEmpty()) {
+                progress.accept("placement: no Kafka broker of this machine listens on the bootstrap servers: not placed");
+            }
         }
     }
 

@@ -55,6 +55,11 @@ class CapacityCommandTest {
     @Test
     void badFlagsExitTwoWithOneLine() {
         assertUsageError(execute("capacity", "--step-factor", "1"), "--step-factor must be > 1");
+        assertUsageError(execute("capacity", "--side-by-side"), "--side-by-side searches several --target at the same time: give at least two");
+        assertUsageError(execute("capacity", "--side-by-side", "--target", "a=http://a:8428", "--target", "b=http://b:8428"),
+                "--side-by-side: --target a needs tsdb-cpus=LIST and writer-cpus=LIST");
+        assertUsageError(execute("capacity", "--side-by-side", "--writer-cpus", "0", "--target", "a=http://a:8428", "--target",
+                "b=http://b:8428"), "--side-by-side places each target on its own CPUs");
         assertUsageError(execute("capacity", "--vary", "speed"), "--vary must be rate or time-multiplier");
         assertUsageError(execute("capacity", "--min-efficiency", "150%"), "--min-efficiency");
         assertUsageError(execute("capacity", "--min-efficiency", "x"), "--min-efficiency");

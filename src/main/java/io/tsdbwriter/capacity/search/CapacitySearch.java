@@ -91,6 +91,11 @@ public final class CapacitySearch {
          * {@link SearchTarget#readBackUrl()}.
          */
         public Settings forTarget(SearchTarget t, ReadLoadSettings targetReads) {
+            return forTarget(t, targetReads, placement);
+        }
+
+        /** As {@link #forTarget(SearchTarget, ReadLoadSettings)} with {@code targetPlacement} in place of the command's. */
+        public Settings forTarget(SearchTarget t, ReadLoadSettings targetReads, CpuPinning.Plan targetPlacement) {
             List<String> runArgs = new ArrayList<>(extraRunArgs);
             runArgs.addAll(t.writerArgs());
             return new Settings(bootstrapServers, t.searchUrl(), List.of(t.metricsUrl()), topicPrefix + "-" + t.name(), partitions,
@@ -98,7 +103,7 @@ public final class CapacitySearch {
                     parallelism, writePermits, batchSamples, segmentSize, minEfficiency, maxP99, probeRecords, drainTimeout,
                     named(csv, t.name()), named(chart, t.name()), report == null ? null : report.resolve(t.name()),
                     workDir.resolve(t.name()), jar, javaCommand, writerJvmOptions, List.copyOf(runArgs), commandLine, timeBudget,
-                    kafkaClient, vmHttp, seriesSchedule, placement, targetReads, t.readBackUrl());
+                    kafkaClient, vmHttp, seriesSchedule, targetPlacement, targetReads, t.readBackUrl());
         }
 
         /** {@code dir/stem.ext} → {@code dir/stem-NAME.ext}; null stays null. */

@@ -4,6 +4,7 @@ import io.tsdbwriter.capacity.reads.ReadLoadSettings;
 import io.tsdbwriter.capacity.targets.ComparisonPage;
 import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.capacity.targets.TargetComparison;
+import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -34,17 +35,32 @@ import java.util.stream.Collectors;
 public final class TargetSearches {
 
     /**
-     * One target and its search's read load.
+     * One target, its search's read load and its placement.
      *
-     * @param target the target
-     * @param reads  the read load against it, or null for none
+     * @param target    the target
+     * @param reads     the read load against it, or null for none
+     * @param placement its TSDB's and writers' CPUs when searched side by side ({@link CpuPinning.Plan#beside}), or
+     *                  null for the command's placement
      */
-    public record Planned(SearchTarget target, ReadLoadSettings reads) {
+    public record Planned(SearchTarget target, ReadLoadSettings reads, CpuPinning.Plan placement) {
+
+        /** A target searched with the command's placement. */
+        public Planned(SearchTarget target, ReadLoadSettings reads) {
+            this(target, reads, null);
+        }
+    }
+
+    /** One search: {@link CapacitySearch#runReported()} of its settings, printing on {@code out}; a test passes its own. */
+    interface Search {
+        CapacitySearch.Reported run(CapacitySearch.Settings settings, PrintStream out) throws IOException, InterruptedException;
     }
 
     private final CapacitySearch.Settings base;
     private final List<Planned> targets;
     private final PrintStream out;
+    /** Where this process and Kafka go when the searches run side by side; null: one after another. */
+    private final CpuPinning.Plan sideBySide;
+    private final Search search;
 
     /**
      * @param base    the settings of the command, their target fields (URL, {@code /metrics}, read load) unused
@@ -52,12 +68,28 @@ public final class TargetSearches {
      * @param out     where progress, each search's report and the summary are printed
      */
     public TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out) {
+        this(base, targets, out, null, (s, o) -> new CapacitySearch(s, o).runReported());
+    }
+
+    /**
+     * Searches side by side ({@code capacity --side-by-side}) when {@code sideBySide} is not null: every target's search
+     * at once, each with its own placement ({@link Planned#placement()}), each line of its output prefixed with
+     * {@code [NAME] }; this process (the searches' producers) and the local Kafka broker first moved onto
+     * {@code sideBySide}'s writer CPUs ({@link CpuPinning.Plan#placeSelf}), the CPUs no target has.
+     */
+    public TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out, CpuPinning.Plan sideBySide) {
+        this(base, targets, out, sideBySide, (s, o) -> new CapacitySearch(s, o).runReported());
+    }
+
+    TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out, CpuPinning.Plan sideBySide, Search search) {
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("no target");
         }
         this.base = base;
         this.targets = List.copyOf(targets);
         this.out = out;
+        this.sideBySide = sideBySide;
+        this.search = search;
     }
 
     /**
@@ -67,34 +99,81 @@ public final class TargetSearches {
      * @throws InterruptedException when interrupted (the targets not yet searched are not run)
      */
     public int run() throws InterruptedException {
-        List<TargetComparison.Row> rows = new ArrayList<>();
-        String machine = "-";
-        int code = 0;
-        for (int i = 0; i < targets.size(); i++) {
-            SearchTarget t = targets.get(i).target();
-            CapacitySearch.Settings s = base.forTarget(t, targets.get(i).reads());
-            CapacitySearch.progress(out, "target %s (%d of %d): start: %s to %s, topics %s-…, work directory %s", t.name(), i + 1,
-                    targets.size(), t.protocol(), t.shownUrl(), s.topicPrefix(), s.workDir());
-            String unreachable = unreachable(t.url());
-            if (unreachable != null) {
-                rows.add(failed(t, i, unreachable));
-                code = 1;
-                continue;
-            }
+        TargetComparison.Row[] rows = new TargetComparison.Row[targets.size()];
+        String[] machines = new String[targets.size()];
+        int[] codes = new int[targets.size()];
+        if (sideBySide != null) {
             try {
-                CapacitySearch.Reported r = new CapacitySearch(s, out).runReported();
-                machine = r.machine();
-                CapacitySearch.Result res = r.result();
-                rows.add(row(t, r));
-                code = Math.max(code, r.exitCode() == 0 ? 0 : 1);
-                CapacitySearch.progress(out, "target %s (%d of %d): end: capacity %s; %s", t.name(), i + 1, targets.size(),
-                        res.best() == null ? "none (no step passed)" : String.format(java.util.Locale.ROOT, "%,.0f samples/min",
-                                res.capacityPerMinute()), verdictLine(res));
-            } catch (IOException | RuntimeException e) {
-                rows.add(failed(t, i, failure(e)));
-                code = 1;
+                sideBySide.placeSelf(line -> CapacitySearch.progress(out, "side by side: %s", line));
+            } catch (IOException e) {
+                CapacitySearch.progress(out, "side by side: this process and Kafka not placed: %s", failure(e));
             }
         }
+        List<Thread> running = new ArrayList<>();
+        for (int i = 0; i < targets.size(); i++) {
+            int index = i;
+            if (sideBySide == null) {
+                searchOne(index, out, rows, machines, codes);
+                continue;
+            }
+            PrintStream prefixed = new PrintStream(new LinePrefix(out, "[" + targets.get(i).target().name() + "] "), false,
+                    StandardCharsets.UTF_8);
+            running.add(Thread.ofPlatform().name("capacity-" + targets.get(i).target().name()).start(() -> {
+                try {
+                    searchOne(index, prefixed, rows, machines, codes);
+                } catch (InterruptedException e) {
+                    rows[index] = TargetComparison.Row.failed(targets.get(index).target().name(), targets.get(index).target().protocol(),
+                            "interrupted");
+                    codes[index] = 1;
+                } finally {
+                    prefixed.flush();
+                }
+            }));
+        }
+        try {
+            for (Thread t : running) {
+                t.join();
+            }
+        } catch (InterruptedException e) {
+            running.forEach(Thread::interrupt);
+            throw e;
+        }
+        String machine = Arrays.stream(machines).filter(m -> m != null).reduce((a, b) -> b).orElse("-");
+        int code = Arrays.stream(codes).max().orElse(0);
+        writeSummary(List.of(rows), machine);
+        return code;
+    }
+
+    /** One target's search, its start and end lines on {@code o}; its row, machine line and exit code (0 or 1) into the arrays. */
+    private void searchOne(int i, PrintStream o, TargetComparison.Row[] rows, String[] machines, int[] codes) throws InterruptedException {
+        SearchTarget t = targets.get(i).target();
+        CapacitySearch.Settings s = targets.get(i).placement() == null ? base.forTarget(t, targets.get(i).reads())
+                : base.forTarget(t, targets.get(i).reads(), targets.get(i).placement());
+        CapacitySearch.progress(o, "target %s (%d of %d): start: %s to %s, topics %s-…, work directory %s", t.name(), i + 1,
+                targets.size(), t.protocol(), t.shownUrl(), s.topicPrefix(), s.workDir());
+        String unreachable = unreachable(t.url());
+        if (unreachable != null) {
+            rows[i] = failed(o, t, i, unreachable);
+            codes[i] = 1;
+            return;
+        }
+        try {
+            CapacitySearch.Reported r = search.run(s, o);
+            machines[i] = r.machine();
+            CapacitySearch.Result res = r.result();
+            rows[i] = row(t, r);
+            codes[i] = r.exitCode() == 0 ? 0 : 1;
+            CapacitySearch.progress(o, "target %s (%d of %d): end: capacity %s; %s", t.name(), i + 1, targets.size(),
+                    res.best() == null ? "none (no step passed)" : String.format(java.util.Locale.ROOT, "%,.0f samples/min",
+                            res.capacityPerMinute()), verdictLine(res));
+        } catch (IOException | RuntimeException e) {
+            rows[i] = failed(o, t, i, failure(e));
+            codes[i] = 1;
+        }
+    }
+
+    /** The targets side by side on the console and, with {@code --report}, in its directory. */
+    private void writeSummary(List<TargetComparison.Row> rows, String machine) {
         out.println();
         out.println(TargetComparison.HEADING.toLowerCase(java.util.Locale.ROOT) + ":");
         out.print(TargetComparison.table(rows));
@@ -108,7 +187,6 @@ public final class TargetSearches {
             }
         }
         out.flush();
-        return code;
     }
 
     /**
@@ -124,10 +202,10 @@ public final class TargetSearches {
         return (reads == null ? row : row.withQueries(reads.p50Seconds(), reads.p99Seconds())).withReadBack(r.readBack());
     }
 
-    /** A failed target's row, after its end line. */
-    private TargetComparison.Row failed(SearchTarget t, int i, String why) {
-        CapacitySearch.progress(out, "target %s (%d of %d): end: search failed: %s%s", t.name(), i + 1, targets.size(), why,
-                i + 1 < targets.size() ? "; going on with the next" : "");
+    /** A failed target's row, after its end line on {@code o}. */
+    private TargetComparison.Row failed(PrintStream o, SearchTarget t, int i, String why) {
+        CapacitySearch.progress(o, "target %s (%d of %d): end: search failed: %s%s", t.name(), i + 1, targets.size(), why,
+                sideBySide != null ? "" : i + 1 < targets.size() ? "; going on with the next" : "");
         return TargetComparison.Row.failed(t.name(), t.protocol(), why);
     }
 

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * One target of {@code capacity --target NAME=URL[,output=import|remote-write][,remote-write-version=1|2][,metrics-url=URL]
- * [,query-url=URL]}:
+ * [,query-url=URL][,tsdb-cpus=LIST][,writer-cpus=LIST]}:
  * a receiver the same search runs against, named so its work directory, topics and report stay apart from the others'.
  *
  * <p>{@code url} is what the writers write to: the import API's base URL (as {@code --vm-url}: {@code http://vm:8428},
@@ -36,9 +36,12 @@ import java.util.regex.Pattern;
  * @param remoteWriteVersion the Remote-Write message with {@link Output#REMOTE_WRITE} ({@link RemoteWriteVersion#V1} with import, unused)
  * @param metricsUrl         the target's {@code /metrics} page read each step (without userinfo when derived)
  * @param queryUrl           the read load's URL as given, or null when not given
+ * @param tsdbCpus           {@code tsdb-cpus=LIST}: the CPUs of this target's TSDB when searched side by side
+ *                           ({@code --side-by-side}; a cpulist, checked against the machine by the command), or null
+ * @param writerCpus         {@code writer-cpus=LIST}: the CPUs of this target's writers side by side, or null
  */
 public record SearchTarget(String name, String url, Output output, RemoteWriteVersion remoteWriteVersion, String metricsUrl,
-                           String queryUrl) {
+                           String queryUrl, String tsdbCpus, String writerCpus) {
 
     /** What a name may hold: it becomes a directory name and a Kafka topic name's part. */
     public static final String NAME_PATTERN = "[A-Za-z0-9_.-]+";
@@ -48,7 +51,9 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
     private static final String VERSION = "remote-write-version";
     private static final String METRICS = "metrics-url";
     private static final String QUERY = "query-url";
-    private static final String KNOWN = "output, remote-write-version, metrics-url, query-url";
+    private static final String TSDB_CPUS = "tsdb-cpus";
+    private static final String WRITER_CPUS = "writer-cpus";
+    private static final String KNOWN = "output, remote-write-version, metrics-url, query-url, tsdb-cpus, writer-cpus";
 
     /**
      * Parses one {@code --target} value.
@@ -83,7 +88,7 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
                 throw bad(v, "option '" + SafeUrl.redact(p) + "' is not KEY=VALUE (" + KNOWN + ")");
             }
             String key = p.substring(0, at);
-            if (!Set.of(OUTPUT, VERSION, METRICS, QUERY).contains(key)) {
+            if (!Set.of(OUTPUT, VERSION, METRICS, QUERY, TSDB_CPUS, WRITER_CPUS).contains(key)) {
                 throw bad(v, "unknown option '" + SafeUrl.redact(key) + "' (known: " + KNOWN + ")");
             }
             if (options.put(key, p.substring(at + 1).trim()) != null) {
@@ -130,7 +135,19 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
                 throw bad(v, "query-url: " + e.getMessage());
             }
         }
-        return new SearchTarget(name, url, output, version, metrics, query);
+        for (String cpus : List.of(TSDB_CPUS, WRITER_CPUS)) {
+            if (options.containsKey(cpus) && !options.get(cpus).matches("[0-9]+(-[0-9]+)?(;[0-9]+(-[0-9]+)?)*")) {
+                throw bad(v, cpus + " must be a cpulist with ';' between its parts (the comma separates options): 0-3;6, got '"
+                        + options.get(cpus) + "'");
+            }
+        }
+        return new SearchTarget(name, url, output, version, metrics, query, cpuList(options.get(TSDB_CPUS)),
+                cpuList(options.get(WRITER_CPUS)));
+    }
+
+    /** A cpulist option as Linux writes it: {@code 0-3;6} → {@code 0-3,6}; null stays null. */
+    private static String cpuList(String option) {
+        return option == null ? null : option.replace(';', ',');
     }
 
     /**
@@ -202,7 +219,9 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
     public String toString() {
         return name + "=" + shownUrl() + ",output=" + output.flag()
                 + (output == Output.IMPORT ? "" : ",remote-write-version=" + remoteWriteVersion.flag())
-                + ",metrics-url=" + SafeUrl.redact(metricsUrl) + (queryUrl == null ? "" : ",query-url=" + SafeUrl.redact(queryUrl));
+                + ",metrics-url=" + SafeUrl.redact(metricsUrl) + (queryUrl == null ? "" : ",query-url=" + SafeUrl.redact(queryUrl))
+                + (tsdbCpus == null ? "" : ",tsdb-cpus=" + tsdbCpus.replace(',', ';'))
+                + (writerCpus == null ? "" : ",writer-cpus=" + writerCpus.replace(',', ';'));
     }
 
     private static IllegalArgumentException bad(String value, String why) {

@@ -90,6 +90,63 @@ class TargetSearchesTest {
         assertThat(md).contains("| a | import |", "| b | remote write 2.0 |").doesNotContain("](a/");
     }
 
+    @Test
+    void sideBySideTheSearchesRunAtOnceEachLinePrefixedAndTheRowsStayInTheOrderGiven(@TempDir Path dir) throws Exception {
+        java.net.ServerSocket a = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        java.net.ServerSocket b = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        try (a; b) {
+            // each fake search waits for the other: they pass only when both run at the same time
+            java.util.concurrent.CyclicBarrier both = new java.util.concurrent.CyclicBarrier(2);
+            TargetSearches.Search search = (settings, o) -> {
+                try {
+                    both.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (java.util.concurrent.BrokenBarrierException | java.util.concurrent.TimeoutException e) {
+                    throw new IllegalStateException("the other search did not run beside this one", e);
+                }
+                o.println("step of " + settings.topicPrefix());
+                return new CapacitySearch.Reported(new CapacitySearch.Result(List.of(), Double.NaN, null, null, 0, null, null), "m", 0,
+                        null, io.tsdbwriter.capacity.targets.ReadBack.counted(5, 5, "q"));
+            };
+            io.tsdbwriter.lab.CpuPinning.Plan rest = io.tsdbwriter.lab.CpuPinning.Plan.SHARED; // placeSelf: nothing when shared
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            int code = new TargetSearches(settings(dir), List.of(
+                    new TargetSearches.Planned(io.tsdbwriter.capacity.targets.SearchTarget.parse("a=http://127.0.0.1:" + a.getLocalPort()),
+                            null, io.tsdbwriter.lab.CpuPinning.Plan.SHARED),
+                    new TargetSearches.Planned(io.tsdbwriter.capacity.targets.SearchTarget.parse("b=http://127.0.0.1:" + b.getLocalPort()),
+                            null, io.tsdbwriter.lab.CpuPinning.Plan.SHARED)),
+                    new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8), rest, search).run();
+            String out = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(code).as(out).isZero();
+            assertThat(out).contains("[a] step of pre-a", "[b] step of pre-b");
+            assertThat(out.lines().filter(l -> l.contains("target a (1 of 2): end:"))).singleElement()
+                    .satisfies(l -> assertThat(l).startsWith("[a] "));
+            assertThat(out).doesNotContain("going on with the next");
+            List<String> table = out.substring(out.indexOf("targets side by side:")).lines().toList();
+            assertThat(table.get(2)).startsWith("a ").contains("all 5");
+            assertThat(table.get(3)).startsWith("b ").contains("all 5");
+        }
+    }
+
+    @Test
+    void aPrefixedStreamWritesWholeLinesOnly() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream shared = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8);
+        java.io.PrintStream p = new java.io.PrintStream(new LinePrefix(shared, "[x] "), false, java.nio.charset.StandardCharsets.UTF_8);
+        p.print("one ");
+        p.print("line\ntwo");
+        p.flush();
+        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("[x] one line" + System.lineSeparator() + "[x] two"
+                + System.lineSeparator());
+    }
+
+    private static CapacitySearch.Settings settings(Path dir) {
+        return new CapacitySearch.Settings("localhost:9092", "http://localhost:8428", List.of(), "pre", 1, null,
+                null, 1.25, java.time.Duration.ofSeconds(60), java.time.Duration.ofSeconds(15), 7, 1, CapacitySearch.Vary.RATE, 1, 1, 3,
+                0, 10_000, 50_000, 0.99, java.time.Duration.ofSeconds(5), 500_000, java.time.Duration.ofSeconds(60), null, null,
+                dir.resolve("report"), dir.resolve("work"), null, List.of(), List.of(), List.of(), "tsdb-writer capacity …",
+                java.time.Duration.ofMinutes(8), null, null, null, io.tsdbwriter.lab.CpuPinning.Plan.SHARED, null, null);
+    }
+
     private static int closedPort() throws IOException {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();

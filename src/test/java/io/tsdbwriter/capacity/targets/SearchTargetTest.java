@@ -45,7 +45,7 @@ class SearchTargetTest {
 
     @Test
     void unknownRepeatedOrMalformedOptionsAreRefused() {
-        refused("vm=http://vm:8428,tenant=1", "unknown option 'tenant' (known: output, remote-write-version, metrics-url, query-url)");
+        refused("vm=http://vm:8428,tenant=1", "unknown option 'tenant' (known: output, remote-write-version, metrics-url, query-url, tsdb-cpus, writer-cpus)");
         refused("vm=http://vm:8428,output=import,output=import", "option 'output' is given twice");
         refused("vm=http://vm:8428,import", "option 'import' is not KEY=VALUE");
         refused("vm=http://vm:8428,output=otlp", "output must be import or remote-write, got 'otlp'");
