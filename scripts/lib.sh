@@ -200,7 +200,7 @@ ensure_telegraf() {
     fi
     log "== building Telegraf $TELEGRAF_VERSION into $bin_dir (go install, about a minute the first time)"
     mkdir -p "$bin_dir"
-    GOBIN="$bin_dir" go install -tags "$TELEGRAF_TAGS" "github.com/influxdata/telegraf/cmd/telegraf@$TELEGRAF_VERSION" \
+    _go_install_into "$bin" -tags "$TELEGRAF_TAGS" "github.com/influxdata/telegraf/cmd/telegraf@$TELEGRAF_VERSION" \
       || die "go install of Telegraf $TELEGRAF_VERSION failed"
     printf '%s\n' "$TELEGRAF_VERSION $TELEGRAF_TAGS" > "$stamp"
   fi
@@ -294,8 +294,21 @@ _go_install_pinned() {
   if [ "$have" != "$version" ]; then
     log "== go install $name $version into $(dirname "$bin") (was: ${have:-missing}${note:+; $note})"
     mkdir -p "$(dirname "$bin")"
-    GOBIN="$(dirname "$bin")" go install ${tags:+-tags "$tags"} "$package@$version" || die "go install of $name $version failed"
+    _go_install_into "$bin" ${tags:+-tags "$tags"} "$package@$version" || die "go install of $name $version failed"
   fi
+}
+
+# _go_install_into BIN GO-INSTALL-ARGS…: go install into a directory beside BIN, then BIN renamed into place, so BIN
+# appears whole at once (the integration tests may wait for it while it builds: it/support/GoBuilds.java)
+_go_install_into() {
+  local bin=$1 tmp rc=0
+  shift
+  mkdir -p "$(dirname "$bin")"
+  tmp=$(mktemp -d "$(dirname "$bin")/.go-install.XXXXXX")
+  GOBIN="$tmp" go install "$@" || rc=$?
+  [ "$rc" -ne 0 ] || mv -f "$tmp/$(basename "$bin")" "$bin" || rc=$?
+  rm -rf "$tmp"
+  return "$rc"
 }
 
 VMAGENT_BIN="$HOME/.cache/tsdb-writer/bin/vmagent"
@@ -325,7 +338,7 @@ ensure_victoria_metrics_cluster() {
     mkdir -p "$VICTORIA_METRICS_CLUSTER_DIR"
     # the cluster's commands live on the -cluster tags only; a module proxy that does not serve such a tag is not a
     # failure of the suite: the cluster tests say what is missing and are skipped
-    if ! GOBIN="$VICTORIA_METRICS_CLUSTER_DIR" go install "github.com/VictoriaMetrics/VictoriaMetrics/app/$app@$version"; then
+    if ! _go_install_into "$bin" "github.com/VictoriaMetrics/VictoriaMetrics/app/$app@$version"; then
       rm -f "$bin"
       log "go install of $app $version failed (is the tag served by the Go module proxy?): the VictoriaMetrics cluster tests are skipped"
       return 0
@@ -377,8 +390,9 @@ ensure_thanos() {
     return 0
   fi
   if ! (cd "$dir" && GOTOOLCHAIN=auto GOFLAGS=-mod=mod go build -tags netgo,slicelabels \
-        -ldflags "-X github.com/prometheus/common/version.Version=${version#v}" -o "$THANOS_BIN" ./cmd/thanos); then
-    rm -f "$THANOS_BIN"
+        -ldflags "-X github.com/prometheus/common/version.Version=${version#v}" -o "$THANOS_BIN.part" ./cmd/thanos) \
+     || ! mv -f "$THANOS_BIN.part" "$THANOS_BIN"; then # renamed into place: it appears whole at once
+    rm -f "$THANOS_BIN" "$THANOS_BIN.part"
     log "go build of Thanos $version failed: the Thanos receive tests are skipped"
   fi
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # THE test command: unit tests (surefire) and integration tests against a real Kafka broker and a real
 # VictoriaMetrics (failsafe, *IT), in two Maven runs: `mvn -B package` (unit and fuzz tests) while the Go-built
-# receivers build in the background, then `mvn -B verify -Dunit.skip=true` (the integration tests) once they are
-# built. Extra arguments go to both (e.g. -Dit.test=StackSmokeIT).
+# receivers build in the background, then `mvn -B verify -Dunit.skip=true` (the integration tests) while the last of
+# them still build (a test that needs one waits for it). Extra arguments go to both (e.g. -Dit.test=StackSmokeIT).
 # Then the deploy check: docker-compose config, the Grafana dashboard, the Kubernetes manifests (strict schemas),
 # and every flag used in compose/k8s against the jar's --help (scripts/check-deploy.sh). Before them the docs site:
 # `mkdocs build --strict` of mkdocs.yml into target/site (navigation, every link and anchor of docs/; MkDocs pinned in
@@ -29,8 +29,10 @@ print_phases() {
   for line in "${PHASES[@]}"; do log "   $line"; done
 }
 GO_PID=
+GO_MARKER="$REPO_ROOT/target/go-builds.running"
 on_exit() {
   [ -z "$GO_PID" ] || kill "$GO_PID" 2>/dev/null || true # a failed phase leaves no Go build running behind it
+  rm -f "$GO_MARKER"
   print_phases
 }
 trap on_exit EXIT
@@ -43,15 +45,18 @@ phase "install chromium" ensure_chromium
 phase "install mkdocs" ensure_mkdocs
 
 # The Go builds (minutes each on a new machine, nothing once cached by version) run in the background while the
-# relabel oracle, the docs site and the unit tests run; the integration tests start once they are all done. Their
-# lines go to target/go-builds.log, printed when they end; their times join the table below.
+# relabel oracle, the docs site, the unit tests and the first integration tests run: target/go-builds.running holds
+# the builds' PID while they run, and a test that needs a binary not yet built waits for it (it/support/GoBuilds.java;
+# each binary is renamed into place whole). Their lines go to target/go-builds.log, printed when they end; their times
+# join the table below. The quick ones first: today's VictoriaMetrics decides at Maven's start whether the vm-current
+# executions run, and the slow Prometheus 3 and Thanos builds end while the first test classes run.
 GO_BUILDS=(
-  "build telegraf:ensure_telegraf"
   "build victoria-metrics current:ensure_victoria_metrics_current"
   "build vmagent:ensure_vmagent_current"
   "build vmauth current:ensure_vmauth_current"
-  "build prometheus 3:ensure_prometheus_current"
   "build victoria-metrics cluster:ensure_victoria_metrics_cluster"
+  "build telegraf:ensure_telegraf"
+  "build prometheus 3:ensure_prometheus_current"
   "build thanos:ensure_thanos"
 )
 mkdir -p "$REPO_ROOT/target"
@@ -67,8 +72,22 @@ go_builds() {
   done
 }
 log "== Go builds in the background (log: target/go-builds.log)"
-go_builds > "$GO_LOG" 2>&1 &
+(
+  echo "$BASHPID" > "$GO_MARKER"
+  rc=0
+  go_builds || rc=$?
+  rm -f "$GO_MARKER"
+  exit "$rc"
+) > "$GO_LOG" 2>&1 &
 GO_PID=$!
+# today's VictoriaMetrics, built first: the vm-current profile is active only when it exists as Maven starts
+await_vm_current() {
+  local waited=0
+  while [ -s "$GO_MARKER" ] && [ ! -x "$VICTORIA_METRICS_CURRENT_BIN" ] && [ "$waited" -lt 600 ]; do
+    sleep 1
+    waited=$((waited + 1))
+  done
+}
 await_go_builds() {
   local rc=0
   wait "$GO_PID" || rc=$?
@@ -93,9 +112,12 @@ phase "docs site" docs_site
 
 log "== mvn -B package $* (unit and fuzz tests, the Go builds beside)"
 phase "mvn package (unit tests)" mvn -B -ntp package "$@"
-phase "wait for the Go builds" await_go_builds
-log "== mvn -B verify -Dunit.skip=true $* (integration tests)"
+phase "wait for victoria-metrics current" await_vm_current
+# what ensure_telegraf exports once built (InputFormatsIT waits for the file while the builds run)
+if command -v go >/dev/null 2>&1; then export TSDB_WRITER_TELEGRAF_BINARY="$HOME/.cache/tsdb-writer/bin/telegraf"; fi
+log "== mvn -B verify -Dunit.skip=true $* (integration tests; the Go builds beside until they end)"
 phase "mvn verify (integration tests)" mvn -B -ntp verify -Dunit.skip=true "$@"
+phase "wait for the Go builds" await_go_builds
 
 log "== scripts/check-deploy.sh"
 phase "check-deploy" bash "$REPO_ROOT/scripts/check-deploy.sh"

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.FreePorts;
 import io.tsdbwriter.it.support.Stack;
@@ -88,7 +89,9 @@ class InputFormatsIT {
         String bin = System.getProperty("tsdbwriter.telegraf.binary", System.getenv("TSDB_WRITER_TELEGRAF_BINARY"));
         if (bin == null) {
             Path cached = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/telegraf");
-            bin = Files.isExecutable(cached) ? cached.toString() : null;
+            bin = GoBuilds.built(cached) ? cached.toString() : null;
+        } else {
+            GoBuilds.built(Path.of(bin)); // the test command may still be building it: wait, then the checks below say what is missing
         }
         telegraf = bin == null ? null : Path.of(bin);
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.Scenario.Fixture;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.ChildServer;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.Stack;
@@ -255,7 +256,7 @@ class RelabelVmagentIT {
     }
 
     private static void assumeVmagent() {
-        if (!Files.isExecutable(VMAGENT)) {
+        if (!GoBuilds.built(VMAGENT)) {
             String why = VMAGENT + " is missing: run scripts/test.sh (phase \"build vmagent\", scripts/lib.sh ensure_vmagent_current)";
             assertThat("true".equals(System.getenv("CI"))).as(why + " (CI=true: a missing vmagent fails the test)").isFalse();
             Assumptions.assumeTrue(false, why);

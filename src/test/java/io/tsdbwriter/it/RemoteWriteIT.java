@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.Scenario.Fixture;
+import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
@@ -53,6 +55,7 @@ class RemoteWriteIT {
 
     @BeforeAll
     static void loadInput() throws Exception {
+        GoBuilds.built(PrometheusServer.CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
         points = Scenario.realPoints();
     }
 

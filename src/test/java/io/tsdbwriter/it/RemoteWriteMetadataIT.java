@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
@@ -39,6 +40,11 @@ class RemoteWriteMetadataIT {
 
     static final AtomicInteger names = new AtomicInteger();
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    @org.junit.jupiter.api.BeforeAll
+    static void awaitPrometheus3() {
+        GoBuilds.built(PrometheusServer.CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+    }
 
     /** A scrape with two declared families (a counter; a histogram with a unit) and one series without a family. */
     static String exposition(long t) {

@@ -3,6 +3,8 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.Stack;
@@ -52,6 +54,8 @@ class SeriesOrderIT {
 
     @BeforeAll
     static void loadInput() throws Exception {
+        GoBuilds.built(PrometheusServer.CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+        GoBuilds.built(ThanosReceive.BINARY); // the test command may still build it: wait here, outside the tests' timeouts
         List<SourcePoint> one = new ArrayList<>(Scenario.realPoints());
         one.sort(Comparator.comparingLong(SourcePoint::timestampMs));
         List<Long> times = one.stream().map(SourcePoint::timestampMs).distinct().limit(SCRAPES).toList();

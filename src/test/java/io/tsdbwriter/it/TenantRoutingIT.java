@@ -2,6 +2,7 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.ChildServer;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.Stack;
@@ -56,6 +57,7 @@ class TenantRoutingIT {
 
     @BeforeAll
     static void loadInput() throws Exception {
+        GoBuilds.built(ThanosReceive.BINARY); // the test command may still build it: wait here, outside the tests' timeouts
         List<SourcePoint> all = new ArrayList<>(Scenario.realPoints());
         all.sort(Comparator.comparingLong(SourcePoint::timestampMs)); // one partition in time order: remote write's order
         points = List.copyOf(all.subList(0, Math.min(all.size(), 2000)));
@@ -117,7 +119,7 @@ class TenantRoutingIT {
 
     @Test
     void vmauthSendsEachTenantsImportPathToItsOwnVictoriaMetrics() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(VMAUTH), VMAUTH + " not built (scripts/lib.sh ensure_vmauth_current)");
+        Assumptions.assumeTrue(GoBuilds.built(VMAUTH), VMAUTH + " not built (scripts/lib.sh ensure_vmauth_current)");
         VmEndpoint vmA = stack.startVm("tenant-a");
         VmEndpoint vmB = stack.startVm("tenant-b");
         try (ChildServer vmauth = vmauth("vmauth", vmA, vmB)) {
@@ -149,7 +151,7 @@ class TenantRoutingIT {
 
     @Test
     void relabelingSetsTheTenantLabelWhichRoutesAndIsRemoved() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(VMAUTH), VMAUTH + " not built (scripts/lib.sh ensure_vmauth_current)");
+        Assumptions.assumeTrue(GoBuilds.built(VMAUTH), VMAUTH + " not built (scripts/lib.sh ensure_vmauth_current)");
         VmEndpoint vmA = stack.startVm("label-a");
         VmEndpoint vmB = stack.startVm("label-b");
         try (ChildServer vmauth = vmauth("vmauth-label", vmA, vmB)) {

@@ -1,6 +1,5 @@
 package io.tsdbwriter.it.support;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -54,7 +53,7 @@ public final class LocalComponents implements Components {
     public String unavailable(VmVersion version) {
         return switch (version) {
             case CONFIGURED -> null; // VictoriaMetrics.start says what is missing
-            case CURRENT -> Files.isExecutable(VictoriaMetrics.CURRENT_BINARY) ? null
+            case CURRENT -> GoBuilds.built(VictoriaMetrics.CURRENT_BINARY) ? null
                     : VictoriaMetrics.CURRENT_BINARY + " not built (scripts/lib.sh ensure_victoria_metrics_current)";
         };
     }
@@ -63,7 +62,7 @@ public final class LocalComponents implements Components {
     public String unavailable(PrometheusVersion version) {
         return switch (version) {
             case DEBIAN -> null; // PrometheusServer.start says what is missing
-            case CURRENT -> Files.isExecutable(PrometheusServer.CURRENT_BINARY) ? null
+            case CURRENT -> GoBuilds.built(PrometheusServer.CURRENT_BINARY) ? null
                     : PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current)";
         };
     }

@@ -110,7 +110,7 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
      */
     public static PrometheusServer startCurrent(Path workDir, Duration outOfOrderWindow, List<String> features,
                                                 String... acceptedMessages) {
-        if (!Files.isExecutable(CURRENT_BINARY)) {
+        if (!GoBuilds.built(CURRENT_BINARY)) {
             throw new IllegalStateException("Prometheus 3 binary " + CURRENT_BINARY + " not found: scripts/test.sh builds it (ensure_prometheus_current)");
         }
         List<String> flags = new java.util.ArrayList<>();

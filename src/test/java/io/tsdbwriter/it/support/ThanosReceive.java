@@ -43,10 +43,10 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
 
     /** Null when the binary (and the Prometheus 3 of the read-back) is built, else why the Thanos tests are skipped. */
     public static String unavailable() {
-        if (!Files.isExecutable(PrometheusServer.CURRENT_BINARY)) {
+        if (!GoBuilds.built(PrometheusServer.CURRENT_BINARY)) {
             return PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current): it reads Thanos receive's TSDB back";
         }
-        return Files.isExecutable(BINARY) ? null : BINARY + " not built (scripts/lib.sh ensure_thanos)";
+        return GoBuilds.built(BINARY) ? null : BINARY + " not built (scripts/lib.sh ensure_thanos)";
     }
 
     /** Starts the receiver in {@code dir}; returns once it is ready. */

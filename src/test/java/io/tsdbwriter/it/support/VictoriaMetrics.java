@@ -94,7 +94,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
      * @throws IllegalStateException when it is not built
      */
     public static VictoriaMetrics startCurrent(Path workDir, String... extraFlags) {
-        if (!Files.isExecutable(CURRENT_BINARY)) {
+        if (!GoBuilds.built(CURRENT_BINARY)) {
             throw new IllegalStateException(CURRENT_BINARY + " not built: scripts/test.sh builds it (ensure_victoria_metrics_current)");
         }
         return start(CURRENT_BINARY, workDir, extraFlags);

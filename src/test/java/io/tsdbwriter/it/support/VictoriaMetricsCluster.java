@@ -1,6 +1,5 @@
 package io.tsdbwriter.it.support;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +39,7 @@ public final class VictoriaMetricsCluster implements AutoCloseable {
     /** Null when the three binaries are there, else why not (for an assumption). */
     public static String unavailable() {
         for (String app : List.of("vmstorage", "vminsert", "vmselect")) {
-            if (!Files.isExecutable(BIN_DIR.resolve(app))) {
+            if (!GoBuilds.built(BIN_DIR.resolve(app))) {
                 return BIN_DIR.resolve(app) + " not built: scripts/test.sh builds the cluster (scripts/lib.sh "
                         + "ensure_victoria_metrics_cluster, go install of VictoriaMetrics' -cluster tag)";
             }
