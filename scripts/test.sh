@@ -46,8 +46,8 @@ phase "install mkdocs" ensure_mkdocs
 
 # The Go builds (minutes each on a new machine, nothing once cached by version) run in the background while the
 # relabel oracle, the docs site, the unit tests and the first integration tests run: target/go-builds.running holds
-# the builds' PID while they run, and a test that needs a binary not yet built waits for it (it/support/GoBuilds.java;
-# each binary is renamed into place whole). Their lines go to target/go-builds.log, printed when they end; their times
+# the builds' PID and the binaries not built yet while they run, and a test that needs one of those waits for it
+# (it/support/GoBuilds.java; each binary is renamed into place whole). Their lines go to target/go-builds.log, printed when they end; their times
 # join the table below. The quick ones first: today's VictoriaMetrics decides at Maven's start whether the vm-current
 # executions run, and the slow Prometheus 3 and Thanos builds end while the first test classes run.
 GO_BUILDS=(
@@ -59,21 +59,39 @@ GO_BUILDS=(
   "build prometheus 3:ensure_prometheus_current"
   "build thanos:ensure_thanos"
 )
+# the binaries each build makes: the marker lists those whose build has not ended, so a test never waits for one
+# whose build ended without it (the cluster's, where the module proxy does not serve its tag)
+declare -A GO_BINARIES=(
+  [ensure_victoria_metrics_current]="victoria-metrics" [ensure_vmagent_current]="vmagent" [ensure_vmauth_current]="vmauth"
+  [ensure_victoria_metrics_cluster]="vmstorage vminsert vmselect" [ensure_telegraf]="telegraf"
+  [ensure_prometheus_current]="prometheus" [ensure_thanos]="thanos"
+)
 mkdir -p "$REPO_ROOT/target"
 GO_LOG="$REPO_ROOT/target/go-builds.log"
 GO_TIMES="$REPO_ROOT/target/go-builds.times"
 : > "$GO_TIMES"
+# target/go-builds.running: the building shell's PID, then one line per binary not built yet (GoBuilds.java reads it)
+write_go_marker() {
+  local pid=$1 step
+  shift
+  {
+    echo "$pid"
+    for step in "$@"; do printf '%s\n' ${GO_BINARIES[${step#*:}]}; done
+  } > "$GO_MARKER.tmp"
+  mv -f "$GO_MARKER.tmp" "$GO_MARKER"
+}
 go_builds() {
-  local step name fn t0
-  for step in "${GO_BUILDS[@]}"; do
-    name=${step%%:*} fn=${step#*:} t0=$SECONDS
+  local i step name fn t0
+  for i in "${!GO_BUILDS[@]}"; do
+    step=${GO_BUILDS[$i]} name=${step%%:*} fn=${step#*:} t0=$SECONDS
     "$fn" || return 1
+    write_go_marker "$BASHPID" "${GO_BUILDS[@]:$((i + 1))}"
     printf '%-42s %5d s\n' "$name (beside)" "$((SECONDS - t0))" >> "$GO_TIMES"
   done
 }
 log "== Go builds in the background (log: target/go-builds.log)"
 (
-  echo "$BASHPID" > "$GO_MARKER"
+  write_go_marker "$BASHPID" "${GO_BUILDS[@]}"
   rc=0
   go_builds || rc=$?
   rm -f "$GO_MARKER"
@@ -83,7 +101,7 @@ GO_PID=$!
 # today's VictoriaMetrics, built first: the vm-current profile is active only when it exists as Maven starts
 await_vm_current() {
   local waited=0
-  while [ -s "$GO_MARKER" ] && [ ! -x "$VICTORIA_METRICS_CURRENT_BIN" ] && [ "$waited" -lt 600 ]; do
+  while grep -qx victoria-metrics "$GO_MARKER" 2>/dev/null && [ ! -x "$VICTORIA_METRICS_CURRENT_BIN" ] && [ "$waited" -lt 600 ]; do
     sleep 1
     waited=$((waited + 1))
   done

@@ -22,7 +22,9 @@ import java.util.stream.Collectors;
 /**
  * {@code capacity --target …}: the same search ({@link CapacitySearch}: same input, amplification, series mode, read
  * load and steps) against each target, one after another, each with the settings {@link CapacitySearch.Settings#forTarget}
- * gives it (its own topics, work directory, report directory), so no two searches share data. A line at each target's
+ * gives it (its own topics, work directory, report directory), so no two searches share data; or, with
+ * {@code --side-by-side}, all at once, each on its own CPUs, each line of its output prefixed {@code [NAME] }
+ * ({@link LinePrefix}). A line at each target's
  * start and end; a target whose search fails (unreachable, an exception) is one line and the next one runs. Each
  * search's cost figures ({@link CapacitySearch.Reported#costs()}: its target's CPU over the steps' measured windows, and
  * memory and disk from one reading of its {@code /metrics} after its last step) go into its row. At the end
@@ -30,7 +32,7 @@ import java.util.stream.Collectors;
  * {@code DIR/}{@value CapacityPage#HTML_FILE} (with a bar chart per figure, {@link ComparisonPage}) and
  * {@code DIR/}{@value CapacityPage#MARKDOWN_FILE}, each linking each target's own report in {@code DIR/NAME/}.
  *
- * <p>Not thread-safe; one run per instance.
+ * <p>Not thread-safe; one run per instance (side by side it starts a platform thread per target and joins them all).
  */
 public final class TargetSearches {
 

@@ -61,11 +61,7 @@ class TargetSearchesTest {
     void aTargetThatCannotBeSearchedIsOneLineAndTheNextOneRuns(@TempDir Path dir) throws Exception {
         int a = closedPort();
         int b = closedPort();
-        CapacitySearch.Settings base = new CapacitySearch.Settings("localhost:9092", "http://localhost:8428", List.of(), "pre", 1, null,
-                null, 1.25, java.time.Duration.ofSeconds(60), java.time.Duration.ofSeconds(15), 7, 1, CapacitySearch.Vary.RATE, 1, 1, 3,
-                0, 10_000, 50_000, 0.99, java.time.Duration.ofSeconds(5), 500_000, java.time.Duration.ofSeconds(60), null, null,
-                dir.resolve("report"), dir.resolve("work"), null, List.of(), List.of(), List.of(), "tsdb-writer capacity …",
-                java.time.Duration.ofMinutes(8), null, null, null, null, null, null);
+        CapacitySearch.Settings base = settings(dir);
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         int code = new TargetSearches(base, List.of(
                 new TargetSearches.Planned(io.tsdbwriter.capacity.targets.SearchTarget.parse("a=http://127.0.0.1:" + a), null),

@@ -7,8 +7,10 @@ import java.time.Duration;
 /**
  * The Go-built receivers of the test command: {@code scripts/test.sh} builds them in the background while the
  * integration tests already run, and its marker file {@code target/go-builds.running} (system property
- * {@code tsdbwriter.gobuilds.marker}) holds the PID of the shell that builds them until every build ended (a marker
- * whose process is gone, left by a killed run, is not waited on). Each binary appears at once, whole (the scripts
+ * {@code tsdbwriter.gobuilds.marker}) holds the PID of the shell that builds them and, one a line, the file names of
+ * the binaries whose build has not ended, until every build ended. A binary is waited for only while it is listed and
+ * the process lives: not once its build ended without it (the cluster's, where its tag is not served), nor on a
+ * marker left by a killed run. Each binary appears at once, whole (the scripts
  * build it beside its place and rename it). {@link #built} waits for one while the marker is there, so a test that
  * needs it neither skips nor fails because it started before its build ended. Thread-safe.
  */
@@ -34,7 +36,7 @@ public final class GoBuilds {
     static boolean built(Path binary, Path marker, Duration maxWait) {
         long deadline = System.nanoTime() + maxWait.toNanos();
         boolean said = false;
-        while (!Files.isExecutable(binary) && building(marker) && System.nanoTime() < deadline) {
+        while (!Files.isExecutable(binary) && building(marker, binary.getFileName().toString()) && System.nanoTime() < deadline) {
             if (!said) {
                 System.err.println("waiting for the Go build of " + binary + " (" + marker + " exists: scripts/test.sh is building it)");
                 said = true;
@@ -49,12 +51,13 @@ public final class GoBuilds {
         return Files.isExecutable(binary);
     }
 
-    /** Whether the marker names a live process. */
-    private static boolean building(Path marker) {
+    /** Whether the marker names a live process and lists {@code name} as not built yet. */
+    private static boolean building(Path marker, String name) {
         try {
-            long pid = Long.parseLong(Files.readString(marker).strip());
-            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-        } catch (java.io.IOException | NumberFormatException e) {
+            java.util.List<String> lines = Files.readAllLines(marker).stream().map(String::strip).toList();
+            long pid = Long.parseLong(lines.get(0));
+            return lines.subList(1, lines.size()).contains(name) && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        } catch (java.io.IOException | RuntimeException e) {
             return false; // no marker, or not yet written
         }
     }
