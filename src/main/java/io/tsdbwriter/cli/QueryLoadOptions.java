@@ -111,7 +111,7 @@ public final class QueryLoadOptions {
     private static String queryRangeUrl(String vmUrl, boolean remoteWrite, String queryUrl) {
         if (queryUrl != null) {
             String u = SafeUrl.parse(queryUrl).url();
-            new WriteTarget(u.replaceFirst("/api/v1/query_range/?$", "")); // http(s)://host[:port][/path], as --vm-url
+            new WriteTarget(SearchTarget.queryBase(u)); // http(s)://host[:port][/path], as --vm-url
             return u.matches(".*/api/v1/query_range/?$") ? queryUrl : queryUrl.replaceFirst("/+$", "") + "/api/v1/query_range";
         }
         if (remoteWrite) {

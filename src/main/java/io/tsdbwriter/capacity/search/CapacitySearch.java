@@ -169,8 +169,8 @@ public final class CapacitySearch {
     public Reported runReported() throws IOException, InterruptedException {
         Result r = search();
         int code = CapacityReport.print(r, machine, s, out);
-        ReadBack back = readBack == null ? ReadBack.unknown(stepRunner.samplesWritten(), "not read: the search ended early") : readBack;
-        return new Reported(r, machine, back.missing() ? 1 : code, CostFigures.of(stepRunner.targetCpu(), finalPages), back);
+        // search() sets readBack before it returns
+        return new Reported(r, machine, readBack.missing() ? 1 : code, CostFigures.of(stepRunner.targetCpu(), finalPages), readBack);
     }
 
     /** Authentication and TLS of every request to the --vm-url and --target-metrics-url hosts. */

@@ -63,6 +63,8 @@ public final class TargetSearches {
     /** Where this process and Kafka go when the searches run side by side; null: one after another. */
     private final CpuPinning.Plan sideBySide;
     private final Search search;
+    /** The search the public constructors run. */
+    private static final Search REAL = (s, o) -> new CapacitySearch(s, o).runReported();
 
     /**
      * @param base    the settings of the command, their target fields (URL, {@code /metrics}, read load) unused
@@ -70,7 +72,7 @@ public final class TargetSearches {
      * @param out     where progress, each search's report and the summary are printed
      */
     public TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out) {
-        this(base, targets, out, null, (s, o) -> new CapacitySearch(s, o).runReported());
+        this(base, targets, out, null, REAL);
     }
 
     /**
@@ -80,7 +82,7 @@ public final class TargetSearches {
      * {@code sideBySide}'s writer CPUs ({@link CpuPinning.Plan#placeSelf}), the CPUs no target has.
      */
     public TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out, CpuPinning.Plan sideBySide) {
-        this(base, targets, out, sideBySide, (s, o) -> new CapacitySearch(s, o).runReported());
+        this(base, targets, out, sideBySide, REAL);
     }
 
     TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out, CpuPinning.Plan sideBySide, Search search) {
@@ -149,8 +151,8 @@ public final class TargetSearches {
     /** One target's search, its start and end lines on {@code o}; its row, machine line and exit code (0 or 1) into the arrays. */
     private void searchOne(int i, PrintStream o, TargetComparison.Row[] rows, String[] machines, int[] codes) throws InterruptedException {
         SearchTarget t = targets.get(i).target();
-        CapacitySearch.Settings s = targets.get(i).placement() == null ? base.forTarget(t, targets.get(i).reads())
-                : base.forTarget(t, targets.get(i).reads(), targets.get(i).placement());
+        CapacitySearch.Settings s = base.forTarget(t, targets.get(i).reads(),
+                targets.get(i).placement() == null ? base.placement() : targets.get(i).placement());
         CapacitySearch.progress(o, "target %s (%d of %d): start: %s to %s, topics %s-…, work directory %s", t.name(), i + 1,
                 targets.size(), t.protocol(), t.shownUrl(), s.topicPrefix(), s.workDir());
         String unreachable = unreachable(t.url());

@@ -130,7 +130,7 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
         String query = options.get(QUERY);
         if (query != null) {
             try {
-                new WriteTarget(query.replaceFirst("/api/v1/query_range/?$", "")); // as --query-url is checked
+                new WriteTarget(queryBase(query)); // as --query-url is checked
             } catch (IllegalArgumentException e) {
                 throw bad(v, "query-url: " + e.getMessage());
             }
