@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,7 +20,8 @@ import java.util.stream.Stream;
  * <p>A logger is any name declared with the type {@code Logger} (a field, a parameter; {@code org.slf4j.Logger} too);
  * a name assigned {@code LoggerFactory.getLogger(…)} ({@code var}) too; a call is {@code NAME.warn(…)},
  * {@code NAME.error(…)}, {@code NAME.atWarn()…}, {@code NAME.atError()…}, {@code NAME.makeLoggingEventBuilder(Level.WARN)…}
- * (or {@code ERROR}) or a method reference {@code NAME::warn} / {@code NAME::error}, outside comments and string literals. Its key words are, in this
+ * (or {@code ERROR}) or a method reference {@code NAME::warn} / {@code NAME::error}, outside comments and string
+ * literals. Its key words are, in this
  * order: the phrases of a {@value #MARKER} comment on the call's lines (several separated by {@code " | "}), or the
  * first string literal of the call (the first of a concatenation) cut at its {@code {}} placeholders, its first part of
  * at least {@value #MIN_WORDS} words. A call with neither has no key words: the test names it, to get a marker.
@@ -53,8 +55,7 @@ public final class LogMessages {
         }
     }
 
-    private LogMessages() {
-    }
+    private LogMessages() {}
 
     /** Every WARN/ERROR log call of every {@code .java} file under {@code root}, by file and line. */
     public static List<Call> under(Path root) {
@@ -81,8 +82,9 @@ public final class LogMessages {
             return calls;
         }
         String names = String.join("|", loggers.stream().map(Pattern::quote).toList());
-        Matcher m = Pattern.compile("\\b(" + names + ")\\s*(?:\\.\\s*(?:(warn|error|atWarn|atError)\\s*\\("
-                + "|makeLoggingEventBuilder\\s*\\(\\s*(?:org\\.slf4j\\.event\\.)?Level\\.(WARN|ERROR)\\s*\\))|::\\s*(warn|error)\\b)")
+        Matcher m = Pattern.compile(
+                        "\\b(" + names + ")\\s*(?:\\.\\s*(?:(warn|error|atWarn|atError)\\s*\\("
+                                + "|makeLoggingEventBuilder\\s*\\(\\s*(?:org\\.slf4j\\.event\\.)?Level\\.(WARN|ERROR)\\s*\\))|::\\s*(warn|error)\\b)")
                 .matcher(bare);
         while (m.find()) {
             String level;
@@ -93,8 +95,9 @@ public final class LogMessages {
                 end = m.end();
                 first = null;
             } else if (m.group(3) != null || m.group(2).startsWith("at")) { // fluent: the statement up to its ';'
-                level = m.group(3) != null ? m.group(3).toLowerCase(java.util.Locale.ROOT)
-                        : m.group(2).substring(2).toLowerCase(java.util.Locale.ROOT);
+                level = m.group(3) != null
+                        ? m.group(3).toLowerCase(Locale.ROOT)
+                        : m.group(2).substring(2).toLowerCase(Locale.ROOT);
                 end = statementEnd(bare, m.end(), m.group(3) != null ? 0 : 1);
                 first = firstLiteral(code, m.end(), end, false);
             } else {
@@ -124,7 +127,8 @@ public final class LogMessages {
                     keys.add(key);
                 }
             }
-            String text = code.substring(m.start(), Math.min(code.length(), end + 1)).replaceAll("\\s+", " ");
+            String text =
+                    code.substring(m.start(), Math.min(code.length(), end + 1)).replaceAll("\\s+", " ");
             calls.add(new Call(file, startLine, level, text, List.copyOf(keys), marked));
         }
         return calls;
@@ -134,7 +138,8 @@ public final class LogMessages {
     static String key(String literal) {
         for (String part : literal.split("\\{}", -1)) {
             String p = normalise(part);
-            if (p.split(" ").length >= MIN_WORDS && p.chars().filter(Character::isLetter).count() >= 2 * MIN_WORDS) {
+            if (p.split(" ").length >= MIN_WORDS
+                    && p.chars().filter(Character::isLetter).count() >= 2 * MIN_WORDS) {
                 return p;
             }
         }
@@ -205,7 +210,10 @@ public final class LogMessages {
         return bare.length() - 1;
     }
 
-    /** The index of the {@code ;} ending the statement that goes on at {@code from} ({@code depth} parentheses open), outside parentheses. */
+    /**
+     * The index of the {@code ;} ending the statement that goes on at {@code from} ({@code depth} parentheses open),
+     * outside parentheses.
+     */
     private static int statementEnd(String bare, int from, int depth) {
         for (int i = from; i < bare.length(); i++) {
             char c = bare.charAt(i);
@@ -286,7 +294,8 @@ public final class LogMessages {
     /** Prints every WARN/ERROR call under src/main/java with its key words (or what is missing). */
     public static void main(String[] args) {
         for (Call c : under(Path.of(args.length > 0 ? args[0] : "src/main/java"))) {
-            System.out.println(c.where() + " " + c.level() + (c.marked() ? " [marker]" : "") + "\n    " + c.keys() + "\n    " + c.call());
+            System.out.println(c.where() + " " + c.level() + (c.marked() ? " [marker]" : "") + "\n    " + c.keys()
+                    + "\n    " + c.call());
         }
     }
 

@@ -35,7 +35,9 @@ class TroubleshootingCoverageTest {
     @Test
     void everyWarnAndErrorMessageHasATroubleshootingEntry() throws IOException {
         List<LogMessages.Call> calls = LogMessages.under(Path.of("src", "main", "java"));
-        assertThat(calls).as("WARN/ERROR log calls found in src/main/java (the scanner still sees them)").hasSizeGreaterThan(50);
+        assertThat(calls)
+                .as("WARN/ERROR log calls found in src/main/java (the scanner still sees them)")
+                .hasSizeGreaterThan(50);
         String page = page();
         List<String> keyless = new ArrayList<>();
         List<String> missing = new ArrayList<>();
@@ -49,16 +51,23 @@ class TroubleshootingCoverageTest {
                 }
             }
         }
-        assertThat(keyless).as("log calls whose message has no literal of %d words: add '%s <key words>' on the log line",
-                LogMessages.MIN_WORDS, LogMessages.MARKER).isEmpty();
-        assertThat(missing).as("WARN/ERROR messages without an entry in %s (quote the message, … for {})", PAGE).isEmpty();
+        assertThat(keyless)
+                .as(
+                        "log calls whose message has no literal of %d words: add '%s <key words>' on the log line",
+                        LogMessages.MIN_WORDS, LogMessages.MARKER)
+                .isEmpty();
+        assertThat(missing)
+                .as("WARN/ERROR messages without an entry in %s (quote the message, … for {})", PAGE)
+                .isEmpty();
     }
 
     @Test
     void everyExitCodeHasATroubleshootingEntry() throws IOException, IllegalAccessException {
         TreeMap<Integer, String> codes = new TreeMap<>();
         for (Field f : ExitCodes.class.getDeclaredFields()) {
-            if (f.getType() == int.class && Modifier.isStatic(f.getModifiers()) && Modifier.isPublic(f.getModifiers())) {
+            if (f.getType() == int.class
+                    && Modifier.isStatic(f.getModifiers())
+                    && Modifier.isPublic(f.getModifiers())) {
                 codes.put(f.getInt(null), f.getName());
             }
         }
@@ -67,18 +76,23 @@ class TroubleshootingCoverageTest {
         List<String> missing = new ArrayList<>();
         for (var e : codes.entrySet()) {
             // a heading per code: "### Exit 3 — …" (any level, "exit" in any case)
-            if (!Pattern.compile("(?mi)^#{2,6} exit " + e.getKey() + "\\b").matcher(page).find()) {
+            if (!Pattern.compile("(?mi)^#{2,6} exit " + e.getKey() + "\\b")
+                    .matcher(page)
+                    .find()) {
                 missing.add(e.getKey() + " (" + e.getValue() + ")");
             }
         }
-        assertThat(missing).as("exit codes without a heading '### Exit N …' in %s", PAGE).isEmpty();
+        assertThat(missing)
+                .as("exit codes without a heading '### Exit N …' in %s", PAGE)
+                .isEmpty();
     }
 
     @Test
     void theScannerFindsEveryFormOfALogCall() {
-        String src = """
+        String src =
+                """
                 class X {
-                    private static final org.slf4j.Logger LOG = null;
+                    private static final Logger LOG = null;
                     static void f(Logger other, String built) {
                         // log.warn("in a comment is no call")
                         String s = "LOG.warn(\\"in a literal is no call\\")";
@@ -88,7 +102,7 @@ class TroubleshootingCoverageTest {
                                 + "and two", 2);
                         LOG.atError().setMessage("fluent builder message here {}").log();
                         other.warn(built); // troubleshooting: built elsewhere | and elsewhere
-                        java.util.List.of(built).forEach(LOG::error);
+                        List.of(built).forEach(LOG::error);
                         LOG.error("{} {}", 1, 2);
                         LOG.info("info is not counted");
                         var third = LoggerFactory.getLogger(X.class);
@@ -97,10 +111,19 @@ class TroubleshootingCoverageTest {
                 }
                 """;
         List<LogMessages.Call> calls = LogMessages.in(Path.of("X.java"), src);
-        assertThat(calls).extracting(LogMessages.Call::keys).containsExactly(List.of("first literal text"),
-                List.of(": a placeholder first, then the words"), List.of("concatenated from one"),
-                List.of("fluent builder message here"), List.of("built elsewhere", "and elsewhere"), List.of(), List.of(), List.of("a builder at a level"));
-        assertThat(calls).extracting(LogMessages.Call::level)
+        assertThat(calls)
+                .extracting(LogMessages.Call::keys)
+                .containsExactly(
+                        List.of("first literal text"),
+                        List.of(": a placeholder first, then the words"),
+                        List.of("concatenated from one"),
+                        List.of("fluent builder message here"),
+                        List.of("built elsewhere", "and elsewhere"),
+                        List.of(),
+                        List.of(),
+                        List.of("a builder at a level"));
+        assertThat(calls)
+                .extracting(LogMessages.Call::level)
                 .containsExactly("warn", "error", "warn", "error", "warn", "error", "error", "warn");
         assertThat(calls).extracting(LogMessages.Call::line).containsExactly(6, 7, 8, 10, 11, 12, 13, 16);
     }

@@ -21,7 +21,8 @@ import java.time.Duration;
  * @param sourceIntervalMs   the interval between source points of one series, in milliseconds (default 60000)
  * @param instanceLabel      the label varied across instances ({@code --instance-label}, default {@value #INSTANCE_LABEL})
  */
-public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long sourceIntervalMs, String instanceLabel) {
+public record AmplificationPlan(
+        int timeMultiplier, int instanceMultiplier, long sourceIntervalMs, String instanceLabel) {
 
     /** Default label whose value is varied across instances. */
     public static final String INSTANCE_LABEL = "instanceNo";
@@ -42,15 +43,18 @@ public record AmplificationPlan(int timeMultiplier, int instanceMultiplier, long
     /** @throws IllegalArgumentException when a multiplier or the interval is out of range */
     public AmplificationPlan {
         if (timeMultiplier < 1 || timeMultiplier > MAX_TIME_MULTIPLIER) {
-            throw new IllegalArgumentException("--time-multiplier must be in 1.." + MAX_TIME_MULTIPLIER + ", got " + timeMultiplier);
+            throw new IllegalArgumentException(
+                    "--time-multiplier must be in 1.." + MAX_TIME_MULTIPLIER + ", got " + timeMultiplier);
         }
         if (instanceMultiplier < 1 || instanceMultiplier > MAX_INSTANCE_MULTIPLIER) {
-            throw new IllegalArgumentException("--instance-multiplier must be in 1.." + MAX_INSTANCE_MULTIPLIER + ", got " + instanceMultiplier);
+            throw new IllegalArgumentException(
+                    "--instance-multiplier must be in 1.." + MAX_INSTANCE_MULTIPLIER + ", got " + instanceMultiplier);
         }
         if ((long) timeMultiplier * instanceMultiplier > MAX_SAMPLES_PER_POINT) {
-            throw new IllegalArgumentException("--time-multiplier x --instance-multiplier must be at most " + MAX_SAMPLES_PER_POINT
-                    + " samples per source point, got " + timeMultiplier + " x " + instanceMultiplier + " = "
-                    + (long) timeMultiplier * instanceMultiplier);
+            throw new IllegalArgumentException(
+                    "--time-multiplier x --instance-multiplier must be at most " + MAX_SAMPLES_PER_POINT
+                            + " samples per source point, got " + timeMultiplier + " x " + instanceMultiplier + " = "
+                            + (long) timeMultiplier * instanceMultiplier);
         }
         if (sourceIntervalMs < 1) {
             throw new IllegalArgumentException("--source-interval must be positive, got " + sourceIntervalMs + " ms");

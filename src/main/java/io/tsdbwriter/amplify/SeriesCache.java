@@ -10,7 +10,8 @@ import java.util.function.Predicate;
 
 /**
  * A bounded cache of per-series state that is expensive to build (dimension variants, the serialized label
- * prefixes), keyed by the series' canonical identity in bytes, the state itself in bytes. The same series recurs every source interval, so the
+ * prefixes), keyed by the series' canonical identity in bytes, the state itself in bytes. The same series recurs
+ * every source interval, so the
  * state is built once per series and reused for every later point — once per process: all SegmentConsumers share
  * one cache, so P consumers of a partition do not each hold every series.
  *
@@ -33,6 +34,7 @@ public final class SeriesCache {
 
     /** Capacity from which the cache is split into stripes. */
     public static final int STRIPE_THRESHOLD = 65_536;
+
     private static final int STRIPES = 16;
 
     private final Stripe[] stripes;
@@ -302,7 +304,9 @@ public final class SeriesCache {
                     return -1;
                 }
                 byte[] e = entries[slot];
-                if ((w & ~1L) == word && keyLength(e) == length && Arrays.equals(e, 4, 4 + length, entry, 4, 4 + length)) {
+                if ((w & ~1L) == word
+                        && keyLength(e) == length
+                        && Arrays.equals(e, 4, 4 + length, entry, 4, 4 + length)) {
                     return slot;
                 }
             }

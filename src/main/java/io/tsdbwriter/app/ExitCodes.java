@@ -21,6 +21,5 @@ public final class ExitCodes {
      */
     public static final int UNREACHABLE = 5;
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 }

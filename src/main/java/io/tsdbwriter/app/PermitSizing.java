@@ -1,10 +1,10 @@
 package io.tsdbwriter.app;
 
 import io.micrometer.core.instrument.Tags;
-import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.WorkShare;
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WritePermits;
 import io.tsdbwriter.write.WriteTarget;
@@ -54,6 +54,7 @@ final class PermitSizing {
     private final boolean readsMetrics;
     /** Each target's whole insert capacity and where it came from (auto only). */
     private final Map<WriteTarget, Integer> capacity = new IdentityHashMap<>();
+
     private final Map<WriteTarget, String> source = new IdentityHashMap<>();
     private WorkShare share = WorkShare.WHOLE;
     private boolean started;
@@ -64,8 +65,13 @@ final class PermitSizing {
      *                            targets' (empty = each target's own host's)
      * @param settleTimeout       how long a lowered share waits for the requests in flight above it
      */
-    PermitSizing(WriteClient client, List<WriteTarget> endpoints, WritePermits permits, int maxConcurrentWrites,
-                 List<String> targetMetricsUrls, Duration settleTimeout) {
+    PermitSizing(
+            WriteClient client,
+            List<WriteTarget> endpoints,
+            WritePermits permits,
+            int maxConcurrentWrites,
+            List<String> targetMetricsUrls,
+            Duration settleTimeout) {
         this(client, endpoints, permits, maxConcurrentWrites, targetMetricsUrls, settleTimeout, true);
     }
 
@@ -75,8 +81,14 @@ final class PermitSizing {
      * @param readsMetrics false with {@code --tsdb-metrics-url none}: no page is read, every target gets
      *                     {@value #FALLBACK_PERMITS}
      */
-    PermitSizing(WriteClient client, List<WriteTarget> endpoints, WritePermits permits, int maxConcurrentWrites,
-                 List<String> targetMetricsUrls, Duration settleTimeout, boolean readsMetrics) {
+    PermitSizing(
+            WriteClient client,
+            List<WriteTarget> endpoints,
+            WritePermits permits,
+            int maxConcurrentWrites,
+            List<String> targetMetricsUrls,
+            Duration settleTimeout,
+            boolean readsMetrics) {
         this.readsMetrics = readsMetrics;
         this.client = client;
         this.endpoints = endpoints;
@@ -104,12 +116,23 @@ final class PermitSizing {
         }
         for (WriteTarget e : endpoints) {
             Tags tags = Tags.of("endpoint", e.baseUrl());
-            meters.gauge("write.permits.capacity", "Write permits: concurrent import requests allowed to the endpoint", tags, permits, p -> p.capacity(e));
-            meters.gauge("write.permits.in.use", "Write permits held by requests in flight to the endpoint", tags, permits, p -> p.inUse(e));
+            meters.gauge(
+                    "write.permits.capacity",
+                    "Write permits: concurrent import requests allowed to the endpoint",
+                    tags,
+                    permits,
+                    p -> p.capacity(e));
+            meters.gauge(
+                    "write.permits.in.use",
+                    "Write permits held by requests in flight to the endpoint",
+                    tags,
+                    permits,
+                    p -> p.inUse(e));
         }
         meters.permitLimitReached(permits, WritePermits::limitReached);
         if (maxConcurrentWrites == 0) {
-            scheduler.scheduleWithFixedDelay(this::refresh, CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(
+                    this::refresh, CAPACITY_REFRESH.toMillis(), CAPACITY_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
         }
         return total;
     }
@@ -148,8 +171,11 @@ final class PermitSizing {
         if (after < before) {
             try {
                 if (!permits.awaitWithinCapacity(settleTimeout)) {
-                    log.warn("write permits lowered to {} ({}), but more requests than that were still in flight after {}s",
-                            after, now, settleTimeout.toSeconds());
+                    log.warn(
+                            "write permits lowered to {} ({}), but more requests than that were still in flight after {}s",
+                            after,
+                            now,
+                            settleTimeout.toSeconds());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -196,9 +222,11 @@ final class PermitSizing {
             if (readable == 0 && !atStart) {
                 return false; // keep the last known sum while no page can be read; fewer readable pages: a smaller sum
             }
-            String what = readable == 0 ? "no --target-metrics-url readable, fallback"
-                    : InsertCapacityProbe.METRIC + " " + sum + " summed over " + readable + " of " + targetMetricsUrls.size()
-                    + " --target-metrics-url" + (endpoints.size() > 1 ? ", split over " + endpoints.size() + " targets" : "");
+            String what = readable == 0
+                    ? "no --target-metrics-url readable, fallback"
+                    : InsertCapacityProbe.METRIC + " " + sum + " summed over " + readable + " of "
+                            + targetMetricsUrls.size() + " --target-metrics-url"
+                            + (endpoints.size() > 1 ? ", split over " + endpoints.size() + " targets" : "");
             for (WriteTarget e : endpoints) {
                 read.put(e, readable == 0 ? FALLBACK_PERMITS : Math.max(1, sum / endpoints.size()));
                 from.put(e, what);
@@ -210,8 +238,11 @@ final class PermitSizing {
                     continue; // keep the last known capacity while the endpoint cannot be read
                 }
                 read.put(e, c.orElse(FALLBACK_PERMITS));
-                from.put(e, c.isPresent() ? InsertCapacityProbe.METRIC + " " + c.getAsInt() + " from " + e.metricsUrl()
-                        : e.metricsUrl() + " unreadable, fallback " + FALLBACK_PERMITS);
+                from.put(
+                        e,
+                        c.isPresent()
+                                ? InsertCapacityProbe.METRIC + " " + c.getAsInt() + " from " + e.metricsUrl()
+                                : e.metricsUrl() + " unreadable, fallback " + FALLBACK_PERMITS);
             }
         }
         synchronized (this) {

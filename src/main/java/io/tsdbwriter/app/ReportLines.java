@@ -1,11 +1,11 @@
 package io.tsdbwriter.app;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tsdbwriter.metrics.EfficiencyReport;
+import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.tsdbmetrics.LiveAttribution;
 import io.tsdbwriter.tsdbmetrics.MetricsScraper;
-import io.tsdbwriter.metrics.EfficiencyReport;
-import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WritePermits;
@@ -30,49 +30,77 @@ import org.slf4j.LoggerFactory;
  */
 final class ReportLines {
 
-    private static final Logger log = LoggerFactory.getLogger(WriterService.class); // the service's lines, as before the split
+    private static final Logger log =
+            LoggerFactory.getLogger(WriterService.class); // the service's lines, as before the split
 
-    private ReportLines() {
-    }
+    private ReportLines() {}
 
     /**
      * What limits the run now ({@code limited_by}), from the targets' {@code /metrics}, the permits, lag and CPU; in share
      * mode ({@code share}) the acquisition, the permits or the TSDB, without a lag (a share group has none per member).
      */
-    static LiveAttribution liveAttribution(PrometheusMeterRegistry registry, WriterMeters meters, WriteClient client,
-                                           List<WriteTarget> endpoints, WritePermits permits, boolean share) {
+    static LiveAttribution liveAttribution(
+            PrometheusMeterRegistry registry,
+            WriterMeters meters,
+            WriteClient client,
+            List<WriteTarget> endpoints,
+            WritePermits permits,
+            boolean share) {
         return new LiveAttribution(
                 new MetricsScraper(client.http(), Duration.ofSeconds(2)),
-                endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(), permits::inUse, permits::capacity,
-                () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream().mapToDouble(g -> g.value()).sum(),
-                meters.recordsConsumed::count, EfficiencyReport::processCpuSeconds, () -> {
+                endpoints.stream().map(WriteTarget::metricsUrl).distinct().toList(),
+                permits::inUse,
+                permits::capacity,
+                () -> registry.find(WriterMeters.PREFIX + "consumer.lag.records").gauges().stream()
+                        .mapToDouble(g -> g.value())
+                        .sum(),
+                meters.recordsConsumed::count,
+                EfficiencyReport::processCpuSeconds,
+                () -> {
                     var g = registry.find("system.cpu.usage").gauge();
                     return g == null ? Double.NaN : g.value();
-                }, share);
+                },
+                share);
     }
 
     /**
      * Schedules the attribution's sampling and, every {@code interval}, the report line to {@code out}, with what limits
      * the run (a write fault says so instead); sets the {@code limited_by} gauge's source.
      */
-    static void schedule(ScheduledExecutorService reporter, Duration interval, PrintStream out, EfficiencyReport report,
-                         LiveAttribution limits, BatchWriter writer, WriterMeters meters) {
+    static void schedule(
+            ScheduledExecutorService reporter,
+            Duration interval,
+            PrintStream out,
+            EfficiencyReport report,
+            LiveAttribution limits,
+            BatchWriter writer,
+            WriterMeters meters) {
         meters.limitedBy(() -> writer.faults().any() ? Bottleneck.Resource.WRITE_FAULT : limits.current());
         reporter.scheduleWithFixedDelay(limits::sample, 0, LiveAttribution.SAMPLE_INTERVAL_SECONDS, TimeUnit.SECONDS);
         long period = interval.toMillis();
-        reporter.scheduleAtFixedRate(() -> {
-            String line = report.tick();
-            try {
-                Bottleneck.Verdict v = limits.evaluate(report.efficiency());
-                if (writer.faults().any()) { // nothing is written until the endpoint's flag is right: say that, not the figures
-                    v = new Bottleneck.Verdict(Bottleneck.Resource.WRITE_FAULT,
-                            "configuration fault of the write endpoint, the data is held", "fix the flag", List.of(), writer.faults().describe());
-                }
-                line = LiveAttribution.annotate(line, v);
-            } catch (RuntimeException e) {
-                log.warn("bottleneck attribution failed: {}", e.toString());
-            }
-            out.println(line);
-        }, period, period, TimeUnit.MILLISECONDS);
+        reporter.scheduleAtFixedRate(
+                () -> {
+                    String line = report.tick();
+                    try {
+                        Bottleneck.Verdict v = limits.evaluate(report.efficiency());
+                        if (writer.faults()
+                                .any()) { // nothing is written until the endpoint's flag is right: say that, not the
+                            // figures
+                            v = new Bottleneck.Verdict(
+                                    Bottleneck.Resource.WRITE_FAULT,
+                                    "configuration fault of the write endpoint, the data is held",
+                                    "fix the flag",
+                                    List.of(),
+                                    writer.faults().describe());
+                        }
+                        line = LiveAttribution.annotate(line, v);
+                    } catch (RuntimeException e) {
+                        log.warn("bottleneck attribution failed: {}", e.toString());
+                    }
+                    out.println(line);
+                },
+                period,
+                period,
+                TimeUnit.MILLISECONDS);
     }
 }

@@ -28,8 +28,7 @@ record RunExit(int code, String reason) {
      * @param batches how many batches
      * @param samples their samples
      */
-    record Held(int batches, long samples) {
-    }
+    record Held(int batches, long samples) {}
 
     /**
      * The exit code of a run that got past its start (DESIGN §5): 1 for a fault (a thread died, a record could not be
@@ -40,43 +39,76 @@ record RunExit(int code, String reason) {
      * whose drain committed every recorded end, is not a stop before the end: 0. Without an end the writer is a
      * service: a signal is its normal end.
      */
-    static RunExit of(RunConfig cfg, ThreadDeaths deaths, boolean faultGaveUp, DeadLetterQueue deadLetters, Intake m,
-                      boolean signalled, WriterMeters meters, Held held) {
+    static RunExit of(
+            RunConfig cfg,
+            ThreadDeaths deaths,
+            boolean faultGaveUp,
+            DeadLetterQueue deadLetters,
+            Intake m,
+            boolean signalled,
+            WriterMeters meters,
+            Held held) {
         if (deaths.anyDied()) {
-            return new RunExit(ExitCodes.FAULT, "a thread died (" + deaths.firstDeath() + "); committed only the watermark");
+            return new RunExit(
+                    ExitCodes.FAULT, "a thread died (" + deaths.firstDeath() + "); committed only the watermark");
         }
         if (faultGaveUp) {
-            return new RunExit(ExitCodes.FAULT, "a configuration fault of the write endpoint lasted --write-fault-timeout "
-                    + cfg.writeFaultTimeout().toSeconds() + "s; nothing past unwritten data is committed");
+            return new RunExit(
+                    ExitCodes.FAULT,
+                    "a configuration fault of the write endpoint lasted --write-fault-timeout "
+                            + cfg.writeFaultTimeout().toSeconds() + "s; nothing past unwritten data is committed");
         }
         if (deadLetters != null && deadLetters.stuckRecords() > 0) {
-            return new RunExit(ExitCodes.FAULT, deadLetters.stuckRecords() + " record(s) could not be dead-lettered to "
-                    + deadLetters.topic() + "; nothing past them is committed");
+            return new RunExit(
+                    ExitCodes.FAULT,
+                    deadLetters.stuckRecords() + " record(s) could not be dead-lettered to " + deadLetters.topic()
+                            + "; nothing past them is committed");
         }
-        boolean signalAfterLastCommit = signalAfterLastCommit(m, signalled, cfg.replay().replay());
-        String heldText = held.batches() == 0 ? null : heldLine(held, cfg.replay().replay(), cfg.consumerMode() == ConsumerMode.SHARE);
+        boolean signalAfterLastCommit =
+                signalAfterLastCommit(m, signalled, cfg.replay().replay());
+        String heldText = held.batches() == 0
+                ? null
+                : heldLine(held, cfg.replay().replay(), cfg.consumerMode() == ConsumerMode.SHARE);
         if (m.hasEnd() && !m.reachedEnd() && !signalAfterLastCommit) {
             if (signalled) {
-                return new RunExit(ExitCodes.STOPPED, "stopped by a signal before the end" + whatIsShort(m) + (heldText == null ? "" : "; " + heldText));
+                return new RunExit(
+                        ExitCodes.STOPPED,
+                        "stopped by a signal before the end" + whatIsShort(m)
+                                + (heldText == null ? "" : "; " + heldText));
             }
             return new RunExit(ExitCodes.FAULT, "stopped before the end");
         }
         if (!m.cleanStop()) {
-            return new RunExit(ExitCodes.FAULT, heldText != null ? "stopped " + heldText : "stopped with writes unfinished; committed only the watermark");
+            return new RunExit(
+                    ExitCodes.FAULT,
+                    heldText != null
+                            ? "stopped " + heldText
+                            : "stopped with writes unfinished; committed only the watermark");
         }
         long refused = (long) meters.samplesRefused.count();
         if (refused > 0) {
-            return new RunExit(ExitCodes.REFUSED, (m.hasEnd() ? "done, but " : "stopped; ") + refused
-                    + " sample(s) were refused by the receiver and not dead-lettered (no --dead-letter-topic): "
-                    + meters.samplesRefusedByReason());
+            return new RunExit(
+                    ExitCodes.REFUSED,
+                    (m.hasEnd() ? "done, but " : "stopped; ") + refused
+                            + " sample(s) were refused by the receiver and not dead-lettered (no --dead-letter-topic): "
+                            + meters.samplesRefusedByReason());
         }
         if (cfg.replay().replay() && m.hasEnd()) {
-            return new RunExit(ExitCodes.OK, "done: every pass of the window written" + (cfg.replay().duration() == null ? "" : " (or --replay-duration over)")
-                    + (signalled ? " (the signal came after the last pass was read: the stop drained its writes and waited out the "
-                            + "durability window within --drain-timeout)" : ""));
+            return new RunExit(
+                    ExitCodes.OK,
+                    "done: every pass of the window written"
+                            + (cfg.replay().duration() == null ? "" : " (or --replay-duration over)")
+                            + (signalled
+                                    ? " (the signal came after the last pass was read: the stop drained its writes and waited out the "
+                                            + "durability window within --drain-timeout)"
+                                    : ""));
         }
-        return new RunExit(ExitCodes.OK, m.hasEnd() ? "done: the group committed every recorded end"
-                + (signalAfterLastCommit ? " (the signal came while the last writes drained)" : "") : "stopped");
+        return new RunExit(
+                ExitCodes.OK,
+                m.hasEnd()
+                        ? "done: the group committed every recorded end"
+                                + (signalAfterLastCommit ? " (the signal came while the last writes drained)" : "")
+                        : "stopped");
     }
 
     /** What a stop before the end left short, for the reason: the partitions, and what the intake says in words. */
@@ -84,10 +116,13 @@ record RunExit(int code, String reason) {
         Map<TopicPartition, Shortfall> s = m.shortfall();
         String words = m.stoppedShort();
         if (s == null || s.isEmpty() && words != null) {
-            return words != null ? ": " + words : " (before Kafka answered, or the group's offsets could not be read back)";
+            return words != null
+                    ? ": " + words
+                    : " (before Kafka answered, or the group's offsets could not be read back)";
         }
-        return ": " + s.size() + " partition(s) short of their recorded end, " + s.values().stream().mapToLong(Shortfall::records).sum()
-                + " record(s) in all" + (words == null ? "" : "; " + words);
+        return ": " + s.size() + " partition(s) short of their recorded end, "
+                + s.values().stream().mapToLong(Shortfall::records).sum() + " record(s) in all"
+                + (words == null ? "" : "; " + words);
     }
 
     /**
@@ -96,10 +131,14 @@ record RunExit(int code, String reason) {
      * @param replay a replay (no commits); else {@code share} says whether the records go back to a share group
      */
     static String heldLine(Held held, boolean replay, boolean share) {
-        return "while writes to the TSDB were failing: " + held.batches() + " batch(es), " + held.samples() + " sample(s) held, not "
-                + "written" + (replay ? "; a replay commits nothing: run it again (repeats collapse under -dedup.minScrapeInterval)"
-                        : share ? " nor acknowledged: their records are released to the share group and delivered again"
-                        : " and not committed past (the group's offsets stay at the last commit); the next start writes them again from there");
+        return "while writes to the TSDB were failing: " + held.batches() + " batch(es), " + held.samples()
+                + " sample(s) held, not "
+                + "written"
+                + (replay
+                        ? "; a replay commits nothing: run it again (repeats collapse under -dedup.minScrapeInterval)"
+                        : share
+                                ? " nor acknowledged: their records are released to the share group and delivered again"
+                                : " and not committed past (the group's offsets stay at the last commit); the next start writes them again from there");
     }
 
     /**
@@ -123,8 +162,10 @@ record RunExit(int code, String reason) {
             return null;
         }
         List<Map<String, Object>> out = new ArrayList<>();
-        s.values().stream().sorted(Comparator.comparing((Shortfall f) -> f.partition().topic())
-                .thenComparingInt(f -> f.partition().partition())).forEach(f -> {
+        s.values().stream()
+                .sorted(Comparator.comparing((Shortfall f) -> f.partition().topic())
+                        .thenComparingInt(f -> f.partition().partition()))
+                .forEach(f -> {
                     Map<String, Object> e = new LinkedHashMap<>();
                     e.put("topic", f.partition().topic());
                     e.put("partition", f.partition().partition());

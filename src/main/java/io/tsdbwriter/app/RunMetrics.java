@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 final class RunMetrics implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(WriterService.class); // the service's lines, as before the split
+    private static final Logger log =
+            LoggerFactory.getLogger(WriterService.class); // the service's lines, as before the split
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc;
@@ -59,14 +60,23 @@ final class RunMetrics implements AutoCloseable {
         try {
             server = new MetricsServer(address, port, registry, ready);
         } catch (BindException e) {
-            boolean inUse = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("in use");
-            log.error("--metrics-port {} on --metrics-address {}: {} ({})", port, address, e.getMessage(), // troubleshooting: another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint | not an address of this host
-                    inUse ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
+            boolean inUse =
+                    String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("in use");
+            log.error(
+                    "--metrics-port {} on --metrics-address {}: {} ({})",
+                    port,
+                    address,
+                    e.getMessage(), // troubleshooting: another process holds it: pick another port, 0 = any free
+                    // one, -1 = no metrics endpoint | not an address of this host
+                    inUse
+                            ? "another process holds it: pick another port, 0 = any free one, -1 = no metrics endpoint"
                             : "not an address of this host");
             throw new StartFailed(inUse ? ExitCodes.FAULT : ExitCodes.USAGE);
         } catch (IOException | RuntimeException e) {
-            log.error("--metrics-address {} cannot be bound: {} (give an address of this host, e.g. 0.0.0.0 or 127.0.0.1)",
-                    address, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+            log.error(
+                    "--metrics-address {} cannot be bound: {} (give an address of this host, e.g. 0.0.0.0 or 127.0.0.1)",
+                    address,
+                    e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
             throw new StartFailed(ExitCodes.USAGE);
         }
         log.info("metrics on http://{}:{}/metrics", address, server.port());

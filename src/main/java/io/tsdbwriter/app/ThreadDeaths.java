@@ -20,7 +20,7 @@ public final class ThreadDeaths implements Thread.UncaughtExceptionHandler {
 
     private final AtomicReference<Throwable> first = new AtomicReference<>();
     private final AtomicReference<String> firstThread = new AtomicReference<>();
-    private volatile Runnable onFirstDeath = () -> { };
+    private volatile Runnable onFirstDeath = () -> {};
 
     /** What to do (once) when the first thread dies; must not block. */
     public void onFirstDeath(Runnable action) {
@@ -34,7 +34,11 @@ public final class ThreadDeaths implements Thread.UncaughtExceptionHandler {
             firstThread.set(t.getName());
         }
         try {
-            log.error("thread {} died of {}: stopping the process (committing only the watermark, then exit 1)", t.getName(), e, e);
+            log.error(
+                    "thread {} died of {}: stopping the process (committing only the watermark, then exit 1)",
+                    t.getName(),
+                    e,
+                    e);
         } catch (Throwable logging) { // e.g. out of memory while logging: still stop
             System.err.println("thread " + t.getName() + " died of " + e + "; stopping the process");
         }

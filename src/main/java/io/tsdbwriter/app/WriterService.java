@@ -1,46 +1,46 @@
 package io.tsdbwriter.app;
 
-
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.tsdbmetrics.LiveAttribution;
+import io.tsdbwriter.config.ConsumerMode;
+import io.tsdbwriter.config.InputConfig;
+import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.durability.DurabilityNeed;
 import io.tsdbwriter.durability.TsdbWatch;
-import io.tsdbwriter.write.http.SafeUrl;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
-import io.tsdbwriter.config.ConsumerMode;
-import io.tsdbwriter.kafka.share.ShareMember;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
-import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
-import io.tsdbwriter.kafka.group.GroupMember;
 import io.tsdbwriter.kafka.Intake;
-import io.tsdbwriter.kafka.replay.ReplayMember;
-import io.tsdbwriter.tsdbmetrics.RetentionProbe;
-import io.tsdbwriter.config.InputConfig;
-import io.tsdbwriter.config.ReplayConfig;
-import io.tsdbwriter.pipeline.SampleRate;
 import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.group.GroupMember;
+import io.tsdbwriter.kafka.replay.ReplayMember;
+import io.tsdbwriter.kafka.share.ShareMember;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.pipeline.SampleRate;
+import io.tsdbwriter.tsdbmetrics.LiveAttribution;
+import io.tsdbwriter.tsdbmetrics.RetentionProbe;
 import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.OrderedLanes;
+import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RetryPolicy;
 import io.tsdbwriter.write.WriteClient;
-import io.tsdbwriter.write.OrderedLanes;
-import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.WritePermits;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.HttpClientSecurity;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -72,6 +72,7 @@ public final class WriterService {
     private volatile boolean ready;
     /** Every thread's uncaught Throwable ends the run (issue 18). */
     private final ThreadDeaths deaths = new ThreadDeaths();
+
     private volatile DeadLetterQueue deadLetterQueue;
     private volatile BatchWriter batchWriter;
     private volatile boolean faultGaveUp;
@@ -87,12 +88,22 @@ public final class WriterService {
         RunMetrics metrics = new RunMetrics();
         WriterMeters meters = metrics.meters();
         installThreadDeaths();
-        ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
+        ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
         List<WriteTarget> endpoints = cfg.output() == Output.REMOTE_WRITE
                 ? cfg.remoteWriteUrls().stream().map(WriteTarget::remoteWrite).toList()
-                : cfg.vmUrls().stream().map(cfg.tenants().routes() ? WriteTarget::tenantRouted : WriteTarget::new).toList();
-        WriteClient client = new WriteClient(cfg.callTimeout(), Math.max(8, cfg.maxConcurrentWrites()), cfg.gzip(), cfg.output(),
-                HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()), cfg.remoteWriteVersion(), RemoteWrite2Request::fromV1, cfg.tenants().header());
+                : cfg.vmUrls().stream()
+                        .map(cfg.tenants().routes() ? WriteTarget::tenantRouted : WriteTarget::new)
+                        .toList();
+        WriteClient client = new WriteClient(
+                cfg.callTimeout(),
+                Math.max(8, cfg.maxConcurrentWrites()),
+                cfg.gzip(),
+                cfg.output(),
+                HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()),
+                cfg.remoteWriteVersion(),
+                RemoteWrite2Request::fromV1,
+                cfg.tenants().header());
         BatchWriter writer = null;
         OrderedLanes lanes = null;
         DeadLetterQueue deadLetters = null;
@@ -102,51 +113,135 @@ public final class WriterService {
                 metrics.startServer(cfg.metricsAddress(), cfg.metricsPort(), this::ready);
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
-            PermitSizing sizing = new PermitSizing(client, endpoints, permits, cfg.maxConcurrentWrites(), cfg.targetMetricsUrls(),
-                    cfg.drainTimeout(), cfg.readsTsdbMetrics());
-            writer = new BatchWriter(endpoints, client, permits, retryPolicy(), cfg.onWriteFailure(), meters, cfg.syncWrites(),
+            PermitSizing sizing = new PermitSizing(
+                    client,
+                    endpoints,
+                    permits,
+                    cfg.maxConcurrentWrites(),
+                    cfg.targetMetricsUrls(),
+                    cfg.drainTimeout(),
+                    cfg.readsTsdbMetrics());
+            writer = new BatchWriter(
+                    endpoints,
+                    client,
+                    permits,
+                    retryPolicy(),
+                    cfg.onWriteFailure(),
+                    meters,
+                    cfg.syncWrites(),
                     cfg.onConfigurationFault());
             batchWriter = writer;
             lanes = cfg.ordering() == Ordering.SERIES ? new OrderedLanes(writer) : null;
-            AmplificationPlan plan = AmplificationPlan.of(cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
+            AmplificationPlan plan = AmplificationPlan.of(
+                            cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
                     .withInstanceLabel(cfg.input().instanceLabel());
             Map<String, Object> kafka = consumerProperties();
             if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
-                deadLetters = new DeadLetterQueue(cfg.kafkaClient().clientProperties(), cfg.deadLetterTopic(), cfg.maxRecordBytes(),
-                        retryPolicy(), meters, this::deadLetterStuck);
+                deadLetters = new DeadLetterQueue(
+                        cfg.kafkaClient().clientProperties(),
+                        cfg.deadLetterTopic(),
+                        cfg.maxRecordBytes(),
+                        retryPolicy(),
+                        meters,
+                        this::deadLetterStuck);
                 deadLetterQueue = deadLetters;
             }
             ReplayConfig replay = cfg.replay();
             Duration retention = retention(client, endpoints);
-            InputConfig input = retention == null ? cfg.input() : cfg.input().withTimestampWindow(cfg.input().timestampWindow().atLeast(
-                    System.currentTimeMillis() - retention.toMillis(), "older than the target's retention (-retentionPeriod, "
-                            + retention.toDays() + " days): VictoriaMetrics would answer 2xx and drop it; replay with --rebase-time now"));
+            InputConfig input = retention == null
+                    ? cfg.input()
+                    : cfg.input()
+                            .withTimestampWindow(
+                                    cfg.input()
+                                            .timestampWindow()
+                                            .atLeast(
+                                                    System.currentTimeMillis() - retention.toMillis(),
+                                                    "older than the target's retention (-retentionPeriod, "
+                                                            + retention.toDays()
+                                                            + " days): VictoriaMetrics would answer 2xx and drop it; replay with --rebase-time now"));
             durability = durability(client, endpoints, meters);
             SampleRate rate = replay.rateLimited() ? new SampleRate(replay.ratePerSecond()) : null;
             meters.rateSet.set(Math.round(replay.ratePerSecond()));
-            IntakeSettings ws = new IntakeSettings(kafka, cfg.parallelism(), cfg.segmentSize(), cfg.batchSamples(),
-                    cfg.maxRecordBytes(), new SeriesCache(cfg.seriesCacheSize()), encoders(plan), writer, meters, new DecodeErrorLog(meters),
-                    deadLetters, input, rate, replay.churnInterval(), durability, lanes, cfg.relabel(), cfg.tenants());
+            IntakeSettings ws = new IntakeSettings(
+                    kafka,
+                    cfg.parallelism(),
+                    cfg.segmentSize(),
+                    cfg.batchSamples(),
+                    cfg.maxRecordBytes(),
+                    new SeriesCache(cfg.seriesCacheSize()),
+                    encoders(plan),
+                    writer,
+                    meters,
+                    new DecodeErrorLog(meters),
+                    deadLetters,
+                    input,
+                    rate,
+                    replay.churnInterval(),
+                    durability,
+                    lanes,
+                    cfg.relabel(),
+                    cfg.tenants());
             if (replay.replay()) {
-                member = new ReplayMember(new ReplayMember.Settings(kafka, cfg.topics(), cfg.topicPattern(), replay,
-                        cfg.sourceInterval().toMillis(), cfg.drainTimeout(), cfg.membership().kafkaTimeout(), retention), ws);
+                member = new ReplayMember(
+                        new ReplayMember.Settings(
+                                kafka,
+                                cfg.topics(),
+                                cfg.topicPattern(),
+                                replay,
+                                cfg.sourceInterval().toMillis(),
+                                cfg.drainTimeout(),
+                                cfg.membership().kafkaTimeout(),
+                                retention),
+                        ws);
             } else if (cfg.consumerMode() == ConsumerMode.SHARE) {
-                member = new ShareMember(new ShareMember.Settings(kafka, cfg.topics(), cfg.parallelism(), cfg.drainTimeout(),
-                        cfg.membership().kafkaTimeout()), ws);
+                member = new ShareMember(
+                        new ShareMember.Settings(
+                                kafka,
+                                cfg.topics(),
+                                cfg.parallelism(),
+                                cfg.drainTimeout(),
+                                cfg.membership().kafkaTimeout()),
+                        ws);
             } else {
-                member = new GroupMember(new GroupMember.Settings(kafka, cfg.topics(), cfg.commitInterval(), cfg.drainTimeout(), cfg.stopAtEnd(),
-                        cfg.membership(), cfg.topicPattern()), ws);
+                member = new GroupMember(
+                        new GroupMember.Settings(
+                                kafka,
+                                cfg.topics(),
+                                cfg.commitInterval(),
+                                cfg.drainTimeout(),
+                                cfg.stopAtEnd(),
+                                cfg.membership(),
+                                cfg.topicPattern()),
+                        ws);
             }
-            int capacity = sizing.start(meters, reporter, member); // before the member runs: its share from the first assignment
+            int capacity = sizing.start(
+                    meters, reporter, member); // before the member runs: its share from the first assignment
             orderLanes(lanes, sizing.wholeCapacity());
-            EfficiencyReport report = new EfficiencyReport(meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight,
-                    replay.ratePerSecond());
-            log.info("tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={} ordering={}{}{}",
-                    cfg.output(), cfg.topicsText(), endpoints, cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.parallelism(),
-                    cfg.segmentSize(), capacity, cfg.batchSamples(),
-                    lanes != null ? "series (" + lanes.size() + " lanes)" : cfg.ordering().flag(), replay.describe(), TenantLog.describe(cfg));
-            LiveAttribution limits = ReportLines.liveAttribution(metrics.registry(), meters, client,
-                    cfg.readsTsdbMetrics() ? endpoints : List.of(), permits, member instanceof ShareMember);
+            EfficiencyReport report = new EfficiencyReport(
+                    meters, plan.samplesPerPoint(), member::logEndTotal, writer::inFlight, replay.ratePerSecond());
+            log.info(
+                    "tsdb-writer run: output={} topics={} targets={} M={} N={} P={} segment-size={} permits={} batch-samples={} ordering={}{}{}",
+                    cfg.output(),
+                    cfg.topicsText(),
+                    endpoints,
+                    cfg.timeMultiplier(),
+                    cfg.instanceMultiplier(),
+                    cfg.parallelism(),
+                    cfg.segmentSize(),
+                    capacity,
+                    cfg.batchSamples(),
+                    lanes != null
+                            ? "series (" + lanes.size() + " lanes)"
+                            : cfg.ordering().flag(),
+                    replay.describe(),
+                    TenantLog.describe(cfg));
+            LiveAttribution limits = ReportLines.liveAttribution(
+                    metrics.registry(),
+                    meters,
+                    client,
+                    cfg.readsTsdbMetrics() ? endpoints : List.of(),
+                    permits,
+                    member instanceof ShareMember);
             ReportLines.schedule(reporter, cfg.reportInterval(), out, report, limits, writer, meters);
             return runMember(reporter, writer, deadLetters, meters, report, limits);
         } catch (StartFailed e) {
@@ -181,10 +276,13 @@ public final class WriterService {
         if (lanes != null) {
             lanes.open(Math.max(1, permits));
         } else if (cfg.output() == Output.REMOTE_WRITE) {
-            log.warn("{}: a series' samples may reach the receiver out of timestamp order at --parallelism > 1; receivers without an "
+            log.warn(
+                    "{}: a series' samples may reach the receiver out of timestamp order at --parallelism > 1; receivers without an "
                             + "out-of-order window (Prometheus, Mimir, Thanos receive by default) refuse them",
-                    cfg.consumerMode() == ConsumerMode.SHARE ? "--consumer-mode share cannot keep per-series order (any member reads "
-                            + "any record of a partition)" : "--ordering none");
+                    cfg.consumerMode() == ConsumerMode.SHARE
+                            ? "--consumer-mode share cannot keep per-series order (any member reads "
+                                    + "any record of a partition)"
+                            : "--ordering none");
         }
     }
 
@@ -204,7 +302,9 @@ public final class WriterService {
             }
         }
         if (shortest != null) {
-            log.info("target retention: {} days (-retentionPeriod): older samples are refused before they are sent", shortest.toDays());
+            log.info(
+                    "target retention: {} days (-retentionPeriod): older samples are refused before they are sent",
+                    shortest.toDays());
         }
         return shortest;
     }
@@ -216,16 +316,22 @@ public final class WriterService {
      */
     private DurabilityClock durability(WriteClient client, List<WriteTarget> endpoints, WriterMeters meters) {
         if (cfg.durabilityWindow() != null && cfg.durabilityWindow().isZero()) {
-            log.warn("--durability-window 0: offsets are committed on the TSDB's 2xx and no TSDB restart is watched; a TSDB "
-                    + "crash can lose the samples it acknowledged in its last seconds, and nothing would say so");
+            log.warn(
+                    "--durability-window 0: offsets are committed on the TSDB's 2xx and no TSDB restart is watched; a TSDB "
+                            + "crash can lose the samples it acknowledged in its last seconds, and nothing would say so");
             return DurabilityClock.atOnce();
         }
         if (!cfg.readsTsdbMetrics()) {
-            DurabilityClock fixed = DurabilityClock.fixed(cfg.durabilityWindow() != null ? cfg.durabilityWindow() : DurabilityNeed.UNKNOWN);
-            log.warn("--tsdb-metrics-url none: no TSDB /metrics is read, so no TSDB restart is watched: an offset is committed {}s after "
-                    + "its writes were acknowledged{}, and a TSDB that restarts within that time can lose them unseen; write permits "
-                    + "without --max-concurrent-writes: {} per target", fixed.window().toSeconds(),
-                    cfg.durabilityWindow() != null ? " (--durability-window)" : " (the window of a receiver that says nothing)",
+            DurabilityClock fixed = DurabilityClock.fixed(
+                    cfg.durabilityWindow() != null ? cfg.durabilityWindow() : DurabilityNeed.UNKNOWN);
+            log.warn(
+                    "--tsdb-metrics-url none: no TSDB /metrics is read, so no TSDB restart is watched: an offset is committed {}s after "
+                            + "its writes were acknowledged{}, and a TSDB that restarts within that time can lose them unseen; write permits "
+                            + "without --max-concurrent-writes: {} per target",
+                    fixed.window().toSeconds(),
+                    cfg.durabilityWindow() != null
+                            ? " (--durability-window)"
+                            : " (the window of a receiver that says nothing)",
                     PermitSizing.FALLBACK_PERMITS);
             return fixed;
         }
@@ -233,9 +339,17 @@ public final class WriterService {
         endpoints.forEach(t -> urls.add(t.metricsUrl()));
         cfg.tsdbMetricsUrls().forEach(u -> urls.add(SafeUrl.parse(u).url()));
         List<String> distinct = urls.stream().distinct().toList();
-        TsdbWatch watch = new TsdbWatch(client.http(), distinct, distinct.stream().map(SafeUrl::redact).toList(), cfg.durabilityWindow(), meters);
-        log.info("durability window {}s{}: an offset is committed once its writes were acknowledged that long ago with no TSDB "
-                + "restart since; watching {}", watch.window().toSeconds(), cfg.durabilityWindow() == null ? "" : " (--durability-window)",
+        TsdbWatch watch = new TsdbWatch(
+                client.http(),
+                distinct,
+                distinct.stream().map(SafeUrl::redact).toList(),
+                cfg.durabilityWindow(),
+                meters);
+        log.info(
+                "durability window {}s{}: an offset is committed once its writes were acknowledged that long ago with no TSDB "
+                        + "restart since; watching {}",
+                watch.window().toSeconds(),
+                cfg.durabilityWindow() == null ? "" : " (--durability-window)",
                 watch.describe());
         watch.start();
         return watch;
@@ -255,10 +369,20 @@ public final class WriterService {
     }
 
     /** Runs the group member until the work ends or {@link #shutdown()}; then the exit code and the final report. */
-    private int runMember(ScheduledExecutorService reporter, BatchWriter writer, DeadLetterQueue deadLetters,
-                          WriterMeters meters, EfficiencyReport report, LiveAttribution limits) throws IOException, InterruptedException {
-        Thread memberThread = Thread.ofPlatform().name(cfg.replay().replay() ? "replay"
-                : cfg.consumerMode() == ConsumerMode.SHARE ? "share-member" : "group-member").start(member);
+    private int runMember(
+            ScheduledExecutorService reporter,
+            BatchWriter writer,
+            DeadLetterQueue deadLetters,
+            WriterMeters meters,
+            EfficiencyReport report,
+            LiveAttribution limits)
+            throws IOException, InterruptedException {
+        Thread memberThread = Thread.ofPlatform()
+                .name(
+                        cfg.replay().replay()
+                                ? "replay"
+                                : cfg.consumerMode() == ConsumerMode.SHARE ? "share-member" : "group-member")
+                .start(member);
         if (shutdownCalled.get()) {
             writer.stopping();
             member.stop(); // SIGTERM arrived while starting
@@ -273,7 +397,14 @@ public final class WriterService {
         if (member.startFailed()) {
             return ExitCodes.FAULT; // missing topic or Kafka unreachable: the one line was logged; no report of nothing
         }
-        RunExit exit = RunExit.of(cfg, deaths, faultGaveUp, deadLetters, member, shutdownCalled.get(), meters,
+        RunExit exit = RunExit.of(
+                cfg,
+                deaths,
+                faultGaveUp,
+                deadLetters,
+                member,
+                shutdownCalled.get(),
+                meters,
                 new RunExit.Held(writer.batchesHeld(), writer.samplesHeld()));
         if (exit.code() == ExitCodes.FAULT || exit.code() == ExitCodes.STOPPED) {
             log.error("exit {}: {}", exit.code(), exit.reason()); // troubleshooting: exit …: …
@@ -281,7 +412,7 @@ public final class WriterService {
             log.warn("exit {}: {}", exit.code(), exit.reason()); // troubleshooting: exit …: …
         }
         writer.close();
-        Map<String, Object> intake = new java.util.LinkedHashMap<>(member.summary());
+        Map<String, Object> intake = new LinkedHashMap<>(member.summary());
         intake.put("limited_by", limits.mostOften().label()); // the resource of the most report windows
         report.outcome(exit.code(), exit.reason(), RunExit.shortfall(member), intake);
         report.printFinal(out);
@@ -299,9 +430,12 @@ public final class WriterService {
         DeadLetterQueue d = deadLetterQueue;
         Intake m = member;
         BatchWriter w = batchWriter;
-        return ready && m != null && m.kafkaReachable() // not ready while Kafka is unreachable
+        return ready
+                && m != null
+                && m.kafkaReachable() // not ready while Kafka is unreachable
                 && (w == null || !w.faults().any())
-                && !deaths.anyDied() && (d == null || d.stuckRecords() == 0);
+                && !deaths.anyDied()
+                && (d == null || d.stuckRecords() == 0);
     }
 
     /**
@@ -313,8 +447,10 @@ public final class WriterService {
             return;
         }
         faultGaveUp = true;
-        log.error("--stop-at-end cannot finish: {} for {}s (--write-fault-timeout); stopping without committing past unwritten data",
-                w.faults().describe(), cfg.writeFaultTimeout().toSeconds());
+        log.error(
+                "--stop-at-end cannot finish: {} for {}s (--write-fault-timeout); stopping without committing past unwritten data",
+                w.faults().describe(),
+                cfg.writeFaultTimeout().toSeconds());
         w.abortFaulted();
         Intake m = member;
         if (m != null) {
@@ -329,7 +465,10 @@ public final class WriterService {
     private void deadLetterStuck(String reason, String line) {
         if (cfg.stopAtEnd() || cfg.replay().replay()) {
             Intake m = member;
-            log.error("--stop-at-end cannot finish ({}): stopping; exit 1 after draining (up to {})", reason, cfg.drainTimeout());
+            log.error(
+                    "--stop-at-end cannot finish ({}): stopping; exit 1 after draining (up to {})",
+                    reason,
+                    cfg.drainTimeout());
             if (m != null) {
                 m.stop();
             } else {
@@ -355,7 +494,8 @@ public final class WriterService {
             Thread.ofPlatform().daemon().name("death-watch").start(() -> {
                 try {
                     if (!finished.await(cfg.drainTimeout().toMillis() + 60_000, TimeUnit.MILLISECONDS)) {
-                        log.error("the writer did not stop within the drain timeout after a thread died: halting (exit 1)");
+                        log.error(
+                                "the writer did not stop within the drain timeout after a thread died: halting (exit 1)");
                         Runtime.getRuntime().halt(1);
                     }
                 } catch (InterruptedException e) {
@@ -370,7 +510,8 @@ public final class WriterService {
         if (cfg.output() == Output.REMOTE_WRITE) {
             return RemoteWriteEncoder.factory(plan);
         }
-        return () -> new ImportSampleEncoder(new ImportLineEncoder(plan)); // one per thread: it keeps the last timestamps' text
+        return () -> new ImportSampleEncoder(
+                new ImportLineEncoder(plan)); // one per thread: it keeps the last timestamps' text
     }
 
     /**

@@ -28,10 +28,13 @@ public final class BenchChart {
 
     static final int WIDTH = 1400;
     static final int HEIGHT = 640;
-    private static final Color[] MODE_COLORS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0x9467bd)};
+    private static final Color[] MODE_COLORS = {
+        new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0x9467bd)
+    };
     private static final Color CEILING = new Color(0xd62728);
     /** The plot area. */
     private static final int LEFT = 80;
+
     private static final int RIGHT = WIDTH - 20;
     private static final int TOP = 90;
     private static final int BOTTOM = HEIGHT - 90;
@@ -43,11 +46,12 @@ public final class BenchChart {
         static final Font SMALL = new Font(Font.SANS_SERIF, Font.PLAIN, 11);
     }
 
-    private BenchChart() {
-    }
+    private BenchChart() {}
 
     /** Draws the chart into a PNG file. @throws IOException when it cannot be written */
-    public static void write(Path file, String title, String subtitle, List<CeilingResult> ceilings, List<CellResult> cells) throws IOException {
+    public static void write(
+            Path file, String title, String subtitle, List<CeilingResult> ceilings, List<CellResult> cells)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         BufferedImage image = render(title, subtitle, ceilings, cells);
         Path parent = file.toAbsolutePath().getParent();
@@ -74,7 +78,8 @@ public final class BenchChart {
         return image;
     }
 
-    private static void draw(Graphics2D g, String title, String subtitle, List<CeilingResult> ceilings, List<CellResult> cells) {
+    private static void draw(
+            Graphics2D g, String title, String subtitle, List<CeilingResult> ceilings, List<CellResult> cells) {
         g.setColor(Color.BLACK);
         g.setFont(Fonts.TITLE);
         g.drawString(title, 20, 28);
@@ -106,12 +111,23 @@ public final class BenchChart {
         }
         double panelWidth = (RIGHT - LEFT) / (double) shapes.size();
         for (int si = 0; si < shapes.size(); si++) {
-            panel(g, shapes.get(si), LEFT + (int) Math.round(si * panelWidth), (int) Math.round(panelWidth), si > 0,
-                    ceilings, cells, modeList, max);
+            panel(
+                    g,
+                    shapes.get(si),
+                    LEFT + (int) Math.round(si * panelWidth),
+                    (int) Math.round(panelWidth),
+                    si > 0,
+                    ceilings,
+                    cells,
+                    modeList,
+                    max);
         }
         g.setFont(Fonts.SMALL);
         g.setColor(Color.DARK_GRAY);
-        g.drawString("bar labels: throughput as a share of the ceiling of the same shape, measured in the same run", LEFT, HEIGHT - 20);
+        g.drawString(
+                "bar labels: throughput as a share of the ceiling of the same shape, measured in the same run",
+                LEFT,
+                HEIGHT - 20);
     }
 
     /** One colour per write mode, then the ceiling's dashed line. */
@@ -130,7 +146,8 @@ public final class BenchChart {
         g.setStroke(dashed());
         g.drawLine(lx, 68, lx + 30, 68);
         g.setColor(Color.BLACK);
-        g.drawString("ceiling: VictoriaMetrics ingesting pre-serialized bodies, same shape and concurrency", lx + 38, 73);
+        g.drawString(
+                "ceiling: VictoriaMetrics ingesting pre-serialized bodies, same shape and concurrency", lx + 38, 73);
         g.setStroke(new BasicStroke(1f));
     }
 
@@ -158,8 +175,16 @@ public final class BenchChart {
     }
 
     /** One batch shape's panel at x {@code px}, {@code pw} wide: a bar group per parallelism, the shape's ceiling. */
-    private static void panel(Graphics2D g, BenchCell.Shape shape, int px, int pw, boolean separator, List<CeilingResult> ceilings,
-                              List<CellResult> cells, List<String> modeList, double max) {
+    private static void panel(
+            Graphics2D g,
+            BenchCell.Shape shape,
+            int px,
+            int pw,
+            boolean separator,
+            List<CeilingResult> ceilings,
+            List<CellResult> cells,
+            List<String> modeList,
+            double max) {
         if (separator) {
             g.setColor(new Color(0xbbbbbb));
             g.drawLine(px, TOP, px, BOTTOM);
@@ -190,13 +215,22 @@ public final class BenchChart {
             g.drawLine(px + 4, y, px + pw - 4, y);
             g.setStroke(new BasicStroke(1f));
             g.setFont(Fonts.SMALL);
-            g.drawString(String.format(Locale.ROOT, "ceiling %.2fM/s", ceiling.samplesPerSecond() / 1e6), px + 8, y - 5);
+            g.drawString(
+                    String.format(Locale.ROOT, "ceiling %.2fM/s", ceiling.samplesPerSecond() / 1e6), px + 8, y - 5);
         }
     }
 
     /** The bars of one parallelism P, one per write mode, each labelled with its share of the ceiling. */
-    private static void barGroup(Graphics2D g, BenchCell.Shape shape, int p, double gx, double groupWidth, CeilingResult ceiling,
-                                 List<CellResult> cells, List<String> modeList, double max) {
+    private static void barGroup(
+            Graphics2D g,
+            BenchCell.Shape shape,
+            int p,
+            double gx,
+            double groupWidth,
+            CeilingResult ceiling,
+            List<CellResult> cells,
+            List<String> modeList,
+            double max) {
         double barWidth = Math.min(46, (groupWidth - 14) / Math.max(1, modeList.size()));
         double barsWidth = barWidth * modeList.size();
         double bx0 = gx + (groupWidth - barsWidth) / 2;
@@ -229,7 +263,9 @@ public final class BenchChart {
 
     private static CellResult find(List<CellResult> cells, BenchCell.Shape shape, int p, String mode) {
         for (CellResult r : cells) {
-            if (r.cell().shape().equals(shape) && r.cell().parallelism() == p && r.modeLabel().equals(mode)) {
+            if (r.cell().shape().equals(shape)
+                    && r.cell().parallelism() == p
+                    && r.modeLabel().equals(mode)) {
                 return r;
             }
         }

@@ -1,12 +1,12 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.write.Output;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import io.tsdbwriter.write.Output;
-import io.tsdbwriter.lab.BenchCell;
 
 /**
  * The grid of a benchmark run: the flags' comma-separated lists ({@code --parallelism 1,3,6},
@@ -16,8 +16,7 @@ import io.tsdbwriter.lab.BenchCell;
  */
 public final class BenchGrid {
 
-    private BenchGrid() {
-    }
+    private BenchGrid() {}
 
     /**
      * Parses {@code 1,3,6} into distinct positive integers in the given order.
@@ -82,7 +81,9 @@ public final class BenchGrid {
         }
         Set<String> outputs = new LinkedHashSet<>();
         for (String part : text.split(",", -1)) {
-            String o = BenchCell.REMOTE_WRITE_2.equals(part.trim().toLowerCase(java.util.Locale.ROOT)) ? BenchCell.REMOTE_WRITE_2 : Output.parse(part).flag();
+            String o = BenchCell.REMOTE_WRITE_2.equals(part.trim().toLowerCase(Locale.ROOT))
+                    ? BenchCell.REMOTE_WRITE_2
+                    : Output.parse(part).flag();
             if (!outputs.add(o)) {
                 throw new IllegalArgumentException("--output: " + o + " is listed twice");
             }
@@ -91,8 +92,12 @@ public final class BenchGrid {
     }
 
     /** Every combination, ordered by N, M, P, write mode, then output (each list in its given order). */
-    public static List<BenchCell> cells(List<Integer> parallelism, List<Integer> timeMultipliers, List<Integer> instanceMultipliers,
-                                        List<String> writeModes, List<String> outputs) {
+    public static List<BenchCell> cells(
+            List<Integer> parallelism,
+            List<Integer> timeMultipliers,
+            List<Integer> instanceMultipliers,
+            List<String> writeModes,
+            List<String> outputs) {
         return cells(parallelism, timeMultipliers, instanceMultipliers, writeModes, outputs, List.of());
     }
 
@@ -101,17 +106,24 @@ public final class BenchGrid {
      * {@code remoteWriteUrls} each remote-write cell is run once per receiver (in the given order), so that receivers are
      * measured in one run; with one or none the remote-write cells name no receiver (the runner's default).
      */
-    public static List<BenchCell> cells(List<Integer> parallelism, List<Integer> timeMultipliers, List<Integer> instanceMultipliers,
-                                        List<String> writeModes, List<String> outputs, List<String> remoteWriteUrls) {
+    public static List<BenchCell> cells(
+            List<Integer> parallelism,
+            List<Integer> timeMultipliers,
+            List<Integer> instanceMultipliers,
+            List<String> writeModes,
+            List<String> outputs,
+            List<String> remoteWriteUrls) {
         List<BenchCell> cells = new ArrayList<>();
         for (BenchCell c : cells(parallelism, timeMultipliers, instanceMultipliers, writeModes)) {
             for (String o : outputs) {
                 if (o.startsWith("remote-write") && remoteWriteUrls.size() > 1) {
                     for (String url : remoteWriteUrls) {
-                        cells.add(new BenchCell(c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o, url));
+                        cells.add(new BenchCell(
+                                c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o, url));
                     }
                 } else {
-                    cells.add(new BenchCell(c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o));
+                    cells.add(new BenchCell(
+                            c.parallelism(), c.timeMultiplier(), c.instanceMultiplier(), c.writeMode(), o));
                 }
             }
         }
@@ -119,8 +131,11 @@ public final class BenchGrid {
     }
 
     /** Every combination, ordered by N, M, P, then write mode (each list in its given order). */
-    public static List<BenchCell> cells(List<Integer> parallelism, List<Integer> timeMultipliers, List<Integer> instanceMultipliers,
-                                        List<String> writeModes) {
+    public static List<BenchCell> cells(
+            List<Integer> parallelism,
+            List<Integer> timeMultipliers,
+            List<Integer> instanceMultipliers,
+            List<String> writeModes) {
         List<BenchCell> cells = new ArrayList<>();
         for (int n : instanceMultipliers) {
             for (int m : timeMultipliers) {
@@ -139,7 +154,8 @@ public final class BenchGrid {
      * one share group, {@code shareParallelism} share consumers each), for the cells of the first {@code --parallelism}
      * only (a share cell does not depend on the segments' P).
      */
-    public static List<BenchCell> withShareCells(List<BenchCell> cells, List<Integer> shareProcesses, int shareParallelism) {
+    public static List<BenchCell> withShareCells(
+            List<BenchCell> cells, List<Integer> shareProcesses, int shareParallelism) {
         if (shareProcesses.isEmpty() || cells.isEmpty()) {
             return cells;
         }

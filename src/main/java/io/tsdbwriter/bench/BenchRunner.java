@@ -1,39 +1,39 @@
 package io.tsdbwriter.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CellResult;
+import io.tsdbwriter.lab.CpuPinning;
+import io.tsdbwriter.lab.Figures;
+import io.tsdbwriter.lab.FreshReceiver;
+import io.tsdbwriter.lab.InputRate;
+import io.tsdbwriter.lab.KafkaFeeder;
+import io.tsdbwriter.lab.Machine;
+import io.tsdbwriter.lab.SourceFeed;
+import io.tsdbwriter.lab.SystemCpu;
+import io.tsdbwriter.lab.VmProbe;
+import io.tsdbwriter.lab.WriterCellRunner;
 import io.tsdbwriter.metrics.AotCacheStatus;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
-import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.Function;
 import java.util.Locale;
 import java.util.OptionalInt;
-import io.tsdbwriter.config.KafkaClientConfig;
-import io.tsdbwriter.write.http.HttpAuthConfig;
-import io.tsdbwriter.write.http.HttpClientSecurity;
-import io.tsdbwriter.lab.BenchCell;
-import io.tsdbwriter.lab.Figures;
-import io.tsdbwriter.lab.Machine;
-import io.tsdbwriter.lab.CellResult;
-import io.tsdbwriter.lab.CpuPinning;
-import io.tsdbwriter.lab.FreshReceiver;
-import io.tsdbwriter.lab.InputRate;
-import io.tsdbwriter.lab.KafkaFeeder;
-import io.tsdbwriter.lab.SourceFeed;
-import io.tsdbwriter.lab.SystemCpu;
-import io.tsdbwriter.lab.VmProbe;
-import io.tsdbwriter.lab.WriterCellRunner;
-import java.time.LocalTime;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.function.Function;
 
 /**
  * {@code tsdb-writer bench}: pre-loads a topic, measures each batch shape's ceiling, runs every grid cell as its own
@@ -43,14 +43,39 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 public final class BenchRunner {
 
     /** Everything a run needs (the flags of {@code bench}). */
-    public record Settings(String bootstrapServers, String vmUrl, String topic, int partitions, List<BenchCell> cells,
-                           SourceFeed feed, long sourceIntervalMs, InputRate inputRate, Duration duration, Duration liveGrace,
-                           Duration ceilingSeconds, long ceilingPoolBytes, int writePermits, int batchSamples, long segmentSize,
-                           Path csv, Path chart, Path workDir, Path jar, List<String> javaCommand, List<String> writerJvmOptions,
-                           List<String> extraRunArgs, Duration cellTimeout, Duration settleMax, String commandLine,
-                           KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp,
-                           String remoteWriteUrl, CpuPinning.Plan placement, Path prometheusBinary, Path victoriaMetricsBinary,
-                           Duration prometheusOutOfOrderWindow) {
+    public record Settings(
+            String bootstrapServers,
+            String vmUrl,
+            String topic,
+            int partitions,
+            List<BenchCell> cells,
+            SourceFeed feed,
+            long sourceIntervalMs,
+            InputRate inputRate,
+            Duration duration,
+            Duration liveGrace,
+            Duration ceilingSeconds,
+            long ceilingPoolBytes,
+            int writePermits,
+            int batchSamples,
+            long segmentSize,
+            Path csv,
+            Path chart,
+            Path workDir,
+            Path jar,
+            List<String> javaCommand,
+            List<String> writerJvmOptions,
+            List<String> extraRunArgs,
+            Duration cellTimeout,
+            Duration settleMax,
+            String commandLine,
+            KafkaClientConfig kafkaClient,
+            HttpAuthConfig vmHttp,
+            String remoteWriteUrl,
+            CpuPinning.Plan placement,
+            Path prometheusBinary,
+            Path victoriaMetricsBinary,
+            Duration prometheusOutOfOrderWindow) {
 
         /**
          * The TSDB that the shape's ceiling and each of its cells get of their own ({@link FreshReceiver}), or null when
@@ -61,7 +86,9 @@ public final class BenchRunner {
             if (BenchCell.REMOTE_WRITE_2.equals(shape.output())) {
                 return prometheusBinary != null ? FreshReceiver.Kind.PROMETHEUS : null;
             }
-            return victoriaMetricsBinary != null && shape.receiver() == null ? FreshReceiver.Kind.VICTORIA_METRICS : null;
+            return victoriaMetricsBinary != null && shape.receiver() == null
+                    ? FreshReceiver.Kind.VICTORIA_METRICS
+                    : null;
         }
 
         /** The binary of {@code kind}. */
@@ -82,8 +109,7 @@ public final class BenchRunner {
     }
 
     /** The results of a run. */
-    public record Results(String machine, List<CeilingResult> ceilings, List<CellResult> cells) {
-    }
+    public record Results(String machine, List<CeilingResult> ceilings, List<CellResult> cells) {}
 
     /** Runs the whole benchmark; returns 0 when every writer exited cleanly and wrote everything, else 1. */
     public int run() throws IOException, InterruptedException {
@@ -92,14 +118,18 @@ public final class BenchRunner {
         WriteTarget endpoint = new WriteTarget(s.vmUrl());
         HttpClientSecurity security = HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
         try (WriteClient client = new WriteClient(Duration.ofSeconds(90), 64, false, security);
-             KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
+                KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();
             if (permits <= 0) {
                 OptionalInt cap = InsertCapacityProbe.read(client.http(), endpoint.metricsUrl());
                 permits = cap.orElse(8);
-                progress("concurrency: %d write permits (%s)", permits, cap.isPresent() ? InsertCapacityProbe.METRIC + " of " + endpoint.metricsUrl()
-                        : "unreadable " + InsertCapacityProbe.METRIC + ", default");
+                progress(
+                        "concurrency: %d write permits (%s)",
+                        permits,
+                        cap.isPresent()
+                                ? InsertCapacityProbe.METRIC + " of " + endpoint.metricsUrl()
+                                : "unreadable " + InsertCapacityProbe.METRIC + ", default");
             }
             String machine = Machine.line(vm.version());
             progress("machine: %s", machine);
@@ -109,18 +139,35 @@ public final class BenchRunner {
             if (!liveOnly) {
                 preload(kafka);
                 topicBytes = kafka.logBytes(s.topic());
-                progress("backlog: %,d bytes in the topic's log (the denominator of each cell's bytes fetched)", topicBytes);
+                progress(
+                        "backlog: %,d bytes in the topic's log (the denominator of each cell's bytes fetched)",
+                        topicBytes);
             }
             Function<BenchCell.Shape, CeilingMeter> meters = shape -> {
                 if (!shape.remoteWrite()) {
                     return new CeilingMeter(endpoint, vm, s.settleMax(), security);
                 }
-                WriteTarget receiver = WriteTarget.remoteWrite(shape.receiver() != null ? shape.receiver() : s.remoteWriteUrl());
+                WriteTarget receiver =
+                        WriteTarget.remoteWrite(shape.receiver() != null ? shape.receiver() : s.remoteWriteUrl());
                 return new CeilingMeter(receiver, new VmProbe(client.http(), receiver), s.settleMax(), security);
             };
-            WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
-                    s.bootstrapServers(), s.vmUrl(), permits, s.batchSamples(), s.segmentSize(), s.extraRunArgs(), s.workDir(),
-                    s.cellTimeout(), s.settleMax(), s.remoteWriteUrl(), s.placement().placement()), vm,
+            WriterCellRunner runner = new WriterCellRunner(
+                    new WriterCellRunner.Settings(
+                            s.javaCommand(),
+                            s.jar(),
+                            s.writerJvmOptions(),
+                            s.bootstrapServers(),
+                            s.vmUrl(),
+                            permits,
+                            s.batchSamples(),
+                            s.segmentSize(),
+                            s.extraRunArgs(),
+                            s.workDir(),
+                            s.cellTimeout(),
+                            s.settleMax(),
+                            s.remoteWriteUrl(),
+                            s.placement().placement()),
+                    vm,
                     target -> new VmProbe(client.http(), target));
             List<CeilingResult> ceilings = new ArrayList<>();
             List<CellResult> results = new ArrayList<>();
@@ -131,8 +178,14 @@ public final class BenchRunner {
                 FreshReceiver.Kind fresh = s.freshReceiver(shape);
                 if (fresh != null) {
                     try (FreshReceiver receiver = freshReceiver(fresh, "ceiling-" + (ceilings.size() + 1), client)) {
-                        WriteTarget target = shape.remoteWrite() ? WriteTarget.remoteWrite(receiver.remoteWriteUrl()) : new WriteTarget(receiver.url());
-                        c = ceiling(new CeilingMeter(target, new VmProbe(client.http(), target), s.settleMax(), security), shape, permits, fresh);
+                        WriteTarget target = shape.remoteWrite()
+                                ? WriteTarget.remoteWrite(receiver.remoteWriteUrl())
+                                : new WriteTarget(receiver.url());
+                        c = ceiling(
+                                new CeilingMeter(target, new VmProbe(client.http(), target), s.settleMax(), security),
+                                shape,
+                                permits,
+                                fresh);
                     }
                 } else {
                     c = ceiling(meters.apply(shape), shape, permits, null);
@@ -145,11 +198,21 @@ public final class BenchRunner {
                     CellResult backlog = null;
                     if (!liveOnly) {
                         done++;
-                        progress("[%d/%d] %s: consuming the backlog of %,d records ...", done, total, cell.label(), s.feed().records());
+                        progress(
+                                "[%d/%d] %s: consuming the backlog of %,d records ...",
+                                done, total, cell.label(), s.feed().records());
                         String name = String.format(Locale.ROOT, "cell-%02d", done);
                         int index = done;
-                        backlog = onItsReceiver(cell, name, client,
-                                target -> runner.backlog(target, s.topic(), group(index), name, s.feed().records()));
+                        backlog = onItsReceiver(
+                                cell,
+                                name,
+                                client,
+                                target -> runner.backlog(
+                                        target,
+                                        s.topic(),
+                                        group(index),
+                                        name,
+                                        s.feed().records()));
                         results.add(backlog);
                         report(done, total, backlog, c);
                         wire(name, backlog);
@@ -158,7 +221,10 @@ public final class BenchRunner {
                         done++;
                         double rate = s.inputRate().pointsPerSecond(backlog == null ? 0 : backlog.pointsPerSecond());
                         int index = done;
-                        CellResult live = onItsReceiver(cell, String.format(Locale.ROOT, "cell-%02d-live", done), client,
+                        CellResult live = onItsReceiver(
+                                cell,
+                                String.format(Locale.ROOT, "cell-%02d-live", done),
+                                client,
                                 target -> live(kafka, runner, target, rate, index, total));
                         results.add(live);
                         report(done, total, live, c);
@@ -176,22 +242,32 @@ public final class BenchRunner {
     private CeilingResult ceiling(CeilingMeter meter, BenchCell.Shape shape, int permits, FreshReceiver.Kind fresh)
             throws IOException, InterruptedException {
         boolean firstWrites = fresh != null;
-        progress("ceiling %s: serializing up to %d MiB of %s bodies (%d samples each) ...", shape.label(),
-                s.ceilingPoolBytes() >> 20, shape.output(), s.batchSamples());
-        List<CeilingMeter.Body> bodies = CeilingMeter.serialize(s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(),
-                s.ceilingPoolBytes());
+        progress(
+                "ceiling %s: serializing up to %d MiB of %s bodies (%d samples each) ...",
+                shape.label(), s.ceilingPoolBytes() >> 20, shape.output(), s.batchSamples());
+        List<CeilingMeter.Body> bodies = CeilingMeter.serialize(
+                s.feed().iterator(), shape, s.sourceIntervalMs(), s.batchSamples(), s.ceilingPoolBytes());
         if (firstWrites) {
-            progress("ceiling %s: %d bodies into a %s of its own; each posted at most once (first writes, as the cells'), from %d"
-                    + " concurrent requests for at most %s ...", shape.label(), bodies.size(), fresh.displayName(), permits, human(s.ceilingSeconds()));
+            progress(
+                    "ceiling %s: %d bodies into a %s of its own; each posted at most once (first writes, as the cells'), from %d"
+                            + " concurrent requests for at most %s ...",
+                    shape.label(), bodies.size(), fresh.displayName(), permits, human(s.ceilingSeconds()));
         } else {
-            progress("ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
-                    + " concurrent requests for %s ...", shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
+            progress(
+                    "ceiling %s: %d bodies; posting each once (unmeasured: registers the series), then round-robin from %d"
+                            + " concurrent requests for %s ...",
+                    shape.label(), bodies.size(), permits, human(s.ceilingSeconds()));
         }
         CeilingResult c = meter.measure(shape, bodies, permits, s.ceilingSeconds(), firstWrites);
         bodies = null; // the pool (up to --ceiling-pool-mib) may go before the writer cells
-        progress("ceiling %s: %s samples/s (%s samples/min), %s %.2f CPU-s per million samples, %d failed requests; load %.2f",
-                shape.label(), millions(c.samplesPerSecond()), Figures.count(c.perMinute()),
-                firstWrites ? fresh.displayName() : shape.remoteWrite() ? "the receiver" : "VictoriaMetrics", c.vmCpuPerMillion(), c.failures(),
+        progress(
+                "ceiling %s: %s samples/s (%s samples/min), %s %.2f CPU-s per million samples, %d failed requests; load %.2f",
+                shape.label(),
+                millions(c.samplesPerSecond()),
+                Figures.count(c.perMinute()),
+                firstWrites ? fresh.displayName() : shape.remoteWrite() ? "the receiver" : "VictoriaMetrics",
+                c.vmCpuPerMillion(),
+                c.failures(),
                 SystemCpu.loadAverage());
         System.gc();
         return c;
@@ -208,20 +284,29 @@ public final class BenchRunner {
      * against a new TSDB ({@code <name>-prometheus}, {@code <name>-victoria-metrics}) started for it and stopped after
      * it; the result names the grid's cell either way.
      */
-    private CellResult onItsReceiver(BenchCell cell, String name, WriteClient client, CellRun run) throws IOException, InterruptedException {
+    private CellResult onItsReceiver(BenchCell cell, String name, WriteClient client, CellRun run)
+            throws IOException, InterruptedException {
         FreshReceiver.Kind fresh = s.freshReceiver(cell.shape());
         if (fresh == null) {
             return run.run(cell);
         }
         try (FreshReceiver receiver = freshReceiver(fresh, name, client)) {
-            return run.run(cell.withReceiver(cell.remoteWrite() ? receiver.remoteWriteUrl() : receiver.url())).withCell(cell);
+            return run.run(cell.withReceiver(cell.remoteWrite() ? receiver.remoteWriteUrl() : receiver.url()))
+                    .withCell(cell);
         }
     }
 
     /** A TSDB of its own for one measurement, {@code <name>-<kind>}, on the TSDB's CPUs ({@link FreshReceiver}). */
-    private FreshReceiver freshReceiver(FreshReceiver.Kind kind, String name, WriteClient client) throws IOException, InterruptedException {
+    private FreshReceiver freshReceiver(FreshReceiver.Kind kind, String name, WriteClient client)
+            throws IOException, InterruptedException {
         String full = name + "-" + kind.label();
-        FreshReceiver r = FreshReceiver.start(kind, s.binary(kind), s.workDir(), full, s.placement().placement().tsdbCpus(), client.http(),
+        FreshReceiver r = FreshReceiver.start(
+                kind,
+                s.binary(kind),
+                s.workDir(),
+                full,
+                s.placement().placement().tsdbCpus(),
+                client.http(),
                 s.prometheusOutOfOrderWindow());
         progress("%s: a new %s (%s) at %s", full, kind.displayName(), s.binary(kind), r.url());
         return r;
@@ -234,26 +319,44 @@ public final class BenchRunner {
             return;
         }
         kafka.create(s.topic(), s.partitions());
-        progress("backlog: producing %,d records (one point each) to %s (%d partition%s) ...", s.feed().records(), s.topic(),
-                s.partitions(), s.partitions() == 1 ? "" : "s");
+        progress(
+                "backlog: producing %,d records (one point each) to %s (%d partition%s) ...",
+                s.feed().records(), s.topic(), s.partitions(), s.partitions() == 1 ? "" : "s");
         long t0 = System.nanoTime();
-        KafkaFeeder.Sent sent = kafka.produce(s.topic(), s.feed().iterator(), s.feed().records(), 0, () -> false);
+        KafkaFeeder.Sent sent =
+                kafka.produce(s.topic(), s.feed().iterator(), s.feed().records(), 0, () -> false);
         double sec = (System.nanoTime() - t0) / 1e9;
         progress("backlog: %,d records (%.1f MiB) in %.1f s", sent.ackedRecords(), sent.bytesSent() / 1048576.0, sec);
     }
 
-    private CellResult live(KafkaFeeder kafka, WriterCellRunner runner, BenchCell cell, double rate, int index, int total)
+    private CellResult live(
+            KafkaFeeder kafka, WriterCellRunner runner, BenchCell cell, double rate, int index, int total)
             throws IOException, InterruptedException {
         String topic = s.topic() + "-live-" + index;
         kafka.create(topic, s.partitions());
-        progress("[%d/%d] %s live: producing %,.0f points/s%s to %s for %s while the writer runs ...", index, total, cell.label(), rate,
-                s.inputRate().relative() ? " (" + s.inputRate() + ")" : "", topic, human(s.duration()));
+        progress(
+                "[%d/%d] %s live: producing %,.0f points/s%s to %s for %s while the writer runs ...",
+                index,
+                total,
+                cell.label(),
+                rate,
+                s.inputRate().relative() ? " (" + s.inputRate() + ")" : "",
+                topic,
+                human(s.duration()));
         Iterator<SourcePoint> points = s.feed().cycle();
         long max = (long) Math.ceil(rate * s.duration().toMillis() / 1000.0);
-        return runner.live(cell, topic, group(index), String.format(Locale.ROOT, "cell-%02d-live", index), () -> {
-            long deadline = System.nanoTime() + s.duration().toNanos();
-            return kafka.produce(topic, points, max, rate, () -> System.nanoTime() > deadline).ackedRecords();
-        }, s.duration(), s.liveGrace());
+        return runner.live(
+                cell,
+                topic,
+                group(index),
+                String.format(Locale.ROOT, "cell-%02d-live", index),
+                () -> {
+                    long deadline = System.nanoTime() + s.duration().toNanos();
+                    return kafka.produce(topic, points, max, rate, () -> System.nanoTime() > deadline)
+                            .ackedRecords();
+                },
+                s.duration(),
+                s.liveGrace());
     }
 
     /**
@@ -266,14 +369,20 @@ public final class BenchRunner {
             if (Files.exists(summary) && r.samplesWritten() > 0) {
                 var figures = new ObjectMapper().readTree(summary.toFile());
                 long bytes = figures.path("request_bytes").asLong();
-                progress("%s: %,d request bytes on the wire, %.2f MB per million samples", r.cell().label(), bytes,
-                        bytes / 1e6 / (r.samplesWritten() / 1e6));
+                progress(
+                        "%s: %,d request bytes on the wire, %.2f MB per million samples",
+                        r.cell().label(), bytes, bytes / 1e6 / (r.samplesWritten() / 1e6));
                 long fetched = figures.path("kafka_fetched_bytes").asLong();
                 if (fetched > 0 && topicBytes > 0) {
-                    progress("%s: Kafka: %,d bytes received = %.3f × the topic's log", r.cell().label(), fetched, (double) fetched / topicBytes);
+                    progress(
+                            "%s: Kafka: %,d bytes received = %.3f × the topic's log",
+                            r.cell().label(), fetched, (double) fetched / topicBytes);
                 }
-                AotCacheStatus.State.ofLabel(figures.path("aot_cache").asText("")).filter(AotCacheStatus.State::warns).ifPresent(aot ->
-                        progress("%s: the writer's AOT cache was %s: its CPU includes the warm-up the cache saves", r.cell().label(), aot.label()));
+                AotCacheStatus.State.ofLabel(figures.path("aot_cache").asText(""))
+                        .filter(AotCacheStatus.State::warns)
+                        .ifPresent(aot -> progress(
+                                "%s: the writer's AOT cache was %s: its CPU includes the warm-up the cache saves",
+                                r.cell().label(), aot.label()));
             }
         } catch (IOException e) {
             progress("%s: summary unreadable (%s)", r.cell().label(), e.getMessage());
@@ -285,12 +394,24 @@ public final class BenchRunner {
     }
 
     private void report(int index, int total, CellResult r, CeilingResult ceiling) {
-        progress("[%d/%d] %s%s: %s samples/s written (%s/min of %s/min expected, efficiency %s), %s of the ceiling; writer %s CPU-s/M,"
+        progress(
+                "[%d/%d] %s%s: %s samples/s written (%s/min of %s/min expected, efficiency %s), %s of the ceiling; writer %s CPU-s/M,"
                         + " VM %s CPU-s/M, peak heap %s; exit %d; load %.2f, other CPU %.1f s",
-                index, total, r.cell().label(), r.live() ? " live" : "", millions(r.samplesPerSecond()), Figures.count(r.actualPerMinute()),
-                Figures.count(r.expectedPerMinute()), Figures.percent(r.efficiency()), Figures.percent(Ceilings.ratio(r, ceiling)),
-                BenchTable.decimal(r.writerCpuPerMillion(), 2), BenchTable.decimal(r.vmCpuPerMillion(), 2),
-                BenchTable.mebibytes(r.peakHeapBytes()), r.exitCode(), r.loadAverage(), r.otherCpuSeconds());
+                index,
+                total,
+                r.cell().label(),
+                r.live() ? " live" : "",
+                millions(r.samplesPerSecond()),
+                Figures.count(r.actualPerMinute()),
+                Figures.count(r.expectedPerMinute()),
+                Figures.percent(r.efficiency()),
+                Figures.percent(Ceilings.ratio(r, ceiling)),
+                BenchTable.decimal(r.writerCpuPerMillion(), 2),
+                BenchTable.decimal(r.vmCpuPerMillion(), 2),
+                BenchTable.mebibytes(r.peakHeapBytes()),
+                r.exitCode(),
+                r.loadAverage(),
+                r.otherCpuSeconds());
     }
 
     private int finish(String machine, List<CeilingResult> ceilings, List<CellResult> results) throws IOException {
@@ -313,8 +434,12 @@ public final class BenchRunner {
         }
         if (s.chart() != null) {
             try {
-                BenchChart.write(s.chart(), "tsdb-writer bench: samples/s written vs. the VictoriaMetrics ceiling",
-                        machine + "; placement " + placement, ceilings, results);
+                BenchChart.write(
+                        s.chart(),
+                        "tsdb-writer bench: samples/s written vs. the VictoriaMetrics ceiling",
+                        machine + "; placement " + placement,
+                        ceilings,
+                        results);
                 out.println("chart: " + s.chart());
             } catch (IOException | RuntimeException | Error e) { // e.g. no fonts on a bare machine
                 out.println("chart: not drawn (" + e + ")");
@@ -326,7 +451,8 @@ public final class BenchRunner {
     }
 
     private void progress(String format, Object... args) {
-        out.printf(Locale.ROOT, "%s bench: %s%n", LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
+        out.printf(
+                Locale.ROOT, "%s bench: %s%n", LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
         out.flush();
     }
 

@@ -1,8 +1,8 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.lab.BenchCell;
-import io.tsdbwriter.lab.Figures;
 import io.tsdbwriter.lab.CellResult;
+import io.tsdbwriter.lab.Figures;
 import io.tsdbwriter.lab.Placement;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,18 +16,52 @@ import java.util.Locale;
 public final class BenchTable {
 
     /** Columns of the printed table. */
-    static final List<String> HEADER = List.of("mode", "P", "M", "N", "samples/min expected", "samples/min actual", "efficiency",
-            "writer CPU-s / M samples", "VM CPU-s / M samples", "writer/VM CPU", "peak heap", "vs ceiling", "placement");
+    static final List<String> HEADER = List.of(
+            "mode",
+            "P",
+            "M",
+            "N",
+            "samples/min expected",
+            "samples/min actual",
+            "efficiency",
+            "writer CPU-s / M samples",
+            "VM CPU-s / M samples",
+            "writer/VM CPU",
+            "peak heap",
+            "vs ceiling",
+            "placement");
 
     /** Columns of the CSV. */
-    static final List<String> CSV_HEADER = List.of("kind", "mode", "parallelism", "time_multiplier", "instance_multiplier",
-            "exit_code", "points", "samples_expected", "samples_written", "seconds", "samples_per_min_expected",
-            "samples_per_min_actual", "efficiency", "writer_cpu_seconds", "vm_cpu_seconds", "writer_cpu_s_per_million",
-            "vm_cpu_s_per_million", "writer_to_vm_cpu", "peak_heap_bytes", "ceiling_samples_per_min", "ratio_to_ceiling",
-            "input_points_per_second", "other_cpu_seconds", "load_average", "concurrency", "client_cpu_s_per_million", "placement");
+    static final List<String> CSV_HEADER = List.of(
+            "kind",
+            "mode",
+            "parallelism",
+            "time_multiplier",
+            "instance_multiplier",
+            "exit_code",
+            "points",
+            "samples_expected",
+            "samples_written",
+            "seconds",
+            "samples_per_min_expected",
+            "samples_per_min_actual",
+            "efficiency",
+            "writer_cpu_seconds",
+            "vm_cpu_seconds",
+            "writer_cpu_s_per_million",
+            "vm_cpu_s_per_million",
+            "writer_to_vm_cpu",
+            "peak_heap_bytes",
+            "ceiling_samples_per_min",
+            "ratio_to_ceiling",
+            "input_points_per_second",
+            "other_cpu_seconds",
+            "load_average",
+            "concurrency",
+            "client_cpu_s_per_million",
+            "placement");
 
-    private BenchTable() {
-    }
+    private BenchTable() {}
 
     /** The rows in print order: each shape's ceiling, then that shape's cells in run order. */
     static List<List<String>> rows(String placement, List<CeilingResult> ceilings, List<CellResult> cells) {
@@ -44,9 +78,21 @@ public final class BenchTable {
             for (CeilingResult c : ceilings) {
                 if (c.shape().equals(shape)) {
                     ceiling = c;
-                    rows.add(List.of("ceiling" + (shape.remoteWrite() ? " " + shape.output() : "") + " (C=" + c.concurrency() + ")", "–", Integer.toString(shape.timeMultiplier()),
-                            Integer.toString(shape.instanceMultiplier()), "–", Figures.count(c.perMinute()), "–", "–",
-                            decimal(c.vmCpuPerMillion(), 2), "–", "–", "100%", placement));
+                    rows.add(List.of(
+                            "ceiling" + (shape.remoteWrite() ? " " + shape.output() : "") + " (C=" + c.concurrency()
+                                    + ")",
+                            "–",
+                            Integer.toString(shape.timeMultiplier()),
+                            Integer.toString(shape.instanceMultiplier()),
+                            "–",
+                            Figures.count(c.perMinute()),
+                            "–",
+                            "–",
+                            decimal(c.vmCpuPerMillion(), 2),
+                            "–",
+                            "–",
+                            "100%",
+                            placement));
                 }
             }
             for (CellResult r : cells) {
@@ -54,11 +100,20 @@ public final class BenchTable {
                     continue;
                 }
                 BenchCell cell = r.cell();
-                rows.add(List.of(r.modeLabel() + (r.ok() ? "" : " (exit " + r.exitCode() + ")"), Integer.toString(cell.parallelism()),
-                        Integer.toString(cell.timeMultiplier()), Integer.toString(cell.instanceMultiplier()),
-                        Figures.count(r.expectedPerMinute()), Figures.count(r.actualPerMinute()), Figures.percent(r.efficiency()),
-                        decimal(r.writerCpuPerMillion(), 2), decimal(r.vmCpuPerMillion(), 2), decimal(r.writerToVmCpu(), 2),
-                        mebibytes(r.peakHeapBytes()), Figures.percent(Ceilings.ratio(r, ceiling)), placement));
+                rows.add(List.of(
+                        r.modeLabel() + (r.ok() ? "" : " (exit " + r.exitCode() + ")"),
+                        Integer.toString(cell.parallelism()),
+                        Integer.toString(cell.timeMultiplier()),
+                        Integer.toString(cell.instanceMultiplier()),
+                        Figures.count(r.expectedPerMinute()),
+                        Figures.count(r.actualPerMinute()),
+                        Figures.percent(r.efficiency()),
+                        decimal(r.writerCpuPerMillion(), 2),
+                        decimal(r.vmCpuPerMillion(), 2),
+                        decimal(r.writerToVmCpu(), 2),
+                        mebibytes(r.peakHeapBytes()),
+                        Figures.percent(Ceilings.ratio(r, ceiling)),
+                        placement));
             }
         }
         return rows;
@@ -81,7 +136,10 @@ public final class BenchTable {
         line(b, HEADER, width, false);
         b.append('|');
         for (int i = 0; i < width.length; i++) {
-            b.append(i == 0 ? ":" : "").append("-".repeat(width[i] + 1)).append(i == 0 ? "" : ":").append('|');
+            b.append(i == 0 ? ":" : "")
+                    .append("-".repeat(width[i] + 1))
+                    .append(i == 0 ? "" : ":")
+                    .append('|');
         }
         b.append('\n');
         for (List<String> row : rows) {
@@ -114,22 +172,70 @@ public final class BenchTable {
         StringBuilder b = new StringBuilder(String.join(",", CSV_HEADER)).append('\n');
         for (CeilingResult c : ceilings) {
             BenchCell.Shape s = c.shape();
-            csvLine(b, List.of("ceiling", "preserialized" + (s.remoteWrite() ? " " + s.output() : ""), "", Integer.toString(s.timeMultiplier()), Integer.toString(s.instanceMultiplier()),
-                    "", "", "", Long.toString(c.samples()), raw(c.seconds()), "", raw(c.perMinute()), "", "", raw(c.vmCpuSeconds()), "",
-                    raw(c.vmCpuPerMillion()), "", "", raw(c.perMinute()), "1", "", "", "", Integer.toString(c.concurrency()),
-                    raw(c.clientCpuPerMillion()), placement));
+            csvLine(
+                    b,
+                    List.of(
+                            "ceiling",
+                            "preserialized" + (s.remoteWrite() ? " " + s.output() : ""),
+                            "",
+                            Integer.toString(s.timeMultiplier()),
+                            Integer.toString(s.instanceMultiplier()),
+                            "",
+                            "",
+                            "",
+                            Long.toString(c.samples()),
+                            raw(c.seconds()),
+                            "",
+                            raw(c.perMinute()),
+                            "",
+                            "",
+                            raw(c.vmCpuSeconds()),
+                            "",
+                            raw(c.vmCpuPerMillion()),
+                            "",
+                            "",
+                            raw(c.perMinute()),
+                            "1",
+                            "",
+                            "",
+                            "",
+                            Integer.toString(c.concurrency()),
+                            raw(c.clientCpuPerMillion()),
+                            placement));
         }
         for (CellResult r : cells) {
             BenchCell cell = r.cell();
             CeilingResult ceiling = Ceilings.forCell(cell, ceilings);
-            csvLine(b, List.of(r.live() ? "live" : "backlog", cell.writeMode(), Integer.toString(cell.parallelism()),
-                    Integer.toString(cell.timeMultiplier()), Integer.toString(cell.instanceMultiplier()), Integer.toString(r.exitCode()),
-                    Long.toString(r.points()), Long.toString(r.samplesExpected()), Long.toString(r.samplesWritten()), raw(r.seconds()),
-                    raw(r.expectedPerMinute()), raw(r.actualPerMinute()), raw(r.efficiency()), raw(r.writerCpuSeconds()),
-                    raw(r.vmCpuSeconds()), raw(r.writerCpuPerMillion()), raw(r.vmCpuPerMillion()), raw(r.writerToVmCpu()),
-                    Long.toString(r.peakHeapBytes()), ceiling == null ? "" : raw(ceiling.perMinute()), raw(Ceilings.ratio(r, ceiling)),
-                    raw(r.inputPointsPerSecond()), raw(r.otherCpuSeconds()), raw(r.loadAverage()),
-                    ceiling == null ? "" : Integer.toString(ceiling.concurrency()), "", placement));
+            csvLine(
+                    b,
+                    List.of(
+                            r.live() ? "live" : "backlog",
+                            cell.writeMode(),
+                            Integer.toString(cell.parallelism()),
+                            Integer.toString(cell.timeMultiplier()),
+                            Integer.toString(cell.instanceMultiplier()),
+                            Integer.toString(r.exitCode()),
+                            Long.toString(r.points()),
+                            Long.toString(r.samplesExpected()),
+                            Long.toString(r.samplesWritten()),
+                            raw(r.seconds()),
+                            raw(r.expectedPerMinute()),
+                            raw(r.actualPerMinute()),
+                            raw(r.efficiency()),
+                            raw(r.writerCpuSeconds()),
+                            raw(r.vmCpuSeconds()),
+                            raw(r.writerCpuPerMillion()),
+                            raw(r.vmCpuPerMillion()),
+                            raw(r.writerToVmCpu()),
+                            Long.toString(r.peakHeapBytes()),
+                            ceiling == null ? "" : raw(ceiling.perMinute()),
+                            raw(Ceilings.ratio(r, ceiling)),
+                            raw(r.inputPointsPerSecond()),
+                            raw(r.otherCpuSeconds()),
+                            raw(r.loadAverage()),
+                            ceiling == null ? "" : Integer.toString(ceiling.concurrency()),
+                            "",
+                            placement));
         }
         return b.toString();
     }

@@ -1,33 +1,33 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.metrics.EfficiencyReport;
-import io.tsdbwriter.produce.PointRecords;
-import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
-import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.FreshReceiver;
+import io.tsdbwriter.lab.VmProbe;
+import io.tsdbwriter.metrics.EfficiencyReport;
+import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
-import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WriteOutcome;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import io.tsdbwriter.write.http.HttpAuthConfig;
-import io.tsdbwriter.write.http.HttpClientSecurity;
-import io.tsdbwriter.lab.BenchCell;
-import io.tsdbwriter.lab.FreshReceiver;
-import io.tsdbwriter.lab.VmProbe;
 
 /**
  * Measures the ceiling of a batch shape: the receiver ingesting requests that were serialized beforehand with the
@@ -67,17 +67,24 @@ final class CeilingMeter {
     }
 
     /** A pre-serialized body and its samples. */
-    record Body(ByteBuf bytes, int samples) {
-    }
+    record Body(ByteBuf bytes, int samples) {}
 
     /**
      * Serializes the feed's first points into bodies of {@code batchSamples} samples in the shape's protocol (a
      * remote write body here is the 1.0 message, uncompressed: {@link #measure} prepares it as the writer does), up to
      * {@code poolBytes} in all.
      */
-    static List<Body> serialize(Iterator<SourcePoint> points, BenchCell.Shape shape, long sourceIntervalMs, int batchSamples, long poolBytes) {
-        AmplificationPlan plan = new AmplificationPlan(shape.timeMultiplier(), shape.instanceMultiplier(), sourceIntervalMs);
-        SampleEncoder encoder = shape.remoteWrite() ? new RemoteWriteEncoder(plan) : new ImportSampleEncoder(new ImportLineEncoder(plan));
+    static List<Body> serialize(
+            Iterator<SourcePoint> points,
+            BenchCell.Shape shape,
+            long sourceIntervalMs,
+            int batchSamples,
+            long poolBytes) {
+        AmplificationPlan plan =
+                new AmplificationPlan(shape.timeMultiplier(), shape.instanceMultiplier(), sourceIntervalMs);
+        SampleEncoder encoder = shape.remoteWrite()
+                ? new RemoteWriteEncoder(plan)
+                : new ImportSampleEncoder(new ImportLineEncoder(plan));
         PointAmplifier amplifier = new PointAmplifier(1 << 20, encoder, new SeriesCache(1_000_000));
         List<Body> bodies = new ArrayList<>();
         long total = 0;
@@ -85,7 +92,8 @@ final class CeilingMeter {
         int samples = 0;
         while (points.hasNext() && total < poolBytes) {
             if (amplifier.decode(PointRecords.encode(points.next())) != null) {
-                throw new IllegalStateException("the writer's decoder refused a bench point: " + amplifier.lastErrorDetail());
+                throw new IllegalStateException(
+                        "the writer's decoder refused a bench point: " + amplifier.lastErrorDetail());
             }
             for (int p = 0; p < amplifier.pointCount(); p++) {
                 samples += amplifier.encodePoint(p, buf);
@@ -115,7 +123,8 @@ final class CeilingMeter {
      * threads for {@code window}, measured, and waits for it to settle again. A fresh client (the writer's, same
      * settings) per measurement, so no connection left idle by an earlier step is reused.
      */
-    CeilingResult measure(BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window) throws IOException, InterruptedException {
+    CeilingResult measure(BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window)
+            throws IOException, InterruptedException {
         return measure(shape, bodies, concurrency, window, false);
     }
 
@@ -125,15 +134,17 @@ final class CeilingMeter {
      * once, so every sample measured is one the receiver has not seen: the window ends at {@code window} or when the
      * pool is used up, whichever comes first.
      */
-    CeilingResult measure(BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window, boolean firstWrites)
+    CeilingResult measure(
+            BenchCell.Shape shape, List<Body> bodies, int concurrency, Duration window, boolean firstWrites)
             throws IOException, InterruptedException {
         if (bodies.isEmpty()) {
             throw new IllegalArgumentException("no bodies to post");
         }
         Output output = shape.remoteWrite() ? Output.REMOTE_WRITE : Output.IMPORT;
-        RemoteWriteVersion version = "remote-write-2".equals(shape.output()) ? RemoteWriteVersion.V2 : RemoteWriteVersion.V1;
-        try (WriteClient client = new WriteClient(Duration.ofSeconds(90), concurrency, false, output, security, version,
-                RemoteWrite2Request::fromV1)) {
+        RemoteWriteVersion version =
+                "remote-write-2".equals(shape.output()) ? RemoteWriteVersion.V2 : RemoteWriteVersion.V1;
+        try (WriteClient client = new WriteClient(
+                Duration.ofSeconds(90), concurrency, false, output, security, version, RemoteWrite2Request::fromV1)) {
             List<WriteClient.Payload> payloads = new ArrayList<>(bodies.size());
             for (Body b : bodies) {
                 payloads.add(client.prepare(b.bytes(), b.samples())); // kept (never released): sent many times
@@ -152,8 +163,15 @@ final class CeilingMeter {
         }
     }
 
-    private CeilingResult measure(WriteClient client, BenchCell.Shape shape, List<Body> bodies, List<WriteClient.Payload> payloads,
-                                  int concurrency, Duration window, boolean cycle) throws IOException, InterruptedException {
+    private CeilingResult measure(
+            WriteClient client,
+            BenchCell.Shape shape,
+            List<Body> bodies,
+            List<WriteClient.Payload> payloads,
+            int concurrency,
+            Duration window,
+            boolean cycle)
+            throws IOException, InterruptedException {
         AtomicLong next = new AtomicLong();
         AtomicLong samples = new AtomicLong();
         AtomicLong requests = new AtomicLong();
@@ -185,8 +203,17 @@ final class CeilingMeter {
         double clientCpu = EfficiencyReport.processCpuSeconds() - cpuAtStart;
         double seconds = (lastEnd.get() - start) / 1e9;
         double vmEnd = vm.settle(settleMax);
-        return new CeilingResult(shape, concurrency, samples.get(), requests.get(), failures.get(), seconds, vmEnd - vmAtStart, clientCpu,
-                bodies.size(), poolSamples);
+        return new CeilingResult(
+                shape,
+                concurrency,
+                samples.get(),
+                requests.get(),
+                failures.get(),
+                seconds,
+                vmEnd - vmAtStart,
+                clientCpu,
+                bodies.size(),
+                poolSamples);
     }
 
     /** Runs {@code task} on {@code threads} platform threads and waits for all. */

@@ -1,8 +1,8 @@
 package io.tsdbwriter.bench;
 
-
 import io.tsdbwriter.lab.BenchCell;
 import io.tsdbwriter.lab.Figures;
+
 /**
  * The ceiling of one batch shape: VictoriaMetrics ingesting pre-serialized import bodies of that shape (the same
  * bytes the writer would send, {@code --batch-samples} samples each) from {@code concurrency} concurrent requests,
@@ -19,8 +19,17 @@ import io.tsdbwriter.lab.Figures;
  * @param poolBodies       distinct pre-serialized bodies the client cycled through
  * @param poolSamples      samples in those bodies
  */
-public record CeilingResult(BenchCell.Shape shape, int concurrency, long samples, long requests, long failures, double seconds,
-                            double vmCpuSeconds, double clientCpuSeconds, int poolBodies, long poolSamples) {
+public record CeilingResult(
+        BenchCell.Shape shape,
+        int concurrency,
+        long samples,
+        long requests,
+        long failures,
+        double seconds,
+        double vmCpuSeconds,
+        double clientCpuSeconds,
+        int poolBodies,
+        long poolSamples) {
 
     /** Samples per second VictoriaMetrics ingested. */
     public double samplesPerSecond() {

@@ -7,8 +7,7 @@ import java.util.List;
 /** Ceiling arithmetic: which ceiling a cell is compared with, and the ratios. Stateless; thread-safe. */
 public final class Ceilings {
 
-    private Ceilings() {
-    }
+    private Ceilings() {}
 
     /** The ceiling measured for the cell's shape, or null. */
     public static CeilingResult forCell(BenchCell cell, List<CeilingResult> ceilings) {
@@ -27,5 +26,4 @@ public final class Ceilings {
         }
         return r.samplesPerSecond() / ceiling.samplesPerSecond();
     }
-
 }

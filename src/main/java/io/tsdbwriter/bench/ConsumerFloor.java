@@ -1,19 +1,23 @@
 package io.tsdbwriter.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.management.OperatingSystemMXBean;
 import io.tsdbwriter.lab.ChildProcess;
 import io.tsdbwriter.lab.Placement;
 import io.tsdbwriter.lab.WriterCellRunner;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -34,8 +38,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class ConsumerFloor {
 
-    private ConsumerFloor() {
-    }
+    private ConsumerFloor() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
@@ -53,7 +56,7 @@ public final class ConsumerFloor {
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         if (args.length > 3) { // the client's properties (security: a file, never the command line)
-            java.util.Properties client = new java.util.Properties();
+            Properties client = new Properties();
             try (var in = Files.newInputStream(Path.of(args[3]))) {
                 client.load(in);
             }
@@ -95,14 +98,15 @@ public final class ConsumerFloor {
                 }
             }
             for (var e : c.metrics().entrySet()) {
-                if (e.getKey().name().equals("incoming-byte-total") && e.getKey().group().equals("consumer-metrics")
+                if (e.getKey().name().equals("incoming-byte-total")
+                        && e.getKey().group().equals("consumer-metrics")
                         && e.getValue().metricValue() instanceof Double d) {
                     fetched += d;
                 }
             }
         }
         double elapsed = (System.nanoTime() - t0) / 1e9;
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("records", records);
         m.put("points", records);
@@ -112,7 +116,9 @@ public final class ConsumerFloor {
         m.put("elapsed_seconds", elapsed);
         m.put("kafka_fetched_bytes", (long) fetched);
         m.put("peak_rss_bytes", peakRssBytes());
-        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(Path.of(args[2]).toFile(), m);
+        new ObjectMapper()
+                .writerWithDefaultPrettyPrinter()
+                .writeValue(Path.of(args[2]).toFile(), m);
     }
 
     /**
@@ -123,15 +129,21 @@ public final class ConsumerFloor {
      * @param placement   the process starts on its writer CPUs when it has them
      * @throws IOException when the process fails or writes no summary within {@code timeout}
      */
-    public static TelegrafPeer.Row run(List<String> javaCommand, List<String> jvmOptions, Path jar, String bootstrapServers,
-                                       java.util.Properties client, String topic, Path workDir, Duration timeout,
-                                       Placement placement)
+    public static TelegrafPeer.Row run(
+            List<String> javaCommand,
+            List<String> jvmOptions,
+            Path jar,
+            String bootstrapServers,
+            Properties client,
+            String topic,
+            Path workDir,
+            Duration timeout,
+            Placement placement)
             throws IOException, InterruptedException {
         Files.createDirectories(workDir);
         Path props = workDir.resolve("floor-client.properties");
         Files.deleteIfExists(props);
-        Files.createFile(props, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        Files.createFile(props, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try (var out = Files.newOutputStream(props)) {
             client.store(out, "bench --floor");
         }
@@ -139,11 +151,22 @@ public final class ConsumerFloor {
         Path log = workDir.resolve("floor.log");
         Files.deleteIfExists(summary);
         List<String> cmd = new ArrayList<>(javaCommand);
-        cmd.addAll(WriterCellRunner.aotCacheOption(jar, jvmOptions, Runtime.version().feature()));
+        cmd.addAll(WriterCellRunner.aotCacheOption(
+                jar, jvmOptions, Runtime.version().feature()));
         cmd.addAll(jvmOptions);
-        cmd.addAll(List.of("-cp", jar.toString(), ConsumerFloor.class.getName(), bootstrapServers, topic, summary.toString(), props.toString()));
-        Process p = ChildProcess.of(placement.writerCommand(cmd)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        if (!p.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        cmd.addAll(List.of(
+                "-cp",
+                jar.toString(),
+                ConsumerFloor.class.getName(),
+                bootstrapServers,
+                topic,
+                summary.toString(),
+                props.toString()));
+        Process p = ChildProcess.of(placement.writerCommand(cmd))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
             throw new IOException("the floor did not finish within " + timeout + "; see " + log);
         }
@@ -151,8 +174,12 @@ public final class ConsumerFloor {
             throw new IOException("the floor exited " + p.exitValue() + "; see " + log);
         }
         var j = new ObjectMapper().readTree(summary.toFile());
-        return new TelegrafPeer.Row("Kafka consumer floor (bare KafkaConsumer, same fetch settings)", j.path("records").asLong(),
-                j.path("cpu_seconds").asDouble(Double.NaN), j.path("elapsed_seconds").asDouble(Double.NaN), j.path("peak_rss_bytes").asLong(-1));
+        return new TelegrafPeer.Row(
+                "Kafka consumer floor (bare KafkaConsumer, same fetch settings)",
+                j.path("records").asLong(),
+                j.path("cpu_seconds").asDouble(Double.NaN),
+                j.path("elapsed_seconds").asDouble(Double.NaN),
+                j.path("peak_rss_bytes").asLong(-1));
     }
 
     /** VmHWM of /proc/self/status, or -1. */

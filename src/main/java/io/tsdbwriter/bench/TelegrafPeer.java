@@ -2,7 +2,11 @@ package io.tsdbwriter.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.lab.ChildProcess;
+import io.tsdbwriter.lab.Placement;
 import io.tsdbwriter.metrics.AotCacheStatus;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,18 +21,14 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import io.tsdbwriter.config.KafkaClientConfig;
-import io.tsdbwriter.lab.ChildProcess;
-import io.tsdbwriter.lab.Placement;
-import java.io.File;
-import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The peer of {@code bench --peer telegraf}: Telegraf ({@code inputs.kafka_consumer}, {@code data_format = "json"}
@@ -56,8 +56,7 @@ public final class TelegrafPeer {
         }
     }
 
-    private TelegrafPeer() {
-    }
+    private TelegrafPeer() {}
 
     /**
      * Where Telegraf is looked for: {@code explicit} (the {@code --telegraf-binary} flag), else {@value #BINARY_ENV},
@@ -119,7 +118,8 @@ public final class TelegrafPeer {
                   database = "telegraf"
                   skip_database_creation = true
                   timeout = "30s"
-                """.formatted(brokers, topic, groupId, vmUrl.replaceAll("/+$", ""));
+                """
+                .formatted(brokers, topic, groupId, vmUrl.replaceAll("/+$", ""));
     }
 
     /**
@@ -128,8 +128,16 @@ public final class TelegrafPeer {
      *
      * @throws IOException when Telegraf exits early or does not finish within {@code timeout}
      */
-    public static Row run(Path binary, KafkaClientConfig kafka, String topic, long records, String vmUrl,
-                          Path workDir, Duration timeout, PrintStream progress, Placement placement)
+    public static Row run(
+            Path binary,
+            KafkaClientConfig kafka,
+            String topic,
+            long records,
+            String vmUrl,
+            Path workDir,
+            Duration timeout,
+            PrintStream progress,
+            Placement placement)
             throws IOException, InterruptedException {
         Files.createDirectories(workDir);
         String group = "telegraf-peer-" + System.currentTimeMillis();
@@ -140,26 +148,32 @@ public final class TelegrafPeer {
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-bench-peer");
         try (Admin admin = Admin.create(p)) {
             long t0 = System.nanoTime();
-            Process proc = ChildProcess.of(placement.writerCommand(List.of(binary.toString(), "--config", conf.toString())))
+            Process proc = ChildProcess.of(
+                            placement.writerCommand(List.of(binary.toString(), "--config", conf.toString())))
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
+                    .start();
             try {
                 long deadline = t0 + timeout.toNanos();
                 long committed = 0;
                 long lastReport = t0;
                 while (committed < records) {
                     if (!proc.isAlive()) {
-                        throw new IOException("telegraf exited (" + proc.exitValue() + ") after " + committed + " of " + records
-                                + " records; see " + log);
+                        throw new IOException("telegraf exited (" + proc.exitValue() + ") after " + committed + " of "
+                                + records + " records; see " + log);
                     }
                     if (System.nanoTime() > deadline) {
-                        throw new IOException("telegraf committed " + committed + " of " + records + " records in " + timeout
-                                + "; see " + log);
+                        throw new IOException("telegraf committed " + committed + " of " + records + " records in "
+                                + timeout + "; see " + log);
                     }
                     Thread.sleep(200);
                     committed = committed(admin, group);
                     if (System.nanoTime() - lastReport > TimeUnit.SECONDS.toNanos(10)) {
-                        progress.printf(Locale.ROOT, "bench: peer telegraf: %,d of %,d records committed%n", committed, records);
+                        progress.printf(
+                                Locale.ROOT,
+                                "bench: peer telegraf: %,d of %,d records committed%n",
+                                committed,
+                                records);
                         lastReport = System.nanoTime();
                     }
                 }
@@ -178,9 +192,13 @@ public final class TelegrafPeer {
 
     private static long committed(Admin admin, String group) throws InterruptedException {
         try {
-            Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+            Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
                     .get(30, TimeUnit.SECONDS);
-            return m.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
+            return m.values().stream()
+                    .filter(o -> o != null)
+                    .mapToLong(OffsetAndMetadata::offset)
+                    .sum();
         } catch (ExecutionException | TimeoutException e) {
             return 0; // the group does not exist yet
         }
@@ -197,8 +215,10 @@ public final class TelegrafPeer {
     /** Peak resident set size of a live process ({@code VmHWM}), in bytes; -1 when unreadable. */
     static long peakRssBytes(long pid) throws IOException {
         try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pid), "status"))) {
-            return lines.filter(l -> l.startsWith("VmHWM:")).findFirst()
-                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024).orElse(-1L);
+            return lines.filter(l -> l.startsWith("VmHWM:"))
+                    .findFirst()
+                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024)
+                    .orElse(-1L);
         }
     }
 
@@ -210,7 +230,9 @@ public final class TelegrafPeer {
         }
         List<Path> summaries;
         try (Stream<Path> s = Files.list(workDir)) {
-            summaries = s.filter(f -> f.getFileName().toString().matches("cell-\\d+\\.json")).sorted().toList();
+            summaries = s.filter(f -> f.getFileName().toString().matches("cell-\\d+\\.json"))
+                    .sorted()
+                    .toList();
         }
         ObjectMapper json = new ObjectMapper();
         for (Path f : summaries) {
@@ -220,9 +242,14 @@ public final class TelegrafPeer {
                 continue; // not a relay cell (M×N > 1) or nothing read
             }
             String cmd = firstLine(workDir.resolve(f.getFileName().toString().replace(".json", ".log")));
-            String label = cellLabel(cmd, AotCacheStatus.State.ofLabel(j.path("aot_cache").asText("")).orElse(null));
-            rows.add(new Row("tsdb-writer " + f.getFileName().toString().replace(".json", "") + label, points,
-                    j.path("cpu_seconds").asDouble(Double.NaN), j.path("elapsed_seconds").asDouble(Double.NaN),
+            String label = cellLabel(
+                    cmd,
+                    AotCacheStatus.State.ofLabel(j.path("aot_cache").asText("")).orElse(null));
+            rows.add(new Row(
+                    "tsdb-writer " + f.getFileName().toString().replace(".json", "") + label,
+                    points,
+                    j.path("cpu_seconds").asDouble(Double.NaN),
+                    j.path("elapsed_seconds").asDouble(Double.NaN),
                     j.path("peak_rss_bytes").asLong(-1)));
         }
         return rows;
@@ -246,7 +273,8 @@ public final class TelegrafPeer {
         Matcher w = Pattern.compile("--write-mode (\\w+)").matcher(cmd);
         String cache = "";
         if (cmd.contains("-XX:AOTCache=")) {
-            cache = aotCache == AotCacheStatus.State.STALE ? " (AOT cache stale: not used)"
+            cache = aotCache == AotCacheStatus.State.STALE
+                    ? " (AOT cache stale: not used)"
                     : aotCache == AotCacheStatus.State.MISSING ? " (AOT cache missing)" : " (AOT cache)";
         }
         return (p.find() ? " P=" + p.group(1) : "") + (w.find() ? " " + w.group(1) : "") + cache;
@@ -258,8 +286,15 @@ public final class TelegrafPeer {
         b.append("| process | points | CPU-s | CPU-s / M points | points/s | peak RSS |\n");
         b.append("|:--|--:|--:|--:|--:|--:|\n");
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "| %s | %,d | %.2f | %.2f | %,.0f | %s |%n", r.name(), r.points(), r.cpuSeconds(),
-                    r.cpuPerMillion(), r.pointsPerSecond(), r.peakRssBytes() < 0 ? "–" : (r.peakRssBytes() >> 20) + " MiB"));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %,d | %.2f | %.2f | %,.0f | %s |%n",
+                    r.name(),
+                    r.points(),
+                    r.cpuSeconds(),
+                    r.cpuPerMillion(),
+                    r.pointsPerSecond(),
+                    r.peakRssBytes() < 0 ? "–" : (r.peakRssBytes() >> 20) + " MiB"));
         }
         return b.toString();
     }

@@ -1,55 +1,65 @@
 package io.tsdbwriter.cli;
 
-import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.bench.BenchGrid;
 import io.tsdbwriter.bench.BenchRunner;
+import io.tsdbwriter.bench.ConsumerFloor;
+import io.tsdbwriter.bench.TelegrafPeer;
+import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.InputRate;
 import io.tsdbwriter.lab.SourceFeed;
+import io.tsdbwriter.produce.BundledScrapes;
 import io.tsdbwriter.produce.SyntheticInput;
+import io.tsdbwriter.write.WriteTarget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.bench.ConsumerFloor;
-import io.tsdbwriter.lab.CpuPinning;
-import io.tsdbwriter.bench.TelegrafPeer;
-import io.tsdbwriter.config.RunConfig;
-import io.tsdbwriter.produce.BundledScrapes;
-import io.tsdbwriter.write.WriteTarget;
-import java.util.HashMap;
-import java.util.concurrent.ExecutionException;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.Admin;
 
 /**
  * {@code tsdb-writer bench}: the efficiency table, from one command, every figure measured side by side
  * in one run. The logic is in {@link io.tsdbwriter.bench}; this class only maps flags.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Benchmark the writer against a Kafka broker and VictoriaMetrics: the efficiency table beside VictoriaMetrics' ceiling.",
-                "Use an otherwise idle VictoriaMetrics: its CPU is read from its /metrics. Pre-loads a topic, measures the ceiling "
-                + "(VictoriaMetrics ingesting pre-serialized bodies of the same shape at the same concurrency), runs each grid "
-                + "cell as its own writer process (java -jar <this jar> run ... --stop-at-end) with a fresh consumer group, and "
-                + "prints the table: mode | P | M | N | samples/min expected | actual | efficiency | writer and VictoriaMetrics "
-                + "CPU-s per million samples | peak heap | ratio to the ceiling.",
-                "Live mode (--input-rate) produces at a rate while the writer runs.",
-                "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
-                + "share of the ceiling a writer reaches is capped near 1 ÷ (1 + writer/VictoriaMetrics CPU ratio); disjoint CPU "
-                + "sets give the TSDB cores of its own, as in production, and the table's placement column says which was used."},
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Benchmark the writer against a Kafka broker and VictoriaMetrics: the efficiency table beside VictoriaMetrics' ceiling.",
+            "Use an otherwise idle VictoriaMetrics: its CPU is read from its /metrics. Pre-loads a topic, measures the ceiling "
+                    + "(VictoriaMetrics ingesting pre-serialized bodies of the same shape at the same concurrency), runs each grid "
+                    + "cell as its own writer process (java -jar <this jar> run ... --stop-at-end) with a fresh consumer group, and "
+                    + "prints the table: mode | P | M | N | samples/min expected | actual | efficiency | writer and VictoriaMetrics "
+                    + "CPU-s per million samples | peak heap | ratio to the ceiling.",
+            "Live mode (--input-rate) produces at a rate while the writer runs.",
+            "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
+                    + "share of the ceiling a writer reaches is capped near 1 ÷ (1 + writer/VictoriaMetrics CPU ratio); disjoint CPU "
+                    + "sets give the TSDB cores of its own, as in production, and the table's placement column says which was used."
+        },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:every cell ran and wrote every expected sample (live: the writer exited cleanly)",
-                "1:a cell failed or a step could not run", "2:invalid flags"})
+        exitCodeList = {
+            "0:every cell ran and wrote every expected sample (live: the writer exited cleanly)",
+            "1:a cell failed or a step could not run",
+            "2:invalid flags"
+        })
 public final class BenchCommand implements Callable<Integer> {
 
     /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
@@ -59,12 +69,19 @@ public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--bootstrap-servers", defaultValue = "localhost:9092", paramLabel = "HOST:PORT[,…]",
+    @Option(
+            names = "--bootstrap-servers",
+            defaultValue = "localhost:9092",
+            paramLabel = "HOST:PORT[,…]",
             description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
     String bootstrapServers;
 
-    @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
-            description = "VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--vm-url",
+            defaultValue = "http://localhost:8428",
+            paramLabel = "URL",
+            description =
+                    "VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
     @picocli.CommandLine.Mixin
@@ -79,125 +96,217 @@ public final class BenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     PlacementOptions placement = new PlacementOptions();
 
-    @Option(names = "--parallelism", defaultValue = "1,3,6", paramLabel = "P[,P…]", description = "The writers' --parallelism: readers per partition (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--parallelism",
+            defaultValue = "1,3,6",
+            paramLabel = "P[,P…]",
+            description = "The writers' --parallelism: readers per partition (default: ${DEFAULT-VALUE})")
     String parallelism;
 
-    @Option(names = "--time-multiplier", defaultValue = "1,6,12", paramLabel = "M[,M…]", description = "Time multipliers (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--time-multiplier",
+            defaultValue = "1,6,12",
+            paramLabel = "M[,M…]",
+            description = "Time multipliers (default: ${DEFAULT-VALUE})")
     String timeMultipliers;
 
-    @Option(names = "--instance-multiplier", defaultValue = "1", paramLabel = "N[,N…]", description = "Instance multipliers (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--instance-multiplier",
+            defaultValue = "1",
+            paramLabel = "N[,N…]",
+            description = "Instance multipliers (default: ${DEFAULT-VALUE})")
     String instanceMultipliers;
 
-    @Option(names = "--write-mode", defaultValue = "async,sync", paramLabel = "async|sync[,…]",
-            description = "Write modes: async (virtual-thread writes) and/or sync (on the poll thread, which waits for each write: "
-                    + "the baseline) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--write-mode",
+            defaultValue = "async,sync",
+            paramLabel = "async|sync[,…]",
+            description =
+                    "Write modes: async (virtual-thread writes) and/or sync (on the poll thread, which waits for each write: "
+                            + "the baseline) (default: ${DEFAULT-VALUE})")
     String writeModes;
 
-    @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write|remote-write-2[,…]",
-            description = "Write protocols, a grid dimension: import (JSON lines to --vm-url), remote-write (Prometheus "
-                    + "Remote-Write 1.0 to --remote-write-url), remote-write-2 (Remote-Write 2.0 there) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--output",
+            defaultValue = "import",
+            paramLabel = "import|remote-write|remote-write-2[,…]",
+            description =
+                    "Write protocols, a grid dimension: import (JSON lines to --vm-url), remote-write (Prometheus "
+                            + "Remote-Write 1.0 to --remote-write-url), remote-write-2 (Remote-Write 2.0 there) (default: ${DEFAULT-VALUE})")
     String outputs;
 
-    @Option(names = "--remote-write-url", paramLabel = "URL",
-            description = "Remote write URL of the remote-write cells (default: <vm-url>/api/v1/write); e.g. a Prometheus "
-                    + "http://127.0.0.1:9090/api/v1/write. Repeatable: each remote-write cell then runs once per URL, so that "
-                    + "receivers are compared in one run. Ceilings are measured at --vm-url (import bodies); the receiver CPU of "
-                    + "remote-write cells is process_cpu_seconds_total of the URL host's /metrics")
+    @Option(
+            names = "--remote-write-url",
+            paramLabel = "URL",
+            description =
+                    "Remote write URL of the remote-write cells (default: <vm-url>/api/v1/write); e.g. a Prometheus "
+                            + "http://127.0.0.1:9090/api/v1/write. Repeatable: each remote-write cell then runs once per URL, so that "
+                            + "receivers are compared in one run. Ceilings are measured at --vm-url (import bodies); the receiver CPU of "
+                            + "remote-write cells is process_cpu_seconds_total of the URL host's /metrics")
     List<String> remoteWriteUrls = new ArrayList<>();
 
-    @Option(names = "--prometheus-binary", paramLabel = "FILE",
-            description = "Prometheus 3.x for the remote-write-2 cells: each of them and their ceiling gets a new Prometheus from this "
-                    + "binary (empty data directory, a free loopback port, --tsdb-cpus when given), stopped after it, so every "
-                    + "cell writes samples its receiver has not seen (a receiver that holds them takes them again on its "
-                    + "out-of-order path, ~1.8x the CPU of a first write); the ceiling then posts each body once, without "
-                    + "the registering pass. VictoriaMetrics does not take Remote-Write 2.0 (default: remote-write-2 cells "
-                    + "go to --remote-write-url)")
+    @Option(
+            names = "--prometheus-binary",
+            paramLabel = "FILE",
+            description =
+                    "Prometheus 3.x for the remote-write-2 cells: each of them and their ceiling gets a new Prometheus from this "
+                            + "binary (empty data directory, a free loopback port, --tsdb-cpus when given), stopped after it, so every "
+                            + "cell writes samples its receiver has not seen (a receiver that holds them takes them again on its "
+                            + "out-of-order path, ~1.8x the CPU of a first write); the ceiling then posts each body once, without "
+                            + "the registering pass. VictoriaMetrics does not take Remote-Write 2.0 (default: remote-write-2 cells "
+                            + "go to --remote-write-url)")
     Path prometheusBinary;
 
-    @Option(names = "--prometheus-out-of-order-window", defaultValue = "30d", converter = Converters.DurationConverter.class,
+    @Option(
+            names = "--prometheus-out-of-order-window",
+            defaultValue = "30d",
+            converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description = "The storage.tsdb.out_of_order_time_window of the Prometheus that --prometheus-binary starts; 0s: none, "
-                    + "Prometheus' default, which refuses a series' older samples (the writers keep each series in order, "
-                    + "--ordering series) (default: ${DEFAULT-VALUE})")
+            description =
+                    "The storage.tsdb.out_of_order_time_window of the Prometheus that --prometheus-binary starts; 0s: none, "
+                            + "Prometheus' default, which refuses a series' older samples (the writers keep each series in order, "
+                            + "--ordering series) (default: ${DEFAULT-VALUE})")
     Duration prometheusOutOfOrderWindow;
 
-    @Option(names = "--victoria-metrics-binary", paramLabel = "FILE",
-            description = "VictoriaMetrics single node for the import and remote write 1.0 cells of --vm-url: each of them and "
-                    + "their ceiling gets a new VictoriaMetrics from this binary (empty data directory, a free loopback port, "
-                    + "--tsdb-cpus when given, the flags of the scripts' stack), stopped after it, so every cell and every "
-                    + "ceiling writes samples its receiver has not seen, series creation included; the ceiling then posts "
-                    + "each body once, without the registering pass (default: every cell and ceiling goes to --vm-url, "
-                    + "which holds what earlier cells wrote)")
+    @Option(
+            names = "--victoria-metrics-binary",
+            paramLabel = "FILE",
+            description =
+                    "VictoriaMetrics single node for the import and remote write 1.0 cells of --vm-url: each of them and "
+                            + "their ceiling gets a new VictoriaMetrics from this binary (empty data directory, a free loopback port, "
+                            + "--tsdb-cpus when given, the flags of the scripts' stack), stopped after it, so every cell and every "
+                            + "ceiling writes samples its receiver has not seen, series creation included; the ceiling then posts "
+                            + "each body once, without the registering pass (default: every cell and ceiling goes to --vm-url, "
+                            + "which holds what earlier cells wrote)")
     Path victoriaMetricsBinary;
 
-    @Option(names = "--source", defaultValue = "real", paramLabel = "real|synthetic",
-            description = "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--source",
+            defaultValue = "real",
+            paramLabel = "real|synthetic",
+            description =
+                    "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
     String source;
 
-    @Option(names = "--data-dir", paramLabel = "DIR",
-            description = "With --source real: directory of *.prom scrapes (default: " + BundledScrapes.DESCRIPTION + "); their "
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description = "With --source real: directory of *.prom scrapes (default: " + BundledScrapes.DESCRIPTION
+                    + "); their "
                     + "timestamps are moved so the newest lands a week before now, order and spacing kept")
     Path dataDir;
 
-    @Option(names = "--series", defaultValue = "10000", paramLabel = "S", description = "With --source synthetic: series (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--series",
+            defaultValue = "10000",
+            paramLabel = "S",
+            description = "With --source synthetic: series (default: ${DEFAULT-VALUE})")
     int series;
 
-    @Option(names = "--records", defaultValue = "1000000", paramLabel = "R", description = "Backlog size in records, one point each (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--records",
+            defaultValue = "1000000",
+            paramLabel = "R",
+            description = "Backlog size in records, one point each (default: ${DEFAULT-VALUE})")
     long records;
 
-    @Option(names = "--topic", paramLabel = "TOPIC",
-            description = "Backlog topic; created and pre-loaded when missing, used as it is when it exists (default: a new tsdb-writer-bench-<time>)")
+    @Option(
+            names = "--topic",
+            paramLabel = "TOPIC",
+            description =
+                    "Backlog topic; created and pre-loaded when missing, used as it is when it exists (default: a new tsdb-writer-bench-<time>)")
     String topic;
 
-    @Option(names = "--partitions", defaultValue = "1", paramLabel = "N",
+    @Option(
+            names = "--partitions",
+            defaultValue = "1",
+            paramLabel = "N",
             description = "Partitions of the topics the bench creates; P is per partition (default: ${DEFAULT-VALUE})")
     int partitions;
 
-    @Option(names = "--share-processes", paramLabel = "K[,K…]",
-            description = "Also run each cell of the first --parallelism in share mode (--consumer-mode share): K writer processes "
-                    + "at once in one share group, --share-parallelism share consumers each, until every record is accepted; their "
-                    + "CPU summed (default: none; needs Apache Kafka >= 4.2 with share groups on; backlog cells only)")
+    @Option(
+            names = "--share-processes",
+            paramLabel = "K[,K…]",
+            description =
+                    "Also run each cell of the first --parallelism in share mode (--consumer-mode share): K writer processes "
+                            + "at once in one share group, --share-parallelism share consumers each, until every record is accepted; their "
+                            + "CPU summed (default: none; needs Apache Kafka >= 4.2 with share groups on; backlog cells only)")
     String shareProcesses;
 
-    @Option(names = "--share-parallelism", defaultValue = "1", paramLabel = "P",
+    @Option(
+            names = "--share-parallelism",
+            defaultValue = "1",
+            paramLabel = "P",
             description = "Share consumers per process of the share cells (default: ${DEFAULT-VALUE})")
     int shareParallelism;
 
-    @Option(names = "--input-rate", paramLabel = "R|PCT%",
-            description = "Live mode: produce R points/s while the writer runs (--live-duration), efficiency = written / expected. "
-                    + "PCT%% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs "
-                    + "on the backlog first, then live) (default: backlog only)")
+    @Option(
+            names = "--input-rate",
+            paramLabel = "R|PCT%",
+            description =
+                    "Live mode: produce R points/s while the writer runs (--live-duration), efficiency = written / expected. "
+                            + "PCT%% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs "
+                            + "on the backlog first, then live) (default: backlog only)")
     String inputRate;
 
-    @Option(names = {"--live-duration", DeprecatedNames.BENCH_DURATION}, defaultValue = "60s",
-            converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Live mode: how long input is produced (--duration is its deprecated name, accepted until the "
-                    + "next release) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"--live-duration", DeprecatedNames.BENCH_DURATION},
+            defaultValue = "60s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "Live mode: how long input is produced (--duration is its deprecated name, accepted until the "
+                            + "next release) (default: ${DEFAULT-VALUE})")
     Duration duration;
 
-    @Option(names = "--live-grace", defaultValue = "1s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Live mode: time after the input stops before the writer gets SIGTERM (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--live-grace",
+            defaultValue = "1s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "Live mode: time after the input stops before the writer gets SIGTERM (default: ${DEFAULT-VALUE})")
     Duration liveGrace;
 
-    @Option(names = "--ceiling-seconds", defaultValue = "10s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Measured window of each ceiling, after one unmeasured pass over its bodies (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--ceiling-seconds",
+            defaultValue = "10s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "Measured window of each ceiling, after one unmeasured pass over its bodies (default: ${DEFAULT-VALUE})")
     Duration ceilingSeconds;
 
-    @Option(names = "--ceiling-pool", defaultValue = "256MiB", converter = Converters.SizeConverter.class, paramLabel = "SIZE",
+    @Option(
+            names = "--ceiling-pool",
+            defaultValue = "256MiB",
+            converter = Converters.SizeConverter.class,
+            paramLabel = "SIZE",
             description = "Pre-serialized bodies the ceiling cycles through, at most (default: ${DEFAULT-VALUE})")
     long ceilingPool;
 
-    @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
-            description = "Concurrent write requests at most (permits) of every writer, and the concurrency of the ceiling; auto or "
-                    + "0 = vm_concurrent_insert_capacity (default: auto)")
+    @Option(
+            names = "--max-concurrent-writes",
+            defaultValue = "auto",
+            converter = Converters.PermitsConverter.class,
+            paramLabel = "auto|PERMITS",
+            description =
+                    "Concurrent write requests at most (permits) of every writer, and the concurrency of the ceiling; auto or "
+                            + "0 = vm_concurrent_insert_capacity (default: auto)")
     int maxConcurrentWrites;
 
-    @Option(names = "--batch-samples", defaultValue = "10000", paramLabel = "SAMPLES",
+    @Option(
+            names = "--batch-samples",
+            defaultValue = "10000",
+            paramLabel = "SAMPLES",
             description = "Samples per write request, writer and ceiling (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
-
-    @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+    @Option(
+            names = "--source-interval",
+            defaultValue = "60s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
             description = "Interval of the source points (synthetic spacing; base of M) (default: ${DEFAULT-VALUE})")
     Duration sourceInterval;
 
@@ -207,36 +316,54 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--chart", paramLabel = "FILE.png", description = "Draw the results as a PNG chart")
     Path chart;
 
-    @Option(names = "--work-dir", defaultValue = "target/bench", paramLabel = "DIR",
+    @Option(
+            names = "--work-dir",
+            defaultValue = "target/bench",
+            paramLabel = "DIR",
             description = "Each writer's log and summary go here (default: ${DEFAULT-VALUE})")
     Path workDir;
 
-
-
-
-    @Option(names = "--cell-timeout", defaultValue = "15m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "A writer still running after this is stopped and its cell marked failed (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--cell-timeout",
+            defaultValue = "15m",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "A writer still running after this is stopped and its cell marked failed (default: ${DEFAULT-VALUE})")
     Duration cellTimeout;
 
-    @Option(names = "--settle-timeout", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "After each cell, wait at most this long for VictoriaMetrics to go idle; its CPU meanwhile counts for the cell (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--settle-timeout",
+            defaultValue = "30s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "After each cell, wait at most this long for VictoriaMetrics to go idle; its CPU meanwhile counts for the cell (default: ${DEFAULT-VALUE})")
     Duration settleTimeout;
 
-    @Option(names = "--peer", paramLabel = "telegraf",
-            description = "After the grid, run this peer over the same pre-loaded topic in the same run and print its row under "
-                    + "our relay cells (M=N=1): CPU-s per million points, points/s, peak RSS. telegraf = inputs.kafka_consumer "
-                    + "(data_format json) -> outputs.influxdb into the same VictoriaMetrics (default: none)")
+    @Option(
+            names = "--peer",
+            paramLabel = "telegraf",
+            description =
+                    "After the grid, run this peer over the same pre-loaded topic in the same run and print its row under "
+                            + "our relay cells (M=N=1): CPU-s per million points, points/s, peak RSS. telegraf = inputs.kafka_consumer "
+                            + "(data_format json) -> outputs.influxdb into the same VictoriaMetrics (default: none)")
     String peer;
 
-    @Option(names = "--floor",
-            description = "After the grid, read the same topic with a bare Kafka consumer (the segment readers' fetch settings, "
-                    + "a process of its own, the writers' JVM options): the relay's floor; prints each relay cell's writer ÷ floor "
-                    + "CPU per point")
+    @Option(
+            names = "--floor",
+            description =
+                    "After the grid, read the same topic with a bare Kafka consumer (the segment readers' fetch settings, "
+                            + "a process of its own, the writers' JVM options): the relay's floor; prints each relay cell's writer ÷ floor "
+                            + "CPU per point")
     boolean floor;
 
-    @Option(names = "--telegraf-binary", paramLabel = "FILE",
-            description = "Telegraf for --peer telegraf (default: $" + TelegrafPeer.BINARY_ENV
-                    + ", else ~/.cache/tsdb-writer/bin/telegraf as scripts/lib.sh ensure_telegraf builds it, else telegraf on the PATH)")
+    @Option(
+            names = "--telegraf-binary",
+            paramLabel = "FILE",
+            description =
+                    "Telegraf for --peer telegraf (default: $" + TelegrafPeer.BINARY_ENV
+                            + ", else ~/.cache/tsdb-writer/bin/telegraf as scripts/lib.sh ensure_telegraf builds it, else telegraf on the PATH)")
     Path telegrafBinary;
 
     @Override
@@ -246,22 +373,34 @@ public final class BenchCommand implements Callable<Integer> {
             if (!peer.equals("telegraf")) {
                 throw new ParameterException(spec.commandLine(), "--peer must be telegraf, got '" + peer + "'");
             }
-            telegraf = TelegrafPeer.locate(telegrafBinary).orElseThrow(() -> new ParameterException(spec.commandLine(),
-                    "--peer telegraf: no executable Telegraf (" + (telegrafBinary != null ? telegrafBinary : "$"
-                            + TelegrafPeer.BINARY_ENV + ", ~/.cache/tsdb-writer/bin/telegraf, PATH")
-                            + "); build it with scripts/lib.sh ensure_telegraf or give --telegraf-binary"));
+            telegraf = TelegrafPeer.locate(telegrafBinary)
+                    .orElseThrow(() -> new ParameterException(
+                            spec.commandLine(),
+                            "--peer telegraf: no executable Telegraf ("
+                                    + (telegrafBinary != null
+                                            ? telegrafBinary
+                                            : "$" + TelegrafPeer.BINARY_ENV
+                                                    + ", ~/.cache/tsdb-writer/bin/telegraf, PATH")
+                                    + "); build it with scripts/lib.sh ensure_telegraf or give --telegraf-binary"));
         }
         if (prometheusBinary != null && !Files.isExecutable(prometheusBinary)) {
-            throw new ParameterException(spec.commandLine(), "--prometheus-binary " + prometheusBinary + ": not an executable file");
+            throw new ParameterException(
+                    spec.commandLine(), "--prometheus-binary " + prometheusBinary + ": not an executable file");
         }
         if (victoriaMetricsBinary != null && !Files.isExecutable(victoriaMetricsBinary)) {
-            throw new ParameterException(spec.commandLine(), "--victoria-metrics-binary " + victoriaMetricsBinary + ": not an executable file");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--victoria-metrics-binary " + victoriaMetricsBinary + ": not an executable file");
         }
         List<BenchCell> cells = BenchGrid.cells(
                 BenchGrid.parsePositiveInts("--parallelism", parallelism, RunConfig.MAX_PARALLELISM),
-                BenchGrid.parsePositiveInts("--time-multiplier", timeMultipliers, AmplificationPlan.MAX_TIME_MULTIPLIER),
-                BenchGrid.parsePositiveInts("--instance-multiplier", instanceMultipliers, AmplificationPlan.MAX_INSTANCE_MULTIPLIER),
-                BenchGrid.parseWriteModes(writeModes), BenchGrid.parseOutputs(outputs), remoteWriteUrls);
+                BenchGrid.parsePositiveInts(
+                        "--time-multiplier", timeMultipliers, AmplificationPlan.MAX_TIME_MULTIPLIER),
+                BenchGrid.parsePositiveInts(
+                        "--instance-multiplier", instanceMultipliers, AmplificationPlan.MAX_INSTANCE_MULTIPLIER),
+                BenchGrid.parseWriteModes(writeModes),
+                BenchGrid.parseOutputs(outputs),
+                remoteWriteUrls);
         for (String url : remoteWriteUrls) {
             try {
                 WriteTarget.remoteWrite(url);
@@ -271,12 +410,15 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (shareProcesses != null) {
             if (inputRate != null) {
-                throw new ParameterException(spec.commandLine(), "--share-processes runs backlog cells only: not with --input-rate");
+                throw new ParameterException(
+                        spec.commandLine(), "--share-processes runs backlog cells only: not with --input-rate");
             }
             if (shareParallelism < 1 || shareParallelism > RunConfig.MAX_PARALLELISM) {
-                throw new ParameterException(spec.commandLine(), "--share-parallelism must be 1.." + RunConfig.MAX_PARALLELISM);
+                throw new ParameterException(
+                        spec.commandLine(), "--share-parallelism must be 1.." + RunConfig.MAX_PARALLELISM);
             }
-            cells = BenchGrid.withShareCells(cells, BenchGrid.parsePositiveInts("--share-processes", shareProcesses, 64), shareParallelism);
+            cells = BenchGrid.withShareCells(
+                    cells, BenchGrid.parsePositiveInts("--share-processes", shareProcesses, 64), shareParallelism);
         }
         InputRate rate = inputRate == null ? null : InputRate.parse(inputRate);
         if (records < 1) {
@@ -286,7 +428,8 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--partitions and --batch-samples must be >= 1");
         }
         try {
-            writers.checkWriterLimits(cells.stream().map(BenchCell::timeMultiplier).distinct().toList(),
+            writers.checkWriterLimits(
+                    cells.stream().map(BenchCell::timeMultiplier).distinct().toList(),
                     cells.stream().map(BenchCell::instanceMultiplier).distinct().toList());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -296,24 +439,62 @@ public final class BenchCommand implements Callable<Integer> {
         List<String> tsdbUrls = new ArrayList<>(List.of(vmUrl));
         tsdbUrls.addAll(remoteWriteUrls);
         CpuPinning.Plan plan = placement.plan(spec, tsdbUrls.stream().distinct().toList(), bootstrapServers);
-        SourceFeed feed = switch (source) {
-            case "real" -> SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
-            case "synthetic" -> SourceFeed.synthetic(series, records,
-                    SyntheticInput.alignedNow(System.currentTimeMillis(), sourceInterval.toMillis()), sourceInterval.toMillis());
-            default -> throw new ParameterException(spec.commandLine(), "--source must be real or synthetic, got '" + source + "'");
-        };
+        SourceFeed feed =
+                switch (source) {
+                    case "real" ->
+                        SourceFeed.real(
+                                WriterProcessOptions.promFiles(spec, dataDir),
+                                records,
+                                "node",
+                                System.currentTimeMillis());
+                    case "synthetic" ->
+                        SourceFeed.synthetic(
+                                series,
+                                records,
+                                SyntheticInput.alignedNow(System.currentTimeMillis(), sourceInterval.toMillis()),
+                                sourceInterval.toMillis());
+                    default ->
+                        throw new ParameterException(
+                                spec.commandLine(), "--source must be real or synthetic, got '" + source + "'");
+                };
         Path jar = writers.jar(spec);
         List<String> java = WriterProcessOptions.javaCommand();
         String t = topic != null ? topic : "tsdb-writer-bench-" + System.currentTimeMillis() / 1000;
         String commandLine = WriterProcessOptions.commandLine(spec);
         List<String> runArgs = writers.runArgs(kafkaClient, vmHttp);
-        BenchRunner.Settings settings = new BenchRunner.Settings(bootstrapServers, vmUrl, t, partitions, cells, feed, sourceInterval.toMillis(),
-                rate, duration, liveGrace, ceilingSeconds, ceilingPool, maxConcurrentWrites, batchSamples, writers.segmentSize, csv, chart,
-                workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, cellTimeout, settleTimeout, commandLine,
-                kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(),
-                remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0), plan,
+        BenchRunner.Settings settings = new BenchRunner.Settings(
+                bootstrapServers,
+                vmUrl,
+                t,
+                partitions,
+                cells,
+                feed,
+                sourceInterval.toMillis(),
+                rate,
+                duration,
+                liveGrace,
+                ceilingSeconds,
+                ceilingPool,
+                maxConcurrentWrites,
+                batchSamples,
+                writers.segmentSize,
+                csv,
+                chart,
+                workDir.toAbsolutePath(),
+                jar,
+                java,
+                writers.writerJvmOptions,
+                runArgs,
+                cellTimeout,
+                settleTimeout,
+                commandLine,
+                kafkaClient.toConfig(bootstrapServers),
+                vmHttp.toConfig(),
+                remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0),
+                plan,
                 prometheusBinary == null ? null : prometheusBinary.toAbsolutePath(),
-                victoriaMetricsBinary == null ? null : victoriaMetricsBinary.toAbsolutePath(), prometheusOutOfOrderWindow);
+                victoriaMetricsBinary == null ? null : victoriaMetricsBinary.toAbsolutePath(),
+                prometheusOutOfOrderWindow);
         int rc = new BenchRunner(settings, System.out).run();
         return telegraf == null && !floor ? rc : Math.max(rc, runPeer(telegraf, settings, jar, java));
     }
@@ -322,19 +503,28 @@ public final class BenchCommand implements Callable<Integer> {
      * --peer telegraf and/or --floor: over the same topic, after the grid; prints our relay rows with the floor's and the
      * peer's under them, and each relay row's ratios to them.
      */
-    private int runPeer(Path telegraf, BenchRunner.Settings settings, Path jar, List<String> java) throws IOException, InterruptedException {
+    private int runPeer(Path telegraf, BenchRunner.Settings settings, Path jar, List<String> java)
+            throws IOException, InterruptedException {
         long records;
         try (Admin admin = Admin.create(settings.kafkaClient().clientPropertiesAsProperties())) {
             records = 0;
-            var tps = admin.describeTopics(List.of(settings.topic())).allTopicNames().get().get(settings.topic()).partitions().stream()
-                    .map(pi -> new TopicPartition(settings.topic(), pi.partition())).toList();
+            var tps = admin
+                    .describeTopics(List.of(settings.topic()))
+                    .allTopicNames()
+                    .get()
+                    .get(settings.topic())
+                    .partitions()
+                    .stream()
+                    .map(pi -> new TopicPartition(settings.topic(), pi.partition()))
+                    .toList();
             var latest = new HashMap<TopicPartition, OffsetSpec>();
             tps.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
             for (var e : admin.listOffsets(latest).all().get().values()) {
                 records += e.offset();
             }
         } catch (ExecutionException e) {
-            System.out.println("bench: peer telegraf: cannot read the end of " + settings.topic() + ": " + e.getCause().getMessage());
+            System.out.println("bench: peer telegraf: cannot read the end of " + settings.topic() + ": "
+                    + e.getCause().getMessage());
             return 1;
         }
         var writerRows = TelegrafPeer.writerRows(settings.workDir());
@@ -343,10 +533,19 @@ public final class BenchCommand implements Callable<Integer> {
         TelegrafPeer.Row telegrafRow = null;
         int rc = 0;
         if (floor) {
-            System.out.printf("bench: floor: a bare KafkaConsumer reading the %,d records of %s ...%n", records, settings.topic());
+            System.out.printf(
+                    "bench: floor: a bare KafkaConsumer reading the %,d records of %s ...%n",
+                    records, settings.topic());
             try {
-                floorRow = ConsumerFloor.run(java, writers.writerJvmOptions, jar, settings.bootstrapServers(),
-                        settings.kafkaClient().clientPropertiesAsProperties(), settings.topic(), settings.workDir().resolve("floor"), cellTimeout,
+                floorRow = ConsumerFloor.run(
+                        java,
+                        writers.writerJvmOptions,
+                        jar,
+                        settings.bootstrapServers(),
+                        settings.kafkaClient().clientPropertiesAsProperties(),
+                        settings.topic(),
+                        settings.workDir().resolve("floor"),
+                        cellTimeout,
                         settings.placement().placement());
                 rows.add(floorRow);
             } catch (IOException e) {
@@ -355,10 +554,20 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         if (telegraf != null) {
-            System.out.printf("bench: peer telegraf (%s): consuming the %,d records of %s ...%n", telegraf, records, settings.topic());
+            System.out.printf(
+                    "bench: peer telegraf (%s): consuming the %,d records of %s ...%n",
+                    telegraf, records, settings.topic());
             try {
-                telegrafRow = TelegrafPeer.run(telegraf, settings.kafkaClient(), settings.topic(), records, vmUrl,
-                        settings.workDir().resolve("peer-telegraf"), cellTimeout, System.out, settings.placement().placement());
+                telegrafRow = TelegrafPeer.run(
+                        telegraf,
+                        settings.kafkaClient(),
+                        settings.topic(),
+                        records,
+                        vmUrl,
+                        settings.workDir().resolve("peer-telegraf"),
+                        cellTimeout,
+                        System.out,
+                        settings.placement().placement());
                 rows.add(telegrafRow);
             } catch (IOException e) {
                 System.out.println("bench: peer telegraf failed: " + e.getMessage());
@@ -366,18 +575,23 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         System.out.println();
-        System.out.println("Relay vs " + (floor ? "floor" : "") + (floor && telegraf != null ? " and " : "") + (telegraf != null ? "peer" : "")
+        System.out.println("Relay vs " + (floor ? "floor" : "") + (floor && telegraf != null ? " and " : "")
+                + (telegraf != null ? "peer" : "")
                 + ", same topic, same run (whole process: start, JIT and all; points/s from the start of consuming for ours and"
                 + " the floor, from process start for the peer):");
         System.out.print(TelegrafPeer.table(rows));
         for (var w : writerRows) {
             StringBuilder line = new StringBuilder(w.name()).append(':');
             if (floorRow != null) {
-                line.append(String.format(Locale.ROOT, " writer ÷ floor %.2f× CPU per point (target ≤ 2.0);",
+                line.append(String.format(
+                        Locale.ROOT,
+                        " writer ÷ floor %.2f× CPU per point (target ≤ 2.0);",
                         w.cpuPerMillion() / floorRow.cpuPerMillion()));
             }
             if (telegrafRow != null) {
-                line.append(String.format(Locale.ROOT, " Telegraf ÷ writer %.1f× (target ≥ 8 on 5 M points, ≥ 10 on 10 M);",
+                line.append(String.format(
+                        Locale.ROOT,
+                        " Telegraf ÷ writer %.1f× (target ≥ 8 on 5 M points, ≥ 10 on 10 M);",
                         telegrafRow.cpuPerMillion() / w.cpuPerMillion()));
             }
             System.out.println(line);

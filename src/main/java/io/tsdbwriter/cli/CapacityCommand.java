@@ -1,5 +1,6 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.capacity.reads.ReadLoadSettings;
 import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.capacity.search.SeriesSchedule;
@@ -8,7 +9,10 @@ import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.InputRate;
 import io.tsdbwriter.lab.SourceFeed;
-import io.tsdbwriter.capacity.reads.ReadLoadSettings;
+import io.tsdbwriter.produce.BundledScrapes;
+import io.tsdbwriter.write.Output;
+import io.tsdbwriter.write.RemoteWriteVersion;
+import io.tsdbwriter.write.WriteTarget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,39 +26,45 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import io.tsdbwriter.produce.BundledScrapes;
-import io.tsdbwriter.write.Output;
-import io.tsdbwriter.write.RemoteWriteVersion;
-import io.tsdbwriter.write.WriteTarget;
 
 /**
  * {@code tsdb-writer capacity}: the highest input a writer and its target sustain, found with a live step load, and
  * what binds there. The logic is in {@link CapacitySearch} and {@link io.tsdbwriter.tsdbmetrics.Bottleneck}; this class
  * only maps flags.
  */
-@Command(name = "capacity", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Find the maximum sustainable samples/min of a writer and its TSDB, and name the bottleneck.",
-                "Each step runs a writer process (java -jar <this jar> run) on a fresh topic that is fed with real node_exporter "
-                + "points at a rising input rate (or, with --vary time-multiplier, a fixed rate and a rising M). After the warm-up "
-                + "it measures expected vs written samples/min, efficiency, write latency p50/p99, the time writes waited for one "
-                + "of the --max-concurrent-writes concurrent write requests (permit wait), the consumer-lag trend, the writer's CPU "
-                + "and the targets' own /metrics (CPU, concurrent inserts vs capacity, slow inserts), and names what binds "
-                + "(docs/capacity.md).",
-                "It stops at the first step below --min-efficiency, above --max-p99-latency or with the lag growing, refines "
-                + "between the last good and the first bad step, and prints the capacity, the verdict and the table of steps; "
-                + "writes CSV, a PNG chart and an HTML and Markdown report. Local stack: scripts/capacity.sh.",
-                "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
-                + "capacity found there is capped near 1 ÷ (1 + writer/TSDB CPU ratio) of the TSDB's; disjoint CPU sets give the "
-                + "TSDB cores of its own, as in production, and the table's placement column says which was used.",
-                "A step that misses --min-efficiency by less than the noise is measured again (at most twice, within "
-                + "--time-budget) before it counts as failed. The noise is how far a step's efficiency moves by itself: the root "
-                + "mean square of the difference between the efficiency of the first and the second half of every window measured "
-                + "so far (2% before any); it is printed after every step and at the end. A re-measurement is a row of its own, "
-                + "marked (re-measure of N) in the table."},
+@Command(
+        name = "capacity",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Find the maximum sustainable samples/min of a writer and its TSDB, and name the bottleneck.",
+            "Each step runs a writer process (java -jar <this jar> run) on a fresh topic that is fed with real node_exporter "
+                    + "points at a rising input rate (or, with --vary time-multiplier, a fixed rate and a rising M). After the warm-up "
+                    + "it measures expected vs written samples/min, efficiency, write latency p50/p99, the time writes waited for one "
+                    + "of the --max-concurrent-writes concurrent write requests (permit wait), the consumer-lag trend, the writer's CPU "
+                    + "and the targets' own /metrics (CPU, concurrent inserts vs capacity, slow inserts), and names what binds "
+                    + "(docs/capacity.md).",
+            "It stops at the first step below --min-efficiency, above --max-p99-latency or with the lag growing, refines "
+                    + "between the last good and the first bad step, and prints the capacity, the verdict and the table of steps; "
+                    + "writes CSV, a PNG chart and an HTML and Markdown report. Local stack: scripts/capacity.sh.",
+            "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
+                    + "capacity found there is capped near 1 ÷ (1 + writer/TSDB CPU ratio) of the TSDB's; disjoint CPU sets give the "
+                    + "TSDB cores of its own, as in production, and the table's placement column says which was used.",
+            "A step that misses --min-efficiency by less than the noise is measured again (at most twice, within "
+                    + "--time-budget) before it counts as failed. The noise is how far a step's efficiency moves by itself: the root "
+                    + "mean square of the difference between the efficiency of the first and the second half of every window measured "
+                    + "so far (2% before any); it is printed after every step and at the end. A re-measurement is a row of its own, "
+                    + "marked (re-measure of N) in the table."
+        },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:a capacity was found and every produced sample was written",
-                "1:no step passed, a step failed to run, or samples were not written (with --target: for one target or more, or "
-                        + "a target's search failed)", "2:invalid flags"})
+        exitCodeList = {
+            "0:a capacity was found and every produced sample was written",
+            "1:no step passed, a step failed to run, or samples were not written (with --target: for one target or more, or "
+                    + "a target's search failed)",
+            "2:invalid flags"
+        })
 public final class CapacityCommand implements Callable<Integer> {
 
     /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
@@ -64,13 +74,20 @@ public final class CapacityCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--bootstrap-servers", defaultValue = "localhost:9092", paramLabel = "HOST:PORT[,…]",
+    @Option(
+            names = "--bootstrap-servers",
+            defaultValue = "localhost:9092",
+            paramLabel = "HOST:PORT[,…]",
             description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
     String bootstrapServers;
 
-    @Option(names = "--vm-url", defaultValue = "http://localhost:8428", paramLabel = "URL",
-            description = "The writers' --vm-url: single-node http://vm:8428 or cluster http://vminsert:8480/insert/0/prometheus; "
-                    + "its host's /metrics is the target's unless --target-metrics-url is given (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--vm-url",
+            defaultValue = "http://localhost:8428",
+            paramLabel = "URL",
+            description =
+                    "The writers' --vm-url: single-node http://vm:8428 or cluster http://vminsert:8480/insert/0/prometheus; "
+                            + "its host's /metrics is the target's unless --target-metrics-url is given (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
     @picocli.CommandLine.Mixin
@@ -91,97 +108,170 @@ public final class CapacityCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     TargetOptions several = new TargetOptions();
 
-    @Option(names = "--output", defaultValue = "import", paramLabel = "import|remote-write",
-            description = "The writers' protocol: import (VictoriaMetrics JSON lines to <vm-url>/api/v1/import) or remote-write (to "
-                    + "--remote-write-url: any Prometheus-compatible receiver, e.g. Prometheus, Mimir, Thanos receive; give its /metrics "
-                    + "with --target-metrics-url) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--output",
+            defaultValue = "import",
+            paramLabel = "import|remote-write",
+            description =
+                    "The writers' protocol: import (VictoriaMetrics JSON lines to <vm-url>/api/v1/import) or remote-write (to "
+                            + "--remote-write-url: any Prometheus-compatible receiver, e.g. Prometheus, Mimir, Thanos receive; give its /metrics "
+                            + "with --target-metrics-url) (default: ${DEFAULT-VALUE})")
     String output;
 
-    @Option(names = "--remote-write-url", paramLabel = "URL",
-            description = "The writers' whole remote write URL with --output remote-write, e.g. http://prometheus:9090/api/v1/write")
+    @Option(
+            names = "--remote-write-url",
+            paramLabel = "URL",
+            description =
+                    "The writers' whole remote write URL with --output remote-write, e.g. http://prometheus:9090/api/v1/write")
     String remoteWriteUrl;
 
-    @Option(names = "--remote-write-version", defaultValue = "1", paramLabel = "1|2",
-            description = "The writers' Remote-Write message with --output remote-write: 1 (prometheus.WriteRequest) or 2 "
-                    + "(io.prometheus.write.v2.Request) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--remote-write-version",
+            defaultValue = "1",
+            paramLabel = "1|2",
+            description =
+                    "The writers' Remote-Write message with --output remote-write: 1 (prometheus.WriteRequest) or 2 "
+                            + "(io.prometheus.write.v2.Request) (default: ${DEFAULT-VALUE})")
     String remoteWriteVersion;
 
-    @Option(names = "--target-metrics-url", paramLabel = "URL",
-            description = "A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every "
-                    + "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics. Figures no "
-                    + "readable page exports are 'unknown', never guessed")
+    @Option(
+            names = "--target-metrics-url",
+            paramLabel = "URL",
+            description =
+                    "A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every "
+                            + "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics. Figures no "
+                            + "readable page exports are 'unknown', never guessed")
     List<String> targetMetricsUrls = new ArrayList<>();
 
-    @Option(names = {"--topic-prefix", DeprecatedNames.CAPACITY_TOPIC}, paramLabel = "PREFIX",
-            description = "Prefix of the topics the search creates (<PREFIX>-probe, <PREFIX>-step-01, …) (--topic is its "
-                    + "deprecated name, accepted until the next release) (default: tsdb-writer-capacity-<time>)")
+    @Option(
+            names = {"--topic-prefix", DeprecatedNames.CAPACITY_TOPIC},
+            paramLabel = "PREFIX",
+            description =
+                    "Prefix of the topics the search creates (<PREFIX>-probe, <PREFIX>-step-01, …) (--topic is its "
+                            + "deprecated name, accepted until the next release) (default: tsdb-writer-capacity-<time>)")
     String topic;
 
-    @Option(names = "--partitions", defaultValue = "1", paramLabel = "N", description = "Partitions of each topic (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--partitions",
+            defaultValue = "1",
+            paramLabel = "N",
+            description = "Partitions of each topic (default: ${DEFAULT-VALUE})")
     int partitions;
 
-    @Option(names = "--vary", defaultValue = "rate", paramLabel = "rate|time-multiplier",
-            description = "What rises step by step: the input rate, or M at the fixed --start-input-rate. M rises up to the largest "
-                    + "--time-multiplier a writer accepts, 3600 (fewer when M x N would pass 1000000); when the step there passes, "
-                    + "the search stops and its verdict says it reached the maximum time multiplier without saturating the target "
-                    + "(default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--vary",
+            defaultValue = "rate",
+            paramLabel = "rate|time-multiplier",
+            description =
+                    "What rises step by step: the input rate, or M at the fixed --start-input-rate. M rises up to the largest "
+                            + "--time-multiplier a writer accepts, 3600 (fewer when M x N would pass 1000000); when the step there passes, "
+                            + "the search stops and its verdict says it reached the maximum time multiplier without saturating the target "
+                            + "(default: ${DEFAULT-VALUE})")
     String vary;
 
-    @Option(names = {"--start-input-rate", DeprecatedNames.CAPACITY_START_RATE}, defaultValue = "100%", paramLabel = "R|PCT%",
-            description = "Input rate of the first step: points/s produced into its topic (bench's --input-rate; the report's "
-                    + "samples/min are these points x M x N), or PCT%% of the throughput a writer reaches on a pre-loaded "
-                    + "backlog of --probe-records points (measured first; pessimistic, as its writer registers every series anew) "
-                    + "(default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"--start-input-rate", DeprecatedNames.CAPACITY_START_RATE},
+            defaultValue = "100%",
+            paramLabel = "R|PCT%",
+            description =
+                    "Input rate of the first step: points/s produced into its topic (bench's --input-rate; the report's "
+                            + "samples/min are these points x M x N), or PCT%% of the throughput a writer reaches on a pre-loaded "
+                            + "backlog of --probe-records points (measured first; pessimistic, as its writer registers every series anew) "
+                            + "(default: ${DEFAULT-VALUE})")
     String startRate;
 
-    @Option(names = "--step-factor", defaultValue = "1.25", paramLabel = "F",
+    @Option(
+            names = "--step-factor",
+            defaultValue = "1.25",
+            paramLabel = "F",
             description = "Each step's rate (or M) is the previous one's × F, > 1 (default: ${DEFAULT-VALUE})")
     double stepFactor;
 
-    @Option(names = "--step-duration", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+    @Option(
+            names = "--step-duration",
+            defaultValue = "60s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
             description = "How long each step's input runs, warm-up included (default: ${DEFAULT-VALUE})")
     Duration stepDuration;
 
-    @Option(names = "--warm-up", defaultValue = "15s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+    @Option(
+            names = "--warm-up",
+            defaultValue = "15s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
             description = "Unmeasured start of each step, < --step-duration (default: ${DEFAULT-VALUE})")
     Duration warmUp;
 
-    @Option(names = "--max-steps", defaultValue = "7", paramLabel = "N",
+    @Option(
+            names = "--max-steps",
+            defaultValue = "7",
+            paramLabel = "N",
             description = "Rising steps at most, refinement not counted (default: ${DEFAULT-VALUE})")
     int maxSteps;
 
-    @Option(names = "--time-budget", defaultValue = "8m", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "No further step starts when it would end after this much time from the first step (the probe and "
-                    + "the build not counted); 0 = no budget (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--time-budget",
+            defaultValue = "8m",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "No further step starts when it would end after this much time from the first step (the probe and "
+                            + "the build not counted); 0 = no budget (default: ${DEFAULT-VALUE})")
     Duration timeBudget;
 
-    @Option(names = "--refine-steps", defaultValue = "1", paramLabel = "N",
-            description = "Steps between the last good and the first bad step (geometric mean each time) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--refine-steps",
+            defaultValue = "1",
+            paramLabel = "N",
+            description =
+                    "Steps between the last good and the first bad step (geometric mean each time) (default: ${DEFAULT-VALUE})")
     int refineSteps;
 
-    @Option(names = "--min-efficiency", defaultValue = "99%", paramLabel = "PCT%",
+    @Option(
+            names = "--min-efficiency",
+            defaultValue = "99%",
+            paramLabel = "PCT%",
             description = "A step passes with written/expected at least this (default: ${DEFAULT-VALUE})")
     String minEfficiency;
 
-    @Option(names = "--max-p99-latency", defaultValue = "5s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+    @Option(
+            names = "--max-p99-latency",
+            defaultValue = "5s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
             description = "A step passes with its p99 write latency at most this (default: ${DEFAULT-VALUE})")
     Duration maxP99Latency;
 
-    @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
+    @Option(
+            names = "--time-multiplier",
+            defaultValue = "1",
+            paramLabel = "M",
             description = "The writers' M (with --vary time-multiplier: the first step's) (default: ${DEFAULT-VALUE})")
     int timeMultiplier;
 
-    @Option(names = "--instance-multiplier", defaultValue = "1", paramLabel = "N", description = "The writers' N (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--instance-multiplier",
+            defaultValue = "1",
+            paramLabel = "N",
+            description = "The writers' N (default: ${DEFAULT-VALUE})")
     int instanceMultiplier;
 
-    @Option(names = "--churn-interval", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "The writers' --churn-interval: search at a fixed series churn (every DURATION of sample time the N "
-                    + "instance variants take a new generation; the steps' feed advances sample time faster than the clock). "
-                    + "The verdict names new-series creation (series-churn) when new series reach 10 %% of the rows inserted "
-                    + "while the target's CPU or slow inserts bind (default: no churn)")
+    @Option(
+            names = "--churn-interval",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "The writers' --churn-interval: search at a fixed series churn (every DURATION of sample time the N "
+                            + "instance variants take a new generation; the steps' feed advances sample time faster than the clock). "
+                            + "The verdict names new-series creation (series-churn) when new series reach 10 %% of the rows inserted "
+                            + "while the target's CPU or slow inserts bind (default: no churn)")
     Duration churnInterval;
 
-    @Option(names = "--series-mode", defaultValue = "steady", paramLabel = "steady|gradual|double-halve|spike",
+    @Option(
+            names = "--series-mode",
+            defaultValue = "steady",
+            paramLabel = "steady|gradual|double-halve|spike",
             description = "How many series each step's input keeps active over time, at the step's unchanged samples/s "
                     + "(avalanche's --series-operation-mode). The base count is the --points-per-pass pass's: its instances x the "
                     + "series of one node_exporter scrape x N. With T = --series-change-interval from each step's start: "
@@ -194,47 +284,80 @@ public final class CapacityCommand implements Callable<Integer> {
                     + "and series (TSID) cache misses/s (default: ${DEFAULT-VALUE})")
     String seriesMode;
 
-    @Option(names = "--series-change-interval", defaultValue = "30s", converter = Converters.DurationConverter.class,
+    @Option(
+            names = "--series-change-interval",
+            defaultValue = "30s",
+            converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
             description = "T of --series-mode, >= 1s (avalanche's --series-change-interval; not its --series-interval, "
                     + "which renames every series: that is --churn-interval here) (default: ${DEFAULT-VALUE})")
     Duration seriesChangeInterval;
 
-    @Option(names = "--spike-multiplier", defaultValue = "4", paramLabel = "F",
+    @Option(
+            names = "--spike-multiplier",
+            defaultValue = "4",
+            paramLabel = "F",
             description = "The series factor of --series-mode spike's spikes, > 1 (default: ${DEFAULT-VALUE})")
     double spikeMultiplier;
 
-    @Option(names = "--parallelism", defaultValue = "3", paramLabel = "P", description = "The writers' --parallelism (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--parallelism",
+            defaultValue = "3",
+            paramLabel = "P",
+            description = "The writers' --parallelism (default: ${DEFAULT-VALUE})")
     int parallelism;
 
-    @Option(names = "--max-concurrent-writes", defaultValue = "auto", converter = Converters.PermitsConverter.class, paramLabel = "auto|PERMITS",
-            description = "The writers' concurrent write requests at most (permits); auto (0) = each writer its share of "
-                    + "vm_concurrent_insert_capacity, as run does (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--max-concurrent-writes",
+            defaultValue = "auto",
+            converter = Converters.PermitsConverter.class,
+            paramLabel = "auto|PERMITS",
+            description =
+                    "The writers' concurrent write requests at most (permits); auto (0) = each writer its share of "
+                            + "vm_concurrent_insert_capacity, as run does (default: ${DEFAULT-VALUE})")
     int maxConcurrentWrites;
 
-    @Option(names = "--batch-samples", defaultValue = "10000", paramLabel = "SAMPLES",
+    @Option(
+            names = "--batch-samples",
+            defaultValue = "10000",
+            paramLabel = "SAMPLES",
             description = "The writers' --batch-samples (default: ${DEFAULT-VALUE})")
     int batchSamples;
 
-
-    @Option(names = "--data-dir", paramLabel = "DIR",
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
             description = "Directory of *.prom node_exporter scrapes, replicated across instances (default: "
-                    + BundledScrapes.DESCRIPTION + "); their timestamps are moved so the newest lands a week before now, "
+                    + BundledScrapes.DESCRIPTION
+                    + "); their timestamps are moved so the newest lands a week before now, "
                     + "order and spacing kept")
     Path dataDir;
 
-    @Option(names = {"--points-per-pass", DeprecatedNames.CAPACITY_RECORDS}, defaultValue = "1000000", paramLabel = "POINTS",
-            description = "Points of one pass over the replicated scrapes (sets the series count); passes repeat shifted in time "
-                    + "(--records is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"--points-per-pass", DeprecatedNames.CAPACITY_RECORDS},
+            defaultValue = "1000000",
+            paramLabel = "POINTS",
+            description =
+                    "Points of one pass over the replicated scrapes (sets the series count); passes repeat shifted in time "
+                            + "(--records is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
     long records;
 
-    @Option(names = "--probe-records", defaultValue = "500000", paramLabel = "R",
-            description = "With a PCT%% --start-input-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--probe-records",
+            defaultValue = "500000",
+            paramLabel = "R",
+            description =
+                    "With a PCT%% --start-input-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
     long probeRecords;
 
-    @Option(names = {"--step-drain-timeout", DeprecatedNames.CAPACITY_DRAIN_TIMEOUT}, defaultValue = "60s", converter = Converters.DurationConverter.class,
-            paramLabel = "DURATION", description = "After each step's input, wait at most this for the writer to write everything "
-                    + "(--drain-timeout is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"--step-drain-timeout", DeprecatedNames.CAPACITY_DRAIN_TIMEOUT},
+            defaultValue = "60s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "After each step's input, wait at most this for the writer to write everything "
+                            + "(--drain-timeout is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "Write the steps as CSV")
@@ -243,15 +366,21 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--chart", paramLabel = "FILE.png", description = "Draw the steps as a PNG chart")
     Path chart;
 
-    @Option(names = "--report", paramLabel = "DIR",
-            description = "Write the page a person reads into DIR: capacity-report.html (self-contained: inline SVG chart and CSS, "
-                    + "no script, nothing fetched) and capacity-report.md (the same as Markdown text and a table, linking the "
-                    + "--chart PNG when one is drawn): the capacity, the verdict, per step the offered and written samples/min, "
-                    + "write latency, the writer's and the TSDB's CPU, the query latency p99 and series figures when measured, "
-                    + "the machine and the command line to reproduce the run (secrets redacted)")
+    @Option(
+            names = "--report",
+            paramLabel = "DIR",
+            description =
+                    "Write the page a person reads into DIR: capacity-report.html (self-contained: inline SVG chart and CSS, "
+                            + "no script, nothing fetched) and capacity-report.md (the same as Markdown text and a table, linking the "
+                            + "--chart PNG when one is drawn): the capacity, the verdict, per step the offered and written samples/min, "
+                            + "write latency, the writer's and the TSDB's CPU, the query latency p99 and series figures when measured, "
+                            + "the machine and the command line to reproduce the run (secrets redacted)")
     Path report;
 
-    @Option(names = "--work-dir", defaultValue = "target/capacity", paramLabel = "DIR",
+    @Option(
+            names = "--work-dir",
+            defaultValue = "target/capacity",
+            paramLabel = "DIR",
             description = "Each step's writer log and summary go here (default: ${DEFAULT-VALUE})")
     Path workDir;
 
@@ -261,11 +390,12 @@ public final class CapacityCommand implements Callable<Integer> {
         if (several.sideBySide && targets.isEmpty()) {
             throw bad("--side-by-side searches several --target at the same time: give at least two");
         }
-        CapacitySearch.Vary v = switch (vary) {
-            case "rate" -> CapacitySearch.Vary.RATE;
-            case "time-multiplier" -> CapacitySearch.Vary.TIME_MULTIPLIER;
-            default -> throw bad("--vary must be rate or time-multiplier, got '" + vary + "'");
-        };
+        CapacitySearch.Vary v =
+                switch (vary) {
+                    case "rate" -> CapacitySearch.Vary.RATE;
+                    case "time-multiplier" -> CapacitySearch.Vary.TIME_MULTIPLIER;
+                    default -> throw bad("--vary must be rate or time-multiplier, got '" + vary + "'");
+                };
         InputRate start;
         try {
             start = InputRate.parse(startRate);
@@ -287,8 +417,8 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad("--parallelism must be >= 1, --max-concurrent-writes >= 0");
         }
         if (report != null && Files.exists(report) && !Files.isDirectory(report)) {
-            throw bad("--report must be a directory (it writes " + CapacityPage.HTML_FILE + " and " + CapacityPage.MARKDOWN_FILE
-                    + " there), got the file " + report);
+            throw bad("--report must be a directory (it writes " + CapacityPage.HTML_FILE + " and "
+                    + CapacityPage.MARKDOWN_FILE + " there), got the file " + report);
         }
         try {
             writers.checkWriterLimits(List.of(timeMultiplier), List.of(instanceMultiplier));
@@ -317,7 +447,8 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad("--queries: cannot read " + e.getMessage());
         }
         List<TargetSearches.Planned> planned = TargetOptions.plan(spec, targets, queryLoad); // empty without --target
-        TargetOptions.SideBySidePlan side = several.sideBySide ? TargetOptions.sideBySidePlan(spec, planned, placement, bootstrapServers) : null;
+        TargetOptions.SideBySidePlan side =
+                several.sideBySide ? TargetOptions.sideBySidePlan(spec, planned, placement, bootstrapServers) : null;
         SeriesSchedule series;
         try {
             series = new SeriesSchedule(SeriesSchedule.Mode.parse(seriesMode), seriesChangeInterval, spikeMultiplier);
@@ -325,14 +456,18 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad(e.getMessage());
         }
         // the TSDB's processes: the targets' pages when given, else the endpoint the writers write to
-        List<String> tsdbUrls = !targets.isEmpty() ? targets.stream().map(SearchTarget::metricsUrl).distinct().toList()
-                : !targetMetricsUrls.isEmpty() ? targetMetricsUrls.stream().distinct().toList()
-                : List.of(remoteWriteUrl != null ? remoteWriteUrl : vmUrl);
+        List<String> tsdbUrls = !targets.isEmpty()
+                ? targets.stream().map(SearchTarget::metricsUrl).distinct().toList()
+                : !targetMetricsUrls.isEmpty()
+                        ? targetMetricsUrls.stream().distinct().toList()
+                        : List.of(remoteWriteUrl != null ? remoteWriteUrl : vmUrl);
         CpuPinning.Plan plan = placement.plan(spec, tsdbUrls, bootstrapServers);
-        SourceFeed feed = SourceFeed.real(WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
+        SourceFeed feed = SourceFeed.real(
+                WriterProcessOptions.promFiles(spec, dataDir), records, "node", System.currentTimeMillis());
         if (series.mode() != SeriesSchedule.Mode.STEADY && feed.instances() < 2) {
             throw bad("--series-mode " + seriesMode + " needs at least 2 instances: --points-per-pass of at least "
-                    + 2 * feed.pointsPerInstance() + " (2 x the " + feed.pointsPerInstance() + " points of the scrapes), got " + records);
+                    + 2 * feed.pointsPerInstance() + " (2 x the " + feed.pointsPerInstance()
+                    + " points of the scrapes), got " + records);
         }
         Path jar = writers.jar(spec);
         List<String> java = WriterProcessOptions.javaCommand();
@@ -346,15 +481,51 @@ public final class CapacityCommand implements Callable<Integer> {
             }
             runArgs.addAll(List.of("--churn-interval", churnInterval.toMillis() + "ms"));
         }
-        CapacitySearch.Settings settings = new CapacitySearch.Settings(bootstrapServers, vmUrl, targetMetricsUrls, prefix, partitions, feed,
-                start, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, v, timeMultiplier, instanceMultiplier, parallelism,
-                maxConcurrentWrites, batchSamples, writers.segmentSize, minEff, maxP99Latency, probeRecords, drainTimeout, csv, chart, report,
-                workDir.toAbsolutePath(), jar, java, writers.writerJvmOptions, runArgs, WriterProcessOptions.commandLine(spec),
-                timeBudget, kafkaClient.toConfig(bootstrapServers), vmHttp.toConfig(), series, plan, reads, readBackUrl);
+        CapacitySearch.Settings settings = new CapacitySearch.Settings(
+                bootstrapServers,
+                vmUrl,
+                targetMetricsUrls,
+                prefix,
+                partitions,
+                feed,
+                start,
+                stepFactor,
+                stepDuration,
+                warmUp,
+                maxSteps,
+                refineSteps,
+                v,
+                timeMultiplier,
+                instanceMultiplier,
+                parallelism,
+                maxConcurrentWrites,
+                batchSamples,
+                writers.segmentSize,
+                minEff,
+                maxP99Latency,
+                probeRecords,
+                drainTimeout,
+                csv,
+                chart,
+                report,
+                workDir.toAbsolutePath(),
+                jar,
+                java,
+                writers.writerJvmOptions,
+                runArgs,
+                WriterProcessOptions.commandLine(spec),
+                timeBudget,
+                kafkaClient.toConfig(bootstrapServers),
+                vmHttp.toConfig(),
+                series,
+                plan,
+                reads,
+                readBackUrl);
         if (planned.isEmpty()) {
             return new CapacitySearch(settings, System.out).run();
         }
-        return side == null ? new TargetSearches(settings, planned, System.out).run()
+        return side == null
+                ? new TargetSearches(settings, planned, System.out).run()
                 : new TargetSearches(settings, side.planned(), System.out, side.rest()).run();
     }
 
@@ -370,7 +541,13 @@ public final class CapacityCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--output remote-write needs --remote-write-url URL");
         }
         WriteTarget.remoteWrite(remoteWriteUrl);
-        return List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl, "--remote-write-version", version.flag());
+        return List.of(
+                "--output",
+                "remote-write",
+                "--remote-write-url",
+                remoteWriteUrl,
+                "--remote-write-version",
+                version.flag());
     }
 
     /** {@code 99%}, {@code 99.5%} or {@code 0.99} → a ratio in (0, 1]. */

@@ -1,22 +1,25 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.write.OnWriteFailure;
+import io.tsdbwriter.write.RemoteWriteVersion;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import io.tsdbwriter.write.OnWriteFailure;
-import io.tsdbwriter.write.RemoteWriteVersion;
 import picocli.CommandLine;
-import java.time.OffsetDateTime;
 
-/** picocli converters for durations ({@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}, ISO {@code PT1M}) and byte sizes ({@code 256MiB}). */
+/**
+ * picocli converters for durations ({@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}, ISO {@code PT1M}) and byte
+ * sizes ({@code 256MiB}).
+ */
 final class Converters {
 
-    private Converters() {
-    }
+    private Converters() {}
 
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
-    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|KB|MB|GB)?", Pattern.CASE_INSENSITIVE);
+    private static final Pattern SIZE =
+            Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|KB|MB|GB)?", Pattern.CASE_INSENSITIVE);
 
     /** Duration with a unit: ms, s, m, h, d; or ISO-8601. */
     static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
@@ -41,7 +44,8 @@ final class Converters {
             try {
                 return Duration.parse(v.toUpperCase(Locale.ROOT));
             } catch (RuntimeException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (use e.g. 500ms, 60s, 5m, 1h)");
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not a duration (use e.g. 500ms, 60s, 5m, 1h)");
             }
         }
     }
@@ -77,7 +81,8 @@ final class Converters {
             } catch (NumberFormatException e) {
                 // the message below
             }
-            throw new CommandLine.TypeConversionException("'" + value + "' is not auto nor a permit count in 0..10000 (0 = auto)");
+            throw new CommandLine.TypeConversionException(
+                    "'" + value + "' is not auto nor a permit count in 0..10000 (0 = auto)");
         }
     }
 
@@ -90,13 +95,15 @@ final class Converters {
                 try {
                     return Long.parseLong(v);
                 } catch (NumberFormatException e) {
-                    throw new CommandLine.TypeConversionException("'" + value + "' is too large for epoch milliseconds");
+                    throw new CommandLine.TypeConversionException(
+                            "'" + value + "' is too large for epoch milliseconds");
                 }
             }
             try {
                 return OffsetDateTime.parse(v).toInstant().toEpochMilli();
             } catch (RuntimeException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not an RFC 3339 time (e.g. 2000-01-01T00:00:00Z) nor epoch milliseconds");
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not an RFC 3339 time (e.g. 2000-01-01T00:00:00Z) nor epoch milliseconds");
             }
         }
     }
@@ -107,15 +114,17 @@ final class Converters {
         public Long convert(String value) {
             Matcher m = SIZE.matcher(value.trim());
             if (!m.matches()) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a size (use e.g. 1048576, 512KiB, 256MiB)");
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not a size (use e.g. 1048576, 512KiB, 256MiB)");
             }
             String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT);
-            long factor = switch (unit) {
-                case "KIB", "KB" -> 1024L;
-                case "MIB", "MB" -> 1024L * 1024;
-                case "GIB", "GB" -> 1024L * 1024 * 1024;
-                default -> 1L;
-            };
+            long factor =
+                    switch (unit) {
+                        case "KIB", "KB" -> 1024L;
+                        case "MIB", "MB" -> 1024L * 1024;
+                        case "GIB", "GB" -> 1024L * 1024 * 1024;
+                        default -> 1L;
+                    };
             try {
                 return Math.multiplyExact(Long.parseLong(m.group(1)), factor);
             } catch (ArithmeticException | NumberFormatException e) {

@@ -1,7 +1,9 @@
 package io.tsdbwriter.cli;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Model.OptionSpec;
@@ -42,8 +44,7 @@ final class DeprecatedNames {
      * @param old     the deprecated name, still accepted
      * @param current the name to use
      */
-    record Rename(String command, String old, String current) {
-    }
+    record Rename(String command, String old, String current) {}
 
     /** Every renamed flag, in the order the CHANGELOG names them. */
     static final List<Rename> RENAMES = List.of(
@@ -56,12 +57,13 @@ final class DeprecatedNames {
             new Rename("capacity", CAPACITY_DRAIN_TIMEOUT, "--step-drain-timeout"),
             new Rename("capacity", CAPACITY_START_RATE, "--start-input-rate"));
 
-    private DeprecatedNames() {
-    }
+    private DeprecatedNames() {}
 
     /** The rename whose new name {@code current} is of {@code command}, if any. */
     static Optional<Rename> ofCurrent(String command, String current) {
-        return RENAMES.stream().filter(r -> r.command().equals(command) && r.current().equals(current)).findFirst();
+        return RENAMES.stream()
+                .filter(r -> r.command().equals(command) && r.current().equals(current))
+                .findFirst();
     }
 
     /** True when {@code arg} is {@code name} or {@code name=value}. */
@@ -98,7 +100,8 @@ final class DeprecatedNames {
             return Optional.empty();
         }
         String command = option.command().name();
-        return ofCurrent(command, option.longestName()).filter(r -> List.of(args).stream().anyMatch(a -> names(a, r.old()))
+        return ofCurrent(command, option.longestName())
+                .filter(r -> List.of(args).stream().anyMatch(a -> names(a, r.old()))
                         && List.of(args).stream().anyMatch(a -> names(a, r.current())))
                 .map(r -> r.old() + " and " + r.current() + " are one option of " + command + " (" + r.old()
                         + " its deprecated name): give only " + r.current());
@@ -106,7 +109,7 @@ final class DeprecatedNames {
 
     /** The deprecated variables of {@code run}'s renamed options ({@code TSDB_WRITER_RATE}, …), each with its new one. */
     static Map<String, String> variables() {
-        Map<String, String> variables = new java.util.LinkedHashMap<>();
+        Map<String, String> variables = new LinkedHashMap<>();
         for (Rename r : RENAMES) {
             if (r.command().equals(EnvironmentDefaults.COMMAND)) {
                 variables.put(EnvironmentDefaults.variableFor(r.old()), EnvironmentDefaults.variableFor(r.current()));
@@ -125,10 +128,15 @@ final class DeprecatedNames {
         List<String> lines = new ArrayList<>();
         variables().forEach((old, current) -> {
             if (env.containsKey(old)) {
-                String flag = "--" + current.substring(EnvironmentDefaults.PREFIX.length()).toLowerCase(java.util.Locale.ROOT)
-                        .replace('_', '-');
-                lines.add(old + " is a deprecated variable, " + (env.containsKey(current) ? "ignored as " + current
-                        + " is set too" : "read until the next release") + ": set " + current + " (" + flag + ")");
+                String flag = "--"
+                        + current.substring(EnvironmentDefaults.PREFIX.length())
+                                .toLowerCase(Locale.ROOT)
+                                .replace('_', '-');
+                lines.add(old + " is a deprecated variable, "
+                        + (env.containsKey(current)
+                                ? "ignored as " + current + " is set too"
+                                : "read until the next release")
+                        + ": set " + current + " (" + flag + ")");
             }
         });
         return lines;

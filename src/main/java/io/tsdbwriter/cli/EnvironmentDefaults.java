@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -34,8 +35,8 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
      * The {@value #PREFIX} variables that are no option of {@value #COMMAND} but are read elsewhere: the log level
      * (logback.xml), bench's Telegraf, the scripts' jar and the report test's Chromium. Not warned of.
      */
-    static final List<String> OTHER_VARIABLES = List.of("TSDB_WRITER_LOG_LEVEL", "TSDB_WRITER_TELEGRAF_BINARY",
-            "TSDB_WRITER_JAR", "TSDB_WRITER_CHROMIUM");
+    static final List<String> OTHER_VARIABLES =
+            List.of("TSDB_WRITER_LOG_LEVEL", "TSDB_WRITER_TELEGRAF_BINARY", "TSDB_WRITER_JAR", "TSDB_WRITER_CHROMIUM");
 
     /**
      * What Kubernetes sets in every pod of a namespace for each Service (its "service links": a Service
@@ -43,10 +44,11 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
      * {@code …_PORT_9464_TCP[_PROTO|_PORT|_ADDR]}); {@code …_PORT} itself is one only when its value is a
      * {@code tcp://}, {@code udp://} or {@code sctp://} address. Not warned of: the operator did not write them.
      */
-    private static final java.util.regex.Pattern SERVICE_LINK = java.util.regex.Pattern.compile(
+    private static final Pattern SERVICE_LINK = Pattern.compile(
             ".+_SERVICE_HOST|.+_SERVICE_PORT(_[A-Z0-9_]+)?|.+_PORT_[0-9]+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?");
 
-    private static final List<String> SECRET_VALUE_FLAGS = List.of("--kafka-property", "--consumer-property", "--vm-header");
+    private static final List<String> SECRET_VALUE_FLAGS =
+            List.of("--kafka-property", "--consumer-property", "--vm-header");
 
     private final Map<String, String> env;
     private boolean suspended;
@@ -65,13 +67,17 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
      * (not {@code --help} nor {@code --version}) and its variable is set.
      */
     Optional<String> variableOf(ArgSpec arg) {
-        if (arg instanceof OptionSpec o && !o.usageHelp() && !o.versionHelp() && o.command() != null
+        if (arg instanceof OptionSpec o
+                && !o.usageHelp()
+                && !o.versionHelp()
+                && o.command() != null
                 && COMMAND.equals(o.command().name())) {
             String variable = variableFor(o.longestName());
             if (env.containsKey(variable)) {
                 return Optional.of(variable);
             }
-            Optional<String> old = DeprecatedNames.ofCurrent(COMMAND, o.longestName()).map(r -> variableFor(r.old()));
+            Optional<String> old =
+                    DeprecatedNames.ofCurrent(COMMAND, o.longestName()).map(r -> variableFor(r.old()));
             if (old.isPresent() && env.containsKey(old.get())) {
                 return old; // its deprecated variable (DeprecatedNames.variablesUsed warns of it)
             }
@@ -98,20 +104,24 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
             }
         }
         List<String> lines = new ArrayList<>();
-        env.keySet().stream().filter(n -> n.startsWith(PREFIX)).filter(n -> !known.contains(n))
-                .filter(n -> !serviceLink(n, env.get(n))).sorted().forEach(name -> {
-            String nearest = known.get(0);
-            int best = Integer.MAX_VALUE;
-            for (String k : known) {
-                int d = editDistance(name, k);
-                if (d < best) {
-                    best = d;
-                    nearest = k;
-                }
-            }
-            lines.add(name + " is no variable of tsdb-writer " + COMMAND + " (no option maps to it), ignored: did you mean "
-                    + nearest + "?");
-        });
+        env.keySet().stream()
+                .filter(n -> n.startsWith(PREFIX))
+                .filter(n -> !known.contains(n))
+                .filter(n -> !serviceLink(n, env.get(n)))
+                .sorted()
+                .forEach(name -> {
+                    String nearest = known.get(0);
+                    int best = Integer.MAX_VALUE;
+                    for (String k : known) {
+                        int d = editDistance(name, k);
+                        if (d < best) {
+                            best = d;
+                            nearest = k;
+                        }
+                    }
+                    lines.add(name + " is no variable of tsdb-writer " + COMMAND
+                            + " (no option maps to it), ignored: did you mean " + nearest + "?");
+                });
         return lines;
     }
 

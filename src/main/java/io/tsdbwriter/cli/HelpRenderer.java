@@ -28,8 +28,7 @@ final class HelpRenderer {
 
     private static final Pattern TABLE_ROW = Pattern.compile("\\S+ {2,}");
 
-    private HelpRenderer() {
-    }
+    private HelpRenderer() {}
 
     /** Installs the layout on {@code root} and every command below it; {@code env} marks defaults from the environment. */
     static void install(CommandLine root, EnvironmentDefaults env) {
@@ -60,7 +59,8 @@ final class HelpRenderer {
 
     /** The command's description, a paragraph per element, trailing empty ones dropped. */
     private static String description(Help help) {
-        List<String> paragraphs = new ArrayList<>(List.of(help.commandSpec().usageMessage().description()));
+        List<String> paragraphs =
+                new ArrayList<>(List.of(help.commandSpec().usageMessage().description()));
         while (!paragraphs.isEmpty() && paragraphs.get(paragraphs.size() - 1).isBlank()) {
             paragraphs.remove(paragraphs.size() - 1);
         }
@@ -75,13 +75,17 @@ final class HelpRenderer {
 
     /** The positional parameters (produce's and verify's FILEs) under "Arguments:". */
     private static String parameterList(Help help) {
-        List<PositionalParamSpec> params = help.commandSpec().positionalParameters().stream().filter(p -> !p.hidden()).toList();
+        List<PositionalParamSpec> params = help.commandSpec().positionalParameters().stream()
+                .filter(p -> !p.hidden())
+                .toList();
         if (params.isEmpty()) {
             return "";
         }
         StringBuilder out = new StringBuilder("\nArguments:\n");
         for (PositionalParamSpec p : params) {
-            String label = help.parameterLabelRenderer().renderParameterLabel(p, Help.Ansi.OFF, List.of()).toString();
+            String label = help.parameterLabelRenderer()
+                    .renderParameterLabel(p, Help.Ansi.OFF, List.of())
+                    .toString();
             row(out, "      " + label, paragraphs(p, Optional.empty()), width(help));
         }
         return out.toString();
@@ -101,9 +105,12 @@ final class HelpRenderer {
                         shortNames.add(n);
                     }
                 }
-                String label = help.parameterLabelRenderer().renderParameterLabel(o, Help.Ansi.OFF, List.of()).toString();
+                String label = help.parameterLabelRenderer()
+                        .renderParameterLabel(o, Help.Ansi.OFF, List.of())
+                        .toString();
                 String names = (shortNames.isEmpty() ? "      " : "  " + String.join(", ", shortNames) + ", ")
-                        + o.longestName() + label;
+                        + o.longestName()
+                        + label;
                 Optional<String> fromEnv = env.variableOf(o).map(v -> env.shownValue(o) + ", from " + v);
                 row(out, names, env.builtIn(() -> paragraphs(o, fromEnv)), width(help));
             }
@@ -121,7 +128,10 @@ final class HelpRenderer {
         String indent = " ".repeat(column);
         int i = 0;
         if (names.length() <= column - 2 && !lines.isEmpty()) {
-            out.append(names).append(" ".repeat(column - names.length())).append(lines.get(0)).append('\n');
+            out.append(names)
+                    .append(" ".repeat(column - names.length()))
+                    .append(lines.get(0))
+                    .append('\n');
             i = 1;
         } else {
             out.append(names).append('\n');
@@ -185,9 +195,11 @@ final class HelpRenderer {
     /** The exit codes: the code, then its meaning wrapped under itself. */
     private static String exitCodeList(Help help) {
         Map<String, String> codes = help.commandSpec().usageMessage().exitCodeList();
-        int keyWidth = codes.keySet().stream().mapToInt(k -> k.strip().length()).max().orElse(0) + 5;
+        int keyWidth =
+                codes.keySet().stream().mapToInt(k -> k.strip().length()).max().orElse(0) + 5;
         StringBuilder out = new StringBuilder();
-        codes.forEach((code, meaning) -> row(out, "  " + code.strip(), List.of(format(meaning)), width(help), keyWidth));
+        codes.forEach(
+                (code, meaning) -> row(out, "  " + code.strip(), List.of(format(meaning)), width(help), keyWidth));
         return out.toString();
     }
 
@@ -197,11 +209,13 @@ final class HelpRenderer {
         if (subcommands.isEmpty()) {
             return "";
         }
-        int keyWidth = subcommands.keySet().stream().mapToInt(String::length).max().orElse(0) + 4;
+        int keyWidth =
+                subcommands.keySet().stream().mapToInt(String::length).max().orElse(0) + 4;
         StringBuilder out = new StringBuilder();
         subcommands.forEach((name, sub) -> {
             String[] d = sub.commandSpec().usageMessage().header().length > 0
-                    ? sub.commandSpec().usageMessage().header() : sub.commandSpec().usageMessage().description();
+                    ? sub.commandSpec().usageMessage().header()
+                    : sub.commandSpec().usageMessage().description();
             row(out, "  " + name, List.of(d.length == 0 ? "" : format(d[0])), width(help), keyWidth);
         });
         return out.toString();

@@ -18,38 +18,61 @@ import picocli.CommandLine.Option;
  */
 final class InputOptions {
 
-    @Option(names = "--input-format", defaultValue = "json", paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite|otlp|otlp-json",
-            description = "How record values are read (docs/input-formats.md): json = point records as produce sends them "
-                    + "({\"metric\",\"timestamp\",\"value\",\"dimensions\",\"productKey\"}, one or an array per record); influx = InfluxDB line "
-                    + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
-                    + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "
-                    + "path[;tag=v] value [timestamp]; otlp = one OpenTelemetry ExportMetricsServiceRequest, protobuf (the Collector's "
-                    + "Kafka exporter, otlp_proto), mapped as VictoriaMetrics' /opentelemetry/v1/metrics does; otlp-json = the same in "
-                    + "OTLP JSON (otlp_json) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--input-format",
+            defaultValue = "json",
+            paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite|otlp|otlp-json",
+            description =
+                    "How record values are read (docs/input-formats.md): json = point records as produce sends them "
+                            + "({\"metric\",\"timestamp\",\"value\",\"dimensions\",\"productKey\"}, one or an array per record); influx = InfluxDB line "
+                            + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
+                            + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "
+                            + "path[;tag=v] value [timestamp]; otlp = one OpenTelemetry ExportMetricsServiceRequest, protobuf (the Collector's "
+                            + "Kafka exporter, otlp_proto), mapped as VictoriaMetrics' /opentelemetry/v1/metrics does; otlp-json = the same in "
+                            + "OTLP JSON (otlp_json) (default: ${DEFAULT-VALUE})")
     String inputFormat;
 
-    @Option(names = "--topic-format", paramLabel = "TOPIC=FORMAT",
+    @Option(
+            names = "--topic-format",
+            paramLabel = "TOPIC=FORMAT",
             description = "The format of one topic when it differs from --input-format (repeatable)")
     Map<String, String> topicFormats = new LinkedHashMap<>();
 
-    @Option(names = "--influx-precision", defaultValue = "ns", paramLabel = "ns|us|ms|s",
-            description = "Unit of influx line timestamps, as InfluxDB's precision parameter; a line without one takes the record's Kafka timestamp (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--influx-precision",
+            defaultValue = "ns",
+            paramLabel = "ns|us|ms|s",
+            description =
+                    "Unit of influx line timestamps, as InfluxDB's precision parameter; a line without one takes the record's Kafka timestamp (default: ${DEFAULT-VALUE})")
     String influxPrecision;
 
-    @Option(names = "--instance-label", defaultValue = "instanceNo", paramLabel = "NAME",
-            description = "Label whose value becomes the N instance variants (Prometheus data: instance, Telegraf: host); with N > 1 a "
-                    + "series without it gets NAME=\"unknown\" as the variants' base; at N = 1 nothing is added (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--instance-label",
+            defaultValue = "instanceNo",
+            paramLabel = "NAME",
+            description =
+                    "Label whose value becomes the N instance variants (Prometheus data: instance, Telegraf: host); with N > 1 a "
+                            + "series without it gets NAME=\"unknown\" as the variants' base; at N = 1 nothing is added (default: ${DEFAULT-VALUE})")
     String instanceLabel;
 
-    @Option(names = "--min-timestamp", defaultValue = "2000-01-01T00:00:00Z", converter = Converters.EpochMillisConverter.class,
+    @Option(
+            names = "--min-timestamp",
+            defaultValue = "2000-01-01T00:00:00Z",
+            converter = Converters.EpochMillisConverter.class,
             paramLabel = "RFC3339|EPOCH_MS",
-            description = "Earliest plausible sample timestamp; an earlier one is malformed (implausible_timestamp: counted, logged, "
-                    + "dead-lettered), never sent (default: ${DEFAULT-VALUE})")
+            description =
+                    "Earliest plausible sample timestamp; an earlier one is malformed (implausible_timestamp: counted, logged, "
+                            + "dead-lettered), never sent (default: ${DEFAULT-VALUE})")
     long minTimestampMs;
 
-    @Option(names = "--max-timestamp-ahead", defaultValue = "1d", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "How far past now a sample timestamp may lie; a later one is malformed (implausible_timestamp) - the case of "
-                    + "microseconds or nanoseconds sent as milliseconds, which VictoriaMetrics accepts with 204 and drops (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--max-timestamp-ahead",
+            defaultValue = "1d",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "How far past now a sample timestamp may lie; a later one is malformed (implausible_timestamp) - the case of "
+                            + "microseconds or nanoseconds sent as milliseconds, which VictoriaMetrics accepts with 204 and drops (default: ${DEFAULT-VALUE})")
     Duration maxTimestampAhead;
 
     /**
@@ -72,8 +95,11 @@ final class InputOptions {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--input-format " + e.getMessage());
         }
-        return new InputConfig(format, perTopic,
-                InfluxDecoder.Precision.parse(influxPrecision), instanceLabel,
+        return new InputConfig(
+                format,
+                perTopic,
+                InfluxDecoder.Precision.parse(influxPrecision),
+                instanceLabel,
                 new TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()));
     }
 }

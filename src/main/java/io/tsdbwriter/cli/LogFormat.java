@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
@@ -25,7 +26,8 @@ import picocli.CommandLine;
  * line holds too.
  */
 enum LogFormat {
-    TEXT, JSON;
+    TEXT,
+    JSON;
 
     /** Name of the appender of logback.xml whose encoder {@link #apply()} replaces. */
     static final String APPENDER = "STDERR";
@@ -43,7 +45,7 @@ enum LogFormat {
             if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
                 return;
             }
-            Appender<ILoggingEvent> a = ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender(APPENDER);
+            Appender<ILoggingEvent> a = ctx.getLogger(Logger.ROOT_LOGGER_NAME).getAppender(APPENDER);
             if (!(a instanceof OutputStreamAppender<ILoggingEvent> out)) {
                 return;
             }
@@ -82,7 +84,8 @@ enum LogFormat {
      * ({@code 2026-12-02T05:36:40.035Z}, the JVM's zone). Thread-safe as its parent is.
      */
     static final class IsoTimeJsonEncoder extends JsonEncoder {
-        private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX", Locale.ROOT)
+        private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern(
+                        "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", Locale.ROOT)
                 .withZone(ZoneId.systemDefault());
 
         @Override
@@ -107,7 +110,9 @@ enum LogFormat {
             return switch (value.trim().toLowerCase(Locale.ROOT)) {
                 case "text" -> TEXT;
                 case "json" -> JSON;
-                default -> throw new CommandLine.TypeConversionException("--log-format must be text or json, got '" + value + "'");
+                default ->
+                    throw new CommandLine.TypeConversionException(
+                            "--log-format must be text or json, got '" + value + "'");
             };
         }
     }

@@ -1,15 +1,17 @@
 package io.tsdbwriter.cli;
 
-import java.io.PrintWriter;
-import picocli.CommandLine;
 import io.tsdbwriter.app.ExitCodes;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
 import java.util.Map;
 import java.util.Set;
 import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 
 /**
  * {@code tsdb-writer}: Kafka → VictoriaMetrics (or any remote write receiver) writer with M × N amplification and an
@@ -17,18 +19,29 @@ import java.util.regex.Pattern;
  * Exit codes: 0 done, 1 a fault, 2 bad flags, 3 done with samples refused and not dead-lettered, 4 a {@code --stop-at-end}
  * job stopped by a signal before its end ({@code run --help} says each).
  */
-@CommandLine.Command(name = "tsdb-writer", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = {"Reads time-series points from Kafka and writes them into VictoriaMetrics (/api/v1/import) or any "
-                + "remote write receiver (Prometheus, Mimir, Thanos receive, VictoriaMetrics; Remote-Write 1.0 and 2.0), "
-                + "optionally amplifying each point M times in time and N times across instances, and reports efficiency "
-                + "(samples written per minute / samples expected per minute).",
-                "Every option of run can also be set by an environment variable: TSDB_WRITER_<OPTION>, e.g. "
-                + "TSDB_WRITER_TIME_MULTIPLIER; the other commands ignore these variables."},
-        subcommands = {RunCommand.class, ProduceCommand.class, VerifyCommand.class, BenchCommand.class, CapacityCommand.class,
-                CommandLine.HelpCommand.class})
+@CommandLine.Command(
+        name = "tsdb-writer",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = {
+            "Reads time-series points from Kafka and writes them into VictoriaMetrics (/api/v1/import) or any "
+                    + "remote write receiver (Prometheus, Mimir, Thanos receive, VictoriaMetrics; Remote-Write 1.0 and 2.0), "
+                    + "optionally amplifying each point M times in time and N times across instances, and reports efficiency "
+                    + "(samples written per minute / samples expected per minute).",
+            "Every option of run can also be set by an environment variable: TSDB_WRITER_<OPTION>, e.g. "
+                    + "TSDB_WRITER_TIME_MULTIPLIER; the other commands ignore these variables."
+        },
+        subcommands = {
+            RunCommand.class,
+            ProduceCommand.class,
+            VerifyCommand.class,
+            BenchCommand.class,
+            CapacityCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Main {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Main.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
     /** Exit code of a job that is done (DESIGN §5). */
     public static final int EXIT_OK = ExitCodes.OK;
@@ -74,24 +87,30 @@ public final class Main {
             PrintWriter err = ex.getCommandLine().getErr();
             String message = ex.getMessage();
             if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o
-                    && Set.of("--kafka-property", "--consumer-property", "--vm-header").contains(o.longestName())) {
-                message = "invalid value for " + o.longestName() + " (value not shown: it may be a secret); expected " + o.paramLabel();
+                    && Set.of("--kafka-property", "--consumer-property", "--vm-header")
+                            .contains(o.longestName())) {
+                message = "invalid value for " + o.longestName() + " (value not shown: it may be a secret); expected "
+                        + o.paramLabel();
             }
-            if (ex instanceof CommandLine.OverwrittenOptionException over && over.getOverwritten() instanceof CommandLine.Model.OptionSpec o) {
+            if (ex instanceof CommandLine.OverwrittenOptionException over
+                    && over.getOverwritten() instanceof CommandLine.Model.OptionSpec o) {
                 message = DeprecatedNames.bothGiven(o, args).orElse(message); // an old and a new name of one option
             }
             if (ex.getArgSpec() instanceof CommandLine.Model.OptionSpec o && fromEnvironment(o, args, defaults)) {
                 // the value came from the environment, not the command line: name the variable the operator must fix
                 message = "environment variable " + defaults.variableOf(o).orElseThrow() + ": " + message;
             }
-            err.println("tsdb-writer: " + message + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
+            err.println("tsdb-writer: " + message + " (see '"
+                    + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
             return EXIT_USAGE;
         });
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
             if (ex instanceof IllegalArgumentException) {
                 String message = ex.getMessage();
                 Matcher flag = Pattern.compile("^(--[a-z0-9-]+)").matcher(message == null ? "" : message);
-                if (flag.find() && commandLine.getCommandSpec().findOption(flag.group(1)) instanceof CommandLine.Model.OptionSpec o
+                if (flag.find()
+                        && commandLine.getCommandSpec().findOption(flag.group(1))
+                                instanceof CommandLine.Model.OptionSpec o
                         && fromEnvironment(o, parseResult.originalArgs().toArray(String[]::new), defaults)) {
                     message = "environment variable " + defaults.variableOf(o).orElseThrow() + ": " + message;
                 }
@@ -121,15 +140,19 @@ public final class Main {
                 && format.getValue() instanceof LogFormat f) {
             f.apply();
         }
-        DeprecatedNames.used(spec.name(), parseResult.originalArgs()).forEach(LOG::warn); // troubleshooting: is a deprecated name of
+        DeprecatedNames.used(spec.name(), parseResult.originalArgs())
+                .forEach(LOG::warn); // troubleshooting: is a deprecated name of
         if (EnvironmentDefaults.COMMAND.equals(spec.name())) {
-            defaults.unknownVariables(spec).forEach(LOG::warn); // troubleshooting: is no variable of tsdb-writer run (no option maps to it), ignored: did you mean
+            defaults.unknownVariables(spec)
+                    .forEach(LOG::warn); // troubleshooting: is no variable of tsdb-writer run (no option maps to
+            // it), ignored: did you mean
             defaults.deprecatedVariables().forEach(LOG::warn); // troubleshooting: is a deprecated variable
         }
     }
 
     /** True when option {@code o} is not on the command line and took its value from its {@code TSDB_WRITER_*} variable. */
-    private static boolean fromEnvironment(CommandLine.Model.OptionSpec o, String[] args, EnvironmentDefaults defaults) {
+    private static boolean fromEnvironment(
+            CommandLine.Model.OptionSpec o, String[] args, EnvironmentDefaults defaults) {
         if (defaults.variableOf(o).isEmpty()) {
             return false;
         }
@@ -160,9 +183,14 @@ public final class Main {
             } catch (IOException e) {
                 // no commit to show
             }
-            boolean known = commit != null && !commit.isBlank() && !commit.startsWith("${"); // built outside a git checkout: none
-            return new String[] {"tsdb-writer " + (v == null ? "dev" : v) + (known ? " (commit " + commit + ")" : ""),
-                    "JDK " + Runtime.version() + " (" + System.getProperty("java.vendor") + ", " + System.getProperty("java.home") + ")"};
+            boolean known = commit != null
+                    && !commit.isBlank()
+                    && !commit.startsWith("${"); // built outside a git checkout: none
+            return new String[] {
+                "tsdb-writer " + (v == null ? "dev" : v) + (known ? " (commit " + commit + ")" : ""),
+                "JDK " + Runtime.version() + " (" + System.getProperty("java.vendor") + ", "
+                        + System.getProperty("java.home") + ")"
+            };
         }
     }
 }

@@ -1,7 +1,10 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.ProducerSettings;
 import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.produce.TopicCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -10,19 +13,19 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import io.tsdbwriter.config.KafkaClientConfig;
-import io.tsdbwriter.produce.TopicCheck;
-import java.util.Optional;
-import java.util.function.BiFunction;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
@@ -33,10 +36,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import io.tsdbwriter.produce.ProducerSettings;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code tsdb-writer produce}: sends source points to a Kafka topic as point records (DESIGN §2), from real
@@ -53,12 +52,23 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Not thread-safe: picocli makes one instance per execution.
  */
-@Command(name = "produce", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Send source points to Kafka as point records: real Prometheus scrapes (files) or --synthetic series.",
-                "Each exposition sample becomes {\"metric\",\"timestamp\"(epoch ms),\"value\",\"dimensions\"{…,instanceNo},\"productKey\"}.",
-                "Prints '<N> records sent, <X> records/sec (<Y> MB/sec), points=<P>' at the end, progress every 5 s on stderr."},
+@Command(
+        name = "produce",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Send source points to Kafka as point records: real Prometheus scrapes (files) or --synthetic series.",
+            "Each exposition sample becomes {\"metric\",\"timestamp\"(epoch ms),\"value\",\"dimensions\"{…,instanceNo},\"productKey\"}.",
+            "Prints '<N> records sent, <X> records/sec (<Y> MB/sec), points=<P>' at the end, progress every 5 s on stderr."
+        },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:every record acknowledged by Kafka", "1:a send failed or the input could not be read", "2:invalid flags"})
+        exitCodeList = {
+            "0:every record acknowledged by Kafka",
+            "1:a send failed or the input could not be read",
+            "2:invalid flags"
+        })
 public final class ProduceCommand implements Callable<Integer> {
 
     /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
@@ -73,27 +83,43 @@ public final class ProduceCommand implements Callable<Integer> {
     @Mixin
     SourceOptions source = new SourceOptions();
 
-    @Option(names = "--bootstrap-servers", defaultValue = "localhost:9092", paramLabel = "HOST:PORT[,…]",
+    @Option(
+            names = "--bootstrap-servers",
+            defaultValue = "localhost:9092",
+            paramLabel = "HOST:PORT[,…]",
             description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE})")
     String bootstrapServers;
 
     @Mixin
     KafkaClientOptions kafkaClient = new KafkaClientOptions();
 
-    @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic to send the point records to (required)")
+    @Option(
+            names = "--topic",
+            required = true,
+            paramLabel = "TOPIC",
+            description = "Topic to send the point records to (required)")
     String topic;
 
-    @Option(names = {"--records-per-second", DeprecatedNames.PRODUCE_RATE}, defaultValue = "0", paramLabel = "R",
-            description = "Records sent per second at most (K points each, --points-per-record); 0 = as fast as possible "
-                    + "(--rate is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = {"--records-per-second", DeprecatedNames.PRODUCE_RATE},
+            defaultValue = "0",
+            paramLabel = "R",
+            description =
+                    "Records sent per second at most (K points each, --points-per-record); 0 = as fast as possible "
+                            + "(--rate is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
     double rate;
 
-    @Option(names = "--points-per-record", defaultValue = "1", paramLabel = "K",
+    @Option(
+            names = "--points-per-record",
+            defaultValue = "1",
+            paramLabel = "K",
             description = "Points per record; more than 1 sends a JSON array of points (default: ${DEFAULT-VALUE})")
     int pointsPerRecord;
 
-    @Option(names = "--keyed",
-            description = "Give each record a key: the series of its first point, metric{labels} (default: no key, the partitioner spreads records)")
+    @Option(
+            names = "--keyed",
+            description =
+                    "Give each record a key: the series of its first point, metric{labels} (default: no key, the partitioner spreads records)")
     boolean keyed;
 
     private final Function<Properties, Producer<byte[], byte[]>> producerFactory;
@@ -103,7 +129,9 @@ public final class ProduceCommand implements Callable<Integer> {
 
     /** The command as picocli instantiates it: a real {@link KafkaProducer}, the system clock, the Admin topic check. */
     public ProduceCommand() {
-        this(props -> new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer()), InstantSource.system(),
+        this(
+                props -> new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer()),
+                InstantSource.system(),
                 TopicCheck::missingTopic);
     }
 
@@ -117,8 +145,10 @@ public final class ProduceCommand implements Callable<Integer> {
         this(producerFactory, clock, (kafka, topic) -> Optional.empty());
     }
 
-    private ProduceCommand(Function<Properties, Producer<byte[], byte[]>> producerFactory, InstantSource clock,
-                           BiFunction<KafkaClientConfig, String, Optional<String>> topicCheck) {
+    private ProduceCommand(
+            Function<Properties, Producer<byte[], byte[]>> producerFactory,
+            InstantSource clock,
+            BiFunction<KafkaClientConfig, String, Optional<String>> topicCheck) {
         this.producerFactory = producerFactory;
         this.clock = clock;
         this.topicCheck = topicCheck;
@@ -132,7 +162,8 @@ public final class ProduceCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--records-per-second must be >= 0, got " + rate);
         }
         if (pointsPerRecord < 1) {
-            throw new ParameterException(spec.commandLine(), "--points-per-record must be >= 1, got " + pointsPerRecord);
+            throw new ParameterException(
+                    spec.commandLine(), "--points-per-record must be >= 1, got " + pointsPerRecord);
         }
         if (topic.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--topic must not be empty");
@@ -165,7 +196,8 @@ public final class ProduceCommand implements Callable<Integer> {
             }
             created = producerFactory.apply(ProducerSettings.of(kafkaClient.toConfig(bootstrapServers)));
         } catch (ConfigException e) {
-            throw new ParameterException(spec.commandLine(), "--bootstrap-servers '" + bootstrapServers + "': " + e.getMessage(), e);
+            throw new ParameterException(
+                    spec.commandLine(), "--bootstrap-servers '" + bootstrapServers + "': " + e.getMessage(), e);
         }
         Stats stats = new Stats();
         long start = System.nanoTime();
@@ -173,8 +205,8 @@ public final class ProduceCommand implements Callable<Integer> {
         ScheduledExecutorService progress = Executors.newSingleThreadScheduledExecutor(
                 r -> Thread.ofPlatform().daemon().name("produce-progress").unstarted(r));
         Progress window = new Progress(start);
-        progress.scheduleAtFixedRate(() -> window.print(stats, err), PROGRESS_INTERVAL_NANOS, PROGRESS_INTERVAL_NANOS,
-                TimeUnit.NANOSECONDS);
+        progress.scheduleAtFixedRate(
+                () -> window.print(stats, err), PROGRESS_INTERVAL_NANOS, PROGRESS_INTERVAL_NANOS, TimeUnit.NANOSECONDS);
         try (Producer<byte[], byte[]> producer = created) {
             send(producer, src.points(), stats, start);
             producer.flush();
@@ -248,10 +280,17 @@ public final class ProduceCommand implements Callable<Integer> {
             long r = stats.records.get();
             long b = stats.bytes.get();
             long p = stats.points.get();
-            String waiting = r == 0 ? "; none acknowledged yet: waiting for the brokers at " + bootstrapServers
-                    + " (a send gives up after max.block.ms / delivery.timeout.ms)" : "";
+            String waiting = r == 0
+                    ? "; none acknowledged yet: waiting for the brokers at " + bootstrapServers
+                            + " (a send gives up after max.block.ms / delivery.timeout.ms)"
+                    : "";
             err.println(summary(r - windowRecords, b - windowBytes, p - windowPoints, (now - windowStart) / 1e9)
-                    + String.format(Locale.ROOT, " (last %.1f s; %d records sent in total%s)", (now - windowStart) / 1e9, r, waiting));
+                    + String.format(
+                            Locale.ROOT,
+                            " (last %.1f s; %d records sent in total%s)",
+                            (now - windowStart) / 1e9,
+                            r,
+                            waiting));
             err.flush();
             windowStart = now;
             windowRecords = r;
@@ -263,8 +302,13 @@ public final class ProduceCommand implements Callable<Integer> {
     /** {@code N records sent, X records/sec (Y MB/sec), points=P}, MB = 2^20 bytes as in kafka-producer-perf-test. */
     static String summary(long records, long bytes, long points, double seconds) {
         double s = Math.max(seconds, 1e-9);
-        return String.format(Locale.ROOT, "%d records sent, %.1f records/sec (%.2f MB/sec), points=%d",
-                records, records / s, bytes / s / (1024.0 * 1024.0), points);
+        return String.format(
+                Locale.ROOT,
+                "%d records sent, %.1f records/sec (%.2f MB/sec), points=%d",
+                records,
+                records / s,
+                bytes / s / (1024.0 * 1024.0),
+                points);
     }
 
     private static final class Stats {

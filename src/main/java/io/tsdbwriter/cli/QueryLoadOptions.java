@@ -1,12 +1,13 @@
 package io.tsdbwriter.cli;
 
-import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.capacity.reads.QuerySet;
 import io.tsdbwriter.capacity.reads.RangeQuery;
 import io.tsdbwriter.capacity.reads.ReadLoadSettings;
+import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -25,38 +26,56 @@ public final class QueryLoadOptions {
     /** A vminsert URL's path: {@code /insert/<accountID>[:<projectID>]/…}. */
     private static final Pattern VMINSERT = Pattern.compile("^/insert/([^/]+)(/.*)?$");
 
-    @Option(names = "--query-rate", defaultValue = "0", paramLabel = "QPS",
-            description = "Read load: PromQL range queries started per second during each step's measured window, open-loop (each "
-                    + "on schedule whether or not earlier ones finished), round-robin over the query set; 0 = no read load. "
-                    + "With it, a step passes only when its reads pass too: at most 1 %% of the queries failed or timed out and "
-                    + "their p99 latency within --max-query-p99-latency; the verdict names read-path when they do not "
-                    + "(default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--query-rate",
+            defaultValue = "0",
+            paramLabel = "QPS",
+            description =
+                    "Read load: PromQL range queries started per second during each step's measured window, open-loop (each "
+                            + "on schedule whether or not earlier ones finished), round-robin over the query set; 0 = no read load. "
+                            + "With it, a step passes only when its reads pass too: at most 1 %% of the queries failed or timed out and "
+                            + "their p99 latency within --max-query-p99-latency; the verdict names read-path when they do not "
+                            + "(default: ${DEFAULT-VALUE})")
     double queryRate;
 
-    @Option(names = "--query-url", paramLabel = "URL",
-            description = "Where the read load goes: the query_range URL, or the prefix /api/v1/query_range is appended to "
-                    + "(default: <vm-url>/api/v1/query_range on a single node). Required when --vm-url is a vminsert URL: give "
-                    + "vmselect's, e.g. http://vmselect:8481/select/0/prometheus, and vmselect's /metrics with --target-metrics-url "
-                    + "for its select concurrency; required with --output remote-write. Also where the read-back pass counts "
-                    + "the samples stored after the search, with or without --query-rate (default there: --vm-url; with "
-                    + "--output remote-write and no --query-url the count is unknown)")
+    @Option(
+            names = "--query-url",
+            paramLabel = "URL",
+            description =
+                    "Where the read load goes: the query_range URL, or the prefix /api/v1/query_range is appended to "
+                            + "(default: <vm-url>/api/v1/query_range on a single node). Required when --vm-url is a vminsert URL: give "
+                            + "vmselect's, e.g. http://vmselect:8481/select/0/prometheus, and vmselect's /metrics with --target-metrics-url "
+                            + "for its select concurrency; required with --output remote-write. Also where the read-back pass counts "
+                            + "the samples stored after the search, with or without --query-rate (default there: --vm-url; with "
+                            + "--output remote-write and no --query-url the count is unknown)")
     String queryUrl;
 
-    @Option(names = "--queries", paramLabel = "FILE",
-            description = "The read load's queries: one PromQL a line, # comment lines and blank lines skipped; each is sent "
-                    + "as a range query over 1h (step 60s) and over 24h (step 5m), ending at the newest sample time the step "
-                    + "has fed. Placeholders: $__range is replaced by the range (3600s or 86400s), $__interval by the step "
-                    + "(60s or 300s), $__rate_interval by max(step + 60s, 4 x 60s) (240s or 360s). Default: the bundled set, "
-                    + "the Grafana dashboard's queries and the node-mixin's node_exporter alert rules")
+    @Option(
+            names = "--queries",
+            paramLabel = "FILE",
+            description =
+                    "The read load's queries: one PromQL a line, # comment lines and blank lines skipped; each is sent "
+                            + "as a range query over 1h (step 60s) and over 24h (step 5m), ending at the newest sample time the step "
+                            + "has fed. Placeholders: $__range is replaced by the range (3600s or 86400s), $__interval by the step "
+                            + "(60s or 300s), $__rate_interval by max(step + 60s, 4 x 60s) (240s or 360s). Default: the bundled set, "
+                            + "the Grafana dashboard's queries and the node-mixin's node_exporter alert rules")
     Path queries;
 
-    @Option(names = "--query-timeout", defaultValue = "30s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
+    @Option(
+            names = "--query-timeout",
+            defaultValue = "30s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
             description = "A query without a whole answer after this counts as a timeout (default: ${DEFAULT-VALUE})")
     Duration queryTimeout;
 
-    @Option(names = "--max-query-p99-latency", defaultValue = "10s", converter = Converters.DurationConverter.class,
+    @Option(
+            names = "--max-query-p99-latency",
+            defaultValue = "10s",
+            converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description = "With --query-rate, a step passes with its answered queries' p99 latency at most this (default: ${DEFAULT-VALUE})")
+            description =
+                    "With --query-rate, a step passes with its answered queries' p99 latency at most this (default: ${DEFAULT-VALUE})")
     Duration maxQueryP99;
 
     /**
@@ -112,16 +131,22 @@ public final class QueryLoadOptions {
         if (queryUrl != null) {
             String u = SafeUrl.parse(queryUrl).url();
             new WriteTarget(SearchTarget.queryBase(u)); // http(s)://host[:port][/path], as --vm-url
-            return u.matches(".*/api/v1/query_range/?$") ? queryUrl : queryUrl.replaceFirst("/+$", "") + "/api/v1/query_range";
+            return u.matches(".*/api/v1/query_range/?$")
+                    ? queryUrl
+                    : queryUrl.replaceFirst("/+$", "") + "/api/v1/query_range";
         }
         if (remoteWrite) {
-            throw new IllegalArgumentException("--query-rate with --output remote-write needs --query-url (the receiver's query_range URL)");
+            throw new IllegalArgumentException(
+                    "--query-rate with --output remote-write needs --query-url (the receiver's query_range URL)");
         }
         String base = new WriteTarget(vmUrl).baseUrl();
-        Matcher m = VMINSERT.matcher(java.net.URI.create(SafeUrl.parse(base).url()).getPath());
+        Matcher m = VMINSERT.matcher(URI.create(SafeUrl.parse(base).url()).getPath());
         if (m.matches()) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "--query-rate with a vminsert --vm-url needs --query-url: "
-                    + "vmselect's, e.g. http://vmselect:8481/select/%s/prometheus", m.group(1)));
+            throw new IllegalArgumentException(String.format(
+                    Locale.ROOT,
+                    "--query-rate with a vminsert --vm-url needs --query-url: "
+                            + "vmselect's, e.g. http://vmselect:8481/select/%s/prometheus",
+                    m.group(1)));
         }
         return vmUrl.replaceFirst("/+$", "") + "/api/v1/query_range";
     }

@@ -1,9 +1,11 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.produce.BundledScrapes;
 import io.tsdbwriter.produce.RealInput;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.produce.SyntheticInput;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,15 +15,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import io.tsdbwriter.produce.BundledScrapes;
-import java.io.UncheckedIOException;
-import java.util.stream.Stream;
 
 /**
  * The options that say which source points there are, shared by {@code produce} (which sends them) and
@@ -39,50 +39,82 @@ final class SourceOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
-    @Parameters(paramLabel = "FILE", arity = "0..*",
-            description = "Prometheus text exposition files (e.g. examples/data/*.prom); each sample becomes a point at "
-                    + "the scrape time taken from the file name (node-exporter-<unix-seconds>.prom), moved to the present: every "
-                    + "scrape by the same whole minutes, so the newest lands within the minute before --now and order and spacing "
-                    + "are kept (--keep-timestamps sends the scrape times unchanged). None and no --synthetic: "
-                    + BundledScrapes.DESCRIPTION)
+    @Parameters(
+            paramLabel = "FILE",
+            arity = "0..*",
+            description =
+                    "Prometheus text exposition files (e.g. examples/data/*.prom); each sample becomes a point at "
+                            + "the scrape time taken from the file name (node-exporter-<unix-seconds>.prom), moved to the present: every "
+                            + "scrape by the same whole minutes, so the newest lands within the minute before --now and order and spacing "
+                            + "are kept (--keep-timestamps sends the scrape times unchanged). None and no --synthetic: "
+                            + BundledScrapes.DESCRIPTION)
     List<Path> files = new ArrayList<>();
 
-    @Option(names = "--instance", paramLabel = "NAME",
+    @Option(
+            names = "--instance",
+            paramLabel = "NAME",
             description = "instanceNo dimension of every point (default: this host's name)")
     String instance;
 
-    @Option(names = "--product-key", defaultValue = "node", paramLabel = "KEY",
+    @Option(
+            names = "--product-key",
+            defaultValue = "node",
+            paramLabel = "KEY",
             description = "productKey of every point; empty for none (default: ${DEFAULT-VALUE})")
     String productKey;
 
-    @Option(names = "--timestamp", paramLabel = "EPOCH_MS",
-            description = "Timestamp of every point in epoch milliseconds instead of the file's scrape time; with --synthetic: "
-                    + "the time of the newest point (default: --now, rounded down to the source interval)")
+    @Option(
+            names = "--timestamp",
+            paramLabel = "EPOCH_MS",
+            description =
+                    "Timestamp of every point in epoch milliseconds instead of the file's scrape time; with --synthetic: "
+                            + "the time of the newest point (default: --now, rounded down to the source interval)")
     Long timestampMs;
 
-    @Option(names = "--keep-timestamps",
-            description = "Send the files' own timestamps unchanged instead of moving them to the present. Points older than the "
-                    + "TSDB's retention (VictoriaMetrics: -retentionPeriod, 1 month by default) are then refused by the writer "
-                    + "(implausible_timestamp) and would be dropped by VictoriaMetrics")
+    @Option(
+            names = "--keep-timestamps",
+            description =
+                    "Send the files' own timestamps unchanged instead of moving them to the present. Points older than the "
+                            + "TSDB's retention (VictoriaMetrics: -retentionPeriod, 1 month by default) are then refused by the writer "
+                            + "(implausible_timestamp) and would be dropped by VictoriaMetrics")
     boolean keepTimestamps;
 
-    @Option(names = "--now", paramLabel = "EPOCH_MS",
-            description = "The present the timestamps are made relative to, in epoch milliseconds (default: the clock): give "
-                    + "produce and verify the same value, and verify expects the timestamps produce sent")
+    @Option(
+            names = "--now",
+            paramLabel = "EPOCH_MS",
+            description =
+                    "The present the timestamps are made relative to, in epoch milliseconds (default: the clock): give "
+                            + "produce and verify the same value, and verify expects the timestamps produce sent")
     Long nowMs;
 
-    @Option(names = "--source-interval", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Interval between the source points of a series: spacing of synthetic points; the base of M (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--source-interval",
+            defaultValue = "60s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "Interval between the source points of a series: spacing of synthetic points; the base of M (default: ${DEFAULT-VALUE})")
     Duration sourceInterval;
 
-    @Option(names = "--synthetic", description = "Generate points instead of reading files: series synthetic_metric{series=<i>,instanceNo=<instance>}")
+    @Option(
+            names = "--synthetic",
+            description =
+                    "Generate points instead of reading files: series synthetic_metric{series=<i>,instanceNo=<instance>}")
     boolean synthetic;
 
-    @Option(names = "--series", defaultValue = "100", paramLabel = "S", description = "With --synthetic: number of series (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--series",
+            defaultValue = "100",
+            paramLabel = "S",
+            description = "With --synthetic: number of series (default: ${DEFAULT-VALUE})")
     int series;
 
-    @Option(names = "--points-per-series", defaultValue = "60", paramLabel = "K",
-            description = "With --synthetic: points per series, one source interval apart, ending at --timestamp (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--points-per-series",
+            defaultValue = "60",
+            paramLabel = "K",
+            description =
+                    "With --synthetic: points per series, one source interval apart, ending at --timestamp (default: ${DEFAULT-VALUE})")
     int pointsPerSeries;
 
     /**
@@ -90,8 +122,7 @@ final class SourceOptions {
      *
      * @param timestamps one line on how the files' timestamps were moved to the present; null when they were not
      */
-    record Source(Iterable<SourcePoint> points, long count, String description, String timestamps) {
-    }
+    record Source(Iterable<SourcePoint> points, long count, String description, String timestamps) {}
 
     /**
      * Resolves the options into source points (files are read here; synthetic points are generated lazily).
@@ -108,19 +139,35 @@ final class SourceOptions {
         String key = productKey == null || productKey.isEmpty() ? null : productKey;
         if (synthetic) {
             long newest = timestampMs != null ? timestampMs : SyntheticInput.alignedNow(now, sourceInterval.toMillis());
-            SyntheticInput in = new SyntheticInput(series, pointsPerSeries, inst, key, newest, sourceInterval.toMillis());
-            return new Source(in, in.size(), String.format(Locale.ROOT, "%d synthetic points (%d series x %d points, %s apart, newest at %d)",
-                    in.size(), series, pointsPerSeries, format(sourceInterval), newest), null);
+            SyntheticInput in =
+                    new SyntheticInput(series, pointsPerSeries, inst, key, newest, sourceInterval.toMillis());
+            return new Source(
+                    in,
+                    in.size(),
+                    String.format(
+                            Locale.ROOT,
+                            "%d synthetic points (%d series x %d points, %s apart, newest at %d)",
+                            in.size(),
+                            series,
+                            pointsPerSeries,
+                            format(sourceInterval),
+                            newest),
+                    null);
         }
         try {
-            RealInput.Loaded loaded = RealInput.read(files, inst, key,
-                    timestampMs == null ? OptionalLong.empty() : OptionalLong.of(timestampMs));
+            RealInput.Loaded loaded = RealInput.read(
+                    files, inst, key, timestampMs == null ? OptionalLong.empty() : OptionalLong.of(timestampMs));
             if (timestampMs != null || keepTimestamps || loaded.points().isEmpty()) {
                 return new Source(loaded.points(), loaded.points().size(), loaded.describe(), null);
             }
             RealInput.Loaded present = loaded.relativeTo(now);
-            String note = String.format(Locale.ROOT, "timestamps relative to --now %d: the scrape times moved by %+d ms (newest %s); "
-                    + "--keep-timestamps keeps them", now, present.shiftMs(), Instant.ofEpochMilli(present.newestMs().getAsLong()));
+            String note = String.format(
+                    Locale.ROOT,
+                    "timestamps relative to --now %d: the scrape times moved by %+d ms (newest %s); "
+                            + "--keep-timestamps keeps them",
+                    now,
+                    present.shiftMs(),
+                    Instant.ofEpochMilli(present.newestMs().getAsLong()));
             return new Source(present.points(), present.points().size(), present.describe(), note);
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
@@ -150,7 +197,8 @@ final class SourceOptions {
             throw new ParameterException(cl, "give either files or --synthetic, not both");
         }
         if (keepTimestamps && synthetic) {
-            throw new ParameterException(cl, "--keep-timestamps keeps the timestamps of files; synthetic points have none of their own");
+            throw new ParameterException(
+                    cl, "--keep-timestamps keeps the timestamps of files; synthetic points have none of their own");
         }
         if (keepTimestamps && timestampMs != null) {
             throw new ParameterException(cl, "give either --timestamp or --keep-timestamps, not both");
@@ -163,10 +211,14 @@ final class SourceOptions {
         }
         if (!synthetic && files.isEmpty()) {
             try (Stream<Path> bundled = Files.list(BundledScrapes.directory())) {
-                files = bundled.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
+                files = bundled.filter(p -> p.getFileName().toString().endsWith(".prom"))
+                        .sorted()
+                        .toList();
             } catch (IOException | UncheckedIOException e) {
-                throw new ParameterException(cl, "no input: give exposition files (e.g. examples/data/*.prom) or --synthetic ("
-                        + e.getMessage() + ")");
+                throw new ParameterException(
+                        cl,
+                        "no input: give exposition files (e.g. examples/data/*.prom) or --synthetic (" + e.getMessage()
+                                + ")");
             }
         }
         if (series < 1) {
@@ -179,10 +231,14 @@ final class SourceOptions {
             throw new ParameterException(cl, "--source-interval must be at least 1ms, got " + sourceInterval);
         }
         if (timestampMs != null && timestampMs < MIN_TIMESTAMP_MS) {
-            throw new ParameterException(cl, "--timestamp " + timestampMs + " looks like seconds; give epoch milliseconds");
+            throw new ParameterException(
+                    cl, "--timestamp " + timestampMs + " looks like seconds; give epoch milliseconds");
         }
-        if (synthetic && timestampMs != null && timestampMs - (pointsPerSeries - 1L) * sourceInterval.toMillis() < MIN_TIMESTAMP_MS) {
-            throw new ParameterException(cl, "--timestamp with --points-per-series " + pointsPerSeries + " reaches back before 1973");
+        if (synthetic
+                && timestampMs != null
+                && timestampMs - (pointsPerSeries - 1L) * sourceInterval.toMillis() < MIN_TIMESTAMP_MS) {
+            throw new ParameterException(
+                    cl, "--timestamp with --points-per-series " + pointsPerSeries + " reaches back before 1973");
         }
         for (Path f : files) {
             if (!Files.isRegularFile(f)) {
@@ -210,5 +266,4 @@ final class SourceOptions {
         }
         return "localhost";
     }
-
 }

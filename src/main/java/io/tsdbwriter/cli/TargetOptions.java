@@ -20,33 +20,38 @@ import picocli.CommandLine.ParameterException;
 public final class TargetOptions {
 
     /** The flags that name the one target of a search without {@code --target}; refused beside it. */
-    static final List<String> SINGLE_TARGET_FLAGS = List.of("--vm-url", "--output", "--remote-write-url", "--remote-write-version",
-            "--target-metrics-url");
+    static final List<String> SINGLE_TARGET_FLAGS =
+            List.of("--vm-url", "--output", "--remote-write-url", "--remote-write-version", "--target-metrics-url");
 
-    @Option(names = "--target", paramLabel = "NAME=URL[,OPTION…]",
-            description = "Search several targets one after another with the same input, load model, series mode, read load "
-                    + "and steps (repeatable; in the order given). NAME ([A-Za-z0-9_.-]) keeps each search apart: its writers' "
-                    + "logs in <work-dir>/NAME, its topics <PREFIX>-NAME-step-01, …, its report in DIR/NAME of --report (DIR "
-                    + "gets the targets side by side), its --csv and --chart files with -NAME before the extension. URL is "
-                    + "what the writers write to: the import base URL, as --vm-url (http://vm:8428), or with output=remote-write "
-                    + "the whole remote write URL, as --remote-write-url (http://prometheus:9090/api/v1/write); it holds no comma. "
-                    + "Options, comma-separated: output=import|remote-write (default import), remote-write-version=1|2 (with "
-                    + "remote write; default 1), metrics-url=URL (the /metrics page read each step; default: the URL's host's "
-                    + "/metrics), query-url=URL (where --query-rate's read load goes and the read-back pass counts the samples "
-                    + "stored, as --query-url; default: an import target's URL; a remote-write target needs one for either, e.g. "
-                    + "http://prometheus:9090), tsdb-cpus=LIST and writer-cpus=LIST (with --side-by-side: the CPUs of its TSDB and its writers). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
-                    + "--remote-write-url, --remote-write-version or --target-metrics-url, which name the one target searched "
-                    + "without it (default: none, one target)")
+    @Option(
+            names = "--target",
+            paramLabel = "NAME=URL[,OPTION…]",
+            description =
+                    "Search several targets one after another with the same input, load model, series mode, read load "
+                            + "and steps (repeatable; in the order given). NAME ([A-Za-z0-9_.-]) keeps each search apart: its writers' "
+                            + "logs in <work-dir>/NAME, its topics <PREFIX>-NAME-step-01, …, its report in DIR/NAME of --report (DIR "
+                            + "gets the targets side by side), its --csv and --chart files with -NAME before the extension. URL is "
+                            + "what the writers write to: the import base URL, as --vm-url (http://vm:8428), or with output=remote-write "
+                            + "the whole remote write URL, as --remote-write-url (http://prometheus:9090/api/v1/write); it holds no comma. "
+                            + "Options, comma-separated: output=import|remote-write (default import), remote-write-version=1|2 (with "
+                            + "remote write; default 1), metrics-url=URL (the /metrics page read each step; default: the URL's host's "
+                            + "/metrics), query-url=URL (where --query-rate's read load goes and the read-back pass counts the samples "
+                            + "stored, as --query-url; default: an import target's URL; a remote-write target needs one for either, e.g. "
+                            + "http://prometheus:9090), tsdb-cpus=LIST and writer-cpus=LIST (with --side-by-side: the CPUs of its TSDB and its writers). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
+                            + "--remote-write-url, --remote-write-version or --target-metrics-url, which name the one target searched "
+                            + "without it (default: none, one target)")
     List<String> values = new ArrayList<>();
 
-    @Option(names = "--side-by-side",
-            description = "With --target: search the targets at the same time instead of one after another, each on CPUs "
-                    + "of its own (Linux). Every --target then needs tsdb-cpus=LIST (its TSDB's process, found listening on "
-                    + "its URL's port and moved there as --tsdb-cpus does) and writer-cpus=LIST (its writers start under "
-                    + "taskset -c LIST), cpulists with ';' between their parts (writer-cpus=4-5;8); the lists of all targets "
-                    + "disjoint, and at least one CPU of this machine in none of them, for this command (every search's "
-                    + "producer) and a local Kafka broker. Refused in one line (exit 2) when the machine lacks the CPUs. "
-                    + "Each line of a search's progress starts with [NAME] (default: one after another)")
+    @Option(
+            names = "--side-by-side",
+            description =
+                    "With --target: search the targets at the same time instead of one after another, each on CPUs "
+                            + "of its own (Linux). Every --target then needs tsdb-cpus=LIST (its TSDB's process, found listening on "
+                            + "its URL's port and moved there as --tsdb-cpus does) and writer-cpus=LIST (its writers start under "
+                            + "taskset -c LIST), cpulists with ';' between their parts (writer-cpus=4-5;8); the lists of all targets "
+                            + "disjoint, and at least one CPU of this machine in none of them, for this command (every search's "
+                            + "producer) and a local Kafka broker. Refused in one line (exit 2) when the machine lacks the CPUs. "
+                            + "Each line of a search's progress starts with [NAME] (default: one after another)")
     boolean sideBySide;
 
     /**
@@ -55,12 +60,10 @@ public final class TargetOptions {
      * @param targets each target's placement, in the order given
      * @param rest    the CPUs in no target's lists: this process and a local Kafka broker
      */
-    record SideBySide(List<Placement> targets, CpuList rest) {
-    }
+    record SideBySide(List<Placement> targets, CpuList rest) {}
 
     /** Each target's placement side by side and where this process goes. */
-    record SideBySidePlan(List<TargetSearches.Planned> planned, CpuPinning.Plan rest) {
-    }
+    record SideBySidePlan(List<TargetSearches.Planned> planned, CpuPinning.Plan rest) {}
 
     /**
      * The placements of {@code --side-by-side}: each target's TSDB (found on its URL's port) and writers on its CPUs,
@@ -68,25 +71,34 @@ public final class TargetOptions {
      *
      * @throws ParameterException one line (exit 2) for each refusal of {@link TargetOptions#sideBySide} and {@link CpuPinning#plan}
      */
-    static SideBySidePlan sideBySidePlan(CommandSpec spec, List<TargetSearches.Planned> planned, PlacementOptions placement,
-                                         String bootstrapServers) {
+    static SideBySidePlan sideBySidePlan(
+            CommandSpec spec,
+            List<TargetSearches.Planned> planned,
+            PlacementOptions placement,
+            String bootstrapServers) {
         if (placement.tsdbCpus != null || placement.writerCpus != null) {
-            throw new ParameterException(spec.commandLine(), "--side-by-side places each target on its own CPUs: give tsdb-cpus= "
-                    + "and writer-cpus= in each --target instead of --tsdb-cpus/--writer-cpus");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--side-by-side places each target on its own CPUs: give tsdb-cpus= "
+                            + "and writer-cpus= in each --target instead of --tsdb-cpus/--writer-cpus");
         }
         try {
             if (!System.getProperty("os.name", "").startsWith("Linux")) {
-                throw new IllegalArgumentException("--side-by-side works on Linux only (this is " + System.getProperty("os.name") + ")");
+                throw new IllegalArgumentException(
+                        "--side-by-side works on Linux only (this is " + System.getProperty("os.name") + ")");
             }
-            SideBySide side = sideBySide(planned.stream().map(TargetSearches.Planned::target).toList(), CpuPinning.available());
+            SideBySide side = sideBySide(
+                    planned.stream().map(TargetSearches.Planned::target).toList(), CpuPinning.available());
             List<TargetSearches.Planned> placed = new ArrayList<>();
             for (int i = 0; i < planned.size(); i++) {
                 SearchTarget t = planned.get(i).target();
                 CpuPinning.Plan plan;
                 try {
-                    plan = CpuPinning.plan(side.targets().get(i), List.of(t.searchUrl()), bootstrapServers).beside();
+                    plan = CpuPinning.plan(side.targets().get(i), List.of(t.searchUrl()), bootstrapServers)
+                            .beside();
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("--target " + t.name() + ": " + e.getMessage().replace("--tsdb-cpus", "tsdb-cpus"));
+                    throw new IllegalArgumentException(
+                            "--target " + t.name() + ": " + e.getMessage().replace("--tsdb-cpus", "tsdb-cpus"));
                 }
                 placed.add(new TargetSearches.Planned(t, planned.get(i).reads(), plan));
             }
@@ -95,7 +107,8 @@ public final class TargetOptions {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "--side-by-side: cannot read this machine's CPUs: " + e.getMessage());
+            throw new ParameterException(
+                    spec.commandLine(), "--side-by-side: cannot read this machine's CPUs: " + e.getMessage());
         }
     }
 
@@ -108,34 +121,38 @@ public final class TargetOptions {
      */
     static SideBySide sideBySide(List<SearchTarget> targets, CpuList available) {
         if (targets.size() < 2) {
-            throw new IllegalArgumentException("--side-by-side needs at least two --target (got " + targets.size() + ")");
+            throw new IllegalArgumentException(
+                    "--side-by-side needs at least two --target (got " + targets.size() + ")");
         }
         List<Placement> placements = new ArrayList<>();
         CpuList used = CpuList.none();
         for (SearchTarget t : targets) {
             if (t.tsdbCpus() == null || t.writerCpus() == null) {
-                throw new IllegalArgumentException("--side-by-side: --target " + t.name() + " needs tsdb-cpus=LIST and writer-cpus=LIST "
-                        + "(the CPUs of its TSDB and of its writers, e.g. ,tsdb-cpus=0-1,writer-cpus=2-3)");
+                throw new IllegalArgumentException(
+                        "--side-by-side: --target " + t.name() + " needs tsdb-cpus=LIST and writer-cpus=LIST "
+                                + "(the CPUs of its TSDB and of its writers, e.g. ,tsdb-cpus=0-1,writer-cpus=2-3)");
             }
             Placement p;
             try {
                 p = Placement.of(t.tsdbCpus(), t.writerCpus(), available);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--side-by-side: --target " + t.name() + ": " + e.getMessage()
-                        .replace("--tsdb-cpus", "tsdb-cpus").replace("--writer-cpus", "writer-cpus"));
+                throw new IllegalArgumentException("--side-by-side: --target " + t.name() + ": "
+                        + e.getMessage().replace("--tsdb-cpus", "tsdb-cpus").replace("--writer-cpus", "writer-cpus"));
             }
             CpuList mine = p.tsdbCpus().union(p.writerCpus());
             if (!mine.disjoint(used)) {
-                throw new IllegalArgumentException("--side-by-side: --target " + t.name() + " shares CPU " + mine.intersect(used)
-                        + " with a target before it: side by side, each target needs CPUs of its own");
+                throw new IllegalArgumentException(
+                        "--side-by-side: --target " + t.name() + " shares CPU " + mine.intersect(used)
+                                + " with a target before it: side by side, each target needs CPUs of its own");
             }
             used = used.union(mine);
             placements.add(p);
         }
         CpuList rest = available.minus(used);
         if (rest.isEmpty()) {
-            throw new IllegalArgumentException("--side-by-side: the targets take every CPU of this machine (" + available
-                    + "): leave at least one for this command and Kafka (this machine has " + available.size() + ")");
+            throw new IllegalArgumentException("--side-by-side: the targets take every CPU of this machine ("
+                    + available + "): leave at least one for this command and Kafka (this machine has "
+                    + available.size() + ")");
         }
         return new SideBySide(placements, rest);
     }
@@ -151,8 +168,10 @@ public final class TargetOptions {
         }
         for (String flag : SINGLE_TARGET_FLAGS) {
             if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
-                throw new ParameterException(spec.commandLine(), "--target names every target: " + flag + " names the one target "
-                        + "searched without it; give each target's URL and options in its --target");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--target names every target: " + flag + " names the one target "
+                                + "searched without it; give each target's URL and options in its --target");
             }
         }
         try {
@@ -173,17 +192,22 @@ public final class TargetOptions {
             return List.of();
         }
         if (queryLoad.queryUrl != null) {
-            throw new ParameterException(spec.commandLine(), "--query-url names one receiver's query API: with --target each "
-                    + "import target's read load goes to its own URL's /api/v1/query_range");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--query-url names one receiver's query API: with --target each "
+                            + "import target's read load goes to its own URL's /api/v1/query_range");
         }
         List<TargetSearches.Planned> planned = new ArrayList<>(targets.size());
         for (SearchTarget t : targets) {
             if (queryLoad.queryRate > 0 && t.output() != Output.IMPORT && t.queryUrl() == null) {
-                throw new ParameterException(spec.commandLine(), "--target " + t.name() + ": --query-rate needs this remote-write "
-                        + "target's query API: add ,query-url=URL (e.g. http://prometheus:9090; Thanos receive serves none: a Thanos query's)");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--target " + t.name() + ": --query-rate needs this remote-write "
+                                + "target's query API: add ,query-url=URL (e.g. http://prometheus:9090; Thanos receive serves none: a Thanos query's)");
             }
             try {
-                planned.add(new TargetSearches.Planned(t, queryLoad.settings(t.searchUrl(), t.output() != Output.IMPORT, t.queryUrl())));
+                planned.add(new TargetSearches.Planned(
+                        t, queryLoad.settings(t.searchUrl(), t.output() != Output.IMPORT, t.queryUrl())));
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--target " + t.name() + ": " + e.getMessage());
             } catch (IOException e) {

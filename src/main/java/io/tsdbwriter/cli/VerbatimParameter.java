@@ -19,8 +19,11 @@ public final class VerbatimParameter implements IParameterConsumer {
     @Override
     public void consumeParameters(Stack<String> args, ArgSpec argSpec, CommandSpec commandSpec) {
         if (args.isEmpty()) {
-            throw new ParameterException(commandSpec.commandLine(), "Missing required parameter for option '"
-                    + ((picocli.CommandLine.Model.OptionSpec) argSpec).longestName() + "' (" + argSpec.paramLabel() + ")");
+            throw new ParameterException(
+                    commandSpec.commandLine(),
+                    "Missing required parameter for option '"
+                            + ((picocli.CommandLine.Model.OptionSpec) argSpec).longestName() + "' ("
+                            + argSpec.paramLabel() + ")");
         }
         List<String> values = argSpec.getValue();
         values.add(args.pop());

@@ -1,17 +1,20 @@
 package io.tsdbwriter.cli;
 
-import io.tsdbwriter.app.ExitCodes;
-import io.tsdbwriter.verify.ExpectedSamples;
-import io.tsdbwriter.produce.SourcePoint;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.ArrayList;
-import java.nio.file.Path;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.app.ExitCodes;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.verify.VerificationResult;
+import io.tsdbwriter.write.http.HttpClientSecurity;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,9 +22,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import io.tsdbwriter.write.http.HttpClientSecurity;
-import io.tsdbwriter.write.http.SafeUrl;
-import java.util.List;
 
 /**
  * {@code tsdb-writer verify}: checks that VictoriaMetrics holds exactly the samples the writer should have made of
@@ -42,19 +42,28 @@ import java.util.List;
  * <p>Not thread-safe: picocli makes one instance per execution. For the check as a library call see
  * {@link ReadBackVerifier}.
  */
-@Command(name = "verify", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Read back VictoriaMetrics and compare it sample by sample with the source points (same flags as produce) "
-                + "amplified M x N: every expected sample present with its value, no unexpected series, no extra samples.",
-                "Calls /internal/force_flush (on --vm-url, or on every --flush-url), then streams /api/v1/export from --vm-url. What is read: "
-                        + "without --match only the series the input names, every metric name with the productKey values its points carry "
-                        + "({__name__=\"m\",productKey=~\"k1|k2\"}, POSTed in batches of at most 16 KiB of selectors), so a shared "
-                        + "TSDB's other series are neither read nor reported; with --match exactly what it selects."},
+@Command(
+        name = "verify",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Read back VictoriaMetrics and compare it sample by sample with the source points (same flags as produce) "
+                    + "amplified M x N: every expected sample present with its value, no unexpected series, no extra samples.",
+            "Calls /internal/force_flush (on --vm-url, or on every --flush-url), then streams /api/v1/export from --vm-url. What is read: "
+                    + "without --match only the series the input names, every metric name with the productKey values its points carry "
+                    + "({__name__=\"m\",productKey=~\"k1|k2\"}, POSTed in batches of at most 16 KiB of selectors), so a shared "
+                    + "TSDB's other series are neither read nor reported; with --match exactly what it selects."
+        },
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:VictoriaMetrics holds exactly the expected samples",
-                "1:it does not: samples missing, unexpected or with other values (the summary says which)",
-                "2:invalid flags, or an input file that cannot be read",
-                "5:VictoriaMetrics could not be read back: --vm-url or a --flush-url unreachable or answering an error (one line "
-                        + "says which); nothing was compared"})
+        exitCodeList = {
+            "0:VictoriaMetrics holds exactly the expected samples",
+            "1:it does not: samples missing, unexpected or with other values (the summary says which)",
+            "2:invalid flags, or an input file that cannot be read",
+            "5:VictoriaMetrics could not be read back: --vm-url or a --flush-url unreachable or answering an error (one line "
+                    + "says which); nothing was compared"
+        })
 public final class VerifyCommand implements Callable<Integer> {
 
     /** {@code --log-format}: applied by {@link Main} before {@link #call()}. */
@@ -67,57 +76,92 @@ public final class VerifyCommand implements Callable<Integer> {
     @Mixin
     SourceOptions source = new SourceOptions();
 
-    @Option(names = "--time-multiplier", defaultValue = "1", paramLabel = "M",
-            description = "Samples per source point in time, t + i*source-interval/M for i in [0,M) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--time-multiplier",
+            defaultValue = "1",
+            paramLabel = "M",
+            description =
+                    "Samples per source point in time, t + i*source-interval/M for i in [0,M) (default: ${DEFAULT-VALUE})")
     int timeMultiplier;
 
-    @Option(names = "--instance-multiplier", defaultValue = "1", paramLabel = "N",
-            description = "Instance variants per series: instanceNo, instanceNo-1 … instanceNo-(N-1) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--instance-multiplier",
+            defaultValue = "1",
+            paramLabel = "N",
+            description =
+                    "Instance variants per series: instanceNo, instanceNo-1 … instanceNo-(N-1) (default: ${DEFAULT-VALUE})")
     int instanceMultiplier;
 
-    @Option(names = "--vm-url", defaultValue = ReadBackVerifier.DEFAULT_VM_URL, paramLabel = "URL",
-            description = "The one VictoriaMetrics URL to read back from: a single-node's base URL, or a cluster's vmselect with the tenant's "
-                    + "path, e.g. http://vmselect:8481/select/0/prometheus; basic auth from the URL's userinfo, if any (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--vm-url",
+            defaultValue = ReadBackVerifier.DEFAULT_VM_URL,
+            paramLabel = "URL",
+            description =
+                    "The one VictoriaMetrics URL to read back from: a single-node's base URL, or a cluster's vmselect with the tenant's "
+                            + "path, e.g. http://vmselect:8481/select/0/prometheus; basic auth from the URL's userinfo, if any (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
-    @Option(names = "--flush-url", paramLabel = "URL",
-            description = "Base URL of a vmstorage, e.g. http://vmstorage-0:8482 (repeatable: give every vmstorage of the cluster): "
-                    + "/internal/force_flush is called on each before every read-back instead of on --vm-url, which a cluster's "
-                    + "vmselect does not serve. The --vm-* auth and TLS flags apply to these URLs too; basic auth from a URL's userinfo, if any")
+    @Option(
+            names = "--flush-url",
+            paramLabel = "URL",
+            description =
+                    "Base URL of a vmstorage, e.g. http://vmstorage-0:8482 (repeatable: give every vmstorage of the cluster): "
+                            + "/internal/force_flush is called on each before every read-back instead of on --vm-url, which a cluster's "
+                            + "vmselect does not serve. The --vm-* auth and TLS flags apply to these URLs too; basic auth from a URL's userinfo, if any")
     List<String> flushUrls = new ArrayList<>();
 
-    @Option(names = "--search-timeout", defaultValue = "60s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "On a cluster, how long at most to read back (every 2 s) until the samples are searchable: without --flush-url "
-                    + "until the counts stay the same for 20 s (vmstorage makes rows searchable within 2 s and refreshes its index caches "
-                    + "every 10 s), with it for 5 s (vminsert may still hold what it acknowledged for about a second). The export is not "
-                    + "held back by -search.latencyOffset (30 s by default), which delays only queries. Not used when --vm-url serves "
-                    + "/internal/force_flush (a single-node) (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--search-timeout",
+            defaultValue = "60s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "On a cluster, how long at most to read back (every 2 s) until the samples are searchable: without --flush-url "
+                            + "until the counts stay the same for 20 s (vmstorage makes rows searchable within 2 s and refreshes its index caches "
+                            + "every 10 s), with it for 5 s (vminsert may still hold what it acknowledged for about a second). The export is not "
+                            + "held back by -search.latencyOffset (30 s by default), which delays only queries. Not used when --vm-url serves "
+                            + "/internal/force_flush (a single-node) (default: ${DEFAULT-VALUE})")
     Duration searchTimeout;
 
     @Mixin
     VmHttpOptions vmHttp = new VmHttpOptions();
 
-    @Option(names = "--match", paramLabel = "SELECTOR",
-            description = "Series selector to read back instead of the input's series, e.g. '" + ReadBackVerifier.ALL_SERIES + "' for "
+    @Option(
+            names = "--match",
+            paramLabel = "SELECTOR",
+            description = "Series selector to read back instead of the input's series, e.g. '"
+                    + ReadBackVerifier.ALL_SERIES + "' for "
                     + "every series of the TSDB; any series it does not select is ignored (default: the input's metric names and "
                     + "productKey values)")
     String match;
 
-    @Option(names = "--value-tolerance", defaultValue = "1e-12", paramLabel = "REL",
-            description = "Relative value tolerance; VictoriaMetrics stores values with 12-15 significant digits, so 0 (bit-exact) "
-                    + "fails doubles like 41.178000000000004 (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--value-tolerance",
+            defaultValue = "1e-12",
+            paramLabel = "REL",
+            description =
+                    "Relative value tolerance; VictoriaMetrics stores values with 12-15 significant digits, so 0 (bit-exact) "
+                            + "fails doubles like 41.178000000000004 (default: ${DEFAULT-VALUE})")
     double valueTolerance;
 
-    @Option(names = "--wait", defaultValue = "0s", converter = Converters.DurationConverter.class, paramLabel = "DURATION",
-            description = "Retry every 2 s until the check passes or this time has passed, for a writer still catching up (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--wait",
+            defaultValue = "0s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description =
+                    "Retry every 2 s until the check passes or this time has passed, for a writer still catching up (default: ${DEFAULT-VALUE})")
     Duration wait;
 
-    @Option(names = "--replay-summary", paramLabel = "FILE",
-            description = "The --summary-json of a replay (run --rebase-time/--loop): the expected samples are the input's, shifted "
-                    + "as each complete pass was (its shift_ms), so the check follows --rebase-time and --loop; a pass cut short by --replay-duration or a "
-                    + "signal wrote samples the check does not expect (verify a replay that ended after its last pass). Churned series "
-                    + "(--churn-interval) are not expected. The files must give the timestamps the topic holds: --keep-timestamps for "
-                    + "real traffic's scrapes, the --now of produce for what it sent")
+    @Option(
+            names = "--replay-summary",
+            paramLabel = "FILE",
+            description =
+                    "The --summary-json of a replay (run --rebase-time/--loop): the expected samples are the input's, shifted "
+                            + "as each complete pass was (its shift_ms), so the check follows --rebase-time and --loop; a pass cut short by --replay-duration or a "
+                            + "signal wrote samples the check does not expect (verify a replay that ended after its last pass). Churned series "
+                            + "(--churn-interval) are not expected. The files must give the timestamps the topic holds: --keep-timestamps for "
+                            + "real traffic's scrapes, the --now of produce for what it sent")
     Path replaySummary;
 
     /** The shifts of the complete passes of a replay's summary; {0} without one. */
@@ -127,7 +171,8 @@ public final class VerifyCommand implements Callable<Integer> {
         }
         JsonNode passes = new ObjectMapper().readTree(summary.toFile()).get("passes");
         if (passes == null || !passes.isArray()) {
-            throw new IllegalArgumentException("--replay-summary " + summary + " holds no passes: give the --summary-json of a replay");
+            throw new IllegalArgumentException(
+                    "--replay-summary " + summary + " holds no passes: give the --summary-json of a replay");
         }
         List<Long> shifts = new ArrayList<>();
         for (JsonNode p : passes) {
@@ -146,7 +191,8 @@ public final class VerifyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!(valueTolerance >= 0 && valueTolerance < 1)) {
-            throw new ParameterException(spec.commandLine(), "--value-tolerance must be in [0, 1), got " + valueTolerance);
+            throw new ParameterException(
+                    spec.commandLine(), "--value-tolerance must be in [0, 1), got " + valueTolerance);
         }
         if (wait.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--wait must not be negative");
@@ -160,10 +206,16 @@ public final class VerifyCommand implements Callable<Integer> {
             List<String> urls = new ArrayList<>(flushUrls);
             urls.add(0, vmUrl);
             okhttp3.OkHttpClient client = HttpClientSecurity.of(vmHttp.toConfig(), urls)
-                    .configure(ReadBackVerifier.defaultClient().newBuilder()).build();
-            verifier = new ReadBackVerifier(SafeUrl.parse(vmUrl).url(), flushUrls.stream().map(u -> SafeUrl.parse(u).url()).toList(),
-                    match, valueTolerance, client);
-            ExpectedSamples.Builder builder = ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
+                    .configure(ReadBackVerifier.defaultClient().newBuilder())
+                    .build();
+            verifier = new ReadBackVerifier(
+                    SafeUrl.parse(vmUrl).url(),
+                    flushUrls.stream().map(u -> SafeUrl.parse(u).url()).toList(),
+                    match,
+                    valueTolerance,
+                    client);
+            ExpectedSamples.Builder builder =
+                    ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());
             err.println("verify: " + src.description());
             if (src.timestamps() != null) {
@@ -173,7 +225,15 @@ public final class VerifyCommand implements Callable<Integer> {
             Iterable<SourcePoint> points = src.points();
             for (long shift : passShifts(replaySummary)) {
                 for (SourcePoint p : points) {
-                    builder.add(shift == 0 ? p : new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + shift, p.value()));
+                    builder.add(
+                            shift == 0
+                                    ? p
+                                    : new SourcePoint(
+                                            p.metric(),
+                                            p.labels(),
+                                            p.productKey(),
+                                            p.timestampMs() + shift,
+                                            p.value()));
                 }
             }
             expected = builder.build();

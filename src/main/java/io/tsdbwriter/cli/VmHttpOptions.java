@@ -16,47 +16,80 @@ import picocli.CommandLine.Option;
  */
 public final class VmHttpOptions {
 
-    @Option(names = "--vm-basic-auth-username", paramLabel = "USER",
-            description = "Basic auth user (vmagent -remoteWrite.basicAuth.username). Every --vm-* auth/TLS flag applies to every "
-                    + "TSDB URL the command calls (vmagent's per-URL values are not supported); a URL's own user:password@ wins for that URL")
+    @Option(
+            names = "--vm-basic-auth-username",
+            paramLabel = "USER",
+            description =
+                    "Basic auth user (vmagent -remoteWrite.basicAuth.username). Every --vm-* auth/TLS flag applies to every "
+                            + "TSDB URL the command calls (vmagent's per-URL values are not supported); a URL's own user:password@ wins for that URL")
     String basicAuthUsername;
 
-    @Option(names = "--vm-basic-auth-password-file", paramLabel = "FILE",
-            description = "File holding the basic auth password (vmagent -remoteWrite.basicAuth.passwordFile); re-read when it changes")
+    @Option(
+            names = "--vm-basic-auth-password-file",
+            paramLabel = "FILE",
+            description =
+                    "File holding the basic auth password (vmagent -remoteWrite.basicAuth.passwordFile); re-read when it changes")
     Path basicAuthPasswordFile;
 
-    @Option(names = "--vm-bearer-token-file", paramLabel = "FILE",
-            description = "File holding a bearer token sent as Authorization: Bearer (vmagent -remoteWrite.bearerTokenFile); re-read when it changes (token rotation)")
+    @Option(
+            names = "--vm-bearer-token-file",
+            paramLabel = "FILE",
+            description =
+                    "File holding a bearer token sent as Authorization: Bearer (vmagent -remoteWrite.bearerTokenFile); re-read when it changes (token rotation)")
     Path bearerTokenFile;
 
-    @Option(names = "--vm-header", paramLabel = "NAME:VALUE",
-            description = "HTTP header for every request (repeatable; vmagent -remoteWrite.headers), e.g. a tenant or vmauth routing header. Values are never printed")
+    @Option(
+            names = "--vm-header",
+            paramLabel = "NAME:VALUE",
+            description =
+                    "HTTP header for every request (repeatable; vmagent -remoteWrite.headers), e.g. a tenant or vmauth routing header. Values are never printed")
     List<String> headers = new ArrayList<>();
 
-    @Option(names = "--vm-tls-ca-file", paramLabel = "FILE",
-            description = "PEM CA certificate(s) to verify the server with instead of the JDK's trust store (vmagent -remoteWrite.tlsCAFile)")
+    @Option(
+            names = "--vm-tls-ca-file",
+            paramLabel = "FILE",
+            description =
+                    "PEM CA certificate(s) to verify the server with instead of the JDK's trust store (vmagent -remoteWrite.tlsCAFile)")
     Path tlsCaFile;
 
-    @Option(names = "--vm-tls-cert-file", paramLabel = "FILE",
-            description = "PEM client certificate for mutual TLS (vmagent -remoteWrite.tlsCertFile); needs --vm-tls-key-file")
+    @Option(
+            names = "--vm-tls-cert-file",
+            paramLabel = "FILE",
+            description =
+                    "PEM client certificate for mutual TLS (vmagent -remoteWrite.tlsCertFile); needs --vm-tls-key-file")
     Path tlsCertFile;
 
-    @Option(names = "--vm-tls-key-file", paramLabel = "FILE",
-            description = "PEM private key of the client certificate, PKCS#8 or PKCS#1 RSA, unencrypted (vmagent -remoteWrite.tlsKeyFile)")
+    @Option(
+            names = "--vm-tls-key-file",
+            paramLabel = "FILE",
+            description =
+                    "PEM private key of the client certificate, PKCS#8 or PKCS#1 RSA, unencrypted (vmagent -remoteWrite.tlsKeyFile)")
     Path tlsKeyFile;
 
-    @Option(names = "--vm-tls-server-name", paramLabel = "NAME",
-            description = "Server name sent as SNI and checked against the server certificate instead of the URL's host (vmagent -remoteWrite.tlsServerName)")
+    @Option(
+            names = "--vm-tls-server-name",
+            paramLabel = "NAME",
+            description =
+                    "Server name sent as SNI and checked against the server certificate instead of the URL's host (vmagent -remoteWrite.tlsServerName)")
     String tlsServerName;
 
-    @Option(names = "--vm-tls-insecure-skip-verify",
+    @Option(
+            names = "--vm-tls-insecure-skip-verify",
             description = "Accept any server certificate (vmagent -remoteWrite.tlsInsecureSkipVerify); for tests only")
     boolean tlsInsecureSkipVerify;
 
     /** @throws IllegalArgumentException naming the inconsistent flag */
     public HttpAuthConfig toConfig() {
-        return new HttpAuthConfig(basicAuthUsername, basicAuthPasswordFile, bearerTokenFile, headers, tlsCaFile, tlsCertFile,
-                tlsKeyFile, tlsServerName, tlsInsecureSkipVerify);
+        return new HttpAuthConfig(
+                basicAuthUsername,
+                basicAuthPasswordFile,
+                bearerTokenFile,
+                headers,
+                tlsCaFile,
+                tlsCertFile,
+                tlsKeyFile,
+                tlsServerName,
+                tlsInsecureSkipVerify);
     }
 
     /** The same flags as arguments for a child {@code run} (the bench's writers). */

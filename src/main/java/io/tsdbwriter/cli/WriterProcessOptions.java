@@ -1,20 +1,20 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.config.RunConfig;
+import io.tsdbwriter.lab.SourceFeed;
+import io.tsdbwriter.produce.BundledScrapes;
+import io.tsdbwriter.write.http.SafeUrl;
+import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import io.tsdbwriter.amplify.AmplificationPlan;
-import io.tsdbwriter.lab.SourceFeed;
-import io.tsdbwriter.config.RunConfig;
-import io.tsdbwriter.produce.BundledScrapes;
-import io.tsdbwriter.write.http.SafeUrl;
-import java.io.IOException;
-import java.util.Collection;
 
 /**
  * How {@code bench} and {@code capacity} start their writer processes ({@code java [--writer-jvm-option…] -jar
@@ -23,19 +23,32 @@ import java.util.Collection;
  */
 public final class WriterProcessOptions {
 
-    @Option(names = "--writer-jar", paramLabel = "JAR", description = "Jar to run the writers from (default: the jar this command runs from)")
+    @Option(
+            names = "--writer-jar",
+            paramLabel = "JAR",
+            description = "Jar to run the writers from (default: the jar this command runs from)")
     Path writerJar;
 
-    @Option(names = "--writer-jvm-option", paramLabel = "OPTION", parameterConsumer = VerbatimParameter.class,
+    @Option(
+            names = "--writer-jvm-option",
+            paramLabel = "OPTION",
+            parameterConsumer = VerbatimParameter.class,
             description = "JVM option for every writer process (repeatable; taken verbatim), e.g. -Xmx512m")
     List<String> writerJvmOptions = new ArrayList<>();
 
-    @Option(names = "--writer-arg", paramLabel = "ARG", parameterConsumer = VerbatimParameter.class,
+    @Option(
+            names = "--writer-arg",
+            paramLabel = "ARG",
+            parameterConsumer = VerbatimParameter.class,
             description = "Extra argument for every writer's run command (repeatable; taken verbatim, e.g. "
                     + "--writer-arg=--kafka-property=check.crcs=false)")
     List<String> writerArgs = new ArrayList<>();
 
-    @Option(names = "--segment-size", defaultValue = "50000", paramLabel = "RECORDS", description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--segment-size",
+            defaultValue = "50000",
+            paramLabel = "RECORDS",
+            description = "The writers' --segment-size (default: ${DEFAULT-VALUE})")
     long segmentSize;
 
     /**
@@ -48,22 +61,32 @@ public final class WriterProcessOptions {
             return writerJar.toAbsolutePath();
         }
         try {
-            Path p = Path.of(WriterProcessOptions.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path p = Path.of(WriterProcessOptions.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
             if (!Files.isRegularFile(p) || !p.toString().endsWith(".jar")) {
-                throw new ParameterException(spec.commandLine(), "not running from a jar (" + p + "): give --writer-jar target/tsdb-writer.jar");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "not running from a jar (" + p + "): give --writer-jar target/tsdb-writer.jar");
             }
             return p;
         } catch (URISyntaxException | RuntimeException e) {
             if (e instanceof ParameterException pe) {
                 throw pe;
             }
-            throw new ParameterException(spec.commandLine(), "cannot locate this jar: give --writer-jar (" + e.getMessage() + ")");
+            throw new ParameterException(
+                    spec.commandLine(), "cannot locate this jar: give --writer-jar (" + e.getMessage() + ")");
         }
     }
 
     /** The java command of the writers: the one this process runs on ({@code java.home}'s when unknown). */
     static List<String> javaCommand() {
-        return List.of(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        return List.of(ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     }
 
     /**
@@ -107,8 +130,8 @@ public final class WriterProcessOptions {
      */
     void checkWriterLimits(Collection<Integer> timeMultipliers, Collection<Integer> instanceMultipliers) {
         if (segmentSize < 1 || segmentSize > RunConfig.MAX_SEGMENT_SIZE) {
-            throw new IllegalArgumentException("--segment-size must be in 1.." + RunConfig.MAX_SEGMENT_SIZE
-                    + " offsets, got " + segmentSize);
+            throw new IllegalArgumentException(
+                    "--segment-size must be in 1.." + RunConfig.MAX_SEGMENT_SIZE + " offsets, got " + segmentSize);
         }
         for (int m : timeMultipliers) {
             for (int n : instanceMultipliers) {

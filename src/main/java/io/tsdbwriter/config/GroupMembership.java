@@ -25,8 +25,10 @@ public record GroupMembership(String groupInstanceId, GroupProtocol protocol, Du
      * broker assigns partitions ({@code group.remote.assignor} picks its assignor) and owns session and heartbeat
      * timing ({@code group.consumer.session.timeout.ms}, {@code group.consumer.heartbeat.interval.ms}).
      */
-    public static final List<String> NOT_WITH_CONSUMER_PROTOCOL = List.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
+    public static final List<String> NOT_WITH_CONSUMER_PROTOCOL = List.of(
+            ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
 
     /** Refused under {@code group.protocol=classic}. */
     public static final List<String> NOT_WITH_CLASSIC_PROTOCOL = List.of(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG);
@@ -38,9 +40,12 @@ public record GroupMembership(String groupInstanceId, GroupProtocol protocol, Du
     public GroupMembership {
         Objects.requireNonNull(protocol, "--group-protocol");
         if (groupInstanceId != null) {
-            if (groupInstanceId.isEmpty() || groupInstanceId.length() > 249 || !groupInstanceId.matches("[a-zA-Z0-9._-]+")) {
-                throw new IllegalArgumentException("--group-instance-id must be 1..249 characters of a-z A-Z 0-9 . _ -, got '"
-                        + groupInstanceId + "'");
+            if (groupInstanceId.isEmpty()
+                    || groupInstanceId.length() > 249
+                    || !groupInstanceId.matches("[a-zA-Z0-9._-]+")) {
+                throw new IllegalArgumentException(
+                        "--group-instance-id must be 1..249 characters of a-z A-Z 0-9 . _ -, got '" + groupInstanceId
+                                + "'");
             }
         }
         Objects.requireNonNull(kafkaTimeout, "--kafka-timeout");
@@ -54,7 +59,8 @@ public record GroupMembership(String groupInstanceId, GroupProtocol protocol, Du
         return switch (value == null ? "" : value.trim().toLowerCase(Locale.ROOT)) {
             case "classic" -> GroupProtocol.CLASSIC;
             case "consumer" -> GroupProtocol.CONSUMER;
-            default -> throw new IllegalArgumentException("--group-protocol must be classic or consumer, got '" + value + "'");
+            default ->
+                throw new IllegalArgumentException("--group-protocol must be classic or consumer, got '" + value + "'");
         };
     }
 
@@ -72,13 +78,16 @@ public record GroupMembership(String groupInstanceId, GroupProtocol protocol, Du
                         + key.replace("group.", "group-").replace('.', '-') + ", not by --consumer-property");
             }
         }
-        List<String> refused = protocol == GroupProtocol.CONSUMER ? NOT_WITH_CONSUMER_PROTOCOL : NOT_WITH_CLASSIC_PROTOCOL;
+        List<String> refused =
+                protocol == GroupProtocol.CONSUMER ? NOT_WITH_CONSUMER_PROTOCOL : NOT_WITH_CLASSIC_PROTOCOL;
         for (String key : refused) {
             if (consumerProperties.containsKey(key)) {
-                throw new IllegalArgumentException("--consumer-property " + key + " is not allowed with --group-protocol "
-                        + protocol.name().toLowerCase(Locale.ROOT) + (protocol == GroupProtocol.CONSUMER
-                        ? " (the broker owns it: group.consumer.* broker settings; choose the assignor with group.remote.assignor)"
-                        : " (it belongs to --group-protocol consumer)"));
+                throw new IllegalArgumentException(
+                        "--consumer-property " + key + " is not allowed with --group-protocol "
+                                + protocol.name().toLowerCase(Locale.ROOT)
+                                + (protocol == GroupProtocol.CONSUMER
+                                        ? " (the broker owns it: group.consumer.* broker settings; choose the assignor with group.remote.assignor)"
+                                        : " (it belongs to --group-protocol consumer)"));
             }
         }
     }

@@ -18,8 +18,12 @@ import java.util.Objects;
  * @param timestampWindow {@code --min-timestamp}, {@code --max-timestamp-ahead}: samples outside are refused as
  *                       {@code implausible_timestamp} (default 2000-01-01T00:00:00Z … now + 1 day)
  */
-public record InputConfig(InputFormat defaultFormat, Map<String, InputFormat> topicFormats,
-                          InfluxDecoder.Precision influxPrecision, String instanceLabel, TimestampWindow timestampWindow) {
+public record InputConfig(
+        InputFormat defaultFormat,
+        Map<String, InputFormat> topicFormats,
+        InfluxDecoder.Precision influxPrecision,
+        String instanceLabel,
+        TimestampWindow timestampWindow) {
 
     /** @throws IllegalArgumentException naming the flag whose value is wrong */
     public InputConfig {
@@ -27,15 +31,19 @@ public record InputConfig(InputFormat defaultFormat, Map<String, InputFormat> to
         topicFormats = Map.copyOf(topicFormats);
         Objects.requireNonNull(influxPrecision, "--influx-precision");
         Objects.requireNonNull(timestampWindow, "timestampWindow");
-        if (instanceLabel == null || !instanceLabel.matches("[a-zA-Z_][a-zA-Z0-9_.]*") || instanceLabel.startsWith("__")) {
-            throw new IllegalArgumentException("--instance-label must be a label name [a-zA-Z_][a-zA-Z0-9_.]* not starting with __, got '"
-                    + instanceLabel + "'");
+        if (instanceLabel == null
+                || !instanceLabel.matches("[a-zA-Z_][a-zA-Z0-9_.]*")
+                || instanceLabel.startsWith("__")) {
+            throw new IllegalArgumentException(
+                    "--instance-label must be a label name [a-zA-Z_][a-zA-Z0-9_.]* not starting with __, got '"
+                            + instanceLabel + "'");
         }
     }
 
     /** json records, ns influx timestamps, {@code instanceNo}: the behaviour before input formats existed. */
     public static InputConfig defaults() {
-        return new InputConfig(InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo", TimestampWindow.DEFAULT);
+        return new InputConfig(
+                InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo", TimestampWindow.DEFAULT);
     }
 
     /** These settings with another timestamp window (the target's retention raises its earliest bound). */

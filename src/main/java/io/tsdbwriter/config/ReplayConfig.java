@@ -29,8 +29,14 @@ import java.util.Objects;
  * @param churnInterval {@code --churn-interval}: every interval of (rebased) sample time the N instance variants take a
  *                      new generation; null = no churn
  */
-public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, long loops, Duration duration,
-                           double ratePerSecond, Duration churnInterval) {
+public record ReplayConfig(
+        WindowBound from,
+        WindowBound to,
+        RebaseTime rebase,
+        long loops,
+        Duration duration,
+        double ratePerSecond,
+        Duration churnInterval) {
 
     /** {@code --loop forever}. */
     public static final long FOREVER = Long.MAX_VALUE;
@@ -46,16 +52,19 @@ public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, 
             throw new IllegalArgumentException("--replay-duration must be positive");
         }
         if (!(ratePerSecond >= 0 && ratePerSecond <= MAX_RATE)) { // also refuses NaN
-            throw new IllegalArgumentException("--max-samples-per-second must be in 0.." + (long) MAX_RATE + " samples/s (0 = unlimited), got " + ratePerSecond);
+            throw new IllegalArgumentException("--max-samples-per-second must be in 0.." + (long) MAX_RATE
+                    + " samples/s (0 = unlimited), got " + ratePerSecond);
         }
         if (churnInterval != null && churnInterval.toMillis() < 1000) {
-            throw new IllegalArgumentException("--churn-interval must be >= 1s, got " + churnInterval.toMillis() + "ms");
+            throw new IllegalArgumentException(
+                    "--churn-interval must be >= 1s, got " + churnInterval.toMillis() + "ms");
         }
         if (from != null && to != null && from.kind() == to.kind() && from.value() > to.value()) {
             throw new IllegalArgumentException("--from " + from + " lies after --to " + to);
         }
         if (duration != null && !replay(from, to, rebase, loops)) {
-            throw new IllegalArgumentException("--replay-duration bounds a replay: give it with --from, --to, --loop or --rebase-time");
+            throw new IllegalArgumentException(
+                    "--replay-duration bounds a replay: give it with --from, --to, --loop or --rebase-time");
         }
     }
 
@@ -77,9 +86,14 @@ public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, 
     public String describe() {
         StringBuilder b = new StringBuilder();
         if (replay()) {
-            b.append(" replay: from=").append(from == null ? "log start" : from).append(" to=").append(to == null ? "log end" : to)
-                    .append(" rebase-time=").append(rebase == null ? "none" : rebase)
-                    .append(" loop=").append(loops == FOREVER ? "forever" : Long.toString(loops));
+            b.append(" replay: from=")
+                    .append(from == null ? "log start" : from)
+                    .append(" to=")
+                    .append(to == null ? "log end" : to)
+                    .append(" rebase-time=")
+                    .append(rebase == null ? "none" : rebase)
+                    .append(" loop=")
+                    .append(loops == FOREVER ? "forever" : Long.toString(loops));
             if (duration != null) {
                 b.append(" duration=").append(duration);
             }
@@ -114,7 +128,10 @@ public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, 
     public record WindowBound(Kind kind, long value) {
 
         /** What a bound names. */
-        public enum Kind { TIME, OFFSET }
+        public enum Kind {
+            TIME,
+            OFFSET
+        }
 
         /** @throws IllegalArgumentException for a negative value */
         public WindowBound {
@@ -144,15 +161,19 @@ public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, 
                 throw new IllegalArgumentException(flag + " '" + text + "': offset:N takes an offset >= 0");
             }
             try {
-                return new WindowBound(Kind.TIME, OffsetDateTime.parse(v).toInstant().toEpochMilli());
+                return new WindowBound(
+                        Kind.TIME, OffsetDateTime.parse(v).toInstant().toEpochMilli());
             } catch (DateTimeParseException | IllegalArgumentException e) {
-                throw new IllegalArgumentException(flag + " '" + text + "' is neither an RFC 3339 time (2026-11-24T09:00:00Z) nor offset:N");
+                throw new IllegalArgumentException(
+                        flag + " '" + text + "' is neither an RFC 3339 time (2026-11-24T09:00:00Z) nor offset:N");
             }
         }
 
         @Override
         public String toString() {
-            return kind == Kind.OFFSET ? "offset:" + value : Instant.ofEpochMilli(value).toString();
+            return kind == Kind.OFFSET
+                    ? "offset:" + value
+                    : Instant.ofEpochMilli(value).toString();
         }
     }
 
@@ -175,7 +196,8 @@ public record ReplayConfig(WindowBound from, WindowBound to, RebaseTime rebase, 
             try {
                 return new RebaseTime(OffsetDateTime.parse(v).toInstant().toEpochMilli());
             } catch (DateTimeParseException e) {
-                throw new IllegalArgumentException("--rebase-time '" + text + "' is neither now nor an RFC 3339 time (2026-11-24T09:00:00Z)");
+                throw new IllegalArgumentException(
+                        "--rebase-time '" + text + "' is neither now nor an RFC 3339 time (2026-11-24T09:00:00Z)");
             }
         }
 

@@ -3,18 +3,18 @@ package io.tsdbwriter.config;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.write.ConfigurationFaultPolicy;
+import io.tsdbwriter.write.OnWriteFailure;
 import io.tsdbwriter.write.Ordering;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
-import io.tsdbwriter.write.ConfigurationFaultPolicy;
-import io.tsdbwriter.write.OnWriteFailure;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
-import io.tsdbwriter.write.http.HttpAuthConfig;
-import io.tsdbwriter.write.http.SafeUrl;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
@@ -89,21 +89,54 @@ import java.util.regex.Pattern;
  * @param tenants              {@code --tenant-from}, {@code --default-tenant}, {@code --remote-write-tenant-header}
  *                             ({@link TenantRouting}; {@link TenantRouting#NONE}: requests are not split by tenant)
  */
-public record RunConfig(String bootstrapServers, List<String> topics, String groupId, List<String> vmUrls,
-                        int timeMultiplier, int instanceMultiplier, Duration sourceInterval, int parallelism,
-                        long segmentSize, int maxConcurrentWrites, int maxRetries, int batchSamples,
-                        Duration reportInterval, boolean stopAtEnd, Path summaryJson, Duration commitInterval,
-                        Duration drainTimeout, Duration callTimeout, boolean gzip, int metricsPort,
-                        OnWriteFailure onWriteFailure, String deadLetterTopic, long maxInflightBytes,
-                        int maxRecordBytes, int seriesCacheSize, Duration maxBackoff,
-                        Map<String, String> consumerProperties, boolean syncWrites,
-                        String metricsAddress, GroupMembership membership, KafkaClientConfig kafkaClient,
-                        HttpAuthConfig vmHttp, InputConfig input, Output output,
-                        List<String> remoteWriteUrls, Duration writeFaultTimeout, Pattern topicPattern, ReplayConfig replay,
-                        RemoteWriteVersion remoteWriteVersion, ConsumerMode consumerMode, Duration durabilityWindow,
-                        List<String> tsdbMetricsUrls, List<String> targetMetricsUrls, Ordering ordering,
-                        ConfigurationFaultPolicy onConfigurationFault, RelabelRules relabel,
-                        TenantRouting tenants) {
+public record RunConfig(
+        String bootstrapServers,
+        List<String> topics,
+        String groupId,
+        List<String> vmUrls,
+        int timeMultiplier,
+        int instanceMultiplier,
+        Duration sourceInterval,
+        int parallelism,
+        long segmentSize,
+        int maxConcurrentWrites,
+        int maxRetries,
+        int batchSamples,
+        Duration reportInterval,
+        boolean stopAtEnd,
+        Path summaryJson,
+        Duration commitInterval,
+        Duration drainTimeout,
+        Duration callTimeout,
+        boolean gzip,
+        int metricsPort,
+        OnWriteFailure onWriteFailure,
+        String deadLetterTopic,
+        long maxInflightBytes,
+        int maxRecordBytes,
+        int seriesCacheSize,
+        Duration maxBackoff,
+        Map<String, String> consumerProperties,
+        boolean syncWrites,
+        String metricsAddress,
+        GroupMembership membership,
+        KafkaClientConfig kafkaClient,
+        HttpAuthConfig vmHttp,
+        InputConfig input,
+        Output output,
+        List<String> remoteWriteUrls,
+        Duration writeFaultTimeout,
+        Pattern topicPattern,
+        ReplayConfig replay,
+        RemoteWriteVersion remoteWriteVersion,
+        ConsumerMode consumerMode,
+        Duration durabilityWindow,
+        List<String> tsdbMetricsUrls,
+        List<String> targetMetricsUrls,
+        Ordering ordering,
+        ConfigurationFaultPolicy onConfigurationFault,
+        RelabelRules relabel,
+        TenantRouting tenants) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -119,29 +152,44 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         require(bootstrapServers != null && !bootstrapServers.isBlank(), "--bootstrap-servers must not be empty");
         topics = List.copyOf(Objects.requireNonNull(topics));
         require(topics.stream().noneMatch(String::isBlank), "--topic must not name an empty topic");
-        require(topics.isEmpty() != (topicPattern == null), topicPattern == null ? "give --topic or --topic-pattern"
-                : "give --topic or --topic-pattern, not both");
+        require(
+                topics.isEmpty() != (topicPattern == null),
+                topicPattern == null ? "give --topic or --topic-pattern" : "give --topic or --topic-pattern, not both");
         Objects.requireNonNull(replay, "replay");
         require(groupId != null && !groupId.isBlank(), "--group-id must not be empty");
         vmUrls = List.copyOf(Objects.requireNonNull(vmUrls));
         require(!vmUrls.isEmpty(), "--vm-url must name at least one URL");
-        AmplificationPlan.of(timeMultiplier, instanceMultiplier, sourceInterval); // M, N, M x N and the interval, each named
-        require(parallelism >= 1 && parallelism <= MAX_PARALLELISM, "--parallelism must be in 1.." + MAX_PARALLELISM
-                + ", got " + parallelism);
-        require(segmentSize >= 1 && segmentSize <= MAX_SEGMENT_SIZE, "--segment-size must be in 1.." + MAX_SEGMENT_SIZE
-                + " offsets, got " + segmentSize);
-        require(maxConcurrentWrites >= 0 && maxConcurrentWrites <= 10_000, "--max-concurrent-writes must be in 0..10000 (0 = auto), got " + maxConcurrentWrites);
+        AmplificationPlan.of(
+                timeMultiplier, instanceMultiplier, sourceInterval); // M, N, M x N and the interval, each named
+        require(
+                parallelism >= 1 && parallelism <= MAX_PARALLELISM,
+                "--parallelism must be in 1.." + MAX_PARALLELISM + ", got " + parallelism);
+        require(
+                segmentSize >= 1 && segmentSize <= MAX_SEGMENT_SIZE,
+                "--segment-size must be in 1.." + MAX_SEGMENT_SIZE + " offsets, got " + segmentSize);
+        require(
+                maxConcurrentWrites >= 0 && maxConcurrentWrites <= 10_000,
+                "--max-concurrent-writes must be in 0..10000 (0 = auto), got " + maxConcurrentWrites);
         require(maxRetries >= 0 && maxRetries <= 100, "--max-retries must be in 0..100, got " + maxRetries);
-        require(batchSamples >= 1 && batchSamples <= 10_000_000, "--batch-samples must be in 1..10000000, got " + batchSamples);
-        require(reportInterval.toMillis() >= 1000, "--report-interval must be >= 1s, got " + reportInterval.toMillis() + "ms");
-        require(commitInterval.toMillis() >= 100, "--commit-interval must be >= 100ms, got " + commitInterval.toMillis() + "ms");
+        require(
+                batchSamples >= 1 && batchSamples <= 10_000_000,
+                "--batch-samples must be in 1..10000000, got " + batchSamples);
+        require(
+                reportInterval.toMillis() >= 1000,
+                "--report-interval must be >= 1s, got " + reportInterval.toMillis() + "ms");
+        require(
+                commitInterval.toMillis() >= 100,
+                "--commit-interval must be >= 100ms, got " + commitInterval.toMillis() + "ms");
         require(!drainTimeout.isNegative(), "--drain-timeout must not be negative");
         require(callTimeout.toMillis() >= 100, "--call-timeout must be >= 100ms, got " + callTimeout.toMillis() + "ms");
         require(metricsPort >= -1 && metricsPort <= 65535, "--metrics-port must be in -1..65535, got " + metricsPort);
         Objects.requireNonNull(onWriteFailure, "--on-write-failure");
-        require(onWriteFailure != OnWriteFailure.DEAD_LETTER || (deadLetterTopic != null && !deadLetterTopic.isBlank()),
+        require(
+                onWriteFailure != OnWriteFailure.DEAD_LETTER || (deadLetterTopic != null && !deadLetterTopic.isBlank()),
                 "--on-write-failure=dead-letter needs --dead-letter-topic");
-        require(maxInflightBytes >= 1024 * 1024 && maxInflightBytes <= Integer.MAX_VALUE, "--max-inflight-bytes must be in 1MiB..2GiB, got " + maxInflightBytes + " bytes");
+        require(
+                maxInflightBytes >= 1024 * 1024 && maxInflightBytes <= Integer.MAX_VALUE,
+                "--max-inflight-bytes must be in 1MiB..2GiB, got " + maxInflightBytes + " bytes");
         require(maxRecordBytes >= 1, "--max-record-bytes must be >= 1, got " + maxRecordBytes);
         require(seriesCacheSize >= 1, "--series-cache-size must be >= 1, got " + seriesCacheSize);
         require(maxBackoff.toMillis() >= 200, "--max-backoff must be >= 200ms, got " + maxBackoff.toMillis() + "ms");
@@ -154,49 +202,75 @@ public record RunConfig(String bootstrapServers, List<String> topics, String gro
         Objects.requireNonNull(vmHttp, "vmHttp");
         Objects.requireNonNull(input, "input");
         for (String t : input.topicFormats().keySet()) {
-            require(topicPattern != null ? topicPattern.matcher(t).matches() : topics.contains(t),
-                    "--topic-format names topic '" + t + "', which is not a --topic" + (topicPattern == null ? "" : " nor matches --topic-pattern"));
+            require(
+                    topicPattern != null ? topicPattern.matcher(t).matches() : topics.contains(t),
+                    "--topic-format names topic '" + t + "', which is not a --topic"
+                            + (topicPattern == null ? "" : " nor matches --topic-pattern"));
         }
         Objects.requireNonNull(output, "--output");
         remoteWriteUrls = List.copyOf(Objects.requireNonNull(remoteWriteUrls));
-        require(output != Output.REMOTE_WRITE || !remoteWriteUrls.isEmpty(), "--output remote-write needs --remote-write-url");
-        require(writeFaultTimeout != null && writeFaultTimeout.toMillis() >= 1000, "--write-fault-timeout must be >= 1s, got " + (writeFaultTimeout == null ? "none" : writeFaultTimeout.toMillis() + "ms"));
-        require(output != Output.REMOTE_WRITE || !gzip, "--compression gzip applies to --output import only (remote write is always snappy)");
+        require(
+                output != Output.REMOTE_WRITE || !remoteWriteUrls.isEmpty(),
+                "--output remote-write needs --remote-write-url");
+        require(
+                writeFaultTimeout != null && writeFaultTimeout.toMillis() >= 1000,
+                "--write-fault-timeout must be >= 1s, got "
+                        + (writeFaultTimeout == null ? "none" : writeFaultTimeout.toMillis() + "ms"));
+        require(
+                output != Output.REMOTE_WRITE || !gzip,
+                "--compression gzip applies to --output import only (remote write is always snappy)");
         Objects.requireNonNull(remoteWriteVersion, "--remote-write-version");
-        require(remoteWriteVersion == RemoteWriteVersion.V1 || output == Output.REMOTE_WRITE,
+        require(
+                remoteWriteVersion == RemoteWriteVersion.V1 || output == Output.REMOTE_WRITE,
                 "--remote-write-version 2 applies to --output remote-write only");
         require(durabilityWindow == null || !durabilityWindow.isNegative(), "--durability-window must not be negative");
-        require(durabilityWindow == null || durabilityWindow.compareTo(Duration.ofHours(1)) <= 0,
-                "--durability-window must be at most 1h, got " + (durabilityWindow == null ? "" : durabilityWindow.toSeconds() + "s"));
+        require(
+                durabilityWindow == null || durabilityWindow.compareTo(Duration.ofHours(1)) <= 0,
+                "--durability-window must be at most 1h, got "
+                        + (durabilityWindow == null ? "" : durabilityWindow.toSeconds() + "s"));
         tsdbMetricsUrls = List.copyOf(Objects.requireNonNull(tsdbMetricsUrls));
-        require(!tsdbMetricsUrls.contains(NO_TSDB_METRICS) || tsdbMetricsUrls.size() == 1,
+        require(
+                !tsdbMetricsUrls.contains(NO_TSDB_METRICS) || tsdbMetricsUrls.size() == 1,
                 "--tsdb-metrics-url none reads no /metrics page: it cannot be given with URLs");
-        require(!tsdbMetricsUrls.contains(NO_TSDB_METRICS) || targetMetricsUrls == null || targetMetricsUrls.isEmpty(),
+        require(
+                !tsdbMetricsUrls.contains(NO_TSDB_METRICS) || targetMetricsUrls == null || targetMetricsUrls.isEmpty(),
                 "--tsdb-metrics-url none reads no /metrics page: it cannot be given with --target-metrics-url");
         for (String u : tsdbMetricsUrls) {
             if (u.equals(NO_TSDB_METRICS)) {
                 continue;
             }
-            require(u.startsWith("http://") || u.startsWith("https://"), "--tsdb-metrics-url must be an http(s) URL of a /metrics page, got '"
-                    + SafeUrl.redact(u) + "'");
+            require(
+                    u.startsWith("http://") || u.startsWith("https://"),
+                    "--tsdb-metrics-url must be an http(s) URL of a /metrics page, got '" + SafeUrl.redact(u) + "'");
         }
         targetMetricsUrls = List.copyOf(Objects.requireNonNull(targetMetricsUrls));
         for (String u : targetMetricsUrls) {
-            require(u.startsWith("http://") || u.startsWith("https://"), "--target-metrics-url must be an http(s) URL of a /metrics page, got '"
-                    + SafeUrl.redact(u) + "'");
+            require(
+                    u.startsWith("http://") || u.startsWith("https://"),
+                    "--target-metrics-url must be an http(s) URL of a /metrics page, got '" + SafeUrl.redact(u) + "'");
         }
         Objects.requireNonNull(consumerMode, "--consumer-mode");
         Objects.requireNonNull(ordering, "--ordering");
         Objects.requireNonNull(onConfigurationFault, "--on-configuration-fault");
         Objects.requireNonNull(tenants, "tenants");
         if (consumerMode == ConsumerMode.SHARE) {
-            require(ordering == Ordering.NONE, "--ordering series needs --consumer-mode segments: a share group hands any record "
-                    + "of a partition to any member, so no writer can keep a series' samples in order");
-            require(!stopAtEnd, "--stop-at-end is not supported with --consumer-mode share: a share group has no end offsets per "
-                    + "member; stop the writers with SIGTERM once the group's lag is 0 (kafka-share-groups.sh --describe --offsets)");
-            require(!replay.replay(), "--from, --to, --rebase-time and --loop read assigned partitions: not with --consumer-mode share");
-            require(topicPattern == null, "--topic-pattern is not supported with --consumer-mode share (a share consumer subscribes to topic names)");
-            require(membership.groupInstanceId() == null, "--group-instance-id (static membership) does not apply to --consumer-mode share");
+            require(
+                    ordering == Ordering.NONE,
+                    "--ordering series needs --consumer-mode segments: a share group hands any record "
+                            + "of a partition to any member, so no writer can keep a series' samples in order");
+            require(
+                    !stopAtEnd,
+                    "--stop-at-end is not supported with --consumer-mode share: a share group has no end offsets per "
+                            + "member; stop the writers with SIGTERM once the group's lag is 0 (kafka-share-groups.sh --describe --offsets)");
+            require(
+                    !replay.replay(),
+                    "--from, --to, --rebase-time and --loop read assigned partitions: not with --consumer-mode share");
+            require(
+                    topicPattern == null,
+                    "--topic-pattern is not supported with --consumer-mode share (a share consumer subscribes to topic names)");
+            require(
+                    membership.groupInstanceId() == null,
+                    "--group-instance-id (static membership) does not apply to --consumer-mode share");
         }
     }
 

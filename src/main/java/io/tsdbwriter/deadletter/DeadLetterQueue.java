@@ -115,15 +115,32 @@ public final class DeadLetterQueue implements AutoCloseable {
      * @param meters         where dead letters and failures are counted
      * @param listener       told when a record gets stuck
      */
-    public DeadLetterQueue(Map<String, Object> clientProps, String topic, int maxRecordBytes, RetryPolicy retry,
-                           WriterMeters meters, FailureListener listener) {
-        this(topic, maxRecordBytes, retry, meters, listener, new DeadLetterTopicCheck(clientProps, topic),
+    public DeadLetterQueue(
+            Map<String, Object> clientProps,
+            String topic,
+            int maxRecordBytes,
+            RetryPolicy retry,
+            WriterMeters meters,
+            FailureListener listener) {
+        this(
+                topic,
+                maxRecordBytes,
+                retry,
+                meters,
+                listener,
+                new DeadLetterTopicCheck(clientProps, topic),
                 maxRequestSize -> new KafkaProducer<>(producerProps(clientProps, maxRequestSize)));
     }
 
     /** As above with the topic check and producer injected (tests: a MockProducer). */
-    DeadLetterQueue(String topic, int maxRecordBytes, RetryPolicy retry, WriterMeters meters, FailureListener listener,
-                    Supplier<DeadLetterTopicCheck.TopicState> topicCheck, Function<Integer, Producer<byte[], byte[]>> producerFactory) {
+    DeadLetterQueue(
+            String topic,
+            int maxRecordBytes,
+            RetryPolicy retry,
+            WriterMeters meters,
+            FailureListener listener,
+            Supplier<DeadLetterTopicCheck.TopicState> topicCheck,
+            Function<Integer, Producer<byte[], byte[]>> producerFactory) {
         this.topic = topic;
         this.maxRequestSize = (int) Math.min(Integer.MAX_VALUE, (long) maxRecordBytes + HEADER_ALLOWANCE_BYTES);
         this.retry = retry;
@@ -131,8 +148,9 @@ public final class DeadLetterQueue implements AutoCloseable {
         this.listener = listener;
         this.topicCheck = topicCheck;
         this.producerFactory = producerFactory;
-        this.onClose = topicCheck instanceof DeadLetterTopicCheck a ? a::close : () -> { };
-        this.retries = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon().name("dead-letter-retry").unstarted(r));
+        this.onClose = topicCheck instanceof DeadLetterTopicCheck a ? a::close : () -> {};
+        this.retries = new ScheduledThreadPoolExecutor(
+                1, r -> Thread.ofPlatform().daemon().name("dead-letter-retry").unstarted(r));
         this.retries.setRemoveOnCancelPolicy(true);
         checkTopic(true);
     }
@@ -159,17 +177,25 @@ public final class DeadLetterQueue implements AutoCloseable {
             if (!s.exists()) {
                 missingProblem = s.problem();
                 if (atStart) {
-                    log.error("dead-letter topic {}: {}; records that need it will stay uncommitted until it can be used"
-                            + " (create it, e.g. kafka-topics.sh --create --topic {}; the writer never creates topics)",
-                            topic, s.problem(), topic);
+                    log.error(
+                            "dead-letter topic {}: {}; records that need it will stay uncommitted until it can be used"
+                                    + " (create it, e.g. kafka-topics.sh --create --topic {}; the writer never creates topics)",
+                            topic,
+                            s.problem(),
+                            topic);
                 }
                 return false;
             }
             wholeLimit = Math.min(s.maxMessageBytes(), maxRequestSize);
             producer = producerFactory.apply(maxRequestSize);
             if (atStart) {
-                log.info("dead-letter topic {}: max.message.bytes={}, producer max.request.size={}: records up to {} bytes"
-                        + " (with headers) go whole, larger ones as stubs", topic, s.maxMessageBytes(), maxRequestSize, wholeLimit);
+                log.info(
+                        "dead-letter topic {}: max.message.bytes={}, producer max.request.size={}: records up to {} bytes"
+                                + " (with headers) go whole, larger ones as stubs",
+                        topic,
+                        s.maxMessageBytes(),
+                        maxRequestSize,
+                        wholeLimit);
             } else {
                 log.info("dead-letter topic {} is there now (max.message.bytes={})", topic, s.maxMessageBytes());
             }
@@ -200,7 +226,11 @@ public final class DeadLetterQueue implements AutoCloseable {
      * @param reason short reason tag; @param error human-readable detail (cut to 1000 chars)
      */
     public void send(ConsumerRecord<byte[], byte[]> source, String reason, String error, Runnable onStored) {
-        attempt(new Letter(source, reason, error == null ? "" : error.length() > 1000 ? error.substring(0, 1000) : error, onStored));
+        attempt(new Letter(
+                source,
+                reason,
+                error == null ? "" : error.length() > 1000 ? error.substring(0, 1000) : error,
+                onStored));
     }
 
     private void attempt(Letter l) {
@@ -237,23 +267,40 @@ public final class DeadLetterQueue implements AutoCloseable {
         if (ex instanceof RecordTooLargeException || ex instanceof RecordBatchTooLargeException) {
             if (l.stubLevel < 2) {
                 l.stubLevel++;
-                log.warn("dead-letter topic {}: record {} too large ({}); sending it as a stub", topic, l.coordinates(), ex.getMessage());
+                log.warn(
+                        "dead-letter topic {}: record {} too large ({}); sending it as a stub",
+                        topic,
+                        l.coordinates(),
+                        ex.getMessage());
                 later(() -> attempt(l), 0);
                 return;
             }
-            fail(l, "too_large", ex.toString(), "raise the topic's max.message.bytes (and the producer's max.request.size)");
+            fail(
+                    l,
+                    "too_large",
+                    ex.toString(),
+                    "raise the topic's max.message.bytes (and the producer's max.request.size)");
             return;
         }
         if (ex instanceof RetriableException) {
             if (l.retries < retry.maxRetries()) {
                 int n = ++l.retries;
                 long delay = retry.delayMs(n, -1);
-                log.warn("dead-letter send of {} to {} failed ({}); retry {}/{} in {} ms", l.coordinates(), topic, ex, n,
-                        retry.maxRetries(), delay);
+                log.warn(
+                        "dead-letter send of {} to {} failed ({}); retry {}/{} in {} ms",
+                        l.coordinates(),
+                        topic,
+                        ex,
+                        n,
+                        retry.maxRetries(),
+                        delay);
                 later(() -> attempt(l), delay);
                 return;
             }
-            fail(l, "retries_exhausted", ex.toString(),
+            fail(
+                    l,
+                    "retries_exhausted",
+                    ex.toString(),
                     "check that the brokers are reachable and the topic's partitions have in-sync leaders");
             return;
         }
@@ -266,16 +313,19 @@ public final class DeadLetterQueue implements AutoCloseable {
         if (closed) {
             return;
         }
-        String line = "dead-letter topic " + topic + ": cannot store record " + l.coordinates() + " (" + l.reason + "): "
-                + error + "; " + fix + ". Partition " + l.source.topic() + "-" + l.source.partition()
-                + " is held at offset " + l.source.offset() + " (nothing past it is committed) and the record is tried again every "
-                + retry.maxBackoff().toMillis() + " ms";
+        String line =
+                "dead-letter topic " + topic + ": cannot store record " + l.coordinates() + " (" + l.reason + "): "
+                        + error + "; " + fix + ". Partition " + l.source.topic() + "-" + l.source.partition()
+                        + " is held at offset " + l.source.offset()
+                        + " (nothing past it is committed) and the record is tried again every "
+                        + retry.maxBackoff().toMillis() + " ms";
         if (!l.stuck) {
             l.stuck = true;
             stuck.add(l);
             meters.deadLetterFailure(reason);
             if (loggedReasons.add(reason)) {
-                log.error(line); // troubleshooting: cannot store record | is held at offset … (nothing past it is committed) and the record is tried again every
+                log.error(line); // troubleshooting: cannot store record | is held at offset … (nothing past it is
+                // committed) and the record is tried again every
             } else {
                 log.warn("dead-letter topic {}: record {} stuck too ({})", topic, l.coordinates(), reason);
             }
@@ -307,18 +357,23 @@ public final class DeadLetterQueue implements AutoCloseable {
             return;
         }
         try {
-            retries.schedule(() -> {
-                try {
-                    task.run();
-                } catch (Throwable t) { // a dying retry thread is a dying process: hand it to the uncaught handler
-                    Thread.UncaughtExceptionHandler h = Thread.getDefaultUncaughtExceptionHandler();
-                    if (h != null) {
-                        h.uncaughtException(Thread.currentThread(), t);
-                    } else {
-                        log.error("dead-letter retry failed", t);
-                    }
-                }
-            }, delayMs, TimeUnit.MILLISECONDS);
+            retries.schedule(
+                    () -> {
+                        try {
+                            task.run();
+                        } catch (
+                                Throwable
+                                        t) { // a dying retry thread is a dying process: hand it to the uncaught handler
+                            Thread.UncaughtExceptionHandler h = Thread.getDefaultUncaughtExceptionHandler();
+                            if (h != null) {
+                                h.uncaughtException(Thread.currentThread(), t);
+                            } else {
+                                log.error("dead-letter retry failed", t);
+                            }
+                        }
+                    },
+                    delayMs,
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // closing
         }
@@ -341,5 +396,4 @@ public final class DeadLetterQueue implements AutoCloseable {
         }
         onClose.run();
     }
-
 }

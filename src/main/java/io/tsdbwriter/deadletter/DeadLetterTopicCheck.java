@@ -29,11 +29,11 @@ final class DeadLetterTopicCheck implements Supplier<DeadLetterTopicCheck.TopicS
     private static final Logger log = LoggerFactory.getLogger(DeadLetterQueue.class);
     /** Bytes a topic takes per record batch when {@code max.message.bytes} cannot be read: Kafka's broker default. */
     static final int DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
+
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
     /** What the topic check found: whether the topic exists, its {@code max.message.bytes}, or why it is unknown. */
-    record TopicState(boolean exists, int maxMessageBytes, String problem) {
-    }
+    record TopicState(boolean exists, int maxMessageBytes, String problem) {}
 
     private final Map<String, Object> props;
     private final String topic;
@@ -59,7 +59,8 @@ final class DeadLetterTopicCheck implements Supplier<DeadLetterTopicCheck.TopicS
             }
             return new TopicState(false, 0, "the topic cannot be described (" + c + ")");
         } catch (TimeoutException e) {
-            return new TopicState(false, 0, "the topic could not be described within " + ADMIN_TIMEOUT.toSeconds() + " s");
+            return new TopicState(
+                    false, 0, "the topic could not be described within " + ADMIN_TIMEOUT.toSeconds() + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new TopicState(false, 0, "interrupted while describing the topic");
@@ -67,14 +68,20 @@ final class DeadLetterTopicCheck implements Supplier<DeadLetterTopicCheck.TopicS
         int max = DEFAULT_MAX_MESSAGE_BYTES;
         ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
         try {
-            Config c = admin.describeConfigs(List.of(r)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(r);
+            Config c = admin.describeConfigs(List.of(r))
+                    .all()
+                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(r);
             ConfigEntry e = c == null ? null : c.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
             if (e != null && e.value() != null) {
                 max = Integer.parseInt(e.value());
             }
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            log.warn("dead-letter topic {}: max.message.bytes not readable ({}); assuming the broker default {}", topic,
-                    e instanceof ExecutionException ? e.getCause() : e, max);
+            log.warn(
+                    "dead-letter topic {}: max.message.bytes not readable ({}); assuming the broker default {}",
+                    topic,
+                    e instanceof ExecutionException ? e.getCause() : e,
+                    max);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -38,6 +38,7 @@ final class Letter {
     volatile int retries;
     /** 0 whole, 1 stub cut to fit, 2 stub with an empty value. */
     volatile int stubLevel;
+
     volatile boolean stuck;
 
     Letter(ConsumerRecord<byte[], byte[]> source, String reason, String error, Runnable onStored) {

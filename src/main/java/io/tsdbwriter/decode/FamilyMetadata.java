@@ -1,5 +1,6 @@
 package io.tsdbwriter.decode;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -19,13 +20,15 @@ public final class FamilyMetadata {
 
     /** Per family 7 ints: name offset, name length, type offset, type length, help offset, help length, unit offset/length. */
     private static final int NAME = 0;
+
     private static final int TYPE = 2;
     private static final int HELP = 4;
     private static final int UNIT = 6;
     private static final int STRIDE = 8;
     /** A series named family + one of these belongs to the family (OpenMetrics 1.0, "Metric types"). */
-    private static final byte[][] SUFFIXES = {bytes("_total"), bytes("_bucket"), bytes("_count"), bytes("_sum"),
-            bytes("_created"), bytes("_info")};
+    private static final byte[][] SUFFIXES = {
+        bytes("_total"), bytes("_bucket"), bytes("_count"), bytes("_sum"), bytes("_created"), bytes("_info")
+    };
 
     private int[] ranges = new int[STRIDE * 4];
     private int count;
@@ -190,6 +193,6 @@ public final class FamilyMetadata {
     }
 
     private static byte[] bytes(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 }

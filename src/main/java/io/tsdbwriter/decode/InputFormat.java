@@ -46,6 +46,7 @@ public enum InputFormat {
                 return f;
             }
         }
-        throw new IllegalArgumentException("'" + value + "' is not one of json, influx, promremotewrite, prometheus, jsonline, graphite, otlp, otlp-json");
+        throw new IllegalArgumentException("'" + value
+                + "' is not one of json, influx, promremotewrite, prometheus, jsonline, graphite, otlp, otlp-json");
     }
 }

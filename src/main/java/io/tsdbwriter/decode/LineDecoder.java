@@ -2,7 +2,6 @@ package io.tsdbwriter.decode;
 
 import java.util.Objects;
 
-
 /**
  * The record loop of the line-based formats: a record value is UTF-8 text of lines ended by {@code \n} (a
  * trailing {@code \r} is dropped; the last line needs no end); empty lines are skipped, each other line is decoded
@@ -93,7 +92,8 @@ public abstract class LineDecoder implements RecordDecoder {
         for (int p = from, n = out.count(); p < n; p++) {
             long t = out.timestampMs(p);
             if (!timestamps.contains(t)) {
-                return fail(DecodeError.IMPLAUSIBLE_TIMESTAMP,
+                return fail(
+                        DecodeError.IMPLAUSIBLE_TIMESTAMP,
                         rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP) ? window.describe(t) : "");
             }
         }
@@ -121,8 +121,8 @@ public abstract class LineDecoder implements RecordDecoder {
      * @return null when the line is valid, else the reason (with {@link #detail} set); the caller drops the points
      *     the line had begun
      */
-    protected abstract DecodeError decodeLine(byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out,
-                                              Rejections rejections);
+    protected abstract DecodeError decodeLine(
+            byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections);
 
     /**
      * The checks every format makes first: a null or empty value is {@link DecodeError#EMPTY_RECORD}, a value above
@@ -144,8 +144,11 @@ public abstract class LineDecoder implements RecordDecoder {
 
     /** Counts a skipped non-finite sample. */
     protected final void nonFinite(Rejections rejections, double v) {
-        rejections.add(DecodeError.NON_FINITE_VALUE,
-                rejections.wantsDetail(DecodeError.NON_FINITE_VALUE) ? "line " + lineNumber + ": value " + v + " skipped" : "");
+        rejections.add(
+                DecodeError.NON_FINITE_VALUE,
+                rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
+                        ? "line " + lineNumber + ": value " + v + " skipped"
+                        : "");
     }
 
     /** Sets {@link #detail} and returns {@code reason}. */

@@ -1,5 +1,6 @@
 package io.tsdbwriter.decode;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -16,14 +17,17 @@ public final class PointExemplars {
 
     /** Per point index: its exemplar's index + 1, 0 for none. */
     private int[] byPoint = new int[64];
+
     private int points;
     /** Per exemplar: first label, end label (indices into {@link #labels} / 4). */
     private int[] labelRange = new int[32];
+
     private double[] values = new double[16];
     private long[] timestamps = new long[16];
     private int count;
     /** Per label: name offset, name length, value offset, value length in {@link #bytes}. */
     private int[] labels = new int[64];
+
     private int labelCount;
     private byte[] bytes = new byte[256];
     private int length;
@@ -108,7 +112,7 @@ public final class PointExemplars {
         }
     }
 
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     /** Ends the open exemplar with its value and timestamp (epoch ms). */
     public void end(double value, long timestampMs) {

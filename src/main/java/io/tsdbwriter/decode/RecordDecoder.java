@@ -1,6 +1,5 @@
 package io.tsdbwriter.decode;
 
-
 /**
  * The one seam between a Kafka record's bytes and the amplifier: decodes a record value of one
  * {@link InputFormat} into the {@link DecodedPoints} arena the amplifier and encoders read, and counts what it

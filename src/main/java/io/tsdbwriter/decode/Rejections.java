@@ -1,7 +1,7 @@
 package io.tsdbwriter.decode;
 
 import java.util.Arrays;
-
+import java.util.Objects;
 
 /**
  * What a {@link RecordDecoder} refused in one record: a count per {@link DecodeError} reason (a whole record counts
@@ -42,7 +42,7 @@ public final class Rejections {
 
     /** @param nonFinite which values that are not finite the decoders pass on */
     public Rejections(NonFinite nonFinite) {
-        this.nonFinite = java.util.Objects.requireNonNull(nonFinite, "nonFinite");
+        this.nonFinite = Objects.requireNonNull(nonFinite, "nonFinite");
     }
 
     /** Which values that are not finite pass. */

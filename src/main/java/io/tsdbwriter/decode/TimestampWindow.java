@@ -53,7 +53,8 @@ public record TimestampWindow(long earliestMs, long aheadMs, long shiftMs, Strin
     /** @throws IllegalArgumentException when a bound is negative */
     public TimestampWindow {
         if (earliestMs < 0) {
-            throw new IllegalArgumentException("--min-timestamp must not be before 1970-01-01T00:00:00Z, got " + earliestMs + " ms");
+            throw new IllegalArgumentException(
+                    "--min-timestamp must not be before 1970-01-01T00:00:00Z, got " + earliestMs + " ms");
         }
         if (aheadMs < 0) {
             throw new IllegalArgumentException("--max-timestamp-ahead must not be negative");
@@ -82,12 +83,17 @@ public record TimestampWindow(long earliestMs, long aheadMs, long shiftMs, Strin
     public String describe(long decodedMs) {
         long timestampMs = shifted(decodedMs, shiftMs);
         if (timestampMs >= 0 && timestampMs < earliestMs && earliestCause != null) {
-            return "timestamp " + timestampMs + " ms (" + Instant.ofEpochMilli(timestampMs) + (shiftMs == 0 ? "" : ", shifted by the replay")
-                    + ") is before " + Instant.ofEpochMilli(earliestMs) + ": " + earliestCause;
+            return "timestamp " + timestampMs + " ms (" + Instant.ofEpochMilli(timestampMs)
+                    + (shiftMs == 0 ? "" : ", shifted by the replay") + ") is before "
+                    + Instant.ofEpochMilli(earliestMs) + ": " + earliestCause;
         }
-        String cause = timestampMs > 100_000_000_000_000_000L ? "nanoseconds sent as milliseconds?"       // > 1e17: ns of today's times
-                : timestampMs > 100_000_000_000_000L ? "microseconds sent as milliseconds?"               // > 1e14: µs of today's times
-                : timestampMs < earliestMs ? "seconds sent as milliseconds, or a clock far behind?" : "a clock far ahead?";
+        String cause = timestampMs > 100_000_000_000_000_000L
+                ? "nanoseconds sent as milliseconds?" // > 1e17: ns of today's times
+                : timestampMs > 100_000_000_000_000L
+                        ? "microseconds sent as milliseconds?" // > 1e14: µs of today's times
+                        : timestampMs < earliestMs
+                                ? "seconds sent as milliseconds, or a clock far behind?"
+                                : "a clock far ahead?";
         return "timestamp " + timestampMs + " ms is outside " + Instant.ofEpochMilli(earliestMs) + " … now + "
                 + Duration.ofMillis(aheadMs).toString().substring(2).toLowerCase(Locale.ROOT)
                 + " (--min-timestamp, --max-timestamp-ahead): " + cause;

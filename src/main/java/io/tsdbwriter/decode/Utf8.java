@@ -6,8 +6,7 @@ package io.tsdbwriter.decode;
  */
 public final class Utf8 {
 
-    private Utf8() {
-    }
+    private Utf8() {}
 
     /** True when every byte of {@code b} belongs to a well-formed UTF-8 sequence. */
     public static boolean isValid(byte[] b) {

@@ -56,26 +56,33 @@ public final class DurabilityNeed {
         }
     }
 
-    private DurabilityNeed() {
-    }
+    private DurabilityNeed() {}
 
     /** What the process whose page is {@code page} needs; {@link #UNKNOWN} when the page says nothing known. */
     public static Need of(PromSnapshot page) {
         if (page.has("vm_app_start_timestamp") || page.has("vm_app_version")) {
             boolean storage = page.has("vm_data_size_bytes") || page.has("vm_rows");
             if (!storage) {
-                return new Need(UNKNOWN, "victoriametrics-insert", "VictoriaMetrics without storage (vminsert): its storage nodes are not seen");
+                return new Need(
+                        UNKNOWN,
+                        "victoriametrics-insert",
+                        "VictoriaMetrics without storage (vminsert): its storage nodes are not seen");
             }
             String flag = page.labelValue("flag", "name=\"inmemoryDataFlushInterval\"", "value");
             Duration interval = flag == null ? null : parseGoDuration(flag).orElse(null);
-            String why = interval == null ? "VictoriaMetrics storage, in-memory parts flushed every ~5s (no -inmemoryDataFlushInterval flag before v1.85)"
+            String why = interval == null
+                    ? "VictoriaMetrics storage, in-memory parts flushed every ~5s (no -inmemoryDataFlushInterval flag before v1.85)"
                     : "VictoriaMetrics storage, -inmemoryDataFlushInterval=" + flag;
             if (interval == null) {
                 interval = VM_INMEMORY_FLUSH_DEFAULT;
             }
-            return new Need(interval.multipliedBy(2).plusSeconds(RAW_ROWS_SECONDS + MARGIN_SECONDS), "victoriametrics-storage", why);
+            return new Need(
+                    interval.multipliedBy(2).plusSeconds(RAW_ROWS_SECONDS + MARGIN_SECONDS),
+                    "victoriametrics-storage",
+                    why);
         }
-        if (page.has("prometheus_build_info") || page.has("prometheus_tsdb_head_series")) { // appended_total: only after a sample
+        if (page.has("prometheus_build_info")
+                || page.has("prometheus_tsdb_head_series")) { // appended_total: only after a sample
             return new Need(PROMETHEUS, "prometheus", "Prometheus, WAL written before its answer");
         }
         return new Need(UNKNOWN, "unknown", "persistence not known from its /metrics");
@@ -92,14 +99,15 @@ public final class DurabilityNeed {
         int at = 0;
         while (m.find() && m.start() == at) {
             double n = Double.parseDouble(m.group(1));
-            double unit = switch (m.group(2)) {
-                case "ns" -> 1;
-                case "us", "µs" -> 1e3;
-                case "ms" -> 1e6;
-                case "s" -> 1e9;
-                case "m" -> 60e9;
-                default -> 3600e9;
-            };
+            double unit =
+                    switch (m.group(2)) {
+                        case "ns" -> 1;
+                        case "us", "µs" -> 1e3;
+                        case "ms" -> 1e6;
+                        case "s" -> 1e9;
+                        case "m" -> 60e9;
+                        default -> 3600e9;
+                    };
             nanos += (long) (n * unit);
             at = m.end();
         }

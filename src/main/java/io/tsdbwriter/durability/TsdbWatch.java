@@ -1,7 +1,7 @@
 package io.tsdbwriter.durability;
 
-import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,6 +53,7 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         double startTime = Double.NaN;
         /** {@code vm_app_uptime_seconds} last seen (NaN: none): it falls on a restart within the start time's second. */
         double uptime = Double.NaN;
+
         boolean suspect;
         /** The page answered 404: there is none to watch, and it is not asked again. */
         boolean absent;
@@ -92,11 +93,19 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
      * @param shownUrls   the same URLs with any secret removed, for logs and meter tags
      * @param override    {@code --durability-window}, or null for the largest need of the processes
      */
-    public TsdbWatch(OkHttpClient http, List<String> metricsUrls, List<String> shownUrls, Duration override, WriterMeters meters) {
+    public TsdbWatch(
+            OkHttpClient http,
+            List<String> metricsUrls,
+            List<String> shownUrls,
+            Duration override,
+            WriterMeters meters) {
         if (metricsUrls.isEmpty() || metricsUrls.size() != shownUrls.size()) {
             throw new IllegalArgumentException("one shown URL per metrics URL, at least one");
         }
-        this.http = http.newBuilder().callTimeout(PROBE_TIMEOUT).followRedirects(false).build();
+        this.http = http.newBuilder()
+                .callTimeout(PROBE_TIMEOUT)
+                .followRedirects(false)
+                .build();
         this.meters = meters;
         for (int i = 0; i < metricsUrls.size(); i++) {
             processes.add(new Process(metricsUrls.get(i), shownUrls.get(i)));
@@ -106,23 +115,36 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         for (Process p : processes) {
             Probe probe = probe(p);
             p.absent = probe.status() == 404;
-            p.need = probe.page() == null ? new DurabilityNeed.Need(DurabilityNeed.UNKNOWN, "unknown",
-                    probe.answered() ? "its /metrics did not answer 2xx" : "its /metrics did not answer") : DurabilityNeed.of(probe.page());
+            p.need = probe.page() == null
+                    ? new DurabilityNeed.Need(
+                            DurabilityNeed.UNKNOWN,
+                            "unknown",
+                            probe.answered() ? "its /metrics did not answer 2xx" : "its /metrics did not answer")
+                    : DurabilityNeed.of(probe.page());
             p.startTime = probe.startTime();
             p.uptime = probe.uptime();
             anyStorage |= p.need.stores();
         }
         Duration largest = Duration.ZERO;
         for (Process p : processes) {
-            if (anyStorage && p.need.kind().equals("victoriametrics-insert")) { // its storage nodes are watched: only its own buffers count
-                p.need = new DurabilityNeed.Need(DurabilityNeed.VM_NO_STORAGE, p.need.kind(), "vminsert, its storage nodes watched");
+            if (anyStorage
+                    && p.need.kind()
+                            .equals("victoriametrics-insert")) { // its storage nodes are watched: only its own buffers
+                // count
+                p.need = new DurabilityNeed.Need(
+                        DurabilityNeed.VM_NO_STORAGE, p.need.kind(), "vminsert, its storage nodes watched");
             }
             largest = largest.compareTo(p.need.window()) >= 0 ? largest : p.need.window();
         }
         this.window = override != null ? override : largest;
-        this.description = processes.stream().map(p -> p.shown + " (" + p.need.why() + (p.absent
-                ? "; it answers 404: not asked again, its restarts are not watched (--tsdb-metrics-url none says so without asking)"
-                : Double.isNaN(p.startTime) ? "; no start time on its page: watched for reachability only" : "") + ")")
+        this.description = processes.stream()
+                .map(p -> p.shown + " (" + p.need.why()
+                        + (p.absent
+                                ? "; it answers 404: not asked again, its restarts are not watched (--tsdb-metrics-url none says so without asking)"
+                                : Double.isNaN(p.startTime)
+                                        ? "; no start time on its page: watched for reachability only"
+                                        : "")
+                        + ")")
                 .collect(Collectors.joining(", "));
         this.state = new AtomicReference<>(new State(0, t0 - window.toNanos()));
         meters.durabilityWindowSeconds.set(window.toSeconds());
@@ -188,13 +210,17 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
                 p.startTime = started;
             } else if (watchedByStartTime && uptime < p.uptime) {
                 restarts++;
-                restarted(p, "started again within its start second " + instant(started) + " (uptime " + uptime + "s, was " + p.uptime + "s)");
+                restarted(
+                        p,
+                        "started again within its start second " + instant(started) + " (uptime " + uptime + "s, was "
+                                + p.uptime + "s)");
             } else if (!watchedByStartTime && p.suspect) {
                 restarts++;
                 restarted(p, "did not answer and answers again (no start time on its page: taken as a restart)");
             }
             if (!watchedByStartTime && !Double.isNaN(started)) {
-                p.startTime = started; // unreadable at start (down, or not yet up): from now on watched by its start time
+                p.startTime =
+                        started; // unreadable at start (down, or not yet up): from now on watched by its start time
             }
             p.uptime = uptime;
             p.suspect = false;
@@ -207,7 +233,10 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
     private void restarted(Process p, String what) {
         meters.tsdbRestart(p.shown);
         lastRestart = p.shown + " " + what;
-        log.info("TSDB restart: {}: samples acknowledged in the last {}s may not have been stored", lastRestart, window.toSeconds());
+        log.info(
+                "TSDB restart: {}: samples acknowledged in the last {}s may not have been stored",
+                lastRestart,
+                window.toSeconds());
     }
 
     @Override

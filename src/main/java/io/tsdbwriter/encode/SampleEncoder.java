@@ -1,12 +1,10 @@
 package io.tsdbwriter.encode;
 
-import io.tsdbwriter.write.ByteBuf;
-import io.tsdbwriter.write.Output;
-
-
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.FamilyMetadata;
+import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.write.Output;
 
 /**
  * The one seam between amplification and the wire (DESIGN §6): decoded points → amplification → an encoder per
@@ -57,7 +55,8 @@ public interface SampleEncoder {
      *
      * @param instanceSuffix the generation's suffix ({@code -g3}), or null for no churn
      */
-    byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix);
+    byte[] prepareSeries(
+            String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix);
 
     /**
      * {@link #prepareSeries(String, String[], String[], int, int, String)} with the record's metric families, for an
@@ -66,8 +65,14 @@ public interface SampleEncoder {
      *
      * @param families the record's families ({@link DecodedPoints#families()}), or null
      */
-    default byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to,
-                                 String instanceSuffix, FamilyMetadata families) {
+    default byte[] prepareSeries(
+            String metric,
+            String[] labelNames,
+            String[] labelValues,
+            int from,
+            int to,
+            String instanceSuffix,
+            FamilyMetadata families) {
         return prepareSeries(metric, labelNames, labelValues, from, to, instanceSuffix);
     }
 
@@ -86,8 +91,7 @@ public interface SampleEncoder {
      * Tells the encoder which decoded point the next {@link #encodePoint} encodes, for what it carries beside its
      * value (remote write: its exemplar, {@link DecodedPoints#exemplars()}); by default ignored. Allocates nothing.
      */
-    default void point(DecodedPoints points, int p) {
-    }
+    default void point(DecodedPoints points, int p) {}
 
     /** Whether {@link #encodePointVerbatim} can encode point records of {@code points} without a series lookup. */
     boolean canEncodeVerbatim(DecodedPoints points);

@@ -29,8 +29,7 @@ public final class SeriesVariants {
         void write(String[] names, String[] values, int count, ByteArrayOutputStream out);
     }
 
-    private SeriesVariants() {
-    }
+    private SeriesVariants() {}
 
     /**
      * Builds the layout of one series' variants: called once per series.
@@ -39,8 +38,8 @@ public final class SeriesVariants {
      * @param labelValues label values alongside
      * @return {@code [N][length][bytes]…} as above
      */
-    public static byte[] build(AmplificationPlan plan, String[] labelNames, String[] labelValues, int from, int to,
-                               VariantWriter writer) {
+    public static byte[] build(
+            AmplificationPlan plan, String[] labelNames, String[] labelValues, int from, int to, VariantWriter writer) {
         return build(plan, labelNames, labelValues, from, to, null, writer);
     }
 
@@ -50,8 +49,14 @@ public final class SeriesVariants {
      *
      * @param instanceSuffix the generation's suffix ({@code -g3}), or null for no churn
      */
-    public static byte[] build(AmplificationPlan plan, String[] labelNames, String[] labelValues, int from, int to,
-                               String instanceSuffix, VariantWriter writer) {
+    public static byte[] build(
+            AmplificationPlan plan,
+            String[] labelNames,
+            String[] labelValues,
+            int from,
+            int to,
+            String instanceSuffix,
+            VariantWriter writer) {
         String instanceLabel = plan.instanceLabel();
         String original = null;
         for (int i = from; i < to; i++) {
@@ -81,8 +86,15 @@ public final class SeriesVariants {
      *
      * @return how many
      */
-    private static int labels(String[] labelNames, String[] labelValues, int from, int to, String instanceLabel,
-                              String variant, String[] names, String[] values) {
+    private static int labels(
+            String[] labelNames,
+            String[] labelValues,
+            int from,
+            int to,
+            String instanceLabel,
+            String variant,
+            String[] names,
+            String[] values) {
         int n = 0;
         boolean instanceWritten = variant == null; // N = 1 and no instance label: none is added (DESIGN §3)
         for (int i = from; i < to; i++) {

@@ -1,14 +1,14 @@
 package io.tsdbwriter.kafka;
 
-import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.metrics.WriterMeters;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.Rejections;
 
 /**
  * Counts malformed records by reason and logs them with topic/partition/offset, rate-limited per reason: the first
@@ -37,8 +37,7 @@ public final class DecodeErrorLog {
      * Counts what one record had refused, by format and reason, and logs it (rate-limited per reason) with its
      * topic/partition/offset and the first reason's detail.
      */
-    public void rejected(String topic, int partition, long offset, InputFormat format,
-                         Rejections rejections) {
+    public void rejected(String topic, int partition, long offset, InputFormat format, Rejections rejections) {
         for (DecodeError reason : Rejections.reasons()) {
             int c = rejections.count(reason);
             if (c == 0) {
@@ -49,8 +48,16 @@ public final class DecodeErrorLog {
             long after = before + c;
             if (before < LOG_FIRST || after / LOG_EVERY != before / LOG_EVERY) {
                 String detail = reason == rejections.first() ? rejections.firstDetail() : "";
-                log.warn("malformed {} {}-{}@{}: {} x{} ({}) [{} so far with this reason]", c == 1 && format.tag().equals("json") ? "record" : "in record",
-                        topic, partition, offset, reason.tag(), c, detail, after);
+                log.warn(
+                        "malformed {} {}-{}@{}: {} x{} ({}) [{} so far with this reason]",
+                        c == 1 && format.tag().equals("json") ? "record" : "in record",
+                        topic,
+                        partition,
+                        offset,
+                        reason.tag(),
+                        c,
+                        detail,
+                        after);
             }
         }
     }
@@ -60,7 +67,14 @@ public final class DecodeErrorLog {
         meters.decodeError(reason.tag());
         long n = counts.get(reason).incrementAndGet();
         if (n <= LOG_FIRST || n % LOG_EVERY == 0) {
-            log.warn("malformed record {}-{}@{}: {} ({}) [{} so far with this reason]", topic, partition, offset, reason.tag(), detail, n);
+            log.warn(
+                    "malformed record {}-{}@{}: {} ({}) [{} so far with this reason]",
+                    topic,
+                    partition,
+                    offset,
+                    reason.tag(),
+                    detail,
+                    n);
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.tsdbwriter.kafka;
 
-
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;

@@ -1,9 +1,8 @@
 package io.tsdbwriter.kafka;
 
-import io.tsdbwriter.deadletter.DeadLetterQueue;
-
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.config.InputConfig;
+import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.metrics.WriterMeters;
@@ -28,11 +27,25 @@ import java.util.Map;
  * @param relabel       {@code --relabel-config}, applied by every amplifier once per series; null = none
  * @param tenants       {@code --tenant-from}: batches are split by tenant ({@link TenantRouting#NONE}: no routing)
  */
-public record IntakeSettings(Map<String, Object> consumerProps, int parallelism, long segmentSize, int batchSamples,
-            int maxRecordBytes, SeriesCache seriesCache, SampleEncoder.Factory encoders, BatchWriter writer,
-            WriterMeters meters, DecodeErrorLog decodeErrors, DeadLetterQueue deadLetters,
-            InputConfig input, SampleRate rate, Duration churnInterval, DurabilityClock durability, OrderedLanes lanes,
-            RelabelRules relabel, TenantRouting tenants) {
+public record IntakeSettings(
+        Map<String, Object> consumerProps,
+        int parallelism,
+        long segmentSize,
+        int batchSamples,
+        int maxRecordBytes,
+        SeriesCache seriesCache,
+        SampleEncoder.Factory encoders,
+        BatchWriter writer,
+        WriterMeters meters,
+        DecodeErrorLog decodeErrors,
+        DeadLetterQueue deadLetters,
+        InputConfig input,
+        SampleRate rate,
+        Duration churnInterval,
+        DurabilityClock durability,
+        OrderedLanes lanes,
+        RelabelRules relabel,
+        TenantRouting tenants) {
 
     /** With {@code --max-samples-per-second}, how long an open batch waits for more samples before it is flushed anyway: 100 ms. */
     public static final long RATE_LINGER_NANOS = 100_000_000L;
@@ -55,11 +68,22 @@ public record IntakeSettings(Map<String, Object> consumerProps, int parallelism,
      * run's encoder, the shared series cache, and the timeline's shift and {@code --churn-interval} generations.
      */
     public PointAmplifier amplifier(String topic, Timeline timeline) {
-        PointAmplifier amplifier = new PointAmplifier(RecordDecoders.create(input().formatOf(topic), maxRecordBytes(),
-                input().influxPrecision(), input().timestampWindow().shifted(timeline.shiftMs())), encoders().newEncoder(), seriesCache())
-                .relabel(relabel()).tenants(tenants());
+        PointAmplifier amplifier = new PointAmplifier(
+                        RecordDecoders.create(
+                                input().formatOf(topic),
+                                maxRecordBytes(),
+                                input().influxPrecision(),
+                                input().timestampWindow().shifted(timeline.shiftMs())),
+                        encoders().newEncoder(),
+                        seriesCache())
+                .relabel(relabel())
+                .tenants(tenants());
         if (timeline != Timeline.NONE || churnInterval() != null) {
-            amplifier.timeline(timeline.shiftMs(), churnInterval() == null ? 0 : churnInterval().toMillis(), timeline.churnOriginMs(), timeline.churnKeepMs());
+            amplifier.timeline(
+                    timeline.shiftMs(),
+                    churnInterval() == null ? 0 : churnInterval().toMillis(),
+                    timeline.churnOriginMs(),
+                    timeline.churnKeepMs());
         }
         return amplifier;
     }

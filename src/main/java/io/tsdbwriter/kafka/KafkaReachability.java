@@ -1,6 +1,5 @@
 package io.tsdbwriter.kafka;
 
-
 import java.time.Duration;
 import java.util.Locale;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -23,6 +22,7 @@ public final class KafkaReachability {
     private final String bootstrap;
     /** What gives this run an end ({@code --stop-at-end}, {@code a replay}), or null for a relay without one. */
     private final String endedBy;
+
     private final Duration kafkaTimeout;
     private volatile boolean reachable;
     private long lastOkNanos = System.nanoTime();
@@ -66,8 +66,13 @@ public final class KafkaReachability {
         long now = System.nanoTime();
         long downNanos = now - lastOkNanos;
         if (!logged || now - lastLogNanos >= LOG_EVERY.toNanos()) {
-            log.warn("Kafka bootstrap servers {} unreachable ({}); retrying{}", bootstrap, reason(e),
-                    endedBy != null ? ", giving up after --kafka-timeout " + human(kafkaTimeout) : " (this line repeats at most once a minute)");
+            log.warn(
+                    "Kafka bootstrap servers {} unreachable ({}); retrying{}",
+                    bootstrap,
+                    reason(e),
+                    endedBy != null
+                            ? ", giving up after --kafka-timeout " + human(kafkaTimeout)
+                            : " (this line repeats at most once a minute)");
             logged = true;
             lastLogNanos = now;
         }

@@ -14,7 +14,9 @@ public final class MissingTopicException extends RuntimeException {
 
     /** No topic matches {@code --topic-pattern}. */
     public static MissingTopicException noMatch(Pattern pattern) {
-        return new MissingTopicException("no topic matches --topic-pattern '" + pattern.pattern()
-                + "' (the writer never creates topics): check the pattern", null);
+        return new MissingTopicException(
+                "no topic matches --topic-pattern '" + pattern.pattern()
+                        + "' (the writer never creates topics): check the pattern",
+                null);
     }
 }

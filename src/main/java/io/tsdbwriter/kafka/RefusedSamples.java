@@ -1,28 +1,30 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.deadletter.DeadLetterQueue;
-
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener.Rejection;
 import io.tsdbwriter.write.WriteOutcome;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What a refused or given-up write means for the records behind its samples (DESIGN §6), the same for a segment's
- * records ({@code kafka.segment.RecordProcessor}) and a share group's deliveries ({@code kafka.share.ShareRecordProcessor}): refused samples are
+ * records ({@code kafka.segment.RecordProcessor}) and a share group's deliveries ({@code
+ * kafka.share.ShareRecordProcessor}): refused samples are
  * dead-lettered with their whole records, or counted refused without a dead-letter topic; a write given up after its
  * retries is dead-lettered whole. The batch is {@code done} once every record it dead-letters is stored (or at once when
  * counted), never before.
@@ -43,7 +45,7 @@ public final class RefusedSamples<S, O> {
     private final String heldWithoutDeadLetters;
     private final AtomicBoolean outOfOrderExplained = new AtomicBoolean();
     private final AtomicBoolean repeatsExplained = new AtomicBoolean();
-    private final java.util.function.Predicate<S> doneBefore;
+    private final Predicate<S> doneBefore;
 
     /**
      * @param deadLetters            {@code --dead-letter-topic}, or null
@@ -51,8 +53,12 @@ public final class RefusedSamples<S, O> {
      * @param done                   what a batch's end is for its records (acknowledge, release)
      * @param heldWithoutDeadLetters what happens to a given-up batch's records without a dead-letter topic (for the log)
      */
-    public RefusedSamples(WriterMeters meters, DeadLetterQueue deadLetters, Function<S, ConsumerRecord<byte[], byte[]>> record,
-                   Consumer<WriteBatch<S, O>> done, String heldWithoutDeadLetters) {
+    public RefusedSamples(
+            WriterMeters meters,
+            DeadLetterQueue deadLetters,
+            Function<S, ConsumerRecord<byte[], byte[]>> record,
+            Consumer<WriteBatch<S, O>> done,
+            String heldWithoutDeadLetters) {
         this(meters, deadLetters, record, done, heldWithoutDeadLetters, s -> false);
     }
 
@@ -64,8 +70,13 @@ public final class RefusedSamples<S, O> {
      *                   had acknowledged): a refusal of its samples as out of order or duplicate is the repeat's, counted
      *                   in [tsdbwriter_samples_repeats_refused_total], neither refused nor dead-lettered
      */
-    public RefusedSamples(WriterMeters meters, DeadLetterQueue deadLetters, Function<S, ConsumerRecord<byte[], byte[]>> record,
-                   Consumer<WriteBatch<S, O>> done, String heldWithoutDeadLetters, java.util.function.Predicate<S> doneBefore) {
+    public RefusedSamples(
+            WriterMeters meters,
+            DeadLetterQueue deadLetters,
+            Function<S, ConsumerRecord<byte[], byte[]>> record,
+            Consumer<WriteBatch<S, O>> done,
+            String heldWithoutDeadLetters,
+            Predicate<S> doneBefore) {
         this.doneBefore = doneBefore;
         this.meters = meters;
         this.deadLetters = deadLetters;
@@ -90,19 +101,33 @@ public final class RefusedSamples<S, O> {
         Rejection<S> first = rejections.get(0);
         Optional<String> fix = outOfOrderFix(first.outcome().detail());
         if (fix.isPresent() && outOfOrderExplained.compareAndSet(false, true)) {
-            log.warn(fix.get()); // troubleshooting: the receiver refuses samples older than a series' newest one (out of order)
+            log.warn(fix.get()); // troubleshooting: the receiver refuses samples older than a series' newest one
+            // (out of order)
         }
         if (deadLetters == null) {
-            meters.samplesRefused(first.outcome().status() + " " + first.outcome().detail(), samples);
-            log.error("the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as refused",
-                    samples, sources.size(), first.outcome().status(), first.outcome().detail());
+            meters.samplesRefused(
+                    first.outcome().status() + " " + first.outcome().detail(), samples);
+            log.error(
+                    "the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as refused",
+                    samples,
+                    sources.size(),
+                    first.outcome().status(),
+                    first.outcome().detail());
             done.accept(batch);
             return;
         }
         meters.samplesDeadLettered.increment(samples);
-        log.warn("the receiver refused {} samples of {} record(s) ({} {}); dead-lettering them", samples, sources.size(),
-                first.outcome().status(), first.outcome().detail());
-        deadLetterThenDone(batch, sources.keySet(), "vm_rejected", first.outcome().status() + " " + first.outcome().detail());
+        log.warn(
+                "the receiver refused {} samples of {} record(s) ({} {}); dead-lettering them",
+                samples,
+                sources.size(),
+                first.outcome().status(),
+                first.outcome().detail());
+        deadLetterThenDone(
+                batch,
+                sources.keySet(),
+                "vm_rejected",
+                first.outcome().status() + " " + first.outcome().detail());
     }
 
     /**
@@ -116,9 +141,10 @@ public final class RefusedSamples<S, O> {
         long repeats = 0;
         for (int i = 0; i < rejections.size(); i++) {
             Rejection<S> r = rejections.get(i);
-            boolean repeat = (sentUnanswered || doneBefore.test(r.source())) && orderRefusal(r.outcome().detail());
+            boolean repeat = (sentUnanswered || doneBefore.test(r.source()))
+                    && orderRefusal(r.outcome().detail());
             if (repeat && rest == null) {
-                rest = new java.util.ArrayList<>(rejections.subList(0, i));
+                rest = new ArrayList<>(rejections.subList(0, i));
             }
             if (repeat) {
                 repeats += r.samples();
@@ -131,9 +157,11 @@ public final class RefusedSamples<S, O> {
         }
         meters.samplesRepeatsRefused.increment(repeats);
         if (repeatsExplained.compareAndSet(false, true)) {
-            log.info("the receiver refused {} sample(s) of records read again (a rewind, a rebalance or a restart: offsets it had "
-                    + "acknowledged before) as out of order or duplicate: stored the first time, so counted as repeats "
-                    + "(tsdbwriter_samples_repeats_refused_total), not as failed; this line is said once", repeats);
+            log.info(
+                    "the receiver refused {} sample(s) of records read again (a rewind, a rebalance or a restart: offsets it had "
+                            + "acknowledged before) as out of order or duplicate: stored the first time, so counted as repeats "
+                            + "(tsdbwriter_samples_repeats_refused_total), not as failed; this line is said once",
+                    repeats);
         }
         return rest;
     }
@@ -149,7 +177,9 @@ public final class RefusedSamples<S, O> {
 
     /** Whether a lower-cased refusal detail says the samples are older than their series' newest (or its head). */
     private static boolean outOfOrder(String lowerDetail) {
-        return lowerDetail.contains("out of order") || lowerDetail.contains("out-of-order") || lowerDetail.contains("out of bounds");
+        return lowerDetail.contains("out of order")
+                || lowerDetail.contains("out-of-order")
+                || lowerDetail.contains("out of bounds");
     }
 
     /**
@@ -167,22 +197,28 @@ public final class RefusedSamples<S, O> {
         if (!outOfOrder(detail.toLowerCase(Locale.ROOT))) {
             return Optional.empty();
         }
-        return Optional.of("the receiver refuses samples older than a series' newest one (out of order). With --ordering series "
-                + "(remote write's default) each series is sent in offset order, so the input is out of order: one series in several "
-                + "partitions (a producer that does not key records by series or host: key the topic by series or host), a replay "
-                + "that starts over, or data older than what the receiver holds; with --ordering none, --parallelism > 1 also sends "
-                + "a series' minutes out of order (use --ordering series). Only the refused samples are lost, the rest of their "
-                + "requests is written. Or open the receiver's out-of-order window to the age of the oldest sample (Prometheus: "
-                + "storage.tsdb.out_of_order_time_window; Mimir: -ingester.out-of-order-time-window; Thanos receive: "
-                + "--tsdb.out-of-order.time-window)");
+        return Optional.of(
+                "the receiver refuses samples older than a series' newest one (out of order). With --ordering series "
+                        + "(remote write's default) each series is sent in offset order, so the input is out of order: one series in several "
+                        + "partitions (a producer that does not key records by series or host: key the topic by series or host), a replay "
+                        + "that starts over, or data older than what the receiver holds; with --ordering none, --parallelism > 1 also sends "
+                        + "a series' minutes out of order (use --ordering series). Only the refused samples are lost, the rest of their "
+                        + "requests is written. Or open the receiver's out-of-order window to the age of the oldest sample (Prometheus: "
+                        + "storage.tsdb.out_of_order_time_window; Mimir: -ingester.out-of-order-time-window; Thanos receive: "
+                        + "--tsdb.out-of-order.time-window)");
     }
 
     /** The write failed after its retries (policy dead-letter): dead-letter every record of the batch. */
     public void gaveUp(WriteBatch<S, O> batch, WriteOutcome outcome) {
         if (deadLetters == null) {
-            // cannot happen (the configuration requires a dead-letter topic for this policy); never end what was not stored
-            log.error("write of {} samples given up ({} {}) without a dead-letter topic; {}",
-                    batch.samples(), outcome.statusTag(), outcome.detail(), heldWithoutDeadLetters);
+            // cannot happen (the configuration requires a dead-letter topic for this policy); never end what was not
+            // stored
+            log.error(
+                    "write of {} samples given up ({} {}) without a dead-letter topic; {}",
+                    batch.samples(),
+                    outcome.statusTag(),
+                    outcome.detail(),
+                    heldWithoutDeadLetters);
             return;
         }
         Map<S, Boolean> sources = new IdentityHashMap<>();
@@ -190,8 +226,12 @@ public final class RefusedSamples<S, O> {
             sources.put(batch.source(i), Boolean.TRUE);
         }
         meters.samplesDeadLettered.increment(batch.samples());
-        log.warn("write of {} samples given up after its retries ({} {}); dead-lettering {} record(s)", batch.samples(),
-                outcome.statusTag(), outcome.detail(), sources.size());
+        log.warn(
+                "write of {} samples given up after its retries ({} {}); dead-lettering {} record(s)",
+                batch.samples(),
+                outcome.statusTag(),
+                outcome.detail(),
+                sources.size());
         deadLetterThenDone(batch, sources.keySet(), "write_failed", outcome.statusTag() + " " + outcome.detail());
     }
 

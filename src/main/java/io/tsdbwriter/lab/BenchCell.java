@@ -18,20 +18,33 @@ import java.net.URI;
  *                           processes at once in one share group ({@code --consumer-mode share}, issue 28), each with
  *                           {@code parallelism} share consumers
  */
-public record BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output, String receiver,
-                        int shareProcesses) {
+public record BenchCell(
+        int parallelism,
+        int timeMultiplier,
+        int instanceMultiplier,
+        String writeMode,
+        String output,
+        String receiver,
+        int shareProcesses) {
 
     /** The lab's name of remote write cells in Remote-Write 2.0 ({@code run --output remote-write --remote-write-version 2}). */
     public static final String REMOTE_WRITE_2 = "remote-write-2";
 
     /** A segments-mode cell of the given output and receiver. */
-    public BenchCell(int parallelism, int timeMultiplier, int instanceMultiplier, String writeMode, String output, String receiver) {
+    public BenchCell(
+            int parallelism,
+            int timeMultiplier,
+            int instanceMultiplier,
+            String writeMode,
+            String output,
+            String receiver) {
         this(parallelism, timeMultiplier, instanceMultiplier, writeMode, output, receiver, 0);
     }
 
     /** This cell run by {@code processes} writer processes in share mode, {@code parallelism} share consumers each. */
     public BenchCell share(int processes, int parallelismPerProcess) {
-        return new BenchCell(parallelismPerProcess, timeMultiplier, instanceMultiplier, writeMode, output, receiver, processes);
+        return new BenchCell(
+                parallelismPerProcess, timeMultiplier, instanceMultiplier, writeMode, output, receiver, processes);
     }
 
     /**
@@ -57,7 +70,10 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
         this(parallelism, timeMultiplier, instanceMultiplier, writeMode, output, null);
     }
 
-    /** {@code async}, {@code sync remote-write}, {@code async remote-write → host:port}, {@code async share×3}: write mode, output, mode. */
+    /**
+     * {@code async}, {@code sync remote-write}, {@code async remote-write → host:port}, {@code async share×3}: write
+     * mode, output, mode.
+     */
     public String modeLabel() {
         String share = shareMode() ? " share×" + shareProcesses : "";
         return (remoteWrite() ? writeMode + " " + outputLabel() : writeMode) + share;
@@ -69,7 +85,8 @@ public record BenchCell(int parallelism, int timeMultiplier, int instanceMultipl
             return output;
         }
         URI u = URI.create(receiver);
-        return output + " → " + (u.getHost() == null ? receiver : u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort()));
+        return output + " → "
+                + (u.getHost() == null ? receiver : u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort()));
     }
 
     /** True for {@code --output remote-write}, either version. */

@@ -26,14 +26,37 @@ package io.tsdbwriter.lab;
  * @param loadAverage       1-minute load average at the end of the cell
  * @param inputPointsPerSecond live cells: the rate the producer achieved; NaN for backlog cells
  */
-public record CellResult(BenchCell cell, boolean live, int exitCode, long points, long samplesExpected, long samplesWritten,
-                         double seconds, double writerCpuSeconds, double vmCpuSeconds, long peakHeapBytes,
-                         double otherCpuSeconds, double loadAverage, double inputPointsPerSecond) {
+public record CellResult(
+        BenchCell cell,
+        boolean live,
+        int exitCode,
+        long points,
+        long samplesExpected,
+        long samplesWritten,
+        double seconds,
+        double writerCpuSeconds,
+        double vmCpuSeconds,
+        long peakHeapBytes,
+        double otherCpuSeconds,
+        double loadAverage,
+        double inputPointsPerSecond) {
 
     /** This result as the result of {@code other} (a cell run against a receiver started for it, reported as the grid's cell). */
     public CellResult withCell(BenchCell other) {
-        return new CellResult(other, live, exitCode, points, samplesExpected, samplesWritten, seconds, writerCpuSeconds, vmCpuSeconds,
-                peakHeapBytes, otherCpuSeconds, loadAverage, inputPointsPerSecond);
+        return new CellResult(
+                other,
+                live,
+                exitCode,
+                points,
+                samplesExpected,
+                samplesWritten,
+                seconds,
+                writerCpuSeconds,
+                vmCpuSeconds,
+                peakHeapBytes,
+                otherCpuSeconds,
+                loadAverage,
+                inputPointsPerSecond);
     }
 
     /** Samples expected per minute. */

@@ -15,8 +15,7 @@ public final class ChildProcess {
     /** Prefix of the variables no child gets (the writer's own, {@code cli.EnvironmentDefaults}). */
     public static final String PREFIX = "TSDB_WRITER_";
 
-    private ChildProcess() {
-    }
+    private ChildProcess() {}
 
     /**
      * A builder for {@code command} (program then arguments, not empty) without any {@value #PREFIX} variable.

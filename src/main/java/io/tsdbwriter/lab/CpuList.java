@@ -35,7 +35,8 @@ public final class CpuList {
             int from = number(dash < 0 ? t : t.substring(0, dash), text);
             int to = dash < 0 ? from : number(t.substring(dash + 1), text);
             if (to < from) {
-                throw new IllegalArgumentException("'" + text + "' is not a CPU list: the range " + t + " runs backwards");
+                throw new IllegalArgumentException(
+                        "'" + text + "' is not a CPU list: the range " + t + " runs backwards");
             }
             set.set(from, to + 1);
         }

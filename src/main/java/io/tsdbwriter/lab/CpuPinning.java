@@ -1,5 +1,6 @@
 package io.tsdbwriter.lab;
 
+import io.tsdbwriter.write.http.SafeUrl;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -19,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import io.tsdbwriter.write.http.SafeUrl;
 
 /**
  * A {@link Placement} carried out on this Linux machine: the processes that listen on the TSDB's and Kafka's ports
@@ -33,8 +33,7 @@ public final class CpuPinning {
     private static final Pattern PID = Pattern.compile("pid=(\\d+)");
     private static final Pattern ALLOWED = Pattern.compile("(?m)^Cpus_allowed_list:\\s*(\\S+)\\s*$");
 
-    private CpuPinning() {
-    }
+    private CpuPinning() {}
 
     /**
      * The CPUs a process of this machine may be placed on: {@code /sys/devices/system/cpu/online}, within this
@@ -44,14 +43,22 @@ public final class CpuPinning {
      * @throws IOException when the online CPUs are unreadable
      */
     public static CpuList available() throws IOException {
-        CpuList online = CpuList.parse(Files.readString(Path.of("/sys/devices/system/cpu/online"), StandardCharsets.US_ASCII).strip());
+        CpuList online =
+                CpuList.parse(Files.readString(Path.of("/sys/devices/system/cpu/online"), StandardCharsets.US_ASCII)
+                        .strip());
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"), StandardCharsets.UTF_8)) {
                 String[] f = line.split(":", 3); // hierarchy-id:controllers:path
-                Path cpuset = f.length < 3 ? null : f[1].isEmpty() ? Path.of("/sys/fs/cgroup" + f[2], "cpuset.cpus.effective")
-                        : List.of(f[1].split(",")).contains("cpuset") ? Path.of("/sys/fs/cgroup/cpuset" + f[2], "cpuset.effective_cpus") : null;
+                Path cpuset = f.length < 3
+                        ? null
+                        : f[1].isEmpty()
+                                ? Path.of("/sys/fs/cgroup" + f[2], "cpuset.cpus.effective")
+                                : List.of(f[1].split(",")).contains("cpuset")
+                                        ? Path.of("/sys/fs/cgroup/cpuset" + f[2], "cpuset.effective_cpus")
+                                        : null;
                 if (cpuset != null && Files.isReadable(cpuset)) {
-                    String text = Files.readString(cpuset, StandardCharsets.US_ASCII).strip();
+                    String text =
+                            Files.readString(cpuset, StandardCharsets.US_ASCII).strip();
                     if (!text.isEmpty()) {
                         return online.intersect(CpuList.parse(text));
                     }
@@ -95,8 +102,7 @@ public final class CpuPinning {
      * Who listens on a TCP port of this machine: {@code listening} when {@code ss} shows a listener, {@code pids} the
      * processes it names (empty when they belong to another user).
      */
-    record Listener(boolean listening, List<Long> pids) {
-    }
+    record Listener(boolean listening, List<Long> pids) {}
 
     static Listener listener(int port) throws IOException {
         String out = run(List.of("ss", "-Htlnp", "sport = :" + port));
@@ -126,7 +132,8 @@ public final class CpuPinning {
             return new Plan(placement, Map.of(), Map.of());
         }
         if (!System.getProperty("os.name", "").startsWith("Linux")) {
-            throw new IllegalArgumentException("--tsdb-cpus and --writer-cpus work on Linux only (this is " + System.getProperty("os.name") + ")");
+            throw new IllegalArgumentException(
+                    "--tsdb-cpus and --writer-cpus work on Linux only (this is " + System.getProperty("os.name") + ")");
         }
         for (String tool : List.of("taskset", "ss")) {
             if (!onPath(tool)) {
@@ -144,8 +151,8 @@ public final class CpuPinning {
                     int port = u.getPort() >= 0 ? u.getPort() : "https".equals(u.getScheme()) ? 443 : 80;
                     Listener l = local(u.getHost()) ? listener(port) : new Listener(false, List.of());
                     if (!l.listening()) {
-                        throw new IllegalArgumentException("--tsdb-cpus: no process of this machine listens on port " + port + " of "
-                                + SafeUrl.redact(url) + " (the TSDB runs elsewhere): drop --tsdb-cpus");
+                        throw new IllegalArgumentException("--tsdb-cpus: no process of this machine listens on port "
+                                + port + " of " + SafeUrl.redact(url) + " (the TSDB runs elsewhere): drop --tsdb-cpus");
                     }
                     if (l.pids().isEmpty()) {
                         throw new IllegalArgumentException("--tsdb-cpus: the process listening on port " + port
@@ -157,12 +164,14 @@ public final class CpuPinning {
             for (String server : bootstrapServers.split(",")) {
                 int colon = server.lastIndexOf(':');
                 if (colon > 0 && local(server.substring(0, colon).strip())) {
-                    listener(Integer.parseInt(server.substring(colon + 1).strip())).pids()
+                    listener(Integer.parseInt(server.substring(colon + 1).strip()))
+                            .pids()
                             .forEach(pid -> kafka.putIfAbsent(pid, server.strip()));
                 }
             }
         } catch (IOException | NumberFormatException e) {
-            throw new IllegalArgumentException("--tsdb-cpus/--writer-cpus: cannot find the local processes: " + e.getMessage());
+            throw new IllegalArgumentException(
+                    "--tsdb-cpus/--writer-cpus: cannot find the local processes: " + e.getMessage());
         }
         return new Plan(placement, tsdb, kafka);
     }
@@ -225,8 +234,10 @@ public final class CpuPinning {
                     continue;
                 }
                 pin(e.getKey(), tsdbCpus);
-                progress.accept("placement: warning: TSDB (pid " + e.getKey() + ") was on CPUs " + now.map(CpuList::toString).orElse("?")
-                        + ", moved to " + tsdbCpus + "; its GOMAXPROCS and concurrency limits were sized at its start: start it with"
+                progress.accept("placement: warning: TSDB (pid " + e.getKey() + ") was on CPUs "
+                        + now.map(CpuList::toString).orElse("?")
+                        + ", moved to " + tsdbCpus
+                        + "; its GOMAXPROCS and concurrency limits were sized at its start: start it with"
                         + " taskset -c " + tsdbCpus + " for figures as on a machine of its own");
             }
             progress.accept("placement: writer processes start with taskset -c " + writer);
@@ -250,7 +261,8 @@ public final class CpuPinning {
                 progress.accept("placement: Kafka (pid " + e.getKey() + ", " + e.getValue() + ") on CPUs " + writer);
             }
             if (kafka.isEmpty()) {
-                progress.accept("placement: no Kafka broker of this machine listens on the bootstrap servers: not placed");
+                progress.accept(
+                        "placement: no Kafka broker of this machine listens on the bootstrap servers: not placed");
             }
         }
     }

@@ -8,12 +8,13 @@ import java.util.concurrent.TimeUnit;
 /** The installed version of a Debian package, via {@code dpkg-query}; empty elsewhere. Stateless; thread-safe. */
 final class DpkgVersion {
 
-    private DpkgVersion() {
-    }
+    private DpkgVersion() {}
 
     static Optional<String> of(String pkg) {
         try {
-            Process p = ChildProcess.of("dpkg-query", "-W", "-f=${Version}", pkg).redirectErrorStream(true).start();
+            Process p = ChildProcess.of("dpkg-query", "-W", "-f=${Version}", pkg)
+                    .redirectErrorStream(true)
+                    .start();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return Optional.empty();

@@ -8,8 +8,7 @@ import java.util.Locale;
  */
 public final class Figures {
 
-    private Figures() {
-    }
+    private Figures() {}
 
     /** A count with thousands separators ({@code 12,345,678}); {@code –} for NaN. */
     public static String count(double v) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import okhttp3.OkHttpClient;
@@ -72,6 +73,7 @@ public final class FreshReceiver implements AutoCloseable {
     static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     /** Starts tried when the free port picked was taken before the TSDB bound it (each on a new port). */
     static final int START_ATTEMPTS = 3;
+
     static final Duration OUT_OF_ORDER_WINDOW = Duration.ofDays(30);
 
     private final Kind kind;
@@ -94,7 +96,8 @@ public final class FreshReceiver implements AutoCloseable {
      * @throws IOException when it cannot be started or is not ready within {@link #START_TIMEOUT} (with its log's tail);
      *                     a port taken before it bound it is retried on a new port, {@link #START_ATTEMPTS} starts in all
      */
-    public static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
+    public static FreshReceiver start(
+            Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http)
             throws IOException, InterruptedException {
         return start(kind, binary, workDir, name, tsdbCpus, http, OUT_OF_ORDER_WINDOW);
     }
@@ -103,8 +106,15 @@ public final class FreshReceiver implements AutoCloseable {
      * As above, a Prometheus with {@code outOfOrderWindow} ({@code storage.tsdb.out_of_order_time_window}; zero: none,
      * Prometheus' default, which refuses a series' older samples; {@code bench --prometheus-out-of-order-window}).
      */
-    public static FreshReceiver start(Kind kind, Path binary, Path workDir, String name, CpuList tsdbCpus, OkHttpClient http,
-                                      Duration outOfOrderWindow) throws IOException, InterruptedException {
+    public static FreshReceiver start(
+            Kind kind,
+            Path binary,
+            Path workDir,
+            String name,
+            CpuList tsdbCpus,
+            OkHttpClient http,
+            Duration outOfOrderWindow)
+            throws IOException, InterruptedException {
         Path dir = workDir.resolve(name).toAbsolutePath();
         deleteTree(dir);
         Files.createDirectories(dir);
@@ -114,9 +124,12 @@ public final class FreshReceiver implements AutoCloseable {
         Path log = workDir.resolve(name + ".log").toAbsolutePath(); // kept beside the cells' logs
         for (int attempt = 1; ; attempt++) {
             int port = freePort();
-            List<String> cmd = kind == Kind.PROMETHEUS ? command(binary, dir, port) : victoriaMetricsCommand(binary, dir, port);
+            List<String> cmd =
+                    kind == Kind.PROMETHEUS ? command(binary, dir, port) : victoriaMetricsCommand(binary, dir, port);
             Process p = ChildProcess.of(tsdbCpus == null ? cmd : Placement.startCommand(tsdbCpus, cmd))
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
             FreshReceiver fresh = new FreshReceiver(kind, p, dir, "http://127.0.0.1:" + port);
             try {
                 fresh.awaitReady(http, log);
@@ -136,7 +149,7 @@ public final class FreshReceiver implements AutoCloseable {
 
     /** True when a start failed because its port was taken (the log's tail says so). */
     static boolean lostThePort(IOException e) {
-        return e.getMessage() != null && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("address already in use");
+        return e.getMessage() != null && e.getMessage().toLowerCase(Locale.ROOT).contains("address already in use");
     }
 
     /** Prometheus' config file: no scrape targets, the out-of-order window {@link #OUT_OF_ORDER_WINDOW}. */
@@ -146,13 +159,16 @@ public final class FreshReceiver implements AutoCloseable {
 
     /** Prometheus' config file: no scrape targets, the out-of-order window (zero: none, Prometheus' default). */
     static String config(Duration outOfOrderWindow) {
-        return "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n" + (outOfOrderWindow.isZero() ? ""
-                : "storage:\n  tsdb:\n    out_of_order_time_window: " + outOfOrderWindow.toSeconds() + "s\n");
+        return "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
+                + (outOfOrderWindow.isZero()
+                        ? ""
+                        : "storage:\n  tsdb:\n    out_of_order_time_window: " + outOfOrderWindow.toSeconds() + "s\n");
     }
 
     /** Prometheus' command line for a data directory and a port. */
     static List<String> command(Path binary, Path dir, int port) {
-        return new ArrayList<>(List.of(binary.toString(),
+        return new ArrayList<>(List.of(
+                binary.toString(),
                 "--config.file=" + dir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + dir.resolve("data"),
                 "--storage.tsdb.retention.time=100y",
@@ -165,7 +181,8 @@ public final class FreshReceiver implements AutoCloseable {
 
     /** VictoriaMetrics' command line for a data directory and a port: the flags of the scripts' stack. */
     static List<String> victoriaMetricsCommand(Path binary, Path dir, int port) {
-        return new ArrayList<>(List.of(binary.toString(),
+        return new ArrayList<>(List.of(
+                binary.toString(),
                 "-storageDataPath=" + dir.resolve("data"),
                 "-httpListenAddr=127.0.0.1:" + port,
                 "-retentionPeriod=100y",
@@ -202,7 +219,8 @@ public final class FreshReceiver implements AutoCloseable {
             }
             Thread.sleep(100);
         }
-        throw new IOException(kind.label() + " on " + url + " not ready after " + START_TIMEOUT.toSeconds() + " s (" + last + "): " + tail(log));
+        throw new IOException(kind.label() + " on " + url + " not ready after " + START_TIMEOUT.toSeconds() + " s ("
+                + last + "): " + tail(log));
     }
 
     /** Its remote write URL, {@code http://127.0.0.1:<port>/api/v1/write}. */

@@ -25,7 +25,8 @@ public record InputRate(double value, boolean relative) {
         try {
             v = Double.parseDouble(num);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--input-rate: '" + text + "' is neither points per second (50000) nor a percentage of capacity (80%)");
+            throw new IllegalArgumentException("--input-rate: '" + text
+                    + "' is neither points per second (50000) nor a percentage of capacity (80%)");
         }
         if (!(v > 0) || Double.isInfinite(v)) {
             throw new IllegalArgumentException("--input-rate must be positive, got '" + text + "'");
@@ -44,6 +45,8 @@ public record InputRate(double value, boolean relative) {
 
     @Override
     public String toString() {
-        return relative ? String.format(Locale.ROOT, "%.0f%% of capacity", value * 100) : String.format(Locale.ROOT, "%.0f points/s", value);
+        return relative
+                ? String.format(Locale.ROOT, "%.0f%% of capacity", value * 100)
+                : String.format(Locale.ROOT, "%.0f points/s", value);
     }
 }

@@ -1,8 +1,10 @@
 package io.tsdbwriter.lab;
 
-import io.tsdbwriter.produce.ProducerSettings;
+import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.ProducerSettings;
 import io.tsdbwriter.produce.SourcePoint;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +12,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -17,14 +20,11 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import io.tsdbwriter.config.KafkaClientConfig;
-import java.util.HashMap;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The bench's Kafka side: creates topics and produces point records (one point per record, as {@code produce}
@@ -57,9 +57,12 @@ public final class KafkaFeeder implements AutoCloseable {
     /** Creates a topic with the broker's default replication factor. */
     public void create(String topic, int partitions) throws InterruptedException {
         try {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get(60, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot create topic " + topic + " on " + bootstrapServers + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot create topic " + topic + " on " + bootstrapServers + ": " + e.getMessage(), e);
         }
     }
 
@@ -69,15 +72,24 @@ public final class KafkaFeeder implements AutoCloseable {
      */
     public long logBytes(String topic) throws InterruptedException {
         try {
-            var nodes = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream().map(n -> n.id()).toList();
-            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            var nodes = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream()
+                    .map(n -> n.id())
+                    .toList();
+            var desc = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic);
             Map<TopicPartition, Integer> leaders = new HashMap<>();
-            desc.partitions().forEach(pi -> leaders.put(new TopicPartition(topic, pi.partition()), pi.leader() == null ? -1 : pi.leader().id()));
+            desc.partitions()
+                    .forEach(pi -> leaders.put(
+                            new TopicPartition(topic, pi.partition()),
+                            pi.leader() == null ? -1 : pi.leader().id()));
             long bytes = 0;
             for (var node : admin.describeLogDirs(nodes).descriptions().entrySet()) {
                 for (var dir : node.getValue().get(30, TimeUnit.SECONDS).values()) {
                     for (var r : dir.replicaInfos().entrySet()) {
-                        if (leaders.getOrDefault(r.getKey(), -2).equals(node.getKey()) && !r.getValue().isFuture()) {
+                        if (leaders.getOrDefault(r.getKey(), -2).equals(node.getKey())
+                                && !r.getValue().isFuture()) {
                             bytes += r.getValue().size();
                         }
                     }
@@ -92,7 +104,10 @@ public final class KafkaFeeder implements AutoCloseable {
     /** Records in a topic: the sum over partitions of end − beginning offsets. */
     public long size(String topic) throws InterruptedException {
         try {
-            var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            var desc = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic);
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
             desc.partitions().forEach(pi -> {
@@ -101,11 +116,13 @@ public final class KafkaFeeder implements AutoCloseable {
                 earliest.put(tp, OffsetSpec.earliest());
             });
             long end = 0;
-            for (var e : admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values()) {
+            for (var e :
+                    admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values()) {
                 end += e.offset();
             }
             long begin = 0;
-            for (var e : admin.listOffsets(earliest).all().get(30, TimeUnit.SECONDS).values()) {
+            for (var e :
+                    admin.listOffsets(earliest).all().get(30, TimeUnit.SECONDS).values()) {
                 begin += e.offset();
             }
             return end - begin;
@@ -139,12 +156,14 @@ public final class KafkaFeeder implements AutoCloseable {
      *
      * @throws IllegalStateException when a send failed
      */
-    public Sent produce(String topic, Iterator<SourcePoint> points, long max, double ratePerSecond, BooleanSupplier stop) {
+    public Sent produce(
+            String topic, Iterator<SourcePoint> points, long max, double ratePerSecond, BooleanSupplier stop) {
         Properties props = ProducerSettings.of(kafka);
         props.put("client.id", "tsdb-writer-bench");
         Sent sent = new Sent();
         long start = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             long n = 0;
             while (n < max && points.hasNext() && sent.failure.get() == null && !stop.getAsBoolean()) {
                 if (ratePerSecond > 0) {
@@ -171,7 +190,8 @@ public final class KafkaFeeder implements AutoCloseable {
             producer.flush();
         }
         if (sent.failure.get() != null) {
-            throw new IllegalStateException("producing to " + topic + " failed: " + sent.failure.get(), sent.failure.get());
+            throw new IllegalStateException(
+                    "producing to " + topic + " failed: " + sent.failure.get(), sent.failure.get());
         }
         return sent;
     }

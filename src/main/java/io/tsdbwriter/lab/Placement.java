@@ -32,7 +32,8 @@ public record Placement(CpuList tsdbCpus, CpuList writerCpus) {
             return SHARED;
         }
         if (writerCpus == null) {
-            throw new IllegalArgumentException("--tsdb-cpus needs --writer-cpus (the writer side's CPUs, disjoint from the TSDB's)");
+            throw new IllegalArgumentException(
+                    "--tsdb-cpus needs --writer-cpus (the writer side's CPUs, disjoint from the TSDB's)");
         }
         CpuList tsdb = tsdbCpus == null ? null : list("--tsdb-cpus", tsdbCpus, available);
         CpuList writer = list("--writer-cpus", writerCpus, available);
@@ -52,8 +53,8 @@ public record Placement(CpuList tsdbCpus, CpuList writerCpus) {
         }
         CpuList missing = cpus.minus(available);
         if (!missing.isEmpty()) {
-            throw new IllegalArgumentException(flag + " " + cpus + ": CPU " + missing + " is not online or not in this machine's cpuset"
-                    + " (available: " + available + ")");
+            throw new IllegalArgumentException(flag + " " + cpus + ": CPU " + missing
+                    + " is not online or not in this machine's cpuset" + " (available: " + available + ")");
         }
         return cpus;
     }

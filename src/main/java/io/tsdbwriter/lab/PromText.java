@@ -11,8 +11,7 @@ import java.util.OptionalDouble;
  */
 final class PromText {
 
-    private PromText() {
-    }
+    private PromText() {}
 
     /**
      * The value of the first line whose series is exactly {@code series} ({@code name} or
@@ -23,9 +22,11 @@ final class PromText {
         ExpositionLine line = new ExpositionLine();
         for (int from = 0; from < b.length; from = ExpositionLine.nextLine(b, from, b.length)) {
             if (line.scan(b, from, ExpositionLine.lineEnd(b, from, b.length)) == ExpositionLine.Kind.SAMPLE
-                    && ExpositionLine.text(b, line.metricStart(), line.seriesEnd()).equals(series)) {
+                    && ExpositionLine.text(b, line.metricStart(), line.seriesEnd())
+                            .equals(series)) {
                 Numbers numbers = new Numbers();
-                return numbers.parseDouble(b, line.valueFrom(), line.valueTo()) ? OptionalDouble.of(numbers.doubleValue())
+                return numbers.parseDouble(b, line.valueFrom(), line.valueTo())
+                        ? OptionalDouble.of(numbers.doubleValue())
                         : OptionalDouble.empty();
             }
         }
@@ -37,8 +38,10 @@ final class PromText {
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
         ExpositionLine line = new ExpositionLine();
         for (int from = 0; from < b.length; from = ExpositionLine.nextLine(b, from, b.length)) {
-            if (line.scan(b, from, ExpositionLine.lineEnd(b, from, b.length)) != ExpositionLine.Kind.SAMPLE || line.labelsOpen() < 0
-                    || !ExpositionLine.text(b, line.metricStart(), line.metricEnd()).equals(name)) {
+            if (line.scan(b, from, ExpositionLine.lineEnd(b, from, b.length)) != ExpositionLine.Kind.SAMPLE
+                    || line.labelsOpen() < 0
+                    || !ExpositionLine.text(b, line.metricStart(), line.metricEnd())
+                            .equals(name)) {
                 continue;
             }
             for (int i = 0; i < line.labelCount(); i++) {

@@ -4,16 +4,16 @@ import io.tsdbwriter.produce.RealInput;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.produce.SyntheticInput;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.OptionalLong;
-import java.nio.file.Files;
-import java.util.Locale;
 import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -48,10 +48,16 @@ public final class SourceFeed implements Iterable<SourcePoint> {
     private final Supplier<Iterator<SourcePoint>> points;
     /** The real feed's scrapes (instance {@code node-0001}, moved to the present) and its instances; null, 0 when synthetic. */
     private final List<List<SourcePoint>> scrapes;
+
     private final long instances;
 
-    private SourceFeed(long records, String description, long spanMs, Supplier<Iterator<SourcePoint>> points,
-                       List<List<SourcePoint>> scrapes, long instances) {
+    private SourceFeed(
+            long records,
+            String description,
+            long spanMs,
+            Supplier<Iterator<SourcePoint>> points,
+            List<List<SourcePoint>> scrapes,
+            long instances) {
         this.records = records;
         this.description = description;
         this.spanMs = spanMs;
@@ -71,7 +77,9 @@ public final class SourceFeed implements Iterable<SourcePoint> {
             throw new IllegalArgumentException("--data-dir " + dir + " is not a directory");
         }
         try (Stream<Path> s = Files.list(dir)) {
-            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
+            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".prom"))
+                    .sorted()
+                    .toList();
             if (files.isEmpty()) {
                 throw new IllegalArgumentException("no *.prom files in " + dir);
             }
@@ -102,7 +110,9 @@ public final class SourceFeed implements Iterable<SourcePoint> {
         long max = Long.MIN_VALUE;
         long perRound = 0;
         List<Path> sorted = new ArrayList<>(files);
-        sorted.sort((a, b) -> Long.compare(RealInput.timestampFromFileName(a).orElse(0), RealInput.timestampFromFileName(b).orElse(0)));
+        sorted.sort((a, b) -> Long.compare(
+                RealInput.timestampFromFileName(a).orElse(0),
+                RealInput.timestampFromFileName(b).orElse(0)));
         List<List<SourcePoint>> dated = new ArrayList<>();
         long newest = Long.MIN_VALUE;
         for (Path f : sorted) {
@@ -131,9 +141,15 @@ public final class SourceFeed implements Iterable<SourcePoint> {
         long instances = (records + perRound - 1) / perRound;
         long interval = scrapes.size() > 1 ? (max - min) / (scrapes.size() - 1) : 60_000;
         long span = max - min + interval;
-        String desc = String.format(Locale.ROOT, "real: %d node_exporter scrapes (%d points) replicated across %d instance(s) = %,d points",
-                scrapes.size(), perRound, instances, records);
-        return new SourceFeed(records, desc, span, () -> new RealIterator(scrapes, instances, records), scrapes, instances);
+        String desc = String.format(
+                Locale.ROOT,
+                "real: %d node_exporter scrapes (%d points) replicated across %d instance(s) = %,d points",
+                scrapes.size(),
+                perRound,
+                instances,
+                records);
+        return new SourceFeed(
+                records, desc, span, () -> new RealIterator(scrapes, instances, records), scrapes, instances);
     }
 
     /** Synthetic series: {@code records} points over {@code series} series, the newest at {@code newestMs}. */
@@ -147,7 +163,8 @@ public final class SourceFeed implements Iterable<SourcePoint> {
             throw new IllegalArgumentException("too many points per series: use more --series");
         }
         SyntheticInput input = new SyntheticInput(s, (int) perSeries, instanceName(0), "node", newestMs, intervalMs);
-        String desc = String.format(Locale.ROOT, "synthetic: %,d series x %,d points = %,d points", s, perSeries, records);
+        String desc =
+                String.format(Locale.ROOT, "synthetic: %,d series x %,d points = %,d points", s, perSeries, records);
         return new SourceFeed(records, desc, perSeries * intervalMs, () -> limit(input.iterator(), records), null, 0);
     }
 
@@ -181,7 +198,9 @@ public final class SourceFeed implements Iterable<SourcePoint> {
      * the host's series); 0 for a synthetic feed.
      */
     public long seriesPerInstance() {
-        return scrapes == null ? 0 : scrapes.stream().mapToLong(List::size).max().orElse(0);
+        return scrapes == null
+                ? 0
+                : scrapes.stream().mapToLong(List::size).max().orElse(0);
     }
 
     /** One line describing the feed. */
@@ -213,7 +232,10 @@ public final class SourceFeed implements Iterable<SourcePoint> {
                     pass = points.get();
                 }
                 SourcePoint p = pass.next();
-                return round == 0 ? p : new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + round * spanMs, p.value());
+                return round == 0
+                        ? p
+                        : new SourcePoint(
+                                p.metric(), p.labels(), p.productKey(), p.timestampMs() + round * spanMs, p.value());
             }
         };
     }
@@ -316,7 +338,8 @@ public final class SourceFeed implements Iterable<SourcePoint> {
         private int point;
         private String instanceName = instanceName(0);
 
-        ScheduledIterator(List<List<SourcePoint>> scrapes, long spanMs, long firstRound, LongUnaryOperator instancesOfScrape) {
+        ScheduledIterator(
+                List<List<SourcePoint>> scrapes, long spanMs, long firstRound, LongUnaryOperator instancesOfScrape) {
             this.scrapes = scrapes;
             this.spanMs = spanMs;
             this.round = firstRound;
@@ -338,7 +361,9 @@ public final class SourceFeed implements Iterable<SourcePoint> {
             long t = base.timestampMs() + round * spanMs;
             SourcePoint p;
             if (instance == 0) {
-                p = round == 0 ? base : new SourcePoint(base.metric(), base.labels(), base.productKey(), t, base.value());
+                p = round == 0
+                        ? base
+                        : new SourcePoint(base.metric(), base.labels(), base.productKey(), t, base.value());
             } else {
                 Map<String, String> labels = new LinkedHashMap<>(base.labels());
                 labels.put(SourcePoint.INSTANCE_LABEL, instanceName);

@@ -13,8 +13,7 @@ public final class SystemCpu {
     /** Kernel clock ticks per second ({@code USER_HZ}); 100 on every mainstream Linux. */
     static final double USER_HZ = 100.0;
 
-    private SystemCpu() {
-    }
+    private SystemCpu() {}
 
     /** Busy CPU-seconds of all cores since boot (user+nice+system+irq+softirq+steal), or NaN. */
     public static double busySeconds() {
@@ -72,7 +71,8 @@ public final class SystemCpu {
     /** The 1-minute load average, or NaN. */
     public static double loadAverage() {
         try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+            return Double.parseDouble(
+                    Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return Double.NaN;
         }

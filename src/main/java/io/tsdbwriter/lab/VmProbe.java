@@ -17,6 +17,7 @@ public final class VmProbe {
 
     /** VictoriaMetrics counts as settled when it used less than this many cores over {@link #SETTLE_WINDOW}. */
     static final double SETTLED_CORES = 0.05;
+
     static final Duration SETTLE_WINDOW = Duration.ofSeconds(1);
 
     private final OkHttpClient http;
@@ -80,7 +81,9 @@ public final class VmProbe {
         } catch (IOException e) {
             return "unknown";
         }
-        return DpkgVersion.of("victoria-metrics").map(d -> d + " (Debian package)").orElse("unknown");
+        return DpkgVersion.of("victoria-metrics")
+                .map(d -> d + " (Debian package)")
+                .orElse("unknown");
     }
 
     /**
@@ -113,8 +116,12 @@ public final class VmProbe {
         if (page == null) {
             return false;
         }
-        HttpUrl url = page.newBuilder().encodedPath("/internal/force_flush").query(null).build();
-        try (Response resp = http.newCall(new Request.Builder().url(url).get().build()).execute()) {
+        HttpUrl url = page.newBuilder()
+                .encodedPath("/internal/force_flush")
+                .query(null)
+                .build();
+        try (Response resp =
+                http.newCall(new Request.Builder().url(url).get().build()).execute()) {
             return resp.isSuccessful();
         } catch (IOException e) {
             return false;

@@ -1,10 +1,12 @@
 package io.tsdbwriter.lab;
 
-import io.tsdbwriter.write.WriteTarget;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import io.tsdbwriter.write.http.SafeUrl;
 import java.util.function.Function;
 
 /**
@@ -23,10 +24,21 @@ import java.util.function.Function;
 public final class WriterCellRunner {
 
     /** What every cell's writer gets. */
-    public record Settings(List<String> javaCommand, Path jar, List<String> jvmOptions, String bootstrapServers, String vmUrl,
-                    int writePermits, int batchSamples, long segmentSize, List<String> extraRunArgs, Path workDir,
-                    Duration cellTimeout, Duration settleMax, String remoteWriteUrl, Placement placement) {
-    }
+    public record Settings(
+            List<String> javaCommand,
+            Path jar,
+            List<String> jvmOptions,
+            String bootstrapServers,
+            String vmUrl,
+            int writePermits,
+            int batchSamples,
+            long segmentSize,
+            List<String> extraRunArgs,
+            Path workDir,
+            Duration cellTimeout,
+            Duration settleMax,
+            String remoteWriteUrl,
+            Placement placement) {}
 
     /** A live cell's input: called once the writer is ready; returns the points produced (blocks for the window). */
     @FunctionalInterface
@@ -42,6 +54,7 @@ public final class WriterCellRunner {
      * Prometheus or VictoriaMetrics.
      */
     private final Function<WriteTarget, VmProbe> receivers;
+
     private volatile Process current;
     private volatile List<Process> shareProcesses = List.of();
 
@@ -49,13 +62,16 @@ public final class WriterCellRunner {
         this.s = settings;
         this.vm = vm;
         this.receivers = receivers;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            Process p = current;
-            if (p != null && p.isAlive()) {
-                p.destroyForcibly();
-            }
-            shareProcesses.forEach(Process::destroyForcibly);
-        }, "bench-writer-reaper"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            Process p = current;
+                            if (p != null && p.isAlive()) {
+                                p.destroyForcibly();
+                            }
+                            shareProcesses.forEach(Process::destroyForcibly);
+                        },
+                        "bench-writer-reaper"));
     }
 
     /** The writer's command line for a cell. */
@@ -67,24 +83,56 @@ public final class WriterCellRunner {
      * The writer's command line for a cell, its {@code /metrics} on {@code metricsPort} (-1 = off; capacity reads it);
      * under {@code taskset -c <writer CPUs>} when the settings' placement has writer CPUs. A mutable list.
      */
-    public List<String> command(BenchCell cell, String topic, String groupId, Path summary, boolean stopAtEnd, int metricsPort) {
+    public List<String> command(
+            BenchCell cell, String topic, String groupId, Path summary, boolean stopAtEnd, int metricsPort) {
         List<String> cmd = new ArrayList<>(s.javaCommand());
         cmd.addAll(aotCacheOption(s.jar(), s.jvmOptions(), Runtime.version().feature()));
         cmd.addAll(s.jvmOptions());
-        cmd.addAll(List.of("-jar", s.jar().toString(), "run",
-                "--bootstrap-servers", s.bootstrapServers(), "--topic", topic, "--group-id", groupId, "--vm-url", vmUrl(cell),
-                "--time-multiplier", Integer.toString(cell.timeMultiplier()),
-                "--instance-multiplier", Integer.toString(cell.instanceMultiplier()),
-                "--parallelism", Integer.toString(cell.parallelism()), "--write-mode", cell.writeMode(),
-                "--max-concurrent-writes", Integer.toString(s.writePermits()), "--batch-samples", Integer.toString(s.batchSamples()),
-                "--segment-size", Long.toString(s.segmentSize()),
-                "--metrics-port", Integer.toString(metricsPort), "--metrics-address", "127.0.0.1", "--report-interval", "10s", "--summary-json", summary.toString()));
+        cmd.addAll(List.of(
+                "-jar",
+                s.jar().toString(),
+                "run",
+                "--bootstrap-servers",
+                s.bootstrapServers(),
+                "--topic",
+                topic,
+                "--group-id",
+                groupId,
+                "--vm-url",
+                vmUrl(cell),
+                "--time-multiplier",
+                Integer.toString(cell.timeMultiplier()),
+                "--instance-multiplier",
+                Integer.toString(cell.instanceMultiplier()),
+                "--parallelism",
+                Integer.toString(cell.parallelism()),
+                "--write-mode",
+                cell.writeMode(),
+                "--max-concurrent-writes",
+                Integer.toString(s.writePermits()),
+                "--batch-samples",
+                Integer.toString(s.batchSamples()),
+                "--segment-size",
+                Long.toString(s.segmentSize()),
+                "--metrics-port",
+                Integer.toString(metricsPort),
+                "--metrics-address",
+                "127.0.0.1",
+                "--report-interval",
+                "10s",
+                "--summary-json",
+                summary.toString()));
         if (stopAtEnd) {
             cmd.add("--stop-at-end");
         }
         if (cell.remoteWrite()) {
-            cmd.addAll(List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl(cell),
-                    "--remote-write-version", cell.remoteWriteVersion()));
+            cmd.addAll(List.of(
+                    "--output",
+                    "remote-write",
+                    "--remote-write-url",
+                    remoteWriteUrl(cell),
+                    "--remote-write-version",
+                    cell.remoteWriteVersion()));
         }
         cmd.addAll(s.extraRunArgs());
         return new ArrayList<>(s.placement().writerCommand(cmd)); // taskset -c <writer CPUs> java …, when placed
@@ -101,7 +149,8 @@ public final class WriterCellRunner {
         Path cache = jar.resolveSibling((name.endsWith(".jar") ? name.substring(0, name.length() - 4) : name) + ".aot");
         boolean named = jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:AOTCache") || o.startsWith("-XX:AOTMode"));
         return javaFeature >= 25 && !named && Files.isRegularFile(cache)
-                ? List.of("-XX:AOTCache=" + cache, "-Xlog:aot=off") : List.of();
+                ? List.of("-XX:AOTCache=" + cache, "-Xlog:aot=off")
+                : List.of();
     }
 
     private String remoteWriteUrl(BenchCell cell) {
@@ -122,7 +171,8 @@ public final class WriterCellRunner {
     }
 
     /** Runs a backlog cell: the writer consumes the whole topic with a fresh group and exits. */
-    public CellResult backlog(BenchCell cell, String topic, String groupId, String name) throws IOException, InterruptedException {
+    public CellResult backlog(BenchCell cell, String topic, String groupId, String name)
+            throws IOException, InterruptedException {
         return run(cell, topic, groupId, name, null, Duration.ZERO);
     }
 
@@ -134,14 +184,16 @@ public final class WriterCellRunner {
      * (a segments cell's elapsed runs from its writer's start to its end); the summed summary is written to
      * {@code <name>.json} like a segments cell's.
      */
-    public CellResult backlog(BenchCell cell, String topic, String groupId, String name, long records) throws IOException, InterruptedException {
+    public CellResult backlog(BenchCell cell, String topic, String groupId, String name, long records)
+            throws IOException, InterruptedException {
         return cell.shareMode() ? share(cell, topic, groupId, name, records) : backlog(cell, topic, groupId, name);
     }
 
     private static final String ACCEPTED = "tsdbwriter_share_acknowledgements_total{type=\"accept\"}";
     private static final String REJECTED = "tsdbwriter_share_acknowledgements_total{type=\"reject\"}";
 
-    private CellResult share(BenchCell cell, String topic, String groupId, String name, long records) throws IOException, InterruptedException {
+    private CellResult share(BenchCell cell, String topic, String groupId, String name, long records)
+            throws IOException, InterruptedException {
         int k = cell.shareProcesses();
         VmProbe vm = probe(cell);
         List<Process> processes = new ArrayList<>();
@@ -150,7 +202,9 @@ public final class WriterCellRunner {
         List<Integer> ports = new ArrayList<>();
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();
-        okhttp3.OkHttpClient http = new okhttp3.OkHttpClient.Builder().callTimeout(Duration.ofSeconds(2)).build();
+        okhttp3.OkHttpClient http = new okhttp3.OkHttpClient.Builder()
+                .callTimeout(Duration.ofSeconds(2))
+                .build();
         long t0 = -1;
         long t1;
         long acknowledged = 0;
@@ -164,7 +218,10 @@ public final class WriterCellRunner {
                 List<String> cmd = command(cell, topic, groupId, summary, false, port);
                 cmd.addAll(List.of("--consumer-mode", "share"));
                 Files.writeString(log, "# " + String.join(" ", SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
-                Process p = ChildProcess.of(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+                Process p = ChildProcess.of(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
                 processes.add(p);
                 summaries.add(summary);
                 logs.add(log);
@@ -185,7 +242,8 @@ public final class WriterCellRunner {
                 long sum = 0;
                 for (int port : ports) {
                     String page = metricsPage(http, port);
-                    sum += (long) (PromText.value(page, ACCEPTED).orElse(0) + PromText.value(page, REJECTED).orElse(0));
+                    sum += (long) (PromText.value(page, ACCEPTED).orElse(0)
+                            + PromText.value(page, REJECTED).orElse(0));
                 }
                 acknowledged = sum;
                 if (acknowledged >= records || processes.stream().anyMatch(p -> !p.isAlive()) || now > deadline) {
@@ -241,17 +299,41 @@ public final class WriterCellRunner {
             cpu += j.path("cpu_seconds").asDouble(Double.NaN);
         }
         double elapsed = t0 < 0 ? Double.NaN : (t1 - t0) / 1e9;
-        var merged = json.createObjectNode().put("consumer_mode", "share").put("processes", k).put("points", points)
-                .put("samples_expected", expected).put("samples_written", written).put("request_bytes", requestBytes)
-                .put("elapsed_seconds", elapsed).put("cpu_seconds", cpu).put("peak_heap_bytes", heap).put("records_acknowledged", acknowledged);
-        json.writerWithDefaultPrettyPrinter().writeValue(s.workDir().resolve(name + ".json").toFile(), merged);
+        var merged = json.createObjectNode()
+                .put("consumer_mode", "share")
+                .put("processes", k)
+                .put("points", points)
+                .put("samples_expected", expected)
+                .put("samples_written", written)
+                .put("request_bytes", requestBytes)
+                .put("elapsed_seconds", elapsed)
+                .put("cpu_seconds", cpu)
+                .put("peak_heap_bytes", heap)
+                .put("records_acknowledged", acknowledged);
+        json.writerWithDefaultPrettyPrinter()
+                .writeValue(s.workDir().resolve(name + ".json").toFile(), merged);
         double other = sys1 - sys0 - cpu - (vm1 - vm0);
-        return new CellResult(cell, false, exit, points, expected, written, elapsed, cpu, vm1 - vm0, heap, other,
-                SystemCpu.loadAverage(), Double.NaN);
+        return new CellResult(
+                cell,
+                false,
+                exit,
+                points,
+                expected,
+                written,
+                elapsed,
+                cpu,
+                vm1 - vm0,
+                heap,
+                other,
+                SystemCpu.loadAverage(),
+                Double.NaN);
     }
 
     private static String metricsPage(okhttp3.OkHttpClient http, int port) {
-        try (okhttp3.Response r = http.newCall(new okhttp3.Request.Builder().url("http://127.0.0.1:" + port + "/metrics").build()).execute()) {
+        try (okhttp3.Response r = http.newCall(new okhttp3.Request.Builder()
+                        .url("http://127.0.0.1:" + port + "/metrics")
+                        .build())
+                .execute()) {
             return r.isSuccessful() && r.body() != null ? r.body().string() : "";
         } catch (IOException e) {
             return ""; // not up yet, or gone
@@ -259,7 +341,7 @@ public final class WriterCellRunner {
     }
 
     private static int freePort() throws IOException {
-        try (java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return ss.getLocalPort();
         }
     }
@@ -268,13 +350,13 @@ public final class WriterCellRunner {
      * Runs a live cell: the writer tails an empty topic; once it is ready, {@code input} produces for the window;
      * {@code grace} after the window the writer gets SIGTERM (it drains and commits) and its counters are read.
      */
-    public CellResult live(BenchCell cell, String topic, String groupId, String name, LiveInput input, Duration window, Duration grace)
+    public CellResult live(
+            BenchCell cell, String topic, String groupId, String name, LiveInput input, Duration window, Duration grace)
             throws IOException, InterruptedException {
         return run(cell, topic, groupId, name, new Live(input, window, grace), window);
     }
 
-    private record Live(LiveInput input, Duration window, Duration grace) {
-    }
+    private record Live(LiveInput input, Duration window, Duration grace) {}
 
     private CellResult run(BenchCell cell, String topic, String groupId, String name, Live live, Duration window)
             throws IOException, InterruptedException {
@@ -286,7 +368,10 @@ public final class WriterCellRunner {
         VmProbe vm = probe(cell);
         double vm0 = vm.cpuSeconds();
         double sys0 = SystemCpu.busySeconds();
-        Process p = ChildProcess.of(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = ChildProcess.of(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         current = p;
         long producedPoints = 0;
         double windowSeconds = Double.NaN;
@@ -320,8 +405,20 @@ public final class WriterCellRunner {
         double sys1 = SystemCpu.busySeconds();
         JsonNode j = Files.exists(summary) ? new ObjectMapper().readTree(summary.toFile()) : null;
         if (j == null) {
-            return new CellResult(cell, live != null, exit == 0 ? 1 : exit, 0, 0, 0, Double.NaN, Double.NaN, vm1 - vm0, 0,
-                    Double.NaN, SystemCpu.loadAverage(), Double.NaN);
+            return new CellResult(
+                    cell,
+                    live != null,
+                    exit == 0 ? 1 : exit,
+                    0,
+                    0,
+                    0,
+                    Double.NaN,
+                    Double.NaN,
+                    vm1 - vm0,
+                    0,
+                    Double.NaN,
+                    SystemCpu.loadAverage(),
+                    Double.NaN);
         }
         long points = j.path("points").asLong();
         long written = j.path("samples_written").asLong();
@@ -329,13 +426,37 @@ public final class WriterCellRunner {
         long heap = j.path("peak_heap_bytes").asLong();
         double other = sys1 - sys0 - cpu - (vm1 - vm0);
         if (live == null) {
-            return new CellResult(cell, false, exit, points, j.path("samples_expected").asLong(), written,
-                    j.path("write_seconds").asDouble(j.path("elapsed_seconds").asDouble(Double.NaN)), // not the durability wait
-                    cpu, vm1 - vm0, heap, other, SystemCpu.loadAverage(), Double.NaN);
+            return new CellResult(
+                    cell,
+                    false,
+                    exit,
+                    points,
+                    j.path("samples_expected").asLong(),
+                    written,
+                    j.path("write_seconds")
+                            .asDouble(j.path("elapsed_seconds").asDouble(Double.NaN)), // not the durability wait
+                    cpu,
+                    vm1 - vm0,
+                    heap,
+                    other,
+                    SystemCpu.loadAverage(),
+                    Double.NaN);
         }
         long expected = producedPoints * cell.samplesPerPoint();
-        return new CellResult(cell, true, exit, points, expected, written, windowSeconds, cpu, vm1 - vm0, heap, other,
-                SystemCpu.loadAverage(), producedPoints / windowSeconds);
+        return new CellResult(
+                cell,
+                true,
+                exit,
+                points,
+                expected,
+                written,
+                windowSeconds,
+                cpu,
+                vm1 - vm0,
+                heap,
+                other,
+                SystemCpu.loadAverage(),
+                producedPoints / windowSeconds);
     }
 
     /** Waits until the writer has logged that it runs (its consumers are about to start), at most 60 s. */
@@ -353,5 +474,4 @@ public final class WriterCellRunner {
         }
         throw new IOException("the writer was not ready after 60 s; see " + log);
     }
-
 }

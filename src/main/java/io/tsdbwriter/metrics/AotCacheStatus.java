@@ -106,10 +106,12 @@ public record AotCacheStatus(State state, String file) {
     public String line() {
         return switch (state) {
             case TRAINING -> "AOT cache: training run, the JVM writes " + file + " at exit";
-            case MISSING -> "AOT cache " + file + " missing: starting without it (JIT warm-up costs more CPU; "
-                    + "build one with scripts/aot-cache.sh)";
-            case STALE -> "AOT cache " + file + " not used (stale: built from another jar, JVM or JVM flags): "
-                    + "starting without it (rebuild it with scripts/aot-cache.sh)";
+            case MISSING ->
+                "AOT cache " + file + " missing: starting without it (JIT warm-up costs more CPU; "
+                        + "build one with scripts/aot-cache.sh)";
+            case STALE ->
+                "AOT cache " + file + " not used (stale: built from another jar, JVM or JVM flags): "
+                        + "starting without it (rebuild it with scripts/aot-cache.sh)";
             case IN_USE -> "AOT cache " + file + ": in use";
         };
     }

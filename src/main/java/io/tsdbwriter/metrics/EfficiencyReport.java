@@ -2,6 +2,8 @@ package io.tsdbwriter.metrics;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.management.OperatingSystemMXBean;
+import io.micrometer.core.instrument.Tags;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -9,14 +11,13 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.LongSupplier;
-import java.util.Collection;
 import java.util.stream.Stream;
-import io.micrometer.core.instrument.Tags;
 
 /**
  * The efficiency report of DESIGN §7: one line every report interval and a final block at exit, from the
@@ -55,7 +56,8 @@ public final class EfficiencyReport {
      * @param logEndTotal     sum of the assigned partitions' log end offsets
      * @param inFlightBatches batches handed to the writer and not finished
      */
-    public EfficiencyReport(WriterMeters meters, long samplesPerPoint, LongSupplier logEndTotal, LongSupplier inFlightBatches) {
+    public EfficiencyReport(
+            WriterMeters meters, long samplesPerPoint, LongSupplier logEndTotal, LongSupplier inFlightBatches) {
         this(meters, samplesPerPoint, logEndTotal, inFlightBatches, 0);
     }
 
@@ -63,21 +65,41 @@ public final class EfficiencyReport {
      * @param rateSet {@code --max-samples-per-second} in samples per second (0 = none): each line then compares what was written with it
      *                ({@code of_rate}, the {@code rate.ratio} gauge)
      */
-    public EfficiencyReport(WriterMeters meters, long samplesPerPoint, LongSupplier logEndTotal, LongSupplier inFlightBatches,
-                            double rateSet) {
+    public EfficiencyReport(
+            WriterMeters meters,
+            long samplesPerPoint,
+            LongSupplier logEndTotal,
+            LongSupplier inFlightBatches,
+            double rateSet) {
         this.rateSet = rateSet;
         this.meters = meters;
         this.samplesPerPoint = samplesPerPoint;
         this.logEndTotal = logEndTotal;
         this.inFlightBatches = inFlightBatches;
-        meters.gauge("input.rate.records.per.second", "Growth rate of the input log end offsets", Tags.empty(),
-                this, r -> r.inputRecordsPerSecond);
-        meters.gauge("expected.samples.per.second", "Samples per second the input demands: input rate x points per record x M x N",
-                Tags.empty(), this, r -> r.expectedSamplesPerSecond);
-        meters.gauge("rate.ratio", "Samples written per second / the set rate (--max-samples-per-second) over the last report interval; NaN without a rate",
-                Tags.empty(), this, r -> r.rateRatio);
-        meters.gauge("efficiency.ratio", "Samples written per minute / samples expected per minute over the last report interval",
-                Tags.empty(), this, r -> r.efficiency);
+        meters.gauge(
+                "input.rate.records.per.second",
+                "Growth rate of the input log end offsets",
+                Tags.empty(),
+                this,
+                r -> r.inputRecordsPerSecond);
+        meters.gauge(
+                "expected.samples.per.second",
+                "Samples per second the input demands: input rate x points per record x M x N",
+                Tags.empty(),
+                this,
+                r -> r.expectedSamplesPerSecond);
+        meters.gauge(
+                "rate.ratio",
+                "Samples written per second / the set rate (--max-samples-per-second) over the last report interval; NaN without a rate",
+                Tags.empty(),
+                this,
+                r -> r.rateRatio);
+        meters.gauge(
+                "efficiency.ratio",
+                "Samples written per minute / samples expected per minute over the last report interval",
+                Tags.empty(),
+                this,
+                r -> r.efficiency);
     }
 
     /** Computes the interval figures and returns the report line. */
@@ -119,13 +141,25 @@ public final class EfficiencyReport {
         if (seriesCreated > 0) {
             extra += String.format(Locale.ROOT, " series_created/s=%.0f", seriesPerSecond);
         }
-        return String.format(Locale.ROOT,
-                "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d refused=%d dead_lettered=%d"
-                        + " in_flight=%d batches | samples/s=%.0f samples/min=%.0f expected/min=%.0f input_expected/min=%.0f efficiency=%s",
-                (now - startNanos) / 1e9, (long) meters.recordsConsumed.count(), (long) meters.pointsDecoded.count(),
-                meters.decodeErrors(), (long) expected, (long) written, (long) meters.samplesRefused.count(),
-                (long) meters.samplesDeadLettered.count(), inFlightBatches.getAsLong(), writtenPerMin / 60, writtenPerMin,
-                expectedPerMin, expectedSamplesPerSecond * 60, percent(efficiency)) + extra;
+        return String.format(
+                        Locale.ROOT,
+                        "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d refused=%d dead_lettered=%d"
+                                + " in_flight=%d batches | samples/s=%.0f samples/min=%.0f expected/min=%.0f input_expected/min=%.0f efficiency=%s",
+                        (now - startNanos) / 1e9,
+                        (long) meters.recordsConsumed.count(),
+                        (long) meters.pointsDecoded.count(),
+                        meters.decodeErrors(),
+                        (long) expected,
+                        (long) written,
+                        (long) meters.samplesRefused.count(),
+                        (long) meters.samplesDeadLettered.count(),
+                        inFlightBatches.getAsLong(),
+                        writtenPerMin / 60,
+                        writtenPerMin,
+                        expectedPerMin,
+                        expectedSamplesPerSecond * 60,
+                        percent(efficiency))
+                + extra;
     }
 
     /** Efficiency over the last report interval (NaN before the first or when nothing was expected nor written). */
@@ -152,7 +186,9 @@ public final class EfficiencyReport {
         m.put("elapsed_seconds", round(elapsed));
         long lastWrite = meters.lastWriteNanos.get();
         double writeSeconds = lastWrite == 0 ? elapsed : Math.min(elapsed, (lastWrite - startNanos) / 1e9);
-        m.put("write_seconds", round(writeSeconds)); // start to the last 2xx: a backlog's write time, without the window's wait
+        m.put(
+                "write_seconds",
+                round(writeSeconds)); // start to the last 2xx: a backlog's write time, without the window's wait
         m.put("samples_per_second", round(written / Math.max(elapsed, 1e-3)));
         m.put("efficiency", expected > 0 ? round(written / expected) : null); // nothing expected: no meaningful ratio
         m.put("cpu_seconds", round(processCpuSeconds()));
@@ -166,28 +202,37 @@ public final class EfficiencyReport {
         durability.put("records_reread", (long) meters.recordsReread.count());
         durability.put("samples_repeats_refused", (long) meters.samplesRepeatsRefused.count());
         durability.put("records_awaiting_durability", meters.recordsAwaitingDurability.get());
-        durability.put("wait_seconds", round(elapsed - writeSeconds)); // from the last 2xx to the end: the window's wait
+        durability.put(
+                "wait_seconds", round(elapsed - writeSeconds)); // from the last 2xx to the end: the window's wait
         m.put("durability", durability);
         double seriesCreated = meters.seriesCreated.count();
         m.put("series_created", (long) seriesCreated);
         m.put("relabel_dropped", (long) meters.relabelDropped.count());
-        m.put("tenant_samples_written", meters.tenantSamples.written()); // --tenant-from: per tenant tag (at most 100, then "other")
+        m.put(
+                "tenant_samples_written",
+                meters.tenantSamples.written()); // --tenant-from: per tenant tag (at most 100, then "other")
         m.put("series_created_per_second", round(seriesCreated / Math.max(elapsed, 1e-3)));
         if (rateSet > 0) {
             m.put("rate_set", rateSet);
             m.put("of_rate", round(written / Math.max(elapsed, 1e-3) / rateSet));
         }
         List<WriterMeters.SkippedRange> skipped = meters.skippedRanges();
-        m.put("records_skipped", skipped.stream().mapToLong(WriterMeters.SkippedRange::records).sum());
-        m.put("skipped_ranges", skipped.stream().map(r -> {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("topic", r.topic());
-            e.put("partition", r.partition());
-            e.put("from", r.from());
-            e.put("to", r.to());
-            e.put("reason", r.reason());
-            return e;
-        }).toList());
+        m.put(
+                "records_skipped",
+                skipped.stream().mapToLong(WriterMeters.SkippedRange::records).sum());
+        m.put(
+                "skipped_ranges",
+                skipped.stream()
+                        .map(r -> {
+                            Map<String, Object> e = new LinkedHashMap<>();
+                            e.put("topic", r.topic());
+                            e.put("partition", r.partition());
+                            e.put("from", r.from());
+                            e.put("to", r.to());
+                            e.put("reason", r.reason());
+                            return e;
+                        })
+                        .toList());
         Map<String, Object> end = outcome;
         if (end != null) {
             m.putAll(end);
@@ -206,7 +251,8 @@ public final class EfficiencyReport {
     }
 
     /** As above, with what a replay did ({@code window}, {@code passes} with their shifts). */
-    public void outcome(int exitCode, String reason, List<Map<String, Object>> partitionsShort, Map<String, Object> intake) {
+    public void outcome(
+            int exitCode, String reason, List<Map<String, Object>> partitionsShort, Map<String, Object> intake) {
         Map<String, Object> m = new LinkedHashMap<>(intake);
         m.put("exit_code", exitCode);
         m.put("exit_reason", reason);
@@ -227,12 +273,24 @@ public final class EfficiencyReport {
             }
             out.printf(Locale.ROOT, "%-22s %s%n", k, v == null ? "n/a (nothing expected)" : v);
         });
-        out.printf(Locale.ROOT, "%-22s %.0f%n", "samples_per_minute", (long) s.get("samples_written") / Math.max(elapsed, 1e-3) * 60);
-        out.printf(Locale.ROOT, "%-22s %.0f%n", "expected_per_minute", (long) s.get("samples_expected") / Math.max(elapsed, 1e-3) * 60);
+        out.printf(
+                Locale.ROOT,
+                "%-22s %.0f%n",
+                "samples_per_minute",
+                (long) s.get("samples_written") / Math.max(elapsed, 1e-3) * 60);
+        out.printf(
+                Locale.ROOT,
+                "%-22s %.0f%n",
+                "expected_per_minute",
+                (long) s.get("samples_expected") / Math.max(elapsed, 1e-3) * 60);
         out.printf(Locale.ROOT, "%-22s %d%n", "in_flight_batches", inFlightBatches.getAsLong());
         long writtenSamples = (long) s.get("samples_written");
         if (writtenSamples > 0) { // with no sample written the ratio has no meaning: left out
-            out.printf(Locale.ROOT, "%-22s %.2f%n", "cpu_s_per_million", (double) s.get("cpu_seconds") / (writtenSamples / 1e6));
+            out.printf(
+                    Locale.ROOT,
+                    "%-22s %.2f%n",
+                    "cpu_s_per_million",
+                    (double) s.get("cpu_seconds") / (writtenSamples / 1e6));
         }
     }
 
@@ -247,7 +305,7 @@ public final class EfficiencyReport {
 
     /** CPU time this process has used, in seconds (all threads), or NaN where the JVM cannot tell. */
     public static double processCpuSeconds() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
             long ns = os.getProcessCpuTime();
             return ns < 0 ? Double.NaN : ns / 1e9;
         }
@@ -268,8 +326,10 @@ public final class EfficiencyReport {
     /** Peak resident set size of this process ({@code VmHWM} of Linux {@code /proc/self/status}), in bytes; -1 elsewhere. */
     public static long peakRssBytes() {
         try (Stream<String> lines = Files.lines(Path.of("/proc/self/status"))) {
-            return lines.filter(l -> l.startsWith("VmHWM:")).findFirst()
-                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024).orElse(-1L);
+            return lines.filter(l -> l.startsWith("VmHWM:"))
+                    .findFirst()
+                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024)
+                    .orElse(-1L);
         } catch (IOException | RuntimeException e) {
             return -1;
         }

@@ -24,10 +24,12 @@ public final class MetricsServer implements AutoCloseable {
      * @param ready readiness: true once the writer is consuming
      * @throws IOException when the port cannot be bound
      */
-    public MetricsServer(String address, int port, PrometheusMeterRegistry registry, BooleanSupplier ready) throws IOException {
+    public MetricsServer(String address, int port, PrometheusMeterRegistry registry, BooleanSupplier ready)
+            throws IOException {
         server = HttpServer.create(new InetSocketAddress(address, port), 0);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
+        server.createContext(
+                "/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
         server.createContext("/health/live", ex -> respond(ex, 200, "text/plain", "OK\n"));
         server.createContext("/health/ready", ex -> {
             boolean ok = ready.getAsBoolean();

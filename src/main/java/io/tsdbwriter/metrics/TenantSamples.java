@@ -20,6 +20,7 @@ public final class TenantSamples {
     public static final int MAX_TENANT_TAGS = 100;
     /** The {@code tenant} tag of every tenant beyond {@link #MAX_TENANT_TAGS}. */
     public static final String OTHER = "other";
+
     static final String NAME = WriterMeters.PREFIX + "tenant.samples.written";
 
     private final MeterRegistry registry;
@@ -61,8 +62,11 @@ public final class TenantSamples {
     }
 
     private Counter counter(String tag) {
-        return Counter.builder(NAME).tag("tenant", tag).description("Samples the TSDB acknowledged with 2xx, per tenant "
-                + "(--tenant-from; the first " + MAX_TENANT_TAGS + " tenants by name, later ones as tenant=\"other\")").register(registry);
+        return Counter.builder(NAME)
+                .tag("tenant", tag)
+                .description("Samples the TSDB acknowledged with 2xx, per tenant " + "(--tenant-from; the first "
+                        + MAX_TENANT_TAGS + " tenants by name, later ones as tenant=\"other\")")
+                .register(registry);
     }
 
     /** Samples written per {@code tenant} tag, in the order first written (the summary's {@code tenants}). */

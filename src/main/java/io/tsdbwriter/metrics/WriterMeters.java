@@ -1,5 +1,4 @@
 package io.tsdbwriter.metrics;
-// Kept whole over 400 lines: the one catalogue of every meter the writer exports, each declared once with its description (Micrometer's convention; docs/metrics.md is generated from it)
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -7,17 +6,18 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.ToDoubleFunction;
+import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The catalogue of every meter tsdb-writer exports: each is declared here once, with its description, under one
@@ -91,6 +91,7 @@ public final class WriterMeters {
      * (a member died or released them, a lock expired): the records whose samples may be written twice.
      */
     public final Counter shareRedeliveries;
+
     private final ConcurrentHashMap<String, Counter> shareAcknowledgements = new ConcurrentHashMap<>();
     /**
      * When the last write was acknowledged ({@link System#nanoTime()}; 0: none yet): the summary's {@code write_seconds},
@@ -115,9 +116,11 @@ public final class WriterMeters {
      * partitions: [tsdbwriter_records_awaiting_durability]. Set by the member.
      */
     public final AtomicLong recordsAwaitingDurability = new AtomicLong();
+
     private final ConcurrentHashMap<String, Counter> tsdbRestarts = new ConcurrentHashMap<>();
     /** The {@code type} tags of [tsdbwriter_share_acknowledgements_total]. */
-    public static final List<String> SHARE_ACKNOWLEDGEMENT_TYPES = List.of("accept", "reject", "release", "renew", "failed");
+    public static final List<String> SHARE_ACKNOWLEDGEMENT_TYPES =
+            List.of("accept", "reject", "release", "renew", "failed");
 
     private final AtomicLong decodeErrorsTotal = new AtomicLong();
     private final ConcurrentHashMap<String, Counter> decodeErrors = new ConcurrentHashMap<>();
@@ -143,7 +146,7 @@ public final class WriterMeters {
     }
 
     /** Samples the TSDB acknowledged (2xx), counted in all and, with a tenant ({@code --tenant-from}), for it. */
-    public void written(io.tsdbwriter.tenant.Tenant tenant, long samples) {
+    public void written(Tenant tenant, long samples) {
         samplesWritten.increment(samples);
         if (tenant != null) {
             tenantSamples.add(tenant, samples);
@@ -153,54 +156,108 @@ public final class WriterMeters {
     /** Registers the fixed meters on {@code registry}. */
     public WriterMeters(MeterRegistry registry) {
         this.registry = registry;
-        recordsConsumed = Counter.builder(PREFIX + "records.consumed").description("Kafka records consumed").register(registry);
-        pointsDecoded = Counter.builder(PREFIX + "points.decoded").description("Valid source points decoded from records").register(registry);
-        samplesExpected = Counter.builder(PREFIX + "samples.expected").description("Samples expected: points decoded x time multiplier x instance multiplier, less the points relabeling dropped").register(registry);
-        samplesWritten = Counter.builder(PREFIX + "samples.written").description("Samples VictoriaMetrics acknowledged with 2xx").register(registry);
+        recordsConsumed = Counter.builder(PREFIX + "records.consumed")
+                .description("Kafka records consumed")
+                .register(registry);
+        pointsDecoded = Counter.builder(PREFIX + "points.decoded")
+                .description("Valid source points decoded from records")
+                .register(registry);
+        samplesExpected = Counter.builder(PREFIX + "samples.expected")
+                .description(
+                        "Samples expected: points decoded x time multiplier x instance multiplier, less the points relabeling dropped")
+                .register(registry);
+        samplesWritten = Counter.builder(PREFIX + "samples.written")
+                .description("Samples VictoriaMetrics acknowledged with 2xx")
+                .register(registry);
         tenantSamples = new TenantSamples(registry);
-        samplesRefused = Counter.builder(PREFIX + "samples.refused").description("Samples the receiver refused (a 4xx not retried, e.g. "
-                + "400/413/415) and no dead-letter topic took (--dead-letter-topic: they count as dead-lettered instead)").register(registry);
-        samplesFailedDeprecated = Counter.builder(PREFIX + "samples.failed").description("Deprecated name of "
-                + "tsdbwriter_samples_refused_total (the same count), removed in the next release").register(registry);
-        samplesDeadLettered = Counter.builder(PREFIX + "samples.dead.lettered").description("Samples whose source records were sent to the dead-letter topic").register(registry);
-        requestBytes = Counter.builder(PREFIX + "write.request.bytes").baseUnit("bytes")
-                .description("Request body bytes sent, as on the wire (after gzip/snappy), every attempt").register(registry);
-        retries = Counter.builder(PREFIX + "write.retries").description("Import requests retried (429, 5xx, I/O errors, timeouts)").register(registry);
-        writeLatency = Timer.builder(PREFIX + "write.latency").description("Duration of one /api/v1/import request")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(120))
+        samplesRefused = Counter.builder(PREFIX + "samples.refused")
+                .description(
+                        "Samples the receiver refused (a 4xx not retried, e.g. "
+                                + "400/413/415) and no dead-letter topic took (--dead-letter-topic: they count as dead-lettered instead)")
                 .register(registry);
-        permitWait = Timer.builder(PREFIX + "write.permit.wait").description("Time a poll thread waited for a write permit (backpressure)")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(120))
+        samplesFailedDeprecated = Counter.builder(PREFIX + "samples.failed")
+                .description("Deprecated name of "
+                        + "tsdbwriter_samples_refused_total (the same count), removed in the next release")
                 .register(registry);
-        segmentDuration = Timer.builder(PREFIX + "segment.duration").description("Time from a segment's first read to its completion")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(10)).maximumExpectedValue(Duration.ofMinutes(30))
+        samplesDeadLettered = Counter.builder(PREFIX + "samples.dead.lettered")
+                .description("Samples whose source records were sent to the dead-letter topic")
                 .register(registry);
-        Gauge.builder(PREFIX + "inflight", inflightBytes, AtomicLong::get).baseUnit("bytes")
-                .description("Import request bytes buffered or in flight").register(registry);
-        seriesCreated = Counter.builder(PREFIX + "new.series").description("Series the writer began: N per series or churn "
-                + "generation prepared (a first sight, a new --churn-interval generation, or again after a series-cache eviction)").register(registry);
-        relabelDropped = Counter.builder(PREFIX + "relabel.dropped").description("Source points not written because --relabel-config "
-                + "dropped their series (a drop/keep rule, or no labels or no __name__ left); never an error").register(registry);
+        requestBytes = Counter.builder(PREFIX + "write.request.bytes")
+                .baseUnit("bytes")
+                .description("Request body bytes sent, as on the wire (after gzip/snappy), every attempt")
+                .register(registry);
+        retries = Counter.builder(PREFIX + "write.retries")
+                .description("Import requests retried (429, 5xx, I/O errors, timeouts)")
+                .register(registry);
+        writeLatency = Timer.builder(PREFIX + "write.latency")
+                .description("Duration of one /api/v1/import request")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(120))
+                .register(registry);
+        permitWait = Timer.builder(PREFIX + "write.permit.wait")
+                .description("Time a poll thread waited for a write permit (backpressure)")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofSeconds(120))
+                .register(registry);
+        segmentDuration = Timer.builder(PREFIX + "segment.duration")
+                .description("Time from a segment's first read to its completion")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(10))
+                .maximumExpectedValue(Duration.ofMinutes(30))
+                .register(registry);
+        Gauge.builder(PREFIX + "inflight", inflightBytes, AtomicLong::get)
+                .baseUnit("bytes")
+                .description("Import request bytes buffered or in flight")
+                .register(registry);
+        seriesCreated = Counter.builder(PREFIX + "new.series")
+                .description(
+                        "Series the writer began: N per series or churn "
+                                + "generation prepared (a first sight, a new --churn-interval generation, or again after a series-cache eviction)")
+                .register(registry);
+        relabelDropped = Counter.builder(PREFIX + "relabel.dropped")
+                .description("Source points not written because --relabel-config "
+                        + "dropped their series (a drop/keep rule, or no labels or no __name__ left); never an error")
+                .register(registry);
         Gauge.builder(PREFIX + "replay.pass", replayPass, AtomicLong::get)
-                .description("The replay pass being written (--loop), 1 for the first; 0 when not replaying").register(registry);
-        Gauge.builder(PREFIX + "rate.set", rateSet, AtomicLong::get).baseUnit("samples.per.second")
-                .description("The set write rate (--max-samples-per-second); 0 when unlimited").register(registry);
-        shareRedeliveries = Counter.builder(PREFIX + "share.redeliveries").description("Share-group records delivered "
-                + "again (delivery count above 1): a member died or released them, or a lock expired").register(registry);
-        Gauge.builder(PREFIX + "durability.window", durabilityWindowSeconds, AtomicLong::get).baseUnit("seconds")
-                .description("How long after its 2xx a write counts as stored (--durability-window; 0 = at once)").register(registry);
-        Gauge.builder(PREFIX + "records.awaiting.durability", recordsAwaitingDurability, AtomicLong::get)
-                .description("Records acknowledged by the TSDB and not yet stored: they wait out the durability window before "
-                        + "their offsets are committed (written vs durable)").register(registry);
-        recordsReread = Counter.builder(PREFIX + "records.reread").description("Records read again after a TSDB restart "
-                + "(rewound to the last commit: written twice, never lost)").register(registry);
-        samplesRepeatsRefused = Counter.builder(PREFIX + "samples.repeats.refused").description("Samples of records read again "
-                + "(rewind, rebalance, restart) that the receiver refused as out of order or duplicate: done before, so not lost")
+                .description("The replay pass being written (--loop), 1 for the first; 0 when not replaying")
                 .register(registry);
-        for (String type : SHARE_ACKNOWLEDGEMENT_TYPES) { // at 0 from the start: the dashboard's query has a series in either mode
-            shareAcknowledgements.put(type, Counter.builder(PREFIX + "share.acknowledgements")
-                    .description("Share-group acknowledgements by type (accept, reject, release, renew; failed = refused by the broker)")
-                    .tag("type", type).register(registry));
+        Gauge.builder(PREFIX + "rate.set", rateSet, AtomicLong::get)
+                .baseUnit("samples.per.second")
+                .description("The set write rate (--max-samples-per-second); 0 when unlimited")
+                .register(registry);
+        shareRedeliveries = Counter.builder(PREFIX + "share.redeliveries")
+                .description("Share-group records delivered "
+                        + "again (delivery count above 1): a member died or released them, or a lock expired")
+                .register(registry);
+        Gauge.builder(PREFIX + "durability.window", durabilityWindowSeconds, AtomicLong::get)
+                .baseUnit("seconds")
+                .description("How long after its 2xx a write counts as stored (--durability-window; 0 = at once)")
+                .register(registry);
+        Gauge.builder(PREFIX + "records.awaiting.durability", recordsAwaitingDurability, AtomicLong::get)
+                .description(
+                        "Records acknowledged by the TSDB and not yet stored: they wait out the durability window before "
+                                + "their offsets are committed (written vs durable)")
+                .register(registry);
+        recordsReread = Counter.builder(PREFIX + "records.reread")
+                .description("Records read again after a TSDB restart "
+                        + "(rewound to the last commit: written twice, never lost)")
+                .register(registry);
+        samplesRepeatsRefused = Counter.builder(PREFIX + "samples.repeats.refused")
+                .description(
+                        "Samples of records read again "
+                                + "(rewind, rebalance, restart) that the receiver refused as out of order or duplicate: done before, so not lost")
+                .register(registry);
+        for (String type :
+                SHARE_ACKNOWLEDGEMENT_TYPES) { // at 0 from the start: the dashboard's query has a series in either mode
+            shareAcknowledgements.put(
+                    type,
+                    Counter.builder(PREFIX + "share.acknowledgements")
+                            .description(
+                                    "Share-group acknowledgements by type (accept, reject, release, renew; failed = refused by the broker)")
+                            .tag("type", type)
+                            .register(registry));
         }
     }
 
@@ -212,7 +269,8 @@ public final class WriterMeters {
     public void shareAcknowledgements(String type, long n) {
         Counter c = shareAcknowledgements.get(type);
         if (c == null) {
-            throw new IllegalArgumentException("share acknowledgement type " + type + " is not one of " + SHARE_ACKNOWLEDGEMENT_TYPES);
+            throw new IllegalArgumentException(
+                    "share acknowledgement type " + type + " is not one of " + SHARE_ACKNOWLEDGEMENT_TYPES);
         }
         if (n > 0) {
             c.increment(n);
@@ -242,9 +300,13 @@ public final class WriterMeters {
      */
     public void decodeErrors(String format, String reason, long n) {
         decodeErrorsTotal.addAndGet(n);
-        decodeErrors.computeIfAbsent(format + '|' + reason, k -> Counter.builder(PREFIX + "decode.errors")
-                .description("Records (json, promremotewrite) or lines (influx, prometheus, jsonline, graphite) the input format could not read (malformed), by format and reason")
-                .tags(Tags.of("format", format, "reason", reason)).register(registry)).increment(n);
+        decodeErrors
+                .computeIfAbsent(format + '|' + reason, k -> Counter.builder(PREFIX + "decode.errors")
+                        .description(
+                                "Records (json, promremotewrite) or lines (influx, prometheus, jsonline, graphite) the input format could not read (malformed), by format and reason")
+                        .tags(Tags.of("format", format, "reason", reason))
+                        .register(registry))
+                .increment(n);
     }
 
     /** Records rejected so far, all reasons. */
@@ -260,9 +322,12 @@ public final class WriterMeters {
      * @param status  HTTP status code, or {@code io} / {@code timeout}
      */
     public void writeRequest(String outcome, String status) {
-        writeRequests.computeIfAbsent(outcome + '|' + status, k -> Counter.builder(PREFIX + "write.requests")
-                .description("Import requests by outcome and HTTP status").tags(Tags.of("outcome", outcome, "status", status))
-                .register(registry)).increment();
+        writeRequests
+                .computeIfAbsent(outcome + '|' + status, k -> Counter.builder(PREFIX + "write.requests")
+                        .description("Import requests by outcome and HTTP status")
+                        .tags(Tags.of("outcome", outcome, "status", status))
+                        .register(registry))
+                .increment();
     }
 
     /**
@@ -271,8 +336,12 @@ public final class WriterMeters {
      * @param form {@code whole} (key and value unchanged) or {@code stub} (value cut to fit, {@code truncated} header)
      */
     public void deadLettered(String form) {
-        deadLetters.computeIfAbsent(form, f -> Counter.builder(PREFIX + "dead.letters")
-                .description("Records stored in the dead-letter topic, whole or as a stub").tag("form", f).register(registry)).increment();
+        deadLetters
+                .computeIfAbsent(form, f -> Counter.builder(PREFIX + "dead.letters")
+                        .description("Records stored in the dead-letter topic, whole or as a stub")
+                        .tag("form", f)
+                        .register(registry))
+                .increment();
     }
 
     /**
@@ -283,9 +352,13 @@ public final class WriterMeters {
      *               {@code invalid_topic}, {@code too_large}, {@code retries_exhausted} or {@code error}
      */
     public void deadLetterFailure(String reason) {
-        deadLetterFailures.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "dead.letter.failures")
-                .description("Records that could not be sent to the dead-letter topic, by reason (their partition is held below them)")
-                .tag("reason", r).register(registry)).increment();
+        deadLetterFailures
+                .computeIfAbsent(reason, r -> Counter.builder(PREFIX + "dead.letter.failures")
+                        .description(
+                                "Records that could not be sent to the dead-letter topic, by reason (their partition is held below them)")
+                        .tag("reason", r)
+                        .register(registry))
+                .increment();
     }
 
     /**
@@ -296,10 +369,14 @@ public final class WriterMeters {
      * @param statusClass {@code 3xx}, {@code 4xx}, {@code tls}, {@code dns} or {@code connect}
      */
     public void writeFault(String endpoint, String statusClass) {
-        writeFaults.computeIfAbsent(endpoint + '|' + statusClass, k -> Counter.builder(PREFIX + "write.faults")
-                .description("Write requests that met a configuration fault (redirect, 401/403/404/405/407, TLS, DNS, refused connection, "
-                        + "a refusal an empty request gets too): the data is kept and the partition holds, by endpoint and status class")
-                .tags(Tags.of("endpoint", endpoint, "class", statusClass)).register(registry)).increment();
+        writeFaults
+                .computeIfAbsent(endpoint + '|' + statusClass, k -> Counter.builder(PREFIX + "write.faults")
+                        .description(
+                                "Write requests that met a configuration fault (redirect, 401/403/404/405/407, TLS, DNS, refused connection, "
+                                        + "a refusal an empty request gets too): the data is kept and the partition holds, by endpoint and status class")
+                        .tags(Tags.of("endpoint", endpoint, "class", statusClass))
+                        .register(registry))
+                .increment();
     }
 
     /**
@@ -332,9 +409,13 @@ public final class WriterMeters {
      */
     public void recordsSkipped(SkippedRange range) {
         skippedRanges.add(range);
-        recordsSkipped.computeIfAbsent(range.reason(), r -> Counter.builder(PREFIX + "records.skipped")
-                .description("Offsets skipped unread, by reason: deleted = below the log start offset (retention, deleteRecords)")
-                .tag("reason", r).register(registry)).increment(range.records());
+        recordsSkipped
+                .computeIfAbsent(range.reason(), r -> Counter.builder(PREFIX + "records.skipped")
+                        .description(
+                                "Offsets skipped unread, by reason: deleted = below the log start offset (retention, deleteRecords)")
+                        .tag("reason", r)
+                        .register(registry))
+                .increment(range.records());
     }
 
     /**
@@ -343,9 +424,14 @@ public final class WriterMeters {
      * @param reason {@code deleted} (the position lay below the log start) or {@code beyond_end} (beyond the log end)
      */
     public void offsetReset(String reason) {
-        offsetResets.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "offset.resets")
-                .description("Positions Kafka no longer had, moved by the writer (each also a WARN line): deleted = below the log start, "
-                        + "beyond_end = beyond the log end").tag("reason", r).register(registry)).increment();
+        offsetResets
+                .computeIfAbsent(reason, r -> Counter.builder(PREFIX + "offset.resets")
+                        .description(
+                                "Positions Kafka no longer had, moved by the writer (each also a WARN line): deleted = below the log start, "
+                                        + "beyond_end = beyond the log end")
+                        .tag("reason", r)
+                        .register(registry))
+                .increment();
     }
 
     /**
@@ -353,9 +439,13 @@ public final class WriterMeters {
      * [tsdbwriter_tsdb_restarts_total{process}], {@code process} its {@code /metrics} URL without secrets.
      */
     public void tsdbRestart(String process) {
-        tsdbRestarts.computeIfAbsent(process, p -> Counter.builder(PREFIX + "tsdb.restarts")
-                .description("Restarts of a TSDB process that may have lost acknowledged samples (each rewinds every partition to its last commit)")
-                .tag("process", p).register(registry)).increment();
+        tsdbRestarts
+                .computeIfAbsent(process, p -> Counter.builder(PREFIX + "tsdb.restarts")
+                        .description(
+                                "Restarts of a TSDB process that may have lost acknowledged samples (each rewinds every partition to its last commit)")
+                        .tag("process", p)
+                        .register(registry))
+                .increment();
     }
 
     /** TSDB restarts seen so far, every process. */
@@ -370,7 +460,11 @@ public final class WriterMeters {
 
     /** Registers a gauge under the catalogue's prefix (used for per-endpoint and per-partition gauges). */
     public <T> void gauge(String name, String description, Tags tags, T obj, ToDoubleFunction<T> f) {
-        Gauge.builder(PREFIX + name, obj, f).description(description).tags(tags).strongReference(true).register(registry);
+        Gauge.builder(PREFIX + name, obj, f)
+                .description(description)
+                .tags(tags)
+                .strongReference(true)
+                .register(registry);
     }
 
     /**
@@ -381,7 +475,8 @@ public final class WriterMeters {
      */
     public <T> void permitLimitReached(T obj, ToDoubleFunction<T> count) {
         FunctionCounter.builder(PREFIX + "write.permits.limit.reached", obj, count)
-                .description("Write permit acquisitions that found every permit or the in-flight byte budget taken and waited")
+                .description(
+                        "Write permit acquisitions that found every permit or the in-flight byte budget taken and waited")
                 .register(registry);
     }
 
@@ -393,9 +488,12 @@ public final class WriterMeters {
     public void limitedBy(Supplier<Bottleneck.Resource> current) {
         for (Bottleneck.Resource r : Bottleneck.Resource.values()) {
             Gauge.builder(PREFIX + "limited.by", current, c -> c.get() == r ? 1 : 0)
-                    .description("1 for the resource that limits throughput now (writer-cpu, writer-permits, target-insert-concurrency,"
-                            + " target-cpu, storage, machine-cpu, kafka-fetch, input, unknown), else 0")
-                    .tag("resource", r.label()).strongReference(true).register(registry);
+                    .description(
+                            "1 for the resource that limits throughput now (writer-cpu, writer-permits, target-insert-concurrency,"
+                                    + " target-cpu, storage, machine-cpu, kafka-fetch, input, unknown), else 0")
+                    .tag("resource", r.label())
+                    .strongReference(true)
+                    .register(registry);
         }
     }
 

@@ -14,6 +14,7 @@ final class ChurnGenerations {
     private final long originMs;
     /** Sample time behind the newest generation seen whose series stay cached ({@link Long#MAX_VALUE}: all). */
     private final long keepMs;
+
     private byte[] key = new byte[256];
     private long newest = Long.MIN_VALUE;
     private long prunedBelow = Long.MIN_VALUE;

@@ -1,22 +1,21 @@
 package io.tsdbwriter.pipeline;
 
-
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.RecordDecoder;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.json.JsonDecoder;
-import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
 import io.tsdbwriter.encode.SampleEncoder;
-import io.tsdbwriter.decode.DecodeError;
-import io.tsdbwriter.decode.DecodedPoints;
-import io.tsdbwriter.write.ByteBuf;
-import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tenant.TenantRouting;
-import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.write.Output;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
@@ -36,23 +35,28 @@ public final class PointAmplifier {
     private final DecodedPoints points = new DecodedPoints();
     /** Added to every timestamp ({@code --rebase-time}, {@code --loop}); with it the window's range is tracked. */
     private long timeShiftMs;
+
     private boolean timeline;
     /** {@code --churn-interval} in ms (0 = no churn) and the (shifted) time its generation 0 starts. */
     private long churnIntervalMs;
+
     private ChurnGenerations churn;
     private long minSourceMs = Long.MAX_VALUE;
     private long maxSourceMs = Long.MIN_VALUE;
     private long seriesPrepared;
     /** {@code --relabel-config}, applied once per series before it is prepared; null = none. */
     private RelabelRules relabel;
+
     private long relabelDropped;
     /** {@code --tenant-from} ({@link TenantRouting#NONE}: none); builds each series' state with {@link #relabel}. */
     private TenantRouting tenants = TenantRouting.NONE;
+
     private SeriesPreparer preparer;
     /** With {@code --tenant-from header:NAME}: the tenant of the record being encoded ({@link #recordTenant}). */
     private Tenant recordTenant;
     /** The point whose series key {@link #lane} computed last, its key's length and hash (reused by encodePoint). */
     private int keyedPoint = -1;
+
     private int keyedLength;
     private long keyedHash;
     /** With relabel rules: the cached entry {@link #lane} looked up for {@link #keyedPoint} (reused by encodePoint), else null. */
@@ -100,8 +104,10 @@ public final class PointAmplifier {
         this.decoder = decoder;
         this.encoder = encoder;
         this.seriesCache = seriesCache;
-        this.rejections = new Rejections(encoder.output() == Output.REMOTE_WRITE ? Rejections.NonFinite.KEEP
-                : Rejections.NonFinite.KEEP_INFINITIES);
+        this.rejections = new Rejections(
+                encoder.output() == Output.REMOTE_WRITE
+                        ? Rejections.NonFinite.KEEP
+                        : Rejections.NonFinite.KEEP_INFINITIES);
         this.preparer = new SeriesPreparer(encoder, null, tenants);
     }
 
@@ -226,7 +232,9 @@ public final class PointAmplifier {
         keyedPoint = p;
         keyedLength = length;
         keyedHash = hash;
-        keyedEntry = churnIntervalMs > 0 ? churnedEntry(p) : cachedSeries(p, points.seriesKeyBytes(), length, hash, NO_GENERATION);
+        keyedEntry = churnIntervalMs > 0
+                ? churnedEntry(p)
+                : cachedSeries(p, points.seriesKeyBytes(), length, hash, NO_GENERATION);
         return keyedEntry;
     }
 
@@ -346,9 +354,17 @@ public final class PointAmplifier {
         }
         int ref = SeriesPreparer.tenantRef(entry, at);
         if (ref < 0) { // no tenant, or an invalid one: refused, and the record with it
-            DecodeError reason = ref == SeriesPreparer.MISSING ? DecodeError.MISSING_TENANT : DecodeError.INVALID_TENANT;
-            rejections.add(reason, rejections.wantsDetail(reason) ? new String(entry, at + SeriesPreparer.ROUTE_BYTES,
-                    entry.length - at - SeriesPreparer.ROUTE_BYTES, java.nio.charset.StandardCharsets.UTF_8) : "");
+            DecodeError reason =
+                    ref == SeriesPreparer.MISSING ? DecodeError.MISSING_TENANT : DecodeError.INVALID_TENANT;
+            rejections.add(
+                    reason,
+                    rejections.wantsDetail(reason)
+                            ? new String(
+                                    entry,
+                                    at + SeriesPreparer.ROUTE_BYTES,
+                                    entry.length - at - SeriesPreparer.ROUTE_BYTES,
+                                    StandardCharsets.UTF_8)
+                            : "");
             return 0;
         }
         return encoder.encodePoint(entry, at + SeriesPreparer.ROUTE_BYTES, timestampMs, value, out);
@@ -364,9 +380,12 @@ public final class PointAmplifier {
     private byte[] cachedSeries(int p, byte[] key, int keyLength, long hash, long generation) {
         byte[] entry = seriesCache.get(key, keyLength, hash);
         if (entry == null) {
-            byte[] made = SeriesCache.entry(key, keyLength, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
+            byte[] made = SeriesCache.entry(
+                    key, keyLength, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
             entry = seriesCache.putIfAbsent(made, hash);
-            if (entry == made && preparer.writable(made, SeriesCache.stateOffset(made))) { // else made since the miss, dropped or refused
+            if (entry == made
+                    && preparer.writable(
+                            made, SeriesCache.stateOffset(made))) { // else made since the miss, dropped or refused
                 seriesPrepared += encoder.plan().instanceMultiplier();
             }
         }

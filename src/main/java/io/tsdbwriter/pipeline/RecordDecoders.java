@@ -3,7 +3,6 @@ package io.tsdbwriter.pipeline;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.RecordDecoder;
 import io.tsdbwriter.decode.TimestampWindow;
-
 import io.tsdbwriter.decode.graphite.GraphiteDecoder;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.decode.json.JsonDecoder;
@@ -19,8 +18,7 @@ import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
  */
 public final class RecordDecoders {
 
-    private RecordDecoders() {
-    }
+    private RecordDecoders() {}
 
     /**
      * A new decoder (not thread-safe: one per consuming thread).
@@ -28,7 +26,8 @@ public final class RecordDecoders {
      * @param maxRecordBytes   larger records are rejected whole ({@code too_large})
      * @param influxPrecision  timestamp unit of influx lines
      */
-    public static RecordDecoder create(InputFormat format, int maxRecordBytes, InfluxDecoder.Precision influxPrecision) {
+    public static RecordDecoder create(
+            InputFormat format, int maxRecordBytes, InfluxDecoder.Precision influxPrecision) {
         return create(format, maxRecordBytes, influxPrecision, TimestampWindow.DEFAULT);
     }
 
@@ -39,8 +38,8 @@ public final class RecordDecoders {
      * @param influxPrecision  timestamp unit of influx lines
      * @param window           samples outside it are refused as {@code implausible_timestamp}
      */
-    public static RecordDecoder create(InputFormat format, int maxRecordBytes, InfluxDecoder.Precision influxPrecision,
-                                       TimestampWindow window) {
+    public static RecordDecoder create(
+            InputFormat format, int maxRecordBytes, InfluxDecoder.Precision influxPrecision, TimestampWindow window) {
         return switch (format) {
             case JSON -> new JsonDecoder(maxRecordBytes, window);
             case INFLUX -> new InfluxDecoder(maxRecordBytes, influxPrecision, window);

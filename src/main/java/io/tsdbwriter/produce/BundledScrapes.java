@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.FileSystem;
+import java.nio.file.FileSystemNotFoundException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import java.nio.file.FileSystemNotFoundException;
 
 /**
  * The 20 real node_exporter scrapes shipped inside the jar ({@code examples/data} of the repository, resource folder
@@ -30,12 +30,12 @@ public final class BundledScrapes {
     /** Where the scrapes lie on the class path. */
     public static final String RESOURCE_DIR = "io/tsdbwriter/data/node-exporter";
     /** What {@code --help} texts call them. */
-    public static final String DESCRIPTION = "the 20 real node_exporter scrapes bundled in the jar (examples/data of the repository)";
+    public static final String DESCRIPTION =
+            "the 20 real node_exporter scrapes bundled in the jar (examples/data of the repository)";
 
     private static Path extracted;
 
-    private BundledScrapes() {
-    }
+    private BundledScrapes() {}
 
     /**
      * A directory holding the bundled {@code *.prom} files, made on first use.
@@ -55,7 +55,8 @@ public final class BundledScrapes {
             }
             for (String name : names) {
                 Path target = dir.resolve(name);
-                try (InputStream in = BundledScrapes.class.getClassLoader().getResourceAsStream(RESOURCE_DIR + "/" + name)) {
+                try (InputStream in =
+                        BundledScrapes.class.getClassLoader().getResourceAsStream(RESOURCE_DIR + "/" + name)) {
                     if (in == null) {
                         throw new IOException("resource " + RESOURCE_DIR + "/" + name + " missing");
                     }
@@ -105,7 +106,10 @@ public final class BundledScrapes {
     private static List<String> list(Path dir) throws IOException {
         List<String> names = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".prom")).sorted().forEach(names::add);
+            files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".prom"))
+                    .sorted()
+                    .forEach(names::add);
         }
         return names;
     }

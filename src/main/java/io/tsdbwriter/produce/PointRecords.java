@@ -24,13 +24,11 @@ import java.util.Map;
  */
 public final class PointRecords {
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
-            .build();
+    private static final JsonFactory JSON =
+            JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
     private static final ObjectMapper MAPPER = new ObjectMapper(JSON);
 
-    private PointRecords() {
-    }
+    private PointRecords() {}
 
     /** The shared, thread-safe JSON factory used for point records. */
     public static JsonFactory jsonFactory() {

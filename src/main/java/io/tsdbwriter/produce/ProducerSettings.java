@@ -12,8 +12,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  */
 public final class ProducerSettings {
 
-    private ProducerSettings() {
-    }
+    private ProducerSettings() {}
 
     /** The settings for {@code bootstrapServers} without any other client setting. */
     public static Properties of(String bootstrapServers) {

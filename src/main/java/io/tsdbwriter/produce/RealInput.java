@@ -37,8 +37,7 @@ public final class RealInput {
     /** The unit of {@link #presentShiftMs}: one minute, the spacing of the shipped scrapes, so their second is kept. */
     public static final long SHIFT_UNIT_MS = 60_000;
 
-    private RealInput() {
-    }
+    private RealInput() {}
 
     /**
      * What {@link #read} got from the files.
@@ -50,8 +49,13 @@ public final class RealInput {
      * @param droppedEmptyLabels labels dropped for an empty value
      * @param shiftMs            milliseconds added to every timestamp the files gave ({@link #relativeTo}); 0 as read
      */
-    public record Loaded(List<SourcePoint> points, int files, long skippedNonFinite, long skippedReserved, long droppedEmptyLabels,
-                         long shiftMs) {
+    public record Loaded(
+            List<SourcePoint> points,
+            int files,
+            long skippedNonFinite,
+            long skippedReserved,
+            long droppedEmptyLabels,
+            long shiftMs) {
 
         /**
          * The same points moved to the present: every timestamp plus {@link #presentShiftMs}{@code (newest, nowMs)}, one
@@ -75,7 +79,12 @@ public final class RealInput {
             for (SourcePoint p : points) {
                 moved.add(new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + shift, p.value()));
             }
-            return new Loaded(Collections.unmodifiableList(moved), files, skippedNonFinite, skippedReserved, droppedEmptyLabels,
+            return new Loaded(
+                    Collections.unmodifiableList(moved),
+                    files,
+                    skippedNonFinite,
+                    skippedReserved,
+                    droppedEmptyLabels,
                     shiftMs + shift);
         }
 
@@ -84,10 +93,14 @@ public final class RealInput {
             return points.stream().mapToLong(SourcePoint::timestampMs).max();
         }
 
-        /** One line for operators, e.g. {@code 10140 points from 20 files (skipped: 0 NaN/Inf, 0 reserved labels; 160 empty labels dropped)}. */
+        /**
+         * One line for operators, e.g. {@code 10140 points from 20 files (skipped: 0 NaN/Inf, 0 reserved labels; 160
+         * empty labels dropped)}.
+         */
         public String describe() {
-            return points.size() + " points from " + files + " file" + (files == 1 ? "" : "s") + " (skipped: " + skippedNonFinite
-                    + " NaN/Inf, " + skippedReserved + " with reserved labels; " + droppedEmptyLabels + " empty labels dropped)";
+            return points.size() + " points from " + files + " file" + (files == 1 ? "" : "s") + " (skipped: "
+                    + skippedNonFinite + " NaN/Inf, " + skippedReserved + " with reserved labels; " + droppedEmptyLabels
+                    + " empty labels dropped)";
         }
     }
 
@@ -98,7 +111,8 @@ public final class RealInput {
      *     ({@link PrometheusTextParser.ParseException} names the file and line)
      * @throws IllegalArgumentException when a timestamp cannot be determined
      */
-    public static List<SourcePoint> load(List<Path> files, String instance, String productKey, OptionalLong timestampMs) throws IOException {
+    public static List<SourcePoint> load(List<Path> files, String instance, String productKey, OptionalLong timestampMs)
+            throws IOException {
         return read(files, instance, productKey, timestampMs).points();
     }
 
@@ -111,7 +125,8 @@ public final class RealInput {
      * @throws IOException when a file cannot be read or is not valid exposition text
      * @throws IllegalArgumentException when a timestamp cannot be determined
      */
-    public static Loaded read(List<Path> files, String instance, String productKey, OptionalLong timestampMs) throws IOException {
+    public static Loaded read(List<Path> files, String instance, String productKey, OptionalLong timestampMs)
+            throws IOException {
         List<SourcePoint> points = new ArrayList<>();
         long nonFinite = 0;
         long reserved = 0;
@@ -132,8 +147,9 @@ public final class RealInput {
                 } else if (s.timestampMs().isPresent()) {
                     ts = s.timestampMs().getAsLong();
                 } else {
-                    throw new IllegalArgumentException(file + ": no scrape time in the file name (expected e.g. node-exporter-<unix-seconds>.prom)"
-                            + " and no timestamp on sample " + s.metricName() + "; give an explicit timestamp");
+                    throw new IllegalArgumentException(
+                            file + ": no scrape time in the file name (expected e.g. node-exporter-<unix-seconds>.prom)"
+                                    + " and no timestamp on sample " + s.metricName() + "; give an explicit timestamp");
                 }
                 Map<String, String> labels = s.labels();
                 if (instance != null && !instance.isEmpty()) {
@@ -183,7 +199,8 @@ public final class RealInput {
         try {
             return OptionalLong.of(Math.multiplyExact(Long.parseLong(last), 1000L));
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException(file + ": '" + last + "' in the file name is not a Unix time in seconds");
+            throw new IllegalArgumentException(
+                    file + ": '" + last + "' in the file name is not a Unix time in seconds");
         }
     }
 

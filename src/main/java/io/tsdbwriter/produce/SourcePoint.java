@@ -1,7 +1,6 @@
 package io.tsdbwriter.produce;
 
 import io.tsdbwriter.decode.json.PointDecoder;
-
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,7 +21,8 @@ import java.util.TreeMap;
  * @param value       sample value, finite
  * @throws IllegalArgumentException when a field breaks the record contract
  */
-public record SourcePoint(String metric, Map<String, String> labels, String productKey, long timestampMs, double value) {
+public record SourcePoint(
+        String metric, Map<String, String> labels, String productKey, long timestampMs, double value) {
 
     /** The dimension that names the instance, varied by the instance multiplier. */
     public static final String INSTANCE_LABEL = "instanceNo";
@@ -86,7 +86,8 @@ public record SourcePoint(String metric, Map<String, String> labels, String prod
      * @param labels labels without {@code __name__}, in any order (sorted here unless already a sorted map)
      */
     public static String seriesKey(String metric, Map<String, String> labels) {
-        Map<String, String> sorted = labels instanceof TreeMap<String, String> t && t.comparator() == null ? t : new TreeMap<>(labels);
+        Map<String, String> sorted =
+                labels instanceof TreeMap<String, String> t && t.comparator() == null ? t : new TreeMap<>(labels);
         StringBuilder b = new StringBuilder(metric.length() + 16 * sorted.size() + 2);
         b.append(metric).append('{');
         boolean first = true;

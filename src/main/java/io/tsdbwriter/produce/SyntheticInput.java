@@ -43,9 +43,16 @@ public final class SyntheticInput implements Iterable<SourcePoint> {
      * @throws IllegalArgumentException when a count or the interval is out of range, or the oldest point would fall
      *     before the epoch
      */
-    public SyntheticInput(int series, int pointsPerSeries, String instance, String productKey, long newestTimestampMs, long intervalMs) {
+    public SyntheticInput(
+            int series,
+            int pointsPerSeries,
+            String instance,
+            String productKey,
+            long newestTimestampMs,
+            long intervalMs) {
         if (series < 1 || pointsPerSeries < 1) {
-            throw new IllegalArgumentException("series and points per series must be >= 1, got " + series + " and " + pointsPerSeries);
+            throw new IllegalArgumentException(
+                    "series and points per series must be >= 1, got " + series + " and " + pointsPerSeries);
         }
         if (intervalMs < 1) {
             throw new IllegalArgumentException("source interval must be >= 1 ms, got " + intervalMs);

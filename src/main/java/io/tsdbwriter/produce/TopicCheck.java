@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -27,8 +28,7 @@ public final class TopicCheck {
     /** How long each Admin call may take; past it the check says nothing and the producer's own wait applies. */
     public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    private TopicCheck() {
-    }
+    private TopicCheck() {}
 
     /**
      * The one-line problem when {@code topic} does not exist and the brokers will not create it; empty when it exists,
@@ -51,18 +51,24 @@ public final class TopicCheck {
             if (nodes.isEmpty()) {
                 return Optional.empty();
             }
-            ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, nodes.iterator().next().idString());
-            Config config = admin.describeConfigs(List.of(broker)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(broker);
+            ConfigResource broker = new ConfigResource(
+                    ConfigResource.Type.BROKER, nodes.iterator().next().idString());
+            Config config = admin.describeConfigs(List.of(broker))
+                    .all()
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(broker);
             ConfigEntry autoCreate = config == null ? null : config.get("auto.create.topics.enable");
             if (autoCreate == null || !"false".equals(autoCreate.value())) {
                 return Optional.empty();
             }
-            return Optional.of("topic '" + topic + "' does not exist and the brokers do not create topics (auto.create.topics.enable=false):"
-                    + " create it, e.g. kafka-topics.sh --bootstrap-server " + kafka.bootstrapServers() + " --create --topic " + topic);
+            return Optional.of("topic '" + topic
+                    + "' does not exist and the brokers do not create topics (auto.create.topics.enable=false):"
+                    + " create it, e.g. kafka-topics.sh --bootstrap-server " + kafka.bootstrapServers()
+                    + " --create --topic " + topic);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
             return Optional.empty();
         }
     }

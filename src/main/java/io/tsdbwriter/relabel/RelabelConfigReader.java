@@ -36,11 +36,10 @@ import java.util.Set;
 final class RelabelConfigReader {
 
     private static final YAMLFactory YAML = new YAMLFactory();
-    private static final Set<String> FIELDS = Set.of("source_labels", "separator", "regex", "modulus", "target_label",
-            "replacement", "action");
+    private static final Set<String> FIELDS =
+            Set.of("source_labels", "separator", "regex", "modulus", "target_label", "replacement", "action");
 
-    private RelabelConfigReader() {
-    }
+    private RelabelConfigReader() {}
 
     /** @throws IllegalArgumentException one line, see the class comment */
     static List<RelabelRule> read(String yaml, String prefix) {
@@ -53,7 +52,8 @@ final class RelabelConfigReader {
                 return rules; // an empty document: no entry
             }
             if (t != JsonToken.START_ARRAY) {
-                throw new IllegalArgumentException(prefix + ": must be a YAML list of relabel_config entries (- source_labels: ...)");
+                throw new IllegalArgumentException(
+                        prefix + ": must be a YAML list of relabel_config entries (- source_labels: ...)");
             }
             while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
                 index++;
@@ -65,8 +65,20 @@ final class RelabelConfigReader {
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String field = p.currentName();
                     if (!FIELDS.contains(field)) {
-                        throw new Invalid(field, "unknown field (a relabel_config has " + String.join(", ", List.of("source_labels",
-                                "separator", "regex", "modulus", "target_label", "replacement", "action")) + ")");
+                        throw new Invalid(
+                                field,
+                                "unknown field (a relabel_config has "
+                                        + String.join(
+                                                ", ",
+                                                List.of(
+                                                        "source_labels",
+                                                        "separator",
+                                                        "regex",
+                                                        "modulus",
+                                                        "target_label",
+                                                        "replacement",
+                                                        "action"))
+                                        + ")");
                     }
                     if (e.has(field)) {
                         throw new Invalid(field, "given twice");
@@ -84,10 +96,15 @@ final class RelabelConfigReader {
             String at = "";
             String why = String.valueOf(e.getMessage());
             if (e instanceof JsonProcessingException j) {
-                at = j.getLocation() == null ? "" : " at line " + j.getLocation().getLineNr();
+                at = j.getLocation() == null
+                        ? ""
+                        : " at line " + j.getLocation().getLineNr();
                 why = String.valueOf(j.getOriginalMessage());
             }
-            throw new IllegalArgumentException(prefix + ": not valid YAML" + at + ": " + why.lines().findFirst().orElse(""), e);
+            throw new IllegalArgumentException(
+                    prefix + ": not valid YAML" + at + ": "
+                            + why.lines().findFirst().orElse(""),
+                    e);
         }
     }
 
@@ -157,8 +174,10 @@ final class RelabelConfigReader {
                 }
                 a = RelabelAction.parse(action);
                 if (a == null) {
-                    throw new Invalid("action", "unknown relabel action \"" + action + "\" (replace, keep, drop, keepequal, "
-                            + "dropequal, hashmod, labelmap, labeldrop, labelkeep, lowercase, uppercase)");
+                    throw new Invalid(
+                            "action",
+                            "unknown relabel action \"" + action + "\" (replace, keep, drop, keepequal, "
+                                    + "dropequal, hashmod, labelmap, labeldrop, labelkeep, lowercase, uppercase)");
                 }
             }
             String sep = value("separator", RelabelRule.DEFAULT_SEPARATOR);
@@ -180,16 +199,22 @@ final class RelabelConfigReader {
             try {
                 pattern = RelabelRule.compile(re);
             } catch (PatternSyntaxException e) {
-                throw new Invalid("regex", "\"" + re + "\" is not an RE2 regular expression: " + e.getMessage().lines()
-                        .findFirst().orElse(""));
+                throw new Invalid(
+                        "regex",
+                        "\"" + re + "\" is not an RE2 regular expression: "
+                                + e.getMessage().lines().findFirst().orElse(""));
             }
             if (a == RelabelAction.HASHMOD && mod == 0) {
                 throw new Invalid("modulus", "relabel configuration for hashmod requires non-zero modulus");
             }
             if (a.needsTarget() && target.isEmpty()) {
-                throw new Invalid("target_label", "relabel configuration for " + a.yamlName() + " action requires 'target_label' value");
+                throw new Invalid(
+                        "target_label",
+                        "relabel configuration for " + a.yamlName() + " action requires 'target_label' value");
             }
-            boolean equalOrCase = a == RelabelAction.LOWERCASE || a == RelabelAction.UPPERCASE || a == RelabelAction.KEEPEQUAL
+            boolean equalOrCase = a == RelabelAction.LOWERCASE
+                    || a == RelabelAction.UPPERCASE
+                    || a == RelabelAction.KEEPEQUAL
                     || a == RelabelAction.DROPEQUAL;
             if (equalOrCase && !repl.equals(RelabelRule.DEFAULT_REPLACEMENT)) {
                 throw new Invalid("replacement", "'replacement' can not be set for " + a.yamlName() + " action");
@@ -198,7 +223,8 @@ final class RelabelConfigReader {
                 throw new Invalid("replacement", "\"\" is invalid 'replacement' for labelmap action");
             }
             if (a == RelabelAction.KEEPEQUAL || a == RelabelAction.DROPEQUAL) {
-                String only = a.yamlName() + " action requires only 'source_labels' and `target_label`, and no other fields";
+                String only =
+                        a.yamlName() + " action requires only 'source_labels' and `target_label`, and no other fields";
                 if (has("regex")) {
                     throw new Invalid("regex", only);
                 }
@@ -227,7 +253,8 @@ final class RelabelConfigReader {
                     throw new Invalid("replacement", only);
                 }
             }
-            return new RelabelRule(a, sourceLabels == null ? List.of() : sourceLabels, sep, re, mod, target, repl, pattern);
+            return new RelabelRule(
+                    a, sourceLabels == null ? List.of() : sourceLabels, sep, re, mod, target, repl, pattern);
         }
 
         private static String nullToEmpty(String s) {

@@ -28,8 +28,15 @@ import java.util.Map;
  * @param replacement  the template written (default {@code $1})
  * @param pattern      {@code regex} compiled anchored ({@link #compile})
  */
-public record RelabelRule(RelabelAction action, List<String> sourceLabels, String separator, String regex, long modulus,
-                          String targetLabel, String replacement, Pattern pattern) {
+public record RelabelRule(
+        RelabelAction action,
+        List<String> sourceLabels,
+        String separator,
+        String regex,
+        long modulus,
+        String targetLabel,
+        String replacement,
+        Pattern pattern) {
 
     /** {@code regex}'s default: the whole value, as group 1. */
     public static final String DEFAULT_REGEX = "(.*)";

@@ -1,5 +1,6 @@
 package io.tsdbwriter.relabel;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -121,7 +122,7 @@ public final class RelabelRules {
          * bytes): equal label sets hash equal, whatever source series they came from. Allocates; once per series.
          */
         public long hash() {
-            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
             put(b, metric);
             for (int i = 0; i < names.length; i++) {
                 put(b, names[i]);
@@ -158,8 +159,8 @@ public final class RelabelRules {
             return h;
         }
 
-        private static void put(java.io.ByteArrayOutputStream b, String s) {
-            byte[] u = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        private static void put(ByteArrayOutputStream b, String s) {
+            byte[] u = s.getBytes(StandardCharsets.UTF_8);
             int n = u.length;
             while (n >= 0x80) {
                 b.write(n & 0x7F | 0x80);

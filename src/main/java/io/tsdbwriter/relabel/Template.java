@@ -15,8 +15,7 @@ import java.util.Map;
  */
 final class Template {
 
-    private Template() {
-    }
+    private Template() {}
 
     /**
      * @param template    the template

@@ -41,8 +41,13 @@ public record Tenant(String id, long accountId, long projectId, int index) {
             throw new IllegalArgumentException(bad);
         }
         int colon = text.indexOf(':');
-        return colon < 0 ? new Tenant(text, Long.parseLong(text), 0, index)
-                : new Tenant(text, Long.parseLong(text.substring(0, colon)), Long.parseLong(text.substring(colon + 1)), index);
+        return colon < 0
+                ? new Tenant(text, Long.parseLong(text), 0, index)
+                : new Tenant(
+                        text,
+                        Long.parseLong(text.substring(0, colon)),
+                        Long.parseLong(text.substring(colon + 1)),
+                        index);
     }
 
     private static String invalidPart(String s, String what) {

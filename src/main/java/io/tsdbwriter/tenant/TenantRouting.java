@@ -28,7 +28,11 @@ public record TenantRouting(From from, String name, Tenant defaultTenant, String
     public static final TenantRouting NONE = new TenantRouting(From.NONE, null, null, DEFAULT_HEADER, new Tenants());
 
     /** Where the tenant is read. */
-    public enum From { NONE, HEADER, LABEL }
+    public enum From {
+        NONE,
+        HEADER,
+        LABEL
+    }
 
     public TenantRouting {
         Objects.requireNonNull(from, "from");
@@ -48,7 +52,8 @@ public record TenantRouting(From from, String name, Tenant defaultTenant, String
         Tenants tenants = new Tenants();
         String h = header == null ? DEFAULT_HEADER : header.trim();
         if (!h.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
-            throw new IllegalArgumentException("--remote-write-tenant-header must be an HTTP header name, got '" + Tenant.printable(h) + "'");
+            throw new IllegalArgumentException(
+                    "--remote-write-tenant-header must be an HTTP header name, got '" + Tenant.printable(h) + "'");
         }
         if (tenantFrom == null || tenantFrom.isBlank()) {
             if (defaultTenant != null) {
@@ -58,17 +63,22 @@ public record TenantRouting(From from, String name, Tenant defaultTenant, String
         }
         String s = tenantFrom.trim();
         int colon = s.indexOf(':');
-        From from = colon < 0 ? null : switch (s.substring(0, colon)) {
-            case "header" -> From.HEADER;
-            case "label" -> From.LABEL;
-            default -> null;
-        };
+        From from = colon < 0
+                ? null
+                : switch (s.substring(0, colon)) {
+                    case "header" -> From.HEADER;
+                    case "label" -> From.LABEL;
+                    default -> null;
+                };
         String name = colon < 0 ? "" : s.substring(colon + 1);
         if (from == null || name.isEmpty()) {
-            throw new IllegalArgumentException("--tenant-from must be header:NAME or label:NAME, got '" + Tenant.printable(s) + "'");
+            throw new IllegalArgumentException(
+                    "--tenant-from must be header:NAME or label:NAME, got '" + Tenant.printable(s) + "'");
         }
         if (from == From.LABEL && !name.matches("[a-zA-Z_][a-zA-Z0-9_.]*")) {
-            throw new IllegalArgumentException("--tenant-from label:NAME needs a label name [a-zA-Z_][a-zA-Z0-9_.]*, got '" + Tenant.printable(name) + "'");
+            throw new IllegalArgumentException(
+                    "--tenant-from label:NAME needs a label name [a-zA-Z_][a-zA-Z0-9_.]*, got '"
+                            + Tenant.printable(name) + "'");
         }
         Tenant def = null;
         if (defaultTenant != null) {

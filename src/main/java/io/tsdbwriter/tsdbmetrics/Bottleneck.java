@@ -121,25 +121,88 @@ public final class Bottleneck {
      *                            {@code lib/writeconcurrencylimiter}), so {@code vm_concurrent_insert_current} can average
      *                            well below capacity while requests queue; this counter shows the queueing
      */
-    public record Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
-                           double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
-                           double targetCpuCores, double targetCores, double slowInsertRatio,
-                           double machineCpuShare, double newSeriesRatio, double insertWaitsPerSecond) {
+    public record Evidence(
+            double efficiency,
+            double minEfficiency,
+            double lagGrowing,
+            double writerCpuCores,
+            double writerCores,
+            double permitsInUse,
+            double permitsCapacity,
+            double targetInsertCurrent,
+            double targetInsertCapacity,
+            double targetCpuCores,
+            double targetCores,
+            double slowInsertRatio,
+            double machineCpuShare,
+            double newSeriesRatio,
+            double insertWaitsPerSecond) {
 
         /** Evidence without the insert-wait figure (NaN). */
-        public Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
-                        double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
-                        double targetCpuCores, double targetCores, double slowInsertRatio, double machineCpuShare, double newSeriesRatio) {
-            this(efficiency, minEfficiency, lagGrowing, writerCpuCores, writerCores, permitsInUse, permitsCapacity, targetInsertCurrent,
-                    targetInsertCapacity, targetCpuCores, targetCores, slowInsertRatio, machineCpuShare, newSeriesRatio, Double.NaN);
+        public Evidence(
+                double efficiency,
+                double minEfficiency,
+                double lagGrowing,
+                double writerCpuCores,
+                double writerCores,
+                double permitsInUse,
+                double permitsCapacity,
+                double targetInsertCurrent,
+                double targetInsertCapacity,
+                double targetCpuCores,
+                double targetCores,
+                double slowInsertRatio,
+                double machineCpuShare,
+                double newSeriesRatio) {
+            this(
+                    efficiency,
+                    minEfficiency,
+                    lagGrowing,
+                    writerCpuCores,
+                    writerCores,
+                    permitsInUse,
+                    permitsCapacity,
+                    targetInsertCurrent,
+                    targetInsertCapacity,
+                    targetCpuCores,
+                    targetCores,
+                    slowInsertRatio,
+                    machineCpuShare,
+                    newSeriesRatio,
+                    Double.NaN);
         }
 
         /** Evidence without the new-series figure (NaN). */
-        public Evidence(double efficiency, double minEfficiency, double lagGrowing, double writerCpuCores, double writerCores,
-                        double permitsInUse, double permitsCapacity, double targetInsertCurrent, double targetInsertCapacity,
-                        double targetCpuCores, double targetCores, double slowInsertRatio, double machineCpuShare) {
-            this(efficiency, minEfficiency, lagGrowing, writerCpuCores, writerCores, permitsInUse, permitsCapacity, targetInsertCurrent,
-                    targetInsertCapacity, targetCpuCores, targetCores, slowInsertRatio, machineCpuShare, Double.NaN, Double.NaN);
+        public Evidence(
+                double efficiency,
+                double minEfficiency,
+                double lagGrowing,
+                double writerCpuCores,
+                double writerCores,
+                double permitsInUse,
+                double permitsCapacity,
+                double targetInsertCurrent,
+                double targetInsertCapacity,
+                double targetCpuCores,
+                double targetCores,
+                double slowInsertRatio,
+                double machineCpuShare) {
+            this(
+                    efficiency,
+                    minEfficiency,
+                    lagGrowing,
+                    writerCpuCores,
+                    writerCores,
+                    permitsInUse,
+                    permitsCapacity,
+                    targetInsertCurrent,
+                    targetInsertCapacity,
+                    targetCpuCores,
+                    targetCores,
+                    slowInsertRatio,
+                    machineCpuShare,
+                    Double.NaN,
+                    Double.NaN);
         }
 
         /** Writer CPU as a share of its cores, or NaN. */
@@ -176,13 +239,28 @@ public final class Bottleneck {
 
         /** The figures, printed: every verdict rests on these. */
         public String describe() {
-            return String.format(Locale.ROOT,
+            return String.format(
+                    Locale.ROOT,
                     "efficiency %s (min %s), lag %s, writer CPU %s of %s cores (%s), permits %s of %s (%s), target inserts %s of %s (%s),"
                             + " target CPU %s of %s cores (%s), slow inserts %s, new series %s of rows, machine CPU %s, insert waits %s",
-                    pct(efficiency), pct(minEfficiency), Double.isNaN(lagGrowing) ? "n/a" : (lagGrowing > 0 ? "growing" : "steady"),
-                    num(writerCpuCores), num(writerCores), pct(writerCpuShare()), num(permitsInUse), num(permitsCapacity), pct(permitShare()),
-                    num(targetInsertCurrent), num(targetInsertCapacity), pct(insertShare()), num(targetCpuCores), num(targetCores),
-                    pct(targetCpuShare()), pct(slowInsertRatio), pct(newSeriesRatio), pct(machineCpuShare),
+                    pct(efficiency),
+                    pct(minEfficiency),
+                    Double.isNaN(lagGrowing) ? "n/a" : (lagGrowing > 0 ? "growing" : "steady"),
+                    num(writerCpuCores),
+                    num(writerCores),
+                    pct(writerCpuShare()),
+                    num(permitsInUse),
+                    num(permitsCapacity),
+                    pct(permitShare()),
+                    num(targetInsertCurrent),
+                    num(targetInsertCapacity),
+                    pct(insertShare()),
+                    num(targetCpuCores),
+                    num(targetCores),
+                    pct(targetCpuShare()),
+                    pct(slowInsertRatio),
+                    pct(newSeriesRatio),
+                    pct(machineCpuShare),
                     Double.isFinite(insertWaitsPerSecond) ? num(insertWaitsPerSecond) + "/s" : "n/a");
         }
     }
@@ -205,10 +283,16 @@ public final class Bottleneck {
          */
         @Override
         public String toString() {
-            StringBuilder b = resource == Resource.UNKNOWN ? new StringBuilder("limited by: not attributed — ").append(reason)
-                    : new StringBuilder("limited by ").append(resource.label()).append(": ").append(reason);
+            StringBuilder b = resource == Resource.UNKNOWN
+                    ? new StringBuilder("limited by: not attributed — ").append(reason)
+                    : new StringBuilder("limited by ")
+                            .append(resource.label())
+                            .append(": ")
+                            .append(reason);
             if (!also.isEmpty()) {
-                b.append("; also saturated: ").append(String.join(", ", also.stream().map(Resource::label).toList()));
+                b.append("; also saturated: ")
+                        .append(String.join(
+                                ", ", also.stream().map(Resource::label).toList()));
             }
             if (!advice.isEmpty()) {
                 b.append(" -> ").append(advice);
@@ -217,8 +301,7 @@ public final class Bottleneck {
         }
     }
 
-    private Bottleneck() {
-    }
+    private Bottleneck() {}
 
     /**
      * Applies the rules of the class comment to one window.
@@ -229,38 +312,87 @@ public final class Bottleneck {
     public static Verdict attribute(Evidence e) {
         String ev = e.describe();
         if (Double.isNaN(e.efficiency())) {
-            return new Verdict(Resource.UNKNOWN, "efficiency unknown: no samples were expected in the window, or the writer's "
-                    + "/metrics was read fewer than twice in it", "", List.of(), ev);
+            return new Verdict(
+                    Resource.UNKNOWN,
+                    "efficiency unknown: no samples were expected in the window, or the writer's "
+                            + "/metrics was read fewer than twice in it",
+                    "",
+                    List.of(),
+                    ev);
         }
         boolean keepingUp = e.efficiency() >= e.minEfficiency() && !(e.lagGrowing() > 0);
         if (keepingUp) {
-            return new Verdict(Resource.INPUT, String.format(Locale.ROOT, "efficiency %s with the lag steady: the writer keeps up with its input",
-                    pct(e.efficiency())), "", saturated(e.targetCpuShare() >= CPU_BUSY, e.slowInsertRatio() >= SLOW_INSERTS,
-                    e.insertShare() >= SATURATED, e.writerCpuShare() >= CPU_BUSY, e.permitShare() >= SATURATED, null), ev);
+            return new Verdict(
+                    Resource.INPUT,
+                    String.format(
+                            Locale.ROOT,
+                            "efficiency %s with the lag steady: the writer keeps up with its input",
+                            pct(e.efficiency())),
+                    "",
+                    saturated(
+                            e.targetCpuShare() >= CPU_BUSY,
+                            e.slowInsertRatio() >= SLOW_INSERTS,
+                            e.insertShare() >= SATURATED,
+                            e.writerCpuShare() >= CPU_BUSY,
+                            e.permitShare() >= SATURATED,
+                            null),
+                    ev);
         }
         Verdict w = writeSide(e, ev);
         if (w != null) {
             return w;
         }
         if (e.lagGrowing() > 0) {
-            if (Double.isNaN(e.writerCpuShare()) || Double.isNaN(e.targetCpuShare()) || Double.isNaN(e.insertShare()) || Double.isNaN(e.permitShare())) {
-                return new Verdict(Resource.UNKNOWN, "the lag grows and no known resource is saturated; missing: "
-                        + String.join(", ", e.missing()), "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+            if (Double.isNaN(e.writerCpuShare())
+                    || Double.isNaN(e.targetCpuShare())
+                    || Double.isNaN(e.insertShare())
+                    || Double.isNaN(e.permitShare())) {
+                return new Verdict(
+                        Resource.UNKNOWN,
+                        "the lag grows and no known resource is saturated; missing: " + String.join(", ", e.missing()),
+                        "give the target's /metrics (--target-metrics-url)",
+                        List.of(),
+                        ev);
             }
-            return new Verdict(Resource.KAFKA_FETCH, String.format(Locale.ROOT,
-                    "the lag grows while writer CPU (%s), permits (%s), target inserts (%s) and target CPU (%s) all have room:"
-                            + " the readers wait on poll", pct(e.writerCpuShare()), pct(e.permitShare()), pct(e.insertShare()),
-                    pct(e.targetCpuShare())), "raise --parallelism, fetch.max.bytes / max.partition.fetch.bytes, or add partitions", List.of(), ev);
+            return new Verdict(
+                    Resource.KAFKA_FETCH,
+                    String.format(
+                            Locale.ROOT,
+                            "the lag grows while writer CPU (%s), permits (%s), target inserts (%s) and target CPU (%s) all have room:"
+                                    + " the readers wait on poll",
+                            pct(e.writerCpuShare()),
+                            pct(e.permitShare()),
+                            pct(e.insertShare()),
+                            pct(e.targetCpuShare())),
+                    "raise --parallelism, fetch.max.bytes / max.partition.fetch.bytes, or add partitions",
+                    List.of(),
+                    ev);
         }
-        String shortOf = String.format(Locale.ROOT, "efficiency %s below %s with the lag not growing", pct(e.efficiency()), pct(e.minEfficiency()));
+        String shortOf = String.format(
+                Locale.ROOT,
+                "efficiency %s below %s with the lag not growing",
+                pct(e.efficiency()),
+                pct(e.minEfficiency()));
         if (!e.missing().isEmpty()) {
-            return new Verdict(Resource.UNKNOWN, shortOf + "; no resource can be named, missing: " + String.join(", ", e.missing()),
-                    "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+            return new Verdict(
+                    Resource.UNKNOWN,
+                    shortOf + "; no resource can be named, missing: " + String.join(", ", e.missing()),
+                    "give the target's /metrics (--target-metrics-url)",
+                    List.of(),
+                    ev);
         }
-        return new Verdict(Resource.UNKNOWN, shortOf + "; every figure was measured and none is saturated (the nearest: "
-                + EvidenceGaps.nearest(e) + (Double.isNaN(e.insertWaitsPerSecond()) ? "; insert waits unknown: "
-                + "vm_concurrent_insert_limit_reached_total absent" : "") + "): the writer keeps pace with its input, the shortfall is samples still in flight at "
-                + "the window's end or the measurement's noise", "", List.of(), ev);
+        return new Verdict(
+                Resource.UNKNOWN,
+                shortOf + "; every figure was measured and none is saturated (the nearest: "
+                        + EvidenceGaps.nearest(e)
+                        + (Double.isNaN(e.insertWaitsPerSecond())
+                                ? "; insert waits unknown: " + "vm_concurrent_insert_limit_reached_total absent"
+                                : "")
+                        + "): the writer keeps pace with its input, the shortfall is samples still in flight at "
+                        + "the window's end or the measurement's noise",
+                "",
+                List.of(),
+                ev);
     }
 
     /**
@@ -269,19 +401,35 @@ public final class Bottleneck {
      */
     public static Verdict attributeShare(Evidence e) {
         String ev = e.describe();
-        String advice = "more share consumers (--parallelism, more processes) or larger acquisitions (--consumer-property "
-                + "max.poll.records; the group's share.record.lock.partition limit group.share.partition.max.record.locks)";
+        String advice =
+                "more share consumers (--parallelism, more processes) or larger acquisitions (--consumer-property "
+                        + "max.poll.records; the group's share.record.lock.partition limit group.share.partition.max.record.locks)";
         if (Double.isNaN(e.efficiency())) {
-            return new Verdict(Resource.ACQUISITION, "no records acquired in the window: the share group had none available for this "
-                    + "process's consumers", "", List.of(), ev);
+            return new Verdict(
+                    Resource.ACQUISITION,
+                    "no records acquired in the window: the share group had none available for this "
+                            + "process's consumers",
+                    "",
+                    List.of(),
+                    ev);
         }
         Verdict w = writeSide(e, ev);
         if (w != null) {
             return w;
         }
-        return new Verdict(Resource.ACQUISITION, String.format(Locale.ROOT, "the share consumers write what the broker hands them,"
-                + " with room on the write side: writer CPU %s, permits %s, target inserts %s, target CPU %s", pct(e.writerCpuShare()),
-                pct(e.permitShare()), pct(e.insertShare()), pct(e.targetCpuShare())), advice, List.of(), ev);
+        return new Verdict(
+                Resource.ACQUISITION,
+                String.format(
+                        Locale.ROOT,
+                        "the share consumers write what the broker hands them,"
+                                + " with room on the write side: writer CPU %s, permits %s, target inserts %s, target CPU %s",
+                        pct(e.writerCpuShare()),
+                        pct(e.permitShare()),
+                        pct(e.insertShare()),
+                        pct(e.targetCpuShare())),
+                advice,
+                List.of(),
+                ev);
     }
 
     /** Rules 3–10 of the class comment (the write side and the machine), or null when none holds. */
@@ -296,23 +444,45 @@ public final class Bottleneck {
         boolean insSat = InsertLimit.full(e);
         boolean perSat = per >= SATURATED;
         if ((tCpuBusy || storage) && e.newSeriesRatio() >= NEW_SERIES) {
-            return new Verdict(Resource.SERIES_CHURN, String.format(Locale.ROOT,
-                    "new-series creation: new series %s of rows inserted (>= %s, VictoriaMetrics' TooHighChurnRate) with the target's "
-                            + "CPU %s and slow inserts %s", pct(e.newSeriesRatio()), pct(NEW_SERIES), pct(tCpu), pct(e.slowInsertRatio())),
+            return new Verdict(
+                    Resource.SERIES_CHURN,
+                    String.format(
+                            Locale.ROOT,
+                            "new-series creation: new series %s of rows inserted (>= %s, VictoriaMetrics' TooHighChurnRate) with the target's "
+                                    + "CPU %s and slow inserts %s",
+                            pct(e.newSeriesRatio()),
+                            pct(NEW_SERIES),
+                            pct(tCpu),
+                            pct(e.slowInsertRatio())),
                     "fewer new series per second (a longer --churn-interval or a smaller N) or more vmstorage memory and CPU",
-                    saturated(tCpuBusy, storage, insSat, wCpuBusy, perSat, null), ev);
+                    saturated(tCpuBusy, storage, insSat, wCpuBusy, perSat, null),
+                    ev);
         }
         if (tCpuBusy && !(wCpuBusy && wCpu > tCpu)) {
-            return new Verdict(Resource.TARGET_CPU, String.format(Locale.ROOT, "the target's CPU %s of %s cores (%s >= %s)",
-                    num(e.targetCpuCores()), num(e.targetCores()), pct(tCpu), pct(CPU_BUSY)),
+            return new Verdict(
+                    Resource.TARGET_CPU,
+                    String.format(
+                            Locale.ROOT,
+                            "the target's CPU %s of %s cores (%s >= %s)",
+                            num(e.targetCpuCores()),
+                            num(e.targetCores()),
+                            pct(tCpu),
+                            pct(CPU_BUSY)),
                     "give the target more cores or add vminsert/vmstorage nodes",
-                    saturated(false, storage, insSat, wCpuBusy, perSat, Resource.TARGET_CPU), ev);
+                    saturated(false, storage, insSat, wCpuBusy, perSat, Resource.TARGET_CPU),
+                    ev);
         }
         if (storage) {
-            return new Verdict(Resource.STORAGE, String.format(Locale.ROOT, "slow row inserts %s of rows inserted (>= %s)",
-                    pct(e.slowInsertRatio()), pct(SLOW_INSERTS)),
+            return new Verdict(
+                    Resource.STORAGE,
+                    String.format(
+                            Locale.ROOT,
+                            "slow row inserts %s of rows inserted (>= %s)",
+                            pct(e.slowInsertRatio()),
+                            pct(SLOW_INSERTS)),
                     "vmstorage misses its caches (new series, too little memory): give vmstorage memory or add vmstorage nodes",
-                    saturated(tCpuBusy, false, insSat, wCpuBusy, perSat, Resource.STORAGE), ev);
+                    saturated(tCpuBusy, false, insSat, wCpuBusy, perSat, Resource.STORAGE),
+                    ev);
         }
         boolean machineBusy = e.machineCpuShare() >= MACHINE_BUSY;
         if (insSat) {
@@ -320,42 +490,80 @@ public final class Bottleneck {
                 return machine(e, wCpu, tCpu, saturated(false, false, true, wCpuBusy, perSat, null), ev);
             }
             if (Double.isNaN(tCpu)) {
-                return new Verdict(Resource.UNKNOWN, InsertLimit.reason(e) + " but its CPU is unknown (process_cpu_seconds_total"
-                        + " absent, or its /metrics read once): the limiter or the CPU", "give the target's /metrics",
-                        List.of(), ev);
+                return new Verdict(
+                        Resource.UNKNOWN,
+                        InsertLimit.reason(e) + " but its CPU is unknown (process_cpu_seconds_total"
+                                + " absent, or its /metrics read once): the limiter or the CPU",
+                        "give the target's /metrics",
+                        List.of(),
+                        ev);
             }
             if (tCpu < CPU_LOW) {
-                return new Verdict(Resource.TARGET_INSERT_CONCURRENCY, String.format(Locale.ROOT, "%s while its CPU is %s of its cores (< %s)",
-                        InsertLimit.reason(e), pct(tCpu), pct(CPU_LOW)), "raise -maxConcurrentInserts or add vminsert nodes",
-                        saturated(false, false, false, wCpuBusy, perSat, null), ev);
+                return new Verdict(
+                        Resource.TARGET_INSERT_CONCURRENCY,
+                        String.format(
+                                Locale.ROOT,
+                                "%s while its CPU is %s of its cores (< %s)",
+                                InsertLimit.reason(e),
+                                pct(tCpu),
+                                pct(CPU_LOW)),
+                        "raise -maxConcurrentInserts or add vminsert nodes",
+                        saturated(false, false, false, wCpuBusy, perSat, null),
+                        ev);
             }
         }
         if (wCpuBusy) {
-            return new Verdict(Resource.WRITER_CPU, String.format(Locale.ROOT, "the writer's CPU %s of %s cores (%s >= %s)",
-                    num(e.writerCpuCores()), num(e.writerCores()), pct(wCpu), pct(CPU_BUSY)),
+            return new Verdict(
+                    Resource.WRITER_CPU,
+                    String.format(
+                            Locale.ROOT,
+                            "the writer's CPU %s of %s cores (%s >= %s)",
+                            num(e.writerCpuCores()),
+                            num(e.writerCores()),
+                            pct(wCpu),
+                            pct(CPU_BUSY)),
                     "give the writer more cores or run more writer instances (partitions permitting)",
-                    saturated(tCpuBusy, false, insSat, false, perSat, null), ev);
+                    saturated(tCpuBusy, false, insSat, false, perSat, null),
+                    ev);
         }
         if (insSat) { // the target's CPU is between low and busy: its inserts are full and it works hard
-            return new Verdict(Resource.TARGET_INSERT_CONCURRENCY, String.format(Locale.ROOT,
-                    "%s; its CPU %s is neither low nor busy", InsertLimit.reason(e), pct(tCpu)),
+            return new Verdict(
+                    Resource.TARGET_INSERT_CONCURRENCY,
+                    String.format(
+                            Locale.ROOT, "%s; its CPU %s is neither low nor busy", InsertLimit.reason(e), pct(tCpu)),
                     "raise -maxConcurrentInserts a little, watching the target's CPU, or add vminsert nodes",
-                    saturated(false, false, false, false, perSat, null), ev);
+                    saturated(false, false, false, false, perSat, null),
+                    ev);
         }
         if (perSat) {
             if (Double.isNaN(ins)) {
-                return new Verdict(Resource.UNKNOWN, String.format(Locale.ROOT,
-                        "every write permit is in use (%s of %s) but the target's inserts are unknown: the permits or the target",
-                        num(e.permitsInUse()), num(e.permitsCapacity())), "give the target's /metrics (--target-metrics-url)", List.of(), ev);
+                return new Verdict(
+                        Resource.UNKNOWN,
+                        String.format(
+                                Locale.ROOT,
+                                "every write permit is in use (%s of %s) but the target's inserts are unknown: the permits or the target",
+                                num(e.permitsInUse()),
+                                num(e.permitsCapacity())),
+                        "give the target's /metrics (--target-metrics-url)",
+                        List.of(),
+                        ev);
             }
             if (Double.isNaN(e.insertWaitsPerSecond())) {
                 return InsertLimit.waitsUnknown(e, ev);
             }
-            return new Verdict(Resource.WRITER_PERMITS, String.format(Locale.ROOT,
-                    "write permits %s of %s in use (%s >= %s) while the target's inserts are %s of its capacity",
-                    num(e.permitsInUse()), num(e.permitsCapacity()), pct(per), pct(SATURATED), pct(ins)),
+            return new Verdict(
+                    Resource.WRITER_PERMITS,
+                    String.format(
+                            Locale.ROOT,
+                            "write permits %s of %s in use (%s >= %s) while the target's inserts are %s of its capacity",
+                            num(e.permitsInUse()),
+                            num(e.permitsCapacity()),
+                            pct(per),
+                            pct(SATURATED),
+                            pct(ins)),
                     "raise --max-concurrent-writes (0 = match vm_concurrent_insert_capacity) or look at the network between writer and target",
-                    List.of(), ev);
+                    List.of(),
+                    ev);
         }
         if (machineBusy) {
             return machine(e, wCpu, tCpu, List.of(), ev);
@@ -364,14 +572,23 @@ public final class Bottleneck {
     }
 
     private static Verdict machine(Evidence e, double wCpu, double tCpu, List<Resource> also, String ev) {
-        return new Verdict(Resource.MACHINE_CPU, String.format(Locale.ROOT,
-                "this machine's CPU is %s busy (>= %s) with every process on it: the writer (%s of its cores) and a target on"
-                        + " this machine (%s) get less CPU than they need", pct(e.machineCpuShare()), pct(MACHINE_BUSY), pct(wCpu), pct(tCpu)),
+        return new Verdict(
+                Resource.MACHINE_CPU,
+                String.format(
+                        Locale.ROOT,
+                        "this machine's CPU is %s busy (>= %s) with every process on it: the writer (%s of its cores) and a target on"
+                                + " this machine (%s) get less CPU than they need",
+                        pct(e.machineCpuShare()),
+                        pct(MACHINE_BUSY),
+                        pct(wCpu),
+                        pct(tCpu)),
                 "measure on an idle machine or give it more cores; the figures of this window say what the processes got, not what they need",
-                also, ev);
+                also,
+                ev);
     }
 
-    private static List<Resource> saturated(boolean tCpu, boolean storage, boolean ins, boolean wCpu, boolean per, Resource except) {
+    private static List<Resource> saturated(
+            boolean tCpu, boolean storage, boolean ins, boolean wCpu, boolean per, Resource except) {
         List<Resource> l = new ArrayList<>();
         add(l, tCpu, Resource.TARGET_CPU, except);
         add(l, storage, Resource.STORAGE, except);

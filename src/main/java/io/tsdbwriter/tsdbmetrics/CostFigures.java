@@ -96,7 +96,9 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
 
         /** Where it came from, in plain text: the metrics, what was missing, the note. */
         public String source() {
-            return metrics + (missing.isEmpty() ? "" : "; missing " + String.join(", ", missing)) + (note == null ? "" : " (" + note + ")");
+            return metrics
+                    + (missing.isEmpty() ? "" : "; missing " + String.join(", ", missing))
+                    + (note == null ? "" : " (" + note + ")");
         }
     }
 
@@ -117,7 +119,9 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
     public static Figure residentBytesPerSeries(List<PromSnapshot> pages) {
         Family family = family(pages);
         if (pages.isEmpty() || pages.stream().anyMatch(Objects::isNull)) {
-            return Figure.unknown(RSS + " ÷ " + (family == Family.PROMETHEUS ? PROM_ACTIVE : VM_ACTIVE), List.of(),
+            return Figure.unknown(
+                    RSS + " ÷ " + (family == Family.PROMETHEUS ? PROM_ACTIVE : VM_ACTIVE),
+                    List.of(),
                     "page unreadable at the search's end");
         }
         double vmSeries = sum(pages, "vm_cache_entries", HOUR_METRIC_IDS);
@@ -152,7 +156,9 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
         if (!missing.isEmpty()) {
             return Figure.unknown(metrics, missing, null);
         }
-        return series > 0 ? Figure.of(rss / series, metrics, note) : Figure.unknown(metrics, List.of(), "no active series");
+        return series > 0
+                ? Figure.of(rss / series, metrics, note)
+                : Figure.unknown(metrics, List.of(), "no active series");
     }
 
     /**
@@ -164,7 +170,10 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
         String vm = "sum(" + VM_SIZE + ") ÷ sum(" + VM_ROWS_SHOWN + ")";
         Family family = family(pages);
         if (pages.isEmpty() || pages.stream().anyMatch(Objects::isNull)) {
-            return Figure.unknown(family == Family.PROMETHEUS ? promDisk(true) : vm, List.of(), "page unreadable at the search's end");
+            return Figure.unknown(
+                    family == Family.PROMETHEUS ? promDisk(true) : vm,
+                    List.of(),
+                    "page unreadable at the search's end");
         }
         if (family == Family.PROMETHEUS) {
             return promBytesPerSample(pages);
@@ -179,8 +188,12 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
             missing.add(VM_ROWS_SHOWN);
         }
         if (!missing.isEmpty()) {
-            return Figure.unknown(family == Family.VICTORIA_METRICS ? vm : vm + " or " + promDisk(true), missing,
-                    family == Family.VICTORIA_METRICS ? null : "neither VictoriaMetrics' nor Prometheus' storage metrics");
+            return Figure.unknown(
+                    family == Family.VICTORIA_METRICS ? vm : vm + " or " + promDisk(true),
+                    missing,
+                    family == Family.VICTORIA_METRICS
+                            ? null
+                            : "neither VictoriaMetrics' nor Prometheus' storage metrics");
         }
         return rows > 0 ? Figure.of(bytes / rows, vm, null) : Figure.unknown(vm, List.of(), "no sample stored");
     }
@@ -204,7 +217,8 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
         if (!missing.isEmpty()) {
             return Figure.unknown(metrics, missing, null);
         }
-        return appended > 0 ? Figure.of(bytes / appended, metrics, chunks ? null : "head chunks not exposed")
+        return appended > 0
+                ? Figure.of(bytes / appended, metrics, chunks ? null : "head chunks not exposed")
                 : Figure.unknown(metrics, List.of(), "no sample appended");
     }
 
@@ -214,7 +228,9 @@ public record CostFigures(Figure cpuSecondsPerMillion, Figure residentBytesPerSe
 
     /** Which TSDB's metric names the pages speak. */
     private enum Family {
-        VICTORIA_METRICS, PROMETHEUS, UNKNOWN
+        VICTORIA_METRICS,
+        PROMETHEUS,
+        UNKNOWN
     }
 
     private static Family family(List<PromSnapshot> pages) {

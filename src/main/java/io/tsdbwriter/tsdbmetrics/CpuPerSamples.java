@@ -38,7 +38,10 @@ public final class CpuPerSamples {
      * @param samplesWritten samples the writer wrote between the two (NaN when unknown)
      */
     public void add(List<PromSnapshot> start, List<PromSnapshot> end, double samplesWritten) {
-        if (start.isEmpty() || start.size() != end.size() || start.stream().anyMatch(Objects::isNull) || end.stream().anyMatch(Objects::isNull)) {
+        if (start.isEmpty()
+                || start.size() != end.size()
+                || start.stream().anyMatch(Objects::isNull)
+                || end.stream().anyMatch(Objects::isNull)) {
             unreadable++;
             return;
         }
@@ -71,8 +74,10 @@ public final class CpuPerSamples {
     public CostFigures.Figure figure() {
         String left = leftOut();
         if (windows > 0) {
-            return CostFigures.Figure.of(cpuSeconds / samples * 1e6, METRICS, plural(windows, "measured window")
-                    + (left.isEmpty() ? "" : "; left out " + left));
+            return CostFigures.Figure.of(
+                    cpuSeconds / samples * 1e6,
+                    METRICS,
+                    plural(windows, "measured window") + (left.isEmpty() ? "" : "; left out " + left));
         }
         if (withoutCpu > 0) {
             return CostFigures.Figure.unknown(METRICS, List.of(CPU), null);
@@ -91,7 +96,10 @@ public final class CpuPerSamples {
 
     private static void append(StringBuilder b, int n, String why) {
         if (n > 0) {
-            b.append(b.isEmpty() ? "" : ", ").append(plural(n, "window")).append(": ").append(why);
+            b.append(b.isEmpty() ? "" : ", ")
+                    .append(plural(n, "window"))
+                    .append(": ")
+                    .append(why);
         }
     }
 

@@ -3,8 +3,8 @@ package io.tsdbwriter.tsdbmetrics;
 import io.tsdbwriter.decode.Numbers;
 import io.tsdbwriter.decode.prometheus.ExpositionLine;
 import java.io.BufferedReader;
-import java.nio.charset.StandardCharsets;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.OptionalInt;
 import okhttp3.OkHttpClient;
@@ -20,8 +20,7 @@ public final class InsertCapacityProbe {
     /** The gauge read. */
     public static final String METRIC = "vm_concurrent_insert_capacity";
 
-    private InsertCapacityProbe() {
-    }
+    private InsertCapacityProbe() {}
 
     /**
      * @param metricsUrl the target's {@code /metrics} ({@code WriteTarget.metricsUrl()})
@@ -29,9 +28,11 @@ public final class InsertCapacityProbe {
      */
     public static OptionalInt read(OkHttpClient client, String metricsUrl) {
         return MetricsPage.read(client, metricsUrl, r -> {
-            OptionalInt v = parse(r);
-            return v.isPresent() ? Optional.of(v.getAsInt()) : Optional.empty();
-        }).map(OptionalInt::of).orElse(OptionalInt.empty());
+                    OptionalInt v = parse(r);
+                    return v.isPresent() ? Optional.of(v.getAsInt()) : Optional.empty();
+                })
+                .map(OptionalInt::of)
+                .orElse(OptionalInt.empty());
     }
 
     /** Finds the gauge in Prometheus text exposition (the format's one tokenizer, {@link ExpositionLine}). */
@@ -45,7 +46,8 @@ public final class InsertCapacityProbe {
             }
             byte[] b = line.getBytes(StandardCharsets.UTF_8);
             if (scanner.scan(b, 0, b.length) != ExpositionLine.Kind.SAMPLE
-                    || !ExpositionLine.text(b, scanner.metricStart(), scanner.metricEnd()).equals(METRIC)) {
+                    || !ExpositionLine.text(b, scanner.metricStart(), scanner.metricEnd())
+                            .equals(METRIC)) {
                 continue;
             }
             if (!numbers.parseDouble(b, scanner.valueFrom(), scanner.valueTo())) {

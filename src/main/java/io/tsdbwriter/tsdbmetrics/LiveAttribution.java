@@ -2,6 +2,7 @@ package io.tsdbwriter.tsdbmetrics;
 
 import io.tsdbwriter.tsdbmetrics.Bottleneck.Resource;
 import io.tsdbwriter.tsdbmetrics.Bottleneck.Verdict;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.DoubleSupplier;
@@ -49,7 +50,8 @@ public final class LiveAttribution {
     private volatile Verdict verdict;
     /** Share mode: {@link Bottleneck#attributeShare}, no lag. */
     private final boolean share;
-    private final java.util.EnumMap<Resource, Integer> windows = new java.util.EnumMap<>(Resource.class);
+
+    private final EnumMap<Resource, Integer> windows = new EnumMap<>(Resource.class);
 
     /**
      * @param targets         the targets' {@code /metrics} URLs
@@ -58,19 +60,41 @@ public final class LiveAttribution {
      * @param cpuSeconds      this process's CPU time so far (NaN when unknown)
      * @param machineCpuShare the machine's recent busy CPU share, 0..1 (Micrometer's {@code system.cpu.usage}; NaN when unknown)
      */
-    public LiveAttribution(MetricsScraper scraper, List<String> targets, IntSupplier permitsInUse, IntSupplier permitsCapacity,
-                           DoubleSupplier lagRecords, DoubleSupplier recordsConsumed, DoubleSupplier cpuSeconds,
-                           DoubleSupplier machineCpuShare) {
-        this(scraper, targets, permitsInUse, permitsCapacity, lagRecords, recordsConsumed, cpuSeconds, machineCpuShare, false);
+    public LiveAttribution(
+            MetricsScraper scraper,
+            List<String> targets,
+            IntSupplier permitsInUse,
+            IntSupplier permitsCapacity,
+            DoubleSupplier lagRecords,
+            DoubleSupplier recordsConsumed,
+            DoubleSupplier cpuSeconds,
+            DoubleSupplier machineCpuShare) {
+        this(
+                scraper,
+                targets,
+                permitsInUse,
+                permitsCapacity,
+                lagRecords,
+                recordsConsumed,
+                cpuSeconds,
+                machineCpuShare,
+                false);
     }
 
     /**
      * @param share share mode ({@code --consumer-mode share}): the verdict by {@link Bottleneck#attributeShare} (the
      *              acquisition, the write permits or the TSDB), the lag unknown (a share group has no per-member lag)
      */
-    public LiveAttribution(MetricsScraper scraper, List<String> targets, IntSupplier permitsInUse, IntSupplier permitsCapacity,
-                           DoubleSupplier lagRecords, DoubleSupplier recordsConsumed, DoubleSupplier cpuSeconds,
-                           DoubleSupplier machineCpuShare, boolean share) {
+    public LiveAttribution(
+            MetricsScraper scraper,
+            List<String> targets,
+            IntSupplier permitsInUse,
+            IntSupplier permitsCapacity,
+            DoubleSupplier lagRecords,
+            DoubleSupplier recordsConsumed,
+            DoubleSupplier cpuSeconds,
+            DoubleSupplier machineCpuShare,
+            boolean share) {
         this.share = share;
         if (share) {
             lagRecords = () -> Double.NaN;
@@ -121,16 +145,31 @@ public final class LiveAttribution {
         double consumed = recordsConsumed.getAsDouble();
         double growth = lag - lagStart;
         double consumedIn = consumed - consumedStart;
-        double lagGrowing = Double.isNaN(growth) ? Double.NaN
+        double lagGrowing = Double.isNaN(growth)
+                ? Double.NaN
                 : (growth > Math.max(0.01 * consumedIn, 5 * consumedIn / seconds) && growth > 0 ? 1 : 0);
-        double[] tcpu = first == null || last == null || first == last ? new double[] {Double.NaN, Double.NaN, Double.NaN}
+        double[] tcpu = first == null || last == null || first == last
+                ? new double[] {Double.NaN, Double.NaN, Double.NaN}
                 : TargetFigures.busiestCpu(first, last);
         double slow = first == null || last == null ? Double.NaN : TargetFigures.slowInsertRatio(first, last);
-        Bottleneck.Evidence e = new Bottleneck.Evidence(efficiency, MIN_EFFICIENCY, lagGrowing, (cpu - cpuStart) / seconds, cores,
-                permitsN > 0 ? permitsSum / permitsN : Double.NaN, permitsCapacity.getAsInt(), insertsN > 0 ? insertsSum / insertsN : Double.NaN,
-                insertsCapacity, tcpu[0], tcpu[1], slow, machineN > 0 ? machineSum / machineN : Double.NaN,
+        Bottleneck.Evidence e = new Bottleneck.Evidence(
+                efficiency,
+                MIN_EFFICIENCY,
+                lagGrowing,
+                (cpu - cpuStart) / seconds,
+                cores,
+                permitsN > 0 ? permitsSum / permitsN : Double.NaN,
+                permitsCapacity.getAsInt(),
+                insertsN > 0 ? insertsSum / insertsN : Double.NaN,
+                insertsCapacity,
+                tcpu[0],
+                tcpu[1],
+                slow,
+                machineN > 0 ? machineSum / machineN : Double.NaN,
                 first == null || last == null ? Double.NaN : TargetFigures.newSeriesRatio(first, last),
-                first == null || last == null ? Double.NaN : TargetFigures.perSecond(first, last, TargetFigures.INSERT_LIMIT_REACHED, ""));
+                first == null || last == null
+                        ? Double.NaN
+                        : TargetFigures.perSecond(first, last, TargetFigures.INSERT_LIMIT_REACHED, ""));
         Verdict v = share ? Bottleneck.attributeShare(e) : Bottleneck.attribute(e);
         verdict = v;
         windows.merge(v.resource(), 1, Integer::sum);
@@ -172,6 +211,12 @@ public final class LiveAttribution {
 
     /** The report line with the verdict appended: {@code … | limited_by=<resource> (<reason>) [<figures>]}. */
     public static String annotate(String reportLine, Verdict v) {
-        return String.format(Locale.ROOT, "%s | limited_by=%s (%s) [%s]", reportLine, v.resource().label(), v.reason(), v.evidence());
+        return String.format(
+                Locale.ROOT,
+                "%s | limited_by=%s (%s) [%s]",
+                reportLine,
+                v.resource().label(),
+                v.reason(),
+                v.evidence());
     }
 }

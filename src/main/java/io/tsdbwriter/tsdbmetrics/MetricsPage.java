@@ -20,8 +20,7 @@ final class MetricsPage {
         Optional<T> parse(BufferedReader page) throws IOException;
     }
 
-    private MetricsPage() {
-    }
+    private MetricsPage() {}
 
     /**
      * @return what {@code parser} found, or empty when the page cannot be fetched (no answer, not 2xx, no body) or

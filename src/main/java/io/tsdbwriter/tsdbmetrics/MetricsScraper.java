@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -17,11 +19,14 @@ public final class MetricsScraper {
 
     private final OkHttpClient http;
     /** Pages that answered 404: there is none, so they are not asked again (issue 53: a probe every 2 s of a receiver). */
-    private final java.util.Set<String> absent = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> absent = ConcurrentHashMap.newKeySet();
 
     /** @param http a client to derive from (its auth interceptors apply); each read times out after {@code timeout} */
     public MetricsScraper(OkHttpClient http, Duration timeout) {
-        this.http = http.newBuilder().callTimeout(timeout).retryOnConnectionFailure(true).build();
+        this.http = http.newBuilder()
+                .callTimeout(timeout)
+                .retryOnConnectionFailure(true)
+                .build();
     }
 
     /** The page at {@code url}, or null when it cannot be read; a page that answered 404 once is not asked again. */

@@ -18,8 +18,7 @@ import java.util.TreeMap;
 public final class PromSnapshot {
 
     /** One sample: {@code labels} is the text between the braces, as printed (empty when none). */
-    record Sample(String name, String labels, double value) {
-    }
+    record Sample(String name, String labels, double value) {}
 
     private final List<Sample> samples;
     private final long nanos;
@@ -37,11 +36,16 @@ public final class PromSnapshot {
         Numbers numbers = new Numbers();
         for (int from = 0; from < b.length; from = ExpositionLine.nextLine(b, from, b.length)) {
             int to = ExpositionLine.lineEnd(b, from, b.length);
-            if (line.scan(b, from, to) != ExpositionLine.Kind.SAMPLE || !numbers.parseDouble(b, line.valueFrom(), line.valueTo())) {
+            if (line.scan(b, from, to) != ExpositionLine.Kind.SAMPLE
+                    || !numbers.parseDouble(b, line.valueFrom(), line.valueTo())) {
                 continue; // a comment, or not a sample line
             }
-            String labels = line.labelsOpen() < 0 ? "" : ExpositionLine.text(b, line.labelsOpen() + 1, line.labelsClose()).trim();
-            out.add(new Sample(ExpositionLine.text(b, line.metricStart(), line.metricEnd()), labels, numbers.doubleValue()));
+            String labels = line.labelsOpen() < 0
+                    ? ""
+                    : ExpositionLine.text(b, line.labelsOpen() + 1, line.labelsClose())
+                            .trim();
+            out.add(new Sample(
+                    ExpositionLine.text(b, line.metricStart(), line.metricEnd()), labels, numbers.doubleValue()));
         }
         return new PromSnapshot(List.copyOf(out), nanos);
     }
@@ -164,7 +168,9 @@ public final class PromSnapshot {
                     return lowerBound;
                 }
                 double inBucket = count - lowerCount;
-                return inBucket <= 0 ? e.getKey() : lowerBound + (e.getKey() - lowerBound) * (rank - lowerCount) / inBucket;
+                return inBucket <= 0
+                        ? e.getKey()
+                        : lowerBound + (e.getKey() - lowerBound) * (rank - lowerCount) / inBucket;
             }
             lowerBound = e.getKey();
             lowerCount = count;

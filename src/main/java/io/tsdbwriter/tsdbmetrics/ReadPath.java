@@ -34,8 +34,14 @@ public final class ReadPath {
      * @param selectsCurrent  the target's {@code vm_concurrent_select_current}, averaged over the window
      * @param selectsCapacity the target's {@code vm_concurrent_select_capacity}
      */
-    public record ReadEvidence(long started, long errors, long timeouts, double p99Seconds, double maxP99Seconds,
-                               double selectsCurrent, double selectsCapacity) {
+    public record ReadEvidence(
+            long started,
+            long errors,
+            long timeouts,
+            double p99Seconds,
+            double maxP99Seconds,
+            double selectsCurrent,
+            double selectsCapacity) {
 
         /** (errors + timeouts) ÷ started; 0 when none started. */
         public double failureRatio() {
@@ -49,20 +55,31 @@ public final class ReadPath {
 
         /** Selects in use as a share of the select capacity, or NaN. */
         public double selectShare() {
-            return Double.isFinite(selectsCurrent) && selectsCapacity > 0 ? selectsCurrent / selectsCapacity : Double.NaN;
+            return Double.isFinite(selectsCurrent) && selectsCapacity > 0
+                    ? selectsCurrent / selectsCapacity
+                    : Double.NaN;
         }
 
         /** The figures, printed. */
         public String describe() {
-            return String.format(Locale.ROOT, "queries %d started, %d errors, %d timeouts (%s failed, max %s), p99 %s s (max %s s),"
-                            + " target selects %s of %s (%s)", started, errors, timeouts, Bottleneck.pct(failureRatio()),
-                    Bottleneck.pct(MAX_FAILURES), Bottleneck.num(p99Seconds), Bottleneck.num(maxP99Seconds), Bottleneck.num(selectsCurrent),
-                    Bottleneck.num(selectsCapacity), Bottleneck.pct(selectShare()));
+            return String.format(
+                    Locale.ROOT,
+                    "queries %d started, %d errors, %d timeouts (%s failed, max %s), p99 %s s (max %s s),"
+                            + " target selects %s of %s (%s)",
+                    started,
+                    errors,
+                    timeouts,
+                    Bottleneck.pct(failureRatio()),
+                    Bottleneck.pct(MAX_FAILURES),
+                    Bottleneck.num(p99Seconds),
+                    Bottleneck.num(maxP99Seconds),
+                    Bottleneck.num(selectsCurrent),
+                    Bottleneck.num(selectsCapacity),
+                    Bottleneck.pct(selectShare()));
         }
     }
 
-    private ReadPath() {
-    }
+    private ReadPath() {}
 
     /**
      * The verdict of a window with a read load: {@link Bottleneck.Resource#READ_PATH} when the class comment's rule
@@ -80,29 +97,66 @@ public final class ReadPath {
             return write;
         }
         String ev = e.describe() + "; " + reads.describe();
-        String failed = String.format(Locale.ROOT, "%d of %d queries failed (%d errors, %d timeouts: %s), p99 %s s", reads.errors() + reads.timeouts(),
-                reads.started(), reads.errors(), reads.timeouts(), Bottleneck.pct(reads.failureRatio()), Bottleneck.num(reads.p99Seconds()));
-        List<Bottleneck.Resource> also = write.resource() == Bottleneck.Resource.INPUT || write.resource() == Bottleneck.Resource.UNKNOWN
-                ? write.also() : List.of(write.resource());
+        String failed = String.format(
+                Locale.ROOT,
+                "%d of %d queries failed (%d errors, %d timeouts: %s), p99 %s s",
+                reads.errors() + reads.timeouts(),
+                reads.started(),
+                reads.errors(),
+                reads.timeouts(),
+                Bottleneck.pct(reads.failureRatio()),
+                Bottleneck.num(reads.p99Seconds()));
+        List<Bottleneck.Resource> also =
+                write.resource() == Bottleneck.Resource.INPUT || write.resource() == Bottleneck.Resource.UNKNOWN
+                        ? write.also()
+                        : List.of(write.resource());
         if (cpuBusy) {
-            return new Bottleneck.Verdict(Bottleneck.Resource.READ_PATH, String.format(Locale.ROOT,
-                    "the queries take the target's CPU (vmselect or single-node: %s of %s cores, %s >= %s) with its selects %s of %s; %s",
-                    Bottleneck.num(e.targetCpuCores()), Bottleneck.num(e.targetCores()), Bottleneck.pct(tCpu), Bottleneck.pct(Bottleneck.CPU_BUSY),
-                    Bottleneck.num(reads.selectsCurrent()), Bottleneck.num(reads.selectsCapacity()), failed),
-                    "give vmselect (or the single node) more cores, add vmselect nodes, or lighten the queries", also, ev);
+            return new Bottleneck.Verdict(
+                    Bottleneck.Resource.READ_PATH,
+                    String.format(
+                            Locale.ROOT,
+                            "the queries take the target's CPU (vmselect or single-node: %s of %s cores, %s >= %s) with its selects %s of %s; %s",
+                            Bottleneck.num(e.targetCpuCores()),
+                            Bottleneck.num(e.targetCores()),
+                            Bottleneck.pct(tCpu),
+                            Bottleneck.pct(Bottleneck.CPU_BUSY),
+                            Bottleneck.num(reads.selectsCurrent()),
+                            Bottleneck.num(reads.selectsCapacity()),
+                            failed),
+                    "give vmselect (or the single node) more cores, add vmselect nodes, or lighten the queries",
+                    also,
+                    ev);
         }
         if (selectsFull) {
-            return new Bottleneck.Verdict(Bottleneck.Resource.READ_PATH, String.format(Locale.ROOT,
-                    "the target's select concurrency: selects %s of %s (%s >= %s) while its CPU is %s; %s", Bottleneck.num(reads.selectsCurrent()),
-                    Bottleneck.num(reads.selectsCapacity()), Bottleneck.pct(reads.selectShare()), Bottleneck.pct(Bottleneck.SATURATED),
-                    Bottleneck.pct(tCpu), failed),
-                    "raise -search.maxConcurrentRequests (and -search.maxQueueDuration) or add vmselect nodes", also, ev);
+            return new Bottleneck.Verdict(
+                    Bottleneck.Resource.READ_PATH,
+                    String.format(
+                            Locale.ROOT,
+                            "the target's select concurrency: selects %s of %s (%s >= %s) while its CPU is %s; %s",
+                            Bottleneck.num(reads.selectsCurrent()),
+                            Bottleneck.num(reads.selectsCapacity()),
+                            Bottleneck.pct(reads.selectShare()),
+                            Bottleneck.pct(Bottleneck.SATURATED),
+                            Bottleneck.pct(tCpu),
+                            failed),
+                    "raise -search.maxConcurrentRequests (and -search.maxQueueDuration) or add vmselect nodes",
+                    also,
+                    ev);
         }
-        return new Bottleneck.Verdict(Bottleneck.Resource.READ_PATH, String.format(Locale.ROOT,
-                "the read load fails: %s (max %s failed, p99 max %s s) with the target's CPU %s and selects %s of %s", failed,
-                Bottleneck.pct(MAX_FAILURES), Bottleneck.num(reads.maxP99Seconds()), Bottleneck.pct(tCpu), Bottleneck.num(reads.selectsCurrent()),
-                Bottleneck.num(reads.selectsCapacity())),
+        return new Bottleneck.Verdict(
+                Bottleneck.Resource.READ_PATH,
+                String.format(
+                        Locale.ROOT,
+                        "the read load fails: %s (max %s failed, p99 max %s s) with the target's CPU %s and selects %s of %s",
+                        failed,
+                        Bottleneck.pct(MAX_FAILURES),
+                        Bottleneck.num(reads.maxP99Seconds()),
+                        Bottleneck.pct(tCpu),
+                        Bottleneck.num(reads.selectsCurrent()),
+                        Bottleneck.num(reads.selectsCapacity())),
                 "see the target's log and vm_concurrent_select_*; raise -search.maxConcurrentRequests, -search.maxQueueDuration or "
-                        + "--query-timeout, or lighten the queries", also, ev);
+                        + "--query-timeout, or lighten the queries",
+                also,
+                ev);
     }
 }

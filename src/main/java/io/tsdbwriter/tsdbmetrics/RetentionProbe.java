@@ -22,8 +22,7 @@ public final class RetentionProbe {
     /** VictoriaMetrics' month: 31 days ({@code lib/flagutil.Duration}). */
     static final Duration MONTH = Duration.ofDays(31);
 
-    private RetentionProbe() {
-    }
+    private RetentionProbe() {}
 
     /**
      * @param metricsUrl the target's {@code /metrics}
@@ -75,13 +74,14 @@ public final class RetentionProbe {
             return Optional.empty();
         }
         char unit = v.charAt(v.length() - 1);
-        long unitMs = switch (unit) {
-            case 'h' -> Duration.ofHours(1).toMillis();
-            case 'd' -> Duration.ofDays(1).toMillis();
-            case 'w' -> Duration.ofDays(7).toMillis();
-            case 'y' -> Duration.ofDays(365).toMillis();
-            default -> -1;
-        };
+        long unitMs =
+                switch (unit) {
+                    case 'h' -> Duration.ofHours(1).toMillis();
+                    case 'd' -> Duration.ofDays(1).toMillis();
+                    case 'w' -> Duration.ofDays(7).toMillis();
+                    case 'y' -> Duration.ofDays(365).toMillis();
+                    default -> -1;
+                };
         String number = unitMs < 0 ? v : v.substring(0, v.length() - 1);
         if (unitMs < 0) {
             unitMs = MONTH.toMillis();

@@ -25,8 +25,7 @@ public final class TargetFigures {
     /** The label text of the series cache, {@code type="storage/tsid"} (1.79.5 and v1.150.0 alike). */
     public static final String TSID_CACHE = "type=\"storage/tsid\"";
 
-    private TargetFigures() {
-    }
+    private TargetFigures() {}
 
     /**
      * The growth per second of counter {@code name} (its series whose labels contain {@code labelText}; "" for all)
@@ -89,7 +88,8 @@ public final class TargetFigures {
             if (a == null || b == null || b.nanos() <= a.nanos()) {
                 continue;
             }
-            double used = (b.sum("process_cpu_seconds_total") - a.sum("process_cpu_seconds_total")) / ((b.nanos() - a.nanos()) / 1e9);
+            double used = (b.sum("process_cpu_seconds_total") - a.sum("process_cpu_seconds_total"))
+                    / ((b.nanos() - a.nanos()) / 1e9);
             double cores = b.first("process_cpu_cores_available", "vm_available_cpu_cores");
             if (coresCap > 0 && cores > coresCap) {
                 cores = coresCap;

@@ -55,11 +55,17 @@ public final class ExpectedSamples {
     private final SortedMap<String, SortedSet<String>> productKeysByMetric;
 
     /** One expected series: its key, a dense id, and its (possibly shared) timeline. */
-    record Series(int id, String key, Timeline timeline) {
-    }
+    record Series(int id, String key, Timeline timeline) {}
 
-    private ExpectedSamples(Map<String, Series> seriesByKey, List<Series> seriesById, long sourcePointCount, long collapsedSamples,
-            int timeMultiplier, int instanceMultiplier, long sourceIntervalMs, SortedMap<String, SortedSet<String>> productKeysByMetric) {
+    private ExpectedSamples(
+            Map<String, Series> seriesByKey,
+            List<Series> seriesById,
+            long sourcePointCount,
+            long collapsedSamples,
+            int timeMultiplier,
+            int instanceMultiplier,
+            long sourceIntervalMs,
+            SortedMap<String, SortedSet<String>> productKeysByMetric) {
         this.productKeysByMetric = productKeysByMetric;
         this.seriesByKey = seriesByKey;
         this.seriesById = seriesById;
@@ -89,7 +95,8 @@ public final class ExpectedSamples {
      *
      * @throws IllegalArgumentException when M, N or the interval is out of range (see {@link #builder})
      */
-    public static ExpectedSamples of(Iterable<SourcePoint> points, int timeMultiplier, int instanceMultiplier, long sourceIntervalMs) {
+    public static ExpectedSamples of(
+            Iterable<SourcePoint> points, int timeMultiplier, int instanceMultiplier, long sourceIntervalMs) {
         Builder b = builder(timeMultiplier, instanceMultiplier, sourceIntervalMs);
         for (SourcePoint p : points) {
             b.add(p);
@@ -255,12 +262,15 @@ public final class ExpectedSamples {
             LinkedHashMap<String, Object> byKey = new LinkedHashMap<>();
             TreeMap<String, SortedSet<String>> keysByMetric = new TreeMap<>();
             for (Source s : sources.values()) {
-                keysByMetric.computeIfAbsent(s.metric, k -> new TreeSet<>()).add(s.labels.getOrDefault(SourcePoint.PRODUCT_KEY_LABEL, ""));
+                keysByMetric
+                        .computeIfAbsent(s.metric, k -> new TreeSet<>())
+                        .add(s.labels.getOrDefault(SourcePoint.PRODUCT_KEY_LABEL, ""));
                 Timeline timeline = s.expand(m, intervalMs);
                 String original = s.labels.get(SourcePoint.INSTANCE_LABEL);
                 TreeMap<String, String> labels = new TreeMap<>(s.labels);
                 for (int j = 0; j < n; j++) {
-                    if (n > 1 || (original != null && !original.isEmpty())) { // N = 1: the labels as they are (DESIGN §3)
+                    if (n > 1
+                            || (original != null && !original.isEmpty())) { // N = 1: the labels as they are (DESIGN §3)
                         labels.put(SourcePoint.INSTANCE_LABEL, instanceVariant(original, j));
                     }
                     String key = SourcePoint.seriesKey(s.metric, labels);
@@ -301,14 +311,26 @@ public final class ExpectedSamples {
             }
             long collapsed = points * m * n - distinct;
             keysByMetric.replaceAll((k, v) -> Collections.unmodifiableSortedSet(v));
-            return new ExpectedSamples(seriesByKey, Collections.unmodifiableList(seriesById), points, collapsed, m, n, intervalMs,
+            return new ExpectedSamples(
+                    seriesByKey,
+                    Collections.unmodifiableList(seriesById),
+                    points,
+                    collapsed,
+                    m,
+                    n,
+                    intervalMs,
                     Collections.unmodifiableSortedMap(keysByMetric));
         }
 
         private static Timeline merge(List<Timeline> list) {
             int total = 0;
             for (Timeline t : list) {
-                total += t.size() + (t.alternatives == null ? 0 : t.alternatives.values().stream().mapToInt(a -> a.length).sum());
+                total += t.size()
+                        + (t.alternatives == null
+                                ? 0
+                                : t.alternatives.values().stream()
+                                        .mapToInt(a -> a.length)
+                                        .sum());
             }
             long[] ts = new long[total];
             double[] vs = new double[total];

@@ -120,7 +120,8 @@ public final class ExportComparison {
      * @param labels       the other labels
      * @param timestampsMs timestamps in epoch ms; {@code values} alongside; the first {@code count} are used
      */
-    public void acceptSeries(String metric, Map<String, String> labels, long[] timestampsMs, double[] values, int count) {
+    public void acceptSeries(
+            String metric, Map<String, String> labels, long[] timestampsMs, double[] values, int count) {
         String key = SourcePoint.seriesKey(metric, labels);
         ExpectedSamples.Series series = expected.series(key);
         readSamples += count;
@@ -135,7 +136,8 @@ public final class ExportComparison {
             if (isNew) {
                 unexpectedSeries++;
                 if (unexpectedSeriesExamples.wants(key)) {
-                    unexpectedSeriesExamples.add(key, key + (count > 0 ? " first read back " + sample(timestampsMs[0], values[0]) : ""));
+                    unexpectedSeriesExamples.add(
+                            key, key + (count > 0 ? " first read back " + sample(timestampsMs[0], values[0]) : ""));
                 }
             }
             return;
@@ -180,8 +182,10 @@ public final class ExportComparison {
             }
             valueMismatches++;
             if (mismatchExamples.wants(key)) {
-                mismatchExamples.add(key, key + " @" + t + " (" + Instant.ofEpochMilli(t) + "): expected " + e
-                        + (alts == null ? "" : " (or " + Arrays.toString(alts) + ")") + ", found " + v);
+                mismatchExamples.add(
+                        key,
+                        key + " @" + t + " (" + Instant.ofEpochMilli(t) + "): expected " + e
+                                + (alts == null ? "" : " (or " + Arrays.toString(alts) + ")") + ", found " + v);
             }
         }
     }
@@ -217,11 +221,27 @@ public final class ExportComparison {
                 }
             }
         }
-        return new VerificationResult(expected.sampleCount(), expected.seriesCount(), expected.sourcePointCount(),
-                expected.timeMultiplier(), expected.instanceMultiplier(), readSamples, foundSamples,
-                expected.sampleCount() - foundSamples, missingSeries, unexpectedSeries, unexpectedSamples, duplicateSamples,
-                valueMismatches, withinTolerance, tolerance, missingExamples, unexpectedSeriesExamples.items(), unexpectedSampleExamples.items(),
-                duplicateExamples.items(), mismatchExamples.items());
+        return new VerificationResult(
+                expected.sampleCount(),
+                expected.seriesCount(),
+                expected.sourcePointCount(),
+                expected.timeMultiplier(),
+                expected.instanceMultiplier(),
+                readSamples,
+                foundSamples,
+                expected.sampleCount() - foundSamples,
+                missingSeries,
+                unexpectedSeries,
+                unexpectedSamples,
+                duplicateSamples,
+                valueMismatches,
+                withinTolerance,
+                tolerance,
+                missingExamples,
+                unexpectedSeriesExamples.items(),
+                unexpectedSampleExamples.items(),
+                duplicateExamples.items(),
+                mismatchExamples.items());
     }
 
     private void readSeries(JsonParser p) throws IOException {
@@ -284,8 +304,8 @@ public final class ExportComparison {
             throw new IOException("malformed export object near " + t);
         }
         if (nValues < 0 || nTimestamps < 0 || nValues != nTimestamps) {
-            throw new IOException("export line of " + SourcePoint.seriesKey(metric, labels) + " has " + nValues + " values and "
-                    + nTimestamps + " timestamps");
+            throw new IOException("export line of " + SourcePoint.seriesKey(metric, labels) + " has " + nValues
+                    + " values and " + nTimestamps + " timestamps");
         }
         acceptSeries(metric, labels, ts, vs, nValues);
     }

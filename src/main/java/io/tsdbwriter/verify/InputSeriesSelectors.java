@@ -25,11 +25,13 @@ import java.util.SortedSet;
  */
 public final class InputSeriesSelectors {
 
-    /** Default upper bound on the selector text of one export request, in chars: VictoriaMetrics' {@code -search.maxQueryLen} default (16 KiB). */
+    /**
+     * Default upper bound on the selector text of one export request, in chars: VictoriaMetrics' {@code
+     * -search.maxQueryLen} default (16 KiB).
+     */
     public static final int DEFAULT_MAX_BATCH_CHARS = 16 * 1024;
 
-    private InputSeriesSelectors() {
-    }
+    private InputSeriesSelectors() {}
 
     /**
      * The batches of selectors for {@code expected}, in metric name order; empty when nothing is expected.
@@ -42,7 +44,8 @@ public final class InputSeriesSelectors {
             throw new IllegalArgumentException("maxChars must be >= 256, got " + maxChars);
         }
         List<String> selectors = new ArrayList<>();
-        for (Map.Entry<String, SortedSet<String>> e : expected.productKeysByMetric().entrySet()) {
+        for (Map.Entry<String, SortedSet<String>> e :
+                expected.productKeysByMetric().entrySet()) {
             selectors.addAll(selectors(e.getKey(), e.getValue(), maxChars));
         }
         List<List<String>> batches = new ArrayList<>();
@@ -63,7 +66,10 @@ public final class InputSeriesSelectors {
         return batches;
     }
 
-    /** The selectors of one metric: its product keys ({@code ""} for none) split so that each selector stays within {@code maxChars} when it can. */
+    /**
+     * The selectors of one metric: its product keys ({@code ""} for none) split so that each selector stays within
+     * {@code maxChars} when it can.
+     */
     static List<String> selectors(String metric, SortedSet<String> productKeys, int maxChars) {
         String head = "{__name__=" + quoted(metric) + "," + SourcePoint.PRODUCT_KEY_LABEL;
         List<String> out = new ArrayList<>();

@@ -28,7 +28,8 @@ import okhttp3.ResponseBody;
  * then streams {@code <vm-url>/api/v1/export?match[]=<match>&start=0&end=<newest expected + 2 days>} through an
  * {@link ExportComparison} — millions of samples are never held as objects. Without a {@code match} (null) it reads
  * only the series the input names: one {@code POST <vm-url>/api/v1/export} per batch of {@link InputSeriesSelectors}
- * (form body {@code match[]=…&start=…&end=…}), so a shared TSDB's other series are neither read nor reported. {@code vmUrl} is a single-node base URL
+ * (form body {@code match[]=…&start=…&end=…}), so a shared TSDB's other series are neither read nor reported. {@code
+ * vmUrl} is a single-node base URL
  * such as {@code http://localhost:8428}, or a cluster's vmselect with its tenant path,
  * {@code http://vmselect:8481/select/0/prometheus}. Making samples searchable ({@link #flush}): with flush URLs (each
  * vmstorage's base URL, {@code http://vmstorage-0:8482}) {@code GET <flush-url>/internal/force_flush} on each; without,
@@ -123,13 +124,20 @@ public final class ReadBackVerifier {
      * @param http              the HTTP client (its read timeout bounds the wait between export chunks)
      * @throws IllegalArgumentException for a bad URL or tolerance
      */
-    public ReadBackVerifier(String vmUrl, List<String> flushUrls, String match, double relativeTolerance, OkHttpClient http) {
+    public ReadBackVerifier(
+            String vmUrl, List<String> flushUrls, String match, double relativeTolerance, OkHttpClient http) {
         this(vmUrl, flushUrls, match, relativeTolerance, http, System::nanoTime, d -> Thread.sleep(d.toMillis()));
     }
 
     /** As above, with the clock and sleeper of {@link #verifySearchable} (tests). */
-    ReadBackVerifier(String vmUrl, List<String> flushUrls, String match, double relativeTolerance, OkHttpClient http,
-                     LongSupplier nanoTime, Sleeper sleeper) {
+    ReadBackVerifier(
+            String vmUrl,
+            List<String> flushUrls,
+            String match,
+            double relativeTolerance,
+            OkHttpClient http,
+            LongSupplier nanoTime,
+            Sleeper sleeper) {
         this.base = parse(Objects.requireNonNull(vmUrl, "vmUrl"));
         List<HttpUrl> flush = new ArrayList<>();
         for (String u : flushUrls) {
@@ -155,7 +163,8 @@ public final class ReadBackVerifier {
     }
 
     /** The expected samples of {@code points} amplified M × N every {@code sourceIntervalMs}; see {@link ExpectedSamples}. */
-    public static ExpectedSamples expected(Iterable<SourcePoint> points, int timeMultiplier, int instanceMultiplier, long sourceIntervalMs) {
+    public static ExpectedSamples expected(
+            Iterable<SourcePoint> points, int timeMultiplier, int instanceMultiplier, long sourceIntervalMs) {
         return ExpectedSamples.of(points, timeMultiplier, instanceMultiplier, sourceIntervalMs);
     }
 
@@ -177,8 +186,9 @@ public final class ReadBackVerifier {
      * @throws IOException          when the last attempt could not read from VictoriaMetrics
      * @throws InterruptedException when interrupted while waiting
      */
-    public VerificationResult verifyWithin(ExpectedSamples expected, Duration timeout, Duration poll) throws IOException, InterruptedException {
-        return verifySearchable(expected, timeout, Duration.ZERO, poll, note -> { });
+    public VerificationResult verifyWithin(ExpectedSamples expected, Duration timeout, Duration poll)
+            throws IOException, InterruptedException {
+        return verifySearchable(expected, timeout, Duration.ZERO, poll, note -> {});
     }
 
     /**
@@ -198,8 +208,9 @@ public final class ReadBackVerifier {
      * @throws IOException          when an attempt after {@code wait} could not read from VictoriaMetrics (no retry)
      * @throws InterruptedException when interrupted while waiting
      */
-    public VerificationResult verifySearchable(ExpectedSamples expected, Duration wait, Duration searchTimeout, Duration poll,
-                                               Consumer<String> notes) throws IOException, InterruptedException {
+    public VerificationResult verifySearchable(
+            ExpectedSamples expected, Duration wait, Duration searchTimeout, Duration poll, Consumer<String> notes)
+            throws IOException, InterruptedException {
         long start = nanoTime.getAsLong();
         long[] counts = null;
         long sameSince = start;
@@ -210,7 +221,8 @@ public final class ReadBackVerifier {
             try {
                 flush = flush();
                 if (flush == Flush.NOT_SERVED && !noted) {
-                    notes.accept(withoutQuery(base) + " does not serve /internal/force_flush (a cluster's vmselect does not: give every vmstorage's "
+                    notes.accept(withoutQuery(base)
+                            + " does not serve /internal/force_flush (a cluster's vmselect does not: give every vmstorage's "
                             + "base URL as --flush-url): reading back until the samples are searchable, within --search-timeout "
                             + searchTimeout.toSeconds() + "s");
                     noted = true;
@@ -227,28 +239,36 @@ public final class ReadBackVerifier {
                 return result;
             }
             long now = nanoTime.getAsLong();
-            long[] c = {result.readSamples(), result.foundSamples(), result.unexpectedSamples(), result.duplicateSamples(),
-                    result.valueMismatches()};
+            long[] c = {
+                result.readSamples(),
+                result.foundSamples(),
+                result.unexpectedSamples(),
+                result.duplicateSamples(),
+                result.valueMismatches()
+            };
             if (!Arrays.equals(c, counts)) {
                 counts = c;
                 sameSince = now;
             }
             long elapsedNext = now - start + poll.toNanos();
             if (elapsedNext > wait.toNanos()) {
-                Duration settle = switch (flush) {
-                    case VM_URL -> Duration.ZERO;
-                    case FLUSH_URLS -> SETTLE_FLUSHED;
-                    case NOT_SERVED -> SETTLE_UNFLUSHED;
-                };
+                Duration settle =
+                        switch (flush) {
+                            case VM_URL -> Duration.ZERO;
+                            case FLUSH_URLS -> SETTLE_FLUSHED;
+                            case NOT_SERVED -> SETTLE_UNFLUSHED;
+                        };
                 if (now - sameSince >= settle.toNanos()) {
                     if (flush == Flush.NOT_SERVED) {
-                        notes.accept("the counts read back stayed the same for " + settle.toSeconds() + "s: taken as final");
+                        notes.accept(
+                                "the counts read back stayed the same for " + settle.toSeconds() + "s: taken as final");
                     }
                     return result;
                 }
                 if (elapsedNext > searchTimeout.toNanos()) {
                     if (flush != Flush.VM_URL) {
-                        notes.accept("--search-timeout " + searchTimeout.toSeconds() + "s is over: the last read-back is taken as final");
+                        notes.accept("--search-timeout " + searchTimeout.toSeconds()
+                                + "s is over: the last read-back is taken as final");
                     }
                     return result;
                 }
@@ -267,7 +287,8 @@ public final class ReadBackVerifier {
     public Flush flush() throws IOException {
         if (!flushUrls.isEmpty()) {
             for (HttpUrl u : flushUrls) {
-                HttpUrl url = u.newBuilder().addPathSegments("internal/force_flush").build();
+                HttpUrl url =
+                        u.newBuilder().addPathSegments("internal/force_flush").build();
                 try (Response response = call(url)) {
                     requireSuccess(response, url);
                 }
@@ -306,13 +327,23 @@ public final class ReadBackVerifier {
         HttpUrl export = base.newBuilder().addPathSegments("api/v1/export").build();
         List<Request> requests = new ArrayList<>();
         if (match != null) {
-            requests.add(new Request.Builder().url(export.newBuilder().addQueryParameter("match[]", match)
-                    .addQueryParameter("start", start).addQueryParameter("end", end).build()).get().build());
+            requests.add(new Request.Builder()
+                    .url(export.newBuilder()
+                            .addQueryParameter("match[]", match)
+                            .addQueryParameter("start", start)
+                            .addQueryParameter("end", end)
+                            .build())
+                    .get()
+                    .build());
         } else {
-            for (List<String> batch : InputSeriesSelectors.batches(expected, InputSeriesSelectors.DEFAULT_MAX_BATCH_CHARS)) {
+            for (List<String> batch :
+                    InputSeriesSelectors.batches(expected, InputSeriesSelectors.DEFAULT_MAX_BATCH_CHARS)) {
                 FormBody.Builder form = new FormBody.Builder();
                 batch.forEach(selector -> form.add("match[]", selector));
-                requests.add(new Request.Builder().url(export).post(form.add("start", start).add("end", end).build()).build());
+                requests.add(new Request.Builder()
+                        .url(export)
+                        .post(form.add("start", start).add("end", end).build())
+                        .build());
             }
         }
         for (Request request : requests) {
@@ -332,7 +363,8 @@ public final class ReadBackVerifier {
      * @param relativeTolerance 0 for bit-exact values, else in [0, 1)
      * @throws IOException when a line is not export JSON
      */
-    public static VerificationResult compare(ExpectedSamples expected, Iterator<String> exportLines, double relativeTolerance) throws IOException {
+    public static VerificationResult compare(
+            ExpectedSamples expected, Iterator<String> exportLines, double relativeTolerance) throws IOException {
         ExportComparison comparison = new ExportComparison(expected, relativeTolerance);
         while (exportLines.hasNext()) {
             comparison.acceptLine(exportLines.next());
@@ -353,7 +385,9 @@ public final class ReadBackVerifier {
         try {
             return http.newCall(request).execute();
         } catch (IOException e) {
-            String why = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
+            String why = e.getMessage() == null || e.getMessage().isBlank()
+                    ? e.getClass().getSimpleName()
+                    : e.getMessage();
             throw new Unreachable(request.method() + " " + withoutQuery(request.url()) + ": " + oneLine(why), e);
         }
     }

@@ -31,11 +31,27 @@ import java.util.Locale;
  * @param duplicateExamples        examples of duplicate samples
  * @param valueMismatchExamples    examples of value mismatches
  */
-public record VerificationResult(long expectedSamples, long expectedSeries, long sourcePoints, int timeMultiplier, int instanceMultiplier,
-        long readSamples, long foundSamples, long missingSamples, long missingSeries, long unexpectedSeries, long unexpectedSamples,
-        long duplicateSamples, long valueMismatches, long valuesWithinTolerance, double relativeTolerance,
-        List<String> missingExamples, List<String> unexpectedSeriesExamples, List<String> unexpectedSampleExamples,
-        List<String> duplicateExamples, List<String> valueMismatchExamples) {
+public record VerificationResult(
+        long expectedSamples,
+        long expectedSeries,
+        long sourcePoints,
+        int timeMultiplier,
+        int instanceMultiplier,
+        long readSamples,
+        long foundSamples,
+        long missingSamples,
+        long missingSeries,
+        long unexpectedSeries,
+        long unexpectedSamples,
+        long duplicateSamples,
+        long valueMismatches,
+        long valuesWithinTolerance,
+        double relativeTolerance,
+        List<String> missingExamples,
+        List<String> unexpectedSeriesExamples,
+        List<String> unexpectedSampleExamples,
+        List<String> duplicateExamples,
+        List<String> valueMismatchExamples) {
 
     /** Most examples kept per kind of problem. */
     public static final int MAX_EXAMPLES = 5;
@@ -53,14 +69,27 @@ public record VerificationResult(long expectedSamples, long expectedSeries, long
      * no duplicate, every value equal (within {@link #relativeTolerance()}, 0 = bit-exact up to the sign of zero).
      */
     public boolean passed() {
-        return missingSamples == 0 && unexpectedSeries == 0 && unexpectedSamples == 0 && duplicateSamples == 0 && valueMismatches == 0;
+        return missingSamples == 0
+                && unexpectedSeries == 0
+                && unexpectedSamples == 0
+                && duplicateSamples == 0
+                && valueMismatches == 0;
     }
 
     /** A multi-line report for operators, ending with {@code result: PASSED} or {@code result: FAILED}. */
     public String summary() {
         StringBuilder b = new StringBuilder();
-        line(b, "expected samples", expectedSamples, String.format(Locale.ROOT, "%d series; %d source points x M=%d x N=%d",
-                expectedSeries, sourcePoints, timeMultiplier, instanceMultiplier));
+        line(
+                b,
+                "expected samples",
+                expectedSamples,
+                String.format(
+                        Locale.ROOT,
+                        "%d series; %d source points x M=%d x N=%d",
+                        expectedSeries,
+                        sourcePoints,
+                        timeMultiplier,
+                        instanceMultiplier));
         line(b, "read back", readSamples, null);
         line(b, "found", foundSamples, null);
         line(b, "missing", missingSamples, missingSeries + " series with no sample at all");
@@ -69,12 +98,23 @@ public record VerificationResult(long expectedSamples, long expectedSeries, long
         examples(b, unexpectedSeriesExamples);
         line(b, "unexpected samples", unexpectedSamples, "incl. those of unexpected series");
         examples(b, unexpectedSampleExamples);
-        line(b, "duplicate samples", duplicateSamples, duplicateSamples == 0 ? null : "an at-least-once writer writes a sample "
-                + "again after a crash, a restart or a lost acknowledgement; VictoriaMetrics keeps one only when it runs with "
-                + "-dedup.minScrapeInterval (1ms in every stack of this project)");
+        line(
+                b,
+                "duplicate samples",
+                duplicateSamples,
+                duplicateSamples == 0
+                        ? null
+                        : "an at-least-once writer writes a sample "
+                                + "again after a crash, a restart or a lost acknowledgement; VictoriaMetrics keeps one only when it runs with "
+                                + "-dedup.minScrapeInterval (1ms in every stack of this project)");
         examples(b, duplicateExamples);
-        String tol = relativeTolerance == 0 ? "bit-exact" : String.format(Locale.ROOT, "relative tolerance %s; %d values within it, not bit-identical",
-                relativeTolerance, valuesWithinTolerance);
+        String tol = relativeTolerance == 0
+                ? "bit-exact"
+                : String.format(
+                        Locale.ROOT,
+                        "relative tolerance %s; %d values within it, not bit-identical",
+                        relativeTolerance,
+                        valuesWithinTolerance);
         line(b, "value mismatches", valueMismatches, tol);
         examples(b, valueMismatchExamples);
         b.append("result: ").append(passed() ? "PASSED" : "FAILED").append('\n');

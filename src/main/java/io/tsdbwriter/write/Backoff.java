@@ -2,9 +2,11 @@ package io.tsdbwriter.write;
 
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * The waits of the write threads — a retry's backoff, the probe interval of a paused or faulted write, the poll of an
@@ -28,6 +30,7 @@ final class Backoff {
     private final ReentrantLock lock = new ReentrantLock();
     /** The threads inside {@link #sleep}; guarded by {@link #lock}. */
     private final Set<Thread> waiting = new HashSet<>();
+
     private volatile boolean stopped;
     private final AtomicInteger batchesHeld = new AtomicInteger();
     private final AtomicLong samplesHeld = new AtomicLong();
@@ -43,13 +46,12 @@ final class Backoff {
      * Thrown out of a write whose batch its creator no longer wants ({@link WriteListener#stale}: its partition was
      * rewound after a TSDB restart, or revoked) before an attempt: abandoned without that attempt, not counted as held.
      */
-    static final class Stale extends Held {
-    }
+    static final class Stale extends Held {}
 
     /** One write's attempts; its thread only. */
     static final class Attempts {
         /** Asked before every attempt: true once the batch is stale ({@link WriteListener#stale}). */
-        final java.util.function.BooleanSupplier stale;
+        final BooleanSupplier stale;
         /** Whether the breaker permitted the attempt whose refusal waits for its empty probe's verdict. */
         boolean refusalPermitted;
         /** That attempt's duration, nanoseconds. */
@@ -59,7 +61,7 @@ final class Backoff {
         /** Whether an attempt went out and got no answer (I/O error, timeout): {@link WriteBatch#sentUnanswered()}. */
         boolean unanswered;
 
-        Attempts(java.util.function.BooleanSupplier stale) {
+        Attempts(BooleanSupplier stale) {
             this.stale = stale;
         }
     }
@@ -84,7 +86,8 @@ final class Backoff {
 
     /** A wait after the stop: {@code initialBackoffMs} × [0.5, 1.5), at most {@code millis}. */
     long spacingMs(long millis) {
-        long jittered = (long) (initialBackoffMs * (0.5 + java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
+        long jittered =
+                (long) (initialBackoffMs * (0.5 + ThreadLocalRandom.current().nextDouble()));
         return Math.max(0, Math.min(millis, jittered));
     }
 
@@ -174,7 +177,7 @@ final class Backoff {
     }
 
     /** A new write's attempts; {@code stale} is asked before each. */
-    Attempts attempts(java.util.function.BooleanSupplier stale) {
+    Attempts attempts(BooleanSupplier stale) {
         return new Attempts(stale);
     }
 

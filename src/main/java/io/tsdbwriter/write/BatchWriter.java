@@ -1,6 +1,7 @@
 package io.tsdbwriter.write;
 
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.tenant.Tenant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +30,7 @@ public final class BatchWriter implements AutoCloseable {
     private final WriteFaults faults;
     /** Set when a configuration fault outlasted --write-fault-timeout: held batches are abandoned, not retried. */
     private volatile boolean faultGaveUp;
+
     private final List<WriteTarget> endpoints;
     private final WriteClient client;
     private final WritePermits permits;
@@ -35,7 +38,8 @@ public final class BatchWriter implements AutoCloseable {
     private final OnWriteFailure onFailure;
     private final ConfigurationFaultPolicy onConfigurationFault;
     private final WriterMeters meters;
-    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("vm-write-", 0).factory());
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("vm-write-", 0).factory());
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Object drainLock = new Object();
     private final EndpointBreakers breakers;
@@ -50,8 +54,14 @@ public final class BatchWriter implements AutoCloseable {
      * @param synchronous write on the calling (poll) thread instead of a virtual thread: the proof of concept's
      *                    "before", kept for the benchmark's comparison ({@code --write-mode sync})
      */
-    public BatchWriter(List<WriteTarget> endpoints, WriteClient client, WritePermits permits, RetryPolicy retry,
-                       OnWriteFailure onFailure, WriterMeters meters, boolean synchronous) {
+    public BatchWriter(
+            List<WriteTarget> endpoints,
+            WriteClient client,
+            WritePermits permits,
+            RetryPolicy retry,
+            OnWriteFailure onFailure,
+            WriterMeters meters,
+            boolean synchronous) {
         this(endpoints, client, permits, retry, onFailure, meters, synchronous, ConfigurationFaultPolicy.HOLD);
     }
 
@@ -59,9 +69,15 @@ public final class BatchWriter implements AutoCloseable {
      * @param onConfigurationFault {@code --on-configuration-fault}: hold a configuration fault's 4xx (the default), or
      *                             refuse its batch as the remote write specification says (never retried)
      */
-    public BatchWriter(List<WriteTarget> endpoints, WriteClient client, WritePermits permits, RetryPolicy retry,
-                       OnWriteFailure onFailure, WriterMeters meters, boolean synchronous,
-                       ConfigurationFaultPolicy onConfigurationFault) {
+    public BatchWriter(
+            List<WriteTarget> endpoints,
+            WriteClient client,
+            WritePermits permits,
+            RetryPolicy retry,
+            OnWriteFailure onFailure,
+            WriterMeters meters,
+            boolean synchronous,
+            ConfigurationFaultPolicy onConfigurationFault) {
         this.synchronous = synchronous;
         this.onConfigurationFault = onConfigurationFault;
         if (endpoints.isEmpty()) {
@@ -106,16 +122,20 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    private <S, O> void run(WriteBatch<S, O> batch, WriteListener<S, O> listener, WritePermits.Permit budget, int bytes) {
+    private <S, O> void run(
+            WriteBatch<S, O> batch, WriteListener<S, O> listener, WritePermits.Permit budget, int bytes) {
         WriteOutcome outcome = null;
         List<WriteListener.Rejection<S>> rejections = null;
         try {
-            java.util.function.BooleanSupplier stale = () -> listener.stale(batch); // asked before every attempt
-            outcome = batch.body().length() == 0 ? WriteOutcome.NOTHING_SENT : writeUntilDecided(batch, budget.endpoint(), stale);
+            BooleanSupplier stale = () -> listener.stale(batch); // asked before every attempt
+            outcome = batch.body().length() == 0
+                    ? WriteOutcome.NOTHING_SENT
+                    : writeUntilDecided(batch, budget.endpoint(), stale);
             if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
                 rejections = new ArrayList<>();
                 isolate(batch, outcome, rejections, budget.endpoint(), stale);
-            } else if (outcome.kind() == WriteOutcome.Kind.FAULT) { // refused whole (--on-configuration-fault refuse): no split
+            } else if (outcome.kind()
+                    == WriteOutcome.Kind.FAULT) { // refused whole (--on-configuration-fault refuse): no split
                 rejections = new ArrayList<>(batch.points());
                 WriteListener.Rejection.each(batch, outcome, rejections);
             }
@@ -160,7 +180,7 @@ public final class BatchWriter implements AutoCloseable {
      * the data before it is returned ({@link #confirmRefusal}). After the stop a write whose attempt begun after it
      * fails is held ({@link Backoff}).
      */
-    private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint, java.util.function.BooleanSupplier stale)
+    private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint, BooleanSupplier stale)
             throws InterruptedException, Backoff.Held {
         WriteClient.Payload payload = client.prepare(batch.body(), batch.samples(), batch.tenant());
         Backoff.Attempts attempts = backoff.attempts(stale);
@@ -190,8 +210,13 @@ public final class BatchWriter implements AutoCloseable {
                     }
                     meters.retries.increment();
                 } else if (outcome.kind() == WriteOutcome.Kind.RETRYABLE && onFailure == OnWriteFailure.PAUSE) {
-                    log.warn("write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
-                            batch.samples(), retry.maxRetries(), outcome.statusTag(), outcome.detail(), retry.maxBackoff().toMillis());
+                    log.warn(
+                            "write of {} samples still failing after {} retries ({} {}); pausing and probing every {} ms",
+                            batch.samples(),
+                            retry.maxRetries(),
+                            outcome.statusTag(),
+                            outcome.detail(),
+                            retry.maxBackoff().toMillis());
                     backoff.sleep(retry.maxBackoff().toMillis());
                 } else {
                     return outcome;
@@ -211,16 +236,22 @@ public final class BatchWriter implements AutoCloseable {
      * {@link WriteOutcome.Kind#FAULT} is returned. No answer, or a retryable one: that outcome, to be retried. The
      * verdict is the refused attempt's outcome for the endpoint's breaker.
      */
-    private WriteOutcome confirmRefusal(WriteTarget endpoint, io.tsdbwriter.tenant.Tenant tenant, WriteOutcome refusal, Backoff.Attempts attempts) {
+    private WriteOutcome confirmRefusal(
+            WriteTarget endpoint, Tenant tenant, WriteOutcome refusal, Backoff.Attempts attempts) {
         WriteOutcome empty = client.probeEmpty(endpoint, tenant); // the tenant's own path or header
         meters.writeRequest("probe", empty.statusTag());
-        WriteOutcome verdict = switch (empty.kind()) {
-            case SUCCESS -> refusal;
-            case REJECTED -> new WriteOutcome(WriteOutcome.Kind.FAULT, refusal.status(), -1,
-                    "wrong path prefix? unknown token? (it refuses an empty request too, so the refusal does not depend on the data: "
-                            + refusal.detail() + ")");
-            case FAULT, RETRYABLE -> empty;
-        };
+        WriteOutcome verdict =
+                switch (empty.kind()) {
+                    case SUCCESS -> refusal;
+                    case REJECTED ->
+                        new WriteOutcome(
+                                WriteOutcome.Kind.FAULT,
+                                refusal.status(),
+                                -1,
+                                "wrong path prefix? unknown token? (it refuses an empty request too, so the refusal does not depend on the data: "
+                                        + refusal.detail() + ")");
+                    case FAULT, RETRYABLE -> empty;
+                };
         if (attempts.refusalPermitted) {
             breakers.record(endpoint, attempts.refusalTookNanos, verdict);
         }
@@ -231,8 +262,13 @@ public final class BatchWriter implements AutoCloseable {
      * Splits a refused batch in halves and writes each, recursively, until every refused point stands alone
      * (DESIGN §6: 400/413/415 split the batch, dead-letter what still fails). Counts what gets written.
      */
-    private <S> void isolate(WriteBatch<S, ?> batch, WriteOutcome refusal, List<WriteListener.Rejection<S>> out, WriteTarget endpoint,
-                             java.util.function.BooleanSupplier stale) throws InterruptedException, Backoff.Held {
+    private <S> void isolate(
+            WriteBatch<S, ?> batch,
+            WriteOutcome refusal,
+            List<WriteListener.Rejection<S>> out,
+            WriteTarget endpoint,
+            BooleanSupplier stale)
+            throws InterruptedException, Backoff.Held {
         if (batch.points() <= 1) {
             WriteListener.Rejection.each(batch, refusal, out);
             return;
@@ -246,7 +282,8 @@ public final class BatchWriter implements AutoCloseable {
             } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
                 isolate(half, o, out, endpoint, stale);
             } else {
-                WriteListener.Rejection.each(half, o, out); // retries ran out under dead-letter policy while splitting: refused too
+                WriteListener.Rejection.each(
+                        half, o, out); // retries ran out under dead-letter policy while splitting: refused too
             }
         }
     }
@@ -272,7 +309,8 @@ public final class BatchWriter implements AutoCloseable {
             throws InterruptedException, Backoff.Held {
         for (int attempt = 0; ; attempt++) {
             boolean permitted = breakers.await(endpoint, () -> closed || faultGaveUp, backoff);
-            if (attempts.stale.getAsBoolean()) { // rewound or revoked meanwhile: a retry now could land after its re-read
+            if (attempts.stale
+                    .getAsBoolean()) { // rewound or revoked meanwhile: a retry now could land after its re-read
                 breakers.release(endpoint, permitted); // a half-open breaker's probe slot must not stay taken
                 throw new Backoff.Stale();
             }
@@ -285,7 +323,8 @@ public final class BatchWriter implements AutoCloseable {
             if (outcome.isSuccess()) {
                 faults.ok(endpoint);
             }
-            attempts.unanswered |= outcome.status() == 0 && outcome.kind() == WriteOutcome.Kind.RETRYABLE; // sent, maybe stored
+            attempts.unanswered |=
+                    outcome.status() == 0 && outcome.kind() == WriteOutcome.Kind.RETRYABLE; // sent, maybe stored
             boolean failed = outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT;
             attempts.refusalPermitted = permitted && outcome.kind() == WriteOutcome.Kind.REJECTED;
             attempts.refusalTookNanos = took;
@@ -312,7 +351,12 @@ public final class BatchWriter implements AutoCloseable {
             meters.writeRequest("retry", outcome.statusTag());
             meters.retries.increment();
             long delay = retry.delayMs(attempt + 1, outcome.retryAfterMs());
-            log.debug("retrying write to {} in {} ms after {} {}", endpoint, delay, outcome.statusTag(), outcome.detail());
+            log.debug(
+                    "retrying write to {} in {} ms after {} {}",
+                    endpoint,
+                    delay,
+                    outcome.statusTag(),
+                    outcome.detail());
             backoff.sleep(delay, Backoff.busy(outcome));
         }
     }

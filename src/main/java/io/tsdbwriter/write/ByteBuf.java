@@ -1,7 +1,7 @@
 package io.tsdbwriter.write;
 
-import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A growable byte array for request bodies: appends bytes and ASCII-formatted longs without allocating per call.

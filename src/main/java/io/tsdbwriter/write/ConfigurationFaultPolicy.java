@@ -39,7 +39,9 @@ public enum ConfigurationFaultPolicy {
         return switch (value == null ? "" : value.trim().toLowerCase(Locale.ROOT)) {
             case "hold" -> HOLD;
             case "refuse" -> REFUSE;
-            default -> throw new IllegalArgumentException("--on-configuration-fault must be hold or refuse, got '" + value + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        "--on-configuration-fault must be hold or refuse, got '" + value + "'");
         };
     }
 }

@@ -87,7 +87,8 @@ final class EndpointBreakers {
     void record(WriteTarget endpoint, long tookNanos, WriteOutcome outcome) {
         CircuitBreaker breaker = breakers.get(endpoint);
         if (outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT) {
-            breaker.onError(tookNanos, TimeUnit.NANOSECONDS, new IOException(outcome.statusTag() + " " + outcome.detail()));
+            breaker.onError(
+                    tookNanos, TimeUnit.NANOSECONDS, new IOException(outcome.statusTag() + " " + outcome.detail()));
         } else {
             breaker.onSuccess(tookNanos, TimeUnit.NANOSECONDS);
         }

@@ -29,7 +29,8 @@ public final class OrderedLanes implements AutoCloseable {
     public static final int QUEUE = 2;
 
     private final BatchWriter writer;
-    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("write-lane-", 0).factory());
+    private final ExecutorService executor = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("write-lane-", 0).factory());
     private final AtomicInteger queued = new AtomicInteger();
     private volatile List<Lane> lanes = List.of();
     private volatile boolean closed;
@@ -79,7 +80,8 @@ public final class OrderedLanes implements AutoCloseable {
      * @throws InterruptedException when interrupted while waiting (the batch was not queued)
      * @throws IllegalStateException after {@link #close()}, or before {@link #open(int)}
      */
-    public <S, O> void submit(int lane, WriteBatch<S, O> batch, WriteListener<S, O> listener) throws InterruptedException {
+    public <S, O> void submit(int lane, WriteBatch<S, O> batch, WriteListener<S, O> listener)
+            throws InterruptedException {
         List<Lane> l = lanes;
         if (l.isEmpty()) {
             throw new IllegalStateException("no lanes open");

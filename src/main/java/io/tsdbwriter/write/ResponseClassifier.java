@@ -1,12 +1,12 @@
 package io.tsdbwriter.write;
 
+import io.tsdbwriter.write.http.SafeUrl;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import io.tsdbwriter.write.http.SafeUrl;
-import java.net.ConnectException;
-import java.net.UnknownHostException;
 import javax.net.ssl.SSLException;
 
 /**
@@ -18,7 +18,8 @@ import javax.net.ssl.SSLException;
  *       connection. The endpoint or the credentials are wrong, not the data: the batch is kept.</li>
  *   <li>Data refusal candidates ({@link WriteOutcome.Kind#REJECTED}): 400, 413, 415 for the import API (VictoriaMetrics
  *       docs, "How to import data in JSON line format"); for Prometheus Remote-Write 1.0 every other 4xx but 429 (the
- *       specification: "4xx … MUST NOT retry"; 2.0 adds its own rules, {@link #classifyRemoteWrite2}). The writer then sends an empty request: when that is refused too, the
+ * specification: "4xx … MUST NOT retry"; 2.0 adds its own rules, {@link #classifyRemoteWrite2}). The writer then
+ * sends an empty request: when that is refused too, the
  *       refusal does not depend on the data and it is a configuration fault after all (a wrong path prefix answered
  *       400 by VictoriaMetrics, an unknown token answered 400 by vmauth).</li>
  *   <li>Everything else (429, 5xx, other statuses, timeouts and other I/O errors): retryable, honouring
@@ -37,8 +38,7 @@ public final class ResponseClassifier {
     /** Detail prefix of a refused connection (the {@code connect} fault class). */
     static final String CONNECT = "connection refused";
 
-    private ResponseClassifier() {
-    }
+    private ResponseClassifier() {}
 
     /** As {@link #classify(Output, int, String, String, String)} without a {@code Location}. */
     public static WriteOutcome classify(Output output, int status, String retryAfter, String detail) {
@@ -56,13 +56,20 @@ public final class ResponseClassifier {
      */
     public static WriteOutcome classify(Output output, int status, String retryAfter, String detail, String location) {
         if (status >= 300 && status < 400) {
-            return new WriteOutcome(WriteOutcome.Kind.FAULT, status, -1,
+            return new WriteOutcome(
+                    WriteOutcome.Kind.FAULT,
+                    status,
+                    -1,
                     "redirect to " + (location == null ? "(no Location)" : SafeUrl.redact(location))
                             + ": writes never follow a redirect (the body would be lost); put that URL in the flag");
         }
         String hint = configurationHint(output, status);
         if (hint != null) {
-            return new WriteOutcome(WriteOutcome.Kind.FAULT, status, -1, hint + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")"));
+            return new WriteOutcome(
+                    WriteOutcome.Kind.FAULT,
+                    status,
+                    -1,
+                    hint + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")"));
         }
         if (output == Output.REMOTE_WRITE && status >= 400 && status < 500 && status != 429) {
             return new WriteOutcome(WriteOutcome.Kind.REJECTED, status, -1, detail);
@@ -92,31 +99,47 @@ public final class ResponseClassifier {
      * @param samplesSent    samples the request carried, or -1 when unknown (the header is then not checked)
      * @param samplesWritten the {@code X-Prometheus-Remote-Write-Samples-Written} header, or null
      */
-    public static WriteOutcome classifyRemoteWrite2(int status, String retryAfter, String detail, String location,
-                                                    long samplesSent, String samplesWritten) {
+    public static WriteOutcome classifyRemoteWrite2(
+            int status, String retryAfter, String detail, String location, long samplesSent, String samplesWritten) {
         if (status == 415) {
-            return new WriteOutcome(WriteOutcome.Kind.FAULT, status, -1, "the receiver does not take Remote-Write 2.0 "
-                    + "(415 Unsupported Media Type): run with --remote-write-version 1, or let it accept "
-                    + "io.prometheus.write.v2.Request (Prometheus 3: --web.remote-write-receiver.accepted-protobuf-messages)"
-                    + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")"));
+            return new WriteOutcome(
+                    WriteOutcome.Kind.FAULT,
+                    status,
+                    -1,
+                    "the receiver does not take Remote-Write 2.0 "
+                            + "(415 Unsupported Media Type): run with --remote-write-version 1, or let it accept "
+                            + "io.prometheus.write.v2.Request (Prometheus 3: --web.remote-write-receiver.accepted-protobuf-messages)"
+                            + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")"));
         }
         if (status >= 200 && status < 300 && samplesSent > 0) {
             if (samplesWritten == null || samplesWritten.isBlank()) {
-                return new WriteOutcome(WriteOutcome.Kind.FAULT, status, -1, "a Remote-Write 1.0 receiver? (" + status
-                        + " without " + RemoteWriteVersion.SAMPLES_WRITTEN_HEADER + " for " + samplesSent
-                        + " samples: a 1.0 receiver reads a 2.0 message as an empty request and writes nothing); "
-                        + "run with --remote-write-version 1");
+                return new WriteOutcome(
+                        WriteOutcome.Kind.FAULT,
+                        status,
+                        -1,
+                        "a Remote-Write 1.0 receiver? (" + status
+                                + " without " + RemoteWriteVersion.SAMPLES_WRITTEN_HEADER + " for " + samplesSent
+                                + " samples: a 1.0 receiver reads a 2.0 message as an empty request and writes nothing); "
+                                + "run with --remote-write-version 1");
             }
             long written;
             try {
                 written = Long.parseLong(samplesWritten.trim());
             } catch (NumberFormatException e) {
-                return new WriteOutcome(WriteOutcome.Kind.FAULT, status, -1, RemoteWriteVersion.SAMPLES_WRITTEN_HEADER
-                        + " is not a number ('" + samplesWritten + "'): not a Remote-Write 2.0 receiver?");
+                return new WriteOutcome(
+                        WriteOutcome.Kind.FAULT,
+                        status,
+                        -1,
+                        RemoteWriteVersion.SAMPLES_WRITTEN_HEADER + " is not a number ('" + samplesWritten
+                                + "'): not a Remote-Write 2.0 receiver?");
             }
             if (written < samplesSent) {
-                return new WriteOutcome(WriteOutcome.Kind.REJECTED, status, -1, "partial write: the receiver wrote "
-                        + written + " of " + samplesSent + " samples" + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")"));
+                return new WriteOutcome(
+                        WriteOutcome.Kind.REJECTED,
+                        status,
+                        -1,
+                        "partial write: the receiver wrote " + written + " of " + samplesSent + " samples"
+                                + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")"));
             }
         }
         return classify(Output.REMOTE_WRITE, status, retryAfter, detail, location);
@@ -125,13 +148,15 @@ public final class ResponseClassifier {
     /** The likely cause of a configuration status, or null when the status is not one. */
     static String configurationHint(Output output, int status) {
         return switch (status) {
-            case 401 -> "credentials? (Unauthorized: check --vm-basic-auth-*, --vm-bearer-token-file or the URL's user info)";
+            case 401 ->
+                "credentials? (Unauthorized: check --vm-basic-auth-*, --vm-bearer-token-file or the URL's user info)";
             case 403 -> "credentials? (Forbidden: the credentials may not write here)";
             case 407 -> "proxy credentials? (Proxy Authentication Required)";
-            case 404 -> output == Output.REMOTE_WRITE
-                    ? "receiver not enabled? wrong path? (Not Found: Prometheus needs --web.enable-remote-write-receiver; "
-                            + "the flag takes the whole remote write URL, e.g. http://prom:9090/api/v1/write)"
-                    : "wrong path prefix? (Not Found: --vm-url is the base /api/v1/import is appended to)";
+            case 404 ->
+                output == Output.REMOTE_WRITE
+                        ? "receiver not enabled? wrong path? (Not Found: Prometheus needs --web.enable-remote-write-receiver; "
+                                + "the flag takes the whole remote write URL, e.g. http://prom:9090/api/v1/write)"
+                        : "wrong path prefix? (Not Found: --vm-url is the base /api/v1/import is appended to)";
             case 405 -> "wrong path? (Method Not Allowed: this URL does not take POST writes)";
             default -> null;
         };
@@ -157,7 +182,8 @@ public final class ResponseClassifier {
         if (status == 400 || status == 413 || status == 415) {
             return new WriteOutcome(WriteOutcome.Kind.REJECTED, status, -1, detail);
         }
-        return new WriteOutcome(WriteOutcome.Kind.RETRYABLE, status, parseRetryAfterMs(retryAfter, System.currentTimeMillis()), detail);
+        return new WriteOutcome(
+                WriteOutcome.Kind.RETRYABLE, status, parseRetryAfterMs(retryAfter, System.currentTimeMillis()), detail);
     }
 
     /**
@@ -168,13 +194,22 @@ public final class ResponseClassifier {
         String msg = error.getClass().getSimpleName() + ": " + error.getMessage();
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SSLException) {
-                return new WriteOutcome(WriteOutcome.Kind.FAULT, 0, -1, TLS + " (" + msg + "): https vs http? check --vm-tls-ca-file, --vm-tls-server-name");
+                return new WriteOutcome(
+                        WriteOutcome.Kind.FAULT,
+                        0,
+                        -1,
+                        TLS + " (" + msg + "): https vs http? check --vm-tls-ca-file, --vm-tls-server-name");
             }
             if (t instanceof UnknownHostException) {
-                return new WriteOutcome(WriteOutcome.Kind.FAULT, 0, -1, DNS + " (" + msg + "): check the host name in the URL");
+                return new WriteOutcome(
+                        WriteOutcome.Kind.FAULT, 0, -1, DNS + " (" + msg + "): check the host name in the URL");
             }
             if (t instanceof ConnectException) {
-                return new WriteOutcome(WriteOutcome.Kind.FAULT, 0, -1, CONNECT + " (" + msg + "): is the receiver running at this address and port?");
+                return new WriteOutcome(
+                        WriteOutcome.Kind.FAULT,
+                        0,
+                        -1,
+                        CONNECT + " (" + msg + "): is the receiver running at this address and port?");
             }
         }
         return new WriteOutcome(WriteOutcome.Kind.RETRYABLE, 0, -1, msg);
@@ -195,7 +230,10 @@ public final class ResponseClassifier {
             ms = v.length() > 9 ? Long.MAX_VALUE : Long.parseLong(v) * 1000L;
         } else {
             try {
-                ms = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli() - nowMs;
+                ms = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME)
+                                .toInstant()
+                                .toEpochMilli()
+                        - nowMs;
             } catch (DateTimeParseException e2) {
                 return -1;
             }

@@ -56,6 +56,5 @@ public final class SnappyBlock {
     }
 
     /** Compressed bytes: {@code array[0, length)}. */
-    public record Compressed(byte[] array, int length) {
-    }
+    public record Compressed(byte[] array, int length) {}
 }

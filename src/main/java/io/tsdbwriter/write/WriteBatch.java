@@ -22,6 +22,7 @@ public final class WriteBatch<S, O> {
     private final ByteBuf body;
     /** Where the body's array goes back once the batch is done; null when it was not taken from one. */
     private BodyPool pool;
+
     private int samples;
     private int points;
     private int[] pointEnds;

@@ -1,10 +1,16 @@
 package io.tsdbwriter.write;
 
-
+import io.tsdbwriter.tenant.Tenant;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
+import io.tsdbwriter.write.http.NoDelaySocketFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
 import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
@@ -13,13 +19,6 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
-import io.tsdbwriter.write.http.HttpAuthConfig;
-import io.tsdbwriter.write.http.HttpClientSecurity;
-import io.tsdbwriter.write.http.NoDelaySocketFactory;
-import java.util.Objects;
-import io.tsdbwriter.tenant.Tenant;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 /**
  * The write client: one shared {@link OkHttpClient} posting request bodies in the run's {@link Output} protocol —
@@ -109,8 +108,14 @@ public final class WriteClient implements AutoCloseable {
      * @param v2Body  builds a 2.0 request from a batch's 1.0 body; required for {@link RemoteWriteVersion#V2}
      * @throws IllegalArgumentException also when version 2 comes without {@code v2Body}
      */
-    public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, HttpClientSecurity security,
-                       RemoteWriteVersion version, RequestBodyBuilder v2Body) {
+    public WriteClient(
+            Duration callTimeout,
+            int maxIdle,
+            boolean gzip,
+            Output output,
+            HttpClientSecurity security,
+            RemoteWriteVersion version,
+            RequestBodyBuilder v2Body) {
         this(callTimeout, maxIdle, gzip, output, security, version, v2Body, "X-Scope-OrgID");
     }
 
@@ -119,8 +124,15 @@ public final class WriteClient implements AutoCloseable {
      * {@code X-Scope-OrgID} for Mimir and Cortex, {@code THANOS-TENANT} for Thanos receive), sent on every remote write
      * request of a batch that has a tenant; import requests carry the tenant in their path instead.
      */
-    public WriteClient(Duration callTimeout, int maxIdle, boolean gzip, Output output, HttpClientSecurity security,
-                       RemoteWriteVersion version, RequestBodyBuilder v2Body, String tenantHeader) {
+    public WriteClient(
+            Duration callTimeout,
+            int maxIdle,
+            boolean gzip,
+            Output output,
+            HttpClientSecurity security,
+            RemoteWriteVersion version,
+            RequestBodyBuilder v2Body,
+            String tenantHeader) {
         this.tenantHeader = Objects.requireNonNull(tenantHeader, "tenantHeader");
         this.remoteWriteVersion = Objects.requireNonNull(version, "version");
         if (version == RemoteWriteVersion.V2 && v2Body == null) {
@@ -129,7 +141,8 @@ public final class WriteClient implements AutoCloseable {
         this.v2Body = version == RemoteWriteVersion.V2 ? v2Body : null;
         this.remoteWriteType = MediaType.get(version.contentType());
         if (gzip && output == Output.REMOTE_WRITE) {
-            throw new IllegalArgumentException("remote write bodies are snappy-compressed; --compression gzip applies to --output import only");
+            throw new IllegalArgumentException(
+                    "remote write bodies are snappy-compressed; --compression gzip applies to --output import only");
         }
         this.output = output;
         this.snappy = output == Output.REMOTE_WRITE ? new SnappyBlock(Math.max(8, maxIdle)) : null;
@@ -194,7 +207,9 @@ public final class WriteClient implements AutoCloseable {
             return new Payload(c.array(), c.length(), c, samples, tenant);
         }
         byte[] gz = payload(body);
-        return gz != null ? new Payload(gz, gz.length, null, -1, tenant) : new Payload(body.array(), body.length(), null, -1, tenant);
+        return gz != null
+                ? new Payload(gz, gz.length, null, -1, tenant)
+                : new Payload(body.array(), body.length(), null, -1, tenant);
     }
 
     /** Returns a payload's pooled buffer (if any) once its batch is done. */
@@ -232,7 +247,11 @@ public final class WriteClient implements AutoCloseable {
                 release(p);
             }
         }
-        return post(endpoint, gzipped != null ? new Payload(gzipped, gzipped.length, null) : new Payload(body.array(), body.length(), null));
+        return post(
+                endpoint,
+                gzipped != null
+                        ? new Payload(gzipped, gzipped.length, null)
+                        : new Payload(body.array(), body.length(), null));
     }
 
     /**
@@ -268,10 +287,16 @@ public final class WriteClient implements AutoCloseable {
                 detail = b == null ? "" : excerpt(b.string());
             }
             if (output == Output.REMOTE_WRITE && remoteWriteVersion == RemoteWriteVersion.V2) {
-                return ResponseClassifier.classifyRemoteWrite2(resp.code(), resp.header("Retry-After"), detail,
-                        resp.header("Location"), payload.samples(), resp.header(RemoteWriteVersion.SAMPLES_WRITTEN_HEADER));
+                return ResponseClassifier.classifyRemoteWrite2(
+                        resp.code(),
+                        resp.header("Retry-After"),
+                        detail,
+                        resp.header("Location"),
+                        payload.samples(),
+                        resp.header(RemoteWriteVersion.SAMPLES_WRITTEN_HEADER));
             }
-            return ResponseClassifier.classify(output, resp.code(), resp.header("Retry-After"), detail, resp.header("Location"));
+            return ResponseClassifier.classify(
+                    output, resp.code(), resp.header("Retry-After"), detail, resp.header("Location"));
         } catch (InterruptedIOException e) {
             return ResponseClassifier.noResponse(new IOException("timeout: " + e.getMessage(), e));
         } catch (IOException | RuntimeException e) {
@@ -303,8 +328,8 @@ public final class WriteClient implements AutoCloseable {
     private static final ByteBuf EMPTY = new ByteBuf(16);
 
     /** {@code tsdb-writer/<version>} ({@code dev} when run from classes, not the jar). */
-    public static final String USER_AGENT = "tsdb-writer/" + Objects.requireNonNullElse(
-            WriteClient.class.getPackage().getImplementationVersion(), "dev");
+    public static final String USER_AGENT = "tsdb-writer/"
+            + Objects.requireNonNullElse(WriteClient.class.getPackage().getImplementationVersion(), "dev");
 
     /**
      * The start of a response body, fit for a log line: at most 300 characters, and any credentials the endpoint
@@ -315,8 +340,7 @@ public final class WriteClient implements AutoCloseable {
         return t.length() > 300 ? t.substring(0, 300) + "…" : t;
     }
 
-    private static final Pattern ECHOED_CREDENTIALS =
-            Pattern.compile("(?i)\\b(Bearer|Basic)\\s+[^\\s\"'`,;)]+");
+    private static final Pattern ECHOED_CREDENTIALS = Pattern.compile("(?i)\\b(Bearer|Basic)\\s+[^\\s\"'`,;)]+");
 
     @Override
     public void close() {

@@ -59,9 +59,12 @@ public final class WriteFaults {
             return;
         }
         lastLogged.put(key, now);
-        log.error("write endpoint {} answered {}: a configuration fault, not the data - {}; the data is kept, the partition holds "
+        log.error(
+                "write endpoint {} answered {}: a configuration fault, not the data - {}; the data is kept, the partition holds "
                         + "and the write is tried again every {} until the endpoint accepts it (this line repeats at most once a minute)",
-                url, outcome.status() > 0 ? Integer.toString(outcome.status()) : "without a response", outcome.detail(),
+                url,
+                outcome.status() > 0 ? Integer.toString(outcome.status()) : "without a response",
+                outcome.detail(),
                 human(probeEvery));
     }
 
@@ -92,8 +95,11 @@ public final class WriteFaults {
             if (!b.isEmpty()) {
                 b.append("; ");
             }
-            b.append(SafeUrl.redact(e.writeUrl())).append(' ').append(o.status() > 0 ? Integer.toString(o.status()) : o.statusClass())
-                    .append(": ").append(o.detail());
+            b.append(SafeUrl.redact(e.writeUrl()))
+                    .append(' ')
+                    .append(o.status() > 0 ? Integer.toString(o.status()) : o.statusClass())
+                    .append(": ")
+                    .append(o.detail());
         });
         return b.toString();
     }

@@ -32,7 +32,9 @@ public record WriteOutcome(Kind kind, int status, long retryAfterMs, String deta
 
     /** The {@code status} tag of the write-requests meter: the code, or {@code io} without a response. */
     public String statusTag() {
-        return status == 0 ? (detail != null && detail.contains("timeout") ? "timeout" : "io") : Integer.toString(status);
+        return status == 0
+                ? (detail != null && detail.contains("timeout") ? "timeout" : "io")
+                : Integer.toString(status);
     }
 
     /**

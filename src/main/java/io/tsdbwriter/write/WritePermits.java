@@ -1,5 +1,6 @@
 package io.tsdbwriter.write;
 
+import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +25,7 @@ import java.util.function.Predicate;
 public final class WritePermits {
 
     /** A held permit: the endpoint to write to and the byte budget taken. */
-    public record Permit(WriteTarget endpoint, int bytes) {
-    }
+    public record Permit(WriteTarget endpoint, int bytes) {}
 
     private static final class Limiter {
         int capacity;
@@ -85,7 +85,8 @@ public final class WritePermits {
      *
      * @throws InterruptedException when the waiting thread is interrupted (nothing is then held)
      */
-    public Permit acquire(List<WriteTarget> endpoints, int byteCount, Predicate<WriteTarget> preferred) throws InterruptedException {
+    public Permit acquire(List<WriteTarget> endpoints, int byteCount, Predicate<WriteTarget> preferred)
+            throws InterruptedException {
         int b = Math.max(1, Math.min(byteCount, maxInflightBytes));
         boolean waited = false;
         if (!bytes.tryAcquire(b)) {
@@ -196,7 +197,7 @@ public final class WritePermits {
      * @return true when every endpoint is within its capacity
      * @throws InterruptedException when the waiting thread is interrupted
      */
-    public boolean awaitWithinCapacity(java.time.Duration timeout) throws InterruptedException {
+    public boolean awaitWithinCapacity(Duration timeout) throws InterruptedException {
         long left = timeout.toNanos();
         lock.lock();
         try {

@@ -1,9 +1,10 @@
 package io.tsdbwriter.write;
 
-import java.net.URI;
-import java.util.concurrent.atomic.AtomicInteger;
-import io.tsdbwriter.write.http.SafeUrl;
 import io.tsdbwriter.tenant.Tenant;
+import io.tsdbwriter.write.http.SafeUrl;
+import java.net.URI;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One VictoriaMetrics write target (DESIGN §6). {@code baseUrl} is what the import path is appended to:
@@ -21,7 +22,8 @@ public final class WriteTarget {
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Whether each tenant's requests go to {@code <base>/insert/<tenant>/prometheus/api/v1/import}. */
     private final boolean tenantPath;
-    private final java.util.concurrent.ConcurrentHashMap<Tenant, String> tenantUrls = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private final ConcurrentHashMap<Tenant, String> tenantUrls = new ConcurrentHashMap<>();
 
     /** @throws IllegalArgumentException when {@code baseUrl} is not an absolute http(s) URL (the message shows no userinfo) */
     public WriteTarget(String baseUrl) {
@@ -63,20 +65,29 @@ public final class WriteTarget {
         try {
             uri = URI.create(b);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + shown + "'");
+            throw new IllegalArgumentException(
+                    "invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + shown + "'");
         }
-        if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '" + shown + "': expected http(s)://host[:port][/path]");
+        if (uri.getScheme() == null
+                || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
+                || uri.getHost() == null) {
+            throw new IllegalArgumentException("invalid " + (wholeUrl ? "remote write" : "VictoriaMetrics") + " URL '"
+                    + shown + "': expected http(s)://host[:port][/path]");
         }
-        if (!wholeUrl && (uri.getPath().endsWith("/api/v1/import") || uri.getPath().endsWith("/api/v1/write"))) {
+        if (!wholeUrl
+                && (uri.getPath().endsWith("/api/v1/import") || uri.getPath().endsWith("/api/v1/write"))) {
             throw new IllegalArgumentException("--vm-url is the base URL /api/v1/import is appended to: give '"
                     + shown.substring(0, shown.lastIndexOf("/api/v1/")) + "', not '" + shown + "'"
-                    + (uri.getPath().endsWith("/api/v1/write") ? " (remote write: --output remote-write --remote-write-url)" : ""));
+                    + (uri.getPath().endsWith("/api/v1/write")
+                            ? " (remote write: --output remote-write --remote-write-url)"
+                            : ""));
         }
         if (tenantPath && uri.getPath().contains("/insert/")) {
-            throw new IllegalArgumentException("with --tenant-from, --vm-url is the vminsert base URL the tenant's path is appended to "
-                    + "(/insert/<accountID>[:<projectID>]/prometheus): give '" + shown.substring(0, shown.indexOf("/insert/"))
-                    + "', not '" + shown + "'");
+            throw new IllegalArgumentException(
+                    "with --tenant-from, --vm-url is the vminsert base URL the tenant's path is appended to "
+                            + "(/insert/<accountID>[:<projectID>]/prometheus): give '"
+                            + shown.substring(0, shown.indexOf("/insert/"))
+                            + "', not '" + shown + "'");
         }
         this.baseUrl = b;
         this.importUrl = wholeUrl ? b : b + "/api/v1/import";

@@ -25,8 +25,20 @@ class AmplificationPlanTest {
     void timeMultiplier12GivesFiveSecondSteps() {
         AmplificationPlan plan = AmplificationPlan.of(12, 1, Duration.ofSeconds(60));
 
-        assertThat(timestamps(plan, T)).containsExactly(T, T + 5_000, T + 10_000, T + 15_000, T + 20_000, T + 25_000,
-                T + 30_000, T + 35_000, T + 40_000, T + 45_000, T + 50_000, T + 55_000);
+        assertThat(timestamps(plan, T))
+                .containsExactly(
+                        T,
+                        T + 5_000,
+                        T + 10_000,
+                        T + 15_000,
+                        T + 20_000,
+                        T + 25_000,
+                        T + 30_000,
+                        T + 35_000,
+                        T + 40_000,
+                        T + 45_000,
+                        T + 50_000,
+                        T + 55_000);
     }
 
     @Test
@@ -49,7 +61,8 @@ class AmplificationPlanTest {
         AmplificationPlan plan = AmplificationPlan.of(7, 1, Duration.ofSeconds(60));
 
         // 60000 / 7 = 8571.43 ms: each sample is floor(i * 60000 / 7), never i * floor(60000 / 7)
-        assertThat(timestamps(plan, T)).containsExactly(T, T + 8_571, T + 17_142, T + 25_714, T + 34_285, T + 42_857, T + 51_428);
+        assertThat(timestamps(plan, T))
+                .containsExactly(T, T + 8_571, T + 17_142, T + 25_714, T + 34_285, T + 42_857, T + 51_428);
     }
 
     @Test
@@ -69,13 +82,15 @@ class AmplificationPlanTest {
     void instanceVariantsKeepOriginalThenAppendIndex() {
         AmplificationPlan plan = AmplificationPlan.of(1, 4, Duration.ofSeconds(60));
 
-        assertThat(plan.instanceVariants("node-0001")).containsExactly("node-0001", "node-0001-1", "node-0001-2", "node-0001-3");
+        assertThat(plan.instanceVariants("node-0001"))
+                .containsExactly("node-0001", "node-0001-1", "node-0001-2", "node-0001-3");
     }
 
     @Test
     void withOneInstanceVariantAMissingInstanceStaysMissing() {
         assertThat(AmplificationPlan.relay().instanceVariants(null)).containsExactly((String) null);
-        assertThat(AmplificationPlan.of(12, 1, Duration.ofSeconds(60)).instanceVariants("")).containsExactly((String) null);
+        assertThat(AmplificationPlan.of(12, 1, Duration.ofSeconds(60)).instanceVariants(""))
+                .containsExactly((String) null);
         assertThat(AmplificationPlan.relay().instanceVariants("node-7")).containsExactly("node-7");
     }
 
@@ -105,14 +120,17 @@ class AmplificationPlanTest {
 
     @Test
     void samplesPerPointIsMTimesN() {
-        assertThat(AmplificationPlan.of(12, 100, Duration.ofSeconds(60)).samplesPerPoint()).isEqualTo(1_200L);
+        assertThat(AmplificationPlan.of(12, 100, Duration.ofSeconds(60)).samplesPerPoint())
+                .isEqualTo(1_200L);
     }
 
     @Test
     void samplesPerPointAreBoundedSoNoCountOverflows() {
         assertThat(new AmplificationPlan(1000, 1000, 60_000).samplesPerPoint()).isEqualTo(1_000_000L);
-        assertThatThrownBy(() -> new AmplificationPlan(3600, 100_000, 60_000)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("--time-multiplier x --instance-multiplier must be at most 1000000 samples per source point, got 3600 x 100000 = 360000000");
+        assertThatThrownBy(() -> new AmplificationPlan(3600, 100_000, 60_000))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "--time-multiplier x --instance-multiplier must be at most 1000000 samples per source point, got 3600 x 100000 = 360000000");
     }
 
     @Test
@@ -133,13 +151,15 @@ class AmplificationPlanTest {
 
     @Test
     void rejectsTimeMultiplierZero() {
-        assertThatThrownBy(() -> new AmplificationPlan(0, 1, 60_000)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new AmplificationPlan(0, 1, 60_000))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--time-multiplier");
     }
 
     @Test
     void rejectsTimeMultiplierAbove3600() {
-        assertThatThrownBy(() -> new AmplificationPlan(3601, 1, 60_000)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new AmplificationPlan(3601, 1, 60_000))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--time-multiplier must be in 1..3600, got 3601");
     }
 
@@ -151,19 +171,22 @@ class AmplificationPlanTest {
 
     @Test
     void rejectsInstanceMultiplierZero() {
-        assertThatThrownBy(() -> new AmplificationPlan(1, 0, 60_000)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new AmplificationPlan(1, 0, 60_000))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--instance-multiplier must be in 1..100000, got 0");
     }
 
     @Test
     void rejectsInstanceMultiplierAbove100000() {
-        assertThatThrownBy(() -> new AmplificationPlan(1, 100_001, 60_000)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new AmplificationPlan(1, 100_001, 60_000))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--instance-multiplier must be in 1..100000, got 100001");
     }
 
     @Test
     void rejectsNonPositiveSourceInterval() {
-        assertThatThrownBy(() -> new AmplificationPlan(1, 1, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new AmplificationPlan(1, 1, 0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--source-interval must be positive, got 0 ms");
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class SeriesCacheTest {
@@ -14,8 +15,13 @@ class SeriesCacheTest {
 
     /** The state of an entry as text, or null. */
     private static String state(byte[] entry) {
-        return entry == null ? null
-                : new String(entry, SeriesCache.stateOffset(entry), entry.length - SeriesCache.stateOffset(entry), StandardCharsets.UTF_8);
+        return entry == null
+                ? null
+                : new String(
+                        entry,
+                        SeriesCache.stateOffset(entry),
+                        entry.length - SeriesCache.stateOffset(entry),
+                        StandardCharsets.UTF_8);
     }
 
     @Test
@@ -121,7 +127,9 @@ class SeriesCacheTest {
             cache.put(keys[i], keys[i].length, 7L, b(Integer.toString(i))); // one hash: one home slot, one probe chain
             for (int j = 0; j <= i; j++) {
                 String v = state(cache.get(keys[j], keys[j].length, 7L));
-                assertThat(v == null || v.equals(Integer.toString(j))).as("key %d after %d puts", j, i + 1).isTrue();
+                assertThat(v == null || v.equals(Integer.toString(j)))
+                        .as("key %d after %d puts", j, i + 1)
+                        .isTrue();
             }
             assertThat(state(cache.get(keys[i], keys[i].length, 7L))).isEqualTo(Integer.toString(i));
             assertThat(cache.size()).isEqualTo(Math.min(i + 1, 8));
@@ -145,7 +153,7 @@ class SeriesCacheTest {
     @Test
     void randomWorkloadNeverReturnsAnotherKeysStateAndStaysBounded() {
         SeriesCache cache = new SeriesCache(100);
-        java.util.Random random = new java.util.Random(1);
+        Random random = new Random(1);
         for (int step = 0; step < 200_000; step++) {
             int k = random.nextInt(300);
             byte[] v = cache.getState("key" + k);
@@ -206,12 +214,15 @@ class SeriesCacheTest {
             t.join();
         }
 
-        assertThat(cache.size()).isLessThanOrEqualTo(SeriesCache.STRIPE_THRESHOLD).isGreaterThan(SeriesCache.STRIPE_THRESHOLD / 2);
+        assertThat(cache.size())
+                .isLessThanOrEqualTo(SeriesCache.STRIPE_THRESHOLD)
+                .isGreaterThan(SeriesCache.STRIPE_THRESHOLD / 2);
         assertThat(cache.misses()).isEqualTo(200_000);
         for (int t = 0; t < threads.length; t++) {
             for (int i = 0; i < 50_000; i += 7) {
                 byte[] v = cache.getState("s" + (t * 100_000 + i));
-                assertThat(v == null || new String(v, StandardCharsets.UTF_8).equals(Integer.toString(i))).isTrue();
+                assertThat(v == null || new String(v, StandardCharsets.UTF_8).equals(Integer.toString(i)))
+                        .isTrue();
             }
         }
     }
@@ -241,7 +252,9 @@ class SeriesCacheTest {
         byte[] second = SeriesCache.entry(key, key.length, b("A2"));
 
         assertThat(cache.putIfAbsent(first, hash)).as("absent: this one").isSameAs(first);
-        assertThat(cache.putIfAbsent(second, hash)).as("present: the one cached first").isSameAs(first);
+        assertThat(cache.putIfAbsent(second, hash))
+                .as("present: the one cached first")
+                .isSameAs(first);
         assertThat(cache.getState("a")).isEqualTo(b("A"));
         assertThat(cache.size()).isEqualTo(1);
     }

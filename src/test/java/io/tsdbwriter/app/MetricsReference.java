@@ -1,9 +1,10 @@
 package io.tsdbwriter.app;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WritePermits;
 import io.tsdbwriter.write.WriteTarget;
@@ -51,11 +52,13 @@ public final class MetricsReference {
             Map.entry("tsdbwriter_dead_letters_total", "once a record is dead-lettered"),
             Map.entry("tsdbwriter_dead_letter_failures_total", "once a record cannot be dead-lettered"),
             Map.entry("tsdbwriter_write_faults_total", "once a write meets a configuration fault"),
-            Map.entry("tsdbwriter_records_skipped_total", "once offsets are skipped (deleted before they were written)"),
+            Map.entry(
+                    "tsdbwriter_records_skipped_total", "once offsets are skipped (deleted before they were written)"),
             Map.entry("tsdbwriter_offset_resets_total", "once a position is moved (each is also a WARN line)"),
             Map.entry("tsdbwriter_tsdb_restarts_total", "once a TSDB restart is seen"),
             Map.entry("tsdbwriter_committed_offset", "per partition, once assigned (group mode; not in share mode)"),
-            Map.entry("tsdbwriter_consumer_lag_records", "per partition, once assigned (group mode; not in share mode)"),
+            Map.entry(
+                    "tsdbwriter_consumer_lag_records", "per partition, once assigned (group mode; not in share mode)"),
             Map.entry("tsdbwriter_write_permits_capacity", "per endpoint, once writing starts"),
             Map.entry("tsdbwriter_write_permits_in_use", "per endpoint, once writing starts"),
             Map.entry("tsdbwriter_write_permits_limit_reached_total", "once writing starts"),
@@ -64,20 +67,21 @@ public final class MetricsReference {
             Map.entry("tsdbwriter_expected_samples_per_second", "once the report starts"),
             Map.entry("tsdbwriter_rate_ratio", "once the report starts"),
             Map.entry("tsdbwriter_efficiency_ratio", "once the report starts"),
-            Map.entry("tsdbwriter_tenant_samples_written_total", "with --tenant-from, once a tenant's samples are written "
-                    + "(the first 100 tenants by name, later ones as tenant=\"other\")"));
+            Map.entry(
+                    "tsdbwriter_tenant_samples_written_total",
+                    "with --tenant-from, once a tenant's samples are written "
+                            + "(the first 100 tenants by name, later ones as tenant=\"other\")"));
 
     private static final Pattern TYPE = Pattern.compile("^# TYPE (\\S+) (\\S+)$", Pattern.MULTILINE);
     private static final Pattern HELP = Pattern.compile("^# HELP (\\S+) (.*)$", Pattern.MULTILINE);
-    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{([^}]*)})? ", Pattern.MULTILINE);
+    private static final Pattern SAMPLE =
+            Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{([^}]*)})? ", Pattern.MULTILINE);
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
 
     /** One metric family as served: the name a query uses, its type, label names and help text. */
-    record Family(String name, String type, Set<String> labels, String help) {
-    }
+    record Family(String name, String type, Set<String> labels, String help) {}
 
-    private MetricsReference() {
-    }
+    private MetricsReference() {}
 
     /** The families {@code /metrics} serves under the {@code tsdbwriter_} prefix, by name: fresh and after every lazy registration. */
     static Map<String, Family> served(boolean lazy) {
@@ -98,14 +102,20 @@ public final class MetricsReference {
         meters.writeFault("http://vminsert:8480/insert/0/prometheus", "4xx");
         meters.recordsSkipped(new WriterMeters.SkippedRange("topic", 0, 0, 1, "deleted"));
         meters.offsetReset("deleted");
-        meters.written(io.tsdbwriter.tenant.TenantRouting.parse("header:tenant", "1", null).defaultTenant(), 1);
+        meters.written(TenantRouting.parse("header:tenant", "1", null).defaultTenant(), 1);
         meters.tsdbRestart("http://vmstorage:8482/metrics");
         new EfficiencyReport(meters, 1, () -> 0, () -> 0); // the report's gauges
         meters.limitedBy(() -> Bottleneck.Resource.UNKNOWN); // ReportLines.schedule
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         try (WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
             WritePermits permits = new WritePermits(PermitSizing.FALLBACK_PERMITS, 1 << 20);
-            new PermitSizing(client, List.of(new WriteTarget("http://127.0.0.1:9/")), permits, 2, List.of(), Duration.ofSeconds(1))
+            new PermitSizing(
+                            client,
+                            List.of(new WriteTarget("http://127.0.0.1:9/")),
+                            permits,
+                            2,
+                            List.of(),
+                            Duration.ofSeconds(1))
                     .start(meters, scheduler, null); // an explicit count: no intake followed
         } finally {
             scheduler.shutdownNow();
@@ -119,7 +129,8 @@ public final class MetricsReference {
             assigned.setAccessible(true);
             assigned.invoke(commits, new TopicPartition("topic", 0), -1L, 0L);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("OffsetCommits changed: register its gauges here as the group member does", e);
+            throw new IllegalStateException(
+                    "OffsetCommits changed: register its gauges here as the group member does", e);
         }
     }
 
@@ -154,7 +165,9 @@ public final class MetricsReference {
                 return;
             }
             String name = type.equals("counter") && !family.endsWith("_total") ? family + "_total" : family;
-            out.put(name, new Family(name, type, labels.getOrDefault(family, Set.of()), helps.getOrDefault(family, "")));
+            out.put(
+                    name,
+                    new Family(name, type, labels.getOrDefault(family, Set.of()), helps.getOrDefault(family, "")));
         });
         return out;
     }
@@ -184,12 +197,21 @@ public final class MetricsReference {
                 unexplained.add(f.name());
                 appears = "?";
             }
-            rows.append("| `").append(f.name()).append("` | ").append(f.type().equals("histogram") ? "histogram (`_bucket`, `_count`, `_sum`)" : f.type()).append(" | ")
-                    .append(f.labels().isEmpty() ? "" : "`" + String.join("`, `", f.labels()) + "`").append(" | ")
-                    .append(cell(f.help())).append(" | ").append(appears).append(" |\n");
+            rows.append("| `")
+                    .append(f.name())
+                    .append("` | ")
+                    .append(f.type().equals("histogram") ? "histogram (`_bucket`, `_count`, `_sum`)" : f.type())
+                    .append(" | ")
+                    .append(f.labels().isEmpty() ? "" : "`" + String.join("`, `", f.labels()) + "`")
+                    .append(" | ")
+                    .append(cell(f.help()))
+                    .append(" | ")
+                    .append(appears)
+                    .append(" |\n");
         }
         if (!unexplained.isEmpty()) {
-            throw new IllegalStateException("meters registered later with no sentence in MetricsReference.APPEARS: " + unexplained);
+            throw new IllegalStateException(
+                    "meters registered later with no sentence in MetricsReference.APPEARS: " + unexplained);
         }
         return """
                 # Metrics reference
@@ -212,7 +234,8 @@ public final class MetricsReference {
 
                 | metric | type | labels (tags) | description | appears |
                 |:--|:--|:--|:--|:--|
-                """ + rows;
+                """
+                + rows;
     }
 
     private static String cell(String help) {

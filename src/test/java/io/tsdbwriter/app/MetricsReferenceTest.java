@@ -28,15 +28,23 @@ class MetricsReferenceTest {
     @Test
     void theMetricsPageListsExactlyTheMetricsServed() throws IOException {
         Map<String, MetricsReference.Family> served = MetricsReference.served(true);
-        assertThat(served).as("served tsdbwriter_ families").hasSizeGreaterThan(30)
-                .containsKeys("tsdbwriter_records_consumed_total", "tsdbwriter_write_latency_seconds", "tsdbwriter_inflight_bytes",
-                        "tsdbwriter_consumer_lag_records", "tsdbwriter_decode_errors_total", "tsdbwriter_limited_by");
+        assertThat(served)
+                .as("served tsdbwriter_ families")
+                .hasSizeGreaterThan(30)
+                .containsKeys(
+                        "tsdbwriter_records_consumed_total",
+                        "tsdbwriter_write_latency_seconds",
+                        "tsdbwriter_inflight_bytes",
+                        "tsdbwriter_consumer_lag_records",
+                        "tsdbwriter_decode_errors_total",
+                        "tsdbwriter_limited_by");
         Set<String> documented = new TreeSet<>();
         Matcher m = ROW.matcher(page());
         while (m.find()) {
             documented.add(m.group(1));
         }
-        assertThat(new TreeSet<>(served.keySet())).as("served (left) vs documented in %s (right)", MetricsReference.PAGE)
+        assertThat(new TreeSet<>(served.keySet()))
+                .as("served (left) vs documented in %s (right)", MetricsReference.PAGE)
                 .isEqualTo(documented);
     }
 
@@ -45,8 +53,11 @@ class MetricsReferenceTest {
         String expected = MetricsReference.page();
         String actual = page();
         if (!actual.equals(expected)) {
-            System.out.println("---- " + MetricsReference.PAGE + " should read (or run MetricsReference.main):\n" + expected + "----");
+            System.out.println("---- " + MetricsReference.PAGE + " should read (or run MetricsReference.main):\n"
+                    + expected + "----");
         }
-        assertThat(actual).as("%s: regenerate it (the expected page is printed above)", MetricsReference.PAGE).isEqualTo(expected);
+        assertThat(actual)
+                .as("%s: regenerate it (the expected page is printed above)", MetricsReference.PAGE)
+                .isEqualTo(expected);
     }
 }

@@ -49,7 +49,8 @@ class PermitSizingTest {
         server.setDispatcher(new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) {
-                return new MockResponse().setBody("vm_concurrent_insert_current 0\nvm_concurrent_insert_capacity " + capacity + "\n");
+                return new MockResponse()
+                        .setBody("vm_concurrent_insert_current 0\nvm_concurrent_insert_capacity " + capacity + "\n");
             }
         });
         server.start(InetAddress.getLoopbackAddress(), 0);
@@ -66,15 +67,46 @@ class PermitSizingTest {
             l.accept(new WorkShare(0, 0, "partitions"));
         }
 
-        @Override public void run() { }
-        @Override public void stop() { }
-        @Override public boolean hasEnd() { return false; }
-        @Override public boolean reachedEnd() { return false; }
-        @Override public boolean startFailed() { return false; }
-        @Override public boolean cleanStop() { return true; }
-        @Override public boolean kafkaReachable() { return true; }
-        @Override public long logEndTotal() { return 0; }
-        @Override public Map<TopicPartition, Shortfall> shortfall() { return null; }
+        @Override
+        public void run() {}
+
+        @Override
+        public void stop() {}
+
+        @Override
+        public boolean hasEnd() {
+            return false;
+        }
+
+        @Override
+        public boolean reachedEnd() {
+            return false;
+        }
+
+        @Override
+        public boolean startFailed() {
+            return false;
+        }
+
+        @Override
+        public boolean cleanStop() {
+            return true;
+        }
+
+        @Override
+        public boolean kafkaReachable() {
+            return true;
+        }
+
+        @Override
+        public long logEndTotal() {
+            return 0;
+        }
+
+        @Override
+        public Map<TopicPartition, Shortfall> shortfall() {
+            return null;
+        }
     }
 
     @Test
@@ -82,7 +114,8 @@ class PermitSizingTest {
         try (MockWebServer vm = vminsert(4)) {
             WriteTarget target = new WriteTarget(vm.url("/").toString());
             GroupIntake intake = new GroupIntake();
-            PermitSizing sizing = new PermitSizing(client, List.of(target), permits, 0, List.of(), Duration.ofSeconds(1));
+            PermitSizing sizing =
+                    new PermitSizing(client, List.of(target), permits, 0, List.of(), Duration.ofSeconds(1));
 
             assertThat(sizing.start(meters, scheduler, intake)).isEqualTo(1); // nothing assigned yet: the least
             intake.listener.accept(new WorkShare(4, 4, "partitions"));
@@ -99,7 +132,8 @@ class PermitSizingTest {
         try (MockWebServer vm = vminsert(4)) {
             WriteTarget target = new WriteTarget(vm.url("/").toString());
             GroupIntake intake = new GroupIntake();
-            PermitSizing sizing = new PermitSizing(client, List.of(target), permits, 0, List.of(), Duration.ofSeconds(30));
+            PermitSizing sizing =
+                    new PermitSizing(client, List.of(target), permits, 0, List.of(), Duration.ofSeconds(30));
             sizing.start(meters, scheduler, intake);
             intake.listener.accept(new WorkShare(4, 4, "partitions"));
             WritePermits.Permit first = permits.acquire(target, 10);
@@ -120,18 +154,28 @@ class PermitSizingTest {
 
     @Test
     void severalVminsertsBehindOneUrlAddTheirCapacitiesUp() throws Exception {
-        try (MockWebServer a = vminsert(4); MockWebServer b = vminsert(6); MockWebServer service = vminsert(4)) {
-            WriteTarget target = new WriteTarget(service.url("/insert/0/prometheus").toString());
-            PermitSizing sizing = new PermitSizing(client, List.of(target), permits, 0,
-                    List.of(a.url("/metrics").toString(), b.url("/metrics").toString()), Duration.ofSeconds(1));
+        try (MockWebServer a = vminsert(4);
+                MockWebServer b = vminsert(6);
+                MockWebServer service = vminsert(4)) {
+            WriteTarget target =
+                    new WriteTarget(service.url("/insert/0/prometheus").toString());
+            PermitSizing sizing = new PermitSizing(
+                    client,
+                    List.of(target),
+                    permits,
+                    0,
+                    List.of(a.url("/metrics").toString(), b.url("/metrics").toString()),
+                    Duration.ofSeconds(1));
 
             assertThat(sizing.start(meters, scheduler, new GroupIntake() {
-                @Override
-                public void onWorkShare(Consumer<WorkShare> l) {
-                    l.accept(WorkShare.WHOLE); // a replay: no group
-                }
-            })).isEqualTo(10);
-            assertThat(service.getRequestCount()).isZero(); // the Service's own page (one of them, at random) is not read
+                        @Override
+                        public void onWorkShare(Consumer<WorkShare> l) {
+                            l.accept(WorkShare.WHOLE); // a replay: no group
+                        }
+                    }))
+                    .isEqualTo(10);
+            assertThat(service.getRequestCount())
+                    .isZero(); // the Service's own page (one of them, at random) is not read
         }
     }
 

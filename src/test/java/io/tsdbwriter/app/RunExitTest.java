@@ -24,12 +24,10 @@ class RunExitTest {
             }
 
             @Override
-            public void run() {
-            }
+            public void run() {}
 
             @Override
-            public void stop() {
-            }
+            public void stop() {}
 
             @Override
             public boolean hasEnd() {
@@ -70,25 +68,32 @@ class RunExitTest {
 
     @Test
     void aSignalWhoseDrainCommittedEveryRecordedEndIsAFinishedJob() {
-        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(Map.of()), true, false)).isTrue();
+        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(Map.of()), true, false))
+                .isTrue();
     }
 
     @Test
     void aPartitionLeftShortOrAnUnreadShortfallIsStillAStop() {
         TopicPartition tp = new TopicPartition("t", 0);
-        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(Map.of(tp, new Shortfall(tp, 5, 10))), true, false)).isFalse();
-        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(null), true, false)).isFalse();
+        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(Map.of(tp, new Shortfall(tp, 5, 10))), true, false))
+                .isFalse();
+        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(null), true, false))
+                .isFalse();
     }
 
     @Test
     void aReplayOrAnUnsignalledRunIsNeverTakenForFinishedByAnEmptyShortfall() {
-        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(Map.of()), true, true)).as("later passes may remain").isFalse();
-        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(Map.of()), false, false)).isFalse();
+        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(Map.of()), true, true))
+                .as("later passes may remain")
+                .isFalse();
+        assertThat(RunExit.signalAfterLastCommit(stoppedEarly(Map.of()), false, false))
+                .isFalse();
     }
 
     @Test
     void aReplayStoppedShortSaysWhatIsShortInWordsNotZeroPartitions() {
-        String notStored = "every pass written, but not yet known stored: the durability window (16s) had not passed when --drain-timeout ended";
+        String notStored =
+                "every pass written, but not yet known stored: the durability window (16s) had not passed when --drain-timeout ended";
         assertThat(RunExit.whatIsShort(stoppedEarly(Map.of(), notStored))).isEqualTo(": " + notStored);
         TopicPartition tp = new TopicPartition("t", 0);
         assertThat(RunExit.whatIsShort(stoppedEarly(Map.of(tp, new Shortfall(tp, 0, 10)), "pass 2 of 3 not begun")))
@@ -99,9 +104,11 @@ class RunExitTest {
     @Test
     void writesHeldAtTheStopAreOneLineSayingWhereTheDataIsAndWhatWritesItAgain() {
         String service = RunExit.heldLine(new RunExit.Held(3, 1800), false, false);
-        assertThat(service).contains("3 batch(es), 1800 sample(s) held", "not committed past", "the next start writes them again")
+        assertThat(service)
+                .contains("3 batch(es), 1800 sample(s) held", "not committed past", "the next start writes them again")
                 .doesNotContain("\n");
-        assertThat(RunExit.heldLine(new RunExit.Held(1, 6), true, false)).contains("1 batch(es), 6 sample(s) held", "run it again");
+        assertThat(RunExit.heldLine(new RunExit.Held(1, 6), true, false))
+                .contains("1 batch(es), 6 sample(s) held", "run it again");
         assertThat(RunExit.heldLine(new RunExit.Held(1, 6), false, true)).contains("released to the share group");
     }
 }

@@ -13,14 +13,20 @@ class ThreadDeathsTest {
         AtomicInteger stops = new AtomicInteger();
         deaths.onFirstDeath(stops::incrementAndGet);
         assertThat(deaths.anyDied()).isFalse();
-        Thread a = Thread.ofPlatform().name("segment-t-1-0").uncaughtExceptionHandler(deaths).unstarted(() -> {
-            throw new StackOverflowError("deep");
-        });
+        Thread a = Thread.ofPlatform()
+                .name("segment-t-1-0")
+                .uncaughtExceptionHandler(deaths)
+                .unstarted(() -> {
+                    throw new StackOverflowError("deep");
+                });
         a.start();
         a.join();
-        Thread b = Thread.ofVirtual().name("vm-write-7").uncaughtExceptionHandler(deaths).unstarted(() -> {
-            throw new IllegalStateException("bug");
-        });
+        Thread b = Thread.ofVirtual()
+                .name("vm-write-7")
+                .uncaughtExceptionHandler(deaths)
+                .unstarted(() -> {
+                    throw new IllegalStateException("bug");
+                });
         b.start();
         b.join();
         assertThat(stops.get()).isOne();

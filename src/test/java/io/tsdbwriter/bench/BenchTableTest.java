@@ -1,10 +1,10 @@
 package io.tsdbwriter.bench;
 
-import io.tsdbwriter.lab.BenchCell;
-import io.tsdbwriter.lab.CellResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CellResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -12,11 +12,25 @@ class BenchTableTest {
 
     private static final BenchCell.Shape M12 = new BenchCell.Shape(12, 1);
     /** 2,000,000 samples/s for 10 s; VictoriaMetrics 10 CPU-s → 0.5 CPU-s per million. */
-    private static final CeilingResult CEILING = new CeilingResult(M12, 8, 20_000_000, 2000, 0, 10.0, 10.0, 0.5, 100, 1_000_000);
+    private static final CeilingResult CEILING =
+            new CeilingResult(M12, 8, 20_000_000, 2000, 0, 10.0, 10.0, 0.5, 100, 1_000_000);
 
-    private static CellResult cell(String mode, int p, long written, double seconds, double writerCpu, double vmCpu, int exit) {
-        return new CellResult(new BenchCell(p, 12, 1, mode), false, exit, written / 12, written, written, seconds, writerCpu, vmCpu,
-                300L << 20, 1.5, 0.7, Double.NaN);
+    private static CellResult cell(
+            String mode, int p, long written, double seconds, double writerCpu, double vmCpu, int exit) {
+        return new CellResult(
+                new BenchCell(p, 12, 1, mode),
+                false,
+                exit,
+                written / 12,
+                written,
+                written,
+                seconds,
+                writerCpu,
+                vmCpu,
+                300L << 20,
+                1.5,
+                0.7,
+                Double.NaN);
     }
 
     @Test
@@ -34,14 +48,15 @@ class BenchTableTest {
         assertThat(r.pointsPerSecond()).isEqualTo(100_000);
         assertThat(Ceilings.ratio(r, null)).isNaN();
         assertThat(Ceilings.forCell(r.cell(), List.of(CEILING))).isSameAs(CEILING);
-        assertThat(Ceilings.forCell(new BenchCell(1, 6, 1, "async"), List.of(CEILING))).isNull();
+        assertThat(Ceilings.forCell(new BenchCell(1, 6, 1, "async"), List.of(CEILING)))
+                .isNull();
     }
 
     @Test
     void liveCellsCountExpectedFromTheInput() {
         // 60 s window, 1,000 points/s produced at M=12: 720,000 expected; 705,600 written = 98%
-        CellResult live = new CellResult(new BenchCell(6, 12, 1, "async"), true, 0, 60_000, 720_000, 705_600, 60.0, 5, 5, 1L << 28,
-                0, 0, 1000);
+        CellResult live = new CellResult(
+                new BenchCell(6, 12, 1, "async"), true, 0, 60_000, 720_000, 705_600, 60.0, 5, 5, 1L << 28, 0, 0, 1000);
         assertThat(live.expectedPerMinute()).isEqualTo(720_000);
         assertThat(live.actualPerMinute()).isEqualTo(705_600);
         assertThat(live.efficiency()).isEqualTo(0.98, within(1e-12));
@@ -50,15 +65,31 @@ class BenchTableTest {
 
     @Test
     void tableHasACeilingRowThenItsCellsAligned() {
-        String table = BenchTable.format("tsdb=0 writer=1", List.of(CEILING), List.of(cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0),
-                cell("sync", 1, 6_000_000, 10.0, 2.5, 3.0, 1)));
+        String table = BenchTable.format(
+                "tsdb=0 writer=1",
+                List.of(CEILING),
+                List.of(
+                        cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0),
+                        cell("sync", 1, 6_000_000, 10.0, 2.5, 3.0, 1)));
         List<String> lines = table.lines().toList();
         assertThat(lines).hasSize(5);
-        assertThat(lines.get(0)).startsWith("| mode ").contains("| samples/min expected |").endsWith("| vs ceiling | placement       |");
+        assertThat(lines.get(0))
+                .startsWith("| mode ")
+                .contains("| samples/min expected |")
+                .endsWith("| vs ceiling | placement       |");
         assertThat(lines.get(1)).startsWith("|:--").endsWith(":|");
-        assertThat(lines.get(2)).startsWith("| ceiling (C=8) ").contains("120,000,000").contains("0.50").endsWith("100% | tsdb=0 writer=1 |");
-        assertThat(lines.get(3)).startsWith("| async ").contains(" 72,000,000 | ").contains("100.0%").contains(" 0.25 ")
-                .contains("300 MiB").endsWith("60.0% | tsdb=0 writer=1 |");
+        assertThat(lines.get(2))
+                .startsWith("| ceiling (C=8) ")
+                .contains("120,000,000")
+                .contains("0.50")
+                .endsWith("100% | tsdb=0 writer=1 |");
+        assertThat(lines.get(3))
+                .startsWith("| async ")
+                .contains(" 72,000,000 | ")
+                .contains("100.0%")
+                .contains(" 0.25 ")
+                .contains("300 MiB")
+                .endsWith("60.0% | tsdb=0 writer=1 |");
         assertThat(lines.get(4)).startsWith("| sync (exit 1) ").endsWith("30.0% | tsdb=0 writer=1 |");
         for (String l : lines) {
             assertThat(l).hasSize(lines.get(0).length());
@@ -67,10 +98,13 @@ class BenchTableTest {
 
     @Test
     void csvHasOneLinePerCeilingAndCellWithRawNumbers() {
-        String csv = BenchTable.csv("shared", List.of(CEILING), List.of(cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0)));
+        String csv =
+                BenchTable.csv("shared", List.of(CEILING), List.of(cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0)));
         List<String> lines = csv.lines().toList();
         assertThat(lines).hasSize(3);
-        assertThat(lines.get(0).split(",")).hasSize(BenchTable.CSV_HEADER.size()).startsWith("kind", "mode", "parallelism");
+        assertThat(lines.get(0).split(","))
+                .hasSize(BenchTable.CSV_HEADER.size())
+                .startsWith("kind", "mode", "parallelism");
         assertThat(lines.get(1).split(",", -1)).hasSize(BenchTable.CSV_HEADER.size());
         assertThat(lines.get(1)).startsWith("ceiling,preserialized,,12,1,").contains(",120000000,");
         String[] f = lines.get(2).split(",", -1);
@@ -95,8 +129,13 @@ class BenchTableTest {
 
     @Test
     void chartRendersWithoutAScreen() {
-        var image = BenchChart.render("t", "s", List.of(CEILING), List.of(cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0),
-                cell("sync", 6, 6_000_000, 10.0, 3.0, 6.0, 0)));
+        var image = BenchChart.render(
+                "t",
+                "s",
+                List.of(CEILING),
+                List.of(
+                        cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0),
+                        cell("sync", 6, 6_000_000, 10.0, 3.0, 6.0, 0)));
         assertThat(image.getWidth()).isEqualTo(BenchChart.WIDTH);
         assertThat(BenchChart.niceCeiling(2.7e6)).isEqualTo(3e6);
         assertThat(BenchChart.niceCeiling(0)).isEqualTo(1);

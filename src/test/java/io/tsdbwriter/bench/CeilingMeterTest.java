@@ -3,8 +3,8 @@ package io.tsdbwriter.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.it.support.RemoteWriteBodies;
-import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.produce.SourcePoint;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -24,12 +24,13 @@ class CeilingMeterTest {
 
     @Test
     void aRemoteWriteShapesBodiesAreRemoteWriteRequestsOfItsMSamplesPerSeries() throws Exception {
-        List<CeilingMeter.Body> bodies = CeilingMeter.serialize(points().iterator(), new BenchCell.Shape(12, 1, "remote-write", null),
-                60_000, 10_000, 1 << 20);
+        List<CeilingMeter.Body> bodies = CeilingMeter.serialize(
+                points().iterator(), new BenchCell.Shape(12, 1, "remote-write", null), 60_000, 10_000, 1 << 20);
 
         assertThat(bodies).hasSize(1);
         assertThat(bodies.get(0).samples()).isEqualTo(36);
-        byte[] wire = Arrays.copyOf(bodies.get(0).bytes().array(), bodies.get(0).bytes().length());
+        byte[] wire = Arrays.copyOf(
+                bodies.get(0).bytes().array(), bodies.get(0).bytes().length());
         List<RemoteWriteBodies.Series> series = RemoteWriteBodies.decode(wire);
         assertThat(series).hasSize(3);
         assertThat(series).allSatisfy(s -> assertThat(s.samples()).hasSize(12));
@@ -38,9 +39,11 @@ class CeilingMeterTest {
 
     @Test
     void anImportShapesBodiesAreImportLines() {
-        List<CeilingMeter.Body> bodies = CeilingMeter.serialize(points().iterator(), new BenchCell.Shape(12, 1), 60_000, 10_000, 1 << 20);
+        List<CeilingMeter.Body> bodies =
+                CeilingMeter.serialize(points().iterator(), new BenchCell.Shape(12, 1), 60_000, 10_000, 1 << 20);
 
-        String text = new String(bodies.get(0).bytes().array(), 0, bodies.get(0).bytes().length(), StandardCharsets.UTF_8);
+        String text = new String(
+                bodies.get(0).bytes().array(), 0, bodies.get(0).bytes().length(), StandardCharsets.UTF_8);
         assertThat(text.lines()).hasSize(3).allSatisfy(l -> assertThat(l).startsWith("{\"metric\":{"));
         assertThat(bodies.get(0).samples()).isEqualTo(36);
     }

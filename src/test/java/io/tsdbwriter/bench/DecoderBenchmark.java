@@ -3,19 +3,29 @@ package io.tsdbwriter.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.util.JsonFormat;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.common.v1.InstrumentationScope;
+import io.opentelemetry.proto.metrics.v1.Gauge;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import io.opentelemetry.proto.resource.v1.Resource;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.pipeline.RecordDecoders;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
+import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
+import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.it.support.OtlpRequests;
 import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.pipeline.RecordDecoders;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
-import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.write.ByteBuf;
-import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,7 +59,8 @@ import org.xerial.snappy.Snappy;
  * secondary result is <b>samples per second per core</b>. Records hold 50 lines or series (prometheus: one scrape;
  * json: arrays of 50 points); influx lines are one field each ({@code metric,labels… gauge=v ts}).
  *
- * <p>Run: {@code bash scripts/jmh-decoders.sh} (extra arguments go to JMH, e.g. {@code -p format=otlp}) (short runs; the machine is shared).
+ * <p>Run: {@code bash scripts/jmh-decoders.sh} (extra arguments go to JMH, e.g. {@code -p format=otlp}) (short runs;
+ * the machine is shared).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -89,7 +100,8 @@ public class DecoderBenchmark {
         List<byte[]> scrapes = new ArrayList<>();
         for (Path file : NodeExporterFiles.all().subList(0, 2)) {
             long ts = Long.parseLong(file.getFileName().toString().replaceAll("\\D", "")) * 1000;
-            for (PrometheusTextParser.Sample s : PrometheusTextParser.parse(file).samples()) {
+            for (PrometheusTextParser.Sample s :
+                    PrometheusTextParser.parse(file).samples()) {
                 samples.add(s);
                 times.add(ts);
             }
@@ -111,13 +123,16 @@ public class DecoderBenchmark {
         records = recs.toArray(new byte[0][]);
         kafkaTimestamps = stamps.stream().mapToLong(Long::longValue).toArray();
         AmplificationPlan plan = new AmplificationPlan(1, 1, 60_000, "instance");
-        amplifier = new PointAmplifier(RecordDecoders.create(f, 64 << 20, InfluxDecoder.Precision.NS), new ImportLineEncoder(plan),
+        amplifier = new PointAmplifier(
+                RecordDecoders.create(f, 64 << 20, InfluxDecoder.Precision.NS),
+                new ImportLineEncoder(plan),
                 new SeriesCache(100_000));
         out = new ByteBuf(1 << 20);
         for (int i = 0; i < records.length; i++) {
             Rejections r = amplifier.decode(records[i], kafkaTimestamps[i]);
             if (r.total() > 0) {
-                throw new IllegalStateException(format + " record " + i + " refused: " + r.first() + " " + r.firstDetail());
+                throw new IllegalStateException(
+                        format + " record " + i + " refused: " + r.first() + " " + r.firstDetail());
             }
         }
     }
@@ -153,7 +168,8 @@ public class DecoderBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The samples as one record of format {@code f}. */
-    static byte[] encode(InputFormat f, List<PrometheusTextParser.Sample> samples, List<Long> times) throws IOException {
+    static byte[] encode(InputFormat f, List<PrometheusTextParser.Sample> samples, List<Long> times)
+            throws IOException {
         StringBuilder sb = new StringBuilder();
         switch (f) {
             case JSON -> {
@@ -168,16 +184,30 @@ public class DecoderBenchmark {
                 for (int i = 0; i < samples.size(); i++) {
                     PrometheusTextParser.Sample s = samples.get(i);
                     sb.append(s.metricName());
-                    s.labels().forEach((k, v) -> sb.append(',').append(k).append('=').append(v.replace(" ", "\\ ").replace(",", "\\,").replace("=", "\\=")));
-                    sb.append(" gauge=").append(s.value()).append(' ').append(times.get(i) * 1_000_000L).append('\n');
+                    s.labels().forEach((k, v) -> sb.append(',')
+                            .append(k)
+                            .append('=')
+                            .append(v.replace(" ", "\\ ").replace(",", "\\,").replace("=", "\\=")));
+                    sb.append(" gauge=")
+                            .append(s.value())
+                            .append(' ')
+                            .append(times.get(i) * 1_000_000L)
+                            .append('\n');
                 }
             }
             case GRAPHITE -> {
                 for (int i = 0; i < samples.size(); i++) {
                     PrometheusTextParser.Sample s = samples.get(i);
                     sb.append(s.metricName());
-                    s.labels().forEach((k, v) -> sb.append(';').append(k).append('=').append(v.replace(' ', '_').replace(';', '_')));
-                    sb.append(' ').append(s.value()).append(' ').append(times.get(i) / 1000).append('\n');
+                    s.labels().forEach((k, v) -> sb.append(';')
+                            .append(k)
+                            .append('=')
+                            .append(v.replace(' ', '_').replace(';', '_')));
+                    sb.append(' ')
+                            .append(s.value())
+                            .append(' ')
+                            .append(times.get(i) / 1000)
+                            .append('\n');
                 }
             }
             case JSONLINE -> {
@@ -225,25 +255,32 @@ public class DecoderBenchmark {
             case OTLP, OTLP_JSON -> {
                 // as the Collector's Prometheus receiver shapes a scrape: one resource and scope, a metric per name,
                 // the samples' labels as data point attributes
-                Map<String, io.opentelemetry.proto.metrics.v1.Gauge.Builder> gauges = new LinkedHashMap<>();
+                Map<String, Gauge.Builder> gauges = new LinkedHashMap<>();
                 for (int i = 0; i < samples.size(); i++) {
                     PrometheusTextParser.Sample s = samples.get(i);
-                    io.opentelemetry.proto.metrics.v1.NumberDataPoint.Builder dp = io.opentelemetry.proto.metrics.v1.NumberDataPoint.newBuilder()
-                            .setTimeUnixNano(times.get(i) * 1_000_000L).setAsDouble(s.value());
-                    s.labels().forEach((k, v) -> dp.addAttributes(io.tsdbwriter.it.support.OtlpRequests.attr(k, v)));
-                    gauges.computeIfAbsent(s.metricName(), k -> io.opentelemetry.proto.metrics.v1.Gauge.newBuilder()).addDataPoints(dp);
+                    NumberDataPoint.Builder dp = NumberDataPoint.newBuilder()
+                            .setTimeUnixNano(times.get(i) * 1_000_000L)
+                            .setAsDouble(s.value());
+                    s.labels().forEach((k, v) -> dp.addAttributes(OtlpRequests.attr(k, v)));
+                    gauges.computeIfAbsent(s.metricName(), k -> Gauge.newBuilder())
+                            .addDataPoints(dp);
                 }
-                io.opentelemetry.proto.metrics.v1.ScopeMetrics.Builder scope = io.opentelemetry.proto.metrics.v1.ScopeMetrics.newBuilder()
-                        .setScope(io.opentelemetry.proto.common.v1.InstrumentationScope.newBuilder().setName("prometheusreceiver").setVersion("0.140.0"));
-                gauges.forEach((name, g) -> scope.addMetrics(io.opentelemetry.proto.metrics.v1.Metric.newBuilder().setName(name).setGauge(g)));
-                io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest request =
-                        io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest.newBuilder().addResourceMetrics(
-                                io.opentelemetry.proto.metrics.v1.ResourceMetrics.newBuilder().setResource(io.opentelemetry.proto.resource.v1.Resource.newBuilder()
-                                        .addAttributes(io.tsdbwriter.it.support.OtlpRequests.attr("service.name", "node_exporter"))
-                                        .addAttributes(io.tsdbwriter.it.support.OtlpRequests.attr("host.name", "node-a")))
-                                        .addScopeMetrics(scope)).build();
-                return f == InputFormat.OTLP ? request.toByteArray()
-                        : com.google.protobuf.util.JsonFormat.printer().print(request).getBytes(StandardCharsets.UTF_8);
+                ScopeMetrics.Builder scope = ScopeMetrics.newBuilder()
+                        .setScope(InstrumentationScope.newBuilder()
+                                .setName("prometheusreceiver")
+                                .setVersion("0.140.0"));
+                gauges.forEach((name, g) ->
+                        scope.addMetrics(Metric.newBuilder().setName(name).setGauge(g)));
+                ExportMetricsServiceRequest request = ExportMetricsServiceRequest.newBuilder()
+                        .addResourceMetrics(ResourceMetrics.newBuilder()
+                                .setResource(Resource.newBuilder()
+                                        .addAttributes(OtlpRequests.attr("service.name", "node_exporter"))
+                                        .addAttributes(OtlpRequests.attr("host.name", "node-a")))
+                                .addScopeMetrics(scope))
+                        .build();
+                return f == InputFormat.OTLP
+                        ? request.toByteArray()
+                        : JsonFormat.printer().print(request).getBytes(StandardCharsets.UTF_8);
             }
             default -> throw new UncheckedIOException(new IOException("no encoder for " + f));
         }

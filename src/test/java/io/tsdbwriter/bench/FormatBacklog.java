@@ -1,8 +1,8 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
+import io.tsdbwriter.produce.NodeExporterFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,7 +34,8 @@ public final class FormatBacklog {
         InputFormat format = InputFormat.parse(args[2]);
         long target = Long.parseLong(args[3]);
         Path file = NodeExporterFiles.first();
-        List<PrometheusTextParser.Sample> samples = PrometheusTextParser.parse(file).samples();
+        List<PrometheusTextParser.Sample> samples =
+                PrometheusTextParser.parse(file).samples();
         byte[] scrape = Files.readAllBytes(file);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
@@ -59,8 +60,13 @@ public final class FormatBacklog {
                     List<Long> times = Collections.nCopies(samples.size(), ts);
                     for (int i = 0; i < samples.size(); i += DecoderBenchmark.LINES_PER_RECORD) {
                         int to = Math.min(samples.size(), i + DecoderBenchmark.LINES_PER_RECORD);
-                        producer.send(new ProducerRecord<>(topic, 0, ts, null,
-                                DecoderBenchmark.encode(format, samples.subList(i, to), new ArrayList<>(times.subList(i, to)))));
+                        producer.send(new ProducerRecord<>(
+                                topic,
+                                0,
+                                ts,
+                                null,
+                                DecoderBenchmark.encode(
+                                        format, samples.subList(i, to), new ArrayList<>(times.subList(i, to)))));
                     }
                 }
                 produced += samples.size();

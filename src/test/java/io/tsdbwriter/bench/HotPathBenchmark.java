@@ -2,12 +2,12 @@ package io.tsdbwriter.bench;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.write.Output;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
+import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.write.ByteBuf;
-import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.write.Output;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -65,7 +65,8 @@ public class HotPathBenchmark {
     String relabel;
 
     /** The 5-rule config of {@code relabel=5-rules}. */
-    static final String FIVE_RULES = """
+    static final String FIVE_RULES =
+            """
             - {source_labels: [__name__], regex: 'go_gc_.*', action: drop}
             - {regex: productKey, action: labeldrop}
             - {target_label: loadtest, replacement: '1'}
@@ -84,9 +85,11 @@ public class HotPathBenchmark {
         records = new byte[RECORDS][];
         String[] modes = {"idle", "user", "system", "iowait", "irq", "softirq", "steal", "nice"};
         for (int i = 0; i < RECORDS; i++) {
-            String json = "{\"metric\":\"node_cpu_seconds_total\",\"timestamp\":" + (1795300857000L + (i / 100) * 60_000L)
-                    + ",\"value\":" + (12345.67 + i) + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"" + (i % 100 / 8)
-                    + "\",\"mode\":\"" + modes[i % 8] + "\",\"job\":\"node\"},\"productKey\":\"node\"}";
+            String json =
+                    "{\"metric\":\"node_cpu_seconds_total\",\"timestamp\":" + (1795300857000L + (i / 100) * 60_000L)
+                            + ",\"value\":" + (12345.67 + i)
+                            + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"" + (i % 100 / 8)
+                            + "\",\"mode\":\"" + modes[i % 8] + "\",\"job\":\"node\"},\"productKey\":\"node\"}";
             records[i] = json.getBytes(StandardCharsets.UTF_8);
         }
         AmplificationPlan plan = new AmplificationPlan(timeMultiplier, instanceMultiplier, 60_000);
@@ -110,7 +113,8 @@ public class HotPathBenchmark {
             amplifier.decode(r);
             for (int p = 0; p < amplifier.pointCount(); p++) {
                 if (lanes > 0) {
-                    laneSum += amplifier.lane(p, lanes); // the lane, then the point's series looked up with its key reused
+                    laneSum +=
+                            amplifier.lane(p, lanes); // the lane, then the point's series looked up with its key reused
                 }
                 samples += amplifier.encodePoint(p, out);
             }

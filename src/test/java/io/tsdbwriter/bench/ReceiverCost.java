@@ -4,10 +4,10 @@ import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.write.RemoteWriteVersion;
-import io.tsdbwriter.lab.SourceFeed;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -48,19 +49,19 @@ import org.xerial.snappy.Snappy;
  */
 public final class ReceiverCost {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final Duration OUT_OF_ORDER_WINDOW = Duration.ofDays(30);
 
-    private ReceiverCost() {
-    }
+    private ReceiverCost() {}
 
     /** The request bodies of one version, snappy block, and their sample count. */
-    record Requests(RemoteWriteVersion version, List<byte[]> bodies, long samples, long bytes) {
-    }
+    record Requests(RemoteWriteVersion version, List<byte[]> bodies, long samples, long bytes) {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 7) {
-            System.err.println("usage: ReceiverCost DATA_DIR OUT_DIR RECORDS BATCH ROUNDS fresh|repeat PROFILE_SECONDS");
+            System.err.println(
+                    "usage: ReceiverCost DATA_DIR OUT_DIR RECORDS BATCH ROUNDS fresh|repeat PROFILE_SECONDS");
             System.exit(2);
         }
         Path data = Path.of(args[0]);
@@ -73,9 +74,17 @@ public final class ReceiverCost {
         Files.createDirectories(out);
         SourceFeed feed = SourceFeed.real(SourceFeed.promFiles(data), records, null, System.currentTimeMillis());
         Requests[] both = build(feed, batch);
-        System.out.printf(Locale.ROOT, "# %s; batch %d points; 1.0: %d requests, %.2f MB; 2.0: %d requests, %.2f MB (snappy)%n",
-                feed.description(), batch, both[0].bodies().size(), both[0].bytes() / 1e6, both[1].bodies().size(), both[1].bytes() / 1e6);
-        System.out.println("mode\tround\tstep\tversion\tsamples\tseconds\tcpu_s\tcpu_s_per_M\thead_appended\tooo_appended\tload");
+        System.out.printf(
+                Locale.ROOT,
+                "# %s; batch %d points; 1.0: %d requests, %.2f MB; 2.0: %d requests, %.2f MB (snappy)%n",
+                feed.description(),
+                batch,
+                both[0].bodies().size(),
+                both[0].bytes() / 1e6,
+                both[1].bodies().size(),
+                both[1].bytes() / 1e6);
+        System.out.println(
+                "mode\tround\tstep\tversion\tsamples\tseconds\tcpu_s\tcpu_s_per_M\thead_appended\tooo_appended\tload");
         for (int r = 0; r < rounds; r++) {
             int first = r % 2; // ABBA: 1.0 first in even rounds
             for (int k = 0; k < 2; k++) {
@@ -89,20 +98,25 @@ public final class ReceiverCost {
         }
     }
 
-    private static void measureOn(Path out, String mode, int round, int k, int[] versions, Requests[] both, int profileSeconds)
+    private static void measureOn(
+            Path out, String mode, int round, int k, int[] versions, Requests[] both, int profileSeconds)
             throws Exception {
         Path dir = out.resolve(mode + "-r" + round + "-" + k);
-        try (PrometheusServer p = PrometheusServer.startCurrent(dir, OUT_OF_ORDER_WINDOW, "prometheus.WriteRequest",
-                "io.prometheus.write.v2.Request")) {
+        try (PrometheusServer p = PrometheusServer.startCurrent(
+                dir, OUT_OF_ORDER_WINDOW, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
             Thread.sleep(2000); // let its start-up work settle before the first reading
             for (int step = 0; step < versions.length; step++) {
                 Requests q = both[versions[step]];
                 int at = versions.length == 1 ? k : k * 2 + step; // the measurement's place in its round
                 String name = mode + "-r" + round + "-" + at + "-v" + (versions[step] + 1);
                 Map<String, Double> before = metrics(p.url());
-                CompletableFuture<HttpResponse<Path>> profile = profileSeconds <= 0 ? null : HTTP.sendAsync(
-                        HttpRequest.newBuilder(URI.create(p.url() + "/debug/pprof/profile?seconds=" + profileSeconds)).build(),
-                        HttpResponse.BodyHandlers.ofFile(out.resolve(name + ".pprof")));
+                CompletableFuture<HttpResponse<Path>> profile = profileSeconds <= 0
+                        ? null
+                        : HTTP.sendAsync(
+                                HttpRequest.newBuilder(
+                                                URI.create(p.url() + "/debug/pprof/profile?seconds=" + profileSeconds))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofFile(out.resolve(name + ".pprof")));
                 long t0 = System.nanoTime();
                 send(p.remoteWriteUrl(), q);
                 double seconds = (System.nanoTime() - t0) / 1e9;
@@ -110,8 +124,19 @@ public final class ReceiverCost {
                 double cpu = after.get("process_cpu_seconds_total") - before.get("process_cpu_seconds_total");
                 double appended = delta(before, after, "prometheus_tsdb_head_samples_appended_total");
                 double ooo = delta(before, after, "prometheus_tsdb_head_out_of_order_samples_appended_total");
-                System.out.printf(Locale.ROOT, "%s\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.3f\t%.0f\t%.0f\t%s%n", mode, round, at,
-                        versions[step] == 0 ? "1.0" : "2.0", q.samples(), seconds, cpu, cpu / (q.samples() / 1e6), appended, ooo,
+                System.out.printf(
+                        Locale.ROOT,
+                        "%s\t%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.3f\t%.0f\t%.0f\t%s%n",
+                        mode,
+                        round,
+                        at,
+                        versions[step] == 0 ? "1.0" : "2.0",
+                        q.samples(),
+                        seconds,
+                        cpu,
+                        cpu / (q.samples() / 1e6),
+                        appended,
+                        ooo,
                         Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
                 if (profile != null) {
                     profile.join();
@@ -149,14 +174,16 @@ public final class ReceiverCost {
         if (points > 0) {
             flush(body, v1, v2, bytes);
         }
-        return new Requests[] {new Requests(RemoteWriteVersion.V1, v1, samples, bytes[0]),
-            new Requests(RemoteWriteVersion.V2, v2, samples, bytes[1])};
+        return new Requests[] {
+            new Requests(RemoteWriteVersion.V1, v1, samples, bytes[0]),
+            new Requests(RemoteWriteVersion.V2, v2, samples, bytes[1])
+        };
     }
 
     private static void flush(ByteBuf body, List<byte[]> v1, List<byte[]> v2, long[] bytes) throws IOException {
-        byte[] a = Snappy.compress(java.util.Arrays.copyOf(body.array(), body.length()));
+        byte[] a = Snappy.compress(Arrays.copyOf(body.array(), body.length()));
         ByteBuf two = RemoteWrite2Request.fromV1(body.array(), body.length());
-        byte[] b = Snappy.compress(java.util.Arrays.copyOf(two.array(), two.length()));
+        byte[] b = Snappy.compress(Arrays.copyOf(two.array(), two.length()));
         v1.add(a);
         v2.add(b);
         bytes[0] += a.length;
@@ -166,20 +193,29 @@ public final class ReceiverCost {
 
     private static void send(String url, Requests q) throws IOException, InterruptedException {
         for (byte[] b : q.bodies()) {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url))
-                    .header("Content-Type", q.version().contentType())
-                    .header("Content-Encoding", "snappy")
-                    .header("X-Prometheus-Remote-Write-Version", q.version().versionHeader())
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(b)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .header("Content-Type", q.version().contentType())
+                            .header("Content-Encoding", "snappy")
+                            .header(
+                                    "X-Prometheus-Remote-Write-Version",
+                                    q.version().versionHeader())
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(b))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() / 100 != 2) {
-                throw new IllegalStateException("remote write " + q.version() + " answered " + r.statusCode() + ": " + r.body());
+                throw new IllegalStateException(
+                        "remote write " + q.version() + " answered " + r.statusCode() + ": " + r.body());
             }
         }
     }
 
     /** Sums of the receiver's metric families by name (all label sets added). */
     private static Map<String, Double> metrics(String url) throws IOException, InterruptedException {
-        String text = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        String text = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         Map<String, Double> m = new HashMap<>();
         for (String line : text.split("\n")) {
             if (line.isEmpty() || line.startsWith("#")) {

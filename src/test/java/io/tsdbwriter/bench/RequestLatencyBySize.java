@@ -1,6 +1,8 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.WriteClient;
@@ -8,8 +10,6 @@ import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import io.tsdbwriter.write.http.NoDelaySocketFactory;
-import io.tsdbwriter.lab.BenchCell;
-import io.tsdbwriter.lab.SourceFeed;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -34,8 +34,7 @@ import okhttp3.Response;
  */
 public final class RequestLatencyBySize {
 
-    private RequestLatencyBySize() {
-    }
+    private RequestLatencyBySize() {}
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
@@ -44,11 +43,18 @@ public final class RequestLatencyBySize {
         SourceFeed feed = SourceFeed.real(SourceFeed.promFiles(dir), 200_000, "latency", System.currentTimeMillis());
         WriteTarget target = WriteTarget.remoteWrite(url);
         System.out.printf(Locale.ROOT, "%-8s %8s %10s %9s %9s%n", "socket", "samples", "bytes", "p50 ms", "p90 ms");
-        try (WriteClient prep = new WriteClient(Duration.ofSeconds(30), 1, false, Output.REMOTE_WRITE,
-                HttpClientSecurity.of(HttpAuthConfig.NONE), RemoteWriteVersion.V1, RemoteWrite2Request::fromV1)) {
+        try (WriteClient prep = new WriteClient(
+                Duration.ofSeconds(30),
+                1,
+                false,
+                Output.REMOTE_WRITE,
+                HttpClientSecurity.of(HttpAuthConfig.NONE),
+                RemoteWriteVersion.V1,
+                RemoteWrite2Request::fromV1)) {
             for (int samples : List.of(250, 1_000, 2_500, 5_000, 10_000, 20_000, 40_000)) {
-                CeilingMeter.Body body = CeilingMeter.serialize(feed.iterator(), new BenchCell.Shape(12, 1, "remote-write", null), 60_000,
-                        samples, 1).get(0);
+                CeilingMeter.Body body = CeilingMeter.serialize(
+                                feed.iterator(), new BenchCell.Shape(12, 1, "remote-write", null), 60_000, samples, 1)
+                        .get(0);
                 WriteClient.Payload p = prep.prepare(body.bytes(), body.samples());
                 byte[] wire = Arrays.copyOf(p.bytes(), p.length());
                 for (boolean nagle : new boolean[] {true, false}) {
@@ -58,9 +64,13 @@ public final class RequestLatencyBySize {
                     double[] ms = new double[repeats];
                     for (int i = -5; i < repeats; i++) { // 5 unmeasured: the connection, the series registered
                         long t0 = System.nanoTime();
-                        try (Response r = http.newCall(new Request.Builder().url(target.writeUrl())
-                                .post(RequestBody.create(wire, MediaType.get("application/x-protobuf")))
-                                .header("Content-Encoding", "snappy").header("X-Prometheus-Remote-Write-Version", "0.1.0").build()).execute()) {
+                        try (Response r = http.newCall(new Request.Builder()
+                                        .url(target.writeUrl())
+                                        .post(RequestBody.create(wire, MediaType.get("application/x-protobuf")))
+                                        .header("Content-Encoding", "snappy")
+                                        .header("X-Prometheus-Remote-Write-Version", "0.1.0")
+                                        .build())
+                                .execute()) {
                             if (!r.isSuccessful()) {
                                 throw new IllegalStateException("HTTP " + r.code());
                             }
@@ -70,8 +80,14 @@ public final class RequestLatencyBySize {
                         }
                     }
                     Arrays.sort(ms);
-                    System.out.printf(Locale.ROOT, "%-8s %8d %10d %9.1f %9.1f%n", nagle ? "nagle" : "nodelay", body.samples(), wire.length,
-                            ms[repeats / 2], ms[(int) (repeats * 0.9)]);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%-8s %8d %10d %9.1f %9.1f%n",
+                            nagle ? "nagle" : "nodelay",
+                            body.samples(),
+                            wire.length,
+                            ms[repeats / 2],
+                            ms[(int) (repeats * 0.9)]);
                     http.connectionPool().evictAll();
                 }
             }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -50,7 +49,8 @@ class ConvertersTest {
 
     @Test
     void durationRejectsUnknownUnit() {
-        assertThatThrownBy(() -> duration.convert("5x")).isInstanceOf(CommandLine.TypeConversionException.class)
+        assertThatThrownBy(() -> duration.convert("5x"))
+                .isInstanceOf(CommandLine.TypeConversionException.class)
                 .hasMessage("'5x' is not a duration (use e.g. 500ms, 60s, 5m, 1h)");
     }
 
@@ -124,12 +124,14 @@ class ConvertersTest {
 
     @Test
     void sizeRejectsUnknownUnit() {
-        assertThatThrownBy(() -> size.convert("5TiB")).isInstanceOf(CommandLine.TypeConversionException.class)
+        assertThatThrownBy(() -> size.convert("5TiB"))
+                .isInstanceOf(CommandLine.TypeConversionException.class)
                 .hasMessage("'5TiB' is not a size (use e.g. 1048576, 512KiB, 256MiB)");
     }
 
     @Test
     void sizeRejectsOverflow() {
-        assertThatThrownBy(() -> size.convert("17179869185GiB")).isInstanceOf(CommandLine.TypeConversionException.class);
+        assertThatThrownBy(() -> size.convert("17179869185GiB"))
+                .isInstanceOf(CommandLine.TypeConversionException.class);
     }
 }

@@ -22,8 +22,7 @@ import picocli.CommandLine;
  */
 class DeprecatedNamesTest {
 
-    private record Run(int exitCode, String err, List<String> warnings) {
-    }
+    private record Run(int exitCode, String err, List<String> warnings) {}
 
     /** Runs {@code args} with {@code env} as the environment: exit code, stderr and the WARN lines of {@link Main}. */
     private static Run run(Map<String, String> env, String... args) {
@@ -41,18 +40,25 @@ class DeprecatedNamesTest {
         } finally {
             main.detachAppender(captured);
         }
-        return new Run(code, err.toString(), captured.list.stream().filter(e -> e.getLevel() == Level.WARN)
-                .map(ILoggingEvent::getFormattedMessage).toList());
+        return new Run(
+                code,
+                err.toString(),
+                captured.list.stream()
+                        .filter(e -> e.getLevel() == Level.WARN)
+                        .map(ILoggingEvent::getFormattedMessage)
+                        .toList());
     }
 
     @SuppressWarnings("unchecked")
     private static <T> T parse(Map<String, String> env, String... args) {
-        return (T) Main.commandLine(env).parseArgs(args).subcommand().commandSpec().userObject();
+        return (T)
+                Main.commandLine(env).parseArgs(args).subcommand().commandSpec().userObject();
     }
 
     @Test
     void theOldNamesStillSetTheRenamedOptions() {
-        RunCommand run = parse(Map.of(), "run", "--topic", "t", "--rate", "250", "--from", "offset:0", "--duration", "2m");
+        RunCommand run =
+                parse(Map.of(), "run", "--topic", "t", "--rate", "250", "--from", "offset:0", "--duration", "2m");
         assertThat(run.toConfig().replay().ratePerSecond()).isEqualTo(250.0);
         assertThat(run.toConfig().replay().duration()).isEqualTo(Duration.ofMinutes(2));
         ProduceCommand produce = parse(Map.of(), "produce", "--topic", "t", "--rate=40");
@@ -66,12 +72,16 @@ class DeprecatedNamesTest {
         // a bad --output ends run in toConfig (exit 2) after the start's warnings and before anything connects
         Run r = run(Map.of(), "run", "--topic", "t", "--rate", "5", "--output", "json");
 
-        assertThat(r.warnings()).containsExactly(
-                "--rate is a deprecated name of run --max-samples-per-second, accepted until the next release: use --max-samples-per-second");
-        assertThat(run(Map.of(), "run", "--topic", "t", "--max-samples-per-second", "5", "--output", "json").warnings())
-                .as("the new name: no warning").isEmpty();
-        assertThat(run(Map.of(), "produce", "--topic", "", "--rate", "5").warnings()).containsExactly(
-                "--rate is a deprecated name of produce --records-per-second, accepted until the next release: use --records-per-second");
+        assertThat(r.warnings())
+                .containsExactly(
+                        "--rate is a deprecated name of run --max-samples-per-second, accepted until the next release: use --max-samples-per-second");
+        assertThat(run(Map.of(), "run", "--topic", "t", "--max-samples-per-second", "5", "--output", "json")
+                        .warnings())
+                .as("the new name: no warning")
+                .isEmpty();
+        assertThat(run(Map.of(), "produce", "--topic", "", "--rate", "5").warnings())
+                .containsExactly(
+                        "--rate is a deprecated name of produce --records-per-second, accepted until the next release: use --records-per-second");
     }
 
     @Test
@@ -79,25 +89,32 @@ class DeprecatedNamesTest {
         Run r = run(Map.of(), "run", "--topic", "t", "--rate", "5", "--max-samples-per-second", "6");
 
         assertThat(r.exitCode()).isEqualTo(Main.EXIT_USAGE);
-        assertThat(r.err().lines().toList()).containsExactly("tsdb-writer: --rate and --max-samples-per-second are one option of "
-                + "run (--rate its deprecated name): give only --max-samples-per-second (see 'tsdb-writer run --help')");
-        assertThat(run(Map.of(), "produce", "--topic", "t", "--records-per-second=1", "--rate=2").exitCode()).isEqualTo(2);
+        assertThat(r.err().lines().toList())
+                .containsExactly(
+                        "tsdb-writer: --rate and --max-samples-per-second are one option of "
+                                + "run (--rate its deprecated name): give only --max-samples-per-second (see 'tsdb-writer run --help')");
+        assertThat(run(Map.of(), "produce", "--topic", "t", "--records-per-second=1", "--rate=2")
+                        .exitCode())
+                .isEqualTo(2);
     }
 
     @Test
     void runReadsTheOldVariableWithAWarningAndTheNewOneWins() {
         RunCommand old = parse(Map.of("TSDB_WRITER_RATE", "7"), "run", "--topic", "t");
         assertThat(old.toConfig().replay().ratePerSecond()).isEqualTo(7.0);
-        assertThat(run(Map.of("TSDB_WRITER_RATE", "7"), "run", "--topic", "t", "--output", "json").warnings()).containsExactly(
-                "TSDB_WRITER_RATE is a deprecated variable, read until the next release: set TSDB_WRITER_MAX_SAMPLES_PER_SECOND "
-                        + "(--max-samples-per-second)");
+        assertThat(run(Map.of("TSDB_WRITER_RATE", "7"), "run", "--topic", "t", "--output", "json")
+                        .warnings())
+                .containsExactly(
+                        "TSDB_WRITER_RATE is a deprecated variable, read until the next release: set TSDB_WRITER_MAX_SAMPLES_PER_SECOND "
+                                + "(--max-samples-per-second)");
 
         Map<String, String> both = Map.of("TSDB_WRITER_RATE", "7", "TSDB_WRITER_MAX_SAMPLES_PER_SECOND", "8");
         RunCommand newer = parse(both, "run", "--topic", "t");
         assertThat(newer.toConfig().replay().ratePerSecond()).isEqualTo(8.0);
-        assertThat(run(both, "run", "--topic", "t", "--output", "json").warnings()).containsExactly(
-                "TSDB_WRITER_RATE is a deprecated variable, ignored as TSDB_WRITER_MAX_SAMPLES_PER_SECOND is set too: set "
-                        + "TSDB_WRITER_MAX_SAMPLES_PER_SECOND (--max-samples-per-second)");
+        assertThat(run(both, "run", "--topic", "t", "--output", "json").warnings())
+                .containsExactly(
+                        "TSDB_WRITER_RATE is a deprecated variable, ignored as TSDB_WRITER_MAX_SAMPLES_PER_SECOND is set too: set "
+                                + "TSDB_WRITER_MAX_SAMPLES_PER_SECOND (--max-samples-per-second)");
     }
 
     @Test
@@ -107,7 +124,9 @@ class DeprecatedNamesTest {
             var spec = main.getSubcommands().get(r.command()).getCommandSpec();
             assertThat(spec.findOption(r.current())).as(r.toString()).isNotNull();
             assertThat(spec.findOption(r.old())).as(r.toString()).isSameAs(spec.findOption(r.current()));
-            assertThat(spec.findOption(r.current()).longestName()).as("help and the variable take the new name").isEqualTo(r.current());
+            assertThat(spec.findOption(r.current()).longestName())
+                    .as("help and the variable take the new name")
+                    .isEqualTo(r.current());
         }
     }
 }

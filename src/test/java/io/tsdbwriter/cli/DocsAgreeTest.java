@@ -2,12 +2,16 @@ package io.tsdbwriter.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -32,28 +36,44 @@ class DocsAgreeTest {
 
     /** Flags of other tools the docs show in their commands, each with the tool it belongs to. */
     private static final Map<String, String> OTHER_TOOLS = Map.ofEntries(
-            Map.entry("--add-config", "kafka-configs.sh"), Map.entry("--alter", "kafka-configs.sh"),
-            Map.entry("--entity-name", "kafka-configs.sh"), Map.entry("--entity-type", "kafka-configs.sh"),
-            Map.entry("--bootstrap-server", "kafka-*.sh"), Map.entry("--describe", "kafka-*.sh"),
-            Map.entry("--offsets", "kafka-consumer-groups.sh"), Map.entry("--group", "kafka-consumer-groups.sh"),
-            Map.entry("--feature", "kafka-features.sh"), Map.entry("--max-messages", "kafka-console-consumer.sh"),
-            Map.entry("--offset", "kafka-console-consumer.sh"), Map.entry("--partition", "kafka-console-consumer.sh"),
-            Map.entry("--build", "docker compose"), Map.entry("--build-arg", "docker build"),
-            Map.entry("--rm", "docker run"), Map.entry("--scale", "docker compose"),
-            Map.entry("--iptables", "dockerd"), Map.entry("--ip6tables", "dockerd"),
+            Map.entry("--add-config", "kafka-configs.sh"),
+            Map.entry("--alter", "kafka-configs.sh"),
+            Map.entry("--entity-name", "kafka-configs.sh"),
+            Map.entry("--entity-type", "kafka-configs.sh"),
+            Map.entry("--bootstrap-server", "kafka-*.sh"),
+            Map.entry("--describe", "kafka-*.sh"),
+            Map.entry("--offsets", "kafka-consumer-groups.sh"),
+            Map.entry("--group", "kafka-consumer-groups.sh"),
+            Map.entry("--feature", "kafka-features.sh"),
+            Map.entry("--max-messages", "kafka-console-consumer.sh"),
+            Map.entry("--offset", "kafka-console-consumer.sh"),
+            Map.entry("--partition", "kafka-console-consumer.sh"),
+            Map.entry("--build", "docker compose"),
+            Map.entry("--build-arg", "docker build"),
+            Map.entry("--rm", "docker run"),
+            Map.entry("--scale", "docker compose"),
+            Map.entry("--iptables", "dockerd"),
+            Map.entry("--ip6tables", "dockerd"),
             Map.entry("--sun-misc-unsafe-memory-access", "java"),
-            Map.entry("--rounds", "scripts/bench-ab.sh"), Map.entry("--variant", "scripts/bench-ab.sh"),
-            Map.entry("--mode", "scripts/receiver-cost.sh"), Map.entry("--profile-seconds", "scripts/receiver-cost.sh"),
-            Map.entry("--with-prometheus", "scripts/bench.sh"), Map.entry("--with-prometheus3", "scripts/bench.sh"),
+            Map.entry("--rounds", "scripts/bench-ab.sh"),
+            Map.entry("--variant", "scripts/bench-ab.sh"),
+            Map.entry("--mode", "scripts/receiver-cost.sh"),
+            Map.entry("--profile-seconds", "scripts/receiver-cost.sh"),
+            Map.entry("--with-prometheus", "scripts/bench.sh"),
+            Map.entry("--with-prometheus3", "scripts/bench.sh"),
             Map.entry("--fresh-prometheus3", "scripts/bench.sh"),
             Map.entry("--fresh-victoria-metrics", "scripts/bench.sh"),
-            Map.entry("--command-config", "kafka-*.sh"), Map.entry("--create", "kafka-topics.sh"),
-            Map.entry("--series-operation-mode", "avalanche"), Map.entry("--series-interval", "avalanche"),
-            Map.entry("--strict", "mkdocs build"), Map.entry("--enable-feature", "prometheus"),
+            Map.entry("--command-config", "kafka-*.sh"),
+            Map.entry("--create", "kafka-topics.sh"),
+            Map.entry("--series-operation-mode", "avalanche"),
+            Map.entry("--series-interval", "avalanche"),
+            Map.entry("--strict", "mkdocs build"),
+            Map.entry("--enable-feature", "prometheus"),
             Map.entry("--flag", "(a placeholder)"));
 
     /** A {@code --flag} with what follows it; a dotted one ({@code --web.x}) is another tool's (Prometheus', Thanos'). */
     private static final Pattern FLAG = Pattern.compile("(?<![\\w-])--[a-z][a-z0-9.*-]*");
+
     private static final Pattern QUOTED_DEFAULT =
             Pattern.compile("`(--[a-z][a-z0-9-]*)`(?: \\(|, )default:? `?([^`),;]+?)`?[),;.]");
 
@@ -108,18 +128,36 @@ class DocsAgreeTest {
     private static final Path DASHBOARD = Path.of("grafana", "dashboards", "tsdb-writer-efficiency.json");
 
     /** The terms the glossary must define (issue 56 item 2). */
-    private static final List<String> TERMS = List.of("point", "record", "sample", "series", "segment", "watermark",
-            "durability window", "efficiency", "expected", "written", "refused", "malformed", "held", "given up",
-            "dead-lettered", "failed", "tenant");
+    private static final List<String> TERMS = List.of(
+            "point",
+            "record",
+            "sample",
+            "series",
+            "segment",
+            "watermark",
+            "durability window",
+            "efficiency",
+            "expected",
+            "written",
+            "refused",
+            "malformed",
+            "held",
+            "given up",
+            "dead-lettered",
+            "failed",
+            "tenant");
 
     /** Term → the words that must not stand in for it, from the glossary's Terms table ("–": none). */
     private static Map<String, List<String>> forbiddenWords() throws IOException {
-        Map<String, List<String>> words = new java.util.LinkedHashMap<>();
+        Map<String, List<String>> words = new LinkedHashMap<>();
         String page = Files.readString(GLOSSARY);
         String terms = page.substring(page.indexOf("## Terms"), page.indexOf("\n## ", page.indexOf("## Terms") + 1));
         for (String line : terms.lines().toList()) {
             String[] cells = line.split("\\|");
-            if (line.startsWith("| ") && cells.length == 4 && !cells[1].isBlank() && !cells[1].trim().equals("Term")) {
+            if (line.startsWith("| ")
+                    && cells.length == 4
+                    && !cells[1].isBlank()
+                    && !cells[1].trim().equals("Term")) {
                 String not = cells[3].trim();
                 words.put(cells[1].trim(), not.equals("–") ? List.of() : List.of(not.split(",\\s*")));
             }
@@ -129,7 +167,7 @@ class DocsAgreeTest {
 
     /** Every text an operator reads, by where it is: README, the pages (the glossary excepted), help, the dashboard. */
     private static Map<String, String> operatorTexts() throws IOException {
-        Map<String, String> texts = new java.util.LinkedHashMap<>();
+        Map<String, String> texts = new LinkedHashMap<>();
         for (Path doc : docs()) {
             if (!doc.equals(GLOSSARY)) {
                 texts.put(doc.toString(), Files.readString(doc));
@@ -146,13 +184,14 @@ class DocsAgreeTest {
     /** The dashboard's words: every panel's (and row's) title, description and legend, and every text panel's content. */
     static List<String> dashboardTexts() throws IOException {
         List<String> texts = new ArrayList<>();
-        List<com.fasterxml.jackson.databind.JsonNode> todo = new ArrayList<>(List.of(
-                new com.fasterxml.jackson.databind.ObjectMapper().readTree(DASHBOARD.toFile())));
+        List<JsonNode> todo = new ArrayList<>(List.of(new ObjectMapper().readTree(DASHBOARD.toFile())));
         while (!todo.isEmpty()) {
-            com.fasterxml.jackson.databind.JsonNode n = todo.remove(todo.size() - 1);
+            JsonNode n = todo.remove(todo.size() - 1);
             if (n.isObject()) {
                 n.properties().forEach(e -> {
-                    if (Set.of("title", "description", "legendFormat", "content").contains(e.getKey()) && e.getValue().isTextual()) {
+                    if (Set.of("title", "description", "legendFormat", "content")
+                                    .contains(e.getKey())
+                            && e.getValue().isTextual()) {
                         texts.add(e.getValue().asText());
                     } else {
                         todo.add(e.getValue());
@@ -168,18 +207,23 @@ class DocsAgreeTest {
     /** {@code word} as a whole word or phrase (its first letter in either case: a sentence may start with it). */
     private static Pattern wordPattern(String word) {
         String first = word.substring(0, 1);
-        return Pattern.compile("(?<![\\w-])[" + first.toLowerCase(java.util.Locale.ROOT) + first.toUpperCase(java.util.Locale.ROOT)
-                + "]" + Pattern.quote(word.substring(1)) + "(?![\\w-])");
+        return Pattern.compile("(?<![\\w-])[" + first.toLowerCase(Locale.ROOT) + first.toUpperCase(Locale.ROOT) + "]"
+                + Pattern.quote(word.substring(1)) + "(?![\\w-])");
     }
 
     @Test
     void theGlossaryDefinesEveryTermAndEveryRenamedFlag() throws IOException {
         Map<String, List<String>> words = forbiddenWords();
         assertThat(words.keySet()).containsAll(TERMS);
-        assertThat(words.get("refused")).as("the one counter once called failed, rejected and gave up").contains("gave up");
+        assertThat(words.get("refused"))
+                .as("the one counter once called failed, rejected and gave up")
+                .contains("gave up");
         String page = Files.readString(GLOSSARY);
         for (DeprecatedNames.Rename r : DeprecatedNames.RENAMES) {
-            assertThat(page).as(r.toString()).contains("| `" + r.command() + "` | `" + r.old() + "`").contains("`" + r.current() + "`");
+            assertThat(page)
+                    .as(r.toString())
+                    .contains("| `" + r.command() + "` | `" + r.old() + "`")
+                    .contains("`" + r.current() + "`");
         }
     }
 
@@ -193,7 +237,8 @@ class DocsAgreeTest {
                 for (var term : words.entrySet()) {
                     for (String word : term.getValue()) {
                         if (wordPattern(word).matcher(lines.get(i)).find()) {
-                            found.add(text.getKey() + ":" + (i + 1) + ": '" + word + "' (the glossary's word: " + term.getKey() + ")");
+                            found.add(text.getKey() + ":" + (i + 1) + ": '" + word + "' (the glossary's word: "
+                                    + term.getKey() + ")");
                         }
                     }
                 }
@@ -208,7 +253,10 @@ class DocsAgreeTest {
         Map<String, String> texts = operatorTexts();
         for (String f : List.of("docker-compose.yml", "scripts", "k8s")) {
             try (Stream<Path> s = Files.walk(Path.of(f))) {
-                for (Path p : s.filter(Files::isRegularFile).filter(p -> p.toString().matches(".*\\.(sh|py|ya?ml)$")).sorted().toList()) {
+                for (Path p : s.filter(Files::isRegularFile)
+                        .filter(p -> p.toString().matches(".*\\.(sh|py|ya?ml)$"))
+                        .sorted()
+                        .toList()) {
                     texts.put(p.toString(), Files.readString(p));
                 }
             }
@@ -216,7 +264,8 @@ class DocsAgreeTest {
         Set<String> current = currentNames();
         List<String> olds = new ArrayList<>();
         for (DeprecatedNames.Rename r : DeprecatedNames.RENAMES) {
-            if (!current.contains(r.old())) { // capacity's --topic, --records, --drain-timeout stay other commands' names
+            if (!current.contains(
+                    r.old())) { // capacity's --topic, --records, --drain-timeout stay other commands' names
                 olds.add(r.old());
             }
         }
@@ -226,13 +275,16 @@ class DocsAgreeTest {
             List<String> lines = text.getValue().lines().toList();
             for (int i = 0; i < lines.size(); i++) {
                 for (String old : olds) {
-                    if (wordPattern(old).matcher(lines.get(i)).find() && !lines.get(i).contains("deprecated")) {
+                    if (wordPattern(old).matcher(lines.get(i)).find()
+                            && !lines.get(i).contains("deprecated")) {
                         found.add(text.getKey() + ":" + (i + 1) + ": " + old);
                     }
                 }
             }
         }
-        assertThat(found).as("old names of renamed flags (use the new name, or say it is deprecated on that line)").isEmpty();
+        assertThat(found)
+                .as("old names of renamed flags (use the new name, or say it is deprecated on that line)")
+                .isEmpty();
     }
 
     @Test
@@ -254,12 +306,16 @@ class DocsAgreeTest {
     @Test
     void readsReadmeAndEveryPageOfTheSite() throws IOException {
         List<Path> files = docs();
-        assertThat(files).contains(Path.of("README.md"), Path.of("docs", "index.md"), Path.of("docs", "run.md"),
-                Path.of("docs", "design.md"));
+        assertThat(files)
+                .contains(
+                        Path.of("README.md"),
+                        Path.of("docs", "index.md"),
+                        Path.of("docs", "run.md"),
+                        Path.of("docs", "design.md"));
         assertThat(files).noneMatch(p -> p.startsWith(BENCHMARK_RESULTS));
         // every page the site's navigation names is read (mkdocs.yml: "  - Title: page.md")
-        Matcher nav = Pattern.compile("(?m)^\\s+- [^:]+: ([\\w./-]+\\.md)$")
-                .matcher(Files.readString(Path.of("mkdocs.yml")));
+        Matcher nav =
+                Pattern.compile("(?m)^\\s+- [^:]+: ([\\w./-]+\\.md)$").matcher(Files.readString(Path.of("mkdocs.yml")));
         List<Path> inNav = new ArrayList<>();
         while (nav.find()) {
             inNav.add(Path.of("docs").resolve(nav.group(1)));
@@ -282,7 +338,8 @@ class DocsAgreeTest {
                         continue; // another tool's dotted flag
                     }
                     boolean known = flag.endsWith("-*")
-                            ? options.keySet().stream().anyMatch(o -> o.startsWith(flag.substring(0, flag.length() - 1)))
+                            ? options.keySet().stream()
+                                    .anyMatch(o -> o.startsWith(flag.substring(0, flag.length() - 1)))
                             : options.containsKey(flag) || OTHER_TOOLS.containsKey(flag);
                     if (!known) {
                         unknown.add(doc + ":" + (i + 1) + ": " + flag);
@@ -290,7 +347,9 @@ class DocsAgreeTest {
                 }
             }
         }
-        assertThat(unknown).as("flags the docs mention that no command has (a renamed or removed flag?)").isEmpty();
+        assertThat(unknown)
+                .as("flags the docs mention that no command has (a renamed or removed flag?)")
+                .isEmpty();
     }
 
     @Test

@@ -3,7 +3,10 @@ package io.tsdbwriter.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -66,7 +69,7 @@ class HelpTest {
     void noUrlFlagPropertyOrVariableIsSplitAcrossLines() {
         List<String> splits = new ArrayList<>();
         for (CommandLine cl : commands()) {
-            Set<String> identifiers = new java.util.HashSet<>();
+            Set<String> identifiers = new HashSet<>();
             for (Pattern p : IDENTIFIERS) {
                 Matcher m = p.matcher(sourceText(cl.getCommandSpec()));
                 while (m.find()) {
@@ -86,9 +89,11 @@ class HelpTest {
                     for (Pattern p : IDENTIFIERS) {
                         Matcher m = p.matcher(joined);
                         while (m.find()) {
-                            if (m.start() < tail.length() && m.end() > tail.length() && identifiers.contains(m.group())) {
-                                splits.add(cl.getCommandSpec().qualifiedName() + " at " + width + " columns: '" + m.group()
-                                        + "' split as '" + a.strip() + "⏎" + b + "'");
+                            if (m.start() < tail.length()
+                                    && m.end() > tail.length()
+                                    && identifiers.contains(m.group())) {
+                                splits.add(cl.getCommandSpec().qualifiedName() + " at " + width + " columns: '"
+                                        + m.group() + "' split as '" + a.strip() + "⏎" + b + "'");
                             }
                         }
                     }
@@ -115,9 +120,17 @@ class HelpTest {
     void runsOptionsAreGroupedUnderHeadings() {
         CommandLine run = Main.commandLine(Map.of()).getSubcommands().get("run");
         List<String> lines = render(run, 120).lines().toList();
-        List<String> headings = List.of("Kafka connection and consumption:", "Input:", "TSDB connection and security:",
-                "Amplification:", "Delivery:", "Tuning:", "Output and reports:", "Replay and load (capacity tests, soaks):",
-                "Logs:", "Help:");
+        List<String> headings = List.of(
+                "Kafka connection and consumption:",
+                "Input:",
+                "TSDB connection and security:",
+                "Amplification:",
+                "Delivery:",
+                "Tuning:",
+                "Output and reports:",
+                "Replay and load (capacity tests, soaks):",
+                "Logs:",
+                "Help:");
         int last = -1;
         for (String h : headings) {
             int at = lines.indexOf(h);
@@ -133,7 +146,8 @@ class HelpTest {
 
     @Test
     void noInternalWordReachesTheUser() {
-        Pattern internal = Pattern.compile("(?i)\\bissues? \\d|proof of concept|SegmentConsumer|KafkaConsumer|DESIGN §|design\\.md §");
+        Pattern internal = Pattern.compile(
+                "(?i)\\bissues? \\d|proof of concept|SegmentConsumer|KafkaConsumer|DESIGN §|design\\.md §");
         List<String> found = new ArrayList<>();
         for (CommandLine cl : commands()) {
             Matcher m = internal.matcher(oneLine(render(cl, 120)));
@@ -151,7 +165,8 @@ class HelpTest {
             Matcher m = Pattern.compile("\\bpermits?\\b").matcher(help);
             if (m.find()) {
                 String around = help.substring(Math.max(0, m.start() - 80), Math.min(help.length(), m.end() + 80));
-                assertThat(around.toLowerCase(java.util.Locale.ROOT)).as(cl.getCommandSpec().qualifiedName() + ": first 'permit'")
+                assertThat(around.toLowerCase(Locale.ROOT))
+                        .as(cl.getCommandSpec().qualifiedName() + ": first 'permit'")
                         .contains("concurrent write requests");
             }
         }
@@ -161,7 +176,9 @@ class HelpTest {
     void commandsWithOneUrlDoNotSpeakOfAllVmUrls() {
         CommandLine root = Main.commandLine(Map.of());
         for (String name : List.of("verify", "bench", "capacity")) {
-            assertThat(oneLine(render(root.getSubcommands().get(name), 120))).as(name).doesNotContain("all --vm-url");
+            assertThat(oneLine(render(root.getSubcommands().get(name), 120)))
+                    .as(name)
+                    .doesNotContain("all --vm-url");
         }
     }
 
@@ -182,7 +199,9 @@ class HelpTest {
             String name = cl.getCommandName();
             List<HelpGroups.Group> table = HelpGroups.table(name);
             for (CommandLine.Model.OptionSpec o : cl.getCommandSpec().options()) {
-                long groups = table.stream().filter(g -> g.options().contains(o.longestName())).count();
+                long groups = table.stream()
+                        .filter(g -> g.options().contains(o.longestName()))
+                        .count();
                 if (groups != 1) {
                     problems.add(name + " " + o.longestName() + " is in " + groups + " groups of HelpGroups' table");
                 }
@@ -202,17 +221,24 @@ class HelpTest {
     void anOptionMissingFromTheTableIsListedUnderOtherOptions() {
         CommandSpec run = Main.commandLine(Map.of()).getSubcommands().get("run").getCommandSpec();
         List<HelpGroups.Group> table = HelpGroups.table("run").stream()
-                .map(g -> new HelpGroups.Group(g.heading(), g.options().stream().filter(o -> !o.equals("--max-samples-per-second")).toList()))
+                .map(g -> new HelpGroups.Group(
+                        g.heading(),
+                        g.options().stream()
+                                .filter(o -> !o.equals("--max-samples-per-second"))
+                                .toList()))
                 .toList();
         List<HelpGroups.Group> groups = HelpGroups.of(run, table);
-        assertThat(groups.get(groups.size() - 1)).isEqualTo(new HelpGroups.Group(HelpGroups.OTHER, List.of("--max-samples-per-second")));
-        assertThat(groups.stream().mapToInt(g -> g.options().size()).sum()).isEqualTo(run.options().size());
+        assertThat(groups.get(groups.size() - 1))
+                .isEqualTo(new HelpGroups.Group(HelpGroups.OTHER, List.of("--max-samples-per-second")));
+        assertThat(groups.stream().mapToInt(g -> g.options().size()).sum())
+                .isEqualTo(run.options().size());
     }
 
     @Test
     void tableRowsContinueUnderTheirSecondColumnAndNoWordIsCut() {
-        assertThat(HelpRenderer.wrap("  cluster  http://vminsert:8480/insert/0/prometheus is one URL", 30)).containsExactly(
-                "  cluster", "           http://vminsert:8480/insert/0/prometheus", "           is one URL");
+        assertThat(HelpRenderer.wrap("  cluster  http://vminsert:8480/insert/0/prometheus is one URL", 30))
+                .containsExactly(
+                        "  cluster", "           http://vminsert:8480/insert/0/prometheus", "           is one URL");
         assertThat(HelpRenderer.wrap("e.g. security.protocol=SASL_SSL here", 20))
                 .containsExactly("e.g.", "security.protocol=SASL_SSL", "here");
         assertThat(HelpRenderer.format("PCT%% of it%nnext")).isEqualTo("PCT% of it\nnext");
@@ -222,20 +248,25 @@ class HelpTest {
     void noDescriptionBreaksASentenceIntoLines() { // of a command or of one of its options
         List<String> broken = new ArrayList<>();
         for (CommandLine cl : commands()) {
-            Map<String, String[]> descriptions = new java.util.LinkedHashMap<>();
+            Map<String, String[]> descriptions = new LinkedHashMap<>();
             descriptions.put("", cl.getCommandSpec().usageMessage().description());
             for (ArgSpec a : cl.getCommandSpec().args()) {
-                descriptions.put(a instanceof CommandLine.Model.OptionSpec o ? o.longestName() : a.paramLabel(), a.description());
+                descriptions.put(
+                        a instanceof CommandLine.Model.OptionSpec o ? o.longestName() : a.paramLabel(),
+                        a.description());
             }
             descriptions.forEach((arg, d) -> {
                 for (int i = 1; i < d.length; i++) {
                     boolean row = d[i].startsWith(" ") || d[i - 1].startsWith(" ");
                     if (!row && !HelpRenderer.format(d[i - 1]).strip().matches("(?s).*[.:;]$")) {
-                        broken.add(cl.getCommandSpec().qualifiedName() + " " + arg + ": '" + d[i - 1] + "⏎" + d[i] + "'");
+                        broken.add(
+                                cl.getCommandSpec().qualifiedName() + " " + arg + ": '" + d[i - 1] + "⏎" + d[i] + "'");
                     }
                 }
             });
         }
-        assertThat(broken).as("a description element that continues the previous one's sentence: make them one string").isEmpty();
+        assertThat(broken)
+                .as("a description element that continues the previous one's sentence: make them one string")
+                .isEmpty();
     }
 }

@@ -10,12 +10,14 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import picocli.CommandLine;
 
 /** {@code --log-format}: text lines carry an ISO-8601 date, time and zone; json lines are one object each, no secret. */
@@ -47,18 +49,20 @@ class LogFormatTest {
         List<String> lines = stderr(LogFormat.TEXT, () -> LOG.info("hello"));
 
         assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2}) INFO  \\[.+\\] .* - hello");
+        assertThat(lines.get(0))
+                .matches(
+                        "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2}) INFO  \\[.+\\] .* - hello");
     }
 
     @Test
     void jsonLinesAreOneObjectEachWithWhatATextLineSaysAndNoMore() throws Exception {
         String url = "http://writer:s3cr3t@vm-a:8428";
         List<String> lines = stderr(LogFormat.JSON, () -> {
-            org.slf4j.MDC.put("token", "m4dc");
+            MDC.put("token", "m4dc");
             try {
                 LOG.warn("write to {} failed: \"{}\"", SafeUrl.redact(url), "quoted");
             } finally {
-                org.slf4j.MDC.remove("token");
+                MDC.remove("token");
             }
         });
 
@@ -68,12 +72,15 @@ class LogFormatTest {
         assertThat(j.path("loggerName").asText()).isEqualTo(LogFormatTest.class.getName());
         assertThat(j.path("formattedMessage").asText()).isEqualTo("write to http://vm-a:8428 failed: \"quoted\"");
         assertThat(j.path("timestamp").asLong()).isPositive();
-        assertThat(j.path("time").asText()).as("the text line's ISO-8601 time, first")
+        assertThat(j.path("time").asText())
+                .as("the text line's ISO-8601 time, first")
                 .matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2})");
-        assertThat(java.time.OffsetDateTime.parse(j.path("time").asText()).toInstant().toEpochMilli())
+        assertThat(OffsetDateTime.parse(j.path("time").asText()).toInstant().toEpochMilli())
                 .isEqualTo(j.path("timestamp").asLong());
         assertThat(lines.get(0)).startsWith("{\"time\":\"");
-        assertThat(j.has("arguments")).as("the arguments are in formattedMessage already").isFalse();
+        assertThat(j.has("arguments"))
+                .as("the arguments are in formattedMessage already")
+                .isFalse();
         assertThat(j.has("mdc")).isFalse();
         assertThat(j.has("context")).isFalse();
         assertThat(lines.get(0)).doesNotContain("s3cr3t").doesNotContain("m4dc");
@@ -87,23 +94,36 @@ class LogFormatTest {
         cl.setOut(new PrintWriter(new StringWriter(), true));
 
         assertThat(cl.execute("run", "--topic", "t", "--log-format", "xml")).isEqualTo(2);
-        assertThat(err.toString().lines().toList()).singleElement().asString()
-                .startsWith("tsdb-writer:").contains("--log-format must be text or json, got 'xml'");
+        assertThat(err.toString().lines().toList())
+                .singleElement()
+                .asString()
+                .startsWith("tsdb-writer:")
+                .contains("--log-format must be text or json, got 'xml'");
 
         // run --log-format json with a bad --output: the format is applied at start, then toConfig refuses (exit 2)
         List<String> lines = stderr(LogFormat.TEXT, () -> {
-            assertThat(Main.commandLine(Map.of("TSDB_WRITER_TOPICC", "t")).execute("run", "--topic", "t", "--log-format", "json",
-                    "--output", "json")).isEqualTo(2);
+            assertThat(Main.commandLine(Map.of("TSDB_WRITER_TOPICC", "t"))
+                            .execute("run", "--topic", "t", "--log-format", "json", "--output", "json"))
+                    .isEqualTo(2);
         });
-        assertThat(lines).anyMatch(l -> l.startsWith("{") && l.contains("\"level\":\"WARN\"") && l.contains("TSDB_WRITER_TOPICC"));
+        assertThat(lines)
+                .anyMatch(
+                        l -> l.startsWith("{") && l.contains("\"level\":\"WARN\"") && l.contains("TSDB_WRITER_TOPICC"));
 
-        // like every option of run, TSDB_WRITER_LOG_FORMAT sets it (a container's environment) and is no unknown variable
+        // like every option of run, TSDB_WRITER_LOG_FORMAT sets it (a container's environment) and is no unknown
+        // variable
         List<String> fromEnv = stderr(LogFormat.TEXT, () -> {
             assertThat(Main.commandLine(Map.of("TSDB_WRITER_LOG_FORMAT", "json", "TSDB_WRITER_TOPICC", "t"))
-                    .execute("run", "--topic", "t", "--output", "json")).isEqualTo(2);
+                            .execute("run", "--topic", "t", "--output", "json"))
+                    .isEqualTo(2);
         });
-        assertThat(fromEnv).as("the log line in json; picocli's usage error stays its one plain line").hasSize(2);
-        assertThat(fromEnv.get(0)).startsWith("{").contains("TSDB_WRITER_TOPICC").doesNotContain("LOG_FORMAT");
+        assertThat(fromEnv)
+                .as("the log line in json; picocli's usage error stays its one plain line")
+                .hasSize(2);
+        assertThat(fromEnv.get(0))
+                .startsWith("{")
+                .contains("TSDB_WRITER_TOPICC")
+                .doesNotContain("LOG_FORMAT");
         assertThat(fromEnv.get(1)).startsWith("tsdb-writer: --output must be");
     }
 }

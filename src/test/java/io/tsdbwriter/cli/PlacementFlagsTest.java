@@ -18,8 +18,7 @@ import picocli.CommandLine;
  */
 class PlacementFlagsTest {
 
-    private record Result(int exitCode, String out, String err) {
-    }
+    private record Result(int exitCode, String out, String err) {}
 
     private static Result execute(String... args) {
         CommandLine cl = Main.commandLine();
@@ -51,19 +50,23 @@ class PlacementFlagsTest {
         Result r = execute(command, "--help");
         assertThat(r.exitCode()).isZero();
         String text = r.out().replaceAll("\\s+", " ");
-        assertThat(text).contains("--tsdb-cpus=LIST", "--writer-cpus=LIST", "taskset -c LIST", "GOMAXPROCS",
-                "1 ÷ (1 + writer/");
+        assertThat(text)
+                .contains(
+                        "--tsdb-cpus=LIST", "--writer-cpus=LIST", "taskset -c LIST", "GOMAXPROCS", "1 ÷ (1 + writer/");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"bench", "capacity"})
     void badCpuListsExitTwoWithOneLine(String command) throws Exception {
         String vm = "http://127.0.0.1:" + closedPort();
-        assertUsageError(execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "1-"),
+        assertUsageError(
+                execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "1-"),
                 "--writer-cpus: '1-' is not a CPU list");
-        assertUsageError(execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "4097"),
+        assertUsageError(
+                execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "4097"),
                 "--writer-cpus 4097: CPU 4097 is not online or not in this machine's cpuset (available: ");
-        assertUsageError(execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "0"),
+        assertUsageError(
+                execute(command, "--vm-url", vm, "--tsdb-cpus", "0", "--writer-cpus", "0"),
                 "--tsdb-cpus 0 and --writer-cpus 0 share CPU 0: the two sets must be disjoint");
         assertUsageError(execute(command, "--vm-url", vm, "--tsdb-cpus", "0"), "--tsdb-cpus needs --writer-cpus");
     }
@@ -72,10 +75,12 @@ class PlacementFlagsTest {
     @ValueSource(strings = {"bench", "capacity"})
     void tsdbCpusAreRefusedWhenTheTsdbIsNotOnThisMachine(String command) throws Exception {
         int port = closedPort();
-        assertUsageError(execute(command, "--vm-url", "http://127.0.0.1:" + port, "--tsdb-cpus", "0", "--writer-cpus", "1"),
+        assertUsageError(
+                execute(command, "--vm-url", "http://127.0.0.1:" + port, "--tsdb-cpus", "0", "--writer-cpus", "1"),
                 "--tsdb-cpus: no process of this machine listens on port " + port + " of http://127.0.0.1:" + port
                         + " (the TSDB runs elsewhere): drop --tsdb-cpus");
-        assertUsageError(execute(command, "--vm-url", "http://192.0.2.1:8428", "--tsdb-cpus", "0", "--writer-cpus", "1"),
+        assertUsageError(
+                execute(command, "--vm-url", "http://192.0.2.1:8428", "--tsdb-cpus", "0", "--writer-cpus", "1"),
                 "no process of this machine listens on port 8428 of http://192.0.2.1:8428");
     }
 
@@ -83,8 +88,17 @@ class PlacementFlagsTest {
     void benchAsksTheRemoteWriteReceiversToo() throws Exception {
         try (ServerSocket vm = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             int receiver = closedPort();
-            assertUsageError(execute("bench", "--vm-url", "http://127.0.0.1:" + vm.getLocalPort(), "--remote-write-url",
-                    "http://127.0.0.1:" + receiver + "/api/v1/write", "--tsdb-cpus", "0", "--writer-cpus", "1"),
+            assertUsageError(
+                    execute(
+                            "bench",
+                            "--vm-url",
+                            "http://127.0.0.1:" + vm.getLocalPort(),
+                            "--remote-write-url",
+                            "http://127.0.0.1:" + receiver + "/api/v1/write",
+                            "--tsdb-cpus",
+                            "0",
+                            "--writer-cpus",
+                            "1"),
                     "no process of this machine listens on port " + receiver);
         }
     }

@@ -5,17 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.RealInput;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import io.tsdbwriter.produce.RealInput;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.OptionalLong;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -32,11 +33,13 @@ class ProduceCommandTest {
 
     /** The newest bundled scrape, {@code node-exporter-1795301997.prom}. */
     private static final long NEWEST_SCRAPE_MS = 1795301997000L;
+
     private static final long YEAR_MS = Duration.ofDays(365).toMillis();
     /** The clock a year after the bundled data: 365 days and 30 s after its newest scrape. */
     private static final long A_YEAR_AHEAD_MS = NEWEST_SCRAPE_MS + YEAR_MS + 30_000;
 
-    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    private final MockProducer<byte[], byte[]> producer =
+            new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
     private final List<Properties> configs = new ArrayList<>();
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -67,7 +70,10 @@ class ProduceCommandTest {
     private List<Long> sentTimestamps() throws Exception {
         List<Long> ts = new ArrayList<>();
         for (ProducerRecord<byte[], byte[]> r : producer.history()) {
-            ts.add(PointRecords.objectMapper().readTree(r.value()).get("timestamp").asLong());
+            ts.add(PointRecords.objectMapper()
+                    .readTree(r.value())
+                    .get("timestamp")
+                    .asLong());
         }
         return ts;
     }
@@ -75,7 +81,8 @@ class ProduceCommandTest {
     /** The timestamps of the shipped scrapes as their files say, plus {@code shiftMs}, in file then line order. */
     private static List<Long> shippedTimestampsPlus(long shiftMs) throws Exception {
         return RealInput.load(NodeExporterFiles.all(), "node-0001", "node", OptionalLong.empty()).stream()
-                .map(p -> p.timestampMs() + shiftMs).toList();
+                .map(p -> p.timestampMs() + shiftMs)
+                .toList();
     }
 
     private static List<String> files() {
@@ -89,7 +96,8 @@ class ProduceCommandTest {
 
     @Test
     void sendsOnePointRecordPerSampleOfTheRealScrapes() throws Exception {
-        List<String> args = new ArrayList<>(List.of("--topic", "points", "--instance", "node-0001", "--keep-timestamps"));
+        List<String> args =
+                new ArrayList<>(List.of("--topic", "points", "--instance", "node-0001", "--keep-timestamps"));
         args.addAll(files());
 
         int code = run(args.toArray(String[]::new));
@@ -112,28 +120,52 @@ class ProduceCommandTest {
 
     @Test
     void configuresAnIdempotentLz4ProducerWithAcksAll() {
-        run("--topic", "t", "--bootstrap-servers", "k1:9092,k2:9092", NodeExporterFiles.first().toString());
+        run(
+                "--topic",
+                "t",
+                "--bootstrap-servers",
+                "k1:9092,k2:9092",
+                NodeExporterFiles.first().toString());
 
         Properties p = configs.get(0);
-        assertThat(p).containsEntry("bootstrap.servers", "k1:9092,k2:9092").containsEntry("acks", "all")
-                .containsEntry("enable.idempotence", "true").containsEntry("linger.ms", "20")
-                .containsEntry("batch.size", "262144").containsEntry("compression.type", "lz4");
+        assertThat(p)
+                .containsEntry("bootstrap.servers", "k1:9092,k2:9092")
+                .containsEntry("acks", "all")
+                .containsEntry("enable.idempotence", "true")
+                .containsEntry("linger.ms", "20")
+                .containsEntry("batch.size", "262144")
+                .containsEntry("compression.type", "lz4");
     }
 
     @Test
     void packsSeveralPointsIntoArrayRecords() throws Exception {
-        int code = run("--topic", "t", "--points-per-record", "100", NodeExporterFiles.first().toString());
+        int code = run(
+                "--topic",
+                "t",
+                "--points-per-record",
+                "100",
+                NodeExporterFiles.first().toString());
 
         assertThat(code).isZero();
         assertThat(producer.history()).hasSize(6); // 507 points
-        assertThat(PointRecords.objectMapper().readTree(producer.history().get(0).value())).hasSize(100);
-        assertThat(PointRecords.objectMapper().readTree(producer.history().get(5).value())).hasSize(7);
+        assertThat(PointRecords.objectMapper()
+                        .readTree(producer.history().get(0).value()))
+                .hasSize(100);
+        assertThat(PointRecords.objectMapper()
+                        .readTree(producer.history().get(5).value()))
+                .hasSize(7);
         assertThat(lastOutLine()).startsWith("6 records sent, ").endsWith("points=507");
     }
 
     @Test
     void keysRecordsByTheSeriesOfTheirFirstPoint() {
-        run("--topic", "t", "--keyed", "--instance", "h", NodeExporterFiles.first().toString());
+        run(
+                "--topic",
+                "t",
+                "--keyed",
+                "--instance",
+                "h",
+                NodeExporterFiles.first().toString());
 
         assertThat(new String(producer.history().get(0).key(), StandardCharsets.UTF_8))
                 .isEqualTo("go_gc_duration_seconds{instanceNo=\"h\",productKey=\"node\",quantile=\"0\"}");
@@ -141,16 +173,30 @@ class ProduceCommandTest {
 
     @Test
     void generatesSyntheticSeriesEndingAtTheTimestamp() throws Exception {
-        int code = run("--topic", "t", "--synthetic", "--series", "5", "--points-per-series", "3", "--instance", "h",
-                "--timestamp", "1795305000000", "--source-interval", "10s");
+        int code = run(
+                "--topic",
+                "t",
+                "--synthetic",
+                "--series",
+                "5",
+                "--points-per-series",
+                "3",
+                "--instance",
+                "h",
+                "--timestamp",
+                "1795305000000",
+                "--source-interval",
+                "10s");
 
         assertThat(code).isZero();
         assertThat(producer.history()).hasSize(15);
-        JsonNode last = PointRecords.objectMapper().readTree(producer.history().get(14).value());
+        JsonNode last =
+                PointRecords.objectMapper().readTree(producer.history().get(14).value());
         assertThat(last.get("metric").asText()).isEqualTo("synthetic_metric");
         assertThat(last.get("timestamp").asLong()).isEqualTo(1795305000000L);
         assertThat(last.get("dimensions").get("series").asText()).isEqualTo("4");
-        JsonNode firstRecord = PointRecords.objectMapper().readTree(producer.history().get(0).value());
+        JsonNode firstRecord =
+                PointRecords.objectMapper().readTree(producer.history().get(0).value());
         assertThat(firstRecord.get("timestamp").asLong()).isEqualTo(1795305000000L - 20_000);
     }
 
@@ -159,7 +205,10 @@ class ProduceCommandTest {
         long before = System.currentTimeMillis();
         run("--topic", "t", "--synthetic", "--series", "1", "--points-per-series", "2");
 
-        long newest = PointRecords.objectMapper().readTree(producer.history().get(1).value()).get("timestamp").asLong();
+        long newest = PointRecords.objectMapper()
+                .readTree(producer.history().get(1).value())
+                .get("timestamp")
+                .asLong();
         assertThat(newest).isLessThanOrEqualTo(System.currentTimeMillis()).isGreaterThan(before - 60_000);
         assertThat(newest % 60_000).isZero();
     }
@@ -167,21 +216,35 @@ class ProduceCommandTest {
     @Test
     void limitsTheRecordRate() {
         long start = System.nanoTime();
-        int code = run("--topic", "t", "--synthetic", "--series", "11", "--points-per-series", "1", "--records-per-second", "50");
+        int code = run(
+                "--topic",
+                "t",
+                "--synthetic",
+                "--series",
+                "11",
+                "--points-per-series",
+                "1",
+                "--records-per-second",
+                "50");
 
         assertThat(code).isZero();
-        assertThat((System.nanoTime() - start) / 1e6).as("11 records at 50/s take 200 ms").isGreaterThanOrEqualTo(190);
+        assertThat((System.nanoTime() - start) / 1e6)
+                .as("11 records at 50/s take 200 ms")
+                .isGreaterThanOrEqualTo(190);
     }
 
     @Test
     void exitsOneWhenASendFails() {
-        MockProducer<byte[], byte[]> failing = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
-            @Override
-            public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
-                callback.onCompletion(null, new TimeoutException("Topic t not present in metadata after 60000 ms."));
-                return CompletableFuture.failedFuture(new TimeoutException("no broker"));
-            }
-        };
+        MockProducer<byte[], byte[]> failing =
+                new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+                    @Override
+                    public synchronized Future<RecordMetadata> send(
+                            ProducerRecord<byte[], byte[]> record, Callback callback) {
+                        callback.onCompletion(
+                                null, new TimeoutException("Topic t not present in metadata after 60000 ms."));
+                        return CompletableFuture.failedFuture(new TimeoutException("no broker"));
+                    }
+                };
 
         int code = run(failing, "--topic", "t", NodeExporterFiles.first().toString());
 
@@ -193,7 +256,7 @@ class ProduceCommandTest {
     @Test
     void exitsOneWithTheLineWhenAFileIsNotExpositionText(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         Path bad = dir.resolve("node-exporter-1795300857.prom");
-        java.nio.file.Files.writeString(bad, "up 1\nbroken{ 1\n");
+        Files.writeString(bad, "up 1\nbroken{ 1\n");
 
         int code = run("--topic", "t", bad.toString());
 
@@ -204,7 +267,9 @@ class ProduceCommandTest {
 
     @Test
     void withoutFilesTheBundledRealScrapesAreSentFromAnyDirectory() {
-        assertThat(run("--topic", "t", "--instance", "node-0001")).as(err.toString()).isZero();
+        assertThat(run("--topic", "t", "--instance", "node-0001"))
+                .as(err.toString())
+                .isZero();
         assertThat(producer.history()).hasSize(10_140); // the 20 scrapes in the jar, one point a record
         assertThat(err.toString()).startsWith("produce: 10140 points from 20 files");
     }
@@ -216,11 +281,15 @@ class ProduceCommandTest {
 
         assertThat(code).as(err.toString()).isZero();
         // every scrape moved by the same whole minutes (365 days): order and 1-minute spacing kept, newest 30 s ago
-        assertThat(sentTimestamps().get(0)).as("the oldest scrape's first sample").isEqualTo(1795300857000L + YEAR_MS);
+        assertThat(sentTimestamps().get(0))
+                .as("the oldest scrape's first sample")
+                .isEqualTo(1795300857000L + YEAR_MS);
         assertThat(sentTimestamps()).isEqualTo(shippedTimestampsPlus(YEAR_MS));
         assertThat(Collections.max(sentTimestamps())).isEqualTo(A_YEAR_AHEAD_MS - 30_000);
-        assertThat(err.toString()).contains("timestamps relative to --now " + A_YEAR_AHEAD_MS + ": the scrape times moved by +"
-                + YEAR_MS + " ms (newest " + Instant.ofEpochMilli(A_YEAR_AHEAD_MS - 30_000) + "); --keep-timestamps keeps them");
+        assertThat(err.toString())
+                .contains("timestamps relative to --now " + A_YEAR_AHEAD_MS + ": the scrape times moved by +" + YEAR_MS
+                        + " ms (newest " + Instant.ofEpochMilli(A_YEAR_AHEAD_MS - 30_000)
+                        + "); --keep-timestamps keeps them");
     }
 
     @Test
@@ -228,7 +297,9 @@ class ProduceCommandTest {
         List<String> args = new ArrayList<>(List.of("--topic", "t", "--instance", "node-0001"));
         args.addAll(files());
 
-        assertThat(runAt(A_YEAR_AHEAD_MS, args.toArray(String[]::new))).as(err.toString()).isZero();
+        assertThat(runAt(A_YEAR_AHEAD_MS, args.toArray(String[]::new)))
+                .as(err.toString())
+                .isZero();
 
         assertThat(sentTimestamps()).isEqualTo(shippedTimestampsPlus(YEAR_MS));
     }
@@ -237,14 +308,18 @@ class ProduceCommandTest {
     void nowGivesThePresentTheTimestampsAreRelativeTo() throws Exception {
         long now = NEWEST_SCRAPE_MS + 2 * 60_000 + 59_999; // 2 whole minutes and 59.999 s after the newest scrape
 
-        assertThat(runAt(A_YEAR_AHEAD_MS, "--topic", "t", "--instance", "node-0001", "--now", Long.toString(now))).as(err.toString()).isZero();
+        assertThat(runAt(A_YEAR_AHEAD_MS, "--topic", "t", "--instance", "node-0001", "--now", Long.toString(now)))
+                .as(err.toString())
+                .isZero();
 
         assertThat(sentTimestamps()).isEqualTo(shippedTimestampsPlus(120_000));
     }
 
     @Test
     void keepTimestampsSendsTheScrapeTimesOfTheFilesUnchanged() throws Exception {
-        assertThat(runAt(A_YEAR_AHEAD_MS, "--topic", "t", "--instance", "node-0001", "--keep-timestamps")).as(err.toString()).isZero();
+        assertThat(runAt(A_YEAR_AHEAD_MS, "--topic", "t", "--instance", "node-0001", "--keep-timestamps"))
+                .as(err.toString())
+                .isZero();
 
         assertThat(sentTimestamps()).isEqualTo(shippedTimestampsPlus(0));
         assertThat(sentTimestamps().get(0)).isEqualTo(1795300857000L);
@@ -253,11 +328,15 @@ class ProduceCommandTest {
     @Test
     void keepTimestampsAndNowRefuseWhatTheyCannotMeanTogether() {
         String file = NodeExporterFiles.first().toString();
-        assertThat(run("--topic", "t", "--keep-timestamps", "--timestamp", "1795300857000", file)).isEqualTo(2);
+        assertThat(run("--topic", "t", "--keep-timestamps", "--timestamp", "1795300857000", file))
+                .isEqualTo(2);
         assertThat(err.toString()).contains("--keep-timestamps");
         assertThat(run("--topic", "t", "--keep-timestamps", "--synthetic")).isEqualTo(2);
-        assertThat(run("--topic", "t", "--keep-timestamps", "--now", "1795300857000", file)).isEqualTo(2);
-        assertThat(run("--topic", "t", "--now", "1795300857", file)).as("seconds").isEqualTo(2);
+        assertThat(run("--topic", "t", "--keep-timestamps", "--now", "1795300857000", file))
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--now", "1795300857", file))
+                .as("seconds")
+                .isEqualTo(2);
         assertThat(producer.history()).isEmpty();
     }
 
@@ -265,11 +344,23 @@ class ProduceCommandTest {
     void exitsTwoOnBadFlags() {
         assertThat(run(NodeExporterFiles.first().toString())).as("no --topic").isEqualTo(2);
         assertThat(err.toString()).contains("Missing required option: '--topic=TOPIC'");
-        assertThat(run("--topic", "t", "--synthetic", NodeExporterFiles.first().toString())).as("both inputs").isEqualTo(2);
-        assertThat(run("--topic", "t", "--timestamp", "1795300857", NodeExporterFiles.first().toString())).as("seconds").isEqualTo(2);
-        assertThat(run("--topic", "t", "--points-per-record", "0", "--synthetic")).isEqualTo(2);
-        assertThat(run("--topic", "t", "--records-per-second", "-1", "--synthetic")).isEqualTo(2);
-        assertThat(run("--topic", "t", "--source-interval", "soon", "--synthetic")).isEqualTo(2);
+        assertThat(run("--topic", "t", "--synthetic", NodeExporterFiles.first().toString()))
+                .as("both inputs")
+                .isEqualTo(2);
+        assertThat(run(
+                        "--topic",
+                        "t",
+                        "--timestamp",
+                        "1795300857",
+                        NodeExporterFiles.first().toString()))
+                .as("seconds")
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--points-per-record", "0", "--synthetic"))
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--records-per-second", "-1", "--synthetic"))
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--source-interval", "soon", "--synthetic"))
+                .isEqualTo(2);
         assertThat(run("--topic", "t", "/no/such/file.prom")).isEqualTo(2);
         assertThat(run("--topic", "t", "--bogus")).isEqualTo(2);
         assertThat(producer.history()).isEmpty();
@@ -277,6 +368,7 @@ class ProduceCommandTest {
 
     @Test
     void formatsTheSummaryLikeTheKafkaPerfTest() {
-        assertThat(ProduceCommand.summary(1000, 2 * 1024 * 1024, 5000, 2.0)).isEqualTo("1000 records sent, 500.0 records/sec (1.00 MB/sec), points=5000");
+        assertThat(ProduceCommand.summary(1000, 2 * 1024 * 1024, 5000, 2.0))
+                .isEqualTo("1000 records sent, 500.0 records/sec (1.00 MB/sec), points=5000");
     }
 }

@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
@@ -22,6 +23,7 @@ class VerifyCommandTest {
 
     @TempDir
     Path dir;
+
     private Path scrape;
     private MockWebServer vm;
     private final StringWriter out = new StringWriter();
@@ -52,8 +54,8 @@ class VerifyCommandTest {
         for (long x : ts) {
             t.append(t.isEmpty() ? "" : ",").append(x);
         }
-        return "{\"metric\":{\"__name__\":\"node_load1\",\"instanceNo\":\"" + instance + "\",\"productKey\":\"node\"},\"values\":["
-                + values + "],\"timestamps\":[" + t + "]}\n";
+        return "{\"metric\":{\"__name__\":\"node_load1\",\"instanceNo\":\"" + instance
+                + "\",\"productKey\":\"node\"},\"values\":[" + values + "],\"timestamps\":[" + t + "]}\n";
     }
 
     private void serveExport(String body) {
@@ -65,25 +67,49 @@ class VerifyCommandTest {
     void exitsZeroWhenVictoriaMetricsHoldsExactlyTheAmplifiedSamples() {
         serveExport(line("h", "0.25,0.25", T, T + 30_000) + line("h-1", "0.25,0.25", T, T + 30_000));
 
-        int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--time-multiplier", "2", "--instance-multiplier", "2",
-                "--keep-timestamps", scrape.toString());
+        int code = run(
+                "--vm-url",
+                vm.url("/").toString(),
+                "--instance",
+                "h",
+                "--time-multiplier",
+                "2",
+                "--instance-multiplier",
+                "2",
+                "--keep-timestamps",
+                scrape.toString());
 
         assertThat(code).as(out + "\n" + err).isZero();
-        assertThat(out.toString()).contains("expected samples:   4 (2 series; 1 source points x M=2 x N=2)")
-                .contains("found:              4").contains("missing:            0").contains("unexpected series:  0")
-                .contains("value mismatches:   0").endsWith("result: PASSED\n");
+        assertThat(out.toString())
+                .contains("expected samples:   4 (2 series; 1 source points x M=2 x N=2)")
+                .contains("found:              4")
+                .contains("missing:            0")
+                .contains("unexpected series:  0")
+                .contains("value mismatches:   0")
+                .endsWith("result: PASSED\n");
     }
 
     @Test
     void exitsOneAndShowsExamplesWhenSamplesAreMissing() {
         serveExport(line("h", "0.25", T) + line("h-1", "0.25,0.25", T, T + 30_000));
 
-        int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--time-multiplier", "2", "--instance-multiplier", "2",
-                "--keep-timestamps", scrape.toString());
+        int code = run(
+                "--vm-url",
+                vm.url("/").toString(),
+                "--instance",
+                "h",
+                "--time-multiplier",
+                "2",
+                "--instance-multiplier",
+                "2",
+                "--keep-timestamps",
+                scrape.toString());
 
         assertThat(code).isEqualTo(1);
-        assertThat(out.toString()).contains("missing:            1")
-                .contains("e.g. node_load1{instanceNo=\"h\",productKey=\"node\"} @" + (T + 30_000)).endsWith("result: FAILED\n");
+        assertThat(out.toString())
+                .contains("missing:            1")
+                .contains("e.g. node_load1{instanceNo=\"h\",productKey=\"node\"} @" + (T + 30_000))
+                .endsWith("result: FAILED\n");
     }
 
     @Test
@@ -94,9 +120,11 @@ class VerifyCommandTest {
         int code = run("--vm-url", url, "--instance", "h", "--keep-timestamps", scrape.toString());
 
         assertThat(code).isEqualTo(5);
-        List<String> lines = err.toString().lines().filter(l -> !l.contains(" points from ")).toList();
+        List<String> lines =
+                err.toString().lines().filter(l -> !l.contains(" points from ")).toList();
         assertThat(lines).as(err.toString()).hasSize(1);
-        assertThat(lines.get(0)).startsWith("verify: cannot reach VictoriaMetrics: GET " + url + "internal/force_flush: ")
+        assertThat(lines.get(0))
+                .startsWith("verify: cannot reach VictoriaMetrics: GET " + url + "internal/force_flush: ")
                 .contains("Failed to connect");
         assertThat(out.toString()).isEmpty();
     }
@@ -108,23 +136,41 @@ class VerifyCommandTest {
         String dead = storage.url("/").toString();
         storage.shutdown();
 
-        int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--flush-url", dead, "--instance", "h", "--keep-timestamps",
+        int code = run(
+                "--vm-url",
+                vm.url("/select/0/prometheus").toString(),
+                "--flush-url",
+                dead,
+                "--instance",
+                "h",
+                "--keep-timestamps",
                 scrape.toString());
 
         assertThat(code).isEqualTo(5);
-        assertThat(err.toString()).contains("verify: cannot reach VictoriaMetrics: GET " + dead + "internal/force_flush: ");
+        assertThat(err.toString())
+                .contains("verify: cannot reach VictoriaMetrics: GET " + dead + "internal/force_flush: ");
         assertThat(vm.getRequestCount()).isZero();
     }
 
     @Test
     void flushesEveryFlushUrlNotTheVmUrlThenReadsBackFromTheVmUrl() throws Exception {
-        try (MockWebServer storage0 = new MockWebServer(); MockWebServer storage1 = new MockWebServer()) {
+        try (MockWebServer storage0 = new MockWebServer();
+                MockWebServer storage1 = new MockWebServer()) {
             storage0.enqueue(new MockResponse().setResponseCode(200));
             storage1.enqueue(new MockResponse().setResponseCode(200));
             vm.enqueue(new MockResponse().setBody(line("h", "0.25", T)));
 
-            int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--flush-url", storage0.url("/").toString(),
-                    "--flush-url", storage1.url("").toString(), "--instance", "h", "--keep-timestamps", scrape.toString());
+            int code = run(
+                    "--vm-url",
+                    vm.url("/select/0/prometheus").toString(),
+                    "--flush-url",
+                    storage0.url("/").toString(),
+                    "--flush-url",
+                    storage1.url("").toString(),
+                    "--instance",
+                    "h",
+                    "--keep-timestamps",
+                    scrape.toString());
 
             assertThat(code).as(out + "\n" + err).isZero();
             assertThat(storage0.takeRequest().getPath()).isEqualTo("/internal/force_flush");
@@ -136,13 +182,23 @@ class VerifyCommandTest {
 
     @Test
     void readsBackWithoutAFlushWhenTheVmUrlDoesNotServeIt() throws Exception {
-        vm.enqueue(new MockResponse().setResponseCode(400).setBody("unsupported path requested: \"/select/0/prometheus/internal/force_flush\""));
+        vm.enqueue(new MockResponse()
+                .setResponseCode(400)
+                .setBody("unsupported path requested: \"/select/0/prometheus/internal/force_flush\""));
         vm.enqueue(new MockResponse().setBody(line("h", "0.25", T)));
 
-        int code = run("--vm-url", vm.url("/select/0/prometheus").toString(), "--instance", "h", "--keep-timestamps", scrape.toString());
+        int code = run(
+                "--vm-url",
+                vm.url("/select/0/prometheus").toString(),
+                "--instance",
+                "h",
+                "--keep-timestamps",
+                scrape.toString());
 
         assertThat(code).as(out + "\n" + err).isZero();
-        assertThat(err.toString()).contains("does not serve /internal/force_flush").contains("--flush-url");
+        assertThat(err.toString())
+                .contains("does not serve /internal/force_flush")
+                .contains("--flush-url");
         assertThat(out.toString()).endsWith("result: PASSED\n");
     }
 
@@ -150,7 +206,8 @@ class VerifyCommandTest {
     void exitsTwoWhenTheInputCannotBeParsed() throws IOException {
         Files.writeString(scrape, "garbage{{{ 1\n");
 
-        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", scrape.toString())).isEqualTo(2);
+        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", scrape.toString()))
+                .isEqualTo(2);
         assertThat(err.toString()).contains("verify: cannot read the input: ");
         assertThat(vm.getRequestCount()).isZero();
     }
@@ -158,21 +215,39 @@ class VerifyCommandTest {
     @Test
     void demandsBitExactValuesWithToleranceZero() {
         serveExport(line("h", "0.25000000000000006", T));
-        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", "--value-tolerance", "0", "--keep-timestamps", scrape.toString())).isEqualTo(1);
+        assertThat(run(
+                        "--vm-url",
+                        vm.url("/").toString(),
+                        "--instance",
+                        "h",
+                        "--value-tolerance",
+                        "0",
+                        "--keep-timestamps",
+                        scrape.toString()))
+                .isEqualTo(1);
         serveExport(line("h", "0.25000000000000006", T));
-        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", "--keep-timestamps", scrape.toString())).isZero();
+        assertThat(run("--vm-url", vm.url("/").toString(), "--instance", "h", "--keep-timestamps", scrape.toString()))
+                .isZero();
     }
 
     @Test
     void expectsTheTimestampsProduceSentWhenGivenTheSameNow() {
-        long year = java.time.Duration.ofDays(365).toMillis();
+        long year = Duration.ofDays(365).toMillis();
         serveExport(line("h", "0.25", T + year));
 
-        int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--now", Long.toString(T + year + 59_999), scrape.toString());
+        int code = run(
+                "--vm-url",
+                vm.url("/").toString(),
+                "--instance",
+                "h",
+                "--now",
+                Long.toString(T + year + 59_999),
+                scrape.toString());
 
         assertThat(code).as(out + "\n" + err).isZero();
-        assertThat(err.toString()).contains("verify: timestamps relative to --now " + (T + year + 59_999) + ": the scrape times moved by +"
-                + year + " ms");
+        assertThat(err.toString())
+                .contains("verify: timestamps relative to --now " + (T + year + 59_999)
+                        + ": the scrape times moved by +" + year + " ms");
     }
 
     @Test

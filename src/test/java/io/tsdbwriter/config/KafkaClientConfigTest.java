@@ -9,6 +9,8 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.types.Password;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,11 +22,16 @@ class KafkaClientConfigTest {
     @Test
     void fileThenPropertiesThenBootstrapServers() throws Exception {
         Path f = dir.resolve("client.properties");
-        Files.writeString(f, "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\nbootstrap.servers=ignored:1\nclient.rack=a\n");
+        Files.writeString(
+                f,
+                "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\nbootstrap.servers=ignored:1\nclient.rack=a\n");
         KafkaClientConfig c = KafkaClientConfig.of("b:9092", f, Map.of("client.rack", "b"));
         Map<String, Object> m = c.clientProperties();
-        assertThat(m).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "SCRAM-SHA-512")
-                .containsEntry("client.rack", "b").containsEntry("bootstrap.servers", "b:9092");
+        assertThat(m)
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+                .containsEntry("client.rack", "b")
+                .containsEntry("bootstrap.servers", "b:9092");
         m.put("x", "y"); // a fresh mutable map each time
         assertThat(c.clientProperties()).doesNotContainKey("x");
     }
@@ -32,7 +39,9 @@ class KafkaClientConfigTest {
     @Test
     void unreadableFileIsOneLineWithoutContent() {
         assertThatThrownBy(() -> KafkaClientConfig.of("b:9092", dir.resolve("missing.properties"), Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--kafka-config").hasMessageContaining("missing.properties");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--kafka-config")
+                .hasMessageContaining("missing.properties");
     }
 
     @Test
@@ -47,24 +56,29 @@ class KafkaClientConfigTest {
         Path secrets = dir.resolve("secrets.properties");
         Files.writeString(secrets, "password=s3cr3t-from-file\n");
         Path f = dir.resolve("client.properties");
-        Files.writeString(f, String.join("\n",
-                "config.providers=env,file",
-                "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
-                "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
-                "security.protocol=SASL_SSL",
-                "sasl.mechanism=SCRAM-SHA-512",
-                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"${env:USER_FOR_TEST_OR_PATH}\" password=\"${file:" + secrets + ":password}\";",
-                "ssl.truststore.location=${env:PATH}",
-                ""));
+        Files.writeString(
+                f,
+                String.join(
+                        "\n",
+                        "config.providers=env,file",
+                        "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                        "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
+                        "security.protocol=SASL_SSL",
+                        "sasl.mechanism=SCRAM-SHA-512",
+                        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"${env:USER_FOR_TEST_OR_PATH}\" password=\"${file:"
+                                + secrets + ":password}\";",
+                        "ssl.truststore.location=${env:PATH}",
+                        ""));
         KafkaClientConfig c = KafkaClientConfig.of("b:9092", f, Map.of());
         Map<String, Object> p = c.clientProperties();
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArraySerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArraySerializer.class);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         ProducerConfig resolved = new ProducerConfig(p);
-        assertThat(((Password) resolved.values().get("sasl.jaas.config")).value()).contains("password=\"s3cr3t-from-file\"");
+        assertThat(((Password) resolved.values().get("sasl.jaas.config")).value())
+                .contains("password=\"s3cr3t-from-file\"");
         assertThat(resolved.getString("ssl.truststore.location")).isEqualTo(System.getenv("PATH"));
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         assertThat(new ConsumerConfig(p).getString("ssl.truststore.location")).isEqualTo(System.getenv("PATH"));
     }
 }

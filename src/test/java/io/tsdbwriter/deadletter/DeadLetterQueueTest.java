@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +23,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +36,8 @@ class DeadLetterQueueTest {
     private final WriterMeters meters = new WriterMeters(registry);
     private final List<String> stuck = new ArrayList<>();
     private final AtomicInteger producersMade = new AtomicInteger();
-    private MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    private MockProducer<byte[], byte[]> producer =
+            new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
     private DeadLetterQueue dlq;
 
     @AfterEach
@@ -43,15 +47,27 @@ class DeadLetterQueueTest {
         }
     }
 
-    private DeadLetterQueue open(int maxRecordBytes, int topicMaxMessageBytes, int maxRetries, Duration maxBackoff,
-                                 BooleanSupplier topicExists) {
-        RetryPolicy retry = new RetryPolicy(maxRetries, Duration.ofMillis(1), maxBackoff, ms -> { });
-        dlq = new DeadLetterQueue("dlq", maxRecordBytes, retry, meters, (reason, line) -> {
-            synchronized (stuck) {
-                stuck.add(reason + ": " + line);
-            }
-        }, () -> topicExists.getAsBoolean() ? new DeadLetterTopicCheck.TopicState(true, topicMaxMessageBytes, null)
-                : new DeadLetterTopicCheck.TopicState(false, 0, "the topic does not exist"), size -> {
+    private DeadLetterQueue open(
+            int maxRecordBytes,
+            int topicMaxMessageBytes,
+            int maxRetries,
+            Duration maxBackoff,
+            BooleanSupplier topicExists) {
+        RetryPolicy retry = new RetryPolicy(maxRetries, Duration.ofMillis(1), maxBackoff, ms -> {});
+        dlq = new DeadLetterQueue(
+                "dlq",
+                maxRecordBytes,
+                retry,
+                meters,
+                (reason, line) -> {
+                    synchronized (stuck) {
+                        stuck.add(reason + ": " + line);
+                    }
+                },
+                () -> topicExists.getAsBoolean()
+                        ? new DeadLetterTopicCheck.TopicState(true, topicMaxMessageBytes, null)
+                        : new DeadLetterTopicCheck.TopicState(false, 0, "the topic does not exist"),
+                size -> {
                     producersMade.incrementAndGet();
                     return producer;
                 });
@@ -59,8 +75,18 @@ class DeadLetterQueueTest {
     }
 
     private static ConsumerRecord<byte[], byte[]> record(long offset, byte[] value) {
-        return new ConsumerRecord<>("src", 2, offset, 1795300857000L, org.apache.kafka.common.record.TimestampType.CREATE_TIME,
-                -1, value.length, null, value, new org.apache.kafka.common.header.internals.RecordHeaders(), java.util.Optional.empty());
+        return new ConsumerRecord<>(
+                "src",
+                2,
+                offset,
+                1795300857000L,
+                TimestampType.CREATE_TIME,
+                -1,
+                value.length,
+                null,
+                value,
+                new RecordHeaders(),
+                Optional.empty());
     }
 
     private static String header(ProducerRecord<byte[], byte[]> r, String name) {
@@ -130,8 +156,9 @@ class DeadLetterQueueTest {
         open(2000, 4 * 1024 * 1024, 3, Duration.ofSeconds(1), () -> true);
         assertThat(dlq.wholeLimitBytes()).isEqualTo(2000 + DeadLetterQueue.HEADER_ALLOWANCE_BYTES);
         byte[] value = new byte[100_000];
-        dlq.send(record(1, value), "too_large", "", () -> { });
-        assertThat(header(producer.history().get(0), DeadLetterQueue.H_TRUNCATED)).isEqualTo("true");
+        dlq.send(record(1, value), "too_large", "", () -> {});
+        assertThat(header(producer.history().get(0), DeadLetterQueue.H_TRUNCATED))
+                .isEqualTo("true");
     }
 
     @Test
@@ -142,7 +169,8 @@ class DeadLetterQueueTest {
         dlq.send(record(3, value), "invalid_json", "x", () -> stored.set(true));
         producer.errorNext(new RecordTooLargeException("MESSAGE_TOO_LARGE"));
         await(() -> producer.history().size() == 2);
-        assertThat(header(producer.history().get(1), DeadLetterQueue.H_TRUNCATED)).isEqualTo("true");
+        assertThat(header(producer.history().get(1), DeadLetterQueue.H_TRUNCATED))
+                .isEqualTo("true");
         producer.completeNext();
         assertThat(stored).isTrue();
         assertThat(dlq.stuckRecords()).isZero();
@@ -164,7 +192,8 @@ class DeadLetterQueueTest {
         dlq.send(record(9, new byte[2 * 1024 * 1024]), "too_large", "", () -> stored.set(true));
         await(() -> dlq.stuckRecords() == 1);
         Thread.sleep(100);
-        assertThat(sends.get()).isEqualTo(2); // over the limit: stub cut to fit → empty stub, then stuck until the probe
+        assertThat(sends.get())
+                .isEqualTo(2); // over the limit: stub cut to fit → empty stub, then stuck until the probe
         assertThat(stored).isFalse();
         assertThat(stuck).hasSize(1);
         assertThat(stuck.get(0)).startsWith("too_large: dead-letter topic dlq: cannot store record src-2@9");
@@ -211,7 +240,10 @@ class DeadLetterQueueTest {
         AtomicBoolean stored = new AtomicBoolean();
         dlq.send(record(13, new byte[10]), "invalid_json", "", () -> stored.set(true));
         assertThat(dlq.stuckRecords()).isEqualTo(1);
-        assertThat(stuck.get(0)).startsWith("unknown_topic:").contains("does not exist").contains("create the topic");
+        assertThat(stuck.get(0))
+                .startsWith("unknown_topic:")
+                .contains("does not exist")
+                .contains("create the topic");
         Thread.sleep(300);
         assertThat(producersMade.get()).isZero();
         exists.set(true);

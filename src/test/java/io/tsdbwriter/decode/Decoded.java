@@ -30,7 +30,10 @@ public final class Decoded {
                 if (i > out.labelStart(p)) {
                     sb.append(',');
                 }
-                sb.append(out.labelName(i)).append("=\"").append(out.labelValue(i)).append('"');
+                sb.append(out.labelName(i))
+                        .append("=\"")
+                        .append(out.labelValue(i))
+                        .append('"');
             }
             sb.append("} ").append(out.value(p)).append(" @").append(out.timestampMs(p));
             d.points.add(sb.toString());

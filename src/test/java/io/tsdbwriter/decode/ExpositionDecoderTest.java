@@ -3,6 +3,8 @@ package io.tsdbwriter.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
+import io.tsdbwriter.produce.NodeExporterFiles;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -13,8 +15,12 @@ class ExpositionDecoderTest {
 
     @Test
     void samplesWithAndWithoutTimestamp() {
-        Decoded r = Decoded.of(d, "# HELP x y\n# TYPE x gauge\nx 1\nx{a=\"b\",c=\"d\",} 2.5e-3 1795300857000\n  y\t7 1795300857\n", 42);
-        assertThat(r.points).containsExactly("x{} 1.0 @42", "x{a=\"b\",c=\"d\"} 0.0025 @1795300857000", "y{} 7.0 @1795300857000");
+        Decoded r = Decoded.of(
+                d,
+                "# HELP x y\n# TYPE x gauge\nx 1\nx{a=\"b\",c=\"d\",} 2.5e-3 1795300857000\n  y\t7 1795300857\n",
+                42);
+        assertThat(r.points)
+                .containsExactly("x{} 1.0 @42", "x{a=\"b\",c=\"d\"} 0.0025 @1795300857000", "y{} 7.0 @1795300857000");
         assertThat(r.rejections.total()).isZero();
     }
 
@@ -33,7 +39,9 @@ class ExpositionDecoderTest {
     @Test
     void anExemplarNeverGivesTheSampleItsValue() {
         // issue 41: the label-less line was stored as w_requests_total 7 1795300857000 #{trace_id="def"} = 2
-        Decoded r = Decoded.of(d, """
+        Decoded r = Decoded.of(
+                d,
+                """
                 # TYPE w_requests counter
                 w_requests_total 7 1795300857000 # {trace_id="def"} 2.0 1795300857
                 w_requests_total{a="b"} 8 1795300917000 # {trace_id="def"} 2.0 1795300857
@@ -41,18 +49,29 @@ class ExpositionDecoderTest {
                 m{} 9 # {} 3 1795300857.5
                 m{a="x # y"} 10
                   m\t11\t\t#\t\t{a="1"}\t\t4\t
-                """, 42);
-        assertThat(r.points).containsExactly("w_requests_total{} 7.0 @1795300857000", "w_requests_total{a=\"b\"} 8.0 @1795300917000",
-                "m{} 7.0 @42", "m{} 9.0 @42", "m{a=\"x # y\"} 10.0 @42", "m{} 11.0 @42");
+                """,
+                42);
+        assertThat(r.points)
+                .containsExactly(
+                        "w_requests_total{} 7.0 @1795300857000",
+                        "w_requests_total{a=\"b\"} 8.0 @1795300917000",
+                        "m{} 7.0 @42",
+                        "m{} 9.0 @42",
+                        "m{a=\"x # y\"} 10.0 @42",
+                        "m{} 11.0 @42");
         assertThat(r.rejections.total()).isZero();
     }
 
     @Test
     void aMalformedExemplarIsACountedBrokenLine() {
-        Decoded r = Decoded.of(d, "ok 1\nm 7 # {a=\"b\"}\nm 7 #{a=\"b\"} 2\nm 7 # comment\nm 7 # {a=\"b\"} x\nm 7 # {a=\"b\"} 2 y\nm 7#x\nok 2", 9);
+        Decoded r = Decoded.of(
+                d,
+                "ok 1\nm 7 # {a=\"b\"}\nm 7 #{a=\"b\"} 2\nm 7 # comment\nm 7 # {a=\"b\"} x\nm 7 # {a=\"b\"} 2 y\nm 7#x\nok 2",
+                9);
         assertThat(r.points).containsExactly("ok{} 1.0 @9", "ok{} 2.0 @9");
         assertThat(r.rejections.count(DecodeError.INVALID_LINE)).isEqualTo(5);
-        assertThat(r.rejections.count(DecodeError.INVALID_VALUE)).isEqualTo(1); // "7#x": the '#' does not follow a blank
+        assertThat(r.rejections.count(DecodeError.INVALID_VALUE))
+                .isEqualTo(1); // "7#x": the '#' does not follow a blank
         assertThat(r.rejections.total()).isEqualTo(6);
     }
 
@@ -74,55 +93,69 @@ class ExpositionDecoderTest {
 
     @Test
     void aWholeNodeExporterScrape() throws Exception {
-        Path dir = io.tsdbwriter.produce.NodeExporterFiles.dir();
+        Path dir = NodeExporterFiles.dir();
         Path file;
         try (var files = Files.list(dir)) {
-            file = files.filter(f -> f.toString().endsWith(".prom")).sorted().findFirst().orElseThrow();
+            file = files.filter(f -> f.toString().endsWith(".prom"))
+                    .sorted()
+                    .findFirst()
+                    .orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(file);
-        long samples = Files.readAllLines(file).stream().filter(l -> !l.isBlank() && !l.startsWith("#")).count();
+        long samples = Files.readAllLines(file).stream()
+                .filter(l -> !l.isBlank() && !l.startsWith("#"))
+                .count();
         Decoded r = Decoded.of(new ExpositionDecoder(8 << 20, Decoded.ANY_TIME), bytes, 1);
         assertThat(r.rejections.total()).isZero();
         assertThat(r.points).hasSize((int) samples);
     }
 
     private static String text(DecodedPoints out, int off, int len) {
-        return new String(out.families().bytes(), off, len, java.nio.charset.StandardCharsets.UTF_8);
+        return new String(out.families().bytes(), off, len, StandardCharsets.UTF_8);
     }
 
     @Test
     void typeHelpAndUnitAreKeptPerFamilyAndASeriesFindsItsFamilyBySuffix() {
         DecodedPoints out = new DecodedPoints();
         Rejections rej = new Rejections();
-        byte[] record = """
+        byte[] record =
+                """
                 # HELP rpc_seconds RPC latency \\\\ per call,\\nin seconds.
                 # TYPE rpc_seconds histogram
                 # UNIT rpc_seconds seconds
                 rpc_seconds_bucket{le="+Inf"} 3
                 # just a comment
-                #	TYPE  up   gauge 	
+                #	TYPE  up   gauge
                 up 1
                 # HELP
                 # TYPE rpc_seconds counter
                 other 2
-                """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                """
+                        .getBytes(StandardCharsets.UTF_8);
         d.decode(record, 5, out, rej);
         assertThat(out.count()).isEqualTo(3);
-        assertThat(out.jsonSafe()).as("the HELP text's backslashes are not the points' bytes").isTrue();
+        assertThat(out.jsonSafe())
+                .as("the HELP text's backslashes are not the points' bytes")
+                .isTrue();
         assertThat(rej.total()).as(rej.first() + " " + rej.firstDetail()).isZero();
         FamilyMetadata f = out.families();
         assertThat(f.count()).isEqualTo(2);
         assertThat(text(out, f.nameOffset(0), f.nameLength(0))).isEqualTo("rpc_seconds");
         assertThat(text(out, f.helpOffset(0), f.helpLength(0))).isEqualTo("RPC latency \\ per call,\nin seconds.");
-        assertThat(text(out, f.typeOffset(0), f.typeLength(0))).as("the first TYPE line counts").isEqualTo("histogram");
+        assertThat(text(out, f.typeOffset(0), f.typeLength(0)))
+                .as("the first TYPE line counts")
+                .isEqualTo("histogram");
         assertThat(text(out, f.unitOffset(0), f.unitLength(0))).isEqualTo("seconds");
         assertThat(text(out, f.typeOffset(1), f.typeLength(1))).isEqualTo("gauge");
         assertThat(f.helpLength(1)).isZero();
         assertThat(f.unitLength(1)).isZero();
-        assertThat(f.find(out.arena(), out.metricOffset(0), out.metricLength(0))).isZero();
-        assertThat(f.find(out.arena(), out.metricOffset(1), out.metricLength(1))).isEqualTo(1);
-        assertThat(f.find(out.arena(), out.metricOffset(2), out.metricLength(2))).isEqualTo(-1);
-        d.decode("x 1\n".getBytes(java.nio.charset.StandardCharsets.UTF_8), 5, out, rej);
+        assertThat(f.find(out.arena(), out.metricOffset(0), out.metricLength(0)))
+                .isZero();
+        assertThat(f.find(out.arena(), out.metricOffset(1), out.metricLength(1)))
+                .isEqualTo(1);
+        assertThat(f.find(out.arena(), out.metricOffset(2), out.metricLength(2)))
+                .isEqualTo(-1);
+        d.decode("x 1\n".getBytes(StandardCharsets.UTF_8), 5, out, rej);
         assertThat(out.families().count()).as("cleared with the points").isZero();
     }
 }

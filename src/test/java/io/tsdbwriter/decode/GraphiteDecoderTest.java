@@ -11,14 +11,17 @@ class GraphiteDecoderTest {
 
     @Test
     void pathValueTimestampAndTags() {
-        Decoded r = Decoded.of(d, "foo.bar.baz 1.5 1795300857\nfoo.bar;host=a;dc=x;empty=;=v;novalue 2 1795300858\r\n", 0);
-        assertThat(r.points).containsExactly("foo.bar.baz{} 1.5 @1795300857000", "foo.bar{dc=\"x\",host=\"a\"} 2.0 @1795300858000");
+        Decoded r =
+                Decoded.of(d, "foo.bar.baz 1.5 1795300857\nfoo.bar;host=a;dc=x;empty=;=v;novalue 2 1795300858\r\n", 0);
+        assertThat(r.points)
+                .containsExactly("foo.bar.baz{} 1.5 @1795300857000", "foo.bar{dc=\"x\",host=\"a\"} 2.0 @1795300858000");
     }
 
     @Test
     void missingOrMinusOneTimestampTakesKafkaSecondsAndTabsWork() {
         Decoded r = Decoded.of(d, "a 1\nb\t2\t-1\nc 3 0\n", 1_795_300_857_999L);
-        assertThat(r.points).containsExactly("a{} 1.0 @1795300857000", "b{} 2.0 @1795300857000", "c{} 3.0 @1795300857000");
+        assertThat(r.points)
+                .containsExactly("a{} 1.0 @1795300857000", "b{} 2.0 @1795300857000", "c{} 3.0 @1795300857000");
     }
 
     @Test

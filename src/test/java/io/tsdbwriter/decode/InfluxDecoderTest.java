@@ -12,19 +12,32 @@ class InfluxDecoderTest {
 
     @Test
     void eachFieldIsAMeasurementUnderscoreFieldSample() {
-        Decoded d = Decoded.of(ns, "cpu,host=a,cpu=cpu0 usage_idle=99.5,usage_user=0.5 1795300857000000000\n", KAFKA_TS);
-        assertThat(d.points).containsExactly(
-                "cpu_usage_idle{cpu=\"cpu0\",host=\"a\"} 99.5 @1795300857000",
-                "cpu_usage_user{cpu=\"cpu0\",host=\"a\"} 0.5 @1795300857000");
+        Decoded d =
+                Decoded.of(ns, "cpu,host=a,cpu=cpu0 usage_idle=99.5,usage_user=0.5 1795300857000000000\n", KAFKA_TS);
+        assertThat(d.points)
+                .containsExactly(
+                        "cpu_usage_idle{cpu=\"cpu0\",host=\"a\"} 99.5 @1795300857000",
+                        "cpu_usage_user{cpu=\"cpu0\",host=\"a\"} 0.5 @1795300857000");
         assertThat(d.rejections.total()).isZero();
     }
 
     @Test
     void fieldTypesAsVictoriaMetricsStoresThem() {
-        Decoded d = Decoded.of(ns, "m i=-12i,u=18446744073709551615u,t=t,T=TRUE,f=false,F=F,s=\"3.5\",str=\"hello, world\",e=1e3 5000000", KAFKA_TS);
-        assertThat(d.points).containsExactly(
-                "m_i{} -12.0 @5", "m_u{} 1.8446744073709552E19 @5", "m_t{} 1.0 @5", "m_T{} 1.0 @5", "m_f{} 0.0 @5",
-                "m_F{} 0.0 @5", "m_s{} 3.5 @5", "m_str{} 0.0 @5", "m_e{} 1000.0 @5");
+        Decoded d = Decoded.of(
+                ns,
+                "m i=-12i,u=18446744073709551615u,t=t,T=TRUE,f=false,F=F,s=\"3.5\",str=\"hello, world\",e=1e3 5000000",
+                KAFKA_TS);
+        assertThat(d.points)
+                .containsExactly(
+                        "m_i{} -12.0 @5",
+                        "m_u{} 1.8446744073709552E19 @5",
+                        "m_t{} 1.0 @5",
+                        "m_T{} 1.0 @5",
+                        "m_f{} 0.0 @5",
+                        "m_F{} 0.0 @5",
+                        "m_s{} 3.5 @5",
+                        "m_str{} 0.0 @5",
+                        "m_e{} 1000.0 @5");
     }
 
     @Test
@@ -47,11 +60,23 @@ class InfluxDecoderTest {
 
     @Test
     void precision() {
-        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.S, Decoded.ANY_TIME), "m v=1 1795300857", 0).points)
+        assertThat(Decoded.of(
+                                new InfluxDecoder(1 << 20, InfluxDecoder.Precision.S, Decoded.ANY_TIME),
+                                "m v=1 1795300857",
+                                0)
+                        .points)
                 .containsExactly("m_v{} 1.0 @1795300857000");
-        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.MS, Decoded.ANY_TIME), "m v=1 1795300857001", 0).points)
+        assertThat(Decoded.of(
+                                new InfluxDecoder(1 << 20, InfluxDecoder.Precision.MS, Decoded.ANY_TIME),
+                                "m v=1 1795300857001",
+                                0)
+                        .points)
                 .containsExactly("m_v{} 1.0 @1795300857001");
-        assertThat(Decoded.of(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.US, Decoded.ANY_TIME), "m v=1 1795300857001999", 0).points)
+        assertThat(Decoded.of(
+                                new InfluxDecoder(1 << 20, InfluxDecoder.Precision.US, Decoded.ANY_TIME),
+                                "m v=1 1795300857001999",
+                                0)
+                        .points)
                 .containsExactly("m_v{} 1.0 @1795300857001");
     }
 
@@ -63,7 +88,8 @@ class InfluxDecoderTest {
 
     @Test
     void brokenLinesAreCountedAndTheLinesAroundThemKept() {
-        Decoded d = Decoded.of(ns, "m v=1 1000000\nnospace\nm v=abc 1000000\nm v=2 notatime\nm,tag v=3\nm v=4 2000000", KAFKA_TS);
+        Decoded d = Decoded.of(
+                ns, "m v=1 1000000\nnospace\nm v=abc 1000000\nm v=2 notatime\nm,tag v=3\nm v=4 2000000", KAFKA_TS);
         assertThat(d.points).containsExactly("m_v{} 1.0 @1", "m_v{} 4.0 @2");
         assertThat(d.rejections.count(DecodeError.INVALID_LINE)).isEqualTo(2);
         assertThat(d.rejections.count(DecodeError.INVALID_VALUE)).isEqualTo(1);
@@ -91,8 +117,12 @@ class InfluxDecoderTest {
     @Test
     void emptyTooLargeAndInvalidUtf8() {
         assertThat(Decoded.of(ns, new byte[0], 0).rejections.first()).isEqualTo(DecodeError.EMPTY_RECORD);
-        assertThat(Decoded.of(new InfluxDecoder(4, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), "m v=1", 0).rejections.first()).isEqualTo(DecodeError.TOO_LARGE);
-        Decoded d = Decoded.of(ns, new byte[] {'m', ',', 'a', '=', (byte) 0xC3, ' ', 'v', '=', '1', '\n', 'm', ' ', 'v', '=', '2'}, 7);
+        assertThat(Decoded.of(new InfluxDecoder(4, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), "m v=1", 0)
+                        .rejections
+                        .first())
+                .isEqualTo(DecodeError.TOO_LARGE);
+        Decoded d = Decoded.of(
+                ns, new byte[] {'m', ',', 'a', '=', (byte) 0xC3, ' ', 'v', '=', '1', '\n', 'm', ' ', 'v', '=', '2'}, 7);
         assertThat(d.points).containsExactly("m_v{} 2.0 @7");
         assertThat(d.rejections.count(DecodeError.INVALID_UTF8)).isEqualTo(1);
         assertThat(Decoded.of(ns, "# only a comment\n", 0).rejections.first()).isEqualTo(DecodeError.NO_SAMPLES);
@@ -102,10 +132,18 @@ class InfluxDecoderTest {
     void hugeRecordOfManyLines() {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < 50_000; i++) {
-            sb.append("disk,host=h").append(i % 7).append(",dev=sd").append(i).append(" used=").append(i).append("i,free=1.5 ")
-                    .append(1_795_300_857_000_000_000L + i * 1_000_000L).append('\n');
+            sb.append("disk,host=h")
+                    .append(i % 7)
+                    .append(",dev=sd")
+                    .append(i)
+                    .append(" used=")
+                    .append(i)
+                    .append("i,free=1.5 ")
+                    .append(1_795_300_857_000_000_000L + i * 1_000_000L)
+                    .append('\n');
         }
-        Decoded d = Decoded.of(new InfluxDecoder(64 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), sb.toString(), 0);
+        Decoded d =
+                Decoded.of(new InfluxDecoder(64 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), sb.toString(), 0);
         assertThat(d.points).hasSize(100_000);
         assertThat(d.points.get(99_999)).isEqualTo("disk_free{dev=\"sd49999\",host=\"h5\"} 1.5 @1795300906999");
     }

@@ -35,12 +35,13 @@ class NumbersTest {
     void roundsLikeJava() {
         Random r = new Random(1);
         for (int i = 0; i < 20_000; i++) {
-            double v = switch (i % 4) {
-                case 0 -> r.nextDouble() * Math.pow(10, r.nextInt(40) - 20);
-                case 1 -> Double.longBitsToDouble(r.nextLong());
-                case 2 -> r.nextInt(1_000_000) / 1000.0;
-                default -> r.nextLong() / 7.0;
-            };
+            double v =
+                    switch (i % 4) {
+                        case 0 -> r.nextDouble() * Math.pow(10, r.nextInt(40) - 20);
+                        case 1 -> Double.longBitsToDouble(r.nextLong());
+                        case 2 -> r.nextInt(1_000_000) / 1000.0;
+                        default -> r.nextLong() / 7.0;
+                    };
             if (!Double.isFinite(v)) {
                 continue;
             }

@@ -12,11 +12,12 @@ import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.SourcePoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.io.TempDir;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class PrometheusTextParserTest {
 
@@ -27,7 +28,9 @@ class PrometheusTextParserTest {
         assertThat(r.samples()).hasSize(507);
         assertThat(r.skippedNonFinite()).isZero();
         assertThat(r.samples()).allSatisfy(s -> assertThat(s.timestampMs()).isEmpty());
-        assertThat(r.samples().get(0)).isEqualTo(new Sample("go_gc_duration_seconds", java.util.Map.of("quantile", "0"), 1.5943e-05, OptionalLong.empty()));
+        assertThat(r.samples().get(0))
+                .isEqualTo(new Sample(
+                        "go_gc_duration_seconds", Map.of("quantile", "0"), 1.5943e-05, OptionalLong.empty()));
         assertThat(r.samples()).anySatisfy(s -> {
             assertThat(s.metricName()).isEqualTo("node_cpu_seconds_total");
             assertThat(s.labels()).containsKeys("cpu", "mode");
@@ -44,13 +47,19 @@ class PrometheusTextParserTest {
         Result r = PrometheusTextParser.parse(NodeExporterFiles.first());
 
         assertThat(r.droppedEmptyLabels()).as("24 empty labels on 8 samples").isEqualTo(24);
-        Sample osInfo = r.samples().stream().filter(s -> s.metricName().equals("node_os_info")).findFirst().orElseThrow();
-        assertThat(osInfo.labels()).doesNotContainKeys("build_id", "id_like", "variant").containsEntry("id", "debian");
+        Sample osInfo = r.samples().stream()
+                .filter(s -> s.metricName().equals("node_os_info"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(osInfo.labels())
+                .doesNotContainKeys("build_id", "id_like", "variant")
+                .containsEntry("id", "debian");
     }
 
     @Test
     void skipsHelpTypeCommentsAndBlankLines() throws Exception {
-        Result r = PrometheusTextParser.parse("""
+        Result r = PrometheusTextParser.parse(
+                """
                 # HELP up Whether the target is up.
                 # TYPE up gauge
                    # an indented comment
@@ -59,15 +68,20 @@ class PrometheusTextParserTest {
                 \t
                 """);
 
-        assertThat(r.samples()).containsExactly(new Sample("up", java.util.Map.of(), 1, OptionalLong.empty()));
+        assertThat(r.samples()).containsExactly(new Sample("up", Map.of(), 1, OptionalLong.empty()));
     }
 
     @Test
     void parsesEscapedLabelValues() throws Exception {
-        Result r = PrometheusTextParser.parse("msg{path=\"C:\\\\dir\",quote=\"say \\\"hi\\\"\",nl=\"a\\nb\",odd=\"}, =\"} 3\n");
+        Result r = PrometheusTextParser.parse(
+                "msg{path=\"C:\\\\dir\",quote=\"say \\\"hi\\\"\",nl=\"a\\nb\",odd=\"}, =\"} 3\n");
 
-        assertThat(r.samples().get(0).labels()).containsExactly(
-                entry("path", "C:\\dir"), entry("quote", "say \"hi\""), entry("nl", "a\nb"), entry("odd", "}, ="));
+        assertThat(r.samples().get(0).labels())
+                .containsExactly(
+                        entry("path", "C:\\dir"),
+                        entry("quote", "say \"hi\""),
+                        entry("nl", "a\nb"),
+                        entry("odd", "}, ="));
     }
 
     @Test
@@ -89,13 +103,15 @@ class PrometheusTextParserTest {
     void readsTheOptionalTimestampColumn() throws Exception {
         Result r = PrometheusTextParser.parse("a 1 1795300857000\nb{x=\"y\"} 2\t-5\nc 3\n");
 
-        assertThat(r.samples()).extracting(Sample::timestampMs)
+        assertThat(r.samples())
+                .extracting(Sample::timestampMs)
                 .containsExactly(OptionalLong.of(1795300857000L), OptionalLong.of(-5), OptionalLong.empty());
     }
 
     @Test
     void parsesExponentAndSpecialValueForms() throws Exception {
-        Result r = PrometheusTextParser.parse("""
+        Result r = PrometheusTextParser.parse(
+                """
                 a 1.5943e-05
                 b 1.047176e+06
                 c -2E3
@@ -106,7 +122,9 @@ class PrometheusTextParserTest {
                 h +3
                 """);
 
-        assertThat(r.samples()).extracting(Sample::value).containsExactly(1.5943e-05, 1047176.0, -2000.0, 0.5, 7.0, 1.8446744073709552e19, -0.0, 3.0);
+        assertThat(r.samples())
+                .extracting(Sample::value)
+                .containsExactly(1.5943e-05, 1047176.0, -2000.0, 0.5, 7.0, 1.8446744073709552e19, -0.0, 3.0);
     }
 
     @Test
@@ -144,24 +162,30 @@ class PrometheusTextParserTest {
     @Test
     void rejectsMalformedLinesWithTheirLineNumber() {
         assertThatThrownBy(() -> PrometheusTextParser.parse("ok 1\nbad{a=\"1\" 2\n"))
-                .isInstanceOf(ParseException.class).hasMessageStartingWith("line 2: ")
+                .isInstanceOf(ParseException.class)
+                .hasMessageStartingWith("line 2: ")
                 .satisfies(e -> assertThat(((ParseException) e).line()).isEqualTo(2));
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m{a=\"x} 1\n")).isInstanceOf(ParseException.class).hasMessageContaining("unterminated");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m{a=\"x} 1\n"))
+                .isInstanceOf(ParseException.class)
+                .hasMessageContaining("unterminated");
         assertThatThrownBy(() -> PrometheusTextParser.parse("m{a=\"\\t\"} 1\n")).hasMessageContaining("invalid escape");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m{a=\"1\",a=\"2\"} 1\n")).hasMessageContaining("occurs twice");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m{a=\"1\",a=\"2\"} 1\n"))
+                .hasMessageContaining("occurs twice");
         assertThatThrownBy(() -> PrometheusTextParser.parse("m\n")).hasMessageContaining("missing value");
         assertThatThrownBy(() -> PrometheusTextParser.parse("m one\n")).hasMessageContaining("invalid value 'one'");
         assertThatThrownBy(() -> PrometheusTextParser.parse("m 1 soon\n")).hasMessageContaining("invalid timestamp");
         assertThatThrownBy(() -> PrometheusTextParser.parse("m 1 2 3\n")).hasMessageContaining("after the timestamp");
         assertThatThrownBy(() -> PrometheusTextParser.parse("9m 1\n")).hasMessageContaining("expected a metric name");
         assertThatThrownBy(() -> PrometheusTextParser.parse("m-x 1\n")).hasMessageContaining("after metric name");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m{1a=\"x\"} 1\n")).hasMessageContaining("expected a label name");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m{1a=\"x\"} 1\n"))
+                .hasMessageContaining("expected a label name");
     }
 
     @Test
     void readsTheSampleBeforeAnExemplarNeverTheExemplar() throws Exception {
         // issue 41: the label-less line was refused ("unexpected ' ' after metric name"), the labelled one too
-        Result r = PrometheusTextParser.parse("""
+        Result r = PrometheusTextParser.parse(
+                """
                 # TYPE w_requests counter
                 w_requests_total 7 1795300857000 # {trace_id="def"} 2.0 1795300857
                 w_requests_total{a="b"} 8 1795300857000 # {trace_id="def"} 2.0 1795300857
@@ -169,28 +193,36 @@ class PrometheusTextParserTest {
                 m{} 10 # {} 3
                 m{a="x # y"} 11
                 """);
-        assertThat(r.samples()).containsExactly(
-                new Sample("w_requests_total", java.util.Map.of(), 7, OptionalLong.of(1_795_300_857_000L)),
-                new Sample("w_requests_total", java.util.Map.of("a", "b"), 8, OptionalLong.of(1_795_300_857_000L)),
-                new Sample("m", java.util.Map.of(), 9, OptionalLong.empty()),
-                new Sample("m", java.util.Map.of(), 10, OptionalLong.empty()),
-                new Sample("m", java.util.Map.of("a", "x # y"), 11, OptionalLong.empty()));
+        assertThat(r.samples())
+                .containsExactly(
+                        new Sample("w_requests_total", Map.of(), 7, OptionalLong.of(1_795_300_857_000L)),
+                        new Sample("w_requests_total", Map.of("a", "b"), 8, OptionalLong.of(1_795_300_857_000L)),
+                        new Sample("m", Map.of(), 9, OptionalLong.empty()),
+                        new Sample("m", Map.of(), 10, OptionalLong.empty()),
+                        new Sample("m", Map.of("a", "x # y"), 11, OptionalLong.empty()));
     }
 
     @Test
     void rejectsAMalformedExemplarWithItsLineNumber() {
-        assertThatThrownBy(() -> PrometheusTextParser.parse("ok 1\nm 7 # {a=\"b\"}\n")).isInstanceOf(ParseException.class)
+        assertThatThrownBy(() -> PrometheusTextParser.parse("ok 1\nm 7 # {a=\"b\"}\n"))
+                .isInstanceOf(ParseException.class)
                 .hasMessage("line 2: invalid exemplar for 'm': exemplar without a value");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # comment\n")).hasMessage("line 1: invalid exemplar for 'm': exemplar without labels");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # {a=\"b\"} two\n")).hasMessage("line 1: invalid exemplar value 'two' for 'm'");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # {a=\"b\"} 2 soon\n")).hasMessage("line 1: invalid exemplar timestamp 'soon' for 'm'");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7#x\n")).hasMessage("line 1: invalid value '7#x' for 'm'");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # comment\n"))
+                .hasMessage("line 1: invalid exemplar for 'm': exemplar without labels");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # {a=\"b\"} two\n"))
+                .hasMessage("line 1: invalid exemplar value 'two' for 'm'");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # {a=\"b\"} 2 soon\n"))
+                .hasMessage("line 1: invalid exemplar timestamp 'soon' for 'm'");
+        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7#x\n"))
+                .hasMessage("line 1: invalid value '7#x' for 'm'");
     }
 
     @Test
     void rejectsJavaOnlyNumberForms() {
         for (String bad : new String[] {"1.0d", "2f", "Infinityy", "--1", "+-1", "0x", ""}) {
-            assertThatThrownBy(() -> PrometheusTextParser.parseValue(bad)).as(bad).isInstanceOf(NumberFormatException.class);
+            assertThatThrownBy(() -> PrometheusTextParser.parseValue(bad))
+                    .as(bad)
+                    .isInstanceOf(NumberFormatException.class);
         }
         assertThat(PrometheusTextParser.parseValue("-inf")).isEqualTo(Double.NEGATIVE_INFINITY);
         assertThat(PrometheusTextParser.parseValue("+Infinity")).isEqualTo(Double.POSITIVE_INFINITY);
@@ -202,7 +234,8 @@ class PrometheusTextParserTest {
         Path f = dir.resolve("node-exporter-1.prom");
         Files.writeString(f, "a 1\nb{\n");
 
-        assertThatThrownBy(() -> PrometheusTextParser.parse(f)).isInstanceOf(ParseException.class)
+        assertThatThrownBy(() -> PrometheusTextParser.parse(f))
+                .isInstanceOf(ParseException.class)
                 .hasMessageStartingWith(f + ":line 2: ");
     }
 }

@@ -48,11 +48,16 @@ public class RemoteWriteDecoderTest {
     @Test
     void snappyAndZstdGiveTheSamePoints() throws IOException {
         byte[] req = writeRequest(
-                new Object[][] {{"__name__", "up", "job", "node", "instance", "h:9100", "empty", ""}, {1.0, 1000L, 0.0, 2000L}},
+                new Object[][] {
+                    {"__name__", "up", "job", "node", "instance", "h:9100", "empty", ""}, {1.0, 1000L, 0.0, 2000L}
+                },
                 new Object[][] {{"zone", "ä", "__name__", "temp"}, {21.5, 3000L}});
         Decoded s = Decoded.of(d, Snappy.compress(req), 0);
-        assertThat(s.points).containsExactly("up{instance=\"h:9100\",job=\"node\"} 1.0 @1000", "up{instance=\"h:9100\",job=\"node\"} 0.0 @2000",
-                "temp{zone=\"ä\"} 21.5 @3000");
+        assertThat(s.points)
+                .containsExactly(
+                        "up{instance=\"h:9100\",job=\"node\"} 1.0 @1000",
+                        "up{instance=\"h:9100\",job=\"node\"} 0.0 @2000",
+                        "temp{zone=\"ä\"} 21.5 @3000");
         assertThat(s.rejections.total()).isZero();
         Decoded z = Decoded.of(d, Zstd.compress(req), 0);
         assertThat(z.points).isEqualTo(s.points);
@@ -71,14 +76,16 @@ public class RemoteWriteDecoderTest {
 
     @Test
     void badBytesRejectedWhole() throws IOException {
-        assertThat(Decoded.of(d, "plain text".getBytes(), 0).rejections.first()).isEqualTo(DecodeError.INVALID_COMPRESSION);
+        assertThat(Decoded.of(d, "plain text".getBytes(), 0).rejections.first())
+                .isEqualTo(DecodeError.INVALID_COMPRESSION);
         byte[] zstdMagicGarbage = {0x28, (byte) 0xB5, 0x2F, (byte) 0xFD, 1, 2, 3};
         assertThat(Decoded.of(d, zstdMagicGarbage, 0).rejections.first()).isEqualTo(DecodeError.INVALID_COMPRESSION);
         byte[] notProto = Snappy.compress(new byte[] {(byte) 0x0A, (byte) 0xFF, (byte) 0xFF, 0x01});
         Decoded r = Decoded.of(d, notProto, 0);
         assertThat(r.rejections.first()).isEqualTo(DecodeError.INVALID_PROTOBUF);
         assertThat(r.points).isEmpty();
-        assertThat(Decoded.of(d, Snappy.compress(new byte[0]), 0).rejections.first()).isEqualTo(DecodeError.NO_SAMPLES);
+        assertThat(Decoded.of(d, Snappy.compress(new byte[0]), 0).rejections.first())
+                .isEqualTo(DecodeError.NO_SAMPLES);
     }
 
     @Test
@@ -87,7 +94,8 @@ public class RemoteWriteDecoderTest {
         for (int i = 0; i < series.length; i++) {
             series[i] = new Object[][] {{"__name__", "m", "i", Integer.toString(i)}, {(double) i, 1000L + i}};
         }
-        Decoded r = Decoded.of(new RemoteWriteDecoder(8 << 20, Decoded.ANY_TIME), Snappy.compress(writeRequest(series)), 0);
+        Decoded r =
+                Decoded.of(new RemoteWriteDecoder(8 << 20, Decoded.ANY_TIME), Snappy.compress(writeRequest(series)), 0);
         assertThat(r.points).hasSize(20_000);
     }
 }

@@ -10,8 +10,10 @@ class TimestampCheckTest {
 
     private final AtomicLong now = new AtomicLong(2_000_000_000_000L);
     private final AtomicInteger reads = new AtomicInteger();
-    private final TimestampCheck check = new TimestampCheck(new TimestampWindow(1_000_000_000_000L, 60_000),
-            () -> { reads.incrementAndGet(); return now.get(); });
+    private final TimestampCheck check = new TimestampCheck(new TimestampWindow(1_000_000_000_000L, 60_000), () -> {
+        reads.incrementAndGet();
+        return now.get();
+    });
 
     @Test
     void readsTheClockOnlyForATimestampPastTheBoundItLastRead() {
@@ -28,7 +30,9 @@ class TimestampCheckTest {
         assertThat(check.contains(now.get() + 60_000)).isTrue();
         assertThat(check.contains(now.get() + 60_001)).isFalse();
         now.addAndGet(1_000);
-        assertThat(check.contains(now.get() + 60_000)).as("a timestamp within the new bound").isTrue();
+        assertThat(check.contains(now.get() + 60_000))
+                .as("a timestamp within the new bound")
+                .isTrue();
         assertThat(check.contains(now.get() + 60_001)).isFalse();
     }
 

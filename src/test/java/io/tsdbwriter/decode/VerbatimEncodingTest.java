@@ -7,9 +7,9 @@ import io.tsdbwriter.decode.graphite.GraphiteDecoder;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.decode.jsonline.ExportLineDecoder;
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
-import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.encode.vmimport.ValueText;
+import io.tsdbwriter.write.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +34,13 @@ class VerbatimEncodingTest {
             }
             ByteBuf cached = new ByteBuf(256);
             v.set(points.value(p));
-            encoder.encodePoint(encoder.prepareLines(points.metric(p), names, values, 0, n), 0, points.timestampMs(p), v.bytes(), v.length(), cached);
+            encoder.encodePoint(
+                    encoder.prepareLines(points.metric(p), names, values, 0, n),
+                    0,
+                    points.timestampMs(p),
+                    v.bytes(),
+                    v.length(),
+                    cached);
             if (expectSafe) {
                 ByteBuf verbatim = new ByteBuf(256);
                 encoder.encodePointVerbatim(points, p, v.bytes(), 0, v.length(), verbatim);
@@ -46,12 +52,21 @@ class VerbatimEncodingTest {
 
     @Test
     void everyLineFormat() {
-        assertSameLines(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME),
-                "cpu,zone=é,host=a,cpu=0 idle=1.5,user=2i\nmem,a=b free=3 1795300857000000000\nx,zz=1 v=1", true);
-        assertSameLines(new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), "m,t=a\\\\b v=1", false);
-        assertSameLines(new ExpositionDecoder(1 << 20, Decoded.ANY_TIME), "# TYPE x gauge\nx{a=\"b\",host=\"h\"} 1\ny 2 1795300857000", true);
+        assertSameLines(
+                new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME),
+                "cpu,zone=é,host=a,cpu=0 idle=1.5,user=2i\nmem,a=b free=3 1795300857000000000\nx,zz=1 v=1",
+                true);
+        assertSameLines(
+                new InfluxDecoder(1 << 20, InfluxDecoder.Precision.NS, Decoded.ANY_TIME), "m,t=a\\\\b v=1", false);
+        assertSameLines(
+                new ExpositionDecoder(1 << 20, Decoded.ANY_TIME),
+                "# TYPE x gauge\nx{a=\"b\",host=\"h\"} 1\ny 2 1795300857000",
+                true);
         assertSameLines(new ExpositionDecoder(1 << 20, Decoded.ANY_TIME), "x{a=\"q\\\"uote\"} 1", false);
         assertSameLines(new GraphiteDecoder(1 << 20, Decoded.ANY_TIME), "a.b.c;host=h;k=v 1 1795300857\nd 2", true);
-        assertSameLines(new ExportLineDecoder(1 << 20, Decoded.ANY_TIME), "{\"metric\":{\"__name__\":\"m\",\"instance\":\"x\"},\"values\":[1,2],\"timestamps\":[1,2]}", true);
+        assertSameLines(
+                new ExportLineDecoder(1 << 20, Decoded.ANY_TIME),
+                "{\"metric\":{\"__name__\":\"m\",\"instance\":\"x\"},\"values\":[1,2],\"timestamps\":[1,2]}",
+                true);
     }
 }

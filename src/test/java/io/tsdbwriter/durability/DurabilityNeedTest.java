@@ -15,7 +15,8 @@ class DurabilityNeedTest {
 
     @Test
     void victoriaMetricsWithTheFlagWaitsTwiceTheInMemoryFlushIntervalPlusTheRawRowsAndAMargin() {
-        DurabilityNeed.Need n = of("""
+        DurabilityNeed.Need n = of(
+                """
                 vm_app_start_timestamp 1795300857
                 vm_data_size_bytes{type="storage/small"} 1234
                 flag{name="inmemoryDataFlushInterval", value="5s", is_set="false"} 1
@@ -29,7 +30,8 @@ class DurabilityNeedTest {
 
     @Test
     void aLongerFlushIntervalLengthensTheWindow() {
-        DurabilityNeed.Need n = of("""
+        DurabilityNeed.Need n = of(
+                """
                 vm_app_start_timestamp 1795300857
                 vm_data_size_bytes{type="storage/small"} 1234
                 flag{name="inmemoryDataFlushInterval", value="1m30s", is_set="true"} 1
@@ -40,7 +42,8 @@ class DurabilityNeedTest {
 
     @Test
     void victoriaMetricsBeforeTheFlagIsTakenAtItsHardCodedFiveSeconds() {
-        DurabilityNeed.Need n = of("""
+        DurabilityNeed.Need n = of(
+                """
                 vm_app_version{version="victoria-metrics-20220801", short_version="v1.79.5"} 1
                 vm_app_start_timestamp 1795300857
                 vm_data_size_bytes{type="indexdb"} 1234
@@ -53,7 +56,8 @@ class DurabilityNeedTest {
 
     @Test
     void vminsertAloneCannotSayWhenItsStorageNodesPersist() {
-        DurabilityNeed.Need n = of("""
+        DurabilityNeed.Need n = of(
+                """
                 vm_app_start_timestamp 1795300857
                 vm_rpc_rows_sent_total 10
                 """);
@@ -65,7 +69,8 @@ class DurabilityNeedTest {
 
     @Test
     void prometheusWritesItsWalBeforeAnswering() {
-        DurabilityNeed.Need n = of("""
+        DurabilityNeed.Need n = of(
+                """
                 process_start_time_seconds 1.79530085712e+09
                 prometheus_build_info{branch="HEAD",version="3.5.0"} 1
                 prometheus_tsdb_head_series 0

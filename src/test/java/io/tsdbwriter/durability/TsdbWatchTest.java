@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class TsdbWatchTest {
 
-    private static final String VM = """
+    private static final String VM =
+            """
             vm_app_start_timestamp %s
             vm_data_size_bytes{type="storage/small"} 1
             flag{name="inmemoryDataFlushInterval", value="5s", is_set="false"} 1
@@ -62,7 +64,10 @@ class TsdbWatchTest {
 
         DurabilityClock.State s = w.state();
         assertThat(s.restarts()).isZero();
-        assertThat(s.durableBeforeNanos()).isBetween(before - Duration.ofSeconds(16).toNanos(), System.nanoTime() - Duration.ofSeconds(16).toNanos());
+        assertThat(s.durableBeforeNanos())
+                .isBetween(
+                        before - Duration.ofSeconds(16).toNanos(),
+                        System.nanoTime() - Duration.ofSeconds(16).toNanos());
         assertThat(s.durable(ack)).isFalse(); // acknowledged just now: 16 s to go
         assertThat(s.durable(ack - Duration.ofSeconds(17).toNanos())).isTrue();
     }
@@ -180,11 +185,18 @@ class TsdbWatchTest {
     void aPageAnswering404IsAskedOnceNotEveryRoundAndHoldsNoCommit() throws IOException {
         status = 404;
         String url = serve();
-        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
-        TsdbWatch w = new TsdbWatch(http.newBuilder().addInterceptor(chain -> {
-            asked.incrementAndGet();
-            return chain.proceed(chain.request());
-        }).build(), List.of(url), List.of(url), null, meters);
+        AtomicInteger asked = new AtomicInteger();
+        TsdbWatch w = new TsdbWatch(
+                http.newBuilder()
+                        .addInterceptor(chain -> {
+                            asked.incrementAndGet();
+                            return chain.proceed(chain.request());
+                        })
+                        .build(),
+                List.of(url),
+                List.of(url),
+                null,
+                meters);
         long before = System.nanoTime();
         w.round();
         w.round();
@@ -193,7 +205,8 @@ class TsdbWatchTest {
         assertThat(asked.get()).as("asked once, at start").isEqualTo(1);
         assertThat(w.describe()).contains("it answers 404: not asked again");
         assertThat(w.window()).isEqualTo(DurabilityNeed.UNKNOWN);
-        assertThat(w.state().durableBeforeNanos() - (before - DurabilityNeed.UNKNOWN.toNanos())).as("rounds move the bound")
+        assertThat(w.state().durableBeforeNanos() - (before - DurabilityNeed.UNKNOWN.toNanos()))
+                .as("rounds move the bound")
                 .isPositive();
     }
 

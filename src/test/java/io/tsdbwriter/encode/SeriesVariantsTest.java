@@ -45,14 +45,17 @@ class SeriesVariantsTest {
     @Test
     void theInstanceLabelTakesItsPlaceInNameOrder() {
         assertThat(variants(new AmplificationPlan(1, 3, 60_000), "a", "1", "z", "2"))
-                .containsExactly("a=1,instanceNo=unknown,z=2", "a=1,instanceNo=unknown-1,z=2", "a=1,instanceNo=unknown-2,z=2");
-        assertThat(variants(new AmplificationPlan(1, 2, 60_000), "a", "1")).containsExactly("a=1,instanceNo=unknown", "a=1,instanceNo=unknown-1");
+                .containsExactly(
+                        "a=1,instanceNo=unknown,z=2", "a=1,instanceNo=unknown-1,z=2", "a=1,instanceNo=unknown-2,z=2");
+        assertThat(variants(new AmplificationPlan(1, 2, 60_000), "a", "1"))
+                .containsExactly("a=1,instanceNo=unknown", "a=1,instanceNo=unknown-1");
     }
 
     @Test
     void anExistingInstanceLabelIsVariedInPlace() {
         assertThat(variants(new AmplificationPlan(1, 2, 60_000), "instanceNo", "h7", "job", "n"))
                 .containsExactly("instanceNo=h7,job=n", "instanceNo=h7-1,job=n");
-        assertThat(variants(new AmplificationPlan(1, 1, 60_000), "instanceNo", "h7")).containsExactly("instanceNo=h7");
+        assertThat(variants(new AmplificationPlan(1, 1, 60_000), "instanceNo", "h7"))
+                .containsExactly("instanceNo=h7");
     }
 }

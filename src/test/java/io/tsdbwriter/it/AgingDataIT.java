@@ -34,7 +34,8 @@ class AgingDataIT {
     private static final long YEAR_MS = Duration.ofDays(365).toMillis();
 
     @RegisterExtension
-    static final Stack stack = Stack.withKafka().withVm("-retentionPeriod=1"); // after the fixture's 100y: the last one counts
+    static final Stack stack =
+            Stack.withKafka().withVm("-retentionPeriod=1"); // after the fixture's 100y: the last one counts
 
     /** Copies of the shipped scrapes, each named (= dated) 365 days before the original. */
     private static List<Path> yearOldScrapes() throws Exception {
@@ -62,21 +63,41 @@ class AgingDataIT {
         String topic = stack.createTopic("aged", 3);
         long now = System.currentTimeMillis();
 
-        WriterProcess produce = stack.writer("aged-produce", withFiles(List.of("produce", "--bootstrap-servers", stack.bootstrapServers(),
-                "--topic", topic, "--instance", Scenario.INSTANCE, "--product-key", "aged", "--now", Long.toString(now)), files));
-        assertThat(produce.waitFor(Scenario.PROCESS_TIMEOUT)).as(produce.output()).isZero();
+        WriterProcess produce = stack.writer(
+                "aged-produce",
+                withFiles(
+                        List.of(
+                                "produce",
+                                "--bootstrap-servers",
+                                stack.bootstrapServers(),
+                                "--topic",
+                                topic,
+                                "--instance",
+                                Scenario.INSTANCE,
+                                "--product-key",
+                                "aged",
+                                "--now",
+                                Long.toString(now)),
+                        files));
+        assertThat(produce.waitFor(Scenario.PROCESS_TIMEOUT))
+                .as(produce.output())
+                .isZero();
         Path summary = stack.path("aged-summary.json");
-        WriterProcess writer = stack.writer("aged-writer", stack.runArgs(topic, "aged-job", 6, 10, 3, "--stop-at-end",
-                "--summary-json", summary.toString()));
+        WriterProcess writer = stack.writer(
+                "aged-writer",
+                stack.runArgs(topic, "aged-job", 6, 10, 3, "--stop-at-end", "--summary-json", summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
 
         // the rule, stated here on its own: whole minutes that bring the newest scrape to within the minute before now
         List<SourcePoint> dated = RealInput.load(files, Scenario.INSTANCE, "aged", OptionalLong.empty());
         long newest = dated.stream().mapToLong(SourcePoint::timestampMs).max().orElseThrow();
         long shift = Math.floorDiv(now - newest, 60_000L) * 60_000L;
-        assertThat(shift).as("a year and a few days of whole minutes").isBetween(YEAR_MS, YEAR_MS + Duration.ofDays(60).toMillis());
+        assertThat(shift)
+                .as("a year and a few days of whole minutes")
+                .isBetween(YEAR_MS, YEAR_MS + Duration.ofDays(60).toMillis());
         List<SourcePoint> present = dated.stream()
-                .map(p -> new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + shift, p.value())).toList();
+                .map(p -> new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + shift, p.value()))
+                .toList();
         ExpectedSamples expected = Scenario.expected(present, 6, 10);
         stack.assertExactReadBack(expected);
         JsonNode s = Scenario.summary(summary);
@@ -86,21 +107,45 @@ class AgingDataIT {
         // a shared TSDB: series nobody here produced, one under an input's metric name with another product key, one
         // under the input's product key with another metric name
         long t = System.currentTimeMillis();
-        assertThat(stack.vm().importLines("{\"metric\":{\"__name__\":\"" + present.get(0).metric() + "\",\"productKey\":\"someone-else\"},"
-                + "\"values\":[1],\"timestamps\":[" + t + "]}\n{\"metric\":{\"__name__\":\"foreign_metric\",\"productKey\":\"aged\"},"
-                + "\"values\":[2],\"timestamps\":[" + t + "]}\n")).isEqualTo(204);
+        assertThat(stack.vm()
+                        .importLines("{\"metric\":{\"__name__\":\""
+                                + present.get(0).metric() + "\",\"productKey\":\"someone-else\"},"
+                                + "\"values\":[1],\"timestamps\":[" + t
+                                + "]}\n{\"metric\":{\"__name__\":\"foreign_metric\",\"productKey\":\"aged\"},"
+                                + "\"values\":[2],\"timestamps\":[" + t + "]}\n"))
+                .isEqualTo(204);
         stack.vm().forceFlush();
         assertThat(stack.vm().export("{productKey=\"someone-else\"}")).hasSize(1);
 
-        // the verify command finds them where produce put them (give both the same --now); without --match it reads only
+        // the verify command finds them where produce put them (give both the same --now); without --match it reads
+        // only
         // the input's series: the foreign ones are neither read nor reported
-        WriterProcess verify = stack.writer("aged-verify", withFiles(List.of("verify", "--vm-url", stack.vmUrl(),
-                "--time-multiplier", "6", "--instance-multiplier", "10",
-                "--instance", Scenario.INSTANCE, "--product-key", "aged", "--now", Long.toString(now)), files));
+        WriterProcess verify = stack.writer(
+                "aged-verify",
+                withFiles(
+                        List.of(
+                                "verify",
+                                "--vm-url",
+                                stack.vmUrl(),
+                                "--time-multiplier",
+                                "6",
+                                "--instance-multiplier",
+                                "10",
+                                "--instance",
+                                Scenario.INSTANCE,
+                                "--product-key",
+                                "aged",
+                                "--now",
+                                Long.toString(now)),
+                        files));
         assertThat(verify.waitFor(Scenario.PROCESS_TIMEOUT)).as(verify.output()).isZero();
-        assertThat(verify.output()).contains("missing:            0").contains("result: PASSED")
-                .contains("read back:          " + expected.sampleCount() + "\n").contains("unexpected series:  0\n")
-                .doesNotContain("someone-else").doesNotContain("foreign_metric");
+        assertThat(verify.output())
+                .contains("missing:            0")
+                .contains("result: PASSED")
+                .contains("read back:          " + expected.sampleCount() + "\n")
+                .contains("unexpected series:  0\n")
+                .doesNotContain("someone-else")
+                .doesNotContain("foreign_metric");
     }
 
     @Test
@@ -108,12 +153,28 @@ class AgingDataIT {
         List<Path> files = yearOldScrapes();
         String topic = stack.createTopic("kept", 3);
 
-        WriterProcess produce = stack.writer("kept-produce", withFiles(List.of("produce", "--bootstrap-servers", stack.bootstrapServers(),
-                "--topic", topic, "--instance", Scenario.INSTANCE, "--product-key", "kept", "--keep-timestamps"), files));
-        assertThat(produce.waitFor(Scenario.PROCESS_TIMEOUT)).as(produce.output()).isZero();
+        WriterProcess produce = stack.writer(
+                "kept-produce",
+                withFiles(
+                        List.of(
+                                "produce",
+                                "--bootstrap-servers",
+                                stack.bootstrapServers(),
+                                "--topic",
+                                topic,
+                                "--instance",
+                                Scenario.INSTANCE,
+                                "--product-key",
+                                "kept",
+                                "--keep-timestamps"),
+                        files));
+        assertThat(produce.waitFor(Scenario.PROCESS_TIMEOUT))
+                .as(produce.output())
+                .isZero();
         Path summary = stack.path("kept-summary.json");
-        WriterProcess writer = stack.writer("kept-writer", stack.runArgs(topic, "kept-job", 6, 10, 3, "--stop-at-end",
-                "--summary-json", summary.toString()));
+        WriterProcess writer = stack.writer(
+                "kept-writer",
+                stack.runArgs(topic, "kept-job", 6, 10, 3, "--stop-at-end", "--summary-json", summary.toString()));
         int code = writer.waitFor(Scenario.PROCESS_TIMEOUT);
 
         // what the user sees: every point refused before it is sent, as older than the target's retention

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -52,15 +53,53 @@ class CapacityIT {
             int exit;
             System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
             try {
-                exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", proxy.url(),
-                        "--target-metrics-url", stack.vmUrl() + "/metrics", "--topic-prefix", "cap-it",
-                        "--start-input-rate", "800", "--step-factor", "3", "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "3",
-                        "--refine-steps", "1", "--max-concurrent-writes", "1", "--batch-samples", "500", "--parallelism", "1",
-                        "--points-per-pass", "20000", "--data-dir", data.toString(), "--step-drain-timeout", "90s",
-                        "--csv", csv.toString(), "--chart", png.toString(), "--report", stack.path("out").toString(),
-                        "--work-dir", stack.path("steps").toString(), "--writer-arg=--vm-header=X-Capacity-It:IT-SECRET-VALUE",
-                        "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
-                        "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
+                exit = Main.execute(
+                        "capacity",
+                        "--bootstrap-servers",
+                        stack.bootstrapServers(),
+                        "--vm-url",
+                        proxy.url(),
+                        "--target-metrics-url",
+                        stack.vmUrl() + "/metrics",
+                        "--topic-prefix",
+                        "cap-it",
+                        "--start-input-rate",
+                        "800",
+                        "--step-factor",
+                        "3",
+                        "--step-duration",
+                        "20s",
+                        "--warm-up",
+                        "5s",
+                        "--max-steps",
+                        "3",
+                        "--refine-steps",
+                        "1",
+                        "--max-concurrent-writes",
+                        "1",
+                        "--batch-samples",
+                        "500",
+                        "--parallelism",
+                        "1",
+                        "--points-per-pass",
+                        "20000",
+                        "--data-dir",
+                        data.toString(),
+                        "--step-drain-timeout",
+                        "90s",
+                        "--csv",
+                        csv.toString(),
+                        "--chart",
+                        png.toString(),
+                        "--report",
+                        stack.path("out").toString(),
+                        "--work-dir",
+                        stack.path("steps").toString(),
+                        "--writer-arg=--vm-header=X-Capacity-It:IT-SECRET-VALUE",
+                        "--writer-jar",
+                        System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
+                        "--writer-jvm-option=-Xmx256m",
+                        "--writer-jvm-option=-XX:TieredStopAtLevel=1");
             } finally {
                 System.setOut(saved);
             }
@@ -71,32 +110,56 @@ class CapacityIT {
 
             List<Map<String, String>> rows = csv(csv);
             // a step that missed within the noise is measured again: a row of its own, marked remeasure_of
-            assertThat(rows.stream().filter(r -> r.get("remeasure_of").isEmpty()).count()).isBetween(3L, 4L);
-            assertThat(rows.stream().filter(r -> r.get("step").equals("1") || r.get("remeasure_of").equals("1")))
-                    .as("the first load passes").anyMatch(r -> r.get("passed").equals("true"));
-            Map<String, String> failing = rows.stream().filter(r -> r.get("passed").equals("false"))
-                    .filter(r -> rows.stream().noneMatch(o -> o.get("remeasure_of").equals(r.get("step")))).findFirst().orElseThrow();
+            assertThat(rows.stream()
+                            .filter(r -> r.get("remeasure_of").isEmpty())
+                            .count())
+                    .isBetween(3L, 4L);
+            assertThat(rows.stream()
+                            .filter(r -> r.get("step").equals("1")
+                                    || r.get("remeasure_of").equals("1")))
+                    .as("the first load passes")
+                    .anyMatch(r -> r.get("passed").equals("true"));
+            Map<String, String> failing = rows.stream()
+                    .filter(r -> r.get("passed").equals("false"))
+                    .filter(r ->
+                            rows.stream().noneMatch(o -> o.get("remeasure_of").equals(r.get("step"))))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(failing.get("limited_by")).as(failing.get("verdict")).isEqualTo("writer-permits");
-            assertThat(Double.parseDouble(failing.get("inserts_capacity"))).isEqualTo(1.0); // -maxConcurrentInserts=1, read once
+            assertThat(Double.parseDouble(failing.get("inserts_capacity")))
+                    .isEqualTo(1.0); // -maxConcurrentInserts=1, read once
             assertThat(output).contains("verdict (failing step").contains("limited by writer-permits");
             assertThat(png).isRegularFile();
             assertThat(Files.size(png)).isGreaterThan(5_000);
-            assertThat(new String(Files.readAllBytes(png), 1, 3, StandardCharsets.US_ASCII)).isEqualTo("PNG");
+            assertThat(new String(Files.readAllBytes(png), 1, 3, StandardCharsets.US_ASCII))
+                    .isEqualTo("PNG");
 
             // the page a person reads: the capacity, the verdict, each step, the command line without the secret
             String html = Files.readString(stack.path("out/capacity-report.html"));
             String md = Files.readString(stack.path("out/capacity-report.md"));
-            assertThat(output).contains("report: " + stack.path("out/capacity-report.html") + " and capacity-report.md");
-            assertThat(html).contains("<p id=\"capacity\" class=\"capacity\">capacity: ", "<dd class=\"limited-by\">writer-permits</dd>",
-                    "<tr id=\"steps-" + failing.get("step") + "\" class=\"fail\"", "--report " + stack.path("out"),
-                    "--writer-arg=--vm-header=X-Capacity-It:***").doesNotContain("IT-SECRET-VALUE").doesNotContain("<script");
+            assertThat(output)
+                    .contains("report: " + stack.path("out/capacity-report.html") + " and capacity-report.md");
+            assertThat(html)
+                    .contains(
+                            "<p id=\"capacity\" class=\"capacity\">capacity: ",
+                            "<dd class=\"limited-by\">writer-permits</dd>",
+                            "<tr id=\"steps-" + failing.get("step") + "\" class=\"fail\"",
+                            "--report " + stack.path("out"),
+                            "--writer-arg=--vm-header=X-Capacity-It:***")
+                    .doesNotContain("IT-SECRET-VALUE")
+                    .doesNotContain("<script");
             assertThat(html.split("<tr id=\"steps-", -1)).hasSize(rows.size() + 1);
-            assertThat(md).contains("![capacity chart](capacity.png)", "- **limited by**: writer-permits").doesNotContain("IT-SECRET-VALUE");
+            assertThat(md)
+                    .contains("![capacity chart](capacity.png)", "- **limited by**: writer-permits")
+                    .doesNotContain("IT-SECRET-VALUE");
 
-            long produced = rows.stream().mapToLong(r -> Long.parseLong(r.get("produced_points"))).sum();
+            long produced = rows.stream()
+                    .mapToLong(r -> Long.parseLong(r.get("produced_points")))
+                    .sum();
             assertThat(rows).allSatisfy(r -> assertThat(r.get("lost_samples")).isEqualTo("0"));
             // exact read-back: M = N = 1, every produced point is one sample, each timestamp unique per series
-            List<String> lines = stack.vm().awaitExport("{__name__=~\".+\"}", l -> count(l) >= produced, Duration.ofSeconds(30));
+            List<String> lines =
+                    stack.vm().awaitExport("{__name__=~\".+\"}", l -> count(l) >= produced, Duration.ofSeconds(30));
             assertThat(count(lines)).isEqualTo(produced);
         }
     }
@@ -121,7 +184,7 @@ class CapacityIT {
         for (String line : lines.subList(1, lines.size())) {
             int q = line.indexOf(",\"");
             String[] f = line.substring(0, q).split(",", -1);
-            Map<String, String> row = new java.util.LinkedHashMap<>();
+            Map<String, String> row = new LinkedHashMap<>();
             for (int i = 0; i < f.length; i++) {
                 row.put(head[i], f[i]);
             }

@@ -44,18 +44,50 @@ class CapacityInsertConcurrencyIT {
         int exit;
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
         try {
-            exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
-                    "--topic-prefix", "cap-poc", "--max-concurrent-writes", "200", "--step-duration", "20s",
-                    "--start-input-rate", "4000", "--step-factor", "2", "--max-steps", "3", "--refine-steps", "0", "--time-budget", "4m", "--points-per-pass", "20000", "--data-dir", NodeExporterFiles.dir().toString(),
-                    "--step-drain-timeout", "90s", "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
-                    "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
-                    "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
+            exit = Main.execute(
+                    "capacity",
+                    "--bootstrap-servers",
+                    stack.bootstrapServers(),
+                    "--vm-url",
+                    stack.vmUrl(),
+                    "--topic-prefix",
+                    "cap-poc",
+                    "--max-concurrent-writes",
+                    "200",
+                    "--step-duration",
+                    "20s",
+                    "--start-input-rate",
+                    "4000",
+                    "--step-factor",
+                    "2",
+                    "--max-steps",
+                    "3",
+                    "--refine-steps",
+                    "0",
+                    "--time-budget",
+                    "4m",
+                    "--points-per-pass",
+                    "20000",
+                    "--data-dir",
+                    NodeExporterFiles.dir().toString(),
+                    "--step-drain-timeout",
+                    "90s",
+                    "--csv",
+                    csv.toString(),
+                    "--work-dir",
+                    stack.path("steps").toString(),
+                    "--writer-jar",
+                    System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
+                    "--writer-jvm-option=-Xmx256m",
+                    "--writer-jvm-option=-XX:TieredStopAtLevel=1");
         } finally {
             System.setOut(saved);
         }
         String output = buf.toString(StandardCharsets.UTF_8);
         System.out.println(output);
-        assertThat(output).contains("capacity: ", "lost: nothing").containsPattern("(?m)^noise: \\d+\\.\\d% efficiency \\(");
+        assertThat(output)
+                .contains("capacity: ", "lost: nothing")
+                .containsPattern("(?m)^noise: \\d+\\.\\d% efficiency \\(");
         List<String> lines = Files.readAllLines(csv);
         List<String> head = List.of(lines.get(0).split(","));
         int passed = head.indexOf("passed");
@@ -65,20 +97,32 @@ class CapacityInsertConcurrencyIT {
         int noise = head.indexOf("noise");
         int remeasureOf = head.indexOf("remeasure_of");
         // the fields before the quoted verdict hold no comma
-        List<String[]> all = lines.subList(1, lines.size()).stream().map(l -> l.substring(0, l.indexOf(",\"")).split(",", -1)).toList();
-        List<String[]> failing = all.stream().filter(f -> f[passed].equals("false")).toList();
+        List<String[]> all = lines.subList(1, lines.size()).stream()
+                .map(l -> l.substring(0, l.indexOf(",\"")).split(",", -1))
+                .toList();
+        List<String[]> failing =
+                all.stream().filter(f -> f[passed].equals("false")).toList();
         assertThat(failing).as(output).isNotEmpty();
         // the measurement that decided a failing load: none after it measured that load again
-        List<String[]> deciding = failing.stream().filter(f -> all.stream().noneMatch(r -> Integer.parseInt(r[step]) > Integer.parseInt(f[step])
-                && r[remeasureOf].equals(f[remeasureOf].isEmpty() ? f[step] : f[remeasureOf]))).toList();
+        List<String[]> deciding = failing.stream()
+                .filter(f -> all.stream()
+                        .noneMatch(r -> Integer.parseInt(r[step]) > Integer.parseInt(f[step])
+                                && r[remeasureOf].equals(f[remeasureOf].isEmpty() ? f[step] : f[remeasureOf])))
+                .toList();
         assertThat(deciding).as("a failing load was decided: " + output).isNotEmpty();
         // it names a resource, or says why it cannot: the figures that were missing, or, every one measured and none
         // saturated, the nearest resource (never the proof of concept's bare "nothing saturated")
         for (String line : lines.subList(1, lines.size())) {
             String verdict = line.substring(line.indexOf(",\"") + 2);
             assertThat(verdict).as(output).doesNotContain("nothing saturated");
-            if (verdict.startsWith("limited by: not attributed — efficiency") && !verdict.contains("efficiency unknown")) {
-                assertThat(verdict).as(output).containsAnyOf("missing: ", " absent", "every figure was measured and none is saturated (the nearest: ");
+            if (verdict.startsWith("limited by: not attributed — efficiency")
+                    && !verdict.contains("efficiency unknown")) {
+                assertThat(verdict)
+                        .as(output)
+                        .containsAnyOf(
+                                "missing: ",
+                                " absent",
+                                "every figure was measured and none is saturated (the nearest: ");
             }
         }
         // a failing load whose miss lies within the noise the search assumed is measured again (at most twice)
@@ -86,8 +130,11 @@ class CapacityInsertConcurrencyIT {
             double miss = 0.99 - Double.parseDouble(f[efficiency]);
             if (miss > 0 && miss < Double.parseDouble(f[noise]) && f[lagGrowing].equals("false")) {
                 String load = f[remeasureOf].isEmpty() ? f[step] : f[remeasureOf];
-                long measurements = all.stream().filter(r -> r[step].equals(load) || r[remeasureOf].equals(load)).count();
-                assertThat(measurements > 1 || output.contains("time budget")).as("step " + f[step] + " missed within the noise and was measured again: " + output)
+                long measurements = all.stream()
+                        .filter(r -> r[step].equals(load) || r[remeasureOf].equals(load))
+                        .count();
+                assertThat(measurements > 1 || output.contains("time budget"))
+                        .as("step " + f[step] + " missed within the noise and was measured again: " + output)
                         .isTrue();
             }
         }

@@ -37,21 +37,48 @@ class CapacityReadsIT {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void everyStepReportsItsReadLoadsLatenciesAndErrors() throws Exception {
         Path csv = stack.path("ok/capacity.csv");
-        Run r = capacity("reads-ok", stack.vmUrl(), csv, "--query-rate", "4", "--start-input-rate", "500", "--step-factor", "2",
-                "--step-duration", "15s", "--warm-up", "5s", "--max-steps", "2", "--refine-steps", "0");
-        assertThat(r.output()).contains("read load: 4.000 queries/s in each step's measured window, round-robin over",
-                "to " + stack.vmUrl() + "/api/v1/query_range", "read load (--query-rate; a step passes only when its reads pass too):",
-                "lost: nothing");
+        Run r = capacity(
+                "reads-ok",
+                stack.vmUrl(),
+                csv,
+                "--query-rate",
+                "4",
+                "--start-input-rate",
+                "500",
+                "--step-factor",
+                "2",
+                "--step-duration",
+                "15s",
+                "--warm-up",
+                "5s",
+                "--max-steps",
+                "2",
+                "--refine-steps",
+                "0");
+        assertThat(r.output())
+                .contains(
+                        "read load: 4.000 queries/s in each step's measured window, round-robin over",
+                        "to " + stack.vmUrl() + "/api/v1/query_range",
+                        "read load (--query-rate; a step passes only when its reads pass too):",
+                        "lost: nothing");
         List<Map<String, String>> rows = csv(csv);
         assertThat(rows).hasSize(2);
         assertThat(rows).allSatisfy(row -> {
             assertThat(row.get("query_offered_per_second")).as(row.toString()).isNotEmpty();
-            assertThat(Double.parseDouble(row.get("query_done_per_second"))).as(row.toString()).isPositive();
-            assertThat(Double.parseDouble(row.get("query_p99_seconds"))).as(row.toString()).isPositive().isFinite();
+            assertThat(Double.parseDouble(row.get("query_done_per_second")))
+                    .as(row.toString())
+                    .isPositive();
+            assertThat(Double.parseDouble(row.get("query_p99_seconds")))
+                    .as(row.toString())
+                    .isPositive()
+                    .isFinite();
             assertThat(row.get("query_errors")).as(row.toString()).isEqualTo("0");
             assertThat(row.get("query_timeouts")).as(row.toString()).isEqualTo("0");
-            // the single node exports its select limiter: -search.maxConcurrentRequests' default, 2 x its cores at least
-            assertThat(Double.parseDouble(row.get("selects_capacity"))).as(row.toString()).isGreaterThanOrEqualTo(1);
+            // the single node exports its select limiter: -search.maxConcurrentRequests' default, 2 x its cores at
+            // least
+            assertThat(Double.parseDouble(row.get("selects_capacity")))
+                    .as(row.toString())
+                    .isGreaterThanOrEqualTo(1);
             assertThat(row.get("limited_by")).isNotEqualTo("read-path");
         });
     }
@@ -59,38 +86,78 @@ class CapacityReadsIT {
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void aReadPathThatCannotServeTheLoadIsTheVerdict() throws Exception {
-        VmEndpoint vm = stack.startVm("vm-one-select", "-search.maxConcurrentRequests=1", "-search.maxQueueDuration=10ms");
+        VmEndpoint vm =
+                stack.startVm("vm-one-select", "-search.maxConcurrentRequests=1", "-search.maxQueueDuration=10ms");
         Path queries = stack.path("heavy.promql");
         Files.createDirectories(queries.getParent());
         // every node_exporter series over the whole range, point by point, and a quantile over each
-        Files.writeString(queries, """
+        Files.writeString(
+                queries,
+                """
                 # heavy: every series of the writer's input, raw and as a quantile over the range
                 {__name__=~"node_.+"}
                 quantile_over_time(0.99, {__name__=~"node_.+"}[$__range])
                 """);
         Path csv = stack.path("limited/capacity.csv");
-        Run r = capacity("reads-limited", vm.url(), csv, "--query-rate", "100", "--queries", queries.toString(), "--start-input-rate", "500",
-                "--step-duration", "20s", "--warm-up", "5s", "--max-steps", "1", "--refine-steps", "0");
+        Run r = capacity(
+                "reads-limited",
+                vm.url(),
+                csv,
+                "--query-rate",
+                "100",
+                "--queries",
+                queries.toString(),
+                "--start-input-rate",
+                "500",
+                "--step-duration",
+                "20s",
+                "--warm-up",
+                "5s",
+                "--max-steps",
+                "1",
+                "--refine-steps",
+                "0");
         assertThat(r.exit()).as(r.output()).isEqualTo(1); // the one step failed on its reads: no capacity
         List<Map<String, String>> rows = csv(csv);
         assertThat(rows).hasSize(1);
         Map<String, String> row = rows.get(0);
         assertThat(row.get("limited_by")).as(row.get("verdict")).isEqualTo("read-path");
         assertThat(row.get("passed")).isEqualTo("false");
-        assertThat(Long.parseLong(row.get("query_errors")) + Long.parseLong(row.get("query_timeouts"))).as(row.toString()).isPositive();
-        assertThat(Double.parseDouble(row.get("selects_capacity"))).isEqualTo(1.0); // -search.maxConcurrentRequests=1, read back
+        assertThat(Long.parseLong(row.get("query_errors")) + Long.parseLong(row.get("query_timeouts")))
+                .as(row.toString())
+                .isPositive();
+        assertThat(Double.parseDouble(row.get("selects_capacity")))
+                .isEqualTo(1.0); // -search.maxConcurrentRequests=1, read back
         assertThat(r.output()).contains("limited by read-path", "lost: nothing");
     }
 
-    private record Run(int exit, String output) {
-    }
+    private record Run(int exit, String output) {}
 
     private static Run capacity(String name, String vmUrl, Path csv, String... more) throws Exception {
-        List<String> args = new ArrayList<>(List.of("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", vmUrl,
-                "--topic-prefix", name, "--parallelism", "1", "--points-per-pass", "20000", "--data-dir", NodeExporterFiles.dir().toString(),
-                "--step-drain-timeout", "60s", "--csv", csv.toString(), "--work-dir", stack.path(name).toString(),
-                "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
-                "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1"));
+        List<String> args = new ArrayList<>(List.of(
+                "capacity",
+                "--bootstrap-servers",
+                stack.bootstrapServers(),
+                "--vm-url",
+                vmUrl,
+                "--topic-prefix",
+                name,
+                "--parallelism",
+                "1",
+                "--points-per-pass",
+                "20000",
+                "--data-dir",
+                NodeExporterFiles.dir().toString(),
+                "--step-drain-timeout",
+                "60s",
+                "--csv",
+                csv.toString(),
+                "--work-dir",
+                stack.path(name).toString(),
+                "--writer-jar",
+                System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
+                "--writer-jvm-option=-Xmx256m",
+                "--writer-jvm-option=-XX:TieredStopAtLevel=1"));
         args.addAll(List.of(more));
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         PrintStream saved = System.out;

@@ -40,14 +40,46 @@ class CapacityRemoteWriteIT {
         int exit;
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
         try {
-            exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
-                    "--output", "remote-write", "--remote-write-url", stack.vmUrl() + "/api/v1/write",
-                    "--topic-prefix", "cap-rw-it", "--start-input-rate", "500", "--step-factor", "2", "--step-duration", "12s",
-                    "--warm-up", "3s", "--max-steps", "2", "--refine-steps", "0", "--parallelism", "1",
-                    "--points-per-pass", "10000", "--data-dir", NodeExporterFiles.dir().toString(), "--step-drain-timeout", "60s",
-                    "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
-                    "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
-                    "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
+            exit = Main.execute(
+                    "capacity",
+                    "--bootstrap-servers",
+                    stack.bootstrapServers(),
+                    "--vm-url",
+                    stack.vmUrl(),
+                    "--output",
+                    "remote-write",
+                    "--remote-write-url",
+                    stack.vmUrl() + "/api/v1/write",
+                    "--topic-prefix",
+                    "cap-rw-it",
+                    "--start-input-rate",
+                    "500",
+                    "--step-factor",
+                    "2",
+                    "--step-duration",
+                    "12s",
+                    "--warm-up",
+                    "3s",
+                    "--max-steps",
+                    "2",
+                    "--refine-steps",
+                    "0",
+                    "--parallelism",
+                    "1",
+                    "--points-per-pass",
+                    "10000",
+                    "--data-dir",
+                    NodeExporterFiles.dir().toString(),
+                    "--step-drain-timeout",
+                    "60s",
+                    "--csv",
+                    csv.toString(),
+                    "--work-dir",
+                    stack.path("steps").toString(),
+                    "--writer-jar",
+                    System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
+                    "--writer-jvm-option=-Xmx256m",
+                    "--writer-jvm-option=-XX:TieredStopAtLevel=1");
         } finally {
             System.setOut(saved);
         }
@@ -59,7 +91,8 @@ class CapacityRemoteWriteIT {
         List<String> lines = Files.readAllLines(csv);
         int producedColumn = List.of(lines.get(0).split(",")).indexOf("produced_points");
         long produced = lines.subList(1, lines.size()).stream()
-                .mapToLong(l -> Long.parseLong(l.split(",")[producedColumn])).sum();
+                .mapToLong(l -> Long.parseLong(l.split(",")[producedColumn]))
+                .sum();
         assertThat(produced).isPositive();
         stack.vm().forceFlush();
         String metrics = stack.vm().get("/metrics").body();
@@ -68,7 +101,8 @@ class CapacityRemoteWriteIT {
     }
 
     private static long rowsInserted(String metrics, String type) {
-        Matcher m = Pattern.compile("(?m)^vm_rows_inserted_total\\{type=\"" + type + "\"} (\\d+)").matcher(metrics);
+        Matcher m = Pattern.compile("(?m)^vm_rows_inserted_total\\{type=\"" + type + "\"} (\\d+)")
+                .matcher(metrics);
         return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 }

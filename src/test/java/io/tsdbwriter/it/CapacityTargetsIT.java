@@ -37,7 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ({@code vm_rows_inserted_total{type="vmimport"}}, {@code prometheus_tsdb_head_samples_appended_total}); the side by
  * side table has a known CPU, memory and disk figure per target; and the memory and disk figures equal what
  * {@link CostFigures} computes from the receiver's page read again after the command (Prometheus' and Thanos' disk
- * within 1 %, the resident memory within 10 % (40 % where the read-back's queries ran after the command's reading); VictoriaMetrics' disk within a factor of 2, as its background merges
+ * within 1 %, the resident memory within 10 % (40 % where the read-back's queries ran after the command's reading);
+ * VictoriaMetrics' disk within a factor of 2, as its background merges
  * shrink its parts after the flush, and its stored rows exactly every sample); the read-back pass counts every sample
  * on VictoriaMetrics' and Prometheus' query API (the latter given as {@code query-url}) and none on Thanos receive. Skipped
  * without the Go-built Prometheus 3 and Thanos.
@@ -56,8 +57,13 @@ class CapacityTargetsIT {
         String why = ThanosReceive.unavailable();
         Assumptions.assumeTrue(why == null, why);
         stack.assumeAvailable(PrometheusVersion.CURRENT);
-        PrometheusEndpoint prom = stack.startPrometheus("targets-prom", PrometheusVersion.CURRENT, null, true,
-                "prometheus.WriteRequest", "io.prometheus.write.v2.Request");
+        PrometheusEndpoint prom = stack.startPrometheus(
+                "targets-prom",
+                PrometheusVersion.CURRENT,
+                null,
+                true,
+                "prometheus.WriteRequest",
+                "io.prometheus.write.v2.Request");
         ThanosReceive thanos = stack.own(ThanosReceive.start(stack.path("targets-thanos")));
         Path report = stack.path("targets-report");
 
@@ -66,17 +72,48 @@ class CapacityTargetsIT {
         int exit;
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
         try {
-            exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(),
-                    "--target", "vm=" + stack.vmUrl(),
-                    "--target", "prom=" + prom.remoteWriteUrl() + ",output=remote-write,remote-write-version=2,query-url=" + prom.url(),
-                    "--target", "thanos=" + thanos.remoteWriteUrl() + ",output=remote-write,metrics-url=" + thanos.url() + "/metrics",
-                    "--topic-prefix", "cap-targets-it", "--start-input-rate", "500", "--step-duration", "12s",
-                    "--warm-up", "3s", "--max-steps", "1", "--refine-steps", "0", "--parallelism", "1",
-                    "--points-per-pass", "10000", "--data-dir", NodeExporterFiles.dir().toString(), "--step-drain-timeout", "60s",
-                    "--csv", stack.path("targets.csv").toString(), "--report", report.toString(),
-                    "--work-dir", stack.path("targets-steps").toString(),
-                    "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
-                    "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
+            exit = Main.execute(
+                    "capacity",
+                    "--bootstrap-servers",
+                    stack.bootstrapServers(),
+                    "--target",
+                    "vm=" + stack.vmUrl(),
+                    "--target",
+                    "prom=" + prom.remoteWriteUrl() + ",output=remote-write,remote-write-version=2,query-url="
+                            + prom.url(),
+                    "--target",
+                    "thanos=" + thanos.remoteWriteUrl() + ",output=remote-write,metrics-url=" + thanos.url()
+                            + "/metrics",
+                    "--topic-prefix",
+                    "cap-targets-it",
+                    "--start-input-rate",
+                    "500",
+                    "--step-duration",
+                    "12s",
+                    "--warm-up",
+                    "3s",
+                    "--max-steps",
+                    "1",
+                    "--refine-steps",
+                    "0",
+                    "--parallelism",
+                    "1",
+                    "--points-per-pass",
+                    "10000",
+                    "--data-dir",
+                    NodeExporterFiles.dir().toString(),
+                    "--step-drain-timeout",
+                    "60s",
+                    "--csv",
+                    stack.path("targets.csv").toString(),
+                    "--report",
+                    report.toString(),
+                    "--work-dir",
+                    stack.path("targets-steps").toString(),
+                    "--writer-jar",
+                    System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
+                    "--writer-jvm-option=-Xmx256m",
+                    "--writer-jvm-option=-XX:TieredStopAtLevel=1");
         } finally {
             System.setOut(saved);
         }
@@ -94,21 +131,29 @@ class CapacityTargetsIT {
         assertThat(thanosPage.sum(CostFigures.PROM_APPENDED, "")).isEqualTo(produced("thanos"));
 
         String md = Files.readString(report.resolve("capacity-report.md"));
-        // VictoriaMetrics merges its parts in the background after the flush (the bytes shrink, the rows stay): its rows
+        // VictoriaMetrics merges its parts in the background after the flush (the bytes shrink, the rows stay): its
+        // rows
         // are every sample, its bytes within a factor of 2 of the later page's; Prometheus' and Thanos' do not move
         assertThat(vmPage.sum(CostFigures.VM_ROWS, "type=\"storage/")).isEqualTo(produced("vm"));
-        // the read-back pass runs after the command's reading: its queries grow VictoriaMetrics' and Prometheus' resident
+        // the read-back pass runs after the command's reading: its queries grow VictoriaMetrics' and Prometheus'
+        // resident
         // memory (caches) before this test's page (seen: 65,859 then 84,998 bytes/series), Thanos' not
         assertFigures(row(md, "vm"), vmPage, "import", 40, 100);
         assertFigures(row(md, "prom"), promPage, "remote write 2.0", 40, 1);
         assertFigures(row(md, "thanos"), thanosPage, "remote write 1.0", 10, 1);
-        // the read-back pass: every sample counted on the query API (VictoriaMetrics' own, Prometheus' query-url); Thanos
+        // the read-back pass: every sample counted on the query API (VictoriaMetrics' own, Prometheus' query-url);
+        // Thanos
         // receive serves none
         assertThat(row(md, "vm").get(8)).isEqualTo(String.format(Locale.ROOT, "all %,d", produced("vm")));
         assertThat(row(md, "prom").get(8)).isEqualTo(String.format(Locale.ROOT, "all %,d", produced("prom")));
         assertThat(row(md, "thanos").get(8)).isEqualTo("–");
         assertThat(output).contains("thanos: read back unknown: no query API given");
-        assertThat(md).contains(CostFigures.VM_TSIDS, CostFigures.PROM_ACTIVE, CostFigures.PROM_APPENDED, "process_cpu_seconds_total");
+        assertThat(md)
+                .contains(
+                        CostFigures.VM_TSIDS,
+                        CostFigures.PROM_ACTIVE,
+                        CostFigures.PROM_APPENDED,
+                        "process_cpu_seconds_total");
         for (String name : List.of("vm", "prom", "thanos")) {
             assertThat(report.resolve(name).resolve("capacity-report.md")).exists();
         }
@@ -116,19 +161,28 @@ class CapacityTargetsIT {
 
     /** The cells of the Markdown table's row of {@code name}: target, protocol, capacity, …, disk, read back, verdict, report. */
     private static List<String> row(String markdown, String name) {
-        return markdown.lines().filter(l -> l.startsWith("| " + name + " |")).findFirst()
-                .map(l -> List.of(l.substring(1, l.length() - 1).split(" \\| ")).stream().map(String::strip).toList())
+        return markdown.lines()
+                .filter(l -> l.startsWith("| " + name + " |"))
+                .findFirst()
+                .map(l -> List.of(l.substring(1, l.length() - 1).split(" \\| ")).stream()
+                        .map(String::strip)
+                        .toList())
                 .orElseThrow(() -> new AssertionError("no row " + name + " in\n" + markdown));
     }
 
-    private static void assertFigures(List<String> cells, PromSnapshot page, String protocol, double rssPercent, double diskPercent) {
+    private static void assertFigures(
+            List<String> cells, PromSnapshot page, String protocol, double rssPercent, double diskPercent) {
         assertThat(cells.get(1)).isEqualTo(protocol);
         assertThat(number(cells.get(2))).as("capacity of %s", cells).isPositive();
         assertThat(number(cells.get(5))).as("CPU-s/1M samples of %s", cells).isPositive();
         double rss = CostFigures.residentBytesPerSeries(List.of(page)).value();
-        assertThat(number(cells.get(6))).as("RSS bytes/series of %s", cells).isCloseTo(rss, Percentage.withPercentage(rssPercent));
+        assertThat(number(cells.get(6)))
+                .as("RSS bytes/series of %s", cells)
+                .isCloseTo(rss, Percentage.withPercentage(rssPercent));
         double disk = CostFigures.bytesPerSample(List.of(page)).value();
-        assertThat(number(cells.get(7))).as("disk bytes/sample of %s", cells).isCloseTo(disk, Percentage.withPercentage(diskPercent));
+        assertThat(number(cells.get(7)))
+                .as("disk bytes/sample of %s", cells)
+                .isCloseTo(disk, Percentage.withPercentage(diskPercent));
         assertThat(cells.get(9)).as("verdict of %s", cells).doesNotStartWith("search failed");
     }
 
@@ -141,13 +195,16 @@ class CapacityTargetsIT {
     private static long produced(String name) throws Exception {
         List<String> lines = Files.readAllLines(stack.path("targets-" + name + ".csv"));
         int column = List.of(lines.get(0).split(",")).indexOf("produced_points");
-        long produced = lines.subList(1, lines.size()).stream().mapToLong(l -> Long.parseLong(l.split(",")[column])).sum();
+        long produced = lines.subList(1, lines.size()).stream()
+                .mapToLong(l -> Long.parseLong(l.split(",")[column]))
+                .sum();
         assertThat(produced).isPositive();
         return produced;
     }
 
     private static PromSnapshot page(String url) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+                HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(url).isEqualTo(200);
         return PromSnapshot.parse(r.body(), 0);
     }

@@ -20,9 +20,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -115,7 +115,8 @@ class ContainerPathIT {
     @Test
     void realScrapesGoFromTheKafkaContainerToTheVictoriaMetricsContainerExactly() throws Exception {
         // both endpoints are containers of the local images, not delegated local processes
-        assertThat(ContainerImages.imageServing(port(kafka.bootstrapServers()))).isEqualTo(ContainerImages.kafkaImage());
+        assertThat(ContainerImages.imageServing(port(kafka.bootstrapServers())))
+                .isEqualTo(ContainerImages.kafkaImage());
         assertThat(ContainerImages.imageServing(vm.port())).isEqualTo(ContainerImages.vmImage());
         // the VictoriaMetrics image holds the very binary the local-process path runs
         Path binary = Path.of(System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY));
@@ -128,9 +129,19 @@ class ContainerPathIT {
         assertThat(records).isEqualTo(points.size());
         Path summary = work.resolve("container-summary.json");
 
-        WriterProcess writer = WriterProcess.start(work.resolve("container-writer.log"),
-                Scenario.runArgs(kafka.bootstrapServers(), vm.url(), topic, "container-job", 2, 3, 3,
-                        "--stop-at-end", "--summary-json", summary.toString()));
+        WriterProcess writer = WriterProcess.start(
+                work.resolve("container-writer.log"),
+                Scenario.runArgs(
+                        kafka.bootstrapServers(),
+                        vm.url(),
+                        topic,
+                        "container-job",
+                        2,
+                        3,
+                        3,
+                        "--stop-at-end",
+                        "--summary-json",
+                        summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
 
         ExpectedSamples expected = Scenario.expected(points, 2, 3);
@@ -152,23 +163,34 @@ class ContainerPathIT {
     void killAndRestartKeepTheAddressAndTheDataOfBothContainers() throws Exception {
         // VictoriaMetrics: a sample survives docker stop + start (SIGTERM: it stores what it holds), then docker kill +
         // start (it was on disk before the kill: no waiting out VictoriaMetrics' own ~16 s window), same URL
-        try (VmEndpoint v = containers.startVictoriaMetrics(work.resolve("vm-lifecycle"), VmVersion.CONFIGURED, List.of())) {
+        try (VmEndpoint v =
+                containers.startVictoriaMetrics(work.resolve("vm-lifecycle"), VmVersion.CONFIGURED, List.of())) {
             String url = v.url();
-            assertThat(v.importLines("{\"metric\":{\"__name__\":\"lifecycle\"},\"values\":[1],\"timestamps\":[1700000000000]}"))
+            assertThat(v.importLines(
+                            "{\"metric\":{\"__name__\":\"lifecycle\"},\"values\":[1],\"timestamps\":[1700000000000]}"))
                     .isEqualTo(204);
-            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1);
+            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30)))
+                    .hasSize(1);
             v.stop();
-            assertThat(ContainerImages.imageServing(v.port())).as("stopped: nothing publishes the port").isNull();
+            assertThat(ContainerImages.imageServing(v.port()))
+                    .as("stopped: nothing publishes the port")
+                    .isNull();
             v.restart();
             assertThat(v.url()).isEqualTo(url);
-            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1)
-                    .first().asString().contains("\"values\":[1]");
+            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30)))
+                    .hasSize(1)
+                    .first()
+                    .asString()
+                    .contains("\"values\":[1]");
             v.kill();
-            assertThat(ContainerImages.imageServing(v.port())).as("killed: nothing publishes the port").isNull();
+            assertThat(ContainerImages.imageServing(v.port()))
+                    .as("killed: nothing publishes the port")
+                    .isNull();
             v.restart();
             assertThat(v.url()).isEqualTo(url);
             assertThat(ContainerImages.imageServing(v.port())).isEqualTo(ContainerImages.vmImage());
-            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30))).hasSize(1);
+            assertThat(v.awaitExport("lifecycle", l -> l.size() == 1, Duration.ofSeconds(30)))
+                    .hasSize(1);
             assertThat(get(url + "/metrics")).contains("vm_app_version");
         }
         // Kafka: records survive docker kill + docker start, same bootstrap address (the advertised listener)
@@ -195,8 +217,12 @@ class ContainerPathIT {
 
     private static String get(String url) throws Exception {
         try (HttpClient http = HttpClient.newHttpClient()) {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url))
-                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .timeout(Duration.ofSeconds(10))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode()).as(url).isEqualTo(200);
             return response.body();
         }

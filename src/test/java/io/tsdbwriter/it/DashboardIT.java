@@ -13,7 +13,10 @@ import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
+import java.net.URI;
 import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -35,6 +39,7 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
@@ -84,15 +89,18 @@ class DashboardIT {
     static final int N = 3;
     /** The real input goes in as this many slices (one real scrape each), one slice every {@link #SLICE_PERIOD}. */
     static final int SLICES = 20;
+
     static final Duration SLICE_PERIOD = Duration.ofMillis(1500);
     static final Duration FAULT_PHASE = Duration.ofSeconds(5);
     /** What the writer appends to a --vm-url: the endpoint tag of its write-fault meter is base URL + this. */
     static final String IMPORT_PATH = "/api/v1/import";
+
     static final String WRITE_FAULTS = "tsdbwriter_write_faults_total";
     static final Duration STEP = Duration.ofSeconds(2);
     static final String RATE_INTERVAL = "10s";
     static final Pattern VARIABLE = Pattern.compile("\\$\\{(\\w+)(?::\\w+)?}|\\$(\\w+)|\\[\\[(\\w+)]]");
-    static final Pattern LABEL_VALUES = Pattern.compile("^\\s*label_values\\((.*),\\s*(\\w+)\\s*\\)\\s*$", Pattern.DOTALL);
+    static final Pattern LABEL_VALUES =
+            Pattern.compile("^\\s*label_values\\((.*),\\s*(\\w+)\\s*\\)\\s*$", Pattern.DOTALL);
 
     /** A broker; the VictoriaMetrics is started by the test, whose scrape config must name the writer first. */
     @RegisterExtension
@@ -108,10 +116,13 @@ class DashboardIT {
             // VictoriaMetrics' own port is known only once it runs: start with the writer's job, then add its own
             // job and reload (/-/reload).
             Files.writeString(scrapeConfig, scrapeConfig(writerTarget, null));
-            try (VmEndpoint vm = stack.startVm("vm", "-promscrape.config=" + scrapeConfig, "-search.latencyOffset=1s")) {
+            try (VmEndpoint vm =
+                    stack.startVm("vm", "-promscrape.config=" + scrapeConfig, "-search.latencyOffset=1s")) {
                 String vmTarget = "127.0.0.1:" + vm.port();
                 Files.writeString(scrapeConfig, scrapeConfig(writerTarget, vmTarget));
-                assertThat(vm.get("/-/reload").statusCode() / 100).as("/-/reload").isEqualTo(2);
+                assertThat(vm.get("/-/reload").statusCode() / 100)
+                        .as("/-/reload")
+                        .isEqualTo(2);
                 awaitTargetUp(vm, VMINSERT_JOB, vmTarget, Duration.ofSeconds(30));
 
                 String topic = "dashboard-input";
@@ -121,34 +132,70 @@ class DashboardIT {
                 // Two endpoints: the first behind a fault proxy, the second a port where nothing listens until the
                 // fault run's last phase (a refused connection), then a proxy of its own.
                 FaultProxy second = null;
-                try (FaultProxy proxy = new FaultProxy(vm.url()); FreePorts.Reservation secondPort = FreePorts.reserve()) {
+                try (FaultProxy proxy = new FaultProxy(vm.url());
+                        FreePorts.Reservation secondPort = FreePorts.reserve()) {
                     String secondUrl = "http://127.0.0.1:" + secondPort.port();
                     proxy.mode(new FaultProxy.Status(503, -1));
                     Instant start = Instant.now();
-                    WriterProcess writer = stack.writer("writer", List.of("-Xmx96m"), List.of(
-                            "run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", topic,
-                            "--group-id", "dashboard", "--vm-url", proxy.url() + "," + secondUrl,
-                            "--time-multiplier", Integer.toString(M), "--instance-multiplier", Integer.toString(N),
-                            "--parallelism", "2", "--segment-size", "100", "--commit-interval", "1s",
-                            "--batch-samples", "2000", "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(metricsPort.port()),
-                            "--report-interval", "2s", "--dead-letter-topic", dlq,
-                            "--max-retries", "2", "--max-backoff", "1s", "--call-timeout", "5s"));
+                    WriterProcess writer = stack.writer(
+                            "writer",
+                            List.of("-Xmx96m"),
+                            List.of(
+                                    "run",
+                                    "--bootstrap-servers",
+                                    stack.bootstrapServers(),
+                                    "--topic",
+                                    topic,
+                                    "--group-id",
+                                    "dashboard",
+                                    "--vm-url",
+                                    proxy.url() + "," + secondUrl,
+                                    "--time-multiplier",
+                                    Integer.toString(M),
+                                    "--instance-multiplier",
+                                    Integer.toString(N),
+                                    "--parallelism",
+                                    "2",
+                                    "--segment-size",
+                                    "100",
+                                    "--commit-interval",
+                                    "1s",
+                                    "--batch-samples",
+                                    "2000",
+                                    "--metrics-address",
+                                    "127.0.0.1",
+                                    "--metrics-port",
+                                    Integer.toString(metricsPort.port()),
+                                    "--report-interval",
+                                    "2s",
+                                    "--dead-letter-topic",
+                                    dlq,
+                                    "--max-retries",
+                                    "2",
+                                    "--max-backoff",
+                                    "1s",
+                                    "--call-timeout",
+                                    "5s"));
                     Thread producer = null;
                     try {
                         awaitTargetUp(vm, WRITER_JOB, writerTarget, Duration.ofSeconds(30));
                         AtomicReference<Throwable> producerFailure = new AtomicReference<>();
-                        producer = Thread.ofPlatform().name("dashboard-producer").daemon(true).start(() -> {
-                            try {
-                                produceOverTime(stack.bootstrapServers(), topic, points);
-                            } catch (Throwable t) {
-                                producerFailure.set(t);
-                            }
-                        });
+                        producer = Thread.ofPlatform()
+                                .name("dashboard-producer")
+                                .daemon(true)
+                                .start(() -> {
+                                    try {
+                                        produceOverTime(stack.bootstrapServers(), topic, points);
+                                    } catch (Throwable t) {
+                                        producerFailure.set(t);
+                                    }
+                                });
                         // 503 for at least FAULT_PHASE and until a few import requests got one (retries, then
                         // failures by status once --max-retries is used up).
                         Thread.sleep(FAULT_PHASE.toMillis());
                         awaitAnswered(proxy, 503, writer);
-                        // 429 with Retry-After: 1, the TSDB's "too many requests": retried, never a configuration fault.
+                        // 429 with Retry-After: 1, the TSDB's "too many requests": retried, never a configuration
+                        // fault.
                         proxy.mode(new FaultProxy.Status(429, 1));
                         Thread.sleep(FAULT_PHASE.toMillis());
                         awaitAnswered(proxy, 429, writer);
@@ -157,7 +204,8 @@ class DashboardIT {
                         proxy.mode(new FaultProxy.Status(401, -1));
                         awaitAnswered(proxy, 401, writer);
                         String secondEndpoint = secondUrl + IMPORT_PATH;
-                        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                        long deadline =
+                                System.nanoTime() + Duration.ofSeconds(30).toNanos();
                         while (writerFaults(writerTarget).getOrDefault(List.of(secondEndpoint, "connect"), 0L) < 1
                                 && System.nanoTime() < deadline) {
                             Thread.sleep(100);
@@ -167,9 +215,12 @@ class DashboardIT {
                         second = new FaultProxy(vm.url(), secondPort.port());
                         second.mode(new FaultProxy.RejectContaining("\"poison\""));
                         producer.join(Duration.ofSeconds(90).toMillis());
-                        assertThat(producer.isAlive()).as("producer still running").isFalse();
+                        assertThat(producer.isAlive())
+                                .as("producer still running")
+                                .isFalse();
                         assertThat(producerFailure.get()).as("producer failure").isNull();
-                        awaitCommittedAtEnd(stack.bootstrapServers(), topic, "dashboard", writer, Duration.ofSeconds(60));
+                        awaitCommittedAtEnd(
+                                stack.bootstrapServers(), topic, "dashboard", writer, Duration.ofSeconds(60));
                         Thread.sleep(3000); // a few more scrapes of the settled state
                         assertThat(writer.isAlive()).as(tail(writer)).isTrue();
 
@@ -177,22 +228,31 @@ class DashboardIT {
                         // connections have no one to count them but the writer): exactly one 4xx fault per 401.
                         String firstEndpoint = proxy.url() + IMPORT_PATH;
                         Map<List<String>, Long> counted = writerFaults(writerTarget);
-                        assertThat(counted.keySet()).as("the writer's tsdbwriter_write_faults_total{endpoint,class}")
-                                .containsExactlyInAnyOrder(List.of(firstEndpoint, "4xx"), List.of(secondEndpoint, "connect"));
-                        assertThat(counted.get(List.of(firstEndpoint, "4xx"))).as("4xx faults of " + firstEndpoint
-                                + " vs the proxy's 401 answers").isEqualTo(proxy.answered(401));
-                        assertThat(counted.get(List.of(secondEndpoint, "connect"))).as("refused connections to " + secondEndpoint)
+                        assertThat(counted.keySet())
+                                .as("the writer's tsdbwriter_write_faults_total{endpoint,class}")
+                                .containsExactlyInAnyOrder(
+                                        List.of(firstEndpoint, "4xx"), List.of(secondEndpoint, "connect"));
+                        assertThat(counted.get(List.of(firstEndpoint, "4xx")))
+                                .as("4xx faults of " + firstEndpoint + " vs the proxy's 401 answers")
+                                .isEqualTo(proxy.answered(401));
+                        assertThat(counted.get(List.of(secondEndpoint, "connect")))
+                                .as("refused connections to " + secondEndpoint)
                                 .isPositive();
 
                         vm.forceFlush();
                         Instant end = Instant.now();
                         List<String> failures = evaluateDashboard(vm, dashboard, start, end, writerTarget);
-                        DashboardFigures.write(FIGURES, "tsdb-writer dashboard, DashboardIT live run: M=" + M + " N=" + N
-                                + ", 503, 429 and 401 phases, a refused connection, malformed and refused records, " + (Duration.between(start, end).toSeconds()) + " s",
+                        DashboardFigures.write(
+                                FIGURES,
+                                "tsdb-writer dashboard, DashboardIT live run: M=" + M + " N=" + N
+                                        + ", 503, 429 and 401 phases, a refused connection, malformed and refused records, "
+                                        + (Duration.between(start, end).toSeconds()) + " s",
                                 figures(vm, dashboard, start, end));
                         System.out.println("DashboardIT: the panels' figures in " + FIGURES.toAbsolutePath());
-                        assertThat(failures).as("dashboard queries that error or return no series (of the run "
-                                + start + " .. " + end + "):\n  " + String.join("\n  ", failures)).isEmpty();
+                        assertThat(failures)
+                                .as("dashboard queries that error or return no series (of the run " + start + " .. "
+                                        + end + "):\n  " + String.join("\n  ", failures))
+                                .isEmpty();
                         assertFaultPanels(vm, dashboard, start, end, counted);
                     } finally {
                         if (producer != null) {
@@ -200,7 +260,9 @@ class DashboardIT {
                         }
                         writer.sigterm();
                     }
-                    assertThat(writer.waitFor(Duration.ofSeconds(60))).as(tail(writer)).isZero();
+                    assertThat(writer.waitFor(Duration.ofSeconds(60)))
+                            .as(tail(writer))
+                            .isZero();
                 } finally {
                     if (second != null) {
                         second.close();
@@ -227,7 +289,9 @@ class DashboardIT {
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false); // in order, one request in flight, every send checked: Scenario.produce says why
+        p.put(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                false); // in order, one request in flight, every send checked: Scenario.produce says why
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
@@ -245,10 +309,10 @@ class DashboardIT {
                 }
                 if (s % 5 == 4) {
                     values.add(("{\"metric\":\"poisoned_metric\",\"timestamp\":1795300857000,\"value\":" + s
-                            + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}")
+                                    + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}")
                             .getBytes(StandardCharsets.UTF_8));
                 }
-                List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+                List<Future<RecordMetadata>> sent = new ArrayList<>();
                 for (byte[] v : values) {
                     sent.add(producer.send(new ProducerRecord<>(topic, record++ % PARTITIONS, null, v)));
                 }
@@ -265,8 +329,8 @@ class DashboardIT {
         }
     }
 
-    private static void awaitCommittedAtEnd(String bootstrap, String topic, String group, WriterProcess writer, Duration timeout)
-            throws Exception {
+    private static void awaitCommittedAtEnd(
+            String bootstrap, String topic, String group, WriterProcess writer, Duration timeout) throws Exception {
         Map<TopicPartition, Long> end = Scenario.endOffsets(bootstrap, topic);
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<TopicPartition, Long> committed = Map.of();
@@ -277,7 +341,8 @@ class DashboardIT {
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("committed " + committed + " never reached the end offsets " + end + "; " + tail(writer));
+        throw new AssertionError(
+                "committed " + committed + " never reached the end offsets " + end + "; " + tail(writer));
     }
 
     /** Waits (at most 30 s) until the proxy has answered a few import requests with {@code status} itself. */
@@ -286,17 +351,23 @@ class DashboardIT {
         while (proxy.answered(status) < 4 && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        assertThat(proxy.answered(status)).as("import requests answered " + status + ": " + tail(writer)).isGreaterThanOrEqualTo(4);
+        assertThat(proxy.answered(status))
+                .as("import requests answered " + status + ": " + tail(writer))
+                .isGreaterThanOrEqualTo(4);
     }
 
     /** The writer's own {@code tsdbwriter_write_faults_total}, read from its /metrics: [endpoint, class] to count. */
     static Map<List<String>, Long> writerFaults(String writerTarget) throws Exception {
-        HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
-                .newBuilder(java.net.URI.create("http://" + writerTarget + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://" + writerTarget + "/metrics"))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("writer /metrics").isEqualTo(200);
         Map<List<String>, Long> out = new HashMap<>();
-        Matcher line = Pattern.compile("(?m)^" + WRITE_FAULTS + "\\{([^}]*)} (\\S+)$").matcher(r.body());
+        Matcher line =
+                Pattern.compile("(?m)^" + WRITE_FAULTS + "\\{([^}]*)} (\\S+)$").matcher(r.body());
         while (line.find()) {
             Map<String, String> labels = new HashMap<>();
             Matcher l = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(line.group(1));
@@ -312,8 +383,9 @@ class DashboardIT {
      * The write-fault panel shows, at the end of the run, exactly the faults the writer counted per endpoint and
      * class; the retries panel shows the 503, 429 and 401 answers of the fault run by status.
      */
-    private static void assertFaultPanels(VmEndpoint vm, JsonNode dashboard, Instant start, Instant end,
-                                          Map<List<String>, Long> counted) throws Exception {
+    private static void assertFaultPanels(
+            VmEndpoint vm, JsonNode dashboard, Instant start, Instant end, Map<List<String>, Long> counted)
+            throws Exception {
         Map<String, String> all = allSelection(dashboard, start, end);
         int faultTargets = 0;
         Set<String> statuses = new TreeSet<>();
@@ -326,15 +398,28 @@ class DashboardIT {
                     Map<List<String>, Long> shown = new HashMap<>();
                     for (JsonNode series : queryRangeResult(vm, query, start, end)) {
                         JsonNode values = series.path("values");
-                        double last = Double.parseDouble(values.get(values.size() - 1).path(1).asText());
-                        assertThat(last).as("%s: %s at the end of the run is a whole count", panel.path("title").asText(),
-                                series.path("metric")).isEqualTo(Math.rint(last));
-                        shown.put(List.of(series.path("metric").path("endpoint").asText(), series.path("metric").path("class").asText()),
+                        double last = Double.parseDouble(
+                                values.get(values.size() - 1).path(1).asText());
+                        assertThat(last)
+                                .as(
+                                        "%s: %s at the end of the run is a whole count",
+                                        panel.path("title").asText(), series.path("metric"))
+                                .isEqualTo(Math.rint(last));
+                        shown.put(
+                                List.of(
+                                        series.path("metric").path("endpoint").asText(),
+                                        series.path("metric").path("class").asText()),
                                 (long) last);
                     }
-                    assertThat(shown).as("panel \"%s\" [%s] at the end of the run: %s", panel.path("title").asText(),
-                            target.path("refId").asText(), query).isEqualTo(counted);
-                    System.out.printf("DashboardIT: panel \"%s\" at the end of the run: %s (the writer counted %s)%n",
+                    assertThat(shown)
+                            .as(
+                                    "panel \"%s\" [%s] at the end of the run: %s",
+                                    panel.path("title").asText(),
+                                    target.path("refId").asText(),
+                                    query)
+                            .isEqualTo(counted);
+                    System.out.printf(
+                            "DashboardIT: panel \"%s\" at the end of the run: %s (the writer counted %s)%n",
                             panel.path("title").asText(), shown, counted);
                 }
                 if (expr.contains("tsdbwriter_write_requests_total") && expr.contains("status")) {
@@ -344,15 +429,17 @@ class DashboardIT {
                 }
             }
         }
-        assertThat(faultTargets).as("panels whose queries show " + WRITE_FAULTS + " (write faults by endpoint and class)")
+        assertThat(faultTargets)
+                .as("panels whose queries show " + WRITE_FAULTS + " (write faults by endpoint and class)")
                 .isPositive();
         assertThat(statuses).as("statuses the write-request panels show").contains("503", "429", "401");
     }
 
     /** The series of a range query over the run (an error fails the test). */
     private static JsonNode queryRangeResult(VmEndpoint vm, String query, Instant start, Instant end) throws Exception {
-        HttpResponse<String> r = vm.get("/api/v1/query_range?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
-                + "&start=" + start.getEpochSecond() + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
+        HttpResponse<String> r =
+                vm.get("/api/v1/query_range?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8) + "&start="
+                        + start.getEpochSecond() + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
         assertThat(r.statusCode()).as(query + ": " + r.body()).isEqualTo(200);
         return new ObjectMapper().readTree(r.body()).path("data").path("result");
     }
@@ -360,8 +447,8 @@ class DashboardIT {
     /** The built-ins and every variable at its {@code allValue}: the dashboard's saved selection. */
     private static Map<String, String> allSelection(JsonNode dashboard, Instant start, Instant end) {
         long rangeSeconds = Duration.between(start, end).toSeconds() + 1;
-        Map<String, String> all = new LinkedHashMap<>(Map.of("__interval", STEP.toSeconds() + "s", "__rate_interval", RATE_INTERVAL,
-                "__range", rangeSeconds + "s"));
+        Map<String, String> all = new LinkedHashMap<>(Map.of(
+                "__interval", STEP.toSeconds() + "s", "__rate_interval", RATE_INTERVAL, "__range", rangeSeconds + "s"));
         for (JsonNode v : dashboard.path("templating").path("list")) {
             if ("query".equals(v.path("type").asText())) {
                 all.put(v.path("name").asText(), v.path("allValue").asText());
@@ -373,7 +460,8 @@ class DashboardIT {
     // ------------------------------------------------------------------------------------------------ scraping
 
     private static String scrapeConfig(String writerTarget, String vmTarget) {
-        StringBuilder y = new StringBuilder("""
+        StringBuilder y = new StringBuilder(
+                """
                 global:
                   scrape_interval: 1s
                   scrape_timeout: 1s
@@ -381,13 +469,16 @@ class DashboardIT {
                   - job_name: %s
                     static_configs:
                       - targets: ["%s"]
-                """.formatted(WRITER_JOB, writerTarget));
+                """
+                        .formatted(WRITER_JOB, writerTarget));
         if (vmTarget != null) {
-            y.append("""
+            y.append(
+                    """
                       - job_name: %s
                         static_configs:
                           - targets: ["%s"]
-                    """.formatted(VMINSERT_JOB, vmTarget));
+                    """
+                            .formatted(VMINSERT_JOB, vmTarget));
         }
         return y.toString();
     }
@@ -399,7 +490,8 @@ class DashboardIT {
         while (System.nanoTime() < deadline) {
             last = vm.get("/api/v1/targets").body();
             for (JsonNode t : json.readTree(last).path("data").path("activeTargets")) {
-                if (job.equals(t.path("labels").path("job").asText()) && target.equals(t.path("labels").path("instance").asText())
+                if (job.equals(t.path("labels").path("job").asText())
+                        && target.equals(t.path("labels").path("instance").asText())
                         && "up".equals(t.path("health").asText())) {
                     return;
                 }
@@ -425,8 +517,8 @@ class DashboardIT {
     }
 
     /** Evaluates every target of every panel under both substitutions; returns one line per failing query. */
-    private static List<String> evaluateDashboard(VmEndpoint vm, JsonNode dashboard, Instant start, Instant end,
-                                                  String writerTarget) throws Exception {
+    private static List<String> evaluateDashboard(
+            VmEndpoint vm, JsonNode dashboard, Instant start, Instant end, String writerTarget) throws Exception {
         long rangeSeconds = Duration.between(start, end).toSeconds() + 1;
         Map<String, String> builtins = Map.of(
                 "__interval", STEP.toSeconds() + "s",
@@ -438,7 +530,8 @@ class DashboardIT {
         Map<String, String> all = new LinkedHashMap<>(builtins);
         for (JsonNode v : dashboard.path("templating").path("list")) {
             if ("query".equals(v.path("type").asText())) {
-                assertThat(v.path("current").path("value").toString()).as("saved selection of $" + v.path("name").asText())
+                assertThat(v.path("current").path("value").toString())
+                        .as("saved selection of $" + v.path("name").asText())
                         .contains("$__all");
                 all.put(v.path("name").asText(), v.path("allValue").asText());
             }
@@ -451,8 +544,11 @@ class DashboardIT {
                 continue;
             }
             String name = v.path("name").asText();
-            String query = v.path("query").isObject() ? v.path("query").path("query").asText() : v.path("query").asText();
-            List<String> found = labelValues(vm, substitute(query, selected), v.path("regex").asText(), start, end);
+            String query = v.path("query").isObject()
+                    ? v.path("query").path("query").asText()
+                    : v.path("query").asText();
+            List<String> found =
+                    labelValues(vm, substitute(query, selected), v.path("regex").asText(), start, end);
             values.put(name, found);
             selected.put(name, multiValue(found));
         }
@@ -462,13 +558,15 @@ class DashboardIT {
 
         int evaluated = 0;
         for (JsonNode panel : panels(dashboard)) {
-            String title = panel.path("title").asText("panel id " + panel.path("id").asText());
+            String title =
+                    panel.path("title").asText("panel id " + panel.path("id").asText());
             if (panel.path("targets").isEmpty()) {
                 failures.add(title + ": no targets");
             }
             for (JsonNode target : panel.path("targets")) {
                 String expr = target.path("expr").asText();
-                for (Map.Entry<String, Map<String, String>> mode : Map.of("All", all, "selected values", selected).entrySet()) {
+                for (Map.Entry<String, Map<String, String>> mode :
+                        Map.of("All", all, "selected values", selected).entrySet()) {
                     String query = substitute(expr, mode.getValue());
                     String problem = queryRange(vm, query, start, end);
                     evaluated++;
@@ -479,7 +577,8 @@ class DashboardIT {
                 }
             }
         }
-        System.out.printf("DashboardIT: %d panels, %d query evaluations, variables %s, %d failing%n",
+        System.out.printf(
+                "DashboardIT: %d panels, %d query evaluations, variables %s, %d failing%n",
                 panels(dashboard).size(), evaluated, values, failures.size());
         return failures;
     }
@@ -513,10 +612,12 @@ class DashboardIT {
     }
 
     /** A {@code label_values(selector, label)} variable query through {@code /api/v1/label/<label>/values}. */
-    private static List<String> labelValues(VmEndpoint vm, String variableQuery, String regex, Instant start, Instant end)
-            throws Exception {
+    private static List<String> labelValues(
+            VmEndpoint vm, String variableQuery, String regex, Instant start, Instant end) throws Exception {
         Matcher m = LABEL_VALUES.matcher(variableQuery);
-        assertThat(m.matches()).as("variable query %s is label_values(selector, label)", variableQuery).isTrue();
+        assertThat(m.matches())
+                .as("variable query %s is label_values(selector, label)", variableQuery)
+                .isTrue();
         HttpResponse<String> r = vm.get("/api/v1/label/" + m.group(2) + "/values?match%5B%5D="
                 + URLEncoder.encode(m.group(1).trim(), StandardCharsets.UTF_8)
                 + "&start=" + start.getEpochSecond() + "&end=" + (end.getEpochSecond() + 1));
@@ -528,20 +629,24 @@ class DashboardIT {
                 out.add(v.asText());
             }
         }
-        assertThat(out).as("values of " + variableQuery + " (regex " + regex + ")").isNotEmpty();
+        assertThat(out)
+                .as("values of " + variableQuery + " (regex " + regex + ")")
+                .isNotEmpty();
         return out;
     }
 
     /** null when the query succeeds with at least one series (with at least one point), else what went wrong. */
     private static String queryRange(VmEndpoint vm, String query, Instant start, Instant end) throws Exception {
-        HttpResponse<String> r = vm.get("/api/v1/query_range?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
-                + "&start=" + start.getEpochSecond() + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
+        HttpResponse<String> r =
+                vm.get("/api/v1/query_range?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8) + "&start="
+                        + start.getEpochSecond() + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
         if (r.statusCode() != 200) {
             return "HTTP " + r.statusCode() + ": " + r.body().strip();
         }
         JsonNode body = new ObjectMapper().readTree(r.body());
         if (!"success".equals(body.path("status").asText())) {
-            return "status " + body.path("status").asText() + ": " + body.path("error").asText();
+            return "status " + body.path("status").asText() + ": "
+                    + body.path("error").asText();
         }
         JsonNode result = body.path("data").path("result");
         if (result.isEmpty()) {
@@ -566,7 +671,8 @@ class DashboardIT {
     static final Path FIGURES = Path.of("target", "dashboard", "dashboard.png");
 
     /** Every panel's series under the dashboard's saved selection ("All"), for the figure. */
-    private static List<DashboardFigures.Panel> figures(VmEndpoint vm, JsonNode dashboard, Instant start, Instant end) throws Exception {
+    private static List<DashboardFigures.Panel> figures(VmEndpoint vm, JsonNode dashboard, Instant start, Instant end)
+            throws Exception {
         Map<String, String> all = allSelection(dashboard, start, end);
         List<DashboardFigures.Panel> out = new ArrayList<>();
         for (JsonNode panel : panels(dashboard)) {
@@ -576,9 +682,11 @@ class DashboardIT {
                     continue;
                 }
                 String query = substitute(target.path("expr").asText(), all);
-                HttpResponse<String> r = vm.get("/api/v1/query_range?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
-                        + "&start=" + start.getEpochSecond() + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
-                for (JsonNode s : new ObjectMapper().readTree(r.body()).path("data").path("result")) {
+                HttpResponse<String> r = vm.get("/api/v1/query_range?query="
+                        + URLEncoder.encode(query, StandardCharsets.UTF_8) + "&start=" + start.getEpochSecond()
+                        + "&end=" + end.getEpochSecond() + "&step=" + STEP.toSeconds() + "s");
+                for (JsonNode s :
+                        new ObjectMapper().readTree(r.body()).path("data").path("result")) {
                     JsonNode values = s.path("values");
                     double[] t = new double[values.size()];
                     double[] v = new double[values.size()];
@@ -586,11 +694,17 @@ class DashboardIT {
                         t[i] = values.get(i).path(0).asDouble();
                         v[i] = Double.parseDouble(values.get(i).path(1).asText());
                     }
-                    series.add(new DashboardFigures.Series(target.path("legendFormat").asText(target.path("refId").asText())
-                            .replaceAll("\\{\\{\\s*(\\w+)\\s*}}", "") + " " + s.path("metric").toString().replaceAll("[{}\"]", ""), t, v));
+                    series.add(new DashboardFigures.Series(
+                            target.path("legendFormat")
+                                            .asText(target.path("refId").asText())
+                                            .replaceAll("\\{\\{\\s*(\\w+)\\s*}}", "")
+                                    + " " + s.path("metric").toString().replaceAll("[{}\"]", ""),
+                            t,
+                            v));
                 }
             }
-            out.add(new DashboardFigures.Panel(panel.path("title").asText(), panel.path("type").asText(), series));
+            out.add(new DashboardFigures.Panel(
+                    panel.path("title").asText(), panel.path("type").asText(), series));
         }
         return out;
     }

@@ -3,10 +3,15 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.FreePorts;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -33,7 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * with its coordinates), a missing dead-letter topic holds the partitions and fails the run, and a thread that dies
  * of a {@code StackOverflowError} ends the process; each ends with the exact read-back and commits at the end.
  */
-@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class DeadLetterIT {
 
     static final int PARTITIONS = 3;
@@ -61,12 +67,18 @@ class DeadLetterIT {
         m.put("missing_metric", utf8("{\"timestamp\":1795300857000,\"value\":1}"));
         m.put("missing_value", utf8("{\"metric\":\"m\",\"timestamp\":1795300857000}"));
         m.put("invalid_metric", utf8("{\"metric\":\"1bad\",\"timestamp\":1795300857000,\"value\":1}"));
-        m.put("invalid_label_name", utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a-b\":\"x\"}}"));
-        m.put("reserved_label_name", utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"__x\":\"x\"}}"));
+        m.put(
+                "invalid_label_name",
+                utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a-b\":\"x\"}}"));
+        m.put(
+                "reserved_label_name",
+                utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"__x\":\"x\"}}"));
         m.put("invalid_timestamp", utf8("{\"metric\":\"m\",\"timestamp\":\"soon\",\"value\":1}"));
         m.put("timestamp_in_seconds", utf8("{\"metric\":\"m\",\"timestamp\":1795300857,\"value\":1}"));
         m.put("empty_array", utf8("[]"));
-        m.put("invalid_dimensions", utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a\":1}}"));
+        m.put(
+                "invalid_dimensions",
+                utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a\":1}}"));
         m.put("invalid_utf8", new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'});
         m.put("not_an_object", utf8("[{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1}, 7]"));
         String head = "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"pad\":\"";
@@ -108,7 +120,7 @@ class DeadLetterIT {
 
     /** Record i to partition i % 3, in order, every send checked (Scenario.produce; its max.request.size lets the 2 MB record through). */
     private static void produce(String topic, List<byte[]> values) {
-        List<ProducerRecord<byte[], byte[]>> records = new java.util.ArrayList<>(values.size());
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(values.size());
         for (int i = 0; i < values.size(); i++) {
             records.add(new ProducerRecord<>(topic, i % PARTITIONS, null, values.get(i)));
         }
@@ -138,9 +150,12 @@ class DeadLetterIT {
             String reason = header(r, "tsdbwriter.reason");
             byReason.merge(reason, 1, Integer::sum);
             assertThat(header(r, "tsdbwriter.source.topic")).isEqualTo(in.topic());
-            byte[] original = in.at(Integer.parseInt(header(r, "tsdbwriter.source.partition")),
+            byte[] original = in.at(
+                    Integer.parseInt(header(r, "tsdbwriter.source.partition")),
                     Long.parseLong(header(r, "tsdbwriter.source.offset")));
-            assertThat(original).as("the source record at the stub's coordinates").isEqualTo(in.malformed().get(reason));
+            assertThat(original)
+                    .as("the source record at the stub's coordinates")
+                    .isEqualTo(in.malformed().get(reason));
             assertThat(header(r, "tsdbwriter.source.size")).isEqualTo(Integer.toString(original.length));
             assertThat(header(r, "tsdbwriter.source.timestamp")).isNotBlank();
             if (reason.equals("too_large")) {
@@ -152,13 +167,15 @@ class DeadLetterIT {
                 assertThat(r.value()).isEqualTo(original);
             }
         }
-        assertThat(byReason).hasSize(in.malformed().size()).allSatisfy((reason, n) -> assertThat(n).isOne());
+        assertThat(byReason).hasSize(in.malformed().size()).allSatisfy((reason, n) -> assertThat(n)
+                .isOne());
     }
 
     private void runsToTheEndWithEveryMalformedRecordDeadLetteredOnce(String dlqMaxMessageBytes) throws Exception {
         Input in = input("oversized");
         String dlq = in.topic() + "-dlq";
-        stack.createTopic(dlq, 1, dlqMaxMessageBytes == null ? Map.of() : Map.of("max.message.bytes", dlqMaxMessageBytes));
+        stack.createTopic(
+                dlq, 1, dlqMaxMessageBytes == null ? Map.of() : Map.of("max.message.bytes", dlqMaxMessageBytes));
         Path summary = stack.path(in.topic() + ".json");
         WriterProcess w = writer(in, in.topic(), dlq, List.of(), "--stop-at-end", "--summary-json", summary.toString());
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
@@ -186,8 +203,10 @@ class DeadLetterIT {
         String dlq = in.topic() + "-dlq";
         WriterProcess w = writer(in, in.topic() + "-1", dlq, List.of(), "--stop-at-end", "--drain-timeout", "2s");
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
-        assertThat(w.output()).contains("dead-letter topic " + dlq + ": the topic does not exist")
-                .contains("cannot store record").doesNotContain("Exception in thread");
+        assertThat(w.output())
+                .contains("dead-letter topic " + dlq + ": the topic does not exist")
+                .contains("cannot store record")
+                .doesNotContain("Exception in thread");
         try (Admin admin = Admin.create(stack.kafka().adminProperties())) {
             assertThat(admin.listTopics().names().get()).doesNotContain(dlq); // the writer never creates topics
         }
@@ -207,7 +226,9 @@ class DeadLetterIT {
         }
         stack.createTopic(dlq, 1);
         WriterProcess restart = writer(in, in.topic() + "-2", dlq, List.of(), "--stop-at-end");
-        assertThat(restart.waitFor(Scenario.PROCESS_TIMEOUT)).as(restart.output()).isZero();
+        assertThat(restart.waitFor(Scenario.PROCESS_TIMEOUT))
+                .as(restart.output())
+                .isZero();
         assertDeadLetters(in, dlq);
         assertDone(in);
     }
@@ -216,12 +237,37 @@ class DeadLetterIT {
     void whileARecordCannotBeDeadLetteredTheWriterIsNotReadyAndItGoesOnOnceTheTopicExists() throws Exception {
         Input in = input("held");
         String dlq = in.topic() + "-dlq";
-        int port = io.tsdbwriter.it.support.FreePorts.pick();
-        List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", in.topic(),
-                "--group-id", in.group(), "--vm-url", stack.vmUrl(), "--time-multiplier", Integer.toString(M), "--instance-multiplier",
-                Integer.toString(N), "--parallelism", "3", "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(port),
-                "--report-interval", "5s", "--segment-size", "500", "--commit-interval", "500ms", "--max-backoff", "1s",
-                "--dead-letter-topic", dlq));
+        int port = FreePorts.pick();
+        List<String> args = new ArrayList<>(List.of(
+                "run",
+                "--bootstrap-servers",
+                stack.bootstrapServers(),
+                "--topic",
+                in.topic(),
+                "--group-id",
+                in.group(),
+                "--vm-url",
+                stack.vmUrl(),
+                "--time-multiplier",
+                Integer.toString(M),
+                "--instance-multiplier",
+                Integer.toString(N),
+                "--parallelism",
+                "3",
+                "--metrics-address",
+                "127.0.0.1",
+                "--metrics-port",
+                Integer.toString(port),
+                "--report-interval",
+                "5s",
+                "--segment-size",
+                "500",
+                "--commit-interval",
+                "500ms",
+                "--max-backoff",
+                "1s",
+                "--dead-letter-topic",
+                dlq));
         WriterProcess w = stack.writer(in.topic(), args);
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -230,13 +276,15 @@ class DeadLetterIT {
             }
             assertThat(w.output()).contains("cannot store record");
             assertThat(httpStatus(port, "/health/ready")).isEqualTo(503);
-            assertThat(httpBody(port, "/metrics")).contains("tsdbwriter_dead_letter_failures_total{reason=\"unknown_topic\"}");
+            assertThat(httpBody(port, "/metrics"))
+                    .contains("tsdbwriter_dead_letter_failures_total{reason=\"unknown_topic\"}");
             assertThat(w.isAlive()).isTrue();
             stack.createTopic(dlq, 1);
             Map<TopicPartition, Long> end = stack.endOffsets(in.topic());
             deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             while (!(stack.committedOffsets(in.group(), in.topic()).equals(end)
-                    && httpStatus(port, "/health/ready") == 200) && System.nanoTime() < deadline) {
+                            && httpStatus(port, "/health/ready") == 200)
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(300);
             }
             assertThat(httpStatus(port, "/health/ready")).as(w.output()).isEqualTo(200);
@@ -250,16 +298,21 @@ class DeadLetterIT {
     }
 
     private static int httpStatus(int port, String path) throws Exception {
-        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         return r.statusCode();
     }
 
     private static String httpBody(int port, String path) throws Exception {
-        return java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     @Test
@@ -268,11 +321,17 @@ class DeadLetterIT {
         stack.createTopic(topic, PARTITIONS);
         int records = stack.produce(topic, PARTITIONS, points, 1);
         Input in = new Input(topic, "g-" + topic, List.of(), Map.of());
-        WriterProcess w = writer(in, topic + "-1", null, List.of("-Dtsdbwriter.test.throwInSegment=StackOverflowError@1:1700"),
+        WriterProcess w = writer(
+                in,
+                topic + "-1",
+                null,
+                List.of("-Dtsdbwriter.test.throwInSegment=StackOverflowError@1:1700"),
                 "--stop-at-end");
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
         String out = w.output();
-        assertThat(out).contains("died of java.lang.StackOverflowError: test hook").contains("at io.tsdbwriter.kafka.segment.TestHooks")
+        assertThat(out)
+                .contains("died of java.lang.StackOverflowError: test hook")
+                .contains("at io.tsdbwriter.kafka.segment.TestHooks")
                 .contains("exit 1: a thread died");
         Map<TopicPartition, Long> committed = stack.committedOffsets(in.group(), topic);
         assertThat(committed.getOrDefault(new TopicPartition(topic, 1), 0L)).isLessThanOrEqualTo(1700L);
@@ -284,7 +343,9 @@ class DeadLetterIT {
             stack.assertPresent(Scenario.expected(below, M, N)); // committed only what is durable
         }
         WriterProcess restart = writer(in, topic + "-2", null, List.of(), "--stop-at-end");
-        assertThat(restart.waitFor(Scenario.PROCESS_TIMEOUT)).as(restart.output()).isZero();
+        assertThat(restart.waitFor(Scenario.PROCESS_TIMEOUT))
+                .as(restart.output())
+                .isZero();
         assertDone(in);
     }
 

@@ -9,16 +9,17 @@ import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.verify.ExpectedSamples;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a Kafka broker, VictoriaMetrics, the writer jar — and a fault proxy on loopback. Each scenario ends with the
  * exact read-back of the real input and the group's committed offsets at the end offsets.
  */
-@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DeliveryGuaranteesIT {
 
     static final int PARTITIONS = 3;
@@ -49,8 +50,9 @@ class DeliveryGuaranteesIT {
      * A classic member's session of 6 s (heartbeat 1 s) for the scenarios that kill -9 a member: the next member to
      * join waits until the dead one's session expires (Kafka's default 45 s, which the crash scenario waited out whole).
      */
-    static final String[] SHORT_SESSION = {"--consumer-property", "session.timeout.ms=6000", "--consumer-property",
-            "heartbeat.interval.ms=1000"};
+    static final String[] SHORT_SESSION = {
+        "--consumer-property", "session.timeout.ms=6000", "--consumer-property", "heartbeat.interval.ms=1000"
+    };
 
     @BeforeAll
     static void loadInput() throws Exception {
@@ -69,7 +71,8 @@ class DeliveryGuaranteesIT {
 
     private void finishAndVerifyAll(Fixture f, String name) throws Exception {
         Path summary = stack.path(name + "-finish.json");
-        WriterProcess finish = writer(f, name + "-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
+        WriterProcess finish =
+                writer(f, name + "-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
         assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
         stack.assertExactReadBack(Scenario.expected(points, M, N));
         stack.assertCommittedAtEnd(f);
@@ -91,7 +94,7 @@ class DeliveryGuaranteesIT {
     }
 
     private static String[] concat(String[] first, String... more) {
-        return java.util.stream.Stream.concat(java.util.Arrays.stream(first), java.util.Arrays.stream(more)).toArray(String[]::new);
+        return Stream.concat(Arrays.stream(first), Arrays.stream(more)).toArray(String[]::new);
     }
 
     private Map<TopicPartition, Long> awaitSomeCommitted(Fixture f, Duration timeout) throws Exception {
@@ -114,7 +117,8 @@ class DeliveryGuaranteesIT {
             // first acks): ~100 batches of 600 samples at 2 in flight x 150 ms take ~8 s; at 30 ms they were all
             // written before the first commit on a busy machine, and the SIGTERM found nothing left to drain
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(150)));
-            WriterProcess w = writer(f, "sigterm", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
+            WriterProcess w =
+                    writer(f, "sigterm", slow.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
             awaitSomeCommitted(f, Duration.ofSeconds(60));
             w.sigterm();
             assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isZero();
@@ -130,8 +134,16 @@ class DeliveryGuaranteesIT {
         Fixture f = realInput("sigterm-failing");
         try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.Status(503, -1));
-            WriterProcess w = writer(f, "sigterm-failing", proxy.url(), "--max-retries", "1", "--max-backoff", "500ms",
-                    "--drain-timeout", "2s");
+            WriterProcess w = writer(
+                    f,
+                    "sigterm-failing",
+                    proxy.url(),
+                    "--max-retries",
+                    "1",
+                    "--max-backoff",
+                    "500ms",
+                    "--drain-timeout",
+                    "2s");
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (proxy.faulted() < 5 && System.nanoTime() < deadline) {
                 Thread.sleep(100);
@@ -150,8 +162,11 @@ class DeliveryGuaranteesIT {
         Fixture f = realInput("crash");
         try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(30)));
-            WriterProcess w = writer(f, "crash", slow.url(), concat(SHORT_SESSION, "--batch-samples", "600",
-                    "--max-concurrent-writes", "2"));
+            WriterProcess w = writer(
+                    f,
+                    "crash",
+                    slow.url(),
+                    concat(SHORT_SESSION, "--batch-samples", "600", "--max-concurrent-writes", "2"));
             awaitSomeCommitted(f, Duration.ofSeconds(60));
             Thread.sleep(500);
             w.kill();
@@ -160,7 +175,8 @@ class DeliveryGuaranteesIT {
         Map<TopicPartition, Long> committed = assertCommittedIsDurable(f);
         assertThat(committed.values().stream().mapToLong(Long::longValue).sum()).isLessThan(f.records());
         Path summary = stack.path("crash-finish.json");
-        WriterProcess finish = writer(f, "crash-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
+        WriterProcess finish =
+                writer(f, "crash-finish", stack.vmUrl(), "--stop-at-end", "--summary-json", summary.toString());
         assertThat(finish.waitFor(Scenario.PROCESS_TIMEOUT)).as(finish.output()).isZero();
         // the restart reads exactly what was not committed
         long uncommitted = 0;
@@ -177,13 +193,24 @@ class DeliveryGuaranteesIT {
         Fixture f = realInput("vm-down");
         stack.vm().stop();
         Path summary = stack.path("vm-down.json");
-        WriterProcess w = writer(f, "vm-down", stack.vmUrl(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
-                "--summary-json", summary.toString());
+        WriterProcess w = writer(
+                f,
+                "vm-down",
+                stack.vmUrl(),
+                "--stop-at-end",
+                "--max-retries",
+                "2",
+                "--max-backoff",
+                "1s",
+                "--summary-json",
+                summary.toString());
         // down for 6 s of the writer's work: counted from its assignment, not its start (at load 6-9 the JVM and the
         // join took 4 s of a fixed 6 s, VictoriaMetrics was back before the first write, and retries was 0)
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!w.output().contains("assigned " + f.topic())) {
-            assertThat(w.isAlive() && System.nanoTime() < deadline).as("assigned within 60 s: %s", w.output()).isTrue();
+            assertThat(w.isAlive() && System.nanoTime() < deadline)
+                    .as("assigned within 60 s: %s", w.output())
+                    .isTrue();
             Thread.sleep(100);
         }
         Thread.sleep(6000);
@@ -192,9 +219,12 @@ class DeliveryGuaranteesIT {
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("retries").asLong()).isPositive();
-        // VictoriaMetrics restarted: what it acknowledged before may be lost, so the writer re-read from its last commit
+        // VictoriaMetrics restarted: what it acknowledged before may be lost, so the writer re-read from its last
+        // commit
         // (at-least-once: the 2xx count may exceed the expected; dedup leaves one sample per timestamp)
-        assertThat(s.get("durability").get("tsdb_restarts").asLong()).as(s.toString()).isPositive();
+        assertThat(s.get("durability").get("tsdb_restarts").asLong())
+                .as(s.toString())
+                .isPositive();
         assertThat(s.get("samples_written").asLong()).isGreaterThanOrEqualTo(points.size() * (long) M * N);
         stack.assertExactReadBack(Scenario.expected(points, M, N));
         stack.assertCommittedAtEnd(f);
@@ -206,8 +236,19 @@ class DeliveryGuaranteesIT {
         try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.Status(503, -1));
             Path summary = stack.path("flaky.json");
-            WriterProcess w = writer(f, "flaky", proxy.url(), "--stop-at-end", "--max-retries", "2", "--max-backoff", "1s",
-                    "--call-timeout", "1s", "--summary-json", summary.toString());
+            WriterProcess w = writer(
+                    f,
+                    "flaky",
+                    proxy.url(),
+                    "--stop-at-end",
+                    "--max-retries",
+                    "2",
+                    "--max-backoff",
+                    "1s",
+                    "--call-timeout",
+                    "1s",
+                    "--summary-json",
+                    summary.toString());
             Thread.sleep(3000);
             proxy.mode(new FaultProxy.Status(429, 1));
             Thread.sleep(3000);
@@ -231,9 +272,23 @@ class DeliveryGuaranteesIT {
         try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.Status(503, -1));
             Path summary = stack.path("dlq-write.json");
-            WriterProcess w = writer(f, "dlq-write", proxy.url(), "--stop-at-end", "--max-retries", "1", "--max-backoff", "200ms",
-                    "--on-write-failure", "dead-letter", "--dead-letter-topic", dlq, "--batch-samples", "20000",
-                    "--summary-json", summary.toString());
+            WriterProcess w = writer(
+                    f,
+                    "dlq-write",
+                    proxy.url(),
+                    "--stop-at-end",
+                    "--max-retries",
+                    "1",
+                    "--max-backoff",
+                    "200ms",
+                    "--on-write-failure",
+                    "dead-letter",
+                    "--dead-letter-topic",
+                    dlq,
+                    "--batch-samples",
+                    "20000",
+                    "--summary-json",
+                    summary.toString());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             JsonNode s = Scenario.summary(summary);
             assertThat(s.get("samples_dead_lettered").asLong()).isEqualTo(points.size() * (long) M * N);
@@ -241,7 +296,8 @@ class DeliveryGuaranteesIT {
         }
         List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(dead).hasSize(f.records());
-        assertThat(dead).allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("write_failed"));
+        assertThat(dead)
+                .allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("write_failed"));
         assertThat(sortedValues(dead)).isEqualTo(sortedValues(produced(f)));
         stack.assertCommittedAtEnd(f);
     }
@@ -252,23 +308,48 @@ class DeliveryGuaranteesIT {
         String dlq = topic + "-dlq";
         stack.createTopic(topic, PARTITIONS);
         stack.createTopic(dlq, 1);
-        Map<String, byte[]> malformed = new java.util.LinkedHashMap<>();
+        Map<String, byte[]> malformed = new LinkedHashMap<>();
         malformed.put("invalid_json", "{not json".getBytes(StandardCharsets.UTF_8));
-        malformed.put("invalid_value", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":\"NaN\"}".getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "invalid_value",
+                "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":\"NaN\"}".getBytes(StandardCharsets.UTF_8));
         malformed.put("missing_metric", "{\"timestamp\":1795300857000,\"value\":1}".getBytes(StandardCharsets.UTF_8));
-        malformed.put("missing_value", "{\"metric\":\"m\",\"timestamp\":1795300857000}".getBytes(StandardCharsets.UTF_8));
-        malformed.put("invalid_metric", "{\"metric\":\"1bad\",\"timestamp\":1795300857000,\"value\":1}".getBytes(StandardCharsets.UTF_8));
-        malformed.put("invalid_label_name", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a-b\":\"x\"}}".getBytes(StandardCharsets.UTF_8));
-        malformed.put("reserved_label_name", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"__x\":\"x\"}}".getBytes(StandardCharsets.UTF_8));
-        malformed.put("invalid_timestamp", "{\"metric\":\"m\",\"timestamp\":\"soon\",\"value\":1}".getBytes(StandardCharsets.UTF_8));
-        malformed.put("timestamp_in_seconds", "{\"metric\":\"m\",\"timestamp\":1795300857,\"value\":1}".getBytes(StandardCharsets.UTF_8));
-        malformed.put("implausible_timestamp", "{\"metric\":\"m\",\"timestamp\":1795300857000000,\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "missing_value", "{\"metric\":\"m\",\"timestamp\":1795300857000}".getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "invalid_metric",
+                "{\"metric\":\"1bad\",\"timestamp\":1795300857000,\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "invalid_label_name",
+                "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a-b\":\"x\"}}"
+                        .getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "reserved_label_name",
+                "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"__x\":\"x\"}}"
+                        .getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "invalid_timestamp",
+                "{\"metric\":\"m\",\"timestamp\":\"soon\",\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "timestamp_in_seconds",
+                "{\"metric\":\"m\",\"timestamp\":1795300857,\"value\":1}".getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "implausible_timestamp",
+                "{\"metric\":\"m\",\"timestamp\":1795300857000000,\"value\":1}".getBytes(StandardCharsets.UTF_8));
         malformed.put("empty_array", "[]".getBytes(StandardCharsets.UTF_8));
-        malformed.put("invalid_dimensions", "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a\":1}}".getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "invalid_dimensions",
+                "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"a\":1}}"
+                        .getBytes(StandardCharsets.UTF_8));
         malformed.put("invalid_utf8", new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'});
-        malformed.put("too_large", ("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"pad\":\"" + "x".repeat(5000) + "\"}}")
-                .getBytes(StandardCharsets.UTF_8));
-        malformed.put("not_an_object", "[{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1}, 7]".getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "too_large",
+                ("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"pad\":\""
+                                + "x".repeat(5000) + "\"}}")
+                        .getBytes(StandardCharsets.UTF_8));
+        malformed.put(
+                "not_an_object",
+                "[{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1}, 7]".getBytes(StandardCharsets.UTF_8));
         List<byte[]> values = new ArrayList<>();
         List<byte[]> bad = new ArrayList<>(malformed.values());
         int every = points.size() / bad.size();
@@ -282,9 +363,21 @@ class DeliveryGuaranteesIT {
         assertThat(b).isEqualTo(bad.size());
         stack.produceRaw(topic, PARTITIONS, values);
         Path summary = stack.path("bad-input.json");
-        List<String> args = stack.runArgs(topic, "g-" + topic, M, N, 3,
-                "--stop-at-end", "--dead-letter-topic", dlq, "--max-record-bytes", "4KiB", "--summary-json", summary.toString(),
-                "--segment-size", "300");
+        List<String> args = stack.runArgs(
+                topic,
+                "g-" + topic,
+                M,
+                N,
+                3,
+                "--stop-at-end",
+                "--dead-letter-topic",
+                dlq,
+                "--max-record-bytes",
+                "4KiB",
+                "--summary-json",
+                summary.toString(),
+                "--segment-size",
+                "300");
         WriterProcess w = stack.writer("bad-input", args);
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
@@ -296,15 +389,16 @@ class DeliveryGuaranteesIT {
         assertThat(sortedValues(dead)).isEqualTo(sortedValues(bad));
         for (ConsumerRecord<byte[], byte[]> r : dead) {
             String reason = header(r, "tsdbwriter.reason");
-            assertThat(malformed.get(reason)).as("record dead-lettered with reason %s", reason).isEqualTo(r.value());
+            assertThat(malformed.get(reason))
+                    .as("record dead-lettered with reason %s", reason)
+                    .isEqualTo(r.value());
             assertThat(header(r, "tsdbwriter.source.topic")).isEqualTo(topic);
             assertThat(header(r, "tsdbwriter.source.partition")).isNotBlank();
             assertThat(header(r, "tsdbwriter.source.offset")).isNotBlank();
             assertThat(header(r, "tsdbwriter.error")).isNotBlank();
         }
         stack.assertExactReadBack(Scenario.expected(points, M, N));
-        assertThat(stack.committedOffsets("g-" + topic, topic))
-                .isEqualTo(stack.endOffsets(topic));
+        assertThat(stack.committedOffsets("g-" + topic, topic)).isEqualTo(stack.endOffsets(topic));
     }
 
     @Test
@@ -319,7 +413,8 @@ class DeliveryGuaranteesIT {
             values.add(PointRecords.encode(points.get(i)));
             if (i % 3000 == 1500) {
                 byte[] p = ("{\"metric\":\"poisoned_metric\",\"timestamp\":1795300857000,\"value\":" + i
-                        + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}").getBytes(StandardCharsets.UTF_8);
+                                + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}")
+                        .getBytes(StandardCharsets.UTF_8);
                 values.add(p);
                 poisoned.add(p);
             }
@@ -328,8 +423,18 @@ class DeliveryGuaranteesIT {
         Path summary = stack.path("refused.json");
         try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.RejectContaining("\"poison\""));
-            List<String> args = stack.runArgs(proxy.url(), topic, "g-" + topic, M, N, 3,
-                    "--stop-at-end", "--dead-letter-topic", dlq, "--summary-json", summary.toString());
+            List<String> args = stack.runArgs(
+                    proxy.url(),
+                    topic,
+                    "g-" + topic,
+                    M,
+                    N,
+                    3,
+                    "--stop-at-end",
+                    "--dead-letter-topic",
+                    dlq,
+                    "--summary-json",
+                    summary.toString());
             WriterProcess w = stack.writer("refused", args);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         }
@@ -338,7 +443,8 @@ class DeliveryGuaranteesIT {
         assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
         List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(sortedValues(dead)).isEqualTo(sortedValues(poisoned));
-        assertThat(dead).allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("vm_rejected"));
+        assertThat(dead)
+                .allSatisfy(r -> assertThat(header(r, "tsdbwriter.reason")).isEqualTo("vm_rejected"));
         stack.assertExactReadBack(Scenario.expected(points, M, N));
     }
 
@@ -347,8 +453,15 @@ class DeliveryGuaranteesIT {
         Fixture f = realInput("broker-restart");
         try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
             slow.mode(new FaultProxy.Delay(Duration.ofMillis(20)));
-            WriterProcess w = writer(f, "broker-restart", slow.url(), "--stop-at-end", "--batch-samples", "600",
-                    "--max-concurrent-writes", "2");
+            WriterProcess w = writer(
+                    f,
+                    "broker-restart",
+                    slow.url(),
+                    "--stop-at-end",
+                    "--batch-samples",
+                    "600",
+                    "--max-concurrent-writes",
+                    "2");
             awaitSomeCommitted(f, Duration.ofSeconds(60));
             stack.kafka().kill();
             Thread.sleep(3000);
@@ -422,5 +535,4 @@ class DeliveryGuaranteesIT {
         out.sort(null);
         return out;
     }
-
 }

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.durability.DurabilityNeed;
 import io.tsdbwriter.it.Scenario.Fixture;
-import io.tsdbwriter.it.support.PrometheusServer;
-import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,7 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * samples/s ({@code --max-samples-per-second}, ~12 s for the {@code 10140 × M × N} samples) in small batches, and the TSDB is killed once
  * a third of the samples were accepted (its own counters). One Kafka broker for the class; a fresh TSDB per scenario.
  */
-@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
 // its TSDB kills race the writer's restart detection against its held writes' retries: beside another class, a retry
 // into the restarted Prometheus once came 100 ms before the rewind, and 24 samples were refused as out of order; fixed
 // (writes sent before a restart go stale when it is seen, DESIGN §4), so it runs beside other classes again
@@ -57,6 +58,7 @@ class DurabilityIT {
     static final int RATE = 5000;
     /** The default window for VictoriaMetrics storage: 2 × -inmemoryDataFlushInterval (5 s) + 3 s, both versions. */
     static final long VM_WINDOW_SECONDS = 16;
+
     static final Duration TSDB_DOWN = Duration.ofSeconds(3);
 
     @RegisterExtension
@@ -67,7 +69,9 @@ class DurabilityIT {
 
     @BeforeAll
     static void loadInput() throws Exception {
-        GoBuilds.built(PrometheusServer.CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+        GoBuilds.built(
+                PrometheusServer
+                        .CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
         points = Scenario.realPoints();
         expected = Scenario.expected(points, M, N);
     }
@@ -79,7 +83,8 @@ class DurabilityIT {
     /** A {@code run} of the fixture's group; retries every second at most, so the job resumes soon after the TSDB is back. */
     private static WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
         List<String> args = stack.runArgs(vmUrl, f.topic(), f.group(), M, N, P, more);
-        args.addAll(List.of("--segment-size", "300", "--commit-interval", "500ms", "--max-backoff", "1s", "--max-retries", "30"));
+        args.addAll(List.of(
+                "--segment-size", "300", "--commit-interval", "500ms", "--max-backoff", "1s", "--max-retries", "30"));
         if (args.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
             args.addAll(List.of("--durability-window", "auto")); // the default, which the other ITs shorten
         }
@@ -88,8 +93,14 @@ class DurabilityIT {
 
     /** A {@code --stop-at-end} job held to {@link #RATE} samples/s in batches of 600 samples, with a summary. */
     private static WriterProcess slowJob(Fixture f, String name, String vmUrl, Path summary, String... more) {
-        List<String> args = new ArrayList<>(List.of("--stop-at-end", "--max-samples-per-second", Integer.toString(RATE), "--batch-samples", "600",
-                "--summary-json", summary.toString()));
+        List<String> args = new ArrayList<>(List.of(
+                "--stop-at-end",
+                "--max-samples-per-second",
+                Integer.toString(RATE),
+                "--batch-samples",
+                "600",
+                "--summary-json",
+                summary.toString()));
         args.addAll(List.of(more));
         return writer(f, name, vmUrl, args.toArray(String[]::new));
     }
@@ -99,18 +110,24 @@ class DurabilityIT {
      * {@code /metrics}), checks the job is still writing, crashes the TSDB, and starts it again {@link #TSDB_DOWN}
      * later. Returns the samples it had accepted.
      */
-    private static long crashMidJob(String metricsUrl, String rowsMetric, WriterProcess w, Runnable kill, Runnable restart)
-            throws Exception {
+    private static long crashMidJob(
+            String metricsUrl, String rowsMetric, WriterProcess w, Runnable kill, Runnable restart) throws Exception {
         long third = expected.sampleCount() / 3;
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         long accepted = metricSum(metricsUrl, rowsMetric);
         while (accepted < third) {
-            assertThat(w.isAlive()).as("the job ended before the crash: %s", w.output()).isTrue();
-            assertThat(System.nanoTime() < deadline).as("%s reached %d of %d within 60 s", rowsMetric, accepted, third).isTrue();
+            assertThat(w.isAlive())
+                    .as("the job ended before the crash: %s", w.output())
+                    .isTrue();
+            assertThat(System.nanoTime() < deadline)
+                    .as("%s reached %d of %d within 60 s", rowsMetric, accepted, third)
+                    .isTrue();
             Thread.sleep(100);
             accepted = metricSum(metricsUrl, rowsMetric);
         }
-        assertThat(w.isAlive()).as("the job ended before the crash: %s", w.output()).isTrue();
+        assertThat(w.isAlive())
+                .as("the job ended before the crash: %s", w.output())
+                .isTrue();
         kill.run();
         assertThat(accepted).as("the crash lands mid-job").isLessThan(expected.sampleCount());
         Thread.sleep(TSDB_DOWN.toMillis());
@@ -121,12 +138,17 @@ class DurabilityIT {
     /** The sum of every sample of {@code metric} on a Prometheus text page. */
     private static long metricSum(String metricsUrl, String metric) throws IOException, InterruptedException {
         try (HttpClient http = HttpClient.newHttpClient()) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).GET().build(),
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(metricsUrl))
+                            .timeout(Duration.ofSeconds(5))
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).as(metricsUrl).isEqualTo(200);
             double sum = 0;
             for (String line : r.body().split("\n")) {
-                if (line.startsWith(metric) && line.length() > metric.length()
+                if (line.startsWith(metric)
+                        && line.length() > metric.length()
                         && (line.charAt(metric.length()) == '{' || line.charAt(metric.length()) == ' ')) {
                     sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
                 }
@@ -176,7 +198,8 @@ class DurabilityIT {
         return Scenario.summary(summary).get("durability");
     }
 
-    // ---------------------------------------------------------------- VictoriaMetrics (Debian 1.79.5; vm-current: today's)
+    // ---------------------------------------------------------------- VictoriaMetrics (Debian 1.79.5; vm-current:
+    // today's)
 
     /**
      * kill -9 of VictoriaMetrics mid-job, back 3 s later on the same data: the writer sees the new start time, re-reads
@@ -191,12 +214,16 @@ class DurabilityIT {
             WriterProcess w = slowJob(f, "vm-killed-mid-job", vm.url(), summary);
             crashMidJob(vm.url() + "/metrics", "vm_rows_inserted_total", w, vm::kill, vm::restart);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-            assertThat(w.output()).contains("durability window " + VM_WINDOW_SECONDS + "s").contains("TSDB restart:");
+            assertThat(w.output())
+                    .contains("durability window " + VM_WINDOW_SECONDS + "s")
+                    .contains("TSDB restart:");
             JsonNode d = durability(summary);
             assertThat(d.get("window_seconds").asLong()).isEqualTo(VM_WINDOW_SECONDS);
             assertThat(d.get("tsdb_restarts").asLong()).as(d.toString()).isGreaterThanOrEqualTo(1);
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isPositive();
-            assertThat(d.get("records_awaiting_durability").asLong()).as(d.toString()).isZero();
+            assertThat(d.get("records_awaiting_durability").asLong())
+                    .as(d.toString())
+                    .isZero();
             assertEverySampleReadBack(vm);
         }
         stack.assertCommittedAtEnd(f);
@@ -211,17 +238,22 @@ class DurabilityIT {
         Fixture f = realInput("vm-killed-after-job");
         Path summary = stack.path("vm-killed-after-job.json");
         try (VmEndpoint vm = stack.startVm("vm-killed-after-job")) {
-            WriterProcess w = writer(f, "vm-killed-after-job", vm.url(), "--stop-at-end", "--summary-json", summary.toString());
+            WriterProcess w =
+                    writer(f, "vm-killed-after-job", vm.url(), "--stop-at-end", "--summary-json", summary.toString());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             vm.kill();
             Thread.sleep(TSDB_DOWN.toMillis());
             vm.restart();
-            assertThat(w.output()).contains("durability window " + VM_WINDOW_SECONDS + "s").doesNotContain("TSDB restart:");
+            assertThat(w.output())
+                    .contains("durability window " + VM_WINDOW_SECONDS + "s")
+                    .doesNotContain("TSDB restart:");
             JsonNode d = durability(summary);
             assertThat(d.get("window_seconds").asLong()).isEqualTo(VM_WINDOW_SECONDS);
             assertThat(d.get("tsdb_restarts").asLong()).as(d.toString()).isZero();
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isZero();
-            assertThat(d.get("records_awaiting_durability").asLong()).as(d.toString()).isZero();
+            assertThat(d.get("records_awaiting_durability").asLong())
+                    .as(d.toString())
+                    .isZero();
             assertEverySampleReadBack(vm);
         }
         stack.assertCommittedAtEnd(f);
@@ -240,13 +272,17 @@ class DurabilityIT {
             WriterProcess w = slowJob(f, "vm-killed-window-zero", vm.url(), summary, "--durability-window", "0");
             crashMidJob(vm.url() + "/metrics", "vm_rows_inserted_total", w, vm::kill, vm::restart);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-            assertThat(w.output()).contains("--durability-window 0: offsets are committed on the TSDB's 2xx").doesNotContain("TSDB restart:");
+            assertThat(w.output())
+                    .contains("--durability-window 0: offsets are committed on the TSDB's 2xx")
+                    .doesNotContain("TSDB restart:");
             JsonNode d = durability(summary);
             assertThat(d.get("window_seconds").asLong()).isZero();
             assertThat(d.get("tsdb_restarts").asLong()).as(d.toString()).isZero();
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isZero();
-            VerificationResult r = new ReadBackVerifier(vm.url()).verifyWithin(expected, Duration.ofSeconds(5), Duration.ofMillis(500));
-            System.err.printf("DurabilityIT: --durability-window 0, VictoriaMetrics %s killed mid-job: %d of %d samples missing%n",
+            VerificationResult r = new ReadBackVerifier(vm.url())
+                    .verifyWithin(expected, Duration.ofSeconds(5), Duration.ofMillis(500));
+            System.err.printf(
+                    "DurabilityIT: --durability-window 0, VictoriaMetrics %s killed mid-job: %d of %d samples missing%n",
                     System.getProperty("tsdbwriter.vm.version", "?"), r.missingSamples(), expected.sampleCount());
             assertThat(r.missingSamples()).as(r.summary()).isPositive();
             assertThat(r.unexpectedSeries()).as(r.summary()).isZero();
@@ -267,19 +303,40 @@ class DurabilityIT {
         stack.assumeAvailable(PrometheusVersion.CURRENT);
         Fixture f = realInput("prom3-killed-mid-job");
         Path summary = stack.path("prom3-killed-mid-job.json");
-        try (PrometheusEndpoint prom = stack.startPrometheus("prom3-killed-mid-job", PrometheusVersion.CURRENT, Duration.ofDays(30),
-                true, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
-            WriterProcess w = slowJob(f, "prom3-killed-mid-job", "http://127.0.0.1:1", summary,
-                    "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl());
-            crashMidJob(prom.url() + "/metrics", "prometheus_tsdb_head_samples_appended_total", w, prom::kill, prom::restart);
+        try (PrometheusEndpoint prom = stack.startPrometheus(
+                "prom3-killed-mid-job",
+                PrometheusVersion.CURRENT,
+                Duration.ofDays(30),
+                true,
+                "prometheus.WriteRequest",
+                "io.prometheus.write.v2.Request")) {
+            WriterProcess w = slowJob(
+                    f,
+                    "prom3-killed-mid-job",
+                    "http://127.0.0.1:1",
+                    summary,
+                    "--output",
+                    "remote-write",
+                    "--remote-write-url",
+                    prom.remoteWriteUrl());
+            crashMidJob(
+                    prom.url() + "/metrics",
+                    "prometheus_tsdb_head_samples_appended_total",
+                    w,
+                    prom::kill,
+                    prom::restart);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             assertThat(w.output()).contains("output=remote-write").contains("TSDB restart:");
             JsonNode d = durability(summary);
             // Prometheus needs 5 s (WAL written before its answer); never less
-            assertThat(d.get("window_seconds").asLong()).as(d.toString()).isEqualTo(DurabilityNeed.PROMETHEUS.toSeconds());
+            assertThat(d.get("window_seconds").asLong())
+                    .as(d.toString())
+                    .isEqualTo(DurabilityNeed.PROMETHEUS.toSeconds());
             assertThat(d.get("tsdb_restarts").asLong()).as(d.toString()).isGreaterThanOrEqualTo(1);
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isPositive();
-            assertThat(d.get("records_awaiting_durability").asLong()).as(d.toString()).isZero();
+            assertThat(d.get("records_awaiting_durability").asLong())
+                    .as(d.toString())
+                    .isZero();
             assertEverySampleReadBack(prom);
         }
         stack.assertCommittedAtEnd(f);
@@ -297,16 +354,35 @@ class DurabilityIT {
         String topic = stack.createTopic("prom3-default-killed", 1);
         Fixture f = new Fixture(topic, "g-" + topic, stack.produce(topic, 1, points, 1));
         Path summary = stack.path("prom3-default-killed.json");
-        try (PrometheusEndpoint prom = stack.startPrometheus("prom3-default-killed", PrometheusVersion.CURRENT, null,
-                true, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
-            WriterProcess w = slowJob(f, "prom3-default-killed", "http://127.0.0.1:1", summary,
-                    "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl());
-            crashMidJob(prom.url() + "/metrics", "prometheus_tsdb_head_samples_appended_total", w, prom::kill, prom::restart);
+        try (PrometheusEndpoint prom = stack.startPrometheus(
+                "prom3-default-killed",
+                PrometheusVersion.CURRENT,
+                null,
+                true,
+                "prometheus.WriteRequest",
+                "io.prometheus.write.v2.Request")) {
+            WriterProcess w = slowJob(
+                    f,
+                    "prom3-default-killed",
+                    "http://127.0.0.1:1",
+                    summary,
+                    "--output",
+                    "remote-write",
+                    "--remote-write-url",
+                    prom.remoteWriteUrl());
+            crashMidJob(
+                    prom.url() + "/metrics",
+                    "prometheus_tsdb_head_samples_appended_total",
+                    w,
+                    prom::kill,
+                    prom::restart);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             JsonNode s = Scenario.summary(summary);
             JsonNode d = s.get("durability");
             assertThat(d.get("records_reread").asLong()).as(d.toString()).isPositive();
-            assertThat(d.get("samples_repeats_refused").asLong()).as("the repeats Prometheus refused: %s", d).isPositive();
+            assertThat(d.get("samples_repeats_refused").asLong())
+                    .as("the repeats Prometheus refused: %s", d)
+                    .isPositive();
             assertThat(s.get("samples_refused").asLong()).as(w.output()).isZero();
             assertEverySampleReadBack(prom);
         }

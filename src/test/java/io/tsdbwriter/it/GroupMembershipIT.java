@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -36,7 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (missing topic, unreachable Kafka, VictoriaMetrics refusing credentials). One broker for the class, a fresh
  * VictoriaMetrics and topic per scenario; each ends with the exact read-back and committed == end offsets.
  */
-@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class GroupMembershipIT {
 
     static final int PARTITIONS = 3;
@@ -51,6 +52,7 @@ class GroupMembershipIT {
 
     /** The first few real scrapes (small data, so each scenario stays short). */
     static List<SourcePoint> points;
+
     static final AtomicInteger names = new AtomicInteger();
 
     @BeforeAll
@@ -59,8 +61,7 @@ class GroupMembershipIT {
         points = List.copyOf(all.subList(0, all.size() * 3 / 20)); // 3 of the 20 scrapes' worth of points
     }
 
-    private record Fixture(String topic, String group, VmEndpoint vm) {
-    }
+    private record Fixture(String topic, String group, VmEndpoint vm) {}
 
     private Fixture fixture(String name) {
         String topic = stack.createTopic(name + "-" + names.incrementAndGet(), PARTITIONS);
@@ -77,8 +78,15 @@ class GroupMembershipIT {
 
     private WriterProcess writer(Fixture f, String name, String vmUrl, String... more) {
         List<String> args = stack.runArgs(vmUrl, f.topic(), f.group(), M, N, 2, more);
-        args.addAll(List.of("--segment-size", "50", "--commit-interval", "500ms", "--batch-samples", "50",
-                "--max-concurrent-writes", "1"));
+        args.addAll(List.of(
+                "--segment-size",
+                "50",
+                "--commit-interval",
+                "500ms",
+                "--batch-samples",
+                "50",
+                "--max-concurrent-writes",
+                "1"));
         return stack.writer(name, args);
     }
 
@@ -99,7 +107,8 @@ class GroupMembershipIT {
 
     /**
      * The crash pattern of the issue: four kill -9 at seeded moments 1–6 s after each start (the writer's first log
-     * line; several kills land while the process is still joining), then one --stop-at-end run, which must exit 0 only once the group committed every
+     * line; several kills land while the process is still joining), then one --stop-at-end run, which must exit 0
+     * only once the group committed every
      * partition at its end — the dead members still hold partitions until their sessions expire.
      */
     @ParameterizedTest(name = "{0} seed {1}")
@@ -108,8 +117,14 @@ class GroupMembershipIT {
         Fixture f = fixture("kills-" + protocol);
         FaultProxy proxy = slow(f, Duration.ofMillis(100));
         String[] group = protocol.equals("classic")
-                ? new String[] {"--group-protocol", "classic", "--consumer-property", "session.timeout.ms=6000",
-                        "--consumer-property", "heartbeat.interval.ms=1000"}
+                ? new String[] {
+                    "--group-protocol",
+                    "classic",
+                    "--consumer-property",
+                    "session.timeout.ms=6000",
+                    "--consumer-property",
+                    "heartbeat.interval.ms=1000"
+                }
                 : new String[] {"--group-protocol", "consumer"}; // session timeout is the broker's (6 s in KafkaBroker)
         Random random = new Random(seed);
         for (int i = 1; i <= 4; i++) {
@@ -123,11 +138,17 @@ class GroupMembershipIT {
         Map<TopicPartition, Long> before = stack.committedOffsets(f.group(), f.topic());
         List<String> finish = new ArrayList<>(List.of(group));
         finish.add("--stop-at-end");
-        WriterProcess last = writer(f, "kills-" + protocol + "-" + seed + "-final", proxy.url(), finish.toArray(String[]::new));
+        WriterProcess last =
+                writer(f, "kills-" + protocol + "-" + seed + "-final", proxy.url(), finish.toArray(String[]::new));
         assertThat(last.waitFor(Scenario.PROCESS_TIMEOUT)).as(last.output()).isZero();
-        assertThat(last.output()).contains("stop-at-end: the group's committed offset of every partition (3) reached its recorded end");
-        System.out.printf("kills %s seed %d: committed before the final run %s of %s; the final run waited for others %d time(s)%n",
-                protocol, seed, before, stack.endOffsets(f.topic()),
+        assertThat(last.output())
+                .contains("stop-at-end: the group's committed offset of every partition (3) reached its recorded end");
+        System.out.printf(
+                "kills %s seed %d: committed before the final run %s of %s; the final run waited for others %d time(s)%n",
+                protocol,
+                seed,
+                before,
+                stack.endOffsets(f.topic()),
                 lines(last.output(), "waiting for").size());
         assertEverythingWrittenAndCommitted(f);
     }
@@ -151,8 +172,10 @@ class GroupMembershipIT {
         WriterProcess second = writer(f, "static-2", proxy.url(), again.toArray(String[]::new));
         awaitOutput(second, "assigned " + f.topic(), Duration.ofSeconds(40));
         Duration reassigned = Duration.ofNanos(System.nanoTime() - t0);
-        System.out.println("static member: partitions back " + reassigned.toMillis() + " ms after the restart (JVM start included)");
-        assertThat(reassigned).as("partitions back after the restart with the same group.instance.id")
+        System.out.println("static member: partitions back " + reassigned.toMillis()
+                + " ms after the restart (JVM start included)");
+        assertThat(reassigned)
+                .as("partitions back after the restart with the same group.instance.id")
                 .isLessThan(Duration.ofSeconds(20)); // a dynamic member waits out the 45 s session; idle machine: ~3 s
         assertThat(second.waitFor(Scenario.PROCESS_TIMEOUT)).as(second.output()).isZero();
         assertEverythingWrittenAndCommitted(f);
@@ -174,14 +197,17 @@ class GroupMembershipIT {
         try {
             awaitSomeCommitted(f, Duration.ofSeconds(120)); // three JVMs starting at once on a busy machine
         } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "\n--- three-1:\n" + w1.output() + "\n--- three-2:\n" + w2.output()
-                    + "\n--- three-3:\n" + w3.output(), e);
+            throw new AssertionError(
+                    e.getMessage() + "\n--- three-1:\n" + w1.output() + "\n--- three-2:\n" + w2.output()
+                            + "\n--- three-3:\n" + w3.output(),
+                    e);
         }
         w1.kill();
         assertThat(w2.waitFor(Scenario.PROCESS_TIMEOUT)).as(w2.output()).isZero();
         Map<TopicPartition, Long> end = stack.endOffsets(f.topic());
         assertThat(stack.committedOffsets(f.group(), f.topic()))
-                .as("committed when the first survivor exited").isEqualTo(end);
+                .as("committed when the first survivor exited")
+                .isEqualTo(end);
         assertThat(w3.waitFor(Scenario.PROCESS_TIMEOUT)).as(w3.output()).isZero();
         assertEverythingWrittenAndCommitted(f);
     }
@@ -203,13 +229,26 @@ class GroupMembershipIT {
     void produceToAMissingTopicIsOneLineAndExitOneBeforeAnySend() throws Exception {
         String topic = "no-such-produce-topic-" + names.incrementAndGet();
         long start = System.nanoTime();
-        WriterProcess p = stack.writer("produce-missing-topic", List.of("produce", "--bootstrap-servers", stack.bootstrapServers(),
-                "--topic", topic, "--instance", "node-0001"));
+        WriterProcess p = stack.writer(
+                "produce-missing-topic",
+                List.of(
+                        "produce",
+                        "--bootstrap-servers",
+                        stack.bootstrapServers(),
+                        "--topic",
+                        topic,
+                        "--instance",
+                        "node-0001"));
         assertThat(p.waitFor(Duration.ofSeconds(60))).as(p.output()).isEqualTo(1);
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("well inside max.block.ms").isLessThan(Duration.ofSeconds(40));
-        assertThat(p.output()).contains("produce: topic '" + topic + "' does not exist and the brokers do not create topics"
-                + " (auto.create.topics.enable=false): create it, e.g. kafka-topics.sh --bootstrap-server " + stack.bootstrapServers()
-                + " --create --topic " + topic).doesNotContain("Exception", "\tat ", "records sent");
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("well inside max.block.ms")
+                .isLessThan(Duration.ofSeconds(40));
+        assertThat(p.output())
+                .contains("produce: topic '" + topic + "' does not exist and the brokers do not create topics"
+                        + " (auto.create.topics.enable=false): create it, e.g. kafka-topics.sh --bootstrap-server "
+                        + stack.bootstrapServers()
+                        + " --create --topic " + topic)
+                .doesNotContain("Exception", "\tat ", "records sent");
         try (Admin admin = Admin.create(stack.kafka().adminProperties())) {
             assertThat(admin.listTopics().names().get()).doesNotContain(topic);
         }
@@ -222,15 +261,27 @@ class GroupMembershipIT {
             servers = "127.0.0.1:" + nothing.port();
         }
         int metricsPort = FreePorts.pick();
-        List<String> base = List.of("run", "--bootstrap-servers", servers, "--topic", "t", "--group-id", "g",
-                "--vm-url", "http://127.0.0.1:9", "--report-interval", "5s");
+        List<String> base = List.of(
+                "run",
+                "--bootstrap-servers",
+                servers,
+                "--topic",
+                "t",
+                "--group-id",
+                "g",
+                "--vm-url",
+                "http://127.0.0.1:9",
+                "--report-interval",
+                "5s");
         // without --stop-at-end: keeps retrying, not ready
         List<String> service = new ArrayList<>(base);
         service.addAll(List.of("--metrics-port", Integer.toString(metricsPort), "--metrics-address", "127.0.0.1"));
         WriterProcess w = stack.writer("unreachable-service", service);
         awaitOutput(w, "unreachable", Duration.ofSeconds(30));
         HttpClient http = HttpClient.newHttpClient();
-        HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready")).build(),
+        HttpResponse<String> ready = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready"))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(ready.statusCode()).isEqualTo(503);
         Thread.sleep(4000);
@@ -264,22 +315,51 @@ class GroupMembershipIT {
         stack.produce(topic, PARTITIONS, points, 1);
         VmEndpoint vm = stack.startVm("vm-auth", "-httpAuth.username=writer", "-httpAuth.password=s3cret");
         int metricsPort = FreePorts.pick();
-        List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(), "--topic", topic,
-                "--group-id", "g-" + topic, "--vm-url", vm.url(), "--metrics-port", Integer.toString(metricsPort),
-                "--metrics-address", "127.0.0.1", "--max-retries", "1", "--max-backoff", "500ms", "--drain-timeout", "2s",
-                "--stop-at-end", "--report-interval", "5s"));
+        List<String> args = new ArrayList<>(List.of(
+                "run",
+                "--bootstrap-servers",
+                stack.bootstrapServers(),
+                "--topic",
+                topic,
+                "--group-id",
+                "g-" + topic,
+                "--vm-url",
+                vm.url(),
+                "--metrics-port",
+                Integer.toString(metricsPort),
+                "--metrics-address",
+                "127.0.0.1",
+                "--max-retries",
+                "1",
+                "--max-backoff",
+                "500ms",
+                "--drain-timeout",
+                "2s",
+                "--stop-at-end",
+                "--report-interval",
+                "5s"));
         WriterProcess w = stack.writer("auth", args);
         awaitOutput(w, "answered 401: a configuration fault, not the data - credentials?", Duration.ofSeconds(60));
         assertThat(w.output()).contains(vm.url() + "/api/v1/import");
         Thread.sleep(3000);
         assertThat(w.isAlive()).as(w.output()).isTrue();
         assertThat(lines(w.output(), "answered 401")).hasSize(1); // at most once a minute
-        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String metrics = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         assertThat(metrics).containsPattern("tsdbwriter_write_requests_total\\{[^}]*status=\"401\"[^}]*\\} [1-9]");
         assertThat(metrics).containsPattern("tsdbwriter_write_faults_total\\{[^}]*class=\"4xx\"[^}]*\\} [1-9]");
-        assertThat(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready")).build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode()).as("not ready while the endpoint refuses the credentials").isNotEqualTo(200);
+        assertThat(HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .statusCode())
+                .as("not ready while the endpoint refuses the credentials")
+                .isNotEqualTo(200);
         w.sigterm();
         // a --stop-at-end job stopped by a signal before its end
         assertThat(w.waitFor(Duration.ofSeconds(60))).as(w.output()).isEqualTo(4);
@@ -302,7 +382,8 @@ class GroupMembershipIT {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!w.output().contains(text)) {
             if (System.nanoTime() > deadline || !w.isAlive() && !w.output().contains(text)) {
-                throw new AssertionError("no '" + text + "' in the output" + (w.isAlive() ? "" : " (exited)") + ":\n" + w.output());
+                throw new AssertionError(
+                        "no '" + text + "' in the output" + (w.isAlive() ? "" : " (exited)") + ":\n" + w.output());
             }
             Thread.sleep(50);
         }

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.decode.RemoteWriteDecoderTest;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.FreePorts;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.NodeExporterFiles;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.xerial.snappy.Snappy;
 
 /**
  * Every input format against VictoriaMetrics itself (issue 14's oracle): the same record payloads go (a) through the
@@ -58,7 +60,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class InputFormatsIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final int M = 6;
     private static final int N = 3;
 
@@ -73,8 +76,7 @@ class InputFormatsIT {
     static Path telegraf;
 
     /** Per format: its topic, the instance label its data carries, and the records (value + Kafka timestamp). */
-    record Feed(String format, String topic, String instanceLabel, List<ConsumerRecord<byte[], byte[]>> records) {
-    }
+    record Feed(String format, String topic, String instanceLabel, List<ConsumerRecord<byte[], byte[]>> records) {}
 
     static final Map<String, Feed> feeds = new LinkedHashMap<>();
 
@@ -91,14 +93,16 @@ class InputFormatsIT {
             Path cached = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/telegraf");
             bin = GoBuilds.built(cached) ? cached.toString() : null;
         } else {
-            GoBuilds.built(Path.of(bin)); // the test command may still be building it: wait, then the checks below say what is missing
+            GoBuilds.built(Path.of(
+                    bin)); // the test command may still be building it: wait, then the checks below say what is missing
         }
         telegraf = bin == null ? null : Path.of(bin);
 
         if (telegraf != null) {
             feeds.putAll(telegrafFeeds());
         } else {
-            System.err.println("InputFormatsIT: no Telegraf (go missing, see scripts/lib.sh ensure_telegraf): influx, promremotewrite and graphite skipped");
+            System.err.println(
+                    "InputFormatsIT: no Telegraf (go missing, see scripts/lib.sh ensure_telegraf): influx, promremotewrite and graphite skipped");
         }
         feeds.put("prometheus", prometheusFeed());
         feeds.put("jsonline", jsonlineFeed());
@@ -113,18 +117,21 @@ class InputFormatsIT {
         for (Feed f : feeds.values()) {
             JsonNode s = runWriter(f, relay, 1, 1, "relay");
             assertThat(s.get("decode_errors").asLong()).as(f.format()).isZero();
-            assertThat(s.get("samples_written").asLong()).as(f.format()).isEqualTo(s.get("points").asLong());
+            assertThat(s.get("samples_written").asLong())
+                    .as(f.format())
+                    .isEqualTo(s.get("points").asLong());
             expectedSamples += s.get("points").asLong();
             writeDirect(f);
         }
         final long total = expectedSamples;
-        Map<String, TreeMap<Long, String>> viaWriter = normalize(relay.awaitExport("{__name__=~\".+\"}",
-                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
-        Map<String, TreeMap<Long, String>> viaVm = normalize(direct.awaitExport("{__name__=~\".+\"}",
-                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> viaWriter = normalize(
+                relay.awaitExport("{__name__=~\".+\"}", l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> viaVm = normalize(
+                direct.awaitExport("{__name__=~\".+\"}", l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
         assertThat(samples(viaWriter)).isEqualTo(total);
         assertIdentical(viaWriter, viaVm);
-        System.err.printf("InputFormatsIT: relay == VictoriaMetrics' own endpoints: %d series, %d samples over %s%n",
+        System.err.printf(
+                "InputFormatsIT: relay == VictoriaMetrics' own endpoints: %d series, %d samples over %s%n",
                 viaVm.size(), total, feeds.keySet());
     }
 
@@ -134,7 +141,9 @@ class InputFormatsIT {
         long points = 0;
         for (Feed f : feeds.values()) {
             JsonNode s = runWriter(f, amplified, M, N, "amplified");
-            assertThat(s.get("samples_written").asLong()).as(f.format()).isEqualTo(s.get("points").asLong() * M * N);
+            assertThat(s.get("samples_written").asLong())
+                    .as(f.format())
+                    .isEqualTo(s.get("points").asLong() * M * N);
             points += s.get("points").asLong();
         }
         Map<String, TreeMap<Long, String>> oracle = normalize(direct.export("{__name__=~\".+\"}"));
@@ -156,8 +165,8 @@ class InputFormatsIT {
         }
         final long total = points * M * N;
         assertThat(samples(expected)).isEqualTo(total);
-        Map<String, TreeMap<Long, String>> actual = normalize(amplified.awaitExport("{__name__=~\".+\"}",
-                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> actual = normalize(amplified.awaitExport(
+                "{__name__=~\".+\"}", l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
         assertIdentical(actual, expected);
         System.err.printf("InputFormatsIT: M=%d N=%d read back exactly: %d samples%n", M, N, total);
     }
@@ -173,23 +182,47 @@ class InputFormatsIT {
         stack.createTopic(dlq, 1);
         long t = 1_795_300_857_000L;
         byte[] brokenInflux = ("badtest,host=h v=1 " + t * 1_000_000 + "\nthis_line_has_no_fields\nbadtest,host=h v=2 "
-                + (t + 60_000) * 1_000_000 + "\n").getBytes(StandardCharsets.UTF_8);
+                        + (t + 60_000) * 1_000_000 + "\n")
+                .getBytes(StandardCharsets.UTF_8);
         byte[] nanInflux = ("badtest,host=h v=NaN " + (t + 120_000) * 1_000_000).getBytes(StandardCharsets.UTF_8);
         byte[] garbageRw = "neither snappy nor zstd".getBytes(StandardCharsets.UTF_8);
-        byte[] goodRw = org.xerial.snappy.Snappy.compress(io.tsdbwriter.decode.RemoteWriteDecoderTest.writeRequest(
+        byte[] goodRw = Snappy.compress(RemoteWriteDecoderTest.writeRequest(
                 new Object[][] {{"__name__", "badtest_rw", "host", "h"}, {5.0, t}}));
-        produce(List.of(new ProducerRecord<>(influx, 0, t, null, brokenInflux), new ProducerRecord<>(influx, 0, t, null, nanInflux),
-                new ProducerRecord<>(rw, 0, t, null, garbageRw), new ProducerRecord<>(rw, 0, t, null, goodRw)));
+        produce(List.of(
+                new ProducerRecord<>(influx, 0, t, null, brokenInflux),
+                new ProducerRecord<>(influx, 0, t, null, nanInflux),
+                new ProducerRecord<>(rw, 0, t, null, garbageRw),
+                new ProducerRecord<>(rw, 0, t, null, goodRw)));
 
         Path summary = stack.path("bad-summary.json");
-        WriterProcess writer = stack.writer("bad", stack.runArgs(relay.url(), influx + "," + rw, "bad", 1, 1, 1, "--input-format", "influx", "--topic-format", rw + "=promremotewrite",
-                "--instance-label", "host", "--dead-letter-topic", dlq, "--stop-at-end", "--summary-json", summary.toString()));
+        WriterProcess writer = stack.writer(
+                "bad",
+                stack.runArgs(
+                        relay.url(),
+                        influx + "," + rw,
+                        "bad",
+                        1,
+                        1,
+                        1,
+                        "--input-format",
+                        "influx",
+                        "--topic-format",
+                        rw + "=promremotewrite",
+                        "--instance-label",
+                        "host",
+                        "--dead-letter-topic",
+                        dlq,
+                        "--stop-at-end",
+                        "--summary-json",
+                        summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("decode_errors").asLong()).isEqualTo(3); // invalid_line, non_finite_value, invalid_compression
         assertThat(s.get("points").asLong()).isEqualTo(3);
         assertThat(s.get("samples_written").asLong()).isEqualTo(3);
-        assertThat(writer.output()).contains("bad-influx-0@0: invalid_line").contains("bad-rw-0@0: invalid_compression")
+        assertThat(writer.output())
+                .contains("bad-influx-0@0: invalid_line")
+                .contains("bad-rw-0@0: invalid_compression")
                 .contains("bad-influx-0@1: non_finite_value");
         for (String topic : List.of(influx, rw)) {
             assertThat(stack.committedOffsets("bad", topic)).isEqualTo(stack.endOffsets(topic));
@@ -198,14 +231,18 @@ class InputFormatsIT {
         assertThat(dead).hasSize(2); // the NaN record is not malformed: counted, not dead-lettered
         Map<String, byte[]> byReason = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : dead) {
-            byReason.put(new String(r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8), r.value());
+            byReason.put(
+                    new String(r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8), r.value());
         }
         assertThat(byReason.get("invalid_line")).isEqualTo(brokenInflux);
         assertThat(byReason.get("invalid_compression")).isEqualTo(garbageRw);
-        Map<String, TreeMap<Long, String>> back = normalize(relay.awaitExport("{__name__=~\"badtest.*\"}",
-                l -> samples(normalize(l)) >= 3, Duration.ofSeconds(30)));
-        assertThat(back).containsOnlyKeys("{\"__name__\":\"badtest_rw\",\"host\":\"h\"}", "{\"__name__\":\"badtest_v\",\"host\":\"h\"}");
-        assertThat(back.get("{\"__name__\":\"badtest_v\",\"host\":\"h\"}")).containsExactly(Map.entry(t, "1"), Map.entry(t + 60_000, "2"));
+        Map<String, TreeMap<Long, String>> back = normalize(relay.awaitExport(
+                "{__name__=~\"badtest.*\"}", l -> samples(normalize(l)) >= 3, Duration.ofSeconds(30)));
+        assertThat(back)
+                .containsOnlyKeys(
+                        "{\"__name__\":\"badtest_rw\",\"host\":\"h\"}", "{\"__name__\":\"badtest_v\",\"host\":\"h\"}");
+        assertThat(back.get("{\"__name__\":\"badtest_v\",\"host\":\"h\"}"))
+                .containsExactly(Map.entry(t, "1"), Map.entry(t + 60_000, "2"));
     }
 
     /**
@@ -219,7 +256,8 @@ class InputFormatsIT {
     void exemplarsAreDroppedAndNeverTheSampleValue() throws Exception {
         String topic = stack.createTopic("prom-exemplars", 1);
         long t = 1_795_300_857_000L;
-        String record = """
+        String record =
+                """
                 # HELP w_requests_total Requests.
                 # TYPE w_requests counter
                 w_requests_total 7 1795300857000 # {trace_id="def"} 2.0 1795300857
@@ -234,14 +272,19 @@ class InputFormatsIT {
         assertThat(s.get("decode_errors").asLong()).isEqualTo(1); // w_broken: an exemplar without a value
         assertThat(s.get("points").asLong()).isEqualTo(4);
         assertThat(s.get("samples_written").asLong()).isEqualTo(4);
-        Map<String, TreeMap<Long, String>> back = normalize(relay.awaitExport("{__name__=~\"w_.*\"}",
-                l -> samples(normalize(l)) >= 4, Duration.ofSeconds(30)));
-        assertThat(back).containsOnlyKeys("{\"__name__\":\"w_requests_total\"}", "{\"__name__\":\"w_requests_total\",\"a\":\"b\"}",
-                "{\"__name__\":\"w_latency_seconds\"}", "{\"__name__\":\"w_labelled\",\"path\":\"/x # y\"}");
+        Map<String, TreeMap<Long, String>> back = normalize(
+                relay.awaitExport("{__name__=~\"w_.*\"}", l -> samples(normalize(l)) >= 4, Duration.ofSeconds(30)));
+        assertThat(back)
+                .containsOnlyKeys(
+                        "{\"__name__\":\"w_requests_total\"}",
+                        "{\"__name__\":\"w_requests_total\",\"a\":\"b\"}",
+                        "{\"__name__\":\"w_latency_seconds\"}",
+                        "{\"__name__\":\"w_labelled\",\"path\":\"/x # y\"}");
         assertThat(back.get("{\"__name__\":\"w_requests_total\"}")).containsExactly(Map.entry(t, "7"));
         assertThat(back.get("{\"__name__\":\"w_requests_total\",\"a\":\"b\"}")).containsExactly(Map.entry(t, "8"));
         assertThat(back.get("{\"__name__\":\"w_latency_seconds\"}")).containsExactly(Map.entry(t + 60_000, "0.25"));
-        assertThat(back.get("{\"__name__\":\"w_labelled\",\"path\":\"/x # y\"}")).containsExactly(Map.entry(t, "3"));
+        assertThat(back.get("{\"__name__\":\"w_labelled\",\"path\":\"/x # y\"}"))
+                .containsExactly(Map.entry(t, "3"));
     }
 
     /**
@@ -266,11 +309,13 @@ class InputFormatsIT {
 
     private static Map<String, Feed> telegrafFeeds() throws Exception {
         Path scrape = NodeExporterFiles.first();
-        Map<String, String> topics = Map.of("influx", "tg-influx", "promremotewrite", "tg-rw", "graphite", "tg-graphite");
+        Map<String, String> topics =
+                Map.of("influx", "tg-influx", "promremotewrite", "tg-rw", "graphite", "tg-graphite");
         for (String t : topics.values()) {
             stack.createTopic(t, 1);
         }
-        String conf = """
+        String conf =
+                """
                 [agent]
                   hostname = "node-a"
                   omit_hostname = false
@@ -291,12 +336,16 @@ class InputFormatsIT {
                   topic = "tg-graphite"
                   data_format = "graphite"
                   graphite_tag_support = true
-                """.formatted(scrape, stack.bootstrapServers(), stack.bootstrapServers(), stack.bootstrapServers());
+                """
+                        .formatted(
+                                scrape, stack.bootstrapServers(), stack.bootstrapServers(), stack.bootstrapServers());
         Path confFile = stack.path("telegraf.conf");
         Files.writeString(confFile, conf);
         Path log = stack.path("telegraf.log");
         Process p = new ProcessBuilder(telegraf.toString(), "--config", confFile.toString(), "--once")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         if (!p.waitFor(90, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("telegraf --once did not finish: " + Files.readString(log));
@@ -328,7 +377,8 @@ class InputFormatsIT {
     /** What /api/v1/export returns for the demo's points (2 scrapes, instanceNo and productKey), 40 lines a record. */
     private static Feed jsonlineFeed() throws Exception {
         List<SourcePoint> points = Scenario.realPoints().stream()
-                .filter(p -> p.timestampMs() < 1_795_300_857_000L + 120_000).toList();
+                .filter(p -> p.timestampMs() < 1_795_300_857_000L + 120_000)
+                .toList();
         StringBuilder lines = new StringBuilder();
         for (SourcePoint p : points) {
             ObjectNode line = JSON.createObjectNode();
@@ -345,14 +395,16 @@ class InputFormatsIT {
         List<String> exported;
         try (VmEndpoint scratch = stack.startVm("vm-scratch")) {
             assertThat(scratch.importLines(lines.toString())).isEqualTo(204);
-            exported = scratch.awaitExport("{__name__=~\".+\"}", l -> samples(normalize(l)) >= points.size(), Duration.ofSeconds(30));
+            exported = scratch.awaitExport(
+                    "{__name__=~\".+\"}", l -> samples(normalize(l)) >= points.size(), Duration.ofSeconds(30));
         }
         assertThat(samples(normalize(exported))).isEqualTo(points.size());
         String topic = stack.createTopic("jsonl", 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (int i = 0; i < exported.size(); i += 40) {
             String value = String.join("\n", exported.subList(i, Math.min(exported.size(), i + 40))) + "\n";
-            records.add(new ProducerRecord<>(topic, 0, System.currentTimeMillis(), null, value.getBytes(StandardCharsets.UTF_8)));
+            records.add(new ProducerRecord<>(
+                    topic, 0, System.currentTimeMillis(), null, value.getBytes(StandardCharsets.UTF_8)));
         }
         produce(records);
         return new Feed("jsonline", topic, "instanceNo", consumeAll(topic));
@@ -372,7 +424,8 @@ class InputFormatsIT {
             case "prometheus" -> {
                 for (ConsumerRecord<byte[], byte[]> r : f.records()) {
                     // the writer gives samples without a timestamp the record's: the same through VictoriaMetrics' own
-                    // query arg; at N = 1 a series without the instance label stays without it (DESIGN §3: a plain copy)
+                    // query arg; at N = 1 a series without the instance label stays without it (DESIGN §3: a plain
+                    // copy)
                     post("/api/v1/import/prometheus?timestamp=" + r.timestamp(), r.value(), null);
                 }
             }
@@ -404,10 +457,12 @@ class InputFormatsIT {
     }
 
     private static void post(String pathAndQuery, byte[] body, String contentEncoding) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(direct.url() + pathAndQuery)).timeout(Duration.ofSeconds(30))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(direct.url() + pathAndQuery))
+                .timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (contentEncoding != null) {
-            b.header("Content-Encoding", contentEncoding).header("Content-Type", "application/x-protobuf")
+            b.header("Content-Encoding", contentEncoding)
+                    .header("Content-Type", "application/x-protobuf")
                     .header("X-Prometheus-Remote-Write-Version", "0.1.0");
         }
         HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
@@ -418,8 +473,22 @@ class InputFormatsIT {
 
     private static JsonNode runWriter(Feed f, VmEndpoint vm, int m, int n, String name) throws Exception {
         Path summary = stack.path(name + "-" + f.format() + "-summary.json");
-        WriterProcess writer = stack.writer(name + "-" + f.format(), stack.runArgs(vm.url(), f.topic(), name + "-" + f.format(), m, n, 1,
-                "--input-format", f.format(), "--instance-label", f.instanceLabel(), "--stop-at-end", "--summary-json", summary.toString()));
+        WriterProcess writer = stack.writer(
+                name + "-" + f.format(),
+                stack.runArgs(
+                        vm.url(),
+                        f.topic(),
+                        name + "-" + f.format(),
+                        m,
+                        n,
+                        1,
+                        "--input-format",
+                        f.format(),
+                        "--instance-label",
+                        f.instanceLabel(),
+                        "--stop-at-end",
+                        "--summary-json",
+                        summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
         assertThat(stack.committedOffsets(name + "-" + f.format(), f.topic())).isEqualTo(stack.endOffsets(f.topic()));
         return Scenario.summary(summary);
@@ -478,7 +547,8 @@ class InputFormatsIT {
         return new TreeMap<>(JSON.readValue(key, Map.class));
     }
 
-    static void assertIdentical(Map<String, TreeMap<Long, String>> actual, Map<String, TreeMap<Long, String>> expected) {
+    static void assertIdentical(
+            Map<String, TreeMap<Long, String>> actual, Map<String, TreeMap<Long, String>> expected) {
         List<String> diff = new ArrayList<>();
         for (String k : expected.keySet()) {
             if (!actual.containsKey(k)) {

@@ -3,6 +3,7 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.Components;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
@@ -28,8 +29,19 @@ class MainJobIT {
         int records = stack.produce(topic, 3, points, 1);
         Path summary = stack.path("main-summary.json");
 
-        WriterProcess writer = stack.writer("main-writer", stack.runArgs(topic, "main-job", 6, 10, 3,
-                "--segment-size", "500", "--stop-at-end", "--summary-json", summary.toString()));
+        WriterProcess writer = stack.writer(
+                "main-writer",
+                stack.runArgs(
+                        topic,
+                        "main-job",
+                        6,
+                        10,
+                        3,
+                        "--segment-size",
+                        "500",
+                        "--stop-at-end",
+                        "--summary-json",
+                        summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
 
         ExpectedSamples expected = Scenario.expected(points, 6, 10);
@@ -59,17 +71,23 @@ class MainJobIT {
         List<SourcePoint> points = Scenario.realPoints().subList(0, 3_000);
         String topic = stack.createTopic("several-tsdbs", 3);
         stack.produce(topic, 3, points, 1);
-        io.tsdbwriter.it.support.Components.VmEndpoint a = stack.startVm("vm-several-a");
-        try (a; WriterProcess b = stack.writer("several-b", stack.runArgs("http://127.0.0.1:1", topic, "several-b", 2, 1, 3,
-                "--segment-size", "500"))) {
-            WriterProcess wa = stack.writer("several-a", stack.runArgs(a.url(), topic, "several-a", 2, 1, 3,
-                    "--segment-size", "500", "--stop-at-end"));
+        Components.VmEndpoint a = stack.startVm("vm-several-a");
+        try (a;
+                WriterProcess b = stack.writer(
+                        "several-b",
+                        stack.runArgs("http://127.0.0.1:1", topic, "several-b", 2, 1, 3, "--segment-size", "500"))) {
+            WriterProcess wa = stack.writer(
+                    "several-a",
+                    stack.runArgs(a.url(), topic, "several-a", 2, 1, 3, "--segment-size", "500", "--stop-at-end"));
             assertThat(wa.waitFor(Scenario.PROCESS_TIMEOUT)).as(wa.output()).isZero();
             Scenario.assertExactReadBack(a.url(), Scenario.expected(points, 2, 1));
             assertThat(stack.committedOffsets("several-a", topic)).isEqualTo(stack.endOffsets(topic));
 
-            assertThat(b.isAlive()).as("b holds its data while its TSDB is down").isTrue();
-            assertThat(stack.committedOffsets("several-b", topic).values()).as("b commits nothing it did not write")
+            assertThat(b.isAlive())
+                    .as("b holds its data while its TSDB is down")
+                    .isTrue();
+            assertThat(stack.committedOffsets("several-b", topic).values())
+                    .as("b commits nothing it did not write")
                     .allSatisfy(o -> assertThat(o).isZero());
             b.sigterm();
             assertThat(b.waitFor(Scenario.PROCESS_TIMEOUT)).isEqualTo(1);

@@ -56,7 +56,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OtlpIT {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final int M = 6;
     private static final int N = 3;
 
@@ -84,7 +85,8 @@ class OtlpIT {
             requests.add(a);
             requests.add(b);
             records.add(new ProducerRecord<>("otlp", 0, ts, null, a.toByteArray()));
-            records.add(new ProducerRecord<>("otlp-json", 0, ts, null, JsonFormat.printer().print(b).getBytes(StandardCharsets.UTF_8)));
+            records.add(new ProducerRecord<>(
+                    "otlp-json", 0, ts, null, JsonFormat.printer().print(b).getBytes(StandardCharsets.UTF_8)));
         }
         produce(records);
     }
@@ -97,20 +99,29 @@ class OtlpIT {
         long total = s.get("points").asLong();
         assertThat(s.get("samples_written").asLong()).isEqualTo(total);
         for (ExportMetricsServiceRequest r : requests) {
-            HttpResponse<String> resp = HTTP.send(HttpRequest.newBuilder(URI.create(direct.url() + "/opentelemetry/v1/metrics"))
-                    .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-protobuf")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> resp = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(direct.url() + "/opentelemetry/v1/metrics"))
+                            .timeout(Duration.ofSeconds(30))
+                            .header("Content-Type", "application/x-protobuf")
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray()))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
         }
-        Map<String, TreeMap<Long, String>> viaWriter = normalize(relay.awaitExport("{__name__=~\".+\"}",
-                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
-        Map<String, TreeMap<Long, String>> viaVm = normalize(direct.awaitExport("{__name__=~\".+\"}",
-                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> viaWriter = normalize(
+                relay.awaitExport("{__name__=~\".+\"}", l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> viaVm = normalize(
+                direct.awaitExport("{__name__=~\".+\"}", l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
         assertThat(samples(viaVm)).isEqualTo(total);
         assertIdentical(viaWriter, viaVm);
-        assertThat(viaVm.keySet()).anyMatch(k -> k.contains("vmrange")).anyMatch(k -> k.contains("\"le\""))
-                .anyMatch(k -> k.contains("quantile")).anyMatch(k -> k.contains("scope.name"));
-        System.err.printf("OtlpIT: relay == VictoriaMetrics' /opentelemetry/v1/metrics: %d series, %d samples%n", viaVm.size(), total);
+        assertThat(viaVm.keySet())
+                .anyMatch(k -> k.contains("vmrange"))
+                .anyMatch(k -> k.contains("\"le\""))
+                .anyMatch(k -> k.contains("quantile"))
+                .anyMatch(k -> k.contains("scope.name"));
+        System.err.printf(
+                "OtlpIT: relay == VictoriaMetrics' /opentelemetry/v1/metrics: %d series, %d samples%n",
+                viaVm.size(), total);
     }
 
     @Test
@@ -120,7 +131,8 @@ class OtlpIT {
         long total = s.get("points").asLong() * M * N;
         assertThat(s.get("samples_written").asLong()).isEqualTo(total);
         Map<String, TreeMap<Long, String>> expected = new TreeMap<>();
-        for (Map.Entry<String, TreeMap<Long, String>> e : normalize(direct.export("{__name__=~\".+\"}")).entrySet()) {
+        for (Map.Entry<String, TreeMap<Long, String>> e :
+                normalize(direct.export("{__name__=~\".+\"}")).entrySet()) {
             Map<String, String> labels = InputFormatsIT.parseKey(e.getKey());
             String base = labels.get("host.name");
             for (int j = 0; j < N; j++) {
@@ -135,8 +147,8 @@ class OtlpIT {
             }
         }
         assertThat(samples(expected)).isEqualTo(total);
-        Map<String, TreeMap<Long, String>> actual = normalize(amplified.awaitExport("{__name__=~\".+\"}",
-                l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> actual = normalize(amplified.awaitExport(
+                "{__name__=~\".+\"}", l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));
         assertIdentical(actual, expected);
         System.err.printf("OtlpIT: M=%d N=%d read back exactly: %d samples%n", M, N, total);
     }
@@ -148,42 +160,88 @@ class OtlpIT {
         stack.createTopic("otlp-dlq", 1);
         long t = 1_795_300_857_000L;
         long ns = t * 1_000_000L;
-        ExportMetricsServiceRequest mixed = ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
-                .setResource(Resource.newBuilder().addAttributes(OtlpRequests.attr("host.name", "bad-host")))
-                .addScopeMetrics(ScopeMetrics.newBuilder()
-                        .addMetrics(Metric.newBuilder().setName("otlp_bad_requests").setSum(Sum.newBuilder().setIsMonotonic(true)
-                                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
-                                .addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(ns).setAsInt(3))))
-                        .addMetrics(Metric.newBuilder().setName("otlp_bad_kept").setGauge(Gauge.newBuilder()
-                                .addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(ns).setAsDouble(7)))))).build();
+        ExportMetricsServiceRequest mixed = ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .setResource(Resource.newBuilder().addAttributes(OtlpRequests.attr("host.name", "bad-host")))
+                        .addScopeMetrics(ScopeMetrics.newBuilder()
+                                .addMetrics(Metric.newBuilder()
+                                        .setName("otlp_bad_requests")
+                                        .setSum(Sum.newBuilder()
+                                                .setIsMonotonic(true)
+                                                .setAggregationTemporality(
+                                                        AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
+                                                .addDataPoints(NumberDataPoint.newBuilder()
+                                                        .setTimeUnixNano(ns)
+                                                        .setAsInt(3))))
+                                .addMetrics(Metric.newBuilder()
+                                        .setName("otlp_bad_kept")
+                                        .setGauge(Gauge.newBuilder()
+                                                .addDataPoints(NumberDataPoint.newBuilder()
+                                                        .setTimeUnixNano(ns)
+                                                        .setAsDouble(7))))))
+                .build();
         byte[] garbage = "not an ExportMetricsServiceRequest".getBytes(StandardCharsets.UTF_8);
-        produce(List.of(new ProducerRecord<>("otlp-bad", 0, t, null, garbage), new ProducerRecord<>("otlp-bad", 0, t, null, mixed.toByteArray())));
+        produce(List.of(
+                new ProducerRecord<>("otlp-bad", 0, t, null, garbage),
+                new ProducerRecord<>("otlp-bad", 0, t, null, mixed.toByteArray())));
         Path summary = stack.path("bad-summary.json");
-        WriterProcess w = stack.writer("bad", stack.runArgs(relay.url(), "otlp-bad", "bad", 1, 1, 1, "--input-format", "otlp", "--dead-letter-topic", "otlp-dlq", "--stop-at-end",
-                "--summary-json", summary.toString()));
+        WriterProcess w = stack.writer(
+                "bad",
+                stack.runArgs(
+                        relay.url(),
+                        "otlp-bad",
+                        "bad",
+                        1,
+                        1,
+                        1,
+                        "--input-format",
+                        "otlp",
+                        "--dead-letter-topic",
+                        "otlp-dlq",
+                        "--stop-at-end",
+                        "--summary-json",
+                        summary.toString()));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("decode_errors").asLong()).isEqualTo(2);
         assertThat(s.get("samples_written").asLong()).isEqualTo(1);
-        assertThat(w.output()).contains("otlp-bad-0@0: invalid_protobuf").contains("otlp-bad-0@1: unsupported_temporality");
+        assertThat(w.output())
+                .contains("otlp-bad-0@0: invalid_protobuf")
+                .contains("otlp-bad-0@1: unsupported_temporality");
         assertThat(stack.committedOffsets("bad", "otlp-bad")).isEqualTo(stack.endOffsets("otlp-bad"));
         Map<String, byte[]> byReason = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : consumeAll("otlp-dlq")) {
-            byReason.put(new String(r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8), r.value());
+            byReason.put(
+                    new String(r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8), r.value());
         }
         assertThat(byReason).containsOnlyKeys("invalid_protobuf", "unsupported_temporality");
         assertThat(byReason.get("invalid_protobuf")).isEqualTo(garbage);
         assertThat(byReason.get("unsupported_temporality")).isEqualTo(mixed.toByteArray());
-        Map<String, TreeMap<Long, String>> back = normalize(relay.awaitExport("{__name__=~\"otlp_bad.*\"}",
-                l -> samples(normalize(l)) >= 1, Duration.ofSeconds(30)));
+        Map<String, TreeMap<Long, String>> back = normalize(relay.awaitExport(
+                "{__name__=~\"otlp_bad.*\"}", l -> samples(normalize(l)) >= 1, Duration.ofSeconds(30)));
         assertThat(back).containsOnlyKeys("{\"__name__\":\"otlp_bad_kept\",\"host.name\":\"bad-host\"}");
     }
 
     private static JsonNode runWriter(VmEndpoint vm, int m, int n, String name, String topics) throws Exception {
         Path summary = stack.path(name + "-summary.json");
-        WriterProcess writer = stack.writer(name, stack.runArgs(vm.url(), topics, name, m, n, 1,
-                "--input-format", "otlp", "--topic-format", "otlp-json=otlp-json", "--instance-label", "host.name",
-                "--stop-at-end", "--summary-json", summary.toString()));
+        WriterProcess writer = stack.writer(
+                name,
+                stack.runArgs(
+                        vm.url(),
+                        topics,
+                        name,
+                        m,
+                        n,
+                        1,
+                        "--input-format",
+                        "otlp",
+                        "--topic-format",
+                        "otlp-json=otlp-json",
+                        "--instance-label",
+                        "host.name",
+                        "--stop-at-end",
+                        "--summary-json",
+                        summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
         for (String topic : topics.split(",")) {
             assertThat(stack.committedOffsets(name, topic)).isEqualTo(stack.endOffsets(topic));

@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
@@ -38,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * 0, and the writers' permit gauges, sampled every 20 ms, never add up to more than the limit. Everything is written
  * exactly once (read back) and committed. The same with {@code --consumer-mode share}.
  */
-@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @RunsAlone
 class PermitSharingIT {
 
@@ -46,6 +48,7 @@ class PermitSharingIT {
     static final int LIMIT = 4;
     /** 4 partitions over 3 members: 2, 1, 1, so the shares are 2, 1, 1 permits, adding up to exactly the limit. */
     static final int PARTITIONS = 4;
+
     static final int WRITERS = 3;
     static final int M = 10;
     static final int N = 2;
@@ -109,18 +112,41 @@ class PermitSharingIT {
     }
 
     /** Three writers with automatic permits (the default), each with its /metrics on a port of its own. */
-    private static Writers startWriters(VmEndpoint vm, String topic, String group, String consumerMode, String... more) {
+    private static Writers startWriters(
+            VmEndpoint vm, String topic, String group, String consumerMode, String... more) {
         List<WriterProcess> writers = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < WRITERS; i++) {
             int port = FreePorts.pick();
             ports.add(port);
-            List<String> args = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.bootstrapServers(),
-                    "--topic", topic, "--group-id", group, "--vm-url", vm.url(), "--time-multiplier", Integer.toString(M),
-                    "--instance-multiplier", Integer.toString(N), "--batch-samples", "500", "--report-interval", "5s",
-                    "--metrics-address", "127.0.0.1", "--metrics-port", Integer.toString(port), "--consumer-mode", consumerMode));
-            args.addAll(consumerMode.equals("share") ? List.of("--parallelism", "1")
-                    : List.of("--parallelism", "2", "--segment-size", "500", "--commit-interval", "500ms"));
+            List<String> args = new ArrayList<>(List.of(
+                    "run",
+                    "--bootstrap-servers",
+                    stack.bootstrapServers(),
+                    "--topic",
+                    topic,
+                    "--group-id",
+                    group,
+                    "--vm-url",
+                    vm.url(),
+                    "--time-multiplier",
+                    Integer.toString(M),
+                    "--instance-multiplier",
+                    Integer.toString(N),
+                    "--batch-samples",
+                    "500",
+                    "--report-interval",
+                    "5s",
+                    "--metrics-address",
+                    "127.0.0.1",
+                    "--metrics-port",
+                    Integer.toString(port),
+                    "--consumer-mode",
+                    consumerMode));
+            args.addAll(
+                    consumerMode.equals("share")
+                            ? List.of("--parallelism", "1")
+                            : List.of("--parallelism", "2", "--segment-size", "500", "--commit-interval", "500ms"));
             args.addAll(List.of(more));
             writers.add(stack.writer(group + "-" + i, args));
         }
@@ -142,22 +168,34 @@ class PermitSharingIT {
         }
         double limitReached = metric(vm.url() + "/metrics", "vm_concurrent_insert_limit_reached_total");
         double requests = sum(get(vm.url() + "/metrics"), "vm_http_requests_total{path=\"/api/v1/import\", ");
-        System.out.printf("permits: %d samples; writers' permits summed at most %d capacity, %d in use; VictoriaMetrics "
+        System.out.printf(
+                "permits: %d samples; writers' permits summed at most %d capacity, %d in use; VictoriaMetrics "
                         + "inserts at most %d of %d; %.0f of %.0f import requests found the insert limit reached%n",
-                sampler.samples.get(), sampler.maxCapacity.get(), sampler.maxInUse.get(), sampler.maxInserts.get(), LIMIT,
-                limitReached, requests);
+                sampler.samples.get(),
+                sampler.maxCapacity.get(),
+                sampler.maxInUse.get(),
+                sampler.maxInserts.get(),
+                LIMIT,
+                limitReached,
+                requests);
         assertThat(sampler.samples.get()).isPositive();
-        assertThat(limitReached).as("import requests that queued inside VictoriaMetrics (its insert limit reached), of %.0f", requests)
+        assertThat(limitReached)
+                .as("import requests that queued inside VictoriaMetrics (its insert limit reached), of %.0f", requests)
                 .isZero();
-        assertThat(sampler.maxCapacity.get()).as("the writers' write permits, summed").isBetween(1, LIMIT);
-        assertThat(sampler.maxInUse.get()).as("the writers' permits in use, summed").isBetween(1, LIMIT);
+        assertThat(sampler.maxCapacity.get())
+                .as("the writers' write permits, summed")
+                .isBetween(1, LIMIT);
+        assertThat(sampler.maxInUse.get())
+                .as("the writers' permits in use, summed")
+                .isBetween(1, LIMIT);
     }
 
     private static void awaitOutput(WriterProcess w, String text) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (!w.output().contains(text)) {
             if (System.nanoTime() > deadline || !w.isAlive()) {
-                throw new AssertionError("no '" + text + "' in the output" + (w.isAlive() ? "" : " (exited)") + ":\n" + w.output());
+                throw new AssertionError(
+                        "no '" + text + "' in the output" + (w.isAlive() ? "" : " (exited)") + ":\n" + w.output());
             }
             Thread.sleep(100);
         }
@@ -212,17 +250,25 @@ class PermitSharingIT {
             while (true) {
                 ConsumerGroupDescription g;
                 try {
-                    g = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
-                } catch (java.util.concurrent.ExecutionException e) {
+                    g = admin.describeConsumerGroups(List.of(group))
+                            .describedGroups()
+                            .get(group)
+                            .get();
+                } catch (ExecutionException e) {
                     g = null; // not created yet: no member has joined
                 }
                 if (g == null) {
-                    assertThat(System.nanoTime()).as("group %s never appeared", group).isLessThan(deadline);
+                    assertThat(System.nanoTime())
+                            .as("group %s never appeared", group)
+                            .isLessThan(deadline);
                     Thread.sleep(200);
                     continue;
                 }
-                long assigned = g.members().stream().mapToLong(m -> m.assignment().topicPartitions().size()).sum();
-                boolean everyMemberHolds = g.members().stream().noneMatch(m -> m.assignment().topicPartitions().isEmpty());
+                long assigned = g.members().stream()
+                        .mapToLong(m -> m.assignment().topicPartitions().size())
+                        .sum();
+                boolean everyMemberHolds = g.members().stream()
+                        .noneMatch(m -> m.assignment().topicPartitions().isEmpty());
                 if (g.members().size() == WRITERS && everyMemberHolds && assigned == PARTITIONS) {
                     return;
                 }
@@ -230,8 +276,10 @@ class PermitSharingIT {
                     assertThat(w.isAlive()).as(w.output()).isTrue();
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new AssertionError("group " + group + " did not settle: " + g.members().stream()
-                            .map(MemberDescription::toString).toList());
+                    throw new AssertionError("group " + group + " did not settle: "
+                            + g.members().stream()
+                                    .map(MemberDescription::toString)
+                                    .toList());
                 }
                 Thread.sleep(200);
             }
@@ -243,17 +291,21 @@ class PermitSharingIT {
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (!stack.committedOffsets(group, topic).equals(end)) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("not committed at the end: " + stack.committedOffsets(group, topic) + " of " + end
-                        + "\n" + writers.get(0).output());
+                throw new AssertionError("not committed at the end: " + stack.committedOffsets(group, topic) + " of "
+                        + end + "\n" + writers.get(0).output());
             }
             Thread.sleep(200);
         }
     }
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private static String get(String url) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         return r.body();
     }

@@ -3,15 +3,16 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tsdbwriter.it.support.RunsAlone;
-import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.it.support.FreePorts;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.RealInput;
 import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -19,7 +20,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>The scenario is the soak's, small: the bundled scrapes (one point per record, 2 partitions) replayed
  * {@code --loop forever} at M=3, N=3 (91,260 samples a pass, ~3 s a pass at the set rate, as the soak's 3.1 s) with
  * {@code --max-samples-per-second 30000} for two full minutes (three until issue 56: a second full minute already
- * shows the rate held minute after minute, each minute asserted on its own; the third added a minute of wall time). VictoriaMetrics has room: 30,000 samples/s is a few percent of one core.
+ * shows the rate held minute after minute, each minute asserted on its own; the third added a minute of wall time).
+ * VictoriaMetrics has room: 30,000 samples/s is a few percent of one core.
  * {@code --segment-size 500} gives each reader a wait at the watermark gate every 500 records besides the pass
  * boundaries: the waits during which the old limiter (a 10 ms window) dropped its permits. Before the fix this run held
  * 60–70 % of the set rate per minute (on a loaded machine), its passes taking 3.6–5.3 s instead of 3.04 s.
@@ -63,28 +64,48 @@ class RateIT {
     private static final double RATE = 30_000;
     /** Full minutes measured, each asserted on its own. */
     private static final int MINUTES = 2;
+
     private static final String KEY = "rate";
 
     @Test
     void everyFullMinuteIsWithinTwoPercentOfTheSetRate() throws Exception {
-        List<SourcePoint> points = RealInput.load(NodeExporterFiles.all(), Scenario.INSTANCE, KEY, OptionalLong.empty());
+        List<SourcePoint> points =
+                RealInput.load(NodeExporterFiles.all(), Scenario.INSTANCE, KEY, OptionalLong.empty());
         String topic = "rate-input";
         stack.createTopic(topic, 2);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(points.size());
         for (int i = 0; i < points.size(); i++) {
-            records.add(new ProducerRecord<>(topic, i % 2, points.get(i).timestampMs(), null, PointRecords.encode(points.get(i))));
+            records.add(new ProducerRecord<>(
+                    topic, i % 2, points.get(i).timestampMs(), null, PointRecords.encode(points.get(i))));
         }
         stack.produce(records);
         // ~65 passes of 20 minutes of data each: rebased 2 days back, the last pass stays in the past
-        long rebaseTo = Instant.now().minus(2, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MINUTES).toEpochMilli();
+        long rebaseTo = Instant.now()
+                .minus(2, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.MINUTES)
+                .toEpochMilli();
         Path summary = stack.path("rate-summary.json");
         HttpClient http = HttpClient.newHttpClient();
         try (FreePorts.Reservation metricsPort = FreePorts.reserve()) {
             String writerMetrics = "http://127.0.0.1:" + metricsPort.port() + "/metrics";
-            List<String> args = new ArrayList<>(stack.runArgs(topic, "g-" + topic, 3, 3, 2,
-                    "--summary-json", summary.toString(), "--segment-size", "500",
-                    "--rebase-time", Instant.ofEpochMilli(rebaseTo).toString(), "--loop", "forever",
-                    "--replay-duration", (MINUTES * 60 + 40) + "s", "--max-samples-per-second", Long.toString((long) RATE)));
+            List<String> args = new ArrayList<>(stack.runArgs(
+                    topic,
+                    "g-" + topic,
+                    3,
+                    3,
+                    2,
+                    "--summary-json",
+                    summary.toString(),
+                    "--segment-size",
+                    "500",
+                    "--rebase-time",
+                    Instant.ofEpochMilli(rebaseTo).toString(),
+                    "--loop",
+                    "forever",
+                    "--replay-duration",
+                    (MINUTES * 60 + 40) + "s",
+                    "--max-samples-per-second",
+                    Long.toString((long) RATE)));
             int port = args.indexOf("--metrics-port");
             args.set(port + 1, Integer.toString(metricsPort.port()));
             args.addAll(List.of("--metrics-address", "127.0.0.1"));
@@ -116,15 +137,22 @@ class RateIT {
                 double seconds = (marks.get(i)[0] - marks.get(i - 1)[0]) / 1e9;
                 double vm = (marks.get(i)[1] - marks.get(i - 1)[1]) / (RATE * seconds);
                 double writer = (marks.get(i)[2] - marks.get(i - 1)[2]) / (RATE * seconds);
-                String line = String.format(Locale.ROOT, "minute %d (%.3f s): VictoriaMetrics %.2f %%, writer %.2f %% of the set rate",
-                        i, seconds, 100 * vm, 100 * writer);
+                String line = String.format(
+                        Locale.ROOT,
+                        "minute %d (%.3f s): VictoriaMetrics %.2f %%, writer %.2f %% of the set rate",
+                        i,
+                        seconds,
+                        100 * vm,
+                        100 * writer);
                 minutes.add(line);
                 if (Math.abs(vm - 1) > 0.02 || Math.abs(writer - 1) > 0.02) {
                     outside.add(line);
                 }
             }
             System.out.println("[RateIT] " + String.join("; ", minutes));
-            assertThat(outside).as("minutes outside ±2 %% of %.0f samples/s; all: %s", RATE, minutes).isEmpty();
+            assertThat(outside)
+                    .as("minutes outside ±2 %% of %.0f samples/s; all: %s", RATE, minutes)
+                    .isEmpty();
 
             // the counters count what was stored: every sample written is in VictoriaMetrics, once
             JsonNode s = Scenario.summary(summary);
@@ -145,17 +173,19 @@ class RateIT {
     /** {@code tsdbwriter_samples_written_total} from the writer's /metrics (0 while it does not answer yet). */
     private static double written(HttpClient http, String url) throws InterruptedException {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r =
+                    http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
             double v = PromSnapshot.parse(r.body(), System.nanoTime()).sum("tsdbwriter_samples_written_total");
             return Double.isNaN(v) ? 0 : v;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return 0;
         }
     }
 
     /** VictoriaMetrics' own count of the rows it accepted, every protocol. */
     private static double vmRowsInserted(HttpClient http) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stack.vmUrl() + "/metrics")).build(),
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(stack.vmUrl() + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
         return PromSnapshot.parse(r.body(), System.nanoTime()).sum("vm_rows_inserted_total");
     }
@@ -164,10 +194,14 @@ class RateIT {
     private static long storedSamples(HttpClient http, long rebaseToMs) throws Exception {
         long end = System.currentTimeMillis() / 1000;
         long window = end - rebaseToMs / 1000 + 3600;
-        String q = URLEncoder.encode("sum(count_over_time({productKey=\"" + KEY + "\"}[" + window + "s]))", StandardCharsets.UTF_8);
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stack.vmUrl() + "/api/v1/query?query=" + q + "&time=" + end))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        JsonNode result = PointRecords.objectMapper().readTree(r.body()).get("data").get("result");
+        String q = URLEncoder.encode(
+                "sum(count_over_time({productKey=\"" + KEY + "\"}[" + window + "s]))", StandardCharsets.UTF_8);
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(stack.vmUrl() + "/api/v1/query?query=" + q + "&time=" + end))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        JsonNode result =
+                PointRecords.objectMapper().readTree(r.body()).get("data").get("result");
         assertThat(result).as(r.body()).hasSize(1);
         return result.get(0).get("value").get(1).asLong();
     }

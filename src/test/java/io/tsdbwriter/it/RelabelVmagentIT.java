@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.it.Scenario.Fixture;
-import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.ChildServer;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -60,7 +61,8 @@ class RelabelVmagentIT {
     static final Stack stack = Stack.withKafka();
 
     /** Every action but hashmod, on what the real scrapes hold (metric names, cpu, mode, device, fstype, mountpoint). */
-    static final String CONFIG = """
+    static final String CONFIG =
+            """
             # drop: the Go runtime's and the exporter's own HTTP handler's series
             - {source_labels: [__name__], regex: 'go_.*|promhttp_.*', action: drop}
             # keep: the node_ and process_ series only
@@ -80,7 +82,8 @@ class RelabelVmagentIT {
             # lowercase: every metric name (node_memory_Active_bytes -> node_memory_active_bytes)
             - {source_labels: [__name__], target_label: __name__, action: lowercase}
             # replace with named groups and a separator: core="node-0001/cpu1"
-            - {source_labels: [instanceNo, cpu], separator: ':', regex: '(?P<inst>[^:]+):(?P<n>[0-9]+)', target_label: core, replacement: '${inst}/cpu${n}'}
+            - {source_labels: [instanceNo, cpu], separator: ':', regex: '(?P<inst>[^:]+):(?P<n>[0-9]+)',
+               target_label: core, replacement: '${inst}/cpu${n}'}
             # replace renaming a metric: node_..._total -> node_..._count
             - {source_labels: [__name__], regex: 'node_(.+)_total', target_label: __name__, replacement: 'node_${1}_count'}
             # labelkeep: names of letters only, __name__ and the fs_ copies (drops the info series' id_like, pretty_name, ...)
@@ -94,12 +97,16 @@ class RelabelVmagentIT {
         String name = p.metric();
         String cpu = p.labels().get("cpu");
         String device = p.labels().get("device");
-        return name.matches("go_.*|promhttp_.*") || !name.matches("(node|process)_.+") || "0".equals(cpu)
+        return name.matches("go_.*|promhttp_.*")
+                || !name.matches("(node|process)_.+")
+                || "0".equals(cpu)
                 || device != null && !device.matches("eth0|lo|vda|/dev/vda");
     }
 
-    static final Path VMAGENT = Path.of(System.getProperty("tsdbwriter.vmagent.binary",
-            Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/vmagent").toString()));
+    static final Path VMAGENT = Path.of(System.getProperty(
+            "tsdbwriter.vmagent.binary",
+            Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/vmagent")
+                    .toString()));
 
     @Test
     void everyActionButHashmodGivesWhatVmagentGivesSeriesForSeriesAndSampleForSample() throws Exception {
@@ -110,25 +117,62 @@ class RelabelVmagentIT {
         Files.writeString(config, CONFIG);
         VmEndpoint vmA = stack.startVm("vm-a");
         VmEndpoint vmB = stack.startVm("vm-b");
-        ChildServer vmagent = stack.own(ChildServer.start(VMAGENT, stack.path("vmagent"), "vmagent", false, new OkHttpClient(),
-                port -> List.of("-remoteWrite.url=" + vmB.url() + "/api/v1/write", "-remoteWrite.relabelConfig=" + config,
-                        "-remoteWrite.tmpDataPath=" + stack.path("vmagent").resolve("queue"), "-remoteWrite.flushInterval=200ms")));
+        ChildServer vmagent = stack.own(ChildServer.start(
+                VMAGENT,
+                stack.path("vmagent"),
+                "vmagent",
+                false,
+                new OkHttpClient(),
+                port -> List.of(
+                        "-remoteWrite.url=" + vmB.url() + "/api/v1/write",
+                        "-remoteWrite.relabelConfig=" + config,
+                        "-remoteWrite.tmpDataPath=" + stack.path("vmagent").resolve("queue"),
+                        "-remoteWrite.flushInterval=200ms")));
 
         Path summaryA = stack.path("a.json");
         Path summaryB = stack.path("b.json");
-        WriterProcess a = stack.writer("writer-a", stack.runArgs(vmA.url(), f.topic(), f.group() + "-a", 1, 1, 1,
-                "--stop-at-end", "--summary-json", summaryA.toString(), "--relabel-config", config.toString()));
-        WriterProcess b = stack.writer("writer-b", stack.runArgs(vmagent.url(), f.topic(), f.group() + "-b", 1, 1, 1,
-                "--stop-at-end", "--summary-json", summaryB.toString(), "--tsdb-metrics-url", "none"));
+        WriterProcess a = stack.writer(
+                "writer-a",
+                stack.runArgs(
+                        vmA.url(),
+                        f.topic(),
+                        f.group() + "-a",
+                        1,
+                        1,
+                        1,
+                        "--stop-at-end",
+                        "--summary-json",
+                        summaryA.toString(),
+                        "--relabel-config",
+                        config.toString()));
+        WriterProcess b = stack.writer(
+                "writer-b",
+                stack.runArgs(
+                        vmagent.url(),
+                        f.topic(),
+                        f.group() + "-b",
+                        1,
+                        1,
+                        1,
+                        "--stop-at-end",
+                        "--summary-json",
+                        summaryB.toString(),
+                        "--tsdb-metrics-url",
+                        "none"));
         assertThat(a.waitFor(Scenario.PROCESS_TIMEOUT)).as(a.output()).isZero();
         assertThat(b.waitFor(Scenario.PROCESS_TIMEOUT)).as(b.output()).isZero();
 
         long droppedPoints = points.stream().filter(RelabelVmagentIT::dropped).count();
         JsonNode sa = Scenario.summary(summaryA);
         JsonNode sb = Scenario.summary(summaryB);
-        assertThat(sa.get("relabel_dropped").asLong()).as("relabel_dropped: the points of the series the config drops")
-                .isEqualTo(droppedPoints).isPositive().isLessThan(points.size());
-        assertThat(sa.get("samples_written").asLong()).isEqualTo(sa.get("samples_expected").asLong()).isEqualTo(points.size() - droppedPoints);
+        assertThat(sa.get("relabel_dropped").asLong())
+                .as("relabel_dropped: the points of the series the config drops")
+                .isEqualTo(droppedPoints)
+                .isPositive()
+                .isLessThan(points.size());
+        assertThat(sa.get("samples_written").asLong())
+                .isEqualTo(sa.get("samples_expected").asLong())
+                .isEqualTo(points.size() - droppedPoints);
         assertThat(sb.get("relabel_dropped").asLong()).isZero();
         assertThat(sb.get("samples_written").asLong()).isEqualTo(points.size());
         stack.assertCommittedAtEnd(new Fixture(f.topic(), f.group() + "-a", f.records()));
@@ -137,12 +181,20 @@ class RelabelVmagentIT {
         // vmagent: everything received, the rules' drops counted as ours, its queue empty; then B holds what it kept
         long kept = points.size() - droppedPoints;
         Map<String, Double> m = awaitVmagent(vmagent, points.size(), Duration.ofSeconds(30));
-        assertThat(m.get("vmagent_remotewrite_global_relabel_metrics_dropped_total")).as("vmagent's drops").isEqualTo((double) droppedPoints);
-        Map<SortedMap<String, String>, List<String>> storeB = samples(vmB.awaitExport(ALL, l -> sampleCount(l) >= kept, Duration.ofSeconds(30)));
-        Map<SortedMap<String, String>, List<String>> storeA = samples(vmA.awaitExport(ALL, l -> sampleCount(l) >= kept, Duration.ofSeconds(30)));
+        assertThat(m.get("vmagent_remotewrite_global_relabel_metrics_dropped_total"))
+                .as("vmagent's drops")
+                .isEqualTo((double) droppedPoints);
+        Map<SortedMap<String, String>, List<String>> storeB =
+                samples(vmB.awaitExport(ALL, l -> sampleCount(l) >= kept, Duration.ofSeconds(30)));
+        Map<SortedMap<String, String>, List<String>> storeA =
+                samples(vmA.awaitExport(ALL, l -> sampleCount(l) >= kept, Duration.ofSeconds(30)));
 
-        assertThat(storeA.values().stream().mapToInt(List::size).sum()).as("samples in A").isEqualTo(kept);
-        assertThat(byText(storeA)).as("VictoriaMetrics A (the writer relabels) against B (vmagent relabels), series for series, sample for sample")
+        assertThat(storeA.values().stream().mapToInt(List::size).sum())
+                .as("samples in A")
+                .isEqualTo(kept);
+        assertThat(byText(storeA))
+                .as(
+                        "VictoriaMetrics A (the writer relabels) against B (vmagent relabels), series for series, sample for sample")
                 .isEqualTo(byText(storeB));
         // no two source series relabeled into one: the series in A are the source series less the dropped ones
         Set<String> sourceSeries = new HashSet<>();
@@ -155,28 +207,55 @@ class RelabelVmagentIT {
             }
         }
         assertThat(storeA).as("series in A").hasSize(sourceSeries.size() - droppedSeries.size());
-        assertThat(droppedPoints).as("relabel_dropped: 20 scrapes of each dropped series").isEqualTo(20L * droppedSeries.size());
+        assertThat(droppedPoints)
+                .as("relabel_dropped: 20 scrapes of each dropped series")
+                .isEqualTo(20L * droppedSeries.size());
 
-        System.err.printf("RelabelVmagentIT: %d source points of %d series, %d series dropped by the rules; %d series, %d samples"
-                + " equal in A and B%n", points.size(), sourceSeries.size(), droppedSeries.size(), storeA.size(), kept);
+        System.err.printf(
+                "RelabelVmagentIT: %d source points of %d series, %d series dropped by the rules; %d series, %d samples"
+                        + " equal in A and B%n",
+                points.size(), sourceSeries.size(), droppedSeries.size(), storeA.size(), kept);
 
         // a few rules, explicitly
         Set<String> names = new HashSet<>();
         storeA.keySet().forEach(s -> names.add(s.get("__name__")));
-        assertThat(names).noneMatch(n -> n.startsWith("go_") || n.startsWith("promhttp_") || n.matches("node_.+_total") || !n.equals(n.toLowerCase()))
+        assertThat(names)
+                .noneMatch(n -> n.startsWith("go_")
+                        || n.startsWith("promhttp_")
+                        || n.matches("node_.+_total")
+                        || !n.equals(n.toLowerCase()))
                 .contains("node_memory_active_bytes", "node_cpu_seconds_count", "node_filesystem_avail_bytes");
         assertThat(storeA.keySet()).allSatisfy(s -> {
-            assertThat(s).containsEntry("loadtest", "1").doesNotContainKeys("fstype", "mountpoint", "address", "pretty_name")
+            assertThat(s)
+                    .containsEntry("loadtest", "1")
+                    .doesNotContainKeys("fstype", "mountpoint", "address", "pretty_name")
                     .doesNotContainEntry("cpu", "0");
             assertThat(s.keySet()).noneMatch(k -> k.startsWith("__tmp"));
             assertThat(s.getOrDefault("device", "eth0")).isIn("eth0", "lo", "vda", "/dev/vda");
         });
-        SortedMap<String, String> idle = new TreeMap<>(Map.of("__name__", "node_cpu_seconds_count", "cpu", "1", "mode", "idle",
-                "MODE", "IDLE", "core", "node-0001/cpu1", "instanceNo", "node-0001", "productKey", "node", "loadtest", "1"));
+        SortedMap<String, String> idle = new TreeMap<>(Map.of(
+                "__name__",
+                "node_cpu_seconds_count",
+                "cpu",
+                "1",
+                "mode",
+                "idle",
+                "MODE",
+                "IDLE",
+                "core",
+                "node-0001/cpu1",
+                "instanceNo",
+                "node-0001",
+                "productKey",
+                "node",
+                "loadtest",
+                "1"));
         assertThat(storeA).containsKey(idle);
         assertThat(storeA.get(idle)).hasSize(20);
-        assertThat(storeA.keySet()).anySatisfy(s -> assertThat(s).containsEntry("__name__", "node_filesystem_avail_bytes")
-                .containsEntry("fs_fstype", "ext4").containsEntry("fs_mountpoint", "/"));
+        assertThat(storeA.keySet()).anySatisfy(s -> assertThat(s)
+                .containsEntry("__name__", "node_filesystem_avail_bytes")
+                .containsEntry("fs_fstype", "ext4")
+                .containsEntry("fs_mountpoint", "/"));
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -194,7 +273,10 @@ class RelabelVmagentIT {
         OkHttpClient http = new OkHttpClient();
         do {
             m = new TreeMap<>();
-            try (okhttp3.Response r = http.newCall(new okhttp3.Request.Builder().url(vmagent.url() + "/metrics").build()).execute()) {
+            try (okhttp3.Response r = http.newCall(new okhttp3.Request.Builder()
+                            .url(vmagent.url() + "/metrics")
+                            .build())
+                    .execute()) {
                 for (String line : r.body().string().split("\n")) {
                     Matcher x = METRIC_LINE.matcher(line);
                     if (x.matches()) {
@@ -209,9 +291,14 @@ class RelabelVmagentIT {
             }
             Thread.sleep(200);
         } while (System.nanoTime() < deadline);
-        assertThat(m.get("vmagent_rows_inserted_total")).as("vmagent's rows received through /api/v1/import").isEqualTo((double) rows);
-        assertThat(m.get("vmagent_remotewrite_global_rows_pushed_before_relabel_total")).isEqualTo((double) rows);
-        assertThat(m.get("vmagent_remotewrite_pending_data_bytes")).as("vmagent's queue").isZero();
+        assertThat(m.get("vmagent_rows_inserted_total"))
+                .as("vmagent's rows received through /api/v1/import")
+                .isEqualTo((double) rows);
+        assertThat(m.get("vmagent_remotewrite_global_rows_pushed_before_relabel_total"))
+                .isEqualTo((double) rows);
+        assertThat(m.get("vmagent_remotewrite_pending_data_bytes"))
+                .as("vmagent's queue")
+                .isZero();
         return m;
     }
 
@@ -228,7 +315,7 @@ class RelabelVmagentIT {
 
     /** Export lines as series (labels sorted) to their samples ({@code timestamp=value}, in time order). */
     private static Map<SortedMap<String, String>, List<String>> samples(List<String> lines) {
-        Map<SortedMap<String, String>, List<String>> out = new java.util.HashMap<>();
+        Map<SortedMap<String, String>, List<String>> out = new HashMap<>();
         for (String line : lines) {
             if (line.isBlank()) {
                 continue;
@@ -246,19 +333,26 @@ class RelabelVmagentIT {
             }
             TreeMap<Long, String> byTime = new TreeMap<>();
             for (int i = 0; i < n.get("timestamps").size(); i++) {
-                byTime.put(n.get("timestamps").get(i).asLong(), n.get("values").get(i).asText());
+                byTime.put(
+                        n.get("timestamps").get(i).asLong(),
+                        n.get("values").get(i).asText());
             }
             List<String> s = new ArrayList<>();
             byTime.forEach((t, v) -> s.add(t + "=" + v));
-            assertThat(out.put(labels, s)).as("one export line per series: %s", labels).isNull();
+            assertThat(out.put(labels, s))
+                    .as("one export line per series: %s", labels)
+                    .isNull();
         }
         return out;
     }
 
     private static void assumeVmagent() {
         if (!GoBuilds.built(VMAGENT)) {
-            String why = VMAGENT + " is missing: run scripts/test.sh (phase \"build vmagent\", scripts/lib.sh ensure_vmagent_current)";
-            assertThat("true".equals(System.getenv("CI"))).as(why + " (CI=true: a missing vmagent fails the test)").isFalse();
+            String why = VMAGENT
+                    + " is missing: run scripts/test.sh (phase \"build vmagent\", scripts/lib.sh ensure_vmagent_current)";
+            assertThat("true".equals(System.getenv("CI")))
+                    .as(why + " (CI=true: a missing vmagent fails the test)")
+                    .isFalse();
             Assumptions.assumeTrue(false, why);
         }
     }

@@ -26,8 +26,9 @@ class RelayIT {
         assertThat(records).isEqualTo((points.size() + 6) / 7);
         Path summary = stack.path("relay-summary.json");
 
-        WriterProcess writer = stack.writer("relay-writer", stack.runArgs(topic, "relay", 1, 1, 1,
-                "--stop-at-end", "--summary-json", summary.toString()));
+        WriterProcess writer = stack.writer(
+                "relay-writer",
+                stack.runArgs(topic, "relay", 1, 1, 1, "--stop-at-end", "--summary-json", summary.toString()));
         assertThat(writer.waitFor(Scenario.PROCESS_TIMEOUT)).as(writer.output()).isZero();
 
         ExpectedSamples expected = Scenario.expected(points, 1, 1);

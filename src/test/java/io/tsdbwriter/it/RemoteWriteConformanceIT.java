@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.RemoteWriteDecoderTest;
 import io.tsdbwriter.it.support.CapturingReceiver;
 import io.tsdbwriter.it.support.CapturingReceiver.Answer;
 import io.tsdbwriter.it.support.CapturingReceiver.Request;
@@ -14,7 +15,9 @@ import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
-import java.nio.file.Path;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,9 +28,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.extension.RegisterExtension;
+import org.xerial.snappy.Snappy;
 
 /**
  * The remote write specification's rules for a sender that does not scrape, rule by rule, against a receiver that
@@ -35,7 +39,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * item 6; docs/remote-write.md has the table). Sections: Remote-Write 1.0 (https://prometheus.io/docs/specs/prw/remote_write_spec/)
  * "Protocol", "Labels", "Ordering", "Retries &amp; Backoff", "Stale Markers"; Remote-Write 2.0
  * (https://prometheus.io/docs/specs/prw/remote_write_spec_2_0/) "Protocol", "Content-Type", "Symbols", "Samples",
- * "Metadata", "Exemplars", "Retries &amp; Backoff". Prometheus' own sender compliance suite is not vendored (its code may not be copied); these are
+ * "Metadata", "Exemplars", "Retries &amp; Backoff". Prometheus' own sender compliance suite is not vendored (its code
+ * may not be copied); these are
  * our tests of the same rules. Exact outcomes: every sample counted, every request inspected.
  */
 class RemoteWriteConformanceIT {
@@ -63,11 +68,30 @@ class RemoteWriteConformanceIT {
         return writer(topic, name, rx, version, M, more);
     }
 
-    private static WriterProcess writer(String topic, String name, CapturingReceiver rx, int version, int m, String... more) {
-        List<String> args = stack.runArgs("http://127.0.0.1:1", topic, "g-" + name + "-" + names.incrementAndGet(), m, 1, 3,
-                "--output", "remote-write", "--remote-write-url", rx.writeUrl(), "--remote-write-version", Integer.toString(version),
-                "--segment-size", "400", "--commit-interval", "500ms", "--stop-at-end", "--tsdb-metrics-url", "none",
-                "--summary-json", stack.path(name + ".json").toString());
+    private static WriterProcess writer(
+            String topic, String name, CapturingReceiver rx, int version, int m, String... more) {
+        List<String> args = stack.runArgs(
+                "http://127.0.0.1:1",
+                topic,
+                "g-" + name + "-" + names.incrementAndGet(),
+                m,
+                1,
+                3,
+                "--output",
+                "remote-write",
+                "--remote-write-url",
+                rx.writeUrl(),
+                "--remote-write-version",
+                Integer.toString(version),
+                "--segment-size",
+                "400",
+                "--commit-interval",
+                "500ms",
+                "--stop-at-end",
+                "--tsdb-metrics-url",
+                "none",
+                "--summary-json",
+                stack.path(name + ".json").toString());
         args.addAll(List.of(more));
         return stack.writer(name, args);
     }
@@ -94,25 +118,40 @@ class RemoteWriteConformanceIT {
 
             List<Request> all = rx.requests();
             assertThat(all).isNotEmpty().allSatisfy(r -> {
-                assertThat(r.method()).as("only writes: no GET /metrics with --tsdb-metrics-url none").isEqualTo("POST");
+                assertThat(r.method())
+                        .as("only writes: no GET /metrics with --tsdb-metrics-url none")
+                        .isEqualTo("POST");
                 assertThat(r.path()).isEqualTo("/api/v1/write");
                 assertThat(r.header("Content-Encoding")).isEqualTo("snappy");
-                assertThat(r.header("Content-Type")).isEqualTo(version == 1 ? "application/x-protobuf"
-                        : "application/x-protobuf;proto=io.prometheus.write.v2.Request");
+                assertThat(r.header("Content-Type"))
+                        .isEqualTo(
+                                version == 1
+                                        ? "application/x-protobuf"
+                                        : "application/x-protobuf;proto=io.prometheus.write.v2.Request");
                 assertThat(r.header("X-Prometheus-Remote-Write-Version")).isEqualTo(version == 1 ? "0.1.0" : "2.0.0");
                 assertThat(r.header("User-Agent")).startsWith("tsdb-writer/");
-                assertThat(r.body()).as("a snappy block (not the framed format)").isNotNull();
+                assertThat(r.body())
+                        .as("a snappy block (not the framed format)")
+                        .isNotNull();
             });
             Map<List<Label>, Long> last = new HashMap<>();
             long samples = 0;
             for (Request r : rx.writes(version)) {
                 for (Series s : CapturingReceiver.series(r, version)) {
-                    List<String> labelNames = s.labels().stream().map(Label::name).toList();
-                    assertThat(labelNames).as("sorted by name").isSorted().doesNotHaveDuplicates().contains("__name__");
-                    assertThat(s.labels()).allSatisfy(l -> assertThat(l.value()).as(l.name()).isNotEmpty());
+                    List<String> labelNames =
+                            s.labels().stream().map(Label::name).toList();
+                    assertThat(labelNames)
+                            .as("sorted by name")
+                            .isSorted()
+                            .doesNotHaveDuplicates()
+                            .contains("__name__");
+                    assertThat(s.labels())
+                            .allSatisfy(l -> assertThat(l.value()).as(l.name()).isNotEmpty());
                     for (Sample x : s.samples()) {
                         Long prev = last.put(s.labels(), x.timestampMs());
-                        assertThat(prev == null || prev < x.timestampMs()).as("%s at %d after %d", s.labels(), x.timestampMs(), prev).isTrue();
+                        assertThat(prev == null || prev < x.timestampMs())
+                                .as("%s at %d after %d", s.labels(), x.timestampMs(), prev)
+                                .isTrue();
                         samples++;
                     }
                 }
@@ -135,9 +174,10 @@ class RemoteWriteConformanceIT {
         try (CapturingReceiver rx = new CapturingReceiver(false)) {
             rx.answering((r, i) -> {
                 try {
-                    boolean holds = CapturingReceiver.series(r, 1).stream().anyMatch(s -> refused.equals(s.label("__name__")));
+                    boolean holds =
+                            CapturingReceiver.series(r, 1).stream().anyMatch(s -> refused.equals(s.label("__name__")));
                     return Answer.of(holds ? 400 : 204);
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     return Answer.of(400);
                 }
             });
@@ -147,7 +187,9 @@ class RemoteWriteConformanceIT {
             Set<String> bodies = new HashSet<>();
             long refusedSamples = 0;
             for (Request r : rx.writes(1)) {
-                assertThat(bodies.add(Arrays.toString(r.body()))).as("no body sent twice").isTrue();
+                assertThat(bodies.add(Arrays.toString(r.body())))
+                        .as("no body sent twice")
+                        .isTrue();
             }
             for (SourcePoint p : points.subList(0, 400)) {
                 refusedSamples += p.metric().equals(refused) ? M : 0;
@@ -173,14 +215,18 @@ class RemoteWriteConformanceIT {
                 int k = writes.getAndIncrement();
                 return k < 3 ? Answer.of(503) : k == 3 ? new Answer(429, Map.of("Retry-After", "1")) : Answer.of(204);
             });
-            WriterProcess w = writer(topic, name, rx, 1, "--batch-samples", "100000", "--ordering", "none"); // one batch
+            WriterProcess w =
+                    writer(topic, name, rx, 1, "--batch-samples", "100000", "--ordering", "none"); // one batch
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
             List<Request> tries = rx.writes(1);
             assertThat(tries).hasSize(5);
             for (int i = 1; i < tries.size(); i++) {
-                assertThat(tries.get(i).raw()).as("a retry sends the same body").isEqualTo(tries.get(0).raw());
-                long gapMs = TimeUnit.NANOSECONDS.toMillis(tries.get(i).arrivedNanos() - tries.get(i - 1).arrivedNanos());
+                assertThat(tries.get(i).raw())
+                        .as("a retry sends the same body")
+                        .isEqualTo(tries.get(0).raw());
+                long gapMs = TimeUnit.NANOSECONDS.toMillis(
+                        tries.get(i).arrivedNanos() - tries.get(i - 1).arrivedNanos());
                 assertThat(gapMs).as("gap before try %d", i + 1).isGreaterThanOrEqualTo(i == 4 ? 1000 : 100);
             }
             assertThat(summary(name).get("samples_written").asLong()).isEqualTo(20L * M);
@@ -198,10 +244,21 @@ class RemoteWriteConformanceIT {
         String topic = topic(name, points.subList(0, 20));
         try (CapturingReceiver rx = new CapturingReceiver(false)) {
             rx.answering((r, i) -> Answer.of(401));
-            WriterProcess w = writer(topic, name, rx, 1, "--on-configuration-fault", "refuse", "--batch-samples", "100000",
-                    "--ordering", "none");
+            WriterProcess w = writer(
+                    topic,
+                    name,
+                    rx,
+                    1,
+                    "--on-configuration-fault",
+                    "refuse",
+                    "--batch-samples",
+                    "100000",
+                    "--ordering",
+                    "none");
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(3);
-            assertThat(rx.requests()).as("one request for the one batch, no probe, no retry").hasSize(1);
+            assertThat(rx.requests())
+                    .as("one request for the one batch, no probe, no retry")
+                    .hasSize(1);
             assertThat(summary(name).get("samples_refused").asLong()).isEqualTo(20L * M);
         }
     }
@@ -217,18 +274,23 @@ class RemoteWriteConformanceIT {
         long t = System.currentTimeMillis() / 60_000 * 60_000 - 600_000;
         double stale = Double.longBitsToDouble(Rejections.STALE_MARKER_BITS);
         String topic = stack.createTopic(name + "-" + names.incrementAndGet(), 1);
-        stack.produceRaw(topic, 1, List.of(org.xerial.snappy.Snappy.compress(io.tsdbwriter.decode.RemoteWriteDecoderTest.writeRequest(
-                new Object[][] {{"__name__", "v", "k", "nan"}, {Double.NaN, t}},
-                new Object[][] {{"__name__", "v", "k", "pinf"}, {Double.POSITIVE_INFINITY, t}},
-                new Object[][] {{"__name__", "v", "k", "ninf"}, {Double.NEGATIVE_INFINITY, t}},
-                new Object[][] {{"__name__", "v", "k", "stale"}, {stale, t}}))));
+        stack.produceRaw(
+                topic,
+                1,
+                List.of(Snappy.compress(RemoteWriteDecoderTest.writeRequest(
+                        new Object[][] {{"__name__", "v", "k", "nan"}, {Double.NaN, t}},
+                        new Object[][] {{"__name__", "v", "k", "pinf"}, {Double.POSITIVE_INFINITY, t}},
+                        new Object[][] {{"__name__", "v", "k", "ninf"}, {Double.NEGATIVE_INFINITY, t}},
+                        new Object[][] {{"__name__", "v", "k", "stale"}, {stale, t}}))));
         try (CapturingReceiver rx = new CapturingReceiver(version == 2)) {
             WriterProcess w = writer(topic, name, rx, version, 1, "--input-format", "promremotewrite");
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             Map<String, Long> bits = new HashMap<>();
             for (Request r : rx.writes(version)) {
                 for (Series s : CapturingReceiver.series(r, version)) {
-                    bits.put(s.label("k"), Double.doubleToRawLongBits(s.samples().get(0).value()));
+                    bits.put(
+                            s.label("k"),
+                            Double.doubleToRawLongBits(s.samples().get(0).value()));
                 }
             }
             assertThat(Double.isNaN(Double.longBitsToDouble(bits.get("nan")))).isTrue();
@@ -241,10 +303,25 @@ class RemoteWriteConformanceIT {
     /** Writes a topic of the one Prometheus text record {@code text} into {@code rx} (M = 1, N = 2), to the end. */
     private static void relayExposition(String name, String text, CapturingReceiver rx, int version) throws Exception {
         String topic = stack.createTopic(name + "-" + names.incrementAndGet(), 1);
-        stack.produceRaw(topic, 1, List.of(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        List<String> args = stack.runArgs("http://127.0.0.1:1", topic, "g-" + name, 1, 2, 1, "--input-format", "prometheus",
-                "--output", "remote-write", "--remote-write-url", rx.writeUrl(), "--remote-write-version", Integer.toString(version),
-                "--stop-at-end", "--tsdb-metrics-url", "none");
+        stack.produceRaw(topic, 1, List.of(text.getBytes(StandardCharsets.UTF_8)));
+        List<String> args = stack.runArgs(
+                "http://127.0.0.1:1",
+                topic,
+                "g-" + name,
+                1,
+                2,
+                1,
+                "--input-format",
+                "prometheus",
+                "--output",
+                "remote-write",
+                "--remote-write-url",
+                rx.writeUrl(),
+                "--remote-write-version",
+                Integer.toString(version),
+                "--stop-at-end",
+                "--tsdb-metrics-url",
+                "none");
         WriterProcess w = stack.writer(name, args);
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
     }
@@ -261,8 +338,10 @@ class RemoteWriteConformanceIT {
     void metadataGoesWithEverySeriesOfADeclaredFamily(int version) throws Exception {
         String name = "metadata-v" + version;
         long t = System.currentTimeMillis() / 60_000 * 60_000 - 600_000;
-        RemoteWriteBodies.Metadata requests = new RemoteWriteBodies.Metadata(1, "md_requests_total", "Requests served, by code.", "");
-        RemoteWriteBodies.Metadata latency = new RemoteWriteBodies.Metadata(3, "md_latency_seconds", "RPC latency.", "seconds");
+        RemoteWriteBodies.Metadata requests =
+                new RemoteWriteBodies.Metadata(1, "md_requests_total", "Requests served, by code.", "");
+        RemoteWriteBodies.Metadata latency =
+                new RemoteWriteBodies.Metadata(3, "md_latency_seconds", "RPC latency.", "seconds");
         try (CapturingReceiver rx = new CapturingReceiver(version == 2)) {
             relayExposition(name, RemoteWriteMetadataIT.exposition(t), rx, version);
             int series = 0;
@@ -270,7 +349,7 @@ class RemoteWriteConformanceIT {
                 List<Series> got = CapturingReceiver.series(r, version);
                 series += got.size();
                 if (version == 1) {
-                    List<RemoteWriteBodies.Metadata> want = new java.util.ArrayList<>();
+                    List<RemoteWriteBodies.Metadata> want = new ArrayList<>();
                     for (RemoteWriteBodies.Metadata m : List.of(requests, latency)) {
                         if (got.stream().anyMatch(s -> s.label("__name__").startsWith(m.family()))) {
                             want.add(m);
@@ -282,8 +361,12 @@ class RemoteWriteConformanceIT {
                 List<String> md = RemoteWriteBodies.metadataV2(r.body());
                 for (int i = 0; i < got.size(); i++) {
                     String n = got.get(i).label("__name__");
-                    assertThat(md.get(i)).as(n).isEqualTo(n.startsWith("md_requests_total") ? "1|Requests served, by code.|"
-                            : n.startsWith("md_latency_seconds") ? "3|RPC latency.|seconds" : "-");
+                    assertThat(md.get(i))
+                            .as(n)
+                            .isEqualTo(
+                                    n.startsWith("md_requests_total")
+                                            ? "1|Requests served, by code.|"
+                                            : n.startsWith("md_latency_seconds") ? "3|RPC latency.|seconds" : "-");
                 }
             }
             assertThat(series).as("7 series, 2 copies each").isEqualTo(14);
@@ -301,12 +384,18 @@ class RemoteWriteConformanceIT {
         String name = "exemplars-v" + version;
         long s = System.currentTimeMillis() / 60_000 * 60 - 600;
         try (CapturingReceiver rx = new CapturingReceiver(version == 2)) {
-            relayExposition(name, "# TYPE jobs counter\njobs_total{k=\"a\"} 1 " + s + " # {trace_id=\"t1\"} 2.5 " + s
-                    + "\njobs_total{k=\"b\"} 1 " + s + "\n# EOF\n", rx, version);
+            relayExposition(
+                    name,
+                    "# TYPE jobs counter\njobs_total{k=\"a\"} 1 " + s + " # {trace_id=\"t1\"} 2.5 " + s
+                            + "\njobs_total{k=\"b\"} 1 " + s + "\n# EOF\n",
+                    rx,
+                    version);
             Map<String, Integer> got = new HashMap<>();
             for (Request r : rx.writes(version)) {
                 List<Series> series = CapturingReceiver.series(r, version);
-                List<String> exemplars = version == 1 ? RemoteWriteBodies.exemplarsV1(r.body()) : RemoteWriteBodies.exemplarsV2(r.body());
+                List<String> exemplars = version == 1
+                        ? RemoteWriteBodies.exemplarsV1(r.body())
+                        : RemoteWriteBodies.exemplarsV2(r.body());
                 for (int i = 0; i < series.size(); i++) {
                     got.merge(series.get(i).label("k") + ":" + exemplars.get(i), 1, Integer::sum);
                 }

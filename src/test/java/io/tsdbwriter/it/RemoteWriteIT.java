@@ -3,32 +3,44 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.RemoteWriteDecoderTest;
 import io.tsdbwriter.it.Scenario.Fixture;
-import io.tsdbwriter.it.support.PrometheusServer;
-import io.tsdbwriter.it.support.GoBuilds;
-import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.Components.VmVersion;
+import io.tsdbwriter.it.support.FaultProxy;
+import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.verify.VerificationResult;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.xerial.snappy.Snappy;
 
 /**
  * {@code --output remote-write} end to end (issue 15): the main job on the real scrapes (M=6, N=3, P=3,
@@ -39,7 +51,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * N = 1 (the encoder's verbatim path).
  * One Kafka broker for all; a fresh receiver per scenario, so each reads back only its own samples.
  */
-@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class RemoteWriteIT {
 
     static final int PARTITIONS = 3;
@@ -55,7 +67,9 @@ class RemoteWriteIT {
 
     @BeforeAll
     static void loadInput() throws Exception {
-        GoBuilds.built(PrometheusServer.CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+        GoBuilds.built(
+                PrometheusServer
+                        .CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
         points = Scenario.realPoints();
     }
 
@@ -69,8 +83,15 @@ class RemoteWriteIT {
 
     private static WriterProcess writer(Fixture f, String name, int n, String remoteWriteUrl, String... more) {
         List<String> args = stack.runArgs("http://127.0.0.1:1", f.topic(), f.group(), M, n, P, more);
-        args.addAll(List.of("--output", "remote-write", "--remote-write-url", remoteWriteUrl, "--segment-size", "500",
-                "--commit-interval", "500ms"));
+        args.addAll(List.of(
+                "--output",
+                "remote-write",
+                "--remote-write-url",
+                remoteWriteUrl,
+                "--segment-size",
+                "500",
+                "--commit-interval",
+                "500ms"));
         return stack.writer(name, args);
     }
 
@@ -112,8 +133,13 @@ class RemoteWriteIT {
         ExpectedSamples expected = Scenario.expected(points, M, N);
         long[] bytes = new long[2];
         for (String version : List.of("1", "2")) {
-            try (PrometheusEndpoint prom = stack.startPrometheus("prom3-v" + version, PrometheusVersion.CURRENT, Duration.ofDays(30),
-                    true, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
+            try (PrometheusEndpoint prom = stack.startPrometheus(
+                    "prom3-v" + version,
+                    PrometheusVersion.CURRENT,
+                    Duration.ofDays(30),
+                    true,
+                    "prometheus.WriteRequest",
+                    "io.prometheus.write.v2.Request")) {
                 JsonNode s = mainJob("prom3-v" + version, prom.remoteWriteUrl(), "--remote-write-version", version);
                 bytes[Integer.parseInt(version) - 1] = s.get("request_bytes").asLong();
                 VerificationResult r = prom.readBackWithin("{productKey=\"node\"}", expected, Duration.ofSeconds(20));
@@ -122,8 +148,9 @@ class RemoteWriteIT {
                 assertThat(r.unexpectedSeries()).isZero();
             }
         }
-        System.err.printf("RemoteWriteIT: M=%d N=%d, %d samples: bytes on the wire 1.0 %d, 2.0 %d (%.1f %%)%n", M, N,
-                expected.sampleCount(), bytes[0], bytes[1], 100.0 * bytes[1] / bytes[0]);
+        System.err.printf(
+                "RemoteWriteIT: M=%d N=%d, %d samples: bytes on the wire 1.0 %d, 2.0 %d (%.1f %%)%n",
+                M, N, expected.sampleCount(), bytes[0], bytes[1], 100.0 * bytes[1] / bytes[0]);
         assertThat(bytes[1]).isLessThan(bytes[0]);
     }
 
@@ -137,21 +164,37 @@ class RemoteWriteIT {
     @Test
     void remoteWrite2IntoOneZeroReceiversIsAFaultThatLosesNothing() throws Exception {
         assumePrometheus3();
-        try (PrometheusEndpoint only1 = stack.startPrometheus("prom3-only1", PrometheusVersion.CURRENT, Duration.ofDays(30), true,
-                "prometheus.WriteRequest");
-             PrometheusEndpoint old = stack.startPrometheus("prom242-v2")) {
+        try (PrometheusEndpoint only1 = stack.startPrometheus(
+                        "prom3-only1",
+                        PrometheusVersion.CURRENT,
+                        Duration.ofDays(30),
+                        true,
+                        "prometheus.WriteRequest");
+                PrometheusEndpoint old = stack.startPrometheus("prom242-v2")) {
             for (PrometheusEndpoint prom : List.of(only1, old)) {
                 String name = prom == old ? "prom242-v2" : "prom3-only1";
                 Fixture f = realInput(name);
                 Path summary = stack.path(name + "-v2.json");
-                WriterProcess w = writer(f, name + "-v2", prom.remoteWriteUrl(), "--remote-write-version", "2", "--stop-at-end",
-                        "--write-fault-timeout", "5s", "--summary-json", summary.toString());
+                WriterProcess w = writer(
+                        f,
+                        name + "-v2",
+                        prom.remoteWriteUrl(),
+                        "--remote-write-version",
+                        "2",
+                        "--stop-at-end",
+                        "--write-fault-timeout",
+                        "5s",
+                        "--summary-json",
+                        summary.toString());
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
-                assertThat(w.output()).contains(prom == old ? "a Remote-Write 1.0 receiver?" : "415 Unsupported Media Type")
+                assertThat(w.output())
+                        .contains(prom == old ? "a Remote-Write 1.0 receiver?" : "415 Unsupported Media Type")
                         .contains("--remote-write-version 1");
-                assertThat(Scenario.summary(summary).get("samples_written").asLong()).isZero();
+                assertThat(Scenario.summary(summary).get("samples_written").asLong())
+                        .isZero();
                 assertThat(stack.committedOffsets(f.group(), f.topic()).values())
-                        .as("nothing committed").allSatisfy(o -> assertThat(o).isZero());
+                        .as("nothing committed")
+                        .allSatisfy(o -> assertThat(o).isZero());
                 mainJob(f, name + "-v1", prom.remoteWriteUrl(), "--remote-write-version", "1");
                 ExpectedSamples expected = Scenario.expected(points, M, N);
                 VerificationResult r = prom.readBackWithin("{productKey=\"node\"}", expected, Duration.ofSeconds(20));
@@ -193,12 +236,12 @@ class RemoteWriteIT {
 
     // ---------------------------------------------------------------- every float64 (issue 53 item 3)
 
-    private static final double STALE = Double.longBitsToDouble(io.tsdbwriter.decode.Rejections.STALE_MARKER_BITS);
+    private static final double STALE = Double.longBitsToDouble(Rejections.STALE_MARKER_BITS);
 
     /** A topic of one remote write record: NaN, +Inf, -Inf, a series ended by a staleness marker, and a control. */
     private static String specialValuesTopic(long t) throws Exception {
         String topic = stack.createTopic("special-" + names.incrementAndGet(), 1);
-        byte[] record = org.xerial.snappy.Snappy.compress(io.tsdbwriter.decode.RemoteWriteDecoderTest.writeRequest(
+        byte[] record = Snappy.compress(RemoteWriteDecoderTest.writeRequest(
                 new Object[][] {{"__name__", "v_nan", "job", "special"}, {Double.NaN, t}},
                 new Object[][] {{"__name__", "v_pinf", "job", "special"}, {Double.POSITIVE_INFINITY, t}},
                 new Object[][] {{"__name__", "v_ninf", "job", "special"}, {Double.NEGATIVE_INFINITY, t}},
@@ -210,8 +253,20 @@ class RemoteWriteIT {
 
     private static JsonNode relay(String topic, String name, String url, String... more) throws Exception {
         Path summary = stack.path(name + ".json");
-        List<String> args = stack.runArgs(url, topic, name, 1, 1, 1, "--input-format", "promremotewrite", "--stop-at-end",
-                "--summary-json", summary.toString(), "--commit-interval", "500ms");
+        List<String> args = stack.runArgs(
+                url,
+                topic,
+                name,
+                1,
+                1,
+                1,
+                "--input-format",
+                "promremotewrite",
+                "--stop-at-end",
+                "--summary-json",
+                summary.toString(),
+                "--commit-interval",
+                "500ms");
         args.addAll(List.of(more));
         WriterProcess w = stack.writer(name, args);
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
@@ -219,14 +274,21 @@ class RemoteWriteIT {
     }
 
     /** Prometheus' instant query: {@code metric -> value} as its API spells the value ("NaN", "+Inf"). */
-    private static java.util.Map<String, String> instant(String promUrl, String query, long atMs) throws Exception {
-        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create(promUrl + "/api/v1/query?query=" + java.net.URLEncoder.encode(query, StandardCharsets.UTF_8)
-                        + "&time=" + atMs / 1000.0)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    private static Map<String, String> instant(String promUrl, String query, long atMs) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(promUrl + "/api/v1/query?query="
+                                        + URLEncoder.encode(query, StandardCharsets.UTF_8) + "&time="
+                                        + atMs / 1000.0))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        java.util.Map<String, String> out = new java.util.TreeMap<>();
-        for (JsonNode series : new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).path("data").path("result")) {
-            out.put(series.path("metric").path("__name__").asText(), series.path("value").get(1).asText());
+        Map<String, String> out = new TreeMap<>();
+        for (JsonNode series :
+                new ObjectMapper().readTree(r.body()).path("data").path("result")) {
+            out.put(
+                    series.path("metric").path("__name__").asText(),
+                    series.path("value").get(1).asText());
         }
         return out;
     }
@@ -243,28 +305,52 @@ class RemoteWriteIT {
         long t = System.currentTimeMillis() / 60_000 * 60_000 - 10 * 60_000;
         String topic = specialValuesTopic(t);
         for (String version : List.of("1", "2")) {
-            try (PrometheusEndpoint prom = stack.startPrometheus("prom3-special-v" + version, PrometheusVersion.CURRENT,
-                    null, true, "prometheus.WriteRequest", "io.prometheus.write.v2.Request")) {
-                JsonNode s = relay(topic, "special-rw" + version, "http://127.0.0.1:1", "--output", "remote-write",
-                        "--remote-write-url", prom.remoteWriteUrl(), "--remote-write-version", version);
+            try (PrometheusEndpoint prom = stack.startPrometheus(
+                    "prom3-special-v" + version,
+                    PrometheusVersion.CURRENT,
+                    null,
+                    true,
+                    "prometheus.WriteRequest",
+                    "io.prometheus.write.v2.Request")) {
+                JsonNode s = relay(
+                        topic,
+                        "special-rw" + version,
+                        "http://127.0.0.1:1",
+                        "--output",
+                        "remote-write",
+                        "--remote-write-url",
+                        prom.remoteWriteUrl(),
+                        "--remote-write-version",
+                        version);
                 assertThat(s.get("decode_errors").asLong()).isZero();
                 assertThat(s.get("samples_written").asLong()).isEqualTo(6);
-                assertThat(instant(prom.url(), "{job=\"special\"}", t)).containsExactlyInAnyOrderEntriesOf(java.util.Map.of(
-                        "v_nan", "NaN", "v_pinf", "+Inf", "v_ninf", "-Inf", "v_stale", "1", "v_control", "1"));
-                assertThat(instant(prom.url(), "{job=\"special\"}", t + 90_000)).as("the marker ended v_stale")
-                        .doesNotContainKey("v_stale").containsEntry("v_control", "1");
+                assertThat(instant(prom.url(), "{job=\"special\"}", t))
+                        .containsExactlyInAnyOrderEntriesOf(Map.of(
+                                "v_nan", "NaN", "v_pinf", "+Inf", "v_ninf", "-Inf", "v_stale", "1", "v_control", "1"));
+                assertThat(instant(prom.url(), "{job=\"special\"}", t + 90_000))
+                        .as("the marker ended v_stale")
+                        .doesNotContainKey("v_stale")
+                        .containsEntry("v_control", "1");
             }
         }
         VmEndpoint vm = stack.startVm("vm-special");
         try (vm) {
             JsonNode s = relay(topic, "special-import", vm.url());
-            assertThat(s.get("decode_errors").asLong()).as("NaN and the marker, counted").isEqualTo(2);
+            assertThat(s.get("decode_errors").asLong())
+                    .as("NaN and the marker, counted")
+                    .isEqualTo(2);
             assertThat(s.get("samples_written").asLong()).isEqualTo(4);
             vm.forceFlush();
             String lines = String.join("\n", vm.export("{job=\"special\"}"));
-            assertThat(lines).contains("\"v_pinf\"").contains("\"v_ninf\"").contains("\"v_stale\"").contains("\"v_control\"")
+            assertThat(lines)
+                    .contains("\"v_pinf\"")
+                    .contains("\"v_ninf\"")
+                    .contains("\"v_stale\"")
+                    .contains("\"v_control\"")
                     .doesNotContain("v_nan");
-            assertThat(lines.replace("\"Infinity\"", "+Inf").replace("\"-Infinity\"", "-Inf")).contains("+Inf").contains("-Inf");
+            assertThat(lines.replace("\"Infinity\"", "+Inf").replace("\"-Infinity\"", "-Inf"))
+                    .contains("+Inf")
+                    .contains("-Inf");
         }
     }
 
@@ -280,7 +366,8 @@ class RemoteWriteIT {
             values.add(PointRecords.encode(points.get(i)));
             if (i % 3000 == 1500) {
                 byte[] p = ("{\"metric\":\"poisoned_metric\",\"timestamp\":1795300857000,\"value\":" + i
-                        + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}").getBytes(StandardCharsets.UTF_8);
+                                + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"marker\":\"poison\"}}")
+                        .getBytes(StandardCharsets.UTF_8);
                 values.add(p);
                 poisoned.add(p);
             }
@@ -289,19 +376,29 @@ class RemoteWriteIT {
         Fixture f = new Fixture(topic, "g-" + topic, values.size());
         Path summary = stack.path("rw-refused.json");
         VmEndpoint vm = stack.startVm("vm-refused");
-        try (vm; FaultProxy proxy = new FaultProxy(vm.url())) {
+        try (vm;
+                FaultProxy proxy = new FaultProxy(vm.url())) {
             proxy.mode(new FaultProxy.RejectLabel("marker", "poison"));
-            WriterProcess w = writer(f, "rw-refused", proxy.url() + "/api/v1/write", "--stop-at-end", "--dead-letter-topic", dlq,
-                    "--summary-json", summary.toString());
+            WriterProcess w = writer(
+                    f,
+                    "rw-refused",
+                    proxy.url() + "/api/v1/write",
+                    "--stop-at-end",
+                    "--dead-letter-topic",
+                    dlq,
+                    "--summary-json",
+                    summary.toString());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             assertThat(proxy.faulted()).isPositive();
             JsonNode s = Scenario.summary(summary);
             assertThat(s.get("samples_dead_lettered").asLong()).isEqualTo(poisoned.size() * (long) M * N);
             assertThat(s.get("samples_written").asLong()).isEqualTo(points.size() * (long) M * N);
             List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
-            assertThat(sorted(dead.stream().map(ConsumerRecord::value).toList())).isEqualTo(sorted(poisoned));
-            assertThat(dead).allSatisfy(r -> assertThat(new String(r.headers().lastHeader("tsdbwriter.reason").value(),
-                    StandardCharsets.UTF_8)).isEqualTo("vm_rejected"));
+            assertThat(sorted(dead.stream().map(ConsumerRecord::value).toList()))
+                    .isEqualTo(sorted(poisoned));
+            assertThat(dead).allSatisfy(r -> assertThat(new String(
+                            r.headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8))
+                    .isEqualTo("vm_rejected"));
             Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, N));
             stack.assertCommittedAtEnd(f);
         }
@@ -311,12 +408,23 @@ class RemoteWriteIT {
     void answers503And429WithRetryAfterAndAnOutageAreRetriedUntilEverythingIsWritten() throws Exception {
         Fixture f = realInput("rw-flaky");
         VmEndpoint vm = stack.startVm("vm-flaky");
-        try (vm; FaultProxy proxy = new FaultProxy(vm.url())) {
+        try (vm;
+                FaultProxy proxy = new FaultProxy(vm.url())) {
             proxy.mode(new FaultProxy.Status(503, -1));
             Path summary = stack.path("rw-flaky.json");
             // N = 1: the remote write encoder's verbatim path (labels copied from the record, no series cache)
-            WriterProcess w = writer(f, "rw-flaky", 1, proxy.url() + "/api/v1/write", "--stop-at-end", "--max-retries", "2",
-                    "--max-backoff", "1s", "--summary-json", summary.toString());
+            WriterProcess w = writer(
+                    f,
+                    "rw-flaky",
+                    1,
+                    proxy.url() + "/api/v1/write",
+                    "--stop-at-end",
+                    "--max-retries",
+                    "2",
+                    "--max-backoff",
+                    "1s",
+                    "--summary-json",
+                    summary.toString());
             int after503 = awaitFaulted(proxy, 2, w); // the writer JVM's start takes a few seconds on a loaded machine
             proxy.mode(new FaultProxy.Status(429, 1));
             int before = awaitFaulted(proxy, after503 + 2, w);
@@ -331,7 +439,9 @@ class RemoteWriteIT {
             JsonNode s = Scenario.summary(summary);
             assertThat(s.get("retries").asLong()).isPositive();
             // VictoriaMetrics restarted behind the proxy: the writer re-read from its last commit (at-least-once)
-            assertThat(s.get("durability").get("tsdb_restarts").asLong()).as(s.toString()).isPositive();
+            assertThat(s.get("durability").get("tsdb_restarts").asLong())
+                    .as(s.toString())
+                    .isPositive();
             assertThat(s.get("samples_written").asLong()).isGreaterThanOrEqualTo(points.size() * (long) M);
             assertThat(s.get("samples_dead_lettered").asLong()).isZero();
             Scenario.assertExactReadBack(vm.url(), Scenario.expected(points, M, 1));

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
@@ -15,6 +15,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -43,7 +44,9 @@ class RemoteWriteMetadataIT {
 
     @org.junit.jupiter.api.BeforeAll
     static void awaitPrometheus3() {
-        GoBuilds.built(PrometheusServer.CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+        GoBuilds.built(
+                PrometheusServer
+                        .CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
     }
 
     /** A scrape with two declared families (a counter; a histogram with a unit) and one series without a family. */
@@ -61,7 +64,8 @@ class RemoteWriteMetadataIT {
                 md_latency_seconds_sum 2.5 T
                 md_latency_seconds_count 4 T
                 md_undeclared 7 T
-                """.replace(" T\n", " " + t + "\n");
+                """
+                .replace(" T\n", " " + t + "\n");
     }
 
     /** A topic of one Prometheus text record ({@link #exposition}). */
@@ -73,8 +77,12 @@ class RemoteWriteMetadataIT {
 
     /** Per series of {@code match} in Prometheus at {@code url}: its name and other labels to its {@code __type__|__unit__}. */
     private static Map<String, String> typeAndUnit(String url, String match) throws Exception {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/v1/series?match[]="
-                + URLEncoder.encode(match, StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(url + "/api/v1/series?match[]="
+                                        + URLEncoder.encode(match, StandardCharsets.UTF_8)))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         Map<String, String> out = new TreeMap<>();
         for (JsonNode s : JSON.readTree(r.body()).path("data")) {
@@ -95,19 +103,44 @@ class RemoteWriteMetadataIT {
         String topic = expositionTopic("md", t);
         for (String version : List.of("1", "2")) {
             String name = "md-v" + version;
-            try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(stack.path("prom3-" + name), null,
-                    List.of("type-and-unit-labels"), "prometheus.WriteRequest", "io.prometheus.write.v2.Request"))) {
-                List<String> args = stack.runArgs("http://127.0.0.1:1", topic, "g-" + name, 2, 2, 1, "--input-format", "prometheus",
-                        "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl(), "--remote-write-version", version,
-                        "--stop-at-end", "--tsdb-metrics-url", "none", "--summary-json", stack.path(name + ".json").toString());
+            try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(
+                    stack.path("prom3-" + name),
+                    null,
+                    List.of("type-and-unit-labels"),
+                    "prometheus.WriteRequest",
+                    "io.prometheus.write.v2.Request"))) {
+                List<String> args = stack.runArgs(
+                        "http://127.0.0.1:1",
+                        topic,
+                        "g-" + name,
+                        2,
+                        2,
+                        1,
+                        "--input-format",
+                        "prometheus",
+                        "--output",
+                        "remote-write",
+                        "--remote-write-url",
+                        prom.remoteWriteUrl(),
+                        "--remote-write-version",
+                        version,
+                        "--stop-at-end",
+                        "--tsdb-metrics-url",
+                        "none",
+                        "--summary-json",
+                        stack.path(name + ".json").toString());
                 WriterProcess w = stack.writer(name, args);
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-                assertThat(Scenario.summary(stack.path(name + ".json")).get("samples_written").asLong()).isEqualTo(7 * 2 * 2);
+                assertThat(Scenario.summary(stack.path(name + ".json"))
+                                .get("samples_written")
+                                .asLong())
+                        .isEqualTo(7 * 2 * 2);
 
                 Map<String, String> got = typeAndUnit(prom.url(), "{__name__=~\"md_.*\"}");
                 assertThat(got).hasSize(7 * 2);
                 got.forEach((series, md) -> {
-                    String want = version.equals("1") || series.startsWith("md_undeclared") ? "-|-"
+                    String want = version.equals("1") || series.startsWith("md_undeclared")
+                            ? "-|-"
                             : series.startsWith("md_requests_total") ? "counter|-" : "histogram|seconds";
                     assertThat(md).as(series + " in %s", version).isEqualTo(want);
                 });
@@ -127,26 +160,53 @@ class RemoteWriteMetadataIT {
         long t = System.currentTimeMillis() / 60_000 * 60_000 - 5 * 60_000;
         String topic = stack.createTopic("ex-" + names.incrementAndGet(), 1);
         String text = "# TYPE ex_jobs counter\n"
-                + "ex_jobs_total{code=\"200\"} 10 " + t / 1000 + " # {trace_id=\"4bf92f35\",span_id=\"00f0\"} 1.5 " + t / 1000 + "\n"
+                + "ex_jobs_total{code=\"200\"} 10 " + t / 1000 + " # {trace_id=\"4bf92f35\",span_id=\"00f0\"} 1.5 "
+                + t / 1000 + "\n"
                 + "ex_jobs_total{code=\"500\"} 1 " + t / 1000 + "\n# EOF\n";
         stack.produceRaw(topic, 1, List.of(text.getBytes(StandardCharsets.UTF_8)));
         String name = "ex-v" + version;
-        try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(stack.path("prom3-" + name), null,
-                List.of("exemplar-storage"), "prometheus.WriteRequest", "io.prometheus.write.v2.Request"))) {
-            List<String> args = stack.runArgs("http://127.0.0.1:1", topic, "g-" + name, 2, 2, 1, "--input-format", "prometheus",
-                    "--output", "remote-write", "--remote-write-url", prom.remoteWriteUrl(), "--remote-write-version", version,
-                    "--stop-at-end", "--tsdb-metrics-url", "none");
+        try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(
+                stack.path("prom3-" + name),
+                null,
+                List.of("exemplar-storage"),
+                "prometheus.WriteRequest",
+                "io.prometheus.write.v2.Request"))) {
+            List<String> args = stack.runArgs(
+                    "http://127.0.0.1:1",
+                    topic,
+                    "g-" + name,
+                    2,
+                    2,
+                    1,
+                    "--input-format",
+                    "prometheus",
+                    "--output",
+                    "remote-write",
+                    "--remote-write-url",
+                    prom.remoteWriteUrl(),
+                    "--remote-write-version",
+                    version,
+                    "--stop-at-end",
+                    "--tsdb-metrics-url",
+                    "none");
             WriterProcess w = stack.writer(name, args);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(prom.url()
-                    + "/api/v1/query_exemplars?query=ex_jobs_total&start=" + (t / 1000 - 60) + "&end=" + (t / 1000 + 600))).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(
+                                            URI.create(prom.url() + "/api/v1/query_exemplars?query=ex_jobs_total&start="
+                                                    + (t / 1000 - 60) + "&end=" + (t / 1000 + 600)))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-            List<String> got = new java.util.ArrayList<>();
+            List<String> got = new ArrayList<>();
             for (JsonNode series : JSON.readTree(r.body()).path("data")) {
-                assertThat(series.path("seriesLabels").path("code").asText()).as(r.body()).isEqualTo("200");
+                assertThat(series.path("seriesLabels").path("code").asText())
+                        .as(r.body())
+                        .isEqualTo("200");
                 for (JsonNode x : series.path("exemplars")) {
-                    got.add(x.path("labels") + "|" + x.path("value").asText() + "|" + x.path("timestamp").asDouble());
+                    got.add(x.path("labels") + "|" + x.path("value").asText() + "|"
+                            + x.path("timestamp").asDouble());
                 }
             }
             String one = "{\"span_id\":\"00f0\",\"trace_id\":\"4bf92f35\"}|1.5|" + (double) (t / 1000);

@@ -67,16 +67,18 @@ class ReplayIT {
         stack.produce(records);
     }
 
-    private static List<String> replayArgs(String topic, String group, int m, int n, int p, Path summary, String... more) {
-        List<String> a = new ArrayList<>(stack.runArgs(topic, group, m, n, p,
-                "--summary-json", summary.toString(), "--segment-size", "500"));
+    private static List<String> replayArgs(
+            String topic, String group, int m, int n, int p, Path summary, String... more) {
+        List<String> a = new ArrayList<>(
+                stack.runArgs(topic, group, m, n, p, "--summary-json", summary.toString(), "--segment-size", "500"));
         a.addAll(List.of(more));
         return a;
     }
 
     private static VerificationResult assertExact(String productKey, ExpectedSamples expected) throws Exception {
-        VerificationResult r = new ReadBackVerifier(stack.vmUrl(), "{productKey=\"" + productKey + "\"}", 1e-9,
-                new okhttp3.OkHttpClient()).verifyWithin(expected, Scenario.READ_BACK_TIMEOUT, Duration.ofMillis(500));
+        VerificationResult r = new ReadBackVerifier(
+                        stack.vmUrl(), "{productKey=\"" + productKey + "\"}", 1e-9, new okhttp3.OkHttpClient())
+                .verifyWithin(expected, Scenario.READ_BACK_TIMEOUT, Duration.ofMillis(500));
         assertThat(r.passed()).as(r.summary()).isTrue();
         assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
         assertThat(r.unexpectedSeries()).isZero();
@@ -87,7 +89,8 @@ class ReplayIT {
         return new SourcePoint(p.metric(), p.labels(), p.productKey(), p.timestampMs() + shiftMs, p.value());
     }
 
-    private static Map<TopicPartition, OffsetAndMetadata> commitFor(String group, String topic, int partitions, long offset) {
+    private static Map<TopicPartition, OffsetAndMetadata> commitFor(
+            String group, String topic, int partitions, long offset) {
         Map<String, Object> p = new HashMap<>();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -109,21 +112,37 @@ class ReplayIT {
         List<SourcePoint> all = points(key, 12);
         String topic = "replay-time";
         produceTimed(topic, 3, all);
-        List<Long> times = all.stream().map(SourcePoint::timestampMs).distinct().sorted().toList();
+        List<Long> times =
+                all.stream().map(SourcePoint::timestampMs).distinct().sorted().toList();
         long from = times.get(3);
         long to = times.get(8); // scrapes 3..7
         Path summary = stack.path("time-summary.json");
-        WriterProcess w = stack.writer("time-writer", replayArgs(topic, "g-" + topic, 2, 1, 2, summary,
-                "--from", Instant.ofEpochMilli(from).toString(), "--to", Instant.ofEpochMilli(to).toString()));
+        WriterProcess w = stack.writer(
+                "time-writer",
+                replayArgs(
+                        topic,
+                        "g-" + topic,
+                        2,
+                        1,
+                        2,
+                        summary,
+                        "--from",
+                        Instant.ofEpochMilli(from).toString(),
+                        "--to",
+                        Instant.ofEpochMilli(to).toString()));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
-        List<SourcePoint> window = all.stream().filter(p -> p.timestampMs() >= from && p.timestampMs() < to).toList();
+        List<SourcePoint> window = all.stream()
+                .filter(p -> p.timestampMs() >= from && p.timestampMs() < to)
+                .toList();
         assertThat(window).isNotEmpty().hasSizeLessThan(all.size());
         assertExact(key, Scenario.expected(window, 2, 1));
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("records").asLong()).isEqualTo(window.size());
         assertThat(s.get("passes")).hasSize(1);
-        assertThat(stack.committedOffsets("g-" + topic, topic)).as("a replay commits nothing").isEmpty();
+        assertThat(stack.committedOffsets("g-" + topic, topic))
+                .as("a replay commits nothing")
+                .isEmpty();
     }
 
     @Test
@@ -134,7 +153,19 @@ class ReplayIT {
         produceTimed(topic, 3, all);
         Path summary = stack.path("offset-summary.json");
         // offsets 100..399 of each partition: records i with 100 <= i / 3 < 400
-        List<String> args = replayArgs(topic, "g-" + topic, 1, 3, 1, summary, "--from", "offset:100", "--to", "offset:400", "--max-samples-per-second", "20000");
+        List<String> args = replayArgs(
+                topic,
+                "g-" + topic,
+                1,
+                3,
+                1,
+                summary,
+                "--from",
+                "offset:100",
+                "--to",
+                "offset:400",
+                "--max-samples-per-second",
+                "20000");
         int t = args.indexOf("--topic"); // by Kafka's pattern subscription instead: the one topic it matches
         args.set(t, "--topic-pattern");
         args.set(t + 1, "replay-off.*");
@@ -165,10 +196,24 @@ class ReplayIT {
         Map<TopicPartition, OffsetAndMetadata> before = commitFor(group, topic, 3, 7);
         long first = all.stream().mapToLong(SourcePoint::timestampMs).min().orElseThrow();
         long last = all.stream().mapToLong(SourcePoint::timestampMs).max().orElseThrow();
-        long rebaseTo = Instant.now().minus(2, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MINUTES).toEpochMilli();
+        long rebaseTo = Instant.now()
+                .minus(2, ChronoUnit.DAYS)
+                .truncatedTo(ChronoUnit.MINUTES)
+                .toEpochMilli();
         Path summary = stack.path("loop-summary.json");
-        WriterProcess w = stack.writer("loop-writer", replayArgs(topic, group, 6, 1, 2, summary,
-                "--rebase-time", Instant.ofEpochMilli(rebaseTo).toString(), "--loop", "3"));
+        WriterProcess w = stack.writer(
+                "loop-writer",
+                replayArgs(
+                        topic,
+                        group,
+                        6,
+                        1,
+                        2,
+                        summary,
+                        "--rebase-time",
+                        Instant.ofEpochMilli(rebaseTo).toString(),
+                        "--loop",
+                        "3"));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
         long shift0 = rebaseTo - first;
@@ -184,10 +229,23 @@ class ReplayIT {
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("passes")).hasSize(3);
         assertThat(s.get("passes").get(2).get("shift_ms").asLong()).isEqualTo(shift0 + 2 * length);
-        assertThat(s.get("rebased_to").asText()).isEqualTo(Instant.ofEpochMilli(rebaseTo).toString());
+        assertThat(s.get("rebased_to").asText())
+                .isEqualTo(Instant.ofEpochMilli(rebaseTo).toString());
         // the verify command follows the shifts too, from the replay's summary
-        List<String> verify = new ArrayList<>(List.of("verify", "--vm-url", stack.vmUrl(), "--match", "{productKey=\"" + key + "\"}",
-                "--time-multiplier", "6", "--instance", Scenario.INSTANCE, "--product-key", key, "--replay-summary", summary.toString(),
+        List<String> verify = new ArrayList<>(List.of(
+                "verify",
+                "--vm-url",
+                stack.vmUrl(),
+                "--match",
+                "{productKey=\"" + key + "\"}",
+                "--time-multiplier",
+                "6",
+                "--instance",
+                Scenario.INSTANCE,
+                "--product-key",
+                key,
+                "--replay-summary",
+                summary.toString(),
                 "--keep-timestamps")); // the topic holds the scrape times of the files, as the fixture produced them
         files.subList(0, 4).forEach(f -> verify.add(f.toString()));
         WriterProcess v = stack.writer("loop-verify", verify);
@@ -205,8 +263,9 @@ class ReplayIT {
         String topic = "replay-churn";
         produceTimed(topic, 3, all);
         Path summary = stack.path("churn-summary.json");
-        WriterProcess w = stack.writer("churn-writer", replayArgs(topic, "g-" + topic, 1, 10, 1, summary,
-                "--from", "offset:0", "--churn-interval", "3m"));
+        WriterProcess w = stack.writer(
+                "churn-writer",
+                replayArgs(topic, "g-" + topic, 1, 10, 1, summary, "--from", "offset:0", "--churn-interval", "3m"));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
 
         long origin = all.stream().mapToLong(SourcePoint::timestampMs).min().orElseThrow();
@@ -234,11 +293,16 @@ class ReplayIT {
     /** Distinct series of a product key, as VictoriaMetrics' /api/v1/series reports them. */
     private static long seriesCount(String productKey, long fromMs) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
-        http.send(HttpRequest.newBuilder(URI.create(stack.vmUrl() + "/internal/force_flush")).build(), HttpResponse.BodyHandlers.discarding());
+        http.send(
+                HttpRequest.newBuilder(URI.create(stack.vmUrl() + "/internal/force_flush"))
+                        .build(),
+                HttpResponse.BodyHandlers.discarding());
         String q = URLEncoder.encode("{productKey=\"" + productKey + "\"}", StandardCharsets.UTF_8);
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stack.vmUrl() + "/api/v1/series?start=" + (fromMs / 1000 - 3600)
-                + "&end=" + (System.currentTimeMillis() / 1000 + 3600) + "&match[]=" + q))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(stack.vmUrl() + "/api/v1/series?start=" + (fromMs / 1000 - 3600)
+                                + "&end=" + (System.currentTimeMillis() / 1000 + 3600) + "&match[]=" + q))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         return PointRecords.objectMapper().readTree(r.body()).get("data").size();
     }
 }

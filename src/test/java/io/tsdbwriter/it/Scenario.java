@@ -2,6 +2,8 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tsdbwriter.it.support.Components;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.RealInput;
@@ -9,11 +11,11 @@ import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.verify.VerificationResult;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,22 +23,23 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -48,8 +51,7 @@ public final class Scenario {
     /** The instance the real scrapes are attributed to. */
     public static final String INSTANCE = "node-0001";
 
-    private Scenario() {
-    }
+    private Scenario() {}
 
     /** Every point of the 20 real scrapes (10140 points). */
     public static List<SourcePoint> realPoints() throws IOException {
@@ -60,7 +62,8 @@ public final class Scenario {
      * Produces {@code points} in order, {@code pointsPerRecord} per record (1 = one object, more = a JSON array),
      * record i to partition i % partitions.
      */
-    public static int produce(String bootstrap, String topic, int partitions, List<SourcePoint> points, int pointsPerRecord) {
+    public static int produce(
+            String bootstrap, String topic, int partitions, List<SourcePoint> points, int pointsPerRecord) {
         List<byte[]> values = new ArrayList<>();
         for (int i = 0; i < points.size(); i += pointsPerRecord) {
             List<SourcePoint> chunk = points.subList(i, Math.min(points.size(), i + pointsPerRecord));
@@ -116,8 +119,8 @@ public final class Scenario {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
             c.assign(List.of(tp));
             c.seekToBeginning(List.of(tp));
-            java.time.Instant deadline = java.time.Instant.now().plusSeconds(30);
-            while (c.position(tp) < end && java.time.Instant.now().isBefore(deadline)) {
+            Instant deadline = Instant.now().plusSeconds(30);
+            while (c.position(tp) < end && Instant.now().isBefore(deadline)) {
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
             }
         }
@@ -154,7 +157,8 @@ public final class Scenario {
     public static List<Integer> recordsBelow(Map<TopicPartition, Long> committed, int partitions, int records) {
         List<Integer> out = new ArrayList<>();
         for (int i = 0; i < records; i++) {
-            Long c = committed.get(new TopicPartition(committed.keySet().iterator().next().topic(), i % partitions));
+            Long c = committed.get(
+                    new TopicPartition(committed.keySet().iterator().next().topic(), i % partitions));
             if (c != null && i / partitions < c) {
                 out.add(i);
             }
@@ -191,7 +195,8 @@ public final class Scenario {
     }
 
     /** {@link #assertExactReadBack} waiting up to {@code timeout} for the writers still at work (share groups). */
-    public static VerificationResult assertExactReadBackWithin(String vmUrl, ExpectedSamples expected, Duration timeout) throws IOException {
+    public static VerificationResult assertExactReadBackWithin(String vmUrl, ExpectedSamples expected, Duration timeout)
+            throws IOException {
         // force_flush on VictoriaMetrics 1.79 does not always make samples searchable at once: poll briefly
         VerificationResult r;
         try {
@@ -209,18 +214,25 @@ public final class Scenario {
     /** Log end offsets of every partition of {@code topic}. */
     public static Map<TopicPartition, Long> endOffsets(String bootstrap, String topic) throws Exception {
         try (Admin admin = admin(bootstrap)) {
-            Set<TopicPartition> tps = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toSet());
-            Map<TopicPartition, OffsetSpec> req = tps.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
+            Set<TopicPartition> tps =
+                    admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .collect(Collectors.toSet());
+            Map<TopicPartition, OffsetSpec> req =
+                    tps.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
             return admin.listOffsets(req).all().get().entrySet().stream()
-                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+                    .collect(Collectors.toMap(
+                            Map.Entry::getKey, e -> e.getValue().offset()));
         }
     }
 
     /** Offsets the group committed for {@code topic}'s partitions (absent partitions left out). */
-    public static Map<TopicPartition, Long> committedOffsets(String bootstrap, String group, String topic) throws Exception {
+    public static Map<TopicPartition, Long> committedOffsets(String bootstrap, String group, String topic)
+            throws Exception {
         try (Admin admin = admin(bootstrap)) {
-            Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, OffsetAndMetadata> m = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get();
             Map<TopicPartition, Long> out = new HashMap<>();
             m.forEach((tp, om) -> {
                 if (tp.topic().equals(topic) && om != null) {
@@ -237,11 +249,28 @@ public final class Scenario {
     }
 
     /** Standard {@code run} arguments against a stack. */
-    public static List<String> runArgs(String bootstrap, String vmUrl, String topic, String group, int m, int n, int p,
-                                       String... more) {
-        List<String> a = new ArrayList<>(List.of("run", "--bootstrap-servers", bootstrap, "--topic", topic, "--group-id", group,
-                "--vm-url", vmUrl, "--time-multiplier", Integer.toString(m), "--instance-multiplier", Integer.toString(n),
-                "--parallelism", Integer.toString(p), "--metrics-port", "-1", "--report-interval", "5s"));
+    public static List<String> runArgs(
+            String bootstrap, String vmUrl, String topic, String group, int m, int n, int p, String... more) {
+        List<String> a = new ArrayList<>(List.of(
+                "run",
+                "--bootstrap-servers",
+                bootstrap,
+                "--topic",
+                topic,
+                "--group-id",
+                group,
+                "--vm-url",
+                vmUrl,
+                "--time-multiplier",
+                Integer.toString(m),
+                "--instance-multiplier",
+                Integer.toString(n),
+                "--parallelism",
+                Integer.toString(p),
+                "--metrics-port",
+                "-1",
+                "--report-interval",
+                "5s"));
         a.addAll(List.of(more));
         return a;
     }
@@ -257,17 +286,16 @@ public final class Scenario {
      *
      * @param records the records produced into it
      */
-    public record Fixture(String topic, String group, int records) {
-    }
+    public record Fixture(String topic, String group, int records) {}
 
-    private static final java.util.concurrent.atomic.AtomicInteger TOPICS = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger TOPICS = new AtomicInteger();
 
     /**
      * A fresh topic {@code <name>-<n>} with {@code partitions} partitions holding {@code points}, one point per record
      * (record i in partition i % partitions): each scenario reads back only its own samples.
      */
-    public static Fixture realInput(io.tsdbwriter.it.support.Components.KafkaEndpoint kafka, String name, int partitions,
-                                    List<SourcePoint> points) {
+    public static Fixture realInput(
+            Components.KafkaEndpoint kafka, String name, int partitions, List<SourcePoint> points) {
         String topic = name + "-" + TOPICS.incrementAndGet();
         kafka.createTopic(topic, partitions);
         int records = produce(kafka.bootstrapServers(), topic, partitions, points, 1);
@@ -280,14 +308,16 @@ public final class Scenario {
     }
 
     /** Every record of {@code topic} from its beginning, waiting up to 20 s for at least {@code atLeast} of them. */
-    public static List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, int atLeast) {
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, int atLeast) {
         Map<String, Object> p = new HashMap<>();
-        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
-        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
-        List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p)) {
-            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> tps = c.partitionsFor(topic).stream()
+                    .map(i -> new TopicPartition(topic, i.partition()))
+                    .toList();
             c.assign(tps);
             c.seekToBeginning(tps);
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

@@ -16,11 +16,11 @@ import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.write.http.HttpAuthConfig;
-import io.tsdbwriter.write.http.HttpClientSecurity;
 import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.verify.VerificationResult;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -62,7 +62,8 @@ class SecurityIT {
     static final String TOKEN_1 = "token-one-5e7f20";
     static final String TOKEN_2 = "token-two-c4d913";
     static final String WRONG_KAFKA_PASSWORD = "wrong-kafka-Pw-9d1e07";
-    static final List<String> SECRETS = List.of(KAFKA_PASSWORD, VM_PASSWORD, WRONG_PASSWORD, TOKEN_1, TOKEN_2, WRONG_KAFKA_PASSWORD);
+    static final List<String> SECRETS =
+            List.of(KAFKA_PASSWORD, VM_PASSWORD, WRONG_PASSWORD, TOKEN_1, TOKEN_2, WRONG_KAFKA_PASSWORD);
 
     /** Live scenarios wait this long for the writer to catch up (a loaded 2-core machine is slow). */
     static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(90);
@@ -75,9 +76,11 @@ class SecurityIT {
      */
     @RegisterExtension
     static final Stack stack = Stack.withKafka(work -> {
-        pki = TestPki.create(work.resolve("pki"));
-        return KafkaOptions.saslSsl(new KafkaBroker.SaslSsl(pki.serverP12(), TestPki.STORE_PASSWORD, Map.of("writer", KAFKA_PASSWORD)));
-    }).keepWorkUnder(Path.of("target", "it-work"));
+                pki = TestPki.create(work.resolve("pki"));
+                return KafkaOptions.saslSsl(new KafkaBroker.SaslSsl(
+                        pki.serverP12(), TestPki.STORE_PASSWORD, Map.of("writer", KAFKA_PASSWORD)));
+            })
+            .keepWorkUnder(Path.of("target", "it-work"));
 
     static Path work;
     static List<SourcePoint> points;
@@ -85,6 +88,7 @@ class SecurityIT {
     static Path kafkaConfig;
     /** Writer outputs, summaries and /metrics bodies to scan for secrets at the end. */
     static final List<Path> outputs = new CopyOnWriteArrayList<>();
+
     static final List<String> metricsBodies = new CopyOnWriteArrayList<>();
 
     @BeforeAll
@@ -95,23 +99,43 @@ class SecurityIT {
         Files.writeString(secrets.resolve("kafka.properties"), "kafka.password=" + KAFKA_PASSWORD + "\n");
         // the writer's Kafka settings: no secret in the file itself, Kafka's FileConfigProvider reads it
         kafkaConfig = work.resolve("kafka-client.properties");
-        Files.writeString(kafkaConfig, String.join("\n",
-                "security.protocol=SASL_SSL",
-                "sasl.mechanism=SCRAM-SHA-512",
-                "config.providers=file,env",
-                "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
-                "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
-                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"writer\" password=\"${file:"
-                        + secrets.resolve("kafka.properties") + ":kafka.password}\";",
-                "ssl.truststore.type=PEM",
-                "ssl.truststore.location=" + pki.caPem(),
-                ""));
+        Files.writeString(
+                kafkaConfig,
+                String.join(
+                        "\n",
+                        "security.protocol=SASL_SSL",
+                        "sasl.mechanism=SCRAM-SHA-512",
+                        "config.providers=file,env",
+                        "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
+                        "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider",
+                        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"writer\" password=\"${file:"
+                                + secrets.resolve("kafka.properties") + ":kafka.password}\";",
+                        "ssl.truststore.type=PEM",
+                        "ssl.truststore.location=" + pki.caPem(),
+                        ""));
     }
 
     private static List<String> runArgs(String vmUrl, String topic, String... more) {
-        List<String> a = new ArrayList<>(List.of("run", "--bootstrap-servers", stack.kafka().saslSslBootstrapServers(), "--kafka-config",
-                kafkaConfig.toString(), "--topic", topic, "--group-id", "g-" + topic, "--vm-url", vmUrl,
-                "--metrics-port", "0", "--metrics-address", "127.0.0.1", "--report-interval", "5s", "--segment-size", "2000"));
+        List<String> a = new ArrayList<>(List.of(
+                "run",
+                "--bootstrap-servers",
+                stack.kafka().saslSslBootstrapServers(),
+                "--kafka-config",
+                kafkaConfig.toString(),
+                "--topic",
+                topic,
+                "--group-id",
+                "g-" + topic,
+                "--vm-url",
+                vmUrl,
+                "--metrics-port",
+                "0",
+                "--metrics-address",
+                "127.0.0.1",
+                "--report-interval",
+                "5s",
+                "--segment-size",
+                "2000"));
         a.addAll(List.of(more));
         return a;
     }
@@ -130,19 +154,25 @@ class SecurityIT {
 
     /** In order, every send checked, not idempotent (Scenario.produce: why). */
     private static void produceValues(String topic, List<byte[]> values) {
-        stack.produce(values.stream().map(v -> new ProducerRecord<byte[], byte[]>(topic, v)).toList());
+        stack.produce(values.stream()
+                .map(v -> new ProducerRecord<byte[], byte[]>(topic, v))
+                .toList());
     }
 
     private static OkHttpClient client(HttpAuthConfig auth, String... urls) {
-        return HttpClientSecurity.of(auth, List.of(urls)).configure(new OkHttpClient.Builder().readTimeout(Duration.ofMinutes(1))).build();
+        return HttpClientSecurity.of(auth, List.of(urls))
+                .configure(new OkHttpClient.Builder().readTimeout(Duration.ofMinutes(1)))
+                .build();
     }
 
     private static HttpAuthConfig ca() {
         return new HttpAuthConfig(null, null, null, List.of(), pki.caPem(), null, null, null, false);
     }
 
-    private static void assertExactReadBack(String vmUrl, OkHttpClient http, ExpectedSamples expected) throws Exception {
-        VerificationResult r = new ReadBackVerifier(vmUrl, ReadBackVerifier.ALL_SERIES, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE, http)
+    private static void assertExactReadBack(String vmUrl, OkHttpClient http, ExpectedSamples expected)
+            throws Exception {
+        VerificationResult r = new ReadBackVerifier(
+                        vmUrl, ReadBackVerifier.ALL_SERIES, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE, http)
                 .verifyWithin(expected, READ_BACK_TIMEOUT, Duration.ofMillis(500));
         assertThat(r.passed()).as(r.summary()).isTrue();
         assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
@@ -186,7 +216,9 @@ class SecurityIT {
         awaitOutput(w, "/metrics", Duration.ofSeconds(30));
         Matcher m = Pattern.compile("metrics on (http://[0-9.:]+)/metrics").matcher(w.output());
         assertThat(m.find()).as(w.output()).isTrue();
-        try (Response r = new OkHttpClient().newCall(new Request.Builder().url(m.group(1) + "/metrics").build()).execute()) {
+        try (Response r = new OkHttpClient()
+                .newCall(new Request.Builder().url(m.group(1) + "/metrics").build())
+                .execute()) {
             String body = r.body().string();
             metricsBodies.add(body);
             return body;
@@ -214,14 +246,27 @@ class SecurityIT {
         stack.createTopic(dlq, 1);
         // produce's producer over SASL_SSL with the same --kafka-config
 
-        List<String> produceArgs = new ArrayList<>(List.of("produce", "--bootstrap-servers", stack.kafka().saslSslBootstrapServers(),
-                "--kafka-config", kafkaConfig.toString(), "--topic", topic, "--instance", Scenario.INSTANCE, "--product-key", "node",
+        List<String> produceArgs = new ArrayList<>(List.of(
+                "produce",
+                "--bootstrap-servers",
+                stack.kafka().saslSslBootstrapServers(),
+                "--kafka-config",
+                kafkaConfig.toString(),
+                "--topic",
+                topic,
+                "--instance",
+                Scenario.INSTANCE,
+                "--product-key",
+                "node",
                 "--keep-timestamps")); // the read-back below expects the files' own scrape times
         NodeExporterFiles.all().forEach(f -> produceArgs.add(f.toString()));
         WriterProcess producer = stack.writer("sasl-produce", produceArgs);
         outputs.add(producer.logFile());
-        assertThat(producer.waitFor(Scenario.PROCESS_TIMEOUT)).as(producer.output()).isZero();
-        List<byte[]> malformed = List.of("{not json".getBytes(StandardCharsets.UTF_8),
+        assertThat(producer.waitFor(Scenario.PROCESS_TIMEOUT))
+                .as(producer.output())
+                .isZero();
+        List<byte[]> malformed = List.of(
+                "{not json".getBytes(StandardCharsets.UTF_8),
                 "{\"timestamp\":1795300857000,\"value\":1}".getBytes(StandardCharsets.UTF_8),
                 "[]".getBytes(StandardCharsets.UTF_8));
         produceValues(topic, malformed);
@@ -229,8 +274,16 @@ class SecurityIT {
         try (VmEndpoint vm = vm("sasl")) {
             Path summary = work.resolve("sasl-summary.json");
             outputs.add(summary);
-            try (WriterProcess w = writer("sasl", runArgs(vm.url(), topic, "--stop-at-end", "--dead-letter-topic", dlq,
-                    "--summary-json", summary.toString()))) {
+            try (WriterProcess w = writer(
+                    "sasl",
+                    runArgs(
+                            vm.url(),
+                            topic,
+                            "--stop-at-end",
+                            "--dead-letter-topic",
+                            dlq,
+                            "--summary-json",
+                            summary.toString()))) {
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
                 assertExactReadBack(vm.url(), client(HttpAuthConfig.NONE), Scenario.expected(points, 1, 1));
                 JsonNode s = Scenario.summary(summary);
@@ -272,8 +325,19 @@ class SecurityIT {
         Path pw = secrets.resolve("vm-password");
         Files.writeString(pw, WRONG_PASSWORD + "\n");
         try (VmEndpoint vm = vm("wrong", "-httpAuth.username=writer", "-httpAuth.password=" + VM_PASSWORD)) {
-            try (WriterProcess w = writer("wrong", runArgs(vm.url(), topic, "--vm-basic-auth-username", "writer",
-                    "--vm-basic-auth-password-file", pw.toString(), "--max-retries", "1", "--max-backoff", "1s"))) {
+            try (WriterProcess w = writer(
+                    "wrong",
+                    runArgs(
+                            vm.url(),
+                            topic,
+                            "--vm-basic-auth-username",
+                            "writer",
+                            "--vm-basic-auth-password-file",
+                            pw.toString(),
+                            "--max-retries",
+                            "1",
+                            "--max-backoff",
+                            "1s"))) {
                 awaitOutput(w, "401", Duration.ofSeconds(60));
                 Thread.sleep(1500); // a commit interval would have passed
                 assertThat(stack.committedOffsets("g-" + topic, topic).values()).allMatch(o -> o == 0);
@@ -302,24 +366,55 @@ class SecurityIT {
         try (VmEndpoint vm = vm("token")) {
             String routes = "users:\n- bearer_token: \"%s\"\n  url_prefix: \"" + vm.url() + "\"\n";
             Files.writeString(authConfig, routes.formatted(TOKEN_1));
-            try (ChildServer vmauth = stack.own(ChildServer.start(ChildServer.VMAUTH, work.resolve("vmauth"), "vmauth", false,
-                    new OkHttpClient(), port -> List.of("-auth.config=" + authConfig)))) {
-                // vmauth forwards, VictoriaMetrics behind it stores: its /metrics is watched too (the window 16 s, not 30 s)
-                try (WriterProcess w = writer("token", runArgs(vmauth.url(), topic, "--vm-bearer-token-file", token.toString(),
-                        "--max-retries", "1", "--max-backoff", "1s", "--tsdb-metrics-url", vm.url() + "/metrics"))) {
+            try (ChildServer vmauth = stack.own(ChildServer.start(
+                    ChildServer.VMAUTH,
+                    work.resolve("vmauth"),
+                    "vmauth",
+                    false,
+                    new OkHttpClient(),
+                    port -> List.of("-auth.config=" + authConfig)))) {
+                // vmauth forwards, VictoriaMetrics behind it stores: its /metrics is watched too (the window 16 s, not
+                // 30 s)
+                try (WriterProcess w = writer(
+                        "token",
+                        runArgs(
+                                vmauth.url(),
+                                topic,
+                                "--vm-bearer-token-file",
+                                token.toString(),
+                                "--max-retries",
+                                "1",
+                                "--max-backoff",
+                                "1s",
+                                "--tsdb-metrics-url",
+                                vm.url() + "/metrics"))) {
                     OkHttpClient direct = client(HttpAuthConfig.NONE);
                     assertPresent(vm.url(), Scenario.expected(first, 1, 1));
                     // rotate: the new token in the file, vmauth accepts only the new one from now on
                     replaceAtomically(token, TOKEN_2 + "\n");
                     replaceAtomically(authConfig, routes.formatted(TOKEN_2));
                     vmauth.sighup();
-                    OkHttpClient old = client(new HttpAuthConfig(null, null, null, List.of("Authorization: Bearer " + TOKEN_1), null, null, null, null, false));
+                    OkHttpClient old = client(new HttpAuthConfig(
+                            null,
+                            null,
+                            null,
+                            List.of("Authorization: Bearer " + TOKEN_1),
+                            null,
+                            null,
+                            null,
+                            null,
+                            false));
                     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
                     while (true) {
-                        try (Response r = old.newCall(new Request.Builder().url(vmauth.url() + "/api/v1/export?match[]=x").build()).execute()) {
+                        try (Response r = old.newCall(new Request.Builder()
+                                        .url(vmauth.url() + "/api/v1/export?match[]=x")
+                                        .build())
+                                .execute()) {
                             // vmauth 1.79 answers 400 "cannot find the provided auth token", current releases 401
                             if (r.code() == 401 || r.code() == 400 || System.nanoTime() > deadline) {
-                                assertThat(r.code()).as("vmauth still accepts the old token").isIn(400, 401);
+                                assertThat(r.code())
+                                        .as("vmauth still accepts the old token")
+                                        .isIn(400, 401);
                                 break;
                             }
                         }
@@ -330,7 +425,9 @@ class SecurityIT {
                     assertCommittedAtEnd(topic);
                     scrapeWriterMetrics(w);
                     w.sigterm();
-                    assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+                    assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT))
+                            .as(w.output())
+                            .isZero();
                 }
             }
         }
@@ -344,13 +441,32 @@ class SecurityIT {
         produce(topic, points);
         OkHttpClient https = client(ca());
         Path data = work.resolve("vm-tls-data");
-        try (ChildServer vm = stack.own(ChildServer.start(Path.of(System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY)),
-                work.resolve("vm-tls"), "victoria-metrics", true, https,
-                port -> List.of("-storageDataPath=" + data, "-retentionPeriod=100y", "-dedup.minScrapeInterval=1ms", "-search.disableCache",
-                        "-tls", "-tlsCertFile=" + pki.serverPem(), "-tlsKeyFile=" + pki.serverKey())))) {
-            try (WriterProcess w = writer("tls", runArgs(vm.url(), topic, "--stop-at-end", "--vm-tls-ca-file", pki.caPem().toString()))) {
+        try (ChildServer vm = stack.own(ChildServer.start(
+                Path.of(System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY)),
+                work.resolve("vm-tls"),
+                "victoria-metrics",
+                true,
+                https,
+                port -> List.of(
+                        "-storageDataPath=" + data,
+                        "-retentionPeriod=100y",
+                        "-dedup.minScrapeInterval=1ms",
+                        "-search.disableCache",
+                        "-tls",
+                        "-tlsCertFile=" + pki.serverPem(),
+                        "-tlsKeyFile=" + pki.serverKey())))) {
+            try (WriterProcess w = writer(
+                    "tls",
+                    runArgs(
+                            vm.url(),
+                            topic,
+                            "--stop-at-end",
+                            "--vm-tls-ca-file",
+                            pki.caPem().toString()))) {
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-                assertThat(w.output()).containsPattern("vm_concurrent_insert_capacity \\d+ from " + java.util.regex.Pattern.quote(vm.url() + "/metrics"));
+                assertThat(w.output())
+                        .containsPattern(
+                                "vm_concurrent_insert_capacity \\d+ from " + Pattern.quote(vm.url() + "/metrics"));
                 assertExactReadBack(vm.url(), https, Scenario.expected(points, 1, 1));
             }
         }
@@ -363,14 +479,33 @@ class SecurityIT {
         String topic = "sec-mtls";
         stack.createTopic(topic, 1);
         produce(topic, points);
-        try (VmEndpoint vm = vm("mtls"); MtlsProxy proxy = new MtlsProxy(pki, vm.port())) {
-            assertThatThrownBy(() -> client(ca()).newCall(new Request.Builder().url(proxy.url() + "/health").build()).execute().close())
+        try (VmEndpoint vm = vm("mtls");
+                MtlsProxy proxy = new MtlsProxy(pki, vm.port())) {
+            assertThatThrownBy(() -> client(ca())
+                            .newCall(new Request.Builder()
+                                    .url(proxy.url() + "/health")
+                                    .build())
+                            .execute()
+                            .close())
                     .isInstanceOf(IOException.class);
-            try (WriterProcess w = writer("mtls", runArgs(proxy.url(), topic, "--stop-at-end",
-                    "--vm-tls-ca-file", pki.caPem().toString(), "--vm-tls-cert-file", pki.clientPem().toString(),
-                    "--vm-tls-key-file", pki.clientKey().toString(), "--vm-tls-server-name", "localhost"))) {
+            try (WriterProcess w = writer(
+                    "mtls",
+                    runArgs(
+                            proxy.url(),
+                            topic,
+                            "--stop-at-end",
+                            "--vm-tls-ca-file",
+                            pki.caPem().toString(),
+                            "--vm-tls-cert-file",
+                            pki.clientPem().toString(),
+                            "--vm-tls-key-file",
+                            pki.clientKey().toString(),
+                            "--vm-tls-server-name",
+                            "localhost"))) {
                 assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-                assertThat(w.output()).containsPattern("vm_concurrent_insert_capacity \\d+ from " + java.util.regex.Pattern.quote(proxy.url() + "/metrics"));
+                assertThat(w.output())
+                        .containsPattern(
+                                "vm_concurrent_insert_capacity \\d+ from " + Pattern.quote(proxy.url() + "/metrics"));
                 assertExactReadBack(vm.url(), client(HttpAuthConfig.NONE), Scenario.expected(points, 1, 1));
                 assertThat(proxy.refusedHandshakes()).isPositive();
             }
@@ -382,8 +517,13 @@ class SecurityIT {
     @Order(7)
     void noSecretInAnyOutputLogMetricsBodySummaryOrHelp() throws Exception {
         // --help with a secret in the environment default of --vm-url
-        ProcessBuilder pb = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-jar",
-                WriterProcess.jar().toString(), "run", "--help").redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(
+                        ProcessHandle.current().info().command().orElse("java"),
+                        "-jar",
+                        WriterProcess.jar().toString(),
+                        "run",
+                        "--help")
+                .redirectErrorStream(true)
                 .redirectOutput(work.resolve("help-writer.log").toFile());
         pb.environment().put("TSDB_WRITER_VM_URL", "http://writer:" + VM_PASSWORD + "@127.0.0.1:1");
         Process p = pb.start();
@@ -393,11 +533,19 @@ class SecurityIT {
 
         // wrong Kafka credentials given on the command line: one clear line, exit 1, the password never printed
         stack.createTopic("sec-wrong-kafka", 1);
-        try (WriterProcess w = writer("wrong-kafka", runArgs("http://127.0.0.1:1", "sec-wrong-kafka", "--kafka-property",
-                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"writer\" password=\""
-                        + WRONG_KAFKA_PASSWORD + "\";"))) {
+        try (WriterProcess w = writer(
+                "wrong-kafka",
+                runArgs(
+                        "http://127.0.0.1:1",
+                        "sec-wrong-kafka",
+                        "--kafka-property",
+                        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"writer\" password=\""
+                                + WRONG_KAFKA_PASSWORD + "\";"))) {
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
-            assertThat(w.output()).contains("refused this client").contains("credentials or ACLs, not an outage").doesNotContain("\tat org.apache.kafka");
+            assertThat(w.output())
+                    .contains("refused this client")
+                    .contains("credentials or ACLs, not an outage")
+                    .doesNotContain("\tat org.apache.kafka");
         }
 
         assertThat(outputs).hasSizeGreaterThanOrEqualTo(10);
@@ -414,5 +562,4 @@ class SecurityIT {
         }
         assertThat(leaks).isEmpty();
     }
-
 }

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tsdbwriter.it.support.RunsAlone;
-import io.tsdbwriter.lab.SourceFeed;
-import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.capacity.search.SeriesSchedule;
 import io.tsdbwriter.cli.Main;
+import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -20,9 +20,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -65,16 +67,21 @@ class SeriesModeIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = ';', value = {
-        "double-halve; 8,8,8,8,8,2,2,2,2,2",   // 2× for T, ½ for the next
-        "gradual;      4,5,6,6,7,8,7,6,6,5",   // 4 → 8 linearly over T (rounded to whole instances), back over the next
-        "spike;        4,4,4,4,16,4,4,4,4,16", // the base; 4× for the last fifth of each T (t mod 60 s ≥ 48 s)
-    })
+    @CsvSource(
+            delimiter = ';',
+            value = {
+                "double-halve; 8,8,8,8,8,2,2,2,2,2", // 2× for T, ½ for the next
+                "gradual;      4,5,6,6,7,8,7,6,6,5", // 4 → 8 linearly over T (rounded to whole instances), back over
+                // the next
+                "spike;        4,4,4,4,16,4,4,4,4,16", // the base; 4× for the last fifth of each T (t mod 60 s ≥ 48 s)
+            })
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void theActiveSeriesFollowTheDocumentedScheduleScrapeByScrape(String mode, String expected) throws Exception {
-        int[] instances = java.util.Arrays.stream(expected.split(",")).mapToInt(Integer::parseInt).toArray();
+        int[] instances =
+                Arrays.stream(expected.split(",")).mapToInt(Integer::parseInt).toArray();
         String productKey = "shock-" + mode;
-        SourceFeed feed = SourceFeed.real(NodeExporterFiles.all(), BASE_INSTANCES * 10_140L, productKey, System.currentTimeMillis());
+        SourceFeed feed = SourceFeed.real(
+                NodeExporterFiles.all(), BASE_INSTANCES * 10_140L, productKey, System.currentTimeMillis());
         assertThat(feed.instances()).isEqualTo(BASE_INSTANCES);
         SeriesSchedule schedule = new SeriesSchedule(SeriesSchedule.Mode.parse(mode), Duration.ofSeconds(60), 4);
         Iterator<SourcePoint> it = feed.cycle(0, n -> schedule.instances(BASE_INSTANCES, n * CLOCK_PER_SCRAPE_MS));
@@ -120,10 +127,11 @@ class SeriesModeIT {
             assertThat(series.get(t)).as("scrape %d's series", j).isEqualTo(instances[j] * seriesOfFirst.get(t));
         }
         assertThat(series.values().stream().mapToLong(Integer::longValue).sum()).isEqualTo(points.size());
-        int most = java.util.Arrays.stream(instances).max().orElseThrow();
+        int most = Arrays.stream(instances).max().orElseThrow();
         assertThat(distinct).hasSize(most * distinctSeriesOfOneInstance(points));
         // VictoriaMetrics' new-series counter counts every series this test created, and in fresh-clone runs more
-        // (4,123 and 4,290 for 4,056 series, 8,159 for 8,112; its import parses a request's blocks on parallel workers),
+        // (4,123 and 4,290 for 4,056 series, 8,159 for 8,112; its import parses a request's blocks on parallel
+        // workers),
         // so it is checked as a lower bound. The exact count is the export's, above.
         double created = vmCounter("vm_new_timeseries_created_total") - createdBefore;
         assertThat(created).as("the target's new series").isGreaterThanOrEqualTo(distinct.size());
@@ -138,23 +146,56 @@ class SeriesModeIT {
         int exit;
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
         try {
-            exit = Main.execute("capacity", "--bootstrap-servers", stack.bootstrapServers(), "--vm-url", stack.vmUrl(),
-                    "--topic-prefix", "series-it", "--series-mode", "spike", "--series-change-interval", "10s",
-                    "--start-input-rate", "2000", "--step-duration", "16s", "--warm-up", "4s", "--max-steps", "1", "--refine-steps", "0",
-                    "--parallelism", "1", "--points-per-pass", "40560", "--data-dir", NodeExporterFiles.dir().toString(), "--step-drain-timeout", "60s",
-                    "--csv", csv.toString(), "--work-dir", stack.path("steps").toString(),
-                    "--writer-jar", System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
-                    "--writer-jvm-option=-Xmx256m", "--writer-jvm-option=-XX:TieredStopAtLevel=1");
+            exit = Main.execute(
+                    "capacity",
+                    "--bootstrap-servers",
+                    stack.bootstrapServers(),
+                    "--vm-url",
+                    stack.vmUrl(),
+                    "--topic-prefix",
+                    "series-it",
+                    "--series-mode",
+                    "spike",
+                    "--series-change-interval",
+                    "10s",
+                    "--start-input-rate",
+                    "2000",
+                    "--step-duration",
+                    "16s",
+                    "--warm-up",
+                    "4s",
+                    "--max-steps",
+                    "1",
+                    "--refine-steps",
+                    "0",
+                    "--parallelism",
+                    "1",
+                    "--points-per-pass",
+                    "40560",
+                    "--data-dir",
+                    NodeExporterFiles.dir().toString(),
+                    "--step-drain-timeout",
+                    "60s",
+                    "--csv",
+                    csv.toString(),
+                    "--work-dir",
+                    stack.path("steps").toString(),
+                    "--writer-jar",
+                    System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
+                    "--writer-jvm-option=-Xmx256m",
+                    "--writer-jvm-option=-XX:TieredStopAtLevel=1");
         } finally {
             System.setOut(saved);
         }
         String output = buf.toString(StandardCharsets.UTF_8);
         System.out.println(output);
         assertThat(exit).as(output).isZero();
-        long perInstance = SourceFeed.real(NodeExporterFiles.all(), 40_560, "node", System.currentTimeMillis()).seriesPerInstance();
-        assertThat(output).contains("series: spike x4 for the last fifth of every 10s; base "
-                + String.format(java.util.Locale.ROOT, "%,d", 4 * perInstance)
-                + " active series (4 instance(s) x");
+        long perInstance = SourceFeed.real(NodeExporterFiles.all(), 40_560, "node", System.currentTimeMillis())
+                .seriesPerInstance();
+        assertThat(output)
+                .contains("series: spike x4 for the last fifth of every 10s; base "
+                        + String.format(Locale.ROOT, "%,d", 4 * perInstance)
+                        + " active series (4 instance(s) x");
         List<String> lines = Files.readAllLines(csv);
         List<String> head = List.of(lines.get(0).split(","));
         String[] row = lines.get(1).substring(0, lines.get(1).indexOf(",\"")).split(",", -1);
@@ -162,9 +203,12 @@ class SeriesModeIT {
         assertThat(active).as("the base: 4 instances of %d series", perInstance).isEqualTo(4.0 * perInstance);
         // the spike's 12 new instances register in the window: new series/s > 0; slow inserts and tsid misses are
         // exposed by 1.79.5 and v1.150.0 alike, so known (>= 0)
-        assertThat(Double.parseDouble(row[head.indexOf("new_series_per_second")])).isPositive();
-        assertThat(Double.parseDouble(row[head.indexOf("slow_inserts_per_second")])).isNotNegative();
-        assertThat(Double.parseDouble(row[head.indexOf("tsid_cache_misses_per_second")])).isNotNegative();
+        assertThat(Double.parseDouble(row[head.indexOf("new_series_per_second")]))
+                .isPositive();
+        assertThat(Double.parseDouble(row[head.indexOf("slow_inserts_per_second")]))
+                .isNotNegative();
+        assertThat(Double.parseDouble(row[head.indexOf("tsid_cache_misses_per_second")]))
+                .isNotNegative();
         assertThat(output).contains(" active, ", " new/s, ", " tsid cache misses/s");
     }
 
@@ -180,6 +224,7 @@ class SeriesModeIT {
     }
 
     private static double vmCounter(String name) {
-        return PromSnapshot.parse(stack.vm().get("/metrics").body(), System.nanoTime()).sum(name);
+        return PromSnapshot.parse(stack.vm().get("/metrics").body(), System.nanoTime())
+                .sum(name);
     }
 }

@@ -3,10 +3,10 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tsdbwriter.it.support.PrometheusServer;
-import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Components.PrometheusEndpoint;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
+import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.ThanosReceive;
 import io.tsdbwriter.it.support.WriterProcess;
@@ -22,6 +22,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Assumptions;
@@ -38,7 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * committed at its end. The same job with {@code --ordering none} loses samples to the same receiver. Input that is
  * itself out of order (one series in two partitions) loses only the refused samples, with the cause and the fix named.
  */
-@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SeriesOrderIT {
 
     static final int HOSTS = 3;
@@ -54,11 +55,18 @@ class SeriesOrderIT {
 
     @BeforeAll
     static void loadInput() throws Exception {
-        GoBuilds.built(PrometheusServer.CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
-        GoBuilds.built(ThanosReceive.BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+        GoBuilds.built(
+                PrometheusServer
+                        .CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+        GoBuilds.built(
+                ThanosReceive.BINARY); // the test command may still build it: wait here, outside the tests' timeouts
         List<SourcePoint> one = new ArrayList<>(Scenario.realPoints());
         one.sort(Comparator.comparingLong(SourcePoint::timestampMs));
-        List<Long> times = one.stream().map(SourcePoint::timestampMs).distinct().limit(SCRAPES).toList();
+        List<Long> times = one.stream()
+                .map(SourcePoint::timestampMs)
+                .distinct()
+                .limit(SCRAPES)
+                .toList();
         List<SourcePoint> all = new ArrayList<>();
         for (long t : times) {
             for (int h = 0; h < HOSTS; h++) {
@@ -84,7 +92,8 @@ class SeriesOrderIT {
 
     /** One record per point, keyed by its host, each host in a partition of its own. */
     private static ProducerRecord<byte[], byte[]> keyed(String topic, int partition, SourcePoint p) {
-        return new ProducerRecord<>(topic, partition, p.instance().getBytes(StandardCharsets.UTF_8), PointRecords.encode(p));
+        return new ProducerRecord<>(
+                topic, partition, p.instance().getBytes(StandardCharsets.UTF_8), PointRecords.encode(p));
     }
 
     private static Scenario.Fixture keyedTopic(String name, List<SourcePoint> input) {
@@ -99,8 +108,16 @@ class SeriesOrderIT {
 
     private static WriterProcess writer(Scenario.Fixture f, String name, String url, int m, int n, String... more) {
         List<String> args = stack.runArgs("http://127.0.0.1:1", f.topic(), f.group(), m, n, P, more);
-        args.addAll(List.of("--output", "remote-write", "--remote-write-url", url, "--segment-size", "500",
-                "--commit-interval", "500ms", "--stop-at-end"));
+        args.addAll(List.of(
+                "--output",
+                "remote-write",
+                "--remote-write-url",
+                url,
+                "--segment-size",
+                "500",
+                "--commit-interval",
+                "500ms",
+                "--stop-at-end"));
         return stack.writer(name, args);
     }
 
@@ -121,7 +138,8 @@ class SeriesOrderIT {
         stack.assertCommittedAtEnd(f);
     }
 
-    private static void assertReadBack(PrometheusEndpoint receiver, List<SourcePoint> input, int m, int n) throws Exception {
+    private static void assertReadBack(PrometheusEndpoint receiver, List<SourcePoint> input, int m, int n)
+            throws Exception {
         ExpectedSamples expected = Scenario.expected(input, m, n);
         VerificationResult r = receiver.readBackWithin("{productKey=\"node\"}", expected, Duration.ofSeconds(60));
         assertThat(r.passed()).as(r.summary()).isTrue();
@@ -131,7 +149,12 @@ class SeriesOrderIT {
 
     private static PrometheusEndpoint defaultPrometheus3(String name) {
         stack.assumeAvailable(PrometheusVersion.CURRENT);
-        return stack.startPrometheus(name, PrometheusVersion.CURRENT, null, true, "prometheus.WriteRequest",
+        return stack.startPrometheus(
+                name,
+                PrometheusVersion.CURRENT,
+                null,
+                true,
+                "prometheus.WriteRequest",
                 "io.prometheus.write.v2.Request");
     }
 
@@ -167,12 +190,24 @@ class SeriesOrderIT {
         try (PrometheusEndpoint prom = defaultPrometheus3("order-none")) {
             Scenario.Fixture f = keyedTopic("order-none", points);
             Path summary = stack.path("order-none.json");
-            WriterProcess w = writer(f, "order-none", prom.remoteWriteUrl(), 6, 3, "--ordering", "none",
-                    "--summary-json", summary.toString());
+            WriterProcess w = writer(
+                    f,
+                    "order-none",
+                    prom.remoteWriteUrl(),
+                    6,
+                    3,
+                    "--ordering",
+                    "none",
+                    "--summary-json",
+                    summary.toString());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(3);
-            assertThat(w.output()).contains("--ordering none: a series' samples may reach the receiver out of timestamp order",
-                    "out of order", "use --ordering series");
-            assertThat(Scenario.summary(summary).get("samples_refused").asLong()).isPositive();
+            assertThat(w.output())
+                    .contains(
+                            "--ordering none: a series' samples may reach the receiver out of timestamp order",
+                            "out of order",
+                            "use --ordering series");
+            assertThat(Scenario.summary(summary).get("samples_refused").asLong())
+                    .isPositive();
         }
     }
 
@@ -186,10 +221,20 @@ class SeriesOrderIT {
     void aSeriesInTwoPartitionsLosesOnlyItsRefusedSamplesWithTheCauseNamed() throws Exception {
         int m = 2;
         int n = 1;
-        List<Long> times = points.stream().map(SourcePoint::timestampMs).distinct().sorted().toList();
-        List<SourcePoint> first = points.stream().filter(p -> p.instance().equals(host(0)) && p.timestampMs() >= times.get(5)).toList();
-        List<SourcePoint> second = new ArrayList<>(points.stream().filter(p -> p.instance().equals(host(1))).toList());
-        SourcePoint late = points.stream().filter(p -> p.instance().equals(host(0)) && p.timestampMs() == times.get(2)).findFirst().orElseThrow();
+        List<Long> times = points.stream()
+                .map(SourcePoint::timestampMs)
+                .distinct()
+                .sorted()
+                .toList();
+        List<SourcePoint> first = points.stream()
+                .filter(p -> p.instance().equals(host(0)) && p.timestampMs() >= times.get(5))
+                .toList();
+        List<SourcePoint> second = new ArrayList<>(
+                points.stream().filter(p -> p.instance().equals(host(1))).toList());
+        SourcePoint late = points.stream()
+                .filter(p -> p.instance().equals(host(0)) && p.timestampMs() == times.get(2))
+                .findFirst()
+                .orElseThrow();
         second.add(second.size() / 2, late);
         try (PrometheusEndpoint prom = defaultPrometheus3("order-unkeyed")) {
             String topic = stack.createTopic("order-unkeyed-" + names.incrementAndGet(), 2);
@@ -200,12 +245,18 @@ class SeriesOrderIT {
 
             stack.produce(second.stream().map(p -> keyed(topic, 1, p)).toList());
             Path summary = stack.path("order-unkeyed-2.json");
-            WriterProcess w2 = writer(f, "order-unkeyed-2", prom.remoteWriteUrl(), m, n, "--summary-json", summary.toString());
+            WriterProcess w2 =
+                    writer(f, "order-unkeyed-2", prom.remoteWriteUrl(), m, n, "--summary-json", summary.toString());
             assertThat(w2.waitFor(Scenario.PROCESS_TIMEOUT)).as(w2.output()).isEqualTo(3);
-            assertThat(w2.output()).contains("one series in several partitions", "key the topic by series or host",
-                    "Only the refused samples are lost");
+            assertThat(w2.output())
+                    .contains(
+                            "one series in several partitions",
+                            "key the topic by series or host",
+                            "Only the refused samples are lost");
             JsonNode s = Scenario.summary(summary);
-            assertThat(s.get("samples_refused").asLong()).as("only the late point's samples").isEqualTo((long) m * n);
+            assertThat(s.get("samples_refused").asLong())
+                    .as("only the late point's samples")
+                    .isEqualTo((long) m * n);
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) (second.size() - 1) * m * n);
             stack.assertCommittedAtEnd(f);
 

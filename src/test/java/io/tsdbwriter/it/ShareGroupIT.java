@@ -10,15 +10,24 @@ import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.verify.VerificationResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,7 +43,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * with a dead-letter topic (dead-lettered, accepted) and without (rejected, counted); a cluster with share groups
  * disabled: one line, exit 1.
  */
-@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @RunsAlone // its scenarios hold records across 6 s locks: a neighbour's load can let one expire
 class ShareGroupIT {
 
@@ -65,21 +74,28 @@ class ShareGroupIT {
         List<String> args = stack.runArgs(vmUrl, f.topic(), f.group(), M, N, 1, more);
         args.addAll(List.of("--consumer-mode", "share", "--drain-timeout", "20s", "--max-backoff", "1s"));
         if (small) {
-            args.addAll(List.of("--consumer-property", "share.acquire.mode=record_limit", "--consumer-property", "max.poll.records=50"));
+            args.addAll(List.of(
+                    "--consumer-property",
+                    "share.acquire.mode=record_limit",
+                    "--consumer-property",
+                    "max.poll.records=50"));
         }
         return stack.writer(name, args);
     }
 
     /** The real points under their own productKey: each scenario reads back only its own samples from the one VictoriaMetrics. */
     private static List<SourcePoint> pointsOf(String productKey) {
-        return points.stream().map(p -> new SourcePoint(p.metric(), p.labels(), productKey, p.timestampMs(), p.value())).toList();
+        return points.stream()
+                .map(p -> new SourcePoint(p.metric(), p.labels(), productKey, p.timestampMs(), p.value()))
+                .toList();
     }
 
     /** Exact read-back of {@code pts} amplified, within 90 s (the writers are still at work). */
     private static void assertExact(String productKey, List<SourcePoint> pts) throws Exception {
         ExpectedSamples expected = Scenario.expected(pts, M, N);
-        VerificationResult r = new ReadBackVerifier(stack.vmUrl(), "{productKey=\"" + productKey + "\"}", 1e-9,
-                new okhttp3.OkHttpClient()).verifyWithin(expected, Duration.ofSeconds(90), Duration.ofMillis(500));
+        VerificationResult r = new ReadBackVerifier(
+                        stack.vmUrl(), "{productKey=\"" + productKey + "\"}", 1e-9, new okhttp3.OkHttpClient())
+                .verifyWithin(expected, Duration.ofSeconds(90), Duration.ofMillis(500));
         assertThat(r.passed()).as(r.summary()).isTrue();
         assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
         assertThat(r.unexpectedSeries()).isZero();
@@ -90,7 +106,9 @@ class ShareGroupIT {
         writers.forEach(WriterProcess::sigterm);
         List<JsonNode> out = new ArrayList<>();
         for (int i = 0; i < writers.size(); i++) {
-            assertThat(writers.get(i).waitFor(Scenario.PROCESS_TIMEOUT)).as(writers.get(i).output()).isZero();
+            assertThat(writers.get(i).waitFor(Scenario.PROCESS_TIMEOUT))
+                    .as(writers.get(i).output())
+                    .isZero();
             out.add(Scenario.summary(summaries.get(i)));
         }
         return out;
@@ -113,18 +131,28 @@ class ShareGroupIT {
         }
         long accepted = 0;
         for (JsonNode s : stopAll(writers, summaries)) {
-            assertThat(s.get("records").asLong()).as("every process took records: " + s).isPositive();
+            assertThat(s.get("records").asLong())
+                    .as("every process took records: " + s)
+                    .isPositive();
             assertThat(s.get("share_redeliveries").asLong()).isZero();
-            assertThat(s.path("limited_by").asText()).as("a share member is limited by the acquisition, the permits or the TSDB: " + s)
-                    .isNotEmpty().isNotEqualTo("input").isNotEqualTo("kafka-fetch");
+            assertThat(s.path("limited_by").asText())
+                    .as("a share member is limited by the acquisition, the permits or the TSDB: " + s)
+                    .isNotEmpty()
+                    .isNotEqualTo("input")
+                    .isNotEqualTo("kafka-fetch");
             accepted += s.get("share_accepted").asLong();
         }
         for (WriterProcess w : writers) {
-            assertThat(w.output()).as("report lines: no lag in share mode").contains("| limited_by=")
-                    .doesNotContain("limited_by=input").doesNotContain("lag steady").doesNotContain("lag growing");
+            assertThat(w.output())
+                    .as("report lines: no lag in share mode")
+                    .contains("| limited_by=")
+                    .doesNotContain("limited_by=input")
+                    .doesNotContain("lag steady")
+                    .doesNotContain("lag growing");
         }
         assertThat(accepted).as("each record accepted once").isEqualTo(f.records());
-        assertThat(writers).as("the first to start set the new group to earliest; the others kept it")
+        assertThat(writers)
+                .as("the first to start set the new group to earliest; the others kept it")
                 .anyMatch(w -> w.output().contains("share.auto.offset.reset was not set: set to earliest"));
     }
 
@@ -148,16 +176,25 @@ class ShareGroupIT {
                 proxy.mode(new FaultProxy.StoreThenStatus(503));
                 proxies.add(proxy);
                 summaries.add(stack.path("kill-" + i + ".json"));
-                writers.add(writerTo(proxy.url(), f, "kill-" + i, true, "--summary-json", summaries.get(i).toString()));
+                writers.add(writerTo(
+                        proxy.url(),
+                        f,
+                        "kill-" + i,
+                        true,
+                        "--summary-json",
+                        summaries.get(i).toString()));
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             while (!proxies.stream().allMatch(p -> p.faulted() > 0) && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
-            assertThat(proxies).as("both wrote samples VictoriaMetrics stored, and heard 503").allMatch(p -> p.faulted() > 0);
+            assertThat(proxies)
+                    .as("both wrote samples VictoriaMetrics stored, and heard 503")
+                    .allMatch(p -> p.faulted() > 0);
             for (int i = 2; i < 6; i++) {
                 summaries.add(stack.path("kill-" + i + ".json"));
-                writers.add(writer(f, "kill-" + i, "--summary-json", summaries.get(i).toString()));
+                writers.add(writer(
+                        f, "kill-" + i, "--summary-json", summaries.get(i).toString()));
             }
             Thread.sleep(2000);
             writers.get(0).kill();
@@ -167,9 +204,15 @@ class ShareGroupIT {
             proxies.forEach(FaultProxy::close);
         }
         List<JsonNode> survivors = stopAll(writers.subList(2, 6), summaries.subList(2, 6));
-        long redelivered = survivors.stream().mapToLong(s -> s.get("share_redeliveries").asLong()).sum();
-        long accepted = survivors.stream().mapToLong(s -> s.get("share_accepted").asLong()).sum();
-        System.err.printf("ShareGroupIT: kill -9 of 2 of 6 after they wrote: %d record(s) delivered again to the survivors%n", redelivered);
+        long redelivered = survivors.stream()
+                .mapToLong(s -> s.get("share_redeliveries").asLong())
+                .sum();
+        long accepted = survivors.stream()
+                .mapToLong(s -> s.get("share_accepted").asLong())
+                .sum();
+        System.err.printf(
+                "ShareGroupIT: kill -9 of 2 of 6 after they wrote: %d record(s) delivered again to the survivors%n",
+                redelivered);
         assertThat(redelivered).as("the killed members' records came again").isPositive();
         assertThat(accepted).as("the survivors accepted every record once").isEqualTo(f.records());
     }
@@ -188,14 +231,21 @@ class ShareGroupIT {
         List<WriterProcess> writers = new ArrayList<>();
         try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.StoreThenStatus(503)); // it writes, never hears so: it holds its records
-            writers.add(writerTo(proxy.url(), f, "pause-0", true, "--summary-json", summaries.get(0).toString()));
+            writers.add(writerTo(
+                    proxy.url(),
+                    f,
+                    "pause-0",
+                    true,
+                    "--summary-json",
+                    summaries.get(0).toString()));
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             while (proxy.faulted() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
             signal("STOP", writers.get(0));
             try {
-                writers.add(writer(f, "pause-1", "--summary-json", summaries.get(1).toString()));
+                writers.add(
+                        writer(f, "pause-1", "--summary-json", summaries.get(1).toString()));
                 Thread.sleep(15_000); // 2.5 locks of 6 s: its records go to pause-1
             } finally {
                 signal("CONT", writers.get(0));
@@ -218,7 +268,11 @@ class ShareGroupIT {
     }
 
     private static void signal(String name, WriterProcess w) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-" + name, Long.toString(w.pid())).inheritIO().start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("kill", "-" + name, Long.toString(w.pid()))
+                        .inheritIO()
+                        .start()
+                        .waitFor())
+                .isZero();
     }
 
     @Test
@@ -231,11 +285,13 @@ class ShareGroupIT {
         List<Path> summaries = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             summaries.add(stack.path("outage-" + i + ".json"));
-            writers.add(writer(f, "outage-" + i, false, "--summary-json", summaries.get(i).toString()));
+            writers.add(writer(
+                    f, "outage-" + i, false, "--summary-json", summaries.get(i).toString()));
         }
         // both members in the group before the records arrive: no rebalance moves held records during the outage
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!writers.stream().allMatch(w -> w.output().contains("share consumer(s) on")) && System.nanoTime() < deadline) {
+        while (!writers.stream().allMatch(w -> w.output().contains("share consumer(s) on"))
+                && System.nanoTime() < deadline) {
             Thread.sleep(200);
         }
         Thread.sleep(5000);
@@ -249,18 +305,24 @@ class ShareGroupIT {
         assertExact("share-outage", pts);
         long accepted = 0;
         for (JsonNode s : stopAll(writers, summaries)) {
-            assertThat(s.get("share_redeliveries").asLong()).as("renewed, never expired: " + s + "\n" + writers.get(0).output()
-                    + "\n" + writers.get(1).output()).isZero();
+            assertThat(s.get("share_redeliveries").asLong())
+                    .as("renewed, never expired: " + s + "\n" + writers.get(0).output() + "\n"
+                            + writers.get(1).output())
+                    .isZero();
             accepted += s.get("share_accepted").asLong();
         }
         assertThat(accepted).as("each record accepted once").isEqualTo(pts.size());
-        assertThat(summaries.stream().mapToLong(p -> {
-            try {
-                return Scenario.summary(p).get("share_renewed").asLong();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }).sum()).as("records held through the outage were renewed").isPositive();
+        assertThat(summaries.stream()
+                        .mapToLong(p -> {
+                            try {
+                                return Scenario.summary(p).get("share_renewed").asLong();
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        })
+                        .sum())
+                .as("records held through the outage were renewed")
+                .isPositive();
     }
 
     @Test
@@ -270,8 +332,10 @@ class ShareGroupIT {
         stack.createTopic("share-dlq", 1);
         List<byte[]> values = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            values.add(i % 5 == 0 ? ("not a point " + i).getBytes(StandardCharsets.UTF_8)
-                    : io.tsdbwriter.produce.PointRecords.encode(points.get(i)));
+            values.add(
+                    i % 5 == 0
+                            ? ("not a point " + i).getBytes(StandardCharsets.UTF_8)
+                            : PointRecords.encode(points.get(i)));
         }
         stack.produceRaw(topic, 2, values);
         for (boolean dlq : new boolean[] {true, false}) {
@@ -293,7 +357,10 @@ class ShareGroupIT {
             assertThat(s.get("share_redeliveries").asLong()).isZero();
             if (dlq) {
                 assertThat(s.get("share_accepted").asLong()).isEqualTo(20);
-                assertThat(stack.endOffsets("share-dlq").values().stream().mapToLong(Long::longValue).sum()).isEqualTo(4);
+                assertThat(stack.endOffsets("share-dlq").values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum())
+                        .isEqualTo(4);
             } else {
                 assertThat(s.get("share_accepted").asLong()).isEqualTo(16);
                 assertThat(s.get("share_rejected").asLong()).isEqualTo(4);
@@ -305,23 +372,30 @@ class ShareGroupIT {
     void aClusterWithShareGroupsDisabledIsOneLineAndExitOne() throws Exception {
         try (KafkaEndpoint off = stack.startKafka("share-off", KafkaOptions.features("share.version=0"))) {
             off.createTopic("t", 1);
-            WriterProcess w = stack.writer("share-off", Scenario.runArgs(off.bootstrapServers(),
-                    stack.vmUrl(), "t", "g-off", 1, 1, 1, "--consumer-mode", "share"));
+            WriterProcess w = stack.writer(
+                    "share-off",
+                    Scenario.runArgs(
+                            off.bootstrapServers(), stack.vmUrl(), "t", "g-off", 1, 1, 1, "--consumer-mode", "share"));
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
-            assertThat(w.output()).contains("has share groups disabled (share.version=").contains("Apache Kafka >= 4.2");
+            assertThat(w.output())
+                    .contains("has share groups disabled (share.version=")
+                    .contains("Apache Kafka >= 4.2");
         }
     }
 
     @Test
     void aGroupIdThatIsAConsumerGroupIsOneLineAndExitOne() throws Exception {
         stack.createTopic("share-taken", 1);
-        java.util.Properties p = new java.util.Properties();
+        Properties p = new Properties();
         p.put("bootstrap.servers", stack.bootstrapServers());
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
-            admin.alterConsumerGroupOffsets("g-taken", java.util.Map.of(new org.apache.kafka.common.TopicPartition("share-taken", 0),
-                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(0))).all().get();
+        try (Admin admin = Admin.create(p)) {
+            admin.alterConsumerGroupOffsets(
+                            "g-taken", Map.of(new TopicPartition("share-taken", 0), new OffsetAndMetadata(0)))
+                    .all()
+                    .get();
         }
-        WriterProcess w = stack.writer("share-taken", stack.runArgs("share-taken", "g-taken", 1, 1, 1, "--consumer-mode", "share"));
+        WriterProcess w = stack.writer(
+                "share-taken", stack.runArgs("share-taken", "g-taken", 1, 1, 1, "--consumer-mode", "share"));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isEqualTo(1);
         assertThat(w.output()).contains("--group-id g-taken is a classic consumer group on this cluster");
     }

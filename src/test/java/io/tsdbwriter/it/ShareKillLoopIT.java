@@ -5,16 +5,20 @@ import io.tsdbwriter.it.Scenario.Fixture;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
+import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.SourcePoint;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,17 +47,21 @@ class ShareKillLoopIT {
     static final Stack stack = Stack.withKafka();
 
     @Test
-    @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS)
+    @Timeout(value = 4, unit = TimeUnit.HOURS)
     void loop() throws Exception {
         int runs = Integer.parseInt(System.getProperty("tsdbwriter.shareLoop.runs"));
         Path base = Path.of(System.getProperty("tsdbwriter.shareLoop.dir", "/tmp/share-loop"));
         Files.createDirectories(base);
         List<SourcePoint> points = Scenario.realPoints();
-        List<Path> files = io.tsdbwriter.produce.NodeExporterFiles.all();
+        List<Path> files = NodeExporterFiles.all();
         for (int run = 1; run <= runs; run++) {
             String line = once(base.resolve(String.format(Locale.ROOT, "run-%02d", run)), run, points, files);
-            Files.writeString(base.resolve("loop.txt"), line + "\n", StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            Files.writeString(
+                    base.resolve("loop.txt"),
+                    line + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
             System.err.println("ShareKillLoopIT: " + line);
         }
     }
@@ -62,38 +70,74 @@ class ShareKillLoopIT {
         Files.createDirectories(dir);
         String name = String.format(Locale.ROOT, "loop-%02d", run);
         String flags = System.getProperty("tsdbwriter.shareLoop.vmFlags", "");
-        VmEndpoint vm = flags.isBlank() ? stack.startVm(name) : stack.startVm(name, flags.trim().split("\\s+"));
+        VmEndpoint vm = flags.isBlank()
+                ? stack.startVm(name)
+                : stack.startVm(name, flags.trim().split("\\s+"));
         List<WriterProcess> writers = new ArrayList<>();
         StringBuilder events = new StringBuilder();
         try {
             Fixture f = stack.realInput(name, 2, points);
             event(events, "topic " + f.topic() + " " + f.records() + " records; vm " + vm.url());
             for (int i = 0; i < 6; i++) {
-                List<String> args = Scenario.runArgs(stack.bootstrapServers(), vm.url(), f.topic(), f.group(), M, N, 1,
-                        "--consumer-mode", "share", "--drain-timeout", "20s", "--max-backoff", "1s", "--max-samples-per-second", "2000",
-                        "--consumer-property", "share.acquire.mode=record_limit", "--consumer-property", "max.poll.records=50",
-                        "--summary-json", dir.resolve("w" + i + ".json").toString());
+                List<String> args = Scenario.runArgs(
+                        stack.bootstrapServers(),
+                        vm.url(),
+                        f.topic(),
+                        f.group(),
+                        M,
+                        N,
+                        1,
+                        "--consumer-mode",
+                        "share",
+                        "--drain-timeout",
+                        "20s",
+                        "--max-backoff",
+                        "1s",
+                        "--max-samples-per-second",
+                        "2000",
+                        "--consumer-property",
+                        "share.acquire.mode=record_limit",
+                        "--consumer-property",
+                        "max.poll.records=50",
+                        "--summary-json",
+                        dir.resolve("w" + i + ".json").toString());
                 args.set(args.indexOf("--report-interval") + 1, "1s");
                 writers.add(WriterProcess.start(dir.resolve("w" + i + ".log"), args));
             }
             event(events, "6 writers started");
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            while (!(WROTE.matcher(writers.get(0).output()).find() && WROTE.matcher(writers.get(1).output()).find())
+            while (!(WROTE.matcher(writers.get(0).output()).find()
+                            && WROTE.matcher(writers.get(1).output()).find())
                     && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
             writers.get(0).kill();
             writers.get(1).kill();
-            event(events, "w0, w1 killed -9 (wrote: " + WROTE.matcher(writers.get(0).output()).find() + ", "
-                    + WROTE.matcher(writers.get(1).output()).find() + ")");
+            event(
+                    events,
+                    "w0, w1 killed -9 (wrote: "
+                            + WROTE.matcher(writers.get(0).output()).find() + ", "
+                            + WROTE.matcher(writers.get(1).output()).find() + ")");
             vm.stop();
             event(events, "vm stopped");
             Thread.sleep(12_000);
             vm.restart();
             event(events, "vm started again");
-            List<String> verifyArgs = new ArrayList<>(List.of("verify", "--instance", Scenario.INSTANCE, "--product-key", "node",
-                    "--time-multiplier", Integer.toString(M), "--instance-multiplier", Integer.toString(N), "--vm-url", vm.url(),
-                    "--wait", "120s", "--keep-timestamps")); // the records carry the scrapes' own times
+            List<String> verifyArgs = new ArrayList<>(List.of(
+                    "verify",
+                    "--instance",
+                    Scenario.INSTANCE,
+                    "--product-key",
+                    "node",
+                    "--time-multiplier",
+                    Integer.toString(M),
+                    "--instance-multiplier",
+                    Integer.toString(N),
+                    "--vm-url",
+                    vm.url(),
+                    "--wait",
+                    "120s",
+                    "--keep-timestamps")); // the records carry the scrapes' own times
             files.forEach(p -> verifyArgs.add(p.toString()));
             WriterProcess verify = WriterProcess.start(dir.resolve("verify.log"), verifyArgs);
             int verifyExit = verify.waitFor(Duration.ofMinutes(4));
@@ -117,8 +161,16 @@ class ShareKillLoopIT {
             }
             event(events, "survivors exited " + exits);
             String verifyOut = verify.output();
-            String result = String.format(Locale.ROOT, "run %02d: verify %s (exit %d) accepted=%d of %d redeliveries=%d survivors' exits %s | %s",
-                    run, verifyExit == 0 ? "PASSED" : "FAILED", verifyExit, accepted, f.records(), redelivered, exits,
+            String result = String.format(
+                    Locale.ROOT,
+                    "run %02d: verify %s (exit %d) accepted=%d of %d redeliveries=%d survivors' exits %s | %s",
+                    run,
+                    verifyExit == 0 ? "PASSED" : "FAILED",
+                    verifyExit,
+                    accepted,
+                    f.records(),
+                    redelivered,
+                    exits,
                     oneLine(verifyOut));
             Files.writeString(dir.resolve("result.txt"), result + "\n" + events);
             return result;
@@ -137,7 +189,8 @@ class ShareKillLoopIT {
     private static String oneLine(String out) {
         StringBuilder b = new StringBuilder();
         for (String l : out.split("\n")) {
-            if (l.matches("^(read back|found|missing|unexpected series|unexpected samples|duplicate samples|value mismatches):.*")) {
+            if (l.matches(
+                    "^(read back|found|missing|unexpected series|unexpected samples|duplicate samples|value mismatches):.*")) {
                 b.append(l.replaceAll("\\s+", " ").replaceAll(" \\(.*", "")).append("; ");
             }
         }
@@ -147,7 +200,7 @@ class ShareKillLoopIT {
     private static void copyQuietly(Path from, Path to) {
         try {
             if (Files.exists(from)) {
-                Files.copy(from, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (IOException e) {
             // the run's result stands without the log

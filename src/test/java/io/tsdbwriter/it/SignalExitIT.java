@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * 1 within seconds saying the data is held, instead of waiting {@code --drain-timeout} while its retries back off, and
  * commits nothing past what is stored. Each ends with the exact read-back and, for the group, the committed offsets.
  */
-@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class SignalExitIT {
 
     static final int PARTITIONS = 3;
@@ -61,7 +62,8 @@ class SignalExitIT {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!w.output().contains(text)) {
             if (System.nanoTime() > deadline || !w.isAlive()) {
-                throw new AssertionError("the writer never logged \"" + text + "\" (alive: " + w.isAlive() + "):\n" + w.output());
+                throw new AssertionError(
+                        "the writer never logged \"" + text + "\" (alive: " + w.isAlive() + "):\n" + w.output());
             }
             Thread.sleep(50);
         }
@@ -84,14 +86,19 @@ class SignalExitIT {
         w.sigterm();
         code[0] = w.waitFor(Duration.ofSeconds(90));
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
-        System.out.printf("[SignalExitIT] exit %d %.1f s after SIGTERM: %s%n", code[0], took.toMillis() / 1000.0,
+        System.out.printf(
+                "[SignalExitIT] exit %d %.1f s after SIGTERM: %s%n",
+                code[0],
+                took.toMillis() / 1000.0,
                 logLines(w, "exit " + code[0] + ":").stream().findFirst().orElse("(no exit line)"));
         return took;
     }
 
     /** The log lines holding {@code text} (the final report's {@code exit_reason} repeats the exit line: left out). */
     private static List<String> logLines(WriterProcess w, String text) {
-        return Arrays.stream(w.output().split("\n")).filter(l -> l.contains(text) && !l.startsWith("exit_reason")).toList();
+        return Arrays.stream(w.output().split("\n"))
+                .filter(l -> l.contains(text) && !l.startsWith("exit_reason"))
+                .toList();
     }
 
     // ------------------------------------------------------------------------------------------ item 2: after the end
@@ -100,19 +107,31 @@ class SignalExitIT {
     void aReplaySignalledWhileItWaitsOutTheDurabilityWindowExitsZero() throws Exception {
         Fixture f = realInput("replay-window");
         Path summary = stack.path("replay-window.json");
-        WriterProcess w = writer(f, "replay-window", stack.vmUrl(), "--from", "offset:0", "--durability-window", "10s",
-                "--summary-json", summary.toString());
+        WriterProcess w = writer(
+                f,
+                "replay-window",
+                stack.vmUrl(),
+                "--from",
+                "offset:0",
+                "--durability-window",
+                "10s",
+                "--summary-json",
+                summary.toString());
         awaitOutput(w, "every write acknowledged; waiting 10s", Scenario.PROCESS_TIMEOUT);
         int[] code = new int[1];
         Duration took = stop(w, code);
         assertThat(code[0]).as(w.output()).isZero();
-        assertThat(took).as("the stop waits out the rest of the window, within --drain-timeout").isLessThan(Duration.ofSeconds(25));
+        assertThat(took)
+                .as("the stop waits out the rest of the window, within --drain-timeout")
+                .isLessThan(Duration.ofSeconds(25));
         assertThat(w.output()).doesNotContain("partition(s) short");
         JsonNode s = Scenario.summary(summary);
         assertThat(s.get("exit_code").asInt()).isZero();
         assertThat(s.get("passes").get(0).get("complete").asBoolean()).isTrue();
         stack.assertExactReadBack(Scenario.expected(points, M, N));
-        assertThat(stack.committedOffsets(f.group(), f.topic())).as("a replay commits nothing").isEmpty();
+        assertThat(stack.committedOffsets(f.group(), f.topic()))
+                .as("a replay commits nothing")
+                .isEmpty();
     }
 
     @Test
@@ -120,10 +139,21 @@ class SignalExitIT {
         Fixture f = realInput("replay-drain");
         Path summary = stack.path("replay-drain.json");
         try (FaultProxy slow = new FaultProxy(stack.vmUrl())) {
-            // ~35 batches at 2 in flight x 1 s: the last pass is read about a second before its last writes are answered
+            // ~35 batches at 2 in flight x 1 s: the last pass is read about a second before its last writes are
+            // answered
             slow.mode(new FaultProxy.Delay(Duration.ofSeconds(1)));
-            WriterProcess w = writer(f, "replay-drain", slow.url(), "--from", "offset:0", "--batch-samples", "1800",
-                    "--max-concurrent-writes", "2", "--summary-json", summary.toString());
+            WriterProcess w = writer(
+                    f,
+                    "replay-drain",
+                    slow.url(),
+                    "--from",
+                    "offset:0",
+                    "--batch-samples",
+                    "1800",
+                    "--max-concurrent-writes",
+                    "2",
+                    "--summary-json",
+                    summary.toString());
             awaitOutput(w, "replay pass 1 read in", Scenario.PROCESS_TIMEOUT);
             int[] code = new int[1];
             stop(w, code);
@@ -138,9 +168,17 @@ class SignalExitIT {
     void aStopAtEndJobSignalledWhileItsLastCommitWaitsForTheWindowExitsZero() throws Exception {
         Fixture f = realInput("stop-at-end-window");
         Path summary = stack.path("stop-at-end-window.json");
-        WriterProcess w = writer(f, "stop-at-end-window", stack.vmUrl(), "--stop-at-end", "--durability-window", "20s",
-                "--summary-json", summary.toString());
-        stack.assertExactReadBack(Scenario.expected(points, M, N)); // every sample written: the commits wait for the window
+        WriterProcess w = writer(
+                f,
+                "stop-at-end-window",
+                stack.vmUrl(),
+                "--stop-at-end",
+                "--durability-window",
+                "20s",
+                "--summary-json",
+                summary.toString());
+        stack.assertExactReadBack(
+                Scenario.expected(points, M, N)); // every sample written: the commits wait for the window
         assertThat(w.isAlive()).as(w.output()).isTrue();
         int[] code = new int[1];
         stop(w, code);
@@ -157,7 +195,8 @@ class SignalExitIT {
         try (FaultProxy proxy = new FaultProxy(stack.vmUrl())) {
             proxy.mode(new FaultProxy.Delay(Duration.ofMillis(150)));
             // the defaults that make the wait: --drain-timeout 30s, --max-backoff 30s, --max-retries 5
-            WriterProcess w = writer(f, "stop-503", proxy.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
+            WriterProcess w =
+                    writer(f, "stop-503", proxy.url(), "--batch-samples", "600", "--max-concurrent-writes", "2");
             awaitSomeCommitted(f, Duration.ofSeconds(60));
             proxy.mode(new FaultProxy.Status(503, -1));
             awaitFaulted(proxy, 5, Duration.ofSeconds(60)); // retries backing off, the circuit breaker opening
@@ -178,7 +217,10 @@ class SignalExitIT {
         Fixture f = realInput("stop-down");
         stack.vm().stop();
         WriterProcess w = writer(f, "stop-down", stack.vmUrl());
-        awaitOutput(w, "a configuration fault, not the data", Duration.ofSeconds(60)); // a refused connection: held, tried again
+        awaitOutput(
+                w,
+                "a configuration fault, not the data",
+                Duration.ofSeconds(60)); // a refused connection: held, tried again
         int[] code = new int[1];
         Duration took = stop(w, code);
         assertThat(code[0]).as(w.output()).isEqualTo(1);

@@ -2,17 +2,17 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.ChildServer;
 import io.tsdbwriter.it.support.Components.VmEndpoint;
+import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.ThanosReceive;
 import io.tsdbwriter.it.support.VictoriaMetricsCluster;
-import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
+import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.verify.VerificationResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.OkHttpClient;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -41,11 +42,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code -cluster} tags are built (skipped otherwise). Each tenant's store holds exactly its own samples; a
  * record without a tenant and no {@code --default-tenant} is refused and dead-lettered with {@code missing_tenant}.
  */
-@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class TenantRoutingIT {
 
     /** vmauth of the single-node release, built by {@code scripts/lib.sh ensure_vmauth_current}. */
     static final Path VMAUTH = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/vmauth");
+
     static final String A = "1";
     static final String B = "2:5";
 
@@ -57,9 +59,11 @@ class TenantRoutingIT {
 
     @BeforeAll
     static void loadInput() throws Exception {
-        GoBuilds.built(ThanosReceive.BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+        GoBuilds.built(
+                ThanosReceive.BINARY); // the test command may still build it: wait here, outside the tests' timeouts
         List<SourcePoint> all = new ArrayList<>(Scenario.realPoints());
-        all.sort(Comparator.comparingLong(SourcePoint::timestampMs)); // one partition in time order: remote write's order
+        all.sort(Comparator.comparingLong(
+                SourcePoint::timestampMs)); // one partition in time order: remote write's order
         points = List.copyOf(all.subList(0, Math.min(all.size(), 2000)));
     }
 
@@ -97,12 +101,27 @@ class TenantRoutingIT {
     static void job(Scenario.Fixture f, String name, String url, String... more) throws Exception {
         String dlq = stack.createTopic(f.topic() + "-dlq", 1);
         Path summary = stack.path(name + ".json");
-        List<String> args = stack.runArgs(url, f.topic(), f.group(), 1, 1, 1, "--tenant-from", "header:tenant",
-                "--dead-letter-topic", dlq, "--stop-at-end", "--commit-interval", "500ms", "--summary-json", summary.toString());
+        List<String> args = stack.runArgs(
+                url,
+                f.topic(),
+                f.group(),
+                1,
+                1,
+                1,
+                "--tenant-from",
+                "header:tenant",
+                "--dead-letter-topic",
+                dlq,
+                "--stop-at-end",
+                "--commit-interval",
+                "500ms",
+                "--summary-json",
+                summary.toString());
         args.addAll(List.of(more));
         WriterProcess w = stack.writer(name, args);
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-        assertThat(w.output()).contains("tenants=header:tenant default=none (refused)")
+        assertThat(w.output())
+                .contains("tenants=header:tenant default=none (refused)")
                 .contains("missing_tenant (no record header 'tenant' and no --default-tenant)");
         stack.assertCommittedAtEnd(f);
         var perTenant = Scenario.summary(summary).get("tenant_samples_written");
@@ -111,9 +130,15 @@ class TenantRoutingIT {
         assertThat(perTenant.size()).isEqualTo(2);
         List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(dead).hasSize(1);
-        assertThat(new String(dead.get(0).headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8))
+        assertThat(new String(
+                        dead.get(0).headers().lastHeader("tsdbwriter.reason").value(), StandardCharsets.UTF_8))
                 .isEqualTo("missing_tenant");
-        assertThat(new String(dead.get(0).headers().lastHeader("tsdbwriter.source.offset").value(), StandardCharsets.UTF_8))
+        assertThat(new String(
+                        dead.get(0)
+                                .headers()
+                                .lastHeader("tsdbwriter.source.offset")
+                                .value(),
+                        StandardCharsets.UTF_8))
                 .isEqualTo(Integer.toString(points.size()));
     }
 
@@ -135,7 +160,9 @@ class TenantRoutingIT {
         Path config = stack.path(name).resolve("auth.yml");
         Files.createDirectories(config.getParent());
         // /insert/<tenant>/prometheus/api/v1/import → /api/v1/import of the tenant's own single node
-        Files.writeString(config, """
+        Files.writeString(
+                config,
+                """
                 unauthorized_user:
                   url_map:
                   - src_paths: ["/insert/1/.*"]
@@ -144,8 +171,14 @@ class TenantRoutingIT {
                   - src_paths: ["/insert/2:5/.*"]
                     url_prefix: "%s/"
                     drop_src_path_prefix_parts: 3
-                """.formatted(a.url(), b.url()));
-        return stack.own(ChildServer.start(VMAUTH, stack.path(name), "vmauth", false, new OkHttpClient(),
+                """
+                        .formatted(a.url(), b.url()));
+        return stack.own(ChildServer.start(
+                VMAUTH,
+                stack.path(name),
+                "vmauth",
+                false,
+                new OkHttpClient(),
                 port -> List.of("-auth.config=" + config)));
     }
 
@@ -163,17 +196,39 @@ class TenantRoutingIT {
             stack.produce(records);
             Scenario.Fixture f = new Scenario.Fixture(topic, "g-" + topic, records.size());
             Path rules = stack.path("tenant-relabel.yml");
-            Files.writeString(rules, "- {source_labels: [__name__], regex: 'node_cpu_.*', target_label: vm_account_id, replacement: '1'}\n");
-            WriterProcess w = stack.writer("tenants-label", stack.runArgs(vmauth.url(), f.topic(), f.group(), 1, 1, 1,
-                    "--relabel-config", rules.toString(), "--tenant-from", "label:vm_account_id", "--default-tenant", B,
-                    "--stop-at-end", "--commit-interval", "500ms"));
+            Files.writeString(
+                    rules,
+                    "- {source_labels: [__name__], regex: 'node_cpu_.*', target_label: vm_account_id, replacement: '1'}\n");
+            WriterProcess w = stack.writer(
+                    "tenants-label",
+                    stack.runArgs(
+                            vmauth.url(),
+                            f.topic(),
+                            f.group(),
+                            1,
+                            1,
+                            1,
+                            "--relabel-config",
+                            rules.toString(),
+                            "--tenant-from",
+                            "label:vm_account_id",
+                            "--default-tenant",
+                            B,
+                            "--stop-at-end",
+                            "--commit-interval",
+                            "500ms"));
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             stack.assertCommittedAtEnd(f);
-            List<SourcePoint> cpu = points.stream().filter(p -> p.metric().startsWith("node_cpu_")).toList();
-            List<SourcePoint> rest = points.stream().filter(p -> !p.metric().startsWith("node_cpu_")).toList();
+            List<SourcePoint> cpu = points.stream()
+                    .filter(p -> p.metric().startsWith("node_cpu_"))
+                    .toList();
+            List<SourcePoint> rest = points.stream()
+                    .filter(p -> !p.metric().startsWith("node_cpu_"))
+                    .toList();
             assertThat(cpu).isNotEmpty();
             assertThat(rest).isNotEmpty();
-            Scenario.assertExactReadBack(vmA.url(), Scenario.expected(cpu, 1, 1)); // the label removed: the source's labels
+            Scenario.assertExactReadBack(
+                    vmA.url(), Scenario.expected(cpu, 1, 1)); // the label removed: the source's labels
             Scenario.assertExactReadBack(vmB.url(), Scenario.expected(rest, 1, 1));
         }
     }
@@ -182,7 +237,8 @@ class TenantRoutingIT {
     void aVictoriaMetricsClusterGetsEachTenantAtItsOwnInsertPath() throws Exception {
         String why = VictoriaMetricsCluster.unavailable();
         Assumptions.assumeTrue(why == null, why);
-        try (VictoriaMetricsCluster cluster = stack.own(VictoriaMetricsCluster.start(stack.path("tenants-cluster"), 2))) {
+        try (VictoriaMetricsCluster cluster =
+                stack.own(VictoriaMetricsCluster.start(stack.path("tenants-cluster"), 2))) {
             String insert = cluster.insertUrl();
             String select = cluster.selectUrl();
             Scenario.Fixture f = topic("tenants-cluster");
@@ -190,8 +246,12 @@ class TenantRoutingIT {
             for (String t : List.of(A, B)) {
                 String tenantSelect = select.substring(0, select.indexOf("/select/")) + "/select/" + t + "/prometheus";
                 ExpectedSamples expected = Scenario.expected(of(t), 1, 1);
-                VerificationResult r = new ReadBackVerifier(tenantSelect, cluster.storageUrls(), ReadBackVerifier.ALL_SERIES,
-                        ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE, ReadBackVerifier.defaultClient())
+                VerificationResult r = new ReadBackVerifier(
+                                tenantSelect,
+                                cluster.storageUrls(),
+                                ReadBackVerifier.ALL_SERIES,
+                                ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
+                                ReadBackVerifier.defaultClient())
                         .verifyWithin(expected, Duration.ofSeconds(60), Duration.ofMillis(500));
                 assertThat(r.passed()).as("tenant " + t + ": " + r.summary()).isTrue();
                 assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
@@ -205,11 +265,20 @@ class TenantRoutingIT {
         Assumptions.assumeTrue(why == null, why);
         try (ThanosReceive thanos = stack.own(ThanosReceive.start(stack.path("tenants-thanos")))) {
             Scenario.Fixture f = topic("tenants-thanos");
-            job(f, "tenants-thanos", "http://127.0.0.1:1", "--output", "remote-write", "--remote-write-url", thanos.remoteWriteUrl(),
-                    "--remote-write-tenant-header", "THANOS-TENANT");
+            job(
+                    f,
+                    "tenants-thanos",
+                    "http://127.0.0.1:1",
+                    "--output",
+                    "remote-write",
+                    "--remote-write-url",
+                    thanos.remoteWriteUrl(),
+                    "--remote-write-tenant-header",
+                    "THANOS-TENANT");
             for (String t : List.of(A, B)) {
                 ExpectedSamples expected = Scenario.expected(of(t), 1, 1);
-                VerificationResult r = thanos.readBackTenant(t, "{productKey=\"node\"}", expected, Duration.ofSeconds(60));
+                VerificationResult r =
+                        thanos.readBackTenant(t, "{productKey=\"node\"}", expected, Duration.ofSeconds(60));
                 assertThat(r.passed()).as("tenant " + t + ": " + r.summary()).isTrue();
                 assertThat(r.foundSamples()).isEqualTo(expected.sampleCount());
                 assertThat(r.unexpectedSeries()).isZero();

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,16 +48,29 @@ class VerifyClusterIT {
 
     private static void write(String name, List<SourcePoint> input) {
         Fixture f = stack.realInput(name, 3, input);
-        WriterProcess w = stack.writer("writer-" + name, stack.runArgs(cluster.insertUrl(), f.topic(), f.group(), M, N, 1,
-                "--stop-at-end", "--segment-size", "2000"));
+        WriterProcess w = stack.writer(
+                "writer-" + name,
+                stack.runArgs(
+                        cluster.insertUrl(), f.topic(), f.group(), M, N, 1, "--stop-at-end", "--segment-size", "2000"));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
     }
 
     /** {@code verify} of the real scrapes with product key {@code key}, amplified M x {@code n}, plus {@code more}. */
     private static WriterProcess verify(String name, String vmUrl, String key, int n, String... more) {
-        List<String> a = new ArrayList<>(List.of("verify", "--vm-url", vmUrl, "--match", "{productKey=\"" + key + "\"}",
-                "--time-multiplier", Integer.toString(M), "--instance-multiplier", Integer.toString(n),
-                "--instance", Scenario.INSTANCE, "--product-key", key,
+        List<String> a = new ArrayList<>(List.of(
+                "verify",
+                "--vm-url",
+                vmUrl,
+                "--match",
+                "{productKey=\"" + key + "\"}",
+                "--time-multiplier",
+                Integer.toString(M),
+                "--instance-multiplier",
+                Integer.toString(n),
+                "--instance",
+                Scenario.INSTANCE,
+                "--product-key",
+                key,
                 "--keep-timestamps")); // the scenario produced the scrapes at their own times
         a.addAll(Arrays.asList(more));
         NodeExporterFiles.all().forEach(p -> a.add(p.toString()));
@@ -66,7 +80,9 @@ class VerifyClusterIT {
     }
 
     private static String[] flushEveryVmstorage() {
-        return cluster.storageUrls().stream().flatMap(u -> java.util.stream.Stream.of("--flush-url", u)).toArray(String[]::new);
+        return cluster.storageUrls().stream()
+                .flatMap(u -> Stream.of("--flush-url", u))
+                .toArray(String[]::new);
     }
 
     @Test
@@ -75,21 +91,30 @@ class VerifyClusterIT {
 
         long expected = points.size() * (long) M * N;
         assertThat(v.waitFor(Scenario.PROCESS_TIMEOUT)).as(v.output()).isZero();
-        assertThat(v.output()).contains("expected samples:   " + expected + " ").contains("read back:          " + expected + "\n")
-                .contains("found:              " + expected + "\n").contains("missing:            0 ")
-                .contains("unexpected series:  0\n").contains("value mismatches:   0 ").contains("result: PASSED");
+        assertThat(v.output())
+                .contains("expected samples:   " + expected + " ")
+                .contains("read back:          " + expected + "\n")
+                .contains("found:              " + expected + "\n")
+                .contains("missing:            0 ")
+                .contains("unexpected series:  0\n")
+                .contains("value mismatches:   0 ")
+                .contains("result: PASSED");
     }
 
     @Test
     void withoutFlushUrlItWaitsUntilTheJustWrittenSamplesAreSearchable() throws Exception {
-        List<SourcePoint> fresh = RealInput.load(NodeExporterFiles.all(), Scenario.INSTANCE, "unflushed", OptionalLong.empty());
+        List<SourcePoint> fresh =
+                RealInput.load(NodeExporterFiles.all(), Scenario.INSTANCE, "unflushed", OptionalLong.empty());
         write("unflushed", fresh);
 
-        WriterProcess v = verify("verify-unflushed", cluster.selectUrl(), "unflushed", N); // docs/verify.md's cluster line, as it was
+        WriterProcess v = verify(
+                "verify-unflushed", cluster.selectUrl(), "unflushed", N); // docs/verify.md's cluster line, as it was
 
         long expected = fresh.size() * (long) M * N;
         assertThat(v.waitFor(Scenario.PROCESS_TIMEOUT)).as(v.output()).isZero();
-        assertThat(v.output()).contains("found:              " + expected + "\n").contains("result: PASSED")
+        assertThat(v.output())
+                .contains("found:              " + expected + "\n")
+                .contains("result: PASSED")
                 .contains("does not serve /internal/force_flush");
     }
 
@@ -99,8 +124,10 @@ class VerifyClusterIT {
 
         long found = points.size() * (long) M * N;
         assertThat(v.waitFor(Scenario.PROCESS_TIMEOUT)).as(v.output()).isEqualTo(1);
-        assertThat(v.output()).contains("found:              " + found + "\n")
-                .contains("missing:            " + points.size() * (long) M + " ").contains("result: FAILED");
+        assertThat(v.output())
+                .contains("found:              " + found + "\n")
+                .contains("missing:            " + points.size() * (long) M + " ")
+                .contains("result: FAILED");
     }
 
     @Test
@@ -112,7 +139,8 @@ class VerifyClusterIT {
             assertThat(v.waitFor(Scenario.PROCESS_TIMEOUT)).as(v.output()).isEqualTo(5);
             assertOneLineNaming(v.output(), dead);
 
-            WriterProcess s = verify("verify-unreachable-flushed", dead + "/select/0/prometheus", "node", N, flushEveryVmstorage());
+            WriterProcess s = verify(
+                    "verify-unreachable-flushed", dead + "/select/0/prometheus", "node", N, flushEveryVmstorage());
             assertThat(s.waitFor(Scenario.PROCESS_TIMEOUT)).as(s.output()).isEqualTo(5);
             assertOneLineNaming(s.output(), dead);
 
@@ -123,7 +151,9 @@ class VerifyClusterIT {
     }
 
     private static void assertOneLineNaming(String output, String url) {
-        List<String> lines = output.lines().filter(l -> !l.startsWith("verify: ") || !l.contains(" points from ")).toList();
+        List<String> lines = output.lines()
+                .filter(l -> !l.startsWith("verify: ") || !l.contains(" points from "))
+                .toList();
         assertThat(lines).as(output).hasSize(1);
         assertThat(lines.get(0)).startsWith("verify: cannot reach").contains(url);
         assertThat(output).doesNotContain("result:");

@@ -1,10 +1,10 @@
 package io.tsdbwriter.kafka;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tsdbwriter.metrics.WriterMeters;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class IntakeCountsTest {
 

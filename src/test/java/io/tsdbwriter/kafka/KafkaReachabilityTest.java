@@ -12,10 +12,13 @@ class KafkaReachabilityTest {
     @Test
     void aRunWithAnEndGivesUpNamingWhatGivesItTheEnd() {
         KafkaReachability replay = new KafkaReachability("127.0.0.1:1", "a replay", Duration.ZERO);
-        assertThatThrownBy(() -> replay.unreachable(new TimeoutException("x"))).isInstanceOf(KafkaReachability.GaveUp.class)
-                .hasMessageContaining("(--kafka-timeout) in a replay: giving up").hasMessageNotContaining("--stop-at-end");
+        assertThatThrownBy(() -> replay.unreachable(new TimeoutException("x")))
+                .isInstanceOf(KafkaReachability.GaveUp.class)
+                .hasMessageContaining("(--kafka-timeout) in a replay: giving up")
+                .hasMessageNotContaining("--stop-at-end");
         KafkaReachability job = new KafkaReachability("127.0.0.1:1", "a --stop-at-end job", Duration.ZERO);
-        assertThatThrownBy(() -> job.unreachable(new TimeoutException("x"))).hasMessageContaining("in a --stop-at-end job: giving up");
+        assertThatThrownBy(() -> job.unreachable(new TimeoutException("x")))
+                .hasMessageContaining("in a --stop-at-end job: giving up");
     }
 
     @Test

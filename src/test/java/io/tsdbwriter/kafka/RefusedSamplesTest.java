@@ -30,29 +30,44 @@ class RefusedSamplesTest {
     void aReadAgainRecordRefusedAsOutOfOrderOrDuplicateIsARepeatNotAFailure() {
         WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
         List<WriteBatch<ConsumerRecord<byte[], byte[]>, Void>> done = new ArrayList<>();
-        RefusedSamples<ConsumerRecord<byte[], byte[]>, Void> refused = new RefusedSamples<>(meters, null, r -> r, done::add,
-                "kept", r -> r.offset() < 100);
+        RefusedSamples<ConsumerRecord<byte[], byte[]>, Void> refused =
+                new RefusedSamples<>(meters, null, r -> r, done::add, "kept", r -> r.offset() < 100);
         WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch = new WriteBatch<>(16);
 
-        refused.rejected(batch, List.of(refused(10, "out of order sample"), refused(11, "duplicate sample for timestamp")));
+        refused.rejected(
+                batch, List.of(refused(10, "out of order sample"), refused(11, "duplicate sample for timestamp")));
         assertThat(meters.samplesRepeatsRefused.count()).isEqualTo(24);
         assertThat(meters.samplesRefused.count()).isZero();
         assertThat(done).as("the batch ends: its records were done before").containsExactly(batch);
 
-        refused.rejected(batch, List.of(refused(12, "out of order sample"), refused(150, "out of order sample"),
-                refused(13, "invalid label name")));
+        refused.rejected(
+                batch,
+                List.of(
+                        refused(12, "out of order sample"),
+                        refused(150, "out of order sample"),
+                        refused(13, "invalid label name")));
         assertThat(meters.samplesRepeatsRefused.count()).as("offset 12 only").isEqualTo(36);
-        assertThat(meters.samplesRefused.count()).as("a first read's refusal, and one that is not about order").isEqualTo(24);
+        assertThat(meters.samplesRefused.count())
+                .as("a first read's refusal, and one that is not about order")
+                .isEqualTo(24);
         assertThat(done).hasSize(2);
     }
 
     @Test
     void anOutOfOrderRefusalOfEachReceiverGetsTheFix() {
-        for (String detail : new String[] {"out of order sample", "err-mimir-sample-out-of-order: the sample has been rejected",
-                "out of bounds", "Out Of Order Sample for series x"}) {
+        for (String detail : new String[] {
+            "out of order sample",
+            "err-mimir-sample-out-of-order: the sample has been rejected",
+            "out of bounds",
+            "Out Of Order Sample for series x"
+        }) {
             assertThat(RefusedSamples.outOfOrderFix(detail)).as(detail).hasValueSatisfying(fix -> assertThat(fix)
-                    .contains("out_of_order_time_window", "-ingester.out-of-order-time-window", "key the topic by series or host",
-                            "--ordering series", "Only the refused samples are lost"));
+                    .contains(
+                            "out_of_order_time_window",
+                            "-ingester.out-of-order-time-window",
+                            "key the topic by series or host",
+                            "--ordering series",
+                            "Only the refused samples are lost"));
         }
     }
 

@@ -28,8 +28,10 @@ class WorkShareTest {
                     int c = capacity;
                     int p = partitions;
                     int n = members;
-                    assertThat(sum).as("capacity %d, %d partitions over %d members", c, p, n)
-                            .isLessThanOrEqualTo(capacity).isPositive();
+                    assertThat(sum)
+                            .as("capacity %d, %d partitions over %d members", c, p, n)
+                            .isLessThanOrEqualTo(capacity)
+                            .isPositive();
                 }
             }
         }

@@ -20,11 +20,14 @@ class ChildProcessTest {
         parent.environment().put("TSDB_WRITER_LOG_LEVEL", "DEBUG");
         parent.environment().put("NOT_TSDB_WRITER_RATE", "kept");
 
-        Process p = ChildProcess.withoutWriterVariables(parent).redirectErrorStream(true).start();
+        Process p = ChildProcess.withoutWriterVariables(parent)
+                .redirectErrorStream(true)
+                .start();
         String env = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
 
-        assertThat(env.lines().toList()).noneMatch(l -> l.startsWith("TSDB_WRITER_"))
+        assertThat(env.lines().toList())
+                .noneMatch(l -> l.startsWith("TSDB_WRITER_"))
                 .contains("NOT_TSDB_WRITER_RATE=kept")
                 .anyMatch(l -> l.startsWith("PATH="));
     }

@@ -2,13 +2,14 @@ package io.tsdbwriter.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.SourcePoint;
-import com.sun.net.httpserver.HttpServer;
 import io.tsdbwriter.write.WriteTarget;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 class ProbesTest {
 
-    private static final String METRICS = """
+    private static final String METRICS =
+            """
             # HELP x
             process_cpu_seconds_total_extra 9
             process_cpu_seconds_total 12.34
@@ -28,11 +30,13 @@ class ProbesTest {
     @Test
     void readsOneSeriesOutOfExpositionText() {
         assertThat(PromText.value(METRICS, "process_cpu_seconds_total")).hasValue(12.34);
-        assertThat(PromText.value(METRICS, "vm_rows_inserted_total{type=\"vmimport\"}")).hasValue(5);
+        assertThat(PromText.value(METRICS, "vm_rows_inserted_total{type=\"vmimport\"}"))
+                .hasValue(5);
         assertThat(PromText.value(METRICS, "missing")).isEmpty();
         assertThat(PromText.label(METRICS, "vm_app_version", "version")).isEqualTo("victoria-metrics-20230404-v1.79.5");
         assertThat(PromText.label(METRICS, "vm_app_version", "nope")).isNull();
-        assertThat(PromText.label("vm_app_version{version=\"\"} 1", "vm_app_version", "version")).isEmpty();
+        assertThat(PromText.label("vm_app_version{version=\"\"} 1", "vm_app_version", "version"))
+                .isEmpty();
     }
 
     @Test
@@ -49,7 +53,8 @@ class ProbesTest {
         try {
             String url = "http://127.0.0.1:" + page.getAddress().getPort() + "/metrics";
             assertThat(new VmProbe(new OkHttpClient(), url).cpuSeconds()).isEqualTo(12.34);
-            WriteTarget elsewhere = new WriteTarget("http://127.0.0.1:" + page.getAddress().getPort() + "/api/v1/receive");
+            WriteTarget elsewhere =
+                    new WriteTarget("http://127.0.0.1:" + page.getAddress().getPort() + "/api/v1/receive");
             assertThat(new VmProbe(new OkHttpClient(), elsewhere).cpuSeconds()).isEqualTo(12.34);
         } finally {
             page.stop(0);
@@ -59,7 +64,8 @@ class ProbesTest {
     @Test
     void readsTheSampleNotItsExemplar() {
         // issue 41: the line without labels was series 'http_requests_total 7 #{trace_id="x"}' with the value 2
-        String page = "http_requests_total 7 # {trace_id=\"x\"} 2\nhttp_requests_total{code=\"500\"} 1 # {trace_id=\"y\"} 3\n";
+        String page =
+                "http_requests_total 7 # {trace_id=\"x\"} 2\nhttp_requests_total{code=\"500\"} 1 # {trace_id=\"y\"} 3\n";
         assertThat(PromText.value(page, "http_requests_total")).hasValue(7);
         assertThat(PromText.value(page, "http_requests_total{code=\"500\"}")).hasValue(1);
         assertThat(PromText.label(page, "http_requests_total", "trace_id")).isNull();
@@ -75,7 +81,9 @@ class ProbesTest {
 
     @Test
     void theMachinesCoresAreTheCpuLinesOfProcStat() {
-        assertThat(SystemCpu.cores("cpu  100 20 30 4000 50 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\ncpu1 1 2 3 4 5 6 7 8 0 0\nintr 1\n"))
+        assertThat(
+                        SystemCpu.cores(
+                                "cpu  100 20 30 4000 50 6 7 8 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\ncpu1 1 2 3 4 5 6 7 8 0 0\nintr 1\n"))
                 .isEqualTo(2);
         assertThat(SystemCpu.cores("nothing")).isZero();
     }
@@ -98,7 +106,7 @@ class ProbesTest {
 
     @Test
     void theRealFeedIsRelativeToThePresent() throws Exception {
-        long year = java.time.Duration.ofDays(365).toMillis();
+        long year = Duration.ofDays(365).toMillis();
         long newest = 1795301997000L; // the newest shipped scrape
         // the clock a year (and 30 s) after the shipped scrapes: 2 instances' worth of the 10,140 points
         SourceFeed feed = SourceFeed.real(NodeExporterFiles.all(), 20_280, "node", newest + year + 30_000);
@@ -109,7 +117,8 @@ class ProbesTest {
         long shift = year - SourceFeed.CYCLE_HEADROOM_MS;
         assertThat(pass.get(0).timestampMs()).as("the oldest scrape").isEqualTo(1795300857000L + shift);
         assertThat(pass.get(pass.size() - 1).timestampMs()).as("the newest").isEqualTo(newest + shift);
-        assertThat(pass.stream().mapToLong(SourcePoint::timestampMs).max().orElseThrow()).isEqualTo(newest + shift);
+        assertThat(pass.stream().mapToLong(SourcePoint::timestampMs).max().orElseThrow())
+                .isEqualTo(newest + shift);
         assertThat(feed.spanMs()).as("20 one-minute scrapes").isEqualTo(20 * 60_000);
     }
 

@@ -16,28 +16,33 @@ class AotCacheStatusTest {
 
     @Test
     void saysNothingWithoutAotFlags() {
-        assertThat(AotCacheStatus.of(List.of("-Xmx512m"), "mixed mode, sharing")).isEmpty();
+        assertThat(AotCacheStatus.of(List.of("-Xmx512m"), "mixed mode, sharing"))
+                .isEmpty();
     }
 
     @Test
     void oneStateAndOneLineForEachCase() throws Exception {
         Path cache = Files.writeString(dir.resolve("w.aot"), "x");
-        AotCacheStatus inUse = AotCacheStatus.of(List.of("-XX:AOTCache=" + cache), "mixed mode, sharing").orElseThrow();
+        AotCacheStatus inUse = AotCacheStatus.of(List.of("-XX:AOTCache=" + cache), "mixed mode, sharing")
+                .orElseThrow();
         assertThat(inUse.state()).isEqualTo(State.IN_USE);
         assertThat(inUse.line()).isEqualTo("AOT cache " + cache + ": in use");
         assertThat(inUse.warns()).isFalse();
 
-        AotCacheStatus stale = AotCacheStatus.of(List.of("-XX:AOTCache=" + cache), "mixed mode").orElseThrow();
+        AotCacheStatus stale = AotCacheStatus.of(List.of("-XX:AOTCache=" + cache), "mixed mode")
+                .orElseThrow();
         assertThat(stale.state()).isEqualTo(State.STALE);
         assertThat(stale.line()).contains("not used (stale").doesNotContain("\n");
         assertThat(stale.warns()).isTrue();
 
-        AotCacheStatus missing = AotCacheStatus.of(List.of("-XX:AOTCache=" + dir.resolve("none.aot")), "mixed mode").orElseThrow();
+        AotCacheStatus missing = AotCacheStatus.of(List.of("-XX:AOTCache=" + dir.resolve("none.aot")), "mixed mode")
+                .orElseThrow();
         assertThat(missing.state()).isEqualTo(State.MISSING);
         assertThat(missing.line()).contains("missing: starting without it").doesNotContain("\n");
         assertThat(missing.warns()).isTrue();
 
-        AotCacheStatus training = AotCacheStatus.of(List.of("-XX:AOTCacheOutput=" + cache), "mixed mode").orElseThrow();
+        AotCacheStatus training = AotCacheStatus.of(List.of("-XX:AOTCacheOutput=" + cache), "mixed mode")
+                .orElseThrow();
         assertThat(training.state()).isEqualTo(State.TRAINING);
         assertThat(training.line()).contains("training run");
         assertThat(training.warns()).isFalse();

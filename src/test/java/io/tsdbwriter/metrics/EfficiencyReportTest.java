@@ -9,6 +9,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,7 +23,8 @@ class EfficiencyReportTest {
 
     @Test
     void withNothingExpectedEfficiencyIsNullAndCpuPerMillionIsAbsent() throws Exception {
-        EfficiencyReport report = new EfficiencyReport(new WriterMeters(new SimpleMeterRegistry()), 6, () -> 0, () -> 0);
+        EfficiencyReport report =
+                new EfficiencyReport(new WriterMeters(new SimpleMeterRegistry()), 6, () -> 0, () -> 0);
         Path json = dir.resolve("s.json");
         report.writeSummary(json);
         JsonNode s = new ObjectMapper().readTree(json.toFile());
@@ -55,17 +59,22 @@ class EfficiencyReportTest {
         double write = (double) summary.get("write_seconds");
         double elapsed = (double) summary.get("elapsed_seconds");
         @SuppressWarnings("unchecked")
-        var durability = (java.util.Map<String, Object>) summary.get("durability");
+        var durability = (Map<String, Object>) summary.get("durability");
 
         assertThat(write).isLessThanOrEqualTo(elapsed);
-        assertThat((double) durability.get("wait_seconds")).isGreaterThanOrEqualTo(0.0).isEqualTo(elapsed - write, org.assertj.core.data.Offset.offset(0.002));
-        assertThat(durability).containsEntry("window_seconds", 13L).containsEntry("tsdb_restarts", 0L).containsEntry("records_reread", 0L);
+        assertThat((double) durability.get("wait_seconds"))
+                .isGreaterThanOrEqualTo(0.0)
+                .isEqualTo(elapsed - write, Offset.offset(0.002));
+        assertThat(durability)
+                .containsEntry("window_seconds", 13L)
+                .containsEntry("tsdb_restarts", 0L)
+                .containsEntry("records_reread", 0L);
     }
 
     @Test
     void ofInputComparesReadingWithTheInputsDemandAndIsAbsentOnABacklog() {
         WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
-        java.util.concurrent.atomic.AtomicLong logEnd = new java.util.concurrent.atomic.AtomicLong(1000);
+        AtomicLong logEnd = new AtomicLong(1000);
         EfficiencyReport report = new EfficiencyReport(meters, 6, logEnd::get, () -> 0);
         String first = report.tick(); // no previous log end: no input rate yet
         assertThat(first).doesNotContain("of_input");
@@ -77,7 +86,8 @@ class EfficiencyReportTest {
         meters.samplesWritten.increment(600);
         String line = report.tick();
         assertThat(line).contains("efficiency=100.0%");
-        assertThat(line).contains("of_input=50.0%"); // both rates over the same interval: 600 of the 1,200 samples demanded
+        assertThat(line)
+                .contains("of_input=50.0%"); // both rates over the same interval: 600 of the 1,200 samples demanded
 
         meters.samplesExpected.increment(600); // a backlog: nothing arrives, all is read and written
         meters.samplesWritten.increment(600);
@@ -87,7 +97,7 @@ class EfficiencyReportTest {
     @Test
     void aLogEndFirstReadAfterStartIsNotInputGrowth() {
         WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
-        java.util.concurrent.atomic.AtomicLong logEnd = new java.util.concurrent.atomic.AtomicLong(0); // not read yet
+        AtomicLong logEnd = new AtomicLong(0); // not read yet
         EfficiencyReport report = new EfficiencyReport(meters, 6, logEnd::get, () -> 0);
         meters.recordsConsumed.increment(10_140); // the demo: the whole backlog read and written in the first interval
         meters.pointsDecoded.increment(10_140);

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.tsdbwriter.write.WriteTarget;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.write.WritePermits;
+import io.tsdbwriter.write.WriteTarget;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class WriterMetersTest {
@@ -16,13 +19,15 @@ class WriterMetersTest {
     void shareAcknowledgementsAreRegisteredAtZeroPerTypeAndRefuseAnUnknownType() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         WriterMeters meters = new WriterMeters(registry);
-        assertThat(registry.find("tsdbwriter.share.acknowledgements").counters()).hasSize(WriterMeters.SHARE_ACKNOWLEDGEMENT_TYPES.size());
+        assertThat(registry.find("tsdbwriter.share.acknowledgements").counters())
+                .hasSize(WriterMeters.SHARE_ACKNOWLEDGEMENT_TYPES.size());
         meters.shareAcknowledgements("renew", 3);
         meters.shareAcknowledgements("renew", 0);
         assertThat(meters.shareAcknowledgements("renew")).isEqualTo(3);
         assertThat(meters.shareAcknowledgements("accept")).isZero();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> meters.shareAcknowledgements("nack", 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nack");
+        Assertions.assertThatThrownBy(() -> meters.shareAcknowledgements("nack", 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nack");
     }
 
     @Test
@@ -32,7 +37,8 @@ class WriterMetersTest {
         WritePermits permits = new WritePermits(1, 1 << 20);
         meters.permitLimitReached(permits, WritePermits::limitReached);
         WriteTarget vm = new WriteTarget("http://127.0.0.1:8428");
-        FunctionCounter counter = registry.get("tsdbwriter.write.permits.limit.reached").functionCounter();
+        FunctionCounter counter =
+                registry.get("tsdbwriter.write.permits.limit.reached").functionCounter();
 
         WritePermits.Permit first = permits.acquire(vm, 100);
         assertThat(counter.count()).isZero();
@@ -59,8 +65,7 @@ class WriterMetersTest {
 
     @Test
     void theCapacityTestMetersHaveTheNamesTheDashboardQueries() {
-        io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
-                new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         WriterMeters meters = new WriterMeters(registry);
         meters.rateSet.set(400_000);
         meters.replayPass.set(3);
@@ -68,7 +73,10 @@ class WriterMetersTest {
 
         String page = registry.scrape();
 
-        org.assertj.core.api.Assertions.assertThat(page).contains("tsdbwriter_rate_set_samples_per_second 400000.0",
-                "tsdbwriter_replay_pass 3.0", "tsdbwriter_new_series_total 50.0");
+        Assertions.assertThat(page)
+                .contains(
+                        "tsdbwriter_rate_set_samples_per_second 400000.0",
+                        "tsdbwriter_replay_pass 3.0",
+                        "tsdbwriter_new_series_total 50.0");
     }
 }

@@ -6,8 +6,8 @@ import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.RemoteWriteDecoderTest;
 import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.RemoteWriteDecoderTest;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
@@ -43,8 +43,10 @@ class NonFiniteValuesTest {
 
     private static List<Series> remoteWrite(byte[] record, InputFormat format, int m) throws Exception {
         AmplificationPlan plan = new AmplificationPlan(m, 1, 60_000);
-        PointAmplifier amp = new PointAmplifier(RecordDecoders.create(format, 1 << 20, InfluxDecoder.Precision.NS),
-                RemoteWriteEncoder.factory(plan).newEncoder(), new SeriesCache(100));
+        PointAmplifier amp = new PointAmplifier(
+                RecordDecoders.create(format, 1 << 20, InfluxDecoder.Precision.NS),
+                RemoteWriteEncoder.factory(plan).newEncoder(),
+                new SeriesCache(100));
         Rejections r = amp.decode(record, T);
         assertThat(r.total()).as("nothing skipped into remote write").isZero();
         ByteBuf body = new ByteBuf(64);
@@ -68,13 +70,20 @@ class NonFiniteValuesTest {
     void remoteWriteCarriesNaNInfinitiesAndTheStalenessMarkerBitForBitInEveryAmplifiedCopy() throws Exception {
         List<Series> got = remoteWrite(remoteWriteRecord(), InputFormat.PROMREMOTEWRITE, 3);
 
-        assertThat(bits(got, "v_nan")).hasSize(3).allSatisfy(b -> assertThat(Double.isNaN(Double.longBitsToDouble(b))).isTrue());
-        assertThat(bits(got, "v_pinf")).containsOnly(Double.doubleToRawLongBits(Double.POSITIVE_INFINITY)).hasSize(3);
-        assertThat(bits(got, "v_ninf")).containsOnly(Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY)).hasSize(3);
+        assertThat(bits(got, "v_nan")).hasSize(3).allSatisfy(b -> assertThat(Double.isNaN(Double.longBitsToDouble(b)))
+                .isTrue());
+        assertThat(bits(got, "v_pinf"))
+                .containsOnly(Double.doubleToRawLongBits(Double.POSITIVE_INFINITY))
+                .hasSize(3);
+        assertThat(bits(got, "v_ninf"))
+                .containsOnly(Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY))
+                .hasSize(3);
         List<Long> stale = bits(got, "v_stale");
         assertThat(stale).hasSize(6);
         assertThat(stale.subList(0, 3)).containsOnly(Double.doubleToRawLongBits(1.0));
-        assertThat(stale.subList(3, 6)).as("the staleness marker's own bits, not any NaN").containsOnly(Rejections.STALE_MARKER_BITS);
+        assertThat(stale.subList(3, 6))
+                .as("the staleness marker's own bits, not any NaN")
+                .containsOnly(Rejections.STALE_MARKER_BITS);
     }
 
     @Test
@@ -84,25 +93,37 @@ class NonFiniteValuesTest {
 
         assertThat(got).hasSize(4);
         assertThat(got.stream().map(s -> s.samples().get(0)).map(Sample::value).toList())
-                .satisfiesExactlyInAnyOrder(v -> assertThat(v).isNaN(), v -> assertThat(v).isEqualTo(Double.POSITIVE_INFINITY),
-                        v -> assertThat(v).isEqualTo(Double.NEGATIVE_INFINITY), v -> assertThat(v).isEqualTo(1.0));
+                .satisfiesExactlyInAnyOrder(
+                        v -> assertThat(v).isNaN(),
+                        v -> assertThat(v).isEqualTo(Double.POSITIVE_INFINITY),
+                        v -> assertThat(v).isEqualTo(Double.NEGATIVE_INFINITY),
+                        v -> assertThat(v).isEqualTo(1.0));
     }
 
     @Test
     void theImportApiGetsInfinitiesAsVictoriaMetricsExportsThemAndNaNIsCountedNotSent() throws Exception {
-        PointAmplifier amp = new PointAmplifier(RecordDecoders.create(InputFormat.PROMREMOTEWRITE, 1 << 20, InfluxDecoder.Precision.NS),
-                new ImportLineEncoder(AmplificationPlan.relay()), new SeriesCache(100));
+        PointAmplifier amp = new PointAmplifier(
+                RecordDecoders.create(InputFormat.PROMREMOTEWRITE, 1 << 20, InfluxDecoder.Precision.NS),
+                new ImportLineEncoder(AmplificationPlan.relay()),
+                new SeriesCache(100));
         Rejections r = amp.decode(remoteWriteRecord(), T);
 
-        assertThat(r.count(DecodeError.NON_FINITE_VALUE)).as("NaN and the staleness marker").isEqualTo(2);
+        assertThat(r.count(DecodeError.NON_FINITE_VALUE))
+                .as("NaN and the staleness marker")
+                .isEqualTo(2);
         assertThat(r.malformed()).as("counted, not dead-lettered").isFalse();
         ByteBuf body = new ByteBuf(64);
         for (int p = 0; p < amp.pointCount(); p++) {
             amp.encodePoint(p, body);
         }
         String lines = new String(body.array(), 0, body.length(), StandardCharsets.UTF_8);
-        assertThat(lines).contains("\"v_pinf\"").contains("\"values\":[+Inf]").contains("\"values\":[-Inf]")
-                .doesNotContain("NaN").doesNotContain("Infinity").contains("\"v_stale\"");
+        assertThat(lines)
+                .contains("\"v_pinf\"")
+                .contains("\"values\":[+Inf]")
+                .contains("\"values\":[-Inf]")
+                .doesNotContain("NaN")
+                .doesNotContain("Infinity")
+                .contains("\"v_stale\"");
         assertThat(lines.lines().count()).isEqualTo(3);
     }
 

@@ -2,8 +2,10 @@ package io.tsdbwriter.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
+import io.opentelemetry.proto.metrics.v1.Exemplar;
 import io.opentelemetry.proto.metrics.v1.Gauge;
 import io.opentelemetry.proto.metrics.v1.Histogram;
 import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
@@ -20,6 +22,7 @@ import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
+import io.tsdbwriter.it.support.OtlpRequests;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Metadata;
 import io.tsdbwriter.write.ByteBuf;
@@ -48,50 +51,84 @@ class OtlpMetadataTest {
     private static byte[] request() {
         AggregationTemporality cumulative = AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE;
         List<Metric> metrics = List.of(
-                metric("temperature", "Room temperature.\nIn the hall.", "Cel").setGauge(Gauge.newBuilder().addDataPoints(point(21))).build(),
-                metric("requests", "Requests served.", "").setSum(Sum.newBuilder().setIsMonotonic(true)
-                        .setAggregationTemporality(cumulative).addDataPoints(point(7))).build(),
-                metric("queue.depth", "", "{item}").setSum(Sum.newBuilder().setIsMonotonic(false)
-                        .setAggregationTemporality(cumulative).addDataPoints(point(3))).build(),
-                metric("latency", "RPC latency.", "s").setHistogram(Histogram.newBuilder().setAggregationTemporality(cumulative)
-                        .addDataPoints(HistogramDataPoint.newBuilder().setTimeUnixNano(NS).setCount(2).setSum(0.5)
-                                .addExplicitBounds(1).addBucketCounts(2).addBucketCounts(0))).build(),
-                metric("size", "Sizes.", "By").setSummary(Summary.newBuilder().addDataPoints(SummaryDataPoint.newBuilder()
-                        .setTimeUnixNano(NS).setCount(1).setSum(4))).build());
-        return ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
-                .addScopeMetrics(ScopeMetrics.newBuilder().addAllMetrics(metrics))).build().toByteArray();
+                metric("temperature", "Room temperature.\nIn the hall.", "Cel")
+                        .setGauge(Gauge.newBuilder().addDataPoints(point(21)))
+                        .build(),
+                metric("requests", "Requests served.", "")
+                        .setSum(Sum.newBuilder()
+                                .setIsMonotonic(true)
+                                .setAggregationTemporality(cumulative)
+                                .addDataPoints(point(7)))
+                        .build(),
+                metric("queue.depth", "", "{item}")
+                        .setSum(Sum.newBuilder()
+                                .setIsMonotonic(false)
+                                .setAggregationTemporality(cumulative)
+                                .addDataPoints(point(3)))
+                        .build(),
+                metric("latency", "RPC latency.", "s")
+                        .setHistogram(Histogram.newBuilder()
+                                .setAggregationTemporality(cumulative)
+                                .addDataPoints(HistogramDataPoint.newBuilder()
+                                        .setTimeUnixNano(NS)
+                                        .setCount(2)
+                                        .setSum(0.5)
+                                        .addExplicitBounds(1)
+                                        .addBucketCounts(2)
+                                        .addBucketCounts(0)))
+                        .build(),
+                metric("size", "Sizes.", "By")
+                        .setSummary(Summary.newBuilder()
+                                .addDataPoints(SummaryDataPoint.newBuilder()
+                                        .setTimeUnixNano(NS)
+                                        .setCount(1)
+                                        .setSum(4)))
+                        .build());
+        return ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .addScopeMetrics(ScopeMetrics.newBuilder().addAllMetrics(metrics)))
+                .build()
+                .toByteArray();
     }
 
     @Test
     void eachMetricIsAFamilyTypedAsPrometheusTypesOtlp() throws Exception {
-        PointAmplifier amp = new PointAmplifier(RecordDecoders.create(InputFormat.OTLP, 1 << 20, InfluxDecoder.Precision.NS),
-                RemoteWriteEncoder.factory(AmplificationPlan.relay()).newEncoder(), new SeriesCache(100));
+        PointAmplifier amp = new PointAmplifier(
+                RecordDecoders.create(InputFormat.OTLP, 1 << 20, InfluxDecoder.Precision.NS),
+                RemoteWriteEncoder.factory(AmplificationPlan.relay()).newEncoder(),
+                new SeriesCache(100));
         assertThat(amp.decode(request(), 0).total()).isZero();
         ByteBuf body = new ByteBuf(64);
         for (int p = 0; p < amp.pointCount(); p++) {
             amp.encodePoint(p, body);
         }
         byte[] v1 = Arrays.copyOf(body.array(), body.length());
-        assertThat(RemoteWriteBodies.metadataV1(v1)).containsExactly(
-                new Metadata(2, "temperature", "Room temperature.\nIn the hall.", "Cel"),
-                new Metadata(1, "requests", "Requests served.", ""),
-                new Metadata(2, "queue.depth", "", "{item}"),
-                new Metadata(3, "latency", "RPC latency.", "s"),
-                new Metadata(5, "size", "Sizes.", "By"));
+        assertThat(RemoteWriteBodies.metadataV1(v1))
+                .containsExactly(
+                        new Metadata(2, "temperature", "Room temperature.\nIn the hall.", "Cel"),
+                        new Metadata(1, "requests", "Requests served.", ""),
+                        new Metadata(2, "queue.depth", "", "{item}"),
+                        new Metadata(3, "latency", "RPC latency.", "s"),
+                        new Metadata(5, "size", "Sizes.", "By"));
         ByteBuf v2 = RemoteWrite2Request.fromV1(v1, v1.length);
         List<String> md = RemoteWriteBodies.metadataV2(Arrays.copyOf(v2.array(), v2.length()));
-        List<String> names = RemoteWriteBodies.decode(v1).stream().map(s -> s.label("__name__")).toList();
+        List<String> names = RemoteWriteBodies.decode(v1).stream()
+                .map(s -> s.label("__name__"))
+                .toList();
         assertThat(names).hasSize(md.size());
         for (int i = 0; i < names.size(); i++) {
             String n = names.get(i);
-            assertThat(md.get(i)).as(n).isEqualTo(switch (n.replaceAll("_(count|sum|bucket)$", "")) {
-                case "temperature" -> "2|Room temperature.\nIn the hall.|Cel";
-                case "requests" -> "1|Requests served.|";
-                case "queue.depth" -> "2||{item}";
-                case "latency" -> "3|RPC latency.|s";
-                case "size" -> "5|Sizes.|By";
-                default -> "unexpected series " + n;
-            });
+            assertThat(md.get(i))
+                    .as(n)
+                    .isEqualTo(
+                            switch (n.replaceAll("_(count|sum|bucket)$", "")) {
+                                case "temperature" -> "2|Room temperature.\nIn the hall.|Cel";
+                                case "requests" -> "1|Requests served.|";
+                                case "queue.depth" -> "2||{item}";
+                                case "latency" -> "3|RPC latency.|s";
+                                case "size" -> "5|Sizes.|By";
+                                default -> "unexpected series " + n;
+                            });
         }
     }
 
@@ -101,18 +138,30 @@ class OtlpMetadataTest {
      */
     @Test
     void aNumberDataPointsFirstExemplarGoesWithItsSample() throws Exception {
-        io.opentelemetry.proto.metrics.v1.Exemplar x = io.opentelemetry.proto.metrics.v1.Exemplar.newBuilder()
-                .setTimeUnixNano(NS - 500_000_000L).setAsDouble(0.25)
-                .setSpanId(com.google.protobuf.ByteString.copyFrom(new byte[] {0x0a, (byte) 0xff}))
-                .setTraceId(com.google.protobuf.ByteString.copyFrom(new byte[] {0x01, 0x23, 0x45}))
-                .addFilteredAttributes(io.tsdbwriter.it.support.OtlpRequests.attr("user", "u1")).build();
-        NumberDataPoint withExemplar = point(5).toBuilder().addExemplars(x).addExemplars(x.toBuilder().setAsDouble(9)).build();
-        byte[] request = ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
-                .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(metric("queue", "", "")
-                        .setGauge(Gauge.newBuilder().addDataPoints(withExemplar).addDataPoints(point(6))))))
-                .build().toByteArray();
-        PointAmplifier amp = new PointAmplifier(RecordDecoders.create(InputFormat.OTLP, 1 << 20, InfluxDecoder.Precision.NS),
-                RemoteWriteEncoder.factory(AmplificationPlan.relay()).newEncoder(), new SeriesCache(100));
+        Exemplar x = Exemplar.newBuilder()
+                .setTimeUnixNano(NS - 500_000_000L)
+                .setAsDouble(0.25)
+                .setSpanId(ByteString.copyFrom(new byte[] {0x0a, (byte) 0xff}))
+                .setTraceId(ByteString.copyFrom(new byte[] {0x01, 0x23, 0x45}))
+                .addFilteredAttributes(OtlpRequests.attr("user", "u1"))
+                .build();
+        NumberDataPoint withExemplar = point(5).toBuilder()
+                .addExemplars(x)
+                .addExemplars(x.toBuilder().setAsDouble(9))
+                .build();
+        byte[] request = ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .addScopeMetrics(ScopeMetrics.newBuilder()
+                                .addMetrics(metric("queue", "", "")
+                                        .setGauge(Gauge.newBuilder()
+                                                .addDataPoints(withExemplar)
+                                                .addDataPoints(point(6))))))
+                .build()
+                .toByteArray();
+        PointAmplifier amp = new PointAmplifier(
+                RecordDecoders.create(InputFormat.OTLP, 1 << 20, InfluxDecoder.Precision.NS),
+                RemoteWriteEncoder.factory(AmplificationPlan.relay()).newEncoder(),
+                new SeriesCache(100));
         assertThat(amp.decode(request, 0).total()).isZero();
         ByteBuf body = new ByteBuf(64);
         for (int p = 0; p < amp.pointCount(); p++) {
@@ -122,6 +171,7 @@ class OtlpMetadataTest {
         String one = "user=u1,span_id=0aff,trace_id=012345|0.25|" + (NS / 1_000_000 - 500);
         assertThat(RemoteWriteBodies.exemplarsV1(v1)).containsExactly(one, "");
         ByteBuf v2 = RemoteWrite2Request.fromV1(v1, v1.length);
-        assertThat(RemoteWriteBodies.exemplarsV2(Arrays.copyOf(v2.array(), v2.length()))).containsExactly(one, "");
+        assertThat(RemoteWriteBodies.exemplarsV2(Arrays.copyOf(v2.array(), v2.length())))
+                .containsExactly(one, "");
     }
 }

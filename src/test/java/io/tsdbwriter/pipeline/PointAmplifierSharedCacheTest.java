@@ -28,8 +28,9 @@ class PointAmplifierSharedCacheTest {
     private static final int N = 3;
 
     private static byte[] record(int series) {
-        return ("{\"metric\":\"node_load1\",\"timestamp\":" + T + ",\"value\":0.5,\"dimensions\":{\"instanceNo\":\"host\",\"cpu\":\"c"
-                + series + "\"}}").getBytes(StandardCharsets.UTF_8);
+        return ("{\"metric\":\"node_load1\",\"timestamp\":" + T
+                        + ",\"value\":0.5,\"dimensions\":{\"instanceNo\":\"host\",\"cpu\":\"c" + series + "\"}}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
@@ -37,7 +38,8 @@ class PointAmplifierSharedCacheTest {
         SeriesCache cache = new SeriesCache(SERIES * 2);
         List<PointAmplifier> readers = new ArrayList<>();
         for (int r = 0; r < READERS; r++) {
-            readers.add(new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, N, Duration.ofSeconds(60))), cache));
+            readers.add(new PointAmplifier(
+                    1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, N, Duration.ofSeconds(60))), cache));
         }
         CyclicBarrier together = new CyclicBarrier(READERS); // every reader meets series s at once: each may miss it
         ExecutorService pool = Executors.newFixedThreadPool(READERS);
@@ -62,8 +64,11 @@ class PointAmplifierSharedCacheTest {
             pool.shutdownNow();
         }
 
-        long created = readers.stream().mapToLong(PointAmplifier::seriesPrepared).sum();
-        assertThat(created).as("each series' N variants counted once, whichever reader made them").isEqualTo((long) SERIES * N);
+        long created =
+                readers.stream().mapToLong(PointAmplifier::seriesPrepared).sum();
+        assertThat(created)
+                .as("each series' N variants counted once, whichever reader made them")
+                .isEqualTo((long) SERIES * N);
         assertThat(cache.size()).isEqualTo(SERIES);
     }
 }

@@ -21,7 +21,8 @@ class PointAmplifierTimelineTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static byte[] record(long t) {
-        return ("{\"metric\":\"node_load1\",\"timestamp\":" + t + ",\"value\":0.5,\"dimensions\":{\"instanceNo\":\"host\"}}")
+        return ("{\"metric\":\"node_load1\",\"timestamp\":" + t
+                        + ",\"value\":0.5,\"dimensions\":{\"instanceNo\":\"host\"}}")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
@@ -37,7 +38,10 @@ class PointAmplifierTimelineTest {
     }
 
     private static PointAmplifier amplifier(int m, int n) {
-        return new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(m, n, Duration.ofSeconds(60))), new SeriesCache(100));
+        return new PointAmplifier(
+                1 << 20,
+                new ImportLineEncoder(AmplificationPlan.of(m, n, Duration.ofSeconds(60))),
+                new SeriesCache(100));
     }
 
     @Test
@@ -47,7 +51,8 @@ class PointAmplifierTimelineTest {
         List<JsonNode> lines = encode(a, T);
         encode(a, T + 60_000);
 
-        assertThat(lines.get(0).get("timestamps").toString()).isEqualTo("[" + (T + 86_400_000L) + "," + (T + 86_430_000L) + "]");
+        assertThat(lines.get(0).get("timestamps").toString())
+                .isEqualTo("[" + (T + 86_400_000L) + "," + (T + 86_430_000L) + "]");
         assertThat(a.minSourceTimestampMs()).isEqualTo(T);
         assertThat(a.maxSourceTimestampMs()).isEqualTo(T + 60_000);
     }
@@ -58,11 +63,23 @@ class PointAmplifierTimelineTest {
 
         List<String> instances = new ArrayList<>();
         for (int i = 0; i < 5; i++) { // minutes 0..4: generations 0, 0, 1, 1, 2
-            encode(a, T + i * 60_000L).forEach(l -> instances.add(l.get("metric").get("instanceNo").asText()));
+            encode(a, T + i * 60_000L)
+                    .forEach(
+                            l -> instances.add(l.get("metric").get("instanceNo").asText()));
         }
 
-        assertThat(instances).containsExactly("host-g0", "host-1-g0", "host-g0", "host-1-g0", "host-g1", "host-1-g1",
-                "host-g1", "host-1-g1", "host-g2", "host-1-g2");
+        assertThat(instances)
+                .containsExactly(
+                        "host-g0",
+                        "host-1-g0",
+                        "host-g0",
+                        "host-1-g0",
+                        "host-g1",
+                        "host-1-g1",
+                        "host-g1",
+                        "host-1-g1",
+                        "host-g2",
+                        "host-1-g2");
         assertThat(a.seriesPrepared()).as("N per generation").isEqualTo(6);
     }
 
@@ -78,14 +95,17 @@ class PointAmplifierTimelineTest {
     @Test
     void generationsOlderThanTheKeepSpanLeaveTheSharedCache() throws Exception {
         SeriesCache cache = new SeriesCache(100);
-        PointAmplifier a = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 2, Duration.ofSeconds(60))), cache)
+        PointAmplifier a = new PointAmplifier(
+                        1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 2, Duration.ofSeconds(60))), cache)
                 .timeline(0, 60_000, T, 120_000); // readers at most 2 generations apart
 
         for (int g = 0; g < 6; g++) {
             encode(a, T + g * 60_000L);
         }
 
-        assertThat(cache.size()).as("generations 2..5 kept: newest 5 - 120 s / 60 s - 1").isEqualTo(4);
+        assertThat(cache.size())
+                .as("generations 2..5 kept: newest 5 - 120 s / 60 s - 1")
+                .isEqualTo(4);
         encode(a, T + 2 * 60_000L); // a reader still in generation 2: cached, not prepared again
         assertThat(a.seriesPrepared()).isEqualTo(12);
     }
@@ -93,7 +113,8 @@ class PointAmplifierTimelineTest {
     @Test
     void withoutAKeepSpanEveryGenerationStaysCached() throws Exception {
         SeriesCache cache = new SeriesCache(100);
-        PointAmplifier a = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 2, Duration.ofSeconds(60))), cache)
+        PointAmplifier a = new PointAmplifier(
+                        1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 2, Duration.ofSeconds(60))), cache)
                 .timeline(0, 60_000, T);
 
         for (int g = 0; g < 6; g++) {
@@ -108,8 +129,9 @@ class PointAmplifierTimelineTest {
         PointAmplifier a = amplifier(1, 2); // N = 2: through the series cache, not the plain copy
         encode(a, T); // a short key first: the key buffer stays small
         String longValue = "h".repeat(1_000); // the next key needs a larger buffer than the first left
-        byte[] rec = ("{\"metric\":\"node_load1\",\"timestamp\":" + T + ",\"value\":0.5,\"dimensions\":{\"instanceNo\":\""
-                + longValue + "\"}}").getBytes(StandardCharsets.UTF_8);
+        byte[] rec = ("{\"metric\":\"node_load1\",\"timestamp\":" + T
+                        + ",\"value\":0.5,\"dimensions\":{\"instanceNo\":\"" + longValue + "\"}}")
+                .getBytes(StandardCharsets.UTF_8);
         assertThat(a.decode(rec, 0).total()).isZero();
         ByteBuf out = new ByteBuf(4096);
 

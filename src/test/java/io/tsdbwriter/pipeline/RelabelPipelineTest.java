@@ -20,14 +20,17 @@ class RelabelPipelineTest {
 
     private static final long T = 1_795_300_800_000L;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final RelabelRules RULES = RelabelRules.parse("""
+    private static final RelabelRules RULES = RelabelRules.parse(
+            """
             - {source_labels: [__name__], regex: 'noisy_.*', action: drop}
             - {regex: 'pod_uid', action: labeldrop}
             - {target_label: loadtest, replacement: '1'}
-            """, "test.yml");
+            """,
+            "test.yml");
 
     private static byte[] record(String metric, String dimensions) {
-        return ("{\"metric\":\"" + metric + "\",\"timestamp\":" + T + ",\"value\":1,\"dimensions\":{" + dimensions + "}}")
+        return ("{\"metric\":\"" + metric + "\",\"timestamp\":" + T + ",\"value\":1,\"dimensions\":{" + dimensions
+                        + "}}")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
@@ -43,7 +46,9 @@ class RelabelPipelineTest {
     }
 
     private static PointAmplifier amplifier(int n, SeriesCache cache) {
-        return new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, n, Duration.ofSeconds(60))), cache).relabel(RULES);
+        return new PointAmplifier(
+                        1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, n, Duration.ofSeconds(60))), cache)
+                .relabel(RULES);
     }
 
     @Test
@@ -56,7 +61,8 @@ class RelabelPipelineTest {
 
         List<JsonNode> got = lines(out);
         assertThat(got).hasSize(2);
-        assertThat(got.get(0).get("metric").toString()).isEqualTo("{\"__name__\":\"cpu\",\"instanceNo\":\"h\",\"loadtest\":\"1\"}");
+        assertThat(got.get(0).get("metric").toString())
+                .isEqualTo("{\"__name__\":\"cpu\",\"instanceNo\":\"h\",\"loadtest\":\"1\"}");
         assertThat(got.get(1).get("metric").get("instanceNo").asText()).isEqualTo("h-1");
         assertThat(a.relabelDropped()).isZero();
     }
@@ -90,7 +96,8 @@ class RelabelPipelineTest {
 
     @Test
     void sourceSeriesThatRelabelIntoOneShareItsLaneAndEncodeAfterIt() throws Exception {
-        PointAmplifier a = amplifier(1, new SeriesCache(1000)); // pod_uid dropped: every pod_uid of a host is one series
+        PointAmplifier a =
+                amplifier(1, new SeriesCache(1000)); // pod_uid dropped: every pod_uid of a host is one series
         int lanes = 16;
         for (int host = 0; host < 20; host++) {
             int first = -1;
@@ -124,8 +131,11 @@ class RelabelPipelineTest {
 
     @Test
     void aSeriesRelabeledWithoutItsNameIsDropped() {
-        PointAmplifier a = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
-                new SeriesCache(10)).relabel(RelabelRules.parse("- {regex: __name__, action: labeldrop}", "t.yml"));
+        PointAmplifier a = new PointAmplifier(
+                        1 << 20,
+                        new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
+                        new SeriesCache(10))
+                .relabel(RelabelRules.parse("- {regex: __name__, action: labeldrop}", "t.yml"));
         a.decode(record("cpu", "\"a\":\"1\""), 0);
         assertThat(a.encodePoint(0, new ByteBuf(64))).isZero();
         assertThat(a.relabelDropped()).isEqualTo(1);

@@ -10,6 +10,7 @@ import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Metadata;
+import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.write.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
 class RemoteWriteMetadataTest {
 
     private static final long T = 1_700_000_000_000L;
-    private static final String TEXT = """
+    private static final String TEXT =
+            """
             # HELP http_requests_total Requests served, by code.\\nSecond line.
             # TYPE http_requests_total counter
             http_requests_total{code="200"} 10
@@ -41,12 +43,15 @@ class RemoteWriteMetadataTest {
             """;
 
     private static PointAmplifier amplifier(AmplificationPlan plan, InputFormat format) {
-        return new PointAmplifier(RecordDecoders.create(format, 1 << 20, InfluxDecoder.Precision.NS),
-                RemoteWriteEncoder.factory(plan).newEncoder(), new SeriesCache(100));
+        return new PointAmplifier(
+                RecordDecoders.create(format, 1 << 20, InfluxDecoder.Precision.NS),
+                RemoteWriteEncoder.factory(plan).newEncoder(),
+                new SeriesCache(100));
     }
 
     private static void encode(PointAmplifier amp, String record, ByteBuf body) {
-        assertThat(amp.decode(record.getBytes(StandardCharsets.UTF_8), T).total()).isZero();
+        assertThat(amp.decode(record.getBytes(StandardCharsets.UTF_8), T).total())
+                .isZero();
         for (int p = 0; p < amp.pointCount(); p++) {
             amp.encodePoint(p, body);
         }
@@ -56,7 +61,8 @@ class RemoteWriteMetadataTest {
         return Arrays.copyOf(body.array(), body.length());
     }
 
-    private static final Metadata HTTP = new Metadata(1, "http_requests_total", "Requests served, by code.\nSecond line.", "");
+    private static final Metadata HTTP =
+            new Metadata(1, "http_requests_total", "Requests served, by code.\nSecond line.", "");
     private static final Metadata RPC = new Metadata(3, "rpc_seconds", "RPC latency.", "seconds");
 
     @Test
@@ -110,22 +116,27 @@ class RemoteWriteMetadataTest {
         List<String> md = RemoteWriteBodies.metadataV2(bytes(v2));
         String http = "1|Requests served, by code.\nSecond line.|";
         String rpc = "3|RPC latency.|seconds";
-        assertThat(md).containsExactly(http, http, http, http, http, http,
-                rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, "-", "-", "-");
+        assertThat(md)
+                .containsExactly(
+                        http, http, http, http, http, http, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc, rpc,
+                        "-", "-", "-");
     }
 
     @Test
     void openMetricsFamiliesMatchTheirSuffixedSeries() throws Exception {
         PointAmplifier amp = amplifier(AmplificationPlan.relay(), InputFormat.PROMETHEUS);
         ByteBuf body = new ByteBuf(64);
-        encode(amp, """
+        encode(
+                amp,
+                """
                 # TYPE jobs counter
                 # HELP jobs Jobs run.
                 # UNIT jobs
                 jobs_total 3
                 jobs_created 1.7e9
                 # EOF
-                """, body);
+                """,
+                body);
         byte[] v1 = bytes(body);
         assertThat(RemoteWriteBodies.metadataV1(v1)).containsExactly(new Metadata(1, "jobs", "Jobs run.", ""));
         ByteBuf v2 = RemoteWrite2Request.fromV1(v1, v1.length);
@@ -147,9 +158,12 @@ class RemoteWriteMetadataTest {
      */
     @Test
     void relabeledSeriesKeepTheirFamilysMetadataAndARenamedOneTakesItsNewNamesFamily() throws Exception {
-        PointAmplifier amp = amplifier(AmplificationPlan.relay(), InputFormat.PROMETHEUS).relabel(io.tsdbwriter.relabel.RelabelRules.parse("""
+        PointAmplifier amp = amplifier(AmplificationPlan.relay(), InputFormat.PROMETHEUS)
+                .relabel(RelabelRules.parse(
+                        """
                 - {source_labels: [code], regex: "500", target_label: __name__, replacement: errors_total}
-                """, "t.yml"));
+                """,
+                        "t.yml"));
         ByteBuf body = new ByteBuf(64);
         encode(amp, TEXT, body);
         byte[] v1 = bytes(body);

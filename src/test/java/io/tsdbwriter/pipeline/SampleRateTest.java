@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
@@ -31,8 +32,16 @@ class SampleRateTest {
      * {@code batchWaitNanos} for a write permit after every {@code batchSamples}. Returns the samples taken in each
      * full minute of the run (a record counts in the minute its acquire returned).
      */
-    private static long[] perMinute(FakeClock clock, SampleRate rate, int minutes, long samplesPerRecord, long samplesPerPass,
-                                    long passGapNanos, long batchSamples, long batchWaitNanos) throws InterruptedException {
+    private static long[] perMinute(
+            FakeClock clock,
+            SampleRate rate,
+            int minutes,
+            long samplesPerRecord,
+            long samplesPerPass,
+            long passGapNanos,
+            long batchSamples,
+            long batchWaitNanos)
+            throws InterruptedException {
         long start = clock.nanos;
         long[] counts = new long[minutes];
         long inPass = 0;
@@ -62,7 +71,8 @@ class SampleRateTest {
         for (int i = 0; i < counts.length; i++) {
             double share = counts[i] / (samplesPerSecond * 60);
             if (Math.abs(share - 1) > 0.02) {
-                outside.add(String.format(Locale.ROOT, "minute %d: %d samples = %.2f %% of the set rate", i + 1, counts[i], 100 * share));
+                outside.add(String.format(
+                        Locale.ROOT, "minute %d: %d samples = %.2f %% of the set rate", i + 1, counts[i], 100 * share));
             }
         }
         return outside;
@@ -74,7 +84,9 @@ class SampleRateTest {
         FakeClock clock = new FakeClock();
         SampleRate rate = clock.rate(30_000);
         long[] counts = perMinute(clock, rate, 5, 9, 91_260, 100_000_000L, 10_000, 0);
-        assertThat(outsideTwoPercent(counts, 30_000)).as("per minute: %s", java.util.Arrays.toString(counts)).isEmpty();
+        assertThat(outsideTwoPercent(counts, 30_000))
+                .as("per minute: %s", Arrays.toString(counts))
+                .isEmpty();
     }
 
     @Test
@@ -83,13 +95,17 @@ class SampleRateTest {
         FakeClock clock = new FakeClock();
         SampleRate rate = clock.rate(30_000);
         long[] counts = perMinute(clock, rate, 5, 9, Long.MAX_VALUE, 0, 3_000, 20_000_000L);
-        assertThat(outsideTwoPercent(counts, 30_000)).as("per minute: %s", java.util.Arrays.toString(counts)).isEmpty();
+        assertThat(outsideTwoPercent(counts, 30_000))
+                .as("per minute: %s", Arrays.toString(counts))
+                .isEmpty();
     }
 
     @Test
     void aLowRateIsHeldExactlyWithoutRoundingAPeriodsCount() throws Exception {
-        // 50 samples/s is half a sample per 10 ms: a count per period rounded to 1 wrote 100/s. One sample a record; the
-        // bucket starts empty, so the first sample is paid 20 ms in and minute 1's last one at 60.000 s counts in minute 2
+        // 50 samples/s is half a sample per 10 ms: a count per period rounded to 1 wrote 100/s. One sample a record;
+        // the
+        // bucket starts empty, so the first sample is paid 20 ms in and minute 1's last one at 60.000 s counts in
+        // minute 2
         FakeClock clock = new FakeClock();
         SampleRate rate = clock.rate(50);
         long[] counts = perMinute(clock, rate, 3, 1, Long.MAX_VALUE, 0, Long.MAX_VALUE, 0);
@@ -106,7 +122,9 @@ class SampleRateTest {
         rate.acquire(burstSamples);
         assertThat(clock.nanos).as("a full bucket is taken at once").isEqualTo(before);
         rate.acquire(500);
-        assertThat(clock.nanos - before).as("then the rate: 500 samples = 0.5 s").isEqualTo(SECOND / 2);
+        assertThat(clock.nanos - before)
+                .as("then the rate: 500 samples = 0.5 s")
+                .isEqualTo(SECOND / 2);
     }
 
     @Test
@@ -130,7 +148,9 @@ class SampleRateTest {
 
     @Test
     void aRateThatIsNotPositiveIsRefused() {
-        assertThatThrownBy(() -> new SampleRate(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-samples-per-second");
+        assertThatThrownBy(() -> new SampleRate(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--max-samples-per-second");
         assertThatThrownBy(() -> new SampleRate(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
     }
 }

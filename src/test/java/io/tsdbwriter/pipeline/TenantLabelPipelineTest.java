@@ -20,13 +20,16 @@ class TenantLabelPipelineTest {
     private static final long T = 1_795_300_800_000L;
 
     private static byte[] record(String metric, String dimensions) {
-        return ("{\"metric\":\"" + metric + "\",\"timestamp\":" + T + ",\"value\":1,\"dimensions\":{" + dimensions + "}}")
+        return ("{\"metric\":\"" + metric + "\",\"timestamp\":" + T + ",\"value\":1,\"dimensions\":{" + dimensions
+                        + "}}")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
     private static PointAmplifier amplifier(SeriesCache cache, RelabelRules rules, TenantRouting routing) {
-        return new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))), cache)
-                .relabel(rules).tenants(routing);
+        return new PointAmplifier(
+                        1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))), cache)
+                .relabel(rules)
+                .tenants(routing);
     }
 
     private static String text(ByteBuf out) {
@@ -43,17 +46,22 @@ class TenantLabelPipelineTest {
             assertThat(a.tenant(0).id()).isEqualTo("7:2");
             assertThat(a.encodePoint(0, out)).isEqualTo(1);
         }
-        assertThat(text(out)).startsWith("{\"metric\":{\"__name__\":\"cpu\",\"host\":\"h\"}").doesNotContain("tenant");
+        assertThat(text(out))
+                .startsWith("{\"metric\":{\"__name__\":\"cpu\",\"host\":\"h\"}")
+                .doesNotContain("tenant");
         assertThat(cache.misses()).as("read once per series").isEqualTo(1);
     }
 
     @Test
     void relabelingCanSetTheTenantBeforeItIsRead() {
-        RelabelRules rules = RelabelRules.parse("""
+        RelabelRules rules = RelabelRules.parse(
+                """
                 - {source_labels: [team], regex: 'a', target_label: vm_account_id, replacement: '1'}
                 - {source_labels: [team], regex: 'b', target_label: vm_account_id, replacement: '2'}
-                """, "test.yml");
-        PointAmplifier a = amplifier(new SeriesCache(100), rules, TenantRouting.parse("label:vm_account_id", null, null));
+                """,
+                "test.yml");
+        PointAmplifier a =
+                amplifier(new SeriesCache(100), rules, TenantRouting.parse("label:vm_account_id", null, null));
         a.decode(record("cpu", "\"team\":\"b\""), 0);
         assertThat(a.tenant(0).id()).isEqualTo("2");
         ByteBuf out = new ByteBuf(256);

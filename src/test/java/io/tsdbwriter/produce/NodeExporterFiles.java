@@ -10,8 +10,7 @@ import java.util.stream.Stream;
 /** The real node_exporter scrapes the project ships: {@code examples/data} (also bundled in the jar, {@link BundledScrapes}). */
 public final class NodeExporterFiles {
 
-    private NodeExporterFiles() {
-    }
+    private NodeExporterFiles() {}
 
     /** The directory, from system property {@code tsdbwriter.data} when set (the pom sets it), else {@code examples/data}. */
     public static Path dir() {
@@ -22,7 +21,9 @@ public final class NodeExporterFiles {
     /** All {@code *.prom} files, sorted by name (= by scrape time). */
     public static List<Path> all() {
         try (Stream<Path> files = Files.list(dir())) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".prom")).sorted().toList();
+            return files.filter(p -> p.getFileName().toString().endsWith(".prom"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException("the real scrapes are expected in " + dir().toAbsolutePath(), e);
         }

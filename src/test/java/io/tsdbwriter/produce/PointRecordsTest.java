@@ -24,13 +24,17 @@ class PointRecordsTest {
     void encodesAPointExactlyAsTheRecordContract() {
         String json = new String(PointRecords.encode(point(1234.56)), StandardCharsets.UTF_8);
 
-        assertThat(json).isEqualTo("{\"metric\":\"node_cpu_seconds_total\",\"timestamp\":1795300857000,\"value\":1234.56,"
-                + "\"dimensions\":{\"cpu\":\"0\",\"mode\":\"idle\",\"instanceNo\":\"node-0001\"},\"productKey\":\"node\"}");
+        assertThat(json)
+                .isEqualTo(
+                        "{\"metric\":\"node_cpu_seconds_total\",\"timestamp\":1795300857000,\"value\":1234.56,"
+                                + "\"dimensions\":{\"cpu\":\"0\",\"mode\":\"idle\",\"instanceNo\":\"node-0001\"},\"productKey\":\"node\"}");
     }
 
     @Test
     void encodesValuesSoTheyReadBackToTheSameDouble() throws Exception {
-        for (double v : new double[] {1.5943e-05, 41.178000000000004, 1.8446744073709552e19, -0.0, 7, 1e-300, Double.MAX_VALUE}) {
+        for (double v :
+                new double[] {1.5943e-05, 41.178000000000004, 1.8446744073709552e19, -0.0, 7, 1e-300, Double.MAX_VALUE
+                }) {
             JsonNode node = PointRecords.objectMapper().readTree(PointRecords.encode(point(v)));
             assertThat(node.get("value").isNumber()).isTrue();
             assertThat(node.get("value").asDouble()).as("%s", v).isEqualTo(v);
@@ -40,7 +44,8 @@ class PointRecordsTest {
 
     @Test
     void packsSeveralPointsIntoAJsonArray() throws Exception {
-        JsonNode node = PointRecords.objectMapper().readTree(PointRecords.encode(List.of(point(1), point(2), point(3))));
+        JsonNode node =
+                PointRecords.objectMapper().readTree(PointRecords.encode(List.of(point(1), point(2), point(3))));
 
         assertThat(node.isArray()).isTrue();
         assertThat(node).hasSize(3);
@@ -54,7 +59,8 @@ class PointRecordsTest {
 
     @Test
     void omitsProductKeyAndDimensionsWhenAbsent() {
-        String json = new String(PointRecords.encode(new SourcePoint("up", Map.of(), null, 1795300857000L, 1)), StandardCharsets.UTF_8);
+        String json = new String(
+                PointRecords.encode(new SourcePoint("up", Map.of(), null, 1795300857000L, 1)), StandardCharsets.UTF_8);
 
         assertThat(json).isEqualTo("{\"metric\":\"up\",\"timestamp\":1795300857000,\"value\":1.0}");
     }
@@ -75,16 +81,22 @@ class PointRecordsTest {
 
     @Test
     void sourcePointRefusesWhatTheContractRejects() {
-        assertThatThrownBy(() -> new SourcePoint("bad-name", Map.of(), null, 1, 1)).hasMessageContaining("metric name");
-        assertThatThrownBy(() -> new SourcePoint("m", Map.of("__x", "1"), null, 1, 1)).hasMessageContaining("label name");
-        assertThatThrownBy(() -> new SourcePoint("m", Map.of("a", ""), null, 1, 1)).hasMessageContaining("empty value");
-        assertThatThrownBy(() -> new SourcePoint("m", Map.of(), null, 1, Double.NaN)).hasMessageContaining("not finite");
+        assertThatThrownBy(() -> new SourcePoint("bad-name", Map.of(), null, 1, 1))
+                .hasMessageContaining("metric name");
+        assertThatThrownBy(() -> new SourcePoint("m", Map.of("__x", "1"), null, 1, 1))
+                .hasMessageContaining("label name");
+        assertThatThrownBy(() -> new SourcePoint("m", Map.of("a", ""), null, 1, 1))
+                .hasMessageContaining("empty value");
+        assertThatThrownBy(() -> new SourcePoint("m", Map.of(), null, 1, Double.NaN))
+                .hasMessageContaining("not finite");
         assertThat(new SourcePoint("m", Map.of(), "", 1, 1).productKey()).isNull();
     }
 
     @Test
     void seriesKeyIsSortedAndIncludesProductKey() {
-        assertThat(point(1).seriesKey()).isEqualTo("node_cpu_seconds_total{cpu=\"0\",instanceNo=\"node-0001\",mode=\"idle\",productKey=\"node\"}");
+        assertThat(point(1).seriesKey())
+                .isEqualTo(
+                        "node_cpu_seconds_total{cpu=\"0\",instanceNo=\"node-0001\",mode=\"idle\",productKey=\"node\"}");
         assertThat(SourcePoint.seriesKey("m", Map.of("a", "x\"y\\z\n"))).isEqualTo("m{a=\"x\\\"y\\\\z\\n\"}");
     }
 }

@@ -45,7 +45,8 @@ class RealInputTest {
 
     @Test
     void usesTheLastRunOfDigitsInTheFileName() {
-        assertThat(RealInput.timestampFromFileName(Path.of("x/node-exporter-2-1795300857.prom"))).hasValue(1795300857000L);
+        assertThat(RealInput.timestampFromFileName(Path.of("x/node-exporter-2-1795300857.prom")))
+                .hasValue(1795300857000L);
         assertThat(RealInput.timestampFromFileName(Path.of("scrape.prom"))).isEmpty();
         assertThatThrownBy(() -> RealInput.timestampFromFileName(Path.of("n-99999999999999999999.prom")))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -53,7 +54,8 @@ class RealInputTest {
 
     @Test
     void anExplicitTimestampOverridesTheFileName() throws Exception {
-        List<SourcePoint> points = RealInput.load(List.of(NodeExporterFiles.first()), "h", "node", OptionalLong.of(1795305000123L));
+        List<SourcePoint> points =
+                RealInput.load(List.of(NodeExporterFiles.first()), "h", "node", OptionalLong.of(1795305000123L));
 
         assertThat(points).allSatisfy(p -> assertThat(p.timestampMs()).isEqualTo(1795305000123L));
     }
@@ -65,9 +67,13 @@ class RealInputTest {
         Path g = dir.resolve("other.prom");
         Files.writeString(g, "a 1\n");
 
-        assertThat(RealInput.load(List.of(f), "h", "node", OptionalLong.empty()).get(0).timestampMs()).isEqualTo(1795300857123L);
+        assertThat(RealInput.load(List.of(f), "h", "node", OptionalLong.empty())
+                        .get(0)
+                        .timestampMs())
+                .isEqualTo(1795300857123L);
         assertThatThrownBy(() -> RealInput.load(List.of(g), "h", "node", OptionalLong.empty()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no scrape time");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no scrape time");
     }
 
     @Test
@@ -78,7 +84,9 @@ class RealInputTest {
         RealInput.Loaded loaded = RealInput.read(List.of(f), "new", null, OptionalLong.empty());
 
         assertThat(loaded.points()).hasSize(1);
-        assertThat(loaded.points().get(0).labels()).containsEntry("instanceNo", "new").containsEntry("x", "1");
+        assertThat(loaded.points().get(0).labels())
+                .containsEntry("instanceNo", "new")
+                .containsEntry("x", "1");
         assertThat(loaded.points().get(0).productKey()).isNull();
         assertThat(loaded.skippedReserved()).isEqualTo(1);
         assertThat(loaded.skippedNonFinite()).isEqualTo(1);
@@ -89,7 +97,10 @@ class RealInputTest {
         Path f = dir.resolve("s-1795300857.prom");
         Files.writeString(f, "a{x=\"1\"} 1\n");
 
-        assertThat(RealInput.load(List.of(f), null, "node", OptionalLong.empty()).get(0).labels()).containsOnlyKeys("x");
+        assertThat(RealInput.load(List.of(f), null, "node", OptionalLong.empty())
+                        .get(0)
+                        .labels())
+                .containsOnlyKeys("x");
     }
 
     @Test
@@ -99,7 +110,9 @@ class RealInputTest {
         assertThat(RealInput.presentShiftMs(newest, newest + 59_999)).isZero();
         assertThat(RealInput.presentShiftMs(newest, newest + 60_000)).isEqualTo(60_000);
         assertThat(RealInput.presentShiftMs(newest, newest + 3_600_000 + 1)).isEqualTo(3_600_000);
-        assertThat(RealInput.presentShiftMs(newest, newest - 1)).as("data in the future moves back").isEqualTo(-60_000);
+        assertThat(RealInput.presentShiftMs(newest, newest - 1))
+                .as("data in the future moves back")
+                .isEqualTo(-60_000);
     }
 
     @Test

@@ -19,7 +19,9 @@ class SyntheticInputTest {
         assertThat(points).hasSize(12);
         assertThat(points.get(0).timestampMs()).isEqualTo(1795305000000L - 3 * 60_000);
         assertThat(points.get(11).timestampMs()).isEqualTo(1795305000000L);
-        assertThat(points.subList(0, 3)).extracting(p -> p.labels().get("series")).containsExactly("0", "1", "2");
+        assertThat(points.subList(0, 3))
+                .extracting(p -> p.labels().get("series"))
+                .containsExactly("0", "1", "2");
         assertThat(points).allSatisfy(p -> {
             assertThat(p.metric()).isEqualTo("synthetic_metric");
             assertThat(p.labels()).containsEntry("instanceNo", "host");
@@ -46,7 +48,9 @@ class SyntheticInputTest {
 
     @Test
     void refusesEmptyOrPreEpochRanges() {
-        assertThatThrownBy(() -> new SyntheticInput(0, 1, "h", null, 1, 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new SyntheticInput(1, 10, "h", null, 1000, 1000)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new SyntheticInput(0, 1, "h", null, 1, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new SyntheticInput(1, 10, "h", null, 1000, 1000))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -21,7 +21,8 @@ class RelabelConfigTest {
 
     @Test
     void defaultsAreReplaceSemicolonWholeValueAndGroupOne() {
-        RelabelRule r = RelabelRules.parse("- {target_label: t}", "r.yml").rules().get(0);
+        RelabelRule r =
+                RelabelRules.parse("- {target_label: t}", "r.yml").rules().get(0);
         assertThat(r.action()).isEqualTo(RelabelAction.REPLACE);
         assertThat(r.separator()).isEqualTo(";");
         assertThat(r.regex()).isEqualTo("(.*)");
@@ -32,54 +33,70 @@ class RelabelConfigTest {
 
     @Test
     void aNullFieldIsItsEmptyValueAsGosYamlLeavesIt() {
-        RelabelRule r = RelabelRules.parse("- {target_label: t, regex: , separator: , replacement: x}", "r.yml").rules().get(0);
+        RelabelRule r = RelabelRules.parse("- {target_label: t, regex: , separator: , replacement: x}", "r.yml")
+                .rules()
+                .get(0);
         assertThat(r.regex()).isEmpty();
         assertThat(r.separator()).isEmpty();
-        assertThat(RelabelRulesTest.relabel("- {source_labels: [a], target_label: t, regex: , replacement: x}", "a", "1"))
+        assertThat(RelabelRulesTest.relabel(
+                        "- {source_labels: [a], target_label: t, regex: , replacement: x}", "a", "1"))
                 .doesNotContainKey("t"); // the regex "" matches only the empty value
     }
 
     @Test
     void actionsAreReadCaseInsensitively() {
-        assertThat(RelabelRules.parse("- {action: LabelDrop, regex: x}", "r.yml").rules().get(0).action()).isEqualTo(RelabelAction.LABELDROP);
+        assertThat(RelabelRules.parse("- {action: LabelDrop, regex: x}", "r.yml")
+                        .rules()
+                        .get(0)
+                        .action())
+                .isEqualTo(RelabelAction.LABELDROP);
     }
 
     @Test
     void aScalarIsReadAsWritten() {
-        assertThat(RelabelRules.parse("- {target_label: t, regex: 1e3, replacement: 010}", "r.yml").rules().get(0))
-                .extracting(RelabelRule::regex, RelabelRule::replacement).containsExactly("1e3", "010");
+        assertThat(RelabelRules.parse("- {target_label: t, regex: 1e3, replacement: 010}", "r.yml")
+                        .rules()
+                        .get(0))
+                .extracting(RelabelRule::regex, RelabelRule::replacement)
+                .containsExactly("1e3", "010");
     }
 
     @Test
     void anUnknownActionNamesEntryAndField() {
         assertThat(error("- {target_label: t}\n- {action: rename, target_label: t}"))
-                .startsWith("--relabel-config r.yml: entry 2 (line 2), field action: unknown relabel action \"rename\"");
+                .startsWith(
+                        "--relabel-config r.yml: entry 2 (line 2), field action: unknown relabel action \"rename\"");
     }
 
     @Test
     void anInvalidRegexNamesTheField() {
-        assertThat(error("- {source_labels: [a], regex: '(unclosed', action: keep}")).contains("entry 1", "field regex:", "RE2");
+        assertThat(error("- {source_labels: [a], regex: '(unclosed', action: keep}"))
+                .contains("entry 1", "field regex:", "RE2");
     }
 
     @Test
     void perlOnlySyntaxIsNoRe2Regex() {
-        assertThat(error("- {source_labels: [a], regex: '(?=x)a', action: keep}")).contains("field regex:"); // lookahead: not RE2
-        assertThat(error("- {source_labels: [a], regex: '(a)\\1', action: keep}")).contains("field regex:"); // backreference
+        assertThat(error("- {source_labels: [a], regex: '(?=x)a', action: keep}"))
+                .contains("field regex:"); // lookahead: not RE2
+        assertThat(error("- {source_labels: [a], regex: '(a)\\1', action: keep}"))
+                .contains("field regex:"); // backreference
     }
 
     @Test
     void hashmodNeedsAModulus() {
         assertThat(error("- {source_labels: [a], target_label: t, action: hashmod}"))
                 .contains("entry 1", "field modulus:", "requires non-zero modulus");
-        assertThat(error("- {source_labels: [a], target_label: t, action: hashmod, modulus: -3}")).contains("field modulus:");
+        assertThat(error("- {source_labels: [a], target_label: t, action: hashmod, modulus: -3}"))
+                .contains("field modulus:");
     }
 
     @Test
     void writingActionsNeedATargetLabel() {
         for (String action : new String[] {"replace", "hashmod", "lowercase", "uppercase", "keepequal", "dropequal"}) {
-            assertThat(error("- {source_labels: [a], action: " + action + ", modulus: 2}".replace(", modulus: 2",
-                    action.equals("hashmod") ? ", modulus: 2" : "")))
-                    .as(action).contains("field target_label:", "requires 'target_label' value");
+            assertThat(error("- {source_labels: [a], action: " + action
+                            + ", modulus: 2}".replace(", modulus: 2", action.equals("hashmod") ? ", modulus: 2" : "")))
+                    .as(action)
+                    .contains("field target_label:", "requires 'target_label' value");
         }
     }
 
@@ -91,8 +108,10 @@ class RelabelConfigTest {
 
     @Test
     void equalActionsTakeOnlySourceLabelsAndTarget() {
-        assertThat(error("- {source_labels: [a], target_label: t, action: keepequal, regex: '(.*)'}")).contains("field regex:");
-        assertThat(error("- {source_labels: [a], target_label: t, action: dropequal, separator: ','}")).contains("field separator:");
+        assertThat(error("- {source_labels: [a], target_label: t, action: keepequal, regex: '(.*)'}"))
+                .contains("field regex:");
+        assertThat(error("- {source_labels: [a], target_label: t, action: dropequal, separator: ','}"))
+                .contains("field separator:");
     }
 
     @Test
@@ -115,19 +134,24 @@ class RelabelConfigTest {
 
     @Test
     void anEmptySourceLabelNameIsInvalid() {
-        assertThat(error("- {source_labels: [a, ''], target_label: t}")).contains("field source_labels:", "not a valid label name");
+        assertThat(error("- {source_labels: [a, ''], target_label: t}"))
+                .contains("field source_labels:", "not a valid label name");
     }
 
     @Test
     void aFileThatIsNoListSaysSo() {
-        assertThat(error("target_label: t")).isEqualTo("--relabel-config r.yml: must be a YAML list of relabel_config entries (- source_labels: ...)");
+        assertThat(error("target_label: t"))
+                .isEqualTo(
+                        "--relabel-config r.yml: must be a YAML list of relabel_config entries (- source_labels: ...)");
         assertThat(error("- just a string")).contains("entry 1", "must be a mapping");
-        assertThat(error("- {target_label: \"unclosed")).startsWith("--relabel-config r.yml: not valid YAML at line 1: ");
+        assertThat(error("- {target_label: \"unclosed"))
+                .startsWith("--relabel-config r.yml: not valid YAML at line 1: ");
     }
 
     @Test
     void anUnreadableFileNamesIt() {
         assertThatThrownBy(() -> RelabelRules.load(Path.of("/nonexistent/relabel.yml")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--relabel-config /nonexistent/relabel.yml: cannot be read");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--relabel-config /nonexistent/relabel.yml: cannot be read");
     }
 }

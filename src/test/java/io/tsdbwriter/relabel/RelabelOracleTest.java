@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,8 @@ class RelabelOracleTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Every action, Go's Expand ($1x, named groups), a separator, a null regex, UTF-8 names and the metric name. */
-    static final String EVERY_ACTION = """
+    static final String EVERY_ACTION =
+            """
             - {source_labels: [__name__], regex: 'go_gc_.*', action: drop}
             - {source_labels: [job], regex: 'node|app.*|', action: keep}
             - {source_labels: [__tmp_a], target_label: __tmp_b, action: dropequal}
@@ -63,7 +65,8 @@ class RelabelOracleTest {
         int dropped = 0;
         for (int i = 0; i < series.size(); i++) {
             Map<String, String> in = series.get(i);
-            String[][] out = rules.process(in.keySet().toArray(String[]::new), in.values().toArray(String[]::new));
+            String[][] out = rules.process(
+                    in.keySet().toArray(String[]::new), in.values().toArray(String[]::new));
             Map<String, String> got = null;
             if (out != null) {
                 got = new TreeMap<>();
@@ -71,7 +74,9 @@ class RelabelOracleTest {
                     got.put(out[0][k], out[1][k]);
                 }
             }
-            assertThat(got).as("series %d %s", i, in).isEqualTo(expected.get(i) == null ? null : new TreeMap<>(expected.get(i)));
+            assertThat(got)
+                    .as("series %d %s", i, in)
+                    .isEqualTo(expected.get(i) == null ? null : new TreeMap<>(expected.get(i)));
             dropped += got == null ? 1 : 0;
         }
         assertThat(dropped).as("some series dropped, most kept").isBetween(1, series.size() - 1);
@@ -108,11 +113,15 @@ class RelabelOracleTest {
     void theWriterRefusesAndTakesTheConfigsPrometheusRefusesAndTakes(@TempDir Path dir) throws Exception {
         assumeOracle();
         for (String config : INVALID) {
-            assertThat(oracleExit(dir, config)).as("Prometheus refuses %s", config).isEqualTo(2);
+            assertThat(oracleExit(dir, config))
+                    .as("Prometheus refuses %s", config)
+                    .isEqualTo(2);
             assertThat(catchIllegal(config)).as("the writer refuses %s", config).isNotNull();
         }
         for (String config : VALID) {
-            assertThat(oracleExit(dir, config)).as("Prometheus takes %s", config).isZero();
+            assertThat(oracleExit(dir, config))
+                    .as("Prometheus takes %s", config)
+                    .isZero();
             assertThat(catchIllegal(config)).as("the writer takes %s", config).isNull();
         }
     }
@@ -129,13 +138,16 @@ class RelabelOracleTest {
     private static int oracleExit(Path dir, String config) throws IOException, InterruptedException {
         Path cfg = dir.resolve("check.yml");
         Files.writeString(cfg, config);
-        Process p = new ProcessBuilder(ORACLE.toString(), cfg.toString()).redirectInput(ProcessBuilder.Redirect.from(emptyFile(dir)))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(ORACLE.toString(), cfg.toString())
+                .redirectInput(ProcessBuilder.Redirect.from(emptyFile(dir)))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         return p.exitValue();
     }
 
-    private static java.io.File emptyFile(Path dir) throws IOException {
+    private static File emptyFile(Path dir) throws IOException {
         Path empty = dir.resolve("empty.jsonl");
         if (!Files.exists(empty)) {
             Files.createFile(empty);
@@ -147,7 +159,9 @@ class RelabelOracleTest {
         if (!Files.isExecutable(ORACLE)) {
             String why = ORACLE + " is missing: run scripts/test.sh (phase \"build relabel oracle\") or "
                     + "cd src/test/go/relabel-oracle && go build -o " + ORACLE + " .";
-            assertThat("true".equals(System.getenv("CI"))).as(why + " (CI=true: a missing oracle fails the test)").isFalse();
+            assertThat("true".equals(System.getenv("CI")))
+                    .as(why + " (CI=true: a missing oracle fails the test)")
+                    .isFalse();
             Assumptions.assumeTrue(false, why);
         }
     }
@@ -155,7 +169,9 @@ class RelabelOracleTest {
     /** Varied label sets: every rule's match and miss, absent labels, UTF-8 names and values. */
     static List<Map<String, String>> series(int n) {
         Random r = new Random(54);
-        String[] names = {"node_cpu_seconds_total", "go_gc_duration_seconds", "http_requests_total", "up", "ünïcode_total"};
+        String[] names = {
+            "node_cpu_seconds_total", "go_gc_duration_seconds", "http_requests_total", "up", "ünïcode_total"
+        };
         String[] jobs = {"node", "app-1", "other", null};
         String[] modes = {"idle", "User", "sÿstem", null};
         List<Map<String, String>> out = new ArrayList<>();
@@ -174,7 +190,12 @@ class RelabelOracleTest {
             put(m, "__meta_pod_name", r.nextBoolean() ? "p" + i : null);
             put(m, "__meta_zone", r.nextInt(3) == 0 ? "eu-1" : null);
             put(m, "Host", r.nextBoolean() ? "Node-" + (char) ('A' + r.nextInt(26)) + "İ" : null);
-            put(m, "pod", r.nextInt(3) == 0 ? "web-" + Integer.toHexString(r.nextInt(1 << 16)) : r.nextBoolean() ? "Web_1" : null);
+            put(
+                    m,
+                    "pod",
+                    r.nextInt(3) == 0
+                            ? "web-" + Integer.toHexString(r.nextInt(1 << 16))
+                            : r.nextBoolean() ? "Web_1" : null);
             put(m, "zone", r.nextBoolean() ? "z" + r.nextInt(3) : null);
             put(m, "env", r.nextBoolean() ? "prod" : null);
             put(m, "name", r.nextBoolean() ? "n" + r.nextInt(5) : null);
@@ -192,7 +213,8 @@ class RelabelOracleTest {
     }
 
     /** The oracle's results for {@code series} under {@code config}: a label set, or null where a rule dropped it. */
-    static List<Map<String, String>> oracle(Path dir, String config, List<Map<String, String>> series) throws IOException, InterruptedException {
+    static List<Map<String, String>> oracle(Path dir, String config, List<Map<String, String>> series)
+            throws IOException, InterruptedException {
         Path cfg = dir.resolve("relabel.yml");
         Files.writeString(cfg, config);
         Path input = dir.resolve("series.jsonl");
@@ -201,15 +223,17 @@ class RelabelOracleTest {
             lines.append(JSON.writeValueAsString(m)).append('\n');
         }
         Files.writeString(input, lines);
-        Process p = new ProcessBuilder(ORACLE.toString(), cfg.toString()).redirectInput(input.toFile())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(ORACLE.toString(), cfg.toString())
+                .redirectInput(input.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         try (OutputStream ignored = p.getOutputStream()) {
             byte[] out = p.getInputStream().readAllBytes();
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("oracle ends").isTrue();
             assertThat(p.exitValue()).as("oracle exit").isZero();
             List<Map<String, String>> results = new ArrayList<>();
             for (String l : new String(out, StandardCharsets.UTF_8).split("\n")) {
-                results.add(l.equals("null") ? null : JSON.readValue(l, new TypeReference<Map<String, String>>() { }));
+                results.add(l.equals("null") ? null : JSON.readValue(l, new TypeReference<Map<String, String>>() {}));
             }
             assertThat(results).hasSize(series.size());
             return results;

@@ -3,6 +3,7 @@ package io.tsdbwriter.tenant;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** {@code --tenant-from}, {@code --default-tenant}, {@code --remote-write-tenant-header} and VictoriaMetrics' tenant syntax. */
@@ -29,7 +30,9 @@ class TenantRoutingTest {
         assertThat(Tenant.invalid(":1")).contains("accountID");
         assertThat(Tenant.invalid("1:2:3")).contains("projectID must be decimal digits");
         assertThat(Tenant.invalid("")).isEqualTo("empty tenant");
-        assertThat(Tenant.invalid("1\n")).as("a control character is not logged as is").contains("'1?'");
+        assertThat(Tenant.invalid("1\n"))
+                .as("a control character is not logged as is")
+                .contains("'1?'");
         assertThat(Tenant.invalid("1")).isNull();
     }
 
@@ -49,12 +52,19 @@ class TenantRoutingTest {
 
     @Test
     void badFlagsAreOneLineNamingTheFlag() {
-        assertThatThrownBy(() -> TenantRouting.parse("tenant", null, null)).hasMessage("--tenant-from must be header:NAME or label:NAME, got 'tenant'");
-        assertThatThrownBy(() -> TenantRouting.parse("label:", null, null)).hasMessageStartingWith("--tenant-from must be");
-        assertThatThrownBy(() -> TenantRouting.parse("label:1x", null, null)).hasMessageStartingWith("--tenant-from label:NAME needs a label name");
-        assertThatThrownBy(() -> TenantRouting.parse("header:t", "x", null)).hasMessage("--default-tenant: 'x' is not a tenant accountID[:projectID] (accountID must be decimal digits)");
-        assertThatThrownBy(() -> TenantRouting.parse(null, "1", null)).hasMessage("--default-tenant needs --tenant-from header:NAME or label:NAME");
-        assertThatThrownBy(() -> TenantRouting.parse("header:t", null, "a b")).hasMessageStartingWith("--remote-write-tenant-header must be an HTTP header name");
+        assertThatThrownBy(() -> TenantRouting.parse("tenant", null, null))
+                .hasMessage("--tenant-from must be header:NAME or label:NAME, got 'tenant'");
+        assertThatThrownBy(() -> TenantRouting.parse("label:", null, null))
+                .hasMessageStartingWith("--tenant-from must be");
+        assertThatThrownBy(() -> TenantRouting.parse("label:1x", null, null))
+                .hasMessageStartingWith("--tenant-from label:NAME needs a label name");
+        assertThatThrownBy(() -> TenantRouting.parse("header:t", "x", null))
+                .hasMessage(
+                        "--default-tenant: 'x' is not a tenant accountID[:projectID] (accountID must be decimal digits)");
+        assertThatThrownBy(() -> TenantRouting.parse(null, "1", null))
+                .hasMessage("--default-tenant needs --tenant-from header:NAME or label:NAME");
+        assertThatThrownBy(() -> TenantRouting.parse("header:t", null, "a b"))
+                .hasMessageStartingWith("--remote-write-tenant-header must be an HTTP header name");
     }
 
     @Test
@@ -68,7 +78,9 @@ class TenantRoutingTest {
         assertThat(noDefault.refusal("x")).startsWith("record header 'tenant': 'x' is not a tenant");
         TenantRouting withDefault = TenantRouting.parse("label:tenant", "9", null);
         assertThat(withDefault.resolve((String) null).id()).isEqualTo("9");
-        assertThat(withDefault.resolve("x")).as("an invalid value is refused, not defaulted").isNull();
+        assertThat(withDefault.resolve("x"))
+                .as("an invalid value is refused, not defaulted")
+                .isNull();
         assertThat(withDefault.refusal("x")).startsWith("label 'tenant': 'x' is not a tenant");
     }
 
@@ -82,6 +94,6 @@ class TenantRoutingTest {
         assertThat(a.index()).isEqualTo(1);
         assertThat(b.index()).isEqualTo(2);
         assertThat(r.tenants().get(2)).isSameAs(b);
-        assertThat(r.resolve("1".getBytes(java.nio.charset.StandardCharsets.UTF_8))).isSameAs(a);
+        assertThat(r.resolve("1".getBytes(StandardCharsets.UTF_8))).isSameAs(a);
     }
 }

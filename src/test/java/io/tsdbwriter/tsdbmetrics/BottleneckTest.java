@@ -20,9 +20,23 @@ class BottleneckTest {
         return new Evidence(efficiency, 0.99, lagGrowing, 0.3, 2, 2, 16, 1, 16, 0.2, 2, 0.0, 0.3, NA, 0);
     }
 
-    private static Evidence with(Evidence e, double writerCpu, double permitsInUse, double insertCurrent, double targetCpu, double slow) {
-        return new Evidence(e.efficiency(), e.minEfficiency(), e.lagGrowing(), writerCpu, e.writerCores(), permitsInUse,
-                e.permitsCapacity(), insertCurrent, e.targetInsertCapacity(), targetCpu, e.targetCores(), slow, e.machineCpuShare(), NA,
+    private static Evidence with(
+            Evidence e, double writerCpu, double permitsInUse, double insertCurrent, double targetCpu, double slow) {
+        return new Evidence(
+                e.efficiency(),
+                e.minEfficiency(),
+                e.lagGrowing(),
+                writerCpu,
+                e.writerCores(),
+                permitsInUse,
+                e.permitsCapacity(),
+                insertCurrent,
+                e.targetInsertCapacity(),
+                targetCpu,
+                e.targetCores(),
+                slow,
+                e.machineCpuShare(),
+                NA,
                 e.insertWaitsPerSecond());
     }
 
@@ -42,7 +56,8 @@ class BottleneckTest {
         assertThat(v.resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
         assertThat(v.advice()).isEqualTo("raise -maxConcurrentInserts or add vminsert nodes");
         assertThat(v.reason()).contains("16 of 16 (100.0% >= 90.0%)", "30.0%");
-        assertThat(v.also()).containsExactly(Resource.WRITER_PERMITS); // the tie: permits full because the target queues
+        assertThat(v.also())
+                .containsExactly(Resource.WRITER_PERMITS); // the tie: permits full because the target queues
     }
 
     @Test
@@ -98,9 +113,13 @@ class BottleneckTest {
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.toString()).contains("target inserts n/a of n/a");
         // lag growing, nothing saturated, target unknown: not "kafka-fetch"
-        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA, NA)).resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA, NA))
+                        .resource())
+                .isEqualTo(Resource.UNKNOWN);
         // inserts at capacity, CPU unknown: the limiter or the CPU, not said which
-        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, 16, 16, NA, NA, NA, NA)).resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, 16, 16, NA, NA, NA, NA))
+                        .resource())
+                .isEqualTo(Resource.UNKNOWN);
         // nothing expected
         assertThat(Bottleneck.attribute(base(NA, 0)).resource()).isEqualTo(Resource.UNKNOWN);
     }
@@ -119,7 +138,8 @@ class BottleneckTest {
 
     @Test
     void aSaturatedMachineIsNamedBeforeTheInsertLimiterWhoseTargetLooksIdle() {
-        // the shared machine of docs/benchmarks.md: load far above the cores, the target's own CPU low because it gets none
+        // the shared machine of docs/benchmarks.md: load far above the cores, the target's own CPU low because it gets
+        // none
         Evidence e = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, 0.98);
         Verdict v = Bottleneck.attribute(e);
         assertThat(v.resource()).isEqualTo(Resource.MACHINE_CPU);
@@ -192,10 +212,12 @@ class BottleneckTest {
         // the proof of concept's second step: short of the minimum, the lag steady, the target's page unreadable
         Verdict v = Bottleneck.attribute(new Evidence(0.956, 0.99, 0, 0.3, 2, 2, 200, NA, NA, NA, NA, NA, 0.4));
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
-        assertThat(v.reason()).isEqualTo("efficiency 95.6% below 99.0% with the lag not growing; no resource can be named, missing: "
-                + "target insert concurrency (vm_concurrent_insert_current and _capacity: not exposed, or the target's /metrics unreadable), "
-                + "target CPU (process_cpu_seconds_total and a core count: not exposed, or the target's /metrics unreadable), "
-                + "slow inserts (vm_slow_row_inserts_total and vm_rows_inserted_total: not exposed, or the target's /metrics unreadable)");
+        assertThat(v.reason())
+                .isEqualTo(
+                        "efficiency 95.6% below 99.0% with the lag not growing; no resource can be named, missing: "
+                                + "target insert concurrency (vm_concurrent_insert_current and _capacity: not exposed, or the target's /metrics unreadable), "
+                                + "target CPU (process_cpu_seconds_total and a core count: not exposed, or the target's /metrics unreadable), "
+                                + "slow inserts (vm_slow_row_inserts_total and vm_rows_inserted_total: not exposed, or the target's /metrics unreadable)");
         assertThat(v.advice()).isEqualTo("give the target's /metrics (--target-metrics-url)");
     }
 
@@ -205,24 +227,35 @@ class BottleneckTest {
         Verdict v = Bottleneck.attribute(with(base(0.981, 0), 0.3, 2, 12, 0.2, 0));
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.reason()).doesNotContain("nothing saturated");
-        assertThat(v.reason()).isEqualTo("efficiency 98.1% below 99.0% with the lag not growing; every figure was measured and none is "
-                + "saturated (the nearest: target-insert-concurrency at 75.0%): the writer keeps pace with its input, the shortfall is "
-                + "samples still in flight at the window's end or the measurement's noise");
+        assertThat(v.reason())
+                .isEqualTo(
+                        "efficiency 98.1% below 99.0% with the lag not growing; every figure was measured and none is "
+                                + "saturated (the nearest: target-insert-concurrency at 75.0%): the writer keeps pace with its input, the shortfall is "
+                                + "samples still in flight at the window's end or the measurement's noise");
     }
 
     @Test
     void aGrowingLagWithFiguresMissingListsThem() {
         Verdict v = Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA, NA));
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
-        assertThat(v.reason()).startsWith("the lag grows and no known resource is saturated; missing: target insert concurrency");
+        assertThat(v.reason())
+                .startsWith("the lag grows and no known resource is saturated; missing: target insert concurrency");
         assertThat(v.reason()).contains("machine CPU (the writer's machine's /proc/stat)");
     }
 
     @Test
     void missingListsEveryUnknownFigure() {
         Evidence none = new Evidence(0.9, 0.99, NA, NA, 2, NA, NA, NA, NA, NA, NA, NA, NA);
-        assertThat(none.missing()).extracting(m -> m.substring(0, m.indexOf(" ("))).containsExactly("lag trend", "writer CPU",
-                "writer permits", "target insert concurrency", "target CPU", "slow inserts", "machine CPU");
+        assertThat(none.missing())
+                .extracting(m -> m.substring(0, m.indexOf(" (")))
+                .containsExactly(
+                        "lag trend",
+                        "writer CPU",
+                        "writer permits",
+                        "target insert concurrency",
+                        "target CPU",
+                        "slow inserts",
+                        "machine CPU");
         assertThat(base(0.9, 0).missing()).isEmpty();
     }
 
@@ -230,8 +263,9 @@ class BottleneckTest {
     void anUnknownEfficiencySaysWhyItCanBeUnknown() {
         Verdict v = Bottleneck.attribute(base(NA, 0));
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
-        assertThat(v.reason()).isEqualTo("efficiency unknown: no samples were expected in the window, or the writer's /metrics was "
-                + "read fewer than twice in it");
+        assertThat(v.reason())
+                .isEqualTo("efficiency unknown: no samples were expected in the window, or the writer's /metrics was "
+                        + "read fewer than twice in it");
     }
 
     /** The proof of concept's step 1 (issue 55): {@code -maxConcurrentInserts=1}, 200 writes allowed, 20 s steps. */
@@ -241,39 +275,44 @@ class BottleneckTest {
 
     @Test
     void requestsWaitingForTheOneInsertSlotNameTheInsertLimitThoughTheSlotLooksIdle() {
-        // the slot is freed while a request reads from the network: busy 15 % on average, yet 40 requests/s queue for it
+        // the slot is freed while a request reads from the network: busy 15 % on average, yet 40 requests/s queue for
+        // it
         Verdict v = Bottleneck.attribute(proofOfConcept(40));
         assertThat(v.resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
-        assertThat("verdict (failing step 1, the nearest above the capacity): " + v).isEqualTo(
-                "verdict (failing step 1, the nearest above the capacity): limited by target-insert-concurrency: the target's insert limit"
-                        + " is reached: 40 requests/s waited for one of its 1 insert slots (vm_concurrent_insert_limit_reached_total, >= 1/s;"
-                        + " the slots 15.0% busy on average) while its CPU is 15.0% of its cores (< 50.0%); also saturated: writer-permits"
-                        + " -> raise -maxConcurrentInserts or add vminsert nodes [efficiency 88.0% (min 99.0%), lag steady, writer CPU 0.40 of 2"
-                        + " cores (20.0%), permits 200 of 200 (100.0%), target inserts 0.15 of 1 (15.0%), target CPU 0.30 of 2 cores (15.0%),"
-                        + " slow inserts 0.0%, new series 0.0% of rows, machine CPU 60.0%, insert waits 40/s]");
+        assertThat("verdict (failing step 1, the nearest above the capacity): " + v)
+                .isEqualTo(
+                        "verdict (failing step 1, the nearest above the capacity): limited by target-insert-concurrency: the target's insert limit"
+                                + " is reached: 40 requests/s waited for one of its 1 insert slots (vm_concurrent_insert_limit_reached_total, >= 1/s;"
+                                + " the slots 15.0% busy on average) while its CPU is 15.0% of its cores (< 50.0%); also saturated: writer-permits"
+                                + " -> raise -maxConcurrentInserts or add vminsert nodes [efficiency 88.0% (min 99.0%), lag steady, writer CPU 0.40 of 2"
+                                + " cores (20.0%), permits 200 of 200 (100.0%), target inserts 0.15 of 1 (15.0%), target CPU 0.30 of 2 cores (15.0%),"
+                                + " slow inserts 0.0%, new series 0.0% of rows, machine CPU 60.0%, insert waits 40/s]");
     }
 
     @Test
     void withoutTheInsertWaitCounterTheVerdictSaysItIsMissingInsteadOfUnknown() {
         Verdict v = Bottleneck.attribute(proofOfConcept(NA));
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
-        assertThat(v.toString()).isEqualTo("limited by: not attributed — efficiency 88.0% below 99.0% with the lag not growing;"
-                + " every write permit is in use (200 of 200) and the target's inserts average 15.0% of its capacity, but whether requests"
-                + " wait for its insert slots is unknown: vm_concurrent_insert_limit_reached_total absent -> give the target's /metrics"
-                + " with vm_concurrent_insert_limit_reached_total [efficiency 88.0% (min 99.0%), lag steady, writer CPU 0.40 of 2 cores"
-                + " (20.0%), permits 200 of 200 (100.0%), target inserts 0.15 of 1 (15.0%), target CPU 0.30 of 2 cores (15.0%), slow"
-                + " inserts 0.0%, new series 0.0% of rows, machine CPU 60.0%, insert waits n/a]");
+        assertThat(v.toString())
+                .isEqualTo("limited by: not attributed — efficiency 88.0% below 99.0% with the lag not growing;"
+                        + " every write permit is in use (200 of 200) and the target's inserts average 15.0% of its capacity, but whether requests"
+                        + " wait for its insert slots is unknown: vm_concurrent_insert_limit_reached_total absent -> give the target's /metrics"
+                        + " with vm_concurrent_insert_limit_reached_total [efficiency 88.0% (min 99.0%), lag steady, writer CPU 0.40 of 2 cores"
+                        + " (20.0%), permits 200 of 200 (100.0%), target inserts 0.15 of 1 (15.0%), target CPU 0.30 of 2 cores (15.0%), slow"
+                        + " inserts 0.0%, new series 0.0% of rows, machine CPU 60.0%, insert waits n/a]");
     }
 
     @Test
     void withoutTheTargetsPageTheVerdictNamesTheMissingFigures() {
         Verdict v = Bottleneck.attribute(new Evidence(0.88, 0.99, 0, 0.4, 2, 20, 200, NA, NA, NA, NA, NA, 0.6, NA, NA));
-        assertThat(v.toString()).isEqualTo("limited by: not attributed — efficiency 88.0% below 99.0% with the lag not growing; no"
-                + " resource can be named, missing: target insert concurrency (vm_concurrent_insert_current and _capacity: not exposed,"
-                + " or the target's /metrics unreadable), target CPU (process_cpu_seconds_total and a core count: not exposed, or the"
-                + " target's /metrics unreadable), slow inserts (vm_slow_row_inserts_total and vm_rows_inserted_total: not exposed, or"
-                + " the target's /metrics unreadable) -> give the target's /metrics (--target-metrics-url) [efficiency 88.0% (min 99.0%),"
-                + " lag steady, writer CPU 0.40 of 2 cores (20.0%), permits 20 of 200 (10.0%), target inserts n/a of n/a (n/a), target"
-                + " CPU n/a of n/a cores (n/a), slow inserts n/a, new series n/a of rows, machine CPU 60.0%, insert waits n/a]");
+        assertThat(v.toString())
+                .isEqualTo(
+                        "limited by: not attributed — efficiency 88.0% below 99.0% with the lag not growing; no"
+                                + " resource can be named, missing: target insert concurrency (vm_concurrent_insert_current and _capacity: not exposed,"
+                                + " or the target's /metrics unreadable), target CPU (process_cpu_seconds_total and a core count: not exposed, or the"
+                                + " target's /metrics unreadable), slow inserts (vm_slow_row_inserts_total and vm_rows_inserted_total: not exposed, or"
+                                + " the target's /metrics unreadable) -> give the target's /metrics (--target-metrics-url) [efficiency 88.0% (min 99.0%),"
+                                + " lag steady, writer CPU 0.40 of 2 cores (20.0%), permits 20 of 200 (10.0%), target inserts n/a of n/a (n/a), target"
+                                + " CPU n/a of n/a cores (n/a), slow inserts n/a, new series n/a of rows, machine CPU 60.0%, insert waits n/a]");
     }
 }

@@ -11,8 +11,11 @@ import org.junit.jupiter.api.Test;
 class CpuPerSamplesTest {
 
     private static List<PromSnapshot> cpu(Double... seconds) {
-        return Arrays.stream(seconds).map(s -> s == null ? null
-                : PromSnapshot.parse("vm_app_version 1\nprocess_cpu_seconds_total " + s + "\n", 0)).toList();
+        return Arrays.stream(seconds)
+                .map(s -> s == null
+                        ? null
+                        : PromSnapshot.parse("vm_app_version 1\nprocess_cpu_seconds_total " + s + "\n", 0))
+                .toList();
     }
 
     @Test
@@ -38,13 +41,14 @@ class CpuPerSamplesTest {
     void windowsThatCannotCountAreLeftOutAndCounted() {
         CpuPerSamples c = new CpuPerSamples();
         c.add(cpu(10.0), cpu(11.0), 1_000_000);
-        c.add(cpu((Double) null), cpu(12.0), 1_000_000);   // unreadable at the start
-        c.add(cpu(50.0), cpu(1.0), 1_000_000);             // restarted: the counter fell
-        c.add(cpu(12.0), cpu(12.5), Double.NaN);           // the writer not read twice
+        c.add(cpu((Double) null), cpu(12.0), 1_000_000); // unreadable at the start
+        c.add(cpu(50.0), cpu(1.0), 1_000_000); // restarted: the counter fell
+        c.add(cpu(12.0), cpu(12.5), Double.NaN); // the writer not read twice
         CostFigures.Figure f = c.figure();
         assertThat(f.value()).isCloseTo(1.0, within(1e-12));
-        assertThat(f.note()).isEqualTo("1 measured window; left out 1 window: page unreadable, 1 window: CPU counter fell, "
-                + "1 window: nothing written");
+        assertThat(f.note())
+                .isEqualTo("1 measured window; left out 1 window: page unreadable, 1 window: CPU counter fell, "
+                        + "1 window: nothing written");
     }
 
     @Test

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /** Reading vm_concurrent_insert_capacity from a target's /metrics (DESIGN §6). */
 class InsertCapacityProbeTest {
 
-    private static final String METRICS = """
+    private static final String METRICS =
+            """
             # HELP vm_concurrent_insert_capacity The size of the insert concurrency limiter
             # TYPE vm_concurrent_insert_capacity gauge
             vm_concurrent_insert_current 0
@@ -50,14 +51,16 @@ class InsertCapacityProbeTest {
     @Test
     void aGaugeWithAnExemplarIsStillTheGauge() throws IOException {
         // issue 41: the exemplar's braces made the metric name 'vm_concurrent_insert_capacity 8 #'
-        assertThat(parse("vm_concurrent_insert_capacity 8 # {trace_id=\"a\"} 2\n")).hasValue(8);
+        assertThat(parse("vm_concurrent_insert_capacity 8 # {trace_id=\"a\"} 2\n"))
+                .hasValue(8);
     }
 
     @Test
     void readsCapacityFromMetrics() throws Exception {
         server.enqueue(new MockResponse().setBody(METRICS));
 
-        OptionalInt cap = InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()).metricsUrl());
+        OptionalInt cap =
+                InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()).metricsUrl());
 
         assertThat(cap).hasValue(8);
         assertThat(server.takeRequest(5, TimeUnit.SECONDS).getPath()).isEqualTo("/metrics");
@@ -67,7 +70,8 @@ class InsertCapacityProbeTest {
     void readsClusterCapacityFromRootMetricsOfTheHost() throws Exception {
         server.enqueue(new MockResponse().setBody(METRICS));
 
-        OptionalInt cap = InsertCapacityProbe.read(http, new WriteTarget(server.url("/insert/0/prometheus").toString()).metricsUrl());
+        OptionalInt cap = InsertCapacityProbe.read(
+                http, new WriteTarget(server.url("/insert/0/prometheus").toString()).metricsUrl());
 
         assertThat(cap).hasValue(8);
         assertThat(server.takeRequest(5, TimeUnit.SECONDS).getPath()).isEqualTo("/metrics");
@@ -77,14 +81,18 @@ class InsertCapacityProbeTest {
     void emptyOnNotFound() {
         server.enqueue(new MockResponse().setResponseCode(404).setBody("404 page not found"));
 
-        assertThat(InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()).metricsUrl())).isEmpty();
+        assertThat(InsertCapacityProbe.read(
+                        http, new WriteTarget(server.url("/").toString()).metricsUrl()))
+                .isEmpty();
     }
 
     @Test
     void emptyWhenGaugeAbsent() {
         server.enqueue(new MockResponse().setBody("vm_concurrent_insert_current 0\nvm_rows_invalid_total 0\n"));
 
-        assertThat(InsertCapacityProbe.read(http, new WriteTarget(server.url("/").toString()).metricsUrl())).isEmpty();
+        assertThat(InsertCapacityProbe.read(
+                        http, new WriteTarget(server.url("/").toString()).metricsUrl()))
+                .isEmpty();
     }
 
     @Test
@@ -94,12 +102,14 @@ class InsertCapacityProbeTest {
         String url = dead.url("/").toString();
         dead.shutdown();
 
-        assertThat(InsertCapacityProbe.read(http, new WriteTarget(url).metricsUrl())).isEmpty();
+        assertThat(InsertCapacityProbe.read(http, new WriteTarget(url).metricsUrl()))
+                .isEmpty();
     }
 
     @Test
     void parsesGaugeWithLabels() throws IOException {
-        assertThat(parse("vm_concurrent_insert_capacity{path=\"/insert\"} 16\n")).hasValue(16);
+        assertThat(parse("vm_concurrent_insert_capacity{path=\"/insert\"} 16\n"))
+                .hasValue(16);
     }
 
     @Test
@@ -109,7 +119,8 @@ class InsertCapacityProbeTest {
 
     @Test
     void ignoresMetricsThatOnlySharePrefix() throws IOException {
-        assertThat(parse("vm_concurrent_insert_capacity_total 99\nvm_concurrent_insert_capacity 4\n")).hasValue(4);
+        assertThat(parse("vm_concurrent_insert_capacity_total 99\nvm_concurrent_insert_capacity 4\n"))
+                .hasValue(4);
     }
 
     @Test

@@ -20,7 +20,15 @@ class LiveAttributionTest {
     /** No target page at all (an unreachable port): every target figure unknown. */
     private LiveAttribution attribution() {
         MetricsScraper scraper = new MetricsScraper(new OkHttpClient(), Duration.ofMillis(500));
-        return new LiveAttribution(scraper, List.of("http://127.0.0.1:1/metrics"), inUse::get, () -> 8, lag::get, consumed::get, () -> 1.0, () -> Double.NaN);
+        return new LiveAttribution(
+                scraper,
+                List.of("http://127.0.0.1:1/metrics"),
+                inUse::get,
+                () -> 8,
+                lag::get,
+                consumed::get,
+                () -> 1.0,
+                () -> Double.NaN);
     }
 
     @Test
@@ -62,8 +70,16 @@ class LiveAttributionTest {
     @Test
     void shareModeHasNoLagAndNamesTheAcquisitionWhileTheWriteSideHasRoom() {
         MetricsScraper scraper = new MetricsScraper(new OkHttpClient(), Duration.ofMillis(500));
-        LiveAttribution a = new LiveAttribution(scraper, List.of("http://127.0.0.1:1/metrics"), inUse::get, () -> 8, lag::get,
-                consumed::get, () -> 1.0, () -> Double.NaN, true);
+        LiveAttribution a = new LiveAttribution(
+                scraper,
+                List.of("http://127.0.0.1:1/metrics"),
+                inUse::get,
+                () -> 8,
+                lag::get,
+                consumed::get,
+                () -> 1.0,
+                () -> Double.NaN,
+                true);
         inUse.set(1);
         a.sample();
         consumed.set(10_000);

@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
@@ -44,7 +45,7 @@ class MetricsScraperTest {
 
         assertThat(scraper.scrape(url)).isNull();
         assertThat(scraper.scrape(url)).isNull();
-        assertThat(scraper.scrapeAll(java.util.List.of(url, url))).containsOnlyNulls();
+        assertThat(scraper.scrapeAll(List.of(url, url))).containsOnlyNulls();
         assertThat(asked.get()).isEqualTo(1);
     }
 

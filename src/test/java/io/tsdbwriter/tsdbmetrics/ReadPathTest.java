@@ -42,7 +42,8 @@ class ReadPathTest {
     void failingQueriesWithTheCpuIdleNameTheReadPath() {
         Verdict v = ReadPath.attribute(keepingUp(0.2), reads(40, 5, 0.4, 2, 16));
         assertThat(v.resource()).isEqualTo(Resource.READ_PATH);
-        assertThat(v.reason()).startsWith("the read load fails: 45 of 1000 queries failed (40 errors, 5 timeouts: 4.5%)");
+        assertThat(v.reason())
+                .startsWith("the read load fails: 45 of 1000 queries failed (40 errors, 5 timeouts: 4.5%)");
         assertThat(v.toString()).contains("limited by read-path", "target selects 2 of 16 (12.5%)");
     }
 
@@ -57,8 +58,10 @@ class ReadPathTest {
     void fullSelectsWithTheCpuBusyNameTheTargetsCpuEvenWhenTheQueriesPass() {
         Verdict v = ReadPath.attribute(keepingUp(1.8), reads(0, 0, 0.4, 15, 16));
         assertThat(v.resource()).isEqualTo(Resource.READ_PATH);
-        assertThat(v.reason()).startsWith("the queries take the target's CPU (vmselect or single-node: 1.80 of 2 cores, 90.0% >= 85.0%)"
-                + " with its selects 15 of 16");
+        assertThat(v.reason())
+                .startsWith(
+                        "the queries take the target's CPU (vmselect or single-node: 1.80 of 2 cores, 90.0% >= 85.0%)"
+                                + " with its selects 15 of 16");
         assertThat(v.advice()).contains("vmselect");
     }
 
@@ -66,7 +69,8 @@ class ReadPathTest {
     void fullSelectsWithTheCpuLowAndQueriesFailingNameTheSelectConcurrency() {
         Verdict v = ReadPath.attribute(keepingUp(0.4), reads(300, 0, 0.4, 1, 1));
         assertThat(v.resource()).isEqualTo(Resource.READ_PATH);
-        assertThat(v.reason()).startsWith("the target's select concurrency: selects 1 of 1 (100.0% >= 90.0%) while its CPU is 20.0%");
+        assertThat(v.reason())
+                .startsWith("the target's select concurrency: selects 1 of 1 (100.0% >= 90.0%) while its CPU is 20.0%");
         assertThat(v.advice()).contains("-search.maxConcurrentRequests");
     }
 
@@ -90,7 +94,8 @@ class ReadPathTest {
         Verdict v = ReadPath.attribute(keepingUp(1.8), reads(0, 0, 0.4, NA, NA));
         assertThat(v.resource()).isEqualTo(Resource.INPUT);
         assertThat(ReadPath.attribute(keepingUp(1.8), reads(20, 0, 0.4, NA, NA)).reason())
-                .startsWith("the queries take the target's CPU").contains("selects n/a of n/a");
+                .startsWith("the queries take the target's CPU")
+                .contains("selects n/a of n/a");
     }
 
     @Test

@@ -12,18 +12,21 @@ class RetentionProbeTest {
 
     @Test
     void readsTheFlagSampleOfVictoriaMetricsMetricsPage() throws Exception {
-        String page = """
+        String page =
+                """
                 vm_next_retention_seconds 1640100
                 flag{name="denyQueriesOutsideRetention", value="false", is_set="false"} 1
                 flag{name="retentionPeriod", value="1", is_set="false"} 1
                 flag{name="retentionTimezoneOffset", value="0s", is_set="false"} 1
                 """;
-        assertThat(RetentionProbe.parse(new BufferedReader(new StringReader(page)))).contains(Duration.ofDays(31));
+        assertThat(RetentionProbe.parse(new BufferedReader(new StringReader(page))))
+                .contains(Duration.ofDays(31));
     }
 
     @Test
     void withoutTheFlagNothingIsKnown() throws Exception {
-        assertThat(RetentionProbe.parse(new BufferedReader(new StringReader("prometheus_tsdb_head_series 3\n")))).isEmpty();
+        assertThat(RetentionProbe.parse(new BufferedReader(new StringReader("prometheus_tsdb_head_series 3\n"))))
+                .isEmpty();
     }
 
     @Test
@@ -33,7 +36,8 @@ class RetentionProbeTest {
         assertThat(RetentionProbe.parseRetention("30d")).contains(Duration.ofDays(30));
         assertThat(RetentionProbe.parseRetention("2w")).contains(Duration.ofDays(14));
         assertThat(RetentionProbe.parseRetention("24h")).contains(Duration.ofHours(24));
-        assertThat(RetentionProbe.parseRetention("0.5")).contains(Duration.ofMillis(Duration.ofDays(31).toMillis() / 2));
+        assertThat(RetentionProbe.parseRetention("0.5"))
+                .contains(Duration.ofMillis(Duration.ofDays(31).toMillis() / 2));
         assertThat(RetentionProbe.parseRetention("forever")).isEmpty();
         assertThat(RetentionProbe.parseRetention("")).isEmpty();
     }

@@ -16,7 +16,8 @@ class ExpectedSamplesTest {
     private static final long T = 1795300857000L;
 
     private static SourcePoint point(String instance, long t, double v) {
-        return new SourcePoint("node_load1", instance == null ? Map.of() : Map.of("instanceNo", instance), "node", t, v);
+        return new SourcePoint(
+                "node_load1", instance == null ? Map.of() : Map.of("instanceNo", instance), "node", t, v);
     }
 
     @Test
@@ -42,10 +43,11 @@ class ExpectedSamplesTest {
         ExpectedSamples e = ExpectedSamples.of(List.of(point("node-0001", T, 1)), 1, 10, 60_000);
 
         assertThat(e.seriesCount()).isEqualTo(10);
-        assertThat(e.seriesKeys()).contains(
-                "node_load1{instanceNo=\"node-0001\",productKey=\"node\"}",
-                "node_load1{instanceNo=\"node-0001-1\",productKey=\"node\"}",
-                "node_load1{instanceNo=\"node-0001-9\",productKey=\"node\"}")
+        assertThat(e.seriesKeys())
+                .contains(
+                        "node_load1{instanceNo=\"node-0001\",productKey=\"node\"}",
+                        "node_load1{instanceNo=\"node-0001-1\",productKey=\"node\"}",
+                        "node_load1{instanceNo=\"node-0001-9\",productKey=\"node\"}")
                 .doesNotContain("node_load1{instanceNo=\"node-0001-10\",productKey=\"node\"}");
     }
 
@@ -53,17 +55,19 @@ class ExpectedSamplesTest {
     void aPointWithoutInstanceUsesUnknown() {
         ExpectedSamples e = ExpectedSamples.of(List.of(point(null, T, 1)), 1, 3, 60_000);
 
-        assertThat(e.seriesKeys()).containsExactlyInAnyOrder(
-                "node_load1{instanceNo=\"unknown\",productKey=\"node\"}",
-                "node_load1{instanceNo=\"unknown-1\",productKey=\"node\"}",
-                "node_load1{instanceNo=\"unknown-2\",productKey=\"node\"}");
+        assertThat(e.seriesKeys())
+                .containsExactlyInAnyOrder(
+                        "node_load1{instanceNo=\"unknown\",productKey=\"node\"}",
+                        "node_load1{instanceNo=\"unknown-1\",productKey=\"node\"}",
+                        "node_load1{instanceNo=\"unknown-2\",productKey=\"node\"}");
     }
 
     @Test
     void productKeyWinsOverADimensionOfThatName() {
         SourcePoint p = new SourcePoint("m", Map.of("productKey", "dim", "instanceNo", "h"), "field", T, 1);
 
-        assertThat(ExpectedSamples.of(List.of(p), 1, 1, 60_000).seriesKeys()).containsExactly("m{instanceNo=\"h\",productKey=\"field\"}");
+        assertThat(ExpectedSamples.of(List.of(p), 1, 1, 60_000).seriesKeys())
+                .containsExactly("m{instanceNo=\"h\",productKey=\"field\"}");
     }
 
     @Test
@@ -82,7 +86,8 @@ class ExpectedSamplesTest {
 
     @Test
     void samplesOnTheSameSeriesAndTimestampCollapseAndAcceptEitherValue() {
-        ExpectedSamples e = ExpectedSamples.of(List.of(point("h", T, 1), point("h", T, 2), point("h", T + 60_000, 3)), 2, 1, 60_000);
+        ExpectedSamples e = ExpectedSamples.of(
+                List.of(point("h", T, 1), point("h", T, 2), point("h", T + 60_000, 3)), 2, 1, 60_000);
 
         assertThat(e.sampleCount()).isEqualTo(4);
         assertThat(e.collapsedSamples()).isEqualTo(2);
@@ -112,7 +117,8 @@ class ExpectedSamplesTest {
     @Test
     void refusesMultipliersOutOfRange() {
         assertThatThrownBy(() -> ExpectedSamples.builder(0, 1, 60_000)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ExpectedSamples.builder(1, 100_001, 60_000)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ExpectedSamples.builder(1, 100_001, 60_000))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> ExpectedSamples.builder(1, 1, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 }

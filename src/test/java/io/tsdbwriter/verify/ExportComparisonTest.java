@@ -17,9 +17,18 @@ class ExportComparisonTest {
     private static final long T = 1795300857000L;
 
     /** Two source series, M=2, N=2 → 4 series of 2 samples each. */
-    private static final ExpectedSamples EXPECTED = ExpectedSamples.of(List.of(
-            new SourcePoint("node_load1", Map.of("instanceNo", "h"), "node", T, 0.5),
-            new SourcePoint("node_cpu_seconds_total", Map.of("instanceNo", "h", "cpu", "0"), "node", T, 41.178000000000004)), 2, 2, 60_000);
+    private static final ExpectedSamples EXPECTED = ExpectedSamples.of(
+            List.of(
+                    new SourcePoint("node_load1", Map.of("instanceNo", "h"), "node", T, 0.5),
+                    new SourcePoint(
+                            "node_cpu_seconds_total",
+                            Map.of("instanceNo", "h", "cpu", "0"),
+                            "node",
+                            T,
+                            41.178000000000004)),
+            2,
+            2,
+            60_000);
 
     private static String line(String metricJson, String values, String timestamps) {
         return "{\"metric\":" + metricJson + ",\"values\":[" + values + "],\"timestamps\":[" + timestamps + "]}";
@@ -29,9 +38,15 @@ class ExportComparisonTest {
     private static List<String> exactExport(String cpuValue) {
         List<String> lines = new ArrayList<>();
         for (String inst : new String[] {"h", "h-1"}) {
-            lines.add(line("{\"__name__\":\"node_load1\",\"instanceNo\":\"" + inst + "\",\"productKey\":\"node\"}", "0.5,0.5", T + "," + (T + 30_000)));
-            lines.add(line("{\"__name__\":\"node_cpu_seconds_total\",\"productKey\":\"node\",\"cpu\":\"0\",\"instanceNo\":\"" + inst + "\"}",
-                    cpuValue + "," + cpuValue, T + "," + (T + 30_000)));
+            lines.add(line(
+                    "{\"__name__\":\"node_load1\",\"instanceNo\":\"" + inst + "\",\"productKey\":\"node\"}",
+                    "0.5,0.5",
+                    T + "," + (T + 30_000)));
+            lines.add(line(
+                    "{\"__name__\":\"node_cpu_seconds_total\",\"productKey\":\"node\",\"cpu\":\"0\",\"instanceNo\":\""
+                            + inst + "\"}",
+                    cpuValue + "," + cpuValue,
+                    T + "," + (T + 30_000)));
         }
         return lines;
     }
@@ -48,15 +63,21 @@ class ExportComparisonTest {
         assertThat(r.expectedSamples()).isEqualTo(8);
         assertThat(r.foundSamples()).isEqualTo(8);
         assertThat(r.readSamples()).isEqualTo(8);
-        assertThat(r.summary()).contains("expected samples:   8 (4 series; 2 source points x M=2 x N=2)").endsWith("result: PASSED\n");
+        assertThat(r.summary())
+                .contains("expected samples:   8 (4 series; 2 source points x M=2 x N=2)")
+                .endsWith("result: PASSED\n");
     }
 
     @Test
     void acceptsASeriesSplitOverSeveralLinesInAnyOrder() throws Exception {
         List<String> lines = new ArrayList<>(exactExport("41.178000000000004"));
         String first = lines.remove(0);
-        lines.add(line("{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"}", "0.5", Long.toString(T + 30_000)));
-        lines.add(line("{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"}", "0.5", Long.toString(T)));
+        lines.add(line(
+                "{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"}",
+                "0.5",
+                Long.toString(T + 30_000)));
+        lines.add(line(
+                "{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"}", "0.5", Long.toString(T)));
         lines.add("");
 
         assertThat(first).contains("\"h\"");
@@ -67,35 +88,55 @@ class ExportComparisonTest {
     void reportsMissingSamplesAndSeries() throws Exception {
         List<String> lines = exactExport("41.178000000000004");
         lines.remove(3); // cpu of h-1
-        lines.set(0, line("{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"}", "0.5", Long.toString(T)));
+        lines.set(
+                0,
+                line(
+                        "{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"}",
+                        "0.5",
+                        Long.toString(T)));
 
         VerificationResult r = compare(lines, 0);
 
         assertThat(r.passed()).isFalse();
         assertThat(r.missingSamples()).isEqualTo(3);
         assertThat(r.missingSeries()).isEqualTo(1);
-        assertThat(r.missingExamples()).hasSize(3).anySatisfy(e -> assertThat(e).startsWith("node_load1{instanceNo=\"h\",productKey=\"node\"} @" + (T + 30_000)));
-        assertThat(r.summary()).contains("missing:            3 (1 series with no sample at all)").endsWith("result: FAILED\n");
+        assertThat(r.missingExamples()).hasSize(3).anySatisfy(e -> assertThat(e)
+                .startsWith("node_load1{instanceNo=\"h\",productKey=\"node\"} @" + (T + 30_000)));
+        assertThat(r.summary())
+                .contains("missing:            3 (1 series with no sample at all)")
+                .endsWith("result: FAILED\n");
     }
 
     @Test
     void reportsUnexpectedSeries() throws Exception {
         List<String> lines = exactExport("41.178000000000004");
-        lines.add(line("{\"__name__\":\"node_load1\",\"instanceNo\":\"h-2\",\"productKey\":\"node\"}", "0.5", Long.toString(T)));
-        lines.add(line("{\"__name__\":\"node_load1\",\"instanceNo\":\"h-2\",\"productKey\":\"node\"}", "0.5", Long.toString(T + 1)));
+        lines.add(line(
+                "{\"__name__\":\"node_load1\",\"instanceNo\":\"h-2\",\"productKey\":\"node\"}",
+                "0.5",
+                Long.toString(T)));
+        lines.add(line(
+                "{\"__name__\":\"node_load1\",\"instanceNo\":\"h-2\",\"productKey\":\"node\"}",
+                "0.5",
+                Long.toString(T + 1)));
 
         VerificationResult r = compare(lines, 0);
 
         assertThat(r.passed()).isFalse();
         assertThat(r.unexpectedSeries()).isEqualTo(1);
         assertThat(r.unexpectedSamples()).isEqualTo(2);
-        assertThat(r.unexpectedSeriesExamples()).singleElement().asString().startsWith("node_load1{instanceNo=\"h-2\",productKey=\"node\"}");
+        assertThat(r.unexpectedSeriesExamples())
+                .singleElement()
+                .asString()
+                .startsWith("node_load1{instanceNo=\"h-2\",productKey=\"node\"}");
     }
 
     @Test
     void reportsExtraSamplesAtUnexpectedTimestamps() throws Exception {
         List<String> lines = exactExport("41.178000000000004");
-        lines.add(line("{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"}", "0.5", Long.toString(T + 15_000)));
+        lines.add(line(
+                "{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"}",
+                "0.5",
+                Long.toString(T + 15_000)));
 
         VerificationResult r = compare(lines, 0);
 
@@ -115,8 +156,10 @@ class ExportComparisonTest {
         assertThat(r.passed()).isFalse();
         assertThat(r.duplicateSamples()).isEqualTo(2);
         assertThat(r.foundSamples()).isEqualTo(8);
-        assertThat(r.summary()).as("FAILED with 0 missing says where repeats come from and what leaves one")
-                .contains("duplicate samples:  2 (", "-dedup.minScrapeInterval").endsWith("result: FAILED\n");
+        assertThat(r.summary())
+                .as("FAILED with 0 missing says where repeats come from and what leaves one")
+                .contains("duplicate samples:  2 (", "-dedup.minScrapeInterval")
+                .endsWith("result: FAILED\n");
     }
 
     @Test
@@ -143,33 +186,52 @@ class ExportComparisonTest {
     void treatsNegativeZeroAsZero() throws Exception {
         ExpectedSamples e = ExpectedSamples.of(List.of(new SourcePoint("m", Map.of(), null, T, -0.0)), 1, 1, 60_000);
 
-        VerificationResult r = ReadBackVerifier.compare(e,
-                List.of(line("{\"__name__\":\"m\"}", "0", Long.toString(T))).iterator(), 0);
+        VerificationResult r = ReadBackVerifier.compare(
+                e, List.of(line("{\"__name__\":\"m\"}", "0", Long.toString(T))).iterator(), 0);
 
         assertThat(r.passed()).isTrue();
     }
 
     @Test
     void acceptsEitherValueWhereSourceSamplesCollided() throws Exception {
-        ExpectedSamples e = ExpectedSamples.of(List.of(
-                new SourcePoint("m", Map.of("instanceNo", "h"), null, T, 1),
-                new SourcePoint("m", Map.of("instanceNo", "h"), null, T, 2)), 1, 1, 60_000);
+        ExpectedSamples e = ExpectedSamples.of(
+                List.of(
+                        new SourcePoint("m", Map.of("instanceNo", "h"), null, T, 1),
+                        new SourcePoint("m", Map.of("instanceNo", "h"), null, T, 2)),
+                1,
+                1,
+                60_000);
 
         for (String v : new String[] {"1", "2"}) {
-            assertThat(ReadBackVerifier.compare(e, List.of(line("{\"__name__\":\"m\",\"instanceNo\":\"h\"}", v, Long.toString(T))).iterator(), 0)
-                    .passed()).as(v).isTrue();
+            assertThat(ReadBackVerifier.compare(
+                                    e,
+                                    List.of(line("{\"__name__\":\"m\",\"instanceNo\":\"h\"}", v, Long.toString(T)))
+                                            .iterator(),
+                                    0)
+                            .passed())
+                    .as(v)
+                    .isTrue();
         }
-        assertThat(ReadBackVerifier.compare(e, List.of(line("{\"__name__\":\"m\",\"instanceNo\":\"h\"}", "3", Long.toString(T))).iterator(), 0)
-                .valueMismatches()).isEqualTo(1);
+        assertThat(ReadBackVerifier.compare(
+                                e,
+                                List.of(line("{\"__name__\":\"m\",\"instanceNo\":\"h\"}", "3", Long.toString(T)))
+                                        .iterator(),
+                                0)
+                        .valueMismatches())
+                .isEqualTo(1);
     }
 
     @Test
     void readsLargeIntegersAndSpecialValuesAsVictoriaMetricsWritesThem() throws Exception {
-        ExpectedSamples e = ExpectedSamples.of(List.of(new SourcePoint("m", Map.of("instanceNo", "h"), null, T, 1.8446744073709552e19)), 1, 1, 60_000);
+        ExpectedSamples e = ExpectedSamples.of(
+                List.of(new SourcePoint("m", Map.of("instanceNo", "h"), null, T, 1.8446744073709552e19)), 1, 1, 60_000);
         ExportComparison c = new ExportComparison(e, 1e-12);
 
-        c.acceptAll(new ByteArrayInputStream((line("{\"__name__\":\"m\",\"instanceNo\":\"h\"}", "18446744073709548000", Long.toString(T)) + "\n"
-                + line("{\"__name__\":\"m\",\"instanceNo\":\"h\"}", "NaN,\"Inf\"", T + 1 + "," + (T + 2)) + "\n").getBytes(StandardCharsets.UTF_8)));
+        c.acceptAll(new ByteArrayInputStream((line(
+                                "{\"__name__\":\"m\",\"instanceNo\":\"h\"}", "18446744073709548000", Long.toString(T))
+                        + "\n" + line("{\"__name__\":\"m\",\"instanceNo\":\"h\"}", "NaN,\"Inf\"", T + 1 + "," + (T + 2))
+                        + "\n")
+                .getBytes(StandardCharsets.UTF_8)));
 
         VerificationResult r = c.result();
         assertThat(r.foundSamples()).isEqualTo(1);
@@ -203,15 +265,19 @@ class ExportComparisonTest {
         VerificationResult r = ReadBackVerifier.compare(e, List.<String>of().iterator(), 0);
 
         assertThat(r.missingSamples()).isEqualTo(11);
-        assertThat(r.missingExamples()).hasSize(5).anySatisfy(x -> assertThat(x).startsWith("b{"))
-                .filteredOn(x -> x.startsWith("a{")).hasSize(4);
+        assertThat(r.missingExamples())
+                .hasSize(5)
+                .anySatisfy(x -> assertThat(x).startsWith("b{"))
+                .filteredOn(x -> x.startsWith("a{"))
+                .hasSize(4);
     }
 
     @Test
     void rejectsMalformedExportLines() {
         assertThatThrownBy(() -> compare(List.of("[1,2]"), 0)).isInstanceOf(IOException.class);
         assertThatThrownBy(() -> compare(List.of(line("{\"__name__\":\"m\"}", "1,2", Long.toString(T))), 0))
-                .isInstanceOf(IOException.class).hasMessageContaining("1 timestamps");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("1 timestamps");
         assertThatThrownBy(() -> compare(List.of("{\"metric\":{}"), 0)).isInstanceOf(IOException.class);
     }
 }

@@ -19,17 +19,22 @@ class InputSeriesSelectorsTest {
 
     @Test
     void oneSelectorPerMetricNamesItAndItsProductKey() {
-        ExpectedSamples e = ExpectedSamples.of(List.of(point("node_load1", "node"), point("node_load5", "node")), 1, 3, 60_000);
+        ExpectedSamples e =
+                ExpectedSamples.of(List.of(point("node_load1", "node"), point("node_load5", "node")), 1, 3, 60_000);
 
-        assertThat(InputSeriesSelectors.batches(e, InputSeriesSelectors.DEFAULT_MAX_BATCH_CHARS)).containsExactly(List.of(
-                "{__name__=\"node_load1\",productKey=\"node\"}", "{__name__=\"node_load5\",productKey=\"node\"}"));
+        assertThat(InputSeriesSelectors.batches(e, InputSeriesSelectors.DEFAULT_MAX_BATCH_CHARS))
+                .containsExactly(List.of(
+                        "{__name__=\"node_load1\",productKey=\"node\"}",
+                        "{__name__=\"node_load5\",productKey=\"node\"}"));
     }
 
     @Test
     void severalProductKeysOfAMetricBecomeAQuotedAlternation() {
-        ExpectedSamples e = ExpectedSamples.of(List.of(point("m", "b.x"), point("m", "a|z"), point("m", null)), 1, 1, 60_000);
+        ExpectedSamples e =
+                ExpectedSamples.of(List.of(point("m", "b.x"), point("m", "a|z"), point("m", null)), 1, 1, 60_000);
 
-        assertThat(InputSeriesSelectors.batches(e, 1024)).containsExactly(List.of("{__name__=\"m\",productKey=~\"|a\\\\|z|b\\\\.x\"}"));
+        assertThat(InputSeriesSelectors.batches(e, 1024))
+                .containsExactly(List.of("{__name__=\"m\",productKey=~\"|a\\\\|z|b\\\\.x\"}"));
     }
 
     @Test
@@ -64,7 +69,8 @@ class InputSeriesSelectorsTest {
 
     @Test
     void nothingExpectedReadsNothing() {
-        assertThat(InputSeriesSelectors.batches(ExpectedSamples.of(List.of(), 1, 1, 60_000), 1024)).isEmpty();
+        assertThat(InputSeriesSelectors.batches(ExpectedSamples.of(List.of(), 1, 1, 60_000), 1024))
+                .isEmpty();
     }
 
     @Test

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tsdbwriter.produce.SourcePoint;
 import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import okhttp3.mockwebserver.Dispatcher;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
@@ -23,8 +26,9 @@ class ReadBackVerifierTest {
     private static final long T = 1795300857000L;
     private static final ExpectedSamples EXPECTED = ExpectedSamples.of(
             List.of(new SourcePoint("node_load1", Map.of("instanceNo", "h"), "node", T, 0.5)), 1, 1, 60_000);
-    private static final String EXPORT = "{\"metric\":{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"},"
-            + "\"values\":[0.5],\"timestamps\":[" + T + "]}\n";
+    private static final String EXPORT =
+            "{\"metric\":{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"},"
+                    + "\"values\":[0.5],\"timestamps\":[" + T + "]}\n";
 
     private MockWebServer vm;
 
@@ -54,7 +58,9 @@ class ReadBackVerifierTest {
         assertThat(export.getRequestUrl().queryParameter("match[]")).isEqualTo("{__name__!=\"\"}");
         assertThat(export.getRequestUrl().queryParameter("start")).isEqualTo("0");
         long end = Long.parseLong(export.getRequestUrl().queryParameter("end"));
-        assertThat(end * 1000).isGreaterThan(Math.max(System.currentTimeMillis(), EXPECTED.maxTimestampMs()) + Duration.ofDays(1).toMillis());
+        assertThat(end * 1000)
+                .isGreaterThan(Math.max(System.currentTimeMillis(), EXPECTED.maxTimestampMs())
+                        + Duration.ofDays(1).toMillis());
     }
 
     @Test
@@ -62,8 +68,12 @@ class ReadBackVerifierTest {
         vm.enqueue(new MockResponse().setResponseCode(200));
         vm.enqueue(new MockResponse().setBody(EXPORT));
 
-        VerificationResult r = new ReadBackVerifier(vm.url("/").toString(), null, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
-                ReadBackVerifier.defaultClient()).verify(EXPECTED);
+        VerificationResult r = new ReadBackVerifier(
+                        vm.url("/").toString(),
+                        null,
+                        ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
+                        ReadBackVerifier.defaultClient())
+                .verify(EXPECTED);
 
         assertThat(r.passed()).isTrue();
         assertThat(vm.takeRequest().getPath()).isEqualTo("/internal/force_flush");
@@ -71,7 +81,7 @@ class ReadBackVerifierTest {
         assertThat(export.getMethod()).isEqualTo("POST");
         assertThat(export.getRequestUrl().encodedPath()).isEqualTo("/api/v1/export");
         assertThat(export.getRequestUrl().query()).isNull();
-        String form = java.net.URLDecoder.decode(export.getBody().readUtf8(), java.nio.charset.StandardCharsets.UTF_8);
+        String form = URLDecoder.decode(export.getBody().readUtf8(), StandardCharsets.UTF_8);
         assertThat(form).startsWith("match[]={__name__=\"node_load1\",productKey=\"node\"}&start=0&end=");
     }
 
@@ -79,8 +89,12 @@ class ReadBackVerifierTest {
     void withoutAMatchAndNothingExpectedItExportsNothing() throws Exception {
         vm.enqueue(new MockResponse().setResponseCode(200));
 
-        VerificationResult r = new ReadBackVerifier(vm.url("/").toString(), null, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
-                ReadBackVerifier.defaultClient()).verify(ExpectedSamples.of(List.of(), 1, 1, 60_000));
+        VerificationResult r = new ReadBackVerifier(
+                        vm.url("/").toString(),
+                        null,
+                        ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
+                        ReadBackVerifier.defaultClient())
+                .verify(ExpectedSamples.of(List.of(), 1, 1, 60_000));
 
         assertThat(r.readSamples()).isZero();
         assertThat(vm.getRequestCount()).isEqualTo(1);
@@ -103,7 +117,9 @@ class ReadBackVerifierTest {
         vm.enqueue(new MockResponse().setResponseCode(422).setBody("too many series"));
 
         assertThatThrownBy(() -> new ReadBackVerifier(vm.url("/").toString()).verify(EXPECTED))
-                .isInstanceOf(IOException.class).hasMessageContaining("422").hasMessageContaining("too many series");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("422")
+                .hasMessageContaining("too many series");
     }
 
     @Test
@@ -123,7 +139,8 @@ class ReadBackVerifierTest {
     @Test
     void refusesABadUrlOrTolerance() {
         assertThatThrownBy(() -> new ReadBackVerifier("localhost:8428")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new ReadBackVerifier("http://localhost:8428", ReadBackVerifier.ALL_SERIES, -1, ReadBackVerifier.defaultClient()))
+        assertThatThrownBy(() -> new ReadBackVerifier(
+                        "http://localhost:8428", ReadBackVerifier.ALL_SERIES, -1, ReadBackVerifier.defaultClient()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -131,25 +148,34 @@ class ReadBackVerifierTest {
 
     /** A clock that only the sleeper moves. */
     private final long[] nanos = {0};
+
     private final List<Duration> sleeps = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
 
     private ReadBackVerifier verifier(String vmUrl, List<String> flushUrls) {
-        return new ReadBackVerifier(vmUrl, flushUrls, ReadBackVerifier.ALL_SERIES, ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
-                ReadBackVerifier.defaultClient(), () -> nanos[0], d -> {
+        return new ReadBackVerifier(
+                vmUrl,
+                flushUrls,
+                ReadBackVerifier.ALL_SERIES,
+                ReadBackVerifier.DEFAULT_RELATIVE_TOLERANCE,
+                ReadBackVerifier.defaultClient(),
+                () -> nanos[0],
+                d -> {
                     sleeps.add(d);
                     nanos[0] += d.toNanos();
                 });
     }
 
     /** Answers force_flush with {@code flushStatus} and the k-th export (from 1) with {@code export.apply(k)}. */
-    private static Dispatcher vmAnswering(int flushStatus, java.util.function.IntFunction<String> export) {
+    private static Dispatcher vmAnswering(int flushStatus, IntFunction<String> export) {
         AtomicInteger exports = new AtomicInteger();
         return new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) {
                 if (request.getRequestUrl().encodedPath().endsWith("/internal/force_flush")) {
-                    return new MockResponse().setResponseCode(flushStatus).setBody(flushStatus == 400 ? "unsupported path requested" : "");
+                    return new MockResponse()
+                            .setResponseCode(flushStatus)
+                            .setBody(flushStatus == 400 ? "unsupported path requested" : "");
                 }
                 return new MockResponse().setBody(export.apply(exports.incrementAndGet()));
             }
@@ -181,7 +207,9 @@ class ReadBackVerifierTest {
         assertThat(sleeps).hasSize(10).containsOnly(Duration.ofSeconds(2));
         assertThat(exports(vm)).isEqualTo(11);
         assertThat(notes).hasSize(2);
-        assertThat(notes.get(0)).contains("/select/0/prometheus does not serve /internal/force_flush").contains("--flush-url");
+        assertThat(notes.get(0))
+                .contains("/select/0/prometheus does not serve /internal/force_flush")
+                .contains("--flush-url");
         assertThat(notes.get(1)).isEqualTo("the counts read back stayed the same for 20s: taken as final");
     }
 
@@ -220,21 +248,28 @@ class ReadBackVerifierTest {
 
     @Test
     void withFlushUrlsItFlushesEachBeforeEveryReadBackAndSettlesInFiveSeconds() throws Exception {
-        try (MockWebServer storage0 = new MockWebServer(); MockWebServer storage1 = new MockWebServer()) {
+        try (MockWebServer storage0 = new MockWebServer();
+                MockWebServer storage1 = new MockWebServer()) {
             storage0.setDispatcher(vmAnswering(200, k -> ""));
             storage1.setDispatcher(vmAnswering(204, k -> ""));
             vm.setDispatcher(vmAnswering(400, k -> ""));
 
-            VerificationResult r = verifier(vm.url("/select/0/prometheus").toString(),
-                    List.of(storage0.url("/").toString(), storage1.url("").toString()))
-                    .verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add);
+            VerificationResult r = verifier(
+                            vm.url("/select/0/prometheus").toString(),
+                            List.of(
+                                    storage0.url("/").toString(),
+                                    storage1.url("").toString()))
+                    .verifySearchable(
+                            EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add);
 
             assertThat(r.passed()).isFalse();
             assertThat(sleeps).hasSize(3);
             assertThat(storage0.getRequestCount()).isEqualTo(4);
             assertThat(storage1.getRequestCount()).isEqualTo(4);
             assertThat(storage0.takeRequest().getPath()).isEqualTo("/internal/force_flush");
-            assertThat(paths(vm)).hasSize(4).allMatch(p -> p.equals("/select/0/prometheus/api/v1/export")); // no force_flush
+            assertThat(paths(vm))
+                    .hasSize(4)
+                    .allMatch(p -> p.equals("/select/0/prometheus/api/v1/export")); // no force_flush
             assertThat(notes).isEmpty();
         }
     }
@@ -259,8 +294,10 @@ class ReadBackVerifierTest {
         storage.shutdown();
 
         assertThatThrownBy(() -> verifier(vm.url("/select/0/prometheus").toString(), List.of(dead))
-                .verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add))
-                .isInstanceOf(ReadBackVerifier.Unreachable.class).hasMessageStartingWith("GET " + dead + "internal/force_flush: ");
+                        .verifySearchable(
+                                EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add))
+                .isInstanceOf(ReadBackVerifier.Unreachable.class)
+                .hasMessageStartingWith("GET " + dead + "internal/force_flush: ");
         assertThat(sleeps).isEmpty();
         assertThat(vm.getRequestCount()).isZero();
     }

@@ -1,14 +1,15 @@
 package io.tsdbwriter.write;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
 
 class BatchCapacityTest {
 
     @Test
     void firstBatchOpensWithTheInitialCapacity() {
-        BatchCapacity capacity = new BatchCapacity(new BodyPool(4, 1 << 20)); // its own pool: no array another test gave back
+        BatchCapacity capacity =
+                new BatchCapacity(new BodyPool(4, 1 << 20)); // its own pool: no array another test gave back
         WriteBatch<String, Void> batch = capacity.open();
         assertThat(batch.body().array().length).isEqualTo(BatchCapacity.INITIAL_BYTES);
         assertThat(capacity.points()).isEqualTo(BatchCapacity.INITIAL_POINTS);
@@ -16,7 +17,8 @@ class BatchCapacityTest {
 
     @Test
     void nextBatchOpensWithTheLargestSoFarPlusAnEighth() {
-        BatchCapacity capacity = new BatchCapacity(new BodyPool(4, 1 << 20)); // its own pool: no array another test gave back
+        BatchCapacity capacity =
+                new BatchCapacity(new BodyPool(4, 1 << 20)); // its own pool: no array another test gave back
         capacity.learn(filled(800_000, 8_000));
         capacity.learn(filled(100_000, 1_000)); // smaller: does not shrink
         assertThat(capacity.bytes()).isEqualTo(900_000);

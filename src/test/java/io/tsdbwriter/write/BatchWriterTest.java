@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.zip.GZIPInputStream;
@@ -30,8 +30,9 @@ import org.junit.jupiter.api.Test;
 /** The write path of DESIGN §6 against a MockWebServer on loopback. No sleeping: delays are recorded, not slept. */
 class BatchWriterTest {
 
-    private static final String LINES = "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\"},\"values\":[1,1],\"timestamps\":[1795300800000,1795300830000]}\n"
-            + "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h-1\"},\"values\":[1,1],\"timestamps\":[1795300800000,1795300830000]}\n";
+    private static final String LINES =
+            "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\"},\"values\":[1,1],\"timestamps\":[1795300800000,1795300830000]}\n"
+                    + "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h-1\"},\"values\":[1,1],\"timestamps\":[1795300800000,1795300830000]}\n";
     private static final long WAIT_S = 30; // upper bound for an await that must succeed, never a timing assertion
 
     private MockWebServer server;
@@ -66,7 +67,8 @@ class BatchWriterTest {
 
     private BatchWriter writer(boolean gzip, WritePermits permits, RetryPolicy retry, OnWriteFailure onFailure) {
         client = new WriteClient(Duration.ofSeconds(30), 4, gzip);
-        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, permits, retry, onFailure, meters, false);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(server.url("/").toString())), client, permits, retry, onFailure, meters, false);
         return writer;
     }
 
@@ -128,7 +130,9 @@ class BatchWriterTest {
     }
 
     private double writeRequests(String outcome, String status) {
-        var c = registry.find("tsdbwriter.write.requests").tags("outcome", outcome, "status", status).counter();
+        var c = registry.find("tsdbwriter.write.requests")
+                .tags("outcome", outcome, "status", status)
+                .counter();
         return c == null ? 0 : c.count();
     }
 
@@ -182,7 +186,9 @@ class BatchWriterTest {
         w.abortFaulted();
 
         assertThat(l.await()).isEqualTo("abandoned");
-        assertThat(pool.arrays()).as("not decided: the batch may be read again, its array is not handed to another").isZero();
+        assertThat(pool.arrays())
+                .as("not decided: the batch may be read again, its array is not handed to another")
+                .isZero();
         assertThat(l.batch.body().length()).isEqualTo(LINES.length());
     }
 
@@ -229,20 +235,33 @@ class BatchWriterTest {
     void postsToClusterImportPathUnderBaseUrl() throws Exception {
         server.enqueue(new MockResponse().setResponseCode(204));
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
-        writer = new BatchWriter(List.of(new WriteTarget(server.url("/insert/0/prometheus/").toString())), client,
-                new WritePermits(1, 1 << 20), recordingRetry(0), OnWriteFailure.PAUSE, meters, false);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(server.url("/insert/0/prometheus/").toString())),
+                client,
+                new WritePermits(1, 1 << 20),
+                recordingRetry(0),
+                OnWriteFailure.PAUSE,
+                meters,
+                false);
         Listener l = new Listener();
 
         writer.submit(batch(LINES, 4), l);
 
         assertThat(l.await()).isEqualTo("written");
-        assertThat(server.takeRequest(WAIT_S, TimeUnit.SECONDS).getPath()).isEqualTo("/insert/0/prometheus/api/v1/import");
+        assertThat(server.takeRequest(WAIT_S, TimeUnit.SECONDS).getPath())
+                .isEqualTo("/insert/0/prometheus/api/v1/import");
     }
 
     @Test
     void retriesUnavailableHonouringRetryAfter() throws Exception {
-        server.enqueue(new MockResponse().setResponseCode(503).setHeader("Retry-After", "2").setBody("busy"));
-        server.enqueue(new MockResponse().setResponseCode(503).setHeader("Retry-After", "2").setBody("busy"));
+        server.enqueue(new MockResponse()
+                .setResponseCode(503)
+                .setHeader("Retry-After", "2")
+                .setBody("busy"));
+        server.enqueue(new MockResponse()
+                .setResponseCode(503)
+                .setHeader("Retry-After", "2")
+                .setBody("busy"));
         server.enqueue(new MockResponse().setResponseCode(204));
         BatchWriter w = writer(recordingRetry(5), OnWriteFailure.PAUSE);
         Listener l = new Listener();
@@ -275,7 +294,9 @@ class BatchWriterTest {
 
         w.submit(batch(LINES, 4), l);
 
-        assertThat(l.await()).as("its records are read again: no retry may land ahead of the re-reads").isEqualTo("abandoned");
+        assertThat(l.await())
+                .as("its records are read again: no retry may land ahead of the re-reads")
+                .isEqualTo("abandoned");
         assertThat(server.getRequestCount()).isEqualTo(1);
         assertThat(w.batchesHeld()).as("stale is not held at a stop").isZero();
         assertThat(meters.samplesWritten.count()).isZero();
@@ -305,7 +326,9 @@ class BatchWriterTest {
         w.submit(points(3), l);
 
         assertThat(l.await()).isEqualTo("abandoned");
-        assertThat(server.getRequestCount()).as("the refused batch and its empty probe; no half").isEqualTo(2);
+        assertThat(server.getRequestCount())
+                .as("the refused batch and its empty probe; no half")
+                .isEqualTo(2);
     }
 
     @Test
@@ -318,8 +341,10 @@ class BatchWriterTest {
         w.submit(batch(LINES, 4), l);
         l.await();
 
-        assertThat(server.takeRequest(WAIT_S, TimeUnit.SECONDS).getBody().readUtf8()).isEqualTo(LINES);
-        assertThat(server.takeRequest(WAIT_S, TimeUnit.SECONDS).getBody().readUtf8()).isEqualTo(LINES);
+        assertThat(server.takeRequest(WAIT_S, TimeUnit.SECONDS).getBody().readUtf8())
+                .isEqualTo(LINES);
+        assertThat(server.takeRequest(WAIT_S, TimeUnit.SECONDS).getBody().readUtf8())
+                .isEqualTo(LINES);
     }
 
     @Test
@@ -358,7 +383,8 @@ class BatchWriterTest {
         return new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest r) {
-                return r.getBody().snapshot().utf8().contains(marker) ? new MockResponse().setResponseCode(400).setBody("cannot parse " + marker)
+                return r.getBody().snapshot().utf8().contains(marker)
+                        ? new MockResponse().setResponseCode(400).setBody("cannot parse " + marker)
                         : new MockResponse().setResponseCode(204);
             }
         };
@@ -367,7 +393,9 @@ class BatchWriterTest {
     private static WriteBatch<String, Void> points(int n) {
         WriteBatch<String, Void> b = new WriteBatch<>(64);
         for (int i = 0; i < n; i++) {
-            b.body().put(("{\"metric\":{\"__name__\":\"m" + i + "\"},\"values\":[1],\"timestamps\":[1]}\n").getBytes(StandardCharsets.UTF_8));
+            b.body()
+                    .put(("{\"metric\":{\"__name__\":\"m" + i + "\"},\"values\":[1],\"timestamps\":[1]}\n")
+                            .getBytes(StandardCharsets.UTF_8));
             b.addPoint(1, "point-" + i);
         }
         return b;
@@ -408,8 +436,8 @@ class BatchWriterTest {
     }
 
     /** The server answers {@code misconfigured} to every request until the returned flag is set, then 204. */
-    private java.util.concurrent.atomic.AtomicBoolean answerUntilFixed(MockResponse misconfigured) {
-        java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
+    private AtomicBoolean answerUntilFixed(MockResponse misconfigured) {
+        AtomicBoolean fixed = new AtomicBoolean();
         server.setDispatcher(new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest r) {
@@ -420,12 +448,14 @@ class BatchWriterTest {
     }
 
     private double faults(String statusClass) {
-        return registry.find("tsdbwriter.write.faults").tags("class", statusClass).counters().stream().mapToDouble(c -> c.count()).sum();
+        return registry.find("tsdbwriter.write.faults").tags("class", statusClass).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     @Test
     void aWrongPathPrefixRefusingEvenAnEmptyRequestIsHeldNotSplitUntilTheEndpointAcceptsIt() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean fixed = answerUntilFixed(
+        AtomicBoolean fixed = answerUntilFixed(
                 new MockResponse().setResponseCode(400).setBody("unsupported path requested: /prefix/api/v1/import"));
         BatchWriter w = writer(briefRetry(3), OnWriteFailure.DEAD_LETTER);
         Listener l = new Listener();
@@ -435,8 +465,11 @@ class BatchWriterTest {
         while (server.getRequestCount() < 6) {
             Thread.sleep(5);
         }
-        assertThat(l.how).as("held: neither split and refused nor dead-lettered").isNotDone();
-        assertThat(w.faults().describe()).contains("400: wrong path prefix? unknown token? (it refuses an empty request too")
+        assertThat(l.how)
+                .as("held: neither split and refused nor dead-lettered")
+                .isNotDone();
+        assertThat(w.faults().describe())
+                .contains("400: wrong path prefix? unknown token? (it refuses an empty request too")
                 .contains("unsupported path requested");
         assertThat(faults("4xx")).isPositive();
         fixed.set(true);
@@ -446,7 +479,9 @@ class BatchWriterTest {
         assertThat(w.faults().any()).isFalse();
         for (int i = 0, n = server.getRequestCount(); i < n; i++) {
             long size = server.takeRequest().getBodySize();
-            assertThat(size).as("every request is the whole batch or the empty probe: nothing was split").isIn(0L, (long) points(3).body().length());
+            assertThat(size)
+                    .as("every request is the whole batch or the empty probe: nothing was split")
+                    .isIn(0L, (long) points(3).body().length());
         }
     }
 
@@ -459,17 +494,30 @@ class BatchWriterTest {
             }
         });
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
-        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(4, 1 << 20),
-                recordingRetry(5), OnWriteFailure.PAUSE, meters, false, ConfigurationFaultPolicy.REFUSE);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(server.url("/").toString())),
+                client,
+                new WritePermits(4, 1 << 20),
+                recordingRetry(5),
+                OnWriteFailure.PAUSE,
+                meters,
+                false,
+                ConfigurationFaultPolicy.REFUSE);
         Listener l = new Listener();
 
         writer.submit(points(3), l);
 
         assertThat(l.await()).isEqualTo("rejected");
-        assertThat(l.rejections).hasSize(3).allSatisfy(r -> assertThat(r.outcome().status()).isEqualTo(401));
-        assertThat(server.getRequestCount()).as("the specification: a 4xx but 429 MUST NOT be retried").isEqualTo(1);
+        assertThat(l.rejections)
+                .hasSize(3)
+                .allSatisfy(r -> assertThat(r.outcome().status()).isEqualTo(401));
+        assertThat(server.getRequestCount())
+                .as("the specification: a 4xx but 429 MUST NOT be retried")
+                .isEqualTo(1);
         assertThat(delays).isEmpty();
-        assertThat(writer.faults().any()).as("nothing held, so no standing fault").isFalse();
+        assertThat(writer.faults().any())
+                .as("nothing held, so no standing fault")
+                .isFalse();
     }
 
     @Test
@@ -481,20 +529,29 @@ class BatchWriterTest {
             }
         });
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
-        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(4, 1 << 20),
-                recordingRetry(5), OnWriteFailure.DEAD_LETTER, meters, false, ConfigurationFaultPolicy.REFUSE);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(server.url("/").toString())),
+                client,
+                new WritePermits(4, 1 << 20),
+                recordingRetry(5),
+                OnWriteFailure.DEAD_LETTER,
+                meters,
+                false,
+                ConfigurationFaultPolicy.REFUSE);
         Listener l = new Listener();
 
         writer.submit(points(3), l);
 
         assertThat(l.await()).isEqualTo("rejected");
         assertThat(l.rejections).hasSize(3);
-        assertThat(server.getRequestCount()).as("the batch and its empty probe, nothing split").isEqualTo(2);
+        assertThat(server.getRequestCount())
+                .as("the batch and its empty probe, nothing split")
+                .isEqualTo(2);
     }
 
     @Test
     void aRedirectIsNeverFollowedTheBatchIsHeldAndTheLineNamesTheLocation() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean fixed = answerUntilFixed(
+        AtomicBoolean fixed = answerUntilFixed(
                 new MockResponse().setResponseCode(301).setHeader("Location", "https://vm.example:8428/api/v1/import"));
         BatchWriter w = writer(briefRetry(3), OnWriteFailure.PAUSE);
         Listener l = new Listener();
@@ -546,7 +603,9 @@ class BatchWriterTest {
         assertThat(l.outcome.status()).isEqualTo(400);
         assertThat(l.outcome.kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
         assertThat(l.outcome.detail()).isEqualTo("cannot unmarshal line");
-        assertThat(server.getRequestCount()).as("the batch, then the empty probe that the endpoint accepts").isEqualTo(2);
+        assertThat(server.getRequestCount())
+                .as("the batch, then the empty probe that the endpoint accepts")
+                .isEqualTo(2);
         assertThat(delays).isEmpty();
         assertThat(meters.samplesWritten.count()).isZero();
         assertThat(writeRequests("failed", "400")).isEqualTo(1.0);
@@ -603,9 +662,15 @@ class BatchWriterTest {
 
         w.stopping();
 
-        assertThat(l.await()).as("held: never acknowledged, so never committed past").isEqualTo("abandoned");
-        assertThat(server.getRequestCount()).as("the first attempt, then one more after the stop").isEqualTo(2);
-        assertThat(delays).as("that one spaced by the initial backoff's jitter, not sent at once").singleElement()
+        assertThat(l.await())
+                .as("held: never acknowledged, so never committed past")
+                .isEqualTo("abandoned");
+        assertThat(server.getRequestCount())
+                .as("the first attempt, then one more after the stop")
+                .isEqualTo(2);
+        assertThat(delays)
+                .as("that one spaced by the initial backoff's jitter, not sent at once")
+                .singleElement()
                 .satisfies(d -> assertThat(d).isBetween(100L, 300L));
         assertThat(w.batchesHeld()).isEqualTo(1);
         assertThat(w.samplesHeld()).isEqualTo(4);
@@ -640,14 +705,15 @@ class BatchWriterTest {
         server.enqueue(new MockResponse().setResponseCode(204));
         CountDownLatch waiting = new CountDownLatch(1);
         AtomicInteger waits = new AtomicInteger();
-        RetryPolicy firstWaitUntilStopped = new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), millis -> {
-            if (waits.getAndIncrement() == 0) {
-                waiting.countDown();
-                new CountDownLatch(1).await(); // the first wait lasts until the stop
-            } else {
-                delays.add(millis);
-            }
-        });
+        RetryPolicy firstWaitUntilStopped =
+                new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), millis -> {
+                    if (waits.getAndIncrement() == 0) {
+                        waiting.countDown();
+                        new CountDownLatch(1).await(); // the first wait lasts until the stop
+                    } else {
+                        delays.add(millis);
+                    }
+                });
         BatchWriter w = writer(firstWaitUntilStopped, OnWriteFailure.PAUSE);
         Listener l = new Listener();
         w.submit(batch(LINES, 4), l);
@@ -655,8 +721,12 @@ class BatchWriterTest {
 
         w.stopping();
 
-        assertThat(l.await()).as("the TSDB is up and busy: worth the wait, even at the stop").isEqualTo("written");
-        assertThat(delays).as("the spacing after the stop, then the Retry-After waits, not cut short").hasSize(3);
+        assertThat(l.await())
+                .as("the TSDB is up and busy: worth the wait, even at the stop")
+                .isEqualTo("written");
+        assertThat(delays)
+                .as("the spacing after the stop, then the Retry-After waits, not cut short")
+                .hasSize(3);
         assertThat(delays.get(0)).isBetween(100L, 300L);
         assertThat(delays.subList(1, 3)).containsExactly(1000L, 2000L);
         assertThat(w.batchesHeld()).isZero();
@@ -670,8 +740,14 @@ class BatchWriterTest {
         dead.shutdown();
         CountDownLatch waiting = new CountDownLatch(1);
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
-        writer = new BatchWriter(List.of(new WriteTarget(url)), client, new WritePermits(1, 1 << 20), waitingUntilStopped(waiting),
-                OnWriteFailure.PAUSE, meters, false);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(url)),
+                client,
+                new WritePermits(1, 1 << 20),
+                waitingUntilStopped(waiting),
+                OnWriteFailure.PAUSE,
+                meters,
+                false);
         Listener l = new Listener();
         writer.submit(batch(LINES, 4), l);
         assertThat(waiting.await(WAIT_S, TimeUnit.SECONDS)).isTrue();
@@ -707,8 +783,14 @@ class BatchWriterTest {
         String url = dead.url("/").toString();
         dead.shutdown();
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
-        writer = new BatchWriter(List.of(new WriteTarget(url)), client, new WritePermits(1, 1 << 20), briefRetry(1),
-                OnWriteFailure.DEAD_LETTER, meters, false);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(url)),
+                client,
+                new WritePermits(1, 1 << 20),
+                briefRetry(1),
+                OnWriteFailure.DEAD_LETTER,
+                meters,
+                false);
         Listener l = new Listener();
 
         writer.submit(batch(LINES, 4), l);
@@ -810,10 +892,12 @@ class BatchWriterTest {
     /** Waits (without sleeping) until {@code t} is parked waiting for a write permit after a failed fast path. */
     private static void awaitParkedOnPermits(Thread t, WritePermits permits) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-        while (!(permits.limitReached() == 1 && t.getState() == Thread.State.WAITING
+        while (!(permits.limitReached() == 1
+                && t.getState() == Thread.State.WAITING
                 && LockSupport.getBlocker(t) != null)) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("thread " + t.getName() + " never blocked on a write permit: state " + t.getState());
+                throw new AssertionError(
+                        "thread " + t.getName() + " never blocked on a write permit: state " + t.getState());
             }
             Thread.onSpinWait();
         }
@@ -855,7 +939,14 @@ class BatchWriterTest {
     void rejectsEmptyEndpointList() {
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
 
-        assertThatThrownBy(() -> new BatchWriter(List.of(), client, new WritePermits(1, 1 << 20), recordingRetry(1),
-                OnWriteFailure.PAUSE, meters, false)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BatchWriter(
+                        List.of(),
+                        client,
+                        new WritePermits(1, 1 << 20),
+                        recordingRetry(1),
+                        OnWriteFailure.PAUSE,
+                        meters,
+                        false))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

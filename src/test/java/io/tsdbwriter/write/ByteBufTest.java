@@ -3,6 +3,12 @@ package io.tsdbwriter.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.SplittableRandom;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class ByteBufTest {
@@ -17,14 +23,14 @@ class ByteBufTest {
 
     @Test
     void putLongMatchesLongToStringAtEveryDigitCountBoundaryAndRandomly() {
-        java.util.List<Long> values = new java.util.ArrayList<>();
+        List<Long> values = new ArrayList<>();
         for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10 * 10; p *= 10) {
-            values.addAll(java.util.List.of(p - 1, p, p + 1, -p, -(p - 1), -(p + 1)));
+            values.addAll(List.of(p - 1, p, p + 1, -p, -(p - 1), -(p + 1)));
             if (p > Long.MAX_VALUE / 10) {
                 break;
             }
         }
-        java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        SplittableRandom random = new SplittableRandom(42);
         for (int i = 0; i < 10_000; i++) {
             values.add(random.nextLong());
             values.add(random.nextLong(1_000_000_000_000L, 10_000_000_000_000L));
@@ -81,7 +87,13 @@ class ByteBufTest {
     @Test
     void putLongAppendsAfterExistingContent() {
         ByteBuf b = new ByteBuf(16);
-        b.put((byte) '[').putLong(-5).put((byte) ',').putLong(Long.MIN_VALUE).put((byte) ',').putLong(Long.MAX_VALUE).put((byte) ']');
+        b.put((byte) '[')
+                .putLong(-5)
+                .put((byte) ',')
+                .putLong(Long.MIN_VALUE)
+                .put((byte) ',')
+                .putLong(Long.MAX_VALUE)
+                .put((byte) ']');
 
         assertThat(text(b)).isEqualTo("[-5,-9223372036854775808,9223372036854775807]");
     }
@@ -129,7 +141,7 @@ class ByteBufTest {
     private static String putLongs(long base, long[] offsets) {
         ByteBuf b = new ByteBuf(4);
         b.put((byte) '[').putLongs(base, offsets);
-        return new String(b.array(), 1, b.length() - 1, java.nio.charset.StandardCharsets.US_ASCII);
+        return new String(b.array(), 1, b.length() - 1, StandardCharsets.US_ASCII);
     }
 
     @Test
@@ -138,20 +150,36 @@ class ByteBufTest {
         for (int i = 0; i < 12; i++) {
             m12[i] = i * 5_000L;
         }
-        long[][] offsetSets = {m12, {0}, {0, 1}, {0, 999_999, 1_000_000, 1_000_001, 5_000_000}, {-1, 0, 7}, {0, 30_000}};
-        long[] bases = {1_795_300_857_000L, 1_795_300_999_999L, 1_795_300_945_000L, 1_999_999_999_000L, 9_999_999_990_000L,
-            99_999_999_999L, 100_000_000_000L, 1_000_000L, 999_999L, 0L, 5L, 1_000_000_000_000_000_000L};
+        long[][] offsetSets = {m12, {0}, {0, 1}, {0, 999_999, 1_000_000, 1_000_001, 5_000_000}, {-1, 0, 7}, {0, 30_000}
+        };
+        long[] bases = {
+            1_795_300_857_000L,
+            1_795_300_999_999L,
+            1_795_300_945_000L,
+            1_999_999_999_000L,
+            9_999_999_990_000L,
+            99_999_999_999L,
+            100_000_000_000L,
+            1_000_000L,
+            999_999L,
+            0L,
+            5L,
+            1_000_000_000_000_000_000L
+        };
         for (long[] offsets : offsetSets) {
             for (long base : bases) {
-                assertThat(putLongs(base, offsets)).as("%d + %s", base, java.util.Arrays.toString(offsets)).isEqualTo(joined(base, offsets));
+                assertThat(putLongs(base, offsets))
+                        .as("%d + %s", base, Arrays.toString(offsets))
+                        .isEqualTo(joined(base, offsets));
             }
         }
-        java.util.Random random = new java.util.Random(3);
+        Random random = new Random(3);
         for (int i = 0; i < 20_000; i++) {
             long base = 100_000_000_000L + (random.nextLong() & Long.MAX_VALUE) % 9_900_000_000_000L;
             assertThat(putLongs(base, m12)).isEqualTo(joined(base, m12));
         }
     }
+
     @Test
     void reserveGrowsOnceAndAdvanceCommitsWhatWasWritten() {
         ByteBuf b = new ByteBuf(16).put("ab".getBytes(StandardCharsets.US_ASCII));
@@ -162,9 +190,8 @@ class ByteBufTest {
         }
         b.advance(40);
         assertThat(text(b)).isEqualTo("ab" + "0123456789".repeat(4));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.advance(b.array().length))
-                .isInstanceOf(IndexOutOfBoundsException.class);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.advance(-1)).isInstanceOf(IndexOutOfBoundsException.class);
+        Assertions.assertThatThrownBy(() -> b.advance(b.array().length)).isInstanceOf(IndexOutOfBoundsException.class);
+        Assertions.assertThatThrownBy(() -> b.advance(-1)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThat(b.length()).isEqualTo(42);
     }
 }

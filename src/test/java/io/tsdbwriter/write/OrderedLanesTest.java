@@ -11,11 +11,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import okhttp3.mockwebserver.Dispatcher;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
@@ -41,6 +43,7 @@ class OrderedLanesTest {
     private final List<String> received = new CopyOnWriteArrayList<>();
     /** Requests of each lane (the body's first character) in flight at once, at most. */
     private final Map<Character, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+
     private final Map<Character, Integer> maxInFlight = new ConcurrentHashMap<>();
 
     @BeforeEach
@@ -65,8 +68,14 @@ class OrderedLanesTest {
 
     private OrderedLanes writer(int n, int permits) {
         client = new WriteClient(Duration.ofSeconds(30), 8, false);
-        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(permits, 1 << 20),
-                new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> { }), OnWriteFailure.PAUSE, meters, false);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(server.url("/").toString())),
+                client,
+                new WritePermits(permits, 1 << 20),
+                new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> {}),
+                OnWriteFailure.PAUSE,
+                meters,
+                false);
         lanes = new OrderedLanes(writer);
         lanes.open(n);
         return lanes;
@@ -80,7 +89,7 @@ class OrderedLanesTest {
     }
 
     /** Answers every request with {@code answer(body)}, after {@code gate} opens, counting each lane's requests in flight. */
-    private void serve(CountDownLatch gate, java.util.function.Function<String, MockResponse> answer) {
+    private void serve(CountDownLatch gate, Function<String, MockResponse> answer) {
         server.setDispatcher(new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
@@ -89,7 +98,8 @@ class OrderedLanesTest {
                     return new MockResponse().setResponseCode(204); // the empty-request probe
                 }
                 char lane = body.charAt(0);
-                int now = inFlight.computeIfAbsent(lane, c -> new AtomicInteger()).incrementAndGet();
+                int now =
+                        inFlight.computeIfAbsent(lane, c -> new AtomicInteger()).incrementAndGet();
                 maxInFlight.merge(lane, now, Math::max);
                 received.add(body);
                 try {
@@ -135,7 +145,9 @@ class OrderedLanesTest {
         }
 
         void await() throws InterruptedException {
-            assertThat(done.await(WAIT_S, TimeUnit.SECONDS)).as("every batch ended").isTrue();
+            assertThat(done.await(WAIT_S, TimeUnit.SECONDS))
+                    .as("every batch ended")
+                    .isTrue();
         }
     }
 
@@ -163,13 +175,16 @@ class OrderedLanesTest {
         ends.await();
         assertThat(received).containsExactlyElementsOf(sent);
         assertThat(ends.written).containsExactlyElementsOf(sent);
-        assertThat(maxInFlight.get('a')).as("requests of one lane in flight at once").isEqualTo(1);
+        assertThat(maxInFlight.get('a'))
+                .as("requests of one lane in flight at once")
+                .isEqualTo(1);
         awaitEmpty(w);
     }
 
     @Test
     void lanesWriteInParallelWhilePermitsAllow() throws Exception {
-        // the first request of each lane is answered only once both lanes' first requests arrived: two lanes in parallel
+        // the first request of each lane is answered only once both lanes' first requests arrived: two lanes in
+        // parallel
         CountDownLatch bothArrived = new CountDownLatch(2);
         server.setDispatcher(new Dispatcher() {
             @Override
@@ -195,8 +210,11 @@ class OrderedLanesTest {
     @Test
     void aRetriedBatchHoldsItsLaneAndNoLaterBatchPassesIt() throws Exception {
         AtomicInteger firstTries = new AtomicInteger();
-        serve(new CountDownLatch(0), body -> body.equals("a0") && firstTries.incrementAndGet() <= 2
-                ? new MockResponse().setResponseCode(503) : new MockResponse().setResponseCode(204));
+        serve(
+                new CountDownLatch(0),
+                body -> body.equals("a0") && firstTries.incrementAndGet() <= 2
+                        ? new MockResponse().setResponseCode(503)
+                        : new MockResponse().setResponseCode(204));
         OrderedLanes w = writer(1, 4);
         Ends ends = new Ends(3);
         w.submit(0, batch("a0"), ends);
@@ -212,7 +230,7 @@ class OrderedLanesTest {
         CountDownLatch gate = new CountDownLatch(1);
         serve(gate, body -> new MockResponse().setResponseCode(204));
         OrderedLanes w = writer(1, 4);
-        java.util.Set<String> stale = ConcurrentHashMap.newKeySet();
+        Set<String> stale = ConcurrentHashMap.newKeySet();
         Ends ends = new Ends(3) {
             @Override
             public boolean stale(WriteBatch<String, Void> b) {

@@ -1,6 +1,5 @@
 package io.tsdbwriter.write;
 
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,7 +44,8 @@ class RemoteWriteClientTest {
     @Test
     void postsSnappyProtobufWithTheSpecificationsHeadersToTheWholeUrl() throws Exception {
         server.enqueue(new MockResponse().setResponseCode(204));
-        WriteTarget e = WriteTarget.remoteWrite(server.url("/insert/0/prometheus/api/v1/write").toString());
+        WriteTarget e = WriteTarget.remoteWrite(
+                server.url("/insert/0/prometheus/api/v1/write").toString());
         WriteOutcome o = client.post(e, body(), null);
         assertThat(o.isSuccess()).isTrue();
         RecordedRequest r = server.takeRequest();
@@ -54,31 +54,46 @@ class RemoteWriteClientTest {
         assertThat(r.getHeader("Content-Type")).isEqualTo("application/x-protobuf");
         assertThat(r.getHeader("X-Prometheus-Remote-Write-Version")).isEqualTo("0.1.0");
         assertThat(r.getHeader("User-Agent")).startsWith("tsdb-writer/");
-        List<RemoteWriteBodies.Series> got = RemoteWriteBodies.decodeSnappy(r.getBody().readByteArray());
+        List<RemoteWriteBodies.Series> got =
+                RemoteWriteBodies.decodeSnappy(r.getBody().readByteArray());
         assertThat(got).hasSize(1);
-        assertThat(got.get(0).samples()).containsExactly(new RemoteWriteBodies.Sample(1, 1000), new RemoteWriteBodies.Sample(1, 31_000));
+        assertThat(got.get(0).samples())
+                .containsExactly(new RemoteWriteBodies.Sample(1, 1000), new RemoteWriteBodies.Sample(1, 31_000));
         assertThat(e.metricsUrl()).isEqualTo(server.url("/metrics").toString());
     }
 
     @Test
     void otherFourHundredsAreRefusedWhileConfigurationStatusesAreFaultsAnd429And5xxAreRetriedHonouringRetryAfter() {
-        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 400, null, "").kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
-        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 404, null, "").kind()).isEqualTo(WriteOutcome.Kind.FAULT);
-        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 409, null, "").kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
+        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 400, null, "")
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.REJECTED);
+        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 404, null, "")
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 409, null, "")
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.REJECTED);
         WriteOutcome tooMany = ResponseClassifier.classify(Output.REMOTE_WRITE, 429, "3", "");
         assertThat(tooMany.kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
         assertThat(tooMany.retryAfterMs()).isEqualTo(3000);
-        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 503, null, "").kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
-        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 200, null, "").isSuccess()).isTrue();
+        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 503, null, "")
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.RETRYABLE);
+        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 200, null, "")
+                        .isSuccess())
+                .isTrue();
         // the import API: 404 is a configuration fault there too; 409 is retried (only 400/413/415 are refusals)
-        assertThat(ResponseClassifier.classify(Output.IMPORT, 404, null, "").kind()).isEqualTo(WriteOutcome.Kind.FAULT);
-        assertThat(ResponseClassifier.classify(Output.IMPORT, 409, null, "").kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
+        assertThat(ResponseClassifier.classify(Output.IMPORT, 404, null, "").kind())
+                .isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(ResponseClassifier.classify(Output.IMPORT, 409, null, "").kind())
+                .isEqualTo(WriteOutcome.Kind.RETRYABLE);
     }
 
     @Test
     void gzipIsRefusedForRemoteWrite() {
         assertThatThrownBy(() -> new WriteClient(Duration.ofSeconds(1), 1, true, Output.REMOTE_WRITE))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("snappy");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("snappy");
     }
 
     @Test
@@ -87,15 +102,18 @@ class RemoteWriteClientTest {
         assertThat(prom.writeUrl()).isEqualTo("http://prom:9090/api/v1/write");
         assertThat(prom.metricsUrl()).isEqualTo("http://prom:9090/metrics");
         assertThat(new WriteTarget("http://vm:8428").writeUrl()).isEqualTo("http://vm:8428/api/v1/import");
-        assertThatThrownBy(() -> WriteTarget.remoteWrite("prom:9090/api/v1/write")).hasMessageContaining("remote write URL");
+        assertThatThrownBy(() -> WriteTarget.remoteWrite("prom:9090/api/v1/write"))
+                .hasMessageContaining("remote write URL");
     }
 
     @Test
     void credentialsAnEndpointEchoesBackAreCutFromTheLoggedDetail() {
         assertThat(WriteClient.excerpt("cannot find the provided auth token \"Bearer s3cr3t-token\" in config\n"))
                 .isEqualTo("cannot find the provided auth token \"Bearer ***\" in config");
-        assertThat(WriteClient.excerpt("auth token basic dXNlcjpodW50ZXIy, rejected")).isEqualTo("auth token basic ***, rejected");
-        assertThat(WriteClient.excerpt("unsupported path requested: /x/api/v1/import")).isEqualTo("unsupported path requested: /x/api/v1/import");
+        assertThat(WriteClient.excerpt("auth token basic dXNlcjpodW50ZXIy, rejected"))
+                .isEqualTo("auth token basic ***, rejected");
+        assertThat(WriteClient.excerpt("unsupported path requested: /x/api/v1/import"))
+                .isEqualTo("unsupported path requested: /x/api/v1/import");
     }
 
     @Test

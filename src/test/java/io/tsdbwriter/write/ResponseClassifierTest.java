@@ -3,18 +3,22 @@ package io.tsdbwriter.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import org.junit.jupiter.api.Disabled;
+import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
 
 /** The response policy of DESIGN §6. */
 class ResponseClassifierTest {
 
     /** Wed, 21 Oct 2015 07:28:00 GMT. */
-    private static final long DATE_MS = ZonedDateTime.parse("Wed, 21 Oct 2015 07:28:00 GMT", DateTimeFormatter.RFC_1123_DATE_TIME)
-            .toInstant().toEpochMilli();
+    private static final long DATE_MS = ZonedDateTime.parse(
+                    "Wed, 21 Oct 2015 07:28:00 GMT", DateTimeFormatter.RFC_1123_DATE_TIME)
+            .toInstant()
+            .toEpochMilli();
 
     private static WriteOutcome.Kind kind(int status) {
         return ResponseClassifier.classify(status, null, "").kind();
@@ -88,35 +92,42 @@ class ResponseClassifierTest {
     void configurationStatusesAreFaultsNotRefusalsNorRetries() {
         for (int status : new int[] {301, 302, 307, 308, 401, 403, 404, 405, 407}) {
             assertThat(kind(status)).as("%d", status).isEqualTo(WriteOutcome.Kind.FAULT);
-            assertThat(ResponseClassifier.classify(io.tsdbwriter.write.Output.REMOTE_WRITE, status, null, "").kind())
-                    .as("remote write %d", status).isEqualTo(WriteOutcome.Kind.FAULT);
+            assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, status, null, "")
+                            .kind())
+                    .as("remote write %d", status)
+                    .isEqualTo(WriteOutcome.Kind.FAULT);
         }
     }
 
     @Test
     void aRedirectNamesItsLocationWithoutUserInfo() {
-        WriteOutcome o = ResponseClassifier.classify(io.tsdbwriter.write.Output.IMPORT, 301, null, "",
-                "https://user:secret@vm.example:8428/api/v1/import");
+        WriteOutcome o = ResponseClassifier.classify(
+                Output.IMPORT, 301, null, "", "https://user:secret@vm.example:8428/api/v1/import");
 
         assertThat(o.kind()).isEqualTo(WriteOutcome.Kind.FAULT);
-        assertThat(o.detail()).startsWith("redirect to https://vm.example:8428/api/v1/import: writes never follow a redirect")
+        assertThat(o.detail())
+                .startsWith("redirect to https://vm.example:8428/api/v1/import: writes never follow a redirect")
                 .doesNotContain("secret");
         assertThat(o.statusClass()).isEqualTo("3xx");
     }
 
     @Test
     void aNotFoundNamesTheLikelyCausePerProtocol() {
-        assertThat(ResponseClassifier.classify(io.tsdbwriter.write.Output.IMPORT, 404, null, "404 page not found").detail())
-                .isEqualTo("wrong path prefix? (Not Found: --vm-url is the base /api/v1/import is appended to) (404 page not found)");
-        assertThat(ResponseClassifier.classify(io.tsdbwriter.write.Output.REMOTE_WRITE, 404, null, "").detail())
-                .startsWith("receiver not enabled? wrong path? (Not Found: Prometheus needs --web.enable-remote-write-receiver;");
+        assertThat(ResponseClassifier.classify(Output.IMPORT, 404, null, "404 page not found")
+                        .detail())
+                .isEqualTo(
+                        "wrong path prefix? (Not Found: --vm-url is the base /api/v1/import is appended to) (404 page not found)");
+        assertThat(ResponseClassifier.classify(Output.REMOTE_WRITE, 404, null, "")
+                        .detail())
+                .startsWith(
+                        "receiver not enabled? wrong path? (Not Found: Prometheus needs --web.enable-remote-write-receiver;");
     }
 
     @Test
     void refusedConnectionUnknownHostAndTlsFailuresAreFaults() {
-        WriteOutcome refused = ResponseClassifier.noResponse(new java.net.ConnectException("Connection refused"));
-        WriteOutcome dns = ResponseClassifier.noResponse(new java.net.UnknownHostException("vm.invalid"));
-        WriteOutcome tls = ResponseClassifier.noResponse(new IOException("wrapped", new javax.net.ssl.SSLHandshakeException("PKIX")));
+        WriteOutcome refused = ResponseClassifier.noResponse(new ConnectException("Connection refused"));
+        WriteOutcome dns = ResponseClassifier.noResponse(new UnknownHostException("vm.invalid"));
+        WriteOutcome tls = ResponseClassifier.noResponse(new IOException("wrapped", new SSLHandshakeException("PKIX")));
 
         assertThat(refused.kind()).isEqualTo(WriteOutcome.Kind.FAULT);
         assertThat(refused.statusClass()).isEqualTo("connect");
@@ -154,7 +165,8 @@ class ResponseClassifierTest {
 
     @Test
     void noResponseTimeoutHasTimeoutTag() {
-        WriteOutcome o = ResponseClassifier.noResponse(new IOException("timeout: read", new SocketTimeoutException("read")));
+        WriteOutcome o =
+                ResponseClassifier.noResponse(new IOException("timeout: read", new SocketTimeoutException("read")));
 
         assertThat(o.statusTag()).isEqualTo("timeout");
     }
@@ -176,28 +188,33 @@ class ResponseClassifierTest {
 
     @Test
     void parsesRetryAfterHttpDate() {
-        assertThat(ResponseClassifier.parseRetryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", DATE_MS - 30_000)).isEqualTo(30_000);
+        assertThat(ResponseClassifier.parseRetryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", DATE_MS - 30_000))
+                .isEqualTo(30_000);
     }
 
     @Test
     void pastHttpDateMeansNoWait() {
-        assertThat(ResponseClassifier.parseRetryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", DATE_MS + 5_000)).isZero();
+        assertThat(ResponseClassifier.parseRetryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", DATE_MS + 5_000))
+                .isZero();
     }
 
     @Test
     void capsRetryAfterSeconds() {
-        assertThat(ResponseClassifier.parseRetryAfterMs("3600", 0)).isEqualTo(ResponseClassifier.MAX_RETRY_AFTER.toMillis());
+        assertThat(ResponseClassifier.parseRetryAfterMs("3600", 0))
+                .isEqualTo(ResponseClassifier.MAX_RETRY_AFTER.toMillis());
         assertThat(ResponseClassifier.MAX_RETRY_AFTER.toMillis()).isEqualTo(300_000);
     }
 
     @Test
     void capsRetryAfterHttpDate() {
-        assertThat(ResponseClassifier.parseRetryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", DATE_MS - 3_600_000)).isEqualTo(300_000);
+        assertThat(ResponseClassifier.parseRetryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", DATE_MS - 3_600_000))
+                .isEqualTo(300_000);
     }
 
     @Test
     void capsHugeRetryAfterSecondsWithoutOverflow() {
-        assertThat(ResponseClassifier.parseRetryAfterMs("9223372036854775807", 0)).isEqualTo(300_000);
+        assertThat(ResponseClassifier.parseRetryAfterMs("9223372036854775807", 0))
+                .isEqualTo(300_000);
     }
 
     @Test
@@ -217,7 +234,8 @@ class ResponseClassifierTest {
 
     @Test
     void nonRfc1123DateIsMinusOne() {
-        assertThat(ResponseClassifier.parseRetryAfterMs("2015-10-21T07:28:00Z", 0)).isEqualTo(-1);
+        assertThat(ResponseClassifier.parseRetryAfterMs("2015-10-21T07:28:00Z", 0))
+                .isEqualTo(-1);
     }
 
     @Test
@@ -229,12 +247,16 @@ class ResponseClassifierTest {
 
     @Test
     void remoteWrite2IsWrittenOnlyWhenTheReceiverConfirmsEverySample() {
-        assertThat(ResponseClassifier.classifyRemoteWrite2(204, null, "", null, 72, "72").kind()).isEqualTo(WriteOutcome.Kind.SUCCESS);
+        assertThat(ResponseClassifier.classifyRemoteWrite2(204, null, "", null, 72, "72")
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.SUCCESS);
         WriteOutcome partial = ResponseClassifier.classifyRemoteWrite2(200, null, "", null, 72, "70");
         assertThat(partial.kind()).as("a partial write is a data refusal").isEqualTo(WriteOutcome.Kind.REJECTED);
         assertThat(partial.detail()).contains("wrote 70 of 72 samples");
-        assertThat(ResponseClassifier.classifyRemoteWrite2(204, null, "", null, 0, null).kind())
-                .as("an empty request needs no confirmation").isEqualTo(WriteOutcome.Kind.SUCCESS);
+        assertThat(ResponseClassifier.classifyRemoteWrite2(204, null, "", null, 0, null)
+                        .kind())
+                .as("an empty request needs no confirmation")
+                .isEqualTo(WriteOutcome.Kind.SUCCESS);
     }
 
     @Test
@@ -243,15 +265,27 @@ class ResponseClassifierTest {
         assertThat(unsupported.kind()).isEqualTo(WriteOutcome.Kind.FAULT);
         assertThat(unsupported.detail()).contains("--remote-write-version 1").contains("accepted-protobuf-messages");
         WriteOutcome silent = ResponseClassifier.classifyRemoteWrite2(204, null, "", null, 72, null);
-        assertThat(silent.kind()).as("Prometheus < 2.54 reads a 2.0 body as an empty 1.0 request").isEqualTo(WriteOutcome.Kind.FAULT);
-        assertThat(silent.detail()).contains("X-Prometheus-Remote-Write-Samples-Written").contains("--remote-write-version 1");
-        assertThat(ResponseClassifier.classifyRemoteWrite2(200, null, "", null, 72, "many").kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(silent.kind())
+                .as("Prometheus < 2.54 reads a 2.0 body as an empty 1.0 request")
+                .isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(silent.detail())
+                .contains("X-Prometheus-Remote-Write-Samples-Written")
+                .contains("--remote-write-version 1");
+        assertThat(ResponseClassifier.classifyRemoteWrite2(200, null, "", null, 72, "many")
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.FAULT);
     }
 
     @Test
     void remoteWrite2KeepsTheOneZeroRulesForEveryOtherStatus() {
-        assertThat(ResponseClassifier.classifyRemoteWrite2(400, null, "bad", null, 72, null).kind()).isEqualTo(WriteOutcome.Kind.REJECTED);
-        assertThat(ResponseClassifier.classifyRemoteWrite2(503, null, "", null, 72, null).kind()).isEqualTo(WriteOutcome.Kind.RETRYABLE);
-        assertThat(ResponseClassifier.classifyRemoteWrite2(404, null, "", null, 72, null).kind()).isEqualTo(WriteOutcome.Kind.FAULT);
+        assertThat(ResponseClassifier.classifyRemoteWrite2(400, null, "bad", null, 72, null)
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.REJECTED);
+        assertThat(ResponseClassifier.classifyRemoteWrite2(503, null, "", null, 72, null)
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.RETRYABLE);
+        assertThat(ResponseClassifier.classifyRemoteWrite2(404, null, "", null, 72, null)
+                        .kind())
+                .isEqualTo(WriteOutcome.Kind.FAULT);
     }
 }

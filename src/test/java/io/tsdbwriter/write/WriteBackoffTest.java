@@ -67,8 +67,14 @@ class WriteBackoffTest {
     void aReceiverRefusingTheBatchAndItsEmptyProbeGetsAFewRequestsASecondAndTheStopIsQuick() throws Exception {
         client = new WriteClient(Duration.ofSeconds(10), BATCHES, false, Output.REMOTE_WRITE);
         RetryPolicy retry = new RetryPolicy(5, Duration.ofMillis(200), Duration.ofSeconds(2), Thread::sleep);
-        writer = new BatchWriter(List.of(WriteTarget.remoteWrite(server.url("/api/v1/write").toString())), client,
-                new WritePermits(BATCHES, 1 << 20), retry, OnWriteFailure.DEAD_LETTER, meters, false);
+        writer = new BatchWriter(
+                List.of(WriteTarget.remoteWrite(server.url("/api/v1/write").toString())),
+                client,
+                new WritePermits(BATCHES, 1 << 20),
+                retry,
+                OnWriteFailure.DEAD_LETTER,
+                meters,
+                false);
         CountDownLatch ended = new CountDownLatch(BATCHES);
         long start = System.nanoTime();
         for (int i = 0; i < BATCHES; i++) {
@@ -81,20 +87,30 @@ class WriteBackoffTest {
         Thread.sleep(6_000);
         long now = System.nanoTime();
         long steady = requestsBetween(start + TimeUnit.SECONDS.toNanos(2), now);
-        assertThat(steady).as("requests in the 4 s after the first two (a batch and its probe per open interval of 2 s)")
+        assertThat(steady)
+                .as("requests in the 4 s after the first two (a batch and its probe per open interval of 2 s)")
                 .isLessThanOrEqualTo(12);
         assertThat(writer.faults().any()).as("held as a configuration fault").isTrue();
-        assertThat(ended.getCount()).as("nothing split, dead-lettered or dropped").isEqualTo(BATCHES);
+        assertThat(ended.getCount())
+                .as("nothing split, dead-lettered or dropped")
+                .isEqualTo(BATCHES);
 
         long stopAt = System.nanoTime();
         writer.stopping();
-        assertThat(writer.drain(Duration.ofSeconds(10))).as("the stop ends every write").isTrue();
+        assertThat(writer.drain(Duration.ofSeconds(10)))
+                .as("the stop ends every write")
+                .isTrue();
         long stopTookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopAt);
-        assertThat(stopTookMs).as("one more spaced try per write, not --max-backoff nor a loop").isLessThan(3_000);
-        assertThat(requestsBetween(stopAt, System.nanoTime())).as("at most the batch and its probe once more, per write")
+        assertThat(stopTookMs)
+                .as("one more spaced try per write, not --max-backoff nor a loop")
+                .isLessThan(3_000);
+        assertThat(requestsBetween(stopAt, System.nanoTime()))
+                .as("at most the batch and its probe once more, per write")
                 .isLessThanOrEqualTo(2L * BATCHES);
         assertThat(ended.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(writer.batchesHeld()).as("held: never acknowledged, so written again by the next start").isEqualTo(BATCHES);
+        assertThat(writer.batchesHeld())
+                .as("held: never acknowledged, so written again by the next start")
+                .isEqualTo(BATCHES);
     }
 
     private static final class CountingListener implements WriteListener<String, Void> {

@@ -3,6 +3,7 @@ package io.tsdbwriter.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -79,12 +80,12 @@ class WritePermitsTest {
         WritePermits permits = new WritePermits(3, 1 << 20);
         WritePermits.Permit first = permits.acquire(a, 10);
         WritePermits.Permit second = permits.acquire(a, 10);
-        assertThat(permits.awaitWithinCapacity(java.time.Duration.ZERO)).isTrue();
+        assertThat(permits.awaitWithinCapacity(Duration.ZERO)).isTrue();
 
         permits.capacity(a, 1); // the process's share went down: 2 in flight, 1 allowed
-        assertThat(permits.awaitWithinCapacity(java.time.Duration.ZERO)).isFalse();
+        assertThat(permits.awaitWithinCapacity(Duration.ZERO)).isFalse();
         permits.release(first);
-        assertThat(permits.awaitWithinCapacity(java.time.Duration.ZERO)).isTrue();
+        assertThat(permits.awaitWithinCapacity(Duration.ZERO)).isTrue();
         assertThat(permits.inUse(a)).isEqualTo(1);
         permits.release(second);
     }

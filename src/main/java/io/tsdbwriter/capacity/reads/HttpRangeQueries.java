@@ -1,9 +1,9 @@
 package io.tsdbwriter.capacity.reads;
 
+import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import io.tsdbwriter.write.http.SafeUrl;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -39,17 +39,26 @@ public final class HttpRangeQueries implements QueryLoad.QueryCall {
             throw new IllegalArgumentException("invalid query URL '" + SafeUrl.redact(queryRangeUrl) + "'");
         }
         this.url = u;
-        // as many queries in flight as the schedule starts: OkHttp's dispatcher is not used (execute()), the pool may grow
-        this.http = http.newBuilder().callTimeout(timeout).readTimeout(timeout).retryOnConnectionFailure(false).build();
+        // as many queries in flight as the schedule starts: OkHttp's dispatcher is not used (execute()), the pool may
+        // grow
+        this.http = http.newBuilder()
+                .callTimeout(timeout)
+                .readTimeout(timeout)
+                .retryOnConnectionFailure(false)
+                .build();
     }
 
     @Override
     public QueryLoad.Outcome call(RangeQuery q, long endMs) {
         long end = endMs / 1000;
-        HttpUrl u = url.newBuilder().addQueryParameter("query", q.promql())
+        HttpUrl u = url.newBuilder()
+                .addQueryParameter("query", q.promql())
                 .addQueryParameter("start", Long.toString(end - q.range().toSeconds()))
-                .addQueryParameter("end", Long.toString(end)).addQueryParameter("step", q.step().toSeconds() + "s").build();
-        try (Response resp = http.newCall(new Request.Builder().url(u).get().build()).execute()) {
+                .addQueryParameter("end", Long.toString(end))
+                .addQueryParameter("step", q.step().toSeconds() + "s")
+                .build();
+        try (Response resp =
+                http.newCall(new Request.Builder().url(u).get().build()).execute()) {
             if (resp.body() == null) {
                 return QueryLoad.Outcome.ERROR;
             }
@@ -57,9 +66,13 @@ public final class HttpRangeQueries implements QueryLoad.QueryCall {
             // whole answer counts in the latency, and a 24 h answer of many series need not become a string
             BufferedSource body = resp.body().source();
             body.request(HEAD_BYTES);
-            String head = body.getBuffer().snapshot((int) Math.min(HEAD_BYTES, body.getBuffer().size())).utf8();
+            String head = body.getBuffer()
+                    .snapshot((int) Math.min(HEAD_BYTES, body.getBuffer().size()))
+                    .utf8();
             body.readAll(Okio.blackhole());
-            return resp.code() == 200 && head.contains("\"status\":\"success\"") ? QueryLoad.Outcome.OK : QueryLoad.Outcome.ERROR;
+            return resp.code() == 200 && head.contains("\"status\":\"success\"")
+                    ? QueryLoad.Outcome.OK
+                    : QueryLoad.Outcome.ERROR;
         } catch (InterruptedIOException e) {
             return QueryLoad.Outcome.TIMEOUT; // OkHttp's call timeout
         } catch (IOException | RuntimeException e) {

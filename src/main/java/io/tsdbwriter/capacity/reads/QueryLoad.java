@@ -88,8 +88,16 @@ public final class QueryLoad implements AutoCloseable {
      * @param timeouts         queries that timed out, the shed ones included
      * @param shed             queries not sent: the in-flight limit reached, or their start later than the query timeout
      */
-    public record Figures(double offeredPerSecond, double donePerSecond, double p50Seconds, double p90Seconds, double p99Seconds,
-                          long started, long errors, long timeouts, long shed) {
+    public record Figures(
+            double offeredPerSecond,
+            double donePerSecond,
+            double p50Seconds,
+            double p90Seconds,
+            double p99Seconds,
+            long started,
+            long errors,
+            long timeouts,
+            long shed) {
 
         /** (errors + timeouts) ÷ started; 0 when none started. */
         public double failureRatio() {
@@ -129,20 +137,38 @@ public final class QueryLoad implements AutoCloseable {
      * @param queryTimeoutNanos how long {@link #stop()} waits at most for the queries in flight (plus 5 s)
      * @throws IllegalArgumentException when the set is empty or the rate not > 0
      */
-    public QueryLoad(List<RangeQuery> queries, double queriesPerSecond, QueryCall call, Pacer pacer, LongSupplier rangeEndMs,
-                     long queryTimeoutNanos) {
+    public QueryLoad(
+            List<RangeQuery> queries,
+            double queriesPerSecond,
+            QueryCall call,
+            Pacer pacer,
+            LongSupplier rangeEndMs,
+            long queryTimeoutNanos) {
         this(queries, queriesPerSecond, call, pacer, rangeEndMs, queryTimeoutNanos, null, DEFAULT_MAX_IN_FLIGHT);
     }
 
     /** As above, each query run by {@code executor} (tests: the schedule's own thread); null = a virtual thread each. */
-    QueryLoad(List<RangeQuery> queries, double queriesPerSecond, QueryCall call, Pacer pacer, LongSupplier rangeEndMs,
-              long queryTimeoutNanos, Executor executor) {
+    QueryLoad(
+            List<RangeQuery> queries,
+            double queriesPerSecond,
+            QueryCall call,
+            Pacer pacer,
+            LongSupplier rangeEndMs,
+            long queryTimeoutNanos,
+            Executor executor) {
         this(queries, queriesPerSecond, call, pacer, rangeEndMs, queryTimeoutNanos, executor, DEFAULT_MAX_IN_FLIGHT);
     }
 
     /** As above, with at most {@code maxInFlight} (> 0) queries in flight. */
-    QueryLoad(List<RangeQuery> queries, double queriesPerSecond, QueryCall call, Pacer pacer, LongSupplier rangeEndMs,
-              long queryTimeoutNanos, Executor executor, int maxInFlight) {
+    QueryLoad(
+            List<RangeQuery> queries,
+            double queriesPerSecond,
+            QueryCall call,
+            Pacer pacer,
+            LongSupplier rangeEndMs,
+            long queryTimeoutNanos,
+            Executor executor,
+            int maxInFlight) {
         if (queries.isEmpty() || !(queriesPerSecond > 0) || Double.isInfinite(queriesPerSecond)) {
             throw new IllegalArgumentException("a read load needs queries and a rate > 0");
         }
@@ -154,7 +180,10 @@ public final class QueryLoad implements AutoCloseable {
         this.waitNanos = queryTimeoutNanos + TimeUnit.SECONDS.toNanos(5);
         this.lateNanos = queryTimeoutNanos;
         this.maxInFlight = Math.max(1, maxInFlight);
-        this.ownExecutor = executor == null ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("capacity-query-", 0).factory()) : null;
+        this.ownExecutor = executor == null
+                ? Executors.newThreadPerTaskExecutor(
+                        Thread.ofVirtual().name("capacity-query-", 0).factory())
+                : null;
         this.executor = executor == null ? ownExecutor : executor;
     }
 
@@ -203,7 +232,8 @@ public final class QueryLoad implements AutoCloseable {
             switch (o) {
                 case OK -> {
                     ok.incrementAndGet();
-                    latencyMicros.recordValue(Math.min(latencyMicros.getHighestTrackableValue(), Math.max(0, (pacer.nanoTime() - t0) / 1000)));
+                    latencyMicros.recordValue(Math.min(
+                            latencyMicros.getHighestTrackableValue(), Math.max(0, (pacer.nanoTime() - t0) / 1000)));
                 }
                 case TIMEOUT -> timeouts.incrementAndGet();
                 case ERROR -> errors.incrementAndGet();
@@ -243,8 +273,16 @@ public final class QueryLoad implements AutoCloseable {
         long n = started.get();
         long unfinished = n - ended.get(); // past the timeout and the grace: counted as timeouts
         boolean any = latencyMicros.getTotalCount() > 0;
-        return new Figures(seconds > 0 ? n / seconds : Double.NaN, seconds > 0 ? ok.get() / seconds : Double.NaN, quantile(any, 50),
-                quantile(any, 90), quantile(any, 99), n, errors.get(), timeouts.get() + unfinished, shed.get());
+        return new Figures(
+                seconds > 0 ? n / seconds : Double.NaN,
+                seconds > 0 ? ok.get() / seconds : Double.NaN,
+                quantile(any, 50),
+                quantile(any, 90),
+                quantile(any, 99),
+                n,
+                errors.get(),
+                timeouts.get() + unfinished,
+                shed.get());
     }
 
     private double quantile(boolean any, double percentile) {

@@ -29,13 +29,16 @@ public final class QuerySet {
     /** The scrape interval {@code $__rate_interval} assumes: the bundled node_exporter scrapes' one minute. */
     static final Duration SCRAPE_INTERVAL = Duration.ofSeconds(60);
     /** Each expression's ranges and their steps, in the order they are sent: {range, step}. */
-    public static final List<Duration[]> RANGES = List.of(new Duration[] {Duration.ofHours(1), Duration.ofSeconds(60)},
+    public static final List<Duration[]> RANGES = List.of(
+            new Duration[] {Duration.ofHours(1), Duration.ofSeconds(60)},
             new Duration[] {Duration.ofHours(24), Duration.ofMinutes(5)});
 
-    private QuerySet() {
-    }
+    private QuerySet() {}
 
-    /** The bundled queries, expanded over {@link #RANGES} (each expression's 1 h query, then its 24 h one). @throws IOException when the resource is missing */
+    /**
+     * The bundled queries, expanded over {@link #RANGES} (each expression's 1 h query, then its 24 h one). @throws
+     * IOException when the resource is missing
+     */
     public static List<RangeQuery> bundled() throws IOException {
         try (InputStream in = QuerySet.class.getClassLoader().getResourceAsStream(BUNDLED)) {
             if (in == null) {
@@ -76,7 +79,8 @@ public final class QuerySet {
             }
         }
         if (expressions.isEmpty()) {
-            throw new IllegalArgumentException("--queries " + source + " holds no query (one PromQL a line; # comments and blank lines are skipped)");
+            throw new IllegalArgumentException("--queries " + source
+                    + " holds no query (one PromQL a line; # comments and blank lines are skipped)");
         }
         List<RangeQuery> out = new ArrayList<>();
         for (String e : expressions) {
@@ -91,7 +95,8 @@ public final class QuerySet {
     static String expand(String promql, Duration range, Duration step) {
         long rate = Math.max(step.plus(SCRAPE_INTERVAL).toSeconds(), 4 * SCRAPE_INTERVAL.toSeconds());
         // $__rate_interval first: $__interval is its prefix
-        return promql.replace("$__rate_interval", rate + "s").replace("$__interval", step.toSeconds() + "s")
+        return promql.replace("$__rate_interval", rate + "s")
+                .replace("$__interval", step.toSeconds() + "s")
                 .replace("$__range", range.toSeconds() + "s");
     }
 }

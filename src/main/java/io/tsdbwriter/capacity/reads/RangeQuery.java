@@ -10,5 +10,4 @@ import java.time.Duration;
  * @param range  how far back from the range's end, e.g. 1 h or 24 h
  * @param step   the {@code step} parameter (the resolution), e.g. 60 s or 5 min
  */
-public record RangeQuery(String promql, Duration range, Duration step) {
-}
+public record RangeQuery(String promql, Duration range, Duration step) {}

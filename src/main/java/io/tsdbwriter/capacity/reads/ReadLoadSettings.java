@@ -13,6 +13,5 @@ import java.util.List;
  * @param timeout          a query without an answer after this is a timeout
  * @param maxP99           a step passes with the answered queries' p99 latency at most this
  */
-public record ReadLoadSettings(List<RangeQuery> queries, double queriesPerSecond, String queryRangeUrl, Duration timeout,
-                               Duration maxP99) {
-}
+public record ReadLoadSettings(
+        List<RangeQuery> queries, double queriesPerSecond, String queryRangeUrl, Duration timeout, Duration maxP99) {}

@@ -32,8 +32,7 @@ public final class CapacityChart {
     private static final Color CPU_W = new Color(0xff7f0e);
     private static final Color CPU_T = new Color(0x9467bd);
 
-    private CapacityChart() {
-    }
+    private CapacityChart() {}
 
     /** Draws the chart into a PNG file. @throws IOException when it cannot be written */
     public static void write(Path file, String title, String subtitle, List<CapacityStep> steps) throws IOException {
@@ -65,23 +64,51 @@ public final class CapacityChart {
             sorted.sort(Comparator.comparingDouble(CapacityStep::expectedPerMinute));
             int top = 70;
             int h = (HEIGHT - top - 40) / 3;
-            panel(g, sorted, top, h - 30, "samples/min: expected (grey) and written (dots: green pass, red fail)",
-                    List.of(new Series(EXPECTED, CapacityStep::expectedPerMinute, false), new Series(WRITTEN, CapacityStep::writtenPerMinute, true)), 0);
-            panel(g, sorted, top + h, h - 30, "efficiency (written / expected)",
-                    List.of(new Series(WRITTEN, CapacityStep::efficiency, true)), 1);
-            panel(g, sorted, top + 2 * h, h - 30, "p99 write latency s (blue), writer CPU cores (orange), target CPU cores (purple)",
-                    List.of(new Series(WRITTEN, CapacityStep::p99Seconds, true), new Series(CPU_W, CapacityStep::writerCpuCores, false),
-                            new Series(CPU_T, CapacityStep::targetCpuCores, false)), 0);
+            panel(
+                    g,
+                    sorted,
+                    top,
+                    h - 30,
+                    "samples/min: expected (grey) and written (dots: green pass, red fail)",
+                    List.of(
+                            new Series(EXPECTED, CapacityStep::expectedPerMinute, false),
+                            new Series(WRITTEN, CapacityStep::writtenPerMinute, true)),
+                    0);
+            panel(
+                    g,
+                    sorted,
+                    top + h,
+                    h - 30,
+                    "efficiency (written / expected)",
+                    List.of(new Series(WRITTEN, CapacityStep::efficiency, true)),
+                    1);
+            panel(
+                    g,
+                    sorted,
+                    top + 2 * h,
+                    h - 30,
+                    "p99 write latency s (blue), writer CPU cores (orange), target CPU cores (purple)",
+                    List.of(
+                            new Series(WRITTEN, CapacityStep::p99Seconds, true),
+                            new Series(CPU_W, CapacityStep::writerCpuCores, false),
+                            new Series(CPU_T, CapacityStep::targetCpuCores, false)),
+                    0);
         } finally {
             g.dispose();
         }
         return image;
     }
 
-    private record Series(Color color, ToDoubleFunction<CapacityStep> value, boolean passColors) {
-    }
+    private record Series(Color color, ToDoubleFunction<CapacityStep> value, boolean passColors) {}
 
-    private static void panel(Graphics2D g, List<CapacityStep> steps, int y0, int height, String title, List<Series> series, double minMax) {
+    private static void panel(
+            Graphics2D g,
+            List<CapacityStep> steps,
+            int y0,
+            int height,
+            String title,
+            List<Series> series,
+            double minMax) {
         int x0 = 110;
         int width = WIDTH - x0 - 40;
         g.setColor(Color.BLACK);

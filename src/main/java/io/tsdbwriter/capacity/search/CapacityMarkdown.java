@@ -1,7 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
 import io.tsdbwriter.capacity.targets.Html;
-import java.util.List;
 
 /**
  * {@value CapacityPage#MARKDOWN_FILE}: the content of the HTML page ({@link CapacityPage}) as Markdown text and tables,
@@ -11,8 +10,7 @@ import java.util.List;
  */
 final class CapacityMarkdown {
 
-    private CapacityMarkdown() {
-    }
+    private CapacityMarkdown() {}
 
     /**
      * The Markdown page.
@@ -22,15 +20,23 @@ final class CapacityMarkdown {
     static String markdown(CapacitySearch.Result r, CapacityPage.Run run, String chartLink) {
         StringBuilder b = new StringBuilder(8192);
         b.append("# tsdb-writer capacity\n\n");
-        b.append("**").append(text(CapacityPage.capacity(r, run.instanceMultiplier()))).append("**\n\n");
+        b.append("**")
+                .append(text(CapacityPage.capacity(r, run.instanceMultiplier())))
+                .append("**\n\n");
         b.append("## ").append(text(CapacityPage.verdictTitle(r))).append("\n\n");
         for (String[] row : CapacityPage.verdictRows(r)) {
-            b.append("- **").append(text(row[0])).append("**: ").append(text(row[1])).append('\n');
+            b.append("- **")
+                    .append(text(row[0]))
+                    .append("**: ")
+                    .append(text(row[1]))
+                    .append('\n');
         }
         b.append('\n').append(text(CapacityPage.lost(r))).append("\n\n");
         b.append("## ").append(text(CapacityPage.chartTitle(r.steps()))).append("\n\n");
         if (chartLink != null) {
-            b.append("![capacity chart](").append(chartLink.replace(" ", "%20").replace(")", "%29")).append(")\n\n");
+            b.append("![capacity chart](")
+                    .append(chartLink.replace(" ", "%20").replace(")", "%29"))
+                    .append(")\n\n");
         } else {
             b.append("The chart is in ").append(CapacityPage.HTML_FILE).append(" (and a PNG with --chart).\n\n");
         }
@@ -56,17 +62,30 @@ final class CapacityMarkdown {
         b.append(text(CapacityPage.NOTE)).append("\n\n");
         b.append("Each step's verdict:\n\n");
         for (CapacityStep s : r.steps()) {
-            b.append("- step ").append(CapacityPage.stepName(s)).append(": ").append(text(s.verdict().toString())).append('\n');
+            b.append("- step ")
+                    .append(CapacityPage.stepName(s))
+                    .append(": ")
+                    .append(text(s.verdict().toString()))
+                    .append('\n');
         }
         b.append("\n## Run\n\n- **machine**: ").append(text(run.machine())).append("\n- **reproduce**:\n\n");
         String fence = fence(run.commandLine());
-        b.append(fence).append('\n').append(run.commandLine().replace('\n', ' ')).append('\n').append(fence).append('\n');
+        b.append(fence)
+                .append('\n')
+                .append(run.commandLine().replace('\n', ' '))
+                .append('\n')
+                .append(fence)
+                .append('\n');
         return b.toString();
     }
 
     /** Text that renders as itself: no HTML, no line break. */
     static String text(String s) {
-        return Html.escape(s).replace("&quot;", "\"").replace("&#39;", "'").replace('\n', ' ').replace('\r', ' ');
+        return Html.escape(s)
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace('\n', ' ')
+                .replace('\r', ' ');
     }
 
     /** A table cell: {@link #text} with {@code |} escaped. */

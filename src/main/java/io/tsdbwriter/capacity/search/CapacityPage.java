@@ -35,19 +35,15 @@ public final class CapacityPage {
      * @param instanceMultiplier the writers' N
      * @param chartPng           the PNG chart of {@code --chart}, or null when none is drawn (the Markdown links it)
      */
-    public record Run(String machine, String commandLine, int instanceMultiplier, Path chartPng) {
-    }
+    public record Run(String machine, String commandLine, int instanceMultiplier, Path chartPng) {}
 
     /** One column of a steps' table: its head and a step's cell as plain text. */
-    record Column(String head, Function<CapacityStep, String> cell) {
-    }
+    record Column(String head, Function<CapacityStep, String> cell) {}
 
     /** One table of the steps: its element id, its heading, its columns (one row per step). */
-    record Table(String id, String title, List<Column> columns) {
-    }
+    record Table(String id, String title, List<Column> columns) {}
 
-    private CapacityPage() {
-    }
+    private CapacityPage() {}
 
     /**
      * Writes {@value #HTML_FILE} and {@value #MARKDOWN_FILE} into {@code dir} (created when missing; files there of
@@ -64,7 +60,9 @@ public final class CapacityPage {
         String chart = null;
         if (run.chartPng() != null) {
             Path png = run.chartPng().toAbsolutePath();
-            chart = png.startsWith(dir.toAbsolutePath()) ? dir.toAbsolutePath().relativize(png).toString() : png.toString();
+            chart = png.startsWith(dir.toAbsolutePath())
+                    ? dir.toAbsolutePath().relativize(png).toString()
+                    : png.toString();
         }
         Files.writeString(md, CapacityMarkdown.markdown(r, run, chart), StandardCharsets.UTF_8);
         return List.of(html, md);
@@ -74,26 +72,52 @@ public final class CapacityPage {
     static String html(CapacitySearch.Result r, Run run) {
         StringBuilder b = new StringBuilder(16_384);
         b.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>")
-                .append(Html.escape(title(r))).append("</title>\n<style>\n").append(CSS).append("</style>\n</head>\n<body>\n");
+                .append(Html.escape(title(r)))
+                .append("</title>\n<style>\n")
+                .append(CSS)
+                .append("</style>\n</head>\n<body>\n");
         b.append("<h1>tsdb-writer capacity</h1>\n");
-        b.append("<p id=\"capacity\" class=\"capacity\">").append(Html.escape(capacity(r, run.instanceMultiplier()))).append("</p>\n");
-        b.append("<section id=\"verdict\">\n<h2>").append(Html.escape(verdictTitle(r))).append("</h2>\n<dl>\n");
+        b.append("<p id=\"capacity\" class=\"capacity\">")
+                .append(Html.escape(capacity(r, run.instanceMultiplier())))
+                .append("</p>\n");
+        b.append("<section id=\"verdict\">\n<h2>")
+                .append(Html.escape(verdictTitle(r)))
+                .append("</h2>\n<dl>\n");
         for (String[] row : verdictRows(r)) {
-            b.append("<dt>").append(Html.escape(row[0])).append("</dt><dd class=\"").append(row[0].replace(' ', '-')).append("\">")
-                    .append(Html.escape(row[1])).append("</dd>\n");
+            b.append("<dt>")
+                    .append(Html.escape(row[0]))
+                    .append("</dt><dd class=\"")
+                    .append(row[0].replace(' ', '-'))
+                    .append("\">")
+                    .append(Html.escape(row[1]))
+                    .append("</dd>\n");
         }
         b.append("</dl>\n<p id=\"lost\">").append(Html.escape(lost(r))).append("</p>\n</section>\n");
-        b.append("<section id=\"chart\">\n<h2>").append(Html.escape(chartTitle(r.steps()))).append("</h2>\n")
-                .append(CapacitySvg.svg(r.steps(), r.capacityPerMinute())).append("</section>\n");
+        b.append("<section id=\"chart\">\n<h2>")
+                .append(Html.escape(chartTitle(r.steps())))
+                .append("</h2>\n")
+                .append(CapacitySvg.svg(r.steps(), r.capacityPerMinute()))
+                .append("</section>\n");
         for (Table t : tables(r.steps())) {
-            b.append("<section id=\"").append(t.id()).append("\">\n<h2>").append(Html.escape(t.title())).append("</h2>\n<table>\n<thead><tr>");
+            b.append("<section id=\"")
+                    .append(t.id())
+                    .append("\">\n<h2>")
+                    .append(Html.escape(t.title()))
+                    .append("</h2>\n<table>\n<thead><tr>");
             for (Column c : t.columns()) {
                 b.append("<th>").append(Html.escape(c.head())).append("</th>");
             }
             b.append("</tr></thead>\n<tbody>\n");
             for (CapacityStep s : r.steps()) {
-                b.append("<tr id=\"").append(t.id()).append('-').append(Html.escape(stepName(s))).append("\" class=\"")
-                        .append(s.passed() ? "pass" : "fail").append("\" title=\"").append(Html.escape(s.verdict().toString())).append("\">");
+                b.append("<tr id=\"")
+                        .append(t.id())
+                        .append('-')
+                        .append(Html.escape(stepName(s)))
+                        .append("\" class=\"")
+                        .append(s.passed() ? "pass" : "fail")
+                        .append("\" title=\"")
+                        .append(Html.escape(s.verdict().toString()))
+                        .append("\">");
                 for (Column c : t.columns()) {
                     b.append("<td>").append(Html.escape(c.cell().apply(s))).append("</td>");
                 }
@@ -102,15 +126,18 @@ public final class CapacityPage {
             b.append("</tbody>\n</table>\n</section>\n");
         }
         b.append("<p class=\"note\">").append(Html.escape(NOTE)).append("</p>\n");
-        b.append("<section id=\"run\">\n<h2>Run</h2>\n<dl>\n<dt>machine</dt><dd id=\"machine\">").append(Html.escape(run.machine()))
-                .append("</dd>\n<dt>reproduce</dt><dd><code id=\"command\">").append(Html.escape(run.commandLine()))
+        b.append("<section id=\"run\">\n<h2>Run</h2>\n<dl>\n<dt>machine</dt><dd id=\"machine\">")
+                .append(Html.escape(run.machine()))
+                .append("</dd>\n<dt>reproduce</dt><dd><code id=\"command\">")
+                .append(Html.escape(run.commandLine()))
                 .append("</code></dd>\n</dl>\n</section>\n</body>\n</html>\n");
         return b.toString();
     }
 
     /** The page's title: the capacity, or that no step passed. */
     static String title(CapacitySearch.Result r) {
-        return "tsdb-writer capacity: " + (r.best() == null ? "no passing step" : count(r.capacityPerMinute()) + " samples/min");
+        return "tsdb-writer capacity: "
+                + (r.best() == null ? "no passing step" : count(r.capacityPerMinute()) + " samples/min");
     }
 
     /** The capacity sentence (as the console prints it). */
@@ -119,9 +146,17 @@ public final class CapacityPage {
         if (b == null) {
             return "capacity: below the first step (no step passed); lower --start-input-rate";
         }
-        return String.format(Locale.ROOT, "capacity: %s samples/min sustained (step %s: %s points/s x M=%d x N=%d, efficiency %s, "
-                        + "write p99 %s s)", count(r.capacityPerMinute()), stepName(b), count(b.inputPointsPerSecond()),
-                b.timeMultiplier(), instanceMultiplier, percent(b.efficiency()), dec(b.p99Seconds(), 3));
+        return String.format(
+                Locale.ROOT,
+                "capacity: %s samples/min sustained (step %s: %s points/s x M=%d x N=%d, efficiency %s, "
+                        + "write p99 %s s)",
+                count(r.capacityPerMinute()),
+                stepName(b),
+                count(b.inputPointsPerSecond()),
+                b.timeMultiplier(),
+                instanceMultiplier,
+                percent(b.efficiency()),
+                dec(b.p99Seconds(), 3));
     }
 
     /** The verdict's heading: which step it is of. */
@@ -132,7 +167,8 @@ public final class CapacityPage {
         if (r.ceiling() != null) {
             return "Verdict (last step " + stepName(r.edge()) + ")";
         }
-        return r.edge().passed() ? "Verdict (last step " + stepName(r.edge()) + ", capacity not reached)"
+        return r.edge().passed()
+                ? "Verdict (last step " + stepName(r.edge()) + ", capacity not reached)"
                 : "Verdict (failing step " + stepName(r.edge()) + ", the nearest above the capacity)";
     }
 
@@ -150,7 +186,12 @@ public final class CapacityPage {
                 rows.add(new String[] {"advice", v.advice()});
             }
             if (!v.also().isEmpty()) {
-                rows.add(new String[] {"also saturated", String.join(", ", v.also().stream().map(Bottleneck.Resource::label).toList())});
+                rows.add(new String[] {
+                    "also saturated",
+                    String.join(
+                            ", ",
+                            v.also().stream().map(Bottleneck.Resource::label).toList())
+                });
             }
             rows.add(new String[] {"evidence", v.evidence()});
         }
@@ -158,11 +199,14 @@ public final class CapacityPage {
     }
 
     static String lost(CapacitySearch.Result r) {
-        return "lost: " + (r.lost() == 0 ? "nothing (every produced sample was written)" : r.lost() + " samples not written");
+        return "lost: "
+                + (r.lost() == 0 ? "nothing (every produced sample was written)" : r.lost() + " samples not written");
     }
 
     static String chartTitle(List<CapacityStep> steps) {
-        return steps.stream().anyMatch(s -> s.reads() != null) ? "Ingestion and query latency p99 per step" : "Ingestion per step";
+        return steps.stream().anyMatch(s -> s.reads() != null)
+                ? "Ingestion and query latency p99 per step"
+                : "Ingestion per step";
     }
 
     /**
@@ -172,48 +216,114 @@ public final class CapacityPage {
      */
     static List<Table> tables(List<CapacityStep> steps) {
         List<Table> tables = new ArrayList<>();
-        tables.add(new Table("steps", "Steps", List.of(
-                new Column("step", CapacityPage::stepName),
-                new Column("M", s -> Integer.toString(s.timeMultiplier())),
-                new Column("points/s in", s -> count(s.inputPointsPerSecond())),
-                new Column("offered samples/min", s -> count(s.expectedPerMinute())),
-                new Column("written samples/min", s -> count(s.writtenPerMinute())),
-                new Column("efficiency", s -> percent(s.efficiency())),
-                new Column("write p99 s", s -> dec(s.p99Seconds(), 3)),
-                new Column("lag records", s -> String.format(Locale.ROOT, "%.0f → %.0f%s", s.lagStart(), s.lagEnd(), s.lagGrowing() ? " growing" : "")),
-                new Column("writer CPU cores", s -> dec(s.writerCpuCores(), 2)),
-                new Column("TSDB CPU cores", s -> dec(s.targetCpuCores(), 2) + " of " + dec(s.targetCores(), 0)),
-                new Column("passed", s -> s.passed() ? "yes" : "NO"),
-                new Column("limited by", s -> s.verdict().resource().label()))));
+        tables.add(new Table(
+                "steps",
+                "Steps",
+                List.of(
+                        new Column("step", CapacityPage::stepName),
+                        new Column("M", s -> Integer.toString(s.timeMultiplier())),
+                        new Column("points/s in", s -> count(s.inputPointsPerSecond())),
+                        new Column("offered samples/min", s -> count(s.expectedPerMinute())),
+                        new Column("written samples/min", s -> count(s.writtenPerMinute())),
+                        new Column("efficiency", s -> percent(s.efficiency())),
+                        new Column("write p99 s", s -> dec(s.p99Seconds(), 3)),
+                        new Column(
+                                "lag records",
+                                s -> String.format(
+                                        Locale.ROOT,
+                                        "%.0f → %.0f%s",
+                                        s.lagStart(),
+                                        s.lagEnd(),
+                                        s.lagGrowing() ? " growing" : "")),
+                        new Column("writer CPU cores", s -> dec(s.writerCpuCores(), 2)),
+                        new Column(
+                                "TSDB CPU cores", s -> dec(s.targetCpuCores(), 2) + " of " + dec(s.targetCores(), 0)),
+                        new Column("passed", s -> s.passed() ? "yes" : "NO"),
+                        new Column("limited by", s -> s.verdict().resource().label()))));
         if (steps.stream().anyMatch(s -> s.reads() != null)) {
-            tables.add(new Table("reads", "Read load", List.of(
-                    new Column("step", CapacityPage::stepName),
-                    new Column("queries/s offered", s -> s.reads() == null ? NONE : dec(s.reads().offeredPerSecond(), 1)),
-                    new Column("queries/s answered", s -> s.reads() == null ? NONE : dec(s.reads().donePerSecond(), 1)),
-                    new Column("query p50 s", s -> s.reads() == null ? NONE : dec(s.reads().p50Seconds(), 3)),
-                    new Column("query p90 s", s -> s.reads() == null ? NONE : dec(s.reads().p90Seconds(), 3)),
-                    new Column("query p99 s", s -> s.reads() == null ? NONE : dec(s.reads().p99Seconds(), 3)),
-                    new Column("query errors", s -> s.reads() == null ? NONE : Long.toString(s.reads().errors())),
-                    new Column("query timeouts", s -> s.reads() == null ? NONE : Long.toString(s.reads().timeouts())),
-                    new Column("selects", s -> s.reads() == null ? NONE
-                            : dec(s.reads().selectsCurrent(), 1) + " of " + dec(s.reads().selectsCapacity(), 0)))));
+            tables.add(new Table(
+                    "reads",
+                    "Read load",
+                    List.of(
+                            new Column("step", CapacityPage::stepName),
+                            new Column(
+                                    "queries/s offered",
+                                    s -> s.reads() == null
+                                            ? NONE
+                                            : dec(s.reads().offeredPerSecond(), 1)),
+                            new Column(
+                                    "queries/s answered",
+                                    s -> s.reads() == null
+                                            ? NONE
+                                            : dec(s.reads().donePerSecond(), 1)),
+                            new Column(
+                                    "query p50 s",
+                                    s -> s.reads() == null
+                                            ? NONE
+                                            : dec(s.reads().p50Seconds(), 3)),
+                            new Column(
+                                    "query p90 s",
+                                    s -> s.reads() == null
+                                            ? NONE
+                                            : dec(s.reads().p90Seconds(), 3)),
+                            new Column(
+                                    "query p99 s",
+                                    s -> s.reads() == null
+                                            ? NONE
+                                            : dec(s.reads().p99Seconds(), 3)),
+                            new Column(
+                                    "query errors",
+                                    s -> s.reads() == null
+                                            ? NONE
+                                            : Long.toString(s.reads().errors())),
+                            new Column(
+                                    "query timeouts",
+                                    s -> s.reads() == null
+                                            ? NONE
+                                            : Long.toString(s.reads().timeouts())),
+                            new Column(
+                                    "selects",
+                                    s -> s.reads() == null
+                                            ? NONE
+                                            : dec(s.reads().selectsCurrent(), 1) + " of "
+                                                    + dec(s.reads().selectsCapacity(), 0)))));
         }
         if (steps.stream().anyMatch(s -> s.series() != null)) {
-            tables.add(new Table("series", "Series", List.of(
-                    new Column("step", CapacityPage::stepName),
-                    new Column("active series", s -> s.series() == null ? NONE : count(s.series().activeSeries())),
-                    new Column("new series/s", s -> s.series() == null ? NONE : dec(s.series().createdPerSecond(), 1)),
-                    new Column("slow inserts/s", s -> s.series() == null ? NONE : dec(s.series().slowInsertsPerSecond(), 1)),
-                    new Column("cache misses/s", s -> s.series() == null ? NONE : dec(s.series().cacheMissesPerSecond(), 1)))));
+            tables.add(new Table(
+                    "series",
+                    "Series",
+                    List.of(
+                            new Column("step", CapacityPage::stepName),
+                            new Column(
+                                    "active series",
+                                    s -> s.series() == null
+                                            ? NONE
+                                            : count(s.series().activeSeries())),
+                            new Column(
+                                    "new series/s",
+                                    s -> s.series() == null
+                                            ? NONE
+                                            : dec(s.series().createdPerSecond(), 1)),
+                            new Column(
+                                    "slow inserts/s",
+                                    s -> s.series() == null
+                                            ? NONE
+                                            : dec(s.series().slowInsertsPerSecond(), 1)),
+                            new Column(
+                                    "cache misses/s",
+                                    s -> s.series() == null
+                                            ? NONE
+                                            : dec(s.series().cacheMissesPerSecond(), 1)))));
         }
         return tables;
     }
 
     /** What the table's figures are. */
-    static final String NOTE = "Rates are per minute (samples) or per second (points, queries, series) of each step's measured "
-            + "window, after the warm-up. Offered = what the input demanded (points x M x N); a step passes with the efficiency, "
-            + "the write p99 and the lag within the limits. CPU in cores; TSDB = the busiest target; selects = the target's "
-            + "concurrent selects of its capacity. – = unknown or not measured.";
+    static final String NOTE =
+            "Rates are per minute (samples) or per second (points, queries, series) of each step's measured "
+                    + "window, after the warm-up. Offered = what the input demanded (points x M x N); a step passes with the efficiency, "
+                    + "the write p99 and the lag within the limits. CPU in cores; TSDB = the busiest target; selects = the target's "
+                    + "concurrent selects of its capacity. – = unknown or not measured.";
 
     private static final String NONE = "–";
 
@@ -235,7 +345,8 @@ public final class CapacityPage {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%." + digits + "f", v) : NONE;
     }
 
-    private static final String CSS = """
+    private static final String CSS =
+            """
             body { font-family: sans-serif; margin: 24px; color: #222222; background: #ffffff; }
             h1 { font-size: 22px; margin-bottom: 4px; }
             h2 { font-size: 17px; margin-top: 24px; }

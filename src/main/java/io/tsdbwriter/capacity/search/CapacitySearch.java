@@ -1,39 +1,39 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.lab.Machine;
-import io.tsdbwriter.lab.CpuPinning;
-import io.tsdbwriter.lab.InputRate;
-import io.tsdbwriter.lab.KafkaFeeder;
-import io.tsdbwriter.lab.SourceFeed;
-import io.tsdbwriter.lab.VmProbe;
-import io.tsdbwriter.lab.WriterCellRunner;
-import io.tsdbwriter.tsdbmetrics.Bottleneck;
-import io.tsdbwriter.tsdbmetrics.CostFigures;
-import io.tsdbwriter.tsdbmetrics.MetricsScraper;
-import io.tsdbwriter.tsdbmetrics.PromSnapshot;
-import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.capacity.reads.HttpRangeQueries;
 import io.tsdbwriter.capacity.reads.ReadLoadSettings;
 import io.tsdbwriter.capacity.targets.ReadBack;
 import io.tsdbwriter.capacity.targets.SearchTarget;
-import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.lab.CpuPinning;
+import io.tsdbwriter.lab.InputRate;
+import io.tsdbwriter.lab.KafkaFeeder;
+import io.tsdbwriter.lab.Machine;
+import io.tsdbwriter.lab.SourceFeed;
+import io.tsdbwriter.lab.VmProbe;
+import io.tsdbwriter.lab.WriterCellRunner;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.CostFigures;
+import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
+import io.tsdbwriter.tsdbmetrics.MetricsScraper;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.write.WriteClient;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import io.tsdbwriter.write.http.HttpClientSecurity;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
-import io.tsdbwriter.config.KafkaClientConfig;
-import io.tsdbwriter.write.http.HttpAuthConfig;
-import io.tsdbwriter.write.http.HttpClientSecurity;
-import io.tsdbwriter.write.http.SafeUrl;
-import java.time.LocalTime;
 import okhttp3.OkHttpClient;
 
 /**
@@ -56,7 +56,8 @@ import okhttp3.OkHttpClient;
  * good and the first bad rate narrow it down. When the first step fails already, the rate steps down (by the factor
  * squared) until a step passes. With {@link Vary#TIME_MULTIPLIER} the input rate stays fixed and M rises
  * (at least by one per step) up to the largest M a writer accepts (3600, fewer when M × N would pass 1,000,000); a step
- * there that passes ends the search with "reached the maximum time multiplier …" ({@link StepClimb}). The capacity is the highest sustained samples/min of a passing step (written, at most
+ * there that passes ends the search with "reached the maximum time multiplier …" ({@link StepClimb}). The capacity is
+ * the highest sustained samples/min of a passing step (written, at most
  * what the input demanded: a writer draining its warm-up backlog writes more); the verdict is the
  * failing step's nearest that capacity.
  *
@@ -66,7 +67,8 @@ public final class CapacitySearch {
 
     /** What rises step by step. */
     public enum Vary {
-        RATE, TIME_MULTIPLIER
+        RATE,
+        TIME_MULTIPLIER
     }
 
     /**
@@ -74,14 +76,46 @@ public final class CapacitySearch {
      * without a read load; {@code readBackUrl} the query API's base its read-back pass counts on ({@link ReadBackCount}),
      * null when the target has none.
      */
-    public record Settings(String bootstrapServers, String vmUrl, List<String> targetMetricsUrls, String topicPrefix, int partitions,
-                           SourceFeed feed, InputRate startRate, double stepFactor, Duration stepDuration, Duration warmUp, int maxSteps,
-                           int refineSteps, Vary vary, int timeMultiplier, int instanceMultiplier, int parallelism, int writePermits,
-                           int batchSamples, long segmentSize, double minEfficiency, Duration maxP99, long probeRecords,
-                           Duration drainTimeout, Path csv, Path chart, Path report, Path workDir, Path jar, List<String> javaCommand,
-                           List<String> writerJvmOptions, List<String> extraRunArgs, String commandLine, Duration timeBudget,
-                           KafkaClientConfig kafkaClient, HttpAuthConfig vmHttp, SeriesSchedule seriesSchedule,
-                           CpuPinning.Plan placement, ReadLoadSettings reads, String readBackUrl) {
+    public record Settings(
+            String bootstrapServers,
+            String vmUrl,
+            List<String> targetMetricsUrls,
+            String topicPrefix,
+            int partitions,
+            SourceFeed feed,
+            InputRate startRate,
+            double stepFactor,
+            Duration stepDuration,
+            Duration warmUp,
+            int maxSteps,
+            int refineSteps,
+            Vary vary,
+            int timeMultiplier,
+            int instanceMultiplier,
+            int parallelism,
+            int writePermits,
+            int batchSamples,
+            long segmentSize,
+            double minEfficiency,
+            Duration maxP99,
+            long probeRecords,
+            Duration drainTimeout,
+            Path csv,
+            Path chart,
+            Path report,
+            Path workDir,
+            Path jar,
+            List<String> javaCommand,
+            List<String> writerJvmOptions,
+            List<String> extraRunArgs,
+            String commandLine,
+            Duration timeBudget,
+            KafkaClientConfig kafkaClient,
+            HttpAuthConfig vmHttp,
+            SeriesSchedule seriesSchedule,
+            CpuPinning.Plan placement,
+            ReadLoadSettings reads,
+            String readBackUrl) {
 
         /**
          * These settings for one of several targets: its URL as the writers' {@code --vm-url} and its protocol flags
@@ -98,12 +132,46 @@ public final class CapacitySearch {
         public Settings forTarget(SearchTarget t, ReadLoadSettings targetReads, CpuPinning.Plan targetPlacement) {
             List<String> runArgs = new ArrayList<>(extraRunArgs);
             runArgs.addAll(t.writerArgs());
-            return new Settings(bootstrapServers, t.searchUrl(), List.of(t.metricsUrl()), topicPrefix + "-" + t.name(), partitions,
-                    feed, startRate, stepFactor, stepDuration, warmUp, maxSteps, refineSteps, vary, timeMultiplier, instanceMultiplier,
-                    parallelism, writePermits, batchSamples, segmentSize, minEfficiency, maxP99, probeRecords, drainTimeout,
-                    named(csv, t.name()), named(chart, t.name()), report == null ? null : report.resolve(t.name()),
-                    workDir.resolve(t.name()), jar, javaCommand, writerJvmOptions, List.copyOf(runArgs), commandLine, timeBudget,
-                    kafkaClient, vmHttp, seriesSchedule, targetPlacement, targetReads, t.readBackUrl());
+            return new Settings(
+                    bootstrapServers,
+                    t.searchUrl(),
+                    List.of(t.metricsUrl()),
+                    topicPrefix + "-" + t.name(),
+                    partitions,
+                    feed,
+                    startRate,
+                    stepFactor,
+                    stepDuration,
+                    warmUp,
+                    maxSteps,
+                    refineSteps,
+                    vary,
+                    timeMultiplier,
+                    instanceMultiplier,
+                    parallelism,
+                    writePermits,
+                    batchSamples,
+                    segmentSize,
+                    minEfficiency,
+                    maxP99,
+                    probeRecords,
+                    drainTimeout,
+                    named(csv, t.name()),
+                    named(chart, t.name()),
+                    report == null ? null : report.resolve(t.name()),
+                    workDir.resolve(t.name()),
+                    jar,
+                    javaCommand,
+                    writerJvmOptions,
+                    List.copyOf(runArgs),
+                    commandLine,
+                    timeBudget,
+                    kafkaClient,
+                    vmHttp,
+                    seriesSchedule,
+                    targetPlacement,
+                    targetReads,
+                    t.readBackUrl());
         }
 
         /** {@code dir/stem.ext} → {@code dir/stem-NAME.ext}; null stays null. */
@@ -123,17 +191,21 @@ public final class CapacitySearch {
      * figures ({@link CostFigures}: CPU per sample over the steps' measured windows, memory and disk from one reading
      * of the targets' pages after the last step) and its read-back pass ({@link ReadBack}).
      */
-    public record Reported(Result result, String machine, int exitCode, CostFigures costs, ReadBack readBack) {
-    }
+    public record Reported(Result result, String machine, int exitCode, CostFigures costs, ReadBack readBack) {}
 
     /**
      * The outcome: the steps, the capacity (NaN when no step passed), the verdict at the edge, and why the search
      * stopped short of a failing step when it had to ({@code ceiling}: the largest M passed; null otherwise), and the
      * noise the search assumed at its end ({@code noise}: one line, {@link EfficiencyNoise}).
      */
-    public record Result(List<CapacityStep> steps, double capacityPerMinute, CapacityStep best, CapacityStep edge, long lost,
-                         String ceiling, String noise) {
-    }
+    public record Result(
+            List<CapacityStep> steps,
+            double capacityPerMinute,
+            CapacityStep best,
+            CapacityStep edge,
+            long lost,
+            String ceiling,
+            String noise) {}
 
     private final Settings s;
     private final PrintStream out;
@@ -151,9 +223,19 @@ public final class CapacitySearch {
         this.s = settings;
         this.out = out;
         // the targets' pages take the same authentication and TLS as the writes (DESIGN §6)
-        this.scraper = new MetricsScraper(security().configure(new OkHttpClient.Builder()).build(), Duration.ofSeconds(5));
-        this.stepRunner = new StepRunner(settings, scraper, out, settings.reads() == null ? null : new HttpRangeQueries(
-                security().configure(new OkHttpClient.Builder()).build(), settings.reads().queryRangeUrl(), settings.reads().timeout()), span);
+        this.scraper = new MetricsScraper(
+                security().configure(new OkHttpClient.Builder()).build(), Duration.ofSeconds(5));
+        this.stepRunner = new StepRunner(
+                settings,
+                scraper,
+                out,
+                settings.reads() == null
+                        ? null
+                        : new HttpRangeQueries(
+                                security().configure(new OkHttpClient.Builder()).build(),
+                                settings.reads().queryRangeUrl(),
+                                settings.reads().timeout()),
+                span);
     }
 
     /** Runs the search; returns 0 when a capacity was found and nothing was lost, 1 otherwise. */
@@ -170,7 +252,12 @@ public final class CapacitySearch {
         Result r = search();
         int code = CapacityReport.print(r, machine, s, out);
         // search() sets readBack before it returns
-        return new Reported(r, machine, readBack.missing() ? 1 : code, CostFigures.of(stepRunner.targetCpu(), finalPages), readBack);
+        return new Reported(
+                r,
+                machine,
+                readBack.missing() ? 1 : code,
+                CostFigures.of(stepRunner.targetCpu(), finalPages),
+                readBack);
     }
 
     /** Authentication and TLS of every request to the --vm-url and --target-metrics-url hosts. */
@@ -193,50 +280,94 @@ public final class CapacitySearch {
         progress("%s", budgetLine(s.timeBudget()));
         WriteTarget endpoint = new WriteTarget(s.vmUrl());
         // the pages given, else the --vm-url host's (both would count one process twice when they are the same)
-        List<String> targets = s.targetMetricsUrls().isEmpty() ? List.of(endpoint.metricsUrl())
+        List<String> targets = s.targetMetricsUrls().isEmpty()
+                ? List.of(endpoint.metricsUrl())
                 : s.targetMetricsUrls().stream().distinct().toList();
         try (WriteClient client = new WriteClient(Duration.ofSeconds(30), 8, false, security());
-             KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
+                KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
             VmProbe vm = new VmProbe(client.http(), targets.get(0)); // the first page given: a target's metrics-url
             int permits = s.writePermits();
             if (permits <= 0) {
                 OptionalInt cap = InsertCapacityProbe.read(client.http(), targets.get(0));
-                progress("write permits: automatic (%s)", cap.isPresent() ? InsertCapacityProbe.METRIC + " = " + cap.getAsInt()
-                        : InsertCapacityProbe.METRIC + " unreadable: the writer falls back to its default");
+                progress(
+                        "write permits: automatic (%s)",
+                        cap.isPresent()
+                                ? InsertCapacityProbe.METRIC + " = " + cap.getAsInt()
+                                : InsertCapacityProbe.METRIC + " unreadable: the writer falls back to its default");
             }
             machine = Machine.line(vm.version());
             progress("machine: %s", machine);
             progress("input: %s", s.feed().description());
             progress("series: %s", stepRunner.seriesDescription());
-            progress("targets' /metrics: %s", String.join(", ", targets.stream().map(SafeUrl::redact).toList()));
+            progress(
+                    "targets' /metrics: %s",
+                    String.join(", ", targets.stream().map(SafeUrl::redact).toList()));
             if (s.reads() != null) {
-                progress("read load: %s queries/s in each step's measured window, round-robin over %d range queries, to %s"
-                        + " (timeout %s)", fmt(s.reads().queriesPerSecond()), s.reads().queries().size(), SafeUrl.redact(s.reads().queryRangeUrl()),
+                progress(
+                        "read load: %s queries/s in each step's measured window, round-robin over %d range queries, to %s"
+                                + " (timeout %s)",
+                        fmt(s.reads().queriesPerSecond()),
+                        s.reads().queries().size(),
+                        SafeUrl.redact(s.reads().queryRangeUrl()),
                         human(s.reads().timeout()));
             }
             for (int i = 0; i < targets.size(); i++) {
                 if (scraper.scrape(targets.get(i)) == null) {
-                    progress("warning: %s is unreadable: figures that need it are unknown", SafeUrl.redact(targets.get(i)));
+                    progress(
+                            "warning: %s is unreadable: figures that need it are unknown",
+                            SafeUrl.redact(targets.get(i)));
                 }
             }
-            WriterCellRunner runner = new WriterCellRunner(new WriterCellRunner.Settings(s.javaCommand(), s.jar(), s.writerJvmOptions(),
-                    s.bootstrapServers(), s.vmUrl(), Math.max(0, s.writePermits()), s.batchSamples(), s.segmentSize(), s.extraRunArgs(),
-                    s.workDir(), Duration.ofMinutes(10), Duration.ofSeconds(5), null, s.placement().placement()), vm, target -> vm);
-            StepContext context = new StepContext(kafka, runner, targets, span.track(s.feed().cycle()));
-            double rate = s.startRate().relative() ? stepRunner.probe(context) * s.startRate().value() : s.startRate().value();
+            WriterCellRunner runner = new WriterCellRunner(
+                    new WriterCellRunner.Settings(
+                            s.javaCommand(),
+                            s.jar(),
+                            s.writerJvmOptions(),
+                            s.bootstrapServers(),
+                            s.vmUrl(),
+                            Math.max(0, s.writePermits()),
+                            s.batchSamples(),
+                            s.segmentSize(),
+                            s.extraRunArgs(),
+                            s.workDir(),
+                            Duration.ofMinutes(10),
+                            Duration.ofSeconds(5),
+                            null,
+                            s.placement().placement()),
+                    vm,
+                    target -> vm);
+            StepContext context =
+                    new StepContext(kafka, runner, targets, span.track(s.feed().cycle()));
+            double rate = s.startRate().relative()
+                    ? stepRunner.probe(context) * s.startRate().value()
+                    : s.startRate().value();
             SearchSteps steps = new SearchSteps(System.nanoTime());
-            EfficiencyNoise noise = new EfficiencyNoise(s.minEfficiency(), s.maxP99().toMillis() / 1000.0);
-            StepClimb order = new StepClimb(s.vary(), StepClimb.maxTimeMultiplier(s.instanceMultiplier()), s.stepFactor(),
-                    s.maxSteps(), s.refineSteps(), (index, refine, r, m) -> stepRunner.step(context, index, refine, r, m),
-                    this::overBudget, noise, out);
+            EfficiencyNoise noise =
+                    new EfficiencyNoise(s.minEfficiency(), s.maxP99().toMillis() / 1000.0);
+            StepClimb order = new StepClimb(
+                    s.vary(),
+                    StepClimb.maxTimeMultiplier(s.instanceMultiplier()),
+                    s.stepFactor(),
+                    s.maxSteps(),
+                    s.refineSteps(),
+                    (index, refine, r, m) -> stepRunner.step(context, index, refine, r, m),
+                    this::overBudget,
+                    noise,
+                    out);
             order.climb(steps, rate, s.timeMultiplier());
             if (steps.bad == null && steps.ceiling == null) {
-                progress("no step failed within %d step%s: the capacity is above the last step", steps.index, steps.index == 1 ? "" : "s");
+                progress(
+                        "no step failed within %d step%s: the capacity is above the last step",
+                        steps.index, steps.index == 1 ? "" : "s");
             }
             order.refine(steps);
-            List<String> flushed = targets.stream().filter(t -> new VmProbe(client.http(), t).forceFlush()).toList();
+            List<String> flushed = targets.stream()
+                    .filter(t -> new VmProbe(client.http(), t).forceFlush())
+                    .toList();
             if (!flushed.isEmpty()) { // VictoriaMetrics: its buffered rows into parts, so the disk figure counts them
-                progress("disk figure after /internal/force_flush on the host%s of %s", flushed.size() == 1 ? "" : "s",
+                progress(
+                        "disk figure after /internal/force_flush on the host%s of %s",
+                        flushed.size() == 1 ? "" : "s",
                         String.join(", ", flushed.stream().map(SafeUrl::redact).toList()));
             }
             finalPages = scraper.scrapeAll(targets); // the memory and disk figures' one reading (CostFigures)
@@ -247,16 +378,18 @@ public final class CapacitySearch {
     }
 
     /** What every step of one search shares. */
-    record StepContext(KafkaFeeder kafka, WriterCellRunner runner, List<String> targets, Iterator<SourcePoint> points) {
-    }
+    record StepContext(
+            KafkaFeeder kafka, WriterCellRunner runner, List<String> targets, Iterator<SourcePoint> points) {}
 
     /**
      * The search's time budget as printed at its start: {@code time budget 8m: no step starts that would end after it
      * (--time-budget 0 lifts it)}, or {@code time budget: none (--time-budget 0)}.
      */
     static String budgetLine(Duration budget) {
-        return budget == null || budget.isZero() ? "time budget: none (--time-budget 0)"
-                : "time budget " + human(budget) + ": no step starts that would end after it (--time-budget 0 lifts it)";
+        return budget == null || budget.isZero()
+                ? "time budget: none (--time-budget 0)"
+                : "time budget " + human(budget)
+                        + ": no step starts that would end after it (--time-budget 0 lifts it)";
     }
 
     /** True (and says so) when one more step, as long as the average so far, would end after the time budget. */
@@ -267,7 +400,8 @@ public final class CapacitySearch {
         double elapsed = (System.nanoTime() - searchStart) / 1e9;
         double perStep = stepsDone == 0 ? s.stepDuration().toSeconds() + 15 : elapsed / stepsDone;
         if (elapsed + perStep > s.timeBudget().toSeconds()) {
-            progress("time budget %s: no time for another step (%.0f s so far, ~%.0f s a step); --time-budget 0 lifts it",
+            progress(
+                    "time budget %s: no time for another step (%.0f s so far, ~%.0f s a step); --time-budget 0 lifts it",
                     human(s.timeBudget()), elapsed, perStep);
             return true;
         }
@@ -288,7 +422,11 @@ public final class CapacitySearch {
 
     /** One progress line on {@code out}: the local time, {@code capacity:}, the message; flushed at once. */
     static void progress(PrintStream out, String format, Object... args) {
-        out.printf(Locale.ROOT, "%s capacity: %s%n", LocalTime.now().withNano(0), String.format(Locale.ROOT, format, args));
+        out.printf(
+                Locale.ROOT,
+                "%s capacity: %s%n",
+                LocalTime.now().withNano(0),
+                String.format(Locale.ROOT, format, args));
         out.flush();
     }
 

@@ -28,8 +28,7 @@ final class CapacitySvg {
     static final String FAIL = "#d62728";
     static final String QUERY = "#ff7f0e";
 
-    private CapacitySvg() {
-    }
+    private CapacitySvg() {}
 
     /**
      * The chart's {@code <svg>} element.
@@ -41,23 +40,45 @@ final class CapacitySvg {
         List<CapacityStep> sorted = new ArrayList<>(steps);
         sorted.sort(Comparator.comparingDouble(CapacityStep::expectedPerMinute));
         boolean reads = sorted.stream().anyMatch(s -> s.reads() != null);
-        double leftMax = niceMax(Math.max(max(sorted, CapacityStep::expectedPerMinute), Math.max(max(sorted,
-                CapacityStep::writtenPerMinute), Double.isFinite(capacityPerMinute) ? capacityPerMinute : 0)));
+        double leftMax = niceMax(Math.max(
+                max(sorted, CapacityStep::expectedPerMinute),
+                Math.max(
+                        max(sorted, CapacityStep::writtenPerMinute),
+                        Double.isFinite(capacityPerMinute) ? capacityPerMinute : 0)));
         double rightMax = reads ? niceMax(max(sorted, CapacitySvg::queryP99Seconds)) : 1;
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"chart-svg\" viewBox=\"0 0 %d %d\" "
-                + "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"samples/min per step%s\">%n", WIDTH, HEIGHT, WIDTH, HEIGHT,
+        b.append(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"chart-svg\" viewBox=\"0 0 %d %d\" "
+                        + "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"samples/min per step%s\">%n",
+                WIDTH,
+                HEIGHT,
+                WIDTH,
+                HEIGHT,
                 reads ? " and query latency p99" : ""));
-        b.append(String.format(Locale.ROOT, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>%n", WIDTH, HEIGHT));
+        b.append(String.format(
+                Locale.ROOT, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>%n", WIDTH, HEIGHT));
         axes(b, leftMax, rightMax, reads);
         xLabels(b, sorted);
         legend(b, reads);
         if (Double.isFinite(capacityPerMinute) && capacityPerMinute > 0) {
             double y = y(capacityPerMinute, leftMax);
-            b.append(String.format(Locale.ROOT, "<line class=\"capacity\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
-                    + "stroke-width=\"2\" stroke-dasharray=\"8 4\"/>%n", LEFT, y, WIDTH - RIGHT, y, PASS));
-            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">capacity %s samples/min</text>%n",
-                    LEFT + 6, y - 5, PASS, Html.escape(CapacityPage.count(capacityPerMinute))));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "<line class=\"capacity\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+                            + "stroke-width=\"2\" stroke-dasharray=\"8 4\"/>%n",
+                    LEFT,
+                    y,
+                    WIDTH - RIGHT,
+                    y,
+                    PASS));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">capacity %s samples/min</text>%n",
+                    LEFT + 6,
+                    y - 5,
+                    PASS,
+                    Html.escape(CapacityPage.count(capacityPerMinute))));
         }
         series(b, sorted, CapacityStep::expectedPerMinute, leftMax, OFFERED, "offered", "samples/min", true, false);
         series(b, sorted, CapacityStep::writtenPerMinute, leftMax, WRITTEN, "written", "samples/min", false, true);
@@ -77,49 +98,103 @@ final class CapacitySvg {
         int bottom = HEIGHT - BOTTOM;
         for (int k = 0; k <= 4; k++) {
             double y = bottom - (bottom - TOP) * k / 4.0;
-            b.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>%n", LEFT, y, x1, y));
-            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#333333\">%s</text>%n",
-                    LEFT - 6, y + 4, Html.escape(shortCount(leftMax * k / 4))));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>%n",
+                    LEFT,
+                    y,
+                    x1,
+                    y));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#333333\">%s</text>%n",
+                    LEFT - 6,
+                    y + 4,
+                    Html.escape(shortCount(leftMax * k / 4))));
             if (reads) {
-                b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s</text>%n",
-                        x1 + 6, y + 4, QUERY, Html.escape(seconds(rightMax * k / 4))));
+                b.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s</text>%n",
+                        x1 + 6,
+                        y + 4,
+                        QUERY,
+                        Html.escape(seconds(rightMax * k / 4))));
             }
         }
-        b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000000\"/>%n",
-                LEFT, TOP, x1 - LEFT, bottom - TOP));
-        b.append(String.format(Locale.ROOT, "<text x=\"16\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 16 %d)\" "
-                + "text-anchor=\"middle\">samples/min</text>%n", (TOP + bottom) / 2, (TOP + bottom) / 2));
+        b.append(String.format(
+                Locale.ROOT,
+                "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000000\"/>%n",
+                LEFT,
+                TOP,
+                x1 - LEFT,
+                bottom - TOP));
+        b.append(String.format(
+                Locale.ROOT,
+                "<text x=\"16\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 16 %d)\" "
+                        + "text-anchor=\"middle\">samples/min</text>%n",
+                (TOP + bottom) / 2,
+                (TOP + bottom) / 2));
         if (reads) {
             int x = WIDTH - 14;
-            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\" transform=\"rotate(90 %d %d)\" "
-                    + "text-anchor=\"middle\">query latency p99, s</text>%n", x, (TOP + bottom) / 2, QUERY, x, (TOP + bottom) / 2));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\" transform=\"rotate(90 %d %d)\" "
+                            + "text-anchor=\"middle\">query latency p99, s</text>%n",
+                    x,
+                    (TOP + bottom) / 2,
+                    QUERY,
+                    x,
+                    (TOP + bottom) / 2));
         }
-        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">step (in order of "
-                + "offered samples/min; r = refinement)</text>%n", (LEFT + x1) / 2, HEIGHT - 8));
+        b.append(String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">step (in order of "
+                        + "offered samples/min; r = refinement)</text>%n",
+                (LEFT + x1) / 2,
+                HEIGHT - 8));
     }
 
     private static void xLabels(StringBuilder b, List<CapacityStep> steps) {
         for (int i = 0; i < steps.size(); i++) {
-            b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n",
-                    x(i, steps.size()), HEIGHT - BOTTOM + 16, Html.escape(CapacityPage.stepName(steps.get(i)))));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>%n",
+                    x(i, steps.size()),
+                    HEIGHT - BOTTOM + 16,
+                    Html.escape(CapacityPage.stepName(steps.get(i)))));
         }
     }
 
     private static void legend(StringBuilder b, boolean reads) {
         String[][] items = reads
-                ? new String[][] {{OFFERED, "offered samples/min"}, {WRITTEN, "written samples/min (dot: green pass, red fail)"},
-                        {QUERY, "query latency p99 (right axis)"}}
-                : new String[][] {{OFFERED, "offered samples/min"}, {WRITTEN, "written samples/min (dot: green pass, red fail)"}};
+                ? new String[][] {
+                    {OFFERED, "offered samples/min"},
+                    {WRITTEN, "written samples/min (dot: green pass, red fail)"},
+                    {QUERY, "query latency p99 (right axis)"}
+                }
+                : new String[][] {
+                    {OFFERED, "offered samples/min"}, {WRITTEN, "written samples/min (dot: green pass, red fail)"}
+                };
         int x = LEFT;
         for (String[] item : items) {
-            b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"14\" width=\"14\" height=\"4\" fill=\"%s\"/>%n", x, item[0]));
-            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"12\">%s</text>%n", x + 18, Html.escape(item[1])));
+            b.append(String.format(
+                    Locale.ROOT, "<rect x=\"%d\" y=\"14\" width=\"14\" height=\"4\" fill=\"%s\"/>%n", x, item[0]));
+            b.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"12\">%s</text>%n", x + 18, Html.escape(item[1])));
             x += 40 + (int) Math.round(item[1].length() * 6.2);
         }
     }
 
-    private static void series(StringBuilder b, List<CapacityStep> steps, ToDoubleFunction<CapacityStep> value, double max,
-                               String color, String name, String unit, boolean dashed, boolean passColors) {
+    private static void series(
+            StringBuilder b,
+            List<CapacityStep> steps,
+            ToDoubleFunction<CapacityStep> value,
+            double max,
+            String color,
+            String name,
+            String unit,
+            boolean dashed,
+            boolean passColors) {
         StringBuilder line = new StringBuilder();
         StringBuilder dots = new StringBuilder();
         for (int i = 0; i < steps.size(); i++) {
@@ -132,14 +207,25 @@ final class CapacitySvg {
             double y = y(v, max);
             line.append(line.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.1f,%.1f", x, y));
             String fill = passColors ? (s.passed() ? PASS : FAIL) : color;
-            String tip = "step " + CapacityPage.stepName(s) + ": " + name + " " + ("s".equals(unit) ? seconds(v) : CapacityPage.count(v))
-                    + " " + unit;
-            dots.append(String.format(Locale.ROOT, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"><title>%s</title></circle>%n",
-                    name.replace(' ', '-'), x, y, fill, Html.escape(tip)));
+            String tip = "step " + CapacityPage.stepName(s) + ": " + name + " "
+                    + ("s".equals(unit) ? seconds(v) : CapacityPage.count(v)) + " " + unit;
+            dots.append(String.format(
+                    Locale.ROOT,
+                    "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"><title>%s</title></circle>%n",
+                    name.replace(' ', '-'),
+                    x,
+                    y,
+                    fill,
+                    Html.escape(tip)));
         }
         if (!line.isEmpty()) {
-            b.append(String.format(Locale.ROOT, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>%n",
-                    name.replace(' ', '-'), color, dashed ? " stroke-dasharray=\"6 4\"" : "", line));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>%n",
+                    name.replace(' ', '-'),
+                    color,
+                    dashed ? " stroke-dasharray=\"6 4\"" : "",
+                    line));
         }
         b.append(dots);
     }

@@ -10,8 +10,7 @@ import java.util.Locale;
  */
 public final class CapacityTable {
 
-    private CapacityTable() {
-    }
+    private CapacityTable() {}
 
     /**
      * The console table, one line per step, {@code placement} its last column; a step that measured an earlier one's
@@ -20,21 +19,57 @@ public final class CapacityTable {
      */
     public static String format(String placement, List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder();
-        String head = String.format(Locale.ROOT, "%-4s %-3s %12s %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %-16s %s%n",
-                "step", "M", "points/s in", "expected/min", "written/min", "eff", "p50 s", "p99 s", "permit ms", "lag records",
-                "cpu W", "target cpu", "inserts", "load", "series", "new/s", "slow/s", "tsid miss/s", "ok", "limited by", "placement");
+        String head = String.format(
+                Locale.ROOT,
+                "%-4s %-3s %12s %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %-16s %s%n",
+                "step",
+                "M",
+                "points/s in",
+                "expected/min",
+                "written/min",
+                "eff",
+                "p50 s",
+                "p99 s",
+                "permit ms",
+                "lag records",
+                "cpu W",
+                "target cpu",
+                "inserts",
+                "load",
+                "series",
+                "new/s",
+                "slow/s",
+                "tsid miss/s",
+                "ok",
+                "limited by",
+                "placement");
         b.append(head);
         for (CapacityStep s : steps) {
-            b.append(String.format(Locale.ROOT, "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %-16s %s%n",
-                    s.index() + (s.refine() ? "r" : ""), s.timeMultiplier(), s.inputPointsPerSecond(), Figures.count(s.expectedPerMinute()),
-                    Figures.count(s.writtenPerMinute()), Figures.percent(s.efficiency()), dec(s.p50Seconds(), 3), dec(s.p99Seconds(), 3),
-                    dec(s.permitWaitMs(), 1), String.format(Locale.ROOT, "%.0f->%.0f%s", s.lagStart(), s.lagEnd(), s.lagGrowing() ? "^" : ""),
-                    dec(s.writerCpuCores(), 2), dec(s.targetCpuCores(), 2) + "/" + dec(s.targetCores(), 0),
-                    dec(s.insertsCurrent(), 1) + "/" + dec(s.insertsCapacity(), 0), s.loadAverage(),
-                    s.series() == null ? "-" : dec(s.series().activeSeries(), 0), s.series() == null ? "-" : dec(s.series().createdPerSecond(), 1),
+            b.append(String.format(
+                    Locale.ROOT,
+                    "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %-16s %s%n",
+                    s.index() + (s.refine() ? "r" : ""),
+                    s.timeMultiplier(),
+                    s.inputPointsPerSecond(),
+                    Figures.count(s.expectedPerMinute()),
+                    Figures.count(s.writtenPerMinute()),
+                    Figures.percent(s.efficiency()),
+                    dec(s.p50Seconds(), 3),
+                    dec(s.p99Seconds(), 3),
+                    dec(s.permitWaitMs(), 1),
+                    String.format(Locale.ROOT, "%.0f->%.0f%s", s.lagStart(), s.lagEnd(), s.lagGrowing() ? "^" : ""),
+                    dec(s.writerCpuCores(), 2),
+                    dec(s.targetCpuCores(), 2) + "/" + dec(s.targetCores(), 0),
+                    dec(s.insertsCurrent(), 1) + "/" + dec(s.insertsCapacity(), 0),
+                    s.loadAverage(),
+                    s.series() == null ? "-" : dec(s.series().activeSeries(), 0),
+                    s.series() == null ? "-" : dec(s.series().createdPerSecond(), 1),
                     s.series() == null ? "-" : dec(s.series().slowInsertsPerSecond(), 1),
-                    s.series() == null ? "-" : dec(s.series().cacheMissesPerSecond(), 1), s.passed() ? "yes" : "NO",
-                    s.verdict().resource().label() + (s.remeasureOf() > 0 ? " (re-measure of " + s.remeasureOf() + ")" : ""), placement));
+                    s.series() == null ? "-" : dec(s.series().cacheMissesPerSecond(), 1),
+                    s.passed() ? "yes" : "NO",
+                    s.verdict().resource().label()
+                            + (s.remeasureOf() > 0 ? " (re-measure of " + s.remeasureOf() + ")" : ""),
+                    placement));
         }
         return b.toString();
     }
@@ -47,25 +82,53 @@ public final class CapacityTable {
         if (steps.stream().allMatch(s -> s.reads() == null)) {
             return "";
         }
-        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-4s %9s %9s %8s %8s %8s %7s %8s %10s%n", "step", "queries/s",
-                "offered/s", "q p50 s", "q p90 s", "q p99 s", "errors", "timeouts", "selects"));
+        StringBuilder b = new StringBuilder(String.format(
+                Locale.ROOT,
+                "%-4s %9s %9s %8s %8s %8s %7s %8s %10s%n",
+                "step",
+                "queries/s",
+                "offered/s",
+                "q p50 s",
+                "q p90 s",
+                "q p99 s",
+                "errors",
+                "timeouts",
+                "selects"));
         for (CapacityStep s : steps) {
             StepReads r = s.reads();
             if (r == null) {
                 continue;
             }
-            b.append(String.format(Locale.ROOT, "%-4s %9s %9s %8s %8s %8s %7d %8d %10s%n", s.index() + (s.refine() ? "r" : ""),
-                    dec(r.donePerSecond(), 2), dec(r.offeredPerSecond(), 2), dec(r.p50Seconds(), 3), dec(r.p90Seconds(), 3),
-                    dec(r.p99Seconds(), 3), r.errors(), r.timeouts(), dec(r.selectsCurrent(), 1) + "/" + dec(r.selectsCapacity(), 0)));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "%-4s %9s %9s %8s %8s %8s %7d %8d %10s%n",
+                    s.index() + (s.refine() ? "r" : ""),
+                    dec(r.donePerSecond(), 2),
+                    dec(r.offeredPerSecond(), 2),
+                    dec(r.p50Seconds(), 3),
+                    dec(r.p90Seconds(), 3),
+                    dec(r.p99Seconds(), 3),
+                    r.errors(),
+                    r.timeouts(),
+                    dec(r.selectsCurrent(), 1) + "/" + dec(r.selectsCapacity(), 0)));
         }
         return b.toString();
     }
 
     /** A step's read load in one phrase, for its progress line. */
     static String reads(StepReads r) {
-        return String.format(Locale.ROOT, "queries %s/s of %s/s, p50/p90/p99 %s/%s/%s s, %d errors, %d timeouts, selects %s of %s",
-                dec(r.donePerSecond(), 2), dec(r.offeredPerSecond(), 2), dec(r.p50Seconds(), 3), dec(r.p90Seconds(), 3),
-                dec(r.p99Seconds(), 3), r.errors(), r.timeouts(), dec(r.selectsCurrent(), 1), dec(r.selectsCapacity(), 0));
+        return String.format(
+                Locale.ROOT,
+                "queries %s/s of %s/s, p50/p90/p99 %s/%s/%s s, %d errors, %d timeouts, selects %s of %s",
+                dec(r.donePerSecond(), 2),
+                dec(r.offeredPerSecond(), 2),
+                dec(r.p50Seconds(), 3),
+                dec(r.p90Seconds(), 3),
+                dec(r.p99Seconds(), 3),
+                r.errors(),
+                r.timeouts(),
+                dec(r.selectsCurrent(), 1),
+                dec(r.selectsCapacity(), 0));
     }
 
     /**
@@ -75,21 +138,47 @@ public final class CapacityTable {
      * {@code remeasure_of} the step whose load it measured again (empty: none).
      */
     public static String csv(String placement, List<CapacityStep> steps) {
-        StringBuilder b = new StringBuilder("step,refine,time_multiplier,input_points_per_second,expected_samples_per_minute,"
-                + "written_samples_per_minute,efficiency,p50_seconds,p99_seconds,permit_wait_ms,lag_start,lag_end,lag_growing,"
-                + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,"
-                + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,"
-                + "query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,query_p99_seconds,query_errors,"
-                + "query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict\n");
+        StringBuilder b = new StringBuilder(
+                "step,refine,time_multiplier,input_points_per_second,expected_samples_per_minute,"
+                        + "written_samples_per_minute,efficiency,p50_seconds,p99_seconds,permit_wait_ms,lag_start,lag_end,lag_growing,"
+                        + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,"
+                        + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,"
+                        + "query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,query_p99_seconds,query_errors,"
+                        + "query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict\n");
         for (CapacityStep s : steps) {
-            b.append(String.format(Locale.ROOT, "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,%s,%s,%s,%s,\"%s\"%n",
-                    s.index(), s.refine(), s.timeMultiplier(), s.inputPointsPerSecond(), s.expectedPerMinute(), s.writtenPerMinute(),
-                    s.efficiency(), csvNum(s.p50Seconds()), csvNum(s.p99Seconds()), csvNum(s.permitWaitMs()), s.lagStart(), s.lagEnd(),
-                    s.lagGrowing(), csvNum(s.writerCpuCores()), csvNum(s.targetCpuCores()), csvNum(s.targetCores()),
-                    csvNum(s.insertsCurrent()), csvNum(s.insertsCapacity()), s.loadAverage(), s.passed(), s.verdict().resource().label(),
-                    s.lost(), s.producedPoints(), seriesCsv(s.series()), readsCsv(s.reads()),
-                    csvNum(s.noise() == null ? Double.NaN : s.noise().halvesSpread()), csvNum(s.noise() == null ? Double.NaN : s.noise().assumed()),
-                    s.remeasureOf() > 0 ? Integer.toString(s.remeasureOf()) : "", placement, s.verdict().toString().replace("\"", "'")));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,%s,%s,%s,%s,\"%s\"%n",
+                    s.index(),
+                    s.refine(),
+                    s.timeMultiplier(),
+                    s.inputPointsPerSecond(),
+                    s.expectedPerMinute(),
+                    s.writtenPerMinute(),
+                    s.efficiency(),
+                    csvNum(s.p50Seconds()),
+                    csvNum(s.p99Seconds()),
+                    csvNum(s.permitWaitMs()),
+                    s.lagStart(),
+                    s.lagEnd(),
+                    s.lagGrowing(),
+                    csvNum(s.writerCpuCores()),
+                    csvNum(s.targetCpuCores()),
+                    csvNum(s.targetCores()),
+                    csvNum(s.insertsCurrent()),
+                    csvNum(s.insertsCapacity()),
+                    s.loadAverage(),
+                    s.passed(),
+                    s.verdict().resource().label(),
+                    s.lost(),
+                    s.producedPoints(),
+                    seriesCsv(s.series()),
+                    readsCsv(s.reads()),
+                    csvNum(s.noise() == null ? Double.NaN : s.noise().halvesSpread()),
+                    csvNum(s.noise() == null ? Double.NaN : s.noise().assumed()),
+                    s.remeasureOf() > 0 ? Integer.toString(s.remeasureOf()) : "",
+                    placement,
+                    s.verdict().toString().replace("\"", "'")));
         }
         return b.toString();
     }
@@ -99,8 +188,9 @@ public final class CapacityTable {
         if (series == null) {
             return ",,,";
         }
-        return (Double.isFinite(series.activeSeries()) ? String.format(Locale.ROOT, "%.0f", series.activeSeries()) : "") + ","
-                + csvNum(series.createdPerSecond()) + "," + csvNum(series.slowInsertsPerSecond()) + "," + csvNum(series.cacheMissesPerSecond());
+        return (Double.isFinite(series.activeSeries()) ? String.format(Locale.ROOT, "%.0f", series.activeSeries()) : "")
+                + "," + csvNum(series.createdPerSecond()) + "," + csvNum(series.slowInsertsPerSecond()) + ","
+                + csvNum(series.cacheMissesPerSecond());
     }
 
     /** The read load's nine CSV fields (empty: no read load). */
@@ -108,8 +198,16 @@ public final class CapacityTable {
         if (r == null) {
             return ",,,,,,,,";
         }
-        return String.join(",", csvNum(r.offeredPerSecond()), csvNum(r.donePerSecond()), csvNum(r.p50Seconds()), csvNum(r.p90Seconds()),
-                csvNum(r.p99Seconds()), Long.toString(r.errors()), Long.toString(r.timeouts()), csvNum(r.selectsCurrent()),
+        return String.join(
+                ",",
+                csvNum(r.offeredPerSecond()),
+                csvNum(r.donePerSecond()),
+                csvNum(r.p50Seconds()),
+                csvNum(r.p90Seconds()),
+                csvNum(r.p99Seconds()),
+                Long.toString(r.errors()),
+                Long.toString(r.timeouts()),
+                csvNum(r.selectsCurrent()),
                 csvNum(r.selectsCapacity()));
     }
 

@@ -71,8 +71,13 @@ final class EfficiencyNoise {
         if (Double.isNaN(st.efficiency())) {
             return "efficiency unknown (the window had fewer than two readings of the writer's /metrics)";
         }
-        return String.format(Locale.ROOT, "efficiency %s misses %s by %s, within the noise %s", pct(st.efficiency()), pct(minEfficiency),
-                pct(minEfficiency - st.efficiency()), pct(noise()));
+        return String.format(
+                Locale.ROOT,
+                "efficiency %s misses %s by %s, within the noise %s",
+                pct(st.efficiency()),
+                pct(minEfficiency),
+                pct(minEfficiency - st.efficiency()),
+                pct(noise()));
     }
 
     /**
@@ -84,9 +89,13 @@ final class EfficiencyNoise {
         if (windows == 0 || noise() <= 5 * (1 - minEfficiency)) {
             return null;
         }
-        return String.format(Locale.ROOT, "warning: the noise %s is more than five times the room below 100%% (%s): the windows are too "
-                + "short to measure the minimum efficiency at this rate and batch size; a longer --step-duration, a shorter --warm-up or "
-                + "a smaller --batch-samples", pct(noise()), pct(1 - minEfficiency));
+        return String.format(
+                Locale.ROOT,
+                "warning: the noise %s is more than five times the room below 100%% (%s): the windows are too "
+                        + "short to measure the minimum efficiency at this rate and batch size; a longer --step-duration, a shorter --warm-up or "
+                        + "a smaller --batch-samples",
+                pct(noise()),
+                pct(1 - minEfficiency));
     }
 
     /** The noise and where it comes from, one line for the output and the summary. */
@@ -94,8 +103,13 @@ final class EfficiencyNoise {
         if (windows == 0) {
             return "noise: " + pct(DEFAULT) + " efficiency (the default: no window's halves measured yet)";
         }
-        return String.format(Locale.ROOT, "noise: %s efficiency (root mean square of the efficiency difference between the first and "
-                + "the second half of %d measured window%s)", pct(noise()), windows, windows == 1 ? "" : "s");
+        return String.format(
+                Locale.ROOT,
+                "noise: %s efficiency (root mean square of the efficiency difference between the first and "
+                        + "the second half of %d measured window%s)",
+                pct(noise()),
+                windows,
+                windows == 1 ? "" : "s");
     }
 
     private static String pct(double v) {

@@ -19,7 +19,8 @@ import okhttp3.Response;
  * ({@code GET <base>/api/v1/label/__name__/values?start=…&end=…}), then one instant query per name
  * ({@code GET <base>/api/v1/query?query=…&time=…}, {@link ReadBack#query}), summed, and compares the count with the
  * samples the writers wrote. Per name because {@code count_over_time} drops the metric name: over every series at once
- * Prometheus refuses the series that differ only in their name ("vector cannot contain metrics with the same labelset"). A count below that is read
+ * Prometheus refuses the series that differ only in their name ("vector cannot contain metrics with the same
+ * labelset"). A count below that is read
  * again every {@link #POLL} until it matches or {@link #SETTLE} passed (a receiver may make samples searchable a few
  * seconds after it acknowledged them; VictoriaMetrics refreshes its index caches every 10 s); the last count stands.
  * The span reaches {@link #MARGIN_MS} past the oldest and the newest point time fed (a sample lies at most one source
@@ -69,7 +70,9 @@ final class ReadBackCount {
      */
     ReadBack count(String baseUrl, long written, SampleSpan span) throws InterruptedException {
         if (baseUrl == null) {
-            return ReadBack.unknown(written, "no query API given: a remote write receiver is read back through --query-url (a --target's query-url=)");
+            return ReadBack.unknown(
+                    written,
+                    "no query API given: a remote write receiver is read back through --query-url (a --target's query-url=)");
         }
         if (span.isEmpty()) {
             return ReadBack.counted(written, 0, "nothing fed");
@@ -80,11 +83,15 @@ final class ReadBackCount {
         if (base == null) {
             return ReadBack.unknown(written, "not an HTTP URL: " + SafeUrl.redact(baseUrl));
         }
-        HttpUrl names = base.newBuilder().addPathSegments("api/v1/label/__name__/values")
-                .addQueryParameter("start", seconds(from)).addQueryParameter("end", seconds(at)).build();
+        HttpUrl names = base.newBuilder()
+                .addPathSegments("api/v1/label/__name__/values")
+                .addQueryParameter("start", seconds(from))
+                .addQueryParameter("end", seconds(at))
+                .build();
         HttpUrl query = base.newBuilder().addPathSegments("api/v1/query").build();
-        String source = "`" + ReadBack.query("NAME", from, at) + "` at " + at + " ms on " + SafeUrl.redact(query.toString())
-                + " for each metric name of " + SafeUrl.redact(names.newBuilder().query(null).build().toString());
+        String source = "`" + ReadBack.query("NAME", from, at) + "` at " + at + " ms on "
+                + SafeUrl.redact(query.toString()) + " for each metric name of "
+                + SafeUrl.redact(names.newBuilder().query(null).build().toString());
         long deadline = nanoTime.getAsLong() + SETTLE.toNanos();
         while (true) {
             long n = 0;
@@ -96,8 +103,10 @@ final class ReadBackCount {
                 }
                 metricNames = listed.size();
                 for (JsonNode name : listed) {
-                    n += count(query.newBuilder().addQueryParameter("query", ReadBack.query(name.asText(), from, at))
-                            .addQueryParameter("time", seconds(at)).build());
+                    n += count(query.newBuilder()
+                            .addQueryParameter("query", ReadBack.query(name.asText(), from, at))
+                            .addQueryParameter("time", seconds(at))
+                            .build());
                 }
             } catch (IOException e) {
                 return ReadBack.unknown(written, source + ": " + e.getMessage());
@@ -132,16 +141,19 @@ final class ReadBackCount {
 
     /** The {@code data} of a 2xx answer of the HTTP API. */
     private JsonNode data(HttpUrl get) throws IOException {
-        Request request = new Request.Builder().url(get).get().build(); // credentials: the client's, by origin (DESIGN §6)
+        Request request =
+                new Request.Builder().url(get).get().build(); // credentials: the client's, by origin (DESIGN §6)
         try (Response r = http.newCall(request).execute()) {
             String body = r.body() == null ? "" : r.body().string();
             if (!r.isSuccessful()) {
-                throw new IOException(SafeUrl.redact(get.newBuilder().query(null).build().toString()) + " answered " + r.code() + " "
-                        + oneLine(body));
+                throw new IOException(
+                        SafeUrl.redact(get.newBuilder().query(null).build().toString()) + " answered " + r.code() + " "
+                                + oneLine(body));
             }
             return JSON.readTree(body).path("data");
         } catch (IOException e) {
-            throw new IOException(e.getMessage() == null ? e.getClass().getSimpleName() : SafeUrl.redact(e.getMessage()), e);
+            throw new IOException(
+                    e.getMessage() == null ? e.getClass().getSimpleName() : SafeUrl.redact(e.getMessage()), e);
         }
     }
 

@@ -29,7 +29,13 @@ final class SearchSteps {
                 best = st;
             }
         }
-        return new CapacitySearch.Result(List.copyOf(all), best == null ? Double.NaN : CapacitySearch.sustained(best), best,
-                bad != null ? bad : (all.isEmpty() ? null : all.get(all.size() - 1)), lost, bad == null ? ceiling : null, noise);
+        return new CapacitySearch.Result(
+                List.copyOf(all),
+                best == null ? Double.NaN : CapacitySearch.sustained(best),
+                best,
+                bad != null ? bad : (all.isEmpty() ? null : all.get(all.size() - 1)),
+                lost,
+                bad == null ? ceiling : null,
+                noise);
     }
 }

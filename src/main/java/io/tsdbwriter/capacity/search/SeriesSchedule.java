@@ -25,7 +25,10 @@ public record SeriesSchedule(Mode mode, Duration changeInterval, double spikeMul
 
     /** The schedules of {@code --series-mode}. */
     public enum Mode {
-        STEADY("steady"), GRADUAL("gradual"), DOUBLE_HALVE("double-halve"), SPIKE("spike");
+        STEADY("steady"),
+        GRADUAL("gradual"),
+        DOUBLE_HALVE("double-halve"),
+        SPIKE("spike");
 
         private final String flag;
 
@@ -45,13 +48,15 @@ public record SeriesSchedule(Mode mode, Duration changeInterval, double spikeMul
                     return m;
                 }
             }
-            throw new IllegalArgumentException("--series-mode must be steady, gradual, double-halve or spike, got '" + text + "'");
+            throw new IllegalArgumentException(
+                    "--series-mode must be steady, gradual, double-halve or spike, got '" + text + "'");
         }
     }
 
     public SeriesSchedule {
         if (changeInterval.toMillis() < 1000) {
-            throw new IllegalArgumentException("--series-change-interval must be >= 1s, got " + changeInterval.toMillis() + "ms");
+            throw new IllegalArgumentException(
+                    "--series-change-interval must be >= 1s, got " + changeInterval.toMillis() + "ms");
         }
         if (!(spikeMultiplier > 1) || Double.isInfinite(spikeMultiplier)) {
             throw new IllegalArgumentException("--spike-multiplier must be > 1, got " + spikeMultiplier);
@@ -86,8 +91,12 @@ public record SeriesSchedule(Mode mode, Duration changeInterval, double spikeMul
     public String describe() {
         return switch (mode) {
             case STEADY -> "steady";
-            case SPIKE -> String.format(Locale.ROOT, "spike x%s for the last fifth of every %s", trim(spikeMultiplier),
-                    CapacitySearch.human(changeInterval));
+            case SPIKE ->
+                String.format(
+                        Locale.ROOT,
+                        "spike x%s for the last fifth of every %s",
+                        trim(spikeMultiplier),
+                        CapacitySearch.human(changeInterval));
             default -> mode.flag() + " every " + CapacitySearch.human(changeInterval);
         };
     }

@@ -49,8 +49,16 @@ final class StepClimb {
      * @param maxTimeMultiplier the largest M a step may run ({@link #maxTimeMultiplier(int)})
      * @param noise             the search's noise: measured from every step, it decides which failing steps run again
      */
-    StepClimb(CapacitySearch.Vary vary, int maxTimeMultiplier, double stepFactor, int maxSteps, int refineSteps, Stepper stepper,
-              Budget budget, EfficiencyNoise noise, PrintStream out) {
+    StepClimb(
+            CapacitySearch.Vary vary,
+            int maxTimeMultiplier,
+            double stepFactor,
+            int maxSteps,
+            int refineSteps,
+            Stepper stepper,
+            Budget budget,
+            EfficiencyNoise noise,
+            PrintStream out) {
         this.vary = vary;
         this.maxTimeMultiplier = maxTimeMultiplier;
         this.stepFactor = stepFactor;
@@ -93,9 +101,13 @@ final class StepClimb {
             if (vary == CapacitySearch.Vary.RATE) {
                 rate *= stepFactor;
             } else if (m >= maxTimeMultiplier) {
-                steps.ceiling = String.format(Locale.ROOT, "reached the maximum time multiplier %d without saturating "
-                        + "(step %d passed at M=%d); raise --start-input-rate or --instance-multiplier to load the target further",
-                        maxTimeMultiplier, st.index(), m);
+                steps.ceiling = String.format(
+                        Locale.ROOT,
+                        "reached the maximum time multiplier %d without saturating "
+                                + "(step %d passed at M=%d); raise --start-input-rate or --instance-multiplier to load the target further",
+                        maxTimeMultiplier,
+                        st.index(),
+                        m);
                 CapacitySearch.progress(out, "%s", steps.ceiling);
                 return;
             } else {
@@ -109,13 +121,19 @@ final class StepClimb {
      * fewer when M × N would pass {@link AmplificationPlan#MAX_SAMPLES_PER_POINT}.
      */
     static int maxTimeMultiplier(int instanceMultiplier) {
-        return (int) Math.min(AmplificationPlan.MAX_TIME_MULTIPLIER,
+        return (int) Math.min(
+                AmplificationPlan.MAX_TIME_MULTIPLIER,
                 AmplificationPlan.MAX_SAMPLES_PER_POINT / Math.max(1, instanceMultiplier));
     }
 
     /** Narrows the bracket between the last passing and the first failing step ({@code refineSteps} steps at most). */
     void refine(SearchSteps steps) throws IOException, InterruptedException {
-        for (int k = 0; steps.bad != null && steps.good != null && k < refineSteps && !budget.over(steps.startNanos, steps.index); k++) {
+        for (int k = 0;
+                steps.bad != null
+                        && steps.good != null
+                        && k < refineSteps
+                        && !budget.over(steps.startNanos, steps.index);
+                k++) {
             double rate = steps.bad.inputPointsPerSecond();
             int m = steps.bad.timeMultiplier();
             if (vary == CapacitySearch.Vary.RATE) {
@@ -140,13 +158,23 @@ final class StepClimb {
      * the budget); every measurement is a row. Returns the measurement that decides: the first that passes or fails
      * clearly, else the last.
      */
-    private CapacityStep measure(SearchSteps steps, boolean refine, double rate, int m) throws IOException, InterruptedException {
+    private CapacityStep measure(SearchSteps steps, boolean refine, double rate, int m)
+            throws IOException, InterruptedException {
         steps.index++;
         CapacityStep st = judge(steps, stepper.step(steps.index, refine, rate, m), 0);
         int first = st.index();
-        for (int k = 1; k <= EfficiencyNoise.MAX_REMEASURES && noise.withinNoise(st) && !budget.over(steps.startNanos, steps.index); k++) {
-            CapacitySearch.progress(out, "[%d] %s: measuring the same load again (re-measure %d of at most %d)", st.index(),
-                    noise.miss(st), k, EfficiencyNoise.MAX_REMEASURES);
+        for (int k = 1;
+                k <= EfficiencyNoise.MAX_REMEASURES
+                        && noise.withinNoise(st)
+                        && !budget.over(steps.startNanos, steps.index);
+                k++) {
+            CapacitySearch.progress(
+                    out,
+                    "[%d] %s: measuring the same load again (re-measure %d of at most %d)",
+                    st.index(),
+                    noise.miss(st),
+                    k,
+                    EfficiencyNoise.MAX_REMEASURES);
             steps.index++;
             st = judge(steps, stepper.step(steps.index, refine, rate, m), first);
         }

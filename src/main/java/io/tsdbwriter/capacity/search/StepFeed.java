@@ -17,8 +17,7 @@ final class StepFeed {
     private final AtomicReference<Object> produced = new AtomicReference<>();
     private Thread thread;
 
-    private StepFeed() {
-    }
+    private StepFeed() {}
 
     /**
      * Starts producing {@code source}'s points to {@code topic}.
@@ -27,8 +26,13 @@ final class StepFeed {
      * @param max             at most this many points
      * @param deadlineNanos   {@link System#nanoTime()} at which producing stops
      */
-    static StepFeed start(KafkaFeeder kafka, String topic, Iterator<SourcePoint> source, double pointsPerSecond, long max,
-                          long deadlineNanos) {
+    static StepFeed start(
+            KafkaFeeder kafka,
+            String topic,
+            Iterator<SourcePoint> source,
+            double pointsPerSecond,
+            long max,
+            long deadlineNanos) {
         StepFeed feed = new StepFeed();
         Iterator<SourcePoint> counted = new Iterator<>() {
             @Override
@@ -46,7 +50,8 @@ final class StepFeed {
         };
         feed.thread = Thread.ofPlatform().name("capacity-producer").start(() -> {
             try {
-                feed.produced.set(kafka.produce(topic, counted, max, pointsPerSecond, () -> System.nanoTime() > deadlineNanos));
+                feed.produced.set(
+                        kafka.produce(topic, counted, max, pointsPerSecond, () -> System.nanoTime() > deadlineNanos));
             } catch (RuntimeException e) {
                 feed.produced.set(e);
             }
@@ -59,7 +64,10 @@ final class StepFeed {
         return taken.get();
     }
 
-    /** The sample time of the last point handed to the producer (epoch ms; the clock's until the first): where the read load's ranges end. */
+    /**
+     * The sample time of the last point handed to the producer (epoch ms; the clock's until the first): where the
+     * read load's ranges end.
+     */
     long newestMs() {
         return newestMs;
     }

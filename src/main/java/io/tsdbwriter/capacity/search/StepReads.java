@@ -14,6 +14,13 @@ package io.tsdbwriter.capacity.search;
  * @param selectsCurrent   the target's concurrent selects averaged over the window ({@code vm_concurrent_select_current}; NaN: not exposed)
  * @param selectsCapacity  the target's select capacity ({@code vm_concurrent_select_capacity}; NaN: not exposed)
  */
-public record StepReads(double offeredPerSecond, double donePerSecond, double p50Seconds, double p90Seconds, double p99Seconds,
-                        long errors, long timeouts, double selectsCurrent, double selectsCapacity) {
-}
+public record StepReads(
+        double offeredPerSecond,
+        double donePerSecond,
+        double p50Seconds,
+        double p90Seconds,
+        double p99Seconds,
+        long errors,
+        long timeouts,
+        double selectsCurrent,
+        double selectsCapacity) {}

@@ -2,21 +2,21 @@ package io.tsdbwriter.capacity.search;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.capacity.reads.QueryLoad;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CellResult;
 import io.tsdbwriter.lab.ChildProcess;
 import io.tsdbwriter.lab.CpuList;
-import io.tsdbwriter.lab.BenchCell;
 import io.tsdbwriter.lab.Figures;
-import io.tsdbwriter.lab.CellResult;
 import io.tsdbwriter.lab.KafkaFeeder;
 import io.tsdbwriter.lab.SystemCpu;
 import io.tsdbwriter.lab.WriterCellRunner;
-import io.tsdbwriter.tsdbmetrics.Bottleneck;
-import io.tsdbwriter.tsdbmetrics.MetricsScraper;
-import io.tsdbwriter.tsdbmetrics.CpuPerSamples;
-import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import io.tsdbwriter.tsdbmetrics.CpuPerSamples;
+import io.tsdbwriter.tsdbmetrics.MetricsScraper;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.tsdbmetrics.ReadPath;
-import io.tsdbwriter.capacity.reads.QueryLoad;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -58,6 +58,7 @@ final class StepRunner {
     private volatile long scheduleOriginNanos = System.nanoTime();
     /** The read load ({@code --query-rate}), run in each step's measured window; null without one. */
     private final QueryLoad reads;
+
     private volatile StepFeed feed;
     /** The targets' CPU per sample written over every step's measured window (the search thread's). */
     private final CpuPerSamples targetCpu = new CpuPerSamples();
@@ -69,28 +70,50 @@ final class StepRunner {
      * @param out     where the progress lines go
      * @param queries sends the read load's queries; null without a read load
      */
-    StepRunner(CapacitySearch.Settings settings, MetricsScraper scraper, PrintStream out, QueryLoad.QueryCall queries, SampleSpan span) {
+    StepRunner(
+            CapacitySearch.Settings settings,
+            MetricsScraper scraper,
+            PrintStream out,
+            QueryLoad.QueryCall queries,
+            SampleSpan span) {
         this.s = settings;
         this.scraper = scraper;
         this.out = out;
         this.schedule = settings.seriesSchedule() == null ? SeriesSchedule.steady() : settings.seriesSchedule();
         long base = settings.feed().instances();
         // past the passes the probe's backlog took from the context's cycle, so no sample repeats
-        long firstRound = settings.startRate().relative() ? (settings.probeRecords() + settings.feed().records() - 1) / settings.feed().records() : 0;
-        this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY ? null
-                : span.track(settings.feed().cycle(firstRound, n -> schedule.instances(base, (System.nanoTime() - scheduleOriginNanos) / 1_000_000)));
+        long firstRound = settings.startRate().relative()
+                ? (settings.probeRecords() + settings.feed().records() - 1)
+                        / settings.feed().records()
+                : 0;
+        this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY
+                ? null
+                : span.track(settings.feed()
+                        .cycle(
+                                firstRound,
+                                n -> schedule.instances(base, (System.nanoTime() - scheduleOriginNanos) / 1_000_000)));
         // the queries' ranges end at the newest sample time the running step has fed (the data is a week old)
-        this.reads = queries == null ? null : new QueryLoad(settings.reads().queries(), settings.reads().queriesPerSecond(), queries,
-                QueryLoad.Pacer.system(), () -> {
-                    StepFeed f = feed;
-                    return f == null ? System.currentTimeMillis() : f.newestMs();
-                }, settings.reads().timeout().toNanos());
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            Process p = current;
-            if (p != null && p.isAlive()) {
-                p.destroyForcibly();
-            }
-        }, "capacity-writer-reaper"));
+        this.reads = queries == null
+                ? null
+                : new QueryLoad(
+                        settings.reads().queries(),
+                        settings.reads().queriesPerSecond(),
+                        queries,
+                        QueryLoad.Pacer.system(),
+                        () -> {
+                            StepFeed f = feed;
+                            return f == null ? System.currentTimeMillis() : f.newestMs();
+                        },
+                        settings.reads().timeout().toNanos());
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            Process p = current;
+                            if (p != null && p.isAlive()) {
+                                p.destroyForcibly();
+                            }
+                        },
+                        "capacity-writer-reaper"));
     }
 
     /**
@@ -101,16 +124,23 @@ final class StepRunner {
         KafkaFeeder kafka = ctx.kafka();
         String topic = s.topicPrefix() + "-probe";
         kafka.create(topic, s.partitions());
-        progress("probe: producing a backlog of %,d points to %s to estimate the writer's throughput ...", s.probeRecords(), topic);
+        progress(
+                "probe: producing a backlog of %,d points to %s to estimate the writer's throughput ...",
+                s.probeRecords(), topic);
         kafka.produce(topic, ctx.points(), s.probeRecords(), 0, () -> false);
         CellResult r = ctx.runner().backlog(cell(s.timeMultiplier()), topic, group("probe"), "probe");
         samplesWritten += r.samplesWritten();
         double pps = r.points() / r.seconds();
         if (!r.ok() || !(pps > 0)) {
-            throw new IllegalStateException("the probe's writer failed (exit " + r.exitCode() + "); see " + s.workDir().resolve("probe.log"));
+            throw new IllegalStateException("the probe's writer failed (exit " + r.exitCode() + "); see "
+                    + s.workDir().resolve("probe.log"));
         }
-        progress("probe: %,.0f points/s (%s samples/min) on the backlog; start rate %s = %,.0f points/s", pps,
-                Figures.count(pps * cell(s.timeMultiplier()).samplesPerPoint() * 60), s.startRate(), pps * s.startRate().value());
+        progress(
+                "probe: %,.0f points/s (%s samples/min) on the backlog; start rate %s = %,.0f points/s",
+                pps,
+                Figures.count(pps * cell(s.timeMultiplier()).samplesPerPoint() * 60),
+                s.startRate(),
+                pps * s.startRate().value());
         return pps;
     }
 
@@ -134,14 +164,22 @@ final class StepRunner {
      * after the warm-up the window is measured; then the writer catches up and stops, and what it did not write counts
      * as lost.
      */
-    CapacityStep step(CapacitySearch.StepContext ctx, int index, boolean refine, double rate, int m) throws IOException, InterruptedException {
+    CapacityStep step(CapacitySearch.StepContext ctx, int index, boolean refine, double rate, int m)
+            throws IOException, InterruptedException {
         BenchCell cell = cell(m);
         long mn = cell.samplesPerPoint();
         String name = String.format(Locale.ROOT, "step-%02d", index);
         String topic = s.topicPrefix() + "-" + name;
         ctx.kafka().create(topic, s.partitions());
-        progress("[%s%s] M=%d: %,.0f points/s (%s samples/min expected) for %s (warm-up %s) to %s ...", index, refine ? " refine" : "", m,
-                rate, Figures.count(rate * mn * 60), CapacitySearch.human(s.stepDuration()), CapacitySearch.human(s.warmUp()),
+        progress(
+                "[%s%s] M=%d: %,.0f points/s (%s samples/min expected) for %s (warm-up %s) to %s ...",
+                index,
+                refine ? " refine" : "",
+                m,
+                rate,
+                Figures.count(rate * mn * 60),
+                CapacitySearch.human(s.stepDuration()),
+                CapacitySearch.human(s.warmUp()),
                 topic);
         int port = freePort();
         Path summary = s.workDir().resolve(name + ".json");
@@ -154,7 +192,10 @@ final class StepRunner {
             cmd.addAll(List.of("--durability-window", "0"));
         }
         Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
-        Process p = ChildProcess.of(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = ChildProcess.of(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         current = p;
         String writerMetrics = "http://127.0.0.1:" + port + "/metrics";
         try {
@@ -162,8 +203,13 @@ final class StepRunner {
             long t0 = System.nanoTime();
             long deadline = t0 + s.stepDuration().toNanos();
             scheduleOriginNanos = t0;
-            StepFeed feed = StepFeed.start(ctx.kafka(), topic, scheduled != null ? scheduled : ctx.points(), rate,
-                    (long) Math.ceil(rate * s.stepDuration().toMillis() / 1000.0), deadline);
+            StepFeed feed = StepFeed.start(
+                    ctx.kafka(),
+                    topic,
+                    scheduled != null ? scheduled : ctx.points(),
+                    rate,
+                    (long) Math.ceil(rate * s.stepDuration().toMillis() / 1000.0),
+                    deadline);
             this.feed = feed;
             Thread.sleep(s.warmUp().toMillis());
             if (reads != null) {
@@ -175,37 +221,96 @@ final class StepRunner {
             StepSeries series = window.series(activeSeries((System.nanoTime() - t0) / 1_000_000));
             targetCpu.add(window.targetsAtStart(), window.targetsLast(), window.samplesWritten());
             QueryLoad.Figures q = reads == null ? null : reads.stop();
-            double machineShare = (SystemCpu.busySeconds() - sys0) / ((System.nanoTime() - sysT0) / 1e9)
-                    / SystemCpu.cores(); // the machine's: /proc/stat sums them all, whatever CPUs this process is placed on
+            double machineShare = (SystemCpu.busySeconds() - sys0)
+                    / ((System.nanoTime() - sysT0) / 1e9)
+                    / SystemCpu
+                            .cores(); // the machine's: /proc/stat sums them all, whatever CPUs this process is placed
+            // on
             long producedPoints = feed.awaitProduced();
             double wallStep = (System.nanoTime() - t0) / 1e9;
             boolean lagGrowing = window.lagGrowing(rate);
             double efficiency = window.efficiency();
             double p99 = window.latency(0.99);
-            ReadPath.ReadEvidence readEvidence = q == null ? null : new ReadPath.ReadEvidence(q.started(), q.errors(), q.timeouts(),
-                    q.p99Seconds(), s.reads().maxP99().toMillis() / 1000.0, window.selectsAvg(), window.selectsCapacity());
-            Bottleneck.Verdict verdict = ReadPath.attribute(window.evidence(s.minEfficiency(), rate, machineShare), readEvidence);
+            ReadPath.ReadEvidence readEvidence = q == null
+                    ? null
+                    : new ReadPath.ReadEvidence(
+                            q.started(),
+                            q.errors(),
+                            q.timeouts(),
+                            q.p99Seconds(),
+                            s.reads().maxP99().toMillis() / 1000.0,
+                            window.selectsAvg(),
+                            window.selectsCapacity());
+            Bottleneck.Verdict verdict =
+                    ReadPath.attribute(window.evidence(s.minEfficiency(), rate, machineShare), readEvidence);
             // with a read load a step passes only when its reads pass too (docs/capacity.md "Read load")
-            boolean passed = efficiency >= s.minEfficiency() && !(p99 > s.maxP99().toMillis() / 1000.0) && !lagGrowing
+            boolean passed = efficiency >= s.minEfficiency()
+                    && !(p99 > s.maxP99().toMillis() / 1000.0)
+                    && !lagGrowing
                     && (readEvidence == null || !readEvidence.failing());
-            StepReads stepReads = q == null ? null : new StepReads(q.offeredPerSecond(), q.donePerSecond(), q.p50Seconds(), q.p90Seconds(),
-                    q.p99Seconds(), q.errors(), q.timeouts(), window.selectsAvg(), window.selectsCapacity());
+            StepReads stepReads = q == null
+                    ? null
+                    : new StepReads(
+                            q.offeredPerSecond(),
+                            q.donePerSecond(),
+                            q.p50Seconds(),
+                            q.p90Seconds(),
+                            q.p99Seconds(),
+                            q.errors(),
+                            q.timeouts(),
+                            window.selectsAvg(),
+                            window.selectsCapacity());
             long goal = producedPoints * mn;
             drain(writerMetrics, goal, index);
             long[] stored = stopAndCountWritten(p, summary);
             samplesWritten += stored[0];
             long lost = goal - stored[0] - stored[1];
             double[] tcpu = window.targetCpu();
-            CapacityStep st = new CapacityStep(index, refine, m, rate, window.expectedRate() * 60, window.writtenRate() * 60, efficiency,
-                    window.latency(0.5), p99, window.permitWaitMs(), window.lagFirst(), window.lagLast(), lagGrowing, window.writerCpuCores(),
-                    tcpu[0], tcpu[1], window.insertsAvg(), window.insertsCapacity(), SystemCpu.loadAverage(), passed, verdict, lost, producedPoints,
-                    stepReads, series, new StepNoise(window.halvesSpread(), Double.NaN, 0));
-            progress("[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores;%s %s; %s;"
-                            + " step %.0f s, %,d points produced, %s", index, refine ? " refine" : "", passed ? "PASS" : "FAIL",
-                    Figures.count(st.writtenPerMinute()), Figures.count(st.expectedPerMinute()), Figures.percent(efficiency),
-                    CapacitySearch.fmt(p99), lagGrowing ? "growing" : "steady", CapacitySearch.fmt(st.writerCpuCores()),
-                    stepReads == null ? "" : " " + CapacityTable.reads(stepReads) + ";", verdict,
-                    seriesText(series), wallStep, producedPoints, lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");
+            CapacityStep st = new CapacityStep(
+                    index,
+                    refine,
+                    m,
+                    rate,
+                    window.expectedRate() * 60,
+                    window.writtenRate() * 60,
+                    efficiency,
+                    window.latency(0.5),
+                    p99,
+                    window.permitWaitMs(),
+                    window.lagFirst(),
+                    window.lagLast(),
+                    lagGrowing,
+                    window.writerCpuCores(),
+                    tcpu[0],
+                    tcpu[1],
+                    window.insertsAvg(),
+                    window.insertsCapacity(),
+                    SystemCpu.loadAverage(),
+                    passed,
+                    verdict,
+                    lost,
+                    producedPoints,
+                    stepReads,
+                    series,
+                    new StepNoise(window.halvesSpread(), Double.NaN, 0));
+            progress(
+                    "[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores;%s %s; %s;"
+                            + " step %.0f s, %,d points produced, %s",
+                    index,
+                    refine ? " refine" : "",
+                    passed ? "PASS" : "FAIL",
+                    Figures.count(st.writtenPerMinute()),
+                    Figures.count(st.expectedPerMinute()),
+                    Figures.percent(efficiency),
+                    CapacitySearch.fmt(p99),
+                    lagGrowing ? "growing" : "steady",
+                    CapacitySearch.fmt(st.writerCpuCores()),
+                    stepReads == null ? "" : " " + CapacityTable.reads(stepReads) + ";",
+                    verdict,
+                    seriesText(series),
+                    wallStep,
+                    producedPoints,
+                    lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");
             return st;
         } finally {
             if (reads != null && reads.running()) {
@@ -224,21 +329,34 @@ final class StepRunner {
      * one instance × N.
      */
     private double activeSeries(long elapsedMs) {
-        return (double) schedule.instances(s.feed().instances(), elapsedMs) * s.feed().seriesPerInstance() * s.instanceMultiplier();
+        return (double) schedule.instances(s.feed().instances(), elapsedMs)
+                * s.feed().seriesPerInstance()
+                * s.instanceMultiplier();
     }
 
     /** The schedule and the series it moves between, for the search's progress output. */
     String seriesDescription() {
         long instances = s.feed().instances();
         long perInstance = s.feed().seriesPerInstance();
-        return String.format(Locale.ROOT, "%s; base %,d active series (%d instance(s) x %,d series x N=%d)", schedule.describe(),
-                instances * perInstance * s.instanceMultiplier(), instances, perInstance, s.instanceMultiplier());
+        return String.format(
+                Locale.ROOT,
+                "%s; base %,d active series (%d instance(s) x %,d series x N=%d)",
+                schedule.describe(),
+                instances * perInstance * s.instanceMultiplier(),
+                instances,
+                perInstance,
+                s.instanceMultiplier());
     }
 
     /** The series figures of the progress line. */
     static String seriesText(StepSeries series) {
-        return String.format(Locale.ROOT, "series %,.0f active, %s new/s, %s slow inserts/s, %s tsid cache misses/s", series.activeSeries(),
-                one(series.createdPerSecond()), one(series.slowInsertsPerSecond()), one(series.cacheMissesPerSecond()));
+        return String.format(
+                Locale.ROOT,
+                "series %,.0f active, %s new/s, %s slow inserts/s, %s tsid cache misses/s",
+                series.activeSeries(),
+                one(series.createdPerSecond()),
+                one(series.slowInsertsPerSecond()),
+                one(series.cacheMissesPerSecond()));
     }
 
     private static String one(double v) {
@@ -253,7 +371,8 @@ final class StepRunner {
      * least twice while the window lasts), and the targets' concurrent inserts every 200 ms between
      * ({@link StepWindow#sampleInserts}).
      */
-    private StepWindow measure(Process p, String writerMetrics, List<String> targets, StepFeed feed, long samplesPerPoint, long deadline)
+    private StepWindow measure(
+            Process p, String writerMetrics, List<String> targets, StepFeed feed, long samplesPerPoint, long deadline)
             throws InterruptedException {
         double cpu0 = cpuSeconds(p);
         PromSnapshot w0 = scraper.scrape(writerMetrics);
@@ -294,8 +413,9 @@ final class StepRunner {
             }
             Thread.sleep(250);
         }
-        progress("[%s] the writer did not catch up within %s: %,.0f of %,d samples written", index,
-                CapacitySearch.human(s.drainTimeout()), writtenNow, goal);
+        progress(
+                "[%s] the writer did not catch up within %s: %,.0f of %,d samples written",
+                index, CapacitySearch.human(s.drainTimeout()), writtenNow, goal);
     }
 
     /**
@@ -312,11 +432,17 @@ final class StepRunner {
             return new long[] {0, 0};
         }
         JsonNode j = new ObjectMapper().readTree(summary.toFile());
-        return new long[] {j.path("samples_written").asLong(), j.path("samples_dead_lettered").asLong()};
+        return new long[] {
+            j.path("samples_written").asLong(), j.path("samples_dead_lettered").asLong()
+        };
     }
 
     private static double cpuSeconds(Process p) {
-        return p.toHandle().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+        return p.toHandle()
+                .info()
+                .totalCpuDuration()
+                .map(d -> d.toNanos() / 1e9)
+                .orElse(Double.NaN);
     }
 
     private static int freePort() throws IOException {

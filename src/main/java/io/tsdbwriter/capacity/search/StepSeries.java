@@ -9,5 +9,5 @@ package io.tsdbwriter.capacity.search;
  * @param slowInsertsPerSecond  the target's slow row inserts/s ({@code vm_slow_row_inserts_total}; NaN: not exposed)
  * @param cacheMissesPerSecond  the target's series cache misses/s ({@code vm_cache_misses_total{type="storage/tsid"}}; NaN: not exposed)
  */
-public record StepSeries(double activeSeries, double createdPerSecond, double slowInsertsPerSecond, double cacheMissesPerSecond) {
-}
+public record StepSeries(
+        double activeSeries, double createdPerSecond, double slowInsertsPerSecond, double cacheMissesPerSecond) {}

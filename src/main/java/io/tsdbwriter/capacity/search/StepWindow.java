@@ -20,9 +20,9 @@ final class StepWindow {
     private final PromSnapshot writerAtStart;
     private final List<PromSnapshot> targetsAtStart;
     private final double writerCpuAtStart;
-    private final List<double[]> written = new ArrayList<>();   // {seconds, samples written}
-    private final List<double[]> expected = new ArrayList<>();  // {seconds, samples expected}
-    private final List<double[]> lag = new ArrayList<>();       // {seconds, records}
+    private final List<double[]> written = new ArrayList<>(); // {seconds, samples written}
+    private final List<double[]> expected = new ArrayList<>(); // {seconds, samples expected}
+    private final List<double[]> lag = new ArrayList<>(); // {seconds, records}
     private double permitsSum;
     private double permitsCap = Double.NaN;
     private int permitsN;
@@ -137,8 +137,12 @@ final class StepWindow {
     }
 
     private double halfEfficiency(double middle, boolean first) {
-        List<double[]> w = written.stream().filter(p -> first ? p[0] <= middle : p[0] >= middle).toList();
-        List<double[]> x = expected.stream().filter(p -> first ? p[0] <= middle : p[0] >= middle).toList();
+        List<double[]> w = written.stream()
+                .filter(p -> first ? p[0] <= middle : p[0] >= middle)
+                .toList();
+        List<double[]> x = expected.stream()
+                .filter(p -> first ? p[0] <= middle : p[0] >= middle)
+                .toList();
         double e = slope(x);
         return e > 0 && w.size() >= 2 ? slope(w) / e : Double.NaN;
     }
@@ -148,7 +152,8 @@ final class StepWindow {
      * window and 5 s of input at {@code pointsPerSecond}; false with fewer than three readings.
      */
     boolean lagGrowing(double pointsPerSecond) {
-        double windowSec = expected.size() >= 2 ? expected.get(expected.size() - 1)[0] - expected.get(0)[0] : Double.NaN;
+        double windowSec =
+                expected.size() >= 2 ? expected.get(expected.size() - 1)[0] - expected.get(0)[0] : Double.NaN;
         double producedInWindow = expectedRate() / samplesPerPoint * windowSec;
         return lag.size() >= 3 && slope(lag) * windowSec > Math.max(0.01 * producedInWindow, 5 * pointsPerSecond);
     }
@@ -173,7 +178,9 @@ final class StepWindow {
 
     /** Write latency quantile {@code q} over the window (seconds); NaN when the writer was not read twice. */
     double latency(double q) {
-        return writerRead() ? PromSnapshot.quantile(q, "tsdbwriter_write_latency_seconds", writerAtStart, writerLast) : Double.NaN;
+        return writerRead()
+                ? PromSnapshot.quantile(q, "tsdbwriter_write_latency_seconds", writerAtStart, writerLast)
+                : Double.NaN;
     }
 
     /** Mean wait for a write permit over the window (ms); NaN when the writer was not read twice. */
@@ -181,13 +188,21 @@ final class StepWindow {
         if (!writerRead()) {
             return Double.NaN;
         }
-        double n = writerLast.sum("tsdbwriter_write_permit_wait_seconds_count") - writerAtStart.sum("tsdbwriter_write_permit_wait_seconds_count");
-        return n > 0 ? (writerLast.sum("tsdbwriter_write_permit_wait_seconds_sum") - writerAtStart.sum("tsdbwriter_write_permit_wait_seconds_sum")) / n * 1000 : 0;
+        double n = writerLast.sum("tsdbwriter_write_permit_wait_seconds_count")
+                - writerAtStart.sum("tsdbwriter_write_permit_wait_seconds_count");
+        return n > 0
+                ? (writerLast.sum("tsdbwriter_write_permit_wait_seconds_sum")
+                                - writerAtStart.sum("tsdbwriter_write_permit_wait_seconds_sum"))
+                        / n
+                        * 1000
+                : 0;
     }
 
     /** The writer's CPU over the window (cores); NaN when the writer was not read twice. */
     double writerCpuCores() {
-        return writerRead() ? (writerCpuLast - writerCpuAtStart) / ((writerLast.nanos() - writerAtStart.nanos()) / 1e9) : Double.NaN;
+        return writerRead()
+                ? (writerCpuLast - writerCpuAtStart) / ((writerLast.nanos() - writerAtStart.nanos()) / 1e9)
+                : Double.NaN;
     }
 
     /** The targets' pages at the window's start (an element null when unreadable). */
@@ -202,7 +217,9 @@ final class StepWindow {
 
     /** Samples the writer wrote from the window's first reading to its last; NaN when the writer was not read twice. */
     double samplesWritten() {
-        return writerRead() ? writerLast.sum(CpuPerSamples.WRITTEN) - writerAtStart.sum(CpuPerSamples.WRITTEN) : Double.NaN;
+        return writerRead()
+                ? writerLast.sum(CpuPerSamples.WRITTEN) - writerAtStart.sum(CpuPerSamples.WRITTEN)
+                : Double.NaN;
     }
 
     /** The busiest target's CPU: {cores used, cores available}. */
@@ -239,9 +256,12 @@ final class StepWindow {
      * inserts/s and series (TSID) cache misses/s over the window, each NaN when no target exposes it.
      */
     StepSeries series(double activeSeries) {
-        return new StepSeries(activeSeries, TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.NEW_SERIES, ""),
+        return new StepSeries(
+                activeSeries,
+                TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.NEW_SERIES, ""),
                 TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.SLOW_INSERTS, ""),
-                TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.CACHE_MISSES, TargetFigures.TSID_CACHE));
+                TargetFigures.perSecond(
+                        targetsAtStart, targetsLast, TargetFigures.CACHE_MISSES, TargetFigures.TSID_CACHE));
     }
 
     /**
@@ -252,9 +272,20 @@ final class StepWindow {
      */
     Bottleneck.Evidence evidence(double minEfficiency, double pointsPerSecond, double machineShare) {
         double[] tcpu = targetCpu();
-        return new Bottleneck.Evidence(efficiency(), minEfficiency, lagKnown() ? (lagGrowing(pointsPerSecond) ? 1 : 0) : Double.NaN,
-                writerCpuCores(), Runtime.getRuntime().availableProcessors(), permitsN > 0 ? permitsSum / permitsN : Double.NaN, permitsCap,
-                insertsAvg(), insertsCap, tcpu[0], tcpu[1], TargetFigures.slowInsertRatio(targetsAtStart, targetsLast), machineShare,
+        return new Bottleneck.Evidence(
+                efficiency(),
+                minEfficiency,
+                lagKnown() ? (lagGrowing(pointsPerSecond) ? 1 : 0) : Double.NaN,
+                writerCpuCores(),
+                Runtime.getRuntime().availableProcessors(),
+                permitsN > 0 ? permitsSum / permitsN : Double.NaN,
+                permitsCap,
+                insertsAvg(),
+                insertsCap,
+                tcpu[0],
+                tcpu[1],
+                TargetFigures.slowInsertRatio(targetsAtStart, targetsLast),
+                machineShare,
                 TargetFigures.newSeriesRatio(targetsAtStart, targetsLast),
                 TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.INSERT_LIMIT_REACHED, ""));
     }

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
@@ -54,7 +55,8 @@ public final class TargetSearches {
 
     /** One search: {@link CapacitySearch#runReported()} of its settings, printing on {@code out}; a test passes its own. */
     interface Search {
-        CapacitySearch.Reported run(CapacitySearch.Settings settings, PrintStream out) throws IOException, InterruptedException;
+        CapacitySearch.Reported run(CapacitySearch.Settings settings, PrintStream out)
+                throws IOException, InterruptedException;
     }
 
     private final CapacitySearch.Settings base;
@@ -62,6 +64,7 @@ public final class TargetSearches {
     private final PrintStream out;
     /** Where this process and Kafka go when the searches run side by side; null: one after another. */
     private final CpuPinning.Plan sideBySide;
+
     private final Search search;
     /** The search the public constructors run. */
     private static final Search REAL = (s, o) -> new CapacitySearch(s, o).runReported();
@@ -81,11 +84,17 @@ public final class TargetSearches {
      * {@code [NAME] }; this process (the searches' producers) and the local Kafka broker first moved onto
      * {@code sideBySide}'s writer CPUs ({@link CpuPinning.Plan#placeSelf}), the CPUs no target has.
      */
-    public TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out, CpuPinning.Plan sideBySide) {
+    public TargetSearches(
+            CapacitySearch.Settings base, List<Planned> targets, PrintStream out, CpuPinning.Plan sideBySide) {
         this(base, targets, out, sideBySide, REAL);
     }
 
-    TargetSearches(CapacitySearch.Settings base, List<Planned> targets, PrintStream out, CpuPinning.Plan sideBySide, Search search) {
+    TargetSearches(
+            CapacitySearch.Settings base,
+            List<Planned> targets,
+            PrintStream out,
+            CpuPinning.Plan sideBySide,
+            Search search) {
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("no target");
         }
@@ -120,19 +129,23 @@ public final class TargetSearches {
                 searchOne(index, out, rows, machines, codes);
                 continue;
             }
-            PrintStream prefixed = new PrintStream(new LinePrefix(out, "[" + targets.get(i).target().name() + "] "), false,
-                    StandardCharsets.UTF_8);
-            running.add(Thread.ofPlatform().name("capacity-" + targets.get(i).target().name()).start(() -> {
-                try {
-                    searchOne(index, prefixed, rows, machines, codes);
-                } catch (InterruptedException e) {
-                    rows[index] = TargetComparison.Row.failed(targets.get(index).target().name(), targets.get(index).target().protocol(),
-                            "interrupted");
-                    codes[index] = 1;
-                } finally {
-                    prefixed.flush();
-                }
-            }));
+            PrintStream prefixed = new PrintStream(
+                    new LinePrefix(out, "[" + targets.get(i).target().name() + "] "), false, StandardCharsets.UTF_8);
+            running.add(Thread.ofPlatform()
+                    .name("capacity-" + targets.get(i).target().name())
+                    .start(() -> {
+                        try {
+                            searchOne(index, prefixed, rows, machines, codes);
+                        } catch (InterruptedException e) {
+                            rows[index] = TargetComparison.Row.failed(
+                                    targets.get(index).target().name(),
+                                    targets.get(index).target().protocol(),
+                                    "interrupted");
+                            codes[index] = 1;
+                        } finally {
+                            prefixed.flush();
+                        }
+                    }));
         }
         try {
             for (Thread t : running) {
@@ -142,19 +155,35 @@ public final class TargetSearches {
             running.forEach(Thread::interrupt);
             throw e;
         }
-        String machine = Arrays.stream(machines).filter(m -> m != null).reduce((a, b) -> b).orElse("-");
+        String machine = Arrays.stream(machines)
+                .filter(m -> m != null)
+                .reduce((a, b) -> b)
+                .orElse("-");
         int code = Arrays.stream(codes).max().orElse(0);
         writeSummary(List.of(rows), machine);
         return code;
     }
 
     /** One target's search, its start and end lines on {@code o}; its row, machine line and exit code (0 or 1) into the arrays. */
-    private void searchOne(int i, PrintStream o, TargetComparison.Row[] rows, String[] machines, int[] codes) throws InterruptedException {
+    private void searchOne(int i, PrintStream o, TargetComparison.Row[] rows, String[] machines, int[] codes)
+            throws InterruptedException {
         SearchTarget t = targets.get(i).target();
-        CapacitySearch.Settings s = base.forTarget(t, targets.get(i).reads(),
-                targets.get(i).placement() == null ? base.placement() : targets.get(i).placement());
-        CapacitySearch.progress(o, "target %s (%d of %d): start: %s to %s, topics %s-…, work directory %s", t.name(), i + 1,
-                targets.size(), t.protocol(), t.shownUrl(), s.topicPrefix(), s.workDir());
+        CapacitySearch.Settings s = base.forTarget(
+                t,
+                targets.get(i).reads(),
+                targets.get(i).placement() == null
+                        ? base.placement()
+                        : targets.get(i).placement());
+        CapacitySearch.progress(
+                o,
+                "target %s (%d of %d): start: %s to %s, topics %s-…, work directory %s",
+                t.name(),
+                i + 1,
+                targets.size(),
+                t.protocol(),
+                t.shownUrl(),
+                s.topicPrefix(),
+                s.workDir());
         String unreachable = unreachable(t.url());
         if (unreachable != null) {
             rows[i] = failed(o, t, i, unreachable);
@@ -167,9 +196,16 @@ public final class TargetSearches {
             CapacitySearch.Result res = r.result();
             rows[i] = row(t, r);
             codes[i] = r.exitCode() == 0 ? 0 : 1;
-            CapacitySearch.progress(o, "target %s (%d of %d): end: capacity %s; %s", t.name(), i + 1, targets.size(),
-                    res.best() == null ? "none (no step passed)" : String.format(java.util.Locale.ROOT, "%,.0f samples/min",
-                            res.capacityPerMinute()), verdictLine(res));
+            CapacitySearch.progress(
+                    o,
+                    "target %s (%d of %d): end: capacity %s; %s",
+                    t.name(),
+                    i + 1,
+                    targets.size(),
+                    res.best() == null
+                            ? "none (no step passed)"
+                            : String.format(Locale.ROOT, "%,.0f samples/min", res.capacityPerMinute()),
+                    verdictLine(res));
         } catch (IOException | RuntimeException e) {
             rows[i] = failed(o, t, i, failure(e));
             codes[i] = 1;
@@ -179,13 +215,17 @@ public final class TargetSearches {
     /** The targets side by side on the console and, with {@code --report}, in its directory. */
     private void writeSummary(List<TargetComparison.Row> rows, String machine) {
         out.println();
-        out.println(TargetComparison.HEADING.toLowerCase(java.util.Locale.ROOT) + ":");
+        out.println(TargetComparison.HEADING.toLowerCase(Locale.ROOT) + ":");
         out.print(TargetComparison.table(rows));
         if (base.report() != null) {
             try {
                 List<Path> summary = writeSummary(base.report(), rows, machine, base.commandLine());
-                out.println("report: " + summary.get(0) + " and " + summary.get(1).getFileName() + " (each target's own in " + base.report().resolve("NAME") + ", NAME: "
-                        + String.join(", ", targets.stream().map(p -> p.target().name()).toList()) + ")");
+                out.println("report: " + summary.get(0) + " and "
+                        + summary.get(1).getFileName() + " (each target's own in "
+                        + base.report().resolve("NAME") + ", NAME: "
+                        + String.join(
+                                ", ",
+                                targets.stream().map(p -> p.target().name()).toList()) + ")");
             } catch (IOException | RuntimeException e) {
                 out.println("report: summary not written (" + e + ")");
             }
@@ -200,15 +240,28 @@ public final class TargetSearches {
     static TargetComparison.Row row(SearchTarget t, CapacitySearch.Reported r) {
         CapacitySearch.Result res = r.result();
         CapacityStep best = res.best();
-        TargetComparison.Row row = TargetComparison.Row.of(t.name(), t.protocol(), best == null ? Double.NaN : res.capacityPerMinute(),
-                best == null ? Double.NaN : best.efficiency(), best == null ? Double.NaN : best.p99Seconds(), verdictLine(res), r.costs());
+        TargetComparison.Row row = TargetComparison.Row.of(
+                t.name(),
+                t.protocol(),
+                best == null ? Double.NaN : res.capacityPerMinute(),
+                best == null ? Double.NaN : best.efficiency(),
+                best == null ? Double.NaN : best.p99Seconds(),
+                verdictLine(res),
+                r.costs());
         StepReads reads = best == null ? null : best.reads();
-        return (reads == null ? row : row.withQueries(reads.p50Seconds(), reads.p99Seconds())).withReadBack(r.readBack());
+        return (reads == null ? row : row.withQueries(reads.p50Seconds(), reads.p99Seconds()))
+                .withReadBack(r.readBack());
     }
 
     /** A failed target's row, after its end line on {@code o}. */
     private TargetComparison.Row failed(PrintStream o, SearchTarget t, int i, String why) {
-        CapacitySearch.progress(o, "target %s (%d of %d): end: search failed: %s%s", t.name(), i + 1, targets.size(), why,
+        CapacitySearch.progress(
+                o,
+                "target %s (%d of %d): end: search failed: %s%s",
+                t.name(),
+                i + 1,
+                targets.size(),
+                why,
                 sideBySide != null ? "" : i + 1 < targets.size() ? "; going on with the next" : "");
         return TargetComparison.Row.failed(t.name(), t.protocol(), why);
     }
@@ -225,7 +278,8 @@ public final class TargetSearches {
             return r.ceiling();
         }
         String step = CapacityPage.stepName(r.edge());
-        return (r.edge().passed() ? "last step " + step + ", capacity not reached: " : "failing step " + step + ": ") + r.edge().verdict();
+        return (r.edge().passed() ? "last step " + step + ", capacity not reached: " : "failing step " + step + ": ")
+                + r.edge().verdict();
     }
 
     /**
@@ -235,13 +289,16 @@ public final class TargetSearches {
      *
      * @return the two files written, HTML first
      */
-    static List<Path> writeSummary(Path dir, List<TargetComparison.Row> rows, String machine, String commandLine) throws IOException {
+    static List<Path> writeSummary(Path dir, List<TargetComparison.Row> rows, String machine, String commandLine)
+            throws IOException {
         Files.createDirectories(dir);
         Path html = dir.resolve(CapacityPage.HTML_FILE);
-        Files.writeString(html, ComparisonPage.html(rows, CapacityPage.HTML_FILE, machine, commandLine), StandardCharsets.UTF_8);
+        Files.writeString(
+                html, ComparisonPage.html(rows, CapacityPage.HTML_FILE, machine, commandLine), StandardCharsets.UTF_8);
         Path md = dir.resolve(CapacityPage.MARKDOWN_FILE);
         String fence = CapacityMarkdown.fence(commandLine);
-        String text = "# tsdb-writer capacity: " + rows.size() + " targets\n\n" + TargetComparison.markdown(rows, CapacityPage.MARKDOWN_FILE)
+        String text = "# tsdb-writer capacity: " + rows.size() + " targets\n\n"
+                + TargetComparison.markdown(rows, CapacityPage.MARKDOWN_FILE)
                 + "## Run\n\n- **machine**: " + CapacityMarkdown.text(machine) + "\n- **reproduce**:\n\n" + fence + "\n"
                 + commandLine.replace('\n', ' ') + "\n" + fence + "\n";
         Files.writeString(md, text, StandardCharsets.UTF_8);
@@ -259,8 +316,8 @@ public final class TargetSearches {
             socket.connect(new InetSocketAddress(u.getHost(), port), CONNECT_TIMEOUT_MS);
             return null;
         } catch (IOException e) {
-            return "unreachable: no connection to " + u.getHost() + ":" + port + " within " + CONNECT_TIMEOUT_MS + " ms ("
-                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")";
+            return "unreachable: no connection to " + u.getHost() + ":" + port + " within " + CONNECT_TIMEOUT_MS
+                    + " ms (" + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")";
         }
     }
 

@@ -9,7 +9,8 @@ import java.util.function.Function;
 /**
  * What {@link TargetComparison} says of its cost columns: per figure how it was measured and, per target, the metrics
  * it came from or which were missing — as Markdown lines under the table, the same lines as HTML under
- * {@link ComparisonPage}'s table, and on the console as one line per unknown figure under the table. Targets whose search failed (no figures) are left out. Stateless; thread-safe.
+ * {@link ComparisonPage}'s table, and on the console as one line per unknown figure under the table. Targets whose
+ * search failed (no figures) are left out. Stateless; thread-safe.
  */
 final class CostNotes {
 
@@ -20,25 +21,38 @@ final class CostNotes {
     /** The disk column's head. */
     static final String DISK = "disk bytes/sample";
 
-    private record Kind(String head, String how, Function<CostFigures, CostFigures.Figure> figure) {
-    }
+    private record Kind(String head, String how, Function<CostFigures, CostFigures.Figure> figure) {}
 
     private static final List<Kind> KINDS = List.of(
-            new Kind(CPU, "CPU seconds the TSDB's process used per million samples written: the growth of its `" + CpuPerSamples.CPU
-                    + "` from the first to the last reading of each step's measured window, summed over the steps, ÷ the samples "
-                    + "the writers wrote in the same windows (`" + CpuPerSamples.WRITTEN + "`) × 10⁶", CostFigures::cpuSecondsPerMillion),
-            new Kind(MEMORY, "the TSDB process's resident memory per active series, read once after the last step: `" + CostFigures.RSS
-                    + "` ÷ VictoriaMetrics' `" + CostFigures.VM_ACTIVE + "` (the series with a sample in the current hour; when it counts "
-                    + "none, as for older data, `" + CostFigures.VM_TSIDS + "`: the series the process registered) or "
-                    + "Prometheus' and Thanos receive's `" + CostFigures.PROM_ACTIVE + "` (the head's series)", CostFigures::residentBytesPerSeries),
-            new Kind(DISK, "storage bytes per stored sample, read once after the last step: VictoriaMetrics, after `/internal/force_flush` "
-                    + "on its page's host (its buffered rows written into parts), `sum(" + CostFigures.VM_SIZE
-                    + ")` ÷ `sum(" + CostFigures.VM_ROWS + "{type=~\"storage/.*\"})`; Prometheus and Thanos receive (`"
-                    + CostFigures.PROM_BLOCKS + "` + `" + CostFigures.PROM_WAL + "` + `" + CostFigures.PROM_HEAD_CHUNKS
-                    + "` when exposed) ÷ `" + CostFigures.PROM_APPENDED + "`", CostFigures::bytesPerSample));
+            new Kind(
+                    CPU,
+                    "CPU seconds the TSDB's process used per million samples written: the growth of its `"
+                            + CpuPerSamples.CPU
+                            + "` from the first to the last reading of each step's measured window, summed over the steps, ÷ the samples "
+                            + "the writers wrote in the same windows (`" + CpuPerSamples.WRITTEN + "`) × 10⁶",
+                    CostFigures::cpuSecondsPerMillion),
+            new Kind(
+                    MEMORY,
+                    "the TSDB process's resident memory per active series, read once after the last step: `"
+                            + CostFigures.RSS
+                            + "` ÷ VictoriaMetrics' `" + CostFigures.VM_ACTIVE
+                            + "` (the series with a sample in the current hour; when it counts "
+                            + "none, as for older data, `" + CostFigures.VM_TSIDS
+                            + "`: the series the process registered) or "
+                            + "Prometheus' and Thanos receive's `" + CostFigures.PROM_ACTIVE + "` (the head's series)",
+                    CostFigures::residentBytesPerSeries),
+            new Kind(
+                    DISK,
+                    "storage bytes per stored sample, read once after the last step: VictoriaMetrics, after `/internal/force_flush` "
+                            + "on its page's host (its buffered rows written into parts), `sum(" + CostFigures.VM_SIZE
+                            + ")` ÷ `sum(" + CostFigures.VM_ROWS
+                            + "{type=~\"storage/.*\"})`; Prometheus and Thanos receive (`"
+                            + CostFigures.PROM_BLOCKS + "` + `" + CostFigures.PROM_WAL + "` + `"
+                            + CostFigures.PROM_HEAD_CHUNKS
+                            + "` when exposed) ÷ `" + CostFigures.PROM_APPENDED + "`",
+                    CostFigures::bytesPerSample));
 
-    private CostNotes() {
-    }
+    private CostNotes() {}
 
     /** How a note's parts are written: inline code, plain text, a figure's name. */
     private interface Format {
@@ -103,7 +117,9 @@ final class CostNotes {
      * {@code <li>} per figure; metric names in {@code <code>}, every text escaped ({@link Html#escape}).
      */
     static String html(List<TargetComparison.Row> rows) {
-        StringBuilder b = new StringBuilder("<p class=\"notes\">").append(spans(INTRO, HTML)).append("</p>\n<ul class=\"notes\">\n");
+        StringBuilder b = new StringBuilder("<p class=\"notes\">")
+                .append(spans(INTRO, HTML))
+                .append("</p>\n<ul class=\"notes\">\n");
         for (String line : lines(rows, HTML)) {
             b.append("<li>").append(line).append("</li>\n");
         }
@@ -114,7 +130,10 @@ final class CostNotes {
     private static List<String> lines(List<TargetComparison.Row> rows, Format f) {
         List<String> lines = new ArrayList<>();
         for (Kind k : KINDS) {
-            StringBuilder b = new StringBuilder(f.head(k.head())).append(": ").append(spans(k.how(), f)).append('.');
+            StringBuilder b = new StringBuilder(f.head(k.head()))
+                    .append(": ")
+                    .append(spans(k.how(), f))
+                    .append('.');
             List<String> per = new ArrayList<>();
             for (TargetComparison.Row r : rows) {
                 if (r.costs() != null) {
@@ -126,11 +145,15 @@ final class CostNotes {
             }
             lines.add(b.toString());
         }
-        StringBuilder b = new StringBuilder(f.head(ReadBack.HEAD)).append(": ").append(spans(READ_BACK, f)).append('.');
+        StringBuilder b = new StringBuilder(f.head(ReadBack.HEAD))
+                .append(": ")
+                .append(spans(READ_BACK, f))
+                .append('.');
         List<String> per = new ArrayList<>();
         for (TargetComparison.Row r : rows) {
             if (r.readBack() != null) {
-                per.add(f.text(r.name()) + ": " + (r.readBack().known() ? "" : "unknown, ") + spans(r.readBack().source(), f));
+                per.add(f.text(r.name()) + ": " + (r.readBack().known() ? "" : "unknown, ")
+                        + spans(r.readBack().source(), f));
             }
         }
         if (!per.isEmpty()) {
@@ -141,10 +164,11 @@ final class CostNotes {
     }
 
     /** How the read-back column was measured. */
-    private static final String READ_BACK = "after the last step, the samples the target holds in the search's sample span, counted on its "
-            + "query API (the import URL's or the query-url's): per metric name `/api/v1/label/__name__/values` lists in the span, "
-            + "`sum(count_over_time({__name__=\"NAME\"}[SPAN]))` on `/api/v1/query`, summed, against the samples the writers wrote (their summaries' `samples_written`); `all N` when every one was "
-            + "counted, `(+K more)` for duplicates the target kept";
+    private static final String READ_BACK =
+            "after the last step, the samples the target holds in the search's sample span, counted on its "
+                    + "query API (the import URL's or the query-url's): per metric name `/api/v1/label/__name__/values` lists in the span, "
+                    + "`sum(count_over_time({__name__=\"NAME\"}[SPAN]))` on `/api/v1/query`, summed, against the samples the writers wrote (their summaries' `samples_written`); `all N` when every one was "
+                    + "counted, `(+K more)` for duplicates the target kept";
 
     /** A constant text whose {@code `…`} spans are code: the parts between backticks alternate text and code. */
     private static String spans(String s, Format f) {
@@ -163,11 +187,20 @@ final class CostNotes {
             for (Kind k : KINDS) {
                 CostFigures.Figure f = r.costs() == null ? null : k.figure().apply(r.costs());
                 if (f != null && !f.known()) {
-                    b.append(r.name()).append(": ").append(k.head()).append(" unknown: ").append(f.source().replace('\n', ' ')).append('\n');
+                    b.append(r.name())
+                            .append(": ")
+                            .append(k.head())
+                            .append(" unknown: ")
+                            .append(f.source().replace('\n', ' '))
+                            .append('\n');
                 }
             }
             if (r.readBack() != null && !r.readBack().known()) {
-                b.append(r.name()).append(": ").append(ReadBack.HEAD).append(" unknown: ").append(r.readBack().source().replace('\n', ' '))
+                b.append(r.name())
+                        .append(": ")
+                        .append(ReadBack.HEAD)
+                        .append(" unknown: ")
+                        .append(r.readBack().source().replace('\n', ' '))
                         .append('\n');
             }
         }
@@ -178,7 +211,9 @@ final class CostNotes {
     private static String source(CostFigures.Figure fig, Format f) {
         StringBuilder b = new StringBuilder(f.code(fig.metrics()));
         if (!fig.missing().isEmpty()) {
-            b.append(", missing ").append(String.join(", ", fig.missing().stream().map(f::code).toList()));
+            b.append(", missing ")
+                    .append(String.join(
+                            ", ", fig.missing().stream().map(f::code).toList()));
         }
         if (fig.note() != null) {
             b.append(" (").append(f.text(fig.note())).append(')');

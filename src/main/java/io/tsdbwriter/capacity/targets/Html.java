@@ -7,8 +7,7 @@ package io.tsdbwriter.capacity.targets;
  */
 public final class Html {
 
-    private Html() {
-    }
+    private Html() {}
 
     /**
      * {@code text} fit for HTML text and attribute values: {@code & < > " '} as character references; null as empty.

@@ -63,11 +63,14 @@ public record ReadBack(long written, long readBack, String source) {
         if (readBack < written) {
             return String.format(Locale.ROOT, "%,d of %,d", readBack, written);
         }
-        return String.format(Locale.ROOT, "all %,d", written) + (readBack > written ? String.format(Locale.ROOT, " (+%,d more)", readBack - written) : "");
+        return String.format(Locale.ROOT, "all %,d", written)
+                + (readBack > written ? String.format(Locale.ROOT, " (+%,d more)", readBack - written) : "");
     }
 
     /** One line for the console: {@code read back: CELL samples written, counted by SOURCE}, or {@code read back: unknown: WHY}. */
     public String line() {
-        return known() ? "read back: " + cell() + " samples written, counted by " + source : "read back: unknown: " + source;
+        return known()
+                ? "read back: " + cell() + " samples written, counted by " + source
+                : "read back: unknown: " + source;
     }
 }

@@ -40,8 +40,15 @@ import java.util.regex.Pattern;
  *                           ({@code --side-by-side}; a cpulist, checked against the machine by the command), or null
  * @param writerCpus         {@code writer-cpus=LIST}: the CPUs of this target's writers side by side, or null
  */
-public record SearchTarget(String name, String url, Output output, RemoteWriteVersion remoteWriteVersion, String metricsUrl,
-                           String queryUrl, String tsdbCpus, String writerCpus) {
+public record SearchTarget(
+        String name,
+        String url,
+        Output output,
+        RemoteWriteVersion remoteWriteVersion,
+        String metricsUrl,
+        String queryUrl,
+        String tsdbCpus,
+        String writerCpus) {
 
     /** What a name may hold: it becomes a directory name and a Kafka topic name's part. */
     public static final String NAME_PATTERN = "[A-Za-z0-9_.-]+";
@@ -73,7 +80,10 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
             throw bad(v, "the NAME before '=' is empty");
         }
         if (!NAME.matcher(name).matches() || name.equals(".") || name.equals("..")) {
-            throw bad(v, "the NAME '" + SafeUrl.redact(name) + "' must match " + NAME_PATTERN + " (and be neither . nor ..)");
+            throw bad(
+                    v,
+                    "the NAME '" + SafeUrl.redact(name) + "' must match " + NAME_PATTERN
+                            + " (and be neither . nor ..)");
         }
         String[] parts = v.substring(eq + 1).split(",", -1);
         String url = parts[0].trim();
@@ -106,7 +116,9 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
             throw bad(v, "remote-write-version needs output=remote-write");
         }
         try {
-            version = options.containsKey(VERSION) ? RemoteWriteVersion.parse(options.get(VERSION)) : RemoteWriteVersion.V1;
+            version = options.containsKey(VERSION)
+                    ? RemoteWriteVersion.parse(options.get(VERSION))
+                    : RemoteWriteVersion.V1;
         } catch (IllegalArgumentException e) {
             throw bad(v, "remote-write-version must be 1 or 2, got '" + options.get(VERSION) + "'");
         }
@@ -115,9 +127,14 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
             WriteTarget target = output == Output.IMPORT ? new WriteTarget(url) : WriteTarget.remoteWrite(url);
             metrics = target.metricsUrl();
         } catch (IllegalArgumentException e) {
-            boolean remoteWritePath = output == Output.IMPORT && SafeUrl.redact(url).matches(".*/api/v1/(write|push)/?$");
-            throw bad(v, remoteWritePath ? "an import target's URL is the base /api/v1/import is appended to; this one is a remote "
-                    + "write URL: add ,output=remote-write" : e.getMessage());
+            boolean remoteWritePath =
+                    output == Output.IMPORT && SafeUrl.redact(url).matches(".*/api/v1/(write|push)/?$");
+            throw bad(
+                    v,
+                    remoteWritePath
+                            ? "an import target's URL is the base /api/v1/import is appended to; this one is a remote "
+                                    + "write URL: add ,output=remote-write"
+                            : e.getMessage());
         }
         if (options.containsKey(METRICS)) {
             metrics = options.get(METRICS);
@@ -137,11 +154,21 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
         }
         for (String cpus : List.of(TSDB_CPUS, WRITER_CPUS)) {
             if (options.containsKey(cpus) && !options.get(cpus).matches("[0-9]+(-[0-9]+)?(;[0-9]+(-[0-9]+)?)*")) {
-                throw bad(v, cpus + " must be a cpulist with ';' between its parts (the comma separates options): 0-3;6, got '"
-                        + options.get(cpus) + "'");
+                throw bad(
+                        v,
+                        cpus
+                                + " must be a cpulist with ';' between its parts (the comma separates options): 0-3;6, got '"
+                                + options.get(cpus) + "'");
             }
         }
-        return new SearchTarget(name, url, output, version, metrics, query, cpuList(options.get(TSDB_CPUS)),
+        return new SearchTarget(
+                name,
+                url,
+                output,
+                version,
+                metrics,
+                query,
+                cpuList(options.get(TSDB_CPUS)),
                 cpuList(options.get(WRITER_CPUS)));
     }
 
@@ -161,7 +188,8 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
         for (String value : values) {
             SearchTarget t = parse(value);
             if (!names.add(t.name())) {
-                throw new IllegalArgumentException("--target: the NAME '" + t.name() + "' is given twice (each target needs its own)");
+                throw new IllegalArgumentException(
+                        "--target: the NAME '" + t.name() + "' is given twice (each target needs its own)");
             }
             targets.add(t);
         }
@@ -186,8 +214,15 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
      * --remote-write-url URL --remote-write-version V} for remote write.
      */
     public List<String> writerArgs() {
-        return output == Output.IMPORT ? List.of()
-                : List.of("--output", "remote-write", "--remote-write-url", url, "--remote-write-version", remoteWriteVersion.flag());
+        return output == Output.IMPORT
+                ? List.of()
+                : List.of(
+                        "--output",
+                        "remote-write",
+                        "--remote-write-url",
+                        url,
+                        "--remote-write-version",
+                        remoteWriteVersion.flag());
     }
 
     /**
@@ -219,7 +254,8 @@ public record SearchTarget(String name, String url, Output output, RemoteWriteVe
     public String toString() {
         return name + "=" + shownUrl() + ",output=" + output.flag()
                 + (output == Output.IMPORT ? "" : ",remote-write-version=" + remoteWriteVersion.flag())
-                + ",metrics-url=" + SafeUrl.redact(metricsUrl) + (queryUrl == null ? "" : ",query-url=" + SafeUrl.redact(queryUrl))
+                + ",metrics-url=" + SafeUrl.redact(metricsUrl)
+                + (queryUrl == null ? "" : ",query-url=" + SafeUrl.redact(queryUrl))
                 + (tsdbCpus == null ? "" : ",tsdb-cpus=" + tsdbCpus.replace(',', ';'))
                 + (writerCpus == null ? "" : ",writer-cpus=" + writerCpus.replace(',', ';'));
     }

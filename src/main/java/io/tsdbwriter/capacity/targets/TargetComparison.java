@@ -11,7 +11,8 @@ import java.util.Locale;
  * ({@link CostFigures}: CPU seconds per million samples, resident memory bytes per active series, disk bytes per sample),
  * and the verdict line, or the line saying why its search failed. Renders them as a plain-text table (the console's
  * end) and as the Markdown section {@value #HEADING}, whose lines under the table say how each figure was measured and
- * from which metrics ({@link CostNotes}); {@link ComparisonPage} renders the same rows as an HTML page. Rows stay in the order given (the order of the {@code --target} flags). Pure
+ * from which metrics ({@link CostNotes}); {@link ComparisonPage} renders the same rows as an HTML page. Rows stay in
+ * the order given (the order of the {@code --target} flags). Pure
  * and stateless; thread-safe.
  */
 public final class TargetComparison {
@@ -20,17 +21,28 @@ public final class TargetComparison {
     public static final String HEADING = "Targets side by side";
 
     /** The sentence under the heading, before the table. */
-    static final String INTRO = "The same input, load model, series mode and read load against each target, one after another (in this "
-            + "order). Capacity is the highest sustained samples/min of a passing step; efficiency and write p99 are that step's.";
+    static final String INTRO =
+            "The same input, load model, series mode and read load against each target, one after another (in this "
+                    + "order). Capacity is the highest sustained samples/min of a passing step; efficiency and write p99 are that step's.";
 
     static final String NONE = "–";
     /** The table's heads without a read load, one per {@link Row#cells(boolean)} cell. */
-    static final List<String> HEADS = List.of("target", "protocol", "capacity samples/min", "efficiency", "write p99 s",
-            CostNotes.CPU, CostNotes.MEMORY, CostNotes.DISK, ReadBack.HEAD, "verdict");
+    static final List<String> HEADS = List.of(
+            "target",
+            "protocol",
+            "capacity samples/min",
+            "efficiency",
+            "write p99 s",
+            CostNotes.CPU,
+            CostNotes.MEMORY,
+            CostNotes.DISK,
+            ReadBack.HEAD,
+            "verdict");
     /** The heads of the read load's columns, after the disk figure's when any target had one. */
     static final List<String> QUERY_HEADS = List.of("query p50 s", "query p99 s");
     /** The columns of numbers, right-aligned: capacity … disk bytes/sample (… query p99 s with a read load). */
     static final int FIRST_NUMBER = 2;
+
     static final int LAST_NUMBER = 7;
 
     /**
@@ -49,35 +61,99 @@ public final class TargetComparison {
      * @param queryP99Seconds   the same step's query latency p99, seconds; NaN likewise
      * @param readBack          the search's read-back pass, or null when none ran (a failed search)
      */
-    public record Row(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
-                      String failure, CostFigures costs, double queryP50Seconds, double queryP99Seconds, ReadBack readBack) {
+    public record Row(
+            String name,
+            String protocol,
+            double capacityPerMinute,
+            double efficiency,
+            double p99Seconds,
+            String verdict,
+            String failure,
+            CostFigures costs,
+            double queryP50Seconds,
+            double queryP99Seconds,
+            ReadBack readBack) {
 
         /** A target whose search ended with a verdict, its cost figures not measured. */
-        public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict) {
+        public static Row of(
+                String name,
+                String protocol,
+                double capacityPerMinute,
+                double efficiency,
+                double p99Seconds,
+                String verdict) {
             return of(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null);
         }
 
         /** A target whose search ended with a verdict, with its cost figures ({@code costs} null: not measured). */
-        public static Row of(String name, String protocol, double capacityPerMinute, double efficiency, double p99Seconds, String verdict,
-                             CostFigures costs) {
-            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, null, costs, Double.NaN, Double.NaN, null);
+        public static Row of(
+                String name,
+                String protocol,
+                double capacityPerMinute,
+                double efficiency,
+                double p99Seconds,
+                String verdict,
+                CostFigures costs) {
+            return new Row(
+                    name,
+                    protocol,
+                    capacityPerMinute,
+                    efficiency,
+                    p99Seconds,
+                    verdict,
+                    null,
+                    costs,
+                    Double.NaN,
+                    Double.NaN,
+                    null);
         }
 
         /** A target whose search failed: {@code failure} is the one line saying why. */
         public static Row failed(String name, String protocol, String failure) {
-            return new Row(name, protocol, Double.NaN, Double.NaN, Double.NaN, null, failure, null, Double.NaN, Double.NaN, null);
+            return new Row(
+                    name,
+                    protocol,
+                    Double.NaN,
+                    Double.NaN,
+                    Double.NaN,
+                    null,
+                    failure,
+                    null,
+                    Double.NaN,
+                    Double.NaN,
+                    null);
         }
 
         /** This row with the best passing step's query latencies (seconds; NaN: none measured). */
         public Row withQueries(double p50Seconds, double p99Seconds) {
-            return new Row(name, protocol, capacityPerMinute, efficiency, this.p99Seconds, verdict, failure, costs, p50Seconds, p99Seconds,
+            return new Row(
+                    name,
+                    protocol,
+                    capacityPerMinute,
+                    efficiency,
+                    this.p99Seconds,
+                    verdict,
+                    failure,
+                    costs,
+                    p50Seconds,
+                    p99Seconds,
                     readBack);
         }
 
         /** This row with its search's read-back pass (null: none). */
         public Row withReadBack(ReadBack back) {
-            return new Row(name, protocol, capacityPerMinute, efficiency, p99Seconds, verdict, failure, costs, queryP50Seconds,
-                    queryP99Seconds, back);
+            return new Row(
+                    name,
+                    protocol,
+                    capacityPerMinute,
+                    efficiency,
+                    p99Seconds,
+                    verdict,
+                    failure,
+                    costs,
+                    queryP50Seconds,
+                    queryP99Seconds,
+                    back);
         }
 
         /** Whether a query latency was measured. */
@@ -96,7 +172,12 @@ public final class TargetComparison {
          * @param queries whether the read load's columns are shown (any target had one: {@link #hasReads})
          */
         List<String> cells(boolean queries) {
-            List<String> c = new ArrayList<>(List.of(name, protocol, count(capacityPerMinute), percent(efficiency), seconds(p99Seconds),
+            List<String> c = new ArrayList<>(List.of(
+                    name,
+                    protocol,
+                    count(capacityPerMinute),
+                    percent(efficiency),
+                    seconds(p99Seconds),
                     costs == null ? NONE : decimal(costs.cpuSecondsPerMillion().value()),
                     costs == null ? NONE : count(costs.residentBytesPerSeries().value()),
                     costs == null ? NONE : decimal(costs.bytesPerSample().value())));
@@ -110,8 +191,7 @@ public final class TargetComparison {
         }
     }
 
-    private TargetComparison() {
-    }
+    private TargetComparison() {}
 
     /** Whether any target's search measured query latencies: the tables then show the read load's columns. */
     static boolean hasReads(List<Row> rows) {
@@ -144,7 +224,8 @@ public final class TargetComparison {
         int last = lastNumber(queries);
         List<List<String>> lines = new ArrayList<>();
         lines.add(heads(queries));
-        rows.forEach(r -> lines.add(r.cells(queries).stream().map(TargetComparison::oneLine).toList()));
+        rows.forEach(r -> lines.add(
+                r.cells(queries).stream().map(TargetComparison::oneLine).toList()));
         int[] width = new int[lines.get(0).size()];
         for (List<String> l : lines) {
             for (int i = 0; i < width.length; i++) {
@@ -155,7 +236,8 @@ public final class TargetComparison {
         for (List<String> l : lines) {
             for (int i = 0; i < width.length - 1; i++) {
                 String pad = " ".repeat(width[i] - l.get(i).length());
-                b.append(i >= FIRST_NUMBER && i <= last ? pad + l.get(i) : l.get(i) + pad).append("  ");
+                b.append(i >= FIRST_NUMBER && i <= last ? pad + l.get(i) : l.get(i) + pad)
+                        .append("  ");
             }
             b.append(l.get(width.length - 1)).append('\n');
         }
@@ -187,7 +269,8 @@ public final class TargetComparison {
             b.append('|');
             r.cells(queries).forEach(c -> b.append(' ').append(cell(c)).append(" |"));
             if (reportLinks) {
-                b.append(r.isFailed() ? " " + NONE : " [" + r.name() + "](" + r.name() + "/" + reportFile + ")").append(" |");
+                b.append(r.isFailed() ? " " + NONE : " [" + r.name() + "](" + r.name() + "/" + reportFile + ")")
+                        .append(" |");
             }
             b.append('\n');
         }
@@ -200,7 +283,11 @@ public final class TargetComparison {
 
     /** Markdown table cell text: no HTML, no line break, {@code |} escaped. */
     static String cell(String s) {
-        return oneLine(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|");
+        return oneLine(s)
+                .replace("&", "&amp;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;")
+                .replace("|", "\\|");
     }
 
     private static String count(double v) {

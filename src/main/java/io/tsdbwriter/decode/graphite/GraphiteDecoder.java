@@ -1,11 +1,11 @@
 package io.tsdbwriter.decode.graphite;
 
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.LineDecoder;
-import io.tsdbwriter.decode.TimestampWindow;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.TimestampWindow;
 
 /**
  * Reads Graphite plaintext lines (Graphite docs, "Feeding in your data"; tags per "Graphite Tag Support"),
@@ -47,7 +47,8 @@ public final class GraphiteDecoder extends LineDecoder {
     // and the parse state stay in locals, which the JIT keeps in registers; split into helpers they would go through
     // fields or return values per label. DecoderBenchmark guards its speed.
     @Override
-    protected DecodeError decodeLine(byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
+    protected DecodeError decodeLine(
+            byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
         int end = trimEnd(b, from, to);
         int sep = lastBlank(b, from, end);
         if (sep < 0) {

@@ -1,11 +1,11 @@
 package io.tsdbwriter.decode.influx;
 
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.LineDecoder;
-import io.tsdbwriter.decode.TimestampWindow;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.TimestampWindow;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -38,7 +38,10 @@ public final class InfluxDecoder extends LineDecoder {
 
     /** Timestamp units of {@code --influx-precision}. */
     public enum Precision {
-        NS(1_000_000), US(1_000), MS(1), S(-1_000);
+        NS(1_000_000),
+        US(1_000),
+        MS(1),
+        S(-1_000);
 
         /** Positive: divide by it to get ms; negative: multiply by its absolute value. */
         final long factor;
@@ -54,7 +57,9 @@ public final class InfluxDecoder extends LineDecoder {
                 case "us", "u", "µs" -> US;
                 case "ms" -> MS;
                 case "s" -> S;
-                default -> throw new IllegalArgumentException("--influx-precision must be ns, us, ms or s, got '" + value + "'");
+                default ->
+                    throw new IllegalArgumentException(
+                            "--influx-precision must be ns, us, ms or s, got '" + value + "'");
             };
         }
     }
@@ -98,7 +103,8 @@ public final class InfluxDecoder extends LineDecoder {
     }
 
     @Override
-    protected DecodeError decodeLine(byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
+    protected DecodeError decodeLine(
+            byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
         escapes = indexOf(b, from, to, '\\') >= 0;
         int space = nextUnescaped(b, from, to, ' ');
         if (space < 0) {
@@ -174,8 +180,15 @@ public final class InfluxDecoder extends LineDecoder {
         }
     }
 
-    private DecodeError fields(byte[] b, int from, int to, int measurement, int measurementLength, long timestampMs,
-                               DecodedPoints out, Rejections rejections) {
+    private DecodeError fields(
+            byte[] b,
+            int from,
+            int to,
+            int measurement,
+            int measurementLength,
+            long timestampMs,
+            DecodedPoints out,
+            Rejections rejections) {
         int s = from;
         while (true) {
             int comma = nextUnquoted(b, s, to, ',');
@@ -251,11 +264,19 @@ public final class InfluxDecoder extends LineDecoder {
             return null;
         }
         if (to - from <= 5) {
-            if (isWord(b, from, to, "t") || isWord(b, from, to, "T") || isWord(b, from, to, "true") || isWord(b, from, to, "True") || isWord(b, from, to, "TRUE")) {
+            if (isWord(b, from, to, "t")
+                    || isWord(b, from, to, "T")
+                    || isWord(b, from, to, "true")
+                    || isWord(b, from, to, "True")
+                    || isWord(b, from, to, "TRUE")) {
                 value = 1;
                 return null;
             }
-            if (isWord(b, from, to, "f") || isWord(b, from, to, "F") || isWord(b, from, to, "false") || isWord(b, from, to, "False") || isWord(b, from, to, "FALSE")) {
+            if (isWord(b, from, to, "f")
+                    || isWord(b, from, to, "F")
+                    || isWord(b, from, to, "false")
+                    || isWord(b, from, to, "False")
+                    || isWord(b, from, to, "FALSE")) {
                 value = 0;
                 return null;
             }

@@ -1,12 +1,12 @@
 package io.tsdbwriter.decode.json;
 
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.RecordDecoder;
-import io.tsdbwriter.decode.TimestampCheck;
-import io.tsdbwriter.decode.TimestampWindow;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.RecordDecoder;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.TimestampCheck;
+import io.tsdbwriter.decode.TimestampWindow;
 import java.util.Objects;
 
 /**

@@ -1,14 +1,13 @@
 package io.tsdbwriter.decode.json;
 
-import io.tsdbwriter.decode.DecodeError;
-import io.tsdbwriter.decode.DecodedPoints;
-import io.tsdbwriter.decode.Utf8;
-
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.Utf8;
 import java.io.IOException;
 
 /**
@@ -115,7 +114,8 @@ public final class PointDecoder {
             return error;
         } catch (JsonProcessingException e) {
             String msg = e.getOriginalMessage();
-            DecodeError reason = msg != null && msg.contains("UTF-8") ? DecodeError.INVALID_UTF8 : DecodeError.INVALID_JSON;
+            DecodeError reason =
+                    msg != null && msg.contains("UTF-8") ? DecodeError.INVALID_UTF8 : DecodeError.INVALID_JSON;
             return fail(out, reason, firstLine(msg));
         } catch (IOException e) {
             return fail(out, DecodeError.INVALID_JSON, firstLine(e.getMessage()));
@@ -152,7 +152,8 @@ public final class PointDecoder {
                     }
                 }
                 case "timestamp" -> {
-                    if (vt != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                    if (vt != JsonToken.VALUE_NUMBER_INT
+                            || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
                         return detail(DecodeError.INVALID_TIMESTAMP, "timestamp is not an integer of epoch ms");
                     }
                     ts = parser.getLongValue();
@@ -160,13 +161,18 @@ public final class PointDecoder {
                         return detail(DecodeError.INVALID_TIMESTAMP, "negative timestamp " + ts);
                     }
                     if (ts < MIN_TIMESTAMP_MS) {
-                        return detail(DecodeError.TIMESTAMP_IN_SECONDS, "timestamp " + ts + " looks like seconds, expected ms");
+                        return detail(
+                                DecodeError.TIMESTAMP_IN_SECONDS,
+                                "timestamp " + ts + " looks like seconds, expected ms");
                     }
                     hasTimestamp = true;
                 }
                 case "value" -> {
                     if (vt != JsonToken.VALUE_NUMBER_INT && vt != JsonToken.VALUE_NUMBER_FLOAT) {
-                        return detail(DecodeError.INVALID_VALUE, "value is " + vt + (vt == JsonToken.VALUE_STRING ? " '" + clip(parser.getText()) + "'" : ""));
+                        return detail(
+                                DecodeError.INVALID_VALUE,
+                                "value is " + vt
+                                        + (vt == JsonToken.VALUE_STRING ? " '" + clip(parser.getText()) + "'" : ""));
                     }
                     v = parser.getDoubleValue();
                     if (!Double.isFinite(v)) {
@@ -261,7 +267,10 @@ public final class PointDecoder {
         }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':'
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || c == '_'
+                    || c == ':'
                     || (i > 0 && c >= '0' && c <= '9');
             if (!ok) {
                 return false;
@@ -277,7 +286,8 @@ public final class PointDecoder {
         }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+            boolean ok =
+                    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
             if (!ok) {
                 return false;
             }

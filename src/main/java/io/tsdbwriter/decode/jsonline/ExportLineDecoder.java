@@ -4,15 +4,15 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.LineDecoder;
-import io.tsdbwriter.decode.TimestampWindow;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.TimestampWindow;
 import java.io.IOException;
-import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads VictoriaMetrics' JSON line format, what {@code /api/v1/export} writes and {@code /api/v1/import} reads
@@ -27,9 +27,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class ExportLineDecoder extends LineDecoder {
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
-            .build();
+    private static final JsonFactory JSON =
+            JsonFactory.builder().disable(StreamReadFeature.AUTO_CLOSE_SOURCE).build();
 
     private double[] values = new double[64];
     private long[] timestamps = new long[64];
@@ -68,7 +67,8 @@ public final class ExportLineDecoder extends LineDecoder {
     // and the parse state stay in locals, which the JIT keeps in registers; split into helpers they would go through
     // fields or return values per label. DecoderBenchmark guards its speed.
     @Override
-    protected DecodeError decodeLine(byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
+    protected DecodeError decodeLine(
+            byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
         try (JsonParser parser = JSON.createParser(b, from, to - from)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 return fail(DecodeError.NOT_AN_OBJECT, "line is not a JSON object");
@@ -146,7 +146,8 @@ public final class ExportLineDecoder extends LineDecoder {
                         timestampCount = 0;
                         JsonToken e;
                         while ((e = parser.nextToken()) != JsonToken.END_ARRAY) {
-                            if (e != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                            if (e != JsonToken.VALUE_NUMBER_INT
+                                    || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
                                 return fail(DecodeError.INVALID_TIMESTAMP, "timestamp is not an integer of epoch ms");
                             }
                             long ts = parser.getLongValue();
@@ -169,7 +170,9 @@ public final class ExportLineDecoder extends LineDecoder {
                 return fail(DecodeError.MISSING_METRIC, "no __name__");
             }
             if (valueCount < 0 || timestampCount < 0) {
-                return fail(valueCount < 0 ? DecodeError.MISSING_VALUE : DecodeError.MISSING_TIMESTAMP, "no values or no timestamps");
+                return fail(
+                        valueCount < 0 ? DecodeError.MISSING_VALUE : DecodeError.MISSING_TIMESTAMP,
+                        "no values or no timestamps");
             }
             if (valueCount != timestampCount) {
                 return fail(DecodeError.INVALID_LINE, valueCount + " values but " + timestampCount + " timestamps");

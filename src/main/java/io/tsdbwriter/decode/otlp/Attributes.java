@@ -70,10 +70,16 @@ final class Attributes {
             }
         }
         int unknownLen = SampleWriter.length(SampleWriter.UNKNOWN);
-        o.push(o.constant(SampleWriter.SCOPE_NAME), SampleWriter.length(SampleWriter.SCOPE_NAME),
-                nameOff < 0 ? o.constant(SampleWriter.UNKNOWN) : out.copy(w.buf, nameOff, nameLen), nameOff < 0 ? unknownLen : nameLen);
-        o.push(o.constant(SampleWriter.SCOPE_VERSION), SampleWriter.length(SampleWriter.SCOPE_VERSION),
-                versionOff < 0 ? o.constant(SampleWriter.UNKNOWN) : out.copy(w.buf, versionOff, versionLen), versionOff < 0 ? unknownLen : versionLen);
+        o.push(
+                o.constant(SampleWriter.SCOPE_NAME),
+                SampleWriter.length(SampleWriter.SCOPE_NAME),
+                nameOff < 0 ? o.constant(SampleWriter.UNKNOWN) : out.copy(w.buf, nameOff, nameLen),
+                nameOff < 0 ? unknownLen : nameLen);
+        o.push(
+                o.constant(SampleWriter.SCOPE_VERSION),
+                SampleWriter.length(SampleWriter.SCOPE_VERSION),
+                versionOff < 0 ? o.constant(SampleWriter.UNKNOWN) : out.copy(w.buf, versionOff, versionLen),
+                versionOff < 0 ? unknownLen : versionLen);
         int prefix = o.constant(SampleWriter.SCOPE_ATTRIBUTES);
         attributes(s, e, 3, prefix, SampleWriter.length(SampleWriter.SCOPE_ATTRIBUTES));
     }
@@ -203,7 +209,9 @@ final class Attributes {
 
     private void nest() {
         if (++depth > MAX_ATTRIBUTE_DEPTH) {
-            throw new WireReader.Malformed(DecodeError.INVALID_DATA_POINT, "an attribute value nested deeper than " + MAX_ATTRIBUTE_DEPTH + " levels");
+            throw new WireReader.Malformed(
+                    DecodeError.INVALID_DATA_POINT,
+                    "an attribute value nested deeper than " + MAX_ATTRIBUTE_DEPTH + " levels");
         }
     }
 

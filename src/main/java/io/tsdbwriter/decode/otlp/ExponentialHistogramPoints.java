@@ -34,7 +34,8 @@ final class ExponentialHistogramPoints {
             return;
         }
         int base = o.mark();
-        for (int p = s; (p = w.next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated ExponentialHistogramDataPoint data_points = 1
+        for (int p = s;
+                (p = w.next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated ExponentialHistogramDataPoint data_points = 1
             int end = w.fieldEnd;
             long time = 0;
             long count = 0;
@@ -127,7 +128,8 @@ final class ExponentialHistogramPoints {
     }
 
     /** One {@code Buckets} message ({@code sint32 offset = 1; repeated uint64 bucket_counts = 2}): a sample per non-empty bucket. */
-    private void buckets(int s, int e, double ratio, double growth, boolean negative, int range, int bucketName, long ts) {
+    private void buckets(
+            int s, int e, double ratio, double growth, boolean negative, int range, int bucketName, long ts) {
         WireReader w = this.w;
         int offset = 0;
         for (int p = s; p < e; ) {
@@ -161,7 +163,8 @@ final class ExponentialHistogramPoints {
         }
     }
 
-    private void bucket(long count, int i, double first, double growth, boolean negative, int range, int bucketName, long ts) {
+    private void bucket(
+            long count, int i, double first, double growth, boolean negative, int range, int bucketName, long ts) {
         if (count == 0) {
             return;
         }

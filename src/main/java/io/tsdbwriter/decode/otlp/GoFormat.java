@@ -1,5 +1,6 @@
 package io.tsdbwriter.decode.otlp;
 
+import java.math.BigDecimal;
 import java.util.Locale;
 
 /**
@@ -10,8 +11,7 @@ import java.util.Locale;
  */
 final class GoFormat {
 
-    private GoFormat() {
-    }
+    private GoFormat() {}
 
     /** A uint64 as the double Go's {@code float64(uint64)} gives. */
     static double unsigned(long x) {
@@ -39,7 +39,7 @@ final class GoFormat {
         if (d == Math.rint(d) && Math.abs(d) < 1e15) {
             return Long.toString((long) d);
         }
-        return new java.math.BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
+        return new BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
     }
 
     /** VictoriaMetrics' {@code vmrange} value: both bounds as Go's {@code FormatFloat(v, 'e', 3, 64)}, joined by {@code ...}. */

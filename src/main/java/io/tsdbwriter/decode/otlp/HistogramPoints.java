@@ -85,7 +85,8 @@ final class HistogramPoints {
                             addBucket(w.fixed64(q, pe));
                         }
                         if (q != pe) {
-                            throw new WireReader.Malformed(DecodeError.INVALID_PROTOBUF, "packed bucket_counts not a multiple of 8 bytes");
+                            throw new WireReader.Malformed(
+                                    DecodeError.INVALID_PROTOBUF, "packed bucket_counts not a multiple of 8 bytes");
                         }
                     }
                     case 6 << 3 | 1 -> {
@@ -99,7 +100,8 @@ final class HistogramPoints {
                             addBound(Double.longBitsToDouble(w.fixed64(q, pe)));
                         }
                         if (q != pe) {
-                            throw new WireReader.Malformed(DecodeError.INVALID_PROTOBUF, "packed explicit_bounds not a multiple of 8 bytes");
+                            throw new WireReader.Malformed(
+                                    DecodeError.INVALID_PROTOBUF, "packed explicit_bounds not a multiple of 8 bytes");
                         }
                     }
                     case 7 << 3 | 1 -> {
@@ -115,8 +117,12 @@ final class HistogramPoints {
             }
             p = end;
             if (bucketCount == 0 || bucketCount != boundCount + 1) {
-                o.rejections.add(DecodeError.INVALID_DATA_POINT, o.rejections.wantsDetail(DecodeError.INVALID_DATA_POINT)
-                        ? "histogram '" + o.metricText() + "' with " + bucketCount + " bucket counts for " + boundCount + " bounds" : "");
+                o.rejections.add(
+                        DecodeError.INVALID_DATA_POINT,
+                        o.rejections.wantsDetail(DecodeError.INVALID_DATA_POINT)
+                                ? "histogram '" + o.metricText() + "' with " + bucketCount + " bucket counts for "
+                                        + boundCount + " bounds"
+                                : "");
                 o.restore(base);
                 continue;
             }

@@ -3,7 +3,8 @@ package io.tsdbwriter.decode.otlp;
 /**
  * Gauge and Sum data points ({@code NumberDataPoint} of {@code metrics.proto}): one sample each, named as the metric,
  * its value {@code as_double} or {@code as_int}; a monotonic cumulative sum is a counter (VictoriaMetrics keeps no
- * type); its first exemplar goes with it ({@link OtlpExemplars}). A delta Sum is refused whole ({@link SampleWriter#refuseDelta}). The hot path of a Prometheus-shaped scrape:
+ * type); its first exemplar goes with it ({@link OtlpExemplars}). A delta Sum is refused whole ({@link
+ * SampleWriter#refuseDelta}). The hot path of a Prometheus-shaped scrape:
  * no allocation per data point (attributes pushed as arena ranges by {@link Attributes#attribute}).
  *
  * <p>Not thread-safe: one per {@link OtlpDecoder}.

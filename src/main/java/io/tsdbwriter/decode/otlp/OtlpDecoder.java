@@ -142,7 +142,9 @@ public final class OtlpDecoder implements RecordDecoder {
     private void resourceMetrics(int s, int e) {
         WireReader w = wire;
         samples.restore(0);
-        for (int p = s; (p = w.next(p, e, 1 << 3 | 2)) >= 0; ) { // Resource resource = 1 (before the scopes whatever the wire order)
+        for (int p = s;
+                (p = w.next(p, e, 1 << 3 | 2))
+                        >= 0; ) { // Resource resource = 1 (before the scopes whatever the wire order)
             int end = w.fieldEnd;
             attributes.attributes(p, end, 1, -1, 0);
             p = end;

@@ -71,8 +71,7 @@ final class OtlpFamilies {
                 case 7 -> type = monotonic(p, end) ? COUNTER : GAUGE;
                 case 9, 10 -> type = HISTOGRAM;
                 case 11 -> type = SUMMARY;
-                default -> {
-                }
+                default -> {}
             }
             p = end;
         }

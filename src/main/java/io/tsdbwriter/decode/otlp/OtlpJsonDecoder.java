@@ -64,7 +64,10 @@ public final class OtlpJsonDecoder implements RecordDecoder {
             PARSER.merge(new String(value, StandardCharsets.UTF_8), request);
         } catch (InvalidProtocolBufferException | RuntimeException e) {
             String m = String.valueOf(e.getMessage());
-            rejections.add(DecodeError.INVALID_JSON, "not an OTLP JSON ExportMetricsServiceRequest: " + (m.length() > 200 ? m.substring(0, 200) + "…" : m));
+            rejections.add(
+                    DecodeError.INVALID_JSON,
+                    "not an OTLP JSON ExportMetricsServiceRequest: "
+                            + (m.length() > 200 ? m.substring(0, 200) + "…" : m));
             return;
         }
         byte[] bytes = request.build().toByteArray();

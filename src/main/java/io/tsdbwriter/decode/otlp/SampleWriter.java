@@ -36,8 +36,18 @@ final class SampleWriter {
     static final int INF = 7;
     static final int VMRANGE = 8;
     static final int QUANTILE = 9;
-    private static final byte[][] CONSTANTS = {ascii("scope.name"), ascii("unknown"), ascii("scope.version"),
-            ascii("scope.attributes"), ascii("true"), ascii("false"), ascii("le"), ascii("+Inf"), ascii("vmrange"), ascii("quantile")};
+    private static final byte[][] CONSTANTS = {
+        ascii("scope.name"),
+        ascii("unknown"),
+        ascii("scope.version"),
+        ascii("scope.attributes"),
+        ascii("true"),
+        ascii("false"),
+        ascii("le"),
+        ascii("+Inf"),
+        ascii("vmrange"),
+        ascii("quantile")
+    };
     private static final byte[][] SUFFIXES = {ascii("_count"), ascii("_sum"), ascii("_bucket")};
     private static final int TEMPORALITY_DELTA = 1;
 
@@ -228,8 +238,12 @@ final class SampleWriter {
         }
         int points = wire.dataPoints(s, e);
         for (int i = 0; i < points; i++) {
-            rejections.add(DecodeError.UNSUPPORTED_TEMPORALITY, rejections.wantsDetail(DecodeError.UNSUPPORTED_TEMPORALITY)
-                    ? "delta " + kind + " '" + metricText() + "': cumulative only (the Collector's deltatocumulative processor converts)" : "");
+            rejections.add(
+                    DecodeError.UNSUPPORTED_TEMPORALITY,
+                    rejections.wantsDetail(DecodeError.UNSUPPORTED_TEMPORALITY)
+                            ? "delta " + kind + " '" + metricText()
+                                    + "': cumulative only (the Collector's deltatocumulative processor converts)"
+                            : "");
         }
         return true;
     }
@@ -244,20 +258,29 @@ final class SampleWriter {
         stale = false;
         if ((flags & 1) != 0) { // DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK: a staleness marker
             if (rejections.skips(STALE_MARKER)) {
-                rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
-                        ? "'" + metricText() + "': no recorded value (a staleness marker) skipped" : "");
+                rejections.add(
+                        DecodeError.NON_FINITE_VALUE,
+                        rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
+                                ? "'" + metricText() + "': no recorded value (a staleness marker) skipped"
+                                : "");
                 return false;
             }
             stale = true;
         }
         if (rejections.skips(value)) {
-            rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
-                    ? "'" + metricText() + "': value " + value + " skipped" : "");
+            rejections.add(
+                    DecodeError.NON_FINITE_VALUE,
+                    rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
+                            ? "'" + metricText() + "': value " + value + " skipped"
+                            : "");
             return false;
         }
         if (ts < 0 || !timestamps.contains(ts)) {
-            rejections.add(DecodeError.IMPLAUSIBLE_TIMESTAMP, rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP)
-                    ? "'" + metricText() + "': " + window.describe(ts) : "");
+            rejections.add(
+                    DecodeError.IMPLAUSIBLE_TIMESTAMP,
+                    rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP)
+                            ? "'" + metricText() + "': " + window.describe(ts)
+                            : "");
             return false;
         }
         return true;
@@ -269,8 +292,11 @@ final class SampleWriter {
      */
     void emitChecked(int nameOff, int nameLen, long ts, double value) {
         if (!stale && rejections.skips(value)) {
-            rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
-                    ? "'" + metricText() + "': value " + value + " skipped" : "");
+            rejections.add(
+                    DecodeError.NON_FINITE_VALUE,
+                    rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
+                            ? "'" + metricText() + "': value " + value + " skipped"
+                            : "");
             return;
         }
         emit(nameOff, nameLen, ts, value);

@@ -62,7 +62,8 @@ final class SummaryPoints {
                 o.emitChecked(o.suffix(1), o.suffixLength(1), ts, sum);
                 int quantile = o.mark();
                 o.push(o.constant(SampleWriter.QUANTILE), SampleWriter.length(SampleWriter.QUANTILE), 0, 0);
-                for (int q = p; (q = w.next(q, end, 6 << 3 | 2)) >= 0; ) { // repeated ValueAtQuantile quantile_values = 6
+                for (int q = p;
+                        (q = w.next(q, end, 6 << 3 | 2)) >= 0; ) { // repeated ValueAtQuantile quantile_values = 6
                     int qe = w.fieldEnd;
                     double qv = 0;
                     double value = 0;

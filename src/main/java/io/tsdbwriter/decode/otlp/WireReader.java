@@ -63,7 +63,8 @@ final class WireReader {
     /** The end of a length-delimited field whose length {@link #v} was just read at {@code p}. */
     int end(int p, int limit) {
         if (v < 0 || v > limit - p) {
-            throw new Malformed(DecodeError.INVALID_PROTOBUF, "a field of " + v + " bytes runs past its message at byte " + p);
+            throw new Malformed(
+                    DecodeError.INVALID_PROTOBUF, "a field of " + v + " bytes runs past its message at byte " + p);
         }
         return p + (int) v;
     }
@@ -73,8 +74,14 @@ final class WireReader {
             throw new Malformed(DecodeError.INVALID_PROTOBUF, "truncated fixed64 at byte " + p);
         }
         byte[] b = buf;
-        return (b[p] & 0xFFL) | (b[p + 1] & 0xFFL) << 8 | (b[p + 2] & 0xFFL) << 16 | (b[p + 3] & 0xFFL) << 24
-                | (b[p + 4] & 0xFFL) << 32 | (b[p + 5] & 0xFFL) << 40 | (b[p + 6] & 0xFFL) << 48 | (b[p + 7] & 0xFFL) << 56;
+        return (b[p] & 0xFFL)
+                | (b[p + 1] & 0xFFL) << 8
+                | (b[p + 2] & 0xFFL) << 16
+                | (b[p + 3] & 0xFFL) << 24
+                | (b[p + 4] & 0xFFL) << 32
+                | (b[p + 5] & 0xFFL) << 40
+                | (b[p + 6] & 0xFFL) << 48
+                | (b[p + 7] & 0xFFL) << 56;
     }
 
     /** Skips the value of a field with {@code tag} at {@code p}; returns the position after it. */
@@ -99,8 +106,10 @@ final class WireReader {
                 }
                 return p + 4;
             }
-            default -> throw new Malformed(DecodeError.INVALID_PROTOBUF, "wire type " + (tag & 7) + " (field " + (tag >>> 3)
-                    + ") is not one of OTLP's at byte " + p);
+            default ->
+                throw new Malformed(
+                        DecodeError.INVALID_PROTOBUF,
+                        "wire type " + (tag & 7) + " (field " + (tag >>> 3) + ") is not one of OTLP's at byte " + p);
         }
     }
 

@@ -20,8 +20,7 @@ public final class ExemplarTokens {
     private int timestampFrom;
     private int timestampTo;
 
-    ExemplarTokens() {
-    }
+    ExemplarTokens() {}
 
     /**
      * Reads the exemplar whose {@code #} is {@code b[hash]} (preceded by a blank) up to {@code to}.

@@ -1,11 +1,14 @@
 package io.tsdbwriter.decode.prometheus;
 
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.LineDecoder;
-import io.tsdbwriter.decode.TimestampWindow;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.FamilyMetadata;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.PointExemplars;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.TimestampWindow;
+import io.tsdbwriter.decode.Utf8;
 
 /**
  * Reads Prometheus text exposition format 0.0.4 (Prometheus docs, "Exposition formats"), as VictoriaMetrics'
@@ -79,9 +82,11 @@ public final class ExpositionDecoder extends LineDecoder {
         if (to - i < 6 || !isBlank(b[i + 4])) {
             return;
         }
-        int kind = b[i] == 'H' && b[i + 1] == 'E' && b[i + 2] == 'L' && b[i + 3] == 'P' ? 'H'
-                : b[i] == 'T' && b[i + 1] == 'Y' && b[i + 2] == 'P' && b[i + 3] == 'E' ? 'T'
-                : b[i] == 'U' && b[i + 1] == 'N' && b[i + 2] == 'I' && b[i + 3] == 'T' ? 'U' : 0;
+        int kind = b[i] == 'H' && b[i + 1] == 'E' && b[i + 2] == 'L' && b[i + 3] == 'P'
+                ? 'H'
+                : b[i] == 'T' && b[i + 1] == 'Y' && b[i + 2] == 'P' && b[i + 3] == 'E'
+                        ? 'T'
+                        : b[i] == 'U' && b[i + 1] == 'N' && b[i + 2] == 'I' && b[i + 3] == 'T' ? 'U' : 0;
         if (kind == 0) {
             return;
         }
@@ -90,7 +95,7 @@ public final class ExpositionDecoder extends LineDecoder {
         while (ne < to && !isBlank(b[ne])) {
             ne++;
         }
-        if (ne == ns || !io.tsdbwriter.decode.Utf8.isValid(b, ns, to)) {
+        if (ne == ns || !Utf8.isValid(b, ns, to)) {
             return;
         }
         int ts = ExpositionLine.blanks(b, ne, to);
@@ -98,7 +103,7 @@ public final class ExpositionDecoder extends LineDecoder {
         while (te > ts && isBlank(b[te - 1])) {
             te--;
         }
-        io.tsdbwriter.decode.FamilyMetadata f = out.families();
+        FamilyMetadata f = out.families();
         int k = f.family(b, ns, ne - ns);
         if (te == ts) {
             return;
@@ -117,7 +122,8 @@ public final class ExpositionDecoder extends LineDecoder {
     }
 
     @Override
-    protected DecodeError decodeLine(byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
+    protected DecodeError decodeLine(
+            byte[] b, int from, int to, long kafkaTimestampMs, DecodedPoints out, Rejections rejections) {
         ExpositionLine l = line;
         if (l.scan(b, from, to) != ExpositionLine.Kind.SAMPLE) {
             return switch (l.problem()) {
@@ -158,7 +164,8 @@ public final class ExpositionDecoder extends LineDecoder {
         double value = numbers.doubleValue();
         long ts = kafkaTimestampMs;
         if (l.hasTimestamp()) {
-            if (!numbers.parseDouble(b, l.timestampFrom(), l.timestampTo()) || !Double.isFinite(numbers.doubleValue())) {
+            if (!numbers.parseDouble(b, l.timestampFrom(), l.timestampTo())
+                    || !Double.isFinite(numbers.doubleValue())) {
                 return fail(DecodeError.INVALID_TIMESTAMP, "timestamp is not a number");
             }
             double d = numbers.doubleValue();
@@ -189,7 +196,7 @@ public final class ExpositionDecoder extends LineDecoder {
      * Keeps point {@code p}'s exemplar (its grammar checked by {@link ExemplarTokens#scan}): its labels, value and
      * timestamp (OpenMetrics seconds, a float, into ms; the point's {@code pointTs} when it has none).
      */
-    private void keepExemplar(byte[] b, ExemplarTokens x, int p, long pointTs, io.tsdbwriter.decode.PointExemplars e) {
+    private void keepExemplar(byte[] b, ExemplarTokens x, int p, long pointTs, PointExemplars e) {
         e.begin(p);
         int to = x.labelsClose();
         for (int s = x.labelsOpen() + 1; ; ) {

@@ -1,5 +1,6 @@
 package io.tsdbwriter.decode.prometheus;
 
+import io.tsdbwriter.decode.Numbers;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
@@ -14,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import io.tsdbwriter.decode.Numbers;
 
 /**
  * Parses the Prometheus text exposition format 0.0.4, as served by node_exporter on {@code /metrics}.
@@ -47,8 +47,7 @@ import io.tsdbwriter.decode.Numbers;
  */
 public final class PrometheusTextParser {
 
-    private PrometheusTextParser() {
-    }
+    private PrometheusTextParser() {}
 
     /**
      * One sample of an exposition.
@@ -58,8 +57,7 @@ public final class PrometheusTextParser {
      * @param value       the value, always finite
      * @param timestampMs the sample's own timestamp column in epoch milliseconds, if the line had one
      */
-    public record Sample(String metricName, Map<String, String> labels, double value, OptionalLong timestampMs) {
-    }
+    public record Sample(String metricName, Map<String, String> labels, double value, OptionalLong timestampMs) {}
 
     /**
      * The outcome of a parse.
@@ -68,8 +66,7 @@ public final class PrometheusTextParser {
      * @param skippedNonFinite   samples skipped because their value was NaN, +Inf or -Inf
      * @param droppedEmptyLabels labels dropped because their value was empty
      */
-    public record Result(List<Sample> samples, int skippedNonFinite, int droppedEmptyLabels) {
-    }
+    public record Result(List<Sample> samples, int skippedNonFinite, int droppedEmptyLabels) {}
 
     /** A line that does not follow the exposition format; {@link #line()} is 1-based. */
     public static final class ParseException extends IOException {
@@ -232,13 +229,15 @@ public final class PrometheusTextParser {
                 if (!(isLetter(c) || c == '_' || c == ':' || (i > start && isDigit(c)))) {
                     if (i == start) {
                         String rest = ExpositionLine.text(b, start, b.length);
-                        throw error("expected a metric name, found '" + rest.substring(0, Math.min(rest.length(), 20)) + "'");
+                        throw error("expected a metric name, found '" + rest.substring(0, Math.min(rest.length(), 20))
+                                + "'");
                     }
                     throw error("unexpected '" + c + "' after metric name '" + ExpositionLine.text(b, start, i) + "'");
                 }
             }
             if (end == start) {
-                throw error("expected a metric name, found '" + line.substring(0, Math.min(line.length(), 20)).trim() + "'");
+                throw error("expected a metric name, found '"
+                        + line.substring(0, Math.min(line.length(), 20)).trim() + "'");
             }
             return ExpositionLine.text(b, start, end);
         }
@@ -248,14 +247,20 @@ public final class PrometheusTextParser {
             return switch (l.problem()) {
                 case EXEMPLAR -> error("invalid exemplar for '" + metric + "': " + l.detail());
                 case NAME_ONLY, NO_VALUE -> error("missing value for '" + metric + "'");
-                case EMPTY_METRIC -> error("expected a metric name, found '" + line.substring(0, Math.min(line.length(), 20)).trim() + "'");
-                case LABELS -> error(switch (l.detail()) {
-                    case "label value without closing quote" -> "unterminated label value";
-                    case "no ',' or '}' after a label" -> "expected ',' or '}' after a label, or an unterminated label set";
-                    case "label without '='" -> "expected '=' after a label name, or an unterminated label set";
-                    case "empty label name" -> "expected a label name";
-                    default -> l.detail();
-                });
+                case EMPTY_METRIC ->
+                    error("expected a metric name, found '"
+                            + line.substring(0, Math.min(line.length(), 20)).trim() + "'");
+                case LABELS ->
+                    error(
+                            switch (l.detail()) {
+                                case "label value without closing quote" -> "unterminated label value";
+                                case "no ',' or '}' after a label" ->
+                                    "expected ',' or '}' after a label, or an unterminated label set";
+                                case "label without '='" ->
+                                    "expected '=' after a label name, or an unterminated label set";
+                                case "empty label name" -> "expected a label name";
+                                default -> l.detail();
+                            });
             };
         }
 
@@ -283,7 +288,10 @@ public final class PrometheusTextParser {
             for (int i = start; i < end; i++) {
                 char c = (char) (b[i] & 0xFF);
                 if (!(isLetter(c) || c == '_' || (i > start && isDigit(c)))) {
-                    throw error(i == start ? "expected a label name, found '" + c + "'" : "expected '=', found '" + c + "'");
+                    throw error(
+                            i == start
+                                    ? "expected a label name, found '" + c + "'"
+                                    : "expected '=', found '" + c + "'");
                 }
             }
             return ExpositionLine.text(b, start, end);
@@ -318,7 +326,8 @@ public final class PrometheusTextParser {
                 throw error("invalid timestamp '" + tsText + "' for '" + metric + "' (expected integer epoch ms)");
             }
             if (to < l.timestampTo()) {
-                throw error("unexpected text after the timestamp: '" + ExpositionLine.text(b, to, l.timestampTo()).trim() + "'");
+                throw error("unexpected text after the timestamp: '"
+                        + ExpositionLine.text(b, to, l.timestampTo()).trim() + "'");
             }
             return OptionalLong.of(numbers.longValue());
         }

@@ -3,22 +3,22 @@ package io.tsdbwriter.decode.promremotewrite;
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdInputStream;
 import com.google.protobuf.CodedInputStream;
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.LineDecoder;
-import io.tsdbwriter.decode.TimestampCheck;
-import io.tsdbwriter.decode.TimestampWindow;
-import io.tsdbwriter.decode.RecordDecoder;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.InputFormat;
+import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.RecordDecoder;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.TimestampCheck;
+import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Utf8;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Arrays;
-import org.xerial.snappy.Snappy;
-import java.util.Objects;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Objects;
+import org.xerial.snappy.Snappy;
 
 /**
  * Reads one Prometheus remote write 1.0 {@code WriteRequest} per record (Prometheus "Remote-Write 1.0"
@@ -75,7 +75,8 @@ public final class RemoteWriteDecoder implements RecordDecoder {
             throw new IllegalArgumentException("max record bytes must be >= 1, got " + maxRecordBytes);
         }
         this.maxRecordBytes = maxRecordBytes;
-        this.maxDecompressedBytes = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(MIN_DECOMPRESSED_LIMIT, maxRecordBytes * 8L));
+        this.maxDecompressedBytes =
+                (int) Math.min(Integer.MAX_VALUE - 16, Math.max(MIN_DECOMPRESSED_LIMIT, maxRecordBytes * 8L));
     }
 
     /** Most bytes a record may decompress to. */
@@ -118,7 +119,11 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     }
 
     private static boolean isZstd(byte[] v) {
-        return v.length >= 4 && (v[0] & 0xFF) == 0x28 && (v[1] & 0xFF) == 0xB5 && (v[2] & 0xFF) == 0x2F && (v[3] & 0xFF) == 0xFD;
+        return v.length >= 4
+                && (v[0] & 0xFF) == 0x28
+                && (v[1] & 0xFF) == 0xB5
+                && (v[2] & 0xFF) == 0x2F
+                && (v[3] & 0xFF) == 0xFD;
     }
 
     private boolean decompress(byte[] value) {
@@ -306,24 +311,34 @@ public final class RemoteWriteDecoder implements RecordDecoder {
             return null;
         }
         if (metricOff < 0) {
-            rejections.add(DecodeError.MISSING_METRIC, "a series without __name__ (" + sampleCount + " samples skipped)");
+            rejections.add(
+                    DecodeError.MISSING_METRIC, "a series without __name__ (" + sampleCount + " samples skipped)");
             return null;
         }
         for (int i = 0; i < sampleCount; i++) {
             double v = values[i];
             if (rejections.skips(v)) {
-                rejections.add(DecodeError.NON_FINITE_VALUE, rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
-                        ? "value " + (isStaleMarker(v) ? "stale marker" : v) + " skipped" : "");
+                rejections.add(
+                        DecodeError.NON_FINITE_VALUE,
+                        rejections.wantsDetail(DecodeError.NON_FINITE_VALUE)
+                                ? "value " + (isStaleMarker(v) ? "stale marker" : v) + " skipped"
+                                : "");
                 continue;
             }
             if (timestamps[i] < 0) {
-                rejections.add(DecodeError.INVALID_TIMESTAMP, rejections.wantsDetail(DecodeError.INVALID_TIMESTAMP)
-                        ? "negative timestamp " + timestamps[i] : "");
+                rejections.add(
+                        DecodeError.INVALID_TIMESTAMP,
+                        rejections.wantsDetail(DecodeError.INVALID_TIMESTAMP)
+                                ? "negative timestamp " + timestamps[i]
+                                : "");
                 continue;
             }
             if (!timestampCheck.contains(timestamps[i])) {
-                rejections.add(DecodeError.IMPLAUSIBLE_TIMESTAMP, rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP)
-                        ? window.describe(timestamps[i]) : "");
+                rejections.add(
+                        DecodeError.IMPLAUSIBLE_TIMESTAMP,
+                        rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP)
+                                ? window.describe(timestamps[i])
+                                : "");
                 continue;
             }
             int p = out.begin();

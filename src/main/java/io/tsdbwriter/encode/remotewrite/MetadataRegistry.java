@@ -25,6 +25,7 @@ public final class MetadataRegistry {
     private final ConcurrentHashMap<MetricMetadata, Integer> ids = new ConcurrentHashMap<>();
     /** Index = id; slot 0 unused. */
     private volatile MetricMetadata[] byId = new MetricMetadata[64];
+
     private int count;
 
     /** @param maxIds most entries kept (≥ 0) */

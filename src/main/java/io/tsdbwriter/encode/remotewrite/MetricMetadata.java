@@ -6,6 +6,7 @@ import io.tsdbwriter.decode.FamilyMetadata;
 import io.tsdbwriter.write.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * One metric family's metadata (TYPE, HELP, UNIT) and its remote write entries, built once per family, never per
@@ -30,7 +31,14 @@ public final class MetricMetadata {
     /** The metric types of both specifications; {@link #wire} is the enum number on the wire. */
     public enum Type {
         /** 1.0 {@code UNKNOWN}, 2.0 {@code METRIC_TYPE_UNSPECIFIED}; also Prometheus text's {@code untyped}. */
-        UNKNOWN(0), COUNTER(1), GAUGE(2), HISTOGRAM(3), GAUGE_HISTOGRAM(4), SUMMARY(5), INFO(6), STATESET(7);
+        UNKNOWN(0),
+        COUNTER(1),
+        GAUGE(2),
+        HISTOGRAM(3),
+        GAUGE_HISTOGRAM(4),
+        SUMMARY(5),
+        INFO(6),
+        STATESET(7);
 
         private final int wire;
 
@@ -86,10 +94,10 @@ public final class MetricMetadata {
      * @throws NullPointerException when any argument is null
      */
     public MetricMetadata(Type type, String family, String help, String unit) {
-        this.type = java.util.Objects.requireNonNull(type, "type");
-        this.family = java.util.Objects.requireNonNull(family, "family");
-        this.help = java.util.Objects.requireNonNull(help, "help");
-        this.unit = java.util.Objects.requireNonNull(unit, "unit");
+        this.type = Objects.requireNonNull(type, "type");
+        this.family = Objects.requireNonNull(family, "family");
+        this.help = Objects.requireNonNull(help, "help");
+        this.unit = Objects.requireNonNull(unit, "unit");
         this.v1Entry = encodeV1();
     }
 
@@ -100,7 +108,8 @@ public final class MetricMetadata {
     public static MetricMetadata of(FamilyMetadata families, int k) {
         byte[] b = families.bytes();
         return new MetricMetadata(
-                Type.ofExposition(new String(b, families.typeOffset(k), families.typeLength(k), StandardCharsets.UTF_8)),
+                Type.ofExposition(
+                        new String(b, families.typeOffset(k), families.typeLength(k), StandardCharsets.UTF_8)),
                 new String(b, families.nameOffset(k), families.nameLength(k), StandardCharsets.UTF_8),
                 new String(b, families.helpOffset(k), families.helpLength(k), StandardCharsets.UTF_8),
                 new String(b, families.unitOffset(k), families.unitLength(k), StandardCharsets.UTF_8));
@@ -125,13 +134,16 @@ public final class MetricMetadata {
     /** Equal when type, family, help and unit are. */
     @Override
     public boolean equals(Object o) {
-        return o instanceof MetricMetadata m && type == m.type && family.equals(m.family) && help.equals(m.help)
+        return o instanceof MetricMetadata m
+                && type == m.type
+                && family.equals(m.family)
+                && help.equals(m.help)
                 && unit.equals(m.unit);
     }
 
     @Override
     public int hashCode() {
-        return java.util.Objects.hash(type, family, help, unit);
+        return Objects.hash(type, family, help, unit);
     }
 
     /** The 1.0 entry's size in bytes (tag, length, message). */
@@ -162,7 +174,9 @@ public final class MetricMetadata {
         byte[] h = help.getBytes(StandardCharsets.UTF_8);
         byte[] u = unit.getBytes(StandardCharsets.UTF_8);
         int inner = (type.wire == 0 ? 0 : 1 + CodedOutputStream.computeUInt32SizeNoTag(type.wire))
-                + stringSize(f) + stringSize(h) + stringSize(u);
+                + stringSize(f)
+                + stringSize(h)
+                + stringSize(u);
         byte[] a = new byte[1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner];
         int w = 0;
         a[w++] = (byte) (V1_WRITE_REQUEST_METADATA << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);

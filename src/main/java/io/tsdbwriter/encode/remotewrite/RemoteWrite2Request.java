@@ -3,6 +3,7 @@ package io.tsdbwriter.encode.remotewrite;
 import com.google.protobuf.CodedInputStream;
 import io.tsdbwriter.write.ByteBuf;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -51,13 +52,13 @@ public final class RemoteWrite2Request {
     private static final int MD_HELP = 4 << 3 | 2;
     private static final int MD_UNIT = 5 << 3 | 2;
     private static final int V2_METADATA = 5 << 3 | 2;
-    private static final byte[] NAME = "__name__".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] NAME = "__name__".getBytes(StandardCharsets.US_ASCII);
     /** A series named family + one of these belongs to the family (OpenMetrics 1.0, "Metric types"). */
-    private static final byte[][] SUFFIXES = {bytes("_total"), bytes("_bucket"), bytes("_count"), bytes("_sum"),
-            bytes("_created"), bytes("_info")};
+    private static final byte[][] SUFFIXES = {
+        bytes("_total"), bytes("_bucket"), bytes("_count"), bytes("_sum"), bytes("_created"), bytes("_info")
+    };
 
-    private RemoteWrite2Request() {
-    }
+    private RemoteWrite2Request() {}
 
     /**
      * The 2.0 request holding exactly the series and samples of a 1.0 {@code WriteRequest}.
@@ -189,7 +190,8 @@ public final class RemoteWrite2Request {
                     }
                 }
                 if (in.getTotalBytesRead() != end) {
-                    throw new IllegalArgumentException("a TimeSeries of " + len + " bytes runs past the end of the body");
+                    throw new IllegalArgumentException(
+                            "a TimeSeries of " + len + " bytes runs past the end of the body");
                 }
                 in.popLimit(limit);
                 if ((seriesCount + 1) * 2 > series.length) {
@@ -228,8 +230,12 @@ public final class RemoteWrite2Request {
             int md = families.count > 1 ? family(families, v1, names[k * 2], names[k * 2 + 1]) : 0;
             int mdBytes = md == 0 ? 0 : metadataSize(meta, md);
             out.put((byte) V2_TIMESERIES);
-            putVarint(out, (refsBytes == 0 ? 0 : 1 + varintSize(refsBytes) + refsBytes) + samplesBytes
-                    + (md == 0 ? 0 : 1 + varintSize(mdBytes) + mdBytes) + exemplars.size(k));
+            putVarint(
+                    out,
+                    (refsBytes == 0 ? 0 : 1 + varintSize(refsBytes) + refsBytes)
+                            + samplesBytes
+                            + (md == 0 ? 0 : 1 + varintSize(mdBytes) + mdBytes)
+                            + exemplars.size(k));
             if (refsBytes > 0) {
                 out.put((byte) V2_LABELS_REFS);
                 putVarint(out, refsBytes);
@@ -287,7 +293,7 @@ public final class RemoteWrite2Request {
     }
 
     private static byte[] bytes(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     static void putVarint(ByteBuf out, int v) {

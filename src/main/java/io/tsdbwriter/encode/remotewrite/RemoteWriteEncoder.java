@@ -14,6 +14,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Encodes amplified samples as Prometheus Remote-Write 1.0 (https://prometheus.io/docs/specs/remote_write_spec/):
@@ -71,7 +72,9 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final byte TAG_EXEMPLAR_TIMESTAMP = 3 << 3 | WireFormat.WIRETYPE_VARINT;
     /** Bytes of one samples entry at most: tag, length (1 byte: the message is at most 20), value 1 + 8, timestamp 1 + 10. */
     private static final int MAX_SAMPLE_ENTRY = 1 + 1 + 9 + 11;
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final String NAME_LABEL = "__name__";
     private static final byte[] NAME_BYTES = NAME_LABEL.getBytes(StandardCharsets.US_ASCII);
 
@@ -80,6 +83,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private final RequestFamilies requestFamilies = new RequestFamilies();
     /** The exemplars of the point {@link #encodePoint} encodes next ({@link #point}), and its exemplar (-1: none). */
     private PointExemplars exemplars;
+
     private int exemplar = -1;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
     private final long[] offsets;
@@ -115,7 +119,8 @@ public final class RemoteWriteEncoder implements SampleEncoder {
      * by name in byte order; layout as {@link SampleEncoder#prepareSeries}. Called once per series.
      */
     @Override
-    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
+    public byte[] prepareSeries(
+            String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
         return prepareSeries(metric, labelNames, labelValues, from, to, instanceSuffix, null);
     }
 
@@ -128,34 +133,48 @@ public final class RemoteWriteEncoder implements SampleEncoder {
      * @param families the record's families, or null for none
      */
     @Override
-    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to,
-                                String instanceSuffix, FamilyMetadata families) {
+    public byte[] prepareSeries(
+            String metric,
+            String[] labelNames,
+            String[] labelValues,
+            int from,
+            int to,
+            String instanceSuffix,
+            FamilyMetadata families) {
         byte[] metricBytes = metric.getBytes(StandardCharsets.UTF_8);
         int k = families == null ? -1 : families.find(metricBytes, 0, metricBytes.length);
         int id = k < 0 ? 0 : MetadataRegistry.SHARED.id(MetricMetadata.of(families, k));
         byte[] variants = variants(metric, metricBytes, labelNames, labelValues, from, to, instanceSuffix);
-        byte[] layout = java.util.Arrays.copyOf(variants, variants.length + 4);
+        byte[] layout = Arrays.copyOf(variants, variants.length + 4);
         for (int i = 0; i < 4; i++) {
             layout[variants.length + i] = (byte) (id >>> (24 - 8 * i));
         }
         return layout;
     }
 
-    private byte[] variants(String metric, byte[] metricBytes, String[] labelNames, String[] labelValues, int from,
-                            int to, String instanceSuffix) {
-        return SeriesVariants.build(plan, labelNames, labelValues, from, to, instanceSuffix, (names, values, count, out) -> {
-            boolean nameWritten = false;
-            for (int i = 0; i < count; i++) {
-                if (!nameWritten && names[i].compareTo(NAME_LABEL) > 0) {
-                    out.writeBytes(labelEntry(NAME_BYTES, metricBytes));
-                    nameWritten = true;
-                }
-                out.writeBytes(labelEntry(names[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8)));
-            }
-            if (!nameWritten) {
-                out.writeBytes(labelEntry(NAME_BYTES, metricBytes));
-            }
-        });
+    private byte[] variants(
+            String metric,
+            byte[] metricBytes,
+            String[] labelNames,
+            String[] labelValues,
+            int from,
+            int to,
+            String instanceSuffix) {
+        return SeriesVariants.build(
+                plan, labelNames, labelValues, from, to, instanceSuffix, (names, values, count, out) -> {
+                    boolean nameWritten = false;
+                    for (int i = 0; i < count; i++) {
+                        if (!nameWritten && names[i].compareTo(NAME_LABEL) > 0) {
+                            out.writeBytes(labelEntry(NAME_BYTES, metricBytes));
+                            nameWritten = true;
+                        }
+                        out.writeBytes(labelEntry(
+                                names[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8)));
+                    }
+                    if (!nameWritten) {
+                        out.writeBytes(labelEntry(NAME_BYTES, metricBytes));
+                    }
+                });
     }
 
     /** One {@code TimeSeries.labels} entry (its tag, its length and the {@code Label} message), once per series. */
@@ -186,7 +205,10 @@ public final class RemoteWriteEncoder implements SampleEncoder {
             total += 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
             pos = SeriesVariants.next(series, pos);
         }
-        int id = (series[pos] & 0xFF) << 24 | (series[pos + 1] & 0xFF) << 16 | (series[pos + 2] & 0xFF) << 8 | (series[pos + 3] & 0xFF);
+        int id = (series[pos] & 0xFF) << 24
+                | (series[pos + 1] & 0xFF) << 16
+                | (series[pos + 2] & 0xFF) << 8
+                | (series[pos + 3] & 0xFF);
         MetricMetadata md = id != 0 && requestFamilies.firstIn(out, id) ? MetadataRegistry.SHARED.get(id) : null;
         byte[] a = out.reserve(total + (md == null ? 0 : md.v1Size()));
         int w = out.length();
@@ -251,7 +273,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         }
         int size = 1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner;
         if (samples.length < at + size) {
-            samples = java.util.Arrays.copyOf(samples, Math.max(samples.length * 2, at + size));
+            samples = Arrays.copyOf(samples, Math.max(samples.length * 2, at + size));
         }
         byte[] b = samples;
         int q = at;
@@ -290,7 +312,9 @@ public final class RemoteWriteEncoder implements SampleEncoder {
      */
     @Override
     public boolean canEncodeVerbatim(DecodedPoints points) {
-        return plan.instanceMultiplier() == 1 && points.jsonSafe() && points.families().count() == 0
+        return plan.instanceMultiplier() == 1
+                && points.jsonSafe()
+                && points.families().count() == 0
                 && points.exemplars().count() == 0;
     }
 
@@ -328,7 +352,15 @@ public final class RemoteWriteEncoder implements SampleEncoder {
                 w = putLabel(out2, w, NAME_BYTES, 0, NAME_BYTES.length, a, points.metricOffset(p), metricLength);
                 nameWritten = true;
             }
-            w = putLabel(out2, w, a, points.nameOffset(i), points.nameLength(i), a, points.valueOffset(i), points.valueLength(i));
+            w = putLabel(
+                    out2,
+                    w,
+                    a,
+                    points.nameOffset(i),
+                    points.nameLength(i),
+                    a,
+                    points.valueOffset(i),
+                    points.valueLength(i));
         }
         if (!nameWritten) {
             w = putLabel(out2, w, NAME_BYTES, 0, NAME_BYTES.length, a, points.metricOffset(p), metricLength);
@@ -347,13 +379,24 @@ public final class RemoteWriteEncoder implements SampleEncoder {
 
     /** Bytes of one {@code Label} message with both fields present. */
     private static int labelSize(int nameLength, int valueLength) {
-        return 1 + CodedOutputStream.computeUInt32SizeNoTag(nameLength) + nameLength
-                + 1 + CodedOutputStream.computeUInt32SizeNoTag(valueLength) + valueLength;
+        return 1
+                + CodedOutputStream.computeUInt32SizeNoTag(nameLength)
+                + nameLength
+                + 1
+                + CodedOutputStream.computeUInt32SizeNoTag(valueLength)
+                + valueLength;
     }
 
     /** Writes one {@code TimeSeries.labels} entry at {@code a[w]}; returns the next index. */
-    private static int putLabel(byte[] a, int w, byte[] name, int nameOffset, int nameLength,
-                                byte[] value, int valueOffset, int valueLength) {
+    private static int putLabel(
+            byte[] a,
+            int w,
+            byte[] name,
+            int nameOffset,
+            int nameLength,
+            byte[] value,
+            int valueOffset,
+            int valueLength) {
         a[w++] = LEN_TAG_LABELS;
         w = putVarint(a, w, labelSize(nameLength, valueLength));
         a[w++] = LEN_TAG_LABEL_NAME;

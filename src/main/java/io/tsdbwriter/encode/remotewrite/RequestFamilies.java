@@ -22,6 +22,7 @@ final class RequestFamilies {
 
     @SuppressWarnings("unchecked")
     private final WeakReference<ByteBuf>[] bodies = new WeakReference[SLOTS];
+
     private final BitSet[] written = new BitSet[SLOTS];
     private int last;
     private int nextVictim;

@@ -29,6 +29,7 @@ final class V2Exemplars {
     private int[] seriesEnd = new int[64];
     /** Per exemplar: first ref, end ref (into {@link #refs}), offset of the value's 8 bytes in the body (-1: none). */
     private int[] ranges = new int[48];
+
     private long[] timestamps = new long[16];
     private int count;
     private int[] refs = new int[64];
@@ -113,8 +114,10 @@ final class V2Exemplars {
 
     private int inner(int x) {
         int r = refsBytes(x);
-        return (r == 0 ? 0 : 1 + CodedOutputStream.computeUInt32SizeNoTag(r) + r) + (ranges[x * 3 + 2] < 0 ? 0 : 9)
-                + 1 + CodedOutputStream.computeInt64SizeNoTag(timestamps[x]);
+        return (r == 0 ? 0 : 1 + CodedOutputStream.computeUInt32SizeNoTag(r) + r)
+                + (ranges[x * 3 + 2] < 0 ? 0 : 9)
+                + 1
+                + CodedOutputStream.computeInt64SizeNoTag(timestamps[x]);
     }
 
     /** Appends series {@code k}'s 2.0 exemplar entries; the values' bytes are read from {@code v1}. */

@@ -69,15 +69,17 @@ public final class ImportLineEncoder {
     }
 
     /** {@link #prepareLines(String, String[], String[], int, int)} in one churn generation ({@code -g3}; null = none). */
-    public byte[] prepareLines(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
-        return SeriesVariants.build(plan, labelNames, labelValues, from, to, instanceSuffix, (names, values, count, line) -> {
-            write(line, "{\"metric\":{\"__name__\":");
-            writeString(line, metric);
-            for (int i = 0; i < count; i++) {
-                writeLabel(line, names[i], values[i]);
-            }
-            write(line, "},\"values\":[");
-        });
+    public byte[] prepareLines(
+            String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
+        return SeriesVariants.build(
+                plan, labelNames, labelValues, from, to, instanceSuffix, (names, values, count, line) -> {
+                    write(line, "{\"metric\":{\"__name__\":");
+                    writeString(line, metric);
+                    for (int i = 0; i < count; i++) {
+                        writeLabel(line, names[i], values[i]);
+                    }
+                    write(line, "},\"values\":[");
+                });
     }
 
     /**
@@ -121,7 +123,8 @@ public final class ImportLineEncoder {
      * @throws IllegalStateException when N ≠ 1 or the record's strings are not {@link DecodedPoints#jsonSafe()}
      * @return samples written (M)
      */
-    public int encodePointVerbatim(DecodedPoints points, int p, byte[] valueText, int valueOffset, int valueLength, ByteBuf out) {
+    public int encodePointVerbatim(
+            DecodedPoints points, int p, byte[] valueText, int valueOffset, int valueLength, ByteBuf out) {
         if (plan.instanceMultiplier() != 1 || !points.jsonSafe()) {
             throw new IllegalStateException("verbatim encoding needs N = 1 and JSON-safe strings");
         }
@@ -131,7 +134,10 @@ public final class ImportLineEncoder {
         out.put((byte) '"');
         // the labels as the record had them: VictoriaMetrics sorts a series' labels itself
         for (int i = points.labelStartAsRead(p), end = points.labelEndAsRead(p); i < end; i++) {
-            out.put((byte) ',').put((byte) '"').put(a, points.nameOffset(i), points.nameLength(i)).put(NAME_VALUE_SEPARATOR);
+            out.put((byte) ',')
+                    .put((byte) '"')
+                    .put(a, points.nameOffset(i), points.nameLength(i))
+                    .put(NAME_VALUE_SEPARATOR);
             out.put(a, points.valueOffset(i), points.valueLength(i)).put((byte) '"');
         }
         out.put(LABELS_END_VALUES_START);
@@ -149,7 +155,8 @@ public final class ImportLineEncoder {
         }
         int timestampsLength = timestampsText.length();
         // the rest of the line with one capacity check (a put per value and comma was 5 % of M=12's CPU samples)
-        byte[] a = out.reserve(m * (valueLength + 1) + VALUES_END_TIMESTAMPS_START.length + timestampsLength + LINE_END.length);
+        byte[] a = out.reserve(
+                m * (valueLength + 1) + VALUES_END_TIMESTAMPS_START.length + timestampsLength + LINE_END.length);
         int w = out.length();
         for (int i = 0; i < m; i++) {
             if (i > 0) {
@@ -171,6 +178,7 @@ public final class ImportLineEncoder {
 
     /** The text of the M timestamps of the line last written ({@link ByteBuf#putLongs}), and its source timestamp. */
     private final ByteBuf timestampsText = new ByteBuf(256);
+
     private long timestampsOf = Long.MIN_VALUE;
 
     /**

@@ -2,9 +2,9 @@ package io.tsdbwriter.encode.vmimport;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.write.ByteBuf;
 import io.tsdbwriter.write.Output;
-import io.tsdbwriter.encode.SampleEncoder;
 
 /**
  * {@link SampleEncoder} for VictoriaMetrics' JSON-lines import API: today's {@link ImportLineEncoder} (shared,
@@ -38,7 +38,8 @@ public final class ImportSampleEncoder implements SampleEncoder {
     }
 
     @Override
-    public byte[] prepareSeries(String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
+    public byte[] prepareSeries(
+            String metric, String[] labelNames, String[] labelValues, int from, int to, String instanceSuffix) {
         return lines.prepareLines(metric, labelNames, labelValues, from, to, instanceSuffix);
     }
 
@@ -56,7 +57,10 @@ public final class ImportSampleEncoder implements SampleEncoder {
     @Override
     public int encodePointVerbatim(DecodedPoints points, int p, ByteBuf out) {
         int textLength = points.valueTextLength(p);
-        if (textLength > 0 && Double.isFinite(points.value(p))) { // ±Inf in its one accepted spelling, never "Infinity" // the record's own number text: no formatting (DoubleToDecimal was ~9 % of the relay's hot path)
+        if (textLength > 0
+                && Double.isFinite(points.value(
+                        p))) { // ±Inf in its one accepted spelling, never "Infinity" // the record's own number
+            // text: no formatting (DoubleToDecimal was ~9 % of the relay's hot path)
             return lines.encodePointVerbatim(points, p, points.arena(), points.valueTextOffset(p), textLength, out);
         }
         ValueText v = valueText.set(points.value(p));

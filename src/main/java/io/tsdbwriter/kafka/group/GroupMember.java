@@ -1,5 +1,7 @@
 package io.tsdbwriter.kafka.group;
 
+import io.tsdbwriter.config.GroupMembership;
+import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.KafkaReachability;
@@ -9,9 +11,6 @@ import io.tsdbwriter.kafka.WorkShare;
 import io.tsdbwriter.kafka.segment.AckSignal;
 import io.tsdbwriter.kafka.segment.PartitionWorkers;
 import io.tsdbwriter.kafka.segment.Watermark;
-
-import io.tsdbwriter.config.GroupMembership;
-import io.tsdbwriter.durability.DurabilityClock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -72,12 +71,23 @@ public final class GroupMember implements Intake {
     private static final Duration REACHABILITY_CHECK_EVERY = Duration.ofSeconds(10);
 
     /** How this member behaves. */
-    public record Settings(Map<String, Object> consumerProps, List<String> topics, Duration commitInterval,
-                           Duration drainTimeout, boolean stopAtEnd, GroupMembership membership, Pattern topicPattern) {
+    public record Settings(
+            Map<String, Object> consumerProps,
+            List<String> topics,
+            Duration commitInterval,
+            Duration drainTimeout,
+            boolean stopAtEnd,
+            GroupMembership membership,
+            Pattern topicPattern) {
 
         /** Settings subscribing to {@code topics} by name. */
-        public Settings(Map<String, Object> consumerProps, List<String> topics, Duration commitInterval,
-                        Duration drainTimeout, boolean stopAtEnd, GroupMembership membership) {
+        public Settings(
+                Map<String, Object> consumerProps,
+                List<String> topics,
+                Duration commitInterval,
+                Duration drainTimeout,
+                boolean stopAtEnd,
+                GroupMembership membership) {
             this(consumerProps, topics, commitInterval, drainTimeout, stopAtEnd, membership, null);
         }
     }
@@ -85,14 +95,17 @@ public final class GroupMember implements Intake {
     private final Settings settings;
     /** Whether Kafka answers, and the one line when it does not (member thread; read from any thread). */
     private final KafkaReachability reachability;
+
     private final IntakeSettings workerSettings;
     /** The group as the Admin API shows it: topics, recorded ends, stop-at-end progress, shortfall. */
     private final GroupWatch watch;
+
     private final OffsetCommits commits;
     /** The partitions held, a PartitionWorkers each (member thread). */
     private final HeldPartitions held;
     /** Stop, drain and commit of the partitions let go (member thread). */
     private final Release release;
+
     private volatile boolean closed;
     private volatile boolean cleanStop = true;
     private volatile boolean startFailed;
@@ -114,17 +127,23 @@ public final class GroupMember implements Intake {
     public GroupMember(Settings settings, IntakeSettings workerSettings) {
         this.settings = settings;
         this.workerSettings = workerSettings;
-        this.reachability = new KafkaReachability(bootstrap(), settings.stopAtEnd() ? "a --stop-at-end job" : null,
+        this.reachability = new KafkaReachability(
+                bootstrap(),
+                settings.stopAtEnd() ? "a --stop-at-end job" : null,
                 settings.membership().kafkaTimeout());
-        this.watch = new GroupWatch(settings.consumerProps(), groupId(), settings.topics(), settings.topicPattern(), settings.stopAtEnd(),
-                settings.membership().kafkaTimeout(), reachability);
+        this.watch = new GroupWatch(
+                settings.consumerProps(),
+                groupId(),
+                settings.topics(),
+                settings.topicPattern(),
+                settings.stopAtEnd(),
+                settings.membership().kafkaTimeout(),
+                reachability);
         this.commits = new OffsetCommits(workerSettings.segmentSize(), workerSettings.meters());
         this.durability = workerSettings.durability();
         this.held = new HeldPartitions(workerSettings, commits, settings.stopAtEnd(), ackSignal::signal);
         this.release = new Release(held, commits, durability, settings.drainTimeout());
     }
-
-
 
     static Map<String, Object> memberProps(Map<String, Object> base, GroupMembership membership) {
         Map<String, Object> p = new HashMap<>(base);
@@ -142,8 +161,10 @@ public final class GroupMember implements Intake {
         // every process's member has its own client id (Kafka's default, consumer-<group>-1, is the same in every
         // process), so the "waiting for … held by" line and describeConsumerGroups tell the processes apart
         String host = System.getenv("HOSTNAME"); // the pod name on Kubernetes, where every pid is 1
-        p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "tsdb-writer-" + (host == null || host.isBlank() ? "" : host + "-")
-                + ProcessHandle.current().pid());
+        p.putIfAbsent(
+                ConsumerConfig.CLIENT_ID_CONFIG,
+                "tsdb-writer-" + (host == null || host.isBlank() ? "" : host + "-")
+                        + ProcessHandle.current().pid());
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -159,10 +180,13 @@ public final class GroupMember implements Intake {
                 runMember();
             }
         } catch (MissingTopicException e) {
-            log.error(e.getMessage()); // troubleshooting: does not exist (the writer never creates topics): check --topic | no topic matches --topic-pattern
+            log.error(
+                    e.getMessage()); // troubleshooting: does not exist (the writer never creates topics): check --topic
+            // | no topic matches --topic-pattern
             fail();
         } catch (KafkaReachability.GaveUp e) {
-            log.error(e.getMessage()); // troubleshooting: unreachable for … (--kafka-timeout) in …: giving up | refused this client:
+            log.error(e.getMessage()); // troubleshooting: unreachable for … (--kafka-timeout) in …: giving up | refused
+            // this client:
             fail();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -191,10 +215,13 @@ public final class GroupMember implements Intake {
     }
 
     private void runMember() {
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(memberProps(settings.consumerProps(), settings.membership()))) {
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(memberProps(settings.consumerProps(), settings.membership()))) {
             consumer = c;
             if (settings.topicPattern() != null) {
-                c.subscribe(settings.topicPattern(), new Rebalance(c)); // Kafka's pattern subscription: new matching topics join
+                c.subscribe(
+                        settings.topicPattern(),
+                        new Rebalance(c)); // Kafka's pattern subscription: new matching topics join
             } else {
                 c.subscribe(settings.topics(), new Rebalance(c));
             }
@@ -208,7 +235,7 @@ public final class GroupMember implements Intake {
                         c.poll(POLL); // joining or nothing assigned: let the poll wait
                     } else {
                         c.poll(Duration.ZERO); // paused partitions: returns nothing, keeps membership
-                        ackSignal.await(POLL);        // ... and the wait is for acks, so commits follow them closely
+                        ackSignal.await(POLL); // ... and the wait is for acks, so commits follow them closely
                     }
                 } catch (WakeupException e) {
                     break;
@@ -220,7 +247,8 @@ public final class GroupMember implements Intake {
                     commits.refreshLogEnd(c);
                     lastEndOffsets = System.nanoTime();
                 }
-                boolean due = System.nanoTime() - lastCommit >= settings.commitInterval().toNanos();
+                boolean due = System.nanoTime() - lastCommit
+                        >= settings.commitInterval().toNanos();
                 DurabilityClock.State state = durability.state();
                 held.rewindOnRestart(state);
                 commits.commitAdvanced(c, held.workers(), due, state);
@@ -247,7 +275,8 @@ public final class GroupMember implements Intake {
         } catch (KafkaReachability.GaveUp e) {
             throw e;
         } catch (AuthenticationException | AuthorizationException e) {
-            log.error(KafkaReachability.refused(bootstrap(), e)); // troubleshooting: refused this client: … (credentials or ACLs, not an outage
+            log.error(KafkaReachability.refused(
+                    bootstrap(), e)); // troubleshooting: refused this client: … (credentials or ACLs, not an outage
             cleanStop = false;
             held.abandonAll();
         } catch (RuntimeException e) {
@@ -304,7 +333,10 @@ public final class GroupMember implements Intake {
             }
             partitionsTotal = total;
         } catch (RuntimeException e) {
-            log.debug("partitions of the subscribed topics not read ({}): the share keeps {} partitions as the total", e.toString(), partitionsTotal);
+            log.debug(
+                    "partitions of the subscribed topics not read ({}): the share keeps {} partitions as the total",
+                    e.toString(),
+                    partitionsTotal);
         }
         int mine = held.workers().size();
         listener.accept(new WorkShare(mine, Math.max(mine, partitionsTotal), "partitions"));

@@ -1,10 +1,10 @@
 package io.tsdbwriter.kafka.group;
 
 import io.tsdbwriter.kafka.MissingTopicException;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,10 +12,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -25,10 +26,8 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import java.util.Comparator;
-import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 
 /**
  * The group-wide view a process needs for {@code --stop-at-end} (DESIGN §5): the end offsets of every partition of
@@ -38,6 +37,8 @@ import java.util.regex.Pattern;
  *
  * <p>Not thread-safe: used by the group-member thread only. Every call may block up to the given timeout.
  */
+// java.util.concurrent.TimeoutException (caught) and Kafka's TimeoutException (thrown) share a simple name
+@SuppressWarnings("checkstyle:inlineQualifiedName")
 final class GroupProgress implements AutoCloseable {
 
     private final Admin admin;
@@ -95,7 +96,9 @@ final class GroupProgress implements AutoCloseable {
         if (topicPattern != null) {
             try {
                 topics = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS).stream()
-                        .filter(t -> topicPattern.matcher(t).matches()).sorted().toList();
+                        .filter(t -> topicPattern.matcher(t).matches())
+                        .sorted()
+                        .toList();
             } catch (ExecutionException e) {
                 throw unwrap(e);
             } catch (TimeoutException e) {
@@ -128,7 +131,8 @@ final class GroupProgress implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new org.apache.kafka.common.errors.TimeoutException("describeTopics timed out after " + timeout, e);
         }
-        return d.values().stream().flatMap(td -> td.partitions().stream().map(pi -> new TopicPartition(td.name(), pi.partition())))
+        return d.values().stream()
+                .flatMap(td -> td.partitions().stream().map(pi -> new TopicPartition(td.name(), pi.partition())))
                 .collect(Collectors.toSet());
     }
 
@@ -143,13 +147,19 @@ final class GroupProgress implements AutoCloseable {
         recordedBegin.putAll(offsets(tps, OffsetSpec.earliest(), timeout));
     }
 
-    private Map<TopicPartition, Long> offsets(Set<TopicPartition> tps, OffsetSpec spec, Duration timeout) throws InterruptedException {
+    private Map<TopicPartition, Long> offsets(Set<TopicPartition> tps, OffsetSpec spec, Duration timeout)
+            throws InterruptedException {
         Map<TopicPartition, OffsetSpec> req = new HashMap<>();
         tps.forEach(tp -> req.put(tp, spec));
         try {
-            return admin.listOffsets(req, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).entrySet().stream()
-                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+            return admin
+                    .listOffsets(req, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                    .all()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .entrySet()
+                    .stream()
+                    .collect(Collectors.toMap(
+                            Map.Entry::getKey, e -> e.getValue().offset()));
         } catch (ExecutionException e) {
             throw unwrap(e);
         } catch (TimeoutException e) {
@@ -176,15 +186,17 @@ final class GroupProgress implements AutoCloseable {
     Map<TopicPartition, Long> behind(Duration timeout) throws InterruptedException {
         Map<TopicPartition, OffsetAndMetadata> committed;
         try {
-            committed = admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()
+            committed = admin.listConsumerGroupOffsets(groupId)
+                    .partitionsToOffsetAndMetadata()
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw unwrap(e);
         } catch (TimeoutException e) {
-            throw new org.apache.kafka.common.errors.TimeoutException("listConsumerGroupOffsets timed out after " + timeout, e);
+            throw new org.apache.kafka.common.errors.TimeoutException(
+                    "listConsumerGroupOffsets timed out after " + timeout, e);
         }
-        Map<TopicPartition, Long> out = new TreeMap<>(Comparator.comparing(TopicPartition::topic)
-                .thenComparingInt(TopicPartition::partition));
+        Map<TopicPartition, Long> out =
+                new TreeMap<>(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
         recordedEnd.forEach((tp, end) -> {
             OffsetAndMetadata om = committed.get(tp);
             long c = om == null ? -1 : om.offset();
@@ -203,11 +215,14 @@ final class GroupProgress implements AutoCloseable {
     String describeWaiting(Map<TopicPartition, Long> behind, Duration timeout) {
         Map<TopicPartition, String> holders = new HashMap<>();
         try {
-            ConsumerGroupDescription g = admin.describeConsumerGroups(List.of(groupId)).describedGroups().get(groupId)
+            ConsumerGroupDescription g = admin.describeConsumerGroups(List.of(groupId))
+                    .describedGroups()
+                    .get(groupId)
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             for (MemberDescription m : g.members()) {
-                String who = m.clientId() + " on " + m.host() + m.groupInstanceId().map(i -> " instance " + i).orElse("")
-                        + " (member " + m.consumerId() + ")";
+                String who = m.clientId() + " on " + m.host()
+                        + m.groupInstanceId().map(i -> " instance " + i).orElse("") + " (member " + m.consumerId()
+                        + ")";
                 for (TopicPartition tp : m.assignment().topicPartitions()) {
                     holders.put(tp, who);
                 }

@@ -3,7 +3,6 @@ package io.tsdbwriter.kafka.group;
 import io.tsdbwriter.kafka.KafkaReachability;
 import io.tsdbwriter.kafka.MissingTopicException;
 import io.tsdbwriter.kafka.Shortfall;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,8 +51,14 @@ final class GroupWatch implements AutoCloseable {
 
     private final Pattern topicPattern;
 
-    GroupWatch(Map<String, Object> consumerProps, String groupId, List<String> topics, Pattern topicPattern, boolean stopAtEnd,
-               Duration kafkaTimeout, KafkaReachability reachability) {
+    GroupWatch(
+            Map<String, Object> consumerProps,
+            String groupId,
+            List<String> topics,
+            Pattern topicPattern,
+            boolean stopAtEnd,
+            Duration kafkaTimeout,
+            KafkaReachability reachability) {
         this.consumerProps = consumerProps;
         this.groupId = groupId;
         this.topics = topics;
@@ -83,8 +88,11 @@ final class GroupWatch implements AutoCloseable {
                     }
                     if (stopAtEnd) {
                         p.recordEnds(attemptTimeout());
-                        log.info("stop-at-end: recorded the end offsets of {} partition(s) of {}; the run ends once the group "
-                                + "committed every one of them, whichever member writes it", p.recordedEnds().size(), topics);
+                        log.info(
+                                "stop-at-end: recorded the end offsets of {} partition(s) of {}; the run ends once the group "
+                                        + "committed every one of them, whichever member writes it",
+                                p.recordedEnds().size(),
+                                topics);
                     } else {
                         p.partitions(attemptTimeout());
                     }
@@ -135,15 +143,19 @@ final class GroupWatch implements AutoCloseable {
             Map<TopicPartition, Long> behind = progress.behind(ADMIN_TIMEOUT);
             reachability.ok();
             if (behind.isEmpty()) {
-                log.info("stop-at-end: the group's committed offset of every partition ({}) reached its recorded end",
+                log.info(
+                        "stop-at-end: the group's committed offset of every partition ({}) reached its recorded end",
                         progress.recordedEnds().size());
                 return true;
             }
             long now = System.nanoTime();
             if (now - lastWaitingLogNanos >= WAITING_LOG_EVERY.toNanos()) {
                 lastWaitingLogNanos = now;
-                log.info("stop-at-end: {}; waiting for {} partition(s) of the group: {}",
-                        localState.get(), behind.size(), progress.describeWaiting(behind, ADMIN_TIMEOUT));
+                log.info(
+                        "stop-at-end: {}; waiting for {} partition(s) of the group: {}",
+                        localState.get(),
+                        behind.size(),
+                        progress.describeWaiting(behind, ADMIN_TIMEOUT));
             }
             return false;
         } catch (MissingTopicException e) {
@@ -168,7 +180,9 @@ final class GroupWatch implements AutoCloseable {
             behind.forEach((tp, c) -> out.put(tp, new Shortfall(tp, c, stopOffsets.getOrDefault(tp, c))));
             shortfall = Map.copyOf(out);
         } catch (RuntimeException | InterruptedException e) {
-            log.warn("could not read the group's committed offsets back to say which partitions are short: {}", e.toString());
+            log.warn(
+                    "could not read the group's committed offsets back to say which partitions are short: {}",
+                    e.toString());
         }
     }
 

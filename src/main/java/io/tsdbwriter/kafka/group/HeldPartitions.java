@@ -1,9 +1,8 @@
 package io.tsdbwriter.kafka.group;
 
+import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.segment.PartitionWorkers;
-
-import io.tsdbwriter.durability.DurabilityClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -39,11 +38,13 @@ final class HeldPartitions {
     private final Runnable signalAck;
     /** When an acknowledged write counts as stored, and the TSDB restarts seen. */
     private final DurabilityClock durability;
+
     private final Map<TopicPartition, PartitionWorkers> workers = new ConcurrentHashMap<>();
     /** With {@code --stop-at-end}: the end each partition is read to (member thread only). */
     private final Map<TopicPartition, Long> stopOffsets = new HashMap<>();
     /** The TSDB restarts this member has rewound for (member thread). */
     private long restartsSeen;
+
     private volatile boolean assignedOnce;
 
     /**
@@ -84,7 +85,12 @@ final class HeldPartitions {
         for (TopicPartition tp : partitions) {
             OffsetAndMetadata om = com.get(tp);
             long logStart = begin.getOrDefault(tp, 0L);
-            long start = StartOffset.of(tp, om == null ? -1 : om.offset(), logStart, ends.getOrDefault(tp, logStart), workerSettings.meters());
+            long start = StartOffset.of(
+                    tp,
+                    om == null ? -1 : om.offset(),
+                    logStart,
+                    ends.getOrDefault(tp, logStart),
+                    workerSettings.meters());
             long stop = Long.MAX_VALUE;
             if (stopAtEnd) {
                 // the end recorded at start, also for a partition handed over later: never read past it
@@ -100,8 +106,12 @@ final class HeldPartitions {
             w.rewoundOnRestart();
             workers.put(tp, w);
             w.start();
-            log.info("assigned {}: reading from offset {}{} with {} segment consumer(s)", tp, start,
-                    stop == Long.MAX_VALUE ? "" : " to " + stop, workerSettings.parallelism());
+            log.info(
+                    "assigned {}: reading from offset {}{} with {} segment consumer(s)",
+                    tp,
+                    start,
+                    stop == Long.MAX_VALUE ? "" : " to " + stop,
+                    workerSettings.parallelism());
         }
         assignedOnce = true;
     }
@@ -140,15 +150,19 @@ final class HeldPartitions {
             long to = Math.max(from, w.watermark());
             reread += to - from;
             ranges.add(w.partition() + " [" + from + ", " + to + ")");
-            PartitionWorkers fresh = new PartitionWorkers(w.partition(), from, Math.max(from, w.stopOffset()), workerSettings, signalAck);
+            PartitionWorkers fresh = new PartitionWorkers(
+                    w.partition(), from, Math.max(from, w.stopOffset()), workerSettings, signalAck);
             fresh.doneBelow(Math.max(to, w.readSoFar())); // sent before, whether acknowledged or still in flight
             fresh.rewoundOnRestart();
             workers.put(w.partition(), fresh);
             fresh.start();
         }
         workerSettings.meters().recordsReread.increment(reread);
-        log.warn("TSDB restart: {}: re-reading from the last commit, {} acknowledged record(s) written again: {}",
-                durability.lastRestart(), reread, String.join(", ", ranges));
+        log.warn(
+                "TSDB restart: {}: re-reading from the last commit, {} acknowledged record(s) written again: {}",
+                durability.lastRestart(),
+                reread,
+                String.join(", ", ranges));
     }
 
     /** The TSDB restarts this member has rewound for: a commit after another restart would not be stored. */
@@ -213,9 +227,14 @@ final class HeldPartitions {
 
     /** What this process is doing with its partitions, for the stop-at-end waiting line. */
     String localState() {
-        return workers.isEmpty() ? "this process holds no partition now"
-                : allFinished() ? (awaitingDurability() > 0 ? "this process's partitions are written; waiting "
-                        + durability.window().toSeconds() + "s after the last write for the TSDB to persist it" : "this process's partitions are written")
-                : "still writing " + GroupProgress.names(workers.keySet());
+        return workers.isEmpty()
+                ? "this process holds no partition now"
+                : allFinished()
+                        ? (awaitingDurability() > 0
+                                ? "this process's partitions are written; waiting "
+                                        + durability.window().toSeconds()
+                                        + "s after the last write for the TSDB to persist it"
+                                : "this process's partitions are written")
+                        : "still writing " + GroupProgress.names(workers.keySet());
     }
 }

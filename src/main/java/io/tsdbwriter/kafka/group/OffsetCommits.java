@@ -1,10 +1,9 @@
 package io.tsdbwriter.kafka.group;
 
-import io.tsdbwriter.kafka.segment.PartitionWorkers;
-import io.tsdbwriter.kafka.segment.Watermark;
-
 import io.micrometer.core.instrument.Tags;
 import io.tsdbwriter.durability.DurabilityClock;
+import io.tsdbwriter.kafka.segment.PartitionWorkers;
+import io.tsdbwriter.kafka.segment.Watermark;
 import io.tsdbwriter.metrics.WriterMeters;
 import java.time.Duration;
 import java.util.Collection;
@@ -45,6 +44,7 @@ final class OffsetCommits {
     private final Map<TopicPartition, Long> logEnd = new ConcurrentHashMap<>();
     /** Each partition's acknowledged watermark as last sampled: the lag gauge's base (commits lag it by the window). */
     private final Map<TopicPartition, Long> acked = new ConcurrentHashMap<>();
+
     private final AtomicLong logEndTotal = new AtomicLong();
 
     /**
@@ -66,10 +66,18 @@ final class OffsetCommits {
         Tags tags = Tags.of("topic", tp.topic(), "partition", Integer.toString(tp.partition()));
         meters.removeGauge("committed.offset", tags);
         meters.removeGauge("consumer.lag.records", tags);
-        meters.gauge("committed.offset", "Offset committed for the partition (its watermark)", tags, tp,
+        meters.gauge(
+                "committed.offset",
+                "Offset committed for the partition (its watermark)",
+                tags,
+                tp,
                 t -> committed.getOrDefault(t, 0L));
-        meters.gauge("consumer.lag.records", "Log end offset minus the acknowledged watermark: records not yet written (the "
-                + "committed offset lags the watermark by the durability window: records.awaiting.durability)", tags, tp,
+        meters.gauge(
+                "consumer.lag.records",
+                "Log end offset minus the acknowledged watermark: records not yet written (the "
+                        + "committed offset lags the watermark by the durability window: records.awaiting.durability)",
+                tags,
+                tp,
                 t -> Math.max(0, logEnd.getOrDefault(t, 0L) - acked.getOrDefault(t, committed.getOrDefault(t, 0L))));
     }
 
@@ -101,7 +109,11 @@ final class OffsetCommits {
      * Commits every partition whose durable watermark (as of {@code state}) crossed a segment end (or all advanced ones
      * when {@code due}).
      */
-    void commitAdvanced(KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> workers, boolean due, DurabilityClock.State state) {
+    void commitAdvanced(
+            KafkaConsumer<byte[], byte[]> c,
+            Collection<PartitionWorkers> workers,
+            boolean due,
+            DurabilityClock.State state) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (PartitionWorkers w : workers) {
             long wm = w.durableWatermark(state);
@@ -122,7 +134,8 @@ final class OffsetCommits {
      * durable watermark as of {@code state}; what was acknowledged above it is read again by the next owner. A null
      * {@code state} (a TSDB restart not yet rewound for) commits only what was known stored before it.
      */
-    void commitReleased(KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> leaving, DurabilityClock.State state) {
+    void commitReleased(
+            KafkaConsumer<byte[], byte[]> c, Collection<PartitionWorkers> leaving, DurabilityClock.State state) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (PartitionWorkers w : leaving) {
             long wm = state == null ? w.durableSoFar() : w.durableWatermark(state);

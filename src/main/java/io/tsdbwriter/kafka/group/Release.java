@@ -1,8 +1,7 @@
 package io.tsdbwriter.kafka.group;
 
-import io.tsdbwriter.kafka.segment.PartitionWorkers;
-
 import io.tsdbwriter.durability.DurabilityClock;
+import io.tsdbwriter.kafka.segment.PartitionWorkers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -60,7 +59,11 @@ final class Release {
      * rebalance commits what is stored now (the next owner writes the rest again, at once); the member's own stop
      * ({@code awaitStored}) first waits, within the same drain timeout, for the window to pass.
      */
-    private void release(KafkaConsumer<byte[], byte[]> c, Collection<TopicPartition> partitions, boolean commit, boolean awaitStored) {
+    private void release(
+            KafkaConsumer<byte[], byte[]> c,
+            Collection<TopicPartition> partitions,
+            boolean commit,
+            boolean awaitStored) {
         List<PartitionWorkers> leaving = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             PartitionWorkers w = held.get(tp);
@@ -80,8 +83,11 @@ final class Release {
                 if (!w.awaitDrained(left)) {
                     cleanStop = false;
                     if (!w.writesHeldAtStop()) { // held at the stop: the exit line says so, once
-                        log.warn("{}: {} batch(es) still unwritten (drain timeout, or given up on a configuration fault); committing only "
-                                + "below them", w.partition(), w.pendingBatches());
+                        log.warn(
+                                "{}: {} batch(es) still unwritten (drain timeout, or given up on a configuration fault); committing only "
+                                        + "below them",
+                                w.partition(),
+                                w.pendingBatches());
                     }
                 }
             }
@@ -95,7 +101,8 @@ final class Release {
         leaving.forEach(PartitionWorkers::abandon);
         if (commit) {
             DurabilityClock.State state = durability.state();
-            commits.commitReleased(c, leaving, state.restarts() == held.restartsSeen() ? state : null); // null: restarted meanwhile
+            commits.commitReleased(
+                    c, leaving, state.restarts() == held.restartsSeen() ? state : null); // null: restarted meanwhile
         }
         for (PartitionWorkers w : leaving) {
             held.remove(w.partition());

@@ -10,8 +10,7 @@ final class StartOffset {
 
     private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
 
-    private StartOffset() {
-    }
+    private StartOffset() {}
 
     /**
      * Where a partition is read from: the group's committed offset, unless Kafka no longer has it. Never silent:
@@ -30,20 +29,29 @@ final class StartOffset {
             return logStart;
         }
         if (groupCommitted < logStart) {
-            log.warn("{}: offsets {} to {} were deleted (retention or deleteRecords) before they were written: skipping {} record(s), "
-                    + "reading on from the log start {}", tp, groupCommitted, logStart, logStart - groupCommitted, logStart);
+            log.warn(
+                    "{}: offsets {} to {} were deleted (retention or deleteRecords) before they were written: skipping {} record(s), "
+                            + "reading on from the log start {}",
+                    tp,
+                    groupCommitted,
+                    logStart,
+                    logStart - groupCommitted,
+                    logStart);
             meters.offsetReset("deleted");
-            meters.recordsSkipped(new WriterMeters.SkippedRange(
-                    tp.topic(), tp.partition(), groupCommitted, logStart, "deleted"));
+            meters.recordsSkipped(
+                    new WriterMeters.SkippedRange(tp.topic(), tp.partition(), groupCommitted, logStart, "deleted"));
             return logStart;
         }
         if (groupCommitted > logEnd) {
-            log.warn("{}: the committed offset {} lies beyond the log end {} (topic recreated or truncated?): reading from the log start {}",
-                    tp, groupCommitted, logEnd, logStart);
+            log.warn(
+                    "{}: the committed offset {} lies beyond the log end {} (topic recreated or truncated?): reading from the log start {}",
+                    tp,
+                    groupCommitted,
+                    logEnd,
+                    logStart);
             meters.offsetReset("beyond_end");
             return logStart;
         }
         return groupCommitted;
     }
-
 }

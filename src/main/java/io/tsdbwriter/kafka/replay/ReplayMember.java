@@ -1,5 +1,6 @@
 package io.tsdbwriter.kafka.replay;
 
+import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.KafkaReachability;
@@ -7,8 +8,6 @@ import io.tsdbwriter.kafka.MissingTopicException;
 import io.tsdbwriter.kafka.Shortfall;
 import io.tsdbwriter.kafka.segment.PartitionWorkers;
 import io.tsdbwriter.kafka.segment.SegmentConsumer;
-
-import io.tsdbwriter.config.ReplayConfig;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,9 +59,15 @@ public final class ReplayMember implements Intake {
      * @param kafkaTimeout     how long Kafka may not answer at start before the run exits 1
      * @param retention        the target's retention when it could be read, else null
      */
-    public record Settings(Map<String, Object> consumerProps, List<String> topics, Pattern topicPattern, ReplayConfig replay,
-                           long sourceIntervalMs, Duration drainTimeout, Duration kafkaTimeout, Duration retention) {
-    }
+    public record Settings(
+            Map<String, Object> consumerProps,
+            List<String> topics,
+            Pattern topicPattern,
+            ReplayConfig replay,
+            long sourceIntervalMs,
+            Duration drainTimeout,
+            Duration kafkaTimeout,
+            Duration retention) {}
 
     private final Settings settings;
     private final IntakeSettings workerSettings;
@@ -73,6 +78,7 @@ public final class ReplayMember implements Intake {
     private final WindowRebase rebase;
     /** The passes over the window. */
     private final ReplayPasses passes;
+
     private volatile boolean closed;
     private volatile boolean startFailed;
     private volatile boolean reachedEnd;
@@ -99,7 +105,9 @@ public final class ReplayMember implements Intake {
 
     /** The window reader's settings: a reader's (no group, no commits, read_committed, bytes), one client id. */
     private Map<String, Object> props() {
-        return SegmentConsumer.readerProps(settings.consumerProps(), "tsdb-writer-replay-" + ProcessHandle.current().pid());
+        return SegmentConsumer.readerProps(
+                settings.consumerProps(),
+                "tsdb-writer-replay-" + ProcessHandle.current().pid());
     }
 
     @Override
@@ -107,7 +115,8 @@ public final class ReplayMember implements Intake {
         long restartsAtStart = workerSettings.durability().state().restarts();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props())) {
             consumer = c;
-            long deadline = settings.replay().duration() == null ? Long.MAX_VALUE
+            long deadline = settings.replay().duration() == null
+                    ? Long.MAX_VALUE
                     : System.nanoTime() + settings.replay().duration().toNanos();
             List<TopicPartition> partitions = window.resolve(c);
             if (partitions == null) {
@@ -115,7 +124,9 @@ public final class ReplayMember implements Intake {
             }
             long records = window.read(c, partitions);
             if (records == 0) {
-                log.warn("replay: the window holds no record on any of {} partition(s): nothing to write", partitions.size());
+                log.warn(
+                        "replay: the window holds no record on any of {} partition(s): nothing to write",
+                        partitions.size());
                 reachedEnd = true;
                 return;
             }
@@ -123,11 +134,14 @@ public final class ReplayMember implements Intake {
             windowSummary = window.summary(records, placement.windowStartMs(), placement.shift0());
             passes.run(restartsAtStart, placement, deadline);
         } catch (MissingTopicException e) {
-            log.error(e.getMessage()); // troubleshooting: does not exist (the writer never creates topics): check --topic | no topic matches --topic-pattern
+            log.error(
+                    e.getMessage()); // troubleshooting: does not exist (the writer never creates topics): check --topic
+            // | no topic matches --topic-pattern
             startFailed = true;
             cleanStop = false;
         } catch (KafkaReachability.GaveUp e) {
-            log.error(e.getMessage()); // troubleshooting: unreachable for … (--kafka-timeout) in …: giving up | refused this client:
+            log.error(e.getMessage()); // troubleshooting: unreachable for … (--kafka-timeout) in …: giving up | refused
+            // this client:
             startFailed = !passes.started();
             cleanStop = false;
         } catch (WakeupException e) {
@@ -136,7 +150,8 @@ public final class ReplayMember implements Intake {
             Thread.currentThread().interrupt();
             cleanStop = false;
         } catch (AuthenticationException | AuthorizationException e) {
-            log.error(KafkaReachability.refused(bootstrap(), e)); // troubleshooting: refused this client: … (credentials or ACLs, not an outage
+            log.error(KafkaReachability.refused(
+                    bootstrap(), e)); // troubleshooting: refused this client: … (credentials or ACLs, not an outage
             startFailed = !passes.started();
             cleanStop = false;
         } catch (RuntimeException e) {
@@ -161,7 +176,8 @@ public final class ReplayMember implements Intake {
     /** A replay's end is its last pass; {@code --loop forever} has none: a signal is its normal end. */
     @Override
     public boolean hasEnd() {
-        return settings.replay().loops() != ReplayConfig.FOREVER || settings.replay().duration() != null;
+        return settings.replay().loops() != ReplayConfig.FOREVER
+                || settings.replay().duration() != null;
     }
 
     @Override

@@ -1,12 +1,11 @@
 package io.tsdbwriter.kafka.replay;
 
+import io.tsdbwriter.config.ReplayConfig;
+import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.Shortfall;
 import io.tsdbwriter.kafka.segment.AckSignal;
 import io.tsdbwriter.kafka.segment.PartitionWorkers;
-
-import io.tsdbwriter.config.ReplayConfig;
-import io.tsdbwriter.durability.DurabilityClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,9 +45,11 @@ final class ReplayPasses {
     private final List<Map<String, Object>> passes = new ArrayList<>();
     /** Passes read and not yet written, oldest first (replay thread only). */
     private final List<Pass> draining = new ArrayList<>();
+
     private final AckSignal ackSignal = new AckSignal();
     /** TSDB restarts seen before the replay began (replay thread). */
     private long restartsAtStart;
+
     private volatile boolean cleanStop = true;
     private volatile boolean reachedEnd;
     private volatile Map<TopicPartition, Shortfall> shortfall;
@@ -61,8 +62,11 @@ final class ReplayPasses {
      * @param windows        each partition's window {@code [start, stop)}, filled before {@link #run}
      * @param closed         true once the replay is stopping
      */
-    ReplayPasses(ReplayMember.Settings settings, IntakeSettings workerSettings, Map<TopicPartition, long[]> windows,
-                 BooleanSupplier closed) {
+    ReplayPasses(
+            ReplayMember.Settings settings,
+            IntakeSettings workerSettings,
+            Map<TopicPartition, long[]> windows,
+            BooleanSupplier closed) {
         this.settings = settings;
         this.workerSettings = workerSettings;
         this.windows = windows;
@@ -97,14 +101,19 @@ final class ReplayPasses {
         for (; pass < loops && !closed.getAsBoolean(); pass++) {
             long shift = shift0 + pass * lengthMs;
             workerSettings.meters().replayPass.set(pass + 1);
-            long[] range = runPass(pass, shift, placement.origin(), lengthMs == 0 ? Long.MAX_VALUE : lengthMs, deadline);
+            long[] range =
+                    runPass(pass, shift, placement.origin(), lengthMs == 0 ? Long.MAX_VALUE : lengthMs, deadline);
             if (range == null) {
                 return; // stopped, or --replay-duration over: released
             }
             if (pass == 0) {
                 lengthMs = range[1] - range[0] + settings.sourceIntervalMs();
-                log.info("replay: the window spans {} .. {} ({} s with one source interval); pass k is written k x {} s later",
-                        Instant.ofEpochMilli(range[0]), Instant.ofEpochMilli(range[1]), lengthMs / 1000, lengthMs / 1000);
+                log.info(
+                        "replay: the window spans {} .. {} ({} s with one source interval); pass k is written k x {} s later",
+                        Instant.ofEpochMilli(range[0]),
+                        Instant.ofEpochMilli(range[1]),
+                        lengthMs / 1000,
+                        lengthMs / 1000);
             }
         }
         if (pass < loops) { // stopped between two passes: the next one never began, every partition short by its window
@@ -130,7 +139,8 @@ final class ReplayPasses {
             if (!cleanStop || !shortfall.isEmpty()) {
                 return;
             }
-            shortfall = null; // every pass written: what remains is the durability window, within the same --drain-timeout
+            shortfall =
+                    null; // every pass written: what remains is the durability window, within the same --drain-timeout
         }
         reachedEnd = awaitStored(stopDeadline);
     }
@@ -154,20 +164,26 @@ final class ReplayPasses {
         }
         long lastAck = System.nanoTime(); // every write is acknowledged by now
         if (!durability.state().durable(lastAck)) {
-            log.info("replay: every write acknowledged; waiting {}s for the TSDB to persist them", durability.window().toSeconds());
+            log.info(
+                    "replay: every write acknowledged; waiting {}s for the TSDB to persist them",
+                    durability.window().toSeconds());
         }
         long deadline = stopDeadline;
         while (true) {
             if (deadline == NO_DEADLINE && closed.getAsBoolean()) {
                 deadline = System.nanoTime() + settings.drainTimeout().toNanos();
-                log.info("replay: stopping while every write waits out the durability window: waiting for the rest (up to {})",
+                log.info(
+                        "replay: stopping while every write waits out the durability window: waiting for the rest (up to {})",
                         settings.drainTimeout());
             }
             DurabilityClock.State state = durability.state();
             if (state.restarts() != restartsAtStart) {
-                log.error("replay: the TSDB restarted during the replay ({} restart(s), the last: {}); samples it acknowledged just before may "
-                        + "not have been stored, and a replay has no commit to rewind to: run the replay again (repeats collapse "
-                        + "under -dedup.minScrapeInterval)", state.restarts() - restartsAtStart, durability.lastRestart());
+                log.error(
+                        "replay: the TSDB restarted during the replay ({} restart(s), the last: {}); samples it acknowledged just before may "
+                                + "not have been stored, and a replay has no commit to rewind to: run the replay again (repeats collapse "
+                                + "under -dedup.minScrapeInterval)",
+                        state.restarts() - restartsAtStart,
+                        durability.lastRestart());
                 cleanStop = false;
                 return false;
             }
@@ -175,8 +191,8 @@ final class ReplayPasses {
                 return true;
             }
             if (deadline != NO_DEADLINE && System.nanoTime() - deadline > 0) {
-                stoppedShort = "every pass written, but not yet known stored: the durability window (" + durability.window().toSeconds()
-                        + "s) had not passed when --drain-timeout ended";
+                stoppedShort = "every pass written, but not yet known stored: the durability window ("
+                        + durability.window().toSeconds() + "s) had not passed when --drain-timeout ended";
                 return false;
             }
             Thread.sleep(100);
@@ -202,7 +218,8 @@ final class ReplayPasses {
      * @return the source timestamps' range {@code [min, max]} of the pass; null when it was not read to its end
      *         (stopped, or {@code --replay-duration} over, which then ends the replay)
      */
-    private long[] runPass(long pass, long shiftMs, long origin, long churnKeepMs, long deadline) throws InterruptedException {
+    private long[] runPass(long pass, long shiftMs, long origin, long churnKeepMs, long deadline)
+            throws InterruptedException {
         Map<TopicPartition, PartitionWorkers> workers = new LinkedHashMap<>();
         IntakeSettings.Timeline timeline = new IntakeSettings.Timeline(shiftMs, origin, churnKeepMs);
         windows.forEach((tp, w) -> {
@@ -211,8 +228,12 @@ final class ReplayPasses {
             }
         });
         long loops = settings.replay().loops();
-        log.info("replay pass {}{}: {} partition(s), timestamps shifted by {} s", pass + 1,
-                loops == ReplayConfig.FOREVER ? " (loop forever)" : " of " + loops, workers.size(), shiftMs / 1000);
+        log.info(
+                "replay pass {}{}: {} partition(s), timestamps shifted by {} s",
+                pass + 1,
+                loops == ReplayConfig.FOREVER ? " (loop forever)" : " of " + loops,
+                workers.size(),
+                shiftMs / 1000);
         Map<String, Object> summary = new LinkedHashMap<>();
         summary.put("pass", pass + 1);
         summary.put("shift_ms", shiftMs);
@@ -236,13 +257,19 @@ final class ReplayPasses {
             }
             if (System.nanoTime() > deadline) {
                 durationOver = true;
-                log.info("replay: --replay-duration {} is over: stopping in pass {} after draining", settings.replay().duration(), pass + 1);
+                log.info(
+                        "replay: --replay-duration {} is over: stopping in pass {} after draining",
+                        settings.replay().duration(),
+                        pass + 1);
                 break;
             }
         }
         summary.put("seconds", Math.round((System.nanoTime() - t0) / 1e6) / 1e3);
         if (!read) {
-            release(workers.values(), !durationOver, System.nanoTime() + settings.drainTimeout().toNanos());
+            release(
+                    workers.values(),
+                    !durationOver,
+                    System.nanoTime() + settings.drainTimeout().toNanos());
             if (durationOver) {
                 reachedEnd = cleanStop;
             }
@@ -271,7 +298,8 @@ final class ReplayPasses {
      * {@code deadline} ({@link System#nanoTime()}); a signal's stop records the partitions left short (the oldest
      * pass's, per partition).
      */
-    private void release(Collection<PartitionWorkers> current, boolean recordShortfall, long deadline) throws InterruptedException {
+    private void release(Collection<PartitionWorkers> current, boolean recordShortfall, long deadline)
+            throws InterruptedException {
         List<PartitionWorkers> workers = new ArrayList<>();
         draining.forEach(p -> workers.addAll(p.workers()));
         workers.addAll(current);
@@ -280,8 +308,10 @@ final class ReplayPasses {
             if (!w.awaitDrained(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
                 cleanStop = false;
                 if (!w.writesHeldAtStop()) { // held at the stop: the exit line says so, once
-                    log.warn("{}: {} batch(es) still unwritten at the stop (drain timeout, or given up on a configuration fault)",
-                            w.partition(), w.pendingBatches());
+                    log.warn(
+                            "{}: {} batch(es) still unwritten at the stop (drain timeout, or given up on a configuration fault)",
+                            w.partition(),
+                            w.pendingBatches());
                 }
             }
         }
@@ -298,8 +328,6 @@ final class ReplayPasses {
         }
         draining.clear();
     }
-
-
 
     /** Wakes the replay thread if it waits for an ack (the replay's stop; any thread). */
     void wake() {

@@ -1,9 +1,8 @@
 package io.tsdbwriter.kafka.replay;
 
+import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.kafka.KafkaReachability;
 import io.tsdbwriter.kafka.MissingTopicException;
-
-import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.metrics.WriterMeters;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,8 +41,10 @@ final class ReplayWindow {
     private final WriterMeters meters;
     private final KafkaReachability reachability;
     private final BooleanSupplier closed;
-    private final Map<TopicPartition, long[]> windows = new TreeMap<>(
-            (a, b) -> a.topic().equals(b.topic()) ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()));
+    private final Map<TopicPartition, long[]> windows =
+            new TreeMap<>((a, b) -> a.topic().equals(b.topic())
+                    ? Integer.compare(a.partition(), b.partition())
+                    : a.topic().compareTo(b.topic()));
     private volatile long logEndTotal;
 
     /**
@@ -52,7 +53,11 @@ final class ReplayWindow {
      * @param reachability told whether Kafka answered the topics' listing
      * @param closed       true once the replay is stopping
      */
-    ReplayWindow(ReplayMember.Settings settings, WriterMeters meters, KafkaReachability reachability, BooleanSupplier closed) {
+    ReplayWindow(
+            ReplayMember.Settings settings,
+            WriterMeters meters,
+            KafkaReachability reachability,
+            BooleanSupplier closed) {
         this.settings = settings;
         this.meters = meters;
         this.reachability = reachability;
@@ -77,7 +82,9 @@ final class ReplayWindow {
             }
             List<TopicPartition> out = new ArrayList<>();
             if (settings.topicPattern() != null) {
-                all.keySet().stream().filter(t -> settings.topicPattern().matcher(t).matches()).sorted()
+                all.keySet().stream()
+                        .filter(t -> settings.topicPattern().matcher(t).matches())
+                        .sorted()
                         .forEach(t -> all.get(t).forEach(p -> out.add(new TopicPartition(t, p.partition()))));
                 if (out.isEmpty()) {
                     throw MissingTopicException.noMatch(settings.topicPattern());
@@ -117,9 +124,14 @@ final class ReplayWindow {
             long stop = Math.max(start, Math.min(to.get(tp), logEnd));
             if (start < logStart) {
                 long gone = Math.min(logStart, stop) - start;
-                log.warn("{}: offsets {} to {} of the window were deleted (retention or deleteRecords): skipping {} record(s)",
-                        tp, start, logStart, gone);
-                meters.recordsSkipped(new WriterMeters.SkippedRange(tp.topic(), tp.partition(), start, start + gone, "deleted"));
+                log.warn(
+                        "{}: offsets {} to {} of the window were deleted (retention or deleteRecords): skipping {} record(s)",
+                        tp,
+                        start,
+                        logStart,
+                        gone);
+                meters.recordsSkipped(
+                        new WriterMeters.SkippedRange(tp.topic(), tp.partition(), start, start + gone, "deleted"));
                 start = Math.min(logStart, stop);
             }
             windows.put(tp, new long[] {start, stop});
@@ -132,9 +144,13 @@ final class ReplayWindow {
     }
 
     /** One bound per partition: the default when absent, an offset as given, a time through {@code offsetsForTimes}. */
-    private static Map<TopicPartition, Long> bound(KafkaConsumer<byte[], byte[]> c, ReplayConfig.WindowBound b,
-                                                   List<TopicPartition> partitions, Map<TopicPartition, Long> begin,
-                                                   Map<TopicPartition, Long> end, Map<TopicPartition, Long> absent) {
+    private static Map<TopicPartition, Long> bound(
+            KafkaConsumer<byte[], byte[]> c,
+            ReplayConfig.WindowBound b,
+            List<TopicPartition> partitions,
+            Map<TopicPartition, Long> begin,
+            Map<TopicPartition, Long> end,
+            Map<TopicPartition, Long> absent) {
         Map<TopicPartition, Long> out = new HashMap<>();
         if (b == null) {
             partitions.forEach(tp -> out.put(tp, absent.getOrDefault(tp, 0L)));

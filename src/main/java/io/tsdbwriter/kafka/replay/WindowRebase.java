@@ -1,12 +1,11 @@
 package io.tsdbwriter.kafka.replay;
 
-import io.tsdbwriter.kafka.IntakeSettings;
-import io.tsdbwriter.kafka.segment.SegmentConsumer;
-
 import io.tsdbwriter.config.ReplayConfig;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.TimestampWindow;
+import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.segment.SegmentConsumer;
 import io.tsdbwriter.pipeline.RecordDecoders;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,7 +79,8 @@ final class WindowRebase {
         ReplayConfig r = settings.replay();
         if (r.rebase() != null) {
             if (windowStartMs == Long.MAX_VALUE) {
-                log.warn("replay: no decodable sample at the window's start: --rebase-time cannot place it; writing at the records' own times");
+                log.warn(
+                        "replay: no decodable sample at the window's start: --rebase-time cannot place it; writing at the records' own times");
             } else {
                 shift0 = r.rebase().resolve(System.currentTimeMillis()) - windowStartMs;
             }
@@ -108,7 +108,8 @@ final class WindowRebase {
             }
         });
         // a consumer of its own, closed after: reassigning the window reader would leave its offset fetches dangling
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(SegmentConsumer.readerProps(settings.consumerProps(),
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(SegmentConsumer.readerProps(
+                settings.consumerProps(),
                 "tsdb-writer-replay-probe-" + ProcessHandle.current().pid()))) {
             probe = c;
             if (closed.getAsBoolean()) {
@@ -129,15 +130,24 @@ final class WindowRebase {
                         continue;
                     }
                     left.put(tp, n - 1);
-                    RecordDecoders.create(workerSettings.input().formatOf(tp.topic()), workerSettings.maxRecordBytes(),
-                            workerSettings.input().influxPrecision(), any)
-                            .decode(r.value(), r.timestamp() >= 0 ? r.timestamp() : System.currentTimeMillis(), points, rejections);
+                    RecordDecoders.create(
+                                    workerSettings.input().formatOf(tp.topic()),
+                                    workerSettings.maxRecordBytes(),
+                                    workerSettings.input().influxPrecision(),
+                                    any)
+                            .decode(
+                                    r.value(),
+                                    r.timestamp() >= 0 ? r.timestamp() : System.currentTimeMillis(),
+                                    points,
+                                    rejections);
                     if (points.count() > 0) {
                         first = Math.min(first, points.shiftTimestamps(0));
                         left.remove(tp);
                     }
                 }
-                c.pause(c.assignment().stream().filter(tp -> !left.containsKey(tp)).toList());
+                c.pause(c.assignment().stream()
+                        .filter(tp -> !left.containsKey(tp))
+                        .toList());
             }
         } finally {
             probe = null;
@@ -157,13 +167,18 @@ final class WindowRebase {
         long now = System.currentTimeMillis();
         Duration retention = settings.retention();
         if (retention != null && first < now - retention.toMillis()) {
-            log.error("replay: the window's first sample ({}) is older than the target's retention ({} days): VictoriaMetrics "
-                    + "would answer 2xx and drop such samples, so they are refused (implausible_timestamp); replay with "
-                    + "--rebase-time now", Instant.ofEpochMilli(first), retention.toDays());
+            log.error(
+                    "replay: the window's first sample ({}) is older than the target's retention ({} days): VictoriaMetrics "
+                            + "would answer 2xx and drop such samples, so they are refused (implausible_timestamp); replay with "
+                            + "--rebase-time now",
+                    Instant.ofEpochMilli(first),
+                    retention.toDays());
         } else if (retention == null && first < now - DEFAULT_RETENTION.toMillis()) {
-            log.warn("replay: the window's first sample ({}) is older than a month, VictoriaMetrics' default retention; "
-                    + "the target's retention could not be read: if it is shorter, its samples are dropped - replay with "
-                    + "--rebase-time now", Instant.ofEpochMilli(first));
+            log.warn(
+                    "replay: the window's first sample ({}) is older than a month, VictoriaMetrics' default retention; "
+                            + "the target's retention could not be read: if it is shorter, its samples are dropped - replay with "
+                            + "--rebase-time now",
+                    Instant.ofEpochMilli(first));
         }
     }
 

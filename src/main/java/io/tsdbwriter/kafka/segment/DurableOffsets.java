@@ -13,6 +13,7 @@ final class DurableOffsets {
 
     /** Watermark rises not yet durable: {nanoTime seen, watermark}, oldest first. */
     private final ArrayDeque<long[]> waiting = new ArrayDeque<>();
+
     private long acked;
     private long durable;
 

@@ -72,9 +72,14 @@ final class FetchSize {
         double records = metric(c, "consumer-fetch-manager-metrics", "records-consumed-total");
         int fitted = fittedFetchBytes(segmentSize, received, records, current);
         if (fitted > 0) {
-            log.debug("{}#{}: {} bytes received per record read, {} bytes per segment: fetching {} bytes per request instead of {}",
-                    tp, index, String.format(Locale.ROOT, "%.1f", received / records),
-                    (long) (segmentSize * (received / records)), fitted, current);
+            log.debug(
+                    "{}#{}: {} bytes received per record read, {} bytes per segment: fetching {} bytes per request instead of {}",
+                    tp,
+                    index,
+                    String.format(Locale.ROOT, "%.1f", received / records),
+                    (long) (segmentSize * (received / records)),
+                    fitted,
+                    current);
         }
         return fitted;
     }
@@ -86,7 +91,8 @@ final class FetchSize {
      * segment's bytes, {@value #MIN_FETCH_BYTES} to {@value #MAX_FETCH_BYTES}; 0 (keep {@code current}) when the counts
      * say nothing or the fit is within a third of {@code current}. Not the consumer's {@code bytes-consumed-total}:
      * Kafka counts the records' uncompressed sizes there (164.8 bytes per record against 25 on the wire for the bench's
-     * lz4 points), which made the fetch ~6.5× the size meant (issue 26). The bytes received include the first segment's last fetch past its end, so the
+     * lz4 points), which made the fetch ~6.5× the size meant (issue 26). The bytes received include the first
+     * segment's last fetch past its end, so the
      * figure errs high and the fetch small.
      */
     static int fittedFetchBytes(long segmentSize, double receivedBytes, double records, int current) {
@@ -121,7 +127,9 @@ final class FetchSize {
     private static double metric(Consumer<byte[], byte[]> c, String group, String name) {
         for (var e : c.metrics().entrySet()) {
             var n = e.getKey();
-            if (n.name().equals(name) && n.group().equals(group) && n.tags().get("topic") == null
+            if (n.name().equals(name)
+                    && n.group().equals(group)
+                    && n.tags().get("topic") == null
                     && e.getValue().metricValue() instanceof Double d) {
                 return d;
             }

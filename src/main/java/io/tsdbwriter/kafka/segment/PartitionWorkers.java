@@ -1,23 +1,15 @@
 package io.tsdbwriter.kafka.segment;
 
-import io.tsdbwriter.kafka.IntakeSettings;
-
-import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.pipeline.RecordDecoders;
-import io.tsdbwriter.pipeline.SampleRate;
-
-import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.durability.DurabilityClock;
-import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.write.BatchWriter;
-import io.tsdbwriter.encode.SampleEncoder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.TopicPartition;
-import io.tsdbwriter.config.InputConfig;
 
 /**
  * The P SegmentConsumers of one assigned partition and their ack trackers: starts them from the committed offset,
@@ -56,7 +48,13 @@ public final class PartitionWorkers {
     }
 
     /** @param timeline the shift and churn origin of the samples these readers write */
-    public PartitionWorkers(TopicPartition tp, long startOffset, long stopOffset, IntakeSettings s, IntakeSettings.Timeline timeline, Runnable onAck) {
+    public PartitionWorkers(
+            TopicPartition tp,
+            long startOffset,
+            long stopOffset,
+            IntakeSettings s,
+            IntakeSettings.Timeline timeline,
+            Runnable onAck) {
         this.tp = tp;
         this.writer = s.writer();
         this.startOffset = startOffset;
@@ -64,17 +62,34 @@ public final class PartitionWorkers {
         this.gateWatermark = startOffset;
         this.durable = new DurableOffsets(startOffset);
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
-        this.order = s.lanes() != null && s.lanes().size() > 0 ? new SegmentOrder(s.lanes(), plan.segmentOf(startOffset)) : null;
+        this.order = s.lanes() != null && s.lanes().size() > 0
+                ? new SegmentOrder(s.lanes(), plan.segmentOf(startOffset))
+                : null;
         long restartsAtStart = s.durability().state().restarts();
-        java.util.function.BooleanSupplier restartedSince = () -> rewoundOnRestart && s.durability().state().restarts() != restartsAtStart;
+        BooleanSupplier restartedSince =
+                () -> rewoundOnRestart && s.durability().state().restarts() != restartsAtStart;
         for (int i = 0; i < s.parallelism(); i++) {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             PointAmplifier amplifier = s.amplifier(tp.topic(), timeline);
             amplifiers.add(amplifier);
-            RecordProcessor processor = new RecordProcessor(amplifier, s.batchSamples(), s.writer(), s.meters(), tracker,
-                    s.decodeErrors(), onAck, s.deadLetters(), s.rate(), order, s.lanes(), () -> doneBelow, s.tenants(), restartedSince);
+            RecordProcessor processor = new RecordProcessor(
+                    amplifier,
+                    s.batchSamples(),
+                    s.writer(),
+                    s.meters(),
+                    tracker,
+                    s.decodeErrors(),
+                    onAck,
+                    s.deadLetters(),
+                    s.rate(),
+                    order,
+                    s.lanes(),
+                    () -> doneBelow,
+                    s.tenants(),
+                    restartedSince);
             trackers.add(tracker);
-            consumers.add(new SegmentConsumer(tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));
+            consumers.add(new SegmentConsumer(
+                    tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));
         }
     }
 
@@ -255,7 +270,8 @@ public final class PartitionWorkers {
      * ({@link #awaitReaders}): a stop of many partitions is bounded as a stop of one. Their writes may still be in
      * flight. Called by the member thread that owns {@code workers}.
      */
-    public static void stopReaders(Collection<PartitionWorkers> workers, long deadlineNanos) throws InterruptedException {
+    public static void stopReaders(Collection<PartitionWorkers> workers, long deadlineNanos)
+            throws InterruptedException {
         workers.forEach(PartitionWorkers::closeReaders);
         long readersDeadline = Math.min(deadlineNanos, System.nanoTime() + READERS_STOP.toNanos());
         for (PartitionWorkers w : workers) {

@@ -1,27 +1,28 @@
 package io.tsdbwriter.kafka.segment;
 
 import io.tsdbwriter.deadletter.DeadLetterQueue;
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.IntakeCounts;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.RefusedSamples;
-
+import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.pipeline.SampleRate;
-
-import io.tsdbwriter.metrics.WriterMeters;
-import io.tsdbwriter.decode.Rejections;
-import io.tsdbwriter.write.OpenBatches;
 import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tenant.TenantRouting;
-import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.OpenBatches;
 import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.WriteBatch;
-import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 
 /**
  * The hot path of one SegmentConsumer: decode a record's points, look up (or build once) each series' line
@@ -54,15 +55,35 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     private final TenantRouting tenants;
     /** The segment being read ({@link #segmentStarts}). */
     private long segment;
+
     private final IntakeCounts counts;
     /** A TSDB restart seen since these readers started ({@link #stale}). */
-    private final java.util.function.BooleanSupplier restartedSince;
+    private final BooleanSupplier restartedSince;
 
-    RecordProcessor(PointAmplifier amplifier, int batchSamples,
-                    BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
-                    DeadLetterQueue deadLetters) {
-        this(amplifier, batchSamples, writer, meters, tracker, decodeErrors, onAck, deadLetters, null, null, null, () -> -1,
-                TenantRouting.NONE, () -> false);
+    RecordProcessor(
+            PointAmplifier amplifier,
+            int batchSamples,
+            BatchWriter writer,
+            WriterMeters meters,
+            AckTracker tracker,
+            DecodeErrorLog decodeErrors,
+            Runnable onAck,
+            DeadLetterQueue deadLetters) {
+        this(
+                amplifier,
+                batchSamples,
+                writer,
+                meters,
+                tracker,
+                decodeErrors,
+                onAck,
+                deadLetters,
+                null,
+                null,
+                null,
+                () -> -1,
+                TenantRouting.NONE,
+                () -> false);
     }
 
     /**
@@ -78,11 +99,21 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
      *                       from then on (not sent, not retried, their answers dropped), the member rewinds and reads
      *                       them again (DESIGN §4)
      */
-    RecordProcessor(PointAmplifier amplifier, int batchSamples,
-                    BatchWriter writer, WriterMeters meters, AckTracker tracker, DecodeErrorLog decodeErrors, Runnable onAck,
-                    DeadLetterQueue deadLetters, SampleRate rate, SegmentOrder order, OrderedLanes lanes,
-                    java.util.function.LongSupplier doneBelow, TenantRouting tenants,
-                    java.util.function.BooleanSupplier restartedSince) {
+    RecordProcessor(
+            PointAmplifier amplifier,
+            int batchSamples,
+            BatchWriter writer,
+            WriterMeters meters,
+            AckTracker tracker,
+            DecodeErrorLog decodeErrors,
+            Runnable onAck,
+            DeadLetterQueue deadLetters,
+            SampleRate rate,
+            SegmentOrder order,
+            OrderedLanes lanes,
+            LongSupplier doneBelow,
+            TenantRouting tenants,
+            BooleanSupplier restartedSince) {
         this.restartedSince = restartedSince;
         this.order = order;
         this.lanes = order == null ? 0 : lanes.size();
@@ -97,7 +128,12 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
         this.onAck = onAck;
         this.deadLetters = deadLetters;
         this.samplesPerPoint = amplifier.samplesPerPoint();
-        this.refused = new RefusedSamples<>(meters, deadLetters, r -> r, this::ack, "offsets stay uncommitted",
+        this.refused = new RefusedSamples<>(
+                meters,
+                deadLetters,
+                r -> r,
+                this::ack,
+                "offsets stay uncommitted",
                 r -> r.offset() < doneBelow.getAsLong());
         this.counts = new IntakeCounts(meters);
     }
@@ -162,8 +198,8 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
      * (no header and no default, or an invalid value): counted, logged and dead-lettered as a decode error, not decoded.
      */
     private boolean recordTenant(ConsumerRecord<byte[], byte[]> record) {
-        org.apache.kafka.common.header.Header h = record.headers().lastHeader(tenants.name());
-        String value = h == null || h.value() == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+        Header h = record.headers().lastHeader(tenants.name());
+        String value = h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
         Tenant t = tenants.resolve(value);
         amplifier.recordTenant(t);
         if (t != null) {
@@ -258,8 +294,9 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
     }
 
     @Override
-    public void rejected(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch,
-                         List<Rejection<ConsumerRecord<byte[], byte[]>>> rejections) {
+    public void rejected(
+            WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch,
+            List<Rejection<ConsumerRecord<byte[], byte[]>>> rejections) {
         if (!stale(batch)) { // a stale batch's records are read again: the re-read's answer counts, not this one
             refused.rejected(batch, rejections);
         }

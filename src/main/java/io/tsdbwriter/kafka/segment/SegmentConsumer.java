@@ -1,6 +1,5 @@
 package io.tsdbwriter.kafka.segment;
 
-
 import io.tsdbwriter.metrics.WriterMeters;
 import java.time.Duration;
 import java.util.HashMap;
@@ -53,11 +52,13 @@ public final class SegmentConsumer implements Runnable {
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
     /** The fetch size fitted after the first segment, and the bytes the consumers fetched (this reader's thread). */
     private final FetchSize fetchSize;
+
     private volatile boolean closed;
     private volatile boolean finished;
     private volatile Consumer<byte[], byte[]> consumer;
     /** Records the last poll returned at or past the end of the segment just read: {@code carried[carriedFrom..]}. */
     private List<ConsumerRecord<byte[], byte[]>> carried = List.of();
+
     private int carriedFrom;
 
     /** What a SegmentConsumer feeds: {@link RecordProcessor} (an interface so the read loop is testable alone). */
@@ -72,30 +73,43 @@ public final class SegmentConsumer implements Runnable {
         long openBatchAgeNanos();
 
         /** Adds what was processed since the last call to the meters (counted per poll, not per record). */
-        default void publishCounts() {
-        }
+        default void publishCounts() {}
 
         /** Reading segment {@code k} begins (before its first record). */
-        default void segmentStarts(long k) {
-        }
+        default void segmentStarts(long k) {}
 
         /**
          * Segment {@code k} was read and {@link #flush() flushed}: every batch of it handed on. Under per-series
          * order this lets the partition's later segments go on to the writer (and may hand their batches on).
          */
-        default void segmentRead(long k) throws InterruptedException {
-        }
+        default void segmentRead(long k) throws InterruptedException {}
     }
 
-    SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
-                    Sink processor, AckTracker tracker, WriterMeters meters, WatermarkGate watermarkGate) {
+    SegmentConsumer(
+            TopicPartition tp,
+            int index,
+            SegmentPlan plan,
+            long stopOffset,
+            Map<String, Object> consumerProps,
+            Sink processor,
+            AckTracker tracker,
+            WriterMeters meters,
+            WatermarkGate watermarkGate) {
         this(tp, index, plan, stopOffset, consumerProps, processor, tracker, meters, watermarkGate, KafkaConsumer::new);
     }
 
     /** As above, with the consumer made by {@code consumerFactory} from the reader's properties (tests). */
-    SegmentConsumer(TopicPartition tp, int index, SegmentPlan plan, long stopOffset, Map<String, Object> consumerProps,
-                    Sink processor, AckTracker tracker, WriterMeters meters, WatermarkGate watermarkGate,
-                    Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
+    SegmentConsumer(
+            TopicPartition tp,
+            int index,
+            SegmentPlan plan,
+            long stopOffset,
+            Map<String, Object> consumerProps,
+            Sink processor,
+            AckTracker tracker,
+            WriterMeters meters,
+            WatermarkGate watermarkGate,
+            Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
         this.tp = tp;
         this.index = index;
         this.plan = plan;
@@ -144,8 +158,10 @@ public final class SegmentConsumer implements Runnable {
     public void run() {
         String clientId = "tsdb-writer-" + tp + "-" + index;
         Map<String, Object> props = readerProps(consumerProps, clientId);
-        // at P > 1 the first segment is read with small fetches, then the fetch size is fitted to the segment (FetchSize)
-        boolean fitted = plan.parallelism() == 1 || consumerProps.containsKey(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG);
+        // at P > 1 the first segment is read with small fetches, then the fetch size is fitted to the segment
+        // (FetchSize)
+        boolean fitted =
+                plan.parallelism() == 1 || consumerProps.containsKey(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG);
         if (!fitted) {
             props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, FetchSize.FIRST_SEGMENT_FETCH_BYTES);
         }
@@ -156,13 +172,15 @@ public final class SegmentConsumer implements Runnable {
             while (again && !closed) {
                 again = false;
                 try (Consumer<byte[], byte[]> c = consumerFactory.apply(props);
-                     FetchedBytes counted = () -> fetchSize.countFetchedBytes(c)) { // runs before the consumer closes
+                        FetchedBytes counted =
+                                () -> fetchSize.countFetchedBytes(c)) { // runs before the consumer closes
                     consumer = c;
                     if (closed) {
                         return;
                     }
                     c.assign(List.of(tp));
-                    long continuesAt = -1; // where the stream of carried records, then the consumer's position, goes on unbroken
+                    long continuesAt =
+                            -1; // where the stream of carried records, then the consumer's position, goes on unbroken
                     carried = List.of();
                     carriedFrom = 0;
                     while (!closed) {
@@ -173,7 +191,9 @@ public final class SegmentConsumer implements Runnable {
                         }
                         tracker.readTo(start);
                         long mustBeAcked = plan.end(k - plan.parallelism());
-                        if (k - plan.parallelism() >= 0 && mustBeAcked > plan.committedOffset() && !watermarkGate.await(mustBeAcked)) {
+                        if (k - plan.parallelism() >= 0
+                                && mustBeAcked > plan.committedOffset()
+                                && !watermarkGate.await(mustBeAcked)) {
                             break; // partition stopping: segment k was not read, the tracker stays at its start
                         }
                         if (start != continuesAt) {
@@ -186,7 +206,8 @@ public final class SegmentConsumer implements Runnable {
                         k = plan.nextSegment(k);
                         if (!fitted && continuesAt >= 0) {
                             fitted = true;
-                            int fetchBytes = fetchSize.fetchBytesFor(c, (int) props.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG));
+                            int fetchBytes = fetchSize.fetchBytesFor(
+                                    c, (int) props.get(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG));
                             if (fetchBytes > 0) {
                                 props = new HashMap<>(props);
                                 props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, fetchBytes);
@@ -289,20 +310,29 @@ public final class SegmentConsumer implements Runnable {
      *
      * @return where reading resumes ({@code >= end}: nothing of the segment is left)
      */
-    private long skipDeleted(Consumer<byte[], byte[]> c, OffsetOutOfRangeException e, long end) throws InterruptedException {
+    private long skipDeleted(Consumer<byte[], byte[]> c, OffsetOutOfRangeException e, long end)
+            throws InterruptedException {
         long position = e.offsetOutOfRangePartitions().getOrDefault(tp, -1L);
         long logStart = c.beginningOffsets(List.of(tp)).getOrDefault(tp, 0L);
         if (position < 0 || logStart <= position) {
             // beyond the log end (truncated by an unclean leader election?): keep the position and try again
-            log.warn("{}: offset {} is out of range (log start {}); reading it again in a second", tp, position, logStart);
+            log.warn(
+                    "{}: offset {} is out of range (log start {}); reading it again in a second",
+                    tp,
+                    position,
+                    logStart);
             meters.offsetReset("out_of_range");
             Thread.sleep(1000);
             c.seek(tp, Math.max(position, 0));
             return position;
         }
         long to = Math.min(logStart, end);
-        log.warn("{}: offsets {} to {} were deleted (retention or deleteRecords) before they were written: skipping {} record(s)",
-                tp, position, to, to - position);
+        log.warn(
+                "{}: offsets {} to {} were deleted (retention or deleteRecords) before they were written: skipping {} record(s)",
+                tp,
+                position,
+                to,
+                to - position);
         meters.offsetReset("deleted");
         meters.recordsSkipped(new WriterMeters.SkippedRange(tp.topic(), tp.partition(), position, to, "deleted"));
         if (logStart < end) {

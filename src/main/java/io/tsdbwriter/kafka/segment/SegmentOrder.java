@@ -43,18 +43,19 @@ final class SegmentOrder {
     }
 
     /** What a held batch came with: its lane and its maker. */
-    record Held(int lane, WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, Maker from) {
-    }
+    record Held(int lane, WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, Maker from) {}
 
     private final OrderedLanes lanes;
     private final long heldLimit;
     /** Segments below it were read and handed on; its own batches go to the lanes at once unless a hand-on runs. */
     private long lowest;
+
     private final TreeMap<Long, ArrayDeque<Held>> held = new TreeMap<>();
     private final Set<Long> read = new HashSet<>();
     private long heldBytes;
     /** A reader is handing held batches on (outside the lock): new batches of {@link #lowest} queue behind them. */
     private boolean handingOn;
+
     private boolean stopped;
 
     /** @param firstSegment the partition's first segment (the one holding the committed offset) */

@@ -18,7 +18,8 @@ public record SegmentPlan(long segmentSize, int parallelism, long committedOffse
     /** @throws IllegalArgumentException when a parameter is out of range */
     public SegmentPlan {
         if (segmentSize < 1 || segmentSize > RunConfig.MAX_SEGMENT_SIZE) {
-            throw new IllegalArgumentException("--segment-size must be in 1.." + RunConfig.MAX_SEGMENT_SIZE + ", got " + segmentSize);
+            throw new IllegalArgumentException(
+                    "--segment-size must be in 1.." + RunConfig.MAX_SEGMENT_SIZE + ", got " + segmentSize);
         }
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
@@ -33,7 +34,10 @@ public record SegmentPlan(long segmentSize, int parallelism, long committedOffse
         return offset / segmentSize;
     }
 
-    /** Index of the first segment SegmentConsumer {@code consumer} reads: the smallest k ≥ segmentOf(committed) with k ≡ consumer (mod P). */
+    /**
+     * Index of the first segment SegmentConsumer {@code consumer} reads: the smallest k ≥ segmentOf(committed) with k
+     * ≡ consumer (mod P).
+     */
     public long firstSegment(int consumer) {
         if (consumer < 0 || consumer >= parallelism) {
             throw new IllegalArgumentException("consumer index " + consumer + " outside 0.." + (parallelism - 1));

@@ -10,6 +10,7 @@ final class TestHooks {
 
     /** True when a fault is armed (a constant: the check costs nothing otherwise). */
     static final boolean ARMED;
+
     private static final String KIND;
     private static final int PARTITION;
     private static final long OFFSET;
@@ -34,8 +35,7 @@ final class TestHooks {
         OFFSET = offset;
     }
 
-    private TestHooks() {
-    }
+    private TestHooks() {}
 
     /** Throws the armed fault when {@code partition}/{@code offset} is its place. */
     static void beforeRecord(int partition, long offset) {

@@ -9,8 +9,7 @@ import java.util.List;
  */
 public final class Watermark {
 
-    private Watermark() {
-    }
+    private Watermark() {}
 
     /**
      * @param trackers   the partition's per-SegmentConsumer trackers (non-empty)

@@ -18,8 +18,7 @@ import org.slf4j.Logger;
  */
 final class ShareCommits {
 
-    private ShareCommits() {
-    }
+    private ShareCommits() {}
 
     /**
      * Commits what the consumer acknowledged; a {@link WakeupException} (the stop's wakeup) is consumed and the commit
@@ -40,8 +39,12 @@ final class ShareCommits {
         for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : result.entrySet()) {
             if (e.getValue().isPresent()) {
                 failed.add(e.getKey().topicPartition());
-                log.warn("{}: acknowledgements of {} not committed ({}): its records are delivered again (written twice: "
-                        + "harmless for a TSDB that deduplicates)", name, e.getKey(), e.getValue().get().toString());
+                log.warn(
+                        "{}: acknowledgements of {} not committed ({}): its records are delivered again (written twice: "
+                                + "harmless for a TSDB that deduplicates)",
+                        name,
+                        e.getKey(),
+                        e.getValue().get().toString());
             }
         }
         return failed;

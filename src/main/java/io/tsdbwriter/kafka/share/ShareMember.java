@@ -4,29 +4,33 @@ import io.tsdbwriter.kafka.Intake;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.Shortfall;
 import io.tsdbwriter.kafka.WorkShare;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.HashSet;
-import java.util.function.Consumer;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.FeatureMetadata;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
+import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -51,10 +55,17 @@ public final class ShareMember implements Intake {
 
     private static final Logger log = LoggerFactory.getLogger(ShareMember.class);
     /** Consumer settings a share consumer refuses (ShareConsumerConfig): dropped from {@code --consumer-property} with a line. */
-    static final List<String> UNSUPPORTED = List.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG,
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-            ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG,
-            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.GROUP_PROTOCOL_CONFIG,
+    static final List<String> UNSUPPORTED = List.of(
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG,
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG,
+            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
+            ConsumerConfig.GROUP_PROTOCOL_CONFIG,
             ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG);
     /**
      * {@code max.poll.records} of a share consumer unless {@code --consumer-property} sets it: 2,000, the broker's default
@@ -64,6 +75,7 @@ public final class ShareMember implements Intake {
     static final int SHARE_MAX_POLL_RECORDS = 2_000;
     /** How often the log end offsets and the group's members (the work share) are read: 5 s. */
     private static final int CHECK_EVERY_SECONDS = 5;
+
     private static final Duration CHECK_EVERY = Duration.ofSeconds(CHECK_EVERY_SECONDS);
     /** The first 30 s, when processes started together join the group one after the other: checked every second. */
     private static final Duration STARTING = Duration.ofSeconds(30);
@@ -75,9 +87,12 @@ public final class ShareMember implements Intake {
      * @param drainTimeout  how long a stop may wait for held records
      * @param kafkaTimeout  how long an Admin call may take before Kafka is called unreachable
      */
-    public record Settings(Map<String, Object> consumerProps, List<String> topics, int parallelism, Duration drainTimeout,
-                           Duration kafkaTimeout) {
-    }
+    public record Settings(
+            Map<String, Object> consumerProps,
+            List<String> topics,
+            int parallelism,
+            Duration drainTimeout,
+            Duration kafkaTimeout) {}
 
     /** The share group's own dead-letter topic (KIP-1191, group config, Apache Kafka ≥ 4.4). */
     static final String BROKER_DLQ = "errors.deadletterqueue.topic.name";
@@ -92,7 +107,8 @@ public final class ShareMember implements Intake {
     private volatile boolean reachable = true;
     private volatile long logEndTotal;
     /** Told this process's share consumers of the group's members (write permits). */
-    private volatile Consumer<WorkShare> shareListener = s -> { };
+    private volatile Consumer<WorkShare> shareListener = s -> {};
+
     private volatile WorkShare share = new WorkShare(0, 0, "share consumers");
     /** The client ids of this process's share consumers, by which the group's description tells them from the others'. */
     private final Set<String> ownClientIds = new HashSet<>();
@@ -109,12 +125,14 @@ public final class ShareMember implements Intake {
     @Override
     public void run() {
         Map<String, Object> adminProps = new HashMap<>(settings.consumerProps());
-        adminProps.keySet().removeIf(k -> !org.apache.kafka.clients.admin.AdminClientConfig.configNames().contains(k));
+        adminProps.keySet().removeIf(k -> !AdminClientConfig.configNames().contains(k));
         List<Thread> threads = new ArrayList<>();
         try (Admin admin = Admin.create(adminProps)) {
             String problem = check(admin);
             if (problem != null) {
-                log.error(problem); // troubleshooting: has share groups disabled | consumer group on this cluster, and Kafka admits no share consumer to it | at least one does not exist | refused the check: | did not answer within
+                log.error(problem); // troubleshooting: has share groups disabled | consumer group on this cluster, and
+                // Kafka admits no share consumer to it | at least one does not exist | refused the
+                // check: | did not answer within
                 startFailed = true;
                 return;
             }
@@ -123,11 +141,16 @@ public final class ShareMember implements Intake {
                 Map<String, Object> own = new HashMap<>(props);
                 own.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, clientIdBase() + "-share-" + i);
                 ownClientIds.add(String.valueOf(own.get(ConsumerConfig.CLIENT_ID_CONFIG)));
-                ShareWorker w = new ShareWorker("share-" + i, own, settings.topics(), workerSettings, settings.drainTimeout());
+                ShareWorker w =
+                        new ShareWorker("share-" + i, own, settings.topics(), workerSettings, settings.drainTimeout());
                 workers.add(w);
                 threads.add(Thread.ofPlatform().name("share-" + i).start(w));
             }
-            log.info("share group {}: {} share consumer(s) on {}", groupId(), settings.parallelism(), String.join(",", settings.topics()));
+            log.info(
+                    "share group {}: {} share consumer(s) on {}",
+                    groupId(),
+                    settings.parallelism(),
+                    String.join(",", settings.topics()));
             long started = System.nanoTime();
             while (!stopped) {
                 logEndTotal = logEnd(admin);
@@ -157,7 +180,8 @@ public final class ShareMember implements Intake {
     /** Every process's share consumers have client ids of their own (Kafka's default is the same in every process). */
     private static String clientIdBase() {
         String host = System.getenv("HOSTNAME"); // the pod name on Kubernetes, where every pid is 1
-        return "tsdb-writer-" + (host == null || host.isBlank() ? "" : host + "-") + ProcessHandle.current().pid();
+        return "tsdb-writer-" + (host == null || host.isBlank() ? "" : host + "-")
+                + ProcessHandle.current().pid();
     }
 
     /**
@@ -170,9 +194,13 @@ public final class ShareMember implements Intake {
     private void tellShare(Admin admin) throws InterruptedException {
         int others;
         try {
-            ShareGroupDescription g = admin.describeShareGroups(List.of(groupId())).describedGroups().get(groupId())
+            ShareGroupDescription g = admin.describeShareGroups(List.of(groupId()))
+                    .describedGroups()
+                    .get(groupId())
                     .get(settings.kafkaTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            long ours = g.members().stream().filter(m -> ownClientIds.contains(m.clientId())).count();
+            long ours = g.members().stream()
+                    .filter(m -> ownClientIds.contains(m.clientId()))
+                    .count();
             if (ours < settings.parallelism() && share.total() == 0) {
                 return; // this process's consumers have not joined yet
             }
@@ -201,53 +229,70 @@ public final class ShareMember implements Intake {
     private String check(Admin admin) throws InterruptedException {
         long timeoutMs = settings.kafkaTimeout().toMillis();
         try {
-            FeatureMetadata features = admin.describeFeatures().featureMetadata().get(timeoutMs, TimeUnit.MILLISECONDS);
+            FeatureMetadata features =
+                    admin.describeFeatures().featureMetadata().get(timeoutMs, TimeUnit.MILLISECONDS);
             FinalizedVersionRange share = features.finalizedFeatures().get("share.version");
             if (share == null || share.maxVersionLevel() < 1) {
                 FinalizedVersionRange metadata = features.finalizedFeatures().get("metadata.version");
-                return "--consumer-mode share: the cluster at " + settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)
-                        + " has share groups disabled (share.version=" + (share == null ? "none" : share.maxVersionLevel())
+                return "--consumer-mode share: the cluster at "
+                        + settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)
+                        + " has share groups disabled (share.version="
+                        + (share == null ? "none" : share.maxVersionLevel())
                         + ", metadata.version level " + (metadata == null ? "unknown" : metadata.maxVersionLevel())
                         + "): share groups need Apache Kafka >= 4.2 with share.version >= 1 (kafka-features.sh upgrade --feature share.version=1)";
             }
-            java.util.Optional<org.apache.kafka.common.GroupType> type = admin.listGroups().all().get(timeoutMs, TimeUnit.MILLISECONDS).stream()
-                    .filter(g -> g.groupId().equals(groupId())).findFirst().flatMap(org.apache.kafka.clients.admin.GroupListing::type);
-            if (type.isPresent() && type.get() != org.apache.kafka.common.GroupType.SHARE) {
-                return "--consumer-mode share: --group-id " + groupId() + " is a " + type.get().toString().toLowerCase(java.util.Locale.ROOT)
+            Optional<GroupType> type = admin.listGroups().all().get(timeoutMs, TimeUnit.MILLISECONDS).stream()
+                    .filter(g -> g.groupId().equals(groupId()))
+                    .findFirst()
+                    .flatMap(GroupListing::type);
+            if (type.isPresent() && type.get() != GroupType.SHARE) {
+                return "--consumer-mode share: --group-id " + groupId() + " is a "
+                        + type.get().toString().toLowerCase(Locale.ROOT)
                         + " consumer group on this cluster, and Kafka admits no share consumer to it: give the share group an id of its own";
             }
-            Map<String, TopicDescription> topics = admin.describeTopics(settings.topics()).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS);
+            Map<String, TopicDescription> topics =
+                    admin.describeTopics(settings.topics()).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS);
             log.debug("share mode: topics {}", topics.keySet());
             setEarliestIfUnset(admin, timeoutMs);
             return null;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                return "topic(s) " + settings.topics() + ": at least one does not exist (" + e.getCause().getMessage() + ")";
+                return "topic(s) " + settings.topics() + ": at least one does not exist ("
+                        + e.getCause().getMessage() + ")";
             }
             reachable = false;
-            return "--consumer-mode share: Kafka at " + settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)
-                    + " refused the check: " + e.getCause();
+            return "--consumer-mode share: Kafka at "
+                    + settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG) + " refused the check: "
+                    + e.getCause();
         } catch (TimeoutException e) {
             reachable = false;
-            return "Kafka at " + settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG) + " did not answer within "
-                    + settings.kafkaTimeout().toSeconds() + "s";
+            return "Kafka at " + settings.consumerProps().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)
+                    + " did not answer within " + settings.kafkaTimeout().toSeconds() + "s";
         }
     }
 
     /** A share group starts at the log end unless {@code share.auto.offset.reset} says otherwise: set it to earliest when unset. */
-    private void setEarliestIfUnset(Admin admin, long timeoutMs) throws InterruptedException, ExecutionException, TimeoutException {
+    private void setEarliestIfUnset(Admin admin, long timeoutMs)
+            throws InterruptedException, ExecutionException, TimeoutException {
         ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, groupId());
-        Config config = admin.describeConfigs(List.of(group)).all().get(timeoutMs, TimeUnit.MILLISECONDS).get(group);
+        Config config = admin.describeConfigs(List.of(group))
+                .all()
+                .get(timeoutMs, TimeUnit.MILLISECONDS)
+                .get(group);
         ConfigEntry reset = config == null ? null : config.get("share.auto.offset.reset");
         logDeadLetters(config);
         if (reset != null && reset.source() == ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG) {
             log.info("share group {}: share.auto.offset.reset={} (set on the group, kept)", groupId(), reset.value());
             return;
         }
-        Map<ConfigResource, Collection<AlterConfigOp>> op = Map.of(group,
-                List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)));
+        Map<ConfigResource, Collection<AlterConfigOp>> op = Map.of(
+                group,
+                List.of(new AlterConfigOp(
+                        new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)));
         admin.incrementalAlterConfigs(op).all().get(timeoutMs, TimeUnit.MILLISECONDS);
-        log.info("share group {}: share.auto.offset.reset was not set: set to earliest (a new group reads each partition from its start)", groupId());
+        log.info(
+                "share group {}: share.auto.offset.reset was not set: set to earliest (a new group reads each partition from its start)",
+                groupId());
     }
 
     /**
@@ -260,24 +305,42 @@ public final class ShareMember implements Intake {
         ConfigEntry dlq = config == null ? null : config.get(BROKER_DLQ);
         String brokerTopic = dlq == null || dlq.value() == null || dlq.value().isBlank() ? null : dlq.value();
         ConfigEntry limit = config == null ? null : config.get("share.delivery.count.limit");
-        String limitText = limit == null || limit.value() == null ? "the broker's group.share.delivery.count.limit" : limit.value();
+        String limitText = limit == null || limit.value() == null
+                ? "the broker's group.share.delivery.count.limit"
+                : limit.value();
         boolean ours = workerSettings.deadLetters() != null;
         if (brokerTopic != null && ours) {
-            log.info("share group {}: malformed records go to --dead-letter-topic (then ACCEPTed); the group's own dead-letter "
-                    + "topic {} ({}, KIP-1191) receives records archived at the delivery count limit ({})", groupId(), brokerTopic, BROKER_DLQ, limitText);
+            log.info(
+                    "share group {}: malformed records go to --dead-letter-topic (then ACCEPTed); the group's own dead-letter "
+                            + "topic {} ({}, KIP-1191) receives records archived at the delivery count limit ({})",
+                    groupId(),
+                    brokerTopic,
+                    BROKER_DLQ,
+                    limitText);
         } else if (brokerTopic != null) {
-            log.info("share group {}: malformed records are REJECTed: the broker writes them to the group's dead-letter topic {} "
-                    + "({}, KIP-1191), as it does records archived at the delivery count limit ({})", groupId(), brokerTopic, BROKER_DLQ, limitText);
+            log.info(
+                    "share group {}: malformed records are REJECTed: the broker writes them to the group's dead-letter topic {} "
+                            + "({}, KIP-1191), as it does records archived at the delivery count limit ({})",
+                    groupId(),
+                    brokerTopic,
+                    BROKER_DLQ,
+                    limitText);
         } else if (!ours) {
-            log.info("share group {}: no dead-letter topic (--dead-letter-topic, or {} on Kafka >= 4.4): malformed records are "
-                    + "REJECTed and archived by the broker (counted in tsdbwriter_decode_errors_total)", groupId(), BROKER_DLQ);
+            log.info(
+                    "share group {}: no dead-letter topic (--dead-letter-topic, or {} on Kafka >= 4.4): malformed records are "
+                            + "REJECTed and archived by the broker (counted in tsdbwriter_decode_errors_total)",
+                    groupId(),
+                    BROKER_DLQ);
         }
     }
 
     private long logEnd(Admin admin) {
         try {
             Map<TopicPartition, OffsetSpec> req = new HashMap<>();
-            for (TopicDescription d : admin.describeTopics(settings.topics()).allTopicNames().get(10, TimeUnit.SECONDS).values()) {
+            for (TopicDescription d : admin.describeTopics(settings.topics())
+                    .allTopicNames()
+                    .get(10, TimeUnit.SECONDS)
+                    .values()) {
                 d.partitions().forEach(p -> req.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
             }
             long sum = 0;
@@ -355,9 +418,16 @@ public final class ShareMember implements Intake {
 
     @Override
     public Map<String, Object> summary() {
-        return Map.of("consumer_mode", "share", "share_redeliveries", (long) workerSettings.meters().shareRedeliveries.count(),
-                "share_accepted", workerSettings.meters().shareAcknowledgements("accept"),
-                "share_rejected", workerSettings.meters().shareAcknowledgements("reject"),
-                "share_renewed", workerSettings.meters().shareAcknowledgements("renew"));
+        return Map.of(
+                "consumer_mode",
+                "share",
+                "share_redeliveries",
+                (long) workerSettings.meters().shareRedeliveries.count(),
+                "share_accepted",
+                workerSettings.meters().shareAcknowledgements("accept"),
+                "share_rejected",
+                workerSettings.meters().shareAcknowledgements("reject"),
+                "share_renewed",
+                workerSettings.meters().shareAcknowledgements("renew"));
     }
 }

@@ -1,26 +1,27 @@
 package io.tsdbwriter.kafka.share;
 
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.kafka.IntakeCounts;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.RefusedSamples;
-
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.write.OpenBatches;
 import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tenant.TenantRouting;
-import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.write.BatchWriter;
+import io.tsdbwriter.write.OpenBatches;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import io.tsdbwriter.durability.DurabilityClock;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 
 /**
  * The hot path of one share consumer (KIP-932): decode a delivered record, amplify its points into the open batch, hand
@@ -47,6 +48,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         private volatile long doneNanos;
         /** Set once its processing began: from then on its samples may be in the TSDB's memory. */
         private volatile boolean started;
+
         private final Runnable onDone;
         /** When a poll last returned it (epoch ms; the worker's poll thread only). */
         long returnedMs;
@@ -99,8 +101,12 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
     ShareRecordProcessor(IntakeSettings settings) {
         this.settings = settings;
-        this.refused = new RefusedSamples<>(settings.meters(), settings.deadLetters(), d -> d.record,
-                ShareRecordProcessor::releaseAll, "its records stay unacknowledged");
+        this.refused = new RefusedSamples<>(
+                settings.meters(),
+                settings.deadLetters(),
+                d -> d.record,
+                ShareRecordProcessor::releaseAll,
+                "its records stay unacknowledged");
         this.counts = new IntakeCounts(settings.meters());
     }
 
@@ -118,13 +124,14 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
         TenantRouting tenants = settings.tenants();
         if (tenants.from() == TenantRouting.From.HEADER) {
-            org.apache.kafka.common.header.Header h = record.headers().lastHeader(tenants.name());
-            String value = h == null || h.value() == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+            Header h = record.headers().lastHeader(tenants.name());
+            String value = h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
             Tenant t = tenants.resolve(value);
             amplifier.recordTenant(t);
             if (t == null) { // refused whole, as a malformed record
                 DecodeError reason = tenants.missing(value) ? DecodeError.MISSING_TENANT : DecodeError.INVALID_TENANT;
-                settings.decodeErrors().rejected(record.topic(), record.partition(), record.offset(), reason, tenants.refusal(value));
+                settings.decodeErrors()
+                        .rejected(record.topic(), record.partition(), record.offset(), reason, tenants.refusal(value));
                 refuseWhole(d, reason.tag(), tenants.refusal(value));
                 counts.record(0);
                 d.release();
@@ -162,7 +169,8 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
             }
         }
         if (rejected.total() > 0) { // decode refusals, and series refused for their tenant
-            settings.decodeErrors().rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
+            settings.decodeErrors()
+                    .rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
             if (rejected.malformed()) {
                 refuseWhole(d, rejected.first().tag(), rejected.firstDetail());
             }

@@ -1,7 +1,7 @@
 package io.tsdbwriter.kafka.share;
 
+import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.kafka.IntakeSettings;
-
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.write.BatchWriter;
 import java.time.Duration;
@@ -10,10 +10,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import io.tsdbwriter.durability.DurabilityClock;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -74,6 +74,7 @@ final class ShareWorker implements Runnable {
      * records again, not new ones, so a member would write at most max.poll.records per window.
      */
     private final ArrayDeque<ShareRecordProcessor.Delivery> unstored = new ArrayDeque<>();
+
     private volatile boolean stopping;
     private volatile boolean processingStop;
     private volatile boolean clean = true;
@@ -92,7 +93,12 @@ final class ShareWorker implements Runnable {
     /** The write path: whether the stop held writes (the TSDB failing), so nothing more will be acknowledged. */
     private final BatchWriter writer;
 
-    ShareWorker(String name, Map<String, Object> props, List<String> topics, IntakeSettings settings, Duration drainTimeout) {
+    ShareWorker(
+            String name,
+            Map<String, Object> props,
+            List<String> topics,
+            IntakeSettings settings,
+            Duration drainTimeout) {
         this.name = name;
         this.props = props;
         this.topics = List.copyOf(topics);
@@ -132,9 +138,13 @@ final class ShareWorker implements Runnable {
         long lockMs = DEFAULT_LOCK_MS;
         c.setAcknowledgementCommitCallback((offsets, exception) -> {
             if (exception != null) {
-                meters.shareAcknowledgements("failed", offsets.values().stream().mapToLong(java.util.Set::size).sum());
-                log.warn("{}: acknowledgements of {} record(s) failed ({}): they are delivered again", name,
-                        offsets.values().stream().mapToLong(java.util.Set::size).sum(), exception.toString());
+                meters.shareAcknowledgements(
+                        "failed", offsets.values().stream().mapToLong(Set::size).sum());
+                log.warn(
+                        "{}: acknowledgements of {} record(s) failed ({}): they are delivered again",
+                        name,
+                        offsets.values().stream().mapToLong(Set::size).sum(),
+                        exception.toString());
             }
         });
         try {
@@ -167,8 +177,11 @@ final class ShareWorker implements Runnable {
                 Thread.currentThread().interrupt();
             }
             if (!unstored.isEmpty()) {
-                log.warn("{}: {} accepted record(s) not yet known stored at the stop (the durability window outlasted the drain "
-                        + "timeout): a TSDB crash now would lose their last samples", name, unstored.size());
+                log.warn(
+                        "{}: {} accepted record(s) not yet known stored at the stop (the durability window outlasted the drain "
+                                + "timeout): a TSDB crash now would lose their last samples",
+                        name,
+                        unstored.size());
             }
             if (!held.isEmpty()) {
                 clean = false;
@@ -186,14 +199,19 @@ final class ShareWorker implements Runnable {
      * One poll's records: new ones to the processing thread (or, draining, RELEASEd at once), then every one
      * acknowledged — ACCEPT/REJECT when done, RENEW when not — after waiting for them at most a third of the lock.
      */
-    private void round(KafkaShareConsumer<byte[], byte[]> c, ConsumerRecords<byte[], byte[]> records, long lockMs, boolean draining)
+    private void round(
+            KafkaShareConsumer<byte[], byte[]> c,
+            ConsumerRecords<byte[], byte[]> records,
+            long lockMs,
+            boolean draining)
             throws InterruptedException {
         if (records.isEmpty()) {
             return;
         }
         long start = System.currentTimeMillis();
         List<ShareRecordProcessor.Delivery> due = new ArrayList<>(records.count());
-        List<ConsumerRecord<byte[], byte[]>> returned = new ArrayList<>(records.count()); // this poll's instance of each
+        List<ConsumerRecord<byte[], byte[]>> returned =
+                new ArrayList<>(records.count()); // this poll's instance of each
         int released = 0;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             RecordId id = RecordId.of(r);
@@ -240,11 +258,12 @@ final class ShareWorker implements Runnable {
                 a.renewed.add(RecordId.of(current));
             }
         }
-        // every round's acknowledgements are committed here, RENEW included: left to the next poll, a renewal rides on a
+        // every round's acknowledgements are committed here, RENEW included: left to the next poll, a renewal rides on
+        // a
         // ShareFetch that acquires further records, which poll does not return while renewed ones are outstanding —
         // they expire unseen and come again (kafka-clients 4.3 ShareConsumerImpl.collect). Committed, the renewed
         // records come back from the next poll without a fetch
-        java.util.Set<TopicPartition> failed = commit(c);
+        Set<TopicPartition> failed = commit(c);
         for (Map.Entry<TopicPartition, Acks> e : acks.entrySet()) {
             Acks a = e.getValue();
             if (!failed.contains(e.getKey())) { // counted once the broker took them: a failed ACCEPT comes again
@@ -256,8 +275,11 @@ final class ShareWorker implements Runnable {
                 // no longer this consumer's and never come back to its poll unless delivered to it again; kept as held
                 // they would never be acknowledged, and the stop would wait for them and call itself unclean
                 a.renewed.forEach(held::remove);
-                log.warn("{}: renewal of {} record(s) of {} refused: they are the group's again (delivered again, written again)",
-                        name, a.renewed.size(), e.getKey());
+                log.warn(
+                        "{}: renewal of {} record(s) of {} refused: they are the group's again (delivered again, written again)",
+                        name,
+                        a.renewed.size(),
+                        e.getKey());
             }
         }
     }
@@ -272,8 +294,12 @@ final class ShareWorker implements Runnable {
         int before = held.size();
         held.values().removeIf(d -> now - d.returnedMs > 2 * lockMs);
         if (held.size() < before) {
-            log.warn("{}: {} held record(s) not returned by a poll for two lock periods ({} ms): their locks ran out, they are "
-                    + "the group's again (delivered again, written again)", name, before - held.size(), 2 * lockMs);
+            log.warn(
+                    "{}: {} held record(s) not returned by a poll for two lock periods ({} ms): their locks ran out, they are "
+                            + "the group's again (delivered again, written again)",
+                    name,
+                    before - held.size(),
+                    2 * lockMs);
         }
     }
 
@@ -304,14 +330,16 @@ final class ShareWorker implements Runnable {
         int again = 0;
         int accepted = unstored.size();
         for (int i = 0; i < accepted; i++) { // accepted already: written again from memory, never acknowledged again
-            ShareRecordProcessor.Delivery fresh = new ShareRecordProcessor.Delivery(unstored.pollFirst().record, this::signalDone);
+            ShareRecordProcessor.Delivery fresh =
+                    new ShareRecordProcessor.Delivery(unstored.pollFirst().record, this::signalDone);
             unstored.addLast(fresh);
             queue.put(fresh);
             again++;
         }
         for (Map.Entry<RecordId, ShareRecordProcessor.Delivery> e : held.entrySet()) {
             if (e.getValue().started()) {
-                ShareRecordProcessor.Delivery fresh = new ShareRecordProcessor.Delivery(e.getValue().record, this::signalDone);
+                ShareRecordProcessor.Delivery fresh =
+                        new ShareRecordProcessor.Delivery(e.getValue().record, this::signalDone);
                 fresh.returnedMs = e.getValue().returnedMs;
                 e.setValue(fresh);
                 queue.put(fresh);
@@ -319,7 +347,11 @@ final class ShareWorker implements Runnable {
             }
         }
         meters.recordsReread.increment(again);
-        log.warn("{}: TSDB restart: {}: {} held record(s) written again before they are accepted", name, durability.lastRestart(), again);
+        log.warn(
+                "{}: TSDB restart: {}: {} held record(s) written again before they are accepted",
+                name,
+                durability.lastRestart(),
+                again);
     }
 
     /** Waits until every record of the round is done, or the renewal deadline, or (some done) the round's linger. */
@@ -350,7 +382,7 @@ final class ShareWorker implements Runnable {
     }
 
     /** Commits the round's acknowledgements; the partitions whose commit failed (counted by the commit callback). */
-    private java.util.Set<TopicPartition> commit(KafkaShareConsumer<byte[], byte[]> c) {
+    private Set<TopicPartition> commit(KafkaShareConsumer<byte[], byte[]> c) {
         return ShareCommits.commit(c, name, log);
     }
 
@@ -360,7 +392,8 @@ final class ShareWorker implements Runnable {
      */
     private void drain(KafkaShareConsumer<byte[], byte[]> c, long lockMs) throws InterruptedException {
         long deadline = System.currentTimeMillis() + drainTimeout.toMillis();
-        while ((!held.isEmpty() || !unstored.isEmpty()) && System.currentTimeMillis() < deadline
+        while ((!held.isEmpty() || !unstored.isEmpty())
+                && System.currentTimeMillis() < deadline
                 && !(writer.batchesHeld() > 0 && writer.inFlight() == 0)) {
             ConsumerRecords<byte[], byte[]> records;
             try {

@@ -27,27 +27,39 @@ import java.util.Objects;
  *                              certificate instead of the URL's host, or null
  * @param tlsInsecureSkipVerify {@code -remoteWrite.tlsInsecureSkipVerify}: accept any server certificate
  */
-public record HttpAuthConfig(String basicAuthUsername, Path basicAuthPasswordFile, Path bearerTokenFile,
-                             List<String> headers, Path tlsCaFile, Path tlsCertFile, Path tlsKeyFile,
-                             String tlsServerName, boolean tlsInsecureSkipVerify) {
+public record HttpAuthConfig(
+        String basicAuthUsername,
+        Path basicAuthPasswordFile,
+        Path bearerTokenFile,
+        List<String> headers,
+        Path tlsCaFile,
+        Path tlsCertFile,
+        Path tlsKeyFile,
+        String tlsServerName,
+        boolean tlsInsecureSkipVerify) {
 
     /** No authentication, the JDK's trust store. */
-    public static final HttpAuthConfig NONE = new HttpAuthConfig(null, null, null, List.of(), null, null, null, null, false);
+    public static final HttpAuthConfig NONE =
+            new HttpAuthConfig(null, null, null, List.of(), null, null, null, null, false);
 
     /** @throws IllegalArgumentException naming the vmagent-style flag that is inconsistent */
     public HttpAuthConfig {
         headers = List.copyOf(Objects.requireNonNull(headers, "headers"));
         for (String h : headers) {
             int colon = h.indexOf(':');
-            if (colon <= 0 || h.substring(0, colon).isBlank() || !h.substring(0, colon).strip().matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
-                throw new IllegalArgumentException("--vm-header needs NAME:VALUE with a valid header name (the value given is not shown: it may be a secret)");
+            if (colon <= 0
+                    || h.substring(0, colon).isBlank()
+                    || !h.substring(0, colon).strip().matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+                throw new IllegalArgumentException(
+                        "--vm-header needs NAME:VALUE with a valid header name (the value given is not shown: it may be a secret)");
             }
         }
         if (basicAuthPasswordFile != null && (basicAuthUsername == null || basicAuthUsername.isEmpty())) {
             throw new IllegalArgumentException("--vm-basic-auth-password-file needs --vm-basic-auth-username");
         }
         if (bearerTokenFile != null && basicAuthUsername != null) {
-            throw new IllegalArgumentException("give either --vm-basic-auth-username or --vm-bearer-token-file, not both");
+            throw new IllegalArgumentException(
+                    "give either --vm-basic-auth-username or --vm-bearer-token-file, not both");
         }
         if ((tlsCertFile == null) != (tlsKeyFile == null)) {
             throw new IllegalArgumentException("--vm-tls-cert-file and --vm-tls-key-file go together");
@@ -70,7 +82,10 @@ public record HttpAuthConfig(String basicAuthUsername, Path basicAuthPasswordFil
     public String toString() {
         return "HttpAuthConfig[basicAuthUsername=" + (basicAuthUsername == null ? "-" : "set")
                 + ", basicAuthPasswordFile=" + basicAuthPasswordFile + ", bearerTokenFile=" + bearerTokenFile
-                + ", headers=" + headers.stream().map(h -> h.substring(0, h.indexOf(':')).strip()).toList()
+                + ", headers="
+                + headers.stream()
+                        .map(h -> h.substring(0, h.indexOf(':')).strip())
+                        .toList()
                 + ", tlsCaFile=" + tlsCaFile + ", tlsCertFile=" + tlsCertFile + ", tlsKeyFile=" + tlsKeyFile
                 + ", tlsServerName=" + tlsServerName + ", tlsInsecureSkipVerify=" + tlsInsecureSkipVerify + "]";
     }

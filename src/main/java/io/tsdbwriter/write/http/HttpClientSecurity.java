@@ -39,13 +39,17 @@ public final class HttpClientSecurity {
     private HttpClientSecurity(HttpAuthConfig cfg, Map<String, String> userinfoByOrigin) {
         this.cfg = cfg;
         this.userinfoByOrigin = Map.copyOf(userinfoByOrigin);
-        this.passwordFile = cfg.basicAuthPasswordFile() == null ? null
+        this.passwordFile = cfg.basicAuthPasswordFile() == null
+                ? null
                 : new SecretFile(cfg.basicAuthPasswordFile(), "--vm-basic-auth-password-file");
-        this.tokenFile = cfg.bearerTokenFile() == null ? null : new SecretFile(cfg.bearerTokenFile(), "--vm-bearer-token-file");
+        this.tokenFile =
+                cfg.bearerTokenFile() == null ? null : new SecretFile(cfg.bearerTokenFile(), "--vm-bearer-token-file");
         List<String[]> h = new ArrayList<>();
         for (String s : cfg.headers()) {
             int colon = s.indexOf(':');
-            h.add(new String[] {s.substring(0, colon).strip(), s.substring(colon + 1).strip()});
+            h.add(new String[] {
+                s.substring(0, colon).strip(), s.substring(colon + 1).strip()
+            });
         }
         this.headers = List.copyOf(h);
     }
@@ -64,7 +68,8 @@ public final class HttpClientSecurity {
                 continue;
             }
             if (cfg.bearerTokenFile() != null) {
-                throw new IllegalArgumentException("URL " + u.url() + " carries user:password while --vm-bearer-token-file is set: give one of them");
+                throw new IllegalArgumentException("URL " + u.url()
+                        + " carries user:password while --vm-bearer-token-file is set: give one of them");
             }
             HttpUrl parsed = HttpUrl.parse(u.url());
             if (parsed == null) {
@@ -92,7 +97,10 @@ public final class HttpClientSecurity {
      * @throws IllegalArgumentException when a PEM file cannot be read or parsed (names the flag and file)
      */
     public OkHttpClient.Builder configure(OkHttpClient.Builder builder) {
-        if (!headers.isEmpty() || passwordFile != null || tokenFile != null || cfg.basicAuthUsername() != null
+        if (!headers.isEmpty()
+                || passwordFile != null
+                || tokenFile != null
+                || cfg.basicAuthUsername() != null
                 || !userinfoByOrigin.isEmpty()) {
             builder.addInterceptor(new AuthInterceptor());
         }
@@ -109,7 +117,8 @@ public final class HttpClientSecurity {
             return fromUrl;
         }
         if (cfg.basicAuthUsername() != null) {
-            return Credentials.basic(cfg.basicAuthUsername(), passwordFile == null ? "" : passwordFile.value(), StandardCharsets.UTF_8);
+            return Credentials.basic(
+                    cfg.basicAuthUsername(), passwordFile == null ? "" : passwordFile.value(), StandardCharsets.UTF_8);
         }
         if (tokenFile != null) {
             return "Bearer " + tokenFile.value();
@@ -126,12 +135,14 @@ public final class HttpClientSecurity {
         public Response intercept(Chain chain) throws IOException {
             Request original = chain.request();
             Response response = chain.proceed(decorate(original));
-            // a refusal right after a rotation: re-read the secret files and, when they changed, send once more. 400 is in
+            // a refusal right after a rotation: re-read the secret files and, when they changed, send once more. 400 is
+            // in
             // the list because vmauth 1.79 answers an unknown bearer token with 400, which would otherwise be taken for
             // a refused body (split and dead-lettered)
             int code = response.code();
             if ((code == 401 || code == 403 || code == 400) && !userinfoByOrigin.containsKey(origin(original.url()))) {
-                boolean changed = (passwordFile != null && passwordFile.reload()) | (tokenFile != null && tokenFile.reload());
+                boolean changed =
+                        (passwordFile != null && passwordFile.reload()) | (tokenFile != null && tokenFile.reload());
                 if (changed && (original.body() == null || !original.body().isOneShot())) {
                     response.close();
                     return chain.proceed(decorate(original));
@@ -152,5 +163,4 @@ public final class HttpClientSecurity {
             return b.build();
         }
     }
-
 }

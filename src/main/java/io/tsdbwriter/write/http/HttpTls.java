@@ -37,8 +37,7 @@ import okhttp3.internal.tls.OkHostnameVerifier;
  */
 final class HttpTls {
 
-    private HttpTls() {
-    }
+    private HttpTls() {}
 
     /**
      * Sets the socket factory, trust manager and hostname verifier of {@code cfg}'s TLS settings on {@code builder}.
@@ -47,9 +46,11 @@ final class HttpTls {
      */
     static void configure(OkHttpClient.Builder builder, HttpAuthConfig cfg) {
         try {
-            X509TrustManager trust = cfg.tlsInsecureSkipVerify() ? new TrustAll()
-                    : cfg.tlsCaFile() != null ? trustManager(readCertificates(cfg.tlsCaFile(), "--vm-tls-ca-file"))
-                    : trustManager(null);
+            X509TrustManager trust = cfg.tlsInsecureSkipVerify()
+                    ? new TrustAll()
+                    : cfg.tlsCaFile() != null
+                            ? trustManager(readCertificates(cfg.tlsCaFile(), "--vm-tls-ca-file"))
+                            : trustManager(null);
             KeyManager[] keys = null;
             if (cfg.tlsCertFile() != null) {
                 List<X509Certificate> chain = readCertificates(cfg.tlsCertFile(), "--vm-tls-cert-file");
@@ -75,11 +76,13 @@ final class HttpTls {
                 builder.hostnameVerifier((host, session) -> OkHostnameVerifier.INSTANCE.verify(serverName, session));
             }
         } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalArgumentException("VictoriaMetrics TLS settings: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            throw new IllegalArgumentException(
+                    "VictoriaMetrics TLS settings: " + e.getClass().getSimpleName() + ": " + e.getMessage());
         }
     }
 
-    private static X509TrustManager trustManager(List<X509Certificate> cas) throws GeneralSecurityException, IOException {
+    private static X509TrustManager trustManager(List<X509Certificate> cas)
+            throws GeneralSecurityException, IOException {
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         if (cas == null) {
             tmf.init((KeyStore) null);
@@ -102,7 +105,8 @@ final class HttpTls {
     static List<X509Certificate> readCertificates(Path file, String flag) {
         try {
             byte[] pem = Files.readAllBytes(file);
-            Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(pem));
+            Collection<? extends Certificate> certs =
+                    CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(pem));
             List<X509Certificate> out = new ArrayList<>();
             for (Certificate c : certs) {
                 out.add((X509Certificate) c);
@@ -112,7 +116,8 @@ final class HttpTls {
             }
             return out;
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException(flag + " " + file + ": cannot read a PEM certificate (" + e.getClass().getSimpleName() + ")");
+            throw new IllegalArgumentException(flag + " " + file + ": cannot read a PEM certificate ("
+                    + e.getClass().getSimpleName() + ")");
         }
     }
 
@@ -123,7 +128,8 @@ final class HttpTls {
         try {
             text = Files.readString(file, StandardCharsets.US_ASCII);
         } catch (IOException e) {
-            throw new IllegalArgumentException(flag + " " + file + ": cannot read it (" + e.getClass().getSimpleName() + ")");
+            throw new IllegalArgumentException(
+                    flag + " " + file + ": cannot read it (" + e.getClass().getSimpleName() + ")");
         }
         String type = null;
         StringBuilder b64 = new StringBuilder();
@@ -145,12 +151,14 @@ final class HttpTls {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(flag + " " + file + ": bad base64 in the PEM block");
         }
-        byte[] pkcs8 = switch (type) {
-            case "PRIVATE KEY" -> der;
-            case "RSA PRIVATE KEY" -> wrapPkcs1(der);
-            default -> throw new IllegalArgumentException(flag + " " + file + ": unsupported PEM block '" + type
-                    + "'; convert it with `openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pk8`");
-        };
+        byte[] pkcs8 =
+                switch (type) {
+                    case "PRIVATE KEY" -> der;
+                    case "RSA PRIVATE KEY" -> wrapPkcs1(der);
+                    default ->
+                        throw new IllegalArgumentException(flag + " " + file + ": unsupported PEM block '" + type
+                                + "'; convert it with `openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pk8`");
+                };
         for (String alg : List.of("RSA", "EC", "Ed25519", "RSASSA-PSS")) {
             try {
                 return KeyFactory.getInstance(alg).generatePrivate(new PKCS8EncodedKeySpec(pkcs8));
@@ -163,7 +171,23 @@ final class HttpTls {
 
     /** PKCS#1 RSAPrivateKey → PKCS#8 PrivateKeyInfo (version 0, rsaEncryption, NULL params). */
     private static byte[] wrapPkcs1(byte[] pkcs1) {
-        byte[] algId = {0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00};
+        byte[] algId = {
+            0x30,
+            0x0d,
+            0x06,
+            0x09,
+            0x2a,
+            (byte) 0x86,
+            0x48,
+            (byte) 0x86,
+            (byte) 0xf7,
+            0x0d,
+            0x01,
+            0x01,
+            0x01,
+            0x05,
+            0x00
+        };
         byte[] version = {0x02, 0x01, 0x00};
         byte[] octet = der(0x04, pkcs1);
         byte[] body = new byte[version.length + algId.length + octet.length];
@@ -175,10 +199,13 @@ final class HttpTls {
 
     private static byte[] der(int tag, byte[] content) {
         int n = content.length;
-        byte[] len = n < 0x80 ? new byte[] {(byte) n}
-                : n < 0x100 ? new byte[] {(byte) 0x81, (byte) n}
-                : n < 0x10000 ? new byte[] {(byte) 0x82, (byte) (n >> 8), (byte) n}
-                : new byte[] {(byte) 0x83, (byte) (n >> 16), (byte) (n >> 8), (byte) n};
+        byte[] len = n < 0x80
+                ? new byte[] {(byte) n}
+                : n < 0x100
+                        ? new byte[] {(byte) 0x81, (byte) n}
+                        : n < 0x10000
+                                ? new byte[] {(byte) 0x82, (byte) (n >> 8), (byte) n}
+                                : new byte[] {(byte) 0x83, (byte) (n >> 16), (byte) (n >> 8), (byte) n};
         byte[] out = new byte[1 + len.length + n];
         out[0] = (byte) tag;
         System.arraycopy(len, 0, out, 1, len.length);
@@ -189,12 +216,10 @@ final class HttpTls {
     /** {@code --vm-tls-insecure-skip-verify}. */
     private static final class TrustAll implements X509TrustManager {
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {
-        }
+        public void checkClientTrusted(X509Certificate[] chain, String authType) {}
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {
-        }
+        public void checkServerTrusted(X509Certificate[] chain, String authType) {}
 
         @Override
         public X509Certificate[] getAcceptedIssuers() {
@@ -243,7 +268,8 @@ final class HttpTls {
         }
 
         @Override
-        public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+        public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
+                throws IOException {
             return d.createSocket(address, port, localAddress, localPort);
         }
     }

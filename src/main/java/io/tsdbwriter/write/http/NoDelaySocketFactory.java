@@ -54,7 +54,8 @@ public final class NoDelaySocketFactory extends SocketFactory {
     }
 
     @Override
-    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
+            throws IOException {
         return noDelay(delegate.createSocket(address, port, localAddress, localPort));
     }
 

@@ -39,7 +39,8 @@ final class SecretFile {
             this.stamp = stamp();
             this.value = read();
         } catch (IOException e) {
-            throw new IllegalArgumentException(flag + " " + path + ": cannot read it (" + e.getClass().getSimpleName() + ")");
+            throw new IllegalArgumentException(
+                    flag + " " + path + ": cannot read it (" + e.getClass().getSimpleName() + ")");
         }
         this.checkedAtNanos = System.nanoTime();
     }
@@ -76,7 +77,11 @@ final class SecretFile {
         } catch (IOException e) {
             if (!warned) {
                 warned = true;
-                log.warn("{} {}: cannot read it ({}); keeping the previous content", flag, path, e.getClass().getSimpleName());
+                log.warn(
+                        "{} {}: cannot read it ({}); keeping the previous content",
+                        flag,
+                        path,
+                        e.getClass().getSimpleName());
             }
             return false;
         }

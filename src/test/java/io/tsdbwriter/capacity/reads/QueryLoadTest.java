@@ -64,9 +64,12 @@ class QueryLoadTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            return q == A ? QueryLoad.Outcome.OK : sent.size() % 2 == 0 ? QueryLoad.Outcome.ERROR : QueryLoad.Outcome.TIMEOUT;
+            return q == A
+                    ? QueryLoad.Outcome.OK
+                    : sent.size() % 2 == 0 ? QueryLoad.Outcome.ERROR : QueryLoad.Outcome.TIMEOUT;
         };
-        try (QueryLoad load = new QueryLoad(List.of(A, B), 4, call, pacer, () -> 1_000_000L, TimeUnit.SECONDS.toNanos(30))) {
+        try (QueryLoad load =
+                new QueryLoad(List.of(A, B), 4, call, pacer, () -> 1_000_000L, TimeUnit.SECONDS.toNanos(30))) {
             load.start();
             pacer.ticks.release(4);
             assertThat(fourInFlight.await(30, TimeUnit.SECONDS)).isTrue();
@@ -99,7 +102,8 @@ class QueryLoadTest {
             return QueryLoad.Outcome.OK;
         };
         // run serially the answers put the schedule ~50 s behind by its end: a query timeout above that sheds none
-        try (QueryLoad load = new QueryLoad(List.of(A), 1000, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(120), Runnable::run)) {
+        try (QueryLoad load =
+                new QueryLoad(List.of(A), 1000, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(120), Runnable::run)) {
             load.start();
             pacer.ticks.release(1000);
             assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
@@ -117,10 +121,16 @@ class QueryLoadTest {
     void aQueryThatThrowsIsAnErrorAndNothingAnsweredHasNoLatency() throws Exception {
         VirtualPacer pacer = new VirtualPacer();
         CountDownLatch two = new CountDownLatch(2);
-        try (QueryLoad load = new QueryLoad(List.of(A), 10, (q, endMs) -> {
-            two.countDown();
-            throw new IllegalStateException("boom");
-        }, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(30))) {
+        try (QueryLoad load = new QueryLoad(
+                List.of(A),
+                10,
+                (q, endMs) -> {
+                    two.countDown();
+                    throw new IllegalStateException("boom");
+                },
+                pacer,
+                () -> 0L,
+                TimeUnit.SECONDS.toNanos(30))) {
             load.start();
             pacer.ticks.release(2);
             assertThat(two.await(30, TimeUnit.SECONDS)).isTrue();
@@ -146,7 +156,8 @@ class QueryLoadTest {
             }
             return QueryLoad.Outcome.TIMEOUT;
         };
-        try (QueryLoad load = new QueryLoad(List.of(A), 100, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(30), null, 2)) {
+        try (QueryLoad load =
+                new QueryLoad(List.of(A), 100, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(30), null, 2)) {
             load.start();
             pacer.ticks.release(2);
             assertThat(twoInFlight.await(30, TimeUnit.SECONDS)).isTrue();
@@ -166,7 +177,8 @@ class QueryLoadTest {
         VirtualPacer pacer = new VirtualPacer();
         AtomicLong sent = new AtomicLong();
         CountDownLatch first = new CountDownLatch(1);
-        // the first query takes 3 s of the virtual clock on the schedule's thread: the next starts (10/s) fall > 1 s late
+        // the first query takes 3 s of the virtual clock on the schedule's thread: the next starts (10/s) fall > 1 s
+        // late
         QueryLoad.QueryCall call = (q, endMs) -> {
             if (sent.incrementAndGet() == 1) {
                 pacer.now.addAndGet(TimeUnit.SECONDS.toNanos(3));
@@ -174,7 +186,8 @@ class QueryLoadTest {
             }
             return QueryLoad.Outcome.OK;
         };
-        try (QueryLoad load = new QueryLoad(List.of(A), 10, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(1), Runnable::run)) {
+        try (QueryLoad load =
+                new QueryLoad(List.of(A), 10, call, pacer, () -> 0L, TimeUnit.SECONDS.toNanos(1), Runnable::run)) {
             load.start();
             pacer.ticks.release(21);
             assertThat(first.await(30, TimeUnit.SECONDS)).isTrue();

@@ -12,22 +12,31 @@ class QuerySetTest {
 
     @Test
     void eachExpressionRunsOverOneHourThenADayWithItsPlaceholdersReplaced() {
-        List<RangeQuery> q = QuerySet.parse("""
+        List<RangeQuery> q = QuerySet.parse(
+                """
                 # a comment
 
                 sum(rate(node_cpu_seconds_total[$__rate_interval]))
                   increase(node_forks_total[$__range]) / $__interval
                 """);
-        assertThat(q).containsExactly(
-                new RangeQuery("sum(rate(node_cpu_seconds_total[240s]))", Duration.ofHours(1), Duration.ofSeconds(60)),
-                new RangeQuery("sum(rate(node_cpu_seconds_total[360s]))", Duration.ofHours(24), Duration.ofMinutes(5)),
-                new RangeQuery("increase(node_forks_total[3600s]) / 60s", Duration.ofHours(1), Duration.ofSeconds(60)),
-                new RangeQuery("increase(node_forks_total[86400s]) / 300s", Duration.ofHours(24), Duration.ofMinutes(5)));
+        assertThat(q)
+                .containsExactly(
+                        new RangeQuery(
+                                "sum(rate(node_cpu_seconds_total[240s]))", Duration.ofHours(1), Duration.ofSeconds(60)),
+                        new RangeQuery(
+                                "sum(rate(node_cpu_seconds_total[360s]))", Duration.ofHours(24), Duration.ofMinutes(5)),
+                        new RangeQuery(
+                                "increase(node_forks_total[3600s]) / 60s", Duration.ofHours(1), Duration.ofSeconds(60)),
+                        new RangeQuery(
+                                "increase(node_forks_total[86400s]) / 300s",
+                                Duration.ofHours(24),
+                                Duration.ofMinutes(5)));
     }
 
     @Test
     void aFileWithoutQueriesIsRefused() {
-        assertThatThrownBy(() -> QuerySet.parse("# only\n\n")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> QuerySet.parse("# only\n\n"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("holds no query");
     }
 
@@ -35,7 +44,9 @@ class QuerySetTest {
     void theBundledSetHoldsTheDashboardsQueriesAndTheNodeMixinsAlertRulesWithNoPlaceholderLeft() throws Exception {
         List<RangeQuery> q = QuerySet.bundled();
         assertThat(q).hasSizeGreaterThan(40);
-        assertThat(q).extracting(RangeQuery::promql).noneMatch(p -> p.contains("$"))
+        assertThat(q)
+                .extracting(RangeQuery::promql)
+                .noneMatch(p -> p.contains("$"))
                 .anyMatch(p -> p.contains("predict_linear(node_filesystem_avail_bytes"))
                 .anyMatch(p -> p.contains("node_timex_offset_seconds"))
                 .anyMatch(p -> p.contains("tsdbwriter_samples_written_total"));

@@ -15,12 +15,41 @@ class CapacityPageTest {
     static final String HOSTILE = "<script>alert('x')</script> & \"quoted\" | piped";
 
     /** A step whose figures follow from its number: written = expected × efficiency. */
-    static CapacityStep step(int index, boolean passed, double pointsPerSecond, double efficiency, StepReads reads, StepSeries series,
-                             Bottleneck.Verdict verdict) {
+    static CapacityStep step(
+            int index,
+            boolean passed,
+            double pointsPerSecond,
+            double efficiency,
+            StepReads reads,
+            StepSeries series,
+            Bottleneck.Verdict verdict) {
         double expected = pointsPerSecond * 60 * 10;
-        return new CapacityStep(index, false, 10, pointsPerSecond, expected, expected * efficiency, efficiency, 0.05 * index,
-                0.1 * index, 1.5, 100, passed ? 120 : 90_000, !passed, 0.5 * index, 1.25 * index, 4, 2, 8, 1.5, passed, verdict,
-                0, (long) (pointsPerSecond * 60), reads, series);
+        return new CapacityStep(
+                index,
+                false,
+                10,
+                pointsPerSecond,
+                expected,
+                expected * efficiency,
+                efficiency,
+                0.05 * index,
+                0.1 * index,
+                1.5,
+                100,
+                passed ? 120 : 90_000,
+                !passed,
+                0.5 * index,
+                1.25 * index,
+                4,
+                2,
+                8,
+                1.5,
+                passed,
+                verdict,
+                0,
+                (long) (pointsPerSecond * 60),
+                reads,
+                series);
     }
 
     static Bottleneck.Verdict verdict(Bottleneck.Resource resource, String reason, String advice) {
@@ -34,9 +63,29 @@ class CapacityPageTest {
     /** Three steps: 1000 and 2000 points/s pass, 4000 fails limited by the target's CPU (with {@code reason}). */
     static CapacitySearch.Result result(String reason, boolean withReads, boolean withSeries) {
         Bottleneck.Verdict ok = verdict(Bottleneck.Resource.INPUT, "keeping up", "");
-        CapacityStep s1 = step(1, true, 1000, 1.0, withReads ? reads(0.120) : null, withSeries ? new StepSeries(50_000, 12.5, 3.25, 7.5) : null, ok);
-        CapacityStep s2 = step(2, true, 2000, 0.995, withReads ? reads(0.250) : null, withSeries ? new StepSeries(60_000, 20, 4, 9) : null, ok);
-        CapacityStep s3 = step(3, false, 4000, 0.8, withReads ? reads(1.750) : null, withSeries ? new StepSeries(70_000, 30, 40, 90) : null,
+        CapacityStep s1 = step(
+                1,
+                true,
+                1000,
+                1.0,
+                withReads ? reads(0.120) : null,
+                withSeries ? new StepSeries(50_000, 12.5, 3.25, 7.5) : null,
+                ok);
+        CapacityStep s2 = step(
+                2,
+                true,
+                2000,
+                0.995,
+                withReads ? reads(0.250) : null,
+                withSeries ? new StepSeries(60_000, 20, 4, 9) : null,
+                ok);
+        CapacityStep s3 = step(
+                3,
+                false,
+                4000,
+                0.8,
+                withReads ? reads(1.750) : null,
+                withSeries ? new StepSeries(70_000, 30, 40, 90) : null,
                 verdict(Bottleneck.Resource.TARGET_CPU, reason, "give the TSDB more cores"));
         return new CapacitySearch.Result(List.of(s1, s2, s3), s2.writtenPerMinute(), s2, s3, 0, null, null);
     }
@@ -47,32 +96,50 @@ class CapacityPageTest {
 
     @Test
     void everythingFromTheRunIsEscapedInTheHtml() {
-        String html = CapacityPage.html(result(HOSTILE, true, true), new CapacityPage.Run("<b>machine</b>",
-                "tsdb-writer capacity --topic '<img src=x onerror=alert(1)>'", 1, null));
+        String html = CapacityPage.html(
+                result(HOSTILE, true, true),
+                new CapacityPage.Run(
+                        "<b>machine</b>", "tsdb-writer capacity --topic '<img src=x onerror=alert(1)>'", 1, null));
 
-        assertThat(html).doesNotContain("<script").doesNotContain("<img").doesNotContain("<b>machine")
+        assertThat(html)
+                .doesNotContain("<script")
+                .doesNotContain("<img")
+                .doesNotContain("<b>machine")
                 .contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot; | piped")
-                .contains("--topic &#39;&lt;img src=x onerror=alert(1)&gt;&#39;").contains("&lt;b&gt;machine&lt;/b&gt;");
+                .contains("--topic &#39;&lt;img src=x onerror=alert(1)&gt;&#39;")
+                .contains("&lt;b&gt;machine&lt;/b&gt;");
     }
 
     @Test
     void theMarkdownRendersHostileTextAsText() {
-        String md = CapacityMarkdown.markdown(result(HOSTILE, false, false), run("tsdb-writer capacity --topic '<x>' ```"), null);
+        String md = CapacityMarkdown.markdown(
+                result(HOSTILE, false, false), run("tsdb-writer capacity --topic '<x>' ```"), null);
 
-        assertThat(md).doesNotContain("<script").contains("- **reason**: &lt;script&gt;alert('x')&lt;/script&gt; &amp; \"quoted\" | piped")
-                .contains("| 3 |").contains("````\ntsdb-writer capacity --topic '<x>' ```\n````\n");
+        assertThat(md)
+                .doesNotContain("<script")
+                .contains("- **reason**: &lt;script&gt;alert('x')&lt;/script&gt; &amp; \"quoted\" | piped")
+                .contains("| 3 |")
+                .contains("````\ntsdb-writer capacity --topic '<x>' ```\n````\n");
         // the table's cells never hold a bare |: every row has as many cells as the head
         List<String> rows = md.lines().filter(l -> l.startsWith("|")).toList();
         long heads = rows.get(0).chars().filter(c -> c == '|').count();
-        assertThat(rows).hasSize(5).allSatisfy(r -> assertThat(r.replace("\\|", "").chars().filter(c -> c == '|').count()).isEqualTo(heads));
+        assertThat(rows).hasSize(5).allSatisfy(r -> assertThat(
+                        r.replace("\\|", "").chars().filter(c -> c == '|').count())
+                .isEqualTo(heads));
     }
 
     @Test
     void thePageIsSelfContained() {
         String html = CapacityPage.html(result("target CPU saturated", true, true), run("tsdb-writer capacity"));
 
-        assertThat(html).doesNotContain("<script").doesNotContain("src=").doesNotContain("href=").doesNotContain("url(")
-                .doesNotContain("@import").contains("<style>").contains("<svg xmlns=\"http://www.w3.org/2000/svg\"");
+        assertThat(html)
+                .doesNotContain("<script")
+                .doesNotContain("src=")
+                .doesNotContain("href=")
+                .doesNotContain("url(")
+                .doesNotContain("@import")
+                .contains("<style>")
+                .contains("<svg xmlns=\"http://www.w3.org/2000/svg\"");
     }
 
     @Test
@@ -80,11 +147,27 @@ class CapacityPageTest {
         CapacitySearch.Result r = result("target CPU saturated", false, false);
         String html = CapacityPage.html(r, run("tsdb-writer capacity --start-input-rate 1000"));
 
-        assertThat(html).contains("<h2>Ingestion per step</h2>").doesNotContain("query").doesNotContain("active series")
-                .contains("class=\"written\"").contains("class=\"offered\"").contains("class=\"capacity\"");
+        assertThat(html)
+                .contains("<h2>Ingestion per step</h2>")
+                .doesNotContain("query")
+                .doesNotContain("active series")
+                .contains("class=\"written\"")
+                .contains("class=\"offered\"")
+                .contains("class=\"capacity\"");
         assertThat(CapacityPage.tables(r.steps())).singleElement().satisfies(t -> assertThat(t.columns())
-                .extracting(CapacityPage.Column::head).containsExactly("step", "M", "points/s in", "offered samples/min",
-                        "written samples/min", "efficiency", "write p99 s", "lag records", "writer CPU cores", "TSDB CPU cores", "passed",
+                .extracting(CapacityPage.Column::head)
+                .containsExactly(
+                        "step",
+                        "M",
+                        "points/s in",
+                        "offered samples/min",
+                        "written samples/min",
+                        "efficiency",
+                        "write p99 s",
+                        "lag records",
+                        "writer CPU cores",
+                        "TSDB CPU cores",
+                        "passed",
                         "limited by"));
     }
 
@@ -93,9 +176,16 @@ class CapacityPageTest {
         CapacitySearch.Result r = result("target CPU saturated", true, false);
         String html = CapacityPage.html(r, run("tsdb-writer capacity --query-rate 5"));
 
-        assertThat(html).contains("<h2>Ingestion and query latency p99 per step</h2>").contains("query latency p99, s")
-                .contains("<h2>Read load</h2>").contains("<th>query p99 s</th>").contains("<td>0.120</td>").contains("<td>0.250</td>").contains("<td>1.750</td>")
-                .contains("<title>step 3: query p99 1.750 s</title>").contains("<title>step 2: written 1,194,000 samples/min</title>");
+        assertThat(html)
+                .contains("<h2>Ingestion and query latency p99 per step</h2>")
+                .contains("query latency p99, s")
+                .contains("<h2>Read load</h2>")
+                .contains("<th>query p99 s</th>")
+                .contains("<td>0.120</td>")
+                .contains("<td>0.250</td>")
+                .contains("<td>1.750</td>")
+                .contains("<title>step 3: query p99 1.750 s</title>")
+                .contains("<title>step 2: written 1,194,000 samples/min</title>");
         assertThat(html.split("<circle class=\"query-p99\"", -1)).hasSize(4);
         assertThat(html).doesNotContain("active series");
     }
@@ -104,33 +194,48 @@ class CapacityPageTest {
     void aStepWithoutReadsAmongStepsWithReadsShowsADashAndNoPoint() {
         CapacitySearch.Result all = result("r", true, false);
         CapacityStep noReads = step(4, false, 8000, 0.5, null, null, all.edge().verdict());
-        CapacitySearch.Result r = new CapacitySearch.Result(List.of(all.steps().get(0), all.steps().get(1), all.steps().get(2), noReads),
-                all.capacityPerMinute(), all.best(), all.edge(), 0, null, null);
+        CapacitySearch.Result r = new CapacitySearch.Result(
+                List.of(all.steps().get(0), all.steps().get(1), all.steps().get(2), noReads),
+                all.capacityPerMinute(),
+                all.best(),
+                all.edge(),
+                0,
+                null,
+                null);
 
         String html = CapacityPage.html(r, run("c"));
 
         assertThat(html.split("<circle class=\"query-p99\"", -1)).hasSize(4);
         assertThat(html).contains("<tr id=\"steps-4\" class=\"fail\"");
-        String row4 = html.substring(html.indexOf("<tr id=\"reads-4\""), html.indexOf("</tr>", html.indexOf("<tr id=\"reads-4\"")));
-        assertThat(row4).endsWith("><td>4</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td>");
+        String row4 = html.substring(
+                html.indexOf("<tr id=\"reads-4\""), html.indexOf("</tr>", html.indexOf("<tr id=\"reads-4\"")));
+        assertThat(row4)
+                .endsWith(
+                        "><td>4</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td>");
     }
 
     @Test
     void theSeriesFiguresAppearWhenStepsCarryThem() {
         String html = CapacityPage.html(result("r", false, true), run("c"));
 
-        assertThat(html).contains("<h2>Series</h2>").doesNotContain("<h2>Read load</h2>")
-                .contains("<th>step</th><th>active series</th><th>new series/s</th><th>slow inserts/s</th><th>cache misses/s</th>")
+        assertThat(html)
+                .contains("<h2>Series</h2>")
+                .doesNotContain("<h2>Read load</h2>")
+                .contains(
+                        "<th>step</th><th>active series</th><th>new series/s</th><th>slow inserts/s</th><th>cache misses/s</th>")
                 .contains("<td>3</td><td>70,000</td><td>30.0</td><td>40.0</td><td>90.0</td>");
     }
 
     @Test
     void theCapacityTheVerdictTheCpuAndTheMachineAreShown() {
-        String html = CapacityPage.html(result("the target's CPU is saturated", false, false),
+        String html = CapacityPage.html(
+                result("the target's CPU is saturated", false, false),
                 run("tsdb-writer capacity --vm-url http://vm:8428"));
 
-        assertThat(html).contains("<p id=\"capacity\" class=\"capacity\">capacity: 1,194,000 samples/min sustained (step 2: 2,000 "
-                        + "points/s x M=10 x N=10, efficiency 99.5%, write p99 0.200 s)</p>")
+        assertThat(html)
+                .contains(
+                        "<p id=\"capacity\" class=\"capacity\">capacity: 1,194,000 samples/min sustained (step 2: 2,000 "
+                                + "points/s x M=10 x N=10, efficiency 99.5%, write p99 0.200 s)</p>")
                 .contains("<h2>Verdict (failing step 3, the nearest above the capacity)</h2>")
                 .contains("<dt>limited by</dt><dd class=\"limited-by\">target-cpu</dd>")
                 .contains("<dt>reason</dt><dd class=\"reason\">the target&#39;s CPU is saturated</dd>")
@@ -144,23 +249,29 @@ class CapacityPageTest {
     @Test
     void noPassingStepSaysSo() {
         CapacitySearch.Result r0 = result("r", false, false);
-        CapacitySearch.Result r = new CapacitySearch.Result(List.of(r0.edge()), Double.NaN, null, r0.edge(), 12, null, null);
+        CapacitySearch.Result r =
+                new CapacitySearch.Result(List.of(r0.edge()), Double.NaN, null, r0.edge(), 12, null, null);
 
         String html = CapacityPage.html(r, run("c"));
 
-        assertThat(html).contains("capacity: below the first step (no step passed); lower --start-input-rate")
-                .contains("lost: 12 samples not written").doesNotContain("class=\"capacity\" x1");
+        assertThat(html)
+                .contains("capacity: below the first step (no step passed); lower --start-input-rate")
+                .contains("lost: 12 samples not written")
+                .doesNotContain("class=\"capacity\" x1");
     }
 
     @Test
     void writeWritesBothFilesAndTheMarkdownLinksThePngBesideIt(@TempDir Path dir) throws Exception {
         Path report = dir.resolve("report");
-        List<Path> files = CapacityPage.write(report, result("r", true, true),
+        List<Path> files = CapacityPage.write(
+                report,
+                result("r", true, true),
                 new CapacityPage.Run("m", "tsdb-writer capacity", 1, report.resolve("capacity.png")));
 
         assertThat(files).containsExactly(report.resolve("capacity-report.html"), report.resolve("capacity-report.md"));
         assertThat(Files.readString(files.get(0), StandardCharsets.UTF_8)).startsWith("<!DOCTYPE html>");
-        assertThat(Files.readString(files.get(1), StandardCharsets.UTF_8)).contains("![capacity chart](capacity.png)")
+        assertThat(Files.readString(files.get(1), StandardCharsets.UTF_8))
+                .contains("![capacity chart](capacity.png)")
                 .contains("| step | M | points/s in |");
     }
 }

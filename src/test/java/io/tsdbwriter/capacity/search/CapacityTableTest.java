@@ -9,21 +9,46 @@ import org.junit.jupiter.api.Test;
 /** The capacity table and CSV name the placement every step ran with; the CSV keeps the quoted verdict last. */
 class CapacityTableTest {
 
-    private static final CapacityStep STEP = new CapacityStep(1, false, 12, 1000, 720_000, 719_000, 0.9986, 0.01, 0.02, 0, 0, 0,
-            false, 0.4, 0.9, 1, 1.5, 4, 0.8, true,
-            new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "the writer keeps up, with its input", "", List.of(), ""), 0, 60_000,
-            null, null);
+    private static final CapacityStep STEP = new CapacityStep(
+            1,
+            false,
+            12,
+            1000,
+            720_000,
+            719_000,
+            0.9986,
+            0.01,
+            0.02,
+            0,
+            0,
+            0,
+            false,
+            0.4,
+            0.9,
+            1,
+            1.5,
+            4,
+            0.8,
+            true,
+            new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "the writer keeps up, with its input", "", List.of(), ""),
+            0,
+            60_000,
+            null,
+            null);
 
     @Test
     void everyStepNamesThePlacement() {
-        List<String> table = CapacityTable.format("tsdb=0 writer=1", List.of(STEP)).lines().toList();
+        List<String> table =
+                CapacityTable.format("tsdb=0 writer=1", List.of(STEP)).lines().toList();
         assertThat(table.get(0)).contains("limited by", "placement");
         assertThat(table.get(1)).contains(" input ").contains("tsdb=0 writer=1");
 
         List<String> csv = CapacityTable.csv("shared", List.of(STEP)).lines().toList();
-        assertThat(csv.get(0)).endsWith(",lost_samples,produced_points,active_series,new_series_per_second,slow_inserts_per_second,"
-                + "tsid_cache_misses_per_second,query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,"
-                + "query_p99_seconds,query_errors,query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict");
+        assertThat(csv.get(0))
+                .endsWith(
+                        ",lost_samples,produced_points,active_series,new_series_per_second,slow_inserts_per_second,"
+                                + "tsid_cache_misses_per_second,query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,"
+                                + "query_p99_seconds,query_errors,query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict");
         assertThat(csv.get(1)).endsWith(",0,60000,,,,,,,,,,,,,,,,,shared,\"" + STEP.verdict() + "\"");
     }
 }

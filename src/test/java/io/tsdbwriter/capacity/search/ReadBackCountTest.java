@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.tsdbwriter.capacity.targets.ReadBack;
+import io.tsdbwriter.produce.SourcePoint;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.OkHttpClient;
@@ -24,20 +26,29 @@ class ReadBackCountTest {
     private final List<String> queries = new CopyOnWriteArrayList<>();
     /** The counts answered, one per request; the last one repeats. */
     private final List<String> answers = new ArrayList<>();
+
     private int status = 200;
     private final AtomicLong clock = new AtomicLong();
     private final List<Duration> slept = new ArrayList<>();
 
     /** The metric names the label values API lists. */
     private List<String> names = List.of("node_load1");
+
     private final List<String> listed = new CopyOnWriteArrayList<>();
 
     private String start() throws Exception {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/api/v1/label/__name__/values", ex -> {
             listed.add(URLDecoder.decode(ex.getRequestURI().getRawQuery(), StandardCharsets.UTF_8));
-            byte[] body = ("{\"status\":\"success\",\"data\":[" + String.join(",", names.stream().map(n -> "\"" + n.replace("\\", "\\\\")
-                    .replace("\"", "\\\"") + "\"").toList()) + "]}").getBytes(StandardCharsets.UTF_8);
+            byte[] body = ("{\"status\":\"success\",\"data\":["
+                            + String.join(
+                                    ",",
+                                    names.stream()
+                                            .map(n -> "\""
+                                                    + n.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+                                            .toList())
+                            + "]}")
+                    .getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(200, body.length);
             ex.getResponseBody().write(body);
             ex.close();
@@ -45,10 +56,13 @@ class ReadBackCountTest {
         server.createContext("/api/v1/query", ex -> {
             queries.add(URLDecoder.decode(ex.getRequestURI().getRawQuery(), StandardCharsets.UTF_8));
             String count = answers.get(Math.min(queries.size(), answers.size()) - 1);
-            byte[] body = (status != 200 ? "{\"status\":\"error\",\"error\":\"query processing would load too many samples\"}"
-                    : count == null ? "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}"
-                    : "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1700000000.5,\""
-                    + count + "\"]}]}}").getBytes(StandardCharsets.UTF_8);
+            byte[] body = (status != 200
+                            ? "{\"status\":\"error\",\"error\":\"query processing would load too many samples\"}"
+                            : count == null
+                                    ? "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}"
+                                    : "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1700000000.5,\""
+                                            + count + "\"]}]}}")
+                    .getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(status, body.length);
             ex.getResponseBody().write(body);
             ex.close();
@@ -87,16 +101,25 @@ class ReadBackCountTest {
         long at = 1_700_000_060_000L + ReadBackCount.MARGIN_MS;
         assertThat(listed).containsExactly("start=" + from / 1000 + ".000&end=" + at / 1000 + ".000");
         // count_over_time drops the name: over every series at once Prometheus refuses series that differ only in it
-        assertThat(queries).containsExactly(
-                "query=sum(count_over_time({__name__=\"node_load1\"}[" + (at - from) + "ms]))&time=" + at / 1000 + ".000",
-                "query=sum(count_over_time({__name__=\"node_cpu_seconds_total\"}[" + (at - from) + "ms]))&time=" + at / 1000 + ".000",
-                "query=sum(count_over_time({__name__=\"odd\\\"name\"}[" + (at - from) + "ms]))&time=" + at / 1000 + ".000");
+        assertThat(queries)
+                .containsExactly(
+                        "query=sum(count_over_time({__name__=\"node_load1\"}[" + (at - from) + "ms]))&time=" + at / 1000
+                                + ".000",
+                        "query=sum(count_over_time({__name__=\"node_cpu_seconds_total\"}[" + (at - from) + "ms]))&time="
+                                + at / 1000 + ".000",
+                        "query=sum(count_over_time({__name__=\"odd\\\"name\"}[" + (at - from) + "ms]))&time="
+                                + at / 1000 + ".000");
         assertThat(back.known()).isTrue();
         assertThat(back.missing()).isFalse();
         assertThat(back.cell()).isEqualTo("all 1,234,567");
-        assertThat(back.source()).contains("at " + at + " ms on http://127.0.0.1:", "/api/v1/query for each metric name of http://127.0.0.1:")
-                .endsWith("/api/v1/label/__name__/values (3 names)").doesNotContain("SECRET");
-        assertThat(back.line()).startsWith("read back: all 1,234,567 samples written, counted by `sum(count_over_time(");
+        assertThat(back.source())
+                .contains(
+                        "at " + at + " ms on http://127.0.0.1:",
+                        "/api/v1/query for each metric name of http://127.0.0.1:")
+                .endsWith("/api/v1/label/__name__/values (3 names)")
+                .doesNotContain("SECRET");
+        assertThat(back.line())
+                .startsWith("read back: all 1,234,567 samples written, counted by `sum(count_over_time(");
         assertThat(slept).isEmpty();
     }
 
@@ -167,7 +190,9 @@ class ReadBackCountTest {
     @Test
     void aTargetWithoutAQueryApiIsUnknownAndSaysWhichOptionGivesOne() throws Exception {
         ReadBack back = counter().count(null, 1000, span(1, 2));
-        assertThat(back.line()).isEqualTo("read back: unknown: no query API given: a remote write receiver is read back through --query-url (a --target's query-url=)");
+        assertThat(back.line())
+                .isEqualTo(
+                        "read back: unknown: no query API given: a remote write receiver is read back through --query-url (a --target's query-url=)");
     }
 
     @Test
@@ -175,13 +200,13 @@ class ReadBackCountTest {
         SampleSpan span = new SampleSpan();
         assertThat(span.isEmpty()).isTrue();
         var points = span.track(List.of(point(50), point(10), point(90)).iterator());
-        points.forEachRemaining(p -> { });
+        points.forEachRemaining(p -> {});
         assertThat(span.isEmpty()).isFalse();
         assertThat(span.oldestMs()).isEqualTo(10);
         assertThat(span.newestMs()).isEqualTo(90);
     }
 
-    private static io.tsdbwriter.produce.SourcePoint point(long ms) {
-        return new io.tsdbwriter.produce.SourcePoint("m", java.util.Map.of(), "k", ms, 1.0);
+    private static SourcePoint point(long ms) {
+        return new SourcePoint("m", Map.of(), "k", ms, 1.0);
     }
 }

@@ -46,7 +46,8 @@ class SeriesScheduleTest {
         SeriesSchedule s = new SeriesSchedule(SeriesSchedule.Mode.SPIKE, INTERVAL, 4);
         // base for 24 s, then 4 × base for 6 s, every 30 s
         assertThat(instances(s, 10, 0, 23, 24, 29, 30, 53, 54, 59)).containsExactly(10, 10, 40, 40, 10, 10, 40, 40);
-        assertThat(new SeriesSchedule(SeriesSchedule.Mode.SPIKE, INTERVAL, 1.5).instances(10, 25_000)).isEqualTo(15);
+        assertThat(new SeriesSchedule(SeriesSchedule.Mode.SPIKE, INTERVAL, 1.5).instances(10, 25_000))
+                .isEqualTo(15);
     }
 
     @Test
@@ -61,7 +62,8 @@ class SeriesScheduleTest {
         assertThat(SeriesSchedule.Mode.parse("gradual")).isEqualTo(SeriesSchedule.Mode.GRADUAL);
         assertThat(SeriesSchedule.Mode.parse("spike")).isEqualTo(SeriesSchedule.Mode.SPIKE);
         assertThat(SeriesSchedule.Mode.parse("steady")).isEqualTo(SeriesSchedule.Mode.STEADY);
-        assertThatThrownBy(() -> SeriesSchedule.Mode.parse("churn")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> SeriesSchedule.Mode.parse("churn"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--series-mode must be steady, gradual, double-halve or spike, got 'churn'");
         assertThatThrownBy(() -> new SeriesSchedule(SeriesSchedule.Mode.SPIKE, Duration.ofMillis(500), 4))
                 .hasMessage("--series-change-interval must be >= 1s, got 500ms");

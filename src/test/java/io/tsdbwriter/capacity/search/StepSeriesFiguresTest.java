@@ -6,6 +6,7 @@ import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import java.util.Arrays;
 import java.util.List;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,13 +18,16 @@ class StepSeriesFiguresTest {
     private static final long SECOND = 1_000_000_000L;
 
     private static PromSnapshot vm(long nanos, double created, double slow, double tsidMisses) {
-        return PromSnapshot.parse("""
+        return PromSnapshot.parse(
+                """
                 vm_new_timeseries_created_total %s
                 vm_slow_row_inserts_total %s
                 vm_cache_misses_total{type="storage/tsid"} %s
                 vm_cache_misses_total{type="storage/metricName"} 999999
                 vm_rows_inserted_total{type="vmimport"} 100
-                """.formatted(created, slow, tsidMisses), nanos);
+                """
+                        .formatted(created, slow, tsidMisses),
+                nanos);
     }
 
     @Test
@@ -40,13 +44,20 @@ class StepSeriesFiguresTest {
 
     @Test
     void requestsWaitingForAnInsertSlotAreTheLimitCountersGrowthPerSecond() {
-        // VictoriaMetrics v1.150.0's limiter counter: 400 requests found its slots taken in 10 s; absent on the page → NaN
+        // VictoriaMetrics v1.150.0's limiter counter: 400 requests found its slots taken in 10 s; absent on the page →
+        // NaN
         List<PromSnapshot> start = List.of(PromSnapshot.parse("vm_concurrent_insert_limit_reached_total 100\n", 0));
         StepWindow w = new StepWindow(1, null, start, Double.NaN);
-        w.add(10, 0, null, Double.NaN, List.of(PromSnapshot.parse("vm_concurrent_insert_limit_reached_total 500\n", 10 * SECOND)));
+        w.add(
+                10,
+                0,
+                null,
+                Double.NaN,
+                List.of(PromSnapshot.parse("vm_concurrent_insert_limit_reached_total 500\n", 10 * SECOND)));
         assertThat(w.evidence(0.99, 1, 0.5).insertWaitsPerSecond()).isEqualTo(40.0);
 
-        StepWindow none = new StepWindow(1, null, List.of(PromSnapshot.parse("process_cpu_seconds_total 1\n", 0)), Double.NaN);
+        StepWindow none =
+                new StepWindow(1, null, List.of(PromSnapshot.parse("process_cpu_seconds_total 1\n", 0)), Double.NaN);
         none.add(10, 0, null, Double.NaN, List.of(PromSnapshot.parse("process_cpu_seconds_total 2\n", 10 * SECOND)));
         assertThat(none.evidence(0.99, 1, 0.5).insertWaitsPerSecond()).isNaN();
     }
@@ -71,9 +82,11 @@ class StepSeriesFiguresTest {
         assertThat(table.lines().skip(1).findFirst().orElseThrow()).contains("40000", "250.0", "31.5");
         String csv = CapacityTable.csv("shared", List.of(step, step(null)));
         List<String> lines = csv.lines().toList();
-        assertThat(lines.get(0)).endsWith(",active_series,new_series_per_second,slow_inserts_per_second,"
-                + "tsid_cache_misses_per_second,query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,"
-                + "query_p99_seconds,query_errors,query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict");
+        assertThat(lines.get(0))
+                .endsWith(
+                        ",active_series,new_series_per_second,slow_inserts_per_second,"
+                                + "tsid_cache_misses_per_second,query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,"
+                                + "query_p99_seconds,query_errors,query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict");
         assertThat(lines.get(1)).contains(",40000,250.0000,31.5000,,,,,,,,,,,,,,shared,\"");
         assertThat(lines.get(2)).as("not measured").contains(",,,,,,,,,,,,,,,,,shared,\"");
     }
@@ -85,21 +98,48 @@ class StepSeriesFiguresTest {
     }
 
     private static CapacityStep step(StepSeries series) {
-        return new CapacityStep(1, false, 1, 1000, 60_000, 60_000, 1, 0.01, 0.02, 0, 0, 0, false, 0.1, 0.1, 2, 0.5, 4, 0.3, true,
-                new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "keeping up", "", List.of(), "-"), 0, 1000, null, series);
+        return new CapacityStep(
+                1,
+                false,
+                1,
+                1000,
+                60_000,
+                60_000,
+                1,
+                0.01,
+                0.02,
+                0,
+                0,
+                0,
+                false,
+                0.1,
+                0.1,
+                2,
+                0.5,
+                4,
+                0.3,
+                true,
+                new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "keeping up", "", List.of(), "-"),
+                0,
+                1000,
+                null,
+                series);
     }
 
     @Test
     void aTargetPlacedOnOneCpuIsBusyOnThatCpuWhateverCoresItReports() {
-        // VictoriaMetrics 1.79.5 under taskset -c 0 on a 2-core machine reports 2 cores; 9 CPU-s in 10 s is its one core at 90 %
-        List<PromSnapshot> start = List.of(PromSnapshot.parse("process_cpu_seconds_total 1\nprocess_cpu_cores_available 2\n", 0));
-        List<PromSnapshot> end = List.of(PromSnapshot.parse("process_cpu_seconds_total 10\nprocess_cpu_cores_available 2\n", 10 * SECOND));
+        // VictoriaMetrics 1.79.5 under taskset -c 0 on a 2-core machine reports 2 cores; 9 CPU-s in 10 s is its one
+        // core at 90 %
+        List<PromSnapshot> start =
+                List.of(PromSnapshot.parse("process_cpu_seconds_total 1\nprocess_cpu_cores_available 2\n", 0));
+        List<PromSnapshot> end = List.of(
+                PromSnapshot.parse("process_cpu_seconds_total 10\nprocess_cpu_cores_available 2\n", 10 * SECOND));
         StepWindow shared = new StepWindow(1, null, start, Double.NaN);
         shared.add(10, 0, null, Double.NaN, end);
         StepWindow placed = new StepWindow(1, null, start, Double.NaN).targetCoresCap(1);
         placed.add(10, 0, null, Double.NaN, end);
 
-        assertThat(shared.targetCpu()[0]).isCloseTo(0.9, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(shared.targetCpu()[0]).isCloseTo(0.9, Offset.offset(1e-9));
         assertThat(shared.targetCpu()[1]).isEqualTo(2);
         assertThat(placed.targetCpu()[1]).isEqualTo(1);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tsdbwriter.write.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -12,8 +13,12 @@ import org.junit.jupiter.api.Test;
 class SearchTargetTest {
 
     private static void refused(String value, String fragment) {
-        assertThatThrownBy(() -> SearchTarget.parse(value)).isInstanceOf(IllegalArgumentException.class)
-                .satisfies(e -> assertThat(e.getMessage()).startsWith("--target ").contains(fragment).doesNotContain("\n"));
+        assertThatThrownBy(() -> SearchTarget.parse(value))
+                .isInstanceOf(IllegalArgumentException.class)
+                .satisfies(e -> assertThat(e.getMessage())
+                        .startsWith("--target ")
+                        .contains(fragment)
+                        .doesNotContain("\n"));
     }
 
     @Test
@@ -45,7 +50,9 @@ class SearchTargetTest {
 
     @Test
     void unknownRepeatedOrMalformedOptionsAreRefused() {
-        refused("vm=http://vm:8428,tenant=1", "unknown option 'tenant' (known: output, remote-write-version, metrics-url, query-url, tsdb-cpus, writer-cpus)");
+        refused(
+                "vm=http://vm:8428,tenant=1",
+                "unknown option 'tenant' (known: output, remote-write-version, metrics-url, query-url, tsdb-cpus, writer-cpus)");
         refused("vm=http://vm:8428,output=import,output=import", "option 'output' is given twice");
         refused("vm=http://vm:8428,import", "option 'import' is not KEY=VALUE");
         refused("vm=http://vm:8428,output=otlp", "output must be import or remote-write, got 'otlp'");
@@ -53,7 +60,9 @@ class SearchTargetTest {
 
     @Test
     void aBadVersionIsRefused() {
-        refused("p=http://p:9090/api/v1/write,output=remote-write,remote-write-version=3", "remote-write-version must be 1 or 2, got '3'");
+        refused(
+                "p=http://p:9090/api/v1/write,output=remote-write,remote-write-version=3",
+                "remote-write-version must be 1 or 2, got '3'");
         refused("vm=http://vm:8428,remote-write-version=2", "remote-write-version needs output=remote-write");
     }
 
@@ -70,22 +79,33 @@ class SearchTargetTest {
 
     @Test
     void aRemoteWriteTargetWritesItsWholeUrlAndProbesItsHost() {
-        SearchTarget t = SearchTarget.parse("thanos=http://127.0.0.1:19291/api/v1/receive,output=remote-write,remote-write-version=2,"
-                + "metrics-url=http://127.0.0.1:10902/metrics");
+        SearchTarget t = SearchTarget.parse(
+                "thanos=http://127.0.0.1:19291/api/v1/receive,output=remote-write,remote-write-version=2,"
+                        + "metrics-url=http://127.0.0.1:10902/metrics");
         assertThat(t.remoteWriteVersion()).isEqualTo(RemoteWriteVersion.V2);
         assertThat(t.metricsUrl()).isEqualTo("http://127.0.0.1:10902/metrics");
         assertThat(t.searchUrl()).isEqualTo("http://127.0.0.1:19291");
-        assertThat(t.writerArgs()).containsExactly("--output", "remote-write", "--remote-write-url",
-                "http://127.0.0.1:19291/api/v1/receive", "--remote-write-version", "2");
+        assertThat(t.writerArgs())
+                .containsExactly(
+                        "--output",
+                        "remote-write",
+                        "--remote-write-url",
+                        "http://127.0.0.1:19291/api/v1/receive",
+                        "--remote-write-version",
+                        "2");
         assertThat(t.protocol()).isEqualTo("remote write 2.0");
-        assertThat(SearchTarget.parse("p=http://p:9090/api/v1/write,output=remote-write").remoteWriteVersion())
+        assertThat(SearchTarget.parse("p=http://p:9090/api/v1/write,output=remote-write")
+                        .remoteWriteVersion())
                 .isEqualTo(RemoteWriteVersion.V1);
-        assertThat(SearchTarget.parse("p=http://p:9090/api/v1/write,output=remote-write").metricsUrl()).isEqualTo("http://p:9090/metrics");
+        assertThat(SearchTarget.parse("p=http://p:9090/api/v1/write,output=remote-write")
+                        .metricsUrl())
+                .isEqualTo("http://p:9090/metrics");
     }
 
     @Test
     void aQueryUrlIsKeptAsGivenAndShownWithoutUserinfo() {
-        SearchTarget t = SearchTarget.parse("prom=http://p:9090/api/v1/write,output=remote-write,query-url=http://u:SECRET@p:9090");
+        SearchTarget t = SearchTarget.parse(
+                "prom=http://p:9090/api/v1/write,output=remote-write,query-url=http://u:SECRET@p:9090");
         assertThat(t.queryUrl()).isEqualTo("http://u:SECRET@p:9090");
         assertThat(t.toString()).endsWith(",query-url=http://p:9090").doesNotContain("SECRET");
         assertThat(SearchTarget.parse("vm=http://vm:8428").queryUrl()).isNull();
@@ -96,12 +116,17 @@ class SearchTargetTest {
 
     @Test
     void theReadBackCountsOnTheQueryUrlElseOnAnImportTargetsOwnUrlElseNowhere() {
-        assertThat(SearchTarget.parse("prom=http://p:9090/api/v1/write,output=remote-write,query-url=http://u:S@p:9090/api/v1/query_range")
-                .readBackUrl()).isEqualTo("http://u:S@p:9090");
-        assertThat(SearchTarget.parse("vm=http://vm:8428/,query-url=http://vmselect:8481/select/0/prometheus/").readBackUrl())
+        assertThat(SearchTarget.parse(
+                                "prom=http://p:9090/api/v1/write,output=remote-write,query-url=http://u:S@p:9090/api/v1/query_range")
+                        .readBackUrl())
+                .isEqualTo("http://u:S@p:9090");
+        assertThat(SearchTarget.parse("vm=http://vm:8428/,query-url=http://vmselect:8481/select/0/prometheus/")
+                        .readBackUrl())
                 .isEqualTo("http://vmselect:8481/select/0/prometheus");
         assertThat(SearchTarget.parse("vm=http://vm:8428").readBackUrl()).isEqualTo("http://vm:8428");
-        assertThat(SearchTarget.parse("thanos=http://t:19291/api/v1/receive,output=remote-write").readBackUrl()).isNull();
+        assertThat(SearchTarget.parse("thanos=http://t:19291/api/v1/receive,output=remote-write")
+                        .readBackUrl())
+                .isNull();
     }
 
     @Test
@@ -112,9 +137,11 @@ class SearchTargetTest {
         assertThat(t.searchUrl()).isEqualTo("https://w:SECRET1@p:9090");
         assertThat(t.toString()).doesNotContain("SECRET").contains("p=https://p:9090/api/v1/write");
         assertThat(t.shownUrl()).isEqualTo("https://p:9090/api/v1/write");
-        assertThatThrownBy(() -> SearchTarget.parse("p=https://w:SECRET1@p:9090/api/v1/write,metrics-url=http://m:SECRET2@x,nope=1"))
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("SECRET").contains("p=https://p:9090/api/v1/write"));
-        assertThat(io.tsdbwriter.write.http.SafeUrl.redactEach("a=http://u:SECRET1@h,metrics-url=http://u:SECRET2@m/metrics"))
+        assertThatThrownBy(() -> SearchTarget.parse(
+                        "p=https://w:SECRET1@p:9090/api/v1/write,metrics-url=http://m:SECRET2@x,nope=1"))
+                .satisfies(e ->
+                        assertThat(e.getMessage()).doesNotContain("SECRET").contains("p=https://p:9090/api/v1/write"));
+        assertThat(SafeUrl.redactEach("a=http://u:SECRET1@h,metrics-url=http://u:SECRET2@m/metrics"))
                 .isEqualTo("a=http://h,metrics-url=http://m/metrics");
     }
 }

@@ -37,13 +37,18 @@ class DeferredLabelSortTest {
     @Test
     void labelsStayInTheRecordsOrderUntilAskedForSorted() {
         DecodedPoints out = new DecodedPoints();
-        assertThat(decoder.decode(utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,"
-                + "\"dimensions\":{\"mode\":\"idle\",\"cpu\":\"0\",\"job\":\"node\"},\"productKey\":\"pk\"}"), out)).isNull();
+        assertThat(decoder.decode(
+                        utf8(
+                                "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,"
+                                        + "\"dimensions\":{\"mode\":\"idle\",\"cpu\":\"0\",\"job\":\"node\"},\"productKey\":\"pk\"}"),
+                        out))
+                .isNull();
         assertThat(labels(out, out.labelStartAsRead(0), out.labelEndAsRead(0)))
                 .containsExactly("mode=idle", "cpu=0", "job=node", "productKey=pk");
         assertThat(labels(out, out.labelStart(0), out.labelEnd(0)))
                 .containsExactly("cpu=0", "job=node", "mode=idle", "productKey=pk");
-        assertThat(labels(out, out.labelStartAsRead(0), out.labelEndAsRead(0))).as("sorted once asked")
+        assertThat(labels(out, out.labelStartAsRead(0), out.labelEndAsRead(0)))
+                .as("sorted once asked")
                 .containsExactly("cpu=0", "job=node", "mode=idle", "productKey=pk");
     }
 
@@ -51,8 +56,14 @@ class DeferredLabelSortTest {
     void theSeriesKeyDoesNotDependOnTheRecordsOrder() {
         DecodedPoints a = new DecodedPoints();
         DecodedPoints b = new DecodedPoints();
-        decoder.decode(utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"b\":\"2\",\"a\":\"1\",\"c\":\"3\"}}"), a);
-        decoder.decode(utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"c\":\"3\",\"a\":\"1\",\"b\":\"2\"}}"), b);
+        decoder.decode(
+                utf8(
+                        "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"b\":\"2\",\"a\":\"1\",\"c\":\"3\"}}"),
+                a);
+        decoder.decode(
+                utf8(
+                        "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"dimensions\":{\"c\":\"3\",\"a\":\"1\",\"b\":\"2\"}}"),
+                b);
         int la = a.seriesKey(0);
         byte[] ka = Arrays.copyOf(a.seriesKeyBytes(), la);
         int lb = b.seriesKey(0);
@@ -62,21 +73,29 @@ class DeferredLabelSortTest {
     @Test
     void aProductKeyDimensionIsReplacedByTheFieldAtDecodeTime() {
         DecodedPoints out = new DecodedPoints();
-        assertThat(decoder.decode(utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,"
-                + "\"dimensions\":{\"productKey\":\"dim\",\"cpu\":\"0\"},\"productKey\":\"field\"}"), out)).isNull();
-        assertThat(labels(out, out.labelStartAsRead(0), out.labelEndAsRead(0))).containsExactly("cpu=0", "productKey=field");
+        assertThat(decoder.decode(
+                        utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,"
+                                + "\"dimensions\":{\"productKey\":\"dim\",\"cpu\":\"0\"},\"productKey\":\"field\"}"),
+                        out))
+                .isNull();
+        assertThat(labels(out, out.labelStartAsRead(0), out.labelEndAsRead(0)))
+                .containsExactly("cpu=0", "productKey=field");
     }
 
     @Test
     void theImportEncoderWritesTheLabelsAsRead() {
         DecodedPoints out = new DecodedPoints();
-        decoder.decode(utf8("{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":2.5,\"dimensions\":{\"mode\":\"idle\",\"cpu\":\"0\"}}"), out);
+        decoder.decode(
+                utf8(
+                        "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":2.5,\"dimensions\":{\"mode\":\"idle\",\"cpu\":\"0\"}}"),
+                out);
         ImportLineEncoder encoder = new ImportLineEncoder(new AmplificationPlan(2, 1, 60_000));
         ValueText v = new ValueText().set(out.value(0));
         ByteBuf body = new ByteBuf(64);
-        assertThat(encoder.encodePointVerbatim(out, 0, v.bytes(), 0, v.length(), body)).isEqualTo(2);
-        assertThat(new String(body.array(), 0, body.length(), StandardCharsets.US_ASCII)).isEqualTo(
-                "{\"metric\":{\"__name__\":\"m\",\"mode\":\"idle\",\"cpu\":\"0\"},\"values\":[2.5,2.5],"
+        assertThat(encoder.encodePointVerbatim(out, 0, v.bytes(), 0, v.length(), body))
+                .isEqualTo(2);
+        assertThat(new String(body.array(), 0, body.length(), StandardCharsets.US_ASCII))
+                .isEqualTo("{\"metric\":{\"__name__\":\"m\",\"mode\":\"idle\",\"cpu\":\"0\"},\"values\":[2.5,2.5],"
                         + "\"timestamps\":[1795300857000,1795300887000]}\n");
     }
 }

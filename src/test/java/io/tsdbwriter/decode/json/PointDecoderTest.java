@@ -1,16 +1,13 @@
 package io.tsdbwriter.decode.json;
 
-import io.tsdbwriter.decode.DecodeError;
-import io.tsdbwriter.decode.DecodedPoints;
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.DecodedPoints;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /** The record contract of DESIGN §2, rule by rule, accepted and rejected. */
@@ -77,8 +74,9 @@ class PointDecoderTest {
 
     @Test
     void decodesSingleObjectRecord() {
-        DecodeError e = decode("{\"metric\":\"node_cpu_seconds_total\",\"timestamp\":1795300857000,\"value\":1234.56,"
-                + "\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"0\",\"mode\":\"idle\"},\"productKey\":\"node\"}");
+        DecodeError e = decode(
+                "{\"metric\":\"node_cpu_seconds_total\",\"timestamp\":1795300857000,\"value\":1234.56,"
+                        + "\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"0\",\"mode\":\"idle\"},\"productKey\":\"node\"}");
 
         assertThat(e).isNull();
         assertThat(decoder.lastErrorDetail()).isEmpty();
@@ -113,7 +111,10 @@ class PointDecoderTest {
             if (i > 0) {
                 sb.append(',');
             }
-            sb.append(point("\"m" + i + "\"", Long.toString(TS + i), Integer.toString(i),
+            sb.append(point(
+                    "\"m" + i + "\"",
+                    Long.toString(TS + i),
+                    Integer.toString(i),
                     "\"dimensions\":{\"a\":\"" + i + "\",\"b\":\"x\"}"));
         }
         DecodeError e = decode(sb.append(']').toString());
@@ -154,7 +155,8 @@ class PointDecoderTest {
 
     @Test
     void badPointInArrayRejectsWholeRecord() {
-        DecodeError e = decode("[" + valid(null) + "," + point("\"m\"", "1795300857", "1", null) + "," + valid(null) + "]");
+        DecodeError e =
+                decode("[" + valid(null) + "," + point("\"m\"", "1795300857", "1", null) + "," + valid(null) + "]");
 
         assertRejected(e, DecodeError.TIMESTAMP_IN_SECONDS);
     }
@@ -186,7 +188,8 @@ class PointDecoderTest {
 
     @Test
     void acceptsMetricStartingWithColon() {
-        assertThat(decode(point("\":job:rate5m\"", Long.toString(TS), "1", null))).isNull();
+        assertThat(decode(point("\":job:rate5m\"", Long.toString(TS), "1", null)))
+                .isNull();
         assertThat(out.metric(0)).isEqualTo(":job:rate5m");
     }
 
@@ -284,7 +287,8 @@ class PointDecoderTest {
 
     @Test
     void acceptsIntegerValueBeyondLongRange() {
-        assertThat(decode(point("\"m\"", Long.toString(TS), "123456789012345678901234567890", null))).isNull();
+        assertThat(decode(point("\"m\"", Long.toString(TS), "123456789012345678901234567890", null)))
+                .isNull();
         assertThat(out.value(0)).isEqualTo(1.2345678901234568E29);
     }
 
@@ -327,7 +331,8 @@ class PointDecoderTest {
 
     @Test
     void dimensionsBecomeSortedLabels() {
-        assertThat(decode(withDimensions("{\"zone\":\"z1\",\"cpu\":\"0\",\"instanceNo\":\"h\",\"Mode\":\"idle\"}"))).isNull();
+        assertThat(decode(withDimensions("{\"zone\":\"z1\",\"cpu\":\"0\",\"instanceNo\":\"h\",\"Mode\":\"idle\"}")))
+                .isNull();
 
         assertThat(labels(0)).containsExactly("Mode=idle", "cpu=0", "instanceNo=h", "zone=z1");
     }
@@ -426,21 +431,24 @@ class PointDecoderTest {
 
     @Test
     void productKeyBecomesLabel() {
-        assertThat(decode(valid("\"productKey\":\"node\",\"dimensions\":{\"zone\":\"z\",\"a\":\"b\"}"))).isNull();
+        assertThat(decode(valid("\"productKey\":\"node\",\"dimensions\":{\"zone\":\"z\",\"a\":\"b\"}")))
+                .isNull();
 
         assertThat(labels(0)).containsExactly("a=b", "productKey=node", "zone=z");
     }
 
     @Test
     void productKeyWinsOverDimensionOfThatName() {
-        assertThat(decode(valid("\"productKey\":\"top\",\"dimensions\":{\"productKey\":\"dim\"}"))).isNull();
+        assertThat(decode(valid("\"productKey\":\"top\",\"dimensions\":{\"productKey\":\"dim\"}")))
+                .isNull();
 
         assertThat(labels(0)).containsExactly("productKey=top");
     }
 
     @Test
     void productKeyWinsOverDimensionOfThatNameWhateverTheFieldOrder() {
-        assertThat(decode(valid("\"dimensions\":{\"productKey\":\"dim\"},\"productKey\":\"top\""))).isNull();
+        assertThat(decode(valid("\"dimensions\":{\"productKey\":\"dim\"},\"productKey\":\"top\"")))
+                .isNull();
 
         assertThat(labels(0)).containsExactly("productKey=top");
     }
@@ -461,7 +469,8 @@ class PointDecoderTest {
 
     @Test
     void ignoresUnknownFields() {
-        assertThat(decode(valid("\"unit\":\"seconds\",\"extra\":{\"nested\":[1,2,{\"x\":null}]},\"n\":3"))).isNull();
+        assertThat(decode(valid("\"unit\":\"seconds\",\"extra\":{\"nested\":[1,2,{\"x\":null}]},\"n\":3")))
+                .isNull();
 
         assertThat(out.count()).isEqualTo(1);
         assertThat(out.metric(0)).isEqualTo("m");
@@ -484,7 +493,8 @@ class PointDecoderTest {
 
     @Test
     void rejectsInvalidUtf8BytesInIgnoredField() {
-        byte[] prefix = "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"note\":\"".getBytes(StandardCharsets.US_ASCII);
+        byte[] prefix = "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1,\"note\":\""
+                .getBytes(StandardCharsets.US_ASCII);
         byte[] suffix = "\"}".getBytes(StandardCharsets.US_ASCII);
         byte[] record = new byte[prefix.length + 2 + suffix.length];
         System.arraycopy(prefix, 0, record, 0, prefix.length);
@@ -526,7 +536,8 @@ class PointDecoderTest {
 
     /**
      * A JSON escape of a lone surrogate (backslash, u, d800) is syntactically valid JSON but no Unicode text. It is
-     * accepted, and the label value cannot be encoded ({@code ImportLineEncoder.prepare} throws IllegalArgumentException "Unmatched first part of surrogate pair"),
+     * accepted, and the label value cannot be encoded ({@code ImportLineEncoder.prepare} throws
+     * IllegalArgumentException "Unmatched first part of surrogate pair"),
      * which escapes RecordProcessor.process and stops the SegmentConsumer, stalling the partition. The decoder must
      * reject such a record with a counted reason instead.
      */
@@ -555,7 +566,8 @@ class PointDecoderTest {
 
     @Test
     void acceptsMultiByteUtf8LabelValues() {
-        assertThat(decode(withDimensions("{\"city\":\"Zürich 東京 \uD83D\uDE00\"}"))).isNull();
+        assertThat(decode(withDimensions("{\"city\":\"Zürich 東京 \uD83D\uDE00\"}")))
+                .isNull();
 
         assertThat(labels(0)).containsExactly("city=Zürich 東京 \uD83D\uDE00");
     }
@@ -626,11 +638,14 @@ class PointDecoderTest {
 
     @Test
     void seriesKeyIdenticalForSameLabelsInDifferentJsonOrder() {
-        assertThat(decode("{\"dimensions\":{\"b\":\"2\",\"a\":\"1\"},\"value\":1,\"productKey\":\"p\",\"metric\":\"m\",\"timestamp\":"
-                + TS + "}")).isNull();
+        assertThat(decode(
+                        "{\"dimensions\":{\"b\":\"2\",\"a\":\"1\"},\"value\":1,\"productKey\":\"p\",\"metric\":\"m\",\"timestamp\":"
+                                + TS + "}"))
+                .isNull();
         String first = seriesKey(0);
         assertThat(decode("{\"metric\":\"m\",\"productKey\":\"p\",\"timestamp\":" + (TS + 60_000)
-                + ",\"value\":2,\"dimensions\":{\"a\":\"1\",\"b\":\"2\"}}")).isNull();
+                        + ",\"value\":2,\"dimensions\":{\"a\":\"1\",\"b\":\"2\"}}"))
+                .isNull();
 
         assertThat(seriesKey(0)).isEqualTo(first);
     }

@@ -1,9 +1,12 @@
 package io.tsdbwriter.decode.json;
 
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.sun.management.ThreadMXBean;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
-
-import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.TimestampWindow;
+import io.tsdbwriter.decode.otlp.OtlpDecoder;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -61,12 +64,12 @@ class RecordDecodersFuzzTest {
                 return DecodeError.INVALID_JSON;
             };
         });
-        // OTLP (issue 29): refusals per data point leave the record's other points, as the line formats' broken lines do;
+        // OTLP (issue 29): refusals per data point leave the record's other points, as the line formats' broken lines
+        // do;
         // a record is "rejected" here when nothing of it is left
         ENTRY_POINTS.put("otlp", () -> {
-            io.tsdbwriter.decode.otlp.OtlpDecoder otlp = new io.tsdbwriter.decode.otlp.OtlpDecoder(MAX_RECORD_BYTES,
-                    new io.tsdbwriter.decode.TimestampWindow(0, Long.MAX_VALUE));
-            io.tsdbwriter.decode.Rejections rejections = new io.tsdbwriter.decode.Rejections();
+            OtlpDecoder otlp = new OtlpDecoder(MAX_RECORD_BYTES, new TimestampWindow(0, Long.MAX_VALUE));
+            Rejections rejections = new Rejections();
             return (value, out) -> {
                 otlp.decode(value, 1_795_300_857_000L, out, rejections);
                 return out.count() == 0 ? rejections.first() : null;
@@ -85,8 +88,15 @@ class RecordDecodersFuzzTest {
         // warm-up: the first decodes load classes and grow arenas, which is not what the allocation check is about
         String valid = "{\"metric\":\"node_cpu_seconds_total\",\"timestamp\":1795300857000,\"value\":1234.56,"
                 + "\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"0\",\"mode\":\"idle\"},\"productKey\":\"node\"}";
-        List<String> warm = List.of(valid, "[" + valid + "," + valid + "]", "{not json", "{\"metric\":\"m\\u0041\",\"timestamp\":1,\"value\":1}",
-                "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1e400,\"x\":[{}]}", "[]", "7", "{\"a\":\"\\ud800\"}");
+        List<String> warm = List.of(
+                valid,
+                "[" + valid + "," + valid + "]",
+                "{not json",
+                "{\"metric\":\"m\\u0041\",\"timestamp\":1,\"value\":1}",
+                "{\"metric\":\"m\",\"timestamp\":1795300857000,\"value\":1e400,\"x\":[{}]}",
+                "[]",
+                "7",
+                "{\"a\":\"\\ud800\"}");
         for (int round = 0; round < 3; round++) {
             for (String w : warm) {
                 DECODERS.forEach((name, d) -> d.decode(w.getBytes(StandardCharsets.UTF_8), OUTS.get(name)));
@@ -94,8 +104,7 @@ class RecordDecodersFuzzTest {
         }
     }
 
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     @FuzzTest(maxDuration = "30s")
     void decoders(byte[] record) {
@@ -117,7 +126,8 @@ class RecordDecodersFuzzTest {
             long nanos = System.nanoTime() - t0;
             long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
             if (nanos > MAX_DECODE_NANOS) {
-                throw new AssertionError(e.getKey() + " took " + nanos / 1_000_000 + " ms for a " + record.length + "-byte record");
+                throw new AssertionError(
+                        e.getKey() + " took " + nanos / 1_000_000 + " ms for a " + record.length + "-byte record");
             }
             if (allocated > ALLOCATION_BUDGET + 64L * record.length) {
                 // the first time a path runs, class loading and Jazzer's instrumentation allocate on this thread:
@@ -127,13 +137,15 @@ class RecordDecodersFuzzTest {
                 allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
             }
             if (allocated > ALLOCATION_BUDGET + 64L * record.length) {
-                throw new AssertionError(e.getKey() + " allocated " + allocated + " bytes for a " + record.length + "-byte record");
+                throw new AssertionError(
+                        e.getKey() + " allocated " + allocated + " bytes for a " + record.length + "-byte record");
             }
             if (error == null && out.count() < 1) {
                 throw new AssertionError(e.getKey() + " accepted a record without points: " + show(record));
             }
             if (error != null && out.count() != 0) {
-                throw new AssertionError(e.getKey() + " rejected a record (" + error + ") but left " + out.count() + " points");
+                throw new AssertionError(
+                        e.getKey() + " rejected a record (" + error + ") but left " + out.count() + " points");
             }
             if (error == null) {
                 for (int p = 0; p < out.count(); p++) {
@@ -144,15 +156,16 @@ class RecordDecodersFuzzTest {
         }
         // differential: the fast path is an optimisation, never a different answer
         if (verdicts.get("json") != verdicts.get("json-jackson-only")) {
-            throw new AssertionError("fast path says " + verdicts.get("json") + ", Jackson " + verdicts.get("json-jackson-only")
-                    + " for " + show(record));
+            throw new AssertionError("fast path says " + verdicts.get("json") + ", Jackson "
+                    + verdicts.get("json-jackson-only") + " for " + show(record));
         }
         if (verdicts.get("json") == null) {
             assertSamePoints("json", "json-jackson-only", record);
         }
         if (verdicts.get("json-fast-scanner") == null) {
             if (verdicts.get("json-jackson-only") != null) {
-                throw new AssertionError("fast scanner accepted what Jackson rejects (" + verdicts.get("json-jackson-only") + "): " + show(record));
+                throw new AssertionError("fast scanner accepted what Jackson rejects ("
+                        + verdicts.get("json-jackson-only") + "): " + show(record));
             }
             assertSamePoints("json-fast-scanner", "json-jackson-only", record);
         }
@@ -175,13 +188,18 @@ class RecordDecodersFuzzTest {
     }
 
     private static String describe(DecodedPoints out, int p) {
-        StringBuilder s = new StringBuilder(out.metric(p)).append(' ').append(out.timestampMs(p)).append(' ')
+        StringBuilder s = new StringBuilder(out.metric(p))
+                .append(' ')
+                .append(out.timestampMs(p))
+                .append(' ')
                 .append(Double.doubleToRawLongBits(out.value(p)));
         for (int i = out.labelStart(p); i < out.labelEnd(p); i++) {
             s.append(' ').append(out.labelName(i)).append('=').append(out.labelValue(i));
         }
         int n = out.seriesKey(p);
-        return s.append(" key=").append(new String(out.seriesKeyBytes(), 0, n, StandardCharsets.ISO_8859_1)).toString();
+        return s.append(" key=")
+                .append(new String(out.seriesKeyBytes(), 0, n, StandardCharsets.ISO_8859_1))
+                .toString();
     }
 
     private static String show(byte[] record) {

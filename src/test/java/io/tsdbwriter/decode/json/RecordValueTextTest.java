@@ -29,8 +29,10 @@ class RecordValueTextTest {
 
     private String importLine(String value) {
         DecodedPoints out = new DecodedPoints();
-        assertThat(decoder.decode(record(value).getBytes(StandardCharsets.UTF_8), out)).isNull();
-        ImportSampleEncoder encoder = new ImportSampleEncoder(new ImportLineEncoder(new AmplificationPlan(2, 1, 60_000)));
+        assertThat(decoder.decode(record(value).getBytes(StandardCharsets.UTF_8), out))
+                .isNull();
+        ImportSampleEncoder encoder =
+                new ImportSampleEncoder(new ImportLineEncoder(new AmplificationPlan(2, 1, 60_000)));
         assertThat(encoder.canEncodeVerbatim(out)).isTrue();
         ByteBuf body = new ByteBuf(64);
         encoder.encodePointVerbatim(out, 0, body);
@@ -39,23 +41,33 @@ class RecordValueTextTest {
 
     @Test
     void plainDecimalsKeepTheirOwnText() {
-        for (String v : new String[] {"0", "1", "-7", "1.50", "0.1", "12345.678", "-0.000123", "123456789012345", "4.0"}) {
+        for (String v :
+                new String[] {"0", "1", "-7", "1.50", "0.1", "12345.678", "-0.000123", "123456789012345", "4.0"}) {
             DecodedPoints out = new DecodedPoints();
-            assertThat(decoder.decode(record(v).getBytes(StandardCharsets.UTF_8), out)).isNull();
+            assertThat(decoder.decode(record(v).getBytes(StandardCharsets.UTF_8), out))
+                    .isNull();
             assertThat(text(out)).as(v).isEqualTo(v);
             assertThat(Double.parseDouble(text(out))).as(v).isEqualTo(out.value(0)); // read back as the same double
-            assertThat(importLine(v)).as(v).isEqualTo("{\"metric\":{\"__name__\":\"m\",\"a\":\"b\"},\"values\":[" + v + "," + v
-                    + "],\"timestamps\":[1795300857000,1795300887000]}\n");
+            assertThat(importLine(v))
+                    .as(v)
+                    .isEqualTo("{\"metric\":{\"__name__\":\"m\",\"a\":\"b\"},\"values\":[" + v + "," + v
+                            + "],\"timestamps\":[1795300857000,1795300887000]}\n");
         }
     }
 
     @Test
     void otherNumbersAreFormattedFromTheDouble() {
-        String[][] cases = {{"1e3", "1000"}, {"1.5E-3", "0.0015"}, {"-0", "0"}, {"1234567890123456", "1234567890123456"},
-                {"0.12345678901234567", "0.12345678901234566"}};
+        String[][] cases = {
+            {"1e3", "1000"},
+            {"1.5E-3", "0.0015"},
+            {"-0", "0"},
+            {"1234567890123456", "1234567890123456"},
+            {"0.12345678901234567", "0.12345678901234566"}
+        };
         for (String[] c : cases) {
             DecodedPoints out = new DecodedPoints();
-            assertThat(decoder.decode(record(c[0]).getBytes(StandardCharsets.UTF_8), out)).isNull();
+            assertThat(decoder.decode(record(c[0]).getBytes(StandardCharsets.UTF_8), out))
+                    .isNull();
             assertThat(out.valueTextLength(0)).as(c[0]).isZero();
             assertThat(importLine(c[0])).as(c[0]).contains("\"values\":[" + c[1] + "," + c[1] + "]");
         }

@@ -8,6 +8,7 @@ import io.tsdbwriter.decode.Rejections;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -84,9 +85,15 @@ class ExemplarLinesFuzzTest {
      * @param exemplarValue the exemplar's value token, or null when the line has no exemplar
      * @param malformed     the malformed kind written (0 ≤ kind < {@link #MALFORMED_KINDS}), or -1
      */
-    record Generated(String record, int lineFrom, String metric, Map<String, String> labels, double value, OptionalLong timestampMs,
-            String exemplarValue, int malformed) {
-    }
+    record Generated(
+            String record,
+            int lineFrom,
+            String metric,
+            Map<String, String> labels,
+            double value,
+            OptionalLong timestampMs,
+            String exemplarValue,
+            int malformed) {}
 
     private static final String NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_";
     private static final String NAME_REST = NAME_START + "0123456789";
@@ -104,15 +111,25 @@ class ExemplarLinesFuzzTest {
                 String name = "l" + i + name(c, NAME_REST, NAME_REST);
                 String value = labelValue(c);
                 labels.put(name, value);
-                line.append(name).append(blanks(c, 0)).append('=').append(blanks(c, 0)).append('"').append(escape(value)).append('"')
-                        .append(blanks(c, 0)).append(i + 1 < n || c.pick(4) == 0 ? "," : "").append(blanks(c, 0));
+                line.append(name)
+                        .append(blanks(c, 0))
+                        .append('=')
+                        .append(blanks(c, 0))
+                        .append('"')
+                        .append(escape(value))
+                        .append('"')
+                        .append(blanks(c, 0))
+                        .append(i + 1 < n || c.pick(4) == 0 ? "," : "")
+                        .append(blanks(c, 0));
             }
             line.append('}');
         }
         double value = c.number();
         String valueText = numberText(c, value);
         line.append(blanks(c, labelMode == 0 ? 1 : 0)).append(valueText);
-        OptionalLong ts = c.pick(2) == 0 ? OptionalLong.empty() : OptionalLong.of((1L << 31) + c.pick(Integer.MAX_VALUE) * 1000L + c.pick(1000));
+        OptionalLong ts = c.pick(2) == 0
+                ? OptionalLong.empty()
+                : OptionalLong.of((1L << 31) + c.pick(Integer.MAX_VALUE) * 1000L + c.pick(1000));
         if (ts.isPresent()) {
             line.append(blanks(c, 1)).append(ts.getAsLong());
         }
@@ -128,9 +145,19 @@ class ExemplarLinesFuzzTest {
             line.append(exemplar(c, exemplarValue, malformed));
         }
         line.append(blanks(c, 0));
-        String comments = c.pick(2) == 0 ? "" : "# HELP " + metric + " a {b=\"c\"} 1 # {d=\"e\"} 2\n  # TYPE " + metric + " counter\n";
+        String comments = c.pick(2) == 0
+                ? ""
+                : "# HELP " + metric + " a {b=\"c\"} 1 # {d=\"e\"} 2\n  # TYPE " + metric + " counter\n";
         String end = List.of("", "\n", "\r\n").get(c.pick(3));
-        return new Generated(comments + line + end, comments.length(), metric, labels, Double.parseDouble(valueText), ts, exemplarValue, malformed);
+        return new Generated(
+                comments + line + end,
+                comments.length(),
+                metric,
+                labels,
+                Double.parseDouble(valueText),
+                ts,
+                exemplarValue,
+                malformed);
     }
 
     /** {@code SP # SP {labels} SP value [SP timestamp]}, or the malformed kind {@code malformed} of it. */
@@ -148,7 +175,12 @@ class ExemplarLinesFuzzTest {
             x.append("trace_id=\"").append(escape(labelValue(c))); // unterminated: no unescaped '"' follows on the line
         }
         for (int i = 0, n = malformed == 4 ? 0 : c.pick(3); i < n; i++) {
-            x.append(i > 0 ? "," : "").append("trace_id").append(i).append("=\"").append(escape(labelValue(c))).append('"');
+            x.append(i > 0 ? "," : "")
+                    .append("trace_id")
+                    .append(i)
+                    .append("=\"")
+                    .append(escape(labelValue(c)))
+                    .append('"');
         }
         x.append('}');
         if (malformed == 5) {
@@ -157,7 +189,9 @@ class ExemplarLinesFuzzTest {
         x.append(malformed == 6 ? "" : blanks(c, 1)).append(malformed == 7 ? "x" + value : value);
         boolean timestamp = c.pick(2) == 0;
         if (timestamp) {
-            x.append(blanks(c, 1)).append(1_795_300_857L + c.pick(1000)).append(c.pick(2) == 0 ? "" : "." + c.pick(1000));
+            x.append(blanks(c, 1))
+                    .append(1_795_300_857L + c.pick(1000))
+                    .append(c.pick(2) == 0 ? "" : "." + c.pick(1000));
         }
         if (malformed == 8) {
             x.append(blanks(c, 1)).append("1").append(timestamp ? "" : blanks(c, 1) + "2"); // a token too many
@@ -174,13 +208,20 @@ class ExemplarLinesFuzzTest {
         ExpositionLine.Kind kind = line.scan(bytes, from, ExpositionLine.lineEnd(bytes, from, bytes.length));
         if (g.malformed() < 0) {
             require(kind == ExpositionLine.Kind.SAMPLE, "tokenizer refused (" + line.detail() + "): " + show);
-            require(ExpositionLine.text(bytes, line.metricStart(), line.metricEnd()).equals(g.metric()), "metric token: " + show);
-            require(Double.parseDouble(ExpositionLine.text(bytes, line.valueFrom(), line.valueTo())) == g.value(), "value token: " + show);
+            require(
+                    ExpositionLine.text(bytes, line.metricStart(), line.metricEnd())
+                            .equals(g.metric()),
+                    "metric token: " + show);
+            require(
+                    Double.parseDouble(ExpositionLine.text(bytes, line.valueFrom(), line.valueTo())) == g.value(),
+                    "value token: " + show);
             require(line.hasTimestamp() == g.timestampMs().isPresent(), "timestamp token: " + show);
             require((line.exemplar() >= 0) == (g.exemplarValue() != null), "exemplar found or not: " + show);
             if (g.exemplarValue() != null) {
                 ExemplarTokens x = line.exemplarTokens();
-                require(ExpositionLine.text(bytes, x.valueFrom(), x.valueTo()).equals(g.exemplarValue()), "exemplar value token: " + show);
+                require(
+                        ExpositionLine.text(bytes, x.valueFrom(), x.valueTo()).equals(g.exemplarValue()),
+                        "exemplar value token: " + show);
             }
         }
         // the prometheus decoder
@@ -189,14 +230,22 @@ class ExemplarLinesFuzzTest {
         Rejections rejections = new Rejections();
         decoder.decode(bytes, KAFKA_TIMESTAMP_MS, out, rejections);
         if (g.malformed() >= 0) {
-            require(out.count() == 0 && rejections.total() == 1, "decoder kept a malformed exemplar's line (" + out.count() + " points, "
-                    + rejections.total() + " rejections): " + show);
+            require(
+                    out.count() == 0 && rejections.total() == 1,
+                    "decoder kept a malformed exemplar's line (" + out.count() + " points, " + rejections.total()
+                            + " rejections): " + show);
         } else {
-            require(rejections.total() == 0, "decoder refused (" + rejections.first() + ": " + rejections.firstDetail() + "): " + show);
+            require(
+                    rejections.total() == 0,
+                    "decoder refused (" + rejections.first() + ": " + rejections.firstDetail() + "): " + show);
             require(out.count() == 1, "decoder gave " + out.count() + " points: " + show);
             require(out.metric(0).equals(g.metric()), "decoder metric '" + out.metric(0) + "': " + show);
-            require(out.value(0) == g.value(), "decoder value " + out.value(0) + " (exemplar's " + g.exemplarValue() + "): " + show);
-            require(out.timestampMs(0) == g.timestampMs().orElse(KAFKA_TIMESTAMP_MS), "decoder timestamp " + out.timestampMs(0) + ": " + show);
+            require(
+                    out.value(0) == g.value(),
+                    "decoder value " + out.value(0) + " (exemplar's " + g.exemplarValue() + "): " + show);
+            require(
+                    out.timestampMs(0) == g.timestampMs().orElse(KAFKA_TIMESTAMP_MS),
+                    "decoder timestamp " + out.timestampMs(0) + ": " + show);
             Map<String, String> labels = new TreeMap<>();
             for (int i = out.labelStart(0); i < out.labelEnd(0); i++) {
                 labels.put(out.labelName(i), out.labelValue(i));
@@ -207,7 +256,8 @@ class ExemplarLinesFuzzTest {
         try {
             PrometheusTextParser.Result r = PrometheusTextParser.parse(g.record());
             require(g.malformed() < 0, "strict parser accepted a malformed exemplar: " + show);
-            PrometheusTextParser.Sample expected = new PrometheusTextParser.Sample(g.metric(), nonEmpty(g.labels()), g.value(), g.timestampMs());
+            PrometheusTextParser.Sample expected =
+                    new PrometheusTextParser.Sample(g.metric(), nonEmpty(g.labels()), g.value(), g.timestampMs());
             require(r.samples().equals(List.of(expected)), "strict parser gave " + r.samples() + ": " + show);
         } catch (PrometheusTextParser.ParseException e) {
             require(g.malformed() >= 0, "strict parser refused (" + e.getMessage() + "): " + show);
@@ -245,7 +295,8 @@ class ExemplarLinesFuzzTest {
 
     /** Any text (valid UTF-16, no CR: a reader of lines ends a line there), often with the bytes of the grammar. */
     private static String labelValue(Choices c) {
-        String tricky = List.of("", "#", " # ", "{", "}", "} 2 # {", "\"", "\\", "\n", ",", "=", " ", "\t").get(c.pick(13));
+        String tricky = List.of("", "#", " # ", "{", "}", "} 2 # {", "\"", "\\", "\n", ",", "=", " ", "\t")
+                .get(c.pick(13));
         String any = new String(c.text(6).getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8).replace('\r', ' ');
         return c.pick(2) == 0 ? tricky + any : any + tricky;
     }
@@ -259,7 +310,7 @@ class ExemplarLinesFuzzTest {
         return switch (c.pick(3)) {
             case 0 -> Double.toString(v);
             case 1 -> v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
-            default -> String.format(java.util.Locale.ROOT, "%.17e", v);
+            default -> String.format(Locale.ROOT, "%.17e", v);
         };
     }
 }

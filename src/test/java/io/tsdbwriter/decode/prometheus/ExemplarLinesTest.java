@@ -2,6 +2,7 @@ package io.tsdbwriter.decode.prometheus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +28,8 @@ class ExemplarLinesTest {
                 public String text(int maxLength) {
                     StringBuilder s = new StringBuilder();
                     for (int n = random.nextInt(maxLength + 1); s.length() < n; ) {
-                        s.appendCodePoint(random.nextInt(4) == 0 ? 0x20 + random.nextInt(0x5F) : random.nextInt(0x3000));
+                        s.appendCodePoint(
+                                random.nextInt(4) == 0 ? 0x20 + random.nextInt(0x5F) : random.nextInt(0x3000));
                     }
                     return s.toString();
                 }
@@ -37,7 +39,9 @@ class ExemplarLinesTest {
                     return switch (random.nextInt(3)) {
                         case 0 -> random.nextInt(100);
                         case 1 -> random.nextGaussian() * 1e6;
-                        default -> Double.longBitsToDouble(random.nextLong() & 0x7FEF_FFFF_FFFF_FFFFL) * (random.nextBoolean() ? 1 : -1);
+                        default ->
+                            Double.longBitsToDouble(random.nextLong() & 0x7FEF_FFFF_FFFF_FFFFL)
+                                    * (random.nextBoolean() ? 1 : -1);
                     };
                 }
             });
@@ -49,6 +53,8 @@ class ExemplarLinesTest {
             }
         }
         assertThat(withExemplar).isGreaterThan(4_000);
-        assertThat(java.util.Arrays.stream(malformed).min().orElseThrow()).as(java.util.Arrays.toString(malformed)).isGreaterThan(100);
+        assertThat(Arrays.stream(malformed).min().orElseThrow())
+                .as(Arrays.toString(malformed))
+                .isGreaterThan(100);
     }
 }

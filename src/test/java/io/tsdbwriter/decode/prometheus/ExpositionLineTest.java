@@ -64,9 +64,16 @@ class ExpositionLineTest {
         assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
         assertThat(text(line.timestampFrom(), line.timestampTo())).isEqualTo("1795300857000");
         assertThat(line.exemplar()).isEqualTo(text.indexOf('#'));
-        assertThat(text(line.exemplarTokens().labelsOpen(), line.exemplarTokens().labelsClose() + 1)).isEqualTo("{trace_id=\"def\"}");
-        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("2.0");
-        assertThat(text(line.exemplarTokens().timestampFrom(), line.exemplarTokens().timestampTo())).isEqualTo("1795300857");
+        assertThat(text(
+                        line.exemplarTokens().labelsOpen(),
+                        line.exemplarTokens().labelsClose() + 1))
+                .isEqualTo("{trace_id=\"def\"}");
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo()))
+                .isEqualTo("2.0");
+        assertThat(text(
+                        line.exemplarTokens().timestampFrom(),
+                        line.exemplarTokens().timestampTo()))
+                .isEqualTo("1795300857");
     }
 
     @Test
@@ -75,22 +82,30 @@ class ExpositionLineTest {
         assertThat(text(line.metricStart(), line.seriesEnd())).isEqualTo("m");
         assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
         assertThat(line.hasTimestamp()).isFalse();
-        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("2");
-        assertThat(line.exemplarTokens().timestampFrom()).isEqualTo(line.exemplarTokens().timestampTo());
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo()))
+                .isEqualTo("2");
+        assertThat(line.exemplarTokens().timestampFrom())
+                .isEqualTo(line.exemplarTokens().timestampTo());
 
         assertThat(scan("m{} 7 # {} 2")).isEqualTo(ExpositionLine.Kind.SAMPLE);
         assertThat(line.labelsOpen()).isEqualTo(1);
         assertThat(line.labelCount()).isZero();
         assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
-        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("2");
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo()))
+                .isEqualTo("2");
 
-        assertThat(scan(" \tm \t7\t 1795300857000 \t#\t {a=\"} 1 # {\" , } \t-2.5e3 \t 1795300857.123 \t")).isEqualTo(ExpositionLine.Kind.SAMPLE);
+        assertThat(scan(" \tm \t7\t 1795300857000 \t#\t {a=\"} 1 # {\" , } \t-2.5e3 \t 1795300857.123 \t"))
+                .isEqualTo(ExpositionLine.Kind.SAMPLE);
         assertThat(text(line.metricStart(), line.seriesEnd())).isEqualTo("m");
         assertThat(line.labelCount()).isZero();
         assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
         assertThat(text(line.timestampFrom(), line.timestampTo())).isEqualTo("1795300857000");
-        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("-2.5e3");
-        assertThat(text(line.exemplarTokens().timestampFrom(), line.exemplarTokens().timestampTo())).isEqualTo("1795300857.123");
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo()))
+                .isEqualTo("-2.5e3");
+        assertThat(text(
+                        line.exemplarTokens().timestampFrom(),
+                        line.exemplarTokens().timestampTo()))
+                .isEqualTo("1795300857.123");
     }
 
     @Test
@@ -102,7 +117,8 @@ class ExpositionLineTest {
         assertThat(scan("m {a=\"x\"} 7 # {b=\"# {c=\\\"d\\\"} 9\"} 2")).isEqualTo(ExpositionLine.Kind.SAMPLE);
         assertThat(text(line.metricStart(), line.metricEnd())).isEqualTo("m");
         assertThat(text(line.valueFrom(), line.valueTo())).isEqualTo("7");
-        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo())).isEqualTo("2");
+        assertThat(text(line.exemplarTokens().valueFrom(), line.exemplarTokens().valueTo()))
+                .isEqualTo("2");
     }
 
     @Test
@@ -117,8 +133,18 @@ class ExpositionLineTest {
 
     @Test
     void aMalformedExemplarRefusesTheLine() {
-        for (String text : new String[] {"m 7 #", "m 7 # ", "m 7 #{a=\"b\"} 2", "m 7 # 2", "m 7 # {a=\"b\"}", "m 7 # {a=\"b\"}2",
-                "m 7 # {a=\"b} 2", "m 7 # {a=\"b\"} 2 3 4", "m{a=\"b\"} 7 1 # x", "m 7 # comment"}) {
+        for (String text : new String[] {
+            "m 7 #",
+            "m 7 # ",
+            "m 7 #{a=\"b\"} 2",
+            "m 7 # 2",
+            "m 7 # {a=\"b\"}",
+            "m 7 # {a=\"b\"}2",
+            "m 7 # {a=\"b} 2",
+            "m 7 # {a=\"b\"} 2 3 4",
+            "m{a=\"b\"} 7 1 # x",
+            "m 7 # comment"
+        }) {
             assertThat(scan(text)).as(text).isEqualTo(ExpositionLine.Kind.INVALID);
             assertThat(line.problem()).as(text).isEqualTo(ExpositionLine.Problem.EXEMPLAR);
         }

@@ -39,8 +39,12 @@ class MetricMetadataTest {
     @Test
     void aV1EntryIsWriteRequestField3WithTypeFamilyHelpAndUnit() throws Exception {
         byte[] e = new MetricMetadata(Type.COUNTER, "http_requests", "Requests served, by code.", "seconds").v1Entry();
-        assertThat(fields(payload(e, e.length, 3))).containsExactly(
-                Map.entry(1, 1L), Map.entry(2, "http_requests"), Map.entry(4, "Requests served, by code."), Map.entry(5, "seconds"));
+        assertThat(fields(payload(e, e.length, 3)))
+                .containsExactly(
+                        Map.entry(1, 1L),
+                        Map.entry(2, "http_requests"),
+                        Map.entry(4, "Requests served, by code."),
+                        Map.entry(5, "seconds"));
     }
 
     @Test
@@ -53,8 +57,8 @@ class MetricMetadataTest {
     void aV2EntryIsTimeSeriesField5WithTypeAndSymbolReferences() throws Exception {
         ByteBuf out = new ByteBuf(1);
         new MetricMetadata(Type.HISTOGRAM, "rpc_duration", "h", "seconds").putV2Entry(7, 300, out);
-        assertThat(fields(payload(out.array(), out.length(), 5))).containsExactly(
-                Map.entry(1, 3L), Map.entry(3, 7L), Map.entry(4, 300L));
+        assertThat(fields(payload(out.array(), out.length(), 5)))
+                .containsExactly(Map.entry(1, 3L), Map.entry(3, 7L), Map.entry(4, 300L));
         ByteBuf none = new ByteBuf(1);
         new MetricMetadata(Type.GAUGE, "g", "", "").putV2Entry(0, 0, none);
         assertThat(fields(payload(none.array(), none.length(), 5))).containsExactly(Map.entry(1, 2L));
@@ -62,8 +66,19 @@ class MetricMetadataTest {
 
     @Test
     void theExpositionTypeTokensMapToBothSchemasNumbers() {
-        assertThat(Arrays.stream(new String[] {"counter", "GAUGE", "histogram", "gaugehistogram", "summary", "info",
-                "stateset", "untyped", "unknown", "bogus"}).map(t -> Type.ofExposition(t).wire()))
+        assertThat(Arrays.stream(new String[] {
+                            "counter",
+                            "GAUGE",
+                            "histogram",
+                            "gaugehistogram",
+                            "summary",
+                            "info",
+                            "stateset",
+                            "untyped",
+                            "unknown",
+                            "bogus"
+                        })
+                        .map(t -> Type.ofExposition(t).wire()))
                 .containsExactly(1, 2, 3, 4, 5, 6, 7, 0, 0, 0);
     }
 
@@ -77,7 +92,9 @@ class MetricMetadataTest {
         byte[] bytes = Arrays.copyOf(body.array(), body.length());
         assertThat(RemoteWriteBodies.decode(bytes)).hasSize(1);
         ByteBuf v2 = RemoteWrite2Request.fromV1(bytes, bytes.length);
-        assertThat(RemoteWriteBodies.decodeV2(Arrays.copyOf(v2.array(), v2.length())).series()).hasSize(1);
+        assertThat(RemoteWriteBodies.decodeV2(Arrays.copyOf(v2.array(), v2.length()))
+                        .series())
+                .hasSize(1);
     }
 
     @Test
@@ -87,13 +104,15 @@ class MetricMetadataTest {
         new MetricMetadata(Type.HISTOGRAM, "rpc_seconds", "RPC latency.", "seconds").appendV1(body);
         new MetricMetadata(Type.GAUGE, "rpc_seconds", "a second entry of a family is ignored", "").appendV1(body);
         for (String name : new String[] {"rpc_seconds_bucket", "rpc_seconds_sum", "other", "rpc_seconds_x"}) {
-            enc.encodePoint(enc.prepareSeries(name, new String[] {"job"}, new String[] {"j"}, 0, 1), 0, 1_000, 1.0, body);
+            enc.encodePoint(
+                    enc.prepareSeries(name, new String[] {"job"}, new String[] {"j"}, 0, 1), 0, 1_000, 1.0, body);
         }
         new MetricMetadata(Type.COUNTER, "other", "", "").appendV1(body);
         byte[] v1 = Arrays.copyOf(body.array(), body.length());
         ByteBuf v2 = RemoteWrite2Request.fromV1(v1, v1.length);
         byte[] req = Arrays.copyOf(v2.array(), v2.length());
-        assertThat(RemoteWriteBodies.metadataV2(req)).containsExactly("3|RPC latency.|seconds", "3|RPC latency.|seconds", "1||", "-");
+        assertThat(RemoteWriteBodies.metadataV2(req))
+                .containsExactly("3|RPC latency.|seconds", "3|RPC latency.|seconds", "1||", "-");
         assertThat(RemoteWriteBodies.decodeV2(req).series()).hasSize(4);
     }
 }

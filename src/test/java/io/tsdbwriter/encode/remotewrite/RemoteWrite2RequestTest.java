@@ -7,7 +7,9 @@ import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
 import io.tsdbwriter.write.ByteBuf;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,8 +21,12 @@ class RemoteWrite2RequestTest {
         RemoteWriteEncoder e = new RemoteWriteEncoder(plan);
         ByteBuf out = new ByteBuf(64);
         for (int p = 0; p < points; p++) {
-            byte[] series = e.prepareSeries(p % 2 == 0 ? "node_cpu_seconds_total" : "node_load1",
-                    new String[] {"cpu", "instanceNo", "mode"}, new String[] {Integer.toString(p), "node-0001", "idle"}, 0, 3);
+            byte[] series = e.prepareSeries(
+                    p % 2 == 0 ? "node_cpu_seconds_total" : "node_load1",
+                    new String[] {"cpu", "instanceNo", "mode"},
+                    new String[] {Integer.toString(p), "node-0001", "idle"},
+                    0,
+                    3);
             e.encodePoint(series, 0, T + p, p + 0.5, out);
         }
         return out;
@@ -59,7 +65,7 @@ class RemoteWrite2RequestTest {
     void symbolsAndSeriesAreInTheOrderOfPrometheusOwnSender() throws Exception {
         ByteBuf v1 = v1Body(new AmplificationPlan(2, 4, 60_000), 12);
         List<Series> source = RemoteWriteBodies.decode(Arrays.copyOf(v1.array(), v1.length()));
-        List<String> prometheusSymbols = new java.util.ArrayList<>(List.of(""));
+        List<String> prometheusSymbols = new ArrayList<>(List.of(""));
         for (Series s : source) {
             for (RemoteWriteBodies.Label l : s.labels()) {
                 if (!prometheusSymbols.contains(l.name())) {
@@ -69,7 +75,7 @@ class RemoteWrite2RequestTest {
                     prometheusSymbols.add(l.value());
                 }
             }
-            assertThat(s.labels()).isSortedAccordingTo(java.util.Comparator.comparing(RemoteWriteBodies.Label::name));
+            assertThat(s.labels()).isSortedAccordingTo(Comparator.comparing(RemoteWriteBodies.Label::name));
         }
         ByteBuf v2 = RemoteWrite2Request.fromV1(v1.array(), v1.length());
         RemoteWriteBodies.V2Request got = RemoteWriteBodies.decodeV2(Arrays.copyOf(v2.array(), v2.length()));
@@ -81,12 +87,15 @@ class RemoteWrite2RequestTest {
     void anEmptyBodyIsAnEmptyRequestAndABrokenOneIsRefused() {
         assertThat(RemoteWrite2Request.fromV1(new byte[0], 0).length()).isZero();
         byte[] broken = {0x0A, 0x7F, 0x01};
-        assertThatThrownBy(() -> RemoteWrite2Request.fromV1(broken, broken.length)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RemoteWrite2Request.fromV1(broken, broken.length))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void varintsOfEverySizeRoundTrip() {
-        for (int v : new int[] {0, 1, 127, 128, 16_383, 16_384, 2_097_151, 2_097_152, 268_435_455, 268_435_456, Integer.MAX_VALUE}) {
+        for (int v : new int[] {
+            0, 1, 127, 128, 16_383, 16_384, 2_097_151, 2_097_152, 268_435_455, 268_435_456, Integer.MAX_VALUE
+        }) {
             ByteBuf b = new ByteBuf(8);
             RemoteWrite2Request.putVarint(b, v);
             assertThat(b.length()).as("size of " + v).isEqualTo(RemoteWrite2Request.varintSize(v));

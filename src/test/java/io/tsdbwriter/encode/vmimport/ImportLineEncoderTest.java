@@ -1,7 +1,5 @@
 package io.tsdbwriter.encode.vmimport;
 
-import io.tsdbwriter.write.ByteBuf;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,11 +8,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.json.PointDecoder;
+import io.tsdbwriter.write.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** JSON lines for /api/v1/import (DESIGN §3, §6). */
@@ -47,15 +47,17 @@ class ImportLineEncoderTest {
 
     @Test
     void encodesOneLinePerInstanceVariantWithSteppedTimestamps() {
-        SeriesLines lines = prepare(m3n2, "node_cpu_seconds_total", "cpu", "0", "instanceNo", "node-0001", "mode", "idle");
+        SeriesLines lines =
+                prepare(m3n2, "node_cpu_seconds_total", "cpu", "0", "instanceNo", "node-0001", "mode", "idle");
 
         String body = encode(m3n2, lines, T, 1234.5);
 
-        assertThat(body).isEqualTo(
-                "{\"metric\":{\"__name__\":\"node_cpu_seconds_total\",\"cpu\":\"0\",\"instanceNo\":\"node-0001\",\"mode\":\"idle\"},"
-                        + "\"values\":[1234.5,1234.5,1234.5],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n"
-                        + "{\"metric\":{\"__name__\":\"node_cpu_seconds_total\",\"cpu\":\"0\",\"instanceNo\":\"node-0001-1\",\"mode\":\"idle\"},"
-                        + "\"values\":[1234.5,1234.5,1234.5],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n");
+        assertThat(body)
+                .isEqualTo(
+                        "{\"metric\":{\"__name__\":\"node_cpu_seconds_total\",\"cpu\":\"0\",\"instanceNo\":\"node-0001\",\"mode\":\"idle\"},"
+                                + "\"values\":[1234.5,1234.5,1234.5],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n"
+                                + "{\"metric\":{\"__name__\":\"node_cpu_seconds_total\",\"cpu\":\"0\",\"instanceNo\":\"node-0001-1\",\"mode\":\"idle\"},"
+                                + "\"values\":[1234.5,1234.5,1234.5],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n");
     }
 
     @Test
@@ -67,9 +69,13 @@ class ImportLineEncoderTest {
         String later = encode(m3n2, a, T + 60_000, 3);
         String again = encode(m3n2, b, T, 4);
 
-        assertThat(first).contains("\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n{\"metric\":{\"__name__\":\"b\"");
+        assertThat(first)
+                .contains(
+                        "\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n{\"metric\":{\"__name__\":\"b\"");
         assertThat(first.split("1795300800000,1795300820000,1795300840000", -1)).hasSize(5); // 2 series x N=2 lines
-        assertThat(later).contains("\"timestamps\":[1795300860000,1795300880000,1795300900000]}").doesNotContain("1795300800000");
+        assertThat(later)
+                .contains("\"timestamps\":[1795300860000,1795300880000,1795300900000]}")
+                .doesNotContain("1795300800000");
         assertThat(again).contains("\"timestamps\":[1795300800000,1795300820000,1795300840000]}");
     }
 
@@ -87,8 +93,8 @@ class ImportLineEncoderTest {
     void addsUnknownInstanceInSortedPositionWhenAbsent() {
         SeriesLines lines = prepare(m3n2, "m", "a", "x", "zone", "z1");
 
-        assertThat(encode(m3n2, lines, T, 7)).isEqualTo(
-                "{\"metric\":{\"__name__\":\"m\",\"a\":\"x\",\"instanceNo\":\"unknown\",\"zone\":\"z1\"},"
+        assertThat(encode(m3n2, lines, T, 7))
+                .isEqualTo("{\"metric\":{\"__name__\":\"m\",\"a\":\"x\",\"instanceNo\":\"unknown\",\"zone\":\"z1\"},"
                         + "\"values\":[7,7,7],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n"
                         + "{\"metric\":{\"__name__\":\"m\",\"a\":\"x\",\"instanceNo\":\"unknown-1\",\"zone\":\"z1\"},"
                         + "\"values\":[7,7,7],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n");
@@ -98,25 +104,28 @@ class ImportLineEncoderTest {
     void addsInstanceLastWhenEveryLabelSortsBeforeIt() {
         SeriesLines lines = prepare(m3n2, "m", "Zone", "z", "cpu", "0");
 
-        assertThat(encode(m3n2, lines, T, 1)).startsWith(
-                "{\"metric\":{\"__name__\":\"m\",\"Zone\":\"z\",\"cpu\":\"0\",\"instanceNo\":\"unknown\"},\"values\":[");
+        assertThat(encode(m3n2, lines, T, 1))
+                .startsWith(
+                        "{\"metric\":{\"__name__\":\"m\",\"Zone\":\"z\",\"cpu\":\"0\",\"instanceNo\":\"unknown\"},\"values\":[");
     }
 
     @Test
     void addsInstanceFirstWhenEveryLabelSortsAfterIt() {
         SeriesLines lines = prepare(m3n2, "m", "job", "j", "mode", "idle");
 
-        assertThat(encode(m3n2, lines, T, 1)).startsWith(
-                "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"unknown\",\"job\":\"j\",\"mode\":\"idle\"},\"values\":[");
+        assertThat(encode(m3n2, lines, T, 1))
+                .startsWith(
+                        "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"unknown\",\"job\":\"j\",\"mode\":\"idle\"},\"values\":[");
     }
 
     @Test
     void addsInstanceAsOnlyLabelWhenThereAreNoLabels() {
         SeriesLines lines = prepare(m3n2, "up");
 
-        assertThat(encode(m3n2, lines, T, 1)).isEqualTo(
-                "{\"metric\":{\"__name__\":\"up\",\"instanceNo\":\"unknown\"},\"values\":[1,1,1],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n"
-                        + "{\"metric\":{\"__name__\":\"up\",\"instanceNo\":\"unknown-1\"},\"values\":[1,1,1],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n");
+        assertThat(encode(m3n2, lines, T, 1))
+                .isEqualTo(
+                        "{\"metric\":{\"__name__\":\"up\",\"instanceNo\":\"unknown\"},\"values\":[1,1,1],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n"
+                                + "{\"metric\":{\"__name__\":\"up\",\"instanceNo\":\"unknown-1\"},\"values\":[1,1,1],\"timestamps\":[1795300800000,1795300820000,1795300840000]}\n");
     }
 
     @Test
@@ -126,23 +135,26 @@ class ImportLineEncoderTest {
 
         SeriesLines lines = m3n2.prepare("m", names, values, 1, 3);
 
-        assertThat(encode(m3n2, lines, T, 1)).startsWith("{\"metric\":{\"__name__\":\"m\",\"a\":\"x\",\"instanceNo\":\"h\"},\"values\":[");
+        assertThat(encode(m3n2, lines, T, 1))
+                .startsWith("{\"metric\":{\"__name__\":\"m\",\"a\":\"x\",\"instanceNo\":\"h\"},\"values\":[");
     }
 
     @Test
     void escapesQuoteAndBackslashInLabelValues() {
         SeriesLines lines = prepare(m3n2, "m", "instanceNo", "h", "path", "C:\\dir \"x\"");
 
-        assertThat(encode(m3n2, lines, T, 1)).startsWith(
-                "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\",\"path\":\"C:\\\\dir \\\"x\\\"\"},\"values\":[");
+        assertThat(encode(m3n2, lines, T, 1))
+                .startsWith(
+                        "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\",\"path\":\"C:\\\\dir \\\"x\\\"\"},\"values\":[");
     }
 
     @Test
     void escapesControlCharactersInLabelValues() {
         SeriesLines lines = prepare(m3n2, "m", "a", "l1\nl2\t\u0001", "instanceNo", "h");
 
-        assertThat(encode(m3n2, lines, T, 1)).startsWith(
-                "{\"metric\":{\"__name__\":\"m\",\"a\":\"l1\\nl2\\t\\u0001\",\"instanceNo\":\"h\"},\"values\":[");
+        assertThat(encode(m3n2, lines, T, 1))
+                .startsWith(
+                        "{\"metric\":{\"__name__\":\"m\",\"a\":\"l1\\nl2\\t\\u0001\",\"instanceNo\":\"h\"},\"values\":[");
     }
 
     @Test
@@ -151,7 +163,9 @@ class ImportLineEncoderTest {
 
         String body = encode(m3n2, lines, T, 1);
 
-        assertThat(body).startsWith("{\"metric\":{\"__name__\":\"m\",\"city\":\"Zürich 東京 \uD83D\uDE00\",\"instanceNo\":\"h\"},\"values\":[");
+        assertThat(body)
+                .startsWith(
+                        "{\"metric\":{\"__name__\":\"m\",\"city\":\"Zürich 東京 \uD83D\uDE00\",\"instanceNo\":\"h\"},\"values\":[");
     }
 
     @Test
@@ -195,9 +209,10 @@ class ImportLineEncoderTest {
         relay.encodePoint(lines, T, ImportLineEncoder.formatValue(1), buf);
         relay.encodePoint(lines, T + 60_000, ImportLineEncoder.formatValue(2), buf);
 
-        assertThat(new String(buf.array(), 0, buf.length(), StandardCharsets.UTF_8)).isEqualTo(
-                "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\"},\"values\":[1],\"timestamps\":[1795300800000]}\n"
-                        + "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\"},\"values\":[2],\"timestamps\":[1795300860000]}\n");
+        assertThat(new String(buf.array(), 0, buf.length(), StandardCharsets.UTF_8))
+                .isEqualTo(
+                        "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\"},\"values\":[1],\"timestamps\":[1795300800000]}\n"
+                                + "{\"metric\":{\"__name__\":\"m\",\"instanceNo\":\"h\"},\"values\":[2],\"timestamps\":[1795300860000]}\n");
     }
 
     @Test
@@ -205,8 +220,9 @@ class ImportLineEncoderTest {
         ImportLineEncoder relay = new ImportLineEncoder(AmplificationPlan.relay());
         SeriesLines lines = prepare(relay, "m", "cpu", "1", "instanceNo", "node-3");
 
-        assertThat(encode(relay, lines, T, 0.5)).isEqualTo(
-                "{\"metric\":{\"__name__\":\"m\",\"cpu\":\"1\",\"instanceNo\":\"node-3\"},\"values\":[0.5],\"timestamps\":[1795300800000]}\n");
+        assertThat(encode(relay, lines, T, 0.5))
+                .isEqualTo(
+                        "{\"metric\":{\"__name__\":\"m\",\"cpu\":\"1\",\"instanceNo\":\"node-3\"},\"values\":[0.5],\"timestamps\":[1795300800000]}\n");
     }
 
     @Test
@@ -237,7 +253,8 @@ class ImportLineEncoderTest {
 
     @Test
     void formatsLargestExactIntegerBelowTwoToThe53WithoutFraction() {
-        assertThat(ascii(ImportLineEncoder.formatValue(9_007_199_254_740_991.0))).isEqualTo("9007199254740991");
+        assertThat(ascii(ImportLineEncoder.formatValue(9_007_199_254_740_991.0)))
+                .isEqualTo("9007199254740991");
     }
 
     @Test
@@ -260,8 +277,17 @@ class ImportLineEncoderTest {
 
     @Test
     void hugeValuesRoundTrip() {
-        for (double v : new double[] {Double.MAX_VALUE, -Double.MAX_VALUE, 1e300, 9.007199254740992E15, 1e20, -1e16,
-                Double.MIN_VALUE, 123456789.123456789, 0.1 + 0.2}) {
+        for (double v : new double[] {
+            Double.MAX_VALUE,
+            -Double.MAX_VALUE,
+            1e300,
+            9.007199254740992E15,
+            1e20,
+            -1e16,
+            Double.MIN_VALUE,
+            123456789.123456789,
+            0.1 + 0.2
+        }) {
             String s = ascii(ImportLineEncoder.formatValue(v));
             assertThat(Double.parseDouble(s)).as(s).isEqualTo(v);
         }
@@ -279,17 +305,23 @@ class ImportLineEncoderTest {
 
     @Test
     void formatValueRejectsNaN() {
-        assertThatThrownBy(() -> ImportLineEncoder.formatValue(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ImportLineEncoder.formatValue(Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void infinityIsWrittenAsVictoriaMetricsExportsAndImportsIt() {
-        assertThat(new String(ImportLineEncoder.formatValue(Double.POSITIVE_INFINITY), StandardCharsets.US_ASCII)).isEqualTo("+Inf");
-        assertThat(new String(ImportLineEncoder.formatValue(Double.NEGATIVE_INFINITY), StandardCharsets.US_ASCII)).isEqualTo("-Inf");
+        assertThat(new String(ImportLineEncoder.formatValue(Double.POSITIVE_INFINITY), StandardCharsets.US_ASCII))
+                .isEqualTo("+Inf");
+        assertThat(new String(ImportLineEncoder.formatValue(Double.NEGATIVE_INFINITY), StandardCharsets.US_ASCII))
+                .isEqualTo("-Inf");
         ValueText v = new ValueText();
-        assertThat(new String(v.set(Double.POSITIVE_INFINITY).bytes(), 0, v.length(), StandardCharsets.US_ASCII)).isEqualTo("+Inf");
-        assertThat(new String(v.set(Double.NEGATIVE_INFINITY).bytes(), 0, v.length(), StandardCharsets.US_ASCII)).isEqualTo("-Inf");
-        assertThat(new String(v.set(2.5).bytes(), 0, v.length(), StandardCharsets.US_ASCII)).isEqualTo("2.5");
+        assertThat(new String(v.set(Double.POSITIVE_INFINITY).bytes(), 0, v.length(), StandardCharsets.US_ASCII))
+                .isEqualTo("+Inf");
+        assertThat(new String(v.set(Double.NEGATIVE_INFINITY).bytes(), 0, v.length(), StandardCharsets.US_ASCII))
+                .isEqualTo("-Inf");
+        assertThat(new String(v.set(2.5).bytes(), 0, v.length(), StandardCharsets.US_ASCII))
+                .isEqualTo("2.5");
         assertThatThrownBy(() -> v.set(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -307,7 +339,10 @@ class ImportLineEncoderTest {
             assertThat(node.get("values")).hasSize(12);
             assertThat(node.get("timestamps").get(11).asLong()).isEqualTo(T + 55_000);
         }
-        assertThat(Arrays.stream(split).map(l -> l.substring(0, l.indexOf("},\"values\""))).distinct()).hasSize(10);
+        assertThat(Arrays.stream(split)
+                        .map(l -> l.substring(0, l.indexOf("},\"values\"")))
+                        .distinct())
+                .hasSize(10);
     }
 
     // ---- verbatim (N = 1, JSON-safe records) ----
@@ -315,7 +350,9 @@ class ImportLineEncoderTest {
     /** Every point of the record, encoded verbatim and from prepared lines: the same bytes. */
     private static void assertVerbatimEqualsPrepared(ImportLineEncoder encoder, String record) {
         DecodedPoints points = new DecodedPoints();
-        assertThat(new PointDecoder(1 << 20).decode(record.getBytes(StandardCharsets.UTF_8), points)).as(record).isNull();
+        assertThat(new PointDecoder(1 << 20).decode(record.getBytes(StandardCharsets.UTF_8), points))
+                .as(record)
+                .isNull();
         assertThat(points.jsonSafe()).as("fast path took %s", record).isTrue();
         for (int p = 0; p < points.count(); p++) {
             int from = points.labelStart(p);
@@ -328,10 +365,12 @@ class ImportLineEncoderTest {
             }
             byte[] value = ImportLineEncoder.formatValue(points.value(p));
             ByteBuf prepared = new ByteBuf(16);
-            int samples = encoder.encodePoint(encoder.prepare(points.metric(p), names, values, 0, n), points.timestampMs(p), value, prepared);
+            int samples = encoder.encodePoint(
+                    encoder.prepare(points.metric(p), names, values, 0, n), points.timestampMs(p), value, prepared);
             ByteBuf verbatim = new ByteBuf(16);
 
-            assertThat(encoder.encodePointVerbatim(points, p, value, 0, value.length, verbatim)).isEqualTo(samples);
+            assertThat(encoder.encodePointVerbatim(points, p, value, 0, value.length, verbatim))
+                    .isEqualTo(samples);
             assertThat(new String(verbatim.array(), 0, verbatim.length(), StandardCharsets.UTF_8))
                     .isEqualTo(new String(prepared.array(), 0, prepared.length(), StandardCharsets.UTF_8));
         }
@@ -339,11 +378,14 @@ class ImportLineEncoderTest {
 
     @Test
     void aPlainRelayIsAPlainCopyWithoutAnInstanceLabelAddedAtAnyM() {
-        for (ImportLineEncoder e : new ImportLineEncoder[] {new ImportLineEncoder(AmplificationPlan.relay()),
-                new ImportLineEncoder(AmplificationPlan.of(3, 1, Duration.ofSeconds(60)))}) {
+        for (ImportLineEncoder e : new ImportLineEncoder[] {
+            new ImportLineEncoder(AmplificationPlan.relay()),
+            new ImportLineEncoder(AmplificationPlan.of(3, 1, Duration.ofSeconds(60)))
+        }) {
             SeriesLines lines = prepare(e, "m", "cpu", "0", "mode", "idle");
 
-            assertThat(encode(e, lines, T, 1)).startsWith("{\"metric\":{\"__name__\":\"m\",\"cpu\":\"0\",\"mode\":\"idle\"},\"values\":[");
+            assertThat(encode(e, lines, T, 1))
+                    .startsWith("{\"metric\":{\"__name__\":\"m\",\"cpu\":\"0\",\"mode\":\"idle\"},\"values\":[");
         }
     }
 
@@ -354,14 +396,16 @@ class ImportLineEncoderTest {
         String head = "\"metric\":\"node_cpu_seconds_total\",\"timestamp\":" + T + ",\"value\":1234.5";
         String[] records = {
             "{" + head + "}",
-            "{" + head + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"0\",\"mode\":\"idle\"},\"productKey\":\"node\"}",
-            "{" + head + ",\"dimensions\":{\"cpu\":\"0\",\"mode\":\"idle\"}}",            // no instanceNo: none added at N = 1
+            "{" + head
+                    + ",\"dimensions\":{\"instanceNo\":\"node-0001\",\"cpu\":\"0\",\"mode\":\"idle\"},\"productKey\":\"node\"}",
+            "{" + head + ",\"dimensions\":{\"cpu\":\"0\",\"mode\":\"idle\"}}", // no instanceNo: none added at N = 1
             "{" + head + ",\"dimensions\":{\"a\":\"0\"}}",
             "{" + head + ",\"dimensions\":{\"z\":\"0\"}}",
-            "{" + head + ",\"dimensions\":{\"instanceNo\":\"\",\"job\":\"j\"}}",              // empty instanceNo: dropped
+            "{" + head + ",\"dimensions\":{\"instanceNo\":\"\",\"job\":\"j\"}}", // empty instanceNo: dropped
             "{" + head + ",\"dimensions\":{\"instanceNoX\":\"x\",\"instance\":\"y\",\"Z\":\"z\"}}",
             // names that share the first byte with instanceNo or not, on either side of it
-            "{" + head + ",\"dimensions\":{\"j_\":\"1\",\"i\":\"2\",\"inst\":\"3\",\"hx\":\"4\",\"_x\":\"5\",\"Instance\":\"6\",\"io\":\"7\"}}",
+            "{" + head
+                    + ",\"dimensions\":{\"j_\":\"1\",\"i\":\"2\",\"inst\":\"3\",\"hx\":\"4\",\"_x\":\"5\",\"Instance\":\"6\",\"io\":\"7\"}}",
             "{" + head + ",\"dimensions\":{\"city\":\"Z\u00fcrich \u6771\u4eac \uD83D\uDE00\",\"path\":\"/a b/c\"}}",
             "[{" + head + ",\"dimensions\":{\"a\":\"1\"}},{\"metric\":\"up\",\"timestamp\":" + T + ",\"value\":0}]",
         };
@@ -374,11 +418,15 @@ class ImportLineEncoderTest {
     @Test
     void verbatimRefusesInstanceVariantsAndEscapedRecords() {
         DecodedPoints points = new DecodedPoints();
-        new PointDecoder(1 << 20).decode(("{\"metric\":\"m\",\"timestamp\":" + T + ",\"value\":1,\"dimensions\":{\"a\":\"x\\ty\"}}")
-                .getBytes(StandardCharsets.UTF_8), points);
+        new PointDecoder(1 << 20)
+                .decode(
+                        ("{\"metric\":\"m\",\"timestamp\":" + T + ",\"value\":1,\"dimensions\":{\"a\":\"x\\ty\"}}")
+                                .getBytes(StandardCharsets.UTF_8),
+                        points);
 
         assertThat(points.jsonSafe()).isFalse();
-        assertThatThrownBy(() -> new ImportLineEncoder(AmplificationPlan.relay()).encodePointVerbatim(points, 0, new byte[] {'1'}, 0, 1, new ByteBuf(16)))
+        assertThatThrownBy(() -> new ImportLineEncoder(AmplificationPlan.relay())
+                        .encodePointVerbatim(points, 0, new byte[] {'1'}, 0, 1, new ByteBuf(16)))
                 .isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> m3n2.encodePointVerbatim(points, 0, new byte[] {'1'}, 0, 1, new ByteBuf(16)))
                 .isInstanceOf(IllegalStateException.class);
@@ -387,10 +435,24 @@ class ImportLineEncoderTest {
     @Test
     void valueTextIsFormatValueWithoutAllocation() {
         ValueText text = new ValueText();
-        double[] values = {0, -0.0, 1, -7, 42.5, 1e-9, 1e21, -1.7976931348623157E308, 4.9E-324, 9_007_199_254_740_991.0,
-            9_007_199_254_740_992.0, 0.1 + 0.2, 1234.56, 123456789.125};
-        java.util.Random random = new java.util.Random(5);
-        java.util.List<Double> all = new ArrayList<>();
+        double[] values = {
+            0,
+            -0.0,
+            1,
+            -7,
+            42.5,
+            1e-9,
+            1e21,
+            -1.7976931348623157E308,
+            4.9E-324,
+            9_007_199_254_740_991.0,
+            9_007_199_254_740_992.0,
+            0.1 + 0.2,
+            1234.56,
+            123456789.125
+        };
+        Random random = new Random(5);
+        List<Double> all = new ArrayList<>();
         for (double v : values) {
             all.add(v);
         }
@@ -401,7 +463,9 @@ class ImportLineEncoderTest {
         }
         for (double v : all) {
             text.set(v);
-            assertThat(ascii(Arrays.copyOf(text.bytes(), text.length()))).as("%s", v).isEqualTo(ascii(ImportLineEncoder.formatValue(v)));
+            assertThat(ascii(Arrays.copyOf(text.bytes(), text.length())))
+                    .as("%s", v)
+                    .isEqualTo(ascii(ImportLineEncoder.formatValue(v)));
         }
         assertThatThrownBy(() -> text.set(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
     }

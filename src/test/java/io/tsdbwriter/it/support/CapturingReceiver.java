@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,10 +25,11 @@ import org.xerial.snappy.Snappy;
 public final class CapturingReceiver implements AutoCloseable {
 
     /** One request as it arrived. {@code body} is the snappy-decompressed message, or null when it did not decompress. */
-    public record Request(long arrivedNanos, String method, String path, Map<String, String> headers, byte[] raw, byte[] body) {
+    public record Request(
+            long arrivedNanos, String method, String path, Map<String, String> headers, byte[] raw, byte[] body) {
         /** A header by name, case-insensitive; null when absent. */
         public String header(String name) {
-            return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+            return headers.get(name.toLowerCase(Locale.ROOT));
         }
     }
 
@@ -82,7 +84,7 @@ public final class CapturingReceiver implements AutoCloseable {
             raw = in.readAllBytes();
         }
         Map<String, String> headers = new TreeMap<>();
-        x.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), String.join(",", v)));
+        x.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
         byte[] body;
         try {
             body = raw.length == 0 ? new byte[0] : Snappy.uncompress(raw);

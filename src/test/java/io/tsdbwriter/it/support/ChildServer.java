@@ -43,16 +43,23 @@ public final class ChildServer implements AutoCloseable {
      * Starts {@code binary} with {@code -httpListenAddr=127.0.0.1:<free port>} plus {@code flags(port)} and waits until
      * {@code GET <scheme>://127.0.0.1:<port>/health} answers 200 through {@code health}.
      */
-    public static synchronized ChildServer start(Path binary, Path dir, String name, boolean https, OkHttpClient health,
-                                                 Function<Integer, List<String>> flags) {
+    public static synchronized ChildServer start(
+            Path binary,
+            Path dir,
+            String name,
+            boolean https,
+            OkHttpClient health,
+            Function<Integer, List<String>> flags) {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         FreePorts.Reservation port = FreePorts.reserve();
-        ChildServer s = new ChildServer(port, (https ? "https" : "http") + "://127.0.0.1:" + port.port(), dir.resolve(name + ".log"));
-        List<String> cmd = new ArrayList<>(List.of(binary.toString(), "-httpListenAddr=127.0.0.1:" + port.port(), "-loggerLevel=WARN"));
+        ChildServer s = new ChildServer(
+                port, (https ? "https" : "http") + "://127.0.0.1:" + port.port(), dir.resolve(name + ".log"));
+        List<String> cmd = new ArrayList<>(
+                List.of(binary.toString(), "-httpListenAddr=127.0.0.1:" + port.port(), "-loggerLevel=WARN"));
         cmd.addAll(flags.apply(port.port()));
         ChildProcesses.appendMarker(s.log, "starting " + String.join(" ", cmd));
         s.process = ChildProcesses.start(cmd, s.log, true);
@@ -61,9 +68,12 @@ public final class ChildServer implements AutoCloseable {
         while (true) {
             if (!s.process.isAlive()) {
                 port.close();
-                throw new IllegalStateException(name + " exited with " + s.process.exitValue() + "; " + ChildProcesses.tailMessage(s.log));
+                throw new IllegalStateException(
+                        name + " exited with " + s.process.exitValue() + "; " + ChildProcesses.tailMessage(s.log));
             }
-            try (Response r = health.newCall(new Request.Builder().url(s.url + "/health").build()).execute()) {
+            try (Response r = health.newCall(
+                            new Request.Builder().url(s.url + "/health").build())
+                    .execute()) {
                 if (r.code() == 200) {
                     return s;
                 }
@@ -73,7 +83,8 @@ public final class ChildServer implements AutoCloseable {
             }
             if (Instant.now().isAfter(deadline)) {
                 s.close();
-                throw new IllegalStateException(name + " not healthy on " + s.url + " (" + last + "); " + ChildProcesses.tailMessage(s.log));
+                throw new IllegalStateException(
+                        name + " not healthy on " + s.url + " (" + last + "); " + ChildProcesses.tailMessage(s.log));
             }
             try {
                 Thread.sleep(100);

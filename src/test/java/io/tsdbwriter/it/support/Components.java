@@ -64,8 +64,12 @@ public interface Components {
      * @param remoteWriteReceiver false leaves the remote write receiver off ({@code /api/v1/write} answers 404)
      * @param acceptedMessages    {@link PrometheusVersion#CURRENT} only: the protobuf messages its receiver accepts
      */
-    PrometheusEndpoint startPrometheus(Path dir, PrometheusVersion version, Duration outOfOrderWindow,
-                                       boolean remoteWriteReceiver, String... acceptedMessages);
+    PrometheusEndpoint startPrometheus(
+            Path dir,
+            PrometheusVersion version,
+            Duration outOfOrderWindow,
+            boolean remoteWriteReceiver,
+            String... acceptedMessages);
 
     /** Why {@code version} cannot be started here (for an assumption), or null when it can. */
     String unavailable(VmVersion version);

@@ -78,8 +78,7 @@ public final class ContainerComponents implements Components {
 
     private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
 
-    private ContainerComponents() {
-    }
+    private ContainerComponents() {}
 
     // ------------------------------------------------------------------------------------------------ Components
 
@@ -88,11 +87,13 @@ public final class ContainerComponents implements Components {
     public KafkaEndpoint startKafka(Path dir, KafkaOptions options) {
         if (options.saslSsl() != null) {
             return local("Kafka with a SASL_SSL listener runs locally: its key store and SCRAM users are the host's"
-                    + " and the image's run script cannot take them").startKafka(dir, options);
+                            + " and the image's run script cannot take them")
+                    .startKafka(dir, options);
         }
         if (!options.features().isEmpty()) {
             return local("Kafka with format-time features runs locally: the image's run script formats without"
-                    + " --feature").startKafka(dir, options);
+                            + " --feature")
+                    .startKafka(dir, options);
         }
         return ContainerKafka.start(dir);
     }
@@ -103,12 +104,14 @@ public final class ContainerComponents implements Components {
         String image = vmImage(version);
         if (image == null) {
             return local("VictoriaMetrics " + version + " runs locally: no local image holds its binary "
-                    + vmBinary(version) + " (scripts/container-images.sh)").startVictoriaMetrics(dir, version, flags);
+                            + vmBinary(version) + " (scripts/container-images.sh)")
+                    .startVictoriaMetrics(dir, version, flags);
         }
         for (String flag : flags) {
             if (hostBound(flag)) {
                 return local("VictoriaMetrics with " + flag.replaceFirst("=.*", "=...") + " runs locally: the flag"
-                        + " names a file or a listener of the host").startVictoriaMetrics(dir, version, flags);
+                                + " names a file or a listener of the host")
+                        .startVictoriaMetrics(dir, version, flags);
             }
         }
         return ContainerVictoriaMetrics.start(dir, image, flags);
@@ -116,10 +119,14 @@ public final class ContainerComponents implements Components {
 
     /** Always local: no Prometheus image is built. */
     @Override
-    public PrometheusEndpoint startPrometheus(Path dir, PrometheusVersion version, Duration outOfOrderWindow,
-                                              boolean remoteWriteReceiver, String... acceptedMessages) {
-        return local("Prometheus runs locally: no image is built for it").startPrometheus(dir, version, outOfOrderWindow,
-                remoteWriteReceiver, acceptedMessages);
+    public PrometheusEndpoint startPrometheus(
+            Path dir,
+            PrometheusVersion version,
+            Duration outOfOrderWindow,
+            boolean remoteWriteReceiver,
+            String... acceptedMessages) {
+        return local("Prometheus runs locally: no image is built for it")
+                .startPrometheus(dir, version, outOfOrderWindow, remoteWriteReceiver, acceptedMessages);
     }
 
     /** Null when a container or (delegated) a local process can start it; otherwise the local path's reason. */
@@ -168,6 +175,7 @@ public final class ContainerComponents implements Components {
         static final String PROPERTY = "tsdbwriter.it.components";
         /** The chosen implementation, or null when the choice failed ({@link #FAILURE}). */
         private static final Components CHOSEN;
+
         private static final String FAILURE;
 
         static {
@@ -183,8 +191,7 @@ public final class ContainerComponents implements Components {
             FAILURE = failure;
         }
 
-        private Choice() {
-        }
+        private Choice() {}
 
         /** The choice; throws (every time) when it failed. */
         static Components components() {
@@ -205,12 +212,14 @@ public final class ContainerComponents implements Components {
                 }
                 case "containers", "auto", "" -> {
                     boolean forced = mode.equals("containers");
-                    Optional<String> notReady = dockerAvailable() ? ensureImages()
+                    Optional<String> notReady = dockerAvailable()
+                            ? ensureImages()
                             : Optional.of("no Docker engine answers (Testcontainers found none)");
                     if (notReady.isEmpty()) {
                         chosen = INSTANCE;
                         why = (forced ? "-D" + PROPERTY + "=containers; " : "")
-                                + "a Docker engine answers and the images " + kafkaImage() + ", " + vmImage() + " exist";
+                                + "a Docker engine answers and the images " + kafkaImage() + ", " + vmImage()
+                                + " exist";
                     } else if (forced) {
                         throw new IllegalStateException("-D" + PROPERTY + "=containers, but " + notReady.get());
                     } else {
@@ -218,8 +227,9 @@ public final class ContainerComponents implements Components {
                         why = notReady.get();
                     }
                 }
-                default -> throw new IllegalStateException("-D" + PROPERTY + "=" + mode
-                        + ": expected local, containers or auto");
+                default ->
+                    throw new IllegalStateException(
+                            "-D" + PROPERTY + "=" + mode + ": expected local, containers or auto");
             }
             System.err.println("[components] the ITs' components: " + chosen + " (" + why + ")");
             return chosen;

@@ -32,6 +32,7 @@ abstract class ContainerEndpoint implements AutoCloseable {
     final GenericContainer<?> container;
     /** The host port it publishes its port on. */
     final FreePorts.Reservation port;
+
     private final Path log;
     private boolean closed;
 
@@ -118,8 +119,7 @@ abstract class ContainerEndpoint implements AutoCloseable {
     }
 
     /** After {@link #close()}: releases what else the endpoint holds. Nothing by default. */
-    void released() {
-    }
+    void released() {}
 
     /** True while the container runs (false before it is created). */
     final boolean running() {
@@ -128,7 +128,8 @@ abstract class ContainerEndpoint implements AutoCloseable {
             return false;
         }
         try {
-            InspectContainerResponse.ContainerState state = client().inspectContainerCmd(id).exec().getState();
+            InspectContainerResponse.ContainerState state =
+                    client().inspectContainerCmd(id).exec().getState();
             return Boolean.TRUE.equals(state.getRunning());
         } catch (NotFoundException e) {
             return false;
@@ -156,7 +157,8 @@ abstract class ContainerEndpoint implements AutoCloseable {
     final String tail() {
         try {
             List<String> lines = container.getLogs().lines().toList();
-            return "last lines of its log:\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+            return "last lines of its log:\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
         } catch (RuntimeException e) {
             return "(no log: " + e + ")";
         }
@@ -192,8 +194,8 @@ abstract class ContainerEndpoint implements AutoCloseable {
         try {
             Files.writeString(log, container.getLogs(), StandardCharsets.UTF_8);
         } catch (IOException | RuntimeException e) {
-            System.err.println("[components] cannot save the log of " + container.getDockerImageName() + " to " + log
-                    + ": " + e);
+            System.err.println(
+                    "[components] cannot save the log of " + container.getDockerImageName() + " to " + log + ": " + e);
         }
     }
 }

@@ -44,8 +44,7 @@ public final class ContainerImages {
     private static final Duration IMAGES_SCRIPT_TIMEOUT = Duration.ofMinutes(10);
     private static final Map<Path, String> SHA256 = new ConcurrentHashMap<>();
 
-    private ContainerImages() {
-    }
+    private ContainerImages() {}
 
     /** True when Testcontainers finds a Docker engine that answers (never throws). */
     public static boolean dockerAvailable() {
@@ -78,7 +77,9 @@ public final class ContainerImages {
             return null;
         }
         String sha = SHA256.computeIfAbsent(binary, ContainerImages::sha256);
-        List<Image> images = client().listImagesCmd().withLabelFilter(Map.of(SOURCE_LABEL, sha)).exec();
+        List<Image> images = client().listImagesCmd()
+                .withLabelFilter(Map.of(SOURCE_LABEL, sha))
+                .exec();
         List<String> tags = new ArrayList<>();
         for (Image image : images) {
             for (String tag : image.getRepoTags() == null ? new String[0] : image.getRepoTags()) {
@@ -103,7 +104,8 @@ public final class ContainerImages {
 
     /** The label {@value #SOURCE_LABEL} of an image, or null. */
     public static String sourceLabel(String image) {
-        Map<String, String> labels = client().inspectImageCmd(image).exec().getConfig().getLabels();
+        Map<String, String> labels =
+                client().inspectImageCmd(image).exec().getConfig().getLabels();
         return labels == null ? null : labels.get(SOURCE_LABEL);
     }
 
@@ -161,7 +163,8 @@ public final class ContainerImages {
             return Optional.of("interrupted while running " + IMAGES_SCRIPT);
         }
         List<String> still = missingImages();
-        return still.isEmpty() ? Optional.empty()
+        return still.isEmpty()
+                ? Optional.empty()
                 : Optional.of(IMAGES_SCRIPT + " ran but " + still + " still missing; "
                         + LocalStack.ChildProcesses.tailMessage(log));
     }

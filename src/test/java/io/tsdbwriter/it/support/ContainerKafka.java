@@ -28,6 +28,7 @@ final class ContainerKafka extends ContainerEndpoint implements KafkaEndpoint {
 
     /** The broker's port in the container. */
     private static final int KAFKA_PORT = 9092;
+
     private static final Duration KAFKA_START_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
 
@@ -45,7 +46,7 @@ final class ContainerKafka extends ContainerEndpoint implements KafkaEndpoint {
         createDirectories(dir);
         return start(port -> {
             KafkaContainer container = new KafkaContainer(
-                    DockerImageName.parse(kafkaImage()).asCompatibleSubstituteFor("apache/kafka"))
+                            DockerImageName.parse(kafkaImage()).asCompatibleSubstituteFor("apache/kafka"))
                     .withEnv(Map.of(
                             "KAFKA_HEAP_OPTS", "-Xmx512m",
                             "KAFKA_AUTO_CREATE_TOPICS_ENABLE", "false",
@@ -103,9 +104,13 @@ final class ContainerKafka extends ContainerEndpoint implements KafkaEndpoint {
         }
         String id = container.getContainerId();
         try {
-            var exec = client().execCreateCmd(id).withCmd("bash", "-c",
-                    "for p in /proc/[0-9]*; do read -r -d '' c < \"$p/cmdline\" || true;"
-                            + " [[ $c == */java ]] && kill -TERM \"${p#/proc/}\"; done; true").exec();
+            var exec = client().execCreateCmd(id)
+                    .withCmd(
+                            "bash",
+                            "-c",
+                            "for p in /proc/[0-9]*; do read -r -d '' c < \"$p/cmdline\" || true;"
+                                    + " [[ $c == */java ]] && kill -TERM \"${p#/proc/}\"; done; true")
+                    .exec();
             client().execStartCmd(exec.getId()).start().awaitCompletion(10, TimeUnit.SECONDS);
         } catch (DockerException e) {
             // it exited meanwhile
@@ -136,7 +141,10 @@ final class ContainerKafka extends ContainerEndpoint implements KafkaEndpoint {
                     throw new IllegalStateException("Kafka container exited while restarting; " + tail());
                 }
                 try {
-                    if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+                    if (!admin.describeCluster()
+                            .nodes()
+                            .get(5, TimeUnit.SECONDS)
+                            .isEmpty()) {
                         return;
                     }
                 } catch (ExecutionException | TimeoutException e) {

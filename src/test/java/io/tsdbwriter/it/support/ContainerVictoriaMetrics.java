@@ -23,6 +23,7 @@ final class ContainerVictoriaMetrics extends ContainerEndpoint implements VmEndp
 
     /** VictoriaMetrics' HTTP port in the container. */
     private static final int VM_PORT = 8428;
+
     private static final Duration VM_START_TIMEOUT = Duration.ofMinutes(1);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -30,7 +31,8 @@ final class ContainerVictoriaMetrics extends ContainerEndpoint implements VmEndp
     private String url;
     private VmHttp http; // from the start on (the host is known once the container runs)
 
-    private ContainerVictoriaMetrics(GenericContainer<?> container, FreePorts.Reservation port, Path dir, String image) {
+    private ContainerVictoriaMetrics(
+            GenericContainer<?> container, FreePorts.Reservation port, Path dir, String image) {
         super(container, port, dir.resolve("victoria-metrics.log"));
         this.image = image;
     }
@@ -38,15 +40,21 @@ final class ContainerVictoriaMetrics extends ContainerEndpoint implements VmEndp
     static ContainerVictoriaMetrics start(Path workDir, String image, List<String> flags) {
         Path dir = workDir.toAbsolutePath();
         createDirectories(dir);
-        List<String> command = new ArrayList<>(List.of("-storageDataPath=/victoria-metrics-data",
-                "-httpListenAddr=:" + VM_PORT, "-retentionPeriod=100y", "-dedup.minScrapeInterval=1ms",
-                "-search.disableCache", "-loggerLevel=ERROR"));
+        List<String> command = new ArrayList<>(List.of(
+                "-storageDataPath=/victoria-metrics-data",
+                "-httpListenAddr=:" + VM_PORT,
+                "-retentionPeriod=100y",
+                "-dedup.minScrapeInterval=1ms",
+                "-search.disableCache",
+                "-loggerLevel=ERROR"));
         command.addAll(flags);
         return start(port -> {
             GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse(image))
                     .withExposedPorts(VM_PORT)
                     .withCommand(command.toArray(String[]::new))
-                    .waitingFor(Wait.forHttp("/health").forPort(VM_PORT).forStatusCode(200)
+                    .waitingFor(Wait.forHttp("/health")
+                            .forPort(VM_PORT)
+                            .forStatusCode(200)
                             .withStartupTimeout(VM_START_TIMEOUT));
             container.setPortBindings(List.of(port.port() + ":" + VM_PORT));
             return new ContainerVictoriaMetrics(container, port, dir, image);
@@ -101,7 +109,9 @@ final class ContainerVictoriaMetrics extends ContainerEndpoint implements VmEndp
             return;
         }
         try {
-            client().stopContainerCmd(container.getContainerId()).withTimeout((int) STOP_TIMEOUT.toSeconds()).exec();
+            client().stopContainerCmd(container.getContainerId())
+                    .withTimeout((int) STOP_TIMEOUT.toSeconds())
+                    .exec();
         } catch (DockerException e) {
             // not running any more
         }
@@ -121,8 +131,8 @@ final class ContainerVictoriaMetrics extends ContainerEndpoint implements VmEndp
             throw new IllegalStateException("interrupted while restarting victoria-metrics", e);
         }
         if (unhealthy != null) {
-            throw new IllegalStateException("victoria-metrics container on " + url + " " + unhealthy
-                    + " while restarting; " + tail());
+            throw new IllegalStateException(
+                    "victoria-metrics container on " + url + " " + unhealthy + " while restarting; " + tail());
         }
     }
 

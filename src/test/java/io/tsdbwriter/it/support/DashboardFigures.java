@@ -21,27 +21,31 @@ import javax.imageio.ImageIO;
 public final class DashboardFigures {
 
     /** One series: a legend and its points ({@code times} in epoch seconds). */
-    public record Series(String legend, double[] times, double[] values) {
-    }
+    public record Series(String legend, double[] times, double[] values) {}
 
     /** One panel: its title, its type ({@code timeseries}, {@code stat}) and the series its queries returned. */
-    public record Panel(String title, String type, List<Series> series) {
-    }
+    public record Panel(String title, String type, List<Series> series) {}
 
     static final int COLUMNS = 4;
     static final int CELL_WIDTH = 420;
     static final int CELL_HEIGHT = 230;
-    private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728),
-        new Color(0x9467bd), new Color(0x8c564b)};
+    private static final Color[] COLORS = {
+        new Color(0x1f77b4),
+        new Color(0xff7f0e),
+        new Color(0x2ca02c),
+        new Color(0xd62728),
+        new Color(0x9467bd),
+        new Color(0x8c564b)
+    };
 
-    private DashboardFigures() {
-    }
+    private DashboardFigures() {}
 
     /** Draws {@code panels} under {@code title} into a PNG file. */
     public static void write(Path file, String title, List<Panel> panels) throws IOException {
         System.setProperty("java.awt.headless", "true");
         int rows = (panels.size() + COLUMNS - 1) / COLUMNS;
-        BufferedImage image = new BufferedImage(COLUMNS * CELL_WIDTH, 50 + rows * CELL_HEIGHT, BufferedImage.TYPE_INT_RGB);
+        BufferedImage image =
+                new BufferedImage(COLUMNS * CELL_WIDTH, 50 + rows * CELL_HEIGHT, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {
             g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
@@ -100,7 +104,8 @@ public final class DashboardFigures {
         double tMax = -Double.MAX_VALUE;
         double vMin = Double.MAX_VALUE;
         double vMax = -Double.MAX_VALUE;
-        List<Series> shown = p.series().subList(0, Math.min(COLORS.length, p.series().size()));
+        List<Series> shown =
+                p.series().subList(0, Math.min(COLORS.length, p.series().size()));
         for (Series s : shown) {
             for (int i = 0; i < s.times().length; i++) {
                 if (Double.isFinite(s.values()[i])) {

@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,46 +28,39 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class FaultProxy implements AutoCloseable {
 
     /** What the proxy does with an import request. */
-    public sealed interface Mode permits Pass, Status, Slow, RejectContaining, Delay, RejectLabel, StoreThenStatus {
-    }
+    public sealed interface Mode permits Pass, Status, Slow, RejectContaining, Delay, RejectLabel, StoreThenStatus {}
 
     /** Forward unchanged. */
-    public record Pass() implements Mode {
-    }
+    public record Pass() implements Mode {}
 
     /** Answer {@code code} without forwarding; {@code retryAfterSeconds} ≥ 0 adds a Retry-After header. */
-    public record Status(int code, int retryAfterSeconds) implements Mode {
-    }
+    public record Status(int code, int retryAfterSeconds) implements Mode {}
 
     /** Hold the request for {@code delay}, then answer 503 without forwarding. */
-    public record Slow(Duration delay) implements Mode {
-    }
+    public record Slow(Duration delay) implements Mode {}
 
     /** Answer 400 (as VictoriaMetrics does for a body it refuses) when the body contains {@code marker}; else pass. */
-    public record RejectContaining(String marker) implements Mode {
-    }
+    public record RejectContaining(String marker) implements Mode {}
 
     /**
      * Answer 400 (as Prometheus and VictoriaMetrics do for data they refuse) when any series of the request carries
      * label {@code name="value"}; else pass. Remote write bodies are decoded (snappy, then the protobuf
      * {@code WriteRequest}, {@link RemoteWriteBodies}); import bodies are searched for {@code "name":"value"}.
      */
-    public record RejectLabel(String name, String value) implements Mode {
-    }
+    public record RejectLabel(String name, String value) implements Mode {}
 
     /** Forward every import request after holding it for {@code delay} (a slow but healthy VictoriaMetrics). */
-    public record Delay(Duration delay) implements Mode {
-    }
+    public record Delay(Duration delay) implements Mode {}
 
     /**
      * Forward every import request (VictoriaMetrics stores it), then answer {@code code} instead of its answer: a writer
      * that has written but never hears so (a lost acknowledgement), counted as faulted.
      */
-    public record StoreThenStatus(int code) implements Mode {
-    }
+    public record StoreThenStatus(int code) implements Mode {}
 
     private final HttpServer server;
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String target;
     private final AtomicReference<Mode> mode = new AtomicReference<>(new Pass());
     private final AtomicInteger faulted = new AtomicInteger();
@@ -128,7 +122,8 @@ public final class FaultProxy implements AutoCloseable {
                 body = in.readAllBytes();
             }
             String path = ex.getRequestURI().getPath();
-            boolean isImport = path.endsWith("/api/v1/import") || path.endsWith("/api/v1/write") || path.endsWith("/api/v1/push");
+            boolean isImport =
+                    path.endsWith("/api/v1/import") || path.endsWith("/api/v1/write") || path.endsWith("/api/v1/push");
             Mode m = isImport ? mode.get() : new Pass();
             switch (m) {
                 case Status s -> {
@@ -148,7 +143,7 @@ public final class FaultProxy implements AutoCloseable {
                     inject(ex, 503, "slow\n".getBytes());
                 }
                 case RejectContaining r -> {
-                    if (new String(body, java.nio.charset.StandardCharsets.UTF_8).contains(r.marker())) {
+                    if (new String(body, StandardCharsets.UTF_8).contains(r.marker())) {
                         faulted.incrementAndGet();
                         inject(ex, 400, "cannot parse: injected rejection\n".getBytes());
                     } else {
@@ -159,7 +154,11 @@ public final class FaultProxy implements AutoCloseable {
                 case RejectLabel r -> {
                     if (carries(ex, body, r)) {
                         faulted.incrementAndGet();
-                        inject(ex, 400, ("out of bounds: injected rejection of " + r.name() + "=" + r.value() + "\n").getBytes());
+                        inject(
+                                ex,
+                                400,
+                                ("out of bounds: injected rejection of " + r.name() + "=" + r.value() + "\n")
+                                        .getBytes());
                     } else {
                         passed.incrementAndGet();
                         forward(ex, body);
@@ -198,7 +197,7 @@ public final class FaultProxy implements AutoCloseable {
             }
             return false;
         }
-        return new String(body, java.nio.charset.StandardCharsets.UTF_8).contains("\"" + r.name() + "\":\"" + r.value() + "\"");
+        return new String(body, StandardCharsets.UTF_8).contains("\"" + r.name() + "\":\"" + r.value() + "\"");
     }
 
     private void forward(HttpExchange ex, byte[] body) throws IOException {

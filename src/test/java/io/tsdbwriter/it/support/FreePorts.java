@@ -36,10 +36,10 @@ public final class FreePorts {
     private static final Path LOCK_DIR = Path.of(System.getProperty("java.io.tmpdir"), "tsdbwriter-ports");
     /** Ports reserved by this JVM (a FileLock is per JVM, so this guards against double use within one JVM). */
     private static final Set<Integer> HELD = ConcurrentHashMap.newKeySet();
+
     private static final int ATTEMPTS = 500;
 
-    private FreePorts() {
-    }
+    private FreePorts() {}
 
     /**
      * Reserves a free loopback port until {@link Reservation#close()}.
@@ -96,8 +96,8 @@ public final class FreePorts {
         FileChannel channel = null;
         try {
             Files.createDirectories(LOCK_DIR);
-            channel = FileChannel.open(LOCK_DIR.resolve(port + ".lock"),
-                    StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            channel = FileChannel.open(
+                    LOCK_DIR.resolve(port + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock lock;
             try {
                 lock = channel.tryLock();
@@ -135,7 +135,9 @@ public final class FreePorts {
     private static int[] candidateRange() {
         int low = 32768;
         try {
-            String[] parts = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+            String[] parts = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+                    .trim()
+                    .split("\\s+");
             low = Integer.parseInt(parts[0]);
         } catch (IOException | RuntimeException e) {
             // not Linux or not readable: keep the IANA-ish default

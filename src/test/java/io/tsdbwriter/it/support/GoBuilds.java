@@ -1,8 +1,10 @@
 package io.tsdbwriter.it.support;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The Go-built receivers of the test command: {@code scripts/test.sh} builds them in the background while the
@@ -19,10 +21,10 @@ public final class GoBuilds {
     /** How long one binary is waited for, at most (the slowest build, Thanos, takes about 4 minutes on a new machine). */
     static final Duration MAX_WAIT = Duration.ofMinutes(15);
 
-    private static final Path MARKER = Path.of(System.getProperty("tsdbwriter.gobuilds.marker", "target/go-builds.running"));
+    private static final Path MARKER =
+            Path.of(System.getProperty("tsdbwriter.gobuilds.marker", "target/go-builds.running"));
 
-    private GoBuilds() {
-    }
+    private GoBuilds() {}
 
     /**
      * Whether {@code binary} is an executable file, after waiting for it while the builds run (polling every second, at
@@ -36,9 +38,12 @@ public final class GoBuilds {
     static boolean built(Path binary, Path marker, Duration maxWait) {
         long deadline = System.nanoTime() + maxWait.toNanos();
         boolean said = false;
-        while (!Files.isExecutable(binary) && building(marker, binary.getFileName().toString()) && System.nanoTime() < deadline) {
+        while (!Files.isExecutable(binary)
+                && building(marker, binary.getFileName().toString())
+                && System.nanoTime() < deadline) {
             if (!said) {
-                System.err.println("waiting for the Go build of " + binary + " (" + marker + " exists: scripts/test.sh is building it)");
+                System.err.println("waiting for the Go build of " + binary + " (" + marker
+                        + " exists: scripts/test.sh is building it)");
                 said = true;
             }
             try {
@@ -54,10 +59,12 @@ public final class GoBuilds {
     /** Whether the marker names a live process and lists {@code name} as not built yet. */
     private static boolean building(Path marker, String name) {
         try {
-            java.util.List<String> lines = Files.readAllLines(marker).stream().map(String::strip).toList();
+            List<String> lines =
+                    Files.readAllLines(marker).stream().map(String::strip).toList();
             long pid = Long.parseLong(lines.get(0));
-            return lines.subList(1, lines.size()).contains(name) && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-        } catch (java.io.IOException | RuntimeException e) {
+            return lines.subList(1, lines.size()).contains(name)
+                    && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        } catch (IOException | RuntimeException e) {
             return false; // no marker, or not yet written
         }
     }

@@ -16,7 +16,8 @@ class GoBuildsTest {
 
     @Test
     void aBinaryBuiltWhileTheMarkerNamesALiveProcessIsWaitedFor(@TempDir Path dir) throws Exception {
-        Path marker = Files.writeString(dir.resolve("go-builds.running"), ProcessHandle.current().pid() + "\nprometheus\nthanos\n");
+        Path marker = Files.writeString(
+                dir.resolve("go-builds.running"), ProcessHandle.current().pid() + "\nprometheus\nthanos\n");
         Path binary = dir.resolve("thanos");
         Thread builder = Thread.ofPlatform().start(() -> {
             try {
@@ -34,15 +35,19 @@ class GoBuildsTest {
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
-    void withoutAMarkerWithOneWhoseProcessIsGoneOrWithoutTheBinaryListedNothingIsWaitedFor(@TempDir Path dir) throws Exception {
+    void withoutAMarkerWithOneWhoseProcessIsGoneOrWithoutTheBinaryListedNothingIsWaitedFor(@TempDir Path dir)
+            throws Exception {
         Path binary = dir.resolve("prometheus");
-        assertThat(GoBuilds.built(binary, dir.resolve("none"), Duration.ofMinutes(5))).isFalse();
+        assertThat(GoBuilds.built(binary, dir.resolve("none"), Duration.ofMinutes(5)))
+                .isFalse();
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         Path stale = Files.writeString(dir.resolve("go-builds.running"), gone.pid() + "\nprometheus\n");
         assertThat(GoBuilds.built(binary, stale, Duration.ofMinutes(5))).isFalse(); // the @Timeout fails a wait
         // a build that ended without its binary (the cluster's tag not served) is no longer listed: not waited for
-        Path live = Files.writeString(dir.resolve("go-builds.running"), ProcessHandle.current().pid() + "\nthanos\n");
-        assertThat(GoBuilds.built(dir.resolve("vmstorage"), live, Duration.ofMinutes(5))).isFalse();
+        Path live = Files.writeString(
+                dir.resolve("go-builds.running"), ProcessHandle.current().pid() + "\nthanos\n");
+        assertThat(GoBuilds.built(dir.resolve("vmstorage"), live, Duration.ofMinutes(5)))
+                .isFalse();
     }
 }

@@ -13,8 +13,7 @@ public final class LocalComponents implements Components {
 
     static final LocalComponents INSTANCE = new LocalComponents();
 
-    private LocalComponents() {
-    }
+    private LocalComponents() {}
 
     @Override
     public KafkaEndpoint startKafka(Path dir, KafkaOptions options) {
@@ -31,12 +30,17 @@ public final class LocalComponents implements Components {
     }
 
     @Override
-    public PrometheusEndpoint startPrometheus(Path dir, PrometheusVersion version, Duration outOfOrderWindow,
-                                              boolean remoteWriteReceiver, String... acceptedMessages) {
+    public PrometheusEndpoint startPrometheus(
+            Path dir,
+            PrometheusVersion version,
+            Duration outOfOrderWindow,
+            boolean remoteWriteReceiver,
+            String... acceptedMessages) {
         return switch (version) {
             case DEBIAN -> {
                 if (acceptedMessages.length > 0) {
-                    throw new IllegalArgumentException("Prometheus 2.42 takes Remote-Write 1.0 only: no accepted messages to set");
+                    throw new IllegalArgumentException(
+                            "Prometheus 2.42 takes Remote-Write 1.0 only: no accepted messages to set");
                 }
                 yield PrometheusServer.start(dir, outOfOrderWindow, remoteWriteReceiver);
             }
@@ -53,8 +57,11 @@ public final class LocalComponents implements Components {
     public String unavailable(VmVersion version) {
         return switch (version) {
             case CONFIGURED -> null; // VictoriaMetrics.start says what is missing
-            case CURRENT -> GoBuilds.built(VictoriaMetrics.CURRENT_BINARY) ? null
-                    : VictoriaMetrics.CURRENT_BINARY + " not built (scripts/lib.sh ensure_victoria_metrics_current)";
+            case CURRENT ->
+                GoBuilds.built(VictoriaMetrics.CURRENT_BINARY)
+                        ? null
+                        : VictoriaMetrics.CURRENT_BINARY
+                                + " not built (scripts/lib.sh ensure_victoria_metrics_current)";
         };
     }
 
@@ -62,8 +69,10 @@ public final class LocalComponents implements Components {
     public String unavailable(PrometheusVersion version) {
         return switch (version) {
             case DEBIAN -> null; // PrometheusServer.start says what is missing
-            case CURRENT -> GoBuilds.built(PrometheusServer.CURRENT_BINARY) ? null
-                    : PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current)";
+            case CURRENT ->
+                GoBuilds.built(PrometheusServer.CURRENT_BINARY)
+                        ? null
+                        : PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current)";
         };
     }
 

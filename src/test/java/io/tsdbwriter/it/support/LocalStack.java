@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -123,7 +124,8 @@ public final class LocalStack implements AutoCloseable {
         Path target = envFile.toAbsolutePath();
         try {
             Files.createDirectories(target.getParent());
-            Path tmp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".tmp");
+            Path tmp = Files.createTempFile(
+                    target.getParent(), target.getFileName().toString(), ".tmp");
             Files.writeString(tmp, text, StandardCharsets.UTF_8);
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
@@ -177,7 +179,8 @@ public final class LocalStack implements AutoCloseable {
                     String spec = requireValue(args, ++i, arg);
                     int colon = spec.lastIndexOf(':');
                     try {
-                        topics.put(colon < 0 ? spec : spec.substring(0, colon),
+                        topics.put(
+                                colon < 0 ? spec : spec.substring(0, colon),
                                 colon < 0 ? 1 : Integer.parseInt(spec.substring(colon + 1)));
                     } catch (NumberFormatException e) {
                         usage("bad --topic " + spec + " (expected NAME:PARTITIONS)");
@@ -216,24 +219,30 @@ public final class LocalStack implements AutoCloseable {
         }
         PrometheusServer[] receiver = new PrometheusServer[1];
         ThanosReceive[] thanosReceive = new ThanosReceive[1];
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.err.println("LocalStack: stopping Kafka and VictoriaMetrics");
-            if (receiver[0] != null) {
-                receiver[0].close();
-            }
-            if (thanosReceive[0] != null) {
-                thanosReceive[0].close();
-            }
-            stack.close();
-            System.err.println("LocalStack: stopped");
-        }, "localstack-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            System.err.println("LocalStack: stopping Kafka and VictoriaMetrics");
+                            if (receiver[0] != null) {
+                                receiver[0].close();
+                            }
+                            if (thanosReceive[0] != null) {
+                                thanosReceive[0].close();
+                            }
+                            stack.close();
+                            System.err.println("LocalStack: stopped");
+                        },
+                        "localstack-shutdown"));
         try {
             topics.forEach((name, partitions) -> stack.kafka().createTopic(name, partitions));
             if (prometheus) {
-                receiver[0] = PrometheusServer.start(workDir.resolve("prometheus"), java.time.Duration.ofDays(30));
+                receiver[0] = PrometheusServer.start(workDir.resolve("prometheus"), Duration.ofDays(30));
             } else if (prometheus3) {
-                receiver[0] = PrometheusServer.startCurrent(workDir.resolve("prometheus"), java.time.Duration.ofDays(30),
-                        "prometheus.WriteRequest", "io.prometheus.write.v2.Request");
+                receiver[0] = PrometheusServer.startCurrent(
+                        workDir.resolve("prometheus"),
+                        Duration.ofDays(30),
+                        "prometheus.WriteRequest",
+                        "io.prometheus.write.v2.Request");
             }
             Map<String, String> env = new LinkedHashMap<>();
             if (receiver[0] != null) {
@@ -253,24 +262,26 @@ public final class LocalStack implements AutoCloseable {
             System.err.println("LocalStack: " + e.getMessage());
             System.exit(1);
         }
-        System.out.println("LocalStack ready: BOOTSTRAP_SERVERS=" + stack.bootstrapServers() + " VM_URL=" + stack.vmUrl()
-                + (topics.isEmpty() ? "" : " topics=" + topics) + " (env: " + envFile + ")");
+        System.out.println("LocalStack ready: BOOTSTRAP_SERVERS=" + stack.bootstrapServers() + " VM_URL="
+                + stack.vmUrl() + (topics.isEmpty() ? "" : " topics=" + topics) + " (env: " + envFile + ")");
         System.out.flush();
 
         if (watchStdin) {
-            Thread stdin = new Thread(() -> {
-                try {
-                    InputStream in = System.in;
-                    byte[] buffer = new byte[256];
-                    while (in.read(buffer) >= 0) {
-                        // ignore whatever is typed; only end-of-input matters
-                    }
-                } catch (IOException e) {
-                    // treat like end of input
-                }
-                System.err.println("LocalStack: end of standard input, shutting down");
-                System.exit(0);
-            }, "localstack-stdin");
+            Thread stdin = new Thread(
+                    () -> {
+                        try {
+                            InputStream in = System.in;
+                            byte[] buffer = new byte[256];
+                            while (in.read(buffer) >= 0) {
+                                // ignore whatever is typed; only end-of-input matters
+                            }
+                        } catch (IOException e) {
+                            // treat like end of input
+                        }
+                        System.err.println("LocalStack: end of standard input, shutting down");
+                        System.exit(0);
+                    },
+                    "localstack-stdin");
             stdin.setDaemon(true);
             stdin.start();
         }
@@ -294,8 +305,9 @@ public final class LocalStack implements AutoCloseable {
         if (problem != null) {
             System.err.println("LocalStack: " + problem);
         }
-        System.err.println("usage: LocalStack WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]..."
-                + " [--prometheus|--prometheus3] [--thanos] [--tsdb-cpus LIST] [--writer-cpus LIST] [--no-stdin] [--exit-with-parent]");
+        System.err.println(
+                "usage: LocalStack WORK_DIR ENV_FILE [--topic NAME:PARTITIONS]... [--vm-flag FLAG]..."
+                        + " [--prometheus|--prometheus3] [--thanos] [--tsdb-cpus LIST] [--writer-cpus LIST] [--no-stdin] [--exit-with-parent]");
         System.exit(problem == null ? 0 : 2);
     }
 
@@ -322,14 +334,16 @@ public final class LocalStack implements AutoCloseable {
             Runtime.getRuntime().addShutdownHook(new Thread(ChildProcesses::reapAll, "tsdbwriter-fixture-reaper"));
         }
 
-        private ChildProcesses() {
-        }
+        private ChildProcesses() {}
 
         /** The running JVM's java launcher. */
         static String javaBinary() {
-            return ProcessHandle.current().info().command()
+            return ProcessHandle.current()
+                    .info()
+                    .command()
                     .filter(c -> c.endsWith("/java"))
-                    .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+                    .orElse(Path.of(System.getProperty("java.home"), "bin", "java")
+                            .toString());
         }
 
         /** JVM flags that silence warnings of newer JDKs about libraries' Unsafe/native use. */
@@ -382,8 +396,10 @@ public final class LocalStack implements AutoCloseable {
             cmd.addAll(command);
             ProcessBuilder builder = new ProcessBuilder(cmd)
                     .redirectErrorStream(true)
-                    .redirectOutput(append ? ProcessBuilder.Redirect.appendTo(log.toFile())
-                            : ProcessBuilder.Redirect.to(log.toFile()));
+                    .redirectOutput(
+                            append
+                                    ? ProcessBuilder.Redirect.appendTo(log.toFile())
+                                    : ProcessBuilder.Redirect.to(log.toFile()));
             try {
                 Process process = SPAWNER.submit(builder::start).get();
                 LIVE.add(process);
@@ -406,7 +422,8 @@ public final class LocalStack implements AutoCloseable {
             process.destroy();
             try {
                 if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                    System.err.println("[fixtures] pid " + process.pid() + " ignored SIGTERM for " + grace + ": kill -9");
+                    System.err.println(
+                            "[fixtures] pid " + process.pid() + " ignored SIGTERM for " + grace + ": kill -9");
                     kill(process);
                 }
             } catch (InterruptedException e) {
@@ -446,7 +463,8 @@ public final class LocalStack implements AutoCloseable {
             Instant deadline = Instant.now().plus(REAPER_GRACE);
             for (Process process : live) {
                 try {
-                    long left = Math.max(1, Duration.between(Instant.now(), deadline).toMillis());
+                    long left = Math.max(
+                            1, Duration.between(Instant.now(), deadline).toMillis());
                     if (!process.waitFor(left, TimeUnit.MILLISECONDS)) {
                         process.descendants().forEach(ProcessHandle::destroyForcibly);
                         process.destroyForcibly();
@@ -461,8 +479,12 @@ public final class LocalStack implements AutoCloseable {
         static void appendMarker(Path log, String message) {
             try {
                 Files.createDirectories(log.toAbsolutePath().getParent());
-                Files.writeString(log, "=== " + Instant.now() + " [fixtures] " + message + "\n", StandardCharsets.UTF_8,
-                        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                Files.writeString(
+                        log,
+                        "=== " + Instant.now() + " [fixtures] " + message + "\n",
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -497,7 +519,8 @@ public final class LocalStack implements AutoCloseable {
             String text = readFrom(file, Math.max(0, size(file) - 256 * 1024));
             String[] all = text.split("\n", -1);
             int from = Math.max(0, all.length - lines - 1);
-            return String.join("\n", java.util.Arrays.asList(all).subList(from, all.length)).strip();
+            return String.join("\n", Arrays.asList(all).subList(from, all.length))
+                    .strip();
         }
 
         /** "last 60 lines of FILE:\n..." for exception messages. */
@@ -509,7 +532,9 @@ public final class LocalStack implements AutoCloseable {
         static void moveAside(Path dir, String suffix) {
             try {
                 if (Files.exists(dir)) {
-                    Files.move(dir, dir.resolveSibling(dir.getFileName() + "." + suffix),
+                    Files.move(
+                            dir,
+                            dir.resolveSibling(dir.getFileName() + "." + suffix),
                             StandardCopyOption.REPLACE_EXISTING);
                 }
             } catch (IOException e) {

@@ -6,12 +6,11 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,13 +47,15 @@ public final class MtlsProxy implements AutoCloseable {
             kmf.init(ks, pw);
             KeyStore trust = KeyStore.getInstance("PKCS12");
             trust.load(null, null);
-            trust.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509")
-                    .generateCertificate(Files.newInputStream(pki.caPem())));
+            trust.setCertificateEntry(
+                    "ca",
+                    CertificateFactory.getInstance("X.509").generateCertificate(Files.newInputStream(pki.caPem())));
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(trust);
             SSLContext ctx = SSLContext.getInstance("TLS");
             ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-            server = (SSLServerSocket) ctx.getServerSocketFactory().createServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            server = (SSLServerSocket)
+                    ctx.getServerSocketFactory().createServerSocket(0, 50, InetAddress.getLoopbackAddress());
             server.setNeedClientAuth(true);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -110,7 +111,8 @@ public final class MtlsProxy implements AutoCloseable {
 
     private void pump(Socket from, Socket to) {
         byte[] buf = new byte[64 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) >= 0) {
                 out.write(buf, 0, n);

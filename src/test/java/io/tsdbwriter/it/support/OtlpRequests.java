@@ -43,11 +43,11 @@ public final class OtlpRequests {
 
     private static final Pattern TYPE = Pattern.compile("^# TYPE (\\S+) (\\S+)");
 
-    private OtlpRequests() {
-    }
+    private OtlpRequests() {}
 
     /** The request of one scrape file for {@code host}, every point at {@code timestampMs}. */
-    public static ExportMetricsServiceRequest fromScrape(Path scrape, String host, long timestampMs) throws IOException {
+    public static ExportMetricsServiceRequest fromScrape(Path scrape, String host, long timestampMs)
+            throws IOException {
         Map<String, String> types = new HashMap<>();
         for (String line : Files.readAllLines(scrape)) {
             Matcher m = TYPE.matcher(line);
@@ -66,24 +66,37 @@ public final class OtlpRequests {
             if (type.equals("summary")) {
                 Map<String, String> labels = new TreeMap<>(s.labels());
                 String quantile = labels.remove("quantile");
-                SummaryDataPoint.Builder dp = summaries.computeIfAbsent(family + labels, k -> SummaryDataPoint.newBuilder()
-                        .setTimeUnixNano(ns).addAllAttributes(attributes(labels)));
+                SummaryDataPoint.Builder dp = summaries.computeIfAbsent(
+                        family + labels,
+                        k -> SummaryDataPoint.newBuilder().setTimeUnixNano(ns).addAllAttributes(attributes(labels)));
                 if (name.equals(family + "_sum")) {
                     dp.setSum(s.value());
                 } else if (name.equals(family + "_count")) {
                     dp.setCount((long) s.value());
                 } else {
-                    dp.addQuantileValues(SummaryDataPoint.ValueAtQuantile.newBuilder().setQuantile(Double.parseDouble(quantile)).setValue(s.value()));
+                    dp.addQuantileValues(SummaryDataPoint.ValueAtQuantile.newBuilder()
+                            .setQuantile(Double.parseDouble(quantile))
+                            .setValue(s.value()));
                 }
-                metrics.computeIfAbsent(family, k -> Metric.newBuilder().setName(k).setSummary(Summary.newBuilder()));
+                metrics.computeIfAbsent(
+                        family, k -> Metric.newBuilder().setName(k).setSummary(Summary.newBuilder()));
                 continue;
             }
-            NumberDataPoint dp = NumberDataPoint.newBuilder().setTimeUnixNano(ns).setAsDouble(s.value())
-                    .addAllAttributes(attributes(s.labels())).build();
-            Metric.Builder m = metrics.computeIfAbsent(name, k -> type.equals("counter")
-                    ? Metric.newBuilder().setName(k).setSum(Sum.newBuilder().setIsMonotonic(true)
-                            .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE))
-                    : Metric.newBuilder().setName(k).setGauge(Gauge.newBuilder()));
+            NumberDataPoint dp = NumberDataPoint.newBuilder()
+                    .setTimeUnixNano(ns)
+                    .setAsDouble(s.value())
+                    .addAllAttributes(attributes(s.labels()))
+                    .build();
+            Metric.Builder m = metrics.computeIfAbsent(
+                    name,
+                    k -> type.equals("counter")
+                            ? Metric.newBuilder()
+                                    .setName(k)
+                                    .setSum(Sum.newBuilder()
+                                            .setIsMonotonic(true)
+                                            .setAggregationTemporality(
+                                                    AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE))
+                            : Metric.newBuilder().setName(k).setGauge(Gauge.newBuilder()));
             if (m.hasSum()) {
                 m.getSumBuilder().addDataPoints(dp);
             } else {
@@ -93,16 +106,24 @@ public final class OtlpRequests {
                 sizes.add(s.value());
             }
         }
-        summaries.forEach((k, dp) -> metrics.get(k.substring(0, k.indexOf('{'))).getSummaryBuilder().addDataPoints(dp));
-        ScopeMetrics.Builder scope = ScopeMetrics.newBuilder().setScope(InstrumentationScope.newBuilder()
-                .setName("github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver").setVersion("0.140.0"));
+        summaries.forEach((k, dp) ->
+                metrics.get(k.substring(0, k.indexOf('{'))).getSummaryBuilder().addDataPoints(dp));
+        ScopeMetrics.Builder scope = ScopeMetrics.newBuilder()
+                .setScope(InstrumentationScope.newBuilder()
+                        .setName(
+                                "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver")
+                        .setVersion("0.140.0"));
         metrics.values().forEach(m -> scope.addMetrics(m.build()));
         scope.addMetrics(histogram(sizes, ns));
         scope.addMetrics(exponentialHistogram(sizes, ns));
-        return ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
-                .setResource(Resource.newBuilder().addAttributes(attr("service.name", "node_exporter"))
-                        .addAttributes(attr("host.name", host)).addAttributes(attr("service.instance.id", host + ":9100")))
-                .addScopeMetrics(scope)).build();
+        return ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .setResource(Resource.newBuilder()
+                                .addAttributes(attr("service.name", "node_exporter"))
+                                .addAttributes(attr("host.name", host))
+                                .addAttributes(attr("service.instance.id", host + ":9100")))
+                        .addScopeMetrics(scope))
+                .build();
     }
 
     private static String family(String name, Map<String, String> types) {
@@ -129,7 +150,10 @@ public final class OtlpRequests {
             counts[i]++;
             sum += v;
         }
-        HistogramDataPoint.Builder dp = HistogramDataPoint.newBuilder().setTimeUnixNano(ns).setCount(values.size()).setSum(sum)
+        HistogramDataPoint.Builder dp = HistogramDataPoint.newBuilder()
+                .setTimeUnixNano(ns)
+                .setCount(values.size())
+                .setSum(sum)
                 .addAttributes(attr("fstype", "all"));
         for (double b : bounds) {
             dp.addExplicitBounds(b);
@@ -137,8 +161,13 @@ public final class OtlpRequests {
         for (long c : counts) {
             dp.addBucketCounts(c);
         }
-        return Metric.newBuilder().setName("node.filesystem.size.distribution").setUnit("By").setHistogram(Histogram.newBuilder()
-                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE).addDataPoints(dp)).build();
+        return Metric.newBuilder()
+                .setName("node.filesystem.size.distribution")
+                .setUnit("By")
+                .setHistogram(Histogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                        .addDataPoints(dp))
+                .build();
     }
 
     /** Scale 0: bucket i covers (2^(offset+i), 2^(offset+i+1)]. */
@@ -156,15 +185,25 @@ public final class OtlpRequests {
             counts[Math.getExponent(v) - min]++;
             sum += v;
         }
-        ExponentialHistogramDataPoint.Buckets.Builder positive = ExponentialHistogramDataPoint.Buckets.newBuilder()
-                .setOffset(values.isEmpty() ? 0 : min);
+        ExponentialHistogramDataPoint.Buckets.Builder positive =
+                ExponentialHistogramDataPoint.Buckets.newBuilder().setOffset(values.isEmpty() ? 0 : min);
         for (long c : counts) {
             positive.addBucketCounts(c);
         }
-        ExponentialHistogramDataPoint.Builder dp = ExponentialHistogramDataPoint.newBuilder().setTimeUnixNano(ns)
-                .setCount(values.size()).setSum(sum).setScale(0).setPositive(positive).addAttributes(attr("fstype", "all"));
-        return Metric.newBuilder().setName("node.filesystem.size.exponential").setUnit("By").setExponentialHistogram(ExponentialHistogram.newBuilder()
-                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE).addDataPoints(dp)).build();
+        ExponentialHistogramDataPoint.Builder dp = ExponentialHistogramDataPoint.newBuilder()
+                .setTimeUnixNano(ns)
+                .setCount(values.size())
+                .setSum(sum)
+                .setScale(0)
+                .setPositive(positive)
+                .addAttributes(attr("fstype", "all"));
+        return Metric.newBuilder()
+                .setName("node.filesystem.size.exponential")
+                .setUnit("By")
+                .setExponentialHistogram(ExponentialHistogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                        .addDataPoints(dp))
+                .build();
     }
 
     private static List<KeyValue> attributes(Map<String, String> labels) {
@@ -175,6 +214,9 @@ public final class OtlpRequests {
 
     /** A string attribute. */
     public static KeyValue attr(String key, String value) {
-        return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setStringValue(value)).build();
+        return KeyValue.newBuilder()
+                .setKey(key)
+                .setValue(AnyValue.newBuilder().setStringValue(value))
+                .build();
     }
 }

@@ -19,13 +19,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A real Prometheus (Debian {@code /usr/bin/prometheus}, 2.42; or Prometheus 3, {@link #startCurrent}) as a remote write receiver on a free loopback port:
+ * A real Prometheus (Debian {@code /usr/bin/prometheus}, 2.42; or Prometheus 3, {@link #startCurrent}) as a remote
+ * write receiver on a free loopback port:
  * {@code --web.enable-remote-write-receiver}, its own data directory ({@code <workDir>/prom-data}), log
  * {@code <workDir>/prometheus.log}, no scrape targets, and a config enabling the out-of-order window
  * ({@code storage.tsdb.out_of_order_time_window}, Prometheus ≥ 2.39) — amplified backfills with P > 1 arrive out of
@@ -41,6 +43,7 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
 
     /** The Debian package's binary ({@code scripts/lib.sh ensure_prometheus} installs it). */
     public static final String DEFAULT_BINARY = "/usr/bin/prometheus";
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -51,6 +54,7 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
     private final String url;
     /** Replaced at every start: pooled connections to a killed process are dead. */
     private volatile HttpClient http = newHttpClient();
+
     private Process process;
     private boolean closed;
 
@@ -58,9 +62,15 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
     private final List<String> extraFlags;
 
     /** Prometheus 3 built by {@code scripts/lib.sh ensure_prometheus_current} (the Remote-Write 2.0 receiver). */
-    public static final Path CURRENT_BINARY = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/prometheus");
+    public static final Path CURRENT_BINARY =
+            Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/prometheus");
 
-    private PrometheusServer(Path binary, Path workDir, FreePorts.Reservation port, boolean remoteWriteReceiver, List<String> extraFlags) {
+    private PrometheusServer(
+            Path binary,
+            Path workDir,
+            FreePorts.Reservation port,
+            boolean remoteWriteReceiver,
+            List<String> extraFlags) {
         this.binary = binary;
         this.remoteWriteReceiver = remoteWriteReceiver;
         this.extraFlags = List.copyOf(extraFlags);
@@ -87,8 +97,9 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
     public static PrometheusServer start(Path workDir, Duration outOfOrderWindow, boolean remoteWriteReceiver) {
         Path binary = Path.of(System.getProperty("tsdbwriter.prometheus.binary", DEFAULT_BINARY));
         if (!Files.isExecutable(binary)) {
-            throw new IllegalStateException("Prometheus binary " + binary + " not found: install it with "
-                    + "`apt-get install -y prometheus` (scripts/test.sh does) or point -Dtsdbwriter.prometheus.binary at one");
+            throw new IllegalStateException(
+                    "Prometheus binary " + binary + " not found: install it with "
+                            + "`apt-get install -y prometheus` (scripts/test.sh does) or point -Dtsdbwriter.prometheus.binary at one");
         }
         return start(binary, workDir, outOfOrderWindow, remoteWriteReceiver, List.of());
     }
@@ -108,12 +119,13 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
      * As {@link #startCurrent(Path, Duration, String...)} with {@code --enable-feature} set to {@code features}
      * ({@code exemplar-storage}, {@code type-and-unit-labels}, …; none when empty).
      */
-    public static PrometheusServer startCurrent(Path workDir, Duration outOfOrderWindow, List<String> features,
-                                                String... acceptedMessages) {
+    public static PrometheusServer startCurrent(
+            Path workDir, Duration outOfOrderWindow, List<String> features, String... acceptedMessages) {
         if (!GoBuilds.built(CURRENT_BINARY)) {
-            throw new IllegalStateException("Prometheus 3 binary " + CURRENT_BINARY + " not found: scripts/test.sh builds it (ensure_prometheus_current)");
+            throw new IllegalStateException("Prometheus 3 binary " + CURRENT_BINARY
+                    + " not found: scripts/test.sh builds it (ensure_prometheus_current)");
         }
-        List<String> flags = new java.util.ArrayList<>();
+        List<String> flags = new ArrayList<>();
         if (!features.isEmpty()) {
             flags.add("--enable-feature=" + String.join(",", features));
         }
@@ -123,13 +135,21 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
         return start(CURRENT_BINARY, workDir, outOfOrderWindow, true, flags);
     }
 
-    private static PrometheusServer start(Path binary, Path workDir, Duration outOfOrderWindow, boolean remoteWriteReceiver, List<String> extraFlags) {
+    private static PrometheusServer start(
+            Path binary,
+            Path workDir,
+            Duration outOfOrderWindow,
+            boolean remoteWriteReceiver,
+            List<String> extraFlags) {
         Path dir = workDir.toAbsolutePath();
         PrometheusServer p = new PrometheusServer(binary, dir, FreePorts.reserve(), remoteWriteReceiver, extraFlags);
         try {
             Files.createDirectories(dir);
             String config = "global:\n  scrape_interval: 1h\n  evaluation_interval: 1h\n"
-                    + (outOfOrderWindow == null ? "" : "storage:\n  tsdb:\n    out_of_order_time_window: " + outOfOrderWindow.toSeconds() + "s\n");
+                    + (outOfOrderWindow == null
+                            ? ""
+                            : "storage:\n  tsdb:\n    out_of_order_time_window: " + outOfOrderWindow.toSeconds()
+                                    + "s\n");
             Files.writeString(dir.resolve("prometheus.yml"), config);
             synchronized (p) {
                 p.launchAndAwait();
@@ -145,11 +165,15 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
     }
 
     private static HttpClient newHttpClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     private void launchAndAwait() {
-        List<String> cmd = new java.util.ArrayList<>(List.of(binary.toString(),
+        List<String> cmd = new ArrayList<>(List.of(
+                binary.toString(),
                 "--config.file=" + workDir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + workDir.resolve("prom-data"),
                 "--storage.tsdb.retention.time=100y",
@@ -177,10 +201,15 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
         String last = "no answer yet";
         while (true) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited with code " + process.exitValue() + "; " + ChildProcesses.tailMessage(logFile));
+                throw new IllegalStateException(
+                        name + " exited with code " + process.exitValue() + "; " + ChildProcesses.tailMessage(logFile));
             }
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/-/ready")).timeout(Duration.ofSeconds(2)).GET().build(),
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(URI.create(url + "/-/ready"))
+                                .timeout(Duration.ofSeconds(2))
+                                .GET()
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return;
@@ -195,8 +224,8 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
             }
             if (Instant.now().isAfter(deadline)) {
                 ChildProcesses.kill(process);
-                throw new IllegalStateException(name + " on " + url + " not ready after " + timeout + " (" + last + "); "
-                        + ChildProcesses.tailMessage(logFile));
+                throw new IllegalStateException(name + " on " + url + " not ready after " + timeout + " (" + last
+                        + "); " + ChildProcesses.tailMessage(logFile));
             }
             try {
                 Thread.sleep(100);
@@ -228,7 +257,8 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
      * range-vector query {@code selector[range]} evaluated just after {@code expected}'s newest timestamp, and
      * compares them exactly with {@code expected} (as the VictoriaMetrics read-back does with its export).
      */
-    public VerificationResult readBack(String selector, ExpectedSamples expected) throws IOException, InterruptedException {
+    public VerificationResult readBack(String selector, ExpectedSamples expected)
+            throws IOException, InterruptedException {
         return readBack(http, url, selector, expected);
     }
 
@@ -241,9 +271,13 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
         long end = expected.maxTimestampMs() + 1;
         long rangeSeconds = (end - expected.minTimestampMs()) / 1000 + 60;
         String query = selector + "[" + rangeSeconds + "s]";
-        String q = url + "/api/v1/query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
-                + "&time=" + new BigDecimal(end).movePointLeft(3).toPlainString();
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(q)).timeout(Duration.ofSeconds(60)).GET().build(),
+        String q = url + "/api/v1/query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8) + "&time="
+                + new BigDecimal(end).movePointLeft(3).toPlainString();
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(q))
+                        .timeout(Duration.ofSeconds(60))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         if (r.statusCode() != 200) {
             throw new IOException("query " + query + " answered " + r.statusCode() + ": " + r.body());
@@ -253,7 +287,9 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
         for (JsonNode series : root.path("data").path("result")) {
             Map<String, String> labels = new TreeMap<>();
             String metric = "";
-            for (Iterator<Map.Entry<String, JsonNode>> it = series.path("metric").fields(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> it =
+                            series.path("metric").fields();
+                    it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 if (e.getKey().equals("__name__")) {
                     metric = e.getValue().asText();
@@ -274,7 +310,8 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
     }
 
     /** {@link #readBack} until it passes or {@code timeout} elapses; returns the last result. */
-    public VerificationResult readBackWithin(String selector, ExpectedSamples expected, Duration timeout) throws IOException, InterruptedException {
+    public VerificationResult readBackWithin(String selector, ExpectedSamples expected, Duration timeout)
+            throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             VerificationResult r = readBack(selector, expected);

@@ -15,23 +15,24 @@ import org.xerial.snappy.Snappy;
 public final class RemoteWriteBodies {
 
     /** One {@code Label}. */
-    public record Label(String name, String value) {
-    }
+    public record Label(String name, String value) {}
 
     /** One {@code Sample}. */
-    public record Sample(double value, long timestampMs) {
-    }
+    public record Sample(double value, long timestampMs) {}
 
     /** One {@code TimeSeries}. */
     public record Series(List<Label> labels, List<Sample> samples) {
         /** The value of label {@code name}, or null. */
         public String label(String name) {
-            return labels.stream().filter(l -> l.name().equals(name)).map(Label::value).findFirst().orElse(null);
+            return labels.stream()
+                    .filter(l -> l.name().equals(name))
+                    .map(Label::value)
+                    .findFirst()
+                    .orElse(null);
         }
     }
 
-    private RemoteWriteBodies() {
-    }
+    private RemoteWriteBodies() {}
 
     /** Decodes a snappy-compressed {@code WriteRequest}. */
     public static List<Series> decodeSnappy(byte[] body) throws IOException {
@@ -44,7 +45,8 @@ public final class RemoteWriteBodies {
         List<Series> out = new ArrayList<>();
         int tag;
         while ((tag = in.readTag()) != 0) {
-            if (WireFormat.getTagFieldNumber(tag) == 1 && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+            if (WireFormat.getTagFieldNumber(tag) == 1
+                    && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
                 int limit = in.pushLimit(in.readRawVarint32());
                 out.add(readSeries(in));
                 in.popLimit(limit);
@@ -97,8 +99,7 @@ public final class RemoteWriteBodies {
     }
 
     /** A decoded Remote-Write 2.0 {@code io.prometheus.write.v2.Request}: its symbol table and its series, labels resolved. */
-    public record V2Request(List<String> symbols, List<Series> series) {
-    }
+    public record V2Request(List<String> symbols, List<Series> series) {}
 
     /**
      * Decodes an uncompressed Remote-Write 2.0 {@code Request} ({@code symbols} = 4, {@code timeseries} = 5; a series'
@@ -112,7 +113,8 @@ public final class RemoteWriteBodies {
         List<byte[]> rawSeries = v2.series();
         int tag;
         if (!rawSeries.isEmpty() && (symbols.isEmpty() || !symbols.get(0).isEmpty())) {
-            throw new IOException("symbols[0] must be the empty string, got " + (symbols.isEmpty() ? "no table" : symbols.get(0)));
+            throw new IOException(
+                    "symbols[0] must be the empty string, got " + (symbols.isEmpty() ? "no table" : symbols.get(0)));
         }
         List<Series> series = new ArrayList<>();
         for (byte[] raw : rawSeries) {
@@ -163,8 +165,7 @@ public final class RemoteWriteBodies {
     }
 
     /** One 1.0 {@code WriteRequest.metadata} entry: type (enum number), family name, help, unit ("" when absent). */
-    public record Metadata(long type, String family, String help, String unit) {
-    }
+    public record Metadata(long type, String family, String help, String unit) {}
 
     /** The {@code metadata} entries (field 3) of an uncompressed 1.0 {@code WriteRequest}, in body order. */
     public static List<Metadata> metadataV1(byte[] request) throws IOException {
@@ -261,7 +262,10 @@ public final class RemoteWriteBodies {
                             while ((tag = l.readTag()) != 0) {
                                 nv[WireFormat.getTagFieldNumber(tag) - 1] = l.readStringRequireUtf8();
                             }
-                            labels.append(labels.isEmpty() ? "" : ",").append(nv[0]).append('=').append(nv[1]);
+                            labels.append(labels.isEmpty() ? "" : ",")
+                                    .append(nv[0])
+                                    .append('=')
+                                    .append(nv[1]);
                         }
                         case 2 -> value = x.readDouble();
                         case 3 -> t = x.readInt64();
@@ -300,7 +304,10 @@ public final class RemoteWriteBodies {
                             int limit = x.pushLimit(x.readRawVarint32());
                             while (!x.isAtEnd()) {
                                 String name = symbols.get(x.readUInt32());
-                                labels.append(labels.isEmpty() ? "" : ",").append(name).append('=').append(symbols.get(x.readUInt32()));
+                                labels.append(labels.isEmpty() ? "" : ",")
+                                        .append(name)
+                                        .append('=')
+                                        .append(symbols.get(x.readUInt32()));
                             }
                             x.popLimit(limit);
                         }
@@ -316,7 +323,10 @@ public final class RemoteWriteBodies {
         return out;
     }
 
-    /** A 2.0 {@code Request}'s symbols (field 4) and its {@code TimeSeries} (field 5) undecoded, in order ({@link #decodeV2} resolves them). */
+    /**
+     * A 2.0 {@code Request}'s symbols (field 4) and its {@code TimeSeries} (field 5) undecoded, in order ({@link
+     * #decodeV2} resolves them).
+     */
     private record V2Raw(List<String> symbols, List<byte[]> series) {
         static V2Raw parse(byte[] request) throws IOException {
             List<String> symbols = new ArrayList<>();

@@ -80,9 +80,14 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
     /** What a class declares. */
-    private record Config(Components components, Function<Path, KafkaOptions> kafka, boolean classVm, boolean vmPerTest,
-                          List<String> vmFlags, Path keepUnder, List<VmVersion> required) {
-    }
+    private record Config(
+            Components components,
+            Function<Path, KafkaOptions> kafka,
+            boolean classVm,
+            boolean vmPerTest,
+            List<String> vmFlags,
+            Path keepUnder,
+            List<VmVersion> required) {}
 
     private final Config config;
 
@@ -117,7 +122,8 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
     /** Plus one VictoriaMetrics ({@link VmVersion#CONFIGURED}) for the class, with {@code flags}. */
     public Stack withVm(String... flags) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), true, false, List.of(flags), c.keepUnder(), c.required()));
+        return new Stack(
+                new Config(c.components(), c.kafka(), true, false, List.of(flags), c.keepUnder(), c.required()));
     }
 
     /**
@@ -126,13 +132,15 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
      */
     public Stack withVmPerTest(String... flags) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), false, true, List.of(flags), c.keepUnder(), c.required()));
+        return new Stack(
+                new Config(c.components(), c.kafka(), false, true, List.of(flags), c.keepUnder(), c.required()));
     }
 
     /** The work dir is {@code <dir>/<class>-<millis>}, kept after the run (instead of a temp dir). */
     public Stack keepWorkUnder(Path dir) {
         Config c = config;
-        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmFlags(), dir, c.required()));
+        return new Stack(
+                new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmFlags(), dir, c.required()));
     }
 
     /** The whole class is skipped (an assumption, before anything starts) when {@code version} cannot be started here. */
@@ -140,7 +148,13 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
         Config c = config;
         List<VmVersion> required = new ArrayList<>(c.required());
         required.add(version);
-        return new Stack(new Config(c.components(), c.kafka(), c.classVm(), c.vmPerTest(), c.vmFlags(), c.keepUnder(),
+        return new Stack(new Config(
+                c.components(),
+                c.kafka(),
+                c.classVm(),
+                c.vmPerTest(),
+                c.vmFlags(),
+                c.keepUnder(),
                 List.copyOf(required)));
     }
 
@@ -154,16 +168,18 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
             work = Files.createTempDirectory("tsdbwriter-it-" + name + "-").toAbsolutePath();
             tempWork = true;
         } else {
-            work = Files.createDirectories(config.keepUnder().toAbsolutePath().resolve(name + "-" + System.currentTimeMillis()));
+            work = Files.createDirectories(
+                    config.keepUnder().toAbsolutePath().resolve(name + "-" + System.currentTimeMillis()));
         }
         failed = false;
         try {
             if (config.kafka() != null) {
-                kafka = classScope.own(config.components().startKafka(work.resolve("stack"), config.kafka().apply(work)));
+                kafka = classScope.own(config.components()
+                        .startKafka(work.resolve("stack"), config.kafka().apply(work)));
             }
             if (config.classVm()) {
-                classVm = classScope.own(config.components().startVictoriaMetrics(work.resolve("stack"), VmVersion.CONFIGURED,
-                        config.vmFlags()));
+                classVm = classScope.own(config.components()
+                        .startVictoriaMetrics(work.resolve("stack"), VmVersion.CONFIGURED, config.vmFlags()));
             }
         } catch (RuntimeException | Error e) {
             failed = true;
@@ -182,8 +198,8 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
         Scope scope = new Scope(testName);
         testScope = scope;
         if (config.vmPerTest()) {
-            testVm = scope.own(config.components().startVictoriaMetrics(freshDir("vm-" + testName), VmVersion.CONFIGURED,
-                    config.vmFlags()));
+            testVm = scope.own(config.components()
+                    .startVictoriaMetrics(freshDir("vm-" + testName), VmVersion.CONFIGURED, config.vmFlags()));
         }
     }
 
@@ -212,8 +228,9 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
             classVm = null;
             if (tempWork && work != null) {
                 if (failed) {
-                    System.err.println("[Stack] " + context.getRequiredTestClass().getSimpleName() + " failed: its work dir "
-                            + work + " is kept for the logs");
+                    System.err.println(
+                            "[Stack] " + context.getRequiredTestClass().getSimpleName() + " failed: its work dir "
+                                    + work + " is kept for the logs");
                 } else {
                     deleteQuietly(work);
                 }
@@ -270,10 +287,14 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
     }
 
     /** Starts a Prometheus in {@code <work>/<name>}, owned by the current scope (see {@link Components#startPrometheus}). */
-    public PrometheusEndpoint startPrometheus(String name, PrometheusVersion version, Duration outOfOrderWindow,
-                                              boolean remoteWriteReceiver, String... acceptedMessages) {
-        return scope().own(config.components().startPrometheus(freshDir(name), version, outOfOrderWindow, remoteWriteReceiver,
-                acceptedMessages));
+    public PrometheusEndpoint startPrometheus(
+            String name,
+            PrometheusVersion version,
+            Duration outOfOrderWindow,
+            boolean remoteWriteReceiver,
+            String... acceptedMessages) {
+        return scope().own(config.components()
+                .startPrometheus(freshDir(name), version, outOfOrderWindow, remoteWriteReceiver, acceptedMessages));
     }
 
     /** Starts another Kafka broker in {@code <work>/<name>}, owned by the current scope. */

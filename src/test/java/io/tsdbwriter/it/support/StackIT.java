@@ -50,13 +50,16 @@ class StackIT {
     @Order(2)
     void theNextFindsItKilledAndAFreshVictoriaMetrics() {
         assertThat(writerPid).as("test 1 ran").isPositive();
-        assertThat(ProcessHandle.of(writerPid).map(ProcessHandle::isAlive).orElse(false)).as("writer of test 1").isFalse();
+        assertThat(ProcessHandle.of(writerPid).map(ProcessHandle::isAlive).orElse(false))
+                .as("writer of test 1")
+                .isFalse();
         assertThat(answers(firstVmUrl)).as("VictoriaMetrics of test 1 stopped").isFalse();
         VmEndpoint vm = stack.vm();
         assertThat(vm.url()).isNotEqualTo(firstVmUrl);
         assertThat(answers(vm.url())).isTrue();
         assertThat(stack.path("vm-aTestLeavesAWriterRunning")).isDirectory();
-        assertThat(List.of(stack.path("left-running.log"))).allSatisfy(p -> assertThat(p).isRegularFile());
+        assertThat(List.of(stack.path("left-running.log")))
+                .allSatisfy(p -> assertThat(p).isRegularFile());
     }
 
     private static boolean answers(String url) {

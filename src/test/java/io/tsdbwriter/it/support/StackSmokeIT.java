@@ -49,8 +49,12 @@ class StackSmokeIT {
 
             kafka.createTopic(TOPIC, 3);
             try (Admin admin = Admin.create(kafka.adminProperties())) {
-                assertThat(admin.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS)
-                        .get(TOPIC).partitions()).hasSize(3);
+                assertThat(admin.describeTopics(List.of(TOPIC))
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS)
+                                .get(TOPIC)
+                                .partitions())
+                        .hasSize(3);
             }
             assertThat(produce(kafka, 2, "before-crash").partition()).isEqualTo(2);
             assertThat(consumeAsGroupAndCommit(kafka, 1)).containsExactly("before-crash");
@@ -58,7 +62,8 @@ class StackSmokeIT {
             long now = System.currentTimeMillis();
             String first = line(1, now);
             assertThat(vm.importLines(first)).isEqualTo(204);
-            assertThat(vm.awaitExport("x", lines -> !lines.isEmpty(), Duration.ofSeconds(30))).containsExactly(first);
+            assertThat(vm.awaitExport("x", lines -> !lines.isEmpty(), Duration.ofSeconds(30)))
+                    .containsExactly(first);
 
             // Kafka: kill -9, restart on the same ports and data.
             long oldKafkaPid = kafka.pid();
@@ -115,8 +120,10 @@ class StackSmokeIT {
     void freePortsAreDistinctAndBindable() {
         List<FreePorts.Reservation> ports = FreePorts.reserve(20);
         try {
-            assertThat(ports.stream().map(FreePorts.Reservation::port).distinct()).hasSize(20);
-            assertThat(ports).allSatisfy(r -> assertThat(FreePorts.isBindable(r.port())).isTrue());
+            assertThat(ports.stream().map(FreePorts.Reservation::port).distinct())
+                    .hasSize(20);
+            assertThat(ports)
+                    .allSatisfy(r -> assertThat(FreePorts.isBindable(r.port())).isTrue());
         } finally {
             ports.forEach(FreePorts.Reservation::close);
         }
@@ -138,7 +145,8 @@ class StackSmokeIT {
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
-            return producer.send(new ProducerRecord<>(TOPIC, partition, "k", value)).get(60, TimeUnit.SECONDS);
+            return producer.send(new ProducerRecord<>(TOPIC, partition, "k", value))
+                    .get(60, TimeUnit.SECONDS);
         }
     }
 

@@ -27,6 +27,7 @@ import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
@@ -61,17 +62,32 @@ public final class TestPki {
             KeyPair caKeys = keyPair();
             X500Name caName = new X500Name("CN=tsdb-writer test CA");
             JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
-            org.bouncycastle.cert.X509v3CertificateBuilder ca = builder(caName, caName, caKeys)
+            X509v3CertificateBuilder ca = builder(caName, caName, caKeys)
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
                     .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
-                    .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(caKeys.getPublic()));
+                    .addExtension(
+                            Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(caKeys.getPublic()));
             X509Certificate caCert = sign(ca, caKeys);
             Files.writeString(pki.caPem(), pem("CERTIFICATE", caCert.getEncoded()));
-            pki.leaf("server", "CN=localhost", new GeneralNames(new GeneralName[] {
-                    new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}),
-                    KeyPurposeId.id_kp_serverAuth, caName, caKeys, caCert);
-            pki.leaf("client", "CN=writer", new GeneralNames(new GeneralName(GeneralName.dNSName, "writer")),
-                    KeyPurposeId.id_kp_clientAuth, caName, caKeys, caCert);
+            pki.leaf(
+                    "server",
+                    "CN=localhost",
+                    new GeneralNames(new GeneralName[] {
+                        new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                        new GeneralName(GeneralName.dNSName, "localhost")
+                    }),
+                    KeyPurposeId.id_kp_serverAuth,
+                    caName,
+                    caKeys,
+                    caCert);
+            pki.leaf(
+                    "client",
+                    "CN=writer",
+                    new GeneralNames(new GeneralName(GeneralName.dNSName, "writer")),
+                    KeyPurposeId.id_kp_clientAuth,
+                    caName,
+                    caKeys,
+                    caCert);
             return pki;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -80,18 +96,34 @@ public final class TestPki {
         }
     }
 
-    private void leaf(String name, String subject, GeneralNames san, KeyPurposeId purpose, X500Name caName, KeyPair caKeys,
-                      X509Certificate caCert) throws IOException, GeneralSecurityException, OperatorCreationException {
+    private void leaf(
+            String name,
+            String subject,
+            GeneralNames san,
+            KeyPurposeId purpose,
+            X500Name caName,
+            KeyPair caKeys,
+            X509Certificate caCert)
+            throws IOException, GeneralSecurityException, OperatorCreationException {
         KeyPair keys = keyPair();
         JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
-        X509Certificate cert = sign(builder(caName, new X500Name(subject), keys)
-                .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-                .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement))
-                .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose))
-                .addExtension(Extension.subjectAlternativeName, false, san)
-                .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert)), caKeys);
-        Files.writeString(dir.resolve(name + ".pem"), pem("CERTIFICATE", cert.getEncoded()) + pem("CERTIFICATE", caCert.getEncoded()));
-        Files.writeString(dir.resolve(name + ".key"), pem("PRIVATE KEY", keys.getPrivate().getEncoded()));
+        X509Certificate cert = sign(
+                builder(caName, new X500Name(subject), keys)
+                        .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+                        .addExtension(
+                                Extension.keyUsage,
+                                true,
+                                new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement))
+                        .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose))
+                        .addExtension(Extension.subjectAlternativeName, false, san)
+                        .addExtension(
+                                Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert)),
+                caKeys);
+        Files.writeString(
+                dir.resolve(name + ".pem"),
+                pem("CERTIFICATE", cert.getEncoded()) + pem("CERTIFICATE", caCert.getEncoded()));
+        Files.writeString(
+                dir.resolve(name + ".key"), pem("PRIVATE KEY", keys.getPrivate().getEncoded()));
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
         ks.setKeyEntry(name, keys.getPrivate(), STORE_PASSWORD.toCharArray(), new Certificate[] {cert, caCert});
@@ -108,17 +140,25 @@ public final class TestPki {
 
     private static JcaX509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair subjectKeys) {
         Instant now = Instant.now();
-        return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIAL.incrementAndGet()),
-                Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(2))), subject, subjectKeys.getPublic());
+        return new JcaX509v3CertificateBuilder(
+                issuer,
+                BigInteger.valueOf(SERIAL.incrementAndGet()),
+                Date.from(now.minus(Duration.ofHours(1))),
+                Date.from(now.plus(Duration.ofDays(2))),
+                subject,
+                subjectKeys.getPublic());
     }
 
-    private static X509Certificate sign(org.bouncycastle.cert.X509v3CertificateBuilder b, KeyPair signer) throws GeneralSecurityException, OperatorCreationException {
-        return new JcaX509CertificateConverter().getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
+    private static X509Certificate sign(X509v3CertificateBuilder b, KeyPair signer)
+            throws GeneralSecurityException, OperatorCreationException {
+        return new JcaX509CertificateConverter()
+                .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
     }
 
     private static String pem(String type, byte[] der) {
         return "-----BEGIN " + type + "-----\n"
-                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                        .encodeToString(der)
                 + "\n-----END " + type + "-----\n";
     }
 

@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Thanos receive with its defaults (no out-of-order window: {@code --tsdb.out-of-order.time-window} 0s) as a remote
@@ -24,16 +26,21 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
 
     /** Where {@code scripts/lib.sh ensure_thanos} puts the binary. */
     public static final Path BINARY = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/thanos");
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final Path dir;
     private final List<FreePorts.Reservation> ports;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     private Process receive;
     /** The Prometheus 3 opened on the receiver's TSDB once it stopped (the read-back), or null. */
     private PrometheusServer reader;
     /** The Prometheus 3 opened on each other tenant's TSDB ({@link #readBackTenant}). */
-    private final java.util.Map<String, PrometheusServer> tenantReaders = new java.util.HashMap<>();
+    private final Map<String, PrometheusServer> tenantReaders = new HashMap<>();
+
     private boolean closed;
 
     private ThanosReceive(Path dir) {
@@ -44,7 +51,8 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
     /** Null when the binary (and the Prometheus 3 of the read-back) is built, else why the Thanos tests are skipped. */
     public static String unavailable() {
         if (!GoBuilds.built(PrometheusServer.CURRENT_BINARY)) {
-            return PrometheusServer.CURRENT_BINARY + " not built (scripts/lib.sh ensure_prometheus_current): it reads Thanos receive's TSDB back";
+            return PrometheusServer.CURRENT_BINARY
+                    + " not built (scripts/lib.sh ensure_prometheus_current): it reads Thanos receive's TSDB back";
         }
         return GoBuilds.built(BINARY) ? null : BINARY + " not built (scripts/lib.sh ensure_thanos)";
     }
@@ -71,7 +79,9 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
 
     private synchronized void launch() {
         Path receiveLog = dir.resolve("thanos-receive.log");
-        List<String> r = new ArrayList<>(List.of(BINARY.toString(), "receive",
+        List<String> r = new ArrayList<>(List.of(
+                BINARY.toString(),
+                "receive",
                 "--tsdb.path=" + dir.resolve("receive-data"),
                 "--grpc-address=127.0.0.1:" + port(0),
                 "--http-address=127.0.0.1:" + port(1),
@@ -100,7 +110,8 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
      * opened on it; later calls read from that Prometheus again.
      */
     @Override
-    public synchronized VerificationResult readBack(String selector, ExpectedSamples expected) throws IOException, InterruptedException {
+    public synchronized VerificationResult readBack(String selector, ExpectedSamples expected)
+            throws IOException, InterruptedException {
         return reader().readBack(selector, expected);
     }
 
@@ -122,7 +133,8 @@ public final class ThanosReceive implements Components.PrometheusEndpoint {
      * value of its {@code THANOS-TENANT} header; the StoreAPI adds it as the {@code tenant_id} external label), which is
      * opened in a Prometheus 3 of its own once the receiver stopped.
      */
-    public synchronized VerificationResult readBackTenant(String tenant, String selector, ExpectedSamples expected, Duration timeout)
+    public synchronized VerificationResult readBackTenant(
+            String tenant, String selector, ExpectedSamples expected, Duration timeout)
             throws IOException, InterruptedException {
         PrometheusServer r = tenantReaders.get(tenant);
         if (r == null) {

@@ -43,6 +43,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
 
     /** The Debian package's binary. */
     public static final String DEFAULT_BINARY = "/usr/bin/victoria-metrics";
+
     private static final Duration START_TIMEOUT =
             Duration.parse(System.getProperty("tsdbwriter.vm.startTimeout", "PT1M"));
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
@@ -78,14 +79,19 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
     public static VictoriaMetrics start(Path workDir, String... extraFlags) {
         Path binary = Path.of(System.getProperty("tsdbwriter.vm.binary", DEFAULT_BINARY));
         if (!Files.isExecutable(binary)) {
-            throw new IllegalStateException("VictoriaMetrics binary " + binary + " not found: install it with "
-                    + "`apt-get install -y victoria-metrics` (scripts/test.sh does) or point -Dtsdbwriter.vm.binary at one");
+            throw new IllegalStateException(
+                    "VictoriaMetrics binary " + binary + " not found: install it with "
+                            + "`apt-get install -y victoria-metrics` (scripts/test.sh does) or point -Dtsdbwriter.vm.binary at one");
         }
         return start(binary, workDir, extraFlags);
     }
 
-    /** Today's VictoriaMetrics, built by {@code scripts/lib.sh ensure_victoria_metrics_current} (may be missing: check {@link #CURRENT_BINARY}). */
-    public static final Path CURRENT_BINARY = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/victoria-metrics");
+    /**
+     * Today's VictoriaMetrics, built by {@code scripts/lib.sh ensure_victoria_metrics_current} (may be missing: check
+     * {@link #CURRENT_BINARY}).
+     */
+    public static final Path CURRENT_BINARY =
+            Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/victoria-metrics");
 
     /**
      * As {@link #start(Path, String...)} with today's build ({@link #CURRENT_BINARY}) whatever {@code tsdbwriter.vm.binary}
@@ -95,7 +101,8 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
      */
     public static VictoriaMetrics startCurrent(Path workDir, String... extraFlags) {
         if (!GoBuilds.built(CURRENT_BINARY)) {
-            throw new IllegalStateException(CURRENT_BINARY + " not built: scripts/test.sh builds it (ensure_victoria_metrics_current)");
+            throw new IllegalStateException(
+                    CURRENT_BINARY + " not built: scripts/test.sh builds it (ensure_victoria_metrics_current)");
         }
         return start(CURRENT_BINARY, workDir, extraFlags);
     }
@@ -269,7 +276,7 @@ public final class VictoriaMetrics implements Components.VmEndpoint {
                     + " while starting on " + url + "; " + ChildProcesses.tailMessage(logFile));
         }
         ChildProcesses.kill(process);
-        throw new IllegalStateException("victoria-metrics on " + url + " " + unhealthy + "; "
-                + ChildProcesses.tailMessage(logFile));
+        throw new IllegalStateException(
+                "victoria-metrics on " + url + " " + unhealthy + "; " + ChildProcesses.tailMessage(logFile));
     }
 }

@@ -24,7 +24,8 @@ import okhttp3.OkHttpClient;
 public final class VictoriaMetricsCluster implements AutoCloseable {
 
     /** Where the cluster's binaries are looked for. */
-    public static final Path BIN_DIR = Path.of(System.getProperty("tsdbwriter.vmcluster.dir",
+    public static final Path BIN_DIR = Path.of(System.getProperty(
+            "tsdbwriter.vmcluster.dir",
             Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin").toString()));
 
     private final List<AutoCloseable> started = new ArrayList<>();
@@ -33,8 +34,7 @@ public final class VictoriaMetricsCluster implements AutoCloseable {
     private String selectUrl;
     private boolean closed;
 
-    private VictoriaMetricsCluster() {
-    }
+    private VictoriaMetricsCluster() {}
 
     /** Null when the three binaries are there, else why not (for an assumption). */
     public static String unavailable() {
@@ -66,18 +66,40 @@ public final class VictoriaMetricsCluster implements AutoCloseable {
                 FreePorts.Reservation insertPort = c.own(FreePorts.reserve());
                 FreePorts.Reservation selectPort = c.own(FreePorts.reserve());
                 Path data = dir.resolve("vmstorage-" + i);
-                ChildServer storage = c.own(ChildServer.start(BIN_DIR.resolve("vmstorage"), dir, "vmstorage-" + i, false, health,
-                        port -> List.of("-storageDataPath=" + data, "-vminsertAddr=127.0.0.1:" + insertPort.port(),
-                                "-vmselectAddr=127.0.0.1:" + selectPort.port(), "-retentionPeriod=100y", "-dedup.minScrapeInterval=1ms")));
+                ChildServer storage = c.own(ChildServer.start(
+                        BIN_DIR.resolve("vmstorage"),
+                        dir,
+                        "vmstorage-" + i,
+                        false,
+                        health,
+                        port -> List.of(
+                                "-storageDataPath=" + data,
+                                "-vminsertAddr=127.0.0.1:" + insertPort.port(),
+                                "-vmselectAddr=127.0.0.1:" + selectPort.port(),
+                                "-retentionPeriod=100y",
+                                "-dedup.minScrapeInterval=1ms")));
                 c.storageUrls.add(storage.url());
                 insertNodes.add("127.0.0.1:" + insertPort.port());
                 selectNodes.add("127.0.0.1:" + selectPort.port());
             }
-            ChildServer insert = c.own(ChildServer.start(BIN_DIR.resolve("vminsert"), dir, "vminsert", false, health,
+            ChildServer insert = c.own(ChildServer.start(
+                    BIN_DIR.resolve("vminsert"),
+                    dir,
+                    "vminsert",
+                    false,
+                    health,
                     port -> List.of("-storageNode=" + String.join(",", insertNodes))));
-            ChildServer select = c.own(ChildServer.start(BIN_DIR.resolve("vmselect"), dir, "vmselect", false, health,
-                    port -> List.of("-storageNode=" + String.join(",", selectNodes), "-dedup.minScrapeInterval=1ms",
-                            "-search.disableCache", "-cacheDataPath=" + dir.resolve("vmselect-cache"))));
+            ChildServer select = c.own(ChildServer.start(
+                    BIN_DIR.resolve("vmselect"),
+                    dir,
+                    "vmselect",
+                    false,
+                    health,
+                    port -> List.of(
+                            "-storageNode=" + String.join(",", selectNodes),
+                            "-dedup.minScrapeInterval=1ms",
+                            "-search.disableCache",
+                            "-cacheDataPath=" + dir.resolve("vmselect-cache"))));
             c.insertUrl = insert.url() + "/insert/0/prometheus";
             c.selectUrl = select.url() + "/select/0/prometheus";
             return c;

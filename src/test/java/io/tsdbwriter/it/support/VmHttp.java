@@ -52,8 +52,12 @@ final class VmHttp implements AutoCloseable {
         String last = "no answer yet";
         while (alive.getAsBoolean()) {
             try {
-                HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(url + "/health"))
-                        .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> health = http.send(
+                        HttpRequest.newBuilder(URI.create(url + "/health"))
+                                .timeout(Duration.ofSeconds(2))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 if (health.statusCode() == 200 && health.body().trim().equals("OK")) {
                     return null;
                 }
@@ -80,8 +84,8 @@ final class VmHttp implements AutoCloseable {
     /** GET {@code /api/v1/export?match[]=<match>&start=0&end=<now+2d>}: the non-blank JSON lines, one per series. */
     List<String> export(String match) {
         long end = Instant.now().plus(Duration.ofDays(2)).getEpochSecond();
-        HttpResponse<String> response = get("/api/v1/export?match%5B%5D=" + URLEncoder.encode(match, StandardCharsets.UTF_8)
-                + "&start=0&end=" + end);
+        HttpResponse<String> response = get("/api/v1/export?match%5B%5D="
+                + URLEncoder.encode(match, StandardCharsets.UTF_8) + "&start=0&end=" + end);
         if (response.statusCode() != 200) {
             throw new IllegalStateException("export answered " + response.statusCode() + ": " + response.body());
         }
@@ -108,13 +112,19 @@ final class VmHttp implements AutoCloseable {
 
     /** POSTs JSON lines to {@code /api/v1/import}; the HTTP status (204 when accepted into the buffer). */
     int importLines(String jsonLines) {
-        return send(HttpRequest.newBuilder(URI.create(url + "/api/v1/import")).timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(jsonLines, StandardCharsets.UTF_8)).build()).statusCode();
+        return send(HttpRequest.newBuilder(URI.create(url + "/api/v1/import"))
+                        .timeout(Duration.ofSeconds(30))
+                        .POST(HttpRequest.BodyPublishers.ofString(jsonLines, StandardCharsets.UTF_8))
+                        .build())
+                .statusCode();
     }
 
     /** GET {@code url + pathAndQuery}. */
     HttpResponse<String> get(String pathAndQuery) {
-        return send(HttpRequest.newBuilder(URI.create(url + pathAndQuery)).timeout(Duration.ofSeconds(30)).GET().build());
+        return send(HttpRequest.newBuilder(URI.create(url + pathAndQuery))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build());
     }
 
     @Override
@@ -134,6 +144,9 @@ final class VmHttp implements AutoCloseable {
     }
 
     private static HttpClient newHttpClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 }

@@ -49,14 +49,16 @@ public final class WriterProcess implements AutoCloseable {
 
     /** Starts {@code java <jvmArgs> -jar <jar> args...}, output to {@code logFile}. */
     public static WriterProcess start(Path logFile, List<String> jvmArgs, List<String> args) {
-        if (!args.isEmpty() && args.get(0).equals("run") && args.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
+        if (!args.isEmpty()
+                && args.get(0).equals("run")
+                && args.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
             args = new ArrayList<>(args);
             args.addAll(List.of("--durability-window", IT_DURABILITY_WINDOW));
         }
         Path jar = jar();
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException("writer jar " + jar + " not found: build it with `mvn -B package -DskipTests`"
-                    + " (or set -Dtsdbwriter.jar)");
+            throw new IllegalStateException("writer jar " + jar
+                    + " not found: build it with `mvn -B package -DskipTests`" + " (or set -Dtsdbwriter.jar)");
         }
         List<String> cmd = new ArrayList<>();
         cmd.add(ChildProcesses.javaBinary());
@@ -77,7 +79,8 @@ public final class WriterProcess implements AutoCloseable {
 
     /** The jar that {@link #start} runs. */
     public static Path jar() {
-        return Path.of(System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar")).toAbsolutePath();
+        return Path.of(System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"))
+                .toAbsolutePath();
     }
 
     /**
@@ -89,8 +92,8 @@ public final class WriterProcess implements AutoCloseable {
     public int waitFor(Duration timeout) {
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("writer still running after " + timeout + ": " + String.join(" ", command)
-                        + "; " + ChildProcesses.tailMessage(logFile));
+                throw new IllegalStateException("writer still running after " + timeout + ": "
+                        + String.join(" ", command) + "; " + ChildProcesses.tailMessage(logFile));
             }
             return process.exitValue();
         } catch (InterruptedException e) {

@@ -14,14 +14,17 @@ class CommitMetadataTest {
         assertThat(om.offset()).isEqualTo(100);
         assertThat(om.metadata()).isEqualTo("acked=140");
         assertThat(OffsetCommits.ackedOf(om)).isEqualTo(140);
-        assertThat(OffsetCommits.ackedOf(OffsetCommits.commit(100, 90))).as("never below the commit").isEqualTo(100);
+        assertThat(OffsetCommits.ackedOf(OffsetCommits.commit(100, 90)))
+                .as("never below the commit")
+                .isEqualTo(100);
     }
 
     @Test
     void aCommitWithoutItOrByAnotherToolSaysNothingWasSentBefore() {
         assertThat(OffsetCommits.ackedOf(null)).isEqualTo(-1);
         assertThat(OffsetCommits.ackedOf(new OffsetAndMetadata(5))).isEqualTo(-1);
-        assertThat(OffsetCommits.ackedOf(new OffsetAndMetadata(5, "kafka-consumer-groups reset"))).isEqualTo(-1);
+        assertThat(OffsetCommits.ackedOf(new OffsetAndMetadata(5, "kafka-consumer-groups reset")))
+                .isEqualTo(-1);
         assertThat(OffsetCommits.ackedOf(new OffsetAndMetadata(5, "acked=x"))).isEqualTo(-1);
     }
 }

@@ -20,8 +20,9 @@ class GroupProgressTest {
                 "bootstrap.servers", "127.0.0.1:9092",
                 "security.protocol", "SASL_SSL",
                 "sasl.mechanism", "SCRAM-SHA-512",
-                "sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"w\" password=\"${file:"
-                        + secret + ":password}\";",
+                "sasl.jaas.config",
+                        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"w\" password=\"${file:"
+                                + secret + ":password}\";",
                 "config.providers", "file",
                 "config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider",
                 "group.id", "g",
@@ -30,12 +31,15 @@ class GroupProgressTest {
 
         Map<String, Object> admin = GroupProgress.adminProps(consumer);
 
-        assertThat(admin).containsKeys("config.providers", "config.providers.file.class", "security.protocol", "sasl.jaas.config")
+        assertThat(admin)
+                .containsKeys(
+                        "config.providers", "config.providers.file.class", "security.protocol", "sasl.jaas.config")
                 .doesNotContainKeys("group.id", "enable.auto.commit")
                 .containsEntry("client.id", "tsdb-writer-group-progress");
         // Kafka resolves the placeholder when it builds the Admin client's config from exactly these settings
         AdminClientConfig resolved = new AdminClientConfig(admin);
-        assertThat(resolved.getPassword(SaslConfigs.SASL_JAAS_CONFIG).value()).contains("password=\"s3cret\"")
+        assertThat(resolved.getPassword(SaslConfigs.SASL_JAAS_CONFIG).value())
+                .contains("password=\"s3cret\"")
                 .doesNotContain("${file:");
     }
 }

@@ -3,6 +3,9 @@ package io.tsdbwriter.kafka.segment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class AckSignalTest {
@@ -32,8 +35,8 @@ class AckSignalTest {
     @Test
     void signalsFromManyThreadsWakeTheWaiterEveryRound() throws InterruptedException {
         AckSignal s = new AckSignal();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.List<Thread> signallers = new java.util.ArrayList<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> signallers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             signallers.add(Thread.ofVirtual().start(() -> {
                 while (!stop.get()) {
@@ -50,6 +53,8 @@ class AckSignalTest {
         for (Thread t : signallers) {
             t.join();
         }
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("1,000 rounds, none waiting out its timeout").isLessThan(Duration.ofSeconds(20));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                .as("1,000 rounds, none waiting out its timeout")
+                .isLessThan(Duration.ofSeconds(20));
     }
 }

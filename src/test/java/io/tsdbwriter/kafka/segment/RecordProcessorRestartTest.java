@@ -20,13 +20,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.Test;
 import okhttp3.mockwebserver.Dispatcher;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
 import okhttp3.mockwebserver.RecordedRequest;
 import okhttp3.mockwebserver.SocketPolicy;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
 
 /**
  * DESIGN §4: once a TSDB restart was seen, the batches of the readers started before it are stale — the member rewinds
@@ -40,22 +40,39 @@ class RecordProcessorRestartTest {
     private final WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
 
     private static ConsumerRecord<byte[], byte[]> record(long offset) {
-        byte[] value = ("{\"metric\":\"cpu\",\"timestamp\":" + (T + offset) + ",\"value\":1,\"dimensions\":{\"host\":\"a\"}}")
+        byte[] value = ("{\"metric\":\"cpu\",\"timestamp\":" + (T + offset)
+                        + ",\"value\":1,\"dimensions\":{\"host\":\"a\"}}")
                 .getBytes(StandardCharsets.UTF_8);
         return new ConsumerRecord<>("t", 0, offset, new byte[0], value);
     }
 
     private RecordProcessor processor(BatchWriter writer, AckTracker tracker, AtomicBoolean restarted) {
-        PointAmplifier amplifier = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
+        PointAmplifier amplifier = new PointAmplifier(
+                1 << 20,
+                new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
                 new SeriesCache(100));
-        return new RecordProcessor(amplifier, 10_000, writer, meters, tracker, new DecodeErrorLog(meters), () -> { },
-                null, null, null, null, () -> -1, TenantRouting.NONE, restarted::get);
+        return new RecordProcessor(
+                amplifier,
+                10_000,
+                writer,
+                meters,
+                tracker,
+                new DecodeErrorLog(meters),
+                () -> {},
+                null,
+                null,
+                null,
+                null,
+                () -> -1,
+                TenantRouting.NONE,
+                restarted::get);
     }
 
     @Test
     void aRefusalAnsweredOnceATsdbRestartWasSeenIsNeitherCountedNorAckedTheReReadDecides() throws Exception {
         AtomicBoolean restarted = new AtomicBoolean();
-        try (MockWebServer server = new MockWebServer(); WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
+        try (MockWebServer server = new MockWebServer();
+                WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
             server.setDispatcher(new Dispatcher() {
                 @Override
                 public MockResponse dispatch(RecordedRequest request) {
@@ -66,19 +83,30 @@ class RecordProcessorRestartTest {
                     return new MockResponse().setResponseCode(400).setBody("out of order sample");
                 }
             });
-            BatchWriter writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client,
-                    new WritePermits(4, 1 << 20), new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> { }),
-                    OnWriteFailure.DEAD_LETTER, meters, true);
+            BatchWriter writer = new BatchWriter(
+                    List.of(new WriteTarget(server.url("/").toString())),
+                    client,
+                    new WritePermits(4, 1 << 20),
+                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                    OnWriteFailure.DEAD_LETTER,
+                    meters,
+                    true);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, restarted);
             p.process(record(0));
             p.flush();
             tracker.readTo(1);
 
-            assertThat(meters.samplesRefused.count()).as("not refused: the re-read's answer counts").isZero();
+            assertThat(meters.samplesRefused.count())
+                    .as("not refused: the re-read's answer counts")
+                    .isZero();
             assertThat(meters.samplesRepeatsRefused.count()).isZero();
-            assertThat(tracker.firstUnacked()).as("not done: never committed past, read again").isZero();
-            assertThat(server.getRequestCount()).as("the write and its empty probe, no split half").isEqualTo(2);
+            assertThat(tracker.firstUnacked())
+                    .as("not done: never committed past, read again")
+                    .isZero();
+            assertThat(server.getRequestCount())
+                    .as("the write and its empty probe, no split half")
+                    .isEqualTo(2);
             writer.close();
         }
     }
@@ -86,11 +114,17 @@ class RecordProcessorRestartTest {
     @Test
     void aBatchMadeBeforeARestartWasSeenIsNotSentAfterIt() throws Exception {
         AtomicBoolean restarted = new AtomicBoolean(true);
-        try (MockWebServer server = new MockWebServer(); WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
+        try (MockWebServer server = new MockWebServer();
+                WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
             server.enqueue(new MockResponse().setResponseCode(204));
-            BatchWriter writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client,
-                    new WritePermits(4, 1 << 20), new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> { }),
-                    OnWriteFailure.PAUSE, meters, true);
+            BatchWriter writer = new BatchWriter(
+                    List.of(new WriteTarget(server.url("/").toString())),
+                    client,
+                    new WritePermits(4, 1 << 20),
+                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                    OnWriteFailure.PAUSE,
+                    meters,
+                    true);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, restarted);
             p.process(record(0));
@@ -106,13 +140,20 @@ class RecordProcessorRestartTest {
 
     @Test
     void aRetryRefusedAsOutOfOrderAfterAnAttemptThatGotNoAnswerIsARepeatNotARefusal() throws Exception {
-        try (MockWebServer server = new MockWebServer(); WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
-            server.enqueue(new MockResponse().setSocketPolicy(SocketPolicy.DISCONNECT_AFTER_REQUEST)); // stored, then killed
+        try (MockWebServer server = new MockWebServer();
+                WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
+            server.enqueue(
+                    new MockResponse().setSocketPolicy(SocketPolicy.DISCONNECT_AFTER_REQUEST)); // stored, then killed
             server.enqueue(new MockResponse().setResponseCode(400).setBody("out of order sample"));
             server.enqueue(new MockResponse().setResponseCode(204)); // the empty probe: the refusal depends on the data
-            BatchWriter writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client,
-                    new WritePermits(4, 1 << 20), new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> { }),
-                    OnWriteFailure.DEAD_LETTER, meters, true);
+            BatchWriter writer = new BatchWriter(
+                    List.of(new WriteTarget(server.url("/").toString())),
+                    client,
+                    new WritePermits(4, 1 << 20),
+                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                    OnWriteFailure.DEAD_LETTER,
+                    meters,
+                    true);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, new AtomicBoolean());
             p.process(record(0));
@@ -122,7 +163,9 @@ class RecordProcessorRestartTest {
             assertThat(server.getRequestCount()).isEqualTo(3);
             assertThat(meters.samplesRepeatsRefused.count()).isEqualTo(1);
             assertThat(meters.samplesRefused.count()).isZero();
-            assertThat(tracker.firstUnacked()).as("done: stored by the unanswered attempt").isEqualTo(1);
+            assertThat(tracker.firstUnacked())
+                    .as("done: stored by the unanswered attempt")
+                    .isEqualTo(1);
             writer.close();
         }
     }

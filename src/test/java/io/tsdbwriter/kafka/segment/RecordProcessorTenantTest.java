@@ -22,6 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.MockWebServer;
 import okhttp3.mockwebserver.RecordedRequest;
@@ -42,26 +44,50 @@ class RecordProcessorTenantTest {
         if (tenant != null) {
             headers.add(new RecordHeader("tenant", tenant.getBytes(StandardCharsets.UTF_8)));
         }
-        byte[] value = ("{\"metric\":\"cpu\",\"timestamp\":" + (T + offset) + ",\"value\":1,\"dimensions\":{\"host\":\"" + host + "\"}}")
+        byte[] value = ("{\"metric\":\"cpu\",\"timestamp\":" + (T + offset) + ",\"value\":1,\"dimensions\":{\"host\":\""
+                        + host + "\"}}")
                 .getBytes(StandardCharsets.UTF_8);
-        return new ConsumerRecord<>("t", 0, offset, T, TimestampType.CREATE_TIME, 0, value.length, null, value, headers, Optional.empty());
+        return new ConsumerRecord<>(
+                "t", 0, offset, T, TimestampType.CREATE_TIME, 0, value.length, null, value, headers, Optional.empty());
     }
 
     @Test
     void interleavedTenantsAreWrittenOneRequestPerTenantToItsPath() throws Exception {
-        try (MockWebServer server = new MockWebServer(); WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
+        try (MockWebServer server = new MockWebServer();
+                WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
             for (int i = 0; i < 3; i++) {
                 server.enqueue(new MockResponse().setResponseCode(204));
             }
             TenantRouting routing = TenantRouting.parse("header:tenant", null, null);
-            BatchWriter writer = new BatchWriter(List.of(WriteTarget.tenantRouted(server.url("/").toString())), client,
-                    new WritePermits(4, 1 << 20), new RetryPolicy(0, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> { }),
-                    OnWriteFailure.PAUSE, meters, true);
+            BatchWriter writer = new BatchWriter(
+                    List.of(WriteTarget.tenantRouted(server.url("/").toString())),
+                    client,
+                    new WritePermits(4, 1 << 20),
+                    new RetryPolicy(0, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                    OnWriteFailure.PAUSE,
+                    meters,
+                    true);
             AckTracker tracker = new AckTracker(0);
-            PointAmplifier amplifier = new PointAmplifier(1 << 20, new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
-                    new SeriesCache(100)).tenants(routing);
-            RecordProcessor p = new RecordProcessor(amplifier, 10_000, writer, meters, tracker, new DecodeErrorLog(meters), () -> { },
-                    null, null, null, null, () -> -1, routing, () -> false);
+            PointAmplifier amplifier = new PointAmplifier(
+                            1 << 20,
+                            new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
+                            new SeriesCache(100))
+                    .tenants(routing);
+            RecordProcessor p = new RecordProcessor(
+                    amplifier,
+                    10_000,
+                    writer,
+                    meters,
+                    tracker,
+                    new DecodeErrorLog(meters),
+                    () -> {},
+                    null,
+                    null,
+                    null,
+                    null,
+                    () -> -1,
+                    routing,
+                    () -> false);
             p.process(record(0, "1", "a"));
             p.process(record(1, "2:5", "b"));
             p.process(record(2, "1", "c"));
@@ -73,19 +99,28 @@ class RecordProcessorTenantTest {
             List<String> got = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
                 RecordedRequest r = server.takeRequest(5, TimeUnit.SECONDS);
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"host\":\"(\\w)\"").matcher(r.getBody().readUtf8());
+                Matcher m = Pattern.compile("\"host\":\"(\\w)\"")
+                        .matcher(r.getBody().readUtf8());
                 StringBuilder hosts = new StringBuilder();
                 while (m.find()) {
                     hosts.append(m.group(1));
                 }
                 got.add(r.getPath() + " " + hosts);
             }
-            assertThat(got).containsExactlyInAnyOrder("/insert/1/prometheus/api/v1/import ac", "/insert/2:5/prometheus/api/v1/import b");
-            assertThat(server.takeRequest(200, TimeUnit.MILLISECONDS)).as("nothing for the refused records").isNull();
+            assertThat(got)
+                    .containsExactlyInAnyOrder(
+                            "/insert/1/prometheus/api/v1/import ac", "/insert/2:5/prometheus/api/v1/import b");
+            assertThat(server.takeRequest(200, TimeUnit.MILLISECONDS))
+                    .as("nothing for the refused records")
+                    .isNull();
             assertThat(meters.tenantSamples.written()).containsEntry("1", 2L).containsEntry("2:5", 1L);
             assertThat(meters.samplesWritten.count()).isEqualTo(3);
-            assertThat(meters.decodeErrors()).as("missing_tenant and invalid_tenant, counted").isEqualTo(2);
-            assertThat(tracker.firstUnacked()).as("the refused records are done (counted), not held").isEqualTo(5);
+            assertThat(meters.decodeErrors())
+                    .as("missing_tenant and invalid_tenant, counted")
+                    .isEqualTo(2);
+            assertThat(tracker.firstUnacked())
+                    .as("the refused records are done (counted), not held")
+                    .isEqualTo(5);
             writer.close();
         }
     }

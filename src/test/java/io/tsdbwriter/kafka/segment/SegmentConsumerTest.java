@@ -28,7 +28,11 @@ class SegmentConsumerTest {
 
     private static final TopicPartition TP = new TopicPartition("points", 0);
     /** Offsets 0..99 without 25, 26 (a segment end of size 25 falls in the gap) and 50. */
-    private static final List<Long> LOG = LongStream.range(0, 100).filter(o -> o != 25 && o != 26 && o != 50).boxed().toList();
+    private static final List<Long> LOG = LongStream.range(0, 100)
+            .filter(o -> o != 25 && o != 26 && o != 50)
+            .boxed()
+            .toList();
+
     private static final long LOG_END = 100;
 
     /** A partition log read the way KafkaConsumer reads it: poll from the position, seek moves it. */
@@ -84,8 +88,7 @@ class SegmentConsumerTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     /** Records the offsets handed to it. */
@@ -116,7 +119,8 @@ class SegmentConsumerTest {
     private static Offsets read(FakeLog log, SegmentPlan plan, int index, WriterMeters meters) {
         Offsets sink = new Offsets();
         AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(index)));
-        new SegmentConsumer(TP, index, plan, LOG_END, Map.of(), sink, tracker, meters, offset -> true, props -> log).run();
+        new SegmentConsumer(TP, index, plan, LOG_END, Map.of(), sink, tracker, meters, offset -> true, props -> log)
+                .run();
         return sink;
     }
 
@@ -129,10 +133,16 @@ class SegmentConsumerTest {
         Offsets sink = read(log, new SegmentPlan(10, 1, 0), 0, meters);
 
         assertThat(sink.processed).isEqualTo(LOG.stream().filter(o -> o >= 37).toList());
-        assertThat(meters.skippedRanges()).extracting(r -> r.from() + ".." + r.to() + " " + r.reason())
+        assertThat(meters.skippedRanges())
+                .extracting(r -> r.from() + ".." + r.to() + " " + r.reason())
                 .containsExactly("0..10 deleted", "10..20 deleted", "20..30 deleted", "30..37 deleted");
-        assertThat(meters.skippedRanges().stream().mapToLong(WriterMeters.SkippedRange::records).sum()).isEqualTo(37);
-        assertThat(log.seeks).as("each deleted segment is skipped, the one holding the log start read from it").contains(37L);
+        assertThat(meters.skippedRanges().stream()
+                        .mapToLong(WriterMeters.SkippedRange::records)
+                        .sum())
+                .isEqualTo(37);
+        assertThat(log.seeks)
+                .as("each deleted segment is skipped, the one holding the log start read from it")
+                .contains(37L);
     }
 
     @Test
@@ -143,8 +153,12 @@ class SegmentConsumerTest {
 
                 Offsets sink = read(log, new SegmentPlan(segmentSize, 1, 0), 0);
 
-                assertThat(sink.processed).as("poll %d, segment %d", maxPollRecords, segmentSize).isEqualTo(LOG);
-                assertThat(log.seeks).as("poll %d, segment %d", maxPollRecords, segmentSize).containsExactly(0L);
+                assertThat(sink.processed)
+                        .as("poll %d, segment %d", maxPollRecords, segmentSize)
+                        .isEqualTo(LOG);
+                assertThat(log.seeks)
+                        .as("poll %d, segment %d", maxPollRecords, segmentSize)
+                        .containsExactly(0L);
             }
         }
     }
@@ -169,10 +183,16 @@ class SegmentConsumerTest {
                 Offsets sink = read(log, plan, index);
 
                 int i = index;
-                assertThat(sink.processed).as("poll %d, reader %d", maxPollRecords, index)
+                assertThat(sink.processed)
+                        .as("poll %d, reader %d", maxPollRecords, index)
                         .isEqualTo(LOG.stream().filter(o -> (o / 10) % 3 == i).toList());
-                assertThat(log.seeks).as("poll %d, reader %d", maxPollRecords, index)
-                        .isEqualTo(LongStream.range(0, 10).filter(k -> k % 3 == i).map(k -> k * 10).boxed().toList());
+                assertThat(log.seeks)
+                        .as("poll %d, reader %d", maxPollRecords, index)
+                        .isEqualTo(LongStream.range(0, 10)
+                                .filter(k -> k % 3 == i)
+                                .map(k -> k * 10)
+                                .boxed()
+                                .toList());
             }
         }
     }

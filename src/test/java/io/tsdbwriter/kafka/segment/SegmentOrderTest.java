@@ -56,9 +56,14 @@ class SegmentOrderTest {
         });
         server.start(InetAddress.getLoopbackAddress(), 0);
         client = new WriteClient(Duration.ofSeconds(30), 4, false);
-        writer = new BatchWriter(List.of(new WriteTarget(server.url("/").toString())), client, new WritePermits(4, 1 << 20),
-                new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> { }), OnWriteFailure.PAUSE,
-                new WriterMeters(new SimpleMeterRegistry()), false);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(server.url("/").toString())),
+                client,
+                new WritePermits(4, 1 << 20),
+                new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(30), ms -> {}),
+                OnWriteFailure.PAUSE,
+                new WriterMeters(new SimpleMeterRegistry()),
+                false);
         lanes = new OrderedLanes(writer);
         lanes.open(1);
     }
@@ -92,7 +97,9 @@ class SegmentOrderTest {
         }
 
         @Override
-        public void rejected(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> b, List<Rejection<ConsumerRecord<byte[], byte[]>>> r) {
+        public void rejected(
+                WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> b,
+                List<Rejection<ConsumerRecord<byte[], byte[]>>> r) {
             ends.countDown();
         }
 
@@ -113,7 +120,9 @@ class SegmentOrderTest {
         }
 
         void await() throws InterruptedException {
-            assertThat(ends.await(WAIT_S, TimeUnit.SECONDS)).as("every batch ended").isTrue();
+            assertThat(ends.await(WAIT_S, TimeUnit.SECONDS))
+                    .as("every batch ended")
+                    .isTrue();
         }
     }
 

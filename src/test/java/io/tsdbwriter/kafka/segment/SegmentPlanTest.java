@@ -121,7 +121,9 @@ class SegmentPlanTest {
                 }
             }
             for (int o = 0; o < 10_000; o++) {
-                assertThat(owners[o]).as("offset %d from committed %d", o, committed).isEqualTo(o < committed ? 0 : 1);
+                assertThat(owners[o])
+                        .as("offset %d from committed %d", o, committed)
+                        .isEqualTo(o < committed ? 0 : 1);
             }
         }
     }

@@ -47,29 +47,54 @@ class ShareRecordProcessorTenantTest {
         if (tenant != null) {
             headers.add(new RecordHeader("tenant", tenant.getBytes(StandardCharsets.UTF_8)));
         }
-        byte[] value = ("{\"metric\":\"m\",\"timestamp\":" + (T + offset) + ",\"value\":1}").getBytes(StandardCharsets.UTF_8);
-        return new ConsumerRecord<>("t", 0, offset, T, TimestampType.CREATE_TIME, 0, value.length, null, value, headers, Optional.empty());
+        byte[] value =
+                ("{\"metric\":\"m\",\"timestamp\":" + (T + offset) + ",\"value\":1}").getBytes(StandardCharsets.UTF_8);
+        return new ConsumerRecord<>(
+                "t", 0, offset, T, TimestampType.CREATE_TIME, 0, value.length, null, value, headers, Optional.empty());
     }
 
     @Test
     void eachTenantGetsItsOwnRequestAndARecordWithoutTenantIsRejected() throws Exception {
         WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
-        try (MockWebServer server = new MockWebServer(); WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
+        try (MockWebServer server = new MockWebServer();
+                WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
             server.enqueue(new MockResponse().setResponseCode(204));
             server.enqueue(new MockResponse().setResponseCode(204));
             TenantRouting routing = TenantRouting.parse("header:tenant", null, null);
-            BatchWriter writer = new BatchWriter(List.of(WriteTarget.tenantRouted(server.url("/").toString())), client,
-                    new WritePermits(4, 1 << 20), new RetryPolicy(0, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> { }),
-                    OnWriteFailure.PAUSE, meters, true);
+            BatchWriter writer = new BatchWriter(
+                    List.of(WriteTarget.tenantRouted(server.url("/").toString())),
+                    client,
+                    new WritePermits(4, 1 << 20),
+                    new RetryPolicy(0, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                    OnWriteFailure.PAUSE,
+                    meters,
+                    true);
             AmplificationPlan plan = AmplificationPlan.of(1, 1, Duration.ofSeconds(60));
-            IntakeSettings settings = new IntakeSettings(Map.of(), 1, 1000, 10_000, 1 << 20, new SeriesCache(100),
-                    () -> new ImportSampleEncoder(new ImportLineEncoder(plan)), writer, meters, new DecodeErrorLog(meters), null,
-                    InputConfig.defaults(), null, null, DurabilityClock.atOnce(), null, null, routing);
+            IntakeSettings settings = new IntakeSettings(
+                    Map.of(),
+                    1,
+                    1000,
+                    10_000,
+                    1 << 20,
+                    new SeriesCache(100),
+                    () -> new ImportSampleEncoder(new ImportLineEncoder(plan)),
+                    writer,
+                    meters,
+                    new DecodeErrorLog(meters),
+                    null,
+                    InputConfig.defaults(),
+                    null,
+                    null,
+                    DurabilityClock.atOnce(),
+                    null,
+                    null,
+                    routing);
             ShareRecordProcessor p = new ShareRecordProcessor(settings);
             AtomicInteger done = new AtomicInteger();
             List<ShareRecordProcessor.Delivery> ds = new ArrayList<>();
             for (String[] r : new String[][] {{"0", "1"}, {"1", "2"}, {"2", "1"}, {"3", null}}) {
-                ShareRecordProcessor.Delivery d = new ShareRecordProcessor.Delivery(record(Long.parseLong(r[0]), r[1]), done::incrementAndGet);
+                ShareRecordProcessor.Delivery d =
+                        new ShareRecordProcessor.Delivery(record(Long.parseLong(r[0]), r[1]), done::incrementAndGet);
                 ds.add(d);
                 p.process(d);
             }
@@ -82,7 +107,9 @@ class ShareRecordProcessorTenantTest {
                 RecordedRequest r = server.takeRequest(5, TimeUnit.SECONDS);
                 paths.add(r.getPath() + " " + r.getBody().readUtf8().split("\n").length);
             }
-            assertThat(paths).containsExactlyInAnyOrder("/insert/1/prometheus/api/v1/import 2", "/insert/2/prometheus/api/v1/import 1");
+            assertThat(paths)
+                    .containsExactlyInAnyOrder(
+                            "/insert/1/prometheus/api/v1/import 2", "/insert/2/prometheus/api/v1/import 1");
             assertThat(ds).allMatch(ShareRecordProcessor.Delivery::done);
             assertThat(done.get()).isEqualTo(4);
             assertThat(ds.get(0).acknowledgement()).isEqualTo(AcknowledgeType.ACCEPT);

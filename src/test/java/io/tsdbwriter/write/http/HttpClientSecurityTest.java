@@ -35,16 +35,20 @@ class HttpClientSecurityTest {
 
     @Test
     void urlUserinfoIsBasicAuthForThatOriginOnly() throws Exception {
-        try (MockWebServer a = new MockWebServer(); MockWebServer b = new MockWebServer()) {
+        try (MockWebServer a = new MockWebServer();
+                MockWebServer b = new MockWebServer()) {
             a.enqueue(new MockResponse().setResponseCode(204));
             a.enqueue(new MockResponse().setResponseCode(200));
             b.enqueue(new MockResponse().setResponseCode(204));
             String withUser = "http://writer:pa%3Ass@" + a.getHostName() + ":" + a.getPort();
-            OkHttpClient c = HttpClientSecurity.of(HttpAuthConfig.NONE, List.of(withUser)).configure(new OkHttpClient.Builder()).build();
+            OkHttpClient c = HttpClientSecurity.of(HttpAuthConfig.NONE, List.of(withUser))
+                    .configure(new OkHttpClient.Builder())
+                    .build();
             get(c, SafeUrl.parse(withUser).url() + "/api/v1/import");
             get(c, SafeUrl.parse(withUser).url() + "/metrics");
             get(c, b.url("/api/v1/import").toString());
-            String expected = "Basic " + Base64.getEncoder().encodeToString("writer:pa:ss".getBytes(StandardCharsets.UTF_8));
+            String expected =
+                    "Basic " + Base64.getEncoder().encodeToString("writer:pa:ss".getBytes(StandardCharsets.UTF_8));
             assertThat(a.takeRequest().getHeader("Authorization")).isEqualTo(expected);
             assertThat(a.takeRequest().getHeader("Authorization")).isEqualTo(expected);
             assertThat(b.takeRequest().getHeader("Authorization")).isNull();
@@ -58,10 +62,13 @@ class HttpClientSecurityTest {
         try (MockWebServer s = new MockWebServer()) {
             s.enqueue(new MockResponse().setResponseCode(204));
             OkHttpClient c = HttpClientSecurity.of(cfg("u", pw, null, List.of("X-Scope-OrgID: 42", "AccountID:7")))
-                    .configure(new OkHttpClient.Builder()).build();
+                    .configure(new OkHttpClient.Builder())
+                    .build();
             get(c, s.url("/").toString());
             RecordedRequest r = s.takeRequest();
-            assertThat(r.getHeader("Authorization")).isEqualTo("Basic " + Base64.getEncoder().encodeToString("u:filepass".getBytes(StandardCharsets.UTF_8)));
+            assertThat(r.getHeader("Authorization"))
+                    .isEqualTo("Basic "
+                            + Base64.getEncoder().encodeToString("u:filepass".getBytes(StandardCharsets.UTF_8)));
             assertThat(r.getHeader("X-Scope-OrgID")).isEqualTo("42");
             assertThat(r.getHeader("AccountID")).isEqualTo("7");
         }
@@ -76,7 +83,9 @@ class HttpClientSecurityTest {
             s.enqueue(new MockResponse().setResponseCode(401));
             s.enqueue(new MockResponse().setResponseCode(204));
             s.enqueue(new MockResponse().setResponseCode(401));
-            OkHttpClient c = HttpClientSecurity.of(cfg(null, null, token, List.of())).configure(new OkHttpClient.Builder()).build();
+            OkHttpClient c = HttpClientSecurity.of(cfg(null, null, token, List.of()))
+                    .configure(new OkHttpClient.Builder())
+                    .build();
             assertThat(get(c, s.url("/").toString())).isEqualTo(204);
             Path tmp = dir.resolve("token.new");
             Files.writeString(tmp, "new-token");
@@ -100,7 +109,9 @@ class HttpClientSecurityTest {
             s.enqueue(new MockResponse().setResponseCode(400).setBody("cannot find the provided auth token"));
             s.enqueue(new MockResponse().setResponseCode(204));
             s.enqueue(new MockResponse().setResponseCode(400));
-            OkHttpClient c = HttpClientSecurity.of(cfg(null, null, token, List.of())).configure(new OkHttpClient.Builder()).build();
+            OkHttpClient c = HttpClientSecurity.of(cfg(null, null, token, List.of()))
+                    .configure(new OkHttpClient.Builder())
+                    .build();
             assertThat(get(c, s.url("/").toString())).isEqualTo(204);
             Path tmp = dir.resolve("token400.new");
             Files.writeString(tmp, "new-token");
@@ -109,7 +120,8 @@ class HttpClientSecurityTest {
             s.takeRequest();
             assertThat(s.takeRequest().getHeader("Authorization")).isEqualTo("Bearer old-token");
             assertThat(s.takeRequest().getHeader("Authorization")).isEqualTo("Bearer new-token");
-            assertThat(get(c, s.url("/").toString())).isEqualTo(400); // unchanged secret: a real 400 is returned as it is
+            assertThat(get(c, s.url("/").toString()))
+                    .isEqualTo(400); // unchanged secret: a real 400 is returned as it is
             assertThat(s.getRequestCount()).isEqualTo(4);
         }
     }
@@ -118,12 +130,16 @@ class HttpClientSecurityTest {
     void badSettingsAreOneLineNamingTheFlag() {
         assertThatThrownBy(() -> HttpClientSecurity.of(cfg(null, null, dir.resolve("nope"), List.of())))
                 .hasMessageContaining("--vm-bearer-token-file");
-        assertThatThrownBy(() -> cfg(null, dir.resolve("pw"), null, List.of())).hasMessageContaining("--vm-basic-auth-username");
-        assertThatThrownBy(() -> cfg(null, null, null, List.of("no-colon-Sekr1t"))).hasMessageContaining("--vm-header")
+        assertThatThrownBy(() -> cfg(null, dir.resolve("pw"), null, List.of()))
+                .hasMessageContaining("--vm-basic-auth-username");
+        assertThatThrownBy(() -> cfg(null, null, null, List.of("no-colon-Sekr1t")))
+                .hasMessageContaining("--vm-header")
                 .hasMessageNotContaining("Sekr1t");
-        assertThatThrownBy(() -> new HttpAuthConfig(null, null, null, List.of(), null, dir.resolve("c"), null, null, false))
+        assertThatThrownBy(() ->
+                        new HttpAuthConfig(null, null, null, List.of(), null, dir.resolve("c"), null, null, false))
                 .hasMessageContaining("--vm-tls-key-file");
-        assertThatThrownBy(() -> HttpClientSecurity.of(cfg(null, null, dir.resolve("t"), List.of()), List.of("http://u:PW@h:1")))
+        assertThatThrownBy(() ->
+                        HttpClientSecurity.of(cfg(null, null, dir.resolve("t"), List.of()), List.of("http://u:PW@h:1")))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -16,7 +16,7 @@ class NoDelaySocketFactoryTest {
     void theWriteClientsSocketsHaveNagleOffForImportAndRemoteWrite() throws Exception {
         for (Output output : Output.values()) {
             try (WriteClient client = new WriteClient(Duration.ofSeconds(1), 1, false, output);
-                 Socket s = client.http().socketFactory().createSocket()) {
+                    Socket s = client.http().socketFactory().createSocket()) {
                 assertThat(s.getTcpNoDelay()).as(output.name()).isTrue();
             }
         }
@@ -27,10 +27,10 @@ class NoDelaySocketFactoryTest {
         NoDelaySocketFactory f = new NoDelaySocketFactory();
         InetAddress loopback = InetAddress.getLoopbackAddress();
         try (ServerSocket server = new ServerSocket(0, 8, loopback);
-             Socket a = f.createSocket(loopback, server.getLocalPort());
-             Socket b = f.createSocket(loopback.getHostAddress(), server.getLocalPort());
-             Socket c = f.createSocket(loopback, server.getLocalPort(), loopback, 0);
-             Socket d = f.createSocket(loopback.getHostAddress(), server.getLocalPort(), loopback, 0)) {
+                Socket a = f.createSocket(loopback, server.getLocalPort());
+                Socket b = f.createSocket(loopback.getHostAddress(), server.getLocalPort());
+                Socket c = f.createSocket(loopback, server.getLocalPort(), loopback, 0);
+                Socket d = f.createSocket(loopback.getHostAddress(), server.getLocalPort(), loopback, 0)) {
             for (Socket s : new Socket[] {a, b, c, d}) {
                 assertThat(s.getTcpNoDelay()).isTrue();
             }

@@ -27,19 +27,39 @@ class SafeUrlTest {
 
     @Test
     void redactArgsHidesUrlsAndSecretValues() {
-        List<String> r = SafeUrl.redactArgs(List.of("run", "--vm-url", "http://u:SECRET1@h:1", "--kafka-property",
-                "sasl.jaas.config=SECRET2", "--vm-header=Authorization:SECRET3", "--consumer-property", "x"));
-        assertThat(String.join(" ", r)).doesNotContain("SECRET").contains("http://h:1").contains("sasl.jaas.config=***")
+        List<String> r = SafeUrl.redactArgs(List.of(
+                "run",
+                "--vm-url",
+                "http://u:SECRET1@h:1",
+                "--kafka-property",
+                "sasl.jaas.config=SECRET2",
+                "--vm-header=Authorization:SECRET3",
+                "--consumer-property",
+                "x"));
+        assertThat(String.join(" ", r))
+                .doesNotContain("SECRET")
+                .contains("http://h:1")
+                .contains("sasl.jaas.config=***")
                 .contains("--vm-header=Authorization:***");
     }
 
     @Test
     void redactArgsHidesSecretsPassedToTheWritersThroughWriterArg() {
-        List<String> r = SafeUrl.redactArgs(List.of("capacity", "--writer-arg=--kafka-property=sasl.jaas.config=SECRET1",
-                "--writer-arg", "--vm-header", "--writer-arg", "Authorization: Bearer SECRET2",
-                "--writer-arg=--vm-header=X-Token:SECRET3", "--writer-arg", "--kafka-property=ssl.key.password=SECRET4",
-                "--writer-arg", "--vm-url=http://u:SECRET5@h:1", "--writer-arg=--batch-samples=5000"));
-        assertThat(String.join(" ", r)).doesNotContain("SECRET")
+        List<String> r = SafeUrl.redactArgs(List.of(
+                "capacity",
+                "--writer-arg=--kafka-property=sasl.jaas.config=SECRET1",
+                "--writer-arg",
+                "--vm-header",
+                "--writer-arg",
+                "Authorization: Bearer SECRET2",
+                "--writer-arg=--vm-header=X-Token:SECRET3",
+                "--writer-arg",
+                "--kafka-property=ssl.key.password=SECRET4",
+                "--writer-arg",
+                "--vm-url=http://u:SECRET5@h:1",
+                "--writer-arg=--batch-samples=5000"));
+        assertThat(String.join(" ", r))
+                .doesNotContain("SECRET")
                 .contains("--writer-arg=--kafka-property=sasl.jaas.config=***")
                 .contains("--writer-arg --vm-header --writer-arg Authorization:***")
                 .contains("--writer-arg=--vm-header=X-Token:***")
@@ -50,11 +70,17 @@ class SafeUrlTest {
 
     @Test
     void redactArgsHidesTheUserinfoOfEveryUrlInACommaSeparatedValue() {
-        List<String> r = SafeUrl.redactArgs(List.of("capacity", "--target",
+        List<String> r = SafeUrl.redactArgs(List.of(
+                "capacity",
+                "--target",
                 "t=http://u:SECRET1@h:1/api/v1/write,output=remote-write,metrics-url=http://m:SECRET2@h:2/metrics",
-                "--target=v=http://u:SECRET3@v:8428,metrics-url=http://m:SECRET4@v:8428/metrics", "--vm-url", "http://a:SECRET5@a,http://b:SECRET6@b"));
-        assertThat(String.join(" ", r)).doesNotContain("SECRET")
+                "--target=v=http://u:SECRET3@v:8428,metrics-url=http://m:SECRET4@v:8428/metrics",
+                "--vm-url",
+                "http://a:SECRET5@a,http://b:SECRET6@b"));
+        assertThat(String.join(" ", r))
+                .doesNotContain("SECRET")
                 .contains("t=http://h:1/api/v1/write,output=remote-write,metrics-url=http://h:2/metrics")
-                .contains("--target=v=http://v:8428,metrics-url=http://v:8428/metrics").contains("http://a,http://b");
+                .contains("--target=v=http://v:8428,metrics-url=http://v:8428/metrics")
+                .contains("http://a,http://b");
     }
 }
