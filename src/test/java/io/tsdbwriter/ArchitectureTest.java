@@ -70,6 +70,53 @@ class ArchitectureTest {
     }
 
     @Test
+    void amplificationKnowsNoOtherStage() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.tsdbwriter.amplify..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.tsdbwriter.decode..",
+                        "io.tsdbwriter.encode..",
+                        "io.tsdbwriter.pipeline..",
+                        "io.tsdbwriter.write..",
+                        "io.tsdbwriter.kafka..",
+                        "io.tsdbwriter.config..")
+                .because("the plan, the series cache, the instance variants and the churn generations are what the "
+                        + "encoders and the pipeline amplify with; they know neither")
+                .check(classes);
+    }
+
+    @Test
+    void encodingKnowsNeitherThePipelineNorTheWritePath() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.tsdbwriter.encode..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.tsdbwriter.pipeline..", "io.tsdbwriter.write..", "io.tsdbwriter.kafka..")
+                .because("an encoder writes a series' amplified samples into a wire buffer; the write path sends "
+                        + "the buffer: both share only the wire types")
+                .check(classes);
+    }
+
+    @Test
+    void theWireTypesKnowNoOtherPackage() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.tsdbwriter.wire..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.tsdbwriter..")
+                .andShould()
+                .dependOnClassesThat()
+                .resideOutsideOfPackages("io.tsdbwriter.wire..", "java..")
+                .because("the request body's bytes and its protocol lie below encode and write alike")
+                .check(classes);
+    }
+
+    @Test
     void relabelingKnowsNoOtherStage() {
         noClasses()
                 .that()

@@ -2,7 +2,7 @@ package io.tsdbwriter.app;
 
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.tenant.TenantRouting;
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.Output;
 import java.util.Locale;
 
 /** The start line's words about tenant routing ({@code --tenant-from}, docs/tenants.md). Stateless. */

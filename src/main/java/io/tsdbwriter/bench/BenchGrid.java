@@ -1,7 +1,7 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.lab.BenchCell;
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.Output;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -10,7 +10,7 @@ import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.InputRate;
 import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.produce.BundledScrapes;
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.WriteTarget;
 import java.io.IOException;

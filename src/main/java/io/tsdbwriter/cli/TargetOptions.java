@@ -5,7 +5,7 @@ import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.lab.CpuList;
 import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.Placement;
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.Output;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

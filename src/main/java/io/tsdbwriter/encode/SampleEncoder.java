@@ -3,8 +3,8 @@ package io.tsdbwriter.encode;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.FamilyMetadata;
-import io.tsdbwriter.write.ByteBuf;
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.ByteBuf;
+import io.tsdbwriter.wire.Output;
 
 /**
  * The one seam between amplification and the wire (DESIGN §6): decoded points → amplification → an encoder per

@@ -1,5 +1,6 @@
 package io.tsdbwriter.pipeline;
 
+import io.tsdbwriter.amplify.ChurnGenerations;
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
@@ -13,8 +14,8 @@ import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tenant.TenantRouting;
-import io.tsdbwriter.write.ByteBuf;
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.ByteBuf;
+import io.tsdbwriter.wire.Output;
 import java.nio.charset.StandardCharsets;
 
 /**

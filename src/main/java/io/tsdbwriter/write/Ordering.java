@@ -1,5 +1,6 @@
 package io.tsdbwriter.write;
 
+import io.tsdbwriter.wire.Output;
 import java.util.Locale;
 
 /**

@@ -1,5 +1,7 @@
 package io.tsdbwriter.write;
 
+import io.tsdbwriter.wire.ByteBuf;
+
 /**
  * Builds the request body actually sent from a batch's body, once per request: Remote-Write 2.0's symbol table is a
  * property of a whole request, so its body is built from the batch's 1.0 body when the request is prepared

@@ -1,5 +1,6 @@
 package io.tsdbwriter.write;
 
+import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.http.SafeUrl;
 import java.net.ConnectException;
 import java.net.UnknownHostException;

@@ -1,6 +1,7 @@
 package io.tsdbwriter.write;
 
 import io.tsdbwriter.tenant.Tenant;
+import io.tsdbwriter.wire.ByteBuf;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,8 @@
 package io.tsdbwriter.write;
 
 import io.tsdbwriter.tenant.Tenant;
+import io.tsdbwriter.wire.ByteBuf;
+import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import io.tsdbwriter.write.http.HttpClientSecurity;
 import io.tsdbwriter.write.http.NoDelaySocketFactory;

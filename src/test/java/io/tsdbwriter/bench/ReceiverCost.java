@@ -6,7 +6,7 @@ import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import java.io.IOException;
 import java.net.URI;

@@ -3,7 +3,7 @@ package io.tsdbwriter.bench;
 import io.tsdbwriter.encode.remotewrite.RemoteWrite2Request;
 import io.tsdbwriter.lab.BenchCell;
 import io.tsdbwriter.lab.SourceFeed;
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WriteTarget;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.decode.TimestampWindow;
+import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.ConfigurationFaultPolicy;
 import io.tsdbwriter.write.OnWriteFailure;
 import io.tsdbwriter.write.Ordering;
-import io.tsdbwriter.write.Output;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -9,7 +9,7 @@ import io.tsdbwriter.decode.jsonline.ExportLineDecoder;
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.encode.vmimport.ValueText;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

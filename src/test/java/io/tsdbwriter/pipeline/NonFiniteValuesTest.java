@@ -14,7 +14,7 @@ import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Sample;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -9,7 +9,7 @@ import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.tenant.TenantRouting;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
+import io.tsdbwriter.wire.ByteBuf;
+import io.tsdbwriter.wire.Output;
 import java.time.Duration;
 import java.util.List;
 import okhttp3.mockwebserver.MockResponse;

@@ -2,6 +2,7 @@ package io.tsdbwriter.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.wire.Output;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;

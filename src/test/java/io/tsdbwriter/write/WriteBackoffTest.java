@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.wire.Output;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;

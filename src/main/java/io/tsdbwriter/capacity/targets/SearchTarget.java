@@ -1,6 +1,6 @@
 package io.tsdbwriter.capacity.targets;
 
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.SafeUrl;

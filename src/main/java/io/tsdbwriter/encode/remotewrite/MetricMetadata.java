@@ -3,7 +3,7 @@ package io.tsdbwriter.encode.remotewrite;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
 import io.tsdbwriter.decode.FamilyMetadata;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Objects;

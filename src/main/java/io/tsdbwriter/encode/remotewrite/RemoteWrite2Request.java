@@ -1,7 +1,7 @@
 package io.tsdbwriter.encode.remotewrite;
 
 import com.google.protobuf.CodedInputStream;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

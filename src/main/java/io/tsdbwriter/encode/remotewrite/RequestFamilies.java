@@ -1,6 +1,6 @@
 package io.tsdbwriter.encode.remotewrite;
 
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.lang.ref.WeakReference;
 import java.util.BitSet;
 

@@ -2,7 +2,7 @@ package io.tsdbwriter.encode.remotewrite;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.function.IntBinaryOperator;

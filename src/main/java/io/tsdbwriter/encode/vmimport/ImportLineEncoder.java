@@ -2,9 +2,9 @@ package io.tsdbwriter.encode.vmimport;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.amplify.SeriesVariants;
 import io.tsdbwriter.decode.DecodedPoints;
-import io.tsdbwriter.encode.SeriesVariants;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 

@@ -3,8 +3,8 @@ package io.tsdbwriter.encode.vmimport;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.encode.SampleEncoder;
-import io.tsdbwriter.write.ByteBuf;
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.ByteBuf;
+import io.tsdbwriter.wire.Output;
 
 /**
  * {@link SampleEncoder} for VictoriaMetrics' JSON-lines import API: today's {@link ImportLineEncoder} (shared,

@@ -1,6 +1,6 @@
 package io.tsdbwriter.encode.vmimport;
 
-import io.tsdbwriter.encode.SeriesVariants;
+import io.tsdbwriter.amplify.SeriesVariants;
 
 /**
  * The serialized JSON-line prefixes of one source series' N instance variants, built once per series by

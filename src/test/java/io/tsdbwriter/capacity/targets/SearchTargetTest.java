@@ -3,7 +3,7 @@ package io.tsdbwriter.capacity.targets;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.http.SafeUrl;
 import java.util.List;

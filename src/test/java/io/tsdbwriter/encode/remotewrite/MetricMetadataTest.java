@@ -6,7 +6,7 @@ import com.google.protobuf.CodedInputStream;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.encode.remotewrite.MetricMetadata.Type;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

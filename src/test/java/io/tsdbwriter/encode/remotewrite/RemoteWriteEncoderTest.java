@@ -13,7 +13,7 @@ import io.tsdbwriter.it.support.RemoteWriteBodies.Label;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Sample;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
 import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.write.ByteBuf;
+import io.tsdbwriter.wire.ByteBuf;
 import io.tsdbwriter.write.SnappyBlock;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

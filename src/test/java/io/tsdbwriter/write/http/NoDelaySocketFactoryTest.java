@@ -2,7 +2,7 @@ package io.tsdbwriter.write.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tsdbwriter.write.Output;
+import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.WriteClient;
 import java.net.InetAddress;
 import java.net.ServerSocket;

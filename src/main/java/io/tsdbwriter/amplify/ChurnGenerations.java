@@ -1,6 +1,4 @@
-package io.tsdbwriter.pipeline;
-
-import io.tsdbwriter.amplify.SeriesCache;
+package io.tsdbwriter.amplify;
 
 /**
  * {@code --churn-interval}'s generations for one {@link PointAmplifier} (DESIGN §3): a point at (shifted) time t
@@ -8,7 +6,7 @@ import io.tsdbwriter.amplify.SeriesCache;
  * generation (8 bytes, big-endian), so each generation is its own entry; once a generation g is seen, the cached series
  * of generations older than {@code g − keep / interval − 1} are removed from the shared cache. Not thread-safe.
  */
-final class ChurnGenerations {
+public final class ChurnGenerations {
 
     private final long intervalMs;
     private final long originMs;
@@ -19,14 +17,14 @@ final class ChurnGenerations {
     private long newest = Long.MIN_VALUE;
     private long prunedBelow = Long.MIN_VALUE;
 
-    ChurnGenerations(long intervalMs, long originMs, long keepMs) {
+    public ChurnGenerations(long intervalMs, long originMs, long keepMs) {
         this.intervalMs = intervalMs;
         this.originMs = originMs;
         this.keepMs = keepMs;
     }
 
     /** The generation of a sample at {@code timestampMs}; a new newest one prunes {@code cache} first. */
-    long generation(long timestampMs, SeriesCache cache) {
+    public long generation(long timestampMs, SeriesCache cache) {
         long g = Math.floorDiv(timestampMs - originMs, intervalMs);
         if (g > newest) {
             newest = g;
@@ -36,7 +34,7 @@ final class ChurnGenerations {
     }
 
     /** The cache key {@code [seriesKey[0, length)][generation: 8 bytes]} in a reused buffer (valid until the next call). */
-    byte[] key(byte[] seriesKey, int length, long generation) {
+    public byte[] key(byte[] seriesKey, int length, long generation) {
         if (key.length < length + 8) {
             key = new byte[Math.max(length + 8, key.length * 2)];
         }
@@ -60,7 +58,7 @@ final class ChurnGenerations {
     }
 
     /** The generation in a churned entry's key: its last 8 bytes, big-endian. */
-    static long entryGeneration(byte[] entry) {
+    public static long entryGeneration(byte[] entry) {
         int end = SeriesCache.stateOffset(entry);
         long g = 0;
         for (int i = end - 8; i < end; i++) {

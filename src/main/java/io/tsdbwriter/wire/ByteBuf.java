@@ -1,4 +1,4 @@
-package io.tsdbwriter.write;
+package io.tsdbwriter.wire;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -18,15 +18,15 @@ public final class ByteBuf {
     }
 
     /** An empty buffer writing into {@code reuse} (its content undefined), grown as any other. */
-    ByteBuf(byte[] reuse) {
+    public ByteBuf(byte[] reuse) {
         this.bytes = reuse;
     }
 
     /**
-     * Gives up the backing array (for {@link BodyPool}): the buffer is empty afterwards, with no capacity, and must
+     * Gives up the backing array (for the write path's pool of request bodies): the buffer is empty afterwards, with no capacity, and must
      * not be read again; an append would allocate a new array.
      */
-    byte[] detach() {
+    public byte[] detach() {
         byte[] a = bytes;
         bytes = EMPTY;
         length = 0;

@@ -1,8 +1,7 @@
-package io.tsdbwriter.encode;
+package io.tsdbwriter.amplify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tsdbwriter.amplify.AmplificationPlan;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

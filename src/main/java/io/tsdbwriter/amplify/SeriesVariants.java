@@ -1,6 +1,5 @@
-package io.tsdbwriter.encode;
+package io.tsdbwriter.amplify;
 
-import io.tsdbwriter.amplify.AmplificationPlan;
 import java.io.ByteArrayOutputStream;
 
 /**

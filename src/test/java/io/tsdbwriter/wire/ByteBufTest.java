@@ -1,4 +1,4 @@
-package io.tsdbwriter.write;
+package io.tsdbwriter.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
