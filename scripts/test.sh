@@ -134,7 +134,8 @@ phase "wait for victoria-metrics current" await_vm_current
 # what ensure_telegraf exports once built (InputFormatsIT waits for the file while the builds run)
 if command -v go >/dev/null 2>&1; then export TSDB_WRITER_TELEGRAF_BINARY="$HOME/.cache/tsdb-writer/bin/telegraf"; fi
 log "== mvn -B verify -Dunit.skip=true $* (integration tests; the Go builds beside until they end)"
-phase "mvn verify (integration tests)" mvn -B -ntp verify -Dunit.skip=true "$@"
+# the formatter and the linter ran in the package phase above: not again
+phase "mvn verify (integration tests)" mvn -B -ntp verify -Dunit.skip=true -Dspotless.check.skip=true -Dcheckstyle.skip=true "$@"
 phase "wait for the Go builds" await_go_builds
 
 log "== scripts/check-deploy.sh"
