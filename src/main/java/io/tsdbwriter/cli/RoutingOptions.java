@@ -2,6 +2,7 @@ package io.tsdbwriter.cli;
 
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.tenant.TenantSyntax;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -28,7 +29,8 @@ final class RoutingOptions {
             names = "--tenant-from",
             paramLabel = "header:NAME|label:NAME",
             description =
-                    "Split writes by tenant (accountID[:projectID], VictoriaMetrics cluster's syntax). header:NAME: the value "
+                    "Split writes by tenant: accountID[:projectID] for --output import (a VictoriaMetrics cluster), text such as team-a for "
+                            + "remote write (Mimir's tenant ID characters). header:NAME: the value "
                             + "of the record's Kafka header NAME; label:NAME: the series' label NAME, read after --relabel-config (so a "
                             + "rule can set it) and removed before writing. --output import: each tenant's requests go to "
                             + "<vm-url>/insert/<tenant>/prometheus/api/v1/import (give --vm-url as http://vminsert:8480); remote write: the "
@@ -40,7 +42,8 @@ final class RoutingOptions {
             names = "--default-tenant",
             paramLabel = "ID",
             description =
-                    "The tenant (accountID[:projectID]) of a record or series that carries none, with --tenant-from "
+                    "The tenant (accountID[:projectID] for --output import, text for remote write) of a record or series that "
+                            + "carries none, with --tenant-from "
                             + "(default: none: such records are refused)")
     String defaultTenant;
 
@@ -58,8 +61,14 @@ final class RoutingOptions {
         return relabelConfig == null ? null : RelabelRules.load(relabelConfig);
     }
 
-    /** The tenant routing of the flags. @throws IllegalArgumentException naming the flag */
-    TenantRouting tenants() {
-        return TenantRouting.parse(tenantFrom, defaultTenant, remoteWriteTenantHeader);
+    /**
+     * The tenant routing of the flags, its tenants in the syntax the output's receiver accepts.
+     *
+     * @param remoteWrite whether the output is remote write (text tenants) rather than the import API
+     *                    ({@code accountID[:projectID]})
+     * @throws IllegalArgumentException naming the flag
+     */
+    TenantRouting tenants(boolean remoteWrite) {
+        return TenantRouting.parse(tenantFrom, defaultTenant, remoteWriteTenantHeader, TenantSyntax.of(remoteWrite));
     }
 }

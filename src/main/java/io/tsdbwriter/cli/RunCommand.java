@@ -599,7 +599,7 @@ final class RunCommand implements Callable<Integer> {
                         : Ordering.parse(ordering),
                 ConfigurationFaultPolicy.parse(onConfigurationFault),
                 routing.relabel(),
-                routing.tenants());
+                routing.tenants(Output.parse(output) == Output.REMOTE_WRITE));
     }
 
     @Override

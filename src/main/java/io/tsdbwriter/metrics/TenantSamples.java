@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * [tsdbwriter_tenant_samples_written_total] samples acknowledged (2xx) per tenant, with {@code --tenant-from}: tag
- * {@code tenant} is the tenant as given ({@code accountID[:projectID]}) for the first {@value #MAX_TENANT_TAGS}
+ * {@code tenant} is the tenant as given ({@code accountID[:projectID]} or text) for the first {@value #MAX_TENANT_TAGS}
  * tenants the process writes, then {@value #OTHER} for all later ones, so a topic with unbounded tenants cannot grow
  * the series of {@code /metrics} without bound. Registered on a tenant's first write. Thread-safe; allocation-free once
  * the tenant's counter exists.

@@ -9,7 +9,8 @@ import java.util.Objects;
  * record header, read once per record; with {@link From#LABEL} it is a label of the series, read once per series
  * <em>after</em> {@code --relabel-config} (so rules can set it, as vmagent's {@code vm_account_id}) and removed from
  * the series before it is written. A record or series without one gets {@link #defaultTenant()}, or, without a
- * default, is refused ({@code missing_tenant}); an invalid value is refused ({@code invalid_tenant}). Immutable,
+ * default, is refused ({@code missing_tenant}); a value the receiver would not accept ({@link TenantSyntax}) is refused
+ * ({@code invalid_tenant}). Immutable,
  * thread-safe; the {@link Tenants} registry it holds is shared by every reader of the process.
  *
  * @param from          where the tenant is read; {@link From#NONE}: no routing (the URL's static tenant, if any)
@@ -25,7 +26,8 @@ public record TenantRouting(From from, String name, Tenant defaultTenant, String
     /** Thanos receive's {@code --receive.tenant-header} default. */
     public static final String THANOS_HEADER = "THANOS-TENANT";
     /** No routing. */
-    public static final TenantRouting NONE = new TenantRouting(From.NONE, null, null, DEFAULT_HEADER, new Tenants());
+    public static final TenantRouting NONE =
+            new TenantRouting(From.NONE, null, null, DEFAULT_HEADER, new Tenants(TenantSyntax.ACCOUNT_ID));
 
     /** Where the tenant is read. */
     public enum From {
@@ -44,12 +46,13 @@ public record TenantRouting(From from, String name, Tenant defaultTenant, String
      * Parses the flags.
      *
      * @param tenantFrom    {@code header:NAME}, {@code label:NAME}, or null for none
-     * @param defaultTenant {@code accountID[:projectID]}, or null
+     * @param defaultTenant a tenant in {@code syntax}, or null
      * @param header        the remote write tenant header name, or null for {@value #DEFAULT_HEADER}
+     * @param syntax        what the receiver accepts as a tenant ({@link TenantSyntax#of})
      * @throws IllegalArgumentException naming the flag
      */
-    public static TenantRouting parse(String tenantFrom, String defaultTenant, String header) {
-        Tenants tenants = new Tenants();
+    public static TenantRouting parse(String tenantFrom, String defaultTenant, String header, TenantSyntax syntax) {
+        Tenants tenants = new Tenants(syntax);
         String h = header == null ? DEFAULT_HEADER : header.trim();
         if (!h.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
             throw new IllegalArgumentException(
@@ -82,7 +85,7 @@ public record TenantRouting(From from, String name, Tenant defaultTenant, String
         }
         Tenant def = null;
         if (defaultTenant != null) {
-            String bad = Tenant.invalid(defaultTenant.trim());
+            String bad = syntax.invalid(defaultTenant.trim());
             if (bad != null) {
                 throw new IllegalArgumentException("--default-tenant: " + bad);
             }
@@ -109,7 +112,7 @@ public record TenantRouting(From from, String name, Tenant defaultTenant, String
         if (value == null) {
             return defaultTenant;
         }
-        return Tenant.invalid(value) == null ? tenants.of(value) : null;
+        return tenants.syntax().invalid(value) == null ? tenants.of(value) : null;
     }
 
     /** {@link #resolve(String)} of a header's bytes (UTF-8; null: the header is absent). */
@@ -125,6 +128,8 @@ public record TenantRouting(From from, String name, Tenant defaultTenant, String
     /** The detail of a refused value: what is missing or invalid, and where it was read. */
     public String refusal(String value) {
         String where = (from == From.HEADER ? "record header '" : "label '") + name + "'";
-        return value == null ? "no " + where + " and no --default-tenant" : where + ": " + Tenant.invalid(value);
+        return value == null
+                ? "no " + where + " and no --default-tenant"
+                : where + ": " + tenants.syntax().invalid(value);
     }
 }

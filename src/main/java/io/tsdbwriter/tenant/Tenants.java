@@ -10,13 +10,24 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Tenants {
 
+    private final TenantSyntax syntax;
     private final ConcurrentHashMap<String, Tenant> byId = new ConcurrentHashMap<>();
     private final List<Tenant> byIndex = new ArrayList<>();
+
+    /** @param syntax what the receiver accepts as a tenant */
+    public Tenants(TenantSyntax syntax) {
+        this.syntax = syntax;
+    }
+
+    /** What the receiver accepts as a tenant. */
+    public TenantSyntax syntax() {
+        return syntax;
+    }
 
     /**
      * The tenant {@code id}, registered on its first sight.
      *
-     * @throws IllegalArgumentException when {@code id} is not a tenant ({@link Tenant#invalid})
+     * @throws IllegalArgumentException when {@code id} is not a tenant in this registry's syntax ({@link TenantSyntax#invalid})
      */
     public Tenant of(String id) {
         Tenant t = byId.get(id);
@@ -26,7 +37,7 @@ public final class Tenants {
     private synchronized Tenant register(String id) {
         Tenant t = byId.get(id);
         if (t == null) {
-            t = Tenant.parse(id, byIndex.size());
+            t = Tenant.parse(id, syntax, byIndex.size());
             byIndex.add(t);
             byId.put(id, t);
         }

@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tsdbwriter.metrics.EfficiencyReport;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.tenant.TenantSyntax;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WritePermits;
@@ -102,7 +103,10 @@ public final class MetricsReference {
         meters.writeFault("http://vminsert:8480/insert/0/prometheus", "4xx");
         meters.recordsSkipped(new WriterMeters.SkippedRange("topic", 0, 0, 1, "deleted"));
         meters.offsetReset("deleted");
-        meters.written(TenantRouting.parse("header:tenant", "1", null).defaultTenant(), 1);
+        meters.written(
+                TenantRouting.parse("header:tenant", "1", null, TenantSyntax.ACCOUNT_ID)
+                        .defaultTenant(),
+                1);
         meters.tsdbRestart("http://vmstorage:8482/metrics");
         new EfficiencyReport(meters, 1, () -> 0, () -> 0); // the report's gauges
         meters.limitedBy(() -> Bottleneck.Resource.UNKNOWN); // ReportLines.schedule

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Tenants from the data ({@code --tenant-from header:tenant}, docs/tenants.md) against real components: vmauth of the
  * single-node release mapping each {@code /insert/<accountID>[:<projectID>]/} prefix to a VictoriaMetrics of its own
  * (the import API's cluster path per tenant, where the VictoriaMetrics cluster cannot be built), and Thanos receive
- * with two tenants ({@code THANOS-TENANT}, a TSDB per tenant), and the VictoriaMetrics cluster itself where its
+ * with two text tenants ({@code team-a}, {@code team-b} in {@code THANOS-TENANT}, a TSDB per tenant), and the VictoriaMetrics cluster itself where its
  * {@code -cluster} tags are built (skipped otherwise). Each tenant's store holds exactly its own samples; a
  * record without a tenant and no {@code --default-tenant} is refused and dead-lettered with {@code missing_tenant}.
  */
@@ -48,8 +48,14 @@ class TenantRoutingIT {
     /** vmauth of the single-node release, built by {@code scripts/lib.sh ensure_vmauth_current}. */
     static final Path VMAUTH = Path.of(System.getProperty("user.home"), ".cache/tsdb-writer/bin/vmauth");
 
+    /** The import API's tenants: VictoriaMetrics cluster's {@code accountID[:projectID]}. */
     static final String A = "1";
+
     static final String B = "2:5";
+    /** Remote write's tenants: text, as Mimir and Thanos receive take them. */
+    static final String TEXT_A = "team-a";
+
+    static final String TEXT_B = "team-b";
 
     @RegisterExtension
     static final Stack stack = Stack.withKafka();
@@ -67,15 +73,16 @@ class TenantRoutingIT {
         points = List.copyOf(all.subList(0, Math.min(all.size(), 2000)));
     }
 
-    /** Point i's tenant: A for even i, B for odd. */
-    static String tenantOf(int i) {
-        return i % 2 == 0 ? A : B;
+    /** Point i's tenant: the first of two for even i, the second for odd. */
+    static String tenantOf(int i, String a, String b) {
+        return i % 2 == 0 ? a : b;
     }
 
-    static List<SourcePoint> of(String tenant) {
+    /** The points of {@code tenant}, the first ({@code a}) or second of the run's two tenants. */
+    static List<SourcePoint> of(String tenant, String a) {
         List<SourcePoint> out = new ArrayList<>();
         for (int i = 0; i < points.size(); i++) {
-            if (tenantOf(i).equals(tenant)) {
+            if ((i % 2 == 0) == tenant.equals(a)) {
                 out.add(points.get(i));
             }
         }
@@ -84,11 +91,16 @@ class TenantRoutingIT {
 
     /** One record per point with its tenant header, and last one record without a header. */
     static Scenario.Fixture topic(String name) {
+        return topic(name, A, B);
+    }
+
+    /** As {@link #topic(String)} with the tenants {@code a} and {@code b}. */
+    static Scenario.Fixture topic(String name, String a, String b) {
         String topic = stack.createTopic(name + "-" + names.incrementAndGet(), 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (int i = 0; i < points.size(); i++) {
             RecordHeaders h = new RecordHeaders();
-            h.add(new RecordHeader("tenant", tenantOf(i).getBytes(StandardCharsets.UTF_8)));
+            h.add(new RecordHeader("tenant", tenantOf(i, a, b).getBytes(StandardCharsets.UTF_8)));
             records.add(new ProducerRecord<>(topic, 0, null, null, PointRecords.encode(points.get(i)), h));
         }
         SourcePoint last = points.get(points.size() - 1);
@@ -99,6 +111,11 @@ class TenantRoutingIT {
 
     /** The job: exit 0 (the refused record dead-lettered), committed at its end, the refused record in the DLQ. */
     static void job(Scenario.Fixture f, String name, String url, String... more) throws Exception {
+        job(f, A, B, name, url, more);
+    }
+
+    /** As {@link #job(Scenario.Fixture, String, String, String...)} for a topic of the tenants {@code a} and {@code b}. */
+    static void job(Scenario.Fixture f, String a, String b, String name, String url, String... more) throws Exception {
         String dlq = stack.createTopic(f.topic() + "-dlq", 1);
         Path summary = stack.path(name + ".json");
         List<String> args = stack.runArgs(
@@ -125,8 +142,8 @@ class TenantRoutingIT {
                 .contains("missing_tenant (no record header 'tenant' and no --default-tenant)");
         stack.assertCommittedAtEnd(f);
         var perTenant = Scenario.summary(summary).get("tenant_samples_written");
-        assertThat(perTenant.get(A).asLong()).isEqualTo(of(A).size());
-        assertThat(perTenant.get(B).asLong()).isEqualTo(of(B).size());
+        assertThat(perTenant.get(a).asLong()).isEqualTo(of(a, a).size());
+        assertThat(perTenant.get(b).asLong()).isEqualTo(of(b, a).size());
         assertThat(perTenant.size()).isEqualTo(2);
         List<ConsumerRecord<byte[], byte[]>> dead = stack.readAll(dlq);
         assertThat(dead).hasSize(1);
@@ -150,8 +167,8 @@ class TenantRoutingIT {
         try (ChildServer vmauth = vmauth("vmauth", vmA, vmB)) {
             Scenario.Fixture f = topic("tenants-vmauth");
             job(f, "tenants-vmauth", vmauth.url());
-            Scenario.assertExactReadBack(vmA.url(), Scenario.expected(of(A), 1, 1));
-            Scenario.assertExactReadBack(vmB.url(), Scenario.expected(of(B), 1, 1));
+            Scenario.assertExactReadBack(vmA.url(), Scenario.expected(of(A, A), 1, 1));
+            Scenario.assertExactReadBack(vmB.url(), Scenario.expected(of(B, A), 1, 1));
         }
     }
 
@@ -245,7 +262,7 @@ class TenantRoutingIT {
             job(f, "tenants-cluster", insert.substring(0, insert.indexOf("/insert/")));
             for (String t : List.of(A, B)) {
                 String tenantSelect = select.substring(0, select.indexOf("/select/")) + "/select/" + t + "/prometheus";
-                ExpectedSamples expected = Scenario.expected(of(t), 1, 1);
+                ExpectedSamples expected = Scenario.expected(of(t, A), 1, 1);
                 VerificationResult r = new ReadBackVerifier(
                                 tenantSelect,
                                 cluster.storageUrls(),
@@ -264,9 +281,11 @@ class TenantRoutingIT {
         String why = ThanosReceive.unavailable();
         Assumptions.assumeTrue(why == null, why);
         try (ThanosReceive thanos = stack.own(ThanosReceive.start(stack.path("tenants-thanos")))) {
-            Scenario.Fixture f = topic("tenants-thanos");
+            Scenario.Fixture f = topic("tenants-thanos", TEXT_A, TEXT_B);
             job(
                     f,
+                    TEXT_A,
+                    TEXT_B,
                     "tenants-thanos",
                     "http://127.0.0.1:1",
                     "--output",
@@ -275,8 +294,8 @@ class TenantRoutingIT {
                     thanos.remoteWriteUrl(),
                     "--remote-write-tenant-header",
                     "THANOS-TENANT");
-            for (String t : List.of(A, B)) {
-                ExpectedSamples expected = Scenario.expected(of(t), 1, 1);
+            for (String t : List.of(TEXT_A, TEXT_B)) {
+                ExpectedSamples expected = Scenario.expected(of(t, TEXT_A), 1, 1);
                 VerificationResult r =
                         thanos.readBackTenant(t, "{productKey=\"node\"}", expected, Duration.ofSeconds(60));
                 assertThat(r.passed()).as("tenant " + t + ": " + r.summary()).isTrue();

@@ -9,6 +9,7 @@ import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.tenant.TenantSyntax;
 import io.tsdbwriter.wire.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -39,7 +40,8 @@ class TenantLabelPipelineTest {
     @Test
     void theTenantLabelRoutesTheSeriesAndIsRemovedFromIt() {
         SeriesCache cache = new SeriesCache(100);
-        PointAmplifier a = amplifier(cache, null, TenantRouting.parse("label:tenant", null, null));
+        PointAmplifier a =
+                amplifier(cache, null, TenantRouting.parse("label:tenant", null, null, TenantSyntax.ACCOUNT_ID));
         ByteBuf out = new ByteBuf(256);
         for (int i = 0; i < 3; i++) {
             a.decode(record("cpu", "\"host\":\"h\",\"tenant\":\"7:2\""), 0);
@@ -60,8 +62,10 @@ class TenantLabelPipelineTest {
                 - {source_labels: [team], regex: 'b', target_label: vm_account_id, replacement: '2'}
                 """,
                 "test.yml");
-        PointAmplifier a =
-                amplifier(new SeriesCache(100), rules, TenantRouting.parse("label:vm_account_id", null, null));
+        PointAmplifier a = amplifier(
+                new SeriesCache(100),
+                rules,
+                TenantRouting.parse("label:vm_account_id", null, null, TenantSyntax.ACCOUNT_ID));
         a.decode(record("cpu", "\"team\":\"b\""), 0);
         assertThat(a.tenant(0).id()).isEqualTo("2");
         ByteBuf out = new ByteBuf(256);
@@ -71,14 +75,16 @@ class TenantLabelPipelineTest {
 
     @Test
     void aSeriesWithoutTenantGetsTheDefault() {
-        PointAmplifier a = amplifier(new SeriesCache(100), null, TenantRouting.parse("label:tenant", "5", null));
+        PointAmplifier a = amplifier(
+                new SeriesCache(100), null, TenantRouting.parse("label:tenant", "5", null, TenantSyntax.ACCOUNT_ID));
         a.decode(record("cpu", "\"host\":\"h\""), 0);
         assertThat(a.tenant(0).id()).isEqualTo("5");
     }
 
     @Test
     void aSeriesWithoutTenantAndNoDefaultIsRefusedPerPointWithTheReason() {
-        PointAmplifier a = amplifier(new SeriesCache(100), null, TenantRouting.parse("label:tenant", null, null));
+        PointAmplifier a = amplifier(
+                new SeriesCache(100), null, TenantRouting.parse("label:tenant", null, null, TenantSyntax.ACCOUNT_ID));
         ByteBuf out = new ByteBuf(256);
         for (int i = 0; i < 2; i++) {
             Rejections r = a.decode(record("cpu", "\"host\":\"h\""), 0);
@@ -94,7 +100,8 @@ class TenantLabelPipelineTest {
 
     @Test
     void anInvalidTenantIsRefusedEvenWithADefault() {
-        PointAmplifier a = amplifier(new SeriesCache(100), null, TenantRouting.parse("label:tenant", "1", null));
+        PointAmplifier a = amplifier(
+                new SeriesCache(100), null, TenantRouting.parse("label:tenant", "1", null, TenantSyntax.ACCOUNT_ID));
         Rejections r = a.decode(record("cpu", "\"tenant\":\"acme\""), 0);
         assertThat(a.tenant(0)).isNull();
         assertThat(a.encodePoint(0, new ByteBuf(64))).isZero();
@@ -104,7 +111,7 @@ class TenantLabelPipelineTest {
 
     @Test
     void withHeaderRoutingThePointTakesTheRecordsTenantAndItsLabelsStay() {
-        TenantRouting routing = TenantRouting.parse("header:tenant", null, null);
+        TenantRouting routing = TenantRouting.parse("header:tenant", null, null, TenantSyntax.ACCOUNT_ID);
         PointAmplifier a = amplifier(new SeriesCache(100), null, routing);
         a.recordTenant(routing.resolve("3"));
         a.decode(record("cpu", "\"tenant\":\"x\""), 0);

@@ -6,77 +6,52 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** {@code --tenant-from}, {@code --default-tenant}, {@code --remote-write-tenant-header} and VictoriaMetrics' tenant syntax. */
+/** {@code --tenant-from}, {@code --default-tenant}, {@code --remote-write-tenant-header} (the syntaxes: {@link TenantSyntaxTest}). */
 class TenantRoutingTest {
 
     @Test
-    void aTenantIsAnAccountAndAnOptionalProjectOfUnsigned32BitDecimals() {
-        Tenant t = Tenant.parse("42:7", 0);
-        assertThat(t.accountId()).isEqualTo(42);
-        assertThat(t.projectId()).isEqualTo(7);
-        assertThat(t.id()).isEqualTo("42:7");
-        assertThat(Tenant.parse("4294967295", 0).accountId()).isEqualTo(4294967295L);
-        assertThat(Tenant.parse("0", 0).projectId()).isZero();
-        assertThat(Tenant.parse("007", 0).id()).as("the text as given").isEqualTo("007");
-    }
-
-    @Test
-    void anythingElseIsNamedInvalidWithItsReason() {
-        assertThat(Tenant.invalid("4294967296")).contains("accountID must be at most 4294967295");
-        assertThat(Tenant.invalid("1:4294967296")).contains("projectID must be at most 4294967295");
-        assertThat(Tenant.invalid("-1")).contains("accountID must be decimal digits");
-        assertThat(Tenant.invalid("team-a")).contains("'team-a' is not a tenant accountID[:projectID]");
-        assertThat(Tenant.invalid("1:")).contains("projectID must be 1 to 10 decimal digits");
-        assertThat(Tenant.invalid(":1")).contains("accountID");
-        assertThat(Tenant.invalid("1:2:3")).contains("projectID must be decimal digits");
-        assertThat(Tenant.invalid("")).isEqualTo("empty tenant");
-        assertThat(Tenant.invalid("1\n"))
-                .as("a control character is not logged as is")
-                .contains("'1?'");
-        assertThat(Tenant.invalid("1")).isNull();
-    }
-
-    @Test
     void theFlagsParseIntoHeaderOrLabelRouting() {
-        TenantRouting h = TenantRouting.parse("header:tenant", null, null);
+        TenantRouting h = TenantRouting.parse("header:tenant", null, null, TenantSyntax.ACCOUNT_ID);
         assertThat(h.from()).isEqualTo(TenantRouting.From.HEADER);
         assertThat(h.name()).isEqualTo("tenant");
         assertThat(h.header()).isEqualTo("X-Scope-OrgID");
         assertThat(h.defaultTenant()).isNull();
-        TenantRouting l = TenantRouting.parse("label:vm_account_id", "3:1", "THANOS-TENANT");
+        TenantRouting l = TenantRouting.parse("label:vm_account_id", "3:1", "THANOS-TENANT", TenantSyntax.ACCOUNT_ID);
         assertThat(l.byLabel()).isTrue();
         assertThat(l.defaultTenant().id()).isEqualTo("3:1");
         assertThat(l.header()).isEqualTo("THANOS-TENANT");
-        assertThat(TenantRouting.parse(null, null, null).routes()).isFalse();
+        assertThat(TenantRouting.parse(null, null, null, TenantSyntax.ACCOUNT_ID)
+                        .routes())
+                .isFalse();
     }
 
     @Test
     void badFlagsAreOneLineNamingTheFlag() {
-        assertThatThrownBy(() -> TenantRouting.parse("tenant", null, null))
+        assertThatThrownBy(() -> TenantRouting.parse("tenant", null, null, TenantSyntax.ACCOUNT_ID))
                 .hasMessage("--tenant-from must be header:NAME or label:NAME, got 'tenant'");
-        assertThatThrownBy(() -> TenantRouting.parse("label:", null, null))
+        assertThatThrownBy(() -> TenantRouting.parse("label:", null, null, TenantSyntax.ACCOUNT_ID))
                 .hasMessageStartingWith("--tenant-from must be");
-        assertThatThrownBy(() -> TenantRouting.parse("label:1x", null, null))
+        assertThatThrownBy(() -> TenantRouting.parse("label:1x", null, null, TenantSyntax.ACCOUNT_ID))
                 .hasMessageStartingWith("--tenant-from label:NAME needs a label name");
-        assertThatThrownBy(() -> TenantRouting.parse("header:t", "x", null))
+        assertThatThrownBy(() -> TenantRouting.parse("header:t", "x", null, TenantSyntax.ACCOUNT_ID))
                 .hasMessage(
                         "--default-tenant: 'x' is not a tenant accountID[:projectID] (accountID must be decimal digits)");
-        assertThatThrownBy(() -> TenantRouting.parse(null, "1", null))
+        assertThatThrownBy(() -> TenantRouting.parse(null, "1", null, TenantSyntax.ACCOUNT_ID))
                 .hasMessage("--default-tenant needs --tenant-from header:NAME or label:NAME");
-        assertThatThrownBy(() -> TenantRouting.parse("header:t", null, "a b"))
+        assertThatThrownBy(() -> TenantRouting.parse("header:t", null, "a b", TenantSyntax.ACCOUNT_ID))
                 .hasMessageStartingWith("--remote-write-tenant-header must be an HTTP header name");
     }
 
     @Test
     void aValueWithoutTenantGetsTheDefaultElseIsRefusedWithTheReason() {
-        TenantRouting noDefault = TenantRouting.parse("header:tenant", null, null);
+        TenantRouting noDefault = TenantRouting.parse("header:tenant", null, null, TenantSyntax.ACCOUNT_ID);
         assertThat(noDefault.resolve((String) null)).isNull();
         assertThat(noDefault.missing(null)).isTrue();
         assertThat(noDefault.refusal(null)).isEqualTo("no record header 'tenant' and no --default-tenant");
         assertThat(noDefault.resolve("x")).isNull();
         assertThat(noDefault.missing("x")).isFalse();
         assertThat(noDefault.refusal("x")).startsWith("record header 'tenant': 'x' is not a tenant");
-        TenantRouting withDefault = TenantRouting.parse("label:tenant", "9", null);
+        TenantRouting withDefault = TenantRouting.parse("label:tenant", "9", null, TenantSyntax.ACCOUNT_ID);
         assertThat(withDefault.resolve((String) null).id()).isEqualTo("9");
         assertThat(withDefault.resolve("x"))
                 .as("an invalid value is refused, not defaulted")
@@ -86,7 +61,7 @@ class TenantRoutingTest {
 
     @Test
     void eachTenantIsRegisteredOnceWithADenseIndex() {
-        TenantRouting r = TenantRouting.parse("header:t", "5", null);
+        TenantRouting r = TenantRouting.parse("header:t", "5", null, TenantSyntax.ACCOUNT_ID);
         Tenant a = r.resolve("1");
         Tenant b = r.resolve("2:3");
         assertThat(r.resolve("1")).isSameAs(a);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.tenant.TenantSyntax;
 import io.tsdbwriter.wire.ByteBuf;
 import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.http.HttpAuthConfig;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /** Requests split by tenant: a VictoriaMetrics cluster path per tenant, a remote write tenant header; batches never mix. */
 class TenantRoutingWriteTest {
 
-    private final TenantRouting routing = TenantRouting.parse("header:t", null, null);
+    private final TenantRouting routing = TenantRouting.parse("header:t", null, null, TenantSyntax.ACCOUNT_ID);
     private final Tenant one = routing.resolve("1");
     private final Tenant twoThree = routing.resolve("2:3");
 

@@ -10,6 +10,7 @@ import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.tenant.TenantSyntax;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.OnWriteFailure;
 import io.tsdbwriter.write.RetryPolicy;
@@ -58,7 +59,7 @@ class RecordProcessorTenantTest {
             for (int i = 0; i < 3; i++) {
                 server.enqueue(new MockResponse().setResponseCode(204));
             }
-            TenantRouting routing = TenantRouting.parse("header:tenant", null, null);
+            TenantRouting routing = TenantRouting.parse("header:tenant", null, null, TenantSyntax.ACCOUNT_ID);
             BatchWriter writer = new BatchWriter(
                     List.of(WriteTarget.tenantRouted(server.url("/").toString())),
                     client,

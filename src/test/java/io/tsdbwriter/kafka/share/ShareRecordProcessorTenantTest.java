@@ -13,6 +13,7 @@ import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.tenant.TenantSyntax;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.OnWriteFailure;
 import io.tsdbwriter.write.RetryPolicy;
@@ -60,7 +61,7 @@ class ShareRecordProcessorTenantTest {
                 WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
             server.enqueue(new MockResponse().setResponseCode(204));
             server.enqueue(new MockResponse().setResponseCode(204));
-            TenantRouting routing = TenantRouting.parse("header:tenant", null, null);
+            TenantRouting routing = TenantRouting.parse("header:tenant", null, null, TenantSyntax.ACCOUNT_ID);
             BatchWriter writer = new BatchWriter(
                     List.of(WriteTarget.tenantRouted(server.url("/").toString())),
                     client,
