@@ -71,7 +71,10 @@ public enum DecodeError {
     INVALID_DATA_POINT,
     /** With {@code --tenant-from}: a record (header) or series (label) without a tenant, and no {@code --default-tenant}. */
     MISSING_TENANT,
-    /** With {@code --tenant-from}: a tenant value the receiver would not take ({@code TenantSyntax}: numbers for a cluster path, text for remote write). */
+    /**
+     * With {@code --tenant-from}: a tenant value the receiver would not take ({@code TenantSyntax}: numbers for a
+     * cluster path, text for remote write).
+     */
     INVALID_TENANT;
 
     private final String tag = name().toLowerCase(Locale.ROOT);

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Tenants from the data ({@code --tenant-from header:tenant}, docs/tenants.md) against real components: vmauth of the
  * single-node release mapping each {@code /insert/<accountID>[:<projectID>]/} prefix to a VictoriaMetrics of its own
  * (the import API's cluster path per tenant, where the VictoriaMetrics cluster cannot be built), and Thanos receive
- * with two text tenants ({@code team-a}, {@code team-b} in {@code THANOS-TENANT}, a TSDB per tenant), and the VictoriaMetrics cluster itself where its
+ * with two text tenants ({@code team-a}, {@code team-b} in {@code THANOS-TENANT}, a TSDB per tenant), and the
+ * VictoriaMetrics cluster itself where its
  * {@code -cluster} tags are built (skipped otherwise). Each tenant's store holds exactly its own samples; a
  * record without a tenant and no {@code --default-tenant} is refused and dead-lettered with {@code missing_tenant}.
  */
