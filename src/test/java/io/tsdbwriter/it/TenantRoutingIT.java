@@ -112,11 +112,12 @@ class TenantRoutingIT {
 
     /** The job: exit 0 (the refused record dead-lettered), committed at its end, the refused record in the DLQ. */
     static void job(Scenario.Fixture f, String name, String url, String... more) throws Exception {
-        job(f, A, B, name, url, more);
+        jobOf(f, A, B, name, url, more);
     }
 
     /** As {@link #job(Scenario.Fixture, String, String, String...)} for a topic of the tenants {@code a} and {@code b}. */
-    static void job(Scenario.Fixture f, String a, String b, String name, String url, String... more) throws Exception {
+    static void jobOf(Scenario.Fixture f, String a, String b, String name, String url, String... more)
+            throws Exception {
         String dlq = stack.createTopic(f.topic() + "-dlq", 1);
         Path summary = stack.path(name + ".json");
         List<String> args = stack.runArgs(
@@ -283,7 +284,7 @@ class TenantRoutingIT {
         Assumptions.assumeTrue(why == null, why);
         try (ThanosReceive thanos = stack.own(ThanosReceive.start(stack.path("tenants-thanos")))) {
             Scenario.Fixture f = topic("tenants-thanos", TEXT_A, TEXT_B);
-            job(
+            jobOf(
                     f,
                     TEXT_A,
                     TEXT_B,
