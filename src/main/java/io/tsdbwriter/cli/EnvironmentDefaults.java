@@ -20,7 +20,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * {@value #COMMAND}'s only: the other commands ignore them, so one variable never means two things
  * ({@code TSDB_WRITER_MAX_SAMPLES_PER_SECOND} is {@code run}'s, never {@code produce --records-per-second}). A renamed
  * option's old variable ({@link DeprecatedNames#variables}, e.g. {@code TSDB_WRITER_RATE}) is read when its new one is
- * not set, for one release. Not
+ * not set, for one release. Below the variables lies the {@code --config} file of any command ({@link ConfigFile}):
+ * flag > variable > file > built-in default. Not
  * thread-safe: one instance per command line, used by one thread.
  */
 final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
@@ -52,6 +53,10 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
 
     private final Map<String, String> env;
     private boolean suspended;
+    /** {@code --config}'s file and the command it was given to, or null. */
+    private ConfigFile file;
+
+    private String fileCommand;
 
     EnvironmentDefaults(Map<String, String> env) {
         this.env = env;
@@ -191,12 +196,33 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
         }
     }
 
+    /** Takes the options of {@code command} not given as flags (nor, for {@code run}, as variables) from {@code file}. */
+    void useFile(String command, ConfigFile file) {
+        this.fileCommand = command;
+        this.file = file;
+    }
+
+    /** The value {@code arg} takes from the {@code --config} file, if any (below a flag and a variable). */
+    Optional<String> fileValueOf(ArgSpec arg) {
+        if (file != null
+                && arg instanceof OptionSpec o
+                && o.command() != null
+                && fileCommand.equals(o.command().name())) {
+            return file.valueOf(o);
+        }
+        return Optional.empty();
+    }
+
     @Override
     public String defaultValue(ArgSpec argSpec) {
         if (!suspended) {
             Optional<String> variable = variableOf(argSpec);
             if (variable.isPresent()) {
                 return env.get(variable.get());
+            }
+            Optional<String> fromFile = fileValueOf(argSpec);
+            if (fromFile.isPresent()) {
+                return fromFile.get();
             }
         }
         return argSpec.defaultValue();

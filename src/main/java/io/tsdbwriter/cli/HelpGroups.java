@@ -43,7 +43,8 @@ final class HelpGroups {
 
     private static final Group HELP = new Group("Help", List.of("--help", "--version"));
 
-    private static final Group LOGS = new Group("Logs", List.of(LogOptions.FLAG));
+    private static final Group LOGS =
+            new Group("Config file and logs", List.of(ConfigFile.FLAG, LogOptions.FLAG, LogOptions.LEVEL_FLAG));
 
     private static final List<String> SOURCE_POINTS = List.of(
             "--synthetic",

@@ -4,7 +4,12 @@ import io.tsdbwriter.app.ExitCodes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.jar.Manifest;
 import java.util.regex.Matcher;
@@ -62,8 +67,43 @@ public final class Main {
 
     /** Runs the command line and returns the exit code (does not exit). */
     public static int execute(String... args) {
-        CommandLine cl = commandLine();
+        return execute(commandLine(), args);
+    }
+
+    /**
+     * Runs {@code cl} on {@code args}: with {@code --config FILE} the file is read first, for the subcommand named, and
+     * its values become that command's defaults below its flags and variables; a bad file is one line and exit 2.
+     */
+    static int execute(CommandLine cl, String... args) {
+        Optional<String> bad = readConfigFile(cl, Arrays.asList(args));
+        if (bad.isPresent()) {
+            cl.getErr().println("tsdb-writer: " + bad.get());
+            return EXIT_USAGE;
+        }
         return cl.execute(args);
+    }
+
+    /**
+     * Reads {@code --config FILE} of {@code args}, if given, into the defaults of the subcommand {@code args} name.
+     *
+     * @return what is wrong with the file, in one line, or empty when it was read (or none was given)
+     */
+    static Optional<String> readConfigFile(CommandLine cl, List<String> args) {
+        Optional<Path> file = ConfigFile.given(args);
+        CommandLine sub = args.stream()
+                .map(cl.getSubcommands()::get)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null);
+        if (file.isEmpty() || sub == null || !(cl.getDefaultValueProvider() instanceof EnvironmentDefaults defaults)) {
+            return Optional.empty();
+        }
+        try {
+            defaults.useFile(sub.getCommandName(), ConfigFile.load(file.get(), sub.getCommandSpec()));
+            return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.of(e.getMessage());
+        }
     }
 
     static CommandLine commandLine() {
@@ -139,6 +179,10 @@ public final class Main {
         if (spec.findOption(LogOptions.FLAG) instanceof CommandLine.Model.OptionSpec format
                 && format.getValue() instanceof LogFormat f) {
             f.apply();
+        }
+        if (spec.findOption(LogOptions.LEVEL_FLAG) instanceof CommandLine.Model.OptionSpec level
+                && level.getValue() instanceof LogOptions.LogLevel l) {
+            l.apply();
         }
         DeprecatedNames.used(spec.name(), parseResult.originalArgs())
                 .forEach(LOG::warn); // troubleshooting: is a deprecated name of

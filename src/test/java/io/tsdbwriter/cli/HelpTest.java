@@ -129,7 +129,7 @@ class HelpTest {
                 "Tuning:",
                 "Output and reports:",
                 "Replay and load (capacity tests, soaks):",
-                "Logs:",
+                "Config file and logs:",
                 "Help:");
         int last = -1;
         for (String h : headings) {

@@ -98,6 +98,8 @@ class MainTest {
             "--max-samples-per-second",
             "--churn-interval",
             "--log-format",
+            "--log-level",
+            "--config",
             "--relabel-config",
             "--tenant-from",
             "--default-tenant",
