@@ -22,7 +22,7 @@ ARG VM_IMAGE=victoriametrics/victoria-metrics:v1.150.0
 # a sidecar-sized heap needs no concurrent collector, and a container under 2 CPUs or 1792 MiB gets Serial anyway.
 # NewRatio=1: the young generation is half the heap (Serial's default is a third), so batches waiting for their write
 # are not promoted: under a 1 GiB limit the relay's peak heap fell from ~715 to 222-334 MiB and its RSS from ~845 to
-# 344-472 MiB at the same CPU (docs/benchmarks.md section 12f).
+# 344-472 MiB at the same CPU (docs/benchmarks-archive.md section 12f).
 ARG JAVA_OPTS_DEFAULT="-XX:MaxRAMPercentage=75.0 -XX:InitialRAMPercentage=25.0 -XX:NewRatio=1 -XX:+ExitOnOutOfMemoryError -XX:+UseSerialGC"
 
 FROM ${KAFKA_IMAGE} AS kafka

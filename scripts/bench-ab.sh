@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B of writer builds: one local stack (Kafka + VictoriaMetrics, as bench.sh starts it), one topic pre-loaded once,
 # and `tsdb-writer bench` run by each given jar in turn for several rounds, so the builds are measured minutes apart on
-# the same data. On a machine whose speed drifts (docs/benchmarks.md, "Machines") this is how a change is measured;
+# the same data. On a machine whose speed drifts (docs/benchmarks.md, "The machine") this is how a change is measured;
 # two separate bench.sh runs are not comparable to better than ~15 %.
 #
 #   bash scripts/bench-ab.sh [--rounds N] OLD.jar NEW.jar [...] [-- BENCH-ARGS...]

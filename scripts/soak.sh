@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A capacity soak on a local real stack (docs/capacity-testing.md "Capacity testing", docs/benchmarks.md §9): build; start a real Kafka
+# A capacity soak on a local real stack (docs/capacity-testing.md "Capacity testing", docs/benchmarks-archive.md §9): build; start a real Kafka
 # broker + VictoriaMetrics on free loopback ports; find the capacity of the soak's load model with `capacity` (unless
 # CAPACITY_PER_MIN is given); produce the bundled real node_exporter scrapes into a topic; then replay that window
 # rebased, looped for SOAK_DURATION at RATE_PCT % of the capacity, twice: without churn and with --churn-interval.

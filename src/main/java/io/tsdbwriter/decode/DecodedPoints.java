@@ -287,7 +287,7 @@ public final class DecodedPoints {
      * Leaves point p's labels in the order they were added until something needs them sorted ({@link #labelStart},
      * {@link #labelEnd}, {@link #seriesKey}, which then sort them as {@link #sortLabels} does). Only for labels without
      * duplicate names: {@link #canonicalize} is the call for labels that may have some. The import encoder at N = 1
-     * writes them as read and never pays for the sort (12.5 % of the JSON hot path at M=1, docs/benchmarks.md §12d).
+     * writes them as read and never pays for the sort (12.5 % of the JSON hot path at M=1, docs/benchmarks-archive.md §12d).
      */
     public void deferSort(int p) {
         sortPending[p] = true;

@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
  * One decoder's check of timestamps against a {@link TimestampWindow}, reading the clock only when a timestamp lies
  * past the latest bound it last read, or before the window: a timestamp at or below a bound read earlier is at or below
  * the bound now, so the result is the window's at the decoding time. The clock was read once per record before; at
- * ~24 ns a read it was ~8 % of the JSON relay's hot path (docs/benchmarks.md section 12f).
+ * ~24 ns a read it was ~8 % of the JSON relay's hot path (docs/benchmarks-archive.md section 12f).
  *
  * <p>Should the wall clock step backward by s, timestamps up to s past the window's bound are accepted until the
  * clock catches up (with the default {@code --max-timestamp-ahead} of one day, against a bound a day ahead).

@@ -6,7 +6,7 @@ import io.tsdbwriter.metrics.WriterMeters;
  * Records, points, expected samples and new series a processing thread took in and has not yet added to
  * {@code records_consumed}, {@code points_decoded}, {@code samples_expected}, {@code new_series} and
  * {@code relabel_dropped}: three Micrometer
- * increments per record were 5 % of the relay's CPU samples (docs/benchmarks.md section 12d), so they are added once
+ * increments per record were 5 % of the relay's CPU samples (docs/benchmarks-archive.md section 12d), so they are added once
  * per poll, before every batch is handed on (a batch's samples are expected before they can be written) and when the
  * processing thread ends, however it ends.
  *

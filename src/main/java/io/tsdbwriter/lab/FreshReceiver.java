@@ -37,7 +37,7 @@ import okhttp3.Response;
  *
  * <p>Why a new one per measurement: every sample a cell or a ceiling writes is then a first write, series creation
  * included, so a cell and its ceiling do the same work per sample. A Prometheus that already holds a cell's samples
- * takes them again through its out-of-order path, which costs it ~1.8× a first write (docs/benchmarks.md §10c,
+ * takes them again through its out-of-order path, which costs it ~1.8× a first write (docs/benchmarks-archive.md §10c,
  * {@code collectOOORecords}). A VictoriaMetrics shared by the whole run holds the history of every earlier cell, whose
  * merges and caches differ from one measurement to the next (§15g: its CPU per sample of the same ceiling moved from 0.43
  * to 0.60 CPU-s per million between runs).

@@ -25,7 +25,8 @@ public final class ProducerSettings {
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         // the operator's batch shape wins: e.g. Kafka's own 16 KiB batches to see what segment readers fetch twice
-        // at P > 1 (a batch across a segment boundary is fetched by both readers; docs/benchmarks.md section 12c)
+        // at P > 1 (a batch across a segment boundary is fetched by both readers; docs/benchmarks-archive.md section
+        // 12c)
         p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "20");
         p.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         p.putIfAbsent(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");

@@ -3,7 +3,7 @@ package io.tsdbwriter.write;
 /**
  * The capacity a poll thread opens its next {@link WriteBatch} with: the largest batch it handed on so far plus an
  * eighth (from 64 KiB and 64 points), so that a batch's body and its per-point arrays are allocated once at their
- * final size instead of grown by doubling (the growth was ~12 % of the relay's allocated bytes, docs/benchmarks.md
+ * final size instead of grown by doubling (the growth was ~12 % of the relay's allocated bytes, docs/benchmarks-archive.md
  * §12d). Body arrays come from a {@link BodyPool} and go back there when the writer is done with the batch.
  *
  * <p>Not thread-safe: one per poll thread.

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Request body arrays kept for reuse: a batch's body array goes back here once the writer is done with the batch
  * ({@link WriteBatch#recycle()}, called by {@link BatchWriter} after a write was decided), and the next batch a poll
- * thread opens ({@link BatchCapacity#open()}) takes it instead of allocating. Why (docs/benchmarks.md §17b): with
+ * thread opens ({@link BatchCapacity#open()}) takes it instead of allocating. Why (docs/benchmarks-archive.md §17b): with
  * per-series order each poll thread fills one batch per lane, so a batch takes lanes times longer to fill and waits in
  * its lane; bodies then outlive a young collection, and copying and promoting them cost the ordered writer ~15 % of
  * its CPU. A reused array lives in the old generation once and is never copied again.

@@ -23,7 +23,7 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /**
- * Evidence for issue 43 item 3 (docs/benchmarks.md §15): the latency of one remote write request by its size, with
+ * Evidence for issue 43 item 3 (docs/benchmarks-archive.md §15): the latency of one remote write request by its size, with
  * Nagle's algorithm on (OkHttp's default socket) and off (the writer's {@code NoDelaySocketFactory}). Real
  * node_exporter scrapes at M=12, cut into requests of 250 … 40,000 samples, each posted one at a time (no
  * concurrency, so every millisecond is the request's own) to a running receiver.

@@ -31,9 +31,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@code run --max-samples-per-second} holds the set rate minute by minute (issue 41 item 4): the soak of docs/benchmarks.md §9 held
- * 96.3 % of it on average and 94.1 % in its worst minute, because the limiter dropped the permits that went unused
- * while every reader waited (each replay pass opens its readers anew).
+ * {@code run --max-samples-per-second} holds the set rate minute by minute (issue 41 item 4): the soak of
+ * docs/benchmarks-archive.md §9 held 96.3 % of it on average and 94.1 % in its worst minute, because the limiter
+ * dropped the permits that went unused while every reader waited (each replay pass opens its readers anew).
  *
  * <p>The scenario is the soak's, small: the bundled scrapes (one point per record, 2 partitions) replayed
  * {@code --loop forever} at M=3, N=3 (91,260 samples a pass, ~3 s a pass at the set rate, as the soak's 3.1 s) with

@@ -27,7 +27,7 @@ class SampleRateTest {
     }
 
     /**
-     * A reader at the soak's shape (docs/benchmarks.md §9): records of {@code samplesPerRecord}, a pass of
+     * A reader at the soak's shape (docs/benchmarks-archive.md §9): records of {@code samplesPerRecord}, a pass of
      * {@code samplesPerPass} after which it spends {@code passGapNanos} opening its readers, and a wait of
      * {@code batchWaitNanos} for a write permit after every {@code batchSamples}. Returns the samples taken in each
      * full minute of the run (a record counts in the minute its acquire returned).

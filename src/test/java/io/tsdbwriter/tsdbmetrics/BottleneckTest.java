@@ -138,8 +138,8 @@ class BottleneckTest {
 
     @Test
     void aSaturatedMachineIsNamedBeforeTheInsertLimiterWhoseTargetLooksIdle() {
-        // the shared machine of docs/benchmarks.md: load far above the cores, the target's own CPU low because it gets
-        // none
+        // the shared machine of docs/benchmarks-archive.md: load far above the cores, the target's own CPU low because
+        // it gets none
         Evidence e = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, 0.98);
         Verdict v = Bottleneck.attribute(e);
         assertThat(v.resource()).isEqualTo(Resource.MACHINE_CPU);

@@ -43,7 +43,7 @@ import java.util.Arrays;
  * {@code samples} entries (per sample 2 tags, 2 lengths, 8 bytes of value little-endian and a varint timestamp) are
  * written once into a scratch array and copied after each variant's labels, straight into the caller's
  * {@link ByteBuf} after one capacity check per point (the CodedOutputStream this replaced flushed through an
- * {@code OutputStream} per point; the hot path is 19 % faster in JMH, docs/benchmarks.md §15f). Nothing is
+ * {@code OutputStream} per point; the hot path is 19 % faster in JMH, docs/benchmarks-archive.md §15f). Nothing is
  * allocated per point or sample. At N = 1 points of JSON-safe records skip the series
  * cache: their labels are copied straight from the decoded record ({@link #encodePointVerbatim}), as the import
  * encoder does.

@@ -115,7 +115,7 @@ public final class ImportLineEncoder {
      * At N = 1, appends point {@code p}'s one line of M samples to {@code out}, its metric name and labels copied
      * verbatim from the decoded record — no series lookup: at N = 1 the only variant is the point's own labels, as
      * they are (no instance label added, DESIGN §3), so the line prefix costs one copy of bytes the decoder just read,
-     * less than a lookup over hundreds of thousands of series (docs/benchmarks.md).
+     * less than a lookup over hundreds of thousands of series (docs/benchmarks-archive.md).
      *
      * @param valueText   holds the point's value as a JSON number in ASCII at {@code valueOffset}: {@link ValueText}'s,
      *                    or the record's own text ({@link DecodedPoints#valueTextLength})

@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link SegmentConsumer}'s fetch size per partition (issue 26, docs/benchmarks.md §12c) and the bytes its consumers
+ * A {@link SegmentConsumer}'s fetch size per partition (issue 26, docs/benchmarks-archive.md §12c) and the bytes its consumers
  * fetched. At P &gt; 1 each reader seeks from the end of its segment to the start of its next one, P segments on, and
  * whatever its consumer fetched past the end is discarded; so the first segment is read with small fetches and the
  * fetch is then fitted to a fraction of a segment's bytes on the wire ({@link #fetchBytesFor}).
@@ -23,7 +23,7 @@ final class FetchSize {
      * is, per segment, the tail of every response (the broker cuts a response at the fetch size, mid-batch, and the
      * cut batch comes again with the next fetch: half a batch per fetch), the response in flight and the part of the
      * last one past the segment's end (about a fetch and a half), and the batch across each boundary: small fetches
-     * cut more batches, large ones overrun more. Measured on the bench's points (2 M, P=3, docs/benchmarks.md §12c):
+     * cut more batches, large ones overrun more. Measured on the bench's points (2 M, P=3, docs/benchmarks-archive.md §12c):
      * 24 fetches per segment cost the least with Kafka's 16 KiB producer batches (1.19× the topic; 40: 1.30×) and
      * as little as any with 256 KiB ones (1.31×).
      */

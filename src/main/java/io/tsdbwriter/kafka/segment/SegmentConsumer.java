@@ -145,7 +145,8 @@ public final class SegmentConsumer implements Runnable {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the writer never creates topics
         // 10,000 records per poll (Kafka's default: 500): fewer polls per segment; what a poll holds is bounded by the
-        // fetch sizes below anyway. With --segment-size 50,000 it cut the relay's CPU by ~8 % (docs/benchmarks.md §8).
+        // fetch sizes below anyway. With --segment-size 50,000 it cut the relay's CPU by ~8 %
+        // (docs/benchmarks-archive.md §8).
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
         p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, FetchSize.MAX_FETCH_BYTES);
