@@ -481,46 +481,47 @@ public final class CapacityCommand implements Callable<Integer> {
             }
             runArgs.addAll(List.of("--churn-interval", churnInterval.toMillis() + "ms"));
         }
-        CapacitySearch.Settings settings = new CapacitySearch.Settings(
-                bootstrapServers,
-                vmUrl,
-                targetMetricsUrls,
-                prefix,
-                partitions,
-                feed,
-                start,
-                stepFactor,
-                stepDuration,
-                warmUp,
-                maxSteps,
-                refineSteps,
-                v,
-                timeMultiplier,
-                instanceMultiplier,
-                parallelism,
-                maxConcurrentWrites,
-                batchSamples,
-                writers.segmentSize,
-                minEff,
-                maxP99Latency,
-                probeRecords,
-                drainTimeout,
-                csv,
-                chart,
-                report,
-                workDir.toAbsolutePath(),
-                jar,
-                java,
-                writers.writerJvmOptions,
-                runArgs,
-                WriterProcessOptions.commandLine(spec),
-                timeBudget,
-                kafkaClient.toConfig(bootstrapServers),
-                vmHttp.toConfig(),
-                series,
-                plan,
-                reads,
-                readBackUrl);
+        CapacitySearch.Settings settings = CapacitySearch.Settings.builder()
+                .bootstrapServers(bootstrapServers)
+                .vmUrl(vmUrl)
+                .targetMetricsUrls(targetMetricsUrls)
+                .topicPrefix(prefix)
+                .partitions(partitions)
+                .feed(feed)
+                .startRate(start)
+                .stepFactor(stepFactor)
+                .stepDuration(stepDuration)
+                .warmUp(warmUp)
+                .maxSteps(maxSteps)
+                .refineSteps(refineSteps)
+                .vary(v)
+                .timeMultiplier(timeMultiplier)
+                .instanceMultiplier(instanceMultiplier)
+                .parallelism(parallelism)
+                .writePermits(maxConcurrentWrites)
+                .batchSamples(batchSamples)
+                .segmentSize(writers.segmentSize)
+                .minEfficiency(minEff)
+                .maxP99(maxP99Latency)
+                .probeRecords(probeRecords)
+                .drainTimeout(drainTimeout)
+                .csv(csv)
+                .chart(chart)
+                .report(report)
+                .workDir(workDir.toAbsolutePath())
+                .jar(jar)
+                .javaCommand(java)
+                .writerJvmOptions(writers.writerJvmOptions)
+                .extraRunArgs(runArgs)
+                .commandLine(WriterProcessOptions.commandLine(spec))
+                .timeBudget(timeBudget)
+                .kafkaClient(kafkaClient.toConfig(bootstrapServers))
+                .vmHttp(vmHttp.toConfig())
+                .seriesSchedule(series)
+                .placement(plan)
+                .reads(reads)
+                .readBackUrl(readBackUrl)
+                .build();
         if (planned.isEmpty()) {
             return new CapacitySearch(settings, System.out).run();
         }

@@ -99,7 +99,8 @@ public final class Bottleneck {
     }
 
     /**
-     * The figures of one window. NaN = not known (not measured, target's {@code /metrics} unreadable).
+     * The figures of one window. NaN = not known (not measured, target's {@code /metrics} unreadable). Build it by name
+     * with {@link #builder()}: fifteen doubles in a row are easy to misplace. Immutable.
      *
      * @param efficiency          samples written ÷ samples expected in the window (0..1, may exceed 1 while a backlog drains)
      * @param minEfficiency       the efficiency a run must reach to keep up (e.g. 0.99)
@@ -138,71 +139,184 @@ public final class Bottleneck {
             double newSeriesRatio,
             double insertWaitsPerSecond) {
 
-        /** Evidence without the insert-wait figure (NaN). */
-        public Evidence(
-                double efficiency,
-                double minEfficiency,
-                double lagGrowing,
-                double writerCpuCores,
-                double writerCores,
-                double permitsInUse,
-                double permitsCapacity,
-                double targetInsertCurrent,
-                double targetInsertCapacity,
-                double targetCpuCores,
-                double targetCores,
-                double slowInsertRatio,
-                double machineCpuShare,
-                double newSeriesRatio) {
-            this(
-                    efficiency,
-                    minEfficiency,
-                    lagGrowing,
-                    writerCpuCores,
-                    writerCores,
-                    permitsInUse,
-                    permitsCapacity,
-                    targetInsertCurrent,
-                    targetInsertCapacity,
-                    targetCpuCores,
-                    targetCores,
-                    slowInsertRatio,
-                    machineCpuShare,
-                    newSeriesRatio,
-                    Double.NaN);
+        /** A builder with every field at its default (see {@link Builder}). */
+        public static Builder builder() {
+            return new Builder();
         }
 
-        /** Evidence without the new-series figure (NaN). */
-        public Evidence(
-                double efficiency,
-                double minEfficiency,
-                double lagGrowing,
-                double writerCpuCores,
-                double writerCores,
-                double permitsInUse,
-                double permitsCapacity,
-                double targetInsertCurrent,
-                double targetInsertCapacity,
-                double targetCpuCores,
-                double targetCores,
-                double slowInsertRatio,
-                double machineCpuShare) {
-            this(
-                    efficiency,
-                    minEfficiency,
-                    lagGrowing,
-                    writerCpuCores,
-                    writerCores,
-                    permitsInUse,
-                    permitsCapacity,
-                    targetInsertCurrent,
-                    targetInsertCapacity,
-                    targetCpuCores,
-                    targetCores,
-                    slowInsertRatio,
-                    machineCpuShare,
-                    Double.NaN,
-                    Double.NaN);
+        /** A builder holding these values, to change some. */
+        public Builder toBuilder() {
+            Builder b = new Builder();
+            b.efficiency = efficiency;
+            b.minEfficiency = minEfficiency;
+            b.lagGrowing = lagGrowing;
+            b.writerCpuCores = writerCpuCores;
+            b.writerCores = writerCores;
+            b.permitsInUse = permitsInUse;
+            b.permitsCapacity = permitsCapacity;
+            b.targetInsertCurrent = targetInsertCurrent;
+            b.targetInsertCapacity = targetInsertCapacity;
+            b.targetCpuCores = targetCpuCores;
+            b.targetCores = targetCores;
+            b.slowInsertRatio = slowInsertRatio;
+            b.machineCpuShare = machineCpuShare;
+            b.newSeriesRatio = newSeriesRatio;
+            b.insertWaitsPerSecond = insertWaitsPerSecond;
+            return b;
+        }
+
+        /**
+         * Builds an {@link Evidence} by name. Every figure defaults to NaN (not known), so a figure left unset never makes a
+         * rule fire. Not thread-safe; {@link #build()} never throws.
+         */
+        public static final class Builder {
+            private double efficiency = Double.NaN;
+            private double minEfficiency = Double.NaN;
+            private double lagGrowing = Double.NaN;
+            private double writerCpuCores = Double.NaN;
+            private double writerCores = Double.NaN;
+            private double permitsInUse = Double.NaN;
+            private double permitsCapacity = Double.NaN;
+            private double targetInsertCurrent = Double.NaN;
+            private double targetInsertCapacity = Double.NaN;
+            private double targetCpuCores = Double.NaN;
+            private double targetCores = Double.NaN;
+            private double slowInsertRatio = Double.NaN;
+            private double machineCpuShare = Double.NaN;
+            private double newSeriesRatio = Double.NaN;
+            private double insertWaitsPerSecond = Double.NaN;
+
+            private Builder() {}
+
+            /** Samples written ÷ samples expected in the window. */
+            public Builder efficiency(double value) {
+                this.efficiency = value;
+                return this;
+            }
+
+            /** The efficiency a run must reach to keep up (e.g. 0.99). */
+            public Builder minEfficiency(double value) {
+                this.minEfficiency = value;
+                return this;
+            }
+
+            /** 1 when the consumer lag grew over the window, 0 when not, NaN when unknown. */
+            public Builder lagGrowing(double value) {
+                this.lagGrowing = value;
+                return this;
+            }
+
+            /** Cores the writer used (CPU-seconds per second). */
+            public Builder writerCpuCores(double value) {
+                this.writerCpuCores = value;
+                return this;
+            }
+
+            /** Cores available to the writer. */
+            public Builder writerCores(double value) {
+                this.writerCores = value;
+                return this;
+            }
+
+            /** Write permits held, averaged over the window. */
+            public Builder permitsInUse(double value) {
+                this.permitsInUse = value;
+                return this;
+            }
+
+            /** Write permits in all. */
+            public Builder permitsCapacity(double value) {
+                this.permitsCapacity = value;
+                return this;
+            }
+
+            /** The targets' concurrent inserts, averaged (summed over targets). */
+            public Builder targetInsertCurrent(double value) {
+                this.targetInsertCurrent = value;
+                return this;
+            }
+
+            /** The targets' insert capacity (summed over targets). */
+            public Builder targetInsertCapacity(double value) {
+                this.targetInsertCapacity = value;
+                return this;
+            }
+
+            /** The busiest target's CPU, cores. */
+            public Builder targetCpuCores(double value) {
+                this.targetCpuCores = value;
+                return this;
+            }
+
+            /** That target's cores. */
+            public Builder targetCores(double value) {
+                this.targetCores = value;
+                return this;
+            }
+
+            /** Slow row inserts ÷ rows inserted over the window. */
+            public Builder slowInsertRatio(double value) {
+                this.slowInsertRatio = value;
+                return this;
+            }
+
+            /** Busy CPU of the writer's machine ÷ its cores over the window. */
+            public Builder machineCpuShare(double value) {
+                this.machineCpuShare = value;
+                return this;
+            }
+
+            /** New series ÷ rows inserted over the window. */
+            public Builder newSeriesRatio(double value) {
+                this.newSeriesRatio = value;
+                return this;
+            }
+
+            /** Insert requests that waited for an insert slot, per second over the window. */
+            public Builder insertWaitsPerSecond(double value) {
+                this.insertWaitsPerSecond = value;
+                return this;
+            }
+
+            /** The writer's CPU: {@code cores} used of the {@code of} it has. */
+            public Builder writerCpu(double cores, double of) {
+                return writerCpuCores(cores).writerCores(of);
+            }
+
+            /** The write permits: {@code inUse} (averaged) of {@code of} in all. */
+            public Builder permits(double inUse, double of) {
+                return permitsInUse(inUse).permitsCapacity(of);
+            }
+
+            /** The targets' concurrent inserts: {@code current} (averaged) of their capacity {@code of}. */
+            public Builder targetInserts(double current, double of) {
+                return targetInsertCurrent(current).targetInsertCapacity(of);
+            }
+
+            /** The busiest target's CPU: {@code cores} used of the {@code of} it has. */
+            public Builder targetCpu(double cores, double of) {
+                return targetCpuCores(cores).targetCores(of);
+            }
+
+            /** The evidence. */
+            public Evidence build() {
+                return new Evidence(
+                        efficiency,
+                        minEfficiency,
+                        lagGrowing,
+                        writerCpuCores,
+                        writerCores,
+                        permitsInUse,
+                        permitsCapacity,
+                        targetInsertCurrent,
+                        targetInsertCapacity,
+                        targetCpuCores,
+                        targetCores,
+                        slowInsertRatio,
+                        machineCpuShare,
+                        newSeriesRatio,
+                        insertWaitsPerSecond);
+            }
         }
 
         /** Writer CPU as a share of its cores, or NaN. */

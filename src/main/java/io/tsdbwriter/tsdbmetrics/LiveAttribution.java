@@ -152,24 +152,26 @@ public final class LiveAttribution {
                 ? new double[] {Double.NaN, Double.NaN, Double.NaN}
                 : TargetFigures.busiestCpu(first, last);
         double slow = first == null || last == null ? Double.NaN : TargetFigures.slowInsertRatio(first, last);
-        Bottleneck.Evidence e = new Bottleneck.Evidence(
-                efficiency,
-                MIN_EFFICIENCY,
-                lagGrowing,
-                (cpu - cpuStart) / seconds,
-                cores,
-                permitsN > 0 ? permitsSum / permitsN : Double.NaN,
-                permitsCapacity.getAsInt(),
-                insertsN > 0 ? insertsSum / insertsN : Double.NaN,
-                insertsCapacity,
-                tcpu[0],
-                tcpu[1],
-                slow,
-                machineN > 0 ? machineSum / machineN : Double.NaN,
-                first == null || last == null ? Double.NaN : TargetFigures.newSeriesRatio(first, last),
-                first == null || last == null
-                        ? Double.NaN
-                        : TargetFigures.perSecond(first, last, TargetFigures.INSERT_LIMIT_REACHED, ""));
+        Bottleneck.Evidence e = Bottleneck.Evidence.builder()
+                .efficiency(efficiency)
+                .minEfficiency(MIN_EFFICIENCY)
+                .lagGrowing(lagGrowing)
+                .writerCpuCores((cpu - cpuStart) / seconds)
+                .writerCores(cores)
+                .permitsInUse(permitsN > 0 ? permitsSum / permitsN : Double.NaN)
+                .permitsCapacity(permitsCapacity.getAsInt())
+                .targetInsertCurrent(insertsN > 0 ? insertsSum / insertsN : Double.NaN)
+                .targetInsertCapacity(insertsCapacity)
+                .targetCpuCores(tcpu[0])
+                .targetCores(tcpu[1])
+                .slowInsertRatio(slow)
+                .machineCpuShare(machineN > 0 ? machineSum / machineN : Double.NaN)
+                .newSeriesRatio(first == null || last == null ? Double.NaN : TargetFigures.newSeriesRatio(first, last))
+                .insertWaitsPerSecond(
+                        first == null || last == null
+                                ? Double.NaN
+                                : TargetFigures.perSecond(first, last, TargetFigures.INSERT_LIMIT_REACHED, ""))
+                .build();
         Verdict v = share ? Bottleneck.attributeShare(e) : Bottleneck.attribute(e);
         verdict = v;
         windows.merge(v.resource(), 1, Integer::sum);

@@ -181,32 +181,33 @@ class CapacityReportPageIT {
             int index, double pointsPerSecond, double efficiency, double queryP99Seconds, Bottleneck.Verdict verdict) {
         double expected = pointsPerSecond * 60 * 10 * 10;
         boolean passed = efficiency >= 0.99;
-        return new CapacityStep(
-                index,
-                false,
-                10,
-                pointsPerSecond,
-                expected,
-                expected * efficiency,
-                efficiency,
-                0.05,
-                0.2 * index,
-                1,
-                0,
-                passed ? 100 : 50_000,
-                !passed,
-                0.4 * index,
-                1.3 * index,
-                4,
-                2,
-                8,
-                1.2,
-                passed,
-                verdict,
-                0,
-                (long) pointsPerSecond * 60,
-                new StepReads(5, 5, queryP99Seconds / 4, queryP99Seconds / 2, queryP99Seconds, 0, 0, 1, 16),
-                new StepSeries(100_000 * index, 10 * index, index, 2 * index));
+        return CapacityStep.builder()
+                .index(index)
+                .refine(false)
+                .timeMultiplier(10)
+                .inputPointsPerSecond(pointsPerSecond)
+                .expectedPerMinute(expected)
+                .writtenPerMinute(expected * efficiency)
+                .efficiency(efficiency)
+                .p50Seconds(0.05)
+                .p99Seconds(0.2 * index)
+                .permitWaitMs(1)
+                .lagStart(0)
+                .lagEnd(passed ? 100 : 50_000)
+                .lagGrowing(!passed)
+                .writerCpuCores(0.4 * index)
+                .targetCpuCores(1.3 * index)
+                .targetCores(4)
+                .insertsCurrent(2)
+                .insertsCapacity(8)
+                .loadAverage(1.2)
+                .passed(passed)
+                .verdict(verdict)
+                .lost(0)
+                .producedPoints((long) pointsPerSecond * 60)
+                .reads(new StepReads(5, 5, queryP99Seconds / 4, queryP99Seconds / 2, queryP99Seconds, 0, 0, 1, 16))
+                .series(new StepSeries(100_000 * index, 10 * index, index, 2 * index))
+                .build();
     }
 
     @Test

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tsdbwriter.tsdbmetrics.Bottleneck.Evidence;
 import io.tsdbwriter.tsdbmetrics.Bottleneck.Resource;
 import io.tsdbwriter.tsdbmetrics.Bottleneck.Verdict;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The attribution rules on recorded snapshots: one per verdict, ties, and missing metrics. The figures are those a
@@ -14,35 +18,106 @@ import org.junit.jupiter.api.Test;
 class BottleneckTest {
 
     private static final double NA = Double.NaN;
+    private static final double GROWING = 1;
+    private static final double STEADY = 0;
 
-    /** A 2-core writer and a 2-core target, nothing busy, keeping up: the base every case changes. */
-    private static Evidence base(double efficiency, double lagGrowing) {
-        return new Evidence(efficiency, 0.99, lagGrowing, 0.3, 2, 2, 16, 1, 16, 0.2, 2, 0.0, 0.3, NA, 0);
+    /** A 2-core writer and a 2-core target, nothing busy, no insert waits: the base every case changes. */
+    private static Evidence.Builder window(double efficiency, double lagGrowing) {
+        return Evidence.builder()
+                .efficiency(efficiency)
+                .minEfficiency(0.99)
+                .lagGrowing(lagGrowing)
+                .writerCpu(0.3, 2)
+                .permits(2, 16)
+                .targetInserts(1, 16)
+                .targetCpu(0.2, 2)
+                .slowInsertRatio(0.0)
+                .machineCpuShare(0.3)
+                .insertWaitsPerSecond(0);
     }
 
-    private static Evidence with(
-            Evidence e, double writerCpu, double permitsInUse, double insertCurrent, double targetCpu, double slow) {
-        return new Evidence(
-                e.efficiency(),
-                e.minEfficiency(),
-                e.lagGrowing(),
-                writerCpu,
-                e.writerCores(),
-                permitsInUse,
-                e.permitsCapacity(),
-                insertCurrent,
-                e.targetInsertCapacity(),
-                targetCpu,
-                e.targetCores(),
-                slow,
-                e.machineCpuShare(),
-                NA,
-                e.insertWaitsPerSecond());
+    private static Evidence base(double efficiency, double lagGrowing) {
+        return window(efficiency, lagGrowing).build();
+    }
+
+    /** Falling behind (efficiency 70 % of 99 %, the lag growing) on a 2-core writer at 0.3 cores; nothing else known. */
+    private static Evidence.Builder behind() {
+        return Evidence.builder()
+                .efficiency(0.7)
+                .minEfficiency(0.99)
+                .lagGrowing(GROWING)
+                .writerCpu(0.3, 2);
+    }
+
+    /** Behind with every write permit taken, the target's 4 insert slots full and its CPU at 0.2 of 2 cores. */
+    private static Evidence.Builder insertsFull() {
+        return behind().permits(200, 200).targetInserts(4, 4).targetCpu(0.2, 2).slowInsertRatio(0.0);
+    }
+
+    /** Behind (efficiency 80 %) with the target's CPU at 1.9 of 2 cores on a busy machine, 2 % slow inserts. */
+    private static Evidence.Builder targetBusy() {
+        return behind().efficiency(0.8)
+                .permits(8, 16)
+                .targetInserts(4, 16)
+                .targetCpu(1.9, 2)
+                .slowInsertRatio(0.02)
+                .machineCpuShare(0.95);
+    }
+
+    /** One window per write-side verdict: the resource named and what its reason says. */
+    static Stream<Arguments> oneWindowPerVerdict() {
+        return Stream.of(
+                verdict(
+                        "writer permits when all in use and the target idles",
+                        window(0.7, GROWING)
+                                .writerCpuCores(0.2)
+                                .permitsInUse(16)
+                                .targetInsertCurrent(0.5)
+                                .targetCpuCores(0.1),
+                        Resource.WRITER_PERMITS,
+                        "16 of 16",
+                        "3.1%"),
+                verdict(
+                        "writer CPU",
+                        window(0.8, GROWING)
+                                .writerCpuCores(1.9)
+                                .permitsInUse(5)
+                                .targetInsertCurrent(2)
+                                .targetCpuCores(0.3),
+                        Resource.WRITER_CPU,
+                        "1.90 of 2 cores (95.0% >= 85.0%)"),
+                verdict(
+                        "storage",
+                        window(0.8, GROWING)
+                                .writerCpuCores(0.4)
+                                .permitsInUse(10)
+                                .targetInsertCurrent(8)
+                                .targetCpuCores(0.8)
+                                .slowInsertRatio(0.2),
+                        Resource.STORAGE,
+                        "20.0%"),
+                verdict(
+                        "kafka fetch when the lag grows and everything else idles",
+                        window(0.9, GROWING).permitsInUse(3),
+                        Resource.KAFKA_FETCH,
+                        "readers wait on poll"));
+    }
+
+    private static Arguments verdict(String name, Evidence.Builder window, Resource named, String... reasonSays) {
+        return Arguments.argumentSet(name, window.build(), named, reasonSays);
+    }
+
+    @ParameterizedTest
+    @MethodSource("oneWindowPerVerdict")
+    void oneWindowPerVerdict(Evidence window, Resource named, String[] reasonSays) {
+        Verdict v = Bottleneck.attribute(window);
+        assertThat(v.resource()).isEqualTo(named);
+        assertThat(v.reason()).contains(reasonSays);
     }
 
     @Test
     void keepingUpIsTheInput() {
-        Verdict v = Bottleneck.attribute(base(1.0, 0));
+        Verdict v = Bottleneck.attribute(base(1.0, STEADY));
         assertThat(v.resource()).isEqualTo(Resource.INPUT);
         assertThat(v.also()).isEmpty();
         assertThat(v.toString()).contains("limited by input", "efficiency 100.0%", "permits 2 of 16 (12.5%)");
@@ -51,7 +126,14 @@ class BottleneckTest {
     @Test
     void theProofOfConceptsFindingIsTheTargetsInsertConcurrency() {
         // vminsert running 16 inserts of 16 with its CPU at 30 %, 200 writer connections waiting
-        Evidence e = new Evidence(0.62, 0.99, 1, 0.5, 2, 200, 200, 16, 16, 0.6, 2, 0.0, 0.55);
+        Evidence e = behind().efficiency(0.62)
+                .writerCpu(0.5, 2)
+                .permits(200, 200)
+                .targetInserts(16, 16)
+                .targetCpu(0.6, 2)
+                .slowInsertRatio(0.0)
+                .machineCpuShare(0.55)
+                .build();
         Verdict v = Bottleneck.attribute(e);
         assertThat(v.resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
         assertThat(v.advice()).isEqualTo("raise -maxConcurrentInserts or add vminsert nodes");
@@ -61,46 +143,33 @@ class BottleneckTest {
     }
 
     @Test
-    void writerPermitsWhenAllInUseAndTheTargetIdles() {
-        Verdict v = Bottleneck.attribute(with(base(0.7, 1), 0.2, 1.0 * 16, 0.5, 0.1, 0));
-        assertThat(v.resource()).isEqualTo(Resource.WRITER_PERMITS);
-        assertThat(v.reason()).contains("16 of 16", "3.1%");
-    }
-
-    @Test
-    void writerCpu() {
-        Verdict v = Bottleneck.attribute(with(base(0.8, 1), 1.9, 5, 2, 0.3, 0));
-        assertThat(v.resource()).isEqualTo(Resource.WRITER_CPU);
-        assertThat(v.reason()).contains("1.90 of 2 cores (95.0% >= 85.0%)");
-    }
-
-    @Test
     void targetCpu() {
-        Verdict v = Bottleneck.attribute(with(base(0.8, 1), 0.4, 16, 16, 1.9, 0));
+        Verdict v = Bottleneck.attribute(window(0.8, GROWING)
+                .writerCpuCores(0.4)
+                .permitsInUse(16)
+                .targetInsertCurrent(16)
+                .targetCpuCores(1.9)
+                .build());
         assertThat(v.resource()).isEqualTo(Resource.TARGET_CPU);
         assertThat(v.also()).containsExactly(Resource.TARGET_INSERT_CONCURRENCY, Resource.WRITER_PERMITS);
     }
 
     @Test
-    void storage() {
-        Verdict v = Bottleneck.attribute(with(base(0.8, 1), 0.4, 10, 8, 0.8, 0.2));
-        assertThat(v.resource()).isEqualTo(Resource.STORAGE);
-        assertThat(v.reason()).contains("20.0%");
-    }
-
-    @Test
-    void kafkaFetchWhenTheLagGrowsAndEverythingElseIdles() {
-        Verdict v = Bottleneck.attribute(with(base(0.9, 1), 0.3, 3, 1, 0.2, 0));
-        assertThat(v.resource()).isEqualTo(Resource.KAFKA_FETCH);
-        assertThat(v.reason()).contains("readers wait on poll");
-    }
-
-    @Test
     void tieOfBothCpusGoesToTheBusierThenToTheTarget() {
-        Verdict writerBusier = Bottleneck.attribute(with(base(0.8, 1), 1.95, 5, 2, 1.8, 0));
+        Verdict writerBusier = Bottleneck.attribute(window(0.8, GROWING)
+                .writerCpuCores(1.95)
+                .permitsInUse(5)
+                .targetInsertCurrent(2)
+                .targetCpuCores(1.8)
+                .build());
         assertThat(writerBusier.resource()).isEqualTo(Resource.WRITER_CPU);
         assertThat(writerBusier.also()).containsExactly(Resource.TARGET_CPU);
-        Verdict equal = Bottleneck.attribute(with(base(0.8, 1), 1.9, 5, 2, 1.9, 0));
+        Verdict equal = Bottleneck.attribute(window(0.8, GROWING)
+                .writerCpuCores(1.9)
+                .permitsInUse(5)
+                .targetInsertCurrent(2)
+                .targetCpuCores(1.9)
+                .build());
         assertThat(equal.resource()).isEqualTo(Resource.TARGET_CPU);
         assertThat(equal.also()).containsExactly(Resource.WRITER_CPU);
     }
@@ -108,30 +177,30 @@ class BottleneckTest {
     @Test
     void missingTargetMetricsNeverGuess() {
         // a target without /metrics access: permits full, target unknown
-        Evidence noTarget = new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, NA, NA, NA, NA, NA, NA);
+        Evidence noTarget = behind().permits(16, 16).build();
         Verdict v = Bottleneck.attribute(noTarget);
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.toString()).contains("target inserts n/a of n/a");
         // lag growing, nothing saturated, target unknown: not "kafka-fetch"
-        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA, NA))
-                        .resource())
+        assertThat(Bottleneck.attribute(behind().permits(2, 16).build()).resource())
                 .isEqualTo(Resource.UNKNOWN);
         // inserts at capacity, CPU unknown: the limiter or the CPU, not said which
-        assertThat(Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 16, 16, 16, 16, NA, NA, NA, NA))
+        assertThat(Bottleneck.attribute(
+                                behind().permits(16, 16).targetInserts(16, 16).build())
                         .resource())
                 .isEqualTo(Resource.UNKNOWN);
         // nothing expected
-        assertThat(Bottleneck.attribute(base(NA, 0)).resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(Bottleneck.attribute(base(NA, STEADY)).resource()).isEqualTo(Resource.UNKNOWN);
     }
 
     @Test
     void fallingBehindWithoutLagGrowthOrSaturationIsUnknown() {
-        assertThat(Bottleneck.attribute(base(0.9, 0)).resource()).isEqualTo(Resource.UNKNOWN);
+        assertThat(Bottleneck.attribute(base(0.9, STEADY)).resource()).isEqualTo(Resource.UNKNOWN);
     }
 
     @Test
     void keepingUpWithASaturatedResourceIsStillTheInputAndNamesIt() {
-        Verdict v = Bottleneck.attribute(with(base(1.0, 0), 0.3, 15, 1, 0.2, 0));
+        Verdict v = Bottleneck.attribute(window(1.0, STEADY).permitsInUse(15).build());
         assertThat(v.resource()).isEqualTo(Resource.INPUT);
         assertThat(v.also()).containsExactly(Resource.WRITER_PERMITS);
     }
@@ -140,29 +209,40 @@ class BottleneckTest {
     void aSaturatedMachineIsNamedBeforeTheInsertLimiterWhoseTargetLooksIdle() {
         // the shared machine of docs/benchmarks-archive.md: load far above the cores, the target's own CPU low because
         // it gets none
-        Evidence e = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, 0.98);
+        Evidence e = insertsFull().machineCpuShare(0.98).build();
         Verdict v = Bottleneck.attribute(e);
         assertThat(v.resource()).isEqualTo(Resource.MACHINE_CPU);
         assertThat(v.also()).containsExactly(Resource.TARGET_INSERT_CONCURRENCY, Resource.WRITER_PERMITS);
         assertThat(v.evidence()).contains("machine CPU 98.0%");
         // the same window on an idle machine: the proof of concept's finding
-        Evidence idle = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, 0.3);
+        Evidence idle = insertsFull().machineCpuShare(0.3).build();
         assertThat(Bottleneck.attribute(idle).resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
         // permits full with the target idle is a fact however busy the machine: the permits
-        Evidence permits = new Evidence(0.7, 0.99, 1, 0.3, 2, 1, 1, 0, 1, 0.02, 2, 0.0, 0.99, NA, 0);
+        Evidence permits = behind().permits(1, 1)
+                .targetInserts(0, 1)
+                .targetCpu(0.02, 2)
+                .slowInsertRatio(0.0)
+                .machineCpuShare(0.99)
+                .insertWaitsPerSecond(0)
+                .build();
         assertThat(Bottleneck.attribute(permits).resource()).isEqualTo(Resource.WRITER_PERMITS);
         // nothing saturated, lag growing, machine busy: not kafka-fetch by elimination
-        Evidence starved = new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, 1, 4, 0.2, 2, 0.0, 0.95);
+        Evidence starved = behind().permits(2, 16)
+                .targetInserts(1, 4)
+                .targetCpu(0.2, 2)
+                .slowInsertRatio(0.0)
+                .machineCpuShare(0.95)
+                .build();
         assertThat(Bottleneck.attribute(starved).resource()).isEqualTo(Resource.MACHINE_CPU);
         // unknown machine figure: the rule does not fire
-        Evidence unknown = new Evidence(0.7, 0.99, 1, 0.3, 2, 200, 200, 4, 4, 0.2, 2, 0.0, NA);
+        Evidence unknown = insertsFull().build();
         assertThat(Bottleneck.attribute(unknown).resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
     }
 
     @Test
     void newSeriesAtVictoriaMetricsChurnAlertWithTheTargetBusyIsSeriesChurn() {
         // falling behind, the target's CPU at 95 %, 30 % of the rows inserted created a new series (--churn-interval)
-        Evidence e = new Evidence(0.8, 0.99, 1, 0.3, 2, 8, 16, 4, 16, 1.9, 2, 0.02, 0.95, 0.30);
+        Evidence e = targetBusy().newSeriesRatio(0.30).build();
         Verdict v = Bottleneck.attribute(e);
         assertThat(v.resource()).isEqualTo(Resource.SERIES_CHURN);
         assertThat(v.reason()).contains("new-series creation", "30.0%", "TooHighChurnRate");
@@ -171,7 +251,7 @@ class BottleneckTest {
 
     @Test
     void afewNewSeriesLeaveTheVerdictToTheTargetsCpu() {
-        Evidence e = new Evidence(0.8, 0.99, 1, 0.3, 2, 8, 16, 4, 16, 1.9, 2, 0.02, 0.95, 0.001);
+        Evidence e = targetBusy().newSeriesRatio(0.001).build();
         assertThat(Bottleneck.attribute(e).resource()).isEqualTo(Resource.TARGET_CPU);
     }
 
@@ -190,13 +270,23 @@ class BottleneckTest {
 
     @Test
     void shareModeWithEveryPermitInUseIsLimitedByThePermitsAtFullEfficiency() {
-        Verdict v = Bottleneck.attributeShare(with(base(1.0, NA), 0.2, 16, 0.5, 0.1, 0));
+        Verdict v = Bottleneck.attributeShare(window(1.0, NA)
+                .writerCpuCores(0.2)
+                .permitsInUse(16)
+                .targetInsertCurrent(0.5)
+                .targetCpuCores(0.1)
+                .build());
         assertThat(v.resource()).isEqualTo(Resource.WRITER_PERMITS);
     }
 
     @Test
     void shareModeWithTheTargetsInsertsFullIsLimitedByTheTsdb() {
-        Verdict v = Bottleneck.attributeShare(with(base(1.0, NA), 0.2, 16, 16, 0.3, 0));
+        Verdict v = Bottleneck.attributeShare(window(1.0, NA)
+                .writerCpuCores(0.2)
+                .permitsInUse(16)
+                .targetInsertCurrent(16)
+                .targetCpuCores(0.3)
+                .build());
         assertThat(v.resource()).isEqualTo(Resource.TARGET_INSERT_CONCURRENCY);
     }
 
@@ -210,7 +300,11 @@ class BottleneckTest {
     @Test
     void anUnknownVerdictListsTheMeasurementsThatWereMissing() {
         // the proof of concept's second step: short of the minimum, the lag steady, the target's page unreadable
-        Verdict v = Bottleneck.attribute(new Evidence(0.956, 0.99, 0, 0.3, 2, 2, 200, NA, NA, NA, NA, NA, 0.4));
+        Verdict v = Bottleneck.attribute(behind().efficiency(0.956)
+                .lagGrowing(STEADY)
+                .permits(2, 200)
+                .machineCpuShare(0.4)
+                .build());
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.reason())
                 .isEqualTo(
@@ -224,7 +318,8 @@ class BottleneckTest {
     @Test
     void anUnknownVerdictWithEveryFigureKnownNamesTheNearestInsteadOfNothingSaturated() {
         // the proof of concept's first step: every figure read, none saturated (12 of 16 inserts), the lag steady
-        Verdict v = Bottleneck.attribute(with(base(0.981, 0), 0.3, 2, 12, 0.2, 0));
+        Verdict v = Bottleneck.attribute(
+                window(0.981, STEADY).targetInsertCurrent(12).build());
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.reason()).doesNotContain("nothing saturated");
         assertThat(v.reason())
@@ -236,7 +331,7 @@ class BottleneckTest {
 
     @Test
     void aGrowingLagWithFiguresMissingListsThem() {
-        Verdict v = Bottleneck.attribute(new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, NA, NA, NA, NA, NA, NA));
+        Verdict v = Bottleneck.attribute(behind().permits(2, 16).build());
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.reason())
                 .startsWith("the lag grows and no known resource is saturated; missing: target insert concurrency");
@@ -245,7 +340,11 @@ class BottleneckTest {
 
     @Test
     void missingListsEveryUnknownFigure() {
-        Evidence none = new Evidence(0.9, 0.99, NA, NA, 2, NA, NA, NA, NA, NA, NA, NA, NA);
+        Evidence none = Evidence.builder()
+                .efficiency(0.9)
+                .minEfficiency(0.99)
+                .writerCores(2)
+                .build();
         assertThat(none.missing())
                 .extracting(m -> m.substring(0, m.indexOf(" (")))
                 .containsExactly(
@@ -256,12 +355,12 @@ class BottleneckTest {
                         "target CPU",
                         "slow inserts",
                         "machine CPU");
-        assertThat(base(0.9, 0).missing()).isEmpty();
+        assertThat(base(0.9, STEADY).missing()).isEmpty();
     }
 
     @Test
     void anUnknownEfficiencySaysWhyItCanBeUnknown() {
-        Verdict v = Bottleneck.attribute(base(NA, 0));
+        Verdict v = Bottleneck.attribute(base(NA, STEADY));
         assertThat(v.resource()).isEqualTo(Resource.UNKNOWN);
         assertThat(v.reason())
                 .isEqualTo("efficiency unknown: no samples were expected in the window, or the writer's /metrics was "
@@ -270,7 +369,17 @@ class BottleneckTest {
 
     /** The proof of concept's step 1 (issue 55): {@code -maxConcurrentInserts=1}, 200 writes allowed, 20 s steps. */
     private static Evidence proofOfConcept(double insertWaitsPerSecond) {
-        return new Evidence(0.88, 0.99, 0, 0.4, 2, 200, 200, 0.15, 1, 0.3, 2, 0.0, 0.6, 0.0, insertWaitsPerSecond);
+        return behind().efficiency(0.88)
+                .lagGrowing(STEADY)
+                .writerCpu(0.4, 2)
+                .permits(200, 200)
+                .targetInserts(0.15, 1)
+                .targetCpu(0.3, 2)
+                .slowInsertRatio(0.0)
+                .machineCpuShare(0.6)
+                .newSeriesRatio(0.0)
+                .insertWaitsPerSecond(insertWaitsPerSecond)
+                .build();
     }
 
     @Test
@@ -304,7 +413,12 @@ class BottleneckTest {
 
     @Test
     void withoutTheTargetsPageTheVerdictNamesTheMissingFigures() {
-        Verdict v = Bottleneck.attribute(new Evidence(0.88, 0.99, 0, 0.4, 2, 20, 200, NA, NA, NA, NA, NA, 0.6, NA, NA));
+        Verdict v = Bottleneck.attribute(behind().efficiency(0.88)
+                .lagGrowing(STEADY)
+                .writerCpu(0.4, 2)
+                .permits(20, 200)
+                .machineCpuShare(0.6)
+                .build());
         assertThat(v.toString())
                 .isEqualTo(
                         "limited by: not attributed — efficiency 88.0% below 99.0% with the lag not growing; no"

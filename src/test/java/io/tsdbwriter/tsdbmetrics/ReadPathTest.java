@@ -18,7 +18,17 @@ class ReadPathTest {
 
     /** A 2-core writer and a 2-core target keeping up, the target's CPU at {@code targetCpu} cores. */
     private static Evidence keepingUp(double targetCpu) {
-        return new Evidence(1.0, 0.99, 0, 0.3, 2, 2, 16, 1, 16, targetCpu, 2, 0.0, 0.3);
+        return Evidence.builder()
+                .efficiency(1.0)
+                .minEfficiency(0.99)
+                .lagGrowing(0)
+                .writerCpu(0.3, 2)
+                .permits(2, 16)
+                .targetInserts(1, 16)
+                .targetCpu(targetCpu, 2)
+                .slowInsertRatio(0.0)
+                .machineCpuShare(0.3)
+                .build();
     }
 
     /** 1000 queries, p99 0.4 s of 10 s, 8 selects of capacity 16 unless changed. */
@@ -83,7 +93,11 @@ class ReadPathTest {
     @Test
     void theWriteSidesOwnLimitIsListedAsAlso() {
         // falling behind on the target's CPU while the reads fail: the reads take that CPU
-        Evidence e = new Evidence(0.7, 0.99, 1, 0.3, 2, 2, 16, 1, 16, 1.9, 2, 0.0, 0.5);
+        Evidence e = keepingUp(1.9).toBuilder()
+                .efficiency(0.7)
+                .lagGrowing(1)
+                .machineCpuShare(0.5)
+                .build();
         Verdict v = ReadPath.attribute(e, reads(200, 0, 3, 16, 16));
         assertThat(v.resource()).isEqualTo(Resource.READ_PATH);
         assertThat(v.also()).containsExactly(Resource.TARGET_CPU);
@@ -100,7 +114,7 @@ class ReadPathTest {
 
     @Test
     void nothingExpectedStaysUnknown() {
-        Evidence e = new Evidence(NA, 0.99, NA, NA, 2, NA, NA, NA, NA, NA, NA, NA, NA);
+        Evidence e = Evidence.builder().minEfficiency(0.99).writerCores(2).build();
         assertThat(ReadPath.attribute(e, reads(500, 0, 1, 1, 1)).resource()).isEqualTo(Resource.UNKNOWN);
     }
 }

@@ -14,4 +14,10 @@ import java.util.List;
  * @param maxP99           a step passes with the answered queries' p99 latency at most this
  */
 public record ReadLoadSettings(
-        List<RangeQuery> queries, double queriesPerSecond, String queryRangeUrl, Duration timeout, Duration maxP99) {}
+        List<RangeQuery> queries, double queriesPerSecond, String queryRangeUrl, Duration timeout, Duration maxP99) {
+
+    /** {@link #maxP99()} in seconds. */
+    public double maxP99Seconds() {
+        return maxP99.toMillis() / 1000.0;
+    }
+}

@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.OptionalInt;
 import okhttp3.OkHttpClient;
 
@@ -74,7 +75,8 @@ public final class CapacitySearch {
     /**
      * Everything a search needs (the flags of {@code capacity}); {@code seriesSchedule} null = steady; {@code reads} null
      * without a read load; {@code readBackUrl} the query API's base its read-back pass counts on ({@link ReadBackCount}),
-     * null when the target has none.
+     * null when the target has none. Build it by name with {@link #builder()} (each field's default and range are on
+     * {@link Builder}). Immutable when its lists are.
      */
     public record Settings(
             String bootstrapServers,
@@ -132,46 +134,52 @@ public final class CapacitySearch {
         public Settings forTarget(SearchTarget t, ReadLoadSettings targetReads, CpuPinning.Plan targetPlacement) {
             List<String> runArgs = new ArrayList<>(extraRunArgs);
             runArgs.addAll(t.writerArgs());
-            return new Settings(
-                    bootstrapServers,
-                    t.searchUrl(),
-                    List.of(t.metricsUrl()),
-                    topicPrefix + "-" + t.name(),
-                    partitions,
-                    feed,
-                    startRate,
-                    stepFactor,
-                    stepDuration,
-                    warmUp,
-                    maxSteps,
-                    refineSteps,
-                    vary,
-                    timeMultiplier,
-                    instanceMultiplier,
-                    parallelism,
-                    writePermits,
-                    batchSamples,
-                    segmentSize,
-                    minEfficiency,
-                    maxP99,
-                    probeRecords,
-                    drainTimeout,
-                    named(csv, t.name()),
-                    named(chart, t.name()),
-                    report == null ? null : report.resolve(t.name()),
-                    workDir.resolve(t.name()),
-                    jar,
-                    javaCommand,
-                    writerJvmOptions,
-                    List.copyOf(runArgs),
-                    commandLine,
-                    timeBudget,
-                    kafkaClient,
-                    vmHttp,
-                    seriesSchedule,
-                    targetPlacement,
-                    targetReads,
-                    t.readBackUrl());
+            return toBuilder()
+                    .vmUrl(t.searchUrl())
+                    .targetMetricsUrls(List.of(t.metricsUrl()))
+                    .topicPrefix(topicPrefix + "-" + t.name())
+                    .csv(named(csv, t.name()))
+                    .chart(named(chart, t.name()))
+                    .report(report == null ? null : report.resolve(t.name()))
+                    .workDir(workDir.resolve(t.name()))
+                    .extraRunArgs(List.copyOf(runArgs))
+                    .placement(targetPlacement)
+                    .reads(targetReads)
+                    .readBackUrl(t.readBackUrl())
+                    .build();
+        }
+
+        /** {@link #maxP99()} in seconds: a step passes with its write p99 at most this. */
+        public double maxP99Seconds() {
+            return maxP99.toMillis() / 1000.0;
+        }
+
+        /** Whether a time budget holds ({@link #timeBudget()} neither null nor zero). */
+        public boolean budgeted() {
+            return timeBudget != null && !timeBudget.isZero();
+        }
+
+        /** Whether the writers match their permits to the target's insert capacity ({@link #writePermits()} ≤ 0). */
+        public boolean automaticWritePermits() {
+            return writePermits <= 0;
+        }
+
+        /** The writers' {@code --max-concurrent-writes}: {@link #writePermits()}, 0 (automatic) when it is not positive. */
+        public int writersMaxConcurrentWrites() {
+            return Math.max(0, writePermits);
+        }
+
+        /** The points a step at {@code pointsPerSecond} feeds over {@link #stepDuration()}, rounded up. */
+        public long pointsPerStep(double pointsPerSecond) {
+            return (long) Math.ceil(pointsPerSecond * stepDuration.toMillis() / 1000.0);
+        }
+
+        /**
+         * The passes over the {@link #feed()} the backlog probe takes ({@link #probeRecords()} rounded up to whole
+         * passes) when the start rate is relative, else 0: the steps' schedule starts past them, so no sample repeats.
+         */
+        public long probePasses() {
+            return startRate.relative() ? (probeRecords + feed.records() - 1) / feed.records() : 0;
         }
 
         /** {@code dir/stem.ext} → {@code dir/stem-NAME.ext}; null stays null. */
@@ -183,6 +191,431 @@ public final class CapacitySearch {
             int dot = f.lastIndexOf('.');
             String n = dot > 0 ? f.substring(0, dot) + "-" + name + f.substring(dot) : f + "-" + name;
             return file.resolveSibling(n);
+        }
+
+        /** A builder with every field at its default (see {@link Builder}). */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /** A builder holding these values, to change some. */
+        public Builder toBuilder() {
+            Builder b = new Builder();
+            b.bootstrapServers = bootstrapServers;
+            b.vmUrl = vmUrl;
+            b.targetMetricsUrls = targetMetricsUrls;
+            b.topicPrefix = topicPrefix;
+            b.partitions = partitions;
+            b.feed = feed;
+            b.startRate = startRate;
+            b.stepFactor = stepFactor;
+            b.stepDuration = stepDuration;
+            b.warmUp = warmUp;
+            b.maxSteps = maxSteps;
+            b.refineSteps = refineSteps;
+            b.vary = vary;
+            b.timeMultiplier = timeMultiplier;
+            b.instanceMultiplier = instanceMultiplier;
+            b.parallelism = parallelism;
+            b.writePermits = writePermits;
+            b.batchSamples = batchSamples;
+            b.segmentSize = segmentSize;
+            b.minEfficiency = minEfficiency;
+            b.maxP99 = maxP99;
+            b.probeRecords = probeRecords;
+            b.drainTimeout = drainTimeout;
+            b.csv = csv;
+            b.chart = chart;
+            b.report = report;
+            b.workDir = workDir;
+            b.jar = jar;
+            b.javaCommand = javaCommand;
+            b.writerJvmOptions = writerJvmOptions;
+            b.extraRunArgs = extraRunArgs;
+            b.commandLine = commandLine;
+            b.timeBudget = timeBudget;
+            b.kafkaClient = kafkaClient;
+            b.vmHttp = vmHttp;
+            b.seriesSchedule = seriesSchedule;
+            b.placement = placement;
+            b.reads = reads;
+            b.readBackUrl = readBackUrl;
+            return b;
+        }
+
+        /**
+         * Builds {@link Settings} by name. Every default is {@code capacity}'s flag default (e.g. step factor 1.25, 60 s steps
+         * with a 15 s warm-up, 7 steps and 1 refinement, M = N = 1, 3 readers, automatic write permits, 99 % efficiency, p99 at
+         * most 5 s, an 8 min time budget, placement shared); the lists default to empty and the feed, jar, Kafka and HTTP client
+         * settings, output files, series schedule, read load and read-back URL to null. Not thread-safe.
+         */
+        public static final class Builder {
+            private String bootstrapServers = "localhost:9092";
+            private String vmUrl = "http://localhost:8428";
+            private List<String> targetMetricsUrls = List.of();
+            private String topicPrefix = "tsdb-writer-capacity";
+            private int partitions = 1;
+            private SourceFeed feed = null;
+            private InputRate startRate = new InputRate(1, true);
+            private double stepFactor = 1.25;
+            private Duration stepDuration = Duration.ofSeconds(60);
+            private Duration warmUp = Duration.ofSeconds(15);
+            private int maxSteps = 7;
+            private int refineSteps = 1;
+            private Vary vary = Vary.RATE;
+            private int timeMultiplier = 1;
+            private int instanceMultiplier = 1;
+            private int parallelism = 3;
+            private int writePermits = 0;
+            private int batchSamples = 10_000;
+            private long segmentSize = 50_000;
+            private double minEfficiency = 0.99;
+            private Duration maxP99 = Duration.ofSeconds(5);
+            private long probeRecords = 500_000;
+            private Duration drainTimeout = Duration.ofSeconds(60);
+            private Path csv = null;
+            private Path chart = null;
+            private Path report = null;
+            private Path workDir = Path.of("target", "capacity");
+            private Path jar = null;
+            private List<String> javaCommand = List.of();
+            private List<String> writerJvmOptions = List.of();
+            private List<String> extraRunArgs = List.of();
+            private String commandLine = "tsdb-writer capacity";
+            private Duration timeBudget = Duration.ofMinutes(8);
+            private KafkaClientConfig kafkaClient = null;
+            private HttpAuthConfig vmHttp = null;
+            private SeriesSchedule seriesSchedule = null;
+            private CpuPinning.Plan placement = CpuPinning.Plan.SHARED;
+            private ReadLoadSettings reads = null;
+            private String readBackUrl = null;
+
+            private Builder() {}
+
+            /** The Kafka brokers ({@code --bootstrap-servers}). */
+            public Builder bootstrapServers(String value) {
+                this.bootstrapServers = value;
+                return this;
+            }
+
+            /** The writers' {@code --vm-url}. */
+            public Builder vmUrl(String value) {
+                this.vmUrl = value;
+                return this;
+            }
+
+            /** The targets' {@code /metrics} pages; empty: the {@code --vm-url} host's. */
+            public Builder targetMetricsUrls(List<String> value) {
+                this.targetMetricsUrls = value;
+                return this;
+            }
+
+            /** Each step's topic is {@code <prefix>-<step>}. */
+            public Builder topicPrefix(String value) {
+                this.topicPrefix = value;
+                return this;
+            }
+
+            /** Partitions of each step's topic, >= 1. */
+            public Builder partitions(int value) {
+                this.partitions = value;
+                return this;
+            }
+
+            /** The points fed; needed to run a search. */
+            public Builder feed(SourceFeed value) {
+                this.feed = value;
+                return this;
+            }
+
+            /** The first step's rate; relative: a share of the probed backlog rate. */
+            public Builder startRate(InputRate value) {
+                this.startRate = value;
+                return this;
+            }
+
+            /** The rate (or M) rises by this factor a step, > 1. */
+            public Builder stepFactor(double value) {
+                this.stepFactor = value;
+                return this;
+            }
+
+            /** How long each step feeds its writer. */
+            public Builder stepDuration(Duration value) {
+                this.stepDuration = value;
+                return this;
+            }
+
+            /** The start of each step that is not measured, shorter than the step. */
+            public Builder warmUp(Duration value) {
+                this.warmUp = value;
+                return this;
+            }
+
+            /** Rising steps at most, >= 1. */
+            public Builder maxSteps(int value) {
+                this.maxSteps = value;
+                return this;
+            }
+
+            /** Steps between the last good and the first bad rate, >= 0. */
+            public Builder refineSteps(int value) {
+                this.refineSteps = value;
+                return this;
+            }
+
+            /** What rises step by step. */
+            public Builder vary(Vary value) {
+                this.vary = value;
+                return this;
+            }
+
+            /** M of the writers (the first M when M rises). */
+            public Builder timeMultiplier(int value) {
+                this.timeMultiplier = value;
+                return this;
+            }
+
+            /** N of the writers. */
+            public Builder instanceMultiplier(int value) {
+                this.instanceMultiplier = value;
+                return this;
+            }
+
+            /** The writers' {@code --parallelism}, >= 1. */
+            public Builder parallelism(int value) {
+                this.parallelism = value;
+                return this;
+            }
+
+            /** The writers' {@code --max-concurrent-writes}; 0 or less: automatic. */
+            public Builder writePermits(int value) {
+                this.writePermits = value;
+                return this;
+            }
+
+            /** The writers' {@code --batch-samples}, >= 1. */
+            public Builder batchSamples(int value) {
+                this.batchSamples = value;
+                return this;
+            }
+
+            /** The writers' {@code --segment-size}. */
+            public Builder segmentSize(long value) {
+                this.segmentSize = value;
+                return this;
+            }
+
+            /** A step passes at this efficiency or more, in (0, 1]. */
+            public Builder minEfficiency(double value) {
+                this.minEfficiency = value;
+                return this;
+            }
+
+            /** A step passes with its write p99 at most this. */
+            public Builder maxP99(Duration value) {
+                this.maxP99 = value;
+                return this;
+            }
+
+            /** Records of the backlog probe a relative start rate is a share of, >= 1. */
+            public Builder probeRecords(long value) {
+                this.probeRecords = value;
+                return this;
+            }
+
+            /** How long a writer may catch up after its step. */
+            public Builder drainTimeout(Duration value) {
+                this.drainTimeout = value;
+                return this;
+            }
+
+            /** The steps as CSV here, or null. */
+            public Builder csv(Path value) {
+                this.csv = value;
+                return this;
+            }
+
+            /** The steps as a PNG chart here, or null. */
+            public Builder chart(Path value) {
+                this.chart = value;
+                return this;
+            }
+
+            /** The report directory, or null. */
+            public Builder report(Path value) {
+                this.report = value;
+                return this;
+            }
+
+            /** Each step's writer log and summary go here. */
+            public Builder workDir(Path value) {
+                this.workDir = value;
+                return this;
+            }
+
+            /** The jar the writers run from. */
+            public Builder jar(Path value) {
+                this.jar = value;
+                return this;
+            }
+
+            /** The command that starts a JVM. */
+            public Builder javaCommand(List<String> value) {
+                this.javaCommand = value;
+                return this;
+            }
+
+            /** The writers' JVM options. */
+            public Builder writerJvmOptions(List<String> value) {
+                this.writerJvmOptions = value;
+                return this;
+            }
+
+            /** Arguments after every writer's {@code run}. */
+            public Builder extraRunArgs(List<String> value) {
+                this.extraRunArgs = value;
+                return this;
+            }
+
+            /** The command line, as the report prints it. */
+            public Builder commandLine(String value) {
+                this.commandLine = value;
+                return this;
+            }
+
+            /** No step starts that would end after this; null or zero: no budget. */
+            public Builder timeBudget(Duration value) {
+                this.timeBudget = value;
+                return this;
+            }
+
+            /** The producer's and admin's Kafka client settings. */
+            public Builder kafkaClient(KafkaClientConfig value) {
+                this.kafkaClient = value;
+                return this;
+            }
+
+            /** Authentication and TLS towards the target. */
+            public Builder vmHttp(HttpAuthConfig value) {
+                this.vmHttp = value;
+                return this;
+            }
+
+            /** How the series change during a step; null: steady. */
+            public Builder seriesSchedule(SeriesSchedule value) {
+                this.seriesSchedule = value;
+                return this;
+            }
+
+            /** Where the processes run. */
+            public Builder placement(CpuPinning.Plan value) {
+                this.placement = value;
+                return this;
+            }
+
+            /** The read load, or null for none. */
+            public Builder reads(ReadLoadSettings value) {
+                this.reads = value;
+                return this;
+            }
+
+            /** The query API's base the read-back pass counts on, or null. */
+            public Builder readBackUrl(String value) {
+                this.readBackUrl = value;
+                return this;
+            }
+
+            /**
+             * Checks what a search cannot run without, as {@code capacity} checks its flags.
+             *
+             * @throws NullPointerException when a URL, the topic prefix, a list, the work directory or the placement is null
+             * @throws IllegalArgumentException when a count or a factor is out of its range, or the warm-up is not shorter
+             *     than the step
+             */
+            public Builder validate() {
+                Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+                Objects.requireNonNull(vmUrl, "vmUrl");
+                Objects.requireNonNull(topicPrefix, "topicPrefix");
+                Objects.requireNonNull(targetMetricsUrls, "targetMetricsUrls");
+                Objects.requireNonNull(javaCommand, "javaCommand");
+                Objects.requireNonNull(writerJvmOptions, "writerJvmOptions");
+                Objects.requireNonNull(extraRunArgs, "extraRunArgs");
+                Objects.requireNonNull(workDir, "workDir");
+                Objects.requireNonNull(placement, "placement");
+                Objects.requireNonNull(vary, "vary");
+                if (!(stepFactor > 1) || Double.isInfinite(stepFactor)) {
+                    throw new IllegalArgumentException("stepFactor must be > 1, got " + stepFactor);
+                }
+                if (stepDuration.isZero() || warmUp.compareTo(stepDuration) >= 0) {
+                    throw new IllegalArgumentException(
+                            "warmUp (" + warmUp + ") must be shorter than stepDuration (" + stepDuration + ")");
+                }
+                if (maxSteps < 1
+                        || refineSteps < 0
+                        || partitions < 1
+                        || batchSamples < 1
+                        || probeRecords < 1
+                        || parallelism < 1) {
+                    throw new IllegalArgumentException(
+                            "maxSteps, partitions, batchSamples, probeRecords and parallelism"
+                                    + " must be >= 1, refineSteps >= 0");
+                }
+                if (!(minEfficiency > 0 && minEfficiency <= 1)) {
+                    throw new IllegalArgumentException("minEfficiency must be in (0, 1], got " + minEfficiency);
+                }
+                return this;
+            }
+
+            /**
+             * The settings, after {@link #validate()}.
+             *
+             * @throws NullPointerException     as {@link #validate()}
+             * @throws IllegalArgumentException as {@link #validate()}
+             */
+            public Settings build() {
+                validate();
+                return new Settings(
+                        bootstrapServers,
+                        vmUrl,
+                        targetMetricsUrls,
+                        topicPrefix,
+                        partitions,
+                        feed,
+                        startRate,
+                        stepFactor,
+                        stepDuration,
+                        warmUp,
+                        maxSteps,
+                        refineSteps,
+                        vary,
+                        timeMultiplier,
+                        instanceMultiplier,
+                        parallelism,
+                        writePermits,
+                        batchSamples,
+                        segmentSize,
+                        minEfficiency,
+                        maxP99,
+                        probeRecords,
+                        drainTimeout,
+                        csv,
+                        chart,
+                        report,
+                        workDir,
+                        jar,
+                        javaCommand,
+                        writerJvmOptions,
+                        extraRunArgs,
+                        commandLine,
+                        timeBudget,
+                        kafkaClient,
+                        vmHttp,
+                        seriesSchedule,
+                        placement,
+                        reads,
+                        readBackUrl);
+            }
         }
     }
 
@@ -286,8 +719,7 @@ public final class CapacitySearch {
         try (WriteClient client = new WriteClient(Duration.ofSeconds(30), 8, false, security());
                 KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
             VmProbe vm = new VmProbe(client.http(), targets.get(0)); // the first page given: a target's metrics-url
-            int permits = s.writePermits();
-            if (permits <= 0) {
+            if (s.automaticWritePermits()) {
                 OptionalInt cap = InsertCapacityProbe.read(client.http(), targets.get(0));
                 progress(
                         "write permits: automatic (%s)",
@@ -325,7 +757,7 @@ public final class CapacitySearch {
                             s.writerJvmOptions(),
                             s.bootstrapServers(),
                             s.vmUrl(),
-                            Math.max(0, s.writePermits()),
+                            s.writersMaxConcurrentWrites(),
                             s.batchSamples(),
                             s.segmentSize(),
                             s.extraRunArgs(),
@@ -342,8 +774,7 @@ public final class CapacitySearch {
                     ? stepRunner.probe(context) * s.startRate().value()
                     : s.startRate().value();
             SearchSteps steps = new SearchSteps(System.nanoTime());
-            EfficiencyNoise noise =
-                    new EfficiencyNoise(s.minEfficiency(), s.maxP99().toMillis() / 1000.0);
+            EfficiencyNoise noise = new EfficiencyNoise(s.minEfficiency(), s.maxP99Seconds());
             StepClimb order = new StepClimb(
                     s.vary(),
                     StepClimb.maxTimeMultiplier(s.instanceMultiplier()),
@@ -394,7 +825,7 @@ public final class CapacitySearch {
 
     /** True (and says so) when one more step, as long as the average so far, would end after the time budget. */
     private boolean overBudget(long searchStart, int stepsDone) {
-        if (s.timeBudget() == null || s.timeBudget().isZero()) {
+        if (!s.budgeted()) {
             return false;
         }
         double elapsed = (System.nanoTime() - searchStart) / 1e9;

@@ -82,10 +82,7 @@ final class StepRunner {
         this.schedule = settings.seriesSchedule() == null ? SeriesSchedule.steady() : settings.seriesSchedule();
         long base = settings.feed().instances();
         // past the passes the probe's backlog took from the context's cycle, so no sample repeats
-        long firstRound = settings.startRate().relative()
-                ? (settings.probeRecords() + settings.feed().records() - 1)
-                        / settings.feed().records()
-                : 0;
+        long firstRound = settings.probePasses();
         this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY
                 ? null
                 : span.track(settings.feed()
@@ -208,7 +205,7 @@ final class StepRunner {
                     topic,
                     scheduled != null ? scheduled : ctx.points(),
                     rate,
-                    (long) Math.ceil(rate * s.stepDuration().toMillis() / 1000.0),
+                    s.pointsPerStep(rate),
                     deadline);
             this.feed = feed;
             Thread.sleep(s.warmUp().toMillis());
@@ -238,14 +235,14 @@ final class StepRunner {
                             q.errors(),
                             q.timeouts(),
                             q.p99Seconds(),
-                            s.reads().maxP99().toMillis() / 1000.0,
+                            s.reads().maxP99Seconds(),
                             window.selectsAvg(),
                             window.selectsCapacity());
             Bottleneck.Verdict verdict =
                     ReadPath.attribute(window.evidence(s.minEfficiency(), rate, machineShare), readEvidence);
             // with a read load a step passes only when its reads pass too (docs/capacity.md "Read load")
             boolean passed = efficiency >= s.minEfficiency()
-                    && !(p99 > s.maxP99().toMillis() / 1000.0)
+                    && !(p99 > s.maxP99Seconds())
                     && !lagGrowing
                     && (readEvidence == null || !readEvidence.failing());
             StepReads stepReads = q == null
@@ -266,33 +263,34 @@ final class StepRunner {
             samplesWritten += stored[0];
             long lost = goal - stored[0] - stored[1];
             double[] tcpu = window.targetCpu();
-            CapacityStep st = new CapacityStep(
-                    index,
-                    refine,
-                    m,
-                    rate,
-                    window.expectedRate() * 60,
-                    window.writtenRate() * 60,
-                    efficiency,
-                    window.latency(0.5),
-                    p99,
-                    window.permitWaitMs(),
-                    window.lagFirst(),
-                    window.lagLast(),
-                    lagGrowing,
-                    window.writerCpuCores(),
-                    tcpu[0],
-                    tcpu[1],
-                    window.insertsAvg(),
-                    window.insertsCapacity(),
-                    SystemCpu.loadAverage(),
-                    passed,
-                    verdict,
-                    lost,
-                    producedPoints,
-                    stepReads,
-                    series,
-                    new StepNoise(window.halvesSpread(), Double.NaN, 0));
+            CapacityStep st = CapacityStep.builder()
+                    .index(index)
+                    .refine(refine)
+                    .timeMultiplier(m)
+                    .inputPointsPerSecond(rate)
+                    .expectedPerMinute(window.expectedRate() * 60)
+                    .writtenPerMinute(window.writtenRate() * 60)
+                    .efficiency(efficiency)
+                    .p50Seconds(window.latency(0.5))
+                    .p99Seconds(p99)
+                    .permitWaitMs(window.permitWaitMs())
+                    .lagStart(window.lagFirst())
+                    .lagEnd(window.lagLast())
+                    .lagGrowing(lagGrowing)
+                    .writerCpuCores(window.writerCpuCores())
+                    .targetCpuCores(tcpu[0])
+                    .targetCores(tcpu[1])
+                    .insertsCurrent(window.insertsAvg())
+                    .insertsCapacity(window.insertsCapacity())
+                    .loadAverage(SystemCpu.loadAverage())
+                    .passed(passed)
+                    .verdict(verdict)
+                    .lost(lost)
+                    .producedPoints(producedPoints)
+                    .reads(stepReads)
+                    .series(series)
+                    .noise(new StepNoise(window.halvesSpread(), Double.NaN, 0))
+                    .build();
             progress(
                     "[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores;%s %s; %s;"
                             + " step %.0f s, %,d points produced, %s",

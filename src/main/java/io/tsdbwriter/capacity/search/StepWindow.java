@@ -272,22 +272,24 @@ final class StepWindow {
      */
     Bottleneck.Evidence evidence(double minEfficiency, double pointsPerSecond, double machineShare) {
         double[] tcpu = targetCpu();
-        return new Bottleneck.Evidence(
-                efficiency(),
-                minEfficiency,
-                lagKnown() ? (lagGrowing(pointsPerSecond) ? 1 : 0) : Double.NaN,
-                writerCpuCores(),
-                Runtime.getRuntime().availableProcessors(),
-                permitsN > 0 ? permitsSum / permitsN : Double.NaN,
-                permitsCap,
-                insertsAvg(),
-                insertsCap,
-                tcpu[0],
-                tcpu[1],
-                TargetFigures.slowInsertRatio(targetsAtStart, targetsLast),
-                machineShare,
-                TargetFigures.newSeriesRatio(targetsAtStart, targetsLast),
-                TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.INSERT_LIMIT_REACHED, ""));
+        return Bottleneck.Evidence.builder()
+                .efficiency(efficiency())
+                .minEfficiency(minEfficiency)
+                .lagGrowing(lagKnown() ? (lagGrowing(pointsPerSecond) ? 1 : 0) : Double.NaN)
+                .writerCpuCores(writerCpuCores())
+                .writerCores(Runtime.getRuntime().availableProcessors())
+                .permitsInUse(permitsN > 0 ? permitsSum / permitsN : Double.NaN)
+                .permitsCapacity(permitsCap)
+                .targetInsertCurrent(insertsAvg())
+                .targetInsertCapacity(insertsCap)
+                .targetCpuCores(tcpu[0])
+                .targetCores(tcpu[1])
+                .slowInsertRatio(TargetFigures.slowInsertRatio(targetsAtStart, targetsLast))
+                .machineCpuShare(machineShare)
+                .newSeriesRatio(TargetFigures.newSeriesRatio(targetsAtStart, targetsLast))
+                .insertWaitsPerSecond(
+                        TargetFigures.perSecond(targetsAtStart, targetsLast, TargetFigures.INSERT_LIMIT_REACHED, ""))
+                .build();
     }
 
     /** Least-squares slope of y over x; NaN with fewer than two points. */

@@ -24,32 +24,33 @@ class CapacityPageTest {
             StepSeries series,
             Bottleneck.Verdict verdict) {
         double expected = pointsPerSecond * 60 * 10;
-        return new CapacityStep(
-                index,
-                false,
-                10,
-                pointsPerSecond,
-                expected,
-                expected * efficiency,
-                efficiency,
-                0.05 * index,
-                0.1 * index,
-                1.5,
-                100,
-                passed ? 120 : 90_000,
-                !passed,
-                0.5 * index,
-                1.25 * index,
-                4,
-                2,
-                8,
-                1.5,
-                passed,
-                verdict,
-                0,
-                (long) (pointsPerSecond * 60),
-                reads,
-                series);
+        return CapacityStep.builder()
+                .index(index)
+                .refine(false)
+                .timeMultiplier(10)
+                .inputPointsPerSecond(pointsPerSecond)
+                .expectedPerMinute(expected)
+                .writtenPerMinute(expected * efficiency)
+                .efficiency(efficiency)
+                .p50Seconds(0.05 * index)
+                .p99Seconds(0.1 * index)
+                .permitWaitMs(1.5)
+                .lagStart(100)
+                .lagEnd(passed ? 120 : 90_000)
+                .lagGrowing(!passed)
+                .writerCpuCores(0.5 * index)
+                .targetCpuCores(1.25 * index)
+                .targetCores(4)
+                .insertsCurrent(2)
+                .insertsCapacity(8)
+                .loadAverage(1.5)
+                .passed(passed)
+                .verdict(verdict)
+                .lost(0)
+                .producedPoints((long) (pointsPerSecond * 60))
+                .reads(reads)
+                .series(series)
+                .build();
     }
 
     static Bottleneck.Verdict verdict(Bottleneck.Resource resource, String reason, String advice) {

@@ -9,32 +9,32 @@ import org.junit.jupiter.api.Test;
 /** The capacity table and CSV name the placement every step ran with; the CSV keeps the quoted verdict last. */
 class CapacityTableTest {
 
-    private static final CapacityStep STEP = new CapacityStep(
-            1,
-            false,
-            12,
-            1000,
-            720_000,
-            719_000,
-            0.9986,
-            0.01,
-            0.02,
-            0,
-            0,
-            0,
-            false,
-            0.4,
-            0.9,
-            1,
-            1.5,
-            4,
-            0.8,
-            true,
-            new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "the writer keeps up, with its input", "", List.of(), ""),
-            0,
-            60_000,
-            null,
-            null);
+    private static final CapacityStep STEP = CapacityStep.builder()
+            .index(1)
+            .refine(false)
+            .timeMultiplier(12)
+            .inputPointsPerSecond(1000)
+            .expectedPerMinute(720_000)
+            .writtenPerMinute(719_000)
+            .efficiency(0.9986)
+            .p50Seconds(0.01)
+            .p99Seconds(0.02)
+            .permitWaitMs(0)
+            .lagStart(0)
+            .lagEnd(0)
+            .lagGrowing(false)
+            .writerCpuCores(0.4)
+            .targetCpuCores(0.9)
+            .targetCores(1)
+            .insertsCurrent(1.5)
+            .insertsCapacity(4)
+            .loadAverage(0.8)
+            .passed(true)
+            .verdict(new Bottleneck.Verdict(
+                    Bottleneck.Resource.INPUT, "the writer keeps up, with its input", "", List.of(), ""))
+            .lost(0)
+            .producedPoints(60_000)
+            .build();
 
     @Test
     void everyStepNamesThePlacement() {

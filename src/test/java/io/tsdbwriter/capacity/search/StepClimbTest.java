@@ -27,32 +27,31 @@ class StepClimbTest {
                 "",
                 List.of(),
                 "-");
-        return new CapacityStep(
-                index,
-                refine,
-                m,
-                1000,
-                60_000.0 * m,
-                60_000.0 * m,
-                1,
-                0.01,
-                0.02,
-                0,
-                0,
-                0,
-                false,
-                0.1,
-                0.1,
-                2,
-                0,
-                8,
-                0.5,
-                passed,
-                verdict,
-                0,
-                60_000,
-                null,
-                null);
+        return CapacityStep.builder()
+                .index(index)
+                .refine(refine)
+                .timeMultiplier(m)
+                .inputPointsPerSecond(1000)
+                .expectedPerMinute(60_000.0 * m)
+                .writtenPerMinute(60_000.0 * m)
+                .efficiency(1)
+                .p50Seconds(0.01)
+                .p99Seconds(0.02)
+                .permitWaitMs(0)
+                .lagStart(0)
+                .lagEnd(0)
+                .lagGrowing(false)
+                .writerCpuCores(0.1)
+                .targetCpuCores(0.1)
+                .targetCores(2)
+                .insertsCurrent(0)
+                .insertsCapacity(8)
+                .loadAverage(0.5)
+                .passed(passed)
+                .verdict(verdict)
+                .lost(0)
+                .producedPoints(60_000)
+                .build();
     }
 
     /** A search by M at 1,000 points/s and N whose steps pass while {@code passes} says so. */
@@ -149,33 +148,32 @@ class StepClimbTest {
                 "",
                 List.of(),
                 "-");
-        return new CapacityStep(
-                index,
-                refine,
-                1,
-                rate,
-                rate * 60,
-                rate * 60 * efficiency,
-                efficiency,
-                0.01,
-                0.02,
-                0,
-                0,
-                0,
-                false,
-                0.1,
-                0.1,
-                2,
-                0,
-                8,
-                0.5,
-                passed,
-                verdict,
-                0,
-                (long) rate * 20,
-                null,
-                null,
-                new StepNoise(halvesSpread, Double.NaN, 0));
+        return CapacityStep.builder()
+                .index(index)
+                .refine(refine)
+                .timeMultiplier(1)
+                .inputPointsPerSecond(rate)
+                .expectedPerMinute(rate * 60)
+                .writtenPerMinute(rate * 60 * efficiency)
+                .efficiency(efficiency)
+                .p50Seconds(0.01)
+                .p99Seconds(0.02)
+                .permitWaitMs(0)
+                .lagStart(0)
+                .lagEnd(0)
+                .lagGrowing(false)
+                .writerCpuCores(0.1)
+                .targetCpuCores(0.1)
+                .targetCores(2)
+                .insertsCurrent(0)
+                .insertsCapacity(8)
+                .loadAverage(0.5)
+                .passed(passed)
+                .verdict(verdict)
+                .lost(0)
+                .producedPoints((long) rate * 20)
+                .noise(new StepNoise(halvesSpread, Double.NaN, 0))
+                .build();
     }
 
     /** A search by rate from 1,000 points/s (factor 2, 4 rising steps, one refinement) whose steps measure as {@code measured} says. */

@@ -98,32 +98,32 @@ class StepSeriesFiguresTest {
     }
 
     private static CapacityStep step(StepSeries series) {
-        return new CapacityStep(
-                1,
-                false,
-                1,
-                1000,
-                60_000,
-                60_000,
-                1,
-                0.01,
-                0.02,
-                0,
-                0,
-                0,
-                false,
-                0.1,
-                0.1,
-                2,
-                0.5,
-                4,
-                0.3,
-                true,
-                new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "keeping up", "", List.of(), "-"),
-                0,
-                1000,
-                null,
-                series);
+        return CapacityStep.builder()
+                .index(1)
+                .refine(false)
+                .timeMultiplier(1)
+                .inputPointsPerSecond(1000)
+                .expectedPerMinute(60_000)
+                .writtenPerMinute(60_000)
+                .efficiency(1)
+                .p50Seconds(0.01)
+                .p99Seconds(0.02)
+                .permitWaitMs(0)
+                .lagStart(0)
+                .lagEnd(0)
+                .lagGrowing(false)
+                .writerCpuCores(0.1)
+                .targetCpuCores(0.1)
+                .targetCores(2)
+                .insertsCurrent(0.5)
+                .insertsCapacity(4)
+                .loadAverage(0.3)
+                .passed(true)
+                .verdict(new Bottleneck.Verdict(Bottleneck.Resource.INPUT, "keeping up", "", List.of(), "-"))
+                .lost(0)
+                .producedPoints(1000)
+                .series(series)
+                .build();
     }
 
     @Test

@@ -15,7 +15,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
@@ -202,46 +201,13 @@ class TargetSearchesTest {
     }
 
     private static CapacitySearch.Settings settings(Path dir) {
-        return new CapacitySearch.Settings(
-                "localhost:9092",
-                "http://localhost:8428",
-                List.of(),
-                "pre",
-                1,
-                null,
-                null,
-                1.25,
-                Duration.ofSeconds(60),
-                Duration.ofSeconds(15),
-                7,
-                1,
-                CapacitySearch.Vary.RATE,
-                1,
-                1,
-                3,
-                0,
-                10_000,
-                50_000,
-                0.99,
-                Duration.ofSeconds(5),
-                500_000,
-                Duration.ofSeconds(60),
-                null,
-                null,
-                dir.resolve("report"),
-                dir.resolve("work"),
-                null,
-                List.of(),
-                List.of(),
-                List.of(),
-                "tsdb-writer capacity …",
-                Duration.ofMinutes(8),
-                null,
-                null,
-                null,
-                CpuPinning.Plan.SHARED,
-                null,
-                null);
+        // the command's defaults but for the names and directories
+        return CapacitySearch.Settings.builder()
+                .topicPrefix("pre")
+                .report(dir.resolve("report"))
+                .workDir(dir.resolve("work"))
+                .commandLine("tsdb-writer capacity …")
+                .build();
     }
 
     private static int closedPort() throws IOException {
