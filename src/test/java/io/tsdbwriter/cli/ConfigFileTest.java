@@ -83,6 +83,18 @@ class ConfigFileTest {
     }
 
     @Test
+    void theRunPagesExampleIsAFileRunTakes() throws IOException {
+        String page = Files.readString(Path.of("docs/run.md"));
+        int from = page.indexOf("```yaml\n# writer.yml");
+        assertThat(from).as("docs/run.md's example").isNotNegative();
+        String yaml = page.substring(page.indexOf('\n', from) + 1, page.indexOf("```", from + 3));
+        RunCommand r = run(Map.of(), "run", "--config", file(yaml).toString());
+        assertThat(r.topics).containsExactly("metrics");
+        assertThat(r.vmUrls).containsExactly("http://victoriametrics:8428");
+        assertThat(r.logs.logLevel).isEqualTo(LogOptions.LogLevel.INFO);
+    }
+
+    @Test
     void withoutAFileTheBuiltInDefaultHolds() {
         assertThat(run(Map.of(), "run", "--topic", "t").timeMultiplier).isEqualTo(1);
     }
