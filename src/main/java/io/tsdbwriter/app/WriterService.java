@@ -162,25 +162,26 @@ public final class WriterService {
             durability = durability(client, endpoints, meters);
             SampleRate rate = replay.rateLimited() ? new SampleRate(replay.ratePerSecond()) : null;
             meters.rateSet.set(Math.round(replay.ratePerSecond()));
-            IntakeSettings ws = new IntakeSettings(
-                    kafka,
-                    cfg.parallelism(),
-                    cfg.segmentSize(),
-                    cfg.batchSamples(),
-                    cfg.maxRecordBytes(),
-                    new SeriesCache(cfg.seriesCacheSize()),
-                    encoders(plan),
-                    writer,
-                    meters,
-                    new DecodeErrorLog(meters),
-                    deadLetters,
-                    input,
-                    rate,
-                    replay.churnInterval(),
-                    durability,
-                    lanes,
-                    cfg.relabel(),
-                    cfg.tenants());
+            IntakeSettings ws = IntakeSettings.builder()
+                    .consumerProps(kafka)
+                    .parallelism(cfg.parallelism())
+                    .segmentSize(cfg.segmentSize())
+                    .batchSamples(cfg.batchSamples())
+                    .maxRecordBytes(cfg.maxRecordBytes())
+                    .seriesCache(new SeriesCache(cfg.seriesCacheSize()))
+                    .encoders(encoders(plan))
+                    .writer(writer)
+                    .meters(meters)
+                    .decodeErrors(new DecodeErrorLog(meters))
+                    .deadLetters(deadLetters)
+                    .input(input)
+                    .rate(rate)
+                    .churnInterval(replay.churnInterval())
+                    .durability(durability)
+                    .lanes(lanes)
+                    .relabel(cfg.relabel())
+                    .tenants(cfg.tenants())
+                    .build();
             if (replay.replay()) {
                 member = new ReplayMember(
                         new ReplayMember.Settings(

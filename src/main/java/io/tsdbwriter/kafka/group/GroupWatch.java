@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 final class GroupWatch implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
+    private static final Logger log = LoggerFactory.getLogger(GroupWatch.class);
     /** One Admin request's bound (a first request on a busy machine can take several seconds). */
     static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(10);
     /** The "still waiting for …" line is logged at most this often. */

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 final class HeldPartitions {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
+    private static final Logger log = LoggerFactory.getLogger(HeldPartitions.class);
 
     private final IntakeSettings workerSettings;
     private final OffsetCommits commits;

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 final class OffsetCommits {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
+    private static final Logger log = LoggerFactory.getLogger(OffsetCommits.class);
     /** One commit's bound. */
     private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(30);
     /** One end-offsets request's bound. */

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Release {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
+    private static final Logger log = LoggerFactory.getLogger(Release.class);
 
     private final HeldPartitions held;
     private final OffsetCommits commits;

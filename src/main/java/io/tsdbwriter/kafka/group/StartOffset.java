@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 /** Where an assigned partition is read from (DESIGN §5: records deleted below the committed offset). Stateless. */
 final class StartOffset {
 
-    private static final Logger log = LoggerFactory.getLogger(GroupMember.class);
+    private static final Logger log = LoggerFactory.getLogger(StartOffset.class);
 
     private StartOffset() {}
 

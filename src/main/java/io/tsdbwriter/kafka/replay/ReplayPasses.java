@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplayPasses {
 
-    private static final Logger log = LoggerFactory.getLogger(ReplayMember.class);
+    private static final Logger log = LoggerFactory.getLogger(ReplayPasses.class);
     private static final Duration WAIT = Duration.ofMillis(100);
     /** {@link #awaitStored}'s deadline while no stop came. */
     private static final long NO_DEADLINE = Long.MIN_VALUE;

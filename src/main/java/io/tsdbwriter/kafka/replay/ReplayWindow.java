@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplayWindow {
 
-    private static final Logger log = LoggerFactory.getLogger(ReplayMember.class);
+    private static final Logger log = LoggerFactory.getLogger(ReplayWindow.class);
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
     private final ReplayMember.Settings settings;

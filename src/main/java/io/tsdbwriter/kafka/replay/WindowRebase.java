@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 final class WindowRebase {
 
-    private static final Logger log = LoggerFactory.getLogger(ReplayMember.class);
+    private static final Logger log = LoggerFactory.getLogger(WindowRebase.class);
     private static final Duration WAIT = Duration.ofMillis(100);
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
     /** Records read per partition, at most, to find the window's first sample. */

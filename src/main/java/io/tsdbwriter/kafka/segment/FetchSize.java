@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  */
 final class FetchSize {
 
-    private static final Logger log = LoggerFactory.getLogger(SegmentConsumer.class);
+    private static final Logger log = LoggerFactory.getLogger(FetchSize.class);
     /**
      * At P &gt; 1, a fetch is this fraction of a segment's bytes on the wire (fetchBytesFor). What a reader fetches twice
      * is, per segment, the tail of every response (the broker cuts a response at the fetch size, mid-batch, and the

@@ -1,64 +1,52 @@
 package io.tsdbwriter.kafka.segment;
 
 import io.tsdbwriter.deadletter.DeadLetterQueue;
-import io.tsdbwriter.decode.DecodeError;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.kafka.DecodeErrorLog;
-import io.tsdbwriter.kafka.IntakeCounts;
-import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.RecordCore;
 import io.tsdbwriter.kafka.RefusedSamples;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.pipeline.SampleRate;
-import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tenant.TenantRouting;
 import io.tsdbwriter.write.BatchWriter;
-import io.tsdbwriter.write.OpenBatches;
 import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteOutcome;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
- * The hot path of one SegmentConsumer: decode a record's points, look up (or build once) each series' line
- * prefixes, amplify each point into M × N samples straight into the open batch, and hand full batches to the
- * {@link BatchWriter}. Per point it allocates at most the value text; per sample nothing.
+ * The acknowledgement side of one SegmentConsumer's {@link RecordCore}: a record's batch registers as pending in the
+ * reader's {@link AckTracker} from its first offset, and is acknowledged — the watermark moved — once it was written (or
+ * its refused samples dead-lettered or counted); under per-series order the batches go through the partition's
+ * {@link SegmentOrder} into their lanes. A record refused whole is dead-lettered (pending until stored) or, without a
+ * dead-letter topic, only counted. Once the partition was rewound or revoked, or a TSDB restart was seen since these
+ * readers started, the batches are stale: their answers decide nothing, as their records are read again.
  *
- * <p>Not thread-safe: confined to its SegmentConsumer's poll thread. Completions arrive on writer threads and
- * only touch the (thread-safe) {@link AckTracker}.
+ * <p>Not thread-safe: confined to its SegmentConsumer's poll thread. Completions arrive on writer threads and only touch
+ * the (thread-safe) {@link AckTracker}.
  */
-final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink {
+final class RecordProcessor
+        implements SegmentOrder.Maker,
+                SegmentConsumer.Sink,
+                RecordCore.Acknowledgement<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> {
 
-    private final PointAmplifier amplifier;
-    private final int batchSamples;
     private final BatchWriter writer;
     private final AckTracker tracker;
-    private final DecodeErrorLog decodeErrors;
     private final Runnable onAck;
     private final DeadLetterQueue deadLetters;
-    private final long samplesPerPoint;
     private final RefusedSamples<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> refused;
-    /** {@code --max-samples-per-second}, or null. */
-    private final SampleRate rate;
-    /** Ordered lanes (per-series order), 0 when unordered: then one open batch, handed to {@link BatchWriter#submit}. */
-    private final int lanes;
-    /** The partition's reorder step, or null when unordered. */
+    /** The partition's reorder step, or null when unordered: then batches go to {@link BatchWriter#submit}. */
     private final SegmentOrder order;
-    /** The open batch of each lane (one when unordered) and tenant ({@code --tenant-from}). */
-    private final OpenBatches<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> open;
-    /** {@code --tenant-from}. */
-    private final TenantRouting tenants;
     /** The segment being read ({@link #segmentStarts}). */
     private long segment;
 
-    private final IntakeCounts counts;
     /** A TSDB restart seen since these readers started ({@link #stale}). */
     private final BooleanSupplier restartedSince;
+
+    private final RecordCore<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> core;
 
     RecordProcessor(
             PointAmplifier amplifier,
@@ -116,18 +104,10 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
             BooleanSupplier restartedSince) {
         this.restartedSince = restartedSince;
         this.order = order;
-        this.lanes = order == null ? 0 : lanes.size();
-        this.open = new OpenBatches<>(this.lanes);
-        this.tenants = tenants;
-        this.rate = rate;
-        this.amplifier = amplifier;
-        this.batchSamples = batchSamples;
         this.writer = writer;
         this.tracker = tracker;
-        this.decodeErrors = decodeErrors;
         this.onAck = onAck;
         this.deadLetters = deadLetters;
-        this.samplesPerPoint = amplifier.samplesPerPoint();
         this.refused = new RefusedSamples<>(
                 meters,
                 deadLetters,
@@ -135,89 +115,27 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
                 this::ack,
                 "offsets stay uncommitted",
                 r -> r.offset() < doneBelow.getAsLong());
-        this.counts = new IntakeCounts(meters);
+        this.core = new RecordCore<>(
+                this,
+                topic -> amplifier,
+                batchSamples,
+                order == null ? 0 : lanes.size(),
+                rate,
+                tenants,
+                decodeErrors,
+                meters);
     }
 
     /** Decodes and amplifies one record; may block handing a full batch to the writer. */
     @Override
     public void process(ConsumerRecord<byte[], byte[]> record) throws InterruptedException {
-        // a record without a timestamp (-1: old message format) gives its untimed samples the time it is read
-        long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
-        long preparedBefore = amplifier.seriesPrepared();
-        long droppedBefore = amplifier.relabelDropped();
-        if (tenants.from() == TenantRouting.From.HEADER && !recordTenant(record)) {
-            counts.record(0);
-            return;
-        }
-        Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
-        int n = amplifier.pointCount();
-        counts.record(n);
-        if (rate != null && n > 0) {
-            if (openBatchAgeNanos() > IntakeSettings.RATE_LINGER_NANOS) {
-                flush(); // at a low rate a batch fills slowly: what is open goes out after the linger, as between polls
-            }
-            rate.acquire(n * samplesPerPoint);
-        }
-        for (int p = 0; p < n; p++) {
-            int lane = lanes > 1 ? amplifier.lane(p, lanes) : 0;
-            Tenant tenant = tenants.routes() ? amplifier.tenant(p) : null;
-            int slot = open.slot(lane, tenant);
-            WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> b = open.get(slot);
-            if (tenant == null && tenants.routes()) { // a series without a valid tenant: refused below with its record
-                amplifier.encodePoint(p, null);
-                continue;
-            }
-            if (b == null) {
-                if (open.count() == 0) {
-                    tracker.openBatchAt(record.offset());
-                }
-                b = open.open(slot, tenant, record.offset());
-            }
-            int pointSamples = amplifier.encodePoint(p, b.body());
-            counts.encoded(pointSamples);
-            b.addPoint(pointSamples, record);
-            if (b.samples() >= batchSamples) {
-                publishCounts();
-                hand(slot);
-            }
-        }
-        if (rejected.total() > 0) { // decode refusals, and series refused for their tenant
-            decodeErrors.rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
-            if (deadLetters != null && rejected.malformed()) {
-                // the whole record goes to the dead-letter topic; its valid lines (if any) were written above
-                AckTracker.Pending pending = tracker.registerRecord(record.offset());
-                deadLetters.send(record, rejected.first().tag(), rejected.firstDetail(), () -> complete(pending));
-            }
-        }
-        counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
-        counts.relabelDropped(amplifier.relabelDropped() - droppedBefore);
-    }
-
-    /**
-     * With {@code --tenant-from header:NAME}: the record's tenant for the amplifier; false when it is refused
-     * (no header and no default, or an invalid value): counted, logged and dead-lettered as a decode error, not decoded.
-     */
-    private boolean recordTenant(ConsumerRecord<byte[], byte[]> record) {
-        Header h = record.headers().lastHeader(tenants.name());
-        String value = h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
-        Tenant t = tenants.resolve(value);
-        amplifier.recordTenant(t);
-        if (t != null) {
-            return true;
-        }
-        DecodeError reason = tenants.missing(value) ? DecodeError.MISSING_TENANT : DecodeError.INVALID_TENANT;
-        decodeErrors.rejected(record.topic(), record.partition(), record.offset(), reason, tenants.refusal(value));
-        if (deadLetters != null) {
-            AckTracker.Pending pending = tracker.registerRecord(record.offset());
-            deadLetters.send(record, reason.tag(), tenants.refusal(value), () -> complete(pending));
-        }
-        return false;
+        core.process(record);
     }
 
     /** Age of the oldest open batch in nanoseconds (0 when none). */
     @Override
     public long openBatchAgeNanos() {
-        return open.ageNanos();
+        return core.openBatchAgeNanos();
     }
 
     /**
@@ -227,33 +145,51 @@ final class RecordProcessor implements SegmentOrder.Maker, SegmentConsumer.Sink 
      */
     @Override
     public void publishCounts() {
-        counts.publish();
+        core.publishCounts();
     }
 
-    /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */
+    /** Hands the open batches (if any) on; blocks while no write permit is free. */
     @Override
     public void flush() throws InterruptedException {
-        publishCounts();
-        for (int slot = 0; slot < open.slots() && open.count() > 0; slot++) {
-            if (open.get(slot) != null) {
-                hand(slot);
-            }
+        core.flush();
+    }
+
+    @Override
+    public ConsumerRecord<byte[], byte[]> record(ConsumerRecord<byte[], byte[]> source) {
+        return source;
+    }
+
+    /** The first batch of none open: the tracker's watermark stays at its first offset until it is acknowledged. */
+    @Override
+    public void firstBatchOpens(long offset) {
+        tracker.openBatchAt(offset);
+    }
+
+    /**
+     * Hands a batch on: registered as pending from its first offset (the batches still open keep the watermark at the
+     * oldest of theirs), then to the writer — unordered, or through the partition's reorder step into the lane.
+     */
+    @Override
+    public void handOn(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, int lane, long firstOffset)
+            throws InterruptedException {
+        batch.origin(tracker.registerBatch(firstOffset, core.stillOpenFrom()));
+        if (order == null) {
+            writer.submit(batch, this);
+        } else {
+            order.submit(segment, new SegmentOrder.Held(lane, batch, this));
         }
     }
 
     /**
-     * Hands the open batch of {@code slot} (a lane and tenant) on: registered as pending from its first offset (the batches still open
-     * keep the watermark at the oldest of theirs), then to the writer — unordered, or through the partition's reorder
-     * step into the lane.
+     * A record refused whole (malformed, or without a valid tenant): to the dead-letter topic, pending until stored;
+     * without one only counted (done at once).
      */
-    private void hand(int slot) throws InterruptedException {
-        long firstOffset = open.firstOffset(slot);
-        WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch = open.take(slot);
-        batch.origin(tracker.registerBatch(firstOffset, open.stillOpenFrom()));
-        if (order == null) {
-            writer.submit(batch, this);
-        } else {
-            order.submit(segment, new SegmentOrder.Held(open.lane(slot), batch, this));
+    @Override
+    public void refusedWhole(ConsumerRecord<byte[], byte[]> record, String reason, String detail) {
+        if (deadLetters != null) {
+            // the whole record goes to the dead-letter topic; its valid lines (if any) were written
+            AckTracker.Pending pending = tracker.registerRecord(record.offset());
+            deadLetters.send(record, reason, detail, () -> complete(pending));
         }
     }
 

@@ -1,39 +1,31 @@
 package io.tsdbwriter.kafka.share;
 
-import io.tsdbwriter.decode.DecodeError;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.durability.DurabilityClock;
-import io.tsdbwriter.kafka.IntakeCounts;
 import io.tsdbwriter.kafka.IntakeSettings;
+import io.tsdbwriter.kafka.RecordCore;
 import io.tsdbwriter.kafka.RefusedSamples;
 import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.tenant.Tenant;
-import io.tsdbwriter.tenant.TenantRouting;
 import io.tsdbwriter.write.BatchWriter;
-import io.tsdbwriter.write.OpenBatches;
 import io.tsdbwriter.write.WriteBatch;
-import io.tsdbwriter.write.WriteListener;
 import io.tsdbwriter.write.WriteOutcome;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
- * The hot path of one share consumer (KIP-932): decode a delivered record, amplify its points into the open batch, hand
- * full batches to the {@link BatchWriter} — as {@code RecordProcessor} does for a segment — and tell when each record
- * may be acknowledged: once every batch holding its samples was written (2xx) or handled by the response policy
- * (refused samples dead-lettered or counted failed), and its dead letter, if any, stored. The M × N samples of one
- * record are one unit of acknowledgement ({@link Delivery}).
+ * The acknowledgement side of one share consumer's {@link RecordCore} (KIP-932): tells when each delivered record may be
+ * acknowledged — once every batch holding its samples was written (2xx) or handled by the response policy (refused
+ * samples dead-lettered or counted failed), and its dead letter, if any, stored. The M × N samples of one record are
+ * one unit of acknowledgement ({@link Delivery}). Batches go straight to the {@link BatchWriter}; one amplifier per topic.
  *
  * <p>Not thread-safe: {@link #process} and {@link #flush} on the worker's processing thread; completions arrive on
  * writer threads and only touch a {@link Delivery}'s atomic count.
  */
-final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.Delivery, Void> {
+final class ShareRecordProcessor implements RecordCore.Acknowledgement<ShareRecordProcessor.Delivery, Void> {
 
     /**
      * One delivered record until it is acknowledged: a count of what still holds it (its processing, each batch with
@@ -94,10 +86,10 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
     private final IntakeSettings settings;
     private final RefusedSamples<Delivery, Void> refused;
     private final Map<String, PointAmplifier> amplifiers = new HashMap<>();
-    /** The open batch of each tenant ({@code --tenant-from}; one without routing). */
-    private final OpenBatches<Delivery, Void> open = new OpenBatches<>(1);
-    /** Added to the counters in {@link #flush()}: whenever no record waits, and before every batch is handed on. */
-    private final IntakeCounts counts;
+    /** A topic's new amplifier (made once, so a record's look-up allocates nothing). */
+    private final Function<String, PointAmplifier> newAmplifier;
+
+    private final RecordCore<Delivery, Void> core;
 
     ShareRecordProcessor(IntakeSettings settings) {
         this.settings = settings;
@@ -107,84 +99,54 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
                 d -> d.record,
                 ShareRecordProcessor::releaseAll,
                 "its records stay unacknowledged");
-        this.counts = new IntakeCounts(settings.meters());
+        this.newAmplifier = topic -> settings.amplifier(topic, IntakeSettings.Timeline.NONE);
+        this.core = new RecordCore<>(
+                this,
+                this::amplifier,
+                settings.batchSamples(),
+                0,
+                settings.rate(),
+                settings.tenants(),
+                settings.decodeErrors(),
+                settings.meters());
     }
 
     private PointAmplifier amplifier(String topic) {
-        return amplifiers.computeIfAbsent(topic, t -> settings.amplifier(t, IntakeSettings.Timeline.NONE));
+        return amplifiers.computeIfAbsent(topic, newAmplifier);
     }
 
     /** Decodes and amplifies one delivered record; may block handing a full batch to the writer. */
     void process(Delivery d) throws InterruptedException {
         d.started = true;
-        ConsumerRecord<byte[], byte[]> record = d.record;
-        PointAmplifier amplifier = amplifier(record.topic());
-        long preparedBefore = amplifier.seriesPrepared();
-        long droppedBefore = amplifier.relabelDropped();
-        long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
-        TenantRouting tenants = settings.tenants();
-        if (tenants.from() == TenantRouting.From.HEADER) {
-            Header h = record.headers().lastHeader(tenants.name());
-            String value = h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
-            Tenant t = tenants.resolve(value);
-            amplifier.recordTenant(t);
-            if (t == null) { // refused whole, as a malformed record
-                DecodeError reason = tenants.missing(value) ? DecodeError.MISSING_TENANT : DecodeError.INVALID_TENANT;
-                settings.decodeErrors()
-                        .rejected(record.topic(), record.partition(), record.offset(), reason, tenants.refusal(value));
-                refuseWhole(d, reason.tag(), tenants.refusal(value));
-                counts.record(0);
-                d.release();
-                return;
-            }
-        }
-        Rejections rejected = amplifier.decode(record.value(), kafkaTimestampMs);
-        int n = amplifier.pointCount();
-        counts.record(n);
-        if (settings.rate() != null && n > 0) {
-            if (openBatchAgeNanos() > IntakeSettings.RATE_LINGER_NANOS) {
-                flush(); // at a low rate a batch fills slowly: what is open goes out after the linger (RecordProcessor)
-            }
-            settings.rate().acquire(n * amplifier.samplesPerPoint());
-        }
-        for (int p = 0; p < n; p++) {
-            Tenant tenant = tenants.routes() ? amplifier.tenant(p) : null;
-            if (tenant == null && tenants.routes()) { // dropped, or refused for its tenant (below, with its record)
-                amplifier.encodePoint(p, null);
-                continue;
-            }
-            int slot = open.slot(0, tenant);
-            WriteBatch<Delivery, Void> b = open.get(slot);
-            if (b == null) {
-                b = open.open(slot, tenant, 0);
-            }
-            if (b.points() == 0 || b.source(b.points() - 1) != d) {
-                d.hold(); // released when this batch is done
-            }
-            int pointSamples = amplifier.encodePoint(p, b.body());
-            counts.encoded(pointSamples);
-            b.addPoint(pointSamples, d);
-            if (b.samples() >= settings.batchSamples()) {
-                hand(slot);
-            }
-        }
-        if (rejected.total() > 0) { // decode refusals, and series refused for their tenant
-            settings.decodeErrors()
-                    .rejected(record.topic(), record.partition(), record.offset(), amplifier.format(), rejected);
-            if (rejected.malformed()) {
-                refuseWhole(d, rejected.first().tag(), rejected.firstDetail());
-            }
-        }
-        counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
-        counts.relabelDropped(amplifier.relabelDropped() - droppedBefore);
+        core.process(d);
         d.release(); // processed: what still holds it are its batches and its dead letter
+    }
+
+    @Override
+    public ConsumerRecord<byte[], byte[]> record(Delivery d) {
+        return d.record;
+    }
+
+    /** The first point of a record in a batch: the batch holds it until the batch is done. */
+    @Override
+    public void joins(Delivery d, WriteBatch<Delivery, Void> b) {
+        if (b.points() == 0 || b.source(b.points() - 1) != d) {
+            d.hold(); // released when this batch is done
+        }
+    }
+
+    /** Hands a batch to the writer; blocks while no write permit is free. */
+    @Override
+    public void handOn(WriteBatch<Delivery, Void> batch, int lane, long firstOffset) throws InterruptedException {
+        settings.writer().submit(batch, this);
     }
 
     /**
      * A malformed record (or one without a valid tenant): to the dead-letter topic, then accepted; without one REJECTed
      * (no more delivery attempts). Its valid points are written.
      */
-    private void refuseWhole(Delivery d, String reason, String detail) {
+    @Override
+    public void refusedWhole(Delivery d, String reason, String detail) {
         if (settings.deadLetters() != null) {
             d.hold();
             settings.deadLetters().send(d.record, reason, detail, d::release);
@@ -195,7 +157,7 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
 
     /** Age of the oldest open batch in nanoseconds (0 when none). */
     long openBatchAgeNanos() {
-        return open.ageNanos();
+        return core.openBatchAgeNanos();
     }
 
     /**
@@ -203,23 +165,12 @@ final class ShareRecordProcessor implements WriteListener<ShareRecordProcessor.D
      * {@code samples_expected} and {@code new_series}; the processing thread calls it when it ends, however it ends.
      */
     void publishCounts() {
-        counts.publish();
+        core.publishCounts();
     }
 
-    /** Hands the open batch (if any) to the writer; blocks while no write permit is free. */
+    /** Hands the open batches (if any) to the writer; blocks while no write permit is free. */
     void flush() throws InterruptedException {
-        publishCounts();
-        for (int slot = 0; slot < open.slots() && open.count() > 0; slot++) {
-            if (open.get(slot) != null) {
-                hand(slot);
-            }
-        }
-    }
-
-    /** Hands one open batch to the writer; blocks while no write permit is free. */
-    private void hand(int slot) throws InterruptedException {
-        publishCounts();
-        settings.writer().submit(open.take(slot), this);
+        core.flush();
     }
 
     @Override

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.config.InputConfig;
 import io.tsdbwriter.durability.DurabilityClock;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
@@ -24,7 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,25 +69,17 @@ class ShareRecordProcessorTenantTest {
                     meters,
                     true);
             AmplificationPlan plan = AmplificationPlan.of(1, 1, Duration.ofSeconds(60));
-            IntakeSettings settings = new IntakeSettings(
-                    Map.of(),
-                    1,
-                    1000,
-                    10_000,
-                    1 << 20,
-                    new SeriesCache(100),
-                    () -> new ImportSampleEncoder(new ImportLineEncoder(plan)),
-                    writer,
-                    meters,
-                    new DecodeErrorLog(meters),
-                    null,
-                    InputConfig.defaults(),
-                    null,
-                    null,
-                    DurabilityClock.atOnce(),
-                    null,
-                    null,
-                    routing);
+            IntakeSettings settings = IntakeSettings.builder()
+                    .segmentSize(1000)
+                    .batchSamples(10_000)
+                    .seriesCache(new SeriesCache(100))
+                    .encoders(() -> new ImportSampleEncoder(new ImportLineEncoder(plan)))
+                    .writer(writer)
+                    .meters(meters)
+                    .decodeErrors(new DecodeErrorLog(meters))
+                    .durability(DurabilityClock.atOnce())
+                    .tenants(routing)
+                    .build();
             ShareRecordProcessor p = new ShareRecordProcessor(settings);
             AtomicInteger done = new AtomicInteger();
             List<ShareRecordProcessor.Delivery> ds = new ArrayList<>();

@@ -1,0 +1,174 @@
+package io.tsdbwriter.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
+import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.pipeline.PointAmplifier;
+import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.write.WriteBatch;
+import io.tsdbwriter.write.WriteOutcome;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The record core tells its acknowledgement side, in order, every step a record's points take: the first batch opening,
+ * each point joining a batch, each batch handed on (with its lane and first offset) once full or flushed, and a record
+ * refused whole — malformed, or without a tenant.
+ */
+class RecordCoreTest {
+
+    private static final long T = 1_795_300_800_000L;
+    private final WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+
+    private static ConsumerRecord<byte[], byte[]> record(long offset, String value, String tenant) {
+        RecordHeaders headers = new RecordHeaders();
+        if (tenant != null) {
+            headers.add(new RecordHeader("tenant", tenant.getBytes(StandardCharsets.UTF_8)));
+        }
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        return new ConsumerRecord<>(
+                "t", 0, offset, T, TimestampType.CREATE_TIME, 0, bytes.length, null, bytes, headers, Optional.empty());
+    }
+
+    private static ConsumerRecord<byte[], byte[]> point(long offset, String host, String tenant) {
+        return record(
+                offset,
+                "{\"metric\":\"cpu\",\"timestamp\":" + (T + offset) + ",\"value\":1,\"dimensions\":{\"host\":\"" + host
+                        + "\"}}",
+                tenant);
+    }
+
+    /** An acknowledgement side that writes down what it is told. */
+    private static final class Told implements RecordCore.Acknowledgement<ConsumerRecord<byte[], byte[]>, Void> {
+        final List<String> events = new ArrayList<>();
+
+        @Override
+        public ConsumerRecord<byte[], byte[]> record(ConsumerRecord<byte[], byte[]> source) {
+            return source;
+        }
+
+        @Override
+        public void firstBatchOpens(long offset) {
+            events.add("opens " + offset);
+        }
+
+        @Override
+        public void joins(ConsumerRecord<byte[], byte[]> source, WriteBatch<ConsumerRecord<byte[], byte[]>, Void> b) {
+            events.add("joins " + source.offset() + " at " + b.points());
+        }
+
+        @Override
+        public void handOn(WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch, int lane, long firstOffset) {
+            events.add("hand lane " + lane + " from " + firstOffset + ": " + batch.points() + " points");
+        }
+
+        @Override
+        public void refusedWhole(ConsumerRecord<byte[], byte[]> source, String reason, String detail) {
+            events.add("refused " + source.offset() + " " + reason);
+        }
+
+        @Override
+        public void written(WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch) {}
+
+        @Override
+        public void rejected(
+                WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch,
+                List<Rejection<ConsumerRecord<byte[], byte[]>>> rejections) {}
+
+        @Override
+        public void gaveUp(WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch, WriteOutcome outcome) {}
+
+        @Override
+        public void abandoned(WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch) {}
+    }
+
+    private RecordCore<ConsumerRecord<byte[], byte[]>, Void> core(Told told, int lanes, TenantRouting tenants) {
+        PointAmplifier amplifier = new PointAmplifier(
+                        1 << 20,
+                        new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
+                        new SeriesCache(100))
+                .tenants(tenants);
+        return new RecordCore<>(told, topic -> amplifier, 2, lanes, null, tenants, new DecodeErrorLog(meters), meters);
+    }
+
+    @Test
+    void eachStepOfARecordIsToldToItsAcknowledgementSide() throws Exception {
+        Told told = new Told();
+        RecordCore<ConsumerRecord<byte[], byte[]>, Void> core = core(told, 0, TenantRouting.NONE);
+        core.process(point(0, "a", null));
+        core.process(point(1, "b", null));
+        core.process(record(2, "not json", null));
+        core.process(point(3, "c", null));
+        assertThat(core.openBatchAgeNanos()).as("offset 3's batch is open").isPositive();
+        core.flush();
+        assertThat(core.openBatchAgeNanos()).isZero();
+
+        assertThat(told.events)
+                .containsExactly(
+                        "opens 0",
+                        "joins 0 at 0",
+                        "joins 1 at 1",
+                        "hand lane 0 from 0: 2 points",
+                        "refused 2 " + DecodeError.INVALID_JSON.tag(),
+                        "opens 3",
+                        "joins 3 at 0",
+                        "hand lane 0 from 3: 1 points");
+        assertThat(meters.recordsConsumed.count()).isEqualTo(4);
+        assertThat(meters.pointsDecoded.count()).isEqualTo(3);
+        assertThat(meters.samplesExpected.count()).isEqualTo(3);
+    }
+
+    @Test
+    void aRecordWithoutItsTenantHeaderIsRefusedWholeAndNotDecoded() throws Exception {
+        Told told = new Told();
+        RecordCore<ConsumerRecord<byte[], byte[]>, Void> core =
+                core(told, 0, TenantRouting.parse("header:tenant", null, null));
+        core.process(point(0, "a", null));
+        core.process(point(1, "b", "1"));
+        core.flush();
+
+        assertThat(told.events)
+                .containsExactly(
+                        "refused 0 " + DecodeError.MISSING_TENANT.tag(),
+                        "opens 1",
+                        "joins 1 at 0",
+                        "hand lane 0 from 1: 1 points");
+        assertThat(meters.recordsConsumed.count()).isEqualTo(2);
+        assertThat(meters.pointsDecoded.count())
+                .as("the refused record is not decoded")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void underPerSeriesOrderEachLaneHasItsOwnBatchAndTheFirstOpeningIsToldOnce() throws Exception {
+        Told told = new Told();
+        RecordCore<ConsumerRecord<byte[], byte[]>, Void> core = core(told, 64, TenantRouting.NONE);
+        for (int i = 0; i < 8; i++) {
+            core.process(point(i, "host" + i, null));
+        }
+        core.flush();
+
+        assertThat(told.events).filteredOn(e -> e.startsWith("opens")).containsExactly("opens 0");
+        List<String> hands =
+                told.events.stream().filter(e -> e.startsWith("hand")).toList();
+        assertThat(hands).as("8 series in 64 lanes: more than one lane").hasSizeGreaterThan(1);
+        assertThat(hands.stream()
+                        .mapToInt(h -> Integer.parseInt(h.replaceAll(".*: (\\d+) points", "$1")))
+                        .sum())
+                .as("every point handed on once")
+                .isEqualTo(8);
+    }
+}
