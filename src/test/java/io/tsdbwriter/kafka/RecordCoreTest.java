@@ -10,6 +10,7 @@ import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.tenant.TenantRouting;
+import io.tsdbwriter.tenant.TenantSyntax;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteOutcome;
 import java.nio.charset.StandardCharsets;
@@ -135,7 +136,7 @@ class RecordCoreTest {
     void aRecordWithoutItsTenantHeaderIsRefusedWholeAndNotDecoded() throws Exception {
         Told told = new Told();
         RecordCore<ConsumerRecord<byte[], byte[]>, Void> core =
-                core(told, 0, TenantRouting.parse("header:tenant", null, null));
+                core(told, 0, TenantRouting.parse("header:tenant", null, null, TenantSyntax.ACCOUNT_ID));
         core.process(point(0, "a", null));
         core.process(point(1, "b", "1"));
         core.flush();
