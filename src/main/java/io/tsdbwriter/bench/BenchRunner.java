@@ -513,21 +513,22 @@ public final class BenchRunner {
                 return new CeilingMeter(receiver, new VmProbe(client.http(), receiver), s.settleMax(), security);
             };
             WriterCellRunner runner = new WriterCellRunner(
-                    new WriterCellRunner.Settings(
-                            s.javaCommand(),
-                            s.jar(),
-                            s.writerJvmOptions(),
-                            s.bootstrapServers(),
-                            s.vmUrl(),
-                            permits,
-                            s.batchSamples(),
-                            s.segmentSize(),
-                            s.extraRunArgs(),
-                            s.workDir(),
-                            s.cellTimeout(),
-                            s.settleMax(),
-                            s.remoteWriteUrl(),
-                            s.placement().placement()),
+                    WriterCellRunner.Settings.builder()
+                            .javaCommand(s.javaCommand())
+                            .jar(s.jar())
+                            .jvmOptions(s.writerJvmOptions())
+                            .bootstrapServers(s.bootstrapServers())
+                            .vmUrl(s.vmUrl())
+                            .writePermits(permits)
+                            .batchSamples(s.batchSamples())
+                            .segmentSize(s.segmentSize())
+                            .extraRunArgs(s.extraRunArgs())
+                            .workDir(s.workDir())
+                            .cellTimeout(s.cellTimeout())
+                            .settleMax(s.settleMax())
+                            .remoteWriteUrl(s.remoteWriteUrl())
+                            .placement(s.placement().placement())
+                            .build(),
                     vm,
                     target -> new VmProbe(client.http(), target));
             List<CeilingResult> ceilings = new ArrayList<>();
