@@ -12,8 +12,18 @@ class BenchTableTest {
 
     private static final BenchCell.Shape M12 = new BenchCell.Shape(12, 1);
     /** 2,000,000 samples/s for 10 s; VictoriaMetrics 10 CPU-s → 0.5 CPU-s per million. */
-    private static final CeilingResult CEILING =
-            new CeilingResult(M12, 8, 20_000_000, 2000, 0, 10.0, 10.0, 0.5, 100, 1_000_000);
+    private static final CeilingResult CEILING = CeilingResult.builder()
+            .shape(M12)
+            .concurrency(8)
+            .samples(20_000_000)
+            .requests(2000)
+            .failures(0)
+            .seconds(10.0)
+            .vmCpuSeconds(10.0)
+            .clientCpuSeconds(0.5)
+            .poolBodies(100)
+            .poolSamples(1_000_000)
+            .build();
 
     private static CellResult cell(
             String mode, int p, long written, double seconds, double writerCpu, double vmCpu, int exit) {
