@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PermitSizing {
 
-    private static final Logger log = LoggerFactory.getLogger(WriterService.class);
+    private static final Logger log = LoggerFactory.getLogger(PermitSizing.class);
     /** Write permits per target whose {@code vm_concurrent_insert_capacity} cannot be read. */
     static final int FALLBACK_PERMITS = 8;
     /** How often each target's insert capacity is read again. */

@@ -30,8 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ReportLines {
 
-    private static final Logger log =
-            LoggerFactory.getLogger(WriterService.class); // the service's lines, as before the split
+    private static final Logger log = LoggerFactory.getLogger(ReportLines.class);
 
     private ReportLines() {}
 

@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 final class RunMetrics implements AutoCloseable {
 
-    private static final Logger log =
-            LoggerFactory.getLogger(WriterService.class); // the service's lines, as before the split
+    private static final Logger log = LoggerFactory.getLogger(RunMetrics.class);
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc;

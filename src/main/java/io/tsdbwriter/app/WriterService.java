@@ -88,29 +88,45 @@ public final class WriterService {
         RunMetrics metrics = new RunMetrics();
         WriterMeters meters = metrics.meters();
         installThreadDeaths();
-        ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(
-                r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
         List<WriteTarget> endpoints = cfg.output() == Output.REMOTE_WRITE
                 ? cfg.remoteWriteUrls().stream().map(WriteTarget::remoteWrite).toList()
                 : cfg.vmUrls().stream()
                         .map(cfg.tenants().routes() ? WriteTarget::tenantRouted : WriteTarget::new)
                         .toList();
-        WriteClient client = new WriteClient(
-                cfg.callTimeout(),
-                Math.max(8, cfg.maxConcurrentWrites()),
-                cfg.gzip(),
-                cfg.output(),
-                HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls()),
-                cfg.remoteWriteVersion(),
-                RemoteWrite2Request::fromV1,
-                cfg.tenants().header());
-        BatchWriter writer = null;
-        OrderedLanes lanes = null;
-        DeadLetterQueue deadLetters = null;
-        DurabilityClock durability = null;
+        HttpClientSecurity security = HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls());
+        // closed in reverse: the reporter, the lanes, the writer, the TSDB watch, the HTTP client, the dead-letter
+        // producer, the metrics; then run() counts as finished
+        Resources parts = new Resources();
+        parts.onClose(finished::countDown);
+        parts.add(metrics);
         try {
             if (cfg.metricsPort() >= 0) {
                 metrics.startServer(cfg.metricsAddress(), cfg.metricsPort(), this::ready);
+            }
+            DeadLetterQueue deadLetters = null;
+            if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
+                deadLetters = parts.add(new DeadLetterQueue(
+                        cfg.kafkaClient().clientProperties(),
+                        cfg.deadLetterTopic(),
+                        cfg.maxRecordBytes(),
+                        retryPolicy(),
+                        meters,
+                        this::deadLetterStuck));
+                deadLetterQueue = deadLetters;
+            }
+            WriteClient client = parts.add(new WriteClient(
+                    cfg.callTimeout(),
+                    Math.max(8, cfg.maxConcurrentWrites()),
+                    cfg.gzip(),
+                    cfg.output(),
+                    security,
+                    cfg.remoteWriteVersion(),
+                    RemoteWrite2Request::fromV1,
+                    cfg.tenants().header()));
+            Duration retention = retention(client, endpoints);
+            DurabilityClock durability = durability(client, endpoints, meters);
+            if (durability instanceof TsdbWatch watch) {
+                parts.add(watch);
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
             PermitSizing sizing = new PermitSizing(
@@ -121,7 +137,7 @@ public final class WriterService {
                     cfg.targetMetricsUrls(),
                     cfg.drainTimeout(),
                     cfg.readsTsdbMetrics());
-            writer = new BatchWriter(
+            BatchWriter writer = parts.add(new BatchWriter(
                     endpoints,
                     client,
                     permits,
@@ -129,25 +145,14 @@ public final class WriterService {
                     cfg.onWriteFailure(),
                     meters,
                     cfg.syncWrites(),
-                    cfg.onConfigurationFault());
+                    cfg.onConfigurationFault()));
             batchWriter = writer;
-            lanes = cfg.ordering() == Ordering.SERIES ? new OrderedLanes(writer) : null;
+            OrderedLanes lanes = cfg.ordering() == Ordering.SERIES ? parts.add(new OrderedLanes(writer)) : null;
             AmplificationPlan plan = AmplificationPlan.of(
                             cfg.timeMultiplier(), cfg.instanceMultiplier(), cfg.sourceInterval())
                     .withInstanceLabel(cfg.input().instanceLabel());
             Map<String, Object> kafka = consumerProperties();
-            if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
-                deadLetters = new DeadLetterQueue(
-                        cfg.kafkaClient().clientProperties(),
-                        cfg.deadLetterTopic(),
-                        cfg.maxRecordBytes(),
-                        retryPolicy(),
-                        meters,
-                        this::deadLetterStuck);
-                deadLetterQueue = deadLetters;
-            }
             ReplayConfig replay = cfg.replay();
-            Duration retention = retention(client, endpoints);
             InputConfig input = retention == null
                     ? cfg.input()
                     : cfg.input()
@@ -159,7 +164,6 @@ public final class WriterService {
                                                     "older than the target's retention (-retentionPeriod, "
                                                             + retention.toDays()
                                                             + " days): VictoriaMetrics would answer 2xx and drop it; replay with --rebase-time now"));
-            durability = durability(client, endpoints, meters);
             SampleRate rate = replay.rateLimited() ? new SampleRate(replay.ratePerSecond()) : null;
             meters.rateSet.set(Math.round(replay.ratePerSecond()));
             IntakeSettings ws = IntakeSettings.builder()
@@ -215,6 +219,9 @@ public final class WriterService {
                                 cfg.topicPattern()),
                         ws);
             }
+            ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(
+                    r -> Thread.ofPlatform().daemon().name("report").unstarted(r));
+            parts.onClose(reporter::shutdownNow);
             int capacity = sizing.start(
                     meters, reporter, member); // before the member runs: its share from the first assignment
             orderLanes(lanes, sizing.wholeCapacity());
@@ -248,22 +255,7 @@ public final class WriterService {
         } catch (StartFailed e) {
             return e.exitCode;
         } finally {
-            reporter.shutdownNow();
-            if (lanes != null) {
-                lanes.close();
-            }
-            if (writer != null) {
-                writer.close();
-            }
-            if (durability instanceof TsdbWatch watch) {
-                watch.close();
-            }
-            client.close();
-            if (deadLetters != null) {
-                deadLetters.close();
-            }
-            metrics.close();
-            finished.countDown();
+            parts.close();
         }
     }
 

@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.function.Function;
 
@@ -42,7 +43,45 @@ import java.util.function.Function;
  */
 public final class BenchRunner {
 
-    /** Everything a run needs (the flags of {@code bench}). */
+    /**
+     * Everything a run needs (the flags of {@code bench}); built with {@link #builder()}, which names each value.
+     *
+     * @param bootstrapServers Kafka bootstrap servers ({@code --bootstrap-servers}); required
+     * @param vmUrl the VictoriaMetrics base URL the ceilings post to and the cells' default target ({@code --vm-url}); required
+     * @param topic the backlog topic (pre-loaded unless it exists); live topics are {@code <topic>-live-<cell>}; required
+     * @param partitions partitions of the topics the run creates, ≥ 1; default 1
+     * @param cells the grid, in run order; ≥ 1 cell; required
+     * @param feed the source points of the backlog, the ceilings' bodies and the live input; required
+     * @param sourceIntervalMs interval of the source points in milliseconds; default 60 000
+     * @param inputRate {@code --input-rate}: the live cells' input rate; null = backlog cells only (default)
+     * @param duration how long a live cell produces ({@code --live-duration}); default 60 s
+     * @param liveGrace how long a live cell's writer may take after its input ends ({@code --live-grace}); default 1 s
+     * @param ceilingSeconds how long a ceiling posts ({@code --ceiling-seconds}); default 10 s
+     * @param ceilingPoolBytes bytes of pre-serialized bodies a ceiling posts from at most ({@code --ceiling-pool}); default 256 MiB
+     * @param writePermits concurrent requests of the ceilings and the writers; ≤ 0 = read the target's
+     *     {@code vm_concurrent_insert_capacity}; default 0
+     * @param batchSamples samples per request, ≥ 1; default 10 000
+     * @param segmentSize the writers' {@code --segment-size} in offsets, ≥ 1; default 50 000
+     * @param csv where the results go as CSV; null = none (default)
+     * @param chart where the results go as a PNG chart; null = none (default)
+     * @param workDir the directory of the cells' logs, summaries and receivers' data (absolute); required
+     * @param jar the writer's jar that every cell runs; required
+     * @param javaCommand the {@code java} command line a cell starts with; required
+     * @param writerJvmOptions JVM options of every writer; default none
+     * @param extraRunArgs further {@code run} arguments of every writer; default none
+     * @param cellTimeout longest a cell's writer may run ({@code --cell-timeout}); default 15 min
+     * @param settleMax longest wait for a receiver's ingestion to settle ({@code --settle-timeout}); default 30 s
+     * @param commandLine the {@code bench} command line, printed with the table; required
+     * @param kafkaClient settings of every Kafka client of the run; required
+     * @param vmHttp authentication and TLS of the requests to {@code vmUrl}; required
+     * @param remoteWriteUrl the receiver of remote write shapes without a {@code --remote-write-url} of their own; required
+     * @param placement the CPUs of the writers, the TSDB and Kafka ({@code CpuPinning}); required
+     * @param prometheusBinary {@code --prometheus-binary}: a Prometheus of their own for remote-write-2 shapes; null = none (default)
+     * @param victoriaMetricsBinary {@code --victoria-metrics-binary}: a VictoriaMetrics of their own for the default
+     *     receiver's shapes; null = none (default)
+     * @param prometheusOutOfOrderWindow the out-of-order window of those Prometheus
+     *     ({@code --prometheus-out-of-order-window}); default 30 d
+     */
     public record Settings(
             String bootstrapServers,
             String vmUrl,
@@ -78,6 +117,47 @@ public final class BenchRunner {
             Duration prometheusOutOfOrderWindow) {
 
         /**
+         * @throws NullPointerException naming a required value that is null
+         * @throws IllegalArgumentException naming a value out of range
+         */
+        public Settings {
+            Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+            Objects.requireNonNull(vmUrl, "vmUrl");
+            Objects.requireNonNull(topic, "topic");
+            Objects.requireNonNull(cells, "cells");
+            Objects.requireNonNull(feed, "feed");
+            Objects.requireNonNull(duration, "duration");
+            Objects.requireNonNull(liveGrace, "liveGrace");
+            Objects.requireNonNull(ceilingSeconds, "ceilingSeconds");
+            Objects.requireNonNull(workDir, "workDir");
+            Objects.requireNonNull(jar, "jar");
+            Objects.requireNonNull(javaCommand, "javaCommand");
+            Objects.requireNonNull(writerJvmOptions, "writerJvmOptions");
+            Objects.requireNonNull(extraRunArgs, "extraRunArgs");
+            Objects.requireNonNull(cellTimeout, "cellTimeout");
+            Objects.requireNonNull(settleMax, "settleMax");
+            Objects.requireNonNull(commandLine, "commandLine");
+            Objects.requireNonNull(kafkaClient, "kafkaClient");
+            Objects.requireNonNull(vmHttp, "vmHttp");
+            Objects.requireNonNull(remoteWriteUrl, "remoteWriteUrl");
+            Objects.requireNonNull(placement, "placement");
+            Objects.requireNonNull(prometheusOutOfOrderWindow, "prometheusOutOfOrderWindow");
+            cells = List.copyOf(cells);
+            javaCommand = List.copyOf(javaCommand);
+            writerJvmOptions = List.copyOf(writerJvmOptions);
+            extraRunArgs = List.copyOf(extraRunArgs);
+            require(!cells.isEmpty(), "cells must not be empty");
+            require(partitions >= 1, "partitions must be >= 1, got " + partitions);
+            require(batchSamples >= 1, "batchSamples must be >= 1, got " + batchSamples);
+            require(segmentSize >= 1, "segmentSize must be >= 1, got " + segmentSize);
+        }
+
+        /** A builder with the defaults above; {@link Builder#build()} validates. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /**
          * The TSDB that the shape's ceiling and each of its cells get of their own ({@link FreshReceiver}), or null when
          * they share the run's: a Prometheus for remote-write-2 shapes ({@code --prometheus-binary}), a VictoriaMetrics
          * for import and remote write 1.0 shapes of the default receiver ({@code --victoria-metrics-binary}).
@@ -94,6 +174,287 @@ public final class BenchRunner {
         /** The binary of {@code kind}. */
         Path binary(FreshReceiver.Kind kind) {
             return kind == FreshReceiver.Kind.PROMETHEUS ? prometheusBinary : victoriaMetricsBinary;
+        }
+
+        private static void require(boolean ok, String message) {
+            if (!ok) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+
+        /**
+         * Names each value of {@link Settings}; the defaults are those of the type's parameters (the flags' defaults),
+         * the rest is null until set. Not thread-safe; one instance per run.
+         */
+        public static final class Builder {
+            private String bootstrapServers;
+            private String vmUrl;
+            private String topic;
+            private int partitions = 1;
+            private List<BenchCell> cells;
+            private SourceFeed feed;
+            private long sourceIntervalMs = 60_000;
+            private InputRate inputRate;
+            private Duration duration = Duration.ofSeconds(60);
+            private Duration liveGrace = Duration.ofSeconds(1);
+            private Duration ceilingSeconds = Duration.ofSeconds(10);
+            private long ceilingPoolBytes = 256L << 20;
+            private int writePermits;
+            private int batchSamples = 10_000;
+            private long segmentSize = 50_000;
+            private Path csv;
+            private Path chart;
+            private Path workDir;
+            private Path jar;
+            private List<String> javaCommand;
+            private List<String> writerJvmOptions = List.of();
+            private List<String> extraRunArgs = List.of();
+            private Duration cellTimeout = Duration.ofMinutes(15);
+            private Duration settleMax = Duration.ofSeconds(30);
+            private String commandLine;
+            private KafkaClientConfig kafkaClient;
+            private HttpAuthConfig vmHttp;
+            private String remoteWriteUrl;
+            private CpuPinning.Plan placement;
+            private Path prometheusBinary;
+            private Path victoriaMetricsBinary;
+            private Duration prometheusOutOfOrderWindow = Duration.ofDays(30);
+
+            private Builder() {}
+
+            /** @see Settings#bootstrapServers() */
+            public Builder bootstrapServers(String bootstrapServers) {
+                this.bootstrapServers = bootstrapServers;
+                return this;
+            }
+
+            /** @see Settings#vmUrl() */
+            public Builder vmUrl(String vmUrl) {
+                this.vmUrl = vmUrl;
+                return this;
+            }
+
+            /** @see Settings#topic() */
+            public Builder topic(String topic) {
+                this.topic = topic;
+                return this;
+            }
+
+            /** @see Settings#partitions() */
+            public Builder partitions(int partitions) {
+                this.partitions = partitions;
+                return this;
+            }
+
+            /** @see Settings#cells() */
+            public Builder cells(List<BenchCell> cells) {
+                this.cells = cells;
+                return this;
+            }
+
+            /** @see Settings#feed() */
+            public Builder feed(SourceFeed feed) {
+                this.feed = feed;
+                return this;
+            }
+
+            /** @see Settings#sourceIntervalMs() */
+            public Builder sourceIntervalMs(long sourceIntervalMs) {
+                this.sourceIntervalMs = sourceIntervalMs;
+                return this;
+            }
+
+            /** @see Settings#inputRate() */
+            public Builder inputRate(InputRate inputRate) {
+                this.inputRate = inputRate;
+                return this;
+            }
+
+            /** @see Settings#duration() */
+            public Builder duration(Duration duration) {
+                this.duration = duration;
+                return this;
+            }
+
+            /** @see Settings#liveGrace() */
+            public Builder liveGrace(Duration liveGrace) {
+                this.liveGrace = liveGrace;
+                return this;
+            }
+
+            /** @see Settings#ceilingSeconds() */
+            public Builder ceilingSeconds(Duration ceilingSeconds) {
+                this.ceilingSeconds = ceilingSeconds;
+                return this;
+            }
+
+            /** @see Settings#ceilingPoolBytes() */
+            public Builder ceilingPoolBytes(long ceilingPoolBytes) {
+                this.ceilingPoolBytes = ceilingPoolBytes;
+                return this;
+            }
+
+            /** @see Settings#writePermits() */
+            public Builder writePermits(int writePermits) {
+                this.writePermits = writePermits;
+                return this;
+            }
+
+            /** @see Settings#batchSamples() */
+            public Builder batchSamples(int batchSamples) {
+                this.batchSamples = batchSamples;
+                return this;
+            }
+
+            /** @see Settings#segmentSize() */
+            public Builder segmentSize(long segmentSize) {
+                this.segmentSize = segmentSize;
+                return this;
+            }
+
+            /** @see Settings#csv() */
+            public Builder csv(Path csv) {
+                this.csv = csv;
+                return this;
+            }
+
+            /** @see Settings#chart() */
+            public Builder chart(Path chart) {
+                this.chart = chart;
+                return this;
+            }
+
+            /** @see Settings#workDir() */
+            public Builder workDir(Path workDir) {
+                this.workDir = workDir;
+                return this;
+            }
+
+            /** @see Settings#jar() */
+            public Builder jar(Path jar) {
+                this.jar = jar;
+                return this;
+            }
+
+            /** @see Settings#javaCommand() */
+            public Builder javaCommand(List<String> javaCommand) {
+                this.javaCommand = javaCommand;
+                return this;
+            }
+
+            /** @see Settings#writerJvmOptions() */
+            public Builder writerJvmOptions(List<String> writerJvmOptions) {
+                this.writerJvmOptions = writerJvmOptions;
+                return this;
+            }
+
+            /** @see Settings#extraRunArgs() */
+            public Builder extraRunArgs(List<String> extraRunArgs) {
+                this.extraRunArgs = extraRunArgs;
+                return this;
+            }
+
+            /** @see Settings#cellTimeout() */
+            public Builder cellTimeout(Duration cellTimeout) {
+                this.cellTimeout = cellTimeout;
+                return this;
+            }
+
+            /** @see Settings#settleMax() */
+            public Builder settleMax(Duration settleMax) {
+                this.settleMax = settleMax;
+                return this;
+            }
+
+            /** @see Settings#commandLine() */
+            public Builder commandLine(String commandLine) {
+                this.commandLine = commandLine;
+                return this;
+            }
+
+            /** @see Settings#kafkaClient() */
+            public Builder kafkaClient(KafkaClientConfig kafkaClient) {
+                this.kafkaClient = kafkaClient;
+                return this;
+            }
+
+            /** @see Settings#vmHttp() */
+            public Builder vmHttp(HttpAuthConfig vmHttp) {
+                this.vmHttp = vmHttp;
+                return this;
+            }
+
+            /** @see Settings#remoteWriteUrl() */
+            public Builder remoteWriteUrl(String remoteWriteUrl) {
+                this.remoteWriteUrl = remoteWriteUrl;
+                return this;
+            }
+
+            /** @see Settings#placement() */
+            public Builder placement(CpuPinning.Plan placement) {
+                this.placement = placement;
+                return this;
+            }
+
+            /** @see Settings#prometheusBinary() */
+            public Builder prometheusBinary(Path prometheusBinary) {
+                this.prometheusBinary = prometheusBinary;
+                return this;
+            }
+
+            /** @see Settings#victoriaMetricsBinary() */
+            public Builder victoriaMetricsBinary(Path victoriaMetricsBinary) {
+                this.victoriaMetricsBinary = victoriaMetricsBinary;
+                return this;
+            }
+
+            /** @see Settings#prometheusOutOfOrderWindow() */
+            public Builder prometheusOutOfOrderWindow(Duration prometheusOutOfOrderWindow) {
+                this.prometheusOutOfOrderWindow = prometheusOutOfOrderWindow;
+                return this;
+            }
+
+            /**
+             * The settings of the values set.
+             *
+             * @throws NullPointerException naming a required value not set
+             * @throws IllegalArgumentException naming a value out of range
+             */
+            public Settings build() {
+                return new Settings(
+                        bootstrapServers,
+                        vmUrl,
+                        topic,
+                        partitions,
+                        cells,
+                        feed,
+                        sourceIntervalMs,
+                        inputRate,
+                        duration,
+                        liveGrace,
+                        ceilingSeconds,
+                        ceilingPoolBytes,
+                        writePermits,
+                        batchSamples,
+                        segmentSize,
+                        csv,
+                        chart,
+                        workDir,
+                        jar,
+                        javaCommand,
+                        writerJvmOptions,
+                        extraRunArgs,
+                        cellTimeout,
+                        settleMax,
+                        commandLine,
+                        kafkaClient,
+                        vmHttp,
+                        remoteWriteUrl,
+                        placement,
+                        prometheusBinary,
+                        victoriaMetricsBinary,
+                        prometheusOutOfOrderWindow);
+            }
         }
     }
 
@@ -152,21 +513,22 @@ public final class BenchRunner {
                 return new CeilingMeter(receiver, new VmProbe(client.http(), receiver), s.settleMax(), security);
             };
             WriterCellRunner runner = new WriterCellRunner(
-                    new WriterCellRunner.Settings(
-                            s.javaCommand(),
-                            s.jar(),
-                            s.writerJvmOptions(),
-                            s.bootstrapServers(),
-                            s.vmUrl(),
-                            permits,
-                            s.batchSamples(),
-                            s.segmentSize(),
-                            s.extraRunArgs(),
-                            s.workDir(),
-                            s.cellTimeout(),
-                            s.settleMax(),
-                            s.remoteWriteUrl(),
-                            s.placement().placement()),
+                    WriterCellRunner.Settings.builder()
+                            .javaCommand(s.javaCommand())
+                            .jar(s.jar())
+                            .jvmOptions(s.writerJvmOptions())
+                            .bootstrapServers(s.bootstrapServers())
+                            .vmUrl(s.vmUrl())
+                            .writePermits(permits)
+                            .batchSamples(s.batchSamples())
+                            .segmentSize(s.segmentSize())
+                            .extraRunArgs(s.extraRunArgs())
+                            .workDir(s.workDir())
+                            .cellTimeout(s.cellTimeout())
+                            .settleMax(s.settleMax())
+                            .remoteWriteUrl(s.remoteWriteUrl())
+                            .placement(s.placement().placement())
+                            .build(),
                     vm,
                     target -> new VmProbe(client.http(), target));
             List<CeilingResult> ceilings = new ArrayList<>();

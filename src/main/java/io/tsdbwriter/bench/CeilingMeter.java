@@ -203,17 +203,18 @@ final class CeilingMeter {
         double clientCpu = EfficiencyReport.processCpuSeconds() - cpuAtStart;
         double seconds = (lastEnd.get() - start) / 1e9;
         double vmEnd = vm.settle(settleMax);
-        return new CeilingResult(
-                shape,
-                concurrency,
-                samples.get(),
-                requests.get(),
-                failures.get(),
-                seconds,
-                vmEnd - vmAtStart,
-                clientCpu,
-                bodies.size(),
-                poolSamples);
+        return CeilingResult.builder()
+                .shape(shape)
+                .concurrency(concurrency)
+                .samples(samples.get())
+                .requests(requests.get())
+                .failures(failures.get())
+                .seconds(seconds)
+                .vmCpuSeconds(vmEnd - vmAtStart)
+                .clientCpuSeconds(clientCpu)
+                .poolBodies(bodies.size())
+                .poolSamples(poolSamples)
+                .build();
     }
 
     /** Runs {@code task} on {@code threads} platform threads and waits for all. */

@@ -50,4 +50,100 @@ public record CeilingResult(
     public double clientCpuPerMillion() {
         return Figures.perMillion(clientCpuSeconds, samples);
     }
+
+    /** A builder that names every value. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Names each value of a {@link CeilingResult}; each is null or 0 until set. Not thread-safe. */
+    public static final class Builder {
+        private BenchCell.Shape shape;
+        private int concurrency;
+        private long samples;
+        private long requests;
+        private long failures;
+        private double seconds;
+        private double vmCpuSeconds;
+        private double clientCpuSeconds;
+        private int poolBodies;
+        private long poolSamples;
+
+        private Builder() {}
+
+        /** @see CeilingResult#shape() */
+        public Builder shape(BenchCell.Shape shape) {
+            this.shape = shape;
+            return this;
+        }
+
+        /** @see CeilingResult#concurrency() */
+        public Builder concurrency(int concurrency) {
+            this.concurrency = concurrency;
+            return this;
+        }
+
+        /** @see CeilingResult#samples() */
+        public Builder samples(long samples) {
+            this.samples = samples;
+            return this;
+        }
+
+        /** @see CeilingResult#requests() */
+        public Builder requests(long requests) {
+            this.requests = requests;
+            return this;
+        }
+
+        /** @see CeilingResult#failures() */
+        public Builder failures(long failures) {
+            this.failures = failures;
+            return this;
+        }
+
+        /** @see CeilingResult#seconds() */
+        public Builder seconds(double seconds) {
+            this.seconds = seconds;
+            return this;
+        }
+
+        /** @see CeilingResult#vmCpuSeconds() */
+        public Builder vmCpuSeconds(double vmCpuSeconds) {
+            this.vmCpuSeconds = vmCpuSeconds;
+            return this;
+        }
+
+        /** @see CeilingResult#clientCpuSeconds() */
+        public Builder clientCpuSeconds(double clientCpuSeconds) {
+            this.clientCpuSeconds = clientCpuSeconds;
+            return this;
+        }
+
+        /** @see CeilingResult#poolBodies() */
+        public Builder poolBodies(int poolBodies) {
+            this.poolBodies = poolBodies;
+            return this;
+        }
+
+        /** @see CeilingResult#poolSamples() */
+        public Builder poolSamples(long poolSamples) {
+            this.poolSamples = poolSamples;
+            return this;
+        }
+
+        /** The CeilingResult of the values set. */
+        public CeilingResult build() {
+            return new CeilingResult(
+                    shape,
+                    concurrency,
+                    samples,
+                    requests,
+                    failures,
+                    seconds,
+                    vmCpuSeconds,
+                    clientCpuSeconds,
+                    poolBodies,
+                    poolSamples);
+        }
+    }
 }

@@ -462,39 +462,43 @@ public final class BenchCommand implements Callable<Integer> {
         String t = topic != null ? topic : "tsdb-writer-bench-" + System.currentTimeMillis() / 1000;
         String commandLine = WriterProcessOptions.commandLine(spec);
         List<String> runArgs = writers.runArgs(kafkaClient, vmHttp);
-        BenchRunner.Settings settings = new BenchRunner.Settings(
-                bootstrapServers,
-                vmUrl,
-                t,
-                partitions,
-                cells,
-                feed,
-                sourceInterval.toMillis(),
-                rate,
-                duration,
-                liveGrace,
-                ceilingSeconds,
-                ceilingPool,
-                maxConcurrentWrites,
-                batchSamples,
-                writers.segmentSize,
-                csv,
-                chart,
-                workDir.toAbsolutePath(),
-                jar,
-                java,
-                writers.writerJvmOptions,
-                runArgs,
-                cellTimeout,
-                settleTimeout,
-                commandLine,
-                kafkaClient.toConfig(bootstrapServers),
-                vmHttp.toConfig(),
-                remoteWriteUrls.isEmpty() ? vmUrl.replaceAll("/+$", "") + "/api/v1/write" : remoteWriteUrls.get(0),
-                plan,
-                prometheusBinary == null ? null : prometheusBinary.toAbsolutePath(),
-                victoriaMetricsBinary == null ? null : victoriaMetricsBinary.toAbsolutePath(),
-                prometheusOutOfOrderWindow);
+        BenchRunner.Settings settings = BenchRunner.Settings.builder()
+                .bootstrapServers(bootstrapServers)
+                .vmUrl(vmUrl)
+                .topic(t)
+                .partitions(partitions)
+                .cells(cells)
+                .feed(feed)
+                .sourceIntervalMs(sourceInterval.toMillis())
+                .inputRate(rate)
+                .duration(duration)
+                .liveGrace(liveGrace)
+                .ceilingSeconds(ceilingSeconds)
+                .ceilingPoolBytes(ceilingPool)
+                .writePermits(maxConcurrentWrites)
+                .batchSamples(batchSamples)
+                .segmentSize(writers.segmentSize)
+                .csv(csv)
+                .chart(chart)
+                .workDir(workDir.toAbsolutePath())
+                .jar(jar)
+                .javaCommand(java)
+                .writerJvmOptions(writers.writerJvmOptions)
+                .extraRunArgs(runArgs)
+                .cellTimeout(cellTimeout)
+                .settleMax(settleTimeout)
+                .commandLine(commandLine)
+                .kafkaClient(kafkaClient.toConfig(bootstrapServers))
+                .vmHttp(vmHttp.toConfig())
+                .remoteWriteUrl(
+                        remoteWriteUrls.isEmpty()
+                                ? vmUrl.replaceAll("/+$", "") + "/api/v1/write"
+                                : remoteWriteUrls.get(0))
+                .placement(plan)
+                .prometheusBinary(prometheusBinary == null ? null : prometheusBinary.toAbsolutePath())
+                .victoriaMetricsBinary(victoriaMetricsBinary == null ? null : victoriaMetricsBinary.toAbsolutePath())
+                .prometheusOutOfOrderWindow(prometheusOutOfOrderWindow)
+                .build();
         int rc = new BenchRunner(settings, System.out).run();
         return telegraf == null && !floor ? rc : Math.max(rc, runPeer(telegraf, settings, jar, java));
     }

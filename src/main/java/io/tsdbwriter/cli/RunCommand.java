@@ -540,66 +540,71 @@ final class RunCommand implements Callable<Integer> {
         if (maxRecordBytes > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("--max-record-bytes must be below 2GiB");
         }
-        return new RunConfig(
-                bootstrapServers,
-                topics.stream().map(String::trim).filter(t -> !t.isEmpty()).toList(),
-                groupId,
-                vmUrls.stream().map(String::trim).toList(),
-                timeMultiplier,
-                instanceMultiplier,
-                sourceInterval,
-                parallelism,
-                segmentSize,
-                maxConcurrentWrites,
-                maxRetries,
-                batchSamples,
-                reportInterval,
-                stopAtEnd,
-                summaryJson,
-                commitInterval,
-                drainTimeout,
-                callTimeout,
-                compression.equals("gzip"),
-                metricsPort,
-                onWriteFailure,
-                deadLetterTopic,
-                maxInflightBytes,
-                (int) maxRecordBytes,
-                seriesCacheSize,
-                maxBackoff,
-                consumerProperties,
-                writeMode.equals("sync"),
-                metricsAddress,
-                new GroupMembership(
+        return RunConfig.builder()
+                .bootstrapServers(bootstrapServers)
+                .topics(topics.stream()
+                        .map(String::trim)
+                        .filter(t -> !t.isEmpty())
+                        .toList())
+                .groupId(groupId)
+                .vmUrls(vmUrls.stream().map(String::trim).toList())
+                .timeMultiplier(timeMultiplier)
+                .instanceMultiplier(instanceMultiplier)
+                .sourceInterval(sourceInterval)
+                .parallelism(parallelism)
+                .segmentSize(segmentSize)
+                .maxConcurrentWrites(maxConcurrentWrites)
+                .maxRetries(maxRetries)
+                .batchSamples(batchSamples)
+                .reportInterval(reportInterval)
+                .stopAtEnd(stopAtEnd)
+                .summaryJson(summaryJson)
+                .commitInterval(commitInterval)
+                .drainTimeout(drainTimeout)
+                .callTimeout(callTimeout)
+                .gzip(compression.equals("gzip"))
+                .metricsPort(metricsPort)
+                .onWriteFailure(onWriteFailure)
+                .deadLetterTopic(deadLetterTopic)
+                .maxInflightBytes(maxInflightBytes)
+                .maxRecordBytes((int) maxRecordBytes)
+                .seriesCacheSize(seriesCacheSize)
+                .maxBackoff(maxBackoff)
+                .consumerProperties(consumerProperties)
+                .syncWrites(writeMode.equals("sync"))
+                .metricsAddress(metricsAddress)
+                .membership(new GroupMembership(
                         groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId.trim(),
                         GroupMembership.protocol(groupProtocol),
-                        kafkaTimeout),
-                kafkaClient.toConfig(bootstrapServers),
-                vmHttp.toConfig(),
-                input.toConfig(),
-                Output.parse(output),
-                remoteWriteUrls.stream().map(String::trim).toList(),
-                writeFaultTimeout,
-                topicPattern(),
-                replay.toConfig(),
-                remoteWriteVersion,
-                ConsumerMode.parse(consumerMode),
-                durabilityWindow,
-                tsdbMetricsUrls.stream()
+                        kafkaTimeout))
+                .kafkaClient(kafkaClient.toConfig(bootstrapServers))
+                .vmHttp(vmHttp.toConfig())
+                .input(input.toConfig())
+                .output(Output.parse(output))
+                .remoteWriteUrls(remoteWriteUrls.stream().map(String::trim).toList())
+                .writeFaultTimeout(writeFaultTimeout)
+                .topicPattern(topicPattern())
+                .replay(replay.toConfig())
+                .remoteWriteVersion(remoteWriteVersion)
+                .consumerMode(ConsumerMode.parse(consumerMode))
+                .durabilityWindow(durabilityWindow)
+                .tsdbMetricsUrls(tsdbMetricsUrls.stream()
                         .map(String::trim)
                         .filter(u -> !u.isEmpty())
-                        .toList(),
-                targetMetricsUrls.stream()
+                        .toList())
+                .targetMetricsUrls(targetMetricsUrls.stream()
                         .map(String::trim)
                         .filter(u -> !u.isEmpty())
-                        .toList(),
-                ordering == null
-                        ? Ordering.defaultFor(
-                                Output.parse(output), ConsumerMode.parse(consumerMode) == ConsumerMode.SHARE)
-                        : Ordering.parse(ordering),
-                ConfigurationFaultPolicy.parse(onConfigurationFault),
-                routing.relabel(),
-                routing.tenants(Output.parse(output) == Output.REMOTE_WRITE));
+                        .toList())
+                .ordering(
+                        ordering == null
+                                ? Ordering.defaultFor(
+                                        Output.parse(output), ConsumerMode.parse(consumerMode) == ConsumerMode.SHARE)
+                                : Ordering.parse(ordering))
+                .onConfigurationFault(ConfigurationFaultPolicy.parse(onConfigurationFault))
+                .relabel(routing.relabel())
+                .tenants(routing.tenants(Output.parse(output) == Output.REMOTE_WRITE))
+                .build();
     }
 
     @Override

@@ -274,6 +274,408 @@ public record RunConfig(
         }
     }
 
+    /** A builder that names every value: {@code RunConfig.builder().bootstrapServers(…)…build()}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Names each value of a {@link RunConfig}; {@link #build()} validates them (the compact constructor). A value
+     * not set is Java's default ({@code null}, 0, {@code false}), except the lists and the consumer properties,
+     * which start empty; the values the constructor requires (e.g. the bootstrap servers, the group, the durations) must
+     * be set. Not thread-safe; one instance per configuration.
+     */
+    public static final class Builder {
+        private String bootstrapServers;
+        private List<String> topics = List.of();
+        private String groupId;
+        private List<String> vmUrls = List.of();
+        private int timeMultiplier;
+        private int instanceMultiplier;
+        private Duration sourceInterval;
+        private int parallelism;
+        private long segmentSize;
+        private int maxConcurrentWrites;
+        private int maxRetries;
+        private int batchSamples;
+        private Duration reportInterval;
+        private boolean stopAtEnd;
+        private Path summaryJson;
+        private Duration commitInterval;
+        private Duration drainTimeout;
+        private Duration callTimeout;
+        private boolean gzip;
+        private int metricsPort;
+        private OnWriteFailure onWriteFailure;
+        private String deadLetterTopic;
+        private long maxInflightBytes;
+        private int maxRecordBytes;
+        private int seriesCacheSize;
+        private Duration maxBackoff;
+        private Map<String, String> consumerProperties = Map.of();
+        private boolean syncWrites;
+        private String metricsAddress;
+        private GroupMembership membership;
+        private KafkaClientConfig kafkaClient;
+        private HttpAuthConfig vmHttp;
+        private InputConfig input;
+        private Output output;
+        private List<String> remoteWriteUrls = List.of();
+        private Duration writeFaultTimeout;
+        private Pattern topicPattern;
+        private ReplayConfig replay;
+        private RemoteWriteVersion remoteWriteVersion;
+        private ConsumerMode consumerMode;
+        private Duration durabilityWindow;
+        private List<String> tsdbMetricsUrls = List.of();
+        private List<String> targetMetricsUrls = List.of();
+        private Ordering ordering;
+        private ConfigurationFaultPolicy onConfigurationFault;
+        private RelabelRules relabel;
+        private TenantRouting tenants;
+
+        private Builder() {}
+
+        /** @see RunConfig#bootstrapServers() */
+        public Builder bootstrapServers(String bootstrapServers) {
+            this.bootstrapServers = bootstrapServers;
+            return this;
+        }
+
+        /** @see RunConfig#topics() */
+        public Builder topics(List<String> topics) {
+            this.topics = topics;
+            return this;
+        }
+
+        /** @see RunConfig#groupId() */
+        public Builder groupId(String groupId) {
+            this.groupId = groupId;
+            return this;
+        }
+
+        /** @see RunConfig#vmUrls() */
+        public Builder vmUrls(List<String> vmUrls) {
+            this.vmUrls = vmUrls;
+            return this;
+        }
+
+        /** @see RunConfig#timeMultiplier() */
+        public Builder timeMultiplier(int timeMultiplier) {
+            this.timeMultiplier = timeMultiplier;
+            return this;
+        }
+
+        /** @see RunConfig#instanceMultiplier() */
+        public Builder instanceMultiplier(int instanceMultiplier) {
+            this.instanceMultiplier = instanceMultiplier;
+            return this;
+        }
+
+        /** @see RunConfig#sourceInterval() */
+        public Builder sourceInterval(Duration sourceInterval) {
+            this.sourceInterval = sourceInterval;
+            return this;
+        }
+
+        /** @see RunConfig#parallelism() */
+        public Builder parallelism(int parallelism) {
+            this.parallelism = parallelism;
+            return this;
+        }
+
+        /** @see RunConfig#segmentSize() */
+        public Builder segmentSize(long segmentSize) {
+            this.segmentSize = segmentSize;
+            return this;
+        }
+
+        /** @see RunConfig#maxConcurrentWrites() */
+        public Builder maxConcurrentWrites(int maxConcurrentWrites) {
+            this.maxConcurrentWrites = maxConcurrentWrites;
+            return this;
+        }
+
+        /** @see RunConfig#maxRetries() */
+        public Builder maxRetries(int maxRetries) {
+            this.maxRetries = maxRetries;
+            return this;
+        }
+
+        /** @see RunConfig#batchSamples() */
+        public Builder batchSamples(int batchSamples) {
+            this.batchSamples = batchSamples;
+            return this;
+        }
+
+        /** @see RunConfig#reportInterval() */
+        public Builder reportInterval(Duration reportInterval) {
+            this.reportInterval = reportInterval;
+            return this;
+        }
+
+        /** @see RunConfig#stopAtEnd() */
+        public Builder stopAtEnd(boolean stopAtEnd) {
+            this.stopAtEnd = stopAtEnd;
+            return this;
+        }
+
+        /** @see RunConfig#summaryJson() */
+        public Builder summaryJson(Path summaryJson) {
+            this.summaryJson = summaryJson;
+            return this;
+        }
+
+        /** @see RunConfig#commitInterval() */
+        public Builder commitInterval(Duration commitInterval) {
+            this.commitInterval = commitInterval;
+            return this;
+        }
+
+        /** @see RunConfig#drainTimeout() */
+        public Builder drainTimeout(Duration drainTimeout) {
+            this.drainTimeout = drainTimeout;
+            return this;
+        }
+
+        /** @see RunConfig#callTimeout() */
+        public Builder callTimeout(Duration callTimeout) {
+            this.callTimeout = callTimeout;
+            return this;
+        }
+
+        /** @see RunConfig#gzip() */
+        public Builder gzip(boolean gzip) {
+            this.gzip = gzip;
+            return this;
+        }
+
+        /** @see RunConfig#metricsPort() */
+        public Builder metricsPort(int metricsPort) {
+            this.metricsPort = metricsPort;
+            return this;
+        }
+
+        /** @see RunConfig#onWriteFailure() */
+        public Builder onWriteFailure(OnWriteFailure onWriteFailure) {
+            this.onWriteFailure = onWriteFailure;
+            return this;
+        }
+
+        /** @see RunConfig#deadLetterTopic() */
+        public Builder deadLetterTopic(String deadLetterTopic) {
+            this.deadLetterTopic = deadLetterTopic;
+            return this;
+        }
+
+        /** @see RunConfig#maxInflightBytes() */
+        public Builder maxInflightBytes(long maxInflightBytes) {
+            this.maxInflightBytes = maxInflightBytes;
+            return this;
+        }
+
+        /** @see RunConfig#maxRecordBytes() */
+        public Builder maxRecordBytes(int maxRecordBytes) {
+            this.maxRecordBytes = maxRecordBytes;
+            return this;
+        }
+
+        /** @see RunConfig#seriesCacheSize() */
+        public Builder seriesCacheSize(int seriesCacheSize) {
+            this.seriesCacheSize = seriesCacheSize;
+            return this;
+        }
+
+        /** @see RunConfig#maxBackoff() */
+        public Builder maxBackoff(Duration maxBackoff) {
+            this.maxBackoff = maxBackoff;
+            return this;
+        }
+
+        /** @see RunConfig#consumerProperties() */
+        public Builder consumerProperties(Map<String, String> consumerProperties) {
+            this.consumerProperties = consumerProperties;
+            return this;
+        }
+
+        /** @see RunConfig#syncWrites() */
+        public Builder syncWrites(boolean syncWrites) {
+            this.syncWrites = syncWrites;
+            return this;
+        }
+
+        /** @see RunConfig#metricsAddress() */
+        public Builder metricsAddress(String metricsAddress) {
+            this.metricsAddress = metricsAddress;
+            return this;
+        }
+
+        /** @see RunConfig#membership() */
+        public Builder membership(GroupMembership membership) {
+            this.membership = membership;
+            return this;
+        }
+
+        /** @see RunConfig#kafkaClient() */
+        public Builder kafkaClient(KafkaClientConfig kafkaClient) {
+            this.kafkaClient = kafkaClient;
+            return this;
+        }
+
+        /** @see RunConfig#vmHttp() */
+        public Builder vmHttp(HttpAuthConfig vmHttp) {
+            this.vmHttp = vmHttp;
+            return this;
+        }
+
+        /** @see RunConfig#input() */
+        public Builder input(InputConfig input) {
+            this.input = input;
+            return this;
+        }
+
+        /** @see RunConfig#output() */
+        public Builder output(Output output) {
+            this.output = output;
+            return this;
+        }
+
+        /** @see RunConfig#remoteWriteUrls() */
+        public Builder remoteWriteUrls(List<String> remoteWriteUrls) {
+            this.remoteWriteUrls = remoteWriteUrls;
+            return this;
+        }
+
+        /** @see RunConfig#writeFaultTimeout() */
+        public Builder writeFaultTimeout(Duration writeFaultTimeout) {
+            this.writeFaultTimeout = writeFaultTimeout;
+            return this;
+        }
+
+        /** @see RunConfig#topicPattern() */
+        public Builder topicPattern(Pattern topicPattern) {
+            this.topicPattern = topicPattern;
+            return this;
+        }
+
+        /** @see RunConfig#replay() */
+        public Builder replay(ReplayConfig replay) {
+            this.replay = replay;
+            return this;
+        }
+
+        /** @see RunConfig#remoteWriteVersion() */
+        public Builder remoteWriteVersion(RemoteWriteVersion remoteWriteVersion) {
+            this.remoteWriteVersion = remoteWriteVersion;
+            return this;
+        }
+
+        /** @see RunConfig#consumerMode() */
+        public Builder consumerMode(ConsumerMode consumerMode) {
+            this.consumerMode = consumerMode;
+            return this;
+        }
+
+        /** @see RunConfig#durabilityWindow() */
+        public Builder durabilityWindow(Duration durabilityWindow) {
+            this.durabilityWindow = durabilityWindow;
+            return this;
+        }
+
+        /** @see RunConfig#tsdbMetricsUrls() */
+        public Builder tsdbMetricsUrls(List<String> tsdbMetricsUrls) {
+            this.tsdbMetricsUrls = tsdbMetricsUrls;
+            return this;
+        }
+
+        /** @see RunConfig#targetMetricsUrls() */
+        public Builder targetMetricsUrls(List<String> targetMetricsUrls) {
+            this.targetMetricsUrls = targetMetricsUrls;
+            return this;
+        }
+
+        /** @see RunConfig#ordering() */
+        public Builder ordering(Ordering ordering) {
+            this.ordering = ordering;
+            return this;
+        }
+
+        /** @see RunConfig#onConfigurationFault() */
+        public Builder onConfigurationFault(ConfigurationFaultPolicy onConfigurationFault) {
+            this.onConfigurationFault = onConfigurationFault;
+            return this;
+        }
+
+        /** @see RunConfig#relabel() */
+        public Builder relabel(RelabelRules relabel) {
+            this.relabel = relabel;
+            return this;
+        }
+
+        /** @see RunConfig#tenants() */
+        public Builder tenants(TenantRouting tenants) {
+            this.tenants = tenants;
+            return this;
+        }
+
+        /**
+         * The configuration of the values set.
+         *
+         * @throws IllegalArgumentException naming the flag whose value is out of range (as the constructor)
+         * @throws NullPointerException when a required value is not set
+         */
+        public RunConfig build() {
+            return new RunConfig(
+                    bootstrapServers,
+                    topics,
+                    groupId,
+                    vmUrls,
+                    timeMultiplier,
+                    instanceMultiplier,
+                    sourceInterval,
+                    parallelism,
+                    segmentSize,
+                    maxConcurrentWrites,
+                    maxRetries,
+                    batchSamples,
+                    reportInterval,
+                    stopAtEnd,
+                    summaryJson,
+                    commitInterval,
+                    drainTimeout,
+                    callTimeout,
+                    gzip,
+                    metricsPort,
+                    onWriteFailure,
+                    deadLetterTopic,
+                    maxInflightBytes,
+                    maxRecordBytes,
+                    seriesCacheSize,
+                    maxBackoff,
+                    consumerProperties,
+                    syncWrites,
+                    metricsAddress,
+                    membership,
+                    kafkaClient,
+                    vmHttp,
+                    input,
+                    output,
+                    remoteWriteUrls,
+                    writeFaultTimeout,
+                    topicPattern,
+                    replay,
+                    remoteWriteVersion,
+                    consumerMode,
+                    durabilityWindow,
+                    tsdbMetricsUrls,
+                    targetMetricsUrls,
+                    ordering,
+                    onConfigurationFault,
+                    relabel,
+                    tenants);
+        }
+    }
+
     /** The topics for logs: the {@code --topic}s, or the pattern. */
     public String topicsText() {
         return topicPattern == null ? String.join(",", topics) : "pattern " + topicPattern.pattern();

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /** The topic check with an Admin client made from the common client settings. */
 final class DeadLetterTopicCheck implements Supplier<DeadLetterTopicCheck.TopicState> {
 
-    private static final Logger log = LoggerFactory.getLogger(DeadLetterQueue.class);
+    private static final Logger log = LoggerFactory.getLogger(DeadLetterTopicCheck.class);
     /** Bytes a topic takes per record batch when {@code max.message.bytes} cannot be read: Kafka's broker default. */
     static final int DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
 

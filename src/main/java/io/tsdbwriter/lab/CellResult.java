@@ -43,20 +43,25 @@ public record CellResult(
 
     /** This result as the result of {@code other} (a cell run against a receiver started for it, reported as the grid's cell). */
     public CellResult withCell(BenchCell other) {
-        return new CellResult(
-                other,
-                live,
-                exitCode,
-                points,
-                samplesExpected,
-                samplesWritten,
-                seconds,
-                writerCpuSeconds,
-                vmCpuSeconds,
-                peakHeapBytes,
-                otherCpuSeconds,
-                loadAverage,
-                inputPointsPerSecond);
+        return toBuilder().cell(other).build();
+    }
+
+    /** A builder holding this result's values. */
+    public Builder toBuilder() {
+        return builder()
+                .cell(cell)
+                .live(live)
+                .exitCode(exitCode)
+                .points(points)
+                .samplesExpected(samplesExpected)
+                .samplesWritten(samplesWritten)
+                .seconds(seconds)
+                .writerCpuSeconds(writerCpuSeconds)
+                .vmCpuSeconds(vmCpuSeconds)
+                .peakHeapBytes(peakHeapBytes)
+                .otherCpuSeconds(otherCpuSeconds)
+                .loadAverage(loadAverage)
+                .inputPointsPerSecond(inputPointsPerSecond);
     }
 
     /** Samples expected per minute. */
@@ -107,5 +112,128 @@ public record CellResult(
     /** The mode column: {@code async}, {@code sync}, {@code async live}. */
     public String modeLabel() {
         return live ? cell.modeLabel() + " live" : cell.modeLabel();
+    }
+
+    /** A builder that names every value. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Names each value of a {@link CellResult}; {@code otherCpuSeconds} and {@code inputPointsPerSecond} start NaN
+     * (unknown; a backlog cell), the rest null, false or 0 until set. Not thread-safe.
+     */
+    public static final class Builder {
+        private BenchCell cell;
+        private boolean live;
+        private int exitCode;
+        private long points;
+        private long samplesExpected;
+        private long samplesWritten;
+        private double seconds;
+        private double writerCpuSeconds;
+        private double vmCpuSeconds;
+        private long peakHeapBytes;
+        private double otherCpuSeconds = Double.NaN;
+        private double loadAverage;
+        private double inputPointsPerSecond = Double.NaN;
+
+        private Builder() {}
+
+        /** @see CellResult#cell() */
+        public Builder cell(BenchCell cell) {
+            this.cell = cell;
+            return this;
+        }
+
+        /** @see CellResult#live() */
+        public Builder live(boolean live) {
+            this.live = live;
+            return this;
+        }
+
+        /** @see CellResult#exitCode() */
+        public Builder exitCode(int exitCode) {
+            this.exitCode = exitCode;
+            return this;
+        }
+
+        /** @see CellResult#points() */
+        public Builder points(long points) {
+            this.points = points;
+            return this;
+        }
+
+        /** @see CellResult#samplesExpected() */
+        public Builder samplesExpected(long samplesExpected) {
+            this.samplesExpected = samplesExpected;
+            return this;
+        }
+
+        /** @see CellResult#samplesWritten() */
+        public Builder samplesWritten(long samplesWritten) {
+            this.samplesWritten = samplesWritten;
+            return this;
+        }
+
+        /** @see CellResult#seconds() */
+        public Builder seconds(double seconds) {
+            this.seconds = seconds;
+            return this;
+        }
+
+        /** @see CellResult#writerCpuSeconds() */
+        public Builder writerCpuSeconds(double writerCpuSeconds) {
+            this.writerCpuSeconds = writerCpuSeconds;
+            return this;
+        }
+
+        /** @see CellResult#vmCpuSeconds() */
+        public Builder vmCpuSeconds(double vmCpuSeconds) {
+            this.vmCpuSeconds = vmCpuSeconds;
+            return this;
+        }
+
+        /** @see CellResult#peakHeapBytes() */
+        public Builder peakHeapBytes(long peakHeapBytes) {
+            this.peakHeapBytes = peakHeapBytes;
+            return this;
+        }
+
+        /** @see CellResult#otherCpuSeconds() */
+        public Builder otherCpuSeconds(double otherCpuSeconds) {
+            this.otherCpuSeconds = otherCpuSeconds;
+            return this;
+        }
+
+        /** @see CellResult#loadAverage() */
+        public Builder loadAverage(double loadAverage) {
+            this.loadAverage = loadAverage;
+            return this;
+        }
+
+        /** @see CellResult#inputPointsPerSecond() */
+        public Builder inputPointsPerSecond(double inputPointsPerSecond) {
+            this.inputPointsPerSecond = inputPointsPerSecond;
+            return this;
+        }
+
+        /** The CellResult of the values set. */
+        public CellResult build() {
+            return new CellResult(
+                    cell,
+                    live,
+                    exitCode,
+                    points,
+                    samplesExpected,
+                    samplesWritten,
+                    seconds,
+                    writerCpuSeconds,
+                    vmCpuSeconds,
+                    peakHeapBytes,
+                    otherCpuSeconds,
+                    loadAverage,
+                    inputPointsPerSecond);
+        }
     }
 }

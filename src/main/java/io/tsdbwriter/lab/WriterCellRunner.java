@@ -23,7 +23,7 @@ import java.util.function.Function;
  */
 public final class WriterCellRunner {
 
-    /** What every cell's writer gets. */
+    /** What every cell's writer gets; built with {@link #builder()}, which names each value. */
     public record Settings(
             List<String> javaCommand,
             Path jar,
@@ -38,7 +38,138 @@ public final class WriterCellRunner {
             Duration cellTimeout,
             Duration settleMax,
             String remoteWriteUrl,
-            Placement placement) {}
+            Placement placement) {
+        /** A builder that names every value. */
+        public static Builder builder() {
+            return new Builder();
+        }
+
+        /**
+         * Names each value of {@link Settings}; the JVM options and the extra run arguments start empty, the rest null
+         * or 0 until set. Not thread-safe.
+         */
+        public static final class Builder {
+            private List<String> javaCommand;
+            private Path jar;
+            private List<String> jvmOptions = List.of();
+            private String bootstrapServers;
+            private String vmUrl;
+            private int writePermits;
+            private int batchSamples;
+            private long segmentSize;
+            private List<String> extraRunArgs = List.of();
+            private Path workDir;
+            private Duration cellTimeout;
+            private Duration settleMax;
+            private String remoteWriteUrl;
+            private Placement placement;
+
+            private Builder() {}
+
+            /** @see Settings#javaCommand() */
+            public Builder javaCommand(List<String> javaCommand) {
+                this.javaCommand = javaCommand;
+                return this;
+            }
+
+            /** @see Settings#jar() */
+            public Builder jar(Path jar) {
+                this.jar = jar;
+                return this;
+            }
+
+            /** @see Settings#jvmOptions() */
+            public Builder jvmOptions(List<String> jvmOptions) {
+                this.jvmOptions = jvmOptions;
+                return this;
+            }
+
+            /** @see Settings#bootstrapServers() */
+            public Builder bootstrapServers(String bootstrapServers) {
+                this.bootstrapServers = bootstrapServers;
+                return this;
+            }
+
+            /** @see Settings#vmUrl() */
+            public Builder vmUrl(String vmUrl) {
+                this.vmUrl = vmUrl;
+                return this;
+            }
+
+            /** @see Settings#writePermits() */
+            public Builder writePermits(int writePermits) {
+                this.writePermits = writePermits;
+                return this;
+            }
+
+            /** @see Settings#batchSamples() */
+            public Builder batchSamples(int batchSamples) {
+                this.batchSamples = batchSamples;
+                return this;
+            }
+
+            /** @see Settings#segmentSize() */
+            public Builder segmentSize(long segmentSize) {
+                this.segmentSize = segmentSize;
+                return this;
+            }
+
+            /** @see Settings#extraRunArgs() */
+            public Builder extraRunArgs(List<String> extraRunArgs) {
+                this.extraRunArgs = extraRunArgs;
+                return this;
+            }
+
+            /** @see Settings#workDir() */
+            public Builder workDir(Path workDir) {
+                this.workDir = workDir;
+                return this;
+            }
+
+            /** @see Settings#cellTimeout() */
+            public Builder cellTimeout(Duration cellTimeout) {
+                this.cellTimeout = cellTimeout;
+                return this;
+            }
+
+            /** @see Settings#settleMax() */
+            public Builder settleMax(Duration settleMax) {
+                this.settleMax = settleMax;
+                return this;
+            }
+
+            /** @see Settings#remoteWriteUrl() */
+            public Builder remoteWriteUrl(String remoteWriteUrl) {
+                this.remoteWriteUrl = remoteWriteUrl;
+                return this;
+            }
+
+            /** @see Settings#placement() */
+            public Builder placement(Placement placement) {
+                this.placement = placement;
+                return this;
+            }
+
+            /** The Settings of the values set. */
+            public Settings build() {
+                return new Settings(
+                        javaCommand,
+                        jar,
+                        jvmOptions,
+                        bootstrapServers,
+                        vmUrl,
+                        writePermits,
+                        batchSamples,
+                        segmentSize,
+                        extraRunArgs,
+                        workDir,
+                        cellTimeout,
+                        settleMax,
+                        remoteWriteUrl,
+                        placement);
+            }
+        }
+    }
 
     /** A live cell's input: called once the writer is ready; returns the points produced (blocks for the window). */
     @FunctionalInterface
@@ -313,20 +444,21 @@ public final class WriterCellRunner {
         json.writerWithDefaultPrettyPrinter()
                 .writeValue(s.workDir().resolve(name + ".json").toFile(), merged);
         double other = sys1 - sys0 - cpu - (vm1 - vm0);
-        return new CellResult(
-                cell,
-                false,
-                exit,
-                points,
-                expected,
-                written,
-                elapsed,
-                cpu,
-                vm1 - vm0,
-                heap,
-                other,
-                SystemCpu.loadAverage(),
-                Double.NaN);
+        return CellResult.builder()
+                .cell(cell)
+                .live(false)
+                .exitCode(exit)
+                .points(points)
+                .samplesExpected(expected)
+                .samplesWritten(written)
+                .seconds(elapsed)
+                .writerCpuSeconds(cpu)
+                .vmCpuSeconds(vm1 - vm0)
+                .peakHeapBytes(heap)
+                .otherCpuSeconds(other)
+                .loadAverage(SystemCpu.loadAverage())
+                .inputPointsPerSecond(Double.NaN)
+                .build();
     }
 
     private static String metricsPage(okhttp3.OkHttpClient http, int port) {
@@ -405,20 +537,21 @@ public final class WriterCellRunner {
         double sys1 = SystemCpu.busySeconds();
         JsonNode j = Files.exists(summary) ? new ObjectMapper().readTree(summary.toFile()) : null;
         if (j == null) {
-            return new CellResult(
-                    cell,
-                    live != null,
-                    exit == 0 ? 1 : exit,
-                    0,
-                    0,
-                    0,
-                    Double.NaN,
-                    Double.NaN,
-                    vm1 - vm0,
-                    0,
-                    Double.NaN,
-                    SystemCpu.loadAverage(),
-                    Double.NaN);
+            return CellResult.builder()
+                    .cell(cell)
+                    .live(live != null)
+                    .exitCode(exit == 0 ? 1 : exit)
+                    .points(0)
+                    .samplesExpected(0)
+                    .samplesWritten(0)
+                    .seconds(Double.NaN)
+                    .writerCpuSeconds(Double.NaN)
+                    .vmCpuSeconds(vm1 - vm0)
+                    .peakHeapBytes(0)
+                    .otherCpuSeconds(Double.NaN)
+                    .loadAverage(SystemCpu.loadAverage())
+                    .inputPointsPerSecond(Double.NaN)
+                    .build();
         }
         long points = j.path("points").asLong();
         long written = j.path("samples_written").asLong();
@@ -426,37 +559,39 @@ public final class WriterCellRunner {
         long heap = j.path("peak_heap_bytes").asLong();
         double other = sys1 - sys0 - cpu - (vm1 - vm0);
         if (live == null) {
-            return new CellResult(
-                    cell,
-                    false,
-                    exit,
-                    points,
-                    j.path("samples_expected").asLong(),
-                    written,
-                    j.path("write_seconds")
-                            .asDouble(j.path("elapsed_seconds").asDouble(Double.NaN)), // not the durability wait
-                    cpu,
-                    vm1 - vm0,
-                    heap,
-                    other,
-                    SystemCpu.loadAverage(),
-                    Double.NaN);
+            return CellResult.builder()
+                    .cell(cell)
+                    .live(false)
+                    .exitCode(exit)
+                    .points(points)
+                    .samplesExpected(j.path("samples_expected").asLong())
+                    .samplesWritten(written)
+                    .seconds(j.path("write_seconds")
+                            .asDouble(j.path("elapsed_seconds").asDouble(Double.NaN))) // not the durability wait
+                    .writerCpuSeconds(cpu)
+                    .vmCpuSeconds(vm1 - vm0)
+                    .peakHeapBytes(heap)
+                    .otherCpuSeconds(other)
+                    .loadAverage(SystemCpu.loadAverage())
+                    .inputPointsPerSecond(Double.NaN)
+                    .build();
         }
         long expected = producedPoints * cell.samplesPerPoint();
-        return new CellResult(
-                cell,
-                true,
-                exit,
-                points,
-                expected,
-                written,
-                windowSeconds,
-                cpu,
-                vm1 - vm0,
-                heap,
-                other,
-                SystemCpu.loadAverage(),
-                producedPoints / windowSeconds);
+        return CellResult.builder()
+                .cell(cell)
+                .live(true)
+                .exitCode(exit)
+                .points(points)
+                .samplesExpected(expected)
+                .samplesWritten(written)
+                .seconds(windowSeconds)
+                .writerCpuSeconds(cpu)
+                .vmCpuSeconds(vm1 - vm0)
+                .peakHeapBytes(heap)
+                .otherCpuSeconds(other)
+                .loadAverage(SystemCpu.loadAverage())
+                .inputPointsPerSecond(producedPoints / windowSeconds)
+                .build();
     }
 
     /** Waits until the writer has logged that it runs (its consumers are about to start), at most 60 s. */

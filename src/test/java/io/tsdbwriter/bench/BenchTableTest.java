@@ -12,25 +12,36 @@ class BenchTableTest {
 
     private static final BenchCell.Shape M12 = new BenchCell.Shape(12, 1);
     /** 2,000,000 samples/s for 10 s; VictoriaMetrics 10 CPU-s → 0.5 CPU-s per million. */
-    private static final CeilingResult CEILING =
-            new CeilingResult(M12, 8, 20_000_000, 2000, 0, 10.0, 10.0, 0.5, 100, 1_000_000);
+    private static final CeilingResult CEILING = CeilingResult.builder()
+            .shape(M12)
+            .concurrency(8)
+            .samples(20_000_000)
+            .requests(2000)
+            .failures(0)
+            .seconds(10.0)
+            .vmCpuSeconds(10.0)
+            .clientCpuSeconds(0.5)
+            .poolBodies(100)
+            .poolSamples(1_000_000)
+            .build();
 
     private static CellResult cell(
             String mode, int p, long written, double seconds, double writerCpu, double vmCpu, int exit) {
-        return new CellResult(
-                new BenchCell(p, 12, 1, mode),
-                false,
-                exit,
-                written / 12,
-                written,
-                written,
-                seconds,
-                writerCpu,
-                vmCpu,
-                300L << 20,
-                1.5,
-                0.7,
-                Double.NaN);
+        return CellResult.builder()
+                .cell(new BenchCell(p, 12, 1, mode))
+                .live(false)
+                .exitCode(exit)
+                .points(written / 12)
+                .samplesExpected(written)
+                .samplesWritten(written)
+                .seconds(seconds)
+                .writerCpuSeconds(writerCpu)
+                .vmCpuSeconds(vmCpu)
+                .peakHeapBytes(300L << 20)
+                .otherCpuSeconds(1.5)
+                .loadAverage(0.7)
+                .inputPointsPerSecond(Double.NaN)
+                .build();
     }
 
     @Test
@@ -55,8 +66,21 @@ class BenchTableTest {
     @Test
     void liveCellsCountExpectedFromTheInput() {
         // 60 s window, 1,000 points/s produced at M=12: 720,000 expected; 705,600 written = 98%
-        CellResult live = new CellResult(
-                new BenchCell(6, 12, 1, "async"), true, 0, 60_000, 720_000, 705_600, 60.0, 5, 5, 1L << 28, 0, 0, 1000);
+        CellResult live = CellResult.builder()
+                .cell(new BenchCell(6, 12, 1, "async"))
+                .live(true)
+                .exitCode(0)
+                .points(60_000)
+                .samplesExpected(720_000)
+                .samplesWritten(705_600)
+                .seconds(60.0)
+                .writerCpuSeconds(5)
+                .vmCpuSeconds(5)
+                .peakHeapBytes(1L << 28)
+                .otherCpuSeconds(0)
+                .loadAverage(0)
+                .inputPointsPerSecond(1000)
+                .build();
         assertThat(live.expectedPerMinute()).isEqualTo(720_000);
         assertThat(live.actualPerMinute()).isEqualTo(705_600);
         assertThat(live.efficiency()).isEqualTo(0.98, within(1e-12));
