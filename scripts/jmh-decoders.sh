@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# JMH benchmark of every input format's decoder (src/test/java/io/tsdbwriter/bench/DecoderBenchmark.java) on the same
+# JMH benchmark of every input format's decoder (src/test/java/io/tsdbwriter/decode/DecoderBenchmark.java) on the same
 # node_exporter scrapes: `decode` (decode only) and `relay` (decode -> amplify -> encode at M=N=1), single-threaded;
 # the `samples` secondary result is samples/s per core. Short iterations by default (2 x 2 s warm-up, 3 x 2 s
 # measured): extra arguments go to JMH (e.g. -p format=influx,json or -i 10).
