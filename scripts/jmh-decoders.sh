@@ -2,7 +2,8 @@
 # JMH benchmark of every input format's decoder (src/test/java/io/tsdbwriter/decode/DecoderBenchmark.java) on the same
 # node_exporter scrapes: `decode` (decode only) and `relay` (decode -> amplify -> encode at M=N=1), single-threaded;
 # the `samples` secondary result is samples/s per core. Short iterations by default (2 x 2 s warm-up, 3 x 2 s
-# measured): extra arguments go to JMH (e.g. -p format=influx,json or -i 10).
+# measured; an option given in the arguments replaces its default): extra arguments go to JMH (e.g.
+# -p format=influx,json or -i 10).
 # Result: target/jmh/decoders.json and target/jmh/decoders.txt.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -17,10 +18,19 @@ mkdir -p "$OUT"
 log "== mvn test-compile (with the JMH annotation processor) and the test classpath"
 build_test_classpath "$OUT/build.log"
 
+# JMH refuses an option given twice: each default applies only when the arguments do not set that option
+defaults=()
+for d in "-wi 2" "-w 2" "-i 3" "-r 2" "-f 1"; do
+  case " $* " in
+    *" ${d%% *} "*) ;;
+    *) read -ra kv <<<"$d" && defaults+=("${kv[@]}") ;;
+  esac
+done
+
 log "== JMH: DecoderBenchmark (single thread, every format)"
 # shellcheck disable=SC2046
 "$JAVA_HOME/bin/java" $(quiet_jvm_flags) -cp "target/test-classes:target/classes:$(cat target/test.classpath)" \
-  org.openjdk.jmh.Main DecoderBenchmark -wi 2 -w 2 -i 3 -r 2 -f 1 -rf json -rff "$OUT/decoders.json" "$@" | tee "$OUT/decoders.txt"
+  org.openjdk.jmh.Main DecoderBenchmark "${defaults[@]}" -rf json -rff "$OUT/decoders.json" "$@" | tee "$OUT/decoders.txt"
 
 echo
 echo "samples/s per core (decode | decode -> amplify -> encode at M=N=1):"

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code --tenant-from}, {@code --default-tenant}, {@code --remote-write-tenant-header} and VictoriaMetrics' tenant syntax. */
 class TenantRoutingTest {
@@ -20,15 +22,26 @@ class TenantRoutingTest {
         assertThat(Tenant.parse("007", 0).id()).as("the text as given").isEqualTo("007");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            textBlock =
+                    """
+            4294967296 | accountID must be at most 4294967295
+            1:4294967296 | projectID must be at most 4294967295
+            -1 | accountID must be decimal digits
+            team-a | 'team-a' is not a tenant accountID[:projectID]
+            1: | projectID must be 1 to 10 decimal digits
+            :1 | accountID
+            1:2:3 | projectID must be decimal digits
+            """)
+    void anythingElseIsNamedInvalidWithItsReason(String text, String reason) {
+        assertThat(Tenant.invalid(text)).contains(reason);
+    }
+
     @Test
-    void anythingElseIsNamedInvalidWithItsReason() {
-        assertThat(Tenant.invalid("4294967296")).contains("accountID must be at most 4294967295");
-        assertThat(Tenant.invalid("1:4294967296")).contains("projectID must be at most 4294967295");
-        assertThat(Tenant.invalid("-1")).contains("accountID must be decimal digits");
-        assertThat(Tenant.invalid("team-a")).contains("'team-a' is not a tenant accountID[:projectID]");
-        assertThat(Tenant.invalid("1:")).contains("projectID must be 1 to 10 decimal digits");
-        assertThat(Tenant.invalid(":1")).contains("accountID");
-        assertThat(Tenant.invalid("1:2:3")).contains("projectID must be decimal digits");
+    void anEmptyTenantAndAControlCharacterAreNamedSoAndATenantIsValid() {
         assertThat(Tenant.invalid("")).isEqualTo("empty tenant");
         assertThat(Tenant.invalid("1\n"))
                 .as("a control character is not logged as is")
