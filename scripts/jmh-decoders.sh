@@ -35,4 +35,7 @@ log "== JMH: DecoderBenchmark (single thread, every format)"
 echo
 echo "samples/s per core (decode | decode -> amplify -> encode at M=N=1):"
 grep -E '^DecoderBenchmark\.(decode|relay):samples' "$OUT/decoders.txt" \
-  | awk '{ split($1, b, "[.:]"); printf "  %-8s %-16s %8.2fM +/- %.2fM\n", b[2], $2, $5/1e6, $7/1e6 }'
+  | awk '{ split($1, b, "[.:]")
+      # "score ± error ops/s", or "score ops/s" alone when one iteration leaves JMH no error to print
+      if ($(NF-2) == "±") { s = $(NF-3); e = $(NF-1) } else { s = $(NF-1); e = 0 }
+      printf "  %-8s %-16s %8.2fM +/- %.2fM\n", b[2], $2, s/1e6, e/1e6 }'
