@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# JMH benchmark of the hot path decode -> amplify -> encode (src/test/java/io/tsdbwriter/bench/HotPathBenchmark.java):
+# JMH benchmark of the hot path decode -> amplify -> encode (src/test/java/io/tsdbwriter/pipeline/HotPathBenchmark.java):
 # builds the test classes (the JMH annotation processor generates the harness), runs the benchmark single-threaded
 # and prints samples/s per core. The benchmark counts one operation per sample (M=12, N=1), so its single-thread
 # throughput IS samples/s per core. It runs once per encoder (-p output=import,remote-write by default: the JSON-lines

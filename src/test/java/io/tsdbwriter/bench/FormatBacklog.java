@@ -1,5 +1,6 @@
 package io.tsdbwriter.bench;
 
+import io.tsdbwriter.decode.DecoderBenchmark;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import io.tsdbwriter.produce.NodeExporterFiles;

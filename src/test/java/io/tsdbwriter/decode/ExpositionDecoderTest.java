@@ -1,64 +1,74 @@
 package io.tsdbwriter.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ExpositionDecoderTest {
 
     private final ExpositionDecoder d = new ExpositionDecoder(1 << 20, Decoded.ANY_TIME);
 
-    @Test
-    void samplesWithAndWithoutTimestamp() {
-        Decoded r = Decoded.of(
-                d,
-                "# HELP x y\n# TYPE x gauge\nx 1\nx{a=\"b\",c=\"d\",} 2.5e-3 1795300857000\n  y\t7 1795300857\n",
-                42);
-        assertThat(r.points)
-                .containsExactly("x{} 1.0 @42", "x{a=\"b\",c=\"d\"} 0.0025 @1795300857000", "y{} 7.0 @1795300857000");
-        assertThat(r.rejections.total()).isZero();
+    private static Arguments scrape(String name, String text, long kafkaTs, String... expected) {
+        return arguments(name, text, kafkaTs, List.of(expected));
     }
 
-    @Test
-    void escapesInLabelValuesAndEmptyValuesDropped() {
-        Decoded r = Decoded.of(d, "m{path=\"C:\\\\x\",q=\"say \\\"hi\\\"\",nl=\"a\\nb\",other=\"\\t\",e=\"\"} 1 5", 0);
-        assertThat(r.points).containsExactly("m{nl=\"a\nb\",other=\"\\t\",path=\"C:\\x\",q=\"say \"hi\"\"} 1.0 @5000");
-    }
-
-    @Test
-    void labelValuesMayHoldBracesHashesAndCommas() {
-        Decoded r = Decoded.of(d, "m{a=\"}{#,\"} 3 # {trace_id=\"x\"} 1", 9);
-        assertThat(r.points).containsExactly("m{a=\"}{#,\"} 3.0 @9");
-    }
-
-    @Test
-    void anExemplarNeverGivesTheSampleItsValue() {
-        // issue 41: the label-less line was stored as w_requests_total 7 1795300857000 #{trace_id="def"} = 2
-        Decoded r = Decoded.of(
-                d,
-                """
-                # TYPE w_requests counter
-                w_requests_total 7 1795300857000 # {trace_id="def"} 2.0 1795300857
-                w_requests_total{a="b"} 8 1795300917000 # {trace_id="def"} 2.0 1795300857
-                m 7 # {a="b"} 2
-                m{} 9 # {} 3 1795300857.5
-                m{a="x # y"} 10
-                  m\t11\t\t#\t\t{a="1"}\t\t4\t
-                """,
-                42);
-        assertThat(r.points)
-                .containsExactly(
+    /** Exposition text and the record's Kafka timestamp → its points (metric{labels} value @ms), none refused. */
+    static Stream<Arguments> points() {
+        return Stream.of(
+                scrape(
+                        "samples with and without a timestamp",
+                        "# HELP x y\n# TYPE x gauge\nx 1\nx{a=\"b\",c=\"d\",} 2.5e-3 1795300857000\n  y\t7 1795300857\n",
+                        42,
+                        "x{} 1.0 @42",
+                        "x{a=\"b\",c=\"d\"} 0.0025 @1795300857000",
+                        "y{} 7.0 @1795300857000"),
+                scrape(
+                        "escapes in label values, empty values dropped",
+                        "m{path=\"C:\\\\x\",q=\"say \\\"hi\\\"\",nl=\"a\\nb\",other=\"\\t\",e=\"\"} 1 5",
+                        0,
+                        "m{nl=\"a\nb\",other=\"\\t\",path=\"C:\\x\",q=\"say \"hi\"\"} 1.0 @5000"),
+                scrape(
+                        "label values may hold braces, hashes and commas",
+                        "m{a=\"}{#,\"} 3 # {trace_id=\"x\"} 1",
+                        9,
+                        "m{a=\"}{#,\"} 3.0 @9"),
+                // the label-less line was stored as w_requests_total 7 1795300857000 #{trace_id="def"} = 2
+                scrape(
+                        "an exemplar never gives the sample its value",
+                        """
+                        # TYPE w_requests counter
+                        w_requests_total 7 1795300857000 # {trace_id="def"} 2.0 1795300857
+                        w_requests_total{a="b"} 8 1795300917000 # {trace_id="def"} 2.0 1795300857
+                        m 7 # {a="b"} 2
+                        m{} 9 # {} 3 1795300857.5
+                        m{a="x # y"} 10
+                          m\t11\t\t#\t\t{a="1"}\t\t4\t
+                        """,
+                        42,
                         "w_requests_total{} 7.0 @1795300857000",
                         "w_requests_total{a=\"b\"} 8.0 @1795300917000",
                         "m{} 7.0 @42",
                         "m{} 9.0 @42",
                         "m{a=\"x # y\"} 10.0 @42",
-                        "m{} 11.0 @42");
+                        "m{} 11.0 @42"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void points(String name, String text, long kafkaTs, List<String> expected) {
+        Decoded r = Decoded.of(d, text, kafkaTs);
+        assertThat(r.points).containsExactlyElementsOf(expected);
         assertThat(r.rejections.total()).isZero();
     }
 

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class NumbersTest {
 
@@ -15,20 +18,30 @@ class NumbersTest {
         return n.parseDouble(b, 0, b.length) ? n.doubleValue() : null;
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "1, 1.0",
+        "-1.5e-3, -0.0015",
+        "+.5, 0.5",
+        "5., 5.0",
+        "1E+2, 100.0",
+        "-0, -0.0",
+        "Inf, Infinity",
+        "-infinity, -Infinity"
+    })
+    void parses(String text, double expected) {
+        assertThat(parse(text)).isEqualTo(expected);
+    }
+
     @Test
-    void syntax() {
-        assertThat(parse("1")).isEqualTo(1.0);
-        assertThat(parse("-1.5e-3")).isEqualTo(-0.0015);
-        assertThat(parse("+.5")).isEqualTo(0.5);
-        assertThat(parse("5.")).isEqualTo(5.0);
-        assertThat(parse("1E+2")).isEqualTo(100.0);
-        assertThat(parse("-0")).isEqualTo(-0.0);
-        assertThat(parse("Inf")).isEqualTo(Double.POSITIVE_INFINITY);
-        assertThat(parse("-infinity")).isEqualTo(Double.NEGATIVE_INFINITY);
+    void parsesNaN() {
         assertThat(parse("NaN")).isNaN();
-        for (String bad : new String[] {"", "+", ".", "e5", "1e", "1x", "0x10", "1d", " 1", "1 ", "infx", "1_0"}) {
-            assertThat(parse(bad)).as(bad).isNull();
-        }
+    }
+
+    @ParameterizedTest(name = "[{0}]")
+    @ValueSource(strings = {"", "+", ".", "e5", "1e", "1x", "0x10", "1d", " 1", "1 ", "infx", "1_0"})
+    void refuses(String bad) {
+        assertThat(parse(bad)).as(bad).isNull();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.tsdbwriter.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.util.JsonFormat;
@@ -30,7 +31,11 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The OTLP mapping of VictoriaMetrics v1.150.0's /opentelemetry/v1/metrics, on requests built with the official classes. */
 class OtlpDecoderTest {
@@ -378,15 +383,21 @@ class OtlpDecoderTest {
                 .isEqualTo(DecodeError.NO_SAMPLES);
     }
 
-    @Test
-    void formatFloatIsGosShortestPlainDecimal() throws Exception {
+    static Stream<Arguments> formatFloatIsGosShortestPlainDecimal() {
+        return Stream.of(
+                arguments(0.005, "0.005"),
+                arguments(10.0, "10"),
+                arguments(1e-7, "0.0000001"),
+                arguments(2.5e21, "2500000000000000000000"),
+                arguments(Double.POSITIVE_INFINITY, "+Inf"),
+                arguments(0.1 + 0.2, "0.30000000000000004"));
+    }
+
+    @ParameterizedTest(name = "{0} → {1}")
+    @MethodSource
+    void formatFloatIsGosShortestPlainDecimal(double value, String expected) throws Exception {
         Method f = OtlpDecoder.class.getDeclaredMethod("formatFloat", double.class);
         f.setAccessible(true);
-        assertThat(f.invoke(null, 0.005)).isEqualTo("0.005");
-        assertThat(f.invoke(null, 10.0)).isEqualTo("10");
-        assertThat(f.invoke(null, 1e-7)).isEqualTo("0.0000001");
-        assertThat(f.invoke(null, 2.5e21)).isEqualTo("2500000000000000000000");
-        assertThat(f.invoke(null, Double.POSITIVE_INFINITY)).isEqualTo("+Inf");
-        assertThat(f.invoke(null, 0.1 + 0.2)).isEqualTo("0.30000000000000004");
+        assertThat(f.invoke(null, value)).isEqualTo(expected);
     }
 }

@@ -3,6 +3,7 @@ package io.tsdbwriter.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import io.tsdbwriter.decode.prometheus.PrometheusTextParser.ParseException;
@@ -16,8 +17,13 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class PrometheusTextParserTest {
 
@@ -165,20 +171,28 @@ class PrometheusTextParserTest {
                 .isInstanceOf(ParseException.class)
                 .hasMessageStartingWith("line 2: ")
                 .satisfies(e -> assertThat(((ParseException) e).line()).isEqualTo(2));
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m{a=\"x} 1\n"))
+    }
+
+    static Stream<Arguments> rejectsMalformedLines() {
+        return Stream.of(
+                arguments("m{a=\"x} 1\n", "unterminated"),
+                arguments("m{a=\"\\t\"} 1\n", "invalid escape"),
+                arguments("m{a=\"1\",a=\"2\"} 1\n", "occurs twice"),
+                arguments("m\n", "missing value"),
+                arguments("m one\n", "invalid value 'one'"),
+                arguments("m 1 soon\n", "invalid timestamp"),
+                arguments("m 1 2 3\n", "after the timestamp"),
+                arguments("9m 1\n", "expected a metric name"),
+                arguments("m-x 1\n", "after metric name"),
+                arguments("m{1a=\"x\"} 1\n", "expected a label name"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void rejectsMalformedLines(String text, String message) {
+        assertThatThrownBy(() -> PrometheusTextParser.parse(text))
                 .isInstanceOf(ParseException.class)
-                .hasMessageContaining("unterminated");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m{a=\"\\t\"} 1\n")).hasMessageContaining("invalid escape");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m{a=\"1\",a=\"2\"} 1\n"))
-                .hasMessageContaining("occurs twice");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m\n")).hasMessageContaining("missing value");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m one\n")).hasMessageContaining("invalid value 'one'");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 1 soon\n")).hasMessageContaining("invalid timestamp");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 1 2 3\n")).hasMessageContaining("after the timestamp");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("9m 1\n")).hasMessageContaining("expected a metric name");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m-x 1\n")).hasMessageContaining("after metric name");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m{1a=\"x\"} 1\n"))
-                .hasMessageContaining("expected a label name");
+                .hasMessageContaining(message);
     }
 
     @Test
@@ -202,28 +216,33 @@ class PrometheusTextParserTest {
                         new Sample("m", Map.of("a", "x # y"), 11, OptionalLong.empty()));
     }
 
-    @Test
-    void rejectsAMalformedExemplarWithItsLineNumber() {
-        assertThatThrownBy(() -> PrometheusTextParser.parse("ok 1\nm 7 # {a=\"b\"}\n"))
+    static Stream<Arguments> rejectsAMalformedExemplarWithItsLineNumber() {
+        return Stream.of(
+                arguments("ok 1\nm 7 # {a=\"b\"}\n", "line 2: invalid exemplar for 'm': exemplar without a value"),
+                arguments("m 7 # comment\n", "line 1: invalid exemplar for 'm': exemplar without labels"),
+                arguments("m 7 # {a=\"b\"} two\n", "line 1: invalid exemplar value 'two' for 'm'"),
+                arguments("m 7 # {a=\"b\"} 2 soon\n", "line 1: invalid exemplar timestamp 'soon' for 'm'"),
+                arguments("m 7#x\n", "line 1: invalid value '7#x' for 'm'"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void rejectsAMalformedExemplarWithItsLineNumber(String text, String message) {
+        assertThatThrownBy(() -> PrometheusTextParser.parse(text))
                 .isInstanceOf(ParseException.class)
-                .hasMessage("line 2: invalid exemplar for 'm': exemplar without a value");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # comment\n"))
-                .hasMessage("line 1: invalid exemplar for 'm': exemplar without labels");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # {a=\"b\"} two\n"))
-                .hasMessage("line 1: invalid exemplar value 'two' for 'm'");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7 # {a=\"b\"} 2 soon\n"))
-                .hasMessage("line 1: invalid exemplar timestamp 'soon' for 'm'");
-        assertThatThrownBy(() -> PrometheusTextParser.parse("m 7#x\n"))
-                .hasMessage("line 1: invalid value '7#x' for 'm'");
+                .hasMessage(message);
+    }
+
+    @ParameterizedTest(name = "[{0}]")
+    @ValueSource(strings = {"1.0d", "2f", "Infinityy", "--1", "+-1", "0x", ""})
+    void rejectsJavaOnlyNumberForms(String bad) {
+        assertThatThrownBy(() -> PrometheusTextParser.parseValue(bad))
+                .as(bad)
+                .isInstanceOf(NumberFormatException.class);
     }
 
     @Test
-    void rejectsJavaOnlyNumberForms() {
-        for (String bad : new String[] {"1.0d", "2f", "Infinityy", "--1", "+-1", "0x", ""}) {
-            assertThatThrownBy(() -> PrometheusTextParser.parseValue(bad))
-                    .as(bad)
-                    .isInstanceOf(NumberFormatException.class);
-        }
+    void readsInfinitiesAndNaN() {
         assertThat(PrometheusTextParser.parseValue("-inf")).isEqualTo(Double.NEGATIVE_INFINITY);
         assertThat(PrometheusTextParser.parseValue("+Infinity")).isEqualTo(Double.POSITIVE_INFINITY);
         assertThat(PrometheusTextParser.parseValue("NaN")).isNaN();

@@ -1,13 +1,18 @@
 package io.tsdbwriter.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.github.luben.zstd.Zstd;
 import com.google.protobuf.CodedOutputStream;
 import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.xerial.snappy.Snappy;
 
 public class RemoteWriteDecoderTest {
@@ -74,18 +79,26 @@ public class RemoteWriteDecoderTest {
         assertThat(r.rejections.count(DecodeError.MISSING_METRIC)).isEqualTo(1);
     }
 
-    @Test
-    void badBytesRejectedWhole() throws IOException {
-        assertThat(Decoded.of(d, "plain text".getBytes(), 0).rejections.first())
-                .isEqualTo(DecodeError.INVALID_COMPRESSION);
-        byte[] zstdMagicGarbage = {0x28, (byte) 0xB5, 0x2F, (byte) 0xFD, 1, 2, 3};
-        assertThat(Decoded.of(d, zstdMagicGarbage, 0).rejections.first()).isEqualTo(DecodeError.INVALID_COMPRESSION);
-        byte[] notProto = Snappy.compress(new byte[] {(byte) 0x0A, (byte) 0xFF, (byte) 0xFF, 0x01});
-        Decoded r = Decoded.of(d, notProto, 0);
-        assertThat(r.rejections.first()).isEqualTo(DecodeError.INVALID_PROTOBUF);
+    static Stream<Arguments> badBytesRejectedWhole() throws IOException {
+        return Stream.of(
+                arguments("plain text", "plain text".getBytes(), DecodeError.INVALID_COMPRESSION),
+                arguments(
+                        "zstd magic, then garbage",
+                        new byte[] {0x28, (byte) 0xB5, 0x2F, (byte) 0xFD, 1, 2, 3},
+                        DecodeError.INVALID_COMPRESSION),
+                arguments(
+                        "snappy of no protobuf",
+                        Snappy.compress(new byte[] {(byte) 0x0A, (byte) 0xFF, (byte) 0xFF, 0x01}),
+                        DecodeError.INVALID_PROTOBUF),
+                arguments("snappy of nothing", Snappy.compress(new byte[0]), DecodeError.NO_SAMPLES));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void badBytesRejectedWhole(String name, byte[] record, DecodeError expected) {
+        Decoded r = Decoded.of(d, record, 0);
+        assertThat(r.rejections.first()).isEqualTo(expected);
         assertThat(r.points).isEmpty();
-        assertThat(Decoded.of(d, Snappy.compress(new byte[0]), 0).rejections.first())
-                .isEqualTo(DecodeError.NO_SAMPLES);
     }
 
     @Test

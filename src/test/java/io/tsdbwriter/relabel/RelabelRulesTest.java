@@ -1,12 +1,17 @@
 package io.tsdbwriter.relabel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Each action as Prometheus 3's {@code model/relabel} applies it: the expected label sets are those of its
@@ -42,189 +47,241 @@ class RelabelRulesTest {
         return m;
     }
 
-    @Test
-    void replaceWritesTheExpandedReplacementToTheTarget() {
-        assertThat(relabel(
+    /** The input labels as name, value pairs. */
+    private static String[] in(String... pairs) {
+        return pairs;
+    }
+
+    /** The labels a case expects after the rules: none, as the series is dropped. */
+    private static final Map<String, String> DROPPED = null;
+
+    private static final String NAMED_GROUPS =
+            """
+            - {source_labels: [a], regex: '(line1).*(?P<second>line2)', target_label: 'label1_${1}', replacement: 'val_${second}'}
+            - {source_labels: [a], regex: '(line1).*(?P<second>line2)', target_label: 'label2_$1', replacement: 'val_$second'}
+            """;
+
+    private static Arguments rules(String name, String yaml, String[] in, Map<String, String> expected) {
+        return arguments(name, yaml, in, expected);
+    }
+
+    /** Rules and input labels → the labels after them (sorted by name), or {@link #DROPPED}. */
+    static Stream<Arguments> relabels() {
+        return Stream.of(
+                // replace
+                rules(
+                        "replace writes the expanded replacement to the target",
                         "- {source_labels: [a], regex: 'f(.*)', target_label: d, replacement: 'ch${1}-ch${1}'}",
-                        "a", "foo", "b", "bar", "c", "baz"))
-                .isEqualTo(labels("a", "foo", "b", "bar", "c", "baz", "d", "choo-choo"));
-    }
-
-    @Test
-    void replaceJoinsSourcesWithTheSeparatorAndLaterRulesSeeEarlierResults() {
-        String yaml =
-                """
-                - source_labels: [a, b]
-                  regex: 'f(.*);(.*)r'
-                  target_label: a
-                  replacement: 'b${1}${2}m'
-                - source_labels: [c, a]
-                  regex: '(b).*b(.*)ba(.*)'
-                  target_label: d
-                  replacement: '$1$2$2$3'
-                """;
-        assertThat(relabel(yaml, "a", "foo", "b", "bar", "c", "baz"))
-                .isEqualTo(labels("a", "boobam", "b", "bar", "c", "baz", "d", "boooom"));
-    }
-
-    @Test
-    void replaceWithoutAMatchChangesNothing() {
-        assertThat(relabel("- {source_labels: [a], regex: f, target_label: b, replacement: bar}", "a", "boo"))
-                .isEqualTo(labels("a", "boo"));
-    }
-
-    @Test
-    void theRegexIsAnchoredAtBothEnds() {
-        assertThat(relabel("- {source_labels: [a], regex: 'f|o', action: drop}", "a", "foo"))
-                .isEqualTo(labels("a", "foo"));
-        assertThat(relabel("- {source_labels: [a], regex: '.*(b).*', target_label: d}", "a", "abc"))
-                .isEqualTo(labels("a", "abc", "d", "b"));
-    }
-
-    @Test
-    void dotMatchesANewlineAsPrometheusCompilesWithTheSFlag() {
-        assertThat(relabel(
-                        "- {source_labels: [a], regex: 'line1.*line2', target_label: d, replacement: 'match${1}'}",
-                        "a", "line1\nline2"))
-                .isEqualTo(labels("a", "line1\nline2", "d", "match"));
-    }
-
-    @Test
-    void anEmptyReplacementDeletesTheTarget() {
-        assertThat(relabel(
-                        "- {source_labels: [a], regex: '(f).*', target_label: '$1', replacement: '$2'}",
-                        "a",
-                        "foo",
-                        "f",
-                        "baz"))
-                .isEqualTo(labels("a", "foo"));
-    }
-
-    @Test
-    void theTargetLabelIsExpandedAndAnEmptyTargetChangesNothing() {
-        assertThat(relabel(
-                        "- {source_labels: [a], regex: 'some-([^-]+)-([^,]+)', replacement: '${2}', target_label: '${1}'}",
-                        "a", "some-name-value"))
-                .isEqualTo(labels("a", "some-name-value", "name", "value"));
-        assertThat(relabel(
-                        "- {source_labels: [a], regex: 'some-([^-]+)-([^,]+)', replacement: '${1}', target_label: '${3}'}",
-                        "a", "some-name-0"))
-                .isEqualTo(labels("a", "some-name-0"));
-    }
-
-    @Test
-    void namedGroupsExpandInBothSpellings() {
-        String yaml =
-                """
-                - {source_labels: [a], regex: '(line1).*(?P<second>line2)', target_label: 'label1_${1}', replacement: 'val_${second}'}
-                - {source_labels: [a], regex: '(line1).*(?P<second>line2)', target_label: 'label2_$1', replacement: 'val_$second'}
-                """;
-        assertThat(relabel(yaml, "a", "line1\nline2"))
-                .isEqualTo(labels("a", "line1\nline2", "label1_line1", "val_line2", "label2_line1", "val_line2"));
-    }
-
-    @Test
-    void expansionFollowsGosExpandForDollarNamesThatRunOn() {
-        // $1x is the group named "1x" (none: empty), $$ a dollar, a $ without a name stays
-        assertThat(relabel(
-                        "- {source_labels: [a], regex: '(.*)', target_label: b, replacement: '$1x|${1}x|$$1|$-|$'}",
-                        "a", "v"))
-                .isEqualTo(labels("a", "v", "b", "|vx|$1|$-|$"));
-    }
-
-    @Test
-    void aMissingSourceLabelIsTheEmptyString() {
-        assertThat(relabel("- {source_labels: [missing], target_label: t, replacement: fixed}", "a", "1"))
-                .isEqualTo(labels("a", "1", "t", "fixed"));
-        assertThat(relabel("- {target_label: loadtest, replacement: '1'}", "a", "1"))
-                .isEqualTo(labels("a", "1", "loadtest", "1"));
-    }
-
-    @Test
-    void dropDropsWhenTheRegexMatches() {
-        assertThat(relabel("- {source_labels: [a], regex: '.*o.*', action: drop}", "a", "foo", "b", "bar"))
-                .isNull();
-        assertThat(relabel("- {source_labels: [a], regex: no-match, action: drop}", "a", "foo"))
-                .isEqualTo(labels("a", "foo"));
-    }
-
-    @Test
-    void aDropEndsTheRulesAtOnce() {
-        assertThat(relabel(
+                        in("a", "foo", "b", "bar", "c", "baz"),
+                        labels("a", "foo", "b", "bar", "c", "baz", "d", "choo-choo")),
+                rules(
+                        "replace joins sources with the separator and later rules see earlier results",
                         """
-                - {source_labels: [a], regex: '.*o.*', action: drop}
-                - {source_labels: [a], regex: 'f(.*)', target_label: d, replacement: 'ch$1-ch$1'}
-                """,
-                        "a",
-                        "foo"))
-                .isNull();
-    }
-
-    @Test
-    void keepDropsWhenTheRegexDoesNotMatch() {
-        assertThat(relabel("- {source_labels: [a], regex: no-match, action: keep}", "a", "foo"))
-                .isNull();
-        assertThat(relabel("- {source_labels: [a], regex: 'f.*', action: keep}", "a", "foo"))
-                .isEqualTo(labels("a", "foo"));
-    }
-
-    @Test
-    void keepequalKeepsOnlyWhenTheTargetEqualsTheSources() {
-        assertThat(relabel(
+                        - source_labels: [a, b]
+                          regex: 'f(.*);(.*)r'
+                          target_label: a
+                          replacement: 'b${1}${2}m'
+                        - source_labels: [c, a]
+                          regex: '(b).*b(.*)ba(.*)'
+                          target_label: d
+                          replacement: '$1$2$2$3'
+                        """,
+                        in("a", "foo", "b", "bar", "c", "baz"),
+                        labels("a", "boobam", "b", "bar", "c", "baz", "d", "boooom")),
+                rules(
+                        "replace without a match changes nothing",
+                        "- {source_labels: [a], regex: f, target_label: b, replacement: bar}",
+                        in("a", "boo"),
+                        labels("a", "boo")),
+                rules(
+                        "the regex is anchored at both ends: no drop",
+                        "- {source_labels: [a], regex: 'f|o', action: drop}",
+                        in("a", "foo"),
+                        labels("a", "foo")),
+                rules(
+                        "the regex is anchored at both ends: the group of a whole match",
+                        "- {source_labels: [a], regex: '.*(b).*', target_label: d}",
+                        in("a", "abc"),
+                        labels("a", "abc", "d", "b")),
+                rules(
+                        "dot matches a newline as Prometheus compiles with the s flag",
+                        "- {source_labels: [a], regex: 'line1.*line2', target_label: d, replacement: 'match${1}'}",
+                        in("a", "line1\nline2"),
+                        labels("a", "line1\nline2", "d", "match")),
+                rules(
+                        "an empty replacement deletes the target",
+                        "- {source_labels: [a], regex: '(f).*', target_label: '$1', replacement: '$2'}",
+                        in("a", "foo", "f", "baz"),
+                        labels("a", "foo")),
+                rules(
+                        "the target label is expanded",
+                        "- {source_labels: [a], regex: 'some-([^-]+)-([^,]+)', replacement: '${2}', target_label: '${1}'}",
+                        in("a", "some-name-value"),
+                        labels("a", "some-name-value", "name", "value")),
+                rules(
+                        "an empty target changes nothing",
+                        "- {source_labels: [a], regex: 'some-([^-]+)-([^,]+)', replacement: '${1}', target_label: '${3}'}",
+                        in("a", "some-name-0"),
+                        labels("a", "some-name-0")),
+                rules(
+                        "named groups expand in both spellings",
+                        NAMED_GROUPS,
+                        in("a", "line1\nline2"),
+                        labels("a", "line1\nline2", "label1_line1", "val_line2", "label2_line1", "val_line2")),
+                // $1x is the group named "1x" (none: empty), $$ a dollar, a $ without a name stays
+                rules(
+                        "expansion follows Go's Expand for dollar names that run on",
+                        "- {source_labels: [a], regex: '(.*)', target_label: b, replacement: '$1x|${1}x|$$1|$-|$'}",
+                        in("a", "v"),
+                        labels("a", "v", "b", "|vx|$1|$-|$")),
+                rules(
+                        "a missing source label is the empty string",
+                        "- {source_labels: [missing], target_label: t, replacement: fixed}",
+                        in("a", "1"),
+                        labels("a", "1", "t", "fixed")),
+                rules(
+                        "no source labels: the empty string",
+                        "- {target_label: loadtest, replacement: '1'}",
+                        in("a", "1"),
+                        labels("a", "1", "loadtest", "1")),
+                // drop and keep
+                rules(
+                        "drop drops when the regex matches",
+                        "- {source_labels: [a], regex: '.*o.*', action: drop}",
+                        in("a", "foo", "b", "bar"),
+                        DROPPED),
+                rules(
+                        "drop keeps when the regex does not match",
+                        "- {source_labels: [a], regex: no-match, action: drop}",
+                        in("a", "foo"),
+                        labels("a", "foo")),
+                rules(
+                        "a drop ends the rules at once",
+                        """
+                        - {source_labels: [a], regex: '.*o.*', action: drop}
+                        - {source_labels: [a], regex: 'f(.*)', target_label: d, replacement: 'ch$1-ch$1'}
+                        """,
+                        in("a", "foo"),
+                        DROPPED),
+                rules(
+                        "keep drops when the regex does not match",
+                        "- {source_labels: [a], regex: no-match, action: keep}",
+                        in("a", "foo"),
+                        DROPPED),
+                rules(
+                        "keep keeps when the regex matches",
+                        "- {source_labels: [a], regex: 'f.*', action: keep}",
+                        in("a", "foo"),
+                        labels("a", "foo")),
+                rules(
+                        "keepequal keeps when the target equals the sources",
                         "- {source_labels: [__tmp_port], action: keepequal, target_label: __port1}",
-                        "__tmp_port",
-                        "1234",
-                        "__port1",
-                        "1234",
-                        "__port2",
-                        "5678"))
-                .isEqualTo(labels("__tmp_port", "1234", "__port1", "1234", "__port2", "5678"));
-        assertThat(relabel(
+                        in("__tmp_port", "1234", "__port1", "1234", "__port2", "5678"),
+                        labels("__tmp_port", "1234", "__port1", "1234", "__port2", "5678")),
+                rules(
+                        "keepequal drops when the target differs",
                         "- {source_labels: [__tmp_port], action: keepequal, target_label: __port2}",
-                        "__tmp_port",
-                        "1234",
-                        "__port1",
-                        "1234",
-                        "__port2",
-                        "5678"))
-                .isNull();
-    }
-
-    @Test
-    void dropequalDropsWhenTheTargetEqualsTheSources() {
-        assertThat(relabel(
+                        in("__tmp_port", "1234", "__port1", "1234", "__port2", "5678"),
+                        DROPPED),
+                rules(
+                        "dropequal drops when the target equals the sources",
                         "- {source_labels: [__tmp_port], action: dropequal, target_label: __port1}",
-                        "__tmp_port",
-                        "1234",
-                        "__port1",
-                        "1234",
-                        "__port2",
-                        "5678"))
-                .isNull();
-        assertThat(relabel(
+                        in("__tmp_port", "1234", "__port1", "1234", "__port2", "5678"),
+                        DROPPED),
+                rules(
+                        "dropequal keeps when the target differs",
                         "- {source_labels: [__tmp_port], action: dropequal, target_label: __port2}",
-                        "__tmp_port",
-                        "1234",
-                        "__port1",
-                        "1234",
-                        "__port2",
-                        "5678"))
-                .isEqualTo(labels("__tmp_port", "1234", "__port1", "1234", "__port2", "5678"));
+                        in("__tmp_port", "1234", "__port1", "1234", "__port2", "5678"),
+                        labels("__tmp_port", "1234", "__port1", "1234", "__port2", "5678")),
+                // hashmod: the last eight bytes of the MD5 modulo the modulus
+                rules(
+                        "hashmod of baz modulo 1000",
+                        "- {source_labels: [c], target_label: d, action: hashmod, modulus: 1000}",
+                        in("a", "foo", "b", "bar", "c", "baz"),
+                        labels("a", "foo", "b", "bar", "c", "baz", "d", "976")),
+                rules(
+                        "hashmod of a value with a newline",
+                        "- {source_labels: [a], target_label: b, action: hashmod, modulus: 1000}",
+                        in("a", "foo\nbar"),
+                        labels("a", "foo\nbar", "b", "734")),
+                // labelmap, labeldrop, labelkeep
+                rules(
+                        "labelmap copies matching labels under the expanded name",
+                        "- {regex: '(b.*)', replacement: 'bar_${1}', action: labelmap}",
+                        in("a", "foo", "b1", "bar", "b2", "baz"),
+                        labels("a", "foo", "b1", "bar", "b2", "baz", "bar_b1", "bar", "bar_b2", "baz")),
+                rules(
+                        "labelmap of meta labels",
+                        "- {regex: '__meta_(my.*)', replacement: '${1}', action: labelmap}",
+                        in("a", "foo", "__meta_my_bar", "aaa", "__meta_my_baz", "bbb", "__meta_other", "ccc"),
+                        labels(
+                                "a",
+                                "foo",
+                                "__meta_my_bar",
+                                "aaa",
+                                "__meta_my_baz",
+                                "bbb",
+                                "__meta_other",
+                                "ccc",
+                                "my_bar",
+                                "aaa",
+                                "my_baz",
+                                "bbb")),
+                // labels.Builder.Range visits the base labels by name: x_b is set after x_a, and wins
+                rules(
+                        "labelmap of two labels to one name keeps the later in name order",
+                        "- {regex: 'x_.*', replacement: 'y', action: labelmap}",
+                        in("x_b", "2", "x_a", "1"),
+                        labels("x_a", "1", "x_b", "2", "y", "2")),
+                rules(
+                        "labeldrop removes matching names",
+                        "- {regex: '(b.*)', action: labeldrop}",
+                        in("a", "foo", "b1", "bar", "b2", "baz"),
+                        labels("a", "foo")),
+                rules(
+                        "labelkeep removes the others",
+                        "- {regex: '(b.*)', action: labelkeep}",
+                        in("a", "foo", "b1", "bar", "b2", "baz"),
+                        labels("b1", "bar", "b2", "baz")),
+                // issue 12283 of Prometheus: labeldrop, then replace the same name, then keep on it
+                rules(
+                        "a dropped label can be set again",
+                        """
+                        - {regex: '^__meta_kubernetes_pod_container_port_name$', action: labeldrop}
+                        - {source_labels: [__meta_kubernetes_pod_annotation_XXX_metrics_port], regex: '(.+)', replacement: metrics,
+                           target_label: __meta_kubernetes_pod_container_port_name}
+                        - {source_labels: [__meta_kubernetes_pod_container_port_name], regex: '^metrics$', action: keep}
+                        """,
+                        in(
+                                "__meta_kubernetes_pod_container_port_name",
+                                "foo",
+                                "__meta_kubernetes_pod_annotation_XXX_metrics_port",
+                                "9091"),
+                        labels(
+                                "__meta_kubernetes_pod_annotation_XXX_metrics_port",
+                                "9091",
+                                "__meta_kubernetes_pod_container_port_name",
+                                "metrics")),
+                // lowercase, uppercase
+                rules(
+                        "lowercase and uppercase map each character",
+                        """
+                        - {source_labels: [foo], action: uppercase, target_label: foo_uppercase}
+                        - {source_labels: [foo], action: lowercase, target_label: foo_lowercase}
+                        """,
+                        in("foo", "bAr123Foo"),
+                        labels("foo", "bAr123Foo", "foo_lowercase", "bar123foo", "foo_uppercase", "BAR123FOO")),
+                rules(
+                        "the metric name is a label like any other",
+                        "- {source_labels: [__name__], regex: '.*_total$', target_label: __type__, replacement: counter}",
+                        in("__name__", "http_requests_total"),
+                        labels("__name__", "http_requests_total", "__type__", "counter")));
     }
 
-    @Test
-    void hashmodIsTheLastEightBytesOfTheMd5ModuloTheModulus() {
-        assertThat(relabel(
-                        "- {source_labels: [c], target_label: d, action: hashmod, modulus: 1000}",
-                        "a",
-                        "foo",
-                        "b",
-                        "bar",
-                        "c",
-                        "baz"))
-                .isEqualTo(labels("a", "foo", "b", "bar", "c", "baz", "d", "976"));
-        assertThat(relabel("- {source_labels: [a], target_label: b, action: hashmod, modulus: 1000}", "a", "foo\nbar"))
-                .isEqualTo(labels("a", "foo\nbar", "b", "734"));
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void relabels(String name, String yaml, String[] in, Map<String, String> expected) {
+        assertThat(relabel(yaml, in)).isEqualTo(expected);
     }
 
     @Test
@@ -239,87 +296,10 @@ class RelabelRulesTest {
     }
 
     @Test
-    void labelmapCopiesMatchingLabelsUnderTheExpandedName() {
-        assertThat(relabel(
-                        "- {regex: '(b.*)', replacement: 'bar_${1}', action: labelmap}",
-                        "a", "foo", "b1", "bar", "b2", "baz"))
-                .isEqualTo(labels("a", "foo", "b1", "bar", "b2", "baz", "bar_b1", "bar", "bar_b2", "baz"));
-        assertThat(relabel(
-                        "- {regex: '__meta_(my.*)', replacement: '${1}', action: labelmap}",
-                        "a", "foo", "__meta_my_bar", "aaa", "__meta_my_baz", "bbb", "__meta_other", "ccc"))
-                .isEqualTo(labels(
-                        "a",
-                        "foo",
-                        "__meta_my_bar",
-                        "aaa",
-                        "__meta_my_baz",
-                        "bbb",
-                        "__meta_other",
-                        "ccc",
-                        "my_bar",
-                        "aaa",
-                        "my_baz",
-                        "bbb"));
-    }
-
-    @Test
-    void labelmapOfTwoLabelsToOneNameKeepsTheLaterInNameOrder() {
-        // labels.Builder.Range visits the base labels by name: x_b is set after x_a, and wins
-        assertThat(relabel("- {regex: 'x_.*', replacement: 'y', action: labelmap}", "x_b", "2", "x_a", "1"))
-                .isEqualTo(labels("x_a", "1", "x_b", "2", "y", "2"));
-    }
-
-    @Test
-    void labeldropRemovesMatchingNamesAndLabelkeepTheOthers() {
-        assertThat(relabel("- {regex: '(b.*)', action: labeldrop}", "a", "foo", "b1", "bar", "b2", "baz"))
-                .isEqualTo(labels("a", "foo"));
-        assertThat(relabel("- {regex: '(b.*)', action: labelkeep}", "a", "foo", "b1", "bar", "b2", "baz"))
-                .isEqualTo(labels("b1", "bar", "b2", "baz"));
-    }
-
-    @Test
-    void aDroppedLabelCanBeSetAgain() {
-        // issue 12283 of Prometheus: labeldrop, then replace the same name, then keep on it
-        assertThat(relabel(
-                        """
-                - {regex: '^__meta_kubernetes_pod_container_port_name$', action: labeldrop}
-                - {source_labels: [__meta_kubernetes_pod_annotation_XXX_metrics_port], regex: '(.+)', replacement: metrics,
-                   target_label: __meta_kubernetes_pod_container_port_name}
-                - {source_labels: [__meta_kubernetes_pod_container_port_name], regex: '^metrics$', action: keep}
-                """,
-                        "__meta_kubernetes_pod_container_port_name",
-                        "foo",
-                        "__meta_kubernetes_pod_annotation_XXX_metrics_port",
-                        "9091"))
-                .isEqualTo(labels(
-                        "__meta_kubernetes_pod_annotation_XXX_metrics_port",
-                        "9091",
-                        "__meta_kubernetes_pod_container_port_name",
-                        "metrics"));
-    }
-
-    @Test
-    void lowercaseAndUppercaseMapEachCharacterAsGoDoes() {
-        assertThat(relabel(
-                        """
-                - {source_labels: [foo], action: uppercase, target_label: foo_uppercase}
-                - {source_labels: [foo], action: lowercase, target_label: foo_lowercase}
-                """,
-                        "foo",
-                        "bAr123Foo"))
-                .isEqualTo(labels("foo", "bAr123Foo", "foo_lowercase", "bar123foo", "foo_uppercase", "BAR123FOO"));
+    void uppercaseMapsEachCharacterAsGoDoes() {
         // Go's strings.ToUpper keeps ß (no simple upper case); Java's String.toUpperCase would write SS
         assertThat(relabel("- {source_labels: [s], action: uppercase, target_label: u}", "s", "straße"))
                 .containsEntry("u", "STRAßE");
-    }
-
-    @Test
-    void theMetricNameIsALabelLikeAnyOther() {
-        assertThat(relabel(
-                        "- {source_labels: [__name__], regex: '.*_total$', target_label: __type__, replacement: counter}",
-                        "__name__",
-                        "http_requests_total"))
-                .isEqualTo(labels("__name__", "http_requests_total", "__type__", "counter"));
     }
 
     @Test

@@ -9,6 +9,9 @@ import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
 import io.tsdbwriter.wire.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The JSON fast path keeps a point's value text when it is a plain decimal of at most 15 significant digits (no
@@ -39,38 +42,34 @@ class RecordValueTextTest {
         return new String(body.array(), 0, body.length(), StandardCharsets.UTF_8);
     }
 
-    @Test
-    void plainDecimalsKeepTheirOwnText() {
-        for (String v :
-                new String[] {"0", "1", "-7", "1.50", "0.1", "12345.678", "-0.000123", "123456789012345", "4.0"}) {
-            DecodedPoints out = new DecodedPoints();
-            assertThat(decoder.decode(record(v).getBytes(StandardCharsets.UTF_8), out))
-                    .isNull();
-            assertThat(text(out)).as(v).isEqualTo(v);
-            assertThat(Double.parseDouble(text(out))).as(v).isEqualTo(out.value(0)); // read back as the same double
-            assertThat(importLine(v))
-                    .as(v)
-                    .isEqualTo("{\"metric\":{\"__name__\":\"m\",\"a\":\"b\"},\"values\":[" + v + "," + v
-                            + "],\"timestamps\":[1795300857000,1795300887000]}\n");
-        }
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"0", "1", "-7", "1.50", "0.1", "12345.678", "-0.000123", "123456789012345", "4.0"})
+    void plainDecimalsKeepTheirOwnText(String v) {
+        DecodedPoints out = new DecodedPoints();
+        assertThat(decoder.decode(record(v).getBytes(StandardCharsets.UTF_8), out))
+                .isNull();
+        assertThat(text(out)).as(v).isEqualTo(v);
+        assertThat(Double.parseDouble(text(out))).as(v).isEqualTo(out.value(0)); // read back as the same double
+        assertThat(importLine(v))
+                .as(v)
+                .isEqualTo("{\"metric\":{\"__name__\":\"m\",\"a\":\"b\"},\"values\":[" + v + "," + v
+                        + "],\"timestamps\":[1795300857000,1795300887000]}\n");
     }
 
-    @Test
-    void otherNumbersAreFormattedFromTheDouble() {
-        String[][] cases = {
-            {"1e3", "1000"},
-            {"1.5E-3", "0.0015"},
-            {"-0", "0"},
-            {"1234567890123456", "1234567890123456"},
-            {"0.12345678901234567", "0.12345678901234566"}
-        };
-        for (String[] c : cases) {
-            DecodedPoints out = new DecodedPoints();
-            assertThat(decoder.decode(record(c[0]).getBytes(StandardCharsets.UTF_8), out))
-                    .isNull();
-            assertThat(out.valueTextLength(0)).as(c[0]).isZero();
-            assertThat(importLine(c[0])).as(c[0]).contains("\"values\":[" + c[1] + "," + c[1] + "]");
-        }
+    @ParameterizedTest(name = "{0} → {1}")
+    @CsvSource({
+        "1e3, 1000",
+        "1.5E-3, 0.0015",
+        "-0, 0",
+        "1234567890123456, 1234567890123456",
+        "0.12345678901234567, 0.12345678901234566"
+    })
+    void otherNumbersAreFormattedFromTheDouble(String value, String formatted) {
+        DecodedPoints out = new DecodedPoints();
+        assertThat(decoder.decode(record(value).getBytes(StandardCharsets.UTF_8), out))
+                .isNull();
+        assertThat(out.valueTextLength(0)).as(value).isZero();
+        assertThat(importLine(value)).as(value).contains("\"values\":[" + formatted + "," + formatted + "]");
     }
 
     @Test

@@ -1,9 +1,15 @@
 package io.tsdbwriter.decode.prometheus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The one exposition tokenizer: where the tokens of a line lie, and why a line is refused. */
 class ExpositionLineTest {
@@ -131,55 +137,66 @@ class ExpositionLineTest {
         assertThat(text(line.timestampFrom(), line.timestampTo())).isEqualTo("1795300857000#x");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+            strings = {
+                "m 7 #",
+                "m 7 # ",
+                "m 7 #{a=\"b\"} 2",
+                "m 7 # 2",
+                "m 7 # {a=\"b\"}",
+                "m 7 # {a=\"b\"}2",
+                "m 7 # {a=\"b} 2",
+                "m 7 # {a=\"b\"} 2 3 4",
+                "m{a=\"b\"} 7 1 # x",
+                "m 7 # comment"
+            })
+    void aMalformedExemplarRefusesTheLine(String text) {
+        assertThat(scan(text)).as(text).isEqualTo(ExpositionLine.Kind.INVALID);
+        assertThat(line.problem()).as(text).isEqualTo(ExpositionLine.Problem.EXEMPLAR);
+    }
+
     @Test
-    void aMalformedExemplarRefusesTheLine() {
-        for (String text : new String[] {
-            "m 7 #",
-            "m 7 # ",
-            "m 7 #{a=\"b\"} 2",
-            "m 7 # 2",
-            "m 7 # {a=\"b\"}",
-            "m 7 # {a=\"b\"}2",
-            "m 7 # {a=\"b} 2",
-            "m 7 # {a=\"b\"} 2 3 4",
-            "m{a=\"b\"} 7 1 # x",
-            "m 7 # comment"
-        }) {
-            assertThat(scan(text)).as(text).isEqualTo(ExpositionLine.Kind.INVALID);
-            assertThat(line.problem()).as(text).isEqualTo(ExpositionLine.Problem.EXEMPLAR);
-        }
+    void anExemplarWithoutAValueSaysSoAndALineWithoutAValueIsNoValue() {
         assertThat(scan("m 7 # {a=\"b\"}")).isEqualTo(ExpositionLine.Kind.INVALID);
         assertThat(line.detail()).isEqualTo("exemplar without a value");
         assertThat(scan("m # {a=\"b\"} 2")).isEqualTo(ExpositionLine.Kind.INVALID);
         assertThat(line.problem()).isEqualTo(ExpositionLine.Problem.NO_VALUE);
     }
 
-    @Test
-    void skipsHelpTypeAndCommentLinesEvenWithBraces() {
-        assertThat(scan("# TYPE w_requests counter")).isEqualTo(ExpositionLine.Kind.SKIP);
-        assertThat(scan("  # HELP w_requests_total 7 # {a=\"b\"} 2")).isEqualTo(ExpositionLine.Kind.SKIP);
-        assertThat(scan("\t# {a=\"b\"} 2")).isEqualTo(ExpositionLine.Kind.SKIP);
+    @ParameterizedTest(name = "[{0}]")
+    @ValueSource(
+            strings = {
+                // HELP, TYPE and comment lines, even with braces
+                "# TYPE w_requests counter",
+                "  # HELP w_requests_total 7 # {a=\"b\"} 2",
+                "\t# {a=\"b\"} 2",
+                // comments and blank lines
+                "# HELP up whether it is up",
+                "   "
+            })
+    void skipsHelpTypeCommentAndBlankLines(String text) {
+        assertThat(scan(text)).isEqualTo(ExpositionLine.Kind.SKIP);
     }
 
-    @Test
-    void skipsCommentsAndBlankLines() {
-        assertThat(scan("# HELP up whether it is up")).isEqualTo(ExpositionLine.Kind.SKIP);
-        assertThat(scan("   ")).isEqualTo(ExpositionLine.Kind.SKIP);
+    static Stream<Arguments> saysWhyALineIsRefused() {
+        return Stream.of(
+                arguments("m", ExpositionLine.Problem.NAME_ONLY, null),
+                arguments("m{a=\"1\"}", ExpositionLine.Problem.NO_VALUE, null),
+                arguments("{a=\"1\"} 1", ExpositionLine.Problem.EMPTY_METRIC, null),
+                arguments("m{a=\"1} 1", ExpositionLine.Problem.LABELS, "label value without closing quote"),
+                arguments("m{a=1} 1", ExpositionLine.Problem.LABELS, "label value not quoted"));
     }
 
-    @Test
-    void saysWhyALineIsRefused() {
-        assertThat(scan("m")).isEqualTo(ExpositionLine.Kind.INVALID);
-        assertThat(line.problem()).isEqualTo(ExpositionLine.Problem.NAME_ONLY);
-        assertThat(scan("m{a=\"1\"}")).isEqualTo(ExpositionLine.Kind.INVALID);
-        assertThat(line.problem()).isEqualTo(ExpositionLine.Problem.NO_VALUE);
-        assertThat(scan("{a=\"1\"} 1")).isEqualTo(ExpositionLine.Kind.INVALID);
-        assertThat(line.problem()).isEqualTo(ExpositionLine.Problem.EMPTY_METRIC);
-        assertThat(scan("m{a=\"1} 1")).isEqualTo(ExpositionLine.Kind.INVALID);
-        assertThat(line.problem()).isEqualTo(ExpositionLine.Problem.LABELS);
-        assertThat(line.detail()).isEqualTo("label value without closing quote");
-        assertThat(scan("m{a=1} 1")).isEqualTo(ExpositionLine.Kind.INVALID);
-        assertThat(line.detail()).isEqualTo("label value not quoted");
+    /** A line → why it is refused: the problem and, where given, the detail. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void saysWhyALineIsRefused(String text, ExpositionLine.Problem problem, String detail) {
+        assertThat(scan(text)).isEqualTo(ExpositionLine.Kind.INVALID);
+        assertThat(line.problem()).isEqualTo(problem);
+        if (detail != null) {
+            assertThat(line.detail()).isEqualTo(detail);
+        }
     }
 
     @Test

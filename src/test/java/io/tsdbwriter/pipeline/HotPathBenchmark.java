@@ -1,10 +1,9 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.pipeline;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
-import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.wire.ByteBuf;
 import io.tsdbwriter.wire.Output;

@@ -1,4 +1,4 @@
-package io.tsdbwriter.bench;
+package io.tsdbwriter.decode;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,8 +14,6 @@ import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
-import io.tsdbwriter.decode.InputFormat;
-import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.influx.InfluxDecoder;
 import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
@@ -70,7 +68,7 @@ import org.xerial.snappy.Snappy;
 @Fork(1)
 public class DecoderBenchmark {
 
-    static final int LINES_PER_RECORD = 50;
+    public static final int LINES_PER_RECORD = 50;
 
     @Param({"json", "influx", "promremotewrite", "prometheus", "jsonline", "graphite", "otlp", "otlp-json"})
     String format;
@@ -168,7 +166,7 @@ public class DecoderBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The samples as one record of format {@code f}. */
-    static byte[] encode(InputFormat f, List<PrometheusTextParser.Sample> samples, List<Long> times)
+    public static byte[] encode(InputFormat f, List<PrometheusTextParser.Sample> samples, List<Long> times)
             throws IOException {
         StringBuilder sb = new StringBuilder();
         switch (f) {
