@@ -207,7 +207,7 @@ class ArchitectureTest {
                         "io.tsdbwriter.kafka.replay..",
                         "io.tsdbwriter.kafka.share..")
                 .because(
-                        "kafka holds what every consumption model shares (Intake, IntakeSettings, RefusedSamples); the models "
+                        "kafka holds what every consumption model shares (Intake, IntakeSettings, RecordCore, RefusedSamples); the models "
                                 + "build on it, never the other way round")
                 .check(classes);
     }
@@ -298,7 +298,7 @@ class ArchitectureTest {
                 .resideInAPackage("io.tsdbwriter.bench..")
                 .because(
                         "what the capacity search shares with the bench (placement, fresh receivers, writer cells, feeders, "
-                                + "CPU and metric sampling) is in lab (issue 55 item 5)")
+                                + "CPU and metric sampling) is in lab")
                 .check(classes);
         noClasses()
                 .that()
@@ -373,9 +373,8 @@ class ArchitectureTest {
                 .callConstructor(ProcessBuilder.class, List.class)
                 .orShould()
                 .callConstructor(ProcessBuilder.class, String[].class)
-                .because(
-                        "lab.ChildProcess removes every TSDB_WRITER_* variable from a child's environment: a child "
-                                + "gets what its parent passes as flags, never run's defaults from the parent's environment (issue 56)")
+                .because("lab.ChildProcess removes every TSDB_WRITER_* variable from a child's environment: a child "
+                        + "gets what its parent passes as flags, never run's defaults from the parent's environment")
                 .check(classes);
     }
 }

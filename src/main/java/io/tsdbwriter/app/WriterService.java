@@ -70,7 +70,7 @@ public final class WriterService {
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile Intake member;
     private volatile boolean ready;
-    /** Every thread's uncaught Throwable ends the run (issue 18). */
+    /** Every thread's uncaught Throwable ends the run: a dead reader must not leave its partitions silently unread. */
     private final ThreadDeaths deaths = new ThreadDeaths();
 
     private volatile DeadLetterQueue deadLetterQueue;

@@ -27,7 +27,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The relay's floor (issue 26): a bare {@code KafkaConsumer} that reads a whole topic once, with the segment readers'
+ * The relay's floor: a bare {@code KafkaConsumer} that reads a whole topic once, with the segment readers'
  * fetch settings ({@code SegmentConsumer.readerProps}: 10,000 records per poll, {@code fetch.max.bytes} 16 MiB,
  * {@code max.partition.fetch.bytes} 4 MiB, {@code read_committed}, byte-array values) and touches every value, in a
  * process of its own — what any Kafka → TSDB writer in Java pays before decoding a point. Run by {@code bench --floor}

@@ -9,7 +9,7 @@ import java.util.Optional;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * The flags renamed so that one word means one thing across commands (issue 56 item 2, docs/glossary.md): each old
+ * The flags renamed so that one word means one thing across commands (docs/glossary.md): each old
  * name stays a second name of its option for one release, and its {@code TSDB_WRITER_*} variable ({@code run}'s) a
  * second variable, each with one WARN naming the new one. Giving an old and a new name of one option on one command
  * line is a usage error (exit 2: picocli's "should be specified only once", worded by {@link #bothGiven}); with both

@@ -698,7 +698,7 @@ public record RunConfig(
     /**
      * Whether the writer reads the TSDB's {@code /metrics} pages (the targets' and {@code --tsdb-metrics-url}'s): false with
      * {@code --tsdb-metrics-url none} — then no restart is watched, the write permits are the fallback and no retention
-     * is read (issue 53: a receiver that records every request, or serves no such page).
+     * is read (a receiver that records every request, or serves no such page, should not be probed).
      */
     public boolean readsTsdbMetrics() {
         return !tsdbMetricsUrls.contains(NO_TSDB_METRICS);

@@ -13,7 +13,7 @@ import java.util.Objects;
 public final class Rejections {
 
     /**
-     * Which values that are not finite a decoder passes on (issue 53 item 3): every float64 is a valid sample in the
+     * Which values that are not finite a decoder passes on: every float64 is a valid sample in the
      * remote write specification, NaN, ±Inf and Prometheus' staleness marker ({@link #STALE_MARKER_BITS}) included;
      * the import API stores ±Inf (written {@code +Inf}/{@code -Inf}, VictoriaMetrics' export form, read back by 1.79.5
      * and v1.150.0) but drops every NaN with a 2xx (VictoriaMetrics keeps NaN only as a staleness marker, which a JSON

@@ -15,7 +15,7 @@ import java.net.URI;
  *                           of an import cell's own VictoriaMetrics ({@code run --vm-url}, bench
  *                           {@code --victoria-metrics-binary}); null for a cell whose receiver the runner's default names
  * @param shareProcesses     0: one writer process in a consumer group ({@code --consumer-mode segments}); K &gt; 0: K writer
- *                           processes at once in one share group ({@code --consumer-mode share}, issue 28), each with
+ *                           processes at once in one share group ({@code --consumer-mode share}), each with
  *                           {@code parallelism} share consumers
  */
 public record BenchCell(

@@ -61,7 +61,7 @@ public final class WriterMeters {
     public final Counter requestBytes;
     /**
      * Bytes the segment readers' Kafka consumers received from the brokers ({@code incoming-byte-total}), added as each
-     * reader ends; the summary's {@code kafka_fetched_bytes} (bench: fetched ÷ topic bytes, issue 26). Not a meter.
+     * reader ends; the summary's {@code kafka_fetched_bytes} (bench: fetched ÷ topic bytes). Not a meter.
      */
     public final LongAdder kafkaFetchedBytes = new LongAdder();
     /** [tsdbwriter_write_latency_seconds] duration of one import request. */

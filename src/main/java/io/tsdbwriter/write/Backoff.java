@@ -10,11 +10,11 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The waits of the write threads — a retry's backoff, the probe interval of a paused or faulted write, the poll of an
- * open circuit breaker — which the writer's stop cuts short (issue 41): once {@link #stop()} was called, every wait in
+ * open circuit breaker — which the writer's stop cuts short: once {@link #stop()} was called, every wait in
  * progress ends and every later one lasts at most {@link #spacingMs the spacing} (the initial backoff with ±50 % jitter,
  * 100–300 ms by default), so a stop during a write fault never waits out a backoff of up to {@code --max-backoff}, and
  * the writes it wakes do not all go out in the same millisecond (the remote write specification, "Retries &amp;
- * Backoff": senders MUST use a backoff; issue 53). The wait itself is the {@link RetryPolicy.Sleeper} (tests inject one
+ * Backoff": senders MUST use a backoff). The wait itself is the {@link RetryPolicy.Sleeper} (tests inject one
  * that never sleeps); a wait is ended by interrupting its thread, and only a thread that is inside {@link #sleep} at
  * that moment. From the stop on, a write whose attempt begun after the stop fails ({@link Attempts#failedAtStop}) is
  * held: counted here, abandoned by the writer — unless the TSDB answered 429 ({@link #busy}): it is up, and its write

@@ -12,7 +12,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * One resilience4j {@link CircuitBreaker} per write endpoint (DESIGN §6): while an endpoint keeps failing — retryable
- * answers, configuration faults, and refusals whose empty probe is refused too (issue 53: those looped with only the
+ * answers, configuration faults, and refusals whose empty probe is refused too (those looped with only the
  * write's own backoff) — its breaker opens, the writes to it wait instead of sending, and one request per open interval
  * ({@code --max-backoff}) decides when writing resumes. A confirmed data refusal is a success here: the endpoint works.
  *

@@ -10,7 +10,7 @@ import java.util.Objects;
 
 /**
  * One metric family's metadata (TYPE, HELP, UNIT) and its remote write entries, built once per family, never per
- * sample (issue 53 item 4; design §6 "Metadata and exemplars").
+ * sample (design §6 "Metadata and exemplars").
  * <ul>
  *   <li>Remote write 1.0 (https://prometheus.io/docs/specs/remote_write_spec/; Prometheus' {@code prompb/types.proto}):
  *       one {@code WriteRequest.metadata} entry (field 3) per family present in a request,

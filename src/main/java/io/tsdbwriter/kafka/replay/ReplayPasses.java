@@ -151,7 +151,7 @@ final class ReplayPasses {
      * done (exit 1) with one line: what the TSDB acknowledged just before it may be lost, and the replay must run again
      * (its repeats collapse under {@code -dedup.minScrapeInterval}). A stop (a signal) during the wait, as one during
      * the last pass's drain, waits the rest of the window out within {@code --drain-timeout}: every pass written and
-     * stored is the end reached (exit 0), not a stop short of it (issue 41); the drain timeout ending first is one.
+     * stored is the end reached (exit 0), not a stop short of it; the drain timeout ending first is one.
      *
      * @param stopDeadline {@link System#nanoTime()} when the stop's drain timeout ends; {@link #NO_DEADLINE} while no
      *                     stop came (a stop during the wait then starts its own)

@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link SegmentConsumer}'s fetch size per partition (issue 26, docs/benchmarks-archive.md §12c) and the bytes its consumers
+ * A {@link SegmentConsumer}'s fetch size per partition (docs/benchmarks-archive.md §12c) and the bytes its consumers
  * fetched. At P &gt; 1 each reader seeks from the end of its segment to the start of its next one, P segments on, and
  * whatever its consumer fetched past the end is discarded; so the first segment is read with small fetches and the
  * fetch is then fitted to a fraction of a segment's bytes on the wire ({@link #fetchBytesFor}).
@@ -60,7 +60,7 @@ final class FetchSize {
      * The fetch size per partition that fits this reader's segments, or 0 to keep {@code current}. At P &gt; 1 each
      * reader seeks from the end of its segment to the start of its next one, P segments on, and whatever its consumer
      * fetched past the end is discarded: with a fetch larger than a segment (4 MiB against 1.3 MB for 50,000 records of
-     * 25 compressed bytes) every reader fetched nearly the whole partition — P times the topic (issue 26; bench: 3.14 ×
+     * 25 compressed bytes) every reader fetched nearly the whole partition — P times the topic (bench: 3.14 ×
      * at P=3). The first segment is read with {@value #FIRST_SEGMENT_FETCH_BYTES}-byte fetches; from the bytes its
      * consumer received per record read (see {@link #fittedFetchBytes}) the fetch becomes 1/{@value #FETCHES_PER_SEGMENT}
      * of a segment's bytes on the wire, so that what a seek discards is a few percent of what is read.
@@ -91,7 +91,7 @@ final class FetchSize {
      * segment's bytes, {@value #MIN_FETCH_BYTES} to {@value #MAX_FETCH_BYTES}; 0 (keep {@code current}) when the counts
      * say nothing or the fit is within a third of {@code current}. Not the consumer's {@code bytes-consumed-total}:
      * Kafka counts the records' uncompressed sizes there (164.8 bytes per record against 25 on the wire for the bench's
-     * lz4 points), which made the fetch ~6.5× the size meant (issue 26). The bytes received include the first
+     * lz4 points), which made the fetch ~6.5× the size meant. The bytes received include the first
      * segment's last fetch past its end, so the
      * figure errs high and the fetch small.
      */
@@ -110,7 +110,7 @@ final class FetchSize {
     /**
      * Adds what this reader's consumer received from the brokers (its {@code incoming-byte-total}: fetch responses,
      * whether their records were read or discarded by a seek, and the little metadata besides) to
-     * {@link WriterMeters#kafkaFetchedBytes}: the bench's fetched ÷ topic bytes (issue 26).
+     * {@link WriterMeters#kafkaFetchedBytes}: the bench's fetched ÷ topic bytes.
      */
     void countFetchedBytes(Consumer<byte[], byte[]> c) {
         try {

@@ -14,7 +14,7 @@ import javax.net.SocketFactory;
  * is ~40 KiB) is then held until the receiver acknowledges the headers, and the receiver delays that
  * acknowledgement, as Linux does, by up to 40 ms — waiting for the body it needs before answering. Each such
  * request waits ~40 ms with both processes idle: remote write to VictoriaMetrics at M=12 reached 0.82 M samples/s
- * from pre-serialized requests where its CPU allows 1.7 M (docs/benchmarks-archive.md, issue 43). Go's HTTP server, the
+ * from pre-serialized requests where its CPU allows 1.7 M (docs/benchmarks-archive.md). Go's HTTP server, the
  * receivers we write to, sets {@code TCP_NODELAY} on its side for the same reason.
  *
  * <p>Thread-safe; stateless.
