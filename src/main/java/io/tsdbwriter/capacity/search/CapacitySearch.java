@@ -751,21 +751,22 @@ public final class CapacitySearch {
                 }
             }
             WriterCellRunner runner = new WriterCellRunner(
-                    new WriterCellRunner.Settings(
-                            s.javaCommand(),
-                            s.jar(),
-                            s.writerJvmOptions(),
-                            s.bootstrapServers(),
-                            s.vmUrl(),
-                            s.writersMaxConcurrentWrites(),
-                            s.batchSamples(),
-                            s.segmentSize(),
-                            s.extraRunArgs(),
-                            s.workDir(),
-                            Duration.ofMinutes(10),
-                            Duration.ofSeconds(5),
-                            null,
-                            s.placement().placement()),
+                    WriterCellRunner.Settings.builder()
+                            .javaCommand(s.javaCommand())
+                            .jar(s.jar())
+                            .jvmOptions(s.writerJvmOptions())
+                            .bootstrapServers(s.bootstrapServers())
+                            .vmUrl(s.vmUrl())
+                            .writePermits(s.writersMaxConcurrentWrites())
+                            .batchSamples(s.batchSamples())
+                            .segmentSize(s.segmentSize())
+                            .extraRunArgs(s.extraRunArgs())
+                            .workDir(s.workDir())
+                            .cellTimeout(Duration.ofMinutes(10))
+                            .settleMax(Duration.ofSeconds(5))
+                            .remoteWriteUrl(null)
+                            .placement(s.placement().placement())
+                            .build(),
                     vm,
                     target -> vm);
             StepContext context =
