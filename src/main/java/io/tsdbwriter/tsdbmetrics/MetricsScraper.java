@@ -18,7 +18,10 @@ import okhttp3.Response;
 public final class MetricsScraper {
 
     private final OkHttpClient http;
-    /** Pages that answered 404: there is none, so they are not asked again (a probe every 2 s would load a receiver that records every request). */
+    /**
+     * Pages that answered 404: there is none, so they are not asked again (a probe every 2 s would load a receiver
+     * that records every request).
+     */
     private final Set<String> absent = ConcurrentHashMap.newKeySet();
 
     /** @param http a client to derive from (its auth interceptors apply); each read times out after {@code timeout} */

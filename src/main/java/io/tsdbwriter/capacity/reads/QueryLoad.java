@@ -19,7 +19,8 @@ import org.HdrHistogram.SynchronizedHistogram;
  * is idle. Latency of answered queries is kept in an HdrHistogram (µs, 3 significant digits). The clock is a
  * {@link Pacer}, so tests do not sleep.
  *
- * <p>Bounded (an unbounded load of 5,000 queries/s against a single node ran past its step for minutes): a query is <em>shed</em> — counted as
+ * <p>Bounded (an unbounded load of 5,000 queries/s against a single node ran past its step for minutes): a query is
+ * <em>shed</em> — counted as
  * started and as a timeout, never sent — when {@link #DEFAULT_MAX_IN_FLIGHT} (or the limit given) are in flight
  * already, or when the schedule reaches it later than the query timeout after its time (the machine cannot start
  * queries on time). So at most that many queries are in flight, each ending by its timeout, and {@link #stop()}
