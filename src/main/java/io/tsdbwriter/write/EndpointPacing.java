@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * One backoff per write endpoint for every write that waits on it (DESIGN §6; the remote write specification,
@@ -31,9 +32,17 @@ final class EndpointPacing {
     private final Map<WriteTarget, Pace> paces = new IdentityHashMap<>();
     private final RetryPolicy retry;
 
+    private final LongSupplier nanoClock;
+
     /** @param retry the backoff's initial step, cap and jitter */
     EndpointPacing(List<WriteTarget> endpoints, RetryPolicy retry) {
+        this(endpoints, retry, System::nanoTime);
+    }
+
+    /** As {@link #EndpointPacing(List, RetryPolicy)} with the clock ({@link System#nanoTime()} in production) given: tests. */
+    EndpointPacing(List<WriteTarget> endpoints, RetryPolicy retry, LongSupplier nanoClock) {
         this.retry = retry;
+        this.nanoClock = nanoClock;
         for (WriteTarget e : endpoints) {
             paces.put(e, new Pace());
         }
@@ -49,11 +58,11 @@ final class EndpointPacing {
         volatile int failures;
         /** The last failure's {@code Retry-After}, milliseconds; -1 when it gave none. */
         volatile long retryAfterMs = -1;
-        /** When the last failure was noted, {@link System#nanoTime()}. */
+        /** When the last failure was noted, on the pacing's clock. */
         volatile long lastFailureNanos = Long.MIN_VALUE;
         /** The thread whose attempt went out last. */
         volatile Thread lastSender;
-        /** When that attempt went out, {@link System#nanoTime()}. */
+        /** When that attempt went out, on the pacing's clock. */
         volatile long lastSentNanos;
     }
 
@@ -63,7 +72,7 @@ final class EndpointPacing {
      * as going out now.
      *
      * @param evenStopped a 429's wait: not cut short by the stop ({@link Backoff#busy})
-     * @return when the attempt goes out, {@link System#nanoTime()} (pass it to {@link #answered})
+     * @return when the attempt goes out, on the pacing's clock (pass it to {@link #answered})
      * @throws InterruptedException when the thread is interrupted (the writer's close)
      */
     long awaitTurn(WriteTarget endpoint, Backoff backoff, boolean evenStopped) throws InterruptedException {
@@ -78,7 +87,7 @@ final class EndpointPacing {
                 if (backoff.stopped() && !evenStopped) {
                     stepMs = backoff.spacingMs(stepMs);
                 }
-                long waitMs = stepMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.lastSentNanos);
+                long waitMs = stepMs - TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - p.lastSentNanos);
                 if (waitMs > 0) {
                     backoff.sleep(waitMs, evenStopped);
                 }
@@ -89,9 +98,9 @@ final class EndpointPacing {
         }
     }
 
-    private static long sent(Pace p) {
+    private long sent(Pace p) {
         p.lastSender = Thread.currentThread();
-        p.lastSentNanos = System.nanoTime();
+        p.lastSentNanos = nanoClock.getAsLong();
         return p.lastSentNanos;
     }
 
@@ -111,7 +120,7 @@ final class EndpointPacing {
             if (p.failures == 0 || sentNanos >= p.lastFailureNanos) {
                 p.failures = Math.min(p.failures + 1, MAX_FAILURES);
             }
-            p.lastFailureNanos = System.nanoTime();
+            p.lastFailureNanos = nanoClock.getAsLong();
             p.retryAfterMs = outcome.retryAfterMs();
         } finally {
             p.state.unlock();
