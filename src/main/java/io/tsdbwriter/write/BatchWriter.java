@@ -205,8 +205,9 @@ public final class BatchWriter implements AutoCloseable {
                         throw new Backoff.Held();
                     }
                 }
-                if (refusedOutright(outcome)) {
-                    return outcome; // a probe's 4xx under refuse cannot come here: refused before the probe
+                if (refusedOutright(outcome)) { // the probe's own 4xx (a partial 2.0 write's probe), under refuse
+                    meters.writeRequest("failed", outcome.statusTag());
+                    return outcome;
                 }
                 if (outcome.kind() == WriteOutcome.Kind.FAULT) {
                     faults.fault(endpoint, outcome, retry.maxBackoff());
