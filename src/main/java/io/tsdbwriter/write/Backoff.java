@@ -56,6 +56,8 @@ final class Backoff {
         boolean refusalPermitted;
         /** That attempt's duration, nanoseconds. */
         long refusalTookNanos;
+        /** When that attempt went out, {@link System#nanoTime()}. */
+        long refusalSentNanos;
         /** Whether that attempt began after the stop. */
         boolean refusalAfterStop;
         /** Whether an attempt went out and got no answer (I/O error, timeout): {@link WriteBatch#sentUnanswered()}. */

@@ -43,6 +43,9 @@ public final class BatchWriter implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Object drainLock = new Object();
     private final EndpointBreakers breakers;
+    /** The endpoints' one backoff: a failing endpoint's attempts go one at a time, each after its step. */
+    private final EndpointPacing pacing;
+
     private volatile boolean closed;
     private final boolean synchronous;
     /** The retry, pause and breaker waits, which {@link #stopping()} cuts short, and the writes held at the stop. */
@@ -92,6 +95,7 @@ public final class BatchWriter implements AutoCloseable {
         this.faults = new WriteFaults(meters);
         this.backoff = new Backoff(retry.sleeper(), retry.initialBackoff().toMillis());
         this.breakers = new EndpointBreakers(this.endpoints, retry.maxBackoff());
+        this.pacing = new EndpointPacing(this.endpoints, retry);
     }
 
     /**
@@ -131,11 +135,10 @@ public final class BatchWriter implements AutoCloseable {
             outcome = batch.body().length() == 0
                     ? WriteOutcome.NOTHING_SENT
                     : writeUntilDecided(batch, budget.endpoint(), stale);
-            if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
+            if (outcome.kind() == WriteOutcome.Kind.REJECTED && !refusedOutright(outcome)) {
                 rejections = new ArrayList<>();
                 isolate(batch, outcome, rejections, budget.endpoint(), stale);
-            } else if (outcome.kind()
-                    == WriteOutcome.Kind.FAULT) { // refused whole (--on-configuration-fault refuse): no split
+            } else if (refusedOutright(outcome)) { // refused whole (--on-configuration-fault refuse): no split
                 rejections = new ArrayList<>(batch.points());
                 WriteListener.Rejection.each(batch, outcome, rejections);
             }
@@ -177,8 +180,9 @@ public final class BatchWriter implements AutoCloseable {
      * the policy: never split, never dead-lettered, tried again with backoff up to {@code --max-backoff} until the
      * endpoint accepts it or the writer gives up on it ({@link #abortFaulted()}); its attempts go through the
      * endpoint's breaker, so a fault opens it and the writes to that endpoint wait. A refusal is confirmed to depend on
-     * the data before it is returned ({@link #confirmRefusal}). After the stop a write whose attempt begun after it
-     * fails is held ({@link Backoff}).
+     * the data before it is returned ({@link #confirmRefusal}), except under {@link ConfigurationFaultPolicy#REFUSE},
+     * where a 4xx but 429 is returned as it came ({@link #refusedOutright}: no empty probe). After the stop a write whose
+     * attempt begun after it fails is held ({@link Backoff}).
      */
     private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint, BooleanSupplier stale)
             throws InterruptedException, Backoff.Held {
@@ -188,6 +192,9 @@ public final class BatchWriter implements AutoCloseable {
             WriteOutcome outcome = writeWithRetries(payload, endpoint, attempts);
             int faultAttempt = 0;
             while (true) {
+                if (refusedOutright(outcome)) {
+                    return outcome; // the specification: a 4xx but 429 is not retried, whatever an empty request gets
+                }
                 if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
                     outcome = confirmRefusal(endpoint, payload.tenant(), outcome, attempts);
                     if (outcome.kind() == WriteOutcome.Kind.REJECTED) {
@@ -198,9 +205,9 @@ public final class BatchWriter implements AutoCloseable {
                         throw new Backoff.Held();
                     }
                 }
-                if (outcome.kind() == WriteOutcome.Kind.FAULT && onConfigurationFault.refuses(outcome)) {
+                if (refusedOutright(outcome)) { // the probe's own 4xx (a partial 2.0 write's probe), under refuse
                     meters.writeRequest("failed", outcome.statusTag());
-                    return outcome; // the specification's rule: a 4xx but 429 is not retried
+                    return outcome;
                 }
                 if (outcome.kind() == WriteOutcome.Kind.FAULT) {
                     faults.fault(endpoint, outcome, retry.maxBackoff());
@@ -255,6 +262,7 @@ public final class BatchWriter implements AutoCloseable {
         if (attempts.refusalPermitted) {
             breakers.record(endpoint, attempts.refusalTookNanos, verdict);
         }
+        pacing.answered(endpoint, attempts.refusalSentNanos, verdict, fails(verdict));
         return verdict;
     }
 
@@ -279,7 +287,7 @@ public final class BatchWriter implements AutoCloseable {
             if (o.isSuccess()) {
                 meters.written(half.tenant(), half.samples());
                 meters.lastWriteNanos.set(System.nanoTime());
-            } else if (o.kind() == WriteOutcome.Kind.REJECTED) {
+            } else if (o.kind() == WriteOutcome.Kind.REJECTED && !refusedOutright(o)) {
                 isolate(half, o, out, endpoint, stale);
             } else {
                 WriteListener.Rejection.each(
@@ -302,13 +310,24 @@ public final class BatchWriter implements AutoCloseable {
      * One bounded round: the first attempt plus up to maxRetries retries. Each attempt goes through its endpoint's
      * resilience4j circuit breaker ({@link EndpointBreakers}): while every endpoint's breaker is open (VictoriaMetrics
      * keeps failing), attempts wait instead of hammering it, and one probe per open interval decides when writing
-     * resumes. A refusal's breaker record waits for its probe ({@link #confirmRefusal}). After the stop the attempts go
-     * out spaced, breaker or not, and a failure of an attempt begun after the stop holds the write ({@link Backoff.Held}).
+     * resumes. Every attempt then takes its turn at the endpoint ({@link EndpointPacing}): while the endpoint fails,
+     * the writes waiting on it go one at a time, each after the endpoint's backoff step. A refusal's breaker record
+     * waits for its probe ({@link #confirmRefusal}); a refusal under {@link ConfigurationFaultPolicy#REFUSE} is the
+     * endpoint's success, never its failure. After the stop the attempts go out spaced, breaker or not, and a failure of
+     * an attempt begun after the stop holds the write ({@link Backoff.Held}).
      */
     private WriteOutcome writeWithRetries(WriteClient.Payload payload, WriteTarget endpoint, Backoff.Attempts attempts)
             throws InterruptedException, Backoff.Held {
+        boolean busy = false; // the last answer was a 429: its wait is not cut short by the stop
         for (int attempt = 0; ; attempt++) {
             boolean permitted = breakers.await(endpoint, () -> closed || faultGaveUp, backoff);
+            long sentNanos;
+            try {
+                sentNanos = pacing.awaitTurn(endpoint, backoff, busy);
+            } catch (InterruptedException e) {
+                breakers.release(endpoint, permitted);
+                throw e;
+            }
             if (attempts.stale
                     .getAsBoolean()) { // rewound or revoked meanwhile: a retry now could land after its re-read
                 breakers.release(endpoint, permitted); // a half-open breaker's probe slot must not stay taken
@@ -325,16 +344,32 @@ public final class BatchWriter implements AutoCloseable {
             }
             attempts.unanswered |=
                     outcome.status() == 0 && outcome.kind() == WriteOutcome.Kind.RETRYABLE; // sent, maybe stored
-            boolean failed = outcome.kind() == WriteOutcome.Kind.RETRYABLE || outcome.kind() == WriteOutcome.Kind.FAULT;
-            attempts.refusalPermitted = permitted && outcome.kind() == WriteOutcome.Kind.REJECTED;
+            boolean refused = refusedOutright(outcome);
+            boolean failed = fails(outcome);
+            boolean probed =
+                    outcome.kind() == WriteOutcome.Kind.REJECTED && !refused; // its verdict waits for the probe
+            attempts.refusalPermitted = permitted && probed;
             attempts.refusalTookNanos = took;
             attempts.refusalAfterStop = stoppedBefore;
-            if (permitted && !attempts.refusalPermitted) {
-                breakers.record(endpoint, took, outcome);
+            attempts.refusalSentNanos = sentNanos;
+            if (permitted && !probed) {
+                if (refused) {
+                    breakers.recordRefusal(endpoint, took); // the data's refusal: the endpoint answered
+                } else {
+                    breakers.record(endpoint, took, outcome);
+                }
             }
+            if (!probed) {
+                pacing.answered(endpoint, sentNanos, outcome, failed);
+            }
+            busy = Backoff.busy(outcome);
             if (failed && backoff.failedAtStop(outcome, stoppedBefore)) {
                 meters.writeRequest("held", outcome.statusTag());
                 throw new Backoff.Held(); // the TSDB fails at the stop: no write can be expected to succeed
+            }
+            if (refused) {
+                meters.writeRequest("failed", outcome.statusTag());
+                return outcome;
             }
             if (outcome.kind() == WriteOutcome.Kind.FAULT) {
                 meters.writeRequest("fault", outcome.statusTag());
@@ -359,6 +394,22 @@ public final class BatchWriter implements AutoCloseable {
                     outcome.detail());
             backoff.sleep(delay, Backoff.busy(outcome));
         }
+    }
+
+    /**
+     * Whether {@code outcome} is a 4xx but 429 that {@code --on-configuration-fault refuse} refuses as it came, the remote
+     * write specification's rule: a data refusal or a configuration fault's status, never probed, split, retried, nor
+     * counted against the endpoint's breaker.
+     */
+    private boolean refusedOutright(WriteOutcome outcome) {
+        return (outcome.kind() == WriteOutcome.Kind.REJECTED || outcome.kind() == WriteOutcome.Kind.FAULT)
+                && onConfigurationFault.refuses(outcome);
+    }
+
+    /** Whether {@code outcome} is the endpoint's failure: retryable, or a configuration fault that is held. */
+    private boolean fails(WriteOutcome outcome) {
+        return outcome.kind() == WriteOutcome.Kind.RETRYABLE
+                || (outcome.kind() == WriteOutcome.Kind.FAULT && !refusedOutright(outcome));
     }
 
     /** The endpoints' configuration faults: health, the give-up timer and the lines. */

@@ -14,13 +14,19 @@ public enum ConfigurationFaultPolicy {
      */
     HOLD,
     /**
-     * The remote write specification's rule: never retry it; its records are dead-lettered with the reason when
-     * {@code --dead-letter-topic} is set, else its samples are counted refused (lost; exit 3). Answers without a status
-     * (TLS, DNS, a refused connection) and redirects are held whatever this says.
+     * The remote write specification's sender: a 4xx but 429 — a configuration fault's or a data refusal's — refuses its
+     * batch whole at once: no empty request to tell the two apart, no split, no retry, and it never counts toward the
+     * endpoint's circuit breaker; its records are dead-lettered with the reason when {@code --dead-letter-topic} is set,
+     * else its samples are counted refused (lost; exit 3), and the next batch goes out at once. 429 and 5xx are retried
+     * with backoff as under {@link #HOLD}. Answers without a status (TLS, DNS, a refused connection) and redirects are
+     * held whatever this says.
      */
     REFUSE;
 
-    /** Whether this policy refuses the fault {@code fault}: {@link #REFUSE} and an HTTP 4xx (not a redirect, nor no answer). */
+    /**
+     * Whether this policy refuses an answer of status {@code fault}'s: {@link #REFUSE} and an HTTP 4xx (not a redirect,
+     * nor no answer; the caller excludes 429, which is retryable).
+     */
     boolean refuses(WriteOutcome fault) {
         return this == REFUSE && fault.status() >= 400 && fault.status() < 500;
     }

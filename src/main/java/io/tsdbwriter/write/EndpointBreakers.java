@@ -12,9 +12,11 @@ import java.util.function.BooleanSupplier;
 
 /**
  * One resilience4j {@link CircuitBreaker} per write endpoint (DESIGN §6): while an endpoint keeps failing — retryable
- * answers, configuration faults, and refusals whose empty probe is refused too (those looped with only the
- * write's own backoff) — its breaker opens, the writes to it wait instead of sending, and one request per open interval
- * ({@code --max-backoff}) decides when writing resumes. A confirmed data refusal is a success here: the endpoint works.
+ * answers, configuration faults that are held, and refusals whose empty probe is refused too — its breaker opens, the
+ * writes to it wait instead of sending, and one request per open interval ({@code --max-backoff}) decides when writing
+ * resumes. A confirmed data refusal is a success here: the endpoint works; so is every 4xx but 429 under
+ * {@code --on-configuration-fault refuse}, which refuses its batch and never holds one ({@link #recordRefusal}). The
+ * writes it releases go one at a time ({@link EndpointPacing}).
  *
  * <p>Thread-safe: called from every write thread.
  */
@@ -78,6 +80,14 @@ final class EndpointBreakers {
         if (permitted) {
             breakers.get(endpoint).releasePermission();
         }
+    }
+
+    /**
+     * Records a permitted attempt refused under {@code --on-configuration-fault refuse} (a 4xx but 429, not retried):
+     * the endpoint's success, as a confirmed data refusal is — a refusal never opens the breaker.
+     */
+    void recordRefusal(WriteTarget endpoint, long tookNanos) {
+        breakers.get(endpoint).onSuccess(tookNanos, TimeUnit.NANOSECONDS);
     }
 
     /**

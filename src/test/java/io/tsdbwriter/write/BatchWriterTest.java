@@ -520,24 +520,29 @@ class BatchWriterTest {
                 .isFalse();
     }
 
+    private BatchWriter refusingWriter(RetryPolicy retry, OnWriteFailure onFailure) {
+        client = new WriteClient(Duration.ofSeconds(30), 4, false);
+        writer = new BatchWriter(
+                List.of(new WriteTarget(server.url("/").toString())),
+                client,
+                new WritePermits(4, 1 << 20),
+                retry,
+                onFailure,
+                meters,
+                false,
+                ConfigurationFaultPolicy.REFUSE);
+        return writer;
+    }
+
     @Test
-    void underOnConfigurationFaultRefuseA400ItsEmptyProbeGetsTooIsRefusedWholeAfterTheProbe() throws Exception {
+    void underOnConfigurationFaultRefuseA400ItsEmptyProbeGetsTooIsRefusedWholeWithoutTheProbe() throws Exception {
         server.setDispatcher(new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest r) {
                 return new MockResponse().setResponseCode(400).setBody("unsupported path requested");
             }
         });
-        client = new WriteClient(Duration.ofSeconds(30), 4, false);
-        writer = new BatchWriter(
-                List.of(new WriteTarget(server.url("/").toString())),
-                client,
-                new WritePermits(4, 1 << 20),
-                recordingRetry(5),
-                OnWriteFailure.DEAD_LETTER,
-                meters,
-                false,
-                ConfigurationFaultPolicy.REFUSE);
+        refusingWriter(recordingRetry(5), OnWriteFailure.DEAD_LETTER);
         Listener l = new Listener();
 
         writer.submit(points(3), l);
@@ -545,8 +550,54 @@ class BatchWriterTest {
         assertThat(l.await()).isEqualTo("rejected");
         assertThat(l.rejections).hasSize(3);
         assertThat(server.getRequestCount())
-                .as("the batch and its empty probe, nothing split")
-                .isEqualTo(2);
+                .as("the batch once: no empty probe, nothing split")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void underOnConfigurationFaultRefuseA400TheEmptyProbeWouldPassIsRefusedWholeWithoutTheProbe() throws Exception {
+        server.setDispatcher(refusing("\"m2\""));
+        refusingWriter(recordingRetry(5), OnWriteFailure.DEAD_LETTER);
+        Listener l = new Listener();
+
+        writer.submit(points(3), l);
+
+        assertThat(l.await()).isEqualTo("rejected");
+        assertThat(l.rejections)
+                .as("the specification: the 4xx refuses the batch; a split would send its samples again")
+                .hasSize(3)
+                .allSatisfy(r -> assertThat(r.outcome().status()).isEqualTo(400));
+        assertThat(server.getRequestCount()).as("no empty probe, no half").isEqualTo(1);
+        assertThat(writeRequests("probe", "204")).isZero();
+        assertThat(delays).isEmpty();
+    }
+
+    @Test
+    void underOnConfigurationFaultRefuseRefusalsNeverOpenTheBreakerTheNextBatchGoesAtOnce() throws Exception {
+        AtomicInteger answered = new AtomicInteger();
+        server.setDispatcher(new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest r) {
+                return answered.getAndIncrement() % 2 == 0
+                        ? new MockResponse().setResponseCode(400).setBody("out of bounds")
+                        : new MockResponse().setResponseCode(401).setBody("Unauthorized");
+            }
+        });
+        // a breaker opened by these refusals would hold the next batch for the open interval (--max-backoff, 30 s here)
+        refusingWriter(recordingRetry(5), OnWriteFailure.DEAD_LETTER);
+
+        for (int i = 0; i < 8; i++) {
+            Listener l = new Listener();
+            writer.submit(points(2), l);
+            assertThat(l.how.get(5, TimeUnit.SECONDS)).as("batch %d", i).isEqualTo("rejected");
+        }
+
+        assertThat(server.getRequestCount())
+                .as("one request per batch: no probe, no retry")
+                .isEqualTo(8);
+        assertThat(writer.batchesHeld()).isZero();
+        assertThat(writer.faults().any()).isFalse();
+        assertThat(delays).as("nothing waited").isEmpty();
     }
 
     @Test

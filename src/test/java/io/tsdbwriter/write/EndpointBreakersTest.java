@@ -8,7 +8,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
-/** A half-open breaker lets one request through; a permission given back for an attempt not made frees that slot. */
+/**
+ * A half-open breaker lets one request through; a permission given back for an attempt not made frees that slot; a
+ * refusal under {@code --on-configuration-fault refuse} is the endpoint's success.
+ */
 class EndpointBreakersTest {
 
     private static final WriteOutcome NO_ANSWER =
@@ -38,5 +41,21 @@ class EndpointBreakersTest {
                 .isTrue();
         breakers.record(endpoint, 1_000_000, new WriteOutcome(WriteOutcome.Kind.SUCCESS, 204, -1, ""));
         assertThat(breakers.notOpen(endpoint)).isTrue();
+    }
+
+    @Test
+    void refusalsUnderRefuseNeverOpenTheBreaker() {
+        WriteTarget endpoint = new WriteTarget("http://127.0.0.1:1");
+        EndpointBreakers breakers = new EndpointBreakers(List.of(endpoint), Duration.ofSeconds(30));
+        for (int i = 0; i < 20; i++) {
+            breakers.recordRefusal(endpoint, 1_000_000);
+        }
+        assertThat(breakers.notOpen(endpoint)).isTrue();
+        for (int i = 0; i < 5; i++) {
+            breakers.record(endpoint, 1_000_000, NO_ANSWER);
+        }
+        assertThat(breakers.notOpen(endpoint))
+                .as("the window is 10 calls: five failures among them still open it")
+                .isFalse();
     }
 }

@@ -289,4 +289,32 @@ class ResponseClassifierTest {
                         .kind())
                 .isEqualTo(WriteOutcome.Kind.FAULT);
     }
+
+    /**
+     * {@code --on-configuration-fault refuse}, the specification's sender: every remote write 4xx but 429 — a data
+     * refusal's status or a configuration fault's — is refused as it came; 429, 5xx, redirects and no answer are not.
+     */
+    @Test
+    void underRefuseEveryRemoteWrite4xxBut429IsRefusedAndNothingElse() {
+        for (int status : new int[] {400, 401, 403, 404, 405, 407, 409, 413, 415, 422}) {
+            WriteOutcome o = ResponseClassifier.classify(Output.REMOTE_WRITE, status, null, "");
+            assertThat(o.kind()).as("%d", status).isIn(WriteOutcome.Kind.REJECTED, WriteOutcome.Kind.FAULT);
+            assertThat(ConfigurationFaultPolicy.REFUSE.refuses(o))
+                    .as("%d refused", status)
+                    .isTrue();
+            assertThat(ConfigurationFaultPolicy.HOLD.refuses(o))
+                    .as("%d under hold", status)
+                    .isFalse();
+        }
+        for (int status : new int[] {301, 307, 429, 500, 503}) {
+            WriteOutcome o = ResponseClassifier.classify(Output.REMOTE_WRITE, status, "1", "");
+            assertThat(ConfigurationFaultPolicy.REFUSE.refuses(o) && o.kind() != WriteOutcome.Kind.RETRYABLE)
+                    .as("%d", status)
+                    .isFalse();
+        }
+        assertThat(ConfigurationFaultPolicy.REFUSE.refuses(
+                        ResponseClassifier.noResponse(new ConnectException("refused"))))
+                .as("no answer")
+                .isFalse();
+    }
 }
