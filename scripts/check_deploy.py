@@ -503,7 +503,7 @@ def catalogue_metrics():
                 continue
             with open(os.path.join(dirpath, fn)) as f:
                 text = f.read()
-            for m in re.finditer(r'(FunctionCounter|Counter|Gauge|Timer)\.builder\(PREFIX \+ "([a-z.]+)"', text):
+            for m in re.finditer(r'(FunctionCounter|Counter|Gauge|Timer)\.builder\(\s*PREFIX\s*\+\s*"([a-z.]+)"', text):
                 kind, name = m.group(1), "tsdbwriter_" + m.group(2).replace(".", "_")
                 statement = text[m.end():text.find(".register(", m.end())]
                 unit = re.search(r'\.baseUnit\("([a-z.]+)"\)', statement)
@@ -516,7 +516,7 @@ def catalogue_metrics():
                     names.update(name + "_seconds" + s for s in ("_count", "_sum", "_max", "_bucket"))
                 else:
                     names.add(name)
-            for m in re.finditer(r'meters\.gauge\("([a-z.]+)"', text):
+            for m in re.finditer(r'meters\s*\.gauge\(\s*"([a-z.]+)"', text):
                 names.add("tsdbwriter_" + m.group(1).replace(".", "_"))
     return names
 
