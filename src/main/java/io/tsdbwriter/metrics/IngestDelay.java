@@ -42,6 +42,9 @@ public final class IngestDelay {
     /** The histogram's bucket upper bounds in seconds, 10 ms to 10 min; slower batches fall in {@code +Inf}. */
     public static final double[] BUCKETS = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
 
+    /** The meter catalogue's prefix ({@link WriterMeters#PREFIX}). */
+    private static final String PREFIX = WriterMeters.PREFIX;
+
     /** A batch with no record time (nothing added to it): not measured. */
     public static final long NONE = Long.MAX_VALUE;
 
@@ -72,7 +75,7 @@ public final class IngestDelay {
             slos[i] = Duration.ofMillis(Math.round(BUCKETS[i] * 1000));
         }
         for (Stage s : Stage.values()) {
-            timers[s.ordinal()] = Timer.builder(WriterMeters.PREFIX + "ingest.delay")
+            timers[s.ordinal()] = Timer.builder(PREFIX + "ingest.delay")
                     .description(HELP)
                     .tag("stage", s.label())
                     .serviceLevelObjectives(slos)
