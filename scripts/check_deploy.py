@@ -63,6 +63,8 @@ KNOWN_METRICS = {
     "tsdbwriter_tenant_samples_written_total", "tsdbwriter_relabel_dropped_total",
     "tsdbwriter_records_awaiting_durability", "tsdbwriter_tsdb_restarts_total", "tsdbwriter_records_reread_total",
     "tsdbwriter_durability_window_seconds", "tsdbwriter_write_faults_total",
+    "tsdbwriter_ingest_delay_seconds_bucket", "tsdbwriter_ingest_delay_seconds_count",
+    "tsdbwriter_ingest_delay_seconds_sum", "tsdbwriter_ingest_delay_seconds_max",
 }
 # What the issue asks the dashboard to show, as the metric each subject needs.
 REQUIRED_METRICS = {
@@ -78,6 +80,7 @@ REQUIRED_METRICS = {
     "replay pass": "tsdbwriter_replay_pass",
     "set rate": "tsdbwriter_rate_set_samples_per_second",
     "series churn": "tsdbwriter_new_series_total",
+    "ingest delay": "tsdbwriter_ingest_delay_seconds_bucket",
     "vminsert insert capacity": "vm_concurrent_insert_capacity",
     "retries and failures by status": "tsdbwriter_write_requests_total",
     "retries": "tsdbwriter_write_retries_total",

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * The report line of a {@code run} every {@code --report-interval}, annotated with what limits the run now
  * ({@code limited_by}): a {@link LiveAttribution} of the targets' {@code /metrics}, the write permits, the consumer lag
  * and the CPU, sampled every {@value LiveAttribution#SAMPLE_INTERVAL_SECONDS} s; while a write endpoint is in a
- * configuration fault the line says that instead.
+ * configuration fault the line says that instead. The line ends with the interval's ingest delay, p50 and p99 per stage
+ * ({@link EfficiencyReport#delays()}).
  *
  * <p>Stateless: the sampling and the lines run on the service's {@code report} thread (the scheduler handed in), the
  * one thread that ticks the report and samples the attribution; the {@code limited_by} gauge is read by whoever reads
@@ -96,7 +97,7 @@ final class ReportLines {
                     } catch (RuntimeException e) {
                         log.warn("bottleneck attribution failed: {}", e.toString());
                     }
-                    out.println(line);
+                    out.println(line + report.delays()); // the ingest delay's p50/p99 ends the line
                 },
                 period,
                 period,

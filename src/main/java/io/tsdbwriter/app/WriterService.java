@@ -187,6 +187,7 @@ public final class WriterService {
                     .tenants(cfg.tenants())
                     .build();
             if (replay.replay()) {
+                meters.ingestDelay.measureFromReadTime(); // the records' Kafka timestamps are the window's past
                 member = new ReplayMember(
                         new ReplayMember.Settings(
                                 kafka,

@@ -2,6 +2,7 @@ package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.metrics.IngestDelay;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.pipeline.SampleRate;
@@ -14,13 +15,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
 
 /**
  * The hot path of one reader of any consumption model: a record's tenant from its header ({@code --tenant-from
  * header:NAME}), its points decoded and counted, the samples taken from {@code --max-samples-per-second}, then per
  * point its lane's and tenant's open batch, the point amplified into M × N samples straight into that batch, and full
  * batches handed on; decode refusals logged and counted, a malformed record refused whole. Per point it allocates at
- * most the value text; per sample nothing.
+ * most the value text; per sample nothing. Each batch keeps the oldest of its records' times — the Kafka timestamp, or
+ * the time the record was read in a replay or without one ({@link IngestDelay#since}) — for its ingest delay.
  *
  * <p>What a record's acknowledgement is belongs to the consumption model, its {@link Acknowledgement}: a segment's
  * watermark ({@code kafka.segment}), a share delivery's hold count ({@code kafka.share}). A new model adds only its
@@ -94,6 +97,8 @@ public final class RecordCore<S, O> {
     private final OpenBatches<S, O> open;
     /** Added to the counters before every batch is handed on and on {@link #publishCounts()}. */
     private final IntakeCounts counts;
+    /** Where a batch's ingest delay is measured from ({@link WriteBatch#recordTime}). */
+    private final IngestDelay delay;
 
     /**
      * @param acks         the consumption model's side
@@ -122,6 +127,7 @@ public final class RecordCore<S, O> {
         this.decodeErrors = decodeErrors;
         this.open = new OpenBatches<>(lanes);
         this.counts = new IntakeCounts(meters);
+        this.delay = meters.ingestDelay;
     }
 
     /** Decodes and amplifies one source's record; may block handing a full batch on. */
@@ -130,6 +136,9 @@ public final class RecordCore<S, O> {
         PointAmplifier amplifier = amplifiers.apply(record.topic());
         // a record without a timestamp (-1: old message format) gives its untimed samples the time it is read
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
+        // what its batch's ingest delay is measured from: CreateTime or LogAppendTime, or the read time (a replay)
+        long delayFromMs =
+                delay.since(record.timestampType() == TimestampType.NO_TIMESTAMP_TYPE ? -1 : record.timestamp());
         long preparedBefore = amplifier.seriesPrepared();
         long droppedBefore = amplifier.relabelDropped();
         if (tenants.from() == TenantRouting.From.HEADER && !recordTenant(source, record, amplifier)) {
@@ -164,6 +173,7 @@ public final class RecordCore<S, O> {
             int pointSamples = amplifier.encodePoint(p, b.body());
             counts.encoded(pointSamples);
             b.addPoint(pointSamples, source);
+            b.recordTime(delayFromMs);
             if (b.samples() >= batchSamples) {
                 hand(slot);
             }

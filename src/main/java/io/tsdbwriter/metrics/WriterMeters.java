@@ -117,6 +117,13 @@ public final class WriterMeters {
      */
     public final AtomicLong recordsAwaitingDurability = new AtomicLong();
 
+    /**
+     * [tsdbwriter_ingest_delay_seconds{stage}] per sample batch, the time from its oldest record's Kafka timestamp to
+     * the TSDB's 2xx ({@code acknowledged}) and to the offset commit that covered it ({@code committed}):
+     * {@link IngestDelay}.
+     */
+    public final IngestDelay ingestDelay;
+
     private final ConcurrentHashMap<String, Counter> tsdbRestarts = new ConcurrentHashMap<>();
     /** The {@code type} tags of [tsdbwriter_share_acknowledgements_total]. */
     public static final List<String> SHARE_ACKNOWLEDGEMENT_TYPES =
@@ -259,6 +266,7 @@ public final class WriterMeters {
                             .tag("type", type)
                             .register(registry));
         }
+        ingestDelay = new IngestDelay(registry);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.tsdbwriter.write;
 
+import io.tsdbwriter.metrics.IngestDelay;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.tenant.Tenant;
 import java.time.Duration;
@@ -165,6 +166,7 @@ public final class BatchWriter implements AutoCloseable {
         if (outcome.isSuccess()) {
             meters.written(batch.tenant(), batch.samples());
             meters.lastWriteNanos.set(System.nanoTime());
+            meters.ingestDelay.record(IngestDelay.Stage.ACKNOWLEDGED, batch.recordTimeMs());
             listener.written(batch);
         } else if (rejections != null) {
             listener.rejected(batch, rejections);
@@ -287,6 +289,7 @@ public final class BatchWriter implements AutoCloseable {
             if (o.isSuccess()) {
                 meters.written(half.tenant(), half.samples());
                 meters.lastWriteNanos.set(System.nanoTime());
+                meters.ingestDelay.record(IngestDelay.Stage.ACKNOWLEDGED, half.recordTimeMs());
             } else if (o.kind() == WriteOutcome.Kind.REJECTED && !refusedOutright(o)) {
                 isolate(half, o, out, endpoint, stale);
             } else {

@@ -34,6 +34,8 @@ public final class WriteBatch<S, O> {
     private Tenant tenant;
     /** {@link #sentUnanswered()}; written and read on the batch's write thread. */
     private boolean sentUnanswered;
+    /** {@link #recordTimeMs()}: the oldest of its points' records' times; Long.MAX_VALUE while none was added. */
+    private long recordTimeMs = Long.MAX_VALUE;
 
     /** @param initialBytes initial body capacity */
     public WriteBatch(int initialBytes) {
@@ -107,6 +109,22 @@ public final class WriteBatch<S, O> {
     }
 
     /**
+     * The time its ingest delay is measured from ({@link io.tsdbwriter.metrics.IngestDelay}), in epoch milliseconds: the
+     * oldest of the times given to {@link #recordTime} (its records' Kafka timestamps, or their read times);
+     * {@link Long#MAX_VALUE} when none was given.
+     */
+    public long recordTimeMs() {
+        return recordTimeMs;
+    }
+
+    /** A point's record time (epoch milliseconds): the batch keeps the oldest. One comparison; per point, not per sample. */
+    public void recordTime(long ms) {
+        if (ms < recordTimeMs) {
+            recordTimeMs = ms;
+        }
+    }
+
+    /**
      * True once an attempt to write this batch (or the batch it was split from) got no answer after it was sent (an I/O
      * error or a timeout, not a refused connection): the receiver may have stored it, so a retry's refusal of its
      * samples as out of order or duplicate can be that attempt's repeat (DESIGN §4). Set by the writer.
@@ -119,7 +137,10 @@ public final class WriteBatch<S, O> {
         this.sentUnanswered |= unanswered;
     }
 
-    /** A new batch holding points {@code [from, to)} (bytes copied; same origin and {@link #sentUnanswered()}). */
+    /**
+     * A new batch holding points {@code [from, to)} (bytes copied; same origin, {@link #sentUnanswered()} and
+     * {@link #recordTimeMs()}).
+     */
     public WriteBatch<S, O> slice(int from, int to) {
         int start = from == 0 ? 0 : pointEnds[from - 1];
         int end = pointEnds[to - 1];
@@ -136,6 +157,7 @@ public final class WriteBatch<S, O> {
         b.origin = origin;
         b.tenant = tenant;
         b.sentUnanswered = sentUnanswered;
+        b.recordTimeMs = recordTimeMs;
         return b;
     }
 

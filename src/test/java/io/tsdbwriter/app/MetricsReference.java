@@ -239,8 +239,37 @@ public final class MetricsReference {
                 | metric | type | labels (tags) | description | appears |
                 |:--|:--|:--|:--|:--|
                 """
-                + rows;
+                + rows
+                + INGEST_DELAY;
     }
+
+    /** The page's section on the two stages of {@code tsdbwriter_ingest_delay_seconds}. */
+    private static final String INGEST_DELAY =
+            """
+
+            ## Ingest delay
+
+            `tsdbwriter_ingest_delay_seconds{stage}` is what an operator pages on: per sample batch (one observation per
+            write request, not per sample), the time from the Kafka timestamp of the batch's oldest record to
+
+            - `stage="acknowledged"`: the TSDB's 2xx for the batch: its samples are queryable;
+            - `stage="committed"`: the offset commit that covered the batch's last record: its records are durable and
+              never read again. Between the two lie the durability window (`--durability-window`,
+              `tsdbwriter_durability_window_seconds`) and the commit interval (`--commit-interval`).
+
+            The timestamp is the record's `CreateTime` or `LogAppendTime`, as its topic's `message.timestamp.type` says
+            (`CreateTime` is the producer's clock: one ahead of ours reads as a delay of 0). A replay or a rebased run
+            (`--from`, `--to`, `--loop`, `--rebase-time`) reads records whose timestamps are the window's past: there, and
+            for a record without a timestamp, the delay runs from the time the record was read. `committed` is recorded in
+            group mode only: a replay commits no offsets, and a share group (`--consumer-mode share`) acknowledges its
+            records instead; there only `acknowledged` is recorded. Buckets run from 10 ms to 10 min (`+Inf` above); the
+            report line ends with each stage's p50/p99 over the interval
+            (`| ingest_delay p50/p99 acknowledged=0.180s/0.950s committed=31.200s/58.400s`, `n/a` for a stage no batch
+            reached), `--summary-json` has them over the run as
+            `ingest_delay_seconds: {acknowledged: {p50, p99}, committed: {p50, p99}}` (null for a stage no batch
+            reached). The dashboard's "Ingest delay" panel and the `TsdbWriterIngestDelayHigh` alert read the buckets
+            with `histogram_quantile` ([The dashboard](dashboard.md)).
+            """;
 
     private static String cell(String help) {
         return help.replace("\\\\", "\\").replace("|", "\\|");

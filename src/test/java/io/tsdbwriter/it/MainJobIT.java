@@ -56,6 +56,15 @@ class MainJobIT {
         assertThat(s.get("samples_written").asLong()).isEqualTo(expected.sampleCount());
         assertThat(s.get("samples_refused").asLong()).isZero();
         assertThat(s.get("efficiency").asDouble()).isEqualTo(1.0);
+        JsonNode delay = s.get("ingest_delay_seconds"); // per batch, from its records' Kafka timestamps
+        assertThat(delay).as("ingest_delay_seconds in " + s).isNotNull();
+        double acknowledged = delay.get("acknowledged").get("p99").asDouble();
+        assertThat(acknowledged).as("p99 to the 2xx").isPositive();
+        assertThat(delay.get("committed").get("p99").asDouble())
+                .as("p99 to the commit that covered the batch: after its 2xx")
+                .isGreaterThanOrEqualTo(acknowledged);
+        assertThat(delay.get("acknowledged").get("p50").isNumber()).isTrue();
+        assertThat(delay.get("committed").get("p50").isNumber()).isTrue();
 
         assertThat(stack.committedOffsets("main-job", topic)).isEqualTo(stack.endOffsets(topic));
     }

@@ -35,13 +35,18 @@ class RecordCoreTest {
     private final WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
 
     private static ConsumerRecord<byte[], byte[]> record(long offset, String value, String tenant) {
+        return record(offset, value, tenant, T, TimestampType.CREATE_TIME);
+    }
+
+    private static ConsumerRecord<byte[], byte[]> record(
+            long offset, String value, String tenant, long timestamp, TimestampType type) {
         RecordHeaders headers = new RecordHeaders();
         if (tenant != null) {
             headers.add(new RecordHeader("tenant", tenant.getBytes(StandardCharsets.UTF_8)));
         }
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         return new ConsumerRecord<>(
-                "t", 0, offset, T, TimestampType.CREATE_TIME, 0, bytes.length, null, bytes, headers, Optional.empty());
+                "t", 0, offset, timestamp, type, 0, bytes.length, null, bytes, headers, Optional.empty());
     }
 
     private static ConsumerRecord<byte[], byte[]> point(long offset, String host, String tenant) {
@@ -55,6 +60,8 @@ class RecordCoreTest {
     /** An acknowledgement side that writes down what it is told. */
     private static final class Told implements RecordCore.Acknowledgement<ConsumerRecord<byte[], byte[]>, Void> {
         final List<String> events = new ArrayList<>();
+        /** The record time ({@link WriteBatch#recordTimeMs()}) of each batch handed on. */
+        final List<Long> batchTimes = new ArrayList<>();
 
         @Override
         public ConsumerRecord<byte[], byte[]> record(ConsumerRecord<byte[], byte[]> source) {
@@ -74,6 +81,7 @@ class RecordCoreTest {
         @Override
         public void handOn(WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch, int lane, long firstOffset) {
             events.add("hand lane " + lane + " from " + firstOffset + ": " + batch.points() + " points");
+            batchTimes.add(batch.recordTimeMs());
         }
 
         @Override
@@ -171,5 +179,48 @@ class RecordCoreTest {
                         .sum())
                 .as("every point handed on once")
                 .isEqualTo(8);
+    }
+
+    private static ConsumerRecord<byte[], byte[]> timed(long offset, long timestamp, TimestampType type) {
+        return record(
+                offset,
+                "{\"metric\":\"cpu\",\"timestamp\":" + (T + offset) + ",\"value\":1,\"dimensions\":{\"host\":\"h"
+                        + offset + "\"}}",
+                null,
+                timestamp,
+                type);
+    }
+
+    @Test
+    void eachBatchCarriesItsOldestRecordsKafkaTimestampCreateTimeOrLogAppendTime() throws Exception {
+        Told told = new Told();
+        RecordCore<ConsumerRecord<byte[], byte[]>, Void> core = core(told, 0, TenantRouting.NONE);
+        core.process(timed(0, T + 10, TimestampType.CREATE_TIME)); // a producer's clock: not in order
+        core.process(timed(1, T, TimestampType.CREATE_TIME));
+        core.process(timed(2, T + 5_000, TimestampType.LOG_APPEND_TIME)); // the broker's append time
+        core.process(timed(3, T + 5_001, TimestampType.LOG_APPEND_TIME));
+        long before = System.currentTimeMillis();
+        core.process(timed(4, -1, TimestampType.NO_TIMESTAMP_TYPE)); // an old message format: the read time
+        core.flush();
+        long after = System.currentTimeMillis();
+
+        assertThat(told.batchTimes).hasSize(3);
+        assertThat(told.batchTimes.get(0)).as("the oldest of its records").isEqualTo(T);
+        assertThat(told.batchTimes.get(1)).isEqualTo(T + 5_000);
+        assertThat(told.batchTimes.get(2)).isBetween(before, after);
+    }
+
+    @Test
+    void inAReplayEachBatchIsMeasuredFromTheTimeItsFirstRecordWasRead() throws Exception {
+        meters.ingestDelay.measureFromReadTime();
+        Told told = new Told();
+        RecordCore<ConsumerRecord<byte[], byte[]>, Void> core = core(told, 0, TenantRouting.NONE);
+        long before = System.currentTimeMillis();
+        core.process(timed(0, T - 86_400_000, TimestampType.LOG_APPEND_TIME)); // a day old: the window's past
+        core.process(timed(1, T - 86_400_000, TimestampType.CREATE_TIME));
+        long after = System.currentTimeMillis();
+
+        assertThat(told.batchTimes).hasSize(1);
+        assertThat(told.batchTimes.get(0)).isBetween(before, after);
     }
 }

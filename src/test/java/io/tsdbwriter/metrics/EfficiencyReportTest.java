@@ -107,4 +107,33 @@ class EfficiencyReportTest {
         logEnd.set(10_140); // the partitions' end offsets, read now: a backlog, not records that arrived
         assertThat(report.tick()).contains("input_expected/min=0 ").doesNotContain("of_input");
     }
+
+    @Test
+    void theReportLineEndsWithTheIntervalsIngestDelaysAndTheSummaryHasTheRunsLast() throws Exception {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);
+        assertThat(report.delays()).isEqualTo(" | ingest_delay p50/p99 acknowledged=n/a committed=n/a");
+
+        // one batch about 2 s old at its 2xx, one 45 s old at its commit: buckets (1 s, 2.5 s] and (30 s, 60 s]
+        meters.ingestDelay.record(IngestDelay.Stage.ACKNOWLEDGED, System.currentTimeMillis() - 2_000);
+        meters.ingestDelay.record(IngestDelay.Stage.COMMITTED, System.currentTimeMillis() - 45_000);
+        assertThat(report.delays())
+                .isEqualTo(" | ingest_delay p50/p99 acknowledged=1.750s/2.485s committed=45.000s/59.700s");
+        assertThat(report.delays())
+                .as("over the interval: nothing since the last line")
+                .isEqualTo(" | ingest_delay p50/p99 acknowledged=n/a committed=n/a");
+
+        report.outcome(0, "done", null);
+        Map<String, Object> summary = report.summary();
+        assertThat(summary.keySet())
+                .as("after every field of the run, before how it ended")
+                .containsSubsequence("skipped_ranges", "ingest_delay_seconds", "exit_code");
+        Path json = dir.resolve("delay.json");
+        report.writeSummary(json);
+        JsonNode d = new ObjectMapper().readTree(json.toFile()).get("ingest_delay_seconds");
+        assertThat(d.get("acknowledged").get("p50").asDouble()).isEqualTo(1.75);
+        assertThat(d.get("acknowledged").get("p99").asDouble()).isEqualTo(2.485);
+        assertThat(d.get("committed").get("p50").asDouble()).isEqualTo(45.0);
+        assertThat(d.get("committed").get("p99").asDouble()).isEqualTo(59.7);
+    }
 }

@@ -104,6 +104,7 @@ final class HeldPartitions {
             PartitionWorkers w = new PartitionWorkers(tp, start, stop, workerSettings, signalAck);
             w.doneBelow(OffsetCommits.ackedOf(om)); // what the last owner had acknowledged: read again, repeats
             w.rewoundOnRestart();
+            w.measureCommits(); // the ingest delay's committed stage
             workers.put(tp, w);
             w.start();
             log.info(
@@ -154,6 +155,7 @@ final class HeldPartitions {
                     w.partition(), from, Math.max(from, w.stopOffset()), workerSettings, signalAck);
             fresh.doneBelow(Math.max(to, w.readSoFar())); // sent before, whether acknowledged or still in flight
             fresh.rewoundOnRestart();
+            fresh.measureCommits(); // the ingest delay's committed stage
             workers.put(w.partition(), fresh);
             fresh.start();
         }

@@ -126,7 +126,7 @@ final class OffsetCommits {
                 }
             }
         }
-        commitSync(c, offsets);
+        commitSync(c, offsets, workers);
     }
 
     /**
@@ -144,19 +144,29 @@ final class OffsetCommits {
             }
         }
         try {
-            commitSync(c, offsets);
+            commitSync(c, offsets, leaving);
         } catch (WakeupException e) {
-            commitSync(c, offsets); // wakeup consumed; try once more
+            commitSync(c, offsets, leaving); // wakeup consumed; try once more
         }
     }
 
-    private void commitSync(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    /** Commits {@code offsets}; once committed, each of {@code workers} committed is told (its ingest delays). */
+    private void commitSync(
+            KafkaConsumer<byte[], byte[]> c,
+            Map<TopicPartition, OffsetAndMetadata> offsets,
+            Collection<PartitionWorkers> workers) {
         if (offsets.isEmpty()) {
             return;
         }
         try {
             c.commitSync(offsets, COMMIT_TIMEOUT);
             offsets.forEach((tp, om) -> committed.put(tp, om.offset()));
+            for (PartitionWorkers w : workers) {
+                OffsetAndMetadata om = offsets.get(w.partition());
+                if (om != null) {
+                    w.committed(om.offset());
+                }
+            }
             log.debug("committed {}", offsets);
         } catch (WakeupException e) {
             throw e;

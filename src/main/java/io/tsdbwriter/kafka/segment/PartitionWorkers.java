@@ -36,6 +36,8 @@ public final class PartitionWorkers {
     private final DurableOffsets durable;
     /** The reorder step under per-series order (open {@link io.tsdbwriter.write.OrderedLanes}), else null. */
     private final SegmentOrder order;
+    /** Acknowledged batches waiting for the commit that covers them (the ingest delay's committed stage). */
+    private final CommitDelays commitDelays;
 
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
     /** {@link #doneBelow(long)}: read by the writer threads' refusal path. */
@@ -61,6 +63,7 @@ public final class PartitionWorkers {
         this.stopOffset = stopOffset;
         this.gateWatermark = startOffset;
         this.durable = new DurableOffsets(startOffset);
+        this.commitDelays = new CommitDelays(s.meters().ingestDelay);
         SegmentPlan plan = new SegmentPlan(s.segmentSize(), s.parallelism(), startOffset);
         this.order = s.lanes() != null && s.lanes().size() > 0
                 ? new SegmentOrder(s.lanes(), plan.segmentOf(startOffset))
@@ -86,7 +89,8 @@ public final class PartitionWorkers {
                     s.lanes(),
                     () -> doneBelow,
                     s.tenants(),
-                    restartedSince);
+                    restartedSince,
+                    commitDelays);
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(
                     tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));
@@ -109,6 +113,23 @@ public final class PartitionWorkers {
      */
     public void rewoundOnRestart() {
         this.rewoundOnRestart = true;
+    }
+
+    /**
+     * Says that this partition's offsets are committed (a group member's): each acknowledged batch waits for the commit
+     * that covers it ({@link #committed}), which records its ingest delay's {@code committed} stage. Without it (a
+     * replay, which commits nothing) that stage is not measured. Call before {@link #start}.
+     */
+    public void measureCommits() {
+        commitDelays.measure();
+    }
+
+    /**
+     * Offset {@code offset} of this partition was committed: the ingest delay's {@code committed} stage is recorded for
+     * every acknowledged batch below it ({@link #measureCommits}). Member thread.
+     */
+    public void committed(long offset) {
+        commitDelays.committed(offset);
     }
 
     public void start() {

@@ -46,6 +46,9 @@ final class RecordProcessor
     /** A TSDB restart seen since these readers started ({@link #stale}). */
     private final BooleanSupplier restartedSince;
 
+    /** The partition's batches waiting for the commit that covers them (the ingest delay's committed stage). */
+    private final CommitDelays commitDelays;
+
     private final RecordCore<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> core;
 
     RecordProcessor(
@@ -74,19 +77,7 @@ final class RecordProcessor
                 () -> false);
     }
 
-    /**
-     * @param rate  {@code --max-samples-per-second}: a record's samples are taken from it before they are amplified; null = unlimited
-     * @param order the partition's reorder step under per-series order: each point goes into the open batch of its
-     *              series' lane of {@code lanes}; null = unordered, one open batch
-     * @param lanes the ordered lanes (null when unordered)
-     * @param doneBelow the partition's offset below which every record was done before it is read again (a rewind, a
-     *                  rebalance, a restart; -1 when none): a refusal of such a record's samples as out of order is the
-     *                  repeat's ({@link RefusedSamples})
-     * @param tenants   {@code --tenant-from}: a batch per lane and tenant; a record without a tenant is refused
-     * @param restartedSince true once a TSDB restart was seen after these readers started: their batches are stale
-     *                       from then on (not sent, not retried, their answers dropped), the member rewinds and reads
-     *                       them again (DESIGN §4)
-     */
+    /** As below, with the committed stage of the ingest delay not measured. */
     RecordProcessor(
             PointAmplifier amplifier,
             int batchSamples,
@@ -102,7 +93,57 @@ final class RecordProcessor
             LongSupplier doneBelow,
             TenantRouting tenants,
             BooleanSupplier restartedSince) {
+        this(
+                amplifier,
+                batchSamples,
+                writer,
+                meters,
+                tracker,
+                decodeErrors,
+                onAck,
+                deadLetters,
+                rate,
+                order,
+                lanes,
+                doneBelow,
+                tenants,
+                restartedSince,
+                new CommitDelays(meters.ingestDelay));
+    }
+
+    /**
+     * @param rate  {@code --max-samples-per-second}: a record's samples are taken from it before they are amplified; null = unlimited
+     * @param order the partition's reorder step under per-series order: each point goes into the open batch of its
+     *              series' lane of {@code lanes}; null = unordered, one open batch
+     * @param lanes the ordered lanes (null when unordered)
+     * @param doneBelow the partition's offset below which every record was done before it is read again (a rewind, a
+     *                  rebalance, a restart; -1 when none): a refusal of such a record's samples as out of order is the
+     *                  repeat's ({@link RefusedSamples})
+     * @param tenants   {@code --tenant-from}: a batch per lane and tenant; a record without a tenant is refused
+     * @param restartedSince true once a TSDB restart was seen after these readers started: their batches are stale
+     *                       from then on (not sent, not retried, their answers dropped), the member rewinds and reads
+     *                       them again (DESIGN §4)
+     * @param commitDelays   the partition's batches waiting for the commit that covers them: each batch written is
+     *                       added (the ingest delay's committed stage)
+     */
+    RecordProcessor(
+            PointAmplifier amplifier,
+            int batchSamples,
+            BatchWriter writer,
+            WriterMeters meters,
+            AckTracker tracker,
+            DecodeErrorLog decodeErrors,
+            Runnable onAck,
+            DeadLetterQueue deadLetters,
+            SampleRate rate,
+            SegmentOrder order,
+            OrderedLanes lanes,
+            LongSupplier doneBelow,
+            TenantRouting tenants,
+            BooleanSupplier restartedSince,
+            CommitDelays commitDelays) {
         this.restartedSince = restartedSince;
+        this.commitDelays = commitDelays;
         this.order = order;
         this.writer = writer;
         this.tracker = tracker;
@@ -226,6 +267,9 @@ final class RecordProcessor
 
     @Override
     public void written(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
+        if (batch.points() > 0 && !stale(batch)) { // its offsets wait for the commit that covers its last record
+            commitDelays.acknowledged(batch.source(batch.points() - 1).offset(), batch.recordTimeMs());
+        }
         ack(batch);
     }
 
