@@ -53,12 +53,6 @@ import picocli.CommandLine.Spec;
             "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
                     + "share of the ceiling a writer reaches is capped near 1 ÷ (1 + writer/VictoriaMetrics CPU ratio); disjoint CPU "
                     + "sets give the TSDB cores of its own, as in production, and the table's placement column says which was used."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:every cell ran and wrote every expected sample (live: the writer exited cleanly)",
-            "1:a cell failed or a step could not run",
-            "2:invalid flags"
         })
 public final class BenchCommand implements Callable<Integer> {
 

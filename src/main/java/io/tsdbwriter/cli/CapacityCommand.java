@@ -57,13 +57,6 @@ import picocli.CommandLine.Spec;
                     + "mean square of the difference between the efficiency of the first and the second half of every window measured "
                     + "so far (2% before any); it is printed after every step and at the end. A re-measurement is a row of its own, "
                     + "marked (re-measure of N) in the table."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:a capacity was found and every produced sample was written",
-            "1:no step passed, a step failed to run, or samples were not written (with --target: for one target or more, or "
-                    + "a target's search failed)",
-            "2:invalid flags"
         })
 public final class CapacityCommand implements Callable<Integer> {
 

@@ -62,12 +62,6 @@ import picocli.CommandLine.Spec;
             "Send source points to Kafka as point records: real Prometheus scrapes (files) or --synthetic series.",
             "Each exposition sample becomes {\"metric\",\"timestamp\"(epoch ms),\"value\",\"dimensions\"{…,instanceNo},\"productKey\"}.",
             "Prints '<N> records sent, <X> records/sec (<Y> MB/sec), points=<P>' at the end, progress every 5 s on stderr."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:every record acknowledged by Kafka",
-            "1:a send failed or the input could not be read",
-            "2:invalid flags"
         })
 public final class ProduceCommand implements Callable<Integer> {
 

@@ -53,19 +53,6 @@ import sun.misc.Signal;
                     + "A TSDB_WRITER_ variable no option maps to is one WARN at start naming the nearest known one; the writers "
                     + "bench and capacity start get none of these variables, only flags.",
             "Durations take a unit: 500ms, 60s, 5m, 1h."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:done: with --stop-at-end the group committed every partition's recorded end; a replay wrote every "
-                    + "pass and waited out the durability window (also when a signal came after the last pass was read); "
-                    + "without an end, stopped by a signal with nothing left unwritten. No sample refused without a dead letter",
-            "1:a fault: a missing topic; Kafka unreachable longer than --kafka-timeout or refusing the login; a configuration "
-                    + "fault of the write endpoint longer than --write-fault-timeout (with --stop-at-end); a thread died; "
-                    + "writes unfinished at the stop (held, when the TSDB failed at the stop)",
-            "2:invalid flags",
-            "3:done, but samples were refused by the receiver and not dead-lettered (no --dead-letter-topic): the summary lists them by reason",
-            "4:--stop-at-end job or replay with an end stopped by SIGTERM/SIGINT before its end: the summary lists the partitions "
-                    + "left short and by how much"
         })
 final class RunCommand implements Callable<Integer> {
 

@@ -55,14 +55,6 @@ import picocli.CommandLine.Spec;
                     + "without --match only the series the input names, every metric name with the productKey values its points carry "
                     + "({__name__=\"m\",productKey=~\"k1|k2\"}, POSTed in batches of at most 16 KiB of selectors), so a shared "
                     + "TSDB's other series are neither read nor reported; with --match exactly what it selects."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:VictoriaMetrics holds exactly the expected samples",
-            "1:it does not: samples missing, unexpected or with other values (the summary says which)",
-            "2:invalid flags, or an input file that cannot be read",
-            "5:VictoriaMetrics could not be read back: --vm-url or a --flush-url unreachable or answering an error (one line "
-                    + "says which); nothing was compared"
         })
 public final class VerifyCommand implements Callable<Integer> {
 
