@@ -47,8 +47,7 @@ public final class ExitCodes {
                     OK,
                     "done",
                     "run",
-                    "done: with --stop-at-end the group committed every recorded end, a replay wrote and stored every "
-                            + "pass, or a service stopped by a signal with nothing unwritten; no sample refused without a dead letter",
+                    "done: the recorded ends committed (--stop-at-end), a replay's passes stored, or stopped with nothing unwritten",
                     "produce",
                     "every record acknowledged by Kafka",
                     "verify",
@@ -61,8 +60,7 @@ public final class ExitCodes {
                     FAULT,
                     "a fault",
                     "run",
-                    "a fault: a missing topic, Kafka unreachable past --kafka-timeout, the write endpoint misconfigured past "
-                            + "--write-fault-timeout, a thread died, or writes left unfinished (held) at the stop",
+                    "a fault: a missing topic, Kafka or the endpoint failing past its timeout, a dead thread, writes held at the stop",
                     "produce",
                     "a send failed or the input could not be read",
                     "verify",
@@ -88,14 +86,12 @@ public final class ExitCodes {
                     REFUSED,
                     "done, but samples refused",
                     "run",
-                    "done, but samples were refused by the receiver and not dead-lettered (no --dead-letter-topic): the "
-                            + "summary lists them by reason"),
+                    "done, but samples were refused by the receiver and not dead-lettered: the summary lists them by reason"),
             code(
                     STOPPED,
                     "stopped before the end",
                     "run",
-                    "a --stop-at-end job or a replay stopped by SIGTERM/SIGINT before its end: the summary lists the "
-                            + "partitions left short"),
+                    "a --stop-at-end job or a replay stopped by SIGTERM/SIGINT before its end: the summary lists the partitions short"),
             code(
                     UNREACHABLE,
                     "could not read back",
