@@ -96,8 +96,8 @@ public final class ExitCodes {
                     UNREACHABLE,
                     "could not read back",
                     "verify",
-                    "VictoriaMetrics could not be read back: --vm-url or a --flush-url unreachable or answering an error "
-                            + "(one line says which); nothing was compared"));
+                    "VictoriaMetrics could not be read back: --vm-url or a --flush-url unreachable or answering an error; "
+                            + "nothing was compared"));
 
     private ExitCodes() {}
 

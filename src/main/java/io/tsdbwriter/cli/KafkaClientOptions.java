@@ -18,7 +18,8 @@ public final class KafkaClientOptions {
     @Option(
             names = "--kafka-config",
             paramLabel = "FILE",
-            description = "Properties file for every Kafka client (security.protocol, sasl.*, ssl.*)")
+            description =
+                    "Properties file for every Kafka client (sasl.*, ssl.*; secrets as $${env:VAR} / $${file:path:key})")
     Path configFile;
 
     @Option(

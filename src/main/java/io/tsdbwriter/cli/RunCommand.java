@@ -209,7 +209,8 @@ final class RunCommand implements Callable<Integer> {
             names = "--on-configuration-fault",
             defaultValue = "hold",
             paramLabel = "hold|refuse",
-            description = "A configuration fault's 4xx: hold (retry until fixed) or refuse (default: ${DEFAULT-VALUE})")
+            description =
+                    "A configuration fault's 4xx: hold (retry until fixed) or refuse (the remote write specification's rule) (default: ${DEFAULT-VALUE})")
     String onConfigurationFault;
 
     @Option(
