@@ -18,13 +18,14 @@ public final class PlacementOptions {
             names = "--tsdb-cpus",
             paramLabel = "LIST",
             description =
-                    "Linux only: the CPUs of the TSDB (cpulist) (default: not placed, every process on every CPU)")
+                    "Linux only: the TSDB's CPUs (cpulist); start a Go TSDB under taskset -c LIST: its GOMAXPROCS is set at its start (default: not placed, every process on every CPU)")
     String tsdbCpus;
 
     @Option(
             names = "--writer-cpus",
             paramLabel = "LIST",
-            description = "Linux only: the CPUs of the writer side (default: not placed, every process on every CPU)")
+            description =
+                    "Linux only: the writer side's CPUs; sharing them caps a writer near 1 ÷ (1 + writer/TSDB CPU ratio) of the ceiling (default: not placed, every process on every CPU)")
     String writerCpus;
 
     /**
