@@ -224,8 +224,7 @@ public final class CapacityCommand implements Callable<Integer> {
             names = "--series-mode",
             defaultValue = "steady",
             paramLabel = "steady|gradual|double-halve|spike",
-            description =
-                    "Series kept active over time: steady, gradual, double-halve or spike (default: ${DEFAULT-VALUE})")
+            description = "Series kept active: steady, gradual, double-halve or spike (default: ${DEFAULT-VALUE})")
     String seriesMode;
 
     @Option(

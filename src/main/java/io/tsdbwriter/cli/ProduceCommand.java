@@ -98,9 +98,7 @@ public final class ProduceCommand implements Callable<Integer> {
             names = {"--records-per-second", DeprecatedNames.PRODUCE_RATE},
             defaultValue = "0",
             paramLabel = "R",
-            description =
-                    "Records sent per second at most (K points each, --points-per-record); 0 = as fast as possible "
-                            + "(--rate is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
+            description = "Records sent per second at most; 0 = as fast as possible (default: ${DEFAULT-VALUE})")
     double rate;
 
     @Option(

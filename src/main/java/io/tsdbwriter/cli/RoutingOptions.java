@@ -23,8 +23,7 @@ final class RoutingOptions {
     @Option(
             names = "--tenant-from",
             paramLabel = "header:NAME|label:NAME",
-            description =
-                    "Split writes by tenant, taken from a record's Kafka header or a series' label (default: none)")
+            description = "Split writes by tenant from a Kafka header or a series' label (default: none)")
     String tenantFrom;
 
     @Option(

@@ -179,7 +179,7 @@ final class RunCommand implements Callable<Integer> {
             defaultValue = "auto",
             converter = Converters.PermitsConverter.class,
             paramLabel = "auto|PERMITS",
-            description = "Write permits: concurrent write requests at most (default: auto, the target's capacity)")
+            description = "Write permits: concurrent write requests; auto: the TSDB's capacity (default: auto)")
     int maxConcurrentWrites;
 
     @Option(
@@ -209,8 +209,7 @@ final class RunCommand implements Callable<Integer> {
             names = "--on-configuration-fault",
             defaultValue = "hold",
             paramLabel = "hold|refuse",
-            description =
-                    "A configuration fault's 4xx: hold (retry until fixed) or refuse (the remote write specification's rule) (default: ${DEFAULT-VALUE})")
+            description = "hold (retry) or refuse (the remote write specification's rule) (default: ${DEFAULT-VALUE})")
     String onConfigurationFault;
 
     @Option(
