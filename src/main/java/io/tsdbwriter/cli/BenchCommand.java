@@ -44,21 +44,8 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true,
         description = {
             "Benchmark the writer against a Kafka broker and VictoriaMetrics: the efficiency table beside VictoriaMetrics' ceiling.",
-            "Use an otherwise idle VictoriaMetrics: its CPU is read from its /metrics. Pre-loads a topic, measures the ceiling "
-                    + "(VictoriaMetrics ingesting pre-serialized bodies of the same shape at the same concurrency), runs each grid "
-                    + "cell as its own writer process (java -jar <this jar> run ... --stop-at-end) with a fresh consumer group, and "
-                    + "prints the table: mode | P | M | N | samples/min expected | actual | efficiency | writer and VictoriaMetrics "
-                    + "CPU-s per million samples | peak heap | ratio to the ceiling.",
-            "Live mode (--input-rate) produces at a rate while the writer runs.",
-            "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
-                    + "share of the ceiling a writer reaches is capped near 1 ÷ (1 + writer/VictoriaMetrics CPU ratio); disjoint CPU "
-                    + "sets give the TSDB cores of its own, as in production, and the table's placement column says which was used."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:every cell ran and wrote every expected sample (live: the writer exited cleanly)",
-            "1:a cell failed or a step could not run",
-            "2:invalid flags"
+            "Each grid cell is a writer process on a pre-loaded topic; use an otherwise idle VictoriaMetrics. Local stack: "
+                    + "scripts/bench.sh."
         })
 public final class BenchCommand implements Callable<Integer> {
 
@@ -80,8 +67,7 @@ public final class BenchCommand implements Callable<Integer> {
             names = "--vm-url",
             defaultValue = "http://localhost:8428",
             paramLabel = "URL",
-            description =
-                    "VictoriaMetrics base URL; its /metrics must be reachable; user:password@ is basic auth (default: ${DEFAULT-VALUE})")
+            description = "VictoriaMetrics base URL; its /metrics must be reachable (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
     @picocli.CommandLine.Mixin
@@ -121,40 +107,27 @@ public final class BenchCommand implements Callable<Integer> {
             names = "--write-mode",
             defaultValue = "async,sync",
             paramLabel = "async|sync[,…]",
-            description =
-                    "Write modes: async (virtual-thread writes) and/or sync (on the poll thread, which waits for each write: "
-                            + "the baseline) (default: ${DEFAULT-VALUE})")
+            description = "Write modes: async and/or sync (the baseline) (default: ${DEFAULT-VALUE})")
     String writeModes;
 
     @Option(
             names = "--output",
             defaultValue = "import",
             paramLabel = "import|remote-write|remote-write-2[,…]",
-            description =
-                    "Write protocols, a grid dimension: import (JSON lines to --vm-url), remote-write (Prometheus "
-                            + "Remote-Write 1.0 to --remote-write-url), remote-write-2 (Remote-Write 2.0 there) (default: ${DEFAULT-VALUE})")
+            description = "Write protocols: import, remote-write, remote-write-2 (default: ${DEFAULT-VALUE})")
     String outputs;
 
     @Option(
             names = "--remote-write-url",
             paramLabel = "URL",
-            description =
-                    "Remote write URL of the remote-write cells (default: <vm-url>/api/v1/write); e.g. a Prometheus "
-                            + "http://127.0.0.1:9090/api/v1/write. Repeatable: each remote-write cell then runs once per URL, so that "
-                            + "receivers are compared in one run. Ceilings are measured at --vm-url (import bodies); the receiver CPU of "
-                            + "remote-write cells is process_cpu_seconds_total of the URL host's /metrics")
+            description = "Remote write URL(s) of the remote-write cells (default: <vm-url>/api/v1/write)")
     List<String> remoteWriteUrls = new ArrayList<>();
 
     @Option(
             names = "--prometheus-binary",
             paramLabel = "FILE",
             description =
-                    "Prometheus 3.x for the remote-write-2 cells: each of them and their ceiling gets a new Prometheus from this "
-                            + "binary (empty data directory, a free loopback port, --tsdb-cpus when given), stopped after it, so every "
-                            + "cell writes samples its receiver has not seen (a receiver that holds them takes them again on its "
-                            + "out-of-order path, ~1.8x the CPU of a first write); the ceiling then posts each body once, without "
-                            + "the registering pass. VictoriaMetrics does not take Remote-Write 2.0 (default: remote-write-2 cells "
-                            + "go to --remote-write-url)")
+                    "Prometheus 3.x started anew for each remote-write-2 cell (default: cells go to --remote-write-url)")
     Path prometheusBinary;
 
     @Option(
@@ -162,38 +135,28 @@ public final class BenchCommand implements Callable<Integer> {
             defaultValue = "30d",
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description =
-                    "The storage.tsdb.out_of_order_time_window of the Prometheus that --prometheus-binary starts; 0s: none, "
-                            + "Prometheus' default, which refuses a series' older samples (the writers keep each series in order, "
-                            + "--ordering series) (default: ${DEFAULT-VALUE})")
+            description = "Out-of-order window of the Prometheus of --prometheus-binary (default: ${DEFAULT-VALUE})")
     Duration prometheusOutOfOrderWindow;
 
     @Option(
             names = "--victoria-metrics-binary",
             paramLabel = "FILE",
             description =
-                    "VictoriaMetrics single node for the import and remote write 1.0 cells of --vm-url: each of them and "
-                            + "their ceiling gets a new VictoriaMetrics from this binary (empty data directory, a free loopback port, "
-                            + "--tsdb-cpus when given, the flags of the scripts' stack), stopped after it, so every cell and every "
-                            + "ceiling writes samples its receiver has not seen, series creation included; the ceiling then posts "
-                            + "each body once, without the registering pass (default: every cell and ceiling goes to --vm-url, "
-                            + "which holds what earlier cells wrote)")
+                    "VictoriaMetrics started anew for each import and remote-write cell (default: cells go to --vm-url)")
     Path victoriaMetricsBinary;
 
     @Option(
             names = "--source",
             defaultValue = "real",
             paramLabel = "real|synthetic",
-            description =
-                    "Backlog: real node_exporter scrapes replicated across instances, or synthetic series (default: ${DEFAULT-VALUE})")
+            description = "Backlog: real node_exporter scrapes or synthetic series (default: ${DEFAULT-VALUE})")
     String source;
 
     @Option(
             names = "--data-dir",
             paramLabel = "DIR",
-            description = "With --source real: directory of *.prom scrapes (default: " + BundledScrapes.DESCRIPTION
-                    + "); their "
-                    + "timestamps are moved so the newest lands a week before now, order and spacing kept")
+            description =
+                    "With --source real: directory of *.prom scrapes (default: " + BundledScrapes.DESCRIPTION + ")")
     Path dataDir;
 
     @Option(
@@ -214,7 +177,7 @@ public final class BenchCommand implements Callable<Integer> {
             names = "--topic",
             paramLabel = "TOPIC",
             description =
-                    "Backlog topic; created and pre-loaded when missing, used as it is when it exists (default: a new tsdb-writer-bench-<time>)")
+                    "Backlog topic; created and pre-loaded when missing (default: a new tsdb-writer-bench-<time>)")
     String topic;
 
     @Option(
@@ -227,10 +190,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(
             names = "--share-processes",
             paramLabel = "K[,K…]",
-            description =
-                    "Also run each cell of the first --parallelism in share mode (--consumer-mode share): K writer processes "
-                            + "at once in one share group, --share-parallelism share consumers each, until every record is accepted; their "
-                            + "CPU summed (default: none; needs Apache Kafka >= 4.2 with share groups on; backlog cells only)")
+            description = "Also run the first --parallelism's cells as K processes in one share group (default: none)")
     String shareProcesses;
 
     @Option(
@@ -244,9 +204,7 @@ public final class BenchCommand implements Callable<Integer> {
             names = "--input-rate",
             paramLabel = "R|PCT%",
             description =
-                    "Live mode: produce R points/s while the writer runs (--live-duration), efficiency = written / expected. "
-                            + "PCT%% = that share of the capacity the same cell measured on the backlog in this run (then each cell runs "
-                            + "on the backlog first, then live) (default: backlog only)")
+                    "Live mode: produce R points/s (or PCT%% of the cell's backlog capacity) (default: backlog only)")
     String inputRate;
 
     @Option(
@@ -254,9 +212,7 @@ public final class BenchCommand implements Callable<Integer> {
             defaultValue = "60s",
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description =
-                    "Live mode: how long input is produced (--duration is its deprecated name, accepted until the "
-                            + "next release) (default: ${DEFAULT-VALUE})")
+            description = "Live mode: how long input is produced (default: ${DEFAULT-VALUE})")
     Duration duration;
 
     @Option(
@@ -290,9 +246,7 @@ public final class BenchCommand implements Callable<Integer> {
             defaultValue = "auto",
             converter = Converters.PermitsConverter.class,
             paramLabel = "auto|PERMITS",
-            description =
-                    "Concurrent write requests at most (permits) of every writer, and the concurrency of the ceiling; auto or "
-                            + "0 = vm_concurrent_insert_capacity (default: auto)")
+            description = "Write permits (concurrent write requests) of every writer and the ceiling (default: auto)")
     int maxConcurrentWrites;
 
     @Option(
@@ -338,32 +292,25 @@ public final class BenchCommand implements Callable<Integer> {
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
             description =
-                    "After each cell, wait at most this long for VictoriaMetrics to go idle; its CPU meanwhile counts for the cell (default: ${DEFAULT-VALUE})")
+                    "After each cell, wait at most this for VictoriaMetrics to go idle (default: ${DEFAULT-VALUE})")
     Duration settleTimeout;
 
     @Option(
             names = "--peer",
             paramLabel = "telegraf",
-            description =
-                    "After the grid, run this peer over the same pre-loaded topic in the same run and print its row under "
-                            + "our relay cells (M=N=1): CPU-s per million points, points/s, peak RSS. telegraf = inputs.kafka_consumer "
-                            + "(data_format json) -> outputs.influxdb into the same VictoriaMetrics (default: none)")
+            description = "After the grid, run this peer over the same topic, e.g. telegraf (default: none)")
     String peer;
 
     @Option(
             names = "--floor",
-            description =
-                    "After the grid, read the same topic with a bare Kafka consumer (the segment readers' fetch settings, "
-                            + "a process of its own, the writers' JVM options): the relay's floor; prints each relay cell's writer ÷ floor "
-                            + "CPU per point")
+            description = "After the grid, read the topic with a bare Kafka consumer: the relay's floor")
     boolean floor;
 
     @Option(
             names = "--telegraf-binary",
             paramLabel = "FILE",
-            description =
-                    "Telegraf for --peer telegraf (default: $" + TelegrafPeer.BINARY_ENV
-                            + ", else ~/.cache/tsdb-writer/bin/telegraf as scripts/lib.sh ensure_telegraf builds it, else telegraf on the PATH)")
+            description = "Telegraf for --peer telegraf (default: $" + TelegrafPeer.BINARY_ENV
+                    + ", else the one scripts/lib.sh builds, else telegraf on the PATH)")
     Path telegrafBinary;
 
     @Override

@@ -40,30 +40,8 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true,
         description = {
             "Find the maximum sustainable samples/min of a writer and its TSDB, and name the bottleneck.",
-            "Each step runs a writer process (java -jar <this jar> run) on a fresh topic that is fed with real node_exporter "
-                    + "points at a rising input rate (or, with --vary time-multiplier, a fixed rate and a rising M). After the warm-up "
-                    + "it measures expected vs written samples/min, efficiency, write latency p50/p99, the time writes waited for one "
-                    + "of the --max-concurrent-writes concurrent write requests (permit wait), the consumer-lag trend, the writer's CPU "
-                    + "and the targets' own /metrics (CPU, concurrent inserts vs capacity, slow inserts), and names what binds "
-                    + "(docs/capacity.md).",
-            "It stops at the first step below --min-efficiency, above --max-p99-latency or with the lag growing, refines "
-                    + "between the last good and the first bad step, and prints the capacity, the verdict and the table of steps; "
-                    + "writes CSV, a PNG chart and an HTML and Markdown report. Local stack: scripts/capacity.sh.",
-            "Placement (--tsdb-cpus, --writer-cpus; Linux): on one machine the writer's CPU is taken from the TSDB, so the "
-                    + "capacity found there is capped near 1 ÷ (1 + writer/TSDB CPU ratio) of the TSDB's; disjoint CPU sets give the "
-                    + "TSDB cores of its own, as in production, and the table's placement column says which was used.",
-            "A step that misses --min-efficiency by less than the noise is measured again (at most twice, within "
-                    + "--time-budget) before it counts as failed. The noise is how far a step's efficiency moves by itself: the root "
-                    + "mean square of the difference between the efficiency of the first and the second half of every window measured "
-                    + "so far (2% before any); it is printed after every step and at the end. A re-measurement is a row of its own, "
-                    + "marked (re-measure of N) in the table."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:a capacity was found and every produced sample was written",
-            "1:no step passed, a step failed to run, or samples were not written (with --target: for one target or more, or "
-                    + "a target's search failed)",
-            "2:invalid flags"
+            "Steps at a rising input rate (or M), each a writer process on a fresh topic, until one misses "
+                    + "--min-efficiency or --max-p99-latency or its lag grows. Local stack: scripts/capacity.sh."
         })
 public final class CapacityCommand implements Callable<Integer> {
 
@@ -85,9 +63,7 @@ public final class CapacityCommand implements Callable<Integer> {
             names = "--vm-url",
             defaultValue = "http://localhost:8428",
             paramLabel = "URL",
-            description =
-                    "The writers' --vm-url: single-node http://vm:8428 or cluster http://vminsert:8480/insert/0/prometheus; "
-                            + "its host's /metrics is the target's unless --target-metrics-url is given (default: ${DEFAULT-VALUE})")
+            description = "The writers' --vm-url, single node or vminsert (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
     @picocli.CommandLine.Mixin
@@ -112,43 +88,32 @@ public final class CapacityCommand implements Callable<Integer> {
             names = "--output",
             defaultValue = "import",
             paramLabel = "import|remote-write",
-            description =
-                    "The writers' protocol: import (VictoriaMetrics JSON lines to <vm-url>/api/v1/import) or remote-write (to "
-                            + "--remote-write-url: any Prometheus-compatible receiver, e.g. Prometheus, Mimir, Thanos receive; give its /metrics "
-                            + "with --target-metrics-url) (default: ${DEFAULT-VALUE})")
+            description = "The writers' protocol: import or remote-write (default: ${DEFAULT-VALUE})")
     String output;
 
     @Option(
             names = "--remote-write-url",
             paramLabel = "URL",
-            description =
-                    "The writers' whole remote write URL with --output remote-write, e.g. http://prometheus:9090/api/v1/write")
+            description = "The writers' whole remote write URL with --output remote-write")
     String remoteWriteUrl;
 
     @Option(
             names = "--remote-write-version",
             defaultValue = "1",
             paramLabel = "1|2",
-            description =
-                    "The writers' Remote-Write message with --output remote-write: 1 (prometheus.WriteRequest) or 2 "
-                            + "(io.prometheus.write.v2.Request) (default: ${DEFAULT-VALUE})")
+            description = "The writers' Remote-Write message: 1 or 2 (default: ${DEFAULT-VALUE})")
     String remoteWriteVersion;
 
     @Option(
             names = "--target-metrics-url",
             paramLabel = "URL",
-            description =
-                    "A /metrics page of the target to read each step (repeatable; replaces the --vm-url host's): every "
-                            + "vminsert and vmstorage, e.g. http://vminsert:8480/metrics and http://vmstorage-1:8482/metrics. Figures no "
-                            + "readable page exports are 'unknown', never guessed")
+            description = "A /metrics page of the target read each step (repeatable) (default: the --vm-url host's)")
     List<String> targetMetricsUrls = new ArrayList<>();
 
     @Option(
             names = {"--topic-prefix", DeprecatedNames.CAPACITY_TOPIC},
             paramLabel = "PREFIX",
-            description =
-                    "Prefix of the topics the search creates (<PREFIX>-probe, <PREFIX>-step-01, …) (--topic is its "
-                            + "deprecated name, accepted until the next release) (default: tsdb-writer-capacity-<time>)")
+            description = "Prefix of the topics the search creates (default: tsdb-writer-capacity-<time>)")
     String topic;
 
     @Option(
@@ -162,11 +127,7 @@ public final class CapacityCommand implements Callable<Integer> {
             names = "--vary",
             defaultValue = "rate",
             paramLabel = "rate|time-multiplier",
-            description =
-                    "What rises step by step: the input rate, or M at the fixed --start-input-rate. M rises up to the largest "
-                            + "--time-multiplier a writer accepts, 3600 (fewer when M x N would pass 1000000); when the step there passes, "
-                            + "the search stops and its verdict says it reached the maximum time multiplier without saturating the target "
-                            + "(default: ${DEFAULT-VALUE})")
+            description = "What rises step by step: the input rate, or M (default: ${DEFAULT-VALUE})")
     String vary;
 
     @Option(
@@ -174,10 +135,7 @@ public final class CapacityCommand implements Callable<Integer> {
             defaultValue = "100%",
             paramLabel = "R|PCT%",
             description =
-                    "Input rate of the first step: points/s produced into its topic (bench's --input-rate; the report's "
-                            + "samples/min are these points x M x N), or PCT%% of the throughput a writer reaches on a pre-loaded "
-                            + "backlog of --probe-records points (measured first; pessimistic, as its writer registers every series anew) "
-                            + "(default: ${DEFAULT-VALUE})")
+                    "First step's points/s, or PCT%% of a writer's measured throughput (default: ${DEFAULT-VALUE})")
     String startRate;
 
     @Option(
@@ -216,16 +174,14 @@ public final class CapacityCommand implements Callable<Integer> {
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
             description =
-                    "No further step starts when it would end after this much time from the first step (the probe and "
-                            + "the build not counted); 0 = no budget (default: ${DEFAULT-VALUE})")
+                    "No step starts that would end later than this after the first; 0 = none (default: ${DEFAULT-VALUE})")
     Duration timeBudget;
 
     @Option(
             names = "--refine-steps",
             defaultValue = "1",
             paramLabel = "N",
-            description =
-                    "Steps between the last good and the first bad step (geometric mean each time) (default: ${DEFAULT-VALUE})")
+            description = "Steps between the last good and the first bad step (default: ${DEFAULT-VALUE})")
     int refineSteps;
 
     @Option(
@@ -261,27 +217,14 @@ public final class CapacityCommand implements Callable<Integer> {
             names = "--churn-interval",
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description =
-                    "The writers' --churn-interval: search at a fixed series churn (every DURATION of sample time the N "
-                            + "instance variants take a new generation; the steps' feed advances sample time faster than the clock). "
-                            + "The verdict names new-series creation (series-churn) when new series reach 10 %% of the rows inserted "
-                            + "while the target's CPU or slow inserts bind (default: no churn)")
+            description = "The writers' --churn-interval: search at a fixed series churn (default: no churn)")
     Duration churnInterval;
 
     @Option(
             names = "--series-mode",
             defaultValue = "steady",
             paramLabel = "steady|gradual|double-halve|spike",
-            description = "How many series each step's input keeps active over time, at the step's unchanged samples/s "
-                    + "(avalanche's --series-operation-mode). The base count is the --points-per-pass pass's: its instances x the "
-                    + "series of one node_exporter scrape x N. With T = --series-change-interval from each step's start: "
-                    + "steady = the base throughout; gradual = from the base up to 2x linearly over one T, back down over "
-                    + "the next; double-halve = 2x the base for one T, half of it for the next, and so on; spike = the "
-                    + "base, and --spike-multiplier x the base for the last fifth of every T. Counts are whole instances "
-                    + "(a series mode other than steady needs at least 2) and change at the next scrape's first point; a "
-                    + "series keeps one sample per scrape of sample time, so fewer series get more samples per second each. "
-                    + "Each step shows the active series at its window's end and the target's new series/s, slow inserts/s "
-                    + "and series (TSID) cache misses/s (default: ${DEFAULT-VALUE})")
+            description = "Series kept active: steady, gradual, double-halve or spike (default: ${DEFAULT-VALUE})")
     String seriesMode;
 
     @Option(
@@ -289,8 +232,7 @@ public final class CapacityCommand implements Callable<Integer> {
             defaultValue = "30s",
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description = "T of --series-mode, >= 1s (avalanche's --series-change-interval; not its --series-interval, "
-                    + "which renames every series: that is --churn-interval here) (default: ${DEFAULT-VALUE})")
+            description = "T of --series-mode, >= 1s (default: ${DEFAULT-VALUE})")
     Duration seriesChangeInterval;
 
     @Option(
@@ -313,8 +255,7 @@ public final class CapacityCommand implements Callable<Integer> {
             converter = Converters.PermitsConverter.class,
             paramLabel = "auto|PERMITS",
             description =
-                    "The writers' concurrent write requests at most (permits); auto (0) = each writer its share of "
-                            + "vm_concurrent_insert_capacity, as run does (default: ${DEFAULT-VALUE})")
+                    "The writers' write permits (concurrent write requests); auto as run (default: ${DEFAULT-VALUE})")
     int maxConcurrentWrites;
 
     @Option(
@@ -329,25 +270,21 @@ public final class CapacityCommand implements Callable<Integer> {
             paramLabel = "DIR",
             description = "Directory of *.prom node_exporter scrapes, replicated across instances (default: "
                     + BundledScrapes.DESCRIPTION
-                    + "); their timestamps are moved so the newest lands a week before now, "
-                    + "order and spacing kept")
+                    + ")")
     Path dataDir;
 
     @Option(
             names = {"--points-per-pass", DeprecatedNames.CAPACITY_RECORDS},
             defaultValue = "1000000",
             paramLabel = "POINTS",
-            description =
-                    "Points of one pass over the replicated scrapes (sets the series count); passes repeat shifted in time "
-                            + "(--records is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
+            description = "Points of one pass over the scrapes (sets the series count) (default: ${DEFAULT-VALUE})")
     long records;
 
     @Option(
             names = "--probe-records",
             defaultValue = "500000",
             paramLabel = "R",
-            description =
-                    "With a PCT%% --start-input-rate: the backlog the first writer consumes to estimate throughput (default: ${DEFAULT-VALUE})")
+            description = "With a PCT%% --start-input-rate: the probe's backlog (default: ${DEFAULT-VALUE})")
     long probeRecords;
 
     @Option(
@@ -355,9 +292,7 @@ public final class CapacityCommand implements Callable<Integer> {
             defaultValue = "60s",
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description =
-                    "After each step's input, wait at most this for the writer to write everything "
-                            + "(--drain-timeout is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
+            description = "After each step's input, wait at most this for the writer (default: ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
     @Option(names = "--csv", paramLabel = "FILE", description = "Write the steps as CSV")
@@ -369,12 +304,7 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(
             names = "--report",
             paramLabel = "DIR",
-            description =
-                    "Write the page a person reads into DIR: capacity-report.html (self-contained: inline SVG chart and CSS, "
-                            + "no script, nothing fetched) and capacity-report.md (the same as Markdown text and a table, linking the "
-                            + "--chart PNG when one is drawn): the capacity, the verdict, per step the offered and written samples/min, "
-                            + "write latency, the writer's and the TSDB's CPU, the query latency p99 and series figures when measured, "
-                            + "the machine and the command line to reproduce the run (secrets redacted)")
+            description = "Write capacity-report.html and capacity-report.md into DIR")
     Path report;
 
     @Option(

@@ -20,12 +20,35 @@ final class HelpGroups {
     /** Heading of the options a command's table does not name. */
     static final String OTHER = "Other options";
 
-    /** One heading and the long names of its options, in help order. */
-    record Group(String heading, List<String> options) {
+    /**
+     * One heading, the long names of its options in help order, and the docs page that says their details ({@code
+     * docs/x.md}; empty: none).
+     */
+    record Group(String heading, List<String> options, String details) {
         Group {
             options = List.copyOf(options);
         }
+
+        Group(String heading, List<String> options) {
+            this(heading, options, "");
+        }
     }
+
+    /** The page of each command's details, for the headings {@link #RUN_PAGES} does not name. */
+    private static final Map<String, String> PAGES = Map.of(
+            "run", "docs/run.md",
+            "produce", "docs/run.md",
+            "verify", "docs/verify.md",
+            "bench", "docs/capacity-testing.md",
+            "capacity", "docs/capacity.md");
+
+    /** {@code run}'s headings whose details are on another page than docs/run.md. */
+    private static final Map<String, String> RUN_PAGES = Map.of(
+            "Input", "docs/input-formats.md",
+            "Relabeling and tenants", "docs/tenants.md",
+            "TSDB connection and security", "docs/remote-write.md",
+            "Delivery", "docs/delivery.md",
+            "Replay and load (capacity tests, soaks)", "docs/capacity-testing.md");
 
     private static final List<String> VM_AUTH = List.of(
             "--vm-basic-auth-username",
@@ -325,7 +348,10 @@ final class HelpGroups {
                     .filter(placed::add)
                     .toList();
             if (!present.isEmpty()) {
-                groups.add(new Group(g.heading(), present));
+                groups.add(new Group(
+                        g.heading(),
+                        present,
+                        g.heading().equals(HELP.heading()) ? "" : page(spec.name(), g.heading())));
             }
         }
         List<String> other = has.stream().filter(n -> !placed.contains(n)).toList();
@@ -333,6 +359,13 @@ final class HelpGroups {
             groups.add(new Group(OTHER, other));
         }
         return groups;
+    }
+
+    /** The page of {@code command}'s group {@code heading}'s details; empty for a command without one. */
+    private static String page(String command, String heading) {
+        return command.equals("run") && RUN_PAGES.containsKey(heading)
+                ? RUN_PAGES.get(heading)
+                : PAGES.getOrDefault(command, "");
     }
 
     @SafeVarargs

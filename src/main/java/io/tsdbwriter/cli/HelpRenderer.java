@@ -1,6 +1,8 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.app.ExitCodes;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,12 +21,16 @@ import picocli.CommandLine.Model.PositionalParamSpec;
  * or a variable is never split across lines (picocli's own wrapping breaks after a dot or a colon). Each element of a
  * description array is a paragraph; one that starts with spaces is a table row, continued under its second column. A
  * default that {@code run} took from the environment reads {@code (default: VALUE, from TSDB_WRITER_X)}, the value as
- * {@link EnvironmentDefaults#shownValue} prints it (never a secret). Stateless apart from the installed commands.
+ * {@link EnvironmentDefaults#shownValue} prints it (never a secret). A heading names the docs page of its group's
+ * details; the exit codes are the command's of {@link ExitCodes#CATALOGUE}. Stateless apart from the installed commands.
  */
 final class HelpRenderer {
 
-    /** Column where option descriptions start; longer option names put their description on the next line. */
-    static final int DESCRIPTION_COLUMN = 30;
+    /**
+     * Column where option descriptions start (a third of the width when narrower); longer option names put their
+     * description on the next line.
+     */
+    static final int DESCRIPTION_COLUMN = 40;
 
     private static final Pattern TABLE_ROW = Pattern.compile("\\S+ {2,}");
 
@@ -41,6 +47,14 @@ final class HelpRenderer {
             }
             if (!cl.getSubcommands().isEmpty()) {
                 cl.getCommandSpec().usageMessage().commandListHeading("%nCommands:%n");
+            }
+            Map<String, String> codes = new LinkedHashMap<>();
+            ExitCodes.of(cl.getCommandName()).forEach((code, meaning) -> codes.put(code.toString(), meaning));
+            if (!codes.isEmpty()) {
+                cl.getCommandSpec()
+                        .usageMessage()
+                        .exitCodeListHeading("%nExit codes:%n")
+                        .exitCodeList(codes);
             }
             Map<String, CommandLine.IHelpSectionRenderer> sections = cl.getHelpSectionMap();
             sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_DESCRIPTION, HelpRenderer::description);
@@ -96,7 +110,10 @@ final class HelpRenderer {
         CommandSpec spec = help.commandSpec();
         StringBuilder out = new StringBuilder();
         for (HelpGroups.Group g : HelpGroups.of(spec)) {
-            out.append('\n').append(g.heading()).append(":\n");
+            out.append('\n')
+                    .append(g.heading())
+                    .append(g.details().isEmpty() ? "" : " (details: " + g.details() + ")")
+                    .append(":\n");
             for (String name : g.options()) {
                 OptionSpec o = spec.findOption(name);
                 List<String> shortNames = new ArrayList<>();
@@ -192,7 +209,7 @@ final class HelpRenderer {
         return s.length() - 1;
     }
 
-    /** The exit codes: the code, then its meaning wrapped under itself. */
+    /** The exit codes ({@link ExitCodes#of} the command's): the code, then its meaning wrapped under itself. */
     private static String exitCodeList(Help help) {
         Map<String, String> codes = help.commandSpec().usageMessage().exitCodeList();
         int keyWidth =

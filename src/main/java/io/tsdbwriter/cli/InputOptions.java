@@ -22,14 +22,7 @@ final class InputOptions {
             names = "--input-format",
             defaultValue = "json",
             paramLabel = "json|influx|promremotewrite|prometheus|jsonline|graphite|otlp|otlp-json",
-            description =
-                    "How record values are read (docs/input-formats.md): json = point records as produce sends them "
-                            + "({\"metric\",\"timestamp\",\"value\",\"dimensions\",\"productKey\"}, one or an array per record); influx = InfluxDB line "
-                            + "protocol (Telegraf); promremotewrite = one Prometheus remote write request, snappy or zstd (vmagent, Telegraf); "
-                            + "prometheus = text exposition 0.0.4; jsonline = VictoriaMetrics /api/v1/export lines; graphite = plaintext "
-                            + "path[;tag=v] value [timestamp]; otlp = one OpenTelemetry ExportMetricsServiceRequest, protobuf (the Collector's "
-                            + "Kafka exporter, otlp_proto), mapped as VictoriaMetrics' /opentelemetry/v1/metrics does; otlp-json = the same in "
-                            + "OTLP JSON (otlp_json) (default: ${DEFAULT-VALUE})")
+            description = "How record values are read (default: ${DEFAULT-VALUE})")
     String inputFormat;
 
     @Option(
@@ -42,17 +35,14 @@ final class InputOptions {
             names = "--influx-precision",
             defaultValue = "ns",
             paramLabel = "ns|us|ms|s",
-            description =
-                    "Unit of influx line timestamps, as InfluxDB's precision parameter; a line without one takes the record's Kafka timestamp (default: ${DEFAULT-VALUE})")
+            description = "Unit of influx line timestamps (default: ${DEFAULT-VALUE})")
     String influxPrecision;
 
     @Option(
             names = "--instance-label",
             defaultValue = "instanceNo",
             paramLabel = "NAME",
-            description =
-                    "Label whose value becomes the N instance variants (Prometheus data: instance, Telegraf: host); with N > 1 a "
-                            + "series without it gets NAME=\"unknown\" as the variants' base; at N = 1 nothing is added (default: ${DEFAULT-VALUE})")
+            description = "Label whose value becomes the N instance variants (default: ${DEFAULT-VALUE})")
     String instanceLabel;
 
     @Option(
@@ -60,9 +50,7 @@ final class InputOptions {
             defaultValue = "2000-01-01T00:00:00Z",
             converter = Converters.EpochMillisConverter.class,
             paramLabel = "RFC3339|EPOCH_MS",
-            description =
-                    "Earliest plausible sample timestamp; an earlier one is malformed (implausible_timestamp: counted, logged, "
-                            + "dead-lettered), never sent (default: ${DEFAULT-VALUE})")
+            description = "An earlier sample timestamp is malformed (default: ${DEFAULT-VALUE})")
     long minTimestampMs;
 
     @Option(
@@ -70,9 +58,7 @@ final class InputOptions {
             defaultValue = "1d",
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description =
-                    "How far past now a sample timestamp may lie; a later one is malformed (implausible_timestamp) - the case of "
-                            + "microseconds or nanoseconds sent as milliseconds, which VictoriaMetrics accepts with 204 and drops (default: ${DEFAULT-VALUE})")
+            description = "A sample timestamp this far past now is malformed (default: ${DEFAULT-VALUE})")
     Duration maxTimestampAhead;
 
     /**

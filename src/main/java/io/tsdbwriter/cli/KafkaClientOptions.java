@@ -19,16 +19,13 @@ public final class KafkaClientOptions {
             names = "--kafka-config",
             paramLabel = "FILE",
             description =
-                    "Java properties file with settings for every Kafka client this process makes (consumers, producers, "
-                            + "admin), as the Kafka CLI tools' --command-config: security.protocol, sasl.*, ssl.*, and config providers "
-                            + "(config.providers=env,file with $${env:VAR} / $${file:path:key}) so no secret sits in a flag")
+                    "Properties file for every Kafka client (sasl.*, ssl.*; secrets as $${env:VAR} / $${file:path:key})")
     Path configFile;
 
     @Option(
             names = "--kafka-property",
             paramLabel = "KEY=VALUE",
-            description =
-                    "Setting for every Kafka client (repeatable); overrides --kafka-config, e.g. security.protocol=SASL_SSL")
+            description = "Setting for every Kafka client (repeatable); overrides --kafka-config")
     Map<String, String> properties = new LinkedHashMap<>();
 
     /** The shared client settings. @throws IllegalArgumentException when the file cannot be read */

@@ -22,10 +22,7 @@ final class LogOptions {
             defaultValue = "text",
             paramLabel = "text|json",
             converter = LogFormat.Converter.class,
-            description =
-                    "Log lines on stderr: text (ISO-8601 date, time and zone, level, thread, logger, message) or json "
-                            + "(one JSON object a line: time as text shows it, timestamp in epoch ms, level, threadName, loggerName, formattedMessage, "
-                            + "throwable; redacted as text is) (default: ${DEFAULT-VALUE})")
+            description = "Log lines on stderr: text or json (default: ${DEFAULT-VALUE})")
     LogFormat logFormat = LogFormat.TEXT;
 
     /** {@code --log-level}'s name ({@link Main} finds the option by it). */
@@ -50,16 +47,13 @@ final class LogOptions {
     @Option(
             names = LEVEL_FLAG,
             paramLabel = "LEVEL",
-            description = "The least severe level logged: ${COMPLETION-CANDIDATES} (default: INFO, or the "
-                    + "TSDB_WRITER_LOG_LEVEL variable)")
+            description =
+                    "The least severe level logged: ${COMPLETION-CANDIDATES} (default: INFO, or the TSDB_WRITER_LOG_LEVEL variable)")
     LogLevel logLevel;
 
     @Option(
             names = ConfigFile.FLAG,
             paramLabel = "FILE",
-            description =
-                    "A YAML file of this command's settings: keys are the long flag names without dashes "
-                            + "(topic: metrics), optionally under the --help headings in lower case with dashes; a flag, then a "
-                            + "TSDB_WRITER_* variable (run), then the file, then the default. An unknown key: exit 2 (default: none)")
+            description = "YAML file of this command's settings, keys the long flag names (default: none)")
     Path config;
 }

@@ -18,23 +18,14 @@ public final class PlacementOptions {
             names = "--tsdb-cpus",
             paramLabel = "LIST",
             description =
-                    "Linux only: the CPUs of the TSDB (cpulist: 0, 1 or 0-3,6), disjoint from --writer-cpus. The process "
-                            + "listening on the TSDB's port of this machine is found (ss) and, when its affinity differs, moved there "
-                            + "(taskset -a -p) with a warning: a Go TSDB sizes GOMAXPROCS and its concurrency limits at its start, so "
-                            + "start it with taskset -c LIST (scripts/bench.sh and scripts/capacity.sh do). Refused when the TSDB is "
-                            + "not on this machine. Why: sharing cores, the writer's CPU is taken from the TSDB, which caps the share "
-                            + "of the ceiling a writer reaches near 1 ÷ (1 + writer/TSDB CPU ratio); in production the TSDB has its "
-                            + "own machine (default: not placed, every process on every CPU)")
+                    "Linux only: the TSDB's CPUs (cpulist); start a Go TSDB under taskset -c LIST: its GOMAXPROCS is set at its start (default: not placed, every process on every CPU)")
     String tsdbCpus;
 
     @Option(
             names = "--writer-cpus",
             paramLabel = "LIST",
             description =
-                    "Linux only: the CPUs of the writer side: every writer process (bench: and the floor and the peer) "
-                            + "starts under taskset -c LIST, and this command's own threads (the Kafka producer; bench: the ceiling's "
-                            + "client) and a Kafka broker listening on a local bootstrap port are moved there (default: not placed, "
-                            + "every process on every CPU)")
+                    "Linux only: the writer side's CPUs; sharing them caps a writer near 1 ÷ (1 + writer/TSDB CPU ratio) of the ceiling (default: not placed, every process on every CPU)")
     String writerCpus;
 
     /**

@@ -62,12 +62,6 @@ import picocli.CommandLine.Spec;
             "Send source points to Kafka as point records: real Prometheus scrapes (files) or --synthetic series.",
             "Each exposition sample becomes {\"metric\",\"timestamp\"(epoch ms),\"value\",\"dimensions\"{…,instanceNo},\"productKey\"}.",
             "Prints '<N> records sent, <X> records/sec (<Y> MB/sec), points=<P>' at the end, progress every 5 s on stderr."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:every record acknowledged by Kafka",
-            "1:a send failed or the input could not be read",
-            "2:invalid flags"
         })
 public final class ProduceCommand implements Callable<Integer> {
 
@@ -104,9 +98,7 @@ public final class ProduceCommand implements Callable<Integer> {
             names = {"--records-per-second", DeprecatedNames.PRODUCE_RATE},
             defaultValue = "0",
             paramLabel = "R",
-            description =
-                    "Records sent per second at most (K points each, --points-per-record); 0 = as fast as possible "
-                            + "(--rate is its deprecated name, accepted until the next release) (default: ${DEFAULT-VALUE})")
+            description = "Records sent per second at most; 0 = as fast as possible (default: ${DEFAULT-VALUE})")
     double rate;
 
     @Option(

@@ -31,34 +31,19 @@ public final class QueryLoadOptions {
             defaultValue = "0",
             paramLabel = "QPS",
             description =
-                    "Read load: PromQL range queries started per second during each step's measured window, open-loop (each "
-                            + "on schedule whether or not earlier ones finished), round-robin over the query set; 0 = no read load. "
-                            + "With it, a step passes only when its reads pass too: at most 1 %% of the queries failed or timed out and "
-                            + "their p99 latency within --max-query-p99-latency; the verdict names read-path when they do not "
-                            + "(default: ${DEFAULT-VALUE})")
+                    "Read load: PromQL range queries per second in each step; 0 = none (default: ${DEFAULT-VALUE})")
     double queryRate;
 
     @Option(
             names = "--query-url",
             paramLabel = "URL",
-            description =
-                    "Where the read load goes: the query_range URL, or the prefix /api/v1/query_range is appended to "
-                            + "(default: <vm-url>/api/v1/query_range on a single node). Required when --vm-url is a vminsert URL: give "
-                            + "vmselect's, e.g. http://vmselect:8481/select/0/prometheus, and vmselect's /metrics with --target-metrics-url "
-                            + "for its select concurrency; required with --output remote-write. Also where the read-back pass counts "
-                            + "the samples stored after the search, with or without --query-rate (default there: --vm-url; with "
-                            + "--output remote-write and no --query-url the count is unknown)")
+            description = "Where the read load goes (default: <vm-url>/api/v1/query_range on a single node)")
     String queryUrl;
 
     @Option(
             names = "--queries",
             paramLabel = "FILE",
-            description =
-                    "The read load's queries: one PromQL a line, # comment lines and blank lines skipped; each is sent "
-                            + "as a range query over 1h (step 60s) and over 24h (step 5m), ending at the newest sample time the step "
-                            + "has fed. Placeholders: $__range is replaced by the range (3600s or 86400s), $__interval by the step "
-                            + "(60s or 300s), $__rate_interval by max(step + 60s, 4 x 60s) (240s or 360s). Default: the bundled set, "
-                            + "the Grafana dashboard's queries and the node-mixin's node_exporter alert rules")
+            description = "The read load's queries, one PromQL a line (default: the bundled set)")
     Path queries;
 
     @Option(
@@ -75,7 +60,7 @@ public final class QueryLoadOptions {
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
             description =
-                    "With --query-rate, a step passes with its answered queries' p99 latency at most this (default: ${DEFAULT-VALUE})")
+                    "With --query-rate, a step passes with its queries' p99 at most this (default: ${DEFAULT-VALUE})")
     Duration maxQueryP99;
 
     /**

@@ -67,24 +67,19 @@ final class SourceOptions {
             names = "--timestamp",
             paramLabel = "EPOCH_MS",
             description =
-                    "Timestamp of every point in epoch milliseconds instead of the file's scrape time; with --synthetic: "
-                            + "the time of the newest point (default: --now, rounded down to the source interval)")
+                    "Timestamp of every point in epoch ms instead of the file's scrape time (default: --now, rounded down)")
     Long timestampMs;
 
     @Option(
             names = "--keep-timestamps",
-            description =
-                    "Send the files' own timestamps unchanged instead of moving them to the present. Points older than the "
-                            + "TSDB's retention (VictoriaMetrics: -retentionPeriod, 1 month by default) are then refused by the writer "
-                            + "(implausible_timestamp) and would be dropped by VictoriaMetrics")
+            description = "Send the files' own timestamps unchanged instead of moving them to the present")
     boolean keepTimestamps;
 
     @Option(
             names = "--now",
             paramLabel = "EPOCH_MS",
             description =
-                    "The present the timestamps are made relative to, in epoch milliseconds (default: the clock): give "
-                            + "produce and verify the same value, and verify expects the timestamps produce sent")
+                    "The present the timestamps are made relative to, in epoch ms; give produce and verify the same (default: the clock)")
     Long nowMs;
 
     @Option(

@@ -26,32 +26,13 @@ public final class TargetOptions {
     @Option(
             names = "--target",
             paramLabel = "NAME=URL[,OPTION…]",
-            description =
-                    "Search several targets one after another with the same input, load model, series mode, read load "
-                            + "and steps (repeatable; in the order given). NAME ([A-Za-z0-9_.-]) keeps each search apart: its writers' "
-                            + "logs in <work-dir>/NAME, its topics <PREFIX>-NAME-step-01, …, its report in DIR/NAME of --report (DIR "
-                            + "gets the targets side by side), its --csv and --chart files with -NAME before the extension. URL is "
-                            + "what the writers write to: the import base URL, as --vm-url (http://vm:8428), or with output=remote-write "
-                            + "the whole remote write URL, as --remote-write-url (http://prometheus:9090/api/v1/write); it holds no comma. "
-                            + "Options, comma-separated: output=import|remote-write (default import), remote-write-version=1|2 (with "
-                            + "remote write; default 1), metrics-url=URL (the /metrics page read each step; default: the URL's host's "
-                            + "/metrics), query-url=URL (where --query-rate's read load goes and the read-back pass counts the samples "
-                            + "stored, as --query-url; default: an import target's URL; a remote-write target needs one for either, e.g. "
-                            + "http://prometheus:9090), tsdb-cpus=LIST and writer-cpus=LIST (with --side-by-side: the CPUs of its TSDB and its writers). A target whose search fails is reported and the next one runs. Not with --vm-url, --output, "
-                            + "--remote-write-url, --remote-write-version or --target-metrics-url, which name the one target searched "
-                            + "without it (default: none, one target)")
+            description = "Search several targets with the same load (repeatable) (default: none, one target)")
     List<String> values = new ArrayList<>();
 
     @Option(
             names = "--side-by-side",
             description =
-                    "With --target: search the targets at the same time instead of one after another, each on CPUs "
-                            + "of its own (Linux). Every --target then needs tsdb-cpus=LIST (its TSDB's process, found listening on "
-                            + "its URL's port and moved there as --tsdb-cpus does) and writer-cpus=LIST (its writers start under "
-                            + "taskset -c LIST), cpulists with ';' between their parts (writer-cpus=4-5;8); the lists of all targets "
-                            + "disjoint, and at least one CPU of this machine in none of them, for this command (every search's "
-                            + "producer) and a local Kafka broker. Refused in one line (exit 2) when the machine lacks the CPUs. "
-                            + "Each line of a search's progress starts with [NAME] (default: one after another)")
+                    "With --target: search the targets at the same time, on CPUs of their own (default: one after another)")
     boolean sideBySide;
 
     /**

@@ -55,14 +55,6 @@ import picocli.CommandLine.Spec;
                     + "without --match only the series the input names, every metric name with the productKey values its points carry "
                     + "({__name__=\"m\",productKey=~\"k1|k2\"}, POSTed in batches of at most 16 KiB of selectors), so a shared "
                     + "TSDB's other series are neither read nor reported; with --match exactly what it selects."
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            "0:VictoriaMetrics holds exactly the expected samples",
-            "1:it does not: samples missing, unexpected or with other values (the summary says which)",
-            "2:invalid flags, or an input file that cannot be read",
-            "5:VictoriaMetrics could not be read back: --vm-url or a --flush-url unreachable or answering an error (one line "
-                    + "says which); nothing was compared"
         })
 public final class VerifyCommand implements Callable<Integer> {
 
@@ -97,17 +89,13 @@ public final class VerifyCommand implements Callable<Integer> {
             defaultValue = ReadBackVerifier.DEFAULT_VM_URL,
             paramLabel = "URL",
             description =
-                    "The one VictoriaMetrics URL to read back from: a single-node's base URL, or a cluster's vmselect with the tenant's "
-                            + "path, e.g. http://vmselect:8481/select/0/prometheus; basic auth from the URL's userinfo, if any (default: ${DEFAULT-VALUE})")
+                    "The one VictoriaMetrics URL to read back from: single node, or vmselect with the tenant's path (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
     @Option(
             names = "--flush-url",
             paramLabel = "URL",
-            description =
-                    "Base URL of a vmstorage, e.g. http://vmstorage-0:8482 (repeatable: give every vmstorage of the cluster): "
-                            + "/internal/force_flush is called on each before every read-back instead of on --vm-url, which a cluster's "
-                            + "vmselect does not serve. The --vm-* auth and TLS flags apply to these URLs too; basic auth from a URL's userinfo, if any")
+            description = "Base URL of each vmstorage, flushed before every read-back (repeatable)")
     List<String> flushUrls = new ArrayList<>();
 
     @Option(
@@ -116,11 +104,7 @@ public final class VerifyCommand implements Callable<Integer> {
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
             description =
-                    "On a cluster, how long at most to read back (every 2 s) until the samples are searchable: without --flush-url "
-                            + "until the counts stay the same for 20 s (vmstorage makes rows searchable within 2 s and refreshes its index caches "
-                            + "every 10 s), with it for 5 s (vminsert may still hold what it acknowledged for about a second). The export is not "
-                            + "held back by -search.latencyOffset (30 s by default), which delays only queries. Not used when --vm-url serves "
-                            + "/internal/force_flush (a single-node) (default: ${DEFAULT-VALUE})")
+                    "On a cluster, how long at most to read back until the samples are searchable (default: ${DEFAULT-VALUE})")
     Duration searchTimeout;
 
     @Mixin
@@ -156,12 +140,7 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(
             names = "--replay-summary",
             paramLabel = "FILE",
-            description =
-                    "The --summary-json of a replay (run --rebase-time/--loop): the expected samples are the input's, shifted "
-                            + "as each complete pass was (its shift_ms), so the check follows --rebase-time and --loop; a pass cut short by --replay-duration or a "
-                            + "signal wrote samples the check does not expect (verify a replay that ended after its last pass). Churned series "
-                            + "(--churn-interval) are not expected. The files must give the timestamps the topic holds: --keep-timestamps for "
-                            + "real traffic's scrapes, the --now of produce for what it sent")
+            description = "The --summary-json of a replay: expect the samples shifted as each complete pass was")
     Path replaySummary;
 
     /** The shifts of the complete passes of a replay's summary; {0} without one. */

@@ -19,63 +19,52 @@ public final class VmHttpOptions {
     @Option(
             names = "--vm-basic-auth-username",
             paramLabel = "USER",
-            description =
-                    "Basic auth user (vmagent -remoteWrite.basicAuth.username). Every --vm-* auth/TLS flag applies to every "
-                            + "TSDB URL the command calls (vmagent's per-URL values are not supported); a URL's own user:password@ wins for that URL")
+            description = "Basic auth user, for every TSDB URL (a URL's user:password@ wins)")
     String basicAuthUsername;
 
     @Option(
             names = "--vm-basic-auth-password-file",
             paramLabel = "FILE",
-            description =
-                    "File holding the basic auth password (vmagent -remoteWrite.basicAuth.passwordFile); re-read when it changes")
+            description = "File holding the basic auth password; re-read when it changes")
     Path basicAuthPasswordFile;
 
     @Option(
             names = "--vm-bearer-token-file",
             paramLabel = "FILE",
-            description =
-                    "File holding a bearer token sent as Authorization: Bearer (vmagent -remoteWrite.bearerTokenFile); re-read when it changes (token rotation)")
+            description = "File holding a bearer token; re-read when it changes")
     Path bearerTokenFile;
 
     @Option(
             names = "--vm-header",
             paramLabel = "NAME:VALUE",
-            description =
-                    "HTTP header for every request (repeatable; vmagent -remoteWrite.headers), e.g. a tenant or vmauth routing header. Values are never printed")
+            description = "HTTP header for every request (repeatable); values are never printed")
     List<String> headers = new ArrayList<>();
 
     @Option(
             names = "--vm-tls-ca-file",
             paramLabel = "FILE",
-            description =
-                    "PEM CA certificate(s) to verify the server with instead of the JDK's trust store (vmagent -remoteWrite.tlsCAFile)")
+            description = "PEM CA certificate(s) to verify the server with")
     Path tlsCaFile;
 
     @Option(
             names = "--vm-tls-cert-file",
             paramLabel = "FILE",
-            description =
-                    "PEM client certificate for mutual TLS (vmagent -remoteWrite.tlsCertFile); needs --vm-tls-key-file")
+            description = "PEM client certificate for mutual TLS; needs --vm-tls-key-file")
     Path tlsCertFile;
 
     @Option(
             names = "--vm-tls-key-file",
             paramLabel = "FILE",
-            description =
-                    "PEM private key of the client certificate, PKCS#8 or PKCS#1 RSA, unencrypted (vmagent -remoteWrite.tlsKeyFile)")
+            description = "PEM private key of the client certificate (PKCS#8 or PKCS#1 RSA)")
     Path tlsKeyFile;
 
     @Option(
             names = "--vm-tls-server-name",
             paramLabel = "NAME",
-            description =
-                    "Server name sent as SNI and checked against the server certificate instead of the URL's host (vmagent -remoteWrite.tlsServerName)")
+            description = "Server name sent as SNI and checked instead of the URL's host")
     String tlsServerName;
 
-    @Option(
-            names = "--vm-tls-insecure-skip-verify",
-            description = "Accept any server certificate (vmagent -remoteWrite.tlsInsecureSkipVerify); for tests only")
+    @Option(names = "--vm-tls-insecure-skip-verify", description = "Accept any server certificate; for tests only")
     boolean tlsInsecureSkipVerify;
 
     /** @throws IllegalArgumentException naming the inconsistent flag */

@@ -40,8 +40,7 @@ public final class WriterProcessOptions {
             names = "--writer-arg",
             paramLabel = "ARG",
             parameterConsumer = VerbatimParameter.class,
-            description = "Extra argument for every writer's run command (repeatable; taken verbatim, e.g. "
-                    + "--writer-arg=--kafka-property=check.crcs=false)")
+            description = "Extra argument for every writer's run command (repeatable; taken verbatim)")
     List<String> writerArgs = new ArrayList<>();
 
     @Option(

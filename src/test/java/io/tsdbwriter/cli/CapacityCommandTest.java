@@ -29,6 +29,11 @@ class CapacityCommandTest {
         return new Result(code, out.toString(), err.toString());
     }
 
+    /** docs/capacity.md, where each flag's details are, as one line without backquotes. */
+    private static String capacityPage() throws IOException {
+        return Files.readString(Path.of("docs", "capacity.md")).replace("`", "").replaceAll("\\s+", " ");
+    }
+
     private static void assertUsageError(Result r, String fragment) {
         assertThat(r.exitCode()).isEqualTo(2);
         List<String> lines = r.err().lines().toList();
@@ -37,7 +42,7 @@ class CapacityCommandTest {
     }
 
     @Test
-    void helpExplainsEveryFlag() {
+    void helpExplainsEveryFlag() throws IOException {
         Result r = execute("capacity", "--help");
         assertThat(r.exitCode()).isZero();
         CommandLine capacity = Main.commandLine().getSubcommands().get("capacity");
@@ -47,8 +52,9 @@ class CapacityCommandTest {
         }
         assertThat(r.out())
                 .contains("--target-metrics-url", "--vary", "--min-efficiency", "--max-p99-latency", "Exit codes");
-        // --vary time-multiplier stops at the largest M instead of starting a writer that refuses it
-        assertThat(r.out().replaceAll("\\s+", " "))
+        // --vary time-multiplier stops at the largest M instead of starting a writer that refuses it (the docs say so)
+        assertThat(r.out()).contains("--vary=rate|time-multiplier");
+        assertThat(capacityPage())
                 .contains(
                         "M rises up to the largest --time-multiplier a writer accepts, 3600",
                         "reached the maximum time multiplier without saturating");
@@ -92,7 +98,7 @@ class CapacityCommandTest {
     }
 
     @Test
-    void seriesModeFlagsAreCheckedAndExplained() {
+    void seriesModeFlagsAreCheckedAndExplained() throws IOException {
         assertUsageError(
                 execute("capacity", "--series-mode", "churn"),
                 "--series-mode must be steady, gradual, double-halve or spike, got 'churn'");
@@ -106,8 +112,9 @@ class CapacityCommandTest {
         assertUsageError(
                 execute("capacity", "--series-mode", "double-halve", "--points-per-pass", "10000"),
                 "--series-mode double-halve needs at least 2 instances: --points-per-pass of at least 20280");
-        String help = execute("capacity", "--help").out().replaceAll("\\s+", " ");
-        assertThat(help)
+        assertThat(execute("capacity", "--help").out())
+                .contains("--series-mode=", "--series-change-interval=", "--spike-multiplier=");
+        assertThat(capacityPage())
                 .contains(
                         "avalanche's --series-operation-mode",
                         "gradual = from the base up to 2x linearly over one T",
@@ -145,7 +152,8 @@ class CapacityCommandTest {
                 execute("capacity", "--report", file.toString()),
                 "--report must be a directory (it writes "
                         + "capacity-report.html and capacity-report.md there), got the file " + file);
-        assertThat(execute("capacity", "--help").out().replaceAll("\\s+", " "))
+        assertThat(execute("capacity", "--help").out()).contains("--report=DIR", "capacity-report.html");
+        assertThat(capacityPage())
                 .contains(
                         "--report=DIR",
                         "capacity-report.html (self-contained: inline SVG chart and CSS, no script, nothing fetched)");
@@ -184,7 +192,7 @@ class CapacityCommandTest {
     }
 
     @Test
-    void helpExplainsTheReadLoadAndItsPlaceholders() {
+    void helpExplainsTheReadLoadAndItsPlaceholders() throws IOException {
         String help = execute("capacity", "--help").out().replaceAll("\\s+", " ");
         assertThat(help)
                 .contains(
@@ -192,7 +200,9 @@ class CapacityCommandTest {
                         "--query-url=URL",
                         "--queries=FILE",
                         "--query-timeout=DURATION",
-                        "--max-query-p99-latency=DURATION",
+                        "--max-query-p99-latency=DURATION");
+        assertThat(capacityPage())
+                .contains(
                         "$__range is replaced by the range (3600s or 86400s)",
                         "$__interval by the step (60s or 300s)",
                         "$__rate_interval by max(step + 60s, 4 x 60s) (240s or 360s)",
@@ -274,9 +284,9 @@ class CapacityCommandTest {
     }
 
     @Test
-    void helpExplainsTargets() {
-        String help = execute("capacity", "--help").out().replaceAll("\\s+", " ");
-        assertThat(help)
+    void helpExplainsTargets() throws IOException {
+        assertThat(execute("capacity", "--help").out()).contains("--target=NAME=URL[,OPTION…]", "--side-by-side");
+        assertThat(capacityPage())
                 .contains(
                         "--target=NAME=URL[,OPTION…]",
                         "output=import|remote-write (default import)",

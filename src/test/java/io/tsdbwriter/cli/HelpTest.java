@@ -2,6 +2,8 @@ package io.tsdbwriter.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -17,8 +19,9 @@ import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * Every command's {@code --help} reads: an abbreviated synopsis, the options under headings, no URL, flag, property
- * name or variable split across lines at 80 or 120 columns, no word of the project's own history.
+ * Every command's {@code --help} reads: an abbreviated synopsis, the options under headings that name their details
+ * page, at most 150 lines at 120 columns, no URL, flag, property name or variable split across lines at 80 or 120
+ * columns, no word of the project's own history.
  */
 class HelpTest {
 
@@ -116,10 +119,16 @@ class HelpTest {
         }
     }
 
+    /** A heading line with its details page, {@code Delivery (details: docs/delivery.md):}: group 1 the page. */
+    private static final Pattern DETAILS = Pattern.compile(" \\(details: (docs/[\\w-]+\\.md)\\):$");
+
     @Test
     void runsOptionsAreGroupedUnderHeadings() {
         CommandLine run = Main.commandLine(Map.of()).getSubcommands().get("run");
-        List<String> lines = render(run, 120).lines().toList();
+        List<String> lines = render(run, 120)
+                .lines()
+                .map(l -> DETAILS.matcher(l).replaceFirst(":"))
+                .toList();
         List<String> headings = List.of(
                 "Kafka connection and consumption:",
                 "Input:",
@@ -142,6 +151,45 @@ class HelpTest {
         assertThat(lines.subList(lines.indexOf("Amplification:"), lines.indexOf("Delivery:")))
                 .anyMatch(l -> l.startsWith("      --time-multiplier=M"));
         assertThat(lines).noneMatch(l -> l.equals("Other options:"));
+    }
+
+    /** At most this many lines of {@code --help} per command, at {@link #FITS_WIDTH} columns: one screen and a bit. */
+    private static final int MAX_LINES = 150;
+
+    private static final int FITS_WIDTH = 120;
+
+    @Test
+    void everyCommandsHelpFitsInAHundredAndFiftyLinesAt120Columns() {
+        Map<String, Integer> tooLong = new LinkedHashMap<>();
+        for (CommandLine cl : commands()) {
+            int lines = (int) render(cl, FITS_WIDTH).lines().count();
+            if (lines > MAX_LINES) {
+                tooLong.put(cl.getCommandSpec().qualifiedName(), lines);
+            }
+        }
+        assertThat(commands()).extracting(CommandLine::getCommandName).contains("run", "capacity", "bench", "verify");
+        assertThat(tooLong)
+                .as("commands whose --help passes %d lines at %d columns", MAX_LINES, FITS_WIDTH)
+                .isEmpty();
+    }
+
+    @Test
+    void everyHeadingsDetailsPageExists() {
+        List<String> missing = new ArrayList<>();
+        int pages = 0;
+        for (CommandLine cl : commands()) {
+            for (String line : render(cl, FITS_WIDTH).lines().toList()) {
+                Matcher m = DETAILS.matcher(line);
+                if (m.find()) {
+                    pages++;
+                    if (!Files.isRegularFile(Path.of(m.group(1)))) {
+                        missing.add(cl.getCommandSpec().qualifiedName() + ": " + line);
+                    }
+                }
+            }
+        }
+        assertThat(pages).as("headings naming their details page").isGreaterThan(20);
+        assertThat(missing).isEmpty();
     }
 
     @Test
