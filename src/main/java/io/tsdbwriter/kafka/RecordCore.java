@@ -132,6 +132,8 @@ public final class RecordCore<S, O> {
         long kafkaTimestampMs = record.timestamp() >= 0 ? record.timestamp() : System.currentTimeMillis();
         long preparedBefore = amplifier.seriesPrepared();
         long droppedBefore = amplifier.relabelDropped();
+        long hourlyBefore = amplifier.hourlyLimitDropped();
+        long dailyBefore = amplifier.dailyLimitDropped();
         if (tenants.from() == TenantRouting.From.HEADER && !recordTenant(source, record, amplifier)) {
             counts.record(0);
             return;
@@ -176,6 +178,8 @@ public final class RecordCore<S, O> {
         }
         counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
         counts.relabelDropped(amplifier.relabelDropped() - droppedBefore);
+        counts.seriesLimitDropped(
+                amplifier.hourlyLimitDropped() - hourlyBefore, amplifier.dailyLimitDropped() - dailyBefore);
     }
 
     /**
