@@ -13,11 +13,12 @@ import org.slf4j.LoggerFactory;
  * 64-bit hash of its labels as the TSDB receives them (the caller's, e.g. per instance variant and tenant).
  *
  * <p>Memory is bounded as vmagent's limiter bounds it: per window a Bloom filter of {@value #BITS_PER_SERIES} bits per
- * series of the limit ({@code 2 × max} bytes) probed at {@value #PROBES} positions, and a count of the series added.
- * Its error: a series the filter wrongly holds for one seen (a false positive, at most
- * {@code (1 − e^(−PROBES/BITS_PER_SERIES))^PROBES} ≈ 0.24 % with the filter full) is admitted without being counted —
- * below the limit the window then admits about 0.08 % more series than {@code max}, beyond it about 0.24 % of the new
- * series still pass. A series is never dropped wrongly while its window has room, and an admitted series is never
+ * series of the limit ({@code 2 × max} bytes), at least {@value #MIN_BITS} bits (128 KiB, so that a small limit is
+ * nearly exact), probed at {@value #PROBES} positions, and a count of the series added. Its error: a series the filter
+ * wrongly holds for one seen (a false positive, at most {@code (1 − e^(−PROBES/BITS_PER_SERIES))^PROBES} ≈ 0.24 % with
+ * a filter of 16 bits per series full; far less for limits below {@code MIN_BITS / 16} = 65,536) is admitted without
+ * being counted — below the limit the window then admits about 0.08 % more series than {@code max}, beyond it about
+ * 0.24 % of the new series still pass. A series is never dropped wrongly while its window has room, and an admitted series is never
  * dropped later in its window. Two series whose 64-bit hashes collide count as one.
  *
  * <p>{@link #admit} takes a series' N hashes (its instance variants) together: they are admitted when all the new
@@ -42,6 +43,8 @@ public final class SeriesLimiter {
     public static final int BITS_PER_SERIES = 16;
     /** Bits set and tested per series. */
     public static final int PROBES = 4;
+    /** Smallest Bloom filter: 2^20 bits. */
+    public static final long MIN_BITS = 1L << 20;
     /** Largest limit: 1e9 series (a filter of 2 GB). */
     public static final long MAX_LIMIT = 1_000_000_000L;
 
@@ -161,7 +164,7 @@ public final class SeriesLimiter {
             this.unit = unit;
             this.max = max;
             this.lengthMs = lengthMs;
-            this.bits = new long[(int) ((max * BITS_PER_SERIES + 63) / 64)];
+            this.bits = new long[(int) ((Math.max(max * BITS_PER_SERIES, MIN_BITS) + 63) / 64)];
             this.bitCount = (long) bits.length * 64;
         }
 

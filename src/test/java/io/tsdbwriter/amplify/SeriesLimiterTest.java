@@ -152,6 +152,18 @@ class SeriesLimiterTest {
     }
 
     @Test
+    void aSmallLimitsFilterIsLargeEnoughToBeExact() {
+        SeriesLimiter limiter = new SeriesLimiter(50, 0, () -> DAY);
+        long admitted = 0;
+        for (int i = 0; i < 100_000; i++) {
+            if (limiter.admit(new long[] {hash("user-" + i)}, 1, () -> "s") == Verdict.ADMITTED) {
+                admitted++;
+            }
+        }
+        assertThat(admitted).isEqualTo(50);
+    }
+
+    @Test
     void limitsOutOfRangeAreRefused() {
         assertThatThrownBy(() -> new SeriesLimiter(0, 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new SeriesLimiter(-1, 1)).isInstanceOf(IllegalArgumentException.class);
