@@ -116,11 +116,11 @@ public final class SeriesLimiter {
         if (now - w.lastWarnMs >= WARN_EVERY_MS) {
             w.lastWarnMs = now;
             log.warn(
-                    "series limit: the {} limit of {} series is reached (--max-{}-series): new series are not written "
+                    "series limit: the {} limit of {} series is reached ({}): new series are not written "
                             + "until the next {}, their samples counted in series_limit_dropped (records committed), e.g. {}",
                     w.name,
                     w.max,
-                    w.name,
+                    "--max-" + w.name + "-series",
                     w.unit,
                     series.get());
         }
