@@ -2,6 +2,7 @@ package io.tsdbwriter.app;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.amplify.SeriesLimiter;
 import io.tsdbwriter.config.ConsumerMode;
 import io.tsdbwriter.config.InputConfig;
 import io.tsdbwriter.config.ReplayConfig;
@@ -185,6 +186,7 @@ public final class WriterService {
                     .lanes(lanes)
                     .relabel(cfg.relabel())
                     .tenants(cfg.tenants())
+                    .seriesLimits(seriesLimits(meters))
                     .build();
             if (replay.replay()) {
                 meters.ingestDelay.measureFromReadTime(); // the records' Kafka timestamps are the window's past
@@ -258,6 +260,29 @@ public final class WriterService {
         } finally {
             parts.close();
         }
+    }
+
+    /**
+     * {@code --max-hourly-series}, {@code --max-daily-series}: the process's limiter, its gauges registered as vmagent
+     * names them and its limits said once; null without a limit.
+     */
+    private SeriesLimiter seriesLimits(WriterMeters meters) {
+        if (!cfg.limitsSeries()) {
+            return null;
+        }
+        SeriesLimiter limiter = new SeriesLimiter(cfg.maxHourlySeries(), cfg.maxDailySeries());
+        if (limiter.hourlyLimit() > 0) {
+            meters.seriesLimit("hourly", limiter.hourlyLimit(), limiter::hourlySeries);
+        }
+        if (limiter.dailyLimit() > 0) {
+            meters.seriesLimit("daily", limiter.dailyLimit(), limiter::dailySeries);
+        }
+        log.info(
+                "series limits: at most {} new series per UTC hour and {} per UTC day (0 = no limit); the samples of "
+                        + "series past a limit are dropped and counted (series_limit_dropped), their records committed",
+                limiter.hourlyLimit(),
+                limiter.dailyLimit());
+        return limiter;
     }
 
     /**

@@ -107,12 +107,14 @@ final class HelpGroups {
                                             "--max-timestamp-ahead",
                                             "--max-record-bytes")),
                             new Group(
-                                    "Relabeling and tenants",
+                                    "Relabeling, tenants and series limits",
                                     List.of(
                                             "--relabel-config",
                                             "--tenant-from",
                                             "--default-tenant",
-                                            "--remote-write-tenant-header")),
+                                            "--remote-write-tenant-header",
+                                            "--max-hourly-series",
+                                            "--max-daily-series")),
                             new Group(
                                     "TSDB connection and security",
                                     concat(

@@ -378,6 +378,23 @@ final class RunCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     RoutingOptions routing = new RoutingOptions();
 
+    @Option(
+            names = "--max-hourly-series",
+            defaultValue = "0",
+            paramLabel = "SERIES",
+            description =
+                    "New series per UTC hour (after amplification, per tenant) past which samples are dropped and counted "
+                            + "(series_limit_dropped), their records committed; as vmagent's -remoteWrite.maxHourlySeries. 0 = no limit (default: ${DEFAULT-VALUE})")
+    long maxHourlySeries;
+
+    @Option(
+            names = "--max-daily-series",
+            defaultValue = "0",
+            paramLabel = "SERIES",
+            description =
+                    "As --max-hourly-series, per UTC day (vmagent's -remoteWrite.maxDailySeries). 0 = no limit (default: ${DEFAULT-VALUE})")
+    long maxDailySeries;
+
     private Pattern topicPattern() {
         if (topicPattern == null) {
             return null;
@@ -464,6 +481,8 @@ final class RunCommand implements Callable<Integer> {
                 .onConfigurationFault(ConfigurationFaultPolicy.parse(onConfigurationFault))
                 .relabel(routing.relabel())
                 .tenants(routing.tenants(Output.parse(output) == Output.REMOTE_WRITE))
+                .maxHourlySeries(maxHourlySeries)
+                .maxDailySeries(maxDailySeries)
                 .build();
     }
 

@@ -1,6 +1,7 @@
 package io.tsdbwriter.config;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
+import io.tsdbwriter.amplify.SeriesLimiter;
 import io.tsdbwriter.relabel.RelabelRules;
 import io.tsdbwriter.tenant.TenantRouting;
 import io.tsdbwriter.wire.Output;
@@ -88,6 +89,10 @@ import java.util.regex.Pattern;
  *                             amplification ({@link RelabelRules}); null = none
  * @param tenants              {@code --tenant-from}, {@code --default-tenant}, {@code --remote-write-tenant-header}
  *                             ({@link TenantRouting}; {@link TenantRouting#NONE}: requests are not split by tenant)
+ * @param maxHourlySeries      {@code --max-hourly-series}: new series per UTC hour beyond which a series' samples are
+ *                             dropped and counted ({@link io.tsdbwriter.amplify.SeriesLimiter}); 0 = no limit, else
+ *                             at least {@code instanceMultiplier} (a source series' N variants are admitted together)
+ * @param maxDailySeries       {@code --max-daily-series}: likewise per UTC day; 0 = no limit
  */
 public record RunConfig(
         String bootstrapServers,
@@ -136,7 +141,9 @@ public record RunConfig(
         Ordering ordering,
         ConfigurationFaultPolicy onConfigurationFault,
         RelabelRules relabel,
-        TenantRouting tenants) {
+        TenantRouting tenants,
+        long maxHourlySeries,
+        long maxDailySeries) {
 
     /**
      * Largest {@code --segment-size}: a billion offsets. Segment ends {@code (k+1)·S} then stay far from
@@ -253,6 +260,8 @@ public record RunConfig(
         Objects.requireNonNull(ordering, "--ordering");
         Objects.requireNonNull(onConfigurationFault, "--on-configuration-fault");
         Objects.requireNonNull(tenants, "tenants");
+        requireSeriesLimit("--max-hourly-series", maxHourlySeries, instanceMultiplier);
+        requireSeriesLimit("--max-daily-series", maxDailySeries, instanceMultiplier);
         if (consumerMode == ConsumerMode.SHARE) {
             require(
                     ordering == Ordering.NONE,
@@ -333,6 +342,8 @@ public record RunConfig(
         private ConfigurationFaultPolicy onConfigurationFault;
         private RelabelRules relabel;
         private TenantRouting tenants;
+        private long maxHourlySeries;
+        private long maxDailySeries;
 
         private Builder() {}
 
@@ -618,6 +629,18 @@ public record RunConfig(
             return this;
         }
 
+        /** @see RunConfig#maxHourlySeries() */
+        public Builder maxHourlySeries(long maxHourlySeries) {
+            this.maxHourlySeries = maxHourlySeries;
+            return this;
+        }
+
+        /** @see RunConfig#maxDailySeries() */
+        public Builder maxDailySeries(long maxDailySeries) {
+            this.maxDailySeries = maxDailySeries;
+            return this;
+        }
+
         /**
          * The configuration of the values set.
          *
@@ -672,7 +695,9 @@ public record RunConfig(
                     ordering,
                     onConfigurationFault,
                     relabel,
-                    tenants);
+                    tenants,
+                    maxHourlySeries,
+                    maxDailySeries);
         }
     }
 
@@ -690,6 +715,21 @@ public record RunConfig(
         if (!ok) {
             throw new IllegalArgumentException(message);
         }
+    }
+
+    private static void requireSeriesLimit(String flag, long max, int instanceMultiplier) {
+        require(
+                max >= 0 && max <= SeriesLimiter.MAX_LIMIT,
+                flag + " must be in 0.." + SeriesLimiter.MAX_LIMIT + " (0 = no limit), got " + max);
+        require(
+                max == 0 || max >= instanceMultiplier,
+                flag + " " + max + " is below --instance-multiplier " + instanceMultiplier
+                        + ": a series' N instance variants are admitted together, so none would be written");
+    }
+
+    /** Whether {@code --max-hourly-series} or {@code --max-daily-series} is set. */
+    public boolean limitsSeries() {
+        return maxHourlySeries > 0 || maxDailySeries > 0;
     }
 
     /** {@code --tsdb-metrics-url none}: the writer reads no TSDB's {@code /metrics}, the write targets' included. */

@@ -4,8 +4,8 @@ import io.tsdbwriter.metrics.WriterMeters;
 
 /**
  * Records, points, expected samples and new series a processing thread took in and has not yet added to
- * {@code records_consumed}, {@code points_decoded}, {@code samples_expected}, {@code new_series} and
- * {@code relabel_dropped}: three Micrometer
+ * {@code records_consumed}, {@code points_decoded}, {@code samples_expected}, {@code new_series},
+ * {@code relabel_dropped} and {@code series_limit_dropped}: three Micrometer
  * increments per record were 5 % of the relay's CPU samples (docs/benchmarks-archive.md section 12d), so they are added once
  * per poll, before every batch is handed on (a batch's samples are expected before they can be written) and when the
  * processing thread ends, however it ends.
@@ -20,6 +20,8 @@ public final class IntakeCounts {
     private long samples;
     private long series;
     private long relabelDropped;
+    private long hourlyLimitDropped;
+    private long dailyLimitDropped;
 
     public IntakeCounts(WriterMeters meters) {
         this.meters = meters;
@@ -44,6 +46,12 @@ public final class IntakeCounts {
         relabelDropped += droppedPoints;
     }
 
+    /** Samples of a record whose series the hourly or daily series limit dropped (its amplifier's, after less before). */
+    public void seriesLimitDropped(long hourlySamples, long dailySamples) {
+        hourlyLimitDropped += hourlySamples;
+        dailyLimitDropped += dailySamples;
+    }
+
     /**
      * Series a record began (its amplifier's {@code seriesPrepared()} after the record less before it): counted once
      * per record, whichever amplifier the record's topic has.
@@ -61,6 +69,11 @@ public final class IntakeCounts {
         if (relabelDropped > 0) {
             meters.relabelDropped.increment(relabelDropped);
             relabelDropped = 0;
+        }
+        if (hourlyLimitDropped > 0 || dailyLimitDropped > 0) {
+            meters.seriesLimitDropped(hourlyLimitDropped, dailyLimitDropped);
+            hourlyLimitDropped = 0;
+            dailyLimitDropped = 0;
         }
         if (samples > 0) {
             meters.samplesExpected.increment(samples);

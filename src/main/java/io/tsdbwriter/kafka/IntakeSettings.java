@@ -1,6 +1,7 @@
 package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.amplify.SeriesLimiter;
 import io.tsdbwriter.config.InputConfig;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.deadletter.DeadLetterQueue;
@@ -50,6 +51,8 @@ import java.util.Objects;
  * @param relabel        {@code --relabel-config}, applied by every amplifier once per series; null (the default) = none
  * @param tenants        {@code --tenant-from}: batches are split by tenant; default {@link TenantRouting#NONE} (no
  *                       routing)
+ * @param seriesLimits   {@code --max-hourly-series}, {@code --max-daily-series}, shared by every amplifier; null (the
+ *                       default) = none
  */
 public record IntakeSettings(
         Map<String, Object> consumerProps,
@@ -69,7 +72,8 @@ public record IntakeSettings(
         DurabilityClock durability,
         OrderedLanes lanes,
         RelabelRules relabel,
-        TenantRouting tenants) {
+        TenantRouting tenants,
+        SeriesLimiter seriesLimits) {
 
     /** {@code --segment-size}'s default: 50000 offsets. */
     public static final long DEFAULT_SEGMENT_SIZE = 50_000;
@@ -154,6 +158,7 @@ public record IntakeSettings(
         private OrderedLanes lanes;
         private RelabelRules relabel;
         private TenantRouting tenants = TenantRouting.NONE;
+        private SeriesLimiter seriesLimits;
 
         private Builder() {}
 
@@ -252,6 +257,12 @@ public record IntakeSettings(
             return this;
         }
 
+        /** @param seriesLimits {@code --max-hourly-series}, {@code --max-daily-series}; null = none */
+        public Builder seriesLimits(SeriesLimiter seriesLimits) {
+            this.seriesLimits = seriesLimits;
+            return this;
+        }
+
         /**
          * The settings, with the defaults of the parts not set (a new series cache, a new decode-error log on the
          * meters), validated.
@@ -278,7 +289,8 @@ public record IntakeSettings(
                             durability,
                             lanes,
                             relabel,
-                            tenants)
+                            tenants,
+                            seriesLimits)
                     .validate();
         }
     }
@@ -310,7 +322,8 @@ public record IntakeSettings(
                         encoders().newEncoder(),
                         seriesCache())
                 .relabel(relabel())
-                .tenants(tenants());
+                .tenants(tenants())
+                .seriesLimits(seriesLimits());
         if (timeline != Timeline.NONE || churnInterval() != null) {
             amplifier.timeline(
                     timeline.shiftMs(),

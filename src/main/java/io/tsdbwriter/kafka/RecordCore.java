@@ -141,6 +141,8 @@ public final class RecordCore<S, O> {
                 delay.since(record.timestampType() == TimestampType.NO_TIMESTAMP_TYPE ? -1 : record.timestamp());
         long preparedBefore = amplifier.seriesPrepared();
         long droppedBefore = amplifier.relabelDropped();
+        long hourlyBefore = amplifier.hourlyLimitDropped();
+        long dailyBefore = amplifier.dailyLimitDropped();
         if (tenants.from() == TenantRouting.From.HEADER && !recordTenant(source, record, amplifier)) {
             counts.record(0);
             return;
@@ -186,6 +188,8 @@ public final class RecordCore<S, O> {
         }
         counts.seriesCreated(amplifier.seriesPrepared() - preparedBefore);
         counts.relabelDropped(amplifier.relabelDropped() - droppedBefore);
+        counts.seriesLimitDropped(
+                amplifier.hourlyLimitDropped() - hourlyBefore, amplifier.dailyLimitDropped() - dailyBefore);
     }
 
     /**

@@ -141,6 +141,12 @@ public final class EfficiencyReport {
         if (seriesCreated > 0) {
             extra += String.format(Locale.ROOT, " series_created/s=%.0f", seriesPerSecond);
         }
+        long limitDropped = meters.seriesLimitDropped().values().stream()
+                .mapToLong(Long::longValue)
+                .sum();
+        if (limitDropped > 0) {
+            extra += " series_limit_dropped=" + limitDropped;
+        }
         return String.format(
                         Locale.ROOT,
                         "[report] elapsed=%.0fs records=%d points=%d decode_errors=%d samples expected=%d written=%d refused=%d dead_lettered=%d"
@@ -237,6 +243,11 @@ public final class EfficiencyReport {
         double seriesCreated = meters.seriesCreated.count();
         m.put("series_created", (long) seriesCreated);
         m.put("relabel_dropped", (long) meters.relabelDropped.count());
+        Map<String, Long> limitDropped = meters.seriesLimitDropped(); // --max-hourly-series, --max-daily-series
+        m.put(
+                "series_limit_dropped",
+                limitDropped.values().stream().mapToLong(Long::longValue).sum());
+        m.put("series_limit_dropped_by_reason", limitDropped);
         m.put(
                 "tenant_samples_written",
                 meters.tenantSamples.written()); // --tenant-from: per tenant tag (at most 100, then "other")

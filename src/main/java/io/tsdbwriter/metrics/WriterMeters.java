@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Timer;
 import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -464,6 +466,67 @@ public final class WriterMeters {
     /** Every range skipped so far, in the order they were met. */
     public List<SkippedRange> skippedRanges() {
         return List.copyOf(skippedRanges);
+    }
+
+    // --max-hourly-series / --max-daily-series (vmagent's -remoteWrite.maxHourlySeries / maxDailySeries)
+
+    /** The {@code reason} tags of [tsdbwriter_series_limit_dropped_total]: the limit that dropped the series. */
+    public static final List<String> SERIES_LIMIT_REASONS = List.of("hourly", "daily");
+
+    private final ConcurrentHashMap<String, Counter> seriesLimitDropped = new ConcurrentHashMap<>();
+
+    private Counter seriesLimitDropped(String reason) {
+        return seriesLimitDropped.computeIfAbsent(reason, r -> Counter.builder(PREFIX + "series.limit.dropped")
+                .description(
+                        "Samples not written because their series was new past --max-hourly-series (reason=hourly) "
+                                + "or --max-daily-series (reason=daily); their records are committed, never an error")
+                .tag("reason", r)
+                .register(registry));
+    }
+
+    /**
+     * Counts samples whose series a series limit dropped: [tsdbwriter_series_limit_dropped_total{reason}] (registered
+     * with the first drop of its reason), {@code reason}
+     * {@code hourly} or {@code daily} (vmagent's {@code vmagent_hourly_series_limit_rows_dropped_total} and
+     * {@code vmagent_daily_series_limit_rows_dropped_total}).
+     */
+    public void seriesLimitDropped(long hourlySamples, long dailySamples) {
+        if (hourlySamples > 0) {
+            seriesLimitDropped("hourly").increment(hourlySamples);
+        }
+        if (dailySamples > 0) {
+            seriesLimitDropped("daily").increment(dailySamples);
+        }
+    }
+
+    /** Samples a series limit dropped so far, by reason ({@link #SERIES_LIMIT_REASONS}, each present, 0 if none). */
+    public Map<String, Long> seriesLimitDropped() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (String r : SERIES_LIMIT_REASONS) {
+            Counter c = seriesLimitDropped.get(r);
+            m.put(r, c == null ? 0 : (long) c.count());
+        }
+        return m;
+    }
+
+    /**
+     * Registers the gauges of a series limit as vmagent names them: [tsdbwriter_hourly_series_limit_max_series] and
+     * [tsdbwriter_hourly_series_limit_current_series] (likewise {@code daily}), read at scrape time.
+     *
+     * @param period  {@code hourly} or {@code daily}
+     * @param max     the limit (series per window)
+     * @param current series admitted in the current window; thread-safe
+     */
+    public void seriesLimit(String period, long max, LongSupplier current) {
+        Gauge.builder(PREFIX + period + ".series.limit.max.series", () -> max)
+                .description("The series limit of the current " + (period.equals("hourly") ? "hour" : "day")
+                        + " (--max-" + period + "-series)")
+                .register(registry);
+        Gauge.builder(PREFIX + period + ".series.limit.current.series", current, c -> c.getAsLong())
+                .description("Series admitted in the current " + (period.equals("hourly") ? "hour (UTC)" : "day (UTC)")
+                        + " under --max-" + period + "-series (a Bloom filter's count: see docs/run.md)")
+                .strongReference(true)
+                .register(registry);
     }
 
     /** Registers a gauge under the catalogue's prefix (used for per-endpoint and per-partition gauges). */

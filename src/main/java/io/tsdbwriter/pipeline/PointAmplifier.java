@@ -2,6 +2,8 @@ package io.tsdbwriter.pipeline;
 
 import io.tsdbwriter.amplify.ChurnGenerations;
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.amplify.SeriesLimiter;
+import io.tsdbwriter.amplify.SeriesVariants;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.InputFormat;
@@ -16,7 +18,11 @@ import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.tenant.TenantRouting;
 import io.tsdbwriter.wire.ByteBuf;
 import io.tsdbwriter.wire.Output;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The hot path decode → amplify → encode, for one record at a time: {@link #decode} a record value, then
@@ -62,6 +68,28 @@ public final class PointAmplifier {
     private long keyedHash;
     /** With relabel rules: the cached entry {@link #lane} looked up for {@link #keyedPoint} (reused by encodePoint), else null. */
     private byte[] keyedEntry;
+    /** Whether a point may be copied from its record without a series lookup: no routing and no series limits. */
+    private boolean verbatim = true;
+
+    // --max-hourly-series / --max-daily-series (seriesLimits): each cached state then begins with a limit stamp of
+    // STAMP_BYTES, [(hour + 1): 4 bytes][header tenant + 1: 30 bits][verdict: 2 bits], 0 before its first check
+    /** Bytes of the limit stamp before each cached state. */
+    static final int STAMP_BYTES = 8;
+
+    private static final long CHECKED = 1;
+    private static final long DROPPED_HOURLY = 2;
+    private static final long DROPPED_DAILY = 3;
+    private static final VarHandle STAMP = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /** The process's series limits, shared by every amplifier; null = none. */
+    private SeriesLimiter limits;
+    /** {@link #STAMP_BYTES} with limits, else 0: where a state's own bytes begin after its entry's key. */
+    private int stampBytes;
+    /** With limits: the stamp of the record being encoded, its verdict bits 0 (set by {@link #decode}). */
+    private long limitWindow;
+
+    private long hourlyLimitDropped;
+    private long dailyLimitDropped;
+    private long[] variantHashes = new long[1];
 
     /**
      * @param maxRecordBytes      larger records are rejected
@@ -112,6 +140,11 @@ public final class PointAmplifier {
         this.preparer = new SeriesPreparer(encoder, null, tenants);
     }
 
+    /** What the configuration allows: a verbatim copy without routing or limits. */
+    private void configured() {
+        verbatim = !preparer.routed() && limits == null;
+    }
+
     /**
      * Decodes a json record value (the Kafka timestamp is not needed); null when valid (then
      * {@link #pointCount()} ≥ 1), else why it is rejected.
@@ -129,6 +162,10 @@ public final class PointAmplifier {
     public Rejections decode(byte[] value, long kafkaTimestampMs) {
         keyedPoint = -1;
         decoder.decode(value, kafkaTimestampMs, points, rejections);
+        if (limits != null) {
+            long tenantBits = recordTenant == null ? 0 : (recordTenant.index() + 1) & 0x3FFF_FFFFL;
+            limitWindow = (limits.hour() + 1) << 32 | tenantBits << 2;
+        }
         if (timeline && points.count() > 0) {
             maxSourceMs = Math.max(maxSourceMs, points.maxTimestampMs());
             minSourceMs = Math.min(minSourceMs, points.shiftTimestamps(timeShiftMs));
@@ -186,6 +223,7 @@ public final class PointAmplifier {
     public PointAmplifier relabel(RelabelRules rules) {
         this.relabel = rules;
         this.preparer = new SeriesPreparer(encoder, rules, tenants);
+        configured();
         return this;
     }
 
@@ -200,7 +238,42 @@ public final class PointAmplifier {
     public PointAmplifier tenants(TenantRouting routing) {
         this.tenants = routing;
         this.preparer = new SeriesPreparer(encoder, relabel, routing);
+        configured();
         return this;
+    }
+
+    /**
+     * Limits the series written ({@code --max-hourly-series}, {@code --max-daily-series}, {@link SeriesLimiter}): a
+     * series is checked against the limits once per hour, on its first point of the hour — its N instance variants as
+     * the TSDB receives them (after relabeling, with their tenant) — and the verdict kept in its cache entry, so later
+     * points cost one comparison. The points of a dropped series encode nothing; their samples (M × N each) are counted
+     * ({@link #hourlyLimitDropped()}, {@link #dailyLimitDropped()}). Points then always go through the series cache (no
+     * verbatim copy). With {@code --tenant-from header:NAME} a series that comes in another tenant than at its last
+     * check is checked again. Call before the first record, with the same limiter on every amplifier sharing the cache.
+     *
+     * @param limiter the process's limits, or null for none
+     * @return this
+     */
+    public PointAmplifier seriesLimits(SeriesLimiter limiter) {
+        this.limits = limiter;
+        this.stampBytes = limiter == null ? 0 : STAMP_BYTES;
+        configured();
+        return this;
+    }
+
+    /** Samples not written because the hourly series limit dropped their series, since this amplifier was made. */
+    public long hourlyLimitDropped() {
+        return hourlyLimitDropped;
+    }
+
+    /** Samples not written because the daily series limit dropped their series, since this amplifier was made. */
+    public long dailyLimitDropped() {
+        return dailyLimitDropped;
+    }
+
+    /** Where the state of a cached entry begins, after its limit stamp when series are limited. */
+    private int stateAt(byte[] entry) {
+        return SeriesCache.stateOffset(entry) + stampBytes;
     }
 
     /** With {@code --tenant-from header:NAME}: the tenant of the record whose points are encoded next (null: none). */
@@ -218,7 +291,7 @@ public final class PointAmplifier {
             return recordTenant;
         }
         byte[] entry = routedEntry(p);
-        int at = SeriesCache.stateOffset(entry);
+        int at = stateAt(entry);
         int ref = at == entry.length ? 0 : SeriesPreparer.tenantRef(entry, at);
         return ref > 0 ? tenants.tenants().get(ref - 1) : null;
     }
@@ -299,7 +372,7 @@ public final class PointAmplifier {
         if (preparer.routed()) {
             byte[] entry = routedEntry(p);
             hash = keyedHash;
-            int at = SeriesCache.stateOffset(entry);
+            int at = stateAt(entry);
             if (preparer.relabels() && at < entry.length) {
                 hash = RelabelRules.Relabeled.hashAt(entry, at);
             }
@@ -324,11 +397,11 @@ public final class PointAmplifier {
         if (churnIntervalMs > 0) {
             return encodeChurned(p, out);
         }
-        if (!preparer.routed() && encoder.canEncodeVerbatim(points)) {
+        if (verbatim && encoder.canEncodeVerbatim(points)) {
             return encoder.encodePointVerbatim(points, p, out);
         }
         if (keyedPoint == p && keyedEntry != null) { // lane() or tenant() looked the routed series up
-            return encodeEntry(keyedEntry, points.timestampMs(p), points.value(p), out);
+            return encodeEntry(p, keyedEntry, out);
         }
         int keyLength;
         long hash;
@@ -340,17 +413,25 @@ public final class PointAmplifier {
             hash = SeriesCache.hash(points.seriesKeyBytes(), keyLength);
         }
         byte[] entry = cachedSeries(p, points.seriesKeyBytes(), keyLength, hash, NO_GENERATION);
-        return encodeEntry(entry, points.timestampMs(p), points.value(p), out);
+        return encodeEntry(p, entry, out);
     }
 
-    /** Encodes a point of a cached series; a series the relabel rules dropped (empty state) is counted, 0 samples. */
-    private int encodeEntry(byte[] entry, long timestampMs, double value, ByteBuf out) {
-        int at = SeriesCache.stateOffset(entry);
+    /**
+     * Encodes point {@code p} of a cached series; a series the relabel rules dropped (empty state) is counted, 0 samples,
+     * as is one refused for its tenant or dropped by the series limits.
+     */
+    private int encodeEntry(int p, byte[] entry, ByteBuf out) {
+        int at = stateAt(entry);
         if (at == entry.length) {
             relabelDropped++;
             return 0;
         }
+        long timestampMs = points.timestampMs(p);
+        double value = points.value(p);
         if (!preparer.routed()) {
+            if (limits != null && !admitted(p, entry, at, 0)) {
+                return 0;
+            }
             return encoder.encodePoint(entry, at, timestampMs, value, out);
         }
         int ref = SeriesPreparer.tenantRef(entry, at);
@@ -368,7 +449,73 @@ public final class PointAmplifier {
                             : "");
             return 0;
         }
+        if (limits != null && !admitted(p, entry, at + SeriesPreparer.ROUTE_BYTES, ref)) {
+            return 0;
+        }
         return encoder.encodePoint(entry, at + SeriesPreparer.ROUTE_BYTES, timestampMs, value, out);
+    }
+
+    /**
+     * Whether the series of {@code entry} (its variants at {@code variantsAt}; {@code tenantRef}: its tenant label's, 0
+     * when none) is admitted in the current hour: read from its stamp when it was checked this hour in this record's
+     * tenant, else checked now. A dropped point's samples are counted by the limit that dropped it.
+     */
+    private boolean admitted(int p, byte[] entry, int variantsAt, int tenantRef) {
+        int stampAt = SeriesCache.stateOffset(entry);
+        long stamp = (long) STAMP.get(entry, stampAt);
+        long verdict = (stamp & ~3L) == limitWindow ? stamp & 3L : check(p, entry, stampAt, variantsAt, tenantRef);
+        if (verdict == CHECKED) {
+            return true;
+        }
+        if (verdict == DROPPED_HOURLY) {
+            hourlyLimitDropped += encoder.plan().samplesPerPoint();
+        } else {
+            dailyLimitDropped += encoder.plan().samplesPerPoint();
+        }
+        return false;
+    }
+
+    /**
+     * A series' first point of the hour (or since its entry was prepared): its N variants' hashes — of their labels as
+     * encoded, with the tenant — go to the limiter, and the verdict is stamped into a copy of the entry that replaces it
+     * in the cache (entries are never modified once cached). Once per series and hour: allocates.
+     */
+    private long check(int p, byte[] entry, int stampAt, int variantsAt, int tenantRef) {
+        int n = SeriesVariants.count(entry, variantsAt);
+        if (variantHashes.length < n) {
+            variantHashes = new long[n];
+        }
+        long tenant = tenantRef != 0 ? tenantRef : (limitWindow >>> 2) & 0x3FFF_FFFFL;
+        int pos = SeriesVariants.first(variantsAt);
+        for (int j = 0; j < n; j++) {
+            byte[] labels = Arrays.copyOfRange(entry, pos + 4, pos + 4 + SeriesVariants.length(entry, pos));
+            variantHashes[j] = SeriesCache.hash(labels, labels.length) ^ tenant * 0x9E3779B97F4A7C15L;
+            pos = SeriesVariants.next(entry, pos);
+        }
+        long verdict =
+                switch (limits.admit(variantHashes, n, () -> describe(p))) {
+                    case ADMITTED -> CHECKED;
+                    case HOURLY -> DROPPED_HOURLY;
+                    case DAILY -> DROPPED_DAILY;
+                };
+        byte[] key = Arrays.copyOfRange(entry, 4, stampAt);
+        byte[] state = Arrays.copyOfRange(entry, stampAt, entry.length);
+        STAMP.set(state, 0, limitWindow | verdict);
+        seriesCache.put(key, key.length, SeriesCache.hash(key, key.length), state);
+        return verdict;
+    }
+
+    /** Point {@code p}'s series as read, {@code metric{name="value",…}}, for a WARN line. */
+    private String describe(int p) {
+        StringBuilder b = new StringBuilder(points.metric(p)).append('{');
+        for (int i = points.labelStart(p); i < points.labelEnd(p); i++) {
+            b.append(i == points.labelStart(p) ? "" : ",")
+                    .append(points.labelName(i))
+                    .append("=\"")
+                    .append(points.labelValue(i))
+                    .append('"');
+        }
+        return b.append('}').toString();
     }
 
     /** {@link #cachedSeries}'s generation when there is no churn: no instance suffix. */
@@ -381,12 +528,16 @@ public final class PointAmplifier {
     private byte[] cachedSeries(int p, byte[] key, int keyLength, long hash, long generation) {
         byte[] entry = seriesCache.get(key, keyLength, hash);
         if (entry == null) {
-            byte[] made = SeriesCache.entry(
-                    key, keyLength, prepare(p, generation == NO_GENERATION ? null : "-g" + generation));
+            byte[] state = prepare(p, generation == NO_GENERATION ? null : "-g" + generation);
+            if (stampBytes > 0) { // an unchecked limit stamp first
+                byte[] stamped = new byte[stampBytes + state.length];
+                System.arraycopy(state, 0, stamped, stampBytes, state.length);
+                state = stamped;
+            }
+            byte[] made = SeriesCache.entry(key, keyLength, state);
             entry = seriesCache.putIfAbsent(made, hash);
             if (entry == made
-                    && preparer.writable(
-                            made, SeriesCache.stateOffset(made))) { // else made since the miss, dropped or refused
+                    && preparer.writable(made, stateAt(made))) { // else made since the miss, dropped or refused
                 seriesPrepared += encoder.plan().instanceMultiplier();
             }
         }
@@ -396,7 +547,7 @@ public final class PointAmplifier {
     /** With churn: the cache key is the series' key and its generation (8 bytes), so each generation is its own entry. */
     private int encodeChurned(int p, ByteBuf out) {
         byte[] entry = keyedPoint == p && keyedEntry != null ? keyedEntry : churnedEntry(p);
-        return encodeEntry(entry, points.timestampMs(p), points.value(p), out);
+        return encodeEntry(p, entry, out);
     }
 
     /** Point {@code p}'s cached entry in its churn generation (prepared on a miss); older generations pruned first. */

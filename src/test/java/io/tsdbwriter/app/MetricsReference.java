@@ -68,6 +68,11 @@ public final class MetricsReference {
             Map.entry("tsdbwriter_expected_samples_per_second", "once the report starts"),
             Map.entry("tsdbwriter_rate_ratio", "once the report starts"),
             Map.entry("tsdbwriter_efficiency_ratio", "once the report starts"),
+            Map.entry("tsdbwriter_series_limit_dropped_total", "once a series limit drops a series, per reason"),
+            Map.entry("tsdbwriter_hourly_series_limit_max_series", "with --max-hourly-series"),
+            Map.entry("tsdbwriter_hourly_series_limit_current_series", "with --max-hourly-series"),
+            Map.entry("tsdbwriter_daily_series_limit_max_series", "with --max-daily-series"),
+            Map.entry("tsdbwriter_daily_series_limit_current_series", "with --max-daily-series"),
             Map.entry(
                     "tsdbwriter_tenant_samples_written_total",
                     "with --tenant-from, once a tenant's samples are written "
@@ -108,6 +113,9 @@ public final class MetricsReference {
                         .defaultTenant(),
                 1);
         meters.tsdbRestart("http://vmstorage:8482/metrics");
+        meters.seriesLimitDropped(1, 1); // --max-hourly-series, --max-daily-series (WriterService.seriesLimits)
+        meters.seriesLimit("hourly", 1, () -> 0);
+        meters.seriesLimit("daily", 1, () -> 0);
         new EfficiencyReport(meters, 1, () -> 0, () -> 0); // the report's gauges
         meters.limitedBy(() -> Bottleneck.Resource.UNKNOWN); // ReportLines.schedule
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();

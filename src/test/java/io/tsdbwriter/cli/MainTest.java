@@ -103,7 +103,9 @@ class MainTest {
             "--relabel-config",
             "--tenant-from",
             "--default-tenant",
-            "--remote-write-tenant-header");
+            "--remote-write-tenant-header",
+            "--max-hourly-series",
+            "--max-daily-series");
 
     private record Result(int exitCode, String out, String err) {}
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.amplify.SeriesLimiter;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.metrics.WriterMeters;
@@ -138,6 +139,38 @@ class RecordCoreTest {
         assertThat(meters.recordsConsumed.count()).isEqualTo(4);
         assertThat(meters.pointsDecoded.count()).isEqualTo(3);
         assertThat(meters.samplesExpected.count()).isEqualTo(3);
+    }
+
+    @Test
+    void aPointPastTheSeriesLimitIsCountedAndItsRecordJoinsItsBatchAsDone() throws Exception {
+        Told told = new Told();
+        PointAmplifier amplifier = new PointAmplifier(
+                        1 << 20,
+                        new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
+                        new SeriesCache(100))
+                .seriesLimits(new SeriesLimiter(2, 0, () -> T));
+        RecordCore<ConsumerRecord<byte[], byte[]>, Void> core = new RecordCore<>(
+                told, topic -> amplifier, 10, 0, null, TenantRouting.NONE, new DecodeErrorLog(meters), meters);
+        core.process(point(0, "a", null));
+        core.process(point(1, "b", null));
+        core.process(point(2, "c", null));
+        core.process(point(3, "a", null));
+        core.flush();
+
+        assertThat(told.events)
+                .as("offset 2 is handed on with its batch: done, never refused")
+                .containsExactly(
+                        "opens 0",
+                        "joins 0 at 0",
+                        "joins 1 at 1",
+                        "joins 2 at 2",
+                        "joins 3 at 3",
+                        "hand lane 0 from 0: 4 points");
+        assertThat(meters.seriesLimitDropped()).containsEntry("hourly", 1L).containsEntry("daily", 0L);
+        assertThat(meters.samplesExpected.count())
+                .as("the dropped sample is not expected")
+                .isEqualTo(3);
+        assertThat(meters.decodeErrors()).isZero();
     }
 
     @Test

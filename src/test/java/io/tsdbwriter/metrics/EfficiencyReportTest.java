@@ -49,6 +49,22 @@ class EfficiencyReportTest {
     }
 
     @Test
+    void samplesTheSeriesLimitsDroppedAreInTheSummaryByReasonAndOnTheReportLine() {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);
+        assertThat(report.summary()).containsEntry("series_limit_dropped", 0L);
+        assertThat(report.tick()).doesNotContain("series_limit_dropped");
+
+        meters.seriesLimitDropped(12, 0);
+        meters.seriesLimitDropped(6, 3);
+
+        assertThat(report.summary())
+                .containsEntry("series_limit_dropped", 21L)
+                .containsEntry("series_limit_dropped_by_reason", Map.of("hourly", 18L, "daily", 3L));
+        assertThat(report.tick()).contains(" series_limit_dropped=21");
+    }
+
+    @Test
     void theSummarySeparatesTheWriteTimeFromTheDurabilityWait() {
         WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
         EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);
