@@ -75,22 +75,18 @@ public final class PartitionWorkers {
             AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(i)));
             PointAmplifier amplifier = s.amplifier(tp.topic(), timeline);
             amplifiers.add(amplifier);
-            RecordProcessor processor = new RecordProcessor(
-                    amplifier,
-                    s.batchSamples(),
-                    s.writer(),
-                    s.meters(),
-                    tracker,
-                    s.decodeErrors(),
-                    onAck,
-                    s.deadLetters(),
-                    s.rate(),
-                    order,
-                    s.lanes(),
-                    () -> doneBelow,
-                    s.tenants(),
-                    restartedSince,
-                    commitDelays);
+            RecordProcessor processor = RecordProcessor.builder(amplifier, s.writer(), s.meters(), tracker)
+                    .batchSamples(s.batchSamples())
+                    .decodeErrors(s.decodeErrors())
+                    .onAck(onAck)
+                    .deadLetters(s.deadLetters())
+                    .rate(s.rate())
+                    .order(order, s.lanes())
+                    .doneBelow(() -> doneBelow)
+                    .tenants(s.tenants())
+                    .restartedSince(restartedSince)
+                    .commitDelays(commitDelays)
+                    .build();
             trackers.add(tracker);
             consumers.add(new SegmentConsumer(
                     tp, i, plan, stopOffset, s.consumerProps(), processor, tracker, s.meters(), this::awaitWatermark));

@@ -2,6 +2,7 @@ package io.tsdbwriter.kafka.segment;
 
 import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.kafka.DecodeErrorLog;
+import io.tsdbwriter.kafka.IntakeSettings;
 import io.tsdbwriter.kafka.RecordCore;
 import io.tsdbwriter.kafka.RefusedSamples;
 import io.tsdbwriter.metrics.WriterMeters;
@@ -13,6 +14,7 @@ import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteOutcome;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -51,120 +53,152 @@ final class RecordProcessor
 
     private final RecordCore<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> core;
 
-    RecordProcessor(
-            PointAmplifier amplifier,
-            int batchSamples,
-            BatchWriter writer,
-            WriterMeters meters,
-            AckTracker tracker,
-            DecodeErrorLog decodeErrors,
-            Runnable onAck,
-            DeadLetterQueue deadLetters) {
-        this(
-                amplifier,
-                batchSamples,
-                writer,
-                meters,
-                tracker,
-                decodeErrors,
-                onAck,
-                deadLetters,
-                null,
-                null,
-                null,
-                () -> -1,
-                TenantRouting.NONE,
-                () -> false);
-    }
-
-    /** As below, with the committed stage of the ingest delay not measured. */
-    RecordProcessor(
-            PointAmplifier amplifier,
-            int batchSamples,
-            BatchWriter writer,
-            WriterMeters meters,
-            AckTracker tracker,
-            DecodeErrorLog decodeErrors,
-            Runnable onAck,
-            DeadLetterQueue deadLetters,
-            SampleRate rate,
-            SegmentOrder order,
-            OrderedLanes lanes,
-            LongSupplier doneBelow,
-            TenantRouting tenants,
-            BooleanSupplier restartedSince) {
-        this(
-                amplifier,
-                batchSamples,
-                writer,
-                meters,
-                tracker,
-                decodeErrors,
-                onAck,
-                deadLetters,
-                rate,
-                order,
-                lanes,
-                doneBelow,
-                tenants,
-                restartedSince,
-                new CommitDelays(meters.ingestDelay));
-    }
-
-    /**
-     * @param rate  {@code --max-samples-per-second}: a record's samples are taken from it before they are amplified; null = unlimited
-     * @param order the partition's reorder step under per-series order: each point goes into the open batch of its
-     *              series' lane of {@code lanes}; null = unordered, one open batch
-     * @param lanes the ordered lanes (null when unordered)
-     * @param doneBelow the partition's offset below which every record was done before it is read again (a rewind, a
-     *                  rebalance, a restart; -1 when none): a refusal of such a record's samples as out of order is the
-     *                  repeat's ({@link RefusedSamples})
-     * @param tenants   {@code --tenant-from}: a batch per lane and tenant; a record without a tenant is refused
-     * @param restartedSince true once a TSDB restart was seen after these readers started: their batches are stale
-     *                       from then on (not sent, not retried, their answers dropped), the member rewinds and reads
-     *                       them again (DESIGN §4)
-     * @param commitDelays   the partition's batches waiting for the commit that covers them: each batch written is
-     *                       added (the ingest delay's committed stage)
-     */
-    RecordProcessor(
-            PointAmplifier amplifier,
-            int batchSamples,
-            BatchWriter writer,
-            WriterMeters meters,
-            AckTracker tracker,
-            DecodeErrorLog decodeErrors,
-            Runnable onAck,
-            DeadLetterQueue deadLetters,
-            SampleRate rate,
-            SegmentOrder order,
-            OrderedLanes lanes,
-            LongSupplier doneBelow,
-            TenantRouting tenants,
-            BooleanSupplier restartedSince,
-            CommitDelays commitDelays) {
-        this.restartedSince = restartedSince;
-        this.commitDelays = commitDelays;
-        this.order = order;
-        this.writer = writer;
-        this.tracker = tracker;
-        this.onAck = onAck;
-        this.deadLetters = deadLetters;
+    /** The reader's side of the partition, every part named ({@link #builder}). */
+    private RecordProcessor(Builder b) {
+        this.restartedSince = b.restartedSince;
+        this.commitDelays = b.commitDelays != null ? b.commitDelays : new CommitDelays(b.meters.ingestDelay);
+        this.order = b.order;
+        this.writer = b.writer;
+        this.tracker = b.tracker;
+        this.onAck = b.onAck;
+        this.deadLetters = b.deadLetters;
+        DecodeErrorLog decodeErrors = b.decodeErrors != null ? b.decodeErrors : new DecodeErrorLog(b.meters);
+        LongSupplier doneBelow = b.doneBelow;
         this.refused = new RefusedSamples<>(
-                meters,
-                deadLetters,
+                b.meters,
+                b.deadLetters,
                 r -> r,
                 this::ack,
                 "offsets stay uncommitted",
                 r -> r.offset() < doneBelow.getAsLong());
+        PointAmplifier amplifier = b.amplifier;
         this.core = new RecordCore<>(
                 this,
                 topic -> amplifier,
-                batchSamples,
-                order == null ? 0 : lanes.size(),
-                rate,
-                tenants,
+                b.batchSamples,
+                b.order == null ? 0 : b.lanes.size(),
+                b.rate,
+                b.tenants,
                 decodeErrors,
-                meters);
+                b.meters);
+    }
+
+    /**
+     * A reader's processor: its amplifier, the writer, the meters and its {@link AckTracker} are required; the rest
+     * default to an unordered, unlimited reader without dead letters, tenants or a restart watch.
+     */
+    static Builder builder(PointAmplifier amplifier, BatchWriter writer, WriterMeters meters, AckTracker tracker) {
+        return new Builder(amplifier, writer, meters, tracker);
+    }
+
+    /** The parts of a {@link RecordProcessor}, each named; not thread-safe. */
+    static final class Builder {
+        private final PointAmplifier amplifier;
+        private final BatchWriter writer;
+        private final WriterMeters meters;
+        private final AckTracker tracker;
+        private int batchSamples = IntakeSettings.DEFAULT_BATCH_SAMPLES;
+        private DecodeErrorLog decodeErrors;
+        private Runnable onAck = () -> {};
+        private DeadLetterQueue deadLetters;
+        private SampleRate rate;
+        private SegmentOrder order;
+        private OrderedLanes lanes;
+        private LongSupplier doneBelow = () -> -1;
+        private TenantRouting tenants = TenantRouting.NONE;
+        private BooleanSupplier restartedSince = () -> false;
+        private CommitDelays commitDelays;
+
+        private Builder(PointAmplifier amplifier, BatchWriter writer, WriterMeters meters, AckTracker tracker) {
+            this.amplifier = Objects.requireNonNull(amplifier, "amplifier");
+            this.writer = Objects.requireNonNull(writer, "writer");
+            this.meters = Objects.requireNonNull(meters, "meters");
+            this.tracker = Objects.requireNonNull(tracker, "tracker");
+        }
+
+        /** Samples per batch before it is handed on (default {@link IntakeSettings#DEFAULT_BATCH_SAMPLES}). */
+        Builder batchSamples(int batchSamples) {
+            this.batchSamples = batchSamples;
+            return this;
+        }
+
+        /** Where refused records are logged (default: a log of its own on the meters). */
+        Builder decodeErrors(DecodeErrorLog decodeErrors) {
+            this.decodeErrors = decodeErrors;
+            return this;
+        }
+
+        /** Called whenever an acknowledgement moved the tracker's watermark (default: nothing). */
+        Builder onAck(Runnable onAck) {
+            this.onAck = onAck;
+            return this;
+        }
+
+        /** {@code --dead-letter-topic}, or null (the default): refused records are only counted. */
+        Builder deadLetters(DeadLetterQueue deadLetters) {
+            this.deadLetters = deadLetters;
+            return this;
+        }
+
+        /** {@code --max-samples-per-second}: a record's samples are taken from it before they are amplified; null = unlimited. */
+        Builder rate(SampleRate rate) {
+            this.rate = rate;
+            return this;
+        }
+
+        /**
+         * Per-series order: each point goes into the open batch of its series' lane of {@code lanes}, the batches
+         * through the partition's reorder step; null (the default) = unordered, one open batch.
+         */
+        Builder order(SegmentOrder order, OrderedLanes lanes) {
+            this.order = order;
+            this.lanes = lanes;
+            return this;
+        }
+
+        /**
+         * The partition's offset below which every record was done before it is read again (a rewind, a rebalance, a
+         * restart; -1, the default, when none): a refusal of such a record's samples as out of order is the repeat's
+         * ({@link RefusedSamples}).
+         */
+        Builder doneBelow(LongSupplier doneBelow) {
+            this.doneBelow = doneBelow;
+            return this;
+        }
+
+        /** {@code --tenant-from}: a batch per lane and tenant; a record without a tenant is refused (default: none). */
+        Builder tenants(TenantRouting tenants) {
+            this.tenants = tenants;
+            return this;
+        }
+
+        /**
+         * True once a TSDB restart was seen after these readers started: their batches are stale from then on (not
+         * sent, not retried, their answers dropped), the member rewinds and reads them again (design §4). Default: never.
+         */
+        Builder restartedSince(BooleanSupplier restartedSince) {
+            this.restartedSince = restartedSince;
+            return this;
+        }
+
+        /**
+         * The partition's batches waiting for the commit that covers them: each batch written is added (the ingest
+         * delay's committed stage). Default: a set of this reader's own.
+         */
+        Builder commitDelays(CommitDelays commitDelays) {
+            this.commitDelays = commitDelays;
+            return this;
+        }
+
+        RecordProcessor build() {
+            if (batchSamples < 1) {
+                throw new IllegalArgumentException("batchSamples must be at least 1, got " + batchSamples);
+            }
+            if (order != null && lanes == null) {
+                throw new IllegalArgumentException("an ordered reader needs its lanes");
+            }
+            return new RecordProcessor(this);
+        }
     }
 
     /** Decodes and amplifies one record; may block handing a full batch to the writer. */

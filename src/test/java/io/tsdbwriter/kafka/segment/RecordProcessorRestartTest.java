@@ -9,7 +9,6 @@ import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.kafka.DecodeErrorLog;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
-import io.tsdbwriter.tenant.TenantRouting;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.OnWriteFailure;
 import io.tsdbwriter.write.RetryPolicy;
@@ -51,21 +50,11 @@ class RecordProcessorRestartTest {
                 1 << 20,
                 new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
                 new SeriesCache(100));
-        return new RecordProcessor(
-                amplifier,
-                10_000,
-                writer,
-                meters,
-                tracker,
-                new DecodeErrorLog(meters),
-                () -> {},
-                null,
-                null,
-                null,
-                null,
-                () -> -1,
-                TenantRouting.NONE,
-                restarted::get);
+        return RecordProcessor.builder(amplifier, writer, meters, tracker)
+                .batchSamples(10_000)
+                .decodeErrors(new DecodeErrorLog(meters))
+                .restartedSince(restarted::get)
+                .build();
     }
 
     @Test

@@ -74,21 +74,11 @@ class RecordProcessorTenantTest {
                             new ImportLineEncoder(AmplificationPlan.of(1, 1, Duration.ofSeconds(60))),
                             new SeriesCache(100))
                     .tenants(routing);
-            RecordProcessor p = new RecordProcessor(
-                    amplifier,
-                    10_000,
-                    writer,
-                    meters,
-                    tracker,
-                    new DecodeErrorLog(meters),
-                    () -> {},
-                    null,
-                    null,
-                    null,
-                    null,
-                    () -> -1,
-                    routing,
-                    () -> false);
+            RecordProcessor p = RecordProcessor.builder(amplifier, writer, meters, tracker)
+                    .batchSamples(10_000)
+                    .decodeErrors(new DecodeErrorLog(meters))
+                    .tenants(routing)
+                    .build();
             p.process(record(0, "1", "a"));
             p.process(record(1, "2:5", "b"));
             p.process(record(2, "1", "c"));
