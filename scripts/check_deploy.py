@@ -350,11 +350,11 @@ def writer_constants():
     defaults), and the self-halt margin after the drain timeout (a writer whose thread died halts itself)."""
     return {
         "drain": source_constant("src/main/java/io/tsdbwriter/cli/RunCommand.java",
-                                 r'names = "--drain-timeout", defaultValue = "(\d+)s"', "the default --drain-timeout"),
+                                 r'names = "--drain-timeout",\s*defaultValue = "(\d+)s"', "the default --drain-timeout"),
         "unknown_window": source_constant("src/main/java/io/tsdbwriter/durability/DurabilityNeed.java",
                                           r"UNKNOWN = Duration\.ofSeconds\((\d+)\)", "DurabilityNeed.UNKNOWN"),
         "halt_margin": source_constant("src/main/java/io/tsdbwriter/app/WriterService.java",
-                                       r"drainTimeout\(\)\.toMillis\(\) \+ ([\d_]+)", "the self-halt margin") / 1000,
+                                       r"drainTimeout\(\)\.toMillis\(\)\s*\+\s*([\d_]+)", "the self-halt margin") / 1000,
     }
 
 
