@@ -16,9 +16,11 @@ import java.util.function.BooleanSupplier;
  * the writes it wakes do not all go out in the same millisecond (the remote write specification, "Retries &amp;
  * Backoff": senders MUST use a backoff). The wait itself is the {@link RetryPolicy.Sleeper} (tests inject one
  * that never sleeps); a wait is ended by interrupting its thread, and only a thread that is inside {@link #sleep} at
- * that moment. From the stop on, a write whose attempt begun after the stop fails ({@link Attempts#failedAtStop}) is
- * held: counted here, abandoned by the writer — unless the TSDB answered 429 ({@link #busy}): it is up, and its write
- * waits as told. So a stop tries each failing write at most once more, spaced.
+ * that moment. From the stop on, a write whose attempt begun after the stop fails ({@link #failedAtStop}) is held:
+ * counted here, abandoned by the writer — unless the TSDB answered 429 ({@link #busy}): it is up, and its write waits as
+ * told. A write woken by the stop while its endpoint fails is held before it sends anything when its backoff step has
+ * not passed ({@link EndpointPacing#awaitTurn}): the stop sends no failing write again sooner than its step, and waits
+ * out no step.
  *
  * <p>Thread-safe: {@link #sleep} from the write threads (virtual threads: the lock is a {@link ReentrantLock}, held
  * only to add or remove a thread), {@link #stop()} from any thread.

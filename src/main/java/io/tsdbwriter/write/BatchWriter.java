@@ -316,8 +316,8 @@ public final class BatchWriter implements AutoCloseable {
      * resumes. Every attempt then takes its turn at the endpoint ({@link EndpointPacing}): while the endpoint fails,
      * the writes waiting on it go one at a time, each after the endpoint's backoff step. A refusal's breaker record
      * waits for its probe ({@link #confirmRefusal}); a refusal under {@link ConfigurationFaultPolicy#REFUSE} is the
-     * endpoint's success, never its failure. After the stop the attempts go out spaced, breaker or not, and a failure of
-     * an attempt begun after the stop holds the write ({@link Backoff.Held}).
+     * endpoint's success, never its failure. After the stop an attempt to a failing endpoint whose step has not passed is
+     * not sent, and a failure of an attempt begun after the stop holds the write ({@link Backoff.Held}).
      */
     private WriteOutcome writeWithRetries(WriteClient.Payload payload, WriteTarget endpoint, Backoff.Attempts attempts)
             throws InterruptedException, Backoff.Held {
@@ -327,7 +327,7 @@ public final class BatchWriter implements AutoCloseable {
             long sentNanos;
             try {
                 sentNanos = pacing.awaitTurn(endpoint, backoff, busy);
-            } catch (InterruptedException e) {
+            } catch (InterruptedException | Backoff.Held e) {
                 breakers.release(endpoint, permitted);
                 throw e;
             }
@@ -435,10 +435,11 @@ public final class BatchWriter implements AutoCloseable {
     }
 
     /**
-     * The writer is being stopped (SIGTERM): waits between attempts end, a failing write is tried once more after a
-     * spacing of about the initial backoff ({@link Backoff}), and a failure of an attempt begun after the stop holds
-     * it ({@link WriteListener#abandoned}: never committed past, written again by the next start). A stop during a write
-     * fault thus takes one more attempt per write, spaced, not the drain timeout. Idempotent.
+     * The writer is being stopped (SIGTERM): waits between attempts end; a write to a failing endpoint whose backoff step
+     * has not passed is held without another attempt ({@link EndpointPacing#awaitTurn}), and a failure of an attempt
+     * begun after the stop holds it ({@link WriteListener#abandoned}: never committed past, written again by the next
+     * start). A 429's write waits as told ({@link Backoff#busy}). A stop during a write fault thus sends nothing before
+     * its step and takes about the initial backoff's spacing, not the drain timeout. Idempotent.
      */
     public void stopping() {
         backoff.stop();

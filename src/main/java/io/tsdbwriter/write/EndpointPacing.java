@@ -11,15 +11,16 @@ import java.util.function.LongSupplier;
  * One backoff per write endpoint for every write that waits on it (DESIGN §6; the remote write specification,
  * "Retries &amp; Backoff"): while an endpoint is failing — its last answer was retryable or a held configuration
  * fault — its attempts take turns, and an attempt that follows another write's attempt waits the endpoint's current
- * backoff step since that attempt went out. So the writes held by an open circuit breaker, a pause or a stop are
- * released one at a time, each after its own step, never several back to back. A write's own retries in a row are
+ * backoff step since that attempt went out. So the writes held by an open circuit breaker or a pause are released one
+ * at a time, each after its own step, never several back to back; after the stop a write whose step has not passed is
+ * held, not sent. A write's own retries in a row are
  * spaced by its own backoff ({@link RetryPolicy#delayMs}) and need no further wait here. A healthy endpoint (no failure
  * since its last accepted write or data refusal) is not paced at all.
  *
  * <p>The step is {@link RetryPolicy#delayMs} of the endpoint's failure count (exponential from the initial backoff,
- * ±50 % jitter, capped at {@code --max-backoff}), or its last {@code Retry-After} (also capped); after the stop it is
- * {@link Backoff#spacingMs} of that. The failure count grows once per round: a failed answer to a request sent before the
- * previous failure was noted (several writes in flight when the endpoint began to fail) does not grow it.
+ * ±50 % jitter, capped at {@code --max-backoff}), or its last {@code Retry-After} (also capped). The failure count
+ * grows once per round: a failed answer to a request sent before the previous failure was noted (several writes in
+ * flight when the endpoint began to fail) does not grow it.
  *
  * <p>Thread-safe: called from every write thread; the turn is a fair {@link ReentrantLock} (virtual threads), held
  * while the attempt waits its step.
@@ -69,27 +70,36 @@ final class EndpointPacing {
     /**
      * Waits for this attempt's turn at {@code endpoint}: none while it is healthy, else until the attempts before it
      * went out, and then the current step since the last of them unless that was this thread's own. Records the attempt
-     * as going out now.
+     * as going out now. After the writer's stop ({@link Backoff#stopped()}) nothing waits for a failing endpoint: an
+     * attempt whose step has not passed since the endpoint's last attempt is held instead of sent (its batch is
+     * written again by the next start), so the stop releases no attempt sooner than its backoff step — the remote
+     * write specification's "Retries &amp; Backoff" — and never waits out a step of up to {@code --max-backoff}.
      *
-     * @param evenStopped a 429's wait: not cut short by the stop ({@link Backoff#busy})
+     * @param evenStopped a 429's wait: not cut short by the stop, nor held by it ({@link Backoff#busy})
      * @return when the attempt goes out, on the pacing's clock (pass it to {@link #answered})
+     * @throws Backoff.Held         when the writer stopped while the endpoint fails and this attempt's step has not
+     *                              passed
      * @throws InterruptedException when the thread is interrupted (the writer's close)
      */
-    long awaitTurn(WriteTarget endpoint, Backoff backoff, boolean evenStopped) throws InterruptedException {
+    long awaitTurn(WriteTarget endpoint, Backoff backoff, boolean evenStopped)
+            throws InterruptedException, Backoff.Held {
         Pace p = paces.get(endpoint);
         if (p.failures == 0) {
             return sent(p);
         }
         p.turn.lockInterruptibly();
         try {
-            if (p.failures > 0 && p.lastSender != Thread.currentThread()) {
+            if (p.failures > 0) {
                 long stepMs = retry.delayMs(p.failures, p.retryAfterMs);
-                if (backoff.stopped() && !evenStopped) {
-                    stepMs = backoff.spacingMs(stepMs);
-                }
                 long waitMs = stepMs - TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - p.lastSentNanos);
-                if (waitMs > 0) {
+                if (backoff.stopped() && !evenStopped && waitMs > 0) {
+                    throw new Backoff.Held();
+                }
+                if (waitMs > 0 && p.lastSender != Thread.currentThread()) {
                     backoff.sleep(waitMs, evenStopped);
+                    if (backoff.stopped() && !evenStopped) {
+                        throw new Backoff.Held(); // the stop came during the wait: its step did not pass
+                    }
                 }
             }
             return sent(p);

@@ -1,6 +1,7 @@
 package io.tsdbwriter.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
@@ -34,7 +35,7 @@ class EndpointPacingTest {
             try {
                 sent[0] = pacing.awaitTurn(ENDPOINT, backoff, false);
                 pacing.answered(ENDPOINT, sent[0], answer, answer.kind() == WriteOutcome.Kind.RETRYABLE);
-            } catch (InterruptedException e) {
+            } catch (InterruptedException | Backoff.Held e) {
                 throw new IllegalStateException(e);
             }
         });
@@ -112,11 +113,35 @@ class EndpointPacingTest {
     }
 
     @Test
-    void afterTheStopTheStepIsTheStopsSpacing() throws Exception {
-        otherWrite(new WriteOutcome(WriteOutcome.Kind.RETRYABLE, 503, 20_000, ""));
+    void afterTheStopAnAttemptWhoseStepHasNotPassedIsHeldNotSent() throws Exception {
+        long sent = pacing.awaitTurn(ENDPOINT, backoff, false);
+        pacing.answered(ENDPOINT, sent, new WriteOutcome(WriteOutcome.Kind.RETRYABLE, 503, 20_000, ""), true);
         backoff.stop();
-        otherWrite(UNAVAILABLE);
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
 
-        assertThat(waits).singleElement().satisfies(w -> assertThat(w).isBetween(1L, 300L));
+        assertThatThrownBy(() -> pacing.awaitTurn(ENDPOINT, backoff, false))
+                .as("its own retry, 300 ms into a 20 s step")
+                .isInstanceOf(Backoff.Held.class);
+        assertThat(waits).as("nothing waited: the stop waits out no step").isEmpty();
+    }
+
+    @Test
+    void afterTheStopAnAttemptWhoseStepHasPassedGoesOut() throws Exception {
+        long sent = pacing.awaitTurn(ENDPOINT, backoff, false);
+        pacing.answered(ENDPOINT, sent, new WriteOutcome(WriteOutcome.Kind.RETRYABLE, 503, 1_000, ""), true);
+        backoff.stop();
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1_000));
+
+        assertThat(pacing.awaitTurn(ENDPOINT, backoff, false)).isEqualTo(now.get());
+    }
+
+    @Test
+    void after429TheStopStillWaitsAsTold() throws Exception {
+        otherWrite(new WriteOutcome(WriteOutcome.Kind.RETRYABLE, 429, 2_000, ""));
+        backoff.stop();
+
+        pacing.awaitTurn(ENDPOINT, backoff, true);
+
+        assertThat(waits).containsExactly(2_000L);
     }
 }

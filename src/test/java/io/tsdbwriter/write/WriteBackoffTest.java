@@ -106,10 +106,10 @@ class WriteBackoffTest {
                 .isTrue();
         long stopTookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopAt);
         assertThat(stopTookMs)
-                .as("one more spaced try per write, not --max-backoff nor a loop")
+                .as("no step waited out at the stop, nor a loop")
                 .isLessThan(3_000);
         assertThat(requestsBetween(stopAt, System.nanoTime()))
-                .as("at most the batch and its probe once more, per write")
+                .as("nothing sent before its step: at most an attempt under way per write")
                 .isLessThanOrEqualTo(2L * BATCHES);
         assertThat(ended.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(writer.batchesHeld())
