@@ -172,6 +172,7 @@ public final class WriterService {
                     .parallelism(cfg.parallelism())
                     .segmentSize(cfg.segmentSize())
                     .batchSamples(cfg.batchSamples())
+                    .batchSendDeadline(cfg.batchSendDeadline())
                     .maxRecordBytes(cfg.maxRecordBytes())
                     .seriesCache(new SeriesCache(cfg.seriesCacheSize()))
                     .encoders(encoders(plan))

@@ -151,6 +151,7 @@ final class HelpGroups {
                                             "--max-concurrent-writes",
                                             "--target-metrics-url",
                                             "--batch-samples",
+                                            "--batch-send-deadline",
                                             "--max-inflight-bytes",
                                             "--series-cache-size",
                                             "--write-mode")),

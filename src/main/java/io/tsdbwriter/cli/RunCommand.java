@@ -226,6 +226,15 @@ final class RunCommand implements Callable<Integer> {
     int batchSamples;
 
     @Option(
+            names = "--batch-send-deadline",
+            defaultValue = "0s",
+            converter = Converters.DurationConverter.class,
+            paramLabel = "DURATION",
+            description = "A batch that is not full goes out when it is this old, as Prometheus' batch_send_deadline;"
+                    + " 0s = as soon as the partition has no more records (default: ${DEFAULT-VALUE})")
+    Duration batchSendDeadline;
+
+    @Option(
             names = "--max-inflight-bytes",
             defaultValue = "256MiB",
             converter = Converters.SizeConverter.class,
@@ -433,6 +442,7 @@ final class RunCommand implements Callable<Integer> {
                 .maxConcurrentWrites(maxConcurrentWrites)
                 .maxRetries(maxRetries)
                 .batchSamples(batchSamples)
+                .batchSendDeadline(batchSendDeadline)
                 .reportInterval(reportInterval)
                 .stopAtEnd(stopAtEnd)
                 .summaryJson(summaryJson)

@@ -34,6 +34,8 @@ import java.util.regex.Pattern;
  * @param maxConcurrentWrites  write permits; 0 = read {@code vm_concurrent_insert_capacity} from each target
  * @param maxRetries           retries per batch before the failure policy (0..100)
  * @param batchSamples         samples per import request (≥ 1)
+ * @param batchSendDeadline    an open batch that is not full goes out when it is this old; zero = as soon as the
+ *                             partition has no more records (not negative)
  * @param reportInterval       report period (≥ 1 s)
  * @param stopAtEnd            consume up to the end offsets seen at start, then exit
  * @param summaryJson          where to write the final counters, or null
@@ -107,6 +109,7 @@ public record RunConfig(
         int maxConcurrentWrites,
         int maxRetries,
         int batchSamples,
+        Duration batchSendDeadline,
         Duration reportInterval,
         boolean stopAtEnd,
         Path summaryJson,
@@ -181,6 +184,9 @@ public record RunConfig(
         require(
                 batchSamples >= 1 && batchSamples <= 10_000_000,
                 "--batch-samples must be in 1..10000000, got " + batchSamples);
+        require(
+                batchSendDeadline != null && !batchSendDeadline.isNegative(),
+                "--batch-send-deadline must not be negative, got " + batchSendDeadline);
         require(
                 reportInterval.toMillis() >= 1000,
                 "--report-interval must be >= 1s, got " + reportInterval.toMillis() + "ms");
@@ -307,6 +313,7 @@ public record RunConfig(
         private int maxConcurrentWrites;
         private int maxRetries;
         private int batchSamples;
+        private Duration batchSendDeadline = Duration.ZERO;
         private Duration reportInterval;
         private boolean stopAtEnd;
         private Path summaryJson;
@@ -416,6 +423,12 @@ public record RunConfig(
         /** @see RunConfig#batchSamples() */
         public Builder batchSamples(int batchSamples) {
             this.batchSamples = batchSamples;
+            return this;
+        }
+
+        /** @see RunConfig#batchSendDeadline() */
+        public Builder batchSendDeadline(Duration batchSendDeadline) {
+            this.batchSendDeadline = batchSendDeadline;
             return this;
         }
 
@@ -661,6 +674,7 @@ public record RunConfig(
                     maxConcurrentWrites,
                     maxRetries,
                     batchSamples,
+                    batchSendDeadline,
                     reportInterval,
                     stopAtEnd,
                     summaryJson,

@@ -33,6 +33,9 @@ import java.util.Objects;
  *                       {@value #DEFAULT_SEGMENT_SIZE}
  * @param batchSamples   {@code --batch-samples}: samples per write request, 1..{@value #MAX_BATCH_SAMPLES}; default
  *                       {@value #DEFAULT_BATCH_SAMPLES}
+ * @param batchSendDeadline {@code --batch-send-deadline}: an open batch that is not full goes out when it is this old
+ *                       (consumer groups); {@link Duration#ZERO} (the default) = as soon as the partition has no more
+ *                       records; not negative
  * @param maxRecordBytes {@code --max-record-bytes}: larger records are malformed, ≥ 1; default 1 MiB
  * @param seriesCache    the series cache every amplifier shares; default a cache of {@value #DEFAULT_SERIES_CACHE_SIZE}
  *                       series (the {@code --series-cache-size} default), made by {@link Builder#build()}
@@ -59,6 +62,7 @@ public record IntakeSettings(
         int parallelism,
         long segmentSize,
         int batchSamples,
+        Duration batchSendDeadline,
         int maxRecordBytes,
         SeriesCache seriesCache,
         SampleEncoder.Factory encoders,
@@ -122,6 +126,8 @@ public record IntakeSettings(
         require(
                 batchSamples >= 1 && batchSamples <= MAX_BATCH_SAMPLES,
                 "batchSamples must be in 1.." + MAX_BATCH_SAMPLES + ", got " + batchSamples);
+        Objects.requireNonNull(batchSendDeadline, "IntakeSettings: batchSendDeadline is required");
+        require(!batchSendDeadline.isNegative(), "batchSendDeadline must not be negative, got " + batchSendDeadline);
         require(maxRecordBytes >= 1, "maxRecordBytes must be >= 1, got " + maxRecordBytes);
         require(
                 churnInterval == null || churnInterval.compareTo(MIN_CHURN_INTERVAL) >= 0,
@@ -144,6 +150,7 @@ public record IntakeSettings(
         private int parallelism = 1;
         private long segmentSize = DEFAULT_SEGMENT_SIZE;
         private int batchSamples = DEFAULT_BATCH_SAMPLES;
+        private Duration batchSendDeadline = Duration.ZERO;
         private int maxRecordBytes = DEFAULT_MAX_RECORD_BYTES;
         private SeriesCache seriesCache;
         private SampleEncoder.Factory encoders;
@@ -179,6 +186,11 @@ public record IntakeSettings(
 
         public Builder batchSamples(int batchSamples) {
             this.batchSamples = batchSamples;
+            return this;
+        }
+
+        public Builder batchSendDeadline(Duration batchSendDeadline) {
+            this.batchSendDeadline = batchSendDeadline;
             return this;
         }
 
@@ -276,6 +288,7 @@ public record IntakeSettings(
                             parallelism,
                             segmentSize,
                             batchSamples,
+                            batchSendDeadline,
                             maxRecordBytes,
                             seriesCache != null ? seriesCache : new SeriesCache(DEFAULT_SERIES_CACHE_SIZE),
                             encoders,

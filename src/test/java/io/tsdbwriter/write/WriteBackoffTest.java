@@ -105,9 +105,7 @@ class WriteBackoffTest {
                 .as("the stop ends every write")
                 .isTrue();
         long stopTookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopAt);
-        assertThat(stopTookMs)
-                .as("no step waited out at the stop, nor a loop")
-                .isLessThan(3_000);
+        assertThat(stopTookMs).as("no step waited out at the stop, nor a loop").isLessThan(3_000);
         assertThat(requestsBetween(stopAt, System.nanoTime()))
                 .as("nothing sent before its step: at most an attempt under way per write")
                 .isLessThanOrEqualTo(2L * BATCHES);

@@ -77,6 +77,7 @@ public final class PartitionWorkers {
             amplifiers.add(amplifier);
             RecordProcessor processor = RecordProcessor.builder(amplifier, s.writer(), s.meters(), tracker)
                     .batchSamples(s.batchSamples())
+                    .batchSendDeadlineNanos(s.batchSendDeadline().toNanos())
                     .decodeErrors(s.decodeErrors())
                     .onAck(onAck)
                     .deadLetters(s.deadLetters())

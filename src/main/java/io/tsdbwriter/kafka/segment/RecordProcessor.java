@@ -39,6 +39,9 @@ final class RecordProcessor
     private final AckTracker tracker;
     private final Runnable onAck;
     private final DeadLetterQueue deadLetters;
+    /** {@code --batch-send-deadline}, nanoseconds; 0 = none. */
+    private final long batchSendDeadlineNanos;
+
     private final RefusedSamples<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> refused;
     /** The partition's reorder step, or null when unordered: then batches go to {@link BatchWriter#submit}. */
     private final SegmentOrder order;
@@ -62,6 +65,7 @@ final class RecordProcessor
         this.tracker = b.tracker;
         this.onAck = b.onAck;
         this.deadLetters = b.deadLetters;
+        this.batchSendDeadlineNanos = b.batchSendDeadlineNanos;
         DecodeErrorLog decodeErrors = b.decodeErrors != null ? b.decodeErrors : new DecodeErrorLog(b.meters);
         LongSupplier doneBelow = b.doneBelow;
         this.refused = new RefusedSamples<>(
@@ -98,6 +102,7 @@ final class RecordProcessor
         private final WriterMeters meters;
         private final AckTracker tracker;
         private int batchSamples = IntakeSettings.DEFAULT_BATCH_SAMPLES;
+        private long batchSendDeadlineNanos;
         private DecodeErrorLog decodeErrors;
         private Runnable onAck = () -> {};
         private DeadLetterQueue deadLetters;
@@ -119,6 +124,12 @@ final class RecordProcessor
         /** Samples per batch before it is handed on (default {@link IntakeSettings#DEFAULT_BATCH_SAMPLES}). */
         Builder batchSamples(int batchSamples) {
             this.batchSamples = batchSamples;
+            return this;
+        }
+
+        /** {@code --batch-send-deadline}, nanoseconds (default 0: an open batch goes out when the poll finds no more). */
+        Builder batchSendDeadlineNanos(long batchSendDeadlineNanos) {
+            this.batchSendDeadlineNanos = batchSendDeadlineNanos;
             return this;
         }
 
@@ -211,6 +222,11 @@ final class RecordProcessor
     @Override
     public long openBatchAgeNanos() {
         return core.openBatchAgeNanos();
+    }
+
+    @Override
+    public long batchSendDeadlineNanos() {
+        return batchSendDeadlineNanos;
     }
 
     /**

@@ -72,6 +72,14 @@ public final class SegmentConsumer implements Runnable {
         /** Age of the open batch in nanoseconds (0 when none). */
         long openBatchAgeNanos();
 
+        /**
+         * {@code --batch-send-deadline} in nanoseconds: an open batch that is not full goes out when it is this old,
+         * and at the stop; 0 (the default) = as soon as the partition has no more records to read.
+         */
+        default long batchSendDeadlineNanos() {
+            return 0;
+        }
+
         /** Adds what was processed since the last call to the meters (counted per poll, not per record). */
         default void publishCounts() {}
 
@@ -222,7 +230,9 @@ public final class SegmentConsumer implements Runnable {
             if (reachedStop) {
                 tracker.readTo(stopOffset); // only a reader that read everything below the stop offset may say so
             }
-        } catch (WakeupException | InterruptException e) {
+        } catch (WakeupException e) {
+            flushAtStop();
+        } catch (InterruptException e) {
             // closing
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -233,6 +243,33 @@ public final class SegmentConsumer implements Runnable {
         } finally {
             processor.publishCounts();
             finished = true;
+        }
+    }
+
+    /**
+     * Whether the open batch goes out after a poll: at once when the poll found nothing more or it waited
+     * {@link #LINGER_NANOS}; under {@code --batch-send-deadline} when it is that old (Prometheus' {@code
+     * batch_send_deadline}), so a slow topic's samples go out in fewer, larger requests.
+     */
+    private boolean flushDue(boolean pollEmpty) {
+        long deadline = processor.batchSendDeadlineNanos();
+        long age = processor.openBatchAgeNanos();
+        return deadline > 0 ? age > deadline : pollEmpty || age > LINGER_NANOS;
+    }
+
+    /**
+     * The stop woke the poll: under {@code --batch-send-deadline} the open batch, which may wait that long, goes out
+     * now (the writer drains it), so a stop does not leave it to the next start. Without a deadline the open batch is
+     * at most {@link #LINGER_NANOS} old and is left, unacknowledged, as before.
+     */
+    private void flushAtStop() {
+        if (processor.batchSendDeadlineNanos() <= 0) {
+            return;
+        }
+        try {
+            processor.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // closed meanwhile: the batch stays unacknowledged, read again
         }
     }
 
@@ -296,7 +333,7 @@ public final class SegmentConsumer implements Runnable {
                 return end;
             }
             tracker.readTo(Math.min(position, end));
-            if (records.isEmpty() || processor.openBatchAgeNanos() > LINGER_NANOS) {
+            if (flushDue(records.isEmpty())) {
                 processor.flush();
             }
         }
