@@ -16,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +37,7 @@ class SegmentConsumerTest {
     private static final long LOG_END = 100;
 
     /** A partition log read the way KafkaConsumer reads it: poll from the position, seek moves it. */
-    static final class FakeLog extends MockConsumer<byte[], byte[]> {
+    static class FakeLog extends MockConsumer<byte[], byte[]> {
         final int maxPollRecords;
         long position;
         final List<Long> seeks = new ArrayList<>();
@@ -92,7 +93,7 @@ class SegmentConsumerTest {
     }
 
     /** Records the offsets handed to it. */
-    static final class Offsets implements SegmentConsumer.Sink {
+    static class Offsets implements SegmentConsumer.Sink {
         final List<Long> processed = new ArrayList<>();
         int flushes;
 
@@ -205,5 +206,64 @@ class SegmentConsumerTest {
 
         assertThat(sink.flushes).isGreaterThanOrEqualTo(10);
         assertThat(Set.copyOf(sink.processed)).hasSize(LOG.size());
+    }
+
+    /** A sink whose open batch is always {@code ageNanos} old, under {@code --batch-send-deadline deadlineNanos}. */
+    private static Offsets agedSink(long ageNanos, long deadlineNanos) {
+        return new Offsets() {
+            @Override
+            public long openBatchAgeNanos() {
+                return ageNanos;
+            }
+
+            @Override
+            public long batchSendDeadlineNanos() {
+                return deadlineNanos;
+            }
+        };
+    }
+
+    private static Offsets readInto(Offsets sink, FakeLog log, SegmentPlan plan) {
+        AckTracker tracker = new AckTracker(plan.start(plan.firstSegment(0)));
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        new SegmentConsumer(TP, 0, plan, LOG_END, Map.of(), sink, tracker, meters, offset -> true, props -> log).run();
+        return sink;
+    }
+
+    @Test
+    void anOpenBatchGoesOutAfterEachPollOnceOlderThanTheLingerOrOnlyAtTheDeadline() {
+        long second = 1_000_000_000L;
+        record Case(String name, long deadlineNanos, int flushes) {}
+        for (Case c : List.of(
+                new Case("no deadline: a batch a second old goes out after every poll", 0, 14),
+                new Case("deadline 5 s: not yet, only the segment's end", 5 * second, 1),
+                new Case("deadline 0.5 s: past it after every poll", second / 2, 14))) {
+            Offsets sink = readInto(agedSink(second, c.deadlineNanos()), new FakeLog(7), new SegmentPlan(1000, 1, 0));
+
+            assertThat(sink.processed).as(c.name()).isEqualTo(LOG);
+            assertThat(sink.flushes).as(c.name()).isEqualTo(c.flushes());
+        }
+    }
+
+    @Test
+    void theStopFlushesTheOpenBatchUnderADeadlineOnly() {
+        for (long deadline : new long[] {0, 5_000_000_000L}) {
+            FakeLog log = new FakeLog(7) {
+                int polls;
+
+                @Override
+                public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+                    if (++polls == 3) {
+                        throw new WakeupException(); // the stop
+                    }
+                    return super.poll(timeout);
+                }
+            };
+
+            Offsets sink = readInto(agedSink(0, deadline), log, new SegmentPlan(1000, 1, 0));
+
+            assertThat(sink.processed).hasSize(14);
+            assertThat(sink.flushes).as("deadline %d ns", deadline).isEqualTo(deadline > 0 ? 1 : 0);
+        }
     }
 }
