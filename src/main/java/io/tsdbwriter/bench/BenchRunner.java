@@ -757,7 +757,7 @@ public final class BenchRunner {
 
     private void report(int index, int total, CellResult r, CeilingResult ceiling) {
         progress(
-                "[%d/%d] %s%s: %s samples/s written (%s/min of %s/min expected, efficiency %s), %s of the ceiling; writer %s CPU-s/M,"
+                "[%d/%d] %s%s: %s samples/s written (%s/min of %s/min expected, efficiency %s), %s; %s of the ceiling; writer %s CPU-s/M,"
                         + " VM %s CPU-s/M, peak heap %s; exit %d; load %.2f, other CPU %.1f s",
                 index,
                 total,
@@ -767,6 +767,7 @@ public final class BenchRunner {
                 Figures.count(r.actualPerMinute()),
                 Figures.count(r.expectedPerMinute()),
                 Figures.percent(r.efficiency()),
+                r.delays().text(),
                 Figures.percent(Ceilings.ratio(r, ceiling)),
                 BenchTable.decimal(r.writerCpuPerMillion(), 2),
                 BenchTable.decimal(r.vmCpuPerMillion(), 2),

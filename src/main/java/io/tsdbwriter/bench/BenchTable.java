@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The benchmark's table, as text (a Markdown table, so it pastes into docs as is) and as CSV. One row per
+ * The benchmark's table, as text (a Markdown table, so it pastes into docs as is) and as CSV; a cell's ingest delay
+ * p50/p99 (acknowledged, committed: {@link io.tsdbwriter.lab.IngestDelays}) stands beside its rates. One row per
  * ceiling (before the cells of its shape) and one per cell; every row names the run's {@link Placement#label() placement}
  * (the ceiling's client runs on the writer CPUs, so the ceiling row has it too). Stateless; thread-safe.
  */
@@ -24,6 +25,8 @@ public final class BenchTable {
             "samples/min expected",
             "samples/min actual",
             "efficiency",
+            "ack delay p50/p99 s",
+            "commit delay p50/p99 s",
             "writer CPU-s / M samples",
             "VM CPU-s / M samples",
             "writer/VM CPU",
@@ -59,6 +62,10 @@ public final class BenchTable {
             "load_average",
             "concurrency",
             "client_cpu_s_per_million",
+            "ingest_delay_acknowledged_p50_seconds",
+            "ingest_delay_acknowledged_p99_seconds",
+            "ingest_delay_committed_p50_seconds",
+            "ingest_delay_committed_p99_seconds",
             "placement");
 
     private BenchTable() {}
@@ -88,6 +95,8 @@ public final class BenchTable {
                             Figures.count(c.perMinute()),
                             "–",
                             "–",
+                            "–",
+                            "–",
                             decimal(c.vmCpuPerMillion(), 2),
                             "–",
                             "–",
@@ -108,6 +117,8 @@ public final class BenchTable {
                         Figures.count(r.expectedPerMinute()),
                         Figures.count(r.actualPerMinute()),
                         Figures.percent(r.efficiency()),
+                        r.delays().acknowledged(),
+                        r.delays().committed(),
                         decimal(r.writerCpuPerMillion(), 2),
                         decimal(r.vmCpuPerMillion(), 2),
                         decimal(r.writerToVmCpu(), 2),
@@ -201,6 +212,10 @@ public final class BenchTable {
                             "",
                             Integer.toString(c.concurrency()),
                             raw(c.clientCpuPerMillion()),
+                            "",
+                            "",
+                            "",
+                            "",
                             placement));
         }
         for (CellResult r : cells) {
@@ -235,6 +250,10 @@ public final class BenchTable {
                             raw(r.loadAverage()),
                             ceiling == null ? "" : Integer.toString(ceiling.concurrency()),
                             "",
+                            raw(r.delays().acknowledgedP50()),
+                            raw(r.delays().acknowledgedP99()),
+                            raw(r.delays().committedP50()),
+                            raw(r.delays().committedP99()),
                             placement));
         }
         return b.toString();

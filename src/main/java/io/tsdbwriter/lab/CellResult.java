@@ -25,6 +25,9 @@ package io.tsdbwriter.lab;
  *                          busy time from {@code /proc/stat} minus writer and VictoriaMetrics; NaN where unknown
  * @param loadAverage       1-minute load average at the end of the cell
  * @param inputPointsPerSecond live cells: the rate the producer achieved; NaN for backlog cells
+ * @param delays            the writer's ingest delay p50/p99 over its whole run, from its summary
+ *                          ({@link IngestDelays#NONE} without one; a backlog's is measured from records produced before
+ *                          the writer started, so it includes the wait for the writer)
  */
 public record CellResult(
         BenchCell cell,
@@ -39,7 +42,8 @@ public record CellResult(
         long peakHeapBytes,
         double otherCpuSeconds,
         double loadAverage,
-        double inputPointsPerSecond) {
+        double inputPointsPerSecond,
+        IngestDelays delays) {
 
     /** This result as the result of {@code other} (a cell run against a receiver started for it, reported as the grid's cell). */
     public CellResult withCell(BenchCell other) {
@@ -61,7 +65,8 @@ public record CellResult(
                 .peakHeapBytes(peakHeapBytes)
                 .otherCpuSeconds(otherCpuSeconds)
                 .loadAverage(loadAverage)
-                .inputPointsPerSecond(inputPointsPerSecond);
+                .inputPointsPerSecond(inputPointsPerSecond)
+                .delays(delays);
     }
 
     /** Samples expected per minute. */
@@ -121,7 +126,8 @@ public record CellResult(
 
     /**
      * Names each value of a {@link CellResult}; {@code otherCpuSeconds} and {@code inputPointsPerSecond} start NaN
-     * (unknown; a backlog cell), the rest null, false or 0 until set. Not thread-safe.
+     * (unknown; a backlog cell), the delays {@link IngestDelays#NONE}, the rest null, false or 0 until set. Not
+     * thread-safe.
      */
     public static final class Builder {
         private BenchCell cell;
@@ -137,6 +143,7 @@ public record CellResult(
         private double otherCpuSeconds = Double.NaN;
         private double loadAverage;
         private double inputPointsPerSecond = Double.NaN;
+        private IngestDelays delays = IngestDelays.NONE;
 
         private Builder() {}
 
@@ -218,6 +225,12 @@ public record CellResult(
             return this;
         }
 
+        /** @see CellResult#delays(); null reads as {@link IngestDelays#NONE} */
+        public Builder delays(IngestDelays delays) {
+            this.delays = delays == null ? IngestDelays.NONE : delays;
+            return this;
+        }
+
         /** The CellResult of the values set. */
         public CellResult build() {
             return new CellResult(
@@ -233,7 +246,8 @@ public record CellResult(
                     peakHeapBytes,
                     otherCpuSeconds,
                     loadAverage,
-                    inputPointsPerSecond);
+                    inputPointsPerSecond,
+                    delays);
         }
     }
 }

@@ -574,6 +574,7 @@ public final class WriterCellRunner {
                     .otherCpuSeconds(other)
                     .loadAverage(SystemCpu.loadAverage())
                     .inputPointsPerSecond(Double.NaN)
+                    .delays(IngestDelays.ofSummary(j))
                     .build();
         }
         long expected = producedPoints * cell.samplesPerPoint();
@@ -591,6 +592,7 @@ public final class WriterCellRunner {
                 .otherCpuSeconds(other)
                 .loadAverage(SystemCpu.loadAverage())
                 .inputPointsPerSecond(producedPoints / windowSeconds)
+                .delays(IngestDelays.ofSummary(j))
                 .build();
     }
 

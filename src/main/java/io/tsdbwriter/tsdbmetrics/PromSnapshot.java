@@ -112,10 +112,15 @@ public final class PromSnapshot {
 
     /** Cumulative bucket counts of histogram {@code name} ({@code name_bucket{le=…}}), summed over series, by upper bound. */
     TreeMap<Double, Double> buckets(String name) {
+        return buckets(name, "");
+    }
+
+    /** As {@link #buckets(String)}, over the series whose labels contain {@code labelText}. */
+    TreeMap<Double, Double> buckets(String name, String labelText) {
         TreeMap<Double, Double> m = new TreeMap<>();
         String bucket = name + "_bucket";
         for (Sample s : samples) {
-            if (!s.name().equals(bucket)) {
+            if (!s.name().equals(bucket) || !s.labels().contains(labelText)) {
                 continue;
             }
             int le = s.labels().indexOf("le=\"");
@@ -149,8 +154,16 @@ public final class PromSnapshot {
      * falls into +Inf). NaN when nothing was observed or the histogram is missing.
      */
     public static double quantile(double q, String name, PromSnapshot before, PromSnapshot after) {
-        TreeMap<Double, Double> b = after.buckets(name);
-        TreeMap<Double, Double> a = before.buckets(name);
+        return quantile(q, name, "", before, after);
+    }
+
+    /**
+     * As {@link #quantile(double, String, PromSnapshot, PromSnapshot)}, over the series of {@code name} whose labels
+     * contain {@code labelText} (e.g. {@code stage="acknowledged"}; empty: every series).
+     */
+    public static double quantile(double q, String name, String labelText, PromSnapshot before, PromSnapshot after) {
+        TreeMap<Double, Double> b = after.buckets(name, labelText);
+        TreeMap<Double, Double> a = before.buckets(name, labelText);
         if (b.isEmpty()) {
             return Double.NaN;
         }

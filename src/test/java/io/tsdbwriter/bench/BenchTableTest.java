@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.tsdbwriter.lab.BenchCell;
 import io.tsdbwriter.lab.CellResult;
+import io.tsdbwriter.lab.IngestDelays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -163,5 +164,40 @@ class BenchTableTest {
         assertThat(image.getWidth()).isEqualTo(BenchChart.WIDTH);
         assertThat(BenchChart.niceCeiling(2.7e6)).isEqualTo(3e6);
         assertThat(BenchChart.niceCeiling(0)).isEqualTo(1);
+    }
+
+    /** A cell's ingest delay stands beside its rates in the table and as four CSV fields; a ceiling has none. */
+    @Test
+    void theIngestDelayStandsBesideTheRates() {
+        CellResult r = cell("async", 6, 12_000_000, 10.0, 3.0, 6.0, 0).toBuilder()
+                .delays(new IngestDelays(0.12, 0.48, 5.1, 9.8))
+                .build();
+        List<String> lines = BenchTable.format("shared", List.of(CEILING), List.of(r))
+                .lines()
+                .toList();
+        assertThat(lines.get(0)).contains("| efficiency | ack delay p50/p99 s | commit delay p50/p99 s |");
+        assertThat(lines.get(2)).startsWith("| ceiling ").contains(" 100% ");
+        assertThat(lines.get(3)).contains("100.0% |         0.120/0.480 |            5.100/9.800 |");
+        assertThat(lines.get(3).split("\\|")).hasSize(BenchTable.HEADER.size() + 1);
+        for (String l : lines) {
+            assertThat(l).hasSize(lines.get(0).length());
+        }
+
+        List<String> csv =
+                BenchTable.csv("shared", List.of(CEILING), List.of(r)).lines().toList();
+        String[] ceiling = csv.get(1).split(",", -1);
+        String[] f = csv.get(2).split(",", -1);
+        assertThat(f).hasSize(BenchTable.CSV_HEADER.size());
+        assertThat(f[BenchTable.CSV_HEADER.indexOf("ingest_delay_acknowledged_p50_seconds")])
+                .isEqualTo("0.1200");
+        assertThat(f[BenchTable.CSV_HEADER.indexOf("ingest_delay_acknowledged_p99_seconds")])
+                .isEqualTo("0.4800");
+        assertThat(f[BenchTable.CSV_HEADER.indexOf("ingest_delay_committed_p50_seconds")])
+                .isEqualTo("5.1000");
+        assertThat(f[BenchTable.CSV_HEADER.indexOf("ingest_delay_committed_p99_seconds")])
+                .isEqualTo("9.8000");
+        assertThat(ceiling[BenchTable.CSV_HEADER.indexOf("ingest_delay_acknowledged_p99_seconds")])
+                .isEmpty();
+        assertThat(f[BenchTable.CSV_HEADER.indexOf("placement")]).isEqualTo("shared");
     }
 }

@@ -211,8 +211,10 @@ public final class CapacityPage {
 
     /**
      * The steps' tables: ingestion (id {@code steps}); the read load's when a step carries {@link StepReads} (id
-     * {@code reads}); the series' when a step carries {@link StepSeries} (id {@code series}). A step without reads or
-     * series figures shows {@code –} in those tables.
+     * {@code reads}); the series' when a step carries {@link StepSeries} (id {@code series}); the ingest delay's when a
+     * step measured one (id {@code delay}: written samples/min beside the writer's ingest delay p50 and p99 to the
+     * acknowledgement and to the offset commit). A step without reads, series or delay figures shows {@code –} in
+     * those tables.
      */
     static List<Table> tables(List<CapacityStep> steps) {
         List<Table> tables = new ArrayList<>();
@@ -315,6 +317,18 @@ public final class CapacityPage {
                                             ? NONE
                                             : dec(s.series().cacheMissesPerSecond(), 1)))));
         }
+        if (steps.stream().anyMatch(s -> s.delays().measured())) {
+            tables.add(new Table(
+                    "delay",
+                    "Ingest delay",
+                    List.of(
+                            new Column("step", CapacityPage::stepName),
+                            new Column("written samples/min", s -> count(s.writtenPerMinute())),
+                            new Column("acknowledged p50 s", s -> dec(s.delays().acknowledgedP50(), 3)),
+                            new Column("acknowledged p99 s", s -> dec(s.delays().acknowledgedP99(), 3)),
+                            new Column("committed p50 s", s -> dec(s.delays().committedP50(), 3)),
+                            new Column("committed p99 s", s -> dec(s.delays().committedP99(), 3)))));
+        }
         return tables;
     }
 
@@ -323,7 +337,9 @@ public final class CapacityPage {
             "Rates are per minute (samples) or per second (points, queries, series) of each step's measured "
                     + "window, after the warm-up. Offered = what the input demanded (points x M x N); a step passes with the efficiency, "
                     + "the write p99 and the lag within the limits. CPU in cores; TSDB = the busiest target; selects = the target's "
-                    + "concurrent selects of its capacity. – = unknown or not measured.";
+                    + "concurrent selects of its capacity. Ingest delay = seconds from a batch's Kafka record timestamp to the "
+                    + "TSDB's 2xx (acknowledged) and to the offset commit that covered it (committed). – = unknown or not "
+                    + "measured.";
 
     private static final String NONE = "–";
 

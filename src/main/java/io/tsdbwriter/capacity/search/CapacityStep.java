@@ -1,5 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
+import io.tsdbwriter.lab.IngestDelays;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 
 /**
@@ -33,6 +34,7 @@ import io.tsdbwriter.tsdbmetrics.Bottleneck;
  * @param reads              the read load's figures in the window, or null when the step ran no read load
  * @param series             the series figures in the window, or null when not measured
  * @param noise              the window's halves spread, the noise assumed and what it re-measured ({@link EfficiencyNoise}), or null
+ * @param delays             the writer's ingest delay p50/p99 (acknowledged, committed) over the batches of the window
  */
 public record CapacityStep(
         int index,
@@ -60,7 +62,8 @@ public record CapacityStep(
         long producedPoints,
         StepReads reads,
         StepSeries series,
-        StepNoise noise) {
+        StepNoise noise,
+        IngestDelays delays) {
 
     /** A builder with every field at its default (see {@link Builder}). */
     public static Builder builder() {
@@ -96,13 +99,14 @@ public record CapacityStep(
         b.reads = reads;
         b.series = series;
         b.noise = noise;
+        b.delays = delays;
         return b;
     }
 
     /**
      * Builds a {@link CapacityStep} by name. Defaults: index 0, M 1, every figure NaN (not measured), the flags false,
-     * the counts 0, the verdict and the read, series and noise figures null. Not thread-safe; {@link #build()} never
-     * throws.
+     * the counts 0, the verdict and the read, series and noise figures null, the ingest delays
+     * {@link IngestDelays#NONE}. Not thread-safe; {@link #build()} never throws.
      */
     public static final class Builder {
         private int index = 0;
@@ -131,6 +135,7 @@ public record CapacityStep(
         private StepReads reads = null;
         private StepSeries series = null;
         private StepNoise noise = null;
+        private IngestDelays delays = IngestDelays.NONE;
 
         private Builder() {}
 
@@ -290,6 +295,12 @@ public record CapacityStep(
             return this;
         }
 
+        /** The writer's ingest delay over the window's batches; null reads as {@link IngestDelays#NONE}. */
+        public Builder delays(IngestDelays value) {
+            this.delays = value == null ? IngestDelays.NONE : value;
+            return this;
+        }
+
         /** The CapacityStep. */
         public CapacityStep build() {
             return new CapacityStep(
@@ -318,7 +329,8 @@ public record CapacityStep(
                     producedPoints,
                     reads,
                     series,
-                    noise);
+                    noise,
+                    delays);
         }
     }
 

@@ -13,15 +13,16 @@ public final class CapacityTable {
     private CapacityTable() {}
 
     /**
-     * The console table, one line per step, {@code placement} its last column; a step that measured an earlier one's
-     * load again (it missed the minimum efficiency within the noise, {@link EfficiencyNoise}) says
+     * The console table, one line per step, {@code placement} its last column; {@code ack p50/p99 s} and
+     * {@code commit p50/p99 s} are the writer's ingest delay over the window ({@link io.tsdbwriter.lab.IngestDelays});
+     * a step that measured an earlier one's load again (it missed the minimum efficiency within the noise, {@link EfficiencyNoise}) says
      * {@code (re-measure of <step>)} after its verdict.
      */
     public static String format(String placement, List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder();
         String head = String.format(
                 Locale.ROOT,
-                "%-4s %-3s %12s %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %-16s %s%n",
+                "%-4s %-3s %12s %14s %14s %8s %8s %8s %13s %16s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %-16s %s%n",
                 "step",
                 "M",
                 "points/s in",
@@ -30,6 +31,8 @@ public final class CapacityTable {
                 "eff",
                 "p50 s",
                 "p99 s",
+                "ack p50/p99 s",
+                "commit p50/p99 s",
                 "permit ms",
                 "lag records",
                 "cpu W",
@@ -47,7 +50,7 @@ public final class CapacityTable {
         for (CapacityStep s : steps) {
             b.append(String.format(
                     Locale.ROOT,
-                    "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %-16s %s%n",
+                    "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %13s %16s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %-16s %s%n",
                     s.index() + (s.refine() ? "r" : ""),
                     s.timeMultiplier(),
                     s.inputPointsPerSecond(),
@@ -56,6 +59,8 @@ public final class CapacityTable {
                     Figures.percent(s.efficiency()),
                     dec(s.p50Seconds(), 3),
                     dec(s.p99Seconds(), 3),
+                    s.delays().acknowledged(),
+                    s.delays().committed(),
                     dec(s.permitWaitMs(), 1),
                     String.format(Locale.ROOT, "%.0f->%.0f%s", s.lagStart(), s.lagEnd(), s.lagGrowing() ? "^" : ""),
                     dec(s.writerCpuCores(), 2),
@@ -132,7 +137,9 @@ public final class CapacityTable {
     }
 
     /**
-     * CSV with a header row, {@code placement} before the quoted verdict (which stays the last column); the series and
+     * CSV with a header row, {@code placement} before the quoted verdict (which stays the last column); the
+     * {@code ingest_delay_*} columns are the writer's ingest delay p50/p99 per stage over the window (blank: no batch
+     * reached the stage in it); the series and
      * the query_* and selects_* columns are blank for a step without them; {@code halves_spread} is the efficiency of the
      * window's second half minus its first half's, {@code noise} the noise the search assumed when it judged the step,
      * {@code remeasure_of} the step whose load it measured again (empty: none).
@@ -140,7 +147,10 @@ public final class CapacityTable {
     public static String csv(String placement, List<CapacityStep> steps) {
         StringBuilder b = new StringBuilder(
                 "step,refine,time_multiplier,input_points_per_second,expected_samples_per_minute,"
-                        + "written_samples_per_minute,efficiency,p50_seconds,p99_seconds,permit_wait_ms,lag_start,lag_end,lag_growing,"
+                        + "written_samples_per_minute,efficiency,p50_seconds,p99_seconds,"
+                        + "ingest_delay_acknowledged_p50_seconds,ingest_delay_acknowledged_p99_seconds,"
+                        + "ingest_delay_committed_p50_seconds,ingest_delay_committed_p99_seconds,"
+                        + "permit_wait_ms,lag_start,lag_end,lag_growing,"
                         + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,"
                         + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,"
                         + "query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,query_p99_seconds,query_errors,"
@@ -148,7 +158,7 @@ public final class CapacityTable {
         for (CapacityStep s : steps) {
             b.append(String.format(
                     Locale.ROOT,
-                    "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,%s,%s,%s,%s,\"%s\"%n",
+                    "%d,%b,%d,%.1f,%.0f,%.0f,%.4f,%s,%s,%s,%s,%s,%s,%s,%.0f,%.0f,%b,%s,%s,%s,%s,%s,%.2f,%b,%s,%d,%d,%s,%s,%s,%s,%s,%s,\"%s\"%n",
                     s.index(),
                     s.refine(),
                     s.timeMultiplier(),
@@ -158,6 +168,10 @@ public final class CapacityTable {
                     s.efficiency(),
                     csvNum(s.p50Seconds()),
                     csvNum(s.p99Seconds()),
+                    csvNum(s.delays().acknowledgedP50()),
+                    csvNum(s.delays().acknowledgedP99()),
+                    csvNum(s.delays().committedP50()),
+                    csvNum(s.delays().committedP99()),
                     csvNum(s.permitWaitMs()),
                     s.lagStart(),
                     s.lagEnd(),

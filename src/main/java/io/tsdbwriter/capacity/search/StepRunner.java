@@ -290,9 +290,10 @@ final class StepRunner {
                     .reads(stepReads)
                     .series(series)
                     .noise(new StepNoise(window.halvesSpread(), Double.NaN, 0))
+                    .delays(window.delays())
                     .build();
             progress(
-                    "[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, lag %s, writer CPU %s cores;%s %s; %s;"
+                    "[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, %s, lag %s, writer CPU %s cores;%s %s; %s;"
                             + " step %.0f s, %,d points produced, %s",
                     index,
                     refine ? " refine" : "",
@@ -301,6 +302,7 @@ final class StepRunner {
                     Figures.count(st.expectedPerMinute()),
                     Figures.percent(efficiency),
                     CapacitySearch.fmt(p99),
+                    st.delays().text(),
                     lagGrowing ? "growing" : "steady",
                     CapacitySearch.fmt(st.writerCpuCores()),
                     stepReads == null ? "" : " " + CapacityTable.reads(stepReads) + ";",

@@ -1,5 +1,6 @@
 package io.tsdbwriter.capacity.search;
 
+import io.tsdbwriter.lab.IngestDelays;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.tsdbmetrics.CpuPerSamples;
 import io.tsdbwriter.tsdbmetrics.PromSnapshot;
@@ -10,9 +11,9 @@ import java.util.List;
 /**
  * The measured window of one capacity step (DESIGN §9): what the writer's and the targets' {@code /metrics} said at
  * every sample interval after the warm-up, and the figures drawn from them — expected and written samples/s
- * (least-squares slopes of the counters), efficiency, the consumer-lag trend, write latency p50/p99 and permit wait
- * (from the histograms' growth), the writer's CPU, the targets' CPU, inserts and slow-insert ratio, and the
- * {@link Bottleneck.Evidence} they make. Not thread-safe: one per step, filled by the search thread.
+ * (least-squares slopes of the counters), efficiency, the consumer-lag trend, write latency p50/p99, permit wait
+ * and the ingest delay p50/p99 per stage (from the histograms' growth), the writer's CPU, the targets' CPU, inserts
+ * and slow-insert ratio, and the {@link Bottleneck.Evidence} they make. Not thread-safe: one per step, filled by the search thread.
  */
 final class StepWindow {
 
@@ -181,6 +182,14 @@ final class StepWindow {
         return writerRead()
                 ? PromSnapshot.quantile(q, "tsdbwriter_write_latency_seconds", writerAtStart, writerLast)
                 : Double.NaN;
+    }
+
+    /**
+     * The writer's ingest delay p50/p99 (acknowledged, committed) over the batches that reached each stage in the window;
+     * {@link IngestDelays#NONE} when the writer was not read twice.
+     */
+    IngestDelays delays() {
+        return writerRead() ? IngestDelays.between(writerAtStart, writerLast) : IngestDelays.NONE;
     }
 
     /** Mean wait for a write permit over the window (ms); NaN when the writer was not read twice. */

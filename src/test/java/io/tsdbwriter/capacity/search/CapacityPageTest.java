@@ -2,6 +2,7 @@ package io.tsdbwriter.capacity.search;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.lab.IngestDelays;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -274,5 +275,33 @@ class CapacityPageTest {
         assertThat(Files.readString(files.get(1), StandardCharsets.UTF_8))
                 .contains("![capacity chart](capacity.png)")
                 .contains("| step | M | points/s in |");
+    }
+
+    /** A step that measured the ingest delay adds its table: written samples/min beside p50/p99 per stage. */
+    @Test
+    void theIngestDelayHasATableBesideTheWrittenRate() {
+        CapacitySearch.Result r = result("target CPU saturated", false, false);
+        List<CapacityStep> steps = List.of(
+                r.steps().get(0).toBuilder()
+                        .delays(new IngestDelays(0.12, 0.48, 1.5, 2.75))
+                        .build(),
+                r.steps().get(1),
+                r.steps().get(2));
+        List<CapacityPage.Table> tables = CapacityPage.tables(steps);
+        assertThat(tables).extracting(CapacityPage.Table::id).containsExactly("steps", "delay");
+        CapacityPage.Table delay = tables.get(1);
+        assertThat(delay.columns())
+                .extracting(CapacityPage.Column::head)
+                .containsExactly(
+                        "step",
+                        "written samples/min",
+                        "acknowledged p50 s",
+                        "acknowledged p99 s",
+                        "committed p50 s",
+                        "committed p99 s");
+        assertThat(delay.columns().stream().map(c -> c.cell().apply(steps.get(0))))
+                .containsExactly("1", "600,000", "0.120", "0.480", "1.500", "2.750");
+        assertThat(delay.columns().stream().map(c -> c.cell().apply(steps.get(1))))
+                .containsExactly("2", "1,194,000", "–", "–", "–", "–");
     }
 }
