@@ -2,6 +2,7 @@ package io.tsdbwriter.pipeline;
 
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
+import io.tsdbwriter.amplify.SeriesLimiter;
 import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.relabel.RelabelRules;
@@ -63,6 +64,14 @@ public class HotPathBenchmark {
     @Param({"none"})
     String relabel;
 
+    /**
+     * {@code --max-hourly-series} and {@code --max-daily-series}: 0 = none; otherwise both limits, far above the
+     * benchmark's 100 series (every sample written): what the check costs a run under its limit. With a limit every
+     * point goes through the series cache, as with relabeling. Run with {@code -p seriesLimit=0,1000000}.
+     */
+    @Param({"0"})
+    long seriesLimit;
+
     /** The 5-rule config of {@code relabel=5-rules}. */
     static final String FIVE_RULES =
             """
@@ -99,6 +108,9 @@ public class HotPathBenchmark {
             amplifier.relabel(RelabelRules.parse(FIVE_RULES, "HotPathBenchmark"));
         } else if (!relabel.equals("none")) {
             throw new IllegalArgumentException("relabel must be none or 5-rules, got " + relabel);
+        }
+        if (seriesLimit > 0) {
+            amplifier.seriesLimits(new SeriesLimiter(seriesLimit, seriesLimit));
         }
         out = new ByteBuf(1 << 20);
     }
