@@ -9,7 +9,8 @@ Each subcommand prints one line per finding and exits 0 when everything holds, 1
                                  durability window + self-halt margin (the rule of the k8s grace period).
   provisioning FILE...           YAML files parse; Grafana datasource and dashboard provider as compose expects.
   dashboard FILE                 Grafana dashboard: parses, fixed uid, schemaVersion >= 39, ${datasource} variable,
-                                 every panel described and querying through ${datasource}, known metric names only.
+                                 every panel described and querying through ${datasource}, metric names of the meter
+                                 catalogue (read from the sources), the JVM binders' or vminsert's only.
   promql FILE VM_URL             every query of the dashboard is accepted by a running VictoriaMetrics.
   k8s NAME FILE [--versions ..]  kustomize output: strict schema validation (kubernetes-validate; VMPodScrape against
                                  scripts/schemas), and the rules of the deployment (replicas, probes, the settings in
@@ -41,34 +42,14 @@ DASHBOARD_UID = "tsdb-writer-efficiency"
 DATASOURCE_REF = "${datasource}"
 ENV_PREFIX = "TSDB_WRITER_"
 
-# Metric names the dashboard may use: the writer's (Micrometer, Prometheus exposition), the JVM/process binders',
-# and vminsert's insert concurrency. A name outside this list is a typo or a metric nobody exports.
-KNOWN_METRICS = {
-    "tsdbwriter_records_consumed_total", "tsdbwriter_points_decoded_total", "tsdbwriter_decode_errors_total",
-    "tsdbwriter_samples_expected_total", "tsdbwriter_samples_written_total", "tsdbwriter_samples_refused_total",
-    "tsdbwriter_samples_dead_lettered_total", "tsdbwriter_write_requests_total", "tsdbwriter_write_retries_total",
-    "tsdbwriter_write_latency_seconds_bucket", "tsdbwriter_write_latency_seconds_count",
-    "tsdbwriter_write_latency_seconds_sum", "tsdbwriter_write_latency_seconds_max",
-    "tsdbwriter_write_permit_wait_seconds_bucket", "tsdbwriter_write_permit_wait_seconds_count",
-    "tsdbwriter_write_permit_wait_seconds_sum", "tsdbwriter_write_permit_wait_seconds_max",
-    "tsdbwriter_segment_duration_seconds_bucket", "tsdbwriter_segment_duration_seconds_count",
-    "tsdbwriter_segment_duration_seconds_sum", "tsdbwriter_segment_duration_seconds_max",
-    "tsdbwriter_write_permits_capacity", "tsdbwriter_write_permits_in_use",
-    "tsdbwriter_write_permits_limit_reached_total", "tsdbwriter_inflight_bytes",
-    "tsdbwriter_consumer_lag_records", "tsdbwriter_committed_offset", "tsdbwriter_input_rate_records_per_second",
-    "tsdbwriter_expected_samples_per_second", "tsdbwriter_efficiency_ratio",
+# Metric names the dashboard may use besides the writer's own (the meter catalogue, read from the sources:
+# catalogue_metrics): the JVM/process binders' and vminsert's insert concurrency. A name outside them is a typo or a
+# metric nobody exports.
+OTHER_METRICS = {
     "jvm_memory_used_bytes", "jvm_gc_pause_seconds_sum", "jvm_gc_pause_seconds_count", "jvm_gc_pause_seconds_max",
     "process_cpu_usage", "system_cpu_count",
     "vm_concurrent_insert_current", "vm_concurrent_insert_capacity",
-    "tsdbwriter_limited_by",
-    "tsdbwriter_rate_set_samples_per_second", "tsdbwriter_replay_pass", "tsdbwriter_new_series_total",
     "vm_new_timeseries_created_total",
-    "tsdbwriter_share_redeliveries_total", "tsdbwriter_share_acknowledgements_total",
-    "tsdbwriter_tenant_samples_written_total", "tsdbwriter_relabel_dropped_total",
-    "tsdbwriter_records_awaiting_durability", "tsdbwriter_tsdb_restarts_total", "tsdbwriter_records_reread_total",
-    "tsdbwriter_durability_window_seconds", "tsdbwriter_write_faults_total",
-    "tsdbwriter_ingest_delay_seconds_bucket", "tsdbwriter_ingest_delay_seconds_count",
-    "tsdbwriter_ingest_delay_seconds_sum", "tsdbwriter_ingest_delay_seconds_max",
 }
 # What the issue asks the dashboard to show, as the metric each subject needs.
 REQUIRED_METRICS = {
@@ -368,6 +349,7 @@ def check_dashboard(path):
         if v.get("type") == "query" and (v.get("datasource") or {}).get("uid") != DATASOURCE_REF:
             problems.append(f"variable {name!r} does not query through {DATASOURCE_REF}")
     ids, used = set(), set()
+    known = catalogue_metrics() | OTHER_METRICS
     panels = [p for p in panels_of(d) if p.get("type") != "row"]
     if not panels:
         problems.append("no panels")
@@ -390,7 +372,7 @@ def check_dashboard(path):
             if not expr.strip():
                 problems.append(f"{title} [{t.get('refId')}]: empty expr")
             names = metric_names(expr)
-            unknown = names - KNOWN_METRICS
+            unknown = names - known
             if unknown:
                 problems.append(f"{title} [{t.get('refId')}]: unknown metric(s) {sorted(unknown)}")
             used |= names
@@ -657,7 +639,7 @@ METER_SOURCES = "src/main/java/io/tsdbwriter"
 
 def catalogue_metrics():
     """The Prometheus names of the writer's meters, from its sources: WriterMeters' Counter/FunctionCounter/Gauge/Timer
-    builders under PREFIX and every `meters.gauge("name", ...)`, named as Micrometer's Prometheus registry names them
+    builders under PREFIX, every `meters.gauge("name", ...)` and a counter named by a NAME constant, named as Micrometer's Prometheus registry names them
     (dots become underscores, a base unit is appended, counters get _total, timers _seconds_{count,sum,max,bucket})."""
     names = set()
     for dirpath, _, files in os.walk(os.path.join(ROOT, METER_SOURCES)):
@@ -681,6 +663,10 @@ def catalogue_metrics():
                     names.add(name)
             for m in re.finditer(r'meters\s*\.gauge\(\s*"([a-z.]+)"', text):
                 names.add("tsdbwriter_" + m.group(1).replace(".", "_"))
+            # A counter named by a constant: NAME = WriterMeters.PREFIX + "tenant.samples.written", Counter.builder(NAME).
+            m = re.search(r'NAME\s*=\s*WriterMeters\.PREFIX\s*\+\s*"([a-z.]+)"', text)
+            if m and re.search(r"Counter\.builder\(\s*NAME\s*\)", text):
+                names.add("tsdbwriter_" + m.group(1).replace(".", "_") + "_total")
     return names
 
 
