@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the deployment files: Dockerfile, docker-compose.yml, the Grafana dashboard and provisioning, the k8s
-# kustomize base and overlay, and that every tsdb-writer flag they use exists in the jar's --help.
+# kustomize base and overlays, and that every tsdb-writer flag and --config key they use exists in the jar's --help.
 #
 #   bash scripts/check-deploy.sh
 #
@@ -223,7 +223,8 @@ if [ $HAVE_PY = 1 ] && [ ${#BUILT[@]} -gt 0 ]; then
     check "k8s: alert rules" "$PY" scripts/check_deploy.py rules "${BUILT[@]}" --out "$WORK/rules.yml" "${RULE_TOOLS[@]}"
 fi
 
-# Flags: every --flag and TSDB_WRITER_* variable used above exists in the jar's `run --help` / `produce --help`.
+# Flags: every --flag, TSDB_WRITER_* variable and key of a --config file (examples/writer/writer.yaml, the rendered
+# k8s writer.yaml) used above exists in the jar's `run --help` / `produce --help`.
 find_java() {
     local j v
     for j in ${JAVA:-} ${JAVA_HOME:+$JAVA_HOME/bin/java} "$(command -v java 2>/dev/null)" /usr/lib/jvm/*/bin/java; do

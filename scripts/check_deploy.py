@@ -4,22 +4,27 @@
 Each subcommand prints one line per finding and exits 0 when everything holds, 1 otherwise:
 
   compose RESOLVED_FILE          docker-compose stack: images pinned, one VictoriaMetrics release, dedup 1ms on
-                                 vmstorage/vmselect, bind mounts exist, writer and producer services present.
+                                 vmstorage/vmselect, bind mounts exist, writer and producer services present, the
+                                 writer's settings in a mounted --config file, its stop_grace_period >= drain timeout +
+                                 durability window + self-halt margin (the rule of the k8s grace period).
   provisioning FILE...           YAML files parse; Grafana datasource and dashboard provider as compose expects.
   dashboard FILE                 Grafana dashboard: parses, fixed uid, schemaVersion >= 39, ${datasource} variable,
-                                 every panel described and querying through ${datasource}, known metric names only.
+                                 every panel described and querying through ${datasource}, metric names of the meter
+                                 catalogue (read from the sources), the JVM binders' or vminsert's only.
   promql FILE VM_URL             every query of the dashboard is accepted by a running VictoriaMetrics.
   k8s NAME FILE [--versions ..]  kustomize output: strict schema validation (kubernetes-validate; VMPodScrape against
-                                 scripts/schemas), and the rules of the deployment (replicas, probes, grace period
-                                 >= drain timeout + durability window + self-halt margin).
+                                 scripts/schemas), and the rules of the deployment (replicas, probes, the settings in
+                                 a ConfigMap's YAML file passed as `run --config`, no secret in a ConfigMap, grace
+                                 period >= drain timeout + durability window + self-halt margin).
   rules K8S_FILE... --out F [--tool T]
                                  alert rules (VMRule, PrometheusRule): the same groups everywhere, metrics of the
                                  meter catalogue (read from the sources), a
                                  summary and severity each; accepted by promtool check rules and vmalert -dryRun.
-  flags COMPOSE_RESOLVED K8S_FILE... --java JAVA --jar JAR
-                                 every flag / TSDB_WRITER_* variable used by compose and k8s exists in
-                                 `tsdb-writer run --help` / `produce --help`; no TSDB_WRITER_* variable on a
-                                 service that does not run `run` (the other commands ignore them).
+  flags COMPOSE K8S_FILE... --java JAVA --jar JAR
+                                 every flag / TSDB_WRITER_* variable / key of a --config YAML file used by compose and
+                                 k8s exists in `tsdb-writer run --help` / `produce --help` (a key may sit under a
+                                 --help heading, as `run --config` takes it); no TSDB_WRITER_* variable on a service
+                                 that does not run `run` (the other commands ignore them).
 """
 
 import argparse
@@ -37,34 +42,14 @@ DASHBOARD_UID = "tsdb-writer-efficiency"
 DATASOURCE_REF = "${datasource}"
 ENV_PREFIX = "TSDB_WRITER_"
 
-# Metric names the dashboard may use: the writer's (Micrometer, Prometheus exposition), the JVM/process binders',
-# and vminsert's insert concurrency. A name outside this list is a typo or a metric nobody exports.
-KNOWN_METRICS = {
-    "tsdbwriter_records_consumed_total", "tsdbwriter_points_decoded_total", "tsdbwriter_decode_errors_total",
-    "tsdbwriter_samples_expected_total", "tsdbwriter_samples_written_total", "tsdbwriter_samples_refused_total",
-    "tsdbwriter_samples_dead_lettered_total", "tsdbwriter_write_requests_total", "tsdbwriter_write_retries_total",
-    "tsdbwriter_write_latency_seconds_bucket", "tsdbwriter_write_latency_seconds_count",
-    "tsdbwriter_write_latency_seconds_sum", "tsdbwriter_write_latency_seconds_max",
-    "tsdbwriter_write_permit_wait_seconds_bucket", "tsdbwriter_write_permit_wait_seconds_count",
-    "tsdbwriter_write_permit_wait_seconds_sum", "tsdbwriter_write_permit_wait_seconds_max",
-    "tsdbwriter_segment_duration_seconds_bucket", "tsdbwriter_segment_duration_seconds_count",
-    "tsdbwriter_segment_duration_seconds_sum", "tsdbwriter_segment_duration_seconds_max",
-    "tsdbwriter_write_permits_capacity", "tsdbwriter_write_permits_in_use",
-    "tsdbwriter_write_permits_limit_reached_total", "tsdbwriter_inflight_bytes",
-    "tsdbwriter_consumer_lag_records", "tsdbwriter_committed_offset", "tsdbwriter_input_rate_records_per_second",
-    "tsdbwriter_expected_samples_per_second", "tsdbwriter_efficiency_ratio",
+# Metric names the dashboard may use besides the writer's own (the meter catalogue, read from the sources:
+# catalogue_metrics): the JVM/process binders' and vminsert's insert concurrency. A name outside them is a typo or a
+# metric nobody exports.
+OTHER_METRICS = {
     "jvm_memory_used_bytes", "jvm_gc_pause_seconds_sum", "jvm_gc_pause_seconds_count", "jvm_gc_pause_seconds_max",
     "process_cpu_usage", "system_cpu_count",
     "vm_concurrent_insert_current", "vm_concurrent_insert_capacity",
-    "tsdbwriter_limited_by",
-    "tsdbwriter_rate_set_samples_per_second", "tsdbwriter_replay_pass", "tsdbwriter_new_series_total",
     "vm_new_timeseries_created_total",
-    "tsdbwriter_share_redeliveries_total", "tsdbwriter_share_acknowledgements_total",
-    "tsdbwriter_tenant_samples_written_total", "tsdbwriter_relabel_dropped_total",
-    "tsdbwriter_records_awaiting_durability", "tsdbwriter_tsdb_restarts_total", "tsdbwriter_records_reread_total",
-    "tsdbwriter_durability_window_seconds", "tsdbwriter_write_faults_total",
-    "tsdbwriter_ingest_delay_seconds_bucket", "tsdbwriter_ingest_delay_seconds_count",
-    "tsdbwriter_ingest_delay_seconds_sum", "tsdbwriter_ingest_delay_seconds_max",
 }
 # What the issue asks the dashboard to show, as the metric each subject needs.
 REQUIRED_METRICS = {
@@ -105,6 +90,100 @@ def load_yaml_docs(path):
     import yaml  # from the venv (kubernetes-validate depends on PyYAML)
     with open(path) as f:
         return [d for d in yaml.safe_load_all(f) if d]
+
+
+# -------------------------------------------------------------------------------------------------- config files
+
+CONFIG_FLAG = "--config"
+# A setting whose name says it holds a secret itself (not a file of one): it belongs in a Secret, never a ConfigMap.
+SECRET_KEY = re.compile(r"password|token|secret")
+# A URL with a password in its userinfo (user:password@host).
+URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]+:[^/@\s]+@")
+
+
+def config_arg(args):
+    """The file `--config FILE` / `--config=FILE` names in a command's argument list, or None."""
+    args = [str(a) for a in args or []]
+    for i, a in enumerate(args):
+        if a == CONFIG_FLAG and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(CONFIG_FLAG + "="):
+            return a[len(CONFIG_FLAG) + 1:]
+    return None
+
+
+def setting_text(value):
+    """A --config value as the flag's text: a list joined by commas (the split of the writer's list flags)."""
+    if isinstance(value, list):
+        return ",".join(setting_text(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def config_settings(text, flags=None):
+    """The settings of a `--config` YAML file as [(heading or None, key, value text)]: keys at the top, or one level
+    down under a --help heading (as the writer's ConfigFile reads them). A mapping under a key that is not a flag is a
+    heading; without `flags` every mapping is taken for one. Raises ValueError when the text is not a YAML mapping."""
+    import yaml
+    doc = yaml.safe_load(text)
+    if doc is None:
+        return []
+    if not isinstance(doc, dict):
+        raise ValueError("not a mapping of flag names to values")
+    out = []
+    for k, v in doc.items():
+        if isinstance(v, dict) and (flags is None or str(k) not in flags):
+            for kk, vv in v.items():
+                out.append((str(k), str(kk), setting_text(vv)))
+        else:
+            out.append((None, str(k), setting_text(v)))
+    return out
+
+
+def settings_as_env(settings):
+    """Settings as the TSDB_WRITER_* variables the same flags have (what the grace and URL rules read)."""
+    return {ENV_PREFIX + k.upper().replace("-", "_"): v for _, k, v in settings}
+
+
+def secret_problems(where, settings):
+    """A password or token in the settings themselves (they live in a ConfigMap or a file in the repository)."""
+    out = []
+    for _, k, v in settings:
+        if SECRET_KEY.search(k) and not k.endswith("-file"):
+            out.append(f"{where}: '{k}' holds a secret: put it in a Secret file and name it with the *-file setting")
+        if URL_WITH_PASSWORD.search(v):
+            out.append(f"{where}: '{k}' has a URL with a password in it: use vm-basic-auth-password-file")
+    return out
+
+
+def help_headings(help_text):
+    """The keys a --config file may nest settings under: the --help headings, lower case with dashes."""
+    keys = set()
+    for line in help_text.splitlines():
+        m = re.fullmatch(r"([A-Z][^:]*?)(?: \(details: [^)]*\))?:", line.rstrip())
+        if m and m.group(1) not in ("Usage", "Help", "Exit codes"):
+            keys.add(re.sub(r"[^a-z0-9]+", "-", m.group(1).lower()).strip("-"))
+    return keys
+
+
+def compose_config_file(svc, base_dir):
+    """(host path, container path) of the --config file a compose service runs with (a bind mount), or (None, path);
+    (None, None) without --config."""
+    cmd = svc.get("command")
+    inside = config_arg(cmd if isinstance(cmd, list) else str(cmd or "").split())
+    if inside is None:
+        return None, None
+    for vol in svc.get("volumes") or []:
+        if isinstance(vol, dict):
+            src, dst = vol.get("source"), vol.get("target")
+        else:
+            parts = str(vol).split(":")
+            src, dst = parts[0], parts[1] if len(parts) > 1 else None
+        if dst == inside or (dst and inside.startswith(dst.rstrip("/") + "/")):
+            host = os.path.join(src, os.path.relpath(inside, dst)) if dst != inside else src
+            return os.path.normpath(os.path.join(base_dir, host)), inside
+    return None, inside
 
 
 # ------------------------------------------------------------------------------------------------------- compose
@@ -153,16 +232,43 @@ def check_compose(path):
         problems.append("no producer service running `tsdb-writer produce`")
     if not runners:
         problems.append("no writer service running `tsdb-writer run`")
+    graces = []
     for n in runners:
         env = writers[n].get("environment") or {}
+        if not isinstance(env, dict):
+            env = dict(e.split("=", 1) if "=" in e else (e, "") for e in env)
         for var in ("TIME_MULTIPLIER", "INSTANCE_MULTIPLIER", "PARALLELISM"):
             if ENV_PREFIX + var not in env:
                 problems.append(f"{n}: {ENV_PREFIX}{var} not set by the environment")
+        host, inside = compose_config_file(writers[n], os.path.dirname(os.path.abspath(path)))
+        if inside is None:
+            problems.append(f"{n}: no --config file: the writer's settings belong in a mounted writer.yaml")
+            continue
+        if host is None or not os.path.isfile(host):
+            problems.append(f"{n}: --config {inside} is not a bind-mounted file")
+            continue
+        with open(host) as fh:
+            try:
+                settings = config_settings(fh.read())
+            except (ValueError, yaml.YAMLError) as e:
+                problems.append(f"{n}: --config {host}: {e}")
+                continue
+        problems += secret_problems(f"{n}: {host}", settings)
+        values = settings_as_env(settings)
+        values.update({k: str(v) for k, v in env.items() if k.startswith(ENV_PREFIX)})  # a variable wins over the file
+        need, why = grace_needed(values, writer_constants())
+        grace = parse_duration_seconds(writers[n].get("stop_grace_period", "10s"))
+        if need is None:
+            problems.append(f"{n}: {why}")
+        elif grace is None or grace < need:
+            problems.append(f"{n}: stop_grace_period {writers[n].get('stop_grace_period', '10s (default)')} is below {why}")
+        else:
+            graces.append(f"{n} stop_grace_period {grace:g}s >= {why}")
     for pr in problems:
         print(pr)
     if not problems:
         print(f"{len(services)} services; images pinned; VictoriaMetrics {sorted(set(vm_tags.values()))}; "
-              f"dedup 1ms on vmstorage/vmselect; writer {runners}, producer {producers}")
+              f"dedup 1ms on vmstorage/vmselect; writer {runners}, producer {producers}; {'; '.join(graces)}")
     return 1 if problems else 0
 
 
@@ -243,6 +349,7 @@ def check_dashboard(path):
         if v.get("type") == "query" and (v.get("datasource") or {}).get("uid") != DATASOURCE_REF:
             problems.append(f"variable {name!r} does not query through {DATASOURCE_REF}")
     ids, used = set(), set()
+    known = catalogue_metrics() | OTHER_METRICS
     panels = [p for p in panels_of(d) if p.get("type") != "row"]
     if not panels:
         problems.append("no panels")
@@ -265,7 +372,7 @@ def check_dashboard(path):
             if not expr.strip():
                 problems.append(f"{title} [{t.get('refId')}]: empty expr")
             names = metric_names(expr)
-            unknown = names - KNOWN_METRICS
+            unknown = names - known
             if unknown:
                 problems.append(f"{title} [{t.get('refId')}]: unknown metric(s) {sorted(unknown)}")
             used |= names
@@ -312,11 +419,15 @@ def check_promql(path, vm_url):
 # ----------------------------------------------------------------------------------------------------------- k8s
 
 def parse_duration_seconds(text):
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)?", str(text).strip())
-    if not m:
+    """Seconds of "30s", "500ms", "2m", a bare number of seconds, or a compound one as docker-compose prints them
+    ("2m0s"); None when unreadable."""
+    text = str(text).strip()
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
         return None
-    n = float(m.group(1))
-    return n * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)]
+    return sum(float(n) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[u] for n, u in parts)
 
 
 def validate_crd(doc, schema_dir):
@@ -359,18 +470,19 @@ def writer_constants():
 
 
 def grace_needed(env, constants):
-    """(seconds, explanation) the pod's terminationGracePeriodSeconds must reach: drain timeout + durability window +
-    self-halt margin, from the rendered ConfigMap's TSDB_WRITER_* values; (None, problem) when a value is unreadable.
+    """(seconds, explanation) the pod's terminationGracePeriodSeconds (compose's stop_grace_period) must reach: drain
+    timeout + durability window + self-halt margin, from the writer's settings as TSDB_WRITER_* names (its --config
+    file, then its variables); (None, problem) when a value is unreadable.
     An auto window is taken at its largest at the TSDBs' defaults (an unknown TSDB's, which --tsdb-metrics-url none
     also gives)."""
     drain_text = env.get(ENV_PREFIX + "DRAIN_TIMEOUT")
     drain = constants["drain"] if drain_text is None else parse_duration_seconds(drain_text)
     if drain is None:
-        return None, f"cannot read {ENV_PREFIX}DRAIN_TIMEOUT={drain_text!r}"
+        return None, f"cannot read drain-timeout {drain_text!r}"
     window_text = env.get(ENV_PREFIX + "DURABILITY_WINDOW", "auto")
     window = constants["unknown_window"] if window_text == "auto" else parse_duration_seconds(window_text)
     if window is None:
-        return None, f"cannot read {ENV_PREFIX}DURABILITY_WINDOW={window_text!r}"
+        return None, f"cannot read durability-window {window_text!r}"
     margin = constants["halt_margin"]
     return drain + window + margin, (f"drain {drain:g}s + window {window:g}s ({window_text}) + self-halt margin "
                                      f"{margin:g}s = {drain + window + margin:g}s")
@@ -411,12 +523,11 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url, expect_tsdb_metri
     if not kinds.get("VMPodScrape") and not kinds.get("PodMonitor"):
         problems.append("no VMPodScrape or PodMonitor: nothing scrapes the writers")
     env = {}
-    # Only the settings ConfigMap holds TSDB_WRITER_* variables; others are mounted as files (e.g. kafka-client.properties).
-    for cm in [c for c in configmaps if c["metadata"]["name"].startswith("tsdb-writer-config")]:
+    cm_by_name = {cm["metadata"]["name"]: cm for cm in configmaps}
+    for cm in configmaps:
         for k, v in (cm.get("data") or {}).items():
-            if not k.startswith(ENV_PREFIX):
-                problems.append(f"ConfigMap {cm['metadata']['name']}: {k} is not a {ENV_PREFIX}* variable")
-            env[k] = v
+            if SECRET_KEY.search(k.lower()) and not k.lower().endswith(("_file", "-file")):
+                problems.append(f"ConfigMap {cm['metadata']['name']}: {k} looks like a secret: it belongs in a Secret")
     for dep in deployments:
         spec = dep["spec"]
         pod = spec["template"]["spec"]
@@ -430,9 +541,6 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url, expect_tsdb_metri
                 if r not in res.get(part, {}):
                     problems.append(f"container has no {part}.{r}")
         ports = {p.get("name"): p.get("containerPort") for p in c.get("ports", [])}
-        metrics_port = int(env.get(ENV_PREFIX + "METRICS_PORT", 9464))
-        if ports.get("metrics") != metrics_port:
-            problems.append(f"container port 'metrics' is {ports.get('metrics')}, the writer listens on {metrics_port}")
         for probe, path_ in (("livenessProbe", "/health/live"), ("readinessProbe", "/health/ready")):
             got = (c.get(probe) or {}).get("httpGet", {}).get("path")
             if got != path_:
@@ -440,16 +548,50 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url, expect_tsdb_metri
         if pod.get("enableServiceLinks", True) is not False:
             problems.append("enableServiceLinks is not false: a Service's links (e.g. TSDB_WRITER_METRICS_PORT=tcp://…) "
                             "would reach the writer as TSDB_WRITER_* flag defaults")
+        # The settings: the --config file of the container's args (a ConfigMap's key, mounted), then its variables.
+        config = config_arg(as_text(c.get("command")).split() + [str(a) for a in c.get("args") or []])
+        if config is None:
+            problems.append("container args pass no --config: the writer's settings belong in a ConfigMap's YAML file")
+        else:
+            mounts = {m["name"]: m for m in c.get("volumeMounts", [])}
+            found = None
+            for vol in pod.get("volumes", []):
+                m = mounts.get(vol.get("name"))
+                if not m or "configMap" not in vol:
+                    continue
+                mount = m["mountPath"].rstrip("/")
+                key = (m.get("subPath") if config == mount else
+                       config[len(mount) + 1:] if config.startswith(mount + "/") else None)
+                cm = cm_by_name.get(vol["configMap"].get("name"))
+                if key and cm and key in (cm.get("data") or {}):
+                    found = (cm["metadata"]["name"], key, cm["data"][key])
+            if found is None:
+                problems.append(f"--config {config} is no key of a ConfigMap mounted into the container")
+            else:
+                try:
+                    settings = config_settings(found[2])
+                except Exception as e:  # ValueError, yaml.YAMLError
+                    problems.append(f"ConfigMap {found[0]} key {found[1]}: {e}")
+                    settings = []
+                problems += secret_problems(f"ConfigMap {found[0]} key {found[1]}", settings)
+                env.update(settings_as_env(settings))
+        for ref in c.get("envFrom", []):  # variables win over the file
+            env.update((cm_by_name.get(ref.get("configMapRef", {}).get("name")) or {}).get("data") or {})
+        for e in c.get("env", []) or []:
+            if e.get("name", "").startswith(ENV_PREFIX):
+                if SECRET_KEY.search(e["name"].lower()) and not e["name"].endswith("_FILE") and "value" in e:
+                    problems.append(f"env {e['name']} holds a secret as a literal value: use a Secret file")
+                if "value" in e:
+                    env[e["name"]] = str(e["value"])
+        metrics_port = int(env.get(ENV_PREFIX + "METRICS_PORT", 9464))
+        if ports.get("metrics") != metrics_port:
+            problems.append(f"container port 'metrics' is {ports.get('metrics')}, the writer listens on {metrics_port}")
         grace = pod.get("terminationGracePeriodSeconds", 30)
         need, why = grace_needed(env, writer_constants())
         if need is None:
             problems.append(why)
         elif not grace >= need:
             problems.append(f"terminationGracePeriodSeconds {grace} is below {why}")
-        refs = [e.get("configMapRef", {}).get("name") for e in c.get("envFrom", [])]
-        names = {cm["metadata"]["name"] for cm in configmaps}
-        if not any(r in names for r in refs):
-            problems.append(f"container envFrom {refs} names none of the ConfigMaps {sorted(names)}")
     for pdb in kinds.get("PodDisruptionBudget", []):
         dep_labels = deployments[0]["spec"]["template"]["metadata"].get("labels", {}) if deployments else {}
         sel = pdb["spec"].get("selector", {}).get("matchLabels", {})
@@ -466,15 +608,15 @@ def check_k8s(name, path, versions, schema_dir, expect_vm_url, expect_tsdb_metri
     if expect_vm_url:
         url = env.get(ENV_PREFIX + "VM_URL", "")
         if not re.fullmatch(expect_vm_url, url):
-            problems.append(f"{ENV_PREFIX}VM_URL={url!r} does not match {expect_vm_url}")
+            problems.append(f"vm-url {url!r} does not match {expect_vm_url}")
     if expect_tsdb_metrics_url:
         # vminsert alone: without its vmstorage pages the window is an unknown TSDB's, and no restart is seen.
         pages = [u for u in env.get(ENV_PREFIX + "TSDB_METRICS_URL", "").split(",") if u]
         if not pages:
-            problems.append(f"no {ENV_PREFIX}TSDB_METRICS_URL: the vmstorage pages are not read (window unknown, restarts unseen)")
+            problems.append("no tsdb-metrics-url: the vmstorage pages are not read (window unknown, restarts unseen)")
         for u in pages:
             if not re.fullmatch(expect_tsdb_metrics_url, u):
-                problems.append(f"{ENV_PREFIX}TSDB_METRICS_URL page {u!r} does not match {expect_tsdb_metrics_url}")
+                problems.append(f"tsdb-metrics-url page {u!r} does not match {expect_tsdb_metrics_url}")
 
     for pr in problems:
         print(pr)
@@ -497,7 +639,7 @@ METER_SOURCES = "src/main/java/io/tsdbwriter"
 
 def catalogue_metrics():
     """The Prometheus names of the writer's meters, from its sources: WriterMeters' Counter/FunctionCounter/Gauge/Timer
-    builders under PREFIX and every `meters.gauge("name", ...)`, named as Micrometer's Prometheus registry names them
+    builders under PREFIX, every `meters.gauge("name", ...)` and a counter named by a NAME constant, named as Micrometer's Prometheus registry names them
     (dots become underscores, a base unit is appended, counters get _total, timers _seconds_{count,sum,max,bucket})."""
     names = set()
     for dirpath, _, files in os.walk(os.path.join(ROOT, METER_SOURCES)):
@@ -521,6 +663,10 @@ def catalogue_metrics():
                     names.add(name)
             for m in re.finditer(r'meters\s*\.gauge\(\s*"([a-z.]+)"', text):
                 names.add("tsdbwriter_" + m.group(1).replace(".", "_"))
+            # A counter named by a constant: NAME = WriterMeters.PREFIX + "tenant.samples.written", Counter.builder(NAME).
+            m = re.search(r'NAME\s*=\s*WriterMeters\.PREFIX\s*\+\s*"([a-z.]+)"', text)
+            if m and re.search(r"Counter\.builder\(\s*NAME\s*\)", text):
+                names.add("tsdbwriter_" + m.group(1).replace(".", "_") + "_total")
     return names
 
 
@@ -594,8 +740,19 @@ def as_text(value):
     return value if isinstance(value, str) else " ".join(str(v) for v in value)
 
 
-def usages(compose_file, k8s_files):
-    """(where, subcommand, flag) for every flag and TSDB_WRITER_* variable the deployment files use."""
+def config_usages(where, sub, text, known):
+    """(where, subcommand, flag, heading) for every key of a --config file's text; a mapping under a key that is no
+    flag of `sub` (known: subcommand -> flags) is a --help heading."""
+    try:
+        settings = config_settings(text, known.get(sub) if known else None)
+    except Exception as e:  # ValueError, yaml.YAMLError
+        return [(f"{where}: not a --config file ({e})", sub, "config", None)]
+    return [(f"{where} (key {(h + '.') if h else ''}{k})", sub, k, h) for h, k, _ in settings]
+
+
+def usages(compose_file, k8s_files, known=None):
+    """(where, subcommand, flag, heading or None) for every flag, TSDB_WRITER_* variable and --config key the
+    deployment files use (known: subcommand -> its flags, to tell a flag's mapping from a heading)."""
     import yaml
     out = []
     with open(compose_file) as f:
@@ -606,27 +763,36 @@ def usages(compose_file, k8s_files):
         sub = m.group(1) if m else "run"  # the image's default command is `run`
         after = text[m.end():] if m else text
         for fl in sorted(flags_in(after)):
-            out.append((f"compose service {name} (command)", sub, fl))
+            out.append((f"compose service {name} (command)", sub, fl, None))
+        host, inside = compose_config_file(svc, os.path.dirname(os.path.abspath(compose_file)))
+        if host and os.path.isfile(host):
+            with open(host) as fh:
+                out += config_usages(f"compose service {name} --config {os.path.relpath(host, ROOT)}", sub, fh.read(),
+                                     known)
+        elif inside:
+            out.append((f"compose service {name}: --config {inside} is not a bind-mounted file", sub, "config", None))
         env = svc.get("environment") or {}
         keys = env.keys() if isinstance(env, dict) else [e.split("=", 1)[0] for e in env]
         for k in sorted(keys):
             if k.startswith(ENV_PREFIX):
-                out.append((f"compose service {name} (env {k})", sub, flag_for_env(k)[2:]))
+                out.append((f"compose service {name} (env {k})", sub, flag_for_env(k)[2:], None))
     for path in k8s_files:
         for doc in load_yaml_docs(path):
             where = f"{os.path.basename(path)} {doc.get('kind')}/{doc.get('metadata', {}).get('name')}"
             if doc.get("kind") == "ConfigMap":
-                for k in sorted((doc.get("data") or {}).keys()):
+                for k, v in sorted((doc.get("data") or {}).items()):
                     if k.startswith(ENV_PREFIX):
-                        out.append((f"{where} ({k})", "run", flag_for_env(k)[2:]))
+                        out.append((f"{where} ({k})", "run", flag_for_env(k)[2:], None))
+                    elif k.endswith((".yaml", ".yml")) and doc["metadata"]["name"].startswith("tsdb-writer-config"):
+                        out += config_usages(f"{where} {k}", "run", v, known)
             if doc.get("kind") in ("Deployment", "StatefulSet"):
                 for c in doc["spec"]["template"]["spec"].get("containers", []):
                     text = as_text(c.get("command")) + " " + as_text(c.get("args"))
                     for fl in sorted(flags_in(text)):
-                        out.append((f"{where} (args)", "run", fl))
+                        out.append((f"{where} (args)", "run", fl, None))
                     for e in c.get("env", []) or []:
                         if e.get("name", "").startswith(ENV_PREFIX):
-                            out.append((f"{where} (env {e['name']})", "run", flag_for_env(e["name"])[2:]))
+                            out.append((f"{where} (env {e['name']})", "run", flag_for_env(e["name"])[2:], None))
     return out
 
 
@@ -647,36 +813,41 @@ def env_ignored(compose_file):
 
 
 def help_flags(java, jar, sub):
+    """(flags, headings, None) of `sub --help`, or (None, None, the last lines) when it fails."""
     p = subprocess.run([java, "-jar", jar, sub, "--help"], capture_output=True, text=True, timeout=120,
                        env={k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX)})
     if p.returncode != 0:
-        return None, (p.stdout + p.stderr).strip().splitlines()[-3:]
-    return flags_in(p.stdout + p.stderr), None
+        return None, None, (p.stdout + p.stderr).strip().splitlines()[-3:]
+    return flags_in(p.stdout + p.stderr), help_headings(p.stdout), None
 
 
 def check_flags(compose_file, k8s_files, java, jar):
-    uses = usages(compose_file, k8s_files)
     if not jar:
-        print(f"{len(uses)} flags/variables found; not verified (no jar)")
+        uses = usages(compose_file, k8s_files)
+        print(f"{len(uses)} flags/variables/config keys found; not verified (no jar)")
         return 0
-    known, problems = {}, []
-    for sub in sorted({u[1] for u in uses} | {"run"}):
-        flags, err = help_flags(java, jar, sub)
+    known, headings, problems = {}, {}, []
+    for sub in sorted({u[1] for u in usages(compose_file, k8s_files)} | {"run"}):
+        flags, heads, err = help_flags(java, jar, sub)
         if flags is None:
             problems.append(f"`{os.path.basename(jar)} {sub} --help` failed: {' / '.join(err)}")
         elif not flags - {"help", "version"}:
             problems.append(f"`{os.path.basename(jar)} {sub} --help` lists no options: no `{sub}` command in this jar?")
         else:
-            known[sub] = flags
-    for where, sub, fl in uses:
+            known[sub], headings[sub] = flags, heads
+    uses = usages(compose_file, k8s_files, known)
+    for where, sub, fl, heading in uses:
         if sub in known and fl not in known[sub]:
             problems.append(f"{where}: --{fl} is not a flag of `tsdb-writer {sub}`")
+        if sub in known and heading is not None and heading not in headings[sub]:
+            problems.append(f"{where}: '{heading}' is not a heading of `tsdb-writer {sub} --help` "
+                            f"({', '.join(sorted(headings[sub]))})")
     problems.extend(env_ignored(compose_file))
     for pr in problems:
         print(pr)
     if not problems:
         by_sub = {}
-        for _, sub, fl in uses:
+        for _, sub, fl, _ in uses:
             by_sub.setdefault(sub, set()).add(fl)
         print("; ".join(f"{sub}: {len(f)} distinct flags all in `{sub} --help`" for sub, f in sorted(by_sub.items()))
               + f" ({len(uses)} uses)")
@@ -700,9 +871,9 @@ def main():
     a.add_argument("file")
     a.add_argument("--versions", default="1.37")
     a.add_argument("--schemas", default=os.path.join(HERE, "schemas"))
-    a.add_argument("--expect-vm-url", default=None, help="regular expression the TSDB_WRITER_VM_URL must match")
+    a.add_argument("--expect-vm-url", default=None, help="regular expression the writer's vm-url must match")
     a.add_argument("--expect-tsdb-metrics-url", default=None,
-                   help="regular expression every page of TSDB_WRITER_TSDB_METRICS_URL must match (at least one page)")
+                   help="regular expression every page of the writer's tsdb-metrics-url must match (at least one page)")
     a = sp.add_parser("rules")
     a.add_argument("files", nargs="+")
     a.add_argument("--out", required=True, help="where to write the groups as a plain rule file")

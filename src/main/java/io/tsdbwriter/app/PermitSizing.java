@@ -118,7 +118,7 @@ final class PermitSizing {
             Tags tags = Tags.of("endpoint", e.baseUrl());
             meters.gauge(
                     "write.permits.capacity",
-                    "Write permits: concurrent import requests allowed to the endpoint",
+                    "Write permits: concurrent write requests allowed to the endpoint",
                     tags,
                     permits,
                     p -> p.capacity(e));

@@ -302,7 +302,9 @@ final class RunCommand implements Callable<Integer> {
             defaultValue = "30s",
             converter = Converters.DurationConverter.class,
             paramLabel = "DURATION",
-            description = "At a stop, how long in-flight writes may finish and be stored (default: ${DEFAULT-VALUE})")
+            description = "At a stop, how long in-flight writes may finish and be stored; give the process a stop grace"
+                    + " (terminationGracePeriodSeconds, stop_grace_period) of at least this + the durability window"
+                    + " + 60s (default: ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
     @Option(

@@ -41,7 +41,7 @@ public final class WriterMeters {
     public final Counter pointsDecoded;
     /** [tsdbwriter_samples_expected_total] points decoded × M × N, less the points whose series relabeling dropped. */
     public final Counter samplesExpected;
-    /** [tsdbwriter_samples_written_total] samples VictoriaMetrics answered 2xx for. */
+    /** [tsdbwriter_samples_written_total] samples the TSDB answered 2xx for. */
     public final Counter samplesWritten;
     /** Samples written per tenant ({@code --tenant-from}): {@link TenantSamples}. */
     public final TenantSamples tenantSamples;
@@ -66,7 +66,7 @@ public final class WriterMeters {
      * reader ends; the summary's {@code kafka_fetched_bytes} (bench: fetched ÷ topic bytes). Not a meter.
      */
     public final LongAdder kafkaFetchedBytes = new LongAdder();
-    /** [tsdbwriter_write_latency_seconds] duration of one import request. */
+    /** [tsdbwriter_write_latency_seconds] duration of one write request. */
     public final Timer writeLatency;
     /** [tsdbwriter_write_permit_wait_seconds] time a poll thread waited for a write permit. */
     public final Timer permitWait;
@@ -176,7 +176,7 @@ public final class WriterMeters {
                         "Samples expected: points decoded x time multiplier x instance multiplier, less the points relabeling dropped")
                 .register(registry);
         samplesWritten = Counter.builder(PREFIX + "samples.written")
-                .description("Samples VictoriaMetrics acknowledged with 2xx")
+                .description("Samples the TSDB acknowledged with 2xx")
                 .register(registry);
         tenantSamples = new TenantSamples(registry);
         samplesRefused = Counter.builder(PREFIX + "samples.refused")
@@ -196,10 +196,10 @@ public final class WriterMeters {
                 .description("Request body bytes sent, as on the wire (after gzip/snappy), every attempt")
                 .register(registry);
         retries = Counter.builder(PREFIX + "write.retries")
-                .description("Import requests retried (429, 5xx, I/O errors, timeouts)")
+                .description("Write requests retried (429, 5xx, I/O errors, timeouts)")
                 .register(registry);
         writeLatency = Timer.builder(PREFIX + "write.latency")
-                .description("Duration of one /api/v1/import request")
+                .description("Duration of one write request (an import or a remote write)")
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofSeconds(120))
@@ -218,7 +218,7 @@ public final class WriterMeters {
                 .register(registry);
         Gauge.builder(PREFIX + "inflight", inflightBytes, AtomicLong::get)
                 .baseUnit("bytes")
-                .description("Import request bytes buffered or in flight")
+                .description("Write request bytes buffered or in flight")
                 .register(registry);
         seriesCreated = Counter.builder(PREFIX + "new.series")
                 .description(
@@ -325,7 +325,7 @@ public final class WriterMeters {
     }
 
     /**
-     * Counts one import request: [tsdbwriter_write_requests_total{outcome,status}].
+     * Counts one write request: [tsdbwriter_write_requests_total{outcome,status}].
      *
      * @param outcome {@code success}, {@code retry}, {@code failed}, {@code fault} (a configuration fault: held, tried
      *                again) or {@code probe} (the empty request that tells a data refusal from a misconfigured endpoint)
@@ -334,7 +334,7 @@ public final class WriterMeters {
     public void writeRequest(String outcome, String status) {
         writeRequests
                 .computeIfAbsent(outcome + '|' + status, k -> Counter.builder(PREFIX + "write.requests")
-                        .description("Import requests by outcome and HTTP status")
+                        .description("Write requests by outcome and HTTP status")
                         .tags(Tags.of("outcome", outcome, "status", status))
                         .register(registry))
                 .increment();

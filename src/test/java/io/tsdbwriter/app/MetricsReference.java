@@ -49,7 +49,7 @@ public final class MetricsReference {
      */
     static final Map<String, String> APPEARS = Map.ofEntries(
             Map.entry("tsdbwriter_decode_errors_total", "once a record (or line) is malformed, per format and reason"),
-            Map.entry("tsdbwriter_write_requests_total", "with the first import request, per outcome and status"),
+            Map.entry("tsdbwriter_write_requests_total", "with the first write request, per outcome and status"),
             Map.entry("tsdbwriter_dead_letters_total", "once a record is dead-lettered"),
             Map.entry("tsdbwriter_dead_letter_failures_total", "once a record cannot be dead-lettered"),
             Map.entry("tsdbwriter_write_faults_total", "once a write meets a configuration fault"),
