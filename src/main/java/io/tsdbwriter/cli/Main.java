@@ -38,6 +38,7 @@ import picocli.CommandLine;
         },
         subcommands = {
             RunCommand.class,
+            CheckCommand.class,
             ProduceCommand.class,
             VerifyCommand.class,
             BenchCommand.class,
@@ -164,7 +165,7 @@ public final class Main {
 
     /**
      * What every command does after parsing and before it runs (not for {@code --help} nor {@code --version}): its
-     * {@code --log-format} applied, and for {@code run} one WARN for each unknown {@code TSDB_WRITER_*} variable
+     * {@code --log-format} applied, and for {@code run} and {@code check} one WARN for each unknown {@code TSDB_WRITER_*} variable
      * ({@link EnvironmentDefaults#unknownVariables}).
      */
     private static void atStart(CommandLine.ParseResult parseResult, EnvironmentDefaults defaults) {
@@ -186,7 +187,7 @@ public final class Main {
         }
         DeprecatedNames.used(spec.name(), parseResult.originalArgs())
                 .forEach(LOG::warn); // troubleshooting: is a deprecated name of
-        if (EnvironmentDefaults.COMMAND.equals(spec.name())) {
+        if (EnvironmentDefaults.COMMAND.equals(spec.name()) || EnvironmentDefaults.CHECK.equals(spec.name())) {
             defaults.unknownVariables(spec)
                     .forEach(LOG::warn); // troubleshooting: is no variable of tsdb-writer run (no option maps to
             // it), ignored: did you mean
