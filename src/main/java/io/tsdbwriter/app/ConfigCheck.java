@@ -99,12 +99,14 @@ public final class ConfigCheck {
                 add(CheckResult.fail("kafka", kafkaFailure(bootstrap, e)));
                 return;
             }
-            List<String> topics = topics(admin);
-            for (String t : topics) {
-                topic(admin, "topic " + t, t, MissingTopicException::new);
+            List<String> existing = new ArrayList<>();
+            for (String t : topics(admin)) {
+                if (topic(admin, "topic " + t, t, MissingTopicException::new)) {
+                    existing.add(t);
+                }
             }
-            if (!topics.isEmpty()) {
-                group(admin, topics);
+            if (!existing.isEmpty()) {
+                group(admin, existing);
             }
             if (cfg.deadLetterTopic() != null && !cfg.deadLetterTopic().isBlank()) {
                 topic(
@@ -146,18 +148,21 @@ public final class ConfigCheck {
         }
     }
 
-    private void topic(Admin admin, String subject, String topic, Function<String, RuntimeException> missing) {
+    /** One topic described: its partitions, or why not. @return whether it exists */
+    private boolean topic(Admin admin, String subject, String topic, Function<String, RuntimeException> missing) {
         try {
             TopicDescription d =
                     get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
             int partitions = d.partitions().size();
             add(CheckResult.ok(subject, partitions + (partitions == 1 ? " partition" : " partitions")));
+            return true;
         } catch (Failed e) {
             add(CheckResult.fail(
                     subject,
                     e.getCause() instanceof UnknownTopicOrPartitionException
                             ? missing.apply(topic).getMessage()
                             : "not described: " + kafkaFailure(cfg.bootstrapServers(), e)));
+            return false;
         }
     }
 

@@ -257,7 +257,7 @@ final class PermitSizing {
 
     /**
      * What {@link #start} would size, without sizing anything: the capacities read as at start, then each target's
-     * permits at the whole work share, {@code <base URL>=<permits> (<where from>)}, one element per target.
+     * permits before any work share, {@code <base URL>=<permits> (<where from>)}, one element per target.
      */
     List<String> preview() {
         if (maxConcurrentWrites == 0) {
@@ -266,7 +266,12 @@ final class PermitSizing {
         synchronized (this) {
             List<String> parts = new ArrayList<>();
             for (WriteTarget e : endpoints) {
-                parts.add(e.baseUrl() + "=" + permitsOf(e) + " (" + why(e) + ")");
+                parts.add(
+                        maxConcurrentWrites > 0
+                                ? e.baseUrl() + "=" + permitsOf(e) + " (" + why(e) + ")"
+                                : e.baseUrl() + "=" + capacity.getOrDefault(e, FALLBACK_PERMITS) + " ("
+                                        + source.getOrDefault(e, "fallback")
+                                        + "; the processes of one group share it by the partitions each holds)");
             }
             return parts;
         }

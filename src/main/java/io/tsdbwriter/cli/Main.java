@@ -34,7 +34,8 @@ import picocli.CommandLine;
                     + "optionally amplifying each point M times in time and N times across instances, and reports efficiency "
                     + "(samples written per minute / samples expected per minute).",
             "Every option of run can also be set by an environment variable: TSDB_WRITER_<OPTION>, e.g. "
-                    + "TSDB_WRITER_TIME_MULTIPLIER; the other commands ignore these variables."
+                    + "TSDB_WRITER_TIME_MULTIPLIER; check (run's configuration checked without running) reads them too, "
+                    + "the other commands ignore them."
         },
         subcommands = {
             RunCommand.class,

@@ -47,7 +47,8 @@ class CheckCommandIT {
                 .anyMatch(l -> l.startsWith("ok   group " + group + ": no committed offset"))
                 .anyMatch(
                         l -> l.startsWith("ok   target " + stack.vmUrl() + ": answered 204 to an empty import request"))
-                .anyMatch(l -> l.startsWith("ok   write permits: " + stack.vmUrl() + "="))
+                .anyMatch(l -> l.startsWith("ok   write permits: " + stack.vmUrl() + "=")
+                        && l.contains("vm_concurrent_insert_capacity"))
                 .anyMatch(l -> l.startsWith("ok   durability: window "))
                 .anyMatch(l -> l.startsWith("check: ") && l.contains(" ok: run can start"))
                 .noneMatch(l -> l.startsWith("FAIL"));
@@ -60,12 +61,16 @@ class CheckCommandIT {
         assertThat(missing.output().lines())
                 .as(missing.output())
                 .anyMatch(l -> l.startsWith("FAIL topic no-such-topic: topic 'no-such-topic' does not exist"))
+                .noneMatch(l -> l.startsWith("ok   group"))
                 .anyMatch(l -> l.startsWith("check: ") && l.contains("1 failed"));
 
-        String closed = "http://127.0.0.1:" + FreePorts.pick();
-        WriterProcess target =
-                stack.writer("check-closed-port", List.of("check", "--config", config.toString(), "--vm-url", closed));
+        int port = FreePorts.pick();
+        String closed = "http://127.0.0.1:" + port;
+        WriterProcess target = stack.writer(
+                "check-closed-port",
+                List.of("check", "--config", config.toString(), "--vm-url", "http://user:s3cret@127.0.0.1:" + port));
         assertThat(target.waitFor(Scenario.PROCESS_TIMEOUT)).as(target.output()).isEqualTo(2);
+        assertThat(target.output()).as("the URL's password").doesNotContain("s3cret");
         assertThat(target.output().lines())
                 .as(target.output())
                 .anyMatch(l ->
