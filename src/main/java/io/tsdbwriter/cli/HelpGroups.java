@@ -81,240 +81,253 @@ final class HelpGroups {
             "--keep-timestamps",
             "--source-interval");
 
-    private static final List<Group> RUN = List.of(
-            new Group(
-                    "Kafka connection and consumption",
-                    concat(
-                            KAFKA_CLIENT,
-                            List.of(
-                                    "--topic",
-                                    "--topic-pattern",
-                                    "--group-id",
-                                    "--consumer-mode",
-                                    "--group-instance-id",
-                                    "--group-protocol",
-                                    "--consumer-property",
-                                    "--kafka-timeout"))),
-            new Group(
-                    "Input",
-                    List.of(
-                            "--input-format",
-                            "--topic-format",
-                            "--influx-precision",
-                            "--instance-label",
-                            "--min-timestamp",
-                            "--max-timestamp-ahead",
-                            "--max-record-bytes")),
-            new Group(
-                    "Relabeling, tenants and series limits",
-                    List.of(
-                            "--relabel-config",
-                            "--tenant-from",
-                            "--default-tenant",
-                            "--remote-write-tenant-header",
-                            "--max-hourly-series",
-                            "--max-daily-series")),
-            new Group(
-                    "TSDB connection and security",
-                    concat(
-                            List.of("--output", "--vm-url", "--remote-write-url", "--remote-write-version"),
-                            VM_AUTH,
-                            List.of("--compression", "--call-timeout"))),
-            new Group("Amplification", List.of("--time-multiplier", "--instance-multiplier", "--source-interval")),
-            new Group(
-                    "Delivery",
-                    List.of(
-                            "--ordering",
-                            "--segment-size",
-                            "--commit-interval",
-                            "--durability-window",
-                            "--tsdb-metrics-url",
-                            "--max-retries",
-                            "--max-backoff",
-                            "--on-write-failure",
-                            "--on-configuration-fault",
-                            "--dead-letter-topic",
-                            "--write-fault-timeout",
-                            "--drain-timeout",
-                            "--stop-at-end")),
-            new Group(
-                    "Tuning",
-                    List.of(
-                            "--parallelism",
-                            "--max-concurrent-writes",
-                            "--target-metrics-url",
-                            "--batch-samples",
-                            "--max-inflight-bytes",
-                            "--series-cache-size",
-                            "--write-mode")),
-            new Group(
-                    "Output and reports",
-                    List.of("--report-interval", "--summary-json", "--metrics-port", "--metrics-address")),
-            new Group(
-                    "Replay and load (capacity tests, soaks)",
-                    List.of(
-                            "--from",
-                            "--to",
-                            "--rebase-time",
-                            "--loop",
-                            "--replay-duration",
-                            "--max-samples-per-second",
-                            "--churn-interval")),
-            LOGS,
-            HELP);
-
     private static final Map<String, List<Group>> TABLES = Map.of(
             "run",
-            RUN,
-            "check",
-            RUN,
+                    List.of(
+                            new Group(
+                                    "Kafka connection and consumption",
+                                    concat(
+                                            KAFKA_CLIENT,
+                                            List.of(
+                                                    "--topic",
+                                                    "--topic-pattern",
+                                                    "--group-id",
+                                                    "--consumer-mode",
+                                                    "--group-instance-id",
+                                                    "--group-protocol",
+                                                    "--consumer-property",
+                                                    "--kafka-timeout"))),
+                            new Group(
+                                    "Input",
+                                    List.of(
+                                            "--input-format",
+                                            "--topic-format",
+                                            "--influx-precision",
+                                            "--instance-label",
+                                            "--min-timestamp",
+                                            "--max-timestamp-ahead",
+                                            "--max-record-bytes")),
+                            new Group(
+                                    "Relabeling, tenants and series limits",
+                                    List.of(
+                                            "--relabel-config",
+                                            "--tenant-from",
+                                            "--default-tenant",
+                                            "--remote-write-tenant-header",
+                                            "--max-hourly-series",
+                                            "--max-daily-series")),
+                            new Group(
+                                    "TSDB connection and security",
+                                    concat(
+                                            List.of(
+                                                    "--output",
+                                                    "--vm-url",
+                                                    "--remote-write-url",
+                                                    "--remote-write-version"),
+                                            VM_AUTH,
+                                            List.of("--compression", "--call-timeout"))),
+                            new Group(
+                                    "Amplification",
+                                    List.of("--time-multiplier", "--instance-multiplier", "--source-interval")),
+                            new Group(
+                                    "Delivery",
+                                    List.of(
+                                            "--ordering",
+                                            "--segment-size",
+                                            "--commit-interval",
+                                            "--durability-window",
+                                            "--tsdb-metrics-url",
+                                            "--max-retries",
+                                            "--max-backoff",
+                                            "--on-write-failure",
+                                            "--on-configuration-fault",
+                                            "--dead-letter-topic",
+                                            "--write-fault-timeout",
+                                            "--drain-timeout",
+                                            "--stop-at-end")),
+                            new Group(
+                                    "Tuning",
+                                    List.of(
+                                            "--parallelism",
+                                            "--max-concurrent-writes",
+                                            "--target-metrics-url",
+                                            "--batch-samples",
+                                            "--max-inflight-bytes",
+                                            "--series-cache-size",
+                                            "--write-mode")),
+                            new Group(
+                                    "Output and reports",
+                                    List.of(
+                                            "--report-interval",
+                                            "--summary-json",
+                                            "--metrics-port",
+                                            "--metrics-address")),
+                            new Group(
+                                    "Replay and load (capacity tests, soaks)",
+                                    List.of(
+                                            "--from",
+                                            "--to",
+                                            "--rebase-time",
+                                            "--loop",
+                                            "--replay-duration",
+                                            "--max-samples-per-second",
+                                            "--churn-interval")),
+                            LOGS,
+                            HELP),
             "produce",
-            List.of(
-                    new Group("Source points (without --synthetic: the FILEs)", SOURCE_POINTS),
-                    new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic"))),
-                    new Group("Records and load", List.of("--records-per-second", "--points-per-record", "--keyed")),
-                    LOGS,
-                    HELP),
+                    List.of(
+                            new Group("Source points (without --synthetic: the FILEs)", SOURCE_POINTS),
+                            new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic"))),
+                            new Group(
+                                    "Records and load",
+                                    List.of("--records-per-second", "--points-per-record", "--keyed")),
+                            LOGS,
+                            HELP),
             "verify",
-            List.of(
-                    new Group(
-                            "Expected samples: the source points as produce read them, amplified",
-                            concat(
-                                    SOURCE_POINTS,
-                                    List.of("--time-multiplier", "--instance-multiplier", "--replay-summary"))),
-                    new Group("TSDB connection and security", concat(List.of("--vm-url", "--flush-url"), VM_AUTH)),
-                    new Group("Check", List.of("--match", "--value-tolerance", "--wait", "--search-timeout")),
-                    LOGS,
-                    HELP),
+                    List.of(
+                            new Group(
+                                    "Expected samples: the source points as produce read them, amplified",
+                                    concat(
+                                            SOURCE_POINTS,
+                                            List.of("--time-multiplier", "--instance-multiplier", "--replay-summary"))),
+                            new Group(
+                                    "TSDB connection and security",
+                                    concat(List.of("--vm-url", "--flush-url"), VM_AUTH)),
+                            new Group("Check", List.of("--match", "--value-tolerance", "--wait", "--search-timeout")),
+                            LOGS,
+                            HELP),
             "bench",
-            List.of(
-                    new Group("Kafka connection", KAFKA_CLIENT),
-                    new Group(
-                            "TSDB connection and security",
-                            concat(
+                    List.of(
+                            new Group("Kafka connection", KAFKA_CLIENT),
+                            new Group(
+                                    "TSDB connection and security",
+                                    concat(
+                                            List.of(
+                                                    "--vm-url",
+                                                    "--remote-write-url",
+                                                    "--prometheus-binary",
+                                                    "--prometheus-out-of-order-window",
+                                                    "--victoria-metrics-binary"),
+                                            VM_AUTH)),
+                            new Group(
+                                    "Grid: one writer process per cell",
                                     List.of(
-                                            "--vm-url",
-                                            "--remote-write-url",
-                                            "--prometheus-binary",
-                                            "--prometheus-out-of-order-window",
-                                            "--victoria-metrics-binary"),
-                                    VM_AUTH)),
-                    new Group(
-                            "Grid: one writer process per cell",
-                            List.of(
-                                    "--parallelism",
-                                    "--time-multiplier",
-                                    "--instance-multiplier",
-                                    "--write-mode",
-                                    "--output",
-                                    "--share-processes",
-                                    "--share-parallelism")),
-                    new Group(
-                            "Backlog and live load",
-                            List.of(
-                                    "--source",
-                                    "--data-dir",
-                                    "--series",
-                                    "--records",
-                                    "--topic",
-                                    "--partitions",
-                                    "--source-interval",
-                                    "--input-rate",
-                                    "--live-duration",
-                                    "--live-grace")),
-                    new Group("Ceiling", List.of("--ceiling-seconds", "--ceiling-pool")),
-                    new Group(
-                            "Writer processes",
-                            List.of(
-                                    "--writer-jar",
-                                    "--writer-jvm-option",
-                                    "--writer-arg",
-                                    "--segment-size",
-                                    "--max-concurrent-writes",
-                                    "--batch-samples",
-                                    "--cell-timeout",
-                                    "--settle-timeout")),
-                    new Group("Floor and peer", List.of("--floor", "--peer", "--telegraf-binary")),
-                    new Group(
-                            "Placement: the TSDB and the writer side on disjoint CPUs",
-                            List.of("--tsdb-cpus", "--writer-cpus")),
-                    new Group("Output and reports", List.of("--csv", "--chart", "--work-dir")),
-                    LOGS,
-                    HELP),
-            "capacity",
-            List.of(
-                    new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic-prefix", "--partitions"))),
-                    new Group(
-                            "TSDB connection and security",
-                            concat(
-                                    List.of(
-                                            "--target",
+                                            "--parallelism",
+                                            "--time-multiplier",
+                                            "--instance-multiplier",
+                                            "--write-mode",
                                             "--output",
-                                            "--vm-url",
-                                            "--remote-write-url",
-                                            "--remote-write-version",
-                                            "--target-metrics-url"),
-                                    VM_AUTH)),
-                    new Group(
-                            "Load model",
-                            List.of(
-                                    "--time-multiplier",
-                                    "--instance-multiplier",
-                                    "--churn-interval",
-                                    "--series-mode",
-                                    "--series-change-interval",
-                                    "--spike-multiplier",
-                                    "--data-dir",
-                                    "--points-per-pass")),
-                    new Group(
-                            "Search",
-                            List.of(
-                                    "--vary",
-                                    "--start-input-rate",
-                                    "--probe-records",
-                                    "--step-factor",
-                                    "--step-duration",
-                                    "--warm-up",
-                                    "--max-steps",
-                                    "--time-budget",
-                                    "--refine-steps",
-                                    "--min-efficiency",
-                                    "--max-p99-latency",
-                                    "--step-drain-timeout")),
-                    new Group(
-                            "Read load",
-                            List.of(
-                                    "--query-rate",
-                                    "--query-url",
-                                    "--queries",
-                                    "--query-timeout",
-                                    "--max-query-p99-latency")),
-                    new Group(
-                            "Writer processes",
-                            List.of(
-                                    "--writer-jar",
-                                    "--writer-jvm-option",
-                                    "--writer-arg",
-                                    "--segment-size",
-                                    "--parallelism",
-                                    "--max-concurrent-writes",
-                                    "--batch-samples")),
-                    new Group(
-                            "Placement: the TSDB and the writer side on disjoint CPUs",
-                            List.of("--tsdb-cpus", "--writer-cpus", "--side-by-side")),
-                    new Group("Output and reports", List.of("--csv", "--chart", "--report", "--work-dir")),
-                    LOGS,
-                    HELP),
-            "tsdb-writer",
-            List.of(new Group("Options", List.of("--help", "--version"))),
-            "help",
-            List.of(new Group("Options", List.of("--help"))));
+                                            "--share-processes",
+                                            "--share-parallelism")),
+                            new Group(
+                                    "Backlog and live load",
+                                    List.of(
+                                            "--source",
+                                            "--data-dir",
+                                            "--series",
+                                            "--records",
+                                            "--topic",
+                                            "--partitions",
+                                            "--source-interval",
+                                            "--input-rate",
+                                            "--live-duration",
+                                            "--live-grace")),
+                            new Group("Ceiling", List.of("--ceiling-seconds", "--ceiling-pool")),
+                            new Group(
+                                    "Writer processes",
+                                    List.of(
+                                            "--writer-jar",
+                                            "--writer-jvm-option",
+                                            "--writer-arg",
+                                            "--segment-size",
+                                            "--max-concurrent-writes",
+                                            "--batch-samples",
+                                            "--cell-timeout",
+                                            "--settle-timeout")),
+                            new Group("Floor and peer", List.of("--floor", "--peer", "--telegraf-binary")),
+                            new Group(
+                                    "Placement: the TSDB and the writer side on disjoint CPUs",
+                                    List.of("--tsdb-cpus", "--writer-cpus")),
+                            new Group("Output and reports", List.of("--csv", "--chart", "--work-dir")),
+                            LOGS,
+                            HELP),
+            "capacity",
+                    List.of(
+                            new Group(
+                                    "Kafka connection",
+                                    concat(KAFKA_CLIENT, List.of("--topic-prefix", "--partitions"))),
+                            new Group(
+                                    "TSDB connection and security",
+                                    concat(
+                                            List.of(
+                                                    "--target",
+                                                    "--output",
+                                                    "--vm-url",
+                                                    "--remote-write-url",
+                                                    "--remote-write-version",
+                                                    "--target-metrics-url"),
+                                            VM_AUTH)),
+                            new Group(
+                                    "Load model",
+                                    List.of(
+                                            "--time-multiplier",
+                                            "--instance-multiplier",
+                                            "--churn-interval",
+                                            "--series-mode",
+                                            "--series-change-interval",
+                                            "--spike-multiplier",
+                                            "--data-dir",
+                                            "--points-per-pass")),
+                            new Group(
+                                    "Search",
+                                    List.of(
+                                            "--vary",
+                                            "--start-input-rate",
+                                            "--probe-records",
+                                            "--step-factor",
+                                            "--step-duration",
+                                            "--warm-up",
+                                            "--max-steps",
+                                            "--time-budget",
+                                            "--refine-steps",
+                                            "--min-efficiency",
+                                            "--max-p99-latency",
+                                            "--step-drain-timeout")),
+                            new Group(
+                                    "Read load",
+                                    List.of(
+                                            "--query-rate",
+                                            "--query-url",
+                                            "--queries",
+                                            "--query-timeout",
+                                            "--max-query-p99-latency")),
+                            new Group(
+                                    "Writer processes",
+                                    List.of(
+                                            "--writer-jar",
+                                            "--writer-jvm-option",
+                                            "--writer-arg",
+                                            "--segment-size",
+                                            "--parallelism",
+                                            "--max-concurrent-writes",
+                                            "--batch-samples")),
+                            new Group(
+                                    "Placement: the TSDB and the writer side on disjoint CPUs",
+                                    List.of("--tsdb-cpus", "--writer-cpus", "--side-by-side")),
+                            new Group("Output and reports", List.of("--csv", "--chart", "--report", "--work-dir")),
+                            LOGS,
+                            HELP),
+            "tsdb-writer", List.of(new Group("Options", List.of("--help", "--version"))),
+            "help", List.of(new Group("Options", List.of("--help"))));
 
     private HelpGroups() {}
 
-    /** The table of the command named {@code command}, as written (names the command lacks included); empty if none. */
+    /**
+     * The table of the command named {@code command}, as written (names the command lacks included); empty if none.
+     * {@code check} has {@code run}'s: it takes its options.
+     */
     static List<Group> table(String command) {
-        return TABLES.getOrDefault(command, List.of());
+        return TABLES.getOrDefault(command.equals("check") ? "run" : command, List.of());
     }
 
     /**
