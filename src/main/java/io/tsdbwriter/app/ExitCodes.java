@@ -29,7 +29,7 @@ public final class ExitCodes {
     public static final int UNREACHABLE = 5;
 
     /** The commands, in the order the catalogue lists them. */
-    public static final List<String> COMMANDS = List.of("run", "produce", "verify", "bench", "capacity");
+    public static final List<String> COMMANDS = List.of("run", "check", "produce", "verify", "bench", "capacity");
 
     /**
      * One exit code: {@code meaning} is its one line in every list that is not one command's; {@code byCommand} maps each
@@ -48,6 +48,8 @@ public final class ExitCodes {
                     "done",
                     "run",
                     "done: the recorded ends committed (--stop-at-end), a replay's passes stored, or stopped with nothing unwritten",
+                    "check",
+                    "every check passed: the flags, Kafka and the write targets are as run needs them",
                     "produce",
                     "every record acknowledged by Kafka",
                     "verify",
@@ -61,6 +63,8 @@ public final class ExitCodes {
                     "a fault",
                     "run",
                     "a fault: a missing topic, Kafka or the endpoint failing past its timeout, a dead thread, writes held at the stop",
+                    "check",
+                    "the checks could not be carried out (an unexpected error, logged)",
                     "produce",
                     "a send failed or the input could not be read",
                     "verify",
@@ -74,6 +78,8 @@ public final class ExitCodes {
                     "invalid flags",
                     "run",
                     "invalid flags",
+                    "check",
+                    "invalid flags, or a check failed: its FAIL line says what run would stumble on",
                     "produce",
                     "invalid flags",
                     "verify",

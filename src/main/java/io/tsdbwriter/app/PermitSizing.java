@@ -256,6 +256,40 @@ final class PermitSizing {
     }
 
     /**
+     * What {@link #start} would size, without sizing anything: the capacities read as at start, then each target's
+     * permits before any work share, {@code <base URL>=<permits> (<where from>)}, one element per target.
+     */
+    List<String> preview() {
+        if (maxConcurrentWrites == 0) {
+            readCapacities(true);
+        }
+        synchronized (this) {
+            List<String> parts = new ArrayList<>();
+            for (WriteTarget e : endpoints) {
+                parts.add(
+                        maxConcurrentWrites > 0
+                                ? e.baseUrl() + "=" + permitsOf(e) + " (" + why(e) + ")"
+                                : e.baseUrl() + "=" + capacity.getOrDefault(e, FALLBACK_PERMITS) + " ("
+                                        + source.getOrDefault(e, "fallback")
+                                        + "; the processes of one group share it by the partitions each holds)");
+            }
+            return parts;
+        }
+    }
+
+    /** The permits of {@code e} at the current share. Caller holds the lock. */
+    private int permitsOf(WriteTarget e) {
+        return maxConcurrentWrites > 0 ? explicitPerEndpoint() : share.of(capacity.getOrDefault(e, FALLBACK_PERMITS));
+    }
+
+    /** Where the permits of {@code e} come from, for the log line. Caller holds the lock. */
+    private String why(WriteTarget e) {
+        return maxConcurrentWrites > 0
+                ? "--max-concurrent-writes, this process alone"
+                : source.getOrDefault(e, "fallback") + "; this process's share: " + share;
+    }
+
+    /**
      * Sets each target's permits; one line (prefixed {@code what}) when {@code always} (at start, a new share) or a
      * target's permits changed. Caller holds the lock.
      *
@@ -266,18 +300,9 @@ final class PermitSizing {
         boolean changed = false;
         List<String> parts = new ArrayList<>();
         for (WriteTarget e : endpoints) {
-            int cap;
-            String why;
-            if (maxConcurrentWrites > 0) {
-                cap = explicitPerEndpoint();
-                why = "--max-concurrent-writes, this process alone";
-            } else {
-                int whole = capacity.getOrDefault(e, FALLBACK_PERMITS);
-                cap = share.of(whole);
-                why = source.getOrDefault(e, "fallback") + "; this process's share: " + share;
-            }
+            int cap = permitsOf(e);
             changed |= permits.capacity(e) != cap;
-            parts.add(e.baseUrl() + "=" + cap + " (" + why + ")");
+            parts.add(e.baseUrl() + "=" + cap + " (" + why(e) + ")");
             permits.capacity(e, cap);
             total += cap;
         }

@@ -89,11 +89,7 @@ public final class WriterService {
         RunMetrics metrics = new RunMetrics();
         WriterMeters meters = metrics.meters();
         installThreadDeaths();
-        List<WriteTarget> endpoints = cfg.output() == Output.REMOTE_WRITE
-                ? cfg.remoteWriteUrls().stream().map(WriteTarget::remoteWrite).toList()
-                : cfg.vmUrls().stream()
-                        .map(cfg.tenants().routes() ? WriteTarget::tenantRouted : WriteTarget::new)
-                        .toList();
+        List<WriteTarget> endpoints = endpoints(cfg);
         HttpClientSecurity security = HttpClientSecurity.of(cfg.vmHttp(), cfg.writeUrls());
         // closed in reverse: the reporter, the lanes, the writer, the TSDB watch, the HTTP client, the dead-letter
         // producer, the metrics; then run() counts as finished
@@ -115,29 +111,14 @@ public final class WriterService {
                         this::deadLetterStuck));
                 deadLetterQueue = deadLetters;
             }
-            WriteClient client = parts.add(new WriteClient(
-                    cfg.callTimeout(),
-                    Math.max(8, cfg.maxConcurrentWrites()),
-                    cfg.gzip(),
-                    cfg.output(),
-                    security,
-                    cfg.remoteWriteVersion(),
-                    RemoteWrite2Request::fromV1,
-                    cfg.tenants().header()));
+            WriteClient client = parts.add(writeClient(cfg, security));
             Duration retention = retention(client, endpoints);
             DurabilityClock durability = durability(client, endpoints, meters);
             if (durability instanceof TsdbWatch watch) {
                 parts.add(watch);
             }
             WritePermits permits = new WritePermits(FALLBACK_PERMITS, (int) cfg.maxInflightBytes());
-            PermitSizing sizing = new PermitSizing(
-                    client,
-                    endpoints,
-                    permits,
-                    cfg.maxConcurrentWrites(),
-                    cfg.targetMetricsUrls(),
-                    cfg.drainTimeout(),
-                    cfg.readsTsdbMetrics());
+            PermitSizing sizing = permitSizing(cfg, client, endpoints, permits);
             BatchWriter writer = parts.add(new BatchWriter(
                     endpoints,
                     client,
@@ -355,16 +336,7 @@ public final class WriterService {
                     PermitSizing.FALLBACK_PERMITS);
             return fixed;
         }
-        List<String> urls = new ArrayList<>();
-        endpoints.forEach(t -> urls.add(t.metricsUrl()));
-        cfg.tsdbMetricsUrls().forEach(u -> urls.add(SafeUrl.parse(u).url()));
-        List<String> distinct = urls.stream().distinct().toList();
-        TsdbWatch watch = new TsdbWatch(
-                client.http(),
-                distinct,
-                distinct.stream().map(SafeUrl::redact).toList(),
-                cfg.durabilityWindow(),
-                meters);
+        TsdbWatch watch = tsdbWatch(cfg, client, endpoints, meters);
         log.info(
                 "durability window {}s{}: an offset is committed once its writes were acknowledged that long ago with no TSDB "
                         + "restart since; watching {}",
@@ -377,6 +349,64 @@ public final class WriterService {
 
     private RetryPolicy retryPolicy() {
         return new RetryPolicy(cfg.maxRetries(), RetryPolicy.DEFAULT_INITIAL_BACKOFF, cfg.maxBackoff(), Thread::sleep);
+    }
+
+    /**
+     * The write targets of {@code cfg}: its remote write URLs, or its VictoriaMetrics base URLs (tenant-routed when
+     * {@code --tenant-from} routes).
+     *
+     * @throws IllegalArgumentException naming the flag of a URL that is not one
+     */
+    static List<WriteTarget> endpoints(RunConfig cfg) {
+        return cfg.output() == Output.REMOTE_WRITE
+                ? cfg.remoteWriteUrls().stream().map(WriteTarget::remoteWrite).toList()
+                : cfg.vmUrls().stream()
+                        .map(cfg.tenants().routes() ? WriteTarget::tenantRouted : WriteTarget::new)
+                        .toList();
+    }
+
+    /** The write client of a run of {@code cfg}, its authentication and TLS {@code security}; the caller closes it. */
+    static WriteClient writeClient(RunConfig cfg, HttpClientSecurity security) {
+        return new WriteClient(
+                cfg.callTimeout(),
+                Math.max(8, cfg.maxConcurrentWrites()),
+                cfg.gzip(),
+                cfg.output(),
+                security,
+                cfg.remoteWriteVersion(),
+                RemoteWrite2Request::fromV1,
+                cfg.tenants().header());
+    }
+
+    /** The write permits' sizing of a run of {@code cfg} (not started). */
+    static PermitSizing permitSizing(
+            RunConfig cfg, WriteClient client, List<WriteTarget> endpoints, WritePermits permits) {
+        return new PermitSizing(
+                client,
+                endpoints,
+                permits,
+                cfg.maxConcurrentWrites(),
+                cfg.targetMetricsUrls(),
+                cfg.drainTimeout(),
+                cfg.readsTsdbMetrics());
+    }
+
+    /**
+     * The watch of the TSDB processes a run of {@code cfg} reads for restarts and its durability window: the write
+     * targets' {@code /metrics} and each {@code --tsdb-metrics-url}, every page read once (not started; the caller
+     * closes it). Only when {@link RunConfig#readsTsdbMetrics()} and the window is not 0.
+     */
+    static TsdbWatch tsdbWatch(RunConfig cfg, WriteClient client, List<WriteTarget> endpoints, WriterMeters meters) {
+        List<String> urls = new ArrayList<>();
+        endpoints.forEach(t -> urls.add(t.metricsUrl()));
+        cfg.tsdbMetricsUrls().forEach(u -> urls.add(SafeUrl.parse(u).url()));
+        List<String> distinct = urls.stream().distinct().toList();
+        return new TsdbWatch(
+                client.http(),
+                distinct,
+                distinct.stream().map(SafeUrl::redact).toList(),
+                cfg.durabilityWindow(),
+                meters);
     }
 
     /** The consumers' properties: the Kafka client's, {@code --consumer-property}, bootstrap servers and group. */

@@ -17,7 +17,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * Lets every option of {@code run} be set by an environment variable: {@code TSDB_WRITER_} + the long option name
  * upper-cased with dashes as underscores ({@code --time-multiplier} ← {@code TSDB_WRITER_TIME_MULTIPLIER}). A flag on
  * the command line wins over the variable; the variable wins over the built-in default. The variables are
- * {@value #COMMAND}'s only: the other commands ignore them, so one variable never means two things
+ * {@value #COMMAND}'s only (and {@value #CHECK}'s, which checks {@value #COMMAND}'s configuration): the other commands
+ * ignore them, so one variable never means two things
  * ({@code TSDB_WRITER_MAX_SAMPLES_PER_SECOND} is {@code run}'s, never {@code produce --records-per-second}). A renamed
  * option's old variable ({@link DeprecatedNames#variables}, e.g. {@code TSDB_WRITER_RATE}) is read when its new one is
  * not set, for one release. Below the variables lies the {@code --config} file of any command ({@link ConfigFile}):
@@ -29,8 +30,11 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
     /** Prefix of every variable. */
     static final String PREFIX = "TSDB_WRITER_";
 
-    /** The one command whose options take their defaults from the environment. */
+    /** The command whose options take their defaults from the environment. */
     static final String COMMAND = "run";
+
+    /** {@code check}: {@value #COMMAND}'s options, checked without running, so its variables too. */
+    static final String CHECK = "check";
 
     /**
      * The {@value #PREFIX} variables that are no option of {@value #COMMAND} but are read elsewhere: the log level
@@ -76,7 +80,8 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
                 && !o.usageHelp()
                 && !o.versionHelp()
                 && o.command() != null
-                && COMMAND.equals(o.command().name())) {
+                && (COMMAND.equals(o.command().name())
+                        || CHECK.equals(o.command().name()))) {
             String variable = variableFor(o.longestName());
             if (env.containsKey(variable)) {
                 return Optional.of(variable);

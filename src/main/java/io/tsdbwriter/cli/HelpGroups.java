@@ -37,6 +37,7 @@ final class HelpGroups {
     /** The page of each command's details, for the headings {@link #RUN_PAGES} does not name. */
     private static final Map<String, String> PAGES = Map.of(
             "run", "docs/run.md",
+            "check", "docs/run.md",
             "produce", "docs/run.md",
             "verify", "docs/verify.md",
             "bench", "docs/capacity-testing.md",
@@ -322,9 +323,12 @@ final class HelpGroups {
 
     private HelpGroups() {}
 
-    /** The table of the command named {@code command}, as written (names the command lacks included); empty if none. */
+    /**
+     * The table of the command named {@code command}, as written (names the command lacks included); empty if none.
+     * {@code check} has {@code run}'s: it takes its options.
+     */
     static List<Group> table(String command) {
-        return TABLES.getOrDefault(command, List.of());
+        return TABLES.getOrDefault(command.equals("check") ? "run" : command, List.of());
     }
 
     /**
@@ -366,7 +370,7 @@ final class HelpGroups {
 
     /** The page of {@code command}'s group {@code heading}'s details; empty for a command without one. */
     private static String page(String command, String heading) {
-        return command.equals("run") && RUN_PAGES.containsKey(heading)
+        return (command.equals("run") || command.equals("check")) && RUN_PAGES.containsKey(heading)
                 ? RUN_PAGES.get(heading)
                 : PAGES.getOrDefault(command, "");
     }

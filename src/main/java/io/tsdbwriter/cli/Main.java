@@ -34,10 +34,12 @@ import picocli.CommandLine;
                     + "optionally amplifying each point M times in time and N times across instances, and reports efficiency "
                     + "(samples written per minute / samples expected per minute).",
             "Every option of run can also be set by an environment variable: TSDB_WRITER_<OPTION>, e.g. "
-                    + "TSDB_WRITER_TIME_MULTIPLIER; the other commands ignore these variables."
+                    + "TSDB_WRITER_TIME_MULTIPLIER; check (run's configuration checked without running) reads them too, "
+                    + "the other commands ignore them."
         },
         subcommands = {
             RunCommand.class,
+            CheckCommand.class,
             ProduceCommand.class,
             VerifyCommand.class,
             BenchCommand.class,
@@ -164,7 +166,7 @@ public final class Main {
 
     /**
      * What every command does after parsing and before it runs (not for {@code --help} nor {@code --version}): its
-     * {@code --log-format} applied, and for {@code run} one WARN for each unknown {@code TSDB_WRITER_*} variable
+     * {@code --log-format} applied, and for {@code run} and {@code check} one WARN for each unknown {@code TSDB_WRITER_*} variable
      * ({@link EnvironmentDefaults#unknownVariables}).
      */
     private static void atStart(CommandLine.ParseResult parseResult, EnvironmentDefaults defaults) {
@@ -186,7 +188,7 @@ public final class Main {
         }
         DeprecatedNames.used(spec.name(), parseResult.originalArgs())
                 .forEach(LOG::warn); // troubleshooting: is a deprecated name of
-        if (EnvironmentDefaults.COMMAND.equals(spec.name())) {
+        if (EnvironmentDefaults.COMMAND.equals(spec.name()) || EnvironmentDefaults.CHECK.equals(spec.name())) {
             defaults.unknownVariables(spec)
                     .forEach(LOG::warn); // troubleshooting: is no variable of tsdb-writer run (no option maps to
             // it), ignored: did you mean

@@ -498,6 +498,27 @@ final class RunCommand implements Callable<Integer> {
                 .build();
     }
 
+    /**
+     * The configuration, every value checked as {@code run} checks it before it starts ({@code check}'s first check).
+     *
+     * @throws IllegalArgumentException one line naming the flag that is wrong
+     */
+    RunConfig validated() {
+        RunConfig cfg = toConfig();
+        validateUrls(cfg);
+        return cfg;
+    }
+
+    /** Every write URL parsed as the writer will use it. @throws IllegalArgumentException naming the one that is not */
+    private static void validateUrls(RunConfig cfg) {
+        cfg.vmUrls()
+                .forEach(
+                        cfg.tenants().routes()
+                                ? WriteTarget::tenantRouted
+                                : WriteTarget::new); // validate URLs before starting
+        cfg.remoteWriteUrls().forEach(WriteTarget::remoteWrite);
+    }
+
     @Override
     public Integer call() throws Exception {
         RunConfig cfg = toConfig();
@@ -510,12 +531,7 @@ final class RunCommand implements Callable<Integer> {
                 log.info(a.line());
             }
         });
-        cfg.vmUrls()
-                .forEach(
-                        cfg.tenants().routes()
-                                ? WriteTarget::tenantRouted
-                                : WriteTarget::new); // validate URLs before starting
-        cfg.remoteWriteUrls().forEach(WriteTarget::remoteWrite);
+        validateUrls(cfg);
         WriterService service = new WriterService(cfg, System.out);
         for (String sig : Arrays.asList("TERM", "INT")) {
             Signal.handle(new Signal(sig), s -> {

@@ -42,6 +42,8 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TsdbWatch.class);
     /** How often every process is probed. */
     public static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+    /** What a page that gave no answer at start needs, in the start line. */
+    private static final String NO_ANSWER = "its /metrics did not answer";
     /** One probe's bound. */
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
 
@@ -80,6 +82,7 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
     private final WriterMeters meters;
     private final Duration window;
     private final String description;
+    private final List<String> unanswered;
     private final AtomicReference<State> state;
     private volatile boolean closed;
     private volatile String lastRestart = "";
@@ -119,7 +122,7 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
                     ? new DurabilityNeed.Need(
                             DurabilityNeed.UNKNOWN,
                             "unknown",
-                            probe.answered() ? "its /metrics did not answer 2xx" : "its /metrics did not answer")
+                            probe.answered() ? "its /metrics did not answer 2xx" : NO_ANSWER)
                     : DurabilityNeed.of(probe.page());
             p.startTime = probe.startTime();
             p.uptime = probe.uptime();
@@ -137,6 +140,10 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
             largest = largest.compareTo(p.need.window()) >= 0 ? largest : p.need.window();
         }
         this.window = override != null ? override : largest;
+        this.unanswered = processes.stream()
+                .filter(p -> p.need.why().equals(NO_ANSWER))
+                .map(p -> p.shown)
+                .toList();
         this.description = processes.stream()
                 .map(p -> p.shown + " (" + p.need.why()
                         + (p.absent
@@ -148,6 +155,14 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
                 .collect(Collectors.joining(", "));
         this.state = new AtomicReference<>(new State(0, t0 - window.toNanos()));
         meters.durabilityWindowSeconds.set(window.toSeconds());
+    }
+
+    /**
+     * The pages (as shown) that gave no answer at all when read at start (no connection, a timeout): until each answers,
+     * no round moves the bound, so nothing counts as stored.
+     */
+    public List<String> unanswered() {
+        return unanswered;
     }
 
     /** The window and what it was read from, for the start line. */
