@@ -191,7 +191,7 @@ final class HelpGroups {
                                             List.of("--time-multiplier", "--instance-multiplier", "--replay-summary"))),
                             new Group(
                                     "TSDB connection and security",
-                                    concat(List.of("--vm-url", "--flush-url"), VM_AUTH)),
+                                    concat(List.of("--vm-url", "--read-api", "--flush-url"), VM_AUTH)),
                             new Group("Check", List.of("--match", "--value-tolerance", "--wait", "--search-timeout")),
                             LOGS,
                             HELP),
