@@ -192,7 +192,14 @@ final class HelpGroups {
                             new Group(
                                     "TSDB connection and security",
                                     concat(List.of("--vm-url", "--read-api", "--flush-url"), VM_AUTH)),
-                            new Group("Check", List.of("--match", "--value-tolerance", "--wait", "--search-timeout")),
+                            new Group(
+                                    "Check",
+                                    List.of(
+                                            "--match",
+                                            "--ignore-label",
+                                            "--value-tolerance",
+                                            "--wait",
+                                            "--search-timeout")),
                             LOGS,
                             HELP),
             "bench",

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -126,6 +127,14 @@ public final class VerifyCommand implements Callable<Integer> {
                             + "(default: ${DEFAULT-VALUE})")
     ReadApi readApi;
 
+    @Option(
+            names = "--ignore-label",
+            paramLabel = "NAME",
+            description =
+                    "Label removed from every series read back before it is compared, e.g. tenant_id, an external label a "
+                            + "Thanos query adds (repeatable)")
+    List<String> ignoredLabels = new ArrayList<>();
+
     @Mixin
     VmHttpOptions vmHttp = new VmHttpOptions();
 
@@ -229,7 +238,8 @@ public final class VerifyCommand implements Callable<Integer> {
                             match,
                             valueTolerance,
                             client)
-                    .withReadApi(readApi);
+                    .withReadApi(readApi)
+                    .ignoringLabels(Set.copyOf(ignoredLabels));
             ExpectedSamples.Builder builder =
                     ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -49,7 +50,8 @@ import okhttp3.ResponseBody;
  * <p>Errors: every {@link IOException} thrown names the URL (without userinfo); {@link Unreachable} when no HTTP answer
  * came, a plain one for an answer other than 2xx or malformed export data. Messages are one line.
  *
- * <p>Thread-safe (holds only immutable configuration and a thread-safe OkHttp client); each call is independent.
+ * <p>Thread-safe (holds immutable configuration, a thread-safe OkHttp client and, for {@link ReadApi#AUTO}, a volatile
+ * flag set once the export answered 404); each call is otherwise independent.
  */
 public final class ReadBackVerifier {
 
@@ -113,6 +115,7 @@ public final class ReadBackVerifier {
     private final LongSupplier nanoTime;
     private final Sleeper sleeper;
     private final ReadApi readApi;
+    private final Set<String> ignoredLabels;
     /** Whether {@link ReadApi#AUTO} found no export (a 404) and reads the query API from then on. */
     private volatile boolean exportNotServed;
 
@@ -153,7 +156,7 @@ public final class ReadBackVerifier {
             OkHttpClient http,
             LongSupplier nanoTime,
             Sleeper sleeper) {
-        this(vmUrl, flushUrls, match, relativeTolerance, http, nanoTime, sleeper, ReadApi.VM_EXPORT);
+        this(vmUrl, flushUrls, match, relativeTolerance, http, nanoTime, sleeper, ReadApi.VM_EXPORT, Set.of());
     }
 
     private ReadBackVerifier(
@@ -164,8 +167,10 @@ public final class ReadBackVerifier {
             OkHttpClient http,
             LongSupplier nanoTime,
             Sleeper sleeper,
-            ReadApi readApi) {
+            ReadApi readApi,
+            Set<String> ignoredLabels) {
         this.readApi = Objects.requireNonNull(readApi, "readApi");
+        this.ignoredLabels = Set.copyOf(ignoredLabels);
         this.base = parse(Objects.requireNonNull(vmUrl, "vmUrl"));
         List<HttpUrl> flush = new ArrayList<>();
         for (String u : flushUrls) {
@@ -200,7 +205,25 @@ public final class ReadBackVerifier {
                 http,
                 nanoTime,
                 sleeper,
-                api);
+                api,
+                ignoredLabels);
+    }
+
+    /**
+     * This verifier removing the labels {@code names} from every series read back before comparing it (see
+     * {@link ExportComparison#ExportComparison(ExpectedSamples, double, Set)}); the rest the same.
+     */
+    public ReadBackVerifier ignoringLabels(Set<String> names) {
+        return new ReadBackVerifier(
+                base.toString(),
+                flushUrls.stream().map(HttpUrl::toString).toList(),
+                match,
+                relativeTolerance,
+                http,
+                nanoTime,
+                sleeper,
+                readApi,
+                names);
     }
 
     /** How it reads back, as set ({@link #withReadApi}). */
@@ -421,7 +444,7 @@ public final class ReadBackVerifier {
      * @throws IOException when the API cannot be reached, answers other than 2xx, or the answer is no range vector
      */
     public VerificationResult queryAndCompare(ExpectedSamples expected) throws IOException {
-        ExportComparison comparison = new ExportComparison(expected, relativeTolerance);
+        ExportComparison comparison = new ExportComparison(expected, relativeTolerance, ignoredLabels);
         new QueryApiReader(base, this::call).read(expected, match, System.currentTimeMillis(), comparison);
         return comparison.result();
     }
@@ -432,7 +455,7 @@ public final class ReadBackVerifier {
      * @throws IOException when VictoriaMetrics cannot be reached, answers other than 2xx, or sends malformed export data
      */
     public VerificationResult exportAndCompare(ExpectedSamples expected) throws IOException {
-        ExportComparison comparison = new ExportComparison(expected, relativeTolerance);
+        ExportComparison comparison = new ExportComparison(expected, relativeTolerance, ignoredLabels);
         long newest = Math.max(System.currentTimeMillis(), expected.maxTimestampMs());
         String start = "0";
         String end = Long.toString((newest + TWO_DAYS_MS) / 1000 + 1);

@@ -346,4 +346,26 @@ class VerifyCommandTest {
         assertThat(err.toString()).contains("--flush-url names VictoriaMetrics' vmstorage nodes");
         assertThat(vm.getRequestCount()).isZero();
     }
+
+    @Test
+    void ignoresTheLabelsAThanosQueryAdds() {
+        vm.enqueue(new MockResponse()
+                .setBody(
+                        matrix("h", T).replace("\"productKey\":", "\"tenant_id\":\"default-tenant\",\"productKey\":")));
+
+        int code = run(
+                "--vm-url",
+                vm.url("/").toString(),
+                "--read-api",
+                "prometheus",
+                "--ignore-label",
+                "tenant_id",
+                "--instance",
+                "h",
+                "--keep-timestamps",
+                scrape.toString());
+
+        assertThat(code).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).contains("unexpected series:  0").endsWith("result: PASSED\n");
+    }
 }
