@@ -62,7 +62,8 @@ import picocli.CommandLine.Spec;
             "Any other Prometheus-compatible query API (Prometheus 2 and 3, Thanos query, Mimir: --read-api prometheus, or auto where "
                     + "the export answers 404) is read sample by sample the same way: instant queries of range-vector selectors "
                     + "({…}[WINDOW]) at the end of each window, which answer the raw samples with their exact timestamps and values, "
-                    + "over the expected span and 10 minutes beyond it on each side, in windows of at most 11,000 samples per series."
+                    + "over the expected span and 10 minutes (or a source interval) beyond it on each side, in windows of at most 11,000 "
+                    + "samples per series."
         })
 public final class VerifyCommand implements Callable<Integer> {
 
