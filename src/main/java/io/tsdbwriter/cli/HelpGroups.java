@@ -193,8 +193,15 @@ final class HelpGroups {
                                             List.of("--time-multiplier", "--instance-multiplier", "--replay-summary"))),
                             new Group(
                                     "TSDB connection and security",
-                                    concat(List.of("--vm-url", "--flush-url"), VM_AUTH)),
-                            new Group("Check", List.of("--match", "--value-tolerance", "--wait", "--search-timeout")),
+                                    concat(List.of("--vm-url", "--read-api", "--flush-url"), VM_AUTH)),
+                            new Group(
+                                    "Check",
+                                    List.of(
+                                            "--match",
+                                            "--ignore-label",
+                                            "--value-tolerance",
+                                            "--wait",
+                                            "--search-timeout")),
                             LOGS,
                             HELP),
             "bench",

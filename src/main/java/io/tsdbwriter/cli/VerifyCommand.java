@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tsdbwriter.app.ExitCodes;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
+import io.tsdbwriter.verify.ReadApi;
 import io.tsdbwriter.verify.ReadBackVerifier;
 import io.tsdbwriter.verify.VerificationResult;
 import io.tsdbwriter.write.http.HttpClientSecurity;
@@ -15,7 +16,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,7 +38,8 @@ import picocli.CommandLine.Spec;
  * <p>Prints a summary ({@code expected samples}, {@code found}, {@code missing}, {@code unexpected series},
  * {@code value mismatches}, … with up to 5 examples of each problem) to stdout. Reads back from one {@code --vm-url}: a
  * single-node, or a cluster's vmselect (then {@code --flush-url} names every vmstorage, or it waits for the samples to
- * become searchable, {@code --search-timeout}). Exit codes ({@link ExitCodes}): 0 VictoriaMetrics holds exactly the
+ * become searchable, {@code --search-timeout}); or, {@code --read-api}, from any Prometheus-compatible query API
+ * ({@link ReadBackVerifier#queryAndCompare}). Exit codes ({@link ExitCodes}): 0 VictoriaMetrics holds exactly the
  * expected samples; 1 it does not; 2 bad flags or an input that cannot be read; 5 ({@link ExitCodes#UNREACHABLE})
  * VictoriaMetrics could not be read back (one line on stderr says which URL and why).
  *
@@ -54,7 +58,12 @@ import picocli.CommandLine.Spec;
             "Calls /internal/force_flush (on --vm-url, or on every --flush-url), then streams /api/v1/export from --vm-url. What is read: "
                     + "without --match only the series the input names, every metric name with the productKey values its points carry "
                     + "({__name__=\"m\",productKey=~\"k1|k2\"}, POSTed in batches of at most 16 KiB of selectors), so a shared "
-                    + "TSDB's other series are neither read nor reported; with --match exactly what it selects."
+                    + "TSDB's other series are neither read nor reported; with --match exactly what it selects.",
+            "Any other Prometheus-compatible query API (Prometheus 2 and 3, Thanos query, Mimir: --read-api prometheus, or auto where "
+                    + "the export answers 404) is read sample by sample the same way: instant queries of range-vector selectors "
+                    + "({…}[WINDOW]) at the end of each window, which answer the raw samples with their exact timestamps and values, "
+                    + "over the expected span and 10 minutes (or a source interval) beyond it on each side, in windows of at most 11,000 "
+                    + "samples per series."
         })
 public final class VerifyCommand implements Callable<Integer> {
 
@@ -89,7 +98,8 @@ public final class VerifyCommand implements Callable<Integer> {
             defaultValue = ReadBackVerifier.DEFAULT_VM_URL,
             paramLabel = "URL",
             description =
-                    "The one VictoriaMetrics URL to read back from: single node, or vmselect with the tenant's path (default: ${DEFAULT-VALUE})")
+                    "The one VictoriaMetrics URL to read back from: single node, or vmselect with the tenant's path; or the base of a "
+                            + "Prometheus query API, e.g. http://prometheus:9090 (default: ${DEFAULT-VALUE})")
     String vmUrl;
 
     @Option(
@@ -106,6 +116,25 @@ public final class VerifyCommand implements Callable<Integer> {
             description =
                     "On a cluster, how long at most to read back until the samples are searchable (default: ${DEFAULT-VALUE})")
     Duration searchTimeout;
+
+    @Option(
+            names = "--read-api",
+            defaultValue = "auto",
+            paramLabel = "auto|vm-export|prometheus",
+            converter = ReadApiConverter.class,
+            description =
+                    "vm-export (VictoriaMetrics' /api/v1/export, after a flush), prometheus (/api/v1/query of range-vector "
+                            + "selectors: Prometheus, Thanos query, Mimir), or auto: the export, the query API where it answers 404 "
+                            + "(default: ${DEFAULT-VALUE})")
+    ReadApi readApi;
+
+    @Option(
+            names = "--ignore-label",
+            paramLabel = "NAME",
+            description =
+                    "Label removed from every series read back before it is compared, e.g. tenant_id, an external label a "
+                            + "Thanos query adds (repeatable)")
+    List<String> ignoredLabels = new ArrayList<>();
 
     @Mixin
     VmHttpOptions vmHttp = new VmHttpOptions();
@@ -162,6 +191,18 @@ public final class VerifyCommand implements Callable<Integer> {
         return shifts;
     }
 
+    /** {@code --read-api}: {@link ReadApi#parse}, its message on a bad value. */
+    static final class ReadApiConverter implements CommandLine.ITypeConverter<ReadApi> {
+        @Override
+        public ReadApi convert(String value) {
+            try {
+                return ReadApi.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
     /** Time between read-backs while waiting ({@code --wait}, {@code --search-timeout}). */
     static final Duration POLL = Duration.ofSeconds(2);
 
@@ -179,6 +220,11 @@ public final class VerifyCommand implements Callable<Integer> {
         if (searchTimeout.isNegative()) {
             throw new ParameterException(spec.commandLine(), "--search-timeout must not be negative");
         }
+        if (readApi == ReadApi.PROMETHEUS && !flushUrls.isEmpty()) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--flush-url names VictoriaMetrics' vmstorage nodes: not with --read-api prometheus (nothing to flush)");
+        }
         ReadBackVerifier verifier;
         ExpectedSamples expected;
         try {
@@ -188,11 +234,13 @@ public final class VerifyCommand implements Callable<Integer> {
                     .configure(ReadBackVerifier.defaultClient().newBuilder())
                     .build();
             verifier = new ReadBackVerifier(
-                    SafeUrl.parse(vmUrl).url(),
-                    flushUrls.stream().map(u -> SafeUrl.parse(u).url()).toList(),
-                    match,
-                    valueTolerance,
-                    client);
+                            SafeUrl.parse(vmUrl).url(),
+                            flushUrls.stream().map(u -> SafeUrl.parse(u).url()).toList(),
+                            match,
+                            valueTolerance,
+                            client)
+                    .withReadApi(readApi)
+                    .ignoringLabels(Set.copyOf(ignoredLabels));
             ExpectedSamples.Builder builder =
                     ExpectedSamples.builder(timeMultiplier, instanceMultiplier, source.sourceInterval.toMillis());
             SourceOptions.Source src = source.open(System.currentTimeMillis());
@@ -234,7 +282,8 @@ public final class VerifyCommand implements Callable<Integer> {
                 err.flush();
             });
         } catch (ReadBackVerifier.Unreachable e) {
-            err.println("verify: cannot reach VictoriaMetrics: " + e.getMessage());
+            err.println("verify: cannot reach " + (verifier.readsQueryApi() ? "the query API" : "VictoriaMetrics")
+                    + ": " + e.getMessage());
             err.flush();
             return ExitCodes.UNREACHABLE;
         } catch (IOException e) {

@@ -12,9 +12,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -41,6 +43,7 @@ public final class ExportComparison {
 
     private final ExpectedSamples expected;
     private final double tolerance;
+    private final Set<String> ignoredLabels;
     private final BitSet[] found;
 
     private long readSamples;
@@ -67,6 +70,18 @@ public final class ExportComparison {
      * @throws IllegalArgumentException when the tolerance is out of range
      */
     public ExportComparison(ExpectedSamples expected, double relativeTolerance) {
+        this(expected, relativeTolerance, Set.of());
+    }
+
+    /**
+     * As {@link #ExportComparison(ExpectedSamples, double)}, removing the labels {@code ignoredLabels} from every series
+     * read back before it is compared: the labels a reader adds that the writer did not write, such as the external
+     * labels a Thanos query adds ({@code tenant_id}, a replica label). Series that differ only in them read back as one.
+     *
+     * @throws IllegalArgumentException when the tolerance is out of range
+     */
+    public ExportComparison(ExpectedSamples expected, double relativeTolerance, Set<String> ignoredLabels) {
+        this.ignoredLabels = Set.copyOf(ignoredLabels);
         if (!(relativeTolerance >= 0 && relativeTolerance < 1)) {
             throw new IllegalArgumentException("relative tolerance must be in [0, 1), got " + relativeTolerance);
         }
@@ -122,6 +137,11 @@ public final class ExportComparison {
      */
     public void acceptSeries(
             String metric, Map<String, String> labels, long[] timestampsMs, double[] values, int count) {
+        if (!ignoredLabels.isEmpty() && !Collections.disjoint(labels.keySet(), ignoredLabels)) {
+            TreeMap<String, String> kept = new TreeMap<>(labels);
+            kept.keySet().removeAll(ignoredLabels);
+            labels = kept;
+        }
         String key = SourcePoint.seriesKey(metric, labels);
         ExpectedSamples.Series series = expected.series(key);
         readSamples += count;

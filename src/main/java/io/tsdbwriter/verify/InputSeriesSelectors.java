@@ -2,6 +2,8 @@ package io.tsdbwriter.verify;
 
 import io.tsdbwriter.produce.SourcePoint;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
@@ -64,6 +66,101 @@ public final class InputSeriesSelectors {
             batches.add(List.copyOf(batch));
         }
         return batches;
+    }
+
+    /**
+     * One selector of {@link #querySelectors} with the number of expected series it selects.
+     *
+     * @param selector the series selector, e.g. {@code {__name__=~"a|b",productKey="node"}}
+     * @param series   the expected series it selects (≥ 0)
+     */
+    public record Counted(String selector, long series) {}
+
+    /**
+     * The selectors for a read-back through the Prometheus query API, where one query takes one range-vector
+     * selector: the metrics whose points carry the same set of product keys share one selector, {@code
+     * {__name__=~"m1|m2",productKey=~"a|b"}} (names regex-quoted), which selects exactly the series their selectors of
+     * {@link #batches} select together. A selector holds metrics while its length stays within {@code maxChars} and its
+     * expected series within {@code maxSeries} (a metric alone over either forms a selector of its own, or several
+     * when its product keys alone exceed {@code maxChars}, each counted with all the metric's series). Selectors match
+     * disjoint series; empty when nothing is expected.
+     *
+     * @param maxChars  upper bound on a selector's length, ≥ 256
+     * @param maxSeries upper bound on the expected series of a selector of several metrics, ≥ 1
+     * @throws IllegalArgumentException when a bound is out of range
+     */
+    public static List<Counted> querySelectors(ExpectedSamples expected, int maxChars, long maxSeries) {
+        if (maxChars < 256) {
+            throw new IllegalArgumentException("maxChars must be >= 256, got " + maxChars);
+        }
+        if (maxSeries < 1) {
+            throw new IllegalArgumentException("maxSeries must be >= 1, got " + maxSeries);
+        }
+        Map<String, Long> seriesByMetric = new HashMap<>();
+        for (ExpectedSamples.Series s : expected.seriesById()) {
+            String key = s.key();
+            int brace = key.indexOf('{');
+            seriesByMetric.merge(brace < 0 ? key : key.substring(0, brace), 1L, Long::sum);
+        }
+        Map<SortedSet<String>, List<String>> metricsByKeys = new LinkedHashMap<>();
+        List<Counted> out = new ArrayList<>();
+        for (Map.Entry<String, SortedSet<String>> e :
+                expected.productKeysByMetric().entrySet()) {
+            List<String> own = selectors(e.getKey(), e.getValue(), maxChars);
+            long series = seriesByMetric.getOrDefault(e.getKey(), 0L);
+            if (own.size() > 1) {
+                // each part selects the series of some of the metric's product keys: counted as all of them
+                own.forEach(selector -> out.add(new Counted(selector, series)));
+            } else {
+                metricsByKeys
+                        .computeIfAbsent(e.getValue(), k -> new ArrayList<>())
+                        .add(e.getKey());
+            }
+        }
+        for (Map.Entry<SortedSet<String>, List<String>> e : metricsByKeys.entrySet()) {
+            List<String> keys = List.copyOf(e.getKey());
+            String keysPart = keysMatcher(keys);
+            List<String> names = new ArrayList<>();
+            long series = 0;
+            int length = 0;
+            for (String metric : e.getValue()) {
+                long own = seriesByMetric.getOrDefault(metric, 0L);
+                int more = quotedBody(regexQuote(metric)).length() + 1;
+                if (!names.isEmpty()
+                        && (series + own > maxSeries || length + more + keysPart.length() + 20 > maxChars)) {
+                    out.add(new Counted(nameSelector(names, keysPart), series));
+                    names.clear();
+                    series = 0;
+                    length = 0;
+                }
+                names.add(metric);
+                series += own;
+                length += more;
+            }
+            if (!names.isEmpty()) {
+                out.add(new Counted(nameSelector(names, keysPart), series));
+            }
+        }
+        return out;
+    }
+
+    private static String nameSelector(List<String> names, String keysPart) {
+        if (names.size() == 1) {
+            return "{__name__=" + quoted(names.get(0)) + "," + keysPart + "}";
+        }
+        List<String> alternatives = new ArrayList<>(names.size());
+        names.forEach(n -> alternatives.add(regexQuote(n)));
+        return "{__name__=~" + quoted(String.join("|", alternatives)) + "," + keysPart + "}";
+    }
+
+    /** {@code productKey="k"} or {@code productKey=~"a|b"}. */
+    private static String keysMatcher(List<String> keys) {
+        if (keys.size() == 1) {
+            return SourcePoint.PRODUCT_KEY_LABEL + "=" + quoted(keys.get(0));
+        }
+        List<String> alternatives = new ArrayList<>(keys.size());
+        keys.forEach(k -> alternatives.add(regexQuote(k)));
+        return SourcePoint.PRODUCT_KEY_LABEL + "=~" + quoted(String.join("|", alternatives));
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -22,7 +23,10 @@ import okhttp3.ResponseBody;
 
 /**
  * Reads back what VictoriaMetrics holds and compares it sample by sample with {@link ExpectedSamples}: every
- * expected sample present with its value, no unexpected series, no extra or duplicate sample.
+ * expected sample present with its value, no unexpected series, no extra or duplicate sample. {@link #withReadApi}
+ * {@link ReadApi#PROMETHEUS} reads any Prometheus-compatible query API instead (Prometheus 2 and 3, Thanos query,
+ * Mimir: {@link #queryAndCompare}, no flush), {@link ReadApi#AUTO} the export, or the query API where the export
+ * answers 404; what follows describes the export.
  *
  * <p>{@link #verify} first makes the written samples searchable (an import's 204 means buffered, not yet searchable),
  * then streams {@code <vm-url>/api/v1/export?match[]=<match>&start=0&end=<newest expected + 2 days>} through an
@@ -46,7 +50,8 @@ import okhttp3.ResponseBody;
  * <p>Errors: every {@link IOException} thrown names the URL (without userinfo); {@link Unreachable} when no HTTP answer
  * came, a plain one for an answer other than 2xx or malformed export data. Messages are one line.
  *
- * <p>Thread-safe (holds only immutable configuration and a thread-safe OkHttp client); each call is independent.
+ * <p>Thread-safe (holds immutable configuration, a thread-safe OkHttp client and, for {@link ReadApi#AUTO}, a volatile
+ * flag set once the export answered 404); each call is otherwise independent.
  */
 public final class ReadBackVerifier {
 
@@ -77,13 +82,22 @@ public final class ReadBackVerifier {
         /** every flush URL (vmstorage) flushed: what a vminsert still buffers follows within about a second. */
         FLUSH_URLS,
         /** {@code vmUrl} does not serve {@code /internal/force_flush} (a vmselect): samples become searchable by themselves. */
-        NOT_SERVED
+        NOT_SERVED,
+        /** nothing flushed: read through the Prometheus query API, whose servers make what they acknowledged queryable at once. */
+        QUERY_API
     }
 
     /** No HTTP answer came from a URL (connection refused, DNS, timeout, TLS): the message names the URL. */
     public static final class Unreachable extends IOException {
         Unreachable(String message, Throwable cause) {
             super(message, cause);
+        }
+    }
+
+    /** The export answered 404: not VictoriaMetrics ({@link ReadApi#AUTO} then reads the Prometheus query API). */
+    private static final class ExportNotServed extends IOException {
+        ExportNotServed(IOException answered) {
+            super(answered.getMessage());
         }
     }
 
@@ -100,6 +114,10 @@ public final class ReadBackVerifier {
     private final OkHttpClient http;
     private final LongSupplier nanoTime;
     private final Sleeper sleeper;
+    private final ReadApi readApi;
+    private final Set<String> ignoredLabels;
+    /** Whether {@link ReadApi#AUTO} found no export (a 404) and reads the query API from then on. */
+    private volatile boolean exportNotServed;
 
     /** A verifier of every series at {@code vmUrl} with the default tolerance. @throws IllegalArgumentException for a bad URL */
     public ReadBackVerifier(String vmUrl) {
@@ -138,6 +156,21 @@ public final class ReadBackVerifier {
             OkHttpClient http,
             LongSupplier nanoTime,
             Sleeper sleeper) {
+        this(vmUrl, flushUrls, match, relativeTolerance, http, nanoTime, sleeper, ReadApi.VM_EXPORT, Set.of());
+    }
+
+    private ReadBackVerifier(
+            String vmUrl,
+            List<String> flushUrls,
+            String match,
+            double relativeTolerance,
+            OkHttpClient http,
+            LongSupplier nanoTime,
+            Sleeper sleeper,
+            ReadApi readApi,
+            Set<String> ignoredLabels) {
+        this.readApi = Objects.requireNonNull(readApi, "readApi");
+        this.ignoredLabels = Set.copyOf(ignoredLabels);
         this.base = parse(Objects.requireNonNull(vmUrl, "vmUrl"));
         List<HttpUrl> flush = new ArrayList<>();
         for (String u : flushUrls) {
@@ -152,6 +185,58 @@ public final class ReadBackVerifier {
         this.http = Objects.requireNonNull(http, "http");
         this.nanoTime = nanoTime;
         this.sleeper = sleeper;
+    }
+
+    /**
+     * This verifier reading back through {@code api} ({@link ReadApi#VM_EXPORT} unless set); the rest the same.
+     *
+     * @throws IllegalArgumentException for {@link ReadApi#PROMETHEUS} with flush URLs (only VictoriaMetrics is flushed)
+     */
+    public ReadBackVerifier withReadApi(ReadApi api) {
+        if (api == ReadApi.PROMETHEUS && !flushUrls.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "flush URLs are VictoriaMetrics': the Prometheus query API has nothing to flush");
+        }
+        return new ReadBackVerifier(
+                base.toString(),
+                flushUrls.stream().map(HttpUrl::toString).toList(),
+                match,
+                relativeTolerance,
+                http,
+                nanoTime,
+                sleeper,
+                api,
+                ignoredLabels);
+    }
+
+    /**
+     * This verifier removing the labels {@code names} from every series read back before comparing it (see
+     * {@link ExportComparison#ExportComparison(ExpectedSamples, double, Set)}); the rest the same.
+     */
+    public ReadBackVerifier ignoringLabels(Set<String> names) {
+        return new ReadBackVerifier(
+                base.toString(),
+                flushUrls.stream().map(HttpUrl::toString).toList(),
+                match,
+                relativeTolerance,
+                http,
+                nanoTime,
+                sleeper,
+                readApi,
+                names);
+    }
+
+    /** How it reads back, as set ({@link #withReadApi}). */
+    public ReadApi readApi() {
+        return readApi;
+    }
+
+    /**
+     * Whether it reads through the Prometheus query API: {@link ReadApi#PROMETHEUS}, or {@link ReadApi#AUTO} once
+     * the export answered 404.
+     */
+    public boolean readsQueryApi() {
+        return readApi == ReadApi.PROMETHEUS || (readApi == ReadApi.AUTO && exportNotServed);
     }
 
     /** An OkHttp client with 10 s connect and 5 min read timeouts. */
@@ -169,13 +254,15 @@ public final class ReadBackVerifier {
     }
 
     /**
-     * {@link #flush}, then exports and compares, once.
+     * {@link #flush} (not for the query API), then reads back and compares, once.
      *
-     * @throws IOException when VictoriaMetrics cannot be reached, answers other than 2xx, or sends malformed export data
+     * @throws IOException when the TSDB cannot be reached, answers other than 2xx, or sends malformed data
      */
     public VerificationResult verify(ExpectedSamples expected) throws IOException {
-        flush();
-        return exportAndCompare(expected);
+        if (!readsQueryApi()) {
+            flush();
+        }
+        return readAndCompare(expected);
     }
 
     /**
@@ -219,15 +306,29 @@ public final class ReadBackVerifier {
             Flush flush;
             VerificationResult result;
             try {
-                flush = flush();
-                if (flush == Flush.NOT_SERVED && !noted) {
-                    notes.accept(withoutQuery(base)
-                            + " does not serve /internal/force_flush (a cluster's vmselect does not: give every vmstorage's "
-                            + "base URL as --flush-url): reading back until the samples are searchable, within --search-timeout "
-                            + searchTimeout.toSeconds() + "s");
-                    noted = true;
+                boolean query = readsQueryApi();
+                flush = query ? Flush.QUERY_API : flush();
+                try {
+                    result = readAndCompare(expected);
+                } finally {
+                    if (!query && readsQueryApi()) {
+                        notes.accept(withoutQuery(base.newBuilder()
+                                        .addPathSegments("api/v1/export")
+                                        .build())
+                                + " answered 404: reading back through the Prometheus query API, "
+                                + withoutQuery(base.newBuilder()
+                                        .addPathSegments("api/v1/query")
+                                        .build()));
+                        flush = Flush.QUERY_API;
+                    }
+                    if (flush == Flush.NOT_SERVED && !noted) {
+                        notes.accept(withoutQuery(base)
+                                + " does not serve /internal/force_flush (a cluster's vmselect does not: give every vmstorage's "
+                                + "base URL as --flush-url): reading back until the samples are searchable, within --search-timeout "
+                                + searchTimeout.toSeconds() + "s");
+                        noted = true;
+                    }
                 }
-                result = exportAndCompare(expected);
             } catch (IOException e) {
                 if (nanoTime.getAsLong() - start + poll.toNanos() > wait.toNanos()) {
                     throw e;
@@ -254,7 +355,7 @@ public final class ReadBackVerifier {
             if (elapsedNext > wait.toNanos()) {
                 Duration settle =
                         switch (flush) {
-                            case VM_URL -> Duration.ZERO;
+                            case VM_URL, QUERY_API -> Duration.ZERO;
                             case FLUSH_URLS -> SETTLE_FLUSHED;
                             case NOT_SERVED -> SETTLE_UNFLUSHED;
                         };
@@ -266,7 +367,7 @@ public final class ReadBackVerifier {
                     return result;
                 }
                 if (elapsedNext > searchTimeout.toNanos()) {
-                    if (flush != Flush.VM_URL) {
+                    if (flush != Flush.VM_URL && flush != Flush.QUERY_API) {
                         notes.accept("--search-timeout " + searchTimeout.toSeconds()
                                 + "s is over: the last read-back is taken as final");
                     }
@@ -315,12 +416,46 @@ public final class ReadBackVerifier {
     }
 
     /**
+     * Reads back and compares, without a flush: through the Prometheus query API ({@link #queryAndCompare}) when it
+     * {@link #readsQueryApi}, else the export ({@link #exportAndCompare}); with {@link ReadApi#AUTO}, an export
+     * answering 404 is read through the query API instead, and so is every read-back after it.
+     *
+     * @throws IOException when the TSDB cannot be reached, answers other than 2xx, or sends malformed data
+     */
+    public VerificationResult readAndCompare(ExpectedSamples expected) throws IOException {
+        if (readsQueryApi()) {
+            return queryAndCompare(expected);
+        }
+        try {
+            return exportAndCompare(expected);
+        } catch (ExportNotServed e) {
+            if (readApi != ReadApi.AUTO) {
+                throw new IOException(e.getMessage(), e);
+            }
+            exportNotServed = true;
+            return queryAndCompare(expected);
+        }
+    }
+
+    /**
+     * Reads the samples back through the Prometheus HTTP API ({@code <vm-url>/api/v1/query} of range-vector selectors,
+     * window by window: {@link QueryApiReader}) and compares them, without a flush.
+     *
+     * @throws IOException when the API cannot be reached, answers other than 2xx, or the answer is no range vector
+     */
+    public VerificationResult queryAndCompare(ExpectedSamples expected) throws IOException {
+        ExportComparison comparison = new ExportComparison(expected, relativeTolerance, ignoredLabels);
+        new QueryApiReader(base, this::call).read(expected, match, System.currentTimeMillis(), comparison);
+        return comparison.result();
+    }
+
+    /**
      * Exports and compares, without a flush.
      *
      * @throws IOException when VictoriaMetrics cannot be reached, answers other than 2xx, or sends malformed export data
      */
     public VerificationResult exportAndCompare(ExpectedSamples expected) throws IOException {
-        ExportComparison comparison = new ExportComparison(expected, relativeTolerance);
+        ExportComparison comparison = new ExportComparison(expected, relativeTolerance, ignoredLabels);
         long newest = Math.max(System.currentTimeMillis(), expected.maxTimestampMs());
         String start = "0";
         String end = Long.toString((newest + TWO_DAYS_MS) / 1000 + 1);
@@ -348,6 +483,12 @@ public final class ReadBackVerifier {
         }
         for (Request request : requests) {
             try (Response response = call(request)) {
+                if (response.code() == 404) {
+                    throw new ExportNotServed(answered(
+                            request,
+                            404,
+                            response.body() == null ? "" : response.body().string()));
+                }
                 ResponseBody body = requireSuccess(response, request);
                 try (InputStream in = body.byteStream()) {
                     comparison.acceptAll(in);
@@ -399,14 +540,19 @@ public final class ReadBackVerifier {
     private static ResponseBody requireSuccess(Response response, Request request) throws IOException {
         ResponseBody body = response.body();
         if (!response.isSuccessful() || body == null) {
-            String text = body == null ? "" : oneLine(body.string());
-            throw new IOException(request.method() + " " + withoutQuery(request.url()) + " answered " + response.code()
-                    + (text.isEmpty() ? "" : ": " + (text.length() > 300 ? text.substring(0, 300) + "…" : text)));
+            throw answered(request, response.code(), body == null ? "" : body.string());
         }
         return body;
     }
 
-    private static String withoutQuery(HttpUrl url) {
+    /** {@code METHOD URL answered CODE: BODY} (the URL without query and userinfo, the body on one line, clipped). */
+    static IOException answered(Request request, int code, String body) {
+        String text = oneLine(body);
+        return new IOException(request.method() + " " + withoutQuery(request.url()) + " answered " + code
+                + (text.isEmpty() ? "" : ": " + (text.length() > 300 ? text.substring(0, 300) + "…" : text)));
+    }
+
+    static String withoutQuery(HttpUrl url) {
         return url.newBuilder().query(null).username("").password("").build().toString();
     }
 

@@ -260,4 +260,112 @@ class VerifyCommandTest {
         assertThat(run("--search-timeout", "-1s", scrape.toString())).isEqualTo(2);
         assertThat(vm.getRequestCount()).isZero();
     }
+
+    // ------------------------------------------------------------------------------------------------ --read-api
+
+    /** A query API answer of node_load1 of instance {@code instance} with the value 0.25 at {@code ts}. */
+    private static String matrix(String instance, long... ts) {
+        StringBuilder v = new StringBuilder();
+        for (long x : ts) {
+            v.append(v.isEmpty() ? "" : ",")
+                    .append('[')
+                    .append(x / 1000)
+                    .append('.')
+                    .append(String.format("%03d", x % 1000))
+                    .append(",\"0.25\"]");
+        }
+        return "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{\"__name__\":"
+                + "\"node_load1\",\"instanceNo\":\"" + instance + "\",\"productKey\":\"node\"},\"values\":[" + v
+                + "]}]}}";
+    }
+
+    @Test
+    void readsAPrometheusQueryApiWithoutAFlush() throws Exception {
+        vm.enqueue(new MockResponse().setBody(matrix("h", T, T + 30_000)));
+
+        int code = run(
+                "--vm-url",
+                vm.url("/").toString(),
+                "--read-api",
+                "prometheus",
+                "--instance",
+                "h",
+                "--time-multiplier",
+                "2",
+                "--value-tolerance",
+                "0",
+                "--keep-timestamps",
+                scrape.toString());
+
+        assertThat(code).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).contains("found:              2").endsWith("result: PASSED\n");
+        assertThat(vm.getRequestCount()).isEqualTo(1);
+        assertThat(vm.takeRequest().getRequestUrl().encodedPath()).isEqualTo("/api/v1/query");
+    }
+
+    @Test
+    void autoReadsTheQueryApiWhereTheExportAnswers404AndSaysSo() throws Exception {
+        vm.enqueue(new MockResponse().setResponseCode(404).setBody("404 page not found"));
+        vm.enqueue(new MockResponse().setResponseCode(404).setBody("404 page not found"));
+        vm.enqueue(new MockResponse().setBody(matrix("h", T)));
+
+        int code = run("--vm-url", vm.url("/").toString(), "--instance", "h", "--keep-timestamps", scrape.toString());
+
+        assertThat(code).as(out + "\n" + err).isZero();
+        assertThat(err.toString())
+                .contains("verify: " + vm.url("/api/v1/export")
+                        + " answered 404: reading back through the Prometheus query API, " + vm.url("/api/v1/query"))
+                .doesNotContain("force_flush");
+        assertThat(out.toString()).endsWith("result: PASSED\n");
+        assertThat(vm.takeRequest().getPath()).isEqualTo("/internal/force_flush");
+        assertThat(vm.takeRequest().getPath()).isEqualTo("/api/v1/export");
+        assertThat(vm.takeRequest().getPath()).isEqualTo("/api/v1/query");
+    }
+
+    @Test
+    void exitsFiveWithOneLineWhenTheQueryApiCannotBeReached() throws IOException {
+        String url = vm.url("/").toString();
+        vm.shutdown();
+
+        int code = run(
+                "--vm-url", url, "--read-api", "prometheus", "--instance", "h", "--keep-timestamps", scrape.toString());
+
+        assertThat(code).isEqualTo(5);
+        List<String> lines =
+                err.toString().lines().filter(l -> !l.contains(" points from ")).toList();
+        assertThat(lines).as(err.toString()).hasSize(1);
+        assertThat(lines.get(0)).startsWith("verify: cannot reach the query API: POST " + url + "api/v1/query: ");
+    }
+
+    @Test
+    void exitsTwoOnABadReadApiOrFlushUrlsForTheQueryApi() {
+        assertThat(run("--read-api", "mimir", scrape.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("'mimir' is not auto, vm-export or prometheus");
+        assertThat(run("--read-api", "prometheus", "--flush-url", "http://vmstorage:8482", scrape.toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("--flush-url names VictoriaMetrics' vmstorage nodes");
+        assertThat(vm.getRequestCount()).isZero();
+    }
+
+    @Test
+    void ignoresTheLabelsAThanosQueryAdds() {
+        vm.enqueue(new MockResponse()
+                .setBody(
+                        matrix("h", T).replace("\"productKey\":", "\"tenant_id\":\"default-tenant\",\"productKey\":")));
+
+        int code = run(
+                "--vm-url",
+                vm.url("/").toString(),
+                "--read-api",
+                "prometheus",
+                "--ignore-label",
+                "tenant_id",
+                "--instance",
+                "h",
+                "--keep-timestamps",
+                scrape.toString());
+
+        assertThat(code).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).contains("unexpected series:  0").endsWith("result: PASSED\n");
+    }
 }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ExportComparisonTest {
@@ -279,5 +280,28 @@ class ExportComparisonTest {
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("1 timestamps");
         assertThatThrownBy(() -> compare(List.of("{\"metric\":{}"), 0)).isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void ignoredLabelsAreRemovedFromTheSeriesReadBackBeforeTheyAreCompared() throws Exception {
+        ExportComparison c = new ExportComparison(EXPECTED, 0, Set.of("tenant_id", "receive_replica"));
+        for (String l : exactExport("41.178000000000004")) {
+            c.acceptLine(l.replace("\"productKey\":", "\"tenant_id\":\"default-tenant\",\"productKey\":"));
+        }
+        c.acceptLine(line(
+                "{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\",\"receive_replica\":\"1\"}",
+                "0.5",
+                Long.toString(T)));
+
+        VerificationResult r = c.result();
+
+        assertThat(r.foundSamples()).isEqualTo(8);
+        assertThat(r.unexpectedSeries()).isZero();
+        assertThat(r.duplicateSamples())
+                .as("another replica's copy of a sample")
+                .isEqualTo(1);
+        ExportComparison kept = new ExportComparison(EXPECTED, 0);
+        kept.acceptLine(exactExport("1").get(0).replace("\"productKey\":", "\"tenant_id\":\"t\",\"productKey\":"));
+        assertThat(kept.result().unexpectedSeries()).isEqualTo(1);
     }
 }

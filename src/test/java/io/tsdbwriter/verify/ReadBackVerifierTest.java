@@ -301,4 +301,85 @@ class ReadBackVerifierTest {
         assertThat(sleeps).isEmpty();
         assertThat(vm.getRequestCount()).isZero();
     }
+
+    // ------------------------------------------------------------------------------------------------ read API
+
+    private static final String MATRIX = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+            + "{\"metric\":{\"__name__\":\"node_load1\",\"instanceNo\":\"h\",\"productKey\":\"node\"},"
+            + "\"values\":[[" + T / 1000 + "." + String.format("%03d", T % 1000) + ",\"0.5\"]]}]}}";
+
+    /** A Prometheus: 404 but for /api/v1/query, which answers {@link #MATRIX}. */
+    private static Dispatcher prometheus() {
+        return new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                return request.getRequestUrl().encodedPath().endsWith("/api/v1/query")
+                        ? new MockResponse().setBody(MATRIX)
+                        : new MockResponse().setResponseCode(404).setBody("404 page not found");
+            }
+        };
+    }
+
+    @Test
+    void autoReadsThroughTheQueryApiFromTheFirstExportThatAnswers404On() throws Exception {
+        vm.setDispatcher(prometheus());
+        ReadBackVerifier v = verifier(vm.url("/").toString(), List.of()).withReadApi(ReadApi.AUTO);
+
+        VerificationResult first =
+                v.verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add);
+        VerificationResult second =
+                v.verifySearchable(EXPECTED, Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(2), notes::add);
+
+        assertThat(first.passed()).as(first.summary()).isTrue();
+        assertThat(second.passed()).isTrue();
+        assertThat(v.readsQueryApi()).isTrue();
+        assertThat(paths(vm))
+                .containsExactly("/internal/force_flush", "/api/v1/export", "/api/v1/query", "/api/v1/query");
+        assertThat(notes)
+                .containsExactly(
+                        vm.url("/") + "api/v1/export answered 404: reading back through the Prometheus query API, "
+                                + vm.url("/") + "api/v1/query");
+    }
+
+    @Test
+    void prometheusReadsTheQueryApiWithoutAFlushAndItsResultIsFinalAtOnce() throws Exception {
+        vm.setDispatcher(prometheus());
+        ReadBackVerifier v = new ReadBackVerifier(vm.url("/").toString(), null, 0, ReadBackVerifier.defaultClient())
+                .withReadApi(ReadApi.PROMETHEUS);
+
+        VerificationResult r = v.verifySearchable(
+                ExpectedSamples.of(
+                        List.of(new SourcePoint("node_load1", Map.of("instanceNo", "h"), "node", T, 0.5)),
+                        1,
+                        2,
+                        60_000),
+                Duration.ZERO,
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(2),
+                notes::add);
+
+        assertThat(r.missingSamples()).isEqualTo(1);
+        assertThat(paths(vm)).containsExactly("/api/v1/query");
+        assertThat(notes).isEmpty();
+        assertThat(v.readApi()).isEqualTo(ReadApi.PROMETHEUS);
+    }
+
+    @Test
+    void vmExportTakesAnExportAnswering404AsAnError() {
+        vm.setDispatcher(prometheus());
+
+        assertThatThrownBy(() -> new ReadBackVerifier(vm.url("/").toString()).verify(EXPECTED))
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith("GET " + vm.url("/") + "api/v1/export answered 404: 404 page not found");
+        assertThat(vm.getRequestCount()).isEqualTo(2);
+    }
+
+    @Test
+    void flushUrlsAreNotForTheQueryApi() {
+        assertThatThrownBy(() -> verifier("http://localhost:9090", List.of("http://vmstorage:8482"))
+                        .withReadApi(ReadApi.PROMETHEUS))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(ReadApi.parse(" VM-Export")).isEqualTo(ReadApi.VM_EXPORT);
+        assertThatThrownBy(() -> ReadApi.parse("mimir")).hasMessage("'mimir' is not auto, vm-export or prometheus");
+    }
 }
