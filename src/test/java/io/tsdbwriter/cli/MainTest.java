@@ -43,6 +43,7 @@ class MainTest {
             "--on-configuration-fault",
             "--dead-letter-topic",
             "--batch-samples",
+            "--batch-send-deadline",
             "--max-inflight-bytes",
             "--max-record-bytes",
             "--compression",
