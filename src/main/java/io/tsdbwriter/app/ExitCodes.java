@@ -23,7 +23,7 @@ public final class ExitCodes {
     /** A {@code --stop-at-end} job stopped by SIGTERM/SIGINT before the group committed every recorded end. */
     public static final int STOPPED = 4;
     /**
-     * {@code verify}: VictoriaMetrics could not be read back (its {@code --vm-url} or a {@code --flush-url} unreachable or
+     * {@code verify}: the TSDB could not be read back (its {@code --vm-url} or a {@code --flush-url} unreachable or
      * answering an error), so nothing was compared; 1 is kept for "read back, and it differs". No other command uses it.
      */
     public static final int UNREACHABLE = 5;
@@ -53,7 +53,7 @@ public final class ExitCodes {
                     "produce",
                     "every record acknowledged by Kafka",
                     "verify",
-                    "VictoriaMetrics holds exactly the expected samples",
+                    "the TSDB holds exactly the expected samples",
                     "bench",
                     "every cell ran and wrote every expected sample (live: the writer exited cleanly)",
                     "capacity",
@@ -102,7 +102,7 @@ public final class ExitCodes {
                     UNREACHABLE,
                     "could not read back",
                     "verify",
-                    "VictoriaMetrics could not be read back: --vm-url or a --flush-url unreachable or answering an error; "
+                    "the TSDB could not be read back: --vm-url or a --flush-url unreachable or answering an error; "
                             + "nothing was compared"));
 
     private ExitCodes() {}
