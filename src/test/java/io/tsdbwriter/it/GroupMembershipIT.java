@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -43,8 +44,14 @@ class GroupMembershipIT {
     static final int PARTITIONS = 3;
     static final int M = 2;
     static final int N = 1;
-    /** Seeds per protocol of the repeated-kill scenario. */
-    static final long[] SEEDS = {11, 23, 37};
+    /**
+     * Seeds per protocol of the repeated-kill scenario: two in the test command (each run is about 37 s of four kills
+     * and a drain); {@code -Dit.killSeeds=11,23,37,…} runs more.
+     */
+    static final long[] SEEDS = Arrays.stream(
+                    System.getProperty("it.killSeeds", "11,37").split(","))
+            .mapToLong(s -> Long.parseLong(s.trim()))
+            .toArray();
 
     /** One broker; the scenarios start their VictoriaMetrics, proxies and writers through it (stopped after each). */
     @RegisterExtension
