@@ -40,6 +40,10 @@ class NativeHistogramEncodeTest {
 
     /** One OTLP exponential histogram {@code lat{host="h1"}} at scale 10 (merged to 8) and a gauge {@code g}. */
     static byte[] otlpRecord() {
+        return otlpRecord(T_MS);
+    }
+
+    static byte[] otlpRecord(long tMs) {
         Metric lat = Metric.newBuilder()
                 .setName("lat")
                 .setExponentialHistogram(ExponentialHistogram.newBuilder()
@@ -48,7 +52,7 @@ class NativeHistogramEncodeTest {
                                 .addAttributes(KeyValue.newBuilder()
                                         .setKey("host")
                                         .setValue(AnyValue.newBuilder().setStringValue("h1")))
-                                .setTimeUnixNano(T_MS * 1_000_000L)
+                                .setTimeUnixNano(tMs * 1_000_000L)
                                 .setCount(12)
                                 .setSum(30.5)
                                 .setScale(10)
