@@ -2,7 +2,6 @@ package io.tsdbwriter.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.CodedOutputStream;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogram;
@@ -10,13 +9,11 @@ import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.tsdbwriter.decode.otlp.OtlpDecoder;
 import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.xerial.snappy.Snappy;
 
 /** Histogram points where the output carries native histograms: OTLP exponential histograms, remote write's own. */
 class NativeHistogramDecodeTest {
@@ -119,34 +116,12 @@ class NativeHistogramDecodeTest {
         assertThat(points.metric(0)).isEqualTo("lat_count");
     }
 
-    /** A WriteRequest of one series {@code up{job="j"}} with a sample and the given Histogram messages. */
-    static byte[] writeRequest(byte[]... histograms) throws IOException {
-        ByteArrayOutputStream ts = new ByteArrayOutputStream();
-        CodedOutputStream t = CodedOutputStream.newInstance(ts);
-        for (String[] l : new String[][] {{"__name__", "up"}, {"job", "j"}}) {
-            ByteArrayOutputStream lb = new ByteArrayOutputStream();
-            CodedOutputStream lo = CodedOutputStream.newInstance(lb);
-            lo.writeString(1, l[0]);
-            lo.writeString(2, l[1]);
-            lo.flush();
-            t.writeByteArray(1, lb.toByteArray());
-        }
-        for (byte[] h : histograms) {
-            t.writeByteArray(4, h);
-        }
-        t.flush();
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
-        out.writeByteArray(1, ts.toByteArray());
-        out.flush();
-        return Snappy.compress(bytes.toByteArray());
-    }
-
     @Test
     void remoteWriteHistogramsPassThroughButForTheirTimestamp() throws IOException {
         byte[] first = NativeHistogramMessage.integer(5, 2.5, 3, 1e-128, 1, new int[] {-2, 2}, new long[] {1, 2}, 1000);
         byte[] second = NativeHistogramMessage.integer(9, 4, 3, 1e-128, 1, new int[] {-2, 2}, new long[] {2, 3}, 2000);
-        new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME).decode(writeRequest(first, second), 0, points, rejections);
+        new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
+                .decode(NativeHistogramMessage.writeRequest(first, second), 0, points, rejections);
         assertThat(points.count()).isEqualTo(2);
         assertThat(points.timestampMs(0)).isEqualTo(1000);
         assertThat(points.timestampMs(1)).isEqualTo(2000);
@@ -164,7 +139,8 @@ class NativeHistogramDecodeTest {
     void withoutAcceptingHistogramsRemoteWriteOnesAreSkipped() throws IOException {
         points.histograms().accept(false);
         byte[] h = NativeHistogramMessage.integer(5, 2.5, 3, 1e-128, 1, new int[] {-2, 2}, new long[] {1, 2}, 1000);
-        new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME).decode(writeRequest(h), 0, points, rejections);
+        new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
+                .decode(NativeHistogramMessage.writeRequest(h), 0, points, rejections);
         assertThat(points.count()).isZero();
         assertThat(rejections.count(DecodeError.NO_SAMPLES)).isEqualTo(1);
     }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.xerial.snappy.Snappy;
 
 /**
  * A {@code prometheus.Histogram} message ({@code prompb/types.proto}, remote write 1.0 and 2.0) read field by field with
@@ -175,5 +176,28 @@ public record NativeHistogramMessage(
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A snappy-compressed WriteRequest of one series {@code up{job="j"}} with a sample and the given Histogram messages. */
+    public static byte[] writeRequest(byte[]... histograms) throws IOException {
+        ByteArrayOutputStream ts = new ByteArrayOutputStream();
+        CodedOutputStream t = CodedOutputStream.newInstance(ts);
+        for (String[] l : new String[][] {{"__name__", "up"}, {"job", "j"}}) {
+            ByteArrayOutputStream lb = new ByteArrayOutputStream();
+            CodedOutputStream lo = CodedOutputStream.newInstance(lb);
+            lo.writeString(1, l[0]);
+            lo.writeString(2, l[1]);
+            lo.flush();
+            t.writeByteArray(1, lb.toByteArray());
+        }
+        for (byte[] h : histograms) {
+            t.writeByteArray(4, h);
+        }
+        t.flush();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        out.writeByteArray(1, ts.toByteArray());
+        out.flush();
+        return Snappy.compress(bytes.toByteArray());
     }
 }

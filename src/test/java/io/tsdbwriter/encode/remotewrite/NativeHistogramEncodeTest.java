@@ -3,6 +3,8 @@ package io.tsdbwriter.encode.remotewrite;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.CodedOutputStream;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -25,6 +27,7 @@ import io.tsdbwriter.encode.vmimport.ImportSampleEncoder;
 import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.pipeline.PointAmplifier;
 import io.tsdbwriter.wire.ByteBuf;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -148,6 +151,78 @@ class NativeHistogramEncodeTest {
             assertThat(v2Histograms.get(i)).isEqualTo(v1Histograms.get(i));
         }
         assertThat(RemoteWriteBodies.metadataV2(request)).containsExactly("3||");
+    }
+
+    /** A float histogram with custom buckets (schema -53, NHCB): counts as doubles, the bounds in custom_values. */
+    private static byte[] customBucketsHistogram(long timestamp) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        out.writeDouble(2, 7.5); // count_float
+        out.writeDouble(3, 12.25);
+        out.writeSInt32(4, -53);
+        ByteArrayOutputStream span = new ByteArrayOutputStream();
+        CodedOutputStream so = CodedOutputStream.newInstance(span);
+        so.writeUInt32(2, 3);
+        so.flush();
+        out.writeByteArray(11, span.toByteArray());
+        out.writeTag(13, 2); // positive_counts, packed
+        out.writeUInt32NoTag(24);
+        for (double c : new double[] {1.5, 2, 4}) {
+            out.writeDoubleNoTag(c);
+        }
+        out.writeEnum(14, 3); // GAUGE
+        out.writeInt64(15, timestamp);
+        out.writeTag(16, 2); // custom_values, packed
+        out.writeUInt32NoTag(16);
+        out.writeDoubleNoTag(0.5);
+        out.writeDoubleNoTag(1);
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    /** The message without its timestamp field, which the writer appends after the others. */
+    private static byte[] timestampLast(byte[] message, long timestamp) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        CodedInputStream in = CodedInputStream.newInstance(message);
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            int at = in.getTotalBytesRead() - CodedOutputStream.computeUInt32SizeNoTag(tag);
+            in.skipField(tag);
+            if (tag >>> 3 != 15) {
+                bytes.write(message, at, in.getTotalBytesRead() - at);
+            }
+        }
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        out.writeInt64(15, timestamp);
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    @Test
+    void remoteWriteHistogramsPassThroughToRemoteWrite1And2ByteForByteButTheirTimestamps() throws Exception {
+        byte[] source = customBucketsHistogram(T_MS);
+        PointAmplifier a = new PointAmplifier(
+                new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME),
+                new RemoteWriteEncoder(new AmplificationPlan(2, 1, 60_000)),
+                new SeriesCache(1000));
+        a.decode(NativeHistogramMessage.writeRequest(source), 0);
+        assertThat(a.pointCount()).isEqualTo(1);
+        ByteBuf out = new ByteBuf(64);
+        assertThat(a.encodePoint(0, out)).isEqualTo(2);
+        byte[] body = Arrays.copyOf(out.array(), out.length());
+        byte[][] expected = {timestampLast(source, T_MS), timestampLast(source, T_MS + 30_000)};
+        assertThat(RemoteWriteBodies.histogramsV1(body).get(0)).containsExactly(expected);
+        ByteBuf v2 = RemoteWrite2Request.fromV1(body, body.length);
+        assertThat(RemoteWriteBodies.histogramsV2(Arrays.copyOf(v2.array(), v2.length()))
+                        .get(0))
+                .containsExactly(expected);
+        NativeHistogramMessage m = NativeHistogramMessage.parse(expected[1], 0, expected[1].length);
+        assertThat(m.customValues()).containsExactly(0.5, 1.0);
+        assertThat(m.positiveCounts()).containsExactly(1.5, 2.0, 4.0);
+        assertThat(m.countFloat()).isEqualTo(7.5);
+        assertThat(m.schema()).isEqualTo(-53);
+        assertThat(m.resetHint()).isEqualTo(3);
+        assertThat(m.timestamp()).isEqualTo(T_MS + 30_000);
     }
 
     @Test
