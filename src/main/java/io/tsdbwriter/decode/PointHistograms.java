@@ -105,14 +105,6 @@ public final class PointHistograms {
         open = -1;
     }
 
-    /** Drops the open histogram (its point is refused after all). */
-    public void abandon() {
-        if (open >= 0) {
-            length = openStart;
-            open = -1;
-        }
-    }
-
     /** The histogram of point {@code p}, or -1 when it has none. */
     public int of(int p) {
         return count == 0 || p >= points ? -1 : byPoint[p] - 1;
