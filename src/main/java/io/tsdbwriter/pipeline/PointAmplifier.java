@@ -395,7 +395,7 @@ public final class PointAmplifier {
      * @return samples appended
      */
     public int encodePoint(int p, ByteBuf out) {
-        encoder.point(points, p); // what the point carries beside its value: its exemplar
+        encoder.point(points, p); // what the point carries beside its value: its exemplar, or its native histogram
         if (churnIntervalMs > 0) {
             return encodeChurned(p, out);
         }
