@@ -66,7 +66,8 @@ public enum DecodeError {
     UNSUPPORTED_TEMPORALITY,
     /**
      * An OpenTelemetry data point that cannot be mapped to samples: a histogram whose bucket counts are not its bounds
-     * + 1 (or that has none), a metric without a name.
+     * + 1 (or that has none), a metric without a name; with remote write output, an exponential histogram whose scale
+     * is below −4 (no native histogram schema).
      */
     INVALID_DATA_POINT,
     /** With {@code --tenant-from}: a record (header) or series (label) without a tenant, and no {@code --default-tenant}. */

@@ -47,6 +47,7 @@ public final class DecodedPoints {
     private boolean jsonSafe;
     private final FamilyMetadata families = new FamilyMetadata();
     private final PointExemplars exemplars = new PointExemplars();
+    private final PointHistograms histograms = new PointHistograms();
 
     /** The record's metric families (TYPE, HELP, UNIT; a buffer of their own); empty for formats without them. */
     public FamilyMetadata families() {
@@ -58,10 +59,19 @@ public final class DecodedPoints {
         return exemplars;
     }
 
+    /**
+     * The record's native histograms, at most one per point (a buffer of their own): made by decoders only when it
+     * {@link PointHistograms#accepted() accepts} them; empty otherwise.
+     */
+    public PointHistograms histograms() {
+        return histograms;
+    }
+
     /** Empties the buffer (every decode starts with it). */
     public void clear() {
         families.clear();
         exemplars.clear();
+        histograms.clear();
         count = 0;
         labelCount = 0;
         arenaLength = 0;

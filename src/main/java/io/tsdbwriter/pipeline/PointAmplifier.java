@@ -138,6 +138,8 @@ public final class PointAmplifier {
                         ? Rejections.NonFinite.KEEP
                         : Rejections.NonFinite.KEEP_INFINITIES);
         this.preparer = new SeriesPreparer(encoder, null, tenants);
+        // native histograms only where the output carries them; the import API keeps each format's sample mapping
+        points.histograms().accept(encoder.output() == Output.REMOTE_WRITE);
     }
 
     /** What the configuration allows: a verbatim copy without routing or limits. */
@@ -393,7 +395,7 @@ public final class PointAmplifier {
      * @return samples appended
      */
     public int encodePoint(int p, ByteBuf out) {
-        encoder.point(points, p); // what the point carries beside its value: its exemplar
+        encoder.point(points, p); // what the point carries beside its value: its exemplar, or its native histogram
         if (churnIntervalMs > 0) {
             return encodeChurned(p, out);
         }

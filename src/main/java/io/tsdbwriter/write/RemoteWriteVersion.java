@@ -21,6 +21,25 @@ public enum RemoteWriteVersion {
     /** Response header of a 2.0 receiver: samples written of the request (the specification's "Required Written Response Headers"). */
     public static final String SAMPLES_WRITTEN_HEADER = "X-Prometheus-Remote-Write-Samples-Written";
 
+    /** Response header of a 2.0 receiver: native histograms written of the request (samples do not count them). */
+    public static final String HISTOGRAMS_WRITTEN_HEADER = "X-Prometheus-Remote-Write-Histograms-Written";
+
+    /**
+     * What a 2.0 receiver says it wrote of the writer's samples, a native histogram counting as one: the sum of
+     * {@link #SAMPLES_WRITTEN_HEADER} ({@code samples}) and {@link #HISTOGRAMS_WRITTEN_HEADER} ({@code histograms}) when
+     * both are numbers, else {@code samples} as it is (null or blank when absent, for the caller to judge).
+     */
+    public static String written(String samples, String histograms) {
+        if (samples == null || histograms == null || histograms.isBlank()) {
+            return samples;
+        }
+        try {
+            return Long.toString(Long.parseLong(samples.trim()) + Long.parseLong(histograms.trim()));
+        } catch (NumberFormatException e) {
+            return samples;
+        }
+    }
+
     private final String flag;
     private final String protobufMessage;
     private final String contentType;

@@ -98,7 +98,8 @@ public final class ResponseClassifier {
      * </ul>
      *
      * @param samplesSent    samples the request carried, or -1 when unknown (the header is then not checked)
-     * @param samplesWritten the {@code X-Prometheus-Remote-Write-Samples-Written} header, or null
+     * @param samplesWritten the {@code X-Prometheus-Remote-Write-Samples-Written} header (plus the
+     *                       {@code -Histograms-Written} one: {@link RemoteWriteVersion#written}), or null
      */
     public static WriteOutcome classifyRemoteWrite2(
             int status, String retryAfter, String detail, String location, long samplesSent, String samplesWritten) {

@@ -295,7 +295,9 @@ public final class WriteClient implements AutoCloseable {
                         detail,
                         resp.header("Location"),
                         payload.samples(),
-                        resp.header(RemoteWriteVersion.SAMPLES_WRITTEN_HEADER));
+                        RemoteWriteVersion.written(
+                                resp.header(RemoteWriteVersion.SAMPLES_WRITTEN_HEADER),
+                                resp.header(RemoteWriteVersion.HISTOGRAMS_WRITTEN_HEADER)));
             }
             return ResponseClassifier.classify(
                     output, resp.code(), resp.header("Retry-After"), detail, resp.header("Location"));

@@ -1,5 +1,7 @@
 package io.tsdbwriter.decode.otlp;
 
+import io.tsdbwriter.decode.DecodeError;
+
 /**
  * Exponential histogram data points ({@code ExponentialHistogramDataPoint} of {@code metrics.proto}) as VictoriaMetrics
  * maps them: {@code <name>_count}, {@code <name>_sum} (when present) and its own
@@ -7,7 +9,10 @@ package io.tsdbwriter.decode.otlp;
  * VictoriaMetrics' histogram functions read them; the zero bucket as {@code -zt...zt}. Bucket {@code i} of a
  * {@code Buckets} message with offset {@code o} at scale {@code s} spans {@code (2^((o+i)·2^-s), 2^((o+i+1)·2^-s)]},
  * negated for the negative buckets; bounds as {@link GoFormat#formatVmrange}. A delta one is refused
- * ({@link SampleWriter#refuseDelta}).
+ * ({@link SampleWriter#refuseDelta}). Where the output carries native histograms
+ * ({@link io.tsdbwriter.decode.PointHistograms#accepted()}: remote write) each data point is instead one native
+ * histogram point named as the metric ({@link NativeExponential}); one with a scale below −4 is then refused
+ * ({@link DecodeError#INVALID_DATA_POINT}).
  *
  * <p>Each non-empty bucket's {@code vmrange} value is formatted per data point (a string each): not on the hot path
  * of a Prometheus-shaped scrape.
@@ -19,8 +24,10 @@ final class ExponentialHistogramPoints {
     private final WireReader w;
     private final SampleWriter samples;
     private final Attributes attributes;
+    private final NativeExponential nativeHistograms;
 
     ExponentialHistogramPoints(WireReader wire, SampleWriter samples, Attributes attributes) {
+        this.nativeHistograms = new NativeExponential(wire);
         this.w = wire;
         this.samples = samples;
         this.attributes = attributes;
@@ -101,6 +108,34 @@ final class ExponentialHistogramPoints {
             p = end;
             long ts = o.timestamp(time);
             if (!o.admit(ts, flags, 0)) {
+                o.restore(base);
+                continue;
+            }
+            if (o.out.histograms().accepted()) {
+                if (scale < NativeExponential.MIN_SCALE) {
+                    o.rejections.add(
+                            DecodeError.INVALID_DATA_POINT,
+                            o.rejections.wantsDetail(DecodeError.INVALID_DATA_POINT)
+                                    ? "exponential histogram '" + o.metricText() + "': scale " + scale
+                                            + " below -4, the smallest native histogram schema"
+                                    : "");
+                } else {
+                    o.beginHistogram(ts);
+                    nativeHistograms.write(
+                            o.out.histograms(),
+                            count,
+                            hasSum,
+                            sum,
+                            o.stale(),
+                            scale,
+                            zeroThreshold,
+                            zeroCount,
+                            posStart,
+                            posEnd,
+                            negStart,
+                            negEnd);
+                    o.out.histograms().end();
+                }
                 o.restore(base);
                 continue;
             }

@@ -29,7 +29,8 @@ import java.util.Objects;
  *       {@code <name>_count}, {@code <name>_sum} (when present) and cumulative {@code <name>_bucket{le="…"}} up to
  *       {@code le="+Inf"}; exponential histograms: {@code _count}, {@code _sum} and VictoriaMetrics' own
  *       {@code <name>_bucket{vmrange="<lower>...<upper>"}} per non-empty bucket (the zero bucket as
- *       {@code -zt...zt}), per-bucket counts as VictoriaMetrics' histogram functions read them; summaries:
+ *       {@code -zt...zt}), per-bucket counts as VictoriaMetrics' histogram functions read them — or, where the output
+ *       carries native histograms (remote write), one native histogram point each ({@link NativeExponential}); summaries:
  *       {@code _count}, {@code _sum} and {@code <name>{quantile="…"}};</li>
  *   <li>timestamps: {@code time_unix_nano} ÷ 10^6 (epoch ms); a data point without one takes the Kafka record's
  *       timestamp;</li>

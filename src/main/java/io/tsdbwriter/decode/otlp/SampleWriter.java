@@ -304,6 +304,24 @@ final class SampleWriter {
 
     /** One point: the metric name given, every label of the stack (empty values dropped), canonical order. */
     void emit(int nameOff, int nameLen, long ts, double value) {
+        point(nameOff, nameLen, ts, stale ? STALE_MARKER : value);
+    }
+
+    /**
+     * One native histogram point: the current metric's name, every label of the stack (as {@link #emit}); its
+     * histogram is begun ({@link io.tsdbwriter.decode.PointHistograms#begin}), the caller writes its fields and ends it.
+     */
+    void beginHistogram(long ts) {
+        int pt = point(metricOff, metricLen, ts, 0);
+        out.histograms().begin(pt);
+    }
+
+    /** Whether the data point {@link #admit} let through last is a staleness marker. */
+    boolean stale() {
+        return stale;
+    }
+
+    private int point(int nameOff, int nameLen, long ts, double value) {
         DecodedPoints o = out;
         int pt = o.begin();
         o.setMetric(pt, nameOff, nameLen);
@@ -313,9 +331,10 @@ final class SampleWriter {
                 o.addLabel(pt, st[k], st[k + 1], st[k + 2], st[k + 3]);
             }
         }
-        o.set(pt, ts, stale ? STALE_MARKER : value);
+        o.set(pt, ts, value);
         o.canonicalize(pt);
         o.exemplars().none(pt); // a point index a refused data point used is not left with its exemplar
+        return pt;
     }
 
     /** Prometheus' staleness marker. */

@@ -7,6 +7,7 @@ import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
+import io.tsdbwriter.decode.PointHistograms;
 import io.tsdbwriter.decode.RecordDecoder;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.TimestampCheck;
@@ -27,9 +28,11 @@ import org.xerial.snappy.Snappy;
  * decompressed as zstd (falling back to snappy if that fails), any other as a snappy block.
  *
  * <p>Each sample of each {@code TimeSeries} is a point: the {@code __name__} label is the metric name, the other
- * labels (empty values dropped) its labels, the sample's timestamp (epoch ms) and value its own. Exemplars,
- * native histograms and metadata are skipped. Counted per sample and skipped: NaN values including the staleness
- * marker ({@link DecodeError#NON_FINITE_VALUE}), negative timestamps; per series: a series without
+ * labels (empty values dropped) its labels, the sample's timestamp (epoch ms) and value its own. Each native histogram
+ * ({@code TimeSeries.histograms}) is a histogram point when the points buffer accepts them
+ * ({@link PointHistograms#accepted()}: the output is remote write), its message copied as it is but for its timestamp,
+ * which is the point's; otherwise skipped. Exemplars and metadata are skipped. Counted per sample and skipped: NaN
+ * values including the staleness marker ({@link DecodeError#NON_FINITE_VALUE}), negative timestamps; per series: a series without
  * {@code __name__} ({@link DecodeError#MISSING_METRIC}). A record whose bytes do not decompress
  * ({@link DecodeError#INVALID_COMPRESSION}), decompress to more than {@link #maxDecompressedBytes} or are not a
  * well-formed {@code WriteRequest} ({@link DecodeError#INVALID_PROTOBUF}, {@link DecodeError#INVALID_UTF8}) is
@@ -55,6 +58,11 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     private double[] values = new double[64];
     private long[] timestamps = new long[64];
     private int sampleCount;
+    /** The series' native histograms: per histogram the byte range of its message in {@link #buf}, start and end. */
+    private int[] histogramRanges = new int[16];
+
+    private long[] histogramTimestamps = new long[8];
+    private int histogramCount;
 
     /**
      * @param maxRecordBytes larger records are rejected whole; a record may decompress to at most
@@ -221,6 +229,8 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     private DecodeError series(CodedInputStream in, DecodedPoints out, Rejections rejections) throws IOException {
         labelCount = 0;
         sampleCount = 0;
+        histogramCount = 0;
+        boolean keepHistograms = out.histograms().accepted();
         int metricOff = -1;
         int metricLen = 0;
         while (!in.isAtEnd()) {
@@ -300,6 +310,18 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                     timestamps[sampleCount] = ts;
                     sampleCount++;
                 }
+                case 4 << 3 | 2 -> { // repeated Histogram histograms = 4
+                    int len = in.readRawVarint32();
+                    if (!keepHistograms) {
+                        in.skipRawBytes(len);
+                        continue;
+                    }
+                    int start = in.getTotalBytesRead();
+                    int limit = in.pushLimit(len);
+                    long ts = readHistogramTimestamp(in);
+                    in.popLimit(limit);
+                    histogram(start, start + len, ts);
+                }
                 default -> {
                     if (!in.skipField(tag)) {
                         return null;
@@ -307,14 +329,16 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                 }
             }
         }
-        if (sampleCount == 0) {
+        if (sampleCount == 0 && histogramCount == 0) {
             return null;
         }
         if (metricOff < 0) {
             rejections.add(
-                    DecodeError.MISSING_METRIC, "a series without __name__ (" + sampleCount + " samples skipped)");
+                    DecodeError.MISSING_METRIC,
+                    "a series without __name__ (" + (sampleCount + histogramCount) + " samples skipped)");
             return null;
         }
+        histogramPoints(out, rejections, metricOff, metricLen);
         for (int i = 0; i < sampleCount; i++) {
             double v = values[i];
             if (rejections.skips(v)) {
@@ -351,6 +375,84 @@ public final class RemoteWriteDecoder implements RecordDecoder {
             out.canonicalize(p);
         }
         return null;
+    }
+
+    /** Reads a {@code Histogram} message to its end (the limit pushed), returning its timestamp (field 15; 0 if none). */
+    private static long readHistogramTimestamp(CodedInputStream in) throws IOException {
+        long ts = 0;
+        while (!in.isAtEnd()) {
+            int t = in.readTag();
+            if (t == (PointHistograms.TIMESTAMP << 3)) {
+                ts = in.readInt64();
+            } else if (!in.skipField(t)) {
+                break;
+            }
+        }
+        return ts;
+    }
+
+    private void histogram(int start, int end, long timestamp) {
+        if ((histogramCount + 1) * 2 > histogramRanges.length) {
+            histogramRanges = Arrays.copyOf(histogramRanges, histogramRanges.length * 2);
+            histogramTimestamps = Arrays.copyOf(histogramTimestamps, histogramTimestamps.length * 2);
+        }
+        histogramRanges[histogramCount * 2] = start;
+        histogramRanges[histogramCount * 2 + 1] = end;
+        histogramTimestamps[histogramCount] = timestamp;
+        histogramCount++;
+    }
+
+    /**
+     * The series' native histograms as histogram points ({@link PointHistograms}): each message's fields copied byte for
+     * byte but its timestamp, which becomes the point's; refused as samples are for their timestamp.
+     */
+    private void histogramPoints(DecodedPoints out, Rejections rejections, int metricOff, int metricLen)
+            throws IOException {
+        for (int h = 0; h < histogramCount; h++) {
+            long ts = histogramTimestamps[h];
+            if (!plausible(ts, rejections)) {
+                continue;
+            }
+            int p = out.begin();
+            out.setMetric(p, metricOff, metricLen);
+            int[] l = labels;
+            for (int k = 0; k < labelCount * 4; k += 4) {
+                out.addLabel(p, l[k], l[k + 1], l[k + 2], l[k + 3]);
+            }
+            out.set(p, ts, 0);
+            out.canonicalize(p);
+            PointHistograms hs = out.histograms();
+            hs.begin(p);
+            int start = histogramRanges[h * 2];
+            int end = histogramRanges[h * 2 + 1];
+            CodedInputStream in = CodedInputStream.newInstance(buf, start, end - start);
+            while (!in.isAtEnd()) {
+                int at = in.getTotalBytesRead();
+                int t = in.readTag();
+                in.skipField(t);
+                if (t != (PointHistograms.TIMESTAMP << 3)) {
+                    hs.putRaw(buf, start + at, in.getTotalBytesRead() - at);
+                }
+            }
+            hs.end();
+        }
+    }
+
+    /** Whether a sample's timestamp is plausible; a refusal counted when not. */
+    private boolean plausible(long ts, Rejections rejections) {
+        if (ts < 0) {
+            rejections.add(
+                    DecodeError.INVALID_TIMESTAMP,
+                    rejections.wantsDetail(DecodeError.INVALID_TIMESTAMP) ? "negative timestamp " + ts : "");
+            return false;
+        }
+        if (!timestampCheck.contains(ts)) {
+            rejections.add(
+                    DecodeError.IMPLAUSIBLE_TIMESTAMP,
+                    rejections.wantsDetail(DecodeError.IMPLAUSIBLE_TIMESTAMP) ? window.describe(ts) : "");
+            return false;
+        }
+        return true;
     }
 
     private static final byte[] NAME = "__name__".getBytes(StandardCharsets.US_ASCII);

@@ -12,9 +12,11 @@ import java.util.Arrays;
  * "Protocol"; Prometheus' {@code prompb/io/prometheus/write/v2/types.proto}):
  * <pre>
  * message Request    { repeated string symbols = 4; repeated TimeSeries timeseries = 5; }
- * message TimeSeries { repeated uint32 labels_refs = 1; repeated Sample samples = 2; }   // labels_refs packed
+ * message TimeSeries { repeated uint32 labels_refs = 1; repeated Sample samples = 2; repeated Histogram histograms = 3; }
  * message Sample     { double value = 1; int64 timestamp = 2; }                          // as in 1.0
  * </pre>
+ * {@code labels_refs} is packed. A 1.0 {@code TimeSeries.histograms} entry (field 4) becomes a 2.0 one (field 3) byte for
+ * byte: the {@code Histogram} message has the same fields in both, {@code custom_values} (16) included.
  * Every label name and value of the request becomes one entry of the symbol table ({@code symbols[0]} is the empty
  * string, as the specification requires), so the strings the M × N variants of a series share (the metric name, every
  * label but the instance label) are sent once per request, and each series carries two varint references per label.
@@ -41,6 +43,8 @@ public final class RemoteWrite2Request {
     private static final int V1_LABELS = 1 << 3 | 2;
     private static final int V1_SAMPLES = 2 << 3 | 2;
     private static final int V1_EXEMPLARS = 3 << 3 | 2;
+    private static final int V1_HISTOGRAMS = 4 << 3 | 2;
+    private static final byte V2_HISTOGRAMS = 3 << 3 | 2;
     private static final int LABEL_NAME = 1 << 3 | 2;
     private static final int LABEL_VALUE = 2 << 3 | 2;
     private static final int V2_SYMBOLS = 4 << 3 | 2;
@@ -76,7 +80,7 @@ public final class RemoteWrite2Request {
         Symbols symbols = new Symbols(v1);
         int[] refs = new int[256];
         int refCount = 0;
-        int[] samples = new int[256]; // byte ranges of the Sample entries: start, end
+        int[] samples = new int[256]; // byte ranges of the Sample and Histogram entries: start, end
         int sampleCount = 0;
         int[] series = new int[64]; // per series: refsEnd, samplesEnd (indices into refs and samples)
         int seriesCount = 0;
@@ -175,7 +179,7 @@ public final class RemoteWrite2Request {
                         }
                         refs[refCount++] = nameRef;
                         refs[refCount++] = valueRef;
-                    } else if (t == V1_SAMPLES) {
+                    } else if (t == V1_SAMPLES || t == V1_HISTOGRAMS) {
                         in.skipField(t);
                         if (sampleCount * 2 + 2 > samples.length) {
                             samples = Arrays.copyOf(samples, samples.length * 2);
@@ -186,7 +190,7 @@ public final class RemoteWrite2Request {
                     } else if (t == V1_EXEMPLARS) {
                         exemplars.read(in, symbols::intern);
                     } else {
-                        in.skipField(t); // histograms: not written by RemoteWriteEncoder
+                        in.skipField(t);
                     }
                 }
                 if (in.getTotalBytesRead() != end) {
@@ -244,7 +248,13 @@ public final class RemoteWrite2Request {
                 }
             }
             for (int i = sampleFrom; i < sampleTo; i++) {
-                out.put(v1, samples[i * 2], samples[i * 2 + 1] - samples[i * 2]);
+                int at = samples[i * 2];
+                if (v1[at] == V1_HISTOGRAMS) { // the same Histogram message under 2.0's field 3 (a tag of one byte too)
+                    out.put(V2_HISTOGRAMS);
+                    out.put(v1, at + 1, samples[i * 2 + 1] - at - 1);
+                } else {
+                    out.put(v1, at, samples[i * 2 + 1] - at);
+                }
             }
             exemplars.write(out, k, v1);
             if (md != 0) {

@@ -7,6 +7,7 @@ import io.tsdbwriter.amplify.SeriesVariants;
 import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.FamilyMetadata;
 import io.tsdbwriter.decode.PointExemplars;
+import io.tsdbwriter.decode.PointHistograms;
 import io.tsdbwriter.encode.SampleEncoder;
 import io.tsdbwriter.wire.ByteBuf;
 import io.tsdbwriter.wire.Output;
@@ -36,7 +37,10 @@ import java.util.Arrays;
  * family per request ({@link RequestFamilies}); the 2.0 request gives it to each series of the family
  * ({@link RemoteWrite2Request#fromV1}). A refused body split in two keeps the entry in the half holding that point.
  * A point's exemplar ({@link io.tsdbwriter.decode.PointExemplars}, told by {@link #point}) is a
- * {@code TimeSeries.exemplars} entry (field 3) in each variant's {@code TimeSeries}, at its own timestamp.
+ * {@code TimeSeries.exemplars} entry (field 3) in each variant's {@code TimeSeries}, at its own timestamp. A point with
+ * a native histogram ({@link PointHistograms}, told by {@link #point}) carries it instead of samples: M
+ * {@code TimeSeries.histograms} entries (field 4, {@code prometheus.Histogram}), the histogram's fields as decoded and
+ * the timestamp of each time copy; it counts as one sample per copy.
  *
  * <p>Wire format without generated classes (protobuf-java's {@link CodedOutputStream} only sizes varints): the label
  * part of each variant is encoded once per series ({@link #prepareSeries}) and copied per point. A point's M
@@ -70,6 +74,9 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final byte LEN_TAG_EXEMPLARS = (byte) (TS_EXEMPLARS << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);
     private static final byte TAG_EXEMPLAR_VALUE = 2 << 3 | WireFormat.WIRETYPE_FIXED64;
     private static final byte TAG_EXEMPLAR_TIMESTAMP = 3 << 3 | WireFormat.WIRETYPE_VARINT;
+    static final int TS_HISTOGRAMS = 4;
+    private static final byte LEN_TAG_HISTOGRAMS = (byte) (TS_HISTOGRAMS << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final byte TAG_HISTOGRAM_TIMESTAMP = PointHistograms.TIMESTAMP << 3 | WireFormat.WIRETYPE_VARINT;
     /** Bytes of one samples entry at most: tag, length (1 byte: the message is at most 20), value 1 + 8, timestamp 1 + 10. */
     private static final int MAX_SAMPLE_ENTRY = 1 + 1 + 9 + 11;
 
@@ -85,6 +92,10 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private PointExemplars exemplars;
 
     private int exemplar = -1;
+    /** The native histograms of the point {@link #encodePoint} encodes next ({@link #point}), and its histogram (-1: none). */
+    private PointHistograms histograms;
+
+    private int histogram = -1;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
     private final long[] offsets;
     /** The current point's M samples as {@code TimeSeries.samples} entries ({@link #samplesBlock}); grown once. */
@@ -188,12 +199,18 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     public void point(DecodedPoints points, int p) {
         exemplars = points.exemplars();
         exemplar = exemplars.of(p);
+        histograms = points.histograms();
+        histogram = histograms.of(p);
     }
 
     @Override
     public int encodePoint(byte[] series, int at, long timestampMs, double value, ByteBuf out) {
         int n = SeriesVariants.count(series, at);
-        int samplesSize = samplesBlock(timestampMs, value); // the M samples, the same bytes for each variant
+        int h = histogram;
+        histogram = -1;
+        int samplesSize = h < 0
+                ? samplesBlock(timestampMs, value) // the M samples, the same bytes for each variant
+                : histogramBlock(h, timestampMs); // or the M copies of a native histogram
         int x = exemplar;
         exemplar = -1;
         samplesSize += x < 0 ? 0 : exemplarEntry(x, samplesSize); // and the exemplar, once per variant (design §6)
@@ -257,6 +274,36 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     }
 
     /**
+     * Writes the point's native histogram {@code h} as M {@code TimeSeries.histograms} entries (field 4) into
+     * {@link #samples} and returns their length: per time copy the histogram's fields ({@link PointHistograms}) and its
+     * timestamp (field 15, {@code t + i × interval / M}).
+     */
+    private int histogramBlock(int h, long timestampMs) {
+        PointHistograms hs = histograms;
+        byte[] src = hs.bytes();
+        int off = hs.offset(h);
+        int len = hs.length(h);
+        long[] offs = offsets;
+        int m = offs.length;
+        int most = m * (len + 1 + 5 + 1 + 10);
+        if (samples.length < most) {
+            samples = new byte[most];
+        }
+        byte[] b = samples;
+        int q = 0;
+        for (int i = 0; i < m; i++) {
+            long t = timestampMs + offs[i];
+            b[q++] = LEN_TAG_HISTOGRAMS;
+            q = putVarint(b, q, len + 1 + CodedOutputStream.computeInt64SizeNoTag(t));
+            System.arraycopy(src, off, b, q, len);
+            q += len;
+            b[q++] = TAG_HISTOGRAM_TIMESTAMP;
+            q = putVarint(b, q, t);
+        }
+        return q;
+    }
+
+    /**
      * Appends point's exemplar {@code x} to {@link #samples} at {@code at} as a {@code TimeSeries.exemplars} entry
      * (field 3; {@code Exemplar { repeated Label labels = 1; double value = 2; int64 timestamp = 3; }}); returns its
      * length. Its timestamp is its own: it goes with the time copy at the original timestamp (i = 0), no other.
@@ -307,15 +354,16 @@ public final class RemoteWriteEncoder implements SampleEncoder {
 
     /**
      * At N = 1, points of a JSON-safe record (raw UTF-8 in the arena) are encoded straight from it — unless the record
-     * declares families (TYPE, HELP, UNIT): their metadata is kept per series in the series cache, so those points go
-     * through it ({@link #encodePoint}).
+     * declares families (TYPE, HELP, UNIT), exemplars or native histograms: their metadata is kept per series in the
+     * series cache, and exemplars and histograms are written by {@link #encodePoint}, so those points go through it.
      */
     @Override
     public boolean canEncodeVerbatim(DecodedPoints points) {
         return plan.instanceMultiplier() == 1
                 && points.jsonSafe()
                 && points.families().count() == 0
-                && points.exemplars().count() == 0;
+                && points.exemplars().count() == 0
+                && points.histograms().count() == 0;
     }
 
     /**

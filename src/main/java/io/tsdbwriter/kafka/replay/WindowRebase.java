@@ -99,6 +99,7 @@ final class WindowRebase {
     private long probeFirstSample(Map<TopicPartition, long[]> windows) {
         long first = Long.MAX_VALUE;
         DecodedPoints points = new DecodedPoints();
+        points.histograms().accept(true); // only timestamps are read: a record of native histograms has them too
         Rejections rejections = new Rejections();
         TimestampWindow any = new TimestampWindow(0, Long.MAX_VALUE);
         Map<TopicPartition, Integer> left = new HashMap<>(); // partitions still probed: records they may still read

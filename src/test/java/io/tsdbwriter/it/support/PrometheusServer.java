@@ -135,6 +135,20 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
         return start(CURRENT_BINARY, workDir, outOfOrderWindow, true, flags);
     }
 
+    /**
+     * Prometheus 3 ({@link #CURRENT_BINARY}) as a remote write receiver with {@code flags} added as they are
+     * ({@code --web.enable-otlp-receiver}, {@code --web.remote-write-receiver.accepted-protobuf-messages=…}).
+     *
+     * @throws IllegalStateException when the binary is missing or it does not become ready
+     */
+    public static PrometheusServer startCurrentWith(Path workDir, Duration outOfOrderWindow, List<String> flags) {
+        if (!GoBuilds.built(CURRENT_BINARY)) {
+            throw new IllegalStateException("Prometheus 3 binary " + CURRENT_BINARY
+                    + " not found: scripts/test.sh builds it (ensure_prometheus_current)");
+        }
+        return start(CURRENT_BINARY, workDir, outOfOrderWindow, true, flags);
+    }
+
     private static PrometheusServer start(
             Path binary,
             Path workDir,

@@ -164,6 +164,48 @@ public final class RemoteWriteBodies {
         return new V2Request(symbols, series);
     }
 
+    /**
+     * Per 1.0 {@code TimeSeries} of an uncompressed {@code WriteRequest}, in order: its {@code histograms} entries (field
+     * 4), each the bytes of its {@code Histogram} message.
+     */
+    public static List<List<byte[]>> histogramsV1(byte[] request) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(request);
+        List<List<byte[]>> out = new ArrayList<>();
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            if (tag == (1 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED)) {
+                out.add(fieldEntries(in.readByteArray(), 4));
+            } else {
+                in.skipField(tag);
+            }
+        }
+        return out;
+    }
+
+    /** Per 2.0 series of an uncompressed {@code Request}, in order: its {@code histograms} entries (field 3). */
+    public static List<List<byte[]>> histogramsV2(byte[] request) throws IOException {
+        List<List<byte[]>> out = new ArrayList<>();
+        for (byte[] ts : V2Raw.parse(request).series()) {
+            out.add(fieldEntries(ts, 3));
+        }
+        return out;
+    }
+
+    /** The length-delimited entries of field {@code field} of a message. */
+    private static List<byte[]> fieldEntries(byte[] message, int field) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(message);
+        List<byte[]> out = new ArrayList<>();
+        int tag;
+        while ((tag = in.readTag()) != 0) {
+            if (tag == (field << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED)) {
+                out.add(in.readByteArray());
+            } else {
+                in.skipField(tag);
+            }
+        }
+        return out;
+    }
+
     /** One 1.0 {@code WriteRequest.metadata} entry: type (enum number), family name, help, unit ("" when absent). */
     public record Metadata(long type, String family, String help, String unit) {}
 

@@ -1,0 +1,274 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
+import io.opentelemetry.proto.metrics.v1.ExponentialHistogram;
+import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.Stack;
+import io.tsdbwriter.it.support.WriterProcess;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * OTLP exponential histograms in, native histograms out, against Prometheus 3's own OTLP receiver as the oracle: the
+ * same {@code ExportMetricsServiceRequest}s (five series at scales −4, 0, 3, 10 and 20 — the last two merged down to
+ * schema 8 —, positive, negative and zero buckets, four cumulative steps a minute apart) are POSTed to the oracle's
+ * {@code /api/v1/otlp/v1/metrics} and produced to Kafka, where the writer reads them ({@code --input-format otlp
+ * --output remote-write}) into a second Prometheus 3's remote write receiver. Read back with range queries
+ * ({@code histograms} arrays: count, sum, every bucket's bounds and count): (1) remote write 1.0 at M = N = 1 holds
+ * exactly the oracle's series and histograms; (2) remote write 2.0 at M = 6, N = 3 with {@code --instance-label host}
+ * holds exactly the oracle's histograms, each at its 6 time copies in each of its 3 variants.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NativeHistogramOracleIT {
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TOPIC = "otlp-histograms";
+    private static final int STEPS = 4;
+    private static final int SERIES = 5;
+    private static final int M = 6;
+    private static final int N = 3;
+
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka();
+
+    static PrometheusServer oracle;
+    /** The first step's time: 30 minutes ago, on a minute; step k is a minute later per k. */
+    static long base;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Assumptions.assumeTrue(GoBuilds.built(PrometheusServer.CURRENT_BINARY), "Prometheus 3 is not built");
+        base = (System.currentTimeMillis() - 30 * 60_000L) / 60_000L * 60_000L;
+        oracle = stack.own(PrometheusServer.startCurrentWith(
+                stack.path("prom-oracle"), null, List.of("--web.enable-otlp-receiver")));
+        stack.createTopic(TOPIC, 1);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int k = 0; k < STEPS; k++) {
+            ExportMetricsServiceRequest r = request(k);
+            records.add(new ProducerRecord<>(TOPIC, 0, base + k * 60_000L, null, r.toByteArray()));
+            HttpResponse<String> resp = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(oracle.url() + "/api/v1/otlp/v1/metrics"))
+                            .timeout(Duration.ofSeconds(30))
+                            .header("Content-Type", "application/x-protobuf")
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray()))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
+        }
+        stack.produce(records);
+    }
+
+    /** Step k: every series' cumulative histogram at {@code base + k} minutes. */
+    static ExportMetricsServiceRequest request(int k) {
+        long ns = (base + k * 60_000L) * 1_000_000L;
+        ScopeMetrics.Builder scope = ScopeMetrics.newBuilder()
+                .addMetrics(metric("nh_latency", point(ns, k, "a", 0, -3, 1, true)))
+                .addMetrics(metric("nh_latency", point(ns, k, "b", 3, 5, 2, false)))
+                .addMetrics(metric("nh_sizes", point(ns, k, "a", 10, 1000, 3, false)))
+                .addMetrics(metric("nh_fine", point(ns, k, "b", 20, -70_000, 4, true)))
+                .addMetrics(metric("nh_coarse", point(ns, k, "a", -4, -2, 5, true)));
+        return ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder().addScopeMetrics(scope))
+                .build();
+    }
+
+    private static Metric metric(String name, ExponentialHistogramDataPoint point) {
+        return Metric.newBuilder()
+                .setName(name)
+                .setExponentialHistogram(ExponentialHistogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                        .addDataPoints(point))
+                .build();
+    }
+
+    /** A data point whose counts grow with the step, empty buckets and runs of them in between. */
+    private static ExponentialHistogramDataPoint point(
+            long ns, int step, String host, int scale, int offset, int seed, boolean negative) {
+        ExponentialHistogramDataPoint.Buckets.Builder pos =
+                ExponentialHistogramDataPoint.Buckets.newBuilder().setOffset(offset);
+        long total = 0;
+        for (int i = 0; i < 24; i++) {
+            long c = (i * 7L + seed) % 5 == 0 ? 0 : (i * 3L + seed) % 11 * (step + 1);
+            pos.addBucketCounts(c);
+            total += c;
+        }
+        ExponentialHistogramDataPoint.Builder p = ExponentialHistogramDataPoint.newBuilder()
+                .addAttributes(KeyValue.newBuilder()
+                        .setKey("host")
+                        .setValue(AnyValue.newBuilder().setStringValue(host)))
+                .setTimeUnixNano(ns)
+                .setScale(scale)
+                .setZeroCount(seed * (step + 1L))
+                .setPositive(pos);
+        total += seed * (step + 1L);
+        if (negative) {
+            ExponentialHistogramDataPoint.Buckets.Builder neg =
+                    ExponentialHistogramDataPoint.Buckets.newBuilder().setOffset(offset / 2);
+            for (int i = 0; i < 9; i++) {
+                long c = i % 4 == 1 ? 0 : (i + seed) * (step + 1L);
+                neg.addBucketCounts(c);
+                total += c;
+            }
+            p.setNegative(neg);
+        }
+        return p.setCount(total).setSum(total * 1.25 + seed).build();
+    }
+
+    @Test
+    @Order(1)
+    void remoteWrite1AtMEqualsNEquals1HoldsExactlyTheOraclesHistograms() throws Exception {
+        try (PrometheusServer prom = PrometheusServer.startCurrentWith(stack.path("prom-rw1"), null, List.of())) {
+            JsonNode s = runWriter("rw1", prom.remoteWriteUrl(), "1", 1, 1);
+            assertThat(s.get("decode_errors").asLong()).isZero();
+            assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * SERIES);
+            Map<String, TreeMap<Long, String>> expected = histograms(oracle, STEPS * SERIES);
+            assertThat(expected).hasSize(SERIES);
+            Map<String, TreeMap<Long, String>> actual = histograms(prom, STEPS * SERIES);
+            assertThat(actual).isEqualTo(expected);
+            System.err.printf(
+                    "NativeHistogramOracleIT: remote write 1.0 == Prometheus' OTLP receiver: %d series, %d histograms%n",
+                    actual.size(), count(actual));
+        }
+    }
+
+    @Test
+    @Order(2)
+    void remoteWrite2AtM6N3HoldsTheOraclesHistogramsAtEveryCopyOfEveryVariant() throws Exception {
+        try (PrometheusServer prom = PrometheusServer.startCurrentWith(
+                stack.path("prom-rw2"),
+                null,
+                List.of("--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request"))) {
+            JsonNode s = runWriter("rw2", prom.remoteWriteUrl(), "2", M, N, "--instance-label", "host");
+            assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * SERIES * M * N);
+            Map<String, TreeMap<Long, String>> expected = new TreeMap<>();
+            for (Map.Entry<String, TreeMap<Long, String>> e :
+                    histograms(oracle, STEPS * SERIES).entrySet()) {
+                Map<String, String> labels =
+                        JSON.readValue(e.getKey(), new TypeReference<TreeMap<String, String>>() {});
+                String host = labels.get("host");
+                for (int j = 0; j < N; j++) {
+                    Map<String, String> variant = new TreeMap<>(labels);
+                    variant.put("host", j == 0 ? host : host + "-" + j);
+                    TreeMap<Long, String> copies = new TreeMap<>();
+                    for (Map.Entry<Long, String> h : e.getValue().entrySet()) {
+                        for (int i = 0; i < M; i++) {
+                            copies.put(h.getKey() + i * 60_000L / M, h.getValue());
+                        }
+                    }
+                    expected.put(JSON.writeValueAsString(variant), copies);
+                }
+            }
+            Map<String, TreeMap<Long, String>> actual = histograms(prom, STEPS * SERIES * M * N);
+            assertThat(actual).isEqualTo(expected);
+            System.err.printf(
+                    "NativeHistogramOracleIT: remote write 2.0 at M=%d N=%d == the oracle amplified: %d histograms%n",
+                    M, N, count(actual));
+        }
+    }
+
+    private static JsonNode runWriter(String name, String url, String version, int m, int n, String... more)
+            throws Exception {
+        Path summary = stack.path(name + "-summary.json");
+        List<String> args = stack.runArgs(
+                "http://127.0.0.1:1",
+                TOPIC,
+                name,
+                m,
+                n,
+                1,
+                "--input-format",
+                "otlp",
+                "--output",
+                "remote-write",
+                "--remote-write-url",
+                url,
+                "--remote-write-version",
+                version,
+                "--stop-at-end",
+                "--summary-json",
+                summary.toString());
+        args.addAll(List.of(more));
+        WriterProcess w = stack.writer(name, args);
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        return Scenario.summary(summary);
+    }
+
+    private static long count(Map<String, TreeMap<Long, String>> m) {
+        return m.values().stream().mapToLong(TreeMap::size).sum();
+    }
+
+    /**
+     * Every {@code nh_*} series' histograms over the last hour, by its labels (JSON, sorted), by timestamp (ms): each
+     * the query API's histogram object ({@code count}, {@code sum}, {@code buckets}: bounds rule, lower, upper, count)
+     * as text; polled until {@code expected} histograms are there or 30 s pass.
+     */
+    private static Map<String, TreeMap<Long, String>> histograms(PrometheusServer prom, int expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            Map<String, TreeMap<Long, String>> got = new TreeMap<>();
+            String q = URLEncoder.encode("{__name__=~\"nh_.+\"}[1h]", StandardCharsets.UTF_8);
+            double at = (base + 10 * 60_000L) / 1000.0;
+            HttpResponse<String> resp = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(prom.url() + "/api/v1/query?query=" + q + "&time=" + at))
+                            .timeout(Duration.ofSeconds(30))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(resp.statusCode()).as(resp.body()).isEqualTo(200);
+            for (JsonNode series : JSON.readTree(resp.body()).path("data").path("result")) {
+                assertThat(series.has("values"))
+                        .as("float samples in %s", series)
+                        .isFalse();
+                TreeMap<String, String> labels = new TreeMap<>();
+                for (Iterator<Map.Entry<String, JsonNode>> it =
+                                series.get("metric").fields();
+                        it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> l = it.next();
+                    labels.put(l.getKey(), l.getValue().asText());
+                }
+                TreeMap<Long, String> hs = new TreeMap<>();
+                for (JsonNode h : series.path("histograms")) {
+                    hs.put(Math.round(h.get(0).asDouble() * 1000), h.get(1).toString());
+                }
+                got.put(JSON.writeValueAsString(labels), hs);
+            }
+            if (count(got) >= expected || System.nanoTime() > deadline) {
+                return got;
+            }
+            Thread.sleep(500);
+        }
+    }
+}
