@@ -85,4 +85,38 @@ class CheckCommandIT {
                 .as("offsets committed by " + group)
                 .isEmpty();
     }
+
+    /**
+     * The demo stack's own file (docker-compose.yml mounts it): its keys are run's, and a flag wins over it, so the same
+     * file checks out against this stack once the compose host names are replaced on the command line.
+     */
+    @Test
+    void theDemoStacksOwnFileChecksOutWithItsAddressesGivenAsFlags() throws Exception {
+        String topic = stack.createTopic("demo-file", 3);
+        String deadLetters = stack.createTopic("demo-file-dlq", 1);
+        WriterProcess w = stack.writer(
+                "check-demo-file",
+                List.of(
+                        "check",
+                        "--config",
+                        Path.of("examples", "writer", "writer.yaml")
+                                .toAbsolutePath()
+                                .toString(),
+                        "--bootstrap-servers",
+                        stack.bootstrapServers(),
+                        "--topic",
+                        topic,
+                        "--dead-letter-topic",
+                        deadLetters,
+                        "--vm-url",
+                        stack.vmUrl(),
+                        "--metrics-port",
+                        "-1"));
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        assertThat(w.output().lines())
+                .as(w.output())
+                .anyMatch(l -> l.equals("ok   topic " + topic + ": 3 partitions"))
+                .anyMatch(l -> l.startsWith("ok   group tsdb-writer"))
+                .noneMatch(l -> l.startsWith("FAIL"));
+    }
 }
