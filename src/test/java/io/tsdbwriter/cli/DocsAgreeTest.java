@@ -80,7 +80,8 @@ class DocsAgreeTest {
     /** Result files of docs/benchmarks.md (a capacity report, profiles' top frames): other builds' output, no pages. */
     private static final Path BENCHMARK_RESULTS = Path.of("docs", "benchmarks");
 
-    private static List<Path> docs() throws IOException {
+    /** README.md and every page of docs/ (the result files under docs/benchmarks/ excepted). */
+    static List<Path> docs() throws IOException {
         List<Path> files = new ArrayList<>(List.of(Path.of("README.md")));
         try (Stream<Path> s = Files.walk(Path.of("docs"))) {
             s.filter(p -> p.toString().endsWith(".md") && !p.startsWith(BENCHMARK_RESULTS))

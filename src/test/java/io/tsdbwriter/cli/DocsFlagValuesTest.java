@@ -14,7 +14,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
@@ -33,9 +32,6 @@ class DocsFlagValuesTest {
             Pattern.compile("(?<![\\w-])(--[a-z][a-z0-9-]*)[ =]([a-z][a-z0-9_-]*+)(?![.$/:{(])");
 
     private static final Pattern WORDS = Pattern.compile("[a-z][a-z0-9_-]*(\\|[a-z][a-z0-9_-]*)+");
-
-    /** Result files of docs/benchmarks.md: other builds' output, no pages. */
-    private static final Path BENCHMARK_RESULTS = Path.of("docs", "benchmarks");
 
     /** Option name → the values it takes, over every command that has it; options without a named set are absent. */
     static Map<String, Set<String>> namedValues() {
@@ -76,22 +72,12 @@ class DocsFlagValuesTest {
         return null;
     }
 
-    private static List<Path> docs() throws IOException {
-        List<Path> files = new ArrayList<>(List.of(Path.of("README.md")));
-        try (Stream<Path> s = Files.walk(Path.of("docs"))) {
-            s.filter(p -> p.toString().endsWith(".md") && !p.startsWith(BENCHMARK_RESULTS))
-                    .sorted()
-                    .forEach(files::add);
-        }
-        return files;
-    }
-
     @Test
     void everyNamedValueTheDocsGiveAFlagIsOneItTakes() throws IOException {
         Map<String, Set<String>> named = namedValues();
         assertThat(named).as("options with named values").containsKeys("--consumer-mode", "--ordering", "--output");
         List<String> wrong = new ArrayList<>();
-        for (Path doc : docs()) {
+        for (Path doc : DocsAgreeTest.docs()) {
             List<String> lines = Files.readAllLines(doc);
             boolean fenced = false;
             for (int i = 0; i < lines.size(); i++) {
