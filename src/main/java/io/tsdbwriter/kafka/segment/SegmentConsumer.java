@@ -73,8 +73,9 @@ public final class SegmentConsumer implements Runnable {
         long openBatchAgeNanos();
 
         /**
-         * {@code --batch-send-deadline} in nanoseconds: an open batch that is not full goes out when it is this old,
-         * and at the stop; 0 (the default) = as soon as the partition has no more records to read.
+         * {@code --batch-send-deadline} in nanoseconds: an open batch that is not full goes out when it is this old;
+         * 0 (the default) = as soon as the partition has no more records to read. At the stop an open batch is left
+         * unacknowledged either way: its records are read again by the next start.
          */
         default long batchSendDeadlineNanos() {
             return 0;
@@ -230,9 +231,7 @@ public final class SegmentConsumer implements Runnable {
             if (reachedStop) {
                 tracker.readTo(stopOffset); // only a reader that read everything below the stop offset may say so
             }
-        } catch (WakeupException e) {
-            flushAtStop();
-        } catch (InterruptException e) {
+        } catch (WakeupException | InterruptException e) {
             // closing
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -255,22 +254,6 @@ public final class SegmentConsumer implements Runnable {
         long deadline = processor.batchSendDeadlineNanos();
         long age = processor.openBatchAgeNanos();
         return deadline > 0 ? age > deadline : pollEmpty || age > LINGER_NANOS;
-    }
-
-    /**
-     * The stop woke the poll: under {@code --batch-send-deadline} the open batch, which may wait that long, goes out
-     * now (the writer drains it), so a stop does not leave it to the next start. Without a deadline the open batch is
-     * at most {@link #LINGER_NANOS} old and is left, unacknowledged, as before.
-     */
-    private void flushAtStop() {
-        if (processor.batchSendDeadlineNanos() <= 0) {
-            return;
-        }
-        try {
-            processor.flush();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // closed meanwhile: the batch stays unacknowledged, read again
-        }
     }
 
     /**

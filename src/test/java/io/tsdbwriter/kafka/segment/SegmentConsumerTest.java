@@ -16,7 +16,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -242,28 +241,6 @@ class SegmentConsumerTest {
 
             assertThat(sink.processed).as(c.name()).isEqualTo(LOG);
             assertThat(sink.flushes).as(c.name()).isEqualTo(c.flushes());
-        }
-    }
-
-    @Test
-    void theStopFlushesTheOpenBatchUnderADeadlineOnly() {
-        for (long deadline : new long[] {0, 5_000_000_000L}) {
-            FakeLog log = new FakeLog(7) {
-                int polls;
-
-                @Override
-                public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
-                    if (++polls == 3) {
-                        throw new WakeupException(); // the stop
-                    }
-                    return super.poll(timeout);
-                }
-            };
-
-            Offsets sink = readInto(agedSink(0, deadline), log, new SegmentPlan(1000, 1, 0));
-
-            assertThat(sink.processed).hasSize(14);
-            assertThat(sink.flushes).as("deadline %d ns", deadline).isEqualTo(deadline > 0 ? 1 : 0);
         }
     }
 }
