@@ -197,6 +197,19 @@ public final class ReadBackVerifier {
             throw new IllegalArgumentException(
                     "flush URLs are VictoriaMetrics': the Prometheus query API has nothing to flush");
         }
+        return copy(api, ignoredLabels);
+    }
+
+    /**
+     * This verifier removing the labels {@code names} from every series read back before comparing it (see
+     * {@link ExportComparison#ExportComparison(ExpectedSamples, double, Set)}); the rest the same.
+     */
+    public ReadBackVerifier ignoringLabels(Set<String> names) {
+        return copy(readApi, names);
+    }
+
+    /** This verifier with {@code api} and {@code labels}; every other setting the same. */
+    private ReadBackVerifier copy(ReadApi api, Set<String> labels) {
         return new ReadBackVerifier(
                 base.toString(),
                 flushUrls.stream().map(HttpUrl::toString).toList(),
@@ -206,24 +219,7 @@ public final class ReadBackVerifier {
                 nanoTime,
                 sleeper,
                 api,
-                ignoredLabels);
-    }
-
-    /**
-     * This verifier removing the labels {@code names} from every series read back before comparing it (see
-     * {@link ExportComparison#ExportComparison(ExpectedSamples, double, Set)}); the rest the same.
-     */
-    public ReadBackVerifier ignoringLabels(Set<String> names) {
-        return new ReadBackVerifier(
-                base.toString(),
-                flushUrls.stream().map(HttpUrl::toString).toList(),
-                match,
-                relativeTolerance,
-                http,
-                nanoTime,
-                sleeper,
-                readApi,
-                names);
+                labels);
     }
 
     /** How it reads back, as set ({@link #withReadApi}). */
