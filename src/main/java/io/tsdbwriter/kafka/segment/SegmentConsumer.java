@@ -74,8 +74,9 @@ public final class SegmentConsumer implements Runnable {
 
         /**
          * {@code --batch-send-deadline} in nanoseconds: an open batch that is not full goes out when it is this old;
-         * 0 (the default) = as soon as the partition has no more records to read. At the stop an open batch is left
-         * unacknowledged either way: its records are read again by the next start.
+         * 0 (the default) = as soon as the partition has no more records to read. At the stop an open batch under a
+         * deadline is handed over (the writer drains it); without one it is at most {@link #LINGER_NANOS} old and is
+         * left unacknowledged: its records are read again by the next start.
          */
         default long batchSendDeadlineNanos() {
             return 0;
@@ -177,6 +178,7 @@ public final class SegmentConsumer implements Runnable {
         }
         long k = plan.firstSegment(index);
         boolean reachedStop = false;
+        boolean failed = false;
         boolean again = true;
         try {
             while (again && !closed) {
@@ -238,8 +240,12 @@ public final class SegmentConsumer implements Runnable {
         } catch (RuntimeException e) {
             // a dying thread is a dying process: the uncaught-exception handler (ThreadDeaths) stops the writer
             log.error("segment consumer {}#{} failed; its unacked offsets stay uncommitted", tp, index);
+            failed = true;
             throw e;
         } finally {
+            if (closed && !failed) {
+                flushAtStop();
+            }
             processor.publishCounts();
             finished = true;
         }
@@ -254,6 +260,23 @@ public final class SegmentConsumer implements Runnable {
         long deadline = processor.batchSendDeadlineNanos();
         long age = processor.openBatchAgeNanos();
         return deadline > 0 ? age > deadline : pollEmpty || age > LINGER_NANOS;
+    }
+
+    /**
+     * The reader was closed (the partition stopping): under {@code --batch-send-deadline} the open batch, which may wait
+     * that long, is handed to the writer now, which drains it before the partition's last commit; the per-series order
+     * lets it go when it is next in line ({@link SegmentOrder#stop()}). Interrupted meanwhile (the readers' stop took
+     * too long), it stays unacknowledged and is read again by the next start.
+     */
+    private void flushAtStop() {
+        if (processor.batchSendDeadlineNanos() <= 0 || Thread.currentThread().isInterrupted()) {
+            return;
+        }
+        try {
+            processor.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

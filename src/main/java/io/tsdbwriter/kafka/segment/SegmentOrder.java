@@ -27,7 +27,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * readers run ahead is bounded as before by the watermark gate (segment k waits for k − P to be acknowledged).
  *
  * <p>{@link #stop()} (the partition's readers are stopping) drops what is held: never sent, never acknowledged, so
- * never committed past; the next reader of the partition reads it again.
+ * never committed past; the next reader of the partition reads it again. A batch submitted after the stop is dropped
+ * too, except one of the lowest segment while nothing of that segment was dropped and no hand-on runs: it is next in
+ * line, so it goes to its lane (a stopping reader hands its open batch over, {@link SegmentConsumer}); a batch after a
+ * dropped one never goes, which would put its samples before the dropped ones' when the next reader writes them.
  *
  * <p>Thread-safe: called by the partition's reader threads and its member thread.
  */
@@ -57,6 +60,8 @@ final class SegmentOrder {
     private boolean handingOn;
 
     private boolean stopped;
+    /** After the stop: the lowest segment a batch of which was dropped ({@link Long#MAX_VALUE}: none). */
+    private long lowestDropped = Long.MAX_VALUE;
 
     /** @param firstSegment the partition's first segment (the one holding the committed offset) */
     SegmentOrder(OrderedLanes lanes, long firstSegment) {
@@ -72,7 +77,8 @@ final class SegmentOrder {
 
     /**
      * Hands a batch of segment {@code k} on in order: to its lane now when k is the lowest unfinished segment, else
-     * held for its turn. May wait for a lane's room, or (k not the lowest, {@link #HELD_BYTES} held) for k's turn.
+     * held for its turn; after {@link #stop()} to its lane when it is next in line, else dropped. May wait for a lane's
+     * room, or (k not the lowest, {@link #HELD_BYTES} held) for k's turn.
      *
      * @throws InterruptedException when interrupted while waiting (the batch was neither sent nor held)
      */
@@ -81,11 +87,12 @@ final class SegmentOrder {
             while (!stopped && k > lowest && heldBytes >= heldLimit) {
                 wait();
             }
-            if (stopped) {
+            if (stopped && (k > lowest || handingOn || k >= lowestDropped)) {
+                lowestDropped = Math.min(lowestDropped, k);
                 h.from().dropped(h.batch());
                 return;
             }
-            if (k > lowest || handingOn) {
+            if (!stopped && (k > lowest || handingOn)) {
                 held.computeIfAbsent(k, x -> new ArrayDeque<>()).addLast(h);
                 heldBytes += h.batch().body().length();
                 return;
@@ -163,6 +170,12 @@ final class SegmentOrder {
         List<Held> dropped = new ArrayList<>();
         synchronized (this) {
             stopped = true;
+            if (handingOn) {
+                lowestDropped = lowest; // the hand-on drops what it has not handed on yet
+            }
+            if (!held.isEmpty()) {
+                lowestDropped = Math.min(lowestDropped, held.firstKey());
+            }
             held.values().forEach(dropped::addAll);
             held.clear();
             heldBytes = 0;

@@ -10,12 +10,14 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -240,6 +242,50 @@ class SegmentConsumerTest {
             Offsets sink = readInto(agedSink(second, c.deadlineNanos()), new FakeLog(7), new SegmentPlan(1000, 1, 0));
 
             assertThat(sink.processed).as(c.name()).isEqualTo(LOG);
+            assertThat(sink.flushes).as(c.name()).isEqualTo(c.flushes());
+        }
+    }
+
+    @Test
+    void theStopHandsTheOpenBatchOverUnderADeadlineOnlyWhetherItWakesThePollOrComesBetweenPolls() {
+        record Case(String name, long deadlineNanos, boolean wakesThePoll, int flushes) {}
+        for (Case c : List.of(
+                new Case("deadline 5 s, the stop between polls: handed over", 5_000_000_000L, false, 1),
+                new Case("deadline 5 s, the stop wakes the poll: handed over", 5_000_000_000L, true, 1),
+                new Case("no deadline: left to the next start", 0, false, 0),
+                new Case("no deadline, the poll woken: left to the next start", 0, true, 0))) {
+            AtomicReference<SegmentConsumer> reader = new AtomicReference<>();
+            FakeLog log = new FakeLog(7) {
+                int polls;
+
+                @Override
+                public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+                    if (++polls == 3) {
+                        reader.get().close(); // SIGTERM: the partition's readers are closed
+                        if (c.wakesThePoll()) {
+                            throw new WakeupException();
+                        }
+                    }
+                    return super.poll(timeout);
+                }
+            };
+            SegmentPlan plan = new SegmentPlan(1000, 1, 0);
+            Offsets sink = agedSink(0, c.deadlineNanos());
+            reader.set(new SegmentConsumer(
+                    TP,
+                    0,
+                    plan,
+                    LOG_END,
+                    Map.of(),
+                    sink,
+                    new AckTracker(0),
+                    new WriterMeters(new SimpleMeterRegistry()),
+                    offset -> true,
+                    props -> log));
+
+            reader.get().run();
+
+            assertThat(sink.processed).as(c.name()).hasSize(c.wakesThePoll() ? 14 : 21);
             assertThat(sink.flushes).as(c.name()).isEqualTo(c.flushes());
         }
     }

@@ -188,19 +188,21 @@ class SegmentOrderTest {
     }
 
     @Test
-    void stopDropsWhatIsHeldAndEverythingSubmittedAfter() throws Exception {
-        Maker m = new Maker(4);
+    void stopDropsWhatIsHeldAndWhatIsNotNextInLineButLetsTheLowestSegmentsNextBatchGo() throws Exception {
+        Maker m = new Maker(6);
         SegmentOrder order = new SegmentOrder(lanes, 0);
         order.submit(0, held("s0-a", m));
         order.submit(1, held("s1-a", m));
         order.submit(2, held("s2-a", m));
         order.stop();
-        order.submit(0, held("s0-b", m));
-        order.segmentRead(0);
+        order.submit(2, held("s2-b", m)); // not the lowest: dropped
+        order.submit(0, held("s0-b", m)); // the lowest, nothing of it dropped: a stopping reader's open batch goes
+        order.segmentRead(0); // hands nothing on after the stop
+        order.submit(1, held("s1-b", m));
         m.await();
-        assertThat(m.written).containsExactly("s0-a");
-        assertThat(m.dropped).containsExactlyInAnyOrder("s1-a", "s2-a", "s0-b");
-        assertThat(received).containsExactly("s0-a");
+        assertThat(m.written).containsExactly("s0-a", "s0-b");
+        assertThat(m.dropped).containsExactlyInAnyOrder("s1-a", "s2-a", "s2-b", "s1-b");
+        assertThat(received).containsExactly("s0-a", "s0-b");
         assertThat(order.heldBytes()).isZero();
     }
 }
