@@ -39,8 +39,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@link CostFigures} computes from the receiver's page read again after the command (Prometheus' and Thanos' disk
  * within 1 %, the resident memory within 10 % (40 % where the read-back's queries ran after the command's reading);
  * VictoriaMetrics' disk within a factor of 2, as its background merges
- * shrink its parts after the flush, and its stored rows exactly every sample); the read-back pass counts every sample
- * on VictoriaMetrics' and Prometheus' query API (the latter given as {@code query-url}) and none on Thanos receive. Skipped
+ * shrink its parts after the flush, and its stored rows exactly every sample); the read-back pass compares every sample
+ * the search fed, sample by sample, with what VictoriaMetrics' export and Prometheus' query API (given as
+ * {@code query-url}) return — none missing, none more, none mismatched — and reads none on Thanos receive. Skipped
  * without the Go-built Prometheus 3 and Thanos.
  */
 @RunsAlone
@@ -141,11 +142,22 @@ class CapacityTargetsIT {
         assertFigures(row(md, "vm"), vmPage, "import", 40, 100);
         assertFigures(row(md, "prom"), promPage, "remote write 2.0", 40, 1);
         assertFigures(row(md, "thanos"), thanosPage, "remote write 1.0", 10, 1);
-        // the read-back pass: every sample counted on the query API (VictoriaMetrics' own, Prometheus' query-url);
-        // Thanos
-        // receive serves none
+        // the read-back pass: every sample fed compared sample by sample (VictoriaMetrics' export, Prometheus' query
+        // API
+        // on its query-url): `all N` with nothing after it is none missing, none more, none mismatched (M = N = 1:
+        // a sample per point produced); Thanos receive serves no query API
         assertThat(row(md, "vm").get(8)).isEqualTo(String.format(Locale.ROOT, "all %,d", produced("vm")));
         assertThat(row(md, "prom").get(8)).isEqualTo(String.format(Locale.ROOT, "all %,d", produced("prom")));
+        assertThat(output)
+                .contains(String.format(
+                        Locale.ROOT,
+                        "read back: all %,d samples fed, compared sample by sample on VictoriaMetrics' export",
+                        produced("vm")))
+                .contains(String.format(
+                        Locale.ROOT,
+                        "read back: all %,d samples fed, compared sample by sample on the Prometheus query API",
+                        produced("prom")))
+                .doesNotContain("not compared sample by sample");
         assertThat(row(md, "thanos").get(8)).isEqualTo("–");
         assertThat(output).contains("thanos: read back unknown: no query API given");
         assertThat(md)

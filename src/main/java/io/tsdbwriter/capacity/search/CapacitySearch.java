@@ -74,7 +74,8 @@ public final class CapacitySearch {
 
     /**
      * Everything a search needs (the flags of {@code capacity}); {@code seriesSchedule} null = steady; {@code reads} null
-     * without a read load; {@code readBackUrl} the query API's base its read-back pass counts on ({@link ReadBackCount}),
+     * without a read load; {@code readBackUrl} the query API's base its read-back pass reads ({@link ReadBackExact},
+     * {@link ReadBackCount}),
      * null when the target has none. Build it by name with {@link #builder()} (each field's default and range are on
      * {@link Builder}). Immutable when its lists are.
      */
@@ -803,10 +804,31 @@ public final class CapacitySearch {
                         String.join(", ", flushed.stream().map(SafeUrl::redact).toList()));
             }
             finalPages = scraper.scrapeAll(targets); // the memory and disk figures' one reading (CostFigures)
-            readBack = new ReadBackCount(client.http()).count(s.readBackUrl(), stepRunner.samplesWritten(), span);
+            readBack = readBackPass(client.http());
             progress("%s", readBack.line());
             return steps.result();
         }
+    }
+
+    /**
+     * The read-back pass: sample by sample ({@link ReadBackExact}) where it can run, else the count
+     * ({@link ReadBackCount}), its source saying why it is not compared; the count alone without a query API.
+     */
+    private ReadBack readBackPass(OkHttpClient http) throws InterruptedException {
+        long written = stepRunner.samplesWritten();
+        if (s.readBackUrl() == null) {
+            return new ReadBackCount(http).count(null, written, span);
+        }
+        ReadBackExact.Outcome exact = new ReadBackExact(http)
+                .compare(s.readBackUrl(), written, stepRunner.fed(), s.instanceMultiplier(), s.extraRunArgs());
+        if (exact.readBack() != null) {
+            return exact.readBack();
+        }
+        ReadBack count = new ReadBackCount(http).count(s.readBackUrl(), written, span);
+        return new ReadBack(
+                count.written(),
+                count.readBack(),
+                count.source() + " (not compared sample by sample: " + exact.whyNot() + ")");
     }
 
     /** What every step of one search shares. */

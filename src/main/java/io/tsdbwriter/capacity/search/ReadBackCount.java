@@ -14,7 +14,8 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * A search's read-back pass ({@link ReadBack}): counts the samples a target holds in the search's sample span on its
+ * A search's read-back pass ({@link ReadBack}) where the sample-by-sample comparison ({@link ReadBackExact}) cannot run,
+ * and without a query API: counts the samples a target holds in the search's sample span on its
  * query API (the Prometheus HTTP API, which VictoriaMetrics serves too): the metric names of the span
  * ({@code GET <base>/api/v1/label/__name__/values?start=…&end=…}), then one instant query per name
  * ({@code GET <base>/api/v1/query?query=…&time=…}, {@link ReadBack#query}), summed, and compares the count with the

@@ -64,6 +64,8 @@ final class StepRunner {
     private final CpuPerSamples targetCpu = new CpuPerSamples();
     /** {@link #samplesWritten()} (the search thread's). */
     private long samplesWritten;
+    /** What the probe and the steps fed, for the exact read-back. */
+    private final FedSamples fed;
 
     /**
      * @param scraper reads the writers' and the targets' {@code /metrics}
@@ -83,12 +85,14 @@ final class StepRunner {
         long base = settings.feed().instances();
         // past the passes the probe's backlog took from the context's cycle, so no sample repeats
         long firstRound = settings.probePasses();
+        this.fed = new FedSamples(settings.feed(), firstRound);
         this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY
                 ? null
                 : span.track(settings.feed()
                         .cycle(
                                 firstRound,
-                                n -> schedule.instances(base, (System.nanoTime() - scheduleOriginNanos) / 1_000_000)));
+                                fed.recording(n -> schedule.instances(
+                                        base, (System.nanoTime() - scheduleOriginNanos) / 1_000_000))));
         // the queries' ranges end at the newest sample time the running step has fed (the data is a week old)
         this.reads = queries == null
                 ? null
@@ -124,7 +128,11 @@ final class StepRunner {
         progress(
                 "probe: producing a backlog of %,d points to %s to estimate the writer's throughput ...",
                 s.probeRecords(), topic);
-        kafka.produce(topic, ctx.points(), s.probeRecords(), 0, () -> false);
+        fed.fed(
+                false,
+                kafka.produce(topic, ctx.points(), s.probeRecords(), 0, () -> false)
+                        .ackedRecords(),
+                s.timeMultiplier());
         CellResult r = ctx.runner().backlog(cell(s.timeMultiplier()), topic, group("probe"), "probe");
         samplesWritten += r.samplesWritten();
         double pps = r.points() / r.seconds();
@@ -144,6 +152,11 @@ final class StepRunner {
     /** The samples the writers wrote (2xx, not dead-lettered) in the probe and the steps run so far. */
     long samplesWritten() {
         return samplesWritten;
+    }
+
+    /** What the probe and the steps run so far fed their writers. */
+    FedSamples fed() {
+        return fed;
     }
 
     /** The targets' CPU over the measured windows of the steps run so far. */
@@ -224,6 +237,7 @@ final class StepRunner {
                             .cores(); // the machine's: /proc/stat sums them all, whatever CPUs this process is placed
             // on
             long producedPoints = feed.awaitProduced();
+            fed.fed(scheduled != null, feed.taken(), m);
             double wallStep = (System.nanoTime() - t0) / 1e9;
             boolean lagGrowing = window.lagGrowing(rate);
             double efficiency = window.efficiency();

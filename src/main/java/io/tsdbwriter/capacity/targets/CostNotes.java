@@ -165,10 +165,14 @@ final class CostNotes {
 
     /** How the read-back column was measured. */
     private static final String READ_BACK =
-            "after the last step, the samples the target holds in the search's sample span, counted on its "
-                    + "query API (the import URL's or the query-url's): per metric name `/api/v1/label/__name__/values` lists in the span, "
-                    + "`sum(count_over_time({__name__=\"NAME\"}[SPAN]))` on `/api/v1/query`, summed, against the samples the writers wrote (their summaries' `samples_written`); `all N` when every one was "
-                    + "counted, `(+K more)` for duplicates the target kept";
+            "after the last step, the samples the target holds in the search's sample span, on its query API (the import "
+                    + "URL's or the query-url's), compared sample by sample with every sample the search fed (its points × M × N, "
+                    + "as `tsdb-writer verify` expects them): VictoriaMetrics' `/api/v1/export`, else `/api/v1/query` of "
+                    + "range-vector selectors; `all N` when every one was read back, `K of N` when some are missing, `(+K more)` "
+                    + "for samples read back that were not fed or more than once, `(K mismatched)` for values that differ. "
+                    + "Where it cannot compare (the reason follows), counted: per metric name `/api/v1/label/__name__/values` "
+                    + "lists in the span, `sum(count_over_time({__name__=\"NAME\"}[SPAN]))` on `/api/v1/query`, summed, "
+                    + "against the samples the writers wrote (their summaries' `samples_written`)";
 
     /** A constant text whose {@code `…`} spans are code: the parts between backticks alternate text and code. */
     private static String spans(String s, Format f) {
