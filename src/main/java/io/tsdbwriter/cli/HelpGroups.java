@@ -106,7 +106,8 @@ final class HelpGroups {
                                             "--instance-label",
                                             "--min-timestamp",
                                             "--max-timestamp-ahead",
-                                            "--max-record-bytes")),
+                                            "--max-record-bytes",
+                                            "--convert-histograms-to-nhcb")),
                             new Group(
                                     "Relabeling, tenants and series limits",
                                     List.of(

@@ -11,10 +11,10 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code run}'s flags of how record values are read: {@code --input-format} (and {@code --topic-format} where a topic
- * differs), {@code --influx-precision}, {@code --instance-label} and the plausible timestamp window
- * ({@code --min-timestamp}, {@code --max-timestamp-ahead}). A picocli mixin, declared where these flags sit in
- * {@code run --help}; only wires: {@link InputConfig} holds the settings, the decoders the logic. Not thread-safe
- * (picocli fills it once per parse).
+ * differs), {@code --influx-precision}, {@code --instance-label}, the plausible timestamp window
+ * ({@code --min-timestamp}, {@code --max-timestamp-ahead}) and {@code --convert-histograms-to-nhcb}. A picocli mixin,
+ * declared where these flags sit in {@code run --help}; only wires: {@link InputConfig} holds the settings, the
+ * decoders the logic. Not thread-safe (picocli fills it once per parse).
  */
 final class InputOptions {
 
@@ -61,6 +61,13 @@ final class InputOptions {
             description = "A sample timestamp this far past now is malformed (default: ${DEFAULT-VALUE})")
     Duration maxTimestampAhead;
 
+    @Option(
+            names = "--convert-histograms-to-nhcb",
+            description = "With remote write, OTLP explicit-bucket histograms become native histograms with custom"
+                    + " buckets (schema -53), as Prometheus' convert_histograms_to_nhcb; the import API keeps classic"
+                    + " _bucket{le} series")
+    boolean convertHistogramsToNhcb;
+
     /**
      * The input settings of these flags.
      *
@@ -86,6 +93,7 @@ final class InputOptions {
                 perTopic,
                 InfluxDecoder.Precision.parse(influxPrecision),
                 instanceLabel,
-                new TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()));
+                new TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()),
+                convertHistogramsToNhcb);
     }
 }

@@ -17,13 +17,17 @@ import java.util.Objects;
  *                       OpenTelemetry attribute such as {@code host.name}, kept as a label name by the OTLP mapping)
  * @param timestampWindow {@code --min-timestamp}, {@code --max-timestamp-ahead}: samples outside are refused as
  *                       {@code implausible_timestamp} (default 2000-01-01T00:00:00Z … now + 1 day)
+ * @param convertHistogramsToNhcb {@code --convert-histograms-to-nhcb}: OTLP explicit-bucket histograms become native
+ *                       histograms with custom buckets where the output is remote write (default false: classic
+ *                       {@code _bucket{le}} series; the import API keeps them classic either way)
  */
 public record InputConfig(
         InputFormat defaultFormat,
         Map<String, InputFormat> topicFormats,
         InfluxDecoder.Precision influxPrecision,
         String instanceLabel,
-        TimestampWindow timestampWindow) {
+        TimestampWindow timestampWindow,
+        boolean convertHistogramsToNhcb) {
 
     /** @throws IllegalArgumentException naming the flag whose value is wrong */
     public InputConfig {
@@ -40,15 +44,19 @@ public record InputConfig(
         }
     }
 
-    /** json records, ns influx timestamps, {@code instanceNo}: the behaviour before input formats existed. */
+    /**
+     * json records, ns influx timestamps, {@code instanceNo}, classic histograms: the behaviour before input formats
+     * existed.
+     */
     public static InputConfig defaults() {
         return new InputConfig(
-                InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo", TimestampWindow.DEFAULT);
+                InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo", TimestampWindow.DEFAULT, false);
     }
 
     /** These settings with another timestamp window (the target's retention raises its earliest bound). */
     public InputConfig withTimestampWindow(TimestampWindow window) {
-        return new InputConfig(defaultFormat, topicFormats, influxPrecision, instanceLabel, window);
+        return new InputConfig(
+                defaultFormat, topicFormats, influxPrecision, instanceLabel, window, convertHistogramsToNhcb);
     }
 
     /** The format of {@code topic}. */

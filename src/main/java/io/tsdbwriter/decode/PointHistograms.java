@@ -18,7 +18,8 @@ import java.util.Arrays;
  * write record passes through byte for byte.
  *
  * <p>Decoders make histogram points only when the buffer {@link #accepted() accepts} them (the output is remote write);
- * otherwise they keep their other mapping (OTLP exponential histograms as {@code vmrange} buckets) or skip them. A
+ * otherwise they keep their other mapping (OTLP exponential histograms as {@code vmrange} buckets) or skip them; OTLP
+ * explicit-bucket histograms become histogram points only where {@link #customBuckets()} says so too. A
  * decoder calls {@link #begin} for a histogram point it keeps, writes the fields with the {@code put} methods in field
  * order, then {@link #end}; the points it makes otherwise have none. Nothing is allocated once the buffers have grown.
  * Not thread-safe; cleared with its {@link DecodedPoints}, which it belongs to.
@@ -45,6 +46,7 @@ public final class PointHistograms {
     public static final int CUSTOM_VALUES = 16;
 
     private boolean accepted;
+    private boolean customBuckets;
     /** Per point index: its histogram's index + 1, 0 for none. */
     private int[] byPoint = new int[64];
 
@@ -66,6 +68,20 @@ public final class PointHistograms {
     /** Whether decoders may make histogram points: the output carries native histograms. */
     public boolean accepted() {
         return accepted;
+    }
+
+    /**
+     * Whether OTLP explicit-bucket histograms become native histograms with custom buckets where histogram points are
+     * {@link #accepted() accepted} ({@code --convert-histograms-to-nhcb}; set once by the owner of the buffer, false by
+     * default: they stay classic {@code _bucket{le}} series).
+     */
+    public void acceptCustomBuckets(boolean accept) {
+        this.customBuckets = accept;
+    }
+
+    /** Whether decoders make OTLP explicit-bucket histograms native histograms with custom buckets: both settings on. */
+    public boolean customBuckets() {
+        return accepted && customBuckets;
     }
 
     void clear() {

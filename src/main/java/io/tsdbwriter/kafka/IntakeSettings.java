@@ -334,6 +334,7 @@ public record IntakeSettings(
                                 input().timestampWindow().shifted(timeline.shiftMs())),
                         encoders().newEncoder(),
                         seriesCache())
+                .convertHistogramsToNhcb(input().convertHistogramsToNhcb())
                 .relabel(relabel())
                 .tenants(tenants())
                 .seriesLimits(seriesLimits());

@@ -213,6 +213,19 @@ public final class PointAmplifier {
     }
 
     /**
+     * Whether OTLP explicit-bucket histograms become native histograms with custom buckets
+     * ({@code --convert-histograms-to-nhcb}, {@link io.tsdbwriter.decode.PointHistograms#acceptCustomBuckets}): only
+     * where the output carries native histograms (remote write); with the import API they stay classic series whatever
+     * this says. False by default. Call before the first record.
+     *
+     * @return this
+     */
+    public PointAmplifier convertHistogramsToNhcb(boolean convert) {
+        points.histograms().acceptCustomBuckets(convert);
+        return this;
+    }
+
+    /**
      * Relabels every series with {@code rules} (Prometheus' relabel_config, {@link RelabelRules}) once, on its cache miss,
      * before it is amplified: the relabeled labels are what is prepared and cached; a series the rules drop, or that
      * ends with no {@code __name__}, is cached as dropped (an entry with an empty state) and its points are counted

@@ -95,6 +95,23 @@ class ConfigFileTest {
     }
 
     @Test
+    void aSwitchIsOnFromTheFileAsFromTheCommandLine() throws IOException {
+        assertThat(run(Map.of(), "run", "--topic", "t").input.toConfig().convertHistogramsToNhcb())
+                .isFalse();
+        assertThat(run(Map.of(), "run", "--topic", "t", "--convert-histograms-to-nhcb")
+                        .input
+                        .toConfig()
+                        .convertHistogramsToNhcb())
+                .isTrue();
+        Path f = file("topic: metrics\nconvert-histograms-to-nhcb: true\n");
+        assertThat(run(Map.of(), "run", "--config", f.toString())
+                        .input
+                        .toConfig()
+                        .convertHistogramsToNhcb())
+                .isTrue();
+    }
+
+    @Test
     void withoutAFileTheBuiltInDefaultHolds() {
         assertThat(run(Map.of(), "run", "--topic", "t").timeMultiplier).isEqualTo(1);
     }

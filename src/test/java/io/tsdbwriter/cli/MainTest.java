@@ -85,6 +85,7 @@ class MainTest {
             "--instance-label",
             "--min-timestamp",
             "--max-timestamp-ahead",
+            "--convert-histograms-to-nhcb",
             "--output",
             "--remote-write-url",
             "--remote-write-version",

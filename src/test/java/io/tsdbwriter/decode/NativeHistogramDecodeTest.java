@@ -6,6 +6,8 @@ import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogram;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Histogram;
+import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.tsdbwriter.decode.otlp.OtlpDecoder;
 import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
@@ -15,7 +17,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Histogram points where the output carries native histograms: OTLP exponential histograms, remote write's own. */
+/**
+ * Histogram points where the output carries native histograms: OTLP exponential histograms, OTLP explicit-bucket ones
+ * with custom buckets accepted ({@code --convert-histograms-to-nhcb}), remote write's own.
+ */
 class NativeHistogramDecodeTest {
 
     private static final long T_MS = 1_795_300_857_000L;
@@ -114,6 +119,101 @@ class NativeHistogramDecodeTest {
         assertThat(points.histograms().count()).isZero();
         assertThat(points.count()).isEqualTo(4); // _count, _sum, the zero bucket and one vmrange bucket
         assertThat(points.metric(0)).isEqualTo("lat_count");
+    }
+
+    private static Metric explicit(HistogramDataPoint.Builder... dataPoints) {
+        Histogram.Builder h = Histogram.newBuilder()
+                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE);
+        for (HistogramDataPoint.Builder p : dataPoints) {
+            h.addDataPoints(p);
+        }
+        return Metric.newBuilder().setName("lat").setHistogram(h).build();
+    }
+
+    /** An explicit-bucket data point: count the buckets' total, sum 9.5. */
+    private static HistogramDataPoint.Builder explicitPoint(List<Double> bounds, Long... counts) {
+        return HistogramDataPoint.newBuilder()
+                .setTimeUnixNano(T_NS)
+                .setCount(Arrays.stream(counts).mapToLong(Long::longValue).sum())
+                .setSum(9.5)
+                .addAllExplicitBounds(bounds)
+                .addAllBucketCounts(List.of(counts));
+    }
+
+    @Test
+    void withCustomBucketsAnExplicitHistogramIsOneHistogramPointWithItsBoundsAsCustomValues() {
+        points.histograms().acceptCustomBuckets(true);
+        decodeOtlp(OtlpDecoderTest.request(null, explicit(explicitPoint(List.of(0.5, 1.0, 2.5), 3L, 0L, 4L, 0L))));
+        assertThat(rejections.total()).isZero();
+        assertThat(points.count()).isEqualTo(1);
+        assertThat(points.metric(0)).isEqualTo("lat");
+        assertThat(points.timestampMs(0)).isEqualTo(T_MS);
+        assertThat(points.labelName(points.labelStart(0))).isEqualTo("host.name");
+        NativeHistogramMessage h = NativeHistogramMessage.of(points, 0);
+        assertThat(h.countInt()).isEqualTo(7);
+        assertThat(h.countFloat()).isNull();
+        assertThat(h.sum()).isEqualTo(9.5);
+        assertThat(h.schema()).isEqualTo(-53);
+        assertThat(h.zeroThreshold()).isZero();
+        assertThat(h.zeroCountInt()).isZero();
+        assertThat(h.customValues()).containsExactly(0.5, 1.0, 2.5);
+        assertThat(h.positiveSpans()).hasSize(1);
+        assertThat(h.positiveSpans().get(0)).containsExactly(0, 4); // the empty +Inf bucket included
+        assertThat(h.positiveDeltas()).containsExactly(3L, -3L, 4L, -4L);
+        assertThat(h.positive()).isEqualTo(Map.of(0, 3L, 2, 4L));
+        assertThat(h.negativeSpans()).isEmpty();
+        assertThat(h.negativeDeltas()).isEmpty();
+        assertThat(h.resetHint()).isZero();
+        assertThat(h.timestamp()).isZero();
+    }
+
+    @Test
+    void withCustomBucketsAPointWithoutSumOrWithoutRecordedValue() {
+        points.histograms().acceptCustomBuckets(true);
+        decodeOtlp(OtlpDecoderTest.request(
+                null,
+                explicit(
+                        explicitPoint(List.of(1.0), 0L, 0L).clearSum(),
+                        explicitPoint(List.of(1.0), 1L, 0L).setFlags(1))));
+        assertThat(points.count()).isEqualTo(2);
+        NativeHistogramMessage empty = NativeHistogramMessage.of(points, 0);
+        assertThat(empty.countInt()).isZero();
+        assertThat(empty.sum()).isZero();
+        assertThat(empty.positiveSpans()).isEmpty();
+        assertThat(empty.customValues()).containsExactly(1.0);
+        NativeHistogramMessage stale = NativeHistogramMessage.of(points, 1);
+        assertThat(stale.countInt()).isEqualTo(STALE_NAN_BITS);
+        assertThat(Double.doubleToRawLongBits(stale.sum())).isEqualTo(STALE_NAN_BITS);
+        assertThat(stale.schema()).isEqualTo(-53);
+    }
+
+    @Test
+    void withCustomBucketsWhatPrometheusWouldNotStoreIsRefusedTheOtherPointsKept() {
+        points.histograms().acceptCustomBuckets(true);
+        decodeOtlp(OtlpDecoderTest.request(
+                null,
+                explicit(
+                        explicitPoint(List.of(2.0, 1.0), 1L, 1L, 1L),
+                        explicitPoint(List.of(1.0, Double.POSITIVE_INFINITY), 1L, 1L, 1L),
+                        explicitPoint(List.of(1.0), 1L, 1L).setCount(3),
+                        explicitPoint(List.of(1.0, 2.0), 1L, 1L, 1L))));
+        assertThat(rejections.count(DecodeError.INVALID_DATA_POINT)).isEqualTo(3);
+        assertThat(points.count()).isEqualTo(1);
+        assertThat(NativeHistogramMessage.of(points, 0).customValues()).containsExactly(1.0, 2.0);
+    }
+
+    @Test
+    void withoutCustomBucketsOrWithoutAcceptingHistogramsExplicitOnesStayClassicSeries() {
+        decodeOtlp(OtlpDecoderTest.request(null, explicit(explicitPoint(List.of(1.0), 1L, 2L))));
+        assertThat(points.histograms().count()).isZero();
+        assertThat(points.count()).isEqualTo(4); // _count, _sum, le="1", le="+Inf"
+        assertThat(points.metric(0)).isEqualTo("lat_count");
+        points.histograms().acceptCustomBuckets(true);
+        points.histograms().accept(false); // the import API
+        assertThat(points.histograms().customBuckets()).isFalse();
+        decodeOtlp(OtlpDecoderTest.request(null, explicit(explicitPoint(List.of(1.0), 1L, 2L))));
+        assertThat(points.histograms().count()).isZero();
+        assertThat(points.count()).isEqualTo(4);
     }
 
     @Test

@@ -11,6 +11,8 @@ import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogram;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Histogram;
+import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
@@ -41,14 +43,18 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * OTLP exponential histograms in, native histograms out, against Prometheus 3's own OTLP receiver as the oracle: the
- * same {@code ExportMetricsServiceRequest}s (five series at scales −4, 0, 3, 10 and 20 — the last two merged down to
- * schema 8 —, positive, negative and zero buckets, four cumulative steps a minute apart) are POSTed to the oracle's
- * {@code /api/v1/otlp/v1/metrics} and produced to Kafka, where the writer reads them ({@code --input-format otlp
- * --output remote-write}) into a second Prometheus 3's remote write receiver. Read back with range queries
- * ({@code histograms} arrays: count, sum, every bucket's bounds and count): (1) remote write 1.0 at M = N = 1 holds
- * exactly the oracle's series and histograms; (2) remote write 2.0 at M = 6, N = 3 with {@code --instance-label host}
- * holds exactly the oracle's histograms, each at its 6 time copies in each of its 3 variants.
+ * OTLP exponential and explicit-bucket histograms in, native histograms out, against Prometheus 3's own OTLP receiver
+ * as the oracle, its configuration saying {@code otlp: convert_histograms_to_nhcb: true} (which leaves exponential
+ * histograms as they are): the same {@code ExportMetricsServiceRequest}s (five exponential series at scales −4, 0, 3,
+ * 10 and 20 — the last two merged down to schema 8 —, positive, negative and zero buckets; three explicit-bucket series
+ * with empty buckets at the start, runs of them inside and an empty or full {@code +Inf} bucket, one without a sum;
+ * four cumulative steps a minute apart) are POSTed to the oracle's {@code /api/v1/otlp/v1/metrics} and produced to
+ * Kafka, where the writer reads them ({@code --input-format otlp --output remote-write --convert-histograms-to-nhcb})
+ * into a second Prometheus 3's remote write receiver. Read back with range queries ({@code histograms} arrays: count,
+ * sum, every bucket's bounds and count; the explicit ones' buckets must be the custom buckets of the bounds sent, which
+ * no exponential schema has): (1) remote write 1.0 at M = N = 1 holds exactly the oracle's series and histograms;
+ * (2) remote write 2.0 at M = 6, N = 3 with {@code --instance-label host} holds exactly the oracle's histograms, each at
+ * its 6 time copies in each of its 3 variants.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NativeHistogramOracleIT {
@@ -58,7 +64,14 @@ class NativeHistogramOracleIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TOPIC = "otlp-histograms";
     private static final int STEPS = 4;
-    private static final int SERIES = 5;
+    /** Exponential series, then explicit-bucket ones ({@link #BOUNDS}): every series of a step. */
+    private static final int SERIES = 5 + 3;
+    /** The explicit-bucket series' bounds, by metric name. */
+    private static final Map<String, double[]> BOUNDS = Map.of(
+            "nh_explicit_latency", new double[] {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
+            "nh_explicit_sizes", new double[] {-10, 0, 100, 1000, 10_000},
+            "nh_explicit_one", new double[] {1});
+
     private static final int M = 6;
     private static final int N = 3;
 
@@ -74,7 +87,10 @@ class NativeHistogramOracleIT {
         Assumptions.assumeTrue(GoBuilds.built(PrometheusServer.CURRENT_BINARY), "Prometheus 3 is not built");
         base = (System.currentTimeMillis() - 30 * 60_000L) / 60_000L * 60_000L;
         oracle = stack.own(PrometheusServer.startCurrentWith(
-                stack.path("prom-oracle"), null, List.of("--web.enable-otlp-receiver")));
+                stack.path("prom-oracle"),
+                null,
+                List.of("--web.enable-otlp-receiver"),
+                "otlp:\n  convert_histograms_to_nhcb: true\n"));
         stack.createTopic(TOPIC, 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (int k = 0; k < STEPS; k++) {
@@ -100,7 +116,10 @@ class NativeHistogramOracleIT {
                 .addMetrics(metric("nh_latency", point(ns, k, "b", 3, 5, 2, false)))
                 .addMetrics(metric("nh_sizes", point(ns, k, "a", 10, 1000, 3, false)))
                 .addMetrics(metric("nh_fine", point(ns, k, "b", 20, -70_000, 4, true)))
-                .addMetrics(metric("nh_coarse", point(ns, k, "a", -4, -2, 5, true)));
+                .addMetrics(metric("nh_coarse", point(ns, k, "a", -4, -2, 5, true)))
+                .addMetrics(explicit("nh_explicit_latency", ns, k, "a", true, 0, 3, 1, 0, 0, 0, 0, 4, 2, 0, 1, 0))
+                .addMetrics(explicit("nh_explicit_sizes", ns, k, "b", true, 0, 0, 2, 0, 5, 1))
+                .addMetrics(explicit("nh_explicit_one", ns, k, "a", false, 4, 0));
         return ExportMetricsServiceRequest.newBuilder()
                 .addResourceMetrics(ResourceMetrics.newBuilder().addScopeMetrics(scope))
                 .build();
@@ -112,6 +131,33 @@ class NativeHistogramOracleIT {
                 .setExponentialHistogram(ExponentialHistogram.newBuilder()
                         .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
                         .addDataPoints(point))
+                .build();
+    }
+
+    /** An explicit-bucket histogram of one data point: {@link #BOUNDS} of {@code name}, {@code counts} × (step + 1). */
+    private static Metric explicit(String name, long ns, int step, String host, boolean withSum, long... counts) {
+        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder()
+                .addAttributes(KeyValue.newBuilder()
+                        .setKey("host")
+                        .setValue(AnyValue.newBuilder().setStringValue(host)))
+                .setTimeUnixNano(ns);
+        for (double b : BOUNDS.get(name)) {
+            p.addExplicitBounds(b);
+        }
+        long total = 0;
+        for (long c : counts) {
+            p.addBucketCounts(c * (step + 1));
+            total += c * (step + 1);
+        }
+        p.setCount(total);
+        if (withSum) {
+            p.setSum(total * 0.75 + step);
+        }
+        return Metric.newBuilder()
+                .setName(name)
+                .setHistogram(Histogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                        .addDataPoints(p))
                 .build();
     }
 
@@ -157,7 +203,9 @@ class NativeHistogramOracleIT {
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * SERIES);
             Map<String, TreeMap<Long, String>> expected = histograms(oracle, STEPS * SERIES);
             assertThat(expected).hasSize(SERIES);
+            assertCustomBuckets(expected, "the oracle");
             Map<String, TreeMap<Long, String>> actual = histograms(prom, STEPS * SERIES);
+            assertCustomBuckets(actual, "the writer's");
             assertThat(actual).isEqualTo(expected);
             System.err.printf(
                     "NativeHistogramOracleIT: remote write 1.0 == Prometheus' OTLP receiver: %d series, %d histograms%n",
@@ -200,6 +248,47 @@ class NativeHistogramOracleIT {
         }
     }
 
+    /**
+     * Every histogram of each {@code nh_explicit_*} series of {@code hs} has custom buckets of that series'
+     * {@link #BOUNDS}: each bucket spans two neighbours of {@code -Inf, bounds…, +Inf}.
+     */
+    private static void assertCustomBuckets(Map<String, TreeMap<Long, String>> hs, String whose) throws Exception {
+        int seen = 0;
+        for (Map.Entry<String, TreeMap<Long, String>> e : hs.entrySet()) {
+            String name = JSON.readTree(e.getKey()).get("__name__").asText();
+            if (!BOUNDS.containsKey(name)) {
+                continue;
+            }
+            List<Double> edges = new ArrayList<>(List.of(Double.NEGATIVE_INFINITY));
+            for (double b : BOUNDS.get(name)) {
+                edges.add(b);
+            }
+            edges.add(Double.POSITIVE_INFINITY);
+            for (String h : e.getValue().values()) {
+                JsonNode buckets = JSON.readTree(h).path("buckets");
+                assertThat(buckets).as("%s %s %s", whose, name, h).isNotEmpty();
+                for (JsonNode b : buckets) {
+                    int lower = edges.indexOf(promFloat(b.get(1).asText()));
+                    assertThat(lower).as("%s %s: bucket %s", whose, name, b).isNotNegative();
+                    assertThat(promFloat(b.get(2).asText()))
+                            .as("%s %s: bucket %s", whose, name, b)
+                            .isEqualTo(edges.get(lower + 1));
+                }
+            }
+            seen++;
+        }
+        assertThat(seen).as("%s explicit-bucket series", whose).isEqualTo(BOUNDS.size() * (hs.size() / SERIES));
+    }
+
+    /** A float as Prometheus' JSON writes it ({@code +Inf}, {@code -Inf} or a number). */
+    private static double promFloat(String s) {
+        return switch (s) {
+            case "+Inf" -> Double.POSITIVE_INFINITY;
+            case "-Inf" -> Double.NEGATIVE_INFINITY;
+            default -> Double.parseDouble(s);
+        };
+    }
+
     private static JsonNode runWriter(String name, String url, String version, int m, int n, String... more)
             throws Exception {
         Path summary = stack.path(name + "-summary.json");
@@ -218,6 +307,7 @@ class NativeHistogramOracleIT {
                 url,
                 "--remote-write-version",
                 version,
+                "--convert-histograms-to-nhcb",
                 "--stop-at-end",
                 "--summary-json",
                 summary.toString());

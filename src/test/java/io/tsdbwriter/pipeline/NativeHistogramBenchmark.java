@@ -6,6 +6,8 @@ import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogram;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Histogram;
+import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
@@ -32,9 +34,11 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * JMH benchmark of decode → amplify → encode on histogram-heavy OTLP records into remote write 1.0, single-threaded: each
- * record holds {@value #POINTS} exponential histogram data points (one series each, 40 buckets at scale {@code scale}:
- * 10 merges 4 into 1, 3 none), each becoming one native histogram, M copies. The score is <b>OTLP histogram data points
- * per second per core</b> (each operation one data point decoded and written as M native histograms).
+ * record holds {@value #POINTS} histogram data points (one series each, 40 buckets), each becoming one native histogram,
+ * M copies: {@code kind} {@code exponential} at scale {@code scale} (10 merges 4 into 1, 3 none), or {@code explicit}
+ * (39 explicit bounds) written as a native histogram with custom buckets ({@code --convert-histograms-to-nhcb}). The
+ * score is <b>OTLP histogram data points per second per core</b> (each operation one data point decoded and written as
+ * M native histograms).
  *
  * <p>Run: {@code java -cp target/test-classes:target/classes:$(cat target/test.classpath) org.openjdk.jmh.Main
  * NativeHistogramBenchmark} after {@code scripts/jmh.sh} built the classpath (short runs; the machine is shared).
@@ -56,6 +60,9 @@ public class NativeHistogramBenchmark {
     @Param({"10"})
     int scale;
 
+    @Param({"exponential", "explicit"})
+    String kind;
+
     private byte[][] records;
     private PointAmplifier amplifier;
     private ByteBuf out;
@@ -67,6 +74,10 @@ public class NativeHistogramBenchmark {
         for (int r = 0; r < RECORDS; r++) {
             ScopeMetrics.Builder scope = ScopeMetrics.newBuilder();
             for (int p = 0; p < POINTS; p++) {
+                if (kind.equals("explicit")) {
+                    scope.addMetrics(explicit(t + r * 60_000L, r, p));
+                    continue;
+                }
                 ExponentialHistogramDataPoint.Buckets.Builder pos =
                         ExponentialHistogramDataPoint.Buckets.newBuilder().setOffset(p * 3 - 60);
                 long count = 0;
@@ -97,14 +108,39 @@ public class NativeHistogramBenchmark {
         }
         AmplificationPlan plan = new AmplificationPlan(timeMultiplier, 1, 60_000);
         amplifier = new PointAmplifier(
-                new OtlpDecoder(64 << 20, new TimestampWindow(0, Long.MAX_VALUE)),
-                new RemoteWriteEncoder(plan),
-                new SeriesCache(10_000));
+                        new OtlpDecoder(64 << 20, new TimestampWindow(0, Long.MAX_VALUE)),
+                        new RemoteWriteEncoder(plan),
+                        new SeriesCache(10_000))
+                .convertHistogramsToNhcb(true);
         out = new ByteBuf(1 << 20);
         Rejections rejections = amplifier.decode(records[0], 0);
         if (rejections.total() > 0 || amplifier.pointCount() != POINTS) {
             throw new IllegalStateException("record refused: " + rejections.first() + " " + rejections.firstDetail());
         }
+    }
+
+    /** Data point {@code p} of record {@code r} as an explicit-bucket histogram: 39 bounds, empty buckets among 40. */
+    private static Metric explicit(long tMs, int r, int p) {
+        HistogramDataPoint.Builder point = HistogramDataPoint.newBuilder()
+                .addAttributes(KeyValue.newBuilder()
+                        .setKey("route")
+                        .setValue(AnyValue.newBuilder().setStringValue("/api/" + p)))
+                .setTimeUnixNano(tMs * 1_000_000L);
+        long count = 0;
+        for (int i = 0; i < 40; i++) {
+            if (i < 39) {
+                point.addExplicitBounds(0.001 * Math.pow(1.4, i));
+            }
+            long c = (i * 7L + p) % 6 == 0 ? 0 : (i + p + r) % 13;
+            point.addBucketCounts(c);
+            count += c;
+        }
+        return Metric.newBuilder()
+                .setName("http_server_duration")
+                .setHistogram(Histogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                        .addDataPoints(point.setCount(count).setSum(count * 0.37)))
+                .build();
     }
 
     /** Every record decoded and each of its histograms encoded M times: {@code RECORDS × POINTS} operations. */

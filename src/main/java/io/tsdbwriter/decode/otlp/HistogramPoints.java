@@ -8,7 +8,12 @@ import java.util.Arrays;
  * {@code <name>_count}, {@code <name>_sum} (when present) and cumulative {@code <name>_bucket{le="…"}} per explicit
  * bound, then {@code le="+Inf"}; {@code le} values as {@link GoFormat#formatFloat}. Refused: a delta histogram
  * ({@link SampleWriter#refuseDelta}), a data point with no bucket or whose bucket counts are not its bounds + 1
- * ({@link DecodeError#INVALID_DATA_POINT}). Bucket counts and bounds are read packed or not.
+ * ({@link DecodeError#INVALID_DATA_POINT}). Bucket counts and bounds are read packed or not. Where the output carries
+ * native histograms and {@code --convert-histograms-to-nhcb} is on
+ * ({@link io.tsdbwriter.decode.PointHistograms#customBuckets()}) each data point is instead one native histogram with
+ * custom buckets named as the metric ({@link NativeCustomBuckets}); one Prometheus would not store (bounds not strictly
+ * increasing, NaN or ending in {@code +Inf}, bucket counts not adding up to the count) is then refused
+ * ({@link DecodeError#INVALID_DATA_POINT}).
  *
  * <p>The {@code le} values of the bounds last formatted are kept per record: a data point repeating the bounds of the
  * one before (the usual case) reuses their arena copies, no string formatted.
@@ -20,6 +25,7 @@ final class HistogramPoints {
     private final WireReader w;
     private final SampleWriter samples;
     private final Attributes attributes;
+    private final NativeCustomBuckets nativeHistograms = new NativeCustomBuckets();
 
     // the data point's buckets and bounds
     private long[] bucketCounts = new long[32];
@@ -131,6 +137,11 @@ final class HistogramPoints {
                 o.restore(base);
                 continue;
             }
+            if (o.out.histograms().customBuckets()) {
+                customBuckets(ts, count, hasSum, sum);
+                o.restore(base);
+                continue;
+            }
             o.emit(o.suffix(0), o.suffixLength(0), ts, GoFormat.unsigned(count));
             if (hasSum) {
                 o.emitChecked(o.suffix(1), o.suffixLength(1), ts, sum);
@@ -149,6 +160,23 @@ final class HistogramPoints {
             o.emit(bucketName, o.suffixLength(2), ts, GoFormat.unsigned(cumulative));
             o.restore(base);
         }
+    }
+
+    /** The data point as one native histogram with custom buckets, or refused as Prometheus would refuse it. */
+    private void customBuckets(long ts, long count, boolean hasSum, double sum) {
+        SampleWriter o = samples;
+        String invalid = NativeCustomBuckets.valid(count, hasSum, sum, o.stale(), bucketCounts, bounds, boundCount);
+        if (invalid != null) {
+            o.rejections.add(
+                    DecodeError.INVALID_DATA_POINT,
+                    o.rejections.wantsDetail(DecodeError.INVALID_DATA_POINT)
+                            ? "histogram '" + o.metricText() + "' as custom buckets: " + invalid
+                            : "");
+            return;
+        }
+        o.beginHistogram(ts);
+        nativeHistograms.write(o.out.histograms(), count, hasSum, sum, o.stale(), bucketCounts, bounds, boundCount);
+        o.out.histograms().end();
     }
 
     /** Sets the {@code le} entry to bound {@code i}'s text, reusing the arena copy of an equal bound of this record. */

@@ -9,12 +9,12 @@ import java.util.Arrays;
  * above 8 becomes schema 8, each 2^(scale − 8) adjacent buckets merged into one; a scale below −4 has no schema and is
  * refused by the caller ({@link #MIN_SCALE}). OTLP bucket {@code o + i} of a {@code Buckets} message with offset
  * {@code o} spans {@code (base^(o+i), base^(o+i+1)]}, Prometheus' bucket k spans {@code (base^(k−1), base^k]}: so its
- * index is {@code ((o + i) >> (scale − schema)) + 1}. Buckets become spans of integer count deltas; a run of at most two
- * empty buckets stays inside a span (as zeros), a longer one starts a new span (client_golang's rule, which the receiver
- * copies); empty buckets at either end of the range are left out. The count is an integer count, the sum is set when the
- * point has one, the reset hint is {@code UNKNOWN}; the zero bucket keeps the point's {@code zero_count}, its threshold
- * is the point's {@code zero_threshold}, or Prometheus' default 1e-128 when the point gives none (0). A staleness marker
- * (no recorded value) carries Prometheus' stale NaN as sum and its bits as count, as the receiver writes it.
+ * index is {@code ((o + i) >> (scale − schema)) + 1}. The non-empty buckets become spans of integer count deltas
+ * ({@link NativeSpans}); empty buckets at either end of the range are left out. The count is an integer count, the sum
+ * is set when the point has one, the reset hint is {@code UNKNOWN}; the zero bucket keeps the point's
+ * {@code zero_count}, its threshold is the point's {@code zero_threshold}, or Prometheus' default 1e-128 when the point
+ * gives none (0). A staleness marker (no recorded value) carries Prometheus' stale NaN as sum and its bits as count, as
+ * the receiver writes it.
  *
  * <p>Allocates nothing once its scratch arrays have grown. Not thread-safe: one per {@link ExponentialHistogramPoints}.
  */
@@ -27,17 +27,13 @@ final class NativeExponential {
     /** Prometheus' zero threshold for an OTLP point that gives none. */
     static final double DEFAULT_ZERO_THRESHOLD = 1e-128;
 
-    private static final long STALE_NAN_BITS = 0x7ff0000000000002L;
+    /** Prometheus' stale NaN: a staleness marker's sum, and its bits its count. */
+    static final long STALE_NAN_BITS = 0x7ff0000000000002L;
 
     private final WireReader w;
+    private final NativeSpans layout = new NativeSpans();
     private long[] counts = new long[64];
     private int countN;
-    private int[] spans = new int[16]; // offset, length
-    private int spanN;
-    private long[] deltas = new long[64];
-    private int deltaN;
-    private long previous;
-    private int lastIndex;
 
     NativeExponential(WireReader wire) {
         this.w = wire;
@@ -76,18 +72,11 @@ final class NativeExponential {
                 PointHistograms.ZERO_THRESHOLD, zeroThreshold > 0 ? zeroThreshold : DEFAULT_ZERO_THRESHOLD, false);
         out.putVarint(PointHistograms.ZERO_COUNT_INT, zeroCount);
         if (negStart >= 0 && layout(negStart, negEnd, scaleDown)) {
-            putLayout(out, PointHistograms.NEGATIVE_SPANS, PointHistograms.NEGATIVE_DELTAS);
+            layout.put(out, PointHistograms.NEGATIVE_SPANS, PointHistograms.NEGATIVE_DELTAS);
         }
         if (posStart >= 0 && layout(posStart, posEnd, scaleDown)) {
-            putLayout(out, PointHistograms.POSITIVE_SPANS, PointHistograms.POSITIVE_DELTAS);
+            layout.put(out, PointHistograms.POSITIVE_SPANS, PointHistograms.POSITIVE_DELTAS);
         }
-    }
-
-    private void putLayout(PointHistograms out, int spansField, int deltasField) {
-        for (int k = 0; k < spanN; k++) {
-            out.putSpan(spansField, spans[k * 2], spans[k * 2 + 1]);
-        }
-        out.putPackedSint64(deltasField, deltas, deltaN);
     }
 
     /**
@@ -130,70 +119,33 @@ final class NativeExponential {
 
     /** Spans and deltas of {@code bucketCounts[0, n)} from OTLP index {@code offset}; false when all are empty. */
     boolean layout(long[] bucketCounts, int n, int offset, int scaleDown) {
-        spanN = 0;
-        deltaN = 0;
-        previous = 0;
+        layout.clear();
         int index = Integer.MIN_VALUE;
         long merged = 0;
         for (int i = 0; i < n; i++) {
             int k = ((offset + i) >> scaleDown) + 1;
             if (k != index) {
-                bucket(index, merged);
+                if (merged != 0) {
+                    layout.bucket(index, merged);
+                }
                 index = k;
                 merged = 0;
             }
             merged += bucketCounts[i];
         }
-        bucket(index, merged);
-        return spanN > 0;
-    }
-
-    /** Native bucket {@code index} holds {@code count}: a new span or a delta in the last one (empty buckets: none). */
-    private void bucket(int index, long count) {
-        if (count == 0) {
-            return;
+        if (merged != 0) {
+            layout.bucket(index, merged);
         }
-        if (spanN == 0) {
-            span(index);
-        } else {
-            int gap = index - lastIndex - 1;
-            if (gap > 2) {
-                span(gap);
-            } else {
-                for (int j = 0; j < gap; j++) {
-                    delta(0);
-                }
-            }
-        }
-        delta(count);
-        lastIndex = index;
-    }
-
-    private void span(int offset) {
-        if ((spanN + 1) * 2 > spans.length) {
-            spans = Arrays.copyOf(spans, spans.length * 2);
-        }
-        spans[spanN * 2] = offset;
-        spans[spanN * 2 + 1] = 0;
-        spanN++;
-    }
-
-    private void delta(long count) {
-        if (deltaN == deltas.length) {
-            deltas = Arrays.copyOf(deltas, deltaN * 2);
-        }
-        deltas[deltaN++] = count - previous;
-        previous = count;
-        spans[spanN * 2 - 1]++;
+        return !layout.isEmpty();
     }
 
     /** Spans made by the last {@link #layout}: offset and length of span k at {@code [2k, 2k + 1]}. */
     int[] spans() {
-        return Arrays.copyOf(spans, spanN * 2);
+        return layout.spans();
     }
 
     /** Deltas made by the last {@link #layout}. */
     long[] deltas() {
-        return Arrays.copyOf(deltas, deltaN);
+        return layout.deltas();
     }
 }

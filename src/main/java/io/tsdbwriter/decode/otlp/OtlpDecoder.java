@@ -27,7 +27,9 @@ import java.util.Objects;
  *       bytes in base64, arrays as JSON; a label with an empty value is dropped, of duplicate names the last wins;</li>
  *   <li>gauge and sum data points: one sample (a monotonic cumulative sum is a counter); histograms:
  *       {@code <name>_count}, {@code <name>_sum} (when present) and cumulative {@code <name>_bucket{le="…"}} up to
- *       {@code le="+Inf"}; exponential histograms: {@code _count}, {@code _sum} and VictoriaMetrics' own
+ *       {@code le="+Inf"} — or, where the output carries native histograms and {@code --convert-histograms-to-nhcb}
+ *       is on, one native histogram with custom buckets each ({@link NativeCustomBuckets}); exponential
+ *       histograms: {@code _count}, {@code _sum} and VictoriaMetrics' own
  *       {@code <name>_bucket{vmrange="<lower>...<upper>"}} per non-empty bucket (the zero bucket as
  *       {@code -zt...zt}), per-bucket counts as VictoriaMetrics' histogram functions read them — or, where the output
  *       carries native histograms (remote write), one native histogram point each ({@link NativeExponential}); summaries:

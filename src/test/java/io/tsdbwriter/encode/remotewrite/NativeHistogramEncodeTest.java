@@ -11,6 +11,8 @@ import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogram;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Histogram;
+import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
@@ -71,10 +73,39 @@ class NativeHistogramEncodeTest {
                 .toByteArray();
     }
 
+    /** One OTLP explicit-bucket histogram {@code lat_explicit{host="h1"}}: bounds 0.1, 1, 10, counts 2, 0, 5, 1. */
+    static byte[] otlpExplicitRecord() {
+        Metric lat = Metric.newBuilder()
+                .setName("lat_explicit")
+                .setHistogram(Histogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                        .addDataPoints(HistogramDataPoint.newBuilder()
+                                .addAttributes(KeyValue.newBuilder()
+                                        .setKey("host")
+                                        .setValue(AnyValue.newBuilder().setStringValue("h1")))
+                                .setTimeUnixNano(T_MS * 1_000_000L)
+                                .setCount(8)
+                                .setSum(20.5)
+                                .addAllExplicitBounds(List.of(0.1, 1.0, 10.0))
+                                .addAllBucketCounts(List.of(2L, 0L, 5L, 1L))))
+                .build();
+        return ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(lat)))
+                .build()
+                .toByteArray();
+    }
+
     /** Decodes {@code record} and encodes every point through an amplifier for {@code plan}; the 1.0 body. */
     private static byte[] amplify(AmplificationPlan plan, byte[] record) {
+        return amplify(plan, record, false);
+    }
+
+    /** As {@link #amplify(AmplificationPlan, byte[])}, explicit-bucket histograms as custom buckets when {@code nhcb}. */
+    private static byte[] amplify(AmplificationPlan plan, byte[] record, boolean nhcb) {
         PointAmplifier a = new PointAmplifier(
-                new OtlpDecoder(1 << 20, Decoded.ANY_TIME), new RemoteWriteEncoder(plan), new SeriesCache(1000));
+                        new OtlpDecoder(1 << 20, Decoded.ANY_TIME), new RemoteWriteEncoder(plan), new SeriesCache(1000))
+                .convertHistogramsToNhcb(nhcb);
         Rejections r = a.decode(record, 0);
         assertThat(r.total()).isZero();
         ByteBuf out = new ByteBuf(64);
@@ -151,6 +182,78 @@ class NativeHistogramEncodeTest {
             assertThat(v2Histograms.get(i)).isEqualTo(v1Histograms.get(i));
         }
         assertThat(RemoteWriteBodies.metadataV2(request)).containsExactly("3||");
+    }
+
+    @Test
+    void anOtlpExplicitHistogramWithCustomBucketsIsMNativeHistogramsPerVariantIn1And2() throws Exception {
+        AmplificationPlan plan = new AmplificationPlan(3, 2, 60_000);
+        byte[] body = amplify(plan, otlpExplicitRecord(), true);
+        List<RemoteWriteBodies.Series> series = RemoteWriteBodies.decode(body);
+        assertThat(series).hasSize(2);
+        assertThat(series).allSatisfy(s -> {
+            assertThat(s.label("__name__")).isEqualTo("lat_explicit");
+            assertThat(s.samples()).isEmpty();
+        });
+        List<List<byte[]>> histograms = RemoteWriteBodies.histogramsV1(body);
+        assertThat(histograms).hasSize(2);
+        for (List<byte[]> copies : histograms) {
+            assertThat(copies).hasSize(3);
+            List<Long> timestamps = new ArrayList<>();
+            for (byte[] h : copies) {
+                NativeHistogramMessage m = NativeHistogramMessage.parse(h, 0, h.length);
+                timestamps.add(m.timestamp());
+                assertThat(m.countInt()).isEqualTo(8);
+                assertThat(m.sum()).isEqualTo(20.5);
+                assertThat(m.schema()).isEqualTo(-53);
+                assertThat(m.zeroCountInt()).isZero();
+                assertThat(m.customValues()).containsExactly(0.1, 1.0, 10.0);
+                assertThat(m.positive()).isEqualTo(Map.of(0, 2L, 2, 5L, 3, 1L));
+            }
+            assertThat(timestamps).containsExactly(T_MS, T_MS + 20_000, T_MS + 40_000);
+        }
+        assertThat(RemoteWriteBodies.metadataV1(body))
+                .extracting(RemoteWriteBodies.Metadata::type, RemoteWriteBodies.Metadata::family)
+                .containsExactly(tuple(3L, "lat_explicit")); // HISTOGRAM
+        ByteBuf v2 = RemoteWrite2Request.fromV1(body, body.length);
+        byte[] request = Arrays.copyOf(v2.array(), v2.length());
+        List<List<byte[]>> v2Histograms = RemoteWriteBodies.histogramsV2(request);
+        assertThat(v2Histograms).hasSize(2);
+        for (int s = 0; s < 2; s++) {
+            assertThat(v2Histograms.get(s)).containsExactlyElementsOf(histograms.get(s));
+        }
+    }
+
+    @Test
+    void withoutTheOptionAnOtlpExplicitHistogramStaysClassicSeries() throws Exception {
+        byte[] body = amplify(new AmplificationPlan(1, 1, 60_000), otlpExplicitRecord(), false);
+        assertThat(RemoteWriteBodies.histogramsV1(body))
+                .allSatisfy(h -> assertThat(h).isEmpty());
+        assertThat(RemoteWriteBodies.decode(body))
+                .extracting(s -> s.label("__name__"))
+                .containsExactlyInAnyOrder(
+                        "lat_explicit_count",
+                        "lat_explicit_sum",
+                        "lat_explicit_bucket",
+                        "lat_explicit_bucket",
+                        "lat_explicit_bucket",
+                        "lat_explicit_bucket");
+    }
+
+    @Test
+    void theImportOutputKeepsClassicSeriesWithTheOption() {
+        PointAmplifier a = new PointAmplifier(
+                        new OtlpDecoder(1 << 20, Decoded.ANY_TIME),
+                        new ImportSampleEncoder(new ImportLineEncoder(new AmplificationPlan(1, 1, 60_000))),
+                        new SeriesCache(1000))
+                .convertHistogramsToNhcb(true);
+        a.decode(otlpExplicitRecord(), 0);
+        assertThat(a.pointCount()).isEqualTo(6);
+        ByteBuf out = new ByteBuf(64);
+        for (int p = 0; p < a.pointCount(); p++) {
+            a.encodePoint(p, out);
+        }
+        String lines = new String(out.array(), 0, out.length(), StandardCharsets.UTF_8);
+        assertThat(lines).contains("\"lat_explicit_bucket\"").contains("\"le\":\"+Inf\"");
     }
 
     /** A float histogram with custom buckets (schema -53, NHCB): counts as doubles, the bounds in custom_values. */

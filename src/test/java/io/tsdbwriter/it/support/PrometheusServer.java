@@ -142,11 +142,20 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
      * @throws IllegalStateException when the binary is missing or it does not become ready
      */
     public static PrometheusServer startCurrentWith(Path workDir, Duration outOfOrderWindow, List<String> flags) {
+        return startCurrentWith(workDir, outOfOrderWindow, flags, "");
+    }
+
+    /**
+     * As {@link #startCurrentWith(Path, Duration, List)} with {@code config} appended to its configuration file: top-level
+     * YAML sections other than {@code global} and {@code storage} ({@code "otlp:\n  convert_histograms_to_nhcb: true\n"}).
+     */
+    public static PrometheusServer startCurrentWith(
+            Path workDir, Duration outOfOrderWindow, List<String> flags, String config) {
         if (!GoBuilds.built(CURRENT_BINARY)) {
             throw new IllegalStateException("Prometheus 3 binary " + CURRENT_BINARY
                     + " not found: scripts/test.sh builds it (ensure_prometheus_current)");
         }
-        return start(CURRENT_BINARY, workDir, outOfOrderWindow, true, flags);
+        return start(CURRENT_BINARY, workDir, outOfOrderWindow, true, flags, config);
     }
 
     private static PrometheusServer start(
@@ -155,6 +164,16 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
             Duration outOfOrderWindow,
             boolean remoteWriteReceiver,
             List<String> extraFlags) {
+        return start(binary, workDir, outOfOrderWindow, remoteWriteReceiver, extraFlags, "");
+    }
+
+    private static PrometheusServer start(
+            Path binary,
+            Path workDir,
+            Duration outOfOrderWindow,
+            boolean remoteWriteReceiver,
+            List<String> extraFlags,
+            String extraConfig) {
         Path dir = workDir.toAbsolutePath();
         PrometheusServer p = new PrometheusServer(binary, dir, FreePorts.reserve(), remoteWriteReceiver, extraFlags);
         try {
@@ -163,7 +182,8 @@ public final class PrometheusServer implements Components.PrometheusEndpoint {
                     + (outOfOrderWindow == null
                             ? ""
                             : "storage:\n  tsdb:\n    out_of_order_time_window: " + outOfOrderWindow.toSeconds()
-                                    + "s\n");
+                                    + "s\n")
+                    + extraConfig;
             Files.writeString(dir.resolve("prometheus.yml"), config);
             synchronized (p) {
                 p.launchAndAwait();
