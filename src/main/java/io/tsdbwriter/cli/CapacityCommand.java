@@ -1,5 +1,6 @@
 package io.tsdbwriter.cli;
 
+import io.tsdbwriter.amplify.SeriesLimiter;
 import io.tsdbwriter.capacity.reads.ReadLoadSettings;
 import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
@@ -243,6 +244,22 @@ public final class CapacityCommand implements Callable<Integer> {
     double spikeMultiplier;
 
     @Option(
+            names = "--max-hourly-series",
+            defaultValue = "0",
+            paramLabel = "SERIES",
+            description =
+                    "The writers' new series per UTC hour, past it dropped and counted; 0 = none (default: ${DEFAULT-VALUE})")
+    long maxHourlySeries;
+
+    @Option(
+            names = "--max-daily-series",
+            defaultValue = "0",
+            paramLabel = "SERIES",
+            description =
+                    "The writers' new series per UTC day, as --max-hourly-series; 0 = none (default: ${DEFAULT-VALUE})")
+    long maxDailySeries;
+
+    @Option(
             names = "--parallelism",
             defaultValue = "3",
             paramLabel = "P",
@@ -350,8 +367,10 @@ public final class CapacityCommand implements Callable<Integer> {
             throw bad("--report must be a directory (it writes " + CapacityPage.HTML_FILE + " and "
                     + CapacityPage.MARKDOWN_FILE + " there), got the file " + report);
         }
+        List<String> seriesLimitArgs;
         try {
             writers.checkWriterLimits(List.of(timeMultiplier), List.of(instanceMultiplier));
+            seriesLimitArgs = seriesLimitArgs(maxHourlySeries, maxDailySeries, instanceMultiplier);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
@@ -405,6 +424,7 @@ public final class CapacityCommand implements Callable<Integer> {
         // every writer takes the same Kafka client and VictoriaMetrics auth/TLS settings as this command
         List<String> runArgs = new ArrayList<>(writers.runArgs(kafkaClient, vmHttp));
         runArgs.addAll(outputArgs);
+        runArgs.addAll(seriesLimitArgs);
         if (churnInterval != null) {
             if (churnInterval.toMillis() < 1000) {
                 throw bad("--churn-interval must be >= 1s, got " + churnInterval.toMillis() + "ms");
@@ -479,6 +499,35 @@ public final class CapacityCommand implements Callable<Integer> {
                 remoteWriteUrl,
                 "--remote-write-version",
                 version.flag());
+    }
+
+    /**
+     * The writers' series limit flags: {@code --max-hourly-series N} and {@code --max-daily-series N} for each limit
+     * above 0, none without a limit. Checked as {@code run} checks them, so a writer never refuses them.
+     *
+     * @throws IllegalArgumentException a limit outside 0..{@value SeriesLimiter#MAX_LIMIT}, or above 0 and below the
+     *     writers' N (the flag, its value and the bound)
+     */
+    static List<String> seriesLimitArgs(long maxHourly, long maxDaily, int instanceMultiplier) {
+        List<String> args = new ArrayList<>();
+        addSeriesLimit(args, "--max-hourly-series", maxHourly, instanceMultiplier);
+        addSeriesLimit(args, "--max-daily-series", maxDaily, instanceMultiplier);
+        return args;
+    }
+
+    private static void addSeriesLimit(List<String> args, String flag, long max, int instanceMultiplier) {
+        if (max < 0 || max > SeriesLimiter.MAX_LIMIT) {
+            throw new IllegalArgumentException(
+                    flag + " must be in 0.." + SeriesLimiter.MAX_LIMIT + " (0 = no limit), got " + max);
+        }
+        if (max > 0 && max < instanceMultiplier) {
+            throw new IllegalArgumentException(
+                    flag + " " + max + " is below --instance-multiplier " + instanceMultiplier
+                            + ": a series' N instance variants are admitted together, so none would be written");
+        }
+        if (max > 0) {
+            args.addAll(List.of(flag, Long.toString(max)));
+        }
     }
 
     /** {@code 99%}, {@code 99.5%} or {@code 0.99} → a ratio in (0, 1]. */

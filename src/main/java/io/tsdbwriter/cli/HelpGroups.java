@@ -285,6 +285,8 @@ final class HelpGroups {
                                             "--series-mode",
                                             "--series-change-interval",
                                             "--spike-multiplier",
+                                            "--max-hourly-series",
+                                            "--max-daily-series",
                                             "--data-dir",
                                             "--points-per-pass")),
                             new Group(

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
@@ -121,6 +122,49 @@ class CapacityCommandTest {
                         "double-halve = 2x the base for one T, half of it for the next",
                         "for the last fifth of every T",
                         "fewer series get more samples per second each");
+    }
+
+    /**
+     * --max-hourly-series, --max-daily-series: none by default; each limit above 0 goes to every writer under run's
+     * name, which run takes with the same meaning; refused before any I/O as run refuses it.
+     */
+    @Test
+    void seriesLimitsGoToTheWritersAsRunTakesThem() throws IOException {
+        assertThat(CapacityCommand.seriesLimitArgs(0, 0, 1)).isEmpty();
+        assertThat(CapacityCommand.seriesLimitArgs(2028, 0, 1)).containsExactly("--max-hourly-series", "2028");
+        assertThat(CapacityCommand.seriesLimitArgs(0, 9000, 4)).containsExactly("--max-daily-series", "9000");
+        List<String> both = CapacityCommand.seriesLimitArgs(5000, 9000, 2);
+        assertThat(both).containsExactly("--max-hourly-series", "5000", "--max-daily-series", "9000");
+
+        List<String> runArgs = new ArrayList<>(List.of("--topic", "t", "--instance-multiplier", "2"));
+        runArgs.addAll(both);
+        RunCommand run = new RunCommand();
+        new CommandLine(run)
+                .setDefaultValueProvider(new EnvironmentDefaults(Map.of()))
+                .parseArgs(runArgs.toArray(String[]::new));
+        assertThat(run.toConfig().maxHourlySeries()).isEqualTo(5000);
+        assertThat(run.toConfig().maxDailySeries()).isEqualTo(9000);
+
+        CommandLine capacity = Main.commandLine().getSubcommands().get("capacity");
+        assertThat(capacity.getCommandSpec().findOption("--max-hourly-series").defaultValue())
+                .isEqualTo("0");
+        assertThat(capacity.getCommandSpec().findOption("--max-daily-series").defaultValue())
+                .isEqualTo("0");
+
+        assertUsageError(
+                execute("capacity", "--max-hourly-series", "-1"),
+                "--max-hourly-series must be in 0..1000000000 (0 = no limit), got -1");
+        assertUsageError(
+                execute("capacity", "--max-daily-series", "2000000000"),
+                "--max-daily-series must be in 0..1000000000 (0 = no limit), got 2000000000");
+        assertUsageError(
+                execute("capacity", "--instance-multiplier", "10", "--max-hourly-series", "5"),
+                "--max-hourly-series 5 is below --instance-multiplier 10");
+        assertThat(execute("capacity", "--help").out()).contains("--max-hourly-series=", "--max-daily-series=");
+        assertThat(capacityPage())
+                .contains(
+                        "columns limit dropped, admitted, tsdb new after tsid miss/s",
+                        "the step's efficiency is of the samples written or dropped by the limit");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tsdbwriter.capacity.search.SeriesSchedule;
@@ -30,7 +31,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,8 +59,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * brings 12 instances VictoriaMetrics never saw into the window, so its new series/s is above 0. (Under
  * {@code double-halve} the window would see none: the halves are a subset of the doubled instances, which the first
  * interval, in the warm-up, registered; re-doubling brings back known series, as in avalanche.)
+ *
+ * <p>Before it, the same step with the writers' series limits at the base ({@code --max-hourly-series},
+ * {@code --max-daily-series}): the TSDB holds exactly the base's series and the spike's samples are counted dropped.
  */
 @RunsAlone
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SeriesModeIT {
 
     @RegisterExtension
@@ -138,58 +146,13 @@ class SeriesModeIT {
     }
 
     @Test
+    @Order(2) // after the series limit's step, which must find the feed's series new to the TSDB
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void aCapacityStepUnderSpikeReportsTheSeriesFigures() throws Exception {
         Path csv = stack.path("out/series.csv");
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        PrintStream saved = System.out;
-        int exit;
-        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-        try {
-            exit = Main.execute(
-                    "capacity",
-                    "--bootstrap-servers",
-                    stack.bootstrapServers(),
-                    "--vm-url",
-                    stack.vmUrl(),
-                    "--topic-prefix",
-                    "series-it",
-                    "--series-mode",
-                    "spike",
-                    "--series-change-interval",
-                    "10s",
-                    "--start-input-rate",
-                    "2000",
-                    "--step-duration",
-                    "16s",
-                    "--warm-up",
-                    "4s",
-                    "--max-steps",
-                    "1",
-                    "--refine-steps",
-                    "0",
-                    "--parallelism",
-                    "1",
-                    "--points-per-pass",
-                    "40560",
-                    "--data-dir",
-                    NodeExporterFiles.dir().toString(),
-                    "--step-drain-timeout",
-                    "60s",
-                    "--csv",
-                    csv.toString(),
-                    "--work-dir",
-                    stack.path("steps").toString(),
-                    "--writer-jar",
-                    System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
-                    "--writer-jvm-option=-Xmx256m",
-                    "--writer-jvm-option=-XX:TieredStopAtLevel=1");
-        } finally {
-            System.setOut(saved);
-        }
-        String output = buf.toString(StandardCharsets.UTF_8);
-        System.out.println(output);
-        assertThat(exit).as(output).isZero();
+        Capacity run = capacity("series-it", csv, stack.path("steps"));
+        String output = run.output();
+        assertThat(run.exit()).as(output).isZero();
         long perInstance = SourceFeed.real(NodeExporterFiles.all(), 40_560, "node", System.currentTimeMillis())
                 .seriesPerInstance();
         assertThat(output)
@@ -198,7 +161,8 @@ class SeriesModeIT {
                         + " active series (4 instance(s) x");
         List<String> lines = Files.readAllLines(csv);
         List<String> head = List.of(lines.get(0).split(","));
-        String[] row = lines.get(1).substring(0, lines.get(1).indexOf(",\"")).split(",", -1);
+        String[] row = csvRow(lines.get(1));
+        assertThat(head).doesNotContain("series_limit_dropped", "series_limit_admitted", "tsdb_new_series");
         double active = Double.parseDouble(row[head.indexOf("active_series")]);
         assertThat(active).as("the base: 4 instances of %d series", perInstance).isEqualTo(4.0 * perInstance);
         // the spike's 12 new instances register in the window: new series/s > 0; slow inserts and tsid misses are
@@ -210,6 +174,194 @@ class SeriesModeIT {
         assertThat(Double.parseDouble(row[head.indexOf("tsid_cache_misses_per_second")]))
                 .isNotNegative();
         assertThat(output).contains(" active, ", " new/s, ", " tsid cache misses/s");
+        assertThat(output).doesNotContain("series limit:");
+    }
+
+    /**
+     * The same spike step with the writers' series limits at the base ({@code --max-hourly-series} and
+     * {@code --max-daily-series} 4 instances × their series): the step's input starts with the base, which the limits
+     * admit whole, so every series of the spike's 12 extra instances is dropped. VictoriaMetrics then holds exactly the
+     * base's series, of node-0001 to node-0004, and every sample the writers wrote; each step's writer summary counts
+     * the rest of the points it was given as dropped (produced = written + dropped, M = N = 1), whole scrapes of the
+     * spike's 12 instances, none lost; and each step's CSV row and progress line say so: the dropped samples, the series
+     * admitted (the limit), and the TSDB's new series, below the spike's 16 instances, and in the first step at least the
+     * base (VictoriaMetrics may count a series twice when two inserts create it at once). A step measured again (a busy
+     * machine) writes the same series. Runs first: the feed's series must be new to the TSDB.
+     */
+    @Test
+    @Order(1)
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aSeriesLimitHoldsTheTsdbAtTheBaseThroughASpike() throws Exception {
+        String node = "{productKey=\"node\"}";
+        assertThat(stack.vm().export(node))
+                .as("the capacity feed's series, before any step")
+                .isEmpty();
+        long perInstance = SourceFeed.real(NodeExporterFiles.all(), 40_560, "node", System.currentTimeMillis())
+                .seriesPerInstance();
+        long limit = 4 * perInstance;
+        Path csv = stack.path("out/series-limit.csv");
+        Path steps = stack.path("limit-steps");
+        Capacity run = capacity(
+                "series-limit-it",
+                csv,
+                steps,
+                "--max-hourly-series",
+                Long.toString(limit),
+                "--max-daily-series",
+                Long.toString(limit));
+        String output = run.output();
+        assertThat(run.exit()).as(output).isZero();
+        assertThat(output).contains("lost: nothing");
+
+        // every step the search ran (a step that misses the efficiency within the noise is measured again, on the
+        // same series): its writer's summary and its CSV row
+        List<String> lines = Files.readAllLines(csv);
+        List<String> head = List.of(lines.get(0).split(","));
+        assertThat(head)
+                .containsSubsequence(
+                        "tsid_cache_misses_per_second",
+                        "series_limit_dropped",
+                        "series_limit_admitted",
+                        "tsdb_new_series",
+                        "query_offered_per_second");
+        long written = 0;
+        long dropped = 0;
+        long produced = 0;
+        for (String line : lines.subList(1, lines.size())) {
+            String[] row = csvRow(line);
+            String step = String.format(Locale.ROOT, "step-%02d", Integer.parseInt(row[head.indexOf("step")]));
+            JsonNode summary = JSON.readTree(steps.resolve(step + ".json").toFile());
+            long stepWritten = summary.path("samples_written").asLong();
+            long stepDropped = summary.path("series_limit_dropped").asLong();
+            long stepProduced = Long.parseLong(row[head.indexOf("produced_points")]);
+            assertThat(Files.readString(steps.resolve(step + ".log")))
+                    .contains("--max-hourly-series " + limit + " --max-daily-series " + limit);
+            // M = N = 1: each point produced is a sample written or dropped
+            assertThat(stepDropped)
+                    .as("%s: the spike's samples", step)
+                    .isPositive()
+                    .isEqualTo(stepProduced - stepWritten);
+            assertThat(stepDropped % (12 * perInstance))
+                    .as("%s: whole scrapes of the spike's 12 instances", step)
+                    .isZero();
+            assertThat(Long.parseLong(row[head.indexOf("lost_samples")])).isZero();
+            assertThat(Long.parseLong(row[head.indexOf("series_limit_dropped")]))
+                    .isEqualTo(stepDropped);
+            assertThat(Long.parseLong(row[head.indexOf("series_limit_admitted")]))
+                    .isEqualTo(limit);
+            double tsdbNew = Double.parseDouble(row[head.indexOf("tsdb_new_series")]);
+            if (line.equals(lines.get(1))) {
+                // the first step: VictoriaMetrics may count a series twice when two inserts create it at once: at least
+                // the limit
+                assertThat(tsdbNew).as("%s: the TSDB's new series", step).isGreaterThanOrEqualTo(limit);
+            }
+            assertThat(tsdbNew).as("%s: the TSDB's new series", step).isLessThan(16.0 * perInstance);
+            assertThat(output)
+                    .contains(String.format(
+                            Locale.ROOT,
+                            "series limit: %,d samples dropped, %,d series admitted, ",
+                            stepDropped,
+                            limit));
+            written += stepWritten;
+            dropped += stepDropped;
+            produced += stepProduced;
+        }
+        assertThat(dropped).isEqualTo(produced - written);
+
+        // the TSDB: exactly the base's series, every sample written
+        long allWritten = written;
+        List<String> exported = stack.vm().awaitExport(node, l -> samples(l) >= allWritten, Duration.ofSeconds(30));
+        Set<String> instances = new TreeSet<>();
+        for (String line : exported) {
+            instances.add(JSON.readTree(line)
+                    .path("metric")
+                    .path(SourcePoint.INSTANCE_LABEL)
+                    .asText());
+        }
+        assertThat(exported).as("the series VictoriaMetrics holds").hasSize((int) limit);
+        assertThat(instances).containsExactly("node-0001", "node-0002", "node-0003", "node-0004");
+        assertThat(samples(exported)).isEqualTo(written);
+    }
+
+    /** What one {@code capacity} run printed, and its exit code. */
+    private record Capacity(int exit, String output) {}
+
+    /**
+     * One {@code capacity} step under {@code spike} (T = 10 s, 4×, a 16 s step measured from 4 s, 2,000 points/s, the
+     * base 4 instances, a step missing the efficiency within the noise measured again), its topics {@code prefix}, its
+     * CSV {@code csv}, its writers' logs and summaries in {@code workDir}, then {@code extra} flags; its output also
+     * printed.
+     */
+    private static Capacity capacity(String prefix, Path csv, Path workDir, String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "capacity",
+                "--bootstrap-servers",
+                stack.bootstrapServers(),
+                "--vm-url",
+                stack.vmUrl(),
+                "--topic-prefix",
+                prefix,
+                "--series-mode",
+                "spike",
+                "--series-change-interval",
+                "10s",
+                "--start-input-rate",
+                "2000",
+                "--step-duration",
+                "16s",
+                "--warm-up",
+                "4s",
+                "--max-steps",
+                "1",
+                "--refine-steps",
+                "0",
+                "--parallelism",
+                "1",
+                "--points-per-pass",
+                "40560",
+                "--data-dir",
+                NodeExporterFiles.dir().toString(),
+                "--step-drain-timeout",
+                "60s",
+                "--csv",
+                csv.toString(),
+                "--work-dir",
+                workDir.toString(),
+                "--writer-jar",
+                System.getProperty("tsdbwriter.jar", "target/tsdb-writer.jar"),
+                "--writer-jvm-option=-Xmx256m",
+                "--writer-jvm-option=-XX:TieredStopAtLevel=1"));
+        args.addAll(List.of(extra));
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int exit;
+        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            exit = Main.execute(args.toArray(String[]::new));
+        } finally {
+            System.setOut(saved);
+        }
+        String output = buf.toString(StandardCharsets.UTF_8);
+        System.out.println(output);
+        return new Capacity(exit, output);
+    }
+
+    /** A CSV data row's fields before the quoted verdict (the last column). */
+    private static String[] csvRow(String line) {
+        return line.substring(0, line.indexOf(",\"")).split(",", -1);
+    }
+
+    /** The samples of exported JSON lines. */
+    private static long samples(List<String> exportLines) {
+        long n = 0;
+        for (String line : exportLines) {
+            try {
+                n += JSON.readTree(line).path("timestamps").size();
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return n;
     }
 
     /** The distinct series of instance node-0001 among {@code points}. */

@@ -66,8 +66,13 @@ final class CapacityReport {
                             : "verdict (failing step " + r.edge().index() + ", the nearest above the capacity): ")
                     + r.edge().verdict());
         }
+        boolean limited = r.steps().stream().anyMatch(st -> st.limit() != null);
         out.println("lost: "
-                + (r.lost() == 0 ? "nothing (every produced sample was written)" : r.lost() + " samples not written"));
+                + (r.lost() != 0
+                        ? r.lost() + " samples not written"
+                        : limited
+                                ? "nothing (every produced sample was written or dropped by the series limit)"
+                                : "nothing (every produced sample was written)"));
         if (s.csv() != null) {
             Path parent = s.csv().toAbsolutePath().getParent();
             if (parent != null) {

@@ -35,6 +35,7 @@ import io.tsdbwriter.tsdbmetrics.Bottleneck;
  * @param series             the series figures in the window, or null when not measured
  * @param noise              the window's halves spread, the noise assumed and what it re-measured ({@link EfficiencyNoise}), or null
  * @param delays             the writer's ingest delay p50/p99 (acknowledged, committed) over the batches of the window
+ * @param limit              the series limit's figures over the step, or null when the writer had no series limit
  */
 public record CapacityStep(
         int index,
@@ -63,7 +64,8 @@ public record CapacityStep(
         StepReads reads,
         StepSeries series,
         StepNoise noise,
-        IngestDelays delays) {
+        IngestDelays delays,
+        StepLimit limit) {
 
     /** A builder with every field at its default (see {@link Builder}). */
     public static Builder builder() {
@@ -100,12 +102,13 @@ public record CapacityStep(
         b.series = series;
         b.noise = noise;
         b.delays = delays;
+        b.limit = limit;
         return b;
     }
 
     /**
      * Builds a {@link CapacityStep} by name. Defaults: index 0, M 1, every figure NaN (not measured), the flags false,
-     * the counts 0, the verdict and the read, series and noise figures null, the ingest delays
+     * the counts 0, the verdict and the read, series, noise and series limit figures null, the ingest delays
      * {@link IngestDelays#NONE}. Not thread-safe; {@link #build()} never throws.
      */
     public static final class Builder {
@@ -136,6 +139,7 @@ public record CapacityStep(
         private StepSeries series = null;
         private StepNoise noise = null;
         private IngestDelays delays = IngestDelays.NONE;
+        private StepLimit limit = null;
 
         private Builder() {}
 
@@ -301,6 +305,12 @@ public record CapacityStep(
             return this;
         }
 
+        /** The series limit's figures over the step, null when the writer had no series limit. */
+        public Builder limit(StepLimit value) {
+            this.limit = value;
+            return this;
+        }
+
         /** The CapacityStep. */
         public CapacityStep build() {
             return new CapacityStep(
@@ -330,7 +340,8 @@ public record CapacityStep(
                     reads,
                     series,
                     noise,
-                    delays);
+                    delays,
+                    limit);
         }
     }
 

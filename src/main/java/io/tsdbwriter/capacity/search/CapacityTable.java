@@ -16,13 +16,16 @@ public final class CapacityTable {
      * The console table, one line per step, {@code placement} its last column; {@code ack p50/p99 s} and
      * {@code commit p50/p99 s} are the writer's ingest delay over the window ({@link io.tsdbwriter.lab.IngestDelays});
      * a step that measured an earlier one's load again (it missed the minimum efficiency within the noise, {@link EfficiencyNoise}) says
-     * {@code (re-measure of <step>)} after its verdict.
+     * {@code (re-measure of <step>)} after its verdict. When a step's writer had a series limit ({@link StepLimit}),
+     * three columns follow {@code tsid miss/s}: {@code limit dropped} (samples), {@code admitted} (series) and
+     * {@code tsdb new} (the targets' new series over the step); without one the table has none of them.
      */
     public static String format(String placement, List<CapacityStep> steps) {
+        boolean limited = limited(steps);
         StringBuilder b = new StringBuilder();
         String head = String.format(
                 Locale.ROOT,
-                "%-4s %-3s %12s %14s %14s %8s %8s %8s %13s %16s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s %-4s %-16s %s%n",
+                "%-4s %-3s %12s %14s %14s %8s %8s %8s %13s %16s %9s %13s %6s %12s %10s %5s %10s %9s %9s %11s ",
                 "step",
                 "M",
                 "points/s in",
@@ -42,15 +45,16 @@ public final class CapacityTable {
                 "series",
                 "new/s",
                 "slow/s",
-                "tsid miss/s",
-                "ok",
-                "limited by",
-                "placement");
+                "tsid miss/s");
         b.append(head);
+        if (limited) {
+            b.append(String.format(Locale.ROOT, "%14s %10s %10s ", "limit dropped", "admitted", "tsdb new"));
+        }
+        b.append(String.format(Locale.ROOT, "%-4s %-16s %s%n", "ok", "limited by", "placement"));
         for (CapacityStep s : steps) {
             b.append(String.format(
                     Locale.ROOT,
-                    "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %13s %16s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s %-4s %-16s %s%n",
+                    "%-4s %-3d %12.0f %14s %14s %8s %8s %8s %13s %16s %9s %13s %6s %12s %10s %5.2f %10s %9s %9s %11s ",
                     s.index() + (s.refine() ? "r" : ""),
                     s.timeMultiplier(),
                     s.inputPointsPerSecond(),
@@ -70,7 +74,19 @@ public final class CapacityTable {
                     s.series() == null ? "-" : dec(s.series().activeSeries(), 0),
                     s.series() == null ? "-" : dec(s.series().createdPerSecond(), 1),
                     s.series() == null ? "-" : dec(s.series().slowInsertsPerSecond(), 1),
-                    s.series() == null ? "-" : dec(s.series().cacheMissesPerSecond(), 1),
+                    s.series() == null ? "-" : dec(s.series().cacheMissesPerSecond(), 1)));
+            if (limited) {
+                StepLimit l = s.limit();
+                b.append(String.format(
+                        Locale.ROOT,
+                        "%14s %10s %10s ",
+                        l == null ? "-" : Long.toString(l.droppedSamples()),
+                        l == null ? "-" : dec(l.admittedSeries(), 0),
+                        l == null ? "-" : dec(l.tsdbNewSeries(), 0)));
+            }
+            b.append(String.format(
+                    Locale.ROOT,
+                    "%-4s %-16s %s%n",
                     s.passed() ? "yes" : "NO",
                     s.verdict().resource().label()
                             + (s.remeasureOf() > 0 ? " (re-measure of " + s.remeasureOf() + ")" : ""),
@@ -142,9 +158,13 @@ public final class CapacityTable {
      * reached the stage in it); the series and
      * the query_* and selects_* columns are blank for a step without them; {@code halves_spread} is the efficiency of the
      * window's second half minus its first half's, {@code noise} the noise the search assumed when it judged the step,
-     * {@code remeasure_of} the step whose load it measured again (empty: none).
+     * {@code remeasure_of} the step whose load it measured again (empty: none). When a step's writer had a series
+     * limit ({@link StepLimit}), {@code series_limit_dropped} (samples), {@code series_limit_admitted} (series) and
+     * {@code tsdb_new_series} (the targets' new series over the step) follow {@code tsid_cache_misses_per_second};
+     * without one the CSV has none of them.
      */
     public static String csv(String placement, List<CapacityStep> steps) {
+        boolean limited = limited(steps);
         StringBuilder b = new StringBuilder(
                 "step,refine,time_multiplier,input_points_per_second,expected_samples_per_minute,"
                         + "written_samples_per_minute,efficiency,p50_seconds,p99_seconds,"
@@ -153,6 +173,7 @@ public final class CapacityTable {
                         + "permit_wait_ms,lag_start,lag_end,lag_growing,"
                         + "writer_cpu_cores,target_cpu_cores,target_cores,inserts_current,inserts_capacity,load_average,passed,limited_by,lost_samples,produced_points,"
                         + "active_series,new_series_per_second,slow_inserts_per_second,tsid_cache_misses_per_second,"
+                        + (limited ? "series_limit_dropped,series_limit_admitted,tsdb_new_series," : "")
                         + "query_offered_per_second,query_done_per_second,query_p50_seconds,query_p90_seconds,query_p99_seconds,query_errors,"
                         + "query_timeouts,selects_current,selects_capacity,halves_spread,noise,remeasure_of,placement,verdict\n");
         for (CapacityStep s : steps) {
@@ -186,7 +207,7 @@ public final class CapacityTable {
                     s.verdict().resource().label(),
                     s.lost(),
                     s.producedPoints(),
-                    seriesCsv(s.series()),
+                    seriesCsv(s.series()) + (limited ? "," + limitCsv(s.limit()) : ""),
                     readsCsv(s.reads()),
                     csvNum(s.noise() == null ? Double.NaN : s.noise().halvesSpread()),
                     csvNum(s.noise() == null ? Double.NaN : s.noise().assumed()),
@@ -205,6 +226,23 @@ public final class CapacityTable {
         return (Double.isFinite(series.activeSeries()) ? String.format(Locale.ROOT, "%.0f", series.activeSeries()) : "")
                 + "," + csvNum(series.createdPerSecond()) + "," + csvNum(series.slowInsertsPerSecond()) + ","
                 + csvNum(series.cacheMissesPerSecond());
+    }
+
+    /** The series limit's three CSV fields: dropped samples, admitted series, the TSDB's new series (empty: unknown). */
+    private static String limitCsv(StepLimit limit) {
+        if (limit == null) {
+            return ",,";
+        }
+        return limit.droppedSamples() + "," + whole(limit.admittedSeries()) + "," + whole(limit.tsdbNewSeries());
+    }
+
+    private static String whole(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.0f", v) : "";
+    }
+
+    /** Whether any step's writer had a series limit: the table and the CSV then have its columns. */
+    private static boolean limited(List<CapacityStep> steps) {
+        return steps.stream().anyMatch(s -> s.limit() != null);
     }
 
     /** The read load's nine CSV fields (empty: no read load). */

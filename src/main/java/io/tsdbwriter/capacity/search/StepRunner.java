@@ -17,6 +17,7 @@ import io.tsdbwriter.tsdbmetrics.CpuPerSamples;
 import io.tsdbwriter.tsdbmetrics.MetricsScraper;
 import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.tsdbmetrics.ReadPath;
+import io.tsdbwriter.tsdbmetrics.TargetFigures;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -40,6 +41,9 @@ import java.util.concurrent.TimeUnit;
  * {@link SeriesSchedule} other than steady the steps' input is one {@link io.tsdbwriter.lab.SourceFeed#cycle(long,
  * java.util.function.LongUnaryOperator)} over the search, each scrape taking the instances the schedule gives at its
  * start, the schedule's clock restarting with each step's input; each step's {@link StepSeries} comes from the window.
+ * A writer with a series limit (its page shows the limit's gauges when it is ready) has its dropped samples counted as
+ * handled (in the efficiency, the drain and the lost samples) and its step a {@link StepLimit}, the targets' new series
+ * read from the step's start to its end.
  *
  * <p>Not thread-safe: the search's thread only. The running step's process is also read by a JVM shutdown hook,
  * registered once per instance, which kills it so no writer outlives the command.
@@ -210,6 +214,9 @@ final class StepRunner {
         String writerMetrics = "http://127.0.0.1:" + port + "/metrics";
         try {
             WriterCellRunner.awaitReady(p, log);
+            // a series limit: the targets' new series over the whole step, from before its input
+            List<PromSnapshot> targetsAtStepStart =
+                    limited(scraper.scrape(writerMetrics)) ? scraper.scrapeAll(ctx.targets()) : null;
             long t0 = System.nanoTime();
             long deadline = t0 + s.stepDuration().toNanos();
             scheduleOriginNanos = t0;
@@ -273,9 +280,18 @@ final class StepRunner {
                             window.selectsCapacity());
             long goal = producedPoints * mn;
             drain(writerMetrics, goal, index);
+            PromSnapshot writerAtEnd = targetsAtStepStart == null ? null : scraper.scrape(writerMetrics);
+            List<PromSnapshot> targetsAtEnd = targetsAtStepStart == null ? null : scraper.scrapeAll(ctx.targets());
             long[] stored = stopAndCountWritten(p, summary);
             samplesWritten += stored[0];
-            long lost = goal - stored[0] - stored[1];
+            long lost = goal - stored[0] - stored[1] - stored[2];
+            StepLimit limit = targetsAtStepStart == null
+                    ? null
+                    : new StepLimit(
+                            stored[2],
+                            admittedSeries(writerAtEnd),
+                            TargetFigures.sum(targetsAtEnd, TargetFigures.NEW_SERIES)
+                                    - TargetFigures.sum(targetsAtStepStart, TargetFigures.NEW_SERIES));
             double[] tcpu = window.targetCpu();
             CapacityStep st = CapacityStep.builder()
                     .index(index)
@@ -305,10 +321,11 @@ final class StepRunner {
                     .series(series)
                     .noise(new StepNoise(window.halvesSpread(), Double.NaN, 0))
                     .delays(window.delays())
+                    .limit(limit)
                     .build();
             progress(
                     "[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, %s, lag %s, writer CPU %s cores;%s %s; %s;"
-                            + " step %.0f s, %,d points produced, %s",
+                            + " step %.0f s, %,d points produced, %s%s",
                     index,
                     refine ? " refine" : "",
                     passed ? "PASS" : "FAIL",
@@ -324,7 +341,8 @@ final class StepRunner {
                     seriesText(series),
                     wallStep,
                     producedPoints,
-                    lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")");
+                    lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")",
+                    limit == null ? "" : "; " + limitText(limit));
             return st;
         } finally {
             if (reads != null && reads.running()) {
@@ -372,6 +390,39 @@ final class StepRunner {
                 one(series.slowInsertsPerSecond()),
                 one(series.cacheMissesPerSecond()));
     }
+
+    /** The series limit's figures of the progress line. */
+    static String limitText(StepLimit limit) {
+        return String.format(
+                Locale.ROOT,
+                "series limit: %,d samples dropped, %s series admitted, %s new series in the TSDB",
+                limit.droppedSamples(),
+                Double.isFinite(limit.admittedSeries())
+                        ? String.format(Locale.ROOT, "%,.0f", limit.admittedSeries())
+                        : "-",
+                Double.isFinite(limit.tsdbNewSeries())
+                        ? String.format(Locale.ROOT, "%,.0f", limit.tsdbNewSeries())
+                        : "-");
+    }
+
+    /** Whether the writer of {@code page} runs with a series limit (it shows the limit's gauges); false when unread. */
+    static boolean limited(PromSnapshot page) {
+        return page != null
+                && (!Double.isNaN(page.sum(HOURLY_LIMIT + "max_series"))
+                        || !Double.isNaN(page.sum(DAILY_LIMIT + "max_series")));
+    }
+
+    /** The series the writer's limiter admitted in its window: the daily window's with a daily limit, else the hourly's. */
+    static double admittedSeries(PromSnapshot page) {
+        if (page == null) {
+            return Double.NaN;
+        }
+        double daily = page.sum(DAILY_LIMIT + "current_series");
+        return Double.isNaN(daily) ? page.sum(HOURLY_LIMIT + "current_series") : daily;
+    }
+
+    private static final String HOURLY_LIMIT = "tsdbwriter_hourly_series_limit_";
+    private static final String DAILY_LIMIT = "tsdbwriter_daily_series_limit_";
 
     private static String one(double v) {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%.1f", v) : "-";
@@ -421,7 +472,9 @@ final class StepRunner {
         double writtenNow = 0;
         while (System.nanoTime() < drainEnd) {
             PromSnapshot w = scraper.scrape(writerMetrics);
-            writtenNow = w == null ? writtenNow : w.sum("tsdbwriter_samples_written_total");
+            // samples a series limit dropped are done with too (their records committed)
+            writtenNow =
+                    w == null ? writtenNow : w.sum("tsdbwriter_samples_written_total") + StepWindow.limitDropped(w);
             if (writtenNow >= goal) {
                 return;
             }
@@ -433,8 +486,8 @@ final class StepRunner {
     }
 
     /**
-     * Stops the writer (SIGTERM, then a kill after a minute); the samples its summary says it wrote and those it
-     * dead-lettered, in this order (0 and 0 without a summary).
+     * Stops the writer (SIGTERM, then a kill after a minute); the samples its summary says it wrote, those it
+     * dead-lettered and those a series limit dropped, in this order (0, 0 and 0 without a summary).
      */
     private static long[] stopAndCountWritten(Process p, Path summary) throws IOException, InterruptedException {
         p.destroy();
@@ -443,11 +496,13 @@ final class StepRunner {
             p.waitFor();
         }
         if (!Files.exists(summary)) {
-            return new long[] {0, 0};
+            return new long[] {0, 0, 0};
         }
         JsonNode j = new ObjectMapper().readTree(summary.toFile());
         return new long[] {
-            j.path("samples_written").asLong(), j.path("samples_dead_lettered").asLong()
+            j.path("samples_written").asLong(),
+            j.path("samples_dead_lettered").asLong(),
+            j.path("series_limit_dropped").asLong()
         };
     }
 

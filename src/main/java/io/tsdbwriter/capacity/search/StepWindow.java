@@ -13,15 +13,22 @@ import java.util.List;
  * every sample interval after the warm-up, and the figures drawn from them — expected and written samples/s
  * (least-squares slopes of the counters), efficiency, the consumer-lag trend, write latency p50/p99, permit wait
  * and the ingest delay p50/p99 per stage (from the histograms' growth), the writer's CPU, the targets' CPU, inserts
- * and slow-insert ratio, and the {@link Bottleneck.Evidence} they make. Not thread-safe: one per step, filled by the search thread.
+ * and slow-insert ratio, and the {@link Bottleneck.Evidence} they make. The efficiency is of the samples handled:
+ * written, and dropped by a series limit ({@code --max-hourly-series}, {@code --max-daily-series}: their records are
+ * committed, nothing is left to write); without a limit, of the samples written. Not thread-safe: one per step, filled
+ * by the search thread.
  */
 final class StepWindow {
+
+    /** The writer's samples a series limit dropped, by reason (registered at the first drop). */
+    static final String LIMIT_DROPPED = "tsdbwriter_series_limit_dropped_total";
 
     private final long samplesPerPoint;
     private final PromSnapshot writerAtStart;
     private final List<PromSnapshot> targetsAtStart;
     private final double writerCpuAtStart;
     private final List<double[]> written = new ArrayList<>(); // {seconds, samples written}
+    private final List<double[]> handled = new ArrayList<>(); // {seconds, samples written + dropped by a series limit}
     private final List<double[]> expected = new ArrayList<>(); // {seconds, samples expected}
     private final List<double[]> lag = new ArrayList<>(); // {seconds, records}
     private double permitsSum;
@@ -68,7 +75,9 @@ final class StepWindow {
         if (writer != null) {
             writerLast = writer;
             writerCpuLast = writerCpu;
-            written.add(new double[] {seconds, writer.sum("tsdbwriter_samples_written_total")});
+            double w = writer.sum("tsdbwriter_samples_written_total");
+            written.add(new double[] {seconds, w});
+            handled.add(new double[] {seconds, w + limitDropped(writer)});
             double l = writer.sum("tsdbwriter_consumer_lag_records");
             if (!Double.isNaN(l)) {
                 lag.add(new double[] {seconds, l});
@@ -118,10 +127,19 @@ final class StepWindow {
         return slope(written);
     }
 
-    /** Written ÷ expected; NaN with fewer than two readings of the writer. */
+    /**
+     * Handled ÷ expected (handled: written, and dropped by a series limit); NaN with fewer than two readings of the
+     * writer.
+     */
     double efficiency() {
         double e = expectedRate();
-        return e > 0 && written.size() >= 2 ? writtenRate() / e : Double.NaN;
+        return e > 0 && handled.size() >= 2 ? slope(handled) / e : Double.NaN;
+    }
+
+    /** The samples a series limit dropped so far by the writer of {@code page}: 0 when none (or no limit). */
+    static double limitDropped(PromSnapshot page) {
+        double d = page.sum(LIMIT_DROPPED);
+        return Double.isNaN(d) ? 0 : d;
     }
 
     /**
@@ -138,7 +156,7 @@ final class StepWindow {
     }
 
     private double halfEfficiency(double middle, boolean first) {
-        List<double[]> w = written.stream()
+        List<double[]> w = handled.stream()
                 .filter(p -> first ? p[0] <= middle : p[0] >= middle)
                 .toList();
         List<double[]> x = expected.stream()
