@@ -51,6 +51,11 @@ final class FedSamples {
         }
     }
 
+    /** Whether some points came from a series schedule ({@code --series-mode} other than steady). */
+    synchronized boolean scheduled() {
+        return runs.stream().anyMatch(Run::scheduled);
+    }
+
     /** {@code schedule} recording each scrape's answer for {@link #replay}. */
     LongUnaryOperator recording(LongUnaryOperator schedule) {
         return n -> {

@@ -34,8 +34,9 @@ import okhttp3.OkHttpClient;
  * again from the feed once per batch. It does not run — {@link Outcome#whyNot()} says why and the count stands
  * ({@link ReadBackCount}) — when one metric name alone holds more than {@link #BATCH_SAMPLES}, the search fed more than
  * {@link #MAX_SAMPLES} in all (the read would take minutes), the steps' M differ ({@code --vary time-multiplier}), a
- * writer argument changes what the writers write from what they were fed ({@link #ALTERING}), or the read fails. Only the
- * fed metric names are read: a series of another name is not seen.
+ * series schedule fed the steps ({@code --series-mode} other than steady), a writer argument changes what the writers
+ * write from what they were fed ({@link #ALTERING}), or the read fails. Only the fed metric names are read: a series of
+ * another name is not seen.
  *
  * <p>A batch that does not match is read again every {@code poll} for up to {@code settle} (a receiver may make samples
  * searchable seconds after it acknowledged them); the last reading stands. Thread-safe when its client is; each call is
@@ -109,6 +110,10 @@ final class ReadBackExact {
             intervalMs = sourceIntervalMs(writerArgs);
         } catch (IllegalArgumentException e) {
             return Outcome.not(e.getMessage());
+        }
+        if (fed.scheduled()) {
+            // the schedule's points are not yet produced again sample for sample (a spike's read-back differed)
+            return Outcome.not("a series schedule (--series-mode) fed the steps");
         }
         int m = fed.timeMultiplier();
         if (m < 0) {

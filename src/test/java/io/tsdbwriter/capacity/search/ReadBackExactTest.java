@@ -227,6 +227,16 @@ class ReadBackExactTest {
     }
 
     @Test
+    void aSeriesScheduleLeavesTheCount() throws Exception {
+        FedSamples scheduled = synthetic(10);
+        scheduled.fed(true, 10, 1);
+        assertThat(new ReadBackExact(new OkHttpClient())
+                        .compare("http://127.0.0.1:1", 20, scheduled, 1, List.of())
+                        .whyNot())
+                .isEqualTo("a series schedule (--series-mode) fed the steps");
+    }
+
+    @Test
     void anUnreachableTargetLeavesTheCountWithTheReason() throws Exception {
         FedSamples fed = synthetic(30);
         ReadBackExact.Outcome o = new ReadBackExact(new OkHttpClient(), Duration.ZERO, Duration.ofMillis(1), 5_000_000)
