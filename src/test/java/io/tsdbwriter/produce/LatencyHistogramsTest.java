@@ -10,6 +10,10 @@ import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.tsdbwriter.decode.Decoded;
+import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.Rejections;
+import io.tsdbwriter.decode.otlp.OtlpDecoder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -208,6 +212,30 @@ class LatencyHistogramsTest {
                 .isEqualTo(2);
         assertThat(r.key()).isEqualTo("frontend-0 GET / 200");
         assertThat(r.points()).isEqualTo(16);
+    }
+
+    @Test
+    void theWritersOtlpDecoderTakesEveryRecordAsNativeHistogramsAndAsVmrangeBuckets() {
+        LatencyHistograms in = new LatencyHistograms(100, 30, "h", NEWEST, 60_000, 11);
+        for (boolean native_ : new boolean[] {true, false}) {
+            OtlpDecoder decoder = new OtlpDecoder(1 << 20, Decoded.ANY_TIME);
+            DecodedPoints points = new DecodedPoints();
+            points.histograms().accept(native_);
+            Rejections rejections = new Rejections();
+            long decoded = 0;
+            for (Iterator<LatencyHistograms.Record> it = in.records(50); it.hasNext(); ) {
+                points.clear();
+                rejections.clear();
+                decoder.decode(it.next().value(), NEWEST, points, rejections);
+                assertThat(rejections.total()).as(rejections.firstDetail()).isZero();
+                decoded += points.count();
+            }
+            if (native_) {
+                assertThat(decoded).isEqualTo(in.size());
+            } else {
+                assertThat(decoded).as("_count, _sum and vmrange buckets").isGreaterThan(in.size() * 50);
+            }
+        }
     }
 
     @Test
