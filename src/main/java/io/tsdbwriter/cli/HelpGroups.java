@@ -182,7 +182,11 @@ final class HelpGroups {
                             new Group("Kafka connection", concat(KAFKA_CLIENT, List.of("--topic"))),
                             new Group(
                                     "Records and load",
-                                    List.of("--records-per-second", "--points-per-record", "--keyed")),
+                                    List.of(
+                                            "--records-per-second",
+                                            "--points-per-record",
+                                            "--keyed",
+                                            "--histogram-series")),
                             LOGS,
                             HELP),
             "verify",

@@ -1,9 +1,11 @@
 package io.tsdbwriter.cli;
 
 import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.produce.LatencyHistograms;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.ProducerSettings;
 import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.produce.SyntheticInput;
 import io.tsdbwriter.produce.TopicCheck;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -11,8 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -30,6 +34,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,9 +45,10 @@ import picocli.CommandLine.Spec;
 /**
  * {@code tsdb-writer produce}: sends source points to a Kafka topic as point records (DESIGN §2), from real
  * node_exporter scrapes or generated ({@code --synthetic}), optionally rate-limited and packed several points to a
- * record. The files' timestamps are moved to the present by default ({@link SourceOptions}: the newest scrape within
- * the minute before {@code --now}, default the clock; {@code --keep-timestamps} keeps them), and the shift is printed
- * to stderr.
+ * record; or, with {@code --histogram-series}, generated request latencies as OTLP exponential histograms
+ * ({@link LatencyHistograms}, for a writer reading {@code --input-format otlp}). The files' timestamps are moved to
+ * the present by default ({@link SourceOptions}: the newest scrape within the minute before {@code --now}, default the
+ * clock; {@code --keep-timestamps} keeps them), and the shift is printed to stderr.
  *
  * <p>The producer is idempotent with {@code acks=all}, {@code linger.ms=20}, {@code batch.size=256 KiB} and lz4
  * compression. Every 5 s of a long run it prints progress to stderr; at the end it prints, like
@@ -114,6 +120,17 @@ public final class ProduceCommand implements Callable<Integer> {
                     "Give each record a key: the series of its first point, metric{labels} (default: no key, the partitioner spreads records)")
     boolean keyed;
 
+    @Option(
+            names = "--histogram-series",
+            defaultValue = "0",
+            paramLabel = "S",
+            description =
+                    "Send S series of OTLP exponential histograms instead of point records: request latencies of 8 services (http.server.request.duration; route, method, status 200/404/500), buckets as the OpenTelemetry SDK's (at most 160), medians that drift; --points-per-series points each, --source-interval apart; the writer reads them with --input-format otlp. 0 = point records (default: ${DEFAULT-VALUE})")
+    int histogramSeries;
+
+    /** The seed of {@code --histogram-series}: the same flags send the same histograms. */
+    static final long HISTOGRAM_SEED = 1;
+
     private final Function<Properties, Producer<byte[], byte[]>> producerFactory;
     private final InstantSource clock;
     /** The topic's problem before the first send ({@link TopicCheck#missingTopic}), or empty. */
@@ -160,21 +177,32 @@ public final class ProduceCommand implements Callable<Integer> {
         if (topic.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--topic must not be empty");
         }
-        SourceOptions.Source src;
-        try {
-            src = source.open(clock.millis());
-        } catch (IOException e) {
-            err.println("produce: cannot read the input: " + e.getMessage());
-            err.flush();
-            return 1;
+        if (histogramSeries < 0) {
+            throw new ParameterException(spec.commandLine(), "--histogram-series must be >= 0, got " + histogramSeries);
         }
-        err.println("produce: " + src.description() + " -> topic " + topic + " at " + bootstrapServers);
-        if (src.timestamps() != null) {
-            err.println("produce: " + src.timestamps());
-        }
-        if (!source.synthetic && source.timestampMs != null && source.files.size() > 1) {
-            err.println("produce: note: --timestamp gives all " + source.files.size()
-                    + " files the same timestamp; samples of the same series collide (VictoriaMetrics keeps one)");
+        Iterator<Outgoing> records;
+        if (histogramSeries > 0) {
+            LatencyHistograms histograms = histograms();
+            err.println("produce: " + describe(histograms) + " -> topic " + topic + " at " + bootstrapServers);
+            records = histogramRecords(histograms);
+        } else {
+            SourceOptions.Source src;
+            try {
+                src = source.open(clock.millis());
+            } catch (IOException e) {
+                err.println("produce: cannot read the input: " + e.getMessage());
+                err.flush();
+                return 1;
+            }
+            err.println("produce: " + src.description() + " -> topic " + topic + " at " + bootstrapServers);
+            if (src.timestamps() != null) {
+                err.println("produce: " + src.timestamps());
+            }
+            if (!source.synthetic && source.timestampMs != null && source.files.size() > 1) {
+                err.println("produce: note: --timestamp gives all " + source.files.size()
+                        + " files the same timestamp; samples of the same series collide (VictoriaMetrics keeps one)");
+            }
+            records = pointRecords(src.points());
         }
         err.flush();
 
@@ -200,7 +228,7 @@ public final class ProduceCommand implements Callable<Integer> {
         progress.scheduleAtFixedRate(
                 () -> window.print(stats, err), PROGRESS_INTERVAL_NANOS, PROGRESS_INTERVAL_NANOS, TimeUnit.NANOSECONDS);
         try (Producer<byte[], byte[]> producer = created) {
-            send(producer, src.points(), stats, start);
+            send(producer, records, stats, start);
             producer.flush();
         } catch (KafkaException e) {
             stats.failures.incrementAndGet();
@@ -219,17 +247,109 @@ public final class ProduceCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void send(Producer<byte[], byte[]> producer, Iterable<SourcePoint> points, Stats stats, long start) {
-        long sent = 0;
-        List<SourcePoint> batch = new ArrayList<>(pointsPerRecord);
-        var it = points.iterator();
-        while ((it.hasNext() || !batch.isEmpty()) && stats.failed.get() == null) { // stop at the first failed send
-            if (it.hasNext()) {
-                batch.add(it.next());
-                if (batch.size() < pointsPerRecord && it.hasNext()) {
-                    continue;
-                }
+    /** One record to send: its key (null for none), value and the points in it. */
+    private record Outgoing(byte[] key, byte[] value, int points) {}
+
+    /** The point records of {@code points}, {@code --points-per-record} to a record, encoded as they are taken. */
+    private Iterator<Outgoing> pointRecords(Iterable<SourcePoint> points) {
+        Iterator<SourcePoint> it = points.iterator();
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
             }
+
+            @Override
+            public Outgoing next() {
+                if (!it.hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                List<SourcePoint> batch = new ArrayList<>(pointsPerRecord);
+                while (batch.size() < pointsPerRecord && it.hasNext()) {
+                    batch.add(it.next());
+                }
+                byte[] key = keyed ? batch.get(0).seriesKey().getBytes(StandardCharsets.UTF_8) : null;
+                return new Outgoing(key, PointRecords.encode(batch), batch.size());
+            }
+        };
+    }
+
+    /**
+     * The histograms {@code --histogram-series} asks for: the synthetic source's timing flags ({@code --points-per-series},
+     * {@code --source-interval}, {@code --timestamp}, {@code --now}) and {@code --instance}.
+     *
+     * @throws ParameterException when a flag of the other inputs is given too, or a count or time is out of range
+     */
+    private LatencyHistograms histograms() {
+        CommandLine cl = spec.commandLine();
+        if (!source.files.isEmpty() || source.synthetic) {
+            throw new ParameterException(cl, "give either --histogram-series, files or --synthetic, not several");
+        }
+        for (String other : List.of("--keep-timestamps", "--series", "--product-key")) {
+            if (cl.getParseResult().hasMatchedOption(other)) {
+                throw new ParameterException(
+                        cl, other + " is a flag of point records; --histogram-series sends OTLP histograms");
+            }
+        }
+        if (source.pointsPerSeries < 1) {
+            throw new ParameterException(cl, "--points-per-series must be >= 1, got " + source.pointsPerSeries);
+        }
+        long interval = source.sourceInterval.toMillis();
+        if (interval < 1) {
+            throw new ParameterException(cl, "--source-interval must be at least 1ms, got " + source.sourceInterval);
+        }
+        for (Long t : new Long[] {source.timestampMs, source.nowMs}) {
+            if (t != null && t < SourceOptions.MIN_TIMESTAMP_MS) {
+                throw new ParameterException(
+                        cl, "--timestamp/--now " + t + " looks like seconds; give epoch milliseconds");
+            }
+        }
+        if (source.instance != null && source.instance.isEmpty()) {
+            throw new ParameterException(cl, "--instance must not be empty");
+        }
+        long now = source.nowMs != null ? source.nowMs : clock.millis();
+        long newest = source.timestampMs != null ? source.timestampMs : SyntheticInput.alignedNow(now, interval);
+        try {
+            return new LatencyHistograms(
+                    histogramSeries, source.pointsPerSeries, source.instance(), newest, interval, HISTOGRAM_SEED);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cl, e.getMessage(), e);
+        }
+    }
+
+    private String describe(LatencyHistograms h) {
+        return String.format(
+                Locale.ROOT,
+                "%d OTLP exponential histogram points of %s (%d series x %d points, %s apart, newest at %d);"
+                        + " the writer reads them with --input-format otlp",
+                h.size(),
+                LatencyHistograms.METRIC,
+                histogramSeries,
+                source.pointsPerSeries,
+                SourceOptions.format(source.sourceInterval),
+                h.timestampMs(source.pointsPerSeries - 1));
+    }
+
+    /** {@code h}'s OTLP records, {@code --points-per-record} data points to a record. */
+    private Iterator<Outgoing> histogramRecords(LatencyHistograms h) {
+        Iterator<LatencyHistograms.Record> it = h.records(pointsPerRecord);
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public Outgoing next() {
+                LatencyHistograms.Record r = it.next();
+                return new Outgoing(keyed ? r.key().getBytes(StandardCharsets.UTF_8) : null, r.value(), r.points());
+            }
+        };
+    }
+
+    private void send(Producer<byte[], byte[]> producer, Iterator<Outgoing> records, Stats stats, long start) {
+        long sent = 0;
+        while (records.hasNext() && stats.failed.get() == null) { // stop at the first failed send
             if (rate > 0) {
                 long due = start + (long) (sent * 1e9 / rate);
                 long wait;
@@ -237,11 +357,11 @@ public final class ProduceCommand implements Callable<Integer> {
                     LockSupport.parkNanos(wait);
                 }
             }
-            byte[] value = PointRecords.encode(batch);
-            byte[] key = keyed ? batch.get(0).seriesKey().getBytes(StandardCharsets.UTF_8) : null;
-            int nPoints = batch.size();
+            Outgoing record = records.next();
+            byte[] value = record.value();
+            byte[] key = record.key();
+            int nPoints = record.points();
             int nBytes = value.length + (key == null ? 0 : key.length);
-            batch.clear();
             producer.send(new ProducerRecord<>(topic, key, value), (metadata, exception) -> {
                 if (exception == null) {
                     stats.records.incrementAndGet();

@@ -3,6 +3,7 @@ package io.tsdbwriter.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.RealInput;
@@ -363,6 +364,78 @@ class ProduceCommandTest {
                 .isEqualTo(2);
         assertThat(run("--topic", "t", "/no/such/file.prom")).isEqualTo(2);
         assertThat(run("--topic", "t", "--bogus")).isEqualTo(2);
+        assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
+    void sendsOtlpExponentialHistogramsWithHistogramSeries() throws Exception {
+        long newest = 1795305000000L;
+        int code = run(
+                "--topic",
+                "h",
+                "--histogram-series",
+                "20",
+                "--points-per-series",
+                "3",
+                "--points-per-record",
+                "8",
+                "--timestamp",
+                Long.toString(newest),
+                "--instance",
+                "host-1",
+                "--keyed");
+
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(producer.history()).hasSize(8); // 60 points, 8 to a record
+        assertThat(lastOutLine()).matches("8 records sent, [0-9.]+ records/sec \\([0-9.]+ MB/sec\\), points=60");
+        assertThat(err.toString())
+                .contains("60 OTLP exponential histogram points of http.server.request.duration (20 series x 3 points,"
+                        + " 60s apart, newest at " + newest + "); the writer reads them with --input-format otlp");
+        ProducerRecord<byte[], byte[]> first = producer.history().get(0);
+        assertThat(new String(first.key(), StandardCharsets.UTF_8)).isEqualTo("frontend-0 GET / 200");
+        ExportMetricsServiceRequest req = ExportMetricsServiceRequest.parseFrom(first.value());
+        var dp = req.getResourceMetrics(0)
+                .getScopeMetrics(0)
+                .getMetrics(0)
+                .getExponentialHistogram()
+                .getDataPoints(0);
+        assertThat(dp.getTimeUnixNano()).isEqualTo((newest - 2 * 60_000) * 1_000_000L);
+        assertThat(dp.getCount()).isPositive();
+        ExportMetricsServiceRequest last =
+                ExportMetricsServiceRequest.parseFrom(producer.history().get(7).value());
+        assertThat(last.getResourceMetricsList())
+                .flatExtracting(rm -> rm.getScopeMetrics(0)
+                        .getMetrics(0)
+                        .getExponentialHistogram()
+                        .getDataPointsList())
+                .extracting(p -> p.getTimeUnixNano())
+                .containsOnly(newest * 1_000_000L);
+    }
+
+    @Test
+    void histogramSeriesRefusesTheFlagsOfPointRecords() {
+        assertThat(run("--topic", "t", "--histogram-series", "5", "--synthetic"))
+                .isEqualTo(2);
+        assertThat(run(
+                        "--topic",
+                        "t",
+                        "--histogram-series",
+                        "5",
+                        NodeExporterFiles.first().toString()))
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--histogram-series", "5", "--series", "3"))
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--histogram-series", "5", "--product-key", "x"))
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--histogram-series", "5", "--keep-timestamps"))
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--histogram-series", "-1")).isEqualTo(2);
+        assertThat(run("--topic", "t", "--histogram-series", "5", "--timestamp", "1795300857"))
+                .isEqualTo(2);
+        assertThat(run("--topic", "t", "--histogram-series", "5", "--points-per-series", "0"))
+                .isEqualTo(2);
+        assertThat(err.toString())
+                .contains("--series is a flag of point records; --histogram-series sends OTLP histograms");
         assertThat(producer.history()).isEmpty();
     }
 
