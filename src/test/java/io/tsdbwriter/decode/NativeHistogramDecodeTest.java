@@ -236,12 +236,20 @@ class NativeHistogramDecodeTest {
     }
 
     @Test
-    void withoutAcceptingHistogramsRemoteWriteOnesAreSkipped() throws IOException {
-        points.histograms().accept(false);
+    void withoutAcceptingHistogramsRemoteWriteOnesBecomeVmrangeSamples() throws IOException {
+        points.histograms().accept(false); // the import API: VmrangeHistogramsTest has the cases
         byte[] h = NativeHistogramMessage.integer(5, 2.5, 3, 1e-128, 1, new int[] {-2, 2}, new long[] {1, 2}, 1000);
         new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
                 .decode(NativeHistogramMessage.writeRequest(h), 0, points, rejections);
-        assertThat(points.count()).isZero();
-        assertThat(rejections.count(DecodeError.NO_SAMPLES)).isEqualTo(1);
+        assertThat(points.histograms().count()).isZero();
+        assertThat(points.count()).isEqualTo(5); // _count, _sum, the zero bucket, two buckets
+        assertThat(points.metric(0)).isEqualTo("up_count");
+        assertThat(points.value(0)).isEqualTo(5);
+        assertThat(points.metric(1)).isEqualTo("up_sum");
+        assertThat(points.value(1)).isEqualTo(2.5);
+        assertThat(points.metric(4)).isEqualTo("up_bucket");
+        assertThat(points.value(4)).isEqualTo(3);
+        assertThat(points.timestampMs(4)).isEqualTo(1000);
+        assertThat(rejections.total()).isZero();
     }
 }

@@ -1,0 +1,401 @@
+package io.tsdbwriter.decode.promremotewrite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.CodedOutputStream;
+import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.Decoded;
+import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.NativeHistogramMessage;
+import io.tsdbwriter.decode.Rejections;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Remote write native histograms where the output has none (the import API): the samples VictoriaMetrics' own remote
+ * write ingestion ({@code lib/prompb}, v1.143.0 on) makes of the same histogram. Expected {@code vmrange} bounds were
+ * printed by Go with VictoriaMetrics' formula ({@code upper = base^i}, {@code lower = upper / base},
+ * {@code FormatFloat(v, 'e', 3, 64)}).
+ */
+class VmrangeHistogramsTest {
+
+    private static final long STALE_NAN_BITS = 0x7ff0000000000002L;
+
+    static Stream<Arguments> histograms() {
+        return Stream.of(
+                Arguments.of(
+                        "integer, schema 0: zero bucket, positive spans with a gap, a negative bucket",
+                        (Consumer<Message>) m -> m.countInt(8)
+                                .sum(10.5)
+                                .schema(0)
+                                .zeroThreshold(1e-128)
+                                .zeroCountInt(1)
+                                .positiveSpan(-1, 2)
+                                .positiveSpan(2, 1)
+                                .positiveDeltas(2, -1, 3)
+                                .negativeSpan(1, 1)
+                                .negativeDeltas(1),
+                        List.of(
+                                "up_count{job=\"j\"} 8.0",
+                                "up_sum{job=\"j\"} 10.5",
+                                "up_bucket{job=\"j\",vmrange=\"-1.000e-128...1.000e-128\"} 1.0",
+                                "up_bucket{job=\"j\",vmrange=\"2.500e-01...5.000e-01\"} 2.0",
+                                "up_bucket{job=\"j\",vmrange=\"5.000e-01...1.000e+00\"} 1.0",
+                                "up_bucket{job=\"j\",vmrange=\"4.000e+00...8.000e+00\"} 4.0",
+                                "up_bucket{job=\"j\",vmrange=\"-2.000e+00...-1.000e+00\"} 1.0")),
+                Arguments.of(
+                        "schema 0 at bucket -7: the upper bound a tie, rounded to even as Go does",
+                        (Consumer<Message>)
+                                m -> m.countInt(1).positiveSpan(-7, 1).positiveDeltas(1),
+                        List.of(
+                                "up_count{job=\"j\"} 1.0",
+                                "up_sum{job=\"j\"} 0.0",
+                                "up_bucket{job=\"j\",vmrange=\"3.906e-03...7.812e-03\"} 1.0")),
+                Arguments.of(
+                        "schema -4: an empty bucket left out, no zero bucket when its count is 0",
+                        (Consumer<Message>) m -> m.countInt(3)
+                                .sum(70000)
+                                .schema(-4)
+                                .zeroThreshold(1e-128)
+                                .zeroCountInt(0)
+                                .positiveSpan(0, 3)
+                                .positiveDeltas(1, -1, 2),
+                        List.of(
+                                "up_count{job=\"j\"} 3.0",
+                                "up_sum{job=\"j\"} 70000.0",
+                                "up_bucket{job=\"j\",vmrange=\"1.526e-05...1.000e+00\"} 1.0",
+                                "up_bucket{job=\"j\",vmrange=\"6.554e+04...4.295e+09\"} 2.0")),
+                Arguments.of(
+                        "schemas 3 and 8",
+                        (Consumer<Message>) m -> m.countInt(2)
+                                .sum(2.5)
+                                .schema(8)
+                                .positiveSpan(-7, 1)
+                                .positiveSpan(7, 1)
+                                .positiveDeltas(1, 0),
+                        List.of(
+                                "up_count{job=\"j\"} 2.0",
+                                "up_sum{job=\"j\"} 2.5",
+                                "up_bucket{job=\"j\",vmrange=\"9.786e-01...9.812e-01\"} 1.0",
+                                "up_bucket{job=\"j\",vmrange=\"1.000e+00...1.003e+00\"} 1.0")),
+                Arguments.of(
+                        "schema 3",
+                        (Consumer<Message>) m -> m.countInt(5)
+                                .sum(7)
+                                .schema(3)
+                                .positiveSpan(5, 1)
+                                .positiveDeltas(5),
+                        List.of(
+                                "up_count{job=\"j\"} 5.0",
+                                "up_sum{job=\"j\"} 7.0",
+                                "up_bucket{job=\"j\",vmrange=\"1.414e+00...1.542e+00\"} 5.0")),
+                Arguments.of(
+                        "float histogram: float zero count, counts of 0, NaN and below 0 left out, negative counts",
+                        (Consumer<Message>) m -> m.countFloat(5.5)
+                                .sum(3)
+                                .schema(1)
+                                .zeroThreshold(0.001)
+                                .zeroCountFloat(0.5)
+                                .positiveSpan(0, 5)
+                                .positiveCounts(1.5, 0, Double.NaN, -1, 2)
+                                .negativeSpan(0, 1)
+                                .negativeCounts(1.5),
+                        List.of(
+                                "up_count{job=\"j\"} 5.5",
+                                "up_sum{job=\"j\"} 3.0",
+                                "up_bucket{job=\"j\",vmrange=\"-1.000e-03...1.000e-03\"} 0.5",
+                                "up_bucket{job=\"j\",vmrange=\"7.071e-01...1.000e+00\"} 1.5",
+                                "up_bucket{job=\"j\",vmrange=\"2.828e+00...4.000e+00\"} 2.0",
+                                "up_bucket{job=\"j\",vmrange=\"-1.000e+00...-7.071e-01\"} 1.5")),
+                Arguments.of(
+                        "custom buckets (schema -53): custom values ignored, bucket 0 is 0...1, the later ones NaN...+Inf",
+                        (Consumer<Message>) m -> m.countInt(6)
+                                .sum(10)
+                                .schema(-53)
+                                .positiveSpan(0, 4)
+                                .positiveDeltas(1, 1, -1, 1)
+                                .customValues(1, 2, 5),
+                        List.of(
+                                "up_count{job=\"j\"} 6.0",
+                                "up_sum{job=\"j\"} 10.0",
+                                "up_bucket{job=\"j\",vmrange=\"0.000e+00...1.000e+00\"} 1.0",
+                                "up_bucket{job=\"j\",vmrange=\"NaN...+Inf\"} 2.0",
+                                "up_bucket{job=\"j\",vmrange=\"NaN...+Inf\"} 1.0",
+                                "up_bucket{job=\"j\",vmrange=\"NaN...+Inf\"} 2.0")),
+                Arguments.of(
+                        "a zero threshold of 0, a uint64 count above 2^63, spans longer than their deltas",
+                        (Consumer<Message>) m -> m.countInt(-1L)
+                                .zeroCountInt(2)
+                                .positiveSpan(1, 3)
+                                .positiveDeltas(4),
+                        List.of(
+                                "up_count{job=\"j\"} 1.8446744073709552E19",
+                                "up_sum{job=\"j\"} 0.0",
+                                "up_bucket{job=\"j\",vmrange=\"-0.000e+00...0.000e+00\"} 2.0",
+                                "up_bucket{job=\"j\",vmrange=\"1.000e+00...2.000e+00\"} 4.0")),
+                Arguments.of(
+                        "a float count wins over an integer one, counts over deltas",
+                        (Consumer<Message>) m -> m.countInt(9)
+                                .countFloat(4)
+                                .positiveSpan(0, 1)
+                                .positiveDeltas(7)
+                                .positiveCounts(4),
+                        List.of(
+                                "up_count{job=\"j\"} 4.0",
+                                "up_sum{job=\"j\"} 0.0",
+                                "up_bucket{job=\"j\",vmrange=\"5.000e-01...1.000e+00\"} 4.0")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("histograms")
+    void convertsAsVictoriaMetricsDoes(String name, Consumer<Message> histogram, List<String> samples)
+            throws IOException {
+        Message m = new Message();
+        histogram.accept(m);
+        Rejections rejections = new Rejections(Rejections.NonFinite.KEEP_INFINITIES);
+        List<String> got = decode(m.timestamp(1000).bytes(), rejections);
+        assertThat(got)
+                .containsExactlyElementsOf(
+                        samples.stream().map(s -> s + " @1000").toList());
+        assertThat(rejections.total()).isZero();
+    }
+
+    @Test
+    void aStaleHistogramGivesCountZeroAndItsStaleSumIsDroppedAsTheImportApiDropsNaN() throws IOException {
+        Message m = new Message()
+                .countInt(0)
+                .sum(Double.longBitsToDouble(STALE_NAN_BITS))
+                .timestamp(1000);
+        Rejections rejections = new Rejections(Rejections.NonFinite.KEEP_INFINITIES);
+        assertThat(decode(m.bytes(), rejections)).containsExactly("up_count{job=\"j\"} 0.0 @1000");
+        assertThat(rejections.count(DecodeError.NON_FINITE_VALUE)).isEqualTo(1);
+        assertThat(rejections.first()).isEqualTo(DecodeError.NON_FINITE_VALUE);
+    }
+
+    @Test
+    void anInfiniteBucketCountIsKeptWhereTheOutputKeepsInfinities() throws IOException {
+        Message m = new Message()
+                .countFloat(Double.POSITIVE_INFINITY)
+                .positiveSpan(0, 1)
+                .positiveCounts(Double.POSITIVE_INFINITY)
+                .timestamp(1000);
+        assertThat(decode(m.bytes(), new Rejections(Rejections.NonFinite.KEEP_INFINITIES)))
+                .containsExactly(
+                        "up_count{job=\"j\"} Infinity @1000",
+                        "up_sum{job=\"j\"} 0.0 @1000",
+                        "up_bucket{job=\"j\",vmrange=\"5.000e-01...1.000e+00\"} Infinity @1000");
+    }
+
+    @Test
+    void eachHistogramOfASeriesAtItsOwnTimestamp() throws IOException {
+        byte[] first = new Message().countInt(1).sum(1).timestamp(1000).bytes();
+        byte[] second = new Message().countInt(2).sum(3).timestamp(2000).bytes();
+        DecodedPoints points = new DecodedPoints();
+        Rejections rejections = new Rejections(Rejections.NonFinite.KEEP_INFINITIES);
+        new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
+                .decode(NativeHistogramMessage.writeRequest(first, second), 0, points, rejections);
+        assertThat(render(points))
+                .containsExactly(
+                        "up_count{job=\"j\"} 1.0 @1000",
+                        "up_sum{job=\"j\"} 1.0 @1000",
+                        "up_count{job=\"j\"} 2.0 @2000",
+                        "up_sum{job=\"j\"} 3.0 @2000");
+        assertThat(points.histograms().count()).isZero();
+    }
+
+    private static List<String> decode(byte[] histogram, Rejections rejections) throws IOException {
+        DecodedPoints points = new DecodedPoints(); // histograms not accepted: the import API
+        new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
+                .decode(NativeHistogramMessage.writeRequest(histogram), 0, points, rejections);
+        return render(points);
+    }
+
+    private static List<String> render(DecodedPoints out) {
+        List<String> points = new ArrayList<>();
+        for (int p = 0; p < out.count(); p++) {
+            StringBuilder sb = new StringBuilder(out.metric(p)).append('{');
+            for (int i = out.labelStart(p); i < out.labelEnd(p); i++) {
+                sb.append(i > out.labelStart(p) ? "," : "")
+                        .append(out.labelName(i))
+                        .append("=\"")
+                        .append(out.labelValue(i))
+                        .append('"');
+            }
+            points.add(sb.append("} ")
+                    .append(out.value(p))
+                    .append(" @")
+                    .append(out.timestampMs(p))
+                    .toString());
+        }
+        return points;
+    }
+
+    /** A {@code prometheus.Histogram} message written field by field, in field order; packed repeated fields. */
+    static final class Message {
+        private Long countInt;
+        private Double countFloat;
+        private double sum;
+        private int schema;
+        private double zeroThreshold;
+        private Long zeroCountInt;
+        private Double zeroCountFloat;
+        private final List<int[]> negativeSpans = new ArrayList<>();
+        private long[] negativeDeltas = {};
+        private double[] negativeCounts = {};
+        private final List<int[]> positiveSpans = new ArrayList<>();
+        private long[] positiveDeltas = {};
+        private double[] positiveCounts = {};
+        private long timestamp;
+        private double[] customValues = {};
+
+        Message countInt(long v) {
+            countInt = v;
+            return this;
+        }
+
+        Message countFloat(double v) {
+            countFloat = v;
+            return this;
+        }
+
+        Message sum(double v) {
+            sum = v;
+            return this;
+        }
+
+        Message schema(int v) {
+            schema = v;
+            return this;
+        }
+
+        Message zeroThreshold(double v) {
+            zeroThreshold = v;
+            return this;
+        }
+
+        Message zeroCountInt(long v) {
+            zeroCountInt = v;
+            return this;
+        }
+
+        Message zeroCountFloat(double v) {
+            zeroCountFloat = v;
+            return this;
+        }
+
+        Message negativeSpan(int offset, int length) {
+            negativeSpans.add(new int[] {offset, length});
+            return this;
+        }
+
+        Message negativeDeltas(long... v) {
+            negativeDeltas = v;
+            return this;
+        }
+
+        Message negativeCounts(double... v) {
+            negativeCounts = v;
+            return this;
+        }
+
+        Message positiveSpan(int offset, int length) {
+            positiveSpans.add(new int[] {offset, length});
+            return this;
+        }
+
+        Message positiveDeltas(long... v) {
+            positiveDeltas = v;
+            return this;
+        }
+
+        Message positiveCounts(double... v) {
+            positiveCounts = v;
+            return this;
+        }
+
+        Message timestamp(long v) {
+            timestamp = v;
+            return this;
+        }
+
+        Message customValues(double... v) {
+            customValues = v;
+            return this;
+        }
+
+        byte[] bytes() throws IOException {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            CodedOutputStream out = CodedOutputStream.newInstance(b);
+            if (countInt != null) {
+                out.writeUInt64(1, countInt);
+            }
+            if (countFloat != null) {
+                out.writeDouble(2, countFloat);
+            }
+            out.writeDouble(3, sum);
+            out.writeSInt32(4, schema);
+            out.writeDouble(5, zeroThreshold);
+            if (zeroCountInt != null) {
+                out.writeUInt64(6, zeroCountInt);
+            }
+            if (zeroCountFloat != null) {
+                out.writeDouble(7, zeroCountFloat);
+            }
+            spans(out, 8, negativeSpans);
+            packedSint64(out, 9, negativeDeltas);
+            packedDouble(out, 10, negativeCounts);
+            spans(out, 11, positiveSpans);
+            packedSint64(out, 12, positiveDeltas);
+            packedDouble(out, 13, positiveCounts);
+            out.writeInt64(15, timestamp);
+            packedDouble(out, 16, customValues);
+            out.flush();
+            return b.toByteArray();
+        }
+
+        private static void spans(CodedOutputStream out, int field, List<int[]> spans) throws IOException {
+            for (int[] s : spans) {
+                ByteArrayOutputStream b = new ByteArrayOutputStream();
+                CodedOutputStream so = CodedOutputStream.newInstance(b);
+                so.writeSInt32(1, s[0]);
+                so.writeUInt32(2, s[1]);
+                so.flush();
+                out.writeByteArray(field, b.toByteArray());
+            }
+        }
+
+        private static void packedSint64(CodedOutputStream out, int field, long[] v) throws IOException {
+            if (v.length == 0) {
+                return;
+            }
+            int size = 0;
+            for (long x : v) {
+                size += CodedOutputStream.computeSInt64SizeNoTag(x);
+            }
+            out.writeTag(field, 2);
+            out.writeUInt32NoTag(size);
+            for (long x : v) {
+                out.writeSInt64NoTag(x);
+            }
+        }
+
+        private static void packedDouble(CodedOutputStream out, int field, double[] v) throws IOException {
+            if (v.length == 0) {
+                return;
+            }
+            out.writeTag(field, 2);
+            out.writeUInt32NoTag(v.length * 8);
+            for (double x : v) {
+                out.writeDoubleNoTag(x);
+            }
+        }
+    }
+}
