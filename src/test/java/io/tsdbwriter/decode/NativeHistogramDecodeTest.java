@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,6 +84,12 @@ class NativeHistogramDecodeTest {
         assertThat(h.negative()).isEqualTo(Map.of(1, 4L));
         assertThat(h.resetHint()).isZero();
         assertThat(h.timestamp()).isZero(); // the point's: each time copy writes its own
+        int spanned = Stream.concat(h.positiveSpans().stream(), h.negativeSpans().stream())
+                .mapToInt(span -> span[1])
+                .sum();
+        assertThat(points.histograms().buckets(points.histograms().of(0)))
+                .isEqualTo(spanned)
+                .isGreaterThanOrEqualTo(3);
     }
 
     @Test
@@ -233,6 +240,7 @@ class NativeHistogramDecodeTest {
         assertThat(Arrays.copyOfRange(hs.bytes(), hs.offset(h), hs.offset(h) + hs.length(h)))
                 .isEqualTo(withoutTimestamp);
         assertThat(NativeHistogramMessage.of(points, 1).positive()).isEqualTo(Map.of(-2, 2L, -1, 5L));
+        assertThat(hs.buckets(h)).as("the spans' lengths").isEqualTo(2);
     }
 
     @Test
