@@ -2,13 +2,12 @@ package io.tsdbwriter.decode.promremotewrite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.CodedOutputStream;
 import io.tsdbwriter.decode.DecodeError;
 import io.tsdbwriter.decode.Decoded;
 import io.tsdbwriter.decode.DecodedPoints;
+import io.tsdbwriter.decode.NativeHistogramBuilder;
 import io.tsdbwriter.decode.NativeHistogramMessage;
 import io.tsdbwriter.decode.Rejections;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +32,7 @@ class VmrangeHistogramsTest {
         return Stream.of(
                 Arguments.of(
                         "integer, schema 0: zero bucket, positive spans with a gap, a negative bucket",
-                        (Consumer<Message>) m -> m.countInt(8)
+                        (Consumer<NativeHistogramBuilder>) m -> m.countInt(8)
                                 .sum(10.5)
                                 .schema(0)
                                 .zeroThreshold(1e-128)
@@ -53,7 +52,7 @@ class VmrangeHistogramsTest {
                                 "up_bucket{job=\"j\",vmrange=\"-2.000e+00...-1.000e+00\"} 1.0")),
                 Arguments.of(
                         "schema 0 at bucket -7: the upper bound a tie, rounded to even as Go does",
-                        (Consumer<Message>)
+                        (Consumer<NativeHistogramBuilder>)
                                 m -> m.countInt(1).positiveSpan(-7, 1).positiveDeltas(1),
                         List.of(
                                 "up_count{job=\"j\"} 1.0",
@@ -61,7 +60,7 @@ class VmrangeHistogramsTest {
                                 "up_bucket{job=\"j\",vmrange=\"3.906e-03...7.812e-03\"} 1.0")),
                 Arguments.of(
                         "schema -4: an empty bucket left out, no zero bucket when its count is 0",
-                        (Consumer<Message>) m -> m.countInt(3)
+                        (Consumer<NativeHistogramBuilder>) m -> m.countInt(3)
                                 .sum(70000)
                                 .schema(-4)
                                 .zeroThreshold(1e-128)
@@ -75,7 +74,7 @@ class VmrangeHistogramsTest {
                                 "up_bucket{job=\"j\",vmrange=\"6.554e+04...4.295e+09\"} 2.0")),
                 Arguments.of(
                         "schemas 3 and 8",
-                        (Consumer<Message>) m -> m.countInt(2)
+                        (Consumer<NativeHistogramBuilder>) m -> m.countInt(2)
                                 .sum(2.5)
                                 .schema(8)
                                 .positiveSpan(-7, 1)
@@ -88,7 +87,7 @@ class VmrangeHistogramsTest {
                                 "up_bucket{job=\"j\",vmrange=\"1.000e+00...1.003e+00\"} 1.0")),
                 Arguments.of(
                         "schema 3",
-                        (Consumer<Message>) m -> m.countInt(5)
+                        (Consumer<NativeHistogramBuilder>) m -> m.countInt(5)
                                 .sum(7)
                                 .schema(3)
                                 .positiveSpan(5, 1)
@@ -99,7 +98,7 @@ class VmrangeHistogramsTest {
                                 "up_bucket{job=\"j\",vmrange=\"1.414e+00...1.542e+00\"} 5.0")),
                 Arguments.of(
                         "float histogram: float zero count, counts of 0, NaN and below 0 left out, negative counts",
-                        (Consumer<Message>) m -> m.countFloat(5.5)
+                        (Consumer<NativeHistogramBuilder>) m -> m.countFloat(5.5)
                                 .sum(3)
                                 .schema(1)
                                 .zeroThreshold(0.001)
@@ -117,7 +116,7 @@ class VmrangeHistogramsTest {
                                 "up_bucket{job=\"j\",vmrange=\"-1.000e+00...-7.071e-01\"} 1.5")),
                 Arguments.of(
                         "custom buckets (schema -53): custom values ignored, bucket 0 is 0...1, the later ones NaN...+Inf",
-                        (Consumer<Message>) m -> m.countInt(6)
+                        (Consumer<NativeHistogramBuilder>) m -> m.countInt(6)
                                 .sum(10)
                                 .schema(-53)
                                 .positiveSpan(0, 4)
@@ -132,7 +131,7 @@ class VmrangeHistogramsTest {
                                 "up_bucket{job=\"j\",vmrange=\"NaN...+Inf\"} 2.0")),
                 Arguments.of(
                         "a zero threshold of 0, a uint64 count above 2^63, spans longer than their deltas",
-                        (Consumer<Message>) m -> m.countInt(-1L)
+                        (Consumer<NativeHistogramBuilder>) m -> m.countInt(-1L)
                                 .zeroCountInt(2)
                                 .positiveSpan(1, 3)
                                 .positiveDeltas(4),
@@ -143,7 +142,7 @@ class VmrangeHistogramsTest {
                                 "up_bucket{job=\"j\",vmrange=\"1.000e+00...2.000e+00\"} 4.0")),
                 Arguments.of(
                         "a float count wins over an integer one, counts over deltas",
-                        (Consumer<Message>) m -> m.countInt(9)
+                        (Consumer<NativeHistogramBuilder>) m -> m.countInt(9)
                                 .countFloat(4)
                                 .positiveSpan(0, 1)
                                 .positiveDeltas(7)
@@ -156,9 +155,9 @@ class VmrangeHistogramsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("histograms")
-    void convertsAsVictoriaMetricsDoes(String name, Consumer<Message> histogram, List<String> samples)
+    void convertsAsVictoriaMetricsDoes(String name, Consumer<NativeHistogramBuilder> histogram, List<String> samples)
             throws IOException {
-        Message m = new Message();
+        NativeHistogramBuilder m = new NativeHistogramBuilder();
         histogram.accept(m);
         Rejections rejections = new Rejections(Rejections.NonFinite.KEEP_INFINITIES);
         List<String> got = decode(m.timestamp(1000).bytes(), rejections);
@@ -170,7 +169,7 @@ class VmrangeHistogramsTest {
 
     @Test
     void aStaleHistogramGivesCountZeroAndItsStaleSumIsDroppedAsTheImportApiDropsNaN() throws IOException {
-        Message m = new Message()
+        NativeHistogramBuilder m = new NativeHistogramBuilder()
                 .countInt(0)
                 .sum(Double.longBitsToDouble(STALE_NAN_BITS))
                 .timestamp(1000);
@@ -182,7 +181,7 @@ class VmrangeHistogramsTest {
 
     @Test
     void anInfiniteBucketCountIsKeptWhereTheOutputKeepsInfinities() throws IOException {
-        Message m = new Message()
+        NativeHistogramBuilder m = new NativeHistogramBuilder()
                 .countFloat(Double.POSITIVE_INFINITY)
                 .positiveSpan(0, 1)
                 .positiveCounts(Double.POSITIVE_INFINITY)
@@ -196,8 +195,10 @@ class VmrangeHistogramsTest {
 
     @Test
     void eachHistogramOfASeriesAtItsOwnTimestamp() throws IOException {
-        byte[] first = new Message().countInt(1).sum(1).timestamp(1000).bytes();
-        byte[] second = new Message().countInt(2).sum(3).timestamp(2000).bytes();
+        byte[] first =
+                new NativeHistogramBuilder().countInt(1).sum(1).timestamp(1000).bytes();
+        byte[] second =
+                new NativeHistogramBuilder().countInt(2).sum(3).timestamp(2000).bytes();
         DecodedPoints points = new DecodedPoints();
         Rejections rejections = new Rejections(Rejections.NonFinite.KEEP_INFINITIES);
         new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
@@ -236,166 +237,5 @@ class VmrangeHistogramsTest {
                     .toString());
         }
         return points;
-    }
-
-    /** A {@code prometheus.Histogram} message written field by field, in field order; packed repeated fields. */
-    static final class Message {
-        private Long countInt;
-        private Double countFloat;
-        private double sum;
-        private int schema;
-        private double zeroThreshold;
-        private Long zeroCountInt;
-        private Double zeroCountFloat;
-        private final List<int[]> negativeSpans = new ArrayList<>();
-        private long[] negativeDeltas = {};
-        private double[] negativeCounts = {};
-        private final List<int[]> positiveSpans = new ArrayList<>();
-        private long[] positiveDeltas = {};
-        private double[] positiveCounts = {};
-        private long timestamp;
-        private double[] customValues = {};
-
-        Message countInt(long v) {
-            countInt = v;
-            return this;
-        }
-
-        Message countFloat(double v) {
-            countFloat = v;
-            return this;
-        }
-
-        Message sum(double v) {
-            sum = v;
-            return this;
-        }
-
-        Message schema(int v) {
-            schema = v;
-            return this;
-        }
-
-        Message zeroThreshold(double v) {
-            zeroThreshold = v;
-            return this;
-        }
-
-        Message zeroCountInt(long v) {
-            zeroCountInt = v;
-            return this;
-        }
-
-        Message zeroCountFloat(double v) {
-            zeroCountFloat = v;
-            return this;
-        }
-
-        Message negativeSpan(int offset, int length) {
-            negativeSpans.add(new int[] {offset, length});
-            return this;
-        }
-
-        Message negativeDeltas(long... v) {
-            negativeDeltas = v;
-            return this;
-        }
-
-        Message negativeCounts(double... v) {
-            negativeCounts = v;
-            return this;
-        }
-
-        Message positiveSpan(int offset, int length) {
-            positiveSpans.add(new int[] {offset, length});
-            return this;
-        }
-
-        Message positiveDeltas(long... v) {
-            positiveDeltas = v;
-            return this;
-        }
-
-        Message positiveCounts(double... v) {
-            positiveCounts = v;
-            return this;
-        }
-
-        Message timestamp(long v) {
-            timestamp = v;
-            return this;
-        }
-
-        Message customValues(double... v) {
-            customValues = v;
-            return this;
-        }
-
-        byte[] bytes() throws IOException {
-            ByteArrayOutputStream b = new ByteArrayOutputStream();
-            CodedOutputStream out = CodedOutputStream.newInstance(b);
-            if (countInt != null) {
-                out.writeUInt64(1, countInt);
-            }
-            if (countFloat != null) {
-                out.writeDouble(2, countFloat);
-            }
-            out.writeDouble(3, sum);
-            out.writeSInt32(4, schema);
-            out.writeDouble(5, zeroThreshold);
-            if (zeroCountInt != null) {
-                out.writeUInt64(6, zeroCountInt);
-            }
-            if (zeroCountFloat != null) {
-                out.writeDouble(7, zeroCountFloat);
-            }
-            spans(out, 8, negativeSpans);
-            packedSint64(out, 9, negativeDeltas);
-            packedDouble(out, 10, negativeCounts);
-            spans(out, 11, positiveSpans);
-            packedSint64(out, 12, positiveDeltas);
-            packedDouble(out, 13, positiveCounts);
-            out.writeInt64(15, timestamp);
-            packedDouble(out, 16, customValues);
-            out.flush();
-            return b.toByteArray();
-        }
-
-        private static void spans(CodedOutputStream out, int field, List<int[]> spans) throws IOException {
-            for (int[] s : spans) {
-                ByteArrayOutputStream b = new ByteArrayOutputStream();
-                CodedOutputStream so = CodedOutputStream.newInstance(b);
-                so.writeSInt32(1, s[0]);
-                so.writeUInt32(2, s[1]);
-                so.flush();
-                out.writeByteArray(field, b.toByteArray());
-            }
-        }
-
-        private static void packedSint64(CodedOutputStream out, int field, long[] v) throws IOException {
-            if (v.length == 0) {
-                return;
-            }
-            int size = 0;
-            for (long x : v) {
-                size += CodedOutputStream.computeSInt64SizeNoTag(x);
-            }
-            out.writeTag(field, 2);
-            out.writeUInt32NoTag(size);
-            for (long x : v) {
-                out.writeSInt64NoTag(x);
-            }
-        }
-
-        private static void packedDouble(CodedOutputStream out, int field, double[] v) throws IOException {
-            if (v.length == 0) {
-                return;
-            }
-            out.writeTag(field, 2);
-            out.writeUInt32NoTag(v.length * 8);
-            for (double x : v) {
-                out.writeDoubleNoTag(x);
-            }
-        }
     }
 }
