@@ -33,8 +33,10 @@ import java.util.Arrays;
  * ({@link Rejections#skips}: the import API drops NaN, the stale {@code _sum} included, counted
  * {@link DecodeError#NON_FINITE_VALUE}).
  *
- * <p>Names are built in the points' arena; each {@code vmrange} value is formatted per bucket (a string each): not on
- * the hot path of a remote write record without histograms. Not thread-safe: one per {@link RemoteWriteDecoder}.
+ * <p>Names are built in the points' arena. Each {@code vmrange} value of an exponential schema (−4 … 8) is formatted
+ * once per decoder and bucket index within ±2048 and cached (at most 26 × 4096 small arrays, filled as buckets are
+ * met), so a steady stream of histograms allocates nothing; other buckets, and a zero bucket whose threshold changed,
+ * are formatted each time. Not thread-safe: one per {@link RemoteWriteDecoder}.
  */
 final class VmrangeHistograms {
 
@@ -51,6 +53,18 @@ final class VmrangeHistograms {
     private final int[] deltaCount = new int[2];
     private final double[][] counts = {new double[32], new double[32]};
     private final int[] countCount = new int[2];
+
+    /** Schemas whose {@code vmrange} values are cached: the exponential ones. */
+    private static final int MIN_CACHED_SCHEMA = -4;
+
+    private static final int MAX_CACHED_SCHEMA = 8;
+    /** Bucket indexes {@code [-WINDOW, WINDOW)} are cached (at schema 8: bounds 2^-8 … 2^8; at schema 3: every double). */
+    private static final int WINDOW = 2048;
+    /** Per cached schema and side: each bucket's {@code vmrange} value in ASCII, filled as buckets are met. */
+    private final byte[][][] rangeCache = new byte[(MAX_CACHED_SCHEMA - MIN_CACHED_SCHEMA + 1) * 2][][];
+
+    private byte[] zeroRange;
+    private long zeroRangeThreshold;
 
     private DecodedPoints out;
     private Rejections rejections;
@@ -143,15 +157,19 @@ final class VmrangeHistograms {
         vmrangeName = out.copy(VMRANGE, 0, VMRANGE.length);
         double zeroCount = isZeroFloat ? zeroFloat : GoFormat.unsigned(zeroInt);
         if (zeroCount > 0) {
-            bucket(GoFormat.formatVmrange(-zeroThreshold, zeroThreshold), zeroCount);
+            if (zeroRange == null || Double.doubleToRawLongBits(zeroThreshold) != zeroRangeThreshold) {
+                zeroRange = ascii(GoFormat.formatVmrange(-zeroThreshold, zeroThreshold));
+                zeroRangeThreshold = Double.doubleToRawLongBits(zeroThreshold);
+            }
+            bucket(zeroRange, zeroCount);
         }
         double base = Math.pow(2, Math.pow(2, -schema));
-        buckets(0, base);
-        buckets(1, base);
+        buckets(0, schema, base);
+        buckets(1, schema, base);
     }
 
     /** The buckets of one side: a sample per bucket whose count is above 0. */
-    private void buckets(int side, double base) {
+    private void buckets(int side, int schema, double base) {
         int[] s = spans[side];
         boolean absolute = countCount[side] > 0;
         int next = 0;
@@ -175,19 +193,43 @@ final class VmrangeHistograms {
                     count = running;
                 }
                 if (count > 0) {
-                    double upper = Math.pow(base, index);
-                    double lower = upper / base;
-                    bucket(
-                            side == 0 ? GoFormat.formatVmrange(lower, upper) : GoFormat.formatVmrange(-upper, -lower),
-                            count);
+                    bucket(range(schema, side, index, base), count);
                 }
             }
         }
     }
 
-    private void bucket(String vmrange, double count) {
-        int off = out.copy(vmrange);
-        sample(bucketName, bucketNameLength, off, out.lastLength(), count);
+    private void bucket(byte[] vmrange, double count) {
+        int off = out.copy(vmrange, 0, vmrange.length);
+        sample(bucketName, bucketNameLength, off, vmrange.length, count);
+    }
+
+    /** Bucket {@code index}'s {@code vmrange} value: from the cache within its window, else formatted (allocates). */
+    private byte[] range(int schema, int side, int index, double base) {
+        if (schema < MIN_CACHED_SCHEMA || schema > MAX_CACHED_SCHEMA || index < -WINDOW || index >= WINDOW) {
+            return format(side, index, base);
+        }
+        int k = (schema - MIN_CACHED_SCHEMA) * 2 + side;
+        byte[][] c = rangeCache[k];
+        if (c == null) {
+            c = rangeCache[k] = new byte[2 * WINDOW][];
+        }
+        byte[] r = c[index + WINDOW];
+        if (r == null) {
+            r = c[index + WINDOW] = format(side, index, base);
+        }
+        return r;
+    }
+
+    /** VictoriaMetrics' bounds of bucket {@code index}: {@code upper = base^index}, {@code lower = upper / base}. */
+    private static byte[] format(int side, int index, double base) {
+        double upper = Math.pow(base, index);
+        double lower = upper / base;
+        return ascii(side == 0 ? GoFormat.formatVmrange(lower, upper) : GoFormat.formatVmrange(-upper, -lower));
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** One sample of the series: its name an arena range, its {@code vmrange} value one too when {@code rangeOff ≥ 0}. */

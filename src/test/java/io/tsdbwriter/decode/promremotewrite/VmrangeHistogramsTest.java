@@ -168,6 +168,45 @@ class VmrangeHistogramsTest {
     }
 
     @Test
+    void bucketsInsideAndOutsideTheCachedWindowAndAgainFromTheCache() throws IOException {
+        byte[] h = new NativeHistogramBuilder()
+                .countInt(4)
+                .schema(3)
+                .positiveSpan(-2048, 1) // the window's first index
+                .positiveSpan(4094, 2) // its last, then the first beyond it
+                .positiveSpan(951, 1) // index 3000
+                .positiveDeltas(1, 0, 0, 0)
+                .timestamp(1000)
+                .bytes();
+        List<String> expected = List.of(
+                "up_count{job=\"j\"} 4.0 @1000",
+                "up_sum{job=\"j\"} 0.0 @1000",
+                "up_bucket{job=\"j\",vmrange=\"7.919e-78...8.636e-78\"} 1.0 @1000",
+                "up_bucket{job=\"j\",vmrange=\"9.737e+76...1.062e+77\"} 1.0 @1000",
+                "up_bucket{job=\"j\",vmrange=\"1.062e+77...1.158e+77\"} 1.0 @1000",
+                "up_bucket{job=\"j\",vmrange=\"7.057e+112...7.696e+112\"} 1.0 @1000");
+        RemoteWriteDecoder decoder = new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME);
+        for (int round = 0; round < 2; round++) { // the second from the cache
+            DecodedPoints points = new DecodedPoints();
+            decoder.decode(
+                    NativeHistogramMessage.writeRequest(h),
+                    0,
+                    points,
+                    new Rejections(Rejections.NonFinite.KEEP_INFINITIES));
+            assertThat(render(points)).as("round " + round).containsExactlyElementsOf(expected);
+        }
+        byte[] fine = new NativeHistogramBuilder()
+                .countInt(1)
+                .schema(12) // above 8: not cached, converted all the same
+                .positiveSpan(5, 1)
+                .positiveDeltas(1)
+                .timestamp(1000)
+                .bytes();
+        assertThat(decode(fine, new Rejections(Rejections.NonFinite.KEEP_INFINITIES)))
+                .contains("up_bucket{job=\"j\",vmrange=\"1.001e+00...1.001e+00\"} 1.0 @1000");
+    }
+
+    @Test
     void aStaleHistogramGivesCountZeroAndItsStaleSumIsDroppedAsTheImportApiDropsNaN() throws IOException {
         NativeHistogramBuilder m = new NativeHistogramBuilder()
                 .countInt(0)
