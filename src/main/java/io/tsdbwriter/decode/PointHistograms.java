@@ -55,6 +55,9 @@ public final class PointHistograms {
     private int[] ranges = new int[32];
 
     private int count;
+    /** Per histogram: its buckets, the lengths of its spans on both sides ({@link #buckets}). */
+    private int[] buckets = new int[16];
+
     private byte[] bytes = new byte[1024];
     private int length;
     private int open = -1;
@@ -115,8 +118,12 @@ public final class PointHistograms {
         if ((count + 1) * 2 > ranges.length) {
             ranges = Arrays.copyOf(ranges, ranges.length * 2);
         }
+        if (count == buckets.length) {
+            buckets = Arrays.copyOf(buckets, count * 2);
+        }
         ranges[count * 2] = openStart;
         ranges[count * 2 + 1] = length - openStart;
+        buckets[count] = spanLengths(bytes, openStart, length);
         byPoint[open] = ++count;
         open = -1;
     }
@@ -124,6 +131,15 @@ public final class PointHistograms {
     /** The histogram of point {@code p}, or -1 when it has none. */
     public int of(int p) {
         return count == 0 || p >= points ? -1 : byPoint[p] - 1;
+    }
+
+    /**
+     * Buckets of histogram {@code h}: the lengths of its positive and negative spans added up (empty buckets within a
+     * span included, the zero bucket not), as many as its counts or deltas; what {@code --summary-json}'s
+     * {@code histogram_buckets_written} counts per histogram written.
+     */
+    public int buckets(int h) {
+        return buckets[h];
     }
 
     /** The buffer the histograms' fields are in. */
@@ -221,6 +237,82 @@ public final class PointHistograms {
         for (int i = 0; i < n; i++) {
             fixed64(Double.doubleToRawLongBits(v[i]));
         }
+    }
+
+    /** Adds up the {@code length} of every {@code BucketSpan} in the fields {@code b[s, e)}; stops at a malformed field. */
+    private static int spanLengths(byte[] b, int s, int e) {
+        long total = 0;
+        int p = s;
+        while (p < e) {
+            long tag = 0;
+            int shift = 0;
+            while (p < e && shift < 64) {
+                byte x = b[p++];
+                tag |= (long) (x & 0x7F) << shift;
+                shift += 7;
+                if (x >= 0) {
+                    break;
+                }
+            }
+            int wire = (int) (tag & 7);
+            int field = (int) (tag >>> 3);
+            if (wire == 0) {
+                while (p < e && b[p++] < 0) {
+                    // a varint's continuation bytes
+                }
+            } else if (wire == 1) {
+                p += 8;
+            } else if (wire == 5) {
+                p += 4;
+            } else if (wire == 2) {
+                long len = 0;
+                shift = 0;
+                while (p < e && shift < 64) {
+                    byte x = b[p++];
+                    len |= (long) (x & 0x7F) << shift;
+                    shift += 7;
+                    if (x >= 0) {
+                        break;
+                    }
+                }
+                if (len < 0 || len > e - p) {
+                    return (int) Math.min(total, Integer.MAX_VALUE);
+                }
+                int end = p + (int) len;
+                if (field == NEGATIVE_SPANS || field == POSITIVE_SPANS) {
+                    total += spanLength(b, p, end);
+                }
+                p = end;
+            } else {
+                return (int) Math.min(total, Integer.MAX_VALUE);
+            }
+        }
+        return (int) Math.min(total, Integer.MAX_VALUE);
+    }
+
+    /** The {@code uint32 length = 2} of the {@code BucketSpan} {@code b[s, e)} (0 when absent). */
+    private static int spanLength(byte[] b, int s, int e) {
+        int p = s;
+        int length = 0;
+        while (p < e) {
+            int tag = b[p++];
+            long v = 0;
+            int shift = 0;
+            while (p < e && shift < 64) {
+                byte x = b[p++];
+                v |= (long) (x & 0x7F) << shift;
+                shift += 7;
+                if (x >= 0) {
+                    break;
+                }
+            }
+            if (tag == (2 << 3)) {
+                length = (int) Math.min(v, Integer.MAX_VALUE);
+            } else if (tag != (1 << 3)) {
+                return length;
+            }
+        }
+        return length;
     }
 
     private void tag(int field, int wireType) {

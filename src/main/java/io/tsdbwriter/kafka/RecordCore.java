@@ -175,6 +175,10 @@ public final class RecordCore<S, O> {
             int pointSamples = amplifier.encodePoint(p, b.body());
             counts.encoded(pointSamples);
             b.addPoint(pointSamples, source);
+            int buckets = amplifier.histogramBuckets(p); // -1: a point of samples
+            if (buckets >= 0) {
+                b.histogramPoint(buckets);
+            }
             b.recordTime(delayFromMs);
             if (b.samples() >= batchSamples) {
                 hand(slot);

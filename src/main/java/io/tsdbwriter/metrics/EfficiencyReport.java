@@ -213,6 +213,8 @@ public final class EfficiencyReport {
         m.put("decode_errors", meters.decodeErrors());
         m.put("samples_expected", (long) expected);
         m.put("samples_written", (long) written);
+        m.put("histograms_written", meters.histogramsWritten.sum()); // native histograms, each one of samples_written
+        m.put("histogram_buckets_written", meters.histogramBucketsWritten.sum());
         m.put("samples_refused", (long) meters.samplesRefused.count());
         m.put("samples_dead_lettered", (long) meters.samplesDeadLettered.count());
         m.put("retries", (long) meters.retries.count());

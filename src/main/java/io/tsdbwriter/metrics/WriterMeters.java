@@ -154,6 +154,20 @@ public final class WriterMeters {
         }
     }
 
+    /** Native histograms the TSDB acknowledged (2xx), each also one of {@link #samplesWritten}: {@code --summary-json}. */
+    public final LongAdder histogramsWritten = new LongAdder();
+
+    /** Buckets of the native histograms the TSDB acknowledged (2xx): {@code --summary-json}. */
+    public final LongAdder histogramBucketsWritten = new LongAdder();
+
+    /** Native histograms of a batch the TSDB acknowledged (2xx) and their buckets; nothing when it had none. */
+    public void histogramsWritten(int histograms, long buckets) {
+        if (histograms > 0) {
+            histogramsWritten.add(histograms);
+            histogramBucketsWritten.add(buckets);
+        }
+    }
+
     /** Samples the TSDB acknowledged (2xx), counted in all and, with a tenant ({@code --tenant-from}), for it. */
     public void written(Tenant tenant, long samples) {
         samplesWritten.increment(samples);

@@ -365,6 +365,15 @@ public final class PointAmplifier {
         return points.count();
     }
 
+    /**
+     * The buckets of point {@code p}'s native histogram ({@link io.tsdbwriter.decode.PointHistograms#buckets}), or -1
+     * when the point is a sample: each sample {@link #encodePoint} writes for a histogram point is one histogram.
+     */
+    public int histogramBuckets(int p) {
+        int h = points.histograms().of(p);
+        return h < 0 ? -1 : points.histograms().buckets(h);
+    }
+
     /** Samples each point becomes: M × N. */
     public long samplesPerPoint() {
         return encoder.plan().samplesPerPoint();

@@ -165,6 +165,7 @@ public final class BatchWriter implements AutoCloseable {
         batch.recycle(); // decided: nothing sends, retries or splits it again (BodyPool)
         if (outcome.isSuccess()) {
             meters.written(batch.tenant(), batch.samples());
+            meters.histogramsWritten(batch.histograms(), batch.histogramBuckets());
             meters.lastWriteNanos.set(System.nanoTime());
             meters.ingestDelay.record(IngestDelay.Stage.ACKNOWLEDGED, batch.recordTimeMs());
             listener.written(batch);
@@ -288,6 +289,7 @@ public final class BatchWriter implements AutoCloseable {
             WriteOutcome o = writeUntilDecided(half, endpoint, stale);
             if (o.isSuccess()) {
                 meters.written(half.tenant(), half.samples());
+                meters.histogramsWritten(half.histograms(), half.histogramBuckets());
                 meters.lastWriteNanos.set(System.nanoTime());
                 meters.ingestDelay.record(IngestDelay.Stage.ACKNOWLEDGED, half.recordTimeMs());
             } else if (o.kind() == WriteOutcome.Kind.REJECTED && !refusedOutright(o)) {

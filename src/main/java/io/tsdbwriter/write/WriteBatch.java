@@ -29,6 +29,11 @@ public final class WriteBatch<S, O> {
     private int[] pointEnds;
     private int[] pointSamples;
     private final List<S> pointSources;
+    /** Per point: the buckets of each of its native histograms, -1 for a point of samples; null while it has none. */
+    private int[] pointBuckets;
+
+    private int histograms;
+    private long histogramBuckets;
     private O origin;
     /** The tenant every point of the batch belongs to ({@code --tenant-from}); null without routing. */
     private Tenant tenant;
@@ -98,6 +103,39 @@ public final class WriteBatch<S, O> {
         samples += pointSamples;
     }
 
+    /**
+     * Marks the point {@link #addPoint added} last as native histograms: each of its samples one histogram of
+     * {@code buckets} buckets. Only histogram points pay for it.
+     */
+    public void histogramPoint(int buckets) {
+        if (pointBuckets == null) {
+            pointBuckets = new int[pointEnds.length];
+            Arrays.fill(pointBuckets, -1);
+        } else if (pointBuckets.length < pointEnds.length) {
+            int from = pointBuckets.length;
+            pointBuckets = Arrays.copyOf(pointBuckets, pointEnds.length);
+            Arrays.fill(pointBuckets, from, pointBuckets.length, -1);
+        }
+        int i = points - 1;
+        if (pointBuckets[i] < 0) {
+            histograms += pointSamples[i];
+        } else {
+            histogramBuckets -= (long) pointSamples[i] * pointBuckets[i];
+        }
+        pointBuckets[i] = buckets;
+        histogramBuckets += (long) pointSamples[i] * buckets;
+    }
+
+    /** Native histograms in the body (each also one of {@link #samples()}). */
+    public int histograms() {
+        return histograms;
+    }
+
+    /** Buckets of the native histograms in the body. */
+    public long histogramBuckets() {
+        return histogramBuckets;
+    }
+
     /** The source of point {@code i}. */
     public S source(int i) {
         return pointSources.get(i);
@@ -152,6 +190,10 @@ public final class WriteBatch<S, O> {
             b.pointSamples[i] = pointSamples[from + i];
             b.pointSources.add(pointSources.get(from + i));
             b.samples += pointSamples[from + i];
+            if (pointBuckets != null && from + i < pointBuckets.length && pointBuckets[from + i] >= 0) {
+                b.points = i + 1;
+                b.histogramPoint(pointBuckets[from + i]);
+            }
         }
         b.points = n;
         b.origin = origin;

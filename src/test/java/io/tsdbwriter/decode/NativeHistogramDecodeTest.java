@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,6 +84,12 @@ class NativeHistogramDecodeTest {
         assertThat(h.negative()).isEqualTo(Map.of(1, 4L));
         assertThat(h.resetHint()).isZero();
         assertThat(h.timestamp()).isZero(); // the point's: each time copy writes its own
+        int spanned = Stream.concat(h.positiveSpans().stream(), h.negativeSpans().stream())
+                .mapToInt(span -> span[1])
+                .sum();
+        assertThat(points.histograms().buckets(points.histograms().of(0)))
+                .isEqualTo(spanned)
+                .isGreaterThanOrEqualTo(3);
     }
 
     @Test
@@ -233,15 +240,24 @@ class NativeHistogramDecodeTest {
         assertThat(Arrays.copyOfRange(hs.bytes(), hs.offset(h), hs.offset(h) + hs.length(h)))
                 .isEqualTo(withoutTimestamp);
         assertThat(NativeHistogramMessage.of(points, 1).positive()).isEqualTo(Map.of(-2, 2L, -1, 5L));
+        assertThat(hs.buckets(h)).as("the spans' lengths").isEqualTo(2);
     }
 
     @Test
-    void withoutAcceptingHistogramsRemoteWriteOnesAreSkipped() throws IOException {
-        points.histograms().accept(false);
+    void withoutAcceptingHistogramsRemoteWriteOnesBecomeVmrangeSamples() throws IOException {
+        points.histograms().accept(false); // the import API: VmrangeHistogramsTest has the cases
         byte[] h = NativeHistogramMessage.integer(5, 2.5, 3, 1e-128, 1, new int[] {-2, 2}, new long[] {1, 2}, 1000);
         new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
                 .decode(NativeHistogramMessage.writeRequest(h), 0, points, rejections);
-        assertThat(points.count()).isZero();
-        assertThat(rejections.count(DecodeError.NO_SAMPLES)).isEqualTo(1);
+        assertThat(points.histograms().count()).isZero();
+        assertThat(points.count()).isEqualTo(5); // _count, _sum, the zero bucket, two buckets
+        assertThat(points.metric(0)).isEqualTo("up_count");
+        assertThat(points.value(0)).isEqualTo(5);
+        assertThat(points.metric(1)).isEqualTo("up_sum");
+        assertThat(points.value(1)).isEqualTo(2.5);
+        assertThat(points.metric(4)).isEqualTo("up_bucket");
+        assertThat(points.value(4)).isEqualTo(3);
+        assertThat(points.timestampMs(4)).isEqualTo(1000);
+        assertThat(rejections.total()).isZero();
     }
 }

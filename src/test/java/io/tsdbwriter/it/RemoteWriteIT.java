@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.decode.NativeHistogramBuilder;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.RemoteWriteDecoderTest;
 import io.tsdbwriter.it.Scenario.Fixture;
@@ -20,6 +21,8 @@ import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.verify.ExpectedSamples;
 import io.tsdbwriter.verify.VerificationResult;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -351,6 +354,145 @@ class RemoteWriteIT {
             assertThat(lines.replace("\"Infinity\"", "+Inf").replace("\"-Infinity\"", "-Inf"))
                     .contains("+Inf")
                     .contains("-Inf");
+        }
+    }
+
+    // ---------------------------------------------------------------- native histograms into the import API
+
+    /**
+     * A remote write request (snappy) of native histograms of every kind, series of job {@code job}: integer schema 0
+     * with a zero and a negative bucket and a bound that is a tie at four digits, schemas -4 and 8, a float histogram
+     * (counts of 0, NaN and below 0 among its buckets), custom buckets (schema -53, two buckets: VictoriaMetrics puts
+     * every bucket after the first into one "NaN...+Inf" series).
+     */
+    private static byte[] histogramsRequest(String job, long t) throws IOException {
+        ByteArrayOutputStream r = new ByteArrayOutputStream();
+        r.writeBytes(NativeHistogramBuilder.series(
+                new String[] {"__name__", "h_int", "job", job},
+                new NativeHistogramBuilder()
+                        .countInt(8)
+                        .sum(10.5)
+                        .zeroThreshold(1e-128)
+                        .zeroCountInt(1)
+                        .positiveSpan(-7, 1)
+                        .positiveSpan(5, 2)
+                        .positiveSpan(2, 1)
+                        .positiveDeltas(1, 1, -1, 3)
+                        .negativeSpan(1, 1)
+                        .negativeDeltas(1)
+                        .timestamp(t)
+                        .bytes(),
+                new NativeHistogramBuilder()
+                        .countInt(9)
+                        .sum(12)
+                        .zeroThreshold(1e-128)
+                        .zeroCountInt(2)
+                        .positiveSpan(-1, 2)
+                        .positiveDeltas(2, 2)
+                        .timestamp(t + 60_000)
+                        .bytes()));
+        r.writeBytes(NativeHistogramBuilder.series(
+                new String[] {"__name__", "h_coarse", "job", job},
+                new NativeHistogramBuilder()
+                        .countInt(3)
+                        .sum(70000)
+                        .schema(-4)
+                        .positiveSpan(0, 3)
+                        .positiveDeltas(1, -1, 2)
+                        .timestamp(t)
+                        .bytes()));
+        r.writeBytes(NativeHistogramBuilder.series(
+                new String[] {"__name__", "h_fine", "job", job},
+                new NativeHistogramBuilder()
+                        .countInt(2)
+                        .sum(2.5)
+                        .schema(8)
+                        .positiveSpan(-7, 1)
+                        .positiveSpan(7, 1)
+                        .positiveDeltas(1, 0)
+                        .timestamp(t)
+                        .bytes()));
+        r.writeBytes(NativeHistogramBuilder.series(
+                new String[] {"__name__", "h_float", "job", job},
+                new NativeHistogramBuilder()
+                        .countFloat(5.5)
+                        .sum(3)
+                        .schema(1)
+                        .zeroThreshold(0.001)
+                        .zeroCountFloat(0.5)
+                        .positiveSpan(0, 5)
+                        .positiveCounts(1.5, 0, Double.NaN, -1, 2)
+                        .negativeSpan(0, 1)
+                        .negativeCounts(1.5)
+                        .timestamp(t)
+                        .bytes()));
+        r.writeBytes(NativeHistogramBuilder.series(
+                new String[] {"__name__", "h_nhcb", "job", job},
+                new NativeHistogramBuilder()
+                        .countInt(3)
+                        .sum(4)
+                        .schema(-53)
+                        .positiveSpan(0, 2)
+                        .positiveDeltas(1, 1)
+                        .customValues(1, 2)
+                        .timestamp(t)
+                        .bytes()));
+        return Snappy.compress(r.toByteArray());
+    }
+
+    /** Job {@code job}'s exported series without their job label: labels → values and timestamps as exported. */
+    private static Map<String, String> exportedWithoutJob(VmEndpoint vm, String job) throws IOException {
+        Map<String, String> out = new TreeMap<>();
+        ObjectMapper json = new ObjectMapper();
+        for (String line : vm.export("{job=\"" + job + "\"}")) {
+            JsonNode n = json.readTree(line);
+            Map<String, String> labels = new TreeMap<>();
+            n.get("metric")
+                    .properties()
+                    .forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
+            labels.remove("job");
+            out.put(labels.toString(), n.get("values") + " @ " + n.get("timestamps"));
+        }
+        return out;
+    }
+
+    /**
+     * Remote write input's native histograms into the import API are what current VictoriaMetrics stores of the same
+     * histograms sent to its own {@code /api/v1/write}: series for series ({@code _count}, {@code _sum},
+     * {@code _bucket{vmrange}}), sample for sample.
+     */
+    @Test
+    void remoteWriteHistogramsReachTheImportApiAsCurrentVictoriaMetricsConvertsThemItself() throws Exception {
+        stack.assumeAvailable(VmVersion.CURRENT);
+        long t = System.currentTimeMillis() / 60_000 * 60_000 - 10 * 60_000;
+        String topic = stack.createTopic("histograms-" + names.incrementAndGet(), 1);
+        stack.produceRaw(topic, 1, List.of(histogramsRequest("writer", t)));
+        VmEndpoint vm = stack.startVm("vm-current-histograms", VmVersion.CURRENT);
+        try (vm) {
+            HttpResponse<String> direct = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(vm.url() + "/api/v1/write"))
+                                    .header("Content-Encoding", "snappy")
+                                    .header("Content-Type", "application/x-protobuf")
+                                    .header("X-Prometheus-Remote-Write-Version", "0.1.0")
+                                    .POST(HttpRequest.BodyPublishers.ofByteArray(histogramsRequest("direct", t)))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertThat(direct.statusCode()).as(direct.body()).isEqualTo(204);
+            JsonNode s = relay(topic, "histograms-import", vm.url());
+            assertThat(s.get("decode_errors").asLong()).isZero();
+            assertThat(s.get("histograms_written").asLong())
+                    .as("samples in the import API")
+                    .isZero();
+            vm.forceFlush();
+            Map<String, String> viaWriter = exportedWithoutJob(vm, "writer");
+            assertThat(viaWriter).containsKey("{__name__=h_nhcb_bucket, vmrange=NaN...+Inf}");
+            assertThat(viaWriter).isEqualTo(exportedWithoutJob(vm, "direct"));
+            long samples = 0;
+            for (String line : vm.export("{job=\"writer\"}")) {
+                samples += new ObjectMapper().readTree(line).get("values").size();
+            }
+            assertThat(s.get("samples_written").asLong()).isEqualTo(samples);
         }
     }
 

@@ -7,6 +7,10 @@ import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.amplify.SeriesCache;
 import io.tsdbwriter.amplify.SeriesLimiter;
 import io.tsdbwriter.decode.DecodeError;
+import io.tsdbwriter.decode.Decoded;
+import io.tsdbwriter.decode.NativeHistogramMessage;
+import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
+import io.tsdbwriter.encode.remotewrite.RemoteWriteEncoder;
 import io.tsdbwriter.encode.vmimport.ImportLineEncoder;
 import io.tsdbwriter.metrics.WriterMeters;
 import io.tsdbwriter.pipeline.PointAmplifier;
@@ -63,6 +67,8 @@ class RecordCoreTest {
         final List<String> events = new ArrayList<>();
         /** The record time ({@link WriteBatch#recordTimeMs()}) of each batch handed on. */
         final List<Long> batchTimes = new ArrayList<>();
+        /** Each batch handed on: its samples, native histograms and their buckets. */
+        final List<String> batchHistograms = new ArrayList<>();
 
         @Override
         public ConsumerRecord<byte[], byte[]> record(ConsumerRecord<byte[], byte[]> source) {
@@ -83,6 +89,8 @@ class RecordCoreTest {
         public void handOn(WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch, int lane, long firstOffset) {
             events.add("hand lane " + lane + " from " + firstOffset + ": " + batch.points() + " points");
             batchTimes.add(batch.recordTimeMs());
+            batchHistograms.add(batch.samples() + " samples, " + batch.histograms() + " histograms, "
+                    + batch.histogramBuckets() + " buckets");
         }
 
         @Override
@@ -112,6 +120,36 @@ class RecordCoreTest {
                         new SeriesCache(100))
                 .tenants(tenants);
         return new RecordCore<>(told, topic -> amplifier, 2, lanes, null, tenants, new DecodeErrorLog(meters), meters);
+    }
+
+    @Test
+    void aBatchCountsTheNativeHistogramsOfItsPointsAndTheirBucketsMTimesNCopiesEach() throws Exception {
+        Told told = new Told();
+        PointAmplifier amplifier = new PointAmplifier(
+                new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME),
+                new RemoteWriteEncoder(new AmplificationPlan(2, 3, 60_000)),
+                new SeriesCache(100));
+        RecordCore<ConsumerRecord<byte[], byte[]>, Void> core = new RecordCore<>(
+                told, topic -> amplifier, 1000, 1, null, TenantRouting.NONE, new DecodeErrorLog(meters), meters);
+        byte[] histogram = // spans of 2 and 3 buckets
+                NativeHistogramMessage.integer(
+                        9, 4, 3, 1e-128, 1, new int[] {-2, 2, 1, 3}, new long[] {1, 1, 0, 1, 1}, T);
+        byte[] value = NativeHistogramMessage.writeRequest(histogram);
+        core.process(new ConsumerRecord<>(
+                "t",
+                0,
+                0,
+                T,
+                TimestampType.CREATE_TIME,
+                0,
+                value.length,
+                null,
+                value,
+                new RecordHeaders(),
+                Optional.empty()));
+        core.flush();
+
+        assertThat(told.batchHistograms).containsExactly("6 samples, 6 histograms, 30 buckets");
     }
 
     @Test

@@ -49,6 +49,25 @@ class EfficiencyReportTest {
     }
 
     @Test
+    void theSummaryCountsNativeHistogramsWrittenAndTheirBucketsBesideTheSamples() {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);
+        assertThat(report.summary())
+                .containsEntry("histograms_written", 0L)
+                .containsEntry("histogram_buckets_written", 0L);
+
+        meters.written(null, 10);
+        meters.histogramsWritten(4, 40);
+        meters.histogramsWritten(0, 0);
+        meters.histogramsWritten(2, 6);
+
+        assertThat(report.summary())
+                .containsEntry("samples_written", 10L)
+                .containsEntry("histograms_written", 6L)
+                .containsEntry("histogram_buckets_written", 46L);
+    }
+
+    @Test
     void samplesTheSeriesLimitsDroppedAreInTheSummaryByReasonAndOnTheReportLine() {
         WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
         EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);

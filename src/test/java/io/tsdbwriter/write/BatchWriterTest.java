@@ -154,6 +154,23 @@ class BatchWriterTest {
     }
 
     @Test
+    void aWrittenBatchCountsItsNativeHistogramsAndTheirBuckets() throws Exception {
+        server.enqueue(new MockResponse().setResponseCode(204));
+        BatchWriter w = writer(recordingRetry(5), OnWriteFailure.PAUSE);
+        WriteBatch<String, Void> b = batch(LINES, 4);
+        b.addPoint(3, "histograms-1");
+        b.histogramPoint(5);
+        Listener l = new Listener();
+
+        w.submit(b, l);
+
+        assertThat(l.await()).isEqualTo("written");
+        assertThat(meters.samplesWritten.count()).isEqualTo(7.0);
+        assertThat(meters.histogramsWritten.sum()).isEqualTo(3);
+        assertThat(meters.histogramBucketsWritten.sum()).isEqualTo(15);
+    }
+
+    @Test
     void aWrittenBatchsBodyArrayGoesBackToItsPool() throws Exception {
         server.enqueue(new MockResponse().setResponseCode(204));
         BatchWriter w = writer(recordingRetry(5), OnWriteFailure.PAUSE);

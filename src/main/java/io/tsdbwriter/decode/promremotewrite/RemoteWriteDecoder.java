@@ -31,9 +31,11 @@ import org.xerial.snappy.Snappy;
  * labels (empty values dropped) its labels, the sample's timestamp (epoch ms) and value its own. Each native histogram
  * ({@code TimeSeries.histograms}) is a histogram point when the points buffer accepts them
  * ({@link PointHistograms#accepted()}: the output is remote write), its message copied as it is but for its timestamp,
- * which is the point's; otherwise skipped. Exemplars and metadata are skipped. Counted per sample and skipped: NaN
- * values including the staleness marker ({@link DecodeError#NON_FINITE_VALUE}), negative timestamps; per series: a series without
- * {@code __name__} ({@link DecodeError#MISSING_METRIC}). A record whose bytes do not decompress
+ * which is the point's; otherwise (the import API) {@code _count}, {@code _sum} and {@code _bucket{vmrange}} samples as
+ * VictoriaMetrics converts a native histogram it receives over remote write ({@code VmrangeHistograms}). Exemplars and
+ * metadata are skipped. Counted per sample and skipped: NaN values including the staleness marker
+ * ({@link DecodeError#NON_FINITE_VALUE}), negative timestamps; per series: a series without {@code __name__}
+ * ({@link DecodeError#MISSING_METRIC}). A record whose bytes do not decompress
  * ({@link DecodeError#INVALID_COMPRESSION}), decompress to more than {@link #maxDecompressedBytes} or are not a
  * well-formed {@code WriteRequest} ({@link DecodeError#INVALID_PROTOBUF}, {@link DecodeError#INVALID_UTF8}) is
  * rejected whole. Parsing uses protobuf-java's {@link CodedInputStream} straight over the decompressed bytes;
@@ -49,6 +51,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     private final TimestampWindow window;
     private final TimestampCheck timestampCheck;
     private final int maxDecompressedBytes;
+    private final VmrangeHistograms vmrange = new VmrangeHistograms();
     private byte[] buf = new byte[64 * 1024];
     private int length;
     private String detail;
@@ -230,7 +233,6 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         labelCount = 0;
         sampleCount = 0;
         histogramCount = 0;
-        boolean keepHistograms = out.histograms().accepted();
         int metricOff = -1;
         int metricLen = 0;
         while (!in.isAtEnd()) {
@@ -312,10 +314,6 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                 }
                 case 4 << 3 | 2 -> { // repeated Histogram histograms = 4
                     int len = in.readRawVarint32();
-                    if (!keepHistograms) {
-                        in.skipRawBytes(len);
-                        continue;
-                    }
                     int start = in.getTotalBytesRead();
                     int limit = in.pushLimit(len);
                     long ts = readHistogramTimestamp(in);
@@ -404,13 +402,29 @@ public final class RemoteWriteDecoder implements RecordDecoder {
 
     /**
      * The series' native histograms as histogram points ({@link PointHistograms}): each message's fields copied byte for
-     * byte but its timestamp, which becomes the point's; refused as samples are for their timestamp.
+     * byte but its timestamp, which becomes the point's; where the points do not accept histograms, each as
+     * VictoriaMetrics' {@code _count}, {@code _sum} and {@code _bucket{vmrange}} samples ({@link VmrangeHistograms});
+     * refused as samples are for their timestamp.
      */
     private void histogramPoints(DecodedPoints out, Rejections rejections, int metricOff, int metricLen)
             throws IOException {
         for (int h = 0; h < histogramCount; h++) {
             long ts = histogramTimestamps[h];
             if (!plausible(ts, rejections)) {
+                continue;
+            }
+            if (!out.histograms().accepted()) {
+                vmrange.write(
+                        buf,
+                        histogramRanges[h * 2],
+                        histogramRanges[h * 2 + 1],
+                        out,
+                        rejections,
+                        metricOff,
+                        metricLen,
+                        labels,
+                        labelCount,
+                        ts);
                 continue;
             }
             int p = out.begin();
