@@ -35,6 +35,12 @@
 #                             refuses a module with replace directives, so the module is downloaded and built as the
 #                             main module (with its release's build tags, netgo and slicelabels); it asks for a newer Go
 #                             than the machine's, which GOTOOLCHAIN=auto fetches from the Go module proxy. Without Go, or when that fails: one line, and those tests are skipped
+#   ensure_otelcol            the OpenTelemetry Collector (pom.xml otelcol.builder.version, otelcol.contrib.version):
+#                             its builder (ocb) from the Go module proxy, then a Collector of kafkareceiver,
+#                             prometheusremotewriteexporter and kafkaexporter (scripts/otelcol/manifest.yaml) into
+#                             ~/.cache/tsdb-writer/bin/otelcol when missing or of other versions (a stamp file); exports
+#                             TSDB_WRITER_OTELCOL_BINARY. Without Go, or when the build fails: one line, and the peer
+#                             comparisons skip the Collector
 #   ensure_mkdocs             MkDocs MKDOCS_VERSION (pinned below, the one place) from PyPI with pip into a venv
 #                             under ~/.cache/tsdb-writer/mkdocs-venv when missing or of another version (python3 and
 #                             Debian's python3-venv through apt when missing); sets MKDOCS to its mkdocs: the docs
@@ -395,6 +401,40 @@ ensure_thanos() {
     rm -f "$THANOS_BIN" "$THANOS_BIN.part"
     log "go build of Thanos $version failed: the Thanos receive tests are skipped"
   fi
+}
+
+OTELCOL_BIN="$HOME/.cache/tsdb-writer/bin/otelcol"
+ensure_otelcol() {
+  local builder_version contrib_version stamp want work
+  builder_version=$(_pom_property otelcol.builder.version)
+  contrib_version=$(_pom_property otelcol.contrib.version)
+  [ -n "$builder_version" ] && [ -n "$contrib_version" ] || die "otelcol.builder.version or otelcol.contrib.version missing from pom.xml"
+  stamp="$OTELCOL_BIN.built"
+  want="builder $builder_version contrib $contrib_version $(cksum < "$REPO_ROOT/scripts/otelcol/manifest.yaml" | cut -d' ' -f1)"
+  if [ -x "$OTELCOL_BIN" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    export TSDB_WRITER_OTELCOL_BINARY="$OTELCOL_BIN"
+    return 0
+  fi
+  if ! command -v go >/dev/null 2>&1; then
+    log "go not found: the OpenTelemetry Collector $contrib_version cannot be built; the peer comparisons skip it"
+    return 0
+  fi
+  log "== building the OpenTelemetry Collector $contrib_version (builder $builder_version) into $(dirname "$OTELCOL_BIN") (about 3 minutes the first time)"
+  work="$HOME/.cache/tsdb-writer/otelcol-build"
+  rm -rf "$work"
+  mkdir -p "$work" "$(dirname "$OTELCOL_BIN")"
+  sed -e "s:@CONTRIB_VERSION@:$contrib_version:g" -e "s:@OUTPUT_PATH@:$work/out:g" \
+    "$REPO_ROOT/scripts/otelcol/manifest.yaml" > "$work/manifest.yaml"
+  if ! GOBIN="$work/bin" go install "go.opentelemetry.io/collector/cmd/builder@$builder_version" \
+     || ! (cd "$work" && "$work/bin/builder" --config "$work/manifest.yaml") \
+     || ! mv -f "$work/out/otelcol" "$OTELCOL_BIN"; then # renamed into place: it appears whole at once
+    log "the build of the OpenTelemetry Collector $contrib_version failed: the peer comparisons skip it"
+    rm -rf "$work"
+    return 0
+  fi
+  printf '%s\n' "$want" > "$stamp"
+  rm -rf "$work"
+  export TSDB_WRITER_OTELCOL_BINARY="$OTELCOL_BIN"
 }
 
 RELABEL_ORACLE_BIN="$HOME/.cache/tsdb-writer/bin/relabel-oracle"

@@ -58,13 +58,14 @@ GO_BUILDS=(
   "build telegraf:ensure_telegraf"
   "build prometheus 3:ensure_prometheus_current"
   "build thanos:ensure_thanos"
+  "build otelcol:ensure_otelcol"
 )
 # the binaries each build makes: the marker lists those whose build has not ended, so a test never waits for one
 # whose build ended without it (the cluster's, where the module proxy does not serve its tag)
 declare -A GO_BINARIES=(
   [ensure_victoria_metrics_current]="victoria-metrics" [ensure_vmagent_current]="vmagent" [ensure_vmauth_current]="vmauth"
   [ensure_victoria_metrics_cluster]="vmstorage vminsert vmselect" [ensure_telegraf]="telegraf"
-  [ensure_prometheus_current]="prometheus" [ensure_thanos]="thanos"
+  [ensure_prometheus_current]="prometheus" [ensure_thanos]="thanos" [ensure_otelcol]="otelcol"
 )
 mkdir -p "$REPO_ROOT/target"
 GO_LOG="$REPO_ROOT/target/go-builds.log"
@@ -131,8 +132,10 @@ phase "docs site" docs_site
 log "== mvn -B package $* (unit and fuzz tests, the Go builds beside)"
 phase "mvn package (unit tests)" mvn -B -ntp package "$@"
 phase "wait for victoria-metrics current" await_vm_current
-# what ensure_telegraf exports once built (InputFormatsIT waits for the file while the builds run)
-if command -v go >/dev/null 2>&1; then export TSDB_WRITER_TELEGRAF_BINARY="$HOME/.cache/tsdb-writer/bin/telegraf"; fi
+# what ensure_telegraf and ensure_otelcol export once built (InputFormatsIT waits for the file while the builds run)
+if command -v go >/dev/null 2>&1; then
+  export TSDB_WRITER_TELEGRAF_BINARY="$HOME/.cache/tsdb-writer/bin/telegraf" TSDB_WRITER_OTELCOL_BINARY="$HOME/.cache/tsdb-writer/bin/otelcol"
+fi
 log "== mvn -B verify -Dunit.skip=true $* (integration tests; the Go builds beside until they end)"
 # the formatter and the linter ran in the package phase above: not again
 phase "mvn verify (integration tests)" mvn -B -ntp verify -Dunit.skip=true -Dspotless.check.skip=true -Dcheckstyle.skip=true "$@"
