@@ -2,6 +2,7 @@ package io.tsdbwriter.cli;
 
 import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.produce.LatencyHistograms;
+import io.tsdbwriter.produce.OtlpPointRecords;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.ProducerSettings;
 import io.tsdbwriter.produce.SourcePoint;
@@ -128,6 +129,14 @@ public final class ProduceCommand implements Callable<Integer> {
                     "Send S series of OTLP exponential histograms instead of point records: request latencies of 8 services (http.server.request.duration; route, method, status 200/404/500), buckets as the OpenTelemetry SDK's (at most 160), medians that drift; --points-per-series points each, --source-interval apart; the writer reads them with --input-format otlp. 0 = point records (default: ${DEFAULT-VALUE})")
     int histogramSeries;
 
+    @Option(
+            names = "--record-format",
+            defaultValue = "json",
+            paramLabel = "json|otlp",
+            description =
+                    "Value of each point record: json (the point objects above) or otlp (one protobuf OTLP ExportMetricsServiceRequest of gauge points, labels as attributes: --input-format otlp, the OpenTelemetry Collector's kafkareceiver) (default: ${DEFAULT-VALUE})")
+    String recordFormat;
+
     /** The seed of {@code --histogram-series}: the same flags send the same histograms. */
     static final long HISTOGRAM_SEED = 1;
 
@@ -176,6 +185,10 @@ public final class ProduceCommand implements Callable<Integer> {
         }
         if (topic.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--topic must not be empty");
+        }
+        if (!recordFormat.equals("json") && !recordFormat.equals("otlp")) {
+            throw new ParameterException(
+                    spec.commandLine(), "--record-format must be json or otlp, got '" + recordFormat + "'");
         }
         if (histogramSeries < 0) {
             throw new ParameterException(spec.commandLine(), "--histogram-series must be >= 0, got " + histogramSeries);
@@ -269,7 +282,9 @@ public final class ProduceCommand implements Callable<Integer> {
                     batch.add(it.next());
                 }
                 byte[] key = keyed ? batch.get(0).seriesKey().getBytes(StandardCharsets.UTF_8) : null;
-                return new Outgoing(key, PointRecords.encode(batch), batch.size());
+                byte[] value =
+                        recordFormat.equals("otlp") ? OtlpPointRecords.encode(batch) : PointRecords.encode(batch);
+                return new Outgoing(key, value, batch.size());
             }
         };
     }
