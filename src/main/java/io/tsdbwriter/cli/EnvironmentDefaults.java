@@ -38,10 +38,15 @@ final class EnvironmentDefaults implements CommandLine.IDefaultValueProvider {
 
     /**
      * The {@value #PREFIX} variables that are no option of {@value #COMMAND} but are read elsewhere: the log level
-     * (logback.xml), bench's Telegraf, the scripts' jar and the report test's Chromium. Not warned of.
+     * (logback.xml), bench's Telegraf and OpenTelemetry Collector, the scripts' jar and the report test's Chromium. Not
+     * warned of.
      */
-    static final List<String> OTHER_VARIABLES =
-            List.of("TSDB_WRITER_LOG_LEVEL", "TSDB_WRITER_TELEGRAF_BINARY", "TSDB_WRITER_JAR", "TSDB_WRITER_CHROMIUM");
+    static final List<String> OTHER_VARIABLES = List.of(
+            "TSDB_WRITER_LOG_LEVEL",
+            "TSDB_WRITER_TELEGRAF_BINARY",
+            "TSDB_WRITER_OTELCOL_BINARY",
+            "TSDB_WRITER_JAR",
+            "TSDB_WRITER_CHROMIUM");
 
     /**
      * What Kubernetes sets in every pod of a namespace for each Service (its "service links": a Service
