@@ -24,6 +24,13 @@ public final class Decoded {
         Decoded d = new Decoded();
         DecodedPoints out = new DecodedPoints();
         decoder.decode(bytes, kafkaTs, out, d.rejections);
+        d.points.addAll(render(out));
+        return d;
+    }
+
+    /** Each point of {@code out} as {@code metric{a="b",…} value @ts}, labels in their order in {@code out}. */
+    public static List<String> render(DecodedPoints out) {
+        List<String> points = new ArrayList<>();
         for (int p = 0; p < out.count(); p++) {
             StringBuilder sb = new StringBuilder(out.metric(p)).append('{');
             for (int i = out.labelStart(p); i < out.labelEnd(p); i++) {
@@ -35,9 +42,12 @@ public final class Decoded {
                         .append(out.labelValue(i))
                         .append('"');
             }
-            sb.append("} ").append(out.value(p)).append(" @").append(out.timestampMs(p));
-            d.points.add(sb.toString());
+            points.add(sb.append("} ")
+                    .append(out.value(p))
+                    .append(" @")
+                    .append(out.timestampMs(p))
+                    .toString());
         }
-        return d;
+        return points;
     }
 }

@@ -8,7 +8,6 @@ import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.json.PointDecoder;
 import io.tsdbwriter.decode.otlp.OtlpDecoder;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,24 +63,11 @@ class OtlpPointRecordsTest {
         return points;
     }
 
-    /** Each sample as {@code metric{name="value",…} timestamp value} with its labels sorted. */
+    /** Each sample as {@code metric{a="b",…} value @ts} with its labels sorted. */
     private static List<String> samples(DecodedPoints points) {
-        List<String> out = new ArrayList<>();
         for (int p = 0; p < points.count(); p++) {
             points.sortLabels(p);
-            StringBuilder s = new StringBuilder(points.metric(p)).append('{');
-            for (int i = points.labelStart(p); i < points.labelEnd(p); i++) {
-                s.append(points.labelName(i))
-                        .append("=\"")
-                        .append(points.labelValue(i))
-                        .append("\",");
-            }
-            out.add(s.append("} ")
-                    .append(points.timestampMs(p))
-                    .append(' ')
-                    .append(points.value(p))
-                    .toString());
         }
-        return out;
+        return Decoded.render(points);
     }
 }

@@ -9,7 +9,6 @@ import io.tsdbwriter.decode.NativeHistogramBuilder;
 import io.tsdbwriter.decode.NativeHistogramMessage;
 import io.tsdbwriter.decode.Rejections;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -193,7 +192,7 @@ class VmrangeHistogramsTest {
                     0,
                     points,
                     new Rejections(Rejections.NonFinite.KEEP_INFINITIES));
-            assertThat(render(points)).as("round " + round).containsExactlyElementsOf(expected);
+            assertThat(Decoded.render(points)).as("round " + round).containsExactlyElementsOf(expected);
         }
         byte[] fine = new NativeHistogramBuilder()
                 .countInt(1)
@@ -242,7 +241,7 @@ class VmrangeHistogramsTest {
         Rejections rejections = new Rejections(Rejections.NonFinite.KEEP_INFINITIES);
         new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
                 .decode(NativeHistogramMessage.writeRequest(first, second), 0, points, rejections);
-        assertThat(render(points))
+        assertThat(Decoded.render(points))
                 .containsExactly(
                         "up_count{job=\"j\"} 1.0 @1000",
                         "up_sum{job=\"j\"} 1.0 @1000",
@@ -255,26 +254,6 @@ class VmrangeHistogramsTest {
         DecodedPoints points = new DecodedPoints(); // histograms not accepted: the import API
         new RemoteWriteDecoder(1 << 20, Decoded.ANY_TIME)
                 .decode(NativeHistogramMessage.writeRequest(histogram), 0, points, rejections);
-        return render(points);
-    }
-
-    private static List<String> render(DecodedPoints out) {
-        List<String> points = new ArrayList<>();
-        for (int p = 0; p < out.count(); p++) {
-            StringBuilder sb = new StringBuilder(out.metric(p)).append('{');
-            for (int i = out.labelStart(p); i < out.labelEnd(p); i++) {
-                sb.append(i > out.labelStart(p) ? "," : "")
-                        .append(out.labelName(i))
-                        .append("=\"")
-                        .append(out.labelValue(i))
-                        .append('"');
-            }
-            points.add(sb.append("} ")
-                    .append(out.value(p))
-                    .append(" @")
-                    .append(out.timestampMs(p))
-                    .toString());
-        }
-        return points;
+        return Decoded.render(points);
     }
 }
