@@ -8,7 +8,6 @@ import io.tsdbwriter.it.support.Components.VmEndpoint;
 import io.tsdbwriter.it.support.DashboardFigures;
 import io.tsdbwriter.it.support.FaultProxy;
 import io.tsdbwriter.it.support.FreePorts;
-import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
@@ -76,9 +75,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * window even with scrape jitter); {@code $__range} = the evaluated time range (the whole run). VictoriaMetrics runs
  * with {@code -search.latencyOffset=1s} so that the last seconds of the run are queryable at once (its default
  * hides the newest 30 s).
+ *
+ * <p>It runs in the default failsafe execution, beside another class: it asserts that queries answer with series and
+ * that the fault counts shown equal the counts the writer and the proxy kept, none of which a neighbour's load changes
+ * (it delays the phases, each of which waits for what it needs). Its second run, against today's VictoriaMetrics
+ * ({@code vmcurrent.it.test}: MetricsQL and VictoriaMetrics' own gauges are the release's), runs beside the other
+ * vm-current classes the same way.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
-@RunsAlone
 class DashboardIT {
 
     static final Path DASHBOARD = Path.of("grafana/dashboards/tsdb-writer-efficiency.json");

@@ -148,8 +148,9 @@ class IngestDelayIT {
                             query,
                             v -> v.getOrDefault("acknowledged", Double.NaN) > added
                                     && v.getOrDefault("committed", Double.NaN) > added,
-                            Duration.ofSeconds(10),
-                            Duration.ofSeconds(60));
+                            // no write held ADDED_LATENCY can have ended before it: polled from then on, 70 s in all
+                            ADDED_LATENCY,
+                            Duration.ofSeconds(70).minus(ADDED_LATENCY));
                     System.out.println("IngestDelayIT " + output + ": p99 with " + added + " s added " + slow);
                     assertThat(slow.get("acknowledged"))
                             .as("acknowledged p99 with " + added + " s added, " + slow + "\n" + tail(writer))

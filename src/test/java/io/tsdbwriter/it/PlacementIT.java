@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tsdbwriter.it.support.Components;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.PrometheusServer;
-import io.tsdbwriter.it.support.RunsAlone;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.VictoriaMetrics;
 import java.io.IOException;
@@ -30,8 +29,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * process, the bench process and the Kafka broker on CPU 1; the cell's writer started as {@code taskset -c 1 java …};
  * the table's header, the table and the CSV name the placement. A VictoriaMetrics started elsewhere is moved with a
  * warning; one started on its CPUs ({@code taskset -c 0}, as scripts/bench.sh starts it) is left as it is.
+ *
+ * <p>It runs in the default failsafe execution, beside another class: what it asserts is where processes run (their
+ * affinity lists), what the output, table and CSV say, and the samples written (counts); no figure the bench measures
+ * is asserted, and the bench moves only the processes it started or was given (its own broker and VictoriaMetrics),
+ * never a neighbour's.
  */
-@RunsAlone
 class PlacementIT {
 
     @RegisterExtension

@@ -2,6 +2,7 @@ package io.tsdbwriter.it.support;
 
 import io.tsdbwriter.it.support.LocalStack.ChildProcesses;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -19,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -33,8 +35,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * single combined broker+controller node, in a child JVM.
  *
  * <p>What it starts: {@code <this JVM's java> -Xmx512m ... kafka.Kafka server.properties}, with this JVM's classpath,
- * after formatting the storage with {@code kafka.tools.StorageTool format -t <random cluster id> -c server.properties
- * --standalone} (a dynamic KRaft quorum of one voter). Files, all under {@code <workDir>/kafka/}:
+ * after formatting the storage in this JVM with {@code kafka.tools.StorageTool format -t <random cluster id> -c
+ * server.properties --standalone} (a dynamic KRaft quorum of one voter). Files, all under {@code <workDir>/kafka/}:
  * {@code server.properties}, {@code logback.xml} (INFO for the broker), {@code classpath.args} (a java @argfile),
  * {@code format.log}, {@code broker.log} (stdout+stderr of every start, appended) and {@code data/} (log.dirs).
  *
@@ -449,44 +451,41 @@ public final class KafkaBroker implements Components.KafkaEndpoint {
 
     private List<String> features = List.of();
 
+    /**
+     * Formats the storage in this JVM ({@code StorageTool.execute}, what {@code kafka-storage format} runs; its output
+     * into {@code format.log}): a JVM of its own for it cost about a CPU-second per broker.
+     */
     private void format() {
         Path formatLog = dir.resolve("format.log");
         String clusterId = Uuid.randomUuid().toString();
-        List<String> cmd = javaCommand(
-                "-Xmx256m",
-                "kafka.tools.StorageTool",
-                "format",
-                "-t",
-                clusterId,
-                "-c",
-                propsFile.toString(),
-                "--standalone");
+        List<String> args =
+                new ArrayList<>(List.of("format", "-t", clusterId, "-c", propsFile.toString(), "--standalone"));
         for (String f : features) {
-            cmd.add("--feature");
-            cmd.add(f);
+            args.add("--feature");
+            args.add(f);
         }
         if (saslSsl != null) {
             saslSsl.scramUsers().forEach((user, password) -> {
-                cmd.add("--add-scram");
-                cmd.add("SCRAM-SHA-512=[name=" + user + ",password=" + password + "]");
+                args.add("--add-scram");
+                args.add("SCRAM-SHA-512=[name=" + user + ",password=" + password + "]");
             });
         }
-        cmd.add(1, "-XX:TieredStopAtLevel=1");
-        Process format = ChildProcesses.start(cmd, formatLog, false);
-        try {
-            if (!format.waitFor(2, TimeUnit.MINUTES)) {
-                ChildProcesses.kill(format);
-                throw new IllegalStateException(
-                        "kafka storage format did not finish in 2 minutes; " + ChildProcesses.tailMessage(formatLog));
+        int exit;
+        try (PrintStream out = new PrintStream(Files.newOutputStream(formatLog), true, StandardCharsets.UTF_8)) {
+            synchronized (KafkaBroker.class) {
+                exit = StorageTool.execute(args.toArray(String[]::new), out);
             }
-        } catch (InterruptedException e) {
-            ChildProcesses.kill(format);
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while formatting kafka storage", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + formatLog, e);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(
+                    "kafka storage format failed: StorageTool " + String.join(" ", args) + "; "
+                            + ChildProcesses.tailMessage(formatLog),
+                    e);
         }
-        if (format.exitValue() != 0 || !Files.exists(dataDir.resolve("meta.properties"))) {
-            throw new IllegalStateException("kafka storage format failed (exit " + format.exitValue() + "): "
-                    + String.join(" ", cmd) + "; " + ChildProcesses.tailMessage(formatLog));
+        if (exit != 0 || !Files.exists(dataDir.resolve("meta.properties"))) {
+            throw new IllegalStateException("kafka storage format failed (exit " + exit + "): StorageTool "
+                    + String.join(" ", args) + "; " + ChildProcesses.tailMessage(formatLog));
         }
     }
 
