@@ -15,7 +15,8 @@ import java.util.Arrays;
  *   <li>{@link #count}, {@link #sum}: the last one given wins; a negative count fails; without a count the count is the
  *       highest bound's count (0 without buckets);</li>
  *   <li>without a {@code +Inf} bucket one is added holding the count; the count must then equal the {@code +Inf}
- *       bucket's (else it fails: "count mismatch");</li>
+ *       bucket's (else it fails: "count mismatch"), and an added one must not hold less than the highest bound (a
+ *       negative bucket, which Prometheus' {@code Validate} refuses);</li>
  *   <li>the custom values are the bounds but {@code +Inf}; bucket i holds {@code le[i]}'s count less {@code le[i−1]}'s;
  *       when every count is an integer, an integer histogram (count, deltas) whose empty buckets are left out as
  *       Prometheus' {@code Compact(2)} does ({@link NativeSpans}: at most two empty buckets stay inside a span), else
@@ -131,6 +132,10 @@ final class ClassicHistogram {
         }
         if (!(count == cumulative[n - 1])) {
             return "count mismatch: count=" + count + " != le=" + bounds[n - 1] + " count=" + cumulative[n - 1];
+        }
+        if (n > 1 && cumulative[n - 1] < cumulative[n - 2]) { // the +Inf bucket added below the highest bound's
+            return "bucket " + (n - 1) + " has a negative observation count: "
+                    + (cumulative[n - 1] - cumulative[n - 2]);
         }
         return null;
     }

@@ -137,9 +137,11 @@ final class ClassicHistogramGroups {
                     && !Double.isNaN(numbers.doubleValue());
             le = numbers.doubleValue();
         }
+        double v = o.value(p);
+        long t = o.timestampMs(p);
         if (member) {
             keepLabels(o, p);
-            o.truncate(p);
+            o.truncate(p); // its index is the emitted histogram's next: v and t are read before
         }
         if (different) {
             emit();
@@ -149,16 +151,15 @@ final class ClassicHistogramGroups {
         }
         if (!collecting) {
             collecting = true;
-            int[] t = labels;
+            int[] swap = labels;
             labels = incoming;
-            incoming = t;
+            incoming = swap;
             labelN = incomingN;
             nameOff = mOff;
             nameLen = baseLen;
             hasExemplar = false;
             histogram.reset();
         }
-        double v = o.value(p);
         if (suffix == BUCKET) {
             histogram.bucket(le, v);
         } else if (suffix == SUM) {
@@ -166,7 +167,7 @@ final class ClassicHistogramGroups {
         } else {
             histogram.count(v);
         }
-        timestampMs = o.timestampMs(p);
+        timestampMs = t;
         line = lineNumber;
         if (exemplar && !hasExemplar) {
             hasExemplar = true;
