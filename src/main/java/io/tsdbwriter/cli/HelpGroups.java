@@ -107,7 +107,8 @@ final class HelpGroups {
                                             "--min-timestamp",
                                             "--max-timestamp-ahead",
                                             "--max-record-bytes",
-                                            "--convert-histograms-to-nhcb")),
+                                            "--convert-histograms-to-nhcb",
+                                            "--convert-classic-histograms-to-nhcb")),
                             new Group(
                                     "Relabeling, tenants and series limits",
                                     List.of(

@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code run}'s flags of how record values are read: {@code --input-format} (and {@code --topic-format} where a topic
  * differs), {@code --influx-precision}, {@code --instance-label}, the plausible timestamp window
- * ({@code --min-timestamp}, {@code --max-timestamp-ahead}) and {@code --convert-histograms-to-nhcb}. A picocli mixin,
+ * ({@code --min-timestamp}, {@code --max-timestamp-ahead}), {@code --convert-histograms-to-nhcb} and
+ * {@code --convert-classic-histograms-to-nhcb}. A picocli mixin,
  * declared where these flags sit in {@code run --help}; only wires: {@link InputConfig} holds the settings, the
  * decoders the logic. Not thread-safe (picocli fills it once per parse).
  */
@@ -68,6 +69,14 @@ final class InputOptions {
                     + " _bucket{le} series")
     boolean convertHistogramsToNhcb;
 
+    @Option(
+            names = "--convert-classic-histograms-to-nhcb",
+            description = "With remote write, classic histograms of Prometheus text and OpenMetrics records"
+                    + " (_bucket{le}, _sum, _count of a family typed histogram) become native histograms with custom"
+                    + " buckets (schema -53), as Prometheus' scrape option convert_classic_histograms_to_nhcb; the"
+                    + " import API keeps classic _bucket{le} series")
+    boolean convertClassicHistogramsToNhcb;
+
     /**
      * The input settings of these flags.
      *
@@ -94,6 +103,7 @@ final class InputOptions {
                 InfluxDecoder.Precision.parse(influxPrecision),
                 instanceLabel,
                 new TimestampWindow(minTimestampMs, maxTimestampAhead.toMillis()),
-                convertHistogramsToNhcb);
+                convertHistogramsToNhcb,
+                convertClassicHistogramsToNhcb);
     }
 }

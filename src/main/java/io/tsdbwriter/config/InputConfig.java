@@ -20,6 +20,9 @@ import java.util.Objects;
  * @param convertHistogramsToNhcb {@code --convert-histograms-to-nhcb}: OTLP explicit-bucket histograms become native
  *                       histograms with custom buckets where the output is remote write (default false: classic
  *                       {@code _bucket{le}} series; the import API keeps them classic either way)
+ * @param convertClassicHistogramsToNhcb {@code --convert-classic-histograms-to-nhcb}: classic histograms of Prometheus
+ *                       text and OpenMetrics records become native histograms with custom buckets where the output is
+ *                       remote write (default false; the import API keeps them classic either way)
  */
 public record InputConfig(
         InputFormat defaultFormat,
@@ -27,7 +30,8 @@ public record InputConfig(
         InfluxDecoder.Precision influxPrecision,
         String instanceLabel,
         TimestampWindow timestampWindow,
-        boolean convertHistogramsToNhcb) {
+        boolean convertHistogramsToNhcb,
+        boolean convertClassicHistogramsToNhcb) {
 
     /** @throws IllegalArgumentException naming the flag whose value is wrong */
     public InputConfig {
@@ -50,13 +54,25 @@ public record InputConfig(
      */
     public static InputConfig defaults() {
         return new InputConfig(
-                InputFormat.JSON, Map.of(), InfluxDecoder.Precision.NS, "instanceNo", TimestampWindow.DEFAULT, false);
+                InputFormat.JSON,
+                Map.of(),
+                InfluxDecoder.Precision.NS,
+                "instanceNo",
+                TimestampWindow.DEFAULT,
+                false,
+                false);
     }
 
     /** These settings with another timestamp window (the target's retention raises its earliest bound). */
     public InputConfig withTimestampWindow(TimestampWindow window) {
         return new InputConfig(
-                defaultFormat, topicFormats, influxPrecision, instanceLabel, window, convertHistogramsToNhcb);
+                defaultFormat,
+                topicFormats,
+                influxPrecision,
+                instanceLabel,
+                window,
+                convertHistogramsToNhcb,
+                convertClassicHistogramsToNhcb);
     }
 
     /** The format of {@code topic}. */

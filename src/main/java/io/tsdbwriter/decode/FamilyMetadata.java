@@ -25,9 +25,19 @@ public final class FamilyMetadata {
     private static final int HELP = 4;
     private static final int UNIT = 6;
     private static final int STRIDE = 8;
-    /** A series named family + one of these belongs to the family (OpenMetrics 1.0, "Metric types"). */
+    /**
+     * A series named family + one of these belongs to the family (OpenMetrics 1.0, "Metric types": a gauge histogram's
+     * {@code _gcount} and {@code _gsum} included).
+     */
     private static final byte[][] SUFFIXES = {
-        bytes("_total"), bytes("_bucket"), bytes("_count"), bytes("_sum"), bytes("_created"), bytes("_info")
+        bytes("_total"),
+        bytes("_bucket"),
+        bytes("_count"),
+        bytes("_sum"),
+        bytes("_created"),
+        bytes("_info"),
+        bytes("_gcount"),
+        bytes("_gsum")
     };
 
     private int[] ranges = new int[STRIDE * 4];
@@ -132,7 +142,8 @@ public final class FamilyMetadata {
     /**
      * The family of the series named {@code name[off, off + len)}: the family of that name, else of the name without
      * one of OpenMetrics' suffixes ({@code _total}, {@code _bucket}, {@code _count}, {@code _sum}, {@code _created},
-     * {@code _info}); -1 when the record declares none. A linear search: called once per series, not per sample.
+     * {@code _info}, {@code _gcount}, {@code _gsum}); -1 when the record declares none. A linear search: called once per
+     * series, not per sample.
      */
     public int find(byte[] name, int off, int len) {
         int k = indexOf(name, off, len);

@@ -52,6 +52,7 @@ public abstract class LineDecoder implements RecordDecoder {
         int n = value.length;
         int i = 0;
         lineNumber = 0;
+        startRecord(value, out, rejections);
         while (i < n) {
             int end = i;
             boolean ascii = true;
@@ -81,14 +82,31 @@ public abstract class LineDecoder implements RecordDecoder {
             }
             i = end + 1;
         }
+        endRecord(out, rejections);
         if (out.count() == 0 && rejections.total() == 0) {
             rejections.add(DecodeError.NO_SAMPLES, "no sample in " + lineNumber + " line(s)");
         }
         out.updateJsonSafe();
     }
 
-    /** {@link DecodeError#IMPLAUSIBLE_TIMESTAMP} (with {@link #detail}) when a point from {@code from} on lies outside the window. */
-    private DecodeError implausible(DecodedPoints out, int from, Rejections rejections) {
+    /**
+     * Called once a record is admitted, before its first line, with the buffers its lines are decoded into (a format
+     * whose points depend on lines before them sets up here); the default does nothing.
+     */
+    protected void startRecord(byte[] value, DecodedPoints out, Rejections rejections) {}
+
+    /**
+     * Called after a record's last line, before a record without points counts as {@link DecodeError#NO_SAMPLES}: a
+     * format holding points back until a later line adds them here; the default does nothing.
+     */
+    protected void endRecord(DecodedPoints out, Rejections rejections) {}
+
+    /**
+     * {@link DecodeError#IMPLAUSIBLE_TIMESTAMP} (with {@link #detail}) when a point from {@code from} on lies outside the
+     * window, else null. The loop checks every line's points after {@link #decodeLine}; a format that moves a line's
+     * point away there checks it first.
+     */
+    protected final DecodeError implausible(DecodedPoints out, int from, Rejections rejections) {
         for (int p = from, n = out.count(); p < n; p++) {
             long t = out.timestampMs(p);
             if (!timestamps.contains(t)) {

@@ -19,7 +19,8 @@ import java.util.Arrays;
  *
  * <p>Decoders make histogram points only when the buffer {@link #accepted() accepts} them (the output is remote write);
  * otherwise they keep their other mapping (OTLP exponential histograms as {@code vmrange} buckets) or skip them; OTLP
- * explicit-bucket histograms become histogram points only where {@link #customBuckets()} says so too. A
+ * explicit-bucket histograms become histogram points only where {@link #customBuckets()} says so too, classic
+ * histograms of the text formats only where {@link #classicCustomBuckets()} does. A
  * decoder calls {@link #begin} for a histogram point it keeps, writes the fields with the {@code put} methods in field
  * order, then {@link #end}; the points it makes otherwise have none. Nothing is allocated once the buffers have grown.
  * Not thread-safe; cleared with its {@link DecodedPoints}, which it belongs to.
@@ -47,6 +48,7 @@ public final class PointHistograms {
 
     private boolean accepted;
     private boolean customBuckets;
+    private boolean classicCustomBuckets;
     /** Per point index: its histogram's index + 1, 0 for none. */
     private int[] byPoint = new int[64];
 
@@ -85,6 +87,21 @@ public final class PointHistograms {
     /** Whether decoders make OTLP explicit-bucket histograms native histograms with custom buckets: both settings on. */
     public boolean customBuckets() {
         return accepted && customBuckets;
+    }
+
+    /**
+     * Whether classic histograms of Prometheus text and OpenMetrics ({@code _bucket{le}}, {@code _sum}, {@code _count} of
+     * a family typed {@code histogram}) become native histograms with custom buckets where histogram points are
+     * {@link #accepted() accepted} ({@code --convert-classic-histograms-to-nhcb}; set once by the owner of the buffer,
+     * false by default: they stay classic series).
+     */
+    public void acceptClassicCustomBuckets(boolean accept) {
+        this.classicCustomBuckets = accept;
+    }
+
+    /** Whether the exposition decoder makes classic histograms native histograms with custom buckets: both settings on. */
+    public boolean classicCustomBuckets() {
+        return accepted && classicCustomBuckets;
     }
 
     void clear() {

@@ -335,6 +335,7 @@ public record IntakeSettings(
                         encoders().newEncoder(),
                         seriesCache())
                 .convertHistogramsToNhcb(input().convertHistogramsToNhcb())
+                .convertClassicHistogramsToNhcb(input().convertClassicHistogramsToNhcb())
                 .relabel(relabel())
                 .tenants(tenants())
                 .seriesLimits(seriesLimits());

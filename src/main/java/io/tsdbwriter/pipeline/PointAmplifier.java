@@ -226,6 +226,20 @@ public final class PointAmplifier {
     }
 
     /**
+     * Whether classic histograms of Prometheus text and OpenMetrics records become native histograms with custom
+     * buckets ({@code --convert-classic-histograms-to-nhcb},
+     * {@link io.tsdbwriter.decode.PointHistograms#acceptClassicCustomBuckets}): only where the output carries native
+     * histograms (remote write); with the import API they stay classic series whatever this says. False by default.
+     * Call before the first record.
+     *
+     * @return this
+     */
+    public PointAmplifier convertClassicHistogramsToNhcb(boolean convert) {
+        points.histograms().acceptClassicCustomBuckets(convert);
+        return this;
+    }
+
+    /**
      * Relabels every series with {@code rules} (Prometheus' relabel_config, {@link RelabelRules}) once, on its cache miss,
      * before it is amplified: the relabeled labels are what is prepared and cached; a series the rules drop, or that
      * ends with no {@code __name__}, is cached as dropped (an entry with an empty state) and its points are counted

@@ -112,6 +112,21 @@ class ConfigFileTest {
     }
 
     @Test
+    void theClassicHistogramSwitchIsOnFromTheFileAsFromTheCommandLineAndApartFromTheOtlpOne() throws IOException {
+        assertThat(run(Map.of(), "run", "--topic", "t").input.toConfig().convertClassicHistogramsToNhcb())
+                .isFalse();
+        InputOptions flag = run(Map.of(), "run", "--topic", "t", "--convert-classic-histograms-to-nhcb").input;
+        assertThat(flag.toConfig().convertClassicHistogramsToNhcb()).isTrue();
+        assertThat(flag.toConfig().convertHistogramsToNhcb()).isFalse();
+        Path f = file("topic: metrics\nconvert-classic-histograms-to-nhcb: true\n");
+        assertThat(run(Map.of(), "run", "--config", f.toString())
+                        .input
+                        .toConfig()
+                        .convertClassicHistogramsToNhcb())
+                .isTrue();
+    }
+
+    @Test
     void withoutAFileTheBuiltInDefaultHolds() {
         assertThat(run(Map.of(), "run", "--topic", "t").timeMultiplier).isEqualTo(1);
     }

@@ -86,6 +86,7 @@ class MainTest {
             "--min-timestamp",
             "--max-timestamp-ahead",
             "--convert-histograms-to-nhcb",
+            "--convert-classic-histograms-to-nhcb",
             "--output",
             "--remote-write-url",
             "--remote-write-version",

@@ -11,9 +11,9 @@ import java.util.Arrays;
  * copies). Each delta is the bucket's count minus the one before it (0 before the first).
  *
  * <p>Allocates nothing once its arrays have grown. Not thread-safe: one per converter ({@link NativeExponential},
- * {@link NativeCustomBuckets}).
+ * {@link NativeCustomBuckets}, the exposition decoder's classic histograms).
  */
-final class NativeSpans {
+public final class NativeSpans {
 
     private int[] spans = new int[16]; // offset, length
     private int spanN;
@@ -23,19 +23,19 @@ final class NativeSpans {
     private int lastIndex;
 
     /** Forgets the buckets given so far. */
-    void clear() {
+    public void clear() {
         spanN = 0;
         deltaN = 0;
         previous = 0;
     }
 
     /** Whether no bucket was given since {@link #clear}. */
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return spanN == 0;
     }
 
     /** Bucket {@code index} holds {@code count}: a new span or deltas in the last one; indices ascending. */
-    void bucket(int index, long count) {
+    public void bucket(int index, long count) {
         if (spanN == 0) {
             span(index);
         } else {
@@ -53,7 +53,7 @@ final class NativeSpans {
     }
 
     /** Writes the spans as {@code spansField} entries and the deltas as packed {@code deltasField}. */
-    void put(PointHistograms out, int spansField, int deltasField) {
+    public void put(PointHistograms out, int spansField, int deltasField) {
         for (int k = 0; k < spanN; k++) {
             out.putSpan(spansField, spans[k * 2], spans[k * 2 + 1]);
         }

@@ -6,6 +6,7 @@ import io.tsdbwriter.decode.FamilyMetadata;
 import io.tsdbwriter.decode.InputFormat;
 import io.tsdbwriter.decode.LineDecoder;
 import io.tsdbwriter.decode.PointExemplars;
+import io.tsdbwriter.decode.PointHistograms;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.Utf8;
@@ -40,6 +41,12 @@ public final class ExpositionDecoder extends LineDecoder {
 
     /** The format's one tokenizer; the decoder adds the copy into the arena and the number parsing. */
     private final ExpositionLine line = new ExpositionLine();
+    /** A second tokenizer, for an exemplar read again when its classic histogram is added (a later line). */
+    private final ExpositionLine exemplarLine = new ExpositionLine();
+
+    private final ClassicHistogramGroups classic = new ClassicHistogramGroups(this);
+    /** This record's {@link PointHistograms#classicCustomBuckets()}. */
+    private boolean convertClassic;
 
     /** @param maxRecordBytes larger records are rejected whole */
     public ExpositionDecoder(int maxRecordBytes) {
@@ -72,13 +79,34 @@ public final class ExpositionDecoder extends LineDecoder {
         }
         int i = ExpositionLine.blanks(b, from, to);
         if (i < to && b[i] == '#') {
-            metadata(b, ExpositionLine.blanks(b, i + 1, to), to, out);
+            if (convertClassic) {
+                classic.close();
+            }
+            metadata(b, ExpositionLine.blanks(b, i + 1, to), to, out, convertClassic ? classic : null);
         }
         return true;
     }
 
-    /** Keeps a {@code HELP}, {@code TYPE} or {@code UNIT} line {@code b[i, to)} (after its {@code #}) in the families. */
-    private static void metadata(byte[] b, int i, int to, DecodedPoints out) {
+    @Override
+    protected void startRecord(byte[] value, DecodedPoints out, Rejections rejections) {
+        convertClassic = out.histograms().classicCustomBuckets();
+        if (convertClassic) {
+            classic.start(value, out, rejections);
+        }
+    }
+
+    @Override
+    protected void endRecord(DecodedPoints out, Rejections rejections) {
+        if (convertClassic) {
+            classic.finish();
+        }
+    }
+
+    /**
+     * Keeps a {@code HELP}, {@code TYPE} or {@code UNIT} line {@code b[i, to)} (after its {@code #}) in the families, and
+     * tells {@code classic} (when not null) the family and type of a {@code TYPE} line.
+     */
+    private static void metadata(byte[] b, int i, int to, DecodedPoints out, ClassicHistogramGroups classic) {
         if (to - i < 6 || !isBlank(b[i + 4])) {
             return;
         }
@@ -95,13 +123,16 @@ public final class ExpositionDecoder extends LineDecoder {
         while (ne < to && !isBlank(b[ne])) {
             ne++;
         }
-        if (ne == ns || !Utf8.isValid(b, ns, to)) {
-            return;
-        }
         int ts = ExpositionLine.blanks(b, ne, to);
         int te = to;
         while (te > ts && isBlank(b[te - 1])) {
             te--;
+        }
+        if (kind == 'T' && classic != null) {
+            classic.type(ns, ne, ts, te);
+        }
+        if (ne == ns || !Utf8.isValid(b, ns, to)) {
+            return;
         }
         FamilyMetadata f = out.families();
         int k = f.family(b, ns, ne - ns);
@@ -182,14 +213,32 @@ public final class ExpositionDecoder extends LineDecoder {
             nonFinite(rejections, value);
             return null;
         }
+        out.set(p, ts, value);
+        out.canonicalize(p);
+        if (convertClassic) {
+            DecodeError late = implausible(out, p, rejections);
+            if (late != null) {
+                return late;
+            }
+            if (classic.series(p, from, to, lineNumber, l.exemplar() >= 0)) {
+                return null; // taken into a classic histogram
+            }
+        }
         if (l.exemplar() >= 0) {
             keepExemplar(b, l.exemplarTokens(), p, ts, out.exemplars());
         } else {
             out.exemplars().none(p);
         }
-        out.set(p, ts, value);
-        out.canonicalize(p);
         return null;
+    }
+
+    /**
+     * Keeps the exemplar of the line {@code b[from, to)} (a sample line with one) as point {@code p}'s, {@code pointTs}
+     * its timestamp when it has none: a classic histogram's, added after its lines.
+     */
+    void exemplarOf(byte[] b, int from, int to, int p, long pointTs, PointExemplars e) {
+        exemplarLine.scan(b, from, to);
+        keepExemplar(b, exemplarLine.exemplarTokens(), p, pointTs, e);
     }
 
     /**

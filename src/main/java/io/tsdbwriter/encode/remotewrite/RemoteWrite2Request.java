@@ -26,7 +26,8 @@ import java.util.Arrays;
  * {@link MetricMetadata}; the first per family counts) become each matching series' {@code TimeSeries.metadata}
  * (field 5: {@code type = 1}, {@code help_ref = 3}, {@code unit_ref = 4}, help and unit in the symbol table). A series
  * matches a family when its {@code __name__} is the family name, or the name plus one of OpenMetrics' suffixes
- * {@code _total}, {@code _bucket}, {@code _count}, {@code _sum}, {@code _created}, {@code _info}. A series without a
+ * {@code _total}, {@code _bucket}, {@code _count}, {@code _sum}, {@code _created}, {@code _info}, {@code _gcount},
+ * {@code _gsum} (a gauge histogram's). A series without a
  * family carries no metadata; the 1.0 entries themselves are not copied (2.0 has no such field).
  *
  * <p>Why from a 1.0 body: the write path builds one body per batch from whole points and splits a refused batch at
@@ -59,7 +60,14 @@ public final class RemoteWrite2Request {
     private static final byte[] NAME = "__name__".getBytes(StandardCharsets.US_ASCII);
     /** A series named family + one of these belongs to the family (OpenMetrics 1.0, "Metric types"). */
     private static final byte[][] SUFFIXES = {
-        bytes("_total"), bytes("_bucket"), bytes("_count"), bytes("_sum"), bytes("_created"), bytes("_info")
+        bytes("_total"),
+        bytes("_bucket"),
+        bytes("_count"),
+        bytes("_sum"),
+        bytes("_created"),
+        bytes("_info"),
+        bytes("_gcount"),
+        bytes("_gsum")
     };
 
     private RemoteWrite2Request() {}

@@ -7,6 +7,7 @@ import io.tsdbwriter.decode.DecodedPoints;
 import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.otlp.OtlpDecoder;
+import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -72,6 +73,19 @@ class RecordDecodersFuzzTest {
             Rejections rejections = new Rejections();
             return (value, out) -> {
                 otlp.decode(value, 1_795_300_857_000L, out, rejections);
+                return out.count() == 0 ? rejections.first() : null;
+            };
+        });
+        // Prometheus text / OpenMetrics as remote write reads it with --convert-classic-histograms-to-nhcb: classic
+        // histograms into native ones across lines (every other line as without the option); a refused line or
+        // histogram leaves the record's other points, so a record is "rejected" here when nothing of it is left
+        ENTRY_POINTS.put("prometheus-nhcb", () -> {
+            ExpositionDecoder text = new ExpositionDecoder(MAX_RECORD_BYTES, new TimestampWindow(0, Long.MAX_VALUE));
+            Rejections rejections = new Rejections(Rejections.NonFinite.KEEP);
+            return (value, out) -> {
+                out.histograms().accept(true);
+                out.histograms().acceptClassicCustomBuckets(true);
+                text.decode(value, 1_795_300_857_000L, out, rejections);
                 return out.count() == 0 ? rejections.first() : null;
             };
         });
