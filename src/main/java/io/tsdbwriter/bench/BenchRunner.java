@@ -1,6 +1,7 @@
 package io.tsdbwriter.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.lab.BenchCell;
 import io.tsdbwriter.lab.CellResult;
@@ -15,6 +16,8 @@ import io.tsdbwriter.lab.SystemCpu;
 import io.tsdbwriter.lab.VmProbe;
 import io.tsdbwriter.lab.WriterCellRunner;
 import io.tsdbwriter.metrics.AotCacheStatus;
+import io.tsdbwriter.produce.OtlpPointRecords;
+import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
 import io.tsdbwriter.write.WriteClient;
@@ -81,6 +84,10 @@ public final class BenchRunner {
      *     receiver's shapes; null = none (default)
      * @param prometheusOutOfOrderWindow the out-of-order window of those Prometheus
      *     ({@code --prometheus-out-of-order-window}); default 30 d
+     * @param otlpRecords the topics it produces carry OTLP records ({@code produce --record-format otlp}) and every
+     *     writer reads {@code --input-format otlp} before its {@code extraRunArgs}; default false: JSON point records
+     * @param readBackRelay after each backlog cell with M = N = 1 on a receiver of its own, count the samples that
+     *     receiver holds ({@link StoredSamples}) into the cell's summary ({@link RelayPeers#READ_BACK_FIELD}); default false
      */
     public record Settings(
             String bootstrapServers,
@@ -114,7 +121,9 @@ public final class BenchRunner {
             CpuPinning.Plan placement,
             Path prometheusBinary,
             Path victoriaMetricsBinary,
-            Duration prometheusOutOfOrderWindow) {
+            Duration prometheusOutOfOrderWindow,
+            boolean otlpRecords,
+            boolean readBackRelay) {
 
         /**
          * @throws NullPointerException naming a required value that is null
@@ -171,6 +180,24 @@ public final class BenchRunner {
                     : null;
         }
 
+        /** The encoder of the topics' record values: OTLP or JSON point records, one point each. */
+        public Function<SourcePoint, byte[]> recordEncoder() {
+            return otlpRecords ? p -> OtlpPointRecords.encode(List.of(p)) : PointRecords::encode;
+        }
+
+        /**
+         * The writers' further {@code run} arguments: {@code --input-format otlp} when {@link #otlpRecords}, then
+         * {@link #extraRunArgs}.
+         */
+        List<String> writerRunArgs() {
+            if (!otlpRecords) {
+                return extraRunArgs;
+            }
+            List<String> args = new ArrayList<>(List.of("--input-format", "otlp"));
+            args.addAll(extraRunArgs);
+            return args;
+        }
+
         /** The binary of {@code kind}. */
         Path binary(FreshReceiver.Kind kind) {
             return kind == FreshReceiver.Kind.PROMETHEUS ? prometheusBinary : victoriaMetricsBinary;
@@ -219,6 +246,8 @@ public final class BenchRunner {
             private Path prometheusBinary;
             private Path victoriaMetricsBinary;
             private Duration prometheusOutOfOrderWindow = Duration.ofDays(30);
+            private boolean otlpRecords;
+            private boolean readBackRelay;
 
             private Builder() {}
 
@@ -414,6 +443,18 @@ public final class BenchRunner {
                 return this;
             }
 
+            /** @see Settings#otlpRecords() */
+            public Builder otlpRecords(boolean otlpRecords) {
+                this.otlpRecords = otlpRecords;
+                return this;
+            }
+
+            /** @see Settings#readBackRelay() */
+            public Builder readBackRelay(boolean readBackRelay) {
+                this.readBackRelay = readBackRelay;
+                return this;
+            }
+
             /**
              * The settings of the values set.
              *
@@ -453,7 +494,9 @@ public final class BenchRunner {
                         placement,
                         prometheusBinary,
                         victoriaMetricsBinary,
-                        prometheusOutOfOrderWindow);
+                        prometheusOutOfOrderWindow,
+                        otlpRecords,
+                        readBackRelay);
             }
         }
     }
@@ -479,7 +522,7 @@ public final class BenchRunner {
         WriteTarget endpoint = new WriteTarget(s.vmUrl());
         HttpClientSecurity security = HttpClientSecurity.of(s.vmHttp(), List.of(s.vmUrl()));
         try (WriteClient client = new WriteClient(Duration.ofSeconds(90), 64, false, security);
-                KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient())) {
+                KafkaFeeder kafka = new KafkaFeeder(s.kafkaClient(), s.recordEncoder())) {
             VmProbe vm = new VmProbe(client.http(), endpoint);
             int permits = s.writePermits();
             if (permits <= 0) {
@@ -522,7 +565,7 @@ public final class BenchRunner {
                             .writePermits(permits)
                             .batchSamples(s.batchSamples())
                             .segmentSize(s.segmentSize())
-                            .extraRunArgs(s.extraRunArgs())
+                            .extraRunArgs(s.writerRunArgs())
                             .workDir(s.workDir())
                             .cellTimeout(s.cellTimeout())
                             .settleMax(s.settleMax())
@@ -653,8 +696,32 @@ public final class BenchRunner {
             return run.run(cell);
         }
         try (FreshReceiver receiver = freshReceiver(fresh, name, client)) {
-            return run.run(cell.withReceiver(cell.remoteWrite() ? receiver.remoteWriteUrl() : receiver.url()))
+            CellResult r = run.run(cell.withReceiver(cell.remoteWrite() ? receiver.remoteWriteUrl() : receiver.url()))
                     .withCell(cell);
+            if (s.readBackRelay() && !r.live() && cell.timeMultiplier() == 1 && cell.instanceMultiplier() == 1) {
+                readBack(name, receiver, r.samplesWritten(), client);
+            }
+            return r;
+        }
+    }
+
+    /** The samples a relay cell's own receiver holds, into the cell's summary and a progress line. */
+    private void readBack(String name, FreshReceiver receiver, long written, WriteClient client)
+            throws InterruptedException {
+        Path summary = s.workDir().resolve(name + ".json");
+        try {
+            long stored = new StoredSamples(client.http()).count(receiver.url(), written, PeerComparison.SETTLE);
+            progress(
+                    "%s: %,d samples read back from its %s (%,d written)",
+                    name, stored, receiver.kind().displayName(), written);
+            if (Files.exists(summary)) {
+                ObjectMapper json = new ObjectMapper();
+                var tree = (ObjectNode) json.readTree(summary.toFile());
+                tree.put(RelayPeers.READ_BACK_FIELD, stored);
+                json.writeValue(summary.toFile(), tree);
+            }
+        } catch (IOException e) {
+            progress("%s: not read back (%s)", name, e.getMessage());
         }
     }
 
@@ -682,8 +749,12 @@ public final class BenchRunner {
         }
         kafka.create(s.topic(), s.partitions());
         progress(
-                "backlog: producing %,d records (one point each) to %s (%d partition%s) ...",
-                s.feed().records(), s.topic(), s.partitions(), s.partitions() == 1 ? "" : "s");
+                "backlog: producing %,d %srecords (one point each) to %s (%d partition%s) ...",
+                s.feed().records(),
+                s.otlpRecords() ? "OTLP " : "",
+                s.topic(),
+                s.partitions(),
+                s.partitions() == 1 ? "" : "s");
         long t0 = System.nanoTime();
         KafkaFeeder.Sent sent =
                 kafka.produce(s.topic(), s.feed().iterator(), s.feed().records(), 0, () -> false);

@@ -129,7 +129,7 @@ public final class ConsumerFloor {
      * @param placement   the process starts on its writer CPUs when it has them
      * @throws IOException when the process fails or writes no summary within {@code timeout}
      */
-    public static TelegrafPeer.Row run(
+    public static RelayPeers.Row run(
             List<String> javaCommand,
             List<String> jvmOptions,
             Path jar,
@@ -174,7 +174,7 @@ public final class ConsumerFloor {
             throw new IOException("the floor exited " + p.exitValue() + "; see " + log);
         }
         var j = new ObjectMapper().readTree(summary.toFile());
-        return new TelegrafPeer.Row(
+        return new RelayPeers.Row(
                 "Kafka consumer floor (bare KafkaConsumer, same fetch settings)",
                 j.path("records").asLong(),
                 j.path("cpu_seconds").asDouble(Double.NaN),

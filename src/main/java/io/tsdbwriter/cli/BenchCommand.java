@@ -3,10 +3,13 @@ package io.tsdbwriter.cli;
 import io.tsdbwriter.amplify.AmplificationPlan;
 import io.tsdbwriter.bench.BenchGrid;
 import io.tsdbwriter.bench.BenchRunner;
-import io.tsdbwriter.bench.ConsumerFloor;
+import io.tsdbwriter.bench.CollectorPeer;
+import io.tsdbwriter.bench.PeerComparison;
+import io.tsdbwriter.bench.RelayPeers.Peer;
 import io.tsdbwriter.bench.TelegrafPeer;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CollectorProcess;
 import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.InputRate;
 import io.tsdbwriter.lab.SourceFeed;
@@ -18,14 +21,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -297,9 +297,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--peer",
-            paramLabel = "telegraf",
-            description = "After the grid, run this peer over the same topic, e.g. telegraf (default: none)")
-    String peer;
+            paramLabel = "telegraf|otelcol[,…]",
+            description =
+                    "After the grid, run these relay peers over the same points (repeatable): telegraf, otelcol (the OpenTelemetry Collector; the topic then holds OTLP records and the cells read --input-format otlp) (default: none)")
+    List<String> peers = new ArrayList<>();
 
     @Option(
             names = "--floor",
@@ -313,23 +314,16 @@ public final class BenchCommand implements Callable<Integer> {
                     + ", else the one scripts/lib.sh builds, else telegraf on the PATH)")
     Path telegrafBinary;
 
+    @Option(
+            names = "--otelcol-binary",
+            paramLabel = "FILE",
+            description = "OpenTelemetry Collector for --peer otelcol (default: $" + CollectorProcess.BINARY_ENV
+                    + ", else the one scripts/lib.sh builds, else otelcol on the PATH)")
+    Path otelcolBinary;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
-        Path telegraf = null;
-        if (peer != null) {
-            if (!peer.equals("telegraf")) {
-                throw new ParameterException(spec.commandLine(), "--peer must be telegraf, got '" + peer + "'");
-            }
-            telegraf = TelegrafPeer.locate(telegrafBinary)
-                    .orElseThrow(() -> new ParameterException(
-                            spec.commandLine(),
-                            "--peer telegraf: no executable Telegraf ("
-                                    + (telegrafBinary != null
-                                            ? telegrafBinary
-                                            : "$" + TelegrafPeer.BINARY_ENV
-                                                    + ", ~/.cache/tsdb-writer/bin/telegraf, PATH")
-                                    + "); build it with scripts/lib.sh ensure_telegraf or give --telegraf-binary"));
-        }
+        Map<Peer, Path> peerBinaries = peerBinaries();
         if (prometheusBinary != null && !Files.isExecutable(prometheusBinary)) {
             throw new ParameterException(
                     spec.commandLine(), "--prometheus-binary " + prometheusBinary + ": not an executable file");
@@ -445,108 +439,52 @@ public final class BenchCommand implements Callable<Integer> {
                 .prometheusBinary(prometheusBinary == null ? null : prometheusBinary.toAbsolutePath())
                 .victoriaMetricsBinary(victoriaMetricsBinary == null ? null : victoriaMetricsBinary.toAbsolutePath())
                 .prometheusOutOfOrderWindow(prometheusOutOfOrderWindow)
+                .otlpRecords(peerBinaries.containsKey(Peer.OTELCOL))
+                .readBackRelay(!peerBinaries.isEmpty())
                 .build();
         int rc = new BenchRunner(settings, System.out).run();
-        return telegraf == null && !floor ? rc : Math.max(rc, runPeer(telegraf, settings, jar, java));
+        return peerBinaries.isEmpty() && !floor
+                ? rc
+                : Math.max(rc, new PeerComparison(settings, peerBinaries, floor, System.out).run());
     }
 
-    /**
-     * --peer telegraf and/or --floor: over the same topic, after the grid; prints our relay rows with the floor's and the
-     * peer's under them, and each relay row's ratios to them.
-     */
-    private int runPeer(Path telegraf, BenchRunner.Settings settings, Path jar, List<String> java)
-            throws IOException, InterruptedException {
-        long records;
-        try (Admin admin = Admin.create(settings.kafkaClient().clientPropertiesAsProperties())) {
-            records = 0;
-            var tps = admin
-                    .describeTopics(List.of(settings.topic()))
-                    .allTopicNames()
-                    .get()
-                    .get(settings.topic())
-                    .partitions()
-                    .stream()
-                    .map(pi -> new TopicPartition(settings.topic(), pi.partition()))
-                    .toList();
-            var latest = new HashMap<TopicPartition, OffsetSpec>();
-            tps.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
-            for (var e : admin.listOffsets(latest).all().get().values()) {
-                records += e.offset();
-            }
-        } catch (ExecutionException e) {
-            System.out.println("bench: peer telegraf: cannot read the end of " + settings.topic() + ": "
-                    + e.getCause().getMessage());
-            return 1;
+    /** The binary of each {@code --peer}, located now so that a missing one is a usage error before the grid runs. */
+    private Map<Peer, Path> peerBinaries() {
+        Set<Peer> wanted;
+        try {
+            wanted = Peer.parse(peers);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        var writerRows = TelegrafPeer.writerRows(settings.workDir());
-        var rows = new ArrayList<>(writerRows);
-        TelegrafPeer.Row floorRow = null;
-        TelegrafPeer.Row telegrafRow = null;
-        int rc = 0;
-        if (floor) {
-            System.out.printf(
-                    "bench: floor: a bare KafkaConsumer reading the %,d records of %s ...%n",
-                    records, settings.topic());
-            try {
-                floorRow = ConsumerFloor.run(
-                        java,
-                        writers.writerJvmOptions,
-                        jar,
-                        settings.bootstrapServers(),
-                        settings.kafkaClient().clientPropertiesAsProperties(),
-                        settings.topic(),
-                        settings.workDir().resolve("floor"),
-                        cellTimeout,
-                        settings.placement().placement());
-                rows.add(floorRow);
-            } catch (IOException e) {
-                System.out.println("bench: floor failed: " + e.getMessage());
-                rc = 1;
-            }
+        Map<Peer, Path> binaries = new LinkedHashMap<>();
+        if (wanted.contains(Peer.TELEGRAF)) {
+            binaries.put(
+                    Peer.TELEGRAF,
+                    TelegrafPeer.locate(telegrafBinary)
+                            .orElseThrow(
+                                    () -> new ParameterException(
+                                            spec.commandLine(),
+                                            "--peer telegraf: no executable Telegraf ("
+                                                    + (telegrafBinary != null
+                                                            ? telegrafBinary
+                                                            : "$" + TelegrafPeer.BINARY_ENV
+                                                                    + ", ~/.cache/tsdb-writer/bin/telegraf, PATH")
+                                                    + "); build it with scripts/lib.sh ensure_telegraf or give --telegraf-binary")));
         }
-        if (telegraf != null) {
-            System.out.printf(
-                    "bench: peer telegraf (%s): consuming the %,d records of %s ...%n",
-                    telegraf, records, settings.topic());
-            try {
-                telegrafRow = TelegrafPeer.run(
-                        telegraf,
-                        settings.kafkaClient(),
-                        settings.topic(),
-                        records,
-                        vmUrl,
-                        settings.workDir().resolve("peer-telegraf"),
-                        cellTimeout,
-                        System.out,
-                        settings.placement().placement());
-                rows.add(telegrafRow);
-            } catch (IOException e) {
-                System.out.println("bench: peer telegraf failed: " + e.getMessage());
-                rc = 1;
-            }
+        if (wanted.contains(Peer.OTELCOL)) {
+            binaries.put(
+                    Peer.OTELCOL,
+                    CollectorPeer.locate(otelcolBinary)
+                            .orElseThrow(
+                                    () -> new ParameterException(
+                                            spec.commandLine(),
+                                            "--peer otelcol: no executable OpenTelemetry Collector ("
+                                                    + (otelcolBinary != null
+                                                            ? otelcolBinary
+                                                            : "$" + CollectorProcess.BINARY_ENV
+                                                                    + ", ~/.cache/tsdb-writer/bin/otelcol, PATH")
+                                                    + "); build it with scripts/lib.sh ensure_otelcol or give --otelcol-binary")));
         }
-        System.out.println();
-        System.out.println("Relay vs " + (floor ? "floor" : "") + (floor && telegraf != null ? " and " : "")
-                + (telegraf != null ? "peer" : "")
-                + ", same topic, same run (whole process: start, JIT and all; points/s from the start of consuming for ours and"
-                + " the floor, from process start for the peer):");
-        System.out.print(TelegrafPeer.table(rows));
-        for (var w : writerRows) {
-            StringBuilder line = new StringBuilder(w.name()).append(':');
-            if (floorRow != null) {
-                line.append(String.format(
-                        Locale.ROOT,
-                        " writer ÷ floor %.2f× CPU per point (target ≤ 2.0);",
-                        w.cpuPerMillion() / floorRow.cpuPerMillion()));
-            }
-            if (telegrafRow != null) {
-                line.append(String.format(
-                        Locale.ROOT,
-                        " Telegraf ÷ writer %.1f× (target ≥ 8 on 5 M points, ≥ 10 on 10 M);",
-                        telegrafRow.cpuPerMillion() / w.cpuPerMillion()));
-            }
-            System.out.println(line);
-        }
-        return rc;
+        return binaries;
     }
 }

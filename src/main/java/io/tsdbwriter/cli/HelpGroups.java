@@ -259,7 +259,9 @@ final class HelpGroups {
                                             "--batch-samples",
                                             "--cell-timeout",
                                             "--settle-timeout")),
-                            new Group("Floor and peer", List.of("--floor", "--peer", "--telegraf-binary")),
+                            new Group(
+                                    "Floor and peer",
+                                    List.of("--floor", "--peer", "--telegraf-binary", "--otelcol-binary")),
                             new Group(
                                     "Placement: the TSDB and the writer side on disjoint CPUs",
                                     List.of("--tsdb-cpus", "--writer-cpus")),

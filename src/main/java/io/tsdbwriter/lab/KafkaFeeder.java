@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -28,17 +29,26 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The bench's Kafka side: creates topics and produces point records (one point per record, as {@code produce}
- * does with its defaults and the same producer settings), either as fast as possible (the pre-loaded backlog) or at
- * a fixed rate while a writer runs (live mode). Not thread-safe; one feeder per thread.
+ * does with its defaults and the same producer settings; JSON point records unless an encoder is given, e.g.
+ * {@code OtlpPointRecords} as {@code produce --record-format otlp}), either as fast as possible (the pre-loaded backlog)
+ * or at a fixed rate while a writer runs (live mode). Not thread-safe; one feeder per thread.
  */
 public final class KafkaFeeder implements AutoCloseable {
 
     private final String bootstrapServers;
     private final KafkaClientConfig kafka;
     private final Admin admin;
+    private final Function<SourcePoint, byte[]> encoder;
 
+    /** A feeder of JSON point records ({@link PointRecords}). */
     public KafkaFeeder(KafkaClientConfig kafka) {
+        this(kafka, PointRecords::encode);
+    }
+
+    /** A feeder whose record values are {@code encoder}'s bytes of one point each. */
+    public KafkaFeeder(KafkaClientConfig kafka, Function<SourcePoint, byte[]> encoder) {
         this.kafka = kafka;
+        this.encoder = encoder;
         this.bootstrapServers = kafka.bootstrapServers();
         Properties p = kafka.clientPropertiesAsProperties();
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tsdb-writer-bench-admin");
@@ -176,7 +186,7 @@ public final class KafkaFeeder implements AutoCloseable {
                         break;
                     }
                 }
-                byte[] value = PointRecords.encode(points.next());
+                byte[] value = encoder.apply(points.next());
                 producer.send(new ProducerRecord<>(topic, value), (md, e) -> {
                     if (e == null) {
                         sent.acked.incrementAndGet();

@@ -1,0 +1,112 @@
+package io.tsdbwriter.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.lab.BenchCell;
+import io.tsdbwriter.lab.CpuPinning;
+import io.tsdbwriter.lab.FreshReceiver;
+import io.tsdbwriter.lab.SourceFeed;
+import io.tsdbwriter.produce.PointRecords;
+import io.tsdbwriter.produce.SourcePoint;
+import io.tsdbwriter.write.http.HttpAuthConfig;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class PeerComparisonTest {
+
+    private static BenchRunner.Settings.Builder settings(List<BenchCell> cells) {
+        return BenchRunner.Settings.builder()
+                .bootstrapServers("127.0.0.1:9092")
+                .vmUrl("http://127.0.0.1:8428")
+                .topic("t")
+                .cells(cells)
+                .feed(SourceFeed.synthetic(10, 100, 1_700_000_000_000L, 60_000))
+                .workDir(Path.of("/tmp/w"))
+                .jar(Path.of("w.jar"))
+                .javaCommand(List.of("java"))
+                .extraRunArgs(List.of("--log-format", "json"))
+                .commandLine("tsdb-writer bench")
+                .kafkaClient(KafkaClientConfig.of("127.0.0.1:9092"))
+                .vmHttp(HttpAuthConfig.NONE)
+                .remoteWriteUrl("http://127.0.0.1:8428/api/v1/write")
+                .placement(CpuPinning.Plan.SHARED);
+    }
+
+    private static final BenchCell IMPORT = new BenchCell(1, 1, 1, "async", "import", null);
+    private static final BenchCell RW2 = new BenchCell(1, 1, 1, "async", BenchCell.REMOTE_WRITE_2, null);
+
+    @Test
+    void otlpRecordsAreWhatTheWritersAreToldToRead() throws Exception {
+        BenchRunner.Settings json = settings(List.of(IMPORT)).build();
+        BenchRunner.Settings otlp = settings(List.of(IMPORT)).otlpRecords(true).build();
+        assertThat(json.writerRunArgs()).containsExactly("--log-format", "json");
+        assertThat(otlp.writerRunArgs()).containsExactly("--input-format", "otlp", "--log-format", "json");
+        SourcePoint p = new SourcePoint("up", Map.of("instanceNo", "1"), "pk", 1_700_000_000_000L, 1.5);
+        assertThat(json.recordEncoder().apply(p)).isEqualTo(PointRecords.encode(p));
+        assertThat(new ObjectMapper()
+                        .readTree(json.recordEncoder().apply(p))
+                        .path("metric")
+                        .asText())
+                .isEqualTo("up");
+        var request = ExportMetricsServiceRequest.parseFrom(otlp.recordEncoder().apply(p));
+        var metric = request.getResourceMetrics(0).getScopeMetrics(0).getMetrics(0);
+        assertThat(metric.getName()).isEqualTo("up");
+        assertThat(metric.getGauge().getDataPointsCount()).isEqualTo(1);
+        assertThat(PeerComparison.telegrafTopic(json)).isEqualTo("t");
+        assertThat(PeerComparison.telegrafTopic(otlp)).isEqualTo("t-json");
+    }
+
+    @Test
+    void peersRunIntoTheReceiversTheCellsGot() {
+        Path bin = Path.of("/bin/true");
+        assertThat(PeerComparison.receivers(settings(List.of(IMPORT)).build())).containsExactly(Optional.empty());
+        assertThat(PeerComparison.receivers(
+                        settings(List.of(IMPORT)).victoriaMetricsBinary(bin).build()))
+                .containsExactly(Optional.of(FreshReceiver.Kind.VICTORIA_METRICS));
+        assertThat(PeerComparison.receivers(settings(List.of(RW2, IMPORT))
+                        .victoriaMetricsBinary(bin)
+                        .prometheusBinary(bin)
+                        .build()))
+                .containsExactly(
+                        Optional.of(FreshReceiver.Kind.PROMETHEUS), Optional.of(FreshReceiver.Kind.VICTORIA_METRICS));
+        assertThat(PeerComparison.receivers(
+                        settings(List.of(RW2, IMPORT)).prometheusBinary(bin).build()))
+                .containsExactly(Optional.of(FreshReceiver.Kind.PROMETHEUS), Optional.empty());
+    }
+
+    @Test
+    void ratiosOfEachPeerToEachRelayRow() {
+        RelayPeers.Row writer = new RelayPeers.Row("tsdb-writer cell-01 P=1 async otlp", 1_000_000, 2, 10, 1);
+        RelayPeers.Row floor = new RelayPeers.Row("floor", 1_000_000, 1, 5, 1);
+        RelayPeers.Row telegraf =
+                new RelayPeers.Row(TelegrafPeer.ROW_NAME + " → VictoriaMetrics", 1_000_000, 17, 20, 1);
+        RelayPeers.Row otelcol = new RelayPeers.Row(CollectorPeer.ROW_NAME + " → Prometheus", 1_000_000, 9, 20, 1);
+        assertThat(PeerComparison.ratios(List.of(writer), floor, List.of(telegraf, otelcol)))
+                .containsExactly(
+                        "tsdb-writer cell-01 P=1 async otlp: writer ÷ floor 2.00× CPU per point (target ≤ 2.0);"
+                                + " Telegraf → VictoriaMetrics ÷ writer 8.5× (target ≥ 8 on 5 M points, ≥ 10 on 10 M);"
+                                + " Collector → Prometheus ÷ writer 4.5×;");
+        assertThat(PeerComparison.ratios(
+                        List.of(writer), null, List.of(new RelayPeers.Row(TelegrafPeer.ROW_NAME, 1_000_000, 20, 1, 1))))
+                .containsExactly(
+                        "tsdb-writer cell-01 P=1 async otlp: Telegraf ÷ writer 10.0× (target ≥ 8 on 5 M points,"
+                                + " ≥ 10 on 10 M);");
+    }
+
+    @Test
+    void theCollectorGetsOneBrokerAndItsOwnGroup() {
+        var s = CollectorPeer.settings(
+                "10.0.0.1:9092, 10.0.0.2:9092", "t", "g", "http://127.0.0.1:9090/api/v1/write", 8888);
+        assertThat(s.bootstrapServers()).isEqualTo("10.0.0.1:9092");
+        assertThat(s.topic()).isEqualTo("t");
+        assertThat(s.groupId()).isEqualTo("g");
+        assertThat(s.remoteWriteUrl()).isEqualTo("http://127.0.0.1:9090/api/v1/write");
+        assertThat(s.metricsPort()).isEqualTo(8888);
+    }
+}
