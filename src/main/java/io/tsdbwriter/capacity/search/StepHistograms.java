@@ -55,6 +55,8 @@ final class StepHistograms {
     private LatencyHistograms.Record pending;
     /** Data points taken from {@link #records} so far, {@link #pending}'s included. */
     private long taken;
+    /** The last step's, or null. */
+    private Running last;
 
     /**
      * @param series           N, ≥ 1
@@ -153,10 +155,17 @@ final class StepHistograms {
 
     /**
      * Starts producing the histograms to {@code topic} (created by the caller) while {@code points} is fed, until
-     * {@code deadlineNanos} ({@link System#nanoTime()}) or the histograms' last round.
+     * {@code deadlineNanos} ({@link System#nanoTime()}) or the histograms' last round; first waits for the last step's
+     * producer to end (a step that failed before it awaited it).
+     *
+     * @throws InterruptedException when interrupted while waiting for the last step's producer
      */
-    Running start(KafkaFeeder kafka, String topic, StepFeed points, long deadlineNanos) {
+    Running start(KafkaFeeder kafka, String topic, StepFeed points, long deadlineNanos) throws InterruptedException {
+        if (last != null) {
+            last.thread.join();
+        }
         Running run = new Running();
+        last = run;
         BooleanSupplier stop = () -> System.nanoTime() > deadlineNanos;
         Iterator<byte[]> values = values(points::taken, points::newestMs, stop, run);
         run.thread = Thread.ofPlatform().name("capacity-histograms").start(() -> {
