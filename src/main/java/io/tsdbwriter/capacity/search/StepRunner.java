@@ -44,7 +44,8 @@ import java.util.function.LongSupplier;
  * start, the schedule's clock restarting with each step's input; each step's {@link StepSeries} comes from the window.
  * A writer with a series limit (its page shows the limit's gauges when it is ready) has its dropped samples counted as
  * handled (in the efficiency, the drain and the lost samples) and its step a {@link StepLimit}, the targets' new series
- * read from the step's start to its end.
+ * read from the step's start to its end. With a histogram share ({@link StepHistograms}) a step's writer also reads the
+ * step's histogram topic as OTLP, and the samples those records decode to count among the step's expected ones.
  *
  * <p>Not thread-safe: the search's thread only. The running step's process is also read by a JVM shutdown hook,
  * registered once per instance, which kills it so no writer outlives the command.
