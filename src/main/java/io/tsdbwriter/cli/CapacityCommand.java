@@ -298,6 +298,14 @@ public final class CapacityCommand implements Callable<Integer> {
     long records;
 
     @Option(
+            names = "--histogram-series",
+            defaultValue = "0",
+            paramLabel = "S",
+            description =
+                    "Feed S series of OTLP exponential latency histograms beside each step's points (as produce --histogram-series; a topic of their own, read with --topic-format …=otlp), a data point per series each 60 s of the points' sample time; 0 = none (default: ${DEFAULT-VALUE})")
+    int histogramSeries;
+
+    @Option(
             names = "--probe-records",
             defaultValue = "500000",
             paramLabel = "R",
@@ -359,6 +367,9 @@ public final class CapacityCommand implements Callable<Integer> {
         if (maxSteps < 1 || refineSteps < 0 || partitions < 1 || batchSamples < 1 || records < 1 || probeRecords < 1) {
             throw bad("--max-steps, --partitions, --batch-samples, --points-per-pass and --probe-records must be >= 1,"
                     + " --refine-steps >= 0");
+        }
+        if (histogramSeries < 0) {
+            throw bad("--histogram-series must be >= 0, got " + histogramSeries);
         }
         if (parallelism < 1 || maxConcurrentWrites < 0) {
             throw bad("--parallelism must be >= 1, --max-concurrent-writes >= 0");
@@ -471,6 +482,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 .placement(plan)
                 .reads(reads)
                 .readBackUrl(readBackUrl)
+                .histogramSeries(histogramSeries)
                 .build();
         if (planned.isEmpty()) {
             return new CapacitySearch(settings, System.out).run();

@@ -296,7 +296,8 @@ final class HelpGroups {
                                             "--max-hourly-series",
                                             "--max-daily-series",
                                             "--data-dir",
-                                            "--points-per-pass")),
+                                            "--points-per-pass",
+                                            "--histogram-series")),
                             new Group(
                                     "Search",
                                     List.of(

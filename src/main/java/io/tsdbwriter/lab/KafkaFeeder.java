@@ -161,13 +161,40 @@ public final class KafkaFeeder implements AutoCloseable {
     }
 
     /**
-     * Sends {@code max} points from {@code points} (or until {@code stop} says so), one per record, at
-     * {@code ratePerSecond} (0 = as fast as possible), and waits for every acknowledgement.
+     * Sends {@code max} points from {@code points} (or until {@code stop} says so), one per record encoded by this
+     * feeder's encoder, at {@code ratePerSecond} (0 = as fast as possible), and waits for every acknowledgement.
      *
      * @throws IllegalStateException when a send failed
      */
     public Sent produce(
             String topic, Iterator<SourcePoint> points, long max, double ratePerSecond, BooleanSupplier stop) {
+        return produceValues(
+                topic,
+                new Iterator<>() {
+                    @Override
+                    public boolean hasNext() {
+                        return points.hasNext();
+                    }
+
+                    @Override
+                    public byte[] next() {
+                        return encoder.apply(points.next());
+                    }
+                },
+                max,
+                ratePerSecond,
+                stop);
+    }
+
+    /**
+     * As {@link #produce}, for record values already encoded (any format the writer reads): sends {@code max} of
+     * {@code values} (or until {@code stop} says so, or {@code values} has no next: its {@code hasNext} may block) at
+     * {@code ratePerSecond} (0 = as fast as possible), and waits for every acknowledgement.
+     *
+     * @throws IllegalStateException when a send failed
+     */
+    public Sent produceValues(
+            String topic, Iterator<byte[]> values, long max, double ratePerSecond, BooleanSupplier stop) {
         Properties props = ProducerSettings.of(kafka);
         props.put("client.id", "tsdb-writer-bench");
         Sent sent = new Sent();
@@ -175,7 +202,7 @@ public final class KafkaFeeder implements AutoCloseable {
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             long n = 0;
-            while (n < max && points.hasNext() && sent.failure.get() == null && !stop.getAsBoolean()) {
+            while (n < max && values.hasNext() && sent.failure.get() == null && !stop.getAsBoolean()) {
                 if (ratePerSecond > 0) {
                     long due = start + (long) (n * 1e9 / ratePerSecond);
                     long wait;
@@ -186,7 +213,7 @@ public final class KafkaFeeder implements AutoCloseable {
                         break;
                     }
                 }
-                byte[] value = encoder.apply(points.next());
+                byte[] value = values.next();
                 producer.send(new ProducerRecord<>(topic, value), (md, e) -> {
                     if (e == null) {
                         sent.acked.incrementAndGet();

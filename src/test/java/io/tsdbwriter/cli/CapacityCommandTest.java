@@ -69,6 +69,7 @@ class CapacityCommandTest {
     @Test
     void badFlagsExitTwoWithOneLine() {
         assertUsageError(execute("capacity", "--step-factor", "1"), "--step-factor must be > 1");
+        assertUsageError(execute("capacity", "--histogram-series", "-1"), "--histogram-series must be >= 0, got -1");
         assertUsageError(
                 execute("capacity", "--side-by-side"),
                 "--side-by-side searches several --target at the same time: give at least two");

@@ -12,6 +12,7 @@ import io.tsdbwriter.lab.Machine;
 import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.lab.VmProbe;
 import io.tsdbwriter.lab.WriterCellRunner;
+import io.tsdbwriter.produce.LatencyHistograms;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
 import io.tsdbwriter.tsdbmetrics.CostFigures;
@@ -118,7 +119,8 @@ public final class CapacitySearch {
             SeriesSchedule seriesSchedule,
             CpuPinning.Plan placement,
             ReadLoadSettings reads,
-            String readBackUrl) {
+            String readBackUrl,
+            int histogramSeries) {
 
         /**
          * These settings for one of several targets: its URL as the writers' {@code --vm-url} and its protocol flags
@@ -241,6 +243,7 @@ public final class CapacitySearch {
             b.placement = placement;
             b.reads = reads;
             b.readBackUrl = readBackUrl;
+            b.histogramSeries = histogramSeries;
             return b;
         }
 
@@ -290,6 +293,7 @@ public final class CapacitySearch {
             private CpuPinning.Plan placement = CpuPinning.Plan.SHARED;
             private ReadLoadSettings reads = null;
             private String readBackUrl = null;
+            private int histogramSeries = 0;
 
             private Builder() {}
 
@@ -528,6 +532,15 @@ public final class CapacitySearch {
             }
 
             /**
+             * Series of OTLP exponential histograms fed beside each step's points ({@link StepHistograms}), >= 0; 0:
+             * none.
+             */
+            public Builder histogramSeries(int value) {
+                this.histogramSeries = value;
+                return this;
+            }
+
+            /**
              * Checks what a search cannot run without, as {@code capacity} checks its flags.
              *
              * @throws NullPointerException when a URL, the topic prefix, a list, the work directory or the placement is null
@@ -557,10 +570,11 @@ public final class CapacitySearch {
                         || partitions < 1
                         || batchSamples < 1
                         || probeRecords < 1
-                        || parallelism < 1) {
+                        || parallelism < 1
+                        || histogramSeries < 0) {
                     throw new IllegalArgumentException(
                             "maxSteps, partitions, batchSamples, probeRecords and parallelism"
-                                    + " must be >= 1, refineSteps >= 0");
+                                    + " must be >= 1, refineSteps and histogramSeries >= 0");
                 }
                 if (!(minEfficiency > 0 && minEfficiency <= 1)) {
                     throw new IllegalArgumentException("minEfficiency must be in (0, 1], got " + minEfficiency);
@@ -615,7 +629,8 @@ public final class CapacitySearch {
                         seriesSchedule,
                         placement,
                         reads,
-                        readBackUrl);
+                        readBackUrl,
+                        histogramSeries);
             }
         }
     }
@@ -732,6 +747,9 @@ public final class CapacitySearch {
             progress("machine: %s", machine);
             progress("input: %s", s.feed().description());
             progress("series: %s", stepRunner.seriesDescription());
+            if (stepRunner.histograms() != null) {
+                progress("%s", histogramLine(stepRunner.histograms()));
+            }
             progress(
                     "targets' /metrics: %s",
                     String.join(", ", targets.stream().map(SafeUrl::redact).toList()));
@@ -806,6 +824,19 @@ public final class CapacitySearch {
             finalPages = scraper.scrapeAll(targets); // the memory and disk figures' one reading (CostFigures)
             readBack = readBackPass(client.http());
             progress("%s", readBack.line());
+            if (stepRunner.histograms() != null) {
+                long[] h = stepRunner.histogramFigures();
+                progress(
+                        "histograms: %,d data points fed over the steps; %s",
+                        h[0],
+                        stepRunner.histograms().nativeHistograms()
+                                ? String.format(
+                                        Locale.ROOT,
+                                        "%,d native histograms written (one sample each), %,d buckets in them",
+                                        h[1],
+                                        h[2])
+                                : "written as vmrange bucket series, each bucket one of the samples written");
+            }
             return steps.result();
         }
     }
@@ -819,8 +850,10 @@ public final class CapacitySearch {
         if (s.readBackUrl() == null) {
             return new ReadBackCount(http).count(null, written, span);
         }
-        ReadBackExact.Outcome exact = new ReadBackExact(http)
-                .compare(s.readBackUrl(), written, stepRunner.fed(), s.instanceMultiplier(), s.extraRunArgs());
+        ReadBackExact.Outcome exact = stepRunner.histograms() != null
+                ? ReadBackExact.Outcome.not(ReadBackExact.HISTOGRAMS)
+                : new ReadBackExact(http)
+                        .compare(s.readBackUrl(), written, stepRunner.fed(), s.instanceMultiplier(), s.extraRunArgs());
         if (exact.readBack() != null) {
             return exact.readBack();
         }
@@ -829,6 +862,26 @@ public final class CapacitySearch {
                 count.written(),
                 count.readBack(),
                 count.source() + " (not compared sample by sample: " + exact.whyNot() + ")");
+    }
+
+    /**
+     * The histogram share as the search's start prints it: {@code histograms: 480 series of http.server.request.duration
+     * (OTLP exponential histograms) beside the points, one data point per series every 60 s of the points' sample time,
+     * on each step's topic <step topic>-histograms (--topic-format …=otlp); written as native histograms (one sample each)}.
+     */
+    static String histogramLine(StepHistograms h) {
+        return String.format(
+                Locale.ROOT,
+                "histograms: %,d series of %s (OTLP exponential histograms) beside the points, one data point per series"
+                        + " every %d s of the points' sample time, on each step's topic %s (--topic-format …=otlp);"
+                        + " written as %s",
+                h.series(),
+                LatencyHistograms.METRIC,
+                StepHistograms.INTERVAL_MS / 1000,
+                StepHistograms.topic("<step topic>"),
+                h.nativeHistograms()
+                        ? "native histograms (one sample each)"
+                        : "vmrange bucket series (_count, _sum and a sample per non-empty bucket)");
     }
 
     /** What every step of one search shares. */

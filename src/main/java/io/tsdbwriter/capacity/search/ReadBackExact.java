@@ -34,7 +34,8 @@ import okhttp3.OkHttpClient;
  * again from the feed once per batch. It does not run — {@link Outcome#whyNot()} says why and the count stands
  * ({@link ReadBackCount}) — when one metric name alone holds more than {@link #BATCH_SAMPLES}, the search fed more than
  * {@link #MAX_SAMPLES} in all (the read would take minutes), the steps' M differ ({@code --vary time-multiplier}), a
- * series schedule fed the steps ({@code --series-mode} other than steady), a writer argument changes what the writers
+ * series schedule fed the steps ({@code --series-mode} other than steady), histograms fed them ({@link #HISTOGRAMS}:
+ * the search says so before it asks), a writer argument changes what the writers
  * write from what they were fed ({@link #ALTERING}), or the read fails. Only the fed metric names are read: a series of
  * another name is not seen.
  *
@@ -62,6 +63,13 @@ final class ReadBackExact {
             "--min-timestamp",
             "--input-format",
             "--topic-format");
+
+    /**
+     * Why the comparison does not run with a histogram share ({@code --histogram-series}): {@code verify}'s reader and
+     * comparison take float samples, and histograms are produced again from no feed.
+     */
+    static final String HISTOGRAMS =
+            "histogram series (--histogram-series) fed the steps: the comparison reads float samples only";
 
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 

@@ -42,9 +42,9 @@ final class StepFeed {
 
             @Override
             public SourcePoint next() {
-                feed.taken.incrementAndGet();
                 SourcePoint p = source.next();
                 feed.newestMs = p.timestampMs();
+                feed.taken.incrementAndGet(); // after: a reader that sees a point taken sees its time
                 return p;
             }
         };
@@ -59,7 +59,7 @@ final class StepFeed {
         return feed;
     }
 
-    /** Points handed to the producer so far. */
+    /** Points handed to the producer so far; once above 0, {@link #newestMs()} is a point's time. */
     long taken() {
         return taken.get();
     }

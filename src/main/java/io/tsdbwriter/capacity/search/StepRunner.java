@@ -30,6 +30,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The writers of one {@link CapacitySearch}, run one at a time: the probe's, on a pre-loaded backlog, and each step's,
@@ -43,7 +44,8 @@ import java.util.concurrent.TimeUnit;
  * start, the schedule's clock restarting with each step's input; each step's {@link StepSeries} comes from the window.
  * A writer with a series limit (its page shows the limit's gauges when it is ready) has its dropped samples counted as
  * handled (in the efficiency, the drain and the lost samples) and its step a {@link StepLimit}, the targets' new series
- * read from the step's start to its end.
+ * read from the step's start to its end. With a histogram share ({@link StepHistograms}) a step's writer also reads the
+ * step's histogram topic as OTLP, and the samples those records decode to count among the step's expected ones.
  *
  * <p>Not thread-safe: the search's thread only. The running step's process is also read by a JVM shutdown hook,
  * registered once per instance, which kills it so no writer outlives the command.
@@ -70,6 +72,13 @@ final class StepRunner {
     private long samplesWritten;
     /** What the probe and the steps fed, for the exact read-back. */
     private final FedSamples fed;
+    /** The histogram share fed beside each step's points ({@code --histogram-series}); null without one. */
+    private final StepHistograms histograms;
+    /** Over the steps so far: histogram data points fed, native histograms written and their buckets. */
+    private long histogramPoints;
+
+    private long histogramsWritten;
+    private long histogramBucketsWritten;
 
     /**
      * @param scraper reads the writers' and the targets' {@code /metrics}
@@ -90,6 +99,9 @@ final class StepRunner {
         // past the passes the probe's backlog took from the context's cycle, so no sample repeats
         long firstRound = settings.probePasses();
         this.fed = new FedSamples(settings.feed(), firstRound);
+        this.histograms = settings.histogramSeries() > 0
+                ? new StepHistograms(settings.histogramSeries(), StepHistograms.remoteWrite(settings.extraRunArgs()))
+                : null;
         this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY
                 ? null
                 : span.track(settings.feed()
@@ -163,6 +175,20 @@ final class StepRunner {
         return fed;
     }
 
+    /** The histogram share ({@code --histogram-series}), or null without one. */
+    StepHistograms histograms() {
+        return histograms;
+    }
+
+    /**
+     * Over the steps run so far: the histogram data points fed, the native histograms the writers wrote (each one of
+     * {@link #samplesWritten()}) and their buckets (the summaries' {@code histograms_written} and
+     * {@code histogram_buckets_written}; 0 and 0 through the import API, which writes {@code vmrange} bucket series).
+     */
+    long[] histogramFigures() {
+        return new long[] {histogramPoints, histogramsWritten, histogramBucketsWritten};
+    }
+
     /** The targets' CPU over the measured windows of the steps run so far. */
     CpuPerSamples targetCpu() {
         return targetCpu;
@@ -185,6 +211,9 @@ final class StepRunner {
         String name = String.format(Locale.ROOT, "step-%02d", index);
         String topic = s.topicPrefix() + "-" + name;
         ctx.kafka().create(topic, s.partitions());
+        if (histograms != null) {
+            ctx.kafka().create(StepHistograms.topic(topic), s.partitions());
+        }
         progress(
                 "[%s%s] M=%d: %,.0f points/s (%s samples/min expected) for %s (warm-up %s) to %s ...",
                 index,
@@ -200,6 +229,9 @@ final class StepRunner {
         Path log = s.workDir().resolve(name + ".log");
         Files.deleteIfExists(summary);
         List<String> cmd = new ArrayList<>(ctx.runner().command(cell, topic, group(name), summary, false, port));
+        if (histograms != null) {
+            cmd.addAll(StepHistograms.writerArgs(topic)); // a second topic, read as OTLP
+        }
         if (cmd.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
             // a step is measured on acknowledgements and ends with SIGTERM, which would wait out the window every step
             // (design §10); --writer-arg --durability-window=auto restores it
@@ -228,13 +260,18 @@ final class StepRunner {
                     s.pointsPerStep(rate),
                     deadline);
             this.feed = feed;
+            StepHistograms.Running hist = histograms == null
+                    ? null
+                    : histograms.start(ctx.kafka(), StepHistograms.topic(topic), feed, deadline);
             Thread.sleep(s.warmUp().toMillis());
             if (reads != null) {
                 reads.start();
             }
             double sys0 = SystemCpu.busySeconds();
             long sysT0 = System.nanoTime();
-            StepWindow window = measure(p, writerMetrics, ctx.targets(), feed, mn, deadline);
+            // the expected samples' counter: the points, and the samples (before M x N) of the histograms fed
+            LongSupplier taken = hist == null ? feed::taken : () -> feed.taken() + hist.samples();
+            StepWindow window = measure(p, writerMetrics, ctx.targets(), taken, mn, deadline);
             StepSeries series = window.series(activeSeries((System.nanoTime() - t0) / 1_000_000));
             targetCpu.add(window.targetsAtStart(), window.targetsLast(), window.samplesWritten());
             QueryLoad.Figures q = reads == null ? null : reads.stop();
@@ -244,6 +281,7 @@ final class StepRunner {
                             .cores(); // the machine's: /proc/stat sums them all, whatever CPUs this process is placed
             // on
             long producedPoints = feed.awaitProduced();
+            long histogramSamples = hist == null ? 0 : hist.awaitProduced();
             fed.fed(scheduled != null, feed.taken(), m);
             double wallStep = (System.nanoTime() - t0) / 1e9;
             boolean lagGrowing = window.lagGrowing(rate);
@@ -278,12 +316,17 @@ final class StepRunner {
                             q.timeouts(),
                             window.selectsAvg(),
                             window.selectsCapacity());
-            long goal = producedPoints * mn;
+            long goal = (producedPoints + histogramSamples) * mn;
             drain(writerMetrics, goal, index);
             PromSnapshot writerAtEnd = targetsAtStepStart == null ? null : scraper.scrape(writerMetrics);
             List<PromSnapshot> targetsAtEnd = targetsAtStepStart == null ? null : scraper.scrapeAll(ctx.targets());
             long[] stored = stopAndCountWritten(p, summary);
             samplesWritten += stored[0];
+            if (hist != null) {
+                histogramPoints += hist.points();
+                histogramsWritten += stored[3];
+                histogramBucketsWritten += stored[4];
+            }
             long lost = goal - stored[0] - stored[1] - stored[2];
             StepLimit limit = targetsAtStepStart == null
                     ? null
@@ -316,7 +359,7 @@ final class StepRunner {
                     .passed(passed)
                     .verdict(verdict)
                     .lost(lost)
-                    .producedPoints(producedPoints)
+                    .producedPoints(producedPoints + (hist == null ? 0 : hist.points()))
                     .reads(stepReads)
                     .series(series)
                     .noise(new StepNoise(window.halvesSpread(), Double.NaN, 0))
@@ -325,7 +368,7 @@ final class StepRunner {
                     .build();
             progress(
                     "[%s%s] %s: written %s/min of %s/min (efficiency %s), p99 %s s, %s, lag %s, writer CPU %s cores;%s %s; %s;"
-                            + " step %.0f s, %,d points produced, %s%s",
+                            + " step %.0f s, %,d points produced%s, %s%s",
                     index,
                     refine ? " refine" : "",
                     passed ? "PASS" : "FAIL",
@@ -341,6 +384,7 @@ final class StepRunner {
                     seriesText(series),
                     wallStep,
                     producedPoints,
+                    hist == null ? "" : histogramText(hist.points(), histogramSamples, stored[3], stored[4]),
                     lost == 0 ? "nothing lost" : lost + " samples NOT written (exit " + p.exitValue() + ")",
                     limit == null ? "" : "; " + limitText(limit));
             return st;
@@ -391,6 +435,20 @@ final class StepRunner {
                 one(series.cacheMissesPerSecond()));
     }
 
+    /**
+     * The histogram share's figures of a step's progress line: {@code  (+ 1,200 histogram data points: 1,200 samples
+     * before M x N; 1,200 native histograms written, 96,000 buckets)}.
+     */
+    static String histogramText(long points, long samples, long written, long buckets) {
+        return String.format(
+                Locale.ROOT,
+                " (+ %,d histogram data points: %,d samples before M x N; %,d native histograms written, %,d buckets)",
+                points,
+                samples,
+                written,
+                buckets);
+    }
+
     /** The series limit's figures of the progress line. */
     static String limitText(StepLimit limit) {
         return String.format(
@@ -437,7 +495,12 @@ final class StepRunner {
      * ({@link StepWindow#sampleInserts}).
      */
     private StepWindow measure(
-            Process p, String writerMetrics, List<String> targets, StepFeed feed, long samplesPerPoint, long deadline)
+            Process p,
+            String writerMetrics,
+            List<String> targets,
+            LongSupplier taken,
+            long samplesPerPoint,
+            long deadline)
             throws InterruptedException {
         double cpu0 = cpuSeconds(p);
         PromSnapshot w0 = scraper.scrape(writerMetrics);
@@ -449,7 +512,12 @@ final class StepRunner {
         for (int readings = 1; ; readings++) {
             PromSnapshot w = scraper.scrape(writerMetrics);
             List<PromSnapshot> ts = scraper.scrapeAll(targets);
-            window.add((System.nanoTime() - start) / 1e9, feed.taken(), w, w == null ? Double.NaN : cpuSeconds(p), ts);
+            window.add(
+                    (System.nanoTime() - start) / 1e9,
+                    taken.getAsLong(),
+                    w,
+                    w == null ? Double.NaN : cpuSeconds(p),
+                    ts);
             long next = System.nanoTime() + interval;
             if (next > deadline) {
                 if (readings >= 2 || System.nanoTime() >= deadline) {
@@ -487,7 +555,8 @@ final class StepRunner {
 
     /**
      * Stops the writer (SIGTERM, then a kill after a minute); the samples its summary says it wrote, those it
-     * dead-lettered and those a series limit dropped, in this order (0, 0 and 0 without a summary).
+     * dead-lettered, those a series limit dropped, the native histograms it wrote and their buckets, in this order
+     * (0 each without a summary).
      */
     private static long[] stopAndCountWritten(Process p, Path summary) throws IOException, InterruptedException {
         p.destroy();
@@ -496,13 +565,15 @@ final class StepRunner {
             p.waitFor();
         }
         if (!Files.exists(summary)) {
-            return new long[] {0, 0, 0};
+            return new long[] {0, 0, 0, 0, 0};
         }
         JsonNode j = new ObjectMapper().readTree(summary.toFile());
         return new long[] {
             j.path("samples_written").asLong(),
             j.path("samples_dead_lettered").asLong(),
-            j.path("series_limit_dropped").asLong()
+            j.path("series_limit_dropped").asLong(),
+            j.path("histograms_written").asLong(),
+            j.path("histogram_buckets_written").asLong()
         };
     }
 
