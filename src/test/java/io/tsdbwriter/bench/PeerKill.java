@@ -27,11 +27,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -60,7 +65,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>The feed: {@code series} series of the gauge {@value #METRIC} (label {@code series=s00000…}), each
  * {@code pointsPerSeries} points one second apart ending two minutes before the start (within Prometheus' one-hour
  * appendable window when {@code pointsPerSeries ≤ 3000}), value = the point's index; {@code pointsPerRecord} points of
- * one series per record, keyed by the series, the records of one time block after another. VictoriaMetrics is started
+ * one series per record, keyed by the series, the records of one time block after another, produced at
+ * {@code pointsPerSecond} into a new topic per case once both peers' groups hold every partition, while both read
+ * it (a live stream; both run as services and
+ * get SIGTERM once their group committed every record: an exit code of 0 is a clean stop). VictoriaMetrics is started
  * with {@code -dedup.minScrapeInterval=0} (no deduplication), so its raw export shows every sample written twice.
  *
  * <p>Read back: VictoriaMetrics' {@code /api/v1/export} of the raw samples (stored = distinct expected samples,
@@ -166,6 +174,7 @@ public final class PeerKill {
      * @param pointsPerSeries   points per series (one second apart; ≤ 3000 for Prometheus)
      * @param pointsPerRecord   points per record (divides {@code pointsPerSeries})
      * @param partitions        partitions of the topic
+     * @param pointsPerSecond   the feed's rate: the topic is produced while the peers read it
      * @param durabilityWindow  tsdb-writer's {@code --durability-window}, or null for {@link WriterProcess}'s
      * @param timeout           how long one run may take, restart included
      */
@@ -177,6 +186,7 @@ public final class PeerKill {
             int pointsPerSeries,
             int pointsPerRecord,
             int partitions,
+            long pointsPerSecond,
             String durabilityWindow,
             Duration timeout) {
         public Settings {
@@ -231,24 +241,30 @@ public final class PeerKill {
         this.baseMs = baseMs;
     }
 
-    /**
-     * Creates {@code topic} ({@link Settings#partitions} partitions) and fills it with the feed.
-     *
-     * @return the comparison, which knows the feed's timestamps
-     */
-    public static PeerKill produce(Settings settings, String topic) throws Exception {
+    /** A comparison of {@code settings}' feed, its timestamps ending two minutes before now. */
+    public static PeerKill create(Settings settings) {
         long now = System.currentTimeMillis() / 1000 * 1000;
-        PeerKill k = new PeerKill(settings, now - Duration.ofMinutes(2).toMillis() - settings.pointsPerSeries * 1000L);
-        try (Admin admin = k.admin()) {
+        return new PeerKill(settings, now - Duration.ofMinutes(2).toMillis() - settings.pointsPerSeries * 1000L);
+    }
+
+    /** Creates {@code topic} with {@link Settings#partitions} partitions. */
+    private void createTopic(String topic) throws Exception {
+        try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, settings.partitions, (short) 1)))
                     .all()
                     .get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /** Produces the feed into {@code topic}, {@link Settings#pointsPerSecond} at most, every send acknowledged. */
+    private void feed(String topic) throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        long t0 = System.nanoTime();
+        long sentPoints = 0;
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
@@ -257,12 +273,18 @@ public final class PeerKill {
                     List<SourcePoint> points = new ArrayList<>(settings.pointsPerRecord);
                     for (int j = 0; j < settings.pointsPerRecord; j++) {
                         int i = block * settings.pointsPerRecord + j;
-                        points.add(new SourcePoint(METRIC, Map.of("series", name(s)), null, k.baseMs + i * 1000L, i));
+                        points.add(new SourcePoint(METRIC, Map.of("series", name(s)), null, baseMs + i * 1000L, i));
                     }
                     sent.add(producer.send(new ProducerRecord<>(
                             topic, name(s).getBytes(StandardCharsets.UTF_8), OtlpPointRecords.encode(points))));
+                    sentPoints += settings.pointsPerRecord;
+                    long due = t0 + (long) (sentPoints * 1e9 / settings.pointsPerSecond);
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                    }
                 }
-                if (sent.size() > 20_000) {
+                if (sent.size() > 5_000) {
                     for (Future<RecordMetadata> f : sent) {
                         f.get();
                     }
@@ -273,18 +295,20 @@ public final class PeerKill {
                 f.get();
             }
         }
-        return k;
     }
 
     static String name(int series) {
         return String.format(Locale.ROOT, "s%05d", series);
     }
 
-    /** Runs {@code kase} with {@code peer} on {@code topic} (its own group and a fresh receiver) and reads it back. */
-    public Outcome run(Case kase, Peer peer, String topic) throws Exception {
+    /**
+     * Runs {@code kase} with {@code peer} on {@code topic} (its own group and a fresh receiver) while it is fed ({@code
+     * fed} counted down at the end of the feed) and reads it back.
+     */
+    private Outcome run(Case kase, Peer peer, String topic, CountDownLatch fed) throws Exception {
         Path dir = settings.workDir.resolve(kase.id + "-" + peer.id).toAbsolutePath();
         Files.createDirectories(dir);
-        String group = "peer-" + kase.id + "-" + peer.id + "-" + System.currentTimeMillis();
+        String group = group(peer, topic);
         try (Receiver receiver = kase.prometheus ? new Prom(dir) : new Vm(dir);
                 Running running = peer == Peer.COLLECTOR
                         ? new CollectorRun(dir, topic, group, receiver.remoteWriteUrl(), kase == Case.ORDER)
@@ -328,6 +352,9 @@ public final class PeerKill {
                     receiver.restart();
                 }
             }
+            if (!fed.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                throw new IllegalStateException("the feed did not end within " + settings.timeout);
+            }
             running.awaitEnd(topic, group, deadline);
             ReadBack r = receiver.readBack(this);
             return new Outcome(
@@ -345,6 +372,63 @@ public final class PeerKill {
                     running.exits(),
                     running.health());
         }
+    }
+
+    /**
+     * Creates {@code topic} and feeds it while both peers read it, each in a thread of its own (its own group, receiver
+     * and faults; {@link #run}): the Collector's outcome first.
+     */
+    public List<Outcome> runSideBySide(Case kase, String topic) throws Exception {
+        createTopic(topic);
+        CountDownLatch fed = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            Future<Outcome> collector = pool.submit(() -> run(kase, Peer.COLLECTOR, topic, fed));
+            Future<Outcome> writer = pool.submit(() -> run(kase, Peer.WRITER, topic, fed));
+            Future<?> feeder = pool.submit(() -> {
+                awaitAssigned(group(Peer.COLLECTOR, topic), topic);
+                awaitAssigned(group(Peer.WRITER, topic), topic);
+                feed(topic);
+                fed.countDown();
+                return null;
+            });
+            feeder.get();
+            return List.of(collector.get(), writer.get());
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception x ? x : e;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    static String group(Peer peer, String topic) {
+        return topic + "-" + peer.id;
+    }
+
+    /** Waits (at most 2 minutes) until {@code group}'s members hold every partition of {@code topic}. */
+    private void awaitAssigned(String group, String topic) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        try (Admin admin = admin()) {
+            while (System.nanoTime() < deadline) {
+                try {
+                    ConsumerGroupDescription g = admin.describeConsumerGroups(List.of(group))
+                            .describedGroups()
+                            .get(group)
+                            .get(10, TimeUnit.SECONDS);
+                    long assigned = g.members().stream()
+                            .flatMap(m -> m.assignment().topicPartitions().stream())
+                            .filter(tp -> tp.topic().equals(topic))
+                            .count();
+                    if (assigned == settings.partitions) {
+                        return;
+                    }
+                } catch (ExecutionException e) {
+                    // not created yet: no member has joined
+                }
+                Thread.sleep(200);
+            }
+        }
+        throw new IllegalStateException(group + " holds not every partition of " + topic + " after 2 minutes");
     }
 
     /** Records of {@code topic} past {@code group}'s committed offsets (all of them when it committed none). */
@@ -505,8 +589,7 @@ public final class PeerKill {
                     "--metrics-port",
                     "-1",
                     "--report-interval",
-                    "5s",
-                    "--stop-at-end"));
+                    "5s"));
             if (settings.durabilityWindow != null) {
                 args.addAll(List.of("--durability-window", settings.durabilityWindow));
             }
@@ -539,8 +622,18 @@ public final class PeerKill {
 
         @Override
         public void awaitEnd(String topic, String group, long deadline) throws Exception {
-            int code = process.waitFor(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            exits.add(Integer.toString(code));
+            while (lag(topic, group) > 0) {
+                if (!alive()) {
+                    throw new IllegalStateException("tsdb-writer exited: " + process.output());
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("tsdb-writer did not commit every record within " + settings.timeout
+                            + "; " + lag(topic, group) + " left");
+                }
+                Thread.sleep(200);
+            }
+            process.sigterm();
+            exits.add(Integer.toString(process.waitFor(Duration.ofSeconds(60))));
             Path summary = dir.resolve("summary-" + starts + ".json");
             if (Files.exists(summary)) {
                 JsonNode s = JSON.readTree(summary.toFile());
@@ -831,20 +924,21 @@ public final class PeerKill {
     }
 
     /**
-     * {@code PeerKill BOOTSTRAP_SERVERS OUT_DIR POINTS CASES PARTITIONS}: CASES a comma list of {@code a}, {@code b},
+     * {@code PeerKill BOOTSTRAP_SERVERS OUT_DIR POINTS CASES PARTITIONS POINTS_PER_SECOND}: CASES a comma list of {@code a}, {@code b},
      * {@code c}; POINTS rounded to 1000 series × a multiple of 100 points each (at most 3000, so {@code c} fits
      * Prometheus' appendable hour; more series above that). Prints the table as text, writes {@code OUT_DIR/peers.md}
      * and {@code OUT_DIR/peers.txt}; exit 0.
      */
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: PeerKill BOOTSTRAP_SERVERS OUT_DIR POINTS CASES PARTITIONS");
+        if (args.length != 6) {
+            System.err.println("usage: PeerKill BOOTSTRAP_SERVERS OUT_DIR POINTS CASES PARTITIONS POINTS_PER_SECOND");
             System.exit(2);
         }
         Path out = Path.of(args[1]);
         long points = Long.parseLong(args[2]);
         List<String> cases = Arrays.asList(args[3].split(","));
         int partitions = Integer.parseInt(args[4]);
+        long pointsPerSecond = Long.parseLong(args[5]);
         int perSeries = (int) Math.min(3000, Math.max(100, points / 1000 / 100 * 100));
         int series = (int) Math.max(1, (points + perSeries - 1) / perSeries);
         Path collector = CollectorProcess.locate(null)
@@ -857,39 +951,39 @@ public final class PeerKill {
                 perSeries,
                 100,
                 partitions,
+                pointsPerSecond,
                 "auto",
                 Duration.ofMinutes(20));
-        String topic = "peers-otlp-" + System.currentTimeMillis();
         System.err.printf(
                 Locale.ROOT,
-                "== produce %,d points (%d series × %d, 100 a record, keyed by series) to %s (%d partitions)%n",
+                "== each case: a topic of %d partitions fed %,d points (%d series × %d, 100 a record, keyed by series) "
+                        + "at %,d points/s while both peers read it%n",
+                partitions,
                 settings.points(),
                 series,
                 perSeries,
-                topic,
-                partitions);
-        PeerKill k = produce(settings, topic);
+                pointsPerSecond);
+        PeerKill k = create(settings);
         List<Outcome> outcomes = new ArrayList<>();
         for (Case c : Case.values()) {
             if (!cases.contains(c.id)) {
                 continue;
             }
-            for (Peer p : Peer.values()) {
-                System.err.printf(Locale.ROOT, "== case %s, %s%n", c.label(), p.label);
-                long t0 = System.nanoTime();
-                Outcome o = k.run(c, p, topic);
+            System.err.printf(Locale.ROOT, "== case %s: both peers side by side%n", c.label());
+            long t0 = System.nanoTime();
+            for (Outcome o : k.runSideBySide(c, "peers-" + c.id + "-" + System.currentTimeMillis())) {
                 System.err.printf(
                         Locale.ROOT,
-                        "   %s: stored %,d, missing %,d, duplicated %,d, out of order %,d, exits %s (%.0f s)%n",
-                        p.label,
+                        "   %s: stored %,d, missing %,d, duplicated %,d, out of order %,d, exits %s%n",
+                        o.peer.label,
                         o.stored,
                         o.missing,
                         o.duplicated,
                         o.outOfOrder,
-                        o.exits,
-                        (System.nanoTime() - t0) / 1e9);
+                        o.exits);
                 outcomes.add(o);
             }
+            System.err.printf(Locale.ROOT, "   (%.0f s)%n", (System.nanoTime() - t0) / 1e9);
         }
         Files.createDirectories(out);
         Files.writeString(out.resolve("peers.md"), markdown(outcomes), StandardCharsets.UTF_8);
