@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The peer users pick first, side by side under faults: the OpenTelemetry Collector (kafkareceiver ->
-# prometheusremotewriteexporter, the at-least-once configuration of src/main/resources/otelcol/kafka-to-remote-write.yaml;
-# built by ensure_otelcol) and tsdb-writer (`run --input-format otlp --output remote-write`, remote write 1.0) on one
-# topic of OTLP gauge records, fed while they read it, each with its own consumer group and its own fresh receiver, both at once
-# (src/test/java/io/tsdbwriter/bench/PeerKill.java; PeerKillIT runs case a small):
+# prometheusremotewriteexporter, the at-least-once configuration of
+# src/main/resources/otelcol/kafka-to-remote-write.yaml; built by ensure_otelcol) and tsdb-writer
+# (`run --input-format otlp --output remote-write`, remote write 1.0) on one topic of OTLP gauge records, fed while
+# they read it, each with its own consumer group and its own fresh receiver, both at once (src/test/java/io/tsdbwriter/bench/PeerKill.java; PeerKillIT runs case a small):
 #   a) the peer killed -9 once its receiver accepted a third of the samples, started again 2 s later on its group,
 #      into VictoriaMetrics without deduplication (-dedup.minScrapeInterval=0: its raw export shows every copy);
 #   b) the receiver (VictoriaMetrics) killed -9 at the same point under each peer, started again 3 s later on its data;
@@ -14,9 +14,10 @@
 # export), refused as out of order (Prometheus), the exit codes and what each process reported about itself.
 # Builds the jar, starts Kafka on a free loopback port (LocalStack; its VictoriaMetrics is not used: every run gets a
 # receiver of its own, the two peers write the same series), prints each phase, stops the stack on exit.
-# Usage: bash scripts/compare-peers.sh [--points 1000000] [--rate 40000] [--cases a,b,c] [--partitions 6]
+# Usage: bash scripts/compare-peers.sh [--points 1000000] [--points-per-second 40000] [--cases a,b,c] [--partitions 6]
 #   --points N   points per case: 1000 series × up to 3000 points, one second apart (more series above 3 M)
-#   --rate R     points per second the topic is fed at while both peers read it (a live stream; a new topic per case)
+#   --points-per-second R  points per second the topic is fed at while both peers read it (a live stream; a new
+#                topic per case)
 # Result: target/compare-peers/peers.txt and peers.md (the table), each run's logs under target/compare-peers/work/.
 # Environment: PEERS_JAVA_OPTS (JVM flags of the comparison), STACK_START_TIMEOUT seconds (default 240).
 set -euo pipefail
@@ -28,7 +29,7 @@ POINTS=1000000 RATE=40000 CASES=a,b,c PARTITIONS=6 OUT="$REPO_ROOT/target/compar
 while [ $# -gt 0 ]; do
   case "$1" in
     --points) POINTS=$2; shift ;;
-    --rate) RATE=$2; shift ;;
+    --points-per-second) RATE=$2; shift ;;
     --cases) CASES=$2; shift ;;
     --partitions) PARTITIONS=$2; shift ;;
     *) log "unknown argument: $1 (see the header of $0)"; exit 2 ;;
@@ -46,7 +47,8 @@ ensure_otelcol
 case ",$CASES," in
   *,c,*)
     ensure_prometheus_current
-    [ -x "$PROMETHEUS_CURRENT_BIN" ] || die "Prometheus 3 ($PROMETHEUS_CURRENT_BIN) is needed for case c: install Go so ensure_prometheus_current can build it"
+    [ -x "$PROMETHEUS_CURRENT_BIN" ] \
+      || die "Prometheus 3 ($PROMETHEUS_CURRENT_BIN) is needed for case c: install Go so ensure_prometheus_current can build it"
     ;;
 esac
 
