@@ -297,6 +297,11 @@ public final class PeerKill {
         }
     }
 
+    /** The first point's timestamp (epoch ms); point i of a series lies i seconds later. */
+    long baseMs() {
+        return baseMs;
+    }
+
     static String name(int series) {
         return String.format(Locale.ROOT, "s%05d", series);
     }
