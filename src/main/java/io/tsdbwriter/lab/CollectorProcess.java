@@ -112,7 +112,18 @@ public final class CollectorProcess implements AutoCloseable {
      */
     public static CollectorProcess start(Path binary, Path workDir, Settings settings, List<String> prefix)
             throws IOException {
-        Path config = writeConfig(workDir);
+        return start(binary, workDir, settings, prefix, writeConfig(workDir));
+    }
+
+    /**
+     * As {@link #start(Path, Path, Settings, List)} with another configuration file ({@code config}, YAML reading the
+     * same {@code OTELCOL_*} variables, e.g. the components' defaults).
+     *
+     * @throws IOException when the process cannot start
+     */
+    public static CollectorProcess start(Path binary, Path workDir, Settings settings, List<String> prefix, Path config)
+            throws IOException {
+        Files.createDirectories(workDir);
         List<String> command = new ArrayList<>(prefix);
         command.add(binary.toString());
         command.add("--config");
