@@ -95,7 +95,7 @@ public final class PeerKill {
                   topics: ["${env:OTELCOL_TOPIC}"]
                   encoding: otlp_proto
             exporters:
-              prometheusremotewrite:
+              prometheus_remote_write:
                 endpoint: "${env:OTELCOL_REMOTE_WRITE_URL}"
                 tls:
                   insecure: true
@@ -103,7 +103,7 @@ public final class PeerKill {
               pipelines:
                 metrics:
                   receivers: [kafka]
-                  exporters: [prometheusremotewrite]
+                  exporters: [prometheus_remote_write]
               telemetry:
                 logs:
                   level: warn
