@@ -46,6 +46,8 @@ public final class BatchWriter implements AutoCloseable {
     private final EndpointBreakers breakers;
     /** The endpoints' one backoff: a failing endpoint's attempts go one at a time, each after its step. */
     private final EndpointPacing pacing;
+    /** The lines of retryable failures, said while they are retried. */
+    private final RetryWarnings retryWarnings = new RetryWarnings();
 
     private volatile boolean closed;
     private final boolean synchronous;
@@ -346,6 +348,7 @@ public final class BatchWriter implements AutoCloseable {
             meters.writeLatency.record(took, TimeUnit.NANOSECONDS);
             if (outcome.isSuccess()) {
                 faults.ok(endpoint);
+                retryWarnings.ok(endpoint);
             }
             attempts.unanswered |=
                     outcome.status() == 0 && outcome.kind() == WriteOutcome.Kind.RETRYABLE; // sent, maybe stored
@@ -384,6 +387,7 @@ public final class BatchWriter implements AutoCloseable {
                 meters.writeRequest(outcome.isSuccess() ? "success" : "failed", outcome.statusTag());
                 return outcome;
             }
+            retryWarnings.failed(endpoint, outcome); // said at once, not only once the retries are spent
             if (attempt >= retry.maxRetries()) {
                 meters.writeRequest("failed", outcome.statusTag());
                 return outcome;
