@@ -40,9 +40,10 @@ import org.junit.jupiter.api.Timeout;
  * constructed steps (three with a read load, the first two with a series limit, the third failing on the target's CPU
  * with a {@code <script>} in its reason) is loaded from its file; the DOM chromium parsed shows the capacity, each
  * step's written samples/min and query p99, the series limit's figures and the verdict, and holds no script element;
- * its screenshot is not blank and shows the chart's colours. No Kafka, no TSDB. Chromium: {@code TSDB_WRITER_CHROMIUM}, else {@code /usr/bin/chromium}, else {@code chromium} or
- * {@code chromium-browser} on the PATH (scripts/test.sh installs it); when none is found the test is skipped, but fails
- * under {@code CI=true}. The page and the screenshot stay in {@code target/capacity-report-it/}.
+ * its screenshot is not blank and shows the chart's colours. No Kafka, no TSDB. Chromium:
+ * {@code TSDB_WRITER_CHROMIUM}, else {@code /usr/bin/chromium}, else {@code chromium} or {@code chromium-browser} on
+ * the PATH (scripts/test.sh installs it); when none is found the test is skipped, but fails under {@code CI=true}. The
+ * page and the screenshot stay in {@code target/capacity-report-it/}.
  *
  * <p>The same for {@code capacity --target … --report DIR}'s page of the targets side by side ({@link ComparisonPage}),
  * written from constructed rows (VictoriaMetrics by import, Prometheus by remote write 2.0, Thanos receive by remote
