@@ -46,7 +46,7 @@ public final class BatchWriter implements AutoCloseable {
     private final EndpointBreakers breakers;
     /** The endpoints' one backoff: a failing endpoint's attempts go one at a time, each after its step. */
     private final EndpointPacing pacing;
-    /** The lines of retryable failures, said while they are retried. */
+    /** The lines of retries, said while they go on. */
     private final RetryWarnings retryWarnings = new RetryWarnings();
 
     private volatile boolean closed;
@@ -387,11 +387,11 @@ public final class BatchWriter implements AutoCloseable {
                 meters.writeRequest(outcome.isSuccess() ? "success" : "failed", outcome.statusTag());
                 return outcome;
             }
-            retryWarnings.failed(endpoint, outcome); // said at once, not only once the retries are spent
             if (attempt >= retry.maxRetries()) {
                 meters.writeRequest("failed", outcome.statusTag());
                 return outcome;
             }
+            retryWarnings.retrying(endpoint, outcome); // said at once, not only once the retries are spent
             meters.writeRequest("retry", outcome.statusTag());
             meters.retries.increment();
             long delay = retry.delayMs(attempt + 1, outcome.retryAfterMs());

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * A retryable failure of a write endpoint is said at once (one WARN per endpoint at most once a minute, with the status,
- * the detail and the failures so far, never the URL's user info), not only once a write's retries are spent; the next
+ * A retry of a write to an endpoint is said at once (one WARN per endpoint at most once a minute, with the status, the
+ * detail and the retries so far, never the URL's user info), not only once a write's retries are spent; the next
  * accepted write ends it.
  */
 class RetryWarningsTest {
@@ -51,7 +51,7 @@ class RetryWarningsTest {
     }
 
     @Test
-    void theFirstFailureIsSaidAtOnceThenAtMostOnceAMinutePerEndpoint() {
+    void theFirstRetryIsSaidAtOnceThenAtMostOnceAMinutePerEndpoint() {
         AtomicLong clock = new AtomicLong(1_000);
         RetryWarnings w = new RetryWarnings(clock::get);
         WriteTarget vm = new WriteTarget("http://writer:s3cret@vm:8428");
@@ -59,33 +59,34 @@ class RetryWarningsTest {
         WriteOutcome unavailable = new WriteOutcome(WriteOutcome.Kind.RETRYABLE, 503, -1, "busy");
         WriteOutcome timeout = new WriteOutcome(WriteOutcome.Kind.RETRYABLE, 0, -1, "HttpTimeoutException: timeout");
 
-        // {failures noted, seconds later, lines said so far}
-        w.failed(vm, unavailable);
+        w.retrying(vm, unavailable);
         assertThat(lines(Level.WARN))
                 .containsExactly(
-                        "write endpoint http://vm:8428/api/v1/import answered 503 (busy): retrying with backoff; 1 "
-                                + "retryable failure(s) of writes to it since it last accepted one (this line repeats at most "
-                                + "once a minute while it fails)");
+                        "write endpoint http://vm:8428/api/v1/import answered 503 (busy): retrying with backoff "
+                                + "(retries of writes to it since it last accepted one: 1; this line repeats at most once a "
+                                + "minute while it fails)");
         clock.addAndGet(TimeUnit.SECONDS.toNanos(59));
-        w.failed(vm, unavailable);
-        w.failed(other, timeout); // another endpoint's first: said, whatever vm's line
+        w.retrying(vm, unavailable);
+        w.retrying(other, timeout); // another endpoint's first: said, whatever vm's line
         assertThat(lines(Level.WARN)).hasSize(2);
         assertThat(lines(Level.WARN).get(1))
                 .startsWith("write endpoint http://vm-2:8428/api/v1/import answered without a response "
-                        + "(HttpTimeoutException: timeout): retrying with backoff; 1 retryable failure(s)");
+                        + "(HttpTimeoutException: timeout): retrying with backoff (retries of writes to it since it "
+                        + "last accepted one: 1;");
         clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
-        w.failed(vm, unavailable);
+        w.retrying(vm, unavailable);
         assertThat(lines(Level.WARN)).hasSize(3);
-        assertThat(lines(Level.WARN).get(2)).contains(" answered 503 (busy): ", "; 3 retryable failure(s) ");
+        assertThat(lines(Level.WARN).get(2)).contains(" answered 503 (busy): ", " accepted one: 3; ");
         assertThat(lines(Level.WARN)).noneMatch(l -> l.contains("s3cret") || l.contains("writer@"));
 
         w.ok(vm); // accepted: over, and said once
         assertThat(lines(Level.INFO))
                 .containsExactly(
-                        "write endpoint http://vm:8428/api/v1/import accepts writes again after 3 retryable failure(s)");
-        w.failed(vm, unavailable); // a new failure: said at once, counted from 1
+                        "write endpoint http://vm:8428/api/v1/import accepts writes again (retries of writes to "
+                                + "it since it last accepted one: 3)");
+        w.retrying(vm, unavailable); // a new failure: said at once, counted from 1
         assertThat(lines(Level.WARN)).hasSize(4);
-        assertThat(lines(Level.WARN).get(3)).contains("; 1 retryable failure(s) ");
+        assertThat(lines(Level.WARN).get(3)).contains(" accepted one: 1; ");
 
         w.ok(vm);
         w.ok(vm); // a healthy endpoint's accepted writes say nothing
@@ -102,7 +103,7 @@ class RetryWarningsTest {
     }
 
     @Test
-    void theWriterSaysARetryableFailureBeforeItsRetriesAreSpent() throws Exception {
+    void theWriterSaysItsFirstRetryBeforeItsRetriesAreSpent() throws Exception {
         server = new MockWebServer();
         server.start(InetAddress.getLoopbackAddress(), 0);
         server.enqueue(new MockResponse().setResponseCode(503).setBody("overloaded"));
@@ -151,11 +152,12 @@ class RetryWarningsTest {
         }
         String endpoint = server.url("/api/v1/import").toString();
         assertThat(lines(Level.WARN))
-                .as("the first failure said at once, the second within the minute not")
-                .containsExactly("write endpoint " + endpoint + " answered 503 (overloaded): retrying with backoff; 1 "
-                        + "retryable failure(s) of writes to it since it last accepted one (this line repeats at most "
-                        + "once a minute while it fails)");
+                .as("the first retry said at once, the second within the minute not")
+                .containsExactly("write endpoint " + endpoint + " answered 503 (overloaded): retrying with backoff "
+                        + "(retries of writes to it since it last accepted one: 1; this line repeats at most once a "
+                        + "minute while it fails)");
         assertThat(lines(Level.INFO))
-                .containsExactly("write endpoint " + endpoint + " accepts writes again after 2 retryable failure(s)");
+                .containsExactly("write endpoint " + endpoint
+                        + " accepts writes again (retries of writes to it since it " + "last accepted one: 2)");
     }
 }
