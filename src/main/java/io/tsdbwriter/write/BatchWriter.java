@@ -46,6 +46,8 @@ public final class BatchWriter implements AutoCloseable {
     private final EndpointBreakers breakers;
     /** The endpoints' one backoff: a failing endpoint's attempts go one at a time, each after its step. */
     private final EndpointPacing pacing;
+    /** The lines of retries, said while they go on. */
+    private final RetryWarnings retryWarnings = new RetryWarnings();
 
     private volatile boolean closed;
     private final boolean synchronous;
@@ -346,6 +348,7 @@ public final class BatchWriter implements AutoCloseable {
             meters.writeLatency.record(took, TimeUnit.NANOSECONDS);
             if (outcome.isSuccess()) {
                 faults.ok(endpoint);
+                retryWarnings.ok(endpoint);
             }
             attempts.unanswered |=
                     outcome.status() == 0 && outcome.kind() == WriteOutcome.Kind.RETRYABLE; // sent, maybe stored
@@ -388,6 +391,7 @@ public final class BatchWriter implements AutoCloseable {
                 meters.writeRequest("failed", outcome.statusTag());
                 return outcome;
             }
+            retryWarnings.retrying(endpoint, outcome); // said at once, not only once the retries are spent
             meters.writeRequest("retry", outcome.statusTag());
             meters.retries.increment();
             long delay = retry.delayMs(attempt + 1, outcome.retryAfterMs());

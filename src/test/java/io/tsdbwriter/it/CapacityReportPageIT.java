@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tsdbwriter.capacity.search.CapacityPage;
 import io.tsdbwriter.capacity.search.CapacitySearch;
 import io.tsdbwriter.capacity.search.CapacityStep;
+import io.tsdbwriter.capacity.search.StepLimit;
 import io.tsdbwriter.capacity.search.StepReads;
 import io.tsdbwriter.capacity.search.StepSeries;
 import io.tsdbwriter.capacity.targets.ComparisonPage;
@@ -36,12 +37,13 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code capacity --report}'s HTML page in a real headless browser (Debian's chromium): the page written from
- * constructed steps (three with a read load, the third failing on the target's CPU with a {@code <script>} in its
- * reason) is loaded from its file; the DOM chromium parsed shows the capacity, each step's written samples/min and
- * query p99, and the verdict, and holds no script element; its screenshot is not blank and shows the chart's colours.
- * No Kafka, no TSDB. Chromium: {@code TSDB_WRITER_CHROMIUM}, else {@code /usr/bin/chromium}, else {@code chromium} or
- * {@code chromium-browser} on the PATH (scripts/test.sh installs it); when none is found the test is skipped, but fails
- * under {@code CI=true}. The page and the screenshot stay in {@code target/capacity-report-it/}.
+ * constructed steps (three with a read load, the first two with a series limit, the third failing on the target's CPU
+ * with a {@code <script>} in its reason) is loaded from its file; the DOM chromium parsed shows the capacity, each
+ * step's written samples/min and query p99, the series limit's figures and the verdict, and holds no script element;
+ * its screenshot is not blank and shows the chart's colours. No Kafka, no TSDB. Chromium:
+ * {@code TSDB_WRITER_CHROMIUM}, else {@code /usr/bin/chromium}, else {@code chromium} or {@code chromium-browser} on
+ * the PATH (scripts/test.sh installs it); when none is found the test is skipped, but fails under {@code CI=true}. The
+ * page and the screenshot stay in {@code target/capacity-report-it/}.
  *
  * <p>The same for {@code capacity --target … --report DIR}'s page of the targets side by side ({@link ComparisonPage}),
  * written from constructed rows (VictoriaMetrics by import, Prometheus by remote write 2.0, Thanos receive by remote
@@ -80,7 +82,13 @@ class CapacityReportPageIT {
                 List.of(Bottleneck.Resource.TARGET_INSERT_CONCURRENCY),
                 "target cpu 3.9/4");
         List<CapacityStep> steps = List.of(
-                step(1, 1_000, 1.0, 0.120, ok), step(2, 2_000, 0.995, 0.250, ok), step(3, 4_000, 0.8, 1.750, cpu));
+                step(1, 1_000, 1.0, 0.120, ok).toBuilder()
+                        .limit(new StepLimit(18_252, 2028, 2051))
+                        .build(),
+                step(2, 2_000, 0.995, 0.250, ok).toBuilder()
+                        .limit(new StepLimit(0, 2028, Double.NaN))
+                        .build(),
+                step(3, 4_000, 0.8, 1.750, cpu));
         CapacitySearch.Result r = new CapacitySearch.Result(
                 steps, steps.get(1).writtenPerMinute(), steps.get(1), steps.get(2), 0, null, null);
         List<Path> files = CapacityPage.write(
@@ -235,6 +243,14 @@ class CapacityReportPageIT {
                         "<dd class=\"limited-by\">target-cpu</dd>",
                         "<dd class=\"advice\">give the TSDB more cores</dd>",
                         "<dd class=\"also-saturated\">target-insert-concurrency</dd>")
+                // the series limit's table (steps 1 and 2 had one, step 3 not) and step 1's tooltip
+                .contains(
+                        "<h2>Series limit</h2>",
+                        "<td>1</td><td>2,028</td><td>18,252</td><td>2,051</td>",
+                        "<td>2</td><td>2,028</td><td>0</td><td>–</td>",
+                        "<td>3</td><td>–</td><td>–</td><td>–</td>",
+                        "<title>step 1: written 6,000,000 samples/min; series limit: 18,252 samples dropped, 2,028 series "
+                                + "admitted, 2,051 new series in the TSDB</title>")
                 // the reason's markup is text in the parsed page, never an element
                 .contains("the target's CPU is saturated &lt;script&gt;document.title='pwned'&lt;/script&gt;")
                 .doesNotContain("<script")

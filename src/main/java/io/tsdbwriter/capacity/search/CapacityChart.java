@@ -19,12 +19,22 @@ import javax.imageio.ImageIO;
 /**
  * The capacity search as a PNG, plain Java2D as {@code bench.BenchChart} draws the bench: three panels over the steps in
  * order of expected samples/min — expected and written samples/min (passing steps green, failing red), efficiency,
- * and p99 write latency with the writer's and the busiest target's CPU. Headless. Stateless; thread-safe.
+ * and p99 write latency with the writer's and the busiest target's CPU. When a step's writer had a series limit
+ * ({@link StepLimit}) a fourth panel below them, the image {@link #LIMIT_PANEL} pixels taller: the series the limiter
+ * admitted and the targets' new series over the step, each step's samples dropped by the limit written below its name; a
+ * run without a limit draws the three panels only ({@value #WIDTH} × {@value #HEIGHT}). Headless. Stateless;
+ * thread-safe.
  */
 public final class CapacityChart {
 
     static final int WIDTH = 1200;
     static final int HEIGHT = 900;
+    private static final int TOP = 70;
+    /** One panel's height, and what the series limit's panel adds to {@link #HEIGHT}. */
+    static final int LIMIT_PANEL = (HEIGHT - TOP - 40) / 3;
+    /** Where the series limit's panel begins: below the three others. */
+    static final int LIMIT_PANEL_TOP = TOP + 3 * LIMIT_PANEL;
+
     private static final Color EXPECTED = new Color(0x7f7f7f);
     private static final Color WRITTEN = new Color(0x1f77b4);
     private static final Color PASS = new Color(0x2ca02c);
@@ -48,13 +58,15 @@ public final class CapacityChart {
     }
 
     static BufferedImage render(String title, String subtitle, List<CapacityStep> steps) {
-        BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
+        boolean limited = CapacityPage.limited(steps);
+        int height = HEIGHT + (limited ? LIMIT_PANEL : 0);
+        BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {
             g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
             g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
             g.setColor(Color.WHITE);
-            g.fillRect(0, 0, WIDTH, HEIGHT);
+            g.fillRect(0, 0, WIDTH, height);
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
             g.drawString(title, 20, 28);
@@ -62,8 +74,8 @@ public final class CapacityChart {
             g.drawString(subtitle, 20, 48);
             List<CapacityStep> sorted = new ArrayList<>(steps);
             sorted.sort(Comparator.comparingDouble(CapacityStep::expectedPerMinute));
-            int top = 70;
-            int h = (HEIGHT - top - 40) / 3;
+            int top = TOP;
+            int h = LIMIT_PANEL;
             panel(
                     g,
                     sorted,
@@ -93,6 +105,20 @@ public final class CapacityChart {
                             new Series(CPU_W, CapacityStep::writerCpuCores, false),
                             new Series(CPU_T, CapacityStep::targetCpuCores, false)),
                     0);
+            if (limited) {
+                panel(
+                        g,
+                        sorted,
+                        LIMIT_PANEL_TOP,
+                        h - 30,
+                        "series limit: series admitted (blue), TSDB new series over the step (purple); "
+                                + "samples dropped by the limit over the step (red figures)",
+                        List.of(
+                                new Series(WRITTEN, CapacityChart::admittedSeries, false),
+                                new Series(CPU_T, CapacityChart::tsdbNewSeries, false)),
+                        0);
+                dropped(g, sorted, LIMIT_PANEL_TOP + h - 2);
+            }
         } finally {
             g.dispose();
         }
@@ -170,6 +196,35 @@ public final class CapacityChart {
             }
         }
         g.setStroke(new BasicStroke(1f));
+    }
+
+    private static double admittedSeries(CapacityStep s) {
+        return s.limit() == null ? Double.NaN : s.limit().admittedSeries();
+    }
+
+    private static double tsdbNewSeries(CapacityStep s) {
+        return s.limit() == null ? Double.NaN : s.limit().tsdbNewSeries();
+    }
+
+    /** Each limited step's samples dropped by the limit, at its x, on the line {@code y} (below the step names). */
+    private static void dropped(Graphics2D g, List<CapacityStep> steps, int y) {
+        int x0 = 110;
+        int width = WIDTH - x0 - 40;
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        g.setColor(FAIL);
+        for (int i = 0; i < steps.size(); i++) {
+            StepLimit l = steps.get(i).limit();
+            if (l != null) {
+                String text = dropped(l);
+                int x = x(x0, width, steps.size(), i);
+                g.drawString(text, x - g.getFontMetrics().stringWidth(text) / 2, y);
+            }
+        }
+    }
+
+    /** A step's samples dropped by the limit as its panel writes them: {@code dropped 18,252}. */
+    static String dropped(StepLimit l) {
+        return String.format(Locale.ROOT, "dropped %,d", l.droppedSamples());
     }
 
     private static int x(int x0, int width, int n, int i) {

@@ -16,9 +16,11 @@ import java.util.function.Function;
  * inline SVG chart from {@link CapacitySvg}, no script, nothing fetched) and {@value #MARKDOWN_FILE} beside it (the same
  * content as text and a table, from {@link CapacityMarkdown}). Both show the capacity, the verdict (resource, reason,
  * advice), per step the offered and written samples/min, write latency p99, the writer's and the TSDB's CPU, the query
- * load's figures when steps carry {@link StepReads} and the series figures when they carry {@link StepSeries}, the
- * machine and the command line to reproduce the run (as given: its secrets are already redacted by the caller). Every
- * text put into the HTML is escaped ({@link Html#escape}). Stateless; thread-safe.
+ * load's figures when steps carry {@link StepReads}, the series figures when they carry {@link StepSeries} and the
+ * series limit's when they carry a {@link StepLimit} (series admitted, samples dropped by the limit, the TSDB's new
+ * series; a run without a limit shows none of them), the machine and the command line to reproduce the run (as given:
+ * its secrets are already redacted by the caller). Every text put into the HTML is escaped ({@link Html#escape}).
+ * Stateless; thread-safe.
  */
 public final class CapacityPage {
 
@@ -198,9 +200,19 @@ public final class CapacityPage {
         return rows;
     }
 
+    /** What was lost; with a series limit, the samples it dropped are handled, not lost (as the console says it). */
     static String lost(CapacitySearch.Result r) {
-        return "lost: "
-                + (r.lost() == 0 ? "nothing (every produced sample was written)" : r.lost() + " samples not written");
+        if (r.lost() != 0) {
+            return "lost: " + r.lost() + " samples not written";
+        }
+        return limited(r.steps())
+                ? "lost: nothing (every produced sample was written or dropped by the series limit)"
+                : "lost: nothing (every produced sample was written)";
+    }
+
+    /** Whether a step's writer had a series limit ({@link StepLimit}). */
+    static boolean limited(List<CapacityStep> steps) {
+        return steps.stream().anyMatch(s -> s.limit() != null);
     }
 
     static String chartTitle(List<CapacityStep> steps) {
@@ -213,8 +225,9 @@ public final class CapacityPage {
      * The steps' tables: ingestion (id {@code steps}); the read load's when a step carries {@link StepReads} (id
      * {@code reads}); the series' when a step carries {@link StepSeries} (id {@code series}); the ingest delay's when a
      * step measured one (id {@code delay}: written samples/min beside the writer's ingest delay p50 and p99 to the
-     * acknowledgement and to the offset commit). A step without reads, series or delay figures shows {@code –} in
-     * those tables.
+     * acknowledgement and to the offset commit); the series limit's when a step's writer had one (id {@code limit}:
+     * the series its limiter admitted, the samples the limit dropped over the step, the targets' new series over the
+     * step, {@link StepLimit}). A step without reads, series, delay or limit figures shows {@code –} in those tables.
      */
     static List<Table> tables(List<CapacityStep> steps) {
         List<Table> tables = new ArrayList<>();
@@ -328,6 +341,28 @@ public final class CapacityPage {
                             new Column("acknowledged p99 s", s -> dec(s.delays().acknowledgedP99(), 3)),
                             new Column("committed p50 s", s -> dec(s.delays().committedP50(), 3)),
                             new Column("committed p99 s", s -> dec(s.delays().committedP99(), 3)))));
+        }
+        if (limited(steps)) {
+            tables.add(new Table(
+                    "limit",
+                    "Series limit",
+                    List.of(
+                            new Column("step", CapacityPage::stepName),
+                            new Column(
+                                    "series admitted at the end",
+                                    s -> s.limit() == null
+                                            ? NONE
+                                            : count(s.limit().admittedSeries())),
+                            new Column(
+                                    "samples dropped by the limit, whole step",
+                                    s -> s.limit() == null
+                                            ? NONE
+                                            : count(s.limit().droppedSamples())),
+                            new Column(
+                                    "TSDB new series, whole step",
+                                    s -> s.limit() == null
+                                            ? NONE
+                                            : count(s.limit().tsdbNewSeries())))));
         }
         return tables;
     }

@@ -534,23 +534,51 @@ final class StepRunner {
         }
     }
 
-    /** The writer catches up with what was produced ({@code goal} samples), up to the drain timeout. */
+    /**
+     * The writer catches up with what was produced ({@code goal} samples), up to the drain timeout: the samples it
+     * wrote and those a series limit dropped (done with too: their records committed) reach the goal.
+     */
     private void drain(String writerMetrics, long goal, int index) throws InterruptedException {
         long drainEnd = System.nanoTime() + s.drainTimeout().toNanos();
-        double writtenNow = 0;
+        double written = 0;
+        double dropped = 0;
         while (System.nanoTime() < drainEnd) {
             PromSnapshot w = scraper.scrape(writerMetrics);
-            // samples a series limit dropped are done with too (their records committed)
-            writtenNow =
-                    w == null ? writtenNow : w.sum("tsdbwriter_samples_written_total") + StepWindow.limitDropped(w);
-            if (writtenNow >= goal) {
+            if (w != null) {
+                written = w.sum("tsdbwriter_samples_written_total");
+                dropped = StepWindow.limitDropped(w);
+            }
+            if (written + dropped >= goal) {
                 return;
             }
             Thread.sleep(250);
         }
-        progress(
+        progress("%s", notCaughtUp(index, CapacitySearch.human(s.drainTimeout()), written, dropped, goal));
+    }
+
+    /**
+     * The line of a writer that did not catch up within the drain timeout: the samples it wrote of the goal and, when
+     * a series limit dropped some, those as dropped by the limit (handled, neither written nor lost) and what is
+     * neither: {@code [3] the writer did not catch up within 60 s: 90,000 of 120,000 samples written, 18,252 dropped
+     * by the series limit (handled), 11,748 neither}.
+     */
+    static String notCaughtUp(int index, String timeout, double written, double limitDropped, long goal) {
+        String line = String.format(
+                Locale.ROOT,
                 "[%s] the writer did not catch up within %s: %,.0f of %,d samples written",
-                index, CapacitySearch.human(s.drainTimeout()), writtenNow, goal);
+                index,
+                timeout,
+                written,
+                goal);
+        if (!(limitDropped > 0)) {
+            return line;
+        }
+        return line
+                + String.format(
+                        Locale.ROOT,
+                        ", %,.0f dropped by the series limit (handled), %,.0f neither",
+                        limitDropped,
+                        Math.max(0, goal - written - limitDropped));
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.lab.IngestDelays;
 import io.tsdbwriter.tsdbmetrics.Bottleneck;
+import java.awt.image.BufferedImage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -303,5 +304,117 @@ class CapacityPageTest {
                 .containsExactly("1", "600,000", "0.120", "0.480", "1.500", "2.750");
         assertThat(delay.columns().stream().map(c -> c.cell().apply(steps.get(1))))
                 .containsExactly("2", "1,194,000", "–", "–", "–", "–");
+    }
+
+    /** Steps 1 and 2 of {@link #result} with a series limit (step 2's writer page unread), step 3 without. */
+    static List<CapacityStep> limitedSteps(CapacitySearch.Result r) {
+        return List.of(
+                r.steps().get(0).toBuilder()
+                        .limit(new StepLimit(18_252, 2028, 2051))
+                        .build(),
+                r.steps().get(1).toBuilder()
+                        .limit(new StepLimit(0, Double.NaN, Double.NaN))
+                        .build(),
+                r.steps().get(2));
+    }
+
+    /** A step whose writer had a series limit adds its table; the written points' tooltips and the lost line say it. */
+    @Test
+    void theSeriesLimitHasATableTheTooltipsAndTheLostLineSayItOnlyWithALimit() {
+        CapacitySearch.Result plain = result("target CPU saturated", false, false);
+        List<CapacityStep> steps = limitedSteps(plain);
+        CapacitySearch.Result limited =
+                new CapacitySearch.Result(steps, plain.capacityPerMinute(), steps.get(1), steps.get(2), 0, null, null);
+
+        List<CapacityPage.Table> tables = CapacityPage.tables(steps);
+        assertThat(tables).extracting(CapacityPage.Table::id).containsExactly("steps", "limit");
+        CapacityPage.Table limit = tables.get(1);
+        assertThat(limit.title()).isEqualTo("Series limit");
+        assertThat(limit.columns())
+                .extracting(CapacityPage.Column::head)
+                .containsExactly(
+                        "step",
+                        "series admitted at the end",
+                        "samples dropped by the limit, whole step",
+                        "TSDB new series, whole step");
+        // {step, series admitted, samples dropped, TSDB new series} per step: unread figures and no limit read –
+        String[][] rows = {
+            {"1", "2,028", "18,252", "2,051"},
+            {"2", "–", "0", "–"},
+            {"3", "–", "–", "–"},
+        };
+        for (int i = 0; i < rows.length; i++) {
+            CapacityStep st = steps.get(i);
+            assertThat(limit.columns().stream().map(c -> c.cell().apply(st)))
+                    .as("step %d", i + 1)
+                    .containsExactly(rows[i]);
+        }
+
+        String html = CapacityPage.html(limited, run("tsdb-writer capacity --max-hourly-series 2028"));
+        assertThat(html)
+                .contains("<h2>Series limit</h2>")
+                .contains("<td>1</td><td>2,028</td><td>18,252</td><td>2,051</td>")
+                .contains(
+                        "<title>step 1: written 600,000 samples/min; series limit: 18,252 samples dropped, 2,028 series "
+                                + "admitted, 2,051 new series in the TSDB</title>")
+                .contains("<title>step 3: written 1,920,000 samples/min</title>")
+                .contains("<p id=\"lost\">lost: nothing (every produced sample was written or dropped by the series "
+                        + "limit)</p>");
+        assertThat(CapacityMarkdown.markdown(limited, run("c"), null))
+                .contains("## Series limit\n\n| step | series admitted at the end |")
+                .contains("| 1 | 2,028 | 18,252 | 2,051 |")
+                .contains("| 3 | – | – | – |");
+
+        // no limit: nothing of it
+        assertThat(CapacityPage.tables(plain.steps()))
+                .extracting(CapacityPage.Table::id)
+                .containsExactly("steps");
+        assertThat(CapacityPage.html(plain, run("c")))
+                .doesNotContain("Series limit", "series limit", "dropped")
+                .contains("<p id=\"lost\">lost: nothing (every produced sample was written)</p>");
+        assertThat(CapacityMarkdown.markdown(plain, run("c"), null)).doesNotContain("Series limit", "series limit");
+    }
+
+    /**
+     * The PNG: a series limit adds a panel below the three, the image that much taller, the three drawn as without a
+     * limit; the panel has the TSDB's new series (purple) and the dropped samples (red figures).
+     */
+    @Test
+    void thePngHasTheSeriesLimitPanelBelowTheOthersOnlyWithALimit() {
+        System.setProperty("java.awt.headless", "true");
+        CapacitySearch.Result plain = result("target CPU saturated", false, false);
+        BufferedImage without = CapacityChart.render("t", "s", plain.steps());
+        BufferedImage with = CapacityChart.render("t", "s", limitedSteps(plain));
+
+        assertThat(without.getHeight()).isEqualTo(CapacityChart.HEIGHT);
+        assertThat(with.getHeight()).isEqualTo(CapacityChart.HEIGHT + CapacityChart.LIMIT_PANEL);
+        assertThat(with.getWidth()).isEqualTo(without.getWidth());
+        int panelTop = CapacityChart.LIMIT_PANEL_TOP;
+        for (int y = 0; y < panelTop; y++) {
+            for (int x = 0; x < with.getWidth(); x++) {
+                if (with.getRGB(x, y) != without.getRGB(x, y)) {
+                    throw new AssertionError("the three panels differ at " + x + "," + y);
+                }
+            }
+        }
+        assertThat(count(without, panelTop, 0x9467bd) + count(without, panelTop, 0xd62728))
+                .as("nothing drawn below the three panels without a limit")
+                .isZero();
+        assertThat(count(with, panelTop, 0x9467bd)).as("the TSDB's new series").isGreaterThan(20);
+        assertThat(count(with, panelTop, 0xd62728))
+                .as("the dropped samples' figures")
+                .isGreaterThan(10);
+        assertThat(CapacityChart.dropped(new StepLimit(18_252, 2028, 2051))).isEqualTo("dropped 18,252");
+    }
+
+    /** Pixels of colour {@code rgb} from row {@code fromY} down. */
+    private static int count(BufferedImage image, int fromY, int rgb) {
+        int n = 0;
+        for (int y = fromY; y < image.getHeight(); y++) {
+            for (int x = 0; x < image.getWidth(); x++) {
+                n += (image.getRGB(x, y) & 0xffffff) == rgb ? 1 : 0;
+            }
+        }
+        return n;
     }
 }

@@ -114,6 +114,34 @@ class StepLimitFiguresTest {
                 .isEqualTo("series limit: 0 samples dropped, - series admitted, - new series in the TSDB");
     }
 
+    /**
+     * A writer that did not catch up within the drain timeout: the samples the limit dropped are said as dropped by the
+     * limit (handled), neither as written nor as left over; without any the line is as ever.
+     */
+    @Test
+    void theDrainTimeoutLineCountsTheLimitsDropsAsHandledNeitherWrittenNorLeft() {
+        // {written, dropped by the limit, goal, the line's end}
+        Object[][] cases = {
+            {90_000.0, 0.0, 120_000L, ": 90,000 of 120,000 samples written"},
+            {
+                90_000.0,
+                18_252.0,
+                120_000L,
+                ": 90,000 of 120,000 samples written, 18,252 dropped by the series limit (handled), 11,748 neither"
+            },
+            {
+                0.0,
+                120_000.0,
+                120_001L,
+                ": 0 of 120,001 samples written, 120,000 dropped by the series limit (handled), 1 neither"
+            },
+        };
+        for (Object[] c : cases) {
+            assertThat(StepRunner.notCaughtUp(3, "60 s", (double) c[0], (double) c[1], (long) c[2]))
+                    .isEqualTo("[3] the writer did not catch up within 60 s" + c[3]);
+        }
+    }
+
     /** Row {@code row}'s field {@code name} (the rows' fields before the quoted verdict). */
     private static String field(List<String> csv, List<String> head, int row, String name) {
         String line = csv.get(row);
