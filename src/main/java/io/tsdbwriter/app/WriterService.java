@@ -31,6 +31,7 @@ import io.tsdbwriter.wire.Output;
 import io.tsdbwriter.write.BatchWriter;
 import io.tsdbwriter.write.OrderedLanes;
 import io.tsdbwriter.write.Ordering;
+import io.tsdbwriter.write.RemoteWriteVersion;
 import io.tsdbwriter.write.RetryPolicy;
 import io.tsdbwriter.write.WriteClient;
 import io.tsdbwriter.write.WritePermits;
@@ -558,7 +559,8 @@ public final class WriterService {
     /** Per-thread encoders for the run's output (the seam of DESIGN §6). */
     private SampleEncoder.Factory encoders(AmplificationPlan plan) {
         if (cfg.output() == Output.REMOTE_WRITE) {
-            return RemoteWriteEncoder.factory(plan);
+            return RemoteWriteEncoder.factory(
+                    plan, cfg.remoteWriteVersion() == RemoteWriteVersion.V2); // start timestamps: 2.0 only
         }
         return () -> new ImportSampleEncoder(
                 new ImportLineEncoder(plan)); // one per thread: it keeps the last timestamps' text

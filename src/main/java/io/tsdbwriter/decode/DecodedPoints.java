@@ -24,6 +24,10 @@ public final class DecodedPoints {
     private int[] metricOff = new int[4];
     private int[] metricLen = new int[4];
     private long[] timestampMs = new long[4];
+    /** Start timestamps (epoch ms; 0 = none), {@link #setStartTimestamp}. */
+    private long[] startMs = new long[4];
+
+    private boolean anyStart;
     private double[] value = new double[4];
     /** The value's own text in the arena ({@link #setValueText}); length 0 = none. */
     private int[] valueTextOff = new int[4];
@@ -76,6 +80,7 @@ public final class DecodedPoints {
         labelCount = 0;
         arenaLength = 0;
         jsonSafe = false;
+        anyStart = false;
     }
 
     public void jsonSafe(boolean safe) {
@@ -159,6 +164,7 @@ public final class DecodedPoints {
             metricOff = Arrays.copyOf(metricOff, n);
             metricLen = Arrays.copyOf(metricLen, n);
             timestampMs = Arrays.copyOf(timestampMs, n);
+            startMs = Arrays.copyOf(startMs, n);
             value = Arrays.copyOf(value, n);
             valueTextOff = Arrays.copyOf(valueTextOff, n);
             valueTextLen = Arrays.copyOf(valueTextLen, n);
@@ -168,6 +174,7 @@ public final class DecodedPoints {
         }
         int p = count++;
         metricLen[p] = 0;
+        startMs[p] = 0;
         valueTextLen[p] = 0;
         sortPending[p] = false;
         labelStart[p] = labelCount;
@@ -246,6 +253,31 @@ public final class DecodedPoints {
     public void set(int p, long ts, double v) {
         timestampMs[p] = ts;
         value[p] = v;
+    }
+
+    /**
+     * Sets point p's start timestamp (epoch ms): when the counter, histogram or summary the sample belongs to started
+     * counting, Prometheus' "created timestamp" (the {@code start_timestamp} of Prometheus remote write 2.0 types.proto,
+     * OTLP's {@code start_time_unix_nano}). Kept only when above 0 and earlier than the point's timestamp, which
+     * {@link #set} must have given first; otherwise the point has none (0, what {@link #begin} leaves). Allocates nothing.
+     */
+    public void setStartTimestamp(int p, long startTimestampMs) {
+        if (startTimestampMs > 0 && startTimestampMs < timestampMs[p]) {
+            startMs[p] = startTimestampMs;
+            anyStart = true;
+        } else {
+            startMs[p] = 0;
+        }
+    }
+
+    /** Point p's start timestamp in epoch ms ({@link #setStartTimestamp}), 0 when it has none. */
+    public long startTimestampMs(int p) {
+        return startMs[p];
+    }
+
+    /** Whether some point of the record has a start timestamp. */
+    public boolean hasStartTimestamps() {
+        return anyStart;
     }
 
     /**
@@ -383,7 +415,8 @@ public final class DecodedPoints {
     }
 
     /**
-     * Adds {@code deltaMs} to every point's timestamp ({@code --rebase-time}, {@code --loop}: one constant per pass).
+     * Adds {@code deltaMs} to every point's timestamp ({@code --rebase-time}, {@code --loop}: one constant per pass), and
+     * to every start timestamp ({@link #startTimestampMs}; one that would no longer be above 0 is dropped).
      *
      * @return the smallest timestamp before the shift, {@link Long#MAX_VALUE} when there is no point
      */
@@ -396,6 +429,15 @@ public final class DecodedPoints {
                 min = v;
             }
             t[p] = v + deltaMs;
+        }
+        if (anyStart) {
+            long[] st = startMs;
+            for (int p = 0, n = count; p < n; p++) {
+                if (st[p] != 0) {
+                    long v = st[p] + deltaMs;
+                    st[p] = v > 0 ? v : 0;
+                }
+            }
         }
         return min;
     }

@@ -148,12 +148,30 @@ public final class FamilyMetadata {
     public int find(byte[] name, int off, int len) {
         int k = indexOf(name, off, len);
         for (int i = 0; k < 0 && i < SUFFIXES.length; i++) {
-            byte[] x = SUFFIXES[i];
-            if (len > x.length && Arrays.equals(name, off + len - x.length, off + len, x, 0, x.length)) {
-                k = indexOf(name, off, len - x.length);
+            if (endsWithSuffix(i, name, off, len)) {
+                k = indexOf(name, off, len - SUFFIXES[i].length);
             }
         }
         return k;
+    }
+
+    /** How many family-name suffixes there are ({@code _total}, {@code _bucket}, … of {@link #find}), indexed from 0. */
+    public static int suffixCount() {
+        return SUFFIXES.length;
+    }
+
+    /** Byte length of family-name suffix {@code i} (0 ≤ i < {@link #suffixCount()}). */
+    public static int suffixLength(int i) {
+        return SUFFIXES[i].length;
+    }
+
+    /**
+     * Whether the name {@code name[off, off + len)} is longer than family-name suffix {@code i} and ends with it: then
+     * its first {@code len - }{@link #suffixLength suffixLength(i)} bytes may name its family. Allocates nothing.
+     */
+    public static boolean endsWithSuffix(int i, byte[] name, int off, int len) {
+        byte[] x = SUFFIXES[i];
+        return len > x.length && Arrays.equals(name, off + len - x.length, off + len, x, 0, x.length);
     }
 
     private int indexOf(byte[] name, int off, int len) {

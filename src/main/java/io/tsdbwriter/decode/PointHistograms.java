@@ -6,7 +6,9 @@ import java.util.Arrays;
  * The native histograms of one record's points, at most one per point: a point that has one is a histogram point, its
  * value meaningless, its metric name, labels and timestamp those of the histogram's series and sample. Each histogram is
  * held in Prometheus' own wire form, the fields of a {@code prometheus.Histogram} message ({@code prompb/types.proto},
- * the same message in remote write 1.0 and 2.0) without its {@code timestamp} (field 15), which is the point's own:
+ * the same message in remote write 1.0 and 2.0) without its {@code timestamp} (field 15), which is the point's own, and
+ * without its {@code start_timestamp} (field 17, Prometheus remote write 2.0 types.proto), which is the point's
+ * {@link DecodedPoints#startTimestampMs start timestamp}:
  * <pre>
  * oneof count { uint64 count_int = 1; double count_float = 2; }   double sum = 3;   sint32 schema = 4;
  * double zero_threshold = 5;   oneof zero_count { uint64 zero_count_int = 6; double zero_count_float = 7; }
@@ -14,8 +16,8 @@ import java.util.Arrays;
  * repeated BucketSpan positive_spans = 11;  repeated sint64 positive_deltas = 12;  repeated double positive_counts = 13;
  * ResetHint reset_hint = 14;   repeated double custom_values = 16;      // BucketSpan { sint32 offset = 1; uint32 length = 2; }
  * </pre>
- * so a remote write encoder writes it with the timestamp of each time copy appended, and a histogram read from a remote
- * write record passes through byte for byte.
+ * so a remote write encoder writes it with the timestamp of each time copy appended (and, for a 2.0 request, the start
+ * timestamp), and a histogram read from a remote write record passes through byte for byte but for those two fields.
  *
  * <p>Decoders make histogram points only when the buffer {@link #accepted() accepts} them (the output is remote write);
  * otherwise they keep their other mapping (OTLP exponential histograms as {@code vmrange} buckets) or skip them; OTLP
@@ -45,6 +47,8 @@ public final class PointHistograms {
     public static final int RESET_HINT = 14;
     public static final int TIMESTAMP = 15;
     public static final int CUSTOM_VALUES = 16;
+    /** {@code int64 start_timestamp = 17}: remote write 2.0 only (Prometheus remote write 2.0 types.proto). */
+    public static final int START_TIMESTAMP = 17;
 
     private boolean accepted;
     private boolean customBuckets;

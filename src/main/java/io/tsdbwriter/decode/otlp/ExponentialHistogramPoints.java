@@ -45,6 +45,7 @@ final class ExponentialHistogramPoints {
                 (p = w.next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated ExponentialHistogramDataPoint data_points = 1
             int end = w.fieldEnd;
             long time = 0;
+            long startTime = 0;
             long count = 0;
             double sum = 0;
             boolean hasSum = false;
@@ -61,6 +62,10 @@ final class ExponentialHistogramPoints {
                 int t = (int) w.v;
                 switch (t) {
                     case 1 << 3 | 2 -> q = attributes.attribute(q, end); // attributes = 1
+                    case 2 << 3 | 1 -> { // fixed64 start_time_unix_nano = 2
+                        startTime = w.fixed64(q, end);
+                        q += 8;
+                    }
                     case 3 << 3 | 1 -> {
                         time = w.fixed64(q, end);
                         q += 8;
@@ -107,6 +112,7 @@ final class ExponentialHistogramPoints {
             }
             p = end;
             long ts = o.timestamp(time);
+            o.startTime(startTime);
             if (!o.admit(ts, flags, 0)) {
                 o.restore(base);
                 continue;

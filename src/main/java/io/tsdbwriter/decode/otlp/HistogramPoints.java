@@ -60,6 +60,7 @@ final class HistogramPoints {
         for (int p = s; (p = w.next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated HistogramDataPoint data_points = 1
             int end = w.fieldEnd;
             long time = 0;
+            long startTime = 0;
             long count = 0;
             double sum = 0;
             boolean hasSum = false;
@@ -71,6 +72,10 @@ final class HistogramPoints {
                 int t = (int) w.v;
                 switch (t) {
                     case 9 << 3 | 2 -> q = attributes.attribute(q, end); // attributes = 9
+                    case 2 << 3 | 1 -> { // fixed64 start_time_unix_nano = 2
+                        startTime = w.fixed64(q, end);
+                        q += 8;
+                    }
                     case 3 << 3 | 1 -> {
                         time = w.fixed64(q, end);
                         q += 8;
@@ -133,6 +138,7 @@ final class HistogramPoints {
                 continue;
             }
             long ts = o.timestamp(time);
+            o.startTime(startTime);
             if (!o.admit(ts, flags, 0)) {
                 o.restore(base);
                 continue;

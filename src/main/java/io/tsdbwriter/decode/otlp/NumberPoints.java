@@ -3,7 +3,8 @@ package io.tsdbwriter.decode.otlp;
 /**
  * Gauge and Sum data points ({@code NumberDataPoint} of {@code metrics.proto}): one sample each, named as the metric,
  * its value {@code as_double} or {@code as_int}; a monotonic cumulative sum is a counter (VictoriaMetrics keeps no
- * type); its first exemplar goes with it ({@link OtlpExemplars}). A delta Sum is refused whole ({@link
+ * type); its first exemplar goes with it ({@link OtlpExemplars}). A Sum's {@code start_time_unix_nano} is the sample's
+ * start timestamp ({@link SampleWriter#startTime}); a Gauge's is not read. A delta Sum is refused whole ({@link
  * SampleWriter#refuseDelta}). The hot path of a Prometheus-shaped scrape:
  * no allocation per data point (attributes pushed as arena ranges by {@link Attributes#attribute}).
  *
@@ -34,6 +35,7 @@ final class NumberPoints {
         for (int p = s; (p = w.next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated NumberDataPoint data_points = 1
             int end = w.fieldEnd;
             long time = 0;
+            long startTime = 0;
             double value = 0;
             int flags = 0;
             int exemplar = -1;
@@ -43,6 +45,10 @@ final class NumberPoints {
                 int t = (int) w.v;
                 switch (t) {
                     case 7 << 3 | 2 -> q = attributes.attribute(q, end); // attributes = 7
+                    case 2 << 3 | 1 -> { // fixed64 start_time_unix_nano = 2
+                        startTime = w.fixed64(q, end);
+                        q += 8;
+                    }
                     case 3 << 3 | 1 -> { // fixed64 time_unix_nano = 3
                         time = w.fixed64(q, end);
                         q += 8;
@@ -72,6 +78,7 @@ final class NumberPoints {
                 }
             }
             long ts = o.timestamp(time);
+            o.startTime(sum ? startTime : 0);
             if (o.admit(ts, flags, value)) {
                 o.emit(o.metricOffset(), o.metricLength(), ts, value);
                 if (exemplar >= 0) {

@@ -73,6 +73,8 @@ final class SampleWriter {
     private String metricText;
 
     private final byte[] digits = new byte[24];
+    /** The current data point's start timestamp in epoch ms ({@link #startTime}), 0 for none. */
+    private long startMs;
 
     SampleWriter(WireReader wire, TimestampWindow window) {
         this.wire = wire;
@@ -86,6 +88,7 @@ final class SampleWriter {
         this.rejections = rejections;
         this.kafkaTimestampMs = kafkaTimestampMs;
         this.stale = false;
+        this.startMs = 0;
         Arrays.fill(constOff, -1);
     }
 
@@ -223,6 +226,16 @@ final class SampleWriter {
 
     // ------------------------------------------------------------------ samples
 
+    /**
+     * Sets the start timestamp of the data point whose samples come next from its {@code start_time_unix_nano} (÷ 10^6,
+     * epoch ms; OTLP's 0 = unset): each of its samples carries it ({@link DecodedPoints#setStartTimestamp}: dropped
+     * unless earlier than the sample's timestamp), as Prometheus' OTLP receiver appends them with it. 0 for a data point
+     * without one (a gauge's: the OTLP data model ignores it). Set per data point, before its samples.
+     */
+    void startTime(long startTimeUnixNano) {
+        startMs = startTimeUnixNano == 0 ? 0 : Long.divideUnsigned(startTimeUnixNano, 1_000_000L);
+    }
+
     /** A data point's timestamp in epoch ms: {@code time_unix_nano} ÷ 10^6, the Kafka record's when it has none. */
     long timestamp(long timeUnixNano) {
         return timeUnixNano == 0 ? kafkaTimestampMs : Long.divideUnsigned(timeUnixNano, 1_000_000L);
@@ -332,6 +345,9 @@ final class SampleWriter {
             }
         }
         o.set(pt, ts, value);
+        if (startMs != 0) {
+            o.setStartTimestamp(pt, startMs);
+        }
         o.canonicalize(pt);
         o.exemplars().none(pt); // a point index a refused data point used is not left with its exemplar
         return pt;

@@ -29,6 +29,7 @@ final class SummaryPoints {
         for (int p = s; (p = w.next(p, e, 1 << 3 | 2)) >= 0; ) { // repeated SummaryDataPoint data_points = 1
             int end = w.fieldEnd;
             long time = 0;
+            long startTime = 0;
             long count = 0;
             double sum = 0;
             int flags = 0;
@@ -37,6 +38,10 @@ final class SummaryPoints {
                 int t = (int) w.v;
                 switch (t) {
                     case 7 << 3 | 2 -> q = attributes.attribute(q, end);
+                    case 2 << 3 | 1 -> { // fixed64 start_time_unix_nano = 2
+                        startTime = w.fixed64(q, end);
+                        q += 8;
+                    }
                     case 3 << 3 | 1 -> {
                         time = w.fixed64(q, end);
                         q += 8;
@@ -57,6 +62,7 @@ final class SummaryPoints {
                 }
             }
             long ts = o.timestamp(time);
+            o.startTime(startTime);
             if (o.admit(ts, flags, 0)) {
                 o.emit(o.suffix(0), o.suffixLength(0), ts, GoFormat.unsigned(count));
                 o.emitChecked(o.suffix(1), o.suffixLength(1), ts, sum);

@@ -33,9 +33,14 @@ import org.xerial.snappy.Snappy;
  * ({@link PointHistograms#accepted()}: the output is remote write), its message copied as it is but for its timestamp,
  * which is the point's; otherwise (the import API) {@code _count}, {@code _sum} and {@code _bucket{vmrange}} samples as
  * VictoriaMetrics converts a native histogram it receives over remote write ({@code VmrangeHistograms}). Exemplars and
- * metadata are skipped. Counted per sample and skipped: NaN values including the staleness marker
- * ({@link DecodeError#NON_FINITE_VALUE}), negative timestamps; per series: a series without {@code __name__}
- * ({@link DecodeError#MISSING_METRIC}). A record whose bytes do not decompress
+ * metadata are skipped. A sample's or histogram's start timestamp is read where a message carries one, at the field
+ * number remote write 2.0 gives it ({@code Sample.start_timestamp} = 3, {@code Histogram.start_timestamp} = 17, epoch
+ * ms; Prometheus remote write 2.0 types.proto; 1.0's {@code types.proto} has neither field, a 1.0 sender leaves them
+ * out): it becomes the point's {@link DecodedPoints#setStartTimestamp start timestamp} (0, or not earlier than the
+ * sample's timestamp: none), taken out of the histogram's copied bytes as its timestamp is; the {@code _count},
+ * {@code _sum} and {@code _bucket} samples of the import API's conversion carry none. Counted per sample and skipped:
+ * NaN values including the staleness marker ({@link DecodeError#NON_FINITE_VALUE}), negative timestamps; per series:
+ * a series without {@code __name__} ({@link DecodeError#MISSING_METRIC}). A record whose bytes do not decompress
  * ({@link DecodeError#INVALID_COMPRESSION}), decompress to more than {@link #maxDecompressedBytes} or are not a
  * well-formed {@code WriteRequest} ({@link DecodeError#INVALID_PROTOBUF}, {@link DecodeError#INVALID_UTF8}) is
  * rejected whole. Parsing uses protobuf-java's {@link CodedInputStream} straight over the decompressed bytes;
@@ -60,12 +65,16 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     private int labelCount;
     private double[] values = new double[64];
     private long[] timestamps = new long[64];
+    private long[] starts = new long[64];
     private int sampleCount;
     /** The series' native histograms: per histogram the byte range of its message in {@link #buf}, start and end. */
     private int[] histogramRanges = new int[16];
 
     private long[] histogramTimestamps = new long[8];
+    private long[] histogramStarts = new long[8];
     private int histogramCount;
+    /** The start timestamp {@link #readHistogramTimestamp} read last (field 17; 0 if none). */
+    private long histogramStart;
 
     /**
      * @param maxRecordBytes larger records are rejected whole; a record may decompress to at most
@@ -293,12 +302,15 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                     int limit = in.pushLimit(in.readRawVarint32());
                     double v = 0;
                     long ts = 0;
+                    long st = 0;
                     while (!in.isAtEnd()) {
                         int t = in.readTag();
                         if (t == (1 << 3 | 1)) {
                             v = in.readDouble();
                         } else if (t == (2 << 3)) {
                             ts = in.readInt64();
+                        } else if (t == (3 << 3)) { // int64 start_timestamp = 3 (remote write 2.0's Sample)
+                            st = in.readInt64();
                         } else if (!in.skipField(t)) {
                             break;
                         }
@@ -307,9 +319,11 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                     if (sampleCount == values.length) {
                         values = Arrays.copyOf(values, sampleCount * 2);
                         timestamps = Arrays.copyOf(timestamps, sampleCount * 2);
+                        starts = Arrays.copyOf(starts, sampleCount * 2);
                     }
                     values[sampleCount] = v;
                     timestamps[sampleCount] = ts;
+                    starts[sampleCount] = st;
                     sampleCount++;
                 }
                 case 4 << 3 | 2 -> { // repeated Histogram histograms = 4
@@ -318,7 +332,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                     int limit = in.pushLimit(len);
                     long ts = readHistogramTimestamp(in);
                     in.popLimit(limit);
-                    histogram(start, start + len, ts);
+                    histogram(start, start + len, ts, histogramStart);
                 }
                 default -> {
                     if (!in.skipField(tag)) {
@@ -370,18 +384,27 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                 out.addLabel(p, l[k], l[k + 1], l[k + 2], l[k + 3]);
             }
             out.set(p, timestamps[i], v);
+            if (starts[i] != 0) {
+                out.setStartTimestamp(p, starts[i]);
+            }
             out.canonicalize(p);
         }
         return null;
     }
 
-    /** Reads a {@code Histogram} message to its end (the limit pushed), returning its timestamp (field 15; 0 if none). */
-    private static long readHistogramTimestamp(CodedInputStream in) throws IOException {
+    /**
+     * Reads a {@code Histogram} message to its end (the limit pushed), returning its timestamp (field 15; 0 if none);
+     * its start timestamp (field 17; 0 if none) is left in {@link #histogramStart}.
+     */
+    private long readHistogramTimestamp(CodedInputStream in) throws IOException {
         long ts = 0;
+        histogramStart = 0;
         while (!in.isAtEnd()) {
             int t = in.readTag();
             if (t == (PointHistograms.TIMESTAMP << 3)) {
                 ts = in.readInt64();
+            } else if (t == (PointHistograms.START_TIMESTAMP << 3)) {
+                histogramStart = in.readInt64();
             } else if (!in.skipField(t)) {
                 break;
             }
@@ -389,20 +412,22 @@ public final class RemoteWriteDecoder implements RecordDecoder {
         return ts;
     }
 
-    private void histogram(int start, int end, long timestamp) {
+    private void histogram(int start, int end, long timestamp, long startTimestamp) {
         if ((histogramCount + 1) * 2 > histogramRanges.length) {
             histogramRanges = Arrays.copyOf(histogramRanges, histogramRanges.length * 2);
             histogramTimestamps = Arrays.copyOf(histogramTimestamps, histogramTimestamps.length * 2);
+            histogramStarts = Arrays.copyOf(histogramStarts, histogramStarts.length * 2);
         }
         histogramRanges[histogramCount * 2] = start;
         histogramRanges[histogramCount * 2 + 1] = end;
         histogramTimestamps[histogramCount] = timestamp;
+        histogramStarts[histogramCount] = startTimestamp;
         histogramCount++;
     }
 
     /**
      * The series' native histograms as histogram points ({@link PointHistograms}): each message's fields copied byte for
-     * byte but its timestamp, which becomes the point's; where the points do not accept histograms, each as
+     * byte but its timestamp and start timestamp, which become the point's; where the points do not accept histograms, each as
      * VictoriaMetrics' {@code _count}, {@code _sum} and {@code _bucket{vmrange}} samples ({@link VmrangeHistograms});
      * refused as samples are for their timestamp.
      */
@@ -434,6 +459,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                 out.addLabel(p, l[k], l[k + 1], l[k + 2], l[k + 3]);
             }
             out.set(p, ts, 0);
+            out.setStartTimestamp(p, histogramStarts[h]);
             out.canonicalize(p);
             PointHistograms hs = out.histograms();
             hs.begin(p);
@@ -444,7 +470,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                 int at = in.getTotalBytesRead();
                 int t = in.readTag();
                 in.skipField(t);
-                if (t != (PointHistograms.TIMESTAMP << 3)) {
+                if (t != (PointHistograms.TIMESTAMP << 3) && t != (PointHistograms.START_TIMESTAMP << 3)) {
                     hs.putRaw(buf, start + at, in.getTotalBytesRead() - at);
                 }
             }

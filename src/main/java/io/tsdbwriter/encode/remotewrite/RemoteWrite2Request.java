@@ -1,6 +1,7 @@
 package io.tsdbwriter.encode.remotewrite;
 
 import com.google.protobuf.CodedInputStream;
+import io.tsdbwriter.decode.FamilyMetadata;
 import io.tsdbwriter.wire.ByteBuf;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,10 +14,14 @@ import java.util.Arrays;
  * <pre>
  * message Request    { repeated string symbols = 4; repeated TimeSeries timeseries = 5; }
  * message TimeSeries { repeated uint32 labels_refs = 1; repeated Sample samples = 2; repeated Histogram histograms = 3; }
- * message Sample     { double value = 1; int64 timestamp = 2; }                          // as in 1.0
+ * message Sample     { double value = 1; int64 timestamp = 2; int64 start_timestamp = 3; }
  * </pre>
  * {@code labels_refs} is packed. A 1.0 {@code TimeSeries.histograms} entry (field 4) becomes a 2.0 one (field 3) byte for
- * byte: the {@code Histogram} message has the same fields in both, {@code custom_values} (16) included.
+ * byte: the {@code Histogram} message has the same fields in both, {@code custom_values} (16) included. The start
+ * timestamps ({@code Sample.start_timestamp} = 3, {@code Histogram.start_timestamp} = 17, epoch ms; Prometheus remote
+ * write 2.0 types.proto) are written by the encoder into the body it builds for a 2.0 request
+ * ({@link RemoteWriteEncoder}, made with start timestamps), where a point has one, and so pass through with their
+ * messages; a 1.0 body sent as it is carries none.
  * Every label name and value of the request becomes one entry of the symbol table ({@code symbols[0]} is the empty
  * string, as the specification requires), so the strings the M × N variants of a series share (the metric name, every
  * label but the instance label) are sent once per request, and each series carries two varint references per label.
@@ -27,7 +32,7 @@ import java.util.Arrays;
  * (field 5: {@code type = 1}, {@code help_ref = 3}, {@code unit_ref = 4}, help and unit in the symbol table). A series
  * matches a family when its {@code __name__} is the family name, or the name plus one of OpenMetrics' suffixes
  * {@code _total}, {@code _bucket}, {@code _count}, {@code _sum}, {@code _created}, {@code _info}, {@code _gcount},
- * {@code _gsum} (a gauge histogram's). A series without a
+ * {@code _gsum} (a gauge histogram's; the list of {@link FamilyMetadata#endsWithSuffix}). A series without a
  * family carries no metadata; the 1.0 entries themselves are not copied (2.0 has no such field).
  *
  * <p>Why from a 1.0 body: the write path builds one body per batch from whole points and splits a refused batch at
@@ -58,17 +63,6 @@ public final class RemoteWrite2Request {
     private static final int MD_UNIT = 5 << 3 | 2;
     private static final int V2_METADATA = 5 << 3 | 2;
     private static final byte[] NAME = "__name__".getBytes(StandardCharsets.US_ASCII);
-    /** A series named family + one of these belongs to the family (OpenMetrics 1.0, "Metric types"). */
-    private static final byte[][] SUFFIXES = {
-        bytes("_total"),
-        bytes("_bucket"),
-        bytes("_count"),
-        bytes("_sum"),
-        bytes("_created"),
-        bytes("_info"),
-        bytes("_gcount"),
-        bytes("_gsum")
-    };
 
     private RemoteWrite2Request() {}
 
@@ -284,10 +278,9 @@ public final class RemoteWrite2Request {
             return 0;
         }
         int k = families.find(off, len);
-        for (int i = 0; k == 0 && i < SUFFIXES.length; i++) {
-            byte[] x = SUFFIXES[i];
-            if (len > x.length && Arrays.equals(v1, off + len - x.length, off + len, x, 0, x.length)) {
-                k = families.find(off, len - x.length);
+        for (int i = 0; k == 0 && i < FamilyMetadata.suffixCount(); i++) {
+            if (FamilyMetadata.endsWithSuffix(i, v1, off, len)) {
+                k = families.find(off, len - FamilyMetadata.suffixLength(i));
             }
         }
         return k;
@@ -308,10 +301,6 @@ public final class RemoteWrite2Request {
             out.put((byte) tag);
             putVarint(out, v);
         }
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     static void putVarint(ByteBuf out, int v) {

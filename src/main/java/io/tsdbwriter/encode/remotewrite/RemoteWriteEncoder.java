@@ -42,6 +42,13 @@ import java.util.Arrays;
  * {@code TimeSeries.histograms} entries (field 4, {@code prometheus.Histogram}), the histogram's fields as decoded and
  * the timestamp of each time copy; it counts as one sample per copy.
  *
+ * <p>Start timestamps ({@link DecodedPoints#startTimestampMs}): an encoder made for a body that becomes a remote write
+ * 2.0 request ({@link #RemoteWriteEncoder(AmplificationPlan, boolean)}, {@link RemoteWrite2Request#fromV1}) writes a
+ * point's as {@code Sample.start_timestamp} (field 3) of each of its samples and {@code Histogram.start_timestamp}
+ * (field 17) of each histogram copy (Prometheus remote write 2.0 types.proto), the same for all M time copies and N
+ * variants (one counter run), left out when 0 or not earlier than the copy's timestamp. 1.0 has no such field: an
+ * encoder for a 1.0 request writes none.
+ *
  * <p>Wire format without generated classes (protobuf-java's {@link CodedOutputStream} only sizes varints): the label
  * part of each variant is encoded once per series ({@link #prepareSeries}) and copied per point. A point's M
  * {@code samples} entries (per sample 2 tags, 2 lengths, 8 bytes of value little-endian and a varint timestamp) are
@@ -70,6 +77,10 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final byte LEN_TAG_LABEL_VALUE = (byte) (LABEL_VALUE << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);
     private static final byte TAG_SAMPLE_VALUE = SAMPLE_VALUE << 3 | WireFormat.WIRETYPE_FIXED64;
     private static final byte TAG_SAMPLE_TIMESTAMP = SAMPLE_TIMESTAMP << 3 | WireFormat.WIRETYPE_VARINT;
+    /** {@code Sample.start_timestamp = 3} of remote write 2.0. */
+    static final int SAMPLE_START_TIMESTAMP = 3;
+
+    private static final byte TAG_SAMPLE_START_TIMESTAMP = SAMPLE_START_TIMESTAMP << 3 | WireFormat.WIRETYPE_VARINT;
     static final int TS_EXEMPLARS = 3;
     private static final byte LEN_TAG_EXEMPLARS = (byte) (TS_EXEMPLARS << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED);
     private static final byte TAG_EXEMPLAR_VALUE = 2 << 3 | WireFormat.WIRETYPE_FIXED64;
@@ -79,6 +90,11 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private static final byte TAG_HISTOGRAM_TIMESTAMP = PointHistograms.TIMESTAMP << 3 | WireFormat.WIRETYPE_VARINT;
     /** Bytes of one samples entry at most: tag, length (1 byte: the message is at most 20), value 1 + 8, timestamp 1 + 10. */
     private static final int MAX_SAMPLE_ENTRY = 1 + 1 + 9 + 11;
+    /** The same with a start timestamp (1 + 10 more; the message is at most 31 bytes, its length still 1 byte). */
+    private static final int MAX_SAMPLE_ENTRY_WITH_START = MAX_SAMPLE_ENTRY + 11;
+    /** {@code Histogram.start_timestamp}'s tag: field 17, varint (two bytes). */
+    private static final int TAG_HISTOGRAM_START_TIMESTAMP =
+            PointHistograms.START_TIMESTAMP << 3 | WireFormat.WIRETYPE_VARINT;
 
     private static final VarHandle LONG_LE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -96,23 +112,46 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private PointHistograms histograms;
 
     private int histogram = -1;
+    /** Whether start timestamps are written (the body becomes a 2.0 request). */
+    private final boolean startTimestamps;
+    /** The start timestamp of the point {@link #encodePoint} encodes next ({@link #point}), 0 for none. */
+    private long start;
     /** {@code plan.sampleTimestampMs(t, i) - t} for each i. */
     private final long[] offsets;
     /** The current point's M samples as {@code TimeSeries.samples} entries ({@link #samplesBlock}); grown once. */
     private byte[] samples = new byte[0];
 
-    /** @param plan the amplification plan whose M and N it encodes for */
+    /** An encoder of 1.0 bodies sent as they are (no start timestamps). @param plan the plan whose M and N it encodes for */
     public RemoteWriteEncoder(AmplificationPlan plan) {
+        this(plan, false);
+    }
+
+    /**
+     * @param plan            the amplification plan whose M and N it encodes for
+     * @param startTimestamps whether points' start timestamps are written: true only for bodies that become remote
+     *                        write 2.0 requests ({@link RemoteWrite2Request#fromV1})
+     */
+    public RemoteWriteEncoder(AmplificationPlan plan, boolean startTimestamps) {
         this.plan = plan;
+        this.startTimestamps = startTimestamps;
         this.offsets = new long[plan.timeMultiplier()];
         for (int i = 0; i < offsets.length; i++) {
             offsets[i] = plan.sampleTimestampMs(0, i);
         }
     }
 
-    /** A factory of per-thread encoders for {@code plan}. */
+    /** A factory of per-thread encoders for {@code plan} of 1.0 bodies sent as they are (no start timestamps). */
     public static SampleEncoder.Factory factory(AmplificationPlan plan) {
-        return () -> new RemoteWriteEncoder(plan);
+        return factory(plan, false);
+    }
+
+    /**
+     * A factory of per-thread encoders for {@code plan}.
+     *
+     * @param startTimestamps whether they write start timestamps: true for bodies that become 2.0 requests
+     */
+    public static SampleEncoder.Factory factory(AmplificationPlan plan, boolean startTimestamps) {
+        return () -> new RemoteWriteEncoder(plan, startTimestamps);
     }
 
     @Override
@@ -201,6 +240,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         exemplar = exemplars.of(p);
         histograms = points.histograms();
         histogram = histograms.of(p);
+        start = startTimestamps ? points.startTimestampMs(p) : 0;
     }
 
     @Override
@@ -208,9 +248,11 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         int n = SeriesVariants.count(series, at);
         int h = histogram;
         histogram = -1;
+        long st = start;
+        start = 0;
         int samplesSize = h < 0
-                ? samplesBlock(timestampMs, value) // the M samples, the same bytes for each variant
-                : histogramBlock(h, timestampMs); // or the M copies of a native histogram
+                ? samplesBlock(timestampMs, value, st) // the M samples, the same bytes for each variant
+                : histogramBlock(h, timestampMs, st); // or the M copies of a native histogram
         int x = exemplar;
         exemplar = -1;
         samplesSize += x < 0 ? 0 : exemplarEntry(x, samplesSize); // and the exemplar, once per variant (design §6)
@@ -249,9 +291,13 @@ public final class RemoteWriteEncoder implements SampleEncoder {
 
     /**
      * Writes the point's M {@code TimeSeries.samples} entries into {@link #samples} and returns their length: per sample
-     * its tag, its length, {@code value} (tag + 8 bytes little-endian) and the timestamp (tag + varint).
+     * its tag, its length, {@code value} (tag + 8 bytes little-endian) and the timestamp (tag + varint); with a start
+     * timestamp ({@code startMs} not 0) {@link #samplesBlockWithStart}.
      */
-    private int samplesBlock(long timestampMs, double value) {
+    private int samplesBlock(long timestampMs, double value, long startMs) {
+        if (startMs != 0) {
+            return samplesBlockWithStart(timestampMs, value, startMs);
+        }
         long[] offs = offsets;
         int m = offs.length;
         long bits = Double.doubleToRawLongBits(value);
@@ -274,18 +320,50 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     }
 
     /**
-     * Writes the point's native histogram {@code h} as M {@code TimeSeries.histograms} entries (field 4) into
-     * {@link #samples} and returns their length: per time copy the histogram's fields ({@link PointHistograms}) and its
-     * timestamp (field 15, {@code t + i × interval / M}).
+     * {@link #samplesBlock} of a point with a start timestamp: each {@code Sample} also carries
+     * {@code start_timestamp} (field 3) when it is earlier than the sample's timestamp.
      */
-    private int histogramBlock(int h, long timestampMs) {
+    private int samplesBlockWithStart(long timestampMs, double value, long startMs) {
+        long[] offs = offsets;
+        int m = offs.length;
+        long bits = Double.doubleToRawLongBits(value);
+        byte[] b = samples;
+        if (b.length < m * MAX_SAMPLE_ENTRY_WITH_START) {
+            b = samples = new byte[m * MAX_SAMPLE_ENTRY_WITH_START];
+        }
+        int q = 0;
+        for (int i = 0; i < m; i++) {
+            long t = timestampMs + offs[i];
+            boolean withStart = startMs < t;
+            b[q++] = LEN_TAG_SAMPLES;
+            q = putVarint(b, q, sampleSize(t) + (withStart ? 1 + CodedOutputStream.computeInt64SizeNoTag(startMs) : 0));
+            b[q++] = TAG_SAMPLE_VALUE;
+            LONG_LE.set(b, q, bits);
+            q += 8;
+            b[q++] = TAG_SAMPLE_TIMESTAMP;
+            q = putVarint(b, q, t);
+            if (withStart) {
+                b[q++] = TAG_SAMPLE_START_TIMESTAMP;
+                q = putVarint(b, q, startMs);
+            }
+        }
+        return q;
+    }
+
+    /**
+     * Writes the point's native histogram {@code h} as M {@code TimeSeries.histograms} entries (field 4) into
+     * {@link #samples} and returns their length: per time copy the histogram's fields ({@link PointHistograms}), its
+     * timestamp (field 15, {@code t + i × interval / M}) and, when {@code startMs} is not 0 and earlier than that, its
+     * start timestamp (field 17).
+     */
+    private int histogramBlock(int h, long timestampMs, long startMs) {
         PointHistograms hs = histograms;
         byte[] src = hs.bytes();
         int off = hs.offset(h);
         int len = hs.length(h);
         long[] offs = offsets;
         int m = offs.length;
-        int most = m * (len + 1 + 5 + 1 + 10);
+        int most = m * (len + 1 + 5 + 1 + 10 + 2 + 10);
         if (samples.length < most) {
             samples = new byte[most];
         }
@@ -293,12 +371,23 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         int q = 0;
         for (int i = 0; i < m; i++) {
             long t = timestampMs + offs[i];
+            boolean withStart = startMs != 0 && startMs < t;
             b[q++] = LEN_TAG_HISTOGRAMS;
-            q = putVarint(b, q, len + 1 + CodedOutputStream.computeInt64SizeNoTag(t));
+            q = putVarint(
+                    b,
+                    q,
+                    len
+                            + 1
+                            + CodedOutputStream.computeInt64SizeNoTag(t)
+                            + (withStart ? 2 + CodedOutputStream.computeInt64SizeNoTag(startMs) : 0));
             System.arraycopy(src, off, b, q, len);
             q += len;
             b[q++] = TAG_HISTOGRAM_TIMESTAMP;
             q = putVarint(b, q, t);
+            if (withStart) {
+                q = putVarint(b, q, TAG_HISTOGRAM_START_TIMESTAMP);
+                q = putVarint(b, q, startMs);
+            }
         }
         return q;
     }
@@ -388,7 +477,8 @@ public final class RemoteWriteEncoder implements SampleEncoder {
         long timestampMs = points.timestampMs(p);
         double value = points.value(p);
         int m = offsets.length;
-        int samplesSize = samplesBlock(timestampMs, value);
+        int samplesSize = samplesBlock(timestampMs, value, startTimestamps ? points.startTimestampMs(p) : 0);
+        start = 0;
         int inner = labelsSize + samplesSize;
         byte[] out2 = out.reserve(1 + CodedOutputStream.computeUInt32SizeNoTag(inner) + inner);
         int w = out.length();
