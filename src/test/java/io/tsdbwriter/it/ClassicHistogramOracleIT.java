@@ -3,25 +3,20 @@ package io.tsdbwriter.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.OracleSeries;
 import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -48,9 +43,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ClassicHistogramOracleIT {
 
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TOPIC = "text-classic-histograms";
     private static final int STEPS = 4;
     /** Series each step: 4 histograms (the refused one not counted), 2 untyped buckets and a gauge. */
@@ -203,54 +195,22 @@ class ClassicHistogramOracleIT {
             System.err.printf(
                     "ClassicHistogramOracleIT: remote write 2.0 == Prometheus' scrape with"
                             + " convert_classic_histograms_to_nhcb: %d series, %d points%n",
-                    actual.size(), count(actual));
+                    actual.size(), OracleSeries.count(actual));
         }
-    }
-
-    private static long count(Map<String, TreeMap<Long, String>> m) {
-        return m.values().stream().mapToLong(TreeMap::size).sum();
     }
 
     /**
-     * Every {@code ch_*} series over the last hour, by its labels but {@code job} and {@code instance} (JSON, sorted),
-     * by timestamp (ms): a histogram as the query API's object ({@code count}, {@code sum}, {@code buckets}) as text, a
-     * sample as its value; polled until {@code expected} points are there or 60 s pass.
+     * Every {@code ch_*} series over the last hour ({@link OracleSeries}), by its labels but {@code job} and
+     * {@code instance}; polled until {@code expected} points are there or 60 s pass.
      */
     private static Map<String, TreeMap<Long, String>> series(PrometheusServer prom, int expected) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            Map<String, TreeMap<Long, String>> got = new TreeMap<>();
-            String q = URLEncoder.encode("{__name__=~\"ch_.+\"}[1h]", StandardCharsets.UTF_8);
-            double at = (base + 10 * 60_000L) / 1000.0;
-            HttpResponse<String> resp = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(prom.url() + "/api/v1/query?query=" + q + "&time=" + at))
-                            .timeout(Duration.ofSeconds(30))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(resp.statusCode()).as(resp.body()).isEqualTo(200);
-            for (JsonNode series : JSON.readTree(resp.body()).path("data").path("result")) {
-                TreeMap<String, String> labels = new TreeMap<>();
-                for (Iterator<Map.Entry<String, JsonNode>> it =
-                                series.get("metric").fields();
-                        it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> l = it.next();
-                    if (!l.getKey().equals("job") && !l.getKey().equals("instance")) {
-                        labels.put(l.getKey(), l.getValue().asText());
-                    }
-                }
-                TreeMap<Long, String> points = new TreeMap<>();
-                for (JsonNode h : series.path("histograms")) {
-                    points.put(Math.round(h.get(0).asDouble() * 1000), h.get(1).toString());
-                }
-                for (JsonNode v : series.path("values")) {
-                    points.put(Math.round(v.get(0).asDouble() * 1000), v.get(1).asText());
-                }
-                got.put(JSON.writeValueAsString(labels), points);
-            }
-            if (count(got) >= expected || System.nanoTime() > deadline) {
-                return got;
-            }
-            Thread.sleep(500);
-        }
+        return OracleSeries.read(
+                prom,
+                "{__name__=~\"ch_.+\"}",
+                base + 10 * 60_000L,
+                expected,
+                Duration.ofSeconds(60),
+                true,
+                Set.of("job", "instance"));
     }
 }

@@ -14,24 +14,25 @@ import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Histogram;
 import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import io.opentelemetry.proto.metrics.v1.Sum;
 import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.OracleSeries;
 import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Assumptions;
@@ -48,13 +49,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * histograms as they are): the same {@code ExportMetricsServiceRequest}s (five exponential series at scales −4, 0, 3,
  * 10 and 20 — the last two merged down to schema 8 —, positive, negative and zero buckets; three explicit-bucket series
  * with empty buckets at the start, runs of them inside and an empty or full {@code +Inf} bucket, one without a sum;
- * four cumulative steps a minute apart) are POSTed to the oracle's {@code /api/v1/otlp/v1/metrics} and produced to
- * Kafka, where the writer reads them ({@code --input-format otlp --output remote-write --convert-histograms-to-nhcb})
- * into a second Prometheus 3's remote write receiver. Read back with range queries ({@code histograms} arrays: count,
- * sum, every bucket's bounds and count; the explicit ones' buckets must be the custom buckets of the bounds sent, which
- * no exponential schema has): (1) remote write 1.0 at M = N = 1 holds exactly the oracle's series and histograms;
- * (2) remote write 2.0 at M = 6, N = 3 with {@code --instance-label host} holds exactly the oracle's histograms, each at
- * its 6 time copies in each of its 3 variants.
+ * four cumulative steps a minute apart; and a cumulative Sum {@code st_requests_total}; every data point with the same
+ * start time, five minutes before the first step) are POSTed to the oracle's {@code /api/v1/otlp/v1/metrics} and
+ * produced to Kafka, where the writer reads them ({@code --input-format otlp --output remote-write
+ * --convert-histograms-to-nhcb}) into a second Prometheus 3's remote write receiver. Both Prometheus run with
+ * {@code --enable-feature=created-timestamp-zero-ingestion}: a sample's start timestamp becomes a zero sample (a zero
+ * histogram) there, which the oracle is checked to hold for every series. Read back with range queries
+ * ({@code histograms} arrays: count, sum, every bucket's bounds and count; the explicit ones' buckets must be the custom
+ * buckets of the bounds sent, which no exponential schema has; {@code values} of the Sum): (1) remote write 1.0 at
+ * M = N = 1 holds exactly the oracle's series and histograms but the zero samples (1.0 has no start timestamp);
+ * (2) remote write 2.0 at M = 6, N = 3 with {@code --instance-label host} holds exactly the oracle's histograms and
+ * samples, each at its 6 time copies in each of its 3 variants, and each variant the oracle's zero sample once at the
+ * start timestamp (the copies carry the original's; the receiver takes the first and drops the others, out of order).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NativeHistogramOracleIT {
@@ -74,6 +80,10 @@ class NativeHistogramOracleIT {
 
     private static final int M = 6;
     private static final int N = 3;
+    /** The cumulative Sum, one series ({@code host="a"}). */
+    private static final String COUNTER = "st_requests_total";
+    /** The feature that makes a start timestamp a zero sample. */
+    private static final String ZERO_INGESTION = "--enable-feature=created-timestamp-zero-ingestion";
 
     @RegisterExtension
     static final Stack stack = Stack.withKafka();
@@ -81,15 +91,18 @@ class NativeHistogramOracleIT {
     static PrometheusServer oracle;
     /** The first step's time: 30 minutes ago, on a minute; step k is a minute later per k. */
     static long base;
+    /** Every data point's start time: five minutes before {@link #base}. */
+    static long start;
 
     @BeforeAll
     static void start() throws Exception {
         Assumptions.assumeTrue(GoBuilds.built(PrometheusServer.CURRENT_BINARY), "Prometheus 3 is not built");
         base = (System.currentTimeMillis() - 30 * 60_000L) / 60_000L * 60_000L;
+        start = base - 5 * 60_000L;
         oracle = stack.own(PrometheusServer.startCurrentWith(
                 stack.path("prom-oracle"),
                 null,
-                List.of("--web.enable-otlp-receiver"),
+                List.of("--web.enable-otlp-receiver", ZERO_INGESTION),
                 "otlp:\n  convert_histograms_to_nhcb: true\n"));
         stack.createTopic(TOPIC, 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
@@ -119,7 +132,8 @@ class NativeHistogramOracleIT {
                 .addMetrics(metric("nh_coarse", point(ns, k, "a", -4, -2, 5, true)))
                 .addMetrics(explicit("nh_explicit_latency", ns, k, "a", true, 0, 3, 1, 0, 0, 0, 0, 4, 2, 0, 1, 0))
                 .addMetrics(explicit("nh_explicit_sizes", ns, k, "b", true, 0, 0, 2, 0, 5, 1))
-                .addMetrics(explicit("nh_explicit_one", ns, k, "a", false, 4, 0));
+                .addMetrics(explicit("nh_explicit_one", ns, k, "a", false, 4, 0))
+                .addMetrics(counter(ns, k));
         return ExportMetricsServiceRequest.newBuilder()
                 .addResourceMetrics(ResourceMetrics.newBuilder().addScopeMetrics(scope))
                 .build();
@@ -134,12 +148,30 @@ class NativeHistogramOracleIT {
                 .build();
     }
 
+    /** The cumulative Sum {@link #COUNTER} at step k: 10 × (k + 1). */
+    private static Metric counter(long ns, int step) {
+        return Metric.newBuilder()
+                .setName(COUNTER)
+                .setSum(Sum.newBuilder()
+                        .setIsMonotonic(true)
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                        .addDataPoints(NumberDataPoint.newBuilder()
+                                .addAttributes(KeyValue.newBuilder()
+                                        .setKey("host")
+                                        .setValue(AnyValue.newBuilder().setStringValue("a")))
+                                .setStartTimeUnixNano(start * 1_000_000L)
+                                .setTimeUnixNano(ns)
+                                .setAsInt(10L * (step + 1))))
+                .build();
+    }
+
     /** An explicit-bucket histogram of one data point: {@link #BOUNDS} of {@code name}, {@code counts} × (step + 1). */
     private static Metric explicit(String name, long ns, int step, String host, boolean withSum, long... counts) {
         HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder()
                 .addAttributes(KeyValue.newBuilder()
                         .setKey("host")
                         .setValue(AnyValue.newBuilder().setStringValue(host)))
+                .setStartTimeUnixNano(start * 1_000_000L)
                 .setTimeUnixNano(ns);
         for (double b : BOUNDS.get(name)) {
             p.addExplicitBounds(b);
@@ -176,6 +208,7 @@ class NativeHistogramOracleIT {
                 .addAttributes(KeyValue.newBuilder()
                         .setKey("host")
                         .setValue(AnyValue.newBuilder().setStringValue(host)))
+                .setStartTimeUnixNano(start * 1_000_000L)
                 .setTimeUnixNano(ns)
                 .setScale(scale)
                 .setZeroCount(seed * (step + 1L))
@@ -197,19 +230,22 @@ class NativeHistogramOracleIT {
     @Test
     @Order(1)
     void remoteWrite1AtMEqualsNEquals1HoldsExactlyTheOraclesHistograms() throws Exception {
-        try (PrometheusServer prom = PrometheusServer.startCurrentWith(stack.path("prom-rw1"), null, List.of())) {
+        try (PrometheusServer prom =
+                PrometheusServer.startCurrentWith(stack.path("prom-rw1"), null, List.of(ZERO_INGESTION))) {
             JsonNode s = runWriter("rw1", prom.remoteWriteUrl(), "1", 1, 1);
             assertThat(s.get("decode_errors").asLong()).isZero();
-            assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * SERIES);
-            Map<String, TreeMap<Long, String>> expected = histograms(oracle, STEPS * SERIES);
+            assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * (SERIES + 1));
+            Map<String, TreeMap<Long, String>> expected = withoutStart(oracleHistograms());
             assertThat(expected).hasSize(SERIES);
             assertCustomBuckets(expected, "the oracle");
             Map<String, TreeMap<Long, String>> actual = histograms(prom, STEPS * SERIES);
             assertCustomBuckets(actual, "the writer's");
-            assertThat(actual).isEqualTo(expected);
+            assertThat(actual).as("1.0 carries no start timestamp").isEqualTo(expected);
+            assertThat(counters(prom, STEPS)).isEqualTo(withoutStart(oracleCounters()));
             System.err.printf(
-                    "NativeHistogramOracleIT: remote write 1.0 == Prometheus' OTLP receiver: %d series, %d histograms%n",
-                    actual.size(), count(actual));
+                    "NativeHistogramOracleIT: remote write 1.0 == Prometheus' OTLP receiver but its zero samples:"
+                            + " %d series, %d histograms%n",
+                    actual.size(), OracleSeries.count(actual));
         }
     }
 
@@ -219,33 +255,84 @@ class NativeHistogramOracleIT {
         try (PrometheusServer prom = PrometheusServer.startCurrentWith(
                 stack.path("prom-rw2"),
                 null,
-                List.of("--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request"))) {
+                List.of(
+                        "--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request",
+                        ZERO_INGESTION))) {
             JsonNode s = runWriter("rw2", prom.remoteWriteUrl(), "2", M, N, "--instance-label", "host");
-            assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * SERIES * M * N);
-            Map<String, TreeMap<Long, String>> expected = new TreeMap<>();
-            for (Map.Entry<String, TreeMap<Long, String>> e :
-                    histograms(oracle, STEPS * SERIES).entrySet()) {
-                Map<String, String> labels =
-                        JSON.readValue(e.getKey(), new TypeReference<TreeMap<String, String>>() {});
-                String host = labels.get("host");
-                for (int j = 0; j < N; j++) {
-                    Map<String, String> variant = new TreeMap<>(labels);
-                    variant.put("host", j == 0 ? host : host + "-" + j);
-                    TreeMap<Long, String> copies = new TreeMap<>();
-                    for (Map.Entry<Long, String> h : e.getValue().entrySet()) {
-                        for (int i = 0; i < M; i++) {
-                            copies.put(h.getKey() + i * 60_000L / M, h.getValue());
-                        }
-                    }
-                    expected.put(JSON.writeValueAsString(variant), copies);
-                }
-            }
-            Map<String, TreeMap<Long, String>> actual = histograms(prom, STEPS * SERIES * M * N);
+            assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * (SERIES + 1) * M * N);
+            Map<String, TreeMap<Long, String>> expected = amplified(oracleHistograms());
+            Map<String, TreeMap<Long, String>> actual = histograms(prom, (STEPS * M + 1) * SERIES * N);
             assertThat(actual).isEqualTo(expected);
+            assertThat(counters(prom, (STEPS * M + 1) * N)).isEqualTo(amplified(oracleCounters()));
             System.err.printf(
-                    "NativeHistogramOracleIT: remote write 2.0 at M=%d N=%d == the oracle amplified: %d histograms%n",
-                    M, N, count(actual));
+                    "NativeHistogramOracleIT: remote write 2.0 at M=%d N=%d == the oracle amplified, zero samples at"
+                            + " the start timestamps included: %d histograms%n",
+                    M, N, OracleSeries.count(actual));
         }
+    }
+
+    /**
+     * The oracle's series amplified as the writer amplifies them: each variant ({@code host}, {@code host-1}, …) holds
+     * each point at its M time copies, but the zero sample at {@link #start}, which each variant holds once (every copy
+     * carries the start timestamp; the receiver drops the later zero samples, out of order).
+     */
+    private static Map<String, TreeMap<Long, String>> amplified(Map<String, TreeMap<Long, String>> oracle)
+            throws Exception {
+        Map<String, TreeMap<Long, String>> expected = new TreeMap<>();
+        for (Map.Entry<String, TreeMap<Long, String>> e : oracle.entrySet()) {
+            Map<String, String> labels = JSON.readValue(e.getKey(), new TypeReference<TreeMap<String, String>>() {});
+            String host = labels.get("host");
+            for (int j = 0; j < N; j++) {
+                Map<String, String> variant = new TreeMap<>(labels);
+                variant.put("host", j == 0 ? host : host + "-" + j);
+                TreeMap<Long, String> copies = new TreeMap<>();
+                for (Map.Entry<Long, String> h : e.getValue().entrySet()) {
+                    for (int i = 0; i < (h.getKey() == start ? 1 : M); i++) {
+                        copies.put(h.getKey() + i * 60_000L / M, h.getValue());
+                    }
+                }
+                expected.put(JSON.writeValueAsString(variant), copies);
+            }
+        }
+        return expected;
+    }
+
+    /** The oracle's histograms, each series' zero histogram at {@link #start} included: asserted there. */
+    private static Map<String, TreeMap<Long, String>> oracleHistograms() throws Exception {
+        Map<String, TreeMap<Long, String>> hs = histograms(oracle, (STEPS + 1) * SERIES);
+        assertThat(hs).hasSize(SERIES);
+        for (Map.Entry<String, TreeMap<Long, String>> e : hs.entrySet()) {
+            assertThat(e.getValue()).as("the oracle's %s", e.getKey()).hasSize(STEPS + 1);
+            String zero = e.getValue().get(start);
+            assertThat(zero)
+                    .as("the oracle's zero histogram of %s at the start timestamp", e.getKey())
+                    .isNotNull();
+            assertThat(JSON.readTree(zero).path("count").asText()).as(zero).isEqualTo("0");
+        }
+        return hs;
+    }
+
+    /** The oracle's {@link #COUNTER}, its zero sample at {@link #start} included: asserted there. */
+    private static Map<String, TreeMap<Long, String>> oracleCounters() throws Exception {
+        Map<String, TreeMap<Long, String>> cs = counters(oracle, STEPS + 1);
+        assertThat(cs).hasSize(1);
+        TreeMap<Long, String> c = cs.values().iterator().next();
+        assertThat(c).as("the oracle's %s", cs.keySet()).hasSize(STEPS + 1);
+        assertThat(c.get(start))
+                .as("the oracle's zero sample at the start timestamp")
+                .isEqualTo("0");
+        return cs;
+    }
+
+    /** {@code series} without the points at {@link #start}. */
+    private static Map<String, TreeMap<Long, String>> withoutStart(Map<String, TreeMap<Long, String>> series) {
+        Map<String, TreeMap<Long, String>> out = new TreeMap<>();
+        series.forEach((k, v) -> {
+            TreeMap<Long, String> points = new TreeMap<>(v);
+            points.remove(start);
+            out.put(k, points);
+        });
+        return out;
     }
 
     /**
@@ -317,48 +404,24 @@ class NativeHistogramOracleIT {
         return Scenario.summary(summary);
     }
 
-    private static long count(Map<String, TreeMap<Long, String>> m) {
-        return m.values().stream().mapToLong(TreeMap::size).sum();
-    }
-
     /**
-     * Every {@code nh_*} series' histograms over the last hour, by its labels (JSON, sorted), by timestamp (ms): each
-     * the query API's histogram object ({@code count}, {@code sum}, {@code buckets}: bounds rule, lower, upper, count)
-     * as text; polled until {@code expected} histograms are there or 30 s pass.
+     * Every {@code nh_*} series' histograms over the last hour ({@link OracleSeries}; no float sample there); polled
+     * until {@code expected} histograms are there or 30 s pass.
      */
     private static Map<String, TreeMap<Long, String>> histograms(PrometheusServer prom, int expected) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            Map<String, TreeMap<Long, String>> got = new TreeMap<>();
-            String q = URLEncoder.encode("{__name__=~\"nh_.+\"}[1h]", StandardCharsets.UTF_8);
-            double at = (base + 10 * 60_000L) / 1000.0;
-            HttpResponse<String> resp = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(prom.url() + "/api/v1/query?query=" + q + "&time=" + at))
-                            .timeout(Duration.ofSeconds(30))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(resp.statusCode()).as(resp.body()).isEqualTo(200);
-            for (JsonNode series : JSON.readTree(resp.body()).path("data").path("result")) {
-                assertThat(series.has("values"))
-                        .as("float samples in %s", series)
-                        .isFalse();
-                TreeMap<String, String> labels = new TreeMap<>();
-                for (Iterator<Map.Entry<String, JsonNode>> it =
-                                series.get("metric").fields();
-                        it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> l = it.next();
-                    labels.put(l.getKey(), l.getValue().asText());
-                }
-                TreeMap<Long, String> hs = new TreeMap<>();
-                for (JsonNode h : series.path("histograms")) {
-                    hs.put(Math.round(h.get(0).asDouble() * 1000), h.get(1).toString());
-                }
-                got.put(JSON.writeValueAsString(labels), hs);
-            }
-            if (count(got) >= expected || System.nanoTime() > deadline) {
-                return got;
-            }
-            Thread.sleep(500);
-        }
+        return OracleSeries.read(
+                prom, "{__name__=~\"nh_.+\"}", base + 10 * 60_000L, expected, Duration.ofSeconds(30), false, Set.of());
+    }
+
+    /** The {@link #COUNTER} series' samples over the last hour; polled until {@code expected} or 30 s pass. */
+    private static Map<String, TreeMap<Long, String>> counters(PrometheusServer prom, int expected) throws Exception {
+        return OracleSeries.read(
+                prom,
+                "{__name__=\"" + COUNTER + "\"}",
+                base + 10 * 60_000L,
+                expected,
+                Duration.ofSeconds(30),
+                true,
+                Set.of());
     }
 }
