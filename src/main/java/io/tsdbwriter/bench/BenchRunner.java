@@ -17,6 +17,7 @@ import io.tsdbwriter.lab.VmProbe;
 import io.tsdbwriter.lab.WriterCellRunner;
 import io.tsdbwriter.metrics.AotCacheStatus;
 import io.tsdbwriter.produce.OtlpPointRecords;
+import io.tsdbwriter.produce.OtlpScrapeRecords;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.tsdbmetrics.InsertCapacityProbe;
@@ -84,8 +85,9 @@ public final class BenchRunner {
      *     receiver's shapes; null = none (default)
      * @param prometheusOutOfOrderWindow the out-of-order window of those Prometheus
      *     ({@code --prometheus-out-of-order-window}); default 30 d
-     * @param otlpRecords the topics it produces carry OTLP records ({@code produce --record-format otlp}) and every
-     *     writer reads {@code --input-format otlp} before its {@code extraRunArgs}; default false: JSON point records
+     * @param otlpRecords the topics it produces carry OTLP records and every writer reads {@code --input-format otlp}
+     *     before its {@code extraRunArgs}: the backlog one record per scrape ({@code produce --record-format otlp}),
+     *     the live topics one point per record; default false: JSON point records
      * @param readBackRelay after each backlog cell with M = N = 1 on a receiver of its own, count the samples that
      *     receiver holds ({@link StoredSamples}) into the cell's summary ({@link RelayPeers#READ_BACK_FIELD}); default false
      */
@@ -180,7 +182,10 @@ public final class BenchRunner {
                     : null;
         }
 
-        /** The encoder of the topics' record values: OTLP or JSON point records, one point each. */
+        /**
+         * The encoder of the live topics' record values: OTLP or JSON point records, one point each (the backlog topic's
+         * OTLP records hold one scrape each).
+         */
         public Function<SourcePoint, byte[]> recordEncoder() {
             return otlpRecords ? p -> OtlpPointRecords.encode(List.of(p)) : PointRecords::encode;
         }
@@ -506,6 +511,8 @@ public final class BenchRunner {
     private final String runId = Long.toString(System.currentTimeMillis() / 1000, 36);
     /** Bytes of the backlog topic's log, once it is loaded; 0 when unknown (then no fetched ÷ topic figure). */
     private long topicBytes;
+    /** Records of the backlog topic: the feed's points, or with OTLP records (one per scrape) the topic's records. */
+    private long backlogRecords;
 
     public BenchRunner(Settings settings, PrintStream out) {
         this.s = settings;
@@ -605,19 +612,14 @@ public final class BenchRunner {
                         done++;
                         progress(
                                 "[%d/%d] %s: consuming the backlog of %,d records ...",
-                                done, total, cell.label(), s.feed().records());
+                                done, total, cell.label(), backlogRecords);
                         String name = String.format(Locale.ROOT, "cell-%02d", done);
                         int index = done;
                         backlog = onItsReceiver(
                                 cell,
                                 name,
                                 client,
-                                target -> runner.backlog(
-                                        target,
-                                        s.topic(),
-                                        group(index),
-                                        name,
-                                        s.feed().records()));
+                                target -> runner.backlog(target, s.topic(), group(index), name, backlogRecords));
                         results.add(backlog);
                         report(done, total, backlog, c);
                         wire(name, backlog);
@@ -742,24 +744,48 @@ public final class BenchRunner {
     }
 
     private void preload(KafkaFeeder kafka) throws InterruptedException {
+        backlogRecords = s.feed().records();
         if (kafka.exists(s.topic())) {
             long size = kafka.size(s.topic());
             progress("backlog: topic %s exists with %,d records: using it as it is (not pre-loading)", s.topic(), size);
+            if (s.otlpRecords()) {
+                backlogRecords = size;
+            }
             return;
         }
         kafka.create(s.topic(), s.partitions());
         progress(
-                "backlog: producing %,d %srecords (one point each) to %s (%d partition%s) ...",
+                "backlog: producing %,d %s to %s (%d partition%s) ...",
                 s.feed().records(),
-                s.otlpRecords() ? "OTLP " : "",
+                s.otlpRecords() ? "points as OTLP records (one per scrape)" : "records (one point each)",
                 s.topic(),
                 s.partitions(),
                 s.partitions() == 1 ? "" : "s");
         long t0 = System.nanoTime();
-        KafkaFeeder.Sent sent =
-                kafka.produce(s.topic(), s.feed().iterator(), s.feed().records(), 0, () -> false);
+        KafkaFeeder.Sent sent = s.otlpRecords()
+                ? kafka.produceValues(s.topic(), scrapeRecords(s.feed().iterator()), Long.MAX_VALUE, 0, () -> false)
+                : kafka.produce(s.topic(), s.feed().iterator(), s.feed().records(), 0, () -> false);
+        if (s.otlpRecords()) {
+            backlogRecords = sent.ackedRecords();
+        }
         double sec = (System.nanoTime() - t0) / 1e9;
         progress("backlog: %,d records (%.1f MiB) in %.1f s", sent.ackedRecords(), sent.bytesSent() / 1048576.0, sec);
+    }
+
+    /** The values of {@code points} as OTLP records, one per scrape ({@link OtlpScrapeRecords}). */
+    static Iterator<byte[]> scrapeRecords(Iterator<SourcePoint> points) {
+        Iterator<OtlpScrapeRecords.Record> records = new OtlpScrapeRecords().records(points);
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return records.hasNext();
+            }
+
+            @Override
+            public byte[] next() {
+                return records.next().value();
+            }
+        };
     }
 
     private CellResult live(

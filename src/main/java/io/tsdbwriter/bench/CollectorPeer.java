@@ -16,10 +16,11 @@ import java.util.Optional;
  * The peer of {@code bench --peer otelcol}: one OpenTelemetry Collector ({@link CollectorProcess}: {@code kafkareceiver}
  * reading OTLP records → {@code prometheusremotewriteexporter}, the at-least-once configuration of
  * {@value CollectorProcess#CONFIG_RESOURCE}) on a pre-loaded topic of OTLP records, with a fresh consumer group from the
- * earliest offset, into one remote write 1.0 endpoint. It runs until its group's committed offsets reach the topic's
- * end (the receiver marks a record once its export returned), then gets SIGTERM; measured as {@link RelayPeers#measure}
- * says. The receiver gets the first address of the bootstrap servers; plaintext Kafka only. Linux only. Not
- * thread-safe.
+ * earliest offset, into one remote write 1.0 endpoint. The records hold a scrape each ({@code produce --record-format
+ * otlp}), as OpenTelemetry exporters publish them: the Collector handles a record as one pipeline call and one
+ * request. It runs until its group's committed offsets reach the topic's end (the receiver marks a record once its
+ * export returned), then gets SIGTERM; measured as {@link RelayPeers#measure} says. The receiver gets the first
+ * address of the bootstrap servers; plaintext Kafka only. Linux only. Not thread-safe.
  */
 public final class CollectorPeer {
 
@@ -48,8 +49,9 @@ public final class CollectorPeer {
     }
 
     /**
-     * Runs the Collector over the whole of {@code topic} ({@code records} OTLP records) into {@code remoteWriteUrl} and
-     * returns its row (not read back); it starts on the placement's writer CPUs when it has them.
+     * Runs the Collector over the whole of {@code topic} ({@code records} OTLP records holding {@code points} data points)
+     * into {@code remoteWriteUrl} and returns its row of {@code points} (not read back); it starts on the placement's
+     * writer CPUs when it has them.
      *
      * @throws IOException when the Collector exits early or does not finish within {@code timeout}
      */
@@ -58,6 +60,7 @@ public final class CollectorPeer {
             KafkaClientConfig kafka,
             String topic,
             long records,
+            long points,
             String remoteWriteUrl,
             Path workDir,
             Duration timeout,
@@ -71,7 +74,7 @@ public final class CollectorPeer {
         CollectorProcess collector =
                 CollectorProcess.start(binary, workDir, settings, placement.writerCommand(List.of()));
         try {
-            return RelayPeers.measure(
+            RelayPeers.Row row = RelayPeers.measure(
                     "otelcol",
                     ROW_NAME,
                     collector.process(),
@@ -82,6 +85,7 @@ public final class CollectorPeer {
                     records,
                     timeout,
                     progress);
+            return new RelayPeers.Row(row.name(), points, row.cpuSeconds(), row.elapsedSeconds(), row.peakRssBytes());
         } finally {
             collector.stop(STOP_GRACE);
         }

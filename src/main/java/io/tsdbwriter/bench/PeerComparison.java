@@ -121,6 +121,8 @@ public final class PeerComparison {
                 return 1;
             }
         }
+        // OTLP records hold a scrape each: the topic holds the feed's points in fewer records
+        long points = s.otlpRecords() ? s.feed().records() : records;
         List<Row> writerRows = RelayPeers.writerRows(s.workDir());
         List<Row> rows = new ArrayList<>(writerRows);
         Row floorRow = null;
@@ -139,6 +141,14 @@ public final class PeerComparison {
                         s.workDir().resolve("floor"),
                         s.cellTimeout(),
                         s.placement().placement());
+                if (points != records) {
+                    floorRow = new Row(
+                            floorRow.name(),
+                            points,
+                            floorRow.cpuSeconds(),
+                            floorRow.elapsedSeconds(),
+                            floorRow.peakRssBytes());
+                }
                 rows.add(floorRow);
             } catch (IOException e) {
                 out.println("bench: floor failed: " + e.getMessage());
@@ -152,7 +162,7 @@ public final class PeerComparison {
         try {
             for (Map.Entry<Peer, Path> peer : peers.entrySet()) {
                 for (Optional<FreshReceiver.Kind> receiver : receivers(s)) {
-                    Row row = runPeer(peer.getKey(), peer.getValue(), receiver.orElse(null), records, http);
+                    Row row = runPeer(peer.getKey(), peer.getValue(), receiver.orElse(null), records, points, http);
                     if (row == null) {
                         rc = peer.getKey() == Peer.TELEGRAF && receiver.orElse(null) == FreshReceiver.Kind.PROMETHEUS
                                 ? rc
@@ -187,8 +197,11 @@ public final class PeerComparison {
         return rc;
     }
 
-    /** One peer into one receiver (null: the run's); null when it failed or cannot write there (said why). */
-    private Row runPeer(Peer peer, Path binary, FreshReceiver.Kind kind, long records, OkHttpClient http)
+    /**
+     * One peer into one receiver (null: the run's) over the bench's {@code records} records holding {@code points}
+     * points; null when it failed or cannot write there (said why).
+     */
+    private Row runPeer(Peer peer, Path binary, FreshReceiver.Kind kind, long records, long points, OkHttpClient http)
             throws IOException, InterruptedException {
         if (peer == Peer.TELEGRAF && kind == FreshReceiver.Kind.PROMETHEUS) {
             out.println("bench: peer telegraf: not into Prometheus (Telegraf writes InfluxDB line protocol here; the"
@@ -196,15 +209,15 @@ public final class PeerComparison {
             return null;
         }
         String topic = s.topic();
-        long points = records;
         if (peer == Peer.TELEGRAF && s.otlpRecords()) {
             topic = telegrafTopic(s);
-            points = jsonTopic(topic, records);
+            records = jsonTopic(topic, points);
+            points = records;
         }
         String dir = "peer-" + peer.label() + (kind == null ? "" : "-" + kind.label());
         out.printf(
                 "bench: peer %s (%s): consuming the %,d records of %s%s ...%n",
-                peer.label(), binary, points, topic, kind == null ? "" : " into a new " + kind.displayName());
+                peer.label(), binary, records, topic, kind == null ? "" : " into a new " + kind.displayName());
         FreshReceiver receiver = kind == null
                 ? null
                 : FreshReceiver.start(
@@ -233,6 +246,7 @@ public final class PeerComparison {
                                 binary,
                                 s.kafkaClient(),
                                 topic,
+                                records,
                                 points,
                                 receiver == null ? s.remoteWriteUrl() : receiver.remoteWriteUrl(),
                                 s.workDir().resolve(dir),

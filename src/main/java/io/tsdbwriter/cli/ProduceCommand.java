@@ -3,6 +3,7 @@ package io.tsdbwriter.cli;
 import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.produce.LatencyHistograms;
 import io.tsdbwriter.produce.OtlpPointRecords;
+import io.tsdbwriter.produce.OtlpScrapeRecords;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.ProducerSettings;
 import io.tsdbwriter.produce.SourcePoint;
@@ -46,8 +47,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code tsdb-writer produce}: sends source points to a Kafka topic as point records (DESIGN §2), from real
  * node_exporter scrapes or generated ({@code --synthetic}), optionally rate-limited and packed several points to a
- * record; or, with {@code --histogram-series}, generated request latencies as OTLP exponential histograms
- * ({@link LatencyHistograms}, for a writer reading {@code --input-format otlp}). The files' timestamps are moved to
+ * record, or as OTLP records ({@code --record-format otlp}: one per scrape, {@link OtlpScrapeRecords}); or, with
+ * {@code --histogram-series}, generated request latencies as OTLP exponential histograms ({@link LatencyHistograms},
+ * for a writer reading {@code --input-format otlp}). The files' timestamps are moved to
  * the present by default ({@link SourceOptions}: the newest scrape within the minute before {@code --now}, default the
  * clock; {@code --keep-timestamps} keeps them), and the shift is printed to stderr.
  *
@@ -118,7 +120,7 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(
             names = "--keyed",
             description =
-                    "Give each record a key: the series of its first point, metric{labels} (default: no key, the partitioner spreads records)")
+                    "Give each record a key: the series of its first point, metric{labels}; with --record-format otlp the scrape's instance (default: no key, the partitioner spreads records)")
     boolean keyed;
 
     @Option(
@@ -132,10 +134,17 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(
             names = "--record-format",
             defaultValue = "json",
-            paramLabel = "json|otlp",
+            paramLabel = "json|otlp|otlp-points",
             description =
-                    "Value of each point record: json (the point objects above) or otlp (one protobuf OTLP ExportMetricsServiceRequest of gauge points, labels as attributes: --input-format otlp, the OpenTelemetry Collector's kafkareceiver) (default: ${DEFAULT-VALUE})")
+                    "Value of each record: json (the point objects above); otlp (one protobuf OTLP ExportMetricsServiceRequest per scrape, i.e. per instance and time, as OpenTelemetry exporters publish: resource service.name/service.instance.id, one metric per name, *_total as cumulative monotonic sums, the rest as gauges, labels as attributes, split below 1 MB; --input-format otlp, the OpenTelemetry Collector's kafkareceiver); otlp-points (OTLP gauge points, --points-per-record to a record) (default: ${DEFAULT-VALUE})")
     String recordFormat;
+
+    /** {@code --record-format}: JSON point records. */
+    static final String JSON = "json";
+    /** {@code --record-format}: one OTLP record per scrape ({@link OtlpScrapeRecords}). */
+    static final String OTLP = "otlp";
+    /** {@code --record-format}: OTLP gauge points, {@code --points-per-record} to a record ({@link OtlpPointRecords}). */
+    static final String OTLP_POINTS = "otlp-points";
 
     /** The seed of {@code --histogram-series}: the same flags send the same histograms. */
     static final long HISTOGRAM_SEED = 1;
@@ -186,9 +195,17 @@ public final class ProduceCommand implements Callable<Integer> {
         if (topic.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--topic must not be empty");
         }
-        if (!recordFormat.equals("json") && !recordFormat.equals("otlp")) {
+        if (!List.of(JSON, OTLP, OTLP_POINTS).contains(recordFormat)) {
             throw new ParameterException(
-                    spec.commandLine(), "--record-format must be json or otlp, got '" + recordFormat + "'");
+                    spec.commandLine(),
+                    "--record-format must be json, otlp or otlp-points, got '" + recordFormat + "'");
+        }
+        if (recordFormat.equals(OTLP)
+                && histogramSeries == 0
+                && spec.commandLine().getParseResult().hasMatchedOption("--points-per-record")) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--record-format otlp sends one record per scrape; --points-per-record needs json or otlp-points");
         }
         if (histogramSeries < 0) {
             throw new ParameterException(spec.commandLine(), "--histogram-series must be >= 0, got " + histogramSeries);
@@ -263,9 +280,27 @@ public final class ProduceCommand implements Callable<Integer> {
     /** One record to send: its key (null for none), value and the points in it. */
     private record Outgoing(byte[] key, byte[] value, int points) {}
 
-    /** The point records of {@code points}, {@code --points-per-record} to a record, encoded as they are taken. */
+    /**
+     * The records of {@code points}, encoded as they are taken: one per scrape with {@code --record-format otlp}, else
+     * {@code --points-per-record} points to a record.
+     */
     private Iterator<Outgoing> pointRecords(Iterable<SourcePoint> points) {
         Iterator<SourcePoint> it = points.iterator();
+        if (recordFormat.equals(OTLP)) {
+            Iterator<OtlpScrapeRecords.Record> scrapes = new OtlpScrapeRecords().records(it);
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return scrapes.hasNext();
+                }
+
+                @Override
+                public Outgoing next() {
+                    OtlpScrapeRecords.Record r = scrapes.next();
+                    return new Outgoing(keyed ? r.key().getBytes(StandardCharsets.UTF_8) : null, r.value(), r.points());
+                }
+            };
+        }
         return new Iterator<>() {
             @Override
             public boolean hasNext() {
@@ -283,7 +318,7 @@ public final class ProduceCommand implements Callable<Integer> {
                 }
                 byte[] key = keyed ? batch.get(0).seriesKey().getBytes(StandardCharsets.UTF_8) : null;
                 byte[] value =
-                        recordFormat.equals("otlp") ? OtlpPointRecords.encode(batch) : PointRecords.encode(batch);
+                        recordFormat.equals(OTLP_POINTS) ? OtlpPointRecords.encode(batch) : PointRecords.encode(batch);
                 return new Outgoing(key, value, batch.size());
             }
         };

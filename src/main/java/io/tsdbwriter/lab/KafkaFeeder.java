@@ -30,7 +30,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * The bench's Kafka side: creates topics and produces point records (one point per record, as {@code produce}
  * does with its defaults and the same producer settings; JSON point records unless an encoder is given, e.g.
- * {@code OtlpPointRecords} as {@code produce --record-format otlp}), either as fast as possible (the pre-loaded backlog)
+ * {@code OtlpPointRecords} as {@code produce --record-format otlp-points}), either as fast as possible (the pre-loaded backlog)
  * or at a fixed rate while a writer runs (live mode). Not thread-safe; one feeder per thread.
  */
 public final class KafkaFeeder implements AutoCloseable {

@@ -9,13 +9,18 @@ import io.tsdbwriter.lab.BenchCell;
 import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.FreshReceiver;
 import io.tsdbwriter.lab.SourceFeed;
+import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import io.tsdbwriter.write.http.HttpAuthConfig;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class PeerComparisonTest {
@@ -60,6 +65,62 @@ class PeerComparisonTest {
         assertThat(metric.getGauge().getDataPointsCount()).isEqualTo(1);
         assertThat(PeerComparison.telegrafTopic(json)).isEqualTo("t");
         assertThat(PeerComparison.telegrafTopic(otlp)).isEqualTo("t-json");
+    }
+
+    /**
+     * The OTLP backlog holds one record per scrape of the real feed (instance by instance) and exactly the feed's
+     * points, those Telegraf's JSON topic gets one per record.
+     */
+    @Test
+    void theOtlpBacklogHoldsOneRecordPerScrapeAndEveryPointOfTheFeed() throws Exception {
+        SourceFeed feed = SourceFeed.real(NodeExporterFiles.all(), 25_000, "node", 1_800_000_000_000L);
+        List<SourcePoint> points = new ArrayList<>();
+        feed.iterator().forEachRemaining(points::add);
+
+        List<String> sent = new ArrayList<>();
+        Set<String> instances = new HashSet<>();
+        int records = 0;
+        for (Iterator<byte[]> it = BenchRunner.scrapeRecords(feed.iterator()); it.hasNext(); ) {
+            var rm = ExportMetricsServiceRequest.parseFrom(it.next()).getResourceMetrics(0);
+            records++;
+            long time = -1;
+            for (var metric : rm.getScopeMetrics(0).getMetricsList()) {
+                var dps = metric.hasSum()
+                        ? metric.getSum().getDataPointsList()
+                        : metric.getGauge().getDataPointsList();
+                for (var dp : dps) {
+                    assertThat(time == -1 || time == dp.getTimeUnixNano())
+                            .as("one scrape time")
+                            .isTrue();
+                    time = dp.getTimeUnixNano();
+                    String instance = dp.getAttributesList().stream()
+                            .filter(kv -> kv.getKey().equals("instanceNo"))
+                            .findFirst()
+                            .orElseThrow()
+                            .getValue()
+                            .getStringValue();
+                    instances.add(instance);
+                    sent.add(metric.getName() + " "
+                            + dp.getAttributesList().stream()
+                                    .map(kv -> kv.getKey() + "=" + kv.getValue().getStringValue())
+                                    .toList()
+                            + " " + dp.getAsDouble() + " @" + dp.getTimeUnixNano() / 1_000_000L);
+                }
+            }
+        }
+
+        assertThat(instances).hasSize(3); // 25,000 points of 10,140 per instance
+        // scrape by scrape for 3 instances: 25,000 points end in the 17th scrape, 16 × 3 records and 2 of it
+        assertThat(records).isEqualTo(50);
+        assertThat(sent)
+                .containsExactlyInAnyOrderElementsOf(points.stream()
+                        .map(p -> {
+                            List<String> labels = new ArrayList<>();
+                            p.labels().forEach((k, v) -> labels.add(k + "=" + v));
+                            labels.add("productKey=" + p.productKey());
+                            return p.metric() + " " + labels + " " + p.value() + " @" + p.timestampMs();
+                        })
+                        .toList());
     }
 
     @Test

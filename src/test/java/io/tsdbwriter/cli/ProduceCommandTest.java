@@ -159,6 +159,69 @@ class ProduceCommandTest {
     }
 
     @Test
+    void otlpSendsOneRecordPerScrapeKeyedByItsInstance() throws Exception {
+        List<String> args = new ArrayList<>(List.of(
+                "--topic", "t", "--record-format", "otlp", "--keyed", "--instance", "node-0001", "--keep-timestamps"));
+        args.addAll(files());
+
+        int code = run(args.toArray(String[]::new));
+
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(producer.history()).hasSize(20); // one record per file: one instance, one scrape each
+        assertThat(lastOutLine()).startsWith("20 records sent, ").endsWith("points=10140");
+        ProducerRecord<byte[], byte[]> first = producer.history().get(0);
+        assertThat(new String(first.key(), StandardCharsets.UTF_8)).isEqualTo("node-0001");
+        var request = ExportMetricsServiceRequest.parseFrom(first.value());
+        assertThat(request.getResourceMetricsCount()).isEqualTo(1);
+        var metrics = request.getResourceMetrics(0).getScopeMetrics(0).getMetricsList();
+        assertThat(metrics.get(0).getName()).isEqualTo("go_gc_duration_seconds");
+        assertThat(metrics.get(0).getGauge().getDataPointsCount()).isEqualTo(5); // its quantiles
+        assertThat(metrics.get(0).getGauge().getDataPoints(0).getTimeUnixNano()).isEqualTo(1795300857000L * 1_000_000L);
+    }
+
+    @Test
+    void otlpPointsSendsPointsPerRecordAsOtlpGauges() throws Exception {
+        int code = run(
+                "--topic",
+                "t",
+                "--record-format",
+                "otlp-points",
+                "--points-per-record",
+                "100",
+                NodeExporterFiles.first().toString());
+
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(producer.history()).hasSize(6); // 507 points
+        var metrics = ExportMetricsServiceRequest.parseFrom(
+                        producer.history().get(0).value())
+                .getResourceMetrics(0)
+                .getScopeMetrics(0)
+                .getMetricsList();
+        assertThat(metrics.stream()
+                        .mapToInt(m -> m.getGauge().getDataPointsCount())
+                        .sum())
+                .isEqualTo(100);
+        assertThat(lastOutLine()).startsWith("6 records sent, ").endsWith("points=507");
+    }
+
+    @Test
+    void otlpRefusesPointsPerRecordAndUnknownFormatsAreRefused() {
+        assertThat(run(
+                        "--topic",
+                        "t",
+                        "--record-format",
+                        "otlp",
+                        "--points-per-record",
+                        "10",
+                        NodeExporterFiles.first().toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("--record-format otlp sends one record per scrape");
+        assertThat(run("--topic", "t", "--record-format", "protobuf", "--synthetic"))
+                .isEqualTo(2);
+        assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
     void keysRecordsByTheSeriesOfTheirFirstPoint() {
         run(
                 "--topic",
