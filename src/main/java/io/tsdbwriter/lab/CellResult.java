@@ -51,7 +51,7 @@ public record CellResult(
      * A cell's histogram share.
      *
      * @param samples samples of the histograms among {@link CellResult#samplesExpected()}: the samples its data points
-     *                decode to, × M × N; 0 without a share
+     *                decode to, × M × N; 0 without a share, -1 when unknown (a histogram topic used as it was)
      * @param written native histograms the writer wrote (its summary's {@code histograms_written}), each one of
      *                {@link CellResult#samplesWritten()}; 0 through the import API, which writes {@code vmrange} bucket series
      * @param buckets the buckets in them ({@code histogram_buckets_written})
