@@ -8,6 +8,7 @@ import io.tsdbwriter.lab.CellResult;
 import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.Figures;
 import io.tsdbwriter.lab.FreshReceiver;
+import io.tsdbwriter.lab.HistogramShare;
 import io.tsdbwriter.lab.InputRate;
 import io.tsdbwriter.lab.KafkaFeeder;
 import io.tsdbwriter.lab.Machine;
@@ -16,6 +17,7 @@ import io.tsdbwriter.lab.SystemCpu;
 import io.tsdbwriter.lab.VmProbe;
 import io.tsdbwriter.lab.WriterCellRunner;
 import io.tsdbwriter.metrics.AotCacheStatus;
+import io.tsdbwriter.produce.LatencyHistograms;
 import io.tsdbwriter.produce.OtlpPointRecords;
 import io.tsdbwriter.produce.OtlpScrapeRecords;
 import io.tsdbwriter.produce.PointRecords;
@@ -90,6 +92,9 @@ public final class BenchRunner {
      *     the live topics one point per record; default false: JSON point records
      * @param readBackRelay after each backlog cell with M = N = 1 on a receiver of its own, count the samples that
      *     receiver holds ({@link StoredSamples}) into the cell's summary ({@link RelayPeers#READ_BACK_FIELD}); default false
+     * @param histogramSeries {@code --histogram-series}: S series of OTLP exponential latency histograms produced once
+     *     beside the backlog to {@code <topic>-histograms} ({@link HistogramShare}), covering the points' sample span, and
+     *     read by every cell with {@code --topic-format <topic>-histograms=otlp}; ≥ 0, 0 = none (default)
      */
     public record Settings(
             String bootstrapServers,
@@ -125,7 +130,8 @@ public final class BenchRunner {
             Path victoriaMetricsBinary,
             Duration prometheusOutOfOrderWindow,
             boolean otlpRecords,
-            boolean readBackRelay) {
+            boolean readBackRelay,
+            int histogramSeries) {
 
         /**
          * @throws NullPointerException naming a required value that is null
@@ -161,6 +167,7 @@ public final class BenchRunner {
             require(partitions >= 1, "partitions must be >= 1, got " + partitions);
             require(batchSamples >= 1, "batchSamples must be >= 1, got " + batchSamples);
             require(segmentSize >= 1, "segmentSize must be >= 1, got " + segmentSize);
+            require(histogramSeries >= 0, "histogramSeries must be >= 0, got " + histogramSeries);
         }
 
         /** A builder with the defaults above; {@link Builder#build()} validates. */
@@ -200,6 +207,19 @@ public final class BenchRunner {
             }
             List<String> args = new ArrayList<>(List.of("--input-format", "otlp"));
             args.addAll(extraRunArgs);
+            return args;
+        }
+
+        /**
+         * The run arguments of the grid's writers: {@link #writerRunArgs()}, then, with a histogram share, the histogram
+         * topic read as OTLP ({@link HistogramShare#writerArgs}).
+         */
+        List<String> cellRunArgs() {
+            if (histogramSeries == 0) {
+                return writerRunArgs();
+            }
+            List<String> args = new ArrayList<>(writerRunArgs());
+            args.addAll(HistogramShare.writerArgs(topic));
             return args;
         }
 
@@ -253,6 +273,7 @@ public final class BenchRunner {
             private Duration prometheusOutOfOrderWindow = Duration.ofDays(30);
             private boolean otlpRecords;
             private boolean readBackRelay;
+            private int histogramSeries;
 
             private Builder() {}
 
@@ -460,6 +481,12 @@ public final class BenchRunner {
                 return this;
             }
 
+            /** @see Settings#histogramSeries() */
+            public Builder histogramSeries(int histogramSeries) {
+                this.histogramSeries = histogramSeries;
+                return this;
+            }
+
             /**
              * The settings of the values set.
              *
@@ -501,7 +528,8 @@ public final class BenchRunner {
                         victoriaMetricsBinary,
                         prometheusOutOfOrderWindow,
                         otlpRecords,
-                        readBackRelay);
+                        readBackRelay,
+                        histogramSeries);
             }
         }
     }
@@ -513,6 +541,8 @@ public final class BenchRunner {
     private long topicBytes;
     /** Records of the backlog topic: the feed's points, or with OTLP records (one per scrape) the topic's records. */
     private long backlogRecords;
+    /** The histogram share's records and samples, once produced ({@link #preloadHistograms}); none without one. */
+    private HistogramShare.Fed histogramsFed = HistogramShare.Fed.NONE;
 
     public BenchRunner(Settings settings, PrintStream out) {
         this.s = settings;
@@ -549,6 +579,9 @@ public final class BenchRunner {
             boolean liveOnly = s.inputRate() != null && !s.inputRate().relative();
             if (!liveOnly) {
                 preload(kafka);
+                if (s.histogramSeries() > 0) {
+                    histogramsFed = preloadHistograms(kafka);
+                }
                 topicBytes = kafka.logBytes(s.topic());
                 progress(
                         "backlog: %,d bytes in the topic's log (the denominator of each cell's bytes fetched)",
@@ -572,7 +605,7 @@ public final class BenchRunner {
                             .writePermits(permits)
                             .batchSamples(s.batchSamples())
                             .segmentSize(s.segmentSize())
-                            .extraRunArgs(s.writerRunArgs())
+                            .extraRunArgs(s.cellRunArgs())
                             .workDir(s.workDir())
                             .cellTimeout(s.cellTimeout())
                             .settleMax(s.settleMax())
@@ -619,7 +652,13 @@ public final class BenchRunner {
                                 cell,
                                 name,
                                 client,
-                                target -> runner.backlog(target, s.topic(), group(index), name, backlogRecords));
+                                target -> runner.backlog(
+                                        target,
+                                        s.topic(),
+                                        group(index),
+                                        name,
+                                        backlogRecords + histogramsFed.records()));
+                        backlog = withHistograms(backlog);
                         results.add(backlog);
                         report(done, total, backlog, c);
                         wire(name, backlog);
@@ -700,7 +739,8 @@ public final class BenchRunner {
         try (FreshReceiver receiver = freshReceiver(fresh, name, client)) {
             CellResult r = run.run(cell.withReceiver(cell.remoteWrite() ? receiver.remoteWriteUrl() : receiver.url()))
                     .withCell(cell);
-            if (s.readBackRelay() && !r.live() && cell.timeMultiplier() == 1 && cell.instanceMultiplier() == 1) {
+            boolean relay = s.readBackRelay() && cell.timeMultiplier() == 1 && cell.instanceMultiplier() == 1;
+            if (!r.live() && (relay || s.histogramSeries() > 0)) {
                 readBack(name, receiver, r.samplesWritten(), client);
             }
             return r;
@@ -712,14 +752,29 @@ public final class BenchRunner {
             throws InterruptedException {
         Path summary = s.workDir().resolve(name + ".json");
         try {
-            long stored = new StoredSamples(client.http()).count(receiver.url(), written, PeerComparison.SETTLE);
+            StoredSamples.Counted counted =
+                    new StoredSamples(client.http()).countByName(receiver.url(), written, PeerComparison.SETTLE);
+            long stored = counted.total();
             progress(
                     "%s: %,d samples read back from its %s (%,d written)",
                     name, stored, receiver.kind().displayName(), written);
+            long histogramSamples = counted.of(HistogramShare::isHistogramName);
+            if (s.histogramSeries() > 0) {
+                progress(
+                        "%s: %,d of them the histograms' (%s)",
+                        name,
+                        histogramSamples,
+                        receiver.kind() == FreshReceiver.Kind.PROMETHEUS
+                                ? "native histograms, one sample each"
+                                : "vmrange bucket series, _count and _sum");
+            }
             if (Files.exists(summary)) {
                 ObjectMapper json = new ObjectMapper();
                 var tree = (ObjectNode) json.readTree(summary.toFile());
                 tree.put(RelayPeers.READ_BACK_FIELD, stored);
+                if (s.histogramSeries() > 0) {
+                    tree.put(HISTOGRAMS_READ_BACK_FIELD, histogramSamples);
+                }
                 json.writeValue(summary.toFile(), tree);
             }
         } catch (IOException e) {
@@ -741,6 +796,60 @@ public final class BenchRunner {
                 s.prometheusOutOfOrderWindow());
         progress("%s: a new %s (%s) at %s", full, kind.displayName(), s.binary(kind), r.url());
         return r;
+    }
+
+    /**
+     * The summary field of the samples of the histogram share read back from a cell's receiver of its own (beside
+     * {@link RelayPeers#READ_BACK_FIELD}, which counts them too).
+     */
+    public static final String HISTOGRAMS_READ_BACK_FIELD = "histogram_samples_read_back";
+
+    /**
+     * Produces the histogram share to {@code <topic>-histograms} once, covering the feed's sample span; a topic that
+     * exists is used as it is (its records counted, the samples they hold unknown: -1).
+     */
+    private HistogramShare.Fed preloadHistograms(KafkaFeeder kafka) throws InterruptedException {
+        String topic = HistogramShare.topic(s.topic());
+        if (kafka.exists(topic)) {
+            long size = kafka.size(topic);
+            progress("histograms: topic %s exists with %,d records: using it as it is (not pre-loading)", topic, size);
+            return new HistogramShare.Fed(size, -1, -1);
+        }
+        kafka.create(topic, s.partitions());
+        var histograms = HistogramShare.covering(
+                s.histogramSeries(), s.feed().newestMs(), s.feed().spanMs());
+        progress(
+                "histograms: producing %,d series of %s (OTLP exponential histograms), one data point per series every"
+                        + " %d s of the points' sample time (%,d data points), to %s, read with --topic-format %s=otlp ...",
+                s.histogramSeries(),
+                LatencyHistograms.METRIC,
+                HistogramShare.INTERVAL_MS / 1000,
+                histograms.size(),
+                topic,
+                topic);
+        HistogramShare.Fed fed = HistogramShare.produce(kafka, topic, histograms, s.histogramSeries());
+        progress(
+                "histograms: %,d records, %,d data points: %,d samples before M x N as native histograms, %,d as vmrange"
+                        + " bucket series",
+                fed.records(), fed.points(), fed.samples(true), fed.samples(false));
+        return fed;
+    }
+
+    /** A backlog cell's result with the samples of the histogram share among its expected ones (× M × N). */
+    private CellResult withHistograms(CellResult r) {
+        if (s.histogramSeries() == 0) {
+            return r;
+        }
+        long samples = histogramsFed.samples(r.cell().remoteWrite());
+        long expected = samples < 0 ? -1 : samples * r.cell().samplesPerPoint();
+        CellResult.Histograms h = r.histograms().withSamples(expected);
+        progress(
+                "%s: %s of the samples expected the histograms'; %,d native histograms written, %,d buckets in them",
+                r.cell().label(),
+                expected < 0 ? "unknown how many" : String.format(Locale.ROOT, "%,d", expected),
+                h.written(),
+                h.buckets());
+        return r.toBuilder().histograms(h).build();
     }
 
     private void preload(KafkaFeeder kafka) throws InterruptedException {

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.metrics.AotCacheStatus;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +16,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -127,29 +125,6 @@ public final class RelayPeers {
     }
 
     private RelayPeers() {}
-
-    /**
-     * Where a peer's binary is looked for: {@code explicit} (its {@code --…-binary} flag), else the variable
-     * {@code env}, else {@code ~/.cache/tsdb-writer/bin/<name>} (where {@code scripts/lib.sh} builds it), else
-     * {@code name} on the PATH; empty when none is executable.
-     */
-    static Optional<Path> locate(Path explicit, String env, String name) {
-        if (explicit != null) {
-            return Files.isExecutable(explicit) ? Optional.of(explicit) : Optional.empty();
-        }
-        List<Path> candidates = new ArrayList<>();
-        String fromEnv = System.getenv(env);
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            candidates.add(Path.of(fromEnv));
-        }
-        candidates.add(Path.of(System.getProperty("user.home"), ".cache", "tsdb-writer", "bin", name));
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (!dir.isEmpty()) {
-                candidates.add(Path.of(dir, name));
-            }
-        }
-        return candidates.stream().filter(Files::isExecutable).findFirst();
-    }
 
     /**
      * Waits until the peer process {@code proc} (started at {@code startNanos}) has committed {@code records} offsets

@@ -5,7 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -18,7 +22,10 @@ import okhttp3.Response;
  * Per name because {@code count_over_time} drops the name and Prometheus refuses series that then differ in nothing.
  * Meant for a receiver that holds one peer's or one cell's samples only (a fresh one); the bench's feed lies within
  * the last 8 days. A count below {@code expected} is read again every 2 s for at most {@code settle} (a receiver makes
- * samples searchable shortly after it acknowledged them); the last count stands. Thread-safe when its client is.
+ * samples searchable shortly after it acknowledged them); the last count stands. Histograms count as the receiver
+ * stores them: a native histogram (Prometheus 3, remote write) one sample of its metric, as {@code count_over_time}
+ * counts it; VictoriaMetrics' {@code vmrange} buckets, {@code _count} and {@code _sum} one sample each of their own
+ * names; {@link #countByName} keeps the count per name so a caller can tell them apart. Thread-safe when its client is.
  */
 public final class StoredSamples {
 
@@ -57,15 +64,50 @@ public final class StoredSamples {
      * @throws IOException when the query API does not answer or answers an error
      */
     public long count(String baseUrl, long expected, Duration settle) throws IOException, InterruptedException {
+        return countByName(baseUrl, expected, settle).total();
+    }
+
+    /**
+     * The samples of each metric name read back, in the order the receiver lists the names.
+     *
+     * @param byName the samples per metric name
+     */
+    public record Counted(Map<String, Long> byName) {
+
+        public Counted {
+            byName = Collections.unmodifiableMap(new LinkedHashMap<>(byName));
+        }
+
+        /** The samples of every name. */
+        public long total() {
+            return of(name -> true);
+        }
+
+        /** The samples of the names {@code names} accepts. */
+        public long of(Predicate<String> names) {
+            return byName.entrySet().stream()
+                    .filter(e -> names.test(e.getKey()))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
+        }
+    }
+
+    /**
+     * As {@link #count}, per metric name.
+     *
+     * @throws IOException when the query API does not answer or answers an error
+     */
+    public Counted countByName(String baseUrl, long expected, Duration settle)
+            throws IOException, InterruptedException {
         long deadline = System.nanoTime() + settle.toNanos();
-        long n;
-        while ((n = countOnce(baseUrl)) < expected && System.nanoTime() < deadline) {
+        Counted n;
+        while ((n = countOnce(baseUrl)).total() < expected && System.nanoTime() < deadline) {
             Thread.sleep(2000);
         }
         return n;
     }
 
-    private long countOnce(String baseUrl) throws IOException {
+    private Counted countOnce(String baseUrl) throws IOException {
         HttpUrl base = HttpUrl.get(baseUrl.replaceAll("/+$", ""));
         long at = System.currentTimeMillis() / 1000 + 3600;
         List<String> names = new ArrayList<>();
@@ -78,15 +120,17 @@ public final class StoredSamples {
                 .path("data")) {
             names.add(n.asText());
         }
-        long total = 0;
+        Map<String, Long> byName = new LinkedHashMap<>();
         for (String name : names) {
-            total += value(get(base.newBuilder()
-                    .addPathSegments("api/v1/query")
-                    .addQueryParameter("query", query(name))
-                    .addQueryParameter("time", Long.toString(at))
-                    .build()));
+            byName.put(
+                    name,
+                    value(get(base.newBuilder()
+                            .addPathSegments("api/v1/query")
+                            .addQueryParameter("query", query(name))
+                            .addQueryParameter("time", Long.toString(at))
+                            .build())));
         }
-        return total;
+        return new Counted(byName);
     }
 
     private JsonNode get(HttpUrl url) throws IOException {

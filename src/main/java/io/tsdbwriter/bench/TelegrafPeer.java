@@ -1,6 +1,7 @@
 package io.tsdbwriter.bench;
 
 import io.tsdbwriter.config.KafkaClientConfig;
+import io.tsdbwriter.lab.Binaries;
 import io.tsdbwriter.lab.ChildProcess;
 import io.tsdbwriter.lab.Placement;
 import java.io.IOException;
@@ -39,7 +40,7 @@ public final class TelegrafPeer {
      * {@code telegraf} on the PATH; empty when none is executable.
      */
     public static Optional<Path> locate(Path explicit) {
-        return RelayPeers.locate(explicit, BINARY_ENV, "telegraf");
+        return Binaries.locate(explicit, BINARY_ENV, "telegraf");
     }
 
     /** The Telegraf configuration for {@code topic} at {@code bootstrapServers} → {@code vmUrl} (TOML). */

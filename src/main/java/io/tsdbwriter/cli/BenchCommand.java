@@ -201,6 +201,14 @@ public final class BenchCommand implements Callable<Integer> {
     int shareParallelism;
 
     @Option(
+            names = "--histogram-series",
+            defaultValue = "0",
+            paramLabel = "S",
+            description =
+                    "Backlog: also S series of OTLP exponential latency histograms over the points' sample span (as produce --histogram-series), in <topic>-histograms, which every cell reads with --topic-format …=otlp; 0 = none (default: ${DEFAULT-VALUE})")
+    int histogramSeries;
+
+    @Option(
             names = "--input-rate",
             paramLabel = "R|PCT%",
             description =
@@ -361,6 +369,7 @@ public final class BenchCommand implements Callable<Integer> {
             cells = BenchGrid.withShareCells(
                     cells, BenchGrid.parsePositiveInts("--share-processes", shareProcesses, 64), shareParallelism);
         }
+        checkHistogramSeries(peerBinaries);
         InputRate rate = inputRate == null ? null : InputRate.parse(inputRate);
         if (records < 1) {
             throw new ParameterException(spec.commandLine(), "--records must be >= 1");
@@ -441,11 +450,33 @@ public final class BenchCommand implements Callable<Integer> {
                 .prometheusOutOfOrderWindow(prometheusOutOfOrderWindow)
                 .otlpRecords(peerBinaries.containsKey(Peer.OTELCOL))
                 .readBackRelay(!peerBinaries.isEmpty())
+                .histogramSeries(histogramSeries)
                 .build();
         int rc = new BenchRunner(settings, System.out).run();
         return peerBinaries.isEmpty() && !floor
                 ? rc
                 : Math.max(rc, new PeerComparison(settings, peerBinaries, floor, System.out).run());
+    }
+
+    /**
+     * {@code --histogram-series}: ≥ 0; a share goes with the backlog cells alone (not with {@code --input-rate}) and
+     * not with the relay comparison ({@code --peer}, {@code --floor}), whose peers read the points alone.
+     */
+    private void checkHistogramSeries(Map<Peer, Path> peerBinaries) {
+        if (histogramSeries < 0) {
+            throw new ParameterException(spec.commandLine(), "--histogram-series must be >= 0, got " + histogramSeries);
+        }
+        if (histogramSeries == 0) {
+            return;
+        }
+        if (inputRate != null) {
+            throw new ParameterException(
+                    spec.commandLine(), "--histogram-series feeds the backlog cells only: not with --input-rate");
+        }
+        if (!peerBinaries.isEmpty() || floor) {
+            throw new ParameterException(
+                    spec.commandLine(), "--histogram-series: not with --peer or --floor (they relay the points alone)");
+        }
     }
 
     /** The binary of each {@code --peer}, located now so that a missing one is a usage error before the grid runs. */

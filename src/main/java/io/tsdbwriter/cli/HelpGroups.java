@@ -244,6 +244,7 @@ final class HelpGroups {
                                             "--topic",
                                             "--partitions",
                                             "--source-interval",
+                                            "--histogram-series",
                                             "--input-rate",
                                             "--live-duration",
                                             "--live-grace")),

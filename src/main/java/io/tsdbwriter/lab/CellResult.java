@@ -28,6 +28,7 @@ package io.tsdbwriter.lab;
  * @param delays            the writer's ingest delay p50/p99 over its whole run, from its summary
  *                          ({@link IngestDelays#NONE} without one; a backlog's is measured from records produced before
  *                          the writer started, so it includes the wait for the writer)
+ * @param histograms        the histogram share's figures ({@link HistogramShare}); {@link Histograms#NONE} without one
  */
 public record CellResult(
         BenchCell cell,
@@ -43,7 +44,28 @@ public record CellResult(
         double otherCpuSeconds,
         double loadAverage,
         double inputPointsPerSecond,
-        IngestDelays delays) {
+        IngestDelays delays,
+        Histograms histograms) {
+
+    /**
+     * A cell's histogram share.
+     *
+     * @param samples samples of the histograms among {@link CellResult#samplesExpected()}: the samples its data points
+     *                decode to, × M × N; 0 without a share, -1 when unknown (a histogram topic used as it was)
+     * @param written native histograms the writer wrote (its summary's {@code histograms_written}), each one of
+     *                {@link CellResult#samplesWritten()}; 0 through the import API, which writes {@code vmrange} bucket series
+     * @param buckets the buckets in them ({@code histogram_buckets_written})
+     */
+    public record Histograms(long samples, long written, long buckets) {
+
+        /** No histograms. */
+        public static final Histograms NONE = new Histograms(0, 0, 0);
+
+        /** These figures with {@code samples} as the samples of the histograms. */
+        public Histograms withSamples(long samples) {
+            return new Histograms(samples, written, buckets);
+        }
+    }
 
     /** This result as the result of {@code other} (a cell run against a receiver started for it, reported as the grid's cell). */
     public CellResult withCell(BenchCell other) {
@@ -66,7 +88,8 @@ public record CellResult(
                 .otherCpuSeconds(otherCpuSeconds)
                 .loadAverage(loadAverage)
                 .inputPointsPerSecond(inputPointsPerSecond)
-                .delays(delays);
+                .delays(delays)
+                .histograms(histograms);
     }
 
     /** Samples expected per minute. */
@@ -126,8 +149,8 @@ public record CellResult(
 
     /**
      * Names each value of a {@link CellResult}; {@code otherCpuSeconds} and {@code inputPointsPerSecond} start NaN
-     * (unknown; a backlog cell), the delays {@link IngestDelays#NONE}, the rest null, false or 0 until set. Not
-     * thread-safe.
+     * (unknown; a backlog cell), the delays {@link IngestDelays#NONE}, the histograms {@link Histograms#NONE}, the rest
+     * null, false or 0 until set. Not thread-safe.
      */
     public static final class Builder {
         private BenchCell cell;
@@ -144,6 +167,7 @@ public record CellResult(
         private double loadAverage;
         private double inputPointsPerSecond = Double.NaN;
         private IngestDelays delays = IngestDelays.NONE;
+        private Histograms histograms = Histograms.NONE;
 
         private Builder() {}
 
@@ -231,6 +255,12 @@ public record CellResult(
             return this;
         }
 
+        /** @see CellResult#histograms(); null reads as {@link Histograms#NONE} */
+        public Builder histograms(Histograms histograms) {
+            this.histograms = histograms == null ? Histograms.NONE : histograms;
+            return this;
+        }
+
         /** The CellResult of the values set. */
         public CellResult build() {
             return new CellResult(
@@ -247,7 +277,8 @@ public record CellResult(
                     otherCpuSeconds,
                     loadAverage,
                     inputPointsPerSecond,
-                    delays);
+                    delays,
+                    histograms);
         }
     }
 }

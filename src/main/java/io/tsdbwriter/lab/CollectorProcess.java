@@ -1,6 +1,5 @@
 package io.tsdbwriter.lab;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -73,21 +72,7 @@ public final class CollectorProcess implements AutoCloseable {
      * {@code ~/.cache/tsdb-writer/bin/otelcol}, else {@code otelcol} on the PATH; empty when none is executable.
      */
     public static Optional<Path> locate(Path explicit) {
-        if (explicit != null) {
-            return Files.isExecutable(explicit) ? Optional.of(explicit) : Optional.empty();
-        }
-        List<Path> candidates = new ArrayList<>();
-        String env = System.getenv(BINARY_ENV);
-        if (env != null && !env.isBlank()) {
-            candidates.add(Path.of(env));
-        }
-        candidates.add(Path.of(System.getProperty("user.home"), ".cache", "tsdb-writer", "bin", "otelcol"));
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (!dir.isEmpty()) {
-                candidates.add(Path.of(dir, "otelcol"));
-            }
-        }
-        return candidates.stream().filter(Files::isExecutable).findFirst();
+        return Binaries.locate(explicit, BINARY_ENV, "otelcol");
     }
 
     /** Writes the configuration resource to {@code dir/otelcol.yaml} (created when missing) and returns its path. */

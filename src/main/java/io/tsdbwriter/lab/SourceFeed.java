@@ -50,15 +50,19 @@ public final class SourceFeed implements Iterable<SourcePoint> {
     private final List<List<SourcePoint>> scrapes;
 
     private final long instances;
+    /** The newest sample time of one pass, epoch ms. */
+    private final long newestMs;
 
     private SourceFeed(
             long records,
             String description,
             long spanMs,
+            long newestMs,
             Supplier<Iterator<SourcePoint>> points,
             List<List<SourcePoint>> scrapes,
             long instances) {
         this.records = records;
+        this.newestMs = newestMs;
         this.description = description;
         this.spanMs = spanMs;
         this.points = points;
@@ -149,7 +153,7 @@ public final class SourceFeed implements Iterable<SourcePoint> {
                 instances,
                 records);
         return new SourceFeed(
-                records, desc, span, () -> new RealIterator(scrapes, instances, records), scrapes, instances);
+                records, desc, span, max, () -> new RealIterator(scrapes, instances, records), scrapes, instances);
     }
 
     /** Synthetic series: {@code records} points over {@code series} series, the newest at {@code newestMs}. */
@@ -165,7 +169,8 @@ public final class SourceFeed implements Iterable<SourcePoint> {
         SyntheticInput input = new SyntheticInput(s, (int) perSeries, instanceName(0), "node", newestMs, intervalMs);
         String desc =
                 String.format(Locale.ROOT, "synthetic: %,d series x %,d points = %,d points", s, perSeries, records);
-        return new SourceFeed(records, desc, perSeries * intervalMs, () -> limit(input.iterator(), records), null, 0);
+        return new SourceFeed(
+                records, desc, perSeries * intervalMs, newestMs, () -> limit(input.iterator(), records), null, 0);
     }
 
     /** {@code node-0001} for instance 0. */
@@ -181,6 +186,14 @@ public final class SourceFeed implements Iterable<SourcePoint> {
     /** How long one pass spans in time; {@link #cycle()} shifts each round by it. */
     public long spanMs() {
         return spanMs;
+    }
+
+    /**
+     * The newest sample time of one pass, epoch ms: the newest scrape's (real) or the series' newest point (synthetic);
+     * the pass spans {@link #spanMs()} up to it.
+     */
+    public long newestMs() {
+        return newestMs;
     }
 
     /** The real feed's instances ({@code ceil(records ÷ points of one instance)}); 0 for a synthetic feed. */

@@ -413,6 +413,8 @@ public final class WriterCellRunner {
         long expected = 0;
         long written = 0;
         long requestBytes = 0;
+        long histograms = 0;
+        long buckets = 0;
         long heap = 0;
         double cpu = 0;
         for (Path summary : summaries) {
@@ -426,6 +428,8 @@ public final class WriterCellRunner {
             expected += j.path("samples_expected").asLong();
             written += j.path("samples_written").asLong();
             requestBytes += j.path("request_bytes").asLong();
+            histograms += j.path("histograms_written").asLong();
+            buckets += j.path("histogram_buckets_written").asLong();
             heap = Math.max(heap, j.path("peak_heap_bytes").asLong());
             cpu += j.path("cpu_seconds").asDouble(Double.NaN);
         }
@@ -437,6 +441,8 @@ public final class WriterCellRunner {
                 .put("samples_expected", expected)
                 .put("samples_written", written)
                 .put("request_bytes", requestBytes)
+                .put("histograms_written", histograms)
+                .put("histogram_buckets_written", buckets)
                 .put("elapsed_seconds", elapsed)
                 .put("cpu_seconds", cpu)
                 .put("peak_heap_bytes", heap)
@@ -458,6 +464,7 @@ public final class WriterCellRunner {
                 .otherCpuSeconds(other)
                 .loadAverage(SystemCpu.loadAverage())
                 .inputPointsPerSecond(Double.NaN)
+                .histograms(new CellResult.Histograms(0, histograms, buckets))
                 .build();
     }
 
@@ -575,6 +582,7 @@ public final class WriterCellRunner {
                     .loadAverage(SystemCpu.loadAverage())
                     .inputPointsPerSecond(Double.NaN)
                     .delays(IngestDelays.ofSummary(j))
+                    .histograms(histogramsOf(j))
                     .build();
         }
         long expected = producedPoints * cell.samplesPerPoint();
@@ -593,7 +601,16 @@ public final class WriterCellRunner {
                 .loadAverage(SystemCpu.loadAverage())
                 .inputPointsPerSecond(producedPoints / windowSeconds)
                 .delays(IngestDelays.ofSummary(j))
+                .histograms(histogramsOf(j))
                 .build();
+    }
+
+    /** The native histograms and buckets a writer's summary says it wrote. */
+    private static CellResult.Histograms histogramsOf(JsonNode summary) {
+        return new CellResult.Histograms(
+                0,
+                summary.path("histograms_written").asLong(),
+                summary.path("histogram_buckets_written").asLong());
     }
 
     /** Waits until the writer has logged that it runs (its consumers are about to start), at most 60 s. */

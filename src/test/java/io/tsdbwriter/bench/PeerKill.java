@@ -467,29 +467,36 @@ public final class PeerKill {
 
     // ---------------------------------------------------------------------------------------------------- the peers
 
-    /** A peer's processes across one run. */
-    private interface Running extends AutoCloseable {
-        boolean alive();
+    /** A peer's processes across one run, their exit codes in order and what it reported about itself at the end. */
+    private abstract static class Running implements AutoCloseable {
+        /** The exit codes, in order ({@code kill -9} for a killed process). */
+        final List<String> exits = new ArrayList<>();
+        /** What the peer reported about itself (its counters, error lines); empty until {@link #awaitEnd}. */
+        String health = "";
 
-        void kill() throws Exception;
+        abstract boolean alive();
 
-        void restart() throws Exception;
+        abstract void kill() throws Exception;
+
+        abstract void restart() throws Exception;
 
         /** Waits until the peer committed every end offset (and, for the writer, exited). */
-        void awaitEnd(String topic, String group, long deadline) throws Exception;
+        abstract void awaitEnd(String topic, String group, long deadline) throws Exception;
 
-        String exits();
+        final String exits() {
+            return String.join(", ", exits);
+        }
 
-        String health();
+        final String health() {
+            return health;
+        }
     }
 
-    private final class CollectorRun implements Running {
+    private final class CollectorRun extends Running {
         private final Path dir;
         private final CollectorProcess.Settings collectorSettings;
         private final Path config;
-        private final List<String> exits = new ArrayList<>();
         private CollectorProcess process;
-        private String health = "";
 
         CollectorRun(Path dir, String topic, String group, String remoteWriteUrl, boolean defaults) throws IOException {
             this.dir = dir;
@@ -548,28 +555,16 @@ public final class PeerKill {
         }
 
         @Override
-        public String exits() {
-            return String.join(", ", exits);
-        }
-
-        @Override
-        public String health() {
-            return health;
-        }
-
-        @Override
         public void close() throws InterruptedException {
             process.close();
         }
     }
 
-    private final class WriterRun implements Running {
+    private final class WriterRun extends Running {
         private final Path dir;
         private final List<String> args;
-        private final List<String> exits = new ArrayList<>();
         private WriterProcess process;
         private int starts;
-        private String health = "";
 
         WriterRun(Path dir, String topic, String group, String remoteWriteUrl) {
             this.dir = dir;
@@ -647,16 +642,6 @@ public final class PeerKill {
             } else {
                 health = "no summary";
             }
-        }
-
-        @Override
-        public String exits() {
-            return String.join(", ", exits);
-        }
-
-        @Override
-        public String health() {
-            return health;
         }
 
         @Override

@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -189,6 +191,66 @@ class PlacementIT {
         assertThat(table).as(run.output()).hasSize(5);
         assertThat(table.get(3)).startsWith("| ceiling remote-write");
         assertThat(table.get(4)).contains("remote-write").doesNotContain("127.0.0.1");
+    }
+
+    /**
+     * {@code --histogram-series 20} with a receiver of its own per cell: every cell reads the histogram topic beside the
+     * backlog; its samples are the points' and the histograms' as the bench counted them when it produced them
+     * ({@code vmrange} bucket series into VictoriaMetrics, one native histogram per data point into Prometheus 3), all
+     * read back from the cell's receiver, the histograms' part told apart; the table has the histograms' columns.
+     */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aHistogramShareIsReadByEveryCellAndReadBackFromItsReceiver() throws Exception {
+        Components.VmEndpoint vm = startVmOnCpu0("vm-hist");
+        String binary = System.getProperty("tsdbwriter.vm.binary", VictoriaMetrics.DEFAULT_BINARY);
+        boolean prometheus = Files.isExecutable(PrometheusServer.CURRENT_BINARY);
+        List<String> args = new ArrayList<>(List.of("--histogram-series", "20", "--victoria-metrics-binary", binary));
+        if (prometheus) { // and a remote-write-2 cell into a Prometheus 3 of its own: native histograms
+            args.addAll(List.of(
+                    "--output",
+                    "import,remote-write-2",
+                    "--prometheus-binary",
+                    PrometheusServer.CURRENT_BINARY.toString()));
+        }
+        Run run = bench("hist", vm.url(), args.toArray(String[]::new));
+        assertThat(run.exit()).as(run.output()).isZero();
+
+        var produced = Pattern.compile(
+                        "histograms: ([\\d,]+) records, 600 data points: ([\\d,]+) samples before M x N as "
+                                + "native histograms, ([\\d,]+) as vmrange bucket series")
+                .matcher(run.output());
+        assertThat(produced.find()).as(run.output()).isTrue();
+        assertThat(number(produced.group(2))).isEqualTo(600);
+        long vmrange = number(produced.group(3));
+        assertThat(vmrange).isGreaterThan(3 * 600); // _count, _sum and at least one bucket per data point
+        assertThat(run.output()).contains("histograms: producing 20 series of http.server.request.duration");
+
+        Map<String, Long> histogramSamples = new LinkedHashMap<>(Map.of("cell-01", vmrange));
+        if (prometheus) {
+            histogramSamples.put("cell-02", 600L);
+        }
+        for (var e : histogramSamples.entrySet()) {
+            var summary = new ObjectMapper()
+                    .readTree(run.work().resolve(e.getKey() + ".json").toFile());
+            assertThat(summary.path("samples_expected").asLong()).as(e.getKey()).isEqualTo(3000 + e.getValue());
+            assertThat(summary.path("samples_written").asLong()).as(e.getKey()).isEqualTo(3000 + e.getValue());
+            assertThat(summary.path("samples_read_back").asLong())
+                    .as(e.getKey())
+                    .isEqualTo(3000 + e.getValue());
+            assertThat(summary.path("histogram_samples_read_back").asLong())
+                    .as(e.getKey())
+                    .isEqualTo(e.getValue());
+        }
+        List<String> table =
+                run.output().lines().filter(l -> l.startsWith("| ")).toList();
+        assertThat(table.get(0)).contains("| histogram share | native histograms (buckets) |");
+        assertThat(Files.readAllLines(run.csv()).get(0))
+                .endsWith(",histogram_samples_expected,histograms_written,histogram_buckets_written,placement");
+    }
+
+    private static long number(String grouped) {
+        return Long.parseLong(grouped.replace(",", ""));
     }
 
     /** A VictoriaMetrics started under {@code taskset -c 0}, as the scripts start it. */

@@ -6,6 +6,7 @@ import io.tsdbwriter.capacity.targets.ReadBack;
 import io.tsdbwriter.capacity.targets.SearchTarget;
 import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.lab.CpuPinning;
+import io.tsdbwriter.lab.HistogramShare;
 import io.tsdbwriter.lab.InputRate;
 import io.tsdbwriter.lab.KafkaFeeder;
 import io.tsdbwriter.lab.Machine;
@@ -878,7 +879,7 @@ public final class CapacitySearch {
                 h.series(),
                 LatencyHistograms.METRIC,
                 StepHistograms.INTERVAL_MS / 1000,
-                StepHistograms.topic("<step topic>"),
+                HistogramShare.topic("<step topic>"),
                 h.nativeHistograms()
                         ? "native histograms (one sample each)"
                         : "vmrange bucket series (_count, _sum and a sample per non-empty bucket)");

@@ -1,12 +1,9 @@
 package io.tsdbwriter.capacity.search;
 
-import io.tsdbwriter.decode.DecodedPoints;
-import io.tsdbwriter.decode.Rejections;
-import io.tsdbwriter.decode.otlp.OtlpDecoder;
+import io.tsdbwriter.lab.HistogramShare;
 import io.tsdbwriter.lab.KafkaFeeder;
 import io.tsdbwriter.produce.LatencyHistograms;
 import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -15,8 +12,9 @@ import java.util.function.LongSupplier;
 /**
  * A search's histogram share ({@code capacity --histogram-series N}): N series of OpenTelemetry exponential latency
  * histograms ({@link LatencyHistograms}, as {@code produce --histogram-series} sends them, each record value an OTLP
- * protobuf request of {@link #POINTS_PER_RECORD} data points, fewer when N is smaller), produced beside each step's points to a topic of
- * their own ({@link #topic}) that the step's writer reads with {@code --topic-format TOPIC=otlp} ({@link #writerArgs}).
+ * protobuf request of {@link HistogramShare#POINTS_PER_RECORD} data points, fewer when N is smaller), produced beside each step's
+ * points to a topic of their own ({@link HistogramShare#topic}) that the step's writer reads with
+ * {@code --topic-format TOPIC=otlp} ({@link HistogramShare#writerArgs}).
  *
  * <p>Pace: every series has one data point per {@link #INTERVAL_MS} of the points' sample time, so the histograms
  * follow the points' rate: a round of N data points at time {@code t} is sent once the step's points have reached
@@ -25,7 +23,7 @@ import java.util.function.LongSupplier;
  * the search's steps (one cumulative histogram per series for the whole search), at most {@link #ROUNDS} of them (a
  * week of sample time; then no more histograms are sent).
  *
- * <p>Expected samples: each record is decoded as the writer decodes it ({@link OtlpDecoder}), its points counted — one
+ * <p>Expected samples: each record is decoded as the writer decodes it ({@link HistogramShare.Samples}), its points counted — one
  * per data point where the output carries native histograms (remote write: {@code nativeHistograms}), else the
  * {@code _count}, {@code _sum} and one {@code vmrange} bucket series per non-empty bucket (the import API) — so a step's
  * expected samples are (points + those samples) × M × N, as the writer's {@code samples_written} counts them.
@@ -35,20 +33,14 @@ import java.util.function.LongSupplier;
  */
 final class StepHistograms {
 
-    /** Sample time between two data points of a series, ms: the writers' default source interval. */
-    static final long INTERVAL_MS = 60_000;
+    /** Sample time between two data points of a series, ms: {@link HistogramShare#INTERVAL_MS}. */
+    static final long INTERVAL_MS = HistogramShare.INTERVAL_MS;
     /** Rounds at most: a week of sample time at {@link #INTERVAL_MS}. */
     static final int ROUNDS = 7 * 24 * 60;
-    /** Data points per record value. */
-    static final int POINTS_PER_RECORD = 10;
-    /** The seed of the histograms: every search draws the same latencies. */
-    static final long SEED = 1;
 
     private final int series;
     private final boolean nativeHistograms;
-    private final OtlpDecoder decoder = new OtlpDecoder(Integer.MAX_VALUE);
-    private final DecodedPoints decoded = new DecodedPoints();
-    private final Rejections rejections = new Rejections();
+    private final HistogramShare.Samples samples;
     private Iterator<LatencyHistograms.Record> records;
     private LatencyHistograms histograms;
     /** A record taken but not yet due when its step ended: the next step's first. */
@@ -68,7 +60,7 @@ final class StepHistograms {
         }
         this.series = series;
         this.nativeHistograms = nativeHistograms;
-        decoded.histograms().accept(nativeHistograms);
+        this.samples = new HistogramShare.Samples(nativeHistograms);
     }
 
     /** The series per round. */
@@ -79,33 +71,6 @@ final class StepHistograms {
     /** Whether the writers write native histograms (remote write), not {@code vmrange} bucket series. */
     boolean nativeHistograms() {
         return nativeHistograms;
-    }
-
-    /** The histogram topic beside the step topic {@code stepTopic}. */
-    static String topic(String stepTopic) {
-        return stepTopic + "-histograms";
-    }
-
-    /** What the step's writer is given beside its {@code --topic stepTopic}: the histogram topic, read as OTLP. */
-    static List<String> writerArgs(String stepTopic) {
-        return List.of("--topic", topic(stepTopic), "--topic-format", topic(stepTopic) + "=otlp");
-    }
-
-    /**
-     * Whether {@code args} (the writers' {@code run} arguments) make them write remote write: the last
-     * {@code --output X} or {@code --output=X} is {@code remote-write}.
-     */
-    static boolean remoteWrite(List<String> args) {
-        String output = "import";
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a.equals("--output") && i + 1 < args.size()) {
-                output = args.get(++i);
-            } else if (a.startsWith("--output=")) {
-                output = a.substring("--output=".length());
-            }
-        }
-        return output.equals("remote-write");
     }
 
     /**
@@ -224,9 +189,9 @@ final class StepHistograms {
     private LatencyHistograms.Record peek(long newestMs) {
         if (records == null) {
             long first = firstRoundMs(newestMs);
-            histograms =
-                    new LatencyHistograms(series, ROUNDS, null, first + (ROUNDS - 1L) * INTERVAL_MS, INTERVAL_MS, SEED);
-            records = histograms.records(Math.min(POINTS_PER_RECORD, series));
+            histograms = new LatencyHistograms(
+                    series, ROUNDS, null, first + (ROUNDS - 1L) * INTERVAL_MS, INTERVAL_MS, HistogramShare.SEED);
+            records = histograms.records(Math.min(HistogramShare.POINTS_PER_RECORD, series));
         }
         if (pending == null && records.hasNext()) {
             pending = records.next();
@@ -237,7 +202,6 @@ final class StepHistograms {
 
     /** The samples the writer writes for one record value (before M × N): the points it decodes to. */
     long samples(byte[] value) {
-        decoder.decode(value, 0, decoded, rejections);
-        return decoded.count();
+        return samples.of(value);
     }
 }

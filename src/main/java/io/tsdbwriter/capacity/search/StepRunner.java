@@ -8,6 +8,7 @@ import io.tsdbwriter.lab.CellResult;
 import io.tsdbwriter.lab.ChildProcess;
 import io.tsdbwriter.lab.CpuList;
 import io.tsdbwriter.lab.Figures;
+import io.tsdbwriter.lab.HistogramShare;
 import io.tsdbwriter.lab.KafkaFeeder;
 import io.tsdbwriter.lab.SystemCpu;
 import io.tsdbwriter.lab.WriterCellRunner;
@@ -100,7 +101,7 @@ final class StepRunner {
         long firstRound = settings.probePasses();
         this.fed = new FedSamples(settings.feed(), firstRound);
         this.histograms = settings.histogramSeries() > 0
-                ? new StepHistograms(settings.histogramSeries(), StepHistograms.remoteWrite(settings.extraRunArgs()))
+                ? new StepHistograms(settings.histogramSeries(), HistogramShare.remoteWrite(settings.extraRunArgs()))
                 : null;
         this.scheduled = schedule.mode() == SeriesSchedule.Mode.STEADY
                 ? null
@@ -212,7 +213,7 @@ final class StepRunner {
         String topic = s.topicPrefix() + "-" + name;
         ctx.kafka().create(topic, s.partitions());
         if (histograms != null) {
-            ctx.kafka().create(StepHistograms.topic(topic), s.partitions());
+            ctx.kafka().create(HistogramShare.topic(topic), s.partitions());
         }
         progress(
                 "[%s%s] M=%d: %,.0f points/s (%s samples/min expected) for %s (warm-up %s) to %s ...",
@@ -230,7 +231,7 @@ final class StepRunner {
         Files.deleteIfExists(summary);
         List<String> cmd = new ArrayList<>(ctx.runner().command(cell, topic, group(name), summary, false, port));
         if (histograms != null) {
-            cmd.addAll(StepHistograms.writerArgs(topic)); // a second topic, read as OTLP
+            cmd.addAll(HistogramShare.writerArgs(topic)); // a second topic, read as OTLP
         }
         if (cmd.stream().noneMatch(a -> a.startsWith("--durability-window"))) {
             // a step is measured on acknowledgements and ends with SIGTERM, which would wait out the window every step
@@ -262,7 +263,7 @@ final class StepRunner {
             this.feed = feed;
             StepHistograms.Running hist = histograms == null
                     ? null
-                    : histograms.start(ctx.kafka(), StepHistograms.topic(topic), feed, deadline);
+                    : histograms.start(ctx.kafka(), HistogramShare.topic(topic), feed, deadline);
             Thread.sleep(s.warmUp().toMillis());
             if (reads != null) {
                 reads.start();

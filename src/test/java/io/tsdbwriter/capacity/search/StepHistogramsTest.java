@@ -37,30 +37,6 @@ class StepHistogramsTest {
         assertThat(StepHistograms.firstRoundMs(newestMs)).isEqualTo(firstMs);
     }
 
-    @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(
-            delimiter = '|',
-            value = {
-                "'' | false",
-                "--output,remote-write | true",
-                "--output=remote-write | true",
-                "--output,remote-write,--output,import | false",
-                "--output=import,--output,remote-write | true",
-                "--tenant-from,x,--output | false",
-                "--remote-write-url,remote-write | false"
-            })
-    void theOutputIsTheLastOutputFlag(String args, boolean remoteWrite) {
-        List<String> list = args.isEmpty() ? List.of() : List.of(args.split(","));
-        assertThat(StepHistograms.remoteWrite(list)).isEqualTo(remoteWrite);
-    }
-
-    @Test
-    void theWriterReadsTheHistogramTopicAsOtlp() {
-        assertThat(StepHistograms.topic("cap-step-03")).isEqualTo("cap-step-03-histograms");
-        assertThat(StepHistograms.writerArgs("cap-step-03"))
-                .containsExactly("--topic", "cap-step-03-histograms", "--topic-format", "cap-step-03-histograms=otlp");
-    }
-
     @Test
     void atLeastOneSeries() {
         assertThatThrownBy(() -> new StepHistograms(0, true))
