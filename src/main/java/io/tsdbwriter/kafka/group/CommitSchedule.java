@@ -11,7 +11,7 @@ import java.time.Duration;
  * <ul>
  *   <li>at once when it crossed a segment end (or reached the partition's stop offset);
  *   <li>without a durability window ({@code --durability-window 0}): when the {@code --commit-interval} has passed since
- *       the last interval round, as ever;
+ *       the last interval round;
  *   <li>with a window: when at least the <em>spacing</em>, {@link #FOLLOW_EVERY} or the commit interval if that is
  *       shorter, has passed since the last commit made for this reason. So the commit follows the window's end, the
  *       moment the writes below the watermark count as stored, by at most the spacing plus one round; this rule makes
@@ -26,7 +26,7 @@ import java.time.Duration;
  */
 final class CommitSchedule {
 
-    /** With a durability window, the longest spacing between two commits made because the window ended. */
+    /** With a durability window, the spacing of the commits made because the window ended (the interval if shorter). */
     static final Duration FOLLOW_EVERY = Duration.ofSeconds(1);
 
     /** Why a partition's durable watermark is committed in this round. */
@@ -74,7 +74,7 @@ final class CommitSchedule {
 
     /**
      * The round {@code round} at {@code nowNanos} is over; {@code followed}: it committed a watermark for
-     * {@link Reason#WINDOW_END}. The interval restarts when it was due, committed or not (as it always did); the window
+     * {@link Reason#WINDOW_END}. The interval restarts when it was due, committed or not; the window
      * rule's spacing only when it committed, so the next window end after a quiet spell goes out at once.
      */
     void roundDone(Round round, long nowNanos, boolean followed) {
