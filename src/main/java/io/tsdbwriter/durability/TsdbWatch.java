@@ -187,11 +187,21 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
         }
     }
 
+    /**
+     * Rounds start every {@link #PROBE_EVERY} (at a fixed rate, not a fixed pause after each round, so the bound, and
+     * the commits that follow it, move every second however long a round takes); a round that took longer is followed
+     * by the next at once.
+     */
     private void loop() {
+        long next = System.nanoTime();
         while (!closed) {
             round();
+            next = Math.max(next + PROBE_EVERY.toNanos(), System.nanoTime());
             try {
-                Thread.sleep(PROBE_EVERY.toMillis());
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(Duration.ofNanos(wait));
+                }
             } catch (InterruptedException e) {
                 return;
             }

@@ -263,7 +263,10 @@ public final class MetricsReference {
             - `stage="acknowledged"`: the TSDB's 2xx for the batch: its samples are queryable;
             - `stage="committed"`: the offset commit that covered the batch's last record: its records are durable and
               never read again. Between the two lie the durability window (`--durability-window`,
-              `tsdbwriter_durability_window_seconds`) and the commit interval (`--commit-interval`).
+              `tsdbwriter_durability_window_seconds`) and the wait for the commit: with a window, the commit follows the
+              window's end (the next TSDB probe round, each second, then the member's next round, at most a second after
+              the last such commit); with `--durability-window 0`, the next segment end or `--commit-interval`
+              ([Delivery](delivery.md#when-offsets-are-committed)).
 
             The timestamp is the record's `CreateTime` or `LogAppendTime`, as its topic's `message.timestamp.type` says
             (`CreateTime` is the producer's clock: one ahead of ours reads as a delay of 0). A replay or a rebased run
@@ -276,7 +279,8 @@ public final class MetricsReference {
             reached), `--summary-json` has them over the run as
             `ingest_delay_seconds: {acknowledged: {p50, p99}, committed: {p50, p99}}` (null for a stage no batch
             reached). The dashboard's "Ingest delay" panel and the `TsdbWriterIngestDelayHigh` alert read the buckets
-            with `histogram_quantile` ([The dashboard](dashboard.md)).
+            with `histogram_quantile` ([The dashboard](dashboard.md)). Where the delay goes, stage by stage, with what bounds
+            each: [Delivery](delivery.md#where-the-ingest-delay-goes).
             """;
 
     private static String cell(String help) {

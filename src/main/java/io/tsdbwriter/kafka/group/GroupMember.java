@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * The one consumer-group member of a process (DESIGN §5): it subscribes (cooperative-sticky under the classic
  * protocol, the broker's assignor under KIP-848),
  * keeps every assigned partition paused (it only holds membership), starts a {@link PartitionWorkers} per
- * assigned partition from the committed offset, and commits each partition's {@link Watermark} — at every
- * segment end and at least every commit interval; never an offset above an unacked one. On revocation it stops
+ * assigned partition from the committed offset, and commits each partition's durable {@link Watermark} when
+ * {@link CommitSchedule} says — at every segment end, at least every commit interval and, with a durability window,
+ * within a second of the window's end; never an offset above an unacked or not yet stored one. On revocation it stops
  * the partition's readers, waits up to the drain timeout for its writes, commits, and drops late completions.
  *
  * <p>Before joining it checks that every topic exists (a missing one ends the run: the writer never creates
@@ -225,7 +226,8 @@ public final class GroupMember implements Intake {
             } else {
                 c.subscribe(settings.topics(), new Rebalance(c));
             }
-            long lastCommit = System.nanoTime();
+            CommitSchedule schedule =
+                    new CommitSchedule(settings.commitInterval(), !durability.off(), System.nanoTime());
             long lastEndOffsets = 0;
             long lastGroupCheck = System.nanoTime();
             Duration groupCheckEvery = settings.stopAtEnd() ? GROUP_CHECK_EVERY : REACHABILITY_CHECK_EVERY;
@@ -247,15 +249,12 @@ public final class GroupMember implements Intake {
                     commits.refreshLogEnd(c);
                     lastEndOffsets = System.nanoTime();
                 }
-                boolean due = System.nanoTime() - lastCommit
-                        >= settings.commitInterval().toNanos();
+                CommitSchedule.Round round = schedule.round(System.nanoTime());
                 DurabilityClock.State state = durability.state();
                 held.rewindOnRestart(state);
-                commits.commitAdvanced(c, held.workers(), due, state);
+                boolean followed = commits.commitAdvanced(c, held.workers(), round, state);
                 workerSettings.meters().recordsAwaitingDurability.set(held.awaitingDurability());
-                if (due) {
-                    lastCommit = System.nanoTime();
-                }
+                schedule.roundDone(round, System.nanoTime(), followed);
                 if (System.nanoTime() - lastGroupCheck >= groupCheckEvery.toNanos()) {
                     lastGroupCheck = System.nanoTime();
                     try {

@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The member's offset commits (DESIGN §4): each partition's durable watermark (its {@link Watermark} once the
- * durability window has passed with no TSDB restart, {@link PartitionWorkers#durableWatermark}) is committed at every
- * segment end and at least every commit interval, never an offset above a sample not yet stored; the last commit on
- * release. Keeps the
+ * durability window has passed with no TSDB restart, {@link PartitionWorkers#durableWatermark}) is committed when
+ * {@link CommitSchedule} says (at every segment end, at least every commit interval and, with a durability window, at
+ * most a second after the window ended), never an offset above a sample not yet stored; the last commit on release.
+ * Keeps the
  * offsets this member committed and the partitions' log end offsets, behind the {@code committed.offset} and
  * {@code consumer.lag.records} gauges and the input rate ({@link #logEndTotal}).
  *
@@ -106,27 +107,31 @@ final class OffsetCommits {
     }
 
     /**
-     * Commits every partition whose durable watermark (as of {@code state}) crossed a segment end (or all advanced ones
-     * when {@code due}).
+     * Commits every partition whose durable watermark (as of {@code state}) is due in {@code round}
+     * ({@link CommitSchedule#reason}).
+     *
+     * @return true when a watermark was committed because the durability window ended ({@link
+     *     CommitSchedule.Reason#WINDOW_END}): the schedule's spacing restarts
      */
-    void commitAdvanced(
+    boolean commitAdvanced(
             KafkaConsumer<byte[], byte[]> c,
             Collection<PartitionWorkers> workers,
-            boolean due,
+            CommitSchedule.Round round,
             DurabilityClock.State state) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        boolean followed = false;
         for (PartitionWorkers w : workers) {
             long wm = w.durableWatermark(state);
             acked.put(w.partition(), w.ackedSoFar());
             long last = committed.getOrDefault(w.partition(), w.startOffset());
-            if (wm > last) {
-                boolean segmentEnd = wm / segmentSize > last / segmentSize || wm >= w.stopOffset();
-                if (due || segmentEnd) {
-                    offsets.put(w.partition(), commit(wm, w.ackedSoFar()));
-                }
+            CommitSchedule.Reason why = CommitSchedule.reason(wm, last, segmentSize, w.stopOffset(), round);
+            if (why != CommitSchedule.Reason.NONE) {
+                offsets.put(w.partition(), commit(wm, w.ackedSoFar()));
+                followed |= why == CommitSchedule.Reason.WINDOW_END;
             }
         }
         commitSync(c, offsets, workers);
+        return followed;
     }
 
     /**

@@ -263,6 +263,20 @@ public final class SegmentConsumer implements Runnable {
     }
 
     /**
+     * How long the next poll may wait for records: {@link #POLL_TIMEOUT}, but with an open batch and no {@code
+     * --batch-send-deadline} no longer than the batch has left of {@link #LINGER_NANOS}: at the log end the poll then
+     * comes back empty when the batch is due and it goes out, instead of waiting for more records or the whole poll
+     * timeout.
+     */
+    private Duration pollTimeout() {
+        long age = processor.openBatchAgeNanos();
+        if (age <= 0 || processor.batchSendDeadlineNanos() > 0) {
+            return POLL_TIMEOUT;
+        }
+        return Duration.ofNanos(Math.clamp(LINGER_NANOS - age, 0, POLL_TIMEOUT.toNanos()));
+    }
+
+    /**
      * The reader was closed (the partition stopping): under {@code --batch-send-deadline} the open batch, which may wait
      * that long, is handed to the writer now, which drains it before the partition's last commit; the per-series order
      * lets it go when it is next in line ({@link SegmentOrder#stop()}). Interrupted meanwhile (the readers' stop took
@@ -295,8 +309,11 @@ public final class SegmentConsumer implements Runnable {
             } else {
                 ConsumerRecords<byte[], byte[]> polled;
                 try {
-                    polled = c.poll(POLL_TIMEOUT);
+                    polled = c.poll(pollTimeout());
                 } catch (OffsetOutOfRangeException e) {
+                    if (waitsAtLogEnd(c, e, start)) {
+                        continue;
+                    }
                     long resumeAt = skipDeleted(c, e, end);
                     if (resumeAt >= end) {
                         processor.flush();
@@ -338,12 +355,37 @@ public final class SegmentConsumer implements Runnable {
                 meters.segmentDuration.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
                 return end;
             }
-            tracker.readTo(Math.min(position, end));
+            // never below the segment's start: a reader waiting at the log end for its segment reads (and skips) the
+            // records below it, which are another reader's
+            tracker.readTo(Math.max(start, Math.min(position, end)));
             if (flushDue(records.isEmpty())) {
                 processor.flush();
             }
         }
         return -1;
+    }
+
+    /**
+     * A reader ahead of the writes (P &gt; 1 at the log end): it sought to its segment's start, which lies beyond the log
+     * end, and Kafka answers such a fetch "out of range". It moves to the log end instead, where its fetch waits at the
+     * broker for the next record, and skips the records below its segment as they come (the segment being filled is
+     * another reader's); its segment's first record is read the moment it is appended, not after a retry's pause. No
+     * WARN line and no count: this is the live tail's normal course.
+     *
+     * @return false when the position was not the segment's start beyond the log end (handled by {@link #skipDeleted})
+     */
+    private boolean waitsAtLogEnd(Consumer<byte[], byte[]> c, OffsetOutOfRangeException e, long start) {
+        long position = e.offsetOutOfRangePartitions().getOrDefault(tp, -1L);
+        if (position != start) {
+            return false;
+        }
+        long logEnd = c.endOffsets(List.of(tp)).getOrDefault(tp, -1L);
+        if (logEnd < 0 || logEnd >= position) {
+            return false;
+        }
+        log.debug("{}#{}: segment start {} lies beyond the log end {}: waiting there", tp, index, start, logEnd);
+        c.seek(tp, logEnd);
+        return true;
     }
 
     /**

@@ -72,14 +72,26 @@ class SegmentConsumerTest {
             return Map.of(TP, logStart);
         }
 
+        /** The log end: a poll from beyond it is out of range, as a broker answers it; it grows by {@link #appends}. */
+        long logEnd = LOG_END;
+
+        /** Offsets appended to the log before each poll answers (the live tail's producer). */
+        long appends;
+
+        @Override
+        public synchronized Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+            return Map.of(TP, logEnd);
+        }
+
         @Override
         public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
-            if (position < logStart) {
+            logEnd = Math.min(LOG_END, logEnd + appends);
+            if (position < logStart || position > logEnd) {
                 throw new OffsetOutOfRangeException("out of range", Map.of(TP, position));
             }
             List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
             for (long offset : LOG) {
-                if (offset >= position && out.size() < maxPollRecords) {
+                if (offset >= position && offset < logEnd && out.size() < maxPollRecords) {
                     out.add(new ConsumerRecord<>(TP.topic(), TP.partition(), offset, new byte[0], new byte[0]));
                 }
             }
@@ -145,6 +157,32 @@ class SegmentConsumerTest {
         assertThat(log.seeks)
                 .as("each deleted segment is skipped, the one holding the log start read from it")
                 .contains(37L);
+    }
+
+    @Test
+    void aReaderWhoseSegmentLiesBeyondTheLogEndWaitsThereWithoutAPauseOrAWarning() {
+        for (int maxPollRecords : new int[] {1, 7, 1000}) {
+            for (int index = 0; index < 2; index++) {
+                FakeLog log = new FakeLog(maxPollRecords);
+                log.logEnd = 3; // the live tail: the producer appends 2 offsets before each poll answers
+                log.appends = 2;
+                SimpleMeterRegistry registry = new SimpleMeterRegistry();
+                WriterMeters meters = new WriterMeters(registry);
+                long t0 = System.nanoTime();
+
+                Offsets sink = read(log, new SegmentPlan(10, 2, 0), index, meters);
+
+                int i = index;
+                assertThat(sink.processed)
+                        .as("poll %d, reader %d", maxPollRecords, index)
+                        .isEqualTo(LOG.stream().filter(o -> (o / 10) % 2 == i).toList());
+                assertThat(meters.skippedRanges()).isEmpty();
+                assertThat(registry.find("tsdbwriter.offset.resets").counters()).isEmpty();
+                assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                        .as("no retry's pause")
+                        .isLessThan(Duration.ofMillis(900));
+            }
+        }
     }
 
     @Test
