@@ -36,8 +36,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 final class SegmentOrder {
 
-    /** Request bytes a partition holds for later segments before their readers wait: 64 MiB. */
-    static final long HELD_BYTES = 64L << 20;
+    /**
+     * Request bytes a partition holds for later segments before their readers wait: 8 MiB. A held batch waits for a
+     * whole segment to be read, so it and the records it keeps for dead-lettering outlive young collections and reach
+     * the old generation; a reader ahead waits rather than hold more.
+     */
+    static final long HELD_BYTES = 8L << 20;
 
     /** Who made a batch: the listener of its write, told too when the batch is dropped unsent. */
     interface Maker extends WriteListener<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> {
