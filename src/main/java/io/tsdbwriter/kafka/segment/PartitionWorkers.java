@@ -38,6 +38,8 @@ public final class PartitionWorkers {
     private final SegmentOrder order;
     /** Acknowledged batches waiting for the commit that covers them (the ingest delay's committed stage). */
     private final CommitDelays commitDelays;
+    /** Watermark rises timed at the acknowledgement that moved them (a member's partition). */
+    private final AckedRises rises = new AckedRises(this::watermark);
 
     /** @param onAck called (on a writer thread) whenever an ack moved one of this partition's trackers */
     /** {@link #doneBelow(long)}: read by the writer threads' refusal path. */
@@ -79,7 +81,10 @@ public final class PartitionWorkers {
                     .batchSamples(s.batchSamples())
                     .batchSendDeadlineNanos(s.batchSendDeadline().toNanos())
                     .decodeErrors(s.decodeErrors())
-                    .onAck(onAck)
+                    .onAck(() -> {
+                        rises.ackMoved();
+                        onAck.run();
+                    })
                     .deadLetters(s.deadLetters())
                     .rate(s.rate())
                     .order(order, s.lanes())
@@ -115,10 +120,13 @@ public final class PartitionWorkers {
     /**
      * Says that this partition's offsets are committed (a group member's): each acknowledged batch waits for the commit
      * that covers it ({@link #committed}), which records its ingest delay's {@code committed} stage. Without it (a
-     * replay, which commits nothing) that stage is not measured. Call before {@link #start}.
+     * replay, which commits nothing) that stage is not measured. The watermark's rises are then also timed at the
+     * acknowledgement that moved them ({@link AckedRises}), so the member's late rounds do not delay durability. Call
+     * before {@link #start}.
      */
     public void measureCommits() {
         commitDelays.measure();
+        rises.enable();
     }
 
     /**
@@ -157,6 +165,7 @@ public final class PartitionWorkers {
      * clock's bound; the only offset ever committed. Samples the watermark now (feeding the readers' gate). Member thread.
      */
     public long durableWatermark(DurabilityClock.State state) {
+        rises.drainTo(durable);
         long wm = watermark();
         durable.acked(System.nanoTime(), wm);
         watermarkReached(wm);
