@@ -137,13 +137,15 @@ class HistogramExemplarOracleIT {
                 .build();
     }
 
-    /** An exemplar with a trace and span id and a string attribute, unique per step and {@code id}. */
+    /** An exemplar with a trace id (16 bytes), a span id (8) and a string attribute, unique per step and {@code id}. */
     private static Exemplar exemplar(double value, long ms, int step, int id) {
         return Exemplar.newBuilder()
                 .setAsDouble(value)
                 .setTimeUnixNano(ms * 1_000_000L)
-                .setTraceId(ByteString.copyFrom(new byte[] {0x4b, (byte) 0xf9, (byte) step, (byte) id}))
-                .setSpanId(ByteString.copyFrom(new byte[] {0x00, (byte) 0xf0, (byte) id}))
+                .setTraceId(ByteString.copyFrom(new byte[] {
+                    0x4b, (byte) 0xf9, 0x2f, 0x35, 0x77, 0x11, 0, 0, 0, 0, 0, 0, 0, 0, (byte) step, (byte) id
+                }))
+                .setSpanId(ByteString.copyFrom(new byte[] {0x00, (byte) 0xf0, 0x67, 0, 0, 0, (byte) step, (byte) id}))
                 .addFilteredAttributes(attr("user", "u" + id))
                 .build();
     }
