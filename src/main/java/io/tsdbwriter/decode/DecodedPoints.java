@@ -58,7 +58,7 @@ public final class DecodedPoints {
         return families;
     }
 
-    /** The record's exemplars, at most one per point (a buffer of their own); empty for formats without them. */
+    /** The record's exemplars (a buffer of their own; see {@link PointExemplars}); empty for formats without them. */
     public PointExemplars exemplars() {
         return exemplars;
     }

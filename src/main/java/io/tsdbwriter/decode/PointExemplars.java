@@ -5,18 +5,24 @@ import java.util.Arrays;
 
 /**
  * The exemplars of one record's points (OpenMetrics 1.0 "Exemplars": {@code # {labels} value [timestamp]} after a
- * sample), at most one per point: per exemplar its labels (names and unescaped values in a buffer of its own, not the
- * points' arena), its value and its timestamp in epoch milliseconds (the point's own when the exemplar has none). Read by
- * the remote write encoder per point ({@link #of}: an array read), never allocating once grown.
+ * sample; OTLP {@code Exemplar}s): per exemplar its labels (names and unescaped values in a buffer of its own, not the
+ * points' arena), its value and its timestamp in epoch milliseconds (the point's own when the exemplar has none). A
+ * point has none, one, or (OTLP histogram points, as Prometheus' OTLP translator attaches them) several, stored
+ * contiguously: {@link #of} is the first, {@link #countOf} how many. Read by the remote write encoder per point (array
+ * reads), never allocating once grown: no object per point or exemplar.
  *
  * <p>A decoder calls {@link #begin} for every point it keeps, then {@link #label} per label and {@link #end} when the point
- * has an exemplar, or {@link #none} when it has not (a point index a refused line used is so overwritten). Not
- * thread-safe; cleared with its {@link DecodedPoints}.
+ * has an exemplar, or {@link #none} when it has not (a point index a refused line used is so overwritten); a further
+ * exemplar of the point begun last is {@link #another}, then its labels and {@link #end}. Not thread-safe; cleared with
+ * its {@link DecodedPoints}.
  */
 public final class PointExemplars {
 
     /** Per point index: its exemplar's index + 1, 0 for none. */
     private int[] byPoint = new int[64];
+
+    /** Per point index: how many exemplars it has (from {@link #byPoint}'s on). */
+    private int[] perPoint = new int[64];
 
     private int points;
     /** Per exemplar: first label, end label (indices into {@link #labels} / 4). */
@@ -50,12 +56,30 @@ public final class PointExemplars {
     public void none(int p) {
         grow(p);
         byPoint[p] = 0;
+        perPoint[p] = 0;
     }
 
-    /** Starts point {@code p}'s exemplar; its labels follow ({@link #label}), then {@link #end}. */
+    /** Starts point {@code p}'s (first) exemplar; its labels follow ({@link #label}), then {@link #end}. */
     public void begin(int p) {
+        none(p);
+        startExemplar(p);
+    }
+
+    /**
+     * Starts a further exemplar of point {@code p}, which must be the point whose exemplar was ended last (its exemplars
+     * stay contiguous); as {@link #begin} when {@code p} has none yet.
+     *
+     * @throws IllegalStateException when another point's exemplar was ended after {@code p}'s
+     */
+    public void another(int p) {
         grow(p);
-        byPoint[p] = 0;
+        if (byPoint[p] != 0 && byPoint[p] - 1 + perPoint[p] != count) {
+            throw new IllegalStateException("point " + p + "'s exemplars are not the last ones");
+        }
+        startExemplar(p);
+    }
+
+    private void startExemplar(int p) {
         if (count + 1 > values.length) {
             values = Arrays.copyOf(values, values.length * 2);
             timestamps = Arrays.copyOf(timestamps, timestamps.length * 2);
@@ -119,16 +143,23 @@ public final class PointExemplars {
         labelRange[count * 2 + 1] = labelCount;
         values[count] = value;
         timestamps[count] = timestampMs;
-        byPoint[open] = ++count;
+        if (byPoint[open] == 0) {
+            byPoint[open] = count + 1;
+        }
+        perPoint[open]++;
+        count++;
         open = -1;
     }
 
     private void grow(int p) {
         if (p >= byPoint.length) {
-            byPoint = Arrays.copyOf(byPoint, Math.max(byPoint.length * 2, p + 1));
+            int n = Math.max(byPoint.length * 2, p + 1);
+            byPoint = Arrays.copyOf(byPoint, n);
+            perPoint = Arrays.copyOf(perPoint, n);
         }
         if (p >= points) {
-            Arrays.fill(byPoint, points, p, 0);
+            Arrays.fill(byPoint, points, p + 1, 0);
+            Arrays.fill(perPoint, points, p + 1, 0);
             points = p + 1;
         }
     }
@@ -139,9 +170,45 @@ public final class PointExemplars {
         }
     }
 
-    /** The exemplar of point {@code p}, or -1 when it has none. */
+    /** The (first) exemplar of point {@code p}, or -1 when it has none. */
     public int of(int p) {
         return p < points ? byPoint[p] - 1 : -1;
+    }
+
+    /** How many exemplars point {@code p} has: {@link #of}{@code (p)} and the ones after it. */
+    public int countOf(int p) {
+        return p < points ? perPoint[p] : 0;
+    }
+
+    /**
+     * Orders point {@code p}'s exemplars by timestamp, then value (as Prometheus' appenders require them, {@code
+     * exemplar.Compare}); equal ones keep their order. An insertion sort: a point has few.
+     */
+    public void sortByTime(int p) {
+        int first = of(p);
+        for (int i = first + 1, e = first + countOf(p); i < e; i++) {
+            for (int j = i; j > first && after(j - 1, j); j--) {
+                swap(j - 1, j);
+            }
+        }
+    }
+
+    private boolean after(int a, int b) {
+        return timestamps[a] > timestamps[b] || timestamps[a] == timestamps[b] && values[a] > values[b];
+    }
+
+    private void swap(int a, int b) {
+        double v = values[a];
+        values[a] = values[b];
+        values[b] = v;
+        long t = timestamps[a];
+        timestamps[a] = timestamps[b];
+        timestamps[b] = t;
+        for (int k = 0; k < 2; k++) {
+            int r = labelRange[a * 2 + k];
+            labelRange[a * 2 + k] = labelRange[b * 2 + k];
+            labelRange[b * 2 + k] = r;
+        }
     }
 
     /** The buffer the label ranges point into. */

@@ -12,7 +12,9 @@ import io.tsdbwriter.decode.DecodeError;
  * ({@link SampleWriter#refuseDelta}). Where the output carries native histograms
  * ({@link io.tsdbwriter.decode.PointHistograms#accepted()}: remote write) each data point is instead one native
  * histogram point named as the metric ({@link NativeExponential}); one with a scale below −4 is then refused
- * ({@link DecodeError#INVALID_DATA_POINT}).
+ * ({@link DecodeError#INVALID_DATA_POINT}); its exemplars ({@code exemplars} = 11, {@link OtlpExemplars}) all go with
+ * that point, ordered by time, as Prometheus' OTLP translator attaches them to the histogram's series. The
+ * {@code vmrange} samples (the import API, which carries no exemplars) get none.
  *
  * <p>Each non-empty bucket's {@code vmrange} value is formatted per data point (a string each): not on the hot path
  * of a Prometheus-shaped scrape.
@@ -25,9 +27,11 @@ final class ExponentialHistogramPoints {
     private final SampleWriter samples;
     private final Attributes attributes;
     private final NativeExponential nativeHistograms;
+    private final OtlpExemplars exemplars;
 
     ExponentialHistogramPoints(WireReader wire, SampleWriter samples, Attributes attributes) {
         this.nativeHistograms = new NativeExponential(wire);
+        this.exemplars = new OtlpExemplars(wire);
         this.w = wire;
         this.samples = samples;
         this.attributes = attributes;
@@ -57,6 +61,7 @@ final class ExponentialHistogramPoints {
             int posEnd = -1;
             int negStart = -1;
             int negEnd = -1;
+            exemplars.reset();
             for (int q = p; q < end; ) {
                 q = w.varint(q, end);
                 int t = (int) w.v;
@@ -107,6 +112,12 @@ final class ExponentialHistogramPoints {
                         zeroThreshold = Double.longBitsToDouble(w.fixed64(q, end));
                         q += 8;
                     }
+                    case 11 << 3 | 2 -> { // repeated Exemplar exemplars = 11
+                        q = w.varint(q, end);
+                        int x = w.end(q, end);
+                        exemplars.collect(q, x);
+                        q = x;
+                    }
                     default -> q = w.skip(q, end, t);
                 }
             }
@@ -141,6 +152,9 @@ final class ExponentialHistogramPoints {
                             negStart,
                             negEnd);
                     o.out.histograms().end();
+                    if (exemplars.collected() > 0) {
+                        exemplars.keepUpTo(0, Double.POSITIVE_INFINITY, o.out.count() - 1, ts, o.out.exemplars());
+                    }
                 }
                 o.restore(base);
                 continue;

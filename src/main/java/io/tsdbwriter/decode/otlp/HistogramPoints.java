@@ -15,6 +15,12 @@ import java.util.Arrays;
  * increasing, NaN or ending in {@code +Inf}, bucket counts not adding up to the count) is then refused
  * ({@link DecodeError#INVALID_DATA_POINT}).
  *
+ * <p>Its exemplars ({@code exemplars} = 8, {@link OtlpExemplars}) go where Prometheus' OTLP translator puts them: walking
+ * them in the data point's order up the buckets, each to the first {@code _bucket} sample whose bound is not below its
+ * value (for exemplars listed by ascending value, the usual case, the bucket that holds it), the rest to
+ * {@code le="+Inf"}; none to {@code _count} or {@code _sum}. As a native histogram with custom buckets all go to its
+ * point. The exemplars of one point are ordered by time ({@link io.tsdbwriter.decode.PointExemplars#sortByTime}).
+ *
  * <p>The {@code le} values of the bounds last formatted are kept per record: a data point repeating the bounds of the
  * one before (the usual case) reuses their arena copies, no string formatted.
  *
@@ -26,6 +32,7 @@ final class HistogramPoints {
     private final SampleWriter samples;
     private final Attributes attributes;
     private final NativeCustomBuckets nativeHistograms = new NativeCustomBuckets();
+    private final OtlpExemplars exemplars;
 
     // the data point's buckets and bounds
     private long[] bucketCounts = new long[32];
@@ -39,6 +46,7 @@ final class HistogramPoints {
     private int leCount;
 
     HistogramPoints(WireReader wire, SampleWriter samples, Attributes attributes) {
+        this.exemplars = new OtlpExemplars(wire);
         this.w = wire;
         this.samples = samples;
         this.attributes = attributes;
@@ -67,6 +75,7 @@ final class HistogramPoints {
             int flags = 0;
             bucketCount = 0;
             boundCount = 0;
+            exemplars.reset();
             for (int q = p; q < end; ) {
                 q = w.varint(q, end);
                 int t = (int) w.v;
@@ -123,6 +132,12 @@ final class HistogramPoints {
                         q = w.varint(q, end);
                         flags = (int) w.v;
                     }
+                    case 8 << 3 | 2 -> { // repeated Exemplar exemplars = 8
+                        q = w.varint(q, end);
+                        int x = w.end(q, end);
+                        exemplars.collect(q, x);
+                        q = x;
+                    }
                     default -> q = w.skip(q, end, t);
                 }
             }
@@ -144,7 +159,9 @@ final class HistogramPoints {
                 continue;
             }
             if (o.out.histograms().customBuckets()) {
-                customBuckets(ts, count, hasSum, sum);
+                if (customBuckets(ts, count, hasSum, sum) && exemplars.collected() > 0) {
+                    exemplars.keepUpTo(0, Double.POSITIVE_INFINITY, o.out.count() - 1, ts, o.out.exemplars());
+                }
                 o.restore(base);
                 continue;
             }
@@ -156,20 +173,30 @@ final class HistogramPoints {
             o.push(o.constant(SampleWriter.LE), SampleWriter.length(SampleWriter.LE), 0, 0);
             int bucketName = o.suffix(2);
             long cumulative = 0;
+            int exemplar = 0; // the next exemplar to place, walking up the buckets
             for (int i = 0; i < boundCount; i++) {
                 cumulative += bucketCounts[i];
                 leValue(le, i);
                 o.emit(bucketName, o.suffixLength(2), ts, GoFormat.unsigned(cumulative));
+                if (exemplar < exemplars.collected()) {
+                    exemplar = exemplars.keepUpTo(exemplar, bounds[i], o.out.count() - 1, ts, o.out.exemplars());
+                }
             }
             cumulative += bucketCounts[boundCount];
             o.setValue(le, o.constant(SampleWriter.INF), SampleWriter.length(SampleWriter.INF));
             o.emit(bucketName, o.suffixLength(2), ts, GoFormat.unsigned(cumulative));
+            if (exemplar < exemplars.collected()) {
+                exemplars.keepUpTo(exemplar, Double.POSITIVE_INFINITY, o.out.count() - 1, ts, o.out.exemplars());
+            }
             o.restore(base);
         }
     }
 
-    /** The data point as one native histogram with custom buckets, or refused as Prometheus would refuse it. */
-    private void customBuckets(long ts, long count, boolean hasSum, double sum) {
+    /**
+     * The data point as one native histogram with custom buckets, or refused as Prometheus would refuse it; whether it
+     * was made.
+     */
+    private boolean customBuckets(long ts, long count, boolean hasSum, double sum) {
         SampleWriter o = samples;
         String invalid = NativeCustomBuckets.valid(count, hasSum, sum, o.stale(), bucketCounts, bounds, boundCount);
         if (invalid != null) {
@@ -178,11 +205,12 @@ final class HistogramPoints {
                     o.rejections.wantsDetail(DecodeError.INVALID_DATA_POINT)
                             ? "histogram '" + o.metricText() + "' as custom buckets: " + invalid
                             : "");
-            return;
+            return false;
         }
         o.beginHistogram(ts);
         nativeHistograms.write(o.out.histograms(), count, hasSum, sum, o.stale(), bucketCounts, bounds, boundCount);
         o.out.histograms().end();
+        return true;
     }
 
     /** Sets the {@code le} entry to bound {@code i}'s text, reusing the arena copy of an equal bound of this record. */

@@ -82,7 +82,7 @@ final class NumberPoints {
             if (o.admit(ts, flags, value)) {
                 o.emit(o.metricOffset(), o.metricLength(), ts, value);
                 if (exemplar >= 0) {
-                    exemplars.keep(exemplar, exemplarEnd, o.out.count() - 1, ts, o.out.exemplars());
+                    exemplars.keep(exemplar, exemplarEnd, o.out.count() - 1, false, ts, o.out.exemplars());
                 }
             }
             o.restore(base);

@@ -2,14 +2,16 @@ package io.tsdbwriter.decode.otlp;
 
 import io.tsdbwriter.decode.PointExemplars;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
- * A number data point's exemplar ({@code metrics.proto} {@code Exemplar}: {@code filtered_attributes} = 7,
+ * A data point's exemplar ({@code metrics.proto} {@code Exemplar}: {@code filtered_attributes} = 7,
  * {@code time_unix_nano} = 2, {@code as_double} = 3 or {@code as_int} = 6, {@code span_id} = 4, {@code trace_id} = 5)
  * into the record's {@link PointExemplars}, as Prometheus' OTLP translator makes it: the string-valued filtered
  * attributes as labels (other value kinds are left out), then {@code span_id} and {@code trace_id} in lower-case hex
- * when present; its time in ms (the data point's when it has none). Only a data point's first exemplar is kept (one per
- * point). Read per data point that has one; allocates nothing.
+ * when present; its time in ms (the data point's when it has none). Which exemplars of a data point are kept, and
+ * for which point, is the caller's ({@link NumberPoints}: the first; {@link HistogramPoints},
+ * {@link ExponentialHistogramPoints}: all). Read per exemplar kept; allocates nothing.
  *
  * <p>Not thread-safe: one per {@link OtlpDecoder}.
  */
@@ -20,19 +22,70 @@ final class OtlpExemplars {
 
     private final WireReader w;
 
+    // the exemplars of the data point being read (collect): per exemplar its message's start and end, and its value
+    private int[] ranges = new int[16];
+    private double[] values = new double[8];
+    private int collected;
+
     OtlpExemplars(WireReader wire) {
         this.w = wire;
     }
 
+    /** Starts a data point: none of its exemplars collected. */
+    void reset() {
+        collected = 0;
+    }
+
+    /** Collects the data point's {@code Exemplar} message {@code [s, e)}, in the order the data point lists them. */
+    void collect(int s, int e) {
+        if (collected == values.length) {
+            values = Arrays.copyOf(values, collected * 2);
+            ranges = Arrays.copyOf(ranges, collected * 4);
+        }
+        ranges[collected * 2] = s;
+        ranges[collected * 2 + 1] = e;
+        values[collected++] = value(s, e);
+    }
+
+    /** Exemplars collected for the data point. */
+    int collected() {
+        return collected;
+    }
+
     /**
-     * Keeps the {@code Exemplar} message {@code [s, e)} of the record being read as point {@code p}'s.
+     * Keeps the collected exemplars from the {@code next}th on as point {@code p}'s while their value is not above
+     * {@code bound} (a NaN value is not), stopping at the first that is, as Prometheus' OTLP translator walks a
+     * histogram's exemplars along its buckets; the point's exemplars then ordered by time ({@link
+     * PointExemplars#sortByTime}). With {@code bound} {@code +Inf} all the rest are kept.
+     *
+     * @param pointTs the data point's timestamp, epoch ms
+     * @return the index of the first exemplar not kept
+     */
+    int keepUpTo(int next, double bound, int p, long pointTs, PointExemplars out) {
+        int from = next;
+        for (; next < collected && !(values[next] > bound); next++) {
+            keep(ranges[next * 2], ranges[next * 2 + 1], p, next > from, pointTs, out);
+        }
+        if (next - from > 1) {
+            out.sortByTime(p);
+        }
+        return next;
+    }
+
+    /**
+     * Keeps the {@code Exemplar} message {@code [s, e)} of the record being read as point {@code p}'s: its first, or
+     * (when {@code another}) a further one after those kept for {@code p} just before ({@link PointExemplars#another}).
      *
      * @param pointTs the data point's timestamp, epoch ms
      */
-    void keep(int s, int e, int p, long pointTs, PointExemplars out) {
+    void keep(int s, int e, int p, boolean another, long pointTs, PointExemplars out) {
         WireReader w = this.w;
         byte[] b = w.buf;
-        out.begin(p);
+        if (another) {
+            out.another(p);
+        } else {
+            out.begin(p);
+        }
         long time = 0;
         double value = 0;
         int span = -1;
@@ -79,6 +132,26 @@ final class OtlpExemplars {
             out.labelHex(TRACE_ID, b, trace, traceLen);
         }
         out.end(value, time == 0 ? pointTs : Math.floorDiv(time, 1_000_000L));
+    }
+
+    /** The value of the {@code Exemplar} message {@code [s, e)}: {@code as_double} or {@code as_int}, 0 when neither. */
+    double value(int s, int e) {
+        WireReader w = this.w;
+        double value = 0;
+        for (int q = s; q < e; ) {
+            q = w.varint(q, e);
+            int t = (int) w.v;
+            if (t == (3 << 3 | 1)) {
+                value = Double.longBitsToDouble(w.fixed64(q, e));
+                q += 8;
+            } else if (t == (6 << 3 | 1)) {
+                value = w.fixed64(q, e);
+                q += 8;
+            } else {
+                q = w.skip(q, e, t);
+            }
+        }
+        return value;
     }
 
     /** A {@code KeyValue} {@code [s, e)}: a label when its value is a string ({@code AnyValue.string_value} = 1). */

@@ -36,8 +36,9 @@ import java.util.Arrays;
  * family's {@code metadata} entry ({@link MetricMetadata}) into the chunk of its first point in a body, once per
  * family per request ({@link RequestFamilies}); the 2.0 request gives it to each series of the family
  * ({@link RemoteWrite2Request#fromV1}). A refused body split in two keeps the entry in the half holding that point.
- * A point's exemplar ({@link io.tsdbwriter.decode.PointExemplars}, told by {@link #point}) is a
- * {@code TimeSeries.exemplars} entry (field 3) in each variant's {@code TimeSeries}, at its own timestamp. A point with
+ * A point's exemplars ({@link io.tsdbwriter.decode.PointExemplars}, told by {@link #point}; one, or several for an
+ * OTLP histogram point) are {@code TimeSeries.exemplars} entries (field 3) in each variant's {@code TimeSeries}, in
+ * their order, at their own timestamps. A point with
  * a native histogram ({@link PointHistograms}, told by {@link #point}) carries it instead of samples: M
  * {@code TimeSeries.histograms} entries (field 4, {@code prometheus.Histogram}), the histogram's fields as decoded and
  * the timestamp of each time copy; it counts as one sample per copy.
@@ -108,6 +109,9 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     private PointExemplars exemplars;
 
     private int exemplar = -1;
+
+    /** How many exemplars that point has, from {@link #exemplar} on. */
+    private int exemplarCount;
     /** The native histograms of the point {@link #encodePoint} encodes next ({@link #point}), and its histogram (-1: none). */
     private PointHistograms histograms;
 
@@ -238,6 +242,7 @@ public final class RemoteWriteEncoder implements SampleEncoder {
     public void point(DecodedPoints points, int p) {
         exemplars = points.exemplars();
         exemplar = exemplars.of(p);
+        exemplarCount = exemplars.countOf(p);
         histograms = points.histograms();
         histogram = histograms.of(p);
         start = startTimestamps ? points.startTimestampMs(p) : 0;
@@ -254,8 +259,12 @@ public final class RemoteWriteEncoder implements SampleEncoder {
                 ? samplesBlock(timestampMs, value, st) // the M samples, the same bytes for each variant
                 : histogramBlock(h, timestampMs, st); // or the M copies of a native histogram
         int x = exemplar;
+        int xs = exemplarCount;
         exemplar = -1;
-        samplesSize += x < 0 ? 0 : exemplarEntry(x, samplesSize); // and the exemplar, once per variant (design §6)
+        exemplarCount = 0;
+        for (int i = 0; x >= 0 && i < xs; i++) { // and the exemplars, once per variant (design §6)
+            samplesSize += exemplarEntry(x + i, samplesSize);
+        }
         byte[] blk = samples;
         int total = 0;
         int pos = SeriesVariants.first(at);

@@ -1,0 +1,253 @@
+package io.tsdbwriter.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.ByteString;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
+import io.opentelemetry.proto.metrics.v1.Exemplar;
+import io.opentelemetry.proto.metrics.v1.ExponentialHistogram;
+import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Histogram;
+import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.Stack;
+import io.tsdbwriter.it.support.WriterProcess;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The exemplars of OTLP histograms against Prometheus 3's own OTLP receiver as the oracle, both Prometheus with
+ * {@code --enable-feature=exemplar-storage}: the same {@code ExportMetricsServiceRequest}s (an explicit-bucket histogram
+ * {@code hx_latency} whose exemplars fall in its first bucket, two in one middle bucket and one above the last bound; an
+ * exponential one {@code hx_sizes} with three exemplars; three cumulative steps a minute apart, exemplars a little
+ * before their data point) are POSTed to the oracle's {@code /api/v1/otlp/v1/metrics} and produced to Kafka, where the
+ * writer reads them ({@code --input-format otlp --output remote-write}) into a second Prometheus 3's remote write
+ * receiver. {@code /api/v1/query_exemplars} of both must give the same exemplars per series (labels, value, timestamp):
+ * (1) remote write 1.0, the explicit histogram classic (its {@code _bucket} series hold them); (2) remote write 2.0 with
+ * {@code --convert-histograms-to-nhcb}, the oracle saying {@code otlp: convert_histograms_to_nhcb: true} (the native
+ * histogram series hold them).
+ */
+class HistogramExemplarOracleIT {
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TOPIC = "otlp-histogram-exemplars";
+    private static final int STEPS = 3;
+    private static final String EXEMPLARS = "--enable-feature=exemplar-storage";
+
+    @RegisterExtension
+    static final Stack stack = Stack.withKafka();
+
+    /** The first step's time: 20 minutes ago, on a minute; step k is a minute later per k. */
+    static long base;
+
+    static final List<ExportMetricsServiceRequest> requests = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        Assumptions.assumeTrue(GoBuilds.built(PrometheusServer.CURRENT_BINARY), "Prometheus 3 is not built");
+        base = (System.currentTimeMillis() - 20 * 60_000L) / 60_000L * 60_000L;
+        stack.createTopic(TOPIC, 1);
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (int k = 0; k < STEPS; k++) {
+            ExportMetricsServiceRequest r = request(k);
+            requests.add(r);
+            records.add(new ProducerRecord<>(TOPIC, 0, base + k * 60_000L, null, r.toByteArray()));
+        }
+        stack.produce(records);
+    }
+
+    static ExportMetricsServiceRequest request(int k) {
+        long ms = base + k * 60_000L;
+        long ns = ms * 1_000_000L;
+        HistogramDataPoint.Builder explicit = HistogramDataPoint.newBuilder()
+                .addAttributes(attr("host", "a"))
+                .setTimeUnixNano(ns)
+                .setSum(40.5 * (k + 1))
+                .setCount(10L * (k + 1));
+        for (double b : new double[] {0.1, 1, 10}) {
+            explicit.addExplicitBounds(b);
+        }
+        for (long c : new long[] {1, 2, 4, 3}) {
+            explicit.addBucketCounts(c * (k + 1));
+        }
+        explicit.addExemplars(exemplar(0.05, ms - 4000, k, 1))
+                .addExemplars(exemplar(2.5, ms - 3000, k, 2))
+                .addExemplars(exemplar(7.25, ms - 3500, k, 3))
+                .addExemplars(exemplar(42, ms - 1000, k, 4));
+        ExponentialHistogramDataPoint.Builder exponential = ExponentialHistogramDataPoint.newBuilder()
+                .addAttributes(attr("host", "b"))
+                .setTimeUnixNano(ns)
+                .setScale(1)
+                .setZeroCount(1)
+                .setPositive(ExponentialHistogramDataPoint.Buckets.newBuilder()
+                        .setOffset(2)
+                        .addBucketCounts(3L * (k + 1))
+                        .addBucketCounts(0)
+                        .addBucketCounts(2L * (k + 1)))
+                .setCount(5L * (k + 1) + 1)
+                .setSum(12.5 * (k + 1))
+                .addExemplars(exemplar(2.2, ms - 2000, k, 5))
+                .addExemplars(exemplar(1.9, ms - 5000, k, 6))
+                .addExemplars(exemplar(4.4, ms - 2500, k, 7));
+        ScopeMetrics.Builder scope = ScopeMetrics.newBuilder()
+                .addMetrics(Metric.newBuilder()
+                        .setName("hx_latency")
+                        .setHistogram(Histogram.newBuilder()
+                                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                                .addDataPoints(explicit)))
+                .addMetrics(Metric.newBuilder()
+                        .setName("hx_sizes")
+                        .setExponentialHistogram(ExponentialHistogram.newBuilder()
+                                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)
+                                .addDataPoints(exponential)));
+        return ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder().addScopeMetrics(scope))
+                .build();
+    }
+
+    private static KeyValue attr(String key, String value) {
+        return KeyValue.newBuilder()
+                .setKey(key)
+                .setValue(AnyValue.newBuilder().setStringValue(value))
+                .build();
+    }
+
+    /** An exemplar with a trace id (16 bytes), a span id (8) and a string attribute, unique per step and {@code id}. */
+    private static Exemplar exemplar(double value, long ms, int step, int id) {
+        return Exemplar.newBuilder()
+                .setAsDouble(value)
+                .setTimeUnixNano(ms * 1_000_000L)
+                .setTraceId(ByteString.copyFrom(new byte[] {
+                    0x4b, (byte) 0xf9, 0x2f, 0x35, 0x77, 0x11, 0, 0, 0, 0, 0, 0, 0, 0, (byte) step, (byte) id
+                }))
+                .setSpanId(ByteString.copyFrom(new byte[] {0x00, (byte) 0xf0, 0x67, 0, 0, 0, (byte) step, (byte) id}))
+                .addFilteredAttributes(attr("user", "u" + id))
+                .build();
+    }
+
+    @Test
+    void remoteWrite1ClassicBucketSeriesHoldTheOraclesExemplars() throws Exception {
+        compare("classic", "", "1", List.of("hx_latency_bucket", "hx_sizes"));
+    }
+
+    @Test
+    void remoteWrite2NativeHistogramSeriesHoldTheOraclesExemplarsWithCustomBuckets() throws Exception {
+        compare("nhcb", "otlp:\n  convert_histograms_to_nhcb: true\n", "2", List.of("hx_latency", "hx_sizes"));
+    }
+
+    /**
+     * Starts the oracle with {@code config}, POSTs the requests to it, runs the writer into a second Prometheus by
+     * remote write {@code version} ({@code --convert-histograms-to-nhcb} when the oracle converts) and compares their
+     * exemplars; every series named in {@code withExemplars} must have some.
+     */
+    private static void compare(String name, String config, String version, List<String> withExemplars)
+            throws Exception {
+        try (PrometheusServer oracle = PrometheusServer.startCurrentWith(
+                        stack.path("oracle-" + name), null, List.of("--web.enable-otlp-receiver", EXEMPLARS), config);
+                PrometheusServer prom = PrometheusServer.startCurrentWith(
+                        stack.path("prom-" + name),
+                        null,
+                        List.of(
+                                EXEMPLARS,
+                                "--web.remote-write-receiver.accepted-protobuf-messages=prometheus.WriteRequest",
+                                "--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request"))) {
+            for (ExportMetricsServiceRequest r : requests) {
+                HttpResponse<String> resp = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(oracle.url() + "/api/v1/otlp/v1/metrics"))
+                                .timeout(Duration.ofSeconds(30))
+                                .header("Content-Type", "application/x-protobuf")
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray()))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
+            }
+            List<String> args = stack.runArgs(
+                    "http://127.0.0.1:1",
+                    TOPIC,
+                    "g-" + name,
+                    1,
+                    1,
+                    1,
+                    "--input-format",
+                    "otlp",
+                    "--output",
+                    "remote-write",
+                    "--remote-write-url",
+                    prom.remoteWriteUrl(),
+                    "--remote-write-version",
+                    version,
+                    "--stop-at-end",
+                    "--tsdb-metrics-url",
+                    "none");
+            if (!config.isEmpty()) {
+                args.add("--convert-histograms-to-nhcb");
+            }
+            WriterProcess w = stack.writer(name, args);
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            Map<String, List<String>> expected = exemplars(oracle);
+            int total = expected.values().stream().mapToInt(List::size).sum();
+            assertThat(total).as("the oracle's exemplars %s", expected).isEqualTo(STEPS * 7);
+            for (String series : withExemplars) {
+                assertThat(expected.keySet())
+                        .as("series with exemplars")
+                        .anyMatch(k -> k.contains("\"" + series + "\""));
+            }
+            Map<String, List<String>> actual = exemplars(prom);
+            for (int i = 0; i < 30 && !actual.equals(expected); i++) {
+                Thread.sleep(1000);
+                actual = exemplars(prom);
+            }
+            assertThat(actual).isEqualTo(expected);
+            System.err.printf(
+                    "HistogramExemplarOracleIT: remote write %s (%s) == Prometheus' OTLP receiver: %d series, %d exemplars%n",
+                    version, name, actual.size(), total);
+        }
+    }
+
+    /** Per series (its labels as JSON) its exemplars over the steps: labels, value, timestamp, in the order returned. */
+    private static Map<String, List<String>> exemplars(PrometheusServer prom) throws Exception {
+        String query = URLEncoder.encode("{__name__=~\"hx_.+\"}", StandardCharsets.UTF_8);
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create(prom.url() + "/api/v1/query_exemplars?query=" + query + "&start="
+                                + (base / 1000 - 600) + "&end=" + (base / 1000 + 600)))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        Map<String, List<String>> out = new TreeMap<>();
+        for (JsonNode series : JSON.readTree(r.body()).path("data")) {
+            List<String> got = new ArrayList<>();
+            for (JsonNode x : series.path("exemplars")) {
+                got.add(x.path("labels") + "|" + x.path("value").asText() + "|"
+                        + x.path("timestamp").asText());
+            }
+            out.put(series.path("seriesLabels").toString(), got);
+        }
+        return out;
+    }
+}
