@@ -21,7 +21,7 @@ import java.util.Arrays;
  * {@code custom_values} 16 and {@code start_timestamp} 17) become points as {@link RemoteWriteDecoder} makes them of a
  * 1.0 series. Exemplars and metadata are skipped. A series with an odd number of {@code labels_refs}, a ref outside the
  * symbols table, or both samples and histograms is skipped and counted once as {@link DecodeError#INVALID_PROTOBUF}
- * (the other series are kept, as Prometheus' receiver keeps them); a symbol that is not UTF-8 rejects the record
+ * (the record's other series are kept); a symbol that is not UTF-8 rejects the record
  * ({@link DecodeError#INVALID_UTF8}).
  *
  * <p>Not thread-safe: owned by one {@link RemoteWriteDecoder}, reused per record.
