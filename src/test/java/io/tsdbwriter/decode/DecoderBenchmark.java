@@ -55,7 +55,8 @@ import org.xerial.snappy.Snappy;
  * {@code examples/data}, about 1000 samples), single-threaded: {@code decode} decodes every record, {@code relay}
  * also encodes each point as at M = N = 1 (decode → amplify → encode, the writer's hot path). The {@code samples}
  * secondary result is <b>samples per second per core</b>. Records hold 50 lines or series (prometheus: one scrape;
- * json: arrays of 50 points); influx lines are one field each ({@code metric,labels… gauge=v ts}).
+ * json: arrays of 50 points); influx lines are one field each ({@code metric,labels… gauge=v ts});
+ * {@code promremotewrite2} is {@code promremotewrite} with remote write 2.0 bodies (a symbols table per record).
  *
  * <p>Run: {@code bash scripts/jmh-decoders.sh} (extra arguments go to JMH, e.g. {@code -p format=otlp}) (short runs;
  * the machine is shared).
@@ -70,7 +71,18 @@ public class DecoderBenchmark {
 
     public static final int LINES_PER_RECORD = 50;
 
-    @Param({"json", "influx", "promremotewrite", "prometheus", "jsonline", "graphite", "otlp", "otlp-json"})
+    /** An input format, or {@code promremotewrite2}: {@code --input-format promremotewrite} with 2.0 bodies. */
+    @Param({
+        "json",
+        "influx",
+        "promremotewrite",
+        "promremotewrite2",
+        "prometheus",
+        "jsonline",
+        "graphite",
+        "otlp",
+        "otlp-json"
+    })
     String format;
 
     private byte[][] records;
@@ -92,7 +104,8 @@ public class DecoderBenchmark {
 
     @Setup
     public void setUp() throws IOException {
-        InputFormat f = InputFormat.parse(format);
+        boolean v2 = format.equals("promremotewrite2");
+        InputFormat f = v2 ? InputFormat.PROMREMOTEWRITE : InputFormat.parse(format);
         List<PrometheusTextParser.Sample> samples = new ArrayList<>();
         List<Long> times = new ArrayList<>();
         List<byte[]> scrapes = new ArrayList<>();
@@ -114,7 +127,10 @@ public class DecoderBenchmark {
         } else {
             for (int i = 0; i < samples.size(); i += LINES_PER_RECORD) {
                 int to = Math.min(samples.size(), i + LINES_PER_RECORD);
-                recs.add(encode(f, samples.subList(i, to), times.subList(i, to)));
+                recs.add(
+                        v2
+                                ? remoteWrite2(samples.subList(i, to), times.subList(i, to))
+                                : encode(f, samples.subList(i, to), times.subList(i, to)));
                 stamps.add(times.get(i));
             }
         }
@@ -164,6 +180,22 @@ public class DecoderBenchmark {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The samples as one snappy-compressed remote write 2.0 {@code Request}: a series per sample. */
+    public static byte[] remoteWrite2(List<PrometheusTextParser.Sample> samples, List<Long> times) throws IOException {
+        RemoteWriteBodyWriter.Series[] series = new RemoteWriteBodyWriter.Series[samples.size()];
+        for (int i = 0; i < samples.size(); i++) {
+            PrometheusTextParser.Sample s = samples.get(i);
+            List<String> labels = new ArrayList<>(List.of("__name__", s.metricName()));
+            s.labels().forEach((k, v) -> {
+                labels.add(k);
+                labels.add(v);
+            });
+            series[i] =
+                    RemoteWriteBodyWriter.series(labels.toArray(new String[0])).sample(s.value(), times.get(i));
+        }
+        return Snappy.compress(RemoteWriteBodyWriter.v2(series));
+    }
 
     /** The samples as one record of format {@code f}. */
     public static byte[] encode(InputFormat f, List<PrometheusTextParser.Sample> samples, List<Long> times)

@@ -1,5 +1,6 @@
 package io.tsdbwriter.it;
 
+import static io.tsdbwriter.decode.RemoteWriteBodyWriter.series;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -18,6 +19,9 @@ import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.Sum;
+import io.tsdbwriter.decode.NativeHistogramMessage;
+import io.tsdbwriter.decode.RemoteWriteBodyWriter;
+import io.tsdbwriter.decode.RemoteWriteBodyWriter.Series;
 import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.OracleSeries;
 import io.tsdbwriter.it.support.PrometheusServer;
@@ -42,6 +46,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.xerial.snappy.Snappy;
 
 /**
  * OTLP exponential and explicit-bucket histograms in, native histograms out, against Prometheus 3's own OTLP receiver
@@ -60,7 +65,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * M = N = 1 holds exactly the oracle's series and histograms but the zero samples (1.0 has no start timestamp);
  * (2) remote write 2.0 at M = 6, N = 3 with {@code --instance-label host} holds exactly the oracle's histograms and
  * samples, each at its 6 time copies in each of its 3 variants, and each variant the oracle's zero sample once at the
- * start timestamp (the copies carry the original's; the receiver takes the first and drops the others, out of order).
+ * start timestamp (the copies carry the original's; the receiver takes the first and drops the others, out of order);
+ * (3) a remote write 2.0 {@code Request} as a record ({@code --input-format promremotewrite}) holds in a Prometheus 3
+ * fed by the writer over remote write 2.0 what the same request POSTed to another Prometheus 3 holds.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NativeHistogramOracleIT {
@@ -269,6 +276,126 @@ class NativeHistogramOracleIT {
                             + " the start timestamps included: %d histograms%n",
                     M, N, OracleSeries.count(actual));
         }
+    }
+
+    /**
+     * A remote write 2.0 {@code Request} as a record ({@code --input-format promremotewrite}, told from 1.0 by its
+     * fields): the same snappy body POSTed to a Prometheus 3 that accepts 2.0 (the oracle) and produced to Kafka, read by
+     * the writer into a second one over remote write 2.0 at M = N = 1; both hold the same float samples (a counter with
+     * a start timestamp, a gauge) and native histograms (integer with a start timestamp, float, custom buckets), the
+     * zero samples at the start timestamps included.
+     */
+    @Test
+    @Order(3)
+    void aRemoteWrite2RecordIsReadAsPrometheusReadsTheSameRequest() throws Exception {
+        String v2 = "io.prometheus.write.v2.Request";
+        byte[] body = Snappy.compress(remoteWrite2Request());
+        try (PrometheusServer direct = PrometheusServer.startCurrentWith(
+                        stack.path("prom-rw2-direct"),
+                        null,
+                        List.of("--web.remote-write-receiver.accepted-protobuf-messages=" + v2, ZERO_INGESTION));
+                PrometheusServer viaWriter = PrometheusServer.startCurrentWith(
+                        stack.path("prom-rw2-writer"),
+                        null,
+                        List.of("--web.remote-write-receiver.accepted-protobuf-messages=" + v2, ZERO_INGESTION))) {
+            HttpResponse<String> resp = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(direct.remoteWriteUrl()))
+                            .timeout(Duration.ofSeconds(30))
+                            .header("Content-Type", "application/x-protobuf;proto=" + v2)
+                            .header("Content-Encoding", "snappy")
+                            .header("X-Prometheus-Remote-Write-Version", "2.0.0")
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
+            String topic = stack.createTopic("rw2-records", 1);
+            stack.produce(List.of(new ProducerRecord<>(topic, 0, base, null, body)));
+            Path summary = stack.path("rw2-records-summary.json");
+            List<String> args = stack.runArgs(
+                    "http://127.0.0.1:1",
+                    topic,
+                    "rw2-records",
+                    1,
+                    1,
+                    1,
+                    "--input-format",
+                    "promremotewrite",
+                    "--output",
+                    "remote-write",
+                    "--remote-write-url",
+                    viaWriter.remoteWriteUrl(),
+                    "--remote-write-version",
+                    "2",
+                    "--stop-at-end",
+                    "--summary-json",
+                    summary.toString());
+            WriterProcess w = stack.writer("rw2-records", args);
+            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+            JsonNode s = Scenario.summary(summary);
+            assertThat(s.get("decode_errors").asLong()).isZero();
+            assertThat(s.get("samples_written").asLong()).isEqualTo(5L * STEPS);
+            // per step 2 float samples and 3 histograms, and a zero sample at the start of the counter and the first
+            // histogram
+            Map<String, TreeMap<Long, String>> floats = rw2Series(direct, "rw2_c_.+", 2 * STEPS + 1, true);
+            Map<String, TreeMap<Long, String>> hists = rw2Series(direct, "rw2_h_.+", 3 * STEPS + 1, false);
+            assertThat(OracleSeries.count(floats))
+                    .as("the oracle's floats %s", floats)
+                    .isEqualTo(2 * STEPS + 1);
+            assertThat(OracleSeries.count(hists))
+                    .as("the oracle's histograms %s", hists)
+                    .isEqualTo(3 * STEPS + 1);
+            assertThat(rw2Series(viaWriter, "rw2_c_.+", 2 * STEPS + 1, true)).isEqualTo(floats);
+            assertThat(rw2Series(viaWriter, "rw2_h_.+", 3 * STEPS + 1, false)).isEqualTo(hists);
+            System.err.printf(
+                    "NativeHistogramOracleIT: a remote write 2.0 record == the same request posted to Prometheus:"
+                            + " %d float samples, %d histograms%n",
+                    OracleSeries.count(floats), OracleSeries.count(hists));
+        }
+    }
+
+    /** The 2.0 request of {@link #aRemoteWrite2RecordIsReadAsPrometheusReadsTheSameRequest}, uncompressed. */
+    private static byte[] remoteWrite2Request() {
+        Series counter = series("__name__", "rw2_c_requests_total", "job", "api", "host", "a")
+                .metadata(1, "Requests served.", "requests");
+        Series gauge = series("__name__", "rw2_c_temperature", "host", "b").metadata(2, "Temperature.", "celsius");
+        Series integer = series("__name__", "rw2_h_latency", "job", "api", "host", "a");
+        Series floating = series("__name__", "rw2_h_float", "host", "b");
+        Series custom = series("__name__", "rw2_h_custom", "host", "a");
+        for (int k = 0; k < STEPS; k++) {
+            long t = base + k * 60_000L;
+            long f = k + 1;
+            counter.sample(10.0 * f, t, start);
+            gauge.sample(21.5 + k, t);
+            integer.histogram(RemoteWriteBodyWriter.with(
+                    NativeHistogramMessage.integer(
+                            5 * f, 2.5 * f, 3, 1e-128, f, new int[] {-2, 2, 3, 1}, new long[] {f, f, -f}, t),
+                    17,
+                    start));
+            floating.histogram(RemoteWriteBodyWriter.with(
+                    RemoteWriteBodyWriter.floatHistogram(
+                            6.5 + k, 3.25, 0, 1e-128, 0.5, new int[] {0, 3}, new double[] {1.5, k, 4.5}, 3),
+                    15,
+                    t));
+            custom.histogram(RemoteWriteBodyWriter.with(
+                    RemoteWriteBodyWriter.customBucketHistogram(
+                            6 * f, 12.0 * f, new int[] {0, 3}, new long[] {f, f, f}, new double[] {0.5, 1, 2.5}),
+                    15,
+                    t));
+        }
+        return RemoteWriteBodyWriter.v2(counter, gauge, integer, floating, custom);
+    }
+
+    /** The series of a {@code rw2_…} name pattern; polled until {@code expected} points or 30 s pass. */
+    private static Map<String, TreeMap<Long, String>> rw2Series(
+            PrometheusServer prom, String name, int expected, boolean floats) throws Exception {
+        return OracleSeries.read(
+                prom,
+                "{__name__=~\"" + name + "\"}",
+                base + 10 * 60_000L,
+                expected,
+                Duration.ofSeconds(30),
+                floats,
+                Set.of());
     }
 
     /**

@@ -25,7 +25,10 @@ import org.xerial.snappy.Snappy;
  * Reads one Prometheus remote write 1.0 {@code WriteRequest} per record (Prometheus "Remote-Write 1.0"
  * specification: protobuf, snappy block format), or VictoriaMetrics' zstd-compressed variant, told apart by its
  * bytes as vmagent and VictoriaMetrics do: a body that starts with the zstd frame magic {@code 28 B5 2F FD} is
- * decompressed as zstd (falling back to snappy if that fails), any other as a snappy block.
+ * decompressed as zstd (falling back to snappy if that fails), any other as a snappy block. A decompressed body whose
+ * top-level fields are remote write 2.0's ({@code symbols} = 4, {@code timeseries} = 5) is read as a 2.0
+ * {@code io.prometheus.write.v2.Request} (Prometheus remote write 2.0 specification / types.proto) by
+ * {@code RemoteWrite2Reader}, into the same points as the 1.0 series below; the bytes decide, per record.
  *
  * <p>Each sample of each {@code TimeSeries} is a point: the {@code __name__} label is the metric name, the other
  * labels (empty values dropped) its labels, the sample's timestamp (epoch ms) and value its own. Each native histogram
@@ -43,7 +46,8 @@ import org.xerial.snappy.Snappy;
  * a series without {@code __name__} ({@link DecodeError#MISSING_METRIC}). A record whose bytes do not decompress
  * ({@link DecodeError#INVALID_COMPRESSION}), decompress to more than {@link #maxDecompressedBytes} or are not a
  * well-formed {@code WriteRequest} ({@link DecodeError#INVALID_PROTOBUF}, {@link DecodeError#INVALID_UTF8}) is
- * rejected whole. Parsing uses protobuf-java's {@link CodedInputStream} straight over the decompressed bytes;
+ * rejected whole, as is a body with fields of both versions. Parsing uses protobuf-java's {@link CodedInputStream}
+ * straight over the decompressed bytes;
  * label bytes are copied into the arena without a {@code String}.
  *
  * <p>Not thread-safe: one per consuming thread (it reuses its decompression buffer).
@@ -57,6 +61,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     private final TimestampCheck timestampCheck;
     private final int maxDecompressedBytes;
     private final VmrangeHistograms vmrange = new VmrangeHistograms();
+    private final RemoteWrite2Reader v2 = new RemoteWrite2Reader();
     private byte[] buf = new byte[64 * 1024];
     private int length;
     private String detail;
@@ -129,11 +134,13 @@ public final class RemoteWriteDecoder implements RecordDecoder {
             }
         } catch (IOException | RuntimeException e) {
             out.clear();
-            rejections.add(DecodeError.INVALID_PROTOBUF, "not a WriteRequest: " + e.getMessage());
+            rejections.add(
+                    DecodeError.INVALID_PROTOBUF,
+                    (v2.isV2() ? "not a remote write 2.0 Request: " : "not a WriteRequest: ") + e.getMessage());
             return;
         }
         if (out.count() == 0 && rejections.total() == 0) {
-            rejections.add(DecodeError.NO_SAMPLES, "WriteRequest holds no sample");
+            rejections.add(DecodeError.NO_SAMPLES, (v2.isV2() ? "Request" : "WriteRequest") + " holds no sample");
         }
         out.updateJsonSafe();
     }
@@ -217,6 +224,15 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     }
 
     private DecodeError parse(DecodedPoints out, Rejections rejections) throws IOException {
+        DecodeError version = v2.scan(buf, length);
+        if (version != null) {
+            detail = v2.detail();
+            return version;
+        }
+        if (v2.isV2()) {
+            v2.read(buf, length, this, out, rejections);
+            return null;
+        }
         CodedInputStream in = CodedInputStream.newInstance(buf, 0, length);
         in.setSizeLimit(Integer.MAX_VALUE);
         while (!in.isAtEnd()) {
@@ -239,9 +255,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     // Longer than ~60 lines: one TimeSeries message read field by field, kept in one method on purpose (hot path): the
     // parse state stays in locals, which the JIT keeps in registers. DecoderBenchmark guards its speed.
     private DecodeError series(CodedInputStream in, DecodedPoints out, Rejections rejections) throws IOException {
-        labelCount = 0;
-        sampleCount = 0;
-        histogramCount = 0;
+        beginSeries();
         int metricOff = -1;
         int metricLen = 0;
         while (!in.isAtEnd()) {
@@ -286,16 +300,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                         metricOff = out.copy(buf, valueOff, valueLen);
                         metricLen = valueLen;
                     } else {
-                        if (labelCount * 4 == labels.length) {
-                            labels = Arrays.copyOf(labels, labels.length * 2);
-                        }
-                        int[] l = labels;
-                        int k = labelCount * 4;
-                        l[k] = out.copy(buf, nameOff, nameLen);
-                        l[k + 1] = nameLen;
-                        l[k + 2] = out.copy(buf, valueOff, valueLen);
-                        l[k + 3] = valueLen;
-                        labelCount++;
+                        addLabel(out.copy(buf, nameOff, nameLen), nameLen, out.copy(buf, valueOff, valueLen), valueLen);
                     }
                 }
                 case 2 << 3 | 2 -> { // repeated Sample samples = 2
@@ -316,24 +321,9 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                         }
                     }
                     in.popLimit(limit);
-                    if (sampleCount == values.length) {
-                        values = Arrays.copyOf(values, sampleCount * 2);
-                        timestamps = Arrays.copyOf(timestamps, sampleCount * 2);
-                        starts = Arrays.copyOf(starts, sampleCount * 2);
-                    }
-                    values[sampleCount] = v;
-                    timestamps[sampleCount] = ts;
-                    starts[sampleCount] = st;
-                    sampleCount++;
+                    addSample(v, ts, st);
                 }
-                case 4 << 3 | 2 -> { // repeated Histogram histograms = 4
-                    int len = in.readRawVarint32();
-                    int start = in.getTotalBytesRead();
-                    int limit = in.pushLimit(len);
-                    long ts = readHistogramTimestamp(in);
-                    in.popLimit(limit);
-                    histogram(start, start + len, ts, histogramStart);
-                }
+                case 4 << 3 | 2 -> readHistogram(in); // repeated Histogram histograms = 4
                 default -> {
                     if (!in.skipField(tag)) {
                         return null;
@@ -341,14 +331,77 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                 }
             }
         }
+        emit(out, rejections, metricOff, metricLen);
+        return null;
+    }
+
+    /** Starts a series: no label, sample or histogram yet. */
+    void beginSeries() {
+        labelCount = 0;
+        sampleCount = 0;
+        histogramCount = 0;
+    }
+
+    /** Adds a label of the series: its name's and value's ranges in the arena. */
+    void addLabel(int nameOff, int nameLen, int valueOff, int valueLen) {
+        if (labelCount * 4 == labels.length) {
+            labels = Arrays.copyOf(labels, labels.length * 2);
+        }
+        int[] l = labels;
+        int k = labelCount * 4;
+        l[k] = nameOff;
+        l[k + 1] = nameLen;
+        l[k + 2] = valueOff;
+        l[k + 3] = valueLen;
+        labelCount++;
+    }
+
+    /** Adds a sample of the series (timestamps in epoch ms, start 0 when none). */
+    void addSample(double v, long ts, long st) {
+        if (sampleCount == values.length) {
+            values = Arrays.copyOf(values, sampleCount * 2);
+            timestamps = Arrays.copyOf(timestamps, sampleCount * 2);
+            starts = Arrays.copyOf(starts, sampleCount * 2);
+        }
+        values[sampleCount] = v;
+        timestamps[sampleCount] = ts;
+        starts[sampleCount] = st;
+        sampleCount++;
+    }
+
+    /** Samples of the series so far. */
+    int sampleCount() {
+        return sampleCount;
+    }
+
+    /** Native histograms of the series so far. */
+    int histogramCount() {
+        return histogramCount;
+    }
+
+    /** Adds a {@code Histogram} message of the series: {@code in} is at its length, which this reads, then the message. */
+    void readHistogram(CodedInputStream in) throws IOException {
+        int len = in.readRawVarint32();
+        int start = in.getTotalBytesRead();
+        int limit = in.pushLimit(len);
+        long ts = readHistogramTimestamp(in);
+        in.popLimit(limit);
+        histogram(start, start + len, ts, histogramStart);
+    }
+
+    /**
+     * Writes the series' points to {@code out}: its histograms, then its samples, each with the series' metric name
+     * ({@code metricOff} -1: none, counted as {@link DecodeError#MISSING_METRIC}) and labels; refusals counted.
+     */
+    void emit(DecodedPoints out, Rejections rejections, int metricOff, int metricLen) throws IOException {
         if (sampleCount == 0 && histogramCount == 0) {
-            return null;
+            return;
         }
         if (metricOff < 0) {
             rejections.add(
                     DecodeError.MISSING_METRIC,
                     "a series without __name__ (" + (sampleCount + histogramCount) + " samples skipped)");
-            return null;
+            return;
         }
         histogramPoints(out, rejections, metricOff, metricLen);
         for (int i = 0; i < sampleCount; i++) {
@@ -389,7 +442,6 @@ public final class RemoteWriteDecoder implements RecordDecoder {
             }
             out.canonicalize(p);
         }
-        return null;
     }
 
     /**

@@ -8,6 +8,9 @@ import io.tsdbwriter.decode.Rejections;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.decode.otlp.OtlpDecoder;
 import io.tsdbwriter.decode.prometheus.ExpositionDecoder;
+import io.tsdbwriter.decode.promremotewrite.RemoteWriteDecoder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.xerial.snappy.Snappy;
 
 /**
  * Fuzzes every decoder entry point with Jazzer (issue 18): the bytes of one record must become decoded points or a
@@ -86,6 +90,21 @@ class RecordDecodersFuzzTest {
                 out.histograms().accept(true);
                 out.histograms().acceptClassicCustomBuckets(true);
                 text.decode(value, 1_795_300_857_000L, out, rejections);
+                return out.count() == 0 ? rejections.first() : null;
+            };
+        });
+        // remote write 1.0 and 2.0: the input is the decompressed body (snappy-compressed here, so that the fuzzer
+        // reaches the protobuf), native histograms passed through; a refused series leaves the record's others
+        ENTRY_POINTS.put("promremotewrite", () -> {
+            RemoteWriteDecoder rw = new RemoteWriteDecoder(MAX_RECORD_BYTES, new TimestampWindow(0, Long.MAX_VALUE));
+            Rejections rejections = new Rejections(Rejections.NonFinite.KEEP);
+            return (value, out) -> {
+                out.histograms().accept(true);
+                try {
+                    rw.decode(Snappy.compress(value), 1_795_300_857_000L, out, rejections);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
                 return out.count() == 0 ? rejections.first() : null;
             };
         });
