@@ -12,6 +12,7 @@
 #   bash scripts/capacity.sh --step-duration 30s --warm-up 10s
 #   bash scripts/capacity.sh --max-concurrent-writes 200 --time-multiplier 12
 #   bash scripts/capacity.sh --vary time-multiplier --start-input-rate 20000
+#   bash scripts/capacity.sh --output remote-write    # into the local VictoriaMetrics' /api/v1/write (ordered)
 # --tsdb-cpus LIST --writer-cpus LIST (Linux, cpulists such as 0 and 1; passed on to capacity) start VictoriaMetrics
 # under taskset -c <tsdb-cpus> and Kafka under taskset -c <writer-cpus>, so that the TSDB sizes GOMAXPROCS and its
 # concurrency limits for its own CPUs; capacity then runs its writers and itself on the writer CPUs:
@@ -55,6 +56,10 @@ for ((i = 0; i < ${#DEFAULTS[@]}; i += 2)); do
   if ! has_flag "${DEFAULTS[i]}" "$@"; then ARGS+=("${DEFAULTS[i]}" "${DEFAULTS[i + 1]}"); fi
 done
 for flag in $(quiet_jvm_flags); do ARGS+=("--writer-jvm-option=$flag"); done
+# --output remote-write without --remote-write-url: the local VictoriaMetrics' own remote write endpoint
+if [ "$(flag_value --output "$@")" = remote-write ] && ! has_flag --remote-write-url "$@"; then
+  ARGS+=(--remote-write-url "$VM_URL/api/v1/write")
+fi
 
 # shellcheck disable=SC2046,SC2086 # word splitting of the JVM flags is intended
 "$JAVA_HOME/bin/java" $(quiet_jvm_flags) -Xmx1g ${CAPACITY_JAVA_OPTS:-} -jar "$REPO_ROOT/target/tsdb-writer.jar" capacity \
