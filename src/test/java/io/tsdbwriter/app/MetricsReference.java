@@ -265,7 +265,7 @@ public final class MetricsReference {
               never read again. Between the two lie the durability window (`--durability-window`,
               `tsdbwriter_durability_window_seconds`) and the wait for the commit: with a window, the commit follows the
               window's end (the next TSDB probe round, each second, then the member's next round, at most a second after
-              the last such commit); with `--durability-window 0`, the next segment end or `--commit-interval`
+              the last such commit); with `--durability-window 0`, within a second of the 2xx
               ([Delivery](delivery.md#when-offsets-are-committed)).
 
             The timestamp is the record's `CreateTime` or `LogAppendTime`, as its topic's `message.timestamp.type` says

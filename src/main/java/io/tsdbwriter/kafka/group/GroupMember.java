@@ -226,8 +226,7 @@ public final class GroupMember implements Intake {
             } else {
                 c.subscribe(settings.topics(), new Rebalance(c));
             }
-            CommitSchedule schedule =
-                    new CommitSchedule(settings.commitInterval(), !durability.off(), System.nanoTime());
+            CommitSchedule schedule = new CommitSchedule(settings.commitInterval(), System.nanoTime());
             long lastEndOffsets = 0;
             long lastGroupCheck = System.nanoTime();
             Duration groupCheckEvery = settings.stopAtEnd() ? GROUP_CHECK_EVERY : REACHABILITY_CHECK_EVERY;
@@ -254,7 +253,7 @@ public final class GroupMember implements Intake {
                 held.rewindOnRestart(state);
                 boolean followed = commits.commitAdvanced(c, held.workers(), round, state);
                 workerSettings.meters().recordsAwaitingDurability.set(held.awaitingDurability());
-                schedule.roundDone(round, System.nanoTime(), followed);
+                schedule.roundDone(System.nanoTime(), followed);
                 if (System.nanoTime() - lastGroupCheck >= groupCheckEvery.toNanos()) {
                     lastGroupCheck = System.nanoTime();
                     try {

@@ -110,8 +110,8 @@ final class OffsetCommits {
      * Commits every partition whose durable watermark (as of {@code state}) is due in {@code round}
      * ({@link CommitSchedule#reason}).
      *
-     * @return true when a watermark was committed because the durability window ended ({@link
-     *     CommitSchedule.Reason#WINDOW_END}): the schedule's spacing restarts
+     * @return true when a watermark was committed because it advanced within a segment ({@link
+     *     CommitSchedule.Reason#ADVANCED}): the schedule's spacing restarts
      */
     boolean commitAdvanced(
             KafkaConsumer<byte[], byte[]> c,
@@ -127,7 +127,7 @@ final class OffsetCommits {
             CommitSchedule.Reason why = CommitSchedule.reason(wm, last, segmentSize, w.stopOffset(), round);
             if (why != CommitSchedule.Reason.NONE) {
                 offsets.put(w.partition(), commit(wm, w.ackedSoFar()));
-                followed |= why == CommitSchedule.Reason.WINDOW_END;
+                followed |= why == CommitSchedule.Reason.ADVANCED;
             }
         }
         commitSync(c, offsets, workers);

@@ -17,95 +17,71 @@ class CommitScheduleTest {
     private static final long NONE = Long.MAX_VALUE;
     private static final long MS = 1_000_000L;
 
-    @ParameterizedTest(name = "durable {0}, committed {1}, stop {2}, interval due {3}, window end due {4}: {5}")
+    @ParameterizedTest(name = "durable {0}, committed {1}, stop {2}, advance due {3}: {4}")
     @CsvSource({
         // nothing above the last commit: never, whatever is due
-        "500,  500,  -1,   true,  true,  NONE",
-        "400,  500,  -1,   true,  true,  NONE",
+        "500,  500,  -1,   true,  NONE",
+        "400,  500,  -1,   true,  NONE",
         // a segment end crossed: at once
-        "1000, 999,  -1,   false, false, SEGMENT_END",
-        "2500, 500,  -1,   false, false, SEGMENT_END",
-        "1000, 999,  -1,   true,  true,  SEGMENT_END",
+        "1000, 999,  -1,   false, SEGMENT_END",
+        "2500, 500,  -1,   false, SEGMENT_END",
+        "1000, 999,  -1,   true,  SEGMENT_END",
         // the stop offset reached: at once
-        "700,  500,  700,  false, false, SEGMENT_END",
-        // within a segment: the interval, else the window's end, else not now
-        "900,  500,  -1,   true,  false, INTERVAL",
-        "900,  500,  -1,   true,  true,  INTERVAL",
-        "900,  500,  -1,   false, true,  WINDOW_END",
-        "900,  500,  -1,   false, false, NONE",
-        "900,  500,  950,  false, false, NONE",
+        "700,  500,  700,  false, SEGMENT_END",
+        // within a segment: when the spacing has passed, else not now
+        "900,  500,  -1,   true,  ADVANCED",
+        "900,  500,  -1,   false, NONE",
+        "900,  500,  950,  false, NONE",
     })
     void aWatermarkIsCommittedWhenItsReasonIsDue(
-            long durable, long committed, long stop, boolean intervalDue, boolean followDue, Reason expected) {
-        assertThat(CommitSchedule.reason(
-                        durable, committed, SEGMENT, stop < 0 ? NONE : stop, new Round(intervalDue, followDue)))
+            long durable, long committed, long stop, boolean followDue, Reason expected) {
+        assertThat(CommitSchedule.reason(durable, committed, SEGMENT, stop < 0 ? NONE : stop, new Round(followDue)))
                 .isEqualTo(expected);
     }
 
-    @ParameterizedTest(
-            name = "window {0}, interval {1} ms, {2} ms after the start: interval due {3}, window end due {4}")
-    @CsvSource({
-        // no window: only the interval
-        "false, 5000, 0,    false, false",
-        "false, 5000, 4999, false, false",
-        "false, 5000, 5000, true,  false",
-        // a window: a window end is due at once, the interval never
-        "true,  5000, 0,    false, true",
-        "true,  5000, 4999, false, true",
-        "true,  5000, 5000, false, true",
-        "true,  200,  0,    false, true",
-    })
-    void theFirstRound(boolean window, long intervalMs, long afterMs, boolean intervalDue, boolean followDue) {
-        long t0 = 1_000 * MS;
-        CommitSchedule s = new CommitSchedule(Duration.ofMillis(intervalMs), window, t0);
-        assertThat(s.round(t0 + afterMs * MS)).isEqualTo(new Round(intervalDue, followDue));
+    @ParameterizedTest(name = "interval {0} ms, {1} ms after the start: an advance is due")
+    @CsvSource({"5000, 0", "5000, 4999", "5000, 5000", "200, 0"})
+    void theFirstAdvanceIsCommittedAtOnce(long intervalMs, long afterMs) {
+        long t0 = 1_000_000_000L;
+        CommitSchedule s = new CommitSchedule(Duration.ofMillis(intervalMs), t0);
+        assertThat(s.round(t0 + afterMs * MS)).isEqualTo(new Round(true));
     }
 
-    @ParameterizedTest(name = "interval {0} ms: window ends committed {1} ms apart")
+    @ParameterizedTest(name = "interval {0} ms: advances committed {1} ms apart")
     @CsvSource({"5000, 1000", "1000, 1000", "200, 200"})
     void theSpacingIsASecondOrTheIntervalIfShorter(long intervalMs, long spacingMs) {
-        CommitSchedule s = new CommitSchedule(Duration.ofMillis(intervalMs), true, 0);
-        s.roundDone(s.round(0), 0, true);
+        CommitSchedule s = new CommitSchedule(Duration.ofMillis(intervalMs), 0);
+        s.roundDone(0, true);
         assertThat(s.round((spacingMs - 1) * MS).followDue()).isFalse();
         assertThat(s.round(spacingMs * MS).followDue()).isTrue();
     }
 
     @Test
-    void aWindowEndCommitWaitsASecondForTheNextOneAndOnlyACommitRestartsTheWait() {
+    void anAdvanceCommitWaitsASecondForTheNextOneAndOnlyACommitRestartsTheWait() {
         long t0 = 0;
-        CommitSchedule s = new CommitSchedule(Duration.ofSeconds(5), true, t0);
+        CommitSchedule s = new CommitSchedule(Duration.ofSeconds(5), t0);
         Round r = s.round(t0 + 100 * MS);
         assertThat(r.followDue()).isTrue();
-        s.roundDone(r, t0 + 100 * MS, false); // nothing had advanced: the next advance goes out at once
+        s.roundDone(t0 + 100 * MS, false); // nothing had advanced: the next advance goes out at once
         assertThat(s.round(t0 + 200 * MS).followDue()).isTrue();
-        s.roundDone(s.round(t0 + 200 * MS), t0 + 200 * MS, true);
+        s.roundDone(t0 + 200 * MS, true);
         assertThat(s.round(t0 + 300 * MS).followDue()).isFalse();
         assertThat(s.round(t0 + 1199 * MS).followDue()).isFalse();
         assertThat(s.round(t0 + 1200 * MS).followDue()).isTrue();
     }
 
-    @Test
-    void theIntervalRestartsWhenDueCommittedOrNot() {
-        CommitSchedule s = new CommitSchedule(Duration.ofSeconds(5), false, 0);
-        Round r = s.round(5000 * MS);
-        assertThat(r.intervalDue()).isTrue();
-        s.roundDone(r, 5000 * MS, false);
-        assertThat(s.round(9999 * MS).intervalDue()).isFalse();
-        assertThat(s.round(10_000 * MS).intervalDue()).isTrue();
-    }
-
     /**
      * A partition acknowledged steadily (one offset every 10 ms), its durable watermark what was acknowledged a window
-     * (16 s) ago, the member's rounds every 100 ms, segments far apart: with a window every offset is committed within a
-     * second and a round of its durability, never before it, and at most one commit per second goes out; without one
-     * (the same acks counted durable at once) the interval decides, as it always did.
+     * ago (16 s; 0: at once, {@code --durability-window 0}), the member's rounds every 100 ms, segments far apart:
+     * every offset is committed within a second and a round of its durability, never before it, and at most one commit
+     * per second goes out.
      */
     @ParameterizedTest(name = "window {0} s: commits at most {1} s after the durability, at most {2} commits in 60 s")
-    @CsvSource({"16, 1.1, 60", "0, 5.1, 12"})
-    void commitsFollowTheWindowsEnd(int windowSeconds, double maxWaitSeconds, int maxCommits) {
+    @CsvSource({"16, 1.1, 60", "0, 1.1, 60"})
+    void commitsFollowTheDurability(int windowSeconds, double maxWaitSeconds, int maxCommits) {
         long window = windowSeconds * 1000 * MS;
         long segment = 1_000_000; // never crossed here
-        CommitSchedule s = new CommitSchedule(Duration.ofSeconds(5), windowSeconds > 0, 0);
+        CommitSchedule s = new CommitSchedule(Duration.ofSeconds(5), 0);
         long committed = 0;
         List<long[]> commits = new ArrayList<>(); // {time, offset}
         long maxWait = 0;
@@ -126,7 +102,7 @@ class CommitScheduleTest {
                 committed = durable;
                 commits.add(new long[] {now, durable});
             }
-            s.roundDone(r, now, why == Reason.WINDOW_END);
+            s.roundDone(now, why == Reason.ADVANCED);
         }
         assertThat(maxWait / 1e9).isLessThanOrEqualTo(maxWaitSeconds);
         long inAMinute = commits.stream()
