@@ -189,7 +189,7 @@ class IngestDelayIT {
     /**
      * The committed stage follows the durability window's end, not the commit interval: a writer with an 8 s window,
      * the default 5 s commit interval and the default segment size (no segment end in this run) writes a steady live
-     * input; over 30 s of its steady state, read from its own {@code /metrics}, no batch's offsets were committed
+     * input; over 20 s of its steady state, read from its own {@code /metrics}, no batch's offsets were committed
      * within 5 s of its record's timestamp (nothing before the window) and at least {@link #WITHIN_WINDOW_PLUS_2S} of
      * the batches within the window + 2 s (10 s, a bucket bound). Committed at the interval's ticks instead (up to 5 s
      * after the window), most would lie above 10 s. The share is not 99 %: on the loaded test machine a probe round or
@@ -237,9 +237,9 @@ class IngestDelayIT {
             try {
                 String metricsUrl = "http://127.0.0.1:" + metricsPort.port() + "/metrics";
                 // the writer's start, then a window and more: the first commits are behind it
-                Thread.sleep(Duration.ofSeconds(WINDOW_SECONDS + 12).toMillis());
+                Thread.sleep(Duration.ofSeconds(WINDOW_SECONDS + 6).toMillis());
                 Map<Double, Long> before = buckets(metricsUrl, "committed");
-                Thread.sleep(Duration.ofSeconds(30).toMillis());
+                Thread.sleep(Duration.ofSeconds(20).toMillis());
                 Map<Double, Long> after = buckets(metricsUrl, "committed");
                 long total = after.get(Double.POSITIVE_INFINITY) - before.get(Double.POSITIVE_INFINITY);
                 long within5 = after.get(5.0) - before.get(5.0);
@@ -309,9 +309,9 @@ class IngestDelayIT {
                     });
             try {
                 String metricsUrl = "http://127.0.0.1:" + metricsPort.port() + "/metrics";
-                Thread.sleep(Duration.ofSeconds(15).toMillis()); // past the start
+                Thread.sleep(Duration.ofSeconds(10).toMillis()); // past the start
                 Map<Double, Long> before = buckets(metricsUrl, "acknowledged");
-                Thread.sleep(Duration.ofSeconds(20).toMillis());
+                Thread.sleep(Duration.ofSeconds(15).toMillis());
                 Map<Double, Long> after = buckets(metricsUrl, "acknowledged");
                 long total = after.get(Double.POSITIVE_INFINITY) - before.get(Double.POSITIVE_INFINITY);
                 long within1 = after.get(1.0) - before.get(1.0);
