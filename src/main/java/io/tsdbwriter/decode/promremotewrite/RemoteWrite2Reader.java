@@ -141,26 +141,7 @@ final class RemoteWrite2Reader {
                     in.popLimit(limit);
                 }
                 case 1 << 3 -> addRef(in.readRawVarint32()); // the same, not packed
-                case 2 << 3 | 2 -> { // repeated Sample samples = 2
-                    int limit = in.pushLimit(in.readRawVarint32());
-                    double v = 0;
-                    long ts = 0;
-                    long st = 0;
-                    while (!in.isAtEnd()) {
-                        int t = in.readTag();
-                        if (t == (1 << 3 | 1)) {
-                            v = in.readDouble();
-                        } else if (t == (2 << 3)) {
-                            ts = in.readInt64();
-                        } else if (t == (3 << 3)) { // int64 start_timestamp = 3
-                            st = in.readInt64();
-                        } else if (!in.skipField(t)) {
-                            break;
-                        }
-                    }
-                    in.popLimit(limit);
-                    d.addSample(v, ts, st);
-                }
+                case 2 << 3 | 2 -> d.readSample(in); // repeated Sample samples = 2
                 case 3 << 3 | 2 -> d.readHistogram(in); // repeated Histogram histograms = 3
                 default -> { // exemplars = 4, metadata = 5: skipped
                     if (!in.skipField(tag)) {

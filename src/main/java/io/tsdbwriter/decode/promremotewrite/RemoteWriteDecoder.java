@@ -303,26 +303,7 @@ public final class RemoteWriteDecoder implements RecordDecoder {
                         addLabel(out.copy(buf, nameOff, nameLen), nameLen, out.copy(buf, valueOff, valueLen), valueLen);
                     }
                 }
-                case 2 << 3 | 2 -> { // repeated Sample samples = 2
-                    int limit = in.pushLimit(in.readRawVarint32());
-                    double v = 0;
-                    long ts = 0;
-                    long st = 0;
-                    while (!in.isAtEnd()) {
-                        int t = in.readTag();
-                        if (t == (1 << 3 | 1)) {
-                            v = in.readDouble();
-                        } else if (t == (2 << 3)) {
-                            ts = in.readInt64();
-                        } else if (t == (3 << 3)) { // int64 start_timestamp = 3 (remote write 2.0's Sample)
-                            st = in.readInt64();
-                        } else if (!in.skipField(t)) {
-                            break;
-                        }
-                    }
-                    in.popLimit(limit);
-                    addSample(v, ts, st);
-                }
+                case 2 << 3 | 2 -> readSample(in); // repeated Sample samples = 2
                 case 4 << 3 | 2 -> readHistogram(in); // repeated Histogram histograms = 4
                 default -> {
                     if (!in.skipField(tag)) {
@@ -377,6 +358,31 @@ public final class RemoteWriteDecoder implements RecordDecoder {
     /** Native histograms of the series so far. */
     int histogramCount() {
         return histogramCount;
+    }
+
+    /**
+     * Reads one {@code Sample} message (value 1, timestamp 2, and remote write 2.0's start_timestamp 3; the same field
+     * numbers in 1.0 and 2.0) and adds it to the current series.
+     */
+    void readSample(CodedInputStream in) throws IOException {
+        int limit = in.pushLimit(in.readRawVarint32());
+        double v = 0;
+        long ts = 0;
+        long st = 0;
+        while (!in.isAtEnd()) {
+            int t = in.readTag();
+            if (t == (1 << 3 | 1)) {
+                v = in.readDouble();
+            } else if (t == (2 << 3)) {
+                ts = in.readInt64();
+            } else if (t == (3 << 3)) { // int64 start_timestamp = 3 (remote write 2.0's Sample)
+                st = in.readInt64();
+            } else if (!in.skipField(t)) {
+                break;
+            }
+        }
+        in.popLimit(limit);
+        addSample(v, ts, st);
     }
 
     /** Adds a {@code Histogram} message of the series: {@code in} is at its length, which this reads, then the message. */
