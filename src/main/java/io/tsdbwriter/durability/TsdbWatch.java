@@ -40,8 +40,11 @@ import org.slf4j.LoggerFactory;
 public final class TsdbWatch implements DurabilityClock, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TsdbWatch.class);
-    /** How often every process is probed. */
-    public static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+    /**
+     * How often every process is probed: the bound moves in these steps, so a write counts as stored between W and W +
+     * this (plus the round's own time) after its acknowledgement.
+     */
+    public static final Duration PROBE_EVERY = Duration.ofMillis(500);
     /** What a page that gave no answer at start needs, in the start line. */
     private static final String NO_ANSWER = "its /metrics did not answer";
     /** One probe's bound. */
@@ -189,7 +192,7 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
 
     /**
      * Rounds start every {@link #PROBE_EVERY} (at a fixed rate, not a fixed pause after each round, so the bound, and
-     * the commits that follow it, move every second however long a round takes); a round that took longer is followed
+     * the commits that follow it, move every {@link #PROBE_EVERY} however long a round takes); a round that took longer is followed
      * by the next at once.
      */
     private void loop() {

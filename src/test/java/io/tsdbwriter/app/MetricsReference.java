@@ -264,8 +264,8 @@ public final class MetricsReference {
             - `stage="committed"`: the offset commit that covered the batch's last record: its records are durable and
               never read again. Between the two lie the durability window (`--durability-window`,
               `tsdbwriter_durability_window_seconds`) and the wait for the commit: with a window, the commit follows the
-              window's end (the next TSDB probe round, each second, then the member's next round, at most a second after
-              the last such commit); with `--durability-window 0`, within a second of the 2xx
+              window's end (the next TSDB probe round, each half second, then the member's next round, at most a quarter
+              second after the last such commit); with `--durability-window 0`, within about 0.35 s of the 2xx
               ([Delivery](delivery.md#when-offsets-are-committed)).
 
             The timestamp is the record's `CreateTime` or `LogAppendTime`, as its topic's `message.timestamp.type` says

@@ -12,6 +12,7 @@ import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -68,7 +69,7 @@ class IngestDelayIT {
     static final int WINDOW_SECONDS = 8;
 
     /** The share of batches committed within the window + 2 s that {@link #theCommittedStageFollowsTheWindowsEnd} asks. */
-    static final double WITHIN_WINDOW_PLUS_2S = 0.9;
+    static final double WITHIN_WINDOW_PLUS_2S = 0.97;
 
     /** Durability window (2 s) + 2 s + the commit interval (1 s). */
     static final double COMMITTED_BOUND_SECONDS = 5;
@@ -189,11 +190,12 @@ class IngestDelayIT {
     /**
      * The committed stage follows the durability window's end, not the commit interval: a writer with an 8 s window,
      * the default 5 s commit interval and the default segment size (no segment end in this run) writes a steady live
-     * input; over 20 s of its steady state, read from its own {@code /metrics}, no batch's offsets were committed
+     * input; over 20 s of its steady state (from 3 s after its first commits), read from its own {@code /metrics}, no
+     * batch's offsets were committed
      * within 5 s of its record's timestamp (nothing before the window) and at least {@link #WITHIN_WINDOW_PLUS_2S} of
      * the batches within the window + 2 s (10 s, a bucket bound). Committed at the interval's ticks instead (up to 5 s
-     * after the window), most would lie above 10 s. The share is not 99 %: on the loaded test machine a probe round or
-     * a member round that takes long puts a few batches a little past it.
+     * after the window), most would lie above 10 s. The share is not 99 % (about 60–90 batches are seen): on the loaded
+     * test machine a probe round or a member round that takes long may put one batch a little past it.
      */
     @Test
     void theCommittedStageFollowsTheWindowsEnd() throws Exception {
@@ -236,8 +238,9 @@ class IngestDelayIT {
                     });
             try {
                 String metricsUrl = "http://127.0.0.1:" + metricsPort.port() + "/metrics";
-                // the writer's start, then a window and more: the first commits are behind it
-                Thread.sleep(Duration.ofSeconds(WINDOW_SECONDS + 6).toMillis());
+                // the writer's start, then its first commits and a few seconds more: the steady state
+                awaitFirstCommits(metricsUrl, writer);
+                Thread.sleep(Duration.ofSeconds(3).toMillis());
                 Map<Double, Long> before = buckets(metricsUrl, "committed");
                 Thread.sleep(Duration.ofSeconds(20).toMillis());
                 Map<Double, Long> after = buckets(metricsUrl, "committed");
@@ -333,6 +336,26 @@ class IngestDelayIT {
     }
 
     /** The writer's ingest delay histogram of {@code stage}, read from its {@code /metrics}: cumulative count by bound. */
+    /**
+     * Waits until the writer has committed its first batches (a loaded machine may take longer than the window to
+     * start): the batches produced while it started carry that wait, and are not the steady state measured.
+     */
+    private static void awaitFirstCommits(String metricsUrl, WriterProcess writer) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        Thread.sleep(Duration.ofSeconds(WINDOW_SECONDS).toMillis());
+        while (System.nanoTime() < deadline) {
+            try {
+                if (buckets(metricsUrl, "committed").getOrDefault(Double.POSITIVE_INFINITY, 0L) > 0) {
+                    return;
+                }
+            } catch (IOException e) {
+                // its metrics endpoint is not up yet
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("no batch committed within 90 s\n" + tail(writer));
+    }
+
     private static Map<Double, Long> buckets(String metricsUrl, String stage) throws Exception {
         String prefix = "tsdbwriter_ingest_delay_seconds_bucket{stage=\"" + stage + "\",le=\"";
         HttpResponse<String> r;

@@ -24,8 +24,12 @@ import java.time.Duration;
  */
 final class CommitSchedule {
 
-    /** The spacing of the commits made because the durable watermark advanced (the interval if shorter). */
-    static final Duration FOLLOW_EVERY = Duration.ofSeconds(1);
+    /**
+     * The spacing of the commits made because the durable watermark advanced (the interval if shorter): half the
+     * durability probe's period ({@code TsdbWatch.PROBE_EVERY}, 500 ms), so a bound moved by a probe
+     * round is committed within a quarter second of the round, whatever the phase of the last commit.
+     */
+    static final Duration FOLLOW_EVERY = Duration.ofMillis(250);
 
     /** Why a partition's durable watermark is committed in this round. */
     enum Reason {
