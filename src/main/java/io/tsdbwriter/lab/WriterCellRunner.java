@@ -2,6 +2,7 @@ package io.tsdbwriter.lab;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tsdbwriter.tsdbmetrics.PromSnapshot;
 import io.tsdbwriter.write.WriteTarget;
 import io.tsdbwriter.write.http.SafeUrl;
 import java.io.IOException;
@@ -22,6 +23,9 @@ import java.util.function.Function;
  * writer's start until VictoriaMetrics settles after it) and the machine's. Not thread-safe; one cell at a time.
  */
 public final class WriterCellRunner {
+
+    /** The longest unmeasured start of a live cell's ingest delay ({@link #liveWarmUp}): 15 s, the search's warm-up. */
+    static final Duration LIVE_WARM_UP = Duration.ofSeconds(15);
 
     /** What every cell's writer gets; built with {@link #builder()}, which names each value. */
     public record Settings(
@@ -468,6 +472,58 @@ public final class WriterCellRunner {
                 .build();
     }
 
+    /**
+     * The unmeasured start of a live cell's ingest delay: {@link #LIVE_WARM_UP}, or a quarter of a shorter input
+     * window. The batches of the writer's start (its JIT, its first requests) are its start's delay, not the steady
+     * state's.
+     */
+    static Duration liveWarmUp(Duration window) {
+        Duration quarter = window.dividedBy(4);
+        return quarter.compareTo(LIVE_WARM_UP) < 0 ? quarter : LIVE_WARM_UP;
+    }
+
+    /**
+     * A live cell's ingest delay over its steady state, as the capacity search's steps measure it: the writer's
+     * histogram read from its {@code /metrics} once the warm-up has passed (on a virtual thread) and again at the input's
+     * end plus the grace, just before SIGTERM ({@link IngestDelays#between}). {@link IngestDelays#NONE} when either
+     * reading failed; the caller then falls back to the whole run's summary.
+     */
+    private static final class SteadyDelays {
+        private final okhttp3.OkHttpClient http = new okhttp3.OkHttpClient.Builder()
+                .callTimeout(Duration.ofSeconds(5))
+                .build();
+        private final int port;
+        private final Thread warm;
+        private volatile PromSnapshot atWarmUp;
+        private PromSnapshot atEnd;
+
+        SteadyDelays(int port, Duration warmUp) {
+            this.port = port;
+            this.warm = Thread.ofVirtual().name("bench-warm-up-reading").start(() -> {
+                try {
+                    Thread.sleep(warmUp);
+                    atWarmUp = read();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+
+        void end() throws InterruptedException {
+            warm.join();
+            atEnd = read();
+        }
+
+        IngestDelays delays() {
+            return IngestDelays.between(atWarmUp, atEnd);
+        }
+
+        private PromSnapshot read() {
+            String page = metricsPage(http, port);
+            return page.isEmpty() ? null : PromSnapshot.parse(page, System.nanoTime());
+        }
+    }
+
     private static String metricsPage(okhttp3.OkHttpClient http, int port) {
         try (okhttp3.Response r = http.newCall(new okhttp3.Request.Builder()
                         .url("http://127.0.0.1:" + port + "/metrics")
@@ -502,7 +558,8 @@ public final class WriterCellRunner {
         Path summary = s.workDir().resolve(name + ".json");
         Path log = s.workDir().resolve(name + ".log");
         Files.deleteIfExists(summary);
-        List<String> cmd = command(cell, topic, groupId, summary, live == null);
+        int metricsPort = live == null ? -1 : freePort();
+        List<String> cmd = command(cell, topic, groupId, summary, live == null, metricsPort);
         Files.writeString(log, "# " + String.join(" ", SafeUrl.redactArgs(cmd)) + "\n", StandardCharsets.UTF_8);
         VmProbe vm = probe(cell);
         double vm0 = vm.cpuSeconds();
@@ -514,14 +571,17 @@ public final class WriterCellRunner {
         current = p;
         long producedPoints = 0;
         double windowSeconds = Double.NaN;
+        SteadyDelays steady = null;
         int exit;
         try {
             if (live != null) {
                 awaitReady(p, log);
                 long t0 = System.nanoTime();
+                steady = new SteadyDelays(metricsPort, liveWarmUp(window));
                 producedPoints = live.input().produce();
                 windowSeconds = (System.nanoTime() - t0) / 1e9;
                 Thread.sleep(live.grace().toMillis());
+                steady.end();
                 p.destroy(); // SIGTERM: stop reading, drain, commit, write the summary
             }
             if (!p.waitFor(s.cellTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -600,7 +660,7 @@ public final class WriterCellRunner {
                 .otherCpuSeconds(other)
                 .loadAverage(SystemCpu.loadAverage())
                 .inputPointsPerSecond(producedPoints / windowSeconds)
-                .delays(IngestDelays.ofSummary(j))
+                .delays(steady != null && steady.delays().measured() ? steady.delays() : IngestDelays.ofSummary(j))
                 .histograms(histogramsOf(j))
                 .build();
     }

@@ -46,10 +46,10 @@ class IngestDelayTest {
         assertThat(delay.timer(Stage.COMMITTED).count()).isEqualTo(1);
         assertThat(delay.timer(Stage.COMMITTED).totalTime(TimeUnit.SECONDS)).isEqualTo(31.5);
         assertThat(delay.counts(Stage.ACKNOWLEDGED)[7]).as("(1 s, 2.5 s]").isEqualTo(1);
-        assertThat(delay.counts(Stage.COMMITTED)[10])
-                .as("(10 s, 30 s] holds nothing")
+        assertThat(delay.counts(Stage.COMMITTED)[12])
+                .as("(20 s, 30 s] holds nothing")
                 .isZero();
-        assertThat(delay.counts(Stage.COMMITTED)[11]).as("(30 s, 60 s]").isEqualTo(1);
+        assertThat(delay.counts(Stage.COMMITTED)[13]).as("(30 s, 60 s]").isEqualTo(1);
     }
 
     @Test
