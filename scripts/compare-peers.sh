@@ -2,8 +2,9 @@
 # The peer users pick first, side by side under faults: the OpenTelemetry Collector (kafkareceiver ->
 # prometheusremotewriteexporter, the at-least-once configuration of
 # src/main/resources/otelcol/kafka-to-remote-write.yaml; built by ensure_otelcol) and tsdb-writer
-# (`run --input-format otlp --output remote-write`, remote write 1.0) on one topic of OTLP gauge records, fed while
-# they read it, each with its own consumer group and its own fresh receiver, both at once (src/test/java/io/tsdbwriter/bench/PeerKill.java; PeerKillIT runs case a small):
+# (`run --input-format otlp --output remote-write`, remote write 1.0) on one topic of OTLP records, one per scrape
+# (an instance's gauge points of one second, keyed by instance; the records of `produce --record-format otlp`), fed
+# while they read it, each with its own consumer group and its own fresh receiver, both at once (src/test/java/io/tsdbwriter/bench/PeerKill.java; PeerKillIT runs case a small):
 #   a) the peer killed -9 once its receiver accepted a third of the samples, started again 2 s later on its group,
 #      into VictoriaMetrics without deduplication (-dedup.minScrapeInterval=0: its raw export shows every copy);
 #   b) the receiver (VictoriaMetrics) killed -9 at the same point under each peer, started again 3 s later on its data;
@@ -15,9 +16,10 @@
 # Builds the jar, starts Kafka on a free loopback port (LocalStack; its VictoriaMetrics is not used: every run gets a
 # receiver of its own, the two peers write the same series), prints each phase, stops the stack on exit.
 # Usage: bash scripts/compare-peers.sh [--points 1000000] [--points-per-second 40000] [--cases a,b,c] [--partitions 6]
-#   --points N   points per case: 1000 series × up to 3000 points, one second apart (more series above 3 M)
+#   --points N   points per case: 1000 series × up to 3000 points, one second apart (more series above 3 M), 25
+#                series an instance (one record per instance and second)
 #   --points-per-second R  points per second the topic is fed at while both peers read it (a live stream; a new
-#                topic per case)
+#                topic per case; records paced by the points they hold)
 # Result: target/compare-peers/peers.txt and peers.md (the table), each run's logs under target/compare-peers/work/.
 # Environment: PEERS_JAVA_OPTS (JVM flags of the comparison), STACK_START_TIMEOUT seconds (default 240).
 set -euo pipefail

@@ -6,7 +6,7 @@ import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.VictoriaMetrics;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.lab.CollectorProcess;
-import io.tsdbwriter.produce.OtlpPointRecords;
+import io.tsdbwriter.produce.OtlpScrapeRecords;
 import io.tsdbwriter.produce.SourcePoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,9 +23,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -50,8 +53,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * The peer users pick first, side by side under faults: the OpenTelemetry Collector ({@link CollectorProcess}:
  * {@code kafkareceiver} → {@code prometheusremotewriteexporter}) and tsdb-writer ({@code run --input-format otlp
- * --output remote-write}, remote write 1.0) read the same topic of OTLP gauge records ({@link OtlpPointRecords}), each
- * with its own consumer group, into a receiver of its own; scripts/compare-peers.sh and {@code PeerKillIT} run it.
+ * --output remote-write}, remote write 1.0) read the same topic of OTLP records, one per scrape as OpenTelemetry
+ * exporters publish them to Kafka ({@link OtlpScrapeRecords}, the records of {@code produce --record-format otlp}),
+ * each with its own consumer group, into a receiver of its own; scripts/compare-peers.sh and {@code PeerKillIT} run it.
  *
  * <ul>
  *   <li>{@link Case#PEER_KILLED}: the peer is killed -9 once its receiver accepted a third of the samples and started
@@ -62,12 +66,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       Collector runs its components' default settings ({@link #DEFAULTS_CONFIG}), tsdb-writer its own defaults.</li>
  * </ul>
  *
- * <p>The feed: {@code series} series of the gauge {@value #METRIC} (label {@code series=s00000…}), each
- * {@code pointsPerSeries} points one second apart ending two minutes before the start (within Prometheus' one-hour
- * appendable window when {@code pointsPerSeries ≤ 3000}), value = the point's index; {@code pointsPerRecord} points of
- * one series per record, keyed by the series, the records of one time block after another, produced at
- * {@code pointsPerSecond} into a new topic per case once both peers' groups hold every partition, while both read
- * it (a live stream; both run as services and
+ * <p>The feed: {@code series} series of the gauge {@value #METRIC} (labels {@code instanceNo=i000…} and
+ * {@code series=s00000…}) spread over {@code instances} instances ({@code series / instances} consecutive series
+ * each), each series {@code pointsPerSeries} points one second apart ending two minutes before the start (within
+ * Prometheus' one-hour appendable window when {@code pointsPerSeries ≤ 3000}), value = the point's index. Every second
+ * every instance is scraped: one record per scrape (a resource with {@code service.instance.id} = the instance, one
+ * gauge holding the instance's points of that second), keyed by the instance, the scrapes of one second after
+ * another, produced at {@code pointsPerSecond} points per second (records paced by the points they hold) into a new
+ * topic per case once both peers' groups hold every partition, while both read it (a live stream; both run as
+ * services and
  * get SIGTERM once their group committed every record: an exit code of 0 is a clean stop). VictoriaMetrics is started
  * with {@code -dedup.minScrapeInterval=0} (no deduplication), so its raw export shows every sample written twice.
  *
@@ -80,6 +87,9 @@ public final class PeerKill {
 
     /** The gauge every point belongs to. */
     public static final String METRIC = "peer_gauge";
+
+    /** Series per instance of {@link #main}'s feed: the points of one scrape, so of one record. */
+    static final int SERIES_PER_INSTANCE = 25;
 
     /** A Collector configuration at its components' defaults (only what must be given: endpoints, topic, encoding). */
     static final String DEFAULTS_CONFIG =
@@ -172,7 +182,8 @@ public final class PeerKill {
      * @param collector         the Collector binary
      * @param series            series of the feed
      * @param pointsPerSeries   points per series (one second apart; ≤ 3000 for Prometheus)
-     * @param pointsPerRecord   points per record (divides {@code pointsPerSeries})
+     * @param instances         instances the series are spread over, one record per instance and second (divides
+     *                          {@code series})
      * @param partitions        partitions of the topic
      * @param pointsPerSecond   the feed's rate: the topic is produced while the peers read it
      * @param durabilityWindow  tsdb-writer's {@code --durability-window}, or null for {@link WriterProcess}'s
@@ -184,16 +195,21 @@ public final class PeerKill {
             Path collector,
             int series,
             int pointsPerSeries,
-            int pointsPerRecord,
+            int instances,
             int partitions,
             long pointsPerSecond,
             String durabilityWindow,
             Duration timeout) {
         public Settings {
-            if (series < 1 || pointsPerSeries < 1 || pointsPerRecord < 1 || pointsPerSeries % pointsPerRecord != 0) {
-                throw new IllegalArgumentException("series and points must be positive, pointsPerRecord must divide "
-                        + "pointsPerSeries: " + series + ", " + pointsPerSeries + ", " + pointsPerRecord);
+            if (series < 1 || pointsPerSeries < 1 || instances < 1 || series % instances != 0) {
+                throw new IllegalArgumentException("series, points and instances must be positive, instances must "
+                        + "divide series: " + series + ", " + pointsPerSeries + ", " + instances);
             }
+        }
+
+        /** Series per instance: the points of one scrape, so of one record (fewer if a record is split at 1 MB). */
+        public int seriesPerInstance() {
+            return series / instances;
         }
 
         /** Points in the topic. */
@@ -213,8 +229,9 @@ public final class PeerKill {
      * @param outOfOrder    samples the receiver refused as out of order (Prometheus' counter), -1 for VictoriaMetrics
      * @param acceptedAtFault samples the receiver had accepted when the fault came, -1 without a fault
      * @param faultMidRun   whether the peer had not yet committed every end offset when the fault came
-     * @param replayBound   records past the peer's committed offsets right after its kill × points per record (what
-     *                      a restart reads again at most), -1 when the peer was not killed
+     * @param replayBound   records past the peer's committed offsets right after its kill × points per record
+     *                      ({@link Settings#seriesPerInstance}: what a restart reads again at most), -1 when the peer
+     *                      was not killed
      * @param exits         the exit codes, in order ({@code kill -9} for a killed process)
      * @param health        what the peer reported about itself (its counters, error lines)
      */
@@ -256,7 +273,10 @@ public final class PeerKill {
         }
     }
 
-    /** Produces the feed into {@code topic}, {@link Settings#pointsPerSecond} at most, every send acknowledged. */
+    /**
+     * Produces the feed into {@code topic}, {@link Settings#pointsPerSecond} points per second at most, every send
+     * acknowledged.
+     */
     private void feed(String topic) throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers);
@@ -268,21 +288,15 @@ public final class PeerKill {
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
-            for (int block = 0; block < settings.pointsPerSeries / settings.pointsPerRecord; block++) {
-                for (int s = 0; s < settings.series; s++) {
-                    List<SourcePoint> points = new ArrayList<>(settings.pointsPerRecord);
-                    for (int j = 0; j < settings.pointsPerRecord; j++) {
-                        int i = block * settings.pointsPerRecord + j;
-                        points.add(new SourcePoint(METRIC, Map.of("series", name(s)), null, baseMs + i * 1000L, i));
-                    }
-                    sent.add(producer.send(new ProducerRecord<>(
-                            topic, name(s).getBytes(StandardCharsets.UTF_8), OtlpPointRecords.encode(points))));
-                    sentPoints += settings.pointsPerRecord;
-                    long due = t0 + (long) (sentPoints * 1e9 / settings.pointsPerSecond);
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-                    }
+            for (Iterator<OtlpScrapeRecords.Record> records = records(); records.hasNext(); ) {
+                OtlpScrapeRecords.Record r = records.next();
+                sent.add(producer.send(
+                        new ProducerRecord<>(topic, r.key().getBytes(StandardCharsets.UTF_8), r.value())));
+                sentPoints += r.points();
+                long due = t0 + (long) (sentPoints * 1e9 / settings.pointsPerSecond);
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                 }
                 if (sent.size() > 5_000) {
                     for (Future<RecordMetadata> f : sent) {
@@ -297,6 +311,41 @@ public final class PeerKill {
         }
     }
 
+    /**
+     * The feed's records, encoded as they are taken: one per scrape (instance and second), second after second, by
+     * {@link OtlpScrapeRecords} as {@code produce --record-format otlp} encodes them.
+     */
+    Iterator<OtlpScrapeRecords.Record> records() {
+        return new OtlpScrapeRecords().records(points());
+    }
+
+    /** The feed's points, scrape by scrape: second i, then instance, then the instance's series. */
+    Iterator<SourcePoint> points() {
+        int perInstance = settings.seriesPerInstance();
+        return new Iterator<>() {
+            private long next;
+
+            @Override
+            public boolean hasNext() {
+                return next < settings.points();
+            }
+
+            @Override
+            public SourcePoint next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                int i = (int) (next / settings.series);
+                int s = (int) (next % settings.series);
+                next++;
+                Map<String, String> labels = new LinkedHashMap<>();
+                labels.put(SourcePoint.INSTANCE_LABEL, instance(s / perInstance));
+                labels.put("series", name(s));
+                return new SourcePoint(METRIC, labels, null, baseMs + i * 1000L, i);
+            }
+        };
+    }
+
     /** The first point's timestamp (epoch ms); point i of a series lies i seconds later. */
     long baseMs() {
         return baseMs;
@@ -304,6 +353,10 @@ public final class PeerKill {
 
     static String name(int series) {
         return String.format(Locale.ROOT, "s%05d", series);
+    }
+
+    static String instance(int instance) {
+        return String.format(Locale.ROOT, "i%03d", instance);
     }
 
     /**
@@ -334,7 +387,7 @@ public final class PeerKill {
                     running.kill();
                     long past = lag(topic, group);
                     midRun = past > 0;
-                    replayBound = past * settings.pointsPerRecord;
+                    replayBound = past * settings.seriesPerInstance();
                     System.err.printf(
                             Locale.ROOT,
                             "  %s killed -9 at %d of %d samples accepted; %d records past its commits%n",
@@ -916,7 +969,8 @@ public final class PeerKill {
     /**
      * {@code PeerKill BOOTSTRAP_SERVERS OUT_DIR POINTS CASES PARTITIONS POINTS_PER_SECOND}: CASES a comma list of {@code a}, {@code b},
      * {@code c}; POINTS rounded to 1000 series × a multiple of 100 points each (at most 3000, so {@code c} fits
-     * Prometheus' appendable hour; more series above that). Prints the table as text, writes {@code OUT_DIR/peers.md}
+     * Prometheus' appendable hour; more series above that, a multiple of {@value #SERIES_PER_INSTANCE}), the series
+     * spread over instances of {@value #SERIES_PER_INSTANCE} series each. Prints the table as text, writes {@code OUT_DIR/peers.md}
      * and {@code OUT_DIR/peers.txt}; exit 0.
      */
     public static void main(String[] args) throws Exception {
@@ -930,7 +984,8 @@ public final class PeerKill {
         int partitions = Integer.parseInt(args[4]);
         long pointsPerSecond = Long.parseLong(args[5]);
         int perSeries = (int) Math.min(3000, Math.max(100, points / 1000 / 100 * 100));
-        int series = (int) Math.max(1, (points + perSeries - 1) / perSeries);
+        long seriesNeeded = Math.max(1, (points + perSeries - 1) / perSeries);
+        int series = (int) ((seriesNeeded + SERIES_PER_INSTANCE - 1) / SERIES_PER_INSTANCE * SERIES_PER_INSTANCE);
         Path collector = CollectorProcess.locate(null)
                 .orElseThrow(() -> new IllegalStateException("no Collector binary: scripts/lib.sh ensure_otelcol"));
         Settings settings = new Settings(
@@ -939,19 +994,21 @@ public final class PeerKill {
                 collector,
                 series,
                 perSeries,
-                100,
+                series / SERIES_PER_INSTANCE,
                 partitions,
                 pointsPerSecond,
                 "auto",
                 Duration.ofMinutes(20));
         System.err.printf(
                 Locale.ROOT,
-                "== each case: a topic of %d partitions fed %,d points (%d series × %d, 100 a record, keyed by series) "
-                        + "at %,d points/s while both peers read it%n",
+                "== each case: a topic of %d partitions fed %,d points (%d series × %d of %d instances, one OTLP record "
+                        + "per scrape: %d points, keyed by instance) at %,d points/s while both peers read it%n",
                 partitions,
                 settings.points(),
                 series,
                 perSeries,
+                settings.instances(),
+                settings.seriesPerInstance(),
                 pointsPerSecond);
         PeerKill k = create(settings);
         List<Outcome> outcomes = new ArrayList<>();

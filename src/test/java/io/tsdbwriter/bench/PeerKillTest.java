@@ -3,24 +3,29 @@ package io.tsdbwriter.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.tsdbwriter.bench.PeerKill.Case;
 import io.tsdbwriter.bench.PeerKill.Outcome;
 import io.tsdbwriter.bench.PeerKill.Peer;
+import io.tsdbwriter.produce.OtlpScrapeRecords;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PeerKillTest {
 
-    private static PeerKill.Settings settings(int series, int perSeries, int perRecord) {
+    private static PeerKill.Settings settings(int series, int perSeries, int instances) {
         return new PeerKill.Settings(
                 "127.0.0.1:9092",
                 Path.of("target"),
                 Path.of("otelcol"),
                 series,
                 perSeries,
-                perRecord,
+                instances,
                 1,
                 1000,
                 null,
@@ -51,9 +56,40 @@ class PeerKillTest {
     }
 
     @Test
-    void theFeedMustFillWholeRecords() {
-        assertThatThrownBy(() -> settings(200, 750, 100)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(settings(1000, 1000, 100).points()).isEqualTo(1_000_000);
+    void theInstancesMustShareTheSeriesEvenly() {
+        assertThatThrownBy(() -> settings(200, 750, 3)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(settings(1000, 1000, 40).points()).isEqualTo(1_000_000);
+        assertThat(settings(1000, 1000, 40).seriesPerInstance()).isEqualTo(25);
+    }
+
+    @Test
+    void theFeedIsOneOtlpRecordPerScrapeKeyedByInstance() throws Exception {
+        PeerKill k = PeerKill.create(settings(6, 2, 2));
+        List<OtlpScrapeRecords.Record> records = new ArrayList<>();
+        k.records().forEachRemaining(records::add);
+
+        // second 0: i000 (s00000..s00002), i001 (s00003..s00005); then second 1 alike
+        assertThat(records).extracting(OtlpScrapeRecords.Record::key).containsExactly("i000", "i001", "i000", "i001");
+        assertThat(records).extracting(OtlpScrapeRecords.Record::points).containsOnly(3);
+        ExportMetricsServiceRequest r =
+                ExportMetricsServiceRequest.parseFrom(records.get(3).value());
+        assertThat(r.getResourceMetricsCount()).isEqualTo(1);
+        ResourceMetrics rm = r.getResourceMetrics(0);
+        assertThat(rm.getResource().getAttributesList())
+                .extracting(a -> a.getKey() + "=" + a.getValue().getStringValue())
+                .contains(OtlpScrapeRecords.SERVICE_INSTANCE_ID + "=i001");
+        assertThat(rm.getScopeMetrics(0).getMetricsList()).hasSize(1);
+        Metric m = rm.getScopeMetrics(0).getMetrics(0);
+        assertThat(m.getName()).isEqualTo(PeerKill.METRIC);
+        assertThat(m.getGauge().getDataPointsList())
+                .extracting(dp -> dp.getAttributesList().stream()
+                                .filter(a -> a.getKey().equals("series"))
+                                .findFirst()
+                                .orElseThrow()
+                                .getValue()
+                                .getStringValue()
+                        + "@" + (dp.getTimeUnixNano() / 1_000_000 - k.baseMs()) + "=" + dp.getAsDouble())
+                .containsExactly("s00003@1000=1.0", "s00004@1000=1.0", "s00005@1000=1.0");
     }
 
     @Test

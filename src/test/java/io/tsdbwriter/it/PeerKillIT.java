@@ -19,7 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The peer kill comparison of scripts/compare-peers.sh ({@link PeerKill}), case a, small: 100,000 OTLP gauge points
- * (200 series × 500, 100 a record, keyed, 3 partitions) fed at 25,000 points/s while the OpenTelemetry Collector (its
+ * (200 series × 500 of 10 instances, one record per scrape as {@code produce --record-format otlp} sends them: 20
+ * points, keyed by instance, 3 partitions) fed at 25,000 points/s while the OpenTelemetry Collector (its
  * at-least-once configuration) and tsdb-writer ({@code run --input-format otlp}, remote write 1.0) read them side by
  * side, each into a VictoriaMetrics of its own without deduplication, each killed -9 once its receiver accepted a
  * third and started again on its group. tsdb-writer: every sample stored, no more copies than the records past its
@@ -45,7 +46,7 @@ class PeerKillIT {
                 binary,
                 200,
                 500,
-                100,
+                10,
                 3,
                 25_000,
                 null,
