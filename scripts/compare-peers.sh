@@ -16,8 +16,8 @@
 # Builds the jar, starts Kafka on a free loopback port (LocalStack; its VictoriaMetrics is not used: every run gets a
 # receiver of its own, the two peers write the same series), prints each phase, stops the stack on exit.
 # Usage: bash scripts/compare-peers.sh [--points 1000000] [--points-per-second 40000] [--cases a,b,c] [--partitions 6]
-#   --points N   points per case: 1000 series × up to 3000 points, one second apart (more series above 3 M), 25
-#                series an instance (one record per instance and second)
+#   --points N   points per case: 10,000 series × up to 3000 points, one second apart (more series above 30 M),
+#                250 series an instance (one record per instance and second)
 #   --points-per-second R  points per second the topic is fed at while both peers read it (a live stream; a new
 #                topic per case; records paced by the points they hold)
 # Result: target/compare-peers/peers.txt and peers.md (the table), each run's logs under target/compare-peers/work/.

@@ -88,8 +88,14 @@ public final class PeerKill {
     /** The gauge every point belongs to. */
     public static final String METRIC = "peer_gauge";
 
-    /** Series per instance of {@link #main}'s feed: the points of one scrape, so of one record. */
-    static final int SERIES_PER_INSTANCE = 25;
+    /**
+     * Series per instance of {@link #main}'s feed: the points of one scrape, so of one record (a small node_exporter's
+     * scrape; OpenTelemetry exporters publish one record per scrape).
+     */
+    static final int SERIES_PER_INSTANCE = 250;
+
+    /** Series of {@link #main}'s feed up to 30 M points: 40 instances of {@link #SERIES_PER_INSTANCE}, keys on all partitions. */
+    static final int FEED_SERIES = 10_000;
 
     /** A Collector configuration at its components' defaults (only what must be given: endpoints, topic, encoding). */
     static final String DEFAULTS_CONFIG =
@@ -968,7 +974,7 @@ public final class PeerKill {
 
     /**
      * {@code PeerKill BOOTSTRAP_SERVERS OUT_DIR POINTS CASES PARTITIONS POINTS_PER_SECOND}: CASES a comma list of {@code a}, {@code b},
-     * {@code c}; POINTS rounded to 1000 series × a multiple of 100 points each (at most 3000, so {@code c} fits
+     * {@code c}; POINTS rounded to {@value #FEED_SERIES} series × a multiple of 100 points each (at most 3000, so {@code c} fits
      * Prometheus' appendable hour; more series above that, a multiple of {@value #SERIES_PER_INSTANCE}), the series
      * spread over instances of {@value #SERIES_PER_INSTANCE} series each. Prints the table as text, writes {@code OUT_DIR/peers.md}
      * and {@code OUT_DIR/peers.txt}; exit 0.
@@ -983,7 +989,7 @@ public final class PeerKill {
         List<String> cases = Arrays.asList(args[3].split(","));
         int partitions = Integer.parseInt(args[4]);
         long pointsPerSecond = Long.parseLong(args[5]);
-        int perSeries = (int) Math.min(3000, Math.max(100, points / 1000 / 100 * 100));
+        int perSeries = (int) Math.min(3000, Math.max(100, points / FEED_SERIES / 100 * 100));
         long seriesNeeded = Math.max(1, (points + perSeries - 1) / perSeries);
         int series = (int) ((seriesNeeded + SERIES_PER_INSTANCE - 1) / SERIES_PER_INSTANCE * SERIES_PER_INSTANCE);
         Path collector = CollectorProcess.locate(null)
