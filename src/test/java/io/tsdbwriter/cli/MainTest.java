@@ -1,7 +1,10 @@
 package io.tsdbwriter.cli;
 
+import static io.tsdbwriter.cli.CliRun.assertUsageError;
+import static io.tsdbwriter.cli.CliRun.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.cli.CliRun.Result;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.wire.Output;
@@ -11,8 +14,6 @@ import io.tsdbwriter.write.Ordering;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,26 +110,6 @@ class MainTest {
             "--remote-write-tenant-header",
             "--max-hourly-series",
             "--max-daily-series");
-
-    private record Result(int exitCode, String out, String err) {}
-
-    private static Result execute(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    private static void assertUsageError(Result r, String expectedFragment) {
-        assertThat(r.exitCode()).isEqualTo(Main.EXIT_USAGE).isEqualTo(2);
-        List<String> lines = r.err().lines().toList();
-        assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).startsWith("tsdb-writer:").contains(expectedFragment);
-        assertThat(r.out()).isEmpty();
-    }
 
     @Test
     void anInvalidRelabelConfigIsOneLineNamingEntryAndFieldAndExit2(@org.junit.jupiter.api.io.TempDir Path dir)
@@ -391,15 +372,6 @@ class MainTest {
                 .isEqualTo(new TimestampWindow(1_577_836_800_000L, 172_800_000L));
         new picocli.CommandLine(run).parseArgs("--topic", "t", "--min-timestamp", "1577836800000");
         assertThat(run.toConfig().input().timestampWindow().earliestMs()).isEqualTo(1_577_836_800_000L);
-    }
-
-    private static Result execute(Map<String, String> env, String... args) {
-        CommandLine cl = Main.commandLine(env);
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return new Result(cl.execute(args), out.toString(), err.toString());
     }
 
     @Test
