@@ -156,12 +156,7 @@ class HistogramExemplarOracleIT {
             throws Exception {
         try (PrometheusServer oracle =
                         Prometheus3.otlpOracle(stack.path("oracle-" + name), EXEMPLARS, config, requests);
-                PrometheusServer prom = PrometheusServer.startCurrent(
-                        stack.path("prom-" + name),
-                        null,
-                        EXEMPLARS,
-                        "prometheus.WriteRequest",
-                        "io.prometheus.write.v2.Request")) {
+                PrometheusServer prom = Prometheus3.receiver(stack.path("prom-" + name), EXEMPLARS)) {
             List<String> args = stack.runArgs(
                     "http://127.0.0.1:1",
                     TOPIC,

@@ -96,6 +96,34 @@ class RemoteWriteMetadataIT {
         return out;
     }
 
+    /**
+     * Runs the writer ({@code --input-format prometheus}, M = N = 2) over {@code topic} into {@code prom} by remote write
+     * {@code version} to the topic's end, with {@code more} flags; asserts it exits 0.
+     */
+    private static void runWriter(String name, String topic, PrometheusServer prom, String version, String... more) {
+        List<String> args = stack.runArgs(
+                "http://127.0.0.1:1",
+                topic,
+                "g-" + name,
+                2,
+                2,
+                1,
+                "--input-format",
+                "prometheus",
+                "--output",
+                "remote-write",
+                "--remote-write-url",
+                prom.remoteWriteUrl(),
+                "--remote-write-version",
+                version,
+                "--stop-at-end",
+                "--tsdb-metrics-url",
+                "none");
+        args.addAll(List.of(more));
+        WriterProcess w = stack.writer(name, args);
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+    }
+
     @Test
     void prometheus3TypesAndUnitsEveryCopyOfADeclaredFamilyFrom2Point0AndNothingElse() throws Exception {
         stack.assumeAvailable(PrometheusVersion.CURRENT);
@@ -103,34 +131,15 @@ class RemoteWriteMetadataIT {
         String topic = expositionTopic("md", t);
         for (String version : List.of("1", "2")) {
             String name = "md-v" + version;
-            try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(
-                    stack.path("prom3-" + name),
-                    null,
-                    List.of("type-and-unit-labels"),
-                    "prometheus.WriteRequest",
-                    "io.prometheus.write.v2.Request"))) {
-                List<String> args = stack.runArgs(
-                        "http://127.0.0.1:1",
+            try (PrometheusServer prom =
+                    stack.own(Prometheus3.receiver(stack.path("prom3-" + name), List.of("type-and-unit-labels")))) {
+                runWriter(
+                        name,
                         topic,
-                        "g-" + name,
-                        2,
-                        2,
-                        1,
-                        "--input-format",
-                        "prometheus",
-                        "--output",
-                        "remote-write",
-                        "--remote-write-url",
-                        prom.remoteWriteUrl(),
-                        "--remote-write-version",
+                        prom,
                         version,
-                        "--stop-at-end",
-                        "--tsdb-metrics-url",
-                        "none",
                         "--summary-json",
                         stack.path(name + ".json").toString());
-                WriterProcess w = stack.writer(name, args);
-                assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
                 assertThat(Scenario.summary(stack.path(name + ".json"))
                                 .get("samples_written")
                                 .asLong())
@@ -165,32 +174,9 @@ class RemoteWriteMetadataIT {
                 + "ex_jobs_total{code=\"500\"} 1 " + t / 1000 + "\n# EOF\n";
         stack.produceRaw(topic, 1, List.of(text.getBytes(StandardCharsets.UTF_8)));
         String name = "ex-v" + version;
-        try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(
-                stack.path("prom3-" + name),
-                null,
-                List.of("exemplar-storage"),
-                "prometheus.WriteRequest",
-                "io.prometheus.write.v2.Request"))) {
-            List<String> args = stack.runArgs(
-                    "http://127.0.0.1:1",
-                    topic,
-                    "g-" + name,
-                    2,
-                    2,
-                    1,
-                    "--input-format",
-                    "prometheus",
-                    "--output",
-                    "remote-write",
-                    "--remote-write-url",
-                    prom.remoteWriteUrl(),
-                    "--remote-write-version",
-                    version,
-                    "--stop-at-end",
-                    "--tsdb-metrics-url",
-                    "none");
-            WriterProcess w = stack.writer(name, args);
-            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+        try (PrometheusServer prom =
+                stack.own(Prometheus3.receiver(stack.path("prom3-" + name), List.of("exemplar-storage")))) {
+            runWriter(name, topic, prom, version);
             Map<String, List<String>> exemplars =
                     OracleSeries.exemplars(prom, "ex_jobs_total", t - 60_000L, t + 600_000L);
             List<String> got = new ArrayList<>();

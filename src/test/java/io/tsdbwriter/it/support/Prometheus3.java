@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * Prometheus 3 ({@link PrometheusServer#CURRENT_BINARY}) as the oracle tests start it: waited for while the test command
- * builds it, the tests skipped where it is not built, and its own OTLP receiver fed the requests that the writer's
- * output is compared with. Stateless; thread-safe.
+ * builds it, the tests skipped where it is not built, a remote write receiver of both versions for the writer, and
+ * its own OTLP receiver fed the requests that the writer's output is compared with. Stateless; thread-safe.
  */
 public final class Prometheus3 {
 
@@ -31,6 +31,18 @@ public final class Prometheus3 {
      */
     public static void assumeBuilt() {
         Assumptions.assumeTrue(GoBuilds.built(PrometheusServer.CURRENT_BINARY), "Prometheus 3 is not built");
+    }
+
+    /**
+     * Prometheus 3 in {@code workDir}, ready, as a remote write receiver of both 1.0 ({@code prometheus.WriteRequest})
+     * and 2.0 ({@code io.prometheus.write.v2.Request}), {@code --enable-feature} set to {@code features} (none when
+     * empty). The caller closes it.
+     *
+     * @throws IllegalStateException when the binary is missing or it does not become ready
+     */
+    public static PrometheusServer receiver(Path workDir, List<String> features) {
+        return PrometheusServer.startCurrent(
+                workDir, null, features, "prometheus.WriteRequest", "io.prometheus.write.v2.Request");
     }
 
     /**
