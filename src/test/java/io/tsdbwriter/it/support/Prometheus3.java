@@ -51,7 +51,7 @@ public final class Prometheus3 {
      * appended to its configuration ({@link PrometheusServer#startCurrentWith(Path, Duration, List, String)}; empty for
      * none), each of {@code requests} POSTed to its {@code /api/v1/otlp/v1/metrics} in order. The caller closes it.
      *
-     * @throws AssertionError when a request is not answered 2xx (the server closed)
+     * @throws AssertionError when a request is not answered 2xx (the server is closed then)
      * @throws IllegalStateException when the binary is missing or it does not become ready
      */
     public static PrometheusServer otlpOracle(
