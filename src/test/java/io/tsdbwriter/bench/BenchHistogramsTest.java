@@ -1,16 +1,15 @@
 package io.tsdbwriter.bench;
 
+import static io.tsdbwriter.bench.BenchSettingsFixture.IMPORT;
+import static io.tsdbwriter.bench.BenchSettingsFixture.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.lab.BenchCell;
 import io.tsdbwriter.lab.CellResult;
 import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.HistogramShare;
-import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.lab.WriterCellRunner;
-import io.tsdbwriter.write.http.HttpAuthConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -25,29 +24,9 @@ import org.junit.jupiter.api.Test;
  */
 class BenchHistogramsTest {
 
-    private static final BenchCell IMPORT = new BenchCell(1, 1, 1, "async", "import", null);
-
-    private static BenchRunner.Settings.Builder settings() {
-        return BenchRunner.Settings.builder()
-                .bootstrapServers("127.0.0.1:9092")
-                .vmUrl("http://127.0.0.1:8428")
-                .topic("t")
-                .cells(List.of(IMPORT))
-                .feed(SourceFeed.synthetic(10, 100, 1_700_000_000_000L, 60_000))
-                .workDir(Path.of("/tmp/w"))
-                .jar(Path.of("w.jar"))
-                .javaCommand(List.of("java"))
-                .extraRunArgs(List.of("--log-format", "json"))
-                .commandLine("tsdb-writer bench")
-                .kafkaClient(KafkaClientConfig.of("127.0.0.1:9092"))
-                .vmHttp(HttpAuthConfig.NONE)
-                .remoteWriteUrl("http://127.0.0.1:8428/api/v1/write")
-                .placement(CpuPinning.Plan.SHARED);
-    }
-
     @Test
     void withoutAShareTheCellsReadTheBacklogAlone() {
-        BenchRunner.Settings s = settings().build();
+        BenchRunner.Settings s = settings(IMPORT).build();
         assertThat(s.histogramSeries()).isZero();
         assertThat(s.cellRunArgs()).isEqualTo(s.writerRunArgs()).containsExactly("--log-format", "json");
     }
@@ -55,7 +34,7 @@ class BenchHistogramsTest {
     @Test
     void withAShareEveryCellReadsTheHistogramTopicAsOtlp() {
         BenchRunner.Settings s =
-                settings().histogramSeries(20).otlpRecords(true).build();
+                settings(IMPORT).histogramSeries(20).otlpRecords(true).build();
         assertThat(s.cellRunArgs())
                 .containsExactly(
                         "--input-format",
@@ -93,7 +72,7 @@ class BenchHistogramsTest {
 
     @Test
     void aNegativeShareIsRefused() {
-        assertThatThrownBy(() -> settings().histogramSeries(-1).build())
+        assertThatThrownBy(() -> settings(IMPORT).histogramSeries(-1).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("histogramSeries must be >= 0, got -1");
     }

@@ -1,18 +1,17 @@
 package io.tsdbwriter.bench;
 
+import static io.tsdbwriter.bench.BenchSettingsFixture.IMPORT;
+import static io.tsdbwriter.bench.BenchSettingsFixture.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
-import io.tsdbwriter.config.KafkaClientConfig;
 import io.tsdbwriter.lab.BenchCell;
-import io.tsdbwriter.lab.CpuPinning;
 import io.tsdbwriter.lab.FreshReceiver;
 import io.tsdbwriter.lab.SourceFeed;
 import io.tsdbwriter.produce.NodeExporterFiles;
 import io.tsdbwriter.produce.PointRecords;
 import io.tsdbwriter.produce.SourcePoint;
-import io.tsdbwriter.write.http.HttpAuthConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -25,31 +24,12 @@ import org.junit.jupiter.api.Test;
 
 class PeerComparisonTest {
 
-    private static BenchRunner.Settings.Builder settings(List<BenchCell> cells) {
-        return BenchRunner.Settings.builder()
-                .bootstrapServers("127.0.0.1:9092")
-                .vmUrl("http://127.0.0.1:8428")
-                .topic("t")
-                .cells(cells)
-                .feed(SourceFeed.synthetic(10, 100, 1_700_000_000_000L, 60_000))
-                .workDir(Path.of("/tmp/w"))
-                .jar(Path.of("w.jar"))
-                .javaCommand(List.of("java"))
-                .extraRunArgs(List.of("--log-format", "json"))
-                .commandLine("tsdb-writer bench")
-                .kafkaClient(KafkaClientConfig.of("127.0.0.1:9092"))
-                .vmHttp(HttpAuthConfig.NONE)
-                .remoteWriteUrl("http://127.0.0.1:8428/api/v1/write")
-                .placement(CpuPinning.Plan.SHARED);
-    }
-
-    private static final BenchCell IMPORT = new BenchCell(1, 1, 1, "async", "import", null);
     private static final BenchCell RW2 = new BenchCell(1, 1, 1, "async", BenchCell.REMOTE_WRITE_2, null);
 
     @Test
     void otlpRecordsAreWhatTheWritersAreToldToRead() throws Exception {
-        BenchRunner.Settings json = settings(List.of(IMPORT)).build();
-        BenchRunner.Settings otlp = settings(List.of(IMPORT)).otlpRecords(true).build();
+        BenchRunner.Settings json = settings(IMPORT).build();
+        BenchRunner.Settings otlp = settings(IMPORT).otlpRecords(true).build();
         assertThat(json.writerRunArgs()).containsExactly("--log-format", "json");
         assertThat(otlp.writerRunArgs()).containsExactly("--input-format", "otlp", "--log-format", "json");
         SourcePoint p = new SourcePoint("up", Map.of("instanceNo", "1"), "pk", 1_700_000_000_000L, 1.5);
@@ -126,18 +106,18 @@ class PeerComparisonTest {
     @Test
     void peersRunIntoTheReceiversTheCellsGot() {
         Path bin = Path.of("/bin/true");
-        assertThat(PeerComparison.receivers(settings(List.of(IMPORT)).build())).containsExactly(Optional.empty());
+        assertThat(PeerComparison.receivers(settings(IMPORT).build())).containsExactly(Optional.empty());
         assertThat(PeerComparison.receivers(
-                        settings(List.of(IMPORT)).victoriaMetricsBinary(bin).build()))
+                        settings(IMPORT).victoriaMetricsBinary(bin).build()))
                 .containsExactly(Optional.of(FreshReceiver.Kind.VICTORIA_METRICS));
-        assertThat(PeerComparison.receivers(settings(List.of(RW2, IMPORT))
+        assertThat(PeerComparison.receivers(settings(RW2, IMPORT)
                         .victoriaMetricsBinary(bin)
                         .prometheusBinary(bin)
                         .build()))
                 .containsExactly(
                         Optional.of(FreshReceiver.Kind.PROMETHEUS), Optional.of(FreshReceiver.Kind.VICTORIA_METRICS));
         assertThat(PeerComparison.receivers(
-                        settings(List.of(RW2, IMPORT)).prometheusBinary(bin).build()))
+                        settings(RW2, IMPORT).prometheusBinary(bin).build()))
                 .containsExactly(Optional.of(FreshReceiver.Kind.PROMETHEUS), Optional.empty());
     }
 

@@ -1,38 +1,16 @@
 package io.tsdbwriter.cli;
 
+import static io.tsdbwriter.cli.CliRun.assertUsageError;
+import static io.tsdbwriter.cli.CliRun.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.util.List;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code bench --histogram-series}: help says it; a bad value or a combination it does not go with gives one line and
  * exit 2 before anything starts.
  */
 class BenchHistogramSeriesFlagTest {
-
-    private record Result(int exitCode, String out, String err) {}
-
-    private static Result execute(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    private static void assertUsageError(Result r, String line) {
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(Main.EXIT_USAGE).isEqualTo(2);
-        List<String> lines = r.err().lines().toList();
-        assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).startsWith("tsdb-writer:").contains(line);
-        assertThat(r.out()).isEmpty();
-    }
 
     @Test
     void helpNamesTheFlagAndItsDefault() {

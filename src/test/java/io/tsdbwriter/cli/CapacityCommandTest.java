@@ -1,10 +1,11 @@
 package io.tsdbwriter.cli;
 
+import static io.tsdbwriter.cli.CliRun.assertUsageError;
+import static io.tsdbwriter.cli.CliRun.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.cli.CliRun.Result;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,28 +19,9 @@ import picocli.CommandLine.Model.OptionSpec;
 /** {@code capacity}'s command line: help explains every flag; bad flags give one line and exit 2 (before any I/O). */
 class CapacityCommandTest {
 
-    private record Result(int exitCode, String out, String err) {}
-
-    private static Result execute(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
     /** docs/capacity.md, where each flag's details are, as one line without backquotes. */
     private static String capacityPage() throws IOException {
         return Files.readString(Path.of("docs", "capacity.md")).replace("`", "").replaceAll("\\s+", " ");
-    }
-
-    private static void assertUsageError(Result r, String fragment) {
-        assertThat(r.exitCode()).isEqualTo(2);
-        List<String> lines = r.err().lines().toList();
-        assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).startsWith("tsdb-writer:").contains(fragment);
     }
 
     @Test

@@ -1,7 +1,10 @@
 package io.tsdbwriter.cli;
 
+import static io.tsdbwriter.cli.CliRun.assertUsageError;
+import static io.tsdbwriter.cli.CliRun.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tsdbwriter.cli.CliRun.Result;
 import io.tsdbwriter.config.RunConfig;
 import io.tsdbwriter.decode.TimestampWindow;
 import io.tsdbwriter.wire.Output;
@@ -11,8 +14,6 @@ import io.tsdbwriter.write.Ordering;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,26 +110,6 @@ class MainTest {
             "--remote-write-tenant-header",
             "--max-hourly-series",
             "--max-daily-series");
-
-    private record Result(int exitCode, String out, String err) {}
-
-    private static Result execute(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    private static void assertUsageError(Result r, String expectedFragment) {
-        assertThat(r.exitCode()).isEqualTo(Main.EXIT_USAGE).isEqualTo(2);
-        List<String> lines = r.err().lines().toList();
-        assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).startsWith("tsdb-writer:").contains(expectedFragment);
-        assertThat(r.out()).isEmpty();
-    }
 
     @Test
     void anInvalidRelabelConfigIsOneLineNamingEntryAndFieldAndExit2(@org.junit.jupiter.api.io.TempDir Path dir)
@@ -273,8 +254,7 @@ class MainTest {
                         .onConfigurationFault())
                 .isEqualTo(ConfigurationFaultPolicy.REFUSE);
         Result r = execute("run", "--topic", "t", "--on-configuration-fault", "drop");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--on-configuration-fault must be hold or refuse, got 'drop'");
+        assertUsageError(r, "--on-configuration-fault must be hold or refuse, got 'drop'");
         assertThat(execute("run", "--help").out().replaceAll("\\s+", " ")).contains("remote write specification");
     }
 
@@ -284,8 +264,7 @@ class MainTest {
         assertThat(parse(Map.of(), "--topic", "t", "--tsdb-metrics-url", "none").readsTsdbMetrics())
                 .isFalse();
         Result r = execute("run", "--topic", "t", "--tsdb-metrics-url", "none,http://vmstorage-1:8482/metrics");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--tsdb-metrics-url none reads no /metrics page: it cannot be given with URLs");
+        assertUsageError(r, "--tsdb-metrics-url none reads no /metrics page: it cannot be given with URLs");
         r = execute(
                 "run",
                 "--topic",
@@ -294,8 +273,7 @@ class MainTest {
                 "none",
                 "--target-metrics-url",
                 "http://vminsert-1:8480/metrics");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("it cannot be given with --target-metrics-url");
+        assertUsageError(r, "it cannot be given with --target-metrics-url");
     }
 
     @Test
@@ -315,28 +293,25 @@ class MainTest {
                         "http://vminsert-2:8480/metrics",
                         "http://vminsert-3:8480/metrics");
         Result r = execute("run", "--topic", "t", "--target-metrics-url", "vminsert-1:8480");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--target-metrics-url must be an http(s) URL");
+        assertUsageError(r, "--target-metrics-url must be an http(s) URL");
     }
 
     @Test
     void aBadDurabilityWindowOrMetricsUrlIsAUsageError() {
         Result r = execute("run", "--topic", "t", "--durability-window", "soon");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--durability-window");
+        assertUsageError(r, "--durability-window");
         r = execute("run", "--topic", "t", "--tsdb-metrics-url", "vmstorage:8482");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--tsdb-metrics-url");
+        assertUsageError(r, "--tsdb-metrics-url");
     }
 
     @Test
     void badSecretFlagValuesAreNotEchoed() {
         Result r = execute("run", "--topic", "t", "--kafka-property", "sasl.jaas.config-NO-EQUALS-Sekr1t");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--kafka-property").doesNotContain("Sekr1t");
+        assertUsageError(r, "--kafka-property");
+        assertThat(r.err()).doesNotContain("Sekr1t");
         r = execute("run", "--topic", "t", "--vm-header", "NoColonSekr1t");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("--vm-header").doesNotContain("Sekr1t");
+        assertUsageError(r, "--vm-header");
+        assertThat(r.err()).doesNotContain("Sekr1t");
     }
 
     @Test
@@ -381,9 +356,7 @@ class MainTest {
     @Test
     void timestampWindowFlagsTakeAnRfc3339TimeOrEpochMillisAndADuration() {
         Result r = execute("run", "--topic", "t", "--min-timestamp", "yesterday");
-        assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err())
-                .contains("'yesterday' is not an RFC 3339 time (e.g. 2000-01-01T00:00:00Z) nor epoch milliseconds");
+        assertUsageError(r, "'yesterday' is not an RFC 3339 time (e.g. 2000-01-01T00:00:00Z) nor epoch milliseconds");
         RunCommand run = new RunCommand();
         new picocli.CommandLine(run)
                 .parseArgs("--topic", "t", "--min-timestamp", "2020-01-01T00:00:00Z", "--max-timestamp-ahead", "2d");
@@ -391,15 +364,6 @@ class MainTest {
                 .isEqualTo(new TimestampWindow(1_577_836_800_000L, 172_800_000L));
         new picocli.CommandLine(run).parseArgs("--topic", "t", "--min-timestamp", "1577836800000");
         assertThat(run.toConfig().input().timestampWindow().earliestMs()).isEqualTo(1_577_836_800_000L);
-    }
-
-    private static Result execute(Map<String, String> env, String... args) {
-        CommandLine cl = Main.commandLine(env);
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return new Result(cl.execute(args), out.toString(), err.toString());
     }
 
     @Test
@@ -458,8 +422,7 @@ class MainTest {
         new CommandLine(run).parseArgs("--topic", "t", "--max-concurrent-writes", "auto");
         assertThat(run.toConfig().maxConcurrentWrites()).isZero();
         Result bad = execute("run", "--topic", "t", "--max-concurrent-writes", "many");
-        assertThat(bad.exitCode()).isEqualTo(2);
-        assertThat(bad.err()).contains("'many' is not auto nor a permit count in 0..10000 (0 = auto)");
+        assertUsageError(bad, "'many' is not auto nor a permit count in 0..10000 (0 = auto)");
     }
 
     @Test

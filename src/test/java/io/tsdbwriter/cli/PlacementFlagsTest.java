@@ -1,41 +1,21 @@
 package io.tsdbwriter.cli;
 
+import static io.tsdbwriter.cli.CliRun.assertUsageError;
+import static io.tsdbwriter.cli.CliRun.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.tsdbwriter.cli.CliRun.Result;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 /**
  * {@code --tsdb-cpus}/{@code --writer-cpus} of {@code bench} and {@code capacity}: help says what and why; bad values
  * give one line and exit 2 before anything starts (this machine is Linux with at most 4096 CPUs, taskset and ss).
  */
 class PlacementFlagsTest {
-
-    private record Result(int exitCode, String out, String err) {}
-
-    private static Result execute(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
-    private static void assertUsageError(Result r, String fragment) {
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
-        List<String> lines = r.err().lines().toList();
-        assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).startsWith("tsdb-writer:").contains(fragment);
-    }
 
     /** A loopback port nothing listens on (bound, then released). */
     private static int closedPort() throws Exception {

@@ -2,8 +2,6 @@ package io.tsdbwriter.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
@@ -17,23 +15,15 @@ import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
-import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.OracleSeries;
+import io.tsdbwriter.it.support.Prometheus3;
 import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -52,12 +42,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class HistogramExemplarOracleIT {
 
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TOPIC = "otlp-histogram-exemplars";
     private static final int STEPS = 3;
-    private static final String EXEMPLARS = "--enable-feature=exemplar-storage";
+    private static final List<String> EXEMPLARS = List.of("exemplar-storage");
 
     @RegisterExtension
     static final Stack stack = Stack.withKafka();
@@ -69,7 +56,7 @@ class HistogramExemplarOracleIT {
 
     @BeforeAll
     static void start() throws Exception {
-        Assumptions.assumeTrue(GoBuilds.built(PrometheusServer.CURRENT_BINARY), "Prometheus 3 is not built");
+        Prometheus3.assumeBuilt();
         base = (System.currentTimeMillis() - 20 * 60_000L) / 60_000L * 60_000L;
         stack.createTopic(TOPIC, 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
@@ -167,25 +154,9 @@ class HistogramExemplarOracleIT {
      */
     private static void compare(String name, String config, String version, List<String> withExemplars)
             throws Exception {
-        try (PrometheusServer oracle = PrometheusServer.startCurrentWith(
-                        stack.path("oracle-" + name), null, List.of("--web.enable-otlp-receiver", EXEMPLARS), config);
-                PrometheusServer prom = PrometheusServer.startCurrentWith(
-                        stack.path("prom-" + name),
-                        null,
-                        List.of(
-                                EXEMPLARS,
-                                "--web.remote-write-receiver.accepted-protobuf-messages=prometheus.WriteRequest",
-                                "--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request"))) {
-            for (ExportMetricsServiceRequest r : requests) {
-                HttpResponse<String> resp = HTTP.send(
-                        HttpRequest.newBuilder(URI.create(oracle.url() + "/api/v1/otlp/v1/metrics"))
-                                .timeout(Duration.ofSeconds(30))
-                                .header("Content-Type", "application/x-protobuf")
-                                .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray()))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
-            }
+        try (PrometheusServer oracle =
+                        Prometheus3.otlpOracle(stack.path("oracle-" + name), EXEMPLARS, config, requests);
+                PrometheusServer prom = Prometheus3.receiver(stack.path("prom-" + name), EXEMPLARS)) {
             List<String> args = stack.runArgs(
                     "http://127.0.0.1:1",
                     TOPIC,
@@ -229,25 +200,8 @@ class HistogramExemplarOracleIT {
         }
     }
 
-    /** Per series (its labels as JSON) its exemplars over the steps: labels, value, timestamp, in the order returned. */
+    /** Per series (its labels as JSON) its exemplars over the steps ({@link OracleSeries#exemplars}). */
     private static Map<String, List<String>> exemplars(PrometheusServer prom) throws Exception {
-        String query = URLEncoder.encode("{__name__=~\"hx_.+\"}", StandardCharsets.UTF_8);
-        HttpResponse<String> r = HTTP.send(
-                HttpRequest.newBuilder(URI.create(prom.url() + "/api/v1/query_exemplars?query=" + query + "&start="
-                                + (base / 1000 - 600) + "&end=" + (base / 1000 + 600)))
-                        .timeout(Duration.ofSeconds(30))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        Map<String, List<String>> out = new TreeMap<>();
-        for (JsonNode series : JSON.readTree(r.body()).path("data")) {
-            List<String> got = new ArrayList<>();
-            for (JsonNode x : series.path("exemplars")) {
-                got.add(x.path("labels") + "|" + x.path("value").asText() + "|"
-                        + x.path("timestamp").asText());
-            }
-            out.put(series.path("seriesLabels").toString(), got);
-        }
-        return out;
+        return OracleSeries.exemplars(prom, "{__name__=~\"hx_.+\"}", base - 600_000L, base + 600_000L);
     }
 }

@@ -22,8 +22,8 @@ import io.opentelemetry.proto.metrics.v1.Sum;
 import io.tsdbwriter.decode.NativeHistogramMessage;
 import io.tsdbwriter.decode.RemoteWriteBodyWriter;
 import io.tsdbwriter.decode.RemoteWriteBodyWriter.Series;
-import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.OracleSeries;
+import io.tsdbwriter.it.support.Prometheus3;
 import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
@@ -39,7 +39,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -90,7 +89,7 @@ class NativeHistogramOracleIT {
     /** The cumulative Sum, one series ({@code host="a"}). */
     private static final String COUNTER = "st_requests_total";
     /** The feature that makes a start timestamp a zero sample. */
-    private static final String ZERO_INGESTION = "--enable-feature=created-timestamp-zero-ingestion";
+    private static final List<String> ZERO_INGESTION = List.of("created-timestamp-zero-ingestion");
 
     @RegisterExtension
     static final Stack stack = Stack.withKafka();
@@ -103,27 +102,20 @@ class NativeHistogramOracleIT {
 
     @BeforeAll
     static void start() throws Exception {
-        Assumptions.assumeTrue(GoBuilds.built(PrometheusServer.CURRENT_BINARY), "Prometheus 3 is not built");
+        Prometheus3.assumeBuilt();
         base = (System.currentTimeMillis() - 30 * 60_000L) / 60_000L * 60_000L;
         start = base - 5 * 60_000L;
-        oracle = stack.own(PrometheusServer.startCurrentWith(
-                stack.path("prom-oracle"),
-                null,
-                List.of("--web.enable-otlp-receiver", ZERO_INGESTION),
-                "otlp:\n  convert_histograms_to_nhcb: true\n"));
+        List<ExportMetricsServiceRequest> requests = new ArrayList<>();
+        for (int k = 0; k < STEPS; k++) {
+            requests.add(request(k));
+        }
+        oracle = stack.own(Prometheus3.otlpOracle(
+                stack.path("prom-oracle"), ZERO_INGESTION, "otlp:\n  convert_histograms_to_nhcb: true\n", requests));
         stack.createTopic(TOPIC, 1);
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         for (int k = 0; k < STEPS; k++) {
-            ExportMetricsServiceRequest r = request(k);
-            records.add(new ProducerRecord<>(TOPIC, 0, base + k * 60_000L, null, r.toByteArray()));
-            HttpResponse<String> resp = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(oracle.url() + "/api/v1/otlp/v1/metrics"))
-                            .timeout(Duration.ofSeconds(30))
-                            .header("Content-Type", "application/x-protobuf")
-                            .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray()))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
+            records.add(new ProducerRecord<>(
+                    TOPIC, 0, base + k * 60_000L, null, requests.get(k).toByteArray()));
         }
         stack.produce(records);
     }
@@ -237,8 +229,7 @@ class NativeHistogramOracleIT {
     @Test
     @Order(1)
     void remoteWrite1AtMEqualsNEquals1HoldsExactlyTheOraclesHistograms() throws Exception {
-        try (PrometheusServer prom =
-                PrometheusServer.startCurrentWith(stack.path("prom-rw1"), null, List.of(ZERO_INGESTION))) {
+        try (PrometheusServer prom = PrometheusServer.startCurrent(stack.path("prom-rw1"), null, ZERO_INGESTION)) {
             JsonNode s = runWriter("rw1", prom.remoteWriteUrl(), "1", 1, 1);
             assertThat(s.get("decode_errors").asLong()).isZero();
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * (SERIES + 1));
@@ -259,12 +250,8 @@ class NativeHistogramOracleIT {
     @Test
     @Order(2)
     void remoteWrite2AtM6N3HoldsTheOraclesHistogramsAtEveryCopyOfEveryVariant() throws Exception {
-        try (PrometheusServer prom = PrometheusServer.startCurrentWith(
-                stack.path("prom-rw2"),
-                null,
-                List.of(
-                        "--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request",
-                        ZERO_INGESTION))) {
+        try (PrometheusServer prom = PrometheusServer.startCurrent(
+                stack.path("prom-rw2"), null, ZERO_INGESTION, "io.prometheus.write.v2.Request")) {
             JsonNode s = runWriter("rw2", prom.remoteWriteUrl(), "2", M, N, "--instance-label", "host");
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * (SERIES + 1) * M * N);
             Map<String, TreeMap<Long, String>> expected = amplified(oracleHistograms());
@@ -290,14 +277,10 @@ class NativeHistogramOracleIT {
     void aRemoteWrite2RecordIsReadAsPrometheusReadsTheSameRequest() throws Exception {
         String v2 = "io.prometheus.write.v2.Request";
         byte[] body = Snappy.compress(remoteWrite2Request());
-        try (PrometheusServer direct = PrometheusServer.startCurrentWith(
-                        stack.path("prom-rw2-direct"),
-                        null,
-                        List.of("--web.remote-write-receiver.accepted-protobuf-messages=" + v2, ZERO_INGESTION));
-                PrometheusServer viaWriter = PrometheusServer.startCurrentWith(
-                        stack.path("prom-rw2-writer"),
-                        null,
-                        List.of("--web.remote-write-receiver.accepted-protobuf-messages=" + v2, ZERO_INGESTION))) {
+        try (PrometheusServer direct =
+                        PrometheusServer.startCurrent(stack.path("prom-rw2-direct"), null, ZERO_INGESTION, v2);
+                PrometheusServer viaWriter =
+                        PrometheusServer.startCurrent(stack.path("prom-rw2-writer"), null, ZERO_INGESTION, v2)) {
             HttpResponse<String> resp = HTTP.send(
                     HttpRequest.newBuilder(URI.create(direct.remoteWriteUrl()))
                             .timeout(Duration.ofSeconds(30))

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tsdbwriter.it.support.Components.PrometheusVersion;
-import io.tsdbwriter.it.support.GoBuilds;
+import io.tsdbwriter.it.support.OracleSeries;
+import io.tsdbwriter.it.support.Prometheus3;
 import io.tsdbwriter.it.support.PrometheusServer;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,11 +44,9 @@ class RemoteWriteMetadataIT {
     static final AtomicInteger names = new AtomicInteger();
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @org.junit.jupiter.api.BeforeAll
+    @BeforeAll
     static void awaitPrometheus3() {
-        GoBuilds.built(
-                PrometheusServer
-                        .CURRENT_BINARY); // the test command may still build it: wait here, outside the tests' timeouts
+        Prometheus3.assumeBuilt();
     }
 
     /** A scrape with two declared families (a counter; a histogram with a unit) and one series without a family. */
@@ -96,6 +96,34 @@ class RemoteWriteMetadataIT {
         return out;
     }
 
+    /**
+     * Runs the writer ({@code --input-format prometheus}, M = N = 2) over {@code topic} into {@code prom} by remote write
+     * {@code version} to the topic's end, with {@code more} flags; asserts it exits 0.
+     */
+    private static void runWriter(String name, String topic, PrometheusServer prom, String version, String... more) {
+        List<String> args = stack.runArgs(
+                "http://127.0.0.1:1",
+                topic,
+                "g-" + name,
+                2,
+                2,
+                1,
+                "--input-format",
+                "prometheus",
+                "--output",
+                "remote-write",
+                "--remote-write-url",
+                prom.remoteWriteUrl(),
+                "--remote-write-version",
+                version,
+                "--stop-at-end",
+                "--tsdb-metrics-url",
+                "none");
+        args.addAll(List.of(more));
+        WriterProcess w = stack.writer(name, args);
+        assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
+    }
+
     @Test
     void prometheus3TypesAndUnitsEveryCopyOfADeclaredFamilyFrom2Point0AndNothingElse() throws Exception {
         stack.assumeAvailable(PrometheusVersion.CURRENT);
@@ -103,34 +131,15 @@ class RemoteWriteMetadataIT {
         String topic = expositionTopic("md", t);
         for (String version : List.of("1", "2")) {
             String name = "md-v" + version;
-            try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(
-                    stack.path("prom3-" + name),
-                    null,
-                    List.of("type-and-unit-labels"),
-                    "prometheus.WriteRequest",
-                    "io.prometheus.write.v2.Request"))) {
-                List<String> args = stack.runArgs(
-                        "http://127.0.0.1:1",
+            try (PrometheusServer prom =
+                    stack.own(Prometheus3.receiver(stack.path("prom3-" + name), List.of("type-and-unit-labels")))) {
+                runWriter(
+                        name,
                         topic,
-                        "g-" + name,
-                        2,
-                        2,
-                        1,
-                        "--input-format",
-                        "prometheus",
-                        "--output",
-                        "remote-write",
-                        "--remote-write-url",
-                        prom.remoteWriteUrl(),
-                        "--remote-write-version",
+                        prom,
                         version,
-                        "--stop-at-end",
-                        "--tsdb-metrics-url",
-                        "none",
                         "--summary-json",
                         stack.path(name + ".json").toString());
-                WriterProcess w = stack.writer(name, args);
-                assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
                 assertThat(Scenario.summary(stack.path(name + ".json"))
                                 .get("samples_written")
                                 .asLong())
@@ -165,52 +174,20 @@ class RemoteWriteMetadataIT {
                 + "ex_jobs_total{code=\"500\"} 1 " + t / 1000 + "\n# EOF\n";
         stack.produceRaw(topic, 1, List.of(text.getBytes(StandardCharsets.UTF_8)));
         String name = "ex-v" + version;
-        try (PrometheusServer prom = stack.own(PrometheusServer.startCurrent(
-                stack.path("prom3-" + name),
-                null,
-                List.of("exemplar-storage"),
-                "prometheus.WriteRequest",
-                "io.prometheus.write.v2.Request"))) {
-            List<String> args = stack.runArgs(
-                    "http://127.0.0.1:1",
-                    topic,
-                    "g-" + name,
-                    2,
-                    2,
-                    1,
-                    "--input-format",
-                    "prometheus",
-                    "--output",
-                    "remote-write",
-                    "--remote-write-url",
-                    prom.remoteWriteUrl(),
-                    "--remote-write-version",
-                    version,
-                    "--stop-at-end",
-                    "--tsdb-metrics-url",
-                    "none");
-            WriterProcess w = stack.writer(name, args);
-            assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
-            HttpResponse<String> r = HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(
-                                            URI.create(prom.url() + "/api/v1/query_exemplars?query=ex_jobs_total&start="
-                                                    + (t / 1000 - 60) + "&end=" + (t / 1000 + 600)))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        try (PrometheusServer prom =
+                stack.own(Prometheus3.receiver(stack.path("prom3-" + name), List.of("exemplar-storage")))) {
+            runWriter(name, topic, prom, version);
+            Map<String, List<String>> exemplars =
+                    OracleSeries.exemplars(prom, "ex_jobs_total", t - 60_000L, t + 600_000L);
             List<String> got = new ArrayList<>();
-            for (JsonNode series : JSON.readTree(r.body()).path("data")) {
-                assertThat(series.path("seriesLabels").path("code").asText())
-                        .as(r.body())
+            for (Map.Entry<String, List<String>> series : exemplars.entrySet()) {
+                assertThat(JSON.readTree(series.getKey()).path("code").asText())
+                        .as("%s", exemplars)
                         .isEqualTo("200");
-                for (JsonNode x : series.path("exemplars")) {
-                    got.add(x.path("labels") + "|" + x.path("value").asText() + "|"
-                            + x.path("timestamp").asDouble());
-                }
+                got.addAll(series.getValue());
             }
-            String one = "{\"span_id\":\"00f0\",\"trace_id\":\"4bf92f35\"}|1.5|" + (double) (t / 1000);
-            assertThat(got).as(r.body()).containsExactly(one, one);
+            String one = "{\"span_id\":\"00f0\",\"trace_id\":\"4bf92f35\"}|1.5|" + t;
+            assertThat(got).as("%s", exemplars).containsExactly(one, one);
         }
     }
 }

@@ -11,7 +11,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -20,7 +22,8 @@ import java.util.TreeMap;
  * What a Prometheus holds of a selector, as the oracle tests compare it: by series labels (JSON of the sorted labels),
  * by timestamp (ms), a native histogram as the query API's histogram object ({@code count}, {@code sum},
  * {@code buckets}: bounds rule, lower, upper, count) as text, a float sample as its value's text. Read with one range
- * query ({@code selector[1h]} at a given time), polled until enough points are there.
+ * query ({@code selector[1h]} at a given time), polled until enough points are there. Its exemplars
+ * ({@link #exemplars}) likewise by series labels, each series' in the order the query answers them.
  */
 public final class OracleSeries {
 
@@ -85,6 +88,33 @@ public final class OracleSeries {
             }
             Thread.sleep(500);
         }
+    }
+
+    /**
+     * Every exemplar of {@code selector} from {@code fromMs} to {@code toMs} ({@code /api/v1/query_exemplars}, asserted
+     * to answer 200), by series labels (their JSON as answered), each series' in the order answered, each exemplar as
+     * {@code labels|value|timestamp}: its labels' JSON, its value's text and its timestamp in ms.
+     */
+    public static Map<String, List<String>> exemplars(PrometheusServer prom, String selector, long fromMs, long toMs)
+            throws Exception {
+        String q = URLEncoder.encode(selector, StandardCharsets.UTF_8);
+        HttpResponse<String> resp = HTTP.send(
+                HttpRequest.newBuilder(URI.create(prom.url() + "/api/v1/query_exemplars?query=" + q + "&start="
+                                + fromMs / 1000.0 + "&end=" + toMs / 1000.0))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(resp.statusCode()).as(resp.body()).isEqualTo(200);
+        Map<String, List<String>> out = new TreeMap<>();
+        for (JsonNode series : JSON.readTree(resp.body()).path("data")) {
+            List<String> got = new ArrayList<>();
+            for (JsonNode x : series.path("exemplars")) {
+                long ms = x.path("timestamp").decimalValue().movePointRight(3).longValueExact();
+                got.add(x.path("labels") + "|" + x.path("value").asText() + "|" + ms);
+            }
+            out.put(series.path("seriesLabels").toString(), got);
+        }
+        return out;
     }
 
     /** The points of every series of {@code m}. */
