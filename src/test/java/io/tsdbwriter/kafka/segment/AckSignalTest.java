@@ -38,23 +38,27 @@ class AckSignalTest {
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> signallers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            signallers.add(Thread.ofVirtual().start(() -> {
+            signallers.add(Thread.ofPlatform().daemon().start(() -> {
                 while (!stop.get()) {
                     s.signal();
-                    Thread.onSpinWait();
+                    Thread.yield();
                 }
             }));
         }
-        long t0 = System.nanoTime();
+        Duration timeout = Duration.ofSeconds(30);
+        long longest = 0;
         for (int round = 0; round < 1_000; round++) {
-            s.await(Duration.ofSeconds(30));
+            long t0 = System.nanoTime();
+            s.await(timeout);
+            longest = Math.max(longest, System.nanoTime() - t0);
         }
         stop.set(true);
         for (Thread t : signallers) {
             t.join();
         }
-        assertThat(Duration.ofNanos(System.nanoTime() - t0))
-                .as("1,000 rounds, none waiting out its timeout")
-                .isLessThan(Duration.ofSeconds(20));
+        // per round, not the sum: a loaded machine slows every round, only a lost wake-up waits out the timeout
+        assertThat(Duration.ofNanos(longest))
+                .as("the longest of 1,000 rounds, none waiting out its timeout")
+                .isLessThan(timeout.dividedBy(3));
     }
 }
