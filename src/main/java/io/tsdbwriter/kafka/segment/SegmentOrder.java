@@ -87,6 +87,7 @@ final class SegmentOrder {
      * @throws InterruptedException when interrupted while waiting (the batch was neither sent nor held)
      */
     void submit(long k, Held h) throws InterruptedException {
+        lanes.compress(h.batch()); // held or queued, it waits as the block it is sent as
         synchronized (this) {
             while (!stopped && k > lowest && heldBytes >= heldLimit) {
                 wait();
@@ -98,7 +99,7 @@ final class SegmentOrder {
             }
             if (!stopped && (k > lowest || handingOn)) {
                 held.computeIfAbsent(k, x -> new ArrayDeque<>()).addLast(h);
-                heldBytes += h.batch().body().length();
+                heldBytes += h.batch().bodyLength();
                 return;
             }
         }
@@ -138,7 +139,7 @@ final class SegmentOrder {
                     out = new ArrayList<>(q);
                     next = 0;
                     for (Held h : q) {
-                        heldBytes -= h.batch().body().length();
+                        heldBytes -= h.batch().bodyLength();
                     }
                     notifyAll();
                 }
