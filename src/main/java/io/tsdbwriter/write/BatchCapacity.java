@@ -36,7 +36,7 @@ public final class BatchCapacity {
 
     /** Learns from a batch about to be handed on. */
     public void learn(WriteBatch<?, ?> batch) {
-        int length = batch.bodyLength();
+        int length = batch.body().length();
         bytes = Math.max(bytes, length + length / 8);
         points = Math.max(points, batch.points() + batch.points() / 8);
     }

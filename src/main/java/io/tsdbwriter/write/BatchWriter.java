@@ -111,7 +111,7 @@ public final class BatchWriter implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("writer is closed");
         }
-        int bytes = batch.bodyLength();
+        int bytes = batch.body().length();
         long t0 = System.nanoTime();
         WritePermits.Permit budget = permits.acquire(endpoints, bytes, breakers::notOpen);
         meters.permitWait.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
@@ -135,7 +135,7 @@ public final class BatchWriter implements AutoCloseable {
         List<WriteListener.Rejection<S>> rejections = null;
         try {
             BooleanSupplier stale = () -> listener.stale(batch); // asked before every attempt
-            outcome = batch.bodyLength() == 0
+            outcome = batch.body().length() == 0
                     ? WriteOutcome.NOTHING_SENT
                     : writeUntilDecided(batch, budget.endpoint(), stale);
             if (outcome.kind() == WriteOutcome.Kind.REJECTED && !refusedOutright(outcome)) {
@@ -191,7 +191,7 @@ public final class BatchWriter implements AutoCloseable {
      */
     private WriteOutcome writeUntilDecided(WriteBatch<?, ?> batch, WriteTarget endpoint, BooleanSupplier stale)
             throws InterruptedException, Backoff.Held {
-        WriteClient.Payload payload = client.prepare(batch);
+        WriteClient.Payload payload = client.prepare(batch.body(), batch.samples(), batch.tenant());
         Backoff.Attempts attempts = backoff.attempts(stale);
         try {
             WriteOutcome outcome = writeWithRetries(payload, endpoint, attempts);
@@ -419,14 +419,6 @@ public final class BatchWriter implements AutoCloseable {
     private boolean fails(WriteOutcome outcome) {
         return outcome.kind() == WriteOutcome.Kind.RETRYABLE
                 || (outcome.kind() == WriteOutcome.Kind.FAULT && !refusedOutright(outcome));
-    }
-
-    /**
-     * Keeps a batch that is about to wait for its turn as the snappy block its requests send, when they are remote
-     * write ({@link WriteClient#compress}); its write is the same. Call on the thread that owns the batch.
-     */
-    public void compress(WriteBatch<?, ?> batch) {
-        client.compress(batch);
     }
 
     /** The endpoints' configuration faults: health, the give-up timer and the lines. */

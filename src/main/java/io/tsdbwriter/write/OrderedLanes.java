@@ -74,8 +74,7 @@ public final class OrderedLanes implements AutoCloseable {
     /**
      * Queues {@code batch} on {@code lane}: written after every batch queued on that lane before it, once the writer is
      * done with those. Waits while the lane holds {@value #QUEUE} batches besides the one it writes (the backpressure,
-     * as a write permit is for {@link BatchWriter#submit}). A remote write batch waits as the snappy block it is sent
-     * as ({@link #compress}).
+     * as a write permit is for {@link BatchWriter#submit}).
      *
      * @param lane 0 ≤ lane &lt; {@link #size()}
      * @throws InterruptedException when interrupted while waiting (the batch was not queued)
@@ -87,17 +86,7 @@ public final class OrderedLanes implements AutoCloseable {
         if (l.isEmpty()) {
             throw new IllegalStateException("no lanes open");
         }
-        writer.compress(batch);
         l.get(lane).queue(new Queued<>(batch, listener));
-    }
-
-    /**
-     * Keeps {@code batch}, whose body is final, as the snappy block its remote write requests send
-     * ({@link BatchWriter#compress}), so that it waits for its turn several times smaller; idempotent, nothing for
-     * import. Call on the thread that owns the batch, before handing it on.
-     */
-    public void compress(WriteBatch<?, ?> batch) {
-        writer.compress(batch);
     }
 
     /** A batch waiting in a lane. */

@@ -50,25 +50,6 @@ public final class SnappyBlock {
         }
     }
 
-    /**
-     * Decompresses {@code block[0, length)} into a new array of {@code uncompressedLength} bytes.
-     *
-     * @throws IllegalStateException when the block is not a snappy block of that many bytes
-     */
-    static byte[] uncompress(byte[] block, int length, int uncompressedLength) {
-        byte[] out = new byte[uncompressedLength];
-        try {
-            int n = Snappy.rawUncompress(block, 0, length, out, 0);
-            if (n != uncompressedLength) {
-                throw new IllegalStateException(
-                        "snappy block of " + uncompressedLength + " bytes decompressed to " + n);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("snappy decompression failed", e);
-        }
-        return out;
-    }
-
     /** Decompresses a snappy block (tests, fault proxies). */
     public static byte[] uncompress(byte[] block) throws IOException {
         return Snappy.uncompress(block);

@@ -2,12 +2,9 @@ package io.tsdbwriter.write;
 
 import io.tsdbwriter.tenant.Tenant;
 import io.tsdbwriter.wire.ByteBuf;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.xerial.snappy.Snappy;
 
 /**
  * One write request body — JSON lines for {@code /api/v1/import}, or the concatenated {@code TimeSeries} of a
@@ -15,11 +12,6 @@ import org.xerial.snappy.Snappy;
  * for each source point the end of its chunk in the body, its sample count and its source, so that a batch the TSDB
  * refuses can be split until the refused points are isolated, and their sources dead-lettered. {@code origin} is
  * the creator's handle for acking the source offsets. The write path never looks inside either.
- *
- * <p>A remote write batch that waits for its turn (per-series order: held by the reorder step, queued on a lane) keeps
- * its body as the snappy block it is sent as ({@link #compress}): its body array goes back to its pool at once, and
- * only the block, several times smaller, waits. {@link #bodyLength()} stays the uncompressed length; a split
- * ({@link #slice}) decompresses it first.
  *
  * @param <S> a point's source (the Kafka record, for the consumer; a test's label)
  * @param <O> the creator's handle (the Kafka consumer's pending acknowledgement)
@@ -29,12 +21,6 @@ import org.xerial.snappy.Snappy;
 public final class WriteBatch<S, O> {
 
     private final ByteBuf body;
-    /** The body as a snappy block, {@code block[0, blockLength)}, once {@link #compress}ed; null while not. */
-    private byte[] block;
-
-    private int blockLength;
-    /** The uncompressed body's length while {@link #block} holds it. */
-    private int compressedFrom;
     /** Where the body's array goes back once the batch is done; null when it was not taken from one. */
     private BodyPool pool;
 
@@ -83,74 +69,9 @@ public final class WriteBatch<S, O> {
         this.pointSources = new ArrayList<>(points);
     }
 
-    /**
-     * The body: JSON lines each ending in a newline, or remote write {@code TimeSeries} entries; empty while the batch
-     * is {@link #compressed()}.
-     */
+    /** The body: JSON lines each ending in a newline, or remote write {@code TimeSeries} entries. */
     public ByteBuf body() {
         return body;
-    }
-
-    /** The uncompressed body's length in bytes, whether {@link #compressed()} or not. */
-    public int bodyLength() {
-        return block != null ? compressedFrom : body.length();
-    }
-
-    /** True while the body is kept as its snappy block ({@link #compress}). */
-    public boolean compressed() {
-        return block != null;
-    }
-
-    /** The snappy block of the body, valid in {@code [0, }{@link #blockLength()}{@code )}; null unless {@link #compressed()}. */
-    byte[] block() {
-        return block;
-    }
-
-    /** The length of {@link #block()}. */
-    int blockLength() {
-        return blockLength;
-    }
-
-    /**
-     * Keeps the body as its snappy block, {@code compressed[0, length)} ({@link SnappyBlock}, the remote write body's
-     * compression), copied to an array of its own: the body array goes back to its {@link BodyPool} (or to the garbage
-     * collector) and {@link #body()} is empty until a {@link #slice} decompresses it. Called once the body is final,
-     * before the batch waits for its turn; nothing for an empty or already compressed body.
-     */
-    void compressed(byte[] compressed, int length) {
-        if (block != null || body.length() == 0) {
-            return;
-        }
-        int from = body.length();
-        block = Arrays.copyOf(compressed, length);
-        blockLength = length;
-        compressedFrom = from;
-        BodyPool p = pool;
-        pool = null;
-        byte[] a = body.detach();
-        if (p != null) {
-            p.give(a);
-        }
-    }
-
-    /** Restores the uncompressed body from its block (a split needs its points' bytes); nothing when not compressed. */
-    private void decompress() {
-        if (block == null) {
-            return;
-        }
-        byte[] into = body.reserve(compressedFrom);
-        try {
-            int n = Snappy.rawUncompress(block, 0, blockLength, into, 0);
-            if (n != compressedFrom) {
-                throw new IllegalStateException("snappy block of " + compressedFrom + " bytes decompressed to " + n);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("snappy decompression failed", e);
-        }
-        body.advance(compressedFrom);
-        block = null;
-        blockLength = 0;
-        compressedFrom = 0;
     }
 
     /** Samples in the body. */
@@ -256,10 +177,9 @@ public final class WriteBatch<S, O> {
 
     /**
      * A new batch holding points {@code [from, to)} (bytes copied; same origin, {@link #sentUnanswered()} and
-     * {@link #recordTimeMs()}); a {@link #compressed()} batch is decompressed first.
+     * {@link #recordTimeMs()}).
      */
     public WriteBatch<S, O> slice(int from, int to) {
-        decompress();
         int start = from == 0 ? 0 : pointEnds[from - 1];
         int end = pointEnds[to - 1];
         int n = to - from;
@@ -286,13 +206,9 @@ public final class WriteBatch<S, O> {
     /**
      * The writer is done with this batch (written, refused or given up: nothing will send, retry or split it again):
      * a body array taken from a {@link BodyPool} goes back to it, and the body is empty from then on. The points'
-     * sources, counts and origin stay; a {@link #compressed()} body's block is let go. Idempotent; nothing else for a
-     * batch not made from a pool.
+     * sources, counts and origin stay. Idempotent; nothing for a batch not made from a pool.
      */
     public void recycle() {
-        block = null;
-        blockLength = 0;
-        compressedFrom = 0;
         BodyPool p = pool;
         if (p != null) {
             pool = null;

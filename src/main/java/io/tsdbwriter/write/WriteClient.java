@@ -214,41 +214,6 @@ public final class WriteClient implements AutoCloseable {
                 : new Payload(body.array(), body.length(), null, -1, tenant);
     }
 
-    /**
-     * {@link #prepare(ByteBuf, long, Tenant)} of a batch's body, its samples and tenant. A {@link WriteBatch#compressed()}
-     * batch's block is sent as it is (Remote-Write 1.0), or decompressed to build the 2.0 request from.
-     */
-    public Payload prepare(WriteBatch<?, ?> batch) {
-        if (snappy != null && batch.compressed()) {
-            if (v2Body == null) {
-                return new Payload(batch.block(), batch.blockLength(), null, batch.samples(), batch.tenant());
-            }
-            byte[] v1 = SnappyBlock.uncompress(batch.block(), batch.blockLength(), batch.bodyLength());
-            ByteBuf wire = v2Body.build(v1, v1.length);
-            SnappyBlock.Compressed c = snappy.compress(wire.array(), wire.length());
-            return new Payload(c.array(), c.length(), c, batch.samples(), batch.tenant());
-        }
-        return prepare(batch.body(), batch.samples(), batch.tenant());
-    }
-
-    /**
-     * Keeps a remote write batch's body as the snappy block its requests send ({@link WriteBatch#compressed()}): for a
-     * batch whose body is final and that is about to wait for its turn, so that it waits several times smaller. Nothing
-     * for import (its body is sent as it is, or gzip-compressed per request), nor for an empty or compressed body.
-     */
-    public void compress(WriteBatch<?, ?> batch) {
-        if (snappy == null || batch.compressed() || batch.body().length() == 0) {
-            return;
-        }
-        SnappyBlock.Compressed c =
-                snappy.compress(batch.body().array(), batch.body().length());
-        try {
-            batch.compressed(c.array(), c.length());
-        } finally {
-            snappy.release(c);
-        }
-    }
-
     /** Returns a payload's pooled buffer (if any) once its batch is done. */
     public void release(Payload p) {
         if (p != null && p.pooled() != null) {

@@ -37,8 +37,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * each point is {@value #POINT_BYTES} body bytes of {@value #SAMPLES_PER_POINT} samples (a remote write 1.0 series of
  * node_exporter shape at M = 12) and keeps a {@value #SOURCE_BYTES}-byte source alive as long as its batch (as a Kafka
  * record is kept for dead-lettering); its series, one of {@value #SERIES}, picks its lane. Batches of 10,000 samples,
- * snappy-compressed on the write threads (unordered) or by the reader as it queues them on a lane (ordered), 8 write
- * permits. The score is <b>samples per second</b> of all three
+ * snappy-compressed on the write threads, 8 write permits. The score is <b>samples per second</b> of all three
  * threads; run with {@code -prof gc} for the allocation and collector time per sample.
  *
  * <p>Run: {@code java -cp target/test-classes:target/classes:<test classpath> org.openjdk.jmh.Main OrderedWrite}.

@@ -87,7 +87,6 @@ final class SegmentOrder {
      * @throws InterruptedException when interrupted while waiting (the batch was neither sent nor held)
      */
     void submit(long k, Held h) throws InterruptedException {
-        lanes.compress(h.batch()); // held or queued, it waits as the block it is sent as
         synchronized (this) {
             while (!stopped && k > lowest && heldBytes >= heldLimit) {
                 wait();
@@ -99,7 +98,7 @@ final class SegmentOrder {
             }
             if (!stopped && (k > lowest || handingOn)) {
                 held.computeIfAbsent(k, x -> new ArrayDeque<>()).addLast(h);
-                heldBytes += h.batch().bodyLength();
+                heldBytes += h.batch().body().length();
                 return;
             }
         }
@@ -139,7 +138,7 @@ final class SegmentOrder {
                     out = new ArrayList<>(q);
                     next = 0;
                     for (Held h : q) {
-                        heldBytes -= h.batch().bodyLength();
+                        heldBytes -= h.batch().body().length();
                     }
                     notifyAll();
                 }
