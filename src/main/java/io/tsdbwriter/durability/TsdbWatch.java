@@ -192,7 +192,7 @@ public final class TsdbWatch implements DurabilityClock, AutoCloseable {
 
     /**
      * Rounds start every {@link #PROBE_EVERY} (at a fixed rate, not a fixed pause after each round, so the bound, and
-     * the commits that follow it, move every {@link #PROBE_EVERY} however long a round takes); a round that took longer is followed
+     * the commits that follow it, move at that rate however long a round takes); a round that took longer is followed
      * by the next at once.
      */
     private void loop() {

@@ -485,8 +485,8 @@ public final class WriterCellRunner {
     /**
      * A live cell's ingest delay over its steady state, as the capacity search's steps measure it: the writer's
      * histogram read from its {@code /metrics} once the warm-up has passed (on a virtual thread) and again at the input's
-     * end plus the grace, just before SIGTERM ({@link IngestDelays#between}). {@link IngestDelays#NONE} when either
-     * reading failed; the caller then falls back to the whole run's summary.
+     * end plus the grace, just before SIGTERM ({@link IngestDelays#between}); the whole run's summary when either
+     * reading failed.
      */
     private static final class SteadyDelays {
         private final okhttp3.OkHttpClient http = new okhttp3.OkHttpClient.Builder()
@@ -514,8 +514,10 @@ public final class WriterCellRunner {
             atEnd = read();
         }
 
-        IngestDelays delays() {
-            return IngestDelays.between(atWarmUp, atEnd);
+        /** The steady state's delays, or the whole run's from {@code summary} when a reading failed. */
+        IngestDelays delaysOr(JsonNode summary) {
+            IngestDelays steady = IngestDelays.between(atWarmUp, atEnd);
+            return steady.measured() ? steady : IngestDelays.ofSummary(summary);
         }
 
         private PromSnapshot read() {
@@ -660,7 +662,7 @@ public final class WriterCellRunner {
                 .otherCpuSeconds(other)
                 .loadAverage(SystemCpu.loadAverage())
                 .inputPointsPerSecond(producedPoints / windowSeconds)
-                .delays(steady != null && steady.delays().measured() ? steady.delays() : IngestDelays.ofSummary(j))
+                .delays(steady != null ? steady.delaysOr(j) : IngestDelays.ofSummary(j))
                 .histograms(histogramsOf(j))
                 .build();
     }

@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * keeps every assigned partition paused (it only holds membership), starts a {@link PartitionWorkers} per
  * assigned partition from the committed offset, and commits each partition's durable {@link Watermark} when
  * {@link CommitSchedule} says — at every segment end, at least every commit interval and, with a durability window,
- * within about half a second of the window's end; never an offset above an unacked or not yet stored one. On revocation it stops
- * the partition's readers, waits up to the drain timeout for its writes, commits, and drops late completions.
+ * within about 0.9 s of the window's end (a probe round, the commit spacing, a member round); never an offset above an
+ * unacked or not yet stored one. On revocation it stops the partition's readers, waits up to the drain timeout for its
+ * writes, commits, and drops late completions.
  *
  * <p>Before joining it checks that every topic exists (a missing one ends the run: the writer never creates
  * topics) and, with {@code --stop-at-end}, records the end offset of every partition of every topic

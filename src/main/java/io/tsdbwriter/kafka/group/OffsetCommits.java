@@ -23,9 +23,8 @@ import org.slf4j.LoggerFactory;
  * The member's offset commits (DESIGN §4): each partition's durable watermark (its {@link Watermark} once the
  * durability window has passed with no TSDB restart, {@link PartitionWorkers#durableWatermark}) is committed when
  * {@link CommitSchedule} says (at every segment end, at least every commit interval and, with a durability window, at
- * most about half a second after the window ended), never an offset above a sample not yet stored; the last commit on release.
- * Keeps the
- * offsets this member committed and the partitions' log end offsets, behind the {@code committed.offset} and
+ * most about 0.9 s after the window ended), never an offset above a sample not yet stored; the last commit on release.
+ * Keeps the offsets this member committed and the partitions' log end offsets, behind the {@code committed.offset} and
  * {@code consumer.lag.records} gauges and the input rate ({@link #logEndTotal}).
  *
  * <p>Threading: every method but the getters and the gauges runs on the group-member thread, which owns the
