@@ -1,11 +1,11 @@
 package io.tsdbwriter.cli;
 
+import static io.tsdbwriter.cli.CliRun.assertUsageError;
+import static io.tsdbwriter.cli.CliRun.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tsdbwriter.config.GroupMembership;
 import io.tsdbwriter.config.RunConfig;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.GroupProtocol;
@@ -21,17 +21,6 @@ class GroupMembershipFlagsTest {
                 .setDefaultValueProvider(new EnvironmentDefaults(env))
                 .parseArgs(args);
         return cmd.toConfig();
-    }
-
-    private static String usageError(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        assertThat(cl.execute(args)).isEqualTo(2);
-        assertThat(err.toString().lines().toList()).hasSize(1);
-        return err.toString();
     }
 
     @Test
@@ -72,26 +61,26 @@ class GroupMembershipFlagsTest {
 
     @Test
     void badValuesAreOneLineExitTwo() {
-        assertThat(usageError("run", "--topic", "t", "--group-protocol", "eager"))
-                .contains("--group-protocol must be classic or consumer");
-        assertThat(usageError("run", "--topic", "t", "--group-instance-id", "a b"))
-                .contains("--group-instance-id");
-        assertThat(usageError("run", "--topic", "t", "--kafka-timeout", "10ms"))
-                .contains("--kafka-timeout must be >= 1s");
+        assertUsageError(
+                execute("run", "--topic", "t", "--group-protocol", "eager"),
+                "--group-protocol must be classic or consumer");
+        assertUsageError(execute("run", "--topic", "t", "--group-instance-id", "a b"), "--group-instance-id");
+        assertUsageError(execute("run", "--topic", "t", "--kafka-timeout", "10ms"), "--kafka-timeout must be >= 1s");
     }
 
     @Test
     void consumerProtocolRefusesClientSideAssignorAndSessionSettings() {
         for (String key : GroupMembership.NOT_WITH_CONSUMER_PROTOCOL) {
-            assertThat(usageError(
-                            "run", "--topic", "t", "--group-protocol", "consumer", "--consumer-property", key + "=1"))
-                    .contains("--consumer-property " + key + " is not allowed with --group-protocol consumer");
+            assertUsageError(
+                    execute("run", "--topic", "t", "--group-protocol", "consumer", "--consumer-property", key + "=1"),
+                    "--consumer-property " + key + " is not allowed with --group-protocol consumer");
         }
         assertThat(parse(Map.of(), "--topic", "t", "--consumer-property", "session.timeout.ms=6000")
                         .consumerProperties())
                 .containsEntry("session.timeout.ms", "6000");
-        assertThat(usageError("run", "--topic", "t", "--consumer-property", "group.remote.assignor=uniform"))
-                .contains("not allowed with --group-protocol classic");
+        assertUsageError(
+                execute("run", "--topic", "t", "--consumer-property", "group.remote.assignor=uniform"),
+                "not allowed with --group-protocol classic");
         assertThat(parse(
                                 Map.of(),
                                 "--topic",
@@ -102,9 +91,9 @@ class GroupMembershipFlagsTest {
                                 "group.remote.assignor=range")
                         .consumerProperties())
                 .containsEntry("group.remote.assignor", "range");
-        assertThat(usageError("run", "--topic", "t", "--consumer-property", "group.instance.id=x"))
-                .contains("--group-instance-id");
-        assertThat(usageError("run", "--topic", "t", "--consumer-property", "group.protocol=consumer"))
-                .contains("--group-protocol");
+        assertUsageError(
+                execute("run", "--topic", "t", "--consumer-property", "group.instance.id=x"), "--group-instance-id");
+        assertUsageError(
+                execute("run", "--topic", "t", "--consumer-property", "group.protocol=consumer"), "--group-protocol");
     }
 }
