@@ -22,10 +22,6 @@ import io.tsdbwriter.it.support.OtlpRequests;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.NodeExporterFiles;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,8 +52,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OtlpIT {
 
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final int M = 6;
     private static final int N = 3;
 
@@ -99,14 +93,7 @@ class OtlpIT {
         long total = s.get("points").asLong();
         assertThat(s.get("samples_written").asLong()).isEqualTo(total);
         for (ExportMetricsServiceRequest r : requests) {
-            HttpResponse<String> resp = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(direct.url() + "/opentelemetry/v1/metrics"))
-                            .timeout(Duration.ofSeconds(30))
-                            .header("Content-Type", "application/x-protobuf")
-                            .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray()))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
+            OtlpRequests.post(direct.url() + "/opentelemetry/v1/metrics", r, 200);
         }
         Map<String, TreeMap<Long, String>> viaWriter = normalize(
                 relay.awaitExport("{__name__=~\".+\"}", l -> samples(normalize(l)) >= total, Duration.ofSeconds(30)));

@@ -1,5 +1,7 @@
 package io.tsdbwriter.it.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
@@ -20,8 +22,13 @@ import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.tsdbwriter.decode.prometheus.PrometheusTextParser;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -37,11 +44,15 @@ import java.util.regex.Pattern;
  * ({@code service.name}, {@code host.name}, {@code service.instance.id}) and one scope per request; counters as
  * monotonic cumulative sums, gauges and untyped as gauges, summaries as summaries, every sample's labels as data point
  * attributes, the scrape's time on every point. Two histograms derived from the scrape's filesystem sizes (node_exporter
- * exposes none) give the explicit-bucket and exponential mappings real values. Stateless.
+ * exposes none) give the explicit-bucket and exponential mappings real values; {@link #post} sends one to a receiver.
+ * Stateless; thread-safe.
  */
 public final class OtlpRequests {
 
     private static final Pattern TYPE = Pattern.compile("^# TYPE (\\S+) (\\S+)");
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private OtlpRequests() {}
 
@@ -210,6 +221,26 @@ public final class OtlpRequests {
         List<KeyValue> out = new ArrayList<>();
         labels.forEach((k, v) -> out.add(attr(k, v)));
         return out;
+    }
+
+    /**
+     * POSTs {@code request} as an OTLP/HTTP protobuf body ({@code Content-Type: application/x-protobuf}, uncompressed)
+     * to {@code url} (a metrics receiver: Prometheus' {@code /api/v1/otlp/v1/metrics}, VictoriaMetrics'
+     * {@code /opentelemetry/v1/metrics}), waiting up to 30 s for the answer, connecting within 5 s.
+     *
+     * @throws AssertionError when the answer's status is not {@code expectedStatus} (the message is its body)
+     * @throws java.io.IOException when the request fails
+     */
+    public static void post(String url, ExportMetricsServiceRequest request, int expectedStatus)
+            throws IOException, InterruptedException {
+        HttpResponse<String> resp = HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Content-Type", "application/x-protobuf")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(request.toByteArray()))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(resp.statusCode()).as(resp.body()).isEqualTo(expectedStatus);
     }
 
     /** A string attribute. */

@@ -1,12 +1,6 @@
 package io.tsdbwriter.it.support;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,9 +13,6 @@ import org.junit.jupiter.api.Assumptions;
  * its own OTLP receiver fed the requests that the writer's output is compared with. Stateless; thread-safe.
  */
 public final class Prometheus3 {
-
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private Prometheus3() {}
 
@@ -51,7 +42,7 @@ public final class Prometheus3 {
      * appended to its configuration ({@link PrometheusServer#startCurrentWith(Path, Duration, List, String)}; empty for
      * none), each of {@code requests} POSTed to its {@code /api/v1/otlp/v1/metrics} in order. The caller closes it.
      *
-     * @throws AssertionError when a request is not answered 2xx (the server is closed then)
+     * @throws AssertionError when a request is not answered 200 (the server is closed then)
      * @throws IllegalStateException when the binary is missing or it does not become ready
      */
     public static PrometheusServer otlpOracle(
@@ -64,14 +55,7 @@ public final class Prometheus3 {
         PrometheusServer oracle = PrometheusServer.startCurrentWith(workDir, null, flags, config);
         try {
             for (ExportMetricsServiceRequest r : requests) {
-                HttpResponse<String> resp = HTTP.send(
-                        HttpRequest.newBuilder(URI.create(oracle.url() + "/api/v1/otlp/v1/metrics"))
-                                .timeout(Duration.ofSeconds(30))
-                                .header("Content-Type", "application/x-protobuf")
-                                .POST(HttpRequest.BodyPublishers.ofByteArray(r.toByteArray()))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
+                OtlpRequests.post(oracle.url() + "/api/v1/otlp/v1/metrics", r, 200);
             }
             return oracle;
         } catch (Exception | AssertionError e) {
