@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import io.tsdbwriter.it.support.GoBuilds;
 import io.tsdbwriter.it.support.OracleSeries;
+import io.tsdbwriter.it.support.Prometheus3;
 import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.RemoteWriteRun;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import java.net.InetSocketAddress;
@@ -21,7 +22,6 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -58,7 +58,7 @@ class ClassicHistogramOracleIT {
 
     @BeforeAll
     static void start() throws Exception {
-        Assumptions.assumeTrue(GoBuilds.built(PrometheusServer.CURRENT_BINARY), "Prometheus 3 is not built");
+        Prometheus3.assumeBuilt();
         base = (System.currentTimeMillis() - 30 * 60_000L) / 60_000L * 60_000L;
         AtomicInteger scrapes = new AtomicInteger();
         target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -163,26 +163,17 @@ class ClassicHistogramOracleIT {
                 null,
                 List.of("--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request"))) {
             Path summary = stack.path("rw2-summary.json");
-            List<String> args = stack.runArgs(
-                    "http://127.0.0.1:1",
-                    TOPIC,
+            WriterProcess w = stack.writer(
                     "rw2",
-                    1,
-                    1,
-                    1,
-                    "--input-format",
-                    "prometheus",
-                    "--output",
-                    "remote-write",
-                    "--remote-write-url",
-                    prom.remoteWriteUrl(),
-                    "--remote-write-version",
-                    "2",
-                    "--convert-classic-histograms-to-nhcb",
-                    "--stop-at-end",
-                    "--summary-json",
-                    summary.toString());
-            WriterProcess w = stack.writer("rw2", args);
+                    RemoteWriteRun.builder()
+                            .topic(TOPIC)
+                            .group("rw2")
+                            .url(prom.remoteWriteUrl())
+                            .version(2)
+                            .inputFormat("prometheus")
+                            .summaryJson(summary)
+                            .flags("--convert-classic-histograms-to-nhcb")
+                            .build());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             JsonNode s = Scenario.summary(summary);
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * SERIES);

@@ -18,6 +18,7 @@ import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.tsdbwriter.it.support.OracleSeries;
 import io.tsdbwriter.it.support.Prometheus3;
 import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.RemoteWriteRun;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import java.util.ArrayList;
@@ -139,12 +140,12 @@ class HistogramExemplarOracleIT {
 
     @Test
     void remoteWrite1ClassicBucketSeriesHoldTheOraclesExemplars() throws Exception {
-        compare("classic", "", "1", List.of("hx_latency_bucket", "hx_sizes"));
+        compare("classic", "", 1, List.of("hx_latency_bucket", "hx_sizes"));
     }
 
     @Test
     void remoteWrite2NativeHistogramSeriesHoldTheOraclesExemplarsWithCustomBuckets() throws Exception {
-        compare("nhcb", "otlp:\n  convert_histograms_to_nhcb: true\n", "2", List.of("hx_latency", "hx_sizes"));
+        compare("nhcb", "otlp:\n  convert_histograms_to_nhcb: true\n", 2, List.of("hx_latency", "hx_sizes"));
     }
 
     /**
@@ -152,33 +153,21 @@ class HistogramExemplarOracleIT {
      * remote write {@code version} ({@code --convert-histograms-to-nhcb} when the oracle converts) and compares their
      * exemplars; every series named in {@code withExemplars} must have some.
      */
-    private static void compare(String name, String config, String version, List<String> withExemplars)
-            throws Exception {
+    private static void compare(String name, String config, int version, List<String> withExemplars) throws Exception {
         try (PrometheusServer oracle =
                         Prometheus3.otlpOracle(stack.path("oracle-" + name), EXEMPLARS, config, requests);
                 PrometheusServer prom = Prometheus3.receiver(stack.path("prom-" + name), EXEMPLARS)) {
-            List<String> args = stack.runArgs(
-                    "http://127.0.0.1:1",
-                    TOPIC,
-                    "g-" + name,
-                    1,
-                    1,
-                    1,
-                    "--input-format",
-                    "otlp",
-                    "--output",
-                    "remote-write",
-                    "--remote-write-url",
-                    prom.remoteWriteUrl(),
-                    "--remote-write-version",
-                    version,
-                    "--stop-at-end",
-                    "--tsdb-metrics-url",
-                    "none");
+            RemoteWriteRun.Builder run = RemoteWriteRun.builder()
+                    .topic(TOPIC)
+                    .group("g-" + name)
+                    .url(prom.remoteWriteUrl())
+                    .version(version)
+                    .inputFormat("otlp")
+                    .tsdbMetricsNone();
             if (!config.isEmpty()) {
-                args.add("--convert-histograms-to-nhcb");
+                run.flags("--convert-histograms-to-nhcb");
             }
-            WriterProcess w = stack.writer(name, args);
+            WriterProcess w = stack.writer(name, run.build());
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             Map<String, List<String>> expected = exemplars(oracle);
             int total = expected.values().stream().mapToInt(List::size).sum();

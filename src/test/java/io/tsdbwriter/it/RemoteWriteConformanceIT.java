@@ -12,6 +12,7 @@ import io.tsdbwriter.it.support.RemoteWriteBodies;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Label;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Sample;
 import io.tsdbwriter.it.support.RemoteWriteBodies.Series;
+import io.tsdbwriter.it.support.RemoteWriteRun;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import io.tsdbwriter.produce.SourcePoint;
@@ -70,30 +71,20 @@ class RemoteWriteConformanceIT {
 
     private static WriterProcess writer(
             String topic, String name, CapturingReceiver rx, int version, int m, String... more) {
-        List<String> args = stack.runArgs(
-                "http://127.0.0.1:1",
-                topic,
-                "g-" + name + "-" + names.incrementAndGet(),
-                m,
-                1,
-                3,
-                "--output",
-                "remote-write",
-                "--remote-write-url",
-                rx.writeUrl(),
-                "--remote-write-version",
-                Integer.toString(version),
-                "--segment-size",
-                "400",
-                "--commit-interval",
-                "500ms",
-                "--stop-at-end",
-                "--tsdb-metrics-url",
-                "none",
-                "--summary-json",
-                stack.path(name + ".json").toString());
-        args.addAll(List.of(more));
-        return stack.writer(name, args);
+        return stack.writer(
+                name,
+                RemoteWriteRun.builder()
+                        .topic(topic)
+                        .group("g-" + name + "-" + names.incrementAndGet())
+                        .url(rx.writeUrl())
+                        .version(version)
+                        .multipliers(m, 1)
+                        .parallelism(3)
+                        .tsdbMetricsNone()
+                        .summaryJson(stack.path(name + ".json"))
+                        .flags("--segment-size", "400", "--commit-interval", "500ms")
+                        .flags(more)
+                        .build());
     }
 
     private static JsonNode summary(String name) throws Exception {
@@ -304,25 +295,17 @@ class RemoteWriteConformanceIT {
     private static void relayExposition(String name, String text, CapturingReceiver rx, int version) throws Exception {
         String topic = stack.createTopic(name + "-" + names.incrementAndGet(), 1);
         stack.produceRaw(topic, 1, List.of(text.getBytes(StandardCharsets.UTF_8)));
-        List<String> args = stack.runArgs(
-                "http://127.0.0.1:1",
-                topic,
-                "g-" + name,
-                1,
-                2,
-                1,
-                "--input-format",
-                "prometheus",
-                "--output",
-                "remote-write",
-                "--remote-write-url",
-                rx.writeUrl(),
-                "--remote-write-version",
-                Integer.toString(version),
-                "--stop-at-end",
-                "--tsdb-metrics-url",
-                "none");
-        WriterProcess w = stack.writer(name, args);
+        WriterProcess w = stack.writer(
+                name,
+                RemoteWriteRun.builder()
+                        .topic(topic)
+                        .group("g-" + name)
+                        .url(rx.writeUrl())
+                        .version(version)
+                        .multipliers(1, 2)
+                        .inputFormat("prometheus")
+                        .tsdbMetricsNone()
+                        .build());
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
     }
 

@@ -8,6 +8,7 @@ import io.tsdbwriter.it.support.Components.PrometheusVersion;
 import io.tsdbwriter.it.support.OracleSeries;
 import io.tsdbwriter.it.support.Prometheus3;
 import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.RemoteWriteRun;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
 import java.net.URI;
@@ -100,27 +101,19 @@ class RemoteWriteMetadataIT {
      * Runs the writer ({@code --input-format prometheus}, M = N = 2) over {@code topic} into {@code prom} by remote write
      * {@code version} to the topic's end, with {@code more} flags; asserts it exits 0.
      */
-    private static void runWriter(String name, String topic, PrometheusServer prom, String version, String... more) {
-        List<String> args = stack.runArgs(
-                "http://127.0.0.1:1",
-                topic,
-                "g-" + name,
-                2,
-                2,
-                1,
-                "--input-format",
-                "prometheus",
-                "--output",
-                "remote-write",
-                "--remote-write-url",
-                prom.remoteWriteUrl(),
-                "--remote-write-version",
-                version,
-                "--stop-at-end",
-                "--tsdb-metrics-url",
-                "none");
-        args.addAll(List.of(more));
-        WriterProcess w = stack.writer(name, args);
+    private static void runWriter(String name, String topic, PrometheusServer prom, int version, String... more) {
+        WriterProcess w = stack.writer(
+                name,
+                RemoteWriteRun.builder()
+                        .topic(topic)
+                        .group("g-" + name)
+                        .url(prom.remoteWriteUrl())
+                        .version(version)
+                        .multipliers(2, 2)
+                        .inputFormat("prometheus")
+                        .tsdbMetricsNone()
+                        .flags(more)
+                        .build());
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
     }
 
@@ -129,7 +122,7 @@ class RemoteWriteMetadataIT {
         stack.assumeAvailable(PrometheusVersion.CURRENT);
         long t = System.currentTimeMillis() / 60_000 * 60_000 - 5 * 60_000;
         String topic = expositionTopic("md", t);
-        for (String version : List.of("1", "2")) {
+        for (int version : List.of(1, 2)) {
             String name = "md-v" + version;
             try (PrometheusServer prom =
                     stack.own(Prometheus3.receiver(stack.path("prom3-" + name), List.of("type-and-unit-labels")))) {
@@ -148,7 +141,7 @@ class RemoteWriteMetadataIT {
                 Map<String, String> got = typeAndUnit(prom.url(), "{__name__=~\"md_.*\"}");
                 assertThat(got).hasSize(7 * 2);
                 got.forEach((series, md) -> {
-                    String want = version.equals("1") || series.startsWith("md_undeclared")
+                    String want = version == 1 || series.startsWith("md_undeclared")
                             ? "-|-"
                             : series.startsWith("md_requests_total") ? "counter|-" : "histogram|seconds";
                     assertThat(md).as(series + " in %s", version).isEqualTo(want);
@@ -163,8 +156,8 @@ class RemoteWriteMetadataIT {
      * copies holds the exemplar once, its labels, value and timestamp as written, whatever the M = 2 time copies.
      */
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"1", "2"})
-    void prometheus3StoresTheExemplarOfEveryInstanceCopy(String version) throws Exception {
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2})
+    void prometheus3StoresTheExemplarOfEveryInstanceCopy(int version) throws Exception {
         stack.assumeAvailable(PrometheusVersion.CURRENT);
         long t = System.currentTimeMillis() / 60_000 * 60_000 - 5 * 60_000;
         String topic = stack.createTopic("ex-" + names.incrementAndGet(), 1);

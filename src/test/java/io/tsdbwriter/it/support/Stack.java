@@ -335,6 +335,23 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
     }
 
     /**
+     * Starts the remote write job {@code run} ({@link #runArgs} against {@link RemoteWriteRun#NO_VM}, then
+     * {@link RemoteWriteRun#remoteWriteFlags()}), output to {@code <work>/<name>.log}; killed when the scope ends.
+     */
+    public WriterProcess writer(String name, RemoteWriteRun run) {
+        return writer(
+                name,
+                runArgs(
+                        RemoteWriteRun.NO_VM,
+                        run.topic(),
+                        run.group(),
+                        run.timeMultiplier(),
+                        run.instanceMultiplier(),
+                        run.parallelism(),
+                        run.remoteWriteFlags().toArray(String[]::new)));
+    }
+
+    /**
      * {@code run} against the class's broker and {@code vmUrl}, with the flags every scenario passes
      * ({@link Scenario#runArgs}: no metrics port, 5 s reports; {@link WriterProcess} adds the ITs' durability window).
      */
