@@ -165,15 +165,14 @@ class ClassicHistogramOracleIT {
             Path summary = stack.path("rw2-summary.json");
             WriterProcess w = stack.writer(
                     "rw2",
-                    RemoteWriteRun.builder()
+                    new RemoteWriteRun()
                             .topic(TOPIC)
                             .group("rw2")
                             .url(prom.remoteWriteUrl())
                             .version(2)
                             .inputFormat("prometheus")
                             .summaryJson(summary)
-                            .flags("--convert-classic-histograms-to-nhcb")
-                            .build());
+                            .flags("--convert-classic-histograms-to-nhcb"));
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             JsonNode s = Scenario.summary(summary);
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * SERIES);

@@ -157,7 +157,7 @@ class HistogramExemplarOracleIT {
         try (PrometheusServer oracle =
                         Prometheus3.otlpOracle(stack.path("oracle-" + name), EXEMPLARS, config, requests);
                 PrometheusServer prom = Prometheus3.receiver(stack.path("prom-" + name), EXEMPLARS)) {
-            RemoteWriteRun.Builder run = RemoteWriteRun.builder()
+            RemoteWriteRun run = new RemoteWriteRun()
                     .topic(TOPIC)
                     .group("g-" + name)
                     .url(prom.remoteWriteUrl())
@@ -167,7 +167,7 @@ class HistogramExemplarOracleIT {
             if (!config.isEmpty()) {
                 run.flags("--convert-histograms-to-nhcb");
             }
-            WriterProcess w = stack.writer(name, run.build());
+            WriterProcess w = stack.writer(name, run);
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             Map<String, List<String>> expected = exemplars(oracle);
             int total = expected.values().stream().mapToInt(List::size).sum();

@@ -73,7 +73,7 @@ class RemoteWriteConformanceIT {
             String topic, String name, CapturingReceiver rx, int version, int m, String... more) {
         return stack.writer(
                 name,
-                RemoteWriteRun.builder()
+                new RemoteWriteRun()
                         .topic(topic)
                         .group("g-" + name + "-" + names.incrementAndGet())
                         .url(rx.writeUrl())
@@ -83,8 +83,7 @@ class RemoteWriteConformanceIT {
                         .tsdbMetricsNone()
                         .summaryJson(stack.path(name + ".json"))
                         .flags("--segment-size", "400", "--commit-interval", "500ms")
-                        .flags(more)
-                        .build());
+                        .flags(more));
     }
 
     private static JsonNode summary(String name) throws Exception {
@@ -297,15 +296,14 @@ class RemoteWriteConformanceIT {
         stack.produceRaw(topic, 1, List.of(text.getBytes(StandardCharsets.UTF_8)));
         WriterProcess w = stack.writer(
                 name,
-                RemoteWriteRun.builder()
+                new RemoteWriteRun()
                         .topic(topic)
                         .group("g-" + name)
                         .url(rx.writeUrl())
                         .version(version)
                         .multipliers(1, 2)
                         .inputFormat("prometheus")
-                        .tsdbMetricsNone()
-                        .build());
+                        .tsdbMetricsNone());
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
     }
 

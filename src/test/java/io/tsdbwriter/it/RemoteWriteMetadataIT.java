@@ -104,7 +104,7 @@ class RemoteWriteMetadataIT {
     private static void runWriter(String name, String topic, PrometheusServer prom, int version, String... more) {
         WriterProcess w = stack.writer(
                 name,
-                RemoteWriteRun.builder()
+                new RemoteWriteRun()
                         .topic(topic)
                         .group("g-" + name)
                         .url(prom.remoteWriteUrl())
@@ -112,8 +112,7 @@ class RemoteWriteMetadataIT {
                         .multipliers(2, 2)
                         .inputFormat("prometheus")
                         .tsdbMetricsNone()
-                        .flags(more)
-                        .build());
+                        .flags(more));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
     }
 

@@ -334,21 +334,9 @@ public final class Stack implements BeforeAllCallback, AfterAllCallback, BeforeE
         return w;
     }
 
-    /**
-     * Starts the remote write job {@code run} ({@link #runArgs} against {@link RemoteWriteRun#NO_VM}, then
-     * {@link RemoteWriteRun#remoteWriteFlags()}), output to {@code <work>/<name>.log}; killed when the scope ends.
-     */
+    /** Starts the remote write job {@code run}, output to {@code <work>/<name>.log}; killed when the scope ends. */
     public WriterProcess writer(String name, RemoteWriteRun run) {
-        return writer(
-                name,
-                runArgs(
-                        RemoteWriteRun.NO_VM,
-                        run.topic(),
-                        run.group(),
-                        run.timeMultiplier(),
-                        run.instanceMultiplier(),
-                        run.parallelism(),
-                        run.remoteWriteFlags().toArray(String[]::new)));
+        return writer(name, run.args(this));
     }
 
     /**
