@@ -268,7 +268,9 @@ public final class GroupMember implements Intake {
                     }
                 }
             }
-            release.revokeAll(c, true);
+            // the gauge (and the summary's records_awaiting_durability) as the last commit left it, not as the last
+            // round before the stop's wait for the window saw it
+            workerSettings.meters().recordsAwaitingDurability.set(release.revokeAll(c, true));
         } catch (WakeupException e) {
             // closed while starting
         } catch (KafkaReachability.GaveUp e) {

@@ -44,9 +44,14 @@ final class Release {
         this.drainTimeout = drainTimeout;
     }
 
-    /** The member stops: every partition is released, its last commit waiting for the writes to count as stored. */
-    void revokeAll(KafkaConsumer<byte[], byte[]> c, boolean commit) {
-        release(c, held.partitions(), commit, true);
+    /**
+     * The member stops: every partition is released, its last commit waiting for the writes to count as stored.
+     *
+     * @return the records acknowledged but not known stored when released, so left uncommitted (0 when the window
+     *     passed within the drain timeout): the final value of {@code tsdbwriter_records_awaiting_durability}
+     */
+    long revokeAll(KafkaConsumer<byte[], byte[]> c, boolean commit) {
+        return release(c, held.partitions(), commit, true);
     }
 
     /** A rebalance takes {@code partitions}: revoked ({@code commit}) or lost (no commit: another member owns them). */
@@ -57,9 +62,10 @@ final class Release {
     /**
      * Stops readers, drains writes up to the drain timeout, commits the durable watermark, forgets the partitions. A
      * rebalance commits what is stored now (the next owner writes the rest again, at once); the member's own stop
-     * ({@code awaitStored}) first waits, within the same drain timeout, for the window to pass.
+     * ({@code awaitStored}) first waits, within the same drain timeout, for the window to pass. Returns the records of
+     * the partitions acknowledged but not known stored at their last commit.
      */
-    private void release(
+    private long release(
             KafkaConsumer<byte[], byte[]> c,
             Collection<TopicPartition> partitions,
             boolean commit,
@@ -72,7 +78,7 @@ final class Release {
             }
         }
         if (leaving.isEmpty()) {
-            return;
+            return 0;
         }
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         try {
@@ -104,10 +110,13 @@ final class Release {
             commits.commitReleased(
                     c, leaving, state.restarts() == held.restartsSeen() ? state : null); // null: restarted meanwhile
         }
+        long awaiting = 0;
         for (PartitionWorkers w : leaving) {
+            awaiting += w.awaitingDurability(); // after the last commit: what it could not cover
             held.remove(w.partition());
             log.info("released {} at watermark {}", w.partition(), w.watermark());
         }
+        return awaiting;
     }
 
     /**
