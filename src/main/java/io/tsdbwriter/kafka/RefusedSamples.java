@@ -2,9 +2,12 @@ package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.write.PacedLines;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener.Rejection;
 import io.tsdbwriter.write.WriteOutcome;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -27,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * kafka.share.ShareRecordProcessor}): refused samples are
  * dead-lettered with their whole records, or counted refused without a dead-letter topic; a write given up after its
  * retries is dead-lettered whole. The batch is {@code done} once every record it dead-letters is stored (or at once when
- * counted), never before.
+ * counted), never before. The line about a refusal is said at most once a minute per write endpoint, with the
+ * refusals since its last line ({@code refusalLines}, shared by every instance of the process); the meters count
+ * every refusal.
  *
  * <p>Thread-safe: called on writer threads; the dead-letter callbacks count down an atomic.
  *
@@ -46,20 +51,24 @@ public final class RefusedSamples<S, O> {
     private final AtomicBoolean outOfOrderExplained = new AtomicBoolean();
     private final AtomicBoolean repeatsExplained = new AtomicBoolean();
     private final Predicate<S> doneBefore;
+    private final PacedLines<WriteTarget> refusalLines;
 
     /**
      * @param deadLetters            {@code --dead-letter-topic}, or null
      * @param record                 the Kafka record of a source
      * @param done                   what a batch's end is for its records (acknowledge, release)
      * @param heldWithoutDeadLetters what happens to a given-up batch's records without a dead-letter topic (for the log)
+     * @param refusalLines           the pace of the refusal lines per endpoint, shared by every instance of the process
+     *                               ({@link io.tsdbwriter.write.BatchWriter#refusalLines()})
      */
     public RefusedSamples(
             WriterMeters meters,
             DeadLetterQueue deadLetters,
             Function<S, ConsumerRecord<byte[], byte[]>> record,
             Consumer<WriteBatch<S, O>> done,
-            String heldWithoutDeadLetters) {
-        this(meters, deadLetters, record, done, heldWithoutDeadLetters, s -> false);
+            String heldWithoutDeadLetters,
+            PacedLines<WriteTarget> refusalLines) {
+        this(meters, deadLetters, record, done, heldWithoutDeadLetters, refusalLines, s -> false);
     }
 
     /**
@@ -76,8 +85,10 @@ public final class RefusedSamples<S, O> {
             Function<S, ConsumerRecord<byte[], byte[]>> record,
             Consumer<WriteBatch<S, O>> done,
             String heldWithoutDeadLetters,
+            PacedLines<WriteTarget> refusalLines,
             Predicate<S> doneBefore) {
         this.doneBefore = doneBefore;
+        this.refusalLines = refusalLines;
         this.meters = meters;
         this.deadLetters = deadLetters;
         this.record = record;
@@ -104,25 +115,42 @@ public final class RefusedSamples<S, O> {
             log.warn(fix.get()); // troubleshooting: the receiver refuses samples older than a series' newest one
             // (out of order)
         }
+        // said at most once a minute per endpoint: a receiver that refuses every request (e.g. out of bounds) would
+        // else say it per request
+        long refusals = refusalLines.note(first.endpoint(), 1);
         if (deadLetters == null) {
             meters.samplesRefused(
                     first.outcome().status() + " " + first.outcome().detail(), samples);
-            log.error(
-                    "the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as refused",
-                    samples,
-                    sources.size(),
-                    first.outcome().status(),
-                    first.outcome().detail());
+            if (refusals > 0) {
+                log.error(
+                        "the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as "
+                                + "refused (write endpoint {}: {} refused write(s) since this line was last said, this "
+                                + "one included; it repeats at most once a minute per endpoint, "
+                                + "tsdbwriter_samples_refused_total counts every sample)",
+                        samples,
+                        sources.size(),
+                        first.outcome().status(),
+                        first.outcome().detail(),
+                        SafeUrl.redact(first.endpoint().writeUrl()),
+                        refusals);
+            }
             done.accept(batch);
             return;
         }
         meters.samplesDeadLettered.increment(samples);
-        log.warn(
-                "the receiver refused {} samples of {} record(s) ({} {}); dead-lettering them",
-                samples,
-                sources.size(),
-                first.outcome().status(),
-                first.outcome().detail());
+        if (refusals > 0) {
+            log.warn(
+                    "the receiver refused {} samples of {} record(s) ({} {}); dead-lettering them (write endpoint {}: "
+                            + "{} refused write(s) since this line was last said, this one included; it repeats at "
+                            + "most once a minute per endpoint, tsdbwriter_samples_dead_lettered_total counts every "
+                            + "sample)",
+                    samples,
+                    sources.size(),
+                    first.outcome().status(),
+                    first.outcome().detail(),
+                    SafeUrl.redact(first.endpoint().writeUrl()),
+                    refusals);
+        }
         deadLetterThenDone(
                 batch,
                 sources.keySet(),
