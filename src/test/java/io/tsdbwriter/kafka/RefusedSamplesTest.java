@@ -16,16 +16,20 @@ import io.tsdbwriter.write.WriteOutcome;
 import io.tsdbwriter.write.WriteTarget;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * The out-of-order refusal is named with its fix; other refusals are not. A refusal of records read again (done before:
+ * A refusal for time is told by its words (out of order, out of bounds, too old), each named with its own fix once;
+ * other refusals are not. A refusal of records read again (done before:
  * a rewind, a rebalance, a restart) as out of order or duplicate is the repeat's: counted as such, not failed. The
  * refusal line is said at most once a minute per endpoint, with the refusals since the last one; every one is counted.
  */
@@ -134,27 +138,85 @@ class RefusedSamplesTest {
         assertThat(done).hasSize(2);
     }
 
-    @Test
-    void anOutOfOrderRefusalOfEachReceiverGetsTheFix() {
-        for (String detail : new String[] {
-            "out of order sample",
-            "err-mimir-sample-out-of-order: the sample has been rejected",
-            "out of bounds",
-            "Out Of Order Sample for series x"
-        }) {
-            assertThat(RefusedSamples.outOfOrderFix(detail)).as(detail).hasValueSatisfying(fix -> assertThat(fix)
-                    .contains(
-                            "out_of_order_time_window",
-                            "-ingester.out-of-order-time-window",
-                            "key the topic by series or host",
-                            "--ordering series",
-                            "Only the refused samples are lost"));
-        }
+    /** Prometheus' words (storage/interface.go: ErrOutOfOrderSample, ErrOutOfBounds, ErrTooOldSample), Mimir's ids. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(
+            nullValues = "none",
+            value = {
+                "out of order sample, OUT_OF_ORDER",
+                "Out Of Order Sample for series x, OUT_OF_ORDER",
+                "err-mimir-sample-out-of-order: the sample has been rejected, OUT_OF_ORDER",
+                "out of bounds, OUT_OF_BOUNDS",
+                "err-mimir-sample-out-of-bounds, OUT_OF_BOUNDS",
+                "too old sample, TOO_OLD",
+                "err-mimir-sample-too-old, TOO_OLD",
+                "duplicate sample for timestamp, none",
+                "cannot parse labels, none",
+                "none, none"
+            })
+    void aRefusalIsToldByItsWords(String detail, RefusedSamples.TimeRefusal expected) {
+        assertThat(RefusedSamples.TimeRefusal.of(detail)).isEqualTo(Optional.ofNullable(expected));
     }
 
     @Test
-    void otherRefusalsGetNoHint() {
-        assertThat(RefusedSamples.outOfOrderFix("cannot parse labels")).isEmpty();
-        assertThat(RefusedSamples.outOfOrderFix(null)).isEmpty();
+    void eachTimeRefusalHasItsOwnFix() {
+        assertThat(RefusedSamples.TimeRefusal.OUT_OF_ORDER.fix())
+                .startsWith("the receiver refuses samples older than a series' newest one (out of order). ")
+                .contains(
+                        "key the topic by series or host",
+                        "--ordering series",
+                        "storage.tsdb.out_of_order_time_window",
+                        "-ingester.out-of-order-time-window",
+                        "Only the refused samples are lost");
+        assertThat(RefusedSamples.TimeRefusal.OUT_OF_BOUNDS.fix())
+                .startsWith("the receiver refuses samples older than its head block's minimum time (out of bounds): ")
+                .contains(
+                        "about an hour before its newest one",
+                        "whatever the series' order",
+                        "storage.tsdb.out_of_order_time_window",
+                        "promtool tsdb create-blocks-from openmetrics",
+                        "Only the refused samples are lost")
+                .doesNotContain("key the topic", "newest one (out of order)");
+        assertThat(RefusedSamples.TimeRefusal.TOO_OLD.fix())
+                .startsWith("the receiver refuses samples older than its out-of-order window (too old sample): ")
+                .contains(
+                        "Widen the window",
+                        "storage.tsdb.out_of_order_time_window",
+                        "promtool tsdb create-blocks-from openmetrics",
+                        "Only the refused samples are lost")
+                .doesNotContain("key the topic");
+    }
+
+    @Test
+    void eachKindIsExplainedOnceAndOutOfBoundsIsNotCalledOutOfOrder() {
+        RefusedSamples<ConsumerRecord<byte[], byte[]>, Void> refused = new RefusedSamples<>(
+                new WriterMeters(new SimpleMeterRegistry()),
+                null,
+                r -> r,
+                b -> {},
+                "kept",
+                new PacedLines<>(BatchWriter.REFUSAL_LOG_EVERY));
+        WriteBatch<ConsumerRecord<byte[], byte[]>, Void> batch = new WriteBatch<>(16);
+        for (String detail : List.of("out of bounds", "out of bounds", "out of order sample", "too old sample")) {
+            refused.rejected(batch, List.of(refused(1, detail)));
+        }
+        List<String> warns = lines(Level.WARN);
+        assertThat(warns).hasSize(3);
+        assertThat(warns.get(0))
+                .startsWith("the receiver refuses samples older than its head block's minimum time (out of bounds): ");
+        assertThat(warns.get(1))
+                .startsWith("the receiver refuses samples older than a series' newest one (out of order). ");
+        assertThat(warns.get(2))
+                .startsWith("the receiver refuses samples older than its out-of-order window (too old sample): ");
+    }
+
+    @Test
+    void aReadAgainRecordRefusedAsTooOldIsNotARepeat() {
+        assertThat(RefusedSamples.orderRefusal("out of bounds")).isTrue();
+        assertThat(RefusedSamples.orderRefusal("out of order sample")).isTrue();
+        assertThat(RefusedSamples.orderRefusal("duplicate sample for timestamp"))
+                .isTrue();
+        assertThat(RefusedSamples.orderRefusal("too old sample")).isFalse();
+        assertThat(RefusedSamples.orderRefusal(null)).isFalse();
     }
 }
