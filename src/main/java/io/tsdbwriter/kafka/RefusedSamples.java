@@ -2,9 +2,12 @@ package io.tsdbwriter.kafka;
 
 import io.tsdbwriter.deadletter.DeadLetterQueue;
 import io.tsdbwriter.metrics.WriterMeters;
+import io.tsdbwriter.write.PacedLines;
 import io.tsdbwriter.write.WriteBatch;
 import io.tsdbwriter.write.WriteListener.Rejection;
 import io.tsdbwriter.write.WriteOutcome;
+import io.tsdbwriter.write.WriteTarget;
+import io.tsdbwriter.write.http.SafeUrl;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -12,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -27,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * kafka.share.ShareRecordProcessor}): refused samples are
  * dead-lettered with their whole records, or counted refused without a dead-letter topic; a write given up after its
  * retries is dead-lettered whole. The batch is {@code done} once every record it dead-letters is stored (or at once when
- * counted), never before.
+ * counted), never before. The line about a refusal is said at most once a minute per write endpoint, with the
+ * refusals since its last line ({@code refusalLines}, shared by every instance of the process); the meters count
+ * every refusal.
  *
  * <p>Thread-safe: called on writer threads; the dead-letter callbacks count down an atomic.
  *
@@ -43,23 +49,29 @@ public final class RefusedSamples<S, O> {
     private final Function<S, ConsumerRecord<byte[], byte[]>> record;
     private final Consumer<WriteBatch<S, O>> done;
     private final String heldWithoutDeadLetters;
-    private final AtomicBoolean outOfOrderExplained = new AtomicBoolean();
+    /** The kinds of {@link TimeRefusal} explained so far (each once). */
+    private final Set<TimeRefusal> explained = ConcurrentHashMap.newKeySet();
+
     private final AtomicBoolean repeatsExplained = new AtomicBoolean();
     private final Predicate<S> doneBefore;
+    private final PacedLines<WriteTarget> refusalLines;
 
     /**
      * @param deadLetters            {@code --dead-letter-topic}, or null
      * @param record                 the Kafka record of a source
      * @param done                   what a batch's end is for its records (acknowledge, release)
      * @param heldWithoutDeadLetters what happens to a given-up batch's records without a dead-letter topic (for the log)
+     * @param refusalLines           the pace of the refusal lines per endpoint, shared by every instance of the process
+     *                               ({@link io.tsdbwriter.write.BatchWriter#refusalLines()})
      */
     public RefusedSamples(
             WriterMeters meters,
             DeadLetterQueue deadLetters,
             Function<S, ConsumerRecord<byte[], byte[]>> record,
             Consumer<WriteBatch<S, O>> done,
-            String heldWithoutDeadLetters) {
-        this(meters, deadLetters, record, done, heldWithoutDeadLetters, s -> false);
+            String heldWithoutDeadLetters,
+            PacedLines<WriteTarget> refusalLines) {
+        this(meters, deadLetters, record, done, heldWithoutDeadLetters, refusalLines, s -> false);
     }
 
     /**
@@ -76,8 +88,10 @@ public final class RefusedSamples<S, O> {
             Function<S, ConsumerRecord<byte[], byte[]>> record,
             Consumer<WriteBatch<S, O>> done,
             String heldWithoutDeadLetters,
+            PacedLines<WriteTarget> refusalLines,
             Predicate<S> doneBefore) {
         this.doneBefore = doneBefore;
+        this.refusalLines = refusalLines;
         this.meters = meters;
         this.deadLetters = deadLetters;
         this.record = record;
@@ -99,30 +113,48 @@ public final class RefusedSamples<S, O> {
             sources.put(r.source(), Boolean.TRUE);
         }
         Rejection<S> first = rejections.get(0);
-        Optional<String> fix = outOfOrderFix(first.outcome().detail());
-        if (fix.isPresent() && outOfOrderExplained.compareAndSet(false, true)) {
-            log.warn(fix.get()); // troubleshooting: the receiver refuses samples older than a series' newest one
-            // (out of order)
+        TimeRefusal time = TimeRefusal.of(first.outcome().detail()).orElse(null);
+        if (time != null && explained.add(time)) {
+            log.warn( // troubleshooting: the receiver refuses samples older than a series' newest one
+                    "{}", // troubleshooting: the receiver refuses samples older than its head block's minimum time
+                    time.fix()); // troubleshooting: the receiver refuses samples older than its out-of-order window
         }
+        // said at most once a minute per endpoint: a receiver that refuses every request (e.g. out of bounds) would
+        // else say it per request
+        long refusals = refusalLines.note(first.endpoint(), 1);
         if (deadLetters == null) {
             meters.samplesRefused(
                     first.outcome().status() + " " + first.outcome().detail(), samples);
-            log.error(
-                    "the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as refused",
-                    samples,
-                    sources.size(),
-                    first.outcome().status(),
-                    first.outcome().detail());
+            if (refusals > 0) {
+                log.error(
+                        "the receiver refused {} samples of {} record(s) ({} {}); no --dead-letter-topic: counted as "
+                                + "refused (write endpoint {}: {} refused write(s) since this line was last said, this "
+                                + "one included; it repeats at most once a minute per endpoint, "
+                                + "tsdbwriter_samples_refused_total counts every sample)",
+                        samples,
+                        sources.size(),
+                        first.outcome().status(),
+                        first.outcome().detail(),
+                        SafeUrl.redact(first.endpoint().writeUrl()),
+                        refusals);
+            }
             done.accept(batch);
             return;
         }
         meters.samplesDeadLettered.increment(samples);
-        log.warn(
-                "the receiver refused {} samples of {} record(s) ({} {}); dead-lettering them",
-                samples,
-                sources.size(),
-                first.outcome().status(),
-                first.outcome().detail());
+        if (refusals > 0) {
+            log.warn(
+                    "the receiver refused {} samples of {} record(s) ({} {}); dead-lettering them (write endpoint {}: "
+                            + "{} refused write(s) since this line was last said, this one included; it repeats at "
+                            + "most once a minute per endpoint, tsdbwriter_samples_dead_lettered_total counts every "
+                            + "sample)",
+                    samples,
+                    sources.size(),
+                    first.outcome().status(),
+                    first.outcome().detail(),
+                    SafeUrl.redact(first.endpoint().writeUrl()),
+                    refusals);
+        }
         deadLetterThenDone(
                 batch,
                 sources.keySet(),
@@ -171,33 +203,25 @@ public final class RefusedSamples<S, O> {
         if (detail == null) {
             return false;
         }
-        String d = detail.toLowerCase(Locale.ROOT);
-        return outOfOrder(d) || d.contains("duplicate sample");
-    }
-
-    /** Whether a lower-cased refusal detail says the samples are older than their series' newest (or its head). */
-    private static boolean outOfOrder(String lowerDetail) {
-        return lowerDetail.contains("out of order")
-                || lowerDetail.contains("out-of-order")
-                || lowerDetail.contains("out of bounds");
+        Optional<TimeRefusal> time = TimeRefusal.of(detail);
+        return (time.isPresent() && time.get() != TimeRefusal.TOO_OLD)
+                || detail.toLowerCase(Locale.ROOT).contains("duplicate sample");
     }
 
     /**
-     * The fix for a refusal of samples older than their series' newest one, logged once per process: Prometheus answers
-     * {@code 400 out of order sample} (or {@code out of bounds} beyond its head), Mimir {@code err-mimir-sample-out-of-order}
-     * / {@code sample-out-of-order}, Thanos receive as Prometheus. VictoriaMetrics takes any order and never says it.
-     *
-     * @param detail the refusal's detail (the receiver's response body, shortened), may be null
-     * @return the one-line explanation and fix, or empty when the refusal is about something else
+     * What a receiver's refusal says about its samples' time, told by its words: Prometheus answers a remote write whose
+     * samples its TSDB refuses with 400 and the error's text ({@code storage.ErrOutOfOrderSample} {@code out of order
+     * sample}, {@code storage.ErrOutOfBounds} {@code out of bounds}, {@code storage.ErrTooOldSample} {@code too old
+     * sample}); Thanos receive as Prometheus; Mimir's error ids hold the same words hyphenated
+     * ({@code err-mimir-sample-out-of-order}). VictoriaMetrics takes any order and never says them. Each has its own fix,
+     * logged once per reader.
      */
-    static Optional<String> outOfOrderFix(String detail) {
-        if (detail == null) {
-            return Optional.empty();
-        }
-        if (!outOfOrder(detail.toLowerCase(Locale.ROOT))) {
-            return Optional.empty();
-        }
-        return Optional.of(
+    enum TimeRefusal {
+        /**
+         * {@code out of order sample}: no out-of-order window and a sample older than its series' newest one, but not
+         * older than the head's minimum time.
+         */
+        OUT_OF_ORDER(
                 "the receiver refuses samples older than a series' newest one (out of order). With --ordering series "
                         + "(remote write's default) each series is sent in offset order, so the input is out of order: one series in several "
                         + "partitions (a producer that does not key records by series or host: key the topic by series or host), a replay "
@@ -205,7 +229,66 @@ public final class RefusedSamples<S, O> {
                         + "a series' minutes out of order (use --ordering series). Only the refused samples are lost, the rest of their "
                         + "requests is written. Or open the receiver's out-of-order window to the age of the oldest sample (Prometheus: "
                         + "storage.tsdb.out_of_order_time_window; Mimir: -ingester.out-of-order-time-window; Thanos receive: "
-                        + "--tsdb.out-of-order.time-window)");
+                        + "--tsdb.out-of-order.time-window)"),
+        /**
+         * {@code out of bounds}: no out-of-order window and a sample older than the head block's minimum time (by
+         * default about an hour before the TSDB's newest sample, and never before its last block): too old for the head,
+         * whatever its series' order.
+         */
+        OUT_OF_BOUNDS(
+                "the receiver refuses samples older than its head block's minimum time (out of bounds): without an "
+                        + "out-of-order window Prometheus takes no sample older than about an hour before its newest one (half its "
+                        + "head's block range) nor older than its last block, whatever the series' order. The data is too old for the "
+                        + "receiver: a backlog or a replay of older records, or a receiver that already holds newer data. Only the "
+                        + "refused samples are lost, the rest of their requests is written. Open the receiver's out-of-order window to "
+                        + "the age of the oldest sample (Prometheus: storage.tsdb.out_of_order_time_window; Mimir: "
+                        + "-ingester.out-of-order-time-window; Thanos receive: --tsdb.out-of-order.time-window), or write data that old "
+                        + "as blocks (promtool tsdb create-blocks-from openmetrics), or read from a later offset"),
+        /**
+         * {@code too old sample}: an out-of-order window is open, and the sample is older than it (counted back from the
+         * TSDB's newest sample).
+         */
+        TOO_OLD(
+                "the receiver refuses samples older than its out-of-order window (too old sample): its window is open, but "
+                        + "these samples are older than it, counted back from its newest sample. The data is too old for the "
+                        + "receiver: a backlog or a replay of older records. Only the refused samples are lost, the rest of their "
+                        + "requests is written. Widen the window to the age of the oldest sample (Prometheus: "
+                        + "storage.tsdb.out_of_order_time_window; Mimir: -ingester.out-of-order-time-window; Thanos receive: "
+                        + "--tsdb.out-of-order.time-window), or write data that old as blocks (promtool tsdb "
+                        + "create-blocks-from openmetrics), or read from a later offset");
+
+        private final String fix;
+
+        TimeRefusal(String fix) {
+            this.fix = fix;
+        }
+
+        /** The one-line explanation and fix, logged once per reader. */
+        String fix() {
+            return fix;
+        }
+
+        /**
+         * The kind a refusal's detail names (any case; hyphens as spaces), or empty when it names none of them.
+         *
+         * @param detail the refusal's detail (the receiver's response body, shortened), may be null
+         */
+        static Optional<TimeRefusal> of(String detail) {
+            if (detail == null) {
+                return Optional.empty();
+            }
+            String d = detail.toLowerCase(Locale.ROOT).replace('-', ' ');
+            if (d.contains("out of bounds")) {
+                return Optional.of(OUT_OF_BOUNDS);
+            }
+            if (d.contains("too old sample") || d.contains("sample too old")) {
+                return Optional.of(TOO_OLD);
+            }
+            if (d.contains("out of order")) {
+                return Optional.of(OUT_OF_ORDER);
+            }
+            return Optional.empty();
+        }
     }
 
     /** The write failed after its retries (policy dead-letter): dead-letter every record of the batch. */

@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
 public final class BatchWriter implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
+    /** How often a listener's line about the samples an endpoint refused may repeat per endpoint: a minute. */
+    public static final Duration REFUSAL_LOG_EVERY = Duration.ofMinutes(1);
+
     private final WriteFaults faults;
     /** Set when a configuration fault outlasted --write-fault-timeout: held batches are abandoned, not retried. */
     private volatile boolean faultGaveUp;
@@ -48,6 +51,8 @@ public final class BatchWriter implements AutoCloseable {
     private final EndpointPacing pacing;
     /** The lines of retries, said while they go on. */
     private final RetryWarnings retryWarnings = new RetryWarnings();
+    /** The pace of the listeners' refusal lines, per endpoint. */
+    private final PacedLines<WriteTarget> refusalLines = new PacedLines<>(REFUSAL_LOG_EVERY);
 
     private volatile boolean closed;
     private final boolean synchronous;
@@ -102,6 +107,15 @@ public final class BatchWriter implements AutoCloseable {
     }
 
     /**
+     * The pace of the line a {@link WriteListener} says about the samples an endpoint refused ({@link
+     * WriteListener#rejected}, keyed by {@link WriteListener.Rejection#endpoint()}): one for every listener of this
+     * writer, at most one line per endpoint per {@link #REFUSAL_LOG_EVERY}. Thread-safe.
+     */
+    public PacedLines<WriteTarget> refusalLines() {
+        return refusalLines;
+    }
+
+    /**
      * Takes a permit (waiting while none is free) and starts the write of {@code batch} on a virtual thread.
      *
      * @throws InterruptedException when interrupted while waiting for a permit (the batch was not started)
@@ -143,7 +157,7 @@ public final class BatchWriter implements AutoCloseable {
                 isolate(batch, outcome, rejections, budget.endpoint(), stale);
             } else if (refusedOutright(outcome)) { // refused whole (--on-configuration-fault refuse): no split
                 rejections = new ArrayList<>(batch.points());
-                WriteListener.Rejection.each(batch, outcome, rejections);
+                WriteListener.Rejection.each(batch, outcome, budget.endpoint(), rejections);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -283,7 +297,7 @@ public final class BatchWriter implements AutoCloseable {
             BooleanSupplier stale)
             throws InterruptedException, Backoff.Held {
         if (batch.points() <= 1) {
-            WriteListener.Rejection.each(batch, refusal, out);
+            WriteListener.Rejection.each(batch, refusal, endpoint, out);
             return;
         }
         int mid = batch.points() / 2;
@@ -298,7 +312,8 @@ public final class BatchWriter implements AutoCloseable {
                 isolate(half, o, out, endpoint, stale);
             } else {
                 WriteListener.Rejection.each(
-                        half, o, out); // retries ran out under dead-letter policy while splitting: refused too
+                        half, o, endpoint,
+                        out); // retries ran out under dead-letter policy while splitting: refused too
             }
         }
     }

@@ -25,15 +25,10 @@ final class RetryWarnings {
     /** How often the line may repeat per endpoint. */
     static final Duration LOG_EVERY = Duration.ofMinutes(1);
 
-    private final LongSupplier nanoClock;
-    private final Map<WriteTarget, Failing> failing = new ConcurrentHashMap<>();
-
-    /** One endpoint's retries since it last accepted a write. */
-    private static final class Failing {
-        final AtomicLong retries = new AtomicLong();
-        /** When the line was last said, on the clock; {@link Long#MIN_VALUE} before it was. */
-        final AtomicLong loggedNanos = new AtomicLong(Long.MIN_VALUE);
-    }
+    /** Each endpoint's retries since it last accepted a write. */
+    private final Map<WriteTarget, AtomicLong> retries = new ConcurrentHashMap<>();
+    /** The line's pace, per endpoint. */
+    private final PacedLines<WriteTarget> lines;
 
     /** On {@link System#nanoTime()}. */
     RetryWarnings() {
@@ -42,7 +37,7 @@ final class RetryWarnings {
 
     /** As {@link #RetryWarnings()} with the clock given: tests. */
     RetryWarnings(LongSupplier nanoClock) {
-        this.nanoClock = nanoClock;
+        this.lines = new PacedLines<>(LOG_EVERY, nanoClock);
     }
 
     /**
@@ -50,15 +45,9 @@ final class RetryWarnings {
      * {@link #LOG_EVERY}.
      */
     void retrying(WriteTarget endpoint, WriteOutcome outcome) {
-        Failing f = failing.computeIfAbsent(endpoint, e -> new Failing());
-        long retries = f.retries.incrementAndGet();
-        long now = nanoClock.getAsLong();
-        long logged = f.loggedNanos.get();
-        if (logged != Long.MIN_VALUE && now - logged < LOG_EVERY.toNanos()) {
-            return;
-        }
-        if (!f.loggedNanos.compareAndSet(logged, now)) {
-            return; // another write thread says it
+        long retried = retries.computeIfAbsent(endpoint, e -> new AtomicLong()).incrementAndGet();
+        if (lines.note(endpoint, 1) == 0) {
+            return; // said within LOG_EVERY, or another write thread says it
         }
         log.warn(
                 "write endpoint {} answered {} ({}): retrying with backoff (retries of writes to it since it last accepted "
@@ -66,20 +55,20 @@ final class RetryWarnings {
                 SafeUrl.redact(endpoint.writeUrl()),
                 outcome.status() > 0 ? Integer.toString(outcome.status()) : "without a response",
                 outcome.detail() == null || outcome.detail().isEmpty() ? "no detail" : outcome.detail(),
-                retries);
+                retried);
     }
 
     /** Notes that {@code endpoint} accepted a write: its failures (if any) are over. */
     void ok(WriteTarget endpoint) {
-        if (failing.isEmpty()) {
+        if (retries.isEmpty()) {
             return; // the write path's common case: no map lookup
         }
-        Failing f = failing.remove(endpoint);
-        if (f != null && f.loggedNanos.get() != Long.MIN_VALUE) {
+        AtomicLong retried = retries.remove(endpoint);
+        if (lines.forget(endpoint) && retried != null) {
             log.info(
                     "write endpoint {} accepts writes again (retries of writes to it since it last accepted one: {})",
                     SafeUrl.redact(endpoint.writeUrl()),
-                    f.retries.get());
+                    retried.get());
         }
     }
 }

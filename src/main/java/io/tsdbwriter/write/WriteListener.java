@@ -11,12 +11,23 @@ import java.util.List;
  */
 public interface WriteListener<S, O> {
 
-    /** A source point VictoriaMetrics refused even alone (400/413/415). */
-    record Rejection<S>(S source, int samples, WriteOutcome outcome) {
-        /** Adds to {@code out} every point of {@code batch} refused with {@code outcome}, each with its own samples. */
-        static <S> void each(WriteBatch<S, ?> batch, WriteOutcome outcome, List<Rejection<S>> out) {
+    /**
+     * A source point VictoriaMetrics refused even alone (400/413/415).
+     *
+     * @param source   the point's source
+     * @param samples  its samples
+     * @param outcome  the refusal
+     * @param endpoint the write endpoint that refused it
+     */
+    record Rejection<S>(S source, int samples, WriteOutcome outcome, WriteTarget endpoint) {
+        /**
+         * Adds to {@code out} every point of {@code batch} refused with {@code outcome} by {@code endpoint}, each with
+         * its own samples.
+         */
+        static <S> void each(
+                WriteBatch<S, ?> batch, WriteOutcome outcome, WriteTarget endpoint, List<Rejection<S>> out) {
             for (int i = 0; i < batch.points(); i++) {
-                out.add(new Rejection<>(batch.source(i), batch.samples(i), outcome));
+                out.add(new Rejection<>(batch.source(i), batch.samples(i), outcome, endpoint));
             }
         }
     }

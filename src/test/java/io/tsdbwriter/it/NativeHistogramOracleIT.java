@@ -23,14 +23,12 @@ import io.tsdbwriter.decode.NativeHistogramMessage;
 import io.tsdbwriter.decode.RemoteWriteBodyWriter;
 import io.tsdbwriter.decode.RemoteWriteBodyWriter.Series;
 import io.tsdbwriter.it.support.OracleSeries;
+import io.tsdbwriter.it.support.OtlpRequests;
 import io.tsdbwriter.it.support.Prometheus3;
 import io.tsdbwriter.it.support.PrometheusServer;
+import io.tsdbwriter.it.support.RemoteWriteRun;
 import io.tsdbwriter.it.support.Stack;
 import io.tsdbwriter.it.support.WriterProcess;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,8 +69,6 @@ import org.xerial.snappy.Snappy;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NativeHistogramOracleIT {
 
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TOPIC = "otlp-histograms";
     private static final int STEPS = 4;
@@ -230,7 +226,7 @@ class NativeHistogramOracleIT {
     @Order(1)
     void remoteWrite1AtMEqualsNEquals1HoldsExactlyTheOraclesHistograms() throws Exception {
         try (PrometheusServer prom = PrometheusServer.startCurrent(stack.path("prom-rw1"), null, ZERO_INGESTION)) {
-            JsonNode s = runWriter("rw1", prom.remoteWriteUrl(), "1", 1, 1);
+            JsonNode s = runWriter("rw1", prom.remoteWriteUrl(), 1, 1, 1);
             assertThat(s.get("decode_errors").asLong()).isZero();
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * (SERIES + 1));
             Map<String, TreeMap<Long, String>> expected = withoutStart(oracleHistograms());
@@ -252,7 +248,7 @@ class NativeHistogramOracleIT {
     void remoteWrite2AtM6N3HoldsTheOraclesHistogramsAtEveryCopyOfEveryVariant() throws Exception {
         try (PrometheusServer prom = PrometheusServer.startCurrent(
                 stack.path("prom-rw2"), null, ZERO_INGESTION, "io.prometheus.write.v2.Request")) {
-            JsonNode s = runWriter("rw2", prom.remoteWriteUrl(), "2", M, N, "--instance-label", "host");
+            JsonNode s = runWriter("rw2", prom.remoteWriteUrl(), 2, M, N, "--instance-label", "host");
             assertThat(s.get("samples_written").asLong()).isEqualTo((long) STEPS * (SERIES + 1) * M * N);
             Map<String, TreeMap<Long, String>> expected = amplified(oracleHistograms());
             Map<String, TreeMap<Long, String>> actual = histograms(prom, (STEPS * M + 1) * SERIES * N);
@@ -281,38 +277,28 @@ class NativeHistogramOracleIT {
                         PrometheusServer.startCurrent(stack.path("prom-rw2-direct"), null, ZERO_INGESTION, v2);
                 PrometheusServer viaWriter =
                         PrometheusServer.startCurrent(stack.path("prom-rw2-writer"), null, ZERO_INGESTION, v2)) {
-            HttpResponse<String> resp = HTTP.send(
-                    HttpRequest.newBuilder(URI.create(direct.remoteWriteUrl()))
-                            .timeout(Duration.ofSeconds(30))
-                            .header("Content-Type", "application/x-protobuf;proto=" + v2)
-                            .header("Content-Encoding", "snappy")
-                            .header("X-Prometheus-Remote-Write-Version", "2.0.0")
-                            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(resp.statusCode()).as(resp.body()).isBetween(200, 299);
+            OtlpRequests.post(
+                    direct.remoteWriteUrl(),
+                    body,
+                    204,
+                    "Content-Type",
+                    "application/x-protobuf;proto=" + v2,
+                    "Content-Encoding",
+                    "snappy",
+                    "X-Prometheus-Remote-Write-Version",
+                    "2.0.0");
             String topic = stack.createTopic("rw2-records", 1);
             stack.produce(List.of(new ProducerRecord<>(topic, 0, base, null, body)));
             Path summary = stack.path("rw2-records-summary.json");
-            List<String> args = stack.runArgs(
-                    "http://127.0.0.1:1",
-                    topic,
+            WriterProcess w = stack.writer(
                     "rw2-records",
-                    1,
-                    1,
-                    1,
-                    "--input-format",
-                    "promremotewrite",
-                    "--output",
-                    "remote-write",
-                    "--remote-write-url",
-                    viaWriter.remoteWriteUrl(),
-                    "--remote-write-version",
-                    "2",
-                    "--stop-at-end",
-                    "--summary-json",
-                    summary.toString());
-            WriterProcess w = stack.writer("rw2-records", args);
+                    new RemoteWriteRun()
+                            .topic(topic)
+                            .group("rw2-records")
+                            .url(viaWriter.remoteWriteUrl())
+                            .version(2)
+                            .inputFormat("promremotewrite")
+                            .summaryJson(summary));
             assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
             JsonNode s = Scenario.summary(summary);
             assertThat(s.get("decode_errors").asLong()).isZero();
@@ -486,30 +472,21 @@ class NativeHistogramOracleIT {
         };
     }
 
-    private static JsonNode runWriter(String name, String url, String version, int m, int n, String... more)
+    private static JsonNode runWriter(String name, String url, int version, int m, int n, String... more)
             throws Exception {
         Path summary = stack.path(name + "-summary.json");
-        List<String> args = stack.runArgs(
-                "http://127.0.0.1:1",
-                TOPIC,
+        WriterProcess w = stack.writer(
                 name,
-                m,
-                n,
-                1,
-                "--input-format",
-                "otlp",
-                "--output",
-                "remote-write",
-                "--remote-write-url",
-                url,
-                "--remote-write-version",
-                version,
-                "--convert-histograms-to-nhcb",
-                "--stop-at-end",
-                "--summary-json",
-                summary.toString());
-        args.addAll(List.of(more));
-        WriterProcess w = stack.writer(name, args);
+                new RemoteWriteRun()
+                        .topic(TOPIC)
+                        .group(name)
+                        .url(url)
+                        .version(version)
+                        .multipliers(m, n)
+                        .inputFormat("otlp")
+                        .summaryJson(summary)
+                        .flags("--convert-histograms-to-nhcb")
+                        .flags(more));
         assertThat(w.waitFor(Scenario.PROCESS_TIMEOUT)).as(w.output()).isZero();
         return Scenario.summary(summary);
     }

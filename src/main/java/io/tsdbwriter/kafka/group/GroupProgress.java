@@ -22,7 +22,9 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -59,12 +61,15 @@ final class GroupProgress implements AutoCloseable {
     /** @param topicPattern {@code --topic-pattern}: the topics are those matching it at start; null = {@code topics} */
     GroupProgress(Map<String, Object> consumerProps, String groupId, List<String> topics, Pattern topicPattern) {
         this.admin = Admin.create(adminProps(consumerProps));
+        this.sessionTimeout = sessionTimeout(consumerProps);
         this.groupId = groupId;
         this.topics = new ArrayList<>(topics);
         this.topicPattern = topicPattern;
     }
 
     private final Pattern topicPattern;
+    /** This member's {@code session.timeout.ms}, or null when not known (said in the waiting line). */
+    private final Duration sessionTimeout;
 
     /**
      * The Admin client's settings from the member's consumer settings: the keys an Admin client knows, Kafka's config
@@ -210,15 +215,18 @@ final class GroupProgress implements AutoCloseable {
 
     /**
      * One line naming each partition still behind, its committed and recorded end offsets, and the member that
-     * holds it (client id, host, instance id) or "unassigned" — from {@code describeConsumerGroups}.
+     * holds it (client id, host, instance id) or "unassigned" — from {@code describeConsumerGroups}; while the group
+     * rebalances, why its partitions wait ({@link #describe}).
      */
     String describeWaiting(Map<TopicPartition, Long> behind, Duration timeout) {
         Map<TopicPartition, String> holders = new HashMap<>();
+        GroupState state = GroupState.UNKNOWN;
         try {
             ConsumerGroupDescription g = admin.describeConsumerGroups(List.of(groupId))
                     .describedGroups()
                     .get(groupId)
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            state = g.groupState();
             for (MemberDescription m : g.members()) {
                 String who = m.clientId() + " on " + m.host()
                         + m.groupInstanceId().map(i -> " instance " + i).orElse("") + " (member " + m.consumerId()
@@ -233,10 +241,74 @@ final class GroupProgress implements AutoCloseable {
             }
             // the holders are a courtesy: without them the line still names the partitions
         }
+        return describe(behind, recordedEnd, holders, state, sessionTimeout);
+    }
+
+    /**
+     * The partitions still behind as {@link #describeWaiting} says them: {@code tp committed C of E, held by WHO}, joined
+     * by {@code "; "}. A partition no member holds is {@code no member (unassigned)}; while a classic group rebalances
+     * ({@code PreparingRebalance}, {@code CompletingRebalance}: Kafka then describes no member's assignment) it is {@code
+     * no member (the group is rebalancing)}, and one sentence at the end says why it can last: the group waits up to
+     * {@code session.timeout.ms} for members that left without a word (e.g. killed) before it gives their partitions out.
+     *
+     * @param behind         committed offset by partition (−1 = none)
+     * @param ends           recorded end offset by partition
+     * @param holders        who holds a partition, by partition; a partition without one is held by no member
+     * @param state          the group's state; {@link GroupState#UNKNOWN} when it could not be read
+     * @param sessionTimeout this member's {@code session.timeout.ms}, or null when not known
+     */
+    static String describe(
+            Map<TopicPartition, Long> behind,
+            Map<TopicPartition, Long> ends,
+            Map<TopicPartition, String> holders,
+            GroupState state,
+            Duration sessionTimeout) {
+        boolean rebalancing = state == GroupState.PREPARING_REBALANCE || state == GroupState.COMPLETING_REBALANCE;
+        String nobody = rebalancing ? "no member (the group is rebalancing)" : "no member (unassigned)";
         List<String> parts = new ArrayList<>();
-        behind.forEach((tp, c) -> parts.add(tp + " committed " + (c < 0 ? "none" : c) + " of " + recordedEnd.get(tp)
-                + ", held by " + holders.getOrDefault(tp, "no member (unassigned)")));
-        return String.join("; ", parts);
+        boolean unheld = false;
+        for (Map.Entry<TopicPartition, Long> e : behind.entrySet()) {
+            TopicPartition tp = e.getKey();
+            long c = e.getValue();
+            String who = holders.get(tp);
+            unheld |= who == null;
+            parts.add(tp + " committed " + (c < 0 ? "none" : c) + " of " + ends.get(tp) + ", held by "
+                    + (who == null ? nobody : who));
+        }
+        String line = String.join("; ", parts);
+        if (rebalancing && unheld) {
+            long ms = sessionTimeout == null ? -1 : sessionTimeout.toMillis();
+            line += ". The group is rebalancing (" + state + "): it waits up to session.timeout.ms"
+                    + (ms < 0 ? "" : " (" + (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms") + ")")
+                    + " for members that left without a word (killed, or their host lost) before it gives their "
+                    + "partitions to the others";
+        }
+        return line;
+    }
+
+    /** Kafka's default {@code session.timeout.ms}: 45 s. */
+    static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(45);
+
+    /**
+     * {@code session.timeout.ms} of {@code consumerProps} (milliseconds, a number or its text); {@link
+     * #DEFAULT_SESSION_TIMEOUT} when not given; null when it is not a number (e.g. a config provider's placeholder).
+     */
+    static Duration sessionTimeout(Map<String, Object> consumerProps) {
+        Object v = consumerProps.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG);
+        if (v == null) {
+            return DEFAULT_SESSION_TIMEOUT;
+        }
+        if (v instanceof Number n) {
+            return Duration.ofMillis(n.longValue());
+        }
+        if (v instanceof String t) {
+            try {
+                return Duration.ofMillis(Long.parseLong(t.strip()));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+        return null;
     }
 
     private static RuntimeException unwrap(ExecutionException e) {

@@ -74,6 +74,7 @@ final class RecordProcessor
                 r -> r,
                 this::ack,
                 "offsets stay uncommitted",
+                b.writer.refusalLines(),
                 r -> r.offset() < doneBelow.getAsLong());
         PointAmplifier amplifier = b.amplifier;
         this.core = new RecordCore<>(

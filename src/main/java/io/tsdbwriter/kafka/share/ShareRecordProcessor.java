@@ -98,7 +98,8 @@ final class ShareRecordProcessor implements RecordCore.Acknowledgement<ShareReco
                 settings.deadLetters(),
                 d -> d.record,
                 ShareRecordProcessor::releaseAll,
-                "its records stay unacknowledged");
+                "its records stay unacknowledged",
+                settings.writer().refusalLines());
         this.newAmplifier = topic -> settings.amplifier(topic, IntakeSettings.Timeline.NONE);
         this.core = new RecordCore<>(
                 this,

@@ -44,8 +44,8 @@ import java.util.regex.Pattern;
  * ({@code service.name}, {@code host.name}, {@code service.instance.id}) and one scope per request; counters as
  * monotonic cumulative sums, gauges and untyped as gauges, summaries as summaries, every sample's labels as data point
  * attributes, the scrape's time on every point. Two histograms derived from the scrape's filesystem sizes (node_exporter
- * exposes none) give the explicit-bucket and exponential mappings real values; {@link #post} sends one to a receiver.
- * Stateless; thread-safe.
+ * exposes none) give the explicit-bucket and exponential mappings real values; {@link #post} sends one to a receiver
+ * (or any body with its headers, e.g. a remote write request). Stateless; thread-safe.
  */
 public final class OtlpRequests {
 
@@ -233,11 +233,25 @@ public final class OtlpRequests {
      */
     public static void post(String url, ExportMetricsServiceRequest request, int expectedStatus)
             throws IOException, InterruptedException {
+        post(url, request.toByteArray(), expectedStatus, "Content-Type", "application/x-protobuf");
+    }
+
+    /**
+     * POSTs {@code body} as it is to {@code url} with {@code headers} (name, value, name, value, …; e.g. a remote write
+     * request's {@code Content-Type}, {@code Content-Encoding: snappy} and {@code X-Prometheus-Remote-Write-Version}),
+     * waiting up to 30 s for the answer, connecting within 5 s.
+     *
+     * @throws AssertionError when the answer's status is not {@code expectedStatus} (the message is its body)
+     * @throws IllegalArgumentException when {@code headers} is not name-value pairs
+     * @throws java.io.IOException when the request fails
+     */
+    public static void post(String url, byte[] body, int expectedStatus, String... headers)
+            throws IOException, InterruptedException {
         HttpResponse<String> resp = HTTP.send(
                 HttpRequest.newBuilder(URI.create(url))
                         .timeout(Duration.ofSeconds(30))
-                        .header("Content-Type", "application/x-protobuf")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(request.toByteArray()))
+                        .headers(headers)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(resp.statusCode()).as(resp.body()).isEqualTo(expectedStatus);
