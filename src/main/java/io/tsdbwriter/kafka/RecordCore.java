@@ -239,6 +239,18 @@ public final class RecordCore<S, O> {
         }
     }
 
+    /** Samples in the batches still open (taken in, so expected, and not handed on yet); 0 when none. */
+    public long openSamples() {
+        long samples = 0;
+        for (int slot = 0; slot < open.slots() && open.count() > 0; slot++) {
+            WriteBatch<S, O> b = open.get(slot);
+            if (b != null) {
+                samples += b.samples();
+            }
+        }
+        return samples;
+    }
+
     /** The lowest first offset of the batches still open, -1 when none (for the acknowledgement side's hand-on). */
     public long stillOpenFrom() {
         return open.stillOpenFrom();

@@ -22,8 +22,10 @@ import java.util.stream.Stream;
 /**
  * The efficiency report of DESIGN §7: one line every report interval and a final block at exit, from the
  * {@link WriterMeters} counters. <b>Efficiency</b> has one definition: samples written ÷ samples expected, expected =
- * points decoded × M × N — over the report interval on each line (and the {@code efficiency.ratio} gauge), over the
- * whole run in the summary. Whether reading keeps up with the input is a separate figure: the input's demand
+ * points decoded × M × N, each sample once ({@link WriterMeters#expectedOnce()}: a write gone stale at a TSDB restart,
+ * rewind or revoke is expected again in its records' re-read, so its unwritten samples are left out) — over the
+ * report interval on each line (and the {@code efficiency.ratio} gauge), over the whole run in the summary. Whether
+ * reading keeps up with the input is a separate figure: the input's demand
  * ({@code input_expected/min}: growth of the log end offsets × points per record × M × N) and {@code of_input}
  * (expected/min ÷ input_expected/min), printed only while the input grows (a backlog has no input rate).
  *
@@ -107,7 +109,7 @@ public final class EfficiencyReport {
         long now = System.nanoTime();
         double seconds = Math.max(1e-3, (now - lastNanos) / 1e9);
         double written = meters.samplesWritten.count();
-        double expected = meters.samplesExpected.count();
+        double expected = meters.expectedOnce();
         double writtenPerMin = (written - lastWritten) / seconds * 60;
         double expectedPerMin = (expected - lastExpected) / seconds * 60;
         long logEnd = logEndTotal.getAsLong();
@@ -205,13 +207,14 @@ public final class EfficiencyReport {
     /** Final counters, as written to {@code --summary-json}. */
     public Map<String, Object> summary() {
         double elapsed = (System.nanoTime() - startNanos) / 1e9;
-        double expected = meters.samplesExpected.count();
+        double expected = meters.expectedOnce();
         double written = meters.samplesWritten.count();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("records", (long) meters.recordsConsumed.count());
         m.put("points", (long) meters.pointsDecoded.count());
         m.put("decode_errors", meters.decodeErrors());
-        m.put("samples_expected", (long) expected);
+        m.put("samples_expected", (long) expected); // each once: a stale write's samples are expected in the re-read
+        m.put("samples_superseded", (long) meters.samplesSuperseded.count());
         m.put("samples_written", (long) written);
         m.put("histograms_written", meters.histogramsWritten.sum()); // native histograms, each one of samples_written
         m.put("histogram_buckets_written", meters.histogramBucketsWritten.sum());

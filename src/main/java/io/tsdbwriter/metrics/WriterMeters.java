@@ -114,6 +114,12 @@ public final class WriterMeters {
      */
     public final Counter samplesRepeatsRefused;
     /**
+     * [tsdbwriter_samples_superseded_total] samples of {@link #samplesExpected} whose write went stale unwritten (a TSDB
+     * restart seen, or the partition rewound or revoked, before their 2xx): their records are read again, and the
+     * re-read's samples are expected and written in their place, so they are expected once ({@link #expectedOnce()}).
+     */
+    public final Counter samplesSuperseded;
+    /**
      * Records acknowledged by the TSDB and not yet stored (waiting out the durability window), summed over the
      * partitions: [tsdbwriter_records_awaiting_durability]. Set by the member.
      */
@@ -166,6 +172,22 @@ public final class WriterMeters {
             histogramsWritten.add(histograms);
             histogramBucketsWritten.add(buckets);
         }
+    }
+
+    /**
+     * Samples expected, each once: {@link #samplesExpected} less {@link #samplesSuperseded} (what a stale write left
+     * unwritten is expected again when its records are read again). Efficiency is samples written ÷ this. Thread-safe.
+     */
+    public double expectedOnce() {
+        return expectedOnce(samplesExpected.count(), samplesSuperseded.count());
+    }
+
+    /**
+     * {@code expected} less {@code superseded}, never below 0 (the counters are read one after the other while writes
+     * complete).
+     */
+    static double expectedOnce(double expected, double superseded) {
+        return Math.max(0, expected - superseded);
     }
 
     /** Samples the TSDB acknowledged (2xx), counted in all and, with a tenant ({@code --tenant-from}), for it. */
@@ -271,6 +293,12 @@ public final class WriterMeters {
                 .description(
                         "Samples of records read again "
                                 + "(rewind, rebalance, restart) that the receiver refused as out of order or duplicate: done before, so not lost")
+                .register(registry);
+        samplesSuperseded = Counter.builder(PREFIX + "samples.superseded")
+                .description(
+                        "Samples expected whose write went stale unwritten (a TSDB restart, rewind or revoke before "
+                                + "its 2xx): their records are read again and expected again, so efficiency divides by "
+                                + "samples expected less these")
                 .register(registry);
         for (String type :
                 SHARE_ACKNOWLEDGEMENT_TYPES) { // at 0 from the start: the dashboard's query has a series in either mode

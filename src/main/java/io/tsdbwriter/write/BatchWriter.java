@@ -466,6 +466,11 @@ public final class BatchWriter implements AutoCloseable {
         backoff.stop();
     }
 
+    /** True once {@link #stopping()} was called: nothing is read again in this run from then on. Thread-safe. */
+    public boolean stopped() {
+        return backoff.stopped();
+    }
+
     /** Batches held at the stop ({@link #stopping()}): not written, never acknowledged. */
     public int batchesHeld() {
         return backoff.batchesHeld();

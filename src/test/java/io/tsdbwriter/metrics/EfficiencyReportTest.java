@@ -49,6 +49,43 @@ class EfficiencyReportTest {
     }
 
     @Test
+    void aWriteLeftStaleByATsdbRestartIsExpectedOnceTheReReadWritesItAndEfficiencyIsWhole() {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);
+        meters.samplesExpected.increment(600); // batch A, acknowledged before the restart
+        meters.written(null, 600);
+        meters.samplesExpected.increment(400); // batch B, in flight at the restart: stale, abandoned unwritten
+        meters.samplesSuperseded.increment(400);
+        meters.samplesExpected.increment(600 + 400); // the rewind reads A and B again, and writes both
+        meters.written(null, 600 + 400);
+
+        assertThat(report.summary())
+                .containsEntry("samples_expected", 1600L)
+                .containsEntry("samples_written", 1600L)
+                .containsEntry("samples_superseded", 400L)
+                .containsEntry("efficiency", 1.0);
+        assertThat(meters.samplesExpected.count())
+                .as("the Prometheus counter counts every sample taken in")
+                .isEqualTo(2000);
+    }
+
+    @Test
+    void aStaleWriteLeftUnreadIsStillMissingFromTheEfficiency() {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);
+        meters.samplesExpected.increment(1000);
+        meters.written(null, 600);
+        meters.samplesSuperseded.increment(100); // stale: its records read again below
+        meters.samplesExpected.increment(100);
+        meters.written(null, 100);
+
+        assertThat(report.summary())
+                .containsEntry("samples_expected", 1000L)
+                .containsEntry("samples_written", 700L)
+                .containsEntry("efficiency", 0.7);
+    }
+
+    @Test
     void theSummaryCountsNativeHistogramsWrittenAndTheirBucketsBesideTheSamples() {
         WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
         EfficiencyReport report = new EfficiencyReport(meters, 6, () -> 0, () -> 0);

@@ -79,4 +79,18 @@ class WriterMetersTest {
                         "tsdbwriter_replay_pass 3.0",
                         "tsdbwriter_new_series_total 50.0");
     }
+
+    @Test
+    void samplesAreExpectedOnceTheSupersededLeftOutNeverBelowZero() {
+        WriterMeters meters = new WriterMeters(new SimpleMeterRegistry());
+        meters.samplesExpected.increment(1000);
+        meters.samplesSuperseded.increment(250);
+        assertThat(meters.expectedOnce()).isEqualTo(750);
+        assertThat(meters.samplesExpected.count())
+                .as("the counter itself is untouched")
+                .isEqualTo(1000);
+        assertThat(WriterMeters.expectedOnce(10, 12))
+                .as("superseded read after expected")
+                .isZero();
+    }
 }

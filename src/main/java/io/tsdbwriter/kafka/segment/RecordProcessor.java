@@ -56,9 +56,13 @@ final class RecordProcessor
 
     private final RecordCore<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> core;
 
+    /** Where the samples of stale batches left unwritten are counted ({@link WriterMeters#samplesSuperseded}). */
+    private final WriterMeters meters;
+
     /** The reader's side of the partition, every part named ({@link #builder}). */
     private RecordProcessor(Builder b) {
         this.restartedSince = b.restartedSince;
+        this.meters = b.meters;
         this.commitDelays = b.commitDelays != null ? b.commitDelays : new CommitDelays(b.meters.ingestDelay);
         this.order = b.order;
         this.writer = b.writer;
@@ -260,15 +264,22 @@ final class RecordProcessor
     /**
      * Hands a batch on: registered as pending from its first offset (the batches still open keep the watermark at the
      * oldest of theirs), then to the writer — unordered, or through the partition's reorder step into the lane.
+     * Interrupted while it waits for a write permit or room in its lane (the readers stopping), the batch is neither
+     * sent nor reported: stale, its samples are superseded by the re-read's ({@link #supersededIfStale}).
      */
     @Override
     public void handOn(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, int lane, long firstOffset)
             throws InterruptedException {
         batch.origin(tracker.registerBatch(firstOffset, core.stillOpenFrom()));
-        if (order == null) {
-            writer.submit(batch, this);
-        } else {
-            order.submit(segment, new SegmentOrder.Held(lane, batch, this));
+        try {
+            if (order == null) {
+                writer.submit(batch, this);
+            } else {
+                order.submit(segment, new SegmentOrder.Held(lane, batch, this));
+            }
+        } catch (InterruptedException e) { // not started nor queued (the readers stopped while it waited its turn)
+            supersededIfStale(batch.samples());
+            throw e;
         }
     }
 
@@ -299,10 +310,23 @@ final class RecordProcessor
         }
     }
 
-    /** A batch the reorder step held and dropped (its partition stopping): never sent, so never waited for. */
+    /**
+     * A batch the reorder step held and dropped (its partition stopping): never sent, so never waited for. Stale, its
+     * samples are superseded by the re-read's.
+     */
     @Override
     public void dropped(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
         tracker.cancel(batch.origin());
+        supersededIfStale(batch.samples());
+    }
+
+    /**
+     * The reader ended (closed or at its stop) with batches still open, never handed on: stale, their records are read
+     * again, so their samples, already expected, are superseded by the re-read's.
+     */
+    @Override
+    public void endsWithOpenBatches() {
+        supersededIfStale(core.openSamples());
     }
 
     /**
@@ -330,6 +354,12 @@ final class RecordProcessor
             List<Rejection<ConsumerRecord<byte[], byte[]>>> rejections) {
         if (!stale(batch)) { // a stale batch's records are read again: the re-read's answer counts, not this one
             refused.rejected(batch, rejections);
+        } else { // the points written of it count as written; the refused ones are expected again in the re-read
+            long unwritten = 0;
+            for (Rejection<ConsumerRecord<byte[], byte[]>> r : rejections) {
+                unwritten += r.samples();
+            }
+            supersededIfStale(unwritten);
         }
     }
 
@@ -337,12 +367,31 @@ final class RecordProcessor
     public void gaveUp(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch, WriteOutcome outcome) {
         if (!stale(batch)) {
             refused.gaveUp(batch, outcome);
+        } else {
+            supersededIfStale(batch.samples());
         }
     }
 
+    /**
+     * Stays pending: its offsets are never committed past. Stale (not sent, or its retries stopped, at a TSDB restart,
+     * rewind or revoke), its records are read again and its samples superseded by the re-read's; held at a stop, they
+     * stay expected and unwritten (the stop says so).
+     */
     @Override
     public void abandoned(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {
-        // stays pending: its offsets are never committed past
+        supersededIfStale(batch.samples());
+    }
+
+    /**
+     * Counts {@code samples} in {@link WriterMeters#samplesSuperseded} when these readers' batches are stale and the
+     * writer is not stopping: their samples were expected, are not written, and are expected again when their records
+     * are read again (by the rewind's readers, or the partition's next owner). Once the writer stops nothing is read
+     * again in this run: what is left unwritten then stays expected.
+     */
+    private void supersededIfStale(long samples) {
+        if (samples > 0 && !writer.stopped() && (tracker.abandoned() || restartedSince.getAsBoolean())) {
+            meters.samplesSuperseded.increment(samples);
+        }
     }
 
     private void ack(WriteBatch<ConsumerRecord<byte[], byte[]>, AckTracker.Pending> batch) {

@@ -85,6 +85,12 @@ public final class SegmentConsumer implements Runnable {
         /** Adds what was processed since the last call to the meters (counted per poll, not per record). */
         default void publishCounts() {}
 
+        /**
+         * The reader ends with the batches still open (never handed on: closed without {@code --batch-send-deadline},
+         * or interrupted): their records are read again by whoever reads the partition next. Default: nothing.
+         */
+        default void endsWithOpenBatches() {}
+
         /** Reading segment {@code k} begins (before its first record). */
         default void segmentStarts(long k) {}
 
@@ -247,6 +253,9 @@ public final class SegmentConsumer implements Runnable {
                 flushAtStop();
             }
             processor.publishCounts();
+            if (!failed) {
+                processor.endsWithOpenBatches();
+            }
             finished = true;
         }
     }

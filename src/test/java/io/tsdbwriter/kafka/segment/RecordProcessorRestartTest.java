@@ -1,6 +1,7 @@
 package io.tsdbwriter.kafka.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tsdbwriter.amplify.AmplificationPlan;
@@ -90,6 +91,10 @@ class RecordProcessorRestartTest {
                     .as("not refused: the re-read's answer counts")
                     .isZero();
             assertThat(meters.samplesRepeatsRefused.count()).isZero();
+            assertThat(meters.samplesSuperseded.count())
+                    .as("expected again in the re-read: superseded")
+                    .isEqualTo(meters.samplesExpected.count())
+                    .isEqualTo(1);
             assertThat(tracker.firstUnacked())
                     .as("not done: never committed past, read again")
                     .isZero();
@@ -122,6 +127,11 @@ class RecordProcessorRestartTest {
 
             assertThat(server.getRequestCount()).isZero();
             assertThat(meters.samplesWritten.count()).isZero();
+            assertThat(meters.samplesSuperseded.count())
+                    .as("never written, expected again in the re-read")
+                    .isEqualTo(meters.samplesExpected.count())
+                    .isEqualTo(1);
+            assertThat(meters.expectedOnce()).isZero();
             assertThat(tracker.firstUnacked()).isZero();
             writer.close();
         }
@@ -151,9 +161,95 @@ class RecordProcessorRestartTest {
 
             assertThat(server.getRequestCount()).isEqualTo(3);
             assertThat(meters.samplesRepeatsRefused.count()).isEqualTo(1);
+            assertThat(meters.samplesSuperseded.count()).as("not stale").isZero();
             assertThat(meters.samplesRefused.count()).isZero();
             assertThat(tracker.firstUnacked())
                     .as("done: stored by the unanswered attempt")
+                    .isEqualTo(1);
+            writer.close();
+        }
+    }
+
+    @Test
+    void batchesStillOpenWhenTheReadersEndAfterARestartAreSupersededByTheReRead() throws Exception {
+        AtomicBoolean restarted = new AtomicBoolean();
+        try (MockWebServer server = new MockWebServer();
+                WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
+            BatchWriter writer = new BatchWriter(
+                    List.of(new WriteTarget(server.url("/").toString())),
+                    client,
+                    new WritePermits(4, 1 << 20),
+                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                    OnWriteFailure.PAUSE,
+                    meters,
+                    true);
+            AckTracker tracker = new AckTracker(0);
+            RecordProcessor p = processor(writer, tracker, restarted);
+            p.process(record(0));
+            p.process(record(1));
+            p.publishCounts();
+            restarted.set(true); // the readers stop for the rewind with their batch open
+            p.endsWithOpenBatches();
+
+            assertThat(server.getRequestCount()).isZero();
+            assertThat(meters.samplesExpected.count()).isEqualTo(2);
+            assertThat(meters.samplesSuperseded.count()).isEqualTo(2);
+            assertThat(meters.expectedOnce()).isZero();
+            writer.close();
+        }
+    }
+
+    @Test
+    void batchesStillOpenAtAStopWithoutRestartStayExpected() throws Exception {
+        try (MockWebServer server = new MockWebServer();
+                WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
+            BatchWriter writer = new BatchWriter(
+                    List.of(new WriteTarget(server.url("/").toString())),
+                    client,
+                    new WritePermits(4, 1 << 20),
+                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                    OnWriteFailure.PAUSE,
+                    meters,
+                    true);
+            AckTracker tracker = new AckTracker(0);
+            RecordProcessor p = processor(writer, tracker, new AtomicBoolean());
+            p.process(record(0));
+            p.publishCounts();
+            p.endsWithOpenBatches();
+
+            assertThat(meters.samplesExpected.count()).isEqualTo(1);
+            assertThat(meters.samplesSuperseded.count()).isZero();
+            assertThat(meters.expectedOnce()).isEqualTo(1);
+            writer.close();
+        }
+    }
+
+    @Test
+    void aBatchInterruptedWaitingForAWritePermitAfterARestartIsSupersededByTheReRead() throws Exception {
+        try (MockWebServer server = new MockWebServer();
+                WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
+            WriteTarget target = new WriteTarget(server.url("/").toString());
+            WritePermits permits = new WritePermits(4, 1);
+            permits.acquire(target, 1); // every in-flight byte taken: the next batch waits for a permit
+            BatchWriter writer = new BatchWriter(
+                    List.of(target),
+                    client,
+                    permits,
+                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                    OnWriteFailure.PAUSE,
+                    meters,
+                    true);
+            AckTracker tracker = new AckTracker(0);
+            RecordProcessor p = processor(writer, tracker, new AtomicBoolean(true));
+            p.process(record(0));
+            Thread.currentThread().interrupt(); // the readers stop for the rewind while the batch waits
+            assertThatThrownBy(p::flush).isInstanceOf(InterruptedException.class);
+            assertThat(Thread.interrupted()).isFalse();
+
+            assertThat(server.getRequestCount()).isZero();
+            assertThat(meters.samplesSuperseded.count())
+                    .as("never sent, expected again in the re-read")
+                    .isEqualTo(meters.samplesExpected.count())
                     .isEqualTo(1);
             writer.close();
         }
