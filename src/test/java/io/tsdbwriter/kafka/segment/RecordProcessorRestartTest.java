@@ -46,6 +46,21 @@ class RecordProcessorRestartTest {
         return new ConsumerRecord<>("t", 0, offset, new byte[0], value);
     }
 
+    /**
+     * A synchronous writer to {@code target} with {@code permits}: three retries 200 ms to 1 s apart without sleeping,
+     * {@code onFailure} after them.
+     */
+    private BatchWriter writer(WriteTarget target, WritePermits permits, WriteClient client, OnWriteFailure onFailure) {
+        return new BatchWriter(
+                List.of(target),
+                client,
+                permits,
+                new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
+                onFailure,
+                meters,
+                true);
+    }
+
     private RecordProcessor processor(BatchWriter writer, AckTracker tracker, AtomicBoolean restarted) {
         PointAmplifier amplifier = new PointAmplifier(
                 1 << 20,
@@ -73,14 +88,11 @@ class RecordProcessorRestartTest {
                     return new MockResponse().setResponseCode(400).setBody("out of order sample");
                 }
             });
-            BatchWriter writer = new BatchWriter(
-                    List.of(new WriteTarget(server.url("/").toString())),
-                    client,
+            BatchWriter writer = writer(
+                    new WriteTarget(server.url("/").toString()),
                     new WritePermits(4, 1 << 20),
-                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
-                    OnWriteFailure.DEAD_LETTER,
-                    meters,
-                    true);
+                    client,
+                    OnWriteFailure.DEAD_LETTER);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, restarted);
             p.process(record(0));
@@ -111,14 +123,11 @@ class RecordProcessorRestartTest {
         try (MockWebServer server = new MockWebServer();
                 WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
             server.enqueue(new MockResponse().setResponseCode(204));
-            BatchWriter writer = new BatchWriter(
-                    List.of(new WriteTarget(server.url("/").toString())),
-                    client,
+            BatchWriter writer = writer(
+                    new WriteTarget(server.url("/").toString()),
                     new WritePermits(4, 1 << 20),
-                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
-                    OnWriteFailure.PAUSE,
-                    meters,
-                    true);
+                    client,
+                    OnWriteFailure.PAUSE);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, restarted);
             p.process(record(0));
@@ -145,14 +154,11 @@ class RecordProcessorRestartTest {
                     new MockResponse().setSocketPolicy(SocketPolicy.DISCONNECT_AFTER_REQUEST)); // stored, then killed
             server.enqueue(new MockResponse().setResponseCode(400).setBody("out of order sample"));
             server.enqueue(new MockResponse().setResponseCode(204)); // the empty probe: the refusal depends on the data
-            BatchWriter writer = new BatchWriter(
-                    List.of(new WriteTarget(server.url("/").toString())),
-                    client,
+            BatchWriter writer = writer(
+                    new WriteTarget(server.url("/").toString()),
                     new WritePermits(4, 1 << 20),
-                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
-                    OnWriteFailure.DEAD_LETTER,
-                    meters,
-                    true);
+                    client,
+                    OnWriteFailure.DEAD_LETTER);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, new AtomicBoolean());
             p.process(record(0));
@@ -175,14 +181,11 @@ class RecordProcessorRestartTest {
         AtomicBoolean restarted = new AtomicBoolean();
         try (MockWebServer server = new MockWebServer();
                 WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
-            BatchWriter writer = new BatchWriter(
-                    List.of(new WriteTarget(server.url("/").toString())),
-                    client,
+            BatchWriter writer = writer(
+                    new WriteTarget(server.url("/").toString()),
                     new WritePermits(4, 1 << 20),
-                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
-                    OnWriteFailure.PAUSE,
-                    meters,
-                    true);
+                    client,
+                    OnWriteFailure.PAUSE);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, restarted);
             p.process(record(0));
@@ -203,14 +206,11 @@ class RecordProcessorRestartTest {
     void batchesStillOpenAtAStopWithoutRestartStayExpected() throws Exception {
         try (MockWebServer server = new MockWebServer();
                 WriteClient client = new WriteClient(Duration.ofSeconds(5), 1, false)) {
-            BatchWriter writer = new BatchWriter(
-                    List.of(new WriteTarget(server.url("/").toString())),
-                    client,
+            BatchWriter writer = writer(
+                    new WriteTarget(server.url("/").toString()),
                     new WritePermits(4, 1 << 20),
-                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
-                    OnWriteFailure.PAUSE,
-                    meters,
-                    true);
+                    client,
+                    OnWriteFailure.PAUSE);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, new AtomicBoolean());
             p.process(record(0));
@@ -231,14 +231,7 @@ class RecordProcessorRestartTest {
             WriteTarget target = new WriteTarget(server.url("/").toString());
             WritePermits permits = new WritePermits(4, 1);
             permits.acquire(target, 1); // every in-flight byte taken: the next batch waits for a permit
-            BatchWriter writer = new BatchWriter(
-                    List.of(target),
-                    client,
-                    permits,
-                    new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(1), ms -> {}),
-                    OnWriteFailure.PAUSE,
-                    meters,
-                    true);
+            BatchWriter writer = writer(target, permits, client, OnWriteFailure.PAUSE);
             AckTracker tracker = new AckTracker(0);
             RecordProcessor p = processor(writer, tracker, new AtomicBoolean(true));
             p.process(record(0));
